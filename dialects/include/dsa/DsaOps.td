@@ -1,0 +1,406 @@
+//===- DsaOps.td - Turbine dsa dialect ---------------------*- tablegen -*-===//
+//
+// The machine: buffers in the memory levels of the accelerator, asynchronous
+// DMA, compute-unit instructions, and kernels launched on sets of cores.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TURBINE_DSA_OPS
+#define TURBINE_DSA_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/CallInterfaces.td"
+
+def Dsa_Dialect : Dialect {
+  let name = "dsa";
+  let cppNamespace = "::turbine::dsa";
+  let summary = "The accelerator: memory levels, DMA, compute units, kernels.";
+  let description = [{
+    The `dsa` dialect describes programs for the domain-specific accelerator of
+    GraphTurbo's Fig. 1: clusters of cores, each core with a matrix engine, a
+    vector engine and a vector core and a small local buffer (LB), a global
+    buffer (GB) per cluster, and DDR. The module's `dsa.target` attribute
+    (`#dsa.target<...>`) gives the sizes and speeds of one such machine.
+
+    Buffers are builtin memrefs whose memory space is `#dsa.memory_space<lb>`,
+    `<gb>` or `<ddr>`. Every instruction (DMA, matrix and vector compute) is
+    asynchronous: it may wait on tokens and returns a `!dsa.token` that later
+    instructions or `dsa.wait` use, which is how DMA for the next tile overlaps
+    compute on the current one. A `dsa.kernel` is the code one core runs; a
+    `dsa.launch` runs it on a set of cores, each of which finds its own slice
+    with `dsa.core_id`.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+}
+
+class Dsa_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Dsa_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Types and attributes
+//===----------------------------------------------------------------------===//
+
+def Dsa_TokenType : TypeDef<Dsa_Dialect, "Token"> {
+  let mnemonic = "token";
+  let summary = "Completion of an asynchronous instruction.";
+}
+
+def Dsa_Token : Type<CPred<"::llvm::isa<::turbine::dsa::TokenType>($_self)">,
+                     "dsa token", "::turbine::dsa::TokenType">,
+    BuildableType<"::turbine::dsa::TokenType::get($_builder.getContext())">;
+
+def Dsa_MemorySpace : I32EnumAttr<"MemorySpace", "a level of the memory hierarchy", [
+      I32EnumAttrCase<"lb", 0>,
+      I32EnumAttrCase<"gb", 1>,
+      I32EnumAttrCase<"ddr", 2>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::turbine::dsa";
+}
+
+def Dsa_MemorySpaceAttr : EnumAttr<Dsa_Dialect, Dsa_MemorySpace, "memory_space"> {
+  let summary = "Memory space of a buffer: a core's LB, its cluster's GB, or DDR.";
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Dsa_BinaryKind : I32EnumAttr<"BinaryKind", "elementwise binary vector operation", [
+      I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"sub", 1>,
+      I32EnumAttrCase<"mul", 2>, I32EnumAttrCase<"div", 3>,
+      I32EnumAttrCase<"max", 4>, I32EnumAttrCase<"min", 5>,
+      I32EnumAttrCase<"pow", 6>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::turbine::dsa";
+}
+def Dsa_BinaryKindAttr : EnumAttr<Dsa_Dialect, Dsa_BinaryKind, "binary">;
+
+def Dsa_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary vector operation", [
+      I32EnumAttrCase<"relu", 0>, I32EnumAttrCase<"sigmoid", 1>,
+      I32EnumAttrCase<"tanh", 2>, I32EnumAttrCase<"exp", 3>,
+      I32EnumAttrCase<"log", 4>, I32EnumAttrCase<"sqrt", 5>,
+      I32EnumAttrCase<"rsqrt", 6>, I32EnumAttrCase<"erf", 7>,
+      I32EnumAttrCase<"gelu", 8>, I32EnumAttrCase<"silu", 9>,
+      I32EnumAttrCase<"neg", 10>, I32EnumAttrCase<"reciprocal", 11>,
+      I32EnumAttrCase<"clip", 12>, I32EnumAttrCase<"copy", 13>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::turbine::dsa";
+}
+def Dsa_UnaryKindAttr : EnumAttr<Dsa_Dialect, Dsa_UnaryKind, "unary">;
+
+def Dsa_PoolKind : I32EnumAttr<"PoolKind", "2-D pooling window", [
+      I32EnumAttrCase<"max", 0>, I32EnumAttrCase<"avg", 1>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::turbine::dsa";
+}
+def Dsa_PoolKindAttr : EnumAttr<Dsa_Dialect, Dsa_PoolKind, "pool">;
+
+def Dsa_ReduceKind : I32EnumAttr<"ReduceKind", "reduction along one axis", [
+      I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"mean", 1>, I32EnumAttrCase<"max", 2>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::turbine::dsa";
+}
+def Dsa_ReduceKindAttr : EnumAttr<Dsa_Dialect, Dsa_ReduceKind, "reduce">;
+
+def Dsa_TargetAttr : AttrDef<Dsa_Dialect, "Target"> {
+  let mnemonic = "target";
+  let summary = "The accelerator a module is compiled for.";
+  let description = [{
+    Made from a target description file (see docs/Targets.md) by the compiler;
+    passes read capacities and counts from it. Sizes are in bytes, bandwidths in
+    bytes per cycle, the clock in MHz. `*_per_core` counts the compute units of
+    each kind in one core.
+
+    ```mlir
+    module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8,
+        matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1,
+        lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000,
+        ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64>} {}
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"target name">:$name,
+      "int64_t":$clusters, "int64_t":$cores_per_cluster,
+      "int64_t":$matrix_engines_per_core, "int64_t":$vector_engines_per_core,
+      "int64_t":$vector_cores_per_core,
+      "int64_t":$lb_bytes, "int64_t":$gb_bytes, "int64_t":$ddr_bytes,
+      "int64_t":$clock_mhz,
+      "int64_t":$ddr_gb_bandwidth, "int64_t":$gb_lb_bandwidth,
+      "int64_t":$lb_lb_bandwidth);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Total number of cores: launches may name cores 0 .. getCoreCount() - 1.
+    int64_t getCoreCount() const { return getClusters() * getCoresPerCluster(); }
+  }];
+}
+
+def Dsa_Buffer : MemRefOf<[AnyType]>;
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+def Dsa_AllocOp : Dsa_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "Allocate a buffer in LB, GB or DDR.";
+  let description = [{
+    The memory space of the result type says where. Inside a kernel an LB
+    buffer belongs to the core running it; GB to its cluster.
+
+    ```mlir
+    %tile = dsa.alloc : memref<64x64xf32, #dsa.memory_space<lb>>
+    ```
+  }];
+  let results = (outs Res<Dsa_Buffer, "", [MemAlloc]>:$buffer);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Dsa_DeallocOp : Dsa_Op<"dealloc", [MemoryEffects<[MemFree]>]> {
+  let summary = "Free a buffer made by dsa.alloc.";
+  let arguments = (ins Arg<Dsa_Buffer, "", [MemFree]>:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous instructions
+//===----------------------------------------------------------------------===//
+
+def Dsa_DmaOp : Dsa_Op<"dma"> {
+  let summary = "Asynchronous copy between buffers, possibly strided.";
+  let description = [{
+    Copies `source` into `target` (same shape and element type; either may be
+    a strided view from `memref.subview`) once the tokens in `after` are done;
+    the result token completes when the copy has.
+
+    ```mlir
+    %t = dsa.dma %act to %tile after %t0 : memref<64x64xf32, strided<[224, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<64x64xf32, #dsa.memory_space<lb>>
+    ```
+  }];
+  let arguments = (ins Arg<Dsa_Buffer, "", [MemRead]>:$source,
+      Arg<Dsa_Buffer, "", [MemWrite]>:$target, Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $source `to` $target (`after` $after^)? attr-dict `:` type($source) `,` type($target)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsa_WaitOp : Dsa_Op<"wait"> {
+  let summary = "Block the core until the given tokens are done.";
+  let arguments = (ins Variadic<Dsa_Token>:$tokens);
+  let assemblyFormat = "$tokens attr-dict";
+}
+
+def Dsa_MatmulOp : Dsa_Op<"matmul"> {
+  let summary = "Matrix-engine tile product: acc (+)= lhs x rhs, all in LB.";
+  let description = [{
+    `[M, K] x [K, N]` into `[M, N]`; with `accumulate` the product is added to
+    the accumulator's contents, otherwise it overwrites them.
+
+    ```mlir
+    %t = dsa.matmul %a, %b into %c accumulate after %t0
+        : memref<32x64xf32, #dsa.memory_space<lb>>, memref<64x32xf32, #dsa.memory_space<lb>>, memref<32x32xf32, #dsa.memory_space<lb>>
+    ```
+  }];
+  let arguments = (ins Arg<Dsa_Buffer, "", [MemRead]>:$lhs,
+      Arg<Dsa_Buffer, "", [MemRead]>:$rhs,
+      Arg<Dsa_Buffer, "", [MemRead, MemWrite]>:$acc,
+      UnitAttr:$accumulate, Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `into` $acc (`accumulate` $accumulate^)? (`after` $after^)? attr-dict
+    `:` type($lhs) `,` type($rhs) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsa_Conv2dOp : Dsa_Op<"conv2d"> {
+  let summary = "Matrix-engine convolution tile (NCHW input, OIHW filter), all in LB.";
+  let description = [{
+    The output tile's shape must follow from the input tile, the filter and
+    the window attributes, exactly as for `graph.conv2d`; a tile that starts
+    inside the image is given with its padding already resolved.
+
+    ```mlir
+    %t = dsa.conv2d %in, %w into %out {pads = array<i64: 1, 1, 1, 1>}
+        : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<16x16x3x3xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+    ```
+  }];
+  let arguments = (ins Arg<Dsa_Buffer, "", [MemRead]>:$input,
+      Arg<Dsa_Buffer, "", [MemRead]>:$filter,
+      Arg<Dsa_Buffer, "", [MemWrite]>:$output,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+      DefaultValuedAttr<I64Attr, "1">:$groups,
+      Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $input `,` $filter `into` $output (`after` $after^)? attr-dict
+    `:` type($input) `,` type($filter) `,` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsa_BinaryOp : Dsa_Op<"binary"> {
+  let summary = "Vector-engine elementwise binary operation with broadcasting, in LB.";
+  let description = [{
+    ```mlir
+    %t = dsa.binary add %x, %bias into %y : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x1x1xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+    ```
+  }];
+  let arguments = (ins Dsa_BinaryKindAttr:$kind,
+      Arg<Dsa_Buffer, "", [MemRead]>:$lhs, Arg<Dsa_Buffer, "", [MemRead]>:$rhs,
+      Arg<Dsa_Buffer, "", [MemWrite]>:$output, Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $kind $lhs `,` $rhs `into` $output (`after` $after^)? attr-dict
+    `:` type($lhs) `,` type($rhs) `,` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsa_UnaryOp : Dsa_Op<"unary"> {
+  let summary = "Vector-unit elementwise unary operation, in LB.";
+  let description = [{
+    `clip` needs `min` and `max`; other kinds take no attribute.
+
+    ```mlir
+    %t = dsa.unary relu %x into %y : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+    ```
+  }];
+  let arguments = (ins Dsa_UnaryKindAttr:$kind, Arg<Dsa_Buffer, "", [MemRead]>:$input,
+      Arg<Dsa_Buffer, "", [MemWrite]>:$output, OptionalAttr<F32Attr>:$min,
+      OptionalAttr<F32Attr>:$max, Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $kind $input `into` $output (`after` $after^)? attr-dict `:` type($input) `,` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsa_PoolOp : Dsa_Op<"pool"> {
+  let summary = "Vector-core 2-D pooling over an NCHW tile, in LB.";
+  let description = [{
+    ```mlir
+    %t = dsa.pool max %x into %y {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x4x4xf32, #dsa.memory_space<lb>>
+    ```
+  }];
+  let arguments = (ins Dsa_PoolKindAttr:$kind, Arg<Dsa_Buffer, "", [MemRead]>:$input,
+      Arg<Dsa_Buffer, "", [MemWrite]>:$output, DenseI64ArrayAttr:$kernel,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+      DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
+      Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $kind $input `into` $output (`after` $after^)? attr-dict `:` type($input) `,` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsa_ReduceOp : Dsa_Op<"reduce"> {
+  let summary = "Vector-core reduction along one axis (kept as size 1), in LB.";
+  let description = [{
+    ```mlir
+    %t = dsa.reduce max %x into %m {axis = 1 : i64} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x1xf32, #dsa.memory_space<lb>>
+    ```
+  }];
+  let arguments = (ins Dsa_ReduceKindAttr:$kind, Arg<Dsa_Buffer, "", [MemRead]>:$input,
+      Arg<Dsa_Buffer, "", [MemWrite]>:$output, I64Attr:$axis,
+      Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $kind $input `into` $output (`after` $after^)? attr-dict `:` type($input) `,` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+def Dsa_KernelOp : Dsa_Op<"kernel", [FunctionOpInterface, IsolatedFromAbove,
+    AutomaticAllocationScope]> {
+  let summary = "The code one core runs when the kernel is launched.";
+  let description = [{
+    A kernel takes buffers (and indices) and returns nothing: it writes its
+    results into buffers. Every core of a launch runs the same body and finds
+    its share with `dsa.core_id`.
+
+    ```mlir
+    dsa.kernel @relu(%x: memref<8x64xf32, #dsa.memory_space<ddr>>) {
+      dsa.return
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+      TypeAttrOf<FunctionType>:$function_type,
+      OptionalAttr<DictArrayAttr>:$arg_attrs,
+      OptionalAttr<DictArrayAttr>:$res_attrs);
+  let regions = (region AnyRegion:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() { return getFunctionType().getInputs(); }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() { return getFunctionType().getResults(); }
+  }];
+}
+
+def Dsa_ReturnOp : Dsa_Op<"return", [Pure, Terminator, ReturnLike, HasParent<"KernelOp">]> {
+  let summary = "End of a kernel.";
+  let assemblyFormat = "attr-dict";
+}
+
+def Dsa_LaunchOp : Dsa_Op<"launch", [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Run a kernel on a set of cores and wait for all of them.";
+  let description = [{
+    Cores are numbered `cluster * cores_per_cluster + core`; each must exist on
+    the module's target when one is set. The launch returns once every core has
+    finished.
+
+    ```mlir
+    dsa.launch @relu(%x) on [0, 1, 2, 3] : memref<8x64xf32, #dsa.memory_space<ddr>>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel, Variadic<AnyType>:$args,
+      DenseI64ArrayAttr:$cores);
+  let assemblyFormat = [{
+    $kernel `(` $args `)` `on` $cores attr-dict (`:` type($args)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsa_BarrierOp : Dsa_Op<"barrier"> {
+  let summary = "Wait until every core of the launch reaches this point.";
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Dsa_CoreIdOp : Dsa_Op<"core_id", [Pure]> {
+  let summary = "Position of the running core within its launch's core set.";
+  let results = (outs Index:$id);
+  let assemblyFormat = "attr-dict `:` type($id)";
+  let hasVerifier = 1;
+}
+
+def Dsa_ClusterIdOp : Dsa_Op<"cluster_id", [Pure]> {
+  let summary = "Cluster of the running core.";
+  let results = (outs Index:$id);
+  let assemblyFormat = "attr-dict `:` type($id)";
+  let hasVerifier = 1;
+}
+
+#endif // TURBINE_DSA_OPS

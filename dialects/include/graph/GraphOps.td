@@ -1,0 +1,596 @@
+//===- GraphOps.td - Turbine graph dialect -----------------*- tablegen -*-===//
+//
+// The model as the user wrote it: value-semantics tensor operators on builtin
+// ranked tensors with static shapes. Every verifier checks that the result type
+// follows from the operands and attributes, so a shape error is reported at the
+// op that makes it rather than in a later lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TURBINE_GRAPH_OPS
+#define TURBINE_GRAPH_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def Graph_Dialect : Dialect {
+  let name = "graph";
+  let cppNamespace = "::turbine::graph";
+  let summary = "Value-semantics tensor operators: the model as written.";
+  let description = [{
+    The `graph` dialect is Turbine's entry level. A model imported from ONNX (or
+    written by hand) is a `func.func` whose body is made of `graph` operators on
+    builtin ranked tensors with static shapes. Operators have value semantics and
+    no side effects, so upstream `canonicalize`, `cse` and `symbol-dce` apply.
+
+    Weights are not inlined: `graph.weight` names a tensor stored in a side file
+    (safetensors) that the module's `graph.weights` attribute points to, so a
+    100 MB ResNet-50 stays a small text file. Small constants stay inline as
+    `graph.constant`.
+
+    Layout conventions follow ONNX: activations are NCHW, convolution filters
+    OIHW, and 2-D padding lists are `[top, left, bottom, right]`.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+class Graph_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Graph_Dialect, mnemonic, traits>;
+
+def Graph_Tensor : StaticShapeTensorOf<[AnyType]>;
+def Graph_FloatTensor : StaticShapeTensorOf<[AnyFloat]>;
+
+// Scalars of control flow are 0-D tensors, as in ONNX; buildable so that the
+// assembly format can leave their types implicit.
+def Graph_BoolScalar : 0DTensorOf<[I1]>,
+    BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getI1Type())">;
+def Graph_IndexScalar : 0DTensorOf<[I64]>,
+    BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getI64Type())">;
+
+//===----------------------------------------------------------------------===//
+// Enumerations
+//===----------------------------------------------------------------------===//
+
+def Graph_Activation : I32EnumAttr<"Activation",
+    "activation fused into an anchor operator", [
+      I32EnumAttrCase<"relu", 0>,
+      I32EnumAttrCase<"relu6", 1>,
+      I32EnumAttrCase<"sigmoid", 2>,
+      I32EnumAttrCase<"tanh", 3>,
+      I32EnumAttrCase<"silu", 4>,
+      I32EnumAttrCase<"gelu", 5>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::turbine::graph";
+}
+def Graph_ActivationAttr : EnumAttr<Graph_Dialect, Graph_Activation, "activation">;
+
+def Graph_PadMode : I32EnumAttr<"PadMode", "how graph.pad fills the border", [
+      I32EnumAttrCase<"constant", 0>,
+      I32EnumAttrCase<"reflect", 1>,
+      I32EnumAttrCase<"edge", 2>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::turbine::graph";
+}
+def Graph_PadModeAttr : EnumAttr<Graph_Dialect, Graph_PadMode, "pad_mode">;
+
+//===----------------------------------------------------------------------===//
+// Constants and weights
+//===----------------------------------------------------------------------===//
+
+def Graph_ConstantOp : Graph_Op<"constant",
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "An inline constant tensor.";
+  let description = [{
+    A small tensor whose elements are written in the IR: shapes, scalars, masks.
+    Large tensors belong in the weights side file (`graph.weight`).
+
+    ```mlir
+    %eps = graph.constant dense<1.0e-05> : tensor<f32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Graph_WeightOp : Graph_Op<"weight", [Pure]> {
+  let summary = "A named tensor read from the module's weights file.";
+  let description = [{
+    Refers by name to a tensor stored in the side file named by the module's
+    `graph.weights` attribute (safetensors). The result type fixes the shape and
+    element type the file must hold.
+
+    ```mlir
+    %w = graph.weight "layer1.0.conv1.weight" : tensor<64x64x1x1xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Anchor operators: convolution and matrix products
+//===----------------------------------------------------------------------===//
+
+def Graph_Conv2dOp : Graph_Op<"conv2d", [Pure]> {
+  let summary = "2-D convolution (NCHW input, OIHW filter), optional bias and activation.";
+  let description = [{
+    ONNX `Conv` on 4-D tensors. `pads` is `[top, left, bottom, right]`;
+    `groups` divides the input channels (depthwise when it equals them). The
+    output shape must be
+    `H_out = (H + top + bottom - dilation_h * (KH - 1) - 1) / stride_h + 1`
+    (likewise for W), with `O` output channels. An optional `activation` is
+    applied to the result, which is how conv+relu stays one anchor op.
+
+    ```mlir
+    %y = graph.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>, activation = #graph<activation relu>}
+        : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>) -> tensor<1x64x112x112xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$filter,
+      Optional<Graph_FloatTensor>:$bias,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+      DefaultValuedAttr<I64Attr, "1">:$groups,
+      OptionalAttr<Graph_ActivationAttr>:$activation);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_MatmulOp : Graph_Op<"matmul", [Pure]> {
+  let summary = "Matrix product of two 2-D tensors.";
+  let description = [{
+    `[M, K] x [K, N] -> [M, N]`. Products with batch dimensions are
+    `graph.batch_matmul`.
+
+    ```mlir
+    %c = graph.matmul %a, %b : tensor<8x64xf32>, tensor<64x16xf32> -> tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_BatchMatmulOp : Graph_Op<"batch_matmul", [Pure]> {
+  let summary = "Matrix product over broadcast batch dimensions (ONNX MatMul).";
+  let description = [{
+    Both operands have rank >= 2; the last two dimensions multiply as in
+    `graph.matmul` and the leading (batch) dimensions broadcast as in numpy.
+    A rank-2 operand broadcasts over the other's batch, which is how a BERT
+    projection `[B, S, H] x [H, H]` is written.
+
+    ```mlir
+    %s = graph.batch_matmul %q, %k : tensor<1x12x128x64xf32>, tensor<1x12x64x128xf32> -> tensor<1x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_GemmOp : Graph_Op<"gemm", [Pure]> {
+  let summary = "General matrix multiply: alpha * op(A) * op(B) + beta * C (ONNX Gemm).";
+  let description = [{
+    `op(X)` is `X` or its transpose (`trans_a`, `trans_b`). The optional `C`
+    broadcasts to `[M, N]`.
+
+    ```mlir
+    %y = graph.gemm %x, %w, %b {trans_b = true} : (tensor<8x2048xf32>, tensor<1000x2048xf32>, tensor<1000xf32>) -> tensor<8x1000xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$a, Graph_FloatTensor:$b,
+      Optional<Graph_FloatTensor>:$c,
+      DefaultValuedAttr<F32Attr, "1.0f">:$alpha,
+      DefaultValuedAttr<F32Attr, "1.0f">:$beta,
+      DefaultValuedAttr<BoolAttr, "false">:$trans_a,
+      DefaultValuedAttr<BoolAttr, "false">:$trans_b);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b (`,` $c^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise operators
+//===----------------------------------------------------------------------===//
+
+class Graph_BinaryOp<string mnemonic, string what> : Graph_Op<mnemonic, [Pure]> {
+  let summary = "Elementwise " # what # " with numpy broadcasting.";
+  let description = [{
+    The result shape is the numpy broadcast of the operand shapes; operands and
+    result share one element type.
+  }];
+  let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_AddOp : Graph_BinaryOp<"add", "sum">;
+def Graph_SubOp : Graph_BinaryOp<"sub", "difference">;
+def Graph_MulOp : Graph_BinaryOp<"mul", "product">;
+def Graph_DivOp : Graph_BinaryOp<"div", "quotient">;
+def Graph_PowOp : Graph_BinaryOp<"pow", "power">;
+
+class Graph_UnaryOp<string mnemonic, string what, list<Trait> traits = []>
+    : Graph_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType], traits)> {
+  let summary = "Elementwise " # what # ".";
+  let arguments = (ins Graph_FloatTensor:$input);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "square root">;
+def Graph_ErfOp : Graph_UnaryOp<"erf", "Gauss error function">;
+def Graph_ReluOp : Graph_UnaryOp<"relu", "rectified linear unit, max(x, 0)">;
+def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "logistic sigmoid, 1 / (1 + exp(-x))">;
+def Graph_TanhOp : Graph_UnaryOp<"tanh", "hyperbolic tangent">;
+def Graph_SiluOp : Graph_UnaryOp<"silu", "SiLU (swish), x * sigmoid(x)">;
+
+def Graph_GeluOp : Graph_UnaryOp<"gelu", "GELU, x * Phi(x)"> {
+  let description = [{
+    The exact form `0.5 * x * (1 + erf(x / sqrt(2)))`, or with
+    `approximate = true` the tanh approximation (ONNX `Gelu`, approximate="tanh").
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+      DefaultValuedAttr<BoolAttr, "false">:$approximate);
+}
+
+def Graph_ClipOp : Graph_UnaryOp<"clip", "clamp to [min, max]"> {
+  let description = [{
+    `min(max(x, min), max)`. ReLU6 is `clip` with `min = 0.0, max = 6.0`.
+
+    ```mlir
+    %y = graph.clip %x {min = 0.0 : f32, max = 6.0 : f32} : tensor<1x32x112x112xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, F32Attr:$min, F32Attr:$max);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+def Graph_BatchNormOp : Graph_Op<"batch_norm", [Pure]> {
+  let summary = "Inference batch normalisation over the channel dimension (dimension 1).";
+  let description = [{
+    `(x - mean) / sqrt(var + epsilon) * scale + bias`, each parameter a 1-D
+    tensor with one value per channel.
+
+    ```mlir
+    %y = graph.batch_norm %x, %scale, %bias, %mean, %var {epsilon = 1.0e-05 : f32}
+        : (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$scale,
+      Graph_FloatTensor:$bias, Graph_FloatTensor:$mean, Graph_FloatTensor:$variance,
+      DefaultValuedAttr<F32Attr, "1.0e-5f">:$epsilon);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_LayerNormOp : Graph_Op<"layer_norm", [Pure]> {
+  let summary = "Layer normalisation over the dimensions from `axis` to the last.";
+  let description = [{
+    ONNX `LayerNormalization`: normalises over `shape[axis:]`, then multiplies
+    by `scale` and adds the optional `bias`, both of shape `shape[axis:]`.
+
+    ```mlir
+    %y = graph.layer_norm %x, %gamma, %beta {axis = -1 : i64, epsilon = 9.99999996E-13 : f32}
+        : (tensor<1x128x768xf32>, tensor<768xf32>, tensor<768xf32>) -> tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$scale,
+      Optional<Graph_FloatTensor>:$bias,
+      DefaultValuedAttr<I64Attr, "-1">:$axis,
+      DefaultValuedAttr<F32Attr, "1.0e-5f">:$epsilon);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_SoftmaxOp : Graph_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "Softmax along one axis.";
+  let description = [{
+    `exp(x - max) / sum(exp(x - max))` along `axis` (negative counts from the end).
+
+    ```mlir
+    %p = graph.softmax %s {axis = -1 : i64} : tensor<1x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+def Graph_MaxPool2dOp : Graph_Op<"max_pool2d", [Pure]> {
+  let summary = "2-D max pooling over an NCHW tensor.";
+  let description = [{
+    Window `kernel` (`[KH, KW]`), `strides`, `pads` (`[top, left, bottom,
+    right]`, padding never wins the max) and `dilations`; with `ceil_mode` the
+    output size rounds up as in ONNX.
+
+    ```mlir
+    %y = graph.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+        : tensor<1x64x112x112xf32> -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+      DenseI64ArrayAttr:$kernel,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+      DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_AvgPool2dOp : Graph_Op<"avg_pool2d", [Pure]> {
+  let summary = "2-D average pooling over an NCHW tensor.";
+  let description = [{
+    As `graph.max_pool2d` without dilations; `count_include_pad` decides
+    whether padded positions count in the divisor (ONNX default: they do not).
+
+    ```mlir
+    %y = graph.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : tensor<1x128x56x56xf32> -> tensor<1x128x28x28xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+      DenseI64ArrayAttr:$kernel,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+      DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+      DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_GlobalAvgPoolOp : Graph_Op<"global_avg_pool", [Pure]> {
+  let summary = "Mean over all spatial dimensions: [N, C, ...] -> [N, C, 1, ...].";
+  let description = [{
+    ```mlir
+    %y = graph.global_avg_pool %x : tensor<8x2048x7x7xf32> -> tensor<8x2048x1x1xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
+  let summary = "Reinterpret a tensor with another shape of the same element count.";
+  let description = [{
+    Row-major order is kept; the target shape is the result type.
+
+    ```mlir
+    %y = graph.reshape %x : tensor<1x128x768xf32> -> tensor<1x128x12x64xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Graph_TransposeOp : Graph_Op<"transpose", [Pure]> {
+  let summary = "Permute the dimensions of a tensor.";
+  let description = [{
+    Result dimension `i` is input dimension `permutation[i]`.
+
+    ```mlir
+    %y = graph.transpose %x {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x128x12x64xf32> -> tensor<1x12x128x64xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_FlattenOp : Graph_Op<"flatten", [Pure]> {
+  let summary = "Collapse to 2-D at `axis`: [prod(shape[:axis]), prod(shape[axis:])].";
+  let description = [{
+    ```mlir
+    %y = graph.flatten %x {axis = 1 : i64} : tensor<8x2048x1x1xf32> -> tensor<8x2048xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input, DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_ConcatOp : Graph_Op<"concat", [Pure]> {
+  let summary = "Join tensors along one axis.";
+  let description = [{
+    All operands have the result's rank and element type and agree with it on
+    every dimension except `axis`, whose sizes add up.
+
+    ```mlir
+    %y = graph.concat %a, %b {axis = 1 : i64} : (tensor<1x64x28x28xf32>, tensor<1x32x28x28xf32>) -> tensor<1x96x28x28xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Graph_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_SplitOp : Graph_Op<"split", [Pure]> {
+  let summary = "Cut a tensor into consecutive pieces along one axis.";
+  let description = [{
+    The piece sizes are the results' sizes along `axis`; they add up to the
+    input's.
+
+    ```mlir
+    %a, %b = graph.split %x {axis = 1 : i64} : tensor<1x116x28x28xf32> -> (tensor<1x58x28x28xf32>, tensor<1x58x28x28xf32>)
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis);
+  let results = (outs Variadic<Graph_Tensor>:$results);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($results)";
+  let hasVerifier = 1;
+}
+
+def Graph_SliceOp : Graph_Op<"slice", [Pure]> {
+  let summary = "A strided window of a tensor.";
+  let description = [{
+    Result element `i` along dimension `d` is input element
+    `starts[d] + i * steps[d]`; the result type gives the window's size. Every
+    index read must lie inside the input.
+
+    ```mlir
+    %y = graph.slice %x {starts = array<i64: 0, 0, 1>, steps = array<i64: 1, 1, 2>} : tensor<1x4x8xf32> -> tensor<1x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$starts,
+      OptionalAttr<DenseI64ArrayAttr>:$steps);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_PadOp : Graph_Op<"pad", [Pure]> {
+  let summary = "Pad a tensor at both ends of each dimension.";
+  let description = [{
+    `pads` lists the amounts added before each dimension, then after each
+    (ONNX order: `[x1_begin, x2_begin, ..., x1_end, x2_end, ...]`). `mode` is
+    `constant` (filled with `value`), `reflect` or `edge`.
+
+    ```mlir
+    %y = graph.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : tensor<1x3x4x4xf32> -> tensor<1x3x6x6xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$pads,
+      DefaultValuedAttr<Graph_PadModeAttr, "PadMode::constant">:$mode,
+      DefaultValuedAttr<F32Attr, "0.0f">:$value);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Graph_ReduceOp<string mnemonic, string what> : Graph_Op<mnemonic, [Pure]> {
+  let summary = "Reduce by " # what # " over the given axes.";
+  let description = [{
+    Reduces over `axes` (negative values count from the end); with `keepdims`
+    the reduced dimensions stay as size 1, otherwise they are dropped.
+
+    ```mlir
+    %m = graph.reduce_mean %x {axes = array<i64: -1>} : tensor<1x128x768xf32> -> tensor<1x128x1xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, DenseI64ArrayAttr:$axes,
+      DefaultValuedAttr<BoolAttr, "true">:$keepdims);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "sum">;
+def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "mean">;
+def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "maximum">;
+
+//===----------------------------------------------------------------------===//
+// Control flow (Cocktailer)
+//===----------------------------------------------------------------------===//
+
+def Graph_YieldOp : Graph_Op<"yield",
+    [Pure, Terminator, ReturnLike, ParentOneOf<["IfOp", "LoopOp"]>]> {
+  let summary = "Ends a region of graph.if or graph.loop, passing its values on.";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+def Graph_IfOp : Graph_Op<"if", [RecursiveMemoryEffects, NoRegionArguments]> {
+  let summary = "Run one of two regions depending on a boolean scalar tensor.";
+  let description = [{
+    Each region ends in `graph.yield` with values of the result types
+    (ONNX `If`). Cocktailer lowers it either to a host-side branch or to device
+    control flow.
+
+    ```mlir
+    %r = graph.if %c -> (tensor<4xf32>) {
+      graph.yield %a : tensor<4xf32>
+    } else {
+      graph.yield %b : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Graph_BoolScalar:$condition);
+  let results = (outs Variadic<Graph_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$then_region, SizedRegion<1>:$else_region);
+  let assemblyFormat = [{
+    $condition (`->` `(` type($results)^ `)`)? $then_region `else` $else_region attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_LoopOp : Graph_Op<"loop", [RecursiveMemoryEffects]> {
+  let summary = "A loop with a trip-count bound, a condition and loop-carried values.";
+  let description = [{
+    ONNX `Loop` without scan outputs. The body's arguments are the iteration
+    number (`tensor<i64>`) and the carried values; it yields the condition for
+    the next iteration (`tensor<i1>`) and the next carried values. The loop runs
+    while the iteration number is below `max_trip_count` and the condition holds;
+    its results are the final carried values.
+
+    ```mlir
+    %r = graph.loop %n, %true iter_args(%x0 : tensor<4xf32>) -> (tensor<4xf32>) {
+    ^bb0(%i: tensor<i64>, %x: tensor<4xf32>):
+      %y = graph.add %x, %x : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+      graph.yield %true, %y : tensor<i1>, tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Graph_IndexScalar:$max_trip_count, Graph_BoolScalar:$condition,
+      Variadic<Graph_Tensor>:$inits);
+  let results = (outs Variadic<Graph_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $max_trip_count `,` $condition (`iter_args` `(` $inits^ `:` type($inits) `)`)?
+    (`->` `(` type($results)^ `)`)? $body attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TURBINE_GRAPH_OPS

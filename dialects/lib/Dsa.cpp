@@ -1,0 +1,290 @@
+// Verifiers of the dsa dialect: instructions run on buffers of the level their
+// unit can reach, with shapes that agree, and launches name cores that exist.
+#include "Dsa.h"
+#include "ShapeChecks.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace turbine;
+using namespace turbine::dsa;
+
+#include "dsa/DsaOpsDialect.cpp.inc"
+#include "dsa/DsaOpsEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "dsa/DsaOpsAttrs.cpp.inc"
+#define GET_TYPEDEF_CLASSES
+#include "dsa/DsaOpsTypes.cpp.inc"
+#define GET_OP_CLASSES
+#include "dsa/DsaOps.cpp.inc"
+
+void DsaDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dsa/DsaOpsAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dsa/DsaOpsTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "dsa/DsaOps.cpp.inc"
+      >();
+}
+
+LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef name, int64_t clusters,
+                                 int64_t coresPerCluster, int64_t matrixEngines,
+                                 int64_t vectorEngines, int64_t vectorCores,
+                                 int64_t lbBytes, int64_t gbBytes,
+                                 int64_t ddrBytes, int64_t clockMhz,
+                                 int64_t ddrGbBandwidth, int64_t gbLbBandwidth,
+                                 int64_t lbLbBandwidth) {
+  if (name.empty())
+    return emitError() << "target needs a name";
+  std::pair<StringRef, int64_t> positive[] = {
+      {"clusters", clusters},         {"cores_per_cluster", coresPerCluster},
+      {"lb_bytes", lbBytes},          {"gb_bytes", gbBytes},
+      {"ddr_bytes", ddrBytes},        {"clock_mhz", clockMhz},
+      {"ddr_gb_bandwidth", ddrGbBandwidth},
+      {"gb_lb_bandwidth", gbLbBandwidth},
+      {"lb_lb_bandwidth", lbLbBandwidth}};
+  for (auto [field, value] : positive)
+    if (value < 1)
+      return emitError() << "target '" << name << "': " << field
+                         << " must be positive, got " << value;
+  std::pair<StringRef, int64_t> counts[] = {
+      {"matrix_engines_per_core", matrixEngines},
+      {"vector_engines_per_core", vectorEngines},
+      {"vector_cores_per_core", vectorCores}};
+  for (auto [field, value] : counts)
+    if (value < 0)
+      return emitError() << "target '" << name << "': " << field
+                         << " must not be negative, got " << value;
+  return success();
+}
+
+/// The memory level of a buffer, or nullopt when its memory space is not one
+/// of the dialect's.
+static std::optional<MemorySpace> memoryLevel(Type type) {
+  auto space = dyn_cast_if_present<MemorySpaceAttr>(
+      cast<MemRefType>(type).getMemorySpace());
+  if (!space)
+    return std::nullopt;
+  return space.getValue();
+}
+
+/// Every buffer operand of a compute instruction must be in a core's LB: the
+/// compute units read nothing else.
+static LogicalResult verifyInLocalBuffer(Operation *op) {
+  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+    if (!isa<MemRefType>(operand.getType()))
+      continue;
+    std::optional<MemorySpace> level = memoryLevel(operand.getType());
+    if (level != MemorySpace::lb)
+      return op->emitOpError()
+             << "operand #" << index << " must be in #dsa.memory_space<lb>, "
+             << "the only memory compute units read, but has type "
+             << operand.getType();
+  }
+  return success();
+}
+
+static ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<MemRefType>(value.getType()).getShape();
+}
+
+LogicalResult AllocOp::verify() {
+  MemRefType type = getType();
+  if (!memoryLevel(type))
+    return emitOpError() << "expects a buffer in a dsa memory space "
+                            "(#dsa.memory_space<lb|gb|ddr>), got "
+                         << type;
+  if (!type.hasStaticShape())
+    return emitOpError() << "expects a static shape, got " << type;
+  if (!type.getLayout().isIdentity())
+    return emitOpError() << "allocates contiguous buffers only, got layout "
+                         << type.getLayout();
+  return success();
+}
+
+LogicalResult DmaOp::verify() {
+  MemRefType source = getSource().getType(), target = getTarget().getType();
+  if (!memoryLevel(source) || !memoryLevel(target))
+    return emitOpError() << "expects buffers in dsa memory spaces, got "
+                         << source << " and " << target;
+  if (source.getElementType() != target.getElementType())
+    return emitOpError() << "copies between element types "
+                         << source.getElementType() << " and "
+                         << target.getElementType();
+  return expectShape(*this, "target", target.getShape(), source.getShape());
+}
+
+LogicalResult MatmulOp::verify() {
+  if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
+    return failure();
+  ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
+  if (lhs.size() != 2 || rhs.size() != 2)
+    return emitOpError() << "expects 2-D tiles, got " << formatShape(lhs)
+                         << " and " << formatShape(rhs);
+  if (lhs[1] != rhs[0])
+    return emitOpError() << "inner dimensions differ: " << formatShape(lhs)
+                         << " x " << formatShape(rhs);
+  return expectShape(*this, "accumulator", shapeOf(getAcc()),
+                     {lhs[0], rhs[1]});
+}
+
+LogicalResult Conv2dOp::verify() {
+  if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> expected = inferConv2dShape(
+      *this, shapeOf(getInput()), shapeOf(getFilter()), getStrides(), getPads(),
+      getDilations(), static_cast<int64_t>(getGroups()));
+  if (failed(expected))
+    return failure();
+  return expectShape(*this, "output", shapeOf(getOutput()), *expected);
+}
+
+LogicalResult BinaryOp::verify() {
+  if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
+    return failure();
+  ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
+  std::optional<SmallVector<int64_t>> shape = broadcastShapes(lhs, rhs);
+  if (!shape)
+    return emitOpError() << "operand shapes " << formatShape(lhs) << " and "
+                         << formatShape(rhs) << " do not broadcast";
+  return expectShape(*this, "output", shapeOf(getOutput()), *shape);
+}
+
+LogicalResult UnaryOp::verify() {
+  if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
+    return failure();
+  bool isClip = getKind() == UnaryKind::clip;
+  if (isClip != (getMin().has_value() && getMax().has_value()) ||
+      (!isClip && (getMin() || getMax())))
+    return emitOpError() << "'min' and 'max' are required by clip and only "
+                            "by clip";
+  if (isClip && getMin()->convertToFloat() > getMax()->convertToFloat())
+    return emitOpError("expects min <= max");
+  return expectShape(*this, "output", shapeOf(getOutput()),
+                     shapeOf(getInput()));
+}
+
+LogicalResult PoolOp::verify() {
+  if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> expected =
+      inferPool2dShape(*this, shapeOf(getInput()), getKernel(), getStrides(),
+                       getPads(), {1, 1}, /*ceilMode=*/false);
+  if (failed(expected))
+    return failure();
+  return expectShape(*this, "output", shapeOf(getOutput()), *expected);
+}
+
+LogicalResult ReduceOp::verify() {
+  if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
+    return failure();
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  std::optional<int64_t> axis = normalizeAxis(static_cast<int64_t>(getAxis()), input.size());
+  if (!axis)
+    return emitOpError() << "axis " << static_cast<int64_t>(getAxis()) << " is out of range for rank "
+                         << input.size();
+  SmallVector<int64_t> expected(input);
+  expected[*axis] = 1;
+  return expectShape(*this, "output", shapeOf(getOutput()), expected);
+}
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildType = [](Builder &builder, ArrayRef<Type> arguments,
+                      ArrayRef<Type> results, function_interface_impl::VariadicFlag,
+                      std::string &) {
+    return builder.getFunctionType(arguments, results);
+  };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void KernelOp::print(OpAsmPrinter &printer) {
+  function_interface_impl::printFunctionOp(
+      printer, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+LogicalResult KernelOp::verify() {
+  if (!getFunctionType().getResults().empty())
+    return emitOpError("returns nothing: kernels write their results into "
+                       "buffers");
+  if (getBody().empty())
+    return emitOpError("expects a body");
+  for (auto [index, type] : llvm::enumerate(getArgumentTypes()))
+    if (!isa<MemRefType, IndexType, IntegerType, FloatType>(type))
+      return emitOpError() << "argument #" << index
+                           << " must be a buffer or a scalar, got " << type;
+  return success();
+}
+
+/// The target of the module enclosing `op`, if the module has one.
+static TargetAttr enclosingTarget(Operation *op) {
+  for (Operation *parent = op; parent; parent = parent->getParentOp())
+    if (auto target = parent->getAttrOfType<TargetAttr>("dsa.target"))
+      return target;
+  return {};
+}
+
+LogicalResult LaunchOp::verify() {
+  ArrayRef<int64_t> cores = getCores();
+  if (cores.empty())
+    return emitOpError("expects at least one core");
+  llvm::SmallSet<int64_t, 32> seen;
+  for (int64_t core : cores) {
+    if (core < 0)
+      return emitOpError() << "core " << core << " does not exist";
+    if (!seen.insert(core).second)
+      return emitOpError() << "names core " << core << " twice";
+  }
+  if (TargetAttr target = enclosingTarget(*this))
+    for (int64_t core : cores)
+      if (core >= target.getCoreCount())
+        return emitOpError() << "core " << core << " does not exist on target '"
+                             << target.getName() << "', which has "
+                             << target.getCoreCount() << " cores ("
+                             << target.getClusters() << " clusters of "
+                             << target.getCoresPerCluster() << ")";
+  return success();
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto kernel =
+      symbols.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError() << "'" << getKernel()
+                         << "' does not reference a dsa.kernel";
+  if (getArgs().getTypes() != TypeRange(kernel.getArgumentTypes())) {
+    InFlightDiagnostic diag = emitOpError()
+                              << "passes (" << getArgs().getTypes()
+                              << ") but @" << getKernel() << " takes ("
+                              << kernel.getArgumentTypes() << ")";
+    diag.attachNote(kernel.getLoc()) << "kernel defined here";
+    return diag;
+  }
+  return success();
+}
+
+/// Ops that only make sense on a core: inside a kernel, not on the host.
+static LogicalResult verifyInsideKernel(Operation *op) {
+  if (!op->getParentOfType<KernelOp>())
+    return op->emitOpError("is only valid inside a dsa.kernel");
+  return success();
+}
+
+LogicalResult BarrierOp::verify() { return verifyInsideKernel(*this); }
+LogicalResult CoreIdOp::verify() { return verifyInsideKernel(*this); }
+LogicalResult ClusterIdOp::verify() { return verifyInsideKernel(*this); }

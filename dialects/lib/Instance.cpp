@@ -1,0 +1,135 @@
+// Verifiers of the instance dialect: a group's SplitInfo must describe its own
+// output, and an instance must be a valid slice of it.
+#include "Instance.h"
+#include "ShapeChecks.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace turbine;
+using namespace turbine::instance;
+
+#include "instance/InstanceOpsDialect.cpp.inc"
+#include "instance/InstanceOpsEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "instance/InstanceOpsAttrs.cpp.inc"
+#define GET_OP_CLASSES
+#include "instance/InstanceOps.cpp.inc"
+
+void InstanceDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "instance/InstanceOpsAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "instance/InstanceOps.cpp.inc"
+      >();
+}
+
+LogicalResult SplitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                int64_t dim, int64_t factor, int64_t ops) {
+  if (dim < 0)
+    return emitError() << "split dimension must be non-negative, got " << dim;
+  if (factor < 1)
+    return emitError() << "split factor must be positive, got " << factor;
+  if (ops < 1)
+    return emitError() << "a split must reach at least one operator, got "
+                       << ops;
+  return success();
+}
+
+/// A body's block arguments must be the op's operands and its yield the op's
+/// results: the region is isolated, so these are its only inputs and outputs.
+static LogicalResult verifyIsolatedBody(Operation *op, Region &body) {
+  Block &block = body.front();
+  if (block.getArgumentTypes() != op->getOperandTypes())
+    return op->emitOpError() << "body arguments (" << block.getArgumentTypes()
+                             << ") differ from the operands ("
+                             << op->getOperandTypes() << ")";
+  Operation *terminator = block.getTerminator();
+  if (terminator->getOperandTypes() != op->getResultTypes()) {
+    InFlightDiagnostic diag =
+        op->emitOpError() << "body yields (" << terminator->getOperandTypes()
+                          << ") but the results are (" << op->getResultTypes()
+                          << ")";
+    diag.attachNote(terminator->getLoc()) << "yield is here";
+    return diag;
+  }
+  return success();
+}
+
+/// The rank of the first result: the output that splits are defined against.
+static int64_t outputRank(Operation *op) {
+  return op->getNumResults() == 0
+             ? 0
+             : cast<ShapedType>(op->getResult(0).getType()).getRank();
+}
+
+LogicalResult GroupOp::verify() {
+  if (failed(verifyIsolatedBody(*this, getBody())))
+    return failure();
+  int64_t rank = outputRank(*this);
+  if (ArrayAttr info = getSplitInfoAttr()) {
+    for (SplitAttr split : info.getAsRange<SplitAttr>())
+      if (split.getDim() >= rank)
+        return emitOpError() << "split_info names dimension " << split.getDim()
+                             << " but the output has rank " << rank;
+  }
+  if (SplitAttr best = getBestSplitAttr()) {
+    ArrayAttr info = getSplitInfoAttr();
+    if (!info || !llvm::is_contained(info.getValue(), Attribute(best)))
+      return emitOpError() << "best_split " << best
+                           << " is not one of the split_info tuples";
+  }
+  return success();
+}
+
+LogicalResult InstanceOp::verify() {
+  if (failed(verifyIsolatedBody(*this, getBody())))
+    return failure();
+  if (static_cast<int64_t>(getCount()) < 1)
+    return emitOpError() << "expects a positive instance count, got "
+                         << static_cast<int64_t>(getCount());
+  if (static_cast<int64_t>(getIndex()) < 0 || static_cast<int64_t>(getIndex()) >= static_cast<int64_t>(getCount()))
+    return emitOpError() << "index " << static_cast<int64_t>(getIndex()) << " is not in [0, "
+                         << static_cast<int64_t>(getCount()) << ")";
+  int64_t rank = outputRank(*this);
+  if (static_cast<int64_t>(getDim()) < 0 || static_cast<int64_t>(getDim()) >= rank)
+    return emitOpError() << "split dimension " << static_cast<int64_t>(getDim())
+                         << " is out of range for an output of rank " << rank;
+  if (std::optional<ArrayRef<int64_t>> bind = getBind()) {
+    if ((int64_t)bind->size() != rank)
+      return emitOpError() << "bind has " << bind->size()
+                           << " factors but the output has rank " << rank;
+    for (int64_t factor : *bind)
+      if (factor < 1)
+        return emitOpError() << "bind factors must be positive, got "
+                             << formatShape(*bind);
+  }
+  return success();
+}
+
+LogicalResult ConcatOp::verify() {
+  return verifyConcatenation(*this, static_cast<int64_t>(getAxis()));
+}
+
+LogicalResult RedistributeOp::verify() {
+  int64_t rank = getType().getRank();
+  for (ArrayRef<int64_t> bind : {getFrom(), getTo()}) {
+    if ((int64_t)bind.size() != rank)
+      return emitOpError() << "binding " << formatShape(bind) << " has "
+                           << bind.size() << " factors but the tensor has rank "
+                           << rank;
+    for (int64_t factor : bind)
+      if (factor < 1)
+        return emitOpError() << "binding factors must be positive, got "
+                             << formatShape(bind);
+  }
+  if (getFrom() == getTo())
+    return emitOpError() << "redistributes to the binding it already has, "
+                         << formatShape(getFrom());
+  return success();
+}

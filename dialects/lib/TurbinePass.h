@@ -1,0 +1,64 @@
+// The C ABI between MLIR's pass registry and Turbine's passes, which are
+// written in Rust. MLIR's ExternalPass has no options and LLVM 22's C API cannot
+// register a pass, so Rust hands over a definition per pass (name, summary,
+// typed options, callbacks) and this shim registers a C++ pass class that
+// carries the options into Rust.
+#ifndef TURBINE_DIALECTS_TURBINE_PASS_H
+#define TURBINE_DIALECTS_TURBINE_PASS_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The type of a pass option; the value reaches Rust as text either way, but
+/// the type decides how MLIR parses and documents it (`=<long>` in --help).
+typedef enum {
+  TurbineOptionString = 0,
+  TurbineOptionInt = 1,
+  TurbineOptionBool = 2,
+  TurbineOptionFloat = 3,
+} TurbineOptionKind;
+
+typedef struct {
+  const char *name;
+  const char *description;
+  TurbineOptionKind kind;
+  /// Default value as text, parsed according to `kind`.
+  const char *defaultValue;
+} TurbinePassOption;
+
+typedef struct TurbinePassDefinition {
+  const char *argument;
+  const char *summary;
+  const TurbinePassOption *options;
+  size_t numOptions;
+  const void *userData;
+  /// Checks option values (one string per option, in order). Returns false
+  /// and reports a message through `onError` when they are invalid.
+  bool (*validate)(const void *userData, const MlirStringRef *values,
+                   size_t numValues, MlirStringCallback onError,
+                   void *errorUserData);
+  /// Runs the pass on `op`. Returns false on failure, after emitting
+  /// diagnostics on the IR.
+  bool (*run)(const void *userData, const MlirStringRef *values,
+              size_t numValues, MlirOperation op);
+} TurbinePassDefinition;
+
+/// Registers a pass. `definition` must outlive the process's use of MLIR.
+void turbineRegisterPass(const TurbinePassDefinition *definition);
+
+/// mlir-opt's main with every upstream dialect, extension and pass plus
+/// Turbine's dialects and the passes registered so far.
+int turbineOptMain(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

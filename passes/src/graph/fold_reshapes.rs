@@ -1,0 +1,79 @@
+//! `graph-fold-reshapes`: collapses chains of reshapes into one and drops reshapes that change
+//! nothing.
+//!
+//! Importers produce long reshape chains (ONNX exporters reshape around every Flatten, Squeeze and
+//! Unsqueeze). A reshape only depends on its input's element order, so `reshape(reshape(x))` is
+//! `reshape(x)` whatever the intermediate shape was.
+
+use crate::{
+    ir::Op,
+    registry::{OptionInfo, Pass, PassFailure, PassOptions},
+};
+use melior::ir::OperationRef;
+use turbine_dialects::pass_abi::OptionKind;
+
+/// The pass; see the module documentation.
+#[derive(Debug)]
+pub struct FoldReshapes {
+    /// Also treat `graph.flatten` as the reshape it is, rewriting it into `graph.reshape`.
+    include_flatten: bool,
+}
+
+impl Pass for FoldReshapes {
+    const ARGUMENT: &'static str = "graph-fold-reshapes";
+    const SUMMARY: &'static str = "Collapse chains of graph.reshape and drop identity reshapes";
+    const DESCRIPTION: &'static str = "\
+Rewrites `graph.reshape(graph.reshape(x))` into `graph.reshape(x)`, erases the inner reshape when \
+nothing else uses it, and replaces a reshape whose result type equals its input type by its input. \
+With `include-flatten` (the default), `graph.flatten` is first rewritten into the equivalent \
+`graph.reshape` so that it folds too.";
+    const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
+        name: "include-flatten",
+        description: "Rewrite graph.flatten into graph.reshape so that it folds with other reshapes",
+        kind: OptionKind::Bool,
+        default: "true",
+    }];
+
+    fn from_options(options: &PassOptions) -> Result<Self, String> {
+        Ok(Self { include_flatten: options.bool("include-flatten")? })
+    }
+
+    fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
+        let root = Op(operation.to_raw());
+        for op in root.collect_pre_order() {
+            let op = match op.name().as_str() {
+                "graph.flatten" if self.include_flatten => flatten_to_reshape(op),
+                "graph.reshape" => op,
+                _ => continue,
+            };
+            fold_reshape(op);
+        }
+        Ok(())
+    }
+}
+
+/// Rewrites a `graph.flatten` into the `graph.reshape` with the same result type.
+fn flatten_to_reshape(flatten: Op) -> Op {
+    let reshape =
+        flatten.create_before("graph.reshape", &[flatten.operand(0)], &[flatten.result(0).r#type()]);
+    flatten.result(0).replace_all_uses_with(reshape.result(0));
+    flatten.erase();
+    reshape
+}
+
+/// Folds one reshape into its producer reshape, then drops it if it became the identity.
+fn fold_reshape(reshape: Op) {
+    if let Some(producer) = reshape.operand(0).defining_op() {
+        if producer.name() == "graph.reshape" {
+            reshape.set_operand(0, producer.operand(0));
+            if producer.result(0).is_unused() {
+                producer.erase();
+            }
+        }
+    }
+    let (input, result) = (reshape.operand(0), reshape.result(0));
+    if input.same_type(result) {
+        result.replace_all_uses_with(input);
+        reshape.erase();
+    }
+}

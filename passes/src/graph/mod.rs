@@ -1,0 +1,3 @@
+//! Passes on the `graph` dialect.
+
+pub mod fold_reshapes;

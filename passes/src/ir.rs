@@ -1,0 +1,140 @@
+//! Small IR helpers over the MLIR C API for rewriting in place, which melior's borrow-based
+//! handles make awkward (an op cannot be erased while a walk or another handle borrows it).
+//!
+//! [`Op`] and [`Val`] are plain copies of C-API handles. They are only valid while the IR they
+//! point into is alive and the op has not been erased; passes hold them for the length of one run.
+
+use melior::ir::Location;
+use mlir_sys::*;
+use std::ffi::CString;
+
+/// Emits an error diagnostic at `location` (it reaches `--verify-diagnostics` like any other).
+pub fn emit_error(location: Location, message: &str) {
+    let message = CString::new(message.replace('\0', " ")).expect("NULs were replaced");
+    // SAFETY: the location is valid and MLIR copies the message.
+    unsafe { mlirEmitError(location.to_raw(), message.as_ptr()) }
+}
+
+fn string_ref(text: &str) -> MlirStringRef {
+    MlirStringRef { data: text.as_ptr().cast(), length: text.len() }
+}
+
+fn to_string(reference: MlirStringRef) -> String {
+    // SAFETY: MLIR string refs point at `length` valid bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// An operation handle.
+#[derive(Clone, Copy, Debug)]
+pub struct Op(pub MlirOperation);
+
+/// A value handle.
+#[derive(Clone, Copy, Debug)]
+pub struct Val(pub MlirValue);
+
+impl Op {
+    /// The op's name, such as `graph.reshape`.
+    pub fn name(self) -> String {
+        // SAFETY: the op is alive (see the module doc).
+        unsafe { to_string(mlirIdentifierStr(mlirOperationGetName(self.0))) }
+    }
+
+    /// Operand `index`.
+    pub fn operand(self, index: usize) -> Val {
+        // SAFETY: callers index within the op's operands.
+        Val(unsafe { mlirOperationGetOperand(self.0, index as isize) })
+    }
+
+    /// Replaces operand `index`.
+    pub fn set_operand(self, index: usize, value: Val) {
+        // SAFETY: as for `operand`.
+        unsafe { mlirOperationSetOperand(self.0, index as isize, value.0) }
+    }
+
+    /// Result `index`.
+    pub fn result(self, index: usize) -> Val {
+        // SAFETY: callers index within the op's results.
+        Val(unsafe { mlirOperationGetResult(self.0, index as isize) })
+    }
+
+    /// The op's location.
+    pub fn location(self) -> MlirLocation {
+        // SAFETY: the op is alive.
+        unsafe { mlirOperationGetLocation(self.0) }
+    }
+
+    /// Erases the op; its results must have no uses left.
+    pub fn erase(self) {
+        // SAFETY: the op is alive and nothing uses its results.
+        unsafe { mlirOperationDestroy(self.0) }
+    }
+
+    /// Creates `name` with `operands` and `results` right before this op.
+    pub fn create_before(self, name: &str, operands: &[Val], results: &[MlirType]) -> Op {
+        // SAFETY: the state is filled with live handles and consumed by mlirOperationCreate.
+        unsafe {
+            let mut state = mlirOperationStateGet(string_ref(name), self.location());
+            let operands: Vec<MlirValue> = operands.iter().map(|value| value.0).collect();
+            mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
+            mlirOperationStateAddResults(&mut state, results.len() as isize, results.as_ptr());
+            let created = mlirOperationCreate(&mut state);
+            let block = mlirOperationGetBlock(self.0);
+            mlirBlockInsertOwnedOperationBefore(block, self.0, created);
+            Op(created)
+        }
+    }
+
+    /// Every op nested in this one (itself included), parents before children.
+    pub fn collect_pre_order(self) -> Vec<Op> {
+        unsafe extern "C" fn push(op: MlirOperation, data: *mut std::ffi::c_void) -> MlirWalkResult {
+            // SAFETY: `data` is the Vec below, alive for the walk.
+            unsafe { (*data.cast::<Vec<Op>>()).push(Op(op)) };
+            MlirWalkResult_MlirWalkResultAdvance
+        }
+        let mut ops = Vec::new();
+        // SAFETY: the callback only records handles.
+        unsafe {
+            mlirOperationWalk(self.0, Some(push), (&mut ops as *mut Vec<Op>).cast(), MlirWalkOrder_MlirWalkPreOrder)
+        };
+        ops
+    }
+
+    /// Emits an error at this op.
+    pub fn emit_error(self, message: &str) {
+        // SAFETY: the op is alive; Location::from_raw borrows its context.
+        emit_error(unsafe { Location::from_raw(self.location()) }, message)
+    }
+}
+
+impl Val {
+    /// The op defining this value, or None for a block argument.
+    pub fn defining_op(self) -> Option<Op> {
+        // SAFETY: the value is alive.
+        unsafe { mlirValueIsAOpResult(self.0).then(|| Op(mlirOpResultGetOwner(self.0))) }
+    }
+
+    /// The value's type.
+    pub fn r#type(self) -> MlirType {
+        // SAFETY: the value is alive.
+        unsafe { mlirValueGetType(self.0) }
+    }
+
+    /// Whether the two values have the same type.
+    pub fn same_type(self, other: Val) -> bool {
+        // SAFETY: both values are alive; types are uniqued.
+        unsafe { mlirTypeEqual(self.r#type(), other.r#type()) }
+    }
+
+    /// Replaces every use of this value with `with`.
+    pub fn replace_all_uses_with(self, with: Val) {
+        // SAFETY: both values are alive in one context.
+        unsafe { mlirValueReplaceAllUsesOfWith(self.0, with.0) }
+    }
+
+    /// Whether nothing uses this value.
+    pub fn is_unused(self) -> bool {
+        // SAFETY: the value is alive.
+        unsafe { mlirOpOperandIsNull(mlirValueGetFirstUse(self.0)) }
+    }
+}

@@ -1,0 +1,26 @@
+//! Turbine's passes. Each pass is a Rust type implementing [`registry::Pass`], lives in a file named
+//! after its flag (`graph-fold-reshapes` is `graph/fold_reshapes.rs`), has a lit test of the same
+//! name under `test/`, and is registered into MLIR's pass registry by [`register_all_passes`], so
+//! that it runs from `turbine-opt --<flag>` and from `--pass-pipeline` text beside upstream passes.
+#![warn(missing_docs)]
+
+pub mod graph;
+mod ir;
+pub mod registry;
+
+use std::sync::Once;
+
+/// Registers every Turbine pass with MLIR's global pass registry (idempotent).
+pub fn register_all_passes() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        for info in all_passes() {
+            registry::register(info);
+        }
+    });
+}
+
+/// Every Turbine pass, in the order `--help` and docs/Passes.md list them.
+pub fn all_passes() -> Vec<&'static registry::PassInfo> {
+    vec![registry::info_of::<graph::fold_reshapes::FoldReshapes>()]
+}
