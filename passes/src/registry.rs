@@ -266,3 +266,33 @@ pub fn register(info: &'static PassInfo) {
     // SAFETY: the definition and everything it points to are leaked, so they outlive MLIR's use.
     unsafe { pass_abi::turbineRegisterPass(definition) };
 }
+
+/// Markdown reference of `passes` (docs/Passes.md): flag, summary, description and options.
+pub fn markdown(passes: &[&PassInfo]) -> String {
+    let mut text = String::from(
+        "<!-- Generated from the pass registry (turbine-passes); do not edit. Regenerate with\n     \
+         TURBINE_BLESS=1 cargo test -p turbine-tools --test integration pass_docs. -->\n\n\
+         # Turbine passes\n\n\
+         Every pass runs from its own flag (`turbine-opt --<flag>=\"option=value\"`) and from\n\
+         `--pass-pipeline` text (`builtin.module(func.func(<flag>{option=value}))`).\n",
+    );
+    for info in passes {
+        text.push_str(&format!("\n## `-{}`\n\n_{}_\n\n{}\n", info.argument, info.summary, info.description));
+        if !info.options.is_empty() {
+            text.push_str("\n| Option | Type | Default | Description |\n|---|---|---|---|\n");
+            for option in info.options {
+                let kind = match option.kind {
+                    OptionKind::String => "string",
+                    OptionKind::Int => "integer",
+                    OptionKind::Bool => "boolean",
+                    OptionKind::Float => "float",
+                };
+                text.push_str(&format!(
+                    "| `{}` | {kind} | `{}` | {} |\n",
+                    option.name, option.default, option.description
+                ));
+            }
+        }
+    }
+    text
+}

@@ -1,0 +1,78 @@
+// RUN: turbine-opt %s --split-input-file --graph-fold-reshapes | FileCheck %s
+// RUN: turbine-opt %s --split-input-file --graph-fold-reshapes="include-flatten=false" | FileCheck %s --check-prefix=NOFLAT
+// RUN: not turbine-opt %s --graph-fold-reshapes="include-flatten=maybe" 2>&1 | FileCheck %s --check-prefix=BADOPT
+// RUN: not turbine-opt %s --graph-fold-reshapes="no-such-option=1" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+
+// BADOPT: 'maybe' is invalid value for boolean argument
+// UNKNOWN: no-such-option
+
+// Tests that a chain of reshapes collapses into one reshape of the original input.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK-NEXT: %[[R:.*]] = graph.reshape %[[X]] : tensor<2x3x4xf32> -> tensor<4x6xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @chain(%x: tensor<2x3x4xf32>) -> tensor<4x6xf32> {
+  %a = graph.reshape %x : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %b = graph.reshape %a : tensor<6x4xf32> -> tensor<24xf32>
+  %c = graph.reshape %b : tensor<24xf32> -> tensor<4x6xf32>
+  return %c : tensor<4x6xf32>
+}
+
+// -----
+
+// Tests that a reshape chain returning to the input shape disappears.
+// CHECK-LABEL: func.func @round_trip
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT: return %[[X]]
+func.func @round_trip(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %a = graph.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
+  %b = graph.reshape %a : tensor<6xf32> -> tensor<2x3xf32>
+  return %b : tensor<2x3xf32>
+}
+
+// -----
+
+// Tests that an intermediate reshape with another user stays.
+// CHECK-LABEL: func.func @shared
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK-DAG: %[[A:.*]] = graph.reshape %[[X]] : tensor<2x3xf32> -> tensor<6xf32>
+// CHECK-DAG: %[[B:.*]] = graph.reshape %[[X]] : tensor<2x3xf32> -> tensor<3x2xf32>
+// CHECK: return %[[A]], %[[B]]
+func.func @shared(%x: tensor<2x3xf32>) -> (tensor<6xf32>, tensor<3x2xf32>) {
+  %a = graph.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
+  %b = graph.reshape %a : tensor<6xf32> -> tensor<3x2xf32>
+  return %a, %b : tensor<6xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// Tests that flatten folds like a reshape, unless include-flatten=false.
+// CHECK-LABEL: func.func @flatten
+// CHECK-SAME: (%[[X:.*]]: tensor<8x2048x1x1xf32>)
+// CHECK-NEXT: %[[R:.*]] = graph.reshape %[[X]] : tensor<8x2048x1x1xf32> -> tensor<8x2048xf32>
+// CHECK-NEXT: return %[[R]]
+// NOFLAT-LABEL: func.func @flatten
+// NOFLAT: graph.flatten
+func.func @flatten(%x: tensor<8x2048x1x1xf32>) -> tensor<8x2048xf32> {
+  %a = graph.reshape %x : tensor<8x2048x1x1xf32> -> tensor<8x2048x1xf32>
+  %b = graph.flatten %a {axis = 1 : i64} : tensor<8x2048x1xf32> -> tensor<8x2048xf32>
+  return %b : tensor<8x2048xf32>
+}
+
+// -----
+
+// Tests that reshapes nested in control-flow regions fold too.
+// CHECK-LABEL: func.func @nested
+// CHECK: graph.if
+// CHECK-NEXT: %[[R:.*]] = graph.reshape %{{.*}} : tensor<4xf32> -> tensor<2x2xf32>
+// CHECK-NEXT: graph.yield %[[R]]
+func.func @nested(%c: tensor<i1>, %x: tensor<4xf32>, %y: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %r = graph.if %c -> (tensor<2x2xf32>) {
+    %a = graph.reshape %x : tensor<4xf32> -> tensor<1x4xf32>
+    %b = graph.reshape %a : tensor<1x4xf32> -> tensor<2x2xf32>
+    graph.yield %b : tensor<2x2xf32>
+  } else {
+    graph.yield %y : tensor<2x2xf32>
+  }
+  return %r : tensor<2x2xf32>
+}

@@ -1,0 +1,46 @@
+// Tests of the pass infrastructure that turbine-opt inherits from MlirOptMain: Turbine passes run
+// from pipeline text next to upstream passes, take typed options, show in --help and in the IR
+// printing and timing flags, and an unknown pass is a clear error.
+
+// RUN: turbine-opt %s --pass-pipeline='builtin.module(func.func(graph-fold-reshapes{include-flatten=false},canonicalize,cse),symbol-dce)' | FileCheck %s
+// RUN: turbine-opt %s --pass-pipeline='builtin.module(func.func(graph-fold-reshapes{include-flatten=false}))' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=DUMP
+// RUN: turbine-opt %s --graph-fold-reshapes --mlir-print-ir-before=graph-fold-reshapes --mlir-print-ir-after=graph-fold-reshapes -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+// RUN: turbine-opt %s --graph-fold-reshapes --cse --mlir-print-ir-after-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALL
+// RUN: turbine-opt %s --graph-fold-reshapes --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIMING
+// RUN: turbine-opt --help | FileCheck %s --check-prefix=HELP
+// RUN: not turbine-opt %s --pass-pipeline='builtin.module(no-such-pass)' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not turbine-opt %s --pass-pipeline='builtin.module(graph-fold-reshapes{include-flatten=2})' 2>&1 | FileCheck %s --check-prefix=BADVALUE
+
+// DUMP: graph-fold-reshapes{include-flatten=false}
+
+// PRINT: // -----// IR Dump Before graph-fold-reshapes
+// PRINT: graph.reshape
+// PRINT: graph.reshape
+// PRINT: // -----// IR Dump After graph-fold-reshapes
+// PRINT-NOT: graph.reshape
+
+// ALL: // -----// IR Dump After graph-fold-reshapes
+// ALL: // -----// IR Dump After CSE
+
+// TIMING: Execution time report
+// TIMING: graph-fold-reshapes
+
+// HELP: --graph-fold-reshapes
+// HELP-NEXT: --include-flatten
+
+// UNKNOWN: 'no-such-pass' does not refer to a registered pass or pass pipeline
+
+// BADVALUE: include-flatten
+
+// Tests that the pipeline ran: reshapes folded, the unused private function dropped.
+// CHECK-NOT: func.func private @unused
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT: return %[[X]]
+func.func private @unused()
+
+func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %a = graph.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
+  %b = graph.reshape %a : tensor<6xf32> -> tensor<2x3xf32>
+  return %b : tensor<2x3xf32>
+}
