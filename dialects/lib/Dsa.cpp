@@ -262,11 +262,19 @@ LogicalResult LaunchOp::verify() {
 }
 
 LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
-  auto kernel =
-      symbols.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
-  if (!kernel)
-    return emitOpError() << "'" << getKernel()
-                         << "' does not reference a dsa.kernel";
+  Operation *symbol = symbols.lookupNearestSymbolFrom(*this, getKernelAttr());
+  if (!symbol)
+    return emitOpError() << "'@" << getKernel()
+                         << "' does not reference a dsa.kernel: no such symbol";
+  auto kernel = dyn_cast<KernelOp>(symbol);
+  if (!kernel) {
+    InFlightDiagnostic diag = emitOpError()
+                              << "'@" << getKernel()
+                              << "' does not reference a dsa.kernel but a '"
+                              << symbol->getName() << "'";
+    diag.attachNote(symbol->getLoc()) << "symbol defined here";
+    return diag;
+  }
   if (getArgs().getTypes() != TypeRange(kernel.getArgumentTypes())) {
     InFlightDiagnostic diag = emitOpError()
                               << "passes (" << getArgs().getTypes()

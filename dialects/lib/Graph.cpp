@@ -442,7 +442,13 @@ LogicalResult ReduceMaxOp::verify() {
 /// Checks that a region's terminator yields exactly `expected`.
 static LogicalResult verifyYield(Operation *op, Region &region,
                                  StringRef regionName, TypeRange expected) {
-  Operation *terminator = region.front().getTerminator();
+  // Ops are verified before their blocks: a block that is empty or does not
+  // end in a terminator is left to MLIR's block verifier, which reports it as
+  // such, rather than taking its last op (or nothing) as the yield.
+  Block &block = region.front();
+  if (block.empty() || !block.back().mightHaveTrait<OpTrait::IsTerminator>())
+    return success();
+  Operation *terminator = &block.back();
   TypeRange yielded = terminator->getOperandTypes();
   if (yielded != expected) {
     InFlightDiagnostic diag = op->emitOpError()
@@ -480,4 +486,88 @@ LogicalResult LoopOp::verify() {
   SmallVector<Type> yielded = {boolType};
   llvm::append_range(yielded, inits);
   return verifyYield(*this, getBody(), "body", yielded);
+}
+
+LogicalResult MaxOp::verify() { return verifyBinary(*this); }
+LogicalResult MinOp::verify() { return verifyBinary(*this); }
+LogicalResult ModOp::verify() { return verifyBinary(*this); }
+
+LogicalResult LrnOp::verify() {
+  if (getType().getRank() != 4)
+    return emitOpError() << "expects a 4-D NCHW input, got shape "
+                         << formatShape(getType().getShape());
+  if (static_cast<int64_t>(getSize()) < 1)
+    return emitOpError() << "expects a positive size, got "
+                         << static_cast<int64_t>(getSize());
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  ArrayRef<int64_t> data = getData().getType().getShape();
+  ArrayRef<int64_t> indices = getIndices().getType().getShape();
+  if (getData().getType().getElementType() != getType().getElementType())
+    return emitOpError() << "result element type " << getType().getElementType()
+                         << " differs from the data's "
+                         << getData().getType().getElementType();
+  std::optional<int64_t> axis =
+      normalizeAxis(static_cast<int64_t>(getAxis()), data.size());
+  if (!axis)
+    return emitOpError() << "axis " << static_cast<int64_t>(getAxis())
+                         << " is out of range for rank " << data.size();
+  SmallVector<int64_t> expected(data.begin(), data.begin() + *axis);
+  llvm::append_range(expected, indices);
+  expected.append(data.begin() + *axis + 1, data.end());
+  return expectShape(*this, "result", getType().getShape(), expected);
+}
+
+LogicalResult CompareOp::verify() {
+  if (getLhs().getType().getElementType() != getRhs().getType().getElementType())
+    return emitOpError() << "compares different element types "
+                         << getLhs().getType().getElementType() << " and "
+                         << getRhs().getType().getElementType();
+  ArrayRef<int64_t> lhs = getLhs().getType().getShape();
+  ArrayRef<int64_t> rhs = getRhs().getType().getShape();
+  std::optional<SmallVector<int64_t>> shape = broadcastShapes(lhs, rhs);
+  if (!shape)
+    return emitOpError() << "operand shapes " << formatShape(lhs) << " and "
+                         << formatShape(rhs) << " do not broadcast";
+  return expectShape(*this, "result", getType().getShape(), *shape);
+}
+
+LogicalResult WhereOp::verify() {
+  if (getLhs().getType().getElementType() != getType().getElementType() ||
+      getRhs().getType().getElementType() != getType().getElementType())
+    return emitOpError() << "expects both choices and the result to share one "
+                            "element type, got "
+                         << getLhs().getType().getElementType() << ", "
+                         << getRhs().getType().getElementType() << " and "
+                         << getType().getElementType();
+  ArrayRef<int64_t> condition = getCondition().getType().getShape();
+  ArrayRef<int64_t> lhs = getLhs().getType().getShape();
+  ArrayRef<int64_t> rhs = getRhs().getType().getShape();
+  std::optional<SmallVector<int64_t>> shape = broadcastShapes(lhs, rhs);
+  if (shape)
+    shape = broadcastShapes(condition, *shape);
+  if (!shape)
+    return emitOpError() << "shapes " << formatShape(condition) << ", "
+                         << formatShape(lhs) << " and " << formatShape(rhs)
+                         << " do not broadcast";
+  return expectShape(*this, "result", getType().getShape(), *shape);
+}
+
+LogicalResult CastOp::verify() {
+  return expectShape(*this, "result", getType().getShape(),
+                     getInput().getType().getShape());
+}
+
+LogicalResult BroadcastOp::verify() {
+  if (failed(verifySameElementType(*this)))
+    return failure();
+  ArrayRef<int64_t> input = getInput().getType().getShape();
+  ArrayRef<int64_t> result = getType().getShape();
+  std::optional<SmallVector<int64_t>> shape = broadcastShapes(input, result);
+  if (!shape || ArrayRef<int64_t>(*shape) != result)
+    return emitOpError() << "cannot broadcast " << formatShape(input) << " to "
+                         << formatShape(result);
+  return success();
 }

@@ -49,7 +49,12 @@ static LogicalResult verifyIsolatedBody(Operation *op, Region &body) {
     return op->emitOpError() << "body arguments (" << block.getArgumentTypes()
                              << ") differ from the operands ("
                              << op->getOperandTypes() << ")";
-  Operation *terminator = block.getTerminator();
+  // Ops are verified before their blocks: a block that is empty or does not
+  // end in a terminator is left to MLIR's block verifier (and SingleBlock),
+  // which report it as such, rather than taking its last op as the yield.
+  if (block.empty() || !block.back().mightHaveTrait<OpTrait::IsTerminator>())
+    return success();
+  Operation *terminator = &block.back();
   if (terminator->getOperandTypes() != op->getResultTypes()) {
     InFlightDiagnostic diag =
         op->emitOpError() << "body yields (" << terminator->getOperandTypes()

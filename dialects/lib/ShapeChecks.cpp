@@ -1,5 +1,6 @@
 #include "ShapeChecks.h"
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -10,7 +11,14 @@ std::string formatShape(llvm::ArrayRef<int64_t> shape) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "[";
-  llvm::interleaveComma(shape, os);
+  // Dynamic sizes (memref tiles of the dsa dialect may have them) print as in
+  // MLIR's own types rather than as INT64_MIN.
+  llvm::interleaveComma(shape, os, [&](int64_t size) {
+    if (ShapedType::isDynamic(size))
+      os << "?";
+    else
+      os << size;
+  });
   os << "]";
   return text;
 }
@@ -154,11 +162,16 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-/// Every operand and result of `op` must share one element type.
+/// Every shaped operand and result of `op` must share one element type. Other
+/// operands and results (the `!dsa.token`s of asynchronous instructions) are
+/// not data and are skipped.
 LogicalResult verifySameElementType(Operation *op) {
   Type element;
   for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
-    Type current = cast<ShapedType>(type).getElementType();
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped)
+      continue;
+    Type current = shaped.getElementType();
     if (!element)
       element = current;
     else if (current != element)

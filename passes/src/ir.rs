@@ -99,12 +99,6 @@ impl Op {
         };
         ops
     }
-
-    /// Emits an error at this op.
-    pub fn emit_error(self, message: &str) {
-        // SAFETY: the op is alive; Location::from_raw borrows its context.
-        emit_error(unsafe { Location::from_raw(self.location()) }, message)
-    }
 }
 
 impl Val {

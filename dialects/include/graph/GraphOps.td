@@ -229,6 +229,18 @@ def Graph_SubOp : Graph_BinaryOp<"sub", "difference">;
 def Graph_MulOp : Graph_BinaryOp<"mul", "product">;
 def Graph_DivOp : Graph_BinaryOp<"div", "quotient">;
 def Graph_PowOp : Graph_BinaryOp<"pow", "power">;
+def Graph_MaxOp : Graph_BinaryOp<"max", "maximum">;
+def Graph_MinOp : Graph_BinaryOp<"min", "minimum">;
+
+def Graph_ModOp : Graph_BinaryOp<"mod", "remainder"> {
+  let description = [{
+    ONNX `Mod`: by default the remainder takes the sign of the divisor (Python's
+    `%`); with `fmod = true` it takes the sign of the dividend (C's `fmod`),
+    which ONNX requires for floating-point operands.
+  }];
+  let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs,
+      DefaultValuedAttr<BoolAttr, "false">:$fmod);
+}
 
 class Graph_UnaryOp<string mnemonic, string what, list<Trait> traits = []>
     : Graph_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType], traits)> {
@@ -244,6 +256,11 @@ def Graph_ReluOp : Graph_UnaryOp<"relu", "rectified linear unit, max(x, 0)">;
 def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "logistic sigmoid, 1 / (1 + exp(-x))">;
 def Graph_TanhOp : Graph_UnaryOp<"tanh", "hyperbolic tangent">;
 def Graph_SiluOp : Graph_UnaryOp<"silu", "SiLU (swish), x * sigmoid(x)">;
+def Graph_ExpOp : Graph_UnaryOp<"exp", "exponential">;
+def Graph_LogOp : Graph_UnaryOp<"log", "natural logarithm">;
+def Graph_NegOp : Graph_UnaryOp<"neg", "negation">;
+def Graph_AbsOp : Graph_UnaryOp<"abs", "absolute value">;
+def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal", "reciprocal, 1 / x">;
 
 def Graph_GeluOp : Graph_UnaryOp<"gelu", "GELU, x * Phi(x)"> {
   let description = [{
@@ -500,6 +517,116 @@ def Graph_PadOp : Graph_Op<"pad", [Pure]> {
   let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$pads,
       DefaultValuedAttr<Graph_PadModeAttr, "PadMode::constant">:$mode,
       DefaultValuedAttr<F32Attr, "0.0f">:$value);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_LrnOp : Graph_Op<"lrn", [Pure, SameOperandsAndResultType]> {
+  let summary = "Local response normalisation across channels (ONNX LRN).";
+  let description = [{
+    `y = x / (bias + alpha / size * sum(x^2 over the size channels centred on c))^beta`
+    on an NCHW tensor, as in AlexNet and GoogLeNet (Inception v1).
+
+    ```mlir
+    %y = graph.lrn %x {size = 5 : i64, alpha = 9.99999974E-5 : f32, beta = 7.500000e-01 : f32, bias = 1.000000e+00 : f32} : tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, I64Attr:$size,
+      DefaultValuedAttr<F32Attr, "1.0e-4f">:$alpha,
+      DefaultValuedAttr<F32Attr, "0.75f">:$beta,
+      DefaultValuedAttr<F32Attr, "1.0f">:$bias);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_GatherOp : Graph_Op<"gather", [Pure]> {
+  let summary = "Pick slices of a tensor by integer indices along one axis (ONNX Gather).";
+  let description = [{
+    The result shape is `data[:axis] + indices + data[axis + 1:]`. Negative
+    indices count from the end; an index out of range is an error at run time.
+
+    ```mlir
+    %e = graph.gather %table, %ids {axis = 0 : i64} : (tensor<30522x768xf32>, tensor<1x128xi64>) -> tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$data,
+      StaticShapeTensorOf<[I32, I64]>:$indices, DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_ComparePredicate : I32EnumAttr<"ComparePredicate", "elementwise comparison", [
+      I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
+      I32EnumAttrCase<"lt", 2>, I32EnumAttrCase<"le", 3>,
+      I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::turbine::graph";
+}
+def Graph_ComparePredicateAttr : EnumAttr<Graph_Dialect, Graph_ComparePredicate, "predicate">;
+
+def Graph_CompareOp : Graph_Op<"compare", [Pure]> {
+  let summary = "Elementwise comparison with numpy broadcasting, giving i1.";
+  let description = [{
+    ONNX `Equal`, `Less`, `Greater`, ... as one op with a predicate.
+
+    ```mlir
+    %m = graph.compare eq, %a, %b : tensor<1x128xi64>, tensor<1xi64> -> tensor<1x128xi1>
+    ```
+  }];
+  let arguments = (ins Graph_ComparePredicateAttr:$predicate, Graph_Tensor:$lhs,
+      Graph_Tensor:$rhs);
+  let results = (outs StaticShapeTensorOf<[I1]>:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_WhereOp : Graph_Op<"where", [Pure]> {
+  let summary = "Elementwise select: condition ? lhs : rhs, with numpy broadcasting.";
+  let description = [{
+    ```mlir
+    %y = graph.where %mask, %scores, %neg_inf : tensor<1x1x1x128xi1>, tensor<1x12x128x128xf32>, tensor<f32> -> tensor<1x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[I1]>:$condition, Graph_Tensor:$lhs,
+      Graph_Tensor:$rhs);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $lhs `,` $rhs attr-dict `:` type($condition) `,` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_CastOp : Graph_Op<"cast", [Pure]> {
+  let summary = "Convert the element type, keeping the shape (ONNX Cast).";
+  let description = [{
+    Float to integer truncates toward zero; to `i1`, non-zero is true.
+
+    ```mlir
+    %f = graph.cast %mask : tensor<1x128xi64> -> tensor<1x128xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_BroadcastOp : Graph_Op<"broadcast", [Pure]> {
+  let summary = "Broadcast a tensor to a larger shape, numpy style (ONNX Expand).";
+  let description = [{
+    The result shape must be the numpy broadcast of the input shape and itself.
+
+    ```mlir
+    %y = graph.broadcast %x : tensor<1x1x128xf32> -> tensor<1x12x128xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input);
   let results = (outs Graph_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
