@@ -43,20 +43,27 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t coresPerCluster, int64_t matrixEngines,
                                  int64_t vectorEngines, int64_t vectorCores,
                                  int64_t lbBytes, int64_t gbBytes,
-                                 int64_t ddrBytes, int64_t clockMhz,
-                                 int64_t ddrGbBandwidth, int64_t gbLbBandwidth,
-                                 int64_t lbLbBandwidth) {
+                                 int64_t ddrBytes, llvm::APFloat clockMhz,
+                                 llvm::APFloat ddrGbBandwidth,
+                                 llvm::APFloat gbLbBandwidth,
+                                 llvm::APFloat lbLbBandwidth) {
   if (name.empty())
     return emitError() << "target needs a name";
   std::pair<StringRef, int64_t> positive[] = {
       {"clusters", clusters},         {"cores_per_cluster", coresPerCluster},
       {"lb_bytes", lbBytes},          {"gb_bytes", gbBytes},
-      {"ddr_bytes", ddrBytes},        {"clock_mhz", clockMhz},
-      {"ddr_gb_bandwidth", ddrGbBandwidth},
-      {"gb_lb_bandwidth", gbLbBandwidth},
-      {"lb_lb_bandwidth", lbLbBandwidth}};
+      {"ddr_bytes", ddrBytes}};
   for (auto [field, value] : positive)
     if (value < 1)
+      return emitError() << "target '" << name << "': " << field
+                         << " must be positive, got " << value;
+  std::pair<StringRef, double> rates[] = {
+      {"clock_mhz", clockMhz.convertToDouble()},
+      {"ddr_gb_bandwidth", ddrGbBandwidth.convertToDouble()},
+      {"gb_lb_bandwidth", gbLbBandwidth.convertToDouble()},
+      {"lb_lb_bandwidth", lbLbBandwidth.convertToDouble()}};
+  for (auto [field, value] : rates)
+    if (!(value > 0))
       return emitError() << "target '" << name << "': " << field
                          << " must be positive, got " << value;
   std::pair<StringRef, int64_t> counts[] = {
@@ -92,6 +99,10 @@ static LogicalResult verifyInLocalBuffer(Operation *op) {
              << "operand #" << index << " must be in #dsa.memory_space<lb>, "
              << "the only memory compute units read, but has type "
              << operand.getType();
+    if (!cast<MemRefType>(operand.getType()).hasStaticShape())
+      return op->emitOpError()
+             << "operand #" << index << " must be a statically shaped tile, "
+             << "got " << operand.getType();
   }
   return success();
 }

@@ -31,6 +31,15 @@ void GraphDialect::initialize() {
       >();
 }
 
+Operation *GraphDialect::materializeConstant(OpBuilder &builder,
+                                            Attribute value, Type type,
+                                            Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return builder.create<ConstantOp>(loc, type, elements);
+}
+
 static RankedTensorType tensorType(Value value) {
   return cast<RankedTensorType>(value.getType());
 }
@@ -406,6 +415,9 @@ static LogicalResult verifyReduction(Operation *op, ArrayRef<int64_t> axes,
     return failure();
   ArrayRef<int64_t> input = tensorType(op->getOperand(0)).getShape();
   llvm::SmallSet<int64_t, 8> reduced;
+  if (axes.empty())
+    for (size_t d = 0; d < input.size(); ++d)
+      reduced.insert(d);
   for (int64_t axis : axes) {
     std::optional<int64_t> normalized = normalizeAxis(axis, input.size());
     if (!normalized)

@@ -60,8 +60,8 @@ mlir::LogicalResult expectShape(mlir::Operation *op, llvm::StringRef what,
 /// Normalises an axis that may count from the end; nullopt when out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 
-/// Fails unless every operand and result of `op` (all shaped) shares one
-/// element type.
+/// Fails unless every shaped operand and result of `op` shares one element
+/// type; others (such as DMA tokens) are ignored.
 mlir::LogicalResult verifySameElementType(mlir::Operation *op);
 
 /// The rule of graph.concat and instance.concat: operands of the result's rank

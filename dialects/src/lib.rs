@@ -8,9 +8,11 @@ pub mod pass_abi;
 
 use melior::{
     dialect::{DialectHandle, DialectRegistry},
+    ir::Module,
     Context,
 };
-use mlir_sys::MlirDialectHandle;
+use mlir_sys::{MlirDialectHandle, MlirStringRef};
+use std::path::Path;
 
 unsafe extern "C" {
     fn mlirGetDialectHandle__graph__() -> MlirDialectHandle;
@@ -60,4 +62,16 @@ pub fn create_context() -> Context {
     context.append_dialect_registry(&registry);
     context.load_all_available_dialects();
     context
+}
+
+/// Parses and verifies the MLIR file at `path` in `context`. Diagnostics (with the file's name and
+/// line in their locations) go to the context's handlers — stderr by default; None on any error.
+pub fn parse_file<'c>(context: &'c Context, path: &Path) -> Option<Module<'c>> {
+    let name = path.to_string_lossy();
+    let reference = MlirStringRef { data: name.as_ptr().cast(), length: name.len() };
+    // SAFETY: the context is alive and MLIR copies the file name.
+    unsafe {
+        let raw = mlir_sys::mlirModuleCreateParseFromFile(context.to_raw(), reference);
+        Module::from_option_raw(raw)
+    }
 }

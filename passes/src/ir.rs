@@ -85,6 +85,25 @@ impl Op {
         }
     }
 
+    /// Emits an error at this op.
+    pub fn emit_error(self, message: &str) {
+        // SAFETY: the op is alive; the location borrows its context.
+        emit_error(unsafe { Location::from_raw(self.location()) }, message)
+    }
+
+    /// Parses `text` as an attribute in this op's context; None (with a diagnostic) if invalid.
+    pub fn parse_attribute(self, text: &str) -> Option<MlirAttribute> {
+        // SAFETY: the op's context is alive; MLIR copies the text.
+        let attribute = unsafe { mlirAttributeParseGet(mlirOperationGetContext(self.0), string_ref(text)) };
+        (!attribute.ptr.is_null()).then_some(attribute)
+    }
+
+    /// Sets the discardable attribute `name`.
+    pub fn set_attribute(self, name: &str, attribute: MlirAttribute) {
+        // SAFETY: the op and attribute are alive in one context.
+        unsafe { mlirOperationSetAttributeByName(self.0, string_ref(name), attribute) }
+    }
+
     /// Every op nested in this one (itself included), parents before children.
     pub fn collect_pre_order(self) -> Vec<Op> {
         unsafe extern "C" fn push(op: MlirOperation, data: *mut std::ffi::c_void) -> MlirWalkResult {

@@ -4,6 +4,7 @@
 //! that it runs from `turbine-opt --<flag>` and from `--pass-pipeline` text beside upstream passes.
 #![warn(missing_docs)]
 
+pub mod dsa;
 pub mod graph;
 mod ir;
 pub mod registry;
@@ -22,5 +23,8 @@ pub fn register_all_passes() {
 
 /// Every Turbine pass, in the order `--help` and docs/Passes.md list them.
 pub fn all_passes() -> Vec<&'static registry::PassInfo> {
-    vec![registry::info_of::<graph::fold_reshapes::FoldReshapes>()]
+    vec![
+        registry::info_of::<graph::fold_reshapes::FoldReshapes>(),
+        registry::info_of::<dsa::set_target::SetTarget>(),
+    ]
 }

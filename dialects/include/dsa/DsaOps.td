@@ -112,13 +112,34 @@ def Dsa_ReduceKind : I32EnumAttr<"ReduceKind", "reduction along one axis", [
 }
 def Dsa_ReduceKindAttr : EnumAttr<Dsa_Dialect, Dsa_ReduceKind, "reduce">;
 
+// A double in attribute syntax, written as an integer or a decimal: target
+// files give clocks and bandwidths as decimals, which MLIR's built-in parameter
+// parsers do not cover.
+class Dsa_DoubleParameter<string desc> : AttrOrTypeParameter<"::llvm::APFloat", desc> {
+  let comparator = "$_lhs.bitwiseIsEqual($_rhs)";
+  let parser = [{ [&]() -> ::mlir::FailureOr<::llvm::APFloat> {
+    int64_t integer;
+    ::mlir::OptionalParseResult asInteger = $_parser.parseOptionalInteger(integer);
+    if (asInteger.has_value()) {
+      if (::mlir::failed(*asInteger))
+        return ::mlir::failure();
+      return ::llvm::APFloat(static_cast<double>(integer));
+    }
+    double value;
+    if ($_parser.parseFloat(value))
+      return ::mlir::failure();
+    return ::llvm::APFloat(value);
+  }() }];
+  let printer = [{ $_printer << $_self.convertToDouble() }];
+}
+
 def Dsa_TargetAttr : AttrDef<Dsa_Dialect, "Target"> {
   let mnemonic = "target";
   let summary = "The accelerator a module is compiled for.";
   let description = [{
-    Made from a target description file (see docs/Targets.md) by the compiler;
-    passes read capacities and counts from it. Sizes are in bytes, bandwidths in
-    bytes per cycle, the clock in MHz. `*_per_core` counts the compute units of
+    Made from a target description file (see docs/Targets.md) by the
+    `dsa-set-target` pass; passes read capacities and counts from it. Sizes are
+    in bytes, bandwidths in bytes per cycle, the clock in MHz. `*_per_core` counts the compute units of
     each kind in one core.
 
     ```mlir
@@ -133,9 +154,10 @@ def Dsa_TargetAttr : AttrDef<Dsa_Dialect, "Target"> {
       "int64_t":$matrix_engines_per_core, "int64_t":$vector_engines_per_core,
       "int64_t":$vector_cores_per_core,
       "int64_t":$lb_bytes, "int64_t":$gb_bytes, "int64_t":$ddr_bytes,
-      "int64_t":$clock_mhz,
-      "int64_t":$ddr_gb_bandwidth, "int64_t":$gb_lb_bandwidth,
-      "int64_t":$lb_lb_bandwidth);
+      Dsa_DoubleParameter<"clock in MHz">:$clock_mhz,
+      Dsa_DoubleParameter<"DDR-GB bytes per cycle">:$ddr_gb_bandwidth,
+      Dsa_DoubleParameter<"GB-LB bytes per cycle">:$gb_lb_bandwidth,
+      Dsa_DoubleParameter<"LB-LB bytes per cycle">:$lb_lb_bandwidth);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

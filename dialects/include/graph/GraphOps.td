@@ -37,6 +37,7 @@ def Graph_Dialect : Dialect {
     OIHW, and 2-D padding lists are `[top, left, bottom, right]`.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
 }
 
 class Graph_Op<string mnemonic, list<Trait> traits = []>
@@ -476,7 +477,7 @@ def Graph_SplitOp : Graph_Op<"split", [Pure]> {
     input's.
 
     ```mlir
-    %a, %b = graph.split %x {axis = 1 : i64} : tensor<1x116x28x28xf32> -> (tensor<1x58x28x28xf32>, tensor<1x58x28x28xf32>)
+    %a, %b = graph.split %x {axis = 1 : i64} : tensor<1x116x28x28xf32> -> tensor<1x58x28x28xf32>, tensor<1x58x28x28xf32>
     ```
   }];
   let arguments = (ins Graph_Tensor:$input, I64Attr:$axis);
@@ -639,8 +640,9 @@ def Graph_BroadcastOp : Graph_Op<"broadcast", [Pure]> {
 class Graph_ReduceOp<string mnemonic, string what> : Graph_Op<mnemonic, [Pure]> {
   let summary = "Reduce by " # what # " over the given axes.";
   let description = [{
-    Reduces over `axes` (negative values count from the end); with `keepdims`
-    the reduced dimensions stay as size 1, otherwise they are dropped.
+    Reduces over `axes` (negative values count from the end), or over every
+    dimension when `axes` is empty (ONNX's default); with `keepdims` the reduced
+    dimensions stay as size 1, otherwise they are dropped.
 
     ```mlir
     %m = graph.reduce_mean %x {axes = array<i64: -1>} : tensor<1x128x768xf32> -> tensor<1x128x1xf32>

@@ -1,4 +1,5 @@
 //! The one integration-test crate: everything Rust-side that needs MLIR linked in. (lit tests under
 //! test/ cover the tools from the command line.)
 
+mod interpreter;
 mod passes;

@@ -1,0 +1,293 @@
+//! The function to interpret, read out of MLIR into an owned tree.
+//!
+//! Reading once, up front, keeps the evaluator free of C-API handles and lifetimes and makes
+//! every unsupported type show up before any computation starts.
+
+use crate::{
+    error::InterpretError,
+    tensor::{element_count, Data, ElementType, Tensor},
+};
+use mlir_sys::*;
+use std::collections::BTreeMap;
+
+/// Identifies an SSA value within a [`Program`].
+pub type ValueId = usize;
+
+/// Shape and element type of a value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TensorType {
+    /// Static dimension sizes.
+    pub shape: Vec<usize>,
+    /// Element type.
+    pub element_type: ElementType,
+}
+
+/// An attribute value, reduced to what kernels need.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Attr {
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// A boolean.
+    Bool(bool),
+    /// A string.
+    Str(String),
+    /// A `array<i64: ...>`.
+    Ints(Vec<i64>),
+    /// A dense elements attribute (the payload of `graph.constant`).
+    Dense(Tensor),
+    /// An enumeration case such as `relu` in `#graph<activation relu>`.
+    Keyword(String),
+}
+
+/// One operation.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// Op name, such as `graph.conv2d`.
+    pub name: String,
+    /// Location as MLIR prints it, for error messages.
+    pub location: String,
+    /// Operand values.
+    pub operands: Vec<ValueId>,
+    /// Result values with their types.
+    pub results: Vec<(ValueId, TensorType)>,
+    /// Attributes by name.
+    pub attributes: BTreeMap<String, Attr>,
+    /// Nested regions (one block each).
+    pub regions: Vec<Block>,
+}
+
+/// A block: arguments and operations in order.
+#[derive(Debug, Clone, Default)]
+pub struct Block {
+    /// Block arguments with their types.
+    pub arguments: Vec<(ValueId, TensorType)>,
+    /// Operations, the terminator last.
+    pub ops: Vec<Node>,
+}
+
+/// The function to interpret and where its weights live.
+#[derive(Debug, Clone)]
+pub struct Program {
+    /// The function's name.
+    pub name: String,
+    /// The body: its arguments are the function's inputs; it ends in `func.return`.
+    pub body: Block,
+    /// The module's `graph.weights` attribute, if any.
+    pub weights_file: Option<String>,
+    /// Number of distinct values, for sizing the evaluator's environment.
+    pub value_count: usize,
+}
+
+struct Reader {
+    ids: std::collections::HashMap<usize, ValueId>,
+}
+
+fn string_from(reference: MlirStringRef) -> String {
+    // SAFETY: MLIR string refs point at `length` valid bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+unsafe extern "C" fn append_text(text: MlirStringRef, user_data: *mut std::ffi::c_void) {
+    // SAFETY: user_data is the String passed by `printed`.
+    unsafe { (*user_data.cast::<String>()).push_str(&string_from(text)) }
+}
+
+fn printed(print: impl FnOnce(MlirStringCallback, *mut std::ffi::c_void)) -> String {
+    let mut text = String::new();
+    print(Some(append_text), (&mut text as *mut String).cast());
+    text
+}
+
+fn location_text(location: MlirLocation) -> String {
+    // SAFETY: the location is alive while the module is.
+    let text = printed(|callback, data| unsafe { mlirLocationPrint(location, callback, data) });
+    text.strip_prefix("loc(").and_then(|rest| rest.strip_suffix(')')).unwrap_or(&text).to_owned()
+}
+
+impl Reader {
+    fn id(&mut self, value: MlirValue) -> ValueId {
+        let next = self.ids.len();
+        *self.ids.entry(value.ptr as usize).or_insert(next)
+    }
+
+    fn tensor_type(&self, r#type: MlirType, location: &str) -> Result<TensorType, InterpretError> {
+        let unsupported = |what: String| InterpretError::Unsupported { location: location.to_owned(), message: what };
+        // SAFETY: the type is alive while the module is.
+        unsafe {
+            if !mlirTypeIsARankedTensor(r#type) || !mlirShapedTypeHasStaticShape(r#type) {
+                let text = printed(|callback, data| mlirTypePrint(r#type, callback, data));
+                return Err(unsupported(format!("type {text} (only statically shaped tensors are)")));
+            }
+            let rank = mlirShapedTypeGetRank(r#type) as usize;
+            let shape: Vec<usize> =
+                (0..rank).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize).collect();
+            let element = mlirShapedTypeGetElementType(r#type);
+            let element_type = if mlirTypeIsAF32(element) {
+                ElementType::F32
+            } else if mlirTypeIsAInteger(element) && mlirIntegerTypeGetWidth(element) == 64 {
+                ElementType::I64
+            } else if mlirTypeIsAInteger(element) && mlirIntegerTypeGetWidth(element) == 32 {
+                ElementType::I32
+            } else if mlirTypeIsAInteger(element) && mlirIntegerTypeGetWidth(element) == 1 {
+                ElementType::Bool
+            } else {
+                let text = printed(|callback, data| mlirTypePrint(element, callback, data));
+                return Err(unsupported(format!("element type {text} (f32, i64, i32 and i1 are)")));
+            };
+            if element_count(&shape).is_none() {
+                return Err(unsupported(format!("a tensor of shape {shape:?} is too large")));
+            }
+            Ok(TensorType { shape, element_type })
+        }
+    }
+
+    fn attribute(&self, attribute: MlirAttribute, location: &str) -> Result<Attr, InterpretError> {
+        // SAFETY: the attribute is alive while the module is.
+        unsafe {
+            if mlirAttributeIsABool(attribute) {
+                Ok(Attr::Bool(mlirBoolAttrGetValue(attribute)))
+            } else if mlirAttributeIsAInteger(attribute) {
+                Ok(Attr::Int(mlirIntegerAttrGetValueInt(attribute)))
+            } else if mlirAttributeIsAFloat(attribute) {
+                Ok(Attr::Float(mlirFloatAttrGetValueDouble(attribute)))
+            } else if mlirAttributeIsAString(attribute) {
+                Ok(Attr::Str(string_from(mlirStringAttrGetValue(attribute))))
+            } else if mlirAttributeIsADenseI64Array(attribute) {
+                let count = mlirDenseArrayGetNumElements(attribute);
+                Ok(Attr::Ints((0..count).map(|i| mlirDenseI64ArrayGetElement(attribute, i)).collect()))
+            } else if mlirAttributeIsADenseElements(attribute) {
+                self.dense(attribute, location).map(Attr::Dense)
+            } else {
+                // Dialect enumerations print as `#graph<activation relu>`: keep the case.
+                let text = printed(|callback, data| mlirAttributePrint(attribute, callback, data));
+                let case = text.trim_end_matches('>').rsplit([' ', '<']).next().unwrap_or("").to_owned();
+                Ok(Attr::Keyword(case))
+            }
+        }
+    }
+
+    fn dense(&self, attribute: MlirAttribute, location: &str) -> Result<Tensor, InterpretError> {
+        // SAFETY: the attribute is a DenseElementsAttr alive while the module is.
+        unsafe {
+            let r#type = self.tensor_type(mlirAttributeGetType(attribute), location)?;
+            let count = r#type.shape.iter().product::<usize>() as isize;
+            let data = match r#type.element_type {
+                ElementType::F32 => {
+                    Data::F32((0..count).map(|i| mlirDenseElementsAttrGetFloatValue(attribute, i)).collect())
+                }
+                ElementType::I64 => {
+                    Data::I64((0..count).map(|i| mlirDenseElementsAttrGetInt64Value(attribute, i)).collect())
+                }
+                ElementType::I32 => Data::I64(
+                    (0..count).map(|i| mlirDenseElementsAttrGetInt32Value(attribute, i) as i64).collect(),
+                ),
+                ElementType::Bool => {
+                    Data::Bool((0..count).map(|i| mlirDenseElementsAttrGetBoolValue(attribute, i)).collect())
+                }
+            };
+            Ok(Tensor { shape: r#type.shape, element_type: r#type.element_type, data })
+        }
+    }
+
+    fn block(&mut self, block: MlirBlock) -> Result<Block, InterpretError> {
+        let mut result = Block::default();
+        // SAFETY: the block and everything in it are alive while the module is.
+        unsafe {
+            let parent = mlirBlockGetParentOperation(block);
+            let parent_location = location_text(mlirOperationGetLocation(parent));
+            for i in 0..mlirBlockGetNumArguments(block) {
+                let argument = mlirBlockGetArgument(block, i);
+                let r#type = self.tensor_type(mlirValueGetType(argument), &parent_location)?;
+                result.arguments.push((self.id(argument), r#type));
+            }
+            let mut op = mlirBlockGetFirstOperation(block);
+            while !op.ptr.is_null() {
+                result.ops.push(self.node(op)?);
+                op = mlirOperationGetNextInBlock(op);
+            }
+        }
+        Ok(result)
+    }
+
+    fn node(&mut self, op: MlirOperation) -> Result<Node, InterpretError> {
+        // SAFETY: the op is alive while the module is.
+        unsafe {
+            let name = string_from(mlirIdentifierStr(mlirOperationGetName(op)));
+            let location = location_text(mlirOperationGetLocation(op));
+            let operands =
+                (0..mlirOperationGetNumOperands(op)).map(|i| self.id(mlirOperationGetOperand(op, i))).collect();
+            let mut results = Vec::new();
+            for i in 0..mlirOperationGetNumResults(op) {
+                let value = mlirOperationGetResult(op, i);
+                let r#type = self.tensor_type(mlirValueGetType(value), &location)?;
+                results.push((self.id(value), r#type));
+            }
+            let mut attributes = BTreeMap::new();
+            for i in 0..mlirOperationGetNumAttributes(op) {
+                let named = mlirOperationGetAttribute(op, i);
+                let key = string_from(mlirIdentifierStr(named.name));
+                attributes.insert(key, self.attribute(named.attribute, &location)?);
+            }
+            let mut regions = Vec::new();
+            for i in 0..mlirOperationGetNumRegions(op) {
+                let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i));
+                regions.push(if block.ptr.is_null() { Block::default() } else { self.block(block)? });
+            }
+            Ok(Node { name, location, operands, results, attributes, regions })
+        }
+    }
+}
+
+impl Program {
+    /// Reads the function `name` (by default `main`, or the module's only function) of `module`.
+    ///
+    /// # Safety
+    ///
+    /// `module` must be a valid, verified `builtin.module` operation that outlives this call.
+    pub unsafe fn from_module(module: MlirOperation, name: Option<&str>) -> Result<Program, InterpretError> {
+        let mut reader = Reader { ids: Default::default() };
+        let mut functions = Vec::new();
+        // SAFETY: the caller guarantees the module is valid.
+        unsafe {
+            let body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+            let mut op = mlirBlockGetFirstOperation(body);
+            while !op.ptr.is_null() {
+                if string_from(mlirIdentifierStr(mlirOperationGetName(op))) == "func.func" {
+                    let symbol = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(c"sym_name".as_ptr()));
+                    functions.push((string_from(mlirStringAttrGetValue(symbol)), op));
+                }
+                op = mlirOperationGetNextInBlock(op);
+            }
+            let chosen = match name {
+                Some(name) => functions.iter().find(|(candidate, _)| candidate == name),
+                None => functions
+                    .iter()
+                    .find(|(candidate, _)| candidate == "main")
+                    .or(if functions.len() == 1 { functions.first() } else { None }),
+            };
+            let Some((function_name, function)) = chosen else {
+                let names: Vec<&str> = functions.iter().map(|(name, _)| name.as_str()).collect();
+                return Err(InterpretError::Inputs(format!(
+                    "no function {} in the module (it has {names:?}); name one",
+                    name.map(|name| format!("@{name}")).unwrap_or_else(|| "@main".into())
+                )));
+            };
+            let region = mlirOperationGetRegion(*function, 0);
+            let block = mlirRegionGetFirstBlock(region);
+            if block.ptr.is_null() {
+                return Err(InterpretError::Inputs(format!("@{function_name} is only a declaration")));
+            }
+            let body = reader.block(block)?;
+            let weights = mlirOperationGetAttributeByName(
+                module,
+                mlirStringRefCreateFromCString(c"graph.weights".as_ptr()),
+            );
+            let weights_file = (!weights.ptr.is_null() && mlirAttributeIsAString(weights))
+                .then(|| string_from(mlirStringAttrGetValue(weights)));
+            Ok(Program { name: function_name.clone(), body, weights_file, value_count: reader.ids.len() })
+        }
+    }
+}

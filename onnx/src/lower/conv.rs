@@ -1,0 +1,178 @@
+//! Sliding windows: `Conv` → `graph.conv2d`, `MaxPool`/`AveragePool` → `graph.max_pool2d`/
+//! `graph.avg_pool2d`, `GlobalAveragePool` → `graph.global_avg_pool`, `GlobalMaxPool` →
+//! `graph.reduce_max` over the spatial axes.
+//!
+//! The graph dialect has 2-D windows only, with explicit pads: `auto_pad` is resolved here to
+//! `[top, left, bottom, right]` from the input size, and a 1-D or 3-D window is an error.
+
+use super::{float_input, Builder};
+use crate::emit::Attribute;
+use crate::error::ImportError;
+use crate::node::Node;
+use crate::shape;
+use crate::types::TensorType;
+use crate::value::{Inputs, Value};
+
+/// The resolved geometry of a 2-D window.
+struct Window {
+    strides: Vec<i64>,
+    pads: Vec<i64>,
+    dilations: Vec<i64>,
+    /// Output height and width.
+    output: [usize; 2],
+}
+
+/// A per-dimension attribute list of 2 positive values; `[1, 1]` when absent unless `required`.
+fn pair(node: &Node, name: &str, required: bool) -> Result<Vec<i64>, ImportError> {
+    let values = match node.ints(name)? {
+        Some(values) => values,
+        None if required => return Err(node.invalid(format!("attribute '{name}' is missing"))),
+        None => vec![1, 1],
+    };
+    if values.len() != 2 || values.iter().any(|&value| value < 1 || shape::bounded(value, name).is_err()) {
+        return Err(node.invalid(format!("'{name}' must hold 2 positive values, got {values:?}")));
+    }
+    Ok(values)
+}
+
+/// Reads strides, dilations, pads and auto_pad and computes the output size of a window of
+/// `kernel` over the spatial dimensions of `input` (NCHW).
+fn window(node: &Node, input: &[usize], kernel: [i64; 2], ceil_mode: bool) -> Result<Window, ImportError> {
+    if kernel.iter().any(|&size| size < 1) {
+        return Err(node.invalid(format!("kernel {kernel:?} has an empty dimension")));
+    }
+    let strides = pair(node, "strides", false)?;
+    let dilations = pair(node, "dilations", false)?;
+    let auto_pad = node.string("auto_pad", "NOTSET")?;
+    let pads = if auto_pad == "NOTSET" {
+        let pads = node.ints("pads")?.unwrap_or_else(|| vec![0; 4]);
+        if pads.len() != 4 || pads.iter().any(|&pad| pad < 0 || shape::bounded(pad, "pad").is_err()) {
+            return Err(node.invalid(format!("'pads' must hold 4 non-negative values, got {pads:?}")));
+        }
+        pads
+    } else {
+        let mut pads = vec![0; 4];
+        for dim in 0..2 {
+            let (begin, end) = shape::auto_pad(&auto_pad, input[2 + dim], kernel[dim], strides[dim], dilations[dim])
+                .map_err(|message| node.invalid(message))?;
+            pads[dim] = begin;
+            pads[2 + dim] = end;
+        }
+        pads
+    };
+    let mut output = [0; 2];
+    for dim in 0..2 {
+        output[dim] =
+            shape::window(input[2 + dim], pads[dim], pads[2 + dim], kernel[dim], strides[dim], dilations[dim], ceil_mode)
+                .map_err(|message| node.invalid(message))?;
+    }
+    Ok(Window { strides, pads, dilations, output })
+}
+
+/// Fails unless `rank` is 4: the dialect's windows are 2-D over NCHW.
+fn require_2d(node: &Node, rank: usize) -> Result<(), ImportError> {
+    if rank == 4 {
+        return Ok(());
+    }
+    let what = match rank.checked_sub(2) {
+        Some(spatial) if spatial > 0 => format!("{spatial}-D windows are not supported, only 2-D (NCHW input)"),
+        _ => return Err(node.invalid(format!("expects an input of rank at least 3, got rank {rank}"))),
+    };
+    Err(node.unsupported(what))
+}
+
+/// `Conv` → `graph.conv2d`.
+pub fn conv(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+    let x = float_input(node, inputs, 0, "X")?;
+    let w = float_input(node, inputs, 1, "W")?;
+    let (input, filter) = (x.ty().shape, w.ty().shape);
+    require_2d(node, input.len())?;
+    if filter.len() != 4 {
+        return Err(node.invalid(format!("expects a 4-D OIHW filter, got shape {filter:?}")));
+    }
+    let kernel = [filter[2] as i64, filter[3] as i64];
+    if let Some(given) = node.ints("kernel_shape")? {
+        if given != kernel {
+            return Err(node.invalid(format!("kernel_shape {given:?} differs from the filter's {kernel:?}")));
+        }
+    }
+    let groups = node.int("group", 1)?;
+    let channels = input[1] as i64;
+    if groups < 1 || channels % groups != 0 || filter[0] as i64 % groups != 0 || channels / groups != filter[1] as i64 {
+        return Err(node.invalid(format!(
+            "{groups} groups do not fit {channels} input channels and a filter of shape {filter:?}"
+        )));
+    }
+    let bias = match inputs.get(2) {
+        None => None,
+        Some(_) => {
+            let bias = float_input(node, inputs, 2, "B")?;
+            if bias.ty().shape != [filter[0]] {
+                return Err(node.invalid(format!("bias shape {:?} is not [{}]", bias.ty().shape, filter[0])));
+            }
+            Some(bias)
+        }
+    };
+    let geometry = window(node, &input, kernel, false)?;
+    let result = TensorType::new(vec![input[0], filter[0], geometry.output[0], geometry.output[1]], x.ty().element);
+    let mut operands = vec![builder.operand(x), builder.operand(w)];
+    operands.extend(bias.map(|bias| builder.operand(bias)));
+    let attributes = [
+        ("strides", Attribute::Ints(geometry.strides)),
+        ("pads", Attribute::Ints(geometry.pads)),
+        ("dilations", Attribute::Ints(geometry.dilations)),
+        ("groups", Attribute::Int(groups)),
+    ];
+    let operands: Vec<_> = operands.iter().collect();
+    Ok(vec![builder.emit(node, "graph.conv2d", &operands, &attributes, result)])
+}
+
+/// `MaxPool` → `graph.max_pool2d`, `AveragePool` → `graph.avg_pool2d`.
+pub fn pool(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+    let x = float_input(node, inputs, 0, "X")?;
+    let input = x.ty().shape;
+    require_2d(node, input.len())?;
+    let kernel = pair(node, "kernel_shape", true)?;
+    let ceil_mode = node.int("ceil_mode", 0)? != 0;
+    let geometry = window(node, &input, [kernel[0], kernel[1]], ceil_mode)?;
+    let result = TensorType::new(vec![input[0], input[1], geometry.output[0], geometry.output[1]], x.ty().element);
+    let x = builder.operand(x);
+    let mut attributes = vec![
+        ("kernel", Attribute::Ints(kernel)),
+        ("strides", Attribute::Ints(geometry.strides)),
+        ("pads", Attribute::Ints(geometry.pads)),
+        ("ceil_mode", Attribute::Bool(ceil_mode)),
+    ];
+    let op = if node.op_type() == "MaxPool" {
+        node.require_int_defaults(&[("storage_order", 0)])?;
+        attributes.push(("dilations", Attribute::Ints(geometry.dilations)));
+        "graph.max_pool2d"
+    } else {
+        if geometry.dilations != [1, 1] {
+            return Err(node.unsupported("dilated average pooling is not supported"));
+        }
+        attributes.push(("count_include_pad", Attribute::Bool(node.int("count_include_pad", 0)? != 0)));
+        "graph.avg_pool2d"
+    };
+    Ok(vec![builder.emit(node, op, &[&x], &attributes, result)])
+}
+
+/// `GlobalAveragePool` → `graph.global_avg_pool`; `GlobalMaxPool` → `graph.reduce_max` over the
+/// spatial dimensions, keeping them as 1s.
+pub fn global_pool(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+    let x = float_input(node, inputs, 0, "X")?;
+    let input = x.ty().shape;
+    if input.len() < 3 {
+        return Err(node.invalid(format!("expects an input of rank at least 3 (N, C, spatial...), got {input:?}")));
+    }
+    let mut shape = vec![1; input.len()];
+    shape[..2].copy_from_slice(&input[..2]);
+    let result = TensorType::new(shape, x.ty().element);
+    let x = builder.operand(x);
+    Ok(vec![if node.op_type() == "GlobalAveragePool" {
+        builder.emit(node, "graph.global_avg_pool", &[&x], &[], result)
+    } else {
+        let axes = (2..input.len() as i64).collect();
+        builder.emit(node, "graph.reduce_max", &[&x], &[("axes", Attribute::Ints(axes)), ("keepdims", Attribute::Bool(true))], result)
+    }])
+}

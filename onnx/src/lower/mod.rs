@@ -1,0 +1,140 @@
+//! Lowering: writing the graph-dialect operations for a node that was not folded.
+//!
+//! One module per operator family; each function takes the node and its resolved inputs, checks
+//! what the graph dialect needs (static types, float operands, constant attributes-as-inputs),
+//! infers the result type and writes the operation. Constants reach the IR only here, the first
+//! time an operation uses them ([`Builder::operand`]).
+
+mod conv;
+mod elementwise;
+mod matmul;
+mod movement;
+mod normalization;
+mod reduce;
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::emit::{Attribute, FunctionBody, Operand};
+use crate::error::ImportError;
+use crate::fold::FOLD_ONLY;
+use crate::node::Node;
+use crate::tensor::Tensor;
+use crate::types::TensorType;
+use crate::value::{Inputs, Value};
+
+/// The most elements a non-splat float constant may have and still be written inline: larger
+/// ones are weights, stored in the side file. Integer and boolean constants (shapes, indices,
+/// masks) are always inline, as are splats, which print as one value.
+pub const INLINE_LIMIT: usize = 16;
+
+/// The function being written, with the constants it has materialised so far.
+#[derive(Debug, Default)]
+pub struct Builder {
+    /// The operations written so far.
+    pub body: FunctionBody,
+    /// SSA values of the constants already written, by ONNX tensor name.
+    materialized: HashMap<String, Operand>,
+    /// The tensors that `graph.weight` operations refer to, in order of first use.
+    pub weights: Vec<(String, Rc<Tensor>)>,
+}
+
+impl Builder {
+    /// The SSA operand of `value`: a run-time value as it is, a constant written on first use as
+    /// `graph.constant` (small, integer or splat) or `graph.weight` (everything else).
+    pub fn operand(&mut self, value: &Value) -> Operand {
+        let (name, tensor) = match value {
+            Value::Dynamic(operand) => return operand.clone(),
+            Value::Const { name, tensor } => (name, tensor),
+        };
+        if let Some(operand) = self.materialized.get(name) {
+            return operand.clone();
+        }
+        let inline = !tensor.ty().element.is_float() || tensor.data.len() <= INLINE_LIMIT || tensor.data.is_splat();
+        let operand = if inline {
+            self.body.constant(tensor, name)
+        } else {
+            self.weights.push((name.clone(), Rc::clone(tensor)));
+            self.body.weight(name, tensor.ty(), name)
+        };
+        self.materialized.insert(name.clone(), operand.clone());
+        operand
+    }
+
+    /// Writes the one-result operation `name` for `node` (its location) and returns the result as
+    /// a value.
+    fn emit(
+        &mut self,
+        node: &Node,
+        name: &str,
+        operands: &[&Operand],
+        attributes: &[(&str, Attribute)],
+        result: TensorType,
+    ) -> Value {
+        Value::Dynamic(self.body.op1(name, operands, attributes, result, &node.name))
+    }
+}
+
+/// Writes the operations of `node`, returning its outputs in order.
+pub fn lower(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+    let op = node.op_type();
+    match op {
+        "Conv" => conv::conv(builder, node, inputs),
+        "MaxPool" | "AveragePool" => conv::pool(builder, node, inputs),
+        "GlobalAveragePool" | "GlobalMaxPool" => conv::global_pool(builder, node, inputs),
+        "MatMul" => matmul::matmul(builder, node, inputs),
+        "Gemm" => matmul::gemm(builder, node, inputs),
+        "BatchNormalization" => normalization::batch_norm(builder, node, inputs),
+        "LayerNormalization" => normalization::layer_norm(builder, node, inputs),
+        "Softmax" => normalization::softmax(builder, node, inputs),
+        "LRN" => normalization::lrn(builder, node, inputs),
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Mod" | "Sum" => {
+            elementwise::binary(builder, node, inputs)
+        }
+        "Equal" | "Less" | "Greater" | "LessOrEqual" | "GreaterOrEqual" => elementwise::compare(builder, node, inputs),
+        "Where" => elementwise::select(builder, node, inputs),
+        "Cast" => elementwise::cast(builder, node, inputs),
+        "Clip" => elementwise::clip(builder, node, inputs),
+        "Gelu" => elementwise::gelu(builder, node, inputs),
+        "Sqrt" | "Erf" | "Relu" | "Sigmoid" | "Tanh" | "Exp" | "Log" | "Neg" | "Abs" | "Reciprocal" => {
+            elementwise::unary(builder, node, inputs)
+        }
+        "Reshape" | "Squeeze" | "Unsqueeze" | "Flatten" => movement::reshape(builder, node, inputs),
+        "Transpose" => movement::transpose(builder, node, inputs),
+        "Concat" => movement::concat(builder, node, inputs),
+        "Split" => movement::split(builder, node, inputs),
+        "Slice" => movement::slice(builder, node, inputs),
+        "Pad" => movement::pad(builder, node, inputs),
+        "Gather" => movement::gather(builder, node, inputs),
+        "Expand" => movement::expand(builder, node, inputs),
+        "ReduceMean" | "ReduceSum" | "ReduceMax" => reduce::reduce(builder, node, inputs),
+        op if FOLD_ONLY.contains(&op) => Err(node.unsupported(
+            "only constant inputs are supported (it computes shapes or constants, which must fold at import)",
+        )),
+        _ => Err(ImportError::UnsupportedOp { node: node.name.clone(), op_type: op.to_owned() }),
+    }
+}
+
+/// Input `index`, which must be a float tensor: the graph dialect's arithmetic-heavy operators
+/// (convolution, activations, normalisation, reductions) are defined on floats only.
+fn float_input<'a>(node: &Node, inputs: &Inputs<'a>, index: usize, what: &str) -> Result<&'a Value, ImportError> {
+    let value = inputs.required(index, what)?;
+    let element = value.ty().element;
+    if !element.is_float() {
+        return Err(node.unsupported(format!("input {index} ({what}) is {element}; only f32 is supported")));
+    }
+    Ok(value)
+}
+
+/// `value` with shape `shape`, by `graph.reshape` when the element counts agree, else by
+/// `graph.broadcast`; the value itself when it already has that shape. The caller has checked
+/// that one of the two applies.
+fn coerce(builder: &mut Builder, node: &Node, value: &Value, shape: &[usize]) -> Operand {
+    let operand = builder.operand(value);
+    if operand.ty.shape == shape {
+        return operand;
+    }
+    let ty = TensorType::new(shape.to_vec(), operand.ty.element);
+    let op = if operand.ty.num_elements() == ty.num_elements() { "graph.reshape" } else { "graph.broadcast" };
+    builder.body.op1(op, &[&operand], &[], ty, &node.name)
+}

@@ -1,0 +1,173 @@
+//! Data movement: `Reshape`, `Squeeze`, `Unsqueeze` → `graph.reshape`; `Flatten` →
+//! `graph.flatten`; `Transpose`, `Concat`, `Split`, `Slice`, `Pad`, `Gather` → the graph op of
+//! the same name; `Expand` → `graph.broadcast`.
+//!
+//! Shapes, axes, starts and pads are inputs in ONNX but attributes (or result types) in the
+//! dialect, so those inputs must be constants, which folding makes them in static models. A node
+//! that does not move anything (a reshape to the same shape, a full slice) is dropped.
+
+use super::Builder;
+use crate::emit::Attribute;
+use crate::error::ImportError;
+use crate::infer;
+use crate::node::Node;
+use crate::shape;
+use crate::types::TensorType;
+use crate::value::{Inputs, Value};
+
+/// `Reshape`, `Squeeze`, `Unsqueeze` and `Flatten`.
+pub fn reshape(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+    let input = inputs.required(0, "data")?;
+    let ty = input.ty();
+    let shape = match node.op_type() {
+        "Reshape" => infer::reshape(node, inputs)?,
+        "Squeeze" => infer::squeeze(node, inputs)?,
+        "Unsqueeze" => infer::unsqueeze(node, inputs)?,
+        _ => {
+            let (axis, shape) = shape::flatten(&ty.shape, node.int("axis", 1)?).map_err(|message| node.invalid(message))?;
+            let x = builder.operand(input);
+            let result = TensorType::new(shape, ty.element);
+            return Ok(vec![builder.emit(node, "graph.flatten", &[&x], &[("axis", Attribute::Int(axis as i64))], result)]);
+        }
+    };
+    if shape == ty.shape {
+        return Ok(vec![input.clone()]);
+    }
+    let x = builder.operand(input);
+    Ok(vec![builder.emit(node, "graph.reshape", &[&x], &[], TensorType::new(shape, ty.element))])
+}
+
+/// `Transpose`.
+pub fn transpose(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+    let input = inputs.required(0, "data")?;
+    let (permutation, shape) = infer::transpose(node, inputs)?;
+    if permutation.iter().enumerate().all(|(index, &dim)| dim == index as i64) {
+        return Ok(vec![input.clone()]);
+    }
+    let result = TensorType::new(shape, input.ty().element);
+    let x = builder.operand(input);
+    Ok(vec![builder.emit(node, "graph.transpose", &[&x], &[("permutation", Attribute::Ints(permutation))], result)])
+}
+
+/// `Concat`.
+pub fn concat(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+    let (axis, shape) = infer::concat(node, inputs)?;
+    let values: Vec<&Value> = inputs.present().collect();
+    if let [only] = values.as_slice() {
+        return Ok(vec![(*only).clone()]);
+    }
+    let result = TensorType::new(shape, values[0].ty().element);
+    let operands: Vec<_> = values.iter().map(|value| builder.operand(value)).collect();
+    let operands: Vec<_> = operands.iter().collect();
+    Ok(vec![builder.emit(node, "graph.concat", &operands, &[("axis", Attribute::Int(axis as i64))], result)])
+}
+
+/// `Split`: sizes from the `split` input, or `num_outputs` (opset 18; the last piece may be
+/// smaller), or equal pieces, one per output.
+pub fn split(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+    let input = inputs.required(0, "input")?;
+    let ty = input.ty();
+    let axis = shape::axis(node.int("axis", 0)?, ty.rank()).map_err(|message| node.invalid(message))?;
+    let size = ty.shape[axis];
+    let sizes: Vec<usize> = match inputs.ints(1, "split")? {
+        Some(sizes) => {
+            sizes.iter().map(|&size| usize::try_from(size)).collect::<Result<_, _>>().map_err(|_| {
+                node.invalid(format!("split sizes {sizes:?} must not be negative"))
+            })?
+        }
+        None => {
+            let pieces = node.int("num_outputs", node.proto.output.len() as i64)?;
+            let pieces = usize::try_from(pieces)
+                .ok()
+                .filter(|&pieces| pieces >= 1 && pieces <= size.max(1))
+                .ok_or_else(|| node.invalid(format!("cannot split {size} elements into {pieces} pieces")))?;
+            let chunk = size.div_ceil(pieces);
+            (0..pieces).map(|piece| chunk.min(size - (chunk * piece).min(size))).collect()
+        }
+    };
+    if sizes.len() != node.proto.output.len() {
+        return Err(node.invalid(format!("{} pieces for {} outputs", sizes.len(), node.proto.output.len())));
+    }
+    let shapes = shape::split(&ty.shape, axis, &sizes).map_err(|message| node.invalid(message))?;
+    let results: Vec<TensorType> = shapes.into_iter().map(|shape| TensorType::new(shape, ty.element)).collect();
+    let x = builder.operand(input);
+    let pieces = builder.body.op("graph.split", &[&x], &[("axis", Attribute::Int(axis as i64))], &results, &node.name);
+    Ok(pieces.into_iter().map(Value::Dynamic).collect())
+}
+
+/// `Slice` with constant starts, ends, axes and positive steps.
+pub fn slice(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+    let input = inputs.required(0, "data")?;
+    let ty = input.ty();
+    let window = infer::slice(node, inputs)?;
+    if window.shape == ty.shape && window.starts.iter().all(|&start| start == 0) {
+        return Ok(vec![input.clone()]);
+    }
+    let as_i64 = |values: &[usize]| values.iter().map(|&value| value as i64).collect();
+    let attributes = [("starts", Attribute::Ints(as_i64(&window.starts))), ("steps", Attribute::Ints(as_i64(&window.steps)))];
+    let x = builder.operand(input);
+    Ok(vec![builder.emit(node, "graph.slice", &[&x], &attributes, TensorType::new(window.shape, ty.element))])
+}
+
+/// `Pad` with constant pads, constant value and (opset 18) axes.
+pub fn pad(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+    let input = inputs.required(0, "data")?;
+    let ty = input.ty();
+    let mode = match node.string("mode", "constant")?.as_str() {
+        "constant" => "constant",
+        "reflect" => "reflect",
+        "edge" => "edge",
+        other => return Err(node.unsupported(format!("mode '{other}' is not supported"))),
+    };
+    let given = inputs.required_ints(1, "pads")?;
+    let pads = match inputs.ints(3, "axes")? {
+        None => given,
+        Some(axes) => {
+            let dims = shape::axes(&axes, ty.rank()).map_err(|message| node.invalid(message))?;
+            if given.len() != 2 * dims.len() {
+                return Err(node.invalid(format!("{} pads for {} axes", given.len(), dims.len())));
+            }
+            // `axes` may be in any order; shape::axes sorted them, so look each one up.
+            let mut pads = vec![0; 2 * ty.rank()];
+            for (index, &axis) in axes.iter().enumerate() {
+                let dim = shape::axis(axis, ty.rank()).map_err(|message| node.invalid(message))?;
+                pads[dim] = given[index];
+                pads[ty.rank() + dim] = given[axes.len() + index];
+            }
+            pads
+        }
+    };
+    let shape = shape::pad(&ty.shape, &pads).map_err(|message| node.invalid(message))?;
+    let value = match inputs.constant(2, "constant_value")? {
+        None => 0.0,
+        Some(tensor) => tensor.scalar_f32().ok_or_else(|| node.invalid("constant_value must be a scalar"))?,
+    };
+    let attributes = [
+        ("pads", Attribute::Ints(pads)),
+        ("mode", Attribute::Enum("pad_mode", mode)),
+        ("value", Attribute::Float(value)),
+    ];
+    let x = builder.operand(input);
+    Ok(vec![builder.emit(node, "graph.pad", &[&x], &attributes, TensorType::new(shape, ty.element))])
+}
+
+/// `Gather` → `graph.gather` (indices may be computed at run time).
+pub fn gather(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+    let (axis, shape) = infer::gather(node, inputs)?;
+    let data = builder.operand(inputs.required(0, "data")?);
+    let indices = builder.operand(inputs.required(1, "indices")?);
+    let result = TensorType::new(shape, data.ty.element);
+    Ok(vec![builder.emit(node, "graph.gather", &[&data, &indices], &[("axis", Attribute::Int(axis as i64))], result)])
+}
+
+/// `Expand` → `graph.broadcast`.
+pub fn expand(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+    let input = inputs.required(0, "input")?;
+    let shape = infer::expand(node, inputs)?;
+    let ty = input.ty();
+    if shape == ty.shape {
+        return Ok(vec![input.clone()]);
+    }
+    let x = builder.operand(input);
+    Ok(vec![builder.emit(node, "graph.broadcast", &[&x], &[], TensorType::new(shape, ty.element))])
+}

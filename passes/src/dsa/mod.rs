@@ -1,0 +1,3 @@
+//! Passes on the `dsa` dialect.
+
+pub mod set_target;

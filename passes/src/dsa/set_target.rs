@@ -1,0 +1,86 @@
+//! `dsa-set-target`: attaches the accelerator a module is compiled for, as a `#dsa.target`
+//! attribute made from a target description.
+//!
+//! The description is the same TOML that the software DSA runtime executes with
+//! (`turbine-targets`), so the compiler's capacities and counts cannot drift from the machine's.
+
+use crate::{
+    ir::Op,
+    registry::{OptionInfo, Pass, PassFailure, PassOptions},
+};
+use melior::ir::OperationRef;
+use turbine_dialects::pass_abi::OptionKind;
+use turbine_targets::{Target, UnitKind};
+
+/// The pass; see the module documentation.
+#[derive(Debug)]
+pub struct SetTarget {
+    /// The built-in target name or the path of a description file, as given.
+    target: String,
+}
+
+/// The `#dsa.target<...>` attribute text for `target`.
+pub fn target_attribute(target: &Target) -> String {
+    let units = |kind| target.units_of(kind);
+    format!(
+        "#dsa.target<name = {:?}, clusters = {}, cores_per_cluster = {}, matrix_engines_per_core = {}, \
+         vector_engines_per_core = {}, vector_cores_per_core = {}, lb_bytes = {}, gb_bytes = {}, \
+         ddr_bytes = {}, clock_mhz = {:?}, ddr_gb_bandwidth = {:?}, gb_lb_bandwidth = {:?}, \
+         lb_lb_bandwidth = {:?}>",
+        target.name,
+        target.device.clusters,
+        target.cluster.cores,
+        units(UnitKind::MatrixEngine),
+        units(UnitKind::VectorEngine),
+        units(UnitKind::VectorCore),
+        target.core.lb_bytes,
+        target.cluster.gb_bytes,
+        target.device.ddr_bytes,
+        target.clock_mhz,
+        target.bandwidth.ddr_gb,
+        target.bandwidth.gb_lb,
+        target.bandwidth.lb_lb,
+    )
+}
+
+impl Pass for SetTarget {
+    const ARGUMENT: &'static str = "dsa-set-target";
+    const SUMMARY: &'static str = "Attach the target accelerator to the module as #dsa.target";
+    const DESCRIPTION: &'static str = "\
+Reads a target description (a built-in name such as `stcp920`, `mini` or `solo`, or the path of a \
+TOML file in the format of docs/Targets.md), validates it, and sets the module's `dsa.target` \
+attribute, which later passes read for core counts, buffer capacities and bandwidths. Runs on \
+`builtin.module`; an unknown target or an invalid file is an error naming it.";
+    const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
+        name: "target",
+        description: "Built-in target name or path of a target description (TOML)",
+        kind: OptionKind::String,
+        default: "stcp920",
+    }];
+
+    fn from_options(options: &PassOptions) -> Result<Self, String> {
+        let target = options.string("target");
+        if target.is_empty() {
+            return Err("option 'target' needs a built-in target name or a file path".into());
+        }
+        Ok(Self { target })
+    }
+
+    fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
+        let module = Op(operation.to_raw());
+        if module.name() != "builtin.module" {
+            module.emit_error(&format!("{} runs on a builtin.module, not on '{}'", Self::ARGUMENT, module.name()));
+            return Err(PassFailure);
+        }
+        let target = Target::load(&self.target).map_err(|error| {
+            module.emit_error(&format!("cannot use target '{}': {error}", self.target));
+            PassFailure
+        })?;
+        let attribute = module.parse_attribute(&target_attribute(&target)).ok_or_else(|| {
+            module.emit_error(&format!("target '{}' does not make a valid #dsa.target", target.name));
+            PassFailure
+        })?;
+        module.set_attribute("dsa.target", attribute);
+        Ok(())
+    }
+}

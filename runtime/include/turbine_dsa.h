@@ -1,0 +1,238 @@
+/*
+ * turbine_dsa.h - C ABI of the Turbine software DSA (crate turbine-runtime).
+ *
+ * The software DSA executes the `dsa` instruction set on real buffers and times it with a
+ * deterministic performance model (docs/Runtime.md). Generated host code drives it as follows:
+ *
+ *   td_device_create("stcp920", &dev);                  // built-in target or a .toml path
+ *   td_buffer_alloc(dev, TD_LEVEL_DDR, 0, 0, bytes, TD_DTYPE_F32, &in);
+ *   td_buffer_write(dev, in, 0, host_data, bytes);     // inputs
+ *   td_launch_begin(dev, "kernel0", cores, n_cores);   // record ...
+ *   td_dma(dev, cl, co, &src, &dst, NULL, 0, &t0);     //   ... each core's instructions,
+ *   td_matmul(dev, cl, co, &a, &b, &c, 0, &t0, 1, &t1);//   naming the core explicitly
+ *   td_launch_end(dev, &cycles);                       // check, time, execute
+ *   td_buffer_read(dev, out, 0, host_result, bytes);   // outputs
+ *   td_report_write(dev, TD_REPORT_TEXT, "report.txt");
+ *   td_device_destroy(dev);
+ *
+ * Conventions
+ * - Every function returns td_status: TD_OK (0) or a TD_ERR_* category. On failure,
+ *   td_last_error() returns a message naming the culprit (buffer, core, token, operand). The
+ *   message is per thread and stays valid until the next failing call on that thread.
+ * - Handles (devices, buffers, tokens) are uint64_t ids, never pointers; 0 is never a valid
+ *   handle. A stale or unknown handle is an error, not undefined behaviour.
+ * - Nothing aborts or unwinds into C. The caller's only duty: every pointer argument is NULL
+ *   or valid for the size the call states. Optional outputs (token_out, cycles_out, len_out)
+ *   may be NULL.
+ * - Offsets, shapes and strides of views are in elements (f32); host read/write offsets and
+ *   sizes are in bytes (multiples of 4).
+ * - Recording errors (bad operand, unknown token, ...) are returned by the recording call
+ *   and also discard the launch: td_launch_end then fails with TD_ERR_INVALID_STATE, so a
+ *   partial kernel never runs. A failed td_launch_end changes nothing on the device.
+ * - A device may be used from several host threads; calls on one device are serialised.
+ */
+#ifndef TURBINE_DSA_H
+#define TURBINE_DSA_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int32_t td_status;
+
+/* Status codes. */
+#define TD_OK 0
+#define TD_ERR_INVALID_ARGUMENT 1 /* malformed argument or operand, unreachable buffer */
+#define TD_ERR_UNKNOWN_HANDLE 2   /* unknown device, buffer or token; core not on the target */
+#define TD_ERR_OUT_OF_MEMORY 3    /* allocation beyond the capacity of its memory */
+#define TD_ERR_OUT_OF_BOUNDS 4    /* access past the end of a buffer */
+#define TD_ERR_INVALID_STATE 5    /* no launch open / already open / buffer in use / discarded */
+#define TD_ERR_RACE 6             /* unordered conflicting accesses in a launch */
+#define TD_ERR_TARGET 7           /* target description missing or invalid */
+#define TD_ERR_IO 8               /* file could not be written */
+#define TD_ERR_INTERNAL 9         /* runtime bug caught at the boundary */
+
+/* Memory levels (td_buffer_alloc). */
+#define TD_LEVEL_LB 0  /* local buffer of core (cluster, core) */
+#define TD_LEVEL_GB 1  /* global buffer of cluster (core ignored) */
+#define TD_LEVEL_DDR 2 /* DDR (cluster and core ignored); the only level the host reads/writes */
+
+/* Element types. Only f32 is implemented. */
+#define TD_DTYPE_F32 0
+
+/* Binary element-wise ops (td_binary), numpy broadcasting. On the vector engine. */
+#define TD_BINARY_ADD 0
+#define TD_BINARY_SUB 1
+#define TD_BINARY_MUL 2
+#define TD_BINARY_DIV 3
+#define TD_BINARY_MAX 4 /* NaN-propagating */
+#define TD_BINARY_MIN 5 /* NaN-propagating */
+#define TD_BINARY_POW 6
+
+/* Unary ops (td_unary). Vector engine unless marked (vector core). */
+#define TD_UNARY_RELU 0
+#define TD_UNARY_SIGMOID 1
+#define TD_UNARY_TANH 2
+#define TD_UNARY_EXP 3        /* vector core */
+#define TD_UNARY_LOG 4        /* vector core */
+#define TD_UNARY_SQRT 5       /* vector core */
+#define TD_UNARY_RSQRT 6      /* vector core */
+#define TD_UNARY_ERF 7
+#define TD_UNARY_GELU 8       /* exact (erf) form */
+#define TD_UNARY_SILU 9
+#define TD_UNARY_NEG 10
+#define TD_UNARY_RECIPROCAL 11 /* vector core */
+#define TD_UNARY_CLIP 12      /* p0 = min, p1 = max (min <= max) */
+#define TD_UNARY_AFFINE 13    /* p0 * x + p1 */
+
+/* Pooling kinds (td_pool2d_params.kind). On the vector core. */
+#define TD_POOL_MAX 0
+#define TD_POOL_AVG 1
+
+/* Reductions (td_reduce), keepdims. On the vector core. */
+#define TD_REDUCE_SUM 0
+#define TD_REDUCE_MEAN 1
+#define TD_REDUCE_MAX 2
+#define TD_REDUCE_MIN 3
+
+/* Report formats. */
+#define TD_REPORT_JSON 0
+#define TD_REPORT_TEXT 1
+
+/* A core: cluster index and core index within the cluster. */
+typedef struct td_core {
+  uint32_t cluster;
+  uint32_t core;
+} td_core;
+
+/* A strided view of a buffer's f32 elements: element (i0,..,i{r-1}) is at
+ * offset + sum(ik * strides[k]). Entries past rank are ignored. Stride 0 broadcasts. */
+typedef struct td_view {
+  uint64_t buffer;
+  uint64_t offset;
+  uint32_t rank; /* 1..4 */
+  uint64_t shape[4];
+  uint64_t strides[4];
+} td_view;
+
+/* Convolution tile parameters (ONNX conventions). */
+typedef struct td_conv2d_params {
+  uint64_t stride[2];   /* H, W; >= 1 */
+  uint64_t pad[4];      /* top, left, bottom, right */
+  uint64_t dilation[2]; /* H, W; >= 1 */
+  uint64_t groups;      /* >= 1, divides C and O */
+} td_conv2d_params;
+
+/* Pooling parameters (ONNX conventions, floor rounding). */
+typedef struct td_pool2d_params {
+  uint32_t kind;              /* TD_POOL_* */
+  uint32_t count_include_pad; /* avg: nonzero divides by the full window */
+  uint64_t kernel[2];         /* H, W; >= 1 */
+  uint64_t stride[2];         /* H, W; >= 1 */
+  uint64_t pad[4];            /* top, left, bottom, right; each < kernel on its axis */
+} td_pool2d_params;
+
+/* ---- Errors ---------------------------------------------------------------------------- */
+
+/* Message of the last failing call on this thread ("" if none). */
+const char *td_last_error(void);
+
+/* ---- Devices --------------------------------------------------------------------------- */
+
+/* Creates a device from a built-in target name ("stcp920", "mini", "solo") or a target file
+ * path (docs/Targets.md). */
+td_status td_device_create(const char *target, uint64_t *device_out);
+td_status td_device_destroy(uint64_t dev);
+/* Host threads used to run cores concurrently (0: all the host has). Never changes results
+ * or cycle counts, only wall time. */
+td_status td_device_set_threads(uint64_t dev, uint32_t threads);
+/* Simulated cycles since the device was created. */
+td_status td_device_cycles(uint64_t dev, uint64_t *cycles_out);
+
+/* ---- Buffers --------------------------------------------------------------------------- */
+
+/* Allocates a zero-filled buffer of `bytes` (a positive multiple of 4) at `level`, owned by
+ * core (cluster, core) for LB or cluster `cluster` for GB. Fails with TD_ERR_OUT_OF_MEMORY
+ * when the memory's live buffers would exceed its capacity. */
+td_status td_buffer_alloc(uint64_t dev, uint32_t level, uint32_t cluster, uint32_t core,
+                          uint64_t bytes, uint32_t dtype, uint64_t *buffer_out);
+/* Frees a buffer (refused while the open launch uses it). */
+td_status td_buffer_free(uint64_t dev, uint64_t buffer);
+/* Host access to DDR buffers (not timed). Offsets and sizes in bytes, multiples of 4. */
+td_status td_buffer_write(uint64_t dev, uint64_t buffer, uint64_t byte_offset, const void *src,
+                          uint64_t bytes);
+td_status td_buffer_read(uint64_t dev, uint64_t buffer, uint64_t byte_offset, void *dst,
+                         uint64_t bytes);
+
+/* ---- Launches -------------------------------------------------------------------------- */
+
+/* Opens a launch of `kernel` on a set of cores. Then record each core's instructions with the
+ * calls below (each names its core), and close with td_launch_end, which checks the whole
+ * launch (equal barrier counts, no races), simulates its timing, executes it and stores its
+ * simulated cycles (start = end of previous launch + kernel-launch latency). */
+td_status td_launch_begin(uint64_t dev, const char *kernel, const td_core *cores, uint64_t n_cores);
+td_status td_launch_end(uint64_t dev, uint64_t *cycles_out);
+
+/* ---- Instructions ------------------------------------------------------------------------
+ * Each records one instruction on core (cluster, core) of the open launch. It starts when the
+ * instructions that returned `waits` (n_waits tokens of the same core and launch) have
+ * completed and its unit is free; its own token goes to token_out. */
+
+/* DMA copy, equal shapes, row-major element order, memmove semantics. The core reaches the
+ * LBs and GB of its own cluster, and DDR. */
+td_status td_dma(uint64_t dev, uint32_t cluster, uint32_t core, const td_view *src,
+                 const td_view *dst, const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
+/* c[M,N] (+)= a[M,K] . b[K,N] on the matrix engine; operands in the core's own LB; c must not
+ * overlap a or b. */
+td_status td_matmul(uint64_t dev, uint32_t cluster, uint32_t core, const td_view *a,
+                    const td_view *b, const td_view *c, int32_t accumulate,
+                    const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
+/* output[N,O,OH,OW] (+)= conv2d(input[N,C,H,W], filter[O,C/groups,KH,KW]) on the matrix
+ * engine; operands in the core's own LB; output must not overlap the inputs. */
+td_status td_conv2d(uint64_t dev, uint32_t cluster, uint32_t core, const td_view *input,
+                    const td_view *filter, const td_view *output, const td_conv2d_params *params,
+                    int32_t accumulate, const uint64_t *waits, uint64_t n_waits,
+                    uint64_t *token_out);
+/* out = a op b, a and b broadcast to out's shape (TD_BINARY_*). */
+td_status td_binary(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t op, const td_view *a,
+                    const td_view *b, const td_view *out, const uint64_t *waits, uint64_t n_waits,
+                    uint64_t *token_out);
+/* out = op(input), same shapes (TD_UNARY_*; p0, p1 for clip and affine, else ignored). */
+td_status td_unary(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t op, float p0, float p1,
+                   const td_view *input, const td_view *out, const uint64_t *waits,
+                   uint64_t n_waits, uint64_t *token_out);
+/* out[N,C,OH,OW] = pool(input[N,C,H,W]). */
+td_status td_pool2d(uint64_t dev, uint32_t cluster, uint32_t core, const td_pool2d_params *params,
+                    const td_view *input, const td_view *out, const uint64_t *waits,
+                    uint64_t n_waits, uint64_t *token_out);
+/* out = reduce(input) along axis; out has input's shape with extent 1 at axis (TD_REDUCE_*). */
+td_status td_reduce(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t kind, uint32_t axis,
+                    const td_view *input, const td_view *out, const uint64_t *waits,
+                    uint64_t n_waits, uint64_t *token_out);
+/* Later instructions of the core start only once `waits` are ready. */
+td_status td_wait(uint64_t dev, uint32_t cluster, uint32_t core, const uint64_t *waits,
+                  uint64_t n_waits, uint64_t *token_out);
+/* This core's arrival at the launch's next barrier; every core of the launch must record the
+ * same number of barriers. */
+td_status td_barrier(uint64_t dev, uint32_t cluster, uint32_t core, uint64_t *token_out);
+
+/* ---- Report and trace ------------------------------------------------------------------ */
+
+/* Copies the report (TD_REPORT_JSON or TD_REPORT_TEXT) into buf (cap bytes, NUL-terminated)
+ * and stores its length without NUL in len_out. With buf NULL only the length is stored. */
+td_status td_report(uint64_t dev, uint32_t format, char *buf, uint64_t cap, uint64_t *len_out);
+td_status td_report_write(uint64_t dev, uint32_t format, const char *path);
+/* Restarts the report's counters and high-water marks; simulated time goes on. */
+td_status td_report_reset(uint64_t dev);
+/* Trace recording on (nonzero) or off (zero drops what was recorded). */
+td_status td_trace_enable(uint64_t dev, int32_t on);
+/* Writes the trace as Chrome trace-event JSON (opens in ui.perfetto.dev). */
+td_status td_trace_write(uint64_t dev, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TURBINE_DSA_H */

@@ -1,0 +1,419 @@
+//! The software DSA as one object: memory, the launch being recorded, simulated time, report
+//! counters and the optional trace. This is the Rust API; the C ABI (`ffi`) is a thin layer
+//! over it.
+//!
+//! Life of a launch: [`Device::launch_begin`] names the kernel and its cores; each
+//! [`Device::enqueue`] appends one instruction to one core's stream after checking everything
+//! that can be checked alone (core, tokens, buffers, levels, bounds, shapes); and
+//! [`Device::launch_end`] checks barriers and races, simulates the timing, executes on the
+//! buffers and updates the report. A launch that fails anywhere changes nothing.
+
+use crate::error::{Result, RuntimeError};
+use crate::exec::{self, Buffers};
+use crate::hazard;
+use crate::ids::{BufferId, CoreId, Token};
+use crate::instr::{Access, Engine, Instr};
+use crate::launch::Launch;
+use crate::memory::{Memory, Placement};
+use crate::report::{LaunchSummary, Report, Stats};
+use crate::timing::{self, LevelOf};
+use crate::trace::Trace;
+use crate::view::ViewFault;
+use turbine_targets::{MemLevel, Target};
+
+/// A simulated DSA device.
+#[derive(Debug)]
+pub struct Device {
+    target: Target,
+    memory: Memory,
+    launch: Option<Launch>,
+    /// Simulated device time: the end of the last launch.
+    now: u64,
+    next_token: u64,
+    threads: usize,
+    stats: Stats,
+    trace: Option<Trace>,
+}
+
+impl LevelOf for Memory {
+    fn level_of(&self, buffer: BufferId) -> MemLevel {
+        self.get(buffer)
+            .expect("launch buffers cannot be freed")
+            .placement
+            .level()
+    }
+}
+
+impl Device {
+    /// A device of `target` with empty memories at cycle 0, using as many host threads as
+    /// the host offers.
+    pub fn new(target: Target) -> Device {
+        Device {
+            memory: Memory::new(&target),
+            stats: Stats::new(&target, 0),
+            target,
+            launch: None,
+            now: 0,
+            next_token: 1,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            trace: None,
+        }
+    }
+
+    /// A device of a built-in target or a target file (see [`Target::load`]).
+    pub fn open(name_or_path: &str) -> Result<Device> {
+        Ok(Device::new(Target::load(name_or_path)?))
+    }
+
+    /// The target description.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// Simulated cycles since the device was created.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Sets the number of host threads used to execute cores concurrently (at least 1).
+    /// Results and cycle counts do not depend on it; only wall time does.
+    pub fn set_threads(&mut self, threads: usize) -> Result<()> {
+        if threads == 0 {
+            return Err(RuntimeError::BadArgument(
+                "the thread count must be at least 1".into(),
+            ));
+        }
+        self.threads = threads;
+        Ok(())
+    }
+
+    fn check_core(&self, core: CoreId) -> Result<()> {
+        if core.cluster < self.target.device.clusters && core.core < self.target.cluster.cores {
+            Ok(())
+        } else {
+            Err(RuntimeError::NoSuchCore {
+                core,
+                target: self.target.name.clone(),
+                clusters: self.target.device.clusters,
+                cores: self.target.cluster.cores,
+            })
+        }
+    }
+
+    /// Allocates a zero-filled f32 buffer of `bytes` bytes (a positive multiple of 4).
+    pub fn alloc(&mut self, placement: Placement, bytes: u64) -> Result<BufferId> {
+        match placement {
+            Placement::Lb(core) => self.check_core(core)?,
+            Placement::Gb(cluster) if cluster >= self.target.device.clusters => {
+                return Err(RuntimeError::BadArgument(format!(
+                    "cluster {cluster} does not exist on target '{}' ({} clusters)",
+                    self.target.name, self.target.device.clusters
+                )))
+            }
+            Placement::Gb(_) | Placement::Ddr => {}
+        }
+        if bytes == 0 || !bytes.is_multiple_of(4) {
+            return Err(RuntimeError::BadArgument(format!(
+                "buffer size must be a positive multiple of 4 bytes (whole f32 elements), got {bytes}"
+            )));
+        }
+        self.memory
+            .alloc(placement, bytes, self.target.capacity(placement.level()))
+    }
+
+    /// Frees a buffer. Refused while the open launch uses it.
+    pub fn free(&mut self, buffer: BufferId) -> Result<()> {
+        if let Some(launch) = &self.launch {
+            if launch.buffers.contains(&buffer) {
+                return Err(RuntimeError::BufferInUse {
+                    buffer,
+                    launch: launch.name.clone(),
+                });
+            }
+        }
+        self.memory.free(buffer)
+    }
+
+    /// Where a buffer lives.
+    pub fn placement(&self, buffer: BufferId) -> Result<Placement> {
+        Ok(self.memory.get(buffer)?.placement)
+    }
+
+    fn host_buffer(
+        &self,
+        buffer: BufferId,
+        offset: u64,
+        len: u64,
+    ) -> Result<&crate::memory::Buffer> {
+        let b = self.memory.get(buffer)?;
+        if b.placement != Placement::Ddr {
+            return Err(RuntimeError::HostAccess {
+                buffer,
+                level: b.placement.level(),
+            });
+        }
+        let end = offset.saturating_add(len);
+        if end > b.len {
+            return Err(RuntimeError::OutOfBounds {
+                context: "host access".into(),
+                buffer,
+                end,
+                len: b.len,
+            });
+        }
+        Ok(b)
+    }
+
+    /// Host write of `values` into a DDR buffer from element `offset` on (not timed).
+    pub fn write(&mut self, buffer: BufferId, offset: u64, values: &[f32]) -> Result<()> {
+        let b = self.host_buffer(buffer, offset, values.len() as u64)?;
+        exec::write(b)[offset as usize..][..values.len()].copy_from_slice(values);
+        self.stats.host_write(values.len() as u64 * 4);
+        Ok(())
+    }
+
+    /// Host read of `len` elements of a DDR buffer from element `offset` on (not timed).
+    pub fn read(&mut self, buffer: BufferId, offset: u64, len: u64) -> Result<Vec<f32>> {
+        let b = self.host_buffer(buffer, offset, len)?;
+        let values = exec::read(b)[offset as usize..][..len as usize].to_vec();
+        self.stats.host_read(len * 4);
+        Ok(values)
+    }
+
+    /// Opens a launch of kernel `name` on `cores` (duplicates are ignored).
+    pub fn launch_begin(&mut self, name: &str, cores: &[CoreId]) -> Result<()> {
+        if let Some(open) = &self.launch {
+            return Err(RuntimeError::LaunchAlreadyOpen(open.name.clone()));
+        }
+        if cores.is_empty() {
+            return Err(RuntimeError::BadArgument(format!(
+                "launch '{name}' has no cores"
+            )));
+        }
+        for &core in cores {
+            self.check_core(core)?;
+        }
+        self.launch = Some(Launch::new(name, cores.to_vec()));
+        Ok(())
+    }
+
+    /// Records `instr` on `core` of the open launch, to start after the instructions that
+    /// returned `waits` complete; returns the instruction's token. An error discards the
+    /// launch (later calls and `launch_end` report it) so that a partial kernel never runs.
+    pub fn enqueue(&mut self, core: CoreId, instr: Instr, waits: &[Token]) -> Result<Token> {
+        let launch = self
+            .launch
+            .as_ref()
+            .ok_or(RuntimeError::NoOpenLaunch("enqueue"))?;
+        if let Some(cause) = &launch.failure {
+            return Err(RuntimeError::LaunchAborted {
+                launch: launch.name.clone(),
+                cause: Box::new(cause.clone()),
+            });
+        }
+        match self.check(launch, core, &instr, waits) {
+            Ok((slot, waits)) => {
+                let token = Token(self.next_token);
+                self.next_token += 1;
+                self.launch
+                    .as_mut()
+                    .expect("checked above")
+                    .push(slot, instr, waits, token);
+                Ok(token)
+            }
+            Err(e) => {
+                self.launch.as_mut().expect("checked above").failure = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    /// Everything about one instruction that does not need the rest of the launch. Messages
+    /// are only formatted on failure: this runs for every recorded instruction.
+    fn check(
+        &self,
+        launch: &Launch,
+        core: CoreId,
+        instr: &Instr,
+        waits: &[Token],
+    ) -> Result<(usize, Vec<usize>)> {
+        self.check_core(core)?;
+        let slot = launch.slot(core)?;
+        let waits = launch.resolve_waits(slot, waits)?;
+        let context = || format!("{} on {core}", instr.name());
+        match instr.engine() {
+            Engine::Sync if *instr == Instr::Barrier && !waits.is_empty() => {
+                return Err(RuntimeError::operand(
+                    context(),
+                    "a barrier takes no tokens: it already waits for every earlier instruction",
+                ));
+            }
+            Engine::Unit(kind) if self.target.units_of(kind) == 0 => {
+                return Err(RuntimeError::operand(
+                    context(),
+                    format!("target '{}' has no {kind} unit", self.target.name),
+                ));
+            }
+            _ => {}
+        }
+        let operands = instr.operands();
+        for &(name, view, access) in &operands {
+            let ctx = || format!("{}, operand {name}", context());
+            let buffer = self.memory.get(view.buffer)?;
+            let capacity = self.target.capacity(buffer.placement.level()) / 4;
+            view.check(buffer.len, capacity)
+                .map_err(|fault| match fault {
+                    ViewFault::Malformed(m) => RuntimeError::operand(ctx(), m),
+                    ViewFault::OutOfBounds { end } => RuntimeError::OutOfBounds {
+                        context: ctx(),
+                        buffer: view.buffer,
+                        end,
+                        len: buffer.len,
+                    },
+                })?;
+            let placement = buffer.placement;
+            let reachable = match (instr.engine(), placement) {
+                (Engine::Dma, Placement::Lb(owner)) => owner.cluster == core.cluster,
+                (Engine::Dma, Placement::Gb(cluster)) => cluster == core.cluster,
+                (Engine::Dma, Placement::Ddr) => true,
+                (_, p) => p == Placement::Lb(core),
+            };
+            if !reachable {
+                let rule = if instr.engine() == Engine::Dma {
+                    "a core's DMA reaches the lbs and the gb of its own cluster, and ddr"
+                } else {
+                    "compute units read and write only their own core's lb"
+                };
+                return Err(RuntimeError::operand(
+                    ctx(),
+                    format!("{} is in {placement}; {rule}", view.buffer),
+                ));
+            }
+            if access == Access::Write && !view.is_injective() {
+                return Err(RuntimeError::operand(
+                    ctx(),
+                    "the view writes some elements more than once (overlapping strides)",
+                ));
+            }
+        }
+        instr
+            .check_shapes()
+            .map_err(|m| RuntimeError::operand(context(), m))?;
+        if let (Instr::Matmul { .. } | Instr::Conv2d { .. }, Some((&(out_name, out, _), inputs))) =
+            (instr, operands.split_last())
+        {
+            for &(name, input, _) in inputs {
+                if input.buffer == out.buffer
+                    && out.footprint().first_common(&input.footprint()).is_some()
+                {
+                    return Err(RuntimeError::operand(
+                        context(),
+                        format!(
+                            "output {out_name} overlaps input {name} in {}; the matrix engine streams its inputs while writing",
+                            out.buffer
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok((slot, waits))
+    }
+
+    /// Checks, times and executes the open launch. On error nothing has changed (memory, time,
+    /// report) and the launch is closed.
+    pub fn launch_end(&mut self) -> Result<LaunchSummary> {
+        let launch = self
+            .launch
+            .take()
+            .ok_or(RuntimeError::NoOpenLaunch("launch_end"))?;
+        if let Some(cause) = launch.failure {
+            return Err(RuntimeError::LaunchAborted {
+                launch: launch.name,
+                cause: Box::new(cause),
+            });
+        }
+        launch.check_barriers()?;
+        let start = self.now + self.target.latency.kernel_launch;
+        let schedule = timing::simulate(&self.target, &launch, &self.memory, start);
+        let resources = self.target.core.units.len() + self.target.core.dma_channels as usize;
+        hazard::check(&launch, &schedule, resources)?;
+        let buffers: Buffers = launch
+            .buffers
+            .iter()
+            .map(|&id| {
+                (
+                    id,
+                    self.memory
+                        .get(id)
+                        .expect("launch buffers cannot be freed")
+                        .clone(),
+                )
+            })
+            .collect();
+        exec::execute(&launch, &buffers, self.threads);
+        let summary = LaunchSummary {
+            name: launch.name.clone(),
+            cores: launch.cores.len(),
+            instructions: launch.instruction_count(),
+            start,
+            end: schedule.end,
+        };
+        self.stats.record(
+            &self.target,
+            &launch,
+            &schedule,
+            &self.memory,
+            summary.clone(),
+        );
+        if let Some(trace) = &mut self.trace {
+            trace.record(&self.target, &launch, &schedule, start);
+        }
+        self.now = schedule.end;
+        Ok(summary)
+    }
+
+    /// True while a launch is being recorded.
+    pub fn launch_open(&self) -> bool {
+        self.launch.is_some()
+    }
+
+    /// The report of everything since the device was created or the report last reset.
+    pub fn report(&self) -> Report {
+        Report::build(&self.target, &self.stats, self.now, self.memory.usage())
+    }
+
+    /// Restarts the report's counters and high-water marks (simulated time goes on).
+    pub fn reset_report(&mut self) {
+        self.stats = Stats::new(&self.target, self.now);
+        self.memory.reset_high_water();
+    }
+
+    /// Turns event recording for the trace on (keeping events recorded so far) or off
+    /// (dropping them).
+    pub fn set_tracing(&mut self, on: bool) {
+        match (on, self.trace.is_some()) {
+            (true, false) => self.trace = Some(Trace::default()),
+            (false, true) => self.trace = None,
+            _ => {}
+        }
+    }
+
+    /// The trace recorded since tracing was turned on, as Chrome trace-event JSON, or `None`
+    /// when tracing is off.
+    pub fn trace_json(&self) -> Option<String> {
+        self.trace.as_ref().map(|t| t.to_json(&self.target))
+    }
+
+    /// Writes the trace to `path` (see [`Device::trace_json`]).
+    pub fn write_trace(&self, path: &str) -> Result<()> {
+        let json = self.trace_json().ok_or_else(|| {
+            RuntimeError::BadArgument(
+                "tracing is off: enable it before the launches to trace".into(),
+            )
+        })?;
+        std::fs::write(path, json).map_err(|e| RuntimeError::Io {
+            path: path.to_string(),
+            message: e.to_string(),
+        })
+    }
+}

@@ -1,0 +1,187 @@
+//! The matrix engine's convolution tile: im2col into a scratch matrix, then one GEMM per
+//! (image, group) with the `gemm` crate. A 1x1, stride-1, unpadded convolution skips im2col
+//! (the input already is the column matrix).
+
+use super::{read, write};
+use crate::ids::BufferId;
+use crate::instr::Conv2dParams;
+use crate::memory::Buffer;
+use crate::view::View;
+use gemm::{gemm, Parallelism};
+
+/// Largest im2col scratch, in elements (16 MiB): bigger tiles are done a band of output rows
+/// at a time, so host memory stays bounded whatever the tile.
+const COL_LIMIT: usize = 1 << 22;
+
+/// `output (+)= conv2d(input, filter)`; shapes and bounds were checked by the device.
+pub(super) fn run<'a>(
+    input: &View,
+    filter: &View,
+    output: &View,
+    p: &Conv2dParams,
+    accumulate: bool,
+    get: &dyn Fn(BufferId) -> &'a Buffer,
+) {
+    let x = input.gather(&read(get(input.buffer)));
+    let w = filter.gather(&read(get(filter.buffer)));
+    let mut y = if accumulate {
+        output.gather(&read(get(output.buffer)))
+    } else {
+        vec![0.0; output.len() as usize]
+    };
+    let shapes = [dims(&input.shape), dims(&filter.shape), dims(&output.shape)];
+    dense(&x, &w, &mut y, shapes, p, accumulate, COL_LIMIT);
+    output.scatter(&mut write(get(output.buffer)), &y);
+}
+
+/// The convolution on dense NCHW / OIHW / NCHW arrays, with at most `col_limit` elements of
+/// im2col scratch (one output row at least).
+fn dense(
+    x: &[f32],
+    w: &[f32],
+    y: &mut [f32],
+    [[n, c, h, wd], [o, cg, kh, kw], [_, _, oh, ow]]: [[usize; 4]; 3],
+    p: &Conv2dParams,
+    accumulate: bool,
+    col_limit: usize,
+) {
+    let g = p.groups as usize;
+    let og = o / g;
+    let taps = cg * kh * kw;
+    let pixels = oh * ow;
+    let pointwise = kh == 1 && kw == 1 && p.stride == [1, 1] && p.pad == [0; 4];
+    // Output rows per GEMM: all of them for a pointwise convolution (no scratch), else as many
+    // as keep the im2col scratch under `col_limit` elements.
+    let rows = if pointwise {
+        oh
+    } else {
+        (col_limit / (taps * ow).max(1)).clamp(1, oh)
+    };
+    let mut col = if pointwise {
+        Vec::new()
+    } else {
+        vec![0.0f32; taps * rows * ow]
+    };
+    for img in 0..n {
+        for grp in 0..g {
+            let channels = &x[(img * c + grp * cg) * h * wd..][..cg * h * wd];
+            let lhs = &w[grp * og * taps..][..og * taps];
+            let dst = &mut y[(img * o + grp * og) * pixels..][..og * pixels];
+            for y0 in (0..oh).step_by(rows) {
+                let y1 = (y0 + rows).min(oh);
+                let chunk = (y1 - y0) * ow;
+                let (rhs, rhs_rs): (&[f32], usize) = if pointwise {
+                    (channels, h * wd)
+                } else {
+                    im2col(
+                        channels,
+                        [cg, h, wd],
+                        [kh, kw],
+                        [y0, y1, ow],
+                        p,
+                        &mut col[..taps * chunk],
+                    );
+                    (&col[..taps * chunk], chunk)
+                };
+                // SAFETY: lhs is og x taps (row stride taps); rhs is taps x chunk with row
+                // stride rhs_rs, inside its slice (pointwise: chunk == pixels == h*w); dst is
+                // og rows of `pixels` elements of which columns [y0*ow, y0*ow + chunk) are
+                // written, inside the og*pixels slice. The three live in distinct vectors.
+                unsafe {
+                    gemm(
+                        og,
+                        chunk,
+                        taps,
+                        dst.as_mut_ptr().add(y0 * ow),
+                        1,
+                        pixels as isize,
+                        accumulate,
+                        lhs.as_ptr(),
+                        1,
+                        taps as isize,
+                        rhs.as_ptr(),
+                        1,
+                        rhs_rs as isize,
+                        1.0f32,
+                        1.0f32,
+                        false,
+                        false,
+                        false,
+                        Parallelism::None,
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn dims(shape: &[u64]) -> [usize; 4] {
+    [
+        shape[0] as usize,
+        shape[1] as usize,
+        shape[2] as usize,
+        shape[3] as usize,
+    ]
+}
+
+/// Fills `col` (`[cg*kh*kw, (y1-y0)*ow]`, row-major) with the input taps of output rows
+/// `y0..y1`, zero where a tap falls in the padding.
+fn im2col(
+    x: &[f32],
+    [cg, h, w]: [usize; 3],
+    [kh, kw]: [usize; 2],
+    [y0, y1, ow]: [usize; 3],
+    p: &Conv2dParams,
+    col: &mut [f32],
+) {
+    let (sh, sw) = (p.stride[0] as usize, p.stride[1] as usize);
+    let (dh, dw) = (p.dilation[0] as usize, p.dilation[1] as usize);
+    let (pt, pl) = (p.pad[0] as usize, p.pad[1] as usize);
+    let width = (y1 - y0) * ow;
+    let mut row = 0;
+    for ch in 0..cg {
+        for i in 0..kh {
+            for j in 0..kw {
+                let out = &mut col[row * width..][..width];
+                for (y, line) in (y0..y1).zip(out.chunks_exact_mut(ow)) {
+                    let hy = (y * sh + i * dh).wrapping_sub(pt);
+                    if hy >= h {
+                        line.fill(0.0);
+                        continue;
+                    }
+                    let src = &x[(ch * h + hy) * w..][..w];
+                    for (xo, v) in line.iter_mut().enumerate() {
+                        let wx = (xo * sw + j * dw).wrapping_sub(pl);
+                        *v = if wx < w { src[wx] } else { 0.0 };
+                    }
+                }
+                row += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn banded_im2col_gives_the_same_result_as_one_band() {
+        // 1x3x7x6 input, 4x3x3x3 filter, stride 2, asymmetric pads: output 1x4x4x3.
+        let p = Conv2dParams {
+            stride: [2, 2],
+            pad: [1, 0, 2, 1],
+            dilation: [1, 1],
+            groups: 1,
+        };
+        let x: Vec<f32> = (0..3 * 7 * 6).map(|i| (i % 11) as f32 - 5.0).collect();
+        let w: Vec<f32> = (0..4 * 3 * 9).map(|i| (i % 7) as f32 - 3.0).collect();
+        let shapes = [[1, 3, 7, 6], [4, 3, 3, 3], [1, 4, 4, 3]];
+        let mut whole = vec![1.0; 48];
+        let mut banded = vec![1.0; 48];
+        dense(&x, &w, &mut whole, shapes, &p, true, usize::MAX);
+        dense(&x, &w, &mut banded, shapes, &p, true, 1);
+        assert_eq!(whole, banded);
+        assert!(whole.iter().any(|&v| v != 1.0));
+    }
+}

@@ -1,0 +1,100 @@
+//! Element-wise work of the vector units: gather the inputs (broadcast to the output's shape)
+//! into dense scratch, compute, scatter. Gathering first gives memmove semantics when the
+//! output overlaps an input (an in-place `relu` is the common case).
+
+use super::{read, write};
+use crate::ids::BufferId;
+use crate::instr::{BinaryOp, UnaryOp};
+use crate::memory::Buffer;
+use crate::view::View;
+
+/// `out = a op b` with broadcasting.
+pub(super) fn binary<'a>(
+    op: BinaryOp,
+    a: &View,
+    b: &View,
+    out: &View,
+    get: &dyn Fn(BufferId) -> &'a Buffer,
+) {
+    let x = a.broadcast_to(&out.shape).gather(&read(get(a.buffer)));
+    let y = b.broadcast_to(&out.shape).gather(&read(get(b.buffer)));
+    let r: Vec<f32> = x
+        .iter()
+        .zip(&y)
+        .map(|(&x, &y)| binary_scalar(op, x, y))
+        .collect();
+    out.scatter(&mut write(get(out.buffer)), &r);
+}
+
+/// `out = op(input)`.
+pub(super) fn unary<'a>(
+    op: UnaryOp,
+    input: &View,
+    out: &View,
+    get: &dyn Fn(BufferId) -> &'a Buffer,
+) {
+    let mut v = input.gather(&read(get(input.buffer)));
+    v.iter_mut().for_each(|x| *x = unary_scalar(op, *x));
+    out.scatter(&mut write(get(out.buffer)), &v);
+}
+
+/// One element of a binary operation.
+pub(crate) fn binary_scalar(op: BinaryOp, x: f32, y: f32) -> f32 {
+    match op {
+        BinaryOp::Add => x + y,
+        BinaryOp::Sub => x - y,
+        BinaryOp::Mul => x * y,
+        BinaryOp::Div => x / y,
+        BinaryOp::Max => nan_max(x, y),
+        BinaryOp::Min => nan_min(x, y),
+        BinaryOp::Pow => x.powf(y),
+    }
+}
+
+/// One element of a unary operation.
+pub(crate) fn unary_scalar(op: UnaryOp, x: f32) -> f32 {
+    match op {
+        UnaryOp::Relu => {
+            if x < 0.0 {
+                0.0
+            } else {
+                x
+            }
+        }
+        UnaryOp::Sigmoid => sigmoid(x),
+        UnaryOp::Tanh => x.tanh(),
+        UnaryOp::Exp => x.exp(),
+        UnaryOp::Log => x.ln(),
+        UnaryOp::Sqrt => x.sqrt(),
+        UnaryOp::Rsqrt => 1.0 / x.sqrt(),
+        UnaryOp::Erf => libm::erff(x),
+        UnaryOp::Gelu => 0.5 * x * (1.0 + libm::erff(x * std::f32::consts::FRAC_1_SQRT_2)),
+        UnaryOp::Silu => x * sigmoid(x),
+        UnaryOp::Neg => -x,
+        UnaryOp::Reciprocal => 1.0 / x,
+        UnaryOp::Clip { min, max } => x.clamp(min, max),
+        UnaryOp::Affine { scale, shift } => scale * x + shift,
+    }
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The larger of two values, NaN if either is NaN (numpy's `maximum`).
+pub(crate) fn nan_max(x: f32, y: f32) -> f32 {
+    if x > y || x.is_nan() {
+        x
+    } else {
+        y
+    }
+}
+
+/// The smaller of two values, NaN if either is NaN (numpy's `minimum`).
+pub(crate) fn nan_min(x: f32, y: f32) -> f32 {
+    if x < y || x.is_nan() {
+        x
+    } else {
+        y
+    }
+}

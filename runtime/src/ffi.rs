@@ -1,0 +1,797 @@
+//! The C ABI for generated host code, declared in `runtime/include/turbine_dsa.h` (which
+//! documents every function for C callers; `docs/Runtime.md` gives the overview).
+//!
+//! Conventions: every function returns a status (`TD_OK` = 0, else a [`crate::ErrorCode`]) and
+//! sets a thread-local message readable with [`td_last_error`] when it fails. Handles are
+//! `uint64_t` ids (devices, buffers, tokens), never pointers, so a stale or made-up handle is
+//! an error, not undefined behaviour. Every body runs under `catch_unwind`: a runtime bug
+//! becomes `TD_ERR_INTERNAL`, never an unwind into C. The caller's duty is only to pass
+//! pointers that are NULL or valid for the sizes it states.
+//!
+//! For a JIT that maps symbols by hand (`add_global_mapping`), [`symbols`] lists every
+//! function with its address; it also keeps them all linked into Rust executables.
+
+#![allow(clippy::missing_safety_doc)] // Safety is stated once, in the module documentation.
+
+use crate::device::Device;
+use crate::error::{Result, RuntimeError};
+use crate::ids::{BufferId, CoreId, Token};
+use crate::instr::{BinaryOp, Conv2dParams, Instr, Pool2dParams, PoolKind, ReduceKind, UnaryOp};
+use crate::memory::Placement;
+use crate::view::{View, MAX_RANK};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A core, as `td_core` in C.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TdCore {
+    /// Cluster index.
+    pub cluster: u32,
+    /// Core index within the cluster.
+    pub core: u32,
+}
+
+/// A strided view, as `td_view` in C (offset, shape and strides in elements).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TdView {
+    /// Buffer handle.
+    pub buffer: u64,
+    /// Element offset of the first element.
+    pub offset: u64,
+    /// Number of dimensions used, 1 to 4.
+    pub rank: u32,
+    /// Extents, outermost first; entries past `rank` are ignored.
+    pub shape: [u64; 4],
+    /// Strides in elements; entries past `rank` are ignored.
+    pub strides: [u64; 4],
+}
+
+/// Convolution parameters, as `td_conv2d_params` in C.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TdConv2dParams {
+    /// Stride along H, W.
+    pub stride: [u64; 2],
+    /// Padding top, left, bottom, right.
+    pub pad: [u64; 4],
+    /// Dilation along H, W.
+    pub dilation: [u64; 2],
+    /// Groups.
+    pub groups: u64,
+}
+
+/// Pooling parameters, as `td_pool2d_params` in C.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TdPool2dParams {
+    /// `TD_POOL_MAX` (0) or `TD_POOL_AVG` (1).
+    pub kind: u32,
+    /// For average pooling: nonzero to divide by the full window.
+    pub count_include_pad: u32,
+    /// Window along H, W.
+    pub kernel: [u64; 2],
+    /// Stride along H, W.
+    pub stride: [u64; 2],
+    /// Padding top, left, bottom, right.
+    pub pad: [u64; 4],
+}
+
+/// Status of a successful call.
+pub const TD_OK: i32 = 0;
+
+type Shared = Arc<Mutex<Device>>;
+
+static DEVICES: Mutex<BTreeMap<u64, Shared>> = Mutex::new(BTreeMap::new());
+static NEXT_DEVICE: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_last_error(message: String) {
+    let c = CString::new(message.replace('\0', " ")).expect("NULs were replaced");
+    LAST_ERROR.with(|e| *e.borrow_mut() = c);
+}
+
+/// Runs a C entry point's body: converts errors to status codes and panics to
+/// `TD_ERR_INTERNAL`, recording the message for [`td_last_error`].
+fn guard(body: impl FnOnce() -> Result<()>) -> i32 {
+    let error = match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => return TD_OK,
+        Ok(Err(e)) => e,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            RuntimeError::Internal(what)
+        }
+    };
+    set_last_error(error.to_string());
+    error.code() as i32
+}
+
+fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Device> {
+    shared.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn device(dev: u64) -> Result<Shared> {
+    DEVICES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&dev)
+        .cloned()
+        .ok_or(RuntimeError::UnknownDevice(dev))
+}
+
+fn with_device<T>(dev: u64, f: impl FnOnce(&mut Device) -> Result<T>) -> Result<T> {
+    let shared = device(dev)?;
+    let mut guard = lock(&shared);
+    f(&mut guard)
+}
+
+unsafe fn text<'a>(p: *const c_char, what: &str) -> Result<&'a str> {
+    if p.is_null() {
+        return Err(RuntimeError::BadArgument(format!("{what} is NULL")));
+    }
+    CStr::from_ptr(p)
+        .to_str()
+        .map_err(|_| RuntimeError::BadArgument(format!("{what} is not valid UTF-8")))
+}
+
+unsafe fn reference<'a, T>(p: *const T, what: &str) -> Result<&'a T> {
+    p.as_ref()
+        .ok_or_else(|| RuntimeError::BadArgument(format!("{what} is NULL")))
+}
+
+unsafe fn slice<'a, T>(p: *const T, n: u64, what: &str) -> Result<&'a [T]> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(RuntimeError::BadArgument(format!(
+            "{what} is NULL but its length is {n}"
+        )));
+    }
+    Ok(std::slice::from_raw_parts(p, n as usize))
+}
+
+unsafe fn out<T>(p: *mut T, value: T) {
+    if !p.is_null() {
+        p.write(value);
+    }
+}
+
+unsafe fn view(p: *const TdView, what: &str) -> Result<View> {
+    let v = reference(p, what)?;
+    let rank = v.rank as usize;
+    if rank == 0 || rank > MAX_RANK {
+        return Err(RuntimeError::BadArgument(format!(
+            "{what}: rank must be 1 to {MAX_RANK}, got {rank}"
+        )));
+    }
+    Ok(View::new(
+        BufferId(v.buffer),
+        v.offset,
+        &v.shape[..rank],
+        &v.strides[..rank],
+    ))
+}
+
+fn flag(value: i32) -> bool {
+    value != 0
+}
+
+/// Records `instr` and stores its token.
+unsafe fn enqueue(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    instr: impl FnOnce() -> Result<Instr>,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    guard(|| {
+        let waits: Vec<Token> = slice(waits, n_waits, "waits")?
+            .iter()
+            .map(|&t| Token(t))
+            .collect();
+        let instr = instr()?;
+        let token = with_device(dev, |d| {
+            d.enqueue(CoreId::new(cluster, core), instr, &waits)
+        })?;
+        out(token_out, token.0);
+        Ok(())
+    })
+}
+
+/// Copies `text` and its NUL into `buf` if `cap` allows; stores the length without NUL.
+unsafe fn copy_out(text: &str, buf: *mut c_char, cap: u64, len_out: *mut u64) -> Result<()> {
+    out(len_out, text.len() as u64);
+    if buf.is_null() {
+        return Ok(());
+    }
+    let needed = text.len() as u64 + 1;
+    if cap < needed {
+        return Err(RuntimeError::BadArgument(format!(
+            "output buffer of {cap} bytes is too small: {needed} bytes needed (NUL included)"
+        )));
+    }
+    std::ptr::copy_nonoverlapping(text.as_ptr(), buf as *mut u8, text.len());
+    buf.add(text.len()).write(0);
+    Ok(())
+}
+
+/// The message of the last failing call on this thread ("" if none). Valid until the next
+/// failing call on this thread.
+#[no_mangle]
+pub extern "C" fn td_last_error() -> *const c_char {
+    LAST_ERROR.with(|e| e.borrow().as_ptr())
+}
+
+/// Creates a device of a built-in target name or a target file path.
+#[no_mangle]
+pub unsafe extern "C" fn td_device_create(target: *const c_char, device_out: *mut u64) -> i32 {
+    guard(|| {
+        let name = text(target, "target")?;
+        if device_out.is_null() {
+            return Err(RuntimeError::BadArgument("device_out is NULL".into()));
+        }
+        let dev = Device::open(name)?;
+        let id = NEXT_DEVICE.fetch_add(1, Ordering::Relaxed);
+        DEVICES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, Arc::new(Mutex::new(dev)));
+        out(device_out, id);
+        Ok(())
+    })
+}
+
+/// Destroys a device and everything in it.
+#[no_mangle]
+pub extern "C" fn td_device_destroy(dev: u64) -> i32 {
+    guard(|| {
+        DEVICES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&dev)
+            .map(|_| ())
+            .ok_or(RuntimeError::UnknownDevice(dev))
+    })
+}
+
+/// Sets the number of host threads (0: as many as the host has).
+#[no_mangle]
+pub extern "C" fn td_device_set_threads(dev: u64, threads: u32) -> i32 {
+    guard(|| {
+        let n = if threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            threads as usize
+        };
+        with_device(dev, |d| d.set_threads(n))
+    })
+}
+
+/// Simulated cycles since the device was created.
+#[no_mangle]
+pub unsafe extern "C" fn td_device_cycles(dev: u64, cycles_out: *mut u64) -> i32 {
+    guard(|| {
+        let now = with_device(dev, |d| Ok(d.now()))?;
+        out(cycles_out, now);
+        Ok(())
+    })
+}
+
+/// Allocates a buffer at `level` (0 lb, 1 gb, 2 ddr) owned by `cluster`/`core` (core ignored
+/// for gb, both ignored for ddr), of `bytes` bytes of `dtype` (0 f32).
+#[no_mangle]
+pub unsafe extern "C" fn td_buffer_alloc(
+    dev: u64,
+    level: u32,
+    cluster: u32,
+    core: u32,
+    bytes: u64,
+    dtype: u32,
+    buffer_out: *mut u64,
+) -> i32 {
+    guard(|| {
+        if dtype != 0 {
+            return Err(RuntimeError::BadArgument(format!(
+                "unsupported dtype code {dtype}: only 0 (f32) is implemented"
+            )));
+        }
+        let placement = match level {
+            0 => Placement::Lb(CoreId::new(cluster, core)),
+            1 => Placement::Gb(cluster),
+            2 => Placement::Ddr,
+            other => {
+                return Err(RuntimeError::BadArgument(format!(
+                    "unknown memory level code {other} (0 lb, 1 gb, 2 ddr)"
+                )))
+            }
+        };
+        if buffer_out.is_null() {
+            return Err(RuntimeError::BadArgument("buffer_out is NULL".into()));
+        }
+        let id = with_device(dev, |d| d.alloc(placement, bytes))?;
+        out(buffer_out, id.0);
+        Ok(())
+    })
+}
+
+/// Frees a buffer.
+#[no_mangle]
+pub extern "C" fn td_buffer_free(dev: u64, buffer: u64) -> i32 {
+    guard(|| with_device(dev, |d| d.free(BufferId(buffer))))
+}
+
+fn byte_range(byte_offset: u64, bytes: u64) -> Result<(u64, u64)> {
+    if !byte_offset.is_multiple_of(4) || !bytes.is_multiple_of(4) {
+        return Err(RuntimeError::BadArgument(format!(
+            "byte offset {byte_offset} and size {bytes} must be multiples of 4 (whole f32 elements)"
+        )));
+    }
+    Ok((byte_offset / 4, bytes / 4))
+}
+
+/// Host write of `bytes` bytes from `src` into a DDR buffer at `byte_offset`.
+#[no_mangle]
+pub unsafe extern "C" fn td_buffer_write(
+    dev: u64,
+    buffer: u64,
+    byte_offset: u64,
+    src: *const c_void,
+    bytes: u64,
+) -> i32 {
+    guard(|| {
+        let (offset, len) = byte_range(byte_offset, bytes)?;
+        let raw = slice(src as *const u8, bytes, "src")?;
+        let values: Vec<f32> = raw
+            .chunks_exact(4)
+            .map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        debug_assert_eq!(values.len() as u64, len);
+        with_device(dev, |d| d.write(BufferId(buffer), offset, &values))
+    })
+}
+
+/// Host read of `bytes` bytes of a DDR buffer at `byte_offset` into `dst`.
+#[no_mangle]
+pub unsafe extern "C" fn td_buffer_read(
+    dev: u64,
+    buffer: u64,
+    byte_offset: u64,
+    dst: *mut c_void,
+    bytes: u64,
+) -> i32 {
+    guard(|| {
+        let (offset, len) = byte_range(byte_offset, bytes)?;
+        if dst.is_null() && bytes > 0 {
+            return Err(RuntimeError::BadArgument("dst is NULL".into()));
+        }
+        let values = with_device(dev, |d| d.read(BufferId(buffer), offset, len))?;
+        let raw: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        std::ptr::copy_nonoverlapping(raw.as_ptr(), dst as *mut u8, raw.len());
+        Ok(())
+    })
+}
+
+/// Opens a launch of `kernel` on `n_cores` cores.
+#[no_mangle]
+pub unsafe extern "C" fn td_launch_begin(
+    dev: u64,
+    kernel: *const c_char,
+    cores: *const TdCore,
+    n_cores: u64,
+) -> i32 {
+    guard(|| {
+        let name = text(kernel, "kernel")?;
+        let cores: Vec<CoreId> = slice(cores, n_cores, "cores")?
+            .iter()
+            .map(|c| CoreId::new(c.cluster, c.core))
+            .collect();
+        with_device(dev, |d| d.launch_begin(name, &cores))
+    })
+}
+
+/// Checks, times and executes the open launch; stores its simulated cycles.
+#[no_mangle]
+pub unsafe extern "C" fn td_launch_end(dev: u64, cycles_out: *mut u64) -> i32 {
+    guard(|| {
+        let summary = with_device(dev, |d| d.launch_end())?;
+        out(cycles_out, summary.cycles());
+        Ok(())
+    })
+}
+
+/// Records a DMA copy from `src` to `dst` (equal shapes).
+#[no_mangle]
+pub unsafe extern "C" fn td_dma(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    src: *const TdView,
+    dst: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    enqueue(
+        dev,
+        cluster,
+        core,
+        || {
+            Ok(Instr::Dma {
+                src: view(src, "src")?,
+                dst: view(dst, "dst")?,
+            })
+        },
+        waits,
+        n_waits,
+        token_out,
+    )
+}
+
+/// Records `c (+)= a · b` on the matrix engine.
+#[no_mangle]
+pub unsafe extern "C" fn td_matmul(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    a: *const TdView,
+    b: *const TdView,
+    c: *const TdView,
+    accumulate: i32,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        Ok(Instr::Matmul {
+            a: view(a, "a")?,
+            b: view(b, "b")?,
+            c: view(c, "c")?,
+            accumulate: flag(accumulate),
+        })
+    };
+    enqueue(dev, cluster, core, instr, waits, n_waits, token_out)
+}
+
+/// Records a convolution tile on the matrix engine.
+#[no_mangle]
+pub unsafe extern "C" fn td_conv2d(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    input: *const TdView,
+    filter: *const TdView,
+    output: *const TdView,
+    params: *const TdConv2dParams,
+    accumulate: i32,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        let p = reference(params, "params")?;
+        Ok(Instr::Conv2d {
+            input: view(input, "input")?,
+            filter: view(filter, "filter")?,
+            output: view(output, "output")?,
+            params: Conv2dParams {
+                stride: p.stride,
+                pad: p.pad,
+                dilation: p.dilation,
+                groups: p.groups,
+            },
+            accumulate: flag(accumulate),
+        })
+    };
+    enqueue(dev, cluster, core, instr, waits, n_waits, token_out)
+}
+
+fn binary_op(code: u32) -> Result<BinaryOp> {
+    use BinaryOp::*;
+    [Add, Sub, Mul, Div, Max, Min, Pow]
+        .get(code as usize)
+        .copied()
+        .ok_or_else(|| RuntimeError::BadArgument(format!("unknown binary op code {code} (0..=6)")))
+}
+
+fn unary_op(code: u32, p0: f32, p1: f32) -> Result<UnaryOp> {
+    use UnaryOp::*;
+    Ok(match code {
+        0 => Relu,
+        1 => Sigmoid,
+        2 => Tanh,
+        3 => Exp,
+        4 => Log,
+        5 => Sqrt,
+        6 => Rsqrt,
+        7 => Erf,
+        8 => Gelu,
+        9 => Silu,
+        10 => Neg,
+        11 => Reciprocal,
+        12 => Clip { min: p0, max: p1 },
+        13 => Affine {
+            scale: p0,
+            shift: p1,
+        },
+        other => {
+            return Err(RuntimeError::BadArgument(format!(
+                "unknown unary op code {other} (0..=13)"
+            )))
+        }
+    })
+}
+
+/// Records `out = a op b` (broadcasting) on the vector engine.
+#[no_mangle]
+pub unsafe extern "C" fn td_binary(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    op: u32,
+    a: *const TdView,
+    b: *const TdView,
+    out_view: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        Ok(Instr::Binary {
+            op: binary_op(op)?,
+            a: view(a, "a")?,
+            b: view(b, "b")?,
+            out: view(out_view, "out")?,
+        })
+    };
+    enqueue(dev, cluster, core, instr, waits, n_waits, token_out)
+}
+
+/// Records `out = op(input)`; `p0`, `p1` are clip's min/max or affine's scale/shift.
+#[no_mangle]
+pub unsafe extern "C" fn td_unary(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    op: u32,
+    p0: f32,
+    p1: f32,
+    input: *const TdView,
+    out_view: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        Ok(Instr::Unary {
+            op: unary_op(op, p0, p1)?,
+            input: view(input, "input")?,
+            out: view(out_view, "out")?,
+        })
+    };
+    enqueue(dev, cluster, core, instr, waits, n_waits, token_out)
+}
+
+/// Records 2-D pooling on the vector core.
+#[no_mangle]
+pub unsafe extern "C" fn td_pool2d(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    params: *const TdPool2dParams,
+    input: *const TdView,
+    out_view: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        let p = reference(params, "params")?;
+        let kind = match p.kind {
+            0 => PoolKind::Max,
+            1 => PoolKind::Avg,
+            other => {
+                return Err(RuntimeError::BadArgument(format!(
+                    "unknown pool kind {other} (0 max, 1 avg)"
+                )))
+            }
+        };
+        Ok(Instr::Pool2d {
+            kind,
+            input: view(input, "input")?,
+            out: view(out_view, "out")?,
+            params: Pool2dParams {
+                kernel: p.kernel,
+                stride: p.stride,
+                pad: p.pad,
+                count_include_pad: p.count_include_pad != 0,
+            },
+        })
+    };
+    enqueue(dev, cluster, core, instr, waits, n_waits, token_out)
+}
+
+/// Records a reduction along `axis` (keepdims) on the vector core.
+#[no_mangle]
+pub unsafe extern "C" fn td_reduce(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    kind: u32,
+    axis: u32,
+    input: *const TdView,
+    out_view: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        let kind = match kind {
+            0 => ReduceKind::Sum,
+            1 => ReduceKind::Mean,
+            2 => ReduceKind::Max,
+            3 => ReduceKind::Min,
+            other => {
+                return Err(RuntimeError::BadArgument(format!(
+                    "unknown reduce kind {other} (0..=3)"
+                )))
+            }
+        };
+        Ok(Instr::Reduce {
+            kind,
+            axis: axis as usize,
+            input: view(input, "input")?,
+            out: view(out_view, "out")?,
+        })
+    };
+    enqueue(dev, cluster, core, instr, waits, n_waits, token_out)
+}
+
+/// Records a wait: later instructions of the core start after the tokens are ready.
+#[no_mangle]
+pub unsafe extern "C" fn td_wait(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    enqueue(
+        dev,
+        cluster,
+        core,
+        || Ok(Instr::Wait),
+        waits,
+        n_waits,
+        token_out,
+    )
+}
+
+/// Records this core's arrival at the next barrier of the launch.
+#[no_mangle]
+pub unsafe extern "C" fn td_barrier(dev: u64, cluster: u32, core: u32, token_out: *mut u64) -> i32 {
+    enqueue(
+        dev,
+        cluster,
+        core,
+        || Ok(Instr::Barrier),
+        std::ptr::null(),
+        0,
+        token_out,
+    )
+}
+
+fn report_text(dev: u64, format: u32) -> Result<String> {
+    let report = with_device(dev, |d| Ok(d.report()))?;
+    match format {
+        0 => Ok(report.to_json()),
+        1 => Ok(report.to_string()),
+        other => Err(RuntimeError::BadArgument(format!(
+            "unknown report format {other} (0 json, 1 text)"
+        ))),
+    }
+}
+
+/// Copies the report (format 0 JSON, 1 text) into `buf` of `cap` bytes, NUL-terminated, and
+/// stores its length (without NUL) in `len_out`. With `buf` NULL, only the length is stored.
+#[no_mangle]
+pub unsafe extern "C" fn td_report(
+    dev: u64,
+    format: u32,
+    buf: *mut c_char,
+    cap: u64,
+    len_out: *mut u64,
+) -> i32 {
+    guard(|| copy_out(&report_text(dev, format)?, buf, cap, len_out))
+}
+
+/// Writes the report (format 0 JSON, 1 text) to a file.
+#[no_mangle]
+pub unsafe extern "C" fn td_report_write(dev: u64, format: u32, path: *const c_char) -> i32 {
+    guard(|| {
+        let path = text(path, "path")?;
+        let content = report_text(dev, format)?;
+        std::fs::write(path, content).map_err(|e| RuntimeError::Io {
+            path: path.to_string(),
+            message: e.to_string(),
+        })
+    })
+}
+
+/// Restarts the report's counters and high-water marks.
+#[no_mangle]
+pub extern "C" fn td_report_reset(dev: u64) -> i32 {
+    guard(|| {
+        with_device(dev, |d| {
+            d.reset_report();
+            Ok(())
+        })
+    })
+}
+
+/// Turns trace recording on (nonzero) or off (zero, dropping recorded events).
+#[no_mangle]
+pub extern "C" fn td_trace_enable(dev: u64, on: i32) -> i32 {
+    guard(|| {
+        with_device(dev, |d| {
+            d.set_tracing(on != 0);
+            Ok(())
+        })
+    })
+}
+
+/// Writes the recorded trace (Chrome trace-event JSON) to a file.
+#[no_mangle]
+pub unsafe extern "C" fn td_trace_write(dev: u64, path: *const c_char) -> i32 {
+    guard(|| {
+        let path = text(path, "path")?;
+        with_device(dev, |d| d.write_trace(path))
+    })
+}
+
+/// Every C ABI function with its address, for JIT symbol mapping; the list is also what keeps
+/// the functions linked into Rust executables that use them only from generated code.
+pub fn symbols() -> Vec<(&'static str, *const ())> {
+    vec![
+        ("td_last_error", td_last_error as *const ()),
+        ("td_device_create", td_device_create as *const ()),
+        ("td_device_destroy", td_device_destroy as *const ()),
+        ("td_device_set_threads", td_device_set_threads as *const ()),
+        ("td_device_cycles", td_device_cycles as *const ()),
+        ("td_buffer_alloc", td_buffer_alloc as *const ()),
+        ("td_buffer_free", td_buffer_free as *const ()),
+        ("td_buffer_write", td_buffer_write as *const ()),
+        ("td_buffer_read", td_buffer_read as *const ()),
+        ("td_launch_begin", td_launch_begin as *const ()),
+        ("td_launch_end", td_launch_end as *const ()),
+        ("td_dma", td_dma as *const ()),
+        ("td_matmul", td_matmul as *const ()),
+        ("td_conv2d", td_conv2d as *const ()),
+        ("td_binary", td_binary as *const ()),
+        ("td_unary", td_unary as *const ()),
+        ("td_pool2d", td_pool2d as *const ()),
+        ("td_reduce", td_reduce as *const ()),
+        ("td_wait", td_wait as *const ()),
+        ("td_barrier", td_barrier as *const ()),
+        ("td_report", td_report as *const ()),
+        ("td_report_write", td_report_write as *const ()),
+        ("td_report_reset", td_report_reset as *const ()),
+        ("td_trace_enable", td_trace_enable as *const ()),
+        ("td_trace_write", td_trace_write as *const ()),
+    ]
+}

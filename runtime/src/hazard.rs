@@ -1,0 +1,257 @@
+//! The race check run at `launch_end`, before anything executes. It is what makes the
+//! functional result independent of timing and of host threads: if two instructions touch the
+//! same elements, at least one of them writes, and nothing orders them, the launch is rejected
+//! with both instructions named.
+//!
+//! "Ordered" (happens-before) within a core means: a chain of tokens, a `wait` between them,
+//! a barrier between them, or the same in-order queue (the same compute unit or DMA channel in
+//! the simulated schedule). Across cores only barriers order. Given a race-free launch, running
+//! each core's instructions in program order, barrier phase by barrier phase, with the cores
+//! of a phase in any interleaving, gives the same memory contents as the timed hardware would.
+//!
+//! Within a core, happens-before is a vector clock over the core's queues: instruction `j`
+//! knows, for each queue, how many of its instructions are known to complete before `j`
+//! starts. Accesses to each buffer are checked against the live earlier accesses, and an
+//! earlier access is retired once a later one that is ordered after it covers it (so a
+//! double-buffered loop keeps the live set small).
+
+use crate::error::{Result, RuntimeError};
+use crate::footprint::Footprint;
+use crate::ids::BufferId;
+use crate::instr::{Access, Instr};
+use crate::launch::Launch;
+use crate::timing::Schedule;
+use std::collections::BTreeMap;
+
+/// Unmerged runs read and written: (reads, writes).
+type RunLists = (Vec<(u64, u64)>, Vec<(u64, u64)>);
+
+/// One instruction's use of one buffer.
+struct Use {
+    slot: usize,
+    index: usize,
+    phase: usize,
+    reads: Footprint,
+    writes: Footprint,
+}
+
+impl Use {
+    fn touched(&self) -> Footprint {
+        self.reads.union(&self.writes)
+    }
+
+    /// An element both touch where at least one writes, if any.
+    fn conflict(&self, other: &Use) -> Option<u64> {
+        [
+            self.writes.first_common(&other.writes),
+            self.writes.first_common(&other.reads),
+            self.reads.first_common(&other.writes),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+}
+
+/// Rejects `launch` if it has a race under `schedule`'s queue assignment.
+pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize) -> Result<()> {
+    let clocks: Vec<Vec<Vec<u32>>> = (0..launch.streams.len())
+        .map(|slot| vector_clocks(launch, schedule, slot, resources))
+        .collect();
+    let positions: Vec<Vec<u32>> = (0..launch.streams.len())
+        .map(|slot| queue_positions(schedule, slot, resources))
+        .collect();
+    let ordered =
+        |slot: usize, earlier: usize, later: usize| match schedule.slots[slot][earlier].resource {
+            Some(q) => clocks[slot][later][q] >= positions[slot][earlier],
+            None => true,
+        };
+
+    let mut uses: BTreeMap<BufferId, Vec<Use>> = BTreeMap::new();
+    for (slot, stream) in launch.streams.iter().enumerate() {
+        let mut phase = 0;
+        for (index, rec) in stream.iter().enumerate() {
+            if rec.instr == Instr::Barrier {
+                phase += 1;
+            }
+            // At most three operands: a short list beats a map.
+            let mut by_buffer: Vec<(BufferId, RunLists)> = Vec::new();
+            for (_, view, access) in rec.instr.operands() {
+                let i = match by_buffer.iter().position(|(b, _)| *b == view.buffer) {
+                    Some(i) => i,
+                    None => {
+                        by_buffer.push((view.buffer, RunLists::default()));
+                        by_buffer.len() - 1
+                    }
+                };
+                let runs = view.footprint().runs().to_vec();
+                match access {
+                    Access::Read => by_buffer[i].1 .0.extend(runs),
+                    Access::Write => by_buffer[i].1 .1.extend(runs),
+                }
+            }
+            for (buffer, (reads, writes)) in by_buffer {
+                uses.entry(buffer).or_default().push(Use {
+                    slot,
+                    index,
+                    phase,
+                    reads: Footprint::from_runs(reads),
+                    writes: Footprint::from_runs(writes),
+                });
+            }
+        }
+    }
+
+    let describe = |u: &Use| {
+        let rec = &launch.streams[u.slot][u.index];
+        let what = if u.writes.is_empty() {
+            "reads"
+        } else {
+            "writes"
+        };
+        format!(
+            "{} instruction #{} ({}, {what})",
+            launch.cores[u.slot],
+            u.index,
+            rec.instr.name()
+        )
+    };
+    let race = |buffer: BufferId, element: u64, a: &Use, b: &Use| RuntimeError::Race {
+        launch: launch.name.clone(),
+        buffer,
+        element,
+        first: describe(a),
+        second: describe(b),
+    };
+
+    for (&buffer, list) in &uses {
+        // Within each core, in program order (the list is grouped by core, in order).
+        let mut live: Vec<&Use> = Vec::new();
+        for (i, u) in list.iter().enumerate() {
+            if i > 0 && list[i - 1].slot != u.slot {
+                live.clear();
+            }
+            for l in &live {
+                if l.phase == u.phase {
+                    if let Some(e) = l.conflict(u) {
+                        if !ordered(u.slot, l.index, u.index) {
+                            return Err(race(buffer, e, l, u));
+                        }
+                    }
+                }
+            }
+            if live.is_empty() {
+                live.push(u);
+                continue;
+            }
+            let (touched, slot) = (u.touched(), u.slot);
+            live.retain(|l| {
+                let covered = u.writes.contains(&l.writes) && touched.contains(&l.reads);
+                let before = l.phase < u.phase || ordered(slot, l.index, u.index);
+                !(covered && before)
+            });
+            live.push(u);
+        }
+
+        // Across cores, within each barrier phase (nothing to do for a buffer that one core
+        // alone touches, as most LB buffers are).
+        if list.iter().all(|u| u.slot == list[0].slot) {
+            continue;
+        }
+        let mut runs: BTreeMap<(usize, usize), RunLists> = BTreeMap::new();
+        for u in list {
+            let e = runs.entry((u.phase, u.slot)).or_default();
+            e.0.extend_from_slice(u.reads.runs());
+            e.1.extend_from_slice(u.writes.runs());
+        }
+        let per_phase: BTreeMap<(usize, usize), (Footprint, Footprint)> = runs
+            .into_iter()
+            .map(|(k, (r, w))| (k, (Footprint::from_runs(r), Footprint::from_runs(w))))
+            .collect();
+        let keys: Vec<&(usize, usize)> = per_phase.keys().collect();
+        for (i, ka) in keys.iter().enumerate() {
+            for kb in keys.iter().skip(i + 1).take_while(|kb| kb.0 == ka.0) {
+                let (ra, wa) = &per_phase[ka];
+                let (rb, wb) = &per_phase[kb];
+                let hit = [
+                    wa.first_common(wb),
+                    wa.first_common(rb),
+                    ra.first_common(wb),
+                ]
+                .into_iter()
+                .flatten()
+                .min();
+                if hit.is_some() {
+                    let (ka, kb) = (**ka, **kb);
+                    for a in list.iter().filter(|u| (u.phase, u.slot) == ka) {
+                        for b in list.iter().filter(|u| (u.phase, u.slot) == kb) {
+                            if let Some(e) = a.conflict(b) {
+                                return Err(race(buffer, e, a, b));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// 1-based position of each instruction on its queue (0 for unqueued ones).
+fn queue_positions(schedule: &Schedule, slot: usize, resources: usize) -> Vec<u32> {
+    let mut count = vec![0u32; resources];
+    schedule.slots[slot]
+        .iter()
+        .map(|s| match s.resource {
+            Some(q) => {
+                count[q] += 1;
+                count[q]
+            }
+            None => 0,
+        })
+        .collect()
+}
+
+/// For each instruction `j` of the core, including itself: per queue, how many of the
+/// queue's instructions complete before `j` does (a vector clock).
+fn vector_clocks(
+    launch: &Launch,
+    schedule: &Schedule,
+    slot: usize,
+    resources: usize,
+) -> Vec<Vec<u32>> {
+    let join = |into: &mut Vec<u32>, from: &[u32]| {
+        for (a, &b) in into.iter_mut().zip(from) {
+            *a = (*a).max(b);
+        }
+    };
+    let mut clocks: Vec<Vec<u32>> = Vec::with_capacity(launch.streams[slot].len());
+    let mut fence = vec![0u32; resources];
+    let mut issued = vec![0u32; resources];
+    let mut last_on: Vec<Option<usize>> = vec![None; resources];
+    for (j, rec) in launch.streams[slot].iter().enumerate() {
+        if rec.instr == Instr::Barrier {
+            // Everything issued so far completes before anything after the barrier starts.
+            fence = issued.clone();
+            clocks.push(fence.clone());
+            continue;
+        }
+        let mut clock = fence.clone();
+        for &w in &rec.waits {
+            join(&mut clock, &clocks[w]);
+        }
+        match schedule.slots[slot][j].resource {
+            Some(q) => {
+                if let Some(p) = last_on[q] {
+                    join(&mut clock, &clocks[p]);
+                }
+                issued[q] += 1;
+                clock[q] = clock[q].max(issued[q]);
+                last_on[q] = Some(j);
+            }
+            None => fence = clock.clone(),
+        }
+        clocks.push(clock);
+    }
+    clocks
+}

@@ -1,0 +1,632 @@
+//! The instruction set of the software DSA, mirroring the compiler's `dsa` dialect: what
+//! each instruction means, which engine runs it, which operands it reads and writes, the shape
+//! rules it must satisfy, and how much work it is for the timing model.
+//!
+//! Which unit runs what (the reasons are in `docs/Runtime.md`):
+//! - matrix engine: [`Instr::Matmul`], [`Instr::Conv2d`];
+//! - vector engine: every [`Instr::Binary`], and the unary activations and affine maps
+//!   (relu, sigmoid, tanh, erf, gelu, silu, neg, clip, affine) — streaming element-wise work
+//!   that follows a matmul as its epilogue;
+//! - vector core: [`Instr::Pool2d`], [`Instr::Reduce`], and the math pieces of softmax and
+//!   layer norm (exp, log, sqrt, rsqrt, reciprocal) — windowed or cross-element work;
+//! - a DMA channel: [`Instr::Dma`];
+//! - no unit: [`Instr::Wait`] and [`Instr::Barrier`], which only order.
+
+use crate::view::View;
+use turbine_targets::UnitKind;
+
+/// Element-wise binary operations (numpy broadcasting of the two inputs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinaryOp {
+    /// `a + b`
+    Add,
+    /// `a - b`
+    Sub,
+    /// `a * b`
+    Mul,
+    /// `a / b`
+    Div,
+    /// The larger of `a` and `b` (NaN if either is NaN).
+    Max,
+    /// The smaller of `a` and `b` (NaN if either is NaN).
+    Min,
+    /// `a` to the power `b`.
+    Pow,
+}
+
+/// Element-wise unary operations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum UnaryOp {
+    /// `max(x, 0)` (NaN stays NaN).
+    Relu,
+    /// `1 / (1 + exp(-x))`
+    Sigmoid,
+    /// Hyperbolic tangent.
+    Tanh,
+    /// `e^x`
+    Exp,
+    /// Natural logarithm.
+    Log,
+    /// Square root.
+    Sqrt,
+    /// `1 / sqrt(x)`
+    Rsqrt,
+    /// The error function.
+    Erf,
+    /// `x * (1 + erf(x / sqrt 2)) / 2` (the exact GELU, as ONNX `Gelu` without approximation).
+    Gelu,
+    /// `x * sigmoid(x)`
+    Silu,
+    /// `-x`
+    Neg,
+    /// `1 / x`
+    Reciprocal,
+    /// `x` clamped to `[min, max]`.
+    Clip {
+        /// Lower bound.
+        min: f32,
+        /// Upper bound (at least `min`).
+        max: f32,
+    },
+    /// `scale * x + shift`: scaling, bias by a constant, and the normalisation steps of
+    /// layer norm with folded constants.
+    Affine {
+        /// Multiplier.
+        scale: f32,
+        /// Addend.
+        shift: f32,
+    },
+}
+
+/// Kinds of 2-D pooling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolKind {
+    /// Maximum of the window (padding ignored).
+    Max,
+    /// Mean of the window.
+    Avg,
+}
+
+/// Kinds of reduction along one axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReduceKind {
+    /// Sum.
+    Sum,
+    /// Arithmetic mean.
+    Mean,
+    /// Maximum (NaN if any element is NaN).
+    Max,
+    /// Minimum (NaN if any element is NaN).
+    Min,
+}
+
+/// Parameters of a 2-D convolution tile (ONNX conventions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Conv2dParams {
+    /// Stride along H and W (at least 1).
+    pub stride: [u64; 2],
+    /// Zero padding `[top, left, bottom, right]`.
+    pub pad: [u64; 4],
+    /// Dilation along H and W (at least 1).
+    pub dilation: [u64; 2],
+    /// Number of groups (divides both channel counts).
+    pub groups: u64,
+}
+
+impl Default for Conv2dParams {
+    fn default() -> Self {
+        Conv2dParams {
+            stride: [1, 1],
+            pad: [0; 4],
+            dilation: [1, 1],
+            groups: 1,
+        }
+    }
+}
+
+/// Parameters of 2-D pooling (ONNX conventions, floor rounding of the output size).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pool2dParams {
+    /// Window size along H and W (at least 1).
+    pub kernel: [u64; 2],
+    /// Stride along H and W (at least 1).
+    pub stride: [u64; 2],
+    /// Padding `[top, left, bottom, right]`, each smaller than the window along its axis so
+    /// that every window holds at least one real element.
+    pub pad: [u64; 4],
+    /// For average pooling: divide by the full window size (true) or by the number of real
+    /// elements in the window (false, ONNX's default).
+    pub count_include_pad: bool,
+}
+
+/// One instruction of a core's stream.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Instr {
+    /// Copies `src` to `dst` element by element in row-major order; the shapes are equal.
+    /// Sources and destinations may be in any level the issuing core reaches; the copy has
+    /// memmove semantics when they overlap.
+    Dma {
+        /// Source.
+        src: View,
+        /// Destination.
+        dst: View,
+    },
+    /// `c = a · b` (or `c += a · b` when `accumulate`) with `a: [M,K]`, `b: [K,N]`,
+    /// `c: [M,N]`, all in the issuing core's LB; `c` must not overlap `a` or `b`.
+    Matmul {
+        /// Left operand.
+        a: View,
+        /// Right operand.
+        b: View,
+        /// Result.
+        c: View,
+        /// Add to `c` instead of overwriting it (for tiling along K).
+        accumulate: bool,
+    },
+    /// A convolution tile: `input: [N,C,H,W]`, `filter: [O,C/groups,KH,KW]`,
+    /// `output: [N,O,OH,OW]`, all in the issuing core's LB; the output must not overlap the
+    /// inputs.
+    Conv2d {
+        /// Input activations (NCHW).
+        input: View,
+        /// Weights (OIHW).
+        filter: View,
+        /// Output (NCHW).
+        output: View,
+        /// Strides, pads, dilations, groups.
+        params: Conv2dParams,
+        /// Add to `output` instead of overwriting it (for tiling along C).
+        accumulate: bool,
+    },
+    /// `out = a op b`, with `a` and `b` broadcast to `out`'s shape.
+    Binary {
+        /// The operation.
+        op: BinaryOp,
+        /// Left input.
+        a: View,
+        /// Right input.
+        b: View,
+        /// Output, whose shape is the broadcast of the inputs' shapes.
+        out: View,
+    },
+    /// `out = op(input)`, same shapes.
+    Unary {
+        /// The operation.
+        op: UnaryOp,
+        /// Input.
+        input: View,
+        /// Output.
+        out: View,
+    },
+    /// 2-D pooling of `input: [N,C,H,W]` into `out: [N,C,OH,OW]`.
+    Pool2d {
+        /// Max or average.
+        kind: PoolKind,
+        /// Input.
+        input: View,
+        /// Output.
+        out: View,
+        /// Window, stride, padding.
+        params: Pool2dParams,
+    },
+    /// Reduction of `input` along `axis` into `out`, which has `input`'s shape with extent 1
+    /// at `axis` (keepdims).
+    Reduce {
+        /// The reduction.
+        kind: ReduceKind,
+        /// Axis reduced.
+        axis: usize,
+        /// Input.
+        input: View,
+        /// Output.
+        out: View,
+    },
+    /// Later instructions of the core start only after the awaited tokens are ready.
+    Wait,
+    /// Every core of the launch finishes all earlier instructions before any starts a later
+    /// one. Each core of the launch records it.
+    Barrier,
+}
+
+/// The hardware that executes an instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// A compute unit of this kind.
+    Unit(UnitKind),
+    /// A DMA channel.
+    Dma,
+    /// No hardware: an ordering instruction.
+    Sync,
+}
+
+/// How an instruction uses an operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Only reads it.
+    Read,
+    /// Writes it (and may read it, as an accumulating matmul does).
+    Write,
+}
+
+impl UnaryOp {
+    /// True for the functions charged `cost.special_function` element operations each.
+    pub fn is_special(self) -> bool {
+        !matches!(
+            self,
+            UnaryOp::Relu | UnaryOp::Neg | UnaryOp::Clip { .. } | UnaryOp::Affine { .. }
+        )
+    }
+
+    /// The unit kind that runs it.
+    pub fn unit(self) -> UnitKind {
+        match self {
+            UnaryOp::Exp | UnaryOp::Log | UnaryOp::Sqrt | UnaryOp::Rsqrt | UnaryOp::Reciprocal => {
+                UnitKind::VectorCore
+            }
+            _ => UnitKind::VectorEngine,
+        }
+    }
+
+    /// Lower-case name, as in the `dsa` dialect.
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Relu => "relu",
+            UnaryOp::Sigmoid => "sigmoid",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Rsqrt => "rsqrt",
+            UnaryOp::Erf => "erf",
+            UnaryOp::Gelu => "gelu",
+            UnaryOp::Silu => "silu",
+            UnaryOp::Neg => "neg",
+            UnaryOp::Reciprocal => "reciprocal",
+            UnaryOp::Clip { .. } => "clip",
+            UnaryOp::Affine { .. } => "affine",
+        }
+    }
+}
+
+impl BinaryOp {
+    /// True for the operations charged `cost.special_function` element operations each.
+    pub fn is_special(self) -> bool {
+        matches!(self, BinaryOp::Div | BinaryOp::Pow)
+    }
+
+    /// Lower-case name, as in the `dsa` dialect.
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::Div => "div",
+            BinaryOp::Max => "max",
+            BinaryOp::Min => "min",
+            BinaryOp::Pow => "pow",
+        }
+    }
+}
+
+impl Instr {
+    /// Short name for reports, traces and messages (`dma`, `matmul`, `relu`, `reduce_sum`...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Instr::Dma { .. } => "dma",
+            Instr::Matmul { .. } => "matmul",
+            Instr::Conv2d { .. } => "conv2d",
+            Instr::Binary { op, .. } => op.name(),
+            Instr::Unary { op, .. } => op.name(),
+            Instr::Pool2d {
+                kind: PoolKind::Max,
+                ..
+            } => "max_pool2d",
+            Instr::Pool2d {
+                kind: PoolKind::Avg,
+                ..
+            } => "avg_pool2d",
+            Instr::Reduce { kind, .. } => match kind {
+                ReduceKind::Sum => "reduce_sum",
+                ReduceKind::Mean => "reduce_mean",
+                ReduceKind::Max => "reduce_max",
+                ReduceKind::Min => "reduce_min",
+            },
+            Instr::Wait => "wait",
+            Instr::Barrier => "barrier",
+        }
+    }
+
+    /// The hardware that runs it.
+    pub fn engine(&self) -> Engine {
+        match self {
+            Instr::Dma { .. } => Engine::Dma,
+            Instr::Matmul { .. } | Instr::Conv2d { .. } => Engine::Unit(UnitKind::MatrixEngine),
+            Instr::Binary { .. } => Engine::Unit(UnitKind::VectorEngine),
+            Instr::Unary { op, .. } => Engine::Unit(op.unit()),
+            Instr::Pool2d { .. } | Instr::Reduce { .. } => Engine::Unit(UnitKind::VectorCore),
+            Instr::Wait | Instr::Barrier => Engine::Sync,
+        }
+    }
+
+    /// Every operand with its name and access, inputs first.
+    pub fn operands(&self) -> Vec<(&'static str, &View, Access)> {
+        use Access::*;
+        match self {
+            Instr::Dma { src, dst } => vec![("src", src, Read), ("dst", dst, Write)],
+            Instr::Matmul { a, b, c, .. } => vec![("a", a, Read), ("b", b, Read), ("c", c, Write)],
+            Instr::Conv2d {
+                input,
+                filter,
+                output,
+                ..
+            } => vec![
+                ("input", input, Read),
+                ("filter", filter, Read),
+                ("output", output, Write),
+            ],
+            Instr::Binary { a, b, out, .. } => {
+                vec![("a", a, Read), ("b", b, Read), ("out", out, Write)]
+            }
+            Instr::Unary { input, out, .. }
+            | Instr::Pool2d { input, out, .. }
+            | Instr::Reduce { input, out, .. } => vec![("input", input, Read), ("out", out, Write)],
+            Instr::Wait | Instr::Barrier => vec![],
+        }
+    }
+
+    /// Checks the shape rules between operands and the scalar parameters (not buffers: the
+    /// device checks those); the error is the message, without the instruction's name.
+    pub fn check_shapes(&self) -> Result<(), String> {
+        let bad = |m: String| Err(m);
+        match self {
+            Instr::Dma { src, dst } => {
+                if src.shape != dst.shape {
+                    return bad(format!(
+                        "src shape {:?} differs from dst shape {:?}",
+                        src.shape, dst.shape
+                    ));
+                }
+            }
+            Instr::Matmul { a, b, c, .. } => {
+                if a.shape.len() != 2 || b.shape.len() != 2 || c.shape.len() != 2 {
+                    return bad("a, b and c must be rank 2".into());
+                }
+                let (m, k, n) = (a.shape[0], a.shape[1], b.shape[1]);
+                if b.shape[0] != k || c.shape != [m, n] {
+                    return bad(format!(
+                        "shapes a {:?}, b {:?}, c {:?} do not form [M,K]x[K,N]->[M,N]",
+                        a.shape, b.shape, c.shape
+                    ));
+                }
+            }
+            Instr::Conv2d {
+                input,
+                filter,
+                output,
+                params,
+                ..
+            } => {
+                if input.shape.len() != 4 || filter.shape.len() != 4 || output.shape.len() != 4 {
+                    return bad("input, filter and output must be rank 4 (NCHW, OIHW, NCHW)".into());
+                }
+                let p = params;
+                if p.groups == 0 || p.stride.contains(&0) || p.dilation.contains(&0) {
+                    return bad("groups, strides and dilations must be at least 1".into());
+                }
+                let (n, c, h, w) = (
+                    input.shape[0],
+                    input.shape[1],
+                    input.shape[2],
+                    input.shape[3],
+                );
+                let (o, ci, kh, kw) = (
+                    filter.shape[0],
+                    filter.shape[1],
+                    filter.shape[2],
+                    filter.shape[3],
+                );
+                if c % p.groups != 0 || o % p.groups != 0 || ci != c / p.groups {
+                    return bad(format!(
+                        "input channels {c}, filter {:?} and groups {} do not match (C and O divisible by groups, filter dim 1 = C/groups)",
+                        filter.shape, p.groups
+                    ));
+                }
+                let oh = window_count(h, [p.pad[0], p.pad[2]], kh, p.dilation[0], p.stride[0]);
+                let ow = window_count(w, [p.pad[1], p.pad[3]], kw, p.dilation[1], p.stride[1]);
+                match (oh, ow) {
+                    (Some(oh), Some(ow)) if output.shape == [n, o, oh, ow] => {}
+                    (Some(oh), Some(ow)) => {
+                        return bad(format!(
+                            "output shape {:?} should be {:?}",
+                            output.shape,
+                            [n, o, oh, ow]
+                        ))
+                    }
+                    _ => {
+                        return bad(
+                            "the dilated filter is larger than the padded input (or its size overflows)"
+                                .into(),
+                        )
+                    }
+                }
+            }
+            Instr::Binary { a, b, out, .. } => match broadcast_shape(&a.shape, &b.shape) {
+                Some(s) if s == out.shape => {}
+                Some(s) => {
+                    return bad(format!(
+                        "out shape {:?} should be the broadcast shape {s:?}",
+                        out.shape
+                    ))
+                }
+                None => {
+                    return bad(format!(
+                        "shapes {:?} and {:?} do not broadcast",
+                        a.shape, b.shape
+                    ))
+                }
+            },
+            Instr::Unary { op, input, out } => {
+                if input.shape != out.shape {
+                    return bad(format!(
+                        "input shape {:?} differs from out shape {:?}",
+                        input.shape, out.shape
+                    ));
+                }
+                if let UnaryOp::Clip { min, max } = op {
+                    if min.is_nan() || max.is_nan() || min > max {
+                        return bad(format!("clip bounds [{min}, {max}] are not an interval"));
+                    }
+                }
+            }
+            Instr::Pool2d {
+                input, out, params, ..
+            } => {
+                if input.shape.len() != 4 || out.shape.len() != 4 {
+                    return bad("input and out must be rank 4 (NCHW)".into());
+                }
+                let p = params;
+                if p.kernel.contains(&0) || p.stride.contains(&0) {
+                    return bad("kernel and stride must be at least 1".into());
+                }
+                if p.pad[0] >= p.kernel[0]
+                    || p.pad[2] >= p.kernel[0]
+                    || p.pad[1] >= p.kernel[1]
+                    || p.pad[3] >= p.kernel[1]
+                {
+                    return bad(format!(
+                        "pads {:?} must be smaller than the kernel {:?}",
+                        p.pad, p.kernel
+                    ));
+                }
+                let s = &input.shape;
+                let oh = window_count(s[2], [p.pad[0], p.pad[2]], p.kernel[0], 1, p.stride[0]);
+                let ow = window_count(s[3], [p.pad[1], p.pad[3]], p.kernel[1], 1, p.stride[1]);
+                match (oh, ow) {
+                    (Some(oh), Some(ow)) if out.shape == [s[0], s[1], oh, ow] => {}
+                    (Some(oh), Some(ow)) => {
+                        return bad(format!(
+                            "out shape {:?} should be {:?}",
+                            out.shape,
+                            [s[0], s[1], oh, ow]
+                        ))
+                    }
+                    _ => return bad("the window is larger than the padded input".into()),
+                }
+            }
+            Instr::Reduce {
+                axis, input, out, ..
+            } => {
+                if *axis >= input.shape.len() {
+                    return bad(format!(
+                        "axis {axis} is out of range for rank {}",
+                        input.shape.len()
+                    ));
+                }
+                let mut expect = input.shape.clone();
+                expect[*axis] = 1;
+                if out.shape != expect {
+                    return bad(format!(
+                        "out shape {:?} should be {expect:?} (keepdims)",
+                        out.shape
+                    ));
+                }
+            }
+            Instr::Wait | Instr::Barrier => {}
+        }
+        Ok(())
+    }
+
+    /// Work for the timing model: flops on the matrix engine, element operations on the
+    /// vector units (special functions weighted by `special`), bytes for a DMA, 0 for
+    /// ordering instructions. Formulas in `docs/Runtime.md`.
+    pub fn work(&self, special: f64) -> f64 {
+        let weight = |s: bool| if s { special } else { 1.0 };
+        match self {
+            Instr::Dma { src, .. } => src.len() as f64 * 4.0,
+            Instr::Matmul { a, b, .. } => {
+                2.0 * a.shape[0] as f64 * a.shape[1] as f64 * b.shape[1] as f64
+            }
+            Instr::Conv2d { filter, output, .. } => {
+                let taps = filter.shape[1..].iter().map(|&e| e as f64).product::<f64>();
+                2.0 * output.len() as f64 * taps
+            }
+            Instr::Binary { op, out, .. } => out.len() as f64 * weight(op.is_special()),
+            Instr::Unary { op, out, .. } => out.len() as f64 * weight(op.is_special()),
+            Instr::Pool2d {
+                kind, out, params, ..
+            } => {
+                let window = params.kernel[0] as f64 * params.kernel[1] as f64;
+                let divide = if *kind == PoolKind::Avg { 1.0 } else { 0.0 };
+                out.len() as f64 * (window + divide)
+            }
+            Instr::Reduce {
+                kind, input, out, ..
+            } => {
+                let divide = if *kind == ReduceKind::Mean {
+                    out.len() as f64
+                } else {
+                    0.0
+                };
+                input.len() as f64 + divide
+            }
+            Instr::Wait | Instr::Barrier => 0.0,
+        }
+    }
+}
+
+/// Number of positions of a `kernel`-tap window with the given dilation, moved by `stride`
+/// over `size` elements padded by `pads` (before, after): floor rounding, as ONNX. `None`
+/// when no window fits or a size overflows. `kernel` and `stride` are at least 1.
+pub(crate) fn window_count(
+    size: u64,
+    pads: [u64; 2],
+    kernel: u64,
+    dilation: u64,
+    stride: u64,
+) -> Option<u64> {
+    let padded = size.checked_add(pads[0])?.checked_add(pads[1])?;
+    let window = dilation.checked_mul(kernel - 1)?.checked_add(1)?;
+    (padded >= window).then(|| (padded - window) / stride + 1)
+}
+
+/// The numpy broadcast of two shapes, if they are compatible.
+pub fn broadcast_shape(a: &[u64], b: &[u64]) -> Option<Vec<u64>> {
+    let rank = a.len().max(b.len());
+    let at = |s: &[u64], d: usize| {
+        let lead = rank - s.len();
+        if d < lead {
+            1
+        } else {
+            s[d - lead]
+        }
+    };
+    (0..rank)
+        .map(|d| match (at(a, d), at(b, d)) {
+            (x, y) if x == y => Some(x),
+            (1, y) => Some(y),
+            (x, 1) => Some(x),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcast_follows_numpy() {
+        assert_eq!(broadcast_shape(&[2, 1, 4], &[3, 1]), Some(vec![2, 3, 4]));
+        assert_eq!(broadcast_shape(&[4], &[2, 4]), Some(vec![2, 4]));
+        assert_eq!(broadcast_shape(&[3], &[4]), None);
+    }
+
+    #[test]
+    fn output_sizes_use_floor_rounding() {
+        assert_eq!(window_count(7, [1, 1], 3, 1, 2), Some(4));
+        assert_eq!(window_count(224, [3, 3], 7, 1, 2), Some(112));
+        assert_eq!(window_count(10, [2, 2], 3, 2, 1), Some(10));
+        assert_eq!(window_count(2, [0, 0], 3, 1, 1), None);
+        assert_eq!(window_count(2, [u64::MAX, 1], 3, 1, 1), None);
+    }
+}

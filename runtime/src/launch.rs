@@ -1,0 +1,105 @@
+//! A launch being recorded: the kernel name, its set of cores, each core's instruction stream
+//! in program order, and the tokens handed out so far. Recording only appends; all effects
+//! happen at `launch_end`, so a launch either runs whole or not at all.
+
+use crate::error::{Result, RuntimeError};
+use crate::ids::{BufferId, CoreId, Token};
+use crate::instr::Instr;
+use std::collections::{BTreeSet, HashMap};
+
+/// One recorded instruction.
+#[derive(Debug, Clone)]
+pub(crate) struct Recorded {
+    pub instr: Instr,
+    /// Indices, in the same core's stream, of the instructions whose tokens it waits on.
+    pub waits: Vec<usize>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Launch {
+    pub name: String,
+    /// The launch's cores, sorted; a core's position here is its "slot".
+    pub cores: Vec<CoreId>,
+    /// Instruction streams, one per slot.
+    pub streams: Vec<Vec<Recorded>>,
+    tokens: HashMap<Token, (usize, usize)>,
+    /// Buffers named by any recorded instruction (they cannot be freed until the end).
+    pub buffers: BTreeSet<BufferId>,
+    /// The first recording error; a failed launch is discarded at its end.
+    pub failure: Option<RuntimeError>,
+}
+
+impl Launch {
+    pub fn new(name: &str, mut cores: Vec<CoreId>) -> Launch {
+        cores.sort();
+        cores.dedup();
+        Launch {
+            name: name.to_string(),
+            streams: vec![Vec::new(); cores.len()],
+            cores,
+            tokens: HashMap::new(),
+            buffers: BTreeSet::new(),
+            failure: None,
+        }
+    }
+
+    /// The slot of `core`, if it is part of the launch.
+    pub fn slot(&self, core: CoreId) -> Result<usize> {
+        self.cores
+            .binary_search(&core)
+            .map_err(|_| RuntimeError::CoreNotInLaunch {
+                core,
+                launch: self.name.clone(),
+            })
+    }
+
+    /// Stream indices of the producers of `waits`, which must be tokens of `core` in this
+    /// launch.
+    pub fn resolve_waits(&self, slot: usize, waits: &[Token]) -> Result<Vec<usize>> {
+        let core = self.cores[slot];
+        waits
+            .iter()
+            .map(|&token| match self.tokens.get(&token) {
+                None => Err(RuntimeError::UnknownToken { core, token }),
+                Some(&(s, _)) if s != slot => Err(RuntimeError::ForeignToken {
+                    core,
+                    token,
+                    producer: self.cores[s],
+                }),
+                Some(&(_, index)) => Ok(index),
+            })
+            .collect()
+    }
+
+    /// Appends an instruction whose operands and waits have been checked.
+    pub fn push(&mut self, slot: usize, instr: Instr, waits: Vec<usize>, token: Token) {
+        for (_, view, _) in instr.operands() {
+            self.buffers.insert(view.buffer);
+        }
+        let index = self.streams[slot].len();
+        self.tokens.insert(token, (slot, index));
+        self.streams[slot].push(Recorded { instr, waits });
+    }
+
+    /// Number of barriers each core recorded must agree.
+    pub fn check_barriers(&self) -> Result<usize> {
+        let count = |s: &Vec<Recorded>| s.iter().filter(|r| r.instr == Instr::Barrier).count();
+        let first = count(&self.streams[0]);
+        for (slot, stream) in self.streams.iter().enumerate().skip(1) {
+            let n = count(stream);
+            if n != first {
+                return Err(RuntimeError::BarrierMismatch {
+                    launch: self.name.clone(),
+                    first: (self.cores[0], first),
+                    other: (self.cores[slot], n),
+                });
+            }
+        }
+        Ok(first)
+    }
+
+    /// Total number of recorded instructions.
+    pub fn instruction_count(&self) -> usize {
+        self.streams.iter().map(Vec::len).sum()
+    }
+}

@@ -1,0 +1,58 @@
+//! The software DSA: a runtime that executes the `dsa` instruction set functionally, on real
+//! buffers, and times it with a documented, deterministic performance model.
+//!
+//! The device is the abstract machine of GraphTurbo (OSDI'23) Fig. 1, sized by a
+//! [`turbine_targets::Target`]: clusters of cores, each core with compute units (vector core,
+//! vector engine, matrix engine) and a local buffer (LB), a global buffer (GB) per cluster,
+//! and DDR. Generated host code drives it through the C ABI in [`ffi`] (header
+//! `runtime/include/turbine_dsa.h`); Rust code and tests use [`Device`] directly.
+//!
+//! ```
+//! use turbine_runtime::{CoreId, Device, Instr, Placement, View};
+//!
+//! let mut dev = Device::open("mini").unwrap();
+//! let core = CoreId::new(0, 0);
+//! let input = dev.alloc(Placement::Ddr, 4 * 4).unwrap();
+//! let local = dev.alloc(Placement::Lb(core), 4 * 4).unwrap();
+//! dev.write(input, 0, &[1.0, 2.0, 3.0, 4.0]).unwrap();
+//!
+//! dev.launch_begin("copy_in", &[core]).unwrap();
+//! let src = View::contiguous(input, 0, &[4]);
+//! let dst = View::contiguous(local, 0, &[4]);
+//! let t = dev.enqueue(core, Instr::Dma { src: src.clone(), dst: dst.clone() }, &[]).unwrap();
+//! dev.enqueue(core, Instr::Dma { src: dst, dst: View::contiguous(input, 0, &[4]) }, &[t]).unwrap();
+//! let launch = dev.launch_end().unwrap();
+//! assert!(launch.cycles() > 0);
+//! assert_eq!(dev.read(input, 0, 4).unwrap(), [1.0, 2.0, 3.0, 4.0]);
+//! println!("{}", dev.report());
+//! ```
+//!
+//! Module map: [`ids`], [`view`] and [`instr`] define what a program is; `launch` records it;
+//! `timing` (with `link`) simulates it; `hazard` rejects races; `exec` runs it; [`report`]
+//! and `trace` describe what it cost; [`device`] ties them together; [`ffi`] exports it to C.
+#![warn(missing_docs)]
+
+pub mod device;
+pub mod error;
+mod exec;
+pub mod ffi;
+pub mod footprint;
+mod hazard;
+pub mod ids;
+pub mod instr;
+mod launch;
+mod link;
+pub mod memory;
+pub mod report;
+mod timing;
+mod trace;
+pub mod view;
+
+pub use device::Device;
+pub use error::{ErrorCode, Result, RuntimeError};
+pub use ids::{BufferId, CoreId, Token};
+pub use instr::{BinaryOp, Conv2dParams, Instr, Pool2dParams, PoolKind, ReduceKind, UnaryOp};
+pub use memory::Placement;
+pub use report::{LaunchSummary, Report};
+pub use turbine_targets::{self as targets, MemLevel, Target, UnitKind};
+pub use view::View;

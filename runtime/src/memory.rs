@@ -1,0 +1,194 @@
+//! Device memory: buffers with real contents, placed at a level and owner, with capacity
+//! accounting and high-water marks per memory instance (each core's LB, each cluster's GB,
+//! the DDR).
+//!
+//! Capacity is checked on the sum of live buffer sizes: placement inside a memory (and so
+//! fragmentation) is the compiler's allocator's business, not modelled here.
+
+use crate::error::{Result, RuntimeError};
+use crate::ids::{BufferId, CoreId};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, RwLock};
+use turbine_targets::{MemLevel, Target};
+
+/// Where a buffer lives: the level and its owner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Placement {
+    /// The local buffer of a core.
+    Lb(CoreId),
+    /// The global buffer of a cluster.
+    Gb(u32),
+    /// DDR.
+    Ddr,
+}
+
+impl Placement {
+    /// The memory level.
+    pub fn level(self) -> MemLevel {
+        match self {
+            Placement::Lb(_) => MemLevel::Lb,
+            Placement::Gb(_) => MemLevel::Gb,
+            Placement::Ddr => MemLevel::Ddr,
+        }
+    }
+
+    /// The cluster the memory belongs to (`None` for DDR).
+    pub fn cluster(self) -> Option<u32> {
+        match self {
+            Placement::Lb(c) => Some(c.cluster),
+            Placement::Gb(cl) => Some(cl),
+            Placement::Ddr => None,
+        }
+    }
+}
+
+impl fmt::Display for Placement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Placement::Lb(c) => write!(f, "lb of {c}"),
+            Placement::Gb(cl) => write!(f, "gb of cluster {cl}"),
+            Placement::Ddr => f.write_str("ddr"),
+        }
+    }
+}
+
+/// One buffer. Its contents sit behind a lock so that cores executing on different host
+/// threads can share GB and DDR buffers; the race check guarantees that concurrent
+/// instructions never touch the same elements, so lock order never changes a result.
+#[derive(Debug)]
+pub(crate) struct Buffer {
+    pub placement: Placement,
+    /// Number of f32 elements (the length of `data`, readable without the lock).
+    pub len: u64,
+    pub data: RwLock<Vec<f32>>,
+}
+
+/// Bytes in use and the high-water mark of one memory instance.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Bytes allocated now.
+    pub in_use: u64,
+    /// Largest `in_use` since the last report reset.
+    pub high_water: u64,
+}
+
+/// All buffers of a device and the usage of every memory instance.
+#[derive(Debug)]
+pub(crate) struct Memory {
+    buffers: BTreeMap<BufferId, Arc<Buffer>>,
+    sizes: BTreeMap<BufferId, u64>,
+    next_id: u64,
+    lb: Vec<Usage>,
+    gb: Vec<Usage>,
+    ddr: Usage,
+    cores_per_cluster: u32,
+}
+
+impl Memory {
+    pub fn new(target: &Target) -> Memory {
+        Memory {
+            buffers: BTreeMap::new(),
+            sizes: BTreeMap::new(),
+            next_id: 1,
+            lb: vec![Usage::default(); target.total_cores() as usize],
+            gb: vec![Usage::default(); target.device.clusters as usize],
+            ddr: Usage::default(),
+            cores_per_cluster: target.cluster.cores,
+        }
+    }
+
+    fn usage_mut(&mut self, p: Placement) -> &mut Usage {
+        match p {
+            Placement::Lb(c) => {
+                &mut self.lb[(c.cluster * self.cores_per_cluster + c.core) as usize]
+            }
+            Placement::Gb(cl) => &mut self.gb[cl as usize],
+            Placement::Ddr => &mut self.ddr,
+        }
+    }
+
+    /// Allocates a zero-filled buffer; the placement has been checked against the target.
+    pub fn alloc(&mut self, placement: Placement, bytes: u64, capacity: u64) -> Result<BufferId> {
+        let usage = self.usage_mut(placement);
+        if bytes > capacity - usage.in_use {
+            return Err(RuntimeError::OutOfMemory {
+                memory: placement.to_string(),
+                requested: bytes,
+                in_use: usage.in_use,
+                capacity,
+            });
+        }
+        let data = zeroed(bytes / 4).ok_or_else(|| RuntimeError::OutOfMemory {
+            memory: format!("the host, for {placement}"),
+            requested: bytes,
+            in_use: usage.in_use,
+            capacity,
+        })?;
+        usage.in_use += bytes;
+        usage.high_water = usage.high_water.max(usage.in_use);
+        let id = BufferId(self.next_id);
+        self.next_id += 1;
+        self.buffers.insert(
+            id,
+            Arc::new(Buffer {
+                placement,
+                len: bytes / 4,
+                data: RwLock::new(data),
+            }),
+        );
+        self.sizes.insert(id, bytes);
+        Ok(id)
+    }
+
+    pub fn free(&mut self, id: BufferId) -> Result<()> {
+        let buffer = self
+            .buffers
+            .remove(&id)
+            .ok_or(RuntimeError::UnknownBuffer(id))?;
+        let bytes = self
+            .sizes
+            .remove(&id)
+            .expect("sizes and buffers have the same keys");
+        self.usage_mut(buffer.placement).in_use -= bytes;
+        Ok(())
+    }
+
+    pub fn get(&self, id: BufferId) -> Result<&Arc<Buffer>> {
+        self.buffers.get(&id).ok_or(RuntimeError::UnknownBuffer(id))
+    }
+
+    /// Restarts high-water marks from the current usage (on report reset).
+    pub fn reset_high_water(&mut self) {
+        for u in self
+            .lb
+            .iter_mut()
+            .chain(self.gb.iter_mut())
+            .chain(std::iter::once(&mut self.ddr))
+        {
+            u.high_water = u.in_use;
+        }
+    }
+
+    /// Usage of each core's LB (flat core order), each cluster's GB, and the DDR.
+    pub fn usage(&self) -> (&[Usage], &[Usage], Usage) {
+        (&self.lb, &self.gb, self.ddr)
+    }
+}
+
+/// A zero-filled vector of `len` (> 0) elements, or `None` when the host cannot allocate it:
+/// a target's DDR may be larger than the host's memory, and `vec!` would abort the process.
+/// The memory comes from `alloc_zeroed`, so the operating system maps pages lazily and a
+/// large, mostly unused DDR buffer costs little.
+fn zeroed(len: u64) -> Option<Vec<f32>> {
+    let len = usize::try_from(len).ok()?;
+    let layout = std::alloc::Layout::array::<f32>(len).ok()?;
+    // SAFETY: the layout has a non-zero size (len > 0, checked by the caller) and is the one
+    // `Vec<f32>` uses for capacity `len`; `alloc_zeroed` returns either null or memory of that
+    // layout whose bytes are all zero, which is `len` valid `0.0f32` values. The vector takes
+    // ownership and frees it with the same global allocator and layout.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout) as *mut f32;
+        (!ptr.is_null()).then(|| Vec::from_raw_parts(ptr, len, len))
+    }
+}

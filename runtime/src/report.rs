@@ -1,0 +1,489 @@
+//! What a run cost on the simulated device: cycles and time, kernel launches, bytes per
+//! memory path and direction, busy time and utilisation of every compute unit, DMA channel and
+//! cluster link, and memory high-water marks. Printed as a table ([`std::fmt::Display`]) or
+//! serialised as JSON ([`Report::to_json`]); the fields are documented in `docs/Runtime.md`.
+
+use crate::ids::CoreId;
+use crate::launch::Launch;
+use crate::memory::Usage;
+use crate::timing::{uses_link, LevelOf, Schedule};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use turbine_targets::{MemLevel, Target, UnitKind};
+
+/// Timing of one executed launch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LaunchSummary {
+    /// Kernel name given to `launch_begin`.
+    pub name: String,
+    /// Number of cores in the launch.
+    pub cores: usize,
+    /// Number of instructions recorded.
+    pub instructions: usize,
+    /// Cycle at which the cores started (previous launch's end plus the launch latency).
+    pub start: u64,
+    /// Cycle at which the last instruction ended.
+    pub end: u64,
+}
+
+impl LaunchSummary {
+    /// `end - start`.
+    pub fn cycles(&self) -> u64 {
+        self.end - self.start
+    }
+}
+
+/// Counters accumulated over launches since the last reset.
+#[derive(Debug, Clone)]
+pub(crate) struct Stats {
+    /// Device cycle at the last reset.
+    since: u64,
+    launches: Vec<LaunchSummary>,
+    instructions: u64,
+    /// (src, dst) -> (bytes, DMAs).
+    transfers: BTreeMap<(MemLevel, MemLevel), (u64, u64)>,
+    host_to_ddr: u64,
+    ddr_to_host: u64,
+    /// Per flat core, per resource: (instructions, busy cycles, work).
+    resources: Vec<Vec<(u64, u64, f64)>>,
+    /// Per cluster: (busy cycles, bytes).
+    links: Vec<(u64, u64)>,
+}
+
+impl Stats {
+    pub fn new(target: &Target, since: u64) -> Stats {
+        let resources = target.core.units.len() + target.core.dma_channels as usize;
+        Stats {
+            since,
+            launches: Vec::new(),
+            instructions: 0,
+            transfers: BTreeMap::new(),
+            host_to_ddr: 0,
+            ddr_to_host: 0,
+            resources: vec![vec![(0, 0, 0.0); resources]; target.total_cores() as usize],
+            links: vec![(0, 0); target.device.clusters as usize],
+        }
+    }
+
+    pub fn host_write(&mut self, bytes: u64) {
+        self.host_to_ddr += bytes;
+    }
+
+    pub fn host_read(&mut self, bytes: u64) {
+        self.ddr_to_host += bytes;
+    }
+
+    /// Adds an executed launch.
+    pub fn record(
+        &mut self,
+        target: &Target,
+        launch: &Launch,
+        schedule: &Schedule,
+        levels: &impl LevelOf,
+        summary: LaunchSummary,
+    ) {
+        self.instructions += summary.instructions as u64;
+        self.launches.push(summary);
+        for (slot, stream) in launch.streams.iter().enumerate() {
+            let core = launch.cores[slot];
+            let flat = (core.cluster * target.cluster.cores + core.core) as usize;
+            for (rec, s) in stream.iter().zip(&schedule.slots[slot]) {
+                if let Some(r) = s.resource {
+                    let entry = &mut self.resources[flat][r];
+                    entry.0 += 1;
+                    entry.1 += s.end - s.start;
+                    entry.2 += rec.instr.work(target.cost.special_function);
+                }
+                if let crate::instr::Instr::Dma { src, dst } = &rec.instr {
+                    let (sl, dl) = (levels.level_of(src.buffer), levels.level_of(dst.buffer));
+                    let bytes = src.len() * 4;
+                    let t = self.transfers.entry((sl, dl)).or_default();
+                    t.0 += bytes;
+                    t.1 += 1;
+                    if let (true, Some((a, b))) = (uses_link(sl, dl), s.link) {
+                        let link = &mut self.links[core.cluster as usize];
+                        link.0 += b - a;
+                        link.1 += bytes;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Bytes moved by DMA along one path, in one direction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TransferStat {
+    /// Source level.
+    pub src: MemLevel,
+    /// Destination level.
+    pub dst: MemLevel,
+    /// Bytes copied.
+    pub bytes: u64,
+    /// Number of DMA instructions.
+    pub dmas: u64,
+}
+
+/// Bytes the host moved in and out of DDR (not timed: host transfers are outside the model).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostStat {
+    /// Bytes written by the host into DDR buffers.
+    pub to_ddr_bytes: u64,
+    /// Bytes read by the host from DDR buffers.
+    pub from_ddr_bytes: u64,
+}
+
+/// One compute unit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnitStat {
+    /// Its core.
+    pub core: CoreId,
+    /// Its index in `core.units`.
+    pub unit: usize,
+    /// Its kind.
+    pub kind: UnitKind,
+    /// Instructions it ran.
+    pub instructions: u64,
+    /// Cycles it was busy (setup included).
+    pub busy_cycles: u64,
+    /// `busy_cycles / cycles`.
+    pub utilisation: f64,
+    /// Flops (matrix engine) or element operations (vector units) it performed.
+    pub work: f64,
+}
+
+/// One DMA channel.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChannelStat {
+    /// Its core.
+    pub core: CoreId,
+    /// Its index among the core's channels.
+    pub channel: usize,
+    /// DMAs it ran.
+    pub transfers: u64,
+    /// Bytes it moved.
+    pub bytes: u64,
+    /// Cycles it was busy (setup and waiting for the link included).
+    pub busy_cycles: u64,
+    /// `busy_cycles / cycles`.
+    pub utilisation: f64,
+}
+
+/// One cluster's off-core link.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinkStat {
+    /// The cluster.
+    pub cluster: u32,
+    /// Bytes that crossed it.
+    pub bytes: u64,
+    /// Cycles it was transferring.
+    pub busy_cycles: u64,
+    /// `busy_cycles / cycles`.
+    pub utilisation: f64,
+}
+
+/// Capacities and high-water marks, in bytes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemoryStat {
+    /// Capacity of each LB.
+    pub lb_capacity: u64,
+    /// Capacity of each GB.
+    pub gb_capacity: u64,
+    /// Capacity of DDR.
+    pub ddr_capacity: u64,
+    /// Largest LB high-water mark over all cores.
+    pub lb_high_water_max: u64,
+    /// High-water mark of each core's LB, flat core order (cluster-major).
+    pub lb_high_water: Vec<u64>,
+    /// High-water mark of each cluster's GB.
+    pub gb_high_water: Vec<u64>,
+    /// High-water mark of DDR.
+    pub ddr_high_water: u64,
+}
+
+/// The report. Times are simulated device time, never host time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// Target name.
+    pub target: String,
+    /// Target clock.
+    pub clock_mhz: f64,
+    /// Simulated cycles since the last reset (launch latencies and idle gaps included).
+    pub cycles: u64,
+    /// `cycles` at the target clock, in microseconds.
+    pub time_us: f64,
+    /// Launches executed.
+    pub kernel_launches: u64,
+    /// Instructions executed.
+    pub instructions: u64,
+    /// Every launch, in order.
+    pub launches: Vec<LaunchSummary>,
+    /// DMA bytes per path and direction (only paths used).
+    pub transfers: Vec<TransferStat>,
+    /// Host traffic.
+    pub host: HostStat,
+    /// Every compute unit of every core.
+    pub units: Vec<UnitStat>,
+    /// Every DMA channel of every core.
+    pub dma_channels: Vec<ChannelStat>,
+    /// Every cluster link.
+    pub links: Vec<LinkStat>,
+    /// Memory use.
+    pub memory: MemoryStat,
+}
+
+impl Report {
+    pub(crate) fn build(
+        target: &Target,
+        stats: &Stats,
+        now: u64,
+        usage: (&[Usage], &[Usage], Usage),
+    ) -> Report {
+        let cycles = now - stats.since;
+        let util = |busy: u64| {
+            if cycles == 0 {
+                0.0
+            } else {
+                busy as f64 / cycles as f64
+            }
+        };
+        let units_n = target.core.units.len();
+        let mut units = Vec::new();
+        let mut dma_channels = Vec::new();
+        for (flat, res) in stats.resources.iter().enumerate() {
+            let core = CoreId::new(
+                flat as u32 / target.cluster.cores,
+                flat as u32 % target.cluster.cores,
+            );
+            for (r, &(instructions, busy, work)) in res.iter().enumerate() {
+                if r < units_n {
+                    units.push(UnitStat {
+                        core,
+                        unit: r,
+                        kind: target.core.units[r],
+                        instructions,
+                        busy_cycles: busy,
+                        utilisation: util(busy),
+                        work,
+                    });
+                } else {
+                    dma_channels.push(ChannelStat {
+                        core,
+                        channel: r - units_n,
+                        transfers: instructions,
+                        // The work of a DMA is its byte count.
+                        bytes: work as u64,
+                        busy_cycles: busy,
+                        utilisation: util(busy),
+                    });
+                }
+            }
+        }
+        let (lb, gb, ddr) = usage;
+        Report {
+            target: target.name.clone(),
+            clock_mhz: target.clock_mhz,
+            cycles,
+            time_us: cycles as f64 / target.clock_mhz,
+            kernel_launches: stats.launches.len() as u64,
+            instructions: stats.instructions,
+            launches: stats.launches.clone(),
+            transfers: stats
+                .transfers
+                .iter()
+                .map(|(&(src, dst), &(bytes, dmas))| TransferStat {
+                    src,
+                    dst,
+                    bytes,
+                    dmas,
+                })
+                .collect(),
+            host: HostStat {
+                to_ddr_bytes: stats.host_to_ddr,
+                from_ddr_bytes: stats.ddr_to_host,
+            },
+            units,
+            dma_channels,
+            links: stats
+                .links
+                .iter()
+                .enumerate()
+                .map(|(cl, &(busy, bytes))| LinkStat {
+                    cluster: cl as u32,
+                    bytes,
+                    busy_cycles: busy,
+                    utilisation: util(busy),
+                })
+                .collect(),
+            memory: MemoryStat {
+                lb_capacity: target.core.lb_bytes,
+                gb_capacity: target.cluster.gb_bytes,
+                ddr_capacity: target.device.ddr_bytes,
+                lb_high_water_max: lb.iter().map(|u| u.high_water).max().unwrap_or(0),
+                lb_high_water: lb.iter().map(|u| u.high_water).collect(),
+                gb_high_water: gb.iter().map(|u| u.high_water).collect(),
+                ddr_high_water: ddr.high_water,
+            },
+        }
+    }
+
+    /// The report as pretty-printed JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a report has only strings, numbers and lists")
+    }
+}
+
+/// How many launches the text table lists one by one before summarising.
+const LISTED_LAUNCHES: usize = 12;
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "Turbine software DSA report — target {} @ {} MHz",
+            self.target, self.clock_mhz
+        )?;
+        writeln!(f, "  simulated cycles   {:>16}", self.cycles)?;
+        writeln!(f, "  simulated time     {:>16.3} us", self.time_us)?;
+        writeln!(f, "  kernel launches    {:>16}", self.kernel_launches)?;
+        writeln!(f, "  instructions       {:>16}", self.instructions)?;
+
+        writeln!(
+            f,
+            "\nlaunches{}",
+            if self.launches.len() > LISTED_LAUNCHES {
+                " (longest first)"
+            } else {
+                ""
+            }
+        )?;
+        writeln!(
+            f,
+            "  {:<32} {:>6} {:>8} {:>14} {:>14}",
+            "kernel", "cores", "instrs", "start", "cycles"
+        )?;
+        let mut launches: Vec<&LaunchSummary> = self.launches.iter().collect();
+        if launches.len() > LISTED_LAUNCHES {
+            launches.sort_by_key(|l| std::cmp::Reverse(l.cycles()));
+        }
+        for l in launches.iter().take(LISTED_LAUNCHES) {
+            writeln!(
+                f,
+                "  {:<32} {:>6} {:>8} {:>14} {:>14}",
+                l.name,
+                l.cores,
+                l.instructions,
+                l.start,
+                l.cycles()
+            )?;
+        }
+        if launches.len() > LISTED_LAUNCHES {
+            writeln!(f, "  ... and {} more", launches.len() - LISTED_LAUNCHES)?;
+        }
+
+        writeln!(f, "\nbytes moved by DMA")?;
+        writeln!(f, "  {:<12} {:>16} {:>10}", "path", "bytes", "dmas")?;
+        for t in &self.transfers {
+            writeln!(
+                f,
+                "  {:<12} {:>16} {:>10}",
+                format!("{} -> {}", t.src, t.dst),
+                t.bytes,
+                t.dmas
+            )?;
+        }
+        writeln!(f, "  {:<12} {:>16}", "host -> ddr", self.host.to_ddr_bytes)?;
+        writeln!(
+            f,
+            "  {:<12} {:>16}",
+            "ddr -> host", self.host.from_ddr_bytes
+        )?;
+
+        writeln!(f, "\ncompute units (all cores)")?;
+        writeln!(
+            f,
+            "  {:<14} {:>6} {:>10} {:>16} {:>9} {:>9}",
+            "kind", "units", "instrs", "busy cycles", "mean util", "max util"
+        )?;
+        for kind in UnitKind::ALL {
+            let of_kind: Vec<&UnitStat> = self.units.iter().filter(|u| u.kind == kind).collect();
+            if of_kind.is_empty() {
+                continue;
+            }
+            let busy: u64 = of_kind.iter().map(|u| u.busy_cycles).sum();
+            let instrs: u64 = of_kind.iter().map(|u| u.instructions).sum();
+            let mean = of_kind.iter().map(|u| u.utilisation).sum::<f64>() / of_kind.len() as f64;
+            let max = of_kind.iter().map(|u| u.utilisation).fold(0.0, f64::max);
+            writeln!(
+                f,
+                "  {:<14} {:>6} {:>10} {:>16} {:>8.1}% {:>8.1}%",
+                kind.name(),
+                of_kind.len(),
+                instrs,
+                busy,
+                100.0 * mean,
+                100.0 * max
+            )?;
+        }
+
+        writeln!(f, "\nper unit (units that ran something)")?;
+        writeln!(
+            f,
+            "  {:<14} {:<14} {:>10} {:>16} {:>9}",
+            "core", "unit", "instrs", "busy cycles", "util"
+        )?;
+        for u in self.units.iter().filter(|u| u.instructions > 0) {
+            writeln!(
+                f,
+                "  {:<14} {:<14} {:>10} {:>16} {:>8.1}%",
+                u.core.to_string(),
+                format!("{}#{}", u.kind.name(), u.unit),
+                u.instructions,
+                u.busy_cycles,
+                100.0 * u.utilisation
+            )?;
+        }
+        for c in self.dma_channels.iter().filter(|c| c.transfers > 0) {
+            writeln!(
+                f,
+                "  {:<14} {:<14} {:>10} {:>16} {:>8.1}%",
+                c.core.to_string(),
+                format!("dma#{}", c.channel),
+                c.transfers,
+                c.busy_cycles,
+                100.0 * c.utilisation
+            )?;
+        }
+        for l in self.links.iter().filter(|l| l.bytes > 0) {
+            writeln!(
+                f,
+                "  {:<14} {:<14} {:>10} {:>16} {:>8.1}%",
+                format!("cluster {}", l.cluster),
+                "off-core link",
+                "",
+                l.busy_cycles,
+                100.0 * l.utilisation
+            )?;
+        }
+
+        let m = &self.memory;
+        writeln!(f, "\nmemory high-water marks (bytes)")?;
+        writeln!(
+            f,
+            "  lb  max over cores {:>14} of {:>14}",
+            m.lb_high_water_max, m.lb_capacity
+        )?;
+        let gb_max = m.gb_high_water.iter().copied().max().unwrap_or(0);
+        writeln!(
+            f,
+            "  gb  max over clusters {:>11} of {:>14}",
+            gb_max, m.gb_capacity
+        )?;
+        writeln!(
+            f,
+            "  ddr {:>29} of {:>14}",
+            m.ddr_high_water, m.ddr_capacity
+        )
+    }
+}

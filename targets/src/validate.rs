@@ -1,0 +1,130 @@
+//! Range checks that TOML's types cannot express. Invariants of a valid [`Target`]:
+//!
+//! - `name` is not empty; `clock_mhz`, every bandwidth and every throughput are finite and
+//!   positive; `cost.special_function` is finite and at least 1;
+//! - there is at least one cluster, one core per cluster, one unit per core, one DMA channel
+//!   per core, and at most [`MAX_CORES`] cores in all;
+//! - every memory capacity is a positive multiple of 4 bytes (whole f32 elements);
+//! - every unit kind listed in `core.units` has a throughput table with an `f32` entry, and
+//!   there is no throughput table for a kind that no core has (a likely typo).
+//!
+//! The runtime relies on these: it divides by bandwidths and throughputs, and sizes its
+//! memories from the capacities.
+
+use crate::description::Target;
+use crate::error::TargetError;
+use crate::kinds::{DType, UnitKind};
+
+/// Upper bound on the number of cores, so that core indices fit comfortably in `u32`
+/// arithmetic and a typo (`cores = 80000`) is caught rather than allocated.
+pub const MAX_CORES: u64 = 65_536;
+
+impl Target {
+    /// Checks every invariant listed in this module's documentation; the error names the
+    /// first offending field.
+    pub fn validate(&self) -> Result<(), TargetError> {
+        let invalid = |field: &str, message: String| TargetError::Invalid {
+            target: self.name.clone(),
+            field: field.to_string(),
+            message,
+        };
+        if self.name.trim().is_empty() {
+            return Err(invalid("name", "must not be empty".into()));
+        }
+        positive(self.clock_mhz).map_err(|m| invalid("clock_mhz", m))?;
+        if self.device.clusters == 0 {
+            return Err(invalid("device.clusters", "must be at least 1".into()));
+        }
+        if self.cluster.cores == 0 {
+            return Err(invalid("cluster.cores", "must be at least 1".into()));
+        }
+        let cores = u64::from(self.device.clusters) * u64::from(self.cluster.cores);
+        if cores > MAX_CORES {
+            return Err(invalid(
+                "cluster.cores",
+                format!("gives {cores} cores in all (device.clusters x cluster.cores), more than {MAX_CORES}"),
+            ));
+        }
+        if self.core.units.is_empty() {
+            return Err(invalid(
+                "core.units",
+                "must list at least one compute unit".into(),
+            ));
+        }
+        if self.core.dma_channels == 0 {
+            return Err(invalid("core.dma_channels", "must be at least 1".into()));
+        }
+        for (field, bytes) in [
+            ("core.lb_bytes", self.core.lb_bytes),
+            ("cluster.gb_bytes", self.cluster.gb_bytes),
+            ("device.ddr_bytes", self.device.ddr_bytes),
+        ] {
+            if bytes == 0 || bytes % 4 != 0 {
+                return Err(invalid(
+                    field,
+                    format!(
+                        "must be a positive multiple of 4 bytes (whole f32 elements), got {bytes}"
+                    ),
+                ));
+            }
+        }
+        let b = &self.bandwidth;
+        for (field, value) in [
+            ("bandwidth.ddr_ddr", b.ddr_ddr),
+            ("bandwidth.ddr_gb", b.ddr_gb),
+            ("bandwidth.ddr_lb", b.ddr_lb),
+            ("bandwidth.gb_gb", b.gb_gb),
+            ("bandwidth.gb_lb", b.gb_lb),
+            ("bandwidth.lb_lb", b.lb_lb),
+        ] {
+            positive(value).map_err(|m| invalid(field, m))?;
+        }
+        for kind in UnitKind::ALL {
+            let present = self.core.units.contains(&kind);
+            match self.throughput.get(&kind) {
+                None if present => {
+                    return Err(invalid(
+                        &format!("throughput.{kind}"),
+                        format!("is missing: core.units has a {kind} and its rate must be given"),
+                    ))
+                }
+                None => {}
+                Some(_) if !present => {
+                    return Err(invalid(
+                        &format!("throughput.{kind}"),
+                        format!("is given but core.units has no {kind}"),
+                    ))
+                }
+                Some(table) => {
+                    if !table.contains_key(&DType::F32) {
+                        return Err(invalid(
+                            &format!("throughput.{kind}.f32"),
+                            "is missing: the runtime executes f32".into(),
+                        ));
+                    }
+                    for (dtype, &rate) in table {
+                        let field = format!("throughput.{kind}.{dtype}");
+                        positive(rate).map_err(|m| invalid(&field, m))?;
+                    }
+                }
+            }
+        }
+        let special = self.cost.special_function;
+        if !(special.is_finite() && special >= 1.0) {
+            return Err(invalid(
+                "cost.special_function",
+                format!("must be a finite number of at least 1, got {special}"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// `Ok` when `value` is finite and strictly positive, else the message for the field.
+fn positive(value: f64) -> Result<(), String> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(format!("must be a finite positive number, got {value}"))
+    }
+}

@@ -1,0 +1,344 @@
+// RUN: turbine-opt %s | turbine-opt | FileCheck %s
+// RUN: turbine-opt %s --mlir-print-op-generic | turbine-opt | FileCheck %s
+// RUN: turbine-opt %s --split-input-file | turbine-opt --split-input-file | FileCheck %s
+
+//===----------------------------------------------------------------------===//
+// Types and buffers
+//===----------------------------------------------------------------------===//
+
+// Tests that !dsa.token round-trips as a function argument and result type.
+// CHECK-LABEL: func.func @token
+// CHECK-SAME: (%[[T:.*]]: !dsa.token) -> !dsa.token
+// CHECK: return %[[T]] : !dsa.token
+func.func @token(%t: !dsa.token) -> !dsa.token {
+  return %t : !dsa.token
+}
+
+// -----
+
+// Tests that buffers are allocated and freed in each #dsa.memory_space<...>:
+// a core's LB tile, a cluster's GB feature map and a DDR input image.
+// CHECK-LABEL: func.func @alloc_dealloc
+// CHECK: %[[LB:.*]] = dsa.alloc : memref<64x64xf32, #dsa.memory_space<lb>>
+// CHECK: %[[GB:.*]] = dsa.alloc : memref<1x64x56x56xf16, #dsa.memory_space<gb>>
+// CHECK: %[[DDR:.*]] = dsa.alloc : memref<1x3x224x224xf32, #dsa.memory_space<ddr>>
+// CHECK: dsa.dealloc %[[LB]] : memref<64x64xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.dealloc %[[GB]] : memref<1x64x56x56xf16, #dsa.memory_space<gb>>
+// CHECK: dsa.dealloc %[[DDR]] : memref<1x3x224x224xf32, #dsa.memory_space<ddr>>
+func.func @alloc_dealloc() {
+  %lb = dsa.alloc : memref<64x64xf32, #dsa.memory_space<lb>>
+  %gb = dsa.alloc : memref<1x64x56x56xf16, #dsa.memory_space<gb>>
+  %ddr = dsa.alloc : memref<1x3x224x224xf32, #dsa.memory_space<ddr>>
+  dsa.dealloc %lb : memref<64x64xf32, #dsa.memory_space<lb>>
+  dsa.dealloc %gb : memref<1x64x56x56xf16, #dsa.memory_space<gb>>
+  dsa.dealloc %ddr : memref<1x3x224x224xf32, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// DMA and tokens
+//===----------------------------------------------------------------------===//
+
+// Tests that DMA between the memory levels round-trips with and without
+// tokens to wait for: a strided DDR window (memref.subview) into LB, GB into
+// LB after one token, LB to LB after two and back to DDR, then dsa.wait on the
+// last token and on none.
+// CHECK-LABEL: dsa.kernel @dma
+// CHECK-SAME: (%[[ACT:.*]]: memref<64x224xf32, #dsa.memory_space<ddr>>, %[[G:.*]]: memref<64x64xf32, #dsa.memory_space<gb>>, %[[ROW:.*]]: index)
+// CHECK: %[[V:.*]] = memref.subview %[[ACT]][0, %[[ROW]]] [64, 64] [1, 1] : memref<64x224xf32, #dsa.memory_space<ddr>> to memref<64x64xf32, strided<[224, 1], offset: ?>, #dsa.memory_space<ddr>>
+// CHECK: %[[T:.*]] = dsa.alloc : memref<64x64xf32, #dsa.memory_space<lb>>
+// CHECK: %[[U:.*]] = dsa.alloc : memref<64x64xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T0:.*]] = dsa.dma %[[V]] to %[[T]] : memref<64x64xf32, strided<[224, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<64x64xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T1:.*]] = dsa.dma %[[G]] to %[[U]] after %[[T0]] : memref<64x64xf32, #dsa.memory_space<gb>>, memref<64x64xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T2:.*]] = dsa.dma %[[U]] to %[[T]] after %[[T0]], %[[T1]] : memref<64x64xf32, #dsa.memory_space<lb>>, memref<64x64xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T3:.*]] = dsa.dma %[[T]] to %[[V]] after %[[T2]] : memref<64x64xf32, #dsa.memory_space<lb>>, memref<64x64xf32, strided<[224, 1], offset: ?>, #dsa.memory_space<ddr>>
+// CHECK: dsa.wait %[[T3]]
+// CHECK: dsa.wait{{ *$}}
+// CHECK: dsa.return
+dsa.kernel @dma(%act: memref<64x224xf32, #dsa.memory_space<ddr>>, %g: memref<64x64xf32, #dsa.memory_space<gb>>, %row: index) {
+  %v = memref.subview %act[0, %row] [64, 64] [1, 1] : memref<64x224xf32, #dsa.memory_space<ddr>> to memref<64x64xf32, strided<[224, 1], offset: ?>, #dsa.memory_space<ddr>>
+  %t = dsa.alloc : memref<64x64xf32, #dsa.memory_space<lb>>
+  %u = dsa.alloc : memref<64x64xf32, #dsa.memory_space<lb>>
+  %t0 = dsa.dma %v to %t : memref<64x64xf32, strided<[224, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<64x64xf32, #dsa.memory_space<lb>>
+  %t1 = dsa.dma %g to %u after %t0 : memref<64x64xf32, #dsa.memory_space<gb>>, memref<64x64xf32, #dsa.memory_space<lb>>
+  %t2 = dsa.dma %u to %t after %t0, %t1 : memref<64x64xf32, #dsa.memory_space<lb>>, memref<64x64xf32, #dsa.memory_space<lb>>
+  %t3 = dsa.dma %t to %v after %t2 : memref<64x64xf32, #dsa.memory_space<lb>>, memref<64x64xf32, strided<[224, 1], offset: ?>, #dsa.memory_space<ddr>>
+  dsa.wait %t3
+  dsa.wait
+  dsa.return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Compute instructions
+//===----------------------------------------------------------------------===//
+
+// Tests that matrix-engine tile products round-trip with and without
+// accumulate and with and without tokens (the first K tile overwrites the
+// accumulator, the next ones add to it).
+// CHECK-LABEL: dsa.kernel @matmul
+// CHECK-SAME: (%[[A:.*]]: memref<32x64xf32, #dsa.memory_space<lb>>, %[[B:.*]]: memref<64x32xf32, #dsa.memory_space<lb>>, %[[C:.*]]: memref<32x32xf32, #dsa.memory_space<lb>>)
+// CHECK: %[[T0:.*]] = dsa.matmul %[[A]], %[[B]] into %[[C]] : memref<32x64xf32, #dsa.memory_space<lb>>, memref<64x32xf32, #dsa.memory_space<lb>>, memref<32x32xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T1:.*]] = dsa.matmul %[[A]], %[[B]] into %[[C]] accumulate after %[[T0]] : memref<32x64xf32, #dsa.memory_space<lb>>, memref<64x32xf32, #dsa.memory_space<lb>>, memref<32x32xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T2:.*]] = dsa.matmul %[[A]], %[[B]] into %[[C]] accumulate : memref<32x64xf32, #dsa.memory_space<lb>>, memref<64x32xf32, #dsa.memory_space<lb>>, memref<32x32xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T3:.*]] = dsa.matmul %[[A]], %[[B]] into %[[C]] after %[[T1]], %[[T2]] : memref<32x64xf32, #dsa.memory_space<lb>>, memref<64x32xf32, #dsa.memory_space<lb>>, memref<32x32xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.wait %[[T3]]
+dsa.kernel @matmul(%a: memref<32x64xf32, #dsa.memory_space<lb>>, %b: memref<64x32xf32, #dsa.memory_space<lb>>, %c: memref<32x32xf32, #dsa.memory_space<lb>>) {
+  %t0 = dsa.matmul %a, %b into %c : memref<32x64xf32, #dsa.memory_space<lb>>, memref<64x32xf32, #dsa.memory_space<lb>>, memref<32x32xf32, #dsa.memory_space<lb>>
+  %t1 = dsa.matmul %a, %b into %c accumulate after %t0 : memref<32x64xf32, #dsa.memory_space<lb>>, memref<64x32xf32, #dsa.memory_space<lb>>, memref<32x32xf32, #dsa.memory_space<lb>>
+  %t2 = dsa.matmul %a, %b into %c accumulate : memref<32x64xf32, #dsa.memory_space<lb>>, memref<64x32xf32, #dsa.memory_space<lb>>, memref<32x32xf32, #dsa.memory_space<lb>>
+  %t3 = dsa.matmul %a, %b into %c after %t1, %t2 : memref<32x64xf32, #dsa.memory_space<lb>>, memref<64x32xf32, #dsa.memory_space<lb>>, memref<32x32xf32, #dsa.memory_space<lb>>
+  dsa.wait %t3
+  dsa.return
+}
+
+// -----
+
+// Tests that matrix-engine convolution tiles round-trip: a 3x3 tile of a
+// ResNet-50 stage with default window attributes (elided) but its pads, a
+// stride-2 MobileNet depthwise tile (groups = 16, (8 + 0 + 1 - 3) / 2 + 1 = 4)
+// after a token, and a dilated tile.
+// CHECK-LABEL: dsa.kernel @conv2d
+// CHECK-SAME: (%[[X:.*]]: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %[[W:.*]]: memref<16x16x3x3xf32, #dsa.memory_space<lb>>, %[[Y:.*]]: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %[[DW:.*]]: memref<16x1x3x3xf32, #dsa.memory_space<lb>>, %[[Z:.*]]: memref<1x16x4x4xf32, #dsa.memory_space<lb>>)
+// CHECK: %[[T0:.*]] = dsa.conv2d %[[X]], %[[W]] into %[[Y]] {pads = array<i64: 1, 1, 1, 1>} : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<16x16x3x3xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T1:.*]] = dsa.conv2d %[[Y]], %[[DW]] into %[[Z]] after %[[T0]] {groups = 16 : i64, pads = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<16x1x3x3xf32, #dsa.memory_space<lb>>, memref<1x16x4x4xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T2:.*]] = dsa.conv2d %[[X]], %[[W]] into %[[Y]] {dilations = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>} : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<16x16x3x3xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.wait %[[T1]], %[[T2]]
+dsa.kernel @conv2d(%x: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %w: memref<16x16x3x3xf32, #dsa.memory_space<lb>>, %y: memref<1x16x8x8xf32, #dsa.memory_space<lb>>,
+                   %dw: memref<16x1x3x3xf32, #dsa.memory_space<lb>>, %z: memref<1x16x4x4xf32, #dsa.memory_space<lb>>) {
+  %t0 = dsa.conv2d %x, %w into %y {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64}
+      : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<16x16x3x3xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+  %t1 = dsa.conv2d %y, %dw into %z after %t0 {groups = 16 : i64, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 1, 1>}
+      : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<16x1x3x3xf32, #dsa.memory_space<lb>>, memref<1x16x4x4xf32, #dsa.memory_space<lb>>
+  %t2 = dsa.conv2d %x, %w into %y {dilations = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>}
+      : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<16x16x3x3xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+  dsa.wait %t1, %t2
+  dsa.return
+}
+
+// -----
+
+// Tests that every #dsa.binary kind round-trips on vector-engine tiles, with a
+// per-channel [1, 16, 1, 1] operand broadcast over an 8x8 tile, with and
+// without tokens.
+// CHECK-LABEL: dsa.kernel @binary
+// CHECK-SAME: (%[[X:.*]]: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %[[B:.*]]: memref<1x16x1x1xf32, #dsa.memory_space<lb>>, %[[Y:.*]]: memref<1x16x8x8xf32, #dsa.memory_space<lb>>)
+// CHECK: %[[T0:.*]] = dsa.binary add %[[X]], %[[B]] into %[[Y]] : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x1x1xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T1:.*]] = dsa.binary sub %[[Y]], %[[B]] into %[[Y]] after %[[T0]] :
+// CHECK: %[[T2:.*]] = dsa.binary mul %[[Y]], %[[X]] into %[[Y]] after %[[T1]] :
+// CHECK: %[[T3:.*]] = dsa.binary div %[[Y]], %[[B]] into %[[Y]] after %[[T2]] :
+// CHECK: %[[T4:.*]] = dsa.binary max %[[Y]], %[[X]] into %[[Y]] after %[[T3]] :
+// CHECK: %[[T5:.*]] = dsa.binary min %[[Y]], %[[X]] into %[[Y]] after %[[T4]] :
+// CHECK: %[[T6:.*]] = dsa.binary pow %[[Y]], %[[B]] into %[[Y]] after %[[T5]] :
+// CHECK: dsa.wait %[[T6]]
+dsa.kernel @binary(%x: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %b: memref<1x16x1x1xf32, #dsa.memory_space<lb>>, %y: memref<1x16x8x8xf32, #dsa.memory_space<lb>>) {
+  %t0 = dsa.binary add %x, %b into %y : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x1x1xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+  %t1 = dsa.binary sub %y, %b into %y after %t0 : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x1x1xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+  %t2 = dsa.binary mul %y, %x into %y after %t1 : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+  %t3 = dsa.binary div %y, %b into %y after %t2 : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x1x1xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+  %t4 = dsa.binary max %y, %x into %y after %t3 : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+  %t5 = dsa.binary min %y, %x into %y after %t4 : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+  %t6 = dsa.binary pow %y, %b into %y after %t5 : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x1x1xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+  dsa.wait %t6
+  dsa.return
+}
+
+// -----
+
+// Tests that every #dsa.unary kind round-trips, clip with its min and max
+// (relu6), with and without a token.
+// CHECK-LABEL: dsa.kernel @unary
+// CHECK-SAME: (%[[X:.*]]: memref<16x128xf32, #dsa.memory_space<lb>>, %[[Y:.*]]: memref<16x128xf32, #dsa.memory_space<lb>>)
+// CHECK: %[[T0:.*]] = dsa.unary relu %[[X]] into %[[Y]] : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.unary sigmoid %[[X]] into %[[Y]] after %[[T0]] :
+// CHECK: dsa.unary tanh %[[X]] into %[[Y]] :
+// CHECK: dsa.unary exp %[[X]] into %[[Y]] :
+// CHECK: dsa.unary log %[[X]] into %[[Y]] :
+// CHECK: dsa.unary sqrt %[[X]] into %[[Y]] :
+// CHECK: dsa.unary rsqrt %[[X]] into %[[Y]] :
+// CHECK: dsa.unary erf %[[X]] into %[[Y]] :
+// CHECK: dsa.unary gelu %[[X]] into %[[Y]] :
+// CHECK: dsa.unary silu %[[X]] into %[[Y]] :
+// CHECK: dsa.unary neg %[[X]] into %[[Y]] :
+// CHECK: dsa.unary reciprocal %[[X]] into %[[Y]] :
+// CHECK: dsa.unary clip %[[X]] into %[[Y]] {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.unary copy %[[X]] into %[[Y]] :
+dsa.kernel @unary(%x: memref<16x128xf32, #dsa.memory_space<lb>>, %y: memref<16x128xf32, #dsa.memory_space<lb>>) {
+  %t0 = dsa.unary relu %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  %t1 = dsa.unary sigmoid %x into %y after %t0 : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  %t2 = dsa.unary tanh %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  %t3 = dsa.unary exp %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  %t4 = dsa.unary log %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  %t5 = dsa.unary sqrt %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  %t6 = dsa.unary rsqrt %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  %t7 = dsa.unary erf %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  %t8 = dsa.unary gelu %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  %t9 = dsa.unary silu %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  %t10 = dsa.unary neg %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  %t11 = dsa.unary reciprocal %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  %t12 = dsa.unary clip %x into %y {min = 0.0 : f32, max = 6.0 : f32} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  %t13 = dsa.unary copy %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  dsa.wait %t1, %t2, %t3, %t4, %t5, %t6, %t7, %t8, %t9, %t10, %t11, %t12, %t13
+  dsa.return
+}
+
+// -----
+
+// Tests that both #dsa.pool kinds round-trip: a 2x2 stride-2 max pool, and an
+// Inception 3x3 stride-1 average pool with pads and count_include_pad after a
+// token.
+// CHECK-LABEL: dsa.kernel @pool
+// CHECK-SAME: (%[[X:.*]]: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %[[Y:.*]]: memref<1x16x4x4xf32, #dsa.memory_space<lb>>, %[[Z:.*]]: memref<1x16x8x8xf32, #dsa.memory_space<lb>>)
+// CHECK: %[[T0:.*]] = dsa.pool max %[[X]] into %[[Y]] {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x4x4xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T1:.*]] = dsa.pool avg %[[X]] into %[[Z]] after %[[T0]] {count_include_pad = true, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.wait %[[T1]]
+dsa.kernel @pool(%x: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %y: memref<1x16x4x4xf32, #dsa.memory_space<lb>>, %z: memref<1x16x8x8xf32, #dsa.memory_space<lb>>) {
+  %t0 = dsa.pool max %x into %y {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x4x4xf32, #dsa.memory_space<lb>>
+  %t1 = dsa.pool avg %x into %z after %t0 {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true} : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+  dsa.wait %t1
+  dsa.return
+}
+
+// -----
+
+// Tests that every #dsa.reduce kind round-trips on a BERT attention tile (16
+// queries by 128 keys): the softmax row max and sum, and a mean over the
+// queries.
+// CHECK-LABEL: dsa.kernel @reduce
+// CHECK-SAME: (%[[S:.*]]: memref<16x128xf32, #dsa.memory_space<lb>>, %[[M:.*]]: memref<16x1xf32, #dsa.memory_space<lb>>, %[[C:.*]]: memref<1x128xf32, #dsa.memory_space<lb>>)
+// CHECK: %[[T0:.*]] = dsa.reduce max %[[S]] into %[[M]] {axis = 1 : i64} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x1xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T1:.*]] = dsa.reduce sum %[[S]] into %[[M]] after %[[T0]] {axis = -1 : i64} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x1xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T2:.*]] = dsa.reduce mean %[[S]] into %[[C]] {axis = 0 : i64} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<1x128xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.wait %[[T1]], %[[T2]]
+dsa.kernel @reduce(%s: memref<16x128xf32, #dsa.memory_space<lb>>, %m: memref<16x1xf32, #dsa.memory_space<lb>>, %c: memref<1x128xf32, #dsa.memory_space<lb>>) {
+  %t0 = dsa.reduce max %s into %m {axis = 1 : i64} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x1xf32, #dsa.memory_space<lb>>
+  %t1 = dsa.reduce sum %s into %m after %t0 {axis = -1 : i64} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x1xf32, #dsa.memory_space<lb>>
+  %t2 = dsa.reduce mean %s into %c {axis = 0 : i64} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<1x128xf32, #dsa.memory_space<lb>>
+  dsa.wait %t1, %t2
+  dsa.return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Kernels and launches
+//===----------------------------------------------------------------------===//
+
+// Tests that a module compiled for a #dsa.target round-trips: a kernel for
+// BERT's attention output projection [512, 768] x [768, 768] in which each
+// core finds its 64 rows with dsa.core_id, streams 64x64 tiles of DDR views
+// (memref.subview) into LB and accumulates over K with dsa.matmul; and
+// launches on the 8 cores of cluster 0 and, without arguments, on the last
+// core (31) of the 4 x 8.
+// CHECK: module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1.000000e+03, ddr_gb_bandwidth = 6.400000e+01, gb_lb_bandwidth = 1.280000e+02, lb_lb_bandwidth = 6.400000e+01>}
+// CHECK-LABEL: dsa.kernel @attention_output
+// CHECK-SAME: (%[[A:.*]]: memref<512x768xf32, #dsa.memory_space<ddr>>, %[[W:.*]]: memref<768x768xf32, #dsa.memory_space<ddr>>, %[[C:.*]]: memref<512x768xf32, #dsa.memory_space<ddr>>)
+// CHECK: %[[ID:.*]] = dsa.core_id : index
+// CHECK: %[[ROW:.*]] = arith.muli %[[ID]], %{{.*}} : index
+// CHECK: %[[TA:.*]] = dsa.alloc : memref<64x64xf32, #dsa.memory_space<lb>>
+// CHECK: %[[TB:.*]] = dsa.alloc : memref<64x64xf32, #dsa.memory_space<lb>>
+// CHECK: %[[ACC:.*]] = dsa.alloc : memref<64x64xf32, #dsa.memory_space<lb>>
+// CHECK: scf.for %[[N:.*]] =
+// CHECK: %[[VA0:.*]] = memref.subview %[[A]][%[[ROW]], 0] [64, 64] [1, 1]
+// CHECK: %[[VB0:.*]] = memref.subview %[[W]][0, %[[N]]] [64, 64] [1, 1]
+// CHECK: %[[T0:.*]] = dsa.dma %[[VA0]] to %[[TA]] : memref<64x64xf32, strided<[768, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<64x64xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T1:.*]] = dsa.dma %[[VB0]] to %[[TB]] : memref<64x64xf32, strided<[768, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<64x64xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T2:.*]] = dsa.matmul %[[TA]], %[[TB]] into %[[ACC]] after %[[T0]], %[[T1]] :
+// CHECK: dsa.wait %[[T2]]
+// CHECK: scf.for %[[K:.*]] =
+// CHECK: %[[VA:.*]] = memref.subview %[[A]][%[[ROW]], %[[K]]] [64, 64] [1, 1]
+// CHECK: %[[VB:.*]] = memref.subview %[[W]][%[[K]], %[[N]]] [64, 64] [1, 1]
+// CHECK: %[[T3:.*]] = dsa.dma %[[VA]] to %[[TA]] :
+// CHECK: %[[T4:.*]] = dsa.dma %[[VB]] to %[[TB]] :
+// CHECK: %[[T5:.*]] = dsa.matmul %[[TA]], %[[TB]] into %[[ACC]] accumulate after %[[T3]], %[[T4]] : memref<64x64xf32, #dsa.memory_space<lb>>, memref<64x64xf32, #dsa.memory_space<lb>>, memref<64x64xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.wait %[[T5]]
+// CHECK: %[[VC:.*]] = memref.subview %[[C]][%[[ROW]], %[[N]]] [64, 64] [1, 1]
+// CHECK: %[[T6:.*]] = dsa.dma %[[ACC]] to %[[VC]] : memref<64x64xf32, #dsa.memory_space<lb>>, memref<64x64xf32, strided<[768, 1], offset: ?>, #dsa.memory_space<ddr>>
+// CHECK: dsa.wait %[[T6]]
+// CHECK: dsa.dealloc %[[ACC]]
+// CHECK: dsa.return
+// CHECK-LABEL: func.func @bert_attention_output
+// CHECK-SAME: (%[[X:.*]]: memref<512x768xf32, #dsa.memory_space<ddr>>, %[[WO:.*]]: memref<768x768xf32, #dsa.memory_space<ddr>>, %[[Y:.*]]: memref<512x768xf32, #dsa.memory_space<ddr>>)
+// CHECK: dsa.launch @attention_output(%[[X]], %[[WO]], %[[Y]]) on [0, 1, 2, 3, 4, 5, 6, 7] : memref<512x768xf32, #dsa.memory_space<ddr>>, memref<768x768xf32, #dsa.memory_space<ddr>>, memref<512x768xf32, #dsa.memory_space<ddr>>
+// CHECK: dsa.launch @sync() on [31]{{$}}
+module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8,
+    matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1,
+    lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000,
+    ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64>} {
+  dsa.kernel @attention_output(%a: memref<512x768xf32, #dsa.memory_space<ddr>>, %w: memref<768x768xf32, #dsa.memory_space<ddr>>, %c: memref<512x768xf32, #dsa.memory_space<ddr>>) {
+    %id = dsa.core_id : index
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c768 = arith.constant 768 : index
+    %row = arith.muli %id, %c64 : index
+    %ta = dsa.alloc : memref<64x64xf32, #dsa.memory_space<lb>>
+    %tb = dsa.alloc : memref<64x64xf32, #dsa.memory_space<lb>>
+    %acc = dsa.alloc : memref<64x64xf32, #dsa.memory_space<lb>>
+    scf.for %n = %c0 to %c768 step %c64 {
+      %va0 = memref.subview %a[%row, 0] [64, 64] [1, 1] : memref<512x768xf32, #dsa.memory_space<ddr>> to memref<64x64xf32, strided<[768, 1], offset: ?>, #dsa.memory_space<ddr>>
+      %vb0 = memref.subview %w[0, %n] [64, 64] [1, 1] : memref<768x768xf32, #dsa.memory_space<ddr>> to memref<64x64xf32, strided<[768, 1], offset: ?>, #dsa.memory_space<ddr>>
+      %t0 = dsa.dma %va0 to %ta : memref<64x64xf32, strided<[768, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<64x64xf32, #dsa.memory_space<lb>>
+      %t1 = dsa.dma %vb0 to %tb : memref<64x64xf32, strided<[768, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<64x64xf32, #dsa.memory_space<lb>>
+      %t2 = dsa.matmul %ta, %tb into %acc after %t0, %t1 : memref<64x64xf32, #dsa.memory_space<lb>>, memref<64x64xf32, #dsa.memory_space<lb>>, memref<64x64xf32, #dsa.memory_space<lb>>
+      dsa.wait %t2
+      scf.for %k = %c64 to %c768 step %c64 {
+        %va = memref.subview %a[%row, %k] [64, 64] [1, 1] : memref<512x768xf32, #dsa.memory_space<ddr>> to memref<64x64xf32, strided<[768, 1], offset: ?>, #dsa.memory_space<ddr>>
+        %vb = memref.subview %w[%k, %n] [64, 64] [1, 1] : memref<768x768xf32, #dsa.memory_space<ddr>> to memref<64x64xf32, strided<[768, 1], offset: ?>, #dsa.memory_space<ddr>>
+        %t3 = dsa.dma %va to %ta : memref<64x64xf32, strided<[768, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<64x64xf32, #dsa.memory_space<lb>>
+        %t4 = dsa.dma %vb to %tb : memref<64x64xf32, strided<[768, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<64x64xf32, #dsa.memory_space<lb>>
+        %t5 = dsa.matmul %ta, %tb into %acc accumulate after %t3, %t4 : memref<64x64xf32, #dsa.memory_space<lb>>, memref<64x64xf32, #dsa.memory_space<lb>>, memref<64x64xf32, #dsa.memory_space<lb>>
+        dsa.wait %t5
+      }
+      %vc = memref.subview %c[%row, %n] [64, 64] [1, 1] : memref<512x768xf32, #dsa.memory_space<ddr>> to memref<64x64xf32, strided<[768, 1], offset: ?>, #dsa.memory_space<ddr>>
+      %t6 = dsa.dma %acc to %vc : memref<64x64xf32, #dsa.memory_space<lb>>, memref<64x64xf32, strided<[768, 1], offset: ?>, #dsa.memory_space<ddr>>
+      dsa.wait %t6
+    }
+    dsa.dealloc %ta : memref<64x64xf32, #dsa.memory_space<lb>>
+    dsa.dealloc %tb : memref<64x64xf32, #dsa.memory_space<lb>>
+    dsa.dealloc %acc : memref<64x64xf32, #dsa.memory_space<lb>>
+    dsa.return
+  }
+
+  dsa.kernel @sync() {
+    dsa.barrier
+    dsa.return
+  }
+
+  func.func @bert_attention_output(%x: memref<512x768xf32, #dsa.memory_space<ddr>>, %wo: memref<768x768xf32, #dsa.memory_space<ddr>>, %y: memref<512x768xf32, #dsa.memory_space<ddr>>) {
+    dsa.launch @attention_output(%x, %wo, %y) on [0, 1, 2, 3, 4, 5, 6, 7] : memref<512x768xf32, #dsa.memory_space<ddr>>, memref<768x768xf32, #dsa.memory_space<ddr>>, memref<512x768xf32, #dsa.memory_space<ddr>>
+    dsa.launch @sync() on [31]
+    return
+  }
+}
+
+// -----
+
+// Tests that a kernel with scalar arguments (an index and an f32) that reads
+// its cluster and core and synchronises the cores of its launch with
+// dsa.barrier round-trips, and a launch in a module without a target (no core
+// count to check the cores against).
+// CHECK-LABEL: dsa.kernel @layer_norm_scale
+// CHECK-SAME: (%[[X:.*]]: memref<512x768xf32, #dsa.memory_space<ddr>>, %[[N:.*]]: index, %[[EPS:.*]]: f32)
+// CHECK: %[[CL:.*]] = dsa.cluster_id : index
+// CHECK: %[[CO:.*]] = dsa.core_id : index
+// CHECK: dsa.barrier
+// CHECK: dsa.return
+// CHECK-LABEL: func.func @launch_without_target
+// CHECK-SAME: (%[[Y:.*]]: memref<512x768xf32, #dsa.memory_space<ddr>>, %[[M:.*]]: index, %[[E:.*]]: f32)
+// CHECK: dsa.launch @layer_norm_scale(%[[Y]], %[[M]], %[[E]]) on [0, 8, 16, 24, 100] : memref<512x768xf32, #dsa.memory_space<ddr>>, index, f32
+module {
+  dsa.kernel @layer_norm_scale(%x: memref<512x768xf32, #dsa.memory_space<ddr>>, %n: index, %eps: f32) {
+    %cluster = dsa.cluster_id : index
+    %core = dsa.core_id : index
+    dsa.barrier
+    dsa.return
+  }
+
+  func.func @launch_without_target(%y: memref<512x768xf32, #dsa.memory_space<ddr>>, %m: index, %e: f32) {
+    dsa.launch @layer_norm_scale(%y, %m, %e) on [0, 8, 16, 24, 100] : memref<512x768xf32, #dsa.memory_space<ddr>>, index, f32
+    return
+  }
+}

@@ -1,0 +1,486 @@
+#!/usr/bin/env python3
+"""Writes the small ONNX models that the test/Translate lit tests import.
+
+    make_models.py model NAME OUT.onnx [--truncate BYTES]   write model NAME (cut to BYTES bytes)
+    make_models.py weights FILE.safetensors                 list a safetensors file's tensors
+    make_models.py list                                      list the model names
+
+Each model is a miniature of what torch.onnx exports for one of the networks Turbine imports
+(ResNet, MobileNet-V2, Inception, BERT, ViT), or a model that is wrong in exactly one way, for
+the error tests. Weights are seeded random numbers, so the files are the same on every run.
+Models are built with onnx.helper and never checked with onnx.checker: some are invalid on purpose.
+"""
+
+import argparse
+import json
+import struct
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+FLOAT, INT64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+MODELS = {}
+
+
+def model(name):
+    """Registers a model-building function under `name`."""
+
+    def register(function):
+        MODELS[name] = function
+        return function
+
+    return register
+
+
+class Graph:
+    """Collects nodes, initializers, inputs and outputs; `op` returns the output name(s)."""
+
+    def __init__(self, seed=0):
+        self.nodes, self.initializers, self.inputs, self.outputs = [], [], [], []
+        self.random = np.random.default_rng(seed)
+        self.count = 0
+
+    def input(self, name, elem_type, shape):
+        self.inputs.append(helper.make_tensor_value_info(name, elem_type, shape))
+        return name
+
+    def output(self, name, elem_type=FLOAT, shape=None):
+        self.outputs.append(helper.make_tensor_value_info(name, elem_type, shape))
+
+    def weight(self, name, shape, scale=0.5):
+        values = (self.random.standard_normal(shape) * scale).astype(np.float32)
+        self.initializers.append(numpy_helper.from_array(values, name))
+        return name
+
+    def const(self, name, values, dtype=np.int64):
+        self.initializers.append(numpy_helper.from_array(np.array(values, dtype=dtype), name))
+        return name
+
+    def op(self, op_type, inputs, outputs=1, name=None, **attributes):
+        self.count += 1
+        name = name or f"/{op_type.lower()}_{self.count}"
+        names = [f"{name}_out{i}" for i in range(outputs)] if isinstance(outputs, int) else outputs
+        self.nodes.append(helper.make_node(op_type, inputs, names, name=name, **attributes))
+        return names[0] if len(names) == 1 else names
+
+    def model(self, name, opset):
+        graph = helper.make_graph(self.nodes, name, self.inputs, self.outputs, self.initializers)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+
+
+@model("resnet-block")
+def resnet_block():
+    """A ResNet basic block with stem and head: Conv, BatchNormalization, Relu, MaxPool, Add,
+    GlobalAveragePool, Flatten, Gemm."""
+    g = Graph()
+    x = g.input("input", FLOAT, [1, 3, 16, 16])
+    c = g.op("Conv", [x, g.weight("conv1.weight", [8, 3, 3, 3]), g.weight("conv1.bias", [8])],
+             name="/conv1/Conv", pads=[1, 1, 1, 1], strides=[1, 1], kernel_shape=[3, 3])
+    bn = g.op("BatchNormalization", [c, g.weight("bn1.scale", [8]), g.weight("bn1.bias", [8]),
+                                     g.weight("bn1.mean", [8]), g.const("bn1.var", np.linspace(0.5, 2, 8), np.float32)],
+              name="/bn1/BatchNormalization", epsilon=1e-5)
+    r = g.op("Relu", [bn], name="/relu/Relu")
+    p = g.op("MaxPool", [r], name="/maxpool/MaxPool", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    c2 = g.op("Conv", [p, g.weight("conv2.weight", [8, 8, 1, 1])], name="/conv2/Conv")
+    s = g.op("Add", [p, c2], name="/add/Add")
+    r2 = g.op("Relu", [s], name="/relu_1/Relu")
+    gap = g.op("GlobalAveragePool", [r2], name="/avgpool/GlobalAveragePool")
+    f = g.op("Flatten", [gap], name="/Flatten", axis=1)
+    g.op("Gemm", [f, g.weight("fc.weight", [10, 8]), g.weight("fc.bias", [10])], ["logits"],
+         name="/fc/Gemm", transB=1)
+    g.output("logits", FLOAT, [1, 10])
+    return g.model("resnet_block", 13)
+
+
+@model("mobilenet-block")
+def mobilenet_block():
+    """MobileNet-V2 pieces: SAME_UPPER/SAME_LOWER padding, Clip as ReLU6 with constant bounds, a
+    depthwise convolution, AveragePool with ceil_mode and count_include_pad, ReduceMean."""
+    g = Graph(1)
+    x = g.input("image", FLOAT, [1, 4, 15, 15])
+    c = g.op("Conv", [x, g.weight("expand.weight", [8, 4, 3, 3])], name="/expand/Conv",
+             auto_pad="SAME_UPPER", strides=[2, 2])
+    r6 = g.op("Clip", [c, g.const("zero", 0.0, np.float32), g.const("six", 6.0, np.float32)], name="/relu6/Clip")
+    d = g.op("Conv", [r6, g.weight("dw.weight", [8, 1, 3, 3])], name="/dw/Conv", group=8, pads=[1, 1, 1, 1])
+    s = g.op("Conv", [d, g.weight("project.weight", [8, 8, 2, 2])], name="/project/Conv", auto_pad="SAME_LOWER")
+    top = g.op("Clip", [s, "", g.const("cap", 4.0, np.float32)], name="/cap/Clip")
+    a = g.op("AveragePool", [top], name="/pool/AveragePool", kernel_shape=[3, 3], strides=[2, 2],
+             pads=[1, 1, 1, 1], count_include_pad=1, ceil_mode=1)
+    g.op("ReduceMean", [a], ["features"], name="/mean/ReduceMean", axes=[2, 3], keepdims=0)
+    g.output("features", FLOAT, [1, 8])
+    return g.model("mobilenet_block", 13)
+
+
+@model("inception-block")
+def inception_block():
+    """GoogLeNet (Inception v1) pieces: LRN, parallel branches joined by Concat, pooling with
+    ceil_mode, Dropout, Softmax."""
+    g = Graph(2)
+    x = g.input("data_0", FLOAT, [1, 8, 12, 12])
+    n = g.op("LRN", [x], name="norm1", size=5, alpha=1e-4, beta=0.75, bias=1.0)
+    a = g.op("Relu", [g.op("Conv", [n, g.weight("a.w", [4, 8, 1, 1]), g.weight("a.b", [4])], name="branch_a")],
+             name="branch_a_relu")
+    b = g.op("Conv", [g.op("MaxPool", [n], name="branch_b_pool", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                      g.weight("b.w", [4, 8, 1, 1])], name="branch_b")
+    c = g.op("Conv", [g.op("AveragePool", [n], name="branch_c_pool", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                      g.weight("c.w", [4, 8, 1, 1])], name="branch_c")
+    cat = g.op("Concat", [a, b, c], name="inception_output", axis=1)
+    p = g.op("MaxPool", [cat], name="pool2", kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+    drop = g.op("Dropout", [p], name="drop")
+    gap = g.op("GlobalAveragePool", [drop], name="pool5")
+    flat = g.op("Reshape", [gap, g.const("flat_shape", [1, -1])], name="flatten")
+    logits = g.op("Gemm", [flat, g.weight("fc.w", [12, 5]), g.weight("fc.b", [5])], name="loss3_classifier")
+    g.op("Softmax", [logits], ["prob_1"], name="prob", axis=1)
+    g.output("prob_1", FLOAT, [1, 5])
+    return g.model("inception_block", 13)
+
+
+def shape_reshape(g, x, tail, prefix):
+    """torch's view(x.size(0), x.size(1), *tail): Shape, Gather, Unsqueeze, Concat, Reshape."""
+    s = g.op("Shape", [x], name=f"{prefix}/Shape")
+    dims = [g.op("Unsqueeze", [g.op("Gather", [s, g.const(f"{prefix}.i{i}", i)], name=f"{prefix}/Gather_{i}", axis=0),
+                               g.const(f"{prefix}.axes{i}", [0])], name=f"{prefix}/Unsqueeze_{i}") for i in (0, 1)]
+    shape = g.op("Concat", dims + [g.const(f"{prefix}.tail", tail)], name=f"{prefix}/Concat", axis=0)
+    return g.op("Reshape", [x, shape], name=f"{prefix}/Reshape")
+
+
+@model("bert-layer")
+def bert_layer():
+    """A BERT encoder layer as torch.onnx (opset 14) writes it: symbolic batch and sequence,
+    embeddings by Gather, position ids sliced to the sequence length, LayerNorm decomposed into
+    ReduceMean/Sub/Pow/Sqrt/Div, head reshapes through shape subgraphs, the attention mask, and
+    GELU through Erf."""
+    g = Graph(3)
+    ids = g.input("input_ids", INT64, ["batch", "sequence"])
+    mask = g.input("attention_mask", INT64, ["batch", "sequence"])
+    word = g.op("Gather", [g.weight("word_embeddings", [30, 16]), ids], name="/embeddings/word/Gather")
+    seq = g.op("Unsqueeze", [g.op("Gather", [g.op("Shape", [ids], name="/embeddings/Shape"), g.const("one", 1)],
+                                  name="/embeddings/Gather"), g.const("axes0", [0])], name="/embeddings/Unsqueeze")
+    pos_ids = g.op("Slice", [g.const("position_ids", [list(range(16))]), g.const("zero1", [0]), seq, g.const("axis1", [1])],
+                   name="/embeddings/Slice")
+    pos = g.op("Gather", [g.weight("position_embeddings", [16, 16]), pos_ids], name="/embeddings/position/Gather")
+    emb = g.op("Add", [word, pos], name="/embeddings/Add")
+    mean = g.op("ReduceMean", [emb], name="/ln/ReduceMean", axes=[-1])
+    diff = g.op("Sub", [emb, mean], name="/ln/Sub")
+    var = g.op("ReduceMean", [g.op("Pow", [diff, g.const("two", 2.0, np.float32)], name="/ln/Pow")],
+               name="/ln/ReduceMean_1", axes=[-1])
+    std = g.op("Sqrt", [g.op("Add", [var, g.const("eps", 1e-12, np.float32)], name="/ln/Add")], name="/ln/Sqrt")
+    norm = g.op("Div", [diff, std], name="/ln/Div")
+    ln = g.op("Add", [g.op("Mul", [norm, g.weight("ln.gamma", [16])], name="/ln/Mul"), g.weight("ln.beta", [16])],
+              name="/ln/Add_1")
+
+    def project(name, x):
+        y = g.op("MatMul", [x, g.weight(f"{name}.weight", [16, 16])], name=f"/{name}/MatMul")
+        return g.op("Add", [y, g.weight(f"{name}.bias", [16])], name=f"/{name}/Add")
+
+    q = g.op("Transpose", [shape_reshape(g, project("query", ln), [2, 8], "/q")], name="/q/Transpose", perm=[0, 2, 1, 3])
+    k = g.op("Transpose", [shape_reshape(g, project("key", ln), [2, 8], "/k")], name="/k/Transpose", perm=[0, 2, 3, 1])
+    v = g.op("Transpose", [shape_reshape(g, project("value", ln), [2, 8], "/v")], name="/v/Transpose", perm=[0, 2, 1, 3])
+    scores = g.op("MatMul", [q, k], name="/attention/MatMul")
+    head = g.op("Cast", [g.op("Gather", [g.op("Shape", [q], name="/attention/Shape"), g.const("three", 3)],
+                              name="/attention/Gather")], name="/attention/Cast", to=FLOAT)
+    scores = g.op("Div", [scores, g.op("Sqrt", [head], name="/attention/Sqrt")], name="/attention/Div")
+    ext = g.op("Cast", [g.op("Unsqueeze", [mask, g.const("axes12", [1, 2])], name="/mask/Unsqueeze")],
+               name="/mask/Cast", to=FLOAT)
+    bias = g.op("Mul", [g.op("Sub", [g.const("onef", 1.0, np.float32), ext], name="/mask/Sub"),
+                        g.const("neg", -10000.0, np.float32)], name="/mask/Mul")
+    probs = g.op("Softmax", [g.op("Add", [scores, bias], name="/attention/Add")], name="/attention/Softmax", axis=-1)
+    context = g.op("Transpose", [g.op("MatMul", [probs, v], name="/attention/MatMul_1")],
+                   name="/attention/Transpose", perm=[0, 2, 1, 3])
+    s = g.op("Shape", [context], name="/context/Shape")
+    dims = [g.op("Unsqueeze", [g.op("Gather", [s, g.const(f"c{i}", i)], name=f"/context/Gather_{i}"),
+                               g.const(f"caxes{i}", [0])], name=f"/context/Unsqueeze_{i}") for i in (0, 1)]
+    merged = g.op("Reshape", [context, g.op("Concat", dims + [g.const("hidden", [16])], name="/context/Concat", axis=0)],
+                  name="/context/Reshape")
+    out = project("output", merged)
+    erf = g.op("Erf", [g.op("Div", [out, g.const("sqrt2", 1.4142135, np.float32)], name="/gelu/Div")], name="/gelu/Erf")
+    gelu = g.op("Mul", [g.op("Mul", [out, g.op("Add", [erf, g.const("onef2", 1.0, np.float32)], name="/gelu/Add")],
+                             name="/gelu/Mul"), g.const("half", 0.5, np.float32)], name="/gelu/Mul_1")
+    g.op("Identity", [gelu], ["last_hidden_state"], name="/Identity")
+    g.output("last_hidden_state", FLOAT, ["batch", "sequence", 16])
+    return g.model("bert_layer", 14)
+
+
+@model("vit-block")
+def vit_block():
+    """A ViT encoder block at opset 20: patch Conv, the class token expanded through
+    Equal/Where/ConstantOfShape/Expand, LayerNormalization, Gelu, and the class token's Gather."""
+    g = Graph(4)
+    pixels = g.input("pixel_values", FLOAT, [1, 3, 8, 8])
+    patches = g.op("Conv", [pixels, g.weight("patch.weight", [16, 3, 4, 4]), g.weight("patch.bias", [16])],
+                   name="/patch/Conv", strides=[4, 4])
+    tokens = g.op("Transpose", [g.op("Reshape", [patches, g.const("patch_shape", [1, 16, 4])], name="/patch/Reshape")],
+                  name="/patch/Transpose", perm=[0, 2, 1])
+    batch = g.op("Unsqueeze", [g.op("Gather", [g.op("Shape", [pixels], name="/cls/Shape"), g.const("b0", 0)],
+                                    name="/cls/Gather"), g.const("ax0", [0])], name="/cls/Unsqueeze")
+    target = g.op("Concat", [batch, g.const("minus", [-1, -1])], name="/cls/Concat", axis=0)
+    ones = g.op("ConstantOfShape", [g.op("Shape", [target], name="/cls/Shape_1")], name="/cls/ConstantOfShape",
+                value=helper.make_tensor("one", INT64, [1], [1]))
+    fixed = g.op("Where", [g.op("Equal", [target, g.const("m1", -1)], name="/cls/Equal"), ones, target], name="/cls/Where")
+    cls = g.op("Expand", [g.weight("cls_token", [1, 1, 16]), fixed], name="/cls/Expand")
+    x = g.op("Add", [g.op("Concat", [cls, tokens], name="/Concat", axis=1), g.weight("position_embeddings", [1, 5, 16])],
+             name="/embeddings/Add")
+    ln = g.op("LayerNormalization", [x, g.weight("ln.weight", [16]), g.weight("ln.bias", [16])],
+              name="/ln/LayerNormalization", axis=-1, epsilon=1e-6)
+    h = g.op("Add", [g.op("MatMul", [ln, g.weight("fc1.weight", [16, 32])], name="/fc1/MatMul"),
+                     g.weight("fc1.bias", [32])], name="/fc1/Add")
+    h = g.op("Gelu", [h], name="/act/Gelu")
+    h = g.op("Add", [g.op("MatMul", [h, g.weight("fc2.weight", [32, 16])], name="/fc2/MatMul"),
+                     g.weight("fc2.bias", [16])], name="/fc2/Add")
+    y = g.op("Add", [x, h], name="/residual/Add")
+    first = g.op("Gather", [y, g.const("zero", 0)], name="/pool/Gather", axis=1)
+    g.op("Gemm", [first, g.weight("head.weight", [3, 16]), g.weight("head.bias", [3])], ["logits"],
+         name="/head/Gemm", transB=1)
+    g.output("logits", FLOAT, [1, 3])
+    return g.model("vit_block", 20)
+
+
+@model("shape-folding")
+def shape_folding():
+    """Shape arithmetic that must vanish at import: Shape (with start), Gather, Mul, Unsqueeze,
+    Concat, Range, Mod, Equal, Cast, ConstantOfShape, Expand; and Slice with a negative start, a
+    clamped end and a step."""
+    g = Graph(5)
+    x = g.input("x", FLOAT, [2, 3, 4])
+    s = g.op("Shape", [x], name="shape")
+    last = g.op("Shape", [x], name="shape_tail", start=-2)
+    inner = g.op("Mul", [g.op("Gather", [last, g.const("i0", 0)], name="rows"),
+                         g.op("Gather", [last, g.const("i1", 1)], name="cols")], name="inner")
+    batch = g.op("Unsqueeze", [g.op("Gather", [s, g.const("j0", 0)], name="batch"), g.const("a0", [0])], name="batch_1d")
+    flat_shape = g.op("Concat", [batch, g.op("Unsqueeze", [inner, g.const("a1", [0])], name="inner_1d")],
+                      name="flat_shape", axis=0)
+    flat = g.op("Reshape", [x, flat_shape], name="flat")
+    keep = g.op("Cast", [g.op("Equal", [g.op("Mod", [g.op("Range", [g.const("start", 0), inner, g.const("step", 1)],
+                                                              name="range"), g.const("three", 3)], name="mod"),
+                                        g.const("zero", 0)], name="every_third")], name="mask", to=FLOAT)
+    masked = g.op("Mul", [flat, keep], name="masked")
+    ones = g.op("ConstantOfShape", [flat_shape], name="ones", value=helper.make_tensor("v", FLOAT, [1], [1.0]))
+    shifted = g.op("Add", [masked, g.op("Expand", [g.const("half", [0.5], np.float32), flat_shape], name="halves")],
+                   name="shifted")
+    scaled = g.op("Mul", [shifted, ones], name="scaled")
+    g.op("Slice", [scaled, g.const("starts", [-5]), g.const("ends", [1000]), g.const("axes", [1]), g.const("steps", [2])],
+         ["tail"], name="tail")
+    g.output("tail", FLOAT, [2, 3])
+    return g.model("shape_folding", 17)
+
+
+@model("matmul-vectors")
+def matmul_vectors():
+    """MatMul with 1-D operands (promoted by reshapes) and with batches."""
+    g = Graph(6)
+    v = g.input("v", FLOAT, [4])
+    m = g.input("m", FLOAT, [4, 3])
+    b = g.input("b", FLOAT, [2, 5, 4])
+    c = g.input("c", FLOAT, [2, 4, 3])
+    g.op("MatMul", [v, m], ["vm"], name="vector_matrix")
+    g.op("MatMul", [b, v], ["bv"], name="batch_vector")
+    g.op("MatMul", [v, v], ["dot"], name="dot")
+    g.op("MatMul", [b, c], ["bc"], name="batched")
+    g.op("MatMul", [b, m], ["bm"], name="broadcast_rhs")
+    for name, shape in [("vm", [3]), ("bv", [2, 5]), ("dot", []), ("bc", [2, 5, 3]), ("bm", [2, 5, 3])]:
+        g.output(name, FLOAT, shape)
+    return g.model("matmul_vectors", 13)
+
+
+@model("movement")
+def movement():
+    """Data movement at opset 18: Slice, Pad (constant with axes, reflect), Split with
+    num_outputs, Transpose, Squeeze/Unsqueeze, Gather with run-time indices, Expand, Concat,
+    reductions with axes inputs, and variadic Sum/Max/Min."""
+    g = Graph(7)
+    x = g.input("x", FLOAT, [2, 6, 5])
+    idx = g.input("idx", INT64, [3])
+    g.op("Slice", [x, g.const("starts", [-4, 1]), g.const("ends", [2**63 - 1, 100]), g.const("axes", [1, 2]),
+                   g.const("steps", [2, 3])], ["sliced"], name="slice")
+    g.op("Pad", [x, g.const("pads", [1, 2, 0, 1]), g.const("pad_value", 0.5, np.float32), g.const("pad_axes", [2, 1])],
+         ["padded"], name="pad", mode="constant")
+    g.op("Pad", [x, g.const("rpads", [0, 0, 1, 0, 0, 2])], ["reflected"], name="reflect", mode="reflect")
+    a, b, c = g.op("Split", [x], ["a", "b", "c"], name="split", axis=1, num_outputs=3)
+    g.op("Transpose", [a], ["transposed"], name="transpose", perm=[2, 0, 1])
+    u = g.op("Unsqueeze", [b, g.const("uaxes", [0, -1])], name="unsqueeze")
+    sq = g.op("Squeeze", [u], name="squeeze")
+    g.op("Concat", [c, sq], ["joined"], name="concat", axis=0)
+    g.op("Gather", [x, idx], ["gathered"], name="gather", axis=1)
+    g.op("Expand", [g.weight("row", [5]), g.const("eshape", [2, 1, 5])], ["expanded"], name="expand")
+    rs = g.op("ReduceSum", [x, g.const("raxes", [1])], name="reduce_sum", keepdims=0)
+    g.op("ReduceMax", [x, g.const("maxes", [-1])], ["rmax"], name="reduce_max")
+    low = g.op("Min", [rs, g.const("cap", 2.0, np.float32)], name="min")
+    g.op("Max", [low, g.op("Sum", [rs, rs, rs], name="sum"), rs], ["extremes"], name="max")
+    for name, shape in [("sliced", [2, 2, 2]), ("padded", [2, 9, 6]), ("reflected", [2, 6, 8]),
+                        ("transposed", [5, 2, 2]), ("joined", [4, 2, 5]), ("gathered", [2, 3, 5]),
+                        ("expanded", [2, 1, 5]), ("rmax", [2, 6, 1]), ("extremes", [2, 5])]:
+        g.output(name, FLOAT, shape)
+    return g.model("movement", 18)
+
+
+@model("elementwise")
+def elementwise():
+    """Elementwise operators: activations and functions, Pow with an integer exponent, Mod with
+    fmod, comparisons, Where, Cast, Clip with one bound, GlobalMaxPool."""
+    g = Graph(8)
+    x = g.input("x", FLOAT, [1, 2, 3, 3])
+    y = x
+    for op in ["Exp", "Log", "Neg", "Abs", "Reciprocal", "Sigmoid", "Tanh", "Sqrt", "Erf"]:
+        y = g.op(op, [y], name=op.lower())
+    y = g.op("Pow", [y, g.const("cube", 3)], name="pow")
+    y = g.op("Mod", [y, g.const("modulus", 0.75, np.float32)], name="mod", fmod=1)
+    y = g.op("Clip", [y, g.const("floor", -1.0, np.float32)], name="clip")
+    cond = g.op("Less", [x, y], name="less")
+    g.op("Where", [cond, x, y], ["selected"], name="where")
+    g.op("Cast", [g.op("Greater", [x, g.const("limit", 0.5, np.float32)], name="greater")], ["as_int"],
+         name="cast", to=INT64)
+    g.op("GlobalMaxPool", [x], ["gmax"], name="global_max")
+    g.output("selected", FLOAT, [1, 2, 3, 3])
+    g.output("as_int", INT64, [1, 2, 3, 3])
+    g.output("gmax", FLOAT, [1, 2, 1, 1])
+    return g.model("elementwise", 13)
+
+
+def single(op_type, inputs, shape=(1, 4), opset=13, name="node", **attributes):
+    """A model of one node `y = op_type(x, *inputs)` on a float input `x` of `shape`; the caller
+    adds the initializers that `inputs` name."""
+    g = Graph()
+    g.input("x", FLOAT, list(shape))
+    g.op(op_type, ["x"] + inputs, ["y"], name=name, **attributes)
+    g.output("y")
+    return g
+
+
+@model("unsupported-op")
+def unsupported_op():
+    return single("LeakyRelu", [], name="/act/LeakyRelu", alpha=0.1).model("unsupported", 13)
+
+
+@model("custom-domain")
+def custom_domain():
+    g = single("Relu", [], name="fused")
+    g.nodes[0].domain = "com.microsoft"
+    g.nodes[0].op_type = "FusedGemm"
+    return g.model("custom", 13)
+
+
+@model("symbolic-dim")
+def symbolic_dim():
+    g = Graph()
+    g.input("tokens", FLOAT, ["batch", 128])
+    g.op("Relu", ["tokens"], ["y"], name="relu")
+    g.output("y")
+    return g.model("symbolic", 13)
+
+
+@model("unknown-dim")
+def unknown_dim():
+    g = Graph()
+    g.inputs.append(helper.make_tensor_value_info("tokens", FLOAT, [1, None]))
+    g.op("Relu", ["tokens"], ["y"], name="relu")
+    g.output("y")
+    return g.model("unknown", 13)
+
+
+@model("oversized")
+def oversized():
+    """An initializer whose dimensions multiply to 2^40 elements (and that holds no data)."""
+    g = single("Add", ["huge"])
+    huge = TensorProto(name="huge", data_type=FLOAT, dims=[1 << 20, 1 << 20])
+    g.initializers.append(huge)
+    return g.model("oversized", 13)
+
+
+@model("short-data")
+def short_data():
+    """An initializer whose raw data is shorter than its shape needs."""
+    g = single("Add", ["w"], shape=(4, 4))
+    g.initializers.append(TensorProto(name="w", data_type=FLOAT, dims=[4, 4], raw_data=bytes(60)))
+    return g.model("short", 13)
+
+
+@model("external-data")
+def external_data():
+    g = single("Add", ["w"])
+    w = TensorProto(name="w", data_type=FLOAT, dims=[1, 4], data_location=TensorProto.EXTERNAL)
+    w.external_data.add(key="location", value="weights.bin")
+    g.initializers.append(w)
+    return g.model("external", 13)
+
+
+@model("opset-12")
+def opset_12():
+    return single("Relu", []).model("old", 12)
+
+
+@model("opset-22")
+def opset_22():
+    return single("Relu", []).model("new", 22)
+
+
+@model("conv1d")
+def conv1d():
+    g = single("Conv", ["w"], shape=(1, 3, 16), name="/conv/Conv")
+    g.weight("w", [4, 3, 3])
+    return g.model("conv1d", 13)
+
+
+@model("negative-step")
+def negative_step():
+    g = single("Slice", ["starts", "ends", "axes", "steps"], name="/flip/Slice")
+    for name, value in [("starts", -1), ("ends", -5), ("axes", 1), ("steps", -1)]:
+        g.const(name, [value])
+    return g.model("negative_step", 13)
+
+
+@model("dynamic-reshape")
+def dynamic_reshape():
+    g = Graph()
+    g.input("x", FLOAT, [2, 6])
+    g.input("shape", INT64, [2])
+    g.op("Reshape", ["x", "shape"], ["y"], name="/view/Reshape")
+    g.output("y")
+    return g.model("dynamic_reshape", 13)
+
+
+@model("pool-indices")
+def pool_indices():
+    g = Graph()
+    g.input("x", FLOAT, [1, 1, 4, 4])
+    g.op("MaxPool", ["x"], ["y", "indices"], name="/pool/MaxPool", kernel_shape=[2, 2])
+    g.output("y")
+    g.output("indices", INT64)
+    return g.model("pool_indices", 13)
+
+
+def list_weights(path):
+    """Prints `name dtype shape` for each tensor of a safetensors file (read with the standard
+    library: an 8-byte little-endian header length, then a JSON header)."""
+    with open(path, "rb") as file:
+        (length,) = struct.unpack("<Q", file.read(8))
+        header = json.loads(file.read(length))
+    for name in sorted(key for key in header if key != "__metadata__"):
+        entry = header[name]
+        print(name, entry["dtype"], "x".join(map(str, entry["shape"])))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    write = commands.add_parser("model", help="write a model")
+    write.add_argument("name", choices=sorted(MODELS))
+    write.add_argument("output")
+    write.add_argument("--truncate", type=int, help="keep only the first BYTES bytes")
+    weights = commands.add_parser("weights", help="list a safetensors file")
+    weights.add_argument("file")
+    commands.add_parser("list", help="list the models")
+    arguments = parser.parse_args()
+    if arguments.command == "weights":
+        list_weights(arguments.file)
+    elif arguments.command == "list":
+        print("\n".join(sorted(MODELS)))
+    else:
+        data = MODELS[arguments.name]().SerializeToString()
+        with open(arguments.output, "wb") as file:
+            file.write(data[: arguments.truncate] if arguments.truncate is not None else data)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""onnxruntime as the oracle: models built here with onnx.helper (seeded weights, nothing
+downloaded) are imported with `turbine-translate --import-onnx`, evaluated with
+`turbine-run --interpret`, and compared with onnxruntime on the same inputs.
+
+Models: ResNet-18 (the torchvision architecture, 1x3x224x224), a BERT-base encoder layer
+(1x128x768, erf GELU, LayerNormalization), a MobileNet-V2 inverted-residual block (depthwise conv,
+Clip 0..6), a DenseNet dense block (concat growth), an Inception-v1 stem (LRN, max pooling) and a
+SqueezeNet fire module.
+
+Tolerance: |ours - ort| <= 1e-4 * max|ort| + 1e-4 * |ort|, elementwise. onnxruntime convolves and
+multiplies with blocked kernels that sum in another order than the interpreter's straight loops, so
+the bound is relative to the output's scale as well as to each element.
+
+Prints one line per model and `N passed, N failed`; exits non-zero on any failure.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+import onnxruntime
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 17
+
+
+class Builder:
+    """Accumulates nodes and initializers with fresh names and seeded random weights."""
+
+    def __init__(self, seed):
+        self.nodes, self.initializers, self.count = [], [], 0
+        self.random = np.random.default_rng(seed)
+
+    def name(self, prefix):
+        self.count += 1
+        return f"{prefix}_{self.count}"
+
+    def weight(self, shape, scale=None):
+        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]
+        scale = scale if scale is not None else np.sqrt(2.0 / fan_in)
+        value = (self.random.standard_normal(shape) * scale).astype(np.float32)
+        name = self.name("w")
+        self.initializers.append(numpy_helper.from_array(value, name))
+        return name
+
+    def constant(self, value):
+        name = self.name("c")
+        self.initializers.append(numpy_helper.from_array(np.asarray(value), name))
+        return name
+
+    def op(self, op_type, inputs, **attributes):
+        output = self.name(op_type.lower())
+        self.nodes.append(helper.make_node(op_type, inputs, [output], name=output, **attributes))
+        return output
+
+    def conv_bn(self, x, cin, cout, kernel, stride=1, pad=0, groups=1, relu=True):
+        w = self.weight([cout, cin // groups, kernel, kernel])
+        y = self.op("Conv", [x, w], strides=[stride, stride], pads=[pad] * 4, group=groups,
+                    kernel_shape=[kernel, kernel])
+        gamma = self.constant(self.random.uniform(0.5, 1.5, cout).astype(np.float32))
+        beta = self.constant(self.random.uniform(-0.2, 0.2, cout).astype(np.float32))
+        mean = self.constant(self.random.uniform(-0.2, 0.2, cout).astype(np.float32))
+        var = self.constant(self.random.uniform(0.5, 1.5, cout).astype(np.float32))
+        y = self.op("BatchNormalization", [y, gamma, beta, mean, var], epsilon=1e-5)
+        return self.op("Relu", [y]) if relu else y
+
+    def model(self, name, inputs, outputs):
+        graph = helper.make_graph(
+            self.nodes, name,
+            [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+            [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
+            self.initializers,
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+        model.ir_version = 8
+        onnx.checker.check_model(model)
+        return model
+
+
+def resnet18():
+    b = Builder(18)
+    x = b.conv_bn("input", 3, 64, 7, stride=2, pad=3)
+    x = b.op("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    cin = 64
+    for stage, cout in enumerate([64, 128, 256, 512]):
+        for block in range(2):
+            stride = 2 if stage > 0 and block == 0 else 1
+            y = b.conv_bn(x, cin, cout, 3, stride=stride, pad=1)
+            y = b.conv_bn(y, cout, cout, 3, pad=1, relu=False)
+            shortcut = b.conv_bn(x, cin, cout, 1, stride=stride, relu=False) if stride != 1 or cin != cout else x
+            x = b.op("Relu", [b.op("Add", [y, shortcut])])
+            cin = cout
+    x = b.op("Flatten", [b.op("GlobalAveragePool", [x])], axis=1)
+    logits = b.op("Gemm", [x, b.weight([1000, 512]), b.constant(np.zeros(1000, np.float32))], transB=1)
+    return b.model("resnet18", [("input", [1, 3, 224, 224])], [logits])
+
+
+def bert_layer():
+    b = Builder(7)
+    hidden, heads, sequence = 768, 12, 128
+    x = "hidden_states"
+
+    def dense(v, cin, cout):
+        return b.op("Add", [b.op("MatMul", [v, b.weight([cin, cout], 0.02)]), b.constant(np.zeros(cout, np.float32))])
+
+    def split_heads(v):
+        v = b.op("Reshape", [v, b.constant(np.array([1, sequence, heads, hidden // heads], np.int64))])
+        return b.op("Transpose", [v], perm=[0, 2, 1, 3])
+
+    q, k, v = (split_heads(dense(x, hidden, hidden)) for _ in range(3))
+    scores = b.op("MatMul", [q, b.op("Transpose", [k], perm=[0, 1, 3, 2])])
+    scores = b.op("Div", [scores, b.constant(np.array(8.0, np.float32))])
+    probabilities = b.op("Softmax", [scores], axis=-1)
+    context = b.op("Transpose", [b.op("MatMul", [probabilities, v])], perm=[0, 2, 1, 3])
+    context = b.op("Reshape", [context, b.constant(np.array([1, sequence, hidden], np.int64))])
+    ones, zeros = np.ones(hidden, np.float32), np.zeros(hidden, np.float32)
+    x1 = b.op("LayerNormalization", [b.op("Add", [dense(context, hidden, hidden), x]), b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-12)
+    h = dense(x1, hidden, 3072)
+    erf = b.op("Erf", [b.op("Div", [h, b.constant(np.array(np.sqrt(2.0), np.float32))])])
+    gelu = b.op("Mul", [b.op("Mul", [h, b.op("Add", [erf, b.constant(np.array(1.0, np.float32))])]), b.constant(np.array(0.5, np.float32))])
+    out = b.op("LayerNormalization", [b.op("Add", [dense(gelu, 3072, hidden), x1]), b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-12)
+    return b.model("bert_layer", [("hidden_states", [1, sequence, hidden])], [out])
+
+
+def mobilenet_v2_block():
+    b = Builder(2)
+    x = "input"
+    y = b.op("Clip", [b.conv_bn(x, 24, 144, 1, relu=False), b.constant(np.array(0.0, np.float32)), b.constant(np.array(6.0, np.float32))])
+    y = b.op("Clip", [b.conv_bn(y, 144, 144, 3, pad=1, groups=144, relu=False), b.constant(np.array(0.0, np.float32)), b.constant(np.array(6.0, np.float32))])
+    y = b.conv_bn(y, 144, 24, 1, relu=False)
+    return b.model("mobilenet_v2_block", [("input", [1, 24, 56, 56])], [b.op("Add", [y, x])])
+
+
+def densenet_block():
+    b = Builder(121)
+    x, channels = "input", 64
+    for _ in range(3):
+        y = b.conv_bn(b.op("Relu", [x]), channels, 128, 1)
+        y = b.conv_bn(y, 128, 32, 3, pad=1, relu=False)
+        x = b.op("Concat", [x, y], axis=1)
+        channels += 32
+    x = b.op("AveragePool", [b.conv_bn(x, channels, channels // 2, 1)], kernel_shape=[2, 2], strides=[2, 2])
+    return b.model("densenet_block", [("input", [1, 64, 28, 28])], [x])
+
+
+def inception_stem():
+    b = Builder(1)
+    x = b.conv_bn("input", 3, 64, 7, stride=2, pad=3)
+    x = b.op("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[0, 0, 1, 1])
+    x = b.op("LRN", [x], size=5, alpha=1e-4, beta=0.75, bias=1.0)
+    x = b.conv_bn(x, 64, 192, 3, pad=1)
+    x = b.op("LRN", [x], size=5, alpha=1e-4, beta=0.75, bias=1.0)
+    return b.model("inception_stem", [("input", [1, 3, 112, 112])], [x])
+
+
+def squeezenet_fire():
+    b = Builder(11)
+    s = b.op("Relu", [b.op("Conv", ["input", b.weight([16, 64, 1, 1]), b.weight([16], 0.1)], kernel_shape=[1, 1])])
+    e1 = b.op("Relu", [b.op("Conv", [s, b.weight([64, 16, 1, 1]), b.weight([64], 0.1)], kernel_shape=[1, 1])])
+    e3 = b.op("Relu", [b.op("Conv", [s, b.weight([64, 16, 3, 3]), b.weight([64], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])])
+    return b.model("squeezenet_fire", [("input", [1, 64, 55, 55])], [b.op("Concat", [e1, e3], axis=1)])
+
+
+MODELS = [resnet18, bert_layer, mobilenet_v2_block, densenet_block, inception_stem, squeezenet_fire]
+
+
+def check(model, bin_dir, work):
+    path = os.path.join(work, f"{model.graph.name}.onnx")
+    onnx.save(model, path)
+    feeds = {}
+    for value in model.graph.input:
+        shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
+        feeds[value.name] = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    expected = session.run(None, feeds)
+    mlir = os.path.join(work, "model.mlir")
+    imported = subprocess.run([os.path.join(bin_dir, "turbine-translate"), "--import-onnx", path, "-o", mlir], capture_output=True, text=True)
+    if imported.returncode != 0:
+        return f"import failed: {imported.stderr.strip()}"
+    command = [os.path.join(bin_dir, "turbine-run"), "--interpret", mlir]
+    for index, value in enumerate(feeds.values()):
+        np.save(os.path.join(work, f"in{index}.npy"), value)
+        command += ["--input", os.path.join(work, f"in{index}.npy")]
+    for index in range(len(expected)):
+        command += ["--output", os.path.join(work, f"out{index}.npy")]
+    ran = subprocess.run(command, capture_output=True, text=True)
+    if ran.returncode != 0:
+        return f"interpreter failed: {ran.stderr.strip()}"
+    for index, want in enumerate(expected):
+        got = np.load(os.path.join(work, f"out{index}.npy"))
+        if got.shape != want.shape:
+            return f"output {index}: shape {got.shape}, onnxruntime {want.shape}"
+        bound = 1e-4 * np.abs(want).max() + 1e-4 * np.abs(want)
+        excess = np.abs(got - want) - bound
+        if (excess > 0).any():
+            worst = np.unravel_index(np.argmax(excess), excess.shape)
+            return f"output {index}: at {worst} ours {got[worst]}, onnxruntime {want[worst]}"
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin-dir", required=True)
+    parser.add_argument("--only")
+    arguments = parser.parse_args()
+    passed = failed = 0
+    for make in MODELS:
+        if arguments.only and arguments.only not in make.__name__:
+            continue
+        with tempfile.TemporaryDirectory() as work:
+            problem = check(make(), arguments.bin_dir, work)
+        print(f"{'FAIL' if problem else 'PASS'} {make.__name__}{': ' + problem if problem else ''}", flush=True)
+        passed, failed = passed + (problem is None), failed + (problem is not None)
+    print(f"onnxruntime: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+//! `turbine-translate`: translations between other formats and Turbine's dialects. Today one:
+//! `--import-onnx`, which imports an ONNX model into the graph dialect.
+//!
+//! The importer (crate `turbine-onnx`) writes MLIR text without linking MLIR; this tool parses that
+//! text with the Turbine dialects loaded and runs the verifiers, so that a wrong result type or
+//! attribute is reported at the ONNX node that produced it rather than written out. Only a verified
+//! module is written, with its weights file beside it.
+
+use std::cell::RefCell;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::rc::Rc;
+
+use clap::{ArgGroup, Parser};
+use melior::ir::operation::{OperationLike, OperationPrintingFlags};
+use melior::ir::Module;
+use turbine_onnx::{import, ImportOptions, ImportedModel};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "turbine-translate",
+    about = "Translate models into Turbine's dialects",
+    group(ArgGroup::new("translation").required(true).args(["import_onnx"]))
+)]
+struct Arguments {
+    /// Import an ONNX model (ai.onnx opsets 13 to 21) into the graph dialect.
+    #[arg(long)]
+    import_onnx: bool,
+    /// The model to translate.
+    input: PathBuf,
+    /// Where to write the MLIR; `-` (the default) is standard output.
+    #[arg(short, long, default_value = "-")]
+    output: PathBuf,
+    /// Where to write the weights (safetensors); by default beside the output, with its name and
+    /// the extension `.safetensors`.
+    #[arg(long, value_name = "FILE")]
+    weights: Option<PathBuf>,
+    /// The static shape of a graph input whose declared shape is symbolic, unknown or to be changed,
+    /// as NAME=D0xD1x...; repeatable.
+    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
+    input_shapes: Vec<(String, Vec<usize>)>,
+    /// Print each operation's location: the ONNX node it comes from.
+    #[arg(long = "mlir-print-debuginfo")]
+    print_debuginfo: bool,
+}
+
+fn parse_input_shape(text: &str) -> Result<(String, Vec<usize>), String> {
+    let (name, dims) = text.rsplit_once('=').ok_or("expected NAME=D0xD1x... such as input=1x3x224x224")?;
+    let dims = if dims.is_empty() {
+        Vec::new()
+    } else {
+        dims.split('x')
+            .map(|dim| dim.parse::<usize>().map_err(|_| format!("'{dim}' is not a dimension size")))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    Ok((name.to_owned(), dims))
+}
+
+fn main() -> ExitCode {
+    let arguments = Arguments::parse();
+    match run(&arguments) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("turbine-translate: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(arguments: &Arguments) -> Result<(), String> {
+    let bytes = std::fs::read(&arguments.input)
+        .map_err(|error| format!("cannot read {}: {error}", arguments.input.display()))?;
+    let to_stdout = arguments.output == Path::new("-");
+    let weights_path = arguments
+        .weights
+        .clone()
+        .or_else(|| (!to_stdout).then(|| arguments.output.with_extension("safetensors")));
+    let options = ImportOptions {
+        input_shapes: arguments.input_shapes.clone(),
+        weights_file: weights_path.as_deref().map(|path| recorded_path(path, &arguments.output)).unwrap_or_default(),
+    };
+    let model = import(&bytes, &options).map_err(|error| error.to_string())?;
+    let weights_path = match weights_path {
+        Some(path) => path,
+        None if model.weights.is_empty() => PathBuf::new(),
+        None => {
+            return Err(format!(
+                "the model has {} weights: name their file with --weights FILE, or write the MLIR with -o FILE",
+                model.weights.len()
+            ))
+        }
+    };
+    let text = verified(&model, arguments.print_debuginfo)?;
+    if to_stdout {
+        std::io::stdout().write_all(text.as_bytes()).map_err(|error| format!("cannot write the output: {error}"))?;
+    } else {
+        std::fs::write(&arguments.output, text)
+            .map_err(|error| format!("cannot write {}: {error}", arguments.output.display()))?;
+    }
+    if !model.weights.is_empty() {
+        model.weights.write(&weights_path).map_err(|error| error.to_string())?;
+    }
+    Ok(())
+}
+
+/// The path that `graph.weights` records for the weights file `weights`: its file name when it
+/// sits beside the output (the usual case, which keeps the pair movable), otherwise its absolute
+/// path. Readers resolve a relative name against the folder of the `.mlir` file.
+fn recorded_path(weights: &Path, output: &Path) -> String {
+    let folder = |path: &Path| path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_owned();
+    let beside = output != Path::new("-") && folder(weights) == folder(output);
+    match (beside, weights.file_name()) {
+        (true, Some(name)) => name.to_string_lossy().into_owned(),
+        _ => std::path::absolute(weights).unwrap_or_else(|_| weights.to_owned()).to_string_lossy().into_owned(),
+    }
+}
+
+/// Parses and verifies the imported module, returning it in MLIR's custom form.
+fn verified(model: &ImportedModel, print_debuginfo: bool) -> Result<String, String> {
+    let context = turbine_dialects::create_context();
+    let diagnostics = Rc::new(RefCell::new(Vec::new()));
+    let sink = Rc::clone(&diagnostics);
+    context.attach_diagnostic_handler(move |diagnostic| {
+        let location = diagnostic.location().to_string();
+        let location = location.strip_prefix("loc(").and_then(|rest| rest.strip_suffix(')')).unwrap_or(&location);
+        let mut message = format!("at {location}: {diagnostic}");
+        for index in 0..diagnostic.note_count() {
+            if let Ok(note) = diagnostic.note(index) {
+                message.push_str(&format!("\n  note: {note}"));
+            }
+        }
+        sink.borrow_mut().push(message);
+        true
+    });
+    let report = |what: &str| format!("{what} (an importer bug):\n{}", diagnostics.borrow().join("\n"));
+    let module = Module::parse(&context, &model.mlir).ok_or_else(|| report("the imported IR does not parse"))?;
+    if !module.as_operation().verify() {
+        return Err(report("the imported IR does not verify"));
+    }
+    let text = if print_debuginfo {
+        let flags = OperationPrintingFlags::new().enable_debug_info(true, false).use_local_scope();
+        module.as_operation().to_string_with_flags(flags).map_err(|error| format!("cannot print the module: {error}"))?
+    } else {
+        module.as_operation().to_string()
+    };
+    Ok(text + "\n")
+}
