@@ -70,15 +70,17 @@ class Builder:
         return self.op("Relu", [y]) if relu else y
 
     def model(self, name, inputs, outputs):
+        """The model, with output shapes filled in by ONNX shape inference, checked."""
         graph = helper.make_graph(
             self.nodes, name,
             [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
-            [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
-            self.initializers,
+            [], self.initializers,
         )
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
         model.ir_version = 8
-        onnx.checker.check_model(model)
+        inferred = {v.name: v for v in onnx.shape_inference.infer_shapes(model).graph.value_info}
+        model.graph.output.extend(inferred[n] for n in outputs)
+        onnx.checker.check_model(model, full_check=True)
         return model
 
 
