@@ -41,7 +41,11 @@ impl Attribute {
             Self::Float(value) => write!(out, "{} : f32", float_literal(*value)),
             Self::Bool(value) => write!(out, "{value}"),
             Self::Ints(values) if values.is_empty() => write!(out, "array<i64>"),
-            Self::Ints(values) => write!(out, "array<i64: {}>", join(values.iter().map(ToString::to_string))),
+            Self::Ints(values) => write!(
+                out,
+                "array<i64: {}>",
+                join(values.iter().map(ToString::to_string))
+            ),
             Self::Enum(mnemonic, value) => write!(out, "#graph<{mnemonic} {value}>"),
         }
         .expect("writing to a String cannot fail");
@@ -75,7 +79,12 @@ impl FunctionBody {
             1 => write!(out, "%{id} = ").unwrap(),
             count => write!(out, "%{id}:{count} = ").unwrap(),
         }
-        write!(out, "\"{name}\"({})", join(operands.iter().map(|operand| operand.name.clone()))).unwrap();
+        write!(
+            out,
+            "\"{name}\"({})",
+            join(operands.iter().map(|operand| operand.name.clone()))
+        )
+        .unwrap();
         if !attributes.is_empty() {
             out.push_str(" <{");
             for (index, (key, value)) in attributes.iter().enumerate() {
@@ -89,13 +98,24 @@ impl FunctionBody {
         }
         let operand_types = join(operands.iter().map(|operand| operand.ty.to_string()));
         let result_types = join(results.iter().map(ToString::to_string));
-        writeln!(out, " : ({operand_types}) -> ({result_types}) loc({})", string_literal(location)).unwrap();
+        writeln!(
+            out,
+            " : ({operand_types}) -> ({result_types}) loc({})",
+            string_literal(location)
+        )
+        .unwrap();
         match results {
-            [ty] => vec![Operand { name: format!("%{id}"), ty: ty.clone() }],
+            [ty] => vec![Operand {
+                name: format!("%{id}"),
+                ty: ty.clone(),
+            }],
             _ => results
                 .iter()
                 .enumerate()
-                .map(|(index, ty)| Operand { name: format!("%{id}#{index}"), ty: ty.clone() })
+                .map(|(index, ty)| Operand {
+                    name: format!("%{id}#{index}"),
+                    ty: ty.clone(),
+                })
                 .collect(),
         }
     }
@@ -109,7 +129,8 @@ impl FunctionBody {
         result: TensorType,
         location: &str,
     ) -> Operand {
-        self.op(name, operands, attributes, &[result], location).remove(0)
+        self.op(name, operands, attributes, &[result], location)
+            .remove(0)
     }
 
     /// `graph.constant` holding `tensor` inline.
@@ -119,9 +140,21 @@ impl FunctionBody {
         self.raw_op1("graph.constant", &format!("value = {value}"), ty, location)
     }
 
+    /// `graph.constant` of type `ty` whose every element is the one element of `value`: a splat
+    /// costs one literal whatever its size.
+    pub fn splat(&mut self, value: &Tensor, ty: TensorType, location: &str) -> Operand {
+        let value = format!("dense<{}> : {ty}", dense_literal(value));
+        self.raw_op1("graph.constant", &format!("value = {value}"), ty, location)
+    }
+
     /// `graph.weight "<name>"`, a tensor of the weights file.
     pub fn weight(&mut self, name: &str, ty: TensorType, location: &str) -> Operand {
-        self.raw_op1("graph.weight", &format!("name = {}", string_literal(name)), ty, location)
+        self.raw_op1(
+            "graph.weight",
+            &format!("name = {}", string_literal(name)),
+            ty,
+            location,
+        )
     }
 
     /// `func.return` of `values`.
@@ -132,9 +165,16 @@ impl FunctionBody {
     fn raw_op1(&mut self, name: &str, properties: &str, ty: TensorType, location: &str) -> Operand {
         let id = self.next_id;
         self.next_id += 1;
-        writeln!(self.text, "    %{id} = \"{name}\"() <{{{properties}}}> : () -> {ty} loc({})", string_literal(location))
-            .unwrap();
-        Operand { name: format!("%{id}"), ty }
+        writeln!(
+            self.text,
+            "    %{id} = \"{name}\"() <{{{properties}}}> : () -> {ty} loc({})",
+            string_literal(location)
+        )
+        .unwrap();
+        Operand {
+            name: format!("%{id}"),
+            ty,
+        }
     }
 
     /// The text written so far.
@@ -163,17 +203,29 @@ pub fn module(
     let mut out = String::new();
     out.push_str("module");
     if let Some(file) = weights_file {
-        write!(out, " attributes {{graph.weights = {}}}", string_literal(file)).unwrap();
+        write!(
+            out,
+            " attributes {{graph.weights = {}}}",
+            string_literal(file)
+        )
+        .unwrap();
     }
     out.push_str(" {\n  func.func @main(");
     let arguments = inputs.iter().enumerate().map(|(index, input)| {
         let name = string_literal(&input.name);
-        format!("%arg{index}: {} {{graph.name = {name}}} loc({name})", input.ty)
+        format!(
+            "%arg{index}: {} {{graph.name = {name}}} loc({name})",
+            input.ty
+        )
     });
     out.push_str(&join(arguments));
-    let results = outputs
-        .iter()
-        .map(|output| format!("{} {{graph.name = {}}}", output.ty, string_literal(&output.name)));
+    let results = outputs.iter().map(|output| {
+        format!(
+            "{} {{graph.name = {}}}",
+            output.ty,
+            string_literal(&output.name)
+        )
+    });
     writeln!(out, ") -> ({}) {{", join(results)).unwrap();
     out.push_str(body.text());
     let location = string_literal(location);

@@ -103,7 +103,7 @@ pub enum ImportError {
 #[derive(Debug, thiserror::Error)]
 pub enum TensorProblem {
     /// The dimensions are negative, or multiply to more than [`crate::types::MAX_ELEMENTS`].
-    #[error("dimensions {dims} are too large to be real (more than 2^31 elements, or negative)")]
+    #[error("dimensions {dims} are too large to be real (over 2^31 elements or 64 dimensions, or negative)")]
     TooLarge {
         /// The dimensions as written in the file.
         dims: String,

@@ -8,7 +8,7 @@
 //!
 //! Folding is an optimisation for operators that also have a lowering: a result above
 //! [`FOLD_LIMIT`] elements is left to the lowering instead. Operators that exist only here
-//! (`ConstantOfShape`, `Range`, `Not`, ...) must fold, and report an error when they cannot.
+//! (`Range`, `Not`, `Shape`, ...) must fold, and report an error when they cannot.
 
 use crate::error::ImportError;
 use crate::infer;
@@ -22,9 +22,16 @@ use crate::value::Inputs;
 /// and a larger all-constant computation is better written into the IR than evaluated here.
 pub const FOLD_LIMIT: usize = 1 << 24;
 
+/// The most elements a folded `ConstantOfShape` may have (64 Ki). Its result is a splat, which the
+/// IR holds as one literal at any size; expanding it in Rust only pays when something downstream
+/// folds too, as shape arithmetic and attention masks do and weights (ONNX's "light" models fill
+/// theirs this way) do not.
+pub const SPLAT_FOLD_LIMIT: usize = 1 << 16;
+
 /// Operators that only folding handles: with inputs computed at run time they are unsupported.
-pub const FOLD_ONLY: &[&str] =
-    &["Constant", "ConstantOfShape", "Range", "Shape", "Size", "Not", "And", "Or", "Floor", "Ceil"];
+pub const FOLD_ONLY: &[&str] = &[
+    "Constant", "Range", "Shape", "Size", "Not", "And", "Or", "Floor", "Ceil",
+];
 
 /// Why a kernel did not produce a result.
 enum Failure {
@@ -53,7 +60,9 @@ pub fn evaluate(node: &Node, inputs: &Inputs) -> Result<Option<Vec<Tensor>>, Imp
     let result = match op {
         "Constant" => constant(node).map(|tensor| vec![tensor]),
         "Shape" => shape_of(node, inputs),
-        "Size" => Ok(vec![scalar_i64(inputs.required(0, "data")?.ty().num_elements() as i64)]),
+        "Size" => Ok(vec![scalar_i64(
+            inputs.required(0, "data")?.ty().num_elements() as i64,
+        )]),
         "ConstantOfShape" => constant_of_shape(node, inputs),
         "Range" => range(node, inputs),
         "Cast" => cast(node, inputs),
@@ -67,10 +76,14 @@ pub fn evaluate(node: &Node, inputs: &Inputs) -> Result<Option<Vec<Tensor>>, Imp
         "Concat" => concat(node, inputs),
         "Expand" => expand(node, inputs),
         "Where" => select(node, inputs),
-        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Mod" | "Max" | "Min" | "Sum" => arithmetic(node, inputs),
-        "Equal" | "Less" | "Greater" | "LessOrEqual" | "GreaterOrEqual" | "And" | "Or" => comparison(node, inputs),
-        "Neg" | "Abs" | "Sqrt" | "Exp" | "Log" | "Reciprocal" | "Relu" | "Sigmoid" | "Tanh" | "Floor" | "Ceil"
-        | "Not" => unary(node, inputs),
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Mod" | "Max" | "Min" | "Sum" => {
+            arithmetic(node, inputs)
+        }
+        "Equal" | "Less" | "Greater" | "LessOrEqual" | "GreaterOrEqual" | "And" | "Or" => {
+            comparison(node, inputs)
+        }
+        "Neg" | "Abs" | "Sqrt" | "Exp" | "Log" | "Reciprocal" | "Relu" | "Sigmoid" | "Tanh"
+        | "Floor" | "Ceil" | "Not" => unary(node, inputs),
         _ => return Ok(None),
     };
     match result {
@@ -102,7 +115,7 @@ fn budget(shape: &[usize]) -> Result<usize, Failure> {
     match checked_len(shape) {
         Some(count) if count <= FOLD_LIMIT => Ok(count),
         _ => Err(Failure::Skip(format!(
-            "its result {} has more elements than the {FOLD_LIMIT} that folding evaluates",
+            "folding a result of shape {} is not supported: it has more than {FOLD_LIMIT} elements",
             format_shape(shape)
         ))),
     }
@@ -115,12 +128,19 @@ fn tensor<'a>(inputs: &Inputs<'a>, index: usize, what: &str) -> Result<&'a Tenso
 }
 
 fn constant(node: &Node) -> Result<Tensor, Failure> {
-    let name = node.proto.output.first().map_or(node.name.as_str(), String::as_str);
+    let name = node
+        .proto
+        .output
+        .first()
+        .map_or(node.name.as_str(), String::as_str);
     if let Some(proto) = node.tensor("value")? {
         return Ok(Tensor::from_proto(proto, name)?);
     }
     if node.has("value_float") {
-        return Ok(Tensor::new(vec![], Data::F32(vec![node.float("value_float", 0.0)?])));
+        return Ok(Tensor::new(
+            vec![],
+            Data::F32(vec![node.float("value_float", 0.0)?]),
+        ));
     }
     if let Some(values) = node.floats("value_floats")? {
         return Ok(Tensor::new(vec![values.len()], Data::F32(values)));
@@ -131,50 +151,98 @@ fn constant(node: &Node) -> Result<Tensor, Failure> {
     if let Some(values) = node.ints("value_ints")? {
         return Ok(Tensor::from_i64s(values));
     }
-    let kind = node.proto.attribute.first().map_or("no value".to_owned(), |attribute| format!("'{}'", attribute.name));
-    Err(node.unsupported(format!("a constant given by {kind} is not supported")).into())
+    let kind = node
+        .proto
+        .attribute
+        .first()
+        .map_or("no value".to_owned(), |attribute| {
+            format!("'{}'", attribute.name)
+        });
+    Err(node
+        .unsupported(format!("a constant given by {kind} is not supported"))
+        .into())
 }
 
 fn shape_of(node: &Node, inputs: &Inputs) -> Folded {
-    let dims: Vec<i64> = inputs.required(0, "data")?.ty().shape.iter().map(|&dim| dim as i64).collect();
+    let dims: Vec<i64> = inputs
+        .required(0, "data")?
+        .ty()
+        .shape
+        .iter()
+        .map(|&dim| dim as i64)
+        .collect();
     // Opset 15's start and end: clamped, negative from the end.
     let rank = dims.len() as i64;
     let clamp = |value: i64| if value < 0 { (value + rank).max(0) } else { value.min(rank) } as usize;
     let start = clamp(node.int("start", 0)?);
     let end = clamp(node.int("end", rank)?);
-    Ok(vec![Tensor::from_i64s(dims[start..end.max(start)].to_vec())])
+    Ok(vec![Tensor::from_i64s(
+        dims[start..end.max(start)].to_vec(),
+    )])
 }
 
 fn constant_of_shape(node: &Node, inputs: &Inputs) -> Folded {
     let dims = inputs.required_ints(0, "input")?;
     let shape = shape::static_dims(&dims, "shape").map_err(|message| node.invalid(message))?;
     let count = budget(&shape)?;
+    if count > SPLAT_FOLD_LIMIT {
+        return Err(Failure::Skip(format!(
+            "{count} elements are left to a splat constant"
+        )));
+    }
+    let value = fill_value(node)?;
+    Ok(vec![Tensor::new(shape, value.data.repeat_first(count))])
+}
+
+/// The fill value of `ConstantOfShape`: its `value` attribute (one element), or f32 0.
+pub fn fill_value(node: &Node) -> Result<Tensor, ImportError> {
     let value = match node.tensor("value")? {
         None => Tensor::new(vec![1], Data::F32(vec![0.0])),
         Some(proto) => Tensor::from_proto(proto, &node.name)?,
     };
     if value.data.len() != 1 {
-        return Err(node.invalid("attribute 'value' must hold one element").into());
+        return Err(node.invalid("attribute 'value' must hold one element"));
     }
-    Ok(vec![Tensor::new(shape, value.data.take(&vec![0; count]))])
+    Ok(value)
 }
 
 fn range(node: &Node, inputs: &Inputs) -> Folded {
-    let (start, limit, delta) = (tensor(inputs, 0, "start")?, tensor(inputs, 1, "limit")?, tensor(inputs, 2, "delta")?);
+    let (start, limit, delta) = (
+        tensor(inputs, 0, "start")?,
+        tensor(inputs, 1, "limit")?,
+        tensor(inputs, 2, "delta")?,
+    );
     let data = match (&start.data, &limit.data, &delta.data) {
-        (Data::F32(start), Data::F32(limit), Data::F32(delta)) if start.len() == 1 && limit.len() == 1 && delta.len() == 1 => {
+        (Data::F32(start), Data::F32(limit), Data::F32(delta))
+            if start.len() == 1 && limit.len() == 1 && delta.len() == 1 =>
+        {
             let (start, limit, delta) = (start[0], limit[0], delta[0]);
             let count = ((limit - start) / delta).ceil();
             if !count.is_finite() {
-                return Err(node.invalid("delta is 0 or the bounds are not finite").into());
+                return Err(node
+                    .invalid("delta is 0 or the bounds are not finite")
+                    .into());
             }
             let count = budget(&[count.max(0.0) as usize])?;
-            Data::F32((0..count).map(|index| start + index as f32 * delta).collect())
+            Data::F32(
+                (0..count)
+                    .map(|index| start + index as f32 * delta)
+                    .collect(),
+            )
         }
         _ => {
-            let scalar = |tensor: &Tensor| tensor.to_i64s().filter(|values| values.len() == 1).map(|values| values[0]);
-            let (Some(first), Some(end), Some(step)) = (scalar(start), scalar(limit), scalar(delta)) else {
-                return Err(node.invalid("start, limit and delta must be scalars of one numeric type").into());
+            let scalar = |tensor: &Tensor| {
+                tensor
+                    .to_i64s()
+                    .filter(|values| values.len() == 1)
+                    .map(|values| values[0])
+            };
+            let (Some(first), Some(end), Some(step)) =
+                (scalar(start), scalar(limit), scalar(delta))
+            else {
+                return Err(node
+                    .invalid("start, limit and delta must be scalars of one numeric type")
+                    .into());
             };
             if step == 0 {
                 return Err(node.invalid("delta is 0").into());
@@ -198,7 +266,12 @@ pub fn cast_target(node: &Node) -> Result<ElementType, ImportError> {
     i32::try_from(code)
         .ok()
         .and_then(ElementType::from_onnx)
-        .ok_or_else(|| node.unsupported(format!("cast to {} is not supported", ElementType::onnx_name(code as i32))))
+        .ok_or_else(|| {
+            node.unsupported(format!(
+                "cast to {} is not supported",
+                ElementType::onnx_name(code as i32)
+            ))
+        })
 }
 
 /// `data` converted to `element` as ONNX `Cast` does (float to integer truncates toward zero).
@@ -215,20 +288,33 @@ pub fn convert(data: &Data, element: ElementType) -> Data {
     }
     match data {
         Data::F32(values) => to!(values, |&v| v, |&v| v as i32, |&v| v as i64, |&v| v != 0.0),
-        Data::I32(values) => to!(values, |&v| v as f32, |&v| v, |&v| i64::from(v), |&v| v != 0),
+        Data::I32(values) => to!(values, |&v| v as f32, |&v| v, |&v| i64::from(v), |&v| v
+            != 0),
         Data::I64(values) => to!(values, |&v| v as f32, |&v| v as i32, |&v| v, |&v| v != 0),
-        Data::Bool(values) => to!(values, |&v| f32::from(u8::from(v)), |&v| i32::from(v), |&v| i64::from(v), |&v| v),
+        Data::Bool(values) => to!(
+            values,
+            |&v| f32::from(u8::from(v)),
+            |&v| i32::from(v),
+            |&v| i64::from(v),
+            |&v| v
+        ),
     }
 }
 
 fn cast(node: &Node, inputs: &Inputs) -> Folded {
     let input = tensor(inputs, 0, "input")?;
     let element = cast_target(node)?;
-    Ok(vec![Tensor::new(input.shape.clone(), convert(&input.data, element))])
+    Ok(vec![Tensor::new(
+        input.shape.clone(),
+        convert(&input.data, element),
+    )])
 }
 
 fn reshape_like(inputs: &Inputs, shape: Vec<usize>) -> Folded {
-    Ok(vec![Tensor::new(shape, tensor(inputs, 0, "data")?.data.clone())])
+    Ok(vec![Tensor::new(
+        shape,
+        tensor(inputs, 0, "data")?.data.clone(),
+    )])
 }
 
 /// Row-major strides of `shape`.
@@ -276,7 +362,11 @@ fn transpose(node: &Node, inputs: &Inputs) -> Folded {
     let count = budget(&shape)?;
     let input_strides = strides(&input.shape);
     let indices = index_map(&shape, count, |coordinates| {
-        coordinates.iter().zip(&permutation).map(|(&coordinate, &dim)| coordinate * input_strides[dim as usize]).sum()
+        coordinates
+            .iter()
+            .zip(&permutation)
+            .map(|(&coordinate, &dim)| coordinate * input_strides[dim as usize])
+            .sum()
     });
     Ok(vec![Tensor::new(shape, input.data.take(&indices))])
 }
@@ -288,7 +378,9 @@ fn slice(node: &Node, inputs: &Inputs) -> Folded {
     let input_strides = strides(&input.shape);
     let indices = index_map(&window.shape, count, |coordinates| {
         (0..coordinates.len())
-            .map(|dim| (window.starts[dim] + coordinates[dim] * window.steps[dim]) * input_strides[dim])
+            .map(|dim| {
+                (window.starts[dim] + coordinates[dim] * window.steps[dim]) * input_strides[dim]
+            })
             .sum()
     });
     Ok(vec![Tensor::new(window.shape, input.data.take(&indices))])
@@ -303,11 +395,19 @@ fn gather(node: &Node, inputs: &Inputs) -> Folded {
     let positions = indices
         .iter()
         .map(|&index| {
-            let position = if index < 0 { index + size as i64 } else { index };
+            let position = if index < 0 {
+                index + size as i64
+            } else {
+                index
+            };
             usize::try_from(position)
                 .ok()
                 .filter(|&position| position < size)
-                .ok_or_else(|| node.invalid(format!("index {index} is out of range for dimension {axis} of size {size}")))
+                .ok_or_else(|| {
+                    node.invalid(format!(
+                        "index {index} is out of range for dimension {axis} of size {size}"
+                    ))
+                })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let inner: usize = data.shape[axis + 1..].iter().product();
@@ -325,7 +425,10 @@ fn gather(node: &Node, inputs: &Inputs) -> Folded {
 fn concat(node: &Node, inputs: &Inputs) -> Folded {
     let (axis, shape) = infer::concat(node, inputs)?;
     let count = budget(&shape)?;
-    let parts: Vec<&Tensor> = inputs.present().filter_map(|value| value.as_const()).collect();
+    let parts: Vec<&Tensor> = inputs
+        .present()
+        .filter_map(|value| value.as_const())
+        .collect();
     let outer: usize = shape[..axis].iter().product();
     let inner: usize = shape[axis + 1..].iter().product();
     // Index into the parts laid end to end.
@@ -365,7 +468,10 @@ fn expand(node: &Node, inputs: &Inputs) -> Folded {
     let input = tensor(inputs, 0, "input")?;
     let shape = infer::expand(node, inputs)?;
     let count = budget(&shape)?;
-    Ok(vec![Tensor::new(shape.clone(), input.data.take(&broadcast_map(&input.shape, &shape, count)))])
+    Ok(vec![Tensor::new(
+        shape.clone(),
+        input.data.take(&broadcast_map(&input.shape, &shape, count)),
+    )])
 }
 
 /// The operands of a broadcasting operator, each read at the broadcast shape.
@@ -375,7 +481,11 @@ fn broadcast_operands(node: &Node, inputs: &Inputs) -> Result<(Vec<usize>, Vec<D
     let operands = inputs
         .present()
         .filter_map(|value| value.as_const())
-        .map(|operand| operand.data.take(&broadcast_map(&operand.shape, &shape, count)))
+        .map(|operand| {
+            operand
+                .data
+                .take(&broadcast_map(&operand.shape, &shape, count))
+        })
         .collect();
     Ok((shape, operands))
 }
@@ -386,9 +496,21 @@ fn select(node: &Node, inputs: &Inputs) -> Folded {
         return Err(node.invalid("the condition must be boolean").into());
     };
     if lhs.element() != rhs.element() {
-        return Err(node.invalid("the two choices have different element types").into());
+        return Err(node
+            .invalid("the two choices have different element types")
+            .into());
     }
-    let indices: Vec<usize> = condition.iter().enumerate().map(|(index, &take_lhs)| if take_lhs { index } else { index + condition.len() }).collect();
+    let indices: Vec<usize> = condition
+        .iter()
+        .enumerate()
+        .map(|(index, &take_lhs)| {
+            if take_lhs {
+                index
+            } else {
+                index + condition.len()
+            }
+        })
+        .collect();
     let mut both = lhs.clone();
     append(&mut both, rhs);
     Ok(vec![Tensor::new(shape, both.take(&indices))])
@@ -445,11 +567,21 @@ macro_rules! integer_number {
                 (other != 0).then(|| self.wrapping_div(other))
             }
             fn modulo(self, other: Self, fmod: bool) -> Option<Self> {
-                let remainder = self.checked_rem(other).or_else(|| (other == -1).then_some(0))?;
-                Some(if !fmod && remainder != 0 && (remainder < 0) != (other < 0) { remainder + other } else { remainder })
+                let remainder = self
+                    .checked_rem(other)
+                    .or_else(|| (other == -1).then_some(0))?;
+                Some(
+                    if !fmod && remainder != 0 && (remainder < 0) != (other < 0) {
+                        remainder + other
+                    } else {
+                        remainder
+                    },
+                )
             }
             fn pow(self, other: Self) -> Option<Self> {
-                u32::try_from(other).ok().map(|exponent| self.wrapping_pow(exponent))
+                u32::try_from(other)
+                    .ok()
+                    .map(|exponent| self.wrapping_pow(exponent))
             }
         }
     };
@@ -480,6 +612,11 @@ fn arithmetic(node: &Node, inputs: &Inputs) -> Folded {
     let op = node.op_type();
     let fmod = node.int("fmod", 0)? != 0;
     let (shape, mut operands) = broadcast_operands(node, inputs)?;
+    if op == "Mod" && !fmod && operands.iter().any(|operand| operand.element().is_float()) {
+        return Err(node
+            .invalid("fmod must be 1 for floating-point operands")
+            .into());
+    }
     if op == "Pow" && operands.len() == 2 && operands[0].element() != operands[1].element() {
         // Pow's exponent may have another type; the result has the base's.
         operands[1] = convert(&operands[1], operands[0].element());
@@ -488,10 +625,22 @@ fn arithmetic(node: &Node, inputs: &Inputs) -> Folded {
     let first = operands.next().ok_or_else(|| node.invalid("no operands"))?;
     let result = operands.try_fold(first, |lhs, rhs| {
         Ok(match (&lhs, &rhs) {
-            (Data::F32(a), Data::F32(b)) => Data::F32(apply(op, fmod, a, b).map_err(|message| node.invalid(message))?),
-            (Data::I32(a), Data::I32(b)) => Data::I32(apply(op, fmod, a, b).map_err(|message| node.invalid(message))?),
-            (Data::I64(a), Data::I64(b)) => Data::I64(apply(op, fmod, a, b).map_err(|message| node.invalid(message))?),
-            _ => return Err(Failure::Skip(format!("{op} of {} and {} is not folded", lhs.element(), rhs.element()))),
+            (Data::F32(a), Data::F32(b)) => {
+                Data::F32(apply(op, fmod, a, b).map_err(|message| node.invalid(message))?)
+            }
+            (Data::I32(a), Data::I32(b)) => {
+                Data::I32(apply(op, fmod, a, b).map_err(|message| node.invalid(message))?)
+            }
+            (Data::I64(a), Data::I64(b)) => {
+                Data::I64(apply(op, fmod, a, b).map_err(|message| node.invalid(message))?)
+            }
+            _ => {
+                return Err(Failure::Skip(format!(
+                    "{op} of {} and {} is not folded",
+                    lhs.element(),
+                    rhs.element()
+                )))
+            }
         })
     })?;
     Ok(vec![Tensor::new(shape, result)])
@@ -514,9 +663,15 @@ fn comparison(node: &Node, inputs: &Inputs) -> Folded {
     let op = node.op_type();
     let (shape, operands) = broadcast_operands(node, inputs)?;
     let result = match operands.as_slice() {
-        [Data::Bool(a), Data::Bool(b)] if op == "And" => a.iter().zip(b).map(|(&a, &b)| a && b).collect(),
-        [Data::Bool(a), Data::Bool(b)] if op == "Or" => a.iter().zip(b).map(|(&a, &b)| a || b).collect(),
-        _ if matches!(op, "And" | "Or") => return Err(node.invalid("operands must be boolean").into()),
+        [Data::Bool(a), Data::Bool(b)] if op == "And" => {
+            a.iter().zip(b).map(|(&a, &b)| a && b).collect()
+        }
+        [Data::Bool(a), Data::Bool(b)] if op == "Or" => {
+            a.iter().zip(b).map(|(&a, &b)| a || b).collect()
+        }
+        _ if matches!(op, "And" | "Or") => {
+            return Err(node.invalid("operands must be boolean").into())
+        }
         [Data::F32(a), Data::F32(b)] => compare(op, a, b),
         [Data::I32(a), Data::I32(b)] => compare(op, a, b),
         [Data::I64(a), Data::I64(b)] => compare(op, a, b),
@@ -559,7 +714,9 @@ fn unary(node: &Node, inputs: &Inputs) -> Folded {
             "Relu" => Data::I32(values.iter().map(|&value| value.max(0)).collect()),
             _ => return Err(Failure::Skip(format!("{op} of integers is not folded"))),
         },
-        Data::Bool(values) if op == "Not" => Data::Bool(values.iter().map(|&value| !value).collect()),
+        Data::Bool(values) if op == "Not" => {
+            Data::Bool(values.iter().map(|&value| !value).collect())
+        }
         Data::Bool(_) => return Err(node.invalid("expects a numeric operand").into()),
     };
     Ok(vec![Tensor::new(input.shape.clone(), data)])

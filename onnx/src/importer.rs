@@ -12,7 +12,9 @@ use crate::error::{ImportError, TensorProblem};
 use crate::fold;
 use crate::lower::{self, Builder};
 use crate::node::Node;
-use crate::proto::{tensor_shape_proto::dimension, type_proto, ModelProto, ValueInfoProto};
+use crate::proto::{
+    tensor_shape_proto::dimension, type_proto, GraphProto, ModelProto, ValueInfoProto,
+};
 use crate::tensor::Tensor;
 use crate::types::{checked_len, element_count, format_shape, ElementType, TensorType};
 use crate::value::{Inputs, Value};
@@ -48,9 +50,55 @@ pub struct ImportedModel {
 /// Imports an ONNX model (the bytes of a `.onnx` file).
 pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<ImportedModel, ImportError> {
     let model = ModelProto::decode(bytes)?;
+    let graph = checked_graph(&model)?;
+    let mut scope = Scope::default();
+    define_initializers(graph, &mut scope)?;
+    let (arguments, resized) = define_inputs(graph, options, &mut scope)?;
+
+    let mut builder = Builder::default();
+    for (index, proto) in graph.node.iter().enumerate() {
+        import_node(&Node::new(proto, index), &mut scope, &mut builder)?;
+    }
+
+    let mut results = Vec::new();
+    let mut signature = Vec::new();
+    for output in &graph.output {
+        let operand = builder.operand(&scope.resolve(&output.name, None)?);
+        check_declared_output(output, &operand.ty, !resized)?;
+        signature.push(Signature {
+            name: output.name.clone(),
+            ty: operand.ty.clone(),
+        });
+        results.push(operand);
+    }
+    let location = if graph.name.is_empty() {
+        "main"
+    } else {
+        graph.name.as_str()
+    };
+    builder
+        .body
+        .ret(&results.iter().collect::<Vec<_>>(), location);
+    let weights_file = (!builder.weights.is_empty()).then_some(options.weights_file.as_str());
+    let mlir = emit::module(
+        weights_file,
+        location,
+        &arguments,
+        &signature,
+        &builder.body,
+    );
+    Ok(ImportedModel {
+        mlir,
+        weights: Weights::new(builder.weights),
+    })
+}
+
+/// The model's graph, once the header says that it is an ONNX model of a supported opset.
+fn checked_graph(model: &ModelProto) -> Result<&GraphProto, ImportError> {
     if model.ir_version <= 0 {
         return Err(ImportError::Model(
-            "the file declares no ONNX IR version (it is empty, truncated, or not an ONNX model)".into(),
+            "the file declares no ONNX IR version (it is empty, truncated, or not an ONNX model)"
+                .into(),
         ));
     }
     let graph = model
@@ -62,107 +110,151 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<ImportedModel, Im
         .iter()
         .find(|opset| opset.domain.is_empty() || opset.domain == "ai.onnx")
         .map(|opset| opset.version)
-        .ok_or_else(|| ImportError::Model("the model imports no ai.onnx opset (is the file truncated?)".into()))?;
+        .ok_or_else(|| {
+            ImportError::Model("the model imports no ai.onnx opset (is the file truncated?)".into())
+        })?;
     if !OPSETS.contains(&version) {
         return Err(ImportError::UnsupportedOpset { version });
     }
+    Ok(graph)
+}
 
-    let mut scope = Scope::default();
+/// Decodes the initializers into constants.
+fn define_initializers(graph: &GraphProto, scope: &mut Scope) -> Result<(), ImportError> {
     if let Some(sparse) = graph.sparse_initializer.first() {
-        let tensor = sparse.values.as_ref().map_or_else(String::new, |values| values.name.clone());
-        return Err(ImportError::Tensor { tensor, problem: TensorProblem::Sparse });
+        let tensor = sparse
+            .values
+            .as_ref()
+            .map_or_else(String::new, |values| values.name.clone());
+        return Err(ImportError::Tensor {
+            tensor,
+            problem: TensorProblem::Sparse,
+        });
     }
     for initializer in &graph.initializer {
         let tensor = Tensor::from_proto(initializer, &initializer.name)?;
-        scope.define(&initializer.name, Value::Const { name: initializer.name.clone(), tensor: Rc::new(tensor) })?;
+        scope.define(
+            &initializer.name,
+            Value::Const {
+                name: initializer.name.clone(),
+                tensor: Rc::new(tensor),
+            },
+        )?;
     }
+    Ok(())
+}
 
-    let mut overrides: HashMap<&str, &[usize]> =
-        options.input_shapes.iter().map(|(name, shape)| (name.as_str(), shape.as_slice())).collect();
-    let runtime_inputs: Vec<&str> =
-        graph.input.iter().map(|input| input.name.as_str()).filter(|name| !scope.values.contains_key(*name)).collect();
-    if let Some(name) = overrides.keys().find(|name| !runtime_inputs.contains(name)) {
+/// Gives the graph inputs that are not initializers their static types and function arguments;
+/// also says whether an override changed a dimension the model fixed (the declared output shapes
+/// are then stale and not checked).
+fn define_inputs(
+    graph: &GraphProto,
+    options: &ImportOptions,
+    scope: &mut Scope,
+) -> Result<(Vec<Signature>, bool), ImportError> {
+    let mut overrides: HashMap<&str, &[usize]> = options
+        .input_shapes
+        .iter()
+        .map(|(name, shape)| (name.as_str(), shape.as_slice()))
+        .collect();
+    // An input with an initializer is a constant with a default value (IR version < 4).
+    let runtime_inputs: Vec<&ValueInfoProto> = graph
+        .input
+        .iter()
+        .filter(|input| !scope.values.contains_key(&input.name))
+        .collect();
+    let names: Vec<&str> = runtime_inputs
+        .iter()
+        .map(|input| input.name.as_str())
+        .collect();
+    if let Some(name) = overrides.keys().find(|name| !names.contains(name)) {
         return Err(ImportError::Input {
             input: (*name).to_owned(),
-            message: format!("the model has no such input (its inputs are {})", runtime_inputs.join(", ")),
+            message: format!(
+                "the model has no such input (its inputs are {})",
+                names.join(", ")
+            ),
         });
     }
     let mut arguments = Vec::new();
-    // Whether an override changed a dimension the model fixed; the declared output shapes are then
-    // stale and not checked.
     let mut resized = false;
-    for input in &graph.input {
-        // An input with an initializer is a constant with a default value (IR version < 4).
-        if scope.values.contains_key(&input.name) {
-            continue;
-        }
+    for input in runtime_inputs {
         let (ty, changed) = input_type(input, overrides.remove(input.name.as_str()))?;
         resized |= changed;
-        let operand = Operand { name: emit::argument_name(arguments.len()), ty: ty.clone() };
-        scope.define(&input.name, Value::Dynamic(operand))?;
-        arguments.push(Signature { name: input.name.clone(), ty });
-    }
-
-    let mut builder = Builder::default();
-    for (index, proto) in graph.node.iter().enumerate() {
-        let node = Node::new(proto, index);
-        if !(proto.domain.is_empty() || proto.domain == "ai.onnx") {
-            return Err(ImportError::UnsupportedOp {
-                node: node.name.clone(),
-                op_type: format!("{}.{}", proto.domain, proto.op_type),
-            });
-        }
-        let resolved = proto
-            .input
-            .iter()
-            .map(|name| if name.is_empty() { Ok(None) } else { scope.resolve(name, Some(&node)).map(Some) })
-            .collect::<Result<Vec<_>, _>>()?;
-        let inputs = Inputs::new(&node, &resolved);
-        let outputs = match node.op_type() {
-            // Inference-time identities.
-            "Identity" | "Dropout" => vec![inputs.required(0, "input")?.clone()],
-            _ => match fold::evaluate(&node, &inputs)? {
-                Some(tensors) => tensors
-                    .into_iter()
-                    .zip(&proto.output)
-                    .map(|(tensor, name)| Value::Const { name: name.clone(), tensor: Rc::new(tensor) })
-                    .collect(),
-                None => lower::lower(&mut builder, &node, &inputs)?,
-            },
+        let operand = Operand {
+            name: emit::argument_name(arguments.len()),
+            ty: ty.clone(),
         };
-        for (position, name) in proto.output.iter().enumerate() {
+        scope.define(&input.name, Value::Dynamic(operand))?;
+        arguments.push(Signature {
+            name: input.name.clone(),
+            ty,
+        });
+    }
+    Ok((arguments, resized))
+}
+
+/// Folds or lowers one node and defines its outputs.
+fn import_node(node: &Node, scope: &mut Scope, builder: &mut Builder) -> Result<(), ImportError> {
+    let proto = node.proto;
+    if !(proto.domain.is_empty() || proto.domain == "ai.onnx") {
+        return Err(ImportError::UnsupportedOp {
+            node: node.name.clone(),
+            op_type: format!("{}.{}", proto.domain, proto.op_type),
+        });
+    }
+    let resolved = proto
+        .input
+        .iter()
+        .map(|name| {
             if name.is_empty() {
-                continue;
+                Ok(None)
+            } else {
+                scope.resolve(name, Some(node)).map(Some)
             }
-            match outputs.get(position) {
-                Some(value) => {
-                    let shape = value.ty().shape;
-                    if checked_len(&shape).is_none() {
-                        return Err(node.invalid(format!("result shape {} is too large to be real", format_shape(&shape))));
-                    }
-                    scope.define(name, value.clone())?;
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let inputs = Inputs::new(node, &resolved);
+    let outputs = match node.op_type() {
+        // Inference-time identities.
+        "Identity" | "Dropout" => vec![inputs.required(0, "input")?.clone()],
+        _ => match fold::evaluate(node, &inputs)? {
+            Some(tensors) => tensors
+                .into_iter()
+                .zip(&proto.output)
+                .map(|(tensor, name)| Value::Const {
+                    name: name.clone(),
+                    tensor: Rc::new(tensor),
+                })
+                .collect(),
+            None => lower::lower(builder, node, &inputs)?,
+        },
+    };
+    for (position, name) in proto.output.iter().enumerate() {
+        if name.is_empty() {
+            continue;
+        }
+        match outputs.get(position) {
+            Some(value) => {
+                let shape = value.ty().shape;
+                if checked_len(&shape).is_none() {
+                    return Err(node.invalid(format!(
+                        "result shape {} is too large to be real",
+                        format_shape(&shape)
+                    )));
                 }
-                // Training outputs and the like: an error only if something uses them.
-                None => {
-                    scope.unsupported.insert(name.clone(), node.unsupported(format!("output {position} ('{name}') is not supported")));
-                }
+                scope.define(name, value.clone())?;
+            }
+            // Training outputs and the like: an error only if something uses them.
+            None => {
+                scope.unsupported.insert(
+                    name.clone(),
+                    node.unsupported(format!("output {position} ('{name}') is not supported")),
+                );
             }
         }
     }
-
-    let mut results = Vec::new();
-    let mut signature = Vec::new();
-    for output in &graph.output {
-        let operand = builder.operand(&scope.resolve(&output.name, None)?);
-        check_declared_output(output, &operand.ty, !resized)?;
-        signature.push(Signature { name: output.name.clone(), ty: operand.ty.clone() });
-        results.push(operand);
-    }
-    let location = if graph.name.is_empty() { "main" } else { graph.name.as_str() };
-    builder.body.ret(&results.iter().collect::<Vec<_>>(), location);
-    let weights_file = (!builder.weights.is_empty()).then_some(options.weights_file.as_str());
-    let mlir = emit::module(weights_file, location, &arguments, &signature, &builder.body);
-    Ok(ImportedModel { mlir, weights: Weights::new(builder.weights) })
+    Ok(())
 }
 
 /// The values of the tensor names defined so far.
@@ -177,7 +269,9 @@ struct Scope {
 impl Scope {
     fn define(&mut self, name: &str, value: Value) -> Result<(), ImportError> {
         if self.values.insert(name.to_owned(), value).is_some() {
-            return Err(ImportError::Model(format!("tensor '{name}' is defined twice")));
+            return Err(ImportError::Model(format!(
+                "tensor '{name}' is defined twice"
+            )));
         }
         Ok(())
     }
@@ -191,7 +285,10 @@ impl Scope {
             return Err(error);
         }
         Err(ImportError::Model(match user {
-            Some(node) => format!("node '{}' uses tensor '{name}', which nothing defines before it", node.name),
+            Some(node) => format!(
+                "node '{}' uses tensor '{name}', which nothing defines before it",
+                node.name
+            ),
             None => format!("graph output '{name}' is not computed by any node"),
         }))
     }
@@ -199,13 +296,24 @@ impl Scope {
 
 /// The static type of graph input `info`: its declared shape, or `given` (from `--input-shape`),
 /// and whether `given` changed a dimension the model fixed.
-fn input_type(info: &ValueInfoProto, given: Option<&[usize]>) -> Result<(TensorType, bool), ImportError> {
-    let error = |message: String| ImportError::Input { input: info.name.clone(), message };
-    let Some(type_proto::Value::TensorType(tensor)) = info.r#type.as_ref().and_then(|ty| ty.value.as_ref()) else {
+fn input_type(
+    info: &ValueInfoProto,
+    given: Option<&[usize]>,
+) -> Result<(TensorType, bool), ImportError> {
+    let error = |message: String| ImportError::Input {
+        input: info.name.clone(),
+        message,
+    };
+    let Some(type_proto::Value::TensorType(tensor)) =
+        info.r#type.as_ref().and_then(|ty| ty.value.as_ref())
+    else {
         return Err(error("is not a tensor".into()));
     };
     let element = ElementType::from_onnx(tensor.elem_type).ok_or_else(|| {
-        error(format!("element type {} is not supported", ElementType::onnx_name(tensor.elem_type)))
+        error(format!(
+            "element type {} is not supported",
+            ElementType::onnx_name(tensor.elem_type)
+        ))
     })?;
     let declared = tensor.shape.as_ref().map(|shape| &shape.dim);
     let (dims, changed) = match (given, declared) {
@@ -223,40 +331,75 @@ fn input_type(info: &ValueInfoProto, given: Option<&[usize]>) -> Result<(TensorT
                     matches!(dim.value, Some(dimension::Value::DimValue(value)) if value != size as i64)
                 });
             }
-            (given.iter().map(|&size| i64::try_from(size).unwrap_or(i64::MAX)).collect::<Vec<_>>(), changed)
+            (
+                given
+                    .iter()
+                    .map(|&size| i64::try_from(size).unwrap_or(i64::MAX))
+                    .collect::<Vec<_>>(),
+                changed,
+            )
         }
-        (None, None) => return Err(error("the model declares no shape: give one with --input-shape".into())),
+        (None, None) => {
+            return Err(error(
+                "the model declares no shape: give one with --input-shape".into(),
+            ))
+        }
         (None, Some(declared)) => {
             let dims = declared
                 .iter()
                 .enumerate()
                 .map(|(index, dim)| match &dim.value {
                     Some(dimension::Value::DimValue(value)) if *value >= 0 => Ok(*value),
-                    Some(dimension::Value::DimValue(value)) => Err(error(format!("dimension {index} is {value}"))),
-                    Some(dimension::Value::DimParam(symbol)) if !symbol.is_empty() => {
-                        Err(ImportError::DynamicDimension { input: info.name.clone(), index, symbol: Some(symbol.clone()) })
+                    Some(dimension::Value::DimValue(value)) => {
+                        Err(error(format!("dimension {index} is {value}")))
                     }
-                    _ => Err(ImportError::DynamicDimension { input: info.name.clone(), index, symbol: None }),
+                    Some(dimension::Value::DimParam(symbol)) if !symbol.is_empty() => {
+                        Err(ImportError::DynamicDimension {
+                            input: info.name.clone(),
+                            index,
+                            symbol: Some(symbol.clone()),
+                        })
+                    }
+                    _ => Err(ImportError::DynamicDimension {
+                        input: info.name.clone(),
+                        index,
+                        symbol: None,
+                    }),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             (dims, false)
         }
     };
     if element_count(&dims).is_none() {
-        return Err(error(format!("shape {} is too large to be real (more than 2^31 elements)", format_shape(&dims))));
+        return Err(error(format!(
+            "shape {} is too large to be real (over 2^31 elements or 64 dimensions)",
+            format_shape(&dims)
+        )));
     }
-    Ok((TensorType::new(dims.iter().map(|&dim| dim as usize).collect(), element), changed))
+    Ok((
+        TensorType::new(dims.iter().map(|&dim| dim as usize).collect(), element),
+        changed,
+    ))
 }
 
 /// Checks the inferred type of a graph output against what the model declares: the element type
 /// always, the static dimensions when `dims` (no input was resized). A difference means a wrong
 /// model or an importer bug, and either is better reported here than computed.
-fn check_declared_output(info: &ValueInfoProto, ty: &TensorType, dims: bool) -> Result<(), ImportError> {
-    let Some(type_proto::Value::TensorType(tensor)) = info.r#type.as_ref().and_then(|ty| ty.value.as_ref()) else {
+fn check_declared_output(
+    info: &ValueInfoProto,
+    ty: &TensorType,
+    dims: bool,
+) -> Result<(), ImportError> {
+    let Some(type_proto::Value::TensorType(tensor)) =
+        info.r#type.as_ref().and_then(|ty| ty.value.as_ref())
+    else {
         return Ok(());
     };
     let mismatch = |declared: String| {
-        ImportError::Model(format!("output '{}' is declared {declared} but the graph computes {ty}", info.name))
+        ImportError::Model(format!(
+            "output '{}' is declared {declared} but the graph computes {ty}",
+            info.name
+        ))
     };
     if tensor.elem_type != 0 && ElementType::from_onnx(tensor.elem_type) != Some(ty.element) {
         return Err(mismatch(ElementType::onnx_name(tensor.elem_type)));
@@ -265,10 +408,14 @@ fn check_declared_output(info: &ValueInfoProto, ty: &TensorType, dims: bool) -> 
         return Ok(());
     };
     let agrees = shape.dim.len() == ty.rank()
-        && shape.dim.iter().zip(&ty.shape).all(|(dim, &size)| match dim.value {
-            Some(dimension::Value::DimValue(value)) => value == size as i64,
-            _ => true,
-        });
+        && shape
+            .dim
+            .iter()
+            .zip(&ty.shape)
+            .all(|(dim, &size)| match dim.value {
+                Some(dimension::Value::DimValue(value)) => value == size as i64,
+                _ => true,
+            });
     if !agrees {
         let declared: Vec<String> = shape
             .dim

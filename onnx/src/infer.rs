@@ -28,7 +28,8 @@ pub fn reshape(node: &Node, inputs: &Inputs) -> Result<Vec<usize>, ImportError> 
 /// `Flatten` at attribute `axis` (default 1).
 pub fn flatten(node: &Node, inputs: &Inputs) -> Result<Vec<usize>, ImportError> {
     let input = input_shape(inputs, 0, "input")?;
-    let (_, shape) = shape::flatten(&input, node.int("axis", 1)?).map_err(|message| node.invalid(message))?;
+    let (_, shape) =
+        shape::flatten(&input, node.int("axis", 1)?).map_err(|message| node.invalid(message))?;
     Ok(shape)
 }
 
@@ -49,7 +50,9 @@ pub fn unsqueeze(node: &Node, inputs: &Inputs) -> Result<Vec<usize>, ImportError
 /// `Transpose`: the permutation (default: reversed dimensions) and the result shape.
 pub fn transpose(node: &Node, inputs: &Inputs) -> Result<(Vec<i64>, Vec<usize>), ImportError> {
     let input = input_shape(inputs, 0, "data")?;
-    let permutation = node.ints("perm")?.unwrap_or_else(|| (0..input.len() as i64).rev().collect());
+    let permutation = node
+        .ints("perm")?
+        .unwrap_or_else(|| (0..input.len() as i64).rev().collect());
     let shape = shape::transpose(&input, &permutation).map_err(|message| node.invalid(message))?;
     Ok((permutation, shape))
 }
@@ -63,9 +66,12 @@ pub fn slice(node: &Node, inputs: &Inputs) -> Result<SliceWindow, ImportError> {
     let axes = inputs.ints(3, "axes")?;
     let steps = inputs.ints(4, "steps")?;
     if let Some(step) = steps.iter().flatten().find(|&&step| step < 0) {
-        return Err(node.unsupported(format!("negative step {step} (reversing slice) is not supported")));
+        return Err(node.unsupported(format!(
+            "negative step {step} (reversing slice) is not supported"
+        )));
     }
-    shape::slice(&input, &starts, &ends, axes.as_deref(), steps.as_deref()).map_err(|message| node.invalid(message))
+    shape::slice(&input, &starts, &ends, axes.as_deref(), steps.as_deref())
+        .map_err(|message| node.invalid(message))
 }
 
 /// `Expand`: the numpy broadcast of the input shape and the constant `shape` input.
@@ -82,7 +88,10 @@ pub fn concat(node: &Node, inputs: &Inputs) -> Result<(usize, Vec<usize>), Impor
         return Err(node.invalid("attribute 'axis' is missing"));
     }
     let types: Vec<_> = inputs.present().map(|value| value.ty()).collect();
-    if types.windows(2).any(|pair| pair[0].element != pair[1].element) {
+    if types
+        .windows(2)
+        .any(|pair| pair[0].element != pair[1].element)
+    {
         return Err(node.invalid("operands have different element types"));
     }
     let shapes: Vec<&[usize]> = types.iter().map(|ty| ty.shape.as_slice()).collect();
@@ -94,9 +103,13 @@ pub fn gather(node: &Node, inputs: &Inputs) -> Result<(usize, Vec<usize>), Impor
     let data = input_shape(inputs, 0, "data")?;
     let indices = inputs.required(1, "indices")?.ty();
     if !matches!(indices.element, ElementType::I32 | ElementType::I64) {
-        return Err(node.invalid(format!("indices must be int32 or int64, not {}", indices.element)));
+        return Err(node.invalid(format!(
+            "indices must be int32 or int64, not {}",
+            indices.element
+        )));
     }
-    let axis = shape::axis(node.int("axis", 0)?, data.len()).map_err(|message| node.invalid(message))?;
+    let axis =
+        shape::axis(node.int("axis", 0)?, data.len()).map_err(|message| node.invalid(message))?;
     Ok((axis, shape::gather(&data, &indices.shape, axis)))
 }
 
@@ -104,5 +117,7 @@ pub fn gather(node: &Node, inputs: &Inputs) -> Result<(usize, Vec<usize>), Impor
 pub fn broadcast(node: &Node, inputs: &Inputs) -> Result<Vec<usize>, ImportError> {
     let mut shapes = inputs.present().map(|value| value.ty().shape);
     let first = shapes.next().ok_or_else(|| node.invalid("no operands"))?;
-    shapes.try_fold(first, |shape, next| shape::broadcast(&shape, &next)).map_err(|message| node.invalid(message))
+    shapes
+        .try_fold(first, |shape, next| shape::broadcast(&shape, &next))
+        .map_err(|message| node.invalid(message))
 }

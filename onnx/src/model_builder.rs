@@ -17,8 +17,8 @@
 
 use crate::proto::{
     tensor_shape_proto::{dimension, Dimension},
-    type_proto, AttributeProto, AttributeType, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto,
-    TensorShapeProto, TypeProto, ValueInfoProto,
+    type_proto, AttributeProto, AttributeType, GraphProto, ModelProto, NodeProto,
+    OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };
 use crate::types::ElementType;
 
@@ -42,16 +42,30 @@ pub struct GraphBuilder {
 impl GraphBuilder {
     /// An empty graph called `name`.
     pub fn new(name: &str) -> Self {
-        Self { graph: GraphProto { name: name.to_owned(), ..Default::default() } }
+        Self {
+            graph: GraphProto {
+                name: name.to_owned(),
+                ..Default::default()
+            },
+        }
     }
 
     /// Adds a graph input of static shape `dims`.
     pub fn input(self, name: &str, element: ElementType, dims: &[i64]) -> Self {
-        self.input_with_dims(name, element, Some(dims.iter().map(|&dim| Dim::Static(dim)).collect()))
+        self.input_with_dims(
+            name,
+            element,
+            Some(dims.iter().map(|&dim| Dim::Static(dim)).collect()),
+        )
     }
 
     /// Adds a graph input whose shape may be symbolic, or absent (`None`).
-    pub fn input_with_dims(mut self, name: &str, element: ElementType, dims: Option<Vec<Dim>>) -> Self {
+    pub fn input_with_dims(
+        mut self,
+        name: &str,
+        element: ElementType,
+        dims: Option<Vec<Dim>>,
+    ) -> Self {
         self.graph.input.push(value_info(name, element, dims));
         self
     }
@@ -70,26 +84,31 @@ impl GraphBuilder {
 
     /// Declares graph output `name` without a type.
     pub fn output(mut self, name: &str) -> Self {
-        self.graph.output.push(ValueInfoProto { name: name.to_owned(), r#type: None });
+        self.graph.output.push(ValueInfoProto {
+            name: name.to_owned(),
+            r#type: None,
+        });
         self
     }
 
     /// Declares graph output `name` with its type.
     pub fn typed_output(mut self, name: &str, element: ElementType, dims: &[i64]) -> Self {
-        self.graph.output.push(value_info(name, element, Some(dims.iter().map(|&dim| Dim::Static(dim)).collect())));
+        self.graph.output.push(value_info(
+            name,
+            element,
+            Some(dims.iter().map(|&dim| Dim::Static(dim)).collect()),
+        ));
         self
-    }
-
-    /// The graph.
-    pub fn graph(self) -> GraphProto {
-        self.graph
     }
 
     /// A model of IR version 10 holding the graph, importing ai.onnx `opset`.
     pub fn model(self, opset: i64) -> ModelProto {
         ModelProto {
             ir_version: 10,
-            opset_import: vec![OperatorSetIdProto { domain: String::new(), version: opset }],
+            opset_import: vec![OperatorSetIdProto {
+                domain: String::new(),
+                version: opset,
+            }],
             producer_name: "turbine-onnx".into(),
             graph: Some(self.graph),
         }
@@ -114,8 +133,16 @@ fn value_info(name: &str, element: ElementType, dims: Option<Vec<Dim>>) -> Value
             })
             .collect(),
     });
-    let tensor = type_proto::Tensor { elem_type: element.onnx_code(), shape };
-    ValueInfoProto { name: name.to_owned(), r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor)) }) }
+    let tensor = type_proto::Tensor {
+        elem_type: element.onnx_code(),
+        shape,
+    };
+    ValueInfoProto {
+        name: name.to_owned(),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(tensor)),
+        }),
+    }
 }
 
 /// A float tensor named `name`, stored as raw little-endian data as exporters do.
@@ -124,7 +151,10 @@ pub fn f32_tensor(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
         name: name.to_owned(),
         dims: dims.to_vec(),
         data_type: ElementType::F32.onnx_code(),
-        raw_data: values.iter().flat_map(|value| value.to_le_bytes()).collect(),
+        raw_data: values
+            .iter()
+            .flat_map(|value| value.to_le_bytes())
+            .collect(),
         ..Default::default()
     }
 }
@@ -150,7 +180,9 @@ pub fn node(op_type: &str, inputs: &[&str], outputs: &[&str]) -> NodeBuilder {
     NodeBuilder(NodeProto {
         input: inputs.iter().map(|&name| name.to_owned()).collect(),
         output: outputs.iter().map(|&name| name.to_owned()).collect(),
-        name: outputs.first().map_or_else(String::new, |&name| name.to_owned()),
+        name: outputs
+            .first()
+            .map_or_else(String::new, |&name| name.to_owned()),
         op_type: op_type.to_owned(),
         ..Default::default()
     })
@@ -163,14 +195,17 @@ impl NodeBuilder {
         self
     }
 
-    /// Sets the node's domain.
-    pub fn domain(mut self, domain: &str) -> Self {
-        self.0.domain = domain.to_owned();
-        self
-    }
-
-    fn attribute(mut self, name: &str, kind: AttributeType, fill: impl FnOnce(&mut AttributeProto)) -> Self {
-        let mut attribute = AttributeProto { name: name.to_owned(), r#type: kind as i32, ..Default::default() };
+    fn attribute(
+        mut self,
+        name: &str,
+        kind: AttributeType,
+        fill: impl FnOnce(&mut AttributeProto),
+    ) -> Self {
+        let mut attribute = AttributeProto {
+            name: name.to_owned(),
+            r#type: kind as i32,
+            ..Default::default()
+        };
         fill(&mut attribute);
         self.0.attribute.push(attribute);
         self
@@ -183,7 +218,9 @@ impl NodeBuilder {
 
     /// Adds an `INTS` attribute.
     pub fn ints(self, name: &str, values: &[i64]) -> Self {
-        self.attribute(name, AttributeType::Ints, |attribute| attribute.ints = values.to_vec())
+        self.attribute(name, AttributeType::Ints, |attribute| {
+            attribute.ints = values.to_vec()
+        })
     }
 
     /// Adds a `FLOAT` attribute.
@@ -191,14 +228,25 @@ impl NodeBuilder {
         self.attribute(name, AttributeType::Float, |attribute| attribute.f = value)
     }
 
+    /// Adds a `FLOATS` attribute.
+    pub fn floats(self, name: &str, values: &[f32]) -> Self {
+        self.attribute(name, AttributeType::Floats, |attribute| {
+            attribute.floats = values.to_vec()
+        })
+    }
+
     /// Adds a `STRING` attribute.
     pub fn string(self, name: &str, value: &str) -> Self {
-        self.attribute(name, AttributeType::String, |attribute| attribute.s = value.as_bytes().to_vec())
+        self.attribute(name, AttributeType::String, |attribute| {
+            attribute.s = value.as_bytes().to_vec()
+        })
     }
 
     /// Adds a `TENSOR` attribute.
     pub fn tensor(self, name: &str, value: TensorProto) -> Self {
-        self.attribute(name, AttributeType::Tensor, |attribute| attribute.t = Some(value))
+        self.attribute(name, AttributeType::Tensor, |attribute| {
+            attribute.t = Some(value)
+        })
     }
 }
 

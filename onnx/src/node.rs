@@ -15,7 +15,11 @@ pub struct Node<'m> {
 impl<'m> Node<'m> {
     /// The node at position `index` of its graph.
     pub fn new(proto: &'m NodeProto, index: usize) -> Self {
-        let name = if proto.name.is_empty() { format!("{}_{index}", proto.op_type) } else { proto.name.clone() };
+        let name = if proto.name.is_empty() {
+            format!("{}_{index}", proto.op_type)
+        } else {
+            proto.name.clone()
+        };
         Self { proto, name }
     }
 
@@ -26,47 +30,76 @@ impl<'m> Node<'m> {
 
     /// An error for a node that breaks the ONNX specification.
     pub fn invalid(&self, message: impl Into<String>) -> ImportError {
-        ImportError::InvalidNode { node: self.name.clone(), op_type: self.proto.op_type.clone(), message: message.into() }
+        ImportError::InvalidNode {
+            node: self.name.clone(),
+            op_type: self.proto.op_type.clone(),
+            message: message.into(),
+        }
     }
 
     /// An error for a use of the operator that the graph dialect cannot express.
     pub fn unsupported(&self, message: impl Into<String>) -> ImportError {
-        ImportError::UnsupportedUse { node: self.name.clone(), op_type: self.proto.op_type.clone(), message: message.into() }
+        ImportError::UnsupportedUse {
+            node: self.name.clone(),
+            op_type: self.proto.op_type.clone(),
+            message: message.into(),
+        }
     }
 
-    fn attribute(&self, name: &str, expected: AttributeType) -> Result<Option<&'m AttributeProto>, ImportError> {
-        let Some(attribute) = self.proto.attribute.iter().find(|attribute| attribute.name == name) else {
+    fn attribute(
+        &self,
+        name: &str,
+        expected: AttributeType,
+    ) -> Result<Option<&'m AttributeProto>, ImportError> {
+        let Some(attribute) = self
+            .proto
+            .attribute
+            .iter()
+            .find(|attribute| attribute.name == name)
+        else {
             return Ok(None);
         };
         if !attribute.ref_attr_name.is_empty() {
-            return Err(self.unsupported(format!("attribute '{name}' refers to a function attribute")));
+            return Err(self.unsupported(format!(
+                "attribute '{name}' refers to a function attribute, which is not supported"
+            )));
         }
         // Files older than IR version 2 leave the type unset; the field read is then the answer.
         let given = AttributeType::try_from(attribute.r#type).unwrap_or(AttributeType::Undefined);
         if given != expected && given != AttributeType::Undefined {
-            return Err(self.invalid(format!("attribute '{name}' is {given:?}, expected {expected:?}")));
+            return Err(self.invalid(format!(
+                "attribute '{name}' is {given:?}, expected {expected:?}"
+            )));
         }
         Ok(Some(attribute))
     }
 
     /// An `INT` attribute, or `default` when absent.
     pub fn int(&self, name: &str, default: i64) -> Result<i64, ImportError> {
-        Ok(self.attribute(name, AttributeType::Int)?.map_or(default, |attribute| attribute.i))
+        Ok(self
+            .attribute(name, AttributeType::Int)?
+            .map_or(default, |attribute| attribute.i))
     }
 
     /// An `INTS` attribute, if present.
     pub fn ints(&self, name: &str) -> Result<Option<Vec<i64>>, ImportError> {
-        Ok(self.attribute(name, AttributeType::Ints)?.map(|attribute| attribute.ints.clone()))
+        Ok(self
+            .attribute(name, AttributeType::Ints)?
+            .map(|attribute| attribute.ints.clone()))
     }
 
     /// A `FLOAT` attribute, or `default` when absent.
     pub fn float(&self, name: &str, default: f32) -> Result<f32, ImportError> {
-        Ok(self.attribute(name, AttributeType::Float)?.map_or(default, |attribute| attribute.f))
+        Ok(self
+            .attribute(name, AttributeType::Float)?
+            .map_or(default, |attribute| attribute.f))
     }
 
     /// A `FLOATS` attribute, if present.
     pub fn floats(&self, name: &str) -> Result<Option<Vec<f32>>, ImportError> {
-        Ok(self.attribute(name, AttributeType::Floats)?.map(|attribute| attribute.floats.clone()))
+        Ok(self
+            .attribute(name, AttributeType::Floats)?
+            .map(|attribute| attribute.floats.clone()))
     }
 
     /// A `STRING` attribute, or `default` when absent.
@@ -82,15 +115,20 @@ impl<'m> Node<'m> {
     pub fn tensor(&self, name: &str) -> Result<Option<&'m TensorProto>, ImportError> {
         match self.attribute(name, AttributeType::Tensor)? {
             None => Ok(None),
-            Some(attribute) => {
-                attribute.t.as_ref().map(Some).ok_or_else(|| self.invalid(format!("attribute '{name}' holds no tensor")))
-            }
+            Some(attribute) => attribute
+                .t
+                .as_ref()
+                .map(Some)
+                .ok_or_else(|| self.invalid(format!("attribute '{name}' holds no tensor"))),
         }
     }
 
     /// Whether the node has attribute `name` at all.
     pub fn has(&self, name: &str) -> bool {
-        self.proto.attribute.iter().any(|attribute| attribute.name == name)
+        self.proto
+            .attribute
+            .iter()
+            .any(|attribute| attribute.name == name)
     }
 
     /// Fails naming the first attribute the lowering does not handle in its non-default form:
@@ -99,7 +137,9 @@ impl<'m> Node<'m> {
         for &(name, default) in attributes {
             let value = self.int(name, default)?;
             if value != default {
-                return Err(self.unsupported(format!("attribute {name} = {value} is not supported")));
+                return Err(
+                    self.unsupported(format!("attribute {name} = {value} is not supported"))
+                );
             }
         }
         Ok(())

@@ -2,8 +2,8 @@
 //!
 //! Writing the messages by hand (rather than generating them with `prost-build`) keeps protoc out of
 //! the build. Field numbers are those of onnx.proto (IR version 10); fields the importer never reads
-//! (doc strings, metadata, training info, sparse tensors, subgraph attributes) are left out, and
-//! prost skips them while decoding. Repeated scalars decode in both the packed and the unpacked
+//! (doc strings, metadata, training info, subgraph and string-list attributes, the data fields of
+//! element types Turbine does not support) are left out, and prost skips them while decoding. Repeated scalars decode in both the packed and the unpacked
 //! encoding, which matters because onnx.proto is proto2 and leaves most of them unpacked.
 //!
 //! prost bounds every length-delimited field by the bytes that remain, so a corrupt length in a
@@ -110,9 +110,6 @@ pub struct AttributeProto {
     /// The value of an `INTS` attribute.
     #[prost(int64, repeated, tag = "8")]
     pub ints: Vec<i64>,
-    /// The value of a `STRINGS` attribute.
-    #[prost(bytes = "vec", repeated, tag = "9")]
-    pub strings: Vec<Vec<u8>>,
     /// Set when the attribute refers to an attribute of an enclosing function.
     #[prost(string, tag = "21")]
     pub ref_attr_name: String,
@@ -178,9 +175,6 @@ pub struct TensorProto {
     /// Elements in little-endian byte order, the usual encoding of large tensors.
     #[prost(bytes = "vec", tag = "9")]
     pub raw_data: Vec<u8>,
-    /// Elements of double tensors.
-    #[prost(double, repeated, tag = "10")]
-    pub double_data: Vec<f64>,
     /// Where the data lives when it is outside the file; the importer rejects it.
     #[prost(message, repeated, tag = "13")]
     pub external_data: Vec<StringStringEntryProto>,

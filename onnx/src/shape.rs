@@ -7,7 +7,7 @@
 //! checked before it takes part in arithmetic, so a hostile value is an error, never an overflow.
 //! Errors are messages; the caller wraps them with the node's name.
 
-use crate::types::{element_count, format_shape, MAX_ELEMENTS};
+use crate::types::{element_count, format_shape, MAX_ELEMENTS, MAX_RANK};
 
 /// A shape rule's result: the shape, or why the operands and attributes do not make one.
 pub type ShapeResult<T> = Result<T, String>;
@@ -25,7 +25,10 @@ pub fn bounded(value: i64, what: &str) -> ShapeResult<i64> {
 /// value non-negative and the product within [`MAX_ELEMENTS`].
 pub fn static_dims(values: &[i64], what: &str) -> ShapeResult<Vec<usize>> {
     if element_count(values).is_none() {
-        return Err(format!("{what} {} is negative or too large to be real", format_shape(values)));
+        return Err(format!(
+            "{what} {} is negative or too large to be real",
+            format_shape(values)
+        ));
     }
     Ok(values.iter().map(|&value| value as usize).collect())
 }
@@ -36,12 +39,19 @@ pub fn axis(axis: i64, rank: usize) -> ShapeResult<usize> {
     if axis < -rank_i || axis >= rank_i {
         return Err(format!("axis {axis} is out of range for rank {rank}"));
     }
-    Ok(if axis < 0 { (axis + rank_i) as usize } else { axis as usize })
+    Ok(if axis < 0 {
+        (axis + rank_i) as usize
+    } else {
+        axis as usize
+    })
 }
 
 /// A list of distinct axes in `[-rank, rank)` as sorted dimension indices.
 pub fn axes(values: &[i64], rank: usize) -> ShapeResult<Vec<usize>> {
-    let mut axes = values.iter().map(|&value| axis(value, rank)).collect::<ShapeResult<Vec<_>>>()?;
+    let mut axes = values
+        .iter()
+        .map(|&value| axis(value, rank))
+        .collect::<ShapeResult<Vec<_>>>()?;
     axes.sort_unstable();
     if axes.windows(2).any(|pair| pair[0] == pair[1]) {
         return Err(format!("axes {} repeat an axis", format_shape(values)));
@@ -53,14 +63,20 @@ pub fn axes(values: &[i64], rank: usize) -> ShapeResult<Vec<usize>> {
 pub fn broadcast(lhs: &[usize], rhs: &[usize]) -> ShapeResult<Vec<usize>> {
     let rank = lhs.len().max(rhs.len());
     let at = |shape: &[usize], index: usize| {
-        (index + shape.len()).checked_sub(rank).map_or(1, |position| shape[position])
+        (index + shape.len())
+            .checked_sub(rank)
+            .map_or(1, |position| shape[position])
     };
     (0..rank)
         .map(|index| match (at(lhs, index), at(rhs, index)) {
             (a, b) if a == b => Ok(a),
             (1, b) => Ok(b),
             (a, 1) => Ok(a),
-            _ => Err(format!("shapes {} and {} do not broadcast", format_shape(lhs), format_shape(rhs))),
+            _ => Err(format!(
+                "shapes {} and {} do not broadcast",
+                format_shape(lhs),
+                format_shape(rhs)
+            )),
         })
         .collect()
 }
@@ -79,16 +95,30 @@ pub fn reshape(input: &[usize], target: &[i64], allowzero: bool) -> ShapeResult<
                 shape.push(1);
                 continue;
             }
-            -1 => return Err(format!("shape {} has more than one -1", format_shape(target))),
-            0 if !allowzero => *input
-                .get(index)
-                .ok_or_else(|| format!("shape {} copies dimension {index} that the input lacks", format_shape(target)))?,
+            -1 => {
+                return Err(format!(
+                    "shape {} has more than one -1",
+                    format_shape(target)
+                ))
+            }
+            0 if !allowzero => *input.get(index).ok_or_else(|| {
+                format!(
+                    "shape {} copies dimension {index} that the input lacks",
+                    format_shape(target)
+                )
+            })?,
             value if value >= 0 => bounded(value, "dimension")? as usize,
-            value => return Err(format!("shape {} has the negative dimension {value}", format_shape(target))),
+            value => {
+                return Err(format!(
+                    "shape {} has the negative dimension {value}",
+                    format_shape(target)
+                ))
+            }
         };
-        known = known.checked_mul(dim).filter(|&known| known as u64 <= MAX_ELEMENTS).ok_or_else(|| {
-            format!("shape {} is too large to be real", format_shape(target))
-        })?;
+        known = known
+            .checked_mul(dim)
+            .filter(|&known| known as u64 <= MAX_ELEMENTS)
+            .ok_or_else(|| format!("shape {} is too large to be real", format_shape(target)))?;
         shape.push(dim);
     }
     if let Some(index) = inferred {
@@ -115,10 +145,17 @@ pub fn transpose(input: &[usize], permutation: &[i64]) -> ShapeResult<Vec<usize>
     let mut seen = vec![false; input.len()];
     let valid = permutation.len() == input.len()
         && permutation.iter().all(|&dim| {
-            usize::try_from(dim).ok().filter(|&dim| dim < input.len()).is_some_and(|dim| !std::mem::replace(&mut seen[dim], true))
+            usize::try_from(dim)
+                .ok()
+                .filter(|&dim| dim < input.len())
+                .is_some_and(|dim| !std::mem::replace(&mut seen[dim], true))
         });
     if !valid {
-        return Err(format!("{} is not a permutation of the {} dimensions", format_shape(permutation), input.len()));
+        return Err(format!(
+            "{} is not a permutation of the {} dimensions",
+            format_shape(permutation),
+            input.len()
+        ));
     }
     Ok(permutation.iter().map(|&dim| input[dim as usize]).collect())
 }
@@ -130,17 +167,38 @@ pub fn squeeze(input: &[usize], axes_given: Option<&[i64]>) -> ShapeResult<Vec<u
         Some(values) => axes(values, input.len())?,
     };
     if let Some(&dim) = dropped.iter().find(|&&dim| input[dim] != 1) {
-        return Err(format!("cannot squeeze dimension {dim} of {}: it is not 1", format_shape(input)));
+        return Err(format!(
+            "cannot squeeze dimension {dim} of {}: it is not 1",
+            format_shape(input)
+        ));
     }
-    Ok(input.iter().enumerate().filter(|(dim, _)| !dropped.contains(dim)).map(|(_, &size)| size).collect())
+    Ok(input
+        .iter()
+        .enumerate()
+        .filter(|(dim, _)| !dropped.contains(dim))
+        .map(|(_, &size)| size)
+        .collect())
 }
 
 /// `Unsqueeze`: inserts 1s at `axes`, which index the result.
 pub fn unsqueeze(input: &[usize], axes_given: &[i64]) -> ShapeResult<Vec<usize>> {
     let rank = input.len() + axes_given.len();
+    if rank > MAX_RANK {
+        return Err(format!(
+            "the result would have {rank} dimensions, more than {MAX_RANK}"
+        ));
+    }
     let inserted = axes(axes_given, rank)?;
     let mut rest = input.iter();
-    Ok((0..rank).map(|dim| if inserted.contains(&dim) { 1 } else { *rest.next().unwrap_or(&1) }).collect())
+    Ok((0..rank)
+        .map(|dim| {
+            if inserted.contains(&dim) {
+                1
+            } else {
+                *rest.next().unwrap_or(&1)
+            }
+        })
+        .collect())
 }
 
 /// `Flatten` at `axis` in `[-rank, rank]`: `[prod(shape[:axis]), prod(shape[axis:])]`.
@@ -149,8 +207,18 @@ pub fn flatten(input: &[usize], axis_given: i64) -> ShapeResult<(usize, Vec<usiz
     if axis_given < -rank || axis_given > rank {
         return Err(format!("axis {axis_given} is out of range for rank {rank}"));
     }
-    let axis = if axis_given < 0 { axis_given + rank } else { axis_given } as usize;
-    Ok((axis, vec![input[..axis].iter().product(), input[axis..].iter().product()]))
+    let axis = if axis_given < 0 {
+        axis_given + rank
+    } else {
+        axis_given
+    } as usize;
+    Ok((
+        axis,
+        vec![
+            input[..axis].iter().product(),
+            input[axis..].iter().product(),
+        ],
+    ))
 }
 
 /// `Concat` along `axis`: the operands agree off the axis and their sizes along it add up.
@@ -175,7 +243,11 @@ pub fn concat(inputs: &[&[usize]], axis_given: i64) -> ShapeResult<(usize, Vec<u
 
 /// `Split` along `axis` into pieces of `sizes` (which must add up to the dimension).
 pub fn split(input: &[usize], axis: usize, sizes: &[usize]) -> ShapeResult<Vec<Vec<usize>>> {
-    if sizes.iter().sum::<usize>() != input[axis] {
+    if sizes
+        .iter()
+        .try_fold(0usize, |total, &size| total.checked_add(size))
+        != Some(input[axis])
+    {
         return Err(format!(
             "split sizes {} do not add up to dimension {axis} of {}",
             format_shape(sizes),
@@ -211,7 +283,13 @@ pub struct SliceWindow {
 
 /// `Slice` with positive steps: negative starts and ends count from the end, and both are clamped
 /// to the dimension, as ONNX says. The caller rejects negative steps (unsupported) first.
-pub fn slice(input: &[usize], starts: &[i64], ends: &[i64], axes_given: Option<&[i64]>, steps: Option<&[i64]>) -> ShapeResult<SliceWindow> {
+pub fn slice(
+    input: &[usize],
+    starts: &[i64],
+    ends: &[i64],
+    axes_given: Option<&[i64]>,
+    steps: Option<&[i64]>,
+) -> ShapeResult<SliceWindow> {
     let count = starts.len();
     let default_axes: Vec<i64> = (0..count as i64).collect();
     let axes_given = axes_given.unwrap_or(&default_axes);
@@ -225,7 +303,11 @@ pub fn slice(input: &[usize], starts: &[i64], ends: &[i64], axes_given: Option<&
             steps.len()
         ));
     }
-    let mut window = SliceWindow { starts: vec![0; input.len()], steps: vec![1; input.len()], shape: input.to_vec() };
+    let mut window = SliceWindow {
+        starts: vec![0; input.len()],
+        steps: vec![1; input.len()],
+        shape: input.to_vec(),
+    };
     let mut seen = vec![false; input.len()];
     for index in 0..count {
         let dim = axis(axes_given[index], input.len())?;
@@ -233,14 +315,27 @@ pub fn slice(input: &[usize], starts: &[i64], ends: &[i64], axes_given: Option<&
             return Err(format!("axis {dim} is sliced twice"));
         }
         if steps[index] < 1 {
-            return Err(format!("step {} of axis {dim} is not positive", steps[index]));
+            return Err(format!(
+                "step {} of axis {dim} is not positive",
+                steps[index]
+            ));
         }
         let size = input[dim] as i64;
         // A step past the dimension reads at most one element, like a step of the dimension.
         let step = steps[index].min(size.max(1));
-        let clamp = |value: i64| if value < 0 { (value.saturating_add(size)).max(0) } else { value.min(size) };
+        let clamp = |value: i64| {
+            if value < 0 {
+                (value.saturating_add(size)).max(0)
+            } else {
+                value.min(size)
+            }
+        };
         let (start, end) = (clamp(starts[index]), clamp(ends[index]));
-        let length = if end > start { (end - start + step - 1) / step } else { 0 };
+        let length = if end > start {
+            (end - start + step - 1) / step
+        } else {
+            0
+        };
         // A window of no element starts at 0 so that graph.slice's start stays in range.
         window.starts[dim] = if length == 0 { 0 } else { start as usize };
         window.steps[dim] = step as usize;
@@ -250,8 +345,16 @@ pub fn slice(input: &[usize], starts: &[i64], ends: &[i64], axes_given: Option<&
 }
 
 /// A reduction over `axes` (all axes when empty): the sorted axes and the result shape.
-pub fn reduce(input: &[usize], axes_given: &[i64], keepdims: bool) -> ShapeResult<(Vec<usize>, Vec<usize>)> {
-    let reduced = if axes_given.is_empty() { (0..input.len()).collect() } else { axes(axes_given, input.len())? };
+pub fn reduce(
+    input: &[usize],
+    axes_given: &[i64],
+    keepdims: bool,
+) -> ShapeResult<(Vec<usize>, Vec<usize>)> {
+    let reduced = if axes_given.is_empty() {
+        (0..input.len()).collect()
+    } else {
+        axes(axes_given, input.len())?
+    };
     let shape = input
         .iter()
         .enumerate()
@@ -268,12 +371,22 @@ pub fn reduce(input: &[usize], axes_given: &[i64], keepdims: bool) -> ShapeResul
 pub fn pad(input: &[usize], pads: &[i64]) -> ShapeResult<Vec<usize>> {
     let rank = input.len();
     if pads.len() != 2 * rank {
-        return Err(format!("expects {} pad amounts for rank {rank}, got {}", 2 * rank, pads.len()));
+        return Err(format!(
+            "expects {} pad amounts for rank {rank}, got {}",
+            2 * rank,
+            pads.len()
+        ));
     }
     (0..rank)
         .map(|dim| {
-            let size = input[dim] as i64 + bounded(pads[dim], "pad")? + bounded(pads[rank + dim], "pad")?;
-            usize::try_from(size).map_err(|_| format!("pads {} remove more than dimension {dim} holds", format_shape(pads)))
+            let size =
+                input[dim] as i64 + bounded(pads[dim], "pad")? + bounded(pads[rank + dim], "pad")?;
+            usize::try_from(size).map_err(|_| {
+                format!(
+                    "pads {} remove more than dimension {dim} holds",
+                    format_shape(pads)
+                )
+            })
         })
         .collect()
 }
@@ -284,12 +397,24 @@ pub fn matmul(lhs: &[usize], rhs: &[usize]) -> ShapeResult<Vec<usize>> {
     if lhs.is_empty() || rhs.is_empty() {
         return Err("MatMul operands must have rank at least 1".into());
     }
-    let lhs_matrix: Vec<usize> = if lhs.len() == 1 { vec![1, lhs[0]] } else { lhs.to_vec() };
-    let rhs_matrix: Vec<usize> = if rhs.len() == 1 { vec![rhs[0], 1] } else { rhs.to_vec() };
+    let lhs_matrix: Vec<usize> = if lhs.len() == 1 {
+        vec![1, lhs[0]]
+    } else {
+        lhs.to_vec()
+    };
+    let rhs_matrix: Vec<usize> = if rhs.len() == 1 {
+        vec![rhs[0], 1]
+    } else {
+        rhs.to_vec()
+    };
     let (lhs_batch, lhs_mk) = lhs_matrix.split_at(lhs_matrix.len() - 2);
     let (rhs_batch, rhs_kn) = rhs_matrix.split_at(rhs_matrix.len() - 2);
     if lhs_mk[1] != rhs_kn[0] {
-        return Err(format!("inner dimensions differ: {} x {}", format_shape(lhs), format_shape(rhs)));
+        return Err(format!(
+            "inner dimensions differ: {} x {}",
+            format_shape(lhs),
+            format_shape(rhs)
+        ));
     }
     let mut shape = broadcast(lhs_batch, rhs_batch)?;
     if lhs.len() > 1 {
@@ -304,7 +429,13 @@ pub fn matmul(lhs: &[usize], rhs: &[usize]) -> ShapeResult<Vec<usize>> {
 /// The padding of one spatial dimension that `auto_pad` asks for, as `(begin, end)`:
 /// `SAME_UPPER` puts the odd amount at the end, `SAME_LOWER` at the beginning, `VALID` pads
 /// nothing. `NOTSET` is handled by the caller (explicit pads).
-pub fn auto_pad(mode: &str, input: usize, kernel: i64, stride: i64, dilation: i64) -> ShapeResult<(i64, i64)> {
+pub fn auto_pad(
+    mode: &str,
+    input: usize,
+    kernel: i64,
+    stride: i64,
+    dilation: i64,
+) -> ShapeResult<(i64, i64)> {
     let input = input as i64;
     match mode {
         "VALID" => Ok((0, 0)),
@@ -312,7 +443,11 @@ pub fn auto_pad(mode: &str, input: usize, kernel: i64, stride: i64, dilation: i6
             let output = (input + stride - 1) / stride;
             let total = ((output - 1) * stride + (kernel - 1) * dilation + 1 - input).max(0);
             let (small, large) = (total / 2, total - total / 2);
-            Ok(if mode == "SAME_UPPER" { (small, large) } else { (large, small) })
+            Ok(if mode == "SAME_UPPER" {
+                (small, large)
+            } else {
+                (large, small)
+            })
         }
         other => Err(format!("unknown auto_pad '{other}'")),
     }
@@ -320,15 +455,29 @@ pub fn auto_pad(mode: &str, input: usize, kernel: i64, stride: i64, dilation: i6
 
 /// The output size of a sliding window along one dimension (the graph dialect's rule: with
 /// `ceil_mode`, a last window that would start in the end padding is dropped).
-pub fn window(input: usize, pad_begin: i64, pad_end: i64, kernel: i64, stride: i64, dilation: i64, ceil_mode: bool) -> ShapeResult<usize> {
+pub fn window(
+    input: usize,
+    pad_begin: i64,
+    pad_end: i64,
+    kernel: i64,
+    stride: i64,
+    dilation: i64,
+    ceil_mode: bool,
+) -> ShapeResult<usize> {
     let input = input as i64;
     let span = dilation * (kernel - 1) + 1;
     let padded = input + pad_begin + pad_end;
     if padded < span {
-        return Err(format!("a window of {kernel} (dilation {dilation}) does not fit in the padded size {padded}"));
+        return Err(format!(
+            "a window of {kernel} (dilation {dilation}) does not fit in the padded size {padded}"
+        ));
     }
     let steps = padded - span;
-    let mut output = if ceil_mode { (steps + stride - 1) / stride } else { steps / stride } + 1;
+    let mut output = if ceil_mode {
+        (steps + stride - 1) / stride
+    } else {
+        steps / stride
+    } + 1;
     if ceil_mode && (output - 1) * stride >= input + pad_begin {
         output -= 1;
     }
@@ -349,9 +498,15 @@ mod tests {
 
     #[test]
     fn reshape_copies_zeros_and_infers_minus_one() {
-        assert_eq!(reshape(&[1, 128, 768], &[0, 0, 12, 64], false).unwrap(), vec![1, 128, 12, 64]);
+        assert_eq!(
+            reshape(&[1, 128, 768], &[0, 0, 12, 64], false).unwrap(),
+            vec![1, 128, 12, 64]
+        );
         assert_eq!(reshape(&[2, 3, 4], &[-1, 4], false).unwrap(), vec![6, 4]);
-        assert_eq!(reshape(&[0, 4], &[0, -1], true).unwrap_err(), "cannot infer the -1 of [0, -1]: 0 elements ([0, 4]) do not divide by 0");
+        assert_eq!(
+            reshape(&[0, 4], &[0, -1], true).unwrap_err(),
+            "cannot infer the -1 of [0, -1]: 0 elements ([0, 4]) do not divide by 0"
+        );
         assert!(reshape(&[6], &[-1, -1], false).is_err());
         assert!(reshape(&[6], &[4], false).is_err());
         assert!(reshape(&[6], &[i64::MAX, 2], false).is_err());
@@ -360,7 +515,14 @@ mod tests {
     #[test]
     fn slice_resolves_negative_and_clamped_bounds() {
         let window = slice(&[10, 8], &[-3, 0], &[i64::MAX, -1], None, Some(&[1, 2])).unwrap();
-        assert_eq!(window, SliceWindow { starts: vec![7, 0], steps: vec![1, 2], shape: vec![3, 4] });
+        assert_eq!(
+            window,
+            SliceWindow {
+                starts: vec![7, 0],
+                steps: vec![1, 2],
+                shape: vec![3, 4]
+            }
+        );
         let empty = slice(&[4], &[5], &[9], Some(&[-1]), None).unwrap();
         assert_eq!(empty.shape, vec![0]);
         assert_eq!(empty.starts, vec![0]);
@@ -382,7 +544,10 @@ mod tests {
         assert_eq!(matmul(&[4], &[4]).unwrap(), Vec::<usize>::new());
         assert_eq!(matmul(&[4], &[2, 4, 5]).unwrap(), vec![2, 5]);
         assert_eq!(matmul(&[2, 3, 4], &[4]).unwrap(), vec![2, 3]);
-        assert_eq!(matmul(&[1, 12, 128, 64], &[64, 128]).unwrap(), vec![1, 12, 128, 128]);
+        assert_eq!(
+            matmul(&[1, 12, 128, 64], &[64, 128]).unwrap(),
+            vec![1, 12, 128, 128]
+        );
         assert!(matmul(&[2, 3], &[4, 5]).is_err());
     }
 

@@ -63,24 +63,45 @@ impl Data {
 
     /// Whether every element equals the first (a tensor that prints as one `dense<v>` value).
     pub fn is_splat(&self) -> bool {
-        fn same<T: PartialEq>(values: &[T]) -> bool {
-            values.windows(2).all(|pair| pair[0] == pair[1])
+        fn same<T: Copy, K: PartialEq>(values: &[T], key: impl Fn(T) -> K) -> bool {
+            values
+                .first()
+                .is_none_or(|&first| values.iter().all(|&value| key(value) == key(first)))
         }
         match self {
             // Compare bits so that -0.0 and 0.0, or two NaNs, are told apart as they print.
-            Self::F32(values) => same(&values.iter().map(|value| value.to_bits()).collect::<Vec<_>>()),
-            Self::I32(values) => same(values),
-            Self::I64(values) => same(values),
-            Self::Bool(values) => same(values),
+            Self::F32(values) => same(values, f32::to_bits),
+            Self::I32(values) => same(values, |value| value),
+            Self::I64(values) => same(values, |value| value),
+            Self::Bool(values) => same(values, |value| value),
+        }
+    }
+
+    /// `count` copies of the first element (the caller ensures there is one).
+    pub fn repeat_first(&self, count: usize) -> Data {
+        match self {
+            Self::F32(values) => Self::F32(vec![values[0]; count]),
+            Self::I32(values) => Self::I32(vec![values[0]; count]),
+            Self::I64(values) => Self::I64(vec![values[0]; count]),
+            Self::Bool(values) => Self::Bool(vec![values[0]; count]),
         }
     }
 
     /// The elements as little-endian bytes, the layout of safetensors.
     pub fn to_le_bytes(&self) -> Vec<u8> {
         match self {
-            Self::F32(values) => values.iter().flat_map(|value| value.to_le_bytes()).collect(),
-            Self::I32(values) => values.iter().flat_map(|value| value.to_le_bytes()).collect(),
-            Self::I64(values) => values.iter().flat_map(|value| value.to_le_bytes()).collect(),
+            Self::F32(values) => values
+                .iter()
+                .flat_map(|value| value.to_le_bytes())
+                .collect(),
+            Self::I32(values) => values
+                .iter()
+                .flat_map(|value| value.to_le_bytes())
+                .collect(),
+            Self::I64(values) => values
+                .iter()
+                .flat_map(|value| value.to_le_bytes())
+                .collect(),
             Self::Bool(values) => values.iter().map(|&value| u8::from(value)).collect(),
         }
     }
@@ -98,7 +119,11 @@ pub struct Tensor {
 impl Tensor {
     /// A tensor of `shape` holding `data`.
     pub fn new(shape: Vec<usize>, data: Data) -> Self {
-        debug_assert_eq!(shape.iter().product::<usize>(), data.len(), "shape {shape:?}");
+        debug_assert_eq!(
+            shape.iter().product::<usize>(),
+            data.len(),
+            "shape {shape:?}"
+        );
         Self { shape, data }
     }
 
@@ -139,14 +164,21 @@ impl Tensor {
 
     /// Decodes an ONNX tensor named `name` (the name used in errors).
     pub fn from_proto(proto: &TensorProto, name: &str) -> Result<Self, ImportError> {
-        let problem = |problem| ImportError::Tensor { tensor: name.to_owned(), problem };
+        let problem = |problem| ImportError::Tensor {
+            tensor: name.to_owned(),
+            problem,
+        };
         if proto.data_location == 1 || !proto.external_data.is_empty() {
             return Err(problem(TensorProblem::ExternalData));
         }
-        let element = ElementType::from_onnx(proto.data_type)
-            .ok_or_else(|| problem(TensorProblem::ElementType(ElementType::onnx_name(proto.data_type))))?;
+        let element = ElementType::from_onnx(proto.data_type).ok_or_else(|| {
+            problem(TensorProblem::ElementType(ElementType::onnx_name(
+                proto.data_type,
+            )))
+        })?;
         let dims = format_shape(&proto.dims);
-        let count = element_count(&proto.dims).ok_or_else(|| problem(TensorProblem::TooLarge { dims: dims.clone() }))?;
+        let count = element_count(&proto.dims)
+            .ok_or_else(|| problem(TensorProblem::TooLarge { dims: dims.clone() }))?;
         let shape: Vec<usize> = proto.dims.iter().map(|&dim| dim as usize).collect();
 
         if !proto.raw_data.is_empty() {
@@ -160,15 +192,21 @@ impl Tensor {
                 }));
             }
             let data = match element {
-                ElementType::F32 => {
-                    Data::F32(raw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
-                }
-                ElementType::I32 => {
-                    Data::I32(raw.chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
-                }
+                ElementType::F32 => Data::F32(
+                    raw.chunks_exact(4)
+                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                        .collect(),
+                ),
+                ElementType::I32 => Data::I32(
+                    raw.chunks_exact(4)
+                        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                        .collect(),
+                ),
                 ElementType::I64 => Data::I64(
                     raw.chunks_exact(8)
-                        .map(|b| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+                        .map(|b| {
+                            i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+                        })
                         .collect(),
                 ),
                 ElementType::Bool => Data::Bool(raw.iter().map(|&byte| byte != 0).collect()),
@@ -192,7 +230,9 @@ impl Tensor {
             ElementType::F32 => Data::F32(proto.float_data.clone()),
             ElementType::I32 => Data::I32(proto.int32_data.clone()),
             ElementType::I64 => Data::I64(proto.int64_data.clone()),
-            ElementType::Bool => Data::Bool(proto.int32_data.iter().map(|&value| value != 0).collect()),
+            ElementType::Bool => {
+                Data::Bool(proto.int32_data.iter().map(|&value| value != 0).collect())
+            }
         };
         Ok(Self::new(shape, data))
     }
@@ -203,29 +243,48 @@ mod tests {
     use super::*;
 
     fn proto(dims: Vec<i64>, data_type: i32) -> TensorProto {
-        TensorProto { dims, data_type, ..Default::default() }
+        TensorProto {
+            dims,
+            data_type,
+            ..Default::default()
+        }
     }
 
     #[test]
     fn decodes_raw_and_typed_data() {
         let mut raw = proto(vec![2], 1);
-        raw.raw_data = [1.5f32, -2.0].iter().flat_map(|value| value.to_le_bytes()).collect();
-        assert_eq!(Tensor::from_proto(&raw, "w").unwrap().data, Data::F32(vec![1.5, -2.0]));
+        raw.raw_data = [1.5f32, -2.0]
+            .iter()
+            .flat_map(|value| value.to_le_bytes())
+            .collect();
+        assert_eq!(
+            Tensor::from_proto(&raw, "w").unwrap().data,
+            Data::F32(vec![1.5, -2.0])
+        );
 
         let mut typed = proto(vec![3], 7);
         typed.int64_data = vec![1, -1, 7];
-        assert_eq!(Tensor::from_proto(&typed, "s").unwrap().data, Data::I64(vec![1, -1, 7]));
+        assert_eq!(
+            Tensor::from_proto(&typed, "s").unwrap().data,
+            Data::I64(vec![1, -1, 7])
+        );
 
         let mut mask = proto(vec![2], 9);
         mask.raw_data = vec![1, 0];
-        assert_eq!(Tensor::from_proto(&mask, "m").unwrap().data, Data::Bool(vec![true, false]));
+        assert_eq!(
+            Tensor::from_proto(&mask, "m").unwrap().data,
+            Data::Bool(vec![true, false])
+        );
 
         let scalar = {
             let mut scalar = proto(vec![], 1);
             scalar.float_data = vec![3.0];
             scalar
         };
-        assert_eq!(Tensor::from_proto(&scalar, "c").unwrap().shape, Vec::<usize>::new());
+        assert_eq!(
+            Tensor::from_proto(&scalar, "c").unwrap().shape,
+            Vec::<usize>::new()
+        );
     }
 
     #[test]
@@ -233,7 +292,10 @@ mod tests {
         let mut short = proto(vec![2, 3], 1);
         short.raw_data = vec![0; 20];
         let error = Tensor::from_proto(&short, "w").unwrap_err().to_string();
-        assert_eq!(error, "tensor 'w': shape [2, 3] needs 24 bytes of raw data but the file holds 20 bytes");
+        assert_eq!(
+            error,
+            "tensor 'w': shape [2, 3] needs 24 bytes of raw data but the file holds 20 bytes"
+        );
 
         let huge = proto(vec![1 << 20, 1 << 20], 1);
         let error = Tensor::from_proto(&huge, "big").unwrap_err().to_string();
@@ -241,9 +303,15 @@ mod tests {
 
         let mut external = proto(vec![1], 1);
         external.data_location = 1;
-        assert!(Tensor::from_proto(&external, "x").unwrap_err().to_string().contains("external file"));
+        assert!(Tensor::from_proto(&external, "x")
+            .unwrap_err()
+            .to_string()
+            .contains("external file"));
 
         let double = proto(vec![1], 11);
-        assert!(Tensor::from_proto(&double, "d").unwrap_err().to_string().contains("DOUBLE"));
+        assert!(Tensor::from_proto(&double, "d")
+            .unwrap_err()
+            .to_string()
+            .contains("DOUBLE"));
     }
 }

@@ -2,6 +2,10 @@
 
 use std::fmt;
 
+/// The most dimensions one tensor may have. Real models stay below 8; the bound keeps
+/// rank-proportional work (and a hostile `Unsqueeze` with a million axes) small.
+pub const MAX_RANK: usize = 64;
+
 /// The most elements one tensor may have: 2^31. A dimension list whose product is above it comes
 /// from a corrupt or hostile file rather than a real model (a ResNet-50's largest tensor has 2.4
 /// million elements), and refusing it up front means the importer never tries to allocate it.
@@ -46,9 +50,29 @@ impl ElementType {
     /// The ONNX name of a `TensorProto.DataType` code, for error messages.
     pub fn onnx_name(code: i32) -> String {
         const NAMES: [&str; 24] = [
-            "UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING",
-            "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
-            "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4",
+            "UNDEFINED",
+            "FLOAT",
+            "UINT8",
+            "INT8",
+            "UINT16",
+            "INT16",
+            "INT32",
+            "INT64",
+            "STRING",
+            "BOOL",
+            "FLOAT16",
+            "DOUBLE",
+            "UINT32",
+            "UINT64",
+            "COMPLEX64",
+            "COMPLEX128",
+            "BFLOAT16",
+            "FLOAT8E4M3FN",
+            "FLOAT8E4M3FNUZ",
+            "FLOAT8E5M2",
+            "FLOAT8E5M2FNUZ",
+            "UINT4",
+            "INT4",
             "FLOAT4E2M1",
         ];
         usize::try_from(code)
@@ -111,7 +135,10 @@ impl TensorType {
 
     /// The same shape with another element type.
     pub fn with_element(&self, element: ElementType) -> Self {
-        Self { shape: self.shape.clone(), element }
+        Self {
+            shape: self.shape.clone(),
+            element,
+        }
     }
 }
 
@@ -126,10 +153,13 @@ impl fmt::Display for TensorType {
     }
 }
 
-/// The element count of `dims`, or `None` when a dimension is negative or the count exceeds
-/// [`MAX_ELEMENTS`] (overflow included). The one gate every shape from the file, from the command
-/// line or from inference passes before anything is allocated for it.
+/// The element count of `dims`, or `None` when a dimension is negative, the count exceeds
+/// [`MAX_ELEMENTS`] (overflow included) or the rank exceeds [`MAX_RANK`]. The one gate every shape
+/// from the file or the command line passes before anything is allocated for it.
 pub fn element_count(dims: &[i64]) -> Option<usize> {
+    if dims.len() > MAX_RANK {
+        return None;
+    }
     let mut count: u64 = 1;
     for &dim in dims {
         let dim = u64::try_from(dim).ok()?;
@@ -144,8 +174,12 @@ pub fn element_count(dims: &[i64]) -> Option<usize> {
 }
 
 /// The element count of an inferred shape, or `None` when it exceeds [`MAX_ELEMENTS`] (overflow
-/// included): broadcasting three shapes that are each within the bound can still multiply past it.
+/// included) or its rank [`MAX_RANK`]: broadcasting three shapes that are each within the bound
+/// can still multiply past it.
 pub fn checked_len(shape: &[usize]) -> Option<usize> {
+    if shape.len() > MAX_RANK {
+        return None;
+    }
     shape
         .iter()
         .try_fold(1usize, |count, &dim| count.checked_mul(dim))
@@ -166,19 +200,33 @@ mod tests {
     fn element_count_rejects_what_cannot_be_real() {
         assert_eq!(element_count(&[]), Some(1));
         assert_eq!(element_count(&[2, 3, 4]), Some(24));
-        assert_eq!(element_count(&[0, 1 << 40]), None, "a huge dimension is refused even beside 0");
+        assert_eq!(
+            element_count(&[0, 1 << 40]),
+            None,
+            "a huge dimension is refused even beside 0"
+        );
         assert_eq!(element_count(&[0, 5]), Some(0));
         assert_eq!(element_count(&[-1, 3]), None);
         assert_eq!(element_count(&[1 << 16, 1 << 16]), None, "2^32 elements");
         assert_eq!(element_count(&[i64::MAX, i64::MAX]), None, "overflow");
         assert_eq!(element_count(&[1 << 31]), Some(1 << 31));
+        assert_eq!(element_count(&[1; 65]), None, "rank 65");
     }
 
     #[test]
     fn types_print_as_mlir() {
-        assert_eq!(TensorType::new(vec![1, 3, 224, 224], ElementType::F32).to_string(), "tensor<1x3x224x224xf32>");
-        assert_eq!(TensorType::new(vec![], ElementType::I64).to_string(), "tensor<i64>");
-        assert_eq!(TensorType::new(vec![0], ElementType::Bool).to_string(), "tensor<0xi1>");
+        assert_eq!(
+            TensorType::new(vec![1, 3, 224, 224], ElementType::F32).to_string(),
+            "tensor<1x3x224x224xf32>"
+        );
+        assert_eq!(
+            TensorType::new(vec![], ElementType::I64).to_string(),
+            "tensor<i64>"
+        );
+        assert_eq!(
+            TensorType::new(vec![0], ElementType::Bool).to_string(),
+            "tensor<0xi1>"
+        );
         assert_eq!(ElementType::onnx_name(11), "DOUBLE");
         assert_eq!(ElementType::onnx_name(99), "data type 99");
     }

@@ -71,7 +71,10 @@ impl<'a> Inputs<'a> {
 
     /// Input `index`, which the operator requires; `what` names it as the ONNX specification does.
     pub fn required(&self, index: usize, what: &str) -> Result<&'a Value, ImportError> {
-        self.get(index).ok_or_else(|| self.node.invalid(format!("input {index} ({what}) is missing")))
+        self.get(index).ok_or_else(|| {
+            self.node
+                .invalid(format!("input {index} ({what}) is missing"))
+        })
     }
 
     /// Input `index` when present, which must then be a constant: the graph dialect takes it as an
@@ -80,7 +83,10 @@ impl<'a> Inputs<'a> {
         match self.get(index) {
             None => Ok(None),
             Some(value) => value.as_const().map(Some).ok_or_else(|| {
-                self.node.unsupported(format!("input {index} ({what}) must be a constant (it is computed at run time)"))
+                self.node.unsupported(format!(
+                    "input {index} ({what}) is computed at run time, which is not supported: \
+                     it must be a constant"
+                ))
             }),
         }
     }
@@ -89,10 +95,10 @@ impl<'a> Inputs<'a> {
     pub fn ints(&self, index: usize, what: &str) -> Result<Option<Vec<i64>>, ImportError> {
         match self.constant(index, what)? {
             None => Ok(None),
-            Some(tensor) => tensor
-                .to_i64s()
-                .map(Some)
-                .ok_or_else(|| self.node.invalid(format!("input {index} ({what}) must hold integers"))),
+            Some(tensor) => tensor.to_i64s().map(Some).ok_or_else(|| {
+                self.node
+                    .invalid(format!("input {index} ({what}) must hold integers"))
+            }),
         }
     }
 

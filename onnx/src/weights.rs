@@ -35,19 +35,18 @@ impl Weights {
         self.tensors.len()
     }
 
-    /// The tensors, by name.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Tensor)> {
-        self.tensors.iter().map(|(name, tensor)| (name.as_str(), tensor.as_ref()))
-    }
-
     /// The safetensors file's bytes.
     pub fn serialize(&self) -> Result<Vec<u8>, safetensors::SafeTensorError> {
-        let bytes: Vec<(&str, Vec<u8>, &Tensor)> =
-            self.tensors.iter().map(|(name, tensor)| (name.as_str(), tensor.data.to_le_bytes(), tensor.as_ref())).collect();
+        let bytes: Vec<(&str, Vec<u8>, &Tensor)> = self
+            .tensors
+            .iter()
+            .map(|(name, tensor)| (name.as_str(), tensor.data.to_le_bytes(), tensor.as_ref()))
+            .collect();
         let views = bytes
             .iter()
             .map(|(name, data, tensor)| {
-                TensorView::new(dtype(tensor.data.element()), tensor.shape.clone(), data).map(|view| (*name, view))
+                TensorView::new(dtype(tensor.data.element()), tensor.shape.clone(), data)
+                    .map(|view| (*name, view))
             })
             .collect::<Result<Vec<_>, _>>()?;
         safetensors::serialize(views, &None)
@@ -55,8 +54,13 @@ impl Weights {
 
     /// Writes the safetensors file at `path`.
     pub fn write(&self, path: &Path) -> Result<(), ImportError> {
-        let failed = |message: String| ImportError::WriteWeights { path: path.to_owned(), message };
-        let bytes = self.serialize().map_err(|error| failed(error.to_string()))?;
+        let failed = |message: String| ImportError::WriteWeights {
+            path: path.to_owned(),
+            message,
+        };
+        let bytes = self
+            .serialize()
+            .map_err(|error| failed(error.to_string()))?;
         std::fs::write(path, bytes).map_err(|error| failed(error.to_string()))
     }
 }
@@ -84,7 +88,11 @@ mod tests {
         let view = file.tensor("conv.weight").unwrap();
         assert_eq!(view.dtype(), Dtype::F32);
         assert_eq!(view.shape(), &[2, 2]);
-        let values: Vec<f32> = view.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        let values: Vec<f32> = view
+            .data()
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
         assert_eq!(values, vec![1.0, -2.0, 3.5, 0.25]);
     }
 }

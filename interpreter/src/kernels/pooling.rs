@@ -3,8 +3,8 @@
 use super::Window;
 
 /// Max or average over each window; padding never wins a max. For the average, `count_include_pad`
-/// counts the window positions inside the explicitly padded input, otherwise only those inside the
-/// input (ONNX AveragePool).
+/// divides by the whole kernel size, even for a window that ceil mode lets run past the padding
+/// (as ONNX's reference evaluator and onnxruntime do), otherwise by the positions inside the input.
 pub fn pool2d(
     input: &[f32],
     shape: [usize; 4],
@@ -15,10 +15,6 @@ pub fn pool2d(
 ) -> Vec<f32> {
     let [batch, channels, height, width] = shape;
     let [_, _, out_height, out_width] = output_shape;
-    let padded = |axis: usize, out: usize, k: usize, extent: usize| {
-        let position = (out * window.strides[axis] + k * window.dilations[axis]) as isize;
-        position < (extent + window.pads[axis] + window.pads[axis + 2]) as isize
-    };
     let mut output = Vec::with_capacity(batch * channels * out_height * out_width);
     for plane in input.chunks(height * width).take(batch * channels) {
         for y in 0..out_height {
@@ -33,14 +29,12 @@ pub fn pool2d(
                                 accumulator = if max { accumulator.max(value) } else { accumulator + value };
                                 count += 1;
                             }
-                            _ if count_include_pad && padded(0, y, i, height) && padded(1, x, j, width) => {
-                                count += 1
-                            }
                             _ => {}
                         }
                     }
                 }
-                output.push(if max { accumulator } else { accumulator / count.max(1) as f32 });
+                let divisor = if count_include_pad { window.kernel[0] * window.kernel[1] } else { count.max(1) };
+                output.push(if max { accumulator } else { accumulator / divisor as f32 });
             }
         }
     }

@@ -29,15 +29,26 @@ fn pair(node: &Node, name: &str, required: bool) -> Result<Vec<i64>, ImportError
         None if required => return Err(node.invalid(format!("attribute '{name}' is missing"))),
         None => vec![1, 1],
     };
-    if values.len() != 2 || values.iter().any(|&value| value < 1 || shape::bounded(value, name).is_err()) {
-        return Err(node.invalid(format!("'{name}' must hold 2 positive values, got {values:?}")));
+    if values.len() != 2
+        || values
+            .iter()
+            .any(|&value| value < 1 || shape::bounded(value, name).is_err())
+    {
+        return Err(node.invalid(format!(
+            "'{name}' must hold 2 positive values, got {values:?}"
+        )));
     }
     Ok(values)
 }
 
 /// Reads strides, dilations, pads and auto_pad and computes the output size of a window of
 /// `kernel` over the spatial dimensions of `input` (NCHW).
-fn window(node: &Node, input: &[usize], kernel: [i64; 2], ceil_mode: bool) -> Result<Window, ImportError> {
+fn window(
+    node: &Node,
+    input: &[usize],
+    kernel: [i64; 2],
+    ceil_mode: bool,
+) -> Result<Window, ImportError> {
     if kernel.iter().any(|&size| size < 1) {
         return Err(node.invalid(format!("kernel {kernel:?} has an empty dimension")));
     }
@@ -46,15 +57,27 @@ fn window(node: &Node, input: &[usize], kernel: [i64; 2], ceil_mode: bool) -> Re
     let auto_pad = node.string("auto_pad", "NOTSET")?;
     let pads = if auto_pad == "NOTSET" {
         let pads = node.ints("pads")?.unwrap_or_else(|| vec![0; 4]);
-        if pads.len() != 4 || pads.iter().any(|&pad| pad < 0 || shape::bounded(pad, "pad").is_err()) {
-            return Err(node.invalid(format!("'pads' must hold 4 non-negative values, got {pads:?}")));
+        if pads.len() != 4
+            || pads
+                .iter()
+                .any(|&pad| pad < 0 || shape::bounded(pad, "pad").is_err())
+        {
+            return Err(node.invalid(format!(
+                "'pads' must hold 4 non-negative values, got {pads:?}"
+            )));
         }
         pads
     } else {
         let mut pads = vec![0; 4];
         for dim in 0..2 {
-            let (begin, end) = shape::auto_pad(&auto_pad, input[2 + dim], kernel[dim], strides[dim], dilations[dim])
-                .map_err(|message| node.invalid(message))?;
+            let (begin, end) = shape::auto_pad(
+                &auto_pad,
+                input[2 + dim],
+                kernel[dim],
+                strides[dim],
+                dilations[dim],
+            )
+            .map_err(|message| node.invalid(message))?;
             pads[dim] = begin;
             pads[2 + dim] = end;
         }
@@ -62,11 +85,23 @@ fn window(node: &Node, input: &[usize], kernel: [i64; 2], ceil_mode: bool) -> Re
     };
     let mut output = [0; 2];
     for dim in 0..2 {
-        output[dim] =
-            shape::window(input[2 + dim], pads[dim], pads[2 + dim], kernel[dim], strides[dim], dilations[dim], ceil_mode)
-                .map_err(|message| node.invalid(message))?;
+        output[dim] = shape::window(
+            input[2 + dim],
+            pads[dim],
+            pads[2 + dim],
+            kernel[dim],
+            strides[dim],
+            dilations[dim],
+            ceil_mode,
+        )
+        .map_err(|message| node.invalid(message))?;
     }
-    Ok(Window { strides, pads, dilations, output })
+    Ok(Window {
+        strides,
+        pads,
+        dilations,
+        output,
+    })
 }
 
 /// Fails unless `rank` is 4: the dialect's windows are 2-D over NCHW.
@@ -75,14 +110,24 @@ fn require_2d(node: &Node, rank: usize) -> Result<(), ImportError> {
         return Ok(());
     }
     let what = match rank.checked_sub(2) {
-        Some(spatial) if spatial > 0 => format!("{spatial}-D windows are not supported, only 2-D (NCHW input)"),
-        _ => return Err(node.invalid(format!("expects an input of rank at least 3, got rank {rank}"))),
+        Some(spatial) if spatial > 0 => {
+            format!("{spatial}-D windows are not supported, only 2-D (NCHW input)")
+        }
+        _ => {
+            return Err(node.invalid(format!(
+                "expects an input of rank at least 3, got rank {rank}"
+            )))
+        }
     };
     Err(node.unsupported(what))
 }
 
 /// `Conv` → `graph.conv2d`.
-pub fn conv(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn conv(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let x = float_input(node, inputs, 0, "X")?;
     let w = float_input(node, inputs, 1, "W")?;
     let (input, filter) = (x.ty().shape, w.ty().shape);
@@ -93,12 +138,18 @@ pub fn conv(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<V
     let kernel = [filter[2] as i64, filter[3] as i64];
     if let Some(given) = node.ints("kernel_shape")? {
         if given != kernel {
-            return Err(node.invalid(format!("kernel_shape {given:?} differs from the filter's {kernel:?}")));
+            return Err(node.invalid(format!(
+                "kernel_shape {given:?} differs from the filter's {kernel:?}"
+            )));
         }
     }
     let groups = node.int("group", 1)?;
     let channels = input[1] as i64;
-    if groups < 1 || channels % groups != 0 || filter[0] as i64 % groups != 0 || channels / groups != filter[1] as i64 {
+    if groups < 1
+        || channels % groups != 0
+        || filter[0] as i64 % groups != 0
+        || channels / groups != filter[1] as i64
+    {
         return Err(node.invalid(format!(
             "{groups} groups do not fit {channels} input channels and a filter of shape {filter:?}"
         )));
@@ -108,13 +159,20 @@ pub fn conv(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<V
         Some(_) => {
             let bias = float_input(node, inputs, 2, "B")?;
             if bias.ty().shape != [filter[0]] {
-                return Err(node.invalid(format!("bias shape {:?} is not [{}]", bias.ty().shape, filter[0])));
+                return Err(node.invalid(format!(
+                    "bias shape {:?} is not [{}]",
+                    bias.ty().shape,
+                    filter[0]
+                )));
             }
             Some(bias)
         }
     };
     let geometry = window(node, &input, kernel, false)?;
-    let result = TensorType::new(vec![input[0], filter[0], geometry.output[0], geometry.output[1]], x.ty().element);
+    let result = TensorType::new(
+        vec![input[0], filter[0], geometry.output[0], geometry.output[1]],
+        x.ty().element,
+    );
     let mut operands = vec![builder.operand(x), builder.operand(w)];
     operands.extend(bias.map(|bias| builder.operand(bias)));
     let attributes = [
@@ -124,18 +182,31 @@ pub fn conv(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<V
         ("groups", Attribute::Int(groups)),
     ];
     let operands: Vec<_> = operands.iter().collect();
-    Ok(vec![builder.emit(node, "graph.conv2d", &operands, &attributes, result)])
+    Ok(vec![builder.emit(
+        node,
+        "graph.conv2d",
+        &operands,
+        &attributes,
+        result,
+    )])
 }
 
 /// `MaxPool` → `graph.max_pool2d`, `AveragePool` → `graph.avg_pool2d`.
-pub fn pool(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn pool(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let x = float_input(node, inputs, 0, "X")?;
     let input = x.ty().shape;
     require_2d(node, input.len())?;
     let kernel = pair(node, "kernel_shape", true)?;
     let ceil_mode = node.int("ceil_mode", 0)? != 0;
     let geometry = window(node, &input, [kernel[0], kernel[1]], ceil_mode)?;
-    let result = TensorType::new(vec![input[0], input[1], geometry.output[0], geometry.output[1]], x.ty().element);
+    let result = TensorType::new(
+        vec![input[0], input[1], geometry.output[0], geometry.output[1]],
+        x.ty().element,
+    );
     let x = builder.operand(x);
     let mut attributes = vec![
         ("kernel", Attribute::Ints(kernel)),
@@ -151,7 +222,10 @@ pub fn pool(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<V
         if geometry.dilations != [1, 1] {
             return Err(node.unsupported("dilated average pooling is not supported"));
         }
-        attributes.push(("count_include_pad", Attribute::Bool(node.int("count_include_pad", 0)? != 0)));
+        attributes.push((
+            "count_include_pad",
+            Attribute::Bool(node.int("count_include_pad", 0)? != 0),
+        ));
         "graph.avg_pool2d"
     };
     Ok(vec![builder.emit(node, op, &[&x], &attributes, result)])
@@ -159,11 +233,17 @@ pub fn pool(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<V
 
 /// `GlobalAveragePool` → `graph.global_avg_pool`; `GlobalMaxPool` → `graph.reduce_max` over the
 /// spatial dimensions, keeping them as 1s.
-pub fn global_pool(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn global_pool(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let x = float_input(node, inputs, 0, "X")?;
     let input = x.ty().shape;
     if input.len() < 3 {
-        return Err(node.invalid(format!("expects an input of rank at least 3 (N, C, spatial...), got {input:?}")));
+        return Err(node.invalid(format!(
+            "expects an input of rank at least 3 (N, C, spatial...), got {input:?}"
+        )));
     }
     let mut shape = vec![1; input.len()];
     shape[..2].copy_from_slice(&input[..2]);
@@ -173,6 +253,15 @@ pub fn global_pool(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Resul
         builder.emit(node, "graph.global_avg_pool", &[&x], &[], result)
     } else {
         let axes = (2..input.len() as i64).collect();
-        builder.emit(node, "graph.reduce_max", &[&x], &[("axes", Attribute::Ints(axes)), ("keepdims", Attribute::Bool(true))], result)
+        builder.emit(
+            node,
+            "graph.reduce_max",
+            &[&x],
+            &[
+                ("axes", Attribute::Ints(axes)),
+                ("keepdims", Attribute::Bool(true)),
+            ],
+            result,
+        )
     }])
 }

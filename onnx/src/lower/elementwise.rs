@@ -17,13 +17,18 @@ use crate::value::{Inputs, Value};
 fn broadcast(node: &Node, operands: &[&Operand]) -> Result<Vec<usize>, ImportError> {
     let mut shape = Vec::new();
     for operand in operands {
-        shape = shape::broadcast(&shape, &operand.ty.shape).map_err(|message| node.invalid(message))?;
+        shape =
+            shape::broadcast(&shape, &operand.ty.shape).map_err(|message| node.invalid(message))?;
     }
     Ok(shape)
 }
 
 /// `Add`, `Sub`, `Mul`, `Div`, `Pow`, `Mod`, and the variadic `Sum`, `Max`, `Min`.
-pub fn binary(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn binary(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let op = node.op_type();
     let name = match op {
         "Add" | "Sum" => "graph.add",
@@ -64,10 +69,19 @@ pub fn binary(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec
             builder.operand(value)
         };
         if rhs.ty.element != result.ty.element {
-            return Err(node.invalid(format!("operands have different element types {} and {}", result.ty.element, rhs.ty.element)));
+            return Err(node.invalid(format!(
+                "operands have different element types {} and {}",
+                result.ty.element, rhs.ty.element
+            )));
         }
         let shape = broadcast(node, &[&result, &rhs])?;
-        result = builder.body.op1(name, &[&result, &rhs], &attributes, TensorType::new(shape, result.ty.element), &node.name);
+        result = builder.body.op1(
+            name,
+            &[&result, &rhs],
+            &attributes,
+            TensorType::new(shape, result.ty.element),
+            &node.name,
+        );
     }
     Ok(vec![Value::Dynamic(result)])
 }
@@ -82,43 +96,85 @@ fn exponent(builder: &mut Builder, node: &Node, value: &Value, element: ElementT
     match value {
         Value::Const { name, tensor } => {
             let converted = Tensor::new(tensor.shape.clone(), convert(&tensor.data, element));
-            builder.operand(&Value::Const { name: format!("{name}.{element}"), tensor: converted.into() })
+            builder.operand(&Value::Const {
+                name: format!("{name}.{element}"),
+                tensor: converted.into(),
+            })
         }
-        Value::Dynamic(operand) => builder.body.op1("graph.cast", &[operand], &[], ty.with_element(element), &node.name),
+        Value::Dynamic(operand) => builder.body.op1(
+            "graph.cast",
+            &[operand],
+            &[],
+            ty.with_element(element),
+            &node.name,
+        ),
     }
 }
 
 /// `Equal`, `Less`, `Greater`, `LessOrEqual`, `GreaterOrEqual` → `graph.compare`.
-pub fn compare(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn compare(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let predicate = compare_predicate(node.op_type()).unwrap_or("eq");
     let lhs = builder.operand(inputs.required(0, "A")?);
     let rhs = builder.operand(inputs.required(1, "B")?);
     if lhs.ty.element != rhs.ty.element {
-        return Err(node.invalid(format!("operands have different element types {} and {}", lhs.ty.element, rhs.ty.element)));
+        return Err(node.invalid(format!(
+            "operands have different element types {} and {}",
+            lhs.ty.element, rhs.ty.element
+        )));
     }
     let shape = broadcast(node, &[&lhs, &rhs])?;
     let result = TensorType::new(shape, ElementType::Bool);
-    Ok(vec![builder.emit(node, "graph.compare", &[&lhs, &rhs], &[("predicate", Attribute::Enum("predicate", predicate))], result)])
+    Ok(vec![builder.emit(
+        node,
+        "graph.compare",
+        &[&lhs, &rhs],
+        &[("predicate", Attribute::Enum("predicate", predicate))],
+        result,
+    )])
 }
 
 /// `Where` → `graph.where`.
-pub fn select(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn select(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let condition = builder.operand(inputs.required(0, "condition")?);
     let lhs = builder.operand(inputs.required(1, "X")?);
     let rhs = builder.operand(inputs.required(2, "Y")?);
     if condition.ty.element != ElementType::Bool {
-        return Err(node.invalid(format!("the condition is {}, not a boolean", condition.ty.element)));
+        return Err(node.invalid(format!(
+            "the condition is {}, not a boolean",
+            condition.ty.element
+        )));
     }
     if lhs.ty.element != rhs.ty.element {
-        return Err(node.invalid(format!("X and Y have different element types {} and {}", lhs.ty.element, rhs.ty.element)));
+        return Err(node.invalid(format!(
+            "X and Y have different element types {} and {}",
+            lhs.ty.element, rhs.ty.element
+        )));
     }
     let shape = broadcast(node, &[&condition, &lhs, &rhs])?;
     let result = TensorType::new(shape, lhs.ty.element);
-    Ok(vec![builder.emit(node, "graph.where", &[&condition, &lhs, &rhs], &[], result)])
+    Ok(vec![builder.emit(
+        node,
+        "graph.where",
+        &[&condition, &lhs, &rhs],
+        &[],
+        result,
+    )])
 }
 
 /// `Cast` → `graph.cast`, or nothing when the type does not change.
-pub fn cast(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn cast(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let input = inputs.required(0, "input")?;
     let element = cast_target(node)?;
     let ty = input.ty();
@@ -126,34 +182,64 @@ pub fn cast(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<V
         return Ok(vec![input.clone()]);
     }
     let input = builder.operand(input);
-    Ok(vec![builder.emit(node, "graph.cast", &[&input], &[], ty.with_element(element))])
+    Ok(vec![builder.emit(
+        node,
+        "graph.cast",
+        &[&input],
+        &[],
+        ty.with_element(element),
+    )])
 }
 
 /// `Clip` with constant `min` and `max` inputs (either may be omitted: no bound on that side).
-pub fn clip(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn clip(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let x = float_input(node, inputs, 0, "input")?;
     let bound = |index: usize, what: &str| -> Result<Option<f32>, ImportError> {
         inputs
             .constant(index, what)?
-            .map(|tensor| tensor.scalar_f32().ok_or_else(|| node.invalid(format!("{what} must be a scalar"))))
+            .map(|tensor| {
+                tensor
+                    .scalar_f32()
+                    .ok_or_else(|| node.invalid(format!("{what} must be a scalar")))
+            })
             .transpose()
     };
     let (min, max) = (bound(1, "min")?, bound(2, "max")?);
     if min.is_none() && max.is_none() {
         return Ok(vec![x.clone()]);
     }
-    let (min, max) = (min.unwrap_or(f32::NEG_INFINITY), max.unwrap_or(f32::INFINITY));
+    let (min, max) = (
+        min.unwrap_or(f32::NEG_INFINITY),
+        max.unwrap_or(f32::INFINITY),
+    );
     if min > max {
-        return Err(node.unsupported(format!("min {min} is above max {max}")));
+        return Err(node.unsupported(format!("min {min} above max {max} is not supported")));
     }
     let ty = x.ty();
     let x = builder.operand(x);
-    let attributes = [("min", Attribute::Float(min)), ("max", Attribute::Float(max))];
-    Ok(vec![builder.emit(node, "graph.clip", &[&x], &attributes, ty)])
+    let attributes = [
+        ("min", Attribute::Float(min)),
+        ("max", Attribute::Float(max)),
+    ];
+    Ok(vec![builder.emit(
+        node,
+        "graph.clip",
+        &[&x],
+        &attributes,
+        ty,
+    )])
 }
 
 /// `Gelu` (opset 20): exact, or the tanh approximation.
-pub fn gelu(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn gelu(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let x = float_input(node, inputs, 0, "X")?;
     let approximate = match node.string("approximate", "none")?.as_str() {
         "none" => false,
@@ -162,11 +248,21 @@ pub fn gelu(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<V
     };
     let ty = x.ty();
     let x = builder.operand(x);
-    Ok(vec![builder.emit(node, "graph.gelu", &[&x], &[("approximate", Attribute::Bool(approximate))], ty)])
+    Ok(vec![builder.emit(
+        node,
+        "graph.gelu",
+        &[&x],
+        &[("approximate", Attribute::Bool(approximate))],
+        ty,
+    )])
 }
 
 /// The float activations and elementwise functions: `Relu` → `graph.relu` and so on.
-pub fn unary(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn unary(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let x = float_input(node, inputs, 0, "X")?;
     let ty = x.ty();
     let x = builder.operand(x);

@@ -5,6 +5,7 @@
 //! infers the result type and writes the operation. Constants reach the IR only here, the first
 //! time an operation uses them ([`Builder::operand`]).
 
+mod constant;
 mod conv;
 mod elementwise;
 mod matmul;
@@ -50,7 +51,9 @@ impl Builder {
         if let Some(operand) = self.materialized.get(name) {
             return operand.clone();
         }
-        let inline = !tensor.ty().element.is_float() || tensor.data.len() <= INLINE_LIMIT || tensor.data.is_splat();
+        let inline = !tensor.ty().element.is_float()
+            || tensor.data.len() <= INLINE_LIMIT
+            || tensor.data.is_splat();
         let operand = if inline {
             self.body.constant(tensor, name)
         } else {
@@ -71,12 +74,19 @@ impl Builder {
         attributes: &[(&str, Attribute)],
         result: TensorType,
     ) -> Value {
-        Value::Dynamic(self.body.op1(name, operands, attributes, result, &node.name))
+        Value::Dynamic(
+            self.body
+                .op1(name, operands, attributes, result, &node.name),
+        )
     }
 }
 
 /// Writes the operations of `node`, returning its outputs in order.
-pub fn lower(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn lower(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let op = node.op_type();
     match op {
         "Conv" => conv::conv(builder, node, inputs),
@@ -91,14 +101,15 @@ pub fn lower(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<
         "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Mod" | "Sum" => {
             elementwise::binary(builder, node, inputs)
         }
-        "Equal" | "Less" | "Greater" | "LessOrEqual" | "GreaterOrEqual" => elementwise::compare(builder, node, inputs),
+        "Equal" | "Less" | "Greater" | "LessOrEqual" | "GreaterOrEqual" => {
+            elementwise::compare(builder, node, inputs)
+        }
         "Where" => elementwise::select(builder, node, inputs),
         "Cast" => elementwise::cast(builder, node, inputs),
         "Clip" => elementwise::clip(builder, node, inputs),
         "Gelu" => elementwise::gelu(builder, node, inputs),
-        "Sqrt" | "Erf" | "Relu" | "Sigmoid" | "Tanh" | "Exp" | "Log" | "Neg" | "Abs" | "Reciprocal" => {
-            elementwise::unary(builder, node, inputs)
-        }
+        "Sqrt" | "Erf" | "Relu" | "Sigmoid" | "Tanh" | "Exp" | "Log" | "Neg" | "Abs"
+        | "Reciprocal" => elementwise::unary(builder, node, inputs),
         "Reshape" | "Squeeze" | "Unsqueeze" | "Flatten" => movement::reshape(builder, node, inputs),
         "Transpose" => movement::transpose(builder, node, inputs),
         "Concat" => movement::concat(builder, node, inputs),
@@ -108,20 +119,32 @@ pub fn lower(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<
         "Gather" => movement::gather(builder, node, inputs),
         "Expand" => movement::expand(builder, node, inputs),
         "ReduceMean" | "ReduceSum" | "ReduceMax" => reduce::reduce(builder, node, inputs),
+        "ConstantOfShape" => constant::constant_of_shape(builder, node, inputs),
         op if FOLD_ONLY.contains(&op) => Err(node.unsupported(
-            "only constant inputs are supported (it computes shapes or constants, which must fold at import)",
+            "inputs computed at run time are not supported: it computes shapes or constants, \
+             which must fold at import",
         )),
-        _ => Err(ImportError::UnsupportedOp { node: node.name.clone(), op_type: op.to_owned() }),
+        _ => Err(ImportError::UnsupportedOp {
+            node: node.name.clone(),
+            op_type: op.to_owned(),
+        }),
     }
 }
 
 /// Input `index`, which must be a float tensor: the graph dialect's arithmetic-heavy operators
 /// (convolution, activations, normalisation, reductions) are defined on floats only.
-fn float_input<'a>(node: &Node, inputs: &Inputs<'a>, index: usize, what: &str) -> Result<&'a Value, ImportError> {
+fn float_input<'a>(
+    node: &Node,
+    inputs: &Inputs<'a>,
+    index: usize,
+    what: &str,
+) -> Result<&'a Value, ImportError> {
     let value = inputs.required(index, what)?;
     let element = value.ty().element;
     if !element.is_float() {
-        return Err(node.unsupported(format!("input {index} ({what}) is {element}; only f32 is supported")));
+        return Err(node.unsupported(format!(
+            "input {index} ({what}) of type {element} is not supported, only f32"
+        )));
     }
     Ok(value)
 }
@@ -135,6 +158,10 @@ fn coerce(builder: &mut Builder, node: &Node, value: &Value, shape: &[usize]) ->
         return operand;
     }
     let ty = TensorType::new(shape.to_vec(), operand.ty.element);
-    let op = if operand.ty.num_elements() == ty.num_elements() { "graph.reshape" } else { "graph.broadcast" };
+    let op = if operand.ty.num_elements() == ty.num_elements() {
+        "graph.reshape"
+    } else {
+        "graph.broadcast"
+    };
     builder.body.op1(op, &[&operand], &[], ty, &node.name)
 }

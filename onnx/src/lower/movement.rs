@@ -16,7 +16,11 @@ use crate::types::TensorType;
 use crate::value::{Inputs, Value};
 
 /// `Reshape`, `Squeeze`, `Unsqueeze` and `Flatten`.
-pub fn reshape(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn reshape(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let input = inputs.required(0, "data")?;
     let ty = input.ty();
     let shape = match node.op_type() {
@@ -24,33 +28,64 @@ pub fn reshape(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Ve
         "Squeeze" => infer::squeeze(node, inputs)?,
         "Unsqueeze" => infer::unsqueeze(node, inputs)?,
         _ => {
-            let (axis, shape) = shape::flatten(&ty.shape, node.int("axis", 1)?).map_err(|message| node.invalid(message))?;
+            let (axis, shape) = shape::flatten(&ty.shape, node.int("axis", 1)?)
+                .map_err(|message| node.invalid(message))?;
             let x = builder.operand(input);
             let result = TensorType::new(shape, ty.element);
-            return Ok(vec![builder.emit(node, "graph.flatten", &[&x], &[("axis", Attribute::Int(axis as i64))], result)]);
+            return Ok(vec![builder.emit(
+                node,
+                "graph.flatten",
+                &[&x],
+                &[("axis", Attribute::Int(axis as i64))],
+                result,
+            )]);
         }
     };
     if shape == ty.shape {
         return Ok(vec![input.clone()]);
     }
     let x = builder.operand(input);
-    Ok(vec![builder.emit(node, "graph.reshape", &[&x], &[], TensorType::new(shape, ty.element))])
+    Ok(vec![builder.emit(
+        node,
+        "graph.reshape",
+        &[&x],
+        &[],
+        TensorType::new(shape, ty.element),
+    )])
 }
 
 /// `Transpose`.
-pub fn transpose(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn transpose(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let input = inputs.required(0, "data")?;
     let (permutation, shape) = infer::transpose(node, inputs)?;
-    if permutation.iter().enumerate().all(|(index, &dim)| dim == index as i64) {
+    if permutation
+        .iter()
+        .enumerate()
+        .all(|(index, &dim)| dim == index as i64)
+    {
         return Ok(vec![input.clone()]);
     }
     let result = TensorType::new(shape, input.ty().element);
     let x = builder.operand(input);
-    Ok(vec![builder.emit(node, "graph.transpose", &[&x], &[("permutation", Attribute::Ints(permutation))], result)])
+    Ok(vec![builder.emit(
+        node,
+        "graph.transpose",
+        &[&x],
+        &[("permutation", Attribute::Ints(permutation))],
+        result,
+    )])
 }
 
 /// `Concat`.
-pub fn concat(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn concat(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let (axis, shape) = infer::concat(node, inputs)?;
     let values: Vec<&Value> = inputs.present().collect();
     if let [only] = values.as_slice() {
@@ -59,44 +94,76 @@ pub fn concat(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec
     let result = TensorType::new(shape, values[0].ty().element);
     let operands: Vec<_> = values.iter().map(|value| builder.operand(value)).collect();
     let operands: Vec<_> = operands.iter().collect();
-    Ok(vec![builder.emit(node, "graph.concat", &operands, &[("axis", Attribute::Int(axis as i64))], result)])
+    Ok(vec![builder.emit(
+        node,
+        "graph.concat",
+        &operands,
+        &[("axis", Attribute::Int(axis as i64))],
+        result,
+    )])
 }
 
 /// `Split`: sizes from the `split` input, or `num_outputs` (opset 18; the last piece may be
 /// smaller), or equal pieces, one per output.
-pub fn split(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn split(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let input = inputs.required(0, "input")?;
     let ty = input.ty();
-    let axis = shape::axis(node.int("axis", 0)?, ty.rank()).map_err(|message| node.invalid(message))?;
+    let axis =
+        shape::axis(node.int("axis", 0)?, ty.rank()).map_err(|message| node.invalid(message))?;
     let size = ty.shape[axis];
     let sizes: Vec<usize> = match inputs.ints(1, "split")? {
-        Some(sizes) => {
-            sizes.iter().map(|&size| usize::try_from(size)).collect::<Result<_, _>>().map_err(|_| {
-                node.invalid(format!("split sizes {sizes:?} must not be negative"))
-            })?
-        }
+        Some(sizes) => sizes
+            .iter()
+            .map(|&size| usize::try_from(size))
+            .collect::<Result<_, _>>()
+            .map_err(|_| node.invalid(format!("split sizes {sizes:?} must not be negative")))?,
         None => {
             let pieces = node.int("num_outputs", node.proto.output.len() as i64)?;
             let pieces = usize::try_from(pieces)
                 .ok()
                 .filter(|&pieces| pieces >= 1 && pieces <= size.max(1))
-                .ok_or_else(|| node.invalid(format!("cannot split {size} elements into {pieces} pieces")))?;
+                .ok_or_else(|| {
+                    node.invalid(format!("cannot split {size} elements into {pieces} pieces"))
+                })?;
             let chunk = size.div_ceil(pieces);
-            (0..pieces).map(|piece| chunk.min(size - (chunk * piece).min(size))).collect()
+            (0..pieces)
+                .map(|piece| chunk.min(size - (chunk * piece).min(size)))
+                .collect()
         }
     };
     if sizes.len() != node.proto.output.len() {
-        return Err(node.invalid(format!("{} pieces for {} outputs", sizes.len(), node.proto.output.len())));
+        return Err(node.invalid(format!(
+            "{} pieces for {} outputs",
+            sizes.len(),
+            node.proto.output.len()
+        )));
     }
     let shapes = shape::split(&ty.shape, axis, &sizes).map_err(|message| node.invalid(message))?;
-    let results: Vec<TensorType> = shapes.into_iter().map(|shape| TensorType::new(shape, ty.element)).collect();
+    let results: Vec<TensorType> = shapes
+        .into_iter()
+        .map(|shape| TensorType::new(shape, ty.element))
+        .collect();
     let x = builder.operand(input);
-    let pieces = builder.body.op("graph.split", &[&x], &[("axis", Attribute::Int(axis as i64))], &results, &node.name);
+    let pieces = builder.body.op(
+        "graph.split",
+        &[&x],
+        &[("axis", Attribute::Int(axis as i64))],
+        &results,
+        &node.name,
+    );
     Ok(pieces.into_iter().map(Value::Dynamic).collect())
 }
 
 /// `Slice` with constant starts, ends, axes and positive steps.
-pub fn slice(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn slice(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let input = inputs.required(0, "data")?;
     let ty = input.ty();
     let window = infer::slice(node, inputs)?;
@@ -104,9 +171,18 @@ pub fn slice(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<
         return Ok(vec![input.clone()]);
     }
     let as_i64 = |values: &[usize]| values.iter().map(|&value| value as i64).collect();
-    let attributes = [("starts", Attribute::Ints(as_i64(&window.starts))), ("steps", Attribute::Ints(as_i64(&window.steps)))];
+    let attributes = [
+        ("starts", Attribute::Ints(as_i64(&window.starts))),
+        ("steps", Attribute::Ints(as_i64(&window.steps))),
+    ];
     let x = builder.operand(input);
-    Ok(vec![builder.emit(node, "graph.slice", &[&x], &attributes, TensorType::new(window.shape, ty.element))])
+    Ok(vec![builder.emit(
+        node,
+        "graph.slice",
+        &[&x],
+        &attributes,
+        TensorType::new(window.shape, ty.element),
+    )])
 }
 
 /// `Pad` with constant pads, constant value and (opset 18) axes.
@@ -140,7 +216,9 @@ pub fn pad(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Va
     let shape = shape::pad(&ty.shape, &pads).map_err(|message| node.invalid(message))?;
     let value = match inputs.constant(2, "constant_value")? {
         None => 0.0,
-        Some(tensor) => tensor.scalar_f32().ok_or_else(|| node.invalid("constant_value must be a scalar"))?,
+        Some(tensor) => tensor
+            .scalar_f32()
+            .ok_or_else(|| node.invalid("constant_value must be a scalar"))?,
     };
     let attributes = [
         ("pads", Attribute::Ints(pads)),
@@ -148,20 +226,40 @@ pub fn pad(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Va
         ("value", Attribute::Float(value)),
     ];
     let x = builder.operand(input);
-    Ok(vec![builder.emit(node, "graph.pad", &[&x], &attributes, TensorType::new(shape, ty.element))])
+    Ok(vec![builder.emit(
+        node,
+        "graph.pad",
+        &[&x],
+        &attributes,
+        TensorType::new(shape, ty.element),
+    )])
 }
 
 /// `Gather` → `graph.gather` (indices may be computed at run time).
-pub fn gather(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn gather(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let (axis, shape) = infer::gather(node, inputs)?;
     let data = builder.operand(inputs.required(0, "data")?);
     let indices = builder.operand(inputs.required(1, "indices")?);
     let result = TensorType::new(shape, data.ty.element);
-    Ok(vec![builder.emit(node, "graph.gather", &[&data, &indices], &[("axis", Attribute::Int(axis as i64))], result)])
+    Ok(vec![builder.emit(
+        node,
+        "graph.gather",
+        &[&data, &indices],
+        &[("axis", Attribute::Int(axis as i64))],
+        result,
+    )])
 }
 
 /// `Expand` → `graph.broadcast`.
-pub fn expand(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn expand(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let input = inputs.required(0, "input")?;
     let shape = infer::expand(node, inputs)?;
     let ty = input.ty();
@@ -169,5 +267,11 @@ pub fn expand(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec
         return Ok(vec![input.clone()]);
     }
     let x = builder.operand(input);
-    Ok(vec![builder.emit(node, "graph.broadcast", &[&x], &[], TensorType::new(shape, ty.element))])
+    Ok(vec![builder.emit(
+        node,
+        "graph.broadcast",
+        &[&x],
+        &[],
+        TensorType::new(shape, ty.element),
+    )])
 }

@@ -14,7 +14,11 @@ use crate::types::TensorType;
 use crate::value::{Inputs, Value};
 
 /// `ReduceMean`, `ReduceSum`, `ReduceMax`.
-pub fn reduce(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn reduce(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let x = float_input(node, inputs, 0, "data")?;
     let ty = x.ty();
     let axes = match inputs.ints(1, "axes")? {
@@ -25,7 +29,8 @@ pub fn reduce(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec
         return Ok(vec![x.clone()]);
     }
     let keepdims = node.int("keepdims", 1)? != 0;
-    let (axes, shape) = shape::reduce(&ty.shape, &axes, keepdims).map_err(|message| node.invalid(message))?;
+    let (axes, shape) =
+        shape::reduce(&ty.shape, &axes, keepdims).map_err(|message| node.invalid(message))?;
     let name = match node.op_type() {
         "ReduceMean" => "graph.reduce_mean",
         "ReduceSum" => "graph.reduce_sum",
@@ -33,9 +38,18 @@ pub fn reduce(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec
         _ => "graph.reduce_max",
     };
     let attributes = [
-        ("axes", Attribute::Ints(axes.into_iter().map(|axis| axis as i64).collect())),
+        (
+            "axes",
+            Attribute::Ints(axes.into_iter().map(|axis| axis as i64).collect()),
+        ),
         ("keepdims", Attribute::Bool(keepdims)),
     ];
     let x = builder.operand(x);
-    Ok(vec![builder.emit(node, name, &[&x], &attributes, TensorType::new(shape, ty.element))])
+    Ok(vec![builder.emit(
+        node,
+        name,
+        &[&x],
+        &attributes,
+        TensorType::new(shape, ty.element),
+    )])
 }

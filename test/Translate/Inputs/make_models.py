@@ -405,6 +405,14 @@ def external_data():
     return g.model("external", 13)
 
 
+@model("no-opset")
+def no_opset():
+    """What a file cut right after its graph decodes to: a model without opset_import."""
+    m = single("Relu", []).model("cut", 13)
+    del m.opset_import[:]
+    return m
+
+
 @model("opset-12")
 def opset_12():
     return single("Relu", []).model("old", 12)

@@ -46,12 +46,17 @@ struct Arguments {
 }
 
 fn parse_input_shape(text: &str) -> Result<(String, Vec<usize>), String> {
-    let (name, dims) = text.rsplit_once('=').ok_or("expected NAME=D0xD1x... such as input=1x3x224x224")?;
+    let (name, dims) = text
+        .rsplit_once('=')
+        .ok_or("expected NAME=D0xD1x... such as input=1x3x224x224")?;
     let dims = if dims.is_empty() {
         Vec::new()
     } else {
         dims.split('x')
-            .map(|dim| dim.parse::<usize>().map_err(|_| format!("'{dim}' is not a dimension size")))
+            .map(|dim| {
+                dim.parse::<usize>()
+                    .map_err(|_| format!("'{dim}' is not a dimension size"))
+            })
             .collect::<Result<Vec<_>, _>>()?
     };
     Ok((name.to_owned(), dims))
@@ -78,7 +83,10 @@ fn run(arguments: &Arguments) -> Result<(), String> {
         .or_else(|| (!to_stdout).then(|| arguments.output.with_extension("safetensors")));
     let options = ImportOptions {
         input_shapes: arguments.input_shapes.clone(),
-        weights_file: weights_path.as_deref().map(|path| recorded_path(path, &arguments.output)).unwrap_or_default(),
+        weights_file: weights_path
+            .as_deref()
+            .map(|path| recorded_path(path, &arguments.output))
+            .unwrap_or_default(),
     };
     let model = import(&bytes, &options).map_err(|error| error.to_string())?;
     let weights_path = match weights_path {
@@ -93,13 +101,18 @@ fn run(arguments: &Arguments) -> Result<(), String> {
     };
     let text = verified(&model, arguments.print_debuginfo)?;
     if to_stdout {
-        std::io::stdout().write_all(text.as_bytes()).map_err(|error| format!("cannot write the output: {error}"))?;
+        std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|error| format!("cannot write the output: {error}"))?;
     } else {
         std::fs::write(&arguments.output, text)
             .map_err(|error| format!("cannot write {}: {error}", arguments.output.display()))?;
     }
     if !model.weights.is_empty() {
-        model.weights.write(&weights_path).map_err(|error| error.to_string())?;
+        model
+            .weights
+            .write(&weights_path)
+            .map_err(|error| error.to_string())?;
     }
     Ok(())
 }
@@ -108,11 +121,19 @@ fn run(arguments: &Arguments) -> Result<(), String> {
 /// sits beside the output (the usual case, which keeps the pair movable), otherwise its absolute
 /// path. Readers resolve a relative name against the folder of the `.mlir` file.
 fn recorded_path(weights: &Path, output: &Path) -> String {
-    let folder = |path: &Path| path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_owned();
+    let folder = |path: &Path| {
+        path.parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_owned()
+    };
     let beside = output != Path::new("-") && folder(weights) == folder(output);
     match (beside, weights.file_name()) {
         (true, Some(name)) => name.to_string_lossy().into_owned(),
-        _ => std::path::absolute(weights).unwrap_or_else(|_| weights.to_owned()).to_string_lossy().into_owned(),
+        _ => std::path::absolute(weights)
+            .unwrap_or_else(|_| weights.to_owned())
+            .to_string_lossy()
+            .into_owned(),
     }
 }
 
@@ -123,7 +144,10 @@ fn verified(model: &ImportedModel, print_debuginfo: bool) -> Result<String, Stri
     let sink = Rc::clone(&diagnostics);
     context.attach_diagnostic_handler(move |diagnostic| {
         let location = diagnostic.location().to_string();
-        let location = location.strip_prefix("loc(").and_then(|rest| rest.strip_suffix(')')).unwrap_or(&location);
+        let location = location
+            .strip_prefix("loc(")
+            .and_then(|rest| rest.strip_suffix(')'))
+            .unwrap_or(&location);
         let mut message = format!("at {location}: {diagnostic}");
         for index in 0..diagnostic.note_count() {
             if let Ok(note) = diagnostic.note(index) {
@@ -133,14 +157,25 @@ fn verified(model: &ImportedModel, print_debuginfo: bool) -> Result<String, Stri
         sink.borrow_mut().push(message);
         true
     });
-    let report = |what: &str| format!("{what} (an importer bug):\n{}", diagnostics.borrow().join("\n"));
-    let module = Module::parse(&context, &model.mlir).ok_or_else(|| report("the imported IR does not parse"))?;
+    let report = |what: &str| {
+        format!(
+            "{what} (an importer bug):\n{}",
+            diagnostics.borrow().join("\n")
+        )
+    };
+    let module = Module::parse(&context, &model.mlir)
+        .ok_or_else(|| report("the imported IR does not parse"))?;
     if !module.as_operation().verify() {
         return Err(report("the imported IR does not verify"));
     }
     let text = if print_debuginfo {
-        let flags = OperationPrintingFlags::new().enable_debug_info(true, false).use_local_scope();
-        module.as_operation().to_string_with_flags(flags).map_err(|error| format!("cannot print the module: {error}"))?
+        let flags = OperationPrintingFlags::new()
+            .enable_debug_info(true, false)
+            .use_local_scope();
+        module
+            .as_operation()
+            .to_string_with_flags(flags)
+            .map_err(|error| format!("cannot print the module: {error}"))?
     } else {
         module.as_operation().to_string()
     };

@@ -2,4 +2,5 @@
 //! test/ cover the tools from the command line.)
 
 mod interpreter;
+mod onnx_import;
 mod passes;

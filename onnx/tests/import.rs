@@ -1,0 +1,405 @@
+//! The importer seen from outside: models written with `model_builder`, imported, and the MLIR
+//! text or the error checked. (Whether the text verifies is checked by the MLIR-linked integration
+//! tests in `tools/` and by lit.)
+
+use turbine_onnx::model_builder::{encode, f32_tensor, i64_tensor, node, Dim, GraphBuilder};
+use turbine_onnx::proto::ModelProto;
+use turbine_onnx::{import, ElementType, ImportError, ImportOptions, ImportedModel};
+
+fn run(model: &ModelProto) -> Result<ImportedModel, ImportError> {
+    import(
+        &encode(model),
+        &ImportOptions {
+            weights_file: "w.safetensors".into(),
+            ..Default::default()
+        },
+    )
+}
+
+fn error(model: &ModelProto) -> String {
+    run(model).expect_err("the import should fail").to_string()
+}
+
+/// A small convolutional network with weights, shape arithmetic and a head: enough structure that
+/// cutting it anywhere lands inside every kind of message.
+fn network() -> ModelProto {
+    let values: Vec<f32> = (0..8 * 3 * 3 * 3)
+        .map(|index| index as f32 * 0.01)
+        .collect();
+    GraphBuilder::new("net")
+        .input("x", ElementType::F32, &[1, 3, 8, 8])
+        .initializer(f32_tensor("w", &[8, 3, 3, 3], &values))
+        .initializer(f32_tensor("b", &[8], &[0.5; 8]))
+        .initializer(i64_tensor("flat", &[2], &[1, -1]))
+        .node(node("Conv", &["x", "w", "b"], &["c"]).ints("pads", &[1, 1, 1, 1]))
+        .node(node("Relu", &["c"], &["r"]))
+        .node(
+            node("MaxPool", &["r"], &["p"])
+                .ints("kernel_shape", &[2, 2])
+                .ints("strides", &[2, 2]),
+        )
+        .node(node("Shape", &["p"], &["s"]))
+        .node(node("Reshape", &["p", "flat"], &["f"]))
+        .node(node("Softmax", &["f"], &["y"]).int("axis", -1))
+        .typed_output("y", ElementType::F32, &[1, 128])
+        .output("s")
+        .model(17)
+}
+
+#[test]
+fn a_network_imports_with_its_weights() {
+    let imported = run(&network()).unwrap();
+    assert_eq!(
+        imported.weights.len(),
+        1,
+        "only the 216-element filter is a weight"
+    );
+    assert!(imported
+        .mlir
+        .starts_with("module attributes {graph.weights = \"w.safetensors\"}"));
+    assert!(imported
+        .mlir
+        .contains("\"graph.weight\"() <{name = \"w\"}> : () -> tensor<8x3x3x3xf32>"));
+    assert!(
+        imported.mlir.contains("dense<5.0e-1> : tensor<8xf32>"),
+        "the splat bias is inline"
+    );
+    assert!(
+        imported
+            .mlir
+            .contains("dense<[1, 8, 4, 4]> : tensor<4xi64>"),
+        "Shape folds to a constant output"
+    );
+    assert!(
+        imported.mlir.contains("-> (tensor<1x128xf32>)"),
+        "Reshape's -1 is inferred"
+    );
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    let bytes = encode(&network());
+    for length in (0..bytes.len()).step_by(7) {
+        let result = import(&bytes[..length], &ImportOptions::default());
+        assert!(
+            result.is_err(),
+            "a file cut to {length} of {} bytes imported",
+            bytes.len()
+        );
+    }
+}
+
+#[test]
+fn corrupt_bytes_never_panic() {
+    // Each byte in turn replaced by values that hit varint continuation bits, huge lengths and
+    // wrong wire types; the importer must return, whatever it returns.
+    let bytes = encode(&network());
+    for position in 0..bytes.len() {
+        for value in [0x00, 0x7f, 0xff] {
+            let mut corrupt = bytes.clone();
+            corrupt[position] = value;
+            let _ = import(&corrupt, &ImportOptions::default());
+        }
+    }
+}
+
+#[test]
+fn identity_and_dropout_disappear() {
+    let model = GraphBuilder::new("g")
+        .input("x", ElementType::F32, &[2])
+        .node(node("Identity", &["x"], &["a"]))
+        .node(node("Dropout", &["a"], &["b"]))
+        .output("b")
+        .model(13);
+    let mlir = run(&model).unwrap().mlir;
+    assert!(mlir.contains("\"func.return\"(%arg0)"), "{mlir}");
+}
+
+#[test]
+fn shape_subgraphs_fold_to_the_reshape_target() {
+    // torch's x.view(x.size(0), -1) written out: Shape, Gather, Unsqueeze, Concat, Reshape.
+    let model = GraphBuilder::new("g")
+        .input("x", ElementType::F32, &[2, 3, 4])
+        .initializer(i64_tensor("zero", &[], &[0]))
+        .initializer(i64_tensor("axes", &[1], &[0]))
+        .initializer(i64_tensor("rest", &[1], &[-1]))
+        .node(node("Shape", &["x"], &["s"]))
+        .node(node("Gather", &["s", "zero"], &["n"]))
+        .node(node("Unsqueeze", &["n", "axes"], &["n1"]))
+        .node(node("Concat", &["n1", "rest"], &["target"]).int("axis", 0))
+        .node(node("Reshape", &["x", "target"], &["y"]))
+        .output("y")
+        .model(13);
+    let mlir = run(&model).unwrap().mlir;
+    assert!(
+        mlir.contains("\"graph.reshape\"(%arg0) : (tensor<2x3x4xf32>) -> (tensor<2x12xf32>)"),
+        "{mlir}"
+    );
+    assert!(
+        !mlir.contains("graph.constant"),
+        "the shape constants are not written: {mlir}"
+    );
+}
+
+#[test]
+fn folding_evaluates_integer_and_boolean_kernels() {
+    // Range(0, 10, 3) = [0, 3, 6, 9]; Mod by -4 takes the divisor's sign: [0, -1, -2, -3];
+    // Where(Less(-1, m), 7, m) = [7, -1, -2, -3]; Cast to float.
+    let model = GraphBuilder::new("g")
+        .input("x", ElementType::F32, &[4])
+        .initializer(i64_tensor("start", &[], &[0]))
+        .initializer(i64_tensor("limit", &[], &[10]))
+        .initializer(i64_tensor("delta", &[], &[3]))
+        .initializer(i64_tensor("divisor", &[], &[-4]))
+        .initializer(i64_tensor("bound", &[], &[-1]))
+        .initializer(i64_tensor("seven", &[], &[7]))
+        .node(node("Range", &["start", "limit", "delta"], &["r"]))
+        .node(node("Mod", &["r", "divisor"], &["m"]))
+        .node(node("Less", &["bound", "m"], &["keep"]))
+        .node(node("Where", &["keep", "seven", "m"], &["w"]))
+        .node(node("Cast", &["w"], &["f"]).int("to", 1))
+        .node(node("Add", &["x", "f"], &["y"]))
+        .output("y")
+        .model(13);
+    let mlir = run(&model).unwrap().mlir;
+    assert!(
+        mlir.contains("dense<[7.0e0, -1.0e0, -2.0e0, -3.0e0]> : tensor<4xf32>"),
+        "{mlir}"
+    );
+}
+
+#[test]
+fn folding_gathers_slices_and_transposes() {
+    let table: Vec<f32> = (0..12).map(|value| value as f32).collect();
+    let model = GraphBuilder::new("g")
+        .input("x", ElementType::F32, &[2, 2])
+        .initializer(f32_tensor("table", &[3, 4], &table))
+        .initializer(i64_tensor("rows", &[2], &[-1, 0]))
+        .initializer(i64_tensor("starts", &[1], &[1]))
+        .initializer(i64_tensor("ends", &[1], &[i64::MAX]))
+        .initializer(i64_tensor("axes", &[1], &[1]))
+        .initializer(i64_tensor("steps", &[1], &[2]))
+        .node(node("Gather", &["table", "rows"], &["picked"]))
+        .node(node(
+            "Slice",
+            &["picked", "starts", "ends", "axes", "steps"],
+            &["odd"],
+        ))
+        .node(node("Transpose", &["odd"], &["t"]).ints("perm", &[1, 0]))
+        .node(node("Add", &["x", "t"], &["y"]))
+        .output("y")
+        .model(13);
+    // rows [-1, 0] -> [[8, 9, 10, 11], [0, 1, 2, 3]]; odd columns -> [[9, 11], [1, 3]]; transposed.
+    let mlir = run(&model).unwrap().mlir;
+    assert!(
+        mlir.contains("dense<[[9.0e0, 1.0e0], [1.1e1, 3.0e0]]> : tensor<2x2xf32>"),
+        "{mlir}"
+    );
+}
+
+#[test]
+fn large_splats_are_inline_and_large_tensors_weights() {
+    let model = GraphBuilder::new("g")
+        .input("x", ElementType::F32, &[1, 64])
+        .initializer(i64_tensor("shape", &[2], &[1, 64]))
+        .node(node("ConstantOfShape", &["shape"], &["zeros"]))
+        .node(node("Add", &["x", "zeros"], &["y"]))
+        .output("y")
+        .model(13);
+    let imported = run(&model).unwrap();
+    assert!(imported.weights.is_empty());
+    assert!(
+        imported.mlir.contains("dense<0.0e0> : tensor<1x64xf32>"),
+        "{}",
+        imported.mlir
+    );
+    assert!(
+        !imported.mlir.contains("graph.weights"),
+        "no weights, no attribute"
+    );
+}
+
+#[test]
+fn constant_of_shape_beyond_the_fold_limit_is_a_splat() {
+    // 4096 x 8192 elements: written as one literal, never expanded.
+    let model = GraphBuilder::new("g")
+        .input("x", ElementType::F32, &[1, 4096])
+        .initializer(i64_tensor("shape", &[2], &[4096, 8192]))
+        .node(
+            node("ConstantOfShape", &["shape"], &["w"])
+                .tensor("value", f32_tensor("v", &[1], &[0.5])),
+        )
+        .node(node("MatMul", &["x", "w"], &["y"]))
+        .output("y")
+        .model(13);
+    let mlir = run(&model).unwrap().mlir;
+    assert!(
+        mlir.contains("<{value = dense<5.0e-1> : tensor<4096x8192xf32>}>"),
+        "{}",
+        &mlir[..mlir.len().min(2000)]
+    );
+}
+
+#[test]
+fn unused_training_outputs_are_ignored_and_used_ones_rejected() {
+    let batch_norm = |outputs: &[&str]| {
+        let mut graph = GraphBuilder::new("g").input("x", ElementType::F32, &[1, 2, 2, 2]);
+        for name in ["scale", "bias", "mean", "var"] {
+            graph = graph.initializer(f32_tensor(name, &[2], &[1.0, 2.0]));
+        }
+        graph.node(
+            node(
+                "BatchNormalization",
+                &["x", "scale", "bias", "mean", "var"],
+                outputs,
+            )
+            .name("bn"),
+        )
+    };
+    assert!(run(&batch_norm(&["y", "running_mean"]).output("y").model(13)).is_ok());
+    let used = batch_norm(&["y", "running_mean"])
+        .output("running_mean")
+        .model(13);
+    assert_eq!(
+        error(&used),
+        "node 'bn' (BatchNormalization): output 1 ('running_mean') is not supported"
+    );
+}
+
+#[test]
+fn structural_errors_name_the_tensor() {
+    let undefined = GraphBuilder::new("g")
+        .input("x", ElementType::F32, &[2])
+        .node(node("Relu", &["nowhere"], &["y"]).name("relu"))
+        .output("y")
+        .model(13);
+    assert_eq!(
+        error(&undefined),
+        "invalid model: node 'relu' uses tensor 'nowhere', which nothing defines before it"
+    );
+
+    let twice = GraphBuilder::new("g")
+        .input("x", ElementType::F32, &[2])
+        .node(node("Relu", &["x"], &["x"]))
+        .output("x")
+        .model(13);
+    assert_eq!(error(&twice), "invalid model: tensor 'x' is defined twice");
+
+    let no_output = GraphBuilder::new("g")
+        .input("x", ElementType::F32, &[2])
+        .output("y")
+        .model(13);
+    assert_eq!(
+        error(&no_output),
+        "invalid model: graph output 'y' is not computed by any node"
+    );
+}
+
+#[test]
+fn declared_output_types_are_checked() {
+    let model = GraphBuilder::new("g")
+        .input("x", ElementType::F32, &[2, 3])
+        .node(node("Relu", &["x"], &["y"]))
+        .typed_output("y", ElementType::F32, &[3, 2])
+        .model(13);
+    assert_eq!(error(&model), "invalid model: output 'y' is declared with shape [3, 2] but the graph computes tensor<2x3xf32>");
+}
+
+#[test]
+fn input_shapes_resolve_symbolic_dimensions() {
+    let model = GraphBuilder::new("g")
+        .input_with_dims(
+            "x",
+            ElementType::F32,
+            Some(vec![Dim::Symbolic("batch".into()), Dim::Static(3)]),
+        )
+        .node(node("Relu", &["x"], &["y"]))
+        .output("y")
+        .model(13);
+    assert_eq!(
+        error(&model),
+        "input 'x' has a dynamic dimension 0 ('batch'): give its static shape with --input-shape x=<d0>x<d1>x..."
+    );
+    let options = ImportOptions {
+        input_shapes: vec![("x".into(), vec![5, 3])],
+        ..Default::default()
+    };
+    let mlir = import(&encode(&model), &options).unwrap().mlir;
+    assert!(
+        mlir.contains("%arg0: tensor<5x3xf32> {graph.name = \"x\"}"),
+        "{mlir}"
+    );
+
+    let no_shape = GraphBuilder::new("g")
+        .input_with_dims("x", ElementType::F32, None)
+        .node(node("Relu", &["x"], &["y"]))
+        .output("y")
+        .model(13);
+    assert_eq!(
+        error(&no_shape),
+        "input 'x': the model declares no shape: give one with --input-shape"
+    );
+}
+
+#[test]
+fn node_errors_name_the_node() {
+    let bad_axis = GraphBuilder::new("g")
+        .input("x", ElementType::F32, &[2, 3])
+        .node(
+            node("Softmax", &["x"], &["y"])
+                .name("/attn/Softmax")
+                .int("axis", 2),
+        )
+        .output("y")
+        .model(13);
+    assert_eq!(
+        error(&bad_axis),
+        "node '/attn/Softmax' (Softmax): axis 2 is out of range for rank 2"
+    );
+
+    let integer_relu = GraphBuilder::new("g")
+        .input("x", ElementType::I64, &[2])
+        .node(node("Relu", &["x"], &["y"]).name("act"))
+        .output("y")
+        .model(13);
+    assert_eq!(
+        error(&integer_relu),
+        "node 'act' (Relu): input 0 (X) of type i64 is not supported, only f32"
+    );
+
+    let range = GraphBuilder::new("g")
+        .input("n", ElementType::I64, &[])
+        .initializer(i64_tensor("zero", &[], &[0]))
+        .initializer(i64_tensor("one", &[], &[1]))
+        .node(node("Range", &["zero", "n", "one"], &["y"]).name("positions"))
+        .output("y")
+        .model(13);
+    assert_eq!(
+        error(&range),
+        "node 'positions' (Range): inputs computed at run time are not supported: it computes shapes or \
+         constants, which must fold at import"
+    );
+
+    let huge = GraphBuilder::new("g")
+        .input("x", ElementType::F32, &[1])
+        .initializer(i64_tensor("shape", &[2], &[1 << 20, 1 << 20]))
+        .node(node("ConstantOfShape", &["shape"], &["big"]).name("fill"))
+        .node(node("Add", &["x", "big"], &["y"]))
+        .output("y")
+        .model(13);
+    assert_eq!(
+        error(&huge),
+        "node 'fill' (ConstantOfShape): shape [1048576, 1048576] is negative or too large to be real"
+    );
+
+    let divide_by_zero = GraphBuilder::new("g")
+        .input("x", ElementType::I64, &[1])
+        .initializer(i64_tensor("a", &[1], &[4]))
+        .initializer(i64_tensor("b", &[1], &[0]))
+        .node(node("Div", &["a", "b"], &["q"]).name("div"))
+        .node(node("Add", &["x", "q"], &["y"]))
+        .output("y")
+        .model(13);
+    assert!(error(&divide_by_zero)
+        .starts_with("node 'div' (Div): Div is undefined on its integer operands"));
+}
