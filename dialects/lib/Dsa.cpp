@@ -181,6 +181,11 @@ LogicalResult UnaryOp::verify() {
       (!isClip && (getMin() || getMax())))
     return emitOpError() << "'min' and 'max' are required by clip and only "
                             "by clip";
+  bool isAffine = getKind() == UnaryKind::affine;
+  if (isAffine != (getScale().has_value() && getShift().has_value()) ||
+      (!isAffine && (getScale() || getShift())))
+    return emitOpError() << "'scale' and 'shift' are required by affine and "
+                            "only by affine";
   if (isClip && getMin()->convertToFloat() > getMax()->convertToFloat())
     return emitOpError("expects min <= max");
   return expectShape(*this, "output", shapeOf(getOutput()),

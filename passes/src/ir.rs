@@ -94,7 +94,10 @@ impl Op {
     /// Parses `text` as an attribute in this op's context; None (with a diagnostic) if invalid.
     pub fn parse_attribute(self, text: &str) -> Option<MlirAttribute> {
         // SAFETY: the op's context is alive; MLIR copies the text.
-        let attribute = unsafe { mlirAttributeParseGet(mlirOperationGetContext(self.0), string_ref(text)) };
+        // MLIR's parser may read one byte past the end of the text: give it a NUL there.
+        let terminated = format!("{text}\0");
+        let source = MlirStringRef { data: terminated.as_ptr().cast(), length: text.len() };
+        let attribute = unsafe { mlirAttributeParseGet(mlirOperationGetContext(self.0), source) };
         (!attribute.ptr.is_null()).then_some(attribute)
     }
 
@@ -150,4 +153,16 @@ impl Val {
         // SAFETY: the value is alive.
         unsafe { mlirOpOperandIsNull(mlirValueGetFirstUse(self.0)) }
     }
+}
+
+/// An attribute as MLIR prints it.
+pub fn print_attribute(attribute: MlirAttribute) -> String {
+    unsafe extern "C" fn append(text: MlirStringRef, data: *mut std::ffi::c_void) {
+        // SAFETY: `data` is the String below, alive for the call.
+        unsafe { (*data.cast::<String>()).push_str(&to_string(text)) }
+    }
+    let mut text = String::new();
+    // SAFETY: the attribute is alive; the callback only appends.
+    unsafe { mlirAttributePrint(attribute, Some(append), (&mut text as *mut String).cast()) };
+    text
 }

@@ -4,6 +4,7 @@
 //! that it runs from `turbine-opt --<flag>` and from `--pass-pipeline` text beside upstream passes.
 #![warn(missing_docs)]
 
+pub mod conversion;
 pub mod dsa;
 pub mod graph;
 mod ir;
@@ -26,5 +27,7 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
     vec![
         registry::info_of::<graph::fold_reshapes::FoldReshapes>(),
         registry::info_of::<dsa::set_target::SetTarget>(),
+        registry::info_of::<conversion::graph_to_dsa::ConvertGraphToDsa>(),
+        registry::info_of::<conversion::dsa_to_runtime::ConvertDsaToRuntime>(),
     ]
 }

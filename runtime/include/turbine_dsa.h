@@ -19,6 +19,8 @@
  * - Every function returns td_status: TD_OK (0) or a TD_ERR_* category. On failure,
  *   td_last_error() returns a message naming the culprit (buffer, core, token, operand). The
  *   message is per thread and stays valid until the next failing call on that thread.
+ * - The first failing call on a device is also kept (sticky) until td_device_take_error, so
+ *   code that records many calls in loops may ignore each status and check once at the end.
  * - Handles (devices, buffers, tokens) are uint64_t ids, never pointers; 0 is never a valid
  *   handle. A stale or unknown handle is an error, not undefined behaviour.
  * - Nothing aborts or unwinds into C. The caller's only duty: every pointer argument is NULL
@@ -145,6 +147,10 @@ const char *td_last_error(void);
  * path (docs/Targets.md). */
 td_status td_device_create(const char *target, uint64_t *device_out);
 td_status td_device_destroy(uint64_t dev);
+/* TD_OK if no call on `dev` failed since the device was created or since the last take;
+ * otherwise the status of the FIRST failing call since then, with td_last_error() on this
+ * thread set to its message prefixed by the function's name ("td_dma: ..."). Clears it. */
+td_status td_device_take_error(uint64_t dev);
 /* Host threads used to run cores concurrently (0: all the host has). Never changes results
  * or cycle counts, only wall time. */
 td_status td_device_set_threads(uint64_t dev, uint32_t threads);
@@ -160,6 +166,10 @@ td_status td_buffer_alloc(uint64_t dev, uint32_t level, uint32_t cluster, uint32
                           uint64_t bytes, uint32_t dtype, uint64_t *buffer_out);
 /* Frees a buffer (refused while the open launch uses it). */
 td_status td_buffer_free(uint64_t dev, uint64_t buffer);
+/* Frees a buffer now, or, if the open launch uses it, when that launch ends (runs or is
+ * discarded): what a kernel's dealloc needs, since its body is recorded inside the launch.
+ * Until then the buffer still counts against its memory's capacity. */
+td_status td_buffer_release(uint64_t dev, uint64_t buffer);
 /* Host access to DDR buffers (not timed). Offsets and sizes in bytes, multiples of 4. */
 td_status td_buffer_write(uint64_t dev, uint64_t buffer, uint64_t byte_offset, const void *src,
                           uint64_t bytes);

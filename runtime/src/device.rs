@@ -27,6 +27,8 @@ pub struct Device {
     target: Target,
     memory: Memory,
     launch: Option<Launch>,
+    /// Buffers released while the open launch used them: freed when it ends or is discarded.
+    released: Vec<BufferId>,
     /// Simulated device time: the end of the last launch.
     now: u64,
     next_token: u64,
@@ -53,6 +55,7 @@ impl Device {
             stats: Stats::new(&target, 0),
             target,
             launch: None,
+            released: Vec::new(),
             now: 0,
             next_token: 1,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -132,6 +135,30 @@ impl Device {
             }
         }
         self.memory.free(buffer)
+    }
+
+    /// Frees a buffer now, or, when the open launch uses it, as soon as that launch ends
+    /// (whether it runs or is discarded). Generated host code records a kernel's body while
+    /// the launch is open, so the kernel's own `dealloc` of a tile must not free the tile
+    /// before the recorded instructions have run. A deferred buffer stays allocated (and
+    /// counts against its memory's capacity) until then; releasing it twice is an error.
+    pub fn release(&mut self, buffer: BufferId) -> Result<()> {
+        self.memory.get(buffer)?;
+        if self.released.contains(&buffer) {
+            return Err(RuntimeError::BadArgument(format!(
+                "{buffer} was already released (it is freed when launch '{}' ends)",
+                self.launch
+                    .as_ref()
+                    .map_or("", |launch| launch.name.as_str())
+            )));
+        }
+        match &self.launch {
+            Some(launch) if launch.buffers.contains(&buffer) => {
+                self.released.push(buffer);
+                Ok(())
+            }
+            _ => self.memory.free(buffer),
+        }
     }
 
     /// Where a buffer lives.
@@ -320,8 +347,19 @@ impl Device {
     }
 
     /// Checks, times and executes the open launch. On error nothing has changed (memory, time,
-    /// report) and the launch is closed.
+    /// report) and the launch is closed. Either way, buffers [`Device::release`]d during the
+    /// launch are freed.
     pub fn launch_end(&mut self) -> Result<LaunchSummary> {
+        let outcome = self.run_open_launch();
+        for buffer in std::mem::take(&mut self.released) {
+            self.memory
+                .free(buffer)
+                .expect("a released buffer stays allocated until its launch ends");
+        }
+        outcome
+    }
+
+    fn run_open_launch(&mut self) -> Result<LaunchSummary> {
         let launch = self
             .launch
             .take()

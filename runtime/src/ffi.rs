@@ -2,7 +2,8 @@
 //! documents every function for C callers; `docs/Runtime.md` gives the overview).
 //!
 //! Conventions: every function returns a status (`TD_OK` = 0, else a [`crate::ErrorCode`]) and
-//! sets a thread-local message readable with [`td_last_error`] when it fails. Handles are
+//! sets a thread-local message readable with [`td_last_error`] when it fails; a failing call on
+//! a device is also kept as the device's first error until [`td_device_take_error`]. Handles are
 //! `uint64_t` ids (devices, buffers, tokens), never pointers, so a stale or made-up handle is
 //! an error, not undefined behaviour. Every body runs under `catch_unwind`: a runtime bug
 //! becomes `TD_ERR_INTERNAL`, never an unwind into C. The caller's duty is only to pass
@@ -85,7 +86,15 @@ pub struct TdPool2dParams {
 /// Status of a successful call.
 pub const TD_OK: i32 = 0;
 
-type Shared = Arc<Mutex<Device>>;
+/// A device of the C ABI and the first failure of a call on it since the last
+/// [`td_device_take_error`] (status and message, prefixed with the failing function's name).
+#[derive(Debug)]
+struct Slot {
+    device: Mutex<Device>,
+    first_error: Mutex<Option<(i32, String)>>,
+}
+
+type Shared = Arc<Slot>;
 
 static DEVICES: Mutex<BTreeMap<u64, Shared>> = Mutex::new(BTreeMap::new());
 static NEXT_DEVICE: AtomicU64 = AtomicU64::new(1);
@@ -118,8 +127,24 @@ fn guard(body: impl FnOnce() -> Result<()>) -> i32 {
     error.code() as i32
 }
 
+/// Runs the body of C entry point `call` on device `dev` like [`guard`], and also records a
+/// failure as the device's first error if it has none pending (see [`td_device_take_error`]).
+fn guard_on(dev: u64, call: &str, body: impl FnOnce() -> Result<()>) -> i32 {
+    let status = guard(body);
+    if status != TD_OK {
+        if let Ok(slot) = device(dev) {
+            let mut first = slot.first_error.lock().unwrap_or_else(|e| e.into_inner());
+            if first.is_none() {
+                let message = LAST_ERROR.with(|e| e.borrow().to_string_lossy().into_owned());
+                *first = Some((status, format!("{call}: {message}")));
+            }
+        }
+    }
+    status
+}
+
 fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Device> {
-    shared.lock().unwrap_or_else(|e| e.into_inner())
+    shared.device.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn device(dev: u64) -> Result<Shared> {
@@ -191,6 +216,7 @@ fn flag(value: i32) -> bool {
 
 /// Records `instr` and stores its token.
 unsafe fn enqueue(
+    call: &str,
     dev: u64,
     cluster: u32,
     core: u32,
@@ -199,7 +225,7 @@ unsafe fn enqueue(
     n_waits: u64,
     token_out: *mut u64,
 ) -> i32 {
-    guard(|| {
+    guard_on(dev, call, || {
         let waits: Vec<Token> = slice(waits, n_waits, "waits")?
             .iter()
             .map(|&t| Token(t))
@@ -247,10 +273,13 @@ pub unsafe extern "C" fn td_device_create(target: *const c_char, device_out: *mu
         }
         let dev = Device::open(name)?;
         let id = NEXT_DEVICE.fetch_add(1, Ordering::Relaxed);
-        DEVICES
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id, Arc::new(Mutex::new(dev)));
+        DEVICES.lock().unwrap_or_else(|e| e.into_inner()).insert(
+            id,
+            Arc::new(Slot {
+                device: Mutex::new(dev),
+                first_error: Mutex::new(None),
+            }),
+        );
         out(device_out, id);
         Ok(())
     })
@@ -269,10 +298,37 @@ pub extern "C" fn td_device_destroy(dev: u64) -> i32 {
     })
 }
 
+/// Returns the first failure of a call on `dev` since the device was created or this was
+/// last called, and clears it: `TD_OK` if none failed; otherwise that call's status, with
+/// [`td_last_error`] set to its message prefixed by the function's name (`"td_dma: ..."`).
+/// Generated code records instructions in loops that cannot exit early, so it ignores each
+/// call's status and calls this once at the end instead.
+#[no_mangle]
+pub extern "C" fn td_device_take_error(dev: u64) -> i32 {
+    let first = match device(dev) {
+        Ok(slot) => slot
+            .first_error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take(),
+        Err(error) => {
+            set_last_error(error.to_string());
+            return error.code() as i32;
+        }
+    };
+    match first {
+        None => TD_OK,
+        Some((status, message)) => {
+            set_last_error(message);
+            status
+        }
+    }
+}
+
 /// Sets the number of host threads (0: as many as the host has).
 #[no_mangle]
 pub extern "C" fn td_device_set_threads(dev: u64, threads: u32) -> i32 {
-    guard(|| {
+    guard_on(dev, "td_device_set_threads", || {
         let n = if threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         } else {
@@ -285,7 +341,7 @@ pub extern "C" fn td_device_set_threads(dev: u64, threads: u32) -> i32 {
 /// Simulated cycles since the device was created.
 #[no_mangle]
 pub unsafe extern "C" fn td_device_cycles(dev: u64, cycles_out: *mut u64) -> i32 {
-    guard(|| {
+    guard_on(dev, "td_device_cycles", || {
         let now = with_device(dev, |d| Ok(d.now()))?;
         out(cycles_out, now);
         Ok(())
@@ -304,7 +360,7 @@ pub unsafe extern "C" fn td_buffer_alloc(
     dtype: u32,
     buffer_out: *mut u64,
 ) -> i32 {
-    guard(|| {
+    guard_on(dev, "td_buffer_alloc", || {
         if dtype != 0 {
             return Err(RuntimeError::BadArgument(format!(
                 "unsupported dtype code {dtype}: only 0 (f32) is implemented"
@@ -332,7 +388,17 @@ pub unsafe extern "C" fn td_buffer_alloc(
 /// Frees a buffer.
 #[no_mangle]
 pub extern "C" fn td_buffer_free(dev: u64, buffer: u64) -> i32 {
-    guard(|| with_device(dev, |d| d.free(BufferId(buffer))))
+    guard_on(dev, "td_buffer_free", || {
+        with_device(dev, |d| d.free(BufferId(buffer)))
+    })
+}
+
+/// Frees a buffer now, or when the open launch ends if that launch uses it.
+#[no_mangle]
+pub extern "C" fn td_buffer_release(dev: u64, buffer: u64) -> i32 {
+    guard_on(dev, "td_buffer_release", || {
+        with_device(dev, |d| d.release(BufferId(buffer)))
+    })
 }
 
 fn byte_range(byte_offset: u64, bytes: u64) -> Result<(u64, u64)> {
@@ -353,7 +419,7 @@ pub unsafe extern "C" fn td_buffer_write(
     src: *const c_void,
     bytes: u64,
 ) -> i32 {
-    guard(|| {
+    guard_on(dev, "td_buffer_write", || {
         let (offset, len) = byte_range(byte_offset, bytes)?;
         let raw = slice(src as *const u8, bytes, "src")?;
         let values: Vec<f32> = raw
@@ -374,7 +440,7 @@ pub unsafe extern "C" fn td_buffer_read(
     dst: *mut c_void,
     bytes: u64,
 ) -> i32 {
-    guard(|| {
+    guard_on(dev, "td_buffer_read", || {
         let (offset, len) = byte_range(byte_offset, bytes)?;
         if dst.is_null() && bytes > 0 {
             return Err(RuntimeError::BadArgument("dst is NULL".into()));
@@ -394,7 +460,7 @@ pub unsafe extern "C" fn td_launch_begin(
     cores: *const TdCore,
     n_cores: u64,
 ) -> i32 {
-    guard(|| {
+    guard_on(dev, "td_launch_begin", || {
         let name = text(kernel, "kernel")?;
         let cores: Vec<CoreId> = slice(cores, n_cores, "cores")?
             .iter()
@@ -407,7 +473,7 @@ pub unsafe extern "C" fn td_launch_begin(
 /// Checks, times and executes the open launch; stores its simulated cycles.
 #[no_mangle]
 pub unsafe extern "C" fn td_launch_end(dev: u64, cycles_out: *mut u64) -> i32 {
-    guard(|| {
+    guard_on(dev, "td_launch_end", || {
         let summary = with_device(dev, |d| d.launch_end())?;
         out(cycles_out, summary.cycles());
         Ok(())
@@ -427,6 +493,7 @@ pub unsafe extern "C" fn td_dma(
     token_out: *mut u64,
 ) -> i32 {
     enqueue(
+        "td_dma",
         dev,
         cluster,
         core,
@@ -464,7 +531,16 @@ pub unsafe extern "C" fn td_matmul(
             accumulate: flag(accumulate),
         })
     };
-    enqueue(dev, cluster, core, instr, waits, n_waits, token_out)
+    enqueue(
+        "td_matmul",
+        dev,
+        cluster,
+        core,
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
 }
 
 /// Records a convolution tile on the matrix engine.
@@ -497,7 +573,16 @@ pub unsafe extern "C" fn td_conv2d(
             accumulate: flag(accumulate),
         })
     };
-    enqueue(dev, cluster, core, instr, waits, n_waits, token_out)
+    enqueue(
+        "td_conv2d",
+        dev,
+        cluster,
+        core,
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
 }
 
 fn binary_op(code: u32) -> Result<BinaryOp> {
@@ -558,7 +643,16 @@ pub unsafe extern "C" fn td_binary(
             out: view(out_view, "out")?,
         })
     };
-    enqueue(dev, cluster, core, instr, waits, n_waits, token_out)
+    enqueue(
+        "td_binary",
+        dev,
+        cluster,
+        core,
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
 }
 
 /// Records `out = op(input)`; `p0`, `p1` are clip's min/max or affine's scale/shift.
@@ -583,7 +677,9 @@ pub unsafe extern "C" fn td_unary(
             out: view(out_view, "out")?,
         })
     };
-    enqueue(dev, cluster, core, instr, waits, n_waits, token_out)
+    enqueue(
+        "td_unary", dev, cluster, core, instr, waits, n_waits, token_out,
+    )
 }
 
 /// Records 2-D pooling on the vector core.
@@ -622,7 +718,16 @@ pub unsafe extern "C" fn td_pool2d(
             },
         })
     };
-    enqueue(dev, cluster, core, instr, waits, n_waits, token_out)
+    enqueue(
+        "td_pool2d",
+        dev,
+        cluster,
+        core,
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
 }
 
 /// Records a reduction along `axis` (keepdims) on the vector core.
@@ -658,7 +763,16 @@ pub unsafe extern "C" fn td_reduce(
             out: view(out_view, "out")?,
         })
     };
-    enqueue(dev, cluster, core, instr, waits, n_waits, token_out)
+    enqueue(
+        "td_reduce",
+        dev,
+        cluster,
+        core,
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
 }
 
 /// Records a wait: later instructions of the core start after the tokens are ready.
@@ -672,6 +786,7 @@ pub unsafe extern "C" fn td_wait(
     token_out: *mut u64,
 ) -> i32 {
     enqueue(
+        "td_wait",
         dev,
         cluster,
         core,
@@ -686,6 +801,7 @@ pub unsafe extern "C" fn td_wait(
 #[no_mangle]
 pub unsafe extern "C" fn td_barrier(dev: u64, cluster: u32, core: u32, token_out: *mut u64) -> i32 {
     enqueue(
+        "td_barrier",
         dev,
         cluster,
         core,
@@ -717,13 +833,15 @@ pub unsafe extern "C" fn td_report(
     cap: u64,
     len_out: *mut u64,
 ) -> i32 {
-    guard(|| copy_out(&report_text(dev, format)?, buf, cap, len_out))
+    guard_on(dev, "td_report", || {
+        copy_out(&report_text(dev, format)?, buf, cap, len_out)
+    })
 }
 
 /// Writes the report (format 0 JSON, 1 text) to a file.
 #[no_mangle]
 pub unsafe extern "C" fn td_report_write(dev: u64, format: u32, path: *const c_char) -> i32 {
-    guard(|| {
+    guard_on(dev, "td_report_write", || {
         let path = text(path, "path")?;
         let content = report_text(dev, format)?;
         std::fs::write(path, content).map_err(|e| RuntimeError::Io {
@@ -736,7 +854,7 @@ pub unsafe extern "C" fn td_report_write(dev: u64, format: u32, path: *const c_c
 /// Restarts the report's counters and high-water marks.
 #[no_mangle]
 pub extern "C" fn td_report_reset(dev: u64) -> i32 {
-    guard(|| {
+    guard_on(dev, "td_report_reset", || {
         with_device(dev, |d| {
             d.reset_report();
             Ok(())
@@ -747,7 +865,7 @@ pub extern "C" fn td_report_reset(dev: u64) -> i32 {
 /// Turns trace recording on (nonzero) or off (zero, dropping recorded events).
 #[no_mangle]
 pub extern "C" fn td_trace_enable(dev: u64, on: i32) -> i32 {
-    guard(|| {
+    guard_on(dev, "td_trace_enable", || {
         with_device(dev, |d| {
             d.set_tracing(on != 0);
             Ok(())
@@ -758,7 +876,7 @@ pub extern "C" fn td_trace_enable(dev: u64, on: i32) -> i32 {
 /// Writes the recorded trace (Chrome trace-event JSON) to a file.
 #[no_mangle]
 pub unsafe extern "C" fn td_trace_write(dev: u64, path: *const c_char) -> i32 {
-    guard(|| {
+    guard_on(dev, "td_trace_write", || {
         let path = text(path, "path")?;
         with_device(dev, |d| d.write_trace(path))
     })
@@ -771,10 +889,12 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
         ("td_last_error", td_last_error as *const ()),
         ("td_device_create", td_device_create as *const ()),
         ("td_device_destroy", td_device_destroy as *const ()),
+        ("td_device_take_error", td_device_take_error as *const ()),
         ("td_device_set_threads", td_device_set_threads as *const ()),
         ("td_device_cycles", td_device_cycles as *const ()),
         ("td_buffer_alloc", td_buffer_alloc as *const ()),
         ("td_buffer_free", td_buffer_free as *const ()),
+        ("td_buffer_release", td_buffer_release as *const ()),
         ("td_buffer_write", td_buffer_write as *const ()),
         ("td_buffer_read", td_buffer_read as *const ()),
         ("td_launch_begin", td_launch_begin as *const ()),

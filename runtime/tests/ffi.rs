@@ -534,6 +534,65 @@ fn misuse_returns_a_status_and_a_message() {
     }
 }
 
+#[test]
+fn the_first_failure_on_a_device_is_kept_until_taken() {
+    unsafe {
+        let dev = create("mini");
+        let other = create("mini");
+        assert_eq!(td_device_take_error(dev), TD_OK);
+        // Two failures in a row: the first one is what take reports, with its function's name.
+        fails(td_buffer_alloc(dev, LB, 0, 0, 1 << 30, 0, &mut 0), 3, "");
+        fails(td_buffer_free(dev, 12345), 2, "");
+        assert_eq!(td_buffer_free(other, 999), 2);
+        fails(td_device_take_error(dev), 3, "td_buffer_alloc: ");
+        assert!(!last_error().contains("12345"), "{}", last_error());
+        // Taking clears it; other devices keep their own.
+        assert_eq!(td_device_take_error(dev), TD_OK);
+        fails(td_device_take_error(other), 2, "td_buffer_free: ");
+        fails(td_device_take_error(0), 2, "");
+        assert_eq!(td_device_destroy(dev), TD_OK);
+        assert_eq!(td_device_destroy(other), TD_OK);
+    }
+}
+
+#[test]
+fn a_buffer_released_during_the_launch_that_uses_it_is_freed_when_the_launch_ends() {
+    unsafe {
+        let dev = create("mini");
+        let ddr = alloc(dev, DDR, 0, 0, 64);
+        let tile = alloc(dev, LB, 0, 0, 64);
+        let unused = alloc(dev, LB, 0, 0, 64);
+        let cores = [TdCore {
+            cluster: 0,
+            core: 0,
+        }];
+        let name = CString::new("k").unwrap();
+        assert_eq!(
+            td_launch_begin(dev, name.as_ptr(), cores.as_ptr(), 1),
+            TD_OK
+        );
+        let mut t = 0;
+        let (src, dst) = (view(ddr, 0, &[16]), view(tile, 0, &[16]));
+        assert_eq!(td_dma(dev, 0, 0, &src, &dst, null(), 0, &mut t), TD_OK);
+        fails(td_buffer_free(dev, tile), 5, "");
+        assert_eq!(td_buffer_release(dev, tile), TD_OK);
+        fails(td_buffer_release(dev, tile), 1, "already released");
+        // A buffer the launch does not use goes at once.
+        assert_eq!(td_buffer_release(dev, unused), TD_OK);
+        fails(td_buffer_release(dev, unused), 2, "");
+        // The released tile is still there for the rest of the recording and the execution.
+        assert_eq!(
+            td_dma(dev, 0, 0, &dst, &src, [t].as_ptr(), 1, &mut t),
+            TD_OK
+        );
+        assert_eq!(td_launch_end(dev, null_mut()), TD_OK, "{}", last_error());
+        fails(td_buffer_release(dev, tile), 2, "");
+        // The refused free was the first failure on the device.
+        fails(td_device_take_error(dev), 5, "td_buffer_free: ");
+        assert_eq!(td_device_destroy(dev), TD_OK);
+    }
+}
+
 /// Every `td_` identifier of the header directly followed by `(`: the declared functions
 /// (and any function the header's comments call, which must exist too).
 fn header_functions() -> Vec<String> {

@@ -389,10 +389,25 @@ fn cycles_and_results_do_not_depend_on_host_threads() {
 fn the_report_counts_bytes_units_and_high_water_marks() {
     let mut rig = Rig::new(Target::builtin("mini").unwrap());
     let (steps, _) = busy_program(&mut rig);
+    // GB use without traffic: cluster 0 peaks at two 1 KiB buffers and keeps one, cluster 1 holds
+    // one 4 KiB buffer.
+    let _gb0_kept = rig.alloc(Placement::Gb(0), 256);
+    let gb0_freed = rig.alloc(Placement::Gb(0), 256);
+    rig.dev.free(gb0_freed).unwrap();
+    let _gb1 = rig.alloc(Placement::Gb(1), 1024);
     let summary = rig.run("busy", &steps);
     let r = rig.dev.report();
     assert_eq!(r.kernel_launches, 1);
     assert_eq!(r.cycles, summary.end);
+    // mini runs at 1000 MHz: one cycle is a nanosecond.
+    assert_eq!(r.clock_mhz, 1000.0);
+    assert!(r.cycles > 0);
+    assert!(
+        (r.time_us - r.cycles as f64 / 1000.0).abs() < 1e-9,
+        "{} us for {} cycles",
+        r.time_us,
+        r.cycles
+    );
     assert_eq!(r.instructions, steps.len() as u64);
     let bytes = |src: &str, dst: &str| {
         r.transfers
@@ -414,12 +429,18 @@ fn the_report_counts_bytes_units_and_high_water_marks() {
     }
     assert_eq!(r.memory.lb_high_water_max, 4 * (3 * 1024 + 32));
     assert_eq!(r.memory.lb_high_water.len(), 4);
+    assert_eq!(r.memory.gb_high_water, vec![2 * 1024, 4096]);
     assert!(r
         .links
         .iter()
         .all(|l| l.bytes > 0 && l.utilisation > 0.0 && l.utilisation <= 1.0));
 
     let json: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+    assert_eq!(json["time_us"].as_f64(), Some(r.time_us));
+    assert_eq!(
+        json["memory"]["gb_high_water"],
+        serde_json::json!([2048, 4096])
+    );
     for key in [
         "cycles",
         "time_us",
@@ -452,6 +473,13 @@ fn the_report_counts_bytes_units_and_high_water_marks() {
         4 * (3 * 1024 + 32),
         "live buffers stay counted"
     );
+    // Reset lowers each GB's mark to what is still live: the freed buffer no longer counts.
+    assert_eq!(
+        r.memory.gb_high_water,
+        vec![1024, 4096],
+        "live GB buffers stay counted"
+    );
+    assert_eq!(r.time_us, 0.0);
 }
 
 #[test]

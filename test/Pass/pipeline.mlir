@@ -25,6 +25,8 @@
 // TIMING: Execution time report
 // TIMING: graph-fold-reshapes
 
+// HELP: --dsa-set-target - Attach the target accelerator to the module as #dsa.target
+// HELP-NEXT: --target=<string> - Built-in target name or path of a target description (TOML)
 // HELP: --graph-fold-reshapes
 // HELP-NEXT: --include-flatten
 

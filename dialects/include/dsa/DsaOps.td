@@ -89,7 +89,8 @@ def Dsa_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary vector operation
       I32EnumAttrCase<"rsqrt", 6>, I32EnumAttrCase<"erf", 7>,
       I32EnumAttrCase<"gelu", 8>, I32EnumAttrCase<"silu", 9>,
       I32EnumAttrCase<"neg", 10>, I32EnumAttrCase<"reciprocal", 11>,
-      I32EnumAttrCase<"clip", 12>, I32EnumAttrCase<"copy", 13>
+      I32EnumAttrCase<"clip", 12>, I32EnumAttrCase<"copy", 13>,
+      I32EnumAttrCase<"affine", 14>
     ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::turbine::dsa";
@@ -251,7 +252,9 @@ def Dsa_Conv2dOp : Dsa_Op<"conv2d"> {
   let description = [{
     The output tile's shape must follow from the input tile, the filter and
     the window attributes, exactly as for `graph.conv2d`; a tile that starts
-    inside the image is given with its padding already resolved.
+    inside the image is given with its padding already resolved. With
+    `accumulate` the result is added to the output's contents (input channels
+    split into chunks), otherwise it overwrites them.
 
     ```mlir
     %t = dsa.conv2d %in, %w into %out {pads = array<i64: 1, 1, 1, 1>}
@@ -264,11 +267,11 @@ def Dsa_Conv2dOp : Dsa_Op<"conv2d"> {
       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
-      DefaultValuedAttr<I64Attr, "1">:$groups,
+      DefaultValuedAttr<I64Attr, "1">:$groups, UnitAttr:$accumulate,
       Variadic<Dsa_Token>:$after);
   let results = (outs Dsa_Token:$token);
   let assemblyFormat = [{
-    $input `,` $filter `into` $output (`after` $after^)? attr-dict
+    $input `,` $filter `into` $output (`accumulate` $accumulate^)? (`after` $after^)? attr-dict
     `:` type($input) `,` type($filter) `,` type($output)
   }];
   let hasVerifier = 1;
@@ -295,7 +298,9 @@ def Dsa_BinaryOp : Dsa_Op<"binary"> {
 def Dsa_UnaryOp : Dsa_Op<"unary"> {
   let summary = "Vector-unit elementwise unary operation, in LB.";
   let description = [{
-    `clip` needs `min` and `max`; other kinds take no attribute.
+    `clip` needs `min` and `max`, `affine` (`scale * x + shift`, how an
+    epsilon or a scale is applied without a constant buffer) needs `scale` and
+    `shift`; other kinds take no attribute.
 
     ```mlir
     %t = dsa.unary relu %x into %y : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
@@ -303,7 +308,8 @@ def Dsa_UnaryOp : Dsa_Op<"unary"> {
   }];
   let arguments = (ins Dsa_UnaryKindAttr:$kind, Arg<Dsa_Buffer, "", [MemRead]>:$input,
       Arg<Dsa_Buffer, "", [MemWrite]>:$output, OptionalAttr<F32Attr>:$min,
-      OptionalAttr<F32Attr>:$max, Variadic<Dsa_Token>:$after);
+      OptionalAttr<F32Attr>:$max, OptionalAttr<F32Attr>:$scale,
+      OptionalAttr<F32Attr>:$shift, Variadic<Dsa_Token>:$after);
   let results = (outs Dsa_Token:$token);
   let assemblyFormat = [{
     $kind $input `into` $output (`after` $after^)? attr-dict `:` type($input) `,` type($output)

@@ -332,6 +332,24 @@ func.func @unary_relu_with_max(%x: memref<16x128xf32, #dsa.memory_space<lb>>, %y
 
 // -----
 
+// Tests that affine needs both its scale and its shift.
+func.func @unary_affine_without_shift(%x: memref<16x128xf32, #dsa.memory_space<lb>>, %y: memref<16x128xf32, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{'scale' and 'shift' are required by affine and only by affine}}
+  %t = dsa.unary affine %x into %y {scale = 2.0 : f32} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  return
+}
+
+// -----
+
+// Tests that kinds other than affine take no scale.
+func.func @unary_relu_with_scale(%x: memref<16x128xf32, #dsa.memory_space<lb>>, %y: memref<16x128xf32, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{'scale' and 'shift' are required by affine and only by affine}}
+  %t = dsa.unary relu %x into %y {scale = 2.0 : f32, shift = 0.0 : f32} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  return
+}
+
+// -----
+
 // Tests that clip's bounds are ordered.
 func.func @unary_clip_bounds(%x: memref<16x128xf32, #dsa.memory_space<lb>>, %y: memref<16x128xf32, #dsa.memory_space<lb>>) {
   // expected-error@+1 {{expects min <= max}}

@@ -100,12 +100,12 @@ dsa.kernel @matmul(%a: memref<32x64xf32, #dsa.memory_space<lb>>, %b: memref<64x3
 // Tests that matrix-engine convolution tiles round-trip: a 3x3 tile of a
 // ResNet-50 stage with default window attributes (elided) but its pads, a
 // stride-2 MobileNet depthwise tile (groups = 16, (8 + 0 + 1 - 3) / 2 + 1 = 4)
-// after a token, and a dilated tile.
+// after a token, and a dilated tile accumulating into its output.
 // CHECK-LABEL: dsa.kernel @conv2d
 // CHECK-SAME: (%[[X:.*]]: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %[[W:.*]]: memref<16x16x3x3xf32, #dsa.memory_space<lb>>, %[[Y:.*]]: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %[[DW:.*]]: memref<16x1x3x3xf32, #dsa.memory_space<lb>>, %[[Z:.*]]: memref<1x16x4x4xf32, #dsa.memory_space<lb>>)
 // CHECK: %[[T0:.*]] = dsa.conv2d %[[X]], %[[W]] into %[[Y]] {pads = array<i64: 1, 1, 1, 1>} : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<16x16x3x3xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
 // CHECK: %[[T1:.*]] = dsa.conv2d %[[Y]], %[[DW]] into %[[Z]] after %[[T0]] {groups = 16 : i64, pads = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<16x1x3x3xf32, #dsa.memory_space<lb>>, memref<1x16x4x4xf32, #dsa.memory_space<lb>>
-// CHECK: %[[T2:.*]] = dsa.conv2d %[[X]], %[[W]] into %[[Y]] {dilations = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>} : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<16x16x3x3xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T2:.*]] = dsa.conv2d %[[X]], %[[W]] into %[[Y]] accumulate {dilations = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>} : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<16x16x3x3xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
 // CHECK: dsa.wait %[[T1]], %[[T2]]
 dsa.kernel @conv2d(%x: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %w: memref<16x16x3x3xf32, #dsa.memory_space<lb>>, %y: memref<1x16x8x8xf32, #dsa.memory_space<lb>>,
                    %dw: memref<16x1x3x3xf32, #dsa.memory_space<lb>>, %z: memref<1x16x4x4xf32, #dsa.memory_space<lb>>) {
@@ -113,7 +113,7 @@ dsa.kernel @conv2d(%x: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %w: memref<1
       : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<16x16x3x3xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
   %t1 = dsa.conv2d %y, %dw into %z after %t0 {groups = 16 : i64, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 1, 1>}
       : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<16x1x3x3xf32, #dsa.memory_space<lb>>, memref<1x16x4x4xf32, #dsa.memory_space<lb>>
-  %t2 = dsa.conv2d %x, %w into %y {dilations = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>}
+  %t2 = dsa.conv2d %x, %w into %y accumulate {dilations = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>}
       : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<16x16x3x3xf32, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
   dsa.wait %t1, %t2
   dsa.return
@@ -166,6 +166,7 @@ dsa.kernel @binary(%x: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %b: memref<1
 // CHECK: dsa.unary reciprocal %[[X]] into %[[Y]] :
 // CHECK: dsa.unary clip %[[X]] into %[[Y]] {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
 // CHECK: dsa.unary copy %[[X]] into %[[Y]] :
+// CHECK: dsa.unary affine %[[X]] into %[[Y]] {scale = 2.000000e+00 : f32, shift = 9.99999974E-6 : f32} :
 dsa.kernel @unary(%x: memref<16x128xf32, #dsa.memory_space<lb>>, %y: memref<16x128xf32, #dsa.memory_space<lb>>) {
   %t0 = dsa.unary relu %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
   %t1 = dsa.unary sigmoid %x into %y after %t0 : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
@@ -181,7 +182,8 @@ dsa.kernel @unary(%x: memref<16x128xf32, #dsa.memory_space<lb>>, %y: memref<16x1
   %t11 = dsa.unary reciprocal %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
   %t12 = dsa.unary clip %x into %y {min = 0.0 : f32, max = 6.0 : f32} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
   %t13 = dsa.unary copy %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
-  dsa.wait %t1, %t2, %t3, %t4, %t5, %t6, %t7, %t8, %t9, %t10, %t11, %t12, %t13
+  %t14 = dsa.unary affine %x into %y {scale = 2.0 : f32, shift = 1.0e-5 : f32} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  dsa.wait %t1, %t2, %t3, %t4, %t5, %t6, %t7, %t8, %t9, %t10, %t11, %t12, %t13, %t14
   dsa.return
 }
 

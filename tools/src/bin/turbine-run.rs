@@ -1,21 +1,57 @@
-//! `turbine-run`: runs a model. With `--interpret`, the graph dialect's reference interpreter
-//! evaluates it; this is the ground truth that compiled pipelines are compared with.
+//! `turbine-run`: compiles a model (graph-dialect `.mlir` or `.onnx`) for a target and runs it on
+//! the software DSA, printing its results and the runtime's report; or, with `--interpret`,
+//! evaluates it with the graph dialect's reference interpreter, the ground truth that compiled
+//! pipelines are compared with (`--check` does both and compares).
 
 use clap::Parser;
 use std::{
     path::{Path, PathBuf},
     process::ExitCode,
+    time::Instant,
 };
+use turbine_codegen::OptLevel;
 use turbine_interpreter::{interpret, npy, Data, ElementType, Program, Tensor, Weights};
+use turbine_tools::driver::{self, CompileOptions, Device};
 
 #[derive(Parser, Debug)]
-#[command(name = "turbine-run", about = "Run a model in the graph dialect")]
+#[command(name = "turbine-run", about = "Compile a model for a DSA target and run it on the software DSA, or interpret it")]
 struct Arguments {
-    /// The model (.mlir in the graph dialect).
+    /// The model: .mlir in the graph dialect, or .onnx.
     model: PathBuf,
-    /// Evaluate with the graph-level reference interpreter.
+    /// Evaluate with the graph-level reference interpreter instead of compiling.
     #[arg(long)]
     interpret: bool,
+    /// Compile and run, also interpret, and fail unless every output matches within the
+    /// tolerance (|a - b| <= atol + rtol * |b|).
+    #[arg(long)]
+    check: bool,
+    /// Relative tolerance of --check.
+    #[arg(long, default_value_t = 1e-4)]
+    rtol: f64,
+    /// Absolute tolerance of --check.
+    #[arg(long, default_value_t = 1e-4)]
+    atol: f64,
+    /// Target: a built-in name (stcp920, mini, solo) or a target description file.
+    #[arg(long, default_value = "stcp920")]
+    target: String,
+    /// Kernel schedule of the lowering.
+    #[arg(long, default_value = "layerwise")]
+    schedule: String,
+    /// LLVM optimisation level of the host code (0-3).
+    #[arg(long = "opt", default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=3))]
+    opt: u8,
+    /// Host threads of the software DSA (0: all).
+    #[arg(long, default_value_t = 0)]
+    threads: u32,
+    /// Write the runtime's report as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    report_json: Option<PathBuf>,
+    /// Write a Chrome/Perfetto trace of the run to this file.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Print the K largest entries of each row of 2-D outputs (classes per image).
+    #[arg(long, value_name = "K")]
+    top: Option<usize>,
     /// Input .npy files, one per argument of the function, in order.
     #[arg(long = "input", value_name = "FILE")]
     inputs: Vec<PathBuf>,
@@ -80,16 +116,28 @@ fn summary(tensor: &Tensor) -> String {
     )
 }
 
-fn run(arguments: &Arguments) -> Result<(), String> {
-    if !arguments.interpret {
-        return Err("only --interpret is available: compilation for the software DSA comes with the \
-                    end-to-end pipeline"
-            .into());
+/// The model as a graph-dialect module and its weights.
+fn load<'c>(context: &'c melior::Context, arguments: &Arguments) -> Result<(melior::ir::Module<'c>, Weights), String> {
+    let is_onnx = arguments.model.extension().is_some_and(|extension| extension == "onnx");
+    if is_onnx {
+        let bytes = std::fs::read(&arguments.model).map_err(|error| format!("{}: {error}", arguments.model.display()))?;
+        let folder = tempfile::tempdir().map_err(|error| format!("cannot make a temporary folder: {error}"))?;
+        let weights_path = folder.path().join("weights.safetensors");
+        let options = turbine_onnx::ImportOptions { weights_file: weights_path.to_string_lossy().into_owned(), ..Default::default() };
+        let model = turbine_onnx::import(&bytes, &options).map_err(|error| format!("{}: {error}", arguments.model.display()))?;
+        let module = melior::ir::Module::parse(context, &model.mlir)
+            .ok_or_else(|| format!("{}: the imported IR does not parse (an importer bug)", arguments.model.display()))?;
+        let weights = if model.weights.is_empty() {
+            Weights::empty()
+        } else {
+            model.weights.write(&weights_path).map_err(|error| error.to_string())?;
+            Weights::load(&weights_path).map_err(|error| error.to_string())?
+        };
+        return Ok((module, weights));
     }
-    let context = turbine_dialects::create_context();
-    let module = turbine_dialects::parse_file(&context, &arguments.model)
+    let module = turbine_dialects::parse_file(context, &arguments.model)
         .ok_or_else(|| format!("{}: cannot parse or verify the model", arguments.model.display()))?;
-    // SAFETY: the module was just parsed and verified, and outlives the program read from it.
+    // SAFETY: the module was just parsed and verified.
     let program = unsafe { Program::from_module(module.as_operation().to_raw(), arguments.function.as_deref()) }
         .map_err(|error| error.to_string())?;
     let weights_path = arguments.weights.clone().or_else(|| {
@@ -99,27 +147,135 @@ fn run(arguments: &Arguments) -> Result<(), String> {
         Some(path) => Weights::load(&path).map_err(|error| error.to_string())?,
         None => Weights::empty(),
     };
-    let inputs: Vec<Tensor> = if arguments.inputs.is_empty() {
+    Ok((module, weights))
+}
+
+fn inputs(arguments: &Arguments, program: &Program) -> Result<Vec<Tensor>, String> {
+    if arguments.inputs.is_empty() {
         let mut random = SplitMix(arguments.seed);
-        program.body.arguments.iter().map(|(_, r#type)| random_input(&r#type.shape, r#type.element_type, &mut random)).collect()
+        return Ok(program.body.arguments.iter().map(|(_, r#type)| random_input(&r#type.shape, r#type.element_type, &mut random)).collect());
+    }
+    arguments
+        .inputs
+        .iter()
+        .map(|path| {
+            let bytes = std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
+            npy::parse(&bytes).map_err(|error| format!("{}: {error}", path.display()))
+        })
+        .collect()
+}
+
+/// The largest `k` entries of each row, as "index (value)".
+fn top_k(tensor: &Tensor, k: usize) -> Vec<String> {
+    let (Some(values), [rows, columns]) = (tensor.as_f32(), tensor.shape.as_slice()) else { return Vec::new() };
+    (0..*rows)
+        .map(|row| {
+            let slice = &values[row * columns..(row + 1) * columns];
+            let mut order: Vec<usize> = (0..*columns).collect();
+            order.sort_by(|&a, &b| slice[b].total_cmp(&slice[a]).then(a.cmp(&b)));
+            let best: Vec<String> = order.iter().take(k).map(|&i| format!("{i} ({:.4})", slice[i])).collect();
+            format!("  #{row}: {}", best.join(", "))
+        })
+        .collect()
+}
+
+/// Largest error of `actual` against `expected` relative to the tolerance (<= 1 passes).
+fn worst_error(actual: &Tensor, expected: &Tensor, rtol: f64, atol: f64) -> Result<(f64, f64), String> {
+    let (Some(a), Some(b)) = (actual.as_f32(), expected.as_f32()) else { return Err("non-f32 outputs cannot be compared".into()) };
+    if a.len() != b.len() {
+        return Err(format!("{} elements against {}", a.len(), b.len()));
+    }
+    let mut worst = (0.0f64, 0.0f64);
+    for (&x, &y) in a.iter().zip(b) {
+        let error = (x as f64 - y as f64).abs();
+        let ratio = if error.is_nan() || (x.is_nan() != y.is_nan()) { f64::INFINITY } else { error / (atol + rtol * (y as f64).abs()) };
+        if ratio > worst.0 || ratio.is_nan() {
+            worst = (ratio, error);
+        }
+    }
+    Ok(worst)
+}
+
+fn run(arguments: &Arguments) -> Result<(), String> {
+    let context = turbine_dialects::create_context();
+    let (module, weights) = load(&context, arguments)?;
+    // SAFETY: the module is verified and outlives the program read from it.
+    let program = unsafe { Program::from_module(module.as_operation().to_raw(), arguments.function.as_deref()) }
+        .map_err(|error| error.to_string())?;
+    let inputs = inputs(arguments, &program)?;
+    let expected = if arguments.interpret || arguments.check {
+        Some(interpret(&program, inputs.clone(), &weights).map_err(|error| error.to_string())?)
     } else {
-        arguments
-            .inputs
-            .iter()
-            .map(|path| {
-                let bytes = std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
-                npy::parse(&bytes).map_err(|error| format!("{}: {error}", path.display()))
-            })
-            .collect::<Result<_, _>>()?
+        None
     };
-    let results = interpret(&program, inputs, &weights).map_err(|error| error.to_string())?;
+    let results = if arguments.interpret {
+        expected.clone().unwrap_or_default()
+    } else {
+        let options = CompileOptions {
+            target: arguments.target.clone(),
+            schedule: arguments.schedule.clone(),
+            opt: [OptLevel::O0, OptLevel::O1, OptLevel::O2, OptLevel::O3][arguments.opt as usize],
+        };
+        let compiled = driver::compile(&context, module, Some(&program.name), &options)?;
+        let backend = compiled.backend_times();
+        println!(
+            "compiled @{} for {} in {:.3} s: graph passes {:.3} s, lowering to LLVM {:.3} s, translation {:.3} s, LLVM optimisation {:.3} s, JIT {:.3} s; {} kernels",
+            compiled.entry,
+            arguments.target,
+            (compiled.graph_passes + backend.total()).as_secs_f64(),
+            compiled.graph_passes.as_secs_f64(),
+            backend.lowering.as_secs_f64(),
+            backend.translation.as_secs_f64(),
+            backend.optimisation.as_secs_f64(),
+            backend.codegen.as_secs_f64(),
+            compiled.kernel_count
+        );
+        let device = Device::new(&arguments.target)?;
+        device.set_threads(arguments.threads)?;
+        if arguments.trace.is_some() {
+            device.enable_trace()?;
+        }
+        let start = Instant::now();
+        let results = driver::run(&compiled, &device, &inputs, &weights)?;
+        println!("ran on the software DSA in {:.3} s of host time", start.elapsed().as_secs_f64());
+        print!("{}", device.report(false)?);
+        if let Some(path) = &arguments.report_json {
+            std::fs::write(path, device.report(true)?).map_err(|error| format!("{}: {error}", path.display()))?;
+        }
+        if let Some(path) = &arguments.trace {
+            device.write_trace(path)?;
+        }
+        results
+    };
     if !arguments.outputs.is_empty() && arguments.outputs.len() != results.len() {
         return Err(format!("@{} has {} results but {} --output files were given", program.name, results.len(), arguments.outputs.len()));
     }
     for (index, result) in results.iter().enumerate() {
         println!("result #{index}: {}", summary(result));
+        if let Some(k) = arguments.top {
+            for line in top_k(result, k) {
+                println!("{line}");
+            }
+        }
         if let Some(path) = arguments.outputs.get(index) {
             std::fs::write(path, npy::serialize(result)).map_err(|error| format!("{}: {error}", path.display()))?;
+        }
+    }
+    if let (Some(expected), false) = (&expected, arguments.interpret) {
+        let mut failed = Vec::new();
+        for (index, (actual, reference)) in results.iter().zip(expected).enumerate() {
+            let (ratio, error) = worst_error(actual, reference, arguments.rtol, arguments.atol)
+                .map_err(|error| format!("result #{index}: {error}"))?;
+            println!(
+                "check result #{index}: max |error| {error:.3e}, {:.3} of the tolerance (rtol {}, atol {}) against the interpreter",
+                ratio, arguments.rtol, arguments.atol
+            );
+            if ratio > 1.0 || ratio.is_nan() {
+                failed.push(index);
+            }
+        }
+        if !failed.is_empty() {
+            return Err(format!("results {failed:?} differ from the reference interpreter beyond the tolerance"));
         }
     }
     Ok(())

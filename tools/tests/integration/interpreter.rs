@@ -292,3 +292,80 @@ fn npy_round_trip_and_bad_files() {
     huge.extend(header.as_bytes());
     assert!(npy::parse(&huge).is_err());
 }
+
+#[test]
+fn arithmetic_activations_flatten_lrn_and_reduce_sum() {
+    let results = run(
+        r#"func.func @main(%a: tensor<2x2xf32>, %b: tensor<2xf32>, %x: tensor<5xf32>, %p: tensor<3xf32>) -> (tensor<2x2xf32>, tensor<5xf32>, tensor<5xf32>, tensor<3xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<3xf32>, tensor<5xf32>, tensor<3xf32>) {
+          %div = graph.div %a, %b : tensor<2x2xf32>, tensor<2xf32> -> tensor<2x2xf32>
+          %half = graph.constant dense<0.5> : tensor<f32>
+          %max = graph.max %x, %half : tensor<5xf32>, tensor<f32> -> tensor<5xf32>
+          %min = graph.min %x, %half : tensor<5xf32>, tensor<f32> -> tensor<5xf32>
+          %sqrt = graph.sqrt %p : tensor<3xf32>
+          %relu = graph.relu %x : tensor<5xf32>
+          %sigmoid = graph.sigmoid %x : tensor<5xf32>
+          %tanh = graph.tanh %x : tensor<5xf32>
+          %silu = graph.silu %x : tensor<5xf32>
+          %exp = graph.exp %x : tensor<5xf32>
+          %log = graph.log %p : tensor<3xf32>
+          %abs = graph.abs %x : tensor<5xf32>
+          %reciprocal = graph.reciprocal %p : tensor<3xf32>
+          return %div, %max, %min, %sqrt, %relu, %sigmoid, %tanh, %silu, %exp, %log, %abs, %reciprocal : tensor<2x2xf32>, tensor<5xf32>, tensor<5xf32>, tensor<3xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<3xf32>, tensor<5xf32>, tensor<3xf32>
+        }"#,
+        vec![
+            iota(&[2, 2]),
+            Tensor::f32(vec![2], vec![2.0, -4.0]),
+            Tensor::f32(vec![5], vec![-2.0, -0.5, 0.0, 1.0, 4.0]),
+            Tensor::f32(vec![3], vec![1.0, 4.0, 0.25]),
+        ],
+    );
+    // [1 2; 3 4] / [2 -4], the divisor broadcast along the rows.
+    close(&f32s(&results[0]), &[0.5, -0.5, 1.5, -1.0]);
+    close(&f32s(&results[1]), &[0.5, 0.5, 0.5, 1.0, 4.0]);
+    close(&f32s(&results[2]), &[-2.0, -0.5, 0.0, 0.5, 0.5]);
+    close(&f32s(&results[3]), &[1.0, 2.0, 0.5]);
+    close(&f32s(&results[4]), &[0.0, 0.0, 0.0, 1.0, 4.0]);
+    // 1 / (1 + e^-x): 1 / (1 + e^2), 1 / (1 + e^0.5), 1/2, e / (e + 1), 1 / (1 + e^-4).
+    close(&f32s(&results[5]), &[0.11920292, 0.37754067, 0.5, 0.73105858, 0.98201379]);
+    close(&f32s(&results[6]), &[-0.96402758, -0.46211716, 0.0, 0.76159416, 0.99932930]);
+    // x * sigmoid(x).
+    close(&f32s(&results[7]), &[-0.23840584, -0.18877033, 0.0, 0.73105858, 3.92805516]);
+    close(&f32s(&results[8]), &[0.13533528, 0.60653066, 1.0, 2.71828183, 54.59815003]);
+    // ln 1, ln 4 = 2 ln 2, ln 1/4.
+    close(&f32s(&results[9]), &[0.0, 1.38629436, -1.38629436]);
+    close(&f32s(&results[10]), &[2.0, 0.5, 0.0, 1.0, 4.0]);
+    close(&f32s(&results[11]), &[1.0, 0.25, 4.0]);
+
+    let results = run(
+        r#"func.func @main(%x: tensor<2x3x2xf32>, %c: tensor<1x3x1x1xf32>, %r: tensor<2x3xf32>) -> (tensor<2x6xf32>, tensor<1x12xf32>, tensor<6x2xf32>, tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>, tensor<2xf32>, tensor<1x3xf32>, tensor<1x1xf32>) {
+          %f1 = graph.flatten %x {axis = 1 : i64} : tensor<2x3x2xf32> -> tensor<2x6xf32>
+          %f0 = graph.flatten %x {axis = 0 : i64} : tensor<2x3x2xf32> -> tensor<1x12xf32>
+          %f2 = graph.flatten %x {axis = 2 : i64} : tensor<2x3x2xf32> -> tensor<6x2xf32>
+          %even = graph.lrn %c {size = 2 : i64, alpha = 2.0 : f32, beta = 1.0 : f32, bias = 1.0 : f32} : tensor<1x3x1x1xf32>
+          %odd = graph.lrn %c {size = 3 : i64, alpha = 3.0 : f32, beta = 0.5 : f32, bias = 4.0 : f32} : tensor<1x3x1x1xf32>
+          %rows = graph.reduce_sum %r {axes = array<i64: 1>, keepdims = false} : tensor<2x3xf32> -> tensor<2xf32>
+          %columns = graph.reduce_sum %r {axes = array<i64: 0>, keepdims = true} : tensor<2x3xf32> -> tensor<1x3xf32>
+          %all = graph.reduce_sum %r {axes = array<i64: 0, -1>} : tensor<2x3xf32> -> tensor<1x1xf32>
+          return %f1, %f0, %f2, %even, %odd, %rows, %columns, %all : tensor<2x6xf32>, tensor<1x12xf32>, tensor<6x2xf32>, tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>, tensor<2xf32>, tensor<1x3xf32>, tensor<1x1xf32>
+        }"#,
+        vec![iota(&[2, 3, 2]), iota(&[1, 3, 1, 1]), iota(&[2, 3])],
+    );
+    // Flatten keeps the element order and only changes the shape.
+    let order: Vec<f32> = (1..=12).map(|v| v as f32).collect();
+    for (result, shape) in results[..3].iter().zip([[2, 6], [1, 12], [6, 2]]) {
+        assert_eq!(result.shape, shape);
+        close(&f32s(result), &order);
+    }
+    // Size 2 sums channels [c, c + 1] (ceil above, floor below), alpha / size = 1:
+    // 1 / (1 + 1 + 4), 2 / (1 + 4 + 9), 3 / (1 + 9) at the clipped top channel.
+    close(&f32s(&results[3]), &[1.0 / 6.0, 1.0 / 7.0, 0.3]);
+    // Size 3 sums channels [c - 1, c + 1], alpha / size = 1, square root:
+    // 1 / sqrt(4 + 1 + 4), 2 / sqrt(4 + 1 + 4 + 9), 3 / sqrt(4 + 4 + 9).
+    close(&f32s(&results[4]), &[1.0 / 3.0, 2.0 / 18f32.sqrt(), 3.0 / 17f32.sqrt()]);
+    // [1 2 3; 4 5 6]: rows 6 and 15, columns 5 7 9, everything 21 (keepdims by default).
+    close(&f32s(&results[5]), &[6.0, 15.0]);
+    assert_eq!(results[6].shape, [1, 3]);
+    close(&f32s(&results[6]), &[5.0, 7.0, 9.0]);
+    assert_eq!(results[7].shape, [1, 1]);
+    close(&f32s(&results[7]), &[21.0]);
+}

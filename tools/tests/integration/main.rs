@@ -1,6 +1,7 @@
 //! The one integration-test crate: everything Rust-side that needs MLIR linked in. (lit tests under
 //! test/ cover the tools from the command line.)
 
+mod dsa_to_llvm;
 mod interpreter;
 mod onnx_import;
 mod passes;

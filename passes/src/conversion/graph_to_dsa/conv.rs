@@ -1,0 +1,520 @@
+//! A convolution layer: output tiles of `[1, OCt, OHt, OW]` (whole rows), input channels in
+//! chunks accumulated on the matrix engine, the epilogue on the tile, one store.
+//!
+//! Padding is resolved per tile: a tile whose input window starts above the image or ends below
+//! it loads only the rows inside and gives the conv instruction the padding it needs, so tiles
+//! fall into a few classes (first, middle, last) with static shapes, selected by `scf.if` on the
+//! tile's row index.
+
+use super::{
+    host::{reshaped, Layer, Scope},
+    kernel::{Epilogue, Kernel},
+    layers::{self, Elementwise, Operand, Step},
+    text::{divisors_descending, Body},
+    LoweringError, Machine,
+};
+
+/// The window geometry of a conv or pooling along H.
+#[derive(Debug, Clone, Copy)]
+pub struct Rows {
+    /// Input height.
+    pub height: usize,
+    /// Output height.
+    pub output: usize,
+    /// Stride along H.
+    pub stride: usize,
+    /// Padding above.
+    pub top: usize,
+    /// Window extent along H with dilation: (KH - 1) * dilation + 1.
+    pub extent: usize,
+}
+
+/// A class of output-row tiles sharing one static shape: the input rows they load and the
+/// padding they give the instruction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowClass {
+    /// Rows clipped above the image (padding above).
+    pub pad_top: usize,
+    /// Rows clipped below the image (padding below).
+    pub pad_bottom: usize,
+    /// Tile row indices `[start, end)` of this class.
+    pub ranges: Vec<(usize, usize)>,
+}
+
+impl Rows {
+    /// Input rows one tile of `tile` output rows reads.
+    pub fn window(&self, tile: usize) -> usize {
+        (tile - 1) * self.stride + self.extent
+    }
+
+    /// The classes of the `output / tile` row tiles.
+    pub fn classes(&self, tile: usize) -> Vec<RowClass> {
+        let mut classes: Vec<RowClass> = Vec::new();
+        for r in 0..self.output / tile {
+            let start = (r * tile * self.stride) as i64 - self.top as i64;
+            let end = start + self.window(tile) as i64;
+            let pad_top = (-start).max(0) as usize;
+            let pad_bottom = (end - self.height as i64).max(0) as usize;
+            match classes
+                .iter_mut()
+                .find(|class| class.pad_top == pad_top && class.pad_bottom == pad_bottom)
+            {
+                Some(class) => match class.ranges.last_mut() {
+                    Some(range) if range.1 == r => range.1 = r + 1,
+                    _ => class.ranges.push((r, r + 1)),
+                },
+                None => classes.push(RowClass {
+                    pad_top,
+                    pad_bottom,
+                    ranges: vec![(r, r + 1)],
+                }),
+            }
+        }
+        classes
+    }
+}
+
+/// Emits `scf.if` dispatch on the row tile index `row` over `classes`, calling `emit` for the
+/// body of each class.
+pub fn dispatch_classes(
+    body: &mut Body,
+    row: &str,
+    classes: &[RowClass],
+    emit: &mut dyn FnMut(&mut Body, &RowClass),
+) {
+    let Some((last, rest)) = classes.split_last() else {
+        return;
+    };
+    let mut opened = 0;
+    for class in rest {
+        let mut condition: Option<String> = None;
+        for &(start, end) in &class.ranges {
+            let low = body.index(start);
+            let high = body.index(end);
+            let above = body.fresh("b");
+            body.line(format!("{above} = arith.cmpi uge, {row}, {low} : index"));
+            let below = body.fresh("b");
+            body.line(format!("{below} = arith.cmpi ult, {row}, {high} : index"));
+            let inside = body.fresh("b");
+            body.line(format!("{inside} = arith.andi {above}, {below} : i1"));
+            condition = Some(match condition {
+                None => inside,
+                Some(previous) => {
+                    let either = body.fresh("b");
+                    body.line(format!("{either} = arith.ori {previous}, {inside} : i1"));
+                    either
+                }
+            });
+        }
+        body.open(format!(
+            "scf.if {} {{",
+            condition.expect("a class has a range")
+        ));
+        emit(body, class);
+        body.reopen("} else {");
+        opened += 1;
+    }
+    emit(body, last);
+    for _ in 0..opened {
+        body.close("}");
+    }
+}
+
+/// A conv's shape parameters.
+struct Geometry {
+    batch: usize,
+    channels: usize,
+    width: usize,
+    out_channels: usize,
+    out_width: usize,
+    kernel: [usize; 2],
+    strides: [usize; 2],
+    pads: [usize; 4],
+    dilations: [usize; 2],
+    groups: usize,
+    rows: Rows,
+}
+
+/// One tiling of a conv.
+#[derive(Debug, Clone, Copy)]
+struct Tiling {
+    out_channels: usize,
+    out_rows: usize,
+    channel_chunk: usize,
+}
+
+impl Geometry {
+    fn out_per_group(&self) -> usize {
+        self.out_channels / self.groups
+    }
+
+    fn in_per_group(&self) -> usize {
+        self.channels / self.groups
+    }
+
+    /// Input channels one output-channel tile reads per chunk.
+    fn input_channels(&self, tiling: &Tiling) -> usize {
+        if self.groups == 1 {
+            tiling.channel_chunk
+        } else {
+            tiling.out_channels / self.out_per_group() * self.in_per_group()
+        }
+    }
+
+    fn filter_tile(&self, tiling: &Tiling) -> [usize; 4] {
+        let per_filter = if self.groups == 1 {
+            tiling.channel_chunk
+        } else {
+            self.in_per_group()
+        };
+        [
+            tiling.out_channels,
+            per_filter,
+            self.kernel[0],
+            self.kernel[1],
+        ]
+    }
+
+    fn lb_elements(&self, tiling: &Tiling, epilogue: usize) -> usize {
+        let input = self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
+        let filter: usize = self.filter_tile(tiling).iter().product();
+        let output = tiling.out_channels * tiling.out_rows * self.out_width;
+        input + filter + output + epilogue
+    }
+
+    /// Estimated cycles: the busiest core's tiles times the cost of one tile (DMA setup and bytes
+    /// over the core's share of the cluster's DDR bandwidth, instruction setup, MACs).
+    fn cost(
+        &self,
+        tiling: &Tiling,
+        machine: &Machine,
+        epilogue_dmas: usize,
+        epilogue_elements: usize,
+    ) -> f64 {
+        let chunks = if self.groups == 1 {
+            self.channels / tiling.channel_chunk
+        } else {
+            1
+        };
+        let tiles = self.batch
+            * (self.out_channels / tiling.out_channels)
+            * (self.rows.output / tiling.out_rows);
+        let per_core_tiles = tiles.div_ceil(machine.cores) as f64;
+        let input = self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
+        let filter: usize = self.filter_tile(tiling).iter().product();
+        let output = tiling.out_channels * tiling.out_rows * self.out_width;
+        let bandwidth = machine.ddr_bandwidth / machine.cores_per_cluster as f64;
+        let macs = output * filter / tiling.out_channels;
+        let per_chunk = 2.0 * DMA_SETUP
+            + ((input + filter) * 4) as f64 / bandwidth
+            + COMPUTE_SETUP
+            + (2 * macs) as f64 / MATRIX_FLOPS;
+        let per_tile = chunks as f64 * per_chunk
+            + (1 + epilogue_dmas) as f64 * DMA_SETUP
+            + ((output + epilogue_elements) * 4) as f64 / bandwidth;
+        per_core_tiles * per_tile
+    }
+}
+
+/// Assumed DMA setup cycles in the cost estimate (stcp920's value; the target attribute does not
+/// carry latencies).
+pub const DMA_SETUP: f64 = 100.0;
+/// Assumed compute-instruction setup cycles in the cost estimate.
+pub const COMPUTE_SETUP: f64 = 16.0;
+/// Assumed matrix-engine f32 flops per cycle in the cost estimate.
+pub const MATRIX_FLOPS: f64 = 512.0;
+
+/// Lowers a conv2d layer.
+pub fn lower(
+    scope: &Scope,
+    host: &mut Body,
+    layer: &Layer,
+    mut kernel: Kernel,
+) -> Result<Kernel, LoweringError> {
+    let node = layer.node;
+    let input = scope.tensor(node.operands[0]).clone();
+    let filter = scope.tensor(node.operands[1]).clone();
+    let (batch, channels, height, width) = dims4(&input.view.shape);
+    let out = layer.output.view.shape.clone();
+    let [kh, kw] = [filter.view.shape[2], filter.view.shape[3]];
+    let strides = layers::ints(node, "strides", &[1, 1]);
+    let pads = layers::ints(node, "pads", &[0, 0, 0, 0]);
+    let dilations = layers::ints(node, "dilations", &[1, 1]);
+    let groups = layers::int(node, "groups", 1) as usize;
+    let geometry = Geometry {
+        batch,
+        channels,
+        width,
+        out_channels: out[1],
+        out_width: out[3],
+        kernel: [kh, kw],
+        strides: [strides[0] as usize, strides[1] as usize],
+        pads: [
+            pads[0] as usize,
+            pads[1] as usize,
+            pads[2] as usize,
+            pads[3] as usize,
+        ],
+        dilations: [dilations[0] as usize, dilations[1] as usize],
+        groups,
+        rows: Rows {
+            height,
+            output: out[2],
+            stride: strides[0] as usize,
+            top: pads[0] as usize,
+            extent: (kh - 1) * dilations[0] as usize + 1,
+        },
+    };
+
+    // Bias and fused activation become the first epilogue steps.
+    let mut tensors = scope.tensors.clone();
+    let mut steps = Vec::new();
+    if let Some(&bias) = node.operands.get(2) {
+        let view = reshaped(host, scope.tensor(bias), &[1, geometry.out_channels, 1, 1]);
+        let id = ValueIdFor::BIAS;
+        tensors.insert(id, view);
+        steps.push(Step::chained(
+            Elementwise::Binary { kind: "add" },
+            vec![Operand::Chain, Operand::External(id)],
+        ));
+    }
+    if let Some(keyword) = layers::keyword(node, "activation") {
+        let step = layers::activation_step(keyword).ok_or_else(|| {
+            LoweringError::at(
+                layer.index,
+                format!("conv2d activation '{keyword}' is not supported"),
+            )
+        })?;
+        steps.push(Step::chained(step, vec![Operand::Chain]));
+    }
+    steps.extend(layer.steps.iter().cloned());
+    let scope = Scope {
+        machine: scope.machine,
+        tensors: &tensors,
+    };
+    let shapes = scope.external_shapes(&steps);
+
+    let budget = scope.machine.lb_elements();
+    let mut best: Option<(f64, Tiling)> = None;
+    for out_channels in divisors_descending(geometry.out_channels) {
+        if groups > 1 && out_channels % geometry.out_per_group() != 0 {
+            continue;
+        }
+        for out_rows in divisors_descending(geometry.rows.output) {
+            let chunks = if groups == 1 {
+                divisors_descending(channels)
+            } else {
+                vec![geometry.in_per_group()]
+            };
+            for channel_chunk in chunks {
+                let tiling = Tiling {
+                    out_channels,
+                    out_rows,
+                    channel_chunk,
+                };
+                let tile = [1, out_channels, out_rows, geometry.out_width];
+                let epilogue = Epilogue::lb_elements(&steps, &shapes, &tile);
+                if geometry.lb_elements(&tiling, epilogue) > budget {
+                    continue;
+                }
+                let externals = shapes.len();
+                let cost = geometry.cost(&tiling, scope.machine, externals, epilogue);
+                if best.is_none_or(|(best_cost, _)| cost < best_cost) {
+                    best = Some((cost, tiling));
+                }
+            }
+        }
+    }
+    let Some((_, tiling)) = best else {
+        let smallest = Tiling {
+            out_channels: if groups > 1 {
+                geometry.out_per_group()
+            } else {
+                1
+            },
+            out_rows: 1,
+            channel_chunk: 1,
+        };
+        return Err(LoweringError::at(
+            layer.index,
+            format!(
+                "'graph.conv2d' does not fit the local buffer of target '{}' ({} bytes): even a tile of one output row needs {} bytes (rows of {} elements are not split)",
+                scope.machine.name,
+                scope.machine.lb_bytes,
+                geometry.lb_elements(&smallest, 0) * 4,
+                width
+            ),
+        ));
+    };
+
+    let tile = [1, tiling.out_channels, tiling.out_rows, geometry.out_width];
+    let keep = [0, 1, 2, 3];
+    let epilogue = Epilogue::new(&mut kernel, &steps, &tensors, &tile, &keep);
+    let input_arg = kernel.argument(&input.host, &input.view);
+    let filter_arg = kernel.argument(&filter.host, &filter.view);
+    let output_arg = kernel.argument(&layer.output.host, &layer.output.view);
+    let in_channels = geometry.input_channels(&tiling);
+    let window = geometry.rows.window(tiling.out_rows);
+    let (input_lb, input_lb_view) = kernel.alloc_lb(&[1, in_channels, window, width]);
+    let filter_shape = geometry.filter_tile(&tiling);
+    let (filter_lb, filter_lb_view) = kernel.alloc_lb(&filter_shape);
+    let (accumulator, accumulator_view) = kernel.alloc_lb(&tile);
+
+    let counts = [
+        batch,
+        geometry.out_channels / tiling.out_channels,
+        geometry.rows.output / tiling.out_rows,
+    ];
+    let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
+    let coordinates = kernel.decode(&index, &counts);
+    let body = &mut kernel.body;
+    let (n, channel_block, row) = (&coordinates[0], &coordinates[1], &coordinates[2]);
+    let out_channel = body.scaled(channel_block, tiling.out_channels);
+    let out_row = body.scaled(row, tiling.out_rows);
+    let zero = body.index(0);
+    let classes = geometry.rows.classes(tiling.out_rows);
+    let chunks = if groups == 1 {
+        channels / tiling.channel_chunk
+    } else {
+        1
+    };
+    let group_in_channel = if groups > 1 {
+        let group = body.index(geometry.out_per_group());
+        let first_group = body.arith("divui", &out_channel, &group);
+        Some(body.scaled(&first_group, geometry.in_per_group()))
+    } else {
+        None
+    };
+    dispatch_classes(body, row, &classes, &mut |body, class| {
+        let rows = window - class.pad_top - class.pad_bottom;
+        // First input row: r * OHt * stride - top + pad_top (never negative in this class).
+        let scaled = body.scaled(row, tiling.out_rows * geometry.strides[0]);
+        let first_row = body.shifted(&scaled, class.pad_top as i64 - geometry.pads[0] as i64);
+        let (input_tile, input_tile_view) = body.subview(
+            &input_lb,
+            &input_lb_view,
+            &[zero.clone(), zero.clone(), zero.clone(), zero.clone()],
+            &[1, in_channels, rows, width],
+            None,
+        );
+        let emit_chunk = |body: &mut Body, chunk: &str, accumulate: bool| {
+            let in_channel = match &group_in_channel {
+                Some(channel) => channel.clone(),
+                None => body.scaled(chunk, tiling.channel_chunk),
+            };
+            let (source, source_view) = body.subview(
+                &input_arg,
+                &input.view,
+                &[
+                    n.clone(),
+                    in_channel.clone(),
+                    first_row.clone(),
+                    zero.clone(),
+                ],
+                &[1, in_channels, rows, width],
+                None,
+            );
+            let loaded = body.dma(
+                (&source, &source_view),
+                (&input_tile, &input_tile_view),
+                &[],
+            );
+            let filter_channel = if groups == 1 {
+                in_channel
+            } else {
+                zero.clone()
+            };
+            let (weights, weights_view) = body.subview(
+                &filter_arg,
+                &filter.view,
+                &[
+                    out_channel.clone(),
+                    filter_channel,
+                    zero.clone(),
+                    zero.clone(),
+                ],
+                &filter_shape,
+                None,
+            );
+            let fetched = body.dma(
+                (&weights, &weights_view),
+                (&filter_lb, &filter_lb_view),
+                &[],
+            );
+            let tile_groups = if groups == 1 {
+                1
+            } else {
+                tiling.out_channels / geometry.out_per_group()
+            };
+            let token = body.instruction(
+                &format!(
+                    "dsa.conv2d {input_tile}, {filter_lb} into {accumulator}{}",
+                    if accumulate { " accumulate" } else { "" }
+                ),
+                &[loaded, fetched],
+                &format!(
+                    "{{strides = array<i64: {}, {}>, pads = array<i64: {}, {}, {}, {}>, dilations = array<i64: {}, {}>, groups = {} : i64}} : {}, {}, {}",
+                    geometry.strides[0],
+                    geometry.strides[1],
+                    class.pad_top,
+                    geometry.pads[1],
+                    class.pad_bottom,
+                    geometry.pads[3],
+                    geometry.dilations[0],
+                    geometry.dilations[1],
+                    tile_groups,
+                    input_tile_view.type_text(),
+                    filter_lb_view.type_text(),
+                    accumulator_view.type_text()
+                ),
+            );
+            body.line(format!("dsa.wait {token}"));
+        };
+        let first = body.index(0);
+        emit_chunk(body, &first, false);
+        if chunks > 1 {
+            let start = body.index(1);
+            let end = body.index(chunks);
+            let step = body.index(1);
+            let chunk = body.fresh("chunk");
+            body.open(format!("scf.for {chunk} = {start} to {end} step {step} {{"));
+            emit_chunk(body, &chunk, true);
+            body.close("}");
+        }
+    });
+    let offsets = vec![
+        n.clone(),
+        out_channel.clone(),
+        out_row.clone(),
+        zero.clone(),
+    ];
+    let done = epilogue.emit(
+        body,
+        (&accumulator, &accumulator_view),
+        &offsets,
+        &tile,
+        &keep,
+        Vec::new(),
+    );
+    let (target, target_view) =
+        body.subview(&output_arg, &layer.output.view, &offsets, &tile, None);
+    let stored = body.dma(
+        (&accumulator, &accumulator_view),
+        (&target, &target_view),
+        &done,
+    );
+    kernel.end_tiles(&stored);
+    Ok(kernel)
+}
+
+/// Synthetic value ids of views made for one layer.
+pub struct ValueIdFor;
+
+impl ValueIdFor {
+    /// The conv bias viewed as `[1, C, 1, 1]`.
+    pub const BIAS: usize = usize::MAX - 1;
+}
+
+fn dims4(shape: &[usize]) -> (usize, usize, usize, usize) {
+    (shape[0], shape[1], shape[2], shape[3])
+}

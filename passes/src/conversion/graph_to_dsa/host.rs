@@ -1,0 +1,600 @@
+//! The host function: which buffer holds each graph value, which layers become kernels, and the
+//! launches in program order.
+
+use super::{
+    conv, elementwise,
+    kernel::{float_text, Kernel, Tensor},
+    layers::{self, Operand, Step},
+    matmul, movement, rows,
+    text::{Body, Space, View},
+    window, LoweringError, Machine,
+};
+use std::collections::{BTreeMap, BTreeSet};
+use turbine_interpreter::{
+    program::{Attr, Node, Program, ValueId},
+    Data, ElementType,
+};
+
+/// A layer to lower: its anchor op, the epilogue fused after it, and the tensor it writes.
+pub struct Layer<'p> {
+    /// Index of the anchor op in the function body.
+    pub index: usize,
+    /// The anchor op.
+    pub node: &'p Node,
+    /// The elementwise steps fused after the anchor.
+    pub steps: Vec<Step>,
+    /// Where the layer's final value goes.
+    pub output: Tensor,
+}
+
+/// What the kernel emitters read: the target, the tensors of values defined so far, and their
+/// shapes.
+pub struct Scope<'a> {
+    /// The target.
+    pub machine: &'a Machine,
+    /// Buffers (or views) of the values available to kernels.
+    pub tensors: &'a BTreeMap<ValueId, Tensor>,
+}
+
+impl Scope<'_> {
+    /// The tensor of `value`.
+    pub fn tensor(&self, value: ValueId) -> &Tensor {
+        &self.tensors[&value]
+    }
+
+    /// Shapes of the external operands of `steps`.
+    pub fn external_shapes(&self, steps: &[Step]) -> BTreeMap<ValueId, Vec<usize>> {
+        let mut shapes = BTreeMap::new();
+        for step in steps {
+            for operand in step.operands.iter().chain([&step.target]) {
+                if let Operand::External(value) = operand {
+                    shapes.insert(*value, self.tensors[value].view.shape.clone());
+                }
+            }
+        }
+        shapes
+    }
+}
+
+/// Shape of a graph type as a buffer: rank-0 tensors are stored as one element.
+fn buffer_shape(shape: &[usize]) -> Vec<usize> {
+    if shape.is_empty() {
+        vec![1]
+    } else {
+        shape.to_vec()
+    }
+}
+
+/// Synthetic value ids for views the lowering makes (a conv bias reshaped to `[1, C, 1, 1]`), far
+/// above the program's own.
+struct Synthetic(ValueId);
+
+impl Synthetic {
+    fn next(&mut self) -> ValueId {
+        self.0 += 1;
+        self.0
+    }
+}
+
+/// Lowers `program` into kernels and a host function; returns their text.
+pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, LoweringError> {
+    let ops = &program.body.ops;
+    let mut users: BTreeMap<ValueId, Vec<usize>> = BTreeMap::new();
+    for (index, node) in ops.iter().enumerate() {
+        for &operand in &node.operands {
+            users.entry(operand).or_default().push(index);
+        }
+        if !node.regions.is_empty() {
+            return Err(LoweringError::at(
+                index,
+                format!(
+                    "'{}' (control flow) is not supported by the layer-wise schedule yet",
+                    node.name
+                ),
+            ));
+        }
+    }
+    let returned: Vec<ValueId> = ops
+        .last()
+        .map(|node| node.operands.clone())
+        .unwrap_or_default();
+
+    let mut host = Body::new(2);
+    let mut kernels = String::new();
+    let mut tensors: BTreeMap<ValueId, Tensor> = BTreeMap::new();
+    let mut parameters: Vec<(String, View, String)> = Vec::new();
+    let mut allocated: Vec<(String, View)> = Vec::new();
+    let mut fused: BTreeSet<usize> = BTreeSet::new();
+    let mut synthetic = Synthetic(program.value_count + 1_000_000);
+
+    for (position, (value, r#type)) in program.body.arguments.iter().enumerate() {
+        check_f32(r#type.element_type, None, "function argument")?;
+        let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
+        let name = format!("%in{position}");
+        parameters.push((
+            name.clone(),
+            view.clone(),
+            format!("dsa.input = {position} : i64"),
+        ));
+        tensors.insert(*value, Tensor { host: name, view });
+    }
+    // Results are written by the layer computing them, when that layer's value is returned once.
+    let mut outputs: BTreeMap<ValueId, Tensor> = BTreeMap::new();
+    let returned_node = ops.last().filter(|node| node.name == "func.return");
+    let return_types: Vec<Vec<usize>> = match returned_node {
+        Some(node) => node
+            .operands
+            .iter()
+            .map(|value| value_shape(program, *value))
+            .collect(),
+        None => Vec::new(),
+    };
+    for (position, shape) in return_types.iter().enumerate() {
+        let view = View::contiguous(shape, Space::Ddr);
+        let name = format!("%out{position}");
+        parameters.push((
+            name.clone(),
+            view.clone(),
+            format!("dsa.output = {position} : i64"),
+        ));
+        if !outputs.contains_key(&returned[position]) {
+            outputs.insert(returned[position], Tensor { host: name, view });
+        }
+    }
+
+    // Weights and constants are arguments: available to every layer, wherever they appear.
+    for (index, node) in ops.iter().enumerate() {
+        let result = node.results.first().map(|(value, r#type)| (*value, r#type));
+        match node.name.as_str() {
+            "graph.weight" => {
+                let (value, r#type) = result.expect("weights have a result");
+                check_f32(r#type.element_type, Some(index), "weight")?;
+                let Some(Attr::Str(weight)) = node.attributes.get("name") else {
+                    return Err(LoweringError::at(index, "graph.weight without a name"));
+                };
+                let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
+                let name = format!("%w{}", parameters.len());
+                parameters.push((
+                    name.clone(),
+                    view.clone(),
+                    format!("dsa.weight = {weight:?}"),
+                ));
+                tensors.insert(value, Tensor { host: name, view });
+            }
+            "graph.constant" => {
+                let (value, r#type) = result.expect("constants have a result");
+                let Some(Attr::Dense(tensor)) = node.attributes.get("value") else {
+                    return Err(LoweringError::at(
+                        index,
+                        "graph.constant without a dense value",
+                    ));
+                };
+                let Data::F32(values) = &tensor.data else {
+                    return Err(LoweringError::at(
+                        index,
+                        format!(
+                            "{:?} constants are not supported on the software DSA (only f32 is)",
+                            r#type.element_type
+                        ),
+                    ));
+                };
+                let shape = buffer_shape(&r#type.shape);
+                let view = View::contiguous(&shape, Space::Ddr);
+                let elements: Vec<String> = values.iter().map(|&v| float_text(v)).collect();
+                let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+                let name = format!("%k{}", parameters.len());
+                parameters.push((
+                    name.clone(),
+                    view.clone(),
+                    format!(
+                        "dsa.constant = dense<[{}]> : tensor<{}xf32>",
+                        elements.join(", "),
+                        dims.join("x")
+                    ),
+                ));
+                tensors.insert(value, Tensor { host: name, view });
+            }
+            _ => {}
+        }
+    }
+
+    // Returned values that a layer wrote through a reshaped view of their output buffer.
+    let mut redirected: BTreeMap<ValueId, Tensor> = BTreeMap::new();
+    let mut kernel_count = 0;
+    for (index, node) in ops.iter().enumerate() {
+        if fused.contains(&index) {
+            continue;
+        }
+        let result = node.results.first().map(|(value, r#type)| (*value, r#type));
+        match node.name.as_str() {
+            "func.return" | "graph.weight" | "graph.constant" => continue,
+            "graph.reshape" | "graph.flatten" => {
+                let (value, r#type) = result.expect("reshapes have a result");
+                let tensor = match redirected.get(&value) {
+                    Some(output) => output.clone(),
+                    None => reshaped(
+                        &mut host,
+                        &tensors[&node.operands[0]],
+                        &buffer_shape(&r#type.shape),
+                    ),
+                };
+                tensors.insert(value, tensor);
+                continue;
+            }
+            _ => {}
+        }
+        for (value, r#type) in &node.results {
+            check_f32(
+                r#type.element_type,
+                Some(index),
+                &format!("the result of '{}'", node.name),
+            )?;
+            let _ = value;
+        }
+
+        // Fuse the elementwise ops that only refine this op's result (single use, same shape,
+        // other operands already computed).
+        let mut steps = Vec::new();
+        let anchor_shape = result
+            .map(|(_, r#type)| buffer_shape(&r#type.shape))
+            .unwrap_or_default();
+        let mut last = result.map(|(value, _)| value);
+        // Row-wise and data-movement layers write their result whole; only the tiled anchors
+        // (and elementwise chains) take an epilogue.
+        let fusible_anchor = node.results.len() == 1
+            && (layers::elementwise_steps(node).is_some()
+                || matches!(
+                    node.name.as_str(),
+                    "graph.conv2d"
+                        | "graph.matmul"
+                        | "graph.batch_matmul"
+                        | "graph.gemm"
+                        | "graph.max_pool2d"
+                        | "graph.avg_pool2d"
+                        | "graph.batch_norm"
+                ));
+        let mut is_elementwise_anchor = false;
+        if let Some(anchor_steps) = layers::elementwise_steps(node) {
+            is_elementwise_anchor = true;
+            steps.extend(first_steps(node, &anchor_steps));
+        } else if node.name == "graph.batch_norm" {
+            is_elementwise_anchor = true;
+            steps.push(Step::chained(
+                layers::Elementwise::Unary {
+                    kind: "copy",
+                    bounds: None,
+                    affine: None,
+                },
+                vec![Operand::External(node.operands[0])],
+            ));
+            steps.extend(batch_norm_steps(
+                node,
+                &mut tensors,
+                &mut host,
+                &mut synthetic,
+            )?);
+        }
+        while fusible_anchor {
+            let Some(value) = last else { break };
+            let Some(uses) = users.get(&value) else { break };
+            if uses.len() != 1 || returned.contains(&value) {
+                break;
+            }
+            let user_index = uses[0];
+            let user = &ops[user_index];
+            let user_shape = user
+                .results
+                .first()
+                .map(|(_, r#type)| buffer_shape(&r#type.shape));
+            if user_shape.as_ref() != Some(&anchor_shape) || user.results.len() != 1 {
+                break;
+            }
+            let others_ready = user
+                .operands
+                .iter()
+                .all(|operand| *operand == value || tensors.contains_key(operand));
+            if !others_ready {
+                break;
+            }
+            if let Some(user_steps) = layers::elementwise_steps(user) {
+                let operands: Vec<Operand> = user
+                    .operands
+                    .iter()
+                    .map(|&operand| {
+                        if operand == value {
+                            Operand::Chain
+                        } else {
+                            Operand::External(operand)
+                        }
+                    })
+                    .collect();
+                for (op, _) in user_steps {
+                    steps.push(Step::chained(op, operands.clone()));
+                }
+            } else if user.name == "graph.batch_norm"
+                && user.operands[0] == value
+                && user.operands[1..].iter().all(|o| *o != value)
+            {
+                steps.extend(batch_norm_steps(
+                    user,
+                    &mut tensors,
+                    &mut host,
+                    &mut synthetic,
+                )?);
+            } else {
+                break;
+            }
+            fused.insert(user_index);
+            last = user.results.first().map(|(value, _)| *value);
+        }
+
+        // The buffers of the layer's results.
+        let mut results = Vec::new();
+        let final_values: Vec<(ValueId, Vec<usize>)> = if node.results.len() == 1 {
+            vec![(last.expect("one result"), anchor_shape.clone())]
+        } else {
+            node.results
+                .iter()
+                .map(|(value, r#type)| (*value, buffer_shape(&r#type.shape)))
+                .collect()
+        };
+        for (value, shape) in &final_values {
+            let returned_view = returned_through_reshapes(ops, &users, &returned, *value).and_then(
+                |returned_value| {
+                    let output = outputs.remove(&returned_value)?;
+                    let view = reshaped(&mut host, &output, shape);
+                    redirected.insert(returned_value, output);
+                    Some(view)
+                },
+            );
+            let tensor = match outputs.remove(value).or(returned_view) {
+                Some(tensor) => tensor,
+                None => {
+                    let view = View::contiguous(shape, Space::Ddr);
+                    let name = host.fresh("buf");
+                    host.line(format!("{name} = dsa.alloc : {}", view.type_text()));
+                    allocated.push((name.clone(), view.clone()));
+                    Tensor { host: name, view }
+                }
+            };
+            results.push(tensor);
+        }
+
+        kernel_count += 1;
+        let kernel_name = format!(
+            "{}_{}_{}",
+            program.name,
+            kernel_count - 1,
+            node.name.trim_start_matches("graph.")
+        );
+        let scope = Scope {
+            machine,
+            tensors: &tensors,
+        };
+        let layer = Layer {
+            index,
+            node,
+            steps,
+            output: results[0].clone(),
+        };
+        let kernel = Kernel::new(kernel_name);
+        let kernel = if is_elementwise_anchor {
+            elementwise::lower(&scope, &layer, kernel)?
+        } else {
+            match node.name.as_str() {
+                "graph.conv2d" => conv::lower(&scope, &mut host, &layer, kernel)?,
+                "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => {
+                    matmul::lower(&scope, &mut host, &layer, kernel)?
+                }
+                "graph.max_pool2d" | "graph.avg_pool2d" => {
+                    window::lower_pool(&scope, &layer, kernel)?
+                }
+                "graph.global_avg_pool"
+                | "graph.reduce_sum"
+                | "graph.reduce_mean"
+                | "graph.reduce_max" => rows::lower_reduce(&scope, &mut host, &layer, kernel)?,
+                "graph.softmax" => rows::lower_softmax(&scope, &mut host, &layer, kernel)?,
+                "graph.layer_norm" => rows::lower_layer_norm(&scope, &mut host, &layer, kernel)?,
+                "graph.transpose" | "graph.concat" | "graph.slice" | "graph.pad"
+                | "graph.split" => movement::lower(&scope, &mut host, &layer, &results, kernel)?,
+                other => {
+                    return Err(LoweringError::at(
+                        index,
+                        format!("'{other}' is not supported by the software DSA lowering yet"),
+                    ))
+                }
+            }
+        };
+        if kernel.lb_elements > machine.lb_elements() {
+            return Err(LoweringError::at(
+                index,
+                format!(
+                    "'{}' does not fit the local buffer of target '{}': its tiles need {} bytes of the {} available",
+                    node.name,
+                    machine.name,
+                    kernel.lb_elements * 4,
+                    machine.lb_bytes
+                ),
+            ));
+        }
+        launch(&mut host, &mut kernels, kernel, &node.location);
+        for ((value, _), tensor) in final_values.iter().zip(results) {
+            tensors.insert(*value, tensor);
+        }
+    }
+
+    // Results that no layer wrote (an input, a weight or a view returned, or a value returned
+    // twice) are copied into their output buffer.
+    if let Some(node) = returned_node {
+        let mut written: BTreeSet<ValueId> = BTreeSet::new();
+        for (position, &value) in node.operands.iter().enumerate() {
+            let output = Tensor {
+                host: format!("%out{position}"),
+                view: View::contiguous(&return_types[position], Space::Ddr),
+            };
+            let source = tensors.get(&value).cloned().ok_or_else(|| {
+                LoweringError::at(ops.len() - 1, "a returned value has no buffer")
+            })?;
+            if source.host == output.host && written.insert(value) {
+                continue;
+            }
+            kernel_count += 1;
+            let kernel = movement::copy(
+                machine,
+                &source,
+                &output,
+                Kernel::new(format!("{}_{}_copy", program.name, kernel_count - 1)),
+            );
+            launch(&mut host, &mut kernels, kernel, "unknown");
+        }
+    }
+    for (name, view) in allocated {
+        host.line(format!("dsa.dealloc {name} : {}", view.type_text()));
+    }
+    host.line("return");
+
+    let signature: Vec<String> = parameters
+        .iter()
+        .map(|(name, view, attribute)| format!("{name}: {} {{{attribute}}}", view.type_text()))
+        .collect();
+    Ok(format!(
+        "{kernels}func.func @{}({}) {{\n{}}}\n",
+        program.name,
+        signature.join(",\n    "),
+        host.finish()
+    ))
+}
+
+/// Appends the kernel's text and its launch.
+fn launch(host: &mut Body, kernels: &mut String, kernel: Kernel, location: &str) {
+    let location = if location.is_empty() || location == "unknown" {
+        "unknown".to_owned()
+    } else {
+        location.to_owned()
+    };
+    let (name, text, arguments, cores) = kernel.finish(&location);
+    kernels.push_str(&text);
+    let names: Vec<&str> = arguments.iter().map(|(name, _)| name.as_str()).collect();
+    let types: Vec<String> = arguments.iter().map(|(_, view)| view.type_text()).collect();
+    let cores: Vec<String> = (0..cores).map(|core| core.to_string()).collect();
+    host.line(format!(
+        "dsa.launch @{name}({}) on [{}] : {} loc({location})",
+        names.join(", "),
+        cores.join(", "),
+        types.join(", ")
+    ));
+}
+
+/// The returned value that `value` becomes through a chain of reshapes used nowhere else, if
+/// any: the layer computing `value` can then write straight into that output buffer.
+fn returned_through_reshapes(
+    ops: &[Node],
+    users: &BTreeMap<ValueId, Vec<usize>>,
+    returned: &[ValueId],
+    mut value: ValueId,
+) -> Option<ValueId> {
+    loop {
+        let uses = users.get(&value)?;
+        let [user] = uses.as_slice() else { return None };
+        let node = &ops[*user];
+        if !matches!(node.name.as_str(), "graph.reshape" | "graph.flatten") {
+            return None;
+        }
+        value = node.results[0].0;
+        if returned.iter().filter(|&&r| r == value).count() == 1
+            && users.get(&value).is_some_and(|u| u.len() == 1)
+        {
+            return Some(value);
+        }
+    }
+}
+
+fn value_shape(program: &Program, value: ValueId) -> Vec<usize> {
+    for (argument, r#type) in &program.body.arguments {
+        if *argument == value {
+            return buffer_shape(&r#type.shape);
+        }
+    }
+    for node in &program.body.ops {
+        for (result, r#type) in &node.results {
+            if *result == value {
+                return buffer_shape(&r#type.shape);
+            }
+        }
+    }
+    unreachable!("every returned value is defined in the function")
+}
+
+fn check_f32(
+    element_type: ElementType,
+    index: Option<usize>,
+    what: &str,
+) -> Result<(), LoweringError> {
+    if element_type == ElementType::F32 {
+        return Ok(());
+    }
+    Err(LoweringError {
+        op: index,
+        message: format!(
+            "{what} has element type {element_type:?}; the software DSA computes in f32 only"
+        ),
+    })
+}
+
+/// The steps of an elementwise op that starts a layer: every operand is external.
+fn first_steps(node: &Node, steps: &[(layers::Elementwise, usize)]) -> Vec<Step> {
+    steps
+        .iter()
+        .map(|(op, arity)| {
+            Step::chained(
+                op.clone(),
+                node.operands[..*arity]
+                    .iter()
+                    .map(|&v| Operand::External(v))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// A batch norm's steps, with its per-channel parameters viewed as `[1, C, 1, ...]` so that they
+/// broadcast over the channel dimension.
+fn batch_norm_steps(
+    node: &Node,
+    tensors: &mut BTreeMap<ValueId, Tensor>,
+    host: &mut Body,
+    synthetic: &mut Synthetic,
+) -> Result<Vec<Step>, LoweringError> {
+    let rank = node.results[0].1.shape.len();
+    let mut ids = Vec::new();
+    for &operand in &node.operands[1..5] {
+        let source = tensors[&operand].clone();
+        let mut shape = vec![1; rank.max(2)];
+        shape[1] = source.view.elements();
+        let id = synthetic.next();
+        tensors.insert(id, reshaped(host, &source, &shape));
+        ids.push(id);
+    }
+    let epsilon = layers::float(node, "epsilon", 1e-5);
+    Ok(layers::batch_norm_steps(
+        ids[0], ids[1], ids[2], ids[3], epsilon,
+    ))
+}
+
+/// A host-side view of `source` with another shape of the same elements (a reshape of a
+/// contiguous buffer), registered under a synthetic id.
+pub fn reshaped(host: &mut Body, source: &Tensor, shape: &[usize]) -> Tensor {
+    let view = View::contiguous(shape, Space::Ddr);
+    let name = host.fresh("view");
+    let sizes: Vec<String> = shape.iter().map(usize::to_string).collect();
+    let strides: Vec<String> = view.strides.iter().map(usize::to_string).collect();
+    host.line(format!(
+        "{name} = memref.reinterpret_cast {} to offset: [0], sizes: [{}], strides: [{}] : {} to {}",
+        source.host,
+        sizes.join(", "),
+        strides.join(", "),
+        source.view.type_text(),
+        view.type_text()
+    ));
+    Tensor { host: name, view }
+}

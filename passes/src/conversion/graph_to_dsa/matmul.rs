@@ -1,0 +1,255 @@
+//! A matrix-product layer (`matmul`, `batch_matmul`, `gemm`): output tiles of `[Mt, Nt]` per
+//! batch index, the K dimension in chunks accumulated on the matrix engine, the epilogue on the
+//! tile, one store. Transposed operands (`gemm`'s `trans_a`/`trans_b`) are strided views: the DMA
+//! gathers them, no transpose kernel runs.
+
+use super::{
+    conv::{COMPUTE_SETUP, DMA_SETUP, MATRIX_FLOPS},
+    host::{Layer, Scope},
+    kernel::{Epilogue, Kernel, Tensor},
+    layers::{self, Elementwise, Operand, Step},
+    text::{divisors_descending, Body},
+    LoweringError,
+};
+
+/// Lowers a matrix-product layer.
+pub fn lower(
+    scope: &Scope,
+    host: &mut Body,
+    layer: &Layer,
+    mut kernel: Kernel,
+) -> Result<Kernel, LoweringError> {
+    let node = layer.node;
+    let is_gemm = node.name == "graph.gemm";
+    let mut lhs = scope.tensor(node.operands[0]).clone();
+    let mut rhs = scope.tensor(node.operands[1]).clone();
+    if is_gemm && layers::flag(node, "trans_a") {
+        lhs = transposed(host, &lhs);
+    }
+    if is_gemm && layers::flag(node, "trans_b") {
+        rhs = transposed(host, &rhs);
+    }
+    let out = layer.output.view.shape.clone();
+    let rank = out.len();
+    let (m, n) = (out[rank - 2], out[rank - 1]);
+    let k = lhs.view.shape[lhs.view.shape.len() - 1];
+    let batch: Vec<usize> = out[..rank - 2].to_vec();
+
+    let mut steps = Vec::new();
+    if is_gemm {
+        let alpha = layers::float(node, "alpha", 1.0);
+        if alpha != 1.0 {
+            steps.push(Step::chained(
+                Elementwise::Unary {
+                    kind: "affine",
+                    bounds: None,
+                    affine: Some((alpha, 0.0)),
+                },
+                vec![Operand::Chain],
+            ));
+        }
+        if let Some(&c) = node.operands.get(2) {
+            let beta = layers::float(node, "beta", 1.0);
+            if beta != 1.0 {
+                let term = Operand::External(c);
+                steps.push(Step {
+                    op: Elementwise::Unary {
+                        kind: "affine",
+                        bounds: None,
+                        affine: Some((beta, 0.0)),
+                    },
+                    operands: vec![term],
+                    target: term,
+                });
+            }
+            steps.push(Step::chained(
+                Elementwise::Binary { kind: "add" },
+                vec![Operand::Chain, Operand::External(c)],
+            ));
+        }
+    }
+    steps.extend(layer.steps.iter().cloned());
+    let shapes = scope.external_shapes(&steps);
+
+    let budget = scope.machine.lb_elements();
+    let bandwidth = scope.machine.ddr_bandwidth / scope.machine.cores_per_cluster as f64;
+    let batch_count: usize = batch.iter().product();
+    let mut best: Option<(f64, [usize; 3])> = None;
+    for mt in divisors_descending(m) {
+        for nt in divisors_descending(n) {
+            let mut tile = vec![1; rank];
+            tile[rank - 2] = mt;
+            tile[rank - 1] = nt;
+            let epilogue = Epilogue::lb_elements(&steps, &shapes, &tile);
+            for kt in divisors_descending(k) {
+                if mt * kt + kt * nt + mt * nt + epilogue > budget {
+                    continue;
+                }
+                let tiles = batch_count * (m / mt) * (n / nt);
+                let per_chunk = 2.0 * DMA_SETUP
+                    + ((mt * kt + kt * nt) * 4) as f64 / bandwidth
+                    + COMPUTE_SETUP
+                    + (2 * mt * nt * kt) as f64 / MATRIX_FLOPS;
+                let per_tile = (k / kt) as f64 * per_chunk
+                    + (1 + shapes.len()) as f64 * DMA_SETUP
+                    + ((mt * nt + epilogue) * 4) as f64 / bandwidth;
+                let cost = tiles.div_ceil(scope.machine.cores) as f64 * per_tile;
+                if best.is_none_or(|(best_cost, _)| cost < best_cost) {
+                    best = Some((cost, [mt, nt, kt]));
+                }
+            }
+        }
+    }
+    let Some((_, [mt, nt, kt])) = best else {
+        return Err(LoweringError::at(
+            layer.index,
+            format!(
+                "'{}' does not fit the local buffer of target '{}' ({} bytes) with any tile",
+                node.name, scope.machine.name, scope.machine.lb_bytes
+            ),
+        ));
+    };
+
+    let mut tile = vec![1; rank];
+    tile[rank - 2] = mt;
+    tile[rank - 1] = nt;
+    let keep = [rank - 2, rank - 1];
+    let epilogue = Epilogue::new(&mut kernel, &steps, scope.tensors, &tile, &keep);
+    let lhs_arg = kernel.argument(&lhs.host, &lhs.view);
+    let rhs_arg = kernel.argument(&rhs.host, &rhs.view);
+    let output_arg = kernel.argument(&layer.output.host, &layer.output.view);
+    let (lhs_lb, lhs_lb_view) = kernel.alloc_lb(&[mt, kt]);
+    let (rhs_lb, rhs_lb_view) = kernel.alloc_lb(&[kt, nt]);
+    let (accumulator, accumulator_view) = kernel.alloc_lb(&[mt, nt]);
+
+    let mut counts = batch.clone();
+    counts.push(m / mt);
+    counts.push(n / nt);
+    let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
+    let coordinates = kernel.decode(&index, &counts);
+    let body = &mut kernel.body;
+    let row = body.scaled(&coordinates[rank - 2], mt);
+    let column = body.scaled(&coordinates[rank - 1], nt);
+    let zero = body.index(0);
+    let batch_offsets = |operand: &Tensor| -> Vec<String> {
+        let operand_batch = operand.view.shape.len() - 2;
+        let lead = batch.len() - operand_batch;
+        (0..operand_batch)
+            .map(|d| {
+                if operand.view.shape[d] == 1 {
+                    zero.clone()
+                } else {
+                    coordinates[d + lead].clone()
+                }
+            })
+            .collect()
+    };
+    let lhs_batch = batch_offsets(&lhs);
+    let rhs_batch = batch_offsets(&rhs);
+    let emit_chunk = |body: &mut Body, chunk: &str, accumulate: bool| {
+        let depth = body.scaled(chunk, kt);
+        let load = |body: &mut Body,
+                    operand: &Tensor,
+                    argument: &str,
+                    prefix: &[String],
+                    offsets: [&String; 2],
+                    sizes: [usize; 2],
+                    target: (&str, &super::text::View)| {
+            let rank = operand.view.shape.len();
+            let mut all_offsets = prefix.to_vec();
+            all_offsets.push(offsets[0].clone());
+            all_offsets.push(offsets[1].clone());
+            let mut all_sizes = vec![1; rank - 2];
+            all_sizes.extend(sizes);
+            let (source, source_view) = body.subview(
+                argument,
+                &operand.view,
+                &all_offsets,
+                &all_sizes,
+                Some(&[rank - 2, rank - 1]),
+            );
+            body.dma((&source, &source_view), target, &[])
+        };
+        let loaded_lhs = load(
+            body,
+            &lhs,
+            &lhs_arg,
+            &lhs_batch,
+            [&row, &depth],
+            [mt, kt],
+            (&lhs_lb, &lhs_lb_view),
+        );
+        let loaded_rhs = load(
+            body,
+            &rhs,
+            &rhs_arg,
+            &rhs_batch,
+            [&depth, &column],
+            [kt, nt],
+            (&rhs_lb, &rhs_lb_view),
+        );
+        let token = body.instruction(
+            &format!(
+                "dsa.matmul {lhs_lb}, {rhs_lb} into {accumulator}{}",
+                if accumulate { " accumulate" } else { "" }
+            ),
+            &[loaded_lhs, loaded_rhs],
+            &format!(
+                ": {}, {}, {}",
+                lhs_lb_view.type_text(),
+                rhs_lb_view.type_text(),
+                accumulator_view.type_text()
+            ),
+        );
+        body.line(format!("dsa.wait {token}"));
+    };
+    let first = body.index(0);
+    emit_chunk(body, &first, false);
+    if k / kt > 1 {
+        let start = body.index(1);
+        let end = body.index(k / kt);
+        let step = body.index(1);
+        let chunk = body.fresh("chunk");
+        body.open(format!("scf.for {chunk} = {start} to {end} step {step} {{"));
+        emit_chunk(body, &chunk, true);
+        body.close("}");
+    }
+    let mut offsets: Vec<String> = coordinates[..rank - 2].to_vec();
+    offsets.push(row);
+    offsets.push(column);
+    let done = epilogue.emit(
+        body,
+        (&accumulator, &accumulator_view),
+        &offsets,
+        &tile,
+        &keep,
+        Vec::new(),
+    );
+    let (target, target_view) = body.subview(
+        &output_arg,
+        &layer.output.view,
+        &offsets,
+        &tile,
+        Some(&keep),
+    );
+    let stored = body.dma(
+        (&accumulator, &accumulator_view),
+        (&target, &target_view),
+        &done,
+    );
+    kernel.end_tiles(&stored);
+    Ok(kernel)
+}
+
+/// The host-side transposed view of a 2-D tensor (strides swapped, no copy).
+fn transposed(host: &mut Body, tensor: &Tensor) -> Tensor {
+    let view = tensor.view.permuted(&[1, 0]);
+    let name = host.fresh("view");
+    host.line(format!(
+        "{name} = memref.transpose {} (d0, d1) -> (d1, d0) : {} to {}",
+        tensor.host,
+        tensor.view.type_text(),
+        view.type_text()
+    ));
+    Tensor { host: name, view }
+}

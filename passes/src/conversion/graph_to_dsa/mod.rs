@@ -1,0 +1,277 @@
+//! `convert-graph-to-dsa`: lowers a `graph` function to `dsa` kernels and the host function that
+//! launches them, with the layer-wise schedule.
+//!
+//! The layer-wise schedule is what TVM-style compilers generate and what every GraphTurbo step is
+//! measured against: one kernel per layer (an anchor op and its elementwise epilogue, see
+//! [`layers`]), activations and weights in DDR between kernels, and inside a kernel tiles sized
+//! to fit the local buffer — the largest tiles that divide the loop ranges (GraphTurbo §4.1), the
+//! choice between candidates made by a cost estimate of the DMA traffic and instruction count.
+//! Tiles are spread over every core of the target: batch-major numbering puts the batch across
+//! clusters and the next dimension across the cores of a cluster.
+//!
+//! The host function keeps the graph function's name. Its arguments are DDR buffers: the graph
+//! function's inputs (`{dsa.input = i}`), its results (`{dsa.output = i}`, written by the
+//! kernels), then every weight (`{dsa.weight = "name"}`, loaded by the driver from the side file
+//! named by the module's `graph.weights`) and inline constant (`{dsa.constant = dense<...>}`).
+
+mod conv;
+mod elementwise;
+mod host;
+mod kernel;
+mod layers;
+mod matmul;
+mod movement;
+mod rows;
+mod text;
+mod window;
+
+use crate::{
+    ir::Op,
+    registry::{OptionInfo, Pass, PassFailure, PassOptions},
+};
+use melior::ir::OperationRef;
+use mlir_sys::*;
+use turbine_dialects::pass_abi::OptionKind;
+use turbine_interpreter::program::Program;
+
+/// What the lowering needs to know of the target (read from the module's `#dsa.target`).
+#[derive(Debug, Clone)]
+pub struct Machine {
+    /// Target name, for messages.
+    pub name: String,
+    /// Cores of the whole device.
+    pub cores: usize,
+    /// Cores of one cluster (they share the cluster's DDR link).
+    pub cores_per_cluster: usize,
+    /// Bytes of one core's local buffer.
+    pub lb_bytes: usize,
+    /// DDR bytes per cycle of one cluster.
+    pub ddr_bandwidth: f64,
+}
+
+impl Machine {
+    /// f32 elements that fit in one LB.
+    pub fn lb_elements(&self) -> usize {
+        self.lb_bytes / 4
+    }
+
+    /// Reads the fields of a printed `#dsa.target<name = "...", clusters = 4, ...>`.
+    pub fn parse(text: &str) -> Option<Self> {
+        let inner = text
+            .trim()
+            .strip_prefix("#dsa.target<")?
+            .strip_suffix('>')?;
+        let field = |key: &str| -> Option<&str> {
+            inner
+                .split(", ")
+                .find_map(|pair| pair.strip_prefix(key)?.strip_prefix(" = "))
+        };
+        let number = |key: &str| field(key)?.parse::<f64>().ok();
+        Some(Self {
+            name: field("name")?.trim_matches('"').to_owned(),
+            cores: (number("clusters")? * number("cores_per_cluster")?) as usize,
+            cores_per_cluster: number("cores_per_cluster")? as usize,
+            lb_bytes: number("lb_bytes")? as usize,
+            ddr_bandwidth: number("ddr_gb_bandwidth")?,
+        })
+    }
+}
+
+/// A lowering error at a graph op (or the function): the op's index in the body and a message.
+#[derive(Debug)]
+pub struct LoweringError {
+    /// Index of the offending op in the function body, None for the function itself.
+    pub op: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl LoweringError {
+    /// An error at op `index`.
+    pub fn at(index: usize, message: impl Into<String>) -> Self {
+        Self {
+            op: Some(index),
+            message: message.into(),
+        }
+    }
+}
+
+/// The pass; see the module documentation.
+#[derive(Debug)]
+pub struct ConvertGraphToDsa {
+    schedule: String,
+}
+
+impl Pass for ConvertGraphToDsa {
+    const ARGUMENT: &'static str = "convert-graph-to-dsa";
+    const SUMMARY: &'static str =
+        "Lower graph functions to dsa kernels and a host function (layer-wise schedule)";
+    const DESCRIPTION: &'static str = "\
+Runs on `builtin.module`, which must carry a `dsa.target` (see `dsa-set-target`). Every `func.func` \
+in the graph dialect becomes a host function of the same name that launches one `dsa.kernel` per \
+layer: a convolution, matrix product, pooling or row-wise op (softmax, layer norm, reduction) with \
+the elementwise ops that only refine its result (bias, batch norm, activation, residual add) fused \
+as an epilogue on the output tile, or a lone elementwise chain, or a data-movement op (transpose, \
+concat, slice, split, pad) done by DMA. Reshapes are views and cost nothing. Activations and \
+weights live in DDR between kernels; inside a kernel, tiles are the largest that divide the loop \
+ranges and fit the local buffer (GraphTurbo §4.1), chosen by an estimate of DMA bytes and \
+instruction count, and are spread over all cores of the target. The host function takes the \
+inputs, the results and then every weight and constant as DDR buffers (argument attributes \
+`dsa.input`, `dsa.output`, `dsa.weight`, `dsa.constant` say which). An op that is not supported \
+or that cannot be tiled into the local buffer is an error at that op.";
+    const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
+        name: "schedule",
+        description: "Kernel schedule: 'layerwise' (one kernel per layer, activations through DDR)",
+        kind: OptionKind::String,
+        default: "layerwise",
+    }];
+
+    fn from_options(options: &PassOptions) -> Result<Self, String> {
+        let schedule = options.string("schedule");
+        if schedule != "layerwise" {
+            return Err(format!(
+                "option 'schedule': unknown schedule '{schedule}' (available: layerwise)"
+            ));
+        }
+        Ok(Self { schedule })
+    }
+
+    fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
+        debug_assert_eq!(self.schedule, "layerwise");
+        let module = Op(operation.to_raw());
+        if module.name() != "builtin.module" {
+            module.emit_error(&format!(
+                "{} runs on a builtin.module, not on '{}'",
+                Self::ARGUMENT,
+                module.name()
+            ));
+            return Err(PassFailure);
+        }
+        let Some(machine) = module
+            .attribute_text("dsa.target")
+            .as_deref()
+            .and_then(Machine::parse)
+        else {
+            module.emit_error(
+                "convert-graph-to-dsa needs the module's dsa.target; run dsa-set-target first",
+            );
+            return Err(PassFailure);
+        };
+        for function in module.body_ops() {
+            if function.name() != "func.func" || function.regions_empty() {
+                continue;
+            }
+            let name = function.symbol_name();
+            // SAFETY: the module is verified (the pass manager verified it before this pass).
+            let program = match unsafe { Program::from_module(module.0, Some(&name)) } {
+                Ok(program) => program,
+                Err(error) => {
+                    function.emit_error(&format!("cannot lower @{name}: {error}"));
+                    return Err(PassFailure);
+                }
+            };
+            let text = host::lower_function(&program, &machine).map_err(|error| {
+                let at = error
+                    .op
+                    .and_then(|index| function.body_ops().get(index).copied())
+                    .unwrap_or(function);
+                at.emit_error(&error.message);
+                PassFailure
+            })?;
+            module
+                .replace_with_text(function, &text)
+                .map_err(|message| {
+                    function.emit_error(&format!(
+                        "internal error: the generated dsa code does not parse: {message}"
+                    ));
+                    PassFailure
+                })?;
+        }
+        Ok(())
+    }
+}
+
+impl Op {
+    fn attribute_text(self, name: &str) -> Option<String> {
+        let name_ref = MlirStringRef {
+            data: name.as_ptr().cast(),
+            length: name.len(),
+        };
+        // SAFETY: the op is alive.
+        let attribute = unsafe { mlirOperationGetAttributeByName(self.0, name_ref) };
+        if attribute.ptr.is_null() {
+            return None;
+        }
+        Some(crate::ir::print_attribute(attribute))
+    }
+
+    fn regions_empty(self) -> bool {
+        // SAFETY: the op is alive.
+        unsafe {
+            mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, 0))
+                .ptr
+                .is_null()
+        }
+    }
+
+    fn symbol_name(self) -> String {
+        // SAFETY: func.func always has a sym_name string attribute.
+        unsafe {
+            let attribute = mlirOperationGetAttributeByName(
+                self.0,
+                mlirStringRefCreateFromCString(c"sym_name".as_ptr()),
+            );
+            let value = mlirStringAttrGetValue(attribute);
+            String::from_utf8_lossy(std::slice::from_raw_parts(
+                value.data.cast::<u8>(),
+                value.length,
+            ))
+            .into_owned()
+        }
+    }
+
+    /// The ops of the first block of the first region.
+    fn body_ops(self) -> Vec<Op> {
+        let mut ops = Vec::new();
+        // SAFETY: the op is alive; the walk only reads handles.
+        unsafe {
+            let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, 0));
+            if block.ptr.is_null() {
+                return ops;
+            }
+            let mut op = mlirBlockGetFirstOperation(block);
+            while !op.ptr.is_null() {
+                ops.push(Op(op));
+                op = mlirOperationGetNextInBlock(op);
+            }
+        }
+        ops
+    }
+
+    /// Parses `text` (module-level ops) and puts them in place of `old`, which is erased.
+    fn replace_with_text(self, old: Op, text: &str) -> Result<(), String> {
+        // MLIR's parser may read one byte past the end of the buffer: give it a NUL there.
+        let source = format!("module {{\n{text}}}\n\0");
+        // SAFETY: the context is alive; the parsed module's ops are moved before it is destroyed.
+        unsafe {
+            let context = mlirOperationGetContext(self.0);
+            let source_ref = MlirStringRef {
+                data: source.as_ptr().cast(),
+                length: source.len(),
+            };
+            let parsed = mlirModuleCreateParse(context, source_ref);
+            if parsed.ptr.is_null() {
+                return Err("see the diagnostics above".into());
+            }
+            let parsed_op = Op(mlirModuleGetOperation(parsed));
+            let block = mlirOperationGetBlock(old.0);
+            for op in parsed_op.body_ops() {
+                mlirOperationRemoveFromParent(op.0);
+                mlirBlockInsertOwnedOperationBefore(block, old.0, op.0);
+            }
+            mlirModuleDestroy(parsed);
+            old.erase();
+        }
+        Ok(())
+    }
+}

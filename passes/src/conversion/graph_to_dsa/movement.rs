@@ -1,0 +1,202 @@
+//! Data-movement layers: transpose, concat, slice, split, pad and plain copies. Each is a set of
+//! DDR-to-DDR copies between views (a permuted view for transpose, windows of the output for
+//! concat and pad, strided windows of the input for slice and split) done by DMA, no compute
+//! unit involved, split over the cores.
+
+use super::{
+    elementwise::row_major_tile,
+    host::{Layer, Scope},
+    kernel::{Kernel, Tensor},
+    layers,
+    text::{Body, View},
+    LoweringError, Machine,
+};
+
+/// Views of rank above 4 are beyond what one DMA describes.
+const MAX_RANK: usize = 4;
+
+/// A copy kernel moving each `(source, target)` pair (equal shapes) with DMA.
+pub fn copy_pairs(machine: &Machine, pairs: &[(Tensor, Tensor)], mut kernel: Kernel) -> Kernel {
+    let tilings: Vec<(Vec<usize>, usize)> = pairs
+        .iter()
+        .map(|(source, _)| {
+            let shape = &source.view.shape;
+            let total: usize = shape.iter().product();
+            let share = total.div_ceil(machine.cores).max(1);
+            let tile = row_major_tile(shape, |tile| tile.iter().product::<usize>() <= share)
+                .unwrap_or_else(|| vec![1; shape.len()]);
+            let count = shape
+                .iter()
+                .zip(&tile)
+                .map(|(dim, size)| dim / size)
+                .product();
+            (tile, count)
+        })
+        .collect();
+    let cores = tilings
+        .iter()
+        .map(|(_, count)| *count)
+        .max()
+        .unwrap_or(1)
+        .clamp(1, machine.cores);
+    kernel.cores = cores;
+    for ((source, target), (tile, count)) in pairs.iter().zip(tilings) {
+        let source_arg = kernel.argument(&source.host, &source.view);
+        let target_arg = kernel.argument(&target.host, &target.view);
+        let counts: Vec<usize> = source
+            .view
+            .shape
+            .iter()
+            .zip(&tile)
+            .map(|(dim, size)| dim / size)
+            .collect();
+        let index = kernel.begin_tiles_over(count, cores);
+        let coordinates = kernel.decode(&index, &counts);
+        let body = &mut kernel.body;
+        let offsets: Vec<String> = coordinates
+            .iter()
+            .zip(&tile)
+            .map(|(c, &size)| body.scaled(c, size))
+            .collect();
+        let (from, from_view) = body.subview(&source_arg, &source.view, &offsets, &tile, None);
+        let (to, to_view) = body.subview(&target_arg, &target.view, &offsets, &tile, None);
+        let moved = body.dma((&from, &from_view), (&to, &to_view), &[]);
+        kernel.end_tiles(&moved);
+    }
+    kernel
+}
+
+/// A copy of `source` into `target` (same shape).
+pub fn copy(machine: &Machine, source: &Tensor, target: &Tensor, kernel: Kernel) -> Kernel {
+    copy_pairs(machine, &[(source.clone(), target.clone())], kernel)
+}
+
+fn check_rank(layer: &Layer, view: &View) -> Result<(), LoweringError> {
+    if view.shape.len() > MAX_RANK {
+        return Err(LoweringError::at(
+            layer.index,
+            format!("'{}' on a rank-{} tensor is not supported (DMA views have at most {MAX_RANK} dimensions)", layer.node.name, view.shape.len()),
+        ));
+    }
+    Ok(())
+}
+
+/// A host-side window of `tensor` at static `offsets` with `sizes` and `steps`.
+fn window(
+    host: &mut Body,
+    tensor: &Tensor,
+    offsets: &[usize],
+    sizes: &[usize],
+    steps: &[usize],
+) -> Tensor {
+    let offsets: Vec<String> = offsets.iter().map(|&offset| host.index(offset)).collect();
+    let (name, view) = host.subview_strided(&tensor.host, &tensor.view, &offsets, sizes, steps);
+    Tensor { host: name, view }
+}
+
+/// Lowers a data-movement layer writing `results`.
+pub fn lower(
+    scope: &Scope,
+    host: &mut Body,
+    layer: &Layer,
+    results: &[Tensor],
+    kernel: Kernel,
+) -> Result<Kernel, LoweringError> {
+    let node = layer.node;
+    let input = scope.tensor(node.operands[0]).clone();
+    check_rank(layer, &input.view)?;
+    let rank = input.view.shape.len();
+    let ones = vec![1; rank];
+    let pairs: Vec<(Tensor, Tensor)> = match node.name.as_str() {
+        "graph.transpose" => {
+            let permutation: Vec<usize> = layers::ints(node, "permutation", &[])
+                .iter()
+                .map(|&d| d as usize)
+                .collect();
+            let view = input.view.permuted(&permutation);
+            let name = host.fresh("view");
+            let dims: Vec<String> = (0..rank).map(|d| format!("d{d}")).collect();
+            let permuted: Vec<String> = permutation.iter().map(|d| format!("d{d}")).collect();
+            host.line(format!(
+                "{name} = memref.transpose {} ({}) -> ({}) : {} to {}",
+                input.host,
+                dims.join(", "),
+                permuted.join(", "),
+                input.view.type_text(),
+                view.type_text()
+            ));
+            vec![(Tensor { host: name, view }, results[0].clone())]
+        }
+        "graph.concat" => {
+            let axis = layers::axis(layers::int(node, "axis", 0), rank);
+            let mut start = 0;
+            let mut pairs = Vec::new();
+            for &operand in &node.operands {
+                let piece = scope.tensor(operand).clone();
+                let mut offsets = vec![0; rank];
+                offsets[axis] = start;
+                start += piece.view.shape[axis];
+                let target = window(host, &results[0], &offsets, &piece.view.shape, &ones);
+                pairs.push((piece, target));
+            }
+            pairs
+        }
+        "graph.split" => {
+            let axis = layers::axis(layers::int(node, "axis", 0), rank);
+            let mut start = 0;
+            let mut pairs = Vec::new();
+            for result in results {
+                let mut offsets = vec![0; rank];
+                offsets[axis] = start;
+                start += result.view.shape[axis];
+                pairs.push((
+                    window(host, &input, &offsets, &result.view.shape, &ones),
+                    result.clone(),
+                ));
+            }
+            pairs
+        }
+        "graph.slice" => {
+            let starts: Vec<usize> = layers::ints(node, "starts", &[])
+                .iter()
+                .map(|&s| s as usize)
+                .collect();
+            let steps = layers::ints(node, "steps", &vec![1; rank]);
+            if steps.iter().any(|&step| step < 1) {
+                return Err(LoweringError::at(
+                    layer.index,
+                    "slices with negative steps are not supported",
+                ));
+            }
+            let steps: Vec<usize> = steps.iter().map(|&s| s as usize).collect();
+            vec![(
+                window(host, &input, &starts, &results[0].view.shape, &steps),
+                results[0].clone(),
+            )]
+        }
+        "graph.pad" => {
+            let pads = layers::ints(node, "pads", &[]);
+            if layers::keyword(node, "mode").is_some_and(|mode| mode != "constant")
+                || layers::float(node, "value", 0.0) != 0.0
+            {
+                return Err(LoweringError::at(
+                    layer.index,
+                    "only zero constant padding is supported (the output buffer starts zeroed)",
+                ));
+            }
+            if pads.iter().any(|&pad| pad < 0) {
+                return Err(LoweringError::at(
+                    layer.index,
+                    "negative padding (cropping) is not supported",
+                ));
+            }
+            let offsets: Vec<usize> = pads[..rank].iter().map(|&pad| pad as usize).collect();
+            vec![(
+                input.clone(),
+                window(host, &results[0], &offsets, &input.view.shape, &ones),
+            )]
+        }
+        other => unreachable!("{other} is not a data-movement op"),
+    };
+    Ok(copy_pairs(scope.machine, &pairs, kernel))
+}

@@ -1,0 +1,164 @@
+//! A pooling layer: output tiles of `[1, Ct, OHt, OW]`, the input rows of the window loaded with
+//! the padding resolved per row class as for convolutions, one vector-core pooling instruction.
+
+use super::{
+    conv::{dispatch_classes, Rows, DMA_SETUP},
+    host::{Layer, Scope},
+    kernel::{Epilogue, Kernel},
+    layers,
+    text::divisors_descending,
+    LoweringError,
+};
+
+/// Lowers a max or average pooling layer.
+pub fn lower_pool(
+    scope: &Scope,
+    layer: &Layer,
+    mut kernel: Kernel,
+) -> Result<Kernel, LoweringError> {
+    let node = layer.node;
+    let is_max = node.name == "graph.max_pool2d";
+    let input = scope.tensor(node.operands[0]).clone();
+    let [batch, channels, height, width] = [
+        input.view.shape[0],
+        input.view.shape[1],
+        input.view.shape[2],
+        input.view.shape[3],
+    ];
+    let out = layer.output.view.shape.clone();
+    let window = layers::ints(node, "kernel", &[1, 1]);
+    let strides = layers::ints(node, "strides", &[1, 1]);
+    let pads = layers::ints(node, "pads", &[0, 0, 0, 0]);
+    if layers::ints(node, "dilations", &[1, 1]) != [1, 1] {
+        return Err(LoweringError::at(
+            layer.index,
+            "dilated pooling is not supported by the vector core's pooling instruction",
+        ));
+    }
+    let floor_height =
+        (height + (pads[0] + pads[2]) as usize - window[0] as usize) / strides[0] as usize + 1;
+    let floor_width =
+        (width + (pads[1] + pads[3]) as usize - window[1] as usize) / strides[1] as usize + 1;
+    if out[2] != floor_height || out[3] != floor_width {
+        return Err(LoweringError::at(
+            layer.index,
+            "ceil_mode pooling whose last window starts in the padding is not supported by the vector core's pooling instruction",
+        ));
+    }
+    let rows = Rows {
+        height,
+        output: out[2],
+        stride: strides[0] as usize,
+        top: pads[0] as usize,
+        extent: window[0] as usize,
+    };
+    let shapes = scope.external_shapes(&layer.steps);
+    let budget = scope.machine.lb_elements();
+    let bandwidth = scope.machine.ddr_bandwidth / scope.machine.cores_per_cluster as f64;
+    let mut best: Option<(f64, [usize; 2])> = None;
+    for tile_channels in divisors_descending(channels) {
+        for tile_rows in divisors_descending(out[2]) {
+            let tile = [1, tile_channels, tile_rows, out[3]];
+            let epilogue = Epilogue::lb_elements(&layer.steps, &shapes, &tile);
+            let input_elements = tile_channels * rows.window(tile_rows) * width;
+            let output_elements: usize = tile.iter().product();
+            if input_elements + output_elements + epilogue > budget {
+                continue;
+            }
+            let tiles = batch * (channels / tile_channels) * (out[2] / tile_rows);
+            let per_tile = (2 + shapes.len()) as f64 * DMA_SETUP
+                + ((input_elements + output_elements + epilogue) * 4) as f64 / bandwidth;
+            let cost = tiles.div_ceil(scope.machine.cores) as f64 * per_tile;
+            if best.is_none_or(|(best_cost, _)| cost < best_cost) {
+                best = Some((cost, [tile_channels, tile_rows]));
+            }
+        }
+    }
+    let Some((_, [tile_channels, tile_rows])) = best else {
+        return Err(LoweringError::at(
+            layer.index,
+            format!(
+                "'{}' does not fit the local buffer of target '{}' ({} bytes): rows of {} elements are not split",
+                node.name, scope.machine.name, scope.machine.lb_bytes, width
+            ),
+        ));
+    };
+    let tile = [1, tile_channels, tile_rows, out[3]];
+    let keep = [0, 1, 2, 3];
+    let epilogue = Epilogue::new(&mut kernel, &layer.steps, scope.tensors, &tile, &keep);
+    let input_arg = kernel.argument(&input.host, &input.view);
+    let output_arg = kernel.argument(&layer.output.host, &layer.output.view);
+    let input_rows = rows.window(tile_rows);
+    let (input_lb, input_lb_view) = kernel.alloc_lb(&[1, tile_channels, input_rows, width]);
+    let (accumulator, accumulator_view) = kernel.alloc_lb(&tile);
+    let counts = [batch, channels / tile_channels, out[2] / tile_rows];
+    let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
+    let coordinates = kernel.decode(&index, &counts);
+    let body = &mut kernel.body;
+    let (n, row) = (coordinates[0].clone(), coordinates[2].clone());
+    let channel = body.scaled(&coordinates[1], tile_channels);
+    let out_row = body.scaled(&row, tile_rows);
+    let zero = body.index(0);
+    let classes = rows.classes(tile_rows);
+    let count_include_pad = layers::flag(node, "count_include_pad");
+    dispatch_classes(body, &row, &classes, &mut |body, class| {
+        let loaded_rows = input_rows - class.pad_top - class.pad_bottom;
+        let scaled = body.scaled(&row, tile_rows * rows.stride);
+        let first_row = body.shifted(&scaled, class.pad_top as i64 - rows.top as i64);
+        let (source, source_view) = body.subview(
+            &input_arg,
+            &input.view,
+            &[n.clone(), channel.clone(), first_row, zero.clone()],
+            &[1, tile_channels, loaded_rows, width],
+            None,
+        );
+        let (input_tile, input_tile_view) = body.subview(
+            &input_lb,
+            &input_lb_view,
+            &[zero.clone(), zero.clone(), zero.clone(), zero.clone()],
+            &[1, tile_channels, loaded_rows, width],
+            None,
+        );
+        let loaded = body.dma(
+            (&source, &source_view),
+            (&input_tile, &input_tile_view),
+            &[],
+        );
+        let token = body.instruction(
+            &format!("dsa.pool {} {input_tile} into {accumulator}", if is_max { "max" } else { "avg" }),
+            &[loaded],
+            &format!(
+                "{{kernel = array<i64: {}, {}>, strides = array<i64: {}, {}>, pads = array<i64: {}, {}, {}, {}>, count_include_pad = {count_include_pad}}} : {}, {}",
+                window[0],
+                window[1],
+                strides[0],
+                strides[1],
+                class.pad_top,
+                pads[1],
+                class.pad_bottom,
+                pads[3],
+                input_tile_view.type_text(),
+                accumulator_view.type_text()
+            ),
+        );
+        body.line(format!("dsa.wait {token}"));
+    });
+    let offsets = vec![n.clone(), channel.clone(), out_row, zero.clone()];
+    let done = epilogue.emit(
+        body,
+        (&accumulator, &accumulator_view),
+        &offsets,
+        &tile,
+        &keep,
+        Vec::new(),
+    );
+    let (target, target_view) =
+        body.subview(&output_arg, &layer.output.view, &offsets, &tile, None);
+    let stored = body.dma(
+        (&accumulator, &accumulator_view),
+        (&target, &target_view),
+        &done,
+    );
+    kernel.end_tiles(&stored);
+    Ok(kernel)
+}

@@ -1,0 +1,120 @@
+// RUN: turbine-opt %s --split-input-file --convert-dsa-to-runtime | FileCheck %s
+
+// Tests that a kernel becomes a private host function taking the device, its core and its
+// position in the launch; that core_id and cluster_id read them; that an LB tile is allocated on
+// the kernel's own core and released (deferred to the launch's end) by dealloc; that each
+// instruction is one td_* call on the kernel's core with views built from the strided metadata
+// and waits passed as an array; and that the entry function gets the C ABI i32(i64, ptr),
+// calls its renamed body and returns the device's first error.
+// CHECK-LABEL: func.func private @relu
+// CHECK-SAME: (%[[DEV:.*]]: i64, %[[CL:.*]]: i32, %[[CO:.*]]: i32, %[[ID:.*]]: index, %[[X:.*]]: memref<4x64xf32>, %[[Y:.*]]: memref<4x64xf32>)
+// CHECK: %[[SCRATCH:.*]] = llvm.alloca %{{.*}} x i64
+// CHECK: %[[CLUSTER:.*]] = arith.index_cast %[[CL]] : i32 to index
+// CHECK: call @td_buffer_alloc(%[[DEV]], %{{.*}}, %[[CL]], %[[CO]], %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i32, i32, i32, i64, i32, !llvm.ptr) -> i32
+// CHECK: %[[TILE:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> to memref<1x64xf32>
+// CHECK: memref.subview %[[X]][%[[ID]], %[[CLUSTER]]] [1, 64] [1, 1] : memref<4x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+// CHECK: memref.extract_strided_metadata
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: %[[T0:.*]] = call @td_dma(%[[DEV]], %[[CL]], %[[CO]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: %[[TOKEN:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
+// CHECK: llvm.store %[[TOKEN]], %{{.*}} : i64, !llvm.ptr
+// CHECK: call @td_unary(%[[DEV]], %[[CL]], %[[CO]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i32, i32, i32, f32, f32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> i32
+// CHECK: call @td_dma(
+// CHECK: call @td_wait(%[[DEV]], %[[CL]], %[[CO]], %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i32, i32, !llvm.ptr, i64, !llvm.ptr) -> i32
+// CHECK: call @td_buffer_release(%[[DEV]], %{{.*}}) : (i64, i64) -> i32
+// CHECK: return
+// CHECK-LABEL: func.func @relu_4x64
+// CHECK-SAME: (%[[D:.*]]: i64, %[[BUFFERS:.*]]: !llvm.ptr) -> i32
+// CHECK-SAME: dsa.arguments = [{attributes = {dsa.input = 0 : i64}, type = memref<4x64xf32>}, {attributes = {dsa.output = 0 : i64}, type = memref<4x64xf32>}]
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> i64
+// CHECK: call @relu_4x64.impl(%[[D]], %{{.*}}, %{{.*}}) : (i64, memref<4x64xf32>, memref<4x64xf32>) -> ()
+// CHECK: %[[STATUS:.*]] = call @td_device_take_error(%[[D]]) : (i64) -> i32
+// CHECK: return %[[STATUS]] : i32
+// CHECK-LABEL: func.func private @relu_4x64.impl
+// CHECK-SAME: (%[[DEV:.*]]: i64, %[[X:.*]]: memref<4x64xf32> {dsa.input = 0 : i64}, %[[Y:.*]]: memref<4x64xf32> {dsa.output = 0 : i64})
+// CHECK: %[[NAME:.*]] = llvm.mlir.addressof @relu.name : !llvm.ptr
+// CHECK: %[[CORES:.*]] = llvm.mlir.addressof @relu.cores.0 : !llvm.ptr
+// CHECK: call @td_launch_begin(%[[DEV]], %[[NAME]], %[[CORES]], %{{.*}}) : (i64, !llvm.ptr, !llvm.ptr, i64) -> i32
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: func.call @relu(%[[DEV]], %{{.*}}, %{{.*}}, %[[J]], %[[X]], %[[Y]])
+// CHECK: call @td_launch_end(%[[DEV]], %{{.*}}) : (i64, !llvm.ptr) -> i32
+// CHECK: func.func private @td_device_take_error(i64) -> i32
+// CHECK: llvm.mlir.global internal constant @relu.name("relu\00")
+// Cores 0..3 of 2 clusters x 2 cores as td_core {cluster, core} words: core << 32 | cluster.
+// CHECK: llvm.mlir.global internal constant @relu.cores.0(dense<[0, 4294967296, 1, 4294967297]> : tensor<4xi64>)
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+  dsa.kernel @relu(%x: memref<4x64xf32, #dsa.memory_space<ddr>>, %y: memref<4x64xf32, #dsa.memory_space<ddr>>) {
+    %row = dsa.core_id : index
+    %cluster = dsa.cluster_id : index
+    %tile = dsa.alloc : memref<1x64xf32, #dsa.memory_space<lb>>
+    %in = memref.subview %x[%row, %cluster] [1, 64] [1, 1] : memref<4x64xf32, #dsa.memory_space<ddr>> to memref<1x64xf32, strided<[64, 1], offset: ?>, #dsa.memory_space<ddr>>
+    %t0 = dsa.dma %in to %tile : memref<1x64xf32, strided<[64, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<1x64xf32, #dsa.memory_space<lb>>
+    %t1 = dsa.unary relu %tile into %tile after %t0 : memref<1x64xf32, #dsa.memory_space<lb>>, memref<1x64xf32, #dsa.memory_space<lb>>
+    %t2 = dsa.dma %tile to %in after %t1 : memref<1x64xf32, #dsa.memory_space<lb>>, memref<1x64xf32, strided<[64, 1], offset: ?>, #dsa.memory_space<ddr>>
+    dsa.wait %t2
+    dsa.dealloc %tile : memref<1x64xf32, #dsa.memory_space<lb>>
+    dsa.return
+  }
+  func.func @relu_4x64(%x: memref<4x64xf32, #dsa.memory_space<ddr>> {dsa.input = 0}, %y: memref<4x64xf32, #dsa.memory_space<ddr>> {dsa.output = 0}) {
+    dsa.launch @relu(%x, %y) on [0, 1, 2, 3] : memref<4x64xf32, #dsa.memory_space<ddr>>, memref<4x64xf32, #dsa.memory_space<ddr>>
+    return
+  }
+}
+
+// -----
+
+// Tests that tokens carried through scf.for iteration arguments become i64, that the scratch is
+// allocated once in the entry block (not in the loop), and the calls of the other instructions:
+// matmul with accumulate, conv2d and pool2d with their parameter structs stored into the
+// scratch, binary, clip (min and max as p0, p1), copy (affine 1, 0), reduce with a negative
+// axis made positive, and barrier.
+// CHECK-LABEL: func.func private @instructions
+// CHECK-SAME: (%[[DEV:.*]]: i64, %[[CL:.*]]: i32, %[[CO:.*]]: i32, %{{.*}}: index,
+// CHECK-NEXT: %[[WORDS:.*]] = arith.constant 44 : i64
+// CHECK-NEXT: %[[SCRATCH:.*]] = llvm.alloca %[[WORDS]] x i64
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[T:.*]] = %{{.*}}) -> (i64) {
+// CHECK-NOT: llvm.alloca
+// CHECK: %[[ACC:.*]] = arith.constant 1 : i32
+// CHECK: call @td_matmul(%[[DEV]], %[[CL]], %[[CO]], %{{.*}}, %{{.*}}, %{{.*}}, %[[ACC]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: %[[NEXT:.*]] = llvm.load
+// CHECK: scf.yield %[[NEXT]] : i64
+// CHECK: call @td_conv2d(%[[DEV]], %[[CL]], %[[CO]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: %[[SUB:.*]] = arith.constant 1 : i32
+// CHECK: call @td_binary(%[[DEV]], %[[CL]], %[[CO]], %[[SUB]],
+// CHECK: %[[CLIP:.*]] = arith.constant 12 : i32
+// CHECK: %[[MIN:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[MAX:.*]] = arith.constant 6.000000e+00 : f32
+// CHECK: call @td_unary(%[[DEV]], %[[CL]], %[[CO]], %[[CLIP]], %[[MIN]], %[[MAX]],
+// CHECK: %[[AFFINE:.*]] = arith.constant 13 : i32
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: call @td_unary(%[[DEV]], %[[CL]], %[[CO]], %[[AFFINE]], %[[ONE]], %[[ZERO]],
+// CHECK: %[[AVG_NO_PAD:.*]] = arith.constant 1 : i64
+// CHECK: call @td_pool2d(
+// CHECK: %[[MEAN:.*]] = arith.constant 1 : i32
+// CHECK: %[[AXIS:.*]] = arith.constant 3 : i32
+// CHECK: call @td_reduce(%[[DEV]], %[[CL]], %[[CO]], %[[MEAN]], %[[AXIS]],
+// CHECK: call @td_barrier(%[[DEV]], %[[CL]], %[[CO]], %{{.*}}) : (i64, i32, i32, !llvm.ptr) -> i32
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+  dsa.kernel @instructions(%a: memref<4x8xf32, #dsa.memory_space<lb>>, %b: memref<8x4xf32, #dsa.memory_space<lb>>, %c: memref<4x4xf32, #dsa.memory_space<lb>>,
+                           %x: memref<1x2x6x6xf32, #dsa.memory_space<lb>>, %w: memref<3x2x3x3xf32, #dsa.memory_space<lb>>, %y: memref<1x3x6x6xf32, #dsa.memory_space<lb>>,
+                           %p: memref<1x3x3x3xf32, #dsa.memory_space<lb>>, %r: memref<1x3x3x1xf32, #dsa.memory_space<lb>>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %t0 = dsa.matmul %a, %b into %c : memref<4x8xf32, #dsa.memory_space<lb>>, memref<8x4xf32, #dsa.memory_space<lb>>, memref<4x4xf32, #dsa.memory_space<lb>>
+    %last = scf.for %k = %c0 to %c4 step %c1 iter_args(%t = %t0) -> (!dsa.token) {
+      %n = dsa.matmul %a, %b into %c accumulate after %t : memref<4x8xf32, #dsa.memory_space<lb>>, memref<8x4xf32, #dsa.memory_space<lb>>, memref<4x4xf32, #dsa.memory_space<lb>>
+      scf.yield %n : !dsa.token
+    }
+    %t1 = dsa.conv2d %x, %w into %y after %last {pads = array<i64: 1, 1, 1, 1>} : memref<1x2x6x6xf32, #dsa.memory_space<lb>>, memref<3x2x3x3xf32, #dsa.memory_space<lb>>, memref<1x3x6x6xf32, #dsa.memory_space<lb>>
+    %t2 = dsa.binary sub %y, %y into %y after %t1 : memref<1x3x6x6xf32, #dsa.memory_space<lb>>, memref<1x3x6x6xf32, #dsa.memory_space<lb>>, memref<1x3x6x6xf32, #dsa.memory_space<lb>>
+    %t3 = dsa.unary clip %y into %y after %t2 {min = 0.0 : f32, max = 6.0 : f32} : memref<1x3x6x6xf32, #dsa.memory_space<lb>>, memref<1x3x6x6xf32, #dsa.memory_space<lb>>
+    %t4 = dsa.unary copy %y into %y after %t3 : memref<1x3x6x6xf32, #dsa.memory_space<lb>>, memref<1x3x6x6xf32, #dsa.memory_space<lb>>
+    %t5 = dsa.pool avg %y into %p after %t4 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : memref<1x3x6x6xf32, #dsa.memory_space<lb>>, memref<1x3x3x3xf32, #dsa.memory_space<lb>>
+    %t6 = dsa.reduce mean %p into %r after %t5 {axis = -1 : i64} : memref<1x3x3x3xf32, #dsa.memory_space<lb>>, memref<1x3x3x1xf32, #dsa.memory_space<lb>>
+    dsa.wait %t6
+    dsa.barrier
+    dsa.return
+  }
+}

@@ -1,0 +1,72 @@
+// RUN: turbine-opt %s --split-input-file --verify-diagnostics --convert-graph-to-dsa
+// RUN: turbine-opt %S/Inputs/no-fit.mlir --verify-diagnostics --dsa-set-target=target=mini --convert-graph-to-dsa
+// RUN: not turbine-opt %s --convert-graph-to-dsa=schedule=greedy 2>&1 | FileCheck %s --check-prefix=SCHEDULE
+// SCHEDULE: unknown schedule 'greedy' (available: layerwise)
+
+// Tests that the lowering needs the target: tile sizes depend on its LB.
+// expected-error@+1 {{convert-graph-to-dsa needs the module's dsa.target; run dsa-set-target first}}
+module {
+  func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %y = graph.relu %x : tensor<4xf32>
+    return %y : tensor<4xf32>
+  }
+}
+
+// -----
+
+// Tests that an op without a lowering is named at its location.
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+  func.func @f(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+    // expected-error@+1 {{'graph.lrn' is not supported by the software DSA lowering yet}}
+    %y = graph.lrn %x {size = 3 : i64} : tensor<1x8x4x4xf32>
+    return %y : tensor<1x8x4x4xf32>
+  }
+}
+
+// -----
+
+// Tests that integer tensors are refused: the software DSA computes in f32.
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+  // expected-error@+1 {{function argument has element type I64; the software DSA computes in f32 only}}
+  func.func @f(%x: tensor<4xi64>) -> tensor<4xi64> {
+    return %x : tensor<4xi64>
+  }
+}
+
+// -----
+
+// Tests that control flow is refused by the layer-wise schedule.
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+  func.func @f(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error@+1 {{'graph.if' (control flow) is not supported by the layer-wise schedule yet}}
+    %y = graph.if %c -> (tensor<4xf32>) {
+      graph.yield %x : tensor<4xf32>
+    } else {
+      graph.yield %x : tensor<4xf32>
+    }
+    return %y : tensor<4xf32>
+  }
+}
+
+// -----
+
+// Tests that a softmax across a middle axis is refused rather than computed
+// on the wrong rows.
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+  func.func @f(%x: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+    // expected-error@+1 {{softmax along an axis other than the last is not supported}}
+    %y = graph.softmax %x {axis = 1 : i64} : tensor<2x8x4xf32>
+    return %y : tensor<2x8x4xf32>
+  }
+}
+
+// -----
+
+// Tests that padding other than zeros is refused.
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+  func.func @f(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x6x6xf32> {
+    // expected-error@+1 {{only zero constant padding is supported}}
+    %y = graph.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, mode = #graph<pad_mode reflect>} : tensor<1x1x4x4xf32> -> tensor<1x1x6x6xf32>
+    return %y : tensor<1x1x6x6xf32>
+  }
+}

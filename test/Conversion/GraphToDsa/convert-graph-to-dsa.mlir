@@ -1,0 +1,156 @@
+// RUN: turbine-opt %s --split-input-file --dsa-set-target=target=mini --convert-graph-to-dsa | FileCheck %s
+
+// Tests that a conv with its bias, fused activation, a residual add and a relu
+// becomes one kernel: the epilogue runs on the output tile in LB, and the host
+// function launches it once with the inputs, output and weights as arguments.
+// CHECK-LABEL: dsa.kernel @residual_0_conv2d
+// CHECK: dsa.conv2d %{{.*}}, %{{.*}} into %[[ACC:.*]] after %{{.*}}, %{{.*}} {pads = array<i64: 1, 1, 1, 1>}
+// CHECK: dsa.binary add %[[ACC]], %{{.*}} into %[[ACC]]
+// CHECK-NEXT: dsa.unary relu %[[ACC]] into %[[ACC]]
+// CHECK-NEXT: dsa.binary add %[[ACC]], %{{.*}} into %[[ACC]]
+// CHECK-NEXT: dsa.unary relu %[[ACC]] into %[[ACC]]
+// CHECK: dsa.dma %[[ACC]] to
+// CHECK-NOT: dsa.kernel
+// CHECK-LABEL: func.func @residual
+// CHECK-SAME: %[[X:.*]]: memref<2x8x10x10xf32, #dsa.memory_space<ddr>> {dsa.input = 0 : i64}
+// CHECK-SAME: %[[Y:.*]]: memref<2x16x10x10xf32, #dsa.memory_space<ddr>> {dsa.input = 1 : i64}
+// CHECK-SAME: %[[OUT:.*]]: memref<2x16x10x10xf32, #dsa.memory_space<ddr>> {dsa.output = 0 : i64}
+// CHECK-SAME: %[[W:.*]]: memref<16x8x3x3xf32, #dsa.memory_space<ddr>> {dsa.weight = "w"}
+// CHECK-SAME: %[[B:.*]]: memref<16xf32, #dsa.memory_space<ddr>> {dsa.weight = "b"}
+// CHECK: %[[BIAS:.*]] = memref.reinterpret_cast %[[B]] to offset: [0], sizes: [1, 16, 1, 1]
+// CHECK: dsa.launch @residual_0_conv2d(%[[BIAS]], %[[Y]], %[[X]], %[[W]], %[[OUT]]) on [0, 1, 2, 3]
+// CHECK-NEXT: return
+func.func @residual(%x: tensor<2x8x10x10xf32>, %y: tensor<2x16x10x10xf32>) -> tensor<2x16x10x10xf32> {
+  %w = graph.weight "w" : tensor<16x8x3x3xf32>
+  %b = graph.weight "b" : tensor<16xf32>
+  %c = graph.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu>} : (tensor<2x8x10x10xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<2x16x10x10xf32>
+  %a = graph.add %c, %y : tensor<2x16x10x10xf32>, tensor<2x16x10x10xf32> -> tensor<2x16x10x10xf32>
+  %r = graph.relu %a : tensor<2x16x10x10xf32>
+  return %r : tensor<2x16x10x10xf32>
+}
+
+// -----
+
+// Tests that a conv whose output does not fit the 16 KiB LB of `mini` in one
+// tile is split into row tiles, and that the padding is resolved per row
+// class: the first tile pads above, the last below, the middle ones not at all,
+// each with the input rows it really reads.
+// CHECK-LABEL: dsa.kernel @rows_0_conv2d
+// CHECK: scf.if
+// CHECK: dsa.conv2d %{{.*}} into %{{.*}} after %{{.*}} {pads = array<i64: 1, 1, 0, 1>} : memref<1x{{[0-9]+}}x[[FIRST:[0-9]+]]x32xf32
+// CHECK: } else {
+// CHECK: scf.if
+// CHECK: {pads = array<i64: 0, 1, 0, 1>}
+// CHECK: } else {
+// CHECK: {pads = array<i64: 0, 1, 1, 1>} : memref<1x{{[0-9]+}}x[[FIRST]]x32xf32
+// CHECK-LABEL: func.func @rows
+func.func @rows(%x: tensor<1x4x32x32xf32>) -> tensor<1x16x32x32xf32> {
+  %w = graph.weight "w" : tensor<16x4x3x3xf32>
+  %c = graph.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x32x32xf32>, tensor<16x4x3x3xf32>) -> tensor<1x16x32x32xf32>
+  return %c : tensor<1x16x32x32xf32>
+}
+
+// -----
+
+// Tests that a matmul whose K does not fit one tile accumulates over K chunks:
+// the first chunk overwrites the accumulator, the loop over the others adds.
+// CHECK-LABEL: dsa.kernel @chunks_0_matmul
+// CHECK: dsa.matmul %[[A:.*]], %[[B:.*]] into %[[C:.*]] after
+// CHECK: scf.for
+// CHECK: dsa.matmul %[[A]], %[[B]] into %[[C]] accumulate after
+// CHECK-LABEL: func.func @chunks
+func.func @chunks(%a: tensor<64x512xf32>, %b: tensor<512x64xf32>) -> tensor<64x64xf32> {
+  %c = graph.matmul %a, %b : tensor<64x512xf32>, tensor<512x64xf32> -> tensor<64x64xf32>
+  return %c : tensor<64x64xf32>
+}
+
+// -----
+
+// Tests that a gemm with a transposed weight reads it through a transposed
+// view (no transpose kernel), and that its bias joins the epilogue.
+// CHECK-LABEL: dsa.kernel @classifier_0_gemm
+// CHECK-SAME: memref<32x10xf32, strided<[1, 32]>, #dsa.memory_space<ddr>>
+// CHECK: dsa.matmul
+// CHECK: dsa.binary add
+// CHECK-LABEL: func.func @classifier
+// CHECK: memref.transpose %{{.*}} (d0, d1) -> (d1, d0) : memref<10x32xf32, #dsa.memory_space<ddr>> to memref<32x10xf32, strided<[1, 32]>, #dsa.memory_space<ddr>>
+func.func @classifier(%x: tensor<4x32xf32>) -> tensor<4x10xf32> {
+  %w = graph.weight "fc.weight" : tensor<10x32xf32>
+  %b = graph.weight "fc.bias" : tensor<10xf32>
+  %y = graph.gemm %x, %w, %b {trans_b = true} : (tensor<4x32xf32>, tensor<10x32xf32>, tensor<10xf32>) -> tensor<4x10xf32>
+  return %y : tensor<4x10xf32>
+}
+
+// -----
+
+// Tests that a batch norm after a conv is fused as a per-channel epilogue
+// (rsqrt(var + eps) prepared in place on the variance tile), and that a
+// returned reshape is a view: the conv writes straight into the output buffer
+// viewed with its own shape, and nothing is copied.
+// CHECK-LABEL: dsa.kernel @normalized_0_conv2d
+// CHECK: dsa.conv2d
+// CHECK: dsa.unary affine %[[VAR:[a-z0-9_]+]] into %[[VAR]] after %{{.*}} {scale = 1.000000e+00 : f32, shift = 9.99999974E-6 : f32}
+// CHECK-NEXT: dsa.unary rsqrt %[[VAR]] into %[[VAR]]
+// CHECK-NEXT: dsa.binary sub
+// CHECK-NEXT: dsa.binary mul %{{.*}}, %[[VAR]]
+// CHECK-NOT: dsa.kernel
+// CHECK-LABEL: func.func @normalized
+// CHECK-SAME: %[[OUT:[a-z0-9_]+]]: memref<1x512xf32, #dsa.memory_space<ddr>> {dsa.output = 0 : i64}
+// CHECK: %[[VIEW:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [1, 8, 8, 8]
+// CHECK: dsa.launch @normalized_0_conv2d({{.*}}, %[[VIEW]])
+// CHECK-NEXT: return
+func.func @normalized(%x: tensor<1x4x8x8xf32>) -> tensor<1x512xf32> {
+  %w = graph.weight "w" : tensor<8x4x1x1xf32>
+  %c = graph.conv2d %x, %w : (tensor<1x4x8x8xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x8x8xf32>
+  %g = graph.weight "g" : tensor<8xf32>
+  %b = graph.weight "b" : tensor<8xf32>
+  %m = graph.weight "m" : tensor<8xf32>
+  %v = graph.weight "v" : tensor<8xf32>
+  %n = graph.batch_norm %c, %g, %b, %m, %v {epsilon = 1.0e-05 : f32} : (tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+  %r = graph.reshape %n : tensor<1x8x8x8xf32> -> tensor<1x512xf32>
+  return %r : tensor<1x512xf32>
+}
+
+// -----
+
+// Tests the row-wise layers of a transformer: softmax is max, subtract, exp,
+// sum and divide on whole rows; layer norm loads its scale and bias once per
+// core before the tile loop.
+// CHECK-LABEL: dsa.kernel @attention_0_softmax
+// CHECK: dsa.reduce max
+// CHECK-NEXT: dsa.binary sub
+// CHECK-NEXT: dsa.unary exp
+// CHECK-NEXT: dsa.reduce sum
+// CHECK-NEXT: dsa.binary div
+// CHECK-LABEL: dsa.kernel @attention_1_layer_norm
+// CHECK: dsa.dma
+// CHECK: dsa.dma
+// CHECK: dsa.wait
+// CHECK: scf.for
+// CHECK: dsa.reduce mean
+// CHECK: dsa.unary rsqrt
+// CHECK-LABEL: func.func @attention
+func.func @attention(%s: tensor<2x4x16x16xf32>, %x: tensor<2x16x64xf32>) -> (tensor<2x4x16x16xf32>, tensor<2x16x64xf32>) {
+  %p = graph.softmax %s {axis = -1 : i64} : tensor<2x4x16x16xf32>
+  %g = graph.weight "ln.weight" : tensor<64xf32>
+  %b = graph.weight "ln.bias" : tensor<64xf32>
+  %n = graph.layer_norm %x, %g, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<2x16x64xf32>
+  return %p, %n : tensor<2x4x16x16xf32>, tensor<2x16x64xf32>
+}
+
+// -----
+
+// Tests that a transpose is a DMA copy from a permuted view, and that a
+// returned weight is copied into its output buffer.
+// CHECK-LABEL: dsa.kernel @movement_0_transpose
+// CHECK: dsa.dma %{{.*}} to %{{.*}} : memref<{{.*}}strided<[{{.*}}], offset: ?>, #dsa.memory_space<ddr>>, memref<{{.*}}, #dsa.memory_space<ddr>>
+// CHECK-LABEL: dsa.kernel @movement_1_copy
+// CHECK-LABEL: func.func @movement
+// CHECK: memref.transpose %{{.*}} (d0, d1, d2, d3) -> (d0, d2, d1, d3)
+// CHECK: dsa.launch @movement_0_transpose
+// CHECK: dsa.launch @movement_1_copy
+func.func @movement(%x: tensor<1x16x4x8xf32>) -> (tensor<1x4x16x8xf32>, tensor<8xf32>) {
+  %t = graph.transpose %x {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x16x4x8xf32> -> tensor<1x4x16x8xf32>
+  %w = graph.weight "w" : tensor<8xf32>
+  return %t, %w : tensor<1x4x16x8xf32>, tensor<8xf32>
+}

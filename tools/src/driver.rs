@@ -1,0 +1,385 @@
+//! Compiling a graph-dialect model for a target and running it on the software DSA: the path
+//! `turbine-run`, the benchmark and the end-to-end tests share.
+//!
+//! Compilation is MLIR passes (graph simplification, `dsa-set-target`, `convert-graph-to-dsa`,
+//! canonicalisation) with verification after each, then the backend (`turbine-codegen`: dsa to
+//! LLVM dialect, LLVM IR, optimisation, JIT). Running allocates one DDR buffer per argument of
+//! the host function, writes the inputs, weights and constants, calls the compiled entry, reads
+//! the outputs back and collects the runtime's report.
+
+use melior::{
+    ir::{attribute::AttributeLike, block::BlockLike, operation::OperationLike, Module},
+    pass::PassManager,
+    Context,
+};
+use mlir_sys::*;
+use std::{
+    cell::RefCell,
+    ffi::{CStr, CString},
+    path::Path,
+    rc::Rc,
+    time::{Duration, Instant},
+};
+use turbine_codegen::{CompileTimes, Jit, OptLevel};
+use turbine_interpreter::{Data, ElementType, Tensor, Weights};
+use turbine_runtime::ffi;
+
+/// Codes of runtime/include/turbine_dsa.h.
+const LEVEL_DDR: u32 = 2;
+const DTYPE_F32: u32 = 0;
+const REPORT_JSON: u32 = 0;
+const REPORT_TEXT: u32 = 1;
+
+/// The graph-level and lowering passes before the backend, as `--pass-pipeline` text; `{target}`
+/// and `{schedule}` are filled in.
+pub const GRAPH_TO_DSA_PIPELINE: &str = "builtin.module(func.func(graph-fold-reshapes),canonicalize,cse,\
+dsa-set-target{target={target}},convert-graph-to-dsa{schedule={schedule}},canonicalize,cse)";
+
+/// How to compile.
+#[derive(Debug, Clone)]
+pub struct CompileOptions {
+    /// Built-in target name or target file.
+    pub target: String,
+    /// Kernel schedule of `convert-graph-to-dsa`.
+    pub schedule: String,
+    /// LLVM optimisation level.
+    pub opt: OptLevel,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        Self { target: "stcp920".into(), schedule: "layerwise".into(), opt: OptLevel::O2 }
+    }
+}
+
+/// What one buffer of the host function holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Role {
+    /// Input `i` of the model.
+    Input(usize),
+    /// Result `i` of the model.
+    Output(usize),
+    /// The weight of that name in the side file.
+    Weight(String),
+    /// An inline constant.
+    Constant(Vec<f32>),
+}
+
+/// One DDR buffer argument of the host function.
+#[derive(Debug, Clone)]
+pub struct Buffer {
+    /// What it holds.
+    pub role: Role,
+    /// Its shape.
+    pub shape: Vec<usize>,
+}
+
+/// A compiled model ready to run.
+pub struct Compiled {
+    /// The host function's name (the graph function's).
+    pub entry: String,
+    /// Its buffers, in argument order.
+    pub buffers: Vec<Buffer>,
+    /// Output shapes as the graph function declares them (rank 0 included).
+    pub output_shapes: Vec<Vec<usize>>,
+    /// Kernels launched by one run.
+    pub kernel_count: usize,
+    /// Wall time of the MLIR passes down to `dsa`.
+    pub graph_passes: Duration,
+    jit: Jit,
+}
+
+impl Compiled {
+    /// Wall time of each backend phase.
+    pub fn backend_times(&self) -> CompileTimes {
+        self.jit.times()
+    }
+}
+
+/// Runs `pipeline` on `module`, collecting diagnostics into the error.
+pub fn run_pipeline(context: &Context, module: &mut Module, pipeline: &str) -> Result<(), String> {
+    turbine_passes::register_all_passes();
+    static UPSTREAM: std::sync::Once = std::sync::Once::new();
+    UPSTREAM.call_once(melior::utility::register_all_passes);
+    let diagnostics = Rc::new(RefCell::new(Vec::<String>::new()));
+    let sink = diagnostics.clone();
+    let handler = context.attach_diagnostic_handler(move |diagnostic| {
+        let location = diagnostic.location().to_string();
+        let location = location.strip_prefix("loc(").and_then(|rest| rest.strip_suffix(')')).unwrap_or(&location).to_owned();
+        sink.borrow_mut().push(format!("{location}: {diagnostic}"));
+        true
+    });
+    let manager = PassManager::new(context);
+    manager.enable_verifier(true);
+    let outcome = melior::utility::parse_pass_pipeline(manager.as_operation_pass_manager(), pipeline)
+        .map_err(|error| format!("the pipeline does not parse: {error}"))
+        .and_then(|()| manager.run(module).map_err(|error| error.to_string()));
+    context.detach_diagnostic_handler(handler);
+    outcome.map_err(|error| {
+        let diagnostics = diagnostics.borrow();
+        if diagnostics.is_empty() { error } else { diagnostics.join("\n") }
+    })
+}
+
+fn string(reference: MlirStringRef) -> String {
+    // SAFETY: MLIR string refs point at `length` valid bytes.
+    String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) }).into_owned()
+}
+
+/// The output shapes of the graph function `name` (before lowering).
+fn graph_output_shapes(module: &Module, name: &str) -> Vec<Vec<usize>> {
+    let mut op = module.body().first_operation();
+    while let Some(function) = op {
+        let is_it = function.attribute("sym_name").map(|n| n.to_string().trim_matches('"') == name).unwrap_or(false);
+        if is_it {
+            if let Ok(r#type) = function.attribute("function_type") {
+                // SAFETY: function_type is a TypeAttr of a FunctionType.
+                unsafe {
+                    let function_type = mlirTypeAttrGetValue(r#type.to_raw());
+                    return (0..mlirFunctionTypeGetNumResults(function_type))
+                        .map(|i| {
+                            let result = mlirFunctionTypeGetResult(function_type, i);
+                            (0..mlirShapedTypeGetRank(result)).map(|d| mlirShapedTypeGetDimSize(result, d as isize) as usize).collect()
+                        })
+                        .collect();
+                }
+            }
+        }
+        op = function.next_in_block();
+    }
+    Vec::new()
+}
+
+/// The host functions of a module in the dsa dialect and their buffers.
+fn host_functions(module: &Module) -> Vec<(String, Vec<Buffer>, usize)> {
+    let mut functions = Vec::new();
+    let mut kernels = 0;
+    let mut op = module.body().first_operation();
+    while let Some(function) = op {
+        let name = function.name().as_string_ref().as_str().unwrap_or("").to_owned();
+        if name == "dsa.kernel" {
+            kernels += 1;
+        }
+        if name == "func.func" {
+            let symbol = function.attribute("sym_name").map(|n| n.to_string().trim_matches('"').to_owned()).unwrap_or_default();
+            let mut buffers = Vec::new();
+            // SAFETY: reading the function's argument types and attributes.
+            unsafe {
+                let raw = function.to_raw();
+                let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0));
+                let arg_attrs = mlirOperationGetAttributeByName(raw, mlirStringRefCreateFromCString(c"arg_attrs".as_ptr()));
+                for index in 0..mlirBlockGetNumArguments(block) {
+                    let r#type = mlirValueGetType(mlirBlockGetArgument(block, index));
+                    let shape = (0..mlirShapedTypeGetRank(r#type)).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize).collect();
+                    let attributes = mlirArrayAttrGetElement(arg_attrs, index);
+                    let get = |key: &CStr| mlirDictionaryAttrGetElementByName(attributes, mlirStringRefCreateFromCString(key.as_ptr()));
+                    let input = get(c"dsa.input");
+                    let output = get(c"dsa.output");
+                    let weight = get(c"dsa.weight");
+                    let constant = get(c"dsa.constant");
+                    let role = if !input.ptr.is_null() {
+                        Role::Input(mlirIntegerAttrGetValueInt(input) as usize)
+                    } else if !output.ptr.is_null() {
+                        Role::Output(mlirIntegerAttrGetValueInt(output) as usize)
+                    } else if !weight.ptr.is_null() {
+                        Role::Weight(string(mlirStringAttrGetValue(weight)))
+                    } else if !constant.ptr.is_null() {
+                        let count = mlirElementsAttrGetNumElements(constant);
+                        Role::Constant((0..count).map(|i| mlirDenseElementsAttrGetFloatValue(constant, i as isize)).collect())
+                    } else {
+                        continue;
+                    };
+                    buffers.push(Buffer { role, shape });
+                }
+            }
+            functions.push((symbol, buffers, 0));
+        }
+        op = function.next_in_block();
+    }
+    for function in &mut functions {
+        function.2 = kernels;
+    }
+    functions
+}
+
+/// Compiles the graph-dialect `module` (its function `function`, or its only one).
+pub fn compile(context: &Context, mut module: Module, function: Option<&str>, options: &CompileOptions) -> Result<Compiled, String> {
+    let start = Instant::now();
+    let pipeline = GRAPH_TO_DSA_PIPELINE.replace("{target}", &options.target).replace("{schedule}", &options.schedule);
+    let names: Vec<String> = {
+        let mut names = Vec::new();
+        let mut op = module.body().first_operation();
+        while let Some(function) = op {
+            if let Ok(name) = function.attribute("sym_name") {
+                names.push(name.to_string().trim_matches('"').to_owned());
+            }
+            op = function.next_in_block();
+        }
+        names
+    };
+    let entry = match function {
+        Some(name) => name.to_owned(),
+        None if names.len() == 1 => names[0].clone(),
+        None if names.iter().any(|name| name == "main") => "main".into(),
+        None => return Err(format!("the module has functions {names:?}; name the one to run")),
+    };
+    if !names.contains(&entry) {
+        return Err(format!("no function @{entry} in the module (it has {names:?})"));
+    }
+    let output_shapes = graph_output_shapes(&module, &entry);
+    run_pipeline(context, &mut module, &pipeline)?;
+    let graph_passes = start.elapsed();
+    let (_, buffers, kernel_count) =
+        host_functions(&module).into_iter().find(|(name, _, _)| *name == entry).ok_or("the lowering made no host function")?;
+    let jit = Jit::new(&mut module, options.opt)?;
+    Ok(Compiled { entry, buffers, output_shapes, kernel_count, graph_passes, jit })
+}
+
+/// A device of the software DSA, through the C ABI the generated code calls.
+pub struct Device(u64);
+
+fn last_error() -> String {
+    // SAFETY: td_last_error returns a NUL-terminated string owned by the runtime.
+    unsafe { CStr::from_ptr(ffi::td_last_error()) }.to_string_lossy().into_owned()
+}
+
+fn check(status: i32, what: &str) -> Result<(), String> {
+    if status == ffi::TD_OK { Ok(()) } else { Err(format!("{what}: {}", last_error())) }
+}
+
+impl Device {
+    /// Creates a device of `target` (built-in name or file).
+    pub fn new(target: &str) -> Result<Self, String> {
+        let name = CString::new(target).map_err(|_| "target name contains NUL")?;
+        let mut handle = 0;
+        // SAFETY: valid pointers.
+        check(unsafe { ffi::td_device_create(name.as_ptr(), &mut handle) }, "cannot create the device")?;
+        Ok(Self(handle))
+    }
+
+    /// The handle the generated code takes.
+    pub fn handle(&self) -> u64 {
+        self.0
+    }
+
+    /// Host threads of the runtime (0: all).
+    pub fn set_threads(&self, threads: u32) -> Result<(), String> {
+        check(ffi::td_device_set_threads(self.0, threads), "cannot set the thread count")
+    }
+
+    fn alloc(&self, elements: usize) -> Result<u64, String> {
+        let mut buffer = 0;
+        // SAFETY: valid out pointer.
+        check(
+            unsafe { ffi::td_buffer_alloc(self.0, LEVEL_DDR, 0, 0, (elements.max(1) * 4) as u64, DTYPE_F32, &mut buffer) },
+            "cannot allocate a DDR buffer",
+        )?;
+        Ok(buffer)
+    }
+
+    fn write(&self, buffer: u64, values: &[f32]) -> Result<(), String> {
+        // SAFETY: the slice is valid for its length in bytes.
+        check(unsafe { ffi::td_buffer_write(self.0, buffer, 0, values.as_ptr().cast(), (values.len() * 4) as u64) }, "cannot write a buffer")
+    }
+
+    fn read(&self, buffer: u64, elements: usize) -> Result<Vec<f32>, String> {
+        let mut values = vec![0f32; elements];
+        // SAFETY: the vector is valid for its length in bytes.
+        check(unsafe { ffi::td_buffer_read(self.0, buffer, 0, values.as_mut_ptr().cast(), (elements * 4) as u64) }, "cannot read a buffer")?;
+        Ok(values)
+    }
+
+    fn free(&self, buffer: u64) {
+        // A failure only means that the buffer is already gone.
+        ffi::td_buffer_free(self.0, buffer);
+    }
+
+    /// The report since the last reset, as text or JSON.
+    pub fn report(&self, json: bool) -> Result<String, String> {
+        let format = if json { REPORT_JSON } else { REPORT_TEXT };
+        let mut length = 0;
+        // SAFETY: NULL buffer asks for the length only.
+        check(unsafe { ffi::td_report(self.0, format, std::ptr::null_mut(), 0, &mut length) }, "cannot make the report")?;
+        let mut bytes = vec![0u8; length as usize + 1];
+        // SAFETY: the buffer has length + 1 bytes.
+        check(unsafe { ffi::td_report(self.0, format, bytes.as_mut_ptr().cast(), bytes.len() as u64, &mut length) }, "cannot make the report")?;
+        bytes.truncate(length as usize);
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// Restarts the report's counters.
+    pub fn reset_report(&self) -> Result<(), String> {
+        check(ffi::td_report_reset(self.0), "cannot reset the report")
+    }
+
+    /// Records a trace from now on.
+    pub fn enable_trace(&self) -> Result<(), String> {
+        check(ffi::td_trace_enable(self.0, 1), "cannot enable tracing")
+    }
+
+    /// Writes the trace recorded so far.
+    pub fn write_trace(&self, path: &Path) -> Result<(), String> {
+        let path = CString::new(path.to_string_lossy().as_bytes()).map_err(|_| "trace path contains NUL")?;
+        // SAFETY: valid C string.
+        check(unsafe { ffi::td_trace_write(self.0, path.as_ptr()) }, "cannot write the trace")
+    }
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        ffi::td_device_destroy(self.0);
+    }
+}
+
+fn f32_values<'t>(tensor: &'t Tensor, what: &str) -> Result<&'t [f32], String> {
+    tensor.as_f32().ok_or_else(|| format!("{what} is {:?}; the software DSA computes in f32", tensor.element_type))
+}
+
+/// Runs `compiled` on `device` with `inputs` and `weights`; returns the outputs.
+pub fn run(compiled: &Compiled, device: &Device, inputs: &[Tensor], weights: &Weights) -> Result<Vec<Tensor>, String> {
+    let input_count = compiled.buffers.iter().filter(|buffer| matches!(buffer.role, Role::Input(_))).count();
+    if inputs.len() != input_count {
+        return Err(format!("@{} takes {input_count} inputs but {} were given", compiled.entry, inputs.len()));
+    }
+    let mut handles = Vec::new();
+    let result = (|| {
+        for buffer in &compiled.buffers {
+            let elements: usize = buffer.shape.iter().product();
+            let handle = device.alloc(elements)?;
+            handles.push(handle);
+            match &buffer.role {
+                Role::Input(index) => {
+                    let input = &inputs[*index];
+                    if input.shape.iter().product::<usize>() != elements {
+                        return Err(format!("input #{index} has shape {:?}, @{} expects {:?}", input.shape, compiled.entry, buffer.shape));
+                    }
+                    device.write(handle, f32_values(input, &format!("input #{index}"))?)?;
+                }
+                Role::Weight(name) => {
+                    let weight = weights.get(name).ok_or_else(|| format!("weight '{name}' is not in the weights file"))?;
+                    if weight.shape.iter().product::<usize>() != elements {
+                        return Err(format!("weight '{name}' has shape {:?}, the model expects {:?}", weight.shape, buffer.shape));
+                    }
+                    device.write(handle, f32_values(weight, &format!("weight '{name}'"))?)?;
+                }
+                Role::Constant(values) => device.write(handle, values)?,
+                Role::Output(_) => {}
+            }
+        }
+        compiled.jit.run(&compiled.entry, device.handle(), &handles)?;
+        let mut outputs = Vec::new();
+        for (buffer, &handle) in compiled.buffers.iter().zip(&handles) {
+            if let Role::Output(index) = buffer.role {
+                let values = device.read(handle, buffer.shape.iter().product())?;
+                let shape = compiled.output_shapes.get(index).cloned().unwrap_or_else(|| buffer.shape.clone());
+                outputs.push((index, Tensor { shape, element_type: ElementType::F32, data: Data::F32(values) }));
+            }
+        }
+        outputs.sort_by_key(|(index, _)| *index);
+        Ok(outputs.into_iter().map(|(_, tensor)| tensor).collect())
+    })();
+    for handle in handles {
+        device.free(handle);
+    }
+    result
+}
