@@ -112,8 +112,10 @@ pub struct Entry {
 /// Runs [`LOWERING_PIPELINE`] on `module` with verification after each pass. On failure, the
 /// error is the diagnostics MLIR emitted, one per line with their locations.
 pub fn lower_to_llvm_dialect(module: &mut Module) -> Result<(), String> {
-    // SAFETY: the module's context outlives this call.
-    let context = unsafe { module.as_operation().context().to_ref() };
+    // The ContextRef must outlive the &Context made from it (to_ref points into it).
+    let context_ref = module.as_operation().context();
+    // SAFETY: the module's context outlives this call, and context_ref outlives the borrow.
+    let context = unsafe { context_ref.to_ref() };
     register_passes();
     let diagnostics = Rc::new(RefCell::new(Vec::<String>::new()));
     let sink = diagnostics.clone();

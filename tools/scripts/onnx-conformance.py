@@ -2,7 +2,10 @@
 """ONNX conformance: every case of the backend test data that the `onnx` package ships
 (onnx/backend/test/data/{simple,pytorch-converted,pytorch-operator,light}) is imported with
 `turbine-translate --import-onnx` and evaluated with `turbine-run --interpret`; the outputs are
-compared with the shipped expected outputs.
+compared with the shipped expected outputs. Every case that passes is then compiled for the stcp920
+target and run on the software DSA (`turbine-run`, layer-wise schedule), and compared with the
+same expected outputs at the same tolerance; a case the compiler does not support yet is counted
+as a compiled skip with the compiler's reason.
 
 Turbine imports opsets 13 to 21; most of this data predates them, so a model of an older opset is
 first upgraded to opset 13 with ONNX's own version converter (onnx.version_converter), the way a
@@ -12,7 +15,8 @@ pass. Tolerance, for every case: |actual - expected| <= atol + rtol * |expected|
 atol = 1e-5 (atol covers values that should be 0). This is tighter than onnx's own runner uses for
 the light models (1e-3, densenet121 2e-3); they pass at it.
 
-Prints one line per case, then `N passed, N failed, N skipped`; exits non-zero on any failure.
+Prints one line per case, then `N passed, N failed, N skipped` for the interpreter and the same
+for the compiled runs; exits non-zero on any failure of either.
 """
 
 import argparse
@@ -107,11 +111,12 @@ def first_line(text):
 
 
 def run_case(model, data_sets, bin_dir, work):
-    """Returns ("pass" | "fail" | "skip", detail)."""
+    """Returns ("pass" | "fail" | "skip", detail, compiled) where compiled is the outcome and detail
+    of the compiled run for a case the interpreter passes, else None."""
     try:
         model = upgraded(model, work)
     except ValueError as reason:
-        return "skip", str(reason)
+        return "skip", str(reason), None
     mlir = os.path.join(work, "model.mlir")
     imported = subprocess.run(
         [os.path.join(bin_dir, "turbine-translate"), "--import-onnx", model, "-o", mlir] + input_shapes(model, data_sets),
@@ -120,23 +125,34 @@ def run_case(model, data_sets, bin_dir, work):
     if imported.returncode != 0:
         message = first_line(imported.stderr)
         if "unsupported" in message or "not supported" in message:
-            return "skip", message
-        return "fail", f"import failed: {message}"
+            return "skip", message, None
+        return "fail", f"import failed: {message}", None
+    outcome = evaluate(mlir, data_sets, [os.path.join(bin_dir, "turbine-run"), "--interpret", mlir], work, "interpreter")
+    if outcome[0] != "pass":
+        return outcome + (None,)
+    compiled = evaluate(mlir, data_sets, [os.path.join(bin_dir, "turbine-run"), mlir, "--target", "stcp920"], work, "compiled run")
+    return "pass", "", compiled
+
+
+def evaluate(mlir, data_sets, base, work, what):
+    """Runs `base` on every data set; returns ("pass" | "fail" | "skip", detail)."""
     for index, (inputs, expected) in enumerate(data_sets):
-        command = [os.path.join(bin_dir, "turbine-run"), "--interpret", mlir]
+        command = list(base)
         for i, value in enumerate(inputs):
             path = os.path.join(work, f"input_{i}.npy")
             np.save(path, np.ascontiguousarray(value))
             command += ["--input", path]
         outputs = [os.path.join(work, f"output_{i}.npy") for i in range(len(expected))]
         for path in outputs:
+            if os.path.exists(path):
+                os.remove(path)
             command += ["--output", path]
         ran = subprocess.run(command, capture_output=True, text=True, timeout=1800)
         if ran.returncode != 0:
             message = first_line(ran.stderr)
-            if "unsupported" in message:
+            if "unsupported" in message or "not supported" in message:
                 return "skip", message
-            return "fail", f"data set {index}: interpreter failed: {message}"
+            return "fail", f"data set {index}: {what} failed: {message}"
         for i, (path, want) in enumerate(zip(outputs, expected)):
             got = np.load(path)
             if got.shape != want.shape:
@@ -164,16 +180,26 @@ def main():
     arguments = parser.parse_args()
     data_root = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
     counts = {"pass": 0, "fail": 0, "skip": 0}
+    compiled_counts = {"pass": 0, "fail": 0, "skip": 0}
     for name, model, data_sets in cases(data_root, arguments.only):
+        compiled = None
         with tempfile.TemporaryDirectory() as work:
             try:
-                outcome, detail = run_case(model, data_sets, arguments.bin_dir, work)
+                outcome, detail, compiled = run_case(model, data_sets, arguments.bin_dir, work)
             except subprocess.TimeoutExpired as timeout:
                 outcome, detail = "fail", f"timed out after {timeout.timeout} s"
         counts[outcome] += 1
-        print(f"{outcome.upper():4} {name}{': ' + detail if detail else ''}", flush=True)
+        line = f"{outcome.upper():4} {name}{': ' + detail if detail else ''}"
+        if compiled:
+            compiled_counts[compiled[0]] += 1
+            line += f" | compiled: {compiled[0]}{' (' + compiled[1] + ')' if compiled[1] else ''}"
+        print(line, flush=True)
     print(f"conformance: {counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
-    sys.exit(1 if counts["fail"] else 0)
+    print(
+        f"conformance compiled for stcp920: {compiled_counts['pass']} passed, {compiled_counts['fail']} failed, "
+        f"{compiled_counts['skip']} skipped"
+    )
+    sys.exit(1 if counts["fail"] or compiled_counts["fail"] else 0)
 
 
 if __name__ == "__main__":

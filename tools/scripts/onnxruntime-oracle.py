@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """onnxruntime as the oracle: models built here with onnx.helper (seeded weights, nothing
 downloaded) are imported with `turbine-translate --import-onnx`, evaluated with
-`turbine-run --interpret`, and compared with onnxruntime on the same inputs.
+`turbine-run --interpret`, and compared with onnxruntime on the same inputs; then compiled for the
+stcp920 target and run on the software DSA (`turbine-run`, layer-wise schedule) and compared with
+onnxruntime again. A model the compiler does not support yet is reported as skipped for that step,
+with the compiler's reason.
 
 Models: ResNet-18 (the torchvision architecture, 1x3x224x224), a BERT-base encoder layer
 (1x128x768, erf GELU, LayerNormalization), a MobileNet-V2 inverted-residual block (depthwise conv,
@@ -183,7 +186,7 @@ def check(model, bin_dir, work):
     mlir = os.path.join(work, "model.mlir")
     imported = subprocess.run([os.path.join(bin_dir, "turbine-translate"), "--import-onnx", path, "-o", mlir], capture_output=True, text=True)
     if imported.returncode != 0:
-        return f"import failed: {imported.stderr.strip()}"
+        return f"import failed: {imported.stderr.strip()}", None
     command = [os.path.join(bin_dir, "turbine-run"), "--interpret", mlir]
     for index, value in enumerate(feeds.values()):
         np.save(os.path.join(work, f"in{index}.npy"), value)
@@ -192,7 +195,25 @@ def check(model, bin_dir, work):
         command += ["--output", os.path.join(work, f"out{index}.npy")]
     ran = subprocess.run(command, capture_output=True, text=True)
     if ran.returncode != 0:
-        return f"interpreter failed: {ran.stderr.strip()}"
+        return f"interpreter failed: {ran.stderr.strip()}", None
+    problem = compare(expected, work)
+    if problem:
+        return f"interpreter: {problem}", None
+    for index in range(len(expected)):
+        os.remove(os.path.join(work, f"out{index}.npy"))
+    compiled = [c for c in command if c != "--interpret"]
+    compiled[2:2] = ["--target", "stcp920"]
+    ran = subprocess.run(compiled, capture_output=True, text=True)
+    if ran.returncode != 0:
+        reason = ran.stderr.strip()
+        if "not supported" in reason:
+            return None, f"compiled: skipped ({reason})"
+        return f"compiled run failed: {reason}", None
+    problem = compare(expected, work)
+    return (f"compiled: {problem}", None) if problem else (None, "compiled: ok")
+
+
+def compare(expected, work):
     for index, want in enumerate(expected):
         got = np.load(os.path.join(work, f"out{index}.npy"))
         if got.shape != want.shape:
@@ -215,8 +236,8 @@ def main():
         if arguments.only and arguments.only not in make.__name__:
             continue
         with tempfile.TemporaryDirectory() as work:
-            problem = check(make(), arguments.bin_dir, work)
-        print(f"{'FAIL' if problem else 'PASS'} {make.__name__}{': ' + problem if problem else ''}", flush=True)
+            problem, note = check(make(), arguments.bin_dir, work)
+        print(f"{'FAIL' if problem else 'PASS'} {make.__name__}: {problem or note}", flush=True)
         passed, failed = passed + (problem is None), failed + (problem is not None)
     print(f"onnxruntime: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)

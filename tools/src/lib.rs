@@ -1,5 +1,25 @@
 //! What Turbine's tools share: compiling a model down to the software DSA and running it
-//! ([`driver`]), and the built-in models of the main job and the benchmark ([`models`]).
+//! ([`driver`]), the built-in models of the main job and the benchmark ([`models`]), and
+//! command-line parsing helpers.
 #![warn(missing_docs)]
 
 pub mod driver;
+pub mod models;
+
+/// Parses `NAME=D0xD1x...` (`--input-shape`): the static shape to give an ONNX input.
+pub fn parse_input_shape(text: &str) -> Result<(String, Vec<usize>), String> {
+    let (name, dims) = text
+        .rsplit_once('=')
+        .ok_or("expected NAME=D0xD1x... such as input=1x3x224x224")?;
+    let dims = if dims.is_empty() {
+        Vec::new()
+    } else {
+        dims.split('x')
+            .map(|dim| {
+                dim.parse::<usize>()
+                    .map_err(|_| format!("'{dim}' is not a dimension size"))
+            })
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    Ok((name.to_owned(), dims))
+}

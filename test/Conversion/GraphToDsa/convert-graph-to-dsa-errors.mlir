@@ -27,7 +27,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 
 // Tests that integer tensors are refused: the software DSA computes in f32.
 module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
-  // expected-error@+1 {{function argument has element type I64; the software DSA computes in f32 only}}
+  // expected-error@+1 {{function argument has element type I64, which is not supported: the software DSA computes in f32 only}}
   func.func @f(%x: tensor<4xi64>) -> tensor<4xi64> {
     return %x : tensor<4xi64>
   }
@@ -65,7 +65,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // Tests that padding other than zeros is refused.
 module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
   func.func @f(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x6x6xf32> {
-    // expected-error@+1 {{only zero constant padding is supported}}
+    // expected-error@+1 {{padding other than with zeros is not supported}}
     %y = graph.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, mode = #graph<pad_mode reflect>} : tensor<1x1x4x4xf32> -> tensor<1x1x6x6xf32>
     return %y : tensor<1x1x6x6xf32>
   }

@@ -17,7 +17,14 @@ use turbine_tools::driver::{self, CompileOptions, Device};
 #[command(name = "turbine-run", about = "Compile a model for a DSA target and run it on the software DSA, or interpret it")]
 struct Arguments {
     /// The model: .mlir in the graph dialect, or .onnx.
-    model: PathBuf,
+    #[arg(required_unless_present = "builtin")]
+    model: Option<PathBuf>,
+    /// A built-in model instead of a file (seeded weights): resnet50, resnet18.
+    #[arg(long, conflicts_with = "model")]
+    builtin: Option<String>,
+    /// Batch size of the built-in model.
+    #[arg(long, default_value_t = 1, requires = "builtin")]
+    batch: usize,
     /// Evaluate with the graph-level reference interpreter instead of compiling.
     #[arg(long)]
     interpret: bool,
@@ -49,6 +56,9 @@ struct Arguments {
     /// Write a Chrome/Perfetto trace of the run to this file.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// Static shape of an ONNX input (NAME=D0xD1x...), for inputs with symbolic dimensions.
+    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = turbine_tools::parse_input_shape)]
+    input_shapes: Vec<(String, Vec<usize>)>,
     /// Print the K largest entries of each row of 2-D outputs (classes per image).
     #[arg(long, value_name = "K")]
     top: Option<usize>,
@@ -118,15 +128,27 @@ fn summary(tensor: &Tensor) -> String {
 
 /// The model as a graph-dialect module and its weights.
 fn load<'c>(context: &'c melior::Context, arguments: &Arguments) -> Result<(melior::ir::Module<'c>, Weights), String> {
-    let is_onnx = arguments.model.extension().is_some_and(|extension| extension == "onnx");
+    if let Some(name) = &arguments.builtin {
+        let model = turbine_tools::models::builtin(name, arguments.batch).ok_or_else(|| {
+            format!("no built-in model '{name}' (available: {})", turbine_tools::models::MODELS.join(", "))
+        })?;
+        let module = melior::ir::Module::parse(context, &model.mlir)
+            .ok_or_else(|| format!("the built-in model '{name}' does not parse (a bug)"))?;
+        return Ok((module, model.weights));
+    }
+    let path = arguments.model.as_ref().expect("clap requires a model or --builtin");
+    let is_onnx = path.extension().is_some_and(|extension| extension == "onnx");
     if is_onnx {
-        let bytes = std::fs::read(&arguments.model).map_err(|error| format!("{}: {error}", arguments.model.display()))?;
+        let bytes = std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
         let folder = tempfile::tempdir().map_err(|error| format!("cannot make a temporary folder: {error}"))?;
         let weights_path = folder.path().join("weights.safetensors");
-        let options = turbine_onnx::ImportOptions { weights_file: weights_path.to_string_lossy().into_owned(), ..Default::default() };
-        let model = turbine_onnx::import(&bytes, &options).map_err(|error| format!("{}: {error}", arguments.model.display()))?;
+        let options = turbine_onnx::ImportOptions {
+            input_shapes: arguments.input_shapes.clone(),
+            weights_file: weights_path.to_string_lossy().into_owned(),
+        };
+        let model = turbine_onnx::import(&bytes, &options).map_err(|error| format!("{}: {error}", path.display()))?;
         let module = melior::ir::Module::parse(context, &model.mlir)
-            .ok_or_else(|| format!("{}: the imported IR does not parse (an importer bug)", arguments.model.display()))?;
+            .ok_or_else(|| format!("{}: the imported IR does not parse (an importer bug)", path.display()))?;
         let weights = if model.weights.is_empty() {
             Weights::empty()
         } else {
@@ -135,14 +157,14 @@ fn load<'c>(context: &'c melior::Context, arguments: &Arguments) -> Result<(meli
         };
         return Ok((module, weights));
     }
-    let module = turbine_dialects::parse_file(context, &arguments.model)
-        .ok_or_else(|| format!("{}: cannot parse or verify the model", arguments.model.display()))?;
+    let module = turbine_dialects::parse_file(context, path).ok_or_else(|| format!("{}: cannot parse or verify the model", path.display()))?;
     // SAFETY: the module was just parsed and verified.
     let program = unsafe { Program::from_module(module.as_operation().to_raw(), arguments.function.as_deref()) }
         .map_err(|error| error.to_string())?;
-    let weights_path = arguments.weights.clone().or_else(|| {
-        program.weights_file.as_ref().map(|file| arguments.model.parent().unwrap_or(Path::new(".")).join(file))
-    });
+    let weights_path = arguments
+        .weights
+        .clone()
+        .or_else(|| program.weights_file.as_ref().map(|file| path.parent().unwrap_or(Path::new(".")).join(file)));
     let weights = match weights_path {
         Some(path) => Weights::load(&path).map_err(|error| error.to_string())?,
         None => Weights::empty(),

@@ -38,28 +38,11 @@ struct Arguments {
     weights: Option<PathBuf>,
     /// The static shape of a graph input whose declared shape is symbolic, unknown or to be changed,
     /// as NAME=D0xD1x...; repeatable.
-    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
+    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = turbine_tools::parse_input_shape)]
     input_shapes: Vec<(String, Vec<usize>)>,
     /// Print each operation's location: the ONNX node it comes from.
     #[arg(long = "mlir-print-debuginfo")]
     print_debuginfo: bool,
-}
-
-fn parse_input_shape(text: &str) -> Result<(String, Vec<usize>), String> {
-    let (name, dims) = text
-        .rsplit_once('=')
-        .ok_or("expected NAME=D0xD1x... such as input=1x3x224x224")?;
-    let dims = if dims.is_empty() {
-        Vec::new()
-    } else {
-        dims.split('x')
-            .map(|dim| {
-                dim.parse::<usize>()
-                    .map_err(|_| format!("'{dim}' is not a dimension size"))
-            })
-            .collect::<Result<Vec<_>, _>>()?
-    };
-    Ok((name.to_owned(), dims))
 }
 
 fn main() -> ExitCode {

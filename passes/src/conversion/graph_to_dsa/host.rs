@@ -180,17 +180,13 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
                 };
                 let shape = buffer_shape(&r#type.shape);
                 let view = View::contiguous(&shape, Space::Ddr);
+                // The values, flat in row-major order: the buffer's type carries the shape.
                 let elements: Vec<String> = values.iter().map(|&v| float_text(v)).collect();
-                let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
                 let name = format!("%k{}", parameters.len());
                 parameters.push((
                     name.clone(),
                     view.clone(),
-                    format!(
-                        "dsa.constant = dense<[{}]> : tensor<{}xf32>",
-                        elements.join(", "),
-                        dims.join("x")
-                    ),
+                    format!("dsa.constant = dense<[{}]> : tensor<{}xf32>", elements.join(", "), values.len()),
                 ));
                 tensors.insert(value, Tensor { host: name, view });
             }

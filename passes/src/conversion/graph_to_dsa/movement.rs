@@ -181,7 +181,7 @@ pub fn lower(
             {
                 return Err(LoweringError::at(
                     layer.index,
-                    "only zero constant padding is supported (the output buffer starts zeroed)",
+                    "padding other than with zeros is not supported (the output buffer starts zeroed)",
                 ));
             }
             if pads.iter().any(|&pad| pad < 0) {

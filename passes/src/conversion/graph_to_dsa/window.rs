@@ -35,15 +35,26 @@ pub fn lower_pool(
             "dilated pooling is not supported by the vector core's pooling instruction",
         ));
     }
-    let floor_height =
-        (height + (pads[0] + pads[2]) as usize - window[0] as usize) / strides[0] as usize + 1;
-    let floor_width =
-        (width + (pads[1] + pads[3]) as usize - window[1] as usize) / strides[1] as usize + 1;
-    if out[2] != floor_height || out[3] != floor_width {
-        return Err(LoweringError::at(
-            layer.index,
-            "ceil_mode pooling whose last window starts in the padding is not supported by the vector core's pooling instruction",
-        ));
+    // ceil_mode adds a last window that starts inside the padded input and runs past it: extend
+    // the padding below and right so that floor rounding gives the same windows. Padding never
+    // wins a max and is not counted by an average that excludes it; an average that counts
+    // padding would count the extension too, so that case is refused.
+    let mut pads = pads;
+    for (axis, size) in [(0usize, height), (1, width)] {
+        let reach = (out[2 + axis] - 1) * strides[axis] as usize + window[axis] as usize;
+        let padded = size + (pads[axis] + pads[axis + 2]) as usize;
+        if reach > padded {
+            if !is_max && layers::flag(node, "count_include_pad") {
+                return Err(LoweringError::at(
+                    layer.index,
+                    "ceil_mode average pooling that counts padding is not supported by the vector core's pooling instruction",
+                ));
+            }
+            pads[axis + 2] += (reach - padded) as i64;
+            if pads[axis + 2] >= window[axis] {
+                return Err(LoweringError::at(layer.index, "ceil_mode pooling whose last window lies in the padding is not supported"));
+            }
+        }
     }
     let rows = Rows {
         height,
