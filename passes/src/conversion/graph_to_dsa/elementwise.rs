@@ -2,11 +2,48 @@
 //! tile is loaded, the steps run on the vector units, the tile is stored.
 
 use super::{
-    host::{Layer, Scope},
+    host::{reshaped, Layer, Scope},
     kernel::{Epilogue, Kernel},
-    text::divisors_descending,
+    layers::Operand,
+    text::{divisors_descending, Body},
     LoweringError,
 };
+
+/// Merges adjacent dimensions on which every operand either spans the output or broadcasts
+/// (size 1) on both: the same elements with fewer, longer dimensions. Returns, for the output and
+/// each operand, the merged shape. Fewer dimensions mean longer DMA rows, fewer tile loops, and
+/// tensors of rank above 4 (beyond one DMA view) become expressible.
+pub fn coalesce(output: &[usize], operands: &[Vec<usize>]) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let rank = output.len();
+    let aligned: Vec<Vec<usize>> = operands
+        .iter()
+        .map(|shape| {
+            let mut padded = vec![1; rank - shape.len()];
+            padded.extend(shape);
+            padded
+        })
+        .collect();
+    // Groups of output dimensions, innermost group last.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for d in 0..rank {
+        let joins = groups.last().is_some_and(|group: &Vec<usize>| {
+            let previous = *group.last().expect("groups are never empty");
+            aligned.iter().all(|shape| {
+                let full = |dim: usize| shape[dim] == output[dim];
+                let broadcast = |dim: usize| shape[dim] == 1;
+                (full(previous) && full(d)) || (broadcast(previous) && broadcast(d))
+            }) || output[d] == 1
+                || output[previous] == 1
+        });
+        if joins {
+            groups.last_mut().expect("checked").push(d);
+        } else {
+            groups.push(vec![d]);
+        }
+    }
+    let merge = |shape: &[usize]| -> Vec<usize> { groups.iter().map(|group| group.iter().map(|&d| shape[d]).product()).collect() };
+    (merge(output), aligned.iter().map(|shape| merge(shape)).collect())
+}
 
 /// The tile of `shape` whose dimensions before `k` are 1, dimension `k` a divisor, and the rest
 /// whole, largest first, for which `fits` holds.
@@ -25,8 +62,34 @@ pub fn row_major_tile(shape: &[usize], fits: impl Fn(&[usize]) -> bool) -> Optio
 }
 
 /// Lowers an elementwise layer.
-pub fn lower(scope: &Scope, layer: &Layer, mut kernel: Kernel) -> Result<Kernel, LoweringError> {
-    let shape = layer.output.view.shape.clone();
+pub fn lower(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kernel) -> Result<Kernel, LoweringError> {
+    let mut externals: Vec<usize> = Vec::new();
+    for step in &layer.steps {
+        for operand in step.operands.iter().chain([&step.target]) {
+            if let Operand::External(value) = operand {
+                if !externals.contains(value) {
+                    externals.push(*value);
+                }
+            }
+        }
+    }
+    let shapes: Vec<Vec<usize>> = externals.iter().map(|value| scope.tensor(*value).view.shape.clone()).collect();
+    let (shape, merged) = coalesce(&layer.output.view.shape, &shapes);
+    let mut tensors = scope.tensors.clone();
+    for (value, merged_shape) in externals.iter().zip(&merged) {
+        if *merged_shape != tensors[value].view.shape {
+            let view = reshaped(host, &tensors[value], merged_shape);
+            tensors.insert(*value, view);
+        }
+    }
+    let output = if shape != layer.output.view.shape { reshaped(host, &layer.output, &shape) } else { layer.output.clone() };
+    if shape.len() > 4 {
+        return Err(LoweringError::at(
+            layer.index,
+            format!("'{}' on rank-{} tensors that do not merge to rank 4 is not supported (DMA views have at most 4 dimensions)", layer.node.name, shape.len()),
+        ));
+    }
+    let scope = Scope { machine: scope.machine, tensors: &tensors };
     let shapes = scope.external_shapes(&layer.steps);
     let budget = scope.machine.lb_elements();
     let tile = row_major_tile(&shape, |tile| {
@@ -44,7 +107,8 @@ pub fn lower(scope: &Scope, layer: &Layer, mut kernel: Kernel) -> Result<Kernel,
     let keep: Vec<usize> = (0..shape.len()).collect();
     let epilogue = Epilogue::new(&mut kernel, &layer.steps, scope.tensors, &tile, &keep);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&tile);
-    let output = kernel.argument(&layer.output.host, &layer.output.view);
+    let output_view = output.view.clone();
+    let output = kernel.argument(&output.host, &output.view);
     let counts: Vec<usize> = shape
         .iter()
         .zip(&tile)
@@ -66,7 +130,7 @@ pub fn lower(scope: &Scope, layer: &Layer, mut kernel: Kernel) -> Result<Kernel,
         &keep,
         Vec::new(),
     );
-    let (target, target_view) = body.subview(&output, &layer.output.view, &offsets, &tile, None);
+    let (target, target_view) = body.subview(&output, &output_view, &offsets, &tile, None);
     let stored = body.dma(
         (&accumulator, &accumulator_view),
         (&target, &target_view),

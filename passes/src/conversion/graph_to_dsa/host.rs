@@ -173,7 +173,7 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
                     return Err(LoweringError::at(
                         index,
                         format!(
-                            "{:?} constants are not supported on the software DSA (only f32 is)",
+                            "{:?} constants are not supported by the software DSA (only f32 is)",
                             r#type.element_type
                         ),
                     ));
@@ -375,7 +375,7 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
         };
         let kernel = Kernel::new(kernel_name);
         let kernel = if is_elementwise_anchor {
-            elementwise::lower(&scope, &layer, kernel)?
+            elementwise::lower(&scope, &mut host, &layer, kernel)?
         } else {
             match node.name.as_str() {
                 "graph.conv2d" => conv::lower(&scope, &mut host, &layer, kernel)?,
@@ -532,7 +532,7 @@ fn check_f32(
     Err(LoweringError {
         op: index,
         message: format!(
-            "{what} has element type {element_type:?}; the software DSA computes in f32 only"
+            "{what} has element type {element_type:?}, which is not supported: the software DSA computes in f32 only"
         ),
     })
 }

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Benchmark (not a test): Turbine's compiled pipeline on the software DSA against onnxruntime, side
+by side in one run, on models built here with onnx.helper (seeded weights, nothing downloaded):
+ResNet-50 at batch 8 (the paper's setting), ResNet-18, a BERT-base encoder layer and a
+MobileNet-V2 block.
+
+Per model it prints Turbine's compile time per phase (graph passes, lowering to the LLVM dialect,
+LLVM optimisation, JIT), the kernels launched, the simulated cycles and DDR bytes of one inference
+on the target, the host wall time of that run on the software DSA (buffer set-up, recording,
+simulation and the real arithmetic) and onnxruntime's wall time for the same model with the same
+number of threads (median of 3 after a warm-up), their ratio, and the largest difference between
+the two outputs relative to the largest output magnitude. Usage: tools/scripts/benchmark.py --bin-dir target/release [--threads 2]
+[--schedule layerwise] [--markdown docs/Benchmarks.md].
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnx
+import onnxruntime
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("oracle", os.path.join(HERE, "onnxruntime-oracle.py"))
+oracle = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(oracle)
+
+
+def resnet50(batch=8):
+    """torchvision's ResNet-50 v1.5 (stride on the 3x3 convolution) with batch norms."""
+    b = oracle.Builder(50)
+    x = b.conv_bn("input", 3, 64, 7, stride=2, pad=3)
+    x = b.op("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    cin = 64
+    for stage, (width, blocks) in enumerate(zip([64, 128, 256, 512], [3, 4, 6, 3])):
+        for block in range(blocks):
+            stride = 2 if stage > 0 and block == 0 else 1
+            y = b.conv_bn(x, cin, width, 1)
+            y = b.conv_bn(y, width, width, 3, stride=stride, pad=1)
+            y = b.conv_bn(y, width, width * 4, 1, relu=False)
+            shortcut = b.conv_bn(x, cin, width * 4, 1, stride=stride, relu=False) if block == 0 else x
+            x = b.op("Relu", [b.op("Add", [y, shortcut])])
+            cin = width * 4
+    x = b.op("Flatten", [b.op("GlobalAveragePool", [x])], axis=1)
+    logits = b.op("Gemm", [x, b.weight([1000, 2048]), b.constant(np.zeros(1000, np.float32))], transB=1)
+    return b.model("resnet50", [("input", [batch, 3, 224, 224])], [logits])
+
+
+MODELS = [("resnet50 b8", resnet50), ("resnet18 b1", oracle.resnet18), ("bert layer", oracle.bert_layer),
+          ("mobilenet-v2 block", oracle.mobilenet_v2_block)]
+
+
+def measure(name, model, arguments, work):
+    path = os.path.join(work, "model.onnx")
+    onnx.save(model, path)
+    feeds = {}
+    command = [os.path.join(arguments.bin_dir, "turbine-run"), path, "--target", arguments.target,
+               "--schedule", arguments.schedule, "--threads", str(arguments.threads),
+               "--report-json", os.path.join(work, "report.json")]
+    for index, value in enumerate(model.graph.input):
+        shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
+        feeds[value.name] = np.random.default_rng(index).standard_normal(shape).astype(np.float32)
+        np.save(os.path.join(work, f"in{index}.npy"), feeds[value.name])
+        command += ["--input", os.path.join(work, f"in{index}.npy")]
+    command += ["--output", os.path.join(work, "out0.npy")]
+    ran = subprocess.run(command, capture_output=True, text=True)
+    if ran.returncode != 0:
+        return {"model": name, "error": ran.stderr.strip()}
+    phases = re.search(r"graph passes ([\d.]+) s, lowering to LLVM ([\d.]+) s, translation ([\d.]+) s, "
+                       r"LLVM optimisation ([\d.]+) s, JIT ([\d.]+) s; (\d+) kernels", ran.stdout)
+    host = float(re.search(r"ran on the software DSA in ([\d.]+) s", ran.stdout).group(1))
+    report = json.load(open(os.path.join(work, "report.json")))
+    ddr = sum(t["bytes"] for t in report["transfers"] if "ddr" in (t["src"], t["dst"]) and "host" not in (t["src"], t["dst"]))
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = arguments.threads
+    options.inter_op_num_threads = 1
+    session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    expected = session.run(None, feeds)[0]
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        session.run(None, feeds)
+        times.append(time.perf_counter() - start)
+    ort = sorted(times)[1]
+    got = np.load(os.path.join(work, "out0.npy"))
+    return {
+        "model": name,
+        "compile": [float(phases.group(i)) for i in range(1, 6)],
+        "kernels": int(phases.group(6)),
+        "cycles": report["cycles"],
+        "time_us": report["time_us"],
+        "ddr_bytes": ddr,
+        "host_s": host,
+        "ort_s": ort,
+        "max_diff": float(np.abs(got - expected).max() / max(np.abs(expected).max(), 1e-30)),
+    }
+
+
+def table(rows, arguments):
+    lines = [
+        f"target {arguments.target}, schedule {arguments.schedule}, {arguments.threads} host threads for both",
+        "",
+        "| model | compile s (graph / to LLVM / translate / LLVM opt / JIT) | kernels | simulated cycles | simulated ms | DDR MB | software DSA host s | onnxruntime s | DSA/ORT | max diff / max abs |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        if "error" in row:
+            lines.append(f"| {row['model']} | failed: {row['error']} | | | | | | | | |")
+            continue
+        compile_text = " / ".join(f"{t:.2f}" for t in row["compile"])
+        lines.append(
+            f"| {row['model']} | {sum(row['compile']):.2f} ({compile_text}) | {row['kernels']} | {row['cycles']:,} | "
+            f"{row['time_us'] / 1000:.2f} | {row['ddr_bytes'] / 1e6:.1f} | {row['host_s']:.2f} | {row['ort_s']:.3f} | "
+            f"{row['host_s'] / row['ort_s']:.1f}x | {row['max_diff']:.1e} |"
+        )
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin-dir", required=True)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--target", default="stcp920")
+    parser.add_argument("--schedule", default="layerwise")
+    parser.add_argument("--only")
+    parser.add_argument("--markdown", help="also write the table into this file, between its benchmark markers")
+    arguments = parser.parse_args()
+    rows = []
+    for name, make in MODELS:
+        if arguments.only and arguments.only not in name:
+            continue
+        with tempfile.TemporaryDirectory() as work:
+            rows.append(measure(name, make(), arguments, work))
+        print(f"measured {name}", file=sys.stderr, flush=True)
+    text = table(rows, arguments)
+    print(text)
+    if arguments.markdown:
+        document = open(arguments.markdown).read()
+        begin, end = "<!-- benchmark:begin -->", "<!-- benchmark:end -->"
+        head, rest = document.split(begin)
+        _, tail = rest.split(end)
+        open(arguments.markdown, "w").write(f"{head}{begin}\n{text}\n{end}{tail}")
+    sys.exit(1 if any("error" in row for row in rows) else 0)
+
+
+if __name__ == "__main__":
+    main()
