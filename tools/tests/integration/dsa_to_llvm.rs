@@ -63,7 +63,7 @@ impl Device {
 
 impl Drop for Device {
     fn drop(&mut self) {
-        unsafe { ffi::td_device_destroy(self.0) };
+        ffi::td_device_destroy(self.0);
     }
 }
 
@@ -306,7 +306,7 @@ fn an_lb_allocation_beyond_capacity_is_an_error_from_run() {
     );
     assert!(error.contains("32768"), "{error}");
     // The entry took the failure: none is left pending on the device.
-    assert_eq!(unsafe { ffi::td_device_take_error(device.0) }, ffi::TD_OK);
+    assert_eq!(ffi::td_device_take_error(device.0), ffi::TD_OK);
 }
 
 #[test]

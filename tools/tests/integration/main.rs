@@ -3,5 +3,6 @@
 
 mod dsa_to_llvm;
 mod interpreter;
+mod layerwise;
 mod onnx_import;
 mod passes;
