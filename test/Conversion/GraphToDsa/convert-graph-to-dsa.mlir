@@ -3,8 +3,18 @@
 // Tests that a conv with its bias, fused activation, a residual add and a relu
 // becomes one kernel: the epilogue runs on the output tile in LB, and the host
 // function launches it once with the inputs, output and weights as arguments.
+// The filter tile of an output-channel block is loaded (and fenced) only when
+// the block differs from the previous tile's, so it stays in LB over a run of
+// tiles; the conv then waits for its input rows only.
 // CHECK-LABEL: dsa.kernel @residual_0_conv2d
-// CHECK: dsa.conv2d %{{.*}}, %{{.*}} into %[[ACC:.*]] after %{{.*}}, %{{.*}} {pads = array<i64: 1, 1, 1, 1>}
+// CHECK: %[[SAME:.*]] = arith.cmpi ne, %{{.*}}, %{{.*}} : index
+// CHECK: %[[LOAD:.*]] = arith.ori %{{.*}}, %[[SAME]] : i1
+// CHECK-NEXT: scf.if %[[LOAD]] {
+// CHECK: %[[FILTER:.*]] = dsa.dma %{{.*}} to %{{.*}} : memref<8x8x3x3xf32, strided<[72, 9, 3, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<8x8x3x3xf32, #dsa.memory_space<lb>>
+// CHECK-NEXT: dsa.wait %[[FILTER]]
+// CHECK-NEXT: }
+// CHECK: %[[ROWS:.*]] = dsa.dma
+// CHECK-NEXT: dsa.conv2d %{{.*}}, %{{.*}} into %[[ACC:[a-z0-9_]+]] after %[[ROWS]] {pads = array<i64: 1, 1, 1, 1>}
 // CHECK: dsa.binary add %[[ACC]], %{{.*}} into %[[ACC]]
 // CHECK-NEXT: dsa.unary relu %[[ACC]] into %[[ACC]]
 // CHECK-NEXT: dsa.binary add %[[ACC]], %{{.*}} into %[[ACC]]
@@ -67,9 +77,14 @@ func.func @chunks(%a: tensor<64x512xf32>, %b: tensor<512x64xf32>) -> tensor<64x6
 // -----
 
 // Tests that a gemm with a transposed weight reads it through a transposed
-// view (no transpose kernel), and that its bias joins the epilogue.
+// view (no transpose kernel), that with K whole the weight tile is loaded only
+// when the column block changes, and that its bias joins the epilogue.
 // CHECK-LABEL: dsa.kernel @classifier_0_gemm
 // CHECK-SAME: memref<32x10xf32, strided<[1, 32]>, #dsa.memory_space<ddr>>
+// CHECK: scf.if
+// CHECK-NEXT: memref.subview %{{.*}} : memref<32x10xf32, strided<[1, 32]>, #dsa.memory_space<ddr>> to
+// CHECK-NEXT: dsa.dma
+// CHECK-NEXT: dsa.wait
 // CHECK: dsa.matmul
 // CHECK: dsa.binary add
 // CHECK-LABEL: func.func @classifier

@@ -8,7 +8,7 @@
 
 use super::{
     host::{reshaped, Layer, Scope},
-    kernel::{Epilogue, Kernel},
+    kernel::{guarded_load, Epilogue, Kernel},
     layers::{self, Elementwise, Operand, Step},
     text::{divisors_descending, Body},
     LoweringError, Machine,
@@ -141,6 +141,10 @@ struct Tiling {
     out_channels: usize,
     out_rows: usize,
     channel_chunk: usize,
+    /// With every input channel in one chunk: number the tiles row-block-major so that the
+    /// input rows stay in LB over the output-channel blocks (and the filter is streamed), rather
+    /// than output-channel-block-major with the filter staying (and the rows streamed).
+    input_stationary: bool,
 }
 
 impl Geometry {
@@ -205,8 +209,18 @@ impl Geometry {
         let output = tiling.out_channels * tiling.out_rows * self.out_width;
         let bandwidth = machine.ddr_bandwidth / machine.cores_per_cluster as f64;
         let macs = output * filter / tiling.out_channels;
-        let per_chunk = 2.0 * DMA_SETUP
-            + ((input + filter) * 4) as f64 / bandwidth
+        // With one chunk, what the tile order keeps (the filter over the row tiles of its block,
+        // or the input rows over the output-channel blocks) is loaded once per run of tiles.
+        let row_tiles = (self.rows.output / tiling.out_rows) as f64;
+        let channel_tiles = (self.out_channels / tiling.out_channels) as f64;
+        let (input_loads, filter_loads) = match (chunks, tiling.input_stationary) {
+            (1, true) => (1.0 / channel_tiles.min(per_core_tiles), 1.0),
+            (1, false) => (1.0, 1.0 / row_tiles.min(per_core_tiles)),
+            _ => (1.0, 1.0),
+        };
+        let per_chunk = (input_loads + filter_loads) * DMA_SETUP
+            + input_loads * (input * 4) as f64 / bandwidth
+            + filter_loads * (filter * 4) as f64 / bandwidth
             + COMPUTE_SETUP
             + (2 * macs) as f64 / MATRIX_FLOPS;
         let per_tile = chunks as f64 * per_chunk
@@ -306,12 +320,12 @@ pub fn lower(
             } else {
                 vec![geometry.in_per_group()]
             };
-            for channel_chunk in chunks {
-                let tiling = Tiling {
-                    out_channels,
-                    out_rows,
-                    channel_chunk,
-                };
+            for (channel_chunk, input_stationary) in chunks.into_iter().flat_map(|chunk| [(chunk, false), (chunk, true)]) {
+                // Grouped convolutions read other input channels for each output-channel block.
+                if input_stationary && (groups > 1 || channel_chunk != channels) {
+                    continue;
+                }
+                let tiling = Tiling { out_channels, out_rows, channel_chunk, input_stationary };
                 let tile = [1, out_channels, out_rows, geometry.out_width];
                 let epilogue = Epilogue::lb_elements(&steps, &shapes, &tile);
                 if geometry.lb_elements(&tiling, epilogue) > budget {
@@ -334,6 +348,7 @@ pub fn lower(
             },
             out_rows: 1,
             channel_chunk: 1,
+            input_stationary: false,
         };
         return Err(LoweringError::at(
             layer.index,
@@ -360,15 +375,15 @@ pub fn lower(
     let (filter_lb, filter_lb_view) = kernel.alloc_lb(&filter_shape);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&tile);
 
-    let counts = [
-        batch,
-        geometry.out_channels / tiling.out_channels,
-        geometry.rows.output / tiling.out_rows,
-    ];
+    let (channel_blocks, row_blocks) = (geometry.out_channels / tiling.out_channels, geometry.rows.output / tiling.out_rows);
+    let counts = if tiling.input_stationary { [batch, row_blocks, channel_blocks] } else { [batch, channel_blocks, row_blocks] };
     let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
     let coordinates = kernel.decode(&index, &counts);
+    let (channel_position, row_position) = if tiling.input_stationary { (2, 1) } else { (1, 2) };
+    // The input rows stay in LB while only the output-channel block changes.
+    let input_changed = tiling.input_stationary.then(|| kernel.changed(&index, &counts, &coordinates, &[0, row_position]));
     let body = &mut kernel.body;
-    let (n, channel_block, row) = (&coordinates[0], &coordinates[1], &coordinates[2]);
+    let (n, channel_block, row) = (&coordinates[0], &coordinates[channel_position], &coordinates[row_position]);
     let out_channel = body.scaled(channel_block, tiling.out_channels);
     let out_row = body.scaled(row, tiling.out_rows);
     let zero = body.index(0);
@@ -385,6 +400,19 @@ pub fn lower(
     } else {
         None
     };
+    // With every input channel in one chunk, the filter tile depends only on the output-channel
+    // block, which stays the same over a run of row tiles: keep it in LB for the run.
+    let resident = chunks == 1 && !tiling.input_stationary;
+    if resident {
+        let (filter_arg, filter_view, out_channel, zero) = (filter_arg.clone(), filter.view.clone(), out_channel.clone(), zero.clone());
+        let (filter_lb, filter_lb_view, filter_shape) = (filter_lb.clone(), filter_lb_view.clone(), filter_shape);
+        kernel.load_when_changed(&index, &counts, &coordinates, &[channel_position], &mut |body| {
+            let (weights, weights_view) =
+                body.subview(&filter_arg, &filter_view, &[out_channel.clone(), zero.clone(), zero.clone(), zero.clone()], &filter_shape, None);
+            body.dma((&weights, &weights_view), (&filter_lb, &filter_lb_view), &[])
+        });
+    }
+    let body = &mut kernel.body;
     dispatch_classes(body, row, &classes, &mut |body, class| {
         let rows = window - class.pad_top - class.pad_bottom;
         // First input row: r * OHt * stride - top + pad_top (never negative in this class).
@@ -414,33 +442,25 @@ pub fn lower(
                 &[1, in_channels, rows, width],
                 None,
             );
-            let loaded = body.dma(
-                (&source, &source_view),
-                (&input_tile, &input_tile_view),
-                &[],
-            );
-            let filter_channel = if groups == 1 {
-                in_channel
-            } else {
-                zero.clone()
-            };
-            let (weights, weights_view) = body.subview(
-                &filter_arg,
-                &filter.view,
-                &[
-                    out_channel.clone(),
-                    filter_channel,
-                    zero.clone(),
-                    zero.clone(),
-                ],
-                &filter_shape,
-                None,
-            );
-            let fetched = body.dma(
-                (&weights, &weights_view),
-                (&filter_lb, &filter_lb_view),
-                &[],
-            );
+            let mut waits = Vec::new();
+            match &input_changed {
+                Some(condition) => guarded_load(body, condition, &mut |body| {
+                    body.dma((&source, &source_view), (&input_tile, &input_tile_view), &[])
+                }),
+                None => waits.push(body.dma((&source, &source_view), (&input_tile, &input_tile_view), &[])),
+            }
+            if !resident {
+                // The filter slice of this chunk (of this output-channel block when the input
+                // rows are the ones staying in LB).
+                let (weights, weights_view) = body.subview(
+                    &filter_arg,
+                    &filter.view,
+                    &[out_channel.clone(), in_channel, zero.clone(), zero.clone()],
+                    &filter_shape,
+                    None,
+                );
+                waits.push(body.dma((&weights, &weights_view), (&filter_lb, &filter_lb_view), &[]));
+            }
             let tile_groups = if groups == 1 {
                 1
             } else {
@@ -451,7 +471,7 @@ pub fn lower(
                     "dsa.conv2d {input_tile}, {filter_lb} into {accumulator}{}",
                     if accumulate { " accumulate" } else { "" }
                 ),
-                &[loaded, fetched],
+                &waits,
                 &format!(
                     "{{strides = array<i64: {}, {}>, pads = array<i64: {}, {}, {}, {}>, dilations = array<i64: {}, {}>, groups = {} : i64}} : {}, {}, {}",
                     geometry.strides[0],

@@ -29,6 +29,8 @@ pub struct Kernel {
     /// LB elements allocated by the kernel (checked against the target's LB).
     pub lb_elements: usize,
     deallocs: Vec<(String, View)>,
+    /// The first tile index of the running core's share (set by the tile loop).
+    first_tile: String,
 }
 
 impl Kernel {
@@ -41,6 +43,7 @@ impl Kernel {
             cores: 1,
             lb_elements: 0,
             deallocs: Vec::new(),
+            first_tile: String::new(),
         }
     }
 
@@ -87,7 +90,44 @@ impl Kernel {
         let high = body.arith("divui", &last, &cores);
         let tile = body.fresh("tile");
         body.open(format!("scf.for {tile} = {low} to {high} step {one} {{"));
+        self.first_tile = low;
         tile
+    }
+
+    /// An `i1` that is true when this tile is the core's first or its `coordinates` (of the tile
+    /// numbering `counts`) differ from the previous tile's at one of `watched` positions: the
+    /// condition under which a tile must reload what the previous tile left in LB.
+    pub fn changed(&mut self, tile: &str, counts: &[usize], coordinates: &[String], watched: &[usize]) -> String {
+        let first_tile = self.first_tile.clone();
+        let one = self.body.index(1);
+        let previous_tile = self.body.arith("subi", tile, &one);
+        let previous = self.decode(&previous_tile, counts);
+        let body = &mut self.body;
+        let mut condition = body.fresh("b");
+        body.line(format!("{condition} = arith.cmpi eq, {tile}, {first_tile} : index"));
+        for &position in watched {
+            let differs = body.fresh("b");
+            body.line(format!("{differs} = arith.cmpi ne, {}, {} : index", coordinates[position], previous[position]));
+            let either = body.fresh("b");
+            body.line(format!("{either} = arith.ori {condition}, {differs} : i1"));
+            condition = either;
+        }
+        condition
+    }
+
+    /// Emits `load` only when [`Kernel::changed`] holds, and fences it: a tile keeps what the
+    /// previous tile loaded (the weights of the same output-channel block, say) instead of
+    /// streaming it from DDR again.
+    pub fn load_when_changed(
+        &mut self,
+        tile: &str,
+        counts: &[usize],
+        coordinates: &[String],
+        watched: &[usize],
+        load: &mut dyn FnMut(&mut Body) -> String,
+    ) {
+        let condition = self.changed(tile, counts, coordinates, watched);
+        guarded_load(&mut self.body, &condition, load);
     }
 
     /// Closes the tile loop: waits for `token` so that the next tile's loads come after this
@@ -137,6 +177,15 @@ impl Kernel {
         );
         (self.name, text, self.arguments, self.cores)
     }
+}
+
+/// Emits `load` under `scf.if condition` and fences it there, so later instructions find its
+/// data whichever way the condition went.
+pub fn guarded_load(body: &mut Body, condition: &str, load: &mut dyn FnMut(&mut Body) -> String) {
+    body.open(format!("scf.if {condition} {{"));
+    let token = load(body);
+    body.line(format!("dsa.wait {token}"));
+    body.close("}");
 }
 
 /// A graph value as a kernel sees it: the host buffer (or view) and its type.

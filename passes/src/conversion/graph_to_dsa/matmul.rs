@@ -86,8 +86,12 @@ pub fn lower(
                     continue;
                 }
                 let tiles = batch_count * (m / mt) * (n / nt);
-                let per_chunk = 2.0 * DMA_SETUP
-                    + ((mt * kt + kt * nt) * 4) as f64 / bandwidth
+                // With K whole, the rhs tile stays in LB over the run of row tiles of its
+                // column block (tiles are numbered column-block-major for that).
+                let per_core_tiles = tiles.div_ceil(scope.machine.cores) as f64;
+                let rhs_loads = if k == kt { 1.0 / ((m / mt) as f64).min(per_core_tiles) } else { 1.0 };
+                let per_chunk = (1.0 + rhs_loads) * DMA_SETUP
+                    + ((mt * kt) as f64 + rhs_loads * (kt * nt) as f64) * 4.0 / bandwidth
                     + COMPUTE_SETUP
                     + (2 * mt * nt * kt) as f64 / MATRIX_FLOPS;
                 let per_tile = (k / kt) as f64 * per_chunk
@@ -122,14 +126,16 @@ pub fn lower(
     let (rhs_lb, rhs_lb_view) = kernel.alloc_lb(&[kt, nt]);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&[mt, nt]);
 
+    // Tiles are numbered batch, then column block, then row block: consecutive tiles of a core
+    // share the rhs (weight) tile.
     let mut counts = batch.clone();
-    counts.push(m / mt);
     counts.push(n / nt);
+    counts.push(m / mt);
     let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
     let coordinates = kernel.decode(&index, &counts);
     let body = &mut kernel.body;
-    let row = body.scaled(&coordinates[rank - 2], mt);
-    let column = body.scaled(&coordinates[rank - 1], nt);
+    let row = body.scaled(&coordinates[rank - 1], mt);
+    let column = body.scaled(&coordinates[rank - 2], nt);
     let zero = body.index(0);
     let batch_offsets = |operand: &Tensor| -> Vec<String> {
         let operand_batch = operand.view.shape.len() - 2;
@@ -146,9 +152,7 @@ pub fn lower(
     };
     let lhs_batch = batch_offsets(&lhs);
     let rhs_batch = batch_offsets(&rhs);
-    let emit_chunk = |body: &mut Body, chunk: &str, accumulate: bool| {
-        let depth = body.scaled(chunk, kt);
-        let load = |body: &mut Body,
+    let load = |body: &mut Body,
                     operand: &Tensor,
                     argument: &str,
                     prefix: &[String],
@@ -170,6 +174,22 @@ pub fn lower(
             );
             body.dma((&source, &source_view), target, &[])
         };
+    let resident = k == kt;
+    if resident {
+        // The rhs tile depends on the column block and the batch indices the rhs does not
+        // broadcast over.
+        let rhs_rank = rhs.view.shape.len();
+        let lead = batch.len() - (rhs_rank - 2);
+        let mut watched: Vec<usize> = (0..rhs_rank - 2).filter(|&d| rhs.view.shape[d] != 1).map(|d| d + lead).collect();
+        watched.push(rank - 2);
+        let zero_depth = zero.clone();
+        kernel.load_when_changed(&index, &counts, &coordinates, &watched, &mut |body| {
+            load(body, &rhs, &rhs_arg, &rhs_batch, [&zero_depth, &column], [kt, nt], (&rhs_lb, &rhs_lb_view))
+        });
+    }
+    let body = &mut kernel.body;
+    let emit_chunk = |body: &mut Body, chunk: &str, accumulate: bool| {
+        let depth = body.scaled(chunk, kt);
         let loaded_lhs = load(
             body,
             &lhs,
@@ -179,21 +199,16 @@ pub fn lower(
             [mt, kt],
             (&lhs_lb, &lhs_lb_view),
         );
-        let loaded_rhs = load(
-            body,
-            &rhs,
-            &rhs_arg,
-            &rhs_batch,
-            [&depth, &column],
-            [kt, nt],
-            (&rhs_lb, &rhs_lb_view),
-        );
+        let mut waits = vec![loaded_lhs];
+        if !resident {
+            waits.push(load(body, &rhs, &rhs_arg, &rhs_batch, [&depth, &column], [kt, nt], (&rhs_lb, &rhs_lb_view)));
+        }
         let token = body.instruction(
             &format!(
                 "dsa.matmul {lhs_lb}, {rhs_lb} into {accumulator}{}",
                 if accumulate { " accumulate" } else { "" }
             ),
-            &[loaded_lhs, loaded_rhs],
+            &waits,
             &format!(
                 ": {}, {}, {}",
                 lhs_lb_view.type_text(),
