@@ -6,7 +6,8 @@ stcp920 target and run on the software DSA (`turbine-run`, layer-wise schedule) 
 onnxruntime again. A model the compiler does not support yet is reported as skipped for that step,
 with the compiler's reason.
 
-Models: ResNet-18 (the torchvision architecture, 1x3x224x224), a BERT-base encoder layer
+Models: ResNet-18 and MobileNet-V2 (the torchvision architectures, 1x3x224x224; ResNet-50 is
+covered by the ONNX conformance suite's light_resnet50 and by the benchmark), a BERT-base encoder layer
 (1x128x768, erf GELU, LayerNormalization), a MobileNet-V2 inverted-residual block (depthwise conv,
 Clip 0..6), a DenseNet dense block (concat growth), an Inception-v1 stem (LRN, max pooling) and a
 SqueezeNet fire module.
@@ -141,6 +142,31 @@ def mobilenet_v2_block():
     return b.model("mobilenet_v2_block", [("input", [1, 24, 56, 56])], [b.op("Add", [y, x])])
 
 
+def mobilenet_v2():
+    """torchvision's MobileNet-V2 (width 1.0, 224x224): inverted residual blocks of expand 1x1,
+    depthwise 3x3 and project 1x1, ReLU6 as Clip, residual adds where shapes allow."""
+    b = Builder(20)
+
+    def relu6(x):
+        return b.op("Clip", [x, b.constant(np.array(0.0, np.float32)), b.constant(np.array(6.0, np.float32))])
+
+    x = relu6(b.conv_bn("input", 3, 32, 3, stride=2, pad=1, relu=False))
+    cin = 32
+    for expand, cout, repeats, stride in [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
+                                          (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]:
+        for index in range(repeats):
+            hidden = cin * expand
+            y = x if expand == 1 else relu6(b.conv_bn(x, cin, hidden, 1, relu=False))
+            y = relu6(b.conv_bn(y, hidden, hidden, 3, stride=stride if index == 0 else 1, pad=1, groups=hidden, relu=False))
+            y = b.conv_bn(y, hidden, cout, 1, relu=False)
+            x = b.op("Add", [y, x]) if index > 0 else y
+            cin = cout
+    x = relu6(b.conv_bn(x, cin, 1280, 1, relu=False))
+    x = b.op("Flatten", [b.op("GlobalAveragePool", [x])], axis=1)
+    logits = b.op("Gemm", [x, b.weight([1000, 1280]), b.constant(np.zeros(1000, np.float32))], transB=1)
+    return b.model("mobilenet_v2", [("input", [1, 3, 224, 224])], [logits])
+
+
 def densenet_block():
     b = Builder(121)
     x, channels = "input", 64
@@ -171,7 +197,7 @@ def squeezenet_fire():
     return b.model("squeezenet_fire", [("input", [1, 64, 55, 55])], [b.op("Concat", [e1, e3], axis=1)])
 
 
-MODELS = [resnet18, bert_layer, mobilenet_v2_block, densenet_block, inception_stem, squeezenet_fire]
+MODELS = [resnet18, mobilenet_v2, bert_layer, mobilenet_v2_block, densenet_block, inception_stem, squeezenet_fire]
 
 
 def check(model, bin_dir, work):

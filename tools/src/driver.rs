@@ -235,6 +235,40 @@ pub fn compile(context: &Context, mut module: Module, function: Option<&str>, op
     Ok(Compiled { entry, buffers, output_shapes, kernel_count, graph_passes, jit })
 }
 
+/// Compiles the graph-dialect `module` ahead of time: the same passes as [`compile`], then an
+/// object file for the host with a C header (and, if asked, the optimised LLVM IR). The object
+/// calls the runtime's C ABI; link it with `libturbine_runtime.a`.
+pub fn compile_to_object(
+    context: &Context,
+    mut module: Module,
+    options: &CompileOptions,
+    emit_llvm_ir: bool,
+) -> Result<turbine_codegen::ObjectCode, String> {
+    let pipeline = GRAPH_TO_DSA_PIPELINE.replace("{target}", &options.target).replace("{schedule}", &options.schedule);
+    run_pipeline(context, &mut module, &pipeline)?;
+    // A graph function is usually called `main`, which a C program that links the object
+    // defines itself: export the host functions as `turbine_<name>`.
+    let mut op = module.body().first_operation();
+    while let Some(function) = op {
+        if function.name().as_string_ref().as_str() == Ok("func.func") {
+            if let Ok(name) = function.attribute("sym_name") {
+                let exported = format!("turbine_{}", name.to_string().trim_matches('"'));
+                // SAFETY: renaming a symbol nothing in the module refers to (host functions are
+                // only called from outside).
+                unsafe {
+                    let attribute = mlirStringAttrGet(
+                        context.to_raw(),
+                        MlirStringRef { data: exported.as_ptr().cast(), length: exported.len() },
+                    );
+                    mlirOperationSetAttributeByName(function.to_raw(), mlirStringRefCreateFromCString(c"sym_name".as_ptr()), attribute);
+                }
+            }
+        }
+        op = function.next_in_block();
+    }
+    turbine_codegen::compile_object(&mut module, options.opt, emit_llvm_ir)
+}
+
 /// A device of the software DSA, through the C ABI the generated code calls.
 pub struct Device(u64);
 

@@ -1,5 +1,7 @@
-//! `turbine-translate`: translations between other formats and Turbine's dialects. Today one:
-//! `--import-onnx`, which imports an ONNX model into the graph dialect.
+//! `turbine-translate`: translations between other formats and Turbine's dialects:
+//! `--import-onnx`, which imports an ONNX model into the graph dialect, and `--compile`, which
+//! compiles a graph-dialect model ahead of time into an object file and a C header (and, with
+//! `--emit-llvm`, the optimised LLVM IR) for a target.
 //!
 //! The importer (crate `turbine-onnx`) writes MLIR text without linking MLIR; this tool parses that
 //! text with the Turbine dialects loaded and runs the verifiers, so that a wrong result type or
@@ -21,12 +23,22 @@ use turbine_onnx::{import, ImportOptions, ImportedModel};
 #[command(
     name = "turbine-translate",
     about = "Translate models into Turbine's dialects",
-    group(ArgGroup::new("translation").required(true).args(["import_onnx"]))
+    group(ArgGroup::new("translation").required(true).args(["import_onnx", "compile"]))
 )]
 struct Arguments {
     /// Import an ONNX model (ai.onnx opsets 13 to 21) into the graph dialect.
     #[arg(long)]
     import_onnx: bool,
+    /// Compile a graph-dialect model (.mlir) for `--target` into an object file (`-o`, required)
+    /// and a C header beside it (same name, `.h`); the host code calls the software DSA's C ABI.
+    #[arg(long)]
+    compile: bool,
+    /// Target of --compile: a built-in name or a target description file.
+    #[arg(long, default_value = "stcp920")]
+    target: String,
+    /// With --compile, also write the optimised LLVM IR to this file.
+    #[arg(long, value_name = "FILE")]
+    emit_llvm: Option<PathBuf>,
     /// The model to translate.
     input: PathBuf,
     /// Where to write the MLIR; `-` (the default) is standard output.
@@ -57,6 +69,9 @@ fn main() -> ExitCode {
 }
 
 fn run(arguments: &Arguments) -> Result<(), String> {
+    if arguments.compile {
+        return compile(arguments);
+    }
     let bytes = std::fs::read(&arguments.input)
         .map_err(|error| format!("cannot read {}: {error}", arguments.input.display()))?;
     let to_stdout = arguments.output == Path::new("-");
@@ -96,6 +111,25 @@ fn run(arguments: &Arguments) -> Result<(), String> {
             .weights
             .write(&weights_path)
             .map_err(|error| error.to_string())?;
+    }
+    Ok(())
+}
+
+/// `--compile`: graph-dialect model to object file, C header and optionally LLVM IR.
+fn compile(arguments: &Arguments) -> Result<(), String> {
+    if arguments.output == Path::new("-") {
+        return Err("--compile writes an object file: name it with -o FILE.o".into());
+    }
+    let context = turbine_dialects::create_context();
+    let module = turbine_dialects::parse_file(&context, &arguments.input)
+        .ok_or_else(|| format!("{}: cannot parse or verify the model", arguments.input.display()))?;
+    let options = turbine_tools::driver::CompileOptions { target: arguments.target.clone(), ..Default::default() };
+    let code = turbine_tools::driver::compile_to_object(&context, module, &options, arguments.emit_llvm.is_some())?;
+    let write = |path: &Path, bytes: &[u8]| std::fs::write(path, bytes).map_err(|error| format!("cannot write {}: {error}", path.display()));
+    write(&arguments.output, &code.object)?;
+    write(&arguments.output.with_extension("h"), code.header.as_bytes())?;
+    if let (Some(path), Some(text)) = (&arguments.emit_llvm, &code.llvm_ir) {
+        write(path, text.as_bytes())?;
     }
     Ok(())
 }
