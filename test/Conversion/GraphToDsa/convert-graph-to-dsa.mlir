@@ -169,3 +169,22 @@ func.func @movement(%x: tensor<1x16x4x8xf32>) -> (tensor<1x4x16x8xf32>, tensor<8
   %w = graph.weight "w" : tensor<8xf32>
   return %t, %w : tensor<1x4x16x8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// Tests that a local response normalisation pools the squares over a window of
+// channels (the tensor viewed as [N, 1, C, positions], a size x 1 average that
+// counts its padding) and raises with exp(-beta * log(bias + alpha * mean)).
+// CHECK-LABEL: dsa.kernel @normalize_0_lrn
+// CHECK: dsa.binary mul %[[X:[a-z0-9_]+]], %[[X]] into %[[SQ:[a-z0-9_]+]]
+// CHECK-NEXT: dsa.pool avg %[[SQ]] into %[[S:[a-z0-9_]+]] after %{{.*}} {count_include_pad = true, kernel = array<i64: 5, 1>, pads = array<i64: 2, 0, 2, 0>} : memref<1x1x16x{{[0-9]+}}xf32
+// CHECK-NEXT: dsa.unary affine %[[S]] into %[[S]]
+// CHECK-NEXT: dsa.unary log
+// CHECK-NEXT: dsa.unary affine
+// CHECK-NEXT: dsa.unary exp
+// CHECK-NEXT: dsa.binary mul %[[X]], %[[S]] into %[[X]]
+// CHECK-LABEL: func.func @normalize
+func.func @normalize(%x: tensor<2x16x6x6xf32>) -> tensor<2x16x6x6xf32> {
+  %y = graph.lrn %x {size = 5 : i64, alpha = 1.0e-04 : f32, beta = 0.75 : f32, bias = 1.0 : f32} : tensor<2x16x6x6xf32>
+  return %y : tensor<2x16x6x6xf32>
+}

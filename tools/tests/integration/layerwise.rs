@@ -293,3 +293,16 @@ func.func @main(%x: tensor<2x6x4x5xf32>, %y: tensor<2x3x4x5xf32>) -> (tensor<2x9
 "#;
     check(source, Weights::empty(), "mini", 11);
 }
+
+#[test]
+fn local_response_normalisation_matches_the_interpreter() {
+    // Even and odd window sizes (an uneven channel window), on channels fewer than the window.
+    for (size, channels) in [(5, 16), (4, 7), (3, 2)] {
+        let source = format!(
+            "func.func @main(%x: tensor<2x{channels}x5x6xf32>) -> tensor<2x{channels}x5x6xf32> {{\n  \
+             %y = graph.lrn %x {{size = {size} : i64, alpha = 0.5 : f32, beta = 0.75 : f32, bias = 2.0 : f32}} : tensor<2x{channels}x5x6xf32>\n  \
+             return %y : tensor<2x{channels}x5x6xf32>\n}}\n"
+        );
+        check(&source, Weights::empty(), "mini", size as u64);
+    }
+}

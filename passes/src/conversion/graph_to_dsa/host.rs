@@ -391,6 +391,7 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
                 | "graph.reduce_max" => rows::lower_reduce(&scope, &mut host, &layer, kernel)?,
                 "graph.softmax" => rows::lower_softmax(&scope, &mut host, &layer, kernel)?,
                 "graph.layer_norm" => rows::lower_layer_norm(&scope, &mut host, &layer, kernel)?,
+                "graph.lrn" => rows::lower_lrn(&scope, &mut host, &layer, kernel)?,
                 "graph.transpose" | "graph.concat" | "graph.slice" | "graph.pad"
                 | "graph.split" => movement::lower(&scope, &mut host, &layer, &results, kernel)?,
                 other => {

@@ -292,3 +292,66 @@ pub fn lower_layer_norm(
     kernel.end_tiles(&stored);
     Ok(kernel)
 }
+
+/// Lowers a local response normalisation: the sum of squares over the channel window is an
+/// average pooling of `x * x` viewed as `[1, 1, C, positions]` with a `size x 1` window padded
+/// by the window's halves and counting the padding (so the divisor is always `size`), and the
+/// power is `exp(-beta * log(bias + alpha * mean))`. Tiles take every channel and a divisor of
+/// the spatial positions.
+pub fn lower_lrn(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kernel) -> Result<Kernel, LoweringError> {
+    let node = layer.node;
+    let input = scope.tensor(node.operands[0]).clone();
+    let shape = input.view.shape.clone();
+    if shape.len() < 3 {
+        return Err(LoweringError::at(layer.index, "lrn needs a tensor with channels and positions (rank 3 or more)"));
+    }
+    let (batch, channels) = (shape[0], shape[1]);
+    let positions: usize = shape[2..].iter().product();
+    let size = layers::int(node, "size", 1) as usize;
+    let (alpha, beta, bias) = (layers::float(node, "alpha", 1e-4), layers::float(node, "beta", 0.75), layers::float(node, "bias", 1.0));
+    let below = (size - 1) / 2;
+    let above = size - 1 - below;
+    let source = reshaped(host, &input, &[batch, 1, channels, positions]);
+    let target = reshaped(host, &layer.output, &[batch, 1, channels, positions]);
+    let budget = scope.machine.lb_elements();
+    let tile = divisors_descending(positions)
+        .into_iter()
+        .find(|&tile| 3 * channels * tile <= budget)
+        .ok_or_else(|| too_long(scope, layer, channels))?;
+    let source_arg = kernel.argument(&source.host, &source.view);
+    let target_arg = kernel.argument(&target.host, &target.view);
+    let tile_shape = [1, 1, channels, tile];
+    let (x, x_view) = kernel.alloc_lb(&tile_shape);
+    let (squares, squares_view) = kernel.alloc_lb(&tile_shape);
+    let (scale, scale_view) = kernel.alloc_lb(&tile_shape);
+    let counts = [batch, positions / tile];
+    let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
+    let coordinates = kernel.decode(&index, &counts);
+    let body = &mut kernel.body;
+    let position = body.scaled(&coordinates[1], tile);
+    let zero = body.index(0);
+    let offsets = [coordinates[0].clone(), zero.clone(), zero, position];
+    let (from, from_view) = body.subview(&source_arg, &source.view, &offsets, &tile_shape, None);
+    let loaded = body.dma((&from, &from_view), (&x, &x_view), &[]);
+    let (xt, st, kt) = (x_view.type_text(), squares_view.type_text(), scale_view.type_text());
+    let squared = body.instruction(&format!("dsa.binary mul {x}, {x} into {squares}"), &[loaded], &format!(": {xt}, {xt}, {st}"));
+    let mean = body.instruction(
+        &format!("dsa.pool avg {squares} into {scale}"),
+        &[squared],
+        &format!(
+            "{{kernel = array<i64: {size}, 1>, strides = array<i64: 1, 1>, pads = array<i64: {below}, 0, {above}, 0>, count_include_pad = true}} : {st}, {kt}"
+        ),
+    );
+    let unary = |body: &mut Body, kind: &str, attributes: String, after: String| {
+        body.instruction(&format!("dsa.unary {kind} {scale} into {scale}"), &[after], &format!("{attributes}: {kt}, {kt}"))
+    };
+    let base = unary(body, "affine", format!("{{scale = {} : f32, shift = {} : f32}} ", float_text(alpha), float_text(bias)), mean);
+    let logarithm = unary(body, "log", String::new(), base);
+    let scaled = unary(body, "affine", format!("{{scale = {} : f32, shift = {} : f32}} ", float_text(-beta), float_text(0.0)), logarithm);
+    let power = unary(body, "exp", String::new(), scaled);
+    let normalised = body.instruction(&format!("dsa.binary mul {x}, {scale} into {x}"), &[power], &format!(": {xt}, {kt}, {xt}"));
+    let (to, to_view) = body.subview(&target_arg, &target.view, &offsets, &tile_shape, None);
+    let stored = body.dma((&x, &x_view), (&to, &to_view), &[normalised]);
+    kernel.end_tiles(&stored);
+    Ok(kernel)
+}
