@@ -103,8 +103,17 @@ fn random_cnn(seed: u64) -> (String, Weights) {
                 let kernel = random.pick(&[1, 3, 5].map(|k: usize| k.min(smallest)));
                 let stride = random.pick(&[1, 1, 2]);
                 let pad = random.below(kernel / 2 + 1);
-                let groups = if channels > 1 && random.below(3) == 0 { channels } else { 1 };
-                let out_channels = if groups > 1 { channels * random.pick(&[1, 2]) } else { random.pick(&[4, 8, 16, 24]) };
+                // Depthwise, two groups, or a plain conv.
+                let groups = match random.below(4) {
+                    0 if channels > 1 => channels,
+                    1 if channels % 2 == 0 => 2,
+                    _ => 1,
+                };
+                let out_channels = match groups {
+                    1 => random.pick(&[4, 8, 16, 24]),
+                    2 => random.pick(&[4, 8, 16, 24, 48]),
+                    _ => channels * random.pick(&[1, 2]),
+                };
                 let filter_shape = [out_channels, channels / groups, kernel, kernel];
                 let fan_in = (channels / groups * kernel * kernel) as f32;
                 let filter = weight(&mut body, &mut weights, &mut random, format!("conv{layer}.weight"), &filter_shape, 1.5 / fan_in.sqrt());
@@ -305,4 +314,18 @@ fn local_response_normalisation_matches_the_interpreter() {
         );
         check(&source, Weights::empty(), "mini", size as u64);
     }
+}
+
+#[test]
+fn a_channel_shuffle_matches_the_interpreter() {
+    // ShuffleNet's rank-5 transpose: the spatial dimensions move together, so it merges to rank 4.
+    let source = r#"
+func.func @main(%x: tensor<2x12x5x6xf32>) -> tensor<2x12x5x6xf32> {
+  %g = graph.reshape %x : tensor<2x12x5x6xf32> -> tensor<2x3x4x5x6xf32>
+  %t = graph.transpose %g {permutation = array<i64: 0, 2, 1, 3, 4>} : tensor<2x3x4x5x6xf32> -> tensor<2x4x3x5x6xf32>
+  %y = graph.reshape %t : tensor<2x4x3x5x6xf32> -> tensor<2x12x5x6xf32>
+  return %y : tensor<2x12x5x6xf32>
+}
+"#;
+    check(source, Weights::empty(), "mini", 5);
 }

@@ -156,27 +156,37 @@ impl Geometry {
         self.channels / self.groups
     }
 
-    /// Input channels one output-channel tile reads per chunk.
-    fn input_channels(&self, tiling: &Tiling) -> usize {
-        if self.groups == 1 {
-            tiling.channel_chunk
+    /// Whether a grouped conv's output-channel tile covers whole groups (each tile convolves
+    /// several groups at once) rather than part of one group (a plain conv over that group's
+    /// input channels).
+    fn whole_groups(&self, tiling: &Tiling) -> bool {
+        self.groups > 1 && tiling.out_channels % self.out_per_group() == 0
+    }
+
+    /// Input-channel chunks accumulated per tile.
+    fn chunks(&self, tiling: &Tiling) -> usize {
+        if self.whole_groups(tiling) {
+            1
+        } else if self.groups == 1 {
+            self.channels / tiling.channel_chunk
         } else {
-            tiling.out_channels / self.out_per_group() * self.in_per_group()
+            self.in_per_group() / tiling.channel_chunk
         }
     }
 
+    /// Input channels one output-channel tile reads per chunk.
+    fn input_channels(&self, tiling: &Tiling) -> usize {
+        if self.whole_groups(tiling) { tiling.out_channels / self.out_per_group() * self.in_per_group() } else { tiling.channel_chunk }
+    }
+
+    /// The `groups` of one tile's conv instruction.
+    fn tile_groups(&self, tiling: &Tiling) -> usize {
+        if self.whole_groups(tiling) { tiling.out_channels / self.out_per_group() } else { 1 }
+    }
+
     fn filter_tile(&self, tiling: &Tiling) -> [usize; 4] {
-        let per_filter = if self.groups == 1 {
-            tiling.channel_chunk
-        } else {
-            self.in_per_group()
-        };
-        [
-            tiling.out_channels,
-            per_filter,
-            self.kernel[0],
-            self.kernel[1],
-        ]
+        let per_filter = if self.whole_groups(tiling) { self.in_per_group() } else { tiling.channel_chunk };
+        [tiling.out_channels, per_filter, self.kernel[0], self.kernel[1]]
     }
 
     fn lb_elements(&self, tiling: &Tiling, epilogue: usize) -> usize {
@@ -195,11 +205,7 @@ impl Geometry {
         epilogue_dmas: usize,
         epilogue_elements: usize,
     ) -> f64 {
-        let chunks = if self.groups == 1 {
-            self.channels / tiling.channel_chunk
-        } else {
-            1
-        };
+        let chunks = self.chunks(tiling);
         let tiles = self.batch
             * (self.out_channels / tiling.out_channels)
             * (self.rows.output / tiling.out_rows);
@@ -311,14 +317,18 @@ pub fn lower(
     let budget = scope.machine.lb_elements();
     let mut best: Option<(f64, Tiling)> = None;
     for out_channels in divisors_descending(geometry.out_channels) {
-        if groups > 1 && out_channels % geometry.out_per_group() != 0 {
+        // A grouped conv's tile covers whole groups or part of one.
+        let (out_per_group, in_per_group) = (geometry.out_per_group(), geometry.in_per_group());
+        if groups > 1 && out_channels % out_per_group != 0 && out_per_group % out_channels != 0 {
             continue;
         }
         for out_rows in divisors_descending(geometry.rows.output) {
             let chunks = if groups == 1 {
                 divisors_descending(channels)
+            } else if out_channels % out_per_group == 0 {
+                vec![in_per_group]
             } else {
-                vec![geometry.in_per_group()]
+                divisors_descending(in_per_group)
             };
             for (channel_chunk, input_stationary) in chunks.into_iter().flat_map(|chunk| [(chunk, false), (chunk, true)]) {
                 // Grouped convolutions read other input channels for each output-channel block.
@@ -340,16 +350,7 @@ pub fn lower(
         }
     }
     let Some((_, tiling)) = best else {
-        let smallest = Tiling {
-            out_channels: if groups > 1 {
-                geometry.out_per_group()
-            } else {
-                1
-            },
-            out_rows: 1,
-            channel_chunk: 1,
-            input_stationary: false,
-        };
+        let smallest = Tiling { out_channels: 1, out_rows: 1, channel_chunk: 1, input_stationary: false };
         return Err(LoweringError::at(
             layer.index,
             format!(
@@ -388,11 +389,8 @@ pub fn lower(
     let out_row = body.scaled(row, tiling.out_rows);
     let zero = body.index(0);
     let classes = geometry.rows.classes(tiling.out_rows);
-    let chunks = if groups == 1 {
-        channels / tiling.channel_chunk
-    } else {
-        1
-    };
+    let chunks = geometry.chunks(&tiling);
+    // The first input channel of the tile's group (grouped convs).
     let group_in_channel = if groups > 1 {
         let group = body.index(geometry.out_per_group());
         let first_group = body.arith("divui", &out_channel, &group);
@@ -426,9 +424,11 @@ pub fn lower(
             None,
         );
         let emit_chunk = |body: &mut Body, chunk: &str, accumulate: bool| {
+            // The chunk's first channel within the group (or the input), and in the input.
+            let filter_channel = body.scaled(chunk, tiling.channel_chunk);
             let in_channel = match &group_in_channel {
-                Some(channel) => channel.clone(),
-                None => body.scaled(chunk, tiling.channel_chunk),
+                Some(base) => body.arith("addi", base, &filter_channel),
+                None => filter_channel.clone(),
             };
             let (source, source_view) = body.subview(
                 &input_arg,
@@ -455,17 +455,13 @@ pub fn lower(
                 let (weights, weights_view) = body.subview(
                     &filter_arg,
                     &filter.view,
-                    &[out_channel.clone(), in_channel, zero.clone(), zero.clone()],
+                    &[out_channel.clone(), filter_channel.clone(), zero.clone(), zero.clone()],
                     &filter_shape,
                     None,
                 );
                 waits.push(body.dma((&weights, &weights_view), (&filter_lb, &filter_lb_view), &[]));
             }
-            let tile_groups = if groups == 1 {
-                1
-            } else {
-                tiling.out_channels / geometry.out_per_group()
-            };
+            let tile_groups = geometry.tile_groups(&tiling);
             let token = body.instruction(
                 &format!(
                     "dsa.conv2d {input_tile}, {filter_lb} into {accumulator}{}",

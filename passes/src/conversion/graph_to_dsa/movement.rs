@@ -5,7 +5,7 @@
 
 use super::{
     elementwise::row_major_tile,
-    host::{Layer, Scope},
+    host::{reshaped, Layer, Scope},
     kernel::{Kernel, Tensor},
     layers,
     text::{Body, View},
@@ -81,6 +81,26 @@ fn check_rank(layer: &Layer, view: &View) -> Result<(), LoweringError> {
     Ok(())
 }
 
+/// Merges the runs of input dimensions that a permutation keeps adjacent and in order: returns
+/// the merged input shape, the merged output shape and the permutation between them.
+fn merge_transposed(shape: &[usize], permutation: &[usize]) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+    // Runs of output positions whose input dimensions are consecutive.
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    for &dimension in permutation {
+        match runs.last_mut() {
+            Some(run) if *run.last().expect("runs are never empty") + 1 == dimension => run.push(dimension),
+            _ => runs.push(vec![dimension]),
+        }
+    }
+    let mut by_input: Vec<usize> = (0..runs.len()).collect();
+    by_input.sort_by_key(|&run| runs[run][0]);
+    let size = |run: &Vec<usize>| run.iter().map(|&d| shape[d]).product::<usize>();
+    let input_shape = by_input.iter().map(|&run| size(&runs[run])).collect();
+    let output_shape = runs.iter().map(size).collect();
+    let merged = (0..runs.len()).map(|run| by_input.iter().position(|&r| r == run).expect("every run is placed")).collect();
+    (input_shape, output_shape, merged)
+}
+
 /// A host-side window of `tensor` at static `offsets` with `sizes` and `steps`.
 fn window(
     host: &mut Body,
@@ -104,18 +124,33 @@ pub fn lower(
 ) -> Result<Kernel, LoweringError> {
     let node = layer.node;
     let input = scope.tensor(node.operands[0]).clone();
-    check_rank(layer, &input.view)?;
+    if node.name != "graph.transpose" {
+        check_rank(layer, &input.view)?;
+    }
     let rank = input.view.shape.len();
     let ones = vec![1; rank];
     let pairs: Vec<(Tensor, Tensor)> = match node.name.as_str() {
         "graph.transpose" => {
-            let permutation: Vec<usize> = layers::ints(node, "permutation", &[])
-                .iter()
-                .map(|&d| d as usize)
-                .collect();
+            let permutation: Vec<usize> = layers::ints(node, "permutation", &[]).iter().map(|&d| d as usize).collect();
+            // Input dimensions that stay adjacent and in order move as one: merging them keeps
+            // the copy within the 4 dimensions of a DMA view (a channel shuffle's
+            // [N, g, C/g, H, W] -> [N, C/g, g, H, W] is [N, g, C/g, H*W] -> [N, C/g, g, H*W]).
+            let (input_shape, output_shape, permutation) = merge_transposed(&input.view.shape, &permutation);
+            let merged_rank = input_shape.len();
+            if merged_rank > MAX_RANK {
+                return Err(LoweringError::at(
+                    layer.index,
+                    format!(
+                        "'graph.transpose' on a rank-{merged_rank} tensor (after merging dimensions) is not supported (DMA views have at most {MAX_RANK} dimensions)"
+                    ),
+                ));
+            }
+            let input = if input_shape != input.view.shape { reshaped(host, &input, &input_shape) } else { input.clone() };
+            let output =
+                if output_shape != results[0].view.shape { reshaped(host, &results[0], &output_shape) } else { results[0].clone() };
             let view = input.view.permuted(&permutation);
             let name = host.fresh("view");
-            let dims: Vec<String> = (0..rank).map(|d| format!("d{d}")).collect();
+            let dims: Vec<String> = (0..merged_rank).map(|d| format!("d{d}")).collect();
             let permuted: Vec<String> = permutation.iter().map(|d| format!("d{d}")).collect();
             host.line(format!(
                 "{name} = memref.transpose {} ({}) -> ({}) : {} to {}",
@@ -125,7 +160,7 @@ pub fn lower(
                 input.view.type_text(),
                 view.type_text()
             ));
-            vec![(Tensor { host: name, view }, results[0].clone())]
+            vec![(Tensor { host: name, view }, output)]
         }
         "graph.concat" => {
             let axis = layers::axis(layers::int(node, "axis", 0), rank);
