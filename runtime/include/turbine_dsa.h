@@ -88,6 +88,7 @@ typedef int32_t td_status;
 #define TD_UNARY_RECIPROCAL 11 /* vector core */
 #define TD_UNARY_CLIP 12      /* p0 = min, p1 = max (min <= max) */
 #define TD_UNARY_AFFINE 13    /* p0 * x + p1 */
+#define TD_UNARY_ABS 14
 
 /* Pooling kinds (td_pool2d_params.kind). On the vector core. */
 #define TD_POOL_MAX 0

@@ -613,9 +613,10 @@ fn unary_op(code: u32, p0: f32, p1: f32) -> Result<UnaryOp> {
             scale: p0,
             shift: p1,
         },
+        14 => Abs,
         other => {
             return Err(RuntimeError::BadArgument(format!(
-                "unknown unary op code {other} (0..=13)"
+                "unknown unary op code {other} (0..=14)"
             )))
         }
     })

@@ -76,6 +76,8 @@ pub enum UnaryOp {
         /// Addend.
         shift: f32,
     },
+    /// `|x|`
+    Abs,
 }
 
 /// Kinds of 2-D pooling.
@@ -253,7 +255,7 @@ impl UnaryOp {
     pub fn is_special(self) -> bool {
         !matches!(
             self,
-            UnaryOp::Relu | UnaryOp::Neg | UnaryOp::Clip { .. } | UnaryOp::Affine { .. }
+            UnaryOp::Relu | UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Clip { .. } | UnaryOp::Affine { .. }
         )
     }
 
@@ -284,6 +286,7 @@ impl UnaryOp {
             UnaryOp::Reciprocal => "reciprocal",
             UnaryOp::Clip { .. } => "clip",
             UnaryOp::Affine { .. } => "affine",
+            UnaryOp::Abs => "abs",
         }
     }
 }

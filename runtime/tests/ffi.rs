@@ -401,7 +401,7 @@ fn misuse_returns_a_status_and_a_message() {
                 dev,
                 0,
                 0,
-                14,
+                15,
                 0.0,
                 0.0,
                 &view(l, 0, &[16]),
@@ -411,7 +411,7 @@ fn misuse_returns_a_status_and_a_message() {
                 &mut t,
             ),
             1,
-            "unary op code 14",
+            "unary op code 15",
         );
         fails(
             td_reduce(

@@ -310,6 +310,7 @@ fn unary_ops_match_their_definitions() {
         (UnaryOp::Gelu, x),
         (UnaryOp::Silu, x),
         (UnaryOp::Neg, x),
+        (UnaryOp::Abs, x),
         (UnaryOp::Reciprocal, xp),
         (
             UnaryOp::Clip {

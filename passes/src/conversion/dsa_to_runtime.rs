@@ -111,8 +111,8 @@ fn level_code(space: &str) -> Option<i64> {
 /// `TD_BINARY_*` of a dsa binary kind (dsa's numbering is the runtime's).
 const BINARY_KINDS: &[&str] = &["add", "sub", "mul", "div", "max", "min", "pow"];
 /// `TD_UNARY_*` of dsa unary kinds 0..=12 (dsa's numbering is the runtime's); dsa's `affine`
-/// is `TD_UNARY_AFFINE` with its scale and shift, and `copy` is `TD_UNARY_AFFINE` with scale 1
-/// and shift 0.
+/// is `TD_UNARY_AFFINE` with its scale and shift, `copy` is `TD_UNARY_AFFINE` with scale 1
+/// and shift 0, and `abs` is `TD_UNARY_ABS`.
 const UNARY_KINDS: &[&str] = &[
     "relu",
     "sigmoid",
@@ -129,6 +129,7 @@ const UNARY_KINDS: &[&str] = &[
     "clip",
 ];
 const TD_UNARY_AFFINE: i64 = 13;
+const TD_UNARY_ABS: i64 = 14;
 /// `TD_POOL_*` and `TD_REDUCE_*` of dsa's kinds.
 const POOL_KINDS: &[&str] = &["max", "avg"];
 const REDUCE_KINDS: &[&str] = &["sum", "mean", "max"];
@@ -1307,6 +1308,7 @@ impl Lowering {
                             (None, Some("affine")) => {
                                 (TD_UNARY_AFFINE, float("scale"), float("shift"))
                             }
+                            (None, Some("abs")) => (TD_UNARY_ABS, 0.0, 0.0),
                             (None, _) => (TD_UNARY_AFFINE, 1.0, 0.0),
                         };
                     arguments.extend([

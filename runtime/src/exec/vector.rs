@@ -71,6 +71,7 @@ pub(crate) fn unary_scalar(op: UnaryOp, x: f32) -> f32 {
         UnaryOp::Gelu => 0.5 * x * (1.0 + libm::erff(x * std::f32::consts::FRAC_1_SQRT_2)),
         UnaryOp::Silu => x * sigmoid(x),
         UnaryOp::Neg => -x,
+        UnaryOp::Abs => x.abs(),
         UnaryOp::Reciprocal => 1.0 / x,
         UnaryOp::Clip { min, max } => x.clamp(min, max),
         UnaryOp::Affine { scale, shift } => scale * x + shift,

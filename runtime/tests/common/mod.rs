@@ -399,6 +399,7 @@ pub fn unary_ref(op: UnaryOp, x: f64) -> f64 {
         UnaryOp::Gelu => 0.5 * x * (1.0 + libm::erf(x / std::f64::consts::SQRT_2)),
         UnaryOp::Silu => x * sigmoid(x),
         UnaryOp::Neg => -x,
+        UnaryOp::Abs => x.abs(),
         UnaryOp::Reciprocal => 1.0 / x,
         UnaryOp::Clip { min, max } => x.clamp(min as f64, max as f64),
         UnaryOp::Affine { scale, shift } => scale as f64 * x + shift as f64,

@@ -17,8 +17,8 @@ module {
 // Tests that an op without a lowering is named at its location.
 module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
   func.func @f(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
-    // expected-error@+1 {{'graph.abs' is not supported by the software DSA lowering yet}}
-    %y = graph.abs %x : tensor<1x8x4x4xf32>
+    // expected-error@+1 {{'graph.mod' is not supported by the software DSA lowering yet}}
+    %y = graph.mod %x, %x : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32> -> tensor<1x8x4x4xf32>
     return %y : tensor<1x8x4x4xf32>
   }
 }

@@ -167,6 +167,7 @@ dsa.kernel @binary(%x: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %b: memref<1
 // CHECK: dsa.unary clip %[[X]] into %[[Y]] {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
 // CHECK: dsa.unary copy %[[X]] into %[[Y]] :
 // CHECK: dsa.unary affine %[[X]] into %[[Y]] {scale = 2.000000e+00 : f32, shift = 9.99999974E-6 : f32} :
+// CHECK: dsa.unary abs %[[X]] into %[[Y]] :
 dsa.kernel @unary(%x: memref<16x128xf32, #dsa.memory_space<lb>>, %y: memref<16x128xf32, #dsa.memory_space<lb>>) {
   %t0 = dsa.unary relu %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
   %t1 = dsa.unary sigmoid %x into %y after %t0 : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
@@ -183,7 +184,8 @@ dsa.kernel @unary(%x: memref<16x128xf32, #dsa.memory_space<lb>>, %y: memref<16x1
   %t12 = dsa.unary clip %x into %y {min = 0.0 : f32, max = 6.0 : f32} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
   %t13 = dsa.unary copy %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
   %t14 = dsa.unary affine %x into %y {scale = 2.0 : f32, shift = 1.0e-5 : f32} : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
-  dsa.wait %t1, %t2, %t3, %t4, %t5, %t6, %t7, %t8, %t9, %t10, %t11, %t12, %t13, %t14
+  %t15 = dsa.unary abs %x into %y : memref<16x128xf32, #dsa.memory_space<lb>>, memref<16x128xf32, #dsa.memory_space<lb>>
+  dsa.wait %t1, %t2, %t3, %t4, %t5, %t6, %t7, %t8, %t9, %t10, %t11, %t12, %t13, %t14, %t15
   dsa.return
 }
 

@@ -181,7 +181,7 @@ fn random_cnn(seed: u64) -> (String, Weights) {
                 let scale = weight(&mut body, &mut weights, &mut random, format!("scale{layer}"), &[channels, 1, 1], 1.0);
                 let scaled = fresh("e");
                 writeln!(body, "  {scaled} = graph.mul {value}, {scale} : {}, {} -> {}", tensor_type(&shape), tensor_type(&[channels, 1, 1]), tensor_type(&shape)).unwrap();
-                let op = random.pick(&["sigmoid", "tanh", "relu", "silu", "neg"]);
+                let op = random.pick(&["sigmoid", "tanh", "relu", "silu", "neg", "abs"]);
                 let activated = fresh("e");
                 writeln!(body, "  {activated} = graph.{op} {scaled} : {}", tensor_type(&shape)).unwrap();
                 let sum = fresh("e");

@@ -121,6 +121,7 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
         "graph.silu" => unary("silu"),
         "graph.neg" => unary("neg"),
         "graph.reciprocal" => unary("reciprocal"),
+        "graph.abs" => unary("abs"),
         "graph.gelu" if !matches!(node.attributes.get("approximate"), Some(Attr::Bool(true))) => {
             unary("gelu")
         }
