@@ -70,3 +70,29 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
     return %y : tensor<1x1x6x6xf32>
   }
 }
+
+// -----
+
+// Tests that a model whose buffers do not fit the target's DDR is refused at
+// compile time: here the input alone is 16 MiB + 4 bytes and the 16 MiB DDR
+// of `mini` cannot also hold the output.
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+  // expected-error@+1 {{the model's inputs, outputs and weights need 33554440 bytes of DDR but target 'mini' has 16777216}}
+  func.func @f(%x: tensor<4194305xf32>) -> tensor<4194305xf32> {
+    %y = graph.relu %x : tensor<4194305xf32>
+    return %y : tensor<4194305xf32>
+  }
+}
+
+// -----
+
+// Tests that an intermediate buffer that would overflow DDR is named at the op
+// that needs it: 8 MiB of input, 8 MiB for the relu, 4 bytes of output.
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+  func.func @f(%x: tensor<2048x1024xf32>) -> tensor<1x1xf32> {
+    // expected-error@+1 {{'graph.relu' needs a DDR buffer of 8388608 bytes, beyond the 16777216 bytes of target 'mini' (16777220 bytes are live at this point)}}
+    %y = graph.relu %x : tensor<2048x1024xf32>
+    %s = graph.reduce_sum %y {axes = array<i64>} : tensor<2048x1024xf32> -> tensor<1x1xf32>
+    return %s : tensor<1x1xf32>
+  }
+}

@@ -194,6 +194,26 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
         }
     }
 
+    // Intermediate DDR buffers are freed after the last op that reads them (or a view of them),
+    // so that DDR holds the live activations only; the target's DDR must hold the peak.
+    let last_use = |value: ValueId| -> usize {
+        if returned.contains(&value) {
+            return ops.len();
+        }
+        users.get(&value).and_then(|uses| uses.iter().max().copied()).unwrap_or(0)
+    };
+    let mut root_of: BTreeMap<ValueId, String> = BTreeMap::new();
+    let mut root_last_use: BTreeMap<String, usize> = BTreeMap::new();
+    let mut live_bytes: usize = parameters.iter().map(|(_, view, _)| view.elements() * 4).sum();
+    if live_bytes > machine.ddr_bytes {
+        return Err(LoweringError {
+            op: None,
+            message: format!(
+                "the model's inputs, outputs and weights need {live_bytes} bytes of DDR but target '{}' has {}",
+                machine.name, machine.ddr_bytes
+            ),
+        });
+    }
     // Returned values that a layer wrote through a reshaped view of their output buffer.
     let mut redirected: BTreeMap<ValueId, Tensor> = BTreeMap::new();
     let mut kernel_count = 0;
@@ -206,6 +226,11 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
             "func.return" | "graph.weight" | "graph.constant" => continue,
             "graph.reshape" | "graph.flatten" => {
                 let (value, r#type) = result.expect("reshapes have a result");
+                if let Some(root) = root_of.get(&node.operands[0]).cloned() {
+                    let last = root_last_use.entry(root.clone()).or_default();
+                    *last = (*last).max(last_use(value));
+                    root_of.insert(value, root);
+                }
                 let tensor = match redirected.get(&value) {
                     Some(output) => output.clone(),
                     None => reshaped(
@@ -347,9 +372,25 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
                 Some(tensor) => tensor,
                 None => {
                     let view = View::contiguous(shape, Space::Ddr);
+                    live_bytes += view.elements() * 4;
+                    if live_bytes > machine.ddr_bytes {
+                        return Err(LoweringError::at(
+                            index,
+                            format!(
+                                "'{}' needs a DDR buffer of {} bytes, beyond the {} bytes of target '{}' ({} bytes are live at this point)",
+                                node.name,
+                                view.elements() * 4,
+                                machine.ddr_bytes,
+                                machine.name,
+                                live_bytes
+                            ),
+                        ));
+                    }
                     let name = host.fresh("buf");
                     host.line(format!("{name} = dsa.alloc : {}", view.type_text()));
                     allocated.push((name.clone(), view.clone()));
+                    root_of.insert(*value, name.clone());
+                    root_last_use.insert(name.clone(), last_use(*value));
                     Tensor { host: name, view }
                 }
             };
@@ -418,6 +459,18 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
         for ((value, _), tensor) in final_values.iter().zip(results) {
             tensors.insert(*value, tensor);
         }
+        // Free what no later op reads. Last uses are op indices; an epilogue op runs with its
+        // anchor, earlier than its index, so a buffer it reads last is freed a little late, never
+        // early.
+        allocated.retain(|(name, view)| {
+            if root_last_use.get(name).is_some_and(|&last| last <= index) {
+                host.line(format!("dsa.dealloc {name} : {}", view.type_text()));
+                live_bytes -= view.elements() * 4;
+                false
+            } else {
+                true
+            }
+        });
     }
 
     // Results that no layer wrote (an input, a weight or a view returned, or a value returned

@@ -45,6 +45,8 @@ pub struct Machine {
     pub cores_per_cluster: usize,
     /// Bytes of one core's local buffer.
     pub lb_bytes: usize,
+    /// Bytes of DDR.
+    pub ddr_bytes: usize,
     /// DDR bytes per cycle of one cluster.
     pub ddr_bandwidth: f64,
 }
@@ -72,6 +74,7 @@ impl Machine {
             cores: (number("clusters")? * number("cores_per_cluster")?) as usize,
             cores_per_cluster: number("cores_per_cluster")? as usize,
             lb_bytes: number("lb_bytes")? as usize,
+            ddr_bytes: number("ddr_bytes")? as usize,
             ddr_bandwidth: number("ddr_gb_bandwidth")?,
         })
     }
