@@ -153,7 +153,7 @@ impl Evaluator<'_> {
             self.values[*id] = Some(value);
         }
         for node in &block.ops {
-            if matches!(node.name.as_str(), "func.return" | "graph.yield") {
+            if matches!(node.name.as_str(), "func.return" | "graph.yield" | "instance.yield") {
                 return Ok(node.operands.iter().map(|&id| self.value(id)).collect());
             }
             let results = self.eval(node)?;
@@ -175,6 +175,12 @@ impl Evaluator<'_> {
     fn eval(&mut self, node: &Node) -> Result<Vec<Rc<Tensor>>, InterpretError> {
         let name = node.name.as_str();
         match name {
+            // A group (GraphTurbo §3.2) computes its body on its operands: grouping never changes
+            // the numbers.
+            "instance.group" => {
+                let operands = (0..node.operands.len()).map(|i| self.operand(node, i)).collect();
+                return self.run(&node.regions[0], operands);
+            }
             "graph.if" => {
                 let branch = if scalar_bool(&self.operand(node, 0)) { 0 } else { 1 };
                 return self.run(&node.regions[branch], Vec::new());

@@ -166,3 +166,65 @@ pub fn print_attribute(attribute: MlirAttribute) -> String {
     unsafe { mlirAttributePrint(attribute, Some(append), (&mut text as *mut String).cast()) };
     text
 }
+
+impl Op {
+    /// The op's attribute `name` as MLIR prints it.
+    pub fn attribute_text(self, name: &str) -> Option<String> {
+        let name_ref = MlirStringRef {
+            data: name.as_ptr().cast(),
+            length: name.len(),
+        };
+        // SAFETY: the op is alive.
+        let attribute = unsafe { mlirOperationGetAttributeByName(self.0, name_ref) };
+        if attribute.ptr.is_null() {
+            return None;
+        }
+        Some(print_attribute(attribute))
+    }
+
+    /// Whether the op's first region has no block (a declaration).
+    pub fn regions_empty(self) -> bool {
+        // SAFETY: the op is alive.
+        unsafe {
+            mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, 0))
+                .ptr
+                .is_null()
+        }
+    }
+
+    /// The `sym_name` of a symbol op.
+    pub fn symbol_name(self) -> String {
+        // SAFETY: func.func always has a sym_name string attribute.
+        unsafe {
+            let attribute = mlirOperationGetAttributeByName(
+                self.0,
+                mlirStringRefCreateFromCString(c"sym_name".as_ptr()),
+            );
+            let value = mlirStringAttrGetValue(attribute);
+            String::from_utf8_lossy(std::slice::from_raw_parts(
+                value.data.cast::<u8>(),
+                value.length,
+            ))
+            .into_owned()
+        }
+    }
+
+    /// The ops of the first block of the first region.
+    pub fn body_ops(self) -> Vec<Op> {
+        let mut ops = Vec::new();
+        // SAFETY: the op is alive; the walk only reads handles.
+        unsafe {
+            let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, 0));
+            if block.ptr.is_null() {
+                return ops;
+            }
+            let mut op = mlirBlockGetFirstOperation(block);
+            while !op.ptr.is_null() {
+                ops.push(Op(op));
+                op = mlirOperationGetNextInBlock(op);
+            }
+        }
+        ops
+    }
+
+}

@@ -7,6 +7,7 @@
 pub mod conversion;
 pub mod dsa;
 pub mod graph;
+pub mod instance;
 mod ir;
 pub mod registry;
 
@@ -27,6 +28,7 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
     vec![
         registry::info_of::<graph::fold_reshapes::FoldReshapes>(),
         registry::info_of::<dsa::set_target::SetTarget>(),
+        registry::info_of::<instance::hw_group::HwGroup>(),
         registry::info_of::<conversion::graph_to_dsa::ConvertGraphToDsa>(),
         registry::info_of::<conversion::dsa_to_runtime::ConvertDsaToRuntime>(),
     ]

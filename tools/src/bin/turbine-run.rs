@@ -56,6 +56,9 @@ struct Arguments {
     /// Write a Chrome/Perfetto trace of the run to this file.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// Print the model in the graph dialect (after ONNX import, or the built-in model) and exit.
+    #[arg(long)]
+    print_model: bool,
     /// Static shape of an ONNX input (NAME=D0xD1x...), for inputs with symbolic dimensions.
     #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = turbine_tools::parse_input_shape)]
     input_shapes: Vec<(String, Vec<usize>)>,
@@ -221,6 +224,10 @@ fn worst_error(actual: &Tensor, expected: &Tensor, rtol: f64, atol: f64) -> Resu
 fn run(arguments: &Arguments) -> Result<(), String> {
     let context = turbine_dialects::create_context();
     let (module, weights) = load(&context, arguments)?;
+    if arguments.print_model {
+        println!("{}", module.as_operation());
+        return Ok(());
+    }
     // SAFETY: the module is verified and outlives the program read from it.
     let program = unsafe { Program::from_module(module.as_operation().to_raw(), arguments.function.as_deref()) }
         .map_err(|error| error.to_string())?;

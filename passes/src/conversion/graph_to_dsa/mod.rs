@@ -195,62 +195,6 @@ or that cannot be tiled into the local buffer is an error at that op.";
 }
 
 impl Op {
-    fn attribute_text(self, name: &str) -> Option<String> {
-        let name_ref = MlirStringRef {
-            data: name.as_ptr().cast(),
-            length: name.len(),
-        };
-        // SAFETY: the op is alive.
-        let attribute = unsafe { mlirOperationGetAttributeByName(self.0, name_ref) };
-        if attribute.ptr.is_null() {
-            return None;
-        }
-        Some(crate::ir::print_attribute(attribute))
-    }
-
-    fn regions_empty(self) -> bool {
-        // SAFETY: the op is alive.
-        unsafe {
-            mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, 0))
-                .ptr
-                .is_null()
-        }
-    }
-
-    fn symbol_name(self) -> String {
-        // SAFETY: func.func always has a sym_name string attribute.
-        unsafe {
-            let attribute = mlirOperationGetAttributeByName(
-                self.0,
-                mlirStringRefCreateFromCString(c"sym_name".as_ptr()),
-            );
-            let value = mlirStringAttrGetValue(attribute);
-            String::from_utf8_lossy(std::slice::from_raw_parts(
-                value.data.cast::<u8>(),
-                value.length,
-            ))
-            .into_owned()
-        }
-    }
-
-    /// The ops of the first block of the first region.
-    fn body_ops(self) -> Vec<Op> {
-        let mut ops = Vec::new();
-        // SAFETY: the op is alive; the walk only reads handles.
-        unsafe {
-            let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, 0));
-            if block.ptr.is_null() {
-                return ops;
-            }
-            let mut op = mlirBlockGetFirstOperation(block);
-            while !op.ptr.is_null() {
-                ops.push(Op(op));
-                op = mlirOperationGetNextInBlock(op);
-            }
-        }
-        ops
-    }
-
     /// Parses `text` (module-level ops) and puts them in place of `old`, which is erased.
     fn replace_with_text(self, old: Op, text: &str) -> Result<(), String> {
         // MLIR's parser may read one byte past the end of the buffer: give it a NUL there.

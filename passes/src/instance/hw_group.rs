@@ -1,0 +1,589 @@
+//! `hw-group`: hardware-aware grouping of graph ops into `instance.group` regions
+//! (GraphTurbo §3.2, Algorithm 2), each with its SplitInfo and best split (§3.1, Algorithm 1 and
+//! Eq. 1; see [`super::split_info`]).
+//!
+//! Every op starts as its own subgraph, in topological order. Straight, diamond and branch merges
+//! then repeat until none of them merges anything more. Rule (i) decides straight and branch
+//! merges of `SG1 -> SG2`: SG2's split factor must be at least SG1's (a downsampling op's large
+//! factor must not spread to what follows), and the merged subgraph's factor must not exceed
+//! SG2's (grouping must not worsen SG2's use of the local buffer). Rule (ii) decides a diamond:
+//! the interior and the exit merge when the merged factor is at most the largest of theirs. A
+//! merged subgraph whose every split would recompute too much (halos through stacked windows, ops
+//! the split does not reach) has no SplitInfo and the merge is refused: that is the cost check
+//! that keeps recomputation from cancelling the benefit of fusion (§3.1).
+
+use super::split_info::{best_split, Budget, Split, Subgraph};
+use crate::{
+    conversion::graph_to_dsa::Machine,
+    ir::Op,
+    registry::{OptionInfo, Pass, PassFailure, PassOptions},
+};
+use melior::ir::OperationRef;
+use std::collections::{BTreeMap, BTreeSet};
+use turbine_dialects::pass_abi::OptionKind;
+use turbine_interpreter::program::{Node, Program, ValueId};
+
+/// The pass; see the module documentation.
+#[derive(Debug)]
+pub struct HwGroup {
+    target: String,
+    weight_buffer: usize,
+    max_recompute: f64,
+    explain: bool,
+}
+
+impl Pass for HwGroup {
+    const ARGUMENT: &'static str = "hw-group";
+    const SUMMARY: &'static str = "Group graph ops into instance.group regions by SplitInfo (GraphTurbo Alg. 1-2)";
+    const DESCRIPTION: &'static str = "\
+Runs on `builtin.module`. Computes each op's SplitInfo (Algorithm 1: for each output dimension, the \
+smallest factor among 2, 4, 8 and the larger divisors for which one slice's peak footprint fits \
+the local buffers of the target's cores, with the ops the split reaches) and best split (Eq. 1, \
+lexmax(n_d, -f_d, -d)), then merges subgraphs by the straight, diamond and branch patterns of \
+Algorithm 2 under rules (i) and (ii) until nothing merges, recomputing SplitInfo for each merged \
+subgraph. Splits that would recompute more than `max-recompute` of the subgraph's work are not \
+recorded. Each resulting subgraph becomes an `instance.group` region carrying `split_info` and \
+`best_split`; weights are operands. With `explain`, every merge attempt is printed to stderr: the \
+pattern, the subgraphs and their split factors, and the rule that accepted or refused it. The \
+footprint model is in docs/Grouping.md.";
+    const OPTIONS: &'static [OptionInfo] = &[
+        OptionInfo {
+            name: "target",
+            description: "Target (built-in name or file); by default the module's dsa.target",
+            kind: OptionKind::String,
+            default: "",
+        },
+        OptionInfo {
+            name: "weight-buffer",
+            description: "Bytes of each core's LB kept for staging weights layer by layer (§2.2)",
+            kind: OptionKind::Int,
+            default: "8192",
+        },
+        OptionInfo {
+            name: "max-recompute",
+            description: "Largest extra work a split may cost in recomputation, as a fraction",
+            kind: OptionKind::Float,
+            default: "0.5",
+        },
+        OptionInfo {
+            name: "explain",
+            description: "Print every merge attempt and the rule that decided it to stderr",
+            kind: OptionKind::Bool,
+            default: "false",
+        },
+    ];
+
+    fn from_options(options: &PassOptions) -> Result<Self, String> {
+        let weight_buffer = options.int("weight-buffer")?;
+        let max_recompute = options.float("max-recompute")?;
+        if weight_buffer < 0 {
+            return Err(format!("option 'weight-buffer' must not be negative, got {weight_buffer}"));
+        }
+        if !(max_recompute >= 0.0) {
+            return Err(format!("option 'max-recompute' must not be negative, got {max_recompute}"));
+        }
+        Ok(Self { target: options.string("target"), weight_buffer: weight_buffer as usize, max_recompute, explain: options.bool("explain")? })
+    }
+
+    fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
+        let module = Op(operation.to_raw());
+        if module.name() != "builtin.module" {
+            module.emit_error(&format!("{} runs on a builtin.module, not on '{}'", Self::ARGUMENT, module.name()));
+            return Err(PassFailure);
+        }
+        let machine = if self.target.is_empty() {
+            module.attribute_text("dsa.target").as_deref().and_then(Machine::parse).ok_or_else(|| {
+                module.emit_error("hw-group needs a target: set the module's dsa.target (dsa-set-target) or the 'target' option");
+                PassFailure
+            })?
+        } else {
+            let target = turbine_targets::Target::load(&self.target).map_err(|error| {
+                module.emit_error(&format!("cannot use target '{}': {error}", self.target));
+                PassFailure
+            })?;
+            Machine::parse(&crate::dsa::set_target::target_attribute(&target)).expect("a valid target prints a parsable attribute")
+        };
+        if self.weight_buffer >= machine.lb_bytes {
+            module.emit_error(&format!(
+                "the weight buffer ({} bytes) leaves nothing of the {} bytes of LB of target '{}'",
+                self.weight_buffer, machine.lb_bytes, machine.name
+            ));
+            return Err(PassFailure);
+        }
+        let budget = Budget { capacity: machine.cores * (machine.lb_bytes - self.weight_buffer), max_recompute: self.max_recompute };
+        for function in module.body_ops() {
+            if function.name() != "func.func" || function.regions_empty() {
+                continue;
+            }
+            let name = function.symbol_name();
+            // SAFETY: the module is verified (the pass manager verified it before this pass).
+            let program = match unsafe { Program::from_module(module.0, Some(&name)) } {
+                Ok(program) => program,
+                Err(error) => {
+                    function.emit_error(&format!("cannot group @{name}: {error}"));
+                    return Err(PassFailure);
+                }
+            };
+            let grouping = Grouping::new(&program, budget, self.explain, &name);
+            let groups = grouping.run();
+            rewrite(function, &program, &groups);
+        }
+        Ok(())
+    }
+}
+
+/// A subgraph under construction: its ops (indices into the function body, ascending, which is
+/// a topological order) and its SplitInfo.
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// Op indices, ascending.
+    pub ops: Vec<usize>,
+    /// SplitInfo (Algorithm 1).
+    pub info: Vec<Split>,
+    /// Eq. 1.
+    pub best: Option<Split>,
+}
+
+struct Grouping<'p> {
+    program: &'p Program,
+    budget: Budget,
+    explain: bool,
+    function: &'p str,
+    shapes: BTreeMap<ValueId, Vec<usize>>,
+    weights: BTreeSet<ValueId>,
+    producer: BTreeMap<ValueId, usize>,
+    returned: BTreeSet<ValueId>,
+    /// Which group each op belongs to.
+    owner: BTreeMap<usize, usize>,
+    groups: BTreeMap<usize, Group>,
+}
+
+/// A factor for the rules: a group that cannot be split to fit has none (infinitely large).
+fn factor(best: Option<Split>) -> usize {
+    best.map_or(usize::MAX, |split| split.factor)
+}
+
+fn describe(best: Option<Split>) -> String {
+    match best {
+        Some(split) => format!("f={} on dim {} reaching {} ops", split.factor, split.dim, split.ops),
+        None => "no split fits".into(),
+    }
+}
+
+impl<'p> Grouping<'p> {
+    fn new(program: &'p Program, budget: Budget, explain: bool, function: &'p str) -> Self {
+        let mut shapes = BTreeMap::new();
+        let mut weights = BTreeSet::new();
+        let mut producer = BTreeMap::new();
+        for (value, r#type) in &program.body.arguments {
+            shapes.insert(*value, r#type.shape.clone());
+        }
+        for (index, node) in program.body.ops.iter().enumerate() {
+            for (value, r#type) in &node.results {
+                shapes.insert(*value, r#type.shape.clone());
+                producer.insert(*value, index);
+                if matches!(node.name.as_str(), "graph.weight" | "graph.constant") {
+                    weights.insert(*value);
+                }
+            }
+        }
+        let returned = program.body.ops.last().map(|node| node.operands.iter().copied().collect()).unwrap_or_default();
+        let mut grouping = Self {
+            program,
+            budget,
+            explain,
+            function,
+            shapes,
+            weights,
+            producer,
+            returned,
+            owner: BTreeMap::new(),
+            groups: BTreeMap::new(),
+        };
+        // Algorithm 2, lines 1-4: every layer is a subgraph, in topological order. A layer is an
+        // op with the elementwise ops that only refine its result (GraphTurbo §2.1: at most one
+        // op with learned parameters, its auxiliary ops after it), the fusion every compiler
+        // starts from.
+        let mut layer_of: BTreeMap<usize, usize> = BTreeMap::new();
+        for (index, node) in program.body.ops.iter().enumerate() {
+            if matches!(node.name.as_str(), "graph.weight" | "graph.constant" | "func.return") || layer_of.contains_key(&index) {
+                continue;
+            }
+            let mut ops = vec![index];
+            let mut last = index;
+            while let Some(next) = grouping.auxiliary_after(last) {
+                ops.push(next);
+                layer_of.insert(next, index);
+                last = next;
+            }
+            for &op in &ops {
+                grouping.owner.insert(op, index);
+            }
+            let group = grouping.analysed(ops);
+            grouping.groups.insert(index, group);
+        }
+        grouping
+    }
+
+    /// The elementwise op that is the only reader of op `index`'s single result and keeps its
+    /// shape, if any: an auxiliary op of the same layer.
+    fn auxiliary_after(&self, index: usize) -> Option<usize> {
+        let node = self.node(index);
+        let [(value, r#type)] = node.results.as_slice() else { return None };
+        if self.returned.contains(value) {
+            return None;
+        }
+        let readers: Vec<usize> =
+            self.program.body.ops.iter().enumerate().filter(|(_, user)| user.operands.contains(value)).map(|(i, _)| i).collect();
+        let [reader] = readers[..] else { return None };
+        let user = self.node(reader);
+        let auxiliary = matches!(
+            user.name.as_str(),
+            "graph.relu" | "graph.clip" | "graph.sigmoid" | "graph.tanh" | "graph.silu" | "graph.gelu" | "graph.batch_norm"
+                | "graph.add" | "graph.sub" | "graph.mul" | "graph.div"
+        ) && user.results.len() == 1
+            && user.results[0].1.shape == r#type.shape
+            && user.operands.iter().filter(|&&operand| operand == *value).count() == 1;
+        // A binary op joins only as an epilogue with a weight (bias, scale), not as a merge of
+        // two activations (a residual add is its own layer).
+        let other_activations = user.operands.iter().any(|&operand| {
+            operand != *value && !self.weights.contains(&operand)
+        });
+        let binary = matches!(user.name.as_str(), "graph.add" | "graph.sub" | "graph.mul" | "graph.div");
+        (auxiliary && !(binary && other_activations)).then_some(reader)
+    }
+
+    fn node(&self, index: usize) -> &'p Node {
+        &self.program.body.ops[index]
+    }
+
+    /// Algorithm 1 and Eq. 1 for the ops `ops`.
+    fn analysed(&self, mut ops: Vec<usize>) -> Group {
+        ops.sort_unstable();
+        let members: BTreeSet<usize> = ops.iter().copied().collect();
+        let weights = |value: ValueId| self.weights.contains(&value);
+        let escapes = |value: ValueId| self.escapes(&members, value);
+        let subgraph = Subgraph { ops: ops.iter().map(|&index| self.node(index)).collect(), weights: &weights, escapes: &escapes };
+        let shape = |value: ValueId| self.shapes.get(&value).cloned();
+        let info = subgraph.split_info(&self.budget, &shape);
+        let best = best_split(&info);
+        Group { ops, info, best }
+    }
+
+    /// Whether `value` (made by one of `members`) is read outside them or returned.
+    fn escapes(&self, members: &BTreeSet<usize>, value: ValueId) -> bool {
+        self.returned.contains(&value)
+            || self.program.body.ops.iter().enumerate().any(|(index, node)| {
+                !members.contains(&index) && node.name != "func.return" && node.operands.contains(&value)
+            })
+    }
+
+    /// The groups whose results `group` reads (and whether it also reads function arguments).
+    fn producers(&self, group: usize) -> (BTreeSet<usize>, bool) {
+        let mut producers = BTreeSet::new();
+        let mut reads_arguments = false;
+        for &index in &self.groups[&group].ops {
+            for operand in &self.node(index).operands {
+                match self.producer.get(operand) {
+                    Some(_) if self.weights.contains(operand) => {}
+                    Some(op) => {
+                        let owner = self.owner[op];
+                        if owner != group {
+                            producers.insert(owner);
+                        }
+                    }
+                    None => reads_arguments = true,
+                }
+            }
+        }
+        (producers, reads_arguments)
+    }
+
+    /// The groups that read `group`'s results (and whether the function returns one of them).
+    fn consumers(&self, group: usize) -> (BTreeSet<usize>, bool) {
+        let members = &self.groups[&group].ops;
+        let mut consumers = BTreeSet::new();
+        let mut returned = false;
+        for &index in members {
+            for (value, _) in &self.node(index).results {
+                returned |= self.returned.contains(value);
+                for (other, node) in self.program.body.ops.iter().enumerate() {
+                    if node.operands.contains(value) {
+                        if let Some(&owner) = self.owner.get(&other) {
+                            if owner != group {
+                                consumers.insert(owner);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        (consumers, returned)
+    }
+
+    fn label(&self, group: usize) -> String {
+        let ops: Vec<String> = self.groups[&group]
+            .ops
+            .iter()
+            .map(|&index| {
+                let node = self.node(index);
+                let line = node.location.split(':').nth(1).filter(|l| l.chars().all(|c| c.is_ascii_digit()));
+                match line {
+                    Some(line) => format!("{}@{line}", node.name.trim_start_matches("graph.")),
+                    None => format!("{}#{index}", node.name.trim_start_matches("graph.")),
+                }
+            })
+            .collect();
+        format!("{{{}}}", ops.join(", "))
+    }
+
+    fn say(&self, text: String) {
+        if self.explain {
+            eprintln!("hw-group @{}: {text}", self.function);
+        }
+    }
+
+    /// Replaces the groups `members` by one group made of all their ops.
+    fn merge(&mut self, members: &[usize], merged: Group) {
+        let key = *merged.ops.first().expect("a merged group has ops");
+        for member in members {
+            self.groups.remove(member);
+        }
+        for &op in &merged.ops {
+            self.owner.insert(op, key);
+        }
+        self.groups.insert(key, merged);
+    }
+
+    /// Rule (i) for `first -> second`; returns the merged group when it accepts.
+    fn rule_one(&self, pattern: &str, first: usize, second: usize) -> Option<Group> {
+        let (a, b) = (&self.groups[&first], &self.groups[&second]);
+        let merged = self.analysed(a.ops.iter().chain(&b.ops).copied().collect());
+        let verdict = if factor(b.best) < factor(a.best) {
+            Err(format!("refused by rule (i): SG2's factor {} is smaller than SG1's {}", factor_text(b.best), factor_text(a.best)))
+        } else if merged.best.is_none() {
+            Err("refused by the cost check: no split of the merged subgraph fits without recomputing too much".to_owned())
+        } else if factor(merged.best) > factor(b.best) {
+            Err(format!("refused by rule (i): the merged factor {} exceeds SG2's {}", factor_text(merged.best), factor_text(b.best)))
+        } else {
+            Ok(())
+        };
+        self.say(format!(
+            "{pattern} merge SG1 {} ({}) + SG2 {} ({}) -> {}: {}",
+            self.label(first),
+            describe(a.best),
+            self.label(second),
+            describe(b.best),
+            describe(merged.best),
+            match &verdict {
+                Ok(()) => "accepted by rule (i)".to_owned(),
+                Err(reason) => reason.clone(),
+            }
+        ));
+        verdict.ok().map(|()| merged)
+    }
+
+    /// Straight merges: SG1 is SG2's only producer and SG2 is SG1's only consumer.
+    fn straight_merge(&mut self) -> bool {
+        let mut changed = false;
+        let mut progress = true;
+        while progress {
+            progress = false;
+            for first in self.groups.keys().copied().collect::<Vec<_>>() {
+                if !self.groups.contains_key(&first) {
+                    continue;
+                }
+                let (consumers, returned) = self.consumers(first);
+                let [second] = consumers.iter().copied().collect::<Vec<_>>()[..] else { continue };
+                if returned {
+                    continue;
+                }
+                let (producers, reads_arguments) = self.producers(second);
+                if reads_arguments || producers.len() != 1 {
+                    continue;
+                }
+                if let Some(merged) = self.rule_one("straight", first, second) {
+                    self.merge(&[first, second], merged);
+                    changed = true;
+                    progress = true;
+                }
+            }
+        }
+        changed
+    }
+
+    /// Branch merges: an exit with several producers absorbs a producer whose only consumer it is.
+    fn branch_merge(&mut self) -> bool {
+        let mut changed = false;
+        let mut progress = true;
+        while progress {
+            progress = false;
+            for exit in self.groups.keys().copied().collect::<Vec<_>>() {
+                if !self.groups.contains_key(&exit) {
+                    continue;
+                }
+                let (producers, reads_arguments) = self.producers(exit);
+                if producers.len() + usize::from(reads_arguments) < 2 {
+                    continue;
+                }
+                for branch in producers.iter().rev().copied() {
+                    let (consumers, returned) = self.consumers(branch);
+                    if returned || consumers.len() != 1 {
+                        continue;
+                    }
+                    if let Some(merged) = self.rule_one("branch", branch, exit) {
+                        self.merge(&[branch, exit], merged);
+                        changed = true;
+                        progress = true;
+                        break;
+                    }
+                }
+            }
+        }
+        changed
+    }
+
+    /// Groups reachable from `from` (excluding it).
+    fn reachable(&self, from: usize) -> BTreeSet<usize> {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from];
+        while let Some(group) = stack.pop() {
+            for consumer in self.consumers(group).0 {
+                if seen.insert(consumer) {
+                    stack.push(consumer);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Diamond merges: one entry, one exit, at least two paths between them, and an interior
+    /// connected to nothing else; the interior and the exit merge under rule (ii).
+    fn diamond_merge(&mut self) -> bool {
+        let mut changed = false;
+        let mut progress = true;
+        while progress {
+            progress = false;
+            for entry in self.groups.keys().copied().collect::<Vec<_>>() {
+                if !self.groups.contains_key(&entry) {
+                    continue;
+                }
+                let (entry_consumers, _) = self.consumers(entry);
+                if entry_consumers.len() < 2 {
+                    continue;
+                }
+                let downstream = self.reachable(entry);
+                for &exit in &downstream {
+                    let interior: BTreeSet<usize> =
+                        downstream.iter().copied().filter(|&g| g != exit && self.reachable(g).contains(&exit)).collect();
+                    if interior.is_empty() || !entry_consumers.iter().all(|c| interior.contains(c) || *c == exit) {
+                        continue;
+                    }
+                    let closed = interior.iter().all(|&g| {
+                        let (producers, arguments) = self.producers(g);
+                        let (consumers, returned) = self.consumers(g);
+                        !arguments
+                            && !returned
+                            && producers.iter().all(|p| *p == entry || interior.contains(p))
+                            && consumers.iter().all(|c| *c == exit || interior.contains(c))
+                    });
+                    let (exit_producers, _) = self.producers(exit);
+                    if !closed || !exit_producers.iter().all(|p| *p == entry || interior.contains(p)) {
+                        continue;
+                    }
+                    let mut members: Vec<usize> = interior.iter().copied().collect();
+                    members.push(exit);
+                    let ops: Vec<usize> = members.iter().flat_map(|g| self.groups[g].ops.clone()).collect();
+                    let merged = self.analysed(ops);
+                    let largest = members.iter().map(|g| factor(self.groups[g].best)).max().unwrap_or(usize::MAX);
+                    let accepted = merged.best.is_some() && factor(merged.best) <= largest;
+                    let parts: Vec<String> =
+                        members.iter().map(|g| format!("{} ({})", self.label(*g), describe(self.groups[g].best))).collect();
+                    self.say(format!(
+                        "diamond merge from entry {} of {} -> {}: {}",
+                        self.label(entry),
+                        parts.join(" + "),
+                        describe(merged.best),
+                        if accepted {
+                            "accepted by rule (ii)".to_owned()
+                        } else if merged.best.is_none() {
+                            "refused by the cost check: no split of the merged subgraph fits without recomputing too much".to_owned()
+                        } else {
+                            format!("refused by rule (ii): the merged factor {} exceeds the largest part's {}", factor_text(merged.best), largest)
+                        }
+                    ));
+                    if accepted {
+                        self.merge(&members, merged);
+                        changed = true;
+                        progress = true;
+                    }
+                    break;
+                }
+            }
+        }
+        changed
+    }
+
+    /// Algorithm 2, lines 5-15.
+    fn run(mut self) -> Vec<Group> {
+        loop {
+            let straight = self.straight_merge();
+            let diamond = self.diamond_merge();
+            let branch = self.branch_merge();
+            if !(straight || diamond || branch) {
+                break;
+            }
+        }
+        let mut groups: Vec<Group> = self.groups.into_values().collect();
+        groups.sort_by_key(|group| group.ops[0]);
+        groups
+    }
+}
+
+fn factor_text(best: Option<Split>) -> String {
+    best.map_or("none".to_owned(), |split| split.factor.to_string())
+}
+
+/// Rebuilds the function body: one `instance.group` per group, in a topological order of the
+/// groups, before the terminator.
+fn rewrite(function: Op, program: &Program, groups: &[Group]) {
+    let handles = function.body_ops();
+    let ops = &program.body.ops;
+    let mut owner: BTreeMap<usize, usize> = BTreeMap::new();
+    for (position, group) in groups.iter().enumerate() {
+        for &op in &group.ops {
+            owner.insert(op, position);
+        }
+    }
+    // Topological order of the groups (Kahn, smallest first op first among the ready ones).
+    let mut depends: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); groups.len()];
+    let producer_group = |value: ValueId| -> Option<usize> {
+        ops.iter().position(|node| node.results.iter().any(|(id, _)| *id == value)).and_then(|op| owner.get(&op).copied())
+    };
+    for (position, group) in groups.iter().enumerate() {
+        for &op in &group.ops {
+            for &operand in &ops[op].operands {
+                if let Some(other) = producer_group(operand) {
+                    if other != position {
+                        depends[position].insert(other);
+                    }
+                }
+            }
+        }
+    }
+    let mut order = Vec::new();
+    let mut done = vec![false; groups.len()];
+    while order.len() < groups.len() {
+        let next = (0..groups.len())
+            .find(|&g| !done[g] && depends[g].iter().all(|d| done[*d]))
+            .expect("merges keep the group graph acyclic");
+        done[next] = true;
+        order.push(next);
+    }
+    let terminator = *handles.last().expect("a function body ends in func.return");
+    for (name_index, &position) in order.iter().enumerate() {
+        let group = &groups[position];
+        let members: Vec<Op> = group.ops.iter().map(|&op| handles[op]).collect();
+        super::group_ops(terminator, &members, &format!("g{name_index}"), &group.info, group.best);
+    }
+}

@@ -1,0 +1,140 @@
+//! Passes that build and transform the `instance` dialect: GraphTurbo's groups (§3.1-3.2).
+
+pub mod hw_group;
+pub mod split_info;
+
+use crate::ir::{Op, Val};
+use mlir_sys::*;
+use split_info::Split;
+
+fn string_ref(text: &str) -> MlirStringRef {
+    MlirStringRef { data: text.as_ptr().cast(), length: text.len() }
+}
+
+/// Whether `op` is `ancestor` or nested in it.
+fn is_within(op: MlirOperation, ancestor: MlirOperation) -> bool {
+    let mut current = op;
+    // SAFETY: walking parents of live ops.
+    unsafe {
+        while !current.ptr.is_null() {
+            if current.ptr == ancestor.ptr {
+                return true;
+            }
+            current = mlirOperationGetParentOperation(current);
+        }
+    }
+    false
+}
+
+/// Every use of `value` as (owner, operand number).
+fn uses(value: Val) -> Vec<(MlirOperation, usize)> {
+    let mut found = Vec::new();
+    // SAFETY: iterating the use list of a live value.
+    unsafe {
+        let mut use_ = mlirValueGetFirstUse(value.0);
+        while !mlirOpOperandIsNull(use_) {
+            found.push((mlirOpOperandGetOwner(use_), mlirOpOperandGetOperandNumber(use_) as usize));
+            use_ = mlirOpOperandGetNextUse(use_);
+        }
+    }
+    found
+}
+
+/// Moves `members` (ops of one block, in order) into a new `instance.group` named `name`,
+/// inserted before `before`: values they read from outside become the group's operands and
+/// block arguments, values read outside become its results (the last member's first), and the
+/// outside uses read the results instead.
+pub(crate) fn group_ops(before: Op, members: &[Op], name: &str, info: &[Split], best: Option<Split>) {
+    let is_member = |op: MlirOperation| members.iter().any(|member| is_within(op, member.0));
+    // SAFETY: every handle is a live op or value of one function body; ops are moved, not freed.
+    unsafe {
+        let context = mlirOperationGetContext(before.0);
+        let location = members.last().expect("a group has ops").location();
+        // Operands: values read by the members (or ops nested in them) defined outside them.
+        let mut inputs: Vec<MlirValue> = Vec::new();
+        for member in members {
+            for op in member.collect_pre_order() {
+                for index in 0..mlirOperationGetNumOperands(op.0) {
+                    let value = mlirOperationGetOperand(op.0, index);
+                    let defined_inside = if mlirValueIsAOpResult(value) {
+                        is_member(mlirOpResultGetOwner(value))
+                    } else {
+                        is_member(mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)))
+                    };
+                    if !defined_inside && !inputs.iter().any(|known| known.ptr == value.ptr) {
+                        inputs.push(value);
+                    }
+                }
+            }
+        }
+        // Results: values of the members read outside them, the sink (last member) first.
+        let mut outputs: Vec<MlirValue> = Vec::new();
+        for member in members.iter().rev() {
+            for index in 0..mlirOperationGetNumResults(member.0) {
+                let value = mlirOperationGetResult(member.0, index);
+                if uses(Val(value)).iter().any(|(owner, _)| !is_member(*owner)) {
+                    outputs.push(value);
+                }
+            }
+        }
+        let input_types: Vec<MlirType> = inputs.iter().map(|value| mlirValueGetType(*value)).collect();
+        let locations = vec![location; inputs.len()];
+        let block = mlirBlockCreate(inputs.len() as isize, input_types.as_ptr(), locations.as_ptr());
+        let region = mlirRegionCreate();
+        mlirRegionAppendOwnedBlock(region, block);
+
+        let mut state = mlirOperationStateGet(string_ref("instance.group"), location);
+        mlirOperationStateAddOperands(&mut state, inputs.len() as isize, inputs.as_ptr());
+        let output_types: Vec<MlirType> = outputs.iter().map(|value| mlirValueGetType(*value)).collect();
+        mlirOperationStateAddResults(&mut state, output_types.len() as isize, output_types.as_ptr());
+        mlirOperationStateAddOwnedRegions(&mut state, 1, &region);
+        let mut attributes = vec![mlirNamedAttributeGet(
+            mlirIdentifierGet(context, string_ref("name")),
+            mlirStringAttrGet(context, string_ref(name)),
+        )];
+        let parse = |text: &str| {
+            let terminated = format!("{text}\0");
+            mlirAttributeParseGet(context, MlirStringRef { data: terminated.as_ptr().cast(), length: text.len() })
+        };
+        if !info.is_empty() {
+            let tuples: Vec<String> = info.iter().map(Split::attribute).collect();
+            attributes.push(mlirNamedAttributeGet(
+                mlirIdentifierGet(context, string_ref("split_info")),
+                parse(&format!("[{}]", tuples.join(", "))),
+            ));
+        }
+        if let Some(best) = best {
+            attributes.push(mlirNamedAttributeGet(mlirIdentifierGet(context, string_ref("best_split")), parse(&best.attribute())));
+        }
+        mlirOperationStateAddAttributes(&mut state, attributes.len() as isize, attributes.as_ptr());
+        let group = mlirOperationCreate(&mut state);
+        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before.0), before.0, group);
+
+        for member in members {
+            mlirOperationRemoveFromParent(member.0);
+            mlirBlockAppendOwnedOperation(block, member.0);
+        }
+        // Inside, read the block arguments instead of the outside values.
+        for (position, input) in inputs.iter().enumerate() {
+            let argument = mlirBlockGetArgument(block, position as isize);
+            for (owner, operand) in uses(Val(*input)) {
+                if is_within(owner, group) && owner.ptr != group.ptr {
+                    mlirOperationSetOperand(owner, operand as isize, argument);
+                }
+            }
+        }
+        let mut yield_state = mlirOperationStateGet(string_ref("instance.yield"), location);
+        mlirOperationStateAddOperands(&mut yield_state, outputs.len() as isize, outputs.as_ptr());
+        let terminator = mlirOperationCreate(&mut yield_state);
+        mlirBlockAppendOwnedOperation(block, terminator);
+        // Outside, read the group's results.
+        for (position, output) in outputs.iter().enumerate() {
+            let result = mlirOperationGetResult(group, position as isize);
+            for (owner, operand) in uses(Val(*output)) {
+                if !is_within(owner, group) {
+                    mlirOperationSetOperand(owner, operand as isize, result);
+                }
+            }
+        }
+    }
+}

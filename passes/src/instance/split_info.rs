@@ -1,0 +1,385 @@
+//! SplitInfo of a subgraph (GraphTurbo §3.1, Algorithm 1) and its best split (Eq. 1), with the
+//! footprint model they rest on (docs/Grouping.md).
+//!
+//! A subgraph is a set of graph ops (in topological order) with one output that matters for
+//! splitting: the sink, the last op's result. Splitting the sink along one of its dimensions into
+//! `f` slices splits every op whose output dimension maps to it (through elementwise ops, the batch
+//! and spatial dimensions of convolutions and pools, the rows and columns of matrix products, ...),
+//! each into `f` slices; an op the split does not reach must be computed whole by every slice.
+
+use turbine_interpreter::program::{Attr, Node, ValueId};
+
+/// One SplitInfo tuple `(split_d, n_d, f_d, d)`; `split_d` is implied (only splittable
+/// dimensions are recorded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Split {
+    /// `d`: the dimension of the sink (0 outermost).
+    pub dim: usize,
+    /// `f_d`: the number of slices.
+    pub factor: usize,
+    /// `n_d`: how many ops of the subgraph the split reaches.
+    pub ops: usize,
+}
+
+impl Split {
+    /// The attribute text, `#instance.split<dim = d, factor = f, ops = n>`.
+    pub fn attribute(&self) -> String {
+        format!("#instance.split<dim = {}, factor = {}, ops = {}>", self.dim, self.factor, self.ops)
+    }
+}
+
+/// What the footprint model needs of the target.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// Bytes an instance may keep live: the local buffers of every core (an instance is spread
+    /// over all cores, §3.4) less each core's weight staging buffer.
+    pub capacity: usize,
+    /// Largest tolerated extra work from slices recomputing what neighbouring slices also compute
+    /// (halos of windows, ops the split does not reach), as a fraction of the subgraph's work.
+    pub max_recompute: f64,
+}
+
+/// The subgraph as the analysis sees it: its ops in topological order, and which values are
+/// weights (staged separately, not part of the footprint).
+pub struct Subgraph<'p> {
+    /// Ops in topological order; the last one's first result is the sink.
+    pub ops: Vec<&'p Node>,
+    /// Values that are weights or constants.
+    pub weights: &'p dyn Fn(ValueId) -> bool,
+    /// Values read after the subgraph (they stay live to its end).
+    pub escapes: &'p dyn Fn(ValueId) -> bool,
+}
+
+fn shape_of(node: &Node, value: ValueId) -> Option<&[usize]> {
+    node.results.iter().find(|(id, _)| *id == value).map(|(_, t)| t.shape.as_slice())
+}
+
+fn ints(node: &Node, name: &str, default: &[i64]) -> Vec<usize> {
+    match node.attributes.get(name) {
+        Some(Attr::Ints(values)) => values.iter().map(|&v| v as usize).collect(),
+        _ => default.iter().map(|&v| v as usize).collect(),
+    }
+}
+
+fn int(node: &Node, name: &str, default: i64) -> i64 {
+    match node.attributes.get(name) {
+        Some(Attr::Int(value)) => *value,
+        _ => default,
+    }
+}
+
+fn flag(node: &Node, name: &str) -> bool {
+    matches!(node.attributes.get(name), Some(Attr::Bool(true)))
+}
+
+/// How an output dimension of `node` reaches one operand: the operand's dimension, and for
+/// windowed dimensions the stride and window extent (a slice of `e` outputs reads
+/// `(e - 1) * stride + extent` inputs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reach {
+    /// The operand's dimension.
+    pub dim: usize,
+    /// Stride and window extent, for convolution and pooling windows.
+    pub window: Option<(usize, usize)>,
+}
+
+const ELEMENTWISE: &[&str] = &[
+    "graph.add", "graph.sub", "graph.mul", "graph.div", "graph.pow", "graph.max", "graph.min", "graph.mod", "graph.relu",
+    "graph.clip", "graph.sigmoid", "graph.tanh", "graph.silu", "graph.gelu", "graph.erf", "graph.exp", "graph.log",
+    "graph.sqrt", "graph.neg", "graph.abs", "graph.reciprocal", "graph.batch_norm", "graph.where", "graph.compare",
+    "graph.cast",
+];
+
+/// The operand dimension that output dimension `dim` of `node` maps to, for operand `index`
+/// of shape `operand`, or None when the output dimension does not reach it (a reduced or mixed
+/// dimension, a broadcast one, a weight).
+pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option<Reach> {
+    let output = node.results.first()?.1.shape.as_slice();
+    let same = |d: usize| Some(Reach { dim: d, window: None });
+    let aligned = || -> Option<Reach> {
+        let lead = output.len().checked_sub(operand.len())?;
+        let d = dim.checked_sub(lead)?;
+        (operand[d] == output[dim]).then_some(Reach { dim: d, window: None })
+    };
+    let name = node.name.as_str();
+    if ELEMENTWISE.contains(&name) {
+        return if name == "graph.batch_norm" && index > 0 { None } else { aligned() };
+    }
+    match name {
+        "graph.conv2d" => {
+            if index != 0 {
+                return None;
+            }
+            let strides = ints(node, "strides", &[1, 1]);
+            let dilations = ints(node, "dilations", &[1, 1]);
+            match dim {
+                0 => same(0),
+                // The window is the filter's: `propagate` reads its size from the filter operand;
+                // here the stride and the dilation.
+                2 | 3 => Some(Reach { dim, window: Some((strides[dim - 2], dilations[dim - 2])) }),
+                _ => None,
+            }
+        }
+        "graph.max_pool2d" | "graph.avg_pool2d" => {
+            let strides = ints(node, "strides", &[1, 1]);
+            let kernel = ints(node, "kernel", &[1, 1]);
+            let dilations = ints(node, "dilations", &[1, 1]);
+            match dim {
+                0 | 1 => same(dim),
+                _ => {
+                    let axis = dim - 2;
+                    Some(Reach { dim, window: Some((strides[axis], (kernel[axis] - 1) * dilations[axis] + 1)) })
+                }
+            }
+        }
+        "graph.global_avg_pool" => (dim < 2).then_some(Reach { dim, window: None }),
+        // The channel window of a local response normalisation mixes channels.
+        "graph.lrn" => (dim != 1).then_some(Reach { dim, window: None }),
+        "graph.matmul" => match (index, dim) {
+            (0, 0) => same(0),
+            (1, 1) => same(1),
+            _ => None,
+        },
+        "graph.gemm" => match (index, dim) {
+            (0, 0) => same(if flag(node, "trans_a") { 1 } else { 0 }),
+            (1, 1) => same(if flag(node, "trans_b") { 0 } else { 1 }),
+            (2, _) => aligned(),
+            _ => None,
+        },
+        "graph.batch_matmul" => {
+            let rank = output.len();
+            if dim + 2 < rank {
+                let lead = rank - operand.len();
+                let d = dim.checked_sub(lead)?;
+                return (operand[d] == output[dim]).then_some(Reach { dim: d, window: None });
+            }
+            match (index, rank - dim) {
+                (0, 2) => same(operand.len() - 2),
+                (1, 1) => same(operand.len() - 1),
+                _ => None,
+            }
+        }
+        "graph.softmax" => {
+            let axis = int(node, "axis", -1);
+            let axis = if axis < 0 { (axis + output.len() as i64) as usize } else { axis as usize };
+            (dim != axis).then_some(Reach { dim, window: None })
+        }
+        "graph.layer_norm" => {
+            if index != 0 {
+                return None;
+            }
+            let axis = int(node, "axis", -1);
+            let axis = if axis < 0 { (axis + output.len() as i64) as usize } else { axis as usize };
+            (dim < axis).then_some(Reach { dim, window: None })
+        }
+        "graph.reshape" | "graph.flatten" => {
+            // A leading dimension survives a reshape when everything up to it is unchanged.
+            (dim < operand.len() && output[..=dim] == operand[..=dim]).then_some(Reach { dim, window: None })
+        }
+        "graph.transpose" => {
+            let permutation = ints(node, "permutation", &[]);
+            permutation.get(dim).map(|&d| Reach { dim: d, window: None })
+        }
+        "graph.concat" | "graph.split" => {
+            let axis = int(node, "axis", 0);
+            let axis = if axis < 0 { (axis + output.len() as i64) as usize } else { axis as usize };
+            (dim != axis).then_some(Reach { dim, window: None })
+        }
+        "graph.slice" | "graph.pad" => (operand.get(dim) == Some(&output[dim])).then_some(Reach { dim, window: None }),
+        "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max" => {
+            let rank = operand.len();
+            let axes: Vec<usize> = match node.attributes.get("axes") {
+                Some(Attr::Ints(axes)) if !axes.is_empty() => {
+                    axes.iter().map(|&a| if a < 0 { (a + rank as i64) as usize } else { a as usize }).collect()
+                }
+                _ => (0..rank).collect(),
+            };
+            let keep = !matches!(node.attributes.get("keepdims"), Some(Attr::Bool(false)));
+            let d = if keep { dim } else { (0..rank).filter(|d| !axes.contains(d)).nth(dim)? };
+            (!axes.contains(&d)).then_some(Reach { dim: d, window: None })
+        }
+        _ => None,
+    }
+}
+
+/// Bytes of the tensors of `value`.
+fn bytes(shape: &[usize]) -> usize {
+    shape.iter().product::<usize>().max(1) * 4
+}
+
+/// Work of an op (multiply-adds for convolutions and matrix products, one per output element
+/// otherwise), for the recomputation estimate.
+fn work(node: &Node, shape_of_operand: &dyn Fn(usize) -> Option<Vec<usize>>) -> f64 {
+    let Some((_, output)) = node.results.first() else { return 0.0 };
+    let elements: usize = output.shape.iter().product();
+    let per_element = match node.name.as_str() {
+        "graph.conv2d" => shape_of_operand(1).map(|filter| filter[1..].iter().product::<usize>()).unwrap_or(1),
+        "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => {
+            shape_of_operand(0).map(|lhs| *lhs.last().unwrap_or(&1)).unwrap_or(1)
+        }
+        _ => 1,
+    };
+    (elements * per_element) as f64
+}
+
+impl Subgraph<'_> {
+    fn producer(&self, value: ValueId) -> Option<usize> {
+        self.ops.iter().position(|node| node.results.iter().any(|(id, _)| *id == value))
+    }
+
+    /// The peak footprint: executing the ops in order, the largest sum of the activation
+    /// tensors live at one op — the subgraph's inputs from their first to their last reader in
+    /// it, every result
+    /// from the op that makes it until its last reader (or the end, when a consumer outside
+    /// reads it), and the op's own operands and result. An elementwise op writes its result over
+    /// an operand of the same size that dies with it (in place, as the kernel generator reuses
+    /// buffers, §4.3). Weights are staged layer by layer in a fixed buffer and not counted.
+    pub fn peak(&self, shape: &dyn Fn(ValueId) -> Option<Vec<usize>>) -> usize {
+        let last_read = |value: ValueId| -> Option<usize> { self.ops.iter().rposition(|node| node.operands.contains(&value)) };
+        let produced_at = |value: ValueId| self.producer(value);
+        // Every activation tensor: (value, bytes, first step live, last step live).
+        let mut tensors: Vec<(ValueId, usize, usize, usize)> = Vec::new();
+        let end = self.ops.len();
+        for (step, node) in self.ops.iter().enumerate() {
+            for &operand in &node.operands {
+                if (self.weights)(operand) || produced_at(operand).is_some() || tensors.iter().any(|t| t.0 == operand) {
+                    continue;
+                }
+                // An input is loaded for its first reader and kept until its last.
+                let last = last_read(operand).unwrap_or(step);
+                tensors.push((operand, shape(operand).map(|s| bytes(&s)).unwrap_or(0), step, last));
+            }
+            for (value, r#type) in &node.results {
+                let last = if (self.escapes)(*value) { end } else { last_read(*value).unwrap_or(step) };
+                tensors.push((*value, bytes(&r#type.shape), step, last));
+            }
+        }
+        let mut peak = 0;
+        for (step, node) in self.ops.iter().enumerate() {
+            let mut live: usize = tensors.iter().filter(|t| t.2 <= step && step <= t.3).map(|t| t.1).sum();
+            if ELEMENTWISE.contains(&node.name.as_str()) {
+                let output = node.results.first().map(|(_, t)| bytes(&t.shape)).unwrap_or(0);
+                let dying = node.operands.iter().any(|&operand| {
+                    tensors.iter().any(|t| t.0 == operand && t.3 == step && t.1 == output)
+                });
+                if dying {
+                    live -= output;
+                }
+            }
+            peak = peak.max(live);
+        }
+        peak
+    }
+
+    /// For splitting the sink along `dim`: per op (by position), the dimension of its output the
+    /// split reaches and the per-slice extent along it for `factor` slices; None for ops it does
+    /// not reach.
+    fn propagate(&self, dim: usize, factor: usize, shape: &dyn Fn(ValueId) -> Option<Vec<usize>>) -> Vec<Option<(usize, usize)>> {
+        let count = self.ops.len();
+        let mut reached: Vec<Option<(usize, usize)>> = vec![None; count];
+        let mut conflict = vec![false; count];
+        let Some(sink) = self.ops.last() else { return reached };
+        let sink_size = sink.results[0].1.shape[dim];
+        reached[count - 1] = Some((dim, sink_size / factor));
+        for position in (0..count).rev() {
+            let node = self.ops[position];
+            let Some((out_dim, extent)) = reached[position] else { continue };
+            if conflict[position] {
+                reached[position] = None;
+                continue;
+            }
+            for (index, &operand) in node.operands.iter().enumerate() {
+                let Some(producer) = self.producer(operand) else { continue };
+                let Some(operand_shape) = shape(operand) else { continue };
+                let mapped = reach(node, out_dim, index, &operand_shape).and_then(|reach| {
+                    let size = operand_shape[reach.dim];
+                    let extent = match reach.window {
+                        None => extent,
+                        Some((stride, window)) => {
+                            // Convolutions carry the dilation here; their window is the filter's.
+                            let window = if node.name == "graph.conv2d" {
+                                let filter = shape(node.operands[1])?;
+                                (filter[reach.dim] - 1) * window + 1
+                            } else {
+                                window
+                            };
+                            ((extent - 1) * stride + window).min(size)
+                        }
+                    };
+                    (size % factor == 0 || reach.window.is_some()).then_some((reach.dim, extent))
+                });
+                match (mapped, reached[producer]) {
+                    (Some(found), None) if !conflict[producer] => reached[producer] = Some(found),
+                    (Some((d, e)), Some((known, k))) if d == known => reached[producer] = Some((d, e.max(k))),
+                    _ => {
+                        conflict[producer] = true;
+                        reached[producer] = None;
+                    }
+                }
+            }
+        }
+        reached
+    }
+
+    /// Extra work of splitting along `dim` into `factor` slices, as a fraction of the
+    /// subgraph's work: halo rows that neighbouring slices both compute, and ops the split does
+    /// not reach, which every slice computes whole.
+    pub fn recompute(&self, dim: usize, factor: usize, shape: &dyn Fn(ValueId) -> Option<Vec<usize>>) -> f64 {
+        let reached = self.propagate(dim, factor, shape);
+        let mut total = 0.0;
+        let mut split = 0.0;
+        for (node, reach) in self.ops.iter().zip(&reached) {
+            let operand_shape = |index: usize| node.operands.get(index).and_then(|&value| shape(value));
+            let work = work(node, &operand_shape);
+            total += work;
+            split += match reach {
+                Some((out_dim, extent)) => {
+                    let size = node.results[0].1.shape[*out_dim] as f64;
+                    work * (factor * extent) as f64 / size
+                }
+                None => work * factor as f64,
+            };
+        }
+        if total == 0.0 { 0.0 } else { split / total - 1.0 }
+    }
+
+    /// Algorithm 1: for each dimension of the sink, outermost first, the smallest factor among
+    /// 1 (when the whole subgraph fits), 2, 4, 8 and the larger divisors of the dimension whose
+    /// slice footprint `ceil(peak / v)`
+    /// fits the budget; then `n_d`, the ops the split reaches with a dimension the factor divides.
+    /// A dimension whose split would recompute more than the budget allows is not recorded.
+    pub fn split_info(&self, budget: &Budget, shape: &dyn Fn(ValueId) -> Option<Vec<usize>>) -> Vec<Split> {
+        let Some(sink) = self.ops.last() else { return Vec::new() };
+        let Some((_, sink_type)) = sink.results.first() else { return Vec::new() };
+        let peak = self.peak(shape);
+        let mut info = Vec::new();
+        for (dim, &size) in sink_type.shape.iter().enumerate() {
+            // A subgraph that fits whole needs one instance (GraphTurbo Fig. 3b's last stage).
+            let mut candidates: Vec<usize> = [1, 2, 4, 8].into_iter().filter(|v| size % v == 0).collect();
+            candidates.extend((9..=size).filter(|v| size % v == 0));
+            let Some(factor) = candidates.into_iter().find(|&v| peak.div_ceil(v) <= budget.capacity) else { continue };
+            if self.recompute(dim, factor, shape) > budget.max_recompute {
+                continue;
+            }
+            let reached = self.propagate(dim, factor, shape);
+            let ops = self
+                .ops
+                .iter()
+                .zip(&reached)
+                .filter(|(node, reach)| reach.is_some_and(|(d, _)| node.results[0].1.shape[d] % factor == 0))
+                .count();
+            info.push(Split { dim, factor, ops });
+        }
+        info
+    }
+
+    /// Shape of a result of one of the subgraph's ops.
+    pub fn result_shape(&self, value: ValueId) -> Option<Vec<usize>> {
+        self.ops.iter().find_map(|node| shape_of(node, value).map(<[usize]>::to_vec))
+    }
+}
+
+/// Eq. 1: the split with lexmax(n_d, -f_d, -d).
+pub fn best_split(info: &[Split]) -> Option<Split> {
+    info.iter().copied().max_by_key(|split| (split.ops, std::cmp::Reverse(split.factor), std::cmp::Reverse(split.dim)))
+}
