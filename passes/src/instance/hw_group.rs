@@ -321,6 +321,17 @@ impl<'p> Grouping<'p> {
         (consumers, returned)
     }
 
+    /// The spatial size of `group`'s output (the product of the dimensions after batch and
+    /// channels, for NCHW-like tensors): what up- and downsampling change. Channel expansion
+    /// (a bottleneck's last 1x1 conv) is neither.
+    fn spatial_extent(&self, group: usize) -> usize {
+        let last = *self.groups[&group].ops.last().expect("groups have ops");
+        self.node(last).results.first().map_or(0, |(_, r#type)| {
+            let shape = &r#type.shape;
+            if shape.len() >= 3 { shape[2..].iter().product() } else { shape.iter().product() }
+        })
+    }
+
     fn label(&self, group: usize) -> String {
         let ops: Vec<String> = self.groups[&group]
             .ops
@@ -359,11 +370,21 @@ impl<'p> Grouping<'p> {
     fn rule_one(&self, pattern: &str, first: usize, second: usize) -> Option<Group> {
         let (a, b) = (&self.groups[&first], &self.groups[&second]);
         let merged = self.analysed(a.ops.iter().chain(&b.ops).copied().collect());
-        let verdict = if factor(b.best) < factor(a.best) {
+        // GraphTurbo §3.6: rule (i) is written for downsampling (SG2's tensors no larger than
+        // SG1's); across an upsampling edge it is mirrored, so that SG2's larger factor does not
+        // spread back to SG1 either.
+        let upsampling = self.spatial_extent(second) > self.spatial_extent(first);
+        let verdict = if !upsampling && factor(b.best) < factor(a.best) {
             Err(format!("refused by rule (i): SG2's factor {} is smaller than SG1's {}", factor_text(b.best), factor_text(a.best)))
+        } else if upsampling && factor(a.best) < factor(b.best) {
+            Err(format!(
+                "refused by rule (i) mirrored for upsampling (§3.6): SG1's factor {} is smaller than SG2's {}",
+                factor_text(a.best),
+                factor_text(b.best)
+            ))
         } else if merged.best.is_none() {
             Err("refused by the cost check: no split of the merged subgraph fits without recomputing too much".to_owned())
-        } else if factor(merged.best) > factor(b.best) {
+        } else if factor(merged.best) > factor(b.best).min(if upsampling { factor(a.best) } else { usize::MAX }) {
             Err(format!("refused by rule (i): the merged factor {} exceeds SG2's {}", factor_text(merged.best), factor_text(b.best)))
         } else {
             Ok(())

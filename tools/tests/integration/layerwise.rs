@@ -75,7 +75,7 @@ fn check(source: &str, weights: Weights, target: &str, seed: u64) {
 
 /// A random convolutional network: convs (strides, pads, groups, bias, activation), batch norm,
 /// elementwise ops with broadcasting operands, residual adds and pooling, ending in a classifier.
-fn random_cnn(seed: u64) -> (String, Weights) {
+pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
     let mut random = Random(seed);
     let mut weights = Weights::empty();
     let mut body = String::new();

@@ -1,0 +1,18 @@
+// RUN: turbine-opt %s --split-input-file --verify-diagnostics --hw-group
+// RUN: not turbine-opt %s --hw-group="target=nowhere" 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not turbine-opt %s --hw-group="max-recompute=-1" 2>&1 | FileCheck %s --check-prefix=OPTION
+// RUN: not turbine-opt %s --hw-group="target=mini weight-buffer=16384" 2>&1 | FileCheck %s --check-prefix=BUFFER
+
+// TARGET: cannot use target 'nowhere'
+// OPTION: option 'max-recompute' must not be negative, got -1
+// BUFFER: the weight buffer (16384 bytes) leaves nothing of the 16384 bytes of LB of target 'mini'
+
+// Tests that grouping needs a target (SplitInfo depends on its local buffers) when neither the
+// module's dsa.target nor the 'target' option gives one.
+// expected-error@+1 {{hw-group needs a target: set the module's dsa.target (dsa-set-target) or the 'target' option}}
+module {
+  func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %y = graph.relu %x : tensor<4xf32>
+    return %y : tensor<4xf32>
+  }
+}
