@@ -50,10 +50,6 @@ pub struct Subgraph<'p> {
     pub escapes: &'p dyn Fn(ValueId) -> bool,
 }
 
-fn shape_of(node: &Node, value: ValueId) -> Option<&[usize]> {
-    node.results.iter().find(|(id, _)| *id == value).map(|(_, t)| t.shape.as_slice())
-}
-
 fn ints(node: &Node, name: &str, default: &[i64]) -> Vec<usize> {
     match node.attributes.get(name) {
         Some(Attr::Ints(values)) => values.iter().map(|&v| v as usize).collect(),
@@ -371,11 +367,6 @@ impl Subgraph<'_> {
             info.push(Split { dim, factor, ops });
         }
         info
-    }
-
-    /// Shape of a result of one of the subgraph's ops.
-    pub fn result_shape(&self, value: ValueId) -> Option<Vec<usize>> {
-        self.ops.iter().find_map(|node| shape_of(node, value).map(<[usize]>::to_vec))
     }
 }
 
