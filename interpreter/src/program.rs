@@ -39,6 +39,8 @@ pub enum Attr {
     Dense(Tensor),
     /// An enumeration case such as `relu` in `#graph<activation relu>`.
     Keyword(String),
+    /// A dense elements attribute whose elements were not read ([`Program::structure_of`]).
+    Elided,
 }
 
 /// One operation.
@@ -82,6 +84,9 @@ pub struct Program {
 
 struct Reader {
     ids: std::collections::HashMap<usize, ValueId>,
+    /// Whether to read the elements of dense attributes (constants); analyses of the graph's
+    /// structure do not need them, and a splat constant of a large tensor would expand.
+    payloads: bool,
 }
 
 fn string_from(reference: MlirStringRef) -> String {
@@ -158,6 +163,8 @@ impl Reader {
             } else if mlirAttributeIsADenseI64Array(attribute) {
                 let count = mlirDenseArrayGetNumElements(attribute);
                 Ok(Attr::Ints((0..count).map(|i| mlirDenseI64ArrayGetElement(attribute, i)).collect()))
+            } else if mlirAttributeIsADenseElements(attribute) && !self.payloads {
+                Ok(Attr::Elided)
             } else if mlirAttributeIsADenseElements(attribute) {
                 self.dense(attribute, location).map(Attr::Dense)
             } else {
@@ -248,7 +255,24 @@ impl Program {
     ///
     /// `module` must be a valid, verified `builtin.module` operation that outlives this call.
     pub unsafe fn from_module(module: MlirOperation, name: Option<&str>) -> Result<Program, InterpretError> {
-        let mut reader = Reader { ids: Default::default() };
+        // SAFETY: the caller's guarantee.
+        unsafe { Self::read(module, name, true) }
+    }
+
+    /// Like [`Program::from_module`], without reading the elements of constants (they read as
+    /// [`Attr::Elided`]): for analyses of the graph's structure, which must not expand a splat
+    /// constant of a large tensor.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Program::from_module`].
+    pub unsafe fn structure_of(module: MlirOperation, name: Option<&str>) -> Result<Program, InterpretError> {
+        // SAFETY: the caller's guarantee.
+        unsafe { Self::read(module, name, false) }
+    }
+
+    unsafe fn read(module: MlirOperation, name: Option<&str>, payloads: bool) -> Result<Program, InterpretError> {
+        let mut reader = Reader { ids: Default::default(), payloads };
         let mut functions = Vec::new();
         // SAFETY: the caller guarantees the module is valid.
         unsafe {

@@ -117,7 +117,7 @@ footprint model is in docs/Grouping.md.";
             }
             let name = function.symbol_name();
             // SAFETY: the module is verified (the pass manager verified it before this pass).
-            let program = match unsafe { Program::from_module(module.0, Some(&name)) } {
+            let program = match unsafe { Program::structure_of(module.0, Some(&name)) } {
                 Ok(program) => program,
                 Err(error) => {
                     function.emit_error(&format!("cannot group @{name}: {error}"));
@@ -152,6 +152,8 @@ struct Grouping<'p> {
     shapes: BTreeMap<ValueId, Vec<usize>>,
     weights: BTreeSet<ValueId>,
     producer: BTreeMap<ValueId, usize>,
+    /// The ops (other than the terminator) reading each value.
+    readers: BTreeMap<ValueId, Vec<usize>>,
     returned: BTreeSet<ValueId>,
     /// Which group each op belongs to.
     owner: BTreeMap<usize, usize>,
@@ -188,6 +190,18 @@ impl<'p> Grouping<'p> {
             }
         }
         let returned = program.body.ops.last().map(|node| node.operands.iter().copied().collect()).unwrap_or_default();
+        let mut readers: BTreeMap<ValueId, Vec<usize>> = BTreeMap::new();
+        for (index, node) in program.body.ops.iter().enumerate() {
+            if node.name == "func.return" {
+                continue;
+            }
+            for &operand in &node.operands {
+                let list = readers.entry(operand).or_default();
+                if list.last() != Some(&index) {
+                    list.push(index);
+                }
+            }
+        }
         let mut grouping = Self {
             program,
             budget,
@@ -196,6 +210,7 @@ impl<'p> Grouping<'p> {
             shapes,
             weights,
             producer,
+            readers,
             returned,
             owner: BTreeMap::new(),
             groups: BTreeMap::new(),
@@ -233,9 +248,7 @@ impl<'p> Grouping<'p> {
         if self.returned.contains(value) {
             return None;
         }
-        let readers: Vec<usize> =
-            self.program.body.ops.iter().enumerate().filter(|(_, user)| user.operands.contains(value)).map(|(i, _)| i).collect();
-        let [reader] = readers[..] else { return None };
+        let [reader] = self.readers.get(value).map(Vec::as_slice).unwrap_or(&[])[..] else { return None };
         let user = self.node(reader);
         let auxiliary = matches!(
             user.name.as_str(),
@@ -273,9 +286,7 @@ impl<'p> Grouping<'p> {
     /// Whether `value` (made by one of `members`) is read outside them or returned.
     fn escapes(&self, members: &BTreeSet<usize>, value: ValueId) -> bool {
         self.returned.contains(&value)
-            || self.program.body.ops.iter().enumerate().any(|(index, node)| {
-                !members.contains(&index) && node.name != "func.return" && node.operands.contains(&value)
-            })
+            || self.readers.get(&value).is_some_and(|readers| readers.iter().any(|reader| !members.contains(reader)))
     }
 
     /// The groups whose results `group` reads (and whether it also reads function arguments).
@@ -307,12 +318,10 @@ impl<'p> Grouping<'p> {
         for &index in members {
             for (value, _) in &self.node(index).results {
                 returned |= self.returned.contains(value);
-                for (other, node) in self.program.body.ops.iter().enumerate() {
-                    if node.operands.contains(value) {
-                        if let Some(&owner) = self.owner.get(&other) {
-                            if owner != group {
-                                consumers.insert(owner);
-                            }
+                for reader in self.readers.get(value).into_iter().flatten() {
+                    if let Some(&owner) = self.owner.get(reader) {
+                        if owner != group {
+                            consumers.insert(owner);
                         }
                     }
                 }
@@ -478,6 +487,20 @@ impl<'p> Grouping<'p> {
         seen
     }
 
+    /// Groups from which `to` is reachable (excluding it).
+    fn ancestors(&self, to: usize) -> BTreeSet<usize> {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![to];
+        while let Some(group) = stack.pop() {
+            for producer in self.producers(group).0 {
+                if seen.insert(producer) {
+                    stack.push(producer);
+                }
+            }
+        }
+        seen
+    }
+
     /// Diamond merges: one entry, one exit, at least two paths between them, and an interior
     /// connected to nothing else; the interior and the exit merge under rule (ii).
     fn diamond_merge(&mut self) -> bool {
@@ -495,8 +518,12 @@ impl<'p> Grouping<'p> {
                 }
                 let downstream = self.reachable(entry);
                 for &exit in &downstream {
-                    let interior: BTreeSet<usize> =
-                        downstream.iter().copied().filter(|&g| g != exit && self.reachable(g).contains(&exit)).collect();
+                    // The exit joins the paths: it has several producers.
+                    if self.producers(exit).0.len() < 2 {
+                        continue;
+                    }
+                    let upstream = self.ancestors(exit);
+                    let interior: BTreeSet<usize> = downstream.intersection(&upstream).copied().collect();
                     if interior.is_empty() || !entry_consumers.iter().all(|c| interior.contains(c) || *c == exit) {
                         continue;
                     }

@@ -180,13 +180,19 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
                 };
                 let shape = buffer_shape(&r#type.shape);
                 let view = View::contiguous(&shape, Space::Ddr);
-                // The values, flat in row-major order: the buffer's type carries the shape.
-                let elements: Vec<String> = values.iter().map(|&v| float_text(v)).collect();
+                // The values, flat in row-major order (the buffer's type carries the shape); one
+                // value when they are all equal, as importers make large splat constants.
+                let payload = if values.windows(2).all(|pair| pair[0].to_bits() == pair[1].to_bits()) {
+                    float_text(values.first().copied().unwrap_or(0.0))
+                } else {
+                    let elements: Vec<String> = values.iter().map(|&v| float_text(v)).collect();
+                    format!("[{}]", elements.join(", "))
+                };
                 let name = format!("%k{}", parameters.len());
                 parameters.push((
                     name.clone(),
                     view.clone(),
-                    format!("dsa.constant = dense<[{}]> : tensor<{}xf32>", elements.join(", "), values.len()),
+                    format!("dsa.constant = dense<{payload}> : tensor<{}xf32>", values.len()),
                 ));
                 tensors.insert(value, Tensor { host: name, view });
             }
