@@ -2,7 +2,8 @@
 """ONNX conformance: every case of the backend test data that the `onnx` package ships
 (onnx/backend/test/data/{simple,pytorch-converted,pytorch-operator,light}) is imported with
 `turbine-translate --import-onnx` and evaluated with `turbine-run --interpret`; the outputs are
-compared with the shipped expected outputs. Every case that passes is then compiled for the stcp920
+compared with the shipped expected outputs; the same module grouped by `hw-group` (GraphTurbo
+§3.2) and interpreted again must pass too. Every case that passes is then compiled for the stcp920
 target and run on the software DSA (`turbine-run`, layer-wise schedule), and compared with the
 same expected outputs at the same tolerance; a case the compiler does not support yet is counted
 as a compiled skip with the compiler's reason.
@@ -130,6 +131,15 @@ def run_case(model, data_sets, bin_dir, work):
     outcome = evaluate(mlir, data_sets, [os.path.join(bin_dir, "turbine-run"), "--interpret", mlir], work, "interpreter")
     if outcome[0] != "pass":
         return outcome + (None,)
+    # Grouping (hw-group) must not change a number: the grouped module, interpreted, must pass too.
+    grouped = os.path.join(work, "grouped.mlir")
+    ran = subprocess.run([os.path.join(bin_dir, "turbine-opt"), mlir, "--hw-group=target=stcp920", "-o", grouped],
+                         capture_output=True, text=True, timeout=600)
+    if ran.returncode != 0:
+        return "fail", f"hw-group failed: {first_line(ran.stderr)}", None
+    outcome = evaluate(grouped, data_sets, [os.path.join(bin_dir, "turbine-run"), "--interpret", grouped], work, "grouped interpreter")
+    if outcome[0] != "pass":
+        return "fail", f"after hw-group: {outcome[1]}", None
     compiled = evaluate(mlir, data_sets, [os.path.join(bin_dir, "turbine-run"), mlir, "--target", "stcp920"], work, "compiled run")
     return "pass", "", compiled
 
