@@ -34,3 +34,19 @@ func.func @downsampling(%x: tensor<8x64x64x64xf32>) -> tensor<8x64x32x32xf32> {
   return %b : tensor<8x64x32x32xf32>
 }
 
+
+// -----
+
+// Tests rule (i) mirrored across an upsampling edge (§3.6): the padding quadruples the spatial
+// size, so its split factor is larger than the conv's before it; merging would spread that large
+// factor back to the conv, and the mirrored precondition refuses.
+// CHECK-LABEL: func.func @upsampling
+// CHECK: instance.group "g0"
+// CHECK: instance.group "g1"
+// EXPLAIN: @upsampling: straight merge SG1 {conv2d@{{[0-9]+}}} (f=4 on dim 0 {{.*}}) + SG2 {pad@{{[0-9]+}}} (f=8 on dim 0 {{.*}}) -> {{.*}}: refused by rule (i) mirrored for upsampling (§3.6): SG1's factor 4 is smaller than SG2's 8
+func.func @upsampling(%x: tensor<8x64x32x32xf32>) -> tensor<8x64x64x64xf32> {
+  %w = graph.weight "w" : tensor<64x64x1x1xf32>
+  %a = graph.conv2d %x, %w : (tensor<8x64x32x32xf32>, tensor<64x64x1x1xf32>) -> tensor<8x64x32x32xf32>
+  %b = graph.pad %a {pads = array<i64: 0, 0, 16, 16, 0, 0, 16, 16>} : tensor<8x64x32x32xf32> -> tensor<8x64x64x64xf32>
+  return %b : tensor<8x64x64x64xf32>
+}
