@@ -5,6 +5,7 @@
 
 pub mod driver;
 pub mod models;
+pub mod random;
 
 /// Parses `NAME=D0xD1x...` (`--input-shape`): the static shape to give an ONNX input.
 pub fn parse_input_shape(text: &str) -> Result<(String, Vec<usize>), String> {

@@ -8,6 +8,7 @@
 //! their scale through the 16 residual blocks and the logits are finite and distinct.
 
 use std::fmt::Write;
+use crate::random::SplitMix;
 use turbine_interpreter::{Tensor, Weights};
 
 /// A model: its graph-dialect module text and its weights.
@@ -30,28 +31,10 @@ pub fn builtin(name: &str, batch: usize) -> Option<BuiltinModel> {
     }
 }
 
-/// A deterministic generator (SplitMix64): the same seed gives the same weights on every host.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    }
-}
-
 struct Builder {
     text: String,
     weights: Weights,
-    random: Random,
+    random: SplitMix,
     next: usize,
 }
 
@@ -114,7 +97,7 @@ impl Builder {
 
 /// ResNet with `blocks` per stage: bottlenecks (ResNet-50) or basic blocks (ResNet-18).
 fn resnet(batch: usize, blocks: &[usize], bottleneck: bool) -> BuiltinModel {
-    let mut b = Builder { text: String::new(), weights: Weights::empty(), random: Random(50), next: 0 };
+    let mut b = Builder { text: String::new(), weights: Weights::empty(), random: SplitMix(50), next: 0 };
     let input_shape = [batch, 3, 224, 224];
     let (mut x, mut shape) = b.conv("conv1", "%input", input_shape, 64, 7, 2, true, 2.0);
     let pooled = b.value();

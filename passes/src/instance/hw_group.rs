@@ -605,9 +605,13 @@ fn rewrite(function: Op, program: &Program, groups: &[Group]) {
     }
     // Topological order of the groups (Kahn, smallest first op first among the ready ones).
     let mut depends: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); groups.len()];
-    let producer_group = |value: ValueId| -> Option<usize> {
-        ops.iter().position(|node| node.results.iter().any(|(id, _)| *id == value)).and_then(|op| owner.get(&op).copied())
-    };
+    let mut group_of_value: BTreeMap<ValueId, usize> = BTreeMap::new();
+    for (&op, &group) in &owner {
+        for (value, _) in &ops[op].results {
+            group_of_value.insert(*value, group);
+        }
+    }
+    let producer_group = |value: ValueId| group_of_value.get(&value).copied();
     for (position, group) in groups.iter().enumerate() {
         for &op in &group.ops {
             for &operand in &ops[op].operands {

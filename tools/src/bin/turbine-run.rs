@@ -11,7 +11,10 @@ use std::{
 };
 use turbine_codegen::OptLevel;
 use turbine_interpreter::{interpret, npy, Data, ElementType, Program, Tensor, Weights};
-use turbine_tools::driver::{self, CompileOptions, Device};
+use turbine_tools::{
+    driver::{self, CompileOptions, Device},
+    random::SplitMix,
+};
 
 #[derive(Parser, Debug)]
 #[command(name = "turbine-run", about = "Compile a model for a DSA target and run it on the software DSA, or interpret it")]
@@ -81,24 +84,6 @@ struct Arguments {
     /// Seed of the random inputs used when no --input is given (f32 uniform in [-1, 1)).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-}
-
-/// A deterministic generator (SplitMix64) for seeded inputs: the same seed gives the same inputs on
-/// every host.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    }
 }
 
 fn random_input(shape: &[usize], element_type: ElementType, random: &mut SplitMix) -> Tensor {

@@ -8,22 +8,21 @@
 use melior::ir::{operation::OperationLike, Module};
 use std::fmt::Write;
 use turbine_interpreter::{interpret, Program, Tensor, Weights};
-use turbine_tools::driver::{self, CompileOptions, Device};
+use turbine_tools::{
+    driver::{self, CompileOptions, Device},
+    random::SplitMix,
+};
 
-/// SplitMix64, for seeded shapes and values.
-struct Random(u64);
+/// Seeded shapes and values (SplitMix64, so a failing seed replays).
+struct Random(SplitMix);
 
 impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+    fn new(seed: u64) -> Self {
+        Self(SplitMix(seed))
     }
 
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.0.next() % n as u64) as usize
     }
 
     fn pick<T: Copy>(&mut self, items: &[T]) -> T {
@@ -31,7 +30,7 @@ impl Random {
     }
 
     fn values(&mut self, count: usize, scale: f32) -> Vec<f32> {
-        (0..count).map(|_| ((self.next() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale).collect()
+        (0..count).map(|_| self.0.unit() * scale).collect()
     }
 }
 
@@ -49,7 +48,7 @@ fn check(source: &str, weights: Weights, target: &str, seed: u64) {
     assert!(module.as_operation().verify(), "does not verify:\n{source}");
     // SAFETY: the module is verified and outlives the program.
     let program = unsafe { Program::from_module(module.as_operation().to_raw(), None) }.unwrap();
-    let mut random = Random(seed);
+    let mut random = Random::new(seed);
     let inputs: Vec<Tensor> = program
         .body
         .arguments
@@ -76,7 +75,7 @@ fn check(source: &str, weights: Weights, target: &str, seed: u64) {
 /// A random convolutional network: convs (strides, pads, groups, bias, activation), batch norm,
 /// elementwise ops with broadcasting operands, residual adds and pooling, ending in a classifier.
 pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
-    let mut random = Random(seed);
+    let mut random = Random::new(seed);
     let mut weights = Weights::empty();
     let mut body = String::new();
     let batch = random.pick(&[1, 2, 3]);
@@ -237,7 +236,7 @@ fn a_transformer_block_matches_the_interpreter() {
     // Attention scores, softmax over keys, weighted values, a projection with bias, a residual
     // add and layer norm, and a GELU feed-forward: the row-wise and batched-matmul paths.
     let weights = || {
-        let mut random = Random(7);
+        let mut random = Random::new(7);
         let mut weights = Weights::empty();
         for (name, shape, scale) in [
         ("wq", vec![32, 32], 0.2),

@@ -291,7 +291,7 @@ pub fn lower(
     let mut steps = Vec::new();
     if let Some(&bias) = node.operands.get(2) {
         let view = reshaped(host, scope.tensor(bias), &[1, geometry.out_channels, 1, 1]);
-        let id = ValueIdFor::BIAS;
+        let id = BIAS_VIEW;
         tensors.insert(id, view);
         steps.push(Step::chained(
             Elementwise::Binary { kind: "add" },
@@ -486,50 +486,23 @@ pub fn lower(
             );
             body.line(format!("dsa.wait {token}"));
         };
-        let first = body.index(0);
-        emit_chunk(body, &first, false);
-        if chunks > 1 {
-            let start = body.index(1);
-            let end = body.index(chunks);
-            let step = body.index(1);
-            let chunk = body.fresh("chunk");
-            body.open(format!("scf.for {chunk} = {start} to {end} step {step} {{"));
-            emit_chunk(body, &chunk, true);
-            body.close("}");
-        }
+        body.chunks(chunks, &mut |body, chunk, accumulate| emit_chunk(body, chunk, accumulate));
     });
-    let offsets = vec![
-        n.clone(),
-        out_channel.clone(),
-        out_row.clone(),
-        zero.clone(),
-    ];
-    let done = epilogue.emit(
-        body,
+    let offsets = [n.clone(), out_channel.clone(), out_row.clone(), zero.clone()];
+    kernel.store_tile(
+        &epilogue,
         (&accumulator, &accumulator_view),
+        (&output_arg, &layer.output.view),
         &offsets,
         &tile,
         &keep,
-        Vec::new(),
     );
-    let (target, target_view) =
-        body.subview(&output_arg, &layer.output.view, &offsets, &tile, None);
-    let stored = body.dma(
-        (&accumulator, &accumulator_view),
-        (&target, &target_view),
-        &done,
-    );
-    kernel.end_tiles(&stored);
     Ok(kernel)
 }
 
-/// Synthetic value ids of views made for one layer.
-pub struct ValueIdFor;
-
-impl ValueIdFor {
-    /// The conv bias viewed as `[1, C, 1, 1]`.
-    pub const BIAS: usize = usize::MAX - 1;
-}
+/// The value id under which a conv's bias, viewed as `[1, C, 1, 1]`, joins its epilogue: far
+/// above the program's ids and the lowering's other synthetic ones.
+const BIAS_VIEW: usize = usize::MAX - 1;
 
 fn dims4(shape: &[usize]) -> (usize, usize, usize, usize) {
     (shape[0], shape[1], shape[2], shape[3])

@@ -122,20 +122,13 @@ pub fn lower(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kernel) 
         .zip(&tile)
         .map(|(c, &size)| body.scaled(c, size))
         .collect();
-    let done = epilogue.emit(
-        body,
+    kernel.store_tile(
+        &epilogue,
         (&accumulator, &accumulator_view),
+        (&output, &output_view),
         &offsets,
         &tile,
         &keep,
-        Vec::new(),
     );
-    let (target, target_view) = body.subview(&output, &output_view, &offsets, &tile, None);
-    let stored = body.dma(
-        (&accumulator, &accumulator_view),
-        (&target, &target_view),
-        &done,
-    );
-    kernel.end_tiles(&stored);
     Ok(kernel)
 }

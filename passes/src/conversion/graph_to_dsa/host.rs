@@ -299,7 +299,7 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
                 &mut tensors,
                 &mut host,
                 &mut synthetic,
-            )?);
+            ));
         }
         while fusible_anchor {
             let Some(value) = last else { break };
@@ -347,7 +347,7 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
                     &mut tensors,
                     &mut host,
                     &mut synthetic,
-                )?);
+                ));
             } else {
                 break;
             }
@@ -620,7 +620,7 @@ fn batch_norm_steps(
     tensors: &mut BTreeMap<ValueId, Tensor>,
     host: &mut Body,
     synthetic: &mut Synthetic,
-) -> Result<Vec<Step>, LoweringError> {
+) -> Vec<Step> {
     let rank = node.results[0].1.shape.len();
     let mut ids = Vec::new();
     for &operand in &node.operands[1..5] {
@@ -632,13 +632,11 @@ fn batch_norm_steps(
         ids.push(id);
     }
     let epsilon = layers::float(node, "epsilon", 1e-5);
-    Ok(layers::batch_norm_steps(
-        ids[0], ids[1], ids[2], ids[3], epsilon,
-    ))
+    layers::batch_norm_steps(ids[0], ids[1], ids[2], ids[3], epsilon)
 }
 
 /// A host-side view of `source` with another shape of the same elements (a reshape of a
-/// contiguous buffer), registered under a synthetic id.
+/// contiguous buffer).
 pub fn reshaped(host: &mut Body, source: &Tensor, shape: &[usize]) -> Tensor {
     let view = View::contiguous(shape, Space::Ddr);
     let name = host.fresh("view");

@@ -137,6 +137,24 @@ impl Kernel {
         self.body.close("}");
     }
 
+    /// Runs `epilogue` on the tile `accumulator` (the output's `keep` dimensions of a tile of
+    /// `sizes` at `offsets`), stores it into `output`, and closes the tile loop.
+    pub fn store_tile(
+        &mut self,
+        epilogue: &Epilogue,
+        accumulator: (&str, &View),
+        output: (&str, &View),
+        offsets: &[String],
+        sizes: &[usize],
+        keep: &[usize],
+    ) {
+        let body = &mut self.body;
+        let done = epilogue.emit(body, accumulator, offsets, sizes, keep, Vec::new());
+        let (target, target_view) = body.subview(output.0, output.1, offsets, sizes, Some(keep));
+        let stored = body.dma(accumulator, (&target, &target_view), &done);
+        self.end_tiles(&stored);
+    }
+
     /// Splits a tile index into coordinates over `counts` (row-major, first count outermost).
     pub fn decode(&mut self, tile: &str, counts: &[usize]) -> Vec<String> {
         let mut coordinates = vec![String::new(); counts.len()];

@@ -218,41 +218,18 @@ pub fn lower(
         );
         body.line(format!("dsa.wait {token}"));
     };
-    let first = body.index(0);
-    emit_chunk(body, &first, false);
-    if k / kt > 1 {
-        let start = body.index(1);
-        let end = body.index(k / kt);
-        let step = body.index(1);
-        let chunk = body.fresh("chunk");
-        body.open(format!("scf.for {chunk} = {start} to {end} step {step} {{"));
-        emit_chunk(body, &chunk, true);
-        body.close("}");
-    }
+    body.chunks(k / kt, &mut |body, chunk, accumulate| emit_chunk(body, chunk, accumulate));
     let mut offsets: Vec<String> = coordinates[..rank - 2].to_vec();
     offsets.push(row);
     offsets.push(column);
-    let done = epilogue.emit(
-        body,
+    kernel.store_tile(
+        &epilogue,
         (&accumulator, &accumulator_view),
+        (&output_arg, &layer.output.view),
         &offsets,
         &tile,
         &keep,
-        Vec::new(),
     );
-    let (target, target_view) = body.subview(
-        &output_arg,
-        &layer.output.view,
-        &offsets,
-        &tile,
-        Some(&keep),
-    );
-    let stored = body.dma(
-        (&accumulator, &accumulator_view),
-        (&target, &target_view),
-        &done,
-    );
-    kernel.end_tiles(&stored);
     Ok(kernel)
 }
 

@@ -256,6 +256,22 @@ impl Body {
         (name, result)
     }
 
+    /// Emits `emit` for `count` accumulation chunks: chunk 0 overwrites (`accumulate` false),
+    /// the others, in an `scf.for`, accumulate.
+    pub fn chunks(&mut self, count: usize, emit: &mut dyn FnMut(&mut Body, &str, bool)) {
+        let first = self.index(0);
+        emit(self, &first, false);
+        if count > 1 {
+            let start = self.index(1);
+            let end = self.index(count);
+            let step = self.index(1);
+            let chunk = self.fresh("chunk");
+            self.open(format!("scf.for {chunk} = {start} to {end} step {step} {{"));
+            emit(self, &chunk, true);
+            self.close("}");
+        }
+    }
+
     /// An asynchronous instruction returning a token; `after` lists the tokens it waits on.
     pub fn instruction(&mut self, head: &str, after: &[String], tail: &str) -> String {
         let token = self.fresh("t");

@@ -154,22 +154,14 @@ pub fn lower_pool(
         );
         body.line(format!("dsa.wait {token}"));
     });
-    let offsets = vec![n.clone(), channel.clone(), out_row, zero.clone()];
-    let done = epilogue.emit(
-        body,
+    let offsets = [n.clone(), channel.clone(), out_row, zero.clone()];
+    kernel.store_tile(
+        &epilogue,
         (&accumulator, &accumulator_view),
+        (&output_arg, &layer.output.view),
         &offsets,
         &tile,
         &keep,
-        Vec::new(),
     );
-    let (target, target_view) =
-        body.subview(&output_arg, &layer.output.view, &offsets, &tile, None);
-    let stored = body.dma(
-        (&accumulator, &accumulator_view),
-        (&target, &target_view),
-        &done,
-    );
-    kernel.end_tiles(&stored);
     Ok(kernel)
 }
