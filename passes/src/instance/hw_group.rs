@@ -27,9 +27,23 @@ use turbine_interpreter::program::{Node, Program, ValueId};
 #[derive(Debug)]
 pub struct HwGroup {
     target: String,
+    scope: Scope,
     weight_buffer: usize,
     max_recompute: f64,
     explain: bool,
+}
+
+/// The on-chip memory that holds one instance's live tensors while it runs, which sets the
+/// capacity Algorithm 1 splits against. Either way an instance runs on the cores of one cluster
+/// (§3.4 binds it across them with factors 8, 4, 2, 1) and the instances of a group run on the
+/// clusters side by side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// The cluster's global buffer; the kernel generator tiles each layer into the local
+    /// buffers (§4.1) and weights are staged in the local buffers, outside this capacity.
+    Global,
+    /// The local buffers of the cluster's cores, less each core's weight staging buffer.
+    Local,
 }
 
 impl Pass for HwGroup {
@@ -37,8 +51,9 @@ impl Pass for HwGroup {
     const SUMMARY: &'static str = "Group graph ops into instance.group regions by SplitInfo (GraphTurbo Alg. 1-2)";
     const DESCRIPTION: &'static str = "\
 Runs on `builtin.module`. Computes each op's SplitInfo (Algorithm 1: for each output dimension, the \
-smallest factor among 2, 4, 8 and the larger divisors for which one slice's peak footprint fits \
-the local buffers of the target's cores, with the ops the split reaches) and best split (Eq. 1, \
+smallest factor among 1, 2, 4, 8 and the larger divisors for which one slice's peak footprint fits \
+the memory an instance runs in — by default one cluster's global buffer, with `scope=lb` the local \
+buffers of its cores — with the ops the split reaches) and best split (Eq. 1, \
 lexmax(n_d, -f_d, -d)), then merges subgraphs by the straight, diamond and branch patterns of \
 Algorithm 2 under rules (i) and (ii) until nothing merges, recomputing SplitInfo for each merged \
 subgraph. Splits that would recompute more than `max-recompute` of the subgraph's work are not \
@@ -52,6 +67,12 @@ footprint model is in docs/Grouping.md.";
             description: "Target (built-in name or file); by default the module's dsa.target",
             kind: OptionKind::String,
             default: "",
+        },
+        OptionInfo {
+            name: "scope",
+            description: "Memory holding an instance's live tensors: 'gb' (the cluster's global buffer) or 'lb' (its cores' local buffers)",
+            kind: OptionKind::String,
+            default: "gb",
         },
         OptionInfo {
             name: "weight-buffer",
@@ -82,7 +103,12 @@ footprint model is in docs/Grouping.md.";
         if !(max_recompute >= 0.0) {
             return Err(format!("option 'max-recompute' must not be negative, got {max_recompute}"));
         }
-        Ok(Self { target: options.string("target"), weight_buffer: weight_buffer as usize, max_recompute, explain: options.bool("explain")? })
+        let scope = match options.string("scope").as_str() {
+            "gb" => Scope::Global,
+            "lb" => Scope::Local,
+            other => return Err(format!("option 'scope': unknown memory '{other}' (available: gb, lb)")),
+        };
+        Ok(Self { target: options.string("target"), scope, weight_buffer: weight_buffer as usize, max_recompute, explain: options.bool("explain")? })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
@@ -110,7 +136,11 @@ footprint model is in docs/Grouping.md.";
             ));
             return Err(PassFailure);
         }
-        let budget = Budget { capacity: machine.cores * (machine.lb_bytes - self.weight_buffer), max_recompute: self.max_recompute };
+        let capacity = match self.scope {
+            Scope::Global => machine.gb_bytes,
+            Scope::Local => machine.cores_per_cluster * (machine.lb_bytes - self.weight_buffer),
+        };
+        let budget = Budget { capacity, max_recompute: self.max_recompute };
         for function in module.body_ops() {
             if function.name() != "func.func" || function.regions_empty() {
                 continue;
@@ -158,6 +188,8 @@ struct Grouping<'p> {
     /// Which group each op belongs to.
     owner: BTreeMap<usize, usize>,
     groups: BTreeMap<usize, Group>,
+    /// Merge attempts already refused, by the groups involved; see [`Grouping::attempt`].
+    refused: BTreeSet<Vec<(usize, usize)>>,
 }
 
 /// A factor for the rules: a group that cannot be split to fit has none (infinitely large).
@@ -214,6 +246,7 @@ impl<'p> Grouping<'p> {
             returned,
             owner: BTreeMap::new(),
             groups: BTreeMap::new(),
+            refused: BTreeSet::new(),
         };
         // Algorithm 2, lines 1-4: every layer is a subgraph, in topological order. A layer is an
         // op with the elementwise ops that only refine its result (GraphTurbo §2.1: at most one
@@ -375,8 +408,20 @@ impl<'p> Grouping<'p> {
         self.groups.insert(key, merged);
     }
 
+    /// The identity of a merge attempt: its rule and its groups (in the rule's order). A group is
+    /// named by its first op and its size: groups only grow, so the pair names one set of ops.
+    /// The verdict depends on nothing else, so a refused attempt is not tried (or explained)
+    /// again when a later round of Algorithm 2 meets the same groups.
+    fn attempt(&self, rule: usize, groups: &[usize]) -> Vec<(usize, usize)> {
+        std::iter::once((rule, 0)).chain(groups.iter().map(|g| (*g, self.groups[g].ops.len()))).collect()
+    }
+
     /// Rule (i) for `first -> second`; returns the merged group when it accepts.
-    fn rule_one(&self, pattern: &str, first: usize, second: usize) -> Option<Group> {
+    fn rule_one(&mut self, pattern: &str, first: usize, second: usize) -> Option<Group> {
+        let attempt = self.attempt(1, &[first, second]);
+        if self.refused.contains(&attempt) {
+            return None;
+        }
         let (a, b) = (&self.groups[&first], &self.groups[&second]);
         let merged = self.analysed(a.ops.iter().chain(&b.ops).copied().collect());
         // GraphTurbo §3.6: rule (i) is written for downsampling (SG2's tensors no larger than
@@ -410,6 +455,9 @@ impl<'p> Grouping<'p> {
                 Err(reason) => reason.clone(),
             }
         ));
+        if verdict.is_err() {
+            self.refused.insert(attempt);
+        }
         verdict.ok().map(|()| merged)
     }
 
@@ -541,6 +589,10 @@ impl<'p> Grouping<'p> {
                     }
                     let mut members: Vec<usize> = interior.iter().copied().collect();
                     members.push(exit);
+                    let attempt = self.attempt(2, &members);
+                    if self.refused.contains(&attempt) {
+                        break;
+                    }
                     let ops: Vec<usize> = members.iter().flat_map(|g| self.groups[g].ops.clone()).collect();
                     let merged = self.analysed(ops);
                     let largest = members.iter().map(|g| factor(self.groups[g].best)).max().unwrap_or(usize::MAX);
@@ -564,6 +616,8 @@ impl<'p> Grouping<'p> {
                         self.merge(&members, merged);
                         changed = true;
                         progress = true;
+                    } else {
+                        self.refused.insert(attempt);
                     }
                     break;
                 }

@@ -31,8 +31,7 @@ impl Split {
 /// What the footprint model needs of the target.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
-    /// Bytes an instance may keep live: the local buffers of every core (an instance is spread
-    /// over all cores, §3.4) less each core's weight staging buffer.
+    /// Bytes an instance may keep live: the memory it runs in (hw-group's `scope`).
     pub capacity: usize,
     /// Largest tolerated extra work from slices recomputing what neighbouring slices also compute
     /// (halos of windows, ops the split does not reach), as a fraction of the subgraph's work.

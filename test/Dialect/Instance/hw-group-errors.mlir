@@ -2,9 +2,11 @@
 // RUN: not turbine-opt %s --hw-group="target=nowhere" 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not turbine-opt %s --hw-group="max-recompute=-1" 2>&1 | FileCheck %s --check-prefix=OPTION
 // RUN: not turbine-opt %s --hw-group="target=mini weight-buffer=16384" 2>&1 | FileCheck %s --check-prefix=BUFFER
+// RUN: not turbine-opt %s --hw-group="scope=hbm" 2>&1 | FileCheck %s --check-prefix=SCOPE
 
 // TARGET: cannot use target 'nowhere'
 // OPTION: option 'max-recompute' must not be negative, got -1
+// SCOPE: option 'scope': unknown memory 'hbm' (available: gb, lb)
 // BUFFER: the weight buffer (16384 bytes) leaves nothing of the 16384 bytes of LB of target 'mini'
 
 // Tests that grouping needs a target (SplitInfo depends on its local buffers) when neither the

@@ -11,10 +11,10 @@
 // STRICT-LABEL: func.func @halo
 // STRICT: instance.group "g0"
 // STRICT: instance.group "g1"
-func.func @halo(%x: tensor<1x256x64x64xf32>) -> tensor<1x256x64x64xf32> {
-  %w0 = graph.weight "w0" : tensor<256x256x3x3xf32>
-  %w1 = graph.weight "w1" : tensor<256x256x3x3xf32>
-  %a = graph.conv2d %x, %w0 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x256x64x64xf32>, tensor<256x256x3x3xf32>) -> tensor<1x256x64x64xf32>
-  %b = graph.conv2d %a, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x256x64x64xf32>, tensor<256x256x3x3xf32>) -> tensor<1x256x64x64xf32>
-  return %b : tensor<1x256x64x64xf32>
+func.func @halo(%x: tensor<1x1536x64x64xf32>) -> tensor<1x1536x64x64xf32> {
+  %w0 = graph.weight "w0" : tensor<1536x1536x3x3xf32>
+  %w1 = graph.weight "w1" : tensor<1536x1536x3x3xf32>
+  %a = graph.conv2d %x, %w0 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1536x64x64xf32>, tensor<1536x1536x3x3xf32>) -> tensor<1x1536x64x64xf32>
+  %b = graph.conv2d %a, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1536x64x64xf32>, tensor<1536x1536x3x3xf32>) -> tensor<1x1536x64x64xf32>
+  return %b : tensor<1x1536x64x64xf32>
 }

@@ -1,20 +1,28 @@
 // RUN: turbine-opt %s --split-input-file --hw-group=target=stcp920 | FileCheck %s
 // RUN: turbine-opt %s --split-input-file --hw-group="target=stcp920 explain=true" 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
+// RUN: turbine-opt %s --split-input-file --hw-group="target=stcp920 scope=lb explain=true" 2>&1 >/dev/null | FileCheck %s --check-prefix=LB
 
 // Tests that a network without downsampling (three 3x3 convs keeping their shape) groups whole:
-// every layer has the same split factor, so rule (i) accepts each straight merge.
+// every layer has the same split factor (two instances of four images, each fitting one
+// cluster's 8 MiB global buffer), so rule (i) accepts each straight merge.
 // CHECK-LABEL: func.func @flat
 // CHECK: instance.group "g0"
 // CHECK-NOT: instance.group
-// EXPLAIN: @flat: straight merge {{.*}} accepted by rule (i)
-func.func @flat(%x: tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32> {
-  %w0 = graph.weight "w0" : tensor<32x32x3x3xf32>
-  %w1 = graph.weight "w1" : tensor<32x32x3x3xf32>
-  %w2 = graph.weight "w2" : tensor<32x32x3x3xf32>
-  %a = graph.conv2d %x, %w0 {pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu>} : (tensor<1x32x32x32xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x32x32xf32>
-  %b = graph.conv2d %a, %w1 {pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu>} : (tensor<1x32x32x32xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x32x32xf32>
-  %c = graph.conv2d %b, %w2 {pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu>} : (tensor<1x32x32x32xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x32x32xf32>
-  return %c : tensor<1x32x32x32xf32>
+// EXPLAIN: @flat: straight merge SG1 {conv2d@{{[0-9]+}}} (f=2 on dim 0 {{.*}}) + SG2 {conv2d@{{[0-9]+}}} (f=2 on dim 0 {{.*}}) -> f=2 on dim 0 reaching 2 ops: accepted by rule (i)
+// EXPLAIN: @flat: straight merge {{.*}} -> f=2 on dim 0 reaching 3 ops: accepted by rule (i)
+// With scope=lb an instance must fit the local buffers of one cluster's cores (8 x 56 KiB), so
+// the rows split 32 ways: two stacked 3x3 convs still merge, but a third would recompute too much
+// of its two-row slices' halos.
+// LB: @flat: straight merge {{.*}} -> f=32 on dim 2 reaching 2 ops: accepted by rule (i)
+// LB: @flat: straight merge {{.*}} -> no split fits: refused by the cost check
+func.func @flat(%x: tensor<8x48x64x64xf32>) -> tensor<8x48x64x64xf32> {
+  %w0 = graph.weight "w0" : tensor<48x48x3x3xf32>
+  %w1 = graph.weight "w1" : tensor<48x48x3x3xf32>
+  %w2 = graph.weight "w2" : tensor<48x48x3x3xf32>
+  %a = graph.conv2d %x, %w0 {pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu>} : (tensor<8x48x64x64xf32>, tensor<48x48x3x3xf32>) -> tensor<8x48x64x64xf32>
+  %b = graph.conv2d %a, %w1 {pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu>} : (tensor<8x48x64x64xf32>, tensor<48x48x3x3xf32>) -> tensor<8x48x64x64xf32>
+  %c = graph.conv2d %b, %w2 {pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu>} : (tensor<8x48x64x64xf32>, tensor<48x48x3x3xf32>) -> tensor<8x48x64x64xf32>
+  return %c : tensor<8x48x64x64xf32>
 }
 
 // -----
@@ -25,13 +33,13 @@ func.func @flat(%x: tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32> {
 // CHECK-LABEL: func.func @downsampling
 // CHECK: instance.group "g0"
 // CHECK: instance.group "g1"
-// EXPLAIN: @downsampling: straight merge SG1 {conv2d@{{[0-9]+}}} (f=16 on dim 1 {{.*}}) + SG2 {conv2d@{{[0-9]+}}} (f=8 on dim 0 {{.*}}) -> {{.*}}: refused by rule (i): SG2's factor 8 is smaller than SG1's 16
-func.func @downsampling(%x: tensor<8x64x64x64xf32>) -> tensor<8x64x32x32xf32> {
+// EXPLAIN: @downsampling: straight merge SG1 {conv2d@{{[0-9]+}}} (f=8 on dim 0 {{.*}}) + SG2 {conv2d@{{[0-9]+}}} (f=4 on dim 0 {{.*}}) -> {{.*}}: refused by rule (i): SG2's factor 4 is smaller than SG1's 8
+func.func @downsampling(%x: tensor<8x64x96x96xf32>) -> tensor<8x64x48x48xf32> {
   %w0 = graph.weight "w0" : tensor<64x64x1x1xf32>
   %w1 = graph.weight "w1" : tensor<64x64x1x1xf32>
-  %a = graph.conv2d %x, %w0 : (tensor<8x64x64x64xf32>, tensor<64x64x1x1xf32>) -> tensor<8x64x64x64xf32>
-  %b = graph.conv2d %a, %w1 {strides = array<i64: 2, 2>} : (tensor<8x64x64x64xf32>, tensor<64x64x1x1xf32>) -> tensor<8x64x32x32xf32>
-  return %b : tensor<8x64x32x32xf32>
+  %a = graph.conv2d %x, %w0 : (tensor<8x64x96x96xf32>, tensor<64x64x1x1xf32>) -> tensor<8x64x96x96xf32>
+  %b = graph.conv2d %a, %w1 {strides = array<i64: 2, 2>} : (tensor<8x64x96x96xf32>, tensor<64x64x1x1xf32>) -> tensor<8x64x48x48xf32>
+  return %b : tensor<8x64x48x48xf32>
 }
 
 
@@ -44,9 +52,9 @@ func.func @downsampling(%x: tensor<8x64x64x64xf32>) -> tensor<8x64x32x32xf32> {
 // CHECK: instance.group "g0"
 // CHECK: instance.group "g1"
 // EXPLAIN: @upsampling: straight merge SG1 {conv2d@{{[0-9]+}}} (f=4 on dim 0 {{.*}}) + SG2 {pad@{{[0-9]+}}} (f=8 on dim 0 {{.*}}) -> {{.*}}: refused by rule (i) mirrored for upsampling (§3.6): SG1's factor 4 is smaller than SG2's 8
-func.func @upsampling(%x: tensor<8x64x32x32xf32>) -> tensor<8x64x64x64xf32> {
-  %w = graph.weight "w" : tensor<64x64x1x1xf32>
-  %a = graph.conv2d %x, %w : (tensor<8x64x32x32xf32>, tensor<64x64x1x1xf32>) -> tensor<8x64x32x32xf32>
-  %b = graph.pad %a {pads = array<i64: 0, 0, 16, 16, 0, 0, 16, 16>} : tensor<8x64x32x32xf32> -> tensor<8x64x64x64xf32>
-  return %b : tensor<8x64x64x64xf32>
+func.func @upsampling(%x: tensor<8x96x64x64xf32>) -> tensor<8x96x128x128xf32> {
+  %w = graph.weight "w" : tensor<96x96x1x1xf32>
+  %a = graph.conv2d %x, %w : (tensor<8x96x64x64xf32>, tensor<96x96x1x1xf32>) -> tensor<8x96x64x64xf32>
+  %b = graph.pad %a {pads = array<i64: 0, 0, 32, 32, 0, 0, 32, 32>} : tensor<8x96x64x64xf32> -> tensor<8x96x128x128xf32>
+  return %b : tensor<8x96x128x128xf32>
 }

@@ -45,6 +45,8 @@ pub struct Machine {
     pub cores_per_cluster: usize,
     /// Bytes of one core's local buffer.
     pub lb_bytes: usize,
+    /// Bytes of one cluster's global buffer.
+    pub gb_bytes: usize,
     /// Bytes of DDR.
     pub ddr_bytes: usize,
     /// DDR bytes per cycle of one cluster.
@@ -74,6 +76,7 @@ impl Machine {
             cores: (number("clusters")? * number("cores_per_cluster")?) as usize,
             cores_per_cluster: number("cores_per_cluster")? as usize,
             lb_bytes: number("lb_bytes")? as usize,
+            gb_bytes: number("gb_bytes")? as usize,
             ddr_bytes: number("ddr_bytes")? as usize,
             ddr_bandwidth: number("ddr_gb_bandwidth")?,
         })
