@@ -37,7 +37,7 @@ Operation *GraphDialect::materializeConstant(OpBuilder &builder,
   auto elements = dyn_cast<ElementsAttr>(value);
   if (!elements || elements.getType() != type)
     return nullptr;
-  return builder.create<ConstantOp>(loc, type, elements);
+  return ConstantOp::create(builder, loc, type, elements);
 }
 
 static RankedTensorType tensorType(Value value) {

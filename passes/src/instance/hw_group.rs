@@ -21,7 +21,7 @@ use crate::{
 use melior::ir::OperationRef;
 use std::collections::{BTreeMap, BTreeSet};
 use turbine_dialects::pass_abi::OptionKind;
-use turbine_interpreter::program::{Node, Program, ValueId};
+use turbine_interpreter::program::{Node, Program, TensorType, ValueId};
 
 /// The pass; see the module documentation.
 #[derive(Debug)]
@@ -179,7 +179,7 @@ struct Grouping<'p> {
     budget: Budget,
     explain: bool,
     function: &'p str,
-    shapes: BTreeMap<ValueId, Vec<usize>>,
+    types: BTreeMap<ValueId, &'p TensorType>,
     weights: BTreeSet<ValueId>,
     producer: BTreeMap<ValueId, usize>,
     /// The ops (other than the terminator) reading each value.
@@ -206,15 +206,15 @@ fn describe(best: Option<Split>) -> String {
 
 impl<'p> Grouping<'p> {
     fn new(program: &'p Program, budget: Budget, explain: bool, function: &'p str) -> Self {
-        let mut shapes = BTreeMap::new();
+        let mut types = BTreeMap::new();
         let mut weights = BTreeSet::new();
         let mut producer = BTreeMap::new();
         for (value, r#type) in &program.body.arguments {
-            shapes.insert(*value, r#type.shape.clone());
+            types.insert(*value, r#type);
         }
         for (index, node) in program.body.ops.iter().enumerate() {
             for (value, r#type) in &node.results {
-                shapes.insert(*value, r#type.shape.clone());
+                types.insert(*value, r#type);
                 producer.insert(*value, index);
                 if matches!(node.name.as_str(), "graph.weight" | "graph.constant") {
                     weights.insert(*value);
@@ -239,7 +239,7 @@ impl<'p> Grouping<'p> {
             budget,
             explain,
             function,
-            shapes,
+            types,
             weights,
             producer,
             readers,
@@ -309,9 +309,10 @@ impl<'p> Grouping<'p> {
         let members: BTreeSet<usize> = ops.iter().copied().collect();
         let weights = |value: ValueId| self.weights.contains(&value);
         let escapes = |value: ValueId| self.escapes(&members, value);
-        let subgraph = Subgraph { ops: ops.iter().map(|&index| self.node(index)).collect(), weights: &weights, escapes: &escapes };
-        let shape = |value: ValueId| self.shapes.get(&value).cloned();
-        let info = subgraph.split_info(&self.budget, &shape);
+        let types = |value: ValueId| self.types.get(&value).copied();
+        let subgraph =
+            Subgraph { ops: ops.iter().map(|&index| self.node(index)).collect(), weights: &weights, escapes: &escapes, types: &types };
+        let info = subgraph.split_info(&self.budget);
         let best = best_split(&info);
         Group { ops, info, best }
     }

@@ -7,7 +7,10 @@
 //! and spatial dimensions of convolutions and pools, the rows and columns of matrix products, ...),
 //! each into `f` slices; an op the split does not reach must be computed whole by every slice.
 
-use turbine_interpreter::program::{Attr, Node, ValueId};
+use turbine_interpreter::{
+    program::{Attr, Node, TensorType, ValueId},
+    ElementType,
+};
 
 /// One SplitInfo tuple `(split_d, n_d, f_d, d)`; `split_d` is implied (only splittable
 /// dimensions are recorded).
@@ -47,6 +50,8 @@ pub struct Subgraph<'p> {
     pub weights: &'p dyn Fn(ValueId) -> bool,
     /// Values read after the subgraph (they stay live to its end).
     pub escapes: &'p dyn Fn(ValueId) -> bool,
+    /// The type of every value the ops read.
+    pub types: &'p dyn Fn(ValueId) -> Option<&'p TensorType>,
 }
 
 fn ints(node: &Node, name: &str, default: &[i64]) -> Vec<usize> {
@@ -197,14 +202,24 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
     }
 }
 
-/// Bytes of the tensors of `value`.
-fn bytes(shape: &[usize]) -> usize {
-    shape.iter().product::<usize>().max(1) * 4
+/// Bytes of one element (integers of every width are held as i64 by the interpreter, but i32
+/// tensors take four bytes on the device).
+pub fn element_bytes(element: ElementType) -> usize {
+    match element {
+        ElementType::F32 | ElementType::I32 => 4,
+        ElementType::I64 => 8,
+        ElementType::Bool => 1,
+    }
+}
+
+/// Bytes of a tensor.
+fn bytes(r#type: &TensorType) -> usize {
+    r#type.shape.iter().product::<usize>().max(1) * element_bytes(r#type.element_type)
 }
 
 /// Work of an op (multiply-adds for convolutions and matrix products, one per output element
 /// otherwise), for the recomputation estimate.
-fn work(node: &Node, shape_of_operand: &dyn Fn(usize) -> Option<Vec<usize>>) -> f64 {
+fn work<'s>(node: &Node, shape_of_operand: &dyn Fn(usize) -> Option<&'s [usize]>) -> f64 {
     let Some((_, output)) = node.results.first() else { return 0.0 };
     let elements: usize = output.shape.iter().product();
     let per_element = match node.name.as_str() {
@@ -217,7 +232,11 @@ fn work(node: &Node, shape_of_operand: &dyn Fn(usize) -> Option<Vec<usize>>) -> 
     (elements * per_element) as f64
 }
 
-impl Subgraph<'_> {
+impl<'p> Subgraph<'p> {
+    fn shape(&self, value: ValueId) -> Option<&'p [usize]> {
+        (self.types)(value).map(|r#type| r#type.shape.as_slice())
+    }
+
     fn producer(&self, value: ValueId) -> Option<usize> {
         self.ops.iter().position(|node| node.results.iter().any(|(id, _)| *id == value))
     }
@@ -229,7 +248,7 @@ impl Subgraph<'_> {
     /// reads it), and the op's own operands and result. An elementwise op writes its result over
     /// an operand of the same size that dies with it (in place, as the kernel generator reuses
     /// buffers, §4.3). Weights are staged layer by layer in a fixed buffer and not counted.
-    pub fn peak(&self, shape: &dyn Fn(ValueId) -> Option<Vec<usize>>) -> usize {
+    pub fn peak(&self) -> usize {
         let last_read = |value: ValueId| -> Option<usize> { self.ops.iter().rposition(|node| node.operands.contains(&value)) };
         let produced_at = |value: ValueId| self.producer(value);
         // Every activation tensor: (value, bytes, first step live, last step live).
@@ -242,18 +261,18 @@ impl Subgraph<'_> {
                 }
                 // An input is loaded for its first reader and kept until its last.
                 let last = last_read(operand).unwrap_or(step);
-                tensors.push((operand, shape(operand).map(|s| bytes(&s)).unwrap_or(0), step, last));
+                tensors.push((operand, (self.types)(operand).map(bytes).unwrap_or(0), step, last));
             }
             for (value, r#type) in &node.results {
                 let last = if (self.escapes)(*value) { end } else { last_read(*value).unwrap_or(step) };
-                tensors.push((*value, bytes(&r#type.shape), step, last));
+                tensors.push((*value, bytes(r#type), step, last));
             }
         }
         let mut peak = 0;
         for (step, node) in self.ops.iter().enumerate() {
             let mut live: usize = tensors.iter().filter(|t| t.2 <= step && step <= t.3).map(|t| t.1).sum();
             if ELEMENTWISE.contains(&node.name.as_str()) {
-                let output = node.results.first().map(|(_, t)| bytes(&t.shape)).unwrap_or(0);
+                let output = node.results.first().map(|(_, t)| bytes(t)).unwrap_or(0);
                 let dying = node.operands.iter().any(|&operand| {
                     tensors.iter().any(|t| t.0 == operand && t.3 == step && t.1 == output)
                 });
@@ -269,7 +288,7 @@ impl Subgraph<'_> {
     /// For splitting the sink along `dim`: per op (by position), the dimension of its output the
     /// split reaches and the per-slice extent along it for `factor` slices; None for ops it does
     /// not reach.
-    fn propagate(&self, dim: usize, factor: usize, shape: &dyn Fn(ValueId) -> Option<Vec<usize>>) -> Vec<Option<(usize, usize)>> {
+    fn propagate(&self, dim: usize, factor: usize) -> Vec<Option<(usize, usize)>> {
         let count = self.ops.len();
         let mut reached: Vec<Option<(usize, usize)>> = vec![None; count];
         let mut conflict = vec![false; count];
@@ -285,15 +304,15 @@ impl Subgraph<'_> {
             }
             for (index, &operand) in node.operands.iter().enumerate() {
                 let Some(producer) = self.producer(operand) else { continue };
-                let Some(operand_shape) = shape(operand) else { continue };
-                let mapped = reach(node, out_dim, index, &operand_shape).and_then(|reach| {
+                let Some(operand_shape) = self.shape(operand) else { continue };
+                let mapped = reach(node, out_dim, index, operand_shape).and_then(|reach| {
                     let size = operand_shape[reach.dim];
                     let extent = match reach.window {
                         None => extent,
                         Some((stride, window)) => {
                             // Convolutions carry the dilation here; their window is the filter's.
                             let window = if node.name == "graph.conv2d" {
-                                let filter = shape(node.operands[1])?;
+                                let filter = self.shape(node.operands[1])?;
                                 (filter[reach.dim] - 1) * window + 1
                             } else {
                                 window
@@ -319,12 +338,12 @@ impl Subgraph<'_> {
     /// Extra work of splitting along `dim` into `factor` slices, as a fraction of the
     /// subgraph's work: halo rows that neighbouring slices both compute, and ops the split does
     /// not reach, which every slice computes whole.
-    pub fn recompute(&self, dim: usize, factor: usize, shape: &dyn Fn(ValueId) -> Option<Vec<usize>>) -> f64 {
-        let reached = self.propagate(dim, factor, shape);
+    pub fn recompute(&self, dim: usize, factor: usize) -> f64 {
+        let reached = self.propagate(dim, factor);
         let mut total = 0.0;
         let mut split = 0.0;
         for (node, reach) in self.ops.iter().zip(&reached) {
-            let operand_shape = |index: usize| node.operands.get(index).and_then(|&value| shape(value));
+            let operand_shape = |index: usize| node.operands.get(index).and_then(|&value| self.shape(value));
             let work = work(node, &operand_shape);
             total += work;
             split += match reach {
@@ -343,20 +362,20 @@ impl Subgraph<'_> {
     /// slice footprint `ceil(peak / v)`
     /// fits the budget; then `n_d`, the ops the split reaches with a dimension the factor divides.
     /// A dimension whose split would recompute more than the budget allows is not recorded.
-    pub fn split_info(&self, budget: &Budget, shape: &dyn Fn(ValueId) -> Option<Vec<usize>>) -> Vec<Split> {
+    pub fn split_info(&self, budget: &Budget) -> Vec<Split> {
         let Some(sink) = self.ops.last() else { return Vec::new() };
         let Some((_, sink_type)) = sink.results.first() else { return Vec::new() };
-        let peak = self.peak(shape);
+        let peak = self.peak();
         let mut info = Vec::new();
         for (dim, &size) in sink_type.shape.iter().enumerate() {
             // A subgraph that fits whole needs one instance (GraphTurbo Fig. 3b's last stage).
             let mut candidates: Vec<usize> = [1, 2, 4, 8].into_iter().filter(|v| size % v == 0).collect();
             candidates.extend((9..=size).filter(|v| size % v == 0));
             let Some(factor) = candidates.into_iter().find(|&v| peak.div_ceil(v) <= budget.capacity) else { continue };
-            if self.recompute(dim, factor, shape) > budget.max_recompute {
+            if self.recompute(dim, factor) > budget.max_recompute {
                 continue;
             }
-            let reached = self.propagate(dim, factor, shape);
+            let reached = self.propagate(dim, factor);
             let ops = self
                 .ops
                 .iter()

@@ -58,3 +58,17 @@ func.func @upsampling(%x: tensor<8x96x64x64xf32>) -> tensor<8x96x128x128xf32> {
   %b = graph.pad %a {pads = array<i64: 0, 0, 32, 32, 0, 0, 32, 32>} : tensor<8x96x64x64xf32> -> tensor<8x96x128x128xf32>
   return %b : tensor<8x96x128x128xf32>
 }
+
+// -----
+
+// Tests that the footprint counts bytes, not elements: the same 2 M-element add (in place) keeps
+// 16 MiB live in i64 and 8 MiB in f32, so the i64 one needs two instances and the f32 one fits
+// the 8 MiB global buffer whole.
+// CHECK-LABEL: func.func @element_width
+// CHECK: instance.group "g0"{{.*}}best_split = #instance.split<dim = 0, factor = 2, ops = 1>{{.*}}tensor<8x64x64x64xi64>
+// CHECK: instance.group "g1"{{.*}}best_split = #instance.split<dim = 0, factor = 1, ops = 1>{{.*}}tensor<8x64x64x64xf32>
+func.func @element_width(%x: tensor<8x64x64x64xi64>, %y: tensor<8x64x64x64xf32>) -> (tensor<8x64x64x64xi64>, tensor<8x64x64x64xf32>) {
+  %a = graph.add %x, %x : tensor<8x64x64x64xi64>, tensor<8x64x64x64xi64> -> tensor<8x64x64x64xi64>
+  %b = graph.add %y, %y : tensor<8x64x64x64xf32>, tensor<8x64x64x64xf32> -> tensor<8x64x64x64xf32>
+  return %a, %b : tensor<8x64x64x64xi64>, tensor<8x64x64x64xf32>
+}

@@ -1,8 +1,10 @@
-//! `hw-group` never changes the numbers: random networks and the built-in ResNet-18, interpreted
-//! before and after grouping, give bit-identical results (the groups compute the same ops on the
+//! `hw-group` never changes the numbers: random networks, random DAGs and the built-in ResNet-18,
+//! interpreted before and after grouping, give bit-identical results (the groups compute the same ops on the
 //! same values, only nested in `instance.group` regions), and the grouped IR verifies.
 
+use crate::layerwise::{tensor_type, Random};
 use melior::ir::{operation::OperationLike, Module};
+use std::fmt::Write;
 use turbine_interpreter::{interpret, Program, Tensor, Weights};
 use turbine_tools::driver;
 
@@ -54,4 +56,209 @@ fn grouping_resnet18_changes_no_number() {
     let model = turbine_tools::models::builtin("resnet18", 1).unwrap();
     let groups = grouped_equals_ungrouped(&model.mlir, &model.weights, "builtin.module(hw-group{target=stcp920})");
     assert!(groups < 10, "ResNet-18 made {groups} groups");
+}
+
+/// A random DAG of graph ops: every op reads one or two earlier values, mostly recent ones but
+/// any of them at times, so chains, branches, diamonds, joins of far-apart values, multi-result
+/// ops and results that escape the middle of the graph all occur. Convs and pools change the
+/// spatial size (both ways through padding) and the channel count; concat, split, slice, pad and
+/// transpose move data; the function returns every value nobody reads, and sometimes one that
+/// is also read.
+/// Declares a weight with `values` in `body` and `weights`; returns its SSA name.
+fn add_weight(body: &mut String, weights: &mut Weights, shape: &[usize], values: Vec<f32>) -> String {
+    let name = format!("w{}", body.matches("graph.weight").count());
+    weights.insert(&name, Tensor::f32(shape.to_vec(), values));
+    writeln!(body, "  %{name} = graph.weight \"{name}\" : {}", tensor_type(shape)).unwrap();
+    format!("%{name}")
+}
+
+fn random_dag(seed: u64) -> (String, Weights) {
+    let mut random = Random::new(seed);
+    let mut weights = Weights::empty();
+    let mut body = String::new();
+    let input = [random.pick(&[1, 2, 3]), random.pick(&[2, 4, 8]), random.pick(&[8, 12, 16]), random.pick(&[8, 10, 16])];
+    let mut values: Vec<(String, [usize; 4])> = vec![("%x".into(), input)];
+    let mut read = vec![false];
+    for step in 0..5 + random.below(10) {
+        // Mostly one of the last three values, sometimes any.
+        let pick = |random: &mut Random, count: usize| {
+            if random.below(4) == 0 { random.below(count) } else { count - 1 - random.below(count.min(3)) }
+        };
+        let a = pick(&mut random, values.len());
+        let (x, s) = values[a].clone();
+        let name = format!("%v{step}");
+        let mut results = vec![];
+        let mut operands = vec![a];
+        match random.below(10) {
+            0 | 1 => {
+                let kernel = random.pick(&[1, 3]).min(s[2]).min(s[3]);
+                let stride = random.pick(&[1, 1, 2]);
+                let pad = random.below(kernel / 2 + 1);
+                let channels = random.pick(&[4, 8]);
+                let filter_shape = [channels, s[1], kernel, kernel];
+                let scale = 1.0 / ((s[1] * kernel * kernel) as f32).sqrt();
+                let filter = add_weight(&mut body, &mut weights, &filter_shape, random.values(filter_shape.iter().product(), scale));
+                let out = [s[0], channels, (s[2] + 2 * pad - kernel) / stride + 1, (s[3] + 2 * pad - kernel) / stride + 1];
+                let activation = random.pick(&["", ", activation = #graph<activation relu>"]);
+                writeln!(
+                    body,
+                    "  {name} = graph.conv2d {x}, {filter} {{strides = array<i64: {stride}, {stride}>, pads = array<i64: {pad}, {pad}, {pad}, {pad}>{activation}}} : ({}, {}) -> {}",
+                    tensor_type(&s),
+                    tensor_type(&filter_shape),
+                    tensor_type(&out)
+                )
+                .unwrap();
+                results.push((name, out));
+            }
+            2 if s[2].min(s[3]) >= 2 => {
+                let kernel = random.pick(&[2, 3]).min(s[2]).min(s[3]);
+                let stride = random.pick(&[1, 2]);
+                let pad = random.below(kernel / 2 + 1);
+                let out = [s[0], s[1], (s[2] + 2 * pad - kernel) / stride + 1, (s[3] + 2 * pad - kernel) / stride + 1];
+                let op = random.pick(&["max_pool2d", "avg_pool2d"]);
+                writeln!(
+                    body,
+                    "  {name} = graph.{op} {x} {{kernel = array<i64: {kernel}, {kernel}>, strides = array<i64: {stride}, {stride}>, pads = array<i64: {pad}, {pad}, {pad}, {pad}>}} : {} -> {}",
+                    tensor_type(&s),
+                    tensor_type(&out)
+                )
+                .unwrap();
+                results.push((name, out));
+            }
+            3 => {
+                let op = random.pick(&["relu", "sigmoid", "tanh", "neg", "abs"]);
+                writeln!(body, "  {name} = graph.{op} {x} : {}", tensor_type(&s)).unwrap();
+                results.push((name, s));
+            }
+            4 | 5 => {
+                // A binary op with another value of the same shape (or a per-channel weight).
+                let partners: Vec<usize> = (0..values.len()).filter(|&i| values[i].1 == s).collect();
+                let op = random.pick(&["add", "mul", "sub", "max"]);
+                if partners.len() > 1 && random.below(3) != 0 {
+                    let b = random.pick(&partners);
+                    operands.push(b);
+                    writeln!(body, "  {name} = graph.{op} {x}, {} : {1}, {1} -> {1}", values[b].0, tensor_type(&s)).unwrap();
+                } else {
+                    let scale = add_weight(&mut body, &mut weights, &[s[1], 1, 1], random.values(s[1], 1.0));
+                    writeln!(body, "  {name} = graph.{op} {x}, {scale} : {}, {} -> {0}", tensor_type(&s), tensor_type(&[s[1], 1, 1])).unwrap();
+                }
+                results.push((name, s));
+            }
+            6 => {
+                let partners: Vec<usize> =
+                    (0..values.len()).filter(|&i| values[i].1[0] == s[0] && values[i].1[2..] == s[2..]).collect();
+                let b = random.pick(&partners);
+                operands.push(b);
+                let t = values[b].1;
+                let out = [s[0], s[1] + t[1], s[2], s[3]];
+                writeln!(
+                    body,
+                    "  {name} = graph.concat {x}, {} {{axis = 1 : i64}} : ({}, {}) -> {}",
+                    values[b].0,
+                    tensor_type(&s),
+                    tensor_type(&t),
+                    tensor_type(&out)
+                )
+                .unwrap();
+                results.push((name, out));
+            }
+            7 if s[1] % 2 == 0 => {
+                let half = [s[0], s[1] / 2, s[2], s[3]];
+                writeln!(
+                    body,
+                    "  {name}a, {name}b = graph.split {x} {{axis = 1 : i64}} : {} -> {1}, {1}",
+                    tensor_type(&s),
+                    tensor_type(&half)
+                )
+                .unwrap();
+                results.push((format!("{name}a"), half));
+                results.push((format!("{name}b"), half));
+            }
+            8 => {
+                let parameters: Vec<String> = (0..4)
+                    .map(|i| {
+                        let values = random.values(s[1], 0.3).into_iter().map(|v| if i == 0 || i == 3 { 1.0 + v } else { v });
+                        add_weight(&mut body, &mut weights, &[s[1]], values.collect())
+                    })
+                    .collect();
+                let p = tensor_type(&[s[1]]);
+                writeln!(
+                    body,
+                    "  {name} = graph.batch_norm {x}, {} {{epsilon = 1.0e-03 : f32}} : ({}, {p}, {p}, {p}, {p}) -> {1}",
+                    parameters.join(", "),
+                    tensor_type(&s)
+                )
+                .unwrap();
+                results.push((name, s));
+            }
+            _ => match random.below(3) {
+                0 => {
+                    let out = [s[0], s[1], s[3], s[2]];
+                    writeln!(body, "  {name} = graph.transpose {x} {{permutation = array<i64: 0, 1, 3, 2>}} : {} -> {}", tensor_type(&s), tensor_type(&out))
+                        .unwrap();
+                    results.push((name, out));
+                }
+                1 if s[2] >= 2 => {
+                    let out = [s[0], s[1], s[2].div_ceil(2), s[3]];
+                    writeln!(
+                        body,
+                        "  {name} = graph.slice {x} {{starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 2, 1>}} : {} -> {}",
+                        tensor_type(&s),
+                        tensor_type(&out)
+                    )
+                    .unwrap();
+                    results.push((name, out));
+                }
+                _ => {
+                    let out = [s[0], s[1], s[2] + 2, s[3] + 2];
+                    writeln!(body, "  {name} = graph.pad {x} {{pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>}} : {} -> {}", tensor_type(&s), tensor_type(&out))
+                        .unwrap();
+                    results.push((name, out));
+                }
+            },
+        }
+        if results.is_empty() {
+            continue;
+        }
+        for operand in operands {
+            read[operand] = true;
+        }
+        for result in results {
+            values.push(result);
+            read.push(false);
+        }
+    }
+    let mut returned: Vec<usize> = (1..values.len()).filter(|&i| !read[i]).collect();
+    if values.len() > 2 && random.below(2) == 0 {
+        let extra = 1 + random.below(values.len() - 1);
+        if !returned.contains(&extra) {
+            returned.push(extra);
+        }
+    }
+    let names: Vec<&str> = returned.iter().map(|&i| values[i].0.as_str()).collect();
+    let types: Vec<String> = returned.iter().map(|&i| tensor_type(&values[i].1)).collect();
+    let source = format!(
+        "func.func @main(%x: {}) -> ({}) {{\n{body}  return {} : {}\n}}\n",
+        tensor_type(&input),
+        types.join(", "),
+        names.join(", "),
+        types.join(", ")
+    );
+    (source, weights)
+}
+
+#[test]
+fn grouping_random_dags_changes_no_number() {
+    let (mut merged_somewhere, mut split_somewhere) = (false, false);
+    for seed in 0..60 {
+        let (source, weights) = random_dag(seed);
+        let ops = source.matches(" = graph.").count() - source.matches("graph.weight").count();
+        for options in ["target=mini", "target=mini scope=lb", "target=stcp920 scope=lb"] {
+            let groups = grouped_equals_ungrouped(&source, &weights, &format!("builtin.module(hw-group{{{options}}})"));
+            assert!(groups >= 1 && groups <= ops, "{groups} groups for {ops} ops with {options}:\n{source}");
+            merged_somewhere |= groups < ops;
+            split_somewhere |= groups > 1;
+        }
+    }
+    assert!(merged_somewhere && split_somewhere, "the random DAGs never exercised both merging and splitting");
 }

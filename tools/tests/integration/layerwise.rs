@@ -14,27 +14,27 @@ use turbine_tools::{
 };
 
 /// Seeded shapes and values (SplitMix64, so a failing seed replays).
-struct Random(SplitMix);
+pub(crate) struct Random(SplitMix);
 
 impl Random {
-    fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         Self(SplitMix(seed))
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.0.next() % n as u64) as usize
     }
 
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+    pub(crate) fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len())]
     }
 
-    fn values(&mut self, count: usize, scale: f32) -> Vec<f32> {
+    pub(crate) fn values(&mut self, count: usize, scale: f32) -> Vec<f32> {
         (0..count).map(|_| self.0.unit() * scale).collect()
     }
 }
 
-fn tensor_type(shape: &[usize]) -> String {
+pub(crate) fn tensor_type(shape: &[usize]) -> String {
     let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
     format!("tensor<{}xf32>", dims.join("x"))
 }
