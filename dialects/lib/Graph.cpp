@@ -7,7 +7,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/SmallSet.h"
+#include <cmath>
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
 
 using namespace mlir;
 using namespace turbine;
@@ -403,6 +405,38 @@ LogicalResult PadOp::verify() {
                            << " remove more than dimension " << d << " holds";
   }
   return expectShape(*this, "result", getType().getShape(), expected);
+}
+
+/// `2` rather than `2.000000e+00`, for messages.
+static std::string shortest(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", value);
+  return text;
+}
+
+LogicalResult ResizeOp::verify() {
+  if (failed(verifySameElementType(*this)))
+    return failure();
+  ArrayRef<int64_t> input = getInput().getType().getShape();
+  ArrayRef<int64_t> output = getType().getShape();
+  ArrayRef<float> scales = getScales();
+  if (scales.size() != input.size())
+    return emitOpError() << "expects one scale per dimension (" << input.size()
+                         << "), got " << scales.size();
+  if (output.size() != input.size())
+    return emitOpError() << "result rank " << output.size()
+                         << " differs from the input's " << input.size();
+  for (size_t d = 0; d < input.size(); ++d) {
+    if (!(scales[d] > 0.0f))
+      return emitOpError() << "scale of dimension " << d
+                           << " must be positive, got " << shortest(scales[d]);
+    double exact = static_cast<double>(input[d]) * scales[d];
+    if (output[d] < 1 || std::abs(static_cast<double>(output[d]) - exact) >= 1.0)
+      return emitOpError() << "result dimension " << d << " is " << output[d]
+                           << " but " << input[d] << " scaled by "
+                           << shortest(scales[d]) << " is " << shortest(exact);
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,7 @@ use crate::{
         matmul, movement,
         movement::PadMode,
         normalization, pooling,
+        resize::{self, Coordinates, Interpolation, Rounding},
         reduction::{self, Reduction},
         Window,
     },
@@ -73,6 +74,13 @@ impl Node {
         match self.attributes.get(name) {
             Some(Attr::Int(value)) => *value,
             _ => default,
+        }
+    }
+
+    fn floats(&self, name: &str) -> Vec<f32> {
+        match self.attributes.get(name) {
+            Some(Attr::Floats(values)) => values.clone(),
+            _ => Vec::new(),
         }
     }
 
@@ -360,6 +368,29 @@ impl Evaluator<'_> {
                 let input = self.operand(node, 0);
                 let along = axis(node.int("axis", -1), input.shape.len());
                 float_tensor(out, normalization::softmax(f32s(node, &input)?, &input.shape, along))
+            }
+            "graph.resize" => {
+                let input = self.operand(node, 0);
+                let coordinates = match node.keyword("coordinates").unwrap_or("half_pixel") {
+                    "half_pixel" => Coordinates::HalfPixel,
+                    "pytorch_half_pixel" => Coordinates::PytorchHalfPixel,
+                    "align_corners" => Coordinates::AlignCorners,
+                    "asymmetric" => Coordinates::Asymmetric,
+                    other => return Err(unsupported(node, format!("resize coordinates '{other}'"))),
+                };
+                let interpolation = match node.keyword("mode").unwrap_or("nearest") {
+                    "linear" => Interpolation::Linear,
+                    "nearest" => Interpolation::Nearest(match node.keyword("nearest").unwrap_or("round_prefer_floor") {
+                        "round_prefer_floor" => Rounding::RoundPreferFloor,
+                        "round_prefer_ceil" => Rounding::RoundPreferCeil,
+                        "floor" => Rounding::Floor,
+                        "ceil" => Rounding::Ceil,
+                        other => return Err(unsupported(node, format!("nearest rounding '{other}'"))),
+                    }),
+                    other => return Err(unsupported(node, format!("resize mode '{other}'"))),
+                };
+                let values = f32s(node, &input)?;
+                float_tensor(out, resize::resize(values, &input.shape, &out.shape, &node.floats("scales"), coordinates, interpolation))
             }
             "graph.lrn" => {
                 let input = self.operand(node, 0);

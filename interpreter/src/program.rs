@@ -35,6 +35,8 @@ pub enum Attr {
     Str(String),
     /// A `array<i64: ...>`.
     Ints(Vec<i64>),
+    /// A `array<f32: ...>`.
+    Floats(Vec<f32>),
     /// A dense elements attribute (the payload of `graph.constant`).
     Dense(Tensor),
     /// An enumeration case such as `relu` in `#graph<activation relu>`.
@@ -163,6 +165,9 @@ impl Reader {
             } else if mlirAttributeIsADenseI64Array(attribute) {
                 let count = mlirDenseArrayGetNumElements(attribute);
                 Ok(Attr::Ints((0..count).map(|i| mlirDenseI64ArrayGetElement(attribute, i)).collect()))
+            } else if mlirAttributeIsADenseF32Array(attribute) {
+                let count = mlirDenseArrayGetNumElements(attribute);
+                Ok(Attr::Floats((0..count).map(|i| mlirDenseF32ArrayGetElement(attribute, i)).collect()))
             } else if mlirAttributeIsADenseElements(attribute) && !self.payloads {
                 Ok(Attr::Elided)
             } else if mlirAttributeIsADenseElements(attribute) {

@@ -30,6 +30,8 @@ pub enum Attribute {
     Bool(bool),
     /// `array<i64: 1, 2>`.
     Ints(Vec<i64>),
+    /// `array<f32: 1.0e0, 2.0e0>`.
+    Floats(Vec<f32>),
     /// `#graph<mnemonic value>`: one of the graph dialect's enum attributes.
     Enum(&'static str, &'static str),
 }
@@ -45,6 +47,11 @@ impl Attribute {
                 out,
                 "array<i64: {}>",
                 join(values.iter().map(ToString::to_string))
+            ),
+            Self::Floats(values) => write!(
+                out,
+                "array<f32: {}>",
+                join(values.iter().map(|&value| float_literal(value)))
             ),
             Self::Enum(mnemonic, value) => write!(out, "#graph<{mnemonic} {value}>"),
         }

@@ -81,6 +81,39 @@ def Graph_PadMode : I32EnumAttr<"PadMode", "how graph.pad fills the border", [
 }
 def Graph_PadModeAttr : EnumAttr<Graph_Dialect, Graph_PadMode, "pad_mode">;
 
+def Graph_ResizeMode : I32EnumAttr<"ResizeMode", "how graph.resize interpolates", [
+      I32EnumAttrCase<"nearest", 0>,
+      I32EnumAttrCase<"linear", 1>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::turbine::graph";
+}
+def Graph_ResizeModeAttr : EnumAttr<Graph_Dialect, Graph_ResizeMode, "resize_mode">;
+
+def Graph_ResizeCoordinates : I32EnumAttr<"ResizeCoordinates",
+    "how graph.resize maps an output coordinate to the input (ONNX coordinate_transformation_mode)", [
+      I32EnumAttrCase<"half_pixel", 0>,
+      I32EnumAttrCase<"pytorch_half_pixel", 1>,
+      I32EnumAttrCase<"align_corners", 2>,
+      I32EnumAttrCase<"asymmetric", 3>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::turbine::graph";
+}
+def Graph_ResizeCoordinatesAttr : EnumAttr<Graph_Dialect, Graph_ResizeCoordinates, "resize_coordinates">;
+
+def Graph_NearestRounding : I32EnumAttr<"NearestRounding",
+    "how nearest-neighbour graph.resize rounds a coordinate (ONNX nearest_mode)", [
+      I32EnumAttrCase<"round_prefer_floor", 0>,
+      I32EnumAttrCase<"round_prefer_ceil", 1>,
+      I32EnumAttrCase<"floor", 2>,
+      I32EnumAttrCase<"ceil", 3>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::turbine::graph";
+}
+def Graph_NearestRoundingAttr : EnumAttr<Graph_Dialect, Graph_NearestRounding, "nearest_rounding">;
+
 //===----------------------------------------------------------------------===//
 // Constants and weights
 //===----------------------------------------------------------------------===//
@@ -519,6 +552,32 @@ def Graph_PadOp : Graph_Op<"pad", [Pure]> {
       DefaultValuedAttr<Graph_PadModeAttr, "PadMode::constant">:$mode,
       DefaultValuedAttr<F32Attr, "0.0f">:$value);
   let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_ResizeOp : Graph_Op<"resize", [Pure]> {
+  let summary = "Up- or downsample a tensor by nearest or linear interpolation (ONNX Resize).";
+  let description = [{
+    Each output coordinate `x` of dimension `d` maps to an input coordinate by
+    `coordinates` with the scale `s = scales[d]`: `half_pixel` (x + 0.5) / s - 0.5,
+    `pytorch_half_pixel` the same but 0 when `in * s` is 1, `align_corners`
+    x * (in - 1) / (in * s - 1), `asymmetric` x / s (`in * s` unrounded, as in
+    ONNX's reference). `nearest` rounds it by `nearest`
+    and reads that element; `linear` interpolates between its two neighbours in
+    every dimension. Coordinates outside the input read its edge. Each result
+    dimension is the input's times its scale, rounded down (a scale given by
+    sizes is `out / in`, so it may be off by less than one).
+
+    ```mlir
+    %y = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : tensor<1x256x14x14xf32> -> tensor<1x256x28x28xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, DenseF32ArrayAttr:$scales,
+      DefaultValuedAttr<Graph_ResizeModeAttr, "ResizeMode::nearest">:$mode,
+      DefaultValuedAttr<Graph_ResizeCoordinatesAttr, "ResizeCoordinates::half_pixel">:$coordinates,
+      DefaultValuedAttr<Graph_NearestRoundingAttr, "NearestRounding::round_prefer_floor">:$nearest);
+  let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
 }

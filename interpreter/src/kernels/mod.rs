@@ -8,6 +8,7 @@ pub mod movement;
 pub mod normalization;
 pub mod pooling;
 pub mod reduction;
+pub mod resize;
 
 /// Parameters of a 2-D sliding window (convolution or pooling), in ONNX order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

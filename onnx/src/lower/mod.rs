@@ -12,6 +12,7 @@ mod matmul;
 mod movement;
 mod normalization;
 mod reduce;
+mod resize;
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -116,6 +117,7 @@ pub fn lower(
         "Split" => movement::split(builder, node, inputs),
         "Slice" => movement::slice(builder, node, inputs),
         "Pad" => movement::pad(builder, node, inputs),
+        "Resize" => resize::resize(builder, node, inputs),
         "Gather" => movement::gather(builder, node, inputs),
         "Expand" => movement::expand(builder, node, inputs),
         "ReduceMean" | "ReduceSum" | "ReduceMax" => reduce::reduce(builder, node, inputs),

@@ -72,15 +72,37 @@ fn flag(node: &Node, name: &str) -> bool {
     matches!(node.attributes.get(name), Some(Attr::Bool(true)))
 }
 
-/// How an output dimension of `node` reaches one operand: the operand's dimension, and for
-/// windowed dimensions the stride and window extent (a slice of `e` outputs reads
-/// `(e - 1) * stride + extent` inputs).
+/// How an output dimension of `node` reaches one operand: the operand's dimension and how many
+/// of its elements a slice of the output reads.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Reach {
     /// The operand's dimension.
     pub dim: usize,
-    /// Stride and window extent, for convolution and pooling windows.
-    pub window: Option<(usize, usize)>,
+    /// The operand elements a slice reads.
+    pub span: Span,
+}
+
+/// How many operand elements a slice of `e` output elements reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Span {
+    /// `e`: elementwise ops, batch dimensions, the rows of a matrix product.
+    Same,
+    /// A sliding window: `(e - 1) * stride + extent`.
+    Window {
+        /// Output-to-input step.
+        stride: usize,
+        /// The window's extent; for a convolution, the dilation (the window is the filter's,
+        /// whose size `propagate` reads from the filter operand).
+        extent: usize,
+    },
+    /// Resampling (`graph.resize`): `ceil(e * input / output)`, plus the neighbour that
+    /// interpolation and rounding may read.
+    Resample {
+        /// The operand dimension's size.
+        input: usize,
+        /// The output dimension's size.
+        output: usize,
+    },
 }
 
 const ELEMENTWISE: &[&str] = &[
@@ -95,11 +117,11 @@ const ELEMENTWISE: &[&str] = &[
 /// dimension, a broadcast one, a weight).
 pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option<Reach> {
     let output = node.results.first()?.1.shape.as_slice();
-    let same = |d: usize| Some(Reach { dim: d, window: None });
+    let same = |d: usize| Some(Reach { dim: d, span: Span::Same });
     let aligned = || -> Option<Reach> {
         let lead = output.len().checked_sub(operand.len())?;
         let d = dim.checked_sub(lead)?;
-        (operand[d] == output[dim]).then_some(Reach { dim: d, window: None })
+        (operand[d] == output[dim]).then_some(Reach { dim: d, span: Span::Same })
     };
     let name = node.name.as_str();
     if ELEMENTWISE.contains(&name) {
@@ -116,7 +138,7 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
                 0 => same(0),
                 // The window is the filter's: `propagate` reads its size from the filter operand;
                 // here the stride and the dilation.
-                2 | 3 => Some(Reach { dim, window: Some((strides[dim - 2], dilations[dim - 2])) }),
+                2 | 3 => Some(Reach { dim, span: Span::Window { stride: strides[dim - 2], extent: dilations[dim - 2] } }),
                 _ => None,
             }
         }
@@ -128,13 +150,17 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
                 0 | 1 => same(dim),
                 _ => {
                     let axis = dim - 2;
-                    Some(Reach { dim, window: Some((strides[axis], (kernel[axis] - 1) * dilations[axis] + 1)) })
+                    Some(Reach { dim, span: Span::Window { stride: strides[axis], extent: (kernel[axis] - 1) * dilations[axis] + 1 } })
                 }
             }
         }
-        "graph.global_avg_pool" => (dim < 2).then_some(Reach { dim, window: None }),
+        "graph.resize" => {
+            let span = if operand[dim] == output[dim] { Span::Same } else { Span::Resample { input: operand[dim], output: output[dim] } };
+            Some(Reach { dim, span })
+        }
+        "graph.global_avg_pool" => (dim < 2).then_some(Reach { dim, span: Span::Same }),
         // The channel window of a local response normalisation mixes channels.
-        "graph.lrn" => (dim != 1).then_some(Reach { dim, window: None }),
+        "graph.lrn" => (dim != 1).then_some(Reach { dim, span: Span::Same }),
         "graph.matmul" => match (index, dim) {
             (0, 0) => same(0),
             (1, 1) => same(1),
@@ -151,7 +177,7 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
             if dim + 2 < rank {
                 let lead = rank - operand.len();
                 let d = dim.checked_sub(lead)?;
-                return (operand[d] == output[dim]).then_some(Reach { dim: d, window: None });
+                return (operand[d] == output[dim]).then_some(Reach { dim: d, span: Span::Same });
             }
             match (index, rank - dim) {
                 (0, 2) => same(operand.len() - 2),
@@ -162,7 +188,7 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
         "graph.softmax" => {
             let axis = int(node, "axis", -1);
             let axis = if axis < 0 { (axis + output.len() as i64) as usize } else { axis as usize };
-            (dim != axis).then_some(Reach { dim, window: None })
+            (dim != axis).then_some(Reach { dim, span: Span::Same })
         }
         "graph.layer_norm" => {
             if index != 0 {
@@ -170,22 +196,22 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
             }
             let axis = int(node, "axis", -1);
             let axis = if axis < 0 { (axis + output.len() as i64) as usize } else { axis as usize };
-            (dim < axis).then_some(Reach { dim, window: None })
+            (dim < axis).then_some(Reach { dim, span: Span::Same })
         }
         "graph.reshape" | "graph.flatten" => {
             // A leading dimension survives a reshape when everything up to it is unchanged.
-            (dim < operand.len() && output[..=dim] == operand[..=dim]).then_some(Reach { dim, window: None })
+            (dim < operand.len() && output[..=dim] == operand[..=dim]).then_some(Reach { dim, span: Span::Same })
         }
         "graph.transpose" => {
             let permutation = ints(node, "permutation", &[]);
-            permutation.get(dim).map(|&d| Reach { dim: d, window: None })
+            permutation.get(dim).map(|&d| Reach { dim: d, span: Span::Same })
         }
         "graph.concat" | "graph.split" => {
             let axis = int(node, "axis", 0);
             let axis = if axis < 0 { (axis + output.len() as i64) as usize } else { axis as usize };
-            (dim != axis).then_some(Reach { dim, window: None })
+            (dim != axis).then_some(Reach { dim, span: Span::Same })
         }
-        "graph.slice" | "graph.pad" => (operand.get(dim) == Some(&output[dim])).then_some(Reach { dim, window: None }),
+        "graph.slice" | "graph.pad" => (operand.get(dim) == Some(&output[dim])).then_some(Reach { dim, span: Span::Same }),
         "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max" => {
             let rank = operand.len();
             let axes: Vec<usize> = match node.attributes.get("axes") {
@@ -196,7 +222,7 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
             };
             let keep = !matches!(node.attributes.get("keepdims"), Some(Attr::Bool(false)));
             let d = if keep { dim } else { (0..rank).filter(|d| !axes.contains(d)).nth(dim)? };
-            (!axes.contains(&d)).then_some(Reach { dim: d, window: None })
+            (!axes.contains(&d)).then_some(Reach { dim: d, span: Span::Same })
         }
         _ => None,
     }
@@ -307,10 +333,9 @@ impl<'p> Subgraph<'p> {
                 let Some(operand_shape) = self.shape(operand) else { continue };
                 let mapped = reach(node, out_dim, index, operand_shape).and_then(|reach| {
                     let size = operand_shape[reach.dim];
-                    let extent = match reach.window {
-                        None => extent,
-                        Some((stride, window)) => {
-                            // Convolutions carry the dilation here; their window is the filter's.
+                    let extent = match reach.span {
+                        Span::Same => extent,
+                        Span::Window { stride, extent: window } => {
                             let window = if node.name == "graph.conv2d" {
                                 let filter = self.shape(node.operands[1])?;
                                 (filter[reach.dim] - 1) * window + 1
@@ -319,8 +344,9 @@ impl<'p> Subgraph<'p> {
                             };
                             ((extent - 1) * stride + window).min(size)
                         }
+                        Span::Resample { input, output } => ((extent * input).div_ceil(output) + 1).min(size),
                     };
-                    (size % factor == 0 || reach.window.is_some()).then_some((reach.dim, extent))
+                    (size % factor == 0 || reach.span != Span::Same).then_some((reach.dim, extent))
                 });
                 match (mapped, reached[producer]) {
                     (Some(found), None) if !conflict[producer] => reached[producer] = Some(found),

@@ -1457,3 +1457,39 @@ func.func @loop_trip_count_type(%n: tensor<i32>, %c: tensor<i1>) {
   }) : (tensor<i32>, tensor<i1>) -> ()
   return
 }
+
+// -----
+
+// Tests that resize gives one scale per dimension.
+func.func @resize_scale_count(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32> {
+  // expected-error@+1 {{expects one scale per dimension (4), got 2}}
+  %y = graph.resize %x {scales = array<f32: 2.0, 2.0>} : tensor<1x3x4x4xf32> -> tensor<1x3x8x8xf32>
+  return %y : tensor<1x3x8x8xf32>
+}
+
+// -----
+
+// Tests that resize's scales are positive.
+func.func @resize_scale_sign(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32> {
+  // expected-error@+1 {{scale of dimension 2 must be positive, got -1}}
+  %y = graph.resize %x {scales = array<f32: 1.0, 1.0, -1.0, 1.0>} : tensor<1x3x4x4xf32> -> tensor<1x3x4x4xf32>
+  return %y : tensor<1x3x4x4xf32>
+}
+
+// -----
+
+// Tests that resize's result is the input scaled (a 2x upsampling of 4 rows is 8, not 9).
+func.func @resize_result(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x9x8xf32> {
+  // expected-error@+1 {{result dimension 2 is 9 but 4 scaled by 2 is 8}}
+  %y = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : tensor<1x3x4x4xf32> -> tensor<1x3x9x8xf32>
+  return %y : tensor<1x3x9x8xf32>
+}
+
+// -----
+
+// Tests that resize interpolates floats only.
+func.func @resize_integer(%x: tensor<1x3x4x4xi64>) -> tensor<1x3x8x8xi64> {
+  // expected-error@+1 {{operand #0 must be}}
+  %y = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : tensor<1x3x4x4xi64> -> tensor<1x3x8x8xi64>
+  return %y : tensor<1x3x8x8xi64>
+}

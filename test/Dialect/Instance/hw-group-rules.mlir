@@ -45,21 +45,39 @@ func.func @downsampling(%x: tensor<8x64x96x96xf32>) -> tensor<8x64x48x48xf32> {
 
 // -----
 
-// Tests rule (i) mirrored across an upsampling edge (§3.6): the padding quadruples the spatial
-// size, so its split factor is larger than the conv's before it; merging would spread that large
-// factor back to the conv, and the mirrored precondition refuses.
+// Tests rule (i) mirrored across an upsampling edge (§3.6): the 2x bilinear upsampling (a
+// decoder's, as in FPN or U-Net) quadruples the spatial size, so its split factor is larger than
+// the conv's before it; merging would spread that large factor back to the conv, and the mirrored
+// precondition refuses.
 // CHECK-LABEL: func.func @upsampling
 // CHECK: instance.group "g0"
 // CHECK: instance.group "g1"
-// EXPLAIN: @upsampling: straight merge SG1 {conv2d@{{[0-9]+}}} (f=4 on dim 0 {{.*}}) + SG2 {pad@{{[0-9]+}}} (f=8 on dim 0 {{.*}}) -> {{.*}}: refused by rule (i) mirrored for upsampling (§3.6): SG1's factor 4 is smaller than SG2's 8
+// EXPLAIN: @upsampling: straight merge SG1 {conv2d@{{[0-9]+}}} (f=4 on dim 0 {{.*}}) + SG2 {resize@{{[0-9]+}}} (f=8 on dim 0 {{.*}}) -> {{.*}}: refused by rule (i) mirrored for upsampling (§3.6): SG1's factor 4 is smaller than SG2's 8
 func.func @upsampling(%x: tensor<8x96x64x64xf32>) -> tensor<8x96x128x128xf32> {
   %w = graph.weight "w" : tensor<96x96x1x1xf32>
   %a = graph.conv2d %x, %w : (tensor<8x96x64x64xf32>, tensor<96x96x1x1xf32>) -> tensor<8x96x64x64xf32>
-  %b = graph.pad %a {pads = array<i64: 0, 0, 32, 32, 0, 0, 32, 32>} : tensor<8x96x64x64xf32> -> tensor<8x96x128x128xf32>
+  %b = graph.resize %a {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = #graph<resize_mode linear>} : tensor<8x96x64x64xf32> -> tensor<8x96x128x128xf32>
   return %b : tensor<8x96x128x128xf32>
 }
 
 // -----
+
+// Tests that a split reaches through an upsampling op: a decoder's 2x nearest upsampling and the
+// 3x3 conv after it (same spatial size, so rule (i) applies unmirrored) merge, and the merged
+// group splits the rows of both: a slice of the conv's output rows reads half as many rows of
+// the upsampling's input, plus a neighbour.
+// CHECK-LABEL: func.func @upsample_then_conv
+// CHECK: instance.group "g0"{{.*}}best_split = #instance.split<dim = 2, factor = 2, ops = 2>
+// CHECK: graph.resize
+// CHECK: graph.conv2d
+// CHECK-NOT: instance.group
+// EXPLAIN: @upsample_then_conv: straight merge SG1 {resize@{{[0-9]+}}} (f=1 {{.*}}) + SG2 {conv2d@{{[0-9]+}}} (f=2 on dim 1 {{.*}}) -> f=2 on dim 2 reaching 2 ops: accepted by rule (i)
+func.func @upsample_then_conv(%x: tensor<1x80x64x64xf32>) -> tensor<1x80x128x128xf32> {
+  %w = graph.weight "w" : tensor<80x80x3x3xf32>
+  %u = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : tensor<1x80x64x64xf32> -> tensor<1x80x128x128xf32>
+  %y = graph.conv2d %u, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x80x128x128xf32>, tensor<80x80x3x3xf32>) -> tensor<1x80x128x128xf32>
+  return %y : tensor<1x80x128x128xf32>
+}
 
 // Tests that the footprint counts bytes, not elements: the same 2 M-element add (in place) keeps
 // 16 MiB live in i64 and 8 MiB in f32, so the i64 one needs two instances and the f32 one fits

@@ -58,12 +58,6 @@ fn grouping_resnet18_changes_no_number() {
     assert!(groups < 10, "ResNet-18 made {groups} groups");
 }
 
-/// A random DAG of graph ops: every op reads one or two earlier values, mostly recent ones but
-/// any of them at times, so chains, branches, diamonds, joins of far-apart values, multi-result
-/// ops and results that escape the middle of the graph all occur. Convs and pools change the
-/// spatial size (both ways through padding) and the channel count; concat, split, slice, pad and
-/// transpose move data; the function returns every value nobody reads, and sometimes one that
-/// is also read.
 /// Declares a weight with `values` in `body` and `weights`; returns its SSA name.
 fn add_weight(body: &mut String, weights: &mut Weights, shape: &[usize], values: Vec<f32>) -> String {
     let name = format!("w{}", body.matches("graph.weight").count());
@@ -72,6 +66,12 @@ fn add_weight(body: &mut String, weights: &mut Weights, shape: &[usize], values:
     format!("%{name}")
 }
 
+/// A random DAG of graph ops: every op reads one or two earlier values, mostly recent ones but
+/// any of them at times, so chains, branches, diamonds, joins of far-apart values, multi-result
+/// ops and results that escape the middle of the graph all occur. Convs, pools, padding and 2x
+/// upsampling change the spatial size (both ways), convs the channel count; concat, split,
+/// slice, pad and transpose move data. The function returns every value nobody reads, and
+/// sometimes one that is also read.
 fn random_dag(seed: u64) -> (String, Weights) {
     let mut random = Random::new(seed);
     let mut weights = Weights::empty();
@@ -191,7 +191,20 @@ fn random_dag(seed: u64) -> (String, Weights) {
                 .unwrap();
                 results.push((name, s));
             }
-            _ => match random.below(3) {
+            _ => match random.below(4) {
+                3 if s[2] <= 16 => {
+                    let out = [s[0], s[1], 2 * s[2], 2 * s[3]];
+                    let mode = random.pick(&["nearest", "linear"]);
+                    let coordinates = random.pick(&["half_pixel", "align_corners", "asymmetric"]);
+                    writeln!(
+                        body,
+                        "  {name} = graph.resize {x} {{scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = #graph<resize_mode {mode}>, coordinates = #graph<resize_coordinates {coordinates}>}} : {} -> {}",
+                        tensor_type(&s),
+                        tensor_type(&out)
+                    )
+                    .unwrap();
+                    results.push((name, out));
+                }
                 0 => {
                     let out = [s[0], s[1], s[3], s[2]];
                     writeln!(body, "  {name} = graph.transpose {x} {{permutation = array<i64: 0, 1, 3, 2>}} : {} -> {}", tensor_type(&s), tensor_type(&out))

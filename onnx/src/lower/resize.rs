@@ -1,0 +1,108 @@
+//! `Resize` (opsets 11-19) → `graph.resize`: nearest and linear interpolation with constant
+//! scales or sizes. The dialect keeps the scale of every dimension, because ONNX maps
+//! coordinates with the given scale, which differs from `out / in` when the product was rounded.
+
+use super::Builder;
+use crate::emit::Attribute;
+use crate::error::ImportError;
+use crate::node::Node;
+use crate::shape;
+use crate::tensor::Data;
+use crate::types::TensorType;
+use crate::value::{Inputs, Value};
+
+/// `Resize`.
+pub fn resize(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+    let input = super::float_input(node, inputs, 0, "X")?;
+    let ty = input.ty();
+    let rank = ty.rank();
+    let mode = match node.string("mode", "nearest")?.as_str() {
+        "nearest" => "nearest",
+        "linear" => "linear",
+        other => return Err(node.unsupported(format!("mode '{other}' is not supported (nearest and linear are)"))),
+    };
+    let coordinates = match node.string("coordinate_transformation_mode", "half_pixel")?.as_str() {
+        "half_pixel" => "half_pixel",
+        "pytorch_half_pixel" => "pytorch_half_pixel",
+        "align_corners" => "align_corners",
+        "asymmetric" => "asymmetric",
+        other => {
+            return Err(node.unsupported(format!("coordinate_transformation_mode '{other}' is not supported")))
+        }
+    };
+    let nearest = match node.string("nearest_mode", "round_prefer_floor")?.as_str() {
+        "round_prefer_floor" => "round_prefer_floor",
+        "round_prefer_ceil" => "round_prefer_ceil",
+        "floor" => "floor",
+        "ceil" => "ceil",
+        other => return Err(node.invalid(format!("unknown nearest_mode '{other}'"))),
+    };
+    if node.int("antialias", 0)? != 0 {
+        return Err(node.unsupported("antialias is not supported"));
+    }
+    let policy = node.string("keep_aspect_ratio_policy", "stretch")?;
+    if policy != "stretch" {
+        return Err(node.unsupported(format!("keep_aspect_ratio_policy '{policy}' is not supported")));
+    }
+    // Opset 18: scales and sizes may name only some axes.
+    let axes: Vec<usize> = match node.ints("axes")? {
+        None => (0..rank).collect(),
+        Some(axes) => axes
+            .iter()
+            .map(|&axis| shape::axis(axis, rank))
+            .collect::<Result<_, _>>()
+            .map_err(|message| node.invalid(message))?,
+    };
+    let given_scales = match inputs.constant(2, "scales")? {
+        Some(tensor) if !tensor.data.is_empty() => match &tensor.data {
+            Data::F32(values) => Some(values.clone()),
+            _ => return Err(node.invalid("input 2 (scales) must hold floats")),
+        },
+        _ => None,
+    };
+    let sizes = inputs.ints(3, "sizes")?.filter(|sizes| !sizes.is_empty());
+    let mut scales = vec![1.0f32; rank];
+    let mut shape = ty.shape.clone();
+    match (given_scales, sizes) {
+        (Some(given), None) => {
+            if given.len() != axes.len() {
+                return Err(node.invalid(format!("{} scales for {} axes", given.len(), axes.len())));
+            }
+            for (&axis, &scale) in axes.iter().zip(&given) {
+                if !(scale > 0.0) {
+                    return Err(node.invalid(format!("scale {scale} of axis {axis} is not positive")));
+                }
+                scales[axis] = scale;
+                shape[axis] = (ty.shape[axis] as f64 * scale as f64).floor() as usize;
+                if shape[axis] == 0 {
+                    return Err(node.invalid(format!("scale {scale} leaves axis {axis} of size {} empty", ty.shape[axis])));
+                }
+            }
+        }
+        (None, Some(sizes)) => {
+            if sizes.len() != axes.len() {
+                return Err(node.invalid(format!("{} sizes for {} axes", sizes.len(), axes.len())));
+            }
+            for (&axis, &size) in axes.iter().zip(&sizes) {
+                if size <= 0 {
+                    return Err(node.invalid(format!("size {size} of axis {axis} is not positive")));
+                }
+                shape[axis] = size as usize;
+                scales[axis] = size as f32 / ty.shape[axis] as f32;
+            }
+        }
+        (Some(_), Some(_)) => return Err(node.invalid("both scales and sizes are given; exactly one must be")),
+        (None, None) => return Err(node.invalid("neither scales nor sizes is given; exactly one must be")),
+    }
+    if shape == ty.shape && scales.iter().all(|&scale| scale == 1.0) {
+        return Ok(vec![input.clone()]);
+    }
+    let attributes = [
+        ("scales", Attribute::Floats(scales)),
+        ("mode", Attribute::Enum("resize_mode", mode)),
+        ("coordinates", Attribute::Enum("resize_coordinates", coordinates)),
+        ("nearest", Attribute::Enum("nearest_rounding", nearest)),
+    ];
+    let x = builder.operand(input);
+    Ok(vec![builder.emit(node, "graph.resize", &[&x], &attributes, TensorType::new(shape, ty.element))])
+}
