@@ -23,6 +23,13 @@ pub enum ImportError {
         version: i64,
     },
 
+    /// The model uses other operator sets only (classic ML, training): not a DNN Turbine compiles.
+    #[error("the model imports only the operator sets {domains}, which are not supported: Turbine imports ai.onnx (opsets 13 to 21)")]
+    UnsupportedDomains {
+        /// The domains the model imports, comma-separated.
+        domains: String,
+    },
+
     /// A node's operator has no lowering.
     #[error("node '{node}': operator {op_type} is not supported")]
     UnsupportedOp {

@@ -111,7 +111,12 @@ fn checked_graph(model: &ModelProto) -> Result<&GraphProto, ImportError> {
         .find(|opset| opset.domain.is_empty() || opset.domain == "ai.onnx")
         .map(|opset| opset.version)
         .ok_or_else(|| {
-            ImportError::Model("the model imports no ai.onnx opset (is the file truncated?)".into())
+            if model.opset_import.is_empty() {
+                ImportError::Model("the model imports no ai.onnx opset (is the file truncated?)".into())
+            } else {
+                let domains: Vec<&str> = model.opset_import.iter().map(|opset| opset.domain.as_str()).collect();
+                ImportError::UnsupportedDomains { domains: domains.join(", ") }
+            }
         })?;
     if !OPSETS.contains(&version) {
         return Err(ImportError::UnsupportedOpset { version });

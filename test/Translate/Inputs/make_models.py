@@ -413,6 +413,17 @@ def no_opset():
     return m
 
 
+@model("ml-only")
+def ml_only():
+    """A classic-ML model: it imports the ai.onnx.ml operator set and not the standard one."""
+    g = single("Binarizer", [])
+    g.nodes[0].domain = "ai.onnx.ml"
+    m = g.model("ml", 13)
+    del m.opset_import[:]
+    m.opset_import.add(domain="ai.onnx.ml", version=3)
+    return m
+
+
 @model("opset-12")
 def opset_12():
     return single("Relu", []).model("old", 12)
