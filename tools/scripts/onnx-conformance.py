@@ -185,7 +185,7 @@ def evaluate(mlir, data_sets, base, work, what):
         command = list(base)
         for i, value in enumerate(inputs):
             path = os.path.join(work, f"input_{i}.npy")
-            np.save(path, np.ascontiguousarray(value))
+            np.save(path, np.asarray(value, order="C"))  # ascontiguousarray makes scalars 1-D
             command += ["--input", path]
         outputs = [os.path.join(work, f"output_{i}.npy") for i in range(len(expected))]
         for path in outputs:
