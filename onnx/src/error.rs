@@ -17,14 +17,14 @@ pub enum ImportError {
     Model(String),
 
     /// The model's standard operator set is outside the supported range.
-    #[error("the model uses ai.onnx opset {version}; Turbine imports opsets 13 to 21")]
+    #[error("the model uses ai.onnx opset {version}; Turbine imports opsets 13 to 22")]
     UnsupportedOpset {
         /// The opset version the model imports.
         version: i64,
     },
 
     /// The model uses other operator sets only (classic ML, training): not a DNN Turbine compiles.
-    #[error("the model imports only the operator sets {domains}, which are not supported: Turbine imports ai.onnx (opsets 13 to 21)")]
+    #[error("the model imports only the operator sets {domains}, which are not supported: Turbine imports ai.onnx (opsets 13 to 22)")]
     UnsupportedDomains {
         /// The domains the model imports, comma-separated.
         domains: String,

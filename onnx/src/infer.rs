@@ -1,5 +1,5 @@
 //! Shape inference at the level of nodes: reads a node's attributes and constant operands the way
-//! its ONNX operator (opsets 13 to 21) defines them and applies the rules of [`crate::shape`].
+//! its ONNX operator (opsets 13 to 22) defines them and applies the rules of [`crate::shape`].
 //!
 //! The data-movement operators live here because both constant folding and lowering need the same
 //! answer for them (a `Reshape` of a constant is folded, of a run-time value lowered, and both must

@@ -1,4 +1,4 @@
-//! Turbine's ONNX importer: reads an ONNX model (opsets 13 to 21) and writes it in the `graph`
+//! Turbine's ONNX importer: reads an ONNX model (opsets 13 to 22) and writes it in the `graph`
 //! dialect as MLIR text, with its weights in a safetensors side file.
 //!
 //! The import is one walk over the nodes in their (topological) order:

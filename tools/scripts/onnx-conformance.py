@@ -9,7 +9,7 @@ the stcp920 target and run on the software DSA (`turbine-run`, layer-wise schedu
 with the same expected outputs at the same tolerance; a case the compiler does not support yet is
 counted as a compiled skip with the compiler's reason.
 
-Turbine imports opsets 13 to 21; most of this data predates them, so a model of an older opset is
+Turbine imports opsets 13 to 22; most of this data predates them, so a model of an older opset is
 first upgraded to opset 13 with ONNX's own version converter (onnx.version_converter), the way a
 user would. A case is skipped, with the reason, when the converter cannot upgrade it or when it
 uses something Turbine does not support (an op, an element type, a rank); every other case must

@@ -429,9 +429,9 @@ def opset_12():
     return single("Relu", []).model("old", 12)
 
 
-@model("opset-22")
-def opset_22():
-    return single("Relu", []).model("new", 22)
+@model("opset-23")
+def opset_23():
+    return single("Relu", []).model("new", 23)
 
 
 @model("conv1d")

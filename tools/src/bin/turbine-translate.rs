@@ -26,7 +26,7 @@ use turbine_onnx::{import, ImportOptions, ImportedModel};
     group(ArgGroup::new("translation").required(true).args(["import_onnx", "compile"]))
 )]
 struct Arguments {
-    /// Import an ONNX model (ai.onnx opsets 13 to 21) into the graph dialect.
+    /// Import an ONNX model (ai.onnx opsets 13 to 22) into the graph dialect.
     #[arg(long)]
     import_onnx: bool,
     /// Compile a graph-dialect model (.mlir) for `--target` into an object file (`-o`, required)
