@@ -15,7 +15,7 @@ use crate::node::Node;
 use crate::proto::{
     tensor_shape_proto::dimension, type_proto, GraphProto, ModelProto, ValueInfoProto,
 };
-use crate::tensor::Tensor;
+use crate::tensor::{Data, Tensor};
 use crate::types::{checked_len, element_count, format_shape, ElementType, TensorType};
 use crate::value::{Inputs, Value};
 use crate::weights::Weights;
@@ -223,7 +223,15 @@ fn import_node(node: &Node, scope: &mut Scope, builder: &mut Builder) -> Result<
     let inputs = Inputs::new(node, &resolved);
     let outputs = match node.op_type() {
         // Inference-time identities.
-        "Identity" | "Dropout" => vec![inputs.required(0, "input")?.clone()],
+        "Identity" => vec![inputs.required(0, "input")?.clone()],
+        "Dropout" => {
+            // Training mode drops random elements: not an identity, and not supported.
+            let training = inputs.constant(2, "training_mode")?;
+            if training.is_some_and(|mode| matches!(&mode.data, Data::Bool(values) if values.first() == Some(&true))) {
+                return Err(node.unsupported("training_mode true (random dropout) is not supported"));
+            }
+            vec![inputs.required(0, "data")?.clone()]
+        }
         _ => match fold::evaluate(node, &inputs)? {
             Some(tensors) => tensors
                 .into_iter()

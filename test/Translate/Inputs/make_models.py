@@ -424,6 +424,15 @@ def ml_only():
     return m
 
 
+@model("dropout-training")
+def dropout_training():
+    """Dropout in training mode drops random elements: not the identity it is at inference."""
+    g = single("Dropout", ["ratio", "training"], name="/drop/Dropout")
+    g.const("ratio", 0.5, np.float32)
+    g.const("training", True, np.bool_)
+    return g.model("dropout", 13)
+
+
 @model("opset-12")
 def opset_12():
     return single("Relu", []).model("old", 12)
