@@ -6,7 +6,7 @@
 //! then repeat until none of them merges anything more. Rule (i) decides straight and branch
 //! merges of `SG1 -> SG2`: SG2's split factor must be at least SG1's (a downsampling op's large
 //! factor must not spread to what follows), and the merged subgraph's factor must not exceed
-//! SG2's (grouping must not worsen SG2's use of the local buffer). Rule (ii) decides a diamond:
+//! SG2's (grouping must not worsen SG2's use of the on-chip buffer). Rule (ii) decides a diamond:
 //! the interior and the exit merge when the merged factor is at most the largest of theirs. A
 //! merged subgraph whose every split would recompute too much (halos through stacked windows, ops
 //! the split does not reach) has no SplitInfo and the merge is refused: that is the cost check
