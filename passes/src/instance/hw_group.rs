@@ -522,28 +522,15 @@ impl<'p> Grouping<'p> {
         changed
     }
 
-    /// Groups reachable from `from` (excluding it).
-    fn reachable(&self, from: usize) -> BTreeSet<usize> {
+    /// The groups `next` leads to from `start`, transitively (excluding `start`): its
+    /// descendants with [`Grouping::consumers`], its ancestors with [`Grouping::producers`].
+    fn closure(&self, start: usize, next: impl Fn(&Self, usize) -> BTreeSet<usize>) -> BTreeSet<usize> {
         let mut seen = BTreeSet::new();
-        let mut stack = vec![from];
+        let mut stack = vec![start];
         while let Some(group) = stack.pop() {
-            for consumer in self.consumers(group).0 {
-                if seen.insert(consumer) {
-                    stack.push(consumer);
-                }
-            }
-        }
-        seen
-    }
-
-    /// Groups from which `to` is reachable (excluding it).
-    fn ancestors(&self, to: usize) -> BTreeSet<usize> {
-        let mut seen = BTreeSet::new();
-        let mut stack = vec![to];
-        while let Some(group) = stack.pop() {
-            for producer in self.producers(group).0 {
-                if seen.insert(producer) {
-                    stack.push(producer);
+            for neighbour in next(self, group) {
+                if seen.insert(neighbour) {
+                    stack.push(neighbour);
                 }
             }
         }
@@ -565,13 +552,13 @@ impl<'p> Grouping<'p> {
                 if entry_consumers.len() < 2 {
                     continue;
                 }
-                let downstream = self.reachable(entry);
+                let downstream = self.closure(entry, |grouping, group| grouping.consumers(group).0);
                 for &exit in &downstream {
                     // The exit joins the paths: it has several producers.
                     if self.producers(exit).0.len() < 2 {
                         continue;
                     }
-                    let upstream = self.ancestors(exit);
+                    let upstream = self.closure(exit, |grouping, group| grouping.producers(group).0);
                     let interior: BTreeSet<usize> = downstream.intersection(&upstream).copied().collect();
                     if interior.is_empty() || !entry_consumers.iter().all(|c| interior.contains(c) || *c == exit) {
                         continue;
