@@ -93,7 +93,10 @@ fn main() {
         }
     }
 
-    let sources = ["ShapeChecks.cpp", "Graph.cpp", "Instance.cpp", "Dsa.cpp", "CAPI.cpp", "OptMain.cpp"];
+    let sources = [
+        "ShapeChecks.cpp", "Graph.cpp", "Instance.cpp", "Dsa.cpp", "CAPI.cpp", "CAPIAttributes.cpp",
+        "OptMain.cpp",
+    ];
     let mut build = cc::Build::new();
     build
         .cpp(true)
@@ -105,7 +108,8 @@ fn main() {
         .flag_if_supported("-Wno-comment")
         .include(&generated)
         .include(&llvm_include)
-        .include(manifest.join("lib"));
+        .include(manifest.join("lib"))
+        .include(manifest.join("include"));
     for source in sources {
         build.file(manifest.join("lib").join(source));
     }

@@ -4,6 +4,7 @@
 //! `MlirOptMain` entry point that `turbine-opt` runs.
 #![warn(missing_docs)]
 
+pub mod attributes;
 pub mod pass_abi;
 
 use melior::{

@@ -91,14 +91,14 @@ impl Op {
         emit_error(unsafe { Location::from_raw(self.location()) }, message)
     }
 
-    /// Parses `text` as an attribute in this op's context; None (with a diagnostic) if invalid.
-    pub fn parse_attribute(self, text: &str) -> Option<MlirAttribute> {
-        // SAFETY: the op's context is alive; MLIR copies the text.
-        // MLIR's parser may read one byte past the end of the text: give it a NUL there.
-        let terminated = format!("{text}\0");
-        let source = MlirStringRef { data: terminated.as_ptr().cast(), length: text.len() };
-        let attribute = unsafe { mlirAttributeParseGet(mlirOperationGetContext(self.0), source) };
-        (!attribute.ptr.is_null()).then_some(attribute)
+    /// The attribute `name` (inherent or discardable), None when the op has none.
+    pub fn attribute(self, name: &str) -> Option<melior::ir::Attribute<'static>> {
+        // SAFETY: the op is alive; the attribute is owned by its context, which outlives the
+        // pass run that holds this handle (the 'static is the module doc's contract).
+        unsafe {
+            let attribute = mlirOperationGetAttributeByName(self.0, string_ref(name));
+            (!attribute.ptr.is_null()).then(|| melior::ir::Attribute::from_raw(attribute))
+        }
     }
 
     /// Sets the discardable attribute `name`.
@@ -155,33 +155,7 @@ impl Val {
     }
 }
 
-/// An attribute as MLIR prints it.
-pub fn print_attribute(attribute: MlirAttribute) -> String {
-    unsafe extern "C" fn append(text: MlirStringRef, data: *mut std::ffi::c_void) {
-        // SAFETY: `data` is the String below, alive for the call.
-        unsafe { (*data.cast::<String>()).push_str(&to_string(text)) }
-    }
-    let mut text = String::new();
-    // SAFETY: the attribute is alive; the callback only appends.
-    unsafe { mlirAttributePrint(attribute, Some(append), (&mut text as *mut String).cast()) };
-    text
-}
-
 impl Op {
-    /// The op's attribute `name` as MLIR prints it.
-    pub fn attribute_text(self, name: &str) -> Option<String> {
-        let name_ref = MlirStringRef {
-            data: name.as_ptr().cast(),
-            length: name.len(),
-        };
-        // SAFETY: the op is alive.
-        let attribute = unsafe { mlirOperationGetAttributeByName(self.0, name_ref) };
-        if attribute.ptr.is_null() {
-            return None;
-        }
-        Some(print_attribute(attribute))
-    }
-
     /// Whether the op's first region has no block (a declaration).
     pub fn regions_empty(self) -> bool {
         // SAFETY: the op is alive.

@@ -7,9 +7,11 @@
 pub mod conversion;
 pub mod dsa;
 pub mod graph;
+pub mod graph_view;
 pub mod instance;
 mod ir;
 pub mod registry;
+pub mod target;
 
 use std::sync::Once;
 

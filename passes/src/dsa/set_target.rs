@@ -8,39 +8,15 @@ use crate::{
     ir::Op,
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
-use melior::ir::OperationRef;
+use melior::ir::{AttributeLike, OperationRef};
 use turbine_dialects::pass_abi::OptionKind;
-use turbine_targets::{Target, UnitKind};
+use turbine_targets::Target;
 
 /// The pass; see the module documentation.
 #[derive(Debug)]
 pub struct SetTarget {
     /// The built-in target name or the path of a description file, as given.
     target: String,
-}
-
-/// The `#dsa.target<...>` attribute text for `target`.
-pub fn target_attribute(target: &Target) -> String {
-    let units = |kind| target.units_of(kind);
-    format!(
-        "#dsa.target<name = {:?}, clusters = {}, cores_per_cluster = {}, matrix_engines_per_core = {}, \
-         vector_engines_per_core = {}, vector_cores_per_core = {}, lb_bytes = {}, gb_bytes = {}, \
-         ddr_bytes = {}, clock_mhz = {:?}, ddr_gb_bandwidth = {:?}, gb_lb_bandwidth = {:?}, \
-         lb_lb_bandwidth = {:?}>",
-        target.name,
-        target.device.clusters,
-        target.cluster.cores,
-        units(UnitKind::MatrixEngine),
-        units(UnitKind::VectorEngine),
-        units(UnitKind::VectorCore),
-        target.core.lb_bytes,
-        target.cluster.gb_bytes,
-        target.device.ddr_bytes,
-        target.clock_mhz,
-        target.bandwidth.ddr_gb,
-        target.bandwidth.gb_lb,
-        target.bandwidth.lb_lb,
-    )
 }
 
 impl Pass for SetTarget {
@@ -76,11 +52,11 @@ attribute, which later passes read for core counts, buffer capacities and bandwi
             module.emit_error(&format!("cannot use target '{}': {error}", self.target));
             PassFailure
         })?;
-        let attribute = module.parse_attribute(&target_attribute(&target)).ok_or_else(|| {
-            module.emit_error(&format!("target '{}' does not make a valid #dsa.target", target.name));
-            PassFailure
-        })?;
-        module.set_attribute("dsa.target", attribute);
+        // SAFETY: the module is alive for the pass run.
+        let location = unsafe { melior::ir::Location::from_raw(module.location()) };
+        // An out-of-range figure is reported by the attribute's verifier at the module.
+        let attribute = crate::target::from_description(&target).attribute(location).ok_or(PassFailure)?;
+        module.set_attribute("dsa.target", attribute.to_raw());
         Ok(())
     }
 }

@@ -14,14 +14,18 @@
 
 use super::split_info::{best_split, Budget, Split, Subgraph};
 use crate::{
-    conversion::graph_to_dsa::Machine,
+    graph_view::{FunctionView, Node, TensorType, ValueId},
     ir::Op,
+    target::Machine,
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use melior::ir::OperationRef;
+use petgraph::{
+    graphmap::DiGraphMap,
+    visit::{Dfs, IntoNeighbors, Reversed, Visitable},
+};
 use std::collections::{BTreeMap, BTreeSet};
 use turbine_dialects::pass_abi::OptionKind;
-use turbine_interpreter::program::{Node, Program, TensorType, ValueId};
 
 /// The pass; see the module documentation.
 #[derive(Debug)]
@@ -118,7 +122,7 @@ footprint model is in docs/Grouping.md.";
             return Err(PassFailure);
         }
         let machine = if self.target.is_empty() {
-            module.attribute_text("dsa.target").as_deref().and_then(Machine::parse).ok_or_else(|| {
+            Machine::of_module(module).ok_or_else(|| {
                 module.emit_error("hw-group needs a target: set the module's dsa.target (dsa-set-target) or the 'target' option");
                 PassFailure
             })?
@@ -127,7 +131,7 @@ footprint model is in docs/Grouping.md.";
                 module.emit_error(&format!("cannot use target '{}': {error}", self.target));
                 PassFailure
             })?;
-            Machine::parse(&crate::dsa::set_target::target_attribute(&target)).expect("a valid target prints a parsable attribute")
+            Machine::new(&crate::target::from_description(&target))
         };
         if self.weight_buffer >= machine.lb_bytes {
             module.emit_error(&format!(
@@ -146,17 +150,13 @@ footprint model is in docs/Grouping.md.";
                 continue;
             }
             let name = function.symbol_name();
-            // SAFETY: the module is verified (the pass manager verified it before this pass).
-            let program = match unsafe { Program::structure_of(module.0, Some(&name)) } {
-                Ok(program) => program,
-                Err(error) => {
-                    function.emit_error(&format!("cannot group @{name}: {error}"));
-                    return Err(PassFailure);
-                }
-            };
+            let program = FunctionView::read(function).map_err(|error| {
+                error.op.unwrap_or(function).emit_error(&format!("cannot group @{name}: {}", error.message));
+                PassFailure
+            })?;
             let grouping = Grouping::new(&program, budget, self.explain, &name);
             let groups = grouping.run();
-            rewrite(function, &program, &groups);
+            rewrite(&program, &groups);
         }
         Ok(())
     }
@@ -175,7 +175,7 @@ pub struct Group {
 }
 
 struct Grouping<'p> {
-    program: &'p Program,
+    program: &'p FunctionView,
     budget: Budget,
     explain: bool,
     function: &'p str,
@@ -205,14 +205,14 @@ fn describe(best: Option<Split>) -> String {
 }
 
 impl<'p> Grouping<'p> {
-    fn new(program: &'p Program, budget: Budget, explain: bool, function: &'p str) -> Self {
+    fn new(program: &'p FunctionView, budget: Budget, explain: bool, function: &'p str) -> Self {
         let mut types = BTreeMap::new();
         let mut weights = BTreeSet::new();
         let mut producer = BTreeMap::new();
-        for (value, r#type) in &program.body.arguments {
+        for (value, r#type) in &program.arguments {
             types.insert(*value, r#type);
         }
-        for (index, node) in program.body.ops.iter().enumerate() {
+        for (index, node) in program.ops.iter().enumerate() {
             for (value, r#type) in &node.results {
                 types.insert(*value, r#type);
                 producer.insert(*value, index);
@@ -221,9 +221,9 @@ impl<'p> Grouping<'p> {
                 }
             }
         }
-        let returned = program.body.ops.last().map(|node| node.operands.iter().copied().collect()).unwrap_or_default();
+        let returned = program.ops.last().map(|node| node.operands.iter().copied().collect()).unwrap_or_default();
         let mut readers: BTreeMap<ValueId, Vec<usize>> = BTreeMap::new();
-        for (index, node) in program.body.ops.iter().enumerate() {
+        for (index, node) in program.ops.iter().enumerate() {
             if node.name == "func.return" {
                 continue;
             }
@@ -253,7 +253,7 @@ impl<'p> Grouping<'p> {
         // op with learned parameters, its auxiliary ops after it), the fusion every compiler
         // starts from.
         let mut layer_of: BTreeMap<usize, usize> = BTreeMap::new();
-        for (index, node) in program.body.ops.iter().enumerate() {
+        for (index, node) in program.ops.iter().enumerate() {
             if matches!(node.name.as_str(), "graph.weight" | "graph.constant" | "func.return") || layer_of.contains_key(&index) {
                 continue;
             }
@@ -300,7 +300,7 @@ impl<'p> Grouping<'p> {
     }
 
     fn node(&self, index: usize) -> &'p Node {
-        &self.program.body.ops[index]
+        &self.program.ops[index]
     }
 
     /// Algorithm 1 and Eq. 1 for the ops `ops`.
@@ -381,8 +381,7 @@ impl<'p> Grouping<'p> {
             .iter()
             .map(|&index| {
                 let node = self.node(index);
-                let line = node.location.split(':').nth(1).filter(|l| l.chars().all(|c| c.is_ascii_digit()));
-                match line {
+                match node.line() {
                     Some(line) => format!("{}@{line}", node.name.trim_start_matches("graph.")),
                     None => format!("{}#{index}", node.name.trim_start_matches("graph.")),
                 }
@@ -522,19 +521,16 @@ impl<'p> Grouping<'p> {
         changed
     }
 
-    /// The groups `next` leads to from `start`, transitively (excluding `start`): its
-    /// descendants with [`Grouping::consumers`], its ancestors with [`Grouping::producers`].
-    fn closure(&self, start: usize, next: impl Fn(&Self, usize) -> BTreeSet<usize>) -> BTreeSet<usize> {
-        let mut seen = BTreeSet::new();
-        let mut stack = vec![start];
-        while let Some(group) = stack.pop() {
-            for neighbour in next(self, group) {
-                if seen.insert(neighbour) {
-                    stack.push(neighbour);
-                }
+    /// The current groups as a graph: an edge from each group to every group reading its results.
+    fn group_graph(&self) -> DiGraphMap<usize, ()> {
+        let mut graph = DiGraphMap::new();
+        for &group in self.groups.keys() {
+            graph.add_node(group);
+            for consumer in self.consumers(group).0 {
+                graph.add_edge(group, consumer, ());
             }
         }
-        seen
+        graph
     }
 
     /// Diamond merges: one entry, one exit, at least two paths between them, and an interior
@@ -544,6 +540,7 @@ impl<'p> Grouping<'p> {
         let mut progress = true;
         while progress {
             progress = false;
+            let mut graph = self.group_graph();
             for entry in self.groups.keys().copied().collect::<Vec<_>>() {
                 if !self.groups.contains_key(&entry) {
                     continue;
@@ -552,13 +549,13 @@ impl<'p> Grouping<'p> {
                 if entry_consumers.len() < 2 {
                     continue;
                 }
-                let downstream = self.closure(entry, |grouping, group| grouping.consumers(group).0);
+                let downstream = reachable(&graph, entry);
                 for &exit in &downstream {
                     // The exit joins the paths: it has several producers.
                     if self.producers(exit).0.len() < 2 {
                         continue;
                     }
-                    let upstream = self.closure(exit, |grouping, group| grouping.producers(group).0);
+                    let upstream = reachable(Reversed(&graph), exit);
                     let interior: BTreeSet<usize> = downstream.intersection(&upstream).copied().collect();
                     if interior.is_empty() || !entry_consumers.iter().all(|c| interior.contains(c) || *c == exit) {
                         continue;
@@ -602,6 +599,7 @@ impl<'p> Grouping<'p> {
                     ));
                     if accepted {
                         self.merge(&members, merged);
+                        graph = self.group_graph();
                         changed = true;
                         progress = true;
                     } else {
@@ -630,15 +628,29 @@ impl<'p> Grouping<'p> {
     }
 }
 
+/// The nodes reachable from `start` in `graph`, `start` excluded.
+fn reachable<G>(graph: G, start: usize) -> BTreeSet<usize>
+where
+    G: IntoNeighbors<NodeId = usize> + Visitable,
+{
+    let mut search = Dfs::new(graph, start);
+    let mut seen = BTreeSet::new();
+    while let Some(group) = search.next(graph) {
+        if group != start {
+            seen.insert(group);
+        }
+    }
+    seen
+}
+
 fn factor_text(best: Option<Split>) -> String {
     best.map_or("none".to_owned(), |split| split.factor.to_string())
 }
 
 /// Rebuilds the function body: one `instance.group` per group, in a topological order of the
 /// groups, before the terminator.
-fn rewrite(function: Op, program: &Program, groups: &[Group]) {
-    let handles = function.body_ops();
-    let ops = &program.body.ops;
+fn rewrite(program: &FunctionView, groups: &[Group]) {
+    let ops = &program.ops;
     let mut owner: BTreeMap<usize, usize> = BTreeMap::new();
     for (position, group) in groups.iter().enumerate() {
         for &op in &group.ops {
@@ -674,10 +686,10 @@ fn rewrite(function: Op, program: &Program, groups: &[Group]) {
         done[next] = true;
         order.push(next);
     }
-    let terminator = *handles.last().expect("a function body ends in func.return");
+    let terminator = ops.last().expect("a function body ends in func.return").op;
     for (name_index, &position) in order.iter().enumerate() {
         let group = &groups[position];
-        let members: Vec<Op> = group.ops.iter().map(|&op| handles[op]).collect();
+        let members: Vec<Op> = group.ops.iter().map(|&op| ops[op].op).collect();
         super::group_ops(terminator, &members, &format!("g{name_index}"), &group.info, group.best);
     }
 }

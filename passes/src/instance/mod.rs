@@ -4,6 +4,7 @@ pub mod hw_group;
 pub mod split_info;
 
 use crate::ir::{Op, Val};
+use melior::ir::{AttributeLike, Location};
 use mlir_sys::*;
 use split_info::Split;
 
@@ -92,19 +93,19 @@ pub(crate) fn group_ops(before: Op, members: &[Op], name: &str, info: &[Split], 
             mlirIdentifierGet(context, string_ref("name")),
             mlirStringAttrGet(context, string_ref(name)),
         )];
-        let parse = |text: &str| {
-            let terminated = format!("{text}\0");
-            mlirAttributeParseGet(context, MlirStringRef { data: terminated.as_ptr().cast(), length: text.len() })
+        // The splits were verified when Algorithm 1 made them (positive factor, at least one op).
+        let split = |split: &Split| {
+            split.tuple().attribute(Location::from_raw(location)).expect("Algorithm 1 makes valid splits").to_raw()
         };
         if !info.is_empty() {
-            let tuples: Vec<String> = info.iter().map(Split::attribute).collect();
+            let tuples: Vec<MlirAttribute> = info.iter().map(split).collect();
             attributes.push(mlirNamedAttributeGet(
                 mlirIdentifierGet(context, string_ref("split_info")),
-                parse(&format!("[{}]", tuples.join(", "))),
+                mlirArrayAttrGet(context, tuples.len() as isize, tuples.as_ptr()),
             ));
         }
         if let Some(best) = best {
-            attributes.push(mlirNamedAttributeGet(mlirIdentifierGet(context, string_ref("best_split")), parse(&best.attribute())));
+            attributes.push(mlirNamedAttributeGet(mlirIdentifierGet(context, string_ref("best_split")), split(&best)));
         }
         mlirOperationStateAddAttributes(&mut state, attributes.len() as isize, attributes.as_ptr());
         let group = mlirOperationCreate(&mut state);

@@ -7,10 +7,7 @@
 //! and spatial dimensions of convolutions and pools, the rows and columns of matrix products, ...),
 //! each into `f` slices; an op the split does not reach must be computed whole by every slice.
 
-use turbine_interpreter::{
-    program::{Attr, Node, TensorType, ValueId},
-    ElementType,
-};
+use crate::graph_view::{Node, TensorType, ValueId};
 
 /// One SplitInfo tuple `(split_d, n_d, f_d, d)`; `split_d` is implied (only splittable
 /// dimensions are recorded).
@@ -25,9 +22,9 @@ pub struct Split {
 }
 
 impl Split {
-    /// The attribute text, `#instance.split<dim = d, factor = f, ops = n>`.
-    pub fn attribute(&self) -> String {
-        format!("#instance.split<dim = {}, factor = {}, ops = {}>", self.dim, self.factor, self.ops)
+    /// The tuple as the dialect's `#instance.split` holds it.
+    pub fn tuple(&self) -> turbine_dialects::attributes::instance::Split {
+        turbine_dialects::attributes::instance::Split { dim: self.dim as i64, factor: self.factor as i64, ops: self.ops as i64 }
     }
 }
 
@@ -54,22 +51,8 @@ pub struct Subgraph<'p> {
     pub types: &'p dyn Fn(ValueId) -> Option<&'p TensorType>,
 }
 
-fn ints(node: &Node, name: &str, default: &[i64]) -> Vec<usize> {
-    match node.attributes.get(name) {
-        Some(Attr::Ints(values)) => values.iter().map(|&v| v as usize).collect(),
-        _ => default.iter().map(|&v| v as usize).collect(),
-    }
-}
-
-fn int(node: &Node, name: &str, default: i64) -> i64 {
-    match node.attributes.get(name) {
-        Some(Attr::Int(value)) => *value,
-        _ => default,
-    }
-}
-
-fn flag(node: &Node, name: &str) -> bool {
-    matches!(node.attributes.get(name), Some(Attr::Bool(true)))
+fn sizes(node: &Node, name: &str) -> Vec<usize> {
+    node.ints(name).iter().map(|&v| v as usize).collect()
 }
 
 /// How an output dimension of `node` reaches one operand: the operand's dimension and how many
@@ -132,8 +115,8 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
             if index != 0 {
                 return None;
             }
-            let strides = ints(node, "strides", &[1, 1]);
-            let dilations = ints(node, "dilations", &[1, 1]);
+            let strides = sizes(node, "strides");
+            let dilations = sizes(node, "dilations");
             match dim {
                 0 => same(0),
                 // The window is the filter's: `propagate` reads its size from the filter operand;
@@ -143,9 +126,10 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
             }
         }
         "graph.max_pool2d" | "graph.avg_pool2d" => {
-            let strides = ints(node, "strides", &[1, 1]);
-            let kernel = ints(node, "kernel", &[1, 1]);
-            let dilations = ints(node, "dilations", &[1, 1]);
+            let strides = sizes(node, "strides");
+            let kernel = sizes(node, "kernel");
+            // Average pooling has no dilations (ONNX AveragePool before opset 19).
+            let dilations = node.ints_opt("dilations").map_or(vec![1, 1], |d| d.iter().map(|&v| v as usize).collect());
             match dim {
                 0 | 1 => same(dim),
                 _ => {
@@ -167,8 +151,8 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
             _ => None,
         },
         "graph.gemm" => match (index, dim) {
-            (0, 0) => same(if flag(node, "trans_a") { 1 } else { 0 }),
-            (1, 1) => same(if flag(node, "trans_b") { 0 } else { 1 }),
+            (0, 0) => same(if node.flag("trans_a") { 1 } else { 0 }),
+            (1, 1) => same(if node.flag("trans_b") { 0 } else { 1 }),
             (2, _) => aligned(),
             _ => None,
         },
@@ -186,7 +170,7 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
             }
         }
         "graph.softmax" => {
-            let axis = int(node, "axis", -1);
+            let axis = node.int("axis");
             let axis = if axis < 0 { (axis + output.len() as i64) as usize } else { axis as usize };
             (dim != axis).then_some(Reach { dim, span: Span::Same })
         }
@@ -194,7 +178,7 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
             if index != 0 {
                 return None;
             }
-            let axis = int(node, "axis", -1);
+            let axis = node.int("axis");
             let axis = if axis < 0 { (axis + output.len() as i64) as usize } else { axis as usize };
             (dim < axis).then_some(Reach { dim, span: Span::Same })
         }
@@ -203,24 +187,22 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
             (dim < operand.len() && output[..=dim] == operand[..=dim]).then_some(Reach { dim, span: Span::Same })
         }
         "graph.transpose" => {
-            let permutation = ints(node, "permutation", &[]);
+            let permutation = sizes(node, "permutation");
             permutation.get(dim).map(|&d| Reach { dim: d, span: Span::Same })
         }
         "graph.concat" | "graph.split" => {
-            let axis = int(node, "axis", 0);
+            let axis = node.int("axis");
             let axis = if axis < 0 { (axis + output.len() as i64) as usize } else { axis as usize };
             (dim != axis).then_some(Reach { dim, span: Span::Same })
         }
         "graph.slice" | "graph.pad" => (operand.get(dim) == Some(&output[dim])).then_some(Reach { dim, span: Span::Same }),
         "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max" => {
             let rank = operand.len();
-            let axes: Vec<usize> = match node.attributes.get("axes") {
-                Some(Attr::Ints(axes)) if !axes.is_empty() => {
-                    axes.iter().map(|&a| if a < 0 { (a + rank as i64) as usize } else { a as usize }).collect()
-                }
-                _ => (0..rank).collect(),
+            let axes: Vec<usize> = match node.ints("axes") {
+                [] => (0..rank).collect(),
+                axes => axes.iter().map(|&a| if a < 0 { (a + rank as i64) as usize } else { a as usize }).collect(),
             };
-            let keep = !matches!(node.attributes.get("keepdims"), Some(Attr::Bool(false)));
+            let keep = node.flag("keepdims");
             let d = if keep { dim } else { (0..rank).filter(|d| !axes.contains(d)).nth(dim)? };
             (!axes.contains(&d)).then_some(Reach { dim: d, span: Span::Same })
         }
@@ -228,19 +210,9 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
     }
 }
 
-/// Bytes of one element (integers of every width are held as i64 by the interpreter, but i32
-/// tensors take four bytes on the device).
-pub fn element_bytes(element: ElementType) -> usize {
-    match element {
-        ElementType::F32 | ElementType::I32 => 4,
-        ElementType::I64 => 8,
-        ElementType::Bool => 1,
-    }
-}
-
 /// Bytes of a tensor.
 fn bytes(r#type: &TensorType) -> usize {
-    r#type.shape.iter().product::<usize>().max(1) * element_bytes(r#type.element_type)
+    r#type.shape.iter().product::<usize>().max(1) * r#type.element_type.bytes()
 }
 
 /// Work of an op (multiply-adds for convolutions and matrix products, one per output element

@@ -257,10 +257,10 @@ pub fn lower(
     let (batch, channels, height, width) = dims4(&input.view.shape);
     let out = layer.output.view.shape.clone();
     let [kh, kw] = [filter.view.shape[2], filter.view.shape[3]];
-    let strides = layers::ints(node, "strides", &[1, 1]);
-    let pads = layers::ints(node, "pads", &[0, 0, 0, 0]);
-    let dilations = layers::ints(node, "dilations", &[1, 1]);
-    let groups = layers::int(node, "groups", 1) as usize;
+    let strides = node.ints("strides").to_vec();
+    let pads = node.ints("pads").to_vec();
+    let dilations = node.ints("dilations").to_vec();
+    let groups = node.int("groups") as usize;
     let geometry = Geometry {
         batch,
         channels,
@@ -298,14 +298,8 @@ pub fn lower(
             vec![Operand::Chain, Operand::External(id)],
         ));
     }
-    if let Some(keyword) = layers::keyword(node, "activation") {
-        let step = layers::activation_step(keyword).ok_or_else(|| {
-            LoweringError::at(
-                layer.index,
-                format!("conv2d activation '{keyword}' is not supported"),
-            )
-        })?;
-        steps.push(Step::chained(step, vec![Operand::Chain]));
+    if let Some(activation) = node.activation() {
+        steps.push(Step::chained(layers::activation_step(activation), vec![Operand::Chain]));
     }
     steps.extend(layer.steps.iter().cloned());
     let scope = Scope {

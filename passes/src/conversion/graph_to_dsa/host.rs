@@ -10,10 +10,7 @@ use super::{
     window, LoweringError, Machine,
 };
 use std::collections::{BTreeMap, BTreeSet};
-use turbine_interpreter::{
-    program::{Attr, Node, Program, ValueId},
-    Data, ElementType,
-};
+use crate::graph_view::{ElementType, FunctionView, Node, ValueId};
 
 /// A layer to lower: its anchor op, the epilogue fused after it, and the tensor it writes.
 pub struct Layer<'p> {
@@ -77,14 +74,14 @@ impl Synthetic {
 }
 
 /// Lowers `program` into kernels and a host function; returns their text.
-pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, LoweringError> {
-    let ops = &program.body.ops;
+pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<String, LoweringError> {
+    let ops = &program.ops;
     let mut users: BTreeMap<ValueId, Vec<usize>> = BTreeMap::new();
     for (index, node) in ops.iter().enumerate() {
         for &operand in &node.operands {
             users.entry(operand).or_default().push(index);
         }
-        if !node.regions.is_empty() {
+        if node.has_regions {
             return Err(LoweringError::at(
                 index,
                 format!(
@@ -107,7 +104,7 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
     let mut fused: BTreeSet<usize> = BTreeSet::new();
     let mut synthetic = Synthetic(program.value_count + 1_000_000);
 
-    for (position, (value, r#type)) in program.body.arguments.iter().enumerate() {
+    for (position, (value, r#type)) in program.arguments.iter().enumerate() {
         check_f32(r#type.element_type, None, "function argument")?;
         let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
         let name = format!("%in{position}");
@@ -149,7 +146,7 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
             "graph.weight" => {
                 let (value, r#type) = result.expect("weights have a result");
                 check_f32(r#type.element_type, Some(index), "weight")?;
-                let Some(Attr::Str(weight)) = node.attributes.get("name") else {
+                let Some(weight) = node.string("name") else {
                     return Err(LoweringError::at(index, "graph.weight without a name"));
                 };
                 let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
@@ -163,13 +160,13 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
             }
             "graph.constant" => {
                 let (value, r#type) = result.expect("constants have a result");
-                let Some(Attr::Dense(tensor)) = node.attributes.get("value") else {
+                let Some(constant) = node.constant() else {
                     return Err(LoweringError::at(
                         index,
                         "graph.constant without a dense value",
                     ));
                 };
-                let Data::F32(values) = &tensor.data else {
+                let Some(payload) = constant.f32_payload() else {
                     return Err(LoweringError::at(
                         index,
                         format!(
@@ -182,17 +179,22 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
                 let view = View::contiguous(&shape, Space::Ddr);
                 // The values, flat in row-major order (the buffer's type carries the shape); one
                 // value when they are all equal, as importers make large splat constants.
-                let payload = if values.windows(2).all(|pair| pair[0].to_bits() == pair[1].to_bits()) {
-                    float_text(values.first().copied().unwrap_or(0.0))
-                } else {
-                    let elements: Vec<String> = values.iter().map(|&v| float_text(v)).collect();
-                    format!("[{}]", elements.join(", "))
+                let count = view.elements();
+                let payload = match payload {
+                    Err(splat) => float_text(splat),
+                    Ok(values) if values.windows(2).all(|pair| pair[0].to_bits() == pair[1].to_bits()) => {
+                        float_text(values.first().copied().unwrap_or(0.0))
+                    }
+                    Ok(values) => {
+                        let elements: Vec<String> = values.iter().map(|&v| float_text(v)).collect();
+                        format!("[{}]", elements.join(", "))
+                    }
                 };
                 let name = format!("%k{}", parameters.len());
                 parameters.push((
                     name.clone(),
                     view.clone(),
-                    format!("dsa.constant = dense<{payload}> : tensor<{}xf32>", values.len()),
+                    format!("dsa.constant = dense<{payload}> : tensor<{count}xf32>"),
                 ));
                 tensors.insert(value, Tensor { host: name, view });
             }
@@ -461,7 +463,7 @@ pub fn lower_function(program: &Program, machine: &Machine) -> Result<String, Lo
                 ),
             ));
         }
-        launch(&mut host, &mut kernels, kernel, &node.location);
+        launch(&mut host, &mut kernels, kernel, &location_text(node));
         for ((value, _), tensor) in final_values.iter().zip(results) {
             tensors.insert(*value, tensor);
         }
@@ -565,20 +567,8 @@ fn returned_through_reshapes(
     }
 }
 
-fn value_shape(program: &Program, value: ValueId) -> Vec<usize> {
-    for (argument, r#type) in &program.body.arguments {
-        if *argument == value {
-            return buffer_shape(&r#type.shape);
-        }
-    }
-    for node in &program.body.ops {
-        for (result, r#type) in &node.results {
-            if *result == value {
-                return buffer_shape(&r#type.shape);
-            }
-        }
-    }
-    unreachable!("every returned value is defined in the function")
+fn value_shape(program: &FunctionView, value: ValueId) -> Vec<usize> {
+    buffer_shape(&program.type_of(value).shape)
 }
 
 fn check_f32(
@@ -631,7 +621,7 @@ fn batch_norm_steps(
         tensors.insert(id, reshaped(host, &source, &shape));
         ids.push(id);
     }
-    let epsilon = layers::float(node, "epsilon", 1e-5);
+    let epsilon = node.float("epsilon");
     layers::batch_norm_steps(ids[0], ids[1], ids[2], ids[3], epsilon)
 }
 
@@ -651,4 +641,19 @@ pub fn reshaped(host: &mut Body, source: &Tensor, shape: &[usize]) -> Tensor {
         view.type_text()
     ));
     Tensor { host: name, view }
+}
+
+/// The op's location as MLIR writes it, for the `loc(...)` of the generated text.
+fn location_text(node: &Node) -> String {
+    unsafe extern "C" fn append(text: mlir_sys::MlirStringRef, data: *mut std::ffi::c_void) {
+        // SAFETY: `data` is the String below; `text` is valid for the call.
+        unsafe {
+            let bytes = std::slice::from_raw_parts(text.data.cast::<u8>(), text.length);
+            (*data.cast::<String>()).push_str(&String::from_utf8_lossy(bytes));
+        }
+    }
+    let mut text = String::new();
+    // SAFETY: the op is alive; the callback only appends.
+    unsafe { mlir_sys::mlirLocationPrint(node.op.location(), Some(append), (&mut text as *mut String).cast()) };
+    text.strip_prefix("loc(").and_then(|rest| rest.strip_suffix(')')).unwrap_or(&text).to_owned()
 }

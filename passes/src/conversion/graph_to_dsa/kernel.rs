@@ -14,7 +14,7 @@ use super::{
     Machine,
 };
 use std::collections::BTreeMap;
-use turbine_interpreter::program::ValueId;
+use crate::graph_view::ValueId;
 
 /// A kernel under construction.
 pub struct Kernel {

@@ -6,7 +6,8 @@
 //! activation, residual add). The epilogue runs on the anchor's output tile while it is still in
 //! the local buffer, so only the layer's final value travels through DDR.
 
-use turbine_interpreter::program::{Attr, Node, ValueId};
+use crate::graph_view::{Node, ValueId};
+use turbine_dialects::attributes::graph::Activation;
 
 /// An elementwise operation of an epilogue, as the vector units run it.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,14 +123,11 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
         "graph.neg" => unary("neg"),
         "graph.reciprocal" => unary("reciprocal"),
         "graph.abs" => unary("abs"),
-        "graph.gelu" if !matches!(node.attributes.get("approximate"), Some(Attr::Bool(true))) => {
+        "graph.gelu" if !node.flag("approximate") => {
             unary("gelu")
         }
         "graph.clip" => {
-            let bound = |name| match node.attributes.get(name) {
-                Some(Attr::Float(value)) => Some(*value as f32),
-                _ => None,
-            };
+            let bound = |name| node.float_opt(name);
             Some(vec![(
                 Elementwise::Unary {
                     kind: "clip",
@@ -144,61 +142,23 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
 }
 
 /// The elementwise steps of a fused `activation` attribute (conv2d), if any.
-pub fn activation_step(keyword: &str) -> Option<Elementwise> {
+pub fn activation_step(activation: Activation) -> Elementwise {
     let unary = |kind| Elementwise::Unary {
         kind,
         bounds: None,
         affine: None,
     };
-    Some(match keyword {
-        "relu" => unary("relu"),
-        "relu6" => Elementwise::Unary {
+    match activation {
+        Activation::Relu => unary("relu"),
+        Activation::Relu6 => Elementwise::Unary {
             kind: "clip",
             bounds: Some((0.0, 6.0)),
             affine: None,
         },
-        "sigmoid" => unary("sigmoid"),
-        "tanh" => unary("tanh"),
-        "silu" => unary("silu"),
-        "gelu" => unary("gelu"),
-        _ => return None,
-    })
-}
-
-/// Integer attribute array with a default.
-pub fn ints(node: &Node, name: &str, default: &[i64]) -> Vec<i64> {
-    match node.attributes.get(name) {
-        Some(Attr::Ints(values)) => values.clone(),
-        _ => default.to_vec(),
-    }
-}
-
-/// Integer attribute with a default.
-pub fn int(node: &Node, name: &str, default: i64) -> i64 {
-    match node.attributes.get(name) {
-        Some(Attr::Int(value)) => *value,
-        _ => default,
-    }
-}
-
-/// Float attribute with a default.
-pub fn float(node: &Node, name: &str, default: f32) -> f32 {
-    match node.attributes.get(name) {
-        Some(Attr::Float(value)) => *value as f32,
-        _ => default,
-    }
-}
-
-/// Boolean attribute (false when absent).
-pub fn flag(node: &Node, name: &str) -> bool {
-    matches!(node.attributes.get(name), Some(Attr::Bool(true)))
-}
-
-/// Enumeration attribute, such as a conv2d's `activation`.
-pub fn keyword<'n>(node: &'n Node, name: &str) -> Option<&'n str> {
-    match node.attributes.get(name) {
-        Some(Attr::Keyword(value)) => Some(value),
-        _ => None,
+        Activation::Sigmoid => unary("sigmoid"),
+        Activation::Tanh => unary("tanh"),
+        Activation::Silu => unary("silu"),
+        Activation::Gelu => unary("gelu"),
     }
 }
 

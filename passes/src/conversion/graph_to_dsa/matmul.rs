@@ -7,7 +7,7 @@ use super::{
     conv::{COMPUTE_SETUP, DMA_SETUP, MATRIX_FLOPS},
     host::{Layer, Scope},
     kernel::{Epilogue, Kernel, Tensor},
-    layers::{self, Elementwise, Operand, Step},
+    layers::{Elementwise, Operand, Step},
     text::{divisors_descending, Body},
     LoweringError,
 };
@@ -23,10 +23,10 @@ pub fn lower(
     let is_gemm = node.name == "graph.gemm";
     let mut lhs = scope.tensor(node.operands[0]).clone();
     let mut rhs = scope.tensor(node.operands[1]).clone();
-    if is_gemm && layers::flag(node, "trans_a") {
+    if is_gemm && node.flag("trans_a") {
         lhs = transposed(host, &lhs);
     }
-    if is_gemm && layers::flag(node, "trans_b") {
+    if is_gemm && node.flag("trans_b") {
         rhs = transposed(host, &rhs);
     }
     let out = layer.output.view.shape.clone();
@@ -37,7 +37,7 @@ pub fn lower(
 
     let mut steps = Vec::new();
     if is_gemm {
-        let alpha = layers::float(node, "alpha", 1.0);
+        let alpha = node.float("alpha");
         if alpha != 1.0 {
             steps.push(Step::chained(
                 Elementwise::Unary {
@@ -49,7 +49,7 @@ pub fn lower(
             ));
         }
         if let Some(&c) = node.operands.get(2) {
-            let beta = layers::float(node, "beta", 1.0);
+            let beta = node.float("beta");
             if beta != 1.0 {
                 let term = Operand::External(c);
                 steps.push(Step {

@@ -26,62 +26,14 @@ mod text;
 mod window;
 
 use crate::{
+    graph_view::FunctionView,
     ir::Op,
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use turbine_dialects::pass_abi::OptionKind;
-use turbine_interpreter::program::Program;
-
-/// What the lowering needs to know of the target (read from the module's `#dsa.target`).
-#[derive(Debug, Clone)]
-pub struct Machine {
-    /// Target name, for messages.
-    pub name: String,
-    /// Cores of the whole device.
-    pub cores: usize,
-    /// Cores of one cluster (they share the cluster's DDR link).
-    pub cores_per_cluster: usize,
-    /// Bytes of one core's local buffer.
-    pub lb_bytes: usize,
-    /// Bytes of one cluster's global buffer.
-    pub gb_bytes: usize,
-    /// Bytes of DDR.
-    pub ddr_bytes: usize,
-    /// DDR bytes per cycle of one cluster.
-    pub ddr_bandwidth: f64,
-}
-
-impl Machine {
-    /// f32 elements that fit in one LB.
-    pub fn lb_elements(&self) -> usize {
-        self.lb_bytes / 4
-    }
-
-    /// Reads the fields of a printed `#dsa.target<name = "...", clusters = 4, ...>`.
-    pub fn parse(text: &str) -> Option<Self> {
-        let inner = text
-            .trim()
-            .strip_prefix("#dsa.target<")?
-            .strip_suffix('>')?;
-        let field = |key: &str| -> Option<&str> {
-            inner
-                .split(", ")
-                .find_map(|pair| pair.strip_prefix(key)?.strip_prefix(" = "))
-        };
-        let number = |key: &str| field(key)?.parse::<f64>().ok();
-        Some(Self {
-            name: field("name")?.trim_matches('"').to_owned(),
-            cores: (number("clusters")? * number("cores_per_cluster")?) as usize,
-            cores_per_cluster: number("cores_per_cluster")? as usize,
-            lb_bytes: number("lb_bytes")? as usize,
-            gb_bytes: number("gb_bytes")? as usize,
-            ddr_bytes: number("ddr_bytes")? as usize,
-            ddr_bandwidth: number("ddr_gb_bandwidth")?,
-        })
-    }
-}
+use crate::target::Machine;
 
 /// A lowering error at a graph op (or the function): the op's index in the body and a message.
 #[derive(Debug)]
@@ -153,11 +105,7 @@ or that cannot be tiled into the local buffer is an error at that op.";
             ));
             return Err(PassFailure);
         }
-        let Some(machine) = module
-            .attribute_text("dsa.target")
-            .as_deref()
-            .and_then(Machine::parse)
-        else {
+        let Some(machine) = Machine::of_module(module) else {
             module.emit_error(
                 "convert-graph-to-dsa needs the module's dsa.target; run dsa-set-target first",
             );
@@ -168,18 +116,14 @@ or that cannot be tiled into the local buffer is an error at that op.";
                 continue;
             }
             let name = function.symbol_name();
-            // SAFETY: the module is verified (the pass manager verified it before this pass).
-            let program = match unsafe { Program::from_module(module.0, Some(&name)) } {
-                Ok(program) => program,
-                Err(error) => {
-                    function.emit_error(&format!("cannot lower @{name}: {error}"));
-                    return Err(PassFailure);
-                }
-            };
+            let program = FunctionView::read(function).map_err(|error| {
+                error.op.unwrap_or(function).emit_error(&format!("cannot lower @{name}: {}", error.message));
+                PassFailure
+            })?;
             let text = host::lower_function(&program, &machine).map_err(|error| {
                 let at = error
                     .op
-                    .and_then(|index| function.body_ops().get(index).copied())
+                    .and_then(|index| program.ops.get(index).map(|node| node.op))
                     .unwrap_or(function);
                 at.emit_error(&error.message);
                 PassFailure

@@ -3,6 +3,7 @@
 //! concat and pad, strided windows of the input for slice and split) done by DMA, no compute
 //! unit involved, split over the cores.
 
+use turbine_dialects::attributes::graph::PadMode;
 use super::{
     elementwise::row_major_tile,
     host::{reshaped, Layer, Scope},
@@ -131,7 +132,7 @@ pub fn lower(
     let ones = vec![1; rank];
     let pairs: Vec<(Tensor, Tensor)> = match node.name.as_str() {
         "graph.transpose" => {
-            let permutation: Vec<usize> = layers::ints(node, "permutation", &[]).iter().map(|&d| d as usize).collect();
+            let permutation: Vec<usize> = node.ints("permutation").iter().map(|&d| d as usize).collect();
             // Input dimensions that stay adjacent and in order move as one: merging them keeps
             // the copy within the 4 dimensions of a DMA view (a channel shuffle's
             // [N, g, C/g, H, W] -> [N, C/g, g, H, W] is [N, g, C/g, H*W] -> [N, C/g, g, H*W]).
@@ -163,7 +164,7 @@ pub fn lower(
             vec![(Tensor { host: name, view }, output)]
         }
         "graph.concat" => {
-            let axis = layers::axis(layers::int(node, "axis", 0), rank);
+            let axis = layers::axis(node.int("axis"), rank);
             let mut start = 0;
             let mut pairs = Vec::new();
             for &operand in &node.operands {
@@ -177,7 +178,7 @@ pub fn lower(
             pairs
         }
         "graph.split" => {
-            let axis = layers::axis(layers::int(node, "axis", 0), rank);
+            let axis = layers::axis(node.int("axis"), rank);
             let mut start = 0;
             let mut pairs = Vec::new();
             for result in results {
@@ -192,11 +193,11 @@ pub fn lower(
             pairs
         }
         "graph.slice" => {
-            let starts: Vec<usize> = layers::ints(node, "starts", &[])
+            let starts: Vec<usize> = node.ints("starts")
                 .iter()
                 .map(|&s| s as usize)
                 .collect();
-            let steps = layers::ints(node, "steps", &vec![1; rank]);
+            let steps = node.ints_opt("steps").map_or_else(|| vec![1; rank], <[i64]>::to_vec);
             if steps.iter().any(|&step| step < 1) {
                 return Err(LoweringError::at(
                     layer.index,
@@ -210,9 +211,9 @@ pub fn lower(
             )]
         }
         "graph.pad" => {
-            let pads = layers::ints(node, "pads", &[]);
-            if layers::keyword(node, "mode").is_some_and(|mode| mode != "constant")
-                || layers::float(node, "value", 0.0) != 0.0
+            let pads = node.ints("pads").to_vec();
+            if node.pad_mode() != PadMode::Constant
+                || node.float("value") != 0.0
             {
                 return Err(LoweringError::at(
                     layer.index,

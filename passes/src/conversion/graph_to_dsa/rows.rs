@@ -49,7 +49,7 @@ pub fn lower_reduce(
     let (kind, mut axes) = match node.name.as_str() {
         "graph.global_avg_pool" => ("mean", (2..rank).collect::<Vec<usize>>()),
         name => {
-            let axes = layers::ints(node, "axes", &[]);
+            let axes = node.ints("axes").to_vec();
             let axes: Vec<usize> = if axes.is_empty() {
                 (0..rank).collect()
             } else {
@@ -126,7 +126,7 @@ pub fn lower_softmax(
     let node = layer.node;
     let input = scope.tensor(node.operands[0]).clone();
     let rank = input.view.shape.len();
-    let axis = layers::axis(layers::int(node, "axis", -1), rank);
+    let axis = layers::axis(node.int("axis"), rank);
     if input.view.shape[axis + 1..].iter().any(|&dim| dim != 1) {
         return Err(LoweringError::at(
             layer.index,
@@ -192,8 +192,8 @@ pub fn lower_layer_norm(
     let node = layer.node;
     let input = scope.tensor(node.operands[0]).clone();
     let rank = input.view.shape.len();
-    let axis = layers::axis(layers::int(node, "axis", -1), rank);
-    let epsilon = layers::float(node, "epsilon", 1e-5);
+    let axis = layers::axis(node.int("axis"), rank);
+    let epsilon = node.float("epsilon");
     let (source, rows, length) = as_rows(host, &input, axis);
     let (target, _, _) = as_rows(host, &layer.output, axis);
     let scale = reshaped(host, scope.tensor(node.operands[1]), &[1, length]);
@@ -307,8 +307,8 @@ pub fn lower_lrn(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kern
     }
     let (batch, channels) = (shape[0], shape[1]);
     let positions: usize = shape[2..].iter().product();
-    let size = layers::int(node, "size", 1) as usize;
-    let (alpha, beta, bias) = (layers::float(node, "alpha", 1e-4), layers::float(node, "beta", 0.75), layers::float(node, "bias", 1.0));
+    let size = node.int("size") as usize;
+    let (alpha, beta, bias) = (node.float("alpha"), node.float("beta"), node.float("bias"));
     let below = (size - 1) / 2;
     let above = size - 1 - below;
     let source = reshaped(host, &input, &[batch, 1, channels, positions]);

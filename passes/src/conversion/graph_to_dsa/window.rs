@@ -5,7 +5,6 @@ use super::{
     conv::{dispatch_classes, Rows, DMA_SETUP},
     host::{Layer, Scope},
     kernel::{Epilogue, Kernel},
-    layers,
     text::divisors_descending,
     LoweringError,
 };
@@ -26,10 +25,10 @@ pub fn lower_pool(
         input.view.shape[3],
     ];
     let out = layer.output.view.shape.clone();
-    let window = layers::ints(node, "kernel", &[1, 1]);
-    let strides = layers::ints(node, "strides", &[1, 1]);
-    let pads = layers::ints(node, "pads", &[0, 0, 0, 0]);
-    if layers::ints(node, "dilations", &[1, 1]) != [1, 1] {
+    let window = node.ints("kernel").to_vec();
+    let strides = node.ints("strides").to_vec();
+    let pads = node.ints("pads").to_vec();
+    if node.ints_opt("dilations").is_some_and(|d| d != [1, 1]) {
         return Err(LoweringError::at(
             layer.index,
             "dilated pooling is not supported by the vector core's pooling instruction",
@@ -44,7 +43,7 @@ pub fn lower_pool(
         let reach = (out[2 + axis] - 1) * strides[axis] as usize + window[axis] as usize;
         let padded = size + (pads[axis] + pads[axis + 2]) as usize;
         if reach > padded {
-            if !is_max && layers::flag(node, "count_include_pad") {
+            if !is_max && node.flag("count_include_pad") {
                 return Err(LoweringError::at(
                     layer.index,
                     "ceil_mode average pooling that counts padding is not supported by the vector core's pooling instruction",
@@ -111,7 +110,7 @@ pub fn lower_pool(
     let out_row = body.scaled(&row, tile_rows);
     let zero = body.index(0);
     let classes = rows.classes(tile_rows);
-    let count_include_pad = layers::flag(node, "count_include_pad");
+    let count_include_pad = node.flag("count_include_pad");
     dispatch_classes(body, &row, &classes, &mut |body, class| {
         let loaded_rows = input_rows - class.pad_top - class.pad_bottom;
         let scaled = body.scaled(&row, tile_rows * rows.stride);

@@ -1,0 +1,140 @@
+//! Reads a function into a [`FunctionView`] through typed C-API accessors.
+
+use super::{Attr, Constant, ElementType, FunctionView, Node, TensorType, ValueId, ViewError};
+use crate::ir::Op;
+use mlir_sys::*;
+use std::collections::{BTreeMap, HashMap};
+use turbine_dialects::attributes::{graph, EnumAttribute};
+
+fn string_from(reference: MlirStringRef) -> String {
+    // SAFETY: MLIR string refs point at `length` valid bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The compiler's name for an element type.
+///
+/// # Safety
+/// `element` must be a live type.
+pub(super) unsafe fn element_type(element: MlirType) -> ElementType {
+    // SAFETY: the caller's guarantee.
+    unsafe {
+        if mlirTypeIsAF32(element) {
+            ElementType::F32
+        } else if mlirTypeIsAInteger(element) {
+            match mlirIntegerTypeGetWidth(element) {
+                64 => ElementType::I64,
+                32 => ElementType::I32,
+                1 => ElementType::Bool,
+                _ => ElementType::Other,
+            }
+        } else {
+            ElementType::Other
+        }
+    }
+}
+
+struct Reader {
+    ids: HashMap<usize, ValueId>,
+}
+
+impl Reader {
+    fn id(&mut self, value: MlirValue) -> ValueId {
+        let next = self.ids.len();
+        *self.ids.entry(value.ptr as usize).or_insert(next)
+    }
+
+    fn tensor_type(&self, r#type: MlirType, op: Option<Op>) -> Result<TensorType, ViewError> {
+        // SAFETY: the type is alive while the module is.
+        unsafe {
+            if !mlirTypeIsARankedTensor(r#type) || !mlirShapedTypeHasStaticShape(r#type) {
+                return Err(ViewError {
+                    op,
+                    message: "only statically shaped tensors are supported".into(),
+                });
+            }
+            let rank = mlirShapedTypeGetRank(r#type);
+            let shape = (0..rank).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize).collect();
+            Ok(TensorType { shape, element_type: element_type(mlirShapedTypeGetElementType(r#type)) })
+        }
+    }
+
+    fn node(&mut self, op: MlirOperation) -> Result<Node, ViewError> {
+        let handle = Op(op);
+        // SAFETY: the op is alive while the module is.
+        unsafe {
+            let operands = (0..mlirOperationGetNumOperands(op)).map(|i| self.id(mlirOperationGetOperand(op, i))).collect();
+            let mut results = Vec::new();
+            for i in 0..mlirOperationGetNumResults(op) {
+                let value = mlirOperationGetResult(op, i);
+                results.push((self.id(value), self.tensor_type(mlirValueGetType(value), Some(handle))?));
+            }
+            let mut attributes = BTreeMap::new();
+            for i in 0..mlirOperationGetNumAttributes(op) {
+                let named = mlirOperationGetAttribute(op, i);
+                attributes.insert(string_from(mlirIdentifierStr(named.name)), attribute(named.attribute));
+            }
+            Ok(Node {
+                op: handle,
+                name: handle.name(),
+                operands,
+                results,
+                attributes,
+                has_regions: mlirOperationGetNumRegions(op) > 0,
+            })
+        }
+    }
+}
+
+/// An attribute by kind.
+fn attribute(raw: MlirAttribute) -> Attr {
+    // SAFETY: the attribute is alive while the module is.
+    let attribute = unsafe { melior::ir::Attribute::from_raw(raw) };
+    macro_rules! enumeration {
+        ($($mirror:ident),+) => {
+            $(if let Some(case) = graph::$mirror::from_attribute(attribute) {
+                return Attr::$mirror(case);
+            })+
+        };
+    }
+    enumeration!(Activation, PadMode, ResizeMode, ResizeCoordinates, NearestRounding, ComparePredicate);
+    // SAFETY: each accessor is called only on an attribute of its kind.
+    unsafe {
+        if mlirAttributeIsABool(raw) {
+            Attr::Bool(mlirBoolAttrGetValue(raw))
+        } else if mlirAttributeIsAInteger(raw) {
+            Attr::Int(mlirIntegerAttrGetValueInt(raw))
+        } else if mlirAttributeIsAFloat(raw) {
+            Attr::Float(mlirFloatAttrGetValueDouble(raw))
+        } else if mlirAttributeIsAString(raw) {
+            Attr::Str(string_from(mlirStringAttrGetValue(raw)))
+        } else if mlirAttributeIsADenseI64Array(raw) {
+            Attr::Ints((0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i)).collect())
+        } else if mlirAttributeIsADenseF32Array(raw) {
+            Attr::Floats((0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseF32ArrayGetElement(raw, i)).collect())
+        } else if mlirAttributeIsADenseElements(raw) {
+            Attr::Dense(Constant(raw))
+        } else {
+            Attr::Other
+        }
+    }
+}
+
+pub(super) fn read(function: Op) -> Result<FunctionView, ViewError> {
+    let mut reader = Reader { ids: HashMap::new() };
+    // SAFETY: the function is a live func.func with a body.
+    unsafe {
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function.0, 0));
+        let mut arguments = Vec::new();
+        for i in 0..mlirBlockGetNumArguments(block) {
+            let argument = mlirBlockGetArgument(block, i);
+            arguments.push((reader.id(argument), reader.tensor_type(mlirValueGetType(argument), None)?));
+        }
+        let mut ops = Vec::new();
+        for op in function.body_ops() {
+            ops.push(reader.node(op.0)?);
+        }
+        let count = reader.ids.len();
+        Ok(FunctionView::index(function.symbol_name(), arguments, ops, count))
+    }
+}

@@ -1,0 +1,76 @@
+//! The machine as the passes see it: the module's `#dsa.target`, read through its typed
+//! accessors, with the derived figures the lowerings and the grouping use.
+
+use crate::ir::Op;
+use turbine_dialects::attributes::dsa::Target;
+use turbine_targets::UnitKind;
+
+/// What the passes need to know of the target.
+#[derive(Debug, Clone)]
+pub struct Machine {
+    /// Target name, for messages.
+    pub name: String,
+    /// Cores of the whole device.
+    pub cores: usize,
+    /// Cores of one cluster (they share the cluster's DDR link).
+    pub cores_per_cluster: usize,
+    /// Bytes of one core's local buffer.
+    pub lb_bytes: usize,
+    /// Bytes of one cluster's global buffer.
+    pub gb_bytes: usize,
+    /// Bytes of DDR.
+    pub ddr_bytes: usize,
+    /// DDR bytes per cycle of one cluster.
+    pub ddr_bandwidth: f64,
+}
+
+impl Machine {
+    /// The figures of a `#dsa.target`.
+    pub fn new(target: &Target) -> Self {
+        Self {
+            name: target.name.clone(),
+            cores: target.core_count() as usize,
+            cores_per_cluster: target.cores_per_cluster as usize,
+            lb_bytes: target.lb_bytes as usize,
+            gb_bytes: target.gb_bytes as usize,
+            ddr_bytes: target.ddr_bytes as usize,
+            ddr_bandwidth: target.ddr_gb_bandwidth,
+        }
+    }
+
+    /// The machine of `module`'s `dsa.target` attribute, None when it has none.
+    pub fn of_module(module: Op) -> Option<Self> {
+        target_of_module(module).as_ref().map(Self::new)
+    }
+
+    /// f32 elements that fit in one LB.
+    pub fn lb_elements(&self) -> usize {
+        self.lb_bytes / 4
+    }
+}
+
+/// The module's `dsa.target`, None when it has none (or another kind of attribute there).
+pub fn target_of_module(module: Op) -> Option<Target> {
+    Target::from_attribute(module.attribute("dsa.target")?)
+}
+
+/// The `#dsa.target` fields of a target description (the runtime's TOML), so that compiler and
+/// runtime read one set of figures.
+pub fn from_description(target: &turbine_targets::Target) -> Target {
+    let units = |kind| target.units_of(kind) as i64;
+    Target {
+        name: target.name.clone(),
+        clusters: target.device.clusters as i64,
+        cores_per_cluster: target.cluster.cores as i64,
+        matrix_engines_per_core: units(UnitKind::MatrixEngine),
+        vector_engines_per_core: units(UnitKind::VectorEngine),
+        vector_cores_per_core: units(UnitKind::VectorCore),
+        lb_bytes: target.core.lb_bytes as i64,
+        gb_bytes: target.cluster.gb_bytes as i64,
+        ddr_bytes: target.device.ddr_bytes as i64,
+        clock_mhz: target.clock_mhz,
+        ddr_gb_bandwidth: target.bandwidth.ddr_gb,
+        gb_lb_bandwidth: target.bandwidth.gb_lb,
+        lb_lb_bandwidth: target.bandwidth.lb_lb,
+    }
+}
