@@ -196,11 +196,7 @@ pub(super) unsafe fn declare_runtime(module: MlirOperation) {
     // SAFETY: the module is alive; its body is its only region's first block.
     unsafe {
         let context = mlirOperationGetContext(module);
-        let builder = Builder::at_end(
-            entry_block(module),
-            context,
-            mlirOperationGetLocation(module),
-        );
+        let builder = Builder::at_module_end(module);
         let status = [i32_type(context)];
         for &(name, parameters) in RUNTIME_FUNCTIONS {
             if defines_symbol(module, name) {

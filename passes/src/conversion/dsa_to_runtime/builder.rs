@@ -44,6 +44,22 @@ impl Builder {
         }
     }
 
+    /// A builder appending to the body of `module`, at the module's location (declarations and
+    /// globals).
+    ///
+    /// # Safety
+    /// `module` is an alive `builtin.module` while the builder is used.
+    pub(super) unsafe fn at_module_end(module: MlirOperation) -> Builder {
+        // SAFETY: the caller's guarantee; the body is the module's only region's first block.
+        unsafe {
+            Builder::at_end(
+                mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)),
+                mlirOperationGetContext(module),
+                mlirOperationGetLocation(module),
+            )
+        }
+    }
+
     /// At the end of `block`.
     ///
     /// # Safety

@@ -9,7 +9,7 @@
 
 use super::abi::{kernel_arguments, prepend_arguments};
 use super::builder::Builder;
-use super::ir::{attribute, defines_symbol, entry_block, i64_array, operands, referenced_symbol};
+use super::ir::{attribute, defines_symbol, i64_array, operands, referenced_symbol};
 use super::types::{
     array_type, dense_i64_attribute, i32_type, i64_type, i8_type, index_type, integer_attribute,
     string_attribute, type_attribute, unit_attribute,
@@ -73,11 +73,7 @@ unsafe fn constant_global(
     // SAFETY: the caller's guarantee.
     unsafe {
         let context = mlirOperationGetContext(module);
-        let builder = Builder::at_end(
-            entry_block(module),
-            context,
-            mlirOperationGetLocation(module),
-        );
+        let builder = Builder::at_module_end(module);
         let (i32, i64) = (i32_type(context), i64_type(context));
         builder.create(
             "llvm.mlir.global",
