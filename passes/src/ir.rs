@@ -33,6 +33,12 @@ pub struct Op(pub MlirOperation);
 #[derive(Clone, Copy, Debug)]
 pub struct Val(pub MlirValue);
 
+impl From<&Val> for Val {
+    fn from(value: &Val) -> Val {
+        *value
+    }
+}
+
 impl Op {
     /// The op's name, such as `graph.reshape`.
     pub fn name(self) -> String {
@@ -201,4 +207,87 @@ impl Op {
         ops
     }
 
+}
+
+/// Where [`create`] puts a new op.
+#[derive(Debug, Clone, Copy)]
+pub enum InsertionPoint {
+    /// At the end of a block.
+    End(MlirBlock),
+    /// Before an op of a block.
+    Before(Op),
+    /// Nowhere: the caller inserts the op (or destroys it).
+    Detached,
+}
+
+/// A named attribute for [`create`].
+pub type NamedAttribute<'a> = (&'a str, MlirAttribute);
+
+/// Creates the op `name` at `point` with `location`, operands, result types, attributes and
+/// regions (which it takes ownership of). Panics when MLIR cannot create it: the callers build
+/// ops of registered dialects with the operands their definitions require.
+pub fn create(
+    point: InsertionPoint,
+    location: MlirLocation,
+    name: &str,
+    operands: &[Val],
+    results: &[MlirType],
+    attributes: &[NamedAttribute],
+    regions: Vec<MlirRegion>,
+) -> Op {
+    // SAFETY: every handle is alive in one context; the state is consumed by mlirOperationCreate,
+    // which takes ownership of the regions.
+    unsafe {
+        let context = mlirLocationGetContext(location);
+        let mut state = mlirOperationStateGet(string_ref(name), location);
+        let operands: Vec<MlirValue> = operands.iter().map(|value| value.0).collect();
+        mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
+        mlirOperationStateAddResults(&mut state, results.len() as isize, results.as_ptr());
+        let named: Vec<MlirNamedAttribute> = attributes
+            .iter()
+            .map(|(key, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, string_ref(key)), *value))
+            .collect();
+        mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
+        mlirOperationStateAddOwnedRegions(&mut state, regions.len() as isize, regions.as_ptr());
+        let op = mlirOperationCreate(&mut state);
+        assert!(!op.ptr.is_null(), "MLIR creates '{name}' from its required parts");
+        match point {
+            InsertionPoint::End(block) => mlirBlockAppendOwnedOperation(block, op),
+            InsertionPoint::Before(anchor) => {
+                mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor.0), anchor.0, op)
+            }
+            InsertionPoint::Detached => {}
+        }
+        Op(op)
+    }
+}
+
+/// A region holding one new block with arguments of `types` (at `location`); returns both.
+pub fn region_with_block(types: &[MlirType], location: MlirLocation) -> (MlirRegion, MlirBlock) {
+    let locations = vec![location; types.len()];
+    // SAFETY: the block is handed to the region, which owns it.
+    unsafe {
+        let block = mlirBlockCreate(types.len() as isize, types.as_ptr(), locations.as_ptr());
+        let region = mlirRegionCreate();
+        mlirRegionAppendOwnedBlock(region, block);
+        (region, block)
+    }
+}
+
+/// A string attribute.
+pub fn string_attribute(context: MlirContext, text: &str) -> MlirAttribute {
+    // SAFETY: MLIR copies the text into the context.
+    unsafe { mlirStringAttrGet(context, string_ref(text)) }
+}
+
+/// An `array<i64: ...>` attribute.
+pub fn i64_array(context: MlirContext, values: &[i64]) -> MlirAttribute {
+    // SAFETY: MLIR copies the values.
+    unsafe { mlirDenseI64ArrayGet(context, values.len() as isize, values.as_ptr()) }
+}
+
+/// An `i64` integer attribute.
+pub fn i64_attribute(context: MlirContext, value: i64) -> MlirAttribute {
+    // SAFETY: the context is alive.
+    unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), value) }
 }

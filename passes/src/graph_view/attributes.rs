@@ -18,19 +18,19 @@ impl Constant {
         unsafe { super::reader::element_type(mlirShapedTypeGetElementType(mlirAttributeGetType(self.0))) }
     }
 
-    /// An f32 payload: every value in row-major order, or `Err(value)` for a splat. None when
-    /// the elements are not f32.
-    pub fn f32_payload(self) -> Option<Result<Vec<f32>, f32>> {
-        if self.element_type() != ElementType::F32 {
-            return None;
-        }
-        // SAFETY: a live f32 dense elements attribute; indices stay below its element count.
+    /// The same elements as a rank-1 tensor (`tensor<N x T>`); a splat stays a splat.
+    pub fn flattened(self) -> MlirAttribute {
+        // SAFETY: a live dense elements attribute; the new type has its element count.
         unsafe {
-            if self.is_splat() {
-                return Some(Err(mlirDenseElementsAttrGetFloatSplatValue(self.0)));
-            }
-            let count = mlirElementsAttrGetNumElements(self.0);
-            Some(Ok((0..count).map(|i| mlirDenseElementsAttrGetFloatValue(self.0, i as isize)).collect()))
+            let r#type = mlirAttributeGetType(self.0);
+            let count = [mlirElementsAttrGetNumElements(self.0)];
+            let flat = mlirRankedTensorTypeGet(
+                1,
+                count.as_ptr(),
+                mlirShapedTypeGetElementType(r#type),
+                MlirAttribute { ptr: std::ptr::null() },
+            );
+            mlirDenseElementsAttrReshapeGet(self.0, flat)
         }
     }
 

@@ -6,11 +6,13 @@
 //! fall into a few classes (first, middle, last) with static shapes, selected by `scf.if` on the
 //! tile's row index.
 
+use crate::ir::Val;
+use turbine_dialects::attributes::dsa::BinaryKind;
 use super::{
     host::{reshaped, Layer, Scope},
     kernel::{guarded_load, Epilogue, Kernel},
     layers::{self, Elementwise, Operand, Step},
-    text::{divisors_descending, Body},
+    emit::{Compare, divisors_descending, Body},
     LoweringError, Machine,
 };
 
@@ -78,7 +80,7 @@ impl Rows {
 /// body of each class.
 pub fn dispatch_classes(
     body: &mut Body,
-    row: &str,
+    row: Val,
     classes: &[RowClass],
     emit: &mut dyn FnMut(&mut Body, &RowClass),
 ) {
@@ -87,36 +89,26 @@ pub fn dispatch_classes(
     };
     let mut opened = 0;
     for class in rest {
-        let mut condition: Option<String> = None;
+        let mut condition: Option<Val> = None;
         for &(start, end) in &class.ranges {
             let low = body.index(start);
             let high = body.index(end);
-            let above = body.fresh("b");
-            body.line(format!("{above} = arith.cmpi uge, {row}, {low} : index"));
-            let below = body.fresh("b");
-            body.line(format!("{below} = arith.cmpi ult, {row}, {high} : index"));
-            let inside = body.fresh("b");
-            body.line(format!("{inside} = arith.andi {above}, {below} : i1"));
+            let above = body.compare(Compare::Uge, row, low);
+            let below = body.compare(Compare::Ult, row, high);
+            let inside = body.logic("andi", above, below);
             condition = Some(match condition {
                 None => inside,
-                Some(previous) => {
-                    let either = body.fresh("b");
-                    body.line(format!("{either} = arith.ori {previous}, {inside} : i1"));
-                    either
-                }
+                Some(previous) => body.logic("ori", previous, inside),
             });
         }
-        body.open(format!(
-            "scf.if {} {{",
-            condition.expect("a class has a range")
-        ));
+        body.open_if(condition.expect("a class has a range"));
         emit(body, class);
-        body.reopen("} else {");
+        body.reopen();
         opened += 1;
     }
     emit(body, last);
     for _ in 0..opened {
-        body.close("}");
+        body.close();
     }
 }
 
@@ -294,7 +286,7 @@ pub fn lower(
         let id = BIAS_VIEW;
         tensors.insert(id, view);
         steps.push(Step::chained(
-            Elementwise::Binary { kind: "add" },
+            Elementwise::Binary { kind: BinaryKind::Add },
             vec![Operand::Chain, Operand::External(id)],
         ));
     }
@@ -360,25 +352,25 @@ pub fn lower(
     let tile = [1, tiling.out_channels, tiling.out_rows, geometry.out_width];
     let keep = [0, 1, 2, 3];
     let epilogue = Epilogue::new(&mut kernel, &steps, &tensors, &tile, &keep);
-    let input_arg = kernel.argument(&input.host, &input.view);
-    let filter_arg = kernel.argument(&filter.host, &filter.view);
-    let output_arg = kernel.argument(&layer.output.host, &layer.output.view);
+    let input_arg = kernel.argument(input.host, &input.view);
+    let filter_arg = kernel.argument(filter.host, &filter.view);
+    let output_arg = kernel.argument(layer.output.host, &layer.output.view);
     let in_channels = geometry.input_channels(&tiling);
     let window = geometry.rows.window(tiling.out_rows);
     let (input_lb, input_lb_view) = kernel.alloc_lb(&[1, in_channels, window, width]);
     let filter_shape = geometry.filter_tile(&tiling);
-    let (filter_lb, filter_lb_view) = kernel.alloc_lb(&filter_shape);
+    let (filter_lb, _) = kernel.alloc_lb(&filter_shape);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&tile);
 
     let (channel_blocks, row_blocks) = (geometry.out_channels / tiling.out_channels, geometry.rows.output / tiling.out_rows);
     let counts = if tiling.input_stationary { [batch, row_blocks, channel_blocks] } else { [batch, channel_blocks, row_blocks] };
     let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
-    let coordinates = kernel.decode(&index, &counts);
+    let coordinates = kernel.decode(index, &counts);
     let (channel_position, row_position) = if tiling.input_stationary { (2, 1) } else { (1, 2) };
     // The input rows stay in LB while only the output-channel block changes.
-    let input_changed = tiling.input_stationary.then(|| kernel.changed(&index, &counts, &coordinates, &[0, row_position]));
+    let input_changed = tiling.input_stationary.then(|| kernel.changed(index, &counts, &coordinates, &[0, row_position]));
     let body = &mut kernel.body;
-    let (n, channel_block, row) = (&coordinates[0], &coordinates[channel_position], &coordinates[row_position]);
+    let (n, channel_block, row) = (coordinates[0], coordinates[channel_position], coordinates[row_position]);
     let out_channel = body.scaled(channel_block, tiling.out_channels);
     let out_row = body.scaled(row, tiling.out_rows);
     let zero = body.index(0);
@@ -387,8 +379,8 @@ pub fn lower(
     // The first input channel of the tile's group (grouped convs).
     let group_in_channel = if groups > 1 {
         let group = body.index(geometry.out_per_group());
-        let first_group = body.arith("divui", &out_channel, &group);
-        Some(body.scaled(&first_group, geometry.in_per_group()))
+        let first_group = body.arith("divui", out_channel, group);
+        Some(body.scaled(first_group, geometry.in_per_group()))
     } else {
         None
     };
@@ -396,12 +388,10 @@ pub fn lower(
     // block, which stays the same over a run of row tiles: keep it in LB for the run.
     let resident = chunks == 1 && !tiling.input_stationary;
     if resident {
-        let (filter_arg, filter_view, out_channel, zero) = (filter_arg.clone(), filter.view.clone(), out_channel.clone(), zero.clone());
-        let (filter_lb, filter_lb_view, filter_shape) = (filter_lb.clone(), filter_lb_view.clone(), filter_shape);
-        kernel.load_when_changed(&index, &counts, &coordinates, &[channel_position], &mut |body| {
-            let (weights, weights_view) =
-                body.subview(&filter_arg, &filter_view, &[out_channel.clone(), zero.clone(), zero.clone(), zero.clone()], &filter_shape, None);
-            body.dma((&weights, &weights_view), (&filter_lb, &filter_lb_view), &[])
+        let filter_view = filter.view.clone();
+        kernel.load_when_changed(index, &counts, &coordinates, &[channel_position], &mut |body| {
+            let (weights, _) = body.subview(filter_arg, &filter_view, &[out_channel, zero, zero, zero], &filter_shape, None);
+            body.dma(weights, filter_lb, &[])
         });
     }
     let body = &mut kernel.body;
@@ -409,84 +399,74 @@ pub fn lower(
         let rows = window - class.pad_top - class.pad_bottom;
         // First input row: r * OHt * stride - top + pad_top (never negative in this class).
         let scaled = body.scaled(row, tiling.out_rows * geometry.strides[0]);
-        let first_row = body.shifted(&scaled, class.pad_top as i64 - geometry.pads[0] as i64);
-        let (input_tile, input_tile_view) = body.subview(
-            &input_lb,
+        let first_row = body.shifted(scaled, class.pad_top as i64 - geometry.pads[0] as i64);
+        let (input_tile, _) = body.subview(
+            input_lb,
             &input_lb_view,
-            &[zero.clone(), zero.clone(), zero.clone(), zero.clone()],
+            &[zero, zero, zero, zero],
             &[1, in_channels, rows, width],
             None,
         );
-        let emit_chunk = |body: &mut Body, chunk: &str, accumulate: bool| {
+        let emit_chunk = |body: &mut Body, chunk: Val, accumulate: bool| {
             // The chunk's first channel within the group (or the input), and in the input.
             let filter_channel = body.scaled(chunk, tiling.channel_chunk);
             let in_channel = match &group_in_channel {
-                Some(base) => body.arith("addi", base, &filter_channel),
-                None => filter_channel.clone(),
+                Some(base) => body.arith("addi", base, filter_channel),
+                None => filter_channel,
             };
-            let (source, source_view) = body.subview(
-                &input_arg,
+            let (source, _) = body.subview(
+                input_arg,
                 &input.view,
                 &[
-                    n.clone(),
-                    in_channel.clone(),
-                    first_row.clone(),
-                    zero.clone(),
+                    n,
+                    in_channel,
+                    first_row,
+                    zero,
                 ],
                 &[1, in_channels, rows, width],
                 None,
             );
             let mut waits = Vec::new();
             match &input_changed {
-                Some(condition) => guarded_load(body, condition, &mut |body| {
-                    body.dma((&source, &source_view), (&input_tile, &input_tile_view), &[])
+                Some(condition) => guarded_load(body, *condition, &mut |body| {
+                    body.dma(source, input_tile, &[])
                 }),
-                None => waits.push(body.dma((&source, &source_view), (&input_tile, &input_tile_view), &[])),
+                None => waits.push(body.dma(source, input_tile, &[])),
             }
             if !resident {
                 // The filter slice of this chunk (of this output-channel block when the input
                 // rows are the ones staying in LB).
-                let (weights, weights_view) = body.subview(
-                    &filter_arg,
+                let (weights, _) = body.subview(
+                    filter_arg,
                     &filter.view,
-                    &[out_channel.clone(), filter_channel.clone(), zero.clone(), zero.clone()],
+                    &[out_channel, filter_channel, zero, zero],
                     &filter_shape,
                     None,
                 );
-                waits.push(body.dma((&weights, &weights_view), (&filter_lb, &filter_lb_view), &[]));
+                waits.push(body.dma(weights, filter_lb, &[]));
             }
             let tile_groups = geometry.tile_groups(&tiling);
-            let token = body.instruction(
-                &format!(
-                    "dsa.conv2d {input_tile}, {filter_lb} into {accumulator}{}",
-                    if accumulate { " accumulate" } else { "" }
-                ),
+            let pads = [class.pad_top, geometry.pads[1], class.pad_bottom, geometry.pads[3]];
+            let token = body.conv2d(
+                input_tile,
+                filter_lb,
+                accumulator,
+                [geometry.strides[0], geometry.strides[1]],
+                pads,
+                [geometry.dilations[0], geometry.dilations[1]],
+                tile_groups,
+                accumulate,
                 &waits,
-                &format!(
-                    "{{strides = array<i64: {}, {}>, pads = array<i64: {}, {}, {}, {}>, dilations = array<i64: {}, {}>, groups = {} : i64}} : {}, {}, {}",
-                    geometry.strides[0],
-                    geometry.strides[1],
-                    class.pad_top,
-                    geometry.pads[1],
-                    class.pad_bottom,
-                    geometry.pads[3],
-                    geometry.dilations[0],
-                    geometry.dilations[1],
-                    tile_groups,
-                    input_tile_view.type_text(),
-                    filter_lb_view.type_text(),
-                    accumulator_view.type_text()
-                ),
             );
-            body.line(format!("dsa.wait {token}"));
+            body.wait(&[token]);
         };
         body.chunks(chunks, &mut |body, chunk, accumulate| emit_chunk(body, chunk, accumulate));
     });
-    let offsets = [n.clone(), out_channel.clone(), out_row.clone(), zero.clone()];
+    let offsets = [n, out_channel, out_row, zero];
     kernel.store_tile(
         &epilogue,
-        (&accumulator, &accumulator_view),
-        (&output_arg, &layer.output.view),
+        (accumulator, &accumulator_view),
+        (output_arg, &layer.output.view),
         &offsets,
         &tile,
         &keep,

@@ -1,11 +1,12 @@
 //! A layer of elementwise ops alone (no anchor): the output is tiled row-major, every operand's
 //! tile is loaded, the steps run on the vector units, the tile is stored.
 
+use crate::ir::Val;
 use super::{
     host::{reshaped, Layer, Scope},
     kernel::{Epilogue, Kernel},
     layers::Operand,
-    text::{divisors_descending, Body},
+    emit::{divisors_descending, Body},
     LoweringError,
 };
 
@@ -108,24 +109,24 @@ pub fn lower(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kernel) 
     let epilogue = Epilogue::new(&mut kernel, &layer.steps, scope.tensors, &tile, &keep);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&tile);
     let output_view = output.view.clone();
-    let output = kernel.argument(&output.host, &output.view);
+    let output = kernel.argument(output.host, &output.view);
     let counts: Vec<usize> = shape
         .iter()
         .zip(&tile)
         .map(|(dim, size)| dim / size)
         .collect();
     let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
-    let coordinates = kernel.decode(&index, &counts);
+    let coordinates = kernel.decode(index, &counts);
     let body = &mut kernel.body;
-    let offsets: Vec<String> = coordinates
+    let offsets: Vec<Val> = coordinates
         .iter()
         .zip(&tile)
-        .map(|(c, &size)| body.scaled(c, size))
+        .map(|(&c, &size)| body.scaled(c, size))
         .collect();
     kernel.store_tile(
         &epilogue,
-        (&accumulator, &accumulator_view),
-        (&output, &output_view),
+        (accumulator, &accumulator_view),
+        (output, &output_view),
         &offsets,
         &tile,
         &keep,

@@ -1,16 +1,21 @@
 //! The host function: which buffer holds each graph value, which layers become kernels, and the
 //! launches in program order.
 
+use turbine_dialects::attributes::dsa::UnaryKind;
 use super::{
     conv, elementwise,
-    kernel::{float_text, Kernel, Tensor},
+    kernel::{Kernel, Tensor},
     layers::{self, Operand, Step},
     matmul, movement, rows,
-    text::{Body, Space, View},
+    emit::{Body, Space, View},
     window, LoweringError, Machine,
 };
 use std::collections::{BTreeMap, BTreeSet};
-use crate::graph_view::{ElementType, FunctionView, Node, ValueId};
+use crate::{
+    graph_view::{ElementType, FunctionView, Node, ValueId},
+    ir::{self, InsertionPoint, Op, Val},
+};
+use mlir_sys::*;
 
 /// A layer to lower: its anchor op, the epilogue fused after it, and the tensor it writes.
 pub struct Layer<'p> {
@@ -73,8 +78,74 @@ impl Synthetic {
     }
 }
 
-/// Lowers `program` into kernels and a host function; returns their text.
-pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<String, LoweringError> {
+/// The host function being built: a `func.func` whose entry block gains an argument per buffer
+/// the driver passes in (inputs, outputs, weights, constants), each with its role attribute.
+struct HostFunction {
+    op: Op,
+    block: MlirBlock,
+    parameters: Vec<(View, MlirAttribute)>,
+}
+
+impl HostFunction {
+    /// An empty function named like `graph_function`, inserted before it.
+    fn new(graph_function: Op, name: &str) -> Self {
+        let location = graph_function.location();
+        let (region, block) = ir::region_with_block(&[], location);
+        // SAFETY: the location is alive.
+        let context = unsafe { mlirLocationGetContext(location) };
+        let op = ir::create(
+            InsertionPoint::Before(graph_function),
+            location,
+            "func.func",
+            &[],
+            &[],
+            &[("sym_name", ir::string_attribute(context, name))],
+            vec![region],
+        );
+        Self { op, block, parameters: Vec::new() }
+    }
+
+    /// Adds a buffer argument of type `view` with the argument attribute `role = value`.
+    fn parameter(&mut self, view: &View, role: &str, value: MlirAttribute) -> Val {
+        // SAFETY: the function and its block are alive; the attribute is of their context.
+        unsafe {
+            let location = self.op.location();
+            let context = mlirLocationGetContext(location);
+            let name = mlirIdentifierGet(context, MlirStringRef { data: role.as_ptr().cast(), length: role.len() });
+            let named = mlirNamedAttributeGet(name, value);
+            self.parameters.push((view.clone(), mlirDictionaryAttrGet(context, 1, &named)));
+            Val(mlirBlockAddArgument(self.block, view.memref_type(context), location))
+        }
+    }
+
+    /// Sets the function's type and argument attributes from its parameters.
+    fn finish(&self) {
+        // SAFETY: the function is alive; the attributes are of its context.
+        unsafe {
+            let context = mlirLocationGetContext(self.op.location());
+            let inputs: Vec<MlirType> = self.parameters.iter().map(|(view, _)| view.memref_type(context)).collect();
+            let roles: Vec<MlirAttribute> = self.parameters.iter().map(|(_, role)| *role).collect();
+            let function_type = mlirFunctionTypeGet(context, inputs.len() as isize, inputs.as_ptr(), 0, std::ptr::null());
+            self.op.set_attribute("function_type", mlirTypeAttrGet(function_type));
+            self.op.set_attribute("arg_attrs", mlirArrayAttrGet(context, roles.len() as isize, roles.as_ptr()));
+        }
+    }
+}
+
+/// Lowers `program` (the body of `function`) into kernels and a host function of the same
+/// name, inserted before `function`; on failure nothing it built stays in the module.
+pub fn lower_function(program: &FunctionView, machine: &Machine, function: Op) -> Result<(), LoweringError> {
+    let mut built = Vec::new();
+    let result = lower_into(program, machine, function, &mut built);
+    if result.is_err() {
+        for op in built {
+            op.erase();
+        }
+    }
+    result
+}
+
+fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &mut Vec<Op>) -> Result<(), LoweringError> {
     let ops = &program.ops;
     let mut users: BTreeMap<ValueId, Vec<usize>> = BTreeMap::new();
     for (index, node) in ops.iter().enumerate() {
@@ -96,27 +167,24 @@ pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<Strin
         .map(|node| node.operands.clone())
         .unwrap_or_default();
 
-    let mut host = Body::new(2);
-    let mut kernels = String::new();
+    let mut signature = HostFunction::new(function, &program.name);
+    built.push(signature.op);
+    let mut host = Body::new(signature.block, function.location());
+    let context = host.context();
     let mut tensors: BTreeMap<ValueId, Tensor> = BTreeMap::new();
-    let mut parameters: Vec<(String, View, String)> = Vec::new();
-    let mut allocated: Vec<(String, View)> = Vec::new();
+    let mut allocated: Vec<(Val, View)> = Vec::new();
     let mut fused: BTreeSet<usize> = BTreeSet::new();
     let mut synthetic = Synthetic(program.value_count + 1_000_000);
 
     for (position, (value, r#type)) in program.arguments.iter().enumerate() {
         check_f32(r#type.element_type, None, "function argument")?;
         let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
-        let name = format!("%in{position}");
-        parameters.push((
-            name.clone(),
-            view.clone(),
-            format!("dsa.input = {position} : i64"),
-        ));
-        tensors.insert(*value, Tensor { host: name, view });
+        let host = signature.parameter(&view, "dsa.input", ir::i64_attribute(context, position as i64));
+        tensors.insert(*value, Tensor { host, view });
     }
     // Results are written by the layer computing them, when that layer's value is returned once.
     let mut outputs: BTreeMap<ValueId, Tensor> = BTreeMap::new();
+    let mut output_buffers: Vec<Val> = Vec::new();
     let returned_node = ops.last().filter(|node| node.name == "func.return");
     let return_types: Vec<Vec<usize>> = match returned_node {
         Some(node) => node
@@ -128,14 +196,10 @@ pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<Strin
     };
     for (position, shape) in return_types.iter().enumerate() {
         let view = View::contiguous(shape, Space::Ddr);
-        let name = format!("%out{position}");
-        parameters.push((
-            name.clone(),
-            view.clone(),
-            format!("dsa.output = {position} : i64"),
-        ));
+        let host = signature.parameter(&view, "dsa.output", ir::i64_attribute(context, position as i64));
+        output_buffers.push(host);
         if !outputs.contains_key(&returned[position]) {
-            outputs.insert(returned[position], Tensor { host: name, view });
+            outputs.insert(returned[position], Tensor { host, view });
         }
     }
 
@@ -150,13 +214,8 @@ pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<Strin
                     return Err(LoweringError::at(index, "graph.weight without a name"));
                 };
                 let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
-                let name = format!("%w{}", parameters.len());
-                parameters.push((
-                    name.clone(),
-                    view.clone(),
-                    format!("dsa.weight = {weight:?}"),
-                ));
-                tensors.insert(value, Tensor { host: name, view });
+                let host = signature.parameter(&view, "dsa.weight", ir::string_attribute(context, weight));
+                tensors.insert(value, Tensor { host, view });
             }
             "graph.constant" => {
                 let (value, r#type) = result.expect("constants have a result");
@@ -166,7 +225,7 @@ pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<Strin
                         "graph.constant without a dense value",
                     ));
                 };
-                let Some(payload) = constant.f32_payload() else {
+                if constant.element_type() != ElementType::F32 {
                     return Err(LoweringError::at(
                         index,
                         format!(
@@ -174,29 +233,14 @@ pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<Strin
                             r#type.element_type
                         ),
                     ));
-                };
+                }
                 let shape = buffer_shape(&r#type.shape);
                 let view = View::contiguous(&shape, Space::Ddr);
-                // The values, flat in row-major order (the buffer's type carries the shape); one
-                // value when they are all equal, as importers make large splat constants.
-                let count = view.elements();
-                let payload = match payload {
-                    Err(splat) => float_text(splat),
-                    Ok(values) if values.windows(2).all(|pair| pair[0].to_bits() == pair[1].to_bits()) => {
-                        float_text(values.first().copied().unwrap_or(0.0))
-                    }
-                    Ok(values) => {
-                        let elements: Vec<String> = values.iter().map(|&v| float_text(v)).collect();
-                        format!("[{}]", elements.join(", "))
-                    }
-                };
-                let name = format!("%k{}", parameters.len());
-                parameters.push((
-                    name.clone(),
-                    view.clone(),
-                    format!("dsa.constant = dense<{payload}> : tensor<{count}xf32>"),
-                ));
-                tensors.insert(value, Tensor { host: name, view });
+                // The values, flat in row-major order (the buffer's type carries the shape); a
+                // splat stays one value, as importers make large splat constants.
+                let payload = constant.flattened();
+                let host = signature.parameter(&view, "dsa.constant", payload);
+                tensors.insert(value, Tensor { host, view });
             }
             _ => {}
         }
@@ -210,9 +254,11 @@ pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<Strin
         }
         users.get(&value).and_then(|uses| uses.iter().max().copied()).unwrap_or(0)
     };
-    let mut root_of: BTreeMap<ValueId, String> = BTreeMap::new();
-    let mut root_last_use: BTreeMap<String, usize> = BTreeMap::new();
-    let mut live_bytes: usize = parameters.iter().map(|(_, view, _)| view.elements() * 4).sum();
+    // Buffers are keyed by their value's handle.
+    let key = |value: Val| value.0.ptr as usize;
+    let mut root_of: BTreeMap<ValueId, usize> = BTreeMap::new();
+    let mut root_last_use: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut live_bytes: usize = signature.parameters.iter().map(|(view, _)| view.elements() * 4).sum();
     if live_bytes > machine.ddr_bytes {
         return Err(LoweringError {
             op: None,
@@ -229,13 +275,14 @@ pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<Strin
         if fused.contains(&index) {
             continue;
         }
+        host.set_location(node.op.location());
         let result = node.results.first().map(|(value, r#type)| (*value, r#type));
         match node.name.as_str() {
             "func.return" | "graph.weight" | "graph.constant" => continue,
             "graph.reshape" | "graph.flatten" => {
                 let (value, r#type) = result.expect("reshapes have a result");
-                if let Some(root) = root_of.get(&node.operands[0]).cloned() {
-                    let last = root_last_use.entry(root.clone()).or_default();
+                if let Some(root) = root_of.get(&node.operands[0]).copied() {
+                    let last = root_last_use.entry(root).or_default();
                     *last = (*last).max(last_use(value));
                     root_of.insert(value, root);
                 }
@@ -290,7 +337,7 @@ pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<Strin
             is_elementwise_anchor = true;
             steps.push(Step::chained(
                 layers::Elementwise::Unary {
-                    kind: "copy",
+                    kind: UnaryKind::Copy,
                     bounds: None,
                     affine: None,
                 },
@@ -394,12 +441,11 @@ pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<Strin
                             ),
                         ));
                     }
-                    let name = host.fresh("buf");
-                    host.line(format!("{name} = dsa.alloc : {}", view.type_text()));
-                    allocated.push((name.clone(), view.clone()));
-                    root_of.insert(*value, name.clone());
-                    root_last_use.insert(name.clone(), last_use(*value));
-                    Tensor { host: name, view }
+                    let buffer = host.alloc(&view);
+                    allocated.push((buffer, view.clone()));
+                    root_of.insert(*value, key(buffer));
+                    root_last_use.insert(key(buffer), last_use(*value));
+                    Tensor { host: buffer, view }
                 }
             };
             results.push(tensor);
@@ -422,7 +468,7 @@ pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<Strin
             steps,
             output: results[0].clone(),
         };
-        let kernel = Kernel::new(kernel_name);
+        let kernel = Kernel::new(kernel_name, &host);
         let kernel = if is_elementwise_anchor {
             elementwise::lower(&scope, &mut host, &layer, kernel)?
         } else {
@@ -463,16 +509,16 @@ pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<Strin
                 ),
             ));
         }
-        launch(&mut host, &mut kernels, kernel, &location_text(node));
+        built.push(launch(&mut host, kernel, signature.op));
         for ((value, _), tensor) in final_values.iter().zip(results) {
             tensors.insert(*value, tensor);
         }
         // Free what no later op reads. Last uses are op indices; an epilogue op runs with its
         // anchor, earlier than its index, so a buffer it reads last is freed a little late, never
         // early.
-        allocated.retain(|(name, view)| {
-            if root_last_use.get(name).is_some_and(|&last| last <= index) {
-                host.line(format!("dsa.dealloc {name} : {}", view.type_text()));
+        allocated.retain(|(buffer, view)| {
+            if root_last_use.get(&key(*buffer)).is_some_and(|&last| last <= index) {
+                host.dealloc(*buffer);
                 live_bytes -= view.elements() * 4;
                 false
             } else {
@@ -484,16 +530,17 @@ pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<Strin
     // Results that no layer wrote (an input, a weight or a view returned, or a value returned
     // twice) are copied into their output buffer.
     if let Some(node) = returned_node {
+        host.set_location(node.op.location());
         let mut written: BTreeSet<ValueId> = BTreeSet::new();
         for (position, &value) in node.operands.iter().enumerate() {
             let output = Tensor {
-                host: format!("%out{position}"),
+                host: output_buffers[position],
                 view: View::contiguous(&return_types[position], Space::Ddr),
             };
             let source = tensors.get(&value).cloned().ok_or_else(|| {
                 LoweringError::at(ops.len() - 1, "a returned value has no buffer")
             })?;
-            if source.host == output.host && written.insert(value) {
+            if source.host.0.ptr == output.host.0.ptr && written.insert(value) {
                 continue;
             }
             kernel_count += 1;
@@ -501,46 +548,29 @@ pub fn lower_function(program: &FunctionView, machine: &Machine) -> Result<Strin
                 machine,
                 &source,
                 &output,
-                Kernel::new(format!("{}_{}_copy", program.name, kernel_count - 1)),
+                Kernel::new(format!("{}_{}_copy", program.name, kernel_count - 1), &host),
             );
-            launch(&mut host, &mut kernels, kernel, "unknown");
+            built.push(launch(&mut host, kernel, signature.op));
         }
     }
-    for (name, view) in allocated {
-        host.line(format!("dsa.dealloc {name} : {}", view.type_text()));
+    for (buffer, _) in allocated {
+        host.dealloc(buffer);
     }
-    host.line("return");
-
-    let signature: Vec<String> = parameters
-        .iter()
-        .map(|(name, view, attribute)| format!("{name}: {} {{{attribute}}}", view.type_text()))
-        .collect();
-    Ok(format!(
-        "{kernels}func.func @{}({}) {{\n{}}}\n",
-        program.name,
-        signature.join(",\n    "),
-        host.finish()
-    ))
+    host.op("func.return", &[], &[], &[]);
+    signature.finish();
+    Ok(())
 }
 
-/// Appends the kernel's text and its launch.
-fn launch(host: &mut Body, kernels: &mut String, kernel: Kernel, location: &str) {
-    let location = if location.is_empty() || location == "unknown" {
-        "unknown".to_owned()
-    } else {
-        location.to_owned()
-    };
-    let (name, text, arguments, cores) = kernel.finish(&location);
-    kernels.push_str(&text);
-    let names: Vec<&str> = arguments.iter().map(|(name, _)| name.as_str()).collect();
-    let types: Vec<String> = arguments.iter().map(|(_, view)| view.type_text()).collect();
-    let cores: Vec<String> = (0..cores).map(|core| core.to_string()).collect();
-    host.line(format!(
-        "dsa.launch @{name}({}) on [{}] : {} loc({location})",
-        names.join(", "),
-        cores.join(", "),
-        types.join(", ")
-    ));
+/// Inserts the kernel before the host function and launches it; returns the kernel op.
+fn launch(host: &mut Body, kernel: Kernel, host_function: Op) -> Op {
+    let (kernel_op, name, arguments, cores) = kernel.finish(host_function);
+    let context = host.context();
+    let values: Vec<Val> = arguments.iter().map(|(value, _)| *value).collect();
+    let cores: Vec<i64> = (0..cores as i64).collect();
+    // SAFETY: the context is alive; MLIR copies the name.
+    let callee = unsafe { mlirFlatSymbolRefAttrGet(context, MlirStringRef { data: name.as_ptr().cast(), length: name.len() }) };
+    host.op("dsa.launch", &values, &[], &[("kernel", callee), ("cores", ir::i64_array(context, &cores))]);
+    kernel_op
 }
 
 /// The returned value that `value` becomes through a chain of reshapes used nowhere else, if
@@ -629,31 +659,6 @@ fn batch_norm_steps(
 /// contiguous buffer).
 pub fn reshaped(host: &mut Body, source: &Tensor, shape: &[usize]) -> Tensor {
     let view = View::contiguous(shape, Space::Ddr);
-    let name = host.fresh("view");
-    let sizes: Vec<String> = shape.iter().map(usize::to_string).collect();
-    let strides: Vec<String> = view.strides.iter().map(usize::to_string).collect();
-    host.line(format!(
-        "{name} = memref.reinterpret_cast {} to offset: [0], sizes: [{}], strides: [{}] : {} to {}",
-        source.host,
-        sizes.join(", "),
-        strides.join(", "),
-        source.view.type_text(),
-        view.type_text()
-    ));
-    Tensor { host: name, view }
-}
-
-/// The op's location as MLIR writes it, for the `loc(...)` of the generated text.
-fn location_text(node: &Node) -> String {
-    unsafe extern "C" fn append(text: mlir_sys::MlirStringRef, data: *mut std::ffi::c_void) {
-        // SAFETY: `data` is the String below; `text` is valid for the call.
-        unsafe {
-            let bytes = std::slice::from_raw_parts(text.data.cast::<u8>(), text.length);
-            (*data.cast::<String>()).push_str(&String::from_utf8_lossy(bytes));
-        }
-    }
-    let mut text = String::new();
-    // SAFETY: the op is alive; the callback only appends.
-    unsafe { mlir_sys::mlirLocationPrint(node.op.location(), Some(append), (&mut text as *mut String).cast()) };
-    text.strip_prefix("loc(").and_then(|rest| rest.strip_suffix(')')).unwrap_or(&text).to_owned()
+    let value = host.reinterpret(source.host, &view);
+    Tensor { host: value, view }
 }

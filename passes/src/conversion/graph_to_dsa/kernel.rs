@@ -9,108 +9,122 @@
 //! each tile orders the next tile's loads after this tile's reads of the same buffers.
 
 use super::{
+    emit::{Body, Compare, Space, View},
     layers::{Elementwise, Operand, Step},
-    text::{Body, Space, View},
     Machine,
 };
+use crate::{
+    graph_view::ValueId,
+    ir::{self, InsertionPoint, Op, Val},
+};
+use mlir_sys::*;
 use std::collections::BTreeMap;
-use crate::graph_view::ValueId;
 
-/// A kernel under construction.
+/// A kernel under construction: a detached `dsa.kernel` whose block gains an argument for every
+/// host value it reads, inserted into the module by the launch.
 pub struct Kernel {
     /// Symbol name.
     pub name: String,
-    /// Host-side SSA names passed as arguments, with the kernel-side types.
-    pub arguments: Vec<(String, View)>,
+    op: Op,
+    block: MlirBlock,
+    /// Host values passed as arguments, with the kernel-side types.
+    pub arguments: Vec<(Val, View)>,
     /// The body (after the core-id preamble).
     pub body: Body,
     /// Cores it is launched on.
     pub cores: usize,
     /// LB elements allocated by the kernel (checked against the target's LB).
     pub lb_elements: usize,
-    deallocs: Vec<(String, View)>,
+    deallocs: Vec<Val>,
     /// The first tile index of the running core's share (set by the tile loop).
-    first_tile: String,
+    first_tile: Option<Val>,
+    inserted: bool,
 }
 
 impl Kernel {
-    /// An empty kernel called `name`.
-    pub fn new(name: String) -> Self {
+    /// An empty kernel called `name`, at the location the host is lowering.
+    pub fn new(name: String, host: &Body) -> Self {
+        let location = host.location();
+        let (region, block) = ir::region_with_block(&[], location);
+        let op = ir::create(InsertionPoint::Detached, location, "dsa.kernel", &[], &[], &[], vec![region]);
         Self {
             name,
+            op,
+            block,
             arguments: Vec::new(),
-            body: Body::new(1),
+            body: Body::new(block, location),
             cores: 1,
             lb_elements: 0,
             deallocs: Vec::new(),
-            first_tile: String::new(),
+            first_tile: None,
+            inserted: false,
         }
     }
 
-    /// The kernel-side name of host value `host` (of type `view`), adding the argument once.
-    pub fn argument(&mut self, host: &str, view: &View) -> String {
-        if let Some(index) = self.arguments.iter().position(|(name, _)| name == host) {
-            return format!("%arg{index}");
-        }
-        self.arguments.push((host.to_owned(), view.clone()));
-        format!("%arg{}", self.arguments.len() - 1)
+    /// The kernel-side value of host value `host` (of type `view`), adding the argument once.
+    pub fn argument(&mut self, host: Val, view: &View) -> Val {
+        let index = match self.arguments.iter().position(|(known, _)| known.0.ptr == host.0.ptr) {
+            Some(index) => index,
+            None => {
+                let r#type = view.memref_type(self.body.context());
+                // SAFETY: the block is the kernel's, alive until the kernel is inserted or dropped.
+                unsafe { mlirBlockAddArgument(self.block, r#type, self.body.location()) };
+                self.arguments.push((host, view.clone()));
+                self.arguments.len() - 1
+            }
+        };
+        // SAFETY: the block has `arguments.len()` arguments.
+        Val(unsafe { mlirBlockGetArgument(self.block, index as isize) })
     }
 
     /// Allocates an LB buffer of `shape` for the whole kernel.
-    pub fn alloc_lb(&mut self, shape: &[usize]) -> (String, View) {
+    pub fn alloc_lb(&mut self, shape: &[usize]) -> (Val, View) {
         let view = View::contiguous(shape, Space::Lb);
-        let name = self.body.fresh("lb");
-        self.body
-            .line(format!("{name} = dsa.alloc : {}", view.type_text()));
+        let buffer = self.body.alloc(&view);
         self.lb_elements += view.elements();
-        self.deallocs.push((name.clone(), view.clone()));
-        (name, view)
+        self.deallocs.push(buffer);
+        (buffer, view)
     }
 
     /// Opens the loop over this core's share of `tiles` tiles (on at most `machine.cores`
     /// cores) and returns the tile index; close it with [`Kernel::end_tiles`].
-    pub fn begin_tiles(&mut self, tiles: usize, machine: &Machine) -> String {
+    pub fn begin_tiles(&mut self, tiles: usize, machine: &Machine) -> Val {
         self.cores = tiles.clamp(1, machine.cores);
         self.begin_tiles_over(tiles, self.cores)
     }
 
     /// Opens a loop over this core's share of `tiles` tiles split over `cores` cores (a kernel
     /// with several tile loops launches on the largest count; cores past a loop's tiles skip it).
-    pub fn begin_tiles_over(&mut self, tiles: usize, cores: usize) -> String {
+    pub fn begin_tiles_over(&mut self, tiles: usize, cores: usize) -> Val {
         let body = &mut self.body;
-        let core = body.fresh("core");
-        body.line(format!("{core} = dsa.core_id : index"));
+        let core = body.core_id();
         let total = body.index(tiles);
         let cores = body.index(cores);
         let one = body.index(1);
-        let first = body.arith("muli", &core, &total);
-        let low = body.arith("divui", &first, &cores);
-        let next = body.arith("addi", &core, &one);
-        let last = body.arith("muli", &next, &total);
-        let high = body.arith("divui", &last, &cores);
-        let tile = body.fresh("tile");
-        body.open(format!("scf.for {tile} = {low} to {high} step {one} {{"));
-        self.first_tile = low;
+        let first = body.arith("muli", core, total);
+        let low = body.arith("divui", first, cores);
+        let next = body.arith("addi", core, one);
+        let last = body.arith("muli", next, total);
+        let high = body.arith("divui", last, cores);
+        let tile = body.open_for(low, high, one);
+        self.first_tile = Some(low);
         tile
     }
 
     /// An `i1` that is true when this tile is the core's first or its `coordinates` (of the tile
     /// numbering `counts`) differ from the previous tile's at one of `watched` positions: the
     /// condition under which a tile must reload what the previous tile left in LB.
-    pub fn changed(&mut self, tile: &str, counts: &[usize], coordinates: &[String], watched: &[usize]) -> String {
-        let first_tile = self.first_tile.clone();
+    pub fn changed(&mut self, tile: impl Into<Val>, counts: &[usize], coordinates: &[Val], watched: &[usize]) -> Val {
+        let tile = tile.into();
+        let first_tile = self.first_tile.expect("changed runs inside a tile loop");
         let one = self.body.index(1);
-        let previous_tile = self.body.arith("subi", tile, &one);
-        let previous = self.decode(&previous_tile, counts);
+        let previous_tile = self.body.arith("subi", tile, one);
+        let previous = self.decode(previous_tile, counts);
         let body = &mut self.body;
-        let mut condition = body.fresh("b");
-        body.line(format!("{condition} = arith.cmpi eq, {tile}, {first_tile} : index"));
+        let mut condition = body.compare(Compare::Eq, tile, first_tile);
         for &position in watched {
-            let differs = body.fresh("b");
-            body.line(format!("{differs} = arith.cmpi ne, {}, {} : index", coordinates[position], previous[position]));
-            let either = body.fresh("b");
-            body.line(format!("{either} = arith.ori {condition}, {differs} : i1"));
-            condition = either;
+            let differs = body.compare(Compare::Ne, coordinates[position], previous[position]);
+            condition = body.logic("ori", condition, differs);
         }
         condition
     }
@@ -120,21 +134,21 @@ impl Kernel {
     /// streaming it from DDR again.
     pub fn load_when_changed(
         &mut self,
-        tile: &str,
+        tile: impl Into<Val>,
         counts: &[usize],
-        coordinates: &[String],
+        coordinates: &[Val],
         watched: &[usize],
-        load: &mut dyn FnMut(&mut Body) -> String,
+        load: &mut dyn FnMut(&mut Body) -> Val,
     ) {
         let condition = self.changed(tile, counts, coordinates, watched);
-        guarded_load(&mut self.body, &condition, load);
+        guarded_load(&mut self.body, condition, load);
     }
 
     /// Closes the tile loop: waits for `token` so that the next tile's loads come after this
     /// tile's last reads.
-    pub fn end_tiles(&mut self, token: &str) {
-        self.body.line(format!("dsa.wait {token}"));
-        self.body.close("}");
+    pub fn end_tiles(&mut self, token: impl Into<Val>) {
+        self.body.wait(&[token.into()]);
+        self.body.close();
     }
 
     /// Runs `epilogue` on the tile `accumulator` (the output's `keep` dimensions of a tile of
@@ -142,26 +156,27 @@ impl Kernel {
     pub fn store_tile(
         &mut self,
         epilogue: &Epilogue,
-        accumulator: (&str, &View),
-        output: (&str, &View),
-        offsets: &[String],
+        accumulator: (Val, &View),
+        output: (Val, &View),
+        offsets: &[Val],
         sizes: &[usize],
         keep: &[usize],
     ) {
         let body = &mut self.body;
         let done = epilogue.emit(body, accumulator, offsets, sizes, keep, Vec::new());
-        let (target, target_view) = body.subview(output.0, output.1, offsets, sizes, Some(keep));
-        let stored = body.dma(accumulator, (&target, &target_view), &done);
-        self.end_tiles(&stored);
+        let (target, _) = body.subview(output.0, output.1, offsets, sizes, Some(keep));
+        let stored = body.dma(accumulator.0, target, &done);
+        self.end_tiles(stored);
     }
 
     /// Splits a tile index into coordinates over `counts` (row-major, first count outermost).
-    pub fn decode(&mut self, tile: &str, counts: &[usize]) -> Vec<String> {
-        let mut coordinates = vec![String::new(); counts.len()];
-        let mut rest = tile.to_owned();
+    pub fn decode(&mut self, tile: impl Into<Val>, counts: &[usize]) -> Vec<Val> {
+        let tile = tile.into();
+        let mut coordinates = vec![tile; counts.len()];
+        let mut rest = tile;
         for (d, &count) in counts.iter().enumerate().rev() {
             if d == 0 {
-                coordinates[0] = rest.clone();
+                coordinates[0] = rest;
                 break;
             }
             if count == 1 {
@@ -169,48 +184,56 @@ impl Kernel {
                 continue;
             }
             let size = self.body.index(count);
-            coordinates[d] = self.body.arith("remui", &rest, &size);
-            rest = self.body.arith("divui", &rest, &size);
+            coordinates[d] = self.body.arith("remui", rest, size);
+            rest = self.body.arith("divui", rest, size);
         }
         coordinates
     }
 
-    /// The kernel's text, deallocating its LB buffers at the end.
-    pub fn finish(mut self, location: &str) -> (String, String, Vec<(String, View)>, usize) {
-        for (name, view) in std::mem::take(&mut self.deallocs) {
-            self.body
-                .line(format!("dsa.dealloc {name} : {}", view.type_text()));
+    /// Ends the kernel (deallocating its LB buffers), names and types it, and inserts it before
+    /// `before`; returns it, its name, the host values to launch it with and the core count.
+    pub fn finish(mut self, before: Op) -> (Op, String, Vec<(Val, View)>, usize) {
+        for buffer in std::mem::take(&mut self.deallocs) {
+            self.body.dealloc(buffer);
         }
-        let parameters: Vec<String> = self
-            .arguments
-            .iter()
-            .enumerate()
-            .map(|(index, (_, view))| format!("%arg{index}: {}", view.type_text()))
-            .collect();
-        let text = format!(
-            "dsa.kernel @{}({}) {{\n{}  dsa.return\n}} loc({location})\n",
-            self.name,
-            parameters.join(", "),
-            self.body.finish()
-        );
-        (self.name, text, self.arguments, self.cores)
+        self.body.op("dsa.return", &[], &[], &[]);
+        let context = self.body.context();
+        let inputs: Vec<MlirType> = self.arguments.iter().map(|(_, view)| view.memref_type(context)).collect();
+        // SAFETY: the kernel op is alive and detached; inserting hands it to the module.
+        unsafe {
+            let function_type = mlirFunctionTypeGet(context, inputs.len() as isize, inputs.as_ptr(), 0, std::ptr::null());
+            self.op.set_attribute("function_type", mlirTypeAttrGet(function_type));
+            self.op.set_attribute("sym_name", ir::string_attribute(context, &self.name));
+            mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before.0), before.0, self.op.0);
+        }
+        self.inserted = true;
+        (self.op, std::mem::take(&mut self.name), std::mem::take(&mut self.arguments), self.cores)
+    }
+}
+
+impl Drop for Kernel {
+    /// A kernel abandoned by a lowering error was never inserted: destroy it.
+    fn drop(&mut self) {
+        if !self.inserted {
+            self.op.erase();
+        }
     }
 }
 
 /// Emits `load` under `scf.if condition` and fences it there, so later instructions find its
 /// data whichever way the condition went.
-pub fn guarded_load(body: &mut Body, condition: &str, load: &mut dyn FnMut(&mut Body) -> String) {
-    body.open(format!("scf.if {condition} {{"));
+pub fn guarded_load(body: &mut Body, condition: Val, load: &mut dyn FnMut(&mut Body) -> Val) {
+    body.open_if(condition);
     let token = load(body);
-    body.line(format!("dsa.wait {token}"));
-    body.close("}");
+    body.wait(&[token]);
+    body.close();
 }
 
 /// A graph value as a kernel sees it: the host buffer (or view) and its type.
 #[derive(Debug, Clone)]
 pub struct Tensor {
-    /// Host-side SSA name.
-    pub host: String,
+    /// The host-side value.
+    pub host: Val,
     /// Its type.
     pub view: View,
 }
@@ -218,7 +241,7 @@ pub struct Tensor {
 /// The LB buffers of an epilogue's external operands, allocated once per kernel.
 pub struct Epilogue {
     steps: Vec<Step>,
-    externals: BTreeMap<ValueId, (String, View, String, View)>,
+    externals: BTreeMap<ValueId, (Val, View, Val, View)>,
 }
 
 /// Shape of an external operand's tile: dimensions that broadcast stay 1, the others take the
@@ -279,7 +302,7 @@ impl Epilogue {
                         continue;
                     }
                     let tensor = &tensors[value];
-                    let argument = kernel.argument(&tensor.host, &tensor.view);
+                    let argument = kernel.argument(tensor.host, &tensor.view);
                     let (sizes, kept) = external_tile(&tensor.view.shape, output_tile, keep);
                     let kept_sizes: Vec<usize> = kept.iter().map(|&d| sizes[d]).collect();
                     let (buffer, buffer_view) = kernel.alloc_lb(&kept_sizes);
@@ -298,104 +321,60 @@ impl Epilogue {
     pub fn emit(
         &self,
         body: &mut Body,
-        accumulator: (&str, &View),
-        offsets: &[String],
+        accumulator: (Val, &View),
+        offsets: &[Val],
         sizes: &[usize],
         keep: &[usize],
-        after: Vec<String>,
-    ) -> Vec<String> {
-        let mut loaded: BTreeMap<ValueId, String> = BTreeMap::new();
-        for (value, (argument, view, buffer, buffer_view)) in &self.externals {
+        after: Vec<Val>,
+    ) -> Vec<Val> {
+        let mut loaded: BTreeMap<ValueId, Val> = BTreeMap::new();
+        for (value, (argument, view, buffer, _)) in &self.externals {
             let (tile_sizes, kept) = external_tile(&view.shape, sizes, keep);
             let lead = sizes.len() - view.shape.len();
             let zero = body.index(0);
-            let tile_offsets: Vec<String> = view
+            let tile_offsets: Vec<Val> = view
                 .shape
                 .iter()
                 .enumerate()
-                .map(|(i, &dim)| {
-                    if dim == 1 {
-                        zero.clone()
-                    } else {
-                        offsets[i + lead].clone()
-                    }
-                })
+                .map(|(i, &dim)| if dim == 1 { zero } else { offsets[i + lead] })
                 .collect();
-            let (source, source_view) =
-                body.subview(argument, view, &tile_offsets, &tile_sizes, Some(&kept));
+            let (source, _) = body.subview(*argument, view, &tile_offsets, &tile_sizes, Some(&kept));
             // The load overwrites the buffer that the previous tile's steps read: the tile loop's
             // closing wait orders it.
-            let token = body.dma((&source, &source_view), (buffer, buffer_view), &[]);
+            let token = body.dma(source, *buffer, &[]);
             loaded.insert(*value, token);
         }
         let mut last = after;
-        let accumulator_type = accumulator.1.type_text();
+        let operand_value = |operand: &Operand| match operand {
+            Operand::Chain => accumulator.0,
+            Operand::External(value) => self.externals[value].2,
+        };
         for step in &self.steps {
             let mut waits = last.clone();
-            let names: Vec<(String, String)> = step
-                .operands
-                .iter()
-                .map(|operand| match operand {
-                    Operand::Chain => (accumulator.0.to_owned(), accumulator_type.clone()),
-                    Operand::External(value) => {
-                        let (_, _, buffer, buffer_view) = &self.externals[value];
-                        if !waits.contains(&loaded[value]) {
-                            waits.push(loaded[value].clone());
-                        }
-                        (buffer.clone(), buffer_view.type_text())
+            for operand in &step.operands {
+                if let Operand::External(value) = operand {
+                    if !waits.iter().any(|token| token.0.ptr == loaded[value].0.ptr) {
+                        waits.push(loaded[value]);
                     }
-                })
-                .collect();
-            let (target, target_type) = match step.target {
-                Operand::Chain => (accumulator.0.to_owned(), accumulator_type.clone()),
-                Operand::External(value) => {
-                    let (_, _, buffer, buffer_view) = &self.externals[&value];
-                    (buffer.clone(), buffer_view.type_text())
                 }
-            };
+            }
+            let inputs: Vec<Val> = step.operands.iter().map(operand_value).collect();
+            let target = operand_value(&step.target);
             let token = match &step.op {
-                Elementwise::Unary {
-                    kind,
-                    bounds,
-                    affine,
-                } => {
-                    let mut attributes = String::new();
+                Elementwise::Unary { kind, bounds, affine } => {
+                    let mut parameters = Vec::new();
                     if let Some((min, max)) = bounds {
-                        attributes = format!(
-                            " {{min = {} : f32, max = {} : f32}}",
-                            float_text(*min),
-                            float_text(*max)
-                        );
+                        parameters = vec![("min", *min), ("max", *max)];
                     }
                     if let Some((scale, shift)) = affine {
-                        attributes = format!(
-                            " {{scale = {} : f32, shift = {} : f32}}",
-                            float_text(*scale),
-                            float_text(*shift)
-                        );
+                        parameters = vec![("scale", *scale), ("shift", *shift)];
                     }
-                    body.instruction(
-                        &format!("dsa.unary {kind} {} into {target}", names[0].0),
-                        &waits,
-                        &format!("{attributes}: {}, {target_type}", names[0].1),
-                    )
+                    body.unary(*kind, inputs[0], target, &parameters, &waits)
                 }
-                Elementwise::Binary { kind } => body.instruction(
-                    &format!(
-                        "dsa.binary {kind} {}, {} into {target}",
-                        names[0].0, names[1].0
-                    ),
-                    &waits,
-                    &format!(": {}, {}, {target_type}", names[0].1, names[1].1),
-                ),
+                Elementwise::Binary { kind } => body.binary(*kind, inputs[0], inputs[1], target, &waits),
             };
             last = vec![token];
         }
         last
     }
-}
-
-/// An f32 as an MLIR float literal that parses back to the same bits.
-pub fn float_text(value: f32) -> String {
-    format!("0x{:08X}", value.to_bits())
 }

@@ -7,19 +7,22 @@
 //! the local buffer, so only the layer's final value travels through DDR.
 
 use crate::graph_view::{Node, ValueId};
-use turbine_dialects::attributes::graph::Activation;
+use turbine_dialects::attributes::{
+    dsa::{BinaryKind, UnaryKind},
+    graph::Activation,
+};
 
 /// An elementwise operation of an epilogue, as the vector units run it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Elementwise {
     /// `dsa.unary <kind>`, with `min`/`max` for clip and `scale`/`shift` for affine.
     Unary {
-        kind: &'static str,
+        kind: UnaryKind,
         bounds: Option<(f32, f32)>,
         affine: Option<(f32, f32)>,
     },
     /// `dsa.binary <kind>`.
-    Binary { kind: &'static str },
+    Binary { kind: BinaryKind },
 }
 
 /// Where an epilogue step reads an operand.
@@ -72,22 +75,22 @@ pub fn batch_norm_steps(
     let binary = |kind| Elementwise::Binary { kind };
     vec![
         Step {
-            op: unary("affine", Some((1.0, epsilon))),
+            op: unary(UnaryKind::Affine, Some((1.0, epsilon))),
             operands: vec![var],
             target: var,
         },
         Step {
-            op: unary("rsqrt", None),
+            op: unary(UnaryKind::Rsqrt, None),
             operands: vec![var],
             target: var,
         },
-        Step::chained(binary("sub"), vec![Operand::Chain, Operand::External(mean)]),
-        Step::chained(binary("mul"), vec![Operand::Chain, var]),
+        Step::chained(binary(BinaryKind::Sub), vec![Operand::Chain, Operand::External(mean)]),
+        Step::chained(binary(BinaryKind::Mul), vec![Operand::Chain, var]),
         Step::chained(
-            binary("mul"),
+            binary(BinaryKind::Mul),
             vec![Operand::Chain, Operand::External(scale)],
         ),
-        Step::chained(binary("add"), vec![Operand::Chain, Operand::External(bias)]),
+        Step::chained(binary(BinaryKind::Add), vec![Operand::Chain, Operand::External(bias)]),
     ]
 }
 
@@ -105,32 +108,32 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
     };
     let binary = |kind| Some(vec![(Elementwise::Binary { kind }, 2)]);
     match node.name.as_str() {
-        "graph.add" => binary("add"),
-        "graph.sub" => binary("sub"),
-        "graph.mul" => binary("mul"),
-        "graph.div" => binary("div"),
-        "graph.max" => binary("max"),
-        "graph.min" => binary("min"),
-        "graph.pow" => binary("pow"),
-        "graph.relu" => unary("relu"),
-        "graph.sigmoid" => unary("sigmoid"),
-        "graph.tanh" => unary("tanh"),
-        "graph.exp" => unary("exp"),
-        "graph.log" => unary("log"),
-        "graph.sqrt" => unary("sqrt"),
-        "graph.erf" => unary("erf"),
-        "graph.silu" => unary("silu"),
-        "graph.neg" => unary("neg"),
-        "graph.reciprocal" => unary("reciprocal"),
-        "graph.abs" => unary("abs"),
+        "graph.add" => binary(BinaryKind::Add),
+        "graph.sub" => binary(BinaryKind::Sub),
+        "graph.mul" => binary(BinaryKind::Mul),
+        "graph.div" => binary(BinaryKind::Div),
+        "graph.max" => binary(BinaryKind::Max),
+        "graph.min" => binary(BinaryKind::Min),
+        "graph.pow" => binary(BinaryKind::Pow),
+        "graph.relu" => unary(UnaryKind::Relu),
+        "graph.sigmoid" => unary(UnaryKind::Sigmoid),
+        "graph.tanh" => unary(UnaryKind::Tanh),
+        "graph.exp" => unary(UnaryKind::Exp),
+        "graph.log" => unary(UnaryKind::Log),
+        "graph.sqrt" => unary(UnaryKind::Sqrt),
+        "graph.erf" => unary(UnaryKind::Erf),
+        "graph.silu" => unary(UnaryKind::Silu),
+        "graph.neg" => unary(UnaryKind::Neg),
+        "graph.reciprocal" => unary(UnaryKind::Reciprocal),
+        "graph.abs" => unary(UnaryKind::Abs),
         "graph.gelu" if !node.flag("approximate") => {
-            unary("gelu")
+            unary(UnaryKind::Gelu)
         }
         "graph.clip" => {
             let bound = |name| node.float_opt(name);
             Some(vec![(
                 Elementwise::Unary {
-                    kind: "clip",
+                    kind: UnaryKind::Clip,
                     bounds: Some((bound("min")?, bound("max")?)),
                     affine: None,
                 },
@@ -149,16 +152,16 @@ pub fn activation_step(activation: Activation) -> Elementwise {
         affine: None,
     };
     match activation {
-        Activation::Relu => unary("relu"),
+        Activation::Relu => unary(UnaryKind::Relu),
         Activation::Relu6 => Elementwise::Unary {
-            kind: "clip",
+            kind: UnaryKind::Clip,
             bounds: Some((0.0, 6.0)),
             affine: None,
         },
-        Activation::Sigmoid => unary("sigmoid"),
-        Activation::Tanh => unary("tanh"),
-        Activation::Silu => unary("silu"),
-        Activation::Gelu => unary("gelu"),
+        Activation::Sigmoid => unary(UnaryKind::Sigmoid),
+        Activation::Tanh => unary(UnaryKind::Tanh),
+        Activation::Silu => unary(UnaryKind::Silu),
+        Activation::Gelu => unary(UnaryKind::Gelu),
     }
 }
 

@@ -3,12 +3,14 @@
 //! tile, one store. Transposed operands (`gemm`'s `trans_a`/`trans_b`) are strided views: the DMA
 //! gathers them, no transpose kernel runs.
 
+use crate::ir::Val;
+use turbine_dialects::attributes::dsa::{BinaryKind, UnaryKind};
 use super::{
     conv::{COMPUTE_SETUP, DMA_SETUP, MATRIX_FLOPS},
     host::{Layer, Scope},
     kernel::{Epilogue, Kernel, Tensor},
     layers::{Elementwise, Operand, Step},
-    text::{divisors_descending, Body},
+    emit::{divisors_descending, Body},
     LoweringError,
 };
 
@@ -41,7 +43,7 @@ pub fn lower(
         if alpha != 1.0 {
             steps.push(Step::chained(
                 Elementwise::Unary {
-                    kind: "affine",
+                    kind: UnaryKind::Affine,
                     bounds: None,
                     affine: Some((alpha, 0.0)),
                 },
@@ -54,7 +56,7 @@ pub fn lower(
                 let term = Operand::External(c);
                 steps.push(Step {
                     op: Elementwise::Unary {
-                        kind: "affine",
+                        kind: UnaryKind::Affine,
                         bounds: None,
                         affine: Some((beta, 0.0)),
                     },
@@ -63,7 +65,7 @@ pub fn lower(
                 });
             }
             steps.push(Step::chained(
-                Elementwise::Binary { kind: "add" },
+                Elementwise::Binary { kind: BinaryKind::Add },
                 vec![Operand::Chain, Operand::External(c)],
             ));
         }
@@ -119,11 +121,11 @@ pub fn lower(
     tile[rank - 1] = nt;
     let keep = [rank - 2, rank - 1];
     let epilogue = Epilogue::new(&mut kernel, &steps, scope.tensors, &tile, &keep);
-    let lhs_arg = kernel.argument(&lhs.host, &lhs.view);
-    let rhs_arg = kernel.argument(&rhs.host, &rhs.view);
-    let output_arg = kernel.argument(&layer.output.host, &layer.output.view);
-    let (lhs_lb, lhs_lb_view) = kernel.alloc_lb(&[mt, kt]);
-    let (rhs_lb, rhs_lb_view) = kernel.alloc_lb(&[kt, nt]);
+    let lhs_arg = kernel.argument(lhs.host, &lhs.view);
+    let rhs_arg = kernel.argument(rhs.host, &rhs.view);
+    let output_arg = kernel.argument(layer.output.host, &layer.output.view);
+    let (lhs_lb, _) = kernel.alloc_lb(&[mt, kt]);
+    let (rhs_lb, _) = kernel.alloc_lb(&[kt, nt]);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&[mt, nt]);
 
     // Tiles are numbered batch, then column block, then row block: consecutive tiles of a core
@@ -132,20 +134,20 @@ pub fn lower(
     counts.push(n / nt);
     counts.push(m / mt);
     let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
-    let coordinates = kernel.decode(&index, &counts);
+    let coordinates = kernel.decode(index, &counts);
     let body = &mut kernel.body;
-    let row = body.scaled(&coordinates[rank - 1], mt);
-    let column = body.scaled(&coordinates[rank - 2], nt);
+    let row = body.scaled(coordinates[rank - 1], mt);
+    let column = body.scaled(coordinates[rank - 2], nt);
     let zero = body.index(0);
-    let batch_offsets = |operand: &Tensor| -> Vec<String> {
+    let batch_offsets = |operand: &Tensor| -> Vec<Val> {
         let operand_batch = operand.view.shape.len() - 2;
         let lead = batch.len() - operand_batch;
         (0..operand_batch)
             .map(|d| {
                 if operand.view.shape[d] == 1 {
-                    zero.clone()
+                    zero
                 } else {
-                    coordinates[d + lead].clone()
+                    coordinates[d + lead]
                 }
             })
             .collect()
@@ -153,27 +155,20 @@ pub fn lower(
     let lhs_batch = batch_offsets(&lhs);
     let rhs_batch = batch_offsets(&rhs);
     let load = |body: &mut Body,
-                    operand: &Tensor,
-                    argument: &str,
-                    prefix: &[String],
-                    offsets: [&String; 2],
-                    sizes: [usize; 2],
-                    target: (&str, &super::text::View)| {
-            let rank = operand.view.shape.len();
-            let mut all_offsets = prefix.to_vec();
-            all_offsets.push(offsets[0].clone());
-            all_offsets.push(offsets[1].clone());
-            let mut all_sizes = vec![1; rank - 2];
-            all_sizes.extend(sizes);
-            let (source, source_view) = body.subview(
-                argument,
-                &operand.view,
-                &all_offsets,
-                &all_sizes,
-                Some(&[rank - 2, rank - 1]),
-            );
-            body.dma((&source, &source_view), target, &[])
-        };
+                operand: &Tensor,
+                argument: Val,
+                prefix: &[Val],
+                offsets: [Val; 2],
+                sizes: [usize; 2],
+                target: Val| {
+        let rank = operand.view.shape.len();
+        let mut all_offsets = prefix.to_vec();
+        all_offsets.extend(offsets);
+        let mut all_sizes = vec![1; rank - 2];
+        all_sizes.extend(sizes);
+        let (source, _) = body.subview(argument, &operand.view, &all_offsets, &all_sizes, Some(&[rank - 2, rank - 1]));
+        body.dma(source, target, &[])
+    };
     let resident = k == kt;
     if resident {
         // The rhs tile depends on the column block and the batch indices the rhs does not
@@ -182,50 +177,30 @@ pub fn lower(
         let lead = batch.len() - (rhs_rank - 2);
         let mut watched: Vec<usize> = (0..rhs_rank - 2).filter(|&d| rhs.view.shape[d] != 1).map(|d| d + lead).collect();
         watched.push(rank - 2);
-        let zero_depth = zero.clone();
-        kernel.load_when_changed(&index, &counts, &coordinates, &watched, &mut |body| {
-            load(body, &rhs, &rhs_arg, &rhs_batch, [&zero_depth, &column], [kt, nt], (&rhs_lb, &rhs_lb_view))
+        let zero_depth = zero;
+        kernel.load_when_changed(index, &counts, &coordinates, &watched, &mut |body| {
+            load(body, &rhs, rhs_arg, &rhs_batch, [zero_depth, column], [kt, nt], rhs_lb)
         });
     }
     let body = &mut kernel.body;
-    let emit_chunk = |body: &mut Body, chunk: &str, accumulate: bool| {
+    let emit_chunk = |body: &mut Body, chunk: Val, accumulate: bool| {
         let depth = body.scaled(chunk, kt);
-        let loaded_lhs = load(
-            body,
-            &lhs,
-            &lhs_arg,
-            &lhs_batch,
-            [&row, &depth],
-            [mt, kt],
-            (&lhs_lb, &lhs_lb_view),
-        );
+        let loaded_lhs = load(body, &lhs, lhs_arg, &lhs_batch, [row, depth], [mt, kt], lhs_lb);
         let mut waits = vec![loaded_lhs];
         if !resident {
-            waits.push(load(body, &rhs, &rhs_arg, &rhs_batch, [&depth, &column], [kt, nt], (&rhs_lb, &rhs_lb_view)));
+            waits.push(load(body, &rhs, rhs_arg, &rhs_batch, [depth, column], [kt, nt], rhs_lb));
         }
-        let token = body.instruction(
-            &format!(
-                "dsa.matmul {lhs_lb}, {rhs_lb} into {accumulator}{}",
-                if accumulate { " accumulate" } else { "" }
-            ),
-            &waits,
-            &format!(
-                ": {}, {}, {}",
-                lhs_lb_view.type_text(),
-                rhs_lb_view.type_text(),
-                accumulator_view.type_text()
-            ),
-        );
-        body.line(format!("dsa.wait {token}"));
+        let token = body.matmul(lhs_lb, rhs_lb, accumulator, accumulate, &waits);
+        body.wait(&[token]);
     };
     body.chunks(k / kt, &mut |body, chunk, accumulate| emit_chunk(body, chunk, accumulate));
-    let mut offsets: Vec<String> = coordinates[..rank - 2].to_vec();
+    let mut offsets: Vec<Val> = coordinates[..rank - 2].to_vec();
     offsets.push(row);
     offsets.push(column);
     kernel.store_tile(
         &epilogue,
-        (&accumulator, &accumulator_view),
-        (&output_arg, &layer.output.view),
+        (accumulator, &accumulator_view),
+        (output_arg, &layer.output.view),
         &offsets,
         &tile,
         &keep,
@@ -236,12 +211,6 @@ pub fn lower(
 /// The host-side transposed view of a 2-D tensor (strides swapped, no copy).
 fn transposed(host: &mut Body, tensor: &Tensor) -> Tensor {
     let view = tensor.view.permuted(&[1, 0]);
-    let name = host.fresh("view");
-    host.line(format!(
-        "{name} = memref.transpose {} (d0, d1) -> (d1, d0) : {} to {}",
-        tensor.host,
-        tensor.view.type_text(),
-        view.type_text()
-    ));
-    Tensor { host: name, view }
+    let host_value = host.transpose(tensor.host, &view, &[1, 0]);
+    Tensor { host: host_value, view }
 }

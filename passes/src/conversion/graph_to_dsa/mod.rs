@@ -16,13 +16,13 @@
 
 mod conv;
 mod elementwise;
+mod emit;
 mod host;
 mod kernel;
 mod layers;
 mod matmul;
 mod movement;
 mod rows;
-mod text;
 mod window;
 
 use crate::{
@@ -31,7 +31,6 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use melior::ir::OperationRef;
-use mlir_sys::*;
 use turbine_dialects::pass_abi::OptionKind;
 use crate::target::Machine;
 
@@ -120,7 +119,7 @@ or that cannot be tiled into the local buffer is an error at that op.";
                 error.op.unwrap_or(function).emit_error(&format!("cannot lower @{name}: {}", error.message));
                 PassFailure
             })?;
-            let text = host::lower_function(&program, &machine).map_err(|error| {
+            host::lower_function(&program, &machine, function).map_err(|error| {
                 let at = error
                     .op
                     .and_then(|index| program.ops.get(index).map(|node| node.op))
@@ -128,43 +127,7 @@ or that cannot be tiled into the local buffer is an error at that op.";
                 at.emit_error(&error.message);
                 PassFailure
             })?;
-            module
-                .replace_with_text(function, &text)
-                .map_err(|message| {
-                    function.emit_error(&format!(
-                        "internal error: the generated dsa code does not parse: {message}"
-                    ));
-                    PassFailure
-                })?;
-        }
-        Ok(())
-    }
-}
-
-impl Op {
-    /// Parses `text` (module-level ops) and puts them in place of `old`, which is erased.
-    fn replace_with_text(self, old: Op, text: &str) -> Result<(), String> {
-        // MLIR's parser may read one byte past the end of the buffer: give it a NUL there.
-        let source = format!("module {{\n{text}}}\n\0");
-        // SAFETY: the context is alive; the parsed module's ops are moved before it is destroyed.
-        unsafe {
-            let context = mlirOperationGetContext(self.0);
-            let source_ref = MlirStringRef {
-                data: source.as_ptr().cast(),
-                length: source.len(),
-            };
-            let parsed = mlirModuleCreateParse(context, source_ref);
-            if parsed.ptr.is_null() {
-                return Err("see the diagnostics above".into());
-            }
-            let parsed_op = Op(mlirModuleGetOperation(parsed));
-            let block = mlirOperationGetBlock(old.0);
-            for op in parsed_op.body_ops() {
-                mlirOperationRemoveFromParent(op.0);
-                mlirBlockInsertOwnedOperationBefore(block, old.0, op.0);
-            }
-            mlirModuleDestroy(parsed);
-            old.erase();
+            function.erase();
         }
         Ok(())
     }

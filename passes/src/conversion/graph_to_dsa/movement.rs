@@ -4,12 +4,13 @@
 //! unit involved, split over the cores.
 
 use turbine_dialects::attributes::graph::PadMode;
+use crate::ir::Val;
 use super::{
     elementwise::row_major_tile,
     host::{reshaped, Layer, Scope},
     kernel::{Kernel, Tensor},
     layers,
-    text::{Body, View},
+    emit::{Body, View},
     LoweringError, Machine,
 };
 
@@ -42,8 +43,8 @@ pub fn copy_pairs(machine: &Machine, pairs: &[(Tensor, Tensor)], mut kernel: Ker
         .clamp(1, machine.cores);
     kernel.cores = cores;
     for ((source, target), (tile, count)) in pairs.iter().zip(tilings) {
-        let source_arg = kernel.argument(&source.host, &source.view);
-        let target_arg = kernel.argument(&target.host, &target.view);
+        let source_arg = kernel.argument(source.host, &source.view);
+        let target_arg = kernel.argument(target.host, &target.view);
         let counts: Vec<usize> = source
             .view
             .shape
@@ -52,17 +53,17 @@ pub fn copy_pairs(machine: &Machine, pairs: &[(Tensor, Tensor)], mut kernel: Ker
             .map(|(dim, size)| dim / size)
             .collect();
         let index = kernel.begin_tiles_over(count, cores);
-        let coordinates = kernel.decode(&index, &counts);
+        let coordinates = kernel.decode(index, &counts);
         let body = &mut kernel.body;
-        let offsets: Vec<String> = coordinates
+        let offsets: Vec<Val> = coordinates
             .iter()
             .zip(&tile)
             .map(|(c, &size)| body.scaled(c, size))
             .collect();
-        let (from, from_view) = body.subview(&source_arg, &source.view, &offsets, &tile, None);
-        let (to, to_view) = body.subview(&target_arg, &target.view, &offsets, &tile, None);
-        let moved = body.dma((&from, &from_view), (&to, &to_view), &[]);
-        kernel.end_tiles(&moved);
+        let (from, _) = body.subview(source_arg, &source.view, &offsets, &tile, None);
+        let (to, _) = body.subview(target_arg, &target.view, &offsets, &tile, None);
+        let moved = body.dma(from, to, &[]);
+        kernel.end_tiles(moved);
     }
     kernel
 }
@@ -110,9 +111,9 @@ fn window(
     sizes: &[usize],
     steps: &[usize],
 ) -> Tensor {
-    let offsets: Vec<String> = offsets.iter().map(|&offset| host.index(offset)).collect();
-    let (name, view) = host.subview_strided(&tensor.host, &tensor.view, &offsets, sizes, steps);
-    Tensor { host: name, view }
+    let offsets: Vec<Val> = offsets.iter().map(|&offset| host.index(offset)).collect();
+    let (host, view) = host.subview_strided(tensor.host, &tensor.view, &offsets, sizes, steps);
+    Tensor { host, view }
 }
 
 /// Lowers a data-movement layer writing `results`.
@@ -150,18 +151,8 @@ pub fn lower(
             let output =
                 if output_shape != results[0].view.shape { reshaped(host, &results[0], &output_shape) } else { results[0].clone() };
             let view = input.view.permuted(&permutation);
-            let name = host.fresh("view");
-            let dims: Vec<String> = (0..merged_rank).map(|d| format!("d{d}")).collect();
-            let permuted: Vec<String> = permutation.iter().map(|d| format!("d{d}")).collect();
-            host.line(format!(
-                "{name} = memref.transpose {} ({}) -> ({}) : {} to {}",
-                input.host,
-                dims.join(", "),
-                permuted.join(", "),
-                input.view.type_text(),
-                view.type_text()
-            ));
-            vec![(Tensor { host: name, view }, output)]
+            let transposed = host.transpose(input.host, &view, &permutation);
+            vec![(Tensor { host: transposed, view }, output)]
         }
         "graph.concat" => {
             let axis = layers::axis(node.int("axis"), rank);

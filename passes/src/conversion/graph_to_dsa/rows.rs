@@ -3,11 +3,12 @@
 //! the normalised extent last — and whole rows are tiled, since every output element needs its
 //! whole row.
 
+use turbine_dialects::attributes::dsa::{BinaryKind, PoolKind, ReduceKind, UnaryKind};
 use super::{
     host::{reshaped, Layer, Scope},
-    kernel::{float_text, Kernel, Tensor},
+    kernel::{Kernel, Tensor},
     layers,
-    text::{divisors_descending, Body, View},
+    emit::{divisors_descending, Body},
     LoweringError,
 };
 
@@ -47,15 +48,21 @@ pub fn lower_reduce(
     let shape = input.view.shape.clone();
     let rank = shape.len();
     let (kind, mut axes) = match node.name.as_str() {
-        "graph.global_avg_pool" => ("mean", (2..rank).collect::<Vec<usize>>()),
+        "graph.global_avg_pool" => (ReduceKind::Mean, (2..rank).collect::<Vec<usize>>()),
         name => {
+            let kind = match name {
+                "graph.reduce_sum" => ReduceKind::Sum,
+                "graph.reduce_mean" => ReduceKind::Mean,
+                "graph.reduce_max" => ReduceKind::Max,
+                other => unreachable!("{other} is not a reduction the vector units run"),
+            };
             let axes = node.ints("axes").to_vec();
             let axes: Vec<usize> = if axes.is_empty() {
                 (0..rank).collect()
             } else {
                 axes.iter().map(|&a| layers::axis(a, rank)).collect()
             };
-            (name.trim_start_matches("graph.reduce_"), axes)
+            (kind, axes)
         }
     };
     axes.sort_unstable();
@@ -77,35 +84,21 @@ pub fn lower_reduce(
     let target = reshaped(host, &layer.output, &[outer, 1, inner]);
     let tile = row_tile(scope, outer, length * inner + inner, 0)
         .ok_or_else(|| too_long(scope, layer, length * inner))?;
-    let source_arg = kernel.argument(&source.host, &source.view);
-    let target_arg = kernel.argument(&target.host, &target.view);
-    let (rows_lb, rows_lb_view) = kernel.alloc_lb(&[tile, length, inner]);
-    let (result_lb, result_lb_view) = kernel.alloc_lb(&[tile, 1, inner]);
+    let source_arg = kernel.argument(source.host, &source.view);
+    let target_arg = kernel.argument(target.host, &target.view);
+    let (rows_lb, _) = kernel.alloc_lb(&[tile, length, inner]);
+    let (result_lb, _) = kernel.alloc_lb(&[tile, 1, inner]);
     let index = kernel.begin_tiles(outer / tile, scope.machine);
     let body = &mut kernel.body;
-    let row = body.scaled(&index, tile);
+    let row = body.scaled(index, tile);
     let zero = body.index(0);
-    let offsets = [row, zero.clone(), zero];
-    let (from, from_view) = body.subview(
-        &source_arg,
-        &source.view,
-        &offsets,
-        &[tile, length, inner],
-        None,
-    );
-    let loaded = body.dma((&from, &from_view), (&rows_lb, &rows_lb_view), &[]);
-    let reduced = body.instruction(
-        &format!("dsa.reduce {kind} {rows_lb} into {result_lb}"),
-        &[loaded],
-        &format!(
-            "{{axis = 1 : i64}} : {}, {}",
-            rows_lb_view.type_text(),
-            result_lb_view.type_text()
-        ),
-    );
-    let (to, to_view) = body.subview(&target_arg, &target.view, &offsets, &[tile, 1, inner], None);
-    let stored = body.dma((&result_lb, &result_lb_view), (&to, &to_view), &[reduced]);
-    kernel.end_tiles(&stored);
+    let offsets = [row, zero, zero];
+    let (from, _) = body.subview(source_arg, &source.view, &offsets, &[tile, length, inner], None);
+    let loaded = body.dma(from, rows_lb, &[]);
+    let reduced = body.reduce(kind, rows_lb, result_lb, 1, &[loaded]);
+    let (to, _) = body.subview(target_arg, &target.view, &offsets, &[tile, 1, inner], None);
+    let stored = body.dma(result_lb, to, &[reduced]);
+    kernel.end_tiles(stored);
     Ok(kernel)
 }
 
@@ -137,47 +130,25 @@ pub fn lower_softmax(
     let (target, _, _) = as_rows(host, &layer.output, axis);
     let tile =
         row_tile(scope, rows, length + 1, 0).ok_or_else(|| too_long(scope, layer, length))?;
-    let source_arg = kernel.argument(&source.host, &source.view);
-    let target_arg = kernel.argument(&target.host, &target.view);
-    let (x, x_view) = kernel.alloc_lb(&[tile, length]);
-    let (s, s_view) = kernel.alloc_lb(&[tile, 1]);
+    let source_arg = kernel.argument(source.host, &source.view);
+    let target_arg = kernel.argument(target.host, &target.view);
+    let (x, _) = kernel.alloc_lb(&[tile, length]);
+    let (s, _) = kernel.alloc_lb(&[tile, 1]);
     let index = kernel.begin_tiles(rows / tile, scope.machine);
     let body = &mut kernel.body;
-    let row = body.scaled(&index, tile);
+    let row = body.scaled(index, tile);
     let zero = body.index(0);
     let offsets = [row, zero];
-    let (from, from_view) =
-        body.subview(&source_arg, &source.view, &offsets, &[tile, length], None);
-    let loaded = body.dma((&from, &from_view), (&x, &x_view), &[]);
-    let types = |a: &View, b: &View| format!("{}, {}", a.type_text(), b.type_text());
-    let maximum = body.instruction(
-        &format!("dsa.reduce max {x} into {s}"),
-        &[loaded],
-        &format!("{{axis = 1 : i64}} : {}", types(&x_view, &s_view)),
-    );
-    let shifted = body.instruction(
-        &format!("dsa.binary sub {x}, {s} into {x}"),
-        &[maximum],
-        &format!(": {}, {}", types(&x_view, &s_view), x_view.type_text()),
-    );
-    let exponent = body.instruction(
-        &format!("dsa.unary exp {x} into {x}"),
-        &[shifted],
-        &format!(": {}", types(&x_view, &x_view)),
-    );
-    let sum = body.instruction(
-        &format!("dsa.reduce sum {x} into {s}"),
-        &[exponent],
-        &format!("{{axis = 1 : i64}} : {}", types(&x_view, &s_view)),
-    );
-    let normalised = body.instruction(
-        &format!("dsa.binary div {x}, {s} into {x}"),
-        &[sum],
-        &format!(": {}, {}", types(&x_view, &s_view), x_view.type_text()),
-    );
-    let (to, to_view) = body.subview(&target_arg, &target.view, &offsets, &[tile, length], None);
-    let stored = body.dma((&x, &x_view), (&to, &to_view), &[normalised]);
-    kernel.end_tiles(&stored);
+    let (from, _) = body.subview(source_arg, &source.view, &offsets, &[tile, length], None);
+    let loaded = body.dma(from, x, &[]);
+    let maximum = body.reduce(ReduceKind::Max, x, s, 1, &[loaded]);
+    let shifted = body.binary(BinaryKind::Sub, x, s, x, &[maximum]);
+    let exponent = body.unary(UnaryKind::Exp, x, x, &[], &[shifted]);
+    let sum = body.reduce(ReduceKind::Sum, x, s, 1, &[exponent]);
+    let normalised = body.binary(BinaryKind::Div, x, s, x, &[sum]);
+    let (to, _) = body.subview(target_arg, &target.view, &offsets, &[tile, length], None);
+    let stored = body.dma(x, to, &[normalised]);
+    kernel.end_tiles(stored);
     Ok(kernel)
 }
 
@@ -204,92 +175,46 @@ pub fn lower_layer_norm(
     let parameters = length * (1 + bias.is_some() as usize);
     let tile = row_tile(scope, rows, 2 * length + 2, parameters)
         .ok_or_else(|| too_long(scope, layer, length))?;
-    let source_arg = kernel.argument(&source.host, &source.view);
-    let target_arg = kernel.argument(&target.host, &target.view);
-    let scale_arg = kernel.argument(&scale.host, &scale.view);
+    let source_arg = kernel.argument(source.host, &source.view);
+    let target_arg = kernel.argument(target.host, &target.view);
+    let scale_arg = kernel.argument(scale.host, &scale.view);
     let bias_arg = bias
         .as_ref()
-        .map(|bias| kernel.argument(&bias.host, &bias.view));
-    let (x, x_view) = kernel.alloc_lb(&[tile, length]);
-    let (t, t_view) = kernel.alloc_lb(&[tile, length]);
-    let (mean, mean_view) = kernel.alloc_lb(&[tile, 1]);
-    let (variance, variance_view) = kernel.alloc_lb(&[tile, 1]);
-    let (gamma, gamma_view) = kernel.alloc_lb(&[1, length]);
-    let beta = bias.as_ref().map(|_| kernel.alloc_lb(&[1, length]));
+        .map(|bias| kernel.argument(bias.host, &bias.view));
+    let (x, _) = kernel.alloc_lb(&[tile, length]);
+    let (t, _) = kernel.alloc_lb(&[tile, length]);
+    let (mean, _) = kernel.alloc_lb(&[tile, 1]);
+    let (variance, _) = kernel.alloc_lb(&[tile, 1]);
+    let (gamma, _) = kernel.alloc_lb(&[1, length]);
+    let beta = bias.as_ref().map(|_| kernel.alloc_lb(&[1, length]).0);
     let body = &mut kernel.body;
-    let gamma_loaded = body.dma((&scale_arg, &scale.view), (&gamma, &gamma_view), &[]);
+    let gamma_loaded = body.dma(scale_arg, gamma, &[]);
     let mut parameters_loaded = vec![gamma_loaded];
-    if let (Some(bias_arg), Some((beta, beta_view)), Some(bias)) = (&bias_arg, &beta, &bias) {
-        parameters_loaded.push(body.dma((bias_arg, &bias.view), (beta, beta_view), &[]));
+    if let (Some(bias_arg), Some(beta)) = (bias_arg, beta) {
+        parameters_loaded.push(body.dma(bias_arg, beta, &[]));
     }
-    body.line(format!("dsa.wait {}", parameters_loaded.join(", ")));
+    body.wait(&parameters_loaded);
     let index = kernel.begin_tiles(rows / tile, scope.machine);
     let body = &mut kernel.body;
-    let row = body.scaled(&index, tile);
+    let row = body.scaled(index, tile);
     let zero = body.index(0);
     let offsets = [row, zero];
-    let (from, from_view) =
-        body.subview(&source_arg, &source.view, &offsets, &[tile, length], None);
-    let loaded = body.dma((&from, &from_view), (&x, &x_view), &[]);
-    let pair = |a: &View, b: &View| format!("{}, {}", a.type_text(), b.type_text());
-    let triple = |a: &View, b: &View, c: &View| {
-        format!("{}, {}, {}", a.type_text(), b.type_text(), c.type_text())
-    };
-    let averaged = body.instruction(
-        &format!("dsa.reduce mean {x} into {mean}"),
-        &[loaded],
-        &format!("{{axis = 1 : i64}} : {}", pair(&x_view, &mean_view)),
-    );
-    let centred = body.instruction(
-        &format!("dsa.binary sub {x}, {mean} into {x}"),
-        &[averaged],
-        &format!(": {}", triple(&x_view, &mean_view, &x_view)),
-    );
-    let squared = body.instruction(
-        &format!("dsa.binary mul {x}, {x} into {t}"),
-        &[centred.clone()],
-        &format!(": {}", triple(&x_view, &x_view, &t_view)),
-    );
-    let var = body.instruction(
-        &format!("dsa.reduce mean {t} into {variance}"),
-        &[squared],
-        &format!("{{axis = 1 : i64}} : {}", pair(&t_view, &variance_view)),
-    );
-    let shifted = body.instruction(
-        &format!("dsa.unary affine {variance} into {variance}"),
-        &[var],
-        &format!(
-            "{{scale = {} : f32, shift = {} : f32}} : {}",
-            float_text(1.0),
-            float_text(epsilon),
-            pair(&variance_view, &variance_view)
-        ),
-    );
-    let inverse = body.instruction(
-        &format!("dsa.unary rsqrt {variance} into {variance}"),
-        &[shifted],
-        &format!(": {}", pair(&variance_view, &variance_view)),
-    );
-    let normalised = body.instruction(
-        &format!("dsa.binary mul {x}, {variance} into {x}"),
-        &[inverse, centred],
-        &format!(": {}", triple(&x_view, &variance_view, &x_view)),
-    );
-    let mut last = body.instruction(
-        &format!("dsa.binary mul {x}, {gamma} into {x}"),
-        &[normalised],
-        &format!(": {}", triple(&x_view, &gamma_view, &x_view)),
-    );
-    if let Some((beta, beta_view)) = &beta {
-        last = body.instruction(
-            &format!("dsa.binary add {x}, {beta} into {x}"),
-            &[last],
-            &format!(": {}", triple(&x_view, beta_view, &x_view)),
-        );
+    let (from, _) = body.subview(source_arg, &source.view, &offsets, &[tile, length], None);
+    let loaded = body.dma(from, x, &[]);
+    let averaged = body.reduce(ReduceKind::Mean, x, mean, 1, &[loaded]);
+    let centred = body.binary(BinaryKind::Sub, x, mean, x, &[averaged]);
+    let squared = body.binary(BinaryKind::Mul, x, x, t, &[centred]);
+    let var = body.reduce(ReduceKind::Mean, t, variance, 1, &[squared]);
+    let shifted = body.unary(UnaryKind::Affine, variance, variance, &[("scale", 1.0), ("shift", epsilon)], &[var]);
+    let inverse = body.unary(UnaryKind::Rsqrt, variance, variance, &[], &[shifted]);
+    let normalised = body.binary(BinaryKind::Mul, x, variance, x, &[inverse, centred]);
+    let mut last = body.binary(BinaryKind::Mul, x, gamma, x, &[normalised]);
+    if let Some(beta) = beta {
+        last = body.binary(BinaryKind::Add, x, beta, x, &[last]);
     }
-    let (to, to_view) = body.subview(&target_arg, &target.view, &offsets, &[tile, length], None);
-    let stored = body.dma((&x, &x_view), (&to, &to_view), &[last]);
-    kernel.end_tiles(&stored);
+    let (to, _) = body.subview(target_arg, &target.view, &offsets, &[tile, length], None);
+    let stored = body.dma(x, to, &[last]);
+    kernel.end_tiles(stored);
     Ok(kernel)
 }
 
@@ -318,40 +243,32 @@ pub fn lower_lrn(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kern
         .into_iter()
         .find(|&tile| 3 * channels * tile <= budget)
         .ok_or_else(|| too_long(scope, layer, channels))?;
-    let source_arg = kernel.argument(&source.host, &source.view);
-    let target_arg = kernel.argument(&target.host, &target.view);
+    let source_arg = kernel.argument(source.host, &source.view);
+    let target_arg = kernel.argument(target.host, &target.view);
     let tile_shape = [1, 1, channels, tile];
-    let (x, x_view) = kernel.alloc_lb(&tile_shape);
-    let (squares, squares_view) = kernel.alloc_lb(&tile_shape);
-    let (scale, scale_view) = kernel.alloc_lb(&tile_shape);
+    let (x, _) = kernel.alloc_lb(&tile_shape);
+    let (squares, _) = kernel.alloc_lb(&tile_shape);
+    let (scale, _) = kernel.alloc_lb(&tile_shape);
     let counts = [batch, positions / tile];
     let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
-    let coordinates = kernel.decode(&index, &counts);
+    let coordinates = kernel.decode(index, &counts);
     let body = &mut kernel.body;
-    let position = body.scaled(&coordinates[1], tile);
+    let position = body.scaled(coordinates[1], tile);
     let zero = body.index(0);
-    let offsets = [coordinates[0].clone(), zero.clone(), zero, position];
-    let (from, from_view) = body.subview(&source_arg, &source.view, &offsets, &tile_shape, None);
-    let loaded = body.dma((&from, &from_view), (&x, &x_view), &[]);
-    let (xt, st, kt) = (x_view.type_text(), squares_view.type_text(), scale_view.type_text());
-    let squared = body.instruction(&format!("dsa.binary mul {x}, {x} into {squares}"), &[loaded], &format!(": {xt}, {xt}, {st}"));
-    let mean = body.instruction(
-        &format!("dsa.pool avg {squares} into {scale}"),
-        &[squared],
-        &format!(
-            "{{kernel = array<i64: {size}, 1>, strides = array<i64: 1, 1>, pads = array<i64: {below}, 0, {above}, 0>, count_include_pad = true}} : {st}, {kt}"
-        ),
-    );
-    let unary = |body: &mut Body, kind: &str, attributes: String, after: String| {
-        body.instruction(&format!("dsa.unary {kind} {scale} into {scale}"), &[after], &format!("{attributes}: {kt}, {kt}"))
-    };
-    let base = unary(body, "affine", format!("{{scale = {} : f32, shift = {} : f32}} ", float_text(alpha), float_text(bias)), mean);
-    let logarithm = unary(body, "log", String::new(), base);
-    let scaled = unary(body, "affine", format!("{{scale = {} : f32, shift = {} : f32}} ", float_text(-beta), float_text(0.0)), logarithm);
-    let power = unary(body, "exp", String::new(), scaled);
-    let normalised = body.instruction(&format!("dsa.binary mul {x}, {scale} into {x}"), &[power], &format!(": {xt}, {kt}, {xt}"));
-    let (to, to_view) = body.subview(&target_arg, &target.view, &offsets, &tile_shape, None);
-    let stored = body.dma((&x, &x_view), (&to, &to_view), &[normalised]);
-    kernel.end_tiles(&stored);
+    let offsets = [coordinates[0], zero, zero, position];
+    let (from, _) = body.subview(source_arg, &source.view, &offsets, &tile_shape, None);
+    let loaded = body.dma(from, x, &[]);
+    let squared = body.binary(BinaryKind::Mul, x, x, squares, &[loaded]);
+    let window = [size, 1];
+    let pads = [below, 0, above, 0];
+    let mean = body.pool(PoolKind::Avg, squares, scale, window, [1, 1], pads, true, &[squared]);
+    let base = body.unary(UnaryKind::Affine, scale, scale, &[("scale", alpha), ("shift", bias)], &[mean]);
+    let logarithm = body.unary(UnaryKind::Log, scale, scale, &[], &[base]);
+    let scaled = body.unary(UnaryKind::Affine, scale, scale, &[("scale", -beta), ("shift", 0.0)], &[logarithm]);
+    let power = body.unary(UnaryKind::Exp, scale, scale, &[], &[scaled]);
+    let normalised = body.binary(BinaryKind::Mul, x, scale, x, &[power]);
+    let (to, _) = body.subview(target_arg, &target.view, &offsets, &tile_shape, None);
+    let stored = body.dma(x, to, &[normalised]);
+    kernel.end_tiles(stored);
     Ok(kernel)
 }

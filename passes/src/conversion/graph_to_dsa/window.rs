@@ -1,11 +1,12 @@
 //! A pooling layer: output tiles of `[1, Ct, OHt, OW]`, the input rows of the window loaded with
 //! the padding resolved per row class as for convolutions, one vector-core pooling instruction.
 
+use turbine_dialects::attributes::dsa::PoolKind;
 use super::{
     conv::{dispatch_classes, Rows, DMA_SETUP},
     host::{Layer, Scope},
     kernel::{Epilogue, Kernel},
-    text::divisors_descending,
+    emit::divisors_descending,
     LoweringError,
 };
 
@@ -96,68 +97,52 @@ pub fn lower_pool(
     let tile = [1, tile_channels, tile_rows, out[3]];
     let keep = [0, 1, 2, 3];
     let epilogue = Epilogue::new(&mut kernel, &layer.steps, scope.tensors, &tile, &keep);
-    let input_arg = kernel.argument(&input.host, &input.view);
-    let output_arg = kernel.argument(&layer.output.host, &layer.output.view);
+    let input_arg = kernel.argument(input.host, &input.view);
+    let output_arg = kernel.argument(layer.output.host, &layer.output.view);
     let input_rows = rows.window(tile_rows);
     let (input_lb, input_lb_view) = kernel.alloc_lb(&[1, tile_channels, input_rows, width]);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&tile);
     let counts = [batch, channels / tile_channels, out[2] / tile_rows];
     let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
-    let coordinates = kernel.decode(&index, &counts);
+    let coordinates = kernel.decode(index, &counts);
     let body = &mut kernel.body;
-    let (n, row) = (coordinates[0].clone(), coordinates[2].clone());
-    let channel = body.scaled(&coordinates[1], tile_channels);
-    let out_row = body.scaled(&row, tile_rows);
+    let (n, row) = (coordinates[0], coordinates[2]);
+    let channel = body.scaled(coordinates[1], tile_channels);
+    let out_row = body.scaled(row, tile_rows);
     let zero = body.index(0);
     let classes = rows.classes(tile_rows);
     let count_include_pad = node.flag("count_include_pad");
-    dispatch_classes(body, &row, &classes, &mut |body, class| {
+    dispatch_classes(body, row, &classes, &mut |body, class| {
         let loaded_rows = input_rows - class.pad_top - class.pad_bottom;
-        let scaled = body.scaled(&row, tile_rows * rows.stride);
-        let first_row = body.shifted(&scaled, class.pad_top as i64 - rows.top as i64);
-        let (source, source_view) = body.subview(
-            &input_arg,
+        let scaled = body.scaled(row, tile_rows * rows.stride);
+        let first_row = body.shifted(scaled, class.pad_top as i64 - rows.top as i64);
+        let (source, _) = body.subview(
+            input_arg,
             &input.view,
-            &[n.clone(), channel.clone(), first_row, zero.clone()],
+            &[n, channel, first_row, zero],
             &[1, tile_channels, loaded_rows, width],
             None,
         );
-        let (input_tile, input_tile_view) = body.subview(
-            &input_lb,
+        let (input_tile, _) = body.subview(
+            input_lb,
             &input_lb_view,
-            &[zero.clone(), zero.clone(), zero.clone(), zero.clone()],
+            &[zero, zero, zero, zero],
             &[1, tile_channels, loaded_rows, width],
             None,
         );
-        let loaded = body.dma(
-            (&source, &source_view),
-            (&input_tile, &input_tile_view),
-            &[],
-        );
-        let token = body.instruction(
-            &format!("dsa.pool {} {input_tile} into {accumulator}", if is_max { "max" } else { "avg" }),
-            &[loaded],
-            &format!(
-                "{{kernel = array<i64: {}, {}>, strides = array<i64: {}, {}>, pads = array<i64: {}, {}, {}, {}>, count_include_pad = {count_include_pad}}} : {}, {}",
-                window[0],
-                window[1],
-                strides[0],
-                strides[1],
-                class.pad_top,
-                pads[1],
-                class.pad_bottom,
-                pads[3],
-                input_tile_view.type_text(),
-                accumulator_view.type_text()
-            ),
-        );
-        body.line(format!("dsa.wait {token}"));
+        let loaded = body.dma(source, input_tile, &[]);
+        let kind = if is_max { PoolKind::Max } else { PoolKind::Avg };
+        let pads = [class.pad_top, pads[1] as usize, class.pad_bottom, pads[3] as usize];
+        let window = [window[0] as usize, window[1] as usize];
+        let strides = [strides[0] as usize, strides[1] as usize];
+        let token = body.pool(kind, input_tile, accumulator, window, strides, pads, count_include_pad, &[loaded]);
+        body.wait(&[token]);
     });
-    let offsets = [n.clone(), channel.clone(), out_row, zero.clone()];
+    let offsets = [n, channel, out_row, zero];
     kernel.store_tile(
         &epilogue,
-        (&accumulator, &accumulator_view),
-        (&output_arg, &layer.output.view),
+        (accumulator, &accumulator_view),
+        (output_arg, &layer.output.view),
         &offsets,
         &tile,
         &keep,

@@ -1,0 +1,472 @@
+//! The builder the lowering writes `dsa` code with: buffer types, views, and the ops of one
+//! function or kernel body, created in place through [`crate::ir::create`] and returning values.
+//!
+//! The lowering plans in Rust; this module turns each planned step into an op at the current
+//! insertion point, with the location of the graph op being lowered, so that every op of a kernel
+//! leads back to the model's layer and data flow is checked as the IR is built. Nested regions
+//! (`scf.for`, `scf.if`) are opened and closed like blocks of text: [`Body::open_for`] and
+//! [`Body::open_if`] move the insertion point into the new region, [`Body::close`] ends it with
+//! its terminator.
+
+use crate::ir::{self, InsertionPoint, Op, Val};
+use mlir_sys::*;
+use turbine_dialects::attributes::{
+    dsa::{BinaryKind, MemorySpace, PoolKind, ReduceKind, UnaryKind},
+    EnumAttribute,
+};
+
+/// A memory level of the accelerator the layer-wise lowering uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Space {
+    /// A core's local buffer.
+    Lb,
+    /// DDR.
+    Ddr,
+}
+
+impl Space {
+    fn memory_space(self) -> MemorySpace {
+        match self {
+            Space::Lb => MemorySpace::Lb,
+            Space::Ddr => MemorySpace::Ddr,
+        }
+    }
+}
+
+/// Row-major strides of `shape`, in elements.
+pub fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    strides
+}
+
+fn to_i64(values: &[usize]) -> Vec<i64> {
+    values.iter().map(|&v| v as i64).collect()
+}
+
+/// The type of a buffer or of a view into one: shape, strides in elements, and whether the
+/// offset is known (0) or dynamic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct View {
+    /// Dimension sizes.
+    pub shape: Vec<usize>,
+    /// Strides in elements.
+    pub strides: Vec<usize>,
+    /// True when the offset is a runtime value (a view made with SSA offsets).
+    pub dynamic_offset: bool,
+    /// Where the buffer lives.
+    pub space: Space,
+}
+
+impl View {
+    /// A whole contiguous buffer.
+    pub fn contiguous(shape: &[usize], space: Space) -> Self {
+        Self { shape: shape.to_vec(), strides: contiguous_strides(shape), dynamic_offset: false, space }
+    }
+
+    /// Number of elements.
+    pub fn elements(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// The memref type in `context`: identity layout when contiguous at offset 0, strided
+    /// otherwise.
+    pub fn memref_type(&self, context: MlirContext) -> MlirType {
+        let shape = to_i64(&self.shape);
+        let space = self.space.memory_space().raw_attribute(context);
+        // SAFETY: the context is alive; MLIR copies the shape and strides.
+        unsafe {
+            let element = mlirF32TypeGet(context);
+            let layout = if self.dynamic_offset || self.strides != contiguous_strides(&self.shape) {
+                let offset = if self.dynamic_offset { mlirShapedTypeGetDynamicStrideOrOffset() } else { 0 };
+                let strides = to_i64(&self.strides);
+                mlirStridedLayoutAttrGet(context, offset, strides.len() as isize, strides.as_ptr())
+            } else {
+                MlirAttribute { ptr: std::ptr::null() }
+            };
+            mlirMemRefTypeGet(element, shape.len() as isize, shape.as_ptr(), layout, space)
+        }
+    }
+
+    /// The view of `sizes` elements starting at dynamic offsets, keeping only the dimensions
+    /// listed in `keep` (the others must have size 1: a rank-reducing subview).
+    pub fn window(&self, sizes: &[usize], keep: &[usize]) -> View {
+        View {
+            shape: keep.iter().map(|&d| sizes[d]).collect(),
+            strides: keep.iter().map(|&d| self.strides[d]).collect(),
+            dynamic_offset: true,
+            space: self.space,
+        }
+    }
+
+    /// The same elements with dimensions permuted: result dimension i is dimension
+    /// `permutation[i]`.
+    pub fn permuted(&self, permutation: &[usize]) -> View {
+        View {
+            shape: permutation.iter().map(|&d| self.shape[d]).collect(),
+            strides: permutation.iter().map(|&d| self.strides[d]).collect(),
+            dynamic_offset: self.dynamic_offset,
+            space: self.space,
+        }
+    }
+}
+
+/// Integer comparisons the lowering makes (`arith.cmpi` predicates).
+#[derive(Debug, Clone, Copy)]
+pub enum Compare {
+    /// `==`.
+    Eq = 0,
+    /// `!=`.
+    Ne = 1,
+    /// Unsigned `<`.
+    Ult = 6,
+    /// Unsigned `>=`.
+    Uge = 9,
+}
+
+/// An insertion frame: the block ops go to, and the `scf.if` whose else region
+/// [`Body::reopen`] moves to.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    block: MlirBlock,
+    if_op: Option<Op>,
+}
+
+/// The body of one function or kernel being built.
+#[derive(Debug)]
+pub struct Body {
+    context: MlirContext,
+    location: MlirLocation,
+    frames: Vec<Frame>,
+}
+
+impl Body {
+    /// A body appending to `block`, with ops at `location`.
+    pub fn new(block: MlirBlock, location: MlirLocation) -> Self {
+        // SAFETY: the location is alive.
+        let context = unsafe { mlirLocationGetContext(location) };
+        Self { context, location, frames: vec![Frame { block, if_op: None }] }
+    }
+
+    /// The context ops are built in.
+    pub fn context(&self) -> MlirContext {
+        self.context
+    }
+
+    /// The location new ops get.
+    pub fn location(&self) -> MlirLocation {
+        self.location
+    }
+
+    /// Gives the following ops `location` (the graph op being lowered).
+    pub fn set_location(&mut self, location: MlirLocation) {
+        self.location = location;
+    }
+
+    fn block(&self) -> MlirBlock {
+        self.frames.last().expect("a body has a block").block
+    }
+
+    /// Creates `name` at the insertion point.
+    pub fn op(&mut self, name: &str, operands: &[Val], results: &[MlirType], attributes: &[ir::NamedAttribute]) -> Op {
+        ir::create(InsertionPoint::End(self.block()), self.location, name, operands, results, attributes, Vec::new())
+    }
+
+    fn index_type(&self) -> MlirType {
+        // SAFETY: the context is alive.
+        unsafe { mlirIndexTypeGet(self.context) }
+    }
+
+    fn i1(&self) -> MlirType {
+        // SAFETY: the context is alive.
+        unsafe { mlirIntegerTypeGet(self.context, 1) }
+    }
+
+    fn token_type(&self) -> MlirType {
+        // SAFETY: the context is alive.
+        unsafe { turbine_dialects::attributes::dsa::raw::token_type(self.context) }
+    }
+
+    /// An `index` constant.
+    pub fn index(&mut self, value: usize) -> Val {
+        let r#type = self.index_type();
+        // SAFETY: an index-typed integer attribute of the context.
+        let attribute = unsafe { mlirIntegerAttrGet(r#type, value as i64) };
+        self.op("arith.constant", &[], &[r#type], &[("value", attribute)]).result(0)
+    }
+
+    /// `lhs op rhs` on indices (`muli`, `addi`, `subi`, `divui`, `remui`).
+    pub fn arith(&mut self, op: &str, lhs: impl Into<Val>, rhs: impl Into<Val>) -> Val {
+        let (lhs, rhs) = (lhs.into(), rhs.into());
+        let r#type = self.index_type();
+        self.op(&format!("arith.{op}"), &[lhs, rhs], &[r#type], &[]).result(0)
+    }
+
+    /// `value * factor`, folded when the factor is 1.
+    pub fn scaled(&mut self, value: impl Into<Val>, factor: usize) -> Val {
+        let value = value.into();
+        if factor == 1 {
+            return value;
+        }
+        let factor = self.index(factor);
+        self.arith("muli", value, factor)
+    }
+
+    /// `value + delta` for a signed constant delta, folded when it is 0.
+    pub fn shifted(&mut self, value: impl Into<Val>, delta: i64) -> Val {
+        let value = value.into();
+        match delta {
+            0 => value,
+            d if d > 0 => {
+                let delta = self.index(d as usize);
+                self.arith("addi", value, delta)
+            }
+            d => {
+                let delta = self.index((-d) as usize);
+                self.arith("subi", value, delta)
+            }
+        }
+    }
+
+    /// An index comparison.
+    pub fn compare(&mut self, predicate: Compare, lhs: Val, rhs: Val) -> Val {
+        let i1 = self.i1();
+        // SAFETY: the predicate is an i64 attribute of the context.
+        let attribute = unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(self.context, 64), predicate as i64) };
+        self.op("arith.cmpi", &[lhs, rhs], &[i1], &[("predicate", attribute)]).result(0)
+    }
+
+    /// `lhs and rhs` / `lhs or rhs` on `i1` (`andi`, `ori`).
+    pub fn logic(&mut self, op: &str, lhs: Val, rhs: Val) -> Val {
+        let i1 = self.i1();
+        self.op(&format!("arith.{op}"), &[lhs, rhs], &[i1], &[]).result(0)
+    }
+
+    /// `dsa.core_id`.
+    pub fn core_id(&mut self) -> Val {
+        let r#type = self.index_type();
+        self.op("dsa.core_id", &[], &[r#type], &[]).result(0)
+    }
+
+    /// A buffer of type `view` (`dsa.alloc`).
+    pub fn alloc(&mut self, view: &View) -> Val {
+        let r#type = view.memref_type(self.context);
+        self.op("dsa.alloc", &[], &[r#type], &[]).result(0)
+    }
+
+    /// `dsa.dealloc`.
+    pub fn dealloc(&mut self, buffer: Val) {
+        self.op("dsa.dealloc", &[buffer], &[], &[]);
+    }
+
+    /// `dsa.wait` on `tokens`.
+    pub fn wait(&mut self, tokens: &[Val]) {
+        self.op("dsa.wait", tokens, &[], &[]);
+    }
+
+    /// A contiguous view of `source` with another shape (`memref.reinterpret_cast`).
+    pub fn reinterpret(&mut self, source: Val, view: &View) -> Val {
+        let r#type = view.memref_type(self.context);
+        let segments = [1, 0, 0, 0];
+        // SAFETY: the context is alive; MLIR copies the arrays.
+        let segments = unsafe { mlirDenseI32ArrayGet(self.context, 4, segments.as_ptr()) };
+        let attributes = [
+            ("operandSegmentSizes", segments),
+            ("static_offsets", ir::i64_array(self.context, &[0])),
+            ("static_sizes", ir::i64_array(self.context, &to_i64(&view.shape))),
+            ("static_strides", ir::i64_array(self.context, &to_i64(&view.strides))),
+        ];
+        self.op("memref.reinterpret_cast", &[source], &[r#type], &attributes).result(0)
+    }
+
+    /// The view of `source` with dimensions permuted (`memref.transpose`); `result` is the
+    /// permuted view (see [`View::permuted`]).
+    pub fn transpose(&mut self, source: Val, result: &View, permutation: &[usize]) -> Val {
+        let r#type = result.memref_type(self.context);
+        let mut permutation: Vec<u32> = permutation.iter().map(|&d| d as u32).collect();
+        // SAFETY: the context is alive; MLIR copies the permutation.
+        let map = unsafe {
+            mlirAffineMapAttrGet(mlirAffineMapPermutationGet(self.context, permutation.len() as isize, permutation.as_mut_ptr()))
+        };
+        self.op("memref.transpose", &[source], &[r#type], &[("permutation", map)]).result(0)
+    }
+
+    fn subview_op(&mut self, source: Val, offsets: &[Val], sizes: &[usize], steps: &[usize], result: &View) -> Val {
+        let r#type = result.memref_type(self.context);
+        let segments = [1, offsets.len() as i32, 0, 0];
+        // SAFETY: as in `reinterpret`; every offset is dynamic.
+        let (segments, dynamic) = unsafe {
+            (mlirDenseI32ArrayGet(self.context, 4, segments.as_ptr()), mlirShapedTypeGetDynamicStrideOrOffset())
+        };
+        let attributes = [
+            ("operandSegmentSizes", segments),
+            ("static_offsets", ir::i64_array(self.context, &vec![dynamic; offsets.len()])),
+            ("static_sizes", ir::i64_array(self.context, &to_i64(sizes))),
+            ("static_strides", ir::i64_array(self.context, &to_i64(steps))),
+        ];
+        let mut operands = vec![source];
+        operands.extend_from_slice(offsets);
+        self.op("memref.subview", &operands, &[r#type], &attributes).result(0)
+    }
+
+    /// A subview of `source` (of type `view`) at `offsets` with `sizes`, keeping the dimensions
+    /// `keep` (all when None). Returns the view and its type.
+    pub fn subview(&mut self, source: impl Into<Val>, view: &View, offsets: &[Val], sizes: &[usize], keep: Option<&[usize]>) -> (Val, View) {
+        let all: Vec<usize> = (0..sizes.len()).collect();
+        let result = view.window(sizes, keep.unwrap_or(&all));
+        let value = self.subview_op(source.into(), offsets, sizes, &vec![1; sizes.len()], &result);
+        (value, result)
+    }
+
+    /// A subview taking every `steps[d]`-th element (a strided slice), keeping every dimension.
+    pub fn subview_strided(&mut self, source: impl Into<Val>, view: &View, offsets: &[Val], sizes: &[usize], steps: &[usize]) -> (Val, View) {
+        let result = View {
+            shape: sizes.to_vec(),
+            strides: view.strides.iter().zip(steps).map(|(stride, step)| stride * step).collect(),
+            dynamic_offset: true,
+            space: view.space,
+        };
+        let value = self.subview_op(source.into(), offsets, sizes, steps, &result);
+        (value, result)
+    }
+
+    /// Opens `scf.for %i = low to high step step` and returns `%i`; close with [`Body::close`].
+    pub fn open_for(&mut self, low: Val, high: Val, step: Val) -> Val {
+        let (region, block) = ir::region_with_block(&[self.index_type()], self.location);
+        ir::create(InsertionPoint::End(self.block()), self.location, "scf.for", &[low, high, step], &[], &[], vec![region]);
+        self.frames.push(Frame { block, if_op: None });
+        // SAFETY: the block has its one argument.
+        Val(unsafe { mlirBlockGetArgument(block, 0) })
+    }
+
+    /// Opens `scf.if condition` (then branch); [`Body::reopen`] moves to the else branch.
+    pub fn open_if(&mut self, condition: Val) {
+        let (then_region, block) = ir::region_with_block(&[], self.location);
+        // SAFETY: an empty region for the else branch, owned by the op.
+        let else_region = unsafe { mlirRegionCreate() };
+        let op = ir::create(InsertionPoint::End(self.block()), self.location, "scf.if", &[condition], &[], &[], vec![then_region, else_region]);
+        self.frames.push(Frame { block, if_op: Some(op) });
+    }
+
+    /// Ends the then branch of the innermost `scf.if` and continues in its else branch.
+    pub fn reopen(&mut self) {
+        let frame = self.frames.pop().expect("reopen follows open_if");
+        let op = frame.if_op.expect("reopen follows open_if");
+        ir::create(InsertionPoint::End(frame.block), self.location, "scf.yield", &[], &[], &[], Vec::new());
+        // SAFETY: the if op is alive; its else region is empty until now.
+        let block = unsafe {
+            let block = mlirBlockCreate(0, std::ptr::null(), std::ptr::null());
+            mlirRegionAppendOwnedBlock(mlirOperationGetRegion(op.0, 1), block);
+            block
+        };
+        self.frames.push(Frame { block, if_op: None });
+    }
+
+    /// Ends the innermost region with `scf.yield`.
+    pub fn close(&mut self) {
+        let frame = self.frames.pop().expect("close follows an open");
+        assert!(!self.frames.is_empty(), "close never ends the body itself");
+        ir::create(InsertionPoint::End(frame.block), self.location, "scf.yield", &[], &[], &[], Vec::new());
+    }
+
+    /// Emits `emit` for `count` accumulation chunks: chunk 0 overwrites (`accumulate` false),
+    /// the others, in an `scf.for`, accumulate.
+    pub fn chunks(&mut self, count: usize, emit: &mut dyn FnMut(&mut Body, Val, bool)) {
+        let first = self.index(0);
+        emit(self, first, false);
+        if count > 1 {
+            let start = self.index(1);
+            let end = self.index(count);
+            let step = self.index(1);
+            let chunk = self.open_for(start, end, step);
+            emit(self, chunk, true);
+            self.close();
+        }
+    }
+
+    /// An asynchronous instruction `name` returning its token; `after` lists the tokens it waits
+    /// on (the instruction's last, variadic operands).
+    pub fn instruction(&mut self, name: &str, buffers: &[Val], after: &[Val], attributes: &[ir::NamedAttribute]) -> Val {
+        let token = self.token_type();
+        let mut operands = buffers.to_vec();
+        operands.extend_from_slice(after);
+        self.op(name, &operands, &[token], attributes).result(0)
+    }
+
+    /// `dsa.dma source to target`.
+    pub fn dma(&mut self, source: impl Into<Val>, target: impl Into<Val>, after: &[Val]) -> Val {
+        self.instruction("dsa.dma", &[source.into(), target.into()], after, &[])
+    }
+
+    /// `dsa.unary kind input into output`, with `min`/`max` (clip) or `scale`/`shift` (affine).
+    pub fn unary(&mut self, kind: UnaryKind, input: Val, output: Val, parameters: &[(&str, f32)], after: &[Val]) -> Val {
+        let mut attributes = vec![("kind", kind.raw_attribute(self.context))];
+        for &(name, value) in parameters {
+            // SAFETY: an f32 attribute of the context.
+            attributes.push((name, unsafe { mlirFloatAttrDoubleGet(self.context, mlirF32TypeGet(self.context), value as f64) }));
+        }
+        self.instruction("dsa.unary", &[input, output], after, &attributes)
+    }
+
+    /// `dsa.binary kind lhs, rhs into output`.
+    pub fn binary(&mut self, kind: BinaryKind, lhs: Val, rhs: Val, output: Val, after: &[Val]) -> Val {
+        let attributes = [("kind", kind.raw_attribute(self.context))];
+        self.instruction("dsa.binary", &[lhs, rhs, output], after, &attributes)
+    }
+
+    /// `dsa.matmul lhs, rhs into acc [accumulate]`.
+    pub fn matmul(&mut self, lhs: Val, rhs: Val, acc: Val, accumulate: bool, after: &[Val]) -> Val {
+        let mut attributes = Vec::new();
+        if accumulate {
+            // SAFETY: the context is alive.
+            attributes.push(("accumulate", unsafe { mlirUnitAttrGet(self.context) }));
+        }
+        self.instruction("dsa.matmul", &[lhs, rhs, acc], after, &attributes)
+    }
+
+    /// `dsa.conv2d input, filter into output` with its window.
+    #[allow(clippy::too_many_arguments)]
+    pub fn conv2d(&mut self, input: Val, filter: Val, output: Val, strides: [usize; 2], pads: [usize; 4], dilations: [usize; 2], groups: usize, accumulate: bool, after: &[Val]) -> Val {
+        let context = self.context;
+        let mut attributes = vec![
+            ("strides", ir::i64_array(context, &to_i64(&strides))),
+            ("pads", ir::i64_array(context, &to_i64(&pads))),
+            ("dilations", ir::i64_array(context, &to_i64(&dilations))),
+            ("groups", ir::i64_attribute(context, groups as i64)),
+        ];
+        if accumulate {
+            // SAFETY: the context is alive.
+            attributes.push(("accumulate", unsafe { mlirUnitAttrGet(context) }));
+        }
+        self.instruction("dsa.conv2d", &[input, filter, output], after, &attributes)
+    }
+
+    /// `dsa.pool kind input into output` with its window.
+    pub fn pool(&mut self, kind: PoolKind, input: Val, output: Val, kernel: [usize; 2], strides: [usize; 2], pads: [usize; 4], count_include_pad: bool, after: &[Val]) -> Val {
+        let context = self.context;
+        let attributes = [
+            ("kind", kind.raw_attribute(context)),
+            ("kernel", ir::i64_array(context, &to_i64(&kernel))),
+            ("strides", ir::i64_array(context, &to_i64(&strides))),
+            ("pads", ir::i64_array(context, &to_i64(&pads))),
+            // SAFETY: the context is alive.
+            ("count_include_pad", unsafe { mlirBoolAttrGet(context, count_include_pad as i32) }),
+        ];
+        self.instruction("dsa.pool", &[input, output], after, &attributes)
+    }
+
+    /// `dsa.reduce kind input into output` along `axis`.
+    pub fn reduce(&mut self, kind: ReduceKind, input: Val, output: Val, axis: i64, after: &[Val]) -> Val {
+        let attributes = [("kind", kind.raw_attribute(self.context)), ("axis", ir::i64_attribute(self.context, axis))];
+        self.instruction("dsa.reduce", &[input, output], after, &attributes)
+    }
+}
+
+/// Divisors of `n`, largest first.
+pub fn divisors_descending(n: usize) -> Vec<usize> {
+    let mut divisors: Vec<usize> = (1..=n).filter(|d| n % d == 0).collect();
+    divisors.reverse();
+    divisors
+}
