@@ -224,4 +224,8 @@ MlirStringRef turbineGraphEnumCaseName(uint32_t kind, uint32_t value) {
   TURBINE_DISPATCH_GRAPH(kind, name(value), wrap(llvm::StringRef()))
 }
 
+bool turbineGraphOpIsElementwise(MlirOperation op) {
+  return unwrap(op)->hasTrait<graph::Elementwise>();
+}
+
 } // extern "C"

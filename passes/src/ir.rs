@@ -142,6 +142,12 @@ impl Val {
         unsafe { mlirValueGetType(self.0) }
     }
 
+    /// The value's location (a block argument's own, or its defining op's).
+    pub fn location(self) -> MlirLocation {
+        // SAFETY: the value is alive.
+        unsafe { mlirValueGetLocation(self.0) }
+    }
+
     /// Whether the two values have the same type.
     pub fn same_type(self, other: Val) -> bool {
         // SAFETY: both values are alive; types are uniqued.
@@ -187,6 +193,12 @@ impl Op {
             ))
             .into_owned()
         }
+    }
+
+    /// Argument `index` of the first block of the first region (a function's parameter).
+    pub fn entry_argument(self, index: usize) -> Val {
+        // SAFETY: callers index within the arguments of the op's entry block.
+        unsafe { Val(mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, 0)), index as isize)) }
     }
 
     /// The ops of the first block of the first region.

@@ -43,6 +43,15 @@ def Graph_Dialect : Dialect {
 class Graph_Op<string mnemonic, list<Trait> traits = []>
     : Op<Graph_Dialect, mnemonic, traits>;
 
+// Each result element depends only on the operand elements at the same
+// position (after numpy broadcasting). Passes ask for this trait, not for op
+// names, when they decide what an elementwise epilogue is: hw-group's
+// auxiliary ops of a layer (GraphTurbo §3.1) and the ops the layer-wise
+// lowering fuses after an anchor.
+def Graph_Elementwise : NativeOpTrait<"Elementwise"> {
+  let cppNamespace = "::turbine::graph";
+}
+
 def Graph_Tensor : StaticShapeTensorOf<[AnyType]>;
 def Graph_FloatTensor : StaticShapeTensorOf<[AnyFloat]>;
 
@@ -246,7 +255,7 @@ def Graph_GemmOp : Graph_Op<"gemm", [Pure]> {
 // Elementwise operators
 //===----------------------------------------------------------------------===//
 
-class Graph_BinaryOp<string mnemonic, string what> : Graph_Op<mnemonic, [Pure]> {
+class Graph_BinaryOp<string mnemonic, string what> : Graph_Op<mnemonic, [Pure, Graph_Elementwise]> {
   let summary = "Elementwise " # what # " with numpy broadcasting.";
   let description = [{
     The result shape is the numpy broadcast of the operand shapes; operands and
@@ -277,7 +286,7 @@ def Graph_ModOp : Graph_BinaryOp<"mod", "remainder"> {
 }
 
 class Graph_UnaryOp<string mnemonic, string what, list<Trait> traits = []>
-    : Graph_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType], traits)> {
+    : Graph_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType, Graph_Elementwise], traits)> {
   let summary = "Elementwise " # what # ".";
   let arguments = (ins Graph_FloatTensor:$input);
   let results = (outs Graph_FloatTensor:$result);
@@ -321,7 +330,7 @@ def Graph_ClipOp : Graph_UnaryOp<"clip", "clamp to [min, max]"> {
 // Normalisation
 //===----------------------------------------------------------------------===//
 
-def Graph_BatchNormOp : Graph_Op<"batch_norm", [Pure]> {
+def Graph_BatchNormOp : Graph_Op<"batch_norm", [Pure, Graph_Elementwise]> {
   let summary = "Inference batch normalisation over the channel dimension (dimension 1).";
   let description = [{
     `(x - mean) / sqrt(var + epsilon) * scale + bias`, each parameter a 1-D
@@ -628,7 +637,7 @@ def Graph_ComparePredicate : I32EnumAttr<"ComparePredicate", "elementwise compar
 }
 def Graph_ComparePredicateAttr : EnumAttr<Graph_Dialect, Graph_ComparePredicate, "predicate">;
 
-def Graph_CompareOp : Graph_Op<"compare", [Pure]> {
+def Graph_CompareOp : Graph_Op<"compare", [Pure, Graph_Elementwise]> {
   let summary = "Elementwise comparison with numpy broadcasting, giving i1.";
   let description = [{
     ONNX `Equal`, `Less`, `Greater`, ... as one op with a predicate.
@@ -646,7 +655,7 @@ def Graph_CompareOp : Graph_Op<"compare", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Graph_WhereOp : Graph_Op<"where", [Pure]> {
+def Graph_WhereOp : Graph_Op<"where", [Pure, Graph_Elementwise]> {
   let summary = "Elementwise select: condition ? lhs : rhs, with numpy broadcasting.";
   let description = [{
     ```mlir
@@ -662,7 +671,7 @@ def Graph_WhereOp : Graph_Op<"where", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Graph_CastOp : Graph_Op<"cast", [Pure]> {
+def Graph_CastOp : Graph_Op<"cast", [Pure, Graph_Elementwise]> {
   let summary = "Convert the element type, keeping the shape (ONNX Cast).";
   let description = [{
     Float to integer truncates toward zero; to `i1`, non-zero is true.

@@ -1,7 +1,7 @@
 //===- Graph.h - C API of the graph dialect's attributes ---------*- C -*-===//
 //
 // Typed access to the graph dialect's enumeration attributes (the other
-// attributes of graph ops are builtin).
+// attributes of graph ops are builtin) and to its op traits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +42,10 @@ MLIR_CAPI_EXPORTED uint32_t turbineGraphEnumAttrGetValue(MlirAttribute attribute
 /// such case).
 MLIR_CAPI_EXPORTED MlirStringRef turbineGraphEnumCaseName(uint32_t kind,
                                                          uint32_t value);
+
+/// Whether `op` has the graph dialect's `Elementwise` trait: each result
+/// element depends only on the operand elements at its (broadcast) position.
+MLIR_CAPI_EXPORTED bool turbineGraphOpIsElementwise(MlirOperation op);
 
 #ifdef __cplusplus
 }

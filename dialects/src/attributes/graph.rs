@@ -1,14 +1,24 @@
-//! The graph dialect's enumeration attributes (`include/turbine-c/Graph.h`); the other attributes
-//! of graph ops are builtin.
+//! The graph dialect's enumeration attributes and op traits (`include/turbine-c/Graph.h`); the
+//! other attributes of graph ops are builtin.
 
 use super::mirror_enum;
-use mlir_sys::{MlirAttribute, MlirContext, MlirStringRef};
+use melior::ir::operation::OperationLike;
+use mlir_sys::{MlirAttribute, MlirContext, MlirOperation, MlirStringRef};
 
 unsafe extern "C" {
+    fn turbineGraphOpIsElementwise(op: MlirOperation) -> bool;
     fn turbineAttributeIsAGraphEnum(attribute: MlirAttribute, kind: u32) -> bool;
     fn turbineGraphEnumAttrGet(context: MlirContext, kind: u32, value: u32) -> MlirAttribute;
     fn turbineGraphEnumAttrGetValue(attribute: MlirAttribute, kind: u32) -> u32;
     fn turbineGraphEnumCaseName(kind: u32, value: u32) -> MlirStringRef;
+}
+
+/// Whether `op` has the graph dialect's `Elementwise` trait: each result element depends only on
+/// the operand elements at its (broadcast) position. The trait, set in GraphOps.td, is the one
+/// definition of which ops may form an elementwise epilogue.
+pub fn is_elementwise<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>) -> bool {
+    // SAFETY: the borrow keeps the op alive.
+    unsafe { turbineGraphOpIsElementwise(op.to_raw()) }
 }
 
 mirror_enum! {

@@ -11,6 +11,7 @@
 //! case to handle.
 
 mod attributes;
+mod epilogue;
 mod reader;
 
 pub use attributes::{Attr, Constant};
@@ -72,6 +73,8 @@ pub struct Node {
     pub attributes: BTreeMap<String, Attr>,
     /// Whether the op has regions (control flow; no pass lowers it yet).
     pub has_regions: bool,
+    /// Whether the op has the graph dialect's `Elementwise` trait.
+    pub elementwise: bool,
 }
 
 /// A graph function read for compilation.

@@ -81,6 +81,7 @@ impl Reader {
                 results,
                 attributes,
                 has_regions: mlirOperationGetNumRegions(op) > 0,
+                elementwise: graph::is_elementwise(&melior::ir::OperationRef::from_raw(op)),
             })
         }
     }

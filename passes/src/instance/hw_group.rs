@@ -273,30 +273,12 @@ impl<'p> Grouping<'p> {
         grouping
     }
 
-    /// The elementwise op that is the only reader of op `index`'s single result and keeps its
-    /// shape, if any: an auxiliary op of the same layer.
+    /// The auxiliary op after op `index`: the elementwise epilogue of its single result
+    /// ([`FunctionView::epilogue_reader`]) whose other operands are weights (bias, scale) — a
+    /// merge of two activations, such as a residual add, is a layer of its own.
     fn auxiliary_after(&self, index: usize) -> Option<usize> {
-        let node = self.node(index);
-        let [(value, r#type)] = node.results.as_slice() else { return None };
-        if self.returned.contains(value) {
-            return None;
-        }
-        let [reader] = self.readers.get(value).map(Vec::as_slice).unwrap_or(&[])[..] else { return None };
-        let user = self.node(reader);
-        let auxiliary = matches!(
-            user.name.as_str(),
-            "graph.relu" | "graph.clip" | "graph.sigmoid" | "graph.tanh" | "graph.silu" | "graph.gelu" | "graph.batch_norm"
-                | "graph.add" | "graph.sub" | "graph.mul" | "graph.div"
-        ) && user.results.len() == 1
-            && user.results[0].1.shape == r#type.shape
-            && user.operands.iter().filter(|&&operand| operand == *value).count() == 1;
-        // A binary op joins only as an epilogue with a weight (bias, scale), not as a merge of
-        // two activations (a residual add is its own layer).
-        let other_activations = user.operands.iter().any(|&operand| {
-            operand != *value && !self.weights.contains(&operand)
-        });
-        let binary = matches!(user.name.as_str(), "graph.add" | "graph.sub" | "graph.mul" | "graph.div");
-        (auxiliary && !(binary && other_activations)).then_some(reader)
+        let [(value, _)] = self.node(index).results.as_slice() else { return None };
+        self.program.epilogue_reader(*value, |operand| self.weights.contains(&operand))
     }
 
     fn node(&self, index: usize) -> &'p Node {

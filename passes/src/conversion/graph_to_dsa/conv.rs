@@ -9,7 +9,8 @@
 use crate::ir::Val;
 use turbine_dialects::attributes::dsa::BinaryKind;
 use super::{
-    host::{reshaped, Layer, Scope},
+    emit::reshaped,
+    layers::{Layer, Scope},
     kernel::{guarded_load, Epilogue, Kernel},
     layers::{self, Elementwise, Operand, Step},
     emit::{Compare, divisors_descending, Body},
@@ -288,10 +289,11 @@ pub fn lower(
         steps.push(Step::chained(
             Elementwise::Binary { kind: BinaryKind::Add },
             vec![Operand::Chain, Operand::External(id)],
+            node.op.location(),
         ));
     }
     if let Some(activation) = node.activation() {
-        steps.push(Step::chained(layers::activation_step(activation), vec![Operand::Chain]));
+        steps.push(Step::chained(layers::activation_step(activation), vec![Operand::Chain], node.op.location()));
     }
     steps.extend(layer.steps.iter().cloned());
     let scope = Scope {

@@ -3,7 +3,8 @@
 
 use crate::ir::Val;
 use super::{
-    host::{reshaped, Layer, Scope},
+    emit::reshaped,
+    layers::{Layer, Scope},
     kernel::{Epilogue, Kernel},
     layers::Operand,
     emit::{divisors_descending, Body},

@@ -113,6 +113,23 @@ impl View {
     }
 }
 
+/// A graph value as a kernel sees it: the host buffer (or view) and its type.
+#[derive(Debug, Clone)]
+pub struct Tensor {
+    /// The host-side value.
+    pub host: Val,
+    /// Its type.
+    pub view: View,
+}
+
+/// A host-side view of `source` with another shape of the same elements (a reshape of a
+/// contiguous buffer).
+pub fn reshaped(host: &mut Body, source: &Tensor, shape: &[usize]) -> Tensor {
+    let view = View::contiguous(shape, Space::Ddr);
+    let value = host.reinterpret(source.host, &view);
+    Tensor { host: value, view }
+}
+
 /// Integer comparisons the lowering makes (`arith.cmpi` predicates).
 #[derive(Debug, Clone, Copy)]
 pub enum Compare {

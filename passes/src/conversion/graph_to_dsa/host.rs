@@ -1,14 +1,13 @@
 //! The host function: which buffer holds each graph value, which layers become kernels, and the
 //! launches in program order.
 
-use turbine_dialects::attributes::dsa::UnaryKind;
 use super::{
     conv, elementwise,
-    kernel::{Kernel, Tensor},
-    layers::{self, Operand, Step},
-    matmul, movement, rows,
-    emit::{Body, Space, View},
-    window, LoweringError, Machine,
+    emit::{reshaped, Body, Space, Tensor, View},
+    fusion::{self, Fused, Synthetic},
+    kernel::Kernel,
+    layers::{Layer, Scope},
+    matmul, movement, rows, window, LoweringError, Machine,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use crate::{
@@ -17,64 +16,12 @@ use crate::{
 };
 use mlir_sys::*;
 
-/// A layer to lower: its anchor op, the epilogue fused after it, and the tensor it writes.
-pub struct Layer<'p> {
-    /// Index of the anchor op in the function body.
-    pub index: usize,
-    /// The anchor op.
-    pub node: &'p Node,
-    /// The elementwise steps fused after the anchor.
-    pub steps: Vec<Step>,
-    /// Where the layer's final value goes.
-    pub output: Tensor,
-}
-
-/// What the kernel emitters read: the target, the tensors of values defined so far, and their
-/// shapes.
-pub struct Scope<'a> {
-    /// The target.
-    pub machine: &'a Machine,
-    /// Buffers (or views) of the values available to kernels.
-    pub tensors: &'a BTreeMap<ValueId, Tensor>,
-}
-
-impl Scope<'_> {
-    /// The tensor of `value`.
-    pub fn tensor(&self, value: ValueId) -> &Tensor {
-        &self.tensors[&value]
-    }
-
-    /// Shapes of the external operands of `steps`.
-    pub fn external_shapes(&self, steps: &[Step]) -> BTreeMap<ValueId, Vec<usize>> {
-        let mut shapes = BTreeMap::new();
-        for step in steps {
-            for operand in step.operands.iter().chain([&step.target]) {
-                if let Operand::External(value) = operand {
-                    shapes.insert(*value, self.tensors[value].view.shape.clone());
-                }
-            }
-        }
-        shapes
-    }
-}
-
 /// Shape of a graph type as a buffer: rank-0 tensors are stored as one element.
 fn buffer_shape(shape: &[usize]) -> Vec<usize> {
     if shape.is_empty() {
         vec![1]
     } else {
         shape.to_vec()
-    }
-}
-
-/// Synthetic value ids for views the lowering makes (a conv bias reshaped to `[1, C, 1, 1]`), far
-/// above the program's own.
-struct Synthetic(ValueId);
-
-impl Synthetic {
-    fn next(&mut self) -> ValueId {
-        self.0 += 1;
-        self.0
     }
 }
 
@@ -105,11 +52,12 @@ impl HostFunction {
         Self { op, block, parameters: Vec::new() }
     }
 
-    /// Adds a buffer argument of type `view` with the argument attribute `role = value`.
-    fn parameter(&mut self, view: &View, role: &str, value: MlirAttribute) -> Val {
+    /// Adds a buffer argument of type `view` with the argument attribute `role = value`, at the
+    /// location of what it holds (the graph function's parameter, the weight or constant op, the
+    /// return).
+    fn parameter(&mut self, view: &View, role: &str, value: MlirAttribute, location: MlirLocation) -> Val {
         // SAFETY: the function and its block are alive; the attribute is of their context.
         unsafe {
-            let location = self.op.location();
             let context = mlirLocationGetContext(location);
             let name = mlirIdentifierGet(context, MlirStringRef { data: role.as_ptr().cast(), length: role.len() });
             let named = mlirNamedAttributeGet(name, value);
@@ -174,12 +122,13 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
     let mut tensors: BTreeMap<ValueId, Tensor> = BTreeMap::new();
     let mut allocated: Vec<(Val, View)> = Vec::new();
     let mut fused: BTreeSet<usize> = BTreeSet::new();
-    let mut synthetic = Synthetic(program.value_count + 1_000_000);
+    let mut synthetic = Synthetic::new(program);
 
     for (position, (value, r#type)) in program.arguments.iter().enumerate() {
         check_f32(r#type.element_type, None, "function argument")?;
         let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
-        let host = signature.parameter(&view, "dsa.input", ir::i64_attribute(context, position as i64));
+        let location = function.entry_argument(position).location();
+        let host = signature.parameter(&view, "dsa.input", ir::i64_attribute(context, position as i64), location);
         tensors.insert(*value, Tensor { host, view });
     }
     // Results are written by the layer computing them, when that layer's value is returned once.
@@ -196,7 +145,8 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
     };
     for (position, shape) in return_types.iter().enumerate() {
         let view = View::contiguous(shape, Space::Ddr);
-        let host = signature.parameter(&view, "dsa.output", ir::i64_attribute(context, position as i64));
+        let location = returned_node.map_or(function.location(), |node| node.op.location());
+        let host = signature.parameter(&view, "dsa.output", ir::i64_attribute(context, position as i64), location);
         output_buffers.push(host);
         if !outputs.contains_key(&returned[position]) {
             outputs.insert(returned[position], Tensor { host, view });
@@ -214,7 +164,7 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
                     return Err(LoweringError::at(index, "graph.weight without a name"));
                 };
                 let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
-                let host = signature.parameter(&view, "dsa.weight", ir::string_attribute(context, weight));
+                let host = signature.parameter(&view, "dsa.weight", ir::string_attribute(context, weight), node.op.location());
                 tensors.insert(value, Tensor { host, view });
             }
             "graph.constant" => {
@@ -239,7 +189,7 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
                 // The values, flat in row-major order (the buffer's type carries the shape); a
                 // splat stays one value, as importers make large splat constants.
                 let payload = constant.flattened();
-                let host = signature.parameter(&view, "dsa.constant", payload);
+                let host = signature.parameter(&view, "dsa.constant", payload, node.op.location());
                 tensors.insert(value, Tensor { host, view });
             }
             _ => {}
@@ -308,101 +258,10 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
             let _ = value;
         }
 
-        // Fuse the elementwise ops that only refine this op's result (single use, same shape,
-        // other operands already computed).
-        let mut steps = Vec::new();
-        let anchor_shape = result
-            .map(|(_, r#type)| buffer_shape(&r#type.shape))
-            .unwrap_or_default();
-        let mut last = result.map(|(value, _)| value);
-        // Row-wise and data-movement layers write their result whole; only the tiled anchors
-        // (and elementwise chains) take an epilogue.
-        let fusible_anchor = node.results.len() == 1
-            && (layers::elementwise_steps(node).is_some()
-                || matches!(
-                    node.name.as_str(),
-                    "graph.conv2d"
-                        | "graph.matmul"
-                        | "graph.batch_matmul"
-                        | "graph.gemm"
-                        | "graph.max_pool2d"
-                        | "graph.avg_pool2d"
-                        | "graph.batch_norm"
-                ));
-        let mut is_elementwise_anchor = false;
-        if let Some(anchor_steps) = layers::elementwise_steps(node) {
-            is_elementwise_anchor = true;
-            steps.extend(first_steps(node, &anchor_steps));
-        } else if node.name == "graph.batch_norm" {
-            is_elementwise_anchor = true;
-            steps.push(Step::chained(
-                layers::Elementwise::Unary {
-                    kind: UnaryKind::Copy,
-                    bounds: None,
-                    affine: None,
-                },
-                vec![Operand::External(node.operands[0])],
-            ));
-            steps.extend(batch_norm_steps(
-                node,
-                &mut tensors,
-                &mut host,
-                &mut synthetic,
-            ));
-        }
-        while fusible_anchor {
-            let Some(value) = last else { break };
-            let Some(uses) = users.get(&value) else { break };
-            if uses.len() != 1 || returned.contains(&value) {
-                break;
-            }
-            let user_index = uses[0];
-            let user = &ops[user_index];
-            let user_shape = user
-                .results
-                .first()
-                .map(|(_, r#type)| buffer_shape(&r#type.shape));
-            if user_shape.as_ref() != Some(&anchor_shape) || user.results.len() != 1 {
-                break;
-            }
-            let others_ready = user
-                .operands
-                .iter()
-                .all(|operand| *operand == value || tensors.contains_key(operand));
-            if !others_ready {
-                break;
-            }
-            if let Some(user_steps) = layers::elementwise_steps(user) {
-                let operands: Vec<Operand> = user
-                    .operands
-                    .iter()
-                    .map(|&operand| {
-                        if operand == value {
-                            Operand::Chain
-                        } else {
-                            Operand::External(operand)
-                        }
-                    })
-                    .collect();
-                for (op, _) in user_steps {
-                    steps.push(Step::chained(op, operands.clone()));
-                }
-            } else if user.name == "graph.batch_norm"
-                && user.operands[0] == value
-                && user.operands[1..].iter().all(|o| *o != value)
-            {
-                steps.extend(batch_norm_steps(
-                    user,
-                    &mut tensors,
-                    &mut host,
-                    &mut synthetic,
-                ));
-            } else {
-                break;
-            }
-            fused.insert(user_index);
-            last = user.results.first().map(|(value, _)| *value);
-        }
+        let anchor_shape = result.map(|(_, r#type)| buffer_shape(&r#type.shape)).unwrap_or_default();
+        let Fused { steps, elementwise_anchor, fused: fused_ops, last } =
+            fusion::layer_epilogue(program, index, &mut tensors, &mut host, &mut synthetic);
+        fused.extend(fused_ops);
 
         // The buffers of the layer's results.
         let mut results = Vec::new();
@@ -469,7 +328,7 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
             output: results[0].clone(),
         };
         let kernel = Kernel::new(kernel_name, &host);
-        let kernel = if is_elementwise_anchor {
+        let kernel = if elementwise_anchor {
             elementwise::lower(&scope, &mut host, &layer, kernel)?
         } else {
             match node.name.as_str() {
@@ -615,50 +474,4 @@ fn check_f32(
             "{what} has element type {element_type:?}, which is not supported: the software DSA computes in f32 only"
         ),
     })
-}
-
-/// The steps of an elementwise op that starts a layer: every operand is external.
-fn first_steps(node: &Node, steps: &[(layers::Elementwise, usize)]) -> Vec<Step> {
-    steps
-        .iter()
-        .map(|(op, arity)| {
-            Step::chained(
-                op.clone(),
-                node.operands[..*arity]
-                    .iter()
-                    .map(|&v| Operand::External(v))
-                    .collect(),
-            )
-        })
-        .collect()
-}
-
-/// A batch norm's steps, with its per-channel parameters viewed as `[1, C, 1, ...]` so that they
-/// broadcast over the channel dimension.
-fn batch_norm_steps(
-    node: &Node,
-    tensors: &mut BTreeMap<ValueId, Tensor>,
-    host: &mut Body,
-    synthetic: &mut Synthetic,
-) -> Vec<Step> {
-    let rank = node.results[0].1.shape.len();
-    let mut ids = Vec::new();
-    for &operand in &node.operands[1..5] {
-        let source = tensors[&operand].clone();
-        let mut shape = vec![1; rank.max(2)];
-        shape[1] = source.view.elements();
-        let id = synthetic.next();
-        tensors.insert(id, reshaped(host, &source, &shape));
-        ids.push(id);
-    }
-    let epsilon = node.float("epsilon");
-    layers::batch_norm_steps(ids[0], ids[1], ids[2], ids[3], epsilon)
-}
-
-/// A host-side view of `source` with another shape of the same elements (a reshape of a
-/// contiguous buffer).
-pub fn reshaped(host: &mut Body, source: &Tensor, shape: &[usize]) -> Tensor {
-    let view = View::contiguous(shape, Space::Ddr);
-    let value = host.reinterpret(source.host, &view);
-    Tensor { host: value, view }
 }

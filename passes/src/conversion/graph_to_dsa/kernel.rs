@@ -9,7 +9,7 @@
 //! each tile orders the next tile's loads after this tile's reads of the same buffers.
 
 use super::{
-    emit::{Body, Compare, Space, View},
+    emit::{Body, Compare, Space, Tensor, View},
     layers::{Elementwise, Operand, Step},
     Machine,
 };
@@ -229,15 +229,6 @@ pub fn guarded_load(body: &mut Body, condition: Val, load: &mut dyn FnMut(&mut B
     body.close();
 }
 
-/// A graph value as a kernel sees it: the host buffer (or view) and its type.
-#[derive(Debug, Clone)]
-pub struct Tensor {
-    /// The host-side value.
-    pub host: Val,
-    /// Its type.
-    pub view: View,
-}
-
 /// The LB buffers of an epilogue's external operands, allocated once per kernel.
 pub struct Epilogue {
     steps: Vec<Step>,
@@ -349,7 +340,9 @@ impl Epilogue {
             Operand::Chain => accumulator.0,
             Operand::External(value) => self.externals[value].2,
         };
+        let layer_location = body.location();
         for step in &self.steps {
+            body.set_location(step.location);
             let mut waits = last.clone();
             for operand in &step.operands {
                 if let Operand::External(value) = operand {
@@ -375,6 +368,7 @@ impl Epilogue {
             };
             last = vec![token];
         }
+        body.set_location(layer_location);
         last
     }
 }

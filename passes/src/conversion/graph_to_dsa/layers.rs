@@ -1,4 +1,5 @@
-//! Layer formation for the layer-wise schedule: which graph ops become one kernel.
+//! What a layer of the layer-wise schedule is, as the kernel emitters see it ([`fusion`] decides
+//! which graph ops form one).
 //!
 //! A layer is an anchor (a convolution, a matrix product, a pooling or row-wise op, a data
 //! movement op, or a lone elementwise op) followed by the elementwise ops that only refine its
@@ -6,11 +7,57 @@
 //! activation, residual add). The epilogue runs on the anchor's output tile while it is still in
 //! the local buffer, so only the layer's final value travels through DDR.
 
+#[cfg(doc)]
+use super::fusion;
+use super::{emit::Tensor, Machine};
 use crate::graph_view::{Node, ValueId};
+use mlir_sys::MlirLocation;
+use std::collections::BTreeMap;
 use turbine_dialects::attributes::{
     dsa::{BinaryKind, UnaryKind},
     graph::Activation,
 };
+
+/// A layer to lower: its anchor op, the epilogue fused after it, and the tensor it writes.
+pub struct Layer<'p> {
+    /// Index of the anchor op in the function body.
+    pub index: usize,
+    /// The anchor op.
+    pub node: &'p Node,
+    /// The elementwise steps fused after the anchor.
+    pub steps: Vec<Step>,
+    /// Where the layer's final value goes.
+    pub output: Tensor,
+}
+
+/// What the kernel emitters read: the target, the tensors of values defined so far, and their
+/// shapes.
+pub struct Scope<'a> {
+    /// The target.
+    pub machine: &'a Machine,
+    /// Buffers (or views) of the values available to kernels.
+    pub tensors: &'a BTreeMap<ValueId, Tensor>,
+}
+
+impl Scope<'_> {
+    /// The tensor of `value`.
+    pub fn tensor(&self, value: ValueId) -> &Tensor {
+        &self.tensors[&value]
+    }
+
+    /// Shapes of the external operands of `steps`.
+    pub fn external_shapes(&self, steps: &[Step]) -> BTreeMap<ValueId, Vec<usize>> {
+        let mut shapes = BTreeMap::new();
+        for step in steps {
+            for operand in step.operands.iter().chain([&step.target]) {
+                if let Operand::External(value) = operand {
+                    shapes.insert(*value, self.tensors[value].view.shape.clone());
+                }
+            }
+        }
+        shapes
+    }
+}
 
 /// An elementwise operation of an epilogue, as the vector units run it.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +82,7 @@ pub enum Operand {
 }
 
 /// One step of an epilogue.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Step {
     /// The operation.
     pub op: Elementwise,
@@ -44,16 +91,14 @@ pub struct Step {
     /// Where the result goes: the chain, or (for per-channel parameters prepared in place, such
     /// as a batch norm's `rsqrt(var + eps)`) an external operand's tile.
     pub target: Operand,
+    /// The location of the graph op the step computes (its instruction carries it).
+    pub location: MlirLocation,
 }
 
 impl Step {
-    /// A step whose result continues the chain.
-    pub fn chained(op: Elementwise, operands: Vec<Operand>) -> Self {
-        Self {
-            op,
-            operands,
-            target: Operand::Chain,
-        }
+    /// A step of the graph op at `location` whose result continues the chain.
+    pub fn chained(op: Elementwise, operands: Vec<Operand>, location: MlirLocation) -> Self {
+        Self { op, operands, target: Operand::Chain, location }
     }
 }
 
@@ -65,6 +110,7 @@ pub fn batch_norm_steps(
     mean: ValueId,
     variance: ValueId,
     epsilon: f32,
+    location: MlirLocation,
 ) -> Vec<Step> {
     let var = Operand::External(variance);
     let unary = |kind, affine| Elementwise::Unary {
@@ -78,19 +124,18 @@ pub fn batch_norm_steps(
             op: unary(UnaryKind::Affine, Some((1.0, epsilon))),
             operands: vec![var],
             target: var,
+            location,
         },
         Step {
             op: unary(UnaryKind::Rsqrt, None),
             operands: vec![var],
             target: var,
+            location,
         },
-        Step::chained(binary(BinaryKind::Sub), vec![Operand::Chain, Operand::External(mean)]),
-        Step::chained(binary(BinaryKind::Mul), vec![Operand::Chain, var]),
-        Step::chained(
-            binary(BinaryKind::Mul),
-            vec![Operand::Chain, Operand::External(scale)],
-        ),
-        Step::chained(binary(BinaryKind::Add), vec![Operand::Chain, Operand::External(bias)]),
+        Step::chained(binary(BinaryKind::Sub), vec![Operand::Chain, Operand::External(mean)], location),
+        Step::chained(binary(BinaryKind::Mul), vec![Operand::Chain, var], location),
+        Step::chained(binary(BinaryKind::Mul), vec![Operand::Chain, Operand::External(scale)], location),
+        Step::chained(binary(BinaryKind::Add), vec![Operand::Chain, Operand::External(bias)], location),
     ]
 }
 

@@ -7,8 +7,9 @@ use crate::ir::Val;
 use turbine_dialects::attributes::dsa::{BinaryKind, UnaryKind};
 use super::{
     conv::{COMPUTE_SETUP, DMA_SETUP, MATRIX_FLOPS},
-    host::{Layer, Scope},
-    kernel::{Epilogue, Kernel, Tensor},
+    layers::{Layer, Scope},
+    emit::Tensor,
+    kernel::{Epilogue, Kernel},
     layers::{Elementwise, Operand, Step},
     emit::{divisors_descending, Body},
     LoweringError,
@@ -48,6 +49,7 @@ pub fn lower(
                     affine: Some((alpha, 0.0)),
                 },
                 vec![Operand::Chain],
+                node.op.location(),
             ));
         }
         if let Some(&c) = node.operands.get(2) {
@@ -62,11 +64,13 @@ pub fn lower(
                     },
                     operands: vec![term],
                     target: term,
+                    location: node.op.location(),
                 });
             }
             steps.push(Step::chained(
                 Elementwise::Binary { kind: BinaryKind::Add },
                 vec![Operand::Chain, Operand::External(c)],
+                node.op.location(),
             ));
         }
     }

@@ -3,7 +3,7 @@
 //!
 //! The layer-wise schedule is what TVM-style compilers generate and what every GraphTurbo step is
 //! measured against: one kernel per layer (an anchor op and its elementwise epilogue, see
-//! [`layers`]), activations and weights in DDR between kernels, and inside a kernel tiles sized
+//! [`fusion`]), activations and weights in DDR between kernels, and inside a kernel tiles sized
 //! to fit the local buffer — the largest tiles that divide the loop ranges (GraphTurbo §4.1), the
 //! choice between candidates made by a cost estimate of the DMA traffic and instruction count.
 //! Tiles are spread over every core of the target: batch-major numbering puts the batch across
@@ -13,10 +13,19 @@
 //! function's inputs (`{dsa.input = i}`), its results (`{dsa.output = i}`, written by the
 //! kernels), then every weight (`{dsa.weight = "name"}`, loaded by the driver from the side file
 //! named by the module's `graph.weights`) and inline constant (`{dsa.constant = dense<...>}`).
+//!
+//! The output is built op by op through [`emit`]'s typed builders, which return values: data flow
+//! is checked as the IR is made, and every op carries the location of the graph op it computes
+//! (an epilogue step that of its own graph op), so a diagnostic inside a kernel names the model's
+//! layer — for ONNX input, the node's name. Modules depend in one direction: `emit` (types,
+//! views, ops) ← `layers` (what a layer is) ← `kernel` (a kernel's skeleton) ← the emitters
+//! (`conv`, `matmul`, `window`, `rows`, `elementwise`, `movement`) ← `host`, with `fusion`
+//! deciding which ops a layer takes.
 
 mod conv;
 mod elementwise;
 mod emit;
+mod fusion;
 mod host;
 mod kernel;
 mod layers;

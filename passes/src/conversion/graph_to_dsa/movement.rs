@@ -7,8 +7,10 @@ use turbine_dialects::attributes::graph::PadMode;
 use crate::ir::Val;
 use super::{
     elementwise::row_major_tile,
-    host::{reshaped, Layer, Scope},
-    kernel::{Kernel, Tensor},
+    emit::reshaped,
+    layers::{Layer, Scope},
+    emit::Tensor,
+    kernel::Kernel,
     layers,
     emit::{Body, View},
     LoweringError, Machine,

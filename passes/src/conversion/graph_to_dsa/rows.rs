@@ -5,8 +5,10 @@
 
 use turbine_dialects::attributes::dsa::{BinaryKind, PoolKind, ReduceKind, UnaryKind};
 use super::{
-    host::{reshaped, Layer, Scope},
-    kernel::{Kernel, Tensor},
+    emit::reshaped,
+    layers::{Layer, Scope},
+    emit::Tensor,
+    kernel::Kernel,
     layers,
     emit::{divisors_descending, Body},
     LoweringError,

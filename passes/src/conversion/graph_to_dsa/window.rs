@@ -4,7 +4,7 @@
 use turbine_dialects::attributes::dsa::PoolKind;
 use super::{
     conv::{dispatch_classes, Rows, DMA_SETUP},
-    host::{Layer, Scope},
+    layers::{Layer, Scope},
     kernel::{Epilogue, Kernel},
     emit::divisors_descending,
     LoweringError,
