@@ -15,12 +15,18 @@ pub fn emit_error(location: Location, message: &str) {
     unsafe { mlirEmitError(location.to_raw(), message.as_ptr()) }
 }
 
-fn string_ref(text: &str) -> MlirStringRef {
+/// A string reference to `text` for the length of the borrow (MLIR copies what it keeps).
+pub(crate) fn string_ref(text: &str) -> MlirStringRef {
     MlirStringRef { data: text.as_ptr().cast(), length: text.len() }
 }
 
-fn to_string(reference: MlirStringRef) -> String {
-    // SAFETY: MLIR string refs point at `length` valid bytes.
+/// Copies the bytes of a string reference MLIR handed out (empty when null).
+pub(crate) fn to_string(reference: MlirStringRef) -> String {
+    if reference.data.is_null() {
+        return String::new();
+    }
+    // SAFETY: MLIR's string refs point at `length` valid bytes while their owner lives, and the
+    // caller holds the owner (an attribute, identifier or op) for this call.
     let bytes = unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) };
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -46,22 +52,31 @@ impl Op {
         unsafe { to_string(mlirIdentifierStr(mlirOperationGetName(self.0))) }
     }
 
-    /// Operand `index`.
+    /// Operand `index`; panics past the op's operands (MLIR would read out of bounds).
     pub fn operand(self, index: usize) -> Val {
-        // SAFETY: callers index within the op's operands.
-        Val(unsafe { mlirOperationGetOperand(self.0, index as isize) })
+        // SAFETY: the op is alive; the index is checked.
+        unsafe {
+            assert!((index as isize) < mlirOperationGetNumOperands(self.0), "operand {index} of '{}'", self.name());
+            Val(mlirOperationGetOperand(self.0, index as isize))
+        }
     }
 
-    /// Replaces operand `index`.
+    /// Replaces operand `index`; panics past the op's operands.
     pub fn set_operand(self, index: usize, value: Val) {
         // SAFETY: as for `operand`.
-        unsafe { mlirOperationSetOperand(self.0, index as isize, value.0) }
+        unsafe {
+            assert!((index as isize) < mlirOperationGetNumOperands(self.0), "operand {index} of '{}'", self.name());
+            mlirOperationSetOperand(self.0, index as isize, value.0)
+        }
     }
 
-    /// Result `index`.
+    /// Result `index`; panics past the op's results.
     pub fn result(self, index: usize) -> Val {
-        // SAFETY: callers index within the op's results.
-        Val(unsafe { mlirOperationGetResult(self.0, index as isize) })
+        // SAFETY: the op is alive; the index is checked.
+        unsafe {
+            assert!((index as isize) < mlirOperationGetNumResults(self.0), "result {index} of '{}'", self.name());
+            Val(mlirOperationGetResult(self.0, index as isize))
+        }
     }
 
     /// The op's location.
@@ -178,27 +193,30 @@ impl Op {
         }
     }
 
-    /// The `sym_name` of a symbol op.
+    /// The `sym_name` of a symbol op; panics when the op has no string `sym_name`.
     pub fn symbol_name(self) -> String {
-        // SAFETY: func.func always has a sym_name string attribute.
+        // SAFETY: the op is alive; the attribute is checked to be a string before it is read.
         unsafe {
-            let attribute = mlirOperationGetAttributeByName(
-                self.0,
-                mlirStringRefCreateFromCString(c"sym_name".as_ptr()),
+            let attribute = mlirOperationGetAttributeByName(self.0, string_ref("sym_name"));
+            assert!(
+                !attribute.ptr.is_null() && mlirAttributeIsAString(attribute),
+                "'{}' is not a symbol",
+                self.name()
             );
-            let value = mlirStringAttrGetValue(attribute);
-            String::from_utf8_lossy(std::slice::from_raw_parts(
-                value.data.cast::<u8>(),
-                value.length,
-            ))
-            .into_owned()
+            to_string(mlirStringAttrGetValue(attribute))
         }
     }
 
-    /// Argument `index` of the first block of the first region (a function's parameter).
+    /// Argument `index` of the first block of the first region (a function's parameter); panics
+    /// when there is no such argument.
     pub fn entry_argument(self, index: usize) -> Val {
-        // SAFETY: callers index within the arguments of the op's entry block.
-        unsafe { Val(mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, 0)), index as isize)) }
+        // SAFETY: the op is alive; the region, block and index are checked.
+        unsafe {
+            assert!(mlirOperationGetNumRegions(self.0) > 0, "'{}' has no region", self.name());
+            let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, 0));
+            assert!(!block.ptr.is_null() && (index as isize) < mlirBlockGetNumArguments(block), "argument {index} of '{}'", self.name());
+            Val(mlirBlockGetArgument(block, index as isize))
+        }
     }
 
     /// The ops of the first block of the first region.

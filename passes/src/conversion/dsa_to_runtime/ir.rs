@@ -14,27 +14,8 @@ use melior::ir::{Attribute, Type};
 use mlir_sys::*;
 use turbine_dialects::attributes::EnumAttribute;
 
-/// A string reference to `text` for the length of the borrow (MLIR copies what it keeps).
-pub(super) fn string_ref(text: &str) -> MlirStringRef {
-    MlirStringRef {
-        data: text.as_ptr().cast(),
-        length: text.len(),
-    }
-}
-
-/// Copies the bytes of a string reference.
-///
-/// # Safety
-/// `reference` points at `length` valid bytes, as MLIR's do while their owner lives.
-unsafe fn owned(reference: MlirStringRef) -> String {
-    if reference.data.is_null() {
-        return String::new();
-    }
-    // SAFETY: the caller's guarantee.
-    let bytes =
-        unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) };
-    String::from_utf8_lossy(bytes).into_owned()
-}
+pub(super) use crate::ir::string_ref;
+use crate::ir::to_string as owned;
 
 /// The op's name, such as `dsa.dma`.
 pub(super) unsafe fn op_name(op: MlirOperation) -> String {
