@@ -1,5 +1,5 @@
 //! The backend: a module in the `dsa` dialect (with its `dsa.target`) is lowered to the LLVM
-//! dialect by [`LOWERING_PIPELINE`], translated to LLVM IR in an inkwell context, optimised by
+//! dialect by the registered pipeline `turbine-dsa-to-llvm` ([`LOWERING_PIPELINE`]), translated to LLVM IR in an inkwell context, optimised by
 //! LLVM's default pipeline, and then either JIT-compiled against the software DSA linked into
 //! this process ([`Jit`]) or written as an object file with a C header ([`compile_object`]).
 //!
@@ -36,14 +36,10 @@ use std::{
 };
 
 /// The pass pipeline from `dsa` (with a `dsa.target`) to the LLVM dialect, as `--pass-pipeline`
-/// text: `turbine-opt --pass-pipeline="$LOWERING_PIPELINE"` does what [`lower_to_llvm_dialect`]
-/// does. `convert-dsa-to-runtime` leaves func/arith/scf/memref/llvm ops; `expand-strided-metadata`
-/// and `lower-affine` turn the views' metadata into index arithmetic before memref and the rest
-/// go to LLVM, and `reconcile-unrealized-casts` removes the descriptor casts the buffers were
-/// built with.
-pub const LOWERING_PIPELINE: &str = "builtin.module(convert-dsa-to-runtime,expand-strided-metadata,lower-affine,\
-convert-scf-to-cf,finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,\
-convert-func-to-llvm,reconcile-unrealized-casts)";
+/// text: the registered pipeline `turbine-dsa-to-llvm` (`turbine_passes::pipelines::DSA_TO_LLVM`,
+/// whose documentation lists its passes), so `turbine-opt --turbine-dsa-to-llvm` does what
+/// [`lower_to_llvm_dialect`] does.
+pub const LOWERING_PIPELINE: &str = "builtin.module(turbine-dsa-to-llvm)";
 
 /// LLVM optimisation level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

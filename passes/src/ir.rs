@@ -91,6 +91,13 @@ impl Op {
         emit_error(unsafe { Location::from_raw(self.location()) }, message)
     }
 
+    /// The op this op is nested in, None for a top-level op.
+    pub fn parent(self) -> Option<Op> {
+        // SAFETY: the op is alive.
+        let parent = unsafe { mlirOperationGetParentOperation(self.0) };
+        (!parent.ptr.is_null()).then_some(Op(parent))
+    }
+
     /// The attribute `name` (inherent or discardable), None when the op has none.
     pub fn attribute(self, name: &str) -> Option<melior::ir::Attribute<'static>> {
         // SAFETY: the op is alive; the attribute is owned by its context, which outlives the

@@ -1,9 +1,10 @@
 //! Compiling a graph-dialect model for a target and running it on the software DSA: the path
 //! `turbine-run`, the benchmark and the end-to-end tests share.
 //!
-//! Compilation is MLIR passes (graph simplification, `dsa-set-target`, `convert-graph-to-dsa`,
-//! canonicalisation) with verification after each, then the backend (`turbine-codegen`: dsa to
-//! LLVM dialect, LLVM IR, optimisation, JIT). Running allocates one DDR buffer per argument of
+//! Compilation is the registered pipeline of the kernel schedule (`turbine-layerwise`: graph
+//! simplification, `dsa-set-target`, `convert-graph-to-dsa`, canonicalisation) with verification
+//! after each pass, then the backend (`turbine-codegen`: dsa to LLVM dialect, LLVM IR,
+//! optimisation, JIT). Running allocates one DDR buffer per argument of
 //! the host function, writes the inputs, weights and constants, calls the compiled entry, reads
 //! the outputs back and collects the runtime's report.
 
@@ -30,17 +31,19 @@ const DTYPE_F32: u32 = 0;
 const REPORT_JSON: u32 = 0;
 const REPORT_TEXT: u32 = 1;
 
-/// The graph-level and lowering passes before the backend, as `--pass-pipeline` text; `{target}`
-/// and `{schedule}` are filled in.
-pub const GRAPH_TO_DSA_PIPELINE: &str = "builtin.module(func.func(graph-fold-reshapes),canonicalize,cse,\
-dsa-set-target{target={target}},convert-graph-to-dsa{schedule={schedule}},canonicalize,cse)";
+/// The graph-level and lowering passes before the backend: the registered pipeline of the kernel
+/// schedule, as `--pass-pipeline` text.
+pub fn graph_to_dsa_pipeline(options: &CompileOptions) -> Result<String, String> {
+    let pipeline = turbine_passes::pipelines::for_schedule(&options.schedule)?;
+    Ok(format!("builtin.module({}{{target={}}})", pipeline.argument, options.target))
+}
 
 /// How to compile.
 #[derive(Debug, Clone)]
 pub struct CompileOptions {
     /// Built-in target name or target file.
     pub target: String,
-    /// Kernel schedule of `convert-graph-to-dsa`.
+    /// Kernel schedule: which pipeline takes the graph to `dsa` (`layerwise`).
     pub schedule: String,
     /// LLVM optimisation level.
     pub opt: OptLevel,
@@ -205,7 +208,7 @@ fn host_functions(module: &Module) -> Vec<(String, Vec<Buffer>, usize)> {
 /// Compiles the graph-dialect `module` (its function `function`, or its only one).
 pub fn compile(context: &Context, mut module: Module, function: Option<&str>, options: &CompileOptions) -> Result<Compiled, String> {
     let start = Instant::now();
-    let pipeline = GRAPH_TO_DSA_PIPELINE.replace("{target}", &options.target).replace("{schedule}", &options.schedule);
+    let pipeline = graph_to_dsa_pipeline(options)?;
     let names: Vec<String> = {
         let mut names = Vec::new();
         let mut op = module.body().first_operation();
@@ -244,7 +247,7 @@ pub fn compile_to_object(
     options: &CompileOptions,
     emit_llvm_ir: bool,
 ) -> Result<turbine_codegen::ObjectCode, String> {
-    let pipeline = GRAPH_TO_DSA_PIPELINE.replace("{target}", &options.target).replace("{schedule}", &options.schedule);
+    let pipeline = graph_to_dsa_pipeline(options)?;
     run_pipeline(context, &mut module, &pipeline)?;
     // A graph function is usually called `main`, which a C program that links the object
     // defines itself: export the host functions as `turbine_<name>`.

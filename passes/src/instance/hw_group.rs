@@ -54,7 +54,7 @@ impl Pass for HwGroup {
     const ARGUMENT: &'static str = "hw-group";
     const SUMMARY: &'static str = "Group graph ops into instance.group regions by SplitInfo (GraphTurbo Alg. 1-2)";
     const DESCRIPTION: &'static str = "\
-Runs on `builtin.module`. Computes each op's SplitInfo (Algorithm 1: for each output dimension, the \
+Computes each op's SplitInfo (Algorithm 1: for each output dimension, the \
 smallest factor among 1, 2, 4, 8 and the larger divisors for which one slice's peak footprint fits \
 the memory an instance runs in — by default one cluster's global buffer, with `scope=lb` the local \
 buffers of its cores — with the ops the split reaches) and best split (Eq. 1, \
@@ -64,7 +64,9 @@ subgraph. Splits that would recompute more than `max-recompute` of the subgraph'
 recorded. Each resulting subgraph becomes an `instance.group` region carrying `split_info` and \
 `best_split`; weights are operands. With `explain`, every merge attempt is printed to stderr: the \
 pattern, the subgraphs and their split factors, and the rule that accepted or refused it. The \
+target is the `target` option's, or else the `dsa.target` of the module holding the function. The \
 footprint model is in docs/Grouping.md.";
+    const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "target",
@@ -116,25 +118,13 @@ footprint model is in docs/Grouping.md.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let module = Op(operation.to_raw());
-        if module.name() != "builtin.module" {
-            module.emit_error(&format!("{} runs on a builtin.module, not on '{}'", Self::ARGUMENT, module.name()));
-            return Err(PassFailure);
+        let function = Op(operation.to_raw());
+        if function.regions_empty() {
+            return Ok(());
         }
-        let machine = if self.target.is_empty() {
-            Machine::of_module(module).ok_or_else(|| {
-                module.emit_error("hw-group needs a target: set the module's dsa.target (dsa-set-target) or the 'target' option");
-                PassFailure
-            })?
-        } else {
-            let target = turbine_targets::Target::load(&self.target).map_err(|error| {
-                module.emit_error(&format!("cannot use target '{}': {error}", self.target));
-                PassFailure
-            })?;
-            Machine::new(&crate::target::from_description(&target))
-        };
+        let machine = self.machine(function)?;
         if self.weight_buffer >= machine.lb_bytes {
-            module.emit_error(&format!(
+            function.emit_error(&format!(
                 "the weight buffer ({} bytes) leaves nothing of the {} bytes of LB of target '{}'",
                 self.weight_buffer, machine.lb_bytes, machine.name
             ));
@@ -145,20 +135,33 @@ footprint model is in docs/Grouping.md.";
             Scope::Local => machine.cores_per_cluster * (machine.lb_bytes - self.weight_buffer),
         };
         let budget = Budget { capacity, max_recompute: self.max_recompute };
-        for function in module.body_ops() {
-            if function.name() != "func.func" || function.regions_empty() {
-                continue;
-            }
-            let name = function.symbol_name();
-            let program = FunctionView::read(function).map_err(|error| {
-                error.op.unwrap_or(function).emit_error(&format!("cannot group @{name}: {}", error.message));
-                PassFailure
-            })?;
-            let grouping = Grouping::new(&program, budget, self.explain, &name);
-            let groups = grouping.run();
-            rewrite(&program, &groups);
-        }
+        let name = function.symbol_name();
+        let program = FunctionView::read(function).map_err(|error| {
+            error.op.unwrap_or(function).emit_error(&format!("cannot group @{name}: {}", error.message));
+            PassFailure
+        })?;
+        let grouping = Grouping::new(&program, budget, self.explain, &name);
+        let groups = grouping.run();
+        rewrite(&program, &groups);
         Ok(())
+    }
+}
+
+impl HwGroup {
+    /// The machine to group for: the `target` option's, or the `dsa.target` of the module that
+    /// holds `function`; an error at `function` when there is neither.
+    fn machine(&self, function: Op) -> Result<Machine, PassFailure> {
+        if self.target.is_empty() {
+            return function.parent().and_then(Machine::of_module).ok_or_else(|| {
+                function.emit_error("hw-group needs a target: set the module's dsa.target (dsa-set-target) or the 'target' option");
+                PassFailure
+            });
+        }
+        let target = turbine_targets::Target::load(&self.target).map_err(|error| {
+            function.emit_error(&format!("cannot use target '{}': {error}", self.target));
+            PassFailure
+        })?;
+        Ok(Machine::new(&crate::target::from_description(&target)))
     }
 }
 

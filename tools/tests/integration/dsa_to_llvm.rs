@@ -311,13 +311,12 @@ fn an_lb_allocation_beyond_capacity_is_an_error_from_run() {
 
 #[test]
 fn the_lit_test_runs_the_pipeline_the_backend_runs() {
+    let pipeline = turbine_passes::pipelines::DSA_TO_LLVM.argument;
+    assert_eq!(turbine_codegen::LOWERING_PIPELINE, format!("builtin.module({pipeline})"));
     let lit = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../test/Conversion/DsaToRuntime/lower-to-llvm.mlir");
     let text = std::fs::read_to_string(lit).unwrap();
-    assert!(text.contains(&format!(
-        "--pass-pipeline=\"{}\"",
-        turbine_codegen::LOWERING_PIPELINE
-    )));
+    assert!(text.contains(&format!("turbine-opt %s --{pipeline} ")));
 }
 
 #[test]

@@ -62,6 +62,7 @@ pub struct ConvertGraphToDsa {
 
 impl Pass for ConvertGraphToDsa {
     const ARGUMENT: &'static str = "convert-graph-to-dsa";
+    const ANCHOR: &'static str = "builtin.module";
     const SUMMARY: &'static str =
         "Lower graph functions to dsa kernels and a host function (layer-wise schedule)";
     const DESCRIPTION: &'static str = "\
