@@ -1,6 +1,6 @@
 // Rust passes and pipelines in MLIR's pass registry (TurbinePass.h): a pass
-// class that holds typed options and an anchor op and calls back into Rust, and
-// a pipeline builder that adds registered passes by their argument.
+// class that holds typed options and an anchor op and calls back into Rust, a
+// pipeline builder that adds registered passes by their argument, and remarks.
 #include "Dsa.h"
 #include "Graph.h"
 #include "Instance.h"
@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -255,4 +256,9 @@ turbineRegisterPipeline(const TurbinePipelineDefinition *definition) {
         PipelineOptions options(definition);
         handler(options);
       });
+}
+
+extern "C" void turbineEmitRemark(MlirLocation location,
+                                  MlirStringRef message) {
+  emitRemark(unwrap(location)) << unwrap(message);
 }

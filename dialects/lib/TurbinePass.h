@@ -3,7 +3,8 @@
 // register a pass, so Rust hands over a definition per pass (name, summary,
 // anchor op, typed options, callbacks) and this shim registers a C++ pass class
 // that carries the options into Rust. Named pipelines are handed over the same
-// way, as a list of registered passes with their options.
+// way, as a list of registered passes with their options. The C API also has no
+// way to emit a remark, which passes need to explain their decisions.
 #ifndef TURBINE_DIALECTS_TURBINE_PASS_H
 #define TURBINE_DIALECTS_TURBINE_PASS_H
 
@@ -90,6 +91,10 @@ typedef struct {
 /// text). Its passes are looked up when the pipeline is built, so they may be
 /// registered later. `definition` must outlive the process's use of MLIR.
 void turbineRegisterPipeline(const TurbinePipelineDefinition *definition);
+
+/// Emits a remark at `location` (as mlirEmitError does an error): shown with
+/// its location, and checked by `expected-remark` under --verify-diagnostics.
+void turbineEmitRemark(MlirLocation location, MlirStringRef message);
 
 /// mlir-opt's main with every upstream dialect, extension and pass plus
 /// Turbine's dialects and the passes registered so far.

@@ -1,12 +1,12 @@
 //! The C ABI of `lib/TurbinePass.h`: how a pass or a pipeline written in Rust is described to
-//! MLIR's pass registry, and the `MlirOptMain` entry point.
+//! MLIR's pass registry, remarks, and the `MlirOptMain` entry point.
 //!
 //! MLIR's own `ExternalPass` cannot carry options or an anchor op, and LLVM 22's C API can
 //! register neither a pass nor a pipeline, so the C++ side (`lib/TurbinePass.cpp`) defines a pass
 //! class that holds typed options and calls back into Rust with their values as text, and a
 //! pipeline builder that adds registered passes by their argument.
 
-use mlir_sys::{MlirOperation, MlirStringCallback, MlirStringRef};
+use mlir_sys::{MlirLocation, MlirOperation, MlirStringCallback, MlirStringRef};
 use std::ffi::{c_char, c_int, c_void};
 
 /// How MLIR parses and documents an option (`TurbineOptionKind`).
@@ -130,6 +130,8 @@ unsafe extern "C" {
     /// Registers a named pipeline with MLIR's global pass registry. The definition must live for
     /// the rest of the process.
     pub fn turbineRegisterPipeline(definition: *const RawPipelineDefinition);
+    /// Emits a remark at `location`; MLIR copies the message.
+    pub fn turbineEmitRemark(location: MlirLocation, message: MlirStringRef);
     /// Runs MLIR's `MlirOptMain` with every upstream dialect, extension and pass plus Turbine's
     /// dialects and the passes registered so far.
     pub fn turbineOptMain(argc: c_int, argv: *mut *mut c_char) -> c_int;
