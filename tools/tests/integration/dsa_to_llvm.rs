@@ -4,7 +4,7 @@
 
 use melior::ir::{operation::OperationLike, Module};
 use std::ffi::{CStr, CString};
-use turbine_codegen::{compile_object, Jit, OptLevel};
+use turbine_codegen::{compile_object, EntryBuffer, Jit, OptLevel, Role};
 use turbine_runtime::ffi;
 
 const TARGET: &str = r#"dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2,
@@ -123,11 +123,11 @@ fn relu_split_over_four_cores_runs_through_the_jit() {
     let jit = jit(RELU);
     assert_eq!(jit.entries().len(), 1);
     assert_eq!(
-        jit.entries()[0].buffers[0],
-        (
-            "memref<4x64xf32>".to_owned(),
-            "{dsa.input = 0 : i64}".to_owned()
-        )
+        jit.entries()[0].buffers,
+        [
+            EntryBuffer { shape: vec![4, 64], role: Role::Input(0) },
+            EntryBuffer { shape: vec![4, 64], role: Role::Output(0) },
+        ]
     );
     let device = Device::mini();
     let input = relu_input();
@@ -354,7 +354,7 @@ fn an_object_file_links_with_the_runtime_and_runs() {
     );
     assert!(
         code.header
-            .contains("[1] memref<4x64xf32> {dsa.output = 0 : i64}"),
+            .contains("[1] 4x64 f32, output 0"),
         "{}",
         code.header
     );
