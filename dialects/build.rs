@@ -95,7 +95,7 @@ fn main() {
 
     let sources = [
         "ShapeChecks.cpp", "Graph.cpp", "Instance.cpp", "Dsa.cpp", "CAPI.cpp", "CAPIAttributes.cpp",
-        "OptMain.cpp",
+        "TurbinePass.cpp", "OptMain.cpp",
     ];
     let mut build = cc::Build::new();
     build

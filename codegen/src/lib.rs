@@ -1,5 +1,5 @@
 //! The backend: a module in the `dsa` dialect (with its `dsa.target`) is lowered to the LLVM
-//! dialect by [`LOWERING_PIPELINE`], translated to LLVM IR in an inkwell context, optimised by
+//! dialect by the registered pipeline `turbine-dsa-to-llvm` ([`LOWERING_PIPELINE`]), translated to LLVM IR in an inkwell context, optimised by
 //! LLVM's default pipeline, and then either JIT-compiled against the software DSA linked into
 //! this process ([`Jit`]) or written as an object file with a C header ([`compile_object`]).
 //!
@@ -14,6 +14,10 @@
 //! next to run time.
 #![warn(missing_docs)]
 
+mod entries;
+
+pub use entries::{c_header, entries, Entry, EntryBuffer, Role};
+
 use inkwell::{
     context::Context as LlvmContext,
     execution_engine::ExecutionEngine,
@@ -23,7 +27,7 @@ use inkwell::{
     OptimizationLevel,
 };
 use melior::{
-    ir::{attribute::AttributeLike, block::BlockLike, operation::OperationLike, Module},
+    ir::{operation::OperationLike, Module},
     pass::PassManager,
 };
 use mlir_sys::*;
@@ -36,14 +40,10 @@ use std::{
 };
 
 /// The pass pipeline from `dsa` (with a `dsa.target`) to the LLVM dialect, as `--pass-pipeline`
-/// text: `turbine-opt --pass-pipeline="$LOWERING_PIPELINE"` does what [`lower_to_llvm_dialect`]
-/// does. `convert-dsa-to-runtime` leaves func/arith/scf/memref/llvm ops; `expand-strided-metadata`
-/// and `lower-affine` turn the views' metadata into index arithmetic before memref and the rest
-/// go to LLVM, and `reconcile-unrealized-casts` removes the descriptor casts the buffers were
-/// built with.
-pub const LOWERING_PIPELINE: &str = "builtin.module(convert-dsa-to-runtime,expand-strided-metadata,lower-affine,\
-convert-scf-to-cf,finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,\
-convert-func-to-llvm,reconcile-unrealized-casts)";
+/// text: the registered pipeline `turbine-dsa-to-llvm` (`turbine_passes::pipelines::DSA_TO_LLVM`,
+/// whose documentation lists its passes), so `turbine-opt --turbine-dsa-to-llvm` does what
+/// [`lower_to_llvm_dialect`] does.
+pub const LOWERING_PIPELINE: &str = "builtin.module(turbine-dsa-to-llvm)";
 
 /// LLVM optimisation level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -99,16 +99,6 @@ impl CompileTimes {
     }
 }
 
-/// One entry function of a lowered module: its name and its buffers in order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
-    /// The function's symbol.
-    pub name: String,
-    /// Per buffer argument: its type and its original argument attributes, as MLIR text
-    /// (`memref<4x64xf32>`, `{dsa.input = 0 : i64}`).
-    pub buffers: Vec<(String, String)>,
-}
-
 /// Runs [`LOWERING_PIPELINE`] on `module` with verification after each pass. On failure, the
 /// error is the diagnostics MLIR emitted, one per line with their locations.
 pub fn lower_to_llvm_dialect(module: &mut Module) -> Result<(), String> {
@@ -149,46 +139,6 @@ fn register_passes() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(melior::utility::register_all_passes);
     turbine_passes::register_all_passes();
-}
-
-/// The entry functions of a module lowered by [`lower_to_llvm_dialect`], in module order.
-pub fn entries(module: &Module) -> Vec<Entry> {
-    let mut entries = Vec::new();
-    let body = module.body();
-    let mut op = body.first_operation();
-    while let Some(function) = op {
-        if let Ok(record) = function.attribute("dsa.arguments") {
-            let name = function
-                .attribute("sym_name")
-                .map(|name| name.to_string().trim_matches('"').to_owned())
-                .unwrap_or_default();
-            // SAFETY: dsa.arguments is the array of dictionaries convert-dsa-to-runtime writes.
-            let buffers = unsafe {
-                let array = record.to_raw();
-                (0..mlirArrayAttrGetNumElements(array))
-                    .map(|index| {
-                        let element = mlirArrayAttrGetElement(array, index);
-                        let field = |key: &str| {
-                            let key = MlirStringRef {
-                                data: key.as_ptr().cast(),
-                                length: key.len(),
-                            };
-                            let value = mlirDictionaryAttrGetElementByName(element, key);
-                            if value.ptr.is_null() {
-                                String::new()
-                            } else {
-                                melior::ir::Attribute::from_raw(value).to_string()
-                            }
-                        };
-                        (field("type"), field("attributes"))
-                    })
-                    .collect()
-            };
-            entries.push(Entry { name, buffers });
-        }
-        op = function.next_in_block();
-    }
-    entries
 }
 
 /// Translates a lowered module into LLVM IR in `context` and optimises it.
@@ -413,30 +363,4 @@ pub fn compile_object(
         entries,
         times,
     })
-}
-
-/// A C header declaring each entry as `int32_t <name>(uint64_t device, const uint64_t
-/// *buffers);`, with a comment listing each buffer's position, type and role.
-pub fn c_header(entries: &[Entry]) -> String {
-    let mut text = String::from(
-        "/* Generated by turbine-codegen. Entry points of a compiled module: each records and runs\n \
-         * its kernels on a device of the Turbine software DSA (turbine_dsa.h) and returns the\n \
-         * status of the first failing runtime call (td_last_error() has its message). */\n\
-         #pragma once\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n",
-    );
-    for entry in entries {
-        text.push_str(&format!(
-            "\n/* {}: buffers[i] is a DDR buffer handle of\n",
-            entry.name
-        ));
-        for (index, (r#type, attributes)) in entry.buffers.iter().enumerate() {
-            text.push_str(&format!(" *   [{index}] {type} {attributes}\n"));
-        }
-        text.push_str(&format!(
-            " */\nint32_t {}(uint64_t device, const uint64_t *buffers);\n",
-            entry.name
-        ));
-    }
-    text.push_str("\n#ifdef __cplusplus\n}\n#endif\n");
-    text
 }

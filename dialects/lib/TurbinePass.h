@@ -1,8 +1,10 @@
 // The C ABI between MLIR's pass registry and Turbine's passes, which are
 // written in Rust. MLIR's ExternalPass has no options and LLVM 22's C API cannot
 // register a pass, so Rust hands over a definition per pass (name, summary,
-// typed options, callbacks) and this shim registers a C++ pass class that
-// carries the options into Rust.
+// anchor op, typed options, callbacks) and this shim registers a C++ pass class
+// that carries the options into Rust. Named pipelines are handed over the same
+// way, as a list of registered passes with their options. The C API also has no
+// way to emit a remark, which passes need to explain their decisions.
 #ifndef TURBINE_DIALECTS_TURBINE_PASS_H
 #define TURBINE_DIALECTS_TURBINE_PASS_H
 
@@ -36,6 +38,9 @@ typedef struct {
 typedef struct TurbinePassDefinition {
   const char *argument;
   const char *summary;
+  /// The op the pass runs on (`builtin.module`, `func.func`). The pass manager
+  /// refuses to schedule it on any other, as it does an `OperationPass<OpT>`.
+  const char *anchor;
   const TurbinePassOption *options;
   size_t numOptions;
   const void *userData;
@@ -52,6 +57,44 @@ typedef struct TurbinePassDefinition {
 
 /// Registers a pass. `definition` must outlive the process's use of MLIR.
 void turbineRegisterPass(const TurbinePassDefinition *definition);
+
+/// One option of a pass in a pipeline step: `name=<value>`, where the value is
+/// that of the pipeline's option number `pipelineOption`, or `value` when
+/// `pipelineOption` is negative.
+typedef struct {
+  const char *name;
+  int64_t pipelineOption;
+  const char *value;
+} TurbineStepOption;
+
+/// One pass of a pipeline.
+typedef struct {
+  /// The op the pass is nested on inside the op the pipeline runs on (for
+  /// example `func.func`), or NULL to run it on that op itself.
+  const char *nest;
+  /// The registered argument of the pass, Turbine's or upstream.
+  const char *pass;
+  const TurbineStepOption *options;
+  size_t numOptions;
+} TurbinePipelineStep;
+
+typedef struct {
+  const char *argument;
+  const char *summary;
+  const TurbinePassOption *options;
+  size_t numOptions;
+  const TurbinePipelineStep *steps;
+  size_t numSteps;
+} TurbinePipelineDefinition;
+
+/// Registers a named pipeline (`--<argument>`, `<argument>{...}` in pipeline
+/// text). Its passes are looked up when the pipeline is built, so they may be
+/// registered later. `definition` must outlive the process's use of MLIR.
+void turbineRegisterPipeline(const TurbinePipelineDefinition *definition);
+
+/// Emits a remark at `location` (as mlirEmitError does an error): shown with
+/// its location, and checked by `expected-remark` under --verify-diagnostics.
+void turbineEmitRemark(MlirLocation location, MlirStringRef message);
 
 /// mlir-opt's main with every upstream dialect, extension and pass plus
 /// Turbine's dialects and the passes registered so far.

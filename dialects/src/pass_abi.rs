@@ -1,11 +1,12 @@
-//! The C ABI of `lib/TurbinePass.h`: how a pass written in Rust is described to MLIR's pass
-//! registry, and the `MlirOptMain` entry point.
+//! The C ABI of `lib/TurbinePass.h`: how a pass or a pipeline written in Rust is described to
+//! MLIR's pass registry, remarks, and the `MlirOptMain` entry point.
 //!
-//! MLIR's own `ExternalPass` cannot carry options, and LLVM 22's C API cannot register a pass, so
-//! the C++ side (`lib/OptMain.cpp`) defines a pass class that holds typed options and calls back
-//! into Rust with their values as text.
+//! MLIR's own `ExternalPass` cannot carry options or an anchor op, and LLVM 22's C API can
+//! register neither a pass nor a pipeline, so the C++ side (`lib/TurbinePass.cpp`) defines a pass
+//! class that holds typed options and calls back into Rust with their values as text, and a
+//! pipeline builder that adds registered passes by their argument.
 
-use mlir_sys::{MlirOperation, MlirStringCallback, MlirStringRef};
+use mlir_sys::{MlirLocation, MlirOperation, MlirStringCallback, MlirStringRef};
 use std::ffi::{c_char, c_int, c_void};
 
 /// How MLIR parses and documents an option (`TurbineOptionKind`).
@@ -59,6 +60,8 @@ pub struct RawPassDefinition {
     pub argument: *const c_char,
     /// One line for `--help`.
     pub summary: *const c_char,
+    /// The op the pass runs on; the pass manager refuses any other.
+    pub anchor: *const c_char,
     /// The options, `num_options` of them.
     pub options: *const RawPassOption,
     /// Number of options.
@@ -75,10 +78,60 @@ pub struct RawPassDefinition {
 unsafe impl Sync for RawPassDefinition {}
 unsafe impl Send for RawPassDefinition {}
 
+/// One option of a pass in a pipeline step (`TurbineStepOption`).
+#[repr(C)]
+pub struct RawStepOption {
+    /// The pass option's name.
+    pub name: *const c_char,
+    /// Index of the pipeline option whose value the pass option takes, or -1 for `value`.
+    pub pipeline_option: i64,
+    /// The fixed value when `pipeline_option` is -1 (else null).
+    pub value: *const c_char,
+}
+
+/// One pass of a pipeline (`TurbinePipelineStep`).
+#[repr(C)]
+pub struct RawPipelineStep {
+    /// The op the pass is nested on (`func.func`), or null for the pipeline's own op.
+    pub nest: *const c_char,
+    /// The pass's registered argument.
+    pub pass: *const c_char,
+    /// Its options, `num_options` of them.
+    pub options: *const RawStepOption,
+    /// Number of options.
+    pub num_options: usize,
+}
+
+/// A named pipeline as the C++ registry sees it (`TurbinePipelineDefinition`).
+#[repr(C)]
+pub struct RawPipelineDefinition {
+    /// The pipeline's flag.
+    pub argument: *const c_char,
+    /// One line for `--help`.
+    pub summary: *const c_char,
+    /// The pipeline's options, `num_options` of them.
+    pub options: *const RawPassOption,
+    /// Number of options.
+    pub num_options: usize,
+    /// Its passes, in order, `num_steps` of them.
+    pub steps: *const RawPipelineStep,
+    /// Number of passes.
+    pub num_steps: usize,
+}
+
+// SAFETY: as for RawPassDefinition.
+unsafe impl Sync for RawPipelineDefinition {}
+unsafe impl Send for RawPipelineDefinition {}
+
 unsafe extern "C" {
     /// Registers a pass with MLIR's global pass registry. The definition must live for the rest of
     /// the process.
     pub fn turbineRegisterPass(definition: *const RawPassDefinition);
+    /// Registers a named pipeline with MLIR's global pass registry. The definition must live for
+    /// the rest of the process.
+    pub fn turbineRegisterPipeline(definition: *const RawPipelineDefinition);
+    /// Emits a remark at `location`; MLIR copies the message.
+    pub fn turbineEmitRemark(location: MlirLocation, message: MlirStringRef);
     /// Runs MLIR's `MlirOptMain` with every upstream dialect, extension and pass plus Turbine's
     /// dialects and the passes registered so far.
     pub fn turbineOptMain(argc: c_int, argv: *mut *mut c_char) -> c_int;

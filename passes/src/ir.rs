@@ -15,6 +15,13 @@ pub fn emit_error(location: Location, message: &str) {
     unsafe { mlirEmitError(location.to_raw(), message.as_ptr()) }
 }
 
+/// Emits a remark at `location`: a note about a decision, shown with its location and checked by
+/// `expected-remark` under `--verify-diagnostics` (the C API has no function for it).
+pub fn emit_remark(location: Location, message: &str) {
+    // SAFETY: the location is valid and MLIR copies the message.
+    unsafe { turbine_dialects::pass_abi::turbineEmitRemark(location.to_raw(), string_ref(message)) }
+}
+
 /// A string reference to `text` for the length of the borrow (MLIR copies what it keeps).
 pub(crate) fn string_ref(text: &str) -> MlirStringRef {
     MlirStringRef { data: text.as_ptr().cast(), length: text.len() }
@@ -110,6 +117,19 @@ impl Op {
     pub fn emit_error(self, message: &str) {
         // SAFETY: the op is alive; the location borrows its context.
         emit_error(unsafe { Location::from_raw(self.location()) }, message)
+    }
+
+    /// Emits a remark at this op.
+    pub fn emit_remark(self, message: &str) {
+        // SAFETY: the op is alive; the location borrows its context.
+        emit_remark(unsafe { Location::from_raw(self.location()) }, message)
+    }
+
+    /// The op this op is nested in, None for a top-level op.
+    pub fn parent(self) -> Option<Op> {
+        // SAFETY: the op is alive.
+        let parent = unsafe { mlirOperationGetParentOperation(self.0) };
+        (!parent.ptr.is_null()).then_some(Op(parent))
     }
 
     /// The attribute `name` (inherent or discardable), None when the op has none.

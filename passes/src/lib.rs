@@ -2,6 +2,7 @@
 //! after its flag (`graph-fold-reshapes` is `graph/fold_reshapes.rs`), has a lit test of the same
 //! name under `test/`, and is registered into MLIR's pass registry by [`register_all_passes`], so
 //! that it runs from `turbine-opt --<flag>` and from `--pass-pipeline` text beside upstream passes.
+//! The pipelines the tools run are registered the same way ([`pipelines`]).
 #![warn(missing_docs)]
 
 pub mod conversion;
@@ -10,17 +11,21 @@ pub mod graph;
 pub mod graph_view;
 pub mod instance;
 mod ir;
+pub mod pipelines;
 pub mod registry;
 pub mod target;
 
 use std::sync::Once;
 
-/// Registers every Turbine pass with MLIR's global pass registry (idempotent).
+/// Registers every Turbine pass and pipeline with MLIR's global pass registry (idempotent).
 pub fn register_all_passes() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         for info in all_passes() {
             registry::register(info);
+        }
+        for info in pipelines::all_pipelines() {
+            registry::pipeline::register(info);
         }
     });
 }

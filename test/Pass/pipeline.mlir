@@ -1,6 +1,7 @@
 // Tests of the pass infrastructure that turbine-opt inherits from MlirOptMain: Turbine passes run
 // from pipeline text next to upstream passes, take typed options, show in --help and in the IR
-// printing and timing flags, and an unknown pass is a clear error.
+// printing and timing flags, and an unknown pass is a clear error. Turbine's named pipelines run
+// from their flag and from pipeline text, with typed options, and show in --help.
 
 // RUN: turbine-opt %s --pass-pipeline='builtin.module(func.func(graph-fold-reshapes{include-flatten=false},canonicalize,cse),symbol-dce)' | FileCheck %s
 // RUN: turbine-opt %s --pass-pipeline='builtin.module(func.func(graph-fold-reshapes{include-flatten=false}))' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=DUMP
@@ -9,7 +10,12 @@
 // RUN: turbine-opt %s --graph-fold-reshapes --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIMING
 // RUN: turbine-opt --help | FileCheck %s --check-prefix=HELP
 // RUN: not turbine-opt %s --pass-pipeline='builtin.module(no-such-pass)' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// RUN: not turbine-opt %s --pass-pipeline='builtin.module(graph-fold-reshapes{include-flatten=2})' 2>&1 | FileCheck %s --check-prefix=BADVALUE
+// RUN: not turbine-opt %s --pass-pipeline='builtin.module(func.func(graph-fold-reshapes{include-flatten=2}))' 2>&1 | FileCheck %s --check-prefix=BADVALUE
+// RUN: turbine-opt %s --turbine-layerwise=target=mini --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=LAYERWISE
+// RUN: turbine-opt %s --pass-pipeline='builtin.module(turbine-layerwise{target=mini})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=LAYERWISE
+// RUN: turbine-opt %s --turbine-layerwise --turbine-dsa-to-llvm --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=BACKEND
+// RUN: not turbine-opt %s --turbine-layerwise="target=mini schedule=greedy" 2>&1 | FileCheck %s --check-prefix=PIPELINE-OPTION
+// RUN: not turbine-opt %s --turbine-layerwise=target=nowhere 2>&1 | FileCheck %s --check-prefix=PIPELINE-TARGET
 
 // DUMP: graph-fold-reshapes{include-flatten=false}
 
@@ -29,6 +35,31 @@
 // HELP-NEXT: --target=<string> - Built-in target name or path of a target description (TOML)
 // HELP: --graph-fold-reshapes
 // HELP-NEXT: --include-flatten
+// HELP: Pass Pipelines:
+// HELP: --turbine-dsa-to-llvm - dsa to the LLVM dialect
+// HELP: --turbine-layerwise - Graph to dsa with the layer-wise schedule
+// HELP-NEXT: --target=<string> - Built-in target name or path of a target description (TOML)
+
+// Tests that the layer-wise pipeline is its passes, in order, with the pipeline's target handed
+// to dsa-set-target, and that the backend's pipeline follows it.
+// LAYERWISE: builtin.module(
+// LAYERWISE-NEXT: func.func(
+// LAYERWISE-NEXT: graph-fold-reshapes{include-flatten=true}
+// LAYERWISE-NEXT: ),
+// LAYERWISE-NEXT: canonicalize
+// LAYERWISE-NEXT: cse,
+// LAYERWISE-NEXT: dsa-set-target{target=mini},
+// LAYERWISE-NEXT: convert-graph-to-dsa{schedule=layerwise},
+// LAYERWISE-NEXT: canonicalize
+// LAYERWISE-NEXT: cse
+// LAYERWISE-NEXT: )
+// BACKEND: dsa-set-target{target=stcp920},
+// BACKEND: convert-graph-to-dsa{schedule=layerwise},
+// BACKEND: convert-dsa-to-runtime,
+// BACKEND-NEXT: expand-strided-metadata,
+// BACKEND: reconcile-unrealized-casts
+// PIPELINE-OPTION: turbine-layerwise: <Pass-Options-Parser>: no such option schedule
+// PIPELINE-TARGET: error: cannot use target 'nowhere'
 
 // UNKNOWN: 'no-such-pass' does not refer to a registered pass or pass pipeline
 

@@ -1,14 +1,20 @@
 //! Compiling a graph-dialect model for a target and running it on the software DSA: the path
 //! `turbine-run`, the benchmark and the end-to-end tests share.
 //!
-//! Compilation is MLIR passes (graph simplification, `dsa-set-target`, `convert-graph-to-dsa`,
-//! canonicalisation) with verification after each, then the backend (`turbine-codegen`: dsa to
-//! LLVM dialect, LLVM IR, optimisation, JIT). Running allocates one DDR buffer per argument of
+//! Compilation is the registered pipeline of the kernel schedule (`turbine-layerwise`: graph
+//! simplification, `dsa-set-target`, `convert-graph-to-dsa`, canonicalisation) with verification
+//! after each pass, then the backend (`turbine-codegen`: dsa to LLVM dialect, LLVM IR,
+//! optimisation, JIT). Running allocates one DDR buffer per argument of
 //! the host function, writes the inputs, weights and constants, calls the compiled entry, reads
 //! the outputs back and collects the runtime's report.
 
 use melior::{
-    ir::{attribute::AttributeLike, block::BlockLike, operation::OperationLike, Module},
+    ir::{
+        attribute::{AttributeLike, StringAttribute},
+        block::BlockLike,
+        operation::{OperationLike, OperationMutLike},
+        Module,
+    },
     pass::PassManager,
     Context,
 };
@@ -30,17 +36,19 @@ const DTYPE_F32: u32 = 0;
 const REPORT_JSON: u32 = 0;
 const REPORT_TEXT: u32 = 1;
 
-/// The graph-level and lowering passes before the backend, as `--pass-pipeline` text; `{target}`
-/// and `{schedule}` are filled in.
-pub const GRAPH_TO_DSA_PIPELINE: &str = "builtin.module(func.func(graph-fold-reshapes),canonicalize,cse,\
-dsa-set-target{target={target}},convert-graph-to-dsa{schedule={schedule}},canonicalize,cse)";
+/// The graph-level and lowering passes before the backend: the registered pipeline of the kernel
+/// schedule, as `--pass-pipeline` text.
+pub fn graph_to_dsa_pipeline(options: &CompileOptions) -> Result<String, String> {
+    let pipeline = turbine_passes::pipelines::for_schedule(&options.schedule)?;
+    Ok(format!("builtin.module({}{{target={}}})", pipeline.argument, options.target))
+}
 
 /// How to compile.
 #[derive(Debug, Clone)]
 pub struct CompileOptions {
     /// Built-in target name or target file.
     pub target: String,
-    /// Kernel schedule of `convert-graph-to-dsa`.
+    /// Kernel schedule: which pipeline takes the graph to `dsa` (`layerwise`).
     pub schedule: String,
     /// LLVM optimisation level.
     pub opt: OptLevel,
@@ -121,6 +129,12 @@ pub fn run_pipeline(context: &Context, module: &mut Module, pipeline: &str) -> R
     })
 }
 
+/// The `sym_name` of a symbol op, None for an op that has none.
+fn symbol_name<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>) -> Option<String> {
+    let name = op.attribute("sym_name").ok()?;
+    Some(StringAttribute::try_from(name).ok()?.value().to_owned())
+}
+
 fn string(reference: MlirStringRef) -> String {
     // SAFETY: MLIR string refs point at `length` valid bytes.
     String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) }).into_owned()
@@ -130,8 +144,7 @@ fn string(reference: MlirStringRef) -> String {
 fn graph_output_shapes(module: &Module, name: &str) -> Vec<Vec<usize>> {
     let mut op = module.body().first_operation();
     while let Some(function) = op {
-        let is_it = function.attribute("sym_name").map(|n| n.to_string().trim_matches('"') == name).unwrap_or(false);
-        if is_it {
+        if symbol_name(&function).as_deref() == Some(name) {
             if let Ok(r#type) = function.attribute("function_type") {
                 // SAFETY: function_type is a TypeAttr of a FunctionType.
                 unsafe {
@@ -161,7 +174,7 @@ fn host_functions(module: &Module) -> Vec<(String, Vec<Buffer>, usize)> {
             kernels += 1;
         }
         if name == "func.func" {
-            let symbol = function.attribute("sym_name").map(|n| n.to_string().trim_matches('"').to_owned()).unwrap_or_default();
+            let symbol = symbol_name(&function).unwrap_or_default();
             let mut buffers = Vec::new();
             // SAFETY: reading the function's argument types and attributes.
             unsafe {
@@ -205,14 +218,12 @@ fn host_functions(module: &Module) -> Vec<(String, Vec<Buffer>, usize)> {
 /// Compiles the graph-dialect `module` (its function `function`, or its only one).
 pub fn compile(context: &Context, mut module: Module, function: Option<&str>, options: &CompileOptions) -> Result<Compiled, String> {
     let start = Instant::now();
-    let pipeline = GRAPH_TO_DSA_PIPELINE.replace("{target}", &options.target).replace("{schedule}", &options.schedule);
+    let pipeline = graph_to_dsa_pipeline(options)?;
     let names: Vec<String> = {
         let mut names = Vec::new();
         let mut op = module.body().first_operation();
         while let Some(function) = op {
-            if let Ok(name) = function.attribute("sym_name") {
-                names.push(name.to_string().trim_matches('"').to_owned());
-            }
+            names.extend(symbol_name(&function));
             op = function.next_in_block();
         }
         names
@@ -244,27 +255,19 @@ pub fn compile_to_object(
     options: &CompileOptions,
     emit_llvm_ir: bool,
 ) -> Result<turbine_codegen::ObjectCode, String> {
-    let pipeline = GRAPH_TO_DSA_PIPELINE.replace("{target}", &options.target).replace("{schedule}", &options.schedule);
+    let pipeline = graph_to_dsa_pipeline(options)?;
     run_pipeline(context, &mut module, &pipeline)?;
     // A graph function is usually called `main`, which a C program that links the object
-    // defines itself: export the host functions as `turbine_<name>`.
-    let mut op = module.body().first_operation();
-    while let Some(function) = op {
+    // defines itself: export the host functions as `turbine_<name>`. Nothing in the module
+    // refers to a host function (they are only called from outside), so renaming is safe.
+    let mut op = module.body().first_operation_mut();
+    while let Some(mut function) = op {
         if function.name().as_string_ref().as_str() == Ok("func.func") {
-            if let Ok(name) = function.attribute("sym_name") {
-                let exported = format!("turbine_{}", name.to_string().trim_matches('"'));
-                // SAFETY: renaming a symbol nothing in the module refers to (host functions are
-                // only called from outside).
-                unsafe {
-                    let attribute = mlirStringAttrGet(
-                        context.to_raw(),
-                        MlirStringRef { data: exported.as_ptr().cast(), length: exported.len() },
-                    );
-                    mlirOperationSetAttributeByName(function.to_raw(), mlirStringRefCreateFromCString(c"sym_name".as_ptr()), attribute);
-                }
+            if let Some(name) = symbol_name(&function) {
+                function.set_attribute("sym_name", StringAttribute::new(context, &format!("turbine_{name}")).into());
             }
         }
-        op = function.next_in_block();
+        op = function.next_in_block_mut();
     }
     turbine_codegen::compile_object(&mut module, options.opt, emit_llvm_ir)
 }

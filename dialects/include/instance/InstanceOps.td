@@ -23,15 +23,19 @@ def Instance_Dialect : Dialect {
   let summary = "GraphTurbo's groups, instances, and their data movement.";
   let description = [{
     The `instance` dialect is the middle level. Hardware-aware grouping
-    (GraphTurbo §3.1–3.2) turns chains of `graph` operators into
-    `instance.group` regions annotated with their SplitInfo, the set of
-    `(split_d, n_d, f_d, d)` tuples of Algorithm 1, and the best split chosen
-    by Eq. 1. Splitting (§3.3) turns each group into `instance.instance` slices
-    of its output along the best split's dimension, ordered for execution;
-    binding and scope inference (§3.4, Algorithm 4) attach a binding to cores and
-    a memory scope to each instance; `instance.concat`, `instance.copy` and
-    `instance.redistribute` (§3.5) join slices and move data between scopes and
-    bindings.
+    (GraphTurbo §3.1–3.2, the `hw-group` pass) turns chains of `graph`
+    operators into `instance.group` regions annotated with their SplitInfo, the
+    set of `(split_d, n_d, f_d, d)` tuples of Algorithm 1, and the best split
+    chosen by Eq. 1. `hw-group` is the only pass at this level so far.
+
+    The ops of the later steps are defined and verified, but the passes that
+    create them are planned, not present: splitting (§3.3) is to turn each
+    group into `instance.instance` slices of its output along the best split's
+    dimension, ordering (Algorithm 3) to set their execution order, binding and
+    scope inference (§3.4, Algorithm 4) to attach a binding to cores and a
+    memory scope to each instance, and stitching (§3.5) to join slices with
+    `instance.concat` and move data between scopes and bindings with
+    `instance.copy` and `instance.redistribute`.
 
     Groups and instances are isolated from above: every tensor they read is an
     operand, so a group can be moved, split and costed on its own.
@@ -177,7 +181,7 @@ def Instance_ConcatOp : Instance_Op<"concat", [Pure]> {
 def Instance_CopyOp : Instance_Op<"copy", [Pure, SameOperandsAndResultType]> {
   let summary = "Move a tensor to another memory scope (GraphTurbo §3.5).";
   let description = [{
-    Inserted where a consumer needs the tensor in a different scope than its
+    For a consumer that needs the tensor in a different scope than its
     producer left it, for example when a binding mismatch forced it to GB.
 
     ```mlir
@@ -195,7 +199,8 @@ def Instance_RedistributeOp : Instance_Op<"redistribute",
   let description = [{
     Both bindings give the number of cores each dimension of the tensor is
     spread over; the total number of cores must not exceed what the target has,
-    which the binding pass checks.
+    which the op cannot check (it does not know the target) and the binding
+    pass, when it exists, is to ensure.
 
     ```mlir
     %r = instance.redistribute %x from [1, 8, 1, 1] to [1, 1, 8, 1] : tensor<1x64x56x56xf32>

@@ -25,8 +25,9 @@ impl Pass for SetTarget {
     const DESCRIPTION: &'static str = "\
 Reads a target description (a built-in name such as `stcp920`, `mini` or `solo`, or the path of a \
 TOML file in the format of docs/Targets.md), validates it, and sets the module's `dsa.target` \
-attribute, which later passes read for core counts, buffer capacities and bandwidths. Runs on \
-`builtin.module`; an unknown target or an invalid file is an error naming it.";
+attribute, which later passes read for core counts, buffer capacities and bandwidths. An unknown \
+target or an invalid file is an error naming it.";
+    const ANCHOR: &'static str = "builtin.module";
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
         name: "target",
         description: "Built-in target name or path of a target description (TOML)",
@@ -44,10 +45,6 @@ attribute, which later passes read for core counts, buffer capacities and bandwi
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
         let module = Op(operation.to_raw());
-        if module.name() != "builtin.module" {
-            module.emit_error(&format!("{} runs on a builtin.module, not on '{}'", Self::ARGUMENT, module.name()));
-            return Err(PassFailure);
-        }
         let target = Target::load(&self.target).map_err(|error| {
             module.emit_error(&format!("cannot use target '{}': {error}", self.target));
             PassFailure

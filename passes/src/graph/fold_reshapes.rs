@@ -27,6 +27,7 @@ Rewrites `graph.reshape(graph.reshape(x))` into `graph.reshape(x)`, erases the i
 nothing else uses it, and replaces a reshape whose result type equals its input type by its input. \
 With `include-flatten` (the default), `graph.flatten` is first rewritten into the equivalent \
 `graph.reshape` so that it folds too.";
+    const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
         name: "include-flatten",
         description: "Rewrite graph.flatten into graph.reshape so that it folds with other reshapes",
@@ -39,8 +40,8 @@ With `include-flatten` (the default), `graph.flatten` is first rewritten into th
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let root = Op(operation.to_raw());
-        for op in root.collect_pre_order() {
+        let function = Op(operation.to_raw());
+        for op in function.collect_pre_order() {
             let op = match op.name().as_str() {
                 "graph.flatten" if self.include_flatten => flatten_to_reshape(op),
                 "graph.reshape" => op,

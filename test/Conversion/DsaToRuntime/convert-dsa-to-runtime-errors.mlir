@@ -1,4 +1,8 @@
 // RUN: turbine-opt %s --split-input-file --verify-diagnostics --convert-dsa-to-runtime
+// RUN: not turbine-opt %s --pass-pipeline='builtin.module(func.func(convert-dsa-to-runtime))' 2>&1 | FileCheck %s --check-prefix=ANCHOR
+
+// Tests that the lowering runs on the module only (it declares the runtime's functions there).
+// ANCHOR: error: Can't add pass 'convert-dsa-to-runtime' restricted to 'builtin.module' on a PassManager intended to run on 'func.func', did you intend to nest?
 
 // Tests that the pass needs the target (its core numbering) on the module.
 // expected-error@+1 {{convert-dsa-to-runtime needs the module's dsa.target; run dsa-set-target first}}

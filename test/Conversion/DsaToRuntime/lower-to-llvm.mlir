@@ -1,8 +1,8 @@
-// RUN: turbine-opt %s --pass-pipeline="builtin.module(convert-dsa-to-runtime,expand-strided-metadata,lower-affine,convert-scf-to-cf,finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)" > %t.mlir
+// RUN: turbine-opt %s --turbine-dsa-to-llvm > %t.mlir
 // RUN: FileCheck %s < %t.mlir
 // RUN: mlir-translate --allow-unregistered-dialect --mlir-to-llvmir %t.mlir | FileCheck %s --check-prefix=IR
 
-// Tests that turbine_codegen::LOWERING_PIPELINE (the text above; keep them equal) takes a dsa
+// Tests that the registered pipeline the backend runs (turbine-dsa-to-llvm) takes a dsa
 // module to the LLVM dialect alone, with no cast or memref left, and that upstream
 // mlir-translate turns the result into LLVM IR (--allow-unregistered-dialect: the module keeps
 // its dsa.target attribute). Loops over cores and tiles stay loops.

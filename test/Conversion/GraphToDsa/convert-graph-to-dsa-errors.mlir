@@ -1,7 +1,10 @@
 // RUN: turbine-opt %s --split-input-file --verify-diagnostics --convert-graph-to-dsa
 // RUN: turbine-opt %S/Inputs/no-fit.mlir --verify-diagnostics --dsa-set-target=target=mini --convert-graph-to-dsa
 // RUN: not turbine-opt %s --convert-graph-to-dsa=schedule=greedy 2>&1 | FileCheck %s --check-prefix=SCHEDULE
+// RUN: not turbine-opt %s --pass-pipeline='builtin.module(func.func(convert-graph-to-dsa))' 2>&1 | FileCheck %s --check-prefix=ANCHOR
 // SCHEDULE: unknown schedule 'greedy' (available: layerwise)
+// Tests that the lowering runs on the module only (it adds kernels beside the functions).
+// ANCHOR: error: Can't add pass 'convert-graph-to-dsa' restricted to 'builtin.module' on a PassManager intended to run on 'func.func', did you intend to nest?
 
 // Tests that the lowering needs the target: tile sizes depend on its LB.
 // expected-error@+1 {{convert-graph-to-dsa needs the module's dsa.target; run dsa-set-target first}}

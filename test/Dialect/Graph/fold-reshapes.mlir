@@ -2,9 +2,12 @@
 // RUN: turbine-opt %s --split-input-file --graph-fold-reshapes="include-flatten=false" | FileCheck %s --check-prefix=NOFLAT
 // RUN: not turbine-opt %s --graph-fold-reshapes="include-flatten=maybe" 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: not turbine-opt %s --graph-fold-reshapes="no-such-option=1" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not turbine-opt %s --pass-pipeline='builtin.module(graph-fold-reshapes)' 2>&1 | FileCheck %s --check-prefix=ANCHOR
 
 // BADOPT: 'maybe' is invalid value for boolean argument
 // UNKNOWN: no-such-option
+// Tests that the pass runs on functions only: the pass manager refuses it on the module.
+// ANCHOR: error: Can't add pass 'graph-fold-reshapes' restricted to 'func.func' on a PassManager intended to run on 'builtin.module', did you intend to nest?
 
 // There is no fold-reshapes-errors.mlir with expected-error cases: the pass never fails on valid IR
 // (every graph.reshape and graph.flatten it meets is already verified, so folding and dropping them

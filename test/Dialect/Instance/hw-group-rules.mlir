@@ -1,5 +1,5 @@
 // RUN: turbine-opt %s --split-input-file --hw-group=target=stcp920 | FileCheck %s
-// RUN: turbine-opt %s --split-input-file --hw-group="target=stcp920 explain=true" 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
+// RUN: turbine-opt %s --split-input-file --verify-diagnostics --hw-group="target=stcp920 explain=true" -o /dev/null
 // RUN: turbine-opt %s --split-input-file --hw-group="target=stcp920 scope=lb explain=true" 2>&1 >/dev/null | FileCheck %s --check-prefix=LB
 
 // Tests that a network without downsampling (three 3x3 convs keeping their shape) groups whole:
@@ -8,19 +8,19 @@
 // CHECK-LABEL: func.func @flat
 // CHECK: instance.group "g0"
 // CHECK-NOT: instance.group
-// EXPLAIN: @flat: straight merge SG1 {conv2d@{{[0-9]+}}} (f=2 on dim 0 {{.*}}) + SG2 {conv2d@{{[0-9]+}}} (f=2 on dim 0 {{.*}}) -> f=2 on dim 0 reaching 2 ops: accepted by rule (i)
-// EXPLAIN: @flat: straight merge {{.*}} -> f=2 on dim 0 reaching 3 ops: accepted by rule (i)
 // With scope=lb an instance must fit the local buffers of one cluster's cores (8 x 56 KiB), so
 // the rows split 32 ways: two stacked 3x3 convs still merge, but a third would recompute too much
 // of its two-row slices' halos.
-// LB: @flat: straight merge {{.*}} -> f=32 on dim 2 reaching 2 ops: accepted by rule (i)
-// LB: @flat: straight merge {{.*}} -> no split fits: refused by the cost check
+// LB: hw-group-rules.mlir:[[# @LINE + 8]]:8: remark: straight merge {{.*}} -> f=32 on dim 2 reaching 2 ops: accepted by rule (i)
+// LB: hw-group-rules.mlir:[[# @LINE + 9]]:8: remark: straight merge {{.*}} -> no split fits: refused by the cost check
 func.func @flat(%x: tensor<8x48x64x64xf32>) -> tensor<8x48x64x64xf32> {
   %w0 = graph.weight "w0" : tensor<48x48x3x3xf32>
   %w1 = graph.weight "w1" : tensor<48x48x3x3xf32>
   %w2 = graph.weight "w2" : tensor<48x48x3x3xf32>
   %a = graph.conv2d %x, %w0 {pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu>} : (tensor<8x48x64x64xf32>, tensor<48x48x3x3xf32>) -> tensor<8x48x64x64xf32>
+  // expected-remark-re @+1 {{straight merge SG1 {conv2d@{{[0-9]+}}} (f=2 on dim 0 reaching 1 ops) + SG2 {conv2d@{{[0-9]+}}} (f=2 on dim 0 reaching 1 ops) -> f=2 on dim 0 reaching 2 ops: accepted by rule (i)}}
   %b = graph.conv2d %a, %w1 {pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu>} : (tensor<8x48x64x64xf32>, tensor<48x48x3x3xf32>) -> tensor<8x48x64x64xf32>
+  // expected-remark-re @+1 {{straight merge SG1 {conv2d@{{[0-9]+}}, conv2d@{{[0-9]+}}} ({{.*}}) + SG2 {conv2d@{{[0-9]+}}} ({{.*}}) -> f=2 on dim 0 reaching 3 ops: accepted by rule (i)}}
   %c = graph.conv2d %b, %w2 {pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu>} : (tensor<8x48x64x64xf32>, tensor<48x48x3x3xf32>) -> tensor<8x48x64x64xf32>
   return %c : tensor<8x48x64x64xf32>
 }
@@ -33,11 +33,11 @@ func.func @flat(%x: tensor<8x48x64x64xf32>) -> tensor<8x48x64x64xf32> {
 // CHECK-LABEL: func.func @downsampling
 // CHECK: instance.group "g0"
 // CHECK: instance.group "g1"
-// EXPLAIN: @downsampling: straight merge SG1 {conv2d@{{[0-9]+}}} (f=8 on dim 0 {{.*}}) + SG2 {conv2d@{{[0-9]+}}} (f=4 on dim 0 {{.*}}) -> {{.*}}: refused by rule (i): SG2's factor 4 is smaller than SG1's 8
 func.func @downsampling(%x: tensor<8x64x96x96xf32>) -> tensor<8x64x48x48xf32> {
   %w0 = graph.weight "w0" : tensor<64x64x1x1xf32>
   %w1 = graph.weight "w1" : tensor<64x64x1x1xf32>
   %a = graph.conv2d %x, %w0 : (tensor<8x64x96x96xf32>, tensor<64x64x1x1xf32>) -> tensor<8x64x96x96xf32>
+  // expected-remark-re @+1 {{straight merge SG1 {conv2d@{{[0-9]+}}} (f=8 on dim 0 {{.*}}) + SG2 {conv2d@{{[0-9]+}}} (f=4 on dim 0 {{.*}}) -> {{.*}}: refused by rule (i): SG2's factor 4 is smaller than SG1's 8}}
   %b = graph.conv2d %a, %w1 {strides = array<i64: 2, 2>} : (tensor<8x64x96x96xf32>, tensor<64x64x1x1xf32>) -> tensor<8x64x48x48xf32>
   return %b : tensor<8x64x48x48xf32>
 }
@@ -52,10 +52,10 @@ func.func @downsampling(%x: tensor<8x64x96x96xf32>) -> tensor<8x64x48x48xf32> {
 // CHECK-LABEL: func.func @upsampling
 // CHECK: instance.group "g0"
 // CHECK: instance.group "g1"
-// EXPLAIN: @upsampling: straight merge SG1 {conv2d@{{[0-9]+}}} (f=4 on dim 0 {{.*}}) + SG2 {resize@{{[0-9]+}}} (f=8 on dim 0 {{.*}}) -> {{.*}}: refused by rule (i) mirrored for upsampling (§3.6): SG1's factor 4 is smaller than SG2's 8
 func.func @upsampling(%x: tensor<8x96x64x64xf32>) -> tensor<8x96x128x128xf32> {
   %w = graph.weight "w" : tensor<96x96x1x1xf32>
   %a = graph.conv2d %x, %w : (tensor<8x96x64x64xf32>, tensor<96x96x1x1xf32>) -> tensor<8x96x64x64xf32>
+  // expected-remark-re @+1 {{straight merge SG1 {conv2d@{{[0-9]+}}} (f=4 on dim 0 {{.*}}) + SG2 {resize@{{[0-9]+}}} (f=8 on dim 0 {{.*}}) -> {{.*}}: refused by rule (i) mirrored for upsampling (§3.6): SG1's factor 4 is smaller than SG2's 8}}
   %b = graph.resize %a {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = #graph<resize_mode linear>} : tensor<8x96x64x64xf32> -> tensor<8x96x128x128xf32>
   return %b : tensor<8x96x128x128xf32>
 }
@@ -71,10 +71,10 @@ func.func @upsampling(%x: tensor<8x96x64x64xf32>) -> tensor<8x96x128x128xf32> {
 // CHECK: graph.resize
 // CHECK: graph.conv2d
 // CHECK-NOT: instance.group
-// EXPLAIN: @upsample_then_conv: straight merge SG1 {resize@{{[0-9]+}}} (f=1 {{.*}}) + SG2 {conv2d@{{[0-9]+}}} (f=2 on dim 1 {{.*}}) -> f=2 on dim 2 reaching 2 ops: accepted by rule (i)
 func.func @upsample_then_conv(%x: tensor<1x80x64x64xf32>) -> tensor<1x80x128x128xf32> {
   %w = graph.weight "w" : tensor<80x80x3x3xf32>
   %u = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : tensor<1x80x64x64xf32> -> tensor<1x80x128x128xf32>
+  // expected-remark-re @+1 {{straight merge SG1 {resize@{{[0-9]+}}} (f=1 {{.*}}) + SG2 {conv2d@{{[0-9]+}}} (f=2 on dim 1 {{.*}}) -> f=2 on dim 2 reaching 2 ops: accepted by rule (i)}}
   %y = graph.conv2d %u, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x80x128x128xf32>, tensor<80x80x3x3xf32>) -> tensor<1x80x128x128xf32>
   return %y : tensor<1x80x128x128xf32>
 }

@@ -4,7 +4,7 @@
 
 use melior::ir::{operation::OperationLike, Module};
 use std::ffi::{CStr, CString};
-use turbine_codegen::{compile_object, Jit, OptLevel};
+use turbine_codegen::{compile_object, EntryBuffer, Jit, OptLevel, Role};
 use turbine_runtime::ffi;
 
 const TARGET: &str = r#"dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2,
@@ -123,11 +123,11 @@ fn relu_split_over_four_cores_runs_through_the_jit() {
     let jit = jit(RELU);
     assert_eq!(jit.entries().len(), 1);
     assert_eq!(
-        jit.entries()[0].buffers[0],
-        (
-            "memref<4x64xf32>".to_owned(),
-            "{dsa.input = 0 : i64}".to_owned()
-        )
+        jit.entries()[0].buffers,
+        [
+            EntryBuffer { shape: vec![4, 64], role: Role::Input(0) },
+            EntryBuffer { shape: vec![4, 64], role: Role::Output(0) },
+        ]
     );
     let device = Device::mini();
     let input = relu_input();
@@ -311,13 +311,12 @@ fn an_lb_allocation_beyond_capacity_is_an_error_from_run() {
 
 #[test]
 fn the_lit_test_runs_the_pipeline_the_backend_runs() {
+    let pipeline = turbine_passes::pipelines::DSA_TO_LLVM.argument;
+    assert_eq!(turbine_codegen::LOWERING_PIPELINE, format!("builtin.module({pipeline})"));
     let lit = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../test/Conversion/DsaToRuntime/lower-to-llvm.mlir");
     let text = std::fs::read_to_string(lit).unwrap();
-    assert!(text.contains(&format!(
-        "--pass-pipeline=\"{}\"",
-        turbine_codegen::LOWERING_PIPELINE
-    )));
+    assert!(text.contains(&format!("turbine-opt %s --{pipeline} ")));
 }
 
 #[test]
@@ -355,7 +354,7 @@ fn an_object_file_links_with_the_runtime_and_runs() {
     );
     assert!(
         code.header
-            .contains("[1] memref<4x64xf32> {dsa.output = 0 : i64}"),
+            .contains("[1] 4x64 f32, output 0"),
         "{}",
         code.header
     );

@@ -43,7 +43,7 @@ fn grouping_random_networks_changes_no_number() {
         let (source, weights) = crate::layerwise::random_cnn(seed);
         let ops = source.matches(" = graph.").count() - source.matches("graph.weight").count();
         for target in ["mini", "stcp920"] {
-            let groups = grouped_equals_ungrouped(&source, &weights, &format!("builtin.module(hw-group{{target={target}}})"));
+            let groups = grouped_equals_ungrouped(&source, &weights, &format!("builtin.module(func.func(hw-group{{target={target}}}))"));
             assert!(groups >= 1 && groups <= ops, "{groups} groups for {ops} ops");
             merged_somewhere |= groups < ops;
         }
@@ -54,7 +54,7 @@ fn grouping_random_networks_changes_no_number() {
 #[test]
 fn grouping_resnet18_changes_no_number() {
     let model = turbine_tools::models::builtin("resnet18", 1).unwrap();
-    let groups = grouped_equals_ungrouped(&model.mlir, &model.weights, "builtin.module(hw-group{target=stcp920})");
+    let groups = grouped_equals_ungrouped(&model.mlir, &model.weights, "builtin.module(func.func(hw-group{target=stcp920}))");
     assert!(groups < 10, "ResNet-18 made {groups} groups");
 }
 
@@ -267,7 +267,7 @@ fn grouping_random_dags_changes_no_number() {
         let (source, weights) = random_dag(seed);
         let ops = source.matches(" = graph.").count() - source.matches("graph.weight").count();
         for options in ["target=mini", "target=mini scope=lb", "target=stcp920 scope=lb"] {
-            let groups = grouped_equals_ungrouped(&source, &weights, &format!("builtin.module(hw-group{{{options}}})"));
+            let groups = grouped_equals_ungrouped(&source, &weights, &format!("builtin.module(func.func(hw-group{{{options}}}))"));
             assert!(groups >= 1 && groups <= ops, "{groups} groups for {ops} ops with {options}:\n{source}");
             merged_somewhere |= groups < ops;
             split_somewhere |= groups > 1;

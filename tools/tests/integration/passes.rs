@@ -1,9 +1,12 @@
-//! The pass registry seen from Rust: documentation, options, and running a pass without a pass
-//! manager.
+//! The pass registry seen from Rust: documentation, options, anchors, and running a pass without
+//! a pass manager.
 
-use melior::ir::{operation::OperationLike, Module};
+use melior::ir::{block::BlockLike, operation::OperationLike, Module};
 use std::path::Path;
-use turbine_passes::registry::{self, PassOptions};
+use turbine_passes::{
+    pipelines::all_pipelines,
+    registry::{docs, PassOptions},
+};
 
 fn repository_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
@@ -11,7 +14,7 @@ fn repository_root() -> &'static Path {
 
 #[test]
 fn pass_docs_are_up_to_date() {
-    let generated = registry::markdown(&turbine_passes::all_passes());
+    let generated = docs::markdown(&turbine_passes::all_passes(), &all_pipelines());
     let path = repository_root().join("docs/Passes.md");
     if std::env::var_os("TURBINE_BLESS").is_some() {
         std::fs::write(&path, &generated).unwrap();
@@ -20,6 +23,27 @@ fn pass_docs_are_up_to_date() {
     assert!(
         committed == generated,
         "docs/Passes.md is stale; regenerate with TURBINE_BLESS=1 cargo test -p turbine-tools --test integration pass_docs"
+    );
+}
+
+/// docs/Lowering.md lists the pipelines' passes from their definitions, between two markers; the
+/// rest of the page is written by hand.
+#[test]
+fn pass_docs_of_the_pipelines_in_lowering_md_are_up_to_date() {
+    let path = repository_root().join("docs/Lowering.md");
+    let committed = std::fs::read_to_string(&path).unwrap();
+    let begin = committed.find(docs::LOWERING_BEGIN).expect("docs/Lowering.md has the begin marker");
+    let end = committed[begin..].find(docs::LOWERING_END).expect("docs/Lowering.md has the end marker")
+        + begin
+        + docs::LOWERING_END.len();
+    let generated = format!("{}{}{}", &committed[..begin], docs::lowering_section(&all_pipelines()), &committed[end..]);
+    if std::env::var_os("TURBINE_BLESS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+        return;
+    }
+    assert!(
+        committed == generated,
+        "docs/Lowering.md is stale; regenerate with TURBINE_BLESS=1 cargo test -p turbine-tools --test integration pass_docs"
     );
 }
 
@@ -32,6 +56,20 @@ fn every_pass_is_documented() {
             std::fs::read_to_string(file).is_ok_and(|text| text.contains(&format!("--{}", info.argument)))
         });
         assert!(found, "no lit test under test/ runs --{}", info.argument);
+    }
+    for info in all_pipelines() {
+        assert!(!info.summary.is_empty() && !info.description.is_empty(), "{} lacks docs", info.argument);
+    }
+}
+
+#[test]
+fn every_turbine_pass_in_a_pipeline_is_nested_on_its_anchor() {
+    for pipeline in all_pipelines() {
+        for step in pipeline.steps {
+            if let Some(pass) = turbine_passes::all_passes().into_iter().find(|info| info.argument == step.pass) {
+                assert_eq!(step.nest.unwrap_or("builtin.module"), pass.anchor, "{} in {}", step.pass, pipeline.argument);
+            }
+        }
     }
 }
 
@@ -82,7 +120,18 @@ fn fold_reshapes_runs_from_rust() {
         .into_iter()
         .find(|info| info.argument == "graph-fold-reshapes")
         .unwrap();
-    info.run(&PassOptions::defaults(info.options), module.as_operation()).unwrap();
+    // The pass runs on functions; like the pass manager, running it on the module is refused.
+    let errors = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let sink = errors.clone();
+    let handler = context.attach_diagnostic_handler(move |diagnostic| {
+        sink.borrow_mut().push(diagnostic.to_string());
+        true
+    });
+    assert!(info.run(&PassOptions::defaults(info.options), module.as_operation()).is_err());
+    context.detach_diagnostic_handler(handler);
+    insta::assert_snapshot!(errors.borrow().join("\n"), @"can't run 'graph-fold-reshapes' pass on 'builtin.module' op (it runs on 'func.func')");
+    let function = module.body().first_operation().unwrap();
+    info.run(&PassOptions::defaults(info.options), function).unwrap();
     assert!(module.as_operation().verify());
     insta::assert_snapshot!(module.as_operation().to_string(), @r"
     module {

@@ -56,6 +56,7 @@ pub struct ConvertDsaToRuntime;
 
 impl Pass for ConvertDsaToRuntime {
     const ARGUMENT: &'static str = "convert-dsa-to-runtime";
+    const ANCHOR: &'static str = "builtin.module";
     const SUMMARY: &'static str =
         "Lower dsa kernels, launches, buffers and instructions to calls into the runtime's C ABI";
     const DESCRIPTION: &'static str = "\
@@ -114,23 +115,13 @@ struct Lowering {
 }
 
 impl Lowering {
-    /// The lowering of `module`, or an error at it when it is not a module with a target.
+    /// The lowering of `module`, or an error at it when it has no target.
     ///
     /// # Safety
     /// `module` is alive for the lowering's life.
     unsafe fn new(module: MlirOperation) -> Result<Lowering, PassFailure> {
         // SAFETY: the caller's guarantee; the target attribute is owned by the context.
         unsafe {
-            if op_name(module) != "builtin.module" {
-                return Err(emit_error(
-                    module,
-                    &format!(
-                        "{} runs on a builtin.module, not on '{}'",
-                        ConvertDsaToRuntime::ARGUMENT,
-                        op_name(module)
-                    ),
-                ));
-            }
             let target = attribute(module, "dsa.target")
                 .and_then(|target| Target::from_attribute(Attribute::from_raw(target)))
                 .ok_or_else(|| emit_error(module, "convert-dsa-to-runtime needs the module's dsa.target; run dsa-set-target first"))?;

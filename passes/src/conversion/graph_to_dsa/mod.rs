@@ -70,10 +70,11 @@ pub struct ConvertGraphToDsa {
 
 impl Pass for ConvertGraphToDsa {
     const ARGUMENT: &'static str = "convert-graph-to-dsa";
+    const ANCHOR: &'static str = "builtin.module";
     const SUMMARY: &'static str =
         "Lower graph functions to dsa kernels and a host function (layer-wise schedule)";
     const DESCRIPTION: &'static str = "\
-Runs on `builtin.module`, which must carry a `dsa.target` (see `dsa-set-target`). Every `func.func` \
+The module must carry a `dsa.target` (see `dsa-set-target`). Every `func.func` \
 in the graph dialect becomes a host function of the same name that launches one `dsa.kernel` per \
 layer: a convolution, matrix product, pooling or row-wise op (softmax, layer norm, reduction) with \
 the elementwise ops that only refine its result (bias, batch norm, activation, residual add) fused \
@@ -105,14 +106,6 @@ or that cannot be tiled into the local buffer is an error at that op.";
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
         debug_assert_eq!(self.schedule, "layerwise");
         let module = Op(operation.to_raw());
-        if module.name() != "builtin.module" {
-            module.emit_error(&format!(
-                "{} runs on a builtin.module, not on '{}'",
-                Self::ARGUMENT,
-                module.name()
-            ));
-            return Err(PassFailure);
-        }
         let Some(machine) = Machine::of_module(module) else {
             module.emit_error(
                 "convert-graph-to-dsa needs the module's dsa.target; run dsa-set-target first",

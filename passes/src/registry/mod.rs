@@ -1,9 +1,17 @@
-//! How a Rust pass describes itself (flag, summary, description, typed options) and how it is
-//! handed to MLIR's pass registry through the C ABI of `turbine_dialects::pass_abi`.
+//! How a Rust pass describes itself (flag, summary, description, anchor op, typed options) and how
+//! it is handed to MLIR's pass registry through the C ABI of `turbine_dialects::pass_abi`; named
+//! pipelines of registered passes ([`pipeline`]); the reference documentation of both ([`docs`]).
 //!
 //! MLIR owns option parsing: it parses `--pass="name=value"` and pipeline text with the option's
 //! type, and hands the values to Rust as text, which [`PassOptions`] reads back. A pass is built
-//! from its options for every run, so a pass is a plain value with no state between runs.
+//! from its options for every run, so a pass is a plain value with no state between runs. MLIR
+//! also owns scheduling: a pass runs only on its anchor op, as an `OperationPass<OpT>` does, so
+//! a pass need not check what it was given.
+
+pub mod docs;
+pub mod pipeline;
+
+pub use pipeline::{PipelineInfo, Step, StepValue};
 
 use melior::ir::{operation::OperationLike, OperationRef};
 use mlir_sys::{MlirOperation, MlirStringCallback, MlirStringRef};
@@ -39,6 +47,8 @@ pub struct PassInfo {
     pub summary: &'static str,
     /// Paragraphs for docs/Passes.md: what the pass does and why.
     pub description: &'static str,
+    /// The op the pass runs on.
+    pub anchor: &'static str,
     /// Typed options.
     pub options: &'static [OptionInfo],
     run: fn(&PassOptions, OperationRef) -> Result<(), PassFailure>,
@@ -57,14 +67,18 @@ pub trait Pass: Sized + 'static {
     const SUMMARY: &'static str;
     /// Paragraphs for the documentation.
     const DESCRIPTION: &'static str;
+    /// The op the pass runs on (`builtin.module`, `func.func`): the smallest op that holds all
+    /// the pass reads and writes, so that MLIR can run it on several such ops in parallel and
+    /// refuses to run it on any other.
+    const ANCHOR: &'static str;
     /// Typed options.
     const OPTIONS: &'static [OptionInfo] = &[];
 
     /// Builds the pass from its option values, or says which value is wrong.
     fn from_options(options: &PassOptions) -> Result<Self, String>;
 
-    /// Runs the pass on `operation` (the op the pass manager anchors it on). On failure, emit an
-    /// error on the offending op first.
+    /// Runs the pass on `operation`, an [`Pass::ANCHOR`] op. On failure, emit an error on the
+    /// offending op first.
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure>;
 }
 
@@ -77,6 +91,7 @@ pub fn info_of<P: Pass>() -> &'static PassInfo {
             argument: P::ARGUMENT,
             summary: P::SUMMARY,
             description: P::DESCRIPTION,
+            anchor: P::ANCHOR,
             options: P::OPTIONS,
             run: |options, operation| P::from_options(options)
                 .map_err(|_| PassFailure)?
@@ -154,7 +169,17 @@ impl PassOptions {
 
 impl PassInfo {
     /// Runs the pass with `options` on `operation`, outside any pass manager (for tests and tools).
+    /// Like the pass manager, refuses an op other than the pass's anchor, with an error at it.
     pub fn run(&self, options: &PassOptions, operation: OperationRef) -> Result<(), PassFailure> {
+        let name = operation.name();
+        let name = name.as_string_ref().as_str().unwrap_or("");
+        if name != self.anchor {
+            crate::ir::emit_error(
+                operation.location(),
+                &format!("can't run '{}' pass on '{name}' op (it runs on '{}')", self.argument, self.anchor),
+            );
+            return Err(PassFailure);
+        }
         (self.run)(options, operation)
     }
 
@@ -182,7 +207,8 @@ impl PassInfo {
     }
 }
 
-fn leak_c_string(text: &str) -> *const std::ffi::c_char {
+/// A C string that lives for the rest of the process, for definitions handed to MLIR's registry.
+pub(crate) fn leak_c_string(text: &str) -> *const std::ffi::c_char {
     CString::new(text).expect("pass metadata contains no NUL").into_raw()
 }
 
@@ -241,10 +267,9 @@ unsafe extern "C" fn run_callback(
     }
 }
 
-/// Hands `info` to MLIR's pass registry.
-pub fn register(info: &'static PassInfo) {
-    let options: Vec<RawPassOption> = info
-        .options
+/// `options` as the C ABI describes them, leaked for the rest of the process.
+pub(crate) fn raw_options(options: &[OptionInfo]) -> &'static [RawPassOption] {
+    let options: Vec<RawPassOption> = options
         .iter()
         .map(|option| RawPassOption {
             name: leak_c_string(option.name),
@@ -253,10 +278,16 @@ pub fn register(info: &'static PassInfo) {
             default_value: leak_c_string(option.default),
         })
         .collect();
-    let options = Box::leak(options.into_boxed_slice());
+    Box::leak(options.into_boxed_slice())
+}
+
+/// Hands `info` to MLIR's pass registry.
+pub fn register(info: &'static PassInfo) {
+    let options = raw_options(info.options);
     let definition = Box::leak(Box::new(RawPassDefinition {
         argument: leak_c_string(info.argument),
         summary: leak_c_string(info.summary),
+        anchor: leak_c_string(info.anchor),
         options: options.as_ptr(),
         num_options: options.len(),
         user_data: (info as *const PassInfo).cast(),
@@ -265,34 +296,4 @@ pub fn register(info: &'static PassInfo) {
     }));
     // SAFETY: the definition and everything it points to are leaked, so they outlive MLIR's use.
     unsafe { pass_abi::turbineRegisterPass(definition) };
-}
-
-/// Markdown reference of `passes` (docs/Passes.md): flag, summary, description and options.
-pub fn markdown(passes: &[&PassInfo]) -> String {
-    let mut text = String::from(
-        "<!-- Generated from the pass registry (turbine-passes); do not edit. Regenerate with\n     \
-         TURBINE_BLESS=1 cargo test -p turbine-tools --test integration pass_docs. -->\n\n\
-         # Turbine passes\n\n\
-         Every pass runs from its own flag (`turbine-opt --<flag>=\"option=value\"`) and from\n\
-         `--pass-pipeline` text (`builtin.module(func.func(<flag>{option=value}))`).\n",
-    );
-    for info in passes {
-        text.push_str(&format!("\n## `-{}`\n\n_{}_\n\n{}\n", info.argument, info.summary, info.description));
-        if !info.options.is_empty() {
-            text.push_str("\n| Option | Type | Default | Description |\n|---|---|---|---|\n");
-            for option in info.options {
-                let kind = match option.kind {
-                    OptionKind::String => "string",
-                    OptionKind::Int => "integer",
-                    OptionKind::Bool => "boolean",
-                    OptionKind::Float => "float",
-                };
-                text.push_str(&format!(
-                    "| `{}` | {kind} | `{}` | {} |\n",
-                    option.name, option.default, option.description
-                ));
-            }
-        }
-    }
-    text
 }

@@ -1,0 +1,143 @@
+//! The entry functions of a lowered module and what their buffers hold, read through typed
+//! attribute accessors from the `dsa.arguments` record `convert-dsa-to-runtime` leaves on each
+//! entry (the lowered signature, `i32 f(i64 device, ptr buffers)`, no longer says), and the C
+//! header that declares them for ahead-of-time use.
+
+use melior::ir::{
+    attribute::{
+        ArrayAttribute, DenseElementsAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute,
+        TypeAttribute,
+    },
+    block::BlockLike,
+    operation::OperationLike,
+    r#type::{DimSize, MemRefType},
+    Attribute, Module, ShapedTypeLike,
+};
+use std::fmt;
+
+/// One entry function of a lowered module: its name and its buffers in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The function's symbol.
+    pub name: String,
+    /// One per DDR buffer handle the entry takes, in order.
+    pub buffers: Vec<EntryBuffer>,
+}
+
+/// One buffer argument of an entry: an f32 buffer in DDR (the only kind an entry takes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryBuffer {
+    /// Its shape.
+    pub shape: Vec<usize>,
+    /// What it holds, from the argument's `dsa.*` attribute.
+    pub role: Role,
+}
+
+/// What an entry's buffer holds (the argument attributes `convert-graph-to-dsa` writes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// Input `i` of the model (`dsa.input = i`).
+    Input(usize),
+    /// Result `i` of the model (`dsa.output = i`).
+    Output(usize),
+    /// The weight of that name in the side file (`dsa.weight = "name"`).
+    Weight(String),
+    /// An inline constant of that many values (`dsa.constant = dense<...>`).
+    Constant(usize),
+    /// No role attribute (a module written by hand at the dsa level).
+    Unspecified,
+}
+
+impl fmt::Display for EntryBuffer {
+    /// `4x64 f32, input 0`: the shape, then the role.
+    fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        let shape: Vec<String> = self.shape.iter().map(usize::to_string).collect();
+        write!(formatter, "{} f32, ", shape.join("x"))?;
+        match &self.role {
+            Role::Input(index) => write!(formatter, "input {index}"),
+            Role::Output(index) => write!(formatter, "output {index}"),
+            Role::Weight(name) => write!(formatter, "weight \"{name}\""),
+            Role::Constant(count) => write!(formatter, "constant of {count} values"),
+            Role::Unspecified => write!(formatter, "no role given"),
+        }
+    }
+}
+
+/// The entry functions of a module lowered by [`crate::lower_to_llvm_dialect`], in module order.
+///
+/// # Panics
+/// When a `dsa.arguments` record is not what `convert-dsa-to-runtime` writes (an array of
+/// `{type = <memref type>, attributes = <dictionary>}`): a bug of that pass, not of the input.
+pub fn entries(module: &Module) -> Vec<Entry> {
+    let mut entries = Vec::new();
+    let mut op = module.body().first_operation();
+    while let Some(function) = op {
+        if let Ok(record) = function.attribute("dsa.arguments") {
+            let name = function
+                .attribute("sym_name")
+                .ok()
+                .and_then(|name| StringAttribute::try_from(name).ok())
+                .map(|name| name.value().to_owned())
+                .expect("an entry function has a sym_name");
+            let record = ArrayAttribute::try_from(record).expect("dsa.arguments is an array");
+            let buffers = (0..record.len())
+                .map(|index| buffer(record.element(index).expect("the index is in range")))
+                .collect();
+            entries.push(Entry { name, buffers });
+        }
+        op = function.next_in_block();
+    }
+    entries
+}
+
+/// One element of a `dsa.arguments` record.
+fn buffer(element: Attribute) -> EntryBuffer {
+    let element = DictionaryAttribute::try_from(element).expect("a record element is a dictionary");
+    let field = |name| element.element_by_name(name).unwrap_or_else(|| panic!("a record element has '{name}'"));
+    let r#type = TypeAttribute::try_from(field("type")).expect("'type' is a type attribute").value();
+    let r#type = MemRefType::try_from(r#type).expect("an entry's buffer is a memref");
+    let shape = (0..r#type.rank())
+        .map(|dim| match r#type.dim_size(dim) {
+            Ok(DimSize::Static(size)) => size as usize,
+            _ => panic!("an entry's buffer has a static shape"),
+        })
+        .collect();
+    let attributes = DictionaryAttribute::try_from(field("attributes")).expect("'attributes' is a dictionary");
+    let index = |name| {
+        attributes
+            .element_by_name(name)
+            .map(|value| IntegerAttribute::try_from(value).expect("an input or output index is an integer").value() as usize)
+    };
+    let role = if let Some(input) = index("dsa.input") {
+        Role::Input(input)
+    } else if let Some(output) = index("dsa.output") {
+        Role::Output(output)
+    } else if let Some(weight) = attributes.element_by_name("dsa.weight") {
+        Role::Weight(StringAttribute::try_from(weight).expect("a weight's name is a string").value().to_owned())
+    } else if let Some(constant) = attributes.element_by_name("dsa.constant") {
+        Role::Constant(DenseElementsAttribute::try_from(constant).expect("a constant is dense elements").len())
+    } else {
+        Role::Unspecified
+    };
+    EntryBuffer { shape, role }
+}
+
+/// A C header declaring each entry as `int32_t <name>(uint64_t device, const uint64_t
+/// *buffers);`, with a comment listing each buffer's position, shape and role.
+pub fn c_header(entries: &[Entry]) -> String {
+    let mut text = String::from(
+        "/* Generated by turbine-codegen. Entry points of a compiled module: each records and runs\n \
+         * its kernels on a device of the Turbine software DSA (turbine_dsa.h) and returns the\n \
+         * status of the first failing runtime call (td_last_error() has its message). */\n\
+         #pragma once\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n",
+    );
+    for entry in entries {
+        text.push_str(&format!("\n/* {}: buffers[i] is a DDR buffer handle of\n", entry.name));
+        for (index, buffer) in entry.buffers.iter().enumerate() {
+            text.push_str(&format!(" *   [{index}] {buffer}\n"));
+        }
+        text.push_str(&format!(" */\nint32_t {}(uint64_t device, const uint64_t *buffers);\n", entry.name));
+    }
+    text.push_str("\n#ifdef __cplusplus\n}\n#endif\n");
+    text
+}

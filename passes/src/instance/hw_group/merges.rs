@@ -1,0 +1,230 @@
+//! The merge patterns of Algorithm 2 (straight, branch, diamond) and the rules that decide them:
+//! rule (i), mirrored across upsampling edges (§3.6), for straight and branch merges, rule (ii) for
+//! diamonds, and the cost check that refuses a merged subgraph no split of which fits.
+
+use super::{
+    explain::{describe, factor_text},
+    grouping::{factor, Group, Grouping},
+};
+use petgraph::{
+    graphmap::DiGraphMap,
+    visit::{Dfs, IntoNeighbors, Reversed, Visitable},
+};
+use std::collections::BTreeSet;
+
+impl Grouping<'_> {
+    /// Rule (i) for `first -> second`; returns the merged group when it accepts.
+    fn rule_one(&mut self, pattern: &str, first: usize, second: usize) -> Option<Group> {
+        let attempt = self.attempt(1, &[first, second]);
+        if self.refused.contains(&attempt) {
+            return None;
+        }
+        let (a, b) = (&self.groups[&first], &self.groups[&second]);
+        let merged = self.analysed(a.ops.iter().chain(&b.ops).copied().collect());
+        // GraphTurbo §3.6: rule (i) is written for downsampling (SG2's tensors no larger than
+        // SG1's); across an upsampling edge it is mirrored, so that SG2's larger factor does not
+        // spread back to SG1 either.
+        let upsampling = self.spatial_extent(second) > self.spatial_extent(first);
+        let verdict = if !upsampling && factor(b.best) < factor(a.best) {
+            Err(format!("refused by rule (i): SG2's factor {} is smaller than SG1's {}", factor_text(b.best), factor_text(a.best)))
+        } else if upsampling && factor(a.best) < factor(b.best) {
+            Err(format!(
+                "refused by rule (i) mirrored for upsampling (§3.6): SG1's factor {} is smaller than SG2's {}",
+                factor_text(a.best),
+                factor_text(b.best)
+            ))
+        } else if merged.best.is_none() {
+            Err("refused by the cost check: no split of the merged subgraph fits without recomputing too much".to_owned())
+        } else if factor(merged.best) > factor(b.best).min(if upsampling { factor(a.best) } else { usize::MAX }) {
+            Err(format!("refused by rule (i): the merged factor {} exceeds SG2's {}", factor_text(merged.best), factor_text(b.best)))
+        } else {
+            Ok(())
+        };
+        self.remark(second, || {
+            format!(
+                "{pattern} merge SG1 {} ({}) + SG2 {} ({}) -> {}: {}",
+                self.label(first),
+                describe(a.best),
+                self.label(second),
+                describe(b.best),
+                describe(merged.best),
+                match &verdict {
+                    Ok(()) => "accepted by rule (i)".to_owned(),
+                    Err(reason) => reason.clone(),
+                }
+            )
+        });
+        if verdict.is_err() {
+            self.refused.insert(attempt);
+        }
+        verdict.ok().map(|()| merged)
+    }
+
+    /// Straight merges: SG1 is SG2's only producer and SG2 is SG1's only consumer.
+    pub(super) fn straight_merge(&mut self) -> bool {
+        let mut changed = false;
+        let mut progress = true;
+        while progress {
+            progress = false;
+            for first in self.groups.keys().copied().collect::<Vec<_>>() {
+                if !self.groups.contains_key(&first) {
+                    continue;
+                }
+                let (consumers, returned) = self.consumers(first);
+                let [second] = consumers.iter().copied().collect::<Vec<_>>()[..] else { continue };
+                if returned {
+                    continue;
+                }
+                let (producers, reads_arguments) = self.producers(second);
+                if reads_arguments || producers.len() != 1 {
+                    continue;
+                }
+                if let Some(merged) = self.rule_one("straight", first, second) {
+                    self.merge(&[first, second], merged);
+                    changed = true;
+                    progress = true;
+                }
+            }
+        }
+        changed
+    }
+
+    /// Branch merges: an exit with several producers absorbs a producer whose only consumer it is.
+    pub(super) fn branch_merge(&mut self) -> bool {
+        let mut changed = false;
+        let mut progress = true;
+        while progress {
+            progress = false;
+            for exit in self.groups.keys().copied().collect::<Vec<_>>() {
+                if !self.groups.contains_key(&exit) {
+                    continue;
+                }
+                let (producers, reads_arguments) = self.producers(exit);
+                if producers.len() + usize::from(reads_arguments) < 2 {
+                    continue;
+                }
+                for branch in producers.iter().rev().copied() {
+                    let (consumers, returned) = self.consumers(branch);
+                    if returned || consumers.len() != 1 {
+                        continue;
+                    }
+                    if let Some(merged) = self.rule_one("branch", branch, exit) {
+                        self.merge(&[branch, exit], merged);
+                        changed = true;
+                        progress = true;
+                        break;
+                    }
+                }
+            }
+        }
+        changed
+    }
+
+    /// The current groups as a graph: an edge from each group to every group reading its results.
+    fn group_graph(&self) -> DiGraphMap<usize, ()> {
+        let mut graph = DiGraphMap::new();
+        for &group in self.groups.keys() {
+            graph.add_node(group);
+            for consumer in self.consumers(group).0 {
+                graph.add_edge(group, consumer, ());
+            }
+        }
+        graph
+    }
+
+    /// Diamond merges: one entry, one exit, at least two paths between them, and an interior
+    /// connected to nothing else; the interior and the exit merge under rule (ii).
+    pub(super) fn diamond_merge(&mut self) -> bool {
+        let mut changed = false;
+        let mut progress = true;
+        while progress {
+            progress = false;
+            let mut graph = self.group_graph();
+            for entry in self.groups.keys().copied().collect::<Vec<_>>() {
+                if !self.groups.contains_key(&entry) {
+                    continue;
+                }
+                let (entry_consumers, _) = self.consumers(entry);
+                if entry_consumers.len() < 2 {
+                    continue;
+                }
+                let downstream = reachable(&graph, entry);
+                for &exit in &downstream {
+                    // The exit joins the paths: it has several producers.
+                    if self.producers(exit).0.len() < 2 {
+                        continue;
+                    }
+                    let upstream = reachable(Reversed(&graph), exit);
+                    let interior: BTreeSet<usize> = downstream.intersection(&upstream).copied().collect();
+                    if interior.is_empty() || !entry_consumers.iter().all(|c| interior.contains(c) || *c == exit) {
+                        continue;
+                    }
+                    let closed = interior.iter().all(|&g| {
+                        let (producers, arguments) = self.producers(g);
+                        let (consumers, returned) = self.consumers(g);
+                        !arguments
+                            && !returned
+                            && producers.iter().all(|p| *p == entry || interior.contains(p))
+                            && consumers.iter().all(|c| *c == exit || interior.contains(c))
+                    });
+                    let (exit_producers, _) = self.producers(exit);
+                    if !closed || !exit_producers.iter().all(|p| *p == entry || interior.contains(p)) {
+                        continue;
+                    }
+                    let mut members: Vec<usize> = interior.iter().copied().collect();
+                    members.push(exit);
+                    let attempt = self.attempt(2, &members);
+                    if self.refused.contains(&attempt) {
+                        break;
+                    }
+                    let ops: Vec<usize> = members.iter().flat_map(|g| self.groups[g].ops.clone()).collect();
+                    let merged = self.analysed(ops);
+                    let largest = members.iter().map(|g| factor(self.groups[g].best)).max().unwrap_or(usize::MAX);
+                    let accepted = merged.best.is_some() && factor(merged.best) <= largest;
+                    self.remark(exit, || {
+                        let parts: Vec<String> =
+                            members.iter().map(|g| format!("{} ({})", self.label(*g), describe(self.groups[g].best))).collect();
+                        format!(
+                            "diamond merge from entry {} of {} -> {}: {}",
+                            self.label(entry),
+                            parts.join(" + "),
+                            describe(merged.best),
+                            if accepted {
+                                "accepted by rule (ii)".to_owned()
+                            } else if merged.best.is_none() {
+                                "refused by the cost check: no split of the merged subgraph fits without recomputing too much".to_owned()
+                            } else {
+                                format!("refused by rule (ii): the merged factor {} exceeds the largest part's {}", factor_text(merged.best), largest)
+                            }
+                        )
+                    });
+                    if accepted {
+                        self.merge(&members, merged);
+                        graph = self.group_graph();
+                        changed = true;
+                        progress = true;
+                    } else {
+                        self.refused.insert(attempt);
+                    }
+                    break;
+                }
+            }
+        }
+        changed
+    }
+}
+
+/// The nodes reachable from `start` in `graph`, `start` excluded.
+fn reachable<G>(graph: G, start: usize) -> BTreeSet<usize>
+where
+    G: IntoNeighbors<NodeId = usize> + Visitable,
+{
+    let mut search = Dfs::new(graph, start);
+    let mut seen = BTreeSet::new();
+    while let Some(group) = search.next(graph) {
+        if group != start {
+            seen.insert(group);
+        }
+    }
+    seen
+}

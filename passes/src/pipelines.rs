@@ -1,0 +1,72 @@
+//! The pipelines the tools run, registered by name so that `turbine-run`, `turbine-translate`,
+//! the backend and the lit tests all run the same definition instead of copies of its text.
+//!
+//! A kernel schedule is a pipeline from the graph level to `dsa` ([`for_schedule`]): the
+//! layer-wise baseline today, GraphTurbo's schedule and its ablation steps later, each selectable
+//! by name so that every gain is measured side by side (DESIGN.md §4).
+
+use crate::registry::{OptionInfo, PipelineInfo, Step, StepValue};
+use turbine_dialects::pass_abi::OptionKind;
+
+/// Graph to `dsa` with one kernel per layer.
+pub static LAYERWISE: PipelineInfo = PipelineInfo {
+    argument: "turbine-layerwise",
+    summary: "Graph to dsa with the layer-wise schedule: one kernel per layer, activations through DDR",
+    description: "\
+The baseline every GraphTurbo step is measured against (docs/Lowering.md): reshapes folded, \
+canonicalised and deduplicated at the graph level, the target attached, each layer lowered to one \
+`dsa.kernel`, and the result canonicalised. `turbine-run` and `turbine-translate --compile` run it \
+before the backend (`turbine-dsa-to-llvm`).",
+    options: &[OptionInfo {
+        name: "target",
+        description: "Built-in target name or path of a target description (TOML)",
+        kind: OptionKind::String,
+        default: "stcp920",
+    }],
+    steps: &[
+        Step { nest: Some("func.func"), pass: "graph-fold-reshapes", options: &[] },
+        Step { nest: None, pass: "canonicalize", options: &[] },
+        Step { nest: None, pass: "cse", options: &[] },
+        Step { nest: None, pass: "dsa-set-target", options: &[("target", StepValue::Option("target"))] },
+        Step { nest: None, pass: "convert-graph-to-dsa", options: &[("schedule", StepValue::Fixed("layerwise"))] },
+        Step { nest: None, pass: "canonicalize", options: &[] },
+        Step { nest: None, pass: "cse", options: &[] },
+    ],
+};
+
+/// `dsa` (with its target) to the LLVM dialect.
+pub static DSA_TO_LLVM: PipelineInfo = PipelineInfo {
+    argument: "turbine-dsa-to-llvm",
+    summary: "dsa to the LLVM dialect: calls into the runtime's C ABI, then upstream conversions",
+    description: "\
+The backend's MLIR part (`turbine_codegen`): `convert-dsa-to-runtime` leaves func, arith, scf, \
+memref and llvm ops; `expand-strided-metadata` and `lower-affine` turn the views' metadata into \
+index arithmetic before memref and the rest go to LLVM, and `reconcile-unrealized-casts` removes \
+the descriptor casts the buffers were built with. The module needs its `dsa.target`.",
+    options: &[],
+    steps: &[
+        Step { nest: None, pass: "convert-dsa-to-runtime", options: &[] },
+        Step { nest: None, pass: "expand-strided-metadata", options: &[] },
+        Step { nest: None, pass: "lower-affine", options: &[] },
+        Step { nest: None, pass: "convert-scf-to-cf", options: &[] },
+        Step { nest: None, pass: "finalize-memref-to-llvm", options: &[] },
+        Step { nest: None, pass: "convert-arith-to-llvm", options: &[] },
+        Step { nest: None, pass: "convert-index-to-llvm", options: &[] },
+        Step { nest: None, pass: "convert-cf-to-llvm", options: &[] },
+        Step { nest: None, pass: "convert-func-to-llvm", options: &[] },
+        Step { nest: None, pass: "reconcile-unrealized-casts", options: &[] },
+    ],
+};
+
+/// Every pipeline, in the order `--help` and the documentation list them.
+pub fn all_pipelines() -> Vec<&'static PipelineInfo> {
+    vec![&LAYERWISE, &DSA_TO_LLVM]
+}
+
+/// The pipeline from the graph level to `dsa` of the kernel schedule `name` (`layerwise`).
+pub fn for_schedule(name: &str) -> Result<&'static PipelineInfo, String> {
+    match name {
+        "layerwise" => Ok(&LAYERWISE),
+        other => Err(format!("unknown schedule '{other}' (available: layerwise)")),
+    }
+}
