@@ -461,6 +461,7 @@ impl Body {
     }
 
     /// `dsa.pool kind input into output` with its window.
+    #[allow(clippy::too_many_arguments)]
     pub fn pool(&mut self, kind: PoolKind, input: Val, output: Val, kernel: [usize; 2], strides: [usize; 2], pads: [usize; 4], count_include_pad: bool, after: &[Val]) -> Val {
         let context = self.context;
         let attributes = [

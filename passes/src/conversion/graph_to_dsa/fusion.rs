@@ -72,8 +72,7 @@ pub fn layer_epilogue(
             ));
     let mut last = node.results.first().map(|(value, _)| *value);
     let mut fused = Vec::new();
-    while fusible_anchor {
-        let Some(value) = last else { break };
+    while let Some(value) = last.filter(|_| fusible_anchor) {
         let Some(reader) = program.epilogue_reader(value, |operand| tensors.contains_key(&operand)) else { break };
         let user = &program.ops[reader];
         let location = user.op.location();
