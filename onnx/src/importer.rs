@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use prost::Message;
 
-use crate::emit::{self, Operand, Signature};
+use crate::emit::{GraphModule, Signature};
 use crate::error::{ImportError, TensorProblem};
 use crate::fold;
 use crate::lower::{self, Builder};
@@ -38,12 +38,11 @@ pub struct ImportOptions {
     pub weights_file: String,
 }
 
-/// An imported model: the MLIR text and the weights it refers to.
+/// An imported model: the graph-dialect module as typed records and the weights it refers to.
 #[derive(Debug)]
 pub struct ImportedModel {
-    /// The module, in MLIR's generic operation form (any MLIR parser reads it; `turbine-translate`
-    /// verifies it and prints it in the custom form).
-    pub mlir: String,
+    /// The module (`turbine_tools::graph_module` builds and verifies it as MLIR).
+    pub module: GraphModule,
     /// The tensors that the module's `graph.weight` operations name.
     pub weights: Weights,
 }
@@ -80,16 +79,16 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<ImportedModel, Im
     builder
         .body
         .ret(&results.iter().collect::<Vec<_>>(), location);
-    let weights_file = (!builder.weights.is_empty()).then_some(options.weights_file.as_str());
-    let mlir = emit::module(
+    let weights_file = (!builder.weights.is_empty()).then(|| options.weights_file.clone());
+    let module = GraphModule {
         weights_file,
-        location,
-        &arguments,
-        &signature,
-        &builder.body,
-    );
+        location: location.to_owned(),
+        inputs: arguments,
+        outputs: signature,
+        body: builder.body,
+    };
     Ok(ImportedModel {
-        mlir,
+        module,
         weights: Weights::new(builder.weights),
     })
 }
@@ -187,10 +186,7 @@ fn define_inputs(
     for input in runtime_inputs {
         let (ty, changed) = input_type(input, overrides.remove(input.name.as_str()))?;
         resized |= changed;
-        let operand = Operand {
-            name: emit::argument_name(arguments.len()),
-            ty: ty.clone(),
-        };
+        let operand = GraphModule::argument(arguments.len(), ty.clone());
         scope.define(&input.name, Value::Dynamic(operand))?;
         arguments.push(Signature {
             name: input.name.clone(),

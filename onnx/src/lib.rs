@@ -1,5 +1,6 @@
 //! Turbine's ONNX importer: reads an ONNX model (opsets 13 to 22) and writes it in the `graph`
-//! dialect as MLIR text, with its weights in a safetensors side file.
+//! dialect, as typed operation records the tools build into MLIR, with its weights in a
+//! safetensors side file.
 //!
 //! The import is one walk over the nodes in their (topological) order:
 //!
@@ -13,8 +14,8 @@
 //! 4. Constants reach the IR when an operation first uses them: inline `graph.constant` when small,
 //!    integer or splat, otherwise `graph.weight` naming a tensor of the [`Weights`] file.
 //!
-//! The text is in MLIR's generic form ([`emit`]); the crate does not link MLIR.
-//! `turbine-translate --import-onnx` parses and verifies it, so a lowering mistake surfaces as a
+//! The operations are records ([`emit`]): the crate does not link MLIR, and the tools build the
+//! module from the records with MLIR's builders. `turbine-translate --import-onnx` verifies it, so a lowering mistake surfaces as a
 //! verifier error naming the ONNX node, never as a silently wrong model. Failures are
 //! [`ImportError`]s, and no input makes the importer panic.
 #![warn(missing_docs)]

@@ -112,8 +112,7 @@ pub fn run_pipeline(context: &Context, module: &mut Module, pipeline: &str) -> R
     let diagnostics = Rc::new(RefCell::new(Vec::<String>::new()));
     let sink = diagnostics.clone();
     let handler = context.attach_diagnostic_handler(move |diagnostic| {
-        let location = diagnostic.location().to_string();
-        let location = location.strip_prefix("loc(").and_then(|rest| rest.strip_suffix(')')).unwrap_or(&location).to_owned();
+        let location = crate::diagnostics::describe(diagnostic.location());
         sink.borrow_mut().push(format!("{location}: {diagnostic}"));
         true
     });

@@ -72,7 +72,7 @@ impl Builder {
         node: &Node,
         name: &str,
         operands: &[&Operand],
-        attributes: &[(&str, Attribute)],
+        attributes: &[(&'static str, Attribute)],
         result: TensorType,
     ) -> Value {
         Value::Dynamic(

@@ -120,8 +120,8 @@ fn load<'c>(context: &'c melior::Context, arguments: &Arguments) -> Result<(meli
         let model = turbine_tools::models::builtin(name, arguments.batch).ok_or_else(|| {
             format!("no built-in model '{name}' (available: {})", turbine_tools::models::MODELS.join(", "))
         })?;
-        let module = melior::ir::Module::parse(context, &model.mlir)
-            .ok_or_else(|| format!("the built-in model '{name}' does not parse (a bug)"))?;
+        let module = turbine_tools::graph_module::build(context, &model.module)
+            .map_err(|error| format!("the built-in model '{name}' is invalid (a bug): {error}"))?;
         return Ok((module, model.weights));
     }
     let path = arguments.model.as_ref().expect("clap requires a model or --builtin");
@@ -135,8 +135,8 @@ fn load<'c>(context: &'c melior::Context, arguments: &Arguments) -> Result<(meli
             weights_file: weights_path.to_string_lossy().into_owned(),
         };
         let model = turbine_onnx::import(&bytes, &options).map_err(|error| format!("{}: {error}", path.display()))?;
-        let module = melior::ir::Module::parse(context, &model.mlir)
-            .ok_or_else(|| format!("{}: the imported IR does not parse (an importer bug)", path.display()))?;
+        let module = turbine_tools::graph_module::build(context, &model.module)
+            .map_err(|error| format!("{}: the imported IR is invalid (an importer bug): {error}", path.display()))?;
         let weights = if model.weights.is_empty() {
             Weights::empty()
         } else {

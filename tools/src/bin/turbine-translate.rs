@@ -16,7 +16,6 @@ use std::rc::Rc;
 
 use clap::{ArgGroup, Parser};
 use melior::ir::operation::{OperationLike, OperationPrintingFlags};
-use melior::ir::Module;
 use turbine_onnx::{import, ImportOptions, ImportedModel};
 
 #[derive(Parser, Debug)]
@@ -154,17 +153,13 @@ fn recorded_path(weights: &Path, output: &Path) -> String {
     }
 }
 
-/// Parses and verifies the imported module, returning it in MLIR's custom form.
+/// Builds and verifies the imported module, returning it in MLIR's custom form.
 fn verified(model: &ImportedModel, print_debuginfo: bool) -> Result<String, String> {
     let context = turbine_dialects::create_context();
     let diagnostics = Rc::new(RefCell::new(Vec::new()));
     let sink = Rc::clone(&diagnostics);
     context.attach_diagnostic_handler(move |diagnostic| {
-        let location = diagnostic.location().to_string();
-        let location = location
-            .strip_prefix("loc(")
-            .and_then(|rest| rest.strip_suffix(')'))
-            .unwrap_or(&location);
+        let location = turbine_tools::diagnostics::describe(diagnostic.location());
         let mut message = format!("at {location}: {diagnostic}");
         for index in 0..diagnostic.note_count() {
             if let Ok(note) = diagnostic.note(index) {
@@ -180,11 +175,8 @@ fn verified(model: &ImportedModel, print_debuginfo: bool) -> Result<String, Stri
             diagnostics.borrow().join("\n")
         )
     };
-    let module = Module::parse(&context, &model.mlir)
-        .ok_or_else(|| report("the imported IR does not parse"))?;
-    if !module.as_operation().verify() {
-        return Err(report("the imported IR does not verify"));
-    }
+    let module = turbine_tools::graph_module::build(&context, &model.module)
+        .map_err(|error| report(&format!("the imported IR is invalid: {error}")))?;
     let text = if print_debuginfo {
         let flags = OperationPrintingFlags::new()
             .enable_debug_info(true, false)

@@ -54,7 +54,9 @@ fn grouping_random_networks_changes_no_number() {
 #[test]
 fn grouping_resnet18_changes_no_number() {
     let model = turbine_tools::models::builtin("resnet18", 1).unwrap();
-    let groups = grouped_equals_ungrouped(&model.mlir, &model.weights, "builtin.module(func.func(hw-group{target=stcp920}))");
+    let context = turbine_dialects::create_context();
+    let source = turbine_tools::graph_module::build(&context, &model.module).unwrap().as_operation().to_string();
+    let groups = grouped_equals_ungrouped(&source, &model.weights, "builtin.module(func.func(hw-group{target=stcp920}))");
     assert!(groups < 10, "ResNet-18 made {groups} groups");
 }
 

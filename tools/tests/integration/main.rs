@@ -2,6 +2,7 @@
 //! test/ cover the tools from the command line.)
 
 mod attributes;
+mod diagnostics;
 mod dsa_to_llvm;
 mod grouping;
 mod interpreter;

@@ -4,7 +4,6 @@
 //! attribute fails here with the verifier's message; the lit tests under test/Translate check the
 //! text of the main cases.
 
-use melior::ir::{operation::OperationLike, Module};
 use turbine_onnx::model_builder::{
     encode, f32_tensor, i64_tensor, node, GraphBuilder, NodeBuilder,
 };
@@ -475,16 +474,13 @@ fn every_lowering_verifies() {
                 continue;
             }
         };
-        // A parse or verifier error is also printed to stderr by MLIR's default handler.
-        match Module::parse(&context, &imported.mlir) {
-            None => failures.push(format!("{what}: does not parse:\n{}", imported.mlir)),
-            Some(module) if !module.as_operation().verify() => {
-                failures.push(format!("{what}: does not verify:\n{}", imported.mlir))
-            }
-            Some(module) if !module.as_operation().to_string().contains(op) => {
+        // A verifier error is also printed to stderr by MLIR's default handler.
+        match turbine_tools::graph_module::build(&context, &imported.module) {
+            Err(error) => failures.push(format!("{what}: {error}:\n{:#?}", imported.module)),
+            Ok(module) if !module.as_operation().to_string().contains(op) => {
                 failures.push(format!("{what}: no {op} in\n{}", module.as_operation()))
             }
-            Some(_) => {}
+            Ok(_) => {}
         }
     }
     assert!(
