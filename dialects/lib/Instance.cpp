@@ -92,6 +92,53 @@ LogicalResult GroupOp::verify() {
   return success();
 }
 
+/// The instances of a group must cover its output exactly once: `count`
+/// siblings in one block with the indices 0 to count - 1, each once, the same
+/// dimension and results of the same types. Checked from instance 0, which
+/// reports the group's problem once.
+static LogicalResult verifyCoverage(InstanceOp op) {
+  if (static_cast<int64_t>(op.getIndex()) != 0 || !op->getBlock())
+    return success();
+  int64_t count = static_cast<int64_t>(op.getCount());
+  llvm::SmallVector<InstanceOp> siblings(count);
+  for (Operation &other : *op->getBlock()) {
+    auto instance = dyn_cast<InstanceOp>(&other);
+    if (!instance || instance.getGroup() != op.getGroup())
+      continue;
+    if (static_cast<int64_t>(instance.getCount()) != count ||
+        instance.getDim() != op.getDim() ||
+        instance->getResultTypes() != op->getResultTypes()) {
+      InFlightDiagnostic diag =
+          op.emitOpError() << "instances of group '" << op.getGroup()
+                           << "' differ in their count, dimension or result "
+                              "types: they must be equal slices of one output";
+      diag.attachNote(instance.getLoc()) << "this instance differs";
+      return diag;
+    }
+    int64_t index = static_cast<int64_t>(instance.getIndex());
+    // The first instance 0 of the group reports for all of them.
+    if (index == 0 && !siblings[0] && instance != op)
+      return success();
+    if (index >= 0 && index < count) {
+      if (siblings[index]) {
+        InFlightDiagnostic diag =
+            op.emitOpError() << "group '" << op.getGroup() << "' has two instances "
+                             << index << " of " << count
+                             << ": they would compute one slice twice";
+        diag.attachNote(instance.getLoc()) << "the second is here";
+        return diag;
+      }
+      siblings[index] = instance;
+    }
+  }
+  for (int64_t index = 0; index < count; ++index)
+    if (!siblings[index])
+      return op.emitOpError() << "group '" << op.getGroup() << "' has no instance "
+                              << index << " of " << count
+                              << ": its output would not be covered";
+  return success();
+}
+
 LogicalResult InstanceOp::verify() {
   if (failed(verifyIsolatedBody(*this, getBody())))
     return failure();
@@ -105,6 +152,8 @@ LogicalResult InstanceOp::verify() {
   if (static_cast<int64_t>(getDim()) < 0 || static_cast<int64_t>(getDim()) >= rank)
     return emitOpError() << "split dimension " << static_cast<int64_t>(getDim())
                          << " is out of range for an output of rank " << rank;
+  if (failed(verifyCoverage(*this)))
+    return failure();
   if (std::optional<ArrayRef<int64_t>> bind = getBind()) {
     if ((int64_t)bind->size() != rank)
       return emitOpError() << "bind has " << bind->size()
@@ -119,6 +168,24 @@ LogicalResult InstanceOp::verify() {
 
 LogicalResult ConcatOp::verify() {
   return verifyConcatenation(*this, static_cast<int64_t>(getAxis()));
+}
+
+LogicalResult SliceOp::verify() {
+  ArrayRef<int64_t> source = getSource().getType().getShape();
+  ArrayRef<int64_t> result = getType().getShape();
+  ArrayRef<int64_t> offsets = getOffsets();
+  if (getSource().getType().getElementType() != getType().getElementType())
+    return emitOpError() << "changes the element type";
+  if (offsets.size() != source.size() || result.size() != source.size())
+    return emitOpError() << "offsets " << formatShape(offsets) << " and result "
+                         << formatShape(result) << " must have the source's rank "
+                         << source.size();
+  for (size_t d = 0; d < source.size(); ++d)
+    if (offsets[d] < 0 || offsets[d] + result[d] > source[d])
+      return emitOpError() << "the box at " << formatShape(offsets) << " of shape "
+                           << formatShape(result) << " leaves the source "
+                           << formatShape(source) << " in dimension " << d;
+  return success();
 }
 
 LogicalResult RedistributeOp::verify() {

@@ -185,10 +185,13 @@ impl Evaluator<'_> {
         match name {
             // A group (GraphTurbo §3.2) computes its body on its operands: grouping never changes
             // the numbers.
-            "instance.group" => {
+            "instance.group" | "instance.instance" => {
                 let operands = (0..node.operands.len()).map(|i| self.operand(node, i)).collect();
                 return self.run(&node.regions[0], operands);
             }
+            // Data movement between scopes and bindings (GraphTurbo §3.5) leaves the values as
+            // they are.
+            "instance.copy" | "instance.redistribute" => return Ok(vec![self.operand(node, 0)]),
             "graph.if" => {
                 let branch = if scalar_bool(&self.operand(node, 0)) { 0 } else { 1 };
                 return self.run(&node.regions[branch], Vec::new());
@@ -434,14 +437,15 @@ impl Evaluator<'_> {
                 let permutation: Vec<usize> = node.ints("permutation", &[]).iter().map(|&p| p as usize).collect();
                 typed(out, movement::transpose(&input.data, &input.shape, &permutation))
             }
-            "graph.concat" => {
+            "graph.concat" | "instance.concat" => {
                 let parts: Vec<Rc<Tensor>> = (0..node.operands.len()).map(|i| self.operand(node, i)).collect();
                 let views: Vec<(&Data, &[usize])> = parts.iter().map(|part| (&part.data, part.shape.as_slice())).collect();
                 typed(out, movement::concat(&views, axis(node.int("axis", 0), out.shape.len())))
             }
-            "graph.slice" => {
+            "graph.slice" | "instance.slice" => {
                 let input = self.operand(node, 0);
-                let starts: Vec<usize> = node.ints("starts", &[]).iter().map(|&s| s as usize).collect();
+                let key = if node.name == "instance.slice" { "offsets" } else { "starts" };
+                let starts: Vec<usize> = node.ints(key, &[]).iter().map(|&s| s as usize).collect();
                 let steps: Vec<usize> =
                     node.ints("steps", &vec![1; input.shape.len()]).iter().map(|&s| s as usize).collect();
                 typed(out, movement::slice(&input.data, &input.shape, &starts, &steps, &out.shape))

@@ -36,6 +36,7 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
         registry::info_of::<graph::fold_reshapes::FoldReshapes>(),
         registry::info_of::<dsa::set_target::SetTarget>(),
         registry::info_of::<instance::hw_group::HwGroup>(),
+        registry::info_of::<instance::instance_split::InstanceSplit>(),
         registry::info_of::<conversion::graph_to_dsa::ConvertGraphToDsa>(),
         registry::info_of::<conversion::dsa_to_runtime::ConvertDsaToRuntime>(),
     ]

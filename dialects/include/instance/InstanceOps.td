@@ -26,12 +26,14 @@ def Instance_Dialect : Dialect {
     (GraphTurbo §3.1–3.2, the `hw-group` pass) turns chains of `graph`
     operators into `instance.group` regions annotated with their SplitInfo, the
     set of `(split_d, n_d, f_d, d)` tuples of Algorithm 1, and the best split
-    chosen by Eq. 1. `hw-group` is the only pass at this level so far.
+    chosen by Eq. 1. 
 
-    The ops of the later steps are defined and verified, but the passes that
-    create them are planned, not present: splitting (§3.3) is to turn each
-    group into `instance.instance` slices of its output along the best split's
-    dimension, ordering (Algorithm 3) to set their execution order, binding and
+    `instance-split` (§3.3) turns each group into `instance.instance` slices of
+    its output along the best split's dimension, each reading exactly the input
+    slices it needs (`instance.slice`, `instance.concat` of the producer
+    instances it overlaps). The ops of the later steps are defined and
+    verified, but the passes that create them are planned, not present:
+    ordering (Algorithm 3) to set their execution order, binding and
     scope inference (§3.4, Algorithm 4) to attach a binding to cores and a
     memory scope to each instance, and stitching (§3.5) to join slices with
     `instance.concat` and move data between scopes and bindings with
@@ -134,8 +136,12 @@ def Instance_InstanceOp : Instance_Op<"instance",
   let summary = "One slice of a group's output (GraphTurbo §3.3).";
   let description = [{
     Instance `index` of `count` computes the `index`-th of `count` equal slices
-    of its group's output along dimension `dim`. Its body reads only the input
-    slices it needs. `order` is its position in the execution order chosen by
+    of its group's output along dimension `dim` (its first result; further
+    results are slices of the group's other outputs). Its body reads only the
+    input slices it needs. The instances of one group are siblings of one
+    block, and the verifier checks that they cover the output exactly once:
+    `count` instances with the indices 0 to `count - 1`, each once, with the
+    same `dim` and results of the same types. `order` is its position in the execution order chosen by
     Algorithm 3; `bind` (cores per output dimension) and `scope` (where its
     output lives) come from Algorithm 4.
 
@@ -175,6 +181,25 @@ def Instance_ConcatOp : Instance_Op<"concat", [Pure]> {
   let arguments = (ins Variadic<Instance_Tensor>:$inputs, I64Attr:$axis);
   let results = (outs Instance_Tensor:$result);
   let assemblyFormat = "$inputs `along` $axis attr-dict `:` functional-type($inputs, results)";
+  let hasVerifier = 1;
+}
+
+def Instance_SliceOp : Instance_Op<"slice", [Pure]> {
+  let summary = "The part of a tensor one instance reads (GraphTurbo §3.3, §3.6).";
+  let description = [{
+    The box of `source` that starts at `offsets` and has the result's shape:
+    what a consumer instance reads of a producer's output when its input
+    slice is not exactly one producer instance's (a halo, a row range of a
+    larger tensor, a channel range of a weight). The inverse of
+    `instance.concat`, it is the split op of §3.6.
+
+    ```mlir
+    %s = instance.slice %x [0, 0, 13, 0] : tensor<1x64x56x56xf32> -> tensor<1x64x16x56xf32>
+    ```
+  }];
+  let arguments = (ins Instance_Tensor:$source, DenseI64ArrayAttr:$offsets);
+  let results = (outs Instance_Tensor:$result);
+  let assemblyFormat = "$source $offsets attr-dict `:` type($source) `->` type($result)";
   let hasVerifier = 1;
 }
 

@@ -108,7 +108,13 @@ pub struct ViewError {
 impl FunctionView {
     /// Reads `function` (a `func.func` with a body).
     pub fn read(function: Op) -> Result<Self, ViewError> {
-        reader::read(function)
+        reader::read(function, function.symbol_name())
+    }
+
+    /// Reads the body of a region op such as `instance.group` (block arguments are the
+    /// arguments, the terminator is the last op), called `name`.
+    pub fn read_body(op: Op, name: String) -> Result<Self, ViewError> {
+        reader::read(op, name)
     }
 
     fn index(name: String, arguments: Vec<(ValueId, TensorType)>, ops: Vec<Node>, value_count: usize) -> Self {

@@ -121,21 +121,22 @@ fn attribute(raw: MlirAttribute) -> Attr {
     }
 }
 
-pub(super) fn read(function: Op) -> Result<FunctionView, ViewError> {
+/// Reads the first block of `op`'s first region (a function's or a group's body) as `name`.
+pub(super) fn read(op: Op, name: String) -> Result<FunctionView, ViewError> {
     let mut reader = Reader { ids: HashMap::new() };
-    // SAFETY: the function is a live func.func with a body.
+    // SAFETY: the op is live and has a region with a block.
     unsafe {
-        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function.0, 0));
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op.0, 0));
         let mut arguments = Vec::new();
         for i in 0..mlirBlockGetNumArguments(block) {
             let argument = mlirBlockGetArgument(block, i);
             arguments.push((reader.id(argument), reader.tensor_type(mlirValueGetType(argument), None)?));
         }
         let mut ops = Vec::new();
-        for op in function.body_ops() {
+        for op in op.body_ops() {
             ops.push(reader.node(op.0)?);
         }
         let count = reader.ids.len();
-        Ok(FunctionView::index(function.symbol_name(), arguments, ops, count))
+        Ok(FunctionView::index(name, arguments, ops, count))
     }
 }

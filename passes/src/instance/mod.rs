@@ -1,6 +1,8 @@
-//! Passes that build and transform the `instance` dialect: GraphTurbo's groups (§3.1-3.2).
+//! Passes that build and transform the `instance` dialect: GraphTurbo's groups (§3.1-3.2) and
+//! their instances (§3.3).
 
 pub mod hw_group;
+pub mod instance_split;
 pub mod split_info;
 
 use crate::ir::{Op, Val};

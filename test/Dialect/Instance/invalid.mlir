@@ -416,3 +416,76 @@ func.func @redistribute_zero(%x: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf3
   %r = instance.redistribute %x from [1, 8, 1, 1] to [1, 0, 8, 1] : tensor<1x64x56x56xf32>
   return %r : tensor<1x64x56x56xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Coverage: the instances of a group cover its output exactly once
+//===----------------------------------------------------------------------===//
+
+// Tests that a group whose instance 1 of 2 is missing is refused at instance 0.
+func.func @coverage_missing(%x: tensor<2x4xf32>) -> tensor<1x4xf32> {
+  // expected-error@+1 {{group 'g0' has no instance 1 of 2: its output would not be covered}}
+  %s = instance.instance "g0" [0 of 2 along 0] (%x) : (tensor<2x4xf32>) -> tensor<1x4xf32> {
+  ^bb0(%a: tensor<2x4xf32>):
+    %c = graph.slice %a {starts = array<i64: 0, 0>} : tensor<2x4xf32> -> tensor<1x4xf32>
+    instance.yield %c : tensor<1x4xf32>
+  }
+  return %s : tensor<1x4xf32>
+}
+
+// -----
+
+// Tests that two instances computing the same slice are refused.
+func.func @coverage_twice(%x: tensor<1x4xf32>) -> (tensor<1x4xf32>, tensor<1x4xf32>) {
+  // expected-error@+1 {{group 'g0' has two instances 0 of 2: they would compute one slice twice}}
+  %s = instance.instance "g0" [0 of 2 along 0] (%x) : (tensor<1x4xf32>) -> tensor<1x4xf32> {
+  ^bb0(%a: tensor<1x4xf32>):
+    instance.yield %a : tensor<1x4xf32>
+  }
+  // expected-note@+1 {{the second is here}}
+  %t = instance.instance "g0" [0 of 2 along 0] (%x) : (tensor<1x4xf32>) -> tensor<1x4xf32> {
+  ^bb0(%a: tensor<1x4xf32>):
+    instance.yield %a : tensor<1x4xf32>
+  }
+  return %s, %t : tensor<1x4xf32>, tensor<1x4xf32>
+}
+
+// -----
+
+// Tests that the instances of a group are equal slices.
+func.func @coverage_unequal(%x: tensor<1x4xf32>, %y: tensor<2x4xf32>) -> (tensor<1x4xf32>, tensor<2x4xf32>) {
+  // expected-error@+1 {{instances of group 'g0' differ in their count, dimension or result types: they must be equal slices of one output}}
+  %s = instance.instance "g0" [0 of 2 along 0] (%x) : (tensor<1x4xf32>) -> tensor<1x4xf32> {
+  ^bb0(%a: tensor<1x4xf32>):
+    instance.yield %a : tensor<1x4xf32>
+  }
+  // expected-note@+1 {{this instance differs}}
+  %t = instance.instance "g0" [1 of 2 along 0] (%y) : (tensor<2x4xf32>) -> tensor<2x4xf32> {
+  ^bb0(%a: tensor<2x4xf32>):
+    instance.yield %a : tensor<2x4xf32>
+  }
+  return %s, %t : tensor<1x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// instance.slice
+//===----------------------------------------------------------------------===//
+
+// Tests that a slice stays inside its source.
+func.func @slice_outside(%x: tensor<1x64x56x56xf32>) -> tensor<1x64x16x56xf32> {
+  // expected-error@+1 {{the box at [0, 0, 41, 0] of shape [1, 64, 16, 56] leaves the source [1, 64, 56, 56] in dimension 2}}
+  %s = instance.slice %x [0, 0, 41, 0] : tensor<1x64x56x56xf32> -> tensor<1x64x16x56xf32>
+  return %s : tensor<1x64x16x56xf32>
+}
+
+// -----
+
+// Tests that a slice has one offset per dimension.
+func.func @slice_rank(%x: tensor<1x64x56x56xf32>) -> tensor<1x64x16x56xf32> {
+  // expected-error@+1 {{offsets [0, 13] and result [1, 64, 16, 56] must have the source's rank 4}}
+  %s = instance.slice %x [0, 13] : tensor<1x64x56x56xf32> -> tensor<1x64x16x56xf32>
+  return %s : tensor<1x64x16x56xf32>
+}

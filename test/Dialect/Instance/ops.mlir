@@ -160,15 +160,16 @@ func.func @instances(%x0: tensor<1x64x15x56xf32>, %x1: tensor<1x64x16x56xf32>, %
 
 // -----
 
-// Tests that an instance of a group split over BERT heads round-trips with
-// two outputs, and that instance.concat takes a negative axis.
+// Tests that the one instance of an attention group (count 1: it covers the
+// output alone) round-trips with two outputs, and that instance.concat takes a
+// negative axis.
 // CHECK-LABEL: func.func @instance_two_outputs
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x6x128x64xf32>, %[[K:.*]]: tensor<1x6x64x128xf32>, %[[O:.*]]: tensor<1x6x128x128xf32>)
-// CHECK: %[[S:.*]]:2 = instance.instance "encoder.layer.0.attention"[0 of 2 along 1] (%[[Q]], %[[K]]) {order = 0 : i64} : (tensor<1x6x128x64xf32>, tensor<1x6x64x128xf32>) -> (tensor<1x6x128x128xf32>, tensor<1x6x128x128xf32>) {
+// CHECK: %[[S:.*]]:2 = instance.instance "encoder.layer.0.attention"[0 of 1 along 1] (%[[Q]], %[[K]]) {order = 0 : i64} : (tensor<1x6x128x64xf32>, tensor<1x6x64x128xf32>) -> (tensor<1x6x128x128xf32>, tensor<1x6x128x128xf32>) {
 // CHECK: %[[Y:.*]] = instance.concat %[[S]]#1, %[[O]] along -3 : (tensor<1x6x128x128xf32>, tensor<1x6x128x128xf32>) -> tensor<1x12x128x128xf32>
 // CHECK: return %[[S]]#0, %[[Y]]
 func.func @instance_two_outputs(%q: tensor<1x6x128x64xf32>, %k: tensor<1x6x64x128xf32>, %other: tensor<1x6x128x128xf32>) -> (tensor<1x6x128x128xf32>, tensor<1x12x128x128xf32>) {
-  %s:2 = instance.instance "encoder.layer.0.attention" [0 of 2 along 1] (%q, %k) {order = 0 : i64}
+  %s:2 = instance.instance "encoder.layer.0.attention" [0 of 1 along 1] (%q, %k) {order = 0 : i64}
       : (tensor<1x6x128x64xf32>, tensor<1x6x64x128xf32>) -> (tensor<1x6x128x128xf32>, tensor<1x6x128x128xf32>) {
   ^bb0(%a: tensor<1x6x128x64xf32>, %b: tensor<1x6x64x128xf32>):
     %sc = graph.batch_matmul %a, %b : tensor<1x6x128x64xf32>, tensor<1x6x64x128xf32> -> tensor<1x6x128x128xf32>
@@ -177,6 +178,21 @@ func.func @instance_two_outputs(%q: tensor<1x6x128x64xf32>, %k: tensor<1x6x64x12
   }
   %y = instance.concat %s#1, %other along -3 : (tensor<1x6x128x128xf32>, tensor<1x6x128x128xf32>) -> tensor<1x12x128x128xf32>
   return %s#0, %y : tensor<1x6x128x128xf32>, tensor<1x12x128x128xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// instance.slice
+//===----------------------------------------------------------------------===//
+
+// Tests that the box an instance reads round-trips: rows 13 to 29 (a slice of
+// 14 rows and its halo) of a stage-1 activation.
+// CHECK-LABEL: func.func @slice
+// CHECK: instance.slice %{{.*}} [0, 0, 13, 0] : tensor<1x64x56x56xf32> -> tensor<1x64x16x56xf32>
+func.func @slice(%x: tensor<1x64x56x56xf32>) -> tensor<1x64x16x56xf32> {
+  %s = instance.slice %x [0, 0, 13, 0] : tensor<1x64x56x56xf32> -> tensor<1x64x16x56xf32>
+  return %s : tensor<1x64x16x56xf32>
 }
 
 // -----

@@ -277,3 +277,39 @@ fn grouping_random_dags_changes_no_number() {
     }
     assert!(merged_somewhere && split_somewhere, "the random DAGs never exercised both merging and splitting");
 }
+
+/// GraphTurbo §3.3: splitting the groups into instances changes no number either, whether the
+/// instances cut the batch (the global-buffer scope) or the rows with halos (the local-buffer
+/// scope, where slices are small).
+#[test]
+fn instance_split_random_networks_changes_no_number() {
+    let mut split_somewhere = false;
+    let mut split_rows = false;
+    for seed in 0..40 {
+        let (source, weights) = crate::layerwise::random_cnn(seed);
+        for (target, scope) in [("mini", "gb"), ("stcp920", "lb"), ("mini", "lb")] {
+            let pipeline = format!("builtin.module(func.func(hw-group{{target={target} scope={scope}}},instance-split))");
+            grouped_equals_ungrouped(&source, &weights, &pipeline);
+            let context = turbine_dialects::create_context();
+            let mut module = Module::parse(&context, &source).unwrap();
+            driver::run_pipeline(&context, &mut module, &pipeline).unwrap();
+            let text = module.as_operation().to_string();
+            assert!(!text.contains("instance.group"), "every group became instances:\n{text}");
+            split_somewhere |= text.contains("of 2 along") || text.contains("of 4 along");
+            split_rows |= text.contains("along 2]") || text.contains("along 3]");
+        }
+    }
+    assert!(split_somewhere, "no random network was split into several instances");
+    assert!(split_rows, "no random network was split along rows or columns (halos untested)");
+}
+
+#[test]
+fn instance_split_resnet18_changes_no_number() {
+    let model = turbine_tools::models::builtin("resnet18", 4).unwrap();
+    let context = turbine_dialects::create_context();
+    let source = turbine_tools::graph_module::build(&context, &model.module).unwrap().as_operation().to_string();
+    for scope in ["gb", "lb"] {
+        let pipeline = format!("builtin.module(func.func(hw-group{{target=stcp920 scope={scope}}},instance-split))");
+        grouped_equals_ungrouped(&source, &model.weights, &pipeline);
+    }
+}

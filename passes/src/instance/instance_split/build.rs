@@ -1,0 +1,249 @@
+//! The IR side of `instance-split`: a group becomes its instances, each reading exactly the
+//! slices it needs of the values outside (`instance.slice` of a larger tensor, `instance.concat`
+//! of the producer instances it overlaps and no others), and the group's results become the
+//! `instance.concat` of its instances' slices for whoever reads them whole.
+
+use super::plan::Plan;
+use super::regions::{sizes, Changed, Region};
+use crate::graph_view::FunctionView;
+use crate::ir::{self, create, i64_array, i64_attribute, string_attribute, InsertionPoint, Op, Val};
+use mlir_sys::*;
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// One instance's slice of a tensor the pass assembled with `instance.concat`.
+#[derive(Debug, Clone)]
+struct Piece {
+    value: Val,
+    range: Range<usize>,
+    group: String,
+    index: usize,
+}
+
+/// The concatenations the pass made, by value: what a later instance picks its operands from.
+#[derive(Debug, Default)]
+pub(super) struct Pieces {
+    by_value: HashMap<usize, (usize, Vec<Piece>)>,
+    concats: Vec<Op>,
+}
+
+impl Pieces {
+    /// Erases the concatenations nobody reads any more.
+    pub(super) fn erase_unused(&self) {
+        for concat in self.concats.iter().rev() {
+            if concat.result(0).is_unused() {
+                concat.erase();
+            }
+        }
+    }
+}
+
+fn shape_of(value: Val) -> Vec<usize> {
+    // SAFETY: the value is alive and statically shaped (the instance dialect requires it).
+    unsafe {
+        let r#type = mlirValueGetType(value.0);
+        (0..mlirShapedTypeGetRank(r#type)).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize).collect()
+    }
+}
+
+/// A tensor type of `shape` with the element type of `like`.
+fn tensor_like(like: Val, shape: &[usize]) -> MlirType {
+    let dims: Vec<i64> = shape.iter().map(|&size| size as i64).collect();
+    // SAFETY: the value is alive; MLIR copies the dimensions.
+    unsafe {
+        let element = mlirShapedTypeGetElementType(mlirValueGetType(like.0));
+        mlirRankedTensorTypeGet(dims.len() as isize, dims.as_ptr(), element, mlirAttributeGetNull())
+    }
+}
+
+fn context_of(op: Op) -> MlirContext {
+    // SAFETY: the op is alive.
+    unsafe { mlirOperationGetContext(op.0) }
+}
+
+/// `instance.slice` of the box `want` of `value`, whose box `have` it holds; the value itself
+/// when the boxes agree.
+fn slice(point: InsertionPoint, location: MlirLocation, name: &str, value: Val, have: &Region, want: &Region, key: &str) -> Val {
+    if have == want {
+        return value;
+    }
+    let offsets: Vec<i64> = want.iter().zip(have).map(|(w, h)| (w.start - h.start) as i64).collect();
+    // SAFETY: the location is alive.
+    let context = unsafe { mlirLocationGetContext(location) };
+    let r#type = tensor_like(value, &sizes(want));
+    create(point, location, name, &[value], &[r#type], &[(key, i64_array(context, &offsets))], Vec::new()).result(0)
+}
+
+/// The operand that gives an instance the box `want` of `outer`, built before `group`; and which
+/// producer instances it reads (none when `outer` is not a tensor the pass assembled).
+fn gather(group: Op, outer: Val, want: &Region, pieces: &Pieces) -> (Val, Vec<(String, usize)>) {
+    let location = group.location();
+    let point = InsertionPoint::Before(group);
+    let whole = super::regions::full(&shape_of(outer));
+    let Some((axis, list)) = pieces.by_value.get(&(outer.0.ptr as usize)) else {
+        return (slice(point, location, "instance.slice", outer, &whole, want, "offsets"), Vec::new());
+    };
+    let axis = *axis;
+    let read: Vec<&Piece> =
+        list.iter().filter(|piece| piece.range.start < want[axis].end && want[axis].start < piece.range.end).collect();
+    let producers = read.iter().map(|piece| (piece.group.clone(), piece.index)).collect();
+    let span = read[0].range.start..read[read.len() - 1].range.end;
+    let mut have = whole.clone();
+    have[axis] = span.clone();
+    let joined = if read.len() == 1 {
+        read[0].value
+    } else if span == whole[axis] {
+        outer
+    } else {
+        let values: Vec<Val> = read.iter().map(|piece| piece.value).collect();
+        let r#type = tensor_like(outer, &sizes(&have));
+        let context = context_of(group);
+        create(point, location, "instance.concat", &values, &[r#type], &[("axis", i64_attribute(context, axis as i64))], Vec::new())
+            .result(0)
+    };
+    (slice(point, location, "instance.slice", joined, &have, want, "offsets"), producers)
+}
+
+/// Replaces `group` by its instances as `plan` says; returns them, each with what it reads.
+pub(super) fn split(group: Op, name: &str, body: &FunctionView, plan: &Plan, dim: usize, pieces: &mut Pieces) -> Vec<(Op, String)> {
+    let context = context_of(group);
+    let location = group.location();
+    let terminator = body.ops.last().expect("a group body ends in instance.yield");
+    let mut instances = Vec::with_capacity(plan.count);
+    for (index, instance) in plan.instances.iter().enumerate() {
+        // Operands: the boxes of the group's operands this instance reads.
+        let mut operands = Vec::new();
+        let mut arguments = Vec::new();
+        let mut reads = Vec::new();
+        for (position, (argument, _)) in body.arguments.iter().enumerate() {
+            let Some(want) = &instance.computed[*argument] else { continue };
+            let (value, producers) = gather(group, group.operand(position), want, pieces);
+            operands.push(value);
+            arguments.push((*argument, want.clone()));
+            let whole = super::regions::full(&shape_of(group.operand(position)));
+            reads.push((position, want.clone(), whole, producers));
+        }
+        let argument_types: Vec<MlirType> = operands.iter().map(|value| value.r#type()).collect();
+        let (region, block) = ir::region_with_block(&argument_types, location);
+        // The body: each op the instance computes, on the boxes its operands hold.
+        let mut values: HashMap<usize, (Val, Region)> = HashMap::new();
+        for (position, (argument, have)) in arguments.iter().enumerate() {
+            // SAFETY: the block has one argument per operand.
+            let value = Val(unsafe { mlirBlockGetArgument(block, position as isize) });
+            values.insert(*argument, (value, have.clone()));
+        }
+        for (node, demand) in body.ops.iter().zip(&instance.demands) {
+            let Some(demand) = demand else { continue };
+            let node_location = node.op.location();
+            // SAFETY: cloning a live op; the clone is detached until appended below.
+            let clone = Op(unsafe { mlirOperationClone(node.op.0) });
+            for (position, (operand, want)) in node.operands.iter().zip(&demand.operands).enumerate() {
+                let (value, have) = &values[operand];
+                let value = slice(InsertionPoint::End(block), node_location, "graph.slice", *value, have, want, "starts");
+                clone.set_operand(position, value);
+            }
+            for (key, changed) in &demand.attributes {
+                let attribute = match changed {
+                    Changed::Ints(values) => i64_array(context, values),
+                    Changed::Int(value) => i64_attribute(context, *value),
+                };
+                clone.set_attribute(key, attribute);
+            }
+            for (position, (value, _)) in node.results.iter().enumerate() {
+                let region = instance.computed[*value].clone().expect("a computed op has a box");
+                let result = clone.result(position);
+                // SAFETY: the clone's result is alive; the type has the op's element type.
+                unsafe { mlirValueSetType(result.0, tensor_like(node.op.result(position), &sizes(&region))) };
+                values.insert(*value, (result, region));
+            }
+            // SAFETY: the clone is detached; the block takes ownership.
+            unsafe { mlirBlockAppendOwnedOperation(block, clone.0) };
+        }
+        let mut yielded = Vec::new();
+        for (output, owned) in terminator.operands.iter().zip(&instance.owned) {
+            let (value, have) = &values[output];
+            yielded.push(slice(InsertionPoint::End(block), location, "graph.slice", *value, have, owned, "starts"));
+        }
+        create(InsertionPoint::End(block), location, "instance.yield", &yielded, &[], &[], Vec::new());
+        let result_types: Vec<MlirType> = yielded.iter().map(|value| value.r#type()).collect();
+        let attributes = [
+            ("group", string_attribute(context, name)),
+            ("index", i64_attribute(context, index as i64)),
+            ("count", i64_attribute(context, plan.count as i64)),
+            ("dim", i64_attribute(context, dim as i64)),
+        ];
+        let op = create(InsertionPoint::Before(group), location, "instance.instance", &operands, &result_types, &attributes, vec![region]);
+        instances.push((op, reads));
+    }
+    // The group's results: the concatenation of the instances' slices.
+    for (position, &axis) in plan.axes.iter().enumerate() {
+        let results: Vec<Val> = instances.iter().map(|(op, _)| op.result(position)).collect();
+        let outer = group.result(position);
+        let context = context_of(group);
+        let concat = create(InsertionPoint::Before(group), location, "instance.concat", &results, &[outer.r#type()], &[("axis", i64_attribute(context, axis as i64))], Vec::new());
+        let list = instances
+            .iter()
+            .enumerate()
+            .map(|(index, (op, _))| Piece {
+                value: op.result(position),
+                range: plan.instances[index].owned[position][axis].clone(),
+                group: name.to_owned(),
+                index,
+            })
+            .collect();
+        outer.replace_all_uses_with(concat.result(0));
+        pieces.by_value.insert(concat.result(0).0.ptr as usize, (axis, list));
+        pieces.concats.push(concat);
+    }
+    group.erase();
+    instances.into_iter().map(|(op, reads)| (op, describe_reads(&reads))).collect()
+}
+
+/// What an instance reads, for the `explain` remarks: the producer instances of each operand, or
+/// the box it reads of a tensor no instance made.
+fn describe_reads(reads: &[(usize, Region, Region, Vec<(String, usize)>)]) -> String {
+    let text: Vec<String> = reads
+        .iter()
+        .map(|(position, want, whole, producers)| match producers.as_slice() {
+            [] if want == whole => format!("operand {position} whole"),
+            [] => format!("operand {position} {}", boxed(want)),
+            [(group, _), ..] => {
+                let indices: Vec<String> = producers.iter().map(|(_, index)| index.to_string()).collect();
+                format!("operand {position} from '{group}' #{}", indices.join(", #"))
+            }
+        })
+        .collect();
+    text.join("; ")
+}
+
+fn boxed(region: &Region) -> String {
+    let ranges: Vec<String> = region.iter().map(|range| format!("{}..{}", range.start, range.end)).collect();
+    format!("[{}]", ranges.join(", "))
+}
+
+/// The group as one instance that computes all of it: its body moves into the instance.
+pub(super) fn whole(group: Op, name: &str, dim: usize) -> Op {
+    let context = context_of(group);
+    let location = group.location();
+    // SAFETY: the group is alive; its body moves into the new region.
+    let (operands, results, region) = unsafe {
+        let operands: Vec<Val> = (0..mlirOperationGetNumOperands(group.0)).map(|i| Val(mlirOperationGetOperand(group.0, i))).collect();
+        let results: Vec<MlirType> =
+            (0..mlirOperationGetNumResults(group.0)).map(|i| mlirValueGetType(mlirOperationGetResult(group.0, i))).collect();
+        let region = mlirRegionCreate();
+        mlirRegionTakeBody(region, mlirOperationGetRegion(group.0, 0));
+        (operands, results, region)
+    };
+    let attributes = [
+        ("group", string_attribute(context, name)),
+        ("index", i64_attribute(context, 0)),
+        ("count", i64_attribute(context, 1)),
+        ("dim", i64_attribute(context, dim as i64)),
+    ];
+    let instance = create(InsertionPoint::Before(group), location, "instance.instance", &operands, &results, &attributes, vec![region]);
+    for position in 0..results.len() {
+        group.result(position).replace_all_uses_with(instance.result(position));
+    }
+    group.erase();
+    instance
+}

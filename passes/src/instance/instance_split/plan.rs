@@ -1,0 +1,163 @@
+//! What each instance of a group computes: the sink's slice, the slices of the group's other
+//! outputs, and, walking the body backwards, the box of every value the instance needs and what
+//! each op reads to compute its box (GraphTurbo §3.3).
+
+use super::regions::{demand, full, hull, Demand, Region};
+use crate::graph_view::{FunctionView, ValueId};
+
+/// The instances of one group.
+#[derive(Debug)]
+pub(super) struct Plan {
+    /// How many instances.
+    pub count: usize,
+    /// Per output (the terminator's operands), the dimension it is sliced along.
+    pub axes: Vec<usize>,
+    /// Per instance, what it computes.
+    pub instances: Vec<InstancePlan>,
+}
+
+/// What one instance computes.
+#[derive(Debug)]
+pub(super) struct InstancePlan {
+    /// Per value: the box an op computes, or the box of a block argument the instance reads;
+    /// None where the instance does not need the value.
+    pub computed: Vec<Option<Region>>,
+    /// Per op (by position): what computing its box takes; None for ops it does not compute.
+    pub demands: Vec<Option<Demand>>,
+    /// Per output, the slice the instance yields.
+    pub owned: Vec<Region>,
+}
+
+/// The slice `index` of `count` of `shape` along `axis`.
+fn share(shape: &[usize], axis: usize, index: usize, count: usize) -> Region {
+    let mut region = full(shape);
+    let size = shape[axis] / count;
+    region[axis] = index * size..(index + 1) * size;
+    region
+}
+
+/// The boxes every op must compute for the outputs to cover `seeds`, walking the body backwards.
+fn sweep(body: &FunctionView, seeds: &[(ValueId, Region)]) -> (Vec<Option<Region>>, Vec<Option<Demand>>) {
+    let mut needed: Vec<Option<Region>> = vec![None; body.value_count];
+    for (value, region) in seeds {
+        needed[*value] = Some(match &needed[*value] {
+            Some(known) => hull(known, region),
+            None => region.clone(),
+        });
+    }
+    let mut computed: Vec<Option<Region>> = vec![None; body.value_count];
+    let mut demands = vec![None; body.ops.len()];
+    let last = body.ops.len().saturating_sub(1);
+    for position in (0..last).rev() {
+        let node = &body.ops[position];
+        let Some((first, output)) = node.results.first() else { continue };
+        let wanted = match node.results.len() {
+            1 => needed[*first].clone(),
+            _ => node.results.iter().any(|(value, _)| needed[*value].is_some()).then(|| full(&output.shape)),
+        };
+        let Some(wanted) = wanted else { continue };
+        let shapes: Vec<&[usize]> = node.operands.iter().map(|&value| body.type_of(value).shape.as_slice()).collect();
+        let (region, taken) = match demand(node, &wanted, &shapes) {
+            Some(taken) => (wanted, taken),
+            None => {
+                let whole = full(&output.shape);
+                let taken = demand(node, &whole, &shapes).expect("every op computes its whole result");
+                (whole, taken)
+            }
+        };
+        for (value, result) in &node.results {
+            computed[*value] = Some(if node.results.len() == 1 { region.clone() } else { full(&result.shape) });
+        }
+        for (&operand, box_) in node.operands.iter().zip(&taken.operands) {
+            needed[operand] = Some(match &needed[operand] {
+                Some(known) => hull(known, box_),
+                None => box_.clone(),
+            });
+        }
+        demands[position] = Some(taken);
+    }
+    for (argument, _) in &body.arguments {
+        computed[*argument] = needed[*argument].clone();
+    }
+    (computed, demands)
+}
+
+/// Splits the group whose body is `body` into `count` instances along dimension `dim` of its
+/// first output; an error says why it cannot be split that way.
+pub(super) fn plan(body: &FunctionView, dim: usize, count: usize) -> Result<Plan, String> {
+    if let Some(node) = body.ops.iter().find(|node| node.has_regions) {
+        return Err(format!("it holds '{}', whose regions a slice cannot take apart", node.name));
+    }
+    let outputs = &body.ops.last().ok_or("the group has no body")?.operands;
+    let sink = *outputs.first().ok_or("the group has no output")?;
+    let sink_shape = &body.type_of(sink).shape;
+    let size = *sink_shape.get(dim).ok_or("the split dimension is out of range")?;
+    if count == 0 || size % count != 0 {
+        return Err(format!("{count} slices do not divide dimension {dim} of size {size}"));
+    }
+    // Where the sink's slices alone take each other output.
+    let first: Vec<Vec<Option<Region>>> =
+        (0..count).map(|index| sweep(body, &[(sink, share(sink_shape, dim, index, count))]).0).collect();
+    let mut axes = Vec::with_capacity(outputs.len());
+    for (position, &output) in outputs.iter().enumerate() {
+        let shape = &body.type_of(output).shape;
+        if output == sink {
+            axes.push(dim);
+            continue;
+        }
+        let boxes: Vec<Option<&Region>> = first.iter().map(|computed| computed[output].as_ref()).collect();
+        let split: Vec<usize> = (0..shape.len())
+            .filter(|&d| boxes.iter().any(|b| b.is_some_and(|b| b[d] != (0..shape[d]))))
+            .collect();
+        let axis = match split.as_slice() {
+            [axis] => *axis,
+            [] => (0..shape.len())
+                .find(|&d| shape[d] % count == 0 && shape[d] >= count)
+                .ok_or_else(|| format!("output {position} of shape {shape:?} has no dimension the {count} slices divide"))?,
+            _ => return Err(format!("output {position} is cut along several dimensions {split:?}")),
+        };
+        if shape[axis] % count != 0 {
+            return Err(format!("output {position}: {count} slices do not divide dimension {axis} of size {}", shape[axis]));
+        }
+        let covered = boxes.iter().enumerate().all(|(index, b)| {
+            b.is_none_or(|b| {
+                let slice = &share(shape, axis, index, count)[axis];
+                b[axis].start <= slice.start && slice.end <= b[axis].end
+            })
+        });
+        if !covered {
+            return Err(format!("output {position}: an instance would not compute its own slice along dimension {axis}"));
+        }
+        axes.push(axis);
+    }
+    let instances = (0..count)
+        .map(|index| {
+            let owned: Vec<Region> = outputs
+                .iter()
+                .zip(&axes)
+                .map(|(&output, &axis)| share(&body.type_of(output).shape, axis, index, count))
+                .collect();
+            let seeds: Vec<(ValueId, Region)> = outputs.iter().copied().zip(owned.iter().cloned()).collect();
+            let (computed, demands) = sweep(body, &seeds);
+            InstancePlan { computed, demands, owned }
+        })
+        .collect();
+    Ok(Plan { count, axes, instances })
+}
+
+impl Plan {
+    /// Elements the instances compute beyond the group's own, as a fraction of those: halos
+    /// and ops computed whole by every instance.
+    pub(super) fn recomputed(&self, body: &FunctionView) -> f64 {
+        let elements = |region: &Region| region.iter().map(|range| range.len()).product::<usize>() as f64;
+        let mut own = 0.0;
+        let mut done = 0.0;
+        for node in &body.ops[..body.ops.len().saturating_sub(1)] {
+            for (value, r#type) in &node.results {
+                own += r#type.shape.iter().product::<usize>() as f64;
+                done += self.instances.iter().filter_map(|instance| instance.computed[*value].as_ref()).map(elements).sum::<f64>();
+            }
+        }
+        if own == 0.0 { 0.0 } else { done / own - 1.0 }
+    }
+}
