@@ -81,3 +81,103 @@ func.func @edges(%x: tensor<1x4x16x8xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x
   }
   return %z : tensor<1x4x16x8xf32>
 }
+
+// -----
+
+// Tests a strided window: a 3x3 convolution with stride 2 halves 16 rows to 8; instance 1
+// computes output rows 4..8 from input rows 7..16 with no padding on top and none needed below;
+// the last column's window ends at column 8, so no slice keeps the right padding.
+// CHECK-LABEL: func.func @stride
+// CHECK: instance.slice %{{.*}} [0, 0, 0, 0] : tensor<1x4x16x8xf32> -> tensor<1x4x8x8xf32>
+// CHECK: instance.instance "g0"[0 of 2 along 2]
+// CHECK: graph.conv2d %{{.*}} {pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x4x4xf32>
+// CHECK: instance.slice %{{.*}} [0, 0, 7, 0] : tensor<1x4x16x8xf32> -> tensor<1x4x9x8xf32>
+// CHECK: instance.instance "g0"[1 of 2 along 2]
+// CHECK: graph.conv2d %{{.*}} {pads = array<i64: 0, 1, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x9x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x4x4xf32>
+func.func @stride(%x: tensor<1x4x16x8xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x8x4xf32> {
+  // expected-remark@+3 {{'g0' becomes 2 instances along dimension 2 of [1, 4, 8, 4], slices of 4}}
+  // expected-remark@+2 {{instance 0 of 'g0' reads operand 0 [0..1, 0..4, 0..8, 0..8]}}
+  // expected-remark@+1 {{instance 1 of 'g0' reads operand 0 [0..1, 0..4, 7..16, 0..8]}}
+  %y = instance.group "g0"(%x, %w) {best_split = #instance.split<dim = 2, factor = 2, ops = 1>, split_info = [#instance.split<dim = 2, factor = 2, ops = 1>]} : (tensor<1x4x16x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x8x4xf32> {
+  ^bb0(%a: tensor<1x4x16x8xf32>, %b: tensor<4x4x3x3xf32>):
+    %c = graph.conv2d %a, %b {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x16x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x8x4xf32>
+    instance.yield %c : tensor<1x4x8x4xf32>
+  }
+  return %y : tensor<1x4x8x4xf32>
+}
+
+// -----
+
+// Tests upsampling (§3.6): nearest resizing by 2 then a 1x1 convolution, in 2 slices of 8 rows:
+// each reads its 4 rows of the input, no halo.
+// CHECK-LABEL: func.func @upsample
+// CHECK: instance.slice %{{.*}} [0, 0, 0, 0] : tensor<1x4x8x8xf32> -> tensor<1x4x4x8xf32>
+// CHECK: instance.instance "g0"[0 of 2 along 2]
+// CHECK: graph.resize %{{.*}} : tensor<1x4x4x8xf32> -> tensor<1x4x8x16xf32>
+// CHECK: instance.slice %{{.*}} [0, 0, 4, 0] : tensor<1x4x8x8xf32> -> tensor<1x4x4x8xf32>
+// CHECK: instance.instance "g0"[1 of 2 along 2]
+func.func @upsample(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x1x1xf32>) -> tensor<1x4x16x16xf32> {
+  // expected-remark@+3 {{'g0' becomes 2 instances along dimension 2 of [1, 4, 16, 16], slices of 8}}
+  // expected-remark@+2 {{instance 0 of 'g0' reads operand 0 [0..1, 0..4, 0..4, 0..8]}}
+  // expected-remark@+1 {{instance 1 of 'g0' reads operand 0 [0..1, 0..4, 4..8, 0..8]}}
+  %y = instance.group "g0"(%x, %w) {best_split = #instance.split<dim = 2, factor = 2, ops = 2>, split_info = [#instance.split<dim = 2, factor = 2, ops = 2>]} : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x16x16xf32> {
+  ^bb0(%a: tensor<1x4x8x8xf32>, %b: tensor<4x4x1x1xf32>):
+    %u = graph.resize %a {scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : tensor<1x4x8x8xf32> -> tensor<1x4x16x16xf32>
+    %c = graph.conv2d %u, %b : (tensor<1x4x16x16xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x16x16xf32>
+    instance.yield %c : tensor<1x4x16x16xf32>
+  }
+  return %y : tensor<1x4x16x16xf32>
+}
+
+// -----
+
+// Tests a group with two outputs split along the batch: each instance yields its image of both,
+// and each output read whole is the concatenation of its instances' slices. A batch split
+// reading a batch split of the same factor takes its producer's slice directly: one edge per
+// instance, and no concatenation of the second output, which nobody reads whole.
+// CHECK-LABEL: func.func @two_outputs
+// CHECK: %[[A:.*]]:2 = instance.instance "g0"[0 of 2 along 0] ({{.*}}) : (tensor<1x4x4x4xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>)
+// CHECK: %[[B:.*]]:2 = instance.instance "g0"[1 of 2 along 0]
+// CHECK: %[[R:.*]] = instance.concat %[[A]]#0, %[[B]]#0 along 0
+// CHECK-NOT: instance.concat %[[A]]#1
+// CHECK: instance.instance "g1"[0 of 2 along 0] (%[[A]]#1) : (tensor<1x4x4x4xf32>)
+// CHECK: instance.instance "g1"[1 of 2 along 0] (%[[B]]#1) : (tensor<1x4x4x4xf32>)
+// CHECK: return %[[R]], %{{.*}}
+func.func @two_outputs(%x: tensor<2x4x4x4xf32>) -> (tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>) {
+  // expected-remark@+3 {{'g0' becomes 2 instances along dimension 0}}
+  // expected-remark@+2 {{instance 0 of 'g0' reads operand 0 [0..1, 0..4, 0..4, 0..4]}}
+  // expected-remark@+1 {{instance 1 of 'g0' reads operand 0 [1..2, 0..4, 0..4, 0..4]}}
+  %y:2 = instance.group "g0"(%x) {best_split = #instance.split<dim = 0, factor = 2, ops = 2>, split_info = [#instance.split<dim = 0, factor = 2, ops = 2>]} : (tensor<2x4x4x4xf32>) -> (tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>) {
+  ^bb0(%a: tensor<2x4x4x4xf32>):
+    %s = graph.sigmoid %a : tensor<2x4x4x4xf32>
+    %r = graph.relu %s : tensor<2x4x4x4xf32>
+    instance.yield %r, %s : tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>
+  }
+  // expected-remark@+3 {{'g1' becomes 2 instances along dimension 0}}
+  // expected-remark@+2 {{instance 0 of 'g1' reads operand 0 from 'g0' #0}}
+  // expected-remark@+1 {{instance 1 of 'g1' reads operand 0 from 'g0' #1}}
+  %z = instance.group "g1"(%y#1) {best_split = #instance.split<dim = 0, factor = 2, ops = 1>, split_info = [#instance.split<dim = 0, factor = 2, ops = 1>]} : (tensor<2x4x4x4xf32>) -> tensor<2x4x4x4xf32> {
+  ^bb0(%a: tensor<2x4x4x4xf32>):
+    %t = graph.tanh %a : tensor<2x4x4x4xf32>
+    instance.yield %t : tensor<2x4x4x4xf32>
+  }
+  return %y#0, %z : tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>
+}
+
+// -----
+
+// Tests that a group whose best split keeps it whole (factor 1, GraphTurbo Fig. 3b's last stage)
+// becomes one instance holding the group's body as it was.
+// CHECK-LABEL: func.func @whole
+// CHECK: %[[I:.*]] = instance.instance "g0"[0 of 1 along 0] (%arg0) : (tensor<2x8xf32>) -> tensor<2x8xf32> {
+// CHECK: graph.softmax
+// CHECK: return %[[I]]
+func.func @whole(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-remark@+1 {{'g0' is one instance: it fits whole (best split factor 1)}}
+  %y = instance.group "g0"(%x) {best_split = #instance.split<dim = 0, factor = 1, ops = 1>, split_info = [#instance.split<dim = 0, factor = 1, ops = 1>]} : (tensor<2x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%a: tensor<2x8xf32>):
+    %s = graph.softmax %a : tensor<2x8xf32>
+    instance.yield %s : tensor<2x8xf32>
+  }
+  return %y : tensor<2x8xf32>
+}

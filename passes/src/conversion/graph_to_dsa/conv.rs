@@ -153,7 +153,7 @@ impl Geometry {
     /// several groups at once) rather than part of one group (a plain conv over that group's
     /// input channels).
     fn whole_groups(&self, tiling: &Tiling) -> bool {
-        self.groups > 1 && tiling.out_channels % self.out_per_group() == 0
+        self.groups > 1 && tiling.out_channels.is_multiple_of(self.out_per_group())
     }
 
     /// Input-channel chunks accumulated per tile.

@@ -484,7 +484,7 @@ impl Body {
 
 /// Divisors of `n`, largest first.
 pub fn divisors_descending(n: usize) -> Vec<usize> {
-    let mut divisors: Vec<usize> = (1..=n).filter(|d| n % d == 0).collect();
+    let mut divisors: Vec<usize> = (1..=n).filter(|d| n.is_multiple_of(*d)).collect();
     divisors.reverse();
     divisors
 }

@@ -148,9 +148,7 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
         let location = returned_node.map_or(function.location(), |node| node.op.location());
         let host = signature.parameter(&view, "dsa.output", ir::i64_attribute(context, position as i64), location);
         output_buffers.push(host);
-        if !outputs.contains_key(&returned[position]) {
-            outputs.insert(returned[position], Tensor { host, view });
-        }
+        outputs.entry(returned[position]).or_insert(Tensor { host, view });
     }
 
     // Weights and constants are arguments: available to every layer, wherever they appear.

@@ -112,7 +112,7 @@ docs/Grouping.md.";
         if weight_buffer < 0 {
             return Err(format!("option 'weight-buffer' must not be negative, got {weight_buffer}"));
         }
-        if !(max_recompute >= 0.0) {
+        if max_recompute.is_nan() || max_recompute < 0.0 {
             return Err(format!("option 'max-recompute' must not be negative, got {max_recompute}"));
         }
         let scope = match options.string("scope").as_str() {

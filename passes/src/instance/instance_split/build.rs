@@ -11,6 +11,15 @@ use mlir_sys::*;
 use std::collections::HashMap;
 use std::ops::Range;
 
+/// What an instance reads of one of its group's operands, for the `explain` remarks.
+struct Read {
+    position: usize,
+    want: Region,
+    whole: Region,
+    /// The producer instances (group, index) it reads, empty for a tensor no instance made.
+    producers: Vec<(String, usize)>,
+}
+
 /// One instance's slice of a tensor the pass assembled with `instance.concat`.
 #[derive(Debug, Clone)]
 struct Piece {
@@ -121,7 +130,7 @@ pub(super) fn split(group: Op, name: &str, body: &FunctionView, plan: &Plan, dim
             operands.push(value);
             arguments.push((*argument, want.clone()));
             let whole = super::regions::full(&shape_of(group.operand(position)));
-            reads.push((position, want.clone(), whole, producers));
+            reads.push(Read { position, want: want.clone(), whole, producers });
         }
         let argument_types: Vec<MlirType> = operands.iter().map(|value| value.r#type()).collect();
         let (region, block) = ir::region_with_block(&argument_types, location);
@@ -201,10 +210,10 @@ pub(super) fn split(group: Op, name: &str, body: &FunctionView, plan: &Plan, dim
 
 /// What an instance reads, for the `explain` remarks: the producer instances of each operand, or
 /// the box it reads of a tensor no instance made.
-fn describe_reads(reads: &[(usize, Region, Region, Vec<(String, usize)>)]) -> String {
+fn describe_reads(reads: &[Read]) -> String {
     let text: Vec<String> = reads
         .iter()
-        .map(|(position, want, whole, producers)| match producers.as_slice() {
+        .map(|Read { position, want, whole, producers }| match producers.as_slice() {
             [] if want == whole => format!("operand {position} whole"),
             [] => format!("operand {position} {}", boxed(want)),
             [(group, _), ..] => {

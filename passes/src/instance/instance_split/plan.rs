@@ -112,11 +112,11 @@ pub(super) fn plan(body: &FunctionView, dim: usize, count: usize) -> Result<Plan
         let axis = match split.as_slice() {
             [axis] => *axis,
             [] => (0..shape.len())
-                .find(|&d| shape[d] % count == 0 && shape[d] >= count)
+                .find(|&d| shape[d].is_multiple_of(count) && shape[d] >= count)
                 .ok_or_else(|| format!("output {position} of shape {shape:?} has no dimension the {count} slices divide"))?,
             _ => return Err(format!("output {position} is cut along several dimensions {split:?}")),
         };
-        if shape[axis] % count != 0 {
+        if !shape[axis].is_multiple_of(count) {
             return Err(format!("output {position}: {count} slices do not divide dimension {axis} of size {}", shape[axis]));
         }
         let covered = boxes.iter().enumerate().all(|(index, b)| {

@@ -193,7 +193,7 @@ fn conv(node: &Node, region: &Region, shapes: &[&[usize]]) -> Option<Demand> {
     } else {
         // Output channels read whole groups of input channels.
         let per_group = filter[0] / groups;
-        if channels.start % per_group != 0 || channels.end % per_group != 0 {
+        if !channels.start.is_multiple_of(per_group) || !channels.end.is_multiple_of(per_group) {
             return None;
         }
         let (first, last) = (channels.start / per_group, channels.end / per_group);
