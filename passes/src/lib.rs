@@ -37,6 +37,7 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
         registry::info_of::<dsa::set_target::SetTarget>(),
         registry::info_of::<instance::hw_group::HwGroup>(),
         registry::info_of::<instance::instance_split::InstanceSplit>(),
+        registry::info_of::<instance::instance_order::InstanceOrder>(),
         registry::info_of::<conversion::graph_to_dsa::ConvertGraphToDsa>(),
         registry::info_of::<conversion::dsa_to_runtime::ConvertDsaToRuntime>(),
     ]

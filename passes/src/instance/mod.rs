@@ -2,6 +2,7 @@
 //! their instances (§3.3).
 
 pub mod hw_group;
+pub mod instance_order;
 pub mod instance_split;
 pub mod split_info;
 

@@ -278,7 +278,8 @@ fn grouping_random_dags_changes_no_number() {
     assert!(merged_somewhere && split_somewhere, "the random DAGs never exercised both merging and splitting");
 }
 
-/// GraphTurbo §3.3: splitting the groups into instances changes no number either, whether the
+/// GraphTurbo §3.3: splitting the groups into instances and ordering them changes no number
+/// either, whether the
 /// instances cut the batch (the global-buffer scope) or the rows with halos (the local-buffer
 /// scope, where slices are small).
 #[test]
@@ -288,7 +289,8 @@ fn instance_split_random_networks_changes_no_number() {
     for seed in 0..40 {
         let (source, weights) = crate::layerwise::random_cnn(seed);
         for (target, scope) in [("mini", "gb"), ("stcp920", "lb"), ("mini", "lb")] {
-            let pipeline = format!("builtin.module(func.func(hw-group{{target={target} scope={scope}}},instance-split))");
+            let orderer = ["dfs", "bfs", "min-peak"][seed as usize % 3];
+            let pipeline = format!("builtin.module(func.func(hw-group{{target={target} scope={scope}}},instance-split,instance-order{{order={orderer}}}))");
             grouped_equals_ungrouped(&source, &weights, &pipeline);
             let context = turbine_dialects::create_context();
             let mut module = Module::parse(&context, &source).unwrap();
@@ -309,7 +311,7 @@ fn instance_split_resnet18_changes_no_number() {
     let context = turbine_dialects::create_context();
     let source = turbine_tools::graph_module::build(&context, &model.module).unwrap().as_operation().to_string();
     for scope in ["gb", "lb"] {
-        let pipeline = format!("builtin.module(func.func(hw-group{{target=stcp920 scope={scope}}},instance-split))");
+        let pipeline = format!("builtin.module(func.func(hw-group{{target=stcp920 scope={scope}}},instance-split,instance-order))");
         grouped_equals_ungrouped(&source, &model.weights, &pipeline);
     }
 }
