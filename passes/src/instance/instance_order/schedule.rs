@@ -75,11 +75,8 @@ impl<'g> Schedule<'g> {
                 ready[next - 1]
             };
             order.push(node);
-            let mut consumers: Vec<usize> =
-                self.graph.neighbors_directed(NodeIndex::new(node), Direction::Outgoing).map(|n| n.index()).collect();
-            consumers.sort_unstable();
-            consumers.dedup();
-            let readied: Vec<usize> = consumers
+            let readied: Vec<usize> = self
+                .consumers(node)
                 .into_iter()
                 .filter(|&consumer| {
                     waiting[consumer] -= 1;
@@ -95,13 +92,21 @@ impl<'g> Schedule<'g> {
         order
     }
 
-    /// The consumers of each node, and how many there are.
+    /// The distinct consumers of `node`.
     fn consumers(&self, node: usize) -> Vec<usize> {
-        let mut consumers: Vec<usize> =
-            self.graph.neighbors_directed(NodeIndex::new(node), Direction::Outgoing).map(|n| n.index()).collect();
-        consumers.sort_unstable();
-        consumers.dedup();
-        consumers
+        self.neighbours(node, Direction::Outgoing)
+    }
+
+    /// The distinct producers of `node`.
+    fn producers(&self, node: usize) -> Vec<usize> {
+        self.neighbours(node, Direction::Incoming)
+    }
+
+    fn neighbours(&self, node: usize, direction: Direction) -> Vec<usize> {
+        let mut nodes: Vec<usize> = self.graph.neighbors_directed(NodeIndex::new(node), direction).map(|n| n.index()).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes
     }
 
     /// The live memory while each instance of `order` runs: outputs produced and still to be
@@ -114,11 +119,7 @@ impl<'g> Schedule<'g> {
         for &node in order {
             live += self.graph[NodeIndex::new(node)].bytes;
             peak = peak.max(live);
-            let mut producers: Vec<usize> =
-                self.graph.neighbors_directed(NodeIndex::new(node), Direction::Incoming).map(|n| n.index()).collect();
-            producers.sort_unstable();
-            producers.dedup();
-            for producer in producers {
+            for producer in self.producers(node) {
                 unread[producer] -= 1;
                 if unread[producer] == 0 {
                     live -= self.graph[NodeIndex::new(producer)].bytes;
@@ -141,22 +142,14 @@ impl<'g> Schedule<'g> {
         let mut order = Vec::with_capacity(count);
         while !ready.is_empty() {
             let growth = |node: usize, unread: &[usize]| -> i64 {
-                let mut producers: Vec<usize> =
-                    self.graph.neighbors_directed(NodeIndex::new(node), Direction::Incoming).map(|n| n.index()).collect();
-                producers.sort_unstable();
-                producers.dedup();
                 let freed: usize =
-                    producers.iter().filter(|&&p| unread[p] == 1).map(|&p| self.graph[NodeIndex::new(p)].bytes).sum();
+                    self.producers(node).iter().filter(|&&p| unread[p] == 1).map(|&p| self.graph[NodeIndex::new(p)].bytes).sum();
                 self.graph[NodeIndex::new(node)].bytes as i64 - freed as i64
             };
             let position = (0..ready.len()).min_by_key(|&i| (growth(ready[i], &unread), ready[i])).expect("not empty");
             let node = ready.remove(position);
             order.push(node);
-            let mut producers: Vec<usize> =
-                self.graph.neighbors_directed(NodeIndex::new(node), Direction::Incoming).map(|n| n.index()).collect();
-            producers.sort_unstable();
-            producers.dedup();
-            for producer in producers {
+            for producer in self.producers(node) {
                 unread[producer] -= 1;
             }
             for consumer in self.consumers(node) {
