@@ -95,6 +95,10 @@ fn gather(group: Op, outer: Val, want: &Region, pieces: &Pieces) -> (Val, Vec<(S
     let axis = *axis;
     let read: Vec<&Piece> =
         list.iter().filter(|piece| piece.range.start < want[axis].end && want[axis].start < piece.range.end).collect();
+    if read.is_empty() {
+        // An empty box overlaps no slice.
+        return (slice(point, location, "instance.slice", outer, &whole, want, "offsets"), Vec::new());
+    }
     let producers = read.iter().map(|piece| (piece.group.clone(), piece.index)).collect();
     let span = read[0].range.start..read[read.len() - 1].range.end;
     let mut have = whole.clone();
