@@ -144,7 +144,7 @@ fn attribute<'c>(context: &'c Context, value: &emit::Attribute) -> Result<Attrib
 /// The graph dialect's enumeration attribute with `mnemonic` and case `keyword`.
 fn graph_enum<'c>(context: &'c Context, mnemonic: &str, keyword: &str) -> Option<Attribute<'c>> {
     fn case<'c, E: EnumAttribute>(context: &'c Context, keyword: &str) -> Option<Attribute<'c>> {
-        E::ALL.iter().find(|case| case.keyword() == keyword).map(|case| case.attribute(context))
+        E::from_keyword(keyword).map(|case| case.attribute(context))
     }
     match mnemonic {
         "activation" => case::<Activation>(context, keyword),

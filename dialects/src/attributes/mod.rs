@@ -41,6 +41,11 @@ pub trait EnumAttribute: Sized + Copy + 'static {
         Self::ALL.iter().copied().find(|case| case.value() == value)
     }
 
+    /// The case whose keyword is `keyword`.
+    fn from_keyword(keyword: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|case| case.keyword() == keyword)
+    }
+
     /// The attribute of this case in `context`.
     fn attribute<'c>(self, context: &'c melior::Context) -> Attribute<'c> {
         // SAFETY: the C API returns a valid attribute of the context for every declared case
@@ -99,14 +104,6 @@ macro_rules! mirror_enum {
             fn raw_value(attribute: ::mlir_sys::MlirAttribute) -> u32 {
                 // SAFETY: callers check `is_a` first.
                 unsafe { $value(attribute, $kind) }
-            }
-        }
-
-        impl $name {
-            /// The case whose keyword is `keyword`.
-            pub fn from_keyword(keyword: &str) -> Option<Self> {
-                use $crate::attributes::EnumAttribute;
-                Self::ALL.iter().copied().find(|case| case.keyword() == keyword)
             }
         }
 

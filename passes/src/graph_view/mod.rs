@@ -16,7 +16,7 @@ mod reader;
 
 pub use attributes::{Attr, Constant};
 
-use crate::ir::Op;
+use crate::ir::{Op, Val};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::BTreeMap;
 
@@ -56,6 +56,18 @@ pub struct TensorType {
     pub shape: Vec<usize>,
     /// Element type.
     pub element_type: ElementType,
+}
+
+impl TensorType {
+    /// The type of `value`, None when it is not a statically shaped tensor.
+    pub fn of(value: Val) -> Option<Self> {
+        reader::static_tensor_type(value.r#type())
+    }
+
+    /// Bytes of the tensor (a scalar counts one element).
+    pub fn bytes(&self) -> usize {
+        self.shape.iter().product::<usize>().max(1) * self.element_type.bytes()
+    }
 }
 
 /// One op of the function.

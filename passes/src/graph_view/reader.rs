@@ -34,6 +34,19 @@ pub(super) unsafe fn element_type(element: MlirType) -> ElementType {
     }
 }
 
+/// `r#type` as a [`TensorType`], None when it is not a statically shaped ranked tensor.
+pub(super) fn static_tensor_type(r#type: MlirType) -> Option<TensorType> {
+    // SAFETY: the type is alive while the module is; shapes are read only from ranked tensors.
+    unsafe {
+        if !mlirTypeIsARankedTensor(r#type) || !mlirShapedTypeHasStaticShape(r#type) {
+            return None;
+        }
+        let rank = mlirShapedTypeGetRank(r#type);
+        let shape = (0..rank).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize).collect();
+        Some(TensorType { shape, element_type: element_type(mlirShapedTypeGetElementType(r#type)) })
+    }
+}
+
 struct Reader {
     ids: HashMap<usize, ValueId>,
 }
@@ -45,18 +58,8 @@ impl Reader {
     }
 
     fn tensor_type(&self, r#type: MlirType, op: Option<Op>) -> Result<TensorType, ViewError> {
-        // SAFETY: the type is alive while the module is.
-        unsafe {
-            if !mlirTypeIsARankedTensor(r#type) || !mlirShapedTypeHasStaticShape(r#type) {
-                return Err(ViewError {
-                    op,
-                    message: "only statically shaped tensors are supported".into(),
-                });
-            }
-            let rank = mlirShapedTypeGetRank(r#type);
-            let shape = (0..rank).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize).collect();
-            Ok(TensorType { shape, element_type: element_type(mlirShapedTypeGetElementType(r#type)) })
-        }
+        static_tensor_type(r#type)
+            .ok_or_else(|| ViewError { op, message: "only statically shaped tensors are supported".into() })
     }
 
     fn node(&mut self, op: MlirOperation) -> Result<Node, ViewError> {

@@ -210,11 +210,6 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
     }
 }
 
-/// Bytes of a tensor.
-fn bytes(r#type: &TensorType) -> usize {
-    r#type.shape.iter().product::<usize>().max(1) * r#type.element_type.bytes()
-}
-
 /// Work of an op (multiply-adds for convolutions and matrix products, one per output element
 /// otherwise), for the recomputation estimate.
 fn work<'s>(node: &Node, shape_of_operand: &dyn Fn(usize) -> Option<&'s [usize]>) -> f64 {
@@ -259,18 +254,18 @@ impl<'p> Subgraph<'p> {
                 }
                 // An input is loaded for its first reader and kept until its last.
                 let last = last_read(operand).unwrap_or(step);
-                tensors.push((operand, (self.types)(operand).map(bytes).unwrap_or(0), step, last));
+                tensors.push((operand, (self.types)(operand).map(TensorType::bytes).unwrap_or(0), step, last));
             }
             for (value, r#type) in &node.results {
                 let last = if (self.escapes)(*value) { end } else { last_read(*value).unwrap_or(step) };
-                tensors.push((*value, bytes(r#type), step, last));
+                tensors.push((*value, r#type.bytes(), step, last));
             }
         }
         let mut peak = 0;
         for (step, node) in self.ops.iter().enumerate() {
             let mut live: usize = tensors.iter().filter(|t| t.2 <= step && step <= t.3).map(|t| t.1).sum();
             if ELEMENTWISE.contains(&node.name.as_str()) {
-                let output = node.results.first().map(|(_, t)| bytes(t)).unwrap_or(0);
+                let output = node.results.first().map(|(_, t)| t.bytes()).unwrap_or(0);
                 let dying = node.operands.iter().any(|&operand| {
                     tensors.iter().any(|t| t.0 == operand && t.3 == step && t.1 == output)
                 });

@@ -8,8 +8,8 @@ use std::fmt::Write;
 use turbine_interpreter::{interpret, Program, Tensor, Weights};
 use turbine_tools::driver;
 
-/// Interprets `source` before and after `pipeline`; returns the number of groups made.
-fn grouped_equals_ungrouped(source: &str, weights: &Weights, pipeline: &str) -> usize {
+/// Interprets `source` before and after `pipeline`; returns the transformed module's text.
+fn grouped_equals_ungrouped(source: &str, weights: &Weights, pipeline: &str) -> String {
     let context = turbine_dialects::create_context();
     let mut module = Module::parse(&context, source).unwrap_or_else(|| panic!("does not parse:\n{source}"));
     // SAFETY: the module is verified and outlives the programs read from it.
@@ -28,12 +28,16 @@ fn grouped_equals_ungrouped(source: &str, weights: &Weights, pipeline: &str) -> 
     driver::run_pipeline(&context, &mut module, pipeline).unwrap_or_else(|error| panic!("{error}\n{source}"));
     assert!(module.as_operation().verify(), "the grouped module does not verify");
     let text = module.as_operation().to_string();
-    let groups = text.matches("instance.group").count();
     // SAFETY: as above.
     let after = unsafe { Program::from_module(module.as_operation().to_raw(), None) }.unwrap();
     let actual = interpret(&after, inputs, weights).unwrap();
     assert_eq!(actual, expected, "grouping changed the results of\n{source}\ngrouped:\n{text}");
-    groups
+    text
+}
+
+/// How many `instance.group` regions a module's text holds.
+fn group_count(text: &str) -> usize {
+    text.matches("instance.group").count()
 }
 
 #[test]
@@ -43,7 +47,7 @@ fn grouping_random_networks_changes_no_number() {
         let (source, weights) = crate::layerwise::random_cnn(seed);
         let ops = source.matches(" = graph.").count() - source.matches("graph.weight").count();
         for target in ["mini", "stcp920"] {
-            let groups = grouped_equals_ungrouped(&source, &weights, &format!("builtin.module(func.func(hw-group{{target={target}}}))"));
+            let groups = group_count(&grouped_equals_ungrouped(&source, &weights, &format!("builtin.module(func.func(hw-group{{target={target}}}))")));
             assert!(groups >= 1 && groups <= ops, "{groups} groups for {ops} ops");
             merged_somewhere |= groups < ops;
         }
@@ -56,7 +60,7 @@ fn grouping_resnet18_changes_no_number() {
     let model = turbine_tools::models::builtin("resnet18", 1).unwrap();
     let context = turbine_dialects::create_context();
     let source = turbine_tools::graph_module::build(&context, &model.module).unwrap().as_operation().to_string();
-    let groups = grouped_equals_ungrouped(&source, &model.weights, "builtin.module(func.func(hw-group{target=stcp920}))");
+    let groups = group_count(&grouped_equals_ungrouped(&source, &model.weights, "builtin.module(func.func(hw-group{target=stcp920}))"));
     assert!(groups < 10, "ResNet-18 made {groups} groups");
 }
 
@@ -269,7 +273,7 @@ fn grouping_random_dags_changes_no_number() {
         let (source, weights) = random_dag(seed);
         let ops = source.matches(" = graph.").count() - source.matches("graph.weight").count();
         for options in ["target=mini", "target=mini scope=lb", "target=stcp920 scope=lb"] {
-            let groups = grouped_equals_ungrouped(&source, &weights, &format!("builtin.module(func.func(hw-group{{{options}}}))"));
+            let groups = group_count(&grouped_equals_ungrouped(&source, &weights, &format!("builtin.module(func.func(hw-group{{{options}}}))")));
             assert!(groups >= 1 && groups <= ops, "{groups} groups for {ops} ops with {options}:\n{source}");
             merged_somewhere |= groups < ops;
             split_somewhere |= groups > 1;
@@ -291,11 +295,7 @@ fn instance_split_random_networks_changes_no_number() {
         for (target, scope) in [("mini", "gb"), ("stcp920", "lb"), ("mini", "lb")] {
             let orderer = ["dfs", "bfs", "min-peak"][seed as usize % 3];
             let pipeline = format!("builtin.module(func.func(hw-group{{target={target} scope={scope}}},instance-split,instance-order{{order={orderer}}}))");
-            grouped_equals_ungrouped(&source, &weights, &pipeline);
-            let context = turbine_dialects::create_context();
-            let mut module = Module::parse(&context, &source).unwrap();
-            driver::run_pipeline(&context, &mut module, &pipeline).unwrap();
-            let text = module.as_operation().to_string();
+            let text = grouped_equals_ungrouped(&source, &weights, &pipeline);
             assert!(!text.contains("instance.group"), "every group became instances:\n{text}");
             split_somewhere |= text.contains("of 2 along") || text.contains("of 4 along");
             split_rows |= text.contains("along 2]") || text.contains("along 3]");

@@ -11,6 +11,7 @@
 mod schedule;
 
 use crate::{
+    graph_view::TensorType,
     ir::{i64_attribute, Op},
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
@@ -118,17 +119,6 @@ pub(super) struct Node {
     pub bytes: usize,
 }
 
-fn bytes_of(value: MlirValue) -> usize {
-    // SAFETY: the value is alive and a statically shaped tensor.
-    unsafe {
-        let r#type = mlirValueGetType(value);
-        let element = mlirShapedTypeGetElementType(r#type);
-        let width = if mlirTypeIsAInteger(element) { (mlirIntegerTypeGetWidth(element) as usize).div_ceil(8) } else { 4 };
-        let count: i64 = (0..mlirShapedTypeGetRank(r#type)).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize)).product();
-        count.max(1) as usize * width
-    }
-}
-
 /// The instance graph: a node per instance (in block order), an edge from each producer instance
 /// to each instance that reads it, directly or through concatenations and slices.
 fn instance_graph(ops: &[Op], instances: &[usize]) -> DiGraph<Node, ()> {
@@ -137,7 +127,8 @@ fn instance_graph(ops: &[Op], instances: &[usize]) -> DiGraph<Node, ()> {
     let mut graph = DiGraph::new();
     for &op in instances {
         // SAFETY: the op is alive.
-        let bytes = unsafe { (0..mlirOperationGetNumResults(ops[op].0)).map(|r| bytes_of(mlirOperationGetResult(ops[op].0, r))).sum() };
+        let results = unsafe { mlirOperationGetNumResults(ops[op].0) } as usize;
+        let bytes = (0..results).filter_map(|r| TensorType::of(ops[op].result(r))).map(|r#type| r#type.bytes()).sum();
         graph.add_node(Node { op, bytes });
     }
     for &consumer in instances {

@@ -5,7 +5,7 @@
 
 use super::plan::Plan;
 use super::regions::{sizes, Changed, Region};
-use crate::graph_view::FunctionView;
+use crate::graph_view::{FunctionView, TensorType};
 use crate::ir::{self, create, i64_array, i64_attribute, string_attribute, InsertionPoint, Op, Val};
 use mlir_sys::*;
 use std::collections::HashMap;
@@ -48,11 +48,7 @@ impl Pieces {
 }
 
 fn shape_of(value: Val) -> Vec<usize> {
-    // SAFETY: the value is alive and statically shaped (the instance dialect requires it).
-    unsafe {
-        let r#type = mlirValueGetType(value.0);
-        (0..mlirShapedTypeGetRank(r#type)).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize).collect()
-    }
+    TensorType::of(value).expect("the instance dialect's tensors are statically shaped").shape
 }
 
 /// A tensor type of `shape` with the element type of `like`.

@@ -20,7 +20,7 @@ mod plan;
 mod regions;
 
 use crate::{
-    graph_view::FunctionView,
+    graph_view::{FunctionView, TensorType},
     ir::Op,
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
@@ -132,15 +132,11 @@ how much it recomputes, and one on each instance what it reads.";
 
 /// The size of dimension `dim` of the group's first result.
 fn group_output_size(group: Op, dim: usize) -> Option<usize> {
-    // SAFETY: the group is alive and its results are statically shaped tensors.
-    unsafe {
-        use mlir_sys::*;
-        if mlirOperationGetNumResults(group.0) == 0 {
-            return None;
-        }
-        let r#type = mlirValueGetType(mlirOperationGetResult(group.0, 0));
-        (dim < mlirShapedTypeGetRank(r#type) as usize).then(|| mlirShapedTypeGetDimSize(r#type, dim as isize) as usize)
+    // SAFETY: the group is alive.
+    if unsafe { mlir_sys::mlirOperationGetNumResults(group.0) } == 0 {
+        return None;
     }
+    TensorType::of(group.result(0))?.shape.get(dim).copied()
 }
 
 /// The `name` of an `instance.group`.
