@@ -1,0 +1,257 @@
+//! Folding arithmetic: broadcasting elementwise operators, comparisons, selection and unary
+//! functions on the element types folding supports.
+
+use super::movement::{append, broadcast_map};
+use super::{budget, convert, tensor, Failure, Folded};
+use crate::infer;
+use crate::node::Node;
+use crate::tensor::{Data, Tensor};
+use crate::value::Inputs;
+
+/// The operands of a broadcasting operator, each read at the broadcast shape.
+fn broadcast_operands(node: &Node, inputs: &Inputs) -> Result<(Vec<usize>, Vec<Data>), Failure> {
+    let shape = infer::broadcast(node, inputs)?;
+    let count = budget(&shape)?;
+    let operands = inputs
+        .present()
+        .filter_map(|value| value.as_const())
+        .map(|operand| {
+            operand
+                .data
+                .take(&broadcast_map(&operand.shape, &shape, count))
+        })
+        .collect();
+    Ok((shape, operands))
+}
+
+pub(super) fn select(node: &Node, inputs: &Inputs) -> Folded {
+    let (shape, operands) = broadcast_operands(node, inputs)?;
+    let [Data::Bool(condition), lhs, rhs] = operands.as_slice() else {
+        return Err(node.invalid("the condition must be boolean").into());
+    };
+    if lhs.element() != rhs.element() {
+        return Err(node
+            .invalid("the two choices have different element types")
+            .into());
+    }
+    let indices: Vec<usize> = condition
+        .iter()
+        .enumerate()
+        .map(|(index, &take_lhs)| {
+            if take_lhs {
+                index
+            } else {
+                index + condition.len()
+            }
+        })
+        .collect();
+    let mut both = lhs.clone();
+    append(&mut both, rhs);
+    Ok(vec![Tensor::new(shape, both.take(&indices))])
+}
+
+/// The arithmetic of one element type.
+trait Number: Copy + PartialOrd {
+    fn add(self, other: Self) -> Self;
+    fn sub(self, other: Self) -> Self;
+    fn mul(self, other: Self) -> Self;
+    /// `None` for an integer division by zero.
+    fn div(self, other: Self) -> Option<Self>;
+    /// ONNX `Mod`: the sign of the divisor, or of the dividend with `fmod`.
+    fn modulo(self, other: Self, fmod: bool) -> Option<Self>;
+    fn pow(self, other: Self) -> Option<Self>;
+}
+
+impl Number for f32 {
+    fn add(self, other: Self) -> Self {
+        self + other
+    }
+    fn sub(self, other: Self) -> Self {
+        self - other
+    }
+    fn mul(self, other: Self) -> Self {
+        self * other
+    }
+    fn div(self, other: Self) -> Option<Self> {
+        Some(self / other)
+    }
+    fn modulo(self, other: Self, _fmod: bool) -> Option<Self> {
+        // ONNX requires fmod = 1 for floats; Rust's `%` is C's fmod.
+        Some(self % other)
+    }
+    fn pow(self, other: Self) -> Option<Self> {
+        Some(self.powf(other))
+    }
+}
+
+macro_rules! integer_number {
+    ($type:ty) => {
+        impl Number for $type {
+            // Integer tensors wrap on overflow, as numpy's and onnxruntime's do.
+            fn add(self, other: Self) -> Self {
+                self.wrapping_add(other)
+            }
+            fn sub(self, other: Self) -> Self {
+                self.wrapping_sub(other)
+            }
+            fn mul(self, other: Self) -> Self {
+                self.wrapping_mul(other)
+            }
+            fn div(self, other: Self) -> Option<Self> {
+                (other != 0).then(|| self.wrapping_div(other))
+            }
+            fn modulo(self, other: Self, fmod: bool) -> Option<Self> {
+                let remainder = self
+                    .checked_rem(other)
+                    .or_else(|| (other == -1).then_some(0))?;
+                Some(
+                    if !fmod && remainder != 0 && (remainder < 0) != (other < 0) {
+                        remainder + other
+                    } else {
+                        remainder
+                    },
+                )
+            }
+            fn pow(self, other: Self) -> Option<Self> {
+                u32::try_from(other)
+                    .ok()
+                    .map(|exponent| self.wrapping_pow(exponent))
+            }
+        }
+    };
+}
+integer_number!(i32);
+integer_number!(i64);
+
+fn apply<T: Number>(op: &str, fmod: bool, lhs: &[T], rhs: &[T]) -> Result<Vec<T>, String> {
+    lhs.iter()
+        .zip(rhs)
+        .map(|(&a, &b)| {
+            let value = match op {
+                "Add" | "Sum" => Some(a.add(b)),
+                "Sub" => Some(a.sub(b)),
+                "Mul" => Some(a.mul(b)),
+                "Div" => a.div(b),
+                "Mod" => a.modulo(b, fmod),
+                "Pow" => a.pow(b),
+                "Max" => Some(if b > a { b } else { a }),
+                _ => Some(if b < a { b } else { a }),
+            };
+            value.ok_or_else(|| format!("{op} is undefined on its integer operands (a division by zero or a negative exponent)"))
+        })
+        .collect()
+}
+
+pub(super) fn arithmetic(node: &Node, inputs: &Inputs) -> Folded {
+    let op = node.op_type();
+    let fmod = node.int("fmod", 0)? != 0;
+    let (shape, mut operands) = broadcast_operands(node, inputs)?;
+    if op == "Mod" && !fmod && operands.iter().any(|operand| operand.element().is_float()) {
+        return Err(node
+            .invalid("fmod must be 1 for floating-point operands")
+            .into());
+    }
+    if op == "Pow" && operands.len() == 2 && operands[0].element() != operands[1].element() {
+        // Pow's exponent may have another type; the result has the base's.
+        operands[1] = convert(&operands[1], operands[0].element());
+    }
+    let mut operands = operands.into_iter();
+    let first = operands.next().ok_or_else(|| node.invalid("no operands"))?;
+    let result = operands.try_fold(first, |lhs, rhs| {
+        Ok(match (&lhs, &rhs) {
+            (Data::F32(a), Data::F32(b)) => {
+                Data::F32(apply(op, fmod, a, b).map_err(|message| node.invalid(message))?)
+            }
+            (Data::I32(a), Data::I32(b)) => {
+                Data::I32(apply(op, fmod, a, b).map_err(|message| node.invalid(message))?)
+            }
+            (Data::I64(a), Data::I64(b)) => {
+                Data::I64(apply(op, fmod, a, b).map_err(|message| node.invalid(message))?)
+            }
+            _ => {
+                return Err(Failure::Skip(format!(
+                    "{op} of {} and {} is not folded",
+                    lhs.element(),
+                    rhs.element()
+                )))
+            }
+        })
+    })?;
+    Ok(vec![Tensor::new(shape, result)])
+}
+
+fn compare<T: PartialOrd>(op: &str, lhs: &[T], rhs: &[T]) -> Vec<bool> {
+    lhs.iter()
+        .zip(rhs)
+        .map(|(a, b)| match op {
+            "Equal" => a == b,
+            "Less" => a < b,
+            "Greater" => a > b,
+            "LessOrEqual" => a <= b,
+            _ => a >= b,
+        })
+        .collect()
+}
+
+pub(super) fn comparison(node: &Node, inputs: &Inputs) -> Folded {
+    let op = node.op_type();
+    let (shape, operands) = broadcast_operands(node, inputs)?;
+    let result = match operands.as_slice() {
+        [Data::Bool(a), Data::Bool(b)] if op == "And" => {
+            a.iter().zip(b).map(|(&a, &b)| a && b).collect()
+        }
+        [Data::Bool(a), Data::Bool(b)] if op == "Or" => {
+            a.iter().zip(b).map(|(&a, &b)| a || b).collect()
+        }
+        _ if matches!(op, "And" | "Or") => {
+            return Err(node.invalid("operands must be boolean").into())
+        }
+        [Data::F32(a), Data::F32(b)] => compare(op, a, b),
+        [Data::I32(a), Data::I32(b)] => compare(op, a, b),
+        [Data::I64(a), Data::I64(b)] => compare(op, a, b),
+        [Data::Bool(a), Data::Bool(b)] => compare(op, a, b),
+        _ => return Err(node.invalid("operands have different element types").into()),
+    };
+    Ok(vec![Tensor::new(shape, Data::Bool(result))])
+}
+
+pub(super) fn unary(node: &Node, inputs: &Inputs) -> Folded {
+    let op = node.op_type();
+    let input = tensor(inputs, 0, "X")?;
+    let data = match &input.data {
+        Data::F32(values) => {
+            let function: fn(f32) -> f32 = match op {
+                "Neg" => |x| -x,
+                "Abs" => f32::abs,
+                "Sqrt" => f32::sqrt,
+                "Exp" => f32::exp,
+                "Log" => f32::ln,
+                "Reciprocal" => |x| 1.0 / x,
+                "Relu" => |x| x.max(0.0),
+                "Sigmoid" => |x| 1.0 / (1.0 + (-x).exp()),
+                "Tanh" => f32::tanh,
+                "Floor" => f32::floor,
+                "Ceil" => f32::ceil,
+                _ => return Err(node.invalid("expects a boolean operand").into()),
+            };
+            Data::F32(values.iter().map(|&value| function(value)).collect())
+        }
+        Data::I64(values) => match op {
+            "Neg" => Data::I64(values.iter().map(|value| value.wrapping_neg()).collect()),
+            "Abs" => Data::I64(values.iter().map(|value| value.wrapping_abs()).collect()),
+            "Relu" => Data::I64(values.iter().map(|&value| value.max(0)).collect()),
+            _ => return Err(Failure::Skip(format!("{op} of integers is not folded"))),
+        },
+        Data::I32(values) => match op {
+            "Neg" => Data::I32(values.iter().map(|value| value.wrapping_neg()).collect()),
+            "Abs" => Data::I32(values.iter().map(|value| value.wrapping_abs()).collect()),
+            "Relu" => Data::I32(values.iter().map(|&value| value.max(0)).collect()),
+            _ => return Err(Failure::Skip(format!("{op} of integers is not folded"))),
+        },
+        Data::Bool(values) if op == "Not" => {
+            Data::Bool(values.iter().map(|&value| !value).collect())
+        }
+        Data::Bool(_) => return Err(node.invalid("expects a numeric operand").into()),
+    };
+    Ok(vec![Tensor::new(input.shape.clone(), data)])
+}
