@@ -73,6 +73,63 @@ static int64_t outputRank(Operation *op) {
              : cast<ShapedType>(op->getResult(0).getType()).getRank();
 }
 
+/// A share along `dim` (-1: the whole) of `outer`: what one cluster holds.
+static LogicalResult verifyShare(Operation *op, StringRef what, unsigned index,
+                                 Type outer, Type share, int64_t dim,
+                                 int64_t count) {
+  auto whole = cast<ShapedType>(outer);
+  auto part = cast<ShapedType>(share);
+  if (dim < -1 || dim >= whole.getRank())
+    return op->emitOpError() << what << " " << index << ": dimension " << dim
+                             << " is out of range for rank " << whole.getRank();
+  bool matches = whole.getElementType() == part.getElementType() &&
+                 whole.getRank() == part.getRank();
+  for (int64_t d = 0; matches && d < whole.getRank(); ++d)
+    matches = whole.getDimSize(d) ==
+              (d == dim ? count : 1) * part.getDimSize(d);
+  if (!matches)
+    return op->emitOpError()
+           << what << " " << index << " of type " << outer
+           << (dim == -1 ? Twine(" is read whole")
+                         : Twine(" is cut along dimension ") + Twine(dim) +
+                               " into " + Twine(count) + " shares")
+           << " but the body has " << share;
+  return success();
+}
+
+LogicalResult ClustersOp::verify() {
+  int64_t count = static_cast<int64_t>(getCount());
+  if (count < 1)
+    return emitOpError() << "expects a positive cluster count, got " << count;
+  if (getInputDims().size() != getInputs().size())
+    return emitOpError() << "input_dims has " << getInputDims().size()
+                         << " entries for " << getInputs().size() << " operands";
+  if (getResultDims().size() != getNumResults())
+    return emitOpError() << "result_dims has " << getResultDims().size()
+                         << " entries for " << getNumResults() << " results";
+  Block &block = getBody().front();
+  if (block.getNumArguments() != getInputs().size())
+    return emitOpError() << "the body has " << block.getNumArguments()
+                         << " arguments for " << getInputs().size() << " operands";
+  for (auto [index, operand] : llvm::enumerate(getInputs()))
+    if (failed(verifyShare(*this, "operand", index, operand.getType(),
+                           block.getArgument(index).getType(),
+                           getInputDims()[index], count)))
+      return failure();
+  if (block.empty() || !block.back().mightHaveTrait<OpTrait::IsTerminator>())
+    return success();
+  Operation *terminator = &block.back();
+  if (terminator->getNumOperands() != getNumResults())
+    return emitOpError() << "the body yields " << terminator->getNumOperands()
+                         << " values for " << getNumResults() << " results";
+  for (auto [index, result] : llvm::enumerate(getResults()))
+    if (failed(verifyShare(*this, "result", index, result.getType(),
+                           terminator->getOperand(index).getType(),
+                           getResultDims()[index], count)))
+      return failure();
+  return success();
+}
+
 LogicalResult GroupOp::verify() {
   if (failed(verifyIsolatedBody(*this, getBody())))
     return failure();

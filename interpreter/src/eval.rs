@@ -189,6 +189,43 @@ impl Evaluator<'_> {
                 let operands = (0..node.operands.len()).map(|i| self.operand(node, i)).collect();
                 return self.run(&node.regions[0], operands);
             }
+            // Each cluster runs the body on its share of the operands; the results are the
+            // clusters' shares put together (a result every cluster computes alike is taken once).
+            "instance.clusters" => {
+                let count = node.int("count", 1) as usize;
+                let input_dims = node.ints("input_dims", &[]);
+                let result_dims = node.ints("result_dims", &[]);
+                let body = &node.regions[0];
+                let mut shares: Vec<Vec<Rc<Tensor>>> = Vec::with_capacity(count);
+                for cluster in 0..count {
+                    let arguments = (0..node.operands.len())
+                        .map(|i| {
+                            let operand = self.operand(node, i);
+                            if input_dims[i] < 0 {
+                                return operand;
+                            }
+                            let shape = &body.arguments[i].1.shape;
+                            let mut starts = vec![0; shape.len()];
+                            starts[input_dims[i] as usize] = cluster * shape[input_dims[i] as usize];
+                            let data = movement::slice(&operand.data, &operand.shape, &starts, &vec![1; shape.len()], shape);
+                            Rc::new(Tensor { shape: shape.clone(), element_type: operand.element_type, data })
+                        })
+                        .collect();
+                    shares.push(self.run(body, arguments)?);
+                }
+                return Ok(node
+                    .results
+                    .iter()
+                    .enumerate()
+                    .map(|(r, (_, r#type))| {
+                        if result_dims[r] < 0 {
+                            return shares[0][r].clone();
+                        }
+                        let views: Vec<(&Data, &[usize])> = shares.iter().map(|share| (&share[r].data, share[r].shape.as_slice())).collect();
+                        Rc::new(typed(r#type, movement::concat(&views, result_dims[r] as usize)))
+                    })
+                    .collect());
+            }
             // Data movement between scopes and bindings (GraphTurbo §3.5) leaves the values as
             // they are.
             "instance.copy" | "instance.redistribute" => return Ok(vec![self.operand(node, 0)]),

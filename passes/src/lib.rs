@@ -35,6 +35,7 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
     vec![
         registry::info_of::<graph::fold_reshapes::FoldReshapes>(),
         registry::info_of::<dsa::set_target::SetTarget>(),
+        registry::info_of::<instance::instance_cluster_split::InstanceClusterSplit>(),
         registry::info_of::<instance::hw_group::HwGroup>(),
         registry::info_of::<instance::instance_split::InstanceSplit>(),
         registry::info_of::<instance::instance_order::InstanceOrder>(),

@@ -10,6 +10,8 @@ use turbine_targets::UnitKind;
 pub struct Machine {
     /// Target name, for messages.
     pub name: String,
+    /// Clusters of the device (each with its cores, global buffer and DDR link).
+    pub clusters: usize,
     /// Cores of the whole device.
     pub cores: usize,
     /// Cores of one cluster (they share the cluster's DDR link).
@@ -29,6 +31,7 @@ impl Machine {
     pub fn new(target: &Target) -> Self {
         Self {
             name: target.name.clone(),
+            clusters: target.clusters as usize,
             cores: target.core_count() as usize,
             cores_per_cluster: target.cores_per_cluster as usize,
             lb_bytes: target.lb_bytes as usize,
@@ -41,6 +44,25 @@ impl Machine {
     /// The machine of `module`'s `dsa.target` attribute, None when it has none.
     pub fn of_module(module: Op) -> Option<Self> {
         target_of_module(module).as_ref().map(Self::new)
+    }
+
+    /// The machine a pass plans `function` for: the target named by the pass's `target` option
+    /// (`option`, a built-in name or a file), or else the `dsa.target` of the module that holds
+    /// `function`; an error at `function`, naming `pass`, when there is neither.
+    pub fn for_function(function: Op, option: &str, pass: &str) -> Result<Self, crate::registry::PassFailure> {
+        if option.is_empty() {
+            return function.parent().and_then(Self::of_module).ok_or_else(|| {
+                function.emit_error(&format!(
+                    "{pass} needs a target: set the module's dsa.target (dsa-set-target) or the 'target' option"
+                ));
+                crate::registry::PassFailure
+            });
+        }
+        let target = turbine_targets::Target::load(option).map_err(|error| {
+            function.emit_error(&format!("cannot use target '{option}': {error}"));
+            crate::registry::PassFailure
+        })?;
+        Ok(Self::new(&from_description(&target)))
     }
 
     /// f32 elements that fit in one LB.

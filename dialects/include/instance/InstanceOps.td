@@ -22,7 +22,9 @@ def Instance_Dialect : Dialect {
   let cppNamespace = "::turbine::instance";
   let summary = "GraphTurbo's groups, instances, and their data movement.";
   let description = [{
-    The `instance` dialect is the middle level. Hardware-aware grouping
+    The `instance` dialect is the middle level. `instance-cluster-split`
+    spreads a function over the target's clusters (`instance.clusters`, the
+    data parallelism of GraphTurbo §2). Hardware-aware grouping
     (GraphTurbo §3.1–3.2, the `hw-group` pass) turns chains of `graph`
     operators into `instance.group` regions annotated with their SplitInfo, the
     set of `(split_d, n_d, f_d, d)` tuples of Algorithm 1, and the best split
@@ -95,10 +97,47 @@ def Instance_SplitArrayAttr : TypedArrayAttrBase<Instance_SplitAttr,
 //===----------------------------------------------------------------------===//
 
 def Instance_YieldOp : Instance_Op<"yield",
-    [Pure, Terminator, ReturnLike, ParentOneOf<["GroupOp", "InstanceOp"]>]> {
+    [Pure, Terminator, ReturnLike, ParentOneOf<["ClustersOp", "GroupOp", "InstanceOp"]>]> {
   let summary = "Ends a group or instance body, naming its outputs.";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+def Instance_ClustersOp : Instance_Op<"clusters",
+    [IsolatedFromAbove, RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "The program one cluster runs on its share of the data (GraphTurbo §2, §5.1).";
+  let description = [{
+    Data parallelism across the `count` clusters of the target: each cluster
+    runs the body on its share of the operands, and the results are the
+    clusters' results put together. `input_dims` gives, per operand, the
+    dimension cut into `count` equal shares (cluster `k` gets share `k`), or -1
+    for an operand every cluster reads whole (weights); `result_dims` gives, per
+    result, the dimension along which the clusters' results are concatenated,
+    or -1 for a result every cluster computes whole and alike. The body is one
+    cluster's program: the block arguments have the shares' types, the yield
+    the shares of the results, so the scheduling passes (`hw-group`,
+    `instance-split`, `instance-order`, `instance-bind`, `instance-stitch`) see
+    one cluster's tensors and plan against one cluster's global buffer and
+    cores. A count of 1 states that the function runs on one cluster.
+
+    ```mlir
+    %y = instance.clusters 4 (%x, %w) split [0, -1] -> [0]
+        : (tensor<32x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<32x64x56x56xf32> {
+    ^bb0(%a: tensor<8x64x56x56xf32>, %b: tensor<64x64x3x3xf32>):
+      %c = graph.conv2d %a, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<8x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<8x64x56x56xf32>
+      instance.yield %c : tensor<8x64x56x56xf32>
+    }
+    ```
+  }];
+  let arguments = (ins I64Attr:$count, Variadic<Instance_Tensor>:$inputs,
+      DenseI64ArrayAttr:$input_dims, DenseI64ArrayAttr:$result_dims);
+  let results = (outs Variadic<Instance_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $count `(` $inputs `)` `split` $input_dims `->` $result_dims attr-dict
+    `:` functional-type($inputs, $results) $body
+  }];
+  let hasVerifier = 1;
 }
 
 def Instance_GroupOp : Instance_Op<"group",

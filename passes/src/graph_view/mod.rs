@@ -89,6 +89,14 @@ pub struct Node {
     pub elementwise: bool,
 }
 
+impl Node {
+    /// Whether the op ends the body: a function's `func.return`, or the `instance.yield` of a
+    /// region read with [`FunctionView::read_body`].
+    pub fn is_terminator(&self) -> bool {
+        matches!(self.name.as_str(), "func.return" | "instance.yield")
+    }
+}
+
 /// A graph function read for compilation.
 #[derive(Debug)]
 pub struct FunctionView {
@@ -176,7 +184,7 @@ impl FunctionView {
     /// The values the function returns (the terminator's operands).
     pub fn returned(&self) -> &[ValueId] {
         match self.ops.last() {
-            Some(node) if node.name == "func.return" => &node.operands,
+            Some(node) if node.is_terminator() => &node.operands,
             _ => &[],
         }
     }

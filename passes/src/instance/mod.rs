@@ -1,15 +1,24 @@
-//! Passes that build and transform the `instance` dialect: GraphTurbo's groups (§3.1-3.2) and
-//! their instances (§3.3).
+//! Passes that build and transform the `instance` dialect: the clusters' shares (§2, §5.1),
+//! GraphTurbo's groups (§3.1-3.2) and their instances (§3.3-3.5).
 
 pub mod hw_group;
+pub mod instance_cluster_split;
 pub mod instance_order;
 pub mod instance_split;
+pub mod regions;
+mod sliced_body;
 pub mod split_info;
 
 use crate::ir::{Op, Val};
 use melior::ir::{AttributeLike, Location};
 use mlir_sys::*;
 use split_info::Split;
+
+/// The op whose body the scheduling passes plan: the function's `instance.clusters` (one
+/// cluster's program, see `instance-cluster-split`) when it has one, else the function itself.
+pub(crate) fn schedule_scope(function: Op) -> Op {
+    function.body_ops().into_iter().find(|op| op.name() == "instance.clusters").unwrap_or(function)
+}
 
 fn string_ref(text: &str) -> MlirStringRef {
     MlirStringRef { data: text.as_ptr().cast(), length: text.len() }

@@ -302,10 +302,73 @@ func.func @instance_scope_type(%x: tensor<1x64x16x56xf32>, %w: tensor<64x64x3x3x
 
 // -----
 
-// Tests that instance.yield only ends groups and instances.
+// Tests that instance.yield only ends the clusters' program, groups and instances.
 func.func @yield_outside(%x: tensor<4xf32>) {
-  // expected-error@+1 {{expects parent op to be one of 'instance.group, instance.instance'}}
+  // expected-error@+1 {{expects parent op to be one of 'instance.clusters, instance.group, instance.instance'}}
   instance.yield %x : tensor<4xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// instance.clusters
+//===----------------------------------------------------------------------===//
+
+// Tests that the cluster count is positive.
+func.func @clusters_zero(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error@+1 {{expects a positive cluster count, got 0}}
+  %y = instance.clusters 0(%x) split [0] -> [0] : (tensor<8x4xf32>) -> tensor<8x4xf32> {
+  ^bb0(%a: tensor<2x4xf32>):
+    instance.yield %a : tensor<2x4xf32>
+  }
+  return %y : tensor<8x4xf32>
+}
+
+// -----
+
+// Tests that every operand says how it is cut.
+func.func @clusters_dims(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error@+1 {{input_dims has 2 entries for 1 operands}}
+  %y = instance.clusters 4(%x) split [0, 0] -> [0] : (tensor<8x4xf32>) -> tensor<8x4xf32> {
+  ^bb0(%a: tensor<2x4xf32>):
+    instance.yield %a : tensor<2x4xf32>
+  }
+  return %y : tensor<8x4xf32>
+}
+
+// -----
+
+// Tests that a block argument is the operand's share: 8 rows in 4 shares are 2 rows, not 4.
+func.func @clusters_share(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error@+1 {{operand 0 of type 'tensor<8x4xf32>' is cut along dimension 0 into 4 shares but the body has 'tensor<4x4xf32>'}}
+  %y = instance.clusters 4(%x) split [0] -> [0] : (tensor<8x4xf32>) -> tensor<8x4xf32> {
+  ^bb0(%a: tensor<4x4xf32>):
+    instance.yield %a : tensor<4x4xf32>
+  }
+  return %y : tensor<8x4xf32>
+}
+
+// -----
+
+// Tests that a result read whole has the body's type, and that dimensions are in range.
+func.func @clusters_whole(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error@+1 {{result 0 of type 'tensor<8x4xf32>' is read whole but the body has 'tensor<2x4xf32>'}}
+  %y = instance.clusters 4(%x) split [0] -> [-1] : (tensor<8x4xf32>) -> tensor<8x4xf32> {
+  ^bb0(%a: tensor<2x4xf32>):
+    instance.yield %a : tensor<2x4xf32>
+  }
+  return %y : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @clusters_range(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error@+1 {{operand 0: dimension 2 is out of range for rank 2}}
+  %y = instance.clusters 4(%x) split [2] -> [0] : (tensor<8x4xf32>) -> tensor<8x4xf32> {
+  ^bb0(%a: tensor<2x4xf32>):
+    instance.yield %a : tensor<2x4xf32>
+  }
+  return %y : tensor<8x4xf32>
 }
 
 // -----

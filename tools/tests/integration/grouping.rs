@@ -282,10 +282,34 @@ fn grouping_random_dags_changes_no_number() {
     assert!(merged_somewhere && split_somewhere, "the random DAGs never exercised both merging and splitting");
 }
 
+/// GraphTurbo's graph scheduling (§2 cluster split, §3.2 grouping, §3.3 instances and their
+/// order) as one pipeline, for `target` with instances in `scope` and ordered by `orderer`.
+fn schedule(target: &str, scope: &str, orderer: &str) -> String {
+    format!(
+        "builtin.module(func.func(instance-cluster-split{{target={target}}},hw-group{{target={target} scope={scope}}},instance-split,instance-order{{order={orderer}}}))"
+    )
+}
+
+/// The graph scheduling changes no number on random DAGs: every op kind, multi-result ops,
+/// joins of far-apart values, upsampling and results escaping the middle of the graph.
+#[test]
+fn schedule_random_dags_changes_no_number() {
+    let mut clusters_somewhere = false;
+    for seed in 0..60 {
+        let (source, weights) = random_dag(seed);
+        for (target, scope) in [("mini", "gb"), ("stcp920", "lb")] {
+            let orderer = ["dfs", "bfs", "min-peak"][seed as usize % 3];
+            let text = grouped_equals_ungrouped(&source, &weights, &schedule(target, scope, orderer));
+            assert!(!text.contains("instance.group"), "every group became instances:\n{text}");
+            clusters_somewhere |= !text.contains("instance.clusters 1(");
+        }
+    }
+    assert!(clusters_somewhere, "no random DAG was spread over several clusters");
+}
+
 /// GraphTurbo §3.3: splitting the groups into instances and ordering them changes no number
-/// either, whether the
-/// instances cut the batch (the global-buffer scope) or the rows with halos (the local-buffer
-/// scope, where slices are small).
+/// either, whether the instances cut the batch (the global-buffer scope) or the rows with halos
+/// (the local-buffer scope, where slices are small).
 #[test]
 fn instance_split_random_networks_changes_no_number() {
     let mut split_somewhere = false;
@@ -294,8 +318,7 @@ fn instance_split_random_networks_changes_no_number() {
         let (source, weights) = crate::layerwise::random_cnn(seed);
         for (target, scope) in [("mini", "gb"), ("stcp920", "lb"), ("mini", "lb")] {
             let orderer = ["dfs", "bfs", "min-peak"][seed as usize % 3];
-            let pipeline = format!("builtin.module(func.func(hw-group{{target={target} scope={scope}}},instance-split,instance-order{{order={orderer}}}))");
-            let text = grouped_equals_ungrouped(&source, &weights, &pipeline);
+            let text = grouped_equals_ungrouped(&source, &weights, &schedule(target, scope, orderer));
             assert!(!text.contains("instance.group"), "every group became instances:\n{text}");
             split_somewhere |= text.contains("of 2 along") || text.contains("of 4 along");
             split_rows |= text.contains("along 2]") || text.contains("along 3]");
@@ -311,7 +334,7 @@ fn instance_split_resnet18_changes_no_number() {
     let context = turbine_dialects::create_context();
     let source = turbine_tools::graph_module::build(&context, &model.module).unwrap().as_operation().to_string();
     for scope in ["gb", "lb"] {
-        let pipeline = format!("builtin.module(func.func(hw-group{{target=stcp920 scope={scope}}},instance-split,instance-order))");
-        grouped_equals_ungrouped(&source, &model.weights, &pipeline);
+        let text = grouped_equals_ungrouped(&source, &model.weights, &schedule("stcp920", scope, "auto"));
+        assert!(text.contains("instance.clusters 4("), "the batch of 4 is spread over stcp920's 4 clusters");
     }
 }

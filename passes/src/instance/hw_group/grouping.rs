@@ -66,7 +66,7 @@ impl<'p> Grouping<'p> {
         let returned = program.ops.last().map(|node| node.operands.iter().copied().collect()).unwrap_or_default();
         let mut readers: BTreeMap<ValueId, Vec<usize>> = BTreeMap::new();
         for (index, node) in program.ops.iter().enumerate() {
-            if node.name == "func.return" {
+            if node.is_terminator() {
                 continue;
             }
             for &operand in &node.operands {
@@ -95,7 +95,7 @@ impl<'p> Grouping<'p> {
         // starts from.
         let mut layer_of: BTreeMap<usize, usize> = BTreeMap::new();
         for (index, node) in program.ops.iter().enumerate() {
-            if matches!(node.name.as_str(), "graph.weight" | "graph.constant" | "func.return") || layer_of.contains_key(&index) {
+            if matches!(node.name.as_str(), "graph.weight" | "graph.constant") || node.is_terminator() || layer_of.contains_key(&index) {
                 continue;
             }
             let mut ops = vec![index];

@@ -12,7 +12,8 @@
 //! the split does not reach) has no SplitInfo and the merge is refused: that is the cost check
 //! that keeps recomputation from cancelling the benefit of fusion (§3.1).
 //!
-//! The pass runs on one function at a time: [`grouping`] holds the subgraphs and what they read
+//! The pass runs on one function at a time, on one cluster's program when `instance-cluster-split`
+//! spread it over the clusters: [`grouping`] holds the subgraphs and what they read
 //! and feed, [`merges`] the three patterns and their rules, [`explain`] the remarks that say why
 //! each merge was accepted or refused, and [`rewrite`] turns the final subgraphs into IR.
 
@@ -21,7 +22,7 @@ mod grouping;
 mod merges;
 mod rewrite;
 
-use super::split_info::Budget;
+use super::{schedule_scope, split_info::Budget};
 use crate::{
     graph_view::FunctionView,
     ir::Op,
@@ -44,8 +45,8 @@ pub struct HwGroup {
 
 /// The on-chip memory that holds one instance's live tensors while it runs, which sets the
 /// capacity Algorithm 1 splits against. Either way an instance runs on the cores of one cluster
-/// (§3.4 binds it across them with factors 8, 4, 2, 1) and the instances of a group run on the
-/// clusters side by side.
+/// (§3.4 binds it across them with factors 8, 4, 2, 1); the clusters run their shares of the
+/// data side by side (`instance-cluster-split`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Scope {
     /// The cluster's global buffer; the kernel generator tiles each layer into the local
@@ -128,7 +129,7 @@ docs/Grouping.md.";
         if function.regions_empty() {
             return Ok(());
         }
-        let machine = self.machine(function)?;
+        let machine = Machine::for_function(function, &self.target, Self::ARGUMENT)?;
         if self.weight_buffer >= machine.lb_bytes {
             function.emit_error(&format!(
                 "the weight buffer ({} bytes) leaves nothing of the {} bytes of LB of target '{}'",
@@ -141,30 +142,12 @@ docs/Grouping.md.";
             Scope::Local => machine.cores_per_cluster * (machine.lb_bytes - self.weight_buffer),
         };
         let budget = Budget { capacity, max_recompute: self.max_recompute };
-        let program = FunctionView::read(function).map_err(|error| {
+        let program = FunctionView::read_body(schedule_scope(function), function.symbol_name()).map_err(|error| {
             error.op.unwrap_or(function).emit_error(&format!("cannot group @{}: {}", function.symbol_name(), error.message));
             PassFailure
         })?;
         let groups = Grouping::new(&program, budget, self.explain).run();
         rewrite::rewrite(&program, &groups);
         Ok(())
-    }
-}
-
-impl HwGroup {
-    /// The machine to group for: the `target` option's, or the `dsa.target` of the module that
-    /// holds `function`; an error at `function` when there is neither.
-    fn machine(&self, function: Op) -> Result<Machine, PassFailure> {
-        if self.target.is_empty() {
-            return function.parent().and_then(Machine::of_module).ok_or_else(|| {
-                function.emit_error("hw-group needs a target: set the module's dsa.target (dsa-set-target) or the 'target' option");
-                PassFailure
-            });
-        }
-        let target = turbine_targets::Target::load(&self.target).map_err(|error| {
-            function.emit_error(&format!("cannot use target '{}': {error}", self.target));
-            PassFailure
-        })?;
-        Ok(Machine::new(&crate::target::from_description(&target)))
     }
 }

@@ -10,7 +10,7 @@ use std::{cmp::Reverse, collections::BinaryHeap};
 /// terminator.
 pub(super) fn rewrite(program: &FunctionView, groups: &[Group]) {
     let ops = &program.ops;
-    let terminator = ops.last().expect("a function body ends in func.return").op;
+    let terminator = ops.last().expect("a body ends in its terminator").op;
     for (name_index, position) in order(program, groups).into_iter().enumerate() {
         let group = &groups[position];
         let members: Vec<Op> = group.ops.iter().map(|&op| ops[op].op).collect();

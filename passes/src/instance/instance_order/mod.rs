@@ -75,7 +75,7 @@ them). With `explain`, a remark on the function gives each orderer's peak and th
         if function.regions_empty() {
             return Ok(());
         }
-        let ops = function.body_ops();
+        let ops = crate::instance::schedule_scope(function).body_ops();
         let instances: Vec<usize> = (0..ops.len()).filter(|&i| ops[i].name() == "instance.instance").collect();
         if instances.is_empty() {
             return Ok(());

@@ -4,9 +4,10 @@
 //! `instance.concat` of its instances' slices for whoever reads them whole.
 
 use super::plan::Plan;
-use super::regions::{sizes, Changed, Region};
+use crate::instance::regions::{full, sizes, Region};
+use crate::instance::sliced_body::{self, slice, tensor_like};
 use crate::graph_view::{FunctionView, TensorType};
-use crate::ir::{self, create, i64_array, i64_attribute, string_attribute, InsertionPoint, Op, Val};
+use crate::ir::{self, create, i64_attribute, string_attribute, InsertionPoint, Op, Val};
 use mlir_sys::*;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -51,32 +52,9 @@ fn shape_of(value: Val) -> Vec<usize> {
     TensorType::of(value).expect("the instance dialect's tensors are statically shaped").shape
 }
 
-/// A tensor type of `shape` with the element type of `like`.
-fn tensor_like(like: Val, shape: &[usize]) -> MlirType {
-    let dims: Vec<i64> = shape.iter().map(|&size| size as i64).collect();
-    // SAFETY: the value is alive; MLIR copies the dimensions.
-    unsafe {
-        let element = mlirShapedTypeGetElementType(mlirValueGetType(like.0));
-        mlirRankedTensorTypeGet(dims.len() as isize, dims.as_ptr(), element, mlirAttributeGetNull())
-    }
-}
-
 fn context_of(op: Op) -> MlirContext {
     // SAFETY: the op is alive.
     unsafe { mlirOperationGetContext(op.0) }
-}
-
-/// `instance.slice` of the box `want` of `value`, whose box `have` it holds; the value itself
-/// when the boxes agree.
-fn slice(point: InsertionPoint, location: MlirLocation, name: &str, value: Val, have: &Region, want: &Region, key: &str) -> Val {
-    if have == want {
-        return value;
-    }
-    let offsets: Vec<i64> = want.iter().zip(have).map(|(w, h)| (w.start - h.start) as i64).collect();
-    // SAFETY: the location is alive.
-    let context = unsafe { mlirLocationGetContext(location) };
-    let r#type = tensor_like(value, &sizes(want));
-    create(point, location, name, &[value], &[r#type], &[(key, i64_array(context, &offsets))], Vec::new()).result(0)
 }
 
 /// The operand that gives an instance the box `want` of `outer`, built before `group`; and which
@@ -84,7 +62,7 @@ fn slice(point: InsertionPoint, location: MlirLocation, name: &str, value: Val, 
 fn gather(group: Op, outer: Val, want: &Region, pieces: &Pieces) -> (Val, Vec<(String, usize)>) {
     let location = group.location();
     let point = InsertionPoint::Before(group);
-    let whole = super::regions::full(&shape_of(outer));
+    let whole = full(&shape_of(outer));
     let Some((axis, list)) = pieces.by_value.get(&(outer.0.ptr as usize)) else {
         return (slice(point, location, "instance.slice", outer, &whole, want, "offsets"), Vec::new());
     };
@@ -129,7 +107,7 @@ pub(super) fn split(group: Op, name: &str, body: &FunctionView, plan: &Plan, dim
             let (value, producers) = gather(group, group.operand(position), want, pieces);
             operands.push(value);
             arguments.push((*argument, want.clone()));
-            let whole = super::regions::full(&shape_of(group.operand(position)));
+            let whole = full(&shape_of(group.operand(position)));
             reads.push(Read { position, want: want.clone(), whole, producers });
         }
         let argument_types: Vec<MlirType> = operands.iter().map(|value| value.r#type()).collect();
@@ -141,33 +119,7 @@ pub(super) fn split(group: Op, name: &str, body: &FunctionView, plan: &Plan, dim
             let value = Val(unsafe { mlirBlockGetArgument(block, position as isize) });
             values.insert(*argument, (value, have.clone()));
         }
-        for (node, demand) in body.ops.iter().zip(&instance.demands) {
-            let Some(demand) = demand else { continue };
-            let node_location = node.op.location();
-            // SAFETY: cloning a live op; the clone is detached until appended below.
-            let clone = Op(unsafe { mlirOperationClone(node.op.0) });
-            for (position, (operand, want)) in node.operands.iter().zip(&demand.operands).enumerate() {
-                let (value, have) = &values[operand];
-                let value = slice(InsertionPoint::End(block), node_location, "graph.slice", *value, have, want, "starts");
-                clone.set_operand(position, value);
-            }
-            for (key, changed) in &demand.attributes {
-                let attribute = match changed {
-                    Changed::Ints(values) => i64_array(context, values),
-                    Changed::Int(value) => i64_attribute(context, *value),
-                };
-                clone.set_attribute(key, attribute);
-            }
-            for (position, (value, _)) in node.results.iter().enumerate() {
-                let region = instance.computed[*value].clone().expect("a computed op has a box");
-                let result = clone.result(position);
-                // SAFETY: the clone's result is alive; the type has the op's element type.
-                unsafe { mlirValueSetType(result.0, tensor_like(node.op.result(position), &sizes(&region))) };
-                values.insert(*value, (result, region));
-            }
-            // SAFETY: the clone is detached; the block takes ownership.
-            unsafe { mlirBlockAppendOwnedOperation(block, clone.0) };
-        }
+        sliced_body::append_ops(block, body, &instance.computed, &instance.demands, &mut values);
         let mut yielded = Vec::new();
         for (output, owned) in terminator.operands.iter().zip(&instance.owned) {
             let (value, have) = &values[output];

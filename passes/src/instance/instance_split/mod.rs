@@ -4,7 +4,7 @@
 //!
 //! Each instance computes only what its slice needs: [`plan`] walks the group's body backwards
 //! from the slice, giving every op the box of its result the instance needs and the box of each
-//! operand that takes ([`regions`]: halos of windows with the border's padding only at the
+//! operand that takes ([`crate::instance::regions`]: halos of windows with the border's padding only at the
 //! border, strides, nearest upsampling, channel ranges of grouped convolutions). [`build`] writes
 //! the instances: each reads exactly the boxes it needs of the values outside, picking from the
 //! producer instances whose slices overlap the box and no others, so that an instance depends
@@ -17,7 +17,6 @@
 
 mod build;
 mod plan;
-mod regions;
 
 use crate::{
     graph_view::{FunctionView, TensorType},
@@ -67,7 +66,7 @@ how much it recomputes, and one on each instance what it reads.";
         if function.regions_empty() {
             return Ok(());
         }
-        let groups: Vec<Op> = function.body_ops().into_iter().filter(|op| op.name() == "instance.group").collect();
+        let groups: Vec<Op> = crate::instance::schedule_scope(function).body_ops().into_iter().filter(|op| op.name() == "instance.group").collect();
         let mut splits = Vec::with_capacity(groups.len());
         for &group in &groups {
             let name = group_name(group);

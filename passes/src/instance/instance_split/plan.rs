@@ -2,7 +2,7 @@
 //! outputs, and, walking the body backwards, the box of every value the instance needs and what
 //! each op reads to compute its box (GraphTurbo §3.3).
 
-use super::regions::{demand, full, hull, Demand, Region};
+use crate::instance::regions::{share, sweep, Demand, Region};
 use crate::graph_view::{FunctionView, ValueId};
 
 /// The instances of one group.
@@ -26,60 +26,6 @@ pub(super) struct InstancePlan {
     pub demands: Vec<Option<Demand>>,
     /// Per output, the slice the instance yields.
     pub owned: Vec<Region>,
-}
-
-/// The slice `index` of `count` of `shape` along `axis`.
-fn share(shape: &[usize], axis: usize, index: usize, count: usize) -> Region {
-    let mut region = full(shape);
-    let size = shape[axis] / count;
-    region[axis] = index * size..(index + 1) * size;
-    region
-}
-
-/// The boxes every op must compute for the outputs to cover `seeds`, walking the body backwards.
-fn sweep(body: &FunctionView, seeds: &[(ValueId, Region)]) -> (Vec<Option<Region>>, Vec<Option<Demand>>) {
-    let mut needed: Vec<Option<Region>> = vec![None; body.value_count];
-    for (value, region) in seeds {
-        needed[*value] = Some(match &needed[*value] {
-            Some(known) => hull(known, region),
-            None => region.clone(),
-        });
-    }
-    let mut computed: Vec<Option<Region>> = vec![None; body.value_count];
-    let mut demands = vec![None; body.ops.len()];
-    let last = body.ops.len().saturating_sub(1);
-    for position in (0..last).rev() {
-        let node = &body.ops[position];
-        let Some((first, output)) = node.results.first() else { continue };
-        let wanted = match node.results.len() {
-            1 => needed[*first].clone(),
-            _ => node.results.iter().any(|(value, _)| needed[*value].is_some()).then(|| full(&output.shape)),
-        };
-        let Some(wanted) = wanted else { continue };
-        let shapes: Vec<&[usize]> = node.operands.iter().map(|&value| body.type_of(value).shape.as_slice()).collect();
-        let (region, taken) = match demand(node, &wanted, &shapes) {
-            Some(taken) => (wanted, taken),
-            None => {
-                let whole = full(&output.shape);
-                let taken = demand(node, &whole, &shapes).expect("every op computes its whole result");
-                (whole, taken)
-            }
-        };
-        for (value, result) in &node.results {
-            computed[*value] = Some(if node.results.len() == 1 { region.clone() } else { full(&result.shape) });
-        }
-        for (&operand, box_) in node.operands.iter().zip(&taken.operands) {
-            needed[operand] = Some(match &needed[operand] {
-                Some(known) => hull(known, box_),
-                None => box_.clone(),
-            });
-        }
-        demands[position] = Some(taken);
-    }
-    for (argument, _) in &body.arguments {
-        computed[*argument] = needed[*argument].clone();
-    }
-    (computed, demands)
 }
 
 /// Splits the group whose body is `body` into `count` instances along dimension `dim` of its

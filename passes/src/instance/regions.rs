@@ -1,5 +1,8 @@
 //! Region inference: the box of each operand an op reads to compute a box of its result, and the
-//! attributes of the op that computes just that box (GraphTurbo §3.3 slices; §3.6 upsampling).
+//! attributes of the op that computes just that box (GraphTurbo §3.3 slices; §3.6 upsampling);
+//! and, over a whole body, the box of every value that computing given boxes of its outputs takes.
+//! `instance-split` cuts groups into instances with it, `instance-cluster-split` a function into
+//! the clusters' shares.
 //!
 //! A window (convolution, pooling) reads a halo around its output rows; where the box touches the
 //! border, the op keeps the border's padding, and inside it reads real rows instead, so each
@@ -7,7 +10,7 @@
 //! the split dimension, linear resampling, control flow) computes its whole result, and the
 //! consumer slices what it needs: slower, never wrong.
 
-use crate::graph_view::Node;
+use crate::graph_view::{FunctionView, Node, ValueId};
 use std::ops::Range;
 
 /// A box: one half-open range per dimension.
@@ -26,6 +29,60 @@ pub fn hull(a: &Region, b: &Region) -> Region {
 /// The sizes of a box.
 pub fn sizes(region: &Region) -> Vec<usize> {
     region.iter().map(|range| range.end - range.start).collect()
+}
+
+/// The slice `index` of `count` of `shape` along `axis`.
+pub fn share(shape: &[usize], axis: usize, index: usize, count: usize) -> Region {
+    let mut region = full(shape);
+    let size = shape[axis] / count;
+    region[axis] = index * size..(index + 1) * size;
+    region
+}
+
+/// The boxes every op must compute for the outputs to cover `seeds`, walking the body backwards.
+pub fn sweep(body: &FunctionView, seeds: &[(ValueId, Region)]) -> (Vec<Option<Region>>, Vec<Option<Demand>>) {
+    let mut needed: Vec<Option<Region>> = vec![None; body.value_count];
+    for (value, region) in seeds {
+        needed[*value] = Some(match &needed[*value] {
+            Some(known) => hull(known, region),
+            None => region.clone(),
+        });
+    }
+    let mut computed: Vec<Option<Region>> = vec![None; body.value_count];
+    let mut demands = vec![None; body.ops.len()];
+    let last = body.ops.len().saturating_sub(1);
+    for position in (0..last).rev() {
+        let node = &body.ops[position];
+        let Some((first, output)) = node.results.first() else { continue };
+        let wanted = match node.results.len() {
+            1 => needed[*first].clone(),
+            _ => node.results.iter().any(|(value, _)| needed[*value].is_some()).then(|| full(&output.shape)),
+        };
+        let Some(wanted) = wanted else { continue };
+        let shapes: Vec<&[usize]> = node.operands.iter().map(|&value| body.type_of(value).shape.as_slice()).collect();
+        let (region, taken) = match demand(node, &wanted, &shapes) {
+            Some(taken) => (wanted, taken),
+            None => {
+                let whole = full(&output.shape);
+                let taken = demand(node, &whole, &shapes).expect("every op computes its whole result");
+                (whole, taken)
+            }
+        };
+        for (value, result) in &node.results {
+            computed[*value] = Some(if node.results.len() == 1 { region.clone() } else { full(&result.shape) });
+        }
+        for (&operand, box_) in node.operands.iter().zip(&taken.operands) {
+            needed[operand] = Some(match &needed[operand] {
+                Some(known) => hull(known, box_),
+                None => box_.clone(),
+            });
+        }
+        demands[position] = Some(taken);
+    }
+    for (argument, _) in &body.arguments {
+        computed[*argument] = needed[*argument].clone();
+    }
+    (computed, demands)
 }
 
 /// A changed attribute of the op that computes a box.

@@ -1,0 +1,210 @@
+//! `instance-cluster-split`: the data parallelism across clusters that GraphTurbo's evaluation
+//! starts from (§2 "the batch N = 32 is split across the clusters, each handling n = 8 images";
+//! §5.1), made explicit: the function's body becomes an `instance.clusters` op whose body is one
+//! cluster's program on its share of the data. The scheduling passes after it (`hw-group`,
+//! `instance-split`, `instance-order`, `instance-bind`) plan that body against one cluster's
+//! global buffer and cores.
+//!
+//! The cut is chosen on the first result: each dimension, outermost first, with the largest
+//! number of clusters that divides it, is tried by [`partition`]; the one that uses the most
+//! clusters wins, the outer one on a tie — the batch when it divides, else the next dimension
+//! that separates. A dimension separates only when every cluster runs the same program on
+//! disjoint shares with nothing computed twice (no halos, no reductions across the cut): the
+//! clusters share no buffer but DDR, and a cut that made them exchange data or recompute it
+//! would cost more than it spreads. When nothing separates — a batch-1 CNN, whose spatial cuts
+//! need halos that grow through the network and whose channel cuts need every channel of the
+//! layer before — the function runs on one cluster (count 1) and the remark says how much a cut
+//! would have recomputed.
+
+mod partition;
+
+use crate::{
+    graph_view::FunctionView,
+    instance::sliced_body,
+    ir::{create, i64_array, i64_attribute, region_with_block, InsertionPoint, Op, Val},
+    registry::{OptionInfo, Pass, PassFailure, PassOptions},
+    target::Machine,
+};
+use melior::ir::OperationRef;
+use mlir_sys::*;
+use partition::{partition, Partition};
+use super::{is_within, uses};
+use std::collections::HashMap;
+use turbine_dialects::pass_abi::OptionKind;
+
+/// The pass; see the module documentation.
+#[derive(Debug)]
+pub struct InstanceClusterSplit {
+    target: String,
+    explain: bool,
+}
+
+impl Pass for InstanceClusterSplit {
+    const ARGUMENT: &'static str = "instance-cluster-split";
+    const SUMMARY: &'static str = "Spread each function over the target's clusters (GraphTurbo §2, §5.1)";
+    const DESCRIPTION: &'static str = "\
+Wraps the body of each function in an `instance.clusters` op: cluster k of the target's d clusters \
+runs the body on share k of the arguments, and the results are the shares put together. The cut is \
+made on the first result along the dimension that uses the most clusters (the largest divisor of \
+its size up to d), the outermost on a tie, provided the function separates along it: region \
+inference from each cluster's share back to the arguments must give every value one share along \
+one dimension or the whole tensor, the same program on every cluster, and nothing that depends on \
+the data computed whole by every cluster. The batch separates; a spatial or channel cut of a CNN \
+does not (halos, reductions across the cut). When no dimension separates, the count is 1: the \
+function runs on one cluster. Grouping, splitting, ordering and binding then plan the body against \
+one cluster's global buffer and cores. With `explain`, a remark on the function gives the choice \
+and, for each dimension refused, why and how much it would have recomputed.";
+    const ANCHOR: &'static str = "func.func";
+    const OPTIONS: &'static [OptionInfo] = &[
+        OptionInfo {
+            name: "target",
+            description: "Target (built-in name or file); by default the module's dsa.target",
+            kind: OptionKind::String,
+            default: "",
+        },
+        OptionInfo {
+            name: "explain",
+            description: "Emit a remark with the chosen cut and why each other dimension was refused",
+            kind: OptionKind::Bool,
+            default: "false",
+        },
+    ];
+
+    fn from_options(options: &PassOptions) -> Result<Self, String> {
+        Ok(Self { target: options.string("target"), explain: options.bool("explain")? })
+    }
+
+    fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
+        let function = Op(operation.to_raw());
+        if function.regions_empty() {
+            return Ok(());
+        }
+        if let Some(op) = function.body_ops().into_iter().find(|op| op.name().starts_with("instance.")) {
+            let what = if op.name() == "instance.clusters" { "is already spread over clusters" } else { "is already grouped: run instance-cluster-split before hw-group" };
+            op.emit_error(&format!("@{} {what}", function.symbol_name()));
+            return Err(PassFailure);
+        }
+        let machine = Machine::for_function(function, &self.target, Self::ARGUMENT)?;
+        let view = FunctionView::read(function).map_err(|error| {
+            error.op.unwrap_or(function).emit_error(&format!("cannot spread @{} over clusters: {}", function.symbol_name(), error.message));
+            PassFailure
+        })?;
+        if view.returned().is_empty() {
+            return Ok(());
+        }
+        let shape = view.type_of(view.returned()[0]).shape.clone();
+        let mut chosen: Option<(usize, Partition)> = None;
+        let mut refused = Vec::new();
+        for (dim, &size) in shape.iter().enumerate() {
+            let Some(count) = (2..=machine.clusters.min(size)).rev().find(|count| size % count == 0) else { continue };
+            if chosen.as_ref().is_some_and(|(_, best)| best.count >= count) {
+                continue;
+            }
+            match partition(&view, dim, count) {
+                Ok(partition) => chosen = Some((dim, partition)),
+                Err(refusal) => refused.push(format!(
+                    "dimension {dim} into {count}: {} (the clusters would compute {:.0}% more)",
+                    refusal.reason,
+                    refusal.recomputed * 100.0
+                )),
+            }
+        }
+        let count = chosen.as_ref().map_or(1, |(_, partition)| partition.count);
+        if self.explain {
+            let choice = match &chosen {
+                None => format!("runs on one cluster of {}: no dimension of the result {shape:?} separates over the clusters", machine.clusters),
+                Some((dim, _)) => format!(
+                    "spread over {count} of {} clusters along dimension {dim} of the result {shape:?}, {} per cluster",
+                    machine.clusters,
+                    shape[*dim] / count
+                ),
+            };
+            let refused = if refused.is_empty() { String::new() } else { format!("; refused: {}", refused.join("; ")) };
+            function.emit_remark(&format!("@{} {choice}{refused}", function.symbol_name()));
+        }
+        match chosen {
+            Some((_, partition)) => rewrite(function, &view, &partition),
+            None => wrap_whole(function),
+        }
+        Ok(())
+    }
+}
+
+/// Replaces the function's body by an `instance.clusters` op computing cluster 0's boxes of
+/// `partition` (every cluster's program) and returning its results.
+fn rewrite(function: Op, view: &FunctionView, partition: &Partition) {
+    let ops = function.body_ops();
+    let terminator = *ops.last().expect("a body ends in its terminator");
+    // SAFETY: the function is alive.
+    let context = unsafe { mlirOperationGetContext(function.0) };
+    let location = function.location();
+    let arguments: Vec<Val> = (0..view.arguments.len()).map(|index| function.entry_argument(index)).collect();
+    let boxes: Vec<_> = view.arguments.iter().map(|(value, r#type)| {
+        partition.computed[*value].clone().unwrap_or_else(|| crate::instance::regions::full(&r#type.shape))
+    }).collect();
+    let types: Vec<MlirType> = arguments.iter().zip(&boxes).map(|(argument, region)| {
+        sliced_body::tensor_like(*argument, &crate::instance::regions::sizes(region))
+    }).collect();
+    let (region, block) = region_with_block(&types, location);
+    let mut values = HashMap::new();
+    for (position, ((value, _), region)) in view.arguments.iter().zip(boxes).enumerate() {
+        // SAFETY: the block has one argument per function argument.
+        values.insert(*value, (Val(unsafe { mlirBlockGetArgument(block, position as isize) }), region));
+    }
+    sliced_body::append_ops(block, view, &partition.computed, &partition.demands, &mut values);
+    let yielded: Vec<Val> = view.returned().iter().map(|value| values[value].0).collect();
+    create(InsertionPoint::End(block), location, "instance.yield", &yielded, &[], &[], Vec::new());
+    let dims = |dims: &[Option<usize>]| dims.iter().map(|dim| dim.map_or(-1, |dim| dim as i64)).collect::<Vec<i64>>();
+    let result_types: Vec<MlirType> = (0..yielded.len()).map(|index| terminator.operand(index).r#type()).collect();
+    let attributes = [
+        ("count", i64_attribute(context, partition.count as i64)),
+        ("input_dims", i64_array(context, &dims(&partition.input_dims))),
+        ("result_dims", i64_array(context, &dims(&partition.result_dims))),
+    ];
+    let clusters = create(InsertionPoint::Before(terminator), location, "instance.clusters", &arguments, &result_types, &attributes, vec![region]);
+    for index in 0..yielded.len() {
+        terminator.set_operand(index, clusters.result(index));
+    }
+    for op in ops[..ops.len() - 1].iter().rev() {
+        op.erase();
+    }
+}
+
+/// Moves the function's body into an `instance.clusters` op of count 1: one cluster runs it all.
+fn wrap_whole(function: Op) {
+    let ops = function.body_ops();
+    let terminator = *ops.last().expect("a body ends in its terminator");
+    // SAFETY: the function and its ops are alive; ops are moved, not freed.
+    unsafe {
+        let context = mlirOperationGetContext(function.0);
+        let location = function.location();
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function.0, 0));
+        let arguments: Vec<Val> = (0..mlirBlockGetNumArguments(block)).map(|index| function.entry_argument(index as usize)).collect();
+        let types: Vec<MlirType> = arguments.iter().map(|argument| argument.r#type()).collect();
+        let results: Vec<Val> = (0..mlirOperationGetNumOperands(terminator.0)).map(|index| terminator.operand(index as usize)).collect();
+        let result_types: Vec<MlirType> = results.iter().map(|result| result.r#type()).collect();
+        let (region, body) = region_with_block(&types, location);
+        let whole = |count: usize| i64_array(context, &vec![-1; count]);
+        let attributes = [
+            ("count", i64_attribute(context, 1)),
+            ("input_dims", whole(arguments.len())),
+            ("result_dims", whole(results.len())),
+        ];
+        let clusters = create(InsertionPoint::Before(terminator), location, "instance.clusters", &arguments, &result_types, &attributes, vec![region]);
+        for op in &ops[..ops.len() - 1] {
+            mlirOperationRemoveFromParent(op.0);
+            mlirBlockAppendOwnedOperation(body, op.0);
+        }
+        for (position, argument) in arguments.iter().enumerate() {
+            for (owner, operand) in uses(*argument) {
+                if owner.ptr != clusters.0.ptr && is_within(owner, clusters.0) {
+                    mlirOperationSetOperand(owner, operand as isize, mlirBlockGetArgument(body, position as isize));
+                }
+            }
+        }
+        create(InsertionPoint::End(body), location, "instance.yield", &results, &[], &[], Vec::new());
+        for index in 0..results.len() {
+            terminator.set_operand(index, clusters.result(index));
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Whether a function separates into equal, independent shares, one per cluster, when its first
+//! result is cut along one dimension: region inference from each cluster's share of the results
+//! back to the arguments ([`crate::instance::regions::sweep`]) must give every value either one
+//! share along one dimension or the whole tensor, each op the same program on every cluster (the
+//! same attributes, the same relative boxes), and no op that reads the data computed whole by
+//! every cluster. A halo (a window across the cut) or a reduction across it fails: the clusters
+//! would need each other's data or each its own program.
+
+use crate::graph_view::{FunctionView, ValueId};
+use crate::instance::regions::{full, share, sizes, sweep, Demand, Region};
+
+/// The shares of a function over `count` clusters.
+#[derive(Debug)]
+pub(super) struct Partition {
+    pub count: usize,
+    /// Per function argument, the dimension cut into shares, None when read whole.
+    pub input_dims: Vec<Option<usize>>,
+    /// Per returned value, the dimension cut into shares, None when computed whole alike.
+    pub result_dims: Vec<Option<usize>>,
+    /// Cluster 0's box of every value (None: not needed).
+    pub computed: Vec<Option<Region>>,
+    /// Cluster 0's demand of every op (None: not computed).
+    pub demands: Vec<Option<Demand>>,
+}
+
+/// Why a cut does not separate the function, for the `explain` remark and the choice.
+#[derive(Debug)]
+pub(super) struct Refusal {
+    pub reason: String,
+    /// Elements the clusters would compute beyond the function's own, as a fraction of those.
+    pub recomputed: f64,
+}
+
+/// Which dimension of a box is one share of `count` along it, everything else whole: `Some(Some(d))`;
+/// the whole tensor: `Some(None)`; anything else: None.
+fn share_axis(region: &Region, shape: &[usize], index: usize, count: usize) -> Option<Option<usize>> {
+    if *region == full(shape) {
+        return Some(None);
+    }
+    (0..shape.len()).find(|&d| shape[d] % count == 0 && *region == share(shape, d, index, count)).map(Some)
+}
+
+/// Cuts the function's results into `count` shares, the first along `dim`.
+pub(super) fn partition(view: &FunctionView, dim: usize, count: usize) -> Result<Partition, Refusal> {
+    let refuse = |reason: String, recomputed: f64| Err(Refusal { reason, recomputed });
+    if let Some(node) = view.ops.iter().find(|node| node.has_regions) {
+        return refuse(format!("'{}' has regions a share cannot take apart", node.name), 0.0);
+    }
+    let returned = view.returned();
+    let first = returned[0];
+    // The other results' dimensions: where the first result's shares take them, else the first
+    // dimension the shares divide.
+    let reached = sweep(view, &[(first, share(&view.type_of(first).shape, dim, 0, count))]).0;
+    let mut result_axes = Vec::with_capacity(returned.len());
+    for &value in returned {
+        let shape = &view.type_of(value).shape;
+        let axis = if value == first {
+            Some(dim)
+        } else {
+            match reached[value].as_ref().and_then(|region| share_axis(region, shape, 0, count)) {
+                Some(Some(axis)) => Some(axis),
+                _ => (0..shape.len()).find(|&d| shape[d] % count == 0),
+            }
+        };
+        result_axes.push(axis);
+    }
+    let sweeps: Vec<(Vec<Option<Region>>, Vec<Option<Demand>>)> = (0..count)
+        .map(|index| {
+            let seeds: Vec<(ValueId, Region)> = returned
+                .iter()
+                .zip(&result_axes)
+                .map(|(&value, axis)| {
+                    let shape = &view.type_of(value).shape;
+                    (value, axis.map_or_else(|| full(shape), |axis| share(shape, axis, index, count)))
+                })
+                .collect();
+            sweep(view, &seeds)
+        })
+        .collect();
+    let recomputed = recomputation(view, &sweeps);
+    // Every value: one share along one dimension on every cluster, or whole on every cluster.
+    let mut axis_of: Vec<Option<Option<usize>>> = vec![None; view.value_count];
+    let mut described = |value: ValueId| -> Result<(), String> {
+        let shape = &view.type_of(value).shape;
+        let mut axis = None;
+        for (index, (computed, _)) in sweeps.iter().enumerate() {
+            let Some(region) = &computed[value] else { return Ok(()) };
+            match share_axis(region, shape, index, count) {
+                Some(found) if axis.is_none_or(|axis| axis == found) => axis = Some(found),
+                _ => return Err(format!("a cluster would need the box {} of a tensor of shape {shape:?}", boxed(region))),
+            }
+        }
+        axis_of[value] = axis;
+        Ok(())
+    };
+    for (value, _) in &view.arguments {
+        described(*value).map_err(|reason| Refusal { reason: format!("argument: {reason}"), recomputed })?;
+    }
+    for node in &view.ops {
+        for (value, _) in &node.results {
+            described(*value).map_err(|reason| Refusal { reason: format!("'{}': {reason}", node.name), recomputed })?;
+        }
+    }
+    // Whole values that depend on the arguments are computed by every cluster.
+    let mut data = vec![false; view.value_count];
+    for (value, _) in &view.arguments {
+        data[*value] = true;
+    }
+    for (position, node) in view.ops.iter().enumerate() {
+        let reads_data = node.operands.iter().any(|&operand| data[operand]);
+        for (value, _) in &node.results {
+            data[*value] = reads_data;
+            if reads_data && axis_of[*value] == Some(None) && sweeps[0].1[position].is_some() {
+                return refuse(format!("every cluster would compute '{}' whole", node.name), recomputed);
+            }
+        }
+    }
+    // One program for every cluster: the same attributes and relative boxes.
+    for (position, node) in view.ops.iter().enumerate() {
+        let program = |computed: &[Option<Region>], demand: &Option<Demand>| {
+            demand.as_ref().map(|demand| {
+                let reads: Vec<(Vec<usize>, Vec<usize>)> = node
+                    .operands
+                    .iter()
+                    .zip(&demand.operands)
+                    .map(|(operand, want)| {
+                        let have = computed[*operand].as_ref().expect("a read value has a box");
+                        (sizes(want), want.iter().zip(have).map(|(w, h)| w.start - h.start).collect())
+                    })
+                    .collect();
+                (reads, demand.attributes.clone())
+            })
+        };
+        let first = program(&sweeps[0].0, &sweeps[0].1[position]);
+        if sweeps[1..].iter().any(|(computed, demands)| program(computed, &demands[position]) != first) {
+            return refuse(format!("'{}' would differ from cluster to cluster", node.name), recomputed);
+        }
+    }
+    let input_dims = view.arguments.iter().map(|(value, _)| axis_of[*value].flatten()).collect();
+    let result_dims = returned.iter().map(|&value| axis_of[value].flatten()).collect();
+    let (computed, demands) = sweeps.into_iter().next().expect("at least one cluster");
+    Ok(Partition { count, input_dims, result_dims, computed, demands })
+}
+
+/// Elements all clusters compute beyond the function's own, as a fraction of those.
+fn recomputation(view: &FunctionView, sweeps: &[(Vec<Option<Region>>, Vec<Option<Demand>>)]) -> f64 {
+    let elements = |region: &Region| region.iter().map(|range| range.len()).product::<usize>() as f64;
+    let (mut own, mut done) = (0.0, 0.0);
+    for node in &view.ops[..view.ops.len().saturating_sub(1)] {
+        if node.name == "graph.weight" || node.name == "graph.constant" {
+            continue;
+        }
+        for (value, r#type) in &node.results {
+            own += r#type.shape.iter().product::<usize>() as f64;
+            done += sweeps.iter().filter_map(|(computed, _)| computed[*value].as_ref()).map(elements).sum::<f64>();
+        }
+    }
+    if own == 0.0 { 0.0 } else { done / own - 1.0 }
+}
+
+fn boxed(region: &Region) -> String {
+    let ranges: Vec<String> = region.iter().map(|range| format!("{}..{}", range.start, range.end)).collect();
+    format!("[{}]", ranges.join(", "))
+}

@@ -1,0 +1,100 @@
+// Tests of instance-cluster-split (the data parallelism across clusters of GraphTurbo §2, §5.1):
+// the function's body becomes one cluster's program on its share of the data.
+// RUN: turbine-opt %s --split-input-file --instance-cluster-split=target=stcp920 | FileCheck %s
+// RUN: turbine-opt %s --split-input-file --instance-cluster-split="target=stcp920 explain=true" --verify-diagnostics -o /dev/null
+// RUN: turbine-opt %s --split-input-file --instance-cluster-split="target=stcp920" --hw-group=target=stcp920 --instance-split --instance-order | FileCheck %s --check-prefix=SCHEDULE
+
+// Tests that a batch of 8 is cut into 4 shares of 2 images: the image and the result are cut
+// along dimension 0, the weights are read whole by every cluster, and the body has one
+// cluster's types; the locations of the ops stay theirs.
+// CHECK-LABEL: func.func @batch
+// CHECK:         %[[C:.*]] = instance.clusters 4(%{{.*}}) split [0] -> [0] : (tensor<8x4x8x8xf32>) -> tensor<8x8x4x4xf32> {
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: tensor<2x4x8x8xf32>):
+// CHECK-NEXT:      %[[W:.*]] = graph.weight "w" : tensor<8x4x3x3xf32>
+// CHECK-NEXT:      %[[Y:.*]] = graph.conv2d %[[X]], %[[W]] {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x8x8xf32>
+// CHECK-NEXT:      %[[P:.*]] = graph.max_pool2d %[[Y]] {{.*}} : tensor<2x8x8x8xf32> -> tensor<2x8x4x4xf32>
+// CHECK-NEXT:      instance.yield %[[P]] : tensor<2x8x4x4xf32>
+// CHECK:         return %[[C]]
+// Tests that the scheduling passes plan the cluster's body: the group of conv and pool, of one
+// cluster's two images, fits stcp920's global buffer whole and becomes one instance inside it.
+// SCHEDULE-LABEL: func.func @batch
+// SCHEDULE:         instance.clusters 4
+// SCHEDULE:           instance.instance "g0"[0 of 1 along 0] (%{{.*}}) {order = 0 : i64} : (tensor<2x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x4x4xf32>
+// SCHEDULE:             instance.yield %{{.*}} : tensor<2x8x4x4xf32>
+// SCHEDULE-NEXT:      }
+// SCHEDULE-NEXT:      instance.yield
+// SCHEDULE-NEXT:    }
+// SCHEDULE-NEXT:    return
+// expected-remark@+1 {{@batch spread over 4 of 4 clusters along dimension 0 of the result [8, 8, 4, 4], 2 per cluster}}
+func.func @batch(%x: tensor<8x4x8x8xf32>) -> tensor<8x8x4x4xf32> {
+  %w = graph.weight "w" : tensor<8x4x3x3xf32>
+  %y = graph.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<8x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<8x8x8x8xf32>
+  %p = graph.max_pool2d %y {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<8x8x8x8xf32> -> tensor<8x8x4x4xf32>
+  return %p : tensor<8x8x4x4xf32>
+}
+
+// -----
+
+// Tests that a batch of 6 uses 3 clusters (the largest count up to 4 that divides it), and that
+// a second result is cut along its own batch dimension. The columns would use 4 clusters but
+// each would read other columns of the weight: refused.
+// CHECK-LABEL: func.func @six
+// CHECK:         instance.clusters 3(%{{.*}}) split [0] -> [0, 0] : (tensor<6x16xf32>) -> (tensor<6x16xf32>, tensor<6x16xf32>) {
+// CHECK-NEXT:    ^bb0(%{{.*}}: tensor<2x16xf32>):
+// expected-remark@+1 {{@six spread over 3 of 4 clusters along dimension 0 of the result [6, 16], 2 per cluster; refused: dimension 1 into 4: 'graph.matmul' would differ from cluster to cluster (the clusters would compute 0% more)}}
+func.func @six(%x: tensor<6x16xf32>) -> (tensor<6x16xf32>, tensor<6x16xf32>) {
+  %w = graph.weight "w" : tensor<16x16xf32>
+  %m = graph.matmul %x, %w : tensor<6x16xf32>, tensor<16x16xf32> -> tensor<6x16xf32>
+  %t = graph.tanh %x : tensor<6x16xf32>
+  return %m, %t : tensor<6x16xf32>, tensor<6x16xf32>
+}
+
+// -----
+
+// Tests the batch-1 CNN: the channels of the result would need every cluster to compute the first
+// conv whole (the second reads all its channels), so it runs on one cluster; the body moves
+// unchanged.
+// CHECK-LABEL: func.func @one_image
+// CHECK:         instance.clusters 1(%{{.*}}) split [-1] -> [-1] : (tensor<1x4x8x8xf32>) -> tensor<1x8xf32> {
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: tensor<1x4x8x8xf32>):
+// CHECK-NEXT:      graph.weight "w"
+// CHECK-NEXT:      graph.conv2d %[[X]]
+// expected-remark@+1 {{@one_image runs on one cluster of 4: no dimension of the result [1, 8] separates over the clusters; refused: dimension 1 into 4: every cluster would compute 'graph.conv2d' whole (the clusters would compute 148% more)}}
+func.func @one_image(%x: tensor<1x4x8x8xf32>) -> tensor<1x8xf32> {
+  %w = graph.weight "w" : tensor<8x4x3x3xf32>
+  %y = graph.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %v = graph.weight "v" : tensor<8x8x1x1xf32>
+  %z = graph.conv2d %y, %v : (tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x8x8xf32>
+  %g = graph.global_avg_pool %z : tensor<1x8x8x8xf32> -> tensor<1x8x1x1xf32>
+  %f = graph.flatten %g {axis = 1 : i64} : tensor<1x8x1x1xf32> -> tensor<1x8xf32>
+  return %f : tensor<1x8xf32>
+}
+
+// -----
+
+// Tests the next splittable dimension: a batch of 1 of a per-token MLP is cut along its tokens,
+// which no op mixes.
+// CHECK-LABEL: func.func @tokens
+// CHECK:         instance.clusters 4(%{{.*}}) split [1] -> [1] : (tensor<1x128x64xf32>) -> tensor<1x128x32xf32> {
+// CHECK-NEXT:    ^bb0(%{{.*}}: tensor<1x32x64xf32>):
+// expected-remark@+1 {{@tokens spread over 4 of 4 clusters along dimension 1 of the result [1, 128, 32], 32 per cluster}}
+func.func @tokens(%x: tensor<1x128x64xf32>) -> tensor<1x128x32xf32> {
+  %w = graph.weight "w" : tensor<64x32xf32>
+  %y = graph.batch_matmul %x, %w : tensor<1x128x64xf32>, tensor<64x32xf32> -> tensor<1x128x32xf32>
+  %r = graph.relu %y : tensor<1x128x32xf32>
+  return %r : tensor<1x128x32xf32>
+}
+
+// -----
+
+// Tests self-attention at batch 1: every query row reads the keys of all tokens, which come from
+// the whole input, so the tokens do not separate and it runs on one cluster.
+// CHECK-LABEL: func.func @attention
+// CHECK:         instance.clusters 1
+// expected-remark@+1 {{@attention runs on one cluster of 4: no dimension of the result [1, 16, 16] separates over the clusters; refused: dimension 1 into 4: every cluster would compute 'graph.transpose' whole}}
+func.func @attention(%x: tensor<1x16x8xf32>) -> tensor<1x16x16xf32> {
+  %k = graph.transpose %x {permutation = array<i64: 0, 2, 1>} : tensor<1x16x8xf32> -> tensor<1x8x16xf32>
+  %s = graph.batch_matmul %x, %k : tensor<1x16x8xf32>, tensor<1x8x16xf32> -> tensor<1x16x16xf32>
+  %p = graph.softmax %s {axis = -1 : i64} : tensor<1x16x16xf32>
+  return %p : tensor<1x16x16xf32>
+}
