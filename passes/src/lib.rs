@@ -39,6 +39,8 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
         registry::info_of::<instance::hw_group::HwGroup>(),
         registry::info_of::<instance::instance_split::InstanceSplit>(),
         registry::info_of::<instance::instance_order::InstanceOrder>(),
+        registry::info_of::<instance::instance_bind::InstanceBind>(),
+        registry::info_of::<instance::instance_stitch::InstanceStitch>(),
         registry::info_of::<conversion::graph_to_dsa::ConvertGraphToDsa>(),
         registry::info_of::<conversion::dsa_to_runtime::ConvertDsaToRuntime>(),
     ]

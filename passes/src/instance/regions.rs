@@ -85,6 +85,15 @@ pub fn sweep(body: &FunctionView, seeds: &[(ValueId, Region)]) -> (Vec<Option<Re
     (computed, demands)
 }
 
+/// Which dimension of a box is one share of `count` along it, everything else whole: `Some(Some(d))`;
+/// the whole tensor: `Some(None)`; anything else: None.
+pub fn share_axis(region: &Region, shape: &[usize], index: usize, count: usize) -> Option<Option<usize>> {
+    if *region == full(shape) {
+        return Some(None);
+    }
+    (0..shape.len()).find(|&d| shape[d] % count == 0 && *region == share(shape, d, index, count)).map(Some)
+}
+
 /// A changed attribute of the op that computes a box.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Changed {
@@ -188,6 +197,17 @@ pub fn demand(node: &Node, region: &Region, shapes: &[&[usize]]) -> Option<Deman
                 })
                 .collect();
             Some(Demand { operands: vec![box_], attributes: vec![("starts", Changed::Ints(vec![0; starts.len()]))] })
+        }
+        "graph.gather" => {
+            // The result is data[:axis] + indices + data[axis + 1:]: the box of the indices is the
+            // box's middle, the data is read whole along the axis (any row may be picked).
+            let data = shapes[0];
+            let axis = normalize(node.int("axis"), data.len());
+            let rank = shapes[1].len();
+            let mut data_box = region[..axis].to_vec();
+            data_box.push(0..data[axis]);
+            data_box.extend(region[axis + rank..].iter().cloned());
+            plain(vec![data_box, region[axis..axis + rank].to_vec()])
         }
         "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max" => reduce(node, region, shapes[0]),
         "graph.resize" => resize(node, region, shapes[0], output),

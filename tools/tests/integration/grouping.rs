@@ -283,10 +283,11 @@ fn grouping_random_dags_changes_no_number() {
 }
 
 /// GraphTurbo's graph scheduling (§2 cluster split, §3.2 grouping, §3.3 instances and their
-/// order) as one pipeline, for `target` with instances in `scope` and ordered by `orderer`.
+/// order, §3.4 binding and scopes, §3.5 stitching) as one pipeline, for `target` with instances
+/// sized for `scope` and ordered by `orderer`.
 fn schedule(target: &str, scope: &str, orderer: &str) -> String {
     format!(
-        "builtin.module(func.func(instance-cluster-split{{target={target}}},hw-group{{target={target} scope={scope}}},instance-split,instance-order{{order={orderer}}}))"
+        "builtin.module(func.func(instance-cluster-split{{target={target}}},hw-group{{target={target} scope={scope}}},instance-split,instance-order{{order={orderer}}},instance-bind{{target={target}}},instance-stitch))"
     )
 }
 
@@ -301,6 +302,7 @@ fn schedule_random_dags_changes_no_number() {
             let orderer = ["dfs", "bfs", "min-peak"][seed as usize % 3];
             let text = grouped_equals_ungrouped(&source, &weights, &schedule(target, scope, orderer));
             assert!(!text.contains("instance.group"), "every group became instances:\n{text}");
+            assert_eq!(text.matches("instance.instance").count(), text.matches("bind = array").count(), "every instance is bound:\n{text}");
             clusters_somewhere |= !text.contains("instance.clusters 1(");
         }
     }

@@ -7,7 +7,7 @@
 //! would need each other's data or each its own program.
 
 use crate::graph_view::{FunctionView, ValueId};
-use crate::instance::regions::{full, share, sizes, sweep, Demand, Region};
+use crate::instance::regions::{full, share, share_axis, sizes, sweep, Demand, Region};
 
 /// The shares of a function over `count` clusters.
 #[derive(Debug)]
@@ -29,15 +29,6 @@ pub(super) struct Refusal {
     pub reason: String,
     /// Elements the clusters would compute beyond the function's own, as a fraction of those.
     pub recomputed: f64,
-}
-
-/// Which dimension of a box is one share of `count` along it, everything else whole: `Some(Some(d))`;
-/// the whole tensor: `Some(None)`; anything else: None.
-fn share_axis(region: &Region, shape: &[usize], index: usize, count: usize) -> Option<Option<usize>> {
-    if *region == full(shape) {
-        return Some(None);
-    }
-    (0..shape.len()).find(|&d| shape[d] % count == 0 && *region == share(shape, d, index, count)).map(Some)
 }
 
 /// Cuts the function's results into `count` shares, the first along `dim`.

@@ -1,0 +1,138 @@
+//! `instance-stitch`: the data movement between instances that their bindings and scopes need
+//! (GraphTurbo §3.5, Fig. 8-9).
+//!
+//! `instance-split` already joins the producer instances a consumer reads with `instance.concat`
+//! and cuts what it reads of a larger tensor with `instance.slice` (the split op of §3.6): it is
+//! the pass that knows the slices, and it creates a join only where one is read. What is left for
+//! stitching is where the producers' output lies against what the consumer needs. For each operand
+//! of each instance made of other instances' outputs: when the consumer's binding asks the operand
+//! to be spread other than the producers spread it, an `instance.redistribute` resets the binding
+//! to the smaller factor of the two per dimension (Fig. 9 right: the cores exchange the data);
+//! when the producers left it in another scope than the consumer's, an `instance.copy` moves it
+//! there (Fig. 9 left). Both are inserted just before the consumer, on the slice it reads, so
+//! that only what it reads moves.
+
+use super::binding::{binding_of, cores, producers, scope_of, spelled, Binding, Instance};
+use crate::{
+    ir::{create, i64_array, InsertionPoint, Op, Val},
+    registry::{OptionInfo, Pass, PassFailure, PassOptions},
+};
+use melior::ir::OperationRef;
+use mlir_sys::*;
+use turbine_dialects::attributes::{instance::Scope, EnumAttribute};
+use turbine_dialects::pass_abi::OptionKind;
+
+/// The pass; see the module documentation.
+#[derive(Debug)]
+pub struct InstanceStitch {
+    explain: bool,
+}
+
+impl Pass for InstanceStitch {
+    const ARGUMENT: &'static str = "instance-stitch";
+    const SUMMARY: &'static str = "Insert the copies and redistributions between bound instances (GraphTurbo §3.5)";
+    const DESCRIPTION: &'static str = "\
+For each operand of each instance that is made of other instances' outputs (directly or through \
+the instance.concat and instance.slice that instance-split inserted): when the binding the \
+consumer needs of it (its bound output dimensions matched to the operand's) differs from the \
+producers', inserts `instance.redistribute` to the smaller factor of the two per dimension; when \
+the producers' scope differs from the consumer's, inserts `instance.copy` to the consumer's scope. \
+Both go just before the consumer, on what it reads. Needs `bind` and `scope` on every instance \
+(instance-bind). With `explain`, a remark on the function counts the concatenations, slices, copies \
+and redistributions between instances, and one on each instance that needed movement says which.";
+    const ANCHOR: &'static str = "func.func";
+    const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
+        name: "explain",
+        description: "Emit remarks counting the stitching ops and naming each copy and redistribution",
+        kind: OptionKind::Bool,
+        default: "false",
+    }];
+
+    fn from_options(options: &PassOptions) -> Result<Self, String> {
+        Ok(Self { explain: options.bool("explain")? })
+    }
+
+    fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
+        let function = Op(operation.to_raw());
+        if function.regions_empty() {
+            return Ok(());
+        }
+        let ops = super::schedule_scope(function).body_ops();
+        let mut instances = Vec::new();
+        for op in ops.iter().copied().filter(|op| op.name() == "instance.instance") {
+            let instance = Instance::read(op).map_err(|message| {
+                op.emit_error(&message);
+                PassFailure
+            })?;
+            let (Some(binding), Some(scope)) = (binding_of(op), scope_of(op)) else {
+                op.emit_error(&format!("instance {} has no bind and scope: run instance-bind first", instance.name));
+                return Err(PassFailure);
+            };
+            instances.push((instance, binding, scope));
+        }
+        let (mut copies, mut redistributions) = (0, 0);
+        for (consumer, binding, scope) in &instances {
+            let mut moved = Vec::new();
+            for position in 0..consumer.body.arguments.len() {
+                let operand = consumer.op.operand(position);
+                let sources = producers(operand);
+                if sources.is_empty() {
+                    continue;
+                }
+                let mut value = operand;
+                // Fig. 9 right: the producers' binding against what the consumer needs.
+                let rank = consumer.body.arguments[position].1.shape.len();
+                let bindings: Vec<Binding> =
+                    sources.iter().filter(|(_, result)| *result == 0).filter_map(|(op, _)| binding_of(*op)).filter(|b| b.len() == rank).collect();
+                if bindings.len() == sources.len() {
+                    let from: Binding = (0..rank).map(|d| bindings.iter().map(|b| b[d]).min().unwrap_or(1)).collect();
+                    let need = consumer.need(binding, position);
+                    let to: Binding = from.iter().zip(&need).map(|(a, b)| *a.min(b)).collect();
+                    if to != from {
+                        value = redistribute(consumer.op, value, &from, &to);
+                        redistributions += 1;
+                        moved.push(format!("operand {position} redistributed {} -> {}", spelled(&from), spelled(&to)));
+                    }
+                }
+                // Fig. 9 left: the producers' scope against the consumer's.
+                let scopes: Vec<Scope> = sources.iter().filter_map(|(op, _)| scope_of(*op)).collect();
+                if let Some(from) = scopes.iter().copied().find(|from| from != scope) {
+                    value = copy(consumer.op, value, *scope);
+                    copies += 1;
+                    moved.push(format!("operand {position} copied {} -> {}", from.keyword(), scope.keyword()));
+                }
+                if value.0.ptr != operand.0.ptr {
+                    consumer.op.set_operand(position, value);
+                }
+            }
+            if self.explain && !moved.is_empty() {
+                consumer.op.emit_remark(&format!("{} ({} cores, {}): {}", consumer.name, cores(binding), scope.keyword(), moved.join("; ")));
+            }
+        }
+        if self.explain && !instances.is_empty() {
+            let count = |name: &str| ops.iter().filter(|op| op.name() == name).count();
+            function.emit_remark(&format!(
+                "{} instances stitched by {} concatenations and {} slices (from instance-split), {copies} copies and {redistributions} redistributions",
+                instances.len(),
+                count("instance.concat"),
+                count("instance.slice"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn redistribute(consumer: Op, value: Val, from: &[usize], to: &[usize]) -> Val {
+    // SAFETY: the consumer is alive.
+    let context = unsafe { mlirOperationGetContext(consumer.0) };
+    let factors = |binding: &[usize]| binding.iter().map(|&factor| factor as i64).collect::<Vec<i64>>();
+    let attributes = [("from", i64_array(context, &factors(from))), ("to", i64_array(context, &factors(to)))];
+    create(InsertionPoint::Before(consumer), consumer.location(), "instance.redistribute", &[value], &[value.r#type()], &attributes, Vec::new()).result(0)
+}
+
+fn copy(consumer: Op, value: Val, scope: Scope) -> Val {
+    // SAFETY: the consumer is alive.
+    let context = unsafe { mlirOperationGetContext(consumer.0) };
+    let attributes = [("scope", scope.raw_attribute(context))];
+    create(InsertionPoint::Before(consumer), consumer.location(), "instance.copy", &[value], &[value.r#type()], &attributes, Vec::new()).result(0)
+}
