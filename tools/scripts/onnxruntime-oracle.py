@@ -106,7 +106,7 @@ def resnet18():
     return b.model("resnet18", [("input", [1, 3, 224, 224])], [logits])
 
 
-def bert_layer():
+def bert_layer(batch=1):
     b = Builder(7)
     hidden, heads, sequence = 768, 12, 128
     x = "hidden_states"
@@ -115,7 +115,7 @@ def bert_layer():
         return b.op("Add", [b.op("MatMul", [v, b.weight([cin, cout], 0.02)]), b.constant(np.zeros(cout, np.float32))])
 
     def split_heads(v):
-        v = b.op("Reshape", [v, b.constant(np.array([1, sequence, heads, hidden // heads], np.int64))])
+        v = b.op("Reshape", [v, b.constant(np.array([batch, sequence, heads, hidden // heads], np.int64))])
         return b.op("Transpose", [v], perm=[0, 2, 1, 3])
 
     q, k, v = (split_heads(dense(x, hidden, hidden)) for _ in range(3))
@@ -123,14 +123,14 @@ def bert_layer():
     scores = b.op("Div", [scores, b.constant(np.array(8.0, np.float32))])
     probabilities = b.op("Softmax", [scores], axis=-1)
     context = b.op("Transpose", [b.op("MatMul", [probabilities, v])], perm=[0, 2, 1, 3])
-    context = b.op("Reshape", [context, b.constant(np.array([1, sequence, hidden], np.int64))])
+    context = b.op("Reshape", [context, b.constant(np.array([batch, sequence, hidden], np.int64))])
     ones, zeros = np.ones(hidden, np.float32), np.zeros(hidden, np.float32)
     x1 = b.op("LayerNormalization", [b.op("Add", [dense(context, hidden, hidden), x]), b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-12)
     h = dense(x1, hidden, 3072)
     erf = b.op("Erf", [b.op("Div", [h, b.constant(np.array(np.sqrt(2.0), np.float32))])])
     gelu = b.op("Mul", [b.op("Mul", [h, b.op("Add", [erf, b.constant(np.array(1.0, np.float32))])]), b.constant(np.array(0.5, np.float32))])
     out = b.op("LayerNormalization", [b.op("Add", [dense(gelu, 3072, hidden), x1]), b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-12)
-    return b.model("bert_layer", [("hidden_states", [1, sequence, hidden])], [out])
+    return b.model("bert_layer", [("hidden_states", [batch, sequence, hidden])], [out])
 
 
 def mobilenet_v2_block():

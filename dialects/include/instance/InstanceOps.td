@@ -33,13 +33,10 @@ def Instance_Dialect : Dialect {
     `instance-split` (§3.3) turns each group into `instance.instance` slices of
     its output along the best split's dimension, each reading exactly the input
     slices it needs (`instance.slice`, `instance.concat` of the producer
-    instances it overlaps). The ops of the later steps are defined and
-    verified, but the passes that create them are planned, not present:
-    ordering (Algorithm 3) to set their execution order, binding and
-    scope inference (§3.4, Algorithm 4) to attach a binding to cores and a
-    memory scope to each instance, and stitching (§3.5) to join slices with
-    `instance.concat` and move data between scopes and bindings with
-    `instance.copy` and `instance.redistribute`.
+    instances it overlaps). `instance-order` (Algorithm 3) sets their
+    execution order, `instance-bind` (§3.4, Algorithm 4) a binding to cores and
+    a memory scope for each, and `instance-stitch` (§3.5) moves data between
+    scopes and bindings with `instance.copy` and `instance.redistribute`.
 
     Groups and instances are isolated from above: every tensor they read is an
     operand, so a group can be moved, split and costed on its own.
@@ -263,8 +260,8 @@ def Instance_RedistributeOp : Instance_Op<"redistribute",
   let description = [{
     Both bindings give the number of cores each dimension of the tensor is
     spread over; the total number of cores must not exceed what the target has,
-    which the op cannot check (it does not know the target) and the binding
-    pass, when it exists, is to ensure.
+    which the op cannot check (it does not know the target) and `instance-bind`
+    ensures (its bindings use at most one cluster's cores).
 
     ```mlir
     %r = instance.redistribute %x from [1, 8, 1, 1] to [1, 1, 8, 1] : tensor<1x64x56x56xf32>
