@@ -5,6 +5,14 @@ use crate::ir::Op;
 use turbine_dialects::attributes::dsa::Target;
 use turbine_targets::UnitKind;
 
+/// The `target` option of the passes that plan for a machine, read by [`Machine::for_function`].
+pub const TARGET_OPTION: crate::registry::OptionInfo = crate::registry::OptionInfo {
+    name: "target",
+    description: "Target (built-in name or file); by default the module's dsa.target",
+    kind: turbine_dialects::pass_abi::OptionKind::String,
+    default: "",
+};
+
 /// What the passes need to know of the target.
 #[derive(Debug, Clone)]
 pub struct Machine {

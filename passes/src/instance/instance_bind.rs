@@ -49,12 +49,7 @@ alike keeps LB. An output whose share per core exceeds a core's local buffer get
 each instance gives its binding, where it came from, and why its scope is GB.";
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[
-        OptionInfo {
-            name: "target",
-            description: "Target (built-in name or file); by default the module's dsa.target",
-            kind: OptionKind::String,
-            default: "",
-        },
+        crate::target::TARGET_OPTION,
         OptionInfo {
             name: "explain",
             description: "Emit a remark on each instance with its binding, its origin and its scope",

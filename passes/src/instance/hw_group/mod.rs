@@ -75,12 +75,7 @@ or else the `dsa.target` of the module holding the function. The footprint model
 docs/Grouping.md.";
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[
-        OptionInfo {
-            name: "target",
-            description: "Target (built-in name or file); by default the module's dsa.target",
-            kind: OptionKind::String,
-            default: "",
-        },
+        crate::target::TARGET_OPTION,
         OptionInfo {
             name: "scope",
             description: "Memory holding an instance's live tensors: 'gb' (the cluster's global buffer) or 'lb' (its cores' local buffers)",

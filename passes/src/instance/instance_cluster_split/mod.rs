@@ -56,12 +56,7 @@ one cluster's global buffer and cores. With `explain`, a remark on the function 
 and, for each dimension refused, why and how much it would have recomputed.";
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[
-        OptionInfo {
-            name: "target",
-            description: "Target (built-in name or file); by default the module's dsa.target",
-            kind: OptionKind::String,
-            default: "",
-        },
+        crate::target::TARGET_OPTION,
         OptionInfo {
             name: "explain",
             description: "Emit a remark with the chosen cut and why each other dimension was refused",
