@@ -6,6 +6,7 @@
 use super::regions::{demand, full, share, share_axis, sweep};
 use crate::graph_view::FunctionView;
 use crate::ir::{Op, Val};
+use crate::registry::PassFailure;
 use melior::ir::attribute::{DenseI64ArrayAttribute, IntegerAttribute, StringAttribute};
 use mlir_sys::*;
 use turbine_dialects::attributes::{instance::Scope, EnumAttribute};
@@ -33,6 +34,20 @@ pub struct Instance {
 }
 
 impl Instance {
+    /// Reads the `instance.instance` ops among `ops`, in block order; an error at the first
+    /// that cannot be read.
+    pub fn read_all(ops: &[Op]) -> Result<Vec<Self>, PassFailure> {
+        ops.iter()
+            .filter(|op| op.name() == "instance.instance")
+            .map(|&op| {
+                Self::read(op).map_err(|message| {
+                    op.emit_error(&message);
+                    PassFailure
+                })
+            })
+            .collect()
+    }
+
     /// Reads `op` (an `instance.instance`); an error names what is missing.
     pub fn read(op: Op) -> Result<Self, String> {
         let group = op.attribute("group").and_then(|a| StringAttribute::try_from(a).ok()).map(|a| a.value().to_owned()).unwrap_or_default();
@@ -78,25 +93,26 @@ impl Instance {
             .collect()
     }
 
-    /// What binding `binding` of this instance asks of its operand `position` (by dimension of
+    /// What binding `binding` of this instance asks of each of its operands (by dimension of
     /// the operand): each bound output dimension whose share reads exactly one share of the
     /// operand along one of its dimensions passes its factor on (the matching of Algorithm 1,
     /// line 10); a share that reads the operand whole, or a halo of it, passes nothing.
-    pub fn need(&self, binding: &[usize], position: usize) -> Binding {
-        let (argument, r#type) = &self.body.arguments[position];
-        let mut need = vec![1; r#type.shape.len()];
+    pub fn needs(&self, binding: &[usize]) -> Vec<Binding> {
+        let mut needs: Vec<Binding> = self.body.arguments.iter().map(|(_, r#type)| vec![1; r#type.shape.len()]).collect();
         let output = self.body.returned()[0];
         for (d, &factor) in binding.iter().enumerate() {
             if factor < 2 {
                 continue;
             }
             let computed = sweep(&self.body, &[(output, share(&self.shape, d, 0, factor))]).0;
-            let region = computed[*argument].clone().unwrap_or_else(|| full(&r#type.shape));
-            if let Some(Some(axis)) = share_axis(&region, &r#type.shape, 0, factor) {
-                need[axis] = factor;
+            for ((argument, r#type), need) in self.body.arguments.iter().zip(&mut needs) {
+                let region = computed[*argument].clone().unwrap_or_else(|| full(&r#type.shape));
+                if let Some(Some(axis)) = share_axis(&region, &r#type.shape, 0, factor) {
+                    need[axis] = factor;
+                }
             }
         }
-        need
+        needs
     }
 }
 

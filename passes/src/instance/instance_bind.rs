@@ -72,13 +72,7 @@ each instance gives its binding, where it came from, and why its scope is GB.";
             group.emit_error("instance-bind binds instances: run instance-split and instance-order first");
             return Err(PassFailure);
         }
-        let mut instances = Vec::new();
-        for op in ops.into_iter().filter(|op| op.name() == "instance.instance") {
-            instances.push(Instance::read(op).map_err(|message| {
-                op.emit_error(&message);
-                PassFailure
-            })?);
-        }
+        let mut instances = Instance::read_all(&ops)?;
         if instances.is_empty() {
             return Ok(());
         }
@@ -112,12 +106,11 @@ each instance gives its binding, where it came from, and why its scope is GB.";
             };
             bind[i] = Some(chosen.clone());
             // Lines 6-14: pass the binding on to the producers of the operands.
-            for position_in_body in 0..instance.body.arguments.len() {
-                let need = instance.need(&chosen, position_in_body);
+            for (operand, need) in instance.needs(&chosen).into_iter().enumerate() {
                 if cores(&need) < 2 {
                     continue;
                 }
-                for (producer, result) in producers(instance.op.operand(position_in_body)) {
+                for (producer, result) in producers(instance.op.operand(operand)) {
                     let Some(&j) = position.get(&(producer.0.ptr as usize)) else { continue };
                     if result != 0 || instances[j].shape.len() != need.len() || instances[j].shape.iter().zip(&need).any(|(e, f)| e % f != 0) {
                         continue;

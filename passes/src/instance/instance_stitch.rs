@@ -59,13 +59,9 @@ and redistributions between instances, and one on each instance that needed move
         }
         let ops = super::schedule_scope(function).body_ops();
         let mut instances = Vec::new();
-        for op in ops.iter().copied().filter(|op| op.name() == "instance.instance") {
-            let instance = Instance::read(op).map_err(|message| {
-                op.emit_error(&message);
-                PassFailure
-            })?;
-            let (Some(binding), Some(scope)) = (binding_of(op), scope_of(op)) else {
-                op.emit_error(&format!("instance {} has no bind and scope: run instance-bind first", instance.name));
+        for instance in Instance::read_all(&ops)? {
+            let (Some(binding), Some(scope)) = (binding_of(instance.op), scope_of(instance.op)) else {
+                instance.op.emit_error(&format!("instance {} has no bind and scope: run instance-bind first", instance.name));
                 return Err(PassFailure);
             };
             instances.push((instance, binding, scope));
@@ -73,7 +69,8 @@ and redistributions between instances, and one on each instance that needed move
         let (mut copies, mut redistributions) = (0, 0);
         for (consumer, binding, scope) in &instances {
             let mut moved = Vec::new();
-            for position in 0..consumer.body.arguments.len() {
+            let needs = consumer.needs(binding);
+            for (position, need) in needs.into_iter().enumerate() {
                 let operand = consumer.op.operand(position);
                 let sources = producers(operand);
                 if sources.is_empty() {
@@ -86,7 +83,6 @@ and redistributions between instances, and one on each instance that needed move
                     sources.iter().filter(|(_, result)| *result == 0).filter_map(|(op, _)| binding_of(*op)).filter(|b| b.len() == rank).collect();
                 if bindings.len() == sources.len() {
                     let from: Binding = (0..rank).map(|d| bindings.iter().map(|b| b[d]).min().unwrap_or(1)).collect();
-                    let need = consumer.need(binding, position);
                     let to: Binding = from.iter().zip(&need).map(|(a, b)| *a.min(b)).collect();
                     if to != from {
                         value = redistribute(consumer.op, value, &from, &to);

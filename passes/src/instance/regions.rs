@@ -94,6 +94,30 @@ pub fn share_axis(region: &Region, shape: &[usize], index: usize, count: usize) 
     (0..shape.len()).find(|&d| shape[d] % count == 0 && *region == share(shape, d, index, count)).map(Some)
 }
 
+/// Elements computed by several programs (instances of a group, clusters of a function) beyond
+/// the body's own, as a fraction of those: halos and ops computed whole by each. `computed` holds
+/// each program's box of every value; weights and constants are not work.
+pub fn recomputation<'a>(body: &FunctionView, computed: impl Iterator<Item = &'a [Option<Region>]> + Clone) -> f64 {
+    let elements = |region: &Region| region.iter().map(|range| range.len()).product::<usize>() as f64;
+    let (mut own, mut done) = (0.0, 0.0);
+    for node in &body.ops[..body.ops.len().saturating_sub(1)] {
+        if node.name == "graph.weight" || node.name == "graph.constant" {
+            continue;
+        }
+        for (value, r#type) in &node.results {
+            own += r#type.shape.iter().product::<usize>() as f64;
+            done += computed.clone().filter_map(|boxes| boxes[*value].as_ref()).map(elements).sum::<f64>();
+        }
+    }
+    if own == 0.0 { 0.0 } else { done / own - 1.0 }
+}
+
+/// A box as the remarks spell it, `[0..1, 0..3]`.
+pub fn boxed(region: &Region) -> String {
+    let ranges: Vec<String> = region.iter().map(|range| format!("{}..{}", range.start, range.end)).collect();
+    format!("[{}]", ranges.join(", "))
+}
+
 /// A changed attribute of the op that computes a box.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Changed {

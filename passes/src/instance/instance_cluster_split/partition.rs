@@ -7,7 +7,7 @@
 //! would need each other's data or each its own program.
 
 use crate::graph_view::{FunctionView, ValueId};
-use crate::instance::regions::{full, share, share_axis, sizes, sweep, Demand, Region};
+use crate::instance::regions::{boxed, full, recomputation, share, share_axis, sizes, sweep, Demand, Region};
 
 /// The shares of a function over `count` clusters.
 #[derive(Debug)]
@@ -68,7 +68,7 @@ pub(super) fn partition(view: &FunctionView, dim: usize, count: usize) -> Result
             sweep(view, &seeds)
         })
         .collect();
-    let recomputed = recomputation(view, &sweeps);
+    let recomputed = recomputation(view, sweeps.iter().map(|(computed, _)| computed.as_slice()));
     // Every value: one share along one dimension on every cluster, or whole on every cluster.
     let mut axis_of: Vec<Option<Option<usize>>> = vec![None; view.value_count];
     let mut described = |value: ValueId| -> Result<(), String> {
@@ -131,25 +131,4 @@ pub(super) fn partition(view: &FunctionView, dim: usize, count: usize) -> Result
     let result_dims = returned.iter().map(|&value| axis_of[value].flatten()).collect();
     let (computed, demands) = sweeps.into_iter().next().expect("at least one cluster");
     Ok(Partition { count, input_dims, result_dims, computed, demands })
-}
-
-/// Elements all clusters compute beyond the function's own, as a fraction of those.
-fn recomputation(view: &FunctionView, sweeps: &[(Vec<Option<Region>>, Vec<Option<Demand>>)]) -> f64 {
-    let elements = |region: &Region| region.iter().map(|range| range.len()).product::<usize>() as f64;
-    let (mut own, mut done) = (0.0, 0.0);
-    for node in &view.ops[..view.ops.len().saturating_sub(1)] {
-        if node.name == "graph.weight" || node.name == "graph.constant" {
-            continue;
-        }
-        for (value, r#type) in &node.results {
-            own += r#type.shape.iter().product::<usize>() as f64;
-            done += sweeps.iter().filter_map(|(computed, _)| computed[*value].as_ref()).map(elements).sum::<f64>();
-        }
-    }
-    if own == 0.0 { 0.0 } else { done / own - 1.0 }
-}
-
-fn boxed(region: &Region) -> String {
-    let ranges: Vec<String> = region.iter().map(|range| format!("{}..{}", range.start, range.end)).collect();
-    format!("[{}]", ranges.join(", "))
 }

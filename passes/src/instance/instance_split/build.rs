@@ -4,7 +4,7 @@
 //! `instance.concat` of its instances' slices for whoever reads them whole.
 
 use super::plan::Plan;
-use crate::instance::regions::{full, sizes, Region};
+use crate::instance::regions::{boxed, full, sizes, Region};
 use crate::instance::sliced_body::{self, slice, tensor_like};
 use crate::graph_view::{FunctionView, TensorType};
 use crate::ir::{self, create, i64_attribute, string_attribute, InsertionPoint, Op, Val};
@@ -175,11 +175,6 @@ fn describe_reads(reads: &[Read]) -> String {
         })
         .collect();
     text.join("; ")
-}
-
-fn boxed(region: &Region) -> String {
-    let ranges: Vec<String> = region.iter().map(|range| format!("{}..{}", range.start, range.end)).collect();
-    format!("[{}]", ranges.join(", "))
 }
 
 /// The group as one instance that computes all of it: its body moves into the instance.

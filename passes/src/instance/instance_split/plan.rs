@@ -2,7 +2,7 @@
 //! outputs, and, walking the body backwards, the box of every value the instance needs and what
 //! each op reads to compute its box (GraphTurbo §3.3).
 
-use crate::instance::regions::{share, sweep, Demand, Region};
+use crate::instance::regions::{recomputation, share, sweep, Demand, Region};
 use crate::graph_view::{FunctionView, ValueId};
 
 /// The instances of one group.
@@ -95,15 +95,6 @@ impl Plan {
     /// Elements the instances compute beyond the group's own, as a fraction of those: halos
     /// and ops computed whole by every instance.
     pub(super) fn recomputed(&self, body: &FunctionView) -> f64 {
-        let elements = |region: &Region| region.iter().map(|range| range.len()).product::<usize>() as f64;
-        let mut own = 0.0;
-        let mut done = 0.0;
-        for node in &body.ops[..body.ops.len().saturating_sub(1)] {
-            for (value, r#type) in &node.results {
-                own += r#type.shape.iter().product::<usize>() as f64;
-                done += self.instances.iter().filter_map(|instance| instance.computed[*value].as_ref()).map(elements).sum::<f64>();
-            }
-        }
-        if own == 0.0 { 0.0 } else { done / own - 1.0 }
+        recomputation(body, self.instances.iter().map(|instance| instance.computed.as_slice()))
     }
 }
