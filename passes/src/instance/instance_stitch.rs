@@ -10,7 +10,8 @@
 //! to the smaller factor of the two per dimension (Fig. 9 right: the cores exchange the data);
 //! when the producers left it in another scope than the consumer's, an `instance.copy` moves it
 //! there (Fig. 9 left). Both are inserted just before the consumer, on the slice it reads, so
-//! that only what it reads moves.
+//! that only what it reads moves. An operand that already arrives through a redistribution or a
+//! copy has the binding and scope these give it, so that stitching again moves nothing.
 
 use super::binding::{binding_of, cores, producers, scope_of, spelled, Binding, Instance};
 use crate::{
@@ -77,11 +78,20 @@ and redistributions between instances, and one on each instance that needed move
                     continue;
                 }
                 let mut value = operand;
+                let (stitched_binding, stitched_scope) = stitched(operand);
                 // Fig. 9 right: the producers' binding against what the consumer needs.
                 let rank = consumer.body.arguments[position].1.shape.len();
-                let bindings: Vec<Binding> =
-                    sources.iter().filter(|(_, result)| *result == 0).filter_map(|(op, _)| binding_of(*op)).filter(|b| b.len() == rank).collect();
-                if bindings.len() == sources.len() {
+                let complete = stitched_binding.is_some();
+                let bindings: Vec<Binding> = match stitched_binding {
+                    Some(binding) => vec![binding],
+                    None => sources
+                        .iter()
+                        .filter(|(_, result)| *result == 0)
+                        .filter_map(|(op, _)| binding_of(*op))
+                        .filter(|b| b.len() == rank)
+                        .collect(),
+                };
+                if complete || bindings.len() == sources.len() {
                     let from: Binding = (0..rank).map(|d| bindings.iter().map(|b| b[d]).min().unwrap_or(1)).collect();
                     let to: Binding = from.iter().zip(&need).map(|(a, b)| *a.min(b)).collect();
                     if to != from {
@@ -91,7 +101,10 @@ and redistributions between instances, and one on each instance that needed move
                     }
                 }
                 // Fig. 9 left: the producers' scope against the consumer's.
-                let scopes: Vec<Scope> = sources.iter().filter_map(|(op, _)| scope_of(*op)).collect();
+                let scopes: Vec<Scope> = match stitched_scope {
+                    Some(scope) => vec![scope],
+                    None => sources.iter().filter_map(|(op, _)| scope_of(*op)).collect(),
+                };
                 if let Some(from) = scopes.iter().copied().find(|from| from != scope) {
                     value = copy(consumer.op, value, *scope);
                     copies += 1;
@@ -116,6 +129,26 @@ and redistributions between instances, and one on each instance that needed move
         }
         Ok(())
     }
+}
+
+/// The binding and scope `value` arrives with when it comes through redistributions and copies
+/// (the closest of each on the way back from the consumer).
+fn stitched(mut value: Val) -> (Option<Binding>, Option<Scope>) {
+    let (mut binding, mut scope) = (None, None);
+    while let Some(op) = value.defining_op() {
+        match op.name().as_str() {
+            "instance.redistribute" => {
+                binding = binding.or_else(|| {
+                    let to = melior::ir::attribute::DenseI64ArrayAttribute::try_from(op.attribute("to")?).ok()?;
+                    Some((0..to.len()).map(|index| to.element(index).map_or(1, |factor| factor as usize)).collect())
+                })
+            }
+            "instance.copy" => scope = scope.or_else(|| Scope::from_attribute(op.attribute("scope")?)),
+            _ => break,
+        }
+        value = op.operand(0);
+    }
+    (binding, scope)
 }
 
 fn redistribute(consumer: Op, value: Val, from: &[usize], to: &[usize]) -> Val {

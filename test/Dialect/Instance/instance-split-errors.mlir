@@ -1,19 +1,6 @@
 // Tests what instance-split rejects.
 // RUN: turbine-opt %s --split-input-file --instance-split --verify-diagnostics
 
-// Tests that a group without a best split (nothing fits the target) is refused.
-func.func @no_best_split(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
-  // expected-error@+1 {{group 'g0' has no best split: hw-group found no split of it that fits the target, so it cannot become instances}}
-  %y = instance.group "g0"(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32> {
-  ^bb0(%a: tensor<2x8xf32>):
-    %s = graph.relu %a : tensor<2x8xf32>
-    instance.yield %s : tensor<2x8xf32>
-  }
-  return %y : tensor<2x8xf32>
-}
-
-// -----
-
 // Tests that a best split whose slices do not divide the output is refused.
 func.func @unsplittable(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   // expected-error@+1 {{group 'g0': its best split cuts dimension 1 into 3 slices, which do not divide it (size 8)}}

@@ -181,3 +181,21 @@ func.func @whole(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   }
   return %y : tensor<2x8xf32>
 }
+
+// -----
+
+// Tests that a group without a best split (hw-group found no split along one dimension that fits
+// its scope) becomes one instance too: its kernel tiles it, instance-bind picks its scope.
+// CHECK-LABEL: func.func @no_best_split
+// CHECK: %[[I:.*]] = instance.instance "g0"[0 of 1 along 0] (%arg0) : (tensor<2x8xf32>) -> tensor<2x8xf32> {
+// CHECK: graph.relu
+// CHECK: return %[[I]]
+func.func @no_best_split(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-remark@+1 {{'g0' stays one instance: hw-group found no split of it along one dimension that fits its scope; its kernel tiles it}}
+  %y = instance.group "g0"(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%a: tensor<2x8xf32>):
+    %s = graph.relu %a : tensor<2x8xf32>
+    instance.yield %s : tensor<2x8xf32>
+  }
+  return %y : tensor<2x8xf32>
+}

@@ -2,6 +2,9 @@
 // redistributions where bindings differ, on instances bound by hand.
 // RUN: turbine-opt %s --split-input-file --instance-stitch | FileCheck %s
 // RUN: turbine-opt %s --split-input-file --instance-stitch=explain=true --verify-diagnostics -o /dev/null
+// Stitching twice moves nothing more: an operand arriving through a copy or redistribution has
+// the scope and binding these give it.
+// RUN: turbine-opt %s --split-input-file --instance-stitch --instance-stitch | FileCheck %s
 
 // Tests Fig. 9 left: g0's output is in the global buffer, g1 runs out of the local buffers; the
 // bindings agree, so only a copy moves what g1 reads.

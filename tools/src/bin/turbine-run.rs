@@ -22,7 +22,7 @@ struct Arguments {
     /// The model: .mlir in the graph dialect, or .onnx.
     #[arg(required_unless_present = "builtin")]
     model: Option<PathBuf>,
-    /// A built-in model instead of a file (seeded weights): resnet50, resnet18.
+    /// A built-in model instead of a file (seeded weights): resnet50, resnet18, densenet121.
     #[arg(long, conflicts_with = "model")]
     builtin: Option<String>,
     /// Batch size of the built-in model.

@@ -10,8 +10,14 @@ use turbine_tools::driver;
 
 /// Interprets `source` before and after `pipeline`; returns the transformed module's text.
 fn grouped_equals_ungrouped(source: &str, weights: &Weights, pipeline: &str) -> String {
+    transformed_equal_original(source, weights, &[pipeline.to_owned()]).remove(0)
+}
+
+/// Interprets `source`, then each module `pipelines` make of it (the original interpreted once);
+/// returns the transformed modules' texts.
+fn transformed_equal_original(source: &str, weights: &Weights, pipelines: &[String]) -> Vec<String> {
     let context = turbine_dialects::create_context();
-    let mut module = Module::parse(&context, source).unwrap_or_else(|| panic!("does not parse:\n{source}"));
+    let module = Module::parse(&context, source).unwrap_or_else(|| panic!("does not parse:\n{source}"));
     // SAFETY: the module is verified and outlives the programs read from it.
     let before = unsafe { Program::from_module(module.as_operation().to_raw(), None) }.unwrap();
     let inputs: Vec<Tensor> = before
@@ -25,14 +31,20 @@ fn grouped_equals_ungrouped(source: &str, weights: &Weights, pipeline: &str) -> 
         })
         .collect();
     let expected = interpret(&before, inputs.clone(), weights).unwrap();
-    driver::run_pipeline(&context, &mut module, pipeline).unwrap_or_else(|error| panic!("{error}\n{source}"));
-    assert!(module.as_operation().verify(), "the grouped module does not verify");
-    let text = module.as_operation().to_string();
-    // SAFETY: as above.
-    let after = unsafe { Program::from_module(module.as_operation().to_raw(), None) }.unwrap();
-    let actual = interpret(&after, inputs, weights).unwrap();
-    assert_eq!(actual, expected, "grouping changed the results of\n{source}\ngrouped:\n{text}");
-    text
+    pipelines
+        .iter()
+        .map(|pipeline| {
+            let mut module = Module::parse(&context, source).unwrap();
+            driver::run_pipeline(&context, &mut module, pipeline).unwrap_or_else(|error| panic!("{error}\n{source}"));
+            assert!(module.as_operation().verify(), "the module after {pipeline} does not verify");
+            let text = module.as_operation().to_string();
+            // SAFETY: as above.
+            let after = unsafe { Program::from_module(module.as_operation().to_raw(), None) }.unwrap();
+            let actual = interpret(&after, inputs.clone(), weights).unwrap();
+            assert_eq!(actual, expected, "{pipeline} changed the results of\n{source}\ntransformed:\n{text}");
+            text
+        })
+        .collect()
 }
 
 /// How many `instance.group` regions a module's text holds.
@@ -330,13 +342,36 @@ fn instance_split_random_networks_changes_no_number() {
     assert!(split_rows, "no random network was split along rows or columns (halos untested)");
 }
 
-#[test]
-fn instance_split_resnet18_changes_no_number() {
-    let model = turbine_tools::models::builtin("resnet18", 4).unwrap();
+/// Builds the built-in model `name` at `batch`; returns its text and weights.
+fn builtin(name: &str, batch: usize) -> (String, Weights) {
+    let model = turbine_tools::models::builtin(name, batch).unwrap();
     let context = turbine_dialects::create_context();
     let source = turbine_tools::graph_module::build(&context, &model.module).unwrap().as_operation().to_string();
-    for scope in ["gb", "lb"] {
-        let text = grouped_equals_ungrouped(&source, &model.weights, &schedule("stcp920", scope, "auto"));
+    (source, model.weights)
+}
+
+#[test]
+fn instance_split_resnet18_changes_no_number() {
+    let (source, weights) = builtin("resnet18", 4);
+    let pipelines = ["gb", "lb"].map(|scope| schedule("stcp920", scope, "auto"));
+    for text in transformed_equal_original(&source, &weights, &pipelines) {
         assert!(text.contains("instance.clusters 4("), "the batch of 4 is spread over stcp920's 4 clusters");
+    }
+}
+
+/// The paper's models whole, through the whole graph scheduling in both scopes: ResNet-50 at
+/// batch 4 (one image per cluster; batch 4 rather than 8 because interpreting it three times is
+/// most of this test's time) and DenseNet-121 at batch 1 (one cluster; a concatenation per
+/// layer, many consumers per value).
+#[test]
+fn schedule_resnet50_and_densenet121_changes_no_number() {
+    for (name, batch, clusters) in [("resnet50", 4, 4), ("densenet121", 1, 1)] {
+        let (source, weights) = builtin(name, batch);
+        let pipelines = ["gb", "lb"].map(|scope| schedule("stcp920", scope, "auto"));
+        for text in transformed_equal_original(&source, &weights, &pipelines) {
+            assert!(text.contains(&format!("instance.clusters {clusters}(")), "{name} b{batch} is spread over {clusters} clusters");
+            assert!(!text.contains("instance.group"), "every group of {name} became instances");
+            assert_eq!(text.matches("instance.instance").count(), text.matches("bind = array").count(), "every instance of {name} is bound");
+        }
     }
 }

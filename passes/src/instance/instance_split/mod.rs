@@ -11,9 +11,11 @@
 //! only on the producer instances it reads — the graph of Fig. 6 without its grey edges.
 //!
 //! A group whose best split cannot be realised (an output no slice divides, control flow in the
-//! body) becomes one instance that computes all of it, with a remark; a group without a best
-//! split (hw-group found nothing that fits the target), or whose best split does not divide its
-//! output, is an error.
+//! body) becomes one instance that computes all of it, with a remark. So does a group without a
+//! best split: hw-group found no split along one dimension that fits its scope (a single large op
+//! in the 64 KB LB, for instance); its kernel tiles it to fit (§4.1) and instance-bind gives its
+//! output the scope its per-core share fits. A best split that does not divide the output is an
+//! error: no pass writes one.
 
 mod build;
 mod plan;
@@ -46,8 +48,9 @@ exactly; an op with no rule for the box asked of it computes its whole result. A
 operands are exactly the boxes it reads: an `instance.slice` of a tensor, or of the \
 `instance.concat` of just the producer instances whose slices it overlaps, so that it depends on \
 those instances and no others. The group's results become the `instance.concat` of its instances' \
-slices. A group whose split cannot be realised becomes one instance (with a remark); a group \
-without a best split, or whose best split does not divide its output, is an error. With `explain`, a remark on each group says how it was split and \
+slices. A group whose split cannot be realised, or without a best split (nothing along one \
+dimension fits its scope), becomes one instance (with a remark); a best split that does not divide \
+its output is an error. With `explain`, a remark on each group says how it was split and \
 how much it recomputes, and one on each instance what it reads.";
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
@@ -71,10 +74,8 @@ how much it recomputes, and one on each instance what it reads.";
         for &group in &groups {
             let name = group_name(group);
             let Some(best) = group.attribute("best_split").and_then(Split::from_attribute) else {
-                group.emit_error(&format!(
-                    "group '{name}' has no best split: hw-group found no split of it that fits the target, so it cannot become instances"
-                ));
-                return Err(PassFailure);
+                splits.push((group, name, None));
+                continue;
             };
             let size = group_output_size(group, best.dim as usize);
             if size.is_none_or(|size| best.factor < 1 || size % best.factor as usize != 0) {
@@ -86,10 +87,19 @@ how much it recomputes, and one on each instance what it reads.";
                 ));
                 return Err(PassFailure);
             }
-            splits.push((group, name, best));
+            splits.push((group, name, Some(best)));
         }
         let mut pieces = build::Pieces::default();
         for (group, name, best) in splits {
+            let Some(best) = best else {
+                let instance = build::whole(group, &name, 0);
+                if self.explain {
+                    instance.emit_remark(&format!(
+                        "'{name}' stays one instance: hw-group found no split of it along one dimension that fits its scope; its kernel tiles it"
+                    ));
+                }
+                continue;
+            };
             let (dim, factor) = (best.dim as usize, best.factor as usize);
             if factor == 1 {
                 let instance = build::whole(group, &name, dim);
