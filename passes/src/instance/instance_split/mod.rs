@@ -14,8 +14,8 @@
 //! body) becomes one instance that computes all of it, with a remark. So does a group without a
 //! best split: hw-group found no split along one dimension that fits its scope (a single large op
 //! in the 64 KB LB, for instance); its kernel tiles it to fit (§4.1) and instance-bind gives its
-//! output the scope its per-core share fits. A best split that does not divide the output is an
-//! error: no pass writes one.
+//! output the scope its per-core share fits. A group with a SplitInfo but no best split, or a best
+//! split that does not divide the output, is an error: hw-group writes neither.
 
 mod build;
 mod plan;
@@ -49,8 +49,9 @@ operands are exactly the boxes it reads: an `instance.slice` of a tensor, or of 
 `instance.concat` of just the producer instances whose slices it overlaps, so that it depends on \
 those instances and no others. The group's results become the `instance.concat` of its instances' \
 slices. A group whose split cannot be realised, or without a best split (nothing along one \
-dimension fits its scope), becomes one instance (with a remark); a best split that does not divide \
-its output is an error. With `explain`, a remark on each group says how it was split and \
+dimension fits its scope: hw-group then leaves both `split_info` and `best_split` out), becomes one \
+instance (with a remark); a `split_info` without a best split, or a best split that does not \
+divide its output, is an error. With `explain`, a remark on each group says how it was split and \
 how much it recomputes, and one on each instance what it reads.";
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
@@ -74,6 +75,14 @@ how much it recomputes, and one on each instance what it reads.";
         for &group in &groups {
             let name = group_name(group);
             let Some(best) = group.attribute("best_split").and_then(Split::from_attribute) else {
+                // hw-group leaves out the best split only when its SplitInfo is empty.
+                let info = group.attribute("split_info").and_then(|info| melior::ir::attribute::ArrayAttribute::try_from(info).ok());
+                if info.is_some_and(|info| !info.is_empty()) {
+                    group.emit_error(&format!(
+                        "group '{name}' has a split_info but no best split: run hw-group, which picks one (Eq. 1) whenever a split fits"
+                    ));
+                    return Err(PassFailure);
+                }
                 splits.push((group, name, None));
                 continue;
             };
