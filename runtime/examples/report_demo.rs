@@ -2,7 +2,7 @@
 //! and the trace look like. Each core computes a 32x64 column block of C = relu(A·B) with
 //! A: 32x256 and B: 256x512 in DDR, streaming K in chunks of 64 through two LB buffer pairs:
 //! the DMA of chunk i+1 overlaps the matmul of chunk i, and the 8 cores share the cluster's
-//! off-core link.
+//! DDR port.
 //!
 //! Run: `cargo run --release -p turbine-runtime --example report_demo [trace.json]`, then open
 //! the trace in ui.perfetto.dev.

@@ -51,6 +51,7 @@ pub mod view;
 pub use device::Device;
 pub use error::{ErrorCode, Result, RuntimeError};
 pub use ids::{BufferId, CoreId, Token};
+pub use link::Port;
 pub use instr::{BinaryOp, Conv2dParams, Instr, Pool2dParams, PoolKind, ReduceKind, UnaryOp};
 pub use memory::Placement;
 pub use report::{LaunchSummary, Report};

@@ -1,9 +1,52 @@
-//! The off-core link of a cluster: one timeline of exclusive reservations shared by the DMAs of
-//! all its cores (traffic between DDR or GB and anything). A transfer takes the earliest free
-//! interval at or after the time it is ready, filling gaps left by earlier reservations, so
-//! the link is never oversubscribed and its total throughput equals its bandwidth.
+//! The shared transfer resources of a cluster, its [`Port`]s, each one timeline of exclusive
+//! reservations shared by the DMAs of all its cores. A transfer takes the earliest free
+//! interval at or after the time it is ready, filling gaps left by earlier reservations, so a
+//! port is never oversubscribed and its total throughput equals its bandwidth.
 
+use serde::Serialize;
 use std::collections::BTreeMap;
+use turbine_targets::MemLevel;
+
+/// A transfer resource shared by the cores of a cluster. The DDR port and the on-chip GB bus are
+/// separate (DESIGN.md §8): a DDR prefetch does not hold back GB↔LB traffic, and the reverse.
+/// LB↔LB copies go over the cluster crossbar, a dedicated path per pair of cores, and share
+/// nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Port {
+    /// The cluster's DDR port: every transfer with DDR at one end (DDR↔LB, DDR↔GB, DDR↔DDR).
+    Ddr,
+    /// The bus between the cluster's GB and its cores' LBs: GB↔LB and GB↔GB.
+    GbBus,
+}
+
+impl Port {
+    /// Every port, in report order.
+    pub const ALL: [Port; 2] = [Port::Ddr, Port::GbBus];
+
+    /// The port a DMA between these levels holds, None for LB↔LB.
+    pub fn of(src: MemLevel, dst: MemLevel) -> Option<Port> {
+        use MemLevel::*;
+        match (src, dst) {
+            (Ddr, _) | (_, Ddr) => Some(Port::Ddr),
+            (Gb, _) | (_, Gb) => Some(Port::GbBus),
+            (Lb, Lb) => None,
+        }
+    }
+
+    /// Its name in reports and traces.
+    pub fn name(self) -> &'static str {
+        match self {
+            Port::Ddr => "ddr port",
+            Port::GbBus => "gb bus",
+        }
+    }
+
+    /// Its index among [`Port::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
 
 /// Busy intervals of one link, sorted, disjoint and non-adjacent (adjacent ones are merged).
 #[derive(Debug, Default, Clone)]
@@ -43,7 +86,18 @@ impl LinkTimeline {
 
 #[cfg(test)]
 mod tests {
-    use super::LinkTimeline;
+    use super::{LinkTimeline, Port};
+    use turbine_targets::MemLevel::*;
+
+    #[test]
+    fn ddr_and_the_gb_bus_are_separate_ports() {
+        assert_eq!(Port::of(Ddr, Lb), Some(Port::Ddr));
+        assert_eq!(Port::of(Gb, Ddr), Some(Port::Ddr));
+        assert_eq!(Port::of(Ddr, Ddr), Some(Port::Ddr));
+        assert_eq!(Port::of(Gb, Lb), Some(Port::GbBus));
+        assert_eq!(Port::of(Gb, Gb), Some(Port::GbBus));
+        assert_eq!(Port::of(Lb, Lb), None);
+    }
 
     #[test]
     fn reservations_queue_and_fill_gaps() {

@@ -6,7 +6,8 @@
 use crate::ids::CoreId;
 use crate::launch::Launch;
 use crate::memory::Usage;
-use crate::timing::{uses_link, LevelOf, Schedule};
+use crate::link::Port;
+use crate::timing::{LevelOf, Schedule};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -47,8 +48,8 @@ pub(crate) struct Stats {
     ddr_to_host: u64,
     /// Per flat core, per resource: (instructions, busy cycles, work).
     resources: Vec<Vec<(u64, u64, f64)>>,
-    /// Per cluster: (busy cycles, bytes).
-    links: Vec<(u64, u64)>,
+    /// Per cluster, per port (in [`Port::ALL`] order): (busy cycles, bytes).
+    links: Vec<[(u64, u64); 2]>,
 }
 
 impl Stats {
@@ -62,7 +63,7 @@ impl Stats {
             host_to_ddr: 0,
             ddr_to_host: 0,
             resources: vec![vec![(0, 0, 0.0); resources]; target.total_cores() as usize],
-            links: vec![(0, 0); target.device.clusters as usize],
+            links: vec![[(0, 0); 2]; target.device.clusters as usize],
         }
     }
 
@@ -101,8 +102,8 @@ impl Stats {
                     let t = self.transfers.entry((sl, dl)).or_default();
                     t.0 += bytes;
                     t.1 += 1;
-                    if let (true, Some((a, b))) = (uses_link(sl, dl), s.link) {
-                        let link = &mut self.links[core.cluster as usize];
+                    if let Some((port, a, b)) = s.link {
+                        let link = &mut self.links[core.cluster as usize][port.index()];
                         link.0 += b - a;
                         link.1 += bytes;
                     }
@@ -170,11 +171,13 @@ pub struct ChannelStat {
     pub utilisation: f64,
 }
 
-/// One cluster's off-core link.
+/// One shared transfer resource of a cluster: its DDR port or its GB bus.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LinkStat {
     /// The cluster.
     pub cluster: u32,
+    /// Which of its ports.
+    pub port: Port,
     /// Bytes that crossed it.
     pub bytes: u64,
     /// Cycles it was transferring.
@@ -227,7 +230,7 @@ pub struct Report {
     pub units: Vec<UnitStat>,
     /// Every DMA channel of every core.
     pub dma_channels: Vec<ChannelStat>,
-    /// Every cluster link.
+    /// Every port of every cluster.
     pub links: Vec<LinkStat>,
     /// Memory use.
     pub memory: MemoryStat,
@@ -309,11 +312,17 @@ impl Report {
                 .links
                 .iter()
                 .enumerate()
-                .map(|(cl, &(busy, bytes))| LinkStat {
-                    cluster: cl as u32,
-                    bytes,
-                    busy_cycles: busy,
-                    utilisation: util(busy),
+                .flat_map(|(cl, ports)| {
+                    Port::ALL.into_iter().map(move |port| {
+                        let (busy, bytes) = ports[port.index()];
+                        LinkStat {
+                            cluster: cl as u32,
+                            port,
+                            bytes,
+                            busy_cycles: busy,
+                            utilisation: util(busy),
+                        }
+                    })
                 })
                 .collect(),
             memory: MemoryStat {
@@ -460,7 +469,7 @@ impl fmt::Display for Report {
                 f,
                 "  {:<14} {:<14} {:>10} {:>16} {:>8.1}%",
                 format!("cluster {}", l.cluster),
-                "off-core link",
+                l.port.name(),
                 "",
                 l.busy_cycles,
                 100.0 * l.utilisation

@@ -1,7 +1,7 @@
 //! The timing model: when each instruction of a launch starts and ends, in cycles.
 //!
 //! Every core has one timeline per compute unit and per DMA channel; each cluster has one
-//! off-core link timeline ([`LinkTimeline`]). An instruction starts when (1) the tokens it
+//! timeline per shared transfer resource, its DDR port and its GB bus ([`Port`]). An instruction starts when (1) the tokens it
 //! waits on are ready, (2) the core's fence allows it (launch start, last `wait`, last
 //! barrier), and (3) its unit or channel is free; units and channels are in-order queues fed
 //! in program order. With several units of a kind (or several DMA channels), it takes the one
@@ -9,20 +9,21 @@
 //!
 //! - compute: `compute_setup + ceil(work / throughput[kind][f32])` cycles on its unit;
 //! - DMA: `dma_setup` cycles on its channel, then `ceil(bytes / bandwidth[path])` cycles of
-//!   transfer; a transfer that touches GB or DDR also holds its cluster's link for the
-//!   transfer time, at the earliest free interval of the link after the setup;
+//!   transfer; a transfer with DDR at one end also holds its cluster's DDR port for the
+//!   transfer time, one between GB and LB or within GB its cluster's GB bus, at the earliest
+//!   free interval of the port after the setup; LB↔LB holds nothing shared;
 //! - `wait`: takes no time, moves the core's fence to its tokens' ready time;
 //! - barrier: released `latency.barrier` cycles after the last core of the launch has
 //!   finished everything before it.
 //!
-//! Cores interact only through links and barriers. The scheduler picks, among all cores, the
-//! next instruction that can start earliest (ties: lowest core), so link reservations are made
+//! Cores interact only through ports and barriers. The scheduler picks, among all cores, the
+//! next instruction that can start earliest (ties: lowest core), so port reservations are made
 //! in a fixed order computed from simulated times alone: the result does not depend on the
 //! host, on threads, or on anything but the program.
 
 use crate::instr::{Engine, Instr};
 use crate::launch::Launch;
-use crate::link::LinkTimeline;
+use crate::link::{LinkTimeline, Port};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use turbine_targets::{DType, MemLevel, Target};
@@ -35,8 +36,8 @@ pub(crate) struct Slot {
     /// Index in the core's resources: units `0..U` in `core.units` order, then DMA channels
     /// `U..U+D`. `None` for `wait` and barriers.
     pub resource: Option<usize>,
-    /// For a DMA over the cluster link: the interval it held the link.
-    pub link: Option<(u64, u64)>,
+    /// For a DMA over a port of its cluster: the port and the interval it held it.
+    pub link: Option<(Port, u64, u64)>,
 }
 
 /// The simulated schedule of a launch.
@@ -53,11 +54,6 @@ pub(crate) struct Schedule {
 pub(crate) trait LevelOf {
     /// The level `buffer` lives in (the buffer exists: launches keep their buffers alive).
     fn level_of(&self, buffer: crate::ids::BufferId) -> MemLevel;
-}
-
-/// True when a DMA between these levels crosses the cluster's off-core link.
-pub(crate) fn uses_link(src: MemLevel, dst: MemLevel) -> bool {
-    !(src == MemLevel::Lb && dst == MemLevel::Lb)
 }
 
 /// Per-core scheduling state.
@@ -81,7 +77,7 @@ struct Sim<'a, L> {
     levels: &'a L,
     cores: Vec<CoreState>,
     slots: Vec<Vec<Slot>>,
-    links: BTreeMap<u32, LinkTimeline>,
+    links: BTreeMap<(u32, Port), LinkTimeline>,
     /// Heads ready to be scheduled, by (start time, core slot).
     heap: BinaryHeap<Reverse<(u64, usize)>>,
     /// Arrival time of each core at the current barrier.
@@ -212,16 +208,17 @@ impl<L: LevelOf> Sim<'_, L> {
                 );
                 let transfer = cycles(rec.instr.work(1.0) / target.bandwidth.between(sl, dl));
                 let ready = start + target.latency.dma_setup;
-                let (end, link) = if uses_link(sl, dl) {
-                    let cluster = self.launch.cores[c].cluster;
-                    let l = self
-                        .links
-                        .entry(cluster)
-                        .or_default()
-                        .reserve(ready, transfer);
-                    (l + transfer, Some((l, l + transfer)))
-                } else {
-                    (ready + transfer, None)
+                let (end, link) = match Port::of(sl, dl) {
+                    Some(port) => {
+                        let cluster = self.launch.cores[c].cluster;
+                        let l = self
+                            .links
+                            .entry((cluster, port))
+                            .or_default()
+                            .reserve(ready, transfer);
+                        (l + transfer, Some((port, l, l + transfer)))
+                    }
+                    None => (ready + transfer, None),
                 };
                 Slot {
                     start,

@@ -1,10 +1,11 @@
 //! Chrome trace-event output (JSON object format), which ui.perfetto.dev and chrome://tracing
 //! open. One process per cluster; in it one thread (track) per compute unit and DMA channel of
-//! each core, and one for the cluster's off-core link; plus a "device" process with one track
+//! each core, and one for each of the cluster's ports (DDR port, GB bus); plus a "device" process with one track
 //! showing each launch. Timestamps are simulated time in microseconds at the target clock.
 
 use crate::instr::Instr;
 use crate::launch::Launch;
+use crate::link::Port;
 use crate::timing::Schedule;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -72,7 +73,7 @@ impl Trace {
                     tid: tracks.resource(core.core, resource),
                     args: args.clone(),
                 });
-                if let Some((a, b)) = s.link {
+                if let Some((port, a, b)) = s.link {
                     self.events.push(Event {
                         name: format!("dma from core {}", core.core),
                         cat: "link",
@@ -80,7 +81,7 @@ impl Trace {
                         ts: us(a),
                         dur: us(b - a),
                         pid: core.cluster,
-                        tid: tracks.link(),
+                        tid: tracks.link(port),
                         args,
                     });
                 }
@@ -109,15 +110,11 @@ impl Trace {
                     events.push(json!({ "name": "thread_sort_index", "ph": "M", "pid": cl, "tid": tid, "args": { "sort_index": tid } }));
                 }
             }
-            let link = tracks.link();
-            events.push(meta(
-                cl,
-                link,
-                "thread_name",
-                "off-core link".to_string(),
-                link,
-            ));
-            events.push(json!({ "name": "thread_sort_index", "ph": "M", "pid": cl, "tid": link, "args": { "sort_index": link } }));
+            for port in Port::ALL {
+                let link = tracks.link(port);
+                events.push(meta(cl, link, "thread_name", port.name().to_string(), link));
+                events.push(json!({ "name": "thread_sort_index", "ph": "M", "pid": cl, "tid": link, "args": { "sort_index": link } }));
+            }
         }
         let device = target.device.clusters;
         events.push(meta(device, 0, "process_name", "device".to_string(), 0));
@@ -137,7 +134,7 @@ impl Trace {
 }
 
 /// Track (thread id) numbering inside a cluster's process: for core `k`, its resources
-/// (units, then DMA channels) are `k * R + r`; the link comes after all cores.
+/// (units, then DMA channels) are `k * R + r`; the ports come after all cores.
 struct Tracks {
     names: Vec<String>,
     cores: u32,
@@ -163,7 +160,7 @@ impl Tracks {
         core * self.names.len() as u32 + resource as u32
     }
 
-    fn link(&self) -> u32 {
-        self.cores * self.names.len() as u32
+    fn link(&self, port: Port) -> u32 {
+        self.cores * self.names.len() as u32 + port.index() as u32
     }
 }

@@ -133,26 +133,26 @@ fn dma_overlaps_independent_compute_and_serialises_with_dependent_compute() {
 }
 
 #[test]
-fn cores_of_a_cluster_share_the_off_core_link() {
+fn cores_of_a_cluster_share_its_ddr_port() {
     let mut dev = mini();
     let src = dev.alloc(Placement::Ddr, 2048).unwrap();
     let l00 = dev.alloc(Placement::Lb(C00), 1024).unwrap();
     let l01 = dev.alloc(Placement::Lb(C01), 1024).unwrap();
     let l10 = dev.alloc(Placement::Lb(C10), 1024).unwrap();
-    // Same cluster: the second transfer waits for the link (110..238, then 238..366).
+    // Same cluster: the second transfer waits for the DDR port (110..238, then 238..366).
     let steps = [
         step(C00, dma(src, l00, 256), &[]),
         step(C01, dma(src, l01, 256), &[]),
     ];
     assert_eq!(span(&mut dev, &[C00, C01], &steps), (100, 366));
-    // Different clusters: each has its own link.
+    // Different clusters: each has its own DDR port.
     let steps = [
         step(C00, dma(src, l00, 256), &[]),
         step(C10, dma(src, l10, 256), &[]),
     ];
     let (s, e) = span(&mut dev, &[C00, C10], &steps);
     assert_eq!(e - s, 138);
-    // LB -> LB does not use the link: both take 10 + 1024/16.
+    // LB -> LB holds no port: both take 10 + 1024/16.
     let (s00, s01) = (
         dev.alloc(Placement::Lb(C00), 1024).unwrap(),
         dev.alloc(Placement::Lb(C01), 1024).unwrap(),
@@ -163,7 +163,7 @@ fn cores_of_a_cluster_share_the_off_core_link() {
     ];
     let (s, e) = span(&mut dev, &[C00, C01], &steps);
     assert_eq!(e - s, 74, "lb->lb copies run side by side");
-    // Two DMAs of one core on its two channels still share the link.
+    // Two DMAs of one core on its two channels still share the DDR port.
     let l00b = dev.alloc(Placement::Lb(C00), 1024).unwrap();
     let steps = [
         step(C00, dma(src, l00, 256), &[]),
@@ -171,6 +171,39 @@ fn cores_of_a_cluster_share_the_off_core_link() {
     ];
     let (s, e) = span(&mut dev, &[C00], &steps);
     assert_eq!(e - s, 10 + 128 + 128);
+}
+
+#[test]
+fn the_ddr_port_and_the_gb_bus_are_separate_resources() {
+    // mini: dma_setup 10, ddr_lb 8 and gb_lb 16 bytes/cycle.
+    let mut dev = mini();
+    let ddr = dev.alloc(Placement::Ddr, 2048).unwrap();
+    let gb = dev.alloc(Placement::Gb(0), 2048).unwrap();
+    let l00 = dev.alloc(Placement::Lb(C00), 1024).unwrap();
+    let l01 = dev.alloc(Placement::Lb(C01), 1024).unwrap();
+    // A DDR load on one core and a GB load on another of the same cluster overlap: 10 + 128 and
+    // 10 + 64, side by side.
+    let steps = [
+        step(C00, dma(ddr, l00, 256), &[]),
+        step(C01, dma(gb, l01, 256), &[]),
+    ];
+    let (s, e) = span(&mut dev, &[C00, C01], &steps);
+    assert_eq!(e - s, 138, "the GB load does not wait for the DDR port");
+    // Two GB loads of the same cluster share its GB bus: 10 + 64, then 64 more.
+    let steps = [
+        step(C00, dma(gb, l00, 256), &[]),
+        step(C01, dma(gb, l01, 256), &[]),
+    ];
+    let (s, e) = span(&mut dev, &[C00, C01], &steps);
+    assert_eq!(e - s, 10 + 64 + 64);
+    // DDR -> GB holds the DDR port, not the GB bus: it overlaps a GB -> LB load.
+    let gb2 = dev.alloc(Placement::Gb(0), 1024).unwrap();
+    let steps = [
+        step(C00, dma(ddr, gb2, 256), &[]),
+        step(C01, dma(gb, l01, 256), &[]),
+    ];
+    let (s, e) = span(&mut dev, &[C00, C01], &steps);
+    assert_eq!(e - s, 10 + 1024 / 8, "ddr_gb of mini is 8 bytes/cycle");
 }
 
 #[test]
@@ -283,7 +316,7 @@ fn several_units_of_a_kind_run_side_by_side() {
     assert_eq!(engines, [1, 2]);
 }
 
-/// A program with contention on links, several phases and every unit kind.
+/// A program with contention on the DDR ports, several phases and every unit kind.
 fn busy_program(rig: &mut Rig) -> (Vec<Step>, Vec<BufferId>) {
     let mut rng = Lcg::new(42);
     let mut steps = Vec::new();
@@ -430,10 +463,14 @@ fn the_report_counts_bytes_units_and_high_water_marks() {
     assert_eq!(r.memory.lb_high_water_max, 4 * (3 * 1024 + 32));
     assert_eq!(r.memory.lb_high_water.len(), 4);
     assert_eq!(r.memory.gb_high_water, vec![2 * 1024, 4096]);
-    assert!(r
-        .links
-        .iter()
-        .all(|l| l.bytes > 0 && l.utilisation > 0.0 && l.utilisation <= 1.0));
+    // Every transfer has DDR at one end: the DDR ports carry it all, the GB buses nothing.
+    assert_eq!(r.links.len(), 2 * 2);
+    for l in &r.links {
+        match l.port {
+            turbine_runtime::Port::Ddr => assert!(l.bytes > 0 && l.utilisation > 0.0 && l.utilisation <= 1.0),
+            turbine_runtime::Port::GbBus => assert_eq!((l.bytes, l.busy_cycles), (0, 0)),
+        }
+    }
 
     let json: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
     assert_eq!(json["time_us"].as_f64(), Some(r.time_us));
@@ -459,7 +496,7 @@ fn the_report_counts_bytes_units_and_high_water_marks() {
         "simulated cycles",
         "ddr -> lb",
         "matrix_engine",
-        "off-core link",
+        "ddr port",
         "high-water",
     ] {
         assert!(text.contains(needle), "text report lacks {needle}:\n{text}");
@@ -496,12 +533,13 @@ fn the_trace_has_one_track_per_unit_and_channel_and_one_event_per_instruction() 
         .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
         .map(|e| e["args"]["name"].as_str().unwrap())
         .collect();
-    // 2 clusters x 2 cores x (3 units + 2 channels) + 2 links + the launches track.
-    assert_eq!(names.len(), 2 * 2 * 5 + 2 + 1);
+    // 2 clusters x (2 cores x (3 units + 2 channels) + 2 ports) + the launches track.
+    assert_eq!(names.len(), 2 * (2 * 5 + 2) + 1);
     assert!(
         names.contains(&"core 1 matrix_engine#2")
             && names.contains(&"core 0 dma#1")
-            && names.contains(&"off-core link")
+            && names.contains(&"ddr port")
+            && names.contains(&"gb bus")
     );
     let complete: Vec<&serde_json::Value> = events.iter().filter(|e| e["ph"] == "X").collect();
     let instrs = steps.iter().filter(|s| s.instr != Instr::Barrier).count();
