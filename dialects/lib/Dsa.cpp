@@ -111,6 +111,8 @@ static ArrayRef<int64_t> shapeOf(Value value) {
   return cast<MemRefType>(value.getType()).getShape();
 }
 
+static TargetAttr enclosingTarget(Operation *op);
+
 LogicalResult AllocOp::verify() {
   MemRefType type = getType();
   if (!memoryLevel(type))
@@ -122,6 +124,33 @@ LogicalResult AllocOp::verify() {
   if (!type.getLayout().isIdentity())
     return emitOpError() << "allocates contiguous buffers only, got layout "
                          << type.getLayout();
+  IntegerAttr clusterAttr = getClusterAttr(), coreAttr = getCoreAttr();
+  if (!clusterAttr && !coreAttr)
+    return success();
+  if ((*this)->getParentOfType<KernelOp>())
+    return emitOpError() << "places buffers with 'cluster' and 'core' only on "
+                            "the host: inside a kernel a buffer belongs to the "
+                            "running core or its cluster";
+  MemorySpace level = *memoryLevel(type);
+  if (level == MemorySpace::ddr)
+    return emitOpError() << "places a DDR buffer, which belongs to no cluster";
+  if (coreAttr && level != MemorySpace::lb)
+    return emitOpError() << "names a 'core' for a GB buffer, which belongs to "
+                            "a cluster";
+  int64_t cluster = clusterAttr ? clusterAttr.getInt() : 0;
+  int64_t core = coreAttr ? coreAttr.getInt() : 0;
+  if (cluster < 0 || core < 0)
+    return emitOpError() << "places a buffer at a negative cluster or core";
+  if (TargetAttr target = enclosingTarget(*this)) {
+    if (cluster >= target.getClusters())
+      return emitOpError() << "places a buffer on cluster " << cluster
+                           << " but the target has " << target.getClusters()
+                           << " clusters";
+    if (core >= target.getCoresPerCluster())
+      return emitOpError() << "places a buffer on core " << core
+                           << " but the target's clusters have "
+                           << target.getCoresPerCluster() << " cores";
+  }
   return success();
 }
 

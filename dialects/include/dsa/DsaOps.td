@@ -177,12 +177,18 @@ def Dsa_AllocOp : Dsa_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
   let summary = "Allocate a buffer in LB, GB or DDR.";
   let description = [{
     The memory space of the result type says where. Inside a kernel an LB
-    buffer belongs to the core running it; GB to its cluster.
+    buffer belongs to the core running it; GB to its cluster. On the host, an
+    LB or GB buffer is placed with `cluster` (and, for LB, `core`, the core's
+    index within its cluster; both 0 when absent): it lives until its
+    `dsa.dealloc`, across launches, so that a schedule can keep data on chip
+    from one kernel to the next.
 
     ```mlir
     %tile = dsa.alloc : memref<64x64xf32, #dsa.memory_space<lb>>
+    %stage = dsa.alloc {cluster = 2 : i64} : memref<2x256x56x56xf32, #dsa.memory_space<gb>>
     ```
   }];
+  let arguments = (ins OptionalAttr<I64Attr>:$cluster, OptionalAttr<I64Attr>:$core);
   let results = (outs Res<Dsa_Buffer, "", [MemAlloc]>:$buffer);
   let assemblyFormat = "attr-dict `:` type($buffer)";
   let hasVerifier = 1;

@@ -118,3 +118,24 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
     dsa.return
   }
 }
+
+// -----
+
+// Tests that a host buffer is allocated where it is placed: a GB buffer on cluster 1 (core 0),
+// an LB buffer on core 1 of cluster 1.
+// CHECK-LABEL: func.func private @placed.impl
+// CHECK: %[[CL0:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[CO0:.*]] = arith.constant 0 : i32
+// CHECK: call @td_buffer_alloc(%{{.*}}, %{{.*}}, %[[CL0]], %[[CO0]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: %[[CL1:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[CO1:.*]] = arith.constant 1 : i32
+// CHECK: call @td_buffer_alloc(%{{.*}}, %{{.*}}, %[[CL1]], %[[CO1]], %{{.*}}, %{{.*}}, %{{.*}})
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+  func.func @placed() {
+    %gb = dsa.alloc {cluster = 1 : i64} : memref<64xf32, #dsa.memory_space<gb>>
+    %lb = dsa.alloc {cluster = 1 : i64, core = 1 : i64} : memref<64xf32, #dsa.memory_space<lb>>
+    dsa.dealloc %lb : memref<64xf32, #dsa.memory_space<lb>>
+    dsa.dealloc %gb : memref<64xf32, #dsa.memory_space<gb>>
+    return
+  }
+}

@@ -57,6 +57,58 @@ func.func @alloc_no_memory_space() {
 
 // -----
 
+// Tests that a DDR buffer has no placement: DDR belongs to no cluster.
+func.func @alloc_placed_ddr() {
+  // expected-error@+1 {{places a DDR buffer, which belongs to no cluster}}
+  %b = dsa.alloc {cluster = 1 : i64} : memref<64xf32, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
+// Tests that a GB buffer names no core.
+func.func @alloc_gb_on_a_core() {
+  // expected-error@+1 {{names a 'core' for a GB buffer, which belongs to a cluster}}
+  %b = dsa.alloc {cluster = 0 : i64, core = 3 : i64} : memref<64xf32, #dsa.memory_space<gb>>
+  return
+}
+
+// -----
+
+// Tests that a placement is not negative.
+func.func @alloc_negative_cluster() {
+  // expected-error@+1 {{places a buffer at a negative cluster or core}}
+  %b = dsa.alloc {cluster = -1 : i64} : memref<64xf32, #dsa.memory_space<gb>>
+  return
+}
+
+// -----
+
+// Tests that a placement names a cluster and a core of the module's target.
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+  func.func @alloc_beyond_the_target() {
+    // expected-error@+1 {{places a buffer on cluster 2 but the target has 2 clusters}}
+    %b = dsa.alloc {cluster = 2 : i64} : memref<64xf32, #dsa.memory_space<gb>>
+    return
+  }
+  func.func @alloc_beyond_the_cluster() {
+    // expected-error@+1 {{places a buffer on core 2 but the target's clusters have 2 cores}}
+    %b = dsa.alloc {cluster = 1 : i64, core = 2 : i64} : memref<64xf32, #dsa.memory_space<lb>>
+    return
+  }
+}
+
+// -----
+
+// Tests that a kernel places no buffer: its buffers belong to the running core or cluster.
+dsa.kernel @alloc_placed_in_kernel() {
+  // expected-error@+1 {{places buffers with 'cluster' and 'core' only on the host: inside a kernel a buffer belongs to the running core or its cluster}}
+  %b = dsa.alloc {cluster = 0 : i64} : memref<64xf32, #dsa.memory_space<gb>>
+  dsa.return
+}
+
+// -----
+
 // Tests that a numeric memory space is not a dsa memory space.
 func.func @alloc_numeric_memory_space() {
   // expected-error@+1 {{expects a buffer in a dsa memory space (#dsa.memory_space<lb|gb|ddr>), got 'memref<64x64xf32, 1>'}}

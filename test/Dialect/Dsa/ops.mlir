@@ -37,6 +37,21 @@ func.func @alloc_dealloc() {
 
 // -----
 
+// Tests that the host places on-chip buffers: a GB buffer on cluster 2, an LB buffer on core 5
+// of cluster 1 (kept across launches until their dealloc).
+// CHECK-LABEL: func.func @placed
+// CHECK: dsa.alloc {cluster = 2 : i64} : memref<2x256xf32, #dsa.memory_space<gb>>
+// CHECK: dsa.alloc {cluster = 1 : i64, core = 5 : i64} : memref<64xf32, #dsa.memory_space<lb>>
+func.func @placed() {
+  %gb = dsa.alloc {cluster = 2 : i64} : memref<2x256xf32, #dsa.memory_space<gb>>
+  %lb = dsa.alloc {cluster = 1 : i64, core = 5 : i64} : memref<64xf32, #dsa.memory_space<lb>>
+  dsa.dealloc %lb : memref<64xf32, #dsa.memory_space<lb>>
+  dsa.dealloc %gb : memref<2x256xf32, #dsa.memory_space<gb>>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // DMA and tokens
 //===----------------------------------------------------------------------===//

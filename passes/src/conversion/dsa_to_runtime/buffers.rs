@@ -120,7 +120,8 @@ pub(super) unsafe fn view(
 }
 
 /// Lowers `dsa.alloc`: `td_buffer_alloc` at the buffer's level (a kernel's LB/GB on its own
-/// core and cluster, a host buffer on core (0, 0)), then the memref of the returned handle.
+/// core and cluster, a host buffer where its `cluster` and `core` place it, (0, 0) by default),
+/// then the memref of the returned handle.
 ///
 /// # Safety
 /// `op` is an alive, checked `dsa.alloc`, `builder` is before it, and `state` is its function's.
@@ -130,9 +131,13 @@ pub(super) unsafe fn lower_alloc(op: MlirOperation, builder: &Builder, state: Fu
         let result = mlirOperationGetResult(op, 0);
         let r#type = mlirValueGetType(result);
         let level = level_code(memory_space(r#type).expect("checked: a dsa buffer"));
+        let placed = |name: &str| {
+            let attribute = mlirOperationGetAttributeByName(op, crate::ir::string_ref(name));
+            if attribute.ptr.is_null() { 0 } else { mlirIntegerAttrGetValueInt(attribute) }
+        };
         let (cluster, core) = state
             .core
-            .unwrap_or_else(|| (builder.constant_i32(0), builder.constant_i32(0)));
+            .unwrap_or_else(|| (builder.constant_i32(placed("cluster")), builder.constant_i32(placed("core"))));
         let bytes = 4
             * (0..mlirShapedTypeGetRank(r#type))
                 .map(|dimension| mlirShapedTypeGetDimSize(r#type, dimension as isize))
