@@ -42,6 +42,7 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
         registry::info_of::<instance::instance_bind::InstanceBind>(),
         registry::info_of::<instance::instance_stitch::InstanceStitch>(),
         registry::info_of::<conversion::graph_to_dsa::ConvertGraphToDsa>(),
+        registry::info_of::<conversion::instance_to_dsa::ConvertInstanceToDsa>(),
         registry::info_of::<conversion::dsa_to_runtime::ConvertDsaToRuntime>(),
     ]
 }

@@ -2,7 +2,7 @@
 //! the backend and the lit tests all run the same definition instead of copies of its text.
 //!
 //! A kernel schedule is a pipeline from the graph level to `dsa` ([`for_schedule`]): the
-//! layer-wise baseline today, GraphTurbo's schedule and its ablation steps later, each selectable
+//! layer-wise baseline and GraphTurbo's schedule (its ablation steps to come), each selectable
 //! by name so that every gain is measured side by side (DESIGN.md §4).
 
 use crate::registry::{OptionInfo, PipelineInfo, Step, StepValue};
@@ -34,6 +34,39 @@ before the backend (`turbine-dsa-to-llvm`).",
     ],
 };
 
+/// Graph to `dsa` with GraphTurbo's schedule.
+pub static GRAPHTURBO: PipelineInfo = PipelineInfo {
+    argument: "turbine-graphturbo",
+    summary: "Graph to dsa with GraphTurbo's schedule: groups, instances, on-chip buffers (§3-4)",
+    description: "\
+GraphTurbo's graph scheduling (docs/Scheduling.md: the batch spread over the clusters, \
+hardware-aware groups, their instances ordered, bound to cores and stitched) and its kernel \
+generation (`convert-instance-to-dsa`: one kernel per run of a group's instances, outputs kept in \
+the clusters' global buffers, spilled to DDR by lifetime when they overflow), after the same \
+graph-level clean-up as the layer-wise schedule. `turbine-run --schedule graphturbo` runs it.",
+    options: &[OptionInfo {
+        name: "target",
+        description: "Built-in target name or path of a target description (TOML)",
+        kind: OptionKind::String,
+        default: "stcp920",
+    }],
+    steps: &[
+        Step { nest: Some("func.func"), pass: "graph-fold-reshapes", options: &[] },
+        Step { nest: None, pass: "canonicalize", options: &[] },
+        Step { nest: None, pass: "cse", options: &[] },
+        Step { nest: None, pass: "dsa-set-target", options: &[("target", StepValue::Option("target"))] },
+        Step { nest: Some("func.func"), pass: "instance-cluster-split", options: &[] },
+        Step { nest: Some("func.func"), pass: "hw-group", options: &[] },
+        Step { nest: Some("func.func"), pass: "instance-split", options: &[] },
+        Step { nest: Some("func.func"), pass: "instance-order", options: &[] },
+        Step { nest: Some("func.func"), pass: "instance-bind", options: &[] },
+        Step { nest: Some("func.func"), pass: "instance-stitch", options: &[] },
+        Step { nest: None, pass: "convert-instance-to-dsa", options: &[] },
+        Step { nest: None, pass: "canonicalize", options: &[] },
+        Step { nest: None, pass: "cse", options: &[] },
+    ],
+};
+
 /// `dsa` (with its target) to the LLVM dialect.
 pub static DSA_TO_LLVM: PipelineInfo = PipelineInfo {
     argument: "turbine-dsa-to-llvm",
@@ -60,13 +93,15 @@ the descriptor casts the buffers were built with. The module needs its `dsa.targ
 
 /// Every pipeline, in the order `--help` and the documentation list them.
 pub fn all_pipelines() -> Vec<&'static PipelineInfo> {
-    vec![&LAYERWISE, &DSA_TO_LLVM]
+    vec![&LAYERWISE, &GRAPHTURBO, &DSA_TO_LLVM]
 }
 
-/// The pipeline from the graph level to `dsa` of the kernel schedule `name` (`layerwise`).
+/// The pipeline from the graph level to `dsa` of the kernel schedule `name` (`layerwise`,
+/// `graphturbo`).
 pub fn for_schedule(name: &str) -> Result<&'static PipelineInfo, String> {
     match name {
         "layerwise" => Ok(&LAYERWISE),
-        other => Err(format!("unknown schedule '{other}' (available: layerwise)")),
+        "graphturbo" => Ok(&GRAPHTURBO),
+        other => Err(format!("unknown schedule '{other}' (available: layerwise, graphturbo)")),
     }
 }

@@ -4,3 +4,4 @@
 
 pub mod dsa_to_runtime;
 pub mod graph_to_dsa;
+pub mod instance_to_dsa;

@@ -10,6 +10,9 @@
 
 use crate::ir::{self, InsertionPoint, Op, Val};
 use mlir_sys::*;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
 use turbine_dialects::attributes::{
     dsa::{BinaryKind, MemorySpace, PoolKind, ReduceKind, UnaryKind},
     EnumAttribute,
@@ -20,6 +23,8 @@ use turbine_dialects::attributes::{
 pub enum Space {
     /// A core's local buffer.
     Lb,
+    /// A cluster's global buffer.
+    Gb,
     /// DDR.
     Ddr,
 }
@@ -28,6 +33,7 @@ impl Space {
     fn memory_space(self) -> MemorySpace {
         match self {
             Space::Lb => MemorySpace::Lb,
+            Space::Gb => MemorySpace::Gb,
             Space::Ddr => MemorySpace::Ddr,
         }
     }
@@ -123,9 +129,17 @@ pub struct Tensor {
 }
 
 /// A host-side view of `source` with another shape of the same elements (a reshape of a
-/// contiguous buffer).
+/// contiguous buffer or window).
 pub fn reshaped(host: &mut Body, source: &Tensor, shape: &[usize]) -> Tensor {
-    let view = View::contiguous(shape, Space::Ddr);
+    let view = View::contiguous(shape, source.view.space);
+    debug_assert_eq!(source.view.strides, contiguous_strides(&source.view.shape), "reshapes take contiguous views");
+    if source.view.dynamic_offset {
+        // A contiguous window of a larger buffer (a cluster's or an instance's share) keeps its
+        // offset.
+        let offset = host.offset_of(source.host, &source.view);
+        let (value, view) = host.reinterpret_at(source.host, offset, &view);
+        return Tensor { host: value, view };
+    }
     let value = host.reinterpret(source.host, &view);
     Tensor { host: value, view }
 }
@@ -149,7 +163,16 @@ pub enum Compare {
 struct Frame {
     block: MlirBlock,
     if_op: Option<Op>,
+    /// Ops go before this op of the block instead of at its end (a kernel's preamble).
+    before: Option<Op>,
 }
+
+/// Host values that stand for one buffer per cluster (a tensor each cluster holds in its own
+/// GB, or its own slice of a DDR tensor), by the handle of the first: the others, in cluster
+/// order. A kernel launched on several clusters at once takes them all and picks its cluster's
+/// ([`super::kernel::Kernel::per_cluster`]); a host body that knows them makes every view of
+/// such a value for each cluster.
+pub type Replicas = Rc<RefCell<BTreeMap<usize, Vec<Val>>>>;
 
 /// The body of one function or kernel being built.
 #[derive(Debug)]
@@ -157,6 +180,7 @@ pub struct Body {
     context: MlirContext,
     location: MlirLocation,
     frames: Vec<Frame>,
+    replicas: Option<Replicas>,
 }
 
 impl Body {
@@ -164,7 +188,25 @@ impl Body {
     pub fn new(block: MlirBlock, location: MlirLocation) -> Self {
         // SAFETY: the location is alive.
         let context = unsafe { mlirLocationGetContext(location) };
-        Self { context, location, frames: vec![Frame { block, if_op: None }] }
+        Self { context, location, frames: vec![Frame { block, if_op: None, before: None }], replicas: None }
+    }
+
+    /// A host body that makes each view of a replicated value for every cluster.
+    pub fn with_replicas(mut self, replicas: Replicas) -> Self {
+        self.replicas = Some(replicas);
+        self
+    }
+
+    /// Applies `make` to `source` and, when `source` stands for one buffer per cluster, to each
+    /// other cluster's too, recording the results as replicas of the first.
+    fn replicated(&mut self, source: Val, make: impl Fn(&mut Body, Val) -> Val) -> Val {
+        let value = make(self, source);
+        let others = self.replicas.as_ref().and_then(|replicas| replicas.borrow().get(&(source.0.ptr as usize)).cloned());
+        if let (Some(others), Some(replicas)) = (others, self.replicas.clone()) {
+            let made: Vec<Val> = others.into_iter().map(|other| make(self, other)).collect();
+            replicas.borrow_mut().insert(value.0.ptr as usize, made);
+        }
+        value
     }
 
     /// The context ops are built in.
@@ -182,13 +224,37 @@ impl Body {
         self.location = location;
     }
 
+    /// A body inserting before `op` (in `op`'s block), with ops at `location`.
+    pub fn before(op: Op, location: MlirLocation) -> Self {
+        // SAFETY: the op and the location are alive.
+        let (context, block) = unsafe { (mlirLocationGetContext(location), mlirOperationGetBlock(op.0)) };
+        Self { context, location, frames: vec![Frame { block, if_op: None, before: Some(op) }], replicas: None }
+    }
+
     fn block(&self) -> MlirBlock {
         self.frames.last().expect("a body has a block").block
     }
 
     /// Creates `name` at the insertion point.
     pub fn op(&mut self, name: &str, operands: &[Val], results: &[MlirType], attributes: &[ir::NamedAttribute]) -> Op {
-        ir::create(InsertionPoint::End(self.block()), self.location, name, operands, results, attributes, Vec::new())
+        let frame = self.frames.last().expect("a body has a block");
+        let point = match frame.before {
+            Some(op) => InsertionPoint::Before(op),
+            None => InsertionPoint::End(frame.block),
+        };
+        ir::create(point, self.location, name, operands, results, attributes, Vec::new())
+    }
+
+    /// `dsa.cluster_id`.
+    pub fn cluster_id(&mut self) -> Val {
+        let r#type = self.index_type();
+        self.op("dsa.cluster_id", &[], &[r#type], &[]).result(0)
+    }
+
+    /// `condition ? if_true : if_false` (`arith.select`, any type).
+    pub fn select(&mut self, condition: Val, if_true: Val, if_false: Val) -> Val {
+        let r#type = if_true.r#type();
+        self.op("arith.select", &[condition, if_true, if_false], &[r#type], &[]).result(0)
     }
 
     fn index_type(&self) -> MlirType {
@@ -273,6 +339,14 @@ impl Body {
         self.op("dsa.alloc", &[], &[r#type], &[]).result(0)
     }
 
+    /// A host buffer of type `view` placed on `cluster` (`dsa.alloc {cluster}`), for on-chip
+    /// buffers that live across launches.
+    pub fn alloc_on(&mut self, view: &View, cluster: usize) -> Val {
+        let r#type = view.memref_type(self.context);
+        let cluster = ir::i64_attribute(self.context, cluster as i64);
+        self.op("dsa.alloc", &[], &[r#type], &[("cluster", cluster)]).result(0)
+    }
+
     /// `dsa.dealloc`.
     pub fn dealloc(&mut self, buffer: Val) {
         self.op("dsa.dealloc", &[buffer], &[], &[]);
@@ -281,6 +355,38 @@ impl Body {
     /// `dsa.wait` on `tokens`.
     pub fn wait(&mut self, tokens: &[Val]) {
         self.op("dsa.wait", tokens, &[], &[]);
+    }
+
+    /// The elements of `view`'s shape and strides starting at element `offset` of `source`
+    /// (`memref.reinterpret_cast` with a dynamic offset); returns the view and its type.
+    pub fn reinterpret_at(&mut self, source: Val, offset: Val, view: &View) -> (Val, View) {
+        let result = View { dynamic_offset: true, ..view.clone() };
+        let r#type = result.memref_type(self.context);
+        let segments = [1, 1, 0, 0];
+        // SAFETY: the context is alive; MLIR copies the arrays.
+        let segments = unsafe { mlirDenseI32ArrayGet(self.context, 4, segments.as_ptr()) };
+        // SAFETY: a constant of MLIR's.
+        let dynamic = unsafe { mlirShapedTypeGetDynamicStrideOrOffset() };
+        let attributes = [
+            ("operandSegmentSizes", segments),
+            ("static_offsets", ir::i64_array(self.context, &[dynamic])),
+            ("static_sizes", ir::i64_array(self.context, &to_i64(&view.shape))),
+            ("static_strides", ir::i64_array(self.context, &to_i64(&view.strides))),
+        ];
+        let value = self.replicated(source, |body, source| {
+            body.op("memref.reinterpret_cast", &[source, offset], &[r#type], &attributes).result(0)
+        });
+        (value, result)
+    }
+
+    /// The offset, in elements, of the view `source` of type `view` into its buffer
+    /// (`memref.extract_strided_metadata`).
+    pub fn offset_of(&mut self, source: Val, view: &View) -> Val {
+        let base = View { shape: Vec::new(), strides: Vec::new(), dynamic_offset: false, space: view.space };
+        let index = self.index_type();
+        let mut results = vec![base.memref_type(self.context), index];
+        results.extend(std::iter::repeat_n(index, 2 * view.shape.len()));
+        self.op("memref.extract_strided_metadata", &[source], &results, &[]).result(1)
     }
 
     /// A contiguous view of `source` with another shape (`memref.reinterpret_cast`).
@@ -295,7 +401,7 @@ impl Body {
             ("static_sizes", ir::i64_array(self.context, &to_i64(&view.shape))),
             ("static_strides", ir::i64_array(self.context, &to_i64(&view.strides))),
         ];
-        self.op("memref.reinterpret_cast", &[source], &[r#type], &attributes).result(0)
+        self.replicated(source, |body, source| body.op("memref.reinterpret_cast", &[source], &[r#type], &attributes).result(0))
     }
 
     /// The view of `source` with dimensions permuted (`memref.transpose`); `result` is the
@@ -307,7 +413,7 @@ impl Body {
         let map = unsafe {
             mlirAffineMapAttrGet(mlirAffineMapPermutationGet(self.context, permutation.len() as isize, permutation.as_mut_ptr()))
         };
-        self.op("memref.transpose", &[source], &[r#type], &[("permutation", map)]).result(0)
+        self.replicated(source, |body, source| body.op("memref.transpose", &[source], &[r#type], &[("permutation", map)]).result(0))
     }
 
     fn subview_op(&mut self, source: Val, offsets: &[Val], sizes: &[usize], steps: &[usize], result: &View) -> Val {
@@ -323,9 +429,11 @@ impl Body {
             ("static_sizes", ir::i64_array(self.context, &to_i64(sizes))),
             ("static_strides", ir::i64_array(self.context, &to_i64(steps))),
         ];
-        let mut operands = vec![source];
-        operands.extend_from_slice(offsets);
-        self.op("memref.subview", &operands, &[r#type], &attributes).result(0)
+        self.replicated(source, |body, source| {
+            let mut operands = vec![source];
+            operands.extend_from_slice(offsets);
+            body.op("memref.subview", &operands, &[r#type], &attributes).result(0)
+        })
     }
 
     /// A subview of `source` (of type `view`) at `offsets` with `sizes`, keeping the dimensions
@@ -353,7 +461,7 @@ impl Body {
     pub fn open_for(&mut self, low: Val, high: Val, step: Val) -> Val {
         let (region, block) = ir::region_with_block(&[self.index_type()], self.location);
         ir::create(InsertionPoint::End(self.block()), self.location, "scf.for", &[low, high, step], &[], &[], vec![region]);
-        self.frames.push(Frame { block, if_op: None });
+        self.frames.push(Frame { block, if_op: None, before: None });
         // SAFETY: the block has its one argument.
         Val(unsafe { mlirBlockGetArgument(block, 0) })
     }
@@ -364,7 +472,7 @@ impl Body {
         // SAFETY: an empty region for the else branch, owned by the op.
         let else_region = unsafe { mlirRegionCreate() };
         let op = ir::create(InsertionPoint::End(self.block()), self.location, "scf.if", &[condition], &[], &[], vec![then_region, else_region]);
-        self.frames.push(Frame { block, if_op: Some(op) });
+        self.frames.push(Frame { block, if_op: Some(op), before: None });
     }
 
     /// Ends the then branch of the innermost `scf.if` and continues in its else branch.
@@ -378,7 +486,7 @@ impl Body {
             mlirRegionAppendOwnedBlock(mlirOperationGetRegion(op.0, 1), block);
             block
         };
-        self.frames.push(Frame { block, if_op: None });
+        self.frames.push(Frame { block, if_op: None, before: None });
     }
 
     /// Ends the innermost region with `scf.yield`.

@@ -17,7 +17,7 @@ use crate::{
 use mlir_sys::*;
 
 /// Shape of a graph type as a buffer: rank-0 tensors are stored as one element.
-fn buffer_shape(shape: &[usize]) -> Vec<usize> {
+pub(super) fn buffer_shape(shape: &[usize]) -> Vec<usize> {
     if shape.is_empty() {
         vec![1]
     } else {
@@ -27,15 +27,15 @@ fn buffer_shape(shape: &[usize]) -> Vec<usize> {
 
 /// The host function being built: a `func.func` whose entry block gains an argument per buffer
 /// the driver passes in (inputs, outputs, weights, constants), each with its role attribute.
-struct HostFunction {
-    op: Op,
-    block: MlirBlock,
+pub(super) struct HostFunction {
+    pub(super) op: Op,
+    pub(super) block: MlirBlock,
     parameters: Vec<(View, MlirAttribute)>,
 }
 
 impl HostFunction {
     /// An empty function named like `graph_function`, inserted before it.
-    fn new(graph_function: Op, name: &str) -> Self {
+    pub(super) fn new(graph_function: Op, name: &str) -> Self {
         let location = graph_function.location();
         let (region, block) = ir::region_with_block(&[], location);
         // SAFETY: the location is alive.
@@ -55,7 +55,7 @@ impl HostFunction {
     /// Adds a buffer argument of type `view` with the argument attribute `role = value`, at the
     /// location of what it holds (the graph function's parameter, the weight or constant op, the
     /// return).
-    fn parameter(&mut self, view: &View, role: &str, value: MlirAttribute, location: MlirLocation) -> Val {
+    pub(super) fn parameter(&mut self, view: &View, role: &str, value: MlirAttribute, location: MlirLocation) -> Val {
         // SAFETY: the function and its block are alive; the attribute is of their context.
         unsafe {
             let context = mlirLocationGetContext(location);
@@ -67,7 +67,7 @@ impl HostFunction {
     }
 
     /// Sets the function's type and argument attributes from its parameters.
-    fn finish(&self) {
+    pub(super) fn finish(&self) {
         // SAFETY: the function is alive; the attributes are of its context.
         unsafe {
             let context = mlirLocationGetContext(self.op.location());
@@ -326,46 +326,7 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
             output: results[0].clone(),
         };
         let kernel = Kernel::new(kernel_name, &host);
-        let kernel = if elementwise_anchor {
-            elementwise::lower(&scope, &mut host, &layer, kernel)?
-        } else {
-            match node.name.as_str() {
-                "graph.conv2d" => conv::lower(&scope, &mut host, &layer, kernel)?,
-                "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => {
-                    matmul::lower(&scope, &mut host, &layer, kernel)?
-                }
-                "graph.max_pool2d" | "graph.avg_pool2d" => {
-                    window::lower_pool(&scope, &layer, kernel)?
-                }
-                "graph.global_avg_pool"
-                | "graph.reduce_sum"
-                | "graph.reduce_mean"
-                | "graph.reduce_max" => rows::lower_reduce(&scope, &mut host, &layer, kernel)?,
-                "graph.softmax" => rows::lower_softmax(&scope, &mut host, &layer, kernel)?,
-                "graph.layer_norm" => rows::lower_layer_norm(&scope, &mut host, &layer, kernel)?,
-                "graph.lrn" => rows::lower_lrn(&scope, &mut host, &layer, kernel)?,
-                "graph.transpose" | "graph.concat" | "graph.slice" | "graph.pad"
-                | "graph.split" => movement::lower(&scope, &mut host, &layer, &results, kernel)?,
-                other => {
-                    return Err(LoweringError::at(
-                        index,
-                        format!("'{other}' is not supported by the software DSA lowering yet"),
-                    ))
-                }
-            }
-        };
-        if kernel.lb_elements > machine.lb_elements() {
-            return Err(LoweringError::at(
-                index,
-                format!(
-                    "'{}' does not fit the local buffer of target '{}': its tiles need {} bytes of the {} available",
-                    node.name,
-                    machine.name,
-                    kernel.lb_elements * 4,
-                    machine.lb_bytes
-                ),
-            ));
-        }
+        let kernel = emit_layer(&scope, &mut host, &layer, &results, elementwise_anchor, kernel)?;
         built.push(launch(&mut host, kernel, signature.op));
         for ((value, _), tensor) in final_values.iter().zip(results) {
             tensors.insert(*value, tensor);
@@ -418,8 +379,55 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
     Ok(())
 }
 
+/// Emits `layer` into `kernel` with the emitter of its anchor's kind (`results`: the tensors of
+/// the anchor's results), and checks that its tiles fit the LB.
+pub(crate) fn emit_layer(
+    scope: &Scope,
+    host: &mut Body,
+    layer: &Layer,
+    results: &[Tensor],
+    elementwise_anchor: bool,
+    kernel: Kernel,
+) -> Result<Kernel, LoweringError> {
+    let (index, node, machine) = (layer.index, layer.node, scope.machine);
+    let kernel = if elementwise_anchor {
+        elementwise::lower(scope, host, layer, kernel)?
+    } else {
+        match node.name.as_str() {
+            "graph.conv2d" => conv::lower(scope, host, layer, kernel)?,
+            "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => matmul::lower(scope, host, layer, kernel)?,
+            "graph.max_pool2d" | "graph.avg_pool2d" => window::lower_pool(scope, layer, kernel)?,
+            "graph.global_avg_pool" | "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max" => {
+                rows::lower_reduce(scope, host, layer, kernel)?
+            }
+            "graph.softmax" => rows::lower_softmax(scope, host, layer, kernel)?,
+            "graph.layer_norm" => rows::lower_layer_norm(scope, host, layer, kernel)?,
+            "graph.lrn" => rows::lower_lrn(scope, host, layer, kernel)?,
+            "graph.transpose" | "graph.concat" | "graph.slice" | "graph.pad" | "graph.split" => {
+                movement::lower(scope, host, layer, results, kernel)?
+            }
+            other => {
+                return Err(LoweringError::at(index, format!("'{other}' is not supported by the software DSA lowering yet")))
+            }
+        }
+    };
+    if kernel.lb_elements > machine.lb_elements() {
+        return Err(LoweringError::at(
+            index,
+            format!(
+                "'{}' does not fit the local buffer of target '{}': its tiles need {} bytes of the {} available",
+                node.name,
+                machine.name,
+                kernel.lb_elements * 4,
+                machine.lb_bytes
+            ),
+        ));
+    }
+    Ok(kernel)
+}
+
 /// Inserts the kernel before the host function and launches it; returns the kernel op.
-fn launch(host: &mut Body, kernel: Kernel, host_function: Op) -> Op {
+pub(crate) fn launch(host: &mut Body, kernel: Kernel, host_function: Op) -> Op {
     let (kernel_op, name, arguments, cores) = kernel.finish(host_function);
     let context = host.context();
     let values: Vec<Val> = arguments.iter().map(|(value, _)| *value).collect();
@@ -458,7 +466,7 @@ fn value_shape(program: &FunctionView, value: ValueId) -> Vec<usize> {
     buffer_shape(&program.type_of(value).shape)
 }
 
-fn check_f32(
+pub(super) fn check_f32(
     element_type: ElementType,
     index: Option<usize>,
     what: &str,

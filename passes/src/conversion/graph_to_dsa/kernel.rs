@@ -9,7 +9,7 @@
 //! each tile orders the next tile's loads after this tile's reads of the same buffers.
 
 use super::{
-    emit::{Body, Compare, Space, Tensor, View},
+    emit::{Body, Compare, Replicas, Space, Tensor, View},
     layers::{Elementwise, Operand, Step},
     Machine,
 };
@@ -19,6 +19,25 @@ use crate::{
 };
 use mlir_sys::*;
 use std::collections::BTreeMap;
+
+/// A kernel launched on the cores of `clusters` clusters at once, each cluster running the same
+/// program on its own data (GraphTurbo §2: the batch spread over the clusters): tiles are shared
+/// among the cores of one cluster, and replicated host values resolve to the running cluster's.
+struct PerCluster {
+    clusters: usize,
+    cores_per_cluster: usize,
+    cluster: Val,
+    /// The running core's index within its cluster.
+    core: Val,
+    /// The preamble ends before this op: argument selections go there, ahead of any use.
+    preamble_end: Op,
+    replicas: Replicas,
+    /// The core's whole LB, allocated once: each layer's tiles are views of it from offset 0
+    /// (a layer's tiles are dead when the next layer starts, after the barrier between them).
+    arena: Val,
+    /// Elements of the arena taken by the current layer.
+    cursor: usize,
+}
 
 /// A kernel under construction: a detached `dsa.kernel` whose block gains an argument for every
 /// host value it reads, inserted into the module by the launch.
@@ -36,9 +55,12 @@ pub struct Kernel {
     /// LB elements allocated by the kernel (checked against the target's LB).
     pub lb_elements: usize,
     deallocs: Vec<Val>,
+    /// Per argument, the kernel-side value it stands for (a replica's is the selected one).
+    selected: Vec<Val>,
     /// The first tile index of the running core's share (set by the tile loop).
     first_tile: Option<Val>,
     inserted: bool,
+    per_cluster: Option<PerCluster>,
 }
 
 impl Kernel {
@@ -56,30 +78,100 @@ impl Kernel {
             cores: 1,
             lb_elements: 0,
             deallocs: Vec::new(),
+            selected: Vec::new(),
             first_tile: None,
             inserted: false,
+            per_cluster: None,
         }
     }
 
-    /// The kernel-side value of host value `host` (of type `view`), adding the argument once.
-    pub fn argument(&mut self, host: Val, view: &View) -> Val {
-        let index = match self.arguments.iter().position(|(known, _)| known.0.ptr == host.0.ptr) {
-            Some(index) => index,
-            None => {
-                let r#type = view.memref_type(self.body.context());
-                // SAFETY: the block is the kernel's, alive until the kernel is inserted or dropped.
-                unsafe { mlirBlockAddArgument(self.block, r#type, self.body.location()) };
-                self.arguments.push((host, view.clone()));
-                self.arguments.len() - 1
-            }
-        };
-        // SAFETY: the block has `arguments.len()` arguments.
-        Val(unsafe { mlirBlockGetArgument(self.block, index as isize) })
+    /// An empty kernel launched on the `cores_per_cluster` cores of each of `clusters` clusters,
+    /// every cluster running it on its own data (see [`Replicas`]).
+    pub fn per_cluster(name: String, host: &Body, machine: &Machine, clusters: usize, replicas: Replicas) -> Self {
+        let mut kernel = Self::new(name, host);
+        let body = &mut kernel.body;
+        let cluster = body.cluster_id();
+        let id = body.core_id();
+        let size = body.index(machine.cores_per_cluster);
+        let arena = body.alloc(&View::contiguous(&[machine.lb_elements()], Space::Lb));
+        kernel.deallocs.push(arena);
+        let core = body.arith("remui", id, size);
+        let preamble_end = core.defining_op().expect("an arith op");
+        kernel.cores = clusters * machine.cores_per_cluster;
+        kernel.per_cluster = Some(PerCluster {
+            clusters,
+            cores_per_cluster: machine.cores_per_cluster,
+            cluster,
+            core,
+            preamble_end,
+            replicas,
+            arena,
+            cursor: 0,
+        });
+        kernel
     }
 
-    /// Allocates an LB buffer of `shape` for the whole kernel.
+    /// Ends a layer of a kernel that runs several: every core waits for every other before the
+    /// next layer reads what this one wrote.
+    pub fn end_layer(&mut self) {
+        self.body.op("dsa.barrier", &[], &[], &[]);
+        if let Some(spmd) = &mut self.per_cluster {
+            spmd.cursor = 0;
+        }
+        self.lb_elements = 0;
+    }
+
+    /// The kernel-side value of host value `host` (of type `view`), adding the argument once; for
+    /// a replicated host value of a kernel on several clusters, one argument per cluster and the
+    /// running cluster's picked in the preamble.
+    pub fn argument(&mut self, host: Val, view: &View) -> Val {
+        if let Some(index) = self.arguments.iter().position(|(known, _)| known.0.ptr == host.0.ptr) {
+            return self.selected[index];
+        }
+        let replicas = self.per_cluster.as_ref().and_then(|spmd| spmd.replicas.borrow().get(&(host.0.ptr as usize)).cloned());
+        let r#type = view.memref_type(self.body.context());
+        let add = |value: Val, kernel: &mut Self| {
+            // SAFETY: the block is the kernel's, alive until the kernel is inserted or dropped.
+            let argument = Val(unsafe { mlirBlockAddArgument(kernel.block, r#type, kernel.body.location()) });
+            kernel.arguments.push((value, view.clone()));
+            argument
+        };
+        let first = add(host, self);
+        let selected = match (replicas, &self.per_cluster) {
+            (Some(others), Some(spmd)) => {
+                let (cluster, anchor, location) = (spmd.cluster, spmd.preamble_end, self.body.location());
+                let mut value = first;
+                for (index, other) in others.into_iter().enumerate().take(spmd.clusters - 1) {
+                    let argument = add(other, self);
+                    let mut preamble = Body::before(anchor, location);
+                    let number = preamble.index(index + 1);
+                    let here = preamble.compare(Compare::Eq, cluster, number);
+                    value = preamble.select(here, argument, value);
+                }
+                value
+            }
+            _ => first,
+        };
+        while self.selected.len() < self.arguments.len() {
+            self.selected.push(selected);
+        }
+        selected
+    }
+
+    /// Allocates an LB buffer of `shape` for the whole kernel (of a kernel running several
+    /// layers, for the current layer: a view of the LB arena).
     pub fn alloc_lb(&mut self, shape: &[usize]) -> (Val, View) {
         let view = View::contiguous(shape, Space::Lb);
+        if let Some(spmd) = &mut self.per_cluster {
+            let offset = spmd.cursor;
+            // Tiles start on 64-byte boundaries, as DMA engines like them.
+            spmd.cursor += view.elements().next_multiple_of(16);
+            self.lb_elements = self.lb_elements.max(spmd.cursor);
+            let arena = spmd.arena;
+            let offset = self.body.index(offset);
+            let (buffer, view) = self.body.reinterpret_at(arena, offset, &view);
+            return (buffer, view);
+        }
         let buffer = self.body.alloc(&view);
         self.lb_elements += view.elements();
         self.deallocs.push(buffer);
@@ -89,15 +181,26 @@ impl Kernel {
     /// Opens the loop over this core's share of `tiles` tiles (on at most `machine.cores`
     /// cores) and returns the tile index; close it with [`Kernel::end_tiles`].
     pub fn begin_tiles(&mut self, tiles: usize, machine: &Machine) -> Val {
-        self.cores = tiles.clamp(1, machine.cores);
-        self.begin_tiles_over(tiles, self.cores)
+        let cores = tiles.clamp(1, machine.cores);
+        if self.per_cluster.is_none() {
+            self.cores = cores;
+        }
+        self.begin_tiles_over(tiles, cores)
     }
 
     /// Opens a loop over this core's share of `tiles` tiles split over `cores` cores (a kernel
     /// with several tile loops launches on the largest count; cores past a loop's tiles skip it).
     pub fn begin_tiles_over(&mut self, tiles: usize, cores: usize) -> Val {
         let body = &mut self.body;
-        let core = body.core_id();
+        let core = match &self.per_cluster {
+            // Cores of the cluster past this loop's count take no tile.
+            Some(spmd) if cores < spmd.cores_per_cluster => {
+                let count = body.index(cores);
+                body.op("arith.minui", &[spmd.core, count], &[core_type(spmd.core)], &[]).result(0)
+            }
+            Some(spmd) => spmd.core,
+            None => body.core_id(),
+        };
         let total = body.index(tiles);
         let cores = body.index(cores);
         let one = body.index(1);
@@ -106,6 +209,13 @@ impl Kernel {
         let next = body.arith("addi", core, one);
         let last = body.arith("muli", next, total);
         let high = body.arith("divui", last, cores);
+        let high = match &self.per_cluster {
+            Some(_) => {
+                let r#type = core_type(high);
+                body.op("arith.minui", &[high, total], &[r#type], &[]).result(0)
+            }
+            None => high,
+        };
         let tile = body.open_for(low, high, one);
         self.first_tile = Some(low);
         tile
@@ -207,8 +317,13 @@ impl Kernel {
             mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before.0), before.0, self.op.0);
         }
         self.inserted = true;
-        (self.op, std::mem::take(&mut self.name), std::mem::take(&mut self.arguments), self.cores)
+        let cores = self.per_cluster.as_ref().map_or(self.cores, |spmd| spmd.clusters * spmd.cores_per_cluster);
+        (self.op, std::mem::take(&mut self.name), std::mem::take(&mut self.arguments), cores)
     }
+}
+
+fn core_type(value: Val) -> MlirType {
+    value.r#type()
 }
 
 impl Drop for Kernel {

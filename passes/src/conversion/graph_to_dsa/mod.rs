@@ -27,6 +27,7 @@ mod elementwise;
 mod emit;
 mod fusion;
 mod host;
+pub(crate) mod instances;
 mod kernel;
 mod layers;
 mod matmul;

@@ -1,0 +1,95 @@
+//! Which kernels a scheduled cluster program becomes, and where its tensors live (GraphTurbo
+//! §4.3): liveness over the kernels in instance order, and when a cluster's GB cannot hold
+//! every live tensor, the tensor chosen by the spill policy goes to DDR for its whole life.
+
+use std::collections::BTreeMap;
+
+/// Which tensor leaves the GB first when it overflows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spill {
+    /// The one whose last use is furthest away (GraphTurbo §4.3).
+    Longest,
+    /// The largest, as usual allocators do (for comparison).
+    Largest,
+}
+
+impl Spill {
+    /// Parses the `spill` option.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text {
+            "longest" => Ok(Spill::Longest),
+            "largest" => Ok(Spill::Largest),
+            other => Err(format!("option 'spill': unknown policy '{other}' (available: longest, largest)")),
+        }
+    }
+}
+
+/// A tensor the planner places: its bytes per cluster and the kernels it lives over.
+#[derive(Debug, Clone)]
+pub struct Tensor {
+    pub bytes: usize,
+    /// First and last kernel (inclusive) it must be allocated for.
+    pub first: usize,
+    pub last: usize,
+    /// Already decided to be in DDR (a result written straight into the output).
+    pub ddr: bool,
+}
+
+/// Decides which tensors spill to DDR so that at every kernel the GB-resident ones fit
+/// `capacity` bytes; returns, per tensor (by key), true when it is in DDR.
+pub fn place<K: Ord + Clone>(tensors: &BTreeMap<K, Tensor>, kernels: usize, capacity: usize, policy: Spill) -> BTreeMap<K, bool> {
+    let mut in_ddr: BTreeMap<K, bool> = tensors.iter().map(|(key, tensor)| (key.clone(), tensor.ddr)).collect();
+    for kernel in 0..kernels {
+        loop {
+            let live: Vec<(&K, &Tensor)> =
+                tensors.iter().filter(|(key, t)| !in_ddr[*key] && t.first <= kernel && kernel <= t.last).collect();
+            let used: usize = live.iter().map(|(_, t)| t.bytes).sum();
+            if used <= capacity {
+                break;
+            }
+            let victim = match policy {
+                Spill::Longest => live.iter().max_by_key(|(_, t)| (t.last, t.bytes)),
+                Spill::Largest => live.iter().max_by_key(|(_, t)| (t.bytes, t.last)),
+            };
+            let (key, _) = victim.expect("an overfull GB holds something");
+            in_ddr.insert((*key).clone(), true);
+        }
+    }
+    in_ddr
+}
+
+/// GB bytes live at each kernel after placement, for reports.
+pub fn peak<K: Ord>(tensors: &BTreeMap<K, Tensor>, in_ddr: &BTreeMap<K, bool>, kernels: usize) -> usize {
+    (0..kernels)
+        .map(|kernel| tensors.iter().filter(|(key, t)| !in_ddr[*key] && t.first <= kernel && kernel <= t.last).map(|(_, t)| t.bytes).sum())
+        .max()
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tensor(bytes: usize, first: usize, last: usize) -> Tensor {
+        Tensor { bytes, first, last, ddr: false }
+    }
+
+    #[test]
+    fn the_longest_lived_or_the_largest_tensor_spills() {
+        // Kernel 1 holds a (4, until kernel 3), b (6, until 1) and c (3, until 2): 13 > 10.
+        let tensors: BTreeMap<&str, Tensor> =
+            [("a", tensor(4, 0, 3)), ("b", tensor(6, 1, 1)), ("c", tensor(3, 1, 2))].into_iter().collect();
+        let longest = place(&tensors, 4, 10, Spill::Longest);
+        assert_eq!((longest["a"], longest["b"], longest["c"]), (true, false, false));
+        let largest = place(&tensors, 4, 10, Spill::Largest);
+        assert_eq!((largest["a"], largest["b"], largest["c"]), (false, true, false));
+        assert_eq!(peak(&tensors, &longest, 4), 9);
+        assert_eq!(peak(&tensors, &largest, 4), 7);
+    }
+
+    #[test]
+    fn what_fits_stays_on_chip() {
+        let tensors: BTreeMap<u32, Tensor> = [(0, tensor(5, 0, 1)), (1, tensor(5, 1, 2))].into_iter().collect();
+        assert!(place(&tensors, 3, 10, Spill::Longest).values().all(|ddr| !ddr));
+    }
+}

@@ -1,0 +1,91 @@
+//! `convert-instance-to-dsa`: GraphTurbo's kernel generation (§4) for functions scheduled by the
+//! instance passes; the lowering itself is `graph_to_dsa::instances`, which shares the layer
+//! emitters (tiling, epilogues) with the layer-wise schedule.
+
+use crate::{
+    conversion::graph_to_dsa::instances::{lower_function, Spill},
+    ir::Op,
+    registry::{OptionInfo, Pass, PassFailure, PassOptions},
+    target::Machine,
+};
+use melior::ir::OperationRef;
+use turbine_dialects::pass_abi::OptionKind;
+
+/// The pass; see the module documentation.
+#[derive(Debug)]
+pub struct ConvertInstanceToDsa {
+    spill: Spill,
+    explain: bool,
+}
+
+impl Pass for ConvertInstanceToDsa {
+    const ARGUMENT: &'static str = "convert-instance-to-dsa";
+    const ANCHOR: &'static str = "builtin.module";
+    const SUMMARY: &'static str = "Lower scheduled instances to dsa kernels with on-chip buffers (GraphTurbo §4)";
+    const DESCRIPTION: &'static str = "\
+The module must carry a `dsa.target`; every `func.func` must be scheduled by the instance passes \
+(an `instance.clusters` whose body holds the bound, ordered instances of instance-split, \
+instance-order, instance-bind and instance-stitch). Each becomes a host function of the same \
+name (arguments as `convert-graph-to-dsa` gives them) launching one `dsa.kernel` per run of \
+consecutive instances of a group, on the cores of every cluster at once, each cluster computing \
+its own share. Inside a kernel, the instances run in their order, each layer a loop over tiles \
+spread over the cluster's cores (the layer-wise lowering's anchor tiling with fused epilogues, \
+§4.1), layers separated by barriers, tiles in one LB arena per core. Buffer stitching (§4.2): an \
+instance writes its slice into its group's output buffer, which its consumers read in place \
+(concatenations and slices are views; slices that are not contiguous are copied first). Memory \
+planning (§4.3): group outputs and each kernel's intermediates are placed in the cluster's GB \
+(`dsa.alloc {cluster}`) for their lifetime over the kernel order; when the GB overflows, the \
+tensor chosen by `spill` (the longest remaining lifetime, or the largest) lives in DDR instead. \
+A group computing a result whole writes it into the output. With `explain`, a remark on each \
+function gives the kernels, the GB peak and the spilled tensors.";
+    const OPTIONS: &'static [OptionInfo] = &[
+        OptionInfo {
+            name: "spill",
+            description: "Which tensor leaves a full GB for DDR: 'longest' (remaining lifetime, §4.3) or 'largest'",
+            kind: OptionKind::String,
+            default: "longest",
+        },
+        OptionInfo {
+            name: "explain",
+            description: "Emit a remark per function: kernels, clusters, GB peak, spilled tensors",
+            kind: OptionKind::Bool,
+            default: "false",
+        },
+    ];
+
+    fn from_options(options: &PassOptions) -> Result<Self, String> {
+        Ok(Self { spill: Spill::parse(&options.string("spill"))?, explain: options.bool("explain")? })
+    }
+
+    fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
+        let module = Op(operation.to_raw());
+        let Some(machine) = Machine::of_module(module) else {
+            module.emit_error("convert-instance-to-dsa needs the module's dsa.target; run dsa-set-target first");
+            return Err(PassFailure);
+        };
+        for function in module.body_ops() {
+            if function.name() != "func.func" || function.regions_empty() {
+                continue;
+            }
+            let summary = lower_function(function, &machine, self.spill).map_err(|error| {
+                error.op.unwrap_or(function).emit_error(&error.message);
+                PassFailure
+            })?;
+            if self.explain {
+                function.emit_remark(&format!(
+                    "@{}: {} kernels on {} cluster(s); GB peak {} of {} bytes per cluster; {} of {} instance outputs and {} intermediates spilled to DDR",
+                    function.symbol_name(),
+                    summary.kernels,
+                    summary.clusters,
+                    summary.gb_peak,
+                    machine.gb_bytes,
+                    summary.spilled,
+                    summary.planned,
+                    summary.spilled_intermediates
+                ));
+            }
+            function.erase();
+        }
+        Ok(())
+    }
+}
