@@ -44,24 +44,38 @@ hardware-aware groups, their instances ordered, bound to cores and stitched) and
 generation (`convert-instance-to-dsa`: one kernel per run of a group's instances, outputs kept in \
 the clusters' global buffers, spilled to DDR by lifetime when they overflow), after the same \
 graph-level clean-up as the layer-wise schedule. `turbine-run --schedule graphturbo` runs it.",
-    options: &[OptionInfo {
-        name: "target",
-        description: "Built-in target name or path of a target description (TOML)",
-        kind: OptionKind::String,
-        default: "stcp920",
-    }],
+    options: &[
+        OptionInfo {
+            name: "target",
+            description: "Built-in target name or path of a target description (TOML)",
+            kind: OptionKind::String,
+            default: "stcp920",
+        },
+        OptionInfo {
+            name: "scope",
+            description: "Memory the groups' instances are sized for (hw-group's scope): 'gb' or 'lb'",
+            kind: OptionKind::String,
+            default: "gb",
+        },
+        OptionInfo {
+            name: "spill",
+            description: "Which tensor leaves a full GB for DDR (convert-instance-to-dsa): 'longest' or 'largest'",
+            kind: OptionKind::String,
+            default: "longest",
+        },
+    ],
     steps: &[
         Step { nest: Some("func.func"), pass: "graph-fold-reshapes", options: &[] },
         Step { nest: None, pass: "canonicalize", options: &[] },
         Step { nest: None, pass: "cse", options: &[] },
         Step { nest: None, pass: "dsa-set-target", options: &[("target", StepValue::Option("target"))] },
         Step { nest: Some("func.func"), pass: "instance-cluster-split", options: &[] },
-        Step { nest: Some("func.func"), pass: "hw-group", options: &[] },
+        Step { nest: Some("func.func"), pass: "hw-group", options: &[("scope", StepValue::Option("scope"))] },
         Step { nest: Some("func.func"), pass: "instance-split", options: &[] },
         Step { nest: Some("func.func"), pass: "instance-order", options: &[] },
         Step { nest: Some("func.func"), pass: "instance-bind", options: &[] },
         Step { nest: Some("func.func"), pass: "instance-stitch", options: &[] },
-        Step { nest: None, pass: "convert-instance-to-dsa", options: &[] },
+        Step { nest: None, pass: "convert-instance-to-dsa", options: &[("spill", StepValue::Option("spill"))] },
         Step { nest: None, pass: "canonicalize", options: &[] },
         Step { nest: None, pass: "cse", options: &[] },
     ],

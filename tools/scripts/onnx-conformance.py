@@ -4,9 +4,10 @@
 `turbine-translate --import-onnx` and evaluated with `turbine-run --interpret`; the outputs are
 compared with the shipped expected outputs; the same module grouped by `hw-group` (GraphTurbo
 §3.2, scope=lb) and interpreted again must pass too. Every case that passes is then compiled for
-the stcp920 target and run on the software DSA (`turbine-run`, layer-wise schedule), and compared
-with the same expected outputs at the same tolerance; a case the compiler does not support yet is
-counted as a compiled skip with the compiler's reason.
+the stcp920 target and run on the software DSA (`turbine-run`) with each kernel schedule (the
+layer-wise baseline and GraphTurbo's, `--schedules`), and compared with the same expected outputs
+at the same tolerance; a case the compiler does not support yet is counted as a compiled skip with
+the compiler's reason.
 
 Turbine imports opsets 13 to 22; most of this data predates them, so a model of an older opset is
 first upgraded to opset 13 with ONNX's own version converter (onnx.version_converter), the way a
@@ -18,7 +19,7 @@ atol = 1e-5 (atol covers values that should be 0). This is tighter than onnx's o
 the light models (1e-3, densenet121 2e-3); they pass at it.
 
 Prints one line per case, then `N passed, N failed, N skipped` for the interpreter and the same
-for the compiled runs; exits non-zero on any failure of either.
+for the compiled runs of each schedule; exits non-zero on any failure.
 """
 
 import argparse
@@ -158,9 +159,9 @@ def first_line(text):
     return lines[0] if lines else "(no message)"
 
 
-def run_case(model, data_sets, bin_dir, work):
-    """Returns ("pass" | "fail" | "skip", detail, compiled) where compiled is the outcome and detail
-    of the compiled run for a case the interpreter passes, else None."""
+def run_case(model, data_sets, bin_dir, work, schedules):
+    """Returns ("pass" | "fail" | "skip", detail, compiled) where compiled is, per schedule, the
+    outcome and detail of the compiled run for a case the interpreter passes, else None."""
     if isinstance(data_sets, str):
         return "skip", data_sets, None
     try:
@@ -195,7 +196,11 @@ def run_case(model, data_sets, bin_dir, work):
     outcome = evaluate(grouped, data_sets, [os.path.join(bin_dir, "turbine-run"), "--interpret", grouped], work, "grouped interpreter")
     if outcome[0] != "pass":
         return "fail", f"after hw-group: {outcome[1]}", None
-    compiled = evaluate(mlir, data_sets, [os.path.join(bin_dir, "turbine-run"), mlir, "--target", "stcp920"], work, "compiled run")
+    compiled = {
+        schedule: evaluate(mlir, data_sets, [os.path.join(bin_dir, "turbine-run"), mlir, "--target", "stcp920", "--schedule", schedule],
+                           work, f"compiled run ({schedule})")
+        for schedule in schedules
+    }
     return "pass", "", compiled
 
 
@@ -242,29 +247,30 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin-dir", required=True, help="folder holding turbine-translate and turbine-run")
     parser.add_argument("--only", help="run only cases whose name contains this text")
+    parser.add_argument("--schedules", default="layerwise,graphturbo",
+                        help="kernel schedules to compile each case with, comma-separated (default: layerwise,graphturbo)")
     arguments = parser.parse_args()
+    schedules = arguments.schedules.split(",")
     data_root = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
     counts = {"pass": 0, "fail": 0, "skip": 0}
-    compiled_counts = {"pass": 0, "fail": 0, "skip": 0}
+    compiled_counts = {schedule: {"pass": 0, "fail": 0, "skip": 0} for schedule in schedules}
     for name, model, data_sets in cases(data_root, arguments.only):
         compiled = None
         with tempfile.TemporaryDirectory() as work:
             try:
-                outcome, detail, compiled = run_case(model, data_sets, arguments.bin_dir, work)
+                outcome, detail, compiled = run_case(model, data_sets, arguments.bin_dir, work, schedules)
             except subprocess.TimeoutExpired as timeout:
                 outcome, detail = "fail", f"timed out after {timeout.timeout} s"
         counts[outcome] += 1
         line = f"{outcome.upper():4} {name}{': ' + detail if detail else ''}"
-        if compiled:
-            compiled_counts[compiled[0]] += 1
-            line += f" | compiled: {compiled[0]}{' (' + compiled[1] + ')' if compiled[1] else ''}"
+        for schedule, (result, why) in (compiled or {}).items():
+            compiled_counts[schedule][result] += 1
+            line += f" | {schedule}: {result}{' (' + why + ')' if why else ''}"
         print(line, flush=True)
     print(f"conformance: {counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
-    print(
-        f"conformance compiled for stcp920: {compiled_counts['pass']} passed, {compiled_counts['fail']} failed, "
-        f"{compiled_counts['skip']} skipped"
-    )
-    sys.exit(1 if counts["fail"] or compiled_counts["fail"] else 0)
+    for schedule, tally in compiled_counts.items():
+        print(f"conformance compiled for stcp920 ({schedule}): {tally['pass']} passed, {tally['fail']} failed, {tally['skip']} skipped")
+    sys.exit(1 if counts["fail"] or any(tally["fail"] for tally in compiled_counts.values()) else 0)
 
 
 if __name__ == "__main__":

@@ -39,8 +39,16 @@ const REPORT_TEXT: u32 = 1;
 /// The graph-level and lowering passes before the backend: the registered pipeline of the kernel
 /// schedule, as `--pass-pipeline` text.
 pub fn graph_to_dsa_pipeline(options: &CompileOptions) -> Result<String, String> {
-    let pipeline = turbine_passes::pipelines::for_schedule(&options.schedule)?;
-    Ok(format!("builtin.module({}{{target={}}})", pipeline.argument, options.target))
+    // A schedule may carry options of its pipeline: `graphturbo{scope=lb spill=largest}`.
+    let (name, extra) = match options.schedule.split_once('{') {
+        Some((name, rest)) => {
+            let extra = rest.strip_suffix('}').ok_or_else(|| format!("schedule '{}': options end with '}}'", options.schedule))?;
+            (name, format!(" {extra}"))
+        }
+        None => (options.schedule.as_str(), String::new()),
+    };
+    let pipeline = turbine_passes::pipelines::for_schedule(name)?;
+    Ok(format!("builtin.module({}{{target={}{extra}}})", pipeline.argument, options.target))
 }
 
 /// How to compile.
@@ -48,7 +56,8 @@ pub fn graph_to_dsa_pipeline(options: &CompileOptions) -> Result<String, String>
 pub struct CompileOptions {
     /// Built-in target name or target file.
     pub target: String,
-    /// Kernel schedule: which pipeline takes the graph to `dsa` (`layerwise`).
+    /// Kernel schedule: which pipeline takes the graph to `dsa` (`layerwise`, `graphturbo`),
+    /// with options of that pipeline in braces (`graphturbo{scope=lb}`).
     pub schedule: String,
     /// LLVM optimisation level.
     pub opt: OptLevel,

@@ -73,12 +73,13 @@ function gives the kernels, the GB peak and the spilled tensors.";
             })?;
             if self.explain {
                 function.emit_remark(&format!(
-                    "@{}: {} kernels on {} cluster(s); GB peak {} of {} bytes per cluster; {} of {} instance outputs and {} intermediates spilled to DDR",
+                    "@{}: {} kernels on {} cluster(s); GB of a cluster (of {} bytes): instance outputs up to {} bytes, a kernel's intermediates up to {} bytes; {} of {} instance outputs and {} intermediates spilled to DDR",
                     function.symbol_name(),
                     summary.kernels,
                     summary.clusters,
-                    summary.gb_peak,
                     machine.gb_bytes,
+                    summary.gb_peak,
+                    summary.arena_peak,
                     summary.spilled,
                     summary.planned,
                     summary.spilled_intermediates

@@ -1,5 +1,6 @@
-//! The layer-wise pipeline end to end against the reference interpreter: graph-dialect models
-//! compiled by the driver (graph passes, `convert-graph-to-dsa`, the LLVM backend, JIT), run on
+//! Both kernel schedules end to end against the reference interpreter: graph-dialect models
+//! compiled by the driver (graph passes, `convert-graph-to-dsa` for the layer-wise schedule, the
+//! instance passes and `convert-instance-to-dsa` for GraphTurbo's, the LLVM backend, JIT), run on
 //! the software DSA, and compared element by element with `turbine_interpreter::interpret` on the
 //! same inputs and weights. Randomly generated networks (seeded, so a failure replays) cover
 //! shapes no hand-written test would pick; the `mini` target's 16 KiB LB forces the tiling paths
@@ -39,10 +40,18 @@ pub(crate) fn tensor_type(shape: &[usize]) -> String {
     format!("tensor<{}xf32>", dims.join("x"))
 }
 
-/// Compiles `source` for `target`, runs it on the software DSA and on the interpreter with the
-/// same seeded inputs, and asserts that every output agrees within 1e-4 (relative to each
-/// output's largest magnitude, plus 1e-4 per element).
+/// Compiles `source` for `target` with each kernel schedule, runs it on the software DSA and on
+/// the interpreter with the same seeded inputs, and asserts that every output agrees within 1e-4
+/// (relative to each output's largest magnitude, plus 1e-4 per element).
 fn check(source: &str, weights: Weights, target: &str, seed: u64) {
+    // GraphTurbo with instances sized for the GB (few, large) and for the LB (many, with halos,
+    // copies of non-contiguous slices and spills on small targets).
+    for schedule in ["layerwise", "graphturbo", "graphturbo{scope=lb}"] {
+        check_schedule(source, &weights, target, seed, schedule);
+    }
+}
+
+fn check_schedule(source: &str, weights: &Weights, target: &str, seed: u64, schedule: &str) {
     let context = turbine_dialects::create_context();
     let module = Module::parse(&context, source).unwrap_or_else(|| panic!("does not parse:\n{source}"));
     assert!(module.as_operation().verify(), "does not verify:\n{source}");
@@ -55,11 +64,11 @@ fn check(source: &str, weights: Weights, target: &str, seed: u64) {
         .iter()
         .map(|(_, r#type)| Tensor::f32(r#type.shape.clone(), random.values(r#type.shape.iter().product(), 1.0)))
         .collect();
-    let expected = interpret(&program, inputs.clone(), &weights).unwrap();
-    let options = CompileOptions { target: target.into(), ..CompileOptions::default() };
-    let compiled = driver::compile(&context, module, None, &options).unwrap_or_else(|error| panic!("{error}\n{source}"));
+    let expected = interpret(&program, inputs.clone(), weights).unwrap();
+    let options = CompileOptions { target: target.into(), schedule: schedule.into(), ..CompileOptions::default() };
+    let compiled = driver::compile(&context, module, None, &options).unwrap_or_else(|error| panic!("{schedule}: {error}\n{source}"));
     let device = Device::new(target).unwrap();
-    let actual = driver::run(&compiled, &device, &inputs, &weights).unwrap_or_else(|error| panic!("{error}\n{source}"));
+    let actual = driver::run(&compiled, &device, &inputs, weights).unwrap_or_else(|error| panic!("{schedule}: {error}\n{source}"));
     assert_eq!(actual.len(), expected.len());
     for (index, (got, want)) in actual.iter().zip(&expected).enumerate() {
         assert_eq!(got.shape, want.shape, "result #{index}");
@@ -67,7 +76,7 @@ fn check(source: &str, weights: Weights, target: &str, seed: u64) {
         let scale = want.iter().fold(0f32, |m, v| m.max(v.abs()));
         for (position, (a, b)) in got.iter().zip(want).enumerate() {
             let bound = 1e-4 * scale + 1e-4 * b.abs() + 1e-6;
-            assert!((a - b).abs() <= bound, "result #{index}[{position}]: {a} vs interpreter {b} (seed {seed}, {target})\n{source}");
+            assert!((a - b).abs() <= bound, "result #{index}[{position}]: {a} vs interpreter {b} (seed {seed}, {target}, {schedule})\n{source}");
         }
     }
 }
@@ -327,4 +336,19 @@ func.func @main(%x: tensor<2x12x5x6xf32>) -> tensor<2x12x5x6xf32> {
 }
 "#;
     check(source, Weights::empty(), "mini", 5);
+}
+
+#[test]
+fn broadcasting_across_a_dimension_of_size_one_matches_the_interpreter() {
+    // [3, 1, 5] + [5]: the operand broadcasts on dimension 0 and spans dimension 2; the size-1
+    // dimension between them must not merge the two (the shape a cluster's share of [3, 4, 5]
+    // split along dimension 1 has).
+    let source = r#"
+func.func @main(%x: tensor<3x1x5xf32>, %y: tensor<5xf32>, %z: tensor<3x1x1xf32>) -> tensor<3x1x5xf32> {
+  %a = graph.add %x, %y : tensor<3x1x5xf32>, tensor<5xf32> -> tensor<3x1x5xf32>
+  %b = graph.mul %a, %z : tensor<3x1x5xf32>, tensor<3x1x1xf32> -> tensor<3x1x5xf32>
+  return %b : tensor<3x1x5xf32>
+}
+"#;
+    check(source, Weights::empty(), "mini", 13);
 }

@@ -29,13 +29,18 @@ pub fn coalesce(output: &[usize], operands: &[Vec<usize>]) -> (Vec<usize>, Vec<V
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for d in 0..rank {
         let joins = groups.last().is_some_and(|group: &Vec<usize>| {
-            let previous = *group.last().expect("groups are never empty");
+            // A dimension of size 1 merges with anything; otherwise it is compared with the
+            // group's last dimension of another size (on a size-1 dimension an operand is both
+            // full and broadcast, which would let a broadcast and a full dimension merge).
+            if output[d] == 1 {
+                return true;
+            }
+            let Some(&previous) = group.iter().rev().find(|&&p| output[p] != 1) else { return true };
             aligned.iter().all(|shape| {
                 let full = |dim: usize| shape[dim] == output[dim];
                 let broadcast = |dim: usize| shape[dim] == 1;
                 (full(previous) && full(d)) || (broadcast(previous) && broadcast(d))
-            }) || output[d] == 1
-                || output[previous] == 1
+            })
         });
         if joins {
             groups.last_mut().expect("checked").push(d);

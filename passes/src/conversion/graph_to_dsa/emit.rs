@@ -72,6 +72,13 @@ impl View {
         Self { shape: shape.to_vec(), strides: contiguous_strides(shape), dynamic_offset: false, space }
     }
 
+    /// Whether the elements are one run of memory in row-major order (the strides of dimensions
+    /// of size 1 do not matter).
+    pub fn is_contiguous(&self) -> bool {
+        let expected = contiguous_strides(&self.shape);
+        self.shape.iter().zip(&self.strides).zip(&expected).all(|((&size, stride), want)| size == 1 || stride == want)
+    }
+
     /// Number of elements.
     pub fn elements(&self) -> usize {
         self.shape.iter().product()
@@ -132,12 +139,12 @@ pub struct Tensor {
 /// contiguous buffer or window).
 pub fn reshaped(host: &mut Body, source: &Tensor, shape: &[usize]) -> Tensor {
     let view = View::contiguous(shape, source.view.space);
-    debug_assert_eq!(source.view.strides, contiguous_strides(&source.view.shape), "reshapes take contiguous views");
+    // A strided view seen with another shape would read the wrong elements: refuse loudly.
+    assert!(source.view.is_contiguous(), "reshapes take contiguous views, not {:?}", source.view);
     if source.view.dynamic_offset {
         // A contiguous window of a larger buffer (a cluster's or an instance's share) keeps its
         // offset.
-        let offset = host.offset_of(source.host, &source.view);
-        let (value, view) = host.reinterpret_at(source.host, offset, &view);
+        let (value, view) = host.reshape_window(source.host, &source.view, &view);
         return Tensor { host: value, view };
     }
     let value = host.reinterpret(source.host, &view);
@@ -379,14 +386,33 @@ impl Body {
         (value, result)
     }
 
-    /// The offset, in elements, of the view `source` of type `view` into its buffer
-    /// (`memref.extract_strided_metadata`).
-    pub fn offset_of(&mut self, source: Val, view: &View) -> Val {
+    /// The elements of the contiguous window `source` (of type `view`, at a dynamic offset into
+    /// its buffer) seen with the shape and strides of `result`: the same offset
+    /// (`memref.extract_strided_metadata`), another shape (`memref.reinterpret_cast`).
+    pub fn reshape_window(&mut self, source: Val, view: &View, result: &View) -> (Val, View) {
+        let result = View { dynamic_offset: true, ..result.clone() };
+        let r#type = result.memref_type(self.context);
         let base = View { shape: Vec::new(), strides: Vec::new(), dynamic_offset: false, space: view.space };
         let index = self.index_type();
-        let mut results = vec![base.memref_type(self.context), index];
-        results.extend(std::iter::repeat_n(index, 2 * view.shape.len()));
-        self.op("memref.extract_strided_metadata", &[source], &results, &[]).result(1)
+        let mut metadata = vec![base.memref_type(self.context), index];
+        metadata.extend(std::iter::repeat_n(index, 2 * view.shape.len()));
+        let segments = [1, 1, 0, 0];
+        // SAFETY: the context is alive; MLIR copies the arrays.
+        let segments = unsafe { mlirDenseI32ArrayGet(self.context, 4, segments.as_ptr()) };
+        // SAFETY: a constant of MLIR's.
+        let dynamic = unsafe { mlirShapedTypeGetDynamicStrideOrOffset() };
+        let attributes = [
+            ("operandSegmentSizes", segments),
+            ("static_offsets", ir::i64_array(self.context, &[dynamic])),
+            ("static_sizes", ir::i64_array(self.context, &to_i64(&result.shape))),
+            ("static_strides", ir::i64_array(self.context, &to_i64(&result.strides))),
+        ];
+        // Each cluster's window has its own offset.
+        let value = self.replicated(source, |body, source| {
+            let offset = body.op("memref.extract_strided_metadata", &[source], &metadata, &[]).result(1);
+            body.op("memref.reinterpret_cast", &[source, offset], &[r#type], &attributes).result(0)
+        });
+        (value, result)
     }
 
     /// A contiguous view of `source` with another shape (`memref.reinterpret_cast`).

@@ -62,8 +62,15 @@ pub fn copy_pairs(machine: &Machine, pairs: &[(Tensor, Tensor)], mut kernel: Ker
             .zip(&tile)
             .map(|(c, &size)| body.scaled(c, size))
             .collect();
-        let (from, _) = body.subview(source_arg, &source.view, &offsets, &tile, None);
-        let (to, _) = body.subview(target_arg, &target.view, &offsets, &tile, None);
+        // Beyond the 4 dimensions of a DMA view, the tile's dimensions of size 1 are dropped.
+        let kept: Vec<usize> = if tile.len() > MAX_RANK {
+            let long: Vec<usize> = (0..tile.len()).filter(|&d| tile[d] > 1).collect();
+            if long.is_empty() { vec![tile.len() - 1] } else { long }
+        } else {
+            (0..tile.len()).collect()
+        };
+        let (from, _) = body.subview(source_arg, &source.view, &offsets, &tile, Some(&kept));
+        let (to, _) = body.subview(target_arg, &target.view, &offsets, &tile, Some(&kept));
         let moved = body.dma(from, to, &[]);
         kernel.end_tiles(moved);
     }

@@ -125,7 +125,8 @@ docs/Grouping.md.";
             return Ok(());
         }
         let machine = Machine::for_function(function, &self.target, Self::ARGUMENT)?;
-        if self.weight_buffer >= machine.lb_bytes {
+        // The weight buffer is carved out of the LBs only when the instances must fit them.
+        if self.scope == Scope::Local && self.weight_buffer >= machine.lb_bytes {
             function.emit_error(&format!(
                 "the weight buffer ({} bytes) leaves nothing of the {} bytes of LB of target '{}'",
                 self.weight_buffer, machine.lb_bytes, machine.name

@@ -44,8 +44,10 @@ pub struct Summary {
     pub kernels: usize,
     /// Clusters each kernel runs on.
     pub clusters: usize,
-    /// Largest GB bytes of one cluster live at a kernel.
+    /// Largest GB bytes of one cluster that instance outputs take at a kernel.
     pub gb_peak: usize,
+    /// Largest GB bytes of one cluster that a kernel's intermediates take.
+    pub arena_peak: usize,
     /// Tensors placed in DDR because the GB was full.
     pub spilled: usize,
     /// Intermediates of instances placed in DDR because their kernel's GB arena was full.

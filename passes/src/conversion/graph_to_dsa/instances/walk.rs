@@ -3,7 +3,7 @@
 
 use super::{allocate, free, plan, ScheduleError, Spill, Summary};
 use crate::conversion::graph_to_dsa::{
-    emit::{contiguous_strides, Body, Replicas, Space, Tensor, View},
+    emit::{Body, Replicas, Space, Tensor, View},
     fusion::{self, Fused, Synthetic},
     host::{buffer_shape, emit_layer, launch},
     kernel::Kernel,
@@ -237,6 +237,7 @@ impl<'p> Walk<'p> {
             placed: Vec::new(),
             synthetic: Synthetic::new(program),
             spilled_count: 0,
+            arena_peak: 0,
         };
         for (root, &output) in &self.outputs {
             state.buffers.insert(root.clone(), outputs[output].clone());
@@ -313,6 +314,7 @@ impl<'p> Walk<'p> {
             kernels: self.items.len(),
             clusters: self.count,
             gb_peak: plan::peak(&self.lifetimes, &self.in_ddr, self.items.len()),
+            arena_peak: state.arena_peak,
             spilled: self.in_ddr.iter().filter(|(root, &ddr)| ddr && !self.outputs.contains_key(*root)).count(),
             spilled_intermediates: state.spilled_count,
             planned: self.lifetimes.len() - self.outputs.len(),
@@ -342,8 +344,9 @@ struct Emission<'w, 'p> {
     /// Intermediates placed in the arena and not yet freed: value, offset, elements.
     placed: Vec<(ValueId, usize, usize)>,
     synthetic: Synthetic,
-    /// Intermediates that went to DDR, for the summary.
+    /// Intermediates that went to DDR, and the most bytes of an arena used, for the summary.
     spilled_count: usize,
+    arena_peak: usize,
 }
 
 /// First-fit placement in an arena of elements (GraphTurbo §4.3: offsets reused as tensors die).
@@ -351,11 +354,13 @@ struct Emission<'w, 'p> {
 struct FirstFit {
     /// Free intervals (offset, length), sorted, coalesced.
     free: Vec<(usize, usize)>,
+    /// The highest element ever taken.
+    high: usize,
 }
 
 impl FirstFit {
     fn new(length: usize) -> Self {
-        Self { free: if length > 0 { vec![(0, length)] } else { Vec::new() } }
+        Self { free: if length > 0 { vec![(0, length)] } else { Vec::new() }, high: 0 }
     }
 
     /// An offset for `length` elements (rounded to 16, 64 bytes), None when no gap holds them.
@@ -368,6 +373,7 @@ impl FirstFit {
         } else {
             self.free[slot] = (offset + length, free - length);
         }
+        self.high = self.high.max(offset + length);
         Some(offset)
     }
 
@@ -436,7 +442,8 @@ impl Emission<'_, '_> {
     fn leave(&mut self, host: &mut Body, host_function: Op, built: &mut Vec<Op>) {
         let Some((kernel, open)) = self.open.take() else { return };
         built.push(launch(host, open, host_function));
-        if let Some((arena, _)) = self.arena.take() {
+        if let Some((arena, placement)) = self.arena.take() {
+            self.arena_peak = self.arena_peak.max(placement.high * 4);
             free(host, &self.walk.replicas, &arena);
         }
         for tensor in std::mem::take(&mut self.spilled) {
@@ -508,7 +515,7 @@ impl Emission<'_, '_> {
         let mut local: BTreeMap<ValueId, Tensor> = BTreeMap::new();
         for ((argument, _), operand) in body.arguments.iter().zip(&node.operands) {
             let tensor = tensors[operand].clone();
-            let tensor = if tensor.view.strides == contiguous_strides(&tensor.view.shape) {
+            let tensor = if tensor.view.is_contiguous() {
                 tensor
             } else {
                 // A slice across a buffer's rows or channels: the layer emitters read contiguous
@@ -561,7 +568,12 @@ impl Emission<'_, '_> {
             };
             let mut results = Vec::new();
             for (value, shape) in &finals {
-                let output = yielded.iter().position(|y| y == value).filter(|&p| destinations[p].view.shape == *shape);
+                // A layer writes an output in place when it is one contiguous run (the emitters
+                // see tiles of row-major tensors); a cluster's share cut across rows is copied.
+                let output = yielded
+                    .iter()
+                    .position(|y| y == value)
+                    .filter(|&p| destinations[p].view.shape == *shape && destinations[p].view.is_contiguous());
                 results.push(match output {
                     Some(p) => destinations[p].clone(),
                     None => self.intermediate(host, *value, shape),

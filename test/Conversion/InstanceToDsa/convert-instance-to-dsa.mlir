@@ -1,0 +1,45 @@
+// Tests of convert-instance-to-dsa (GraphTurbo §4): the scheduled program becomes kernels that
+// run on every cluster at once, each cluster on its own share, with the data between layers in
+// the cluster's global buffer.
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(dsa-set-target{target=mini},func.func(instance-cluster-split,hw-group,instance-split,instance-order,instance-bind,instance-stitch),convert-instance-to-dsa)' | FileCheck %s
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(dsa-set-target{target=mini},func.func(instance-cluster-split,hw-group,instance-split,instance-order,instance-bind,instance-stitch),convert-instance-to-dsa{explain=true})' --verify-diagnostics -o /dev/null
+
+// Tests a residual block of two convolutions at batch 2 on mini (2 clusters of 2 cores): one group,
+// one kernel launched on the 4 cores, each cluster taking its image. Each cluster's share of the
+// input and output, and its GB arena, are kernel arguments picked by the running cluster. The
+// first convolution's result goes from LB to the cluster's GB, the second reads it from there
+// (no DDR round trip between the stitched layers), a barrier between them; the second writes the
+// cluster's share of the output in DDR.
+// CHECK-LABEL: dsa.kernel @conv_block_0_g0
+// CHECK:         %[[CLUSTER:.*]] = dsa.cluster_id : index
+// CHECK:         %[[SECOND:.*]] = arith.cmpi eq, %[[CLUSTER]], %c1 : index
+// CHECK:         arith.select %[[SECOND]], %{{.*}}, %{{.*}} : memref<1x8x16x16xf32, strided<[2048, 256, 16, 1], offset: ?>, #dsa.memory_space<ddr>>
+// CHECK:         dsa.conv2d
+// CHECK:         dsa.dma %{{.*}} to %{{.*}} after %{{.*}} : memref<1x8x8x16xf32, {{.*}}#dsa.memory_space<lb>>, memref<1x8x8x16xf32, {{.*}}#dsa.memory_space<gb>>
+// CHECK:         dsa.barrier
+// CHECK-NOT:     #dsa.memory_space<ddr>>, memref<1x8x9x16xf32
+// CHECK:         dsa.dma %{{.*}} to %{{.*}} : memref<1x8x9x16xf32, {{.*}}#dsa.memory_space<gb>>, memref<1x8x9x16xf32, {{.*}}#dsa.memory_space<lb>>
+// CHECK:         dsa.conv2d
+// CHECK:         dsa.dma %{{.*}} to %{{.*}} after %{{.*}} : memref<1x8x8x16xf32, {{.*}}#dsa.memory_space<lb>>, memref<1x8x8x16xf32, {{.*}}#dsa.memory_space<ddr>>
+// CHECK:         dsa.barrier
+// CHECK:         dsa.return
+// CHECK-LABEL: func.func @conv_block
+// CHECK-SAME:    {dsa.input = 0 : i64}
+// CHECK-SAME:    {dsa.output = 0 : i64}
+// CHECK-SAME:    {dsa.weight = "w1"}
+// CHECK:         %[[GB0:.*]] = dsa.alloc {cluster = 0 : i64} : memref<65536xf32, #dsa.memory_space<gb>>
+// CHECK:         %[[GB1:.*]] = dsa.alloc {cluster = 1 : i64} : memref<65536xf32, #dsa.memory_space<gb>>
+// CHECK:         dsa.launch @conv_block_0_g0({{.*}}) on [0, 1, 2, 3]
+// CHECK:         dsa.dealloc %[[GB0]]
+// CHECK:         dsa.dealloc %[[GB1]]
+func.func @conv_block(%x: tensor<2x8x16x16xf32>) -> tensor<2x8x16x16xf32> {
+  // expected-remark@-1 {{@conv_block: 1 kernels on 2 cluster(s); GB of a cluster (of 262144 bytes): instance outputs up to 0 bytes, a kernel's intermediates up to 8192 bytes; 0 of 0 instance outputs and 0 intermediates spilled to DDR}}
+  %w1 = graph.weight "w1" : tensor<8x8x3x3xf32>
+  %b1 = graph.weight "b1" : tensor<8xf32>
+  %w2 = graph.weight "w2" : tensor<8x8x3x3xf32>
+  %c1 = graph.conv2d %x, %w1, %b1 {activation = #graph<activation relu>, pads = array<i64: 1, 1, 1, 1>} : (tensor<2x8x16x16xf32>, tensor<8x8x3x3xf32>, tensor<8xf32>) -> tensor<2x8x16x16xf32>
+  %c2 = graph.conv2d %c1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<2x8x16x16xf32>
+  %a = graph.add %c2, %x : tensor<2x8x16x16xf32>, tensor<2x8x16x16xf32> -> tensor<2x8x16x16xf32>
+  %r = graph.relu %a : tensor<2x8x16x16xf32>
+  return %r : tensor<2x8x16x16xf32>
+}
