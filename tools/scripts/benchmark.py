@@ -11,6 +11,14 @@ simulation and the real arithmetic) and onnxruntime's wall time for the same mod
 number of threads (median of 3 after a warm-up), their ratio, and the largest difference between
 the two outputs relative to the largest output magnitude. Usage: tools/scripts/benchmark.py --bin-dir target/release [--threads 2]
 [--schedule layerwise] [--markdown docs/Benchmarks.md].
+
+With --compare-schedules it compares the kernel schedules instead, side by side in one run, on the
+paper's models (the built-in ResNet-50 at batch 8 and 32 and DenseNet-121 at batch 1, a BERT-base
+encoder layer at batch 32, sequence 128): per schedule the simulated cycles, kernels, DDR bytes,
+GB<->LB bytes and matrix-engine utilisation, each schedule's speedup over the layer-wise one, and
+the bound of the same target: the larger of the compute bound (the matrix engines' flops of the
+layer-wise run, which computes nothing twice, over the peak flops of all cores) and the
+compulsory DDR traffic (inputs, weights and outputs once, over the clusters' DDR bandwidth).
 """
 
 import argparse
@@ -22,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 
 import numpy as np
 import onnx
@@ -123,6 +132,81 @@ def table(rows, arguments):
     return "\n".join(lines)
 
 
+SCHEDULE_MODELS = [
+    ("ResNet-50 b8", ["--builtin", "resnet50", "--batch", "8"]),
+    ("ResNet-50 b32", ["--builtin", "resnet50", "--batch", "32"]),
+    ("DenseNet-121 b1", ["--builtin", "densenet121"]),
+    ("BERT-base layer b32 s128", "bert"),
+]
+
+
+def run_schedule(arguments, model, schedule, work):
+    """One compiled run: the report's figures, or an error."""
+    report_path = os.path.join(work, "report.json")
+    command = [os.path.join(arguments.bin_dir, "turbine-run"), *model, "--target", arguments.target,
+               "--schedule", schedule, "--threads", str(arguments.threads), "--report-json", report_path]
+    ran = subprocess.run(command, capture_output=True, text=True)
+    if ran.returncode != 0:
+        return {"error": (ran.stderr.strip() or ran.stdout.strip()).splitlines()[-1]}
+    report = json.load(open(report_path))
+    transfers = report["transfers"]
+    matrix = [u for u in report["units"] if u["kind"] == "matrix_engine"]
+    return {
+        "cycles": report["cycles"],
+        "kernels": report["kernel_launches"],
+        "ddr": sum(t["bytes"] for t in transfers if "ddr" in (t["src"], t["dst"])),
+        "gb": sum(t["bytes"] for t in transfers if "gb" in (t["src"], t["dst"]) and "ddr" not in (t["src"], t["dst"])),
+        "matrix_util": sum(u["utilisation"] for u in matrix) / max(len(matrix), 1),
+        "flops": sum(u["work"] for u in matrix),
+        "host_bytes": report["host"]["to_ddr_bytes"] + report["host"]["from_ddr_bytes"],
+    }
+
+
+def target_figures(arguments):
+    """The peak matrix flops per cycle of the device and its DDR bytes per cycle."""
+    path = arguments.target if os.path.exists(arguments.target) else \
+        os.path.join(HERE, "..", "..", "targets", "descriptions", f"{arguments.target}.toml")
+    target = tomllib.load(open(path, "rb"))
+    cores = target["device"]["clusters"] * target["cluster"]["cores"]
+    engines = target["core"]["units"].count("matrix_engine")
+    return cores * engines * target["throughput"]["matrix_engine"]["f32"], target["device"]["clusters"] * target["bandwidth"]["ddr_gb"]
+
+
+def compare_schedules(arguments):
+    schedules = arguments.schedules.split(",")
+    peak_flops, ddr_rate = target_figures(arguments)
+    lines = [f"target {arguments.target}; bound = max(compute, compulsory DDR) of the same target", "",
+             "| model | schedule | simulated cycles | speedup over layerwise | × bound | kernels | DDR MB | GB↔LB MB | matrix util |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    failed = False
+    for name, model in SCHEDULE_MODELS:
+        if arguments.only and arguments.only not in name:
+            continue
+        with tempfile.TemporaryDirectory() as work:
+            if model == "bert":
+                path = os.path.join(work, "bert.onnx")
+                onnx.save(oracle.bert_layer(batch=32), path)
+                model = [path]
+            runs = {schedule: run_schedule(arguments, model, schedule, work) for schedule in schedules}
+        print(f"measured {name}", file=sys.stderr, flush=True)
+        base = runs.get("layerwise", {})
+        bound = None
+        if "flops" in base:
+            bound = max(base["flops"] / peak_flops, base["host_bytes"] / ddr_rate)
+        for schedule, run in runs.items():
+            if "error" in run:
+                failed = True
+                lines.append(f"| {name} | {schedule} | failed: {run['error']} | | | | | | |")
+                continue
+            speedup = f"{base['cycles'] / run['cycles']:.2f}x" if "cycles" in base else ""
+            over_bound = f"{run['cycles'] / bound:.2f}" if bound else ""
+            lines.append(f"| {name} | {schedule} | {run['cycles']:,} | {speedup} | {over_bound} | {run['kernels']} | "
+                         f"{run['ddr'] / 1e6:.0f} | {run['gb'] / 1e6:.0f} | {100 * run['matrix_util']:.1f}% |")
+        if bound:
+            lines.append(f"| {name} | bound | {bound:,.0f} | | 1.00 | | {base['host_bytes'] / 1e6:.0f} | | |")
+    return "\n".join(lines), failed
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin-dir", required=True)
@@ -131,7 +215,15 @@ def main():
     parser.add_argument("--schedule", default="layerwise")
     parser.add_argument("--only")
     parser.add_argument("--markdown", help="also write the table into this file, between its benchmark markers")
+    parser.add_argument("--compare-schedules", action="store_true", help="compare the kernel schedules on the paper's models")
+    parser.add_argument("--schedules", default="layerwise,graphturbo", help="schedules --compare-schedules runs")
     arguments = parser.parse_args()
+    if arguments.compare_schedules:
+        text, failed = compare_schedules(arguments)
+        print(text)
+        if arguments.markdown:
+            write_between(arguments.markdown, "schedules", text)
+        sys.exit(1 if failed else 0)
     rows = []
     for name, make in MODELS:
         if arguments.only and arguments.only not in name:
@@ -142,12 +234,17 @@ def main():
     text = table(rows, arguments)
     print(text)
     if arguments.markdown:
-        document = open(arguments.markdown).read()
-        begin, end = "<!-- benchmark:begin -->", "<!-- benchmark:end -->"
-        head, rest = document.split(begin)
-        _, tail = rest.split(end)
-        open(arguments.markdown, "w").write(f"{head}{begin}\n{text}\n{end}{tail}")
+        write_between(arguments.markdown, "benchmark", text)
     sys.exit(1 if any("error" in row for row in rows) else 0)
+
+
+def write_between(path, marker, text):
+    """Replaces what lies between the `<!-- marker:begin -->` and `<!-- marker:end -->` lines of a file."""
+    document = open(path).read()
+    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
+    head, rest = document.split(begin)
+    _, tail = rest.split(end)
+    open(path, "w").write(f"{head}{begin}\n{text}\n{end}{tail}")
 
 
 if __name__ == "__main__":

@@ -65,7 +65,9 @@ pub struct CompileOptions {
 
 impl Default for CompileOptions {
     fn default() -> Self {
-        Self { target: "stcp920".into(), schedule: "layerwise".into(), opt: OptLevel::O2 }
+        // O0: optimising the host code, which only records instructions, does not pay for itself
+        // (see turbine-run's `--opt`).
+        Self { target: "stcp920".into(), schedule: "layerwise".into(), opt: OptLevel::O0 }
     }
 }
 
@@ -427,4 +429,46 @@ pub fn run(compiled: &Compiled, device: &Device, inputs: &[Tensor], weights: &We
         device.free(handle);
     }
     result
+}
+
+/// The figures of a runtime report that compare schedules.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figures {
+    /// Simulated cycles.
+    pub cycles: u64,
+    /// Kernel launches.
+    pub launches: u64,
+    /// Bytes DMAs moved to or from DDR (host transfers excluded).
+    pub ddr_bytes: u64,
+    /// Bytes DMAs moved between GB and LB, or within GB.
+    pub gb_bytes: u64,
+    /// Mean utilisation of the matrix engines.
+    pub matrix_utilisation: f64,
+}
+
+/// Reads the [`Figures`] of a JSON report ([`Device::report`]).
+pub fn figures(report: &str) -> Result<Figures, String> {
+    let report: serde_json::Value = serde_json::from_str(report).map_err(|error| format!("the runtime's report: {error}"))?;
+    let number = |value: &serde_json::Value| value.as_u64().unwrap_or(0);
+    let transfers = report["transfers"].as_array().cloned().unwrap_or_default();
+    let bytes = |keep: &dyn Fn(&str, &str) -> bool| -> u64 {
+        transfers
+            .iter()
+            .filter(|t| keep(t["src"].as_str().unwrap_or(""), t["dst"].as_str().unwrap_or("")))
+            .map(|t| number(&t["bytes"]))
+            .sum()
+    };
+    let matrix: Vec<f64> = report["units"]
+        .as_array()
+        .map(|units| {
+            units.iter().filter(|u| u["kind"] == "matrix_engine").map(|u| u["utilisation"].as_f64().unwrap_or(0.0)).collect()
+        })
+        .unwrap_or_default();
+    Ok(Figures {
+        cycles: number(&report["cycles"]),
+        launches: number(&report["kernel_launches"]),
+        ddr_bytes: bytes(&|src, dst| src == "ddr" || dst == "ddr"),
+        gb_bytes: bytes(&|src, dst| src == "gb" || dst == "gb") - bytes(&|src, dst| (src == "gb" && dst == "ddr") || (src == "ddr" && dst == "gb")),
+        matrix_utilisation: if matrix.is_empty() { 0.0 } else { matrix.iter().sum::<f64>() / matrix.len() as f64 },
+    })
 }
