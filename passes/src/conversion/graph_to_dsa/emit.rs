@@ -364,22 +364,26 @@ impl Body {
         self.op("dsa.wait", tokens, &[], &[]);
     }
 
+    /// The attributes of a `memref.reinterpret_cast` to `view` at a dynamic offset operand.
+    fn cast_at_dynamic_offset(&self, view: &View) -> [ir::NamedAttribute<'static>; 4] {
+        let segments = [1, 1, 0, 0];
+        // SAFETY: the context is alive; MLIR copies the arrays; the dynamic marker is MLIR's.
+        let (segments, dynamic) =
+            unsafe { (mlirDenseI32ArrayGet(self.context, 4, segments.as_ptr()), mlirShapedTypeGetDynamicStrideOrOffset()) };
+        [
+            ("operandSegmentSizes", segments),
+            ("static_offsets", ir::i64_array(self.context, &[dynamic])),
+            ("static_sizes", ir::i64_array(self.context, &to_i64(&view.shape))),
+            ("static_strides", ir::i64_array(self.context, &to_i64(&view.strides))),
+        ]
+    }
+
     /// The elements of `view`'s shape and strides starting at element `offset` of `source`
     /// (`memref.reinterpret_cast` with a dynamic offset); returns the view and its type.
     pub fn reinterpret_at(&mut self, source: Val, offset: Val, view: &View) -> (Val, View) {
         let result = View { dynamic_offset: true, ..view.clone() };
         let r#type = result.memref_type(self.context);
-        let segments = [1, 1, 0, 0];
-        // SAFETY: the context is alive; MLIR copies the arrays.
-        let segments = unsafe { mlirDenseI32ArrayGet(self.context, 4, segments.as_ptr()) };
-        // SAFETY: a constant of MLIR's.
-        let dynamic = unsafe { mlirShapedTypeGetDynamicStrideOrOffset() };
-        let attributes = [
-            ("operandSegmentSizes", segments),
-            ("static_offsets", ir::i64_array(self.context, &[dynamic])),
-            ("static_sizes", ir::i64_array(self.context, &to_i64(&view.shape))),
-            ("static_strides", ir::i64_array(self.context, &to_i64(&view.strides))),
-        ];
+        let attributes = self.cast_at_dynamic_offset(&result);
         let value = self.replicated(source, |body, source| {
             body.op("memref.reinterpret_cast", &[source, offset], &[r#type], &attributes).result(0)
         });
@@ -396,17 +400,7 @@ impl Body {
         let index = self.index_type();
         let mut metadata = vec![base.memref_type(self.context), index];
         metadata.extend(std::iter::repeat_n(index, 2 * view.shape.len()));
-        let segments = [1, 1, 0, 0];
-        // SAFETY: the context is alive; MLIR copies the arrays.
-        let segments = unsafe { mlirDenseI32ArrayGet(self.context, 4, segments.as_ptr()) };
-        // SAFETY: a constant of MLIR's.
-        let dynamic = unsafe { mlirShapedTypeGetDynamicStrideOrOffset() };
-        let attributes = [
-            ("operandSegmentSizes", segments),
-            ("static_offsets", ir::i64_array(self.context, &[dynamic])),
-            ("static_sizes", ir::i64_array(self.context, &to_i64(&result.shape))),
-            ("static_strides", ir::i64_array(self.context, &to_i64(&result.strides))),
-        ];
+        let attributes = self.cast_at_dynamic_offset(&result);
         // Each cluster's window has its own offset.
         let value = self.replicated(source, |body, source| {
             let offset = body.op("memref.extract_strided_metadata", &[source], &metadata, &[]).result(1);

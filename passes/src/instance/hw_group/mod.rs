@@ -84,7 +84,7 @@ docs/Grouping.md.";
         },
         OptionInfo {
             name: "weight-buffer",
-            description: "Bytes of each core's LB kept for staging weights layer by layer (§2.2)",
+            description: "Bytes of each core's LB kept for staging weights layer by layer, with scope=lb (§2.2)",
             kind: OptionKind::Int,
             default: "8192",
         },

@@ -21,6 +21,7 @@
 //! Every cluster holds its own copy of each on-chip tensor (`dsa.alloc {cluster}`): host values
 //! stand for one buffer per cluster ([`Replicas`]) and the kernel picks its cluster's.
 
+mod emission;
 mod plan;
 mod walk;
 

@@ -66,6 +66,51 @@ pub fn peak<K: Ord>(tensors: &BTreeMap<K, Tensor>, in_ddr: &BTreeMap<K, bool>, k
         .unwrap_or(0)
 }
 
+/// First-fit placement in an arena of elements (GraphTurbo §4.3: offsets reused as tensors die).
+#[derive(Debug)]
+pub struct FirstFit {
+    /// Free intervals (offset, length), sorted, coalesced.
+    free: Vec<(usize, usize)>,
+    /// The highest element ever taken.
+    pub high: usize,
+}
+
+impl FirstFit {
+    pub fn new(length: usize) -> Self {
+        Self { free: if length > 0 { vec![(0, length)] } else { Vec::new() }, high: 0 }
+    }
+
+    /// An offset for `length` elements (rounded to 16, 64 bytes), None when no gap holds them.
+    pub fn take(&mut self, length: usize) -> Option<usize> {
+        let length = length.next_multiple_of(16);
+        let slot = self.free.iter().position(|&(_, free)| free >= length)?;
+        let (offset, free) = self.free[slot];
+        if free == length {
+            self.free.remove(slot);
+        } else {
+            self.free[slot] = (offset + length, free - length);
+        }
+        self.high = self.high.max(offset + length);
+        Some(offset)
+    }
+
+    /// Returns the `length` elements at `offset`.
+    pub fn give(&mut self, offset: usize, length: usize) {
+        let length = length.next_multiple_of(16);
+        let slot = self.free.partition_point(|&(start, _)| start < offset);
+        self.free.insert(slot, (offset, length));
+        // Coalesce with the neighbours.
+        if slot + 1 < self.free.len() && self.free[slot].0 + self.free[slot].1 == self.free[slot + 1].0 {
+            self.free[slot].1 += self.free[slot + 1].1;
+            self.free.remove(slot + 1);
+        }
+        if slot > 0 && self.free[slot - 1].0 + self.free[slot - 1].1 == self.free[slot].0 {
+            self.free[slot - 1].1 += self.free[slot].1;
+            self.free.remove(slot);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +130,19 @@ mod tests {
         assert_eq!((largest["a"], largest["b"], largest["c"]), (false, true, false));
         assert_eq!(peak(&tensors, &longest, 4), 9);
         assert_eq!(peak(&tensors, &largest, 4), 7);
+    }
+
+    #[test]
+    fn first_fit_reuses_freed_offsets_and_coalesces() {
+        let mut arena = FirstFit::new(64);
+        let (a, b, c) = (arena.take(16).unwrap(), arena.take(16).unwrap(), arena.take(16).unwrap());
+        assert_eq!((a, b, c), (0, 16, 32));
+        assert_eq!(arena.take(32), None, "16 elements are left");
+        arena.give(b, 16);
+        arena.give(a, 16);
+        assert_eq!(arena.take(32), Some(0), "the two freed neighbours merged");
+        assert_eq!(arena.take(5), Some(48), "sizes round up to 16 elements");
+        assert_eq!(arena.high, 64);
     }
 
     #[test]

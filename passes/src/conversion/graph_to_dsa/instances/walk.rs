@@ -1,23 +1,22 @@
 //! The cluster program walked twice: first to form the kernels and the lifetimes of the
 //! tensors they share (then placed by [`plan`]), then to emit them.
 
-use super::{allocate, free, plan, ScheduleError, Spill, Summary};
+use super::emission::{window, Emission};
+use super::{free, plan, ScheduleError, Spill, Summary};
 use crate::conversion::graph_to_dsa::{
-    emit::{Body, Replicas, Space, Tensor, View},
-    fusion::{self, Fused, Synthetic},
-    host::{buffer_shape, emit_layer, launch},
-    kernel::Kernel,
-    layers::{Layer, Scope},
-    movement, Machine,
+    emit::{Body, Replicas, Tensor},
+    fusion::Synthetic,
+    host::buffer_shape,
+    Machine,
 };
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::ir::{Op, Val};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// A tensor of the cluster program that owns buffers; views (slices, copies, redistributions,
 /// stitched concatenations) share their source's.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Root {
+pub(super) enum Root {
     /// The first output of every instance of a group, stitched into one buffer.
     Group(String),
     /// Output `1` of the instance at op position `0`, when not stitched.
@@ -28,37 +27,37 @@ enum Root {
 
 /// A kernel: a run of instances of one group, or a copy.
 #[derive(Debug)]
-enum Item {
+pub(super) enum Item {
     Run(String),
     Copy,
 }
 
 /// A group whose instances write into one buffer: its shape and split.
 #[derive(Debug, Clone)]
-struct Stitched {
-    shape: Vec<usize>,
-    dim: usize,
-    slice: usize,
+pub(super) struct Stitched {
+    pub(super) shape: Vec<usize>,
+    pub(super) dim: usize,
+    pub(super) slice: usize,
 }
 
 pub(super) struct Walk<'p> {
-    program: &'p FunctionView,
-    machine: &'p Machine,
-    count: usize,
-    replicas: Replicas,
-    items: Vec<Item>,
+    pub(super) program: &'p FunctionView,
+    pub(super) machine: &'p Machine,
+    pub(super) count: usize,
+    pub(super) replicas: Replicas,
+    pub(super) items: Vec<Item>,
     /// Per op position, the kernel it runs in (instances, copied concatenations, the yield's copy).
-    kernel_of: BTreeMap<usize, usize>,
-    roots: BTreeMap<ValueId, Root>,
-    stitched: BTreeMap<String, Stitched>,
+    pub(super) kernel_of: BTreeMap<usize, usize>,
+    pub(super) roots: BTreeMap<ValueId, Root>,
+    pub(super) stitched: BTreeMap<String, Stitched>,
     /// Per output position, the root written in place into it.
-    outputs: BTreeMap<Root, usize>,
-    lifetimes: BTreeMap<Root, plan::Tensor>,
-    in_ddr: BTreeMap<Root, bool>,
-    gb_bytes: usize,
+    pub(super) outputs: BTreeMap<Root, usize>,
+    pub(super) lifetimes: BTreeMap<Root, plan::Tensor>,
+    pub(super) in_ddr: BTreeMap<Root, bool>,
+    pub(super) gb_bytes: usize,
 }
 
-fn instance_attributes(node: &Node) -> (String, usize, usize, usize) {
+pub(super) fn instance_attributes(node: &Node) -> (String, usize, usize, usize) {
     let group = node.string("group").unwrap_or_default().to_owned();
     (group, node.int("index") as usize, node.int("count") as usize, node.int("dim") as usize)
 }
@@ -319,297 +318,5 @@ impl<'p> Walk<'p> {
             spilled_intermediates: state.spilled_count,
             planned: self.lifetimes.len() - self.outputs.len(),
         })
-    }
-}
-
-/// The window of `tensor` of `size` along `dim` from `offset`.
-fn window(host: &mut Body, tensor: &Tensor, dim: usize, offset: usize, size: usize) -> Tensor {
-    let mut sizes = tensor.view.shape.clone();
-    sizes[dim] = size;
-    let offsets: Vec<Val> = (0..sizes.len()).map(|d| host.index(if d == dim { offset } else { 0 })).collect();
-    let (value, view) = host.subview(tensor.host, &tensor.view, &offsets, &sizes, None);
-    Tensor { host: value, view }
-}
-
-/// The emission's state: the buffers allocated, the kernel being written.
-struct Emission<'w, 'p> {
-    walk: &'w Walk<'p>,
-    buffers: BTreeMap<Root, Tensor>,
-    open: Option<(usize, Kernel)>,
-    /// The open kernel's intermediates: a GB arena per cluster (what the GB has left beside the
-    /// planned tensors live during the kernel) with its free space, and the DDR buffers of
-    /// intermediates that did not fit it.
-    arena: Option<(Tensor, FirstFit)>,
-    spilled: Vec<Tensor>,
-    /// Intermediates placed in the arena and not yet freed: value, offset, elements.
-    placed: Vec<(ValueId, usize, usize)>,
-    synthetic: Synthetic,
-    /// Intermediates that went to DDR, and the most bytes of an arena used, for the summary.
-    spilled_count: usize,
-    arena_peak: usize,
-}
-
-/// First-fit placement in an arena of elements (GraphTurbo §4.3: offsets reused as tensors die).
-#[derive(Debug)]
-struct FirstFit {
-    /// Free intervals (offset, length), sorted, coalesced.
-    free: Vec<(usize, usize)>,
-    /// The highest element ever taken.
-    high: usize,
-}
-
-impl FirstFit {
-    fn new(length: usize) -> Self {
-        Self { free: if length > 0 { vec![(0, length)] } else { Vec::new() }, high: 0 }
-    }
-
-    /// An offset for `length` elements (rounded to 16, 64 bytes), None when no gap holds them.
-    fn take(&mut self, length: usize) -> Option<usize> {
-        let length = length.next_multiple_of(16);
-        let slot = self.free.iter().position(|&(_, free)| free >= length)?;
-        let (offset, free) = self.free[slot];
-        if free == length {
-            self.free.remove(slot);
-        } else {
-            self.free[slot] = (offset + length, free - length);
-        }
-        self.high = self.high.max(offset + length);
-        Some(offset)
-    }
-
-    fn give(&mut self, offset: usize, length: usize) {
-        let length = length.next_multiple_of(16);
-        let slot = self.free.partition_point(|&(start, _)| start < offset);
-        self.free.insert(slot, (offset, length));
-        // Coalesce with the neighbours.
-        if slot + 1 < self.free.len() && self.free[slot].0 + self.free[slot].1 == self.free[slot + 1].0 {
-            self.free[slot].1 += self.free[slot + 1].1;
-            self.free.remove(slot + 1);
-        }
-        if slot > 0 && self.free[slot - 1].0 + self.free[slot - 1].1 == self.free[slot].0 {
-            self.free[slot - 1].1 += self.free[slot].1;
-            self.free.remove(slot);
-        }
-    }
-}
-
-impl Emission<'_, '_> {
-    /// The buffers of `root`, allocated on first use.
-    fn buffer(&mut self, host: &mut Body, root: &Root) -> Tensor {
-        if let Some(tensor) = self.buffers.get(root) {
-            return tensor.clone();
-        }
-        let walk = self.walk;
-        let shape = match root {
-            Root::Group(group) => walk.stitched[group].shape.clone(),
-            Root::Result(position, index) => buffer_shape(&walk.program.ops[*position].results[*index].1.shape),
-            Root::Concat(position) => buffer_shape(&walk.program.ops[*position].results[0].1.shape),
-        };
-        let space = if walk.in_ddr.get(root).copied().unwrap_or(false) { Space::Ddr } else { Space::Gb };
-        let tensor = allocate(host, &walk.replicas, &shape, space, walk.count);
-        self.buffers.insert(root.clone(), tensor.clone());
-        tensor
-    }
-
-    /// Makes kernel `kernel` the open one, launching the one before.
-    fn enter(&mut self, host: &mut Body, host_function: Op, kernel: usize, built: &mut Vec<Op>) {
-        if self.open.as_ref().is_some_and(|(open, _)| *open == kernel) {
-            return;
-        }
-        self.leave(host, host_function, built);
-        let walk = self.walk;
-        let label = match &walk.items[kernel] {
-            Item::Run(group) => group.clone(),
-            Item::Copy => "copy".to_owned(),
-        };
-        let name = format!("{}_{kernel}_{label}", walk.program.name);
-        self.open = Some((kernel, Kernel::per_cluster(name, host, walk.machine, walk.count, walk.replicas.clone())));
-        // The GB the planned tensors leave free during this kernel holds its intermediates.
-        let planned: usize = walk
-            .lifetimes
-            .iter()
-            .filter(|(root, t)| !walk.in_ddr[*root] && !walk.outputs.contains_key(*root) && t.first <= kernel && kernel <= t.last)
-            .map(|(_, t)| t.bytes)
-            .sum();
-        let elements = walk.gb_bytes.saturating_sub(planned) / 4;
-        self.arena = (elements > 0).then(|| {
-            let arena = allocate(host, &walk.replicas, &[elements], Space::Gb, walk.count);
-            (arena, FirstFit::new(elements))
-        });
-    }
-
-    /// Launches the open kernel and frees what no later kernel reads.
-    fn leave(&mut self, host: &mut Body, host_function: Op, built: &mut Vec<Op>) {
-        let Some((kernel, open)) = self.open.take() else { return };
-        built.push(launch(host, open, host_function));
-        if let Some((arena, placement)) = self.arena.take() {
-            self.arena_peak = self.arena_peak.max(placement.high * 4);
-            free(host, &self.walk.replicas, &arena);
-        }
-        for tensor in std::mem::take(&mut self.spilled) {
-            free(host, &self.walk.replicas, &tensor);
-        }
-        self.placed.clear();
-        let dead: Vec<Root> = self
-            .buffers
-            .keys()
-            .filter(|root| !self.walk.outputs.contains_key(*root) && self.walk.lifetimes.get(*root).is_some_and(|t| t.last <= kernel))
-            .cloned()
-            .collect();
-        for root in dead {
-            let tensor = self.buffers.remove(&root).expect("listed");
-            free(host, &self.walk.replicas, &tensor);
-        }
-    }
-
-    /// Copies each pair in the open kernel, as one layer.
-    fn copy(&mut self, pairs: &[(Tensor, Tensor)]) {
-        let machine = self.walk.machine;
-        let (index, kernel) = self.open.take().expect("a kernel is open");
-        let mut kernel = movement::copy_pairs(machine, pairs, kernel);
-        kernel.end_layer();
-        self.open = Some((index, kernel));
-    }
-
-    /// A buffer of `shape` for intermediate `value` of the current instance: a window of the
-    /// kernel's GB arena, or DDR when the arena has no room left.
-    fn intermediate(&mut self, host: &mut Body, value: ValueId, shape: &[usize]) -> Tensor {
-        let walk = self.walk;
-        let elements: usize = shape.iter().product();
-        if let Some((arena, free)) = &mut self.arena {
-            if let Some(offset) = free.take(elements) {
-                self.placed.push((value, offset, elements));
-                let offset = host.index(offset);
-                let (value, view) = host.reinterpret_at(arena.host, offset, &View::contiguous(shape, Space::Gb));
-                return Tensor { host: value, view };
-            }
-        }
-        self.spilled_count += 1;
-        let tensor = allocate(host, &walk.replicas, shape, Space::Ddr, walk.count);
-        self.spilled.push(tensor.clone());
-        tensor
-    }
-
-    /// Returns to the arena the intermediates no op after `done` reads (layers are separated by
-    /// barriers, so the next layer may overwrite them).
-    fn release(&mut self, body: &FunctionView, aliases: &BTreeMap<ValueId, ValueId>, done: usize) {
-        let Some((_, free)) = &mut self.arena else { return };
-        self.placed.retain(|&(value, offset, elements)| {
-            // A reshape's result is a view of its source's buffer: its readers count too.
-            let views = aliases.iter().filter(|(_, &root)| root == value).map(|(&view, _)| view);
-            let read_later = std::iter::once(value).chain(views).any(|v| body.readers(v).iter().any(|&reader| reader > done));
-            if !read_later {
-                free.give(offset, elements);
-            }
-            read_later
-        });
-    }
-
-    /// Lowers the instance at `position` into the open kernel: its layers in order, reading its
-    /// operands and writing its outputs where the cluster program keeps them.
-    fn instance(&mut self, host: &mut Body, position: usize, node: &Node, tensors: &mut BTreeMap<ValueId, Tensor>) -> Result<(), ScheduleError> {
-        let walk = self.walk;
-        let (group, index, _, _) = instance_attributes(node);
-        let body = FunctionView::read_body(node.op, format!("'{group}' #{index}"))
-            .map_err(|e| ScheduleError { op: e.op.or(Some(node.op)), message: e.message })?;
-        let mut local: BTreeMap<ValueId, Tensor> = BTreeMap::new();
-        for ((argument, _), operand) in body.arguments.iter().zip(&node.operands) {
-            let tensor = tensors[operand].clone();
-            let tensor = if tensor.view.is_contiguous() {
-                tensor
-            } else {
-                // A slice across a buffer's rows or channels: the layer emitters read contiguous
-                // tensors, so the instance gets a contiguous copy (GB to GB).
-                let copy = self.intermediate(host, *argument, &tensor.view.shape);
-                self.copy(&[(tensor, copy.clone())]);
-                copy
-            };
-            local.insert(*argument, tensor);
-        }
-        // Where each output goes.
-        let mut destinations = Vec::new();
-        for (result, (value, r#type)) in node.results.iter().enumerate() {
-            let destination = match walk.roots.get(value) {
-                Some(Root::Group(group)) => {
-                    let stitched = walk.stitched[group].clone();
-                    let buffer = self.buffer(host, &Root::Group(group.clone()));
-                    window(host, &buffer, stitched.dim, index * stitched.slice, stitched.slice)
-                }
-                _ => self.buffer(host, &Root::Result(position, result)),
-            };
-            debug_assert_eq!(destination.view.shape, buffer_shape(&r#type.shape));
-            destinations.push(destination);
-        }
-        let yielded = body.returned().to_vec();
-        let mut fused: BTreeSet<usize> = BTreeSet::new();
-        let mut aliases: BTreeMap<ValueId, ValueId> = BTreeMap::new();
-        for (op_index, op) in body.ops.iter().enumerate() {
-            if fused.contains(&op_index) || op.is_terminator() {
-                continue;
-            }
-            host.set_location(op.op.location());
-            if matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") {
-                let root = aliases.get(&op.operands[0]).copied().unwrap_or(op.operands[0]);
-                aliases.insert(op.results[0].0, root);
-                let source = local[&op.operands[0]].clone();
-                local.insert(op.results[0].0, crate::conversion::graph_to_dsa::emit::reshaped(host, &source, &buffer_shape(&op.results[0].1.shape)));
-                continue;
-            }
-            if matches!(op.name.as_str(), "graph.weight" | "graph.constant") {
-                return Err(ScheduleError::at(op.op, "weights inside an instance are not supported: they are operands of the instances"));
-            }
-            let Fused { steps, elementwise_anchor, fused: fused_ops, last } =
-                fusion::layer_epilogue(&body, op_index, &mut local, host, &mut self.synthetic);
-            fused.extend(fused_ops);
-            let finals: Vec<(ValueId, Vec<usize>)> = if op.results.len() == 1 {
-                vec![(last.expect("one result"), buffer_shape(&op.results[0].1.shape))]
-            } else {
-                op.results.iter().map(|(value, r#type)| (*value, buffer_shape(&r#type.shape))).collect()
-            };
-            let mut results = Vec::new();
-            for (value, shape) in &finals {
-                // A layer writes an output in place when it is one contiguous run (the emitters
-                // see tiles of row-major tensors); a cluster's share cut across rows is copied.
-                let output = yielded
-                    .iter()
-                    .position(|y| y == value)
-                    .filter(|&p| destinations[p].view.shape == *shape && destinations[p].view.is_contiguous());
-                results.push(match output {
-                    Some(p) => destinations[p].clone(),
-                    None => self.intermediate(host, *value, shape),
-                });
-            }
-            let layer = Layer { index: op_index, node: op, steps, output: results[0].clone() };
-            let scope = Scope { machine: walk.machine, tensors: &local };
-            let (kernel_index, kernel) = self.open.take().expect("a kernel is open");
-            let emitted = emit_layer(&scope, host, &layer, &results, elementwise_anchor, kernel);
-            let mut kernel = emitted.map_err(|error| {
-                let at = error.op.and_then(|i| body.ops.get(i).map(|n| n.op)).unwrap_or(node.op);
-                ScheduleError::at(at, error.message)
-            })?;
-            kernel.end_layer();
-            self.open = Some((kernel_index, kernel));
-            for ((value, _), tensor) in finals.iter().zip(results) {
-                local.insert(*value, tensor);
-            }
-            let done = fused.iter().copied().filter(|&f| f > op_index).max().unwrap_or(op_index).max(op_index);
-            self.release(&body, &aliases, done);
-        }
-        // Outputs not written in place (a block argument or a reshape yielded) are copied.
-        let mut pairs = Vec::new();
-        for (position, value) in yielded.iter().enumerate() {
-            let tensor = local[value].clone();
-            if tensor.host.0.ptr != destinations[position].host.0.ptr {
-                pairs.push((tensor, destinations[position].clone()));
-            }
-        }
-        if !pairs.is_empty() {
-            self.copy(&pairs);
-        }
-        self.release(&body, &aliases, usize::MAX);
-        for ((value, _), destination) in node.results.iter().zip(destinations) {
-            tensors.insert(*value, destination);
-        }
-        Ok(())
     }
 }

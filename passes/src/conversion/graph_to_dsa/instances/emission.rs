@@ -1,0 +1,321 @@
+//! The second walk of the cluster program: the buffers allocated for it, the kernel being
+//! written, and each instance lowered into it layer by layer.
+
+use super::plan::FirstFit;
+use super::walk::{instance_attributes, Item, Root, Walk};
+use super::{allocate, free, ScheduleError};
+use crate::conversion::graph_to_dsa::{
+    emit::{Body, Space, Tensor, View},
+    fusion::{self, Fused, Synthetic},
+    host::{buffer_shape, emit_layer, launch},
+    kernel::Kernel,
+    layers::{Layer, Scope},
+    movement,
+};
+use crate::graph_view::{FunctionView, Node, ValueId};
+use crate::ir::{Op, Val};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The window of `tensor` of `size` along `dim` from `offset`.
+pub(super) fn window(host: &mut Body, tensor: &Tensor, dim: usize, offset: usize, size: usize) -> Tensor {
+    let mut sizes = tensor.view.shape.clone();
+    sizes[dim] = size;
+    let offsets: Vec<Val> = (0..sizes.len()).map(|d| host.index(if d == dim { offset } else { 0 })).collect();
+    let (value, view) = host.subview(tensor.host, &tensor.view, &offsets, &sizes, None);
+    Tensor { host: value, view }
+}
+
+/// The emission's state: the buffers allocated, the kernel being written.
+pub(super) struct Emission<'w, 'p> {
+    pub(super) walk: &'w Walk<'p>,
+    pub(super) buffers: BTreeMap<Root, Tensor>,
+    pub(super) open: Option<(usize, Kernel)>,
+    /// The open kernel's intermediates: a GB arena per cluster (what the GB has left beside the
+    /// planned tensors live during the kernel) with its free space, and the DDR buffers of
+    /// intermediates that did not fit it.
+    pub(super) arena: Option<(Tensor, FirstFit)>,
+    pub(super) spilled: Vec<Tensor>,
+    /// Intermediates placed in the arena and not yet freed: value, offset, elements.
+    pub(super) placed: Vec<(ValueId, usize, usize)>,
+    pub(super) synthetic: Synthetic,
+    /// Intermediates that went to DDR, and the most bytes of an arena used, for the summary.
+    pub(super) spilled_count: usize,
+    pub(super) arena_peak: usize,
+}
+
+impl Emission<'_, '_> {
+    /// The buffers of `root`, allocated on first use.
+    pub(super) fn buffer(&mut self, host: &mut Body, root: &Root) -> Tensor {
+        if let Some(tensor) = self.buffers.get(root) {
+            return tensor.clone();
+        }
+        let walk = self.walk;
+        let shape = match root {
+            Root::Group(group) => walk.stitched[group].shape.clone(),
+            Root::Result(position, index) => buffer_shape(&walk.program.ops[*position].results[*index].1.shape),
+            Root::Concat(position) => buffer_shape(&walk.program.ops[*position].results[0].1.shape),
+        };
+        let space = if walk.in_ddr.get(root).copied().unwrap_or(false) { Space::Ddr } else { Space::Gb };
+        let tensor = allocate(host, &walk.replicas, &shape, space, walk.count);
+        self.buffers.insert(root.clone(), tensor.clone());
+        tensor
+    }
+
+    /// Makes kernel `kernel` the open one, launching the one before.
+    pub(super) fn enter(&mut self, host: &mut Body, host_function: Op, kernel: usize, built: &mut Vec<Op>) {
+        if self.open.as_ref().is_some_and(|(open, _)| *open == kernel) {
+            return;
+        }
+        self.leave(host, host_function, built);
+        let walk = self.walk;
+        let label = match &walk.items[kernel] {
+            Item::Run(group) => group.clone(),
+            Item::Copy => "copy".to_owned(),
+        };
+        let name = format!("{}_{kernel}_{label}", walk.program.name);
+        self.open = Some((kernel, Kernel::per_cluster(name, host, walk.machine, walk.count, walk.replicas.clone())));
+        // The GB the planned tensors leave free during this kernel holds its intermediates.
+        let planned: usize = walk
+            .lifetimes
+            .iter()
+            .filter(|(root, t)| !walk.in_ddr[*root] && !walk.outputs.contains_key(*root) && t.first <= kernel && kernel <= t.last)
+            .map(|(_, t)| t.bytes)
+            .sum();
+        let elements = walk.gb_bytes.saturating_sub(planned) / 4;
+        self.arena = (elements > 0).then(|| {
+            let arena = allocate(host, &walk.replicas, &[elements], Space::Gb, walk.count);
+            (arena, FirstFit::new(elements))
+        });
+    }
+
+    /// Launches the open kernel and frees what no later kernel reads.
+    pub(super) fn leave(&mut self, host: &mut Body, host_function: Op, built: &mut Vec<Op>) {
+        let Some((kernel, open)) = self.open.take() else { return };
+        built.push(launch(host, open, host_function));
+        if let Some((arena, placement)) = self.arena.take() {
+            self.arena_peak = self.arena_peak.max(placement.high * 4);
+            free(host, &self.walk.replicas, &arena);
+        }
+        for tensor in std::mem::take(&mut self.spilled) {
+            free(host, &self.walk.replicas, &tensor);
+        }
+        self.placed.clear();
+        let dead: Vec<Root> = self
+            .buffers
+            .keys()
+            .filter(|root| !self.walk.outputs.contains_key(*root) && self.walk.lifetimes.get(*root).is_some_and(|t| t.last <= kernel))
+            .cloned()
+            .collect();
+        for root in dead {
+            let tensor = self.buffers.remove(&root).expect("listed");
+            free(host, &self.walk.replicas, &tensor);
+        }
+    }
+
+    /// Copies each pair in the open kernel, as one layer.
+    pub(super) fn copy(&mut self, pairs: &[(Tensor, Tensor)]) {
+        let machine = self.walk.machine;
+        let (index, kernel) = self.open.take().expect("a kernel is open");
+        let mut kernel = movement::copy_pairs(machine, pairs, kernel);
+        kernel.end_layer();
+        self.open = Some((index, kernel));
+    }
+
+    /// A buffer of `shape` for intermediate `value` of the current instance: a window of the
+    /// kernel's GB arena, or DDR when the arena has no room left.
+    fn intermediate(&mut self, host: &mut Body, value: ValueId, shape: &[usize]) -> Tensor {
+        let walk = self.walk;
+        let elements: usize = shape.iter().product();
+        if let Some((arena, free)) = &mut self.arena {
+            if let Some(offset) = free.take(elements) {
+                self.placed.push((value, offset, elements));
+                let offset = host.index(offset);
+                let (value, view) = host.reinterpret_at(arena.host, offset, &View::contiguous(shape, Space::Gb));
+                return Tensor { host: value, view };
+            }
+        }
+        self.spilled_count += 1;
+        let tensor = allocate(host, &walk.replicas, shape, Space::Ddr, walk.count);
+        self.spilled.push(tensor.clone());
+        tensor
+    }
+
+    /// Copies the weights a layer reads from DDR into the kernel's GB arena, once per cluster,
+    /// as a layer of its own (its cores sharing the copy), so that the layer's tiles load them
+    /// over the GB bus instead of each core from DDR (GraphTurbo §4.2: weights promoted DDR → GB
+    /// → LB). Returns the layer's tensors with the promoted weights' GB copies, and the arena
+    /// blocks to give back after the layer; a weight the arena has no room for stays in DDR.
+    fn promote<'v>(
+        &mut self,
+        host: &mut Body,
+        local: &BTreeMap<ValueId, Tensor>,
+        weights: impl Iterator<Item = &'v ValueId>,
+    ) -> (BTreeMap<ValueId, Tensor>, Vec<(usize, usize)>) {
+        let mut tensors = local.clone();
+        let mut pairs = Vec::new();
+        let mut blocks = Vec::new();
+        let Some((arena, free)) = &mut self.arena else { return (tensors, blocks) };
+        for &weight in weights {
+            if pairs.iter().any(|(value, _, _)| *value == weight) {
+                continue;
+            }
+            let source = local[&weight].clone();
+            let elements = source.view.elements();
+            let Some(offset) = free.take(elements) else { continue };
+            blocks.push((offset, elements));
+            let at = host.index(offset);
+            let (value, view) = host.reinterpret_at(arena.host, at, &View::contiguous(&source.view.shape, Space::Gb));
+            let copy = Tensor { host: value, view };
+            tensors.insert(weight, copy.clone());
+            pairs.push((weight, source, copy));
+        }
+        if !pairs.is_empty() {
+            let pairs: Vec<(Tensor, Tensor)> = pairs.into_iter().map(|(_, source, copy)| (source, copy)).collect();
+            self.copy(&pairs);
+        }
+        (tensors, blocks)
+    }
+
+    /// Returns to the arena the intermediates no op after `done` reads (layers are separated by
+    /// barriers, so the next layer may overwrite them).
+    fn release(&mut self, body: &FunctionView, aliases: &BTreeMap<ValueId, ValueId>, done: usize) {
+        let Some((_, free)) = &mut self.arena else { return };
+        self.placed.retain(|&(value, offset, elements)| {
+            // A reshape's result is a view of its source's buffer: its readers count too.
+            let views = aliases.iter().filter(|(_, &root)| root == value).map(|(&view, _)| view);
+            let read_later = std::iter::once(value).chain(views).any(|v| body.readers(v).iter().any(|&reader| reader > done));
+            if !read_later {
+                free.give(offset, elements);
+            }
+            read_later
+        });
+    }
+
+    /// Lowers the instance at `position` into the open kernel: its layers in order, reading its
+    /// operands and writing its outputs where the cluster program keeps them.
+    pub(super) fn instance(&mut self, host: &mut Body, position: usize, node: &Node, tensors: &mut BTreeMap<ValueId, Tensor>) -> Result<(), ScheduleError> {
+        let walk = self.walk;
+        let (group, index, _, _) = instance_attributes(node);
+        let body = FunctionView::read_body(node.op, format!("'{group}' #{index}"))
+            .map_err(|e| ScheduleError { op: e.op.or(Some(node.op)), message: e.message })?;
+        // Weights and constants: promoted to the GB layer by layer (§4.2).
+        let weights: BTreeSet<ValueId> = body
+            .arguments
+            .iter()
+            .zip(&node.operands)
+            .filter(|(_, operand)| {
+                walk.program.producer(**operand).is_some_and(|p| matches!(walk.program.ops[p].name.as_str(), "graph.weight" | "graph.constant"))
+            })
+            .map(|((argument, _), _)| *argument)
+            .collect();
+        let mut local: BTreeMap<ValueId, Tensor> = BTreeMap::new();
+        for ((argument, _), operand) in body.arguments.iter().zip(&node.operands) {
+            let tensor = tensors[operand].clone();
+            let tensor = if tensor.view.is_contiguous() {
+                tensor
+            } else {
+                // A slice across a buffer's rows or channels: the layer emitters read contiguous
+                // tensors, so the instance gets a contiguous copy (GB to GB).
+                let copy = self.intermediate(host, *argument, &tensor.view.shape);
+                self.copy(&[(tensor, copy.clone())]);
+                copy
+            };
+            local.insert(*argument, tensor);
+        }
+        // Where each output goes.
+        let mut destinations = Vec::new();
+        for (result, (value, r#type)) in node.results.iter().enumerate() {
+            let destination = match walk.roots.get(value) {
+                Some(Root::Group(group)) => {
+                    let stitched = walk.stitched[group].clone();
+                    let buffer = self.buffer(host, &Root::Group(group.clone()));
+                    window(host, &buffer, stitched.dim, index * stitched.slice, stitched.slice)
+                }
+                _ => self.buffer(host, &Root::Result(position, result)),
+            };
+            debug_assert_eq!(destination.view.shape, buffer_shape(&r#type.shape));
+            destinations.push(destination);
+        }
+        let yielded = body.returned().to_vec();
+        let mut fused: BTreeSet<usize> = BTreeSet::new();
+        let mut aliases: BTreeMap<ValueId, ValueId> = BTreeMap::new();
+        for (op_index, op) in body.ops.iter().enumerate() {
+            if fused.contains(&op_index) || op.is_terminator() {
+                continue;
+            }
+            host.set_location(op.op.location());
+            if matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") {
+                let root = aliases.get(&op.operands[0]).copied().unwrap_or(op.operands[0]);
+                aliases.insert(op.results[0].0, root);
+                let source = local[&op.operands[0]].clone();
+                local.insert(op.results[0].0, crate::conversion::graph_to_dsa::emit::reshaped(host, &source, &buffer_shape(&op.results[0].1.shape)));
+                continue;
+            }
+            if matches!(op.name.as_str(), "graph.weight" | "graph.constant") {
+                return Err(ScheduleError::at(op.op, "weights inside an instance are not supported: they are operands of the instances"));
+            }
+            let Fused { steps, elementwise_anchor, fused: fused_ops, last } =
+                fusion::layer_epilogue(&body, op_index, &mut local, host, &mut self.synthetic);
+            let read: Vec<ValueId> =
+                std::iter::once(op_index).chain(fused_ops.iter().copied()).flat_map(|i| body.ops[i].operands.iter().copied()).collect();
+            fused.extend(fused_ops);
+            // Weights first: a layer's results spill to DDR more cheaply than its weights, which
+            // every tile reads (ResNet-50 b8: 12.5 M cycles this way, 12.9 M the other).
+            let (layer_tensors, promoted) = self.promote(host, &local, read.iter().filter(|value| weights.contains(value)));
+            let finals: Vec<(ValueId, Vec<usize>)> = if op.results.len() == 1 {
+                vec![(last.expect("one result"), buffer_shape(&op.results[0].1.shape))]
+            } else {
+                op.results.iter().map(|(value, r#type)| (*value, buffer_shape(&r#type.shape))).collect()
+            };
+            let mut results = Vec::new();
+            for (value, shape) in &finals {
+                // A layer writes an output in place when it is one contiguous run (the emitters
+                // see tiles of row-major tensors); a cluster's share cut across rows is copied.
+                let output = yielded
+                    .iter()
+                    .position(|y| y == value)
+                    .filter(|&p| destinations[p].view.shape == *shape && destinations[p].view.is_contiguous());
+                results.push(match output {
+                    Some(p) => destinations[p].clone(),
+                    None => self.intermediate(host, *value, shape),
+                });
+            }
+            let layer = Layer { index: op_index, node: op, steps, output: results[0].clone() };
+            let scope = Scope { machine: walk.machine, tensors: &layer_tensors };
+            let (kernel_index, kernel) = self.open.take().expect("a kernel is open");
+            let emitted = emit_layer(&scope, host, &layer, &results, elementwise_anchor, kernel);
+            let mut kernel = emitted.map_err(|error| {
+                let at = error.op.and_then(|i| body.ops.get(i).map(|n| n.op)).unwrap_or(node.op);
+                ScheduleError::at(at, error.message)
+            })?;
+            kernel.end_layer();
+            self.open = Some((kernel_index, kernel));
+            if let Some((_, free)) = &mut self.arena {
+                for (offset, elements) in promoted {
+                    free.give(offset, elements);
+                }
+            }
+            for ((value, _), tensor) in finals.iter().zip(results) {
+                local.insert(*value, tensor);
+            }
+            let done = fused.iter().copied().filter(|&f| f > op_index).max().unwrap_or(op_index).max(op_index);
+            self.release(&body, &aliases, done);
+        }
+        // Outputs not written in place (a block argument or a reshape yielded) are copied.
+        let mut pairs = Vec::new();
+        for (position, value) in yielded.iter().enumerate() {
+            let tensor = local[value].clone();
+            if tensor.host.0.ptr != destinations[position].host.0.ptr {
+                pairs.push((tensor, destinations[position].clone()));
+            }
+        }
+        if !pairs.is_empty() {
+            self.copy(&pairs);
+        }
+        self.release(&body, &aliases, usize::MAX);
+        for ((value, _), destination) in node.results.iter().zip(destinations) {
+            tensors.insert(*value, destination);
+        }
+        Ok(())
+    }
+}
