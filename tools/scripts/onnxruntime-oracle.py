@@ -2,7 +2,8 @@
 """onnxruntime as the oracle: models built here with onnx.helper (seeded weights, nothing
 downloaded) are imported with `turbine-translate --import-onnx`, evaluated with
 `turbine-run --interpret`, and compared with onnxruntime on the same inputs; then compiled for the
-stcp920 target and run on the software DSA (`turbine-run`, layer-wise schedule) and compared with
+stcp920 target and run on the software DSA (`turbine-run`) with each kernel schedule (layer-wise and
+GraphTurbo's) and compared with
 onnxruntime again. A model the compiler does not support yet is reported as skipped for that step,
 with the compiler's reason.
 
@@ -227,16 +228,26 @@ def check(model, bin_dir, work):
         return f"interpreter: {problem}", None
     for index in range(len(expected)):
         os.remove(os.path.join(work, f"out{index}.npy"))
-    compiled = [c for c in command if c != "--interpret"]
-    compiled[2:2] = ["--target", "stcp920"]
-    ran = subprocess.run(compiled, capture_output=True, text=True)
-    if ran.returncode != 0:
-        reason = ran.stderr.strip()
-        if "not supported" in reason:
-            return None, f"compiled: skipped ({reason})"
-        return f"compiled run failed: {reason}", None
-    problem = compare(expected, work)
-    return (f"compiled: {problem}", None) if problem else (None, "compiled: ok")
+    notes = []
+    for schedule in SCHEDULES:
+        compiled = [c for c in command if c != "--interpret"]
+        compiled[2:2] = ["--target", "stcp920", "--schedule", schedule]
+        ran = subprocess.run(compiled, capture_output=True, text=True)
+        if ran.returncode != 0:
+            reason = ran.stderr.strip()
+            if "not supported" in reason:
+                notes.append(f"{schedule}: skipped ({reason})")
+                continue
+            return f"compiled run ({schedule}) failed: {reason}", None
+        problem = compare(expected, work)
+        if problem:
+            return f"compiled ({schedule}): {problem}", None
+        notes.append(f"{schedule}: ok")
+    return None, "compiled " + ", ".join(notes)
+
+
+# Every kernel schedule is compiled and compared: the layer-wise baseline and GraphTurbo's.
+SCHEDULES = ["layerwise", "graphturbo"]
 
 
 def compare(expected, work):

@@ -163,9 +163,10 @@ impl Kernel {
     pub fn alloc_lb(&mut self, shape: &[usize]) -> (Val, View) {
         let view = View::contiguous(shape, Space::Lb);
         if let Some(spmd) = &mut self.per_cluster {
+            // Packed like the layer-wise kernel's separate buffers, so that the tilings the
+            // emitters chose against the LB capacity fit the arena exactly.
             let offset = spmd.cursor;
-            // Tiles start on 64-byte boundaries, as DMA engines like them.
-            spmd.cursor += view.elements().next_multiple_of(16);
+            spmd.cursor += view.elements();
             self.lb_elements = self.lb_elements.max(spmd.cursor);
             let arena = spmd.arena;
             let offset = self.body.index(offset);
