@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 pub(super) enum Root {
     /// The first output of every instance of a group, stitched into one buffer.
     Group(String),
-    /// Output `1` of the instance at op position `0`, when not stitched.
+    /// An output of an instance that is not stitched: the instance's op position, the output.
     Result(usize, usize),
     /// A concatenation that is not a view (copied together by its own kernel).
     Concat(usize),
@@ -40,6 +40,8 @@ pub(super) struct Stitched {
     pub(super) slice: usize,
 }
 
+/// What the first walk decided: the kernels, which tensor owns which buffers, and where those
+/// live.
 pub(super) struct Walk<'p> {
     pub(super) program: &'p FunctionView,
     pub(super) machine: &'p Machine,
@@ -65,7 +67,6 @@ pub(super) fn instance_attributes(node: &Node) -> (String, usize, usize, usize) 
 fn bytes(shape: &[usize]) -> usize {
     shape.iter().product::<usize>().max(1) * 4
 }
-
 
 impl<'p> Walk<'p> {
     /// Forms the kernels of `program` (one cluster's) and places its tensors in a GB of
@@ -104,8 +105,9 @@ impl<'p> Walk<'p> {
                     self.kernel_of.insert(position, self.items.len() - 1);
                     let (first, first_type) = &node.results[0];
                     let mut shape = first_type.shape.clone();
-                    let stitchable = dim < shape.len() && shape[..dim].iter().all(|&d| d == 1) || dim == 0;
-                    if stitchable && dim < shape.len() {
+                    // Slices along `dim` are contiguous in the group's buffer when every dimension
+                    // before it is 1 (the batch, or the channels of one image).
+                    if dim < shape.len() && shape[..dim].iter().all(|&d| d == 1) {
                         let slice = shape[dim];
                         shape[dim] *= count;
                         self.stitched.entry(group.clone()).or_insert(Stitched { shape, dim, slice });
