@@ -36,15 +36,17 @@ pub struct Tensor {
 }
 
 /// Decides which tensors spill to DDR so that at every kernel the GB-resident ones fit
-/// `capacity` bytes; returns, per tensor (by key), true when it is in DDR.
-pub fn place<K: Ord + Clone>(tensors: &BTreeMap<K, Tensor>, kernels: usize, capacity: usize, policy: Spill) -> BTreeMap<K, bool> {
+/// `capacity` bytes less what the kernel's own intermediates need (`reserved`, per kernel);
+/// returns, per tensor (by key), true when it is in DDR.
+pub fn place<K: Ord + Clone>(tensors: &BTreeMap<K, Tensor>, reserved: &[usize], capacity: usize, policy: Spill) -> BTreeMap<K, bool> {
+    let kernels = reserved.len();
     let mut in_ddr: BTreeMap<K, bool> = tensors.iter().map(|(key, tensor)| (key.clone(), tensor.ddr)).collect();
     for kernel in 0..kernels {
         loop {
             let live: Vec<(&K, &Tensor)> =
                 tensors.iter().filter(|(key, t)| !in_ddr[*key] && t.first <= kernel && kernel <= t.last).collect();
             let used: usize = live.iter().map(|(_, t)| t.bytes).sum();
-            if used <= capacity {
+            if used <= capacity.saturating_sub(reserved[kernel]) || live.is_empty() {
                 break;
             }
             let victim = match policy {
@@ -124,9 +126,9 @@ mod tests {
         // Kernel 1 holds a (4, until kernel 3), b (6, until 1) and c (3, until 2): 13 > 10.
         let tensors: BTreeMap<&str, Tensor> =
             [("a", tensor(4, 0, 3)), ("b", tensor(6, 1, 1)), ("c", tensor(3, 1, 2))].into_iter().collect();
-        let longest = place(&tensors, 4, 10, Spill::Longest);
+        let longest = place(&tensors, &[0; 4], 10, Spill::Longest);
         assert_eq!((longest["a"], longest["b"], longest["c"]), (true, false, false));
-        let largest = place(&tensors, 4, 10, Spill::Largest);
+        let largest = place(&tensors, &[0; 4], 10, Spill::Largest);
         assert_eq!((largest["a"], largest["b"], largest["c"]), (false, true, false));
         assert_eq!(peak(&tensors, &longest, 4), 9);
         assert_eq!(peak(&tensors, &largest, 4), 7);
@@ -148,6 +150,9 @@ mod tests {
     #[test]
     fn what_fits_stays_on_chip() {
         let tensors: BTreeMap<u32, Tensor> = [(0, tensor(5, 0, 1)), (1, tensor(5, 1, 2))].into_iter().collect();
-        assert!(place(&tensors, 3, 10, Spill::Longest).values().all(|ddr| !ddr));
+        assert!(place(&tensors, &[0; 3], 10, Spill::Longest).values().all(|ddr| !ddr));
+        // Kernel 1's intermediates need 4 bytes: one of its two live tensors must go.
+        let placed = place(&tensors, &[0, 4, 0], 10, Spill::Longest);
+        assert_eq!((placed[&0], placed[&1]), (false, true));
     }
 }

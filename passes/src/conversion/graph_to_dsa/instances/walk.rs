@@ -88,7 +88,8 @@ impl<'p> Walk<'p> {
         };
         walk.form_kernels()?;
         walk.live_ranges();
-        walk.in_ddr = plan::place(&walk.lifetimes, walk.items.len(), gb_bytes, spill);
+        let reserved = walk.intermediate_needs();
+        walk.in_ddr = plan::place(&walk.lifetimes, &reserved, gb_bytes, spill);
         Ok(walk)
     }
 
@@ -185,6 +186,39 @@ impl<'p> Walk<'p> {
             group_of = Some(group);
         }
         group_of
+    }
+
+    /// Per kernel, the GB its instances' intermediates need at most: the largest set of values
+    /// computed inside one instance and live at once (fused values counted too, an upper bound),
+    /// with the weights of the op that reads the most (promoted to the GB).
+    fn intermediate_needs(&self) -> Vec<usize> {
+        let mut needs = vec![0; self.items.len()];
+        for (position, node) in self.program.ops.iter().enumerate() {
+            let (Some(&kernel), "instance.instance") = (self.kernel_of.get(&position), node.name.as_str()) else { continue };
+            let Ok(body) = FunctionView::read_body(node.op, String::new()) else { continue };
+            let yielded = body.returned();
+            let weights: Vec<ValueId> = body
+                .arguments
+                .iter()
+                .zip(&node.operands)
+                .filter(|(_, operand)| {
+                    self.program.producer(**operand).is_some_and(|p| matches!(self.program.ops[p].name.as_str(), "graph.weight" | "graph.constant"))
+                })
+                .map(|((argument, _), _)| *argument)
+                .collect();
+            for (index, op) in body.ops.iter().enumerate() {
+                let live: usize = body.ops[..=index]
+                    .iter()
+                    .filter(|producer| !matches!(producer.name.as_str(), "graph.reshape" | "graph.flatten"))
+                    .flat_map(|producer| producer.results.iter())
+                    .filter(|(value, _)| !yielded.contains(value) && body.readers(*value).iter().any(|&reader| reader >= index))
+                    .map(|(_, r#type)| bytes(&r#type.shape))
+                    .sum();
+                let read: usize = op.operands.iter().filter(|v| weights.contains(v)).map(|v| bytes(&body.type_of(*v).shape)).sum();
+                needs[kernel] = needs[kernel].max(live + read);
+            }
+        }
+        needs
     }
 
     fn live_ranges(&mut self) {
