@@ -8,123 +8,17 @@
 //! [`Body::open_if`] move the insertion point into the new region, [`Body::close`] ends it with
 //! its terminator.
 
+pub use super::view::{Space, View};
+use super::view::to_i64;
 use crate::ir::{self, InsertionPoint, Op, Val};
 use mlir_sys::*;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use turbine_dialects::attributes::{
-    dsa::{BinaryKind, MemorySpace, PoolKind, ReduceKind, UnaryKind},
+    dsa::{BinaryKind, PoolKind, ReduceKind, UnaryKind},
     EnumAttribute,
 };
-
-/// A memory level of the accelerator the layer-wise lowering uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Space {
-    /// A core's local buffer.
-    Lb,
-    /// A cluster's global buffer.
-    Gb,
-    /// DDR.
-    Ddr,
-}
-
-impl Space {
-    fn memory_space(self) -> MemorySpace {
-        match self {
-            Space::Lb => MemorySpace::Lb,
-            Space::Gb => MemorySpace::Gb,
-            Space::Ddr => MemorySpace::Ddr,
-        }
-    }
-}
-
-/// Row-major strides of `shape`, in elements.
-pub fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
-    let mut strides = vec![1; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * shape[d + 1];
-    }
-    strides
-}
-
-fn to_i64(values: &[usize]) -> Vec<i64> {
-    values.iter().map(|&v| v as i64).collect()
-}
-
-/// The type of a buffer or of a view into one: shape, strides in elements, and whether the
-/// offset is known (0) or dynamic.
-#[derive(Debug, Clone, PartialEq)]
-pub struct View {
-    /// Dimension sizes.
-    pub shape: Vec<usize>,
-    /// Strides in elements.
-    pub strides: Vec<usize>,
-    /// True when the offset is a runtime value (a view made with SSA offsets).
-    pub dynamic_offset: bool,
-    /// Where the buffer lives.
-    pub space: Space,
-}
-
-impl View {
-    /// A whole contiguous buffer.
-    pub fn contiguous(shape: &[usize], space: Space) -> Self {
-        Self { shape: shape.to_vec(), strides: contiguous_strides(shape), dynamic_offset: false, space }
-    }
-
-    /// Whether the elements are one run of memory in row-major order (the strides of dimensions
-    /// of size 1 do not matter).
-    pub fn is_contiguous(&self) -> bool {
-        let expected = contiguous_strides(&self.shape);
-        self.shape.iter().zip(&self.strides).zip(&expected).all(|((&size, stride), want)| size == 1 || stride == want)
-    }
-
-    /// Number of elements.
-    pub fn elements(&self) -> usize {
-        self.shape.iter().product()
-    }
-
-    /// The memref type in `context`: identity layout when contiguous at offset 0, strided
-    /// otherwise.
-    pub fn memref_type(&self, context: MlirContext) -> MlirType {
-        let shape = to_i64(&self.shape);
-        let space = self.space.memory_space().raw_attribute(context);
-        // SAFETY: the context is alive; MLIR copies the shape and strides.
-        unsafe {
-            let element = mlirF32TypeGet(context);
-            let layout = if self.dynamic_offset || self.strides != contiguous_strides(&self.shape) {
-                let offset = if self.dynamic_offset { mlirShapedTypeGetDynamicStrideOrOffset() } else { 0 };
-                let strides = to_i64(&self.strides);
-                mlirStridedLayoutAttrGet(context, offset, strides.len() as isize, strides.as_ptr())
-            } else {
-                MlirAttribute { ptr: std::ptr::null() }
-            };
-            mlirMemRefTypeGet(element, shape.len() as isize, shape.as_ptr(), layout, space)
-        }
-    }
-
-    /// The view of `sizes` elements starting at dynamic offsets, keeping only the dimensions
-    /// listed in `keep` (the others must have size 1: a rank-reducing subview).
-    pub fn window(&self, sizes: &[usize], keep: &[usize]) -> View {
-        View {
-            shape: keep.iter().map(|&d| sizes[d]).collect(),
-            strides: keep.iter().map(|&d| self.strides[d]).collect(),
-            dynamic_offset: true,
-            space: self.space,
-        }
-    }
-
-    /// The same elements with dimensions permuted: result dimension i is dimension
-    /// `permutation[i]`.
-    pub fn permuted(&self, permutation: &[usize]) -> View {
-        View {
-            shape: permutation.iter().map(|&d| self.shape[d]).collect(),
-            strides: permutation.iter().map(|&d| self.strides[d]).collect(),
-            dynamic_offset: self.dynamic_offset,
-            space: self.space,
-        }
-    }
-}
 
 /// A graph value as a kernel sees it: the host buffer (or view) and its type.
 #[derive(Debug, Clone)]

@@ -17,10 +17,11 @@
 //! The output is built op by op through [`emit`]'s typed builders, which return values: data flow
 //! is checked as the IR is made, and every op carries the location of the graph op it computes
 //! (an epilogue step that of its own graph op), so a diagnostic inside a kernel names the model's
-//! layer — for ONNX input, the node's name. Modules depend in one direction: `emit` (types,
-//! views, ops) ← `layers` (what a layer is) ← `kernel` (a kernel's skeleton) ← the emitters
+//! layer — for ONNX input, the node's name. Modules depend in one direction: `view` (buffer
+//! types) ← `emit` (views, ops) ← `layers` (what a layer is) ← `kernel` (a kernel's skeleton) ← the emitters
 //! (`conv`, `matmul`, `window`, `rows`, `elementwise`, `movement`) ← `host`, with `fusion`
-//! deciding which ops a layer takes.
+//! deciding which ops a layer takes; `instances` lowers GraphTurbo's scheduled programs with the
+//! same emitters.
 
 mod conv;
 mod elementwise;
@@ -33,6 +34,7 @@ mod layers;
 mod matmul;
 mod movement;
 mod rows;
+mod view;
 mod window;
 
 use crate::{

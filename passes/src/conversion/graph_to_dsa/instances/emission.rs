@@ -199,15 +199,7 @@ impl Emission<'_, '_> {
         let body = FunctionView::read_body(node.op, format!("'{group}' #{index}"))
             .map_err(|e| ScheduleError { op: e.op.or(Some(node.op)), message: e.message })?;
         // Weights and constants: promoted to the GB layer by layer (§4.2).
-        let weights: BTreeSet<ValueId> = body
-            .arguments
-            .iter()
-            .zip(&node.operands)
-            .filter(|(_, operand)| {
-                walk.program.producer(**operand).is_some_and(|p| matches!(walk.program.ops[p].name.as_str(), "graph.weight" | "graph.constant"))
-            })
-            .map(|((argument, _), _)| *argument)
-            .collect();
+        let weights = walk.weight_arguments(node, &body);
         let mut local: BTreeMap<ValueId, Tensor> = BTreeMap::new();
         for ((argument, _), operand) in body.arguments.iter().zip(&node.operands) {
             let tensor = tensors[operand].clone();

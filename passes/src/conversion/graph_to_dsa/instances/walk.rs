@@ -11,7 +11,7 @@ use crate::conversion::graph_to_dsa::{
 };
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::ir::{Op, Val};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A tensor of the cluster program that owns buffers; views (slices, copies, redistributions,
 /// stitched concatenations) share their source's.
@@ -188,6 +188,20 @@ impl<'p> Walk<'p> {
         group_of
     }
 
+    /// The block arguments of the instance `node` (whose body is `body`) that stand for weights or
+    /// constants of the cluster program: what a kernel promotes to the GB layer by layer.
+    pub(super) fn weight_arguments(&self, node: &Node, body: &FunctionView) -> BTreeSet<ValueId> {
+        let program = self.program;
+        body.arguments
+            .iter()
+            .zip(&node.operands)
+            .filter(|(_, operand)| {
+                program.producer(**operand).is_some_and(|p| matches!(program.ops[p].name.as_str(), "graph.weight" | "graph.constant"))
+            })
+            .map(|((argument, _), _)| *argument)
+            .collect()
+    }
+
     /// Per kernel, the GB its instances' intermediates need at most: the largest set of values
     /// computed inside one instance and live at once (fused values counted too, an upper bound),
     /// with the weights of the op that reads the most (promoted to the GB).
@@ -197,15 +211,7 @@ impl<'p> Walk<'p> {
             let (Some(&kernel), "instance.instance") = (self.kernel_of.get(&position), node.name.as_str()) else { continue };
             let Ok(body) = FunctionView::read_body(node.op, String::new()) else { continue };
             let yielded = body.returned();
-            let weights: Vec<ValueId> = body
-                .arguments
-                .iter()
-                .zip(&node.operands)
-                .filter(|(_, operand)| {
-                    self.program.producer(**operand).is_some_and(|p| matches!(self.program.ops[p].name.as_str(), "graph.weight" | "graph.constant"))
-                })
-                .map(|((argument, _), _)| *argument)
-                .collect();
+            let weights = self.weight_arguments(node, &body);
             for (index, op) in body.ops.iter().enumerate() {
                 let live: usize = body.ops[..=index]
                     .iter()
