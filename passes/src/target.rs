@@ -32,6 +32,8 @@ pub struct Machine {
     pub ddr_bytes: usize,
     /// DDR bytes per cycle of one cluster.
     pub ddr_bandwidth: f64,
+    /// GB↔LB bytes per cycle of one cluster.
+    pub gb_bandwidth: f64,
 }
 
 impl Machine {
@@ -46,6 +48,7 @@ impl Machine {
             gb_bytes: target.gb_bytes as usize,
             ddr_bytes: target.ddr_bytes as usize,
             ddr_bandwidth: target.ddr_gb_bandwidth,
+            gb_bandwidth: target.gb_lb_bandwidth,
         }
     }
 

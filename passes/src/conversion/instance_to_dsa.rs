@@ -74,7 +74,8 @@ function gives the kernels, the GB peak and the spilled tensors.";
             })?;
             if self.explain {
                 function.emit_remark(&format!(
-                    "@{}: {} kernels on {} cluster(s); GB of a cluster (of {} bytes): instance outputs up to {} bytes, a kernel's intermediates up to {} bytes; {} of {} instance outputs and {} intermediates spilled to DDR",
+                    "@{}: {} kernels on {} cluster(s); GB of a cluster (of {} bytes): instance outputs up to {} bytes, a kernel's intermediates up to {} bytes; {} of {} instance outputs and {} intermediates spilled to DDR; weights copied to the GB before {} of the {} layers reading weights",
+
                     function.symbol_name(),
                     summary.kernels,
                     summary.clusters,
@@ -83,7 +84,9 @@ function gives the kernels, the GB peak and the spilled tensors.";
                     summary.arena_peak,
                     summary.spilled,
                     summary.planned,
-                    summary.spilled_intermediates
+                    summary.spilled_intermediates,
+                    summary.promotions[0],
+                    summary.promotions[1]
                 ));
             }
             function.erase();

@@ -1,4 +1,4 @@
-//! A convolution layer: output tiles of `[1, OCt, OHt, OW]` (whole rows), input channels in
+//! A convolution layer: output tiles of `[Nt, OCt, OHt, OW]` (whole rows), input channels in
 //! chunks accumulated on the matrix engine, the epilogue on the tile, one store.
 //!
 //! Padding is resolved per tile: a tile whose input window starts above the image or ends below
@@ -6,7 +6,7 @@
 //! fall into a few classes (first, middle, last) with static shapes, selected by `scf.if` on the
 //! tile's row index.
 
-use crate::ir::Val;
+use crate::{graph_view::Node, ir::Val};
 use turbine_dialects::attributes::dsa::BinaryKind;
 use super::{
     emit::reshaped,
@@ -126,11 +126,17 @@ struct Geometry {
     dilations: [usize; 2],
     groups: usize,
     rows: Rows,
+    /// Bytes per cycle a core loads the input and the filter at (DDR or GB), for the estimate;
+    /// the output's total is the same for every tiling, so it is estimated at the input's.
+    bandwidths: [f64; 2],
 }
 
 /// One tiling of a conv.
 #[derive(Debug, Clone, Copy)]
 struct Tiling {
+    /// Images per tile: more than one when the filter is worth reading once for several
+    /// images (the deep layers, whose weights outweigh their activations).
+    images: usize,
     out_channels: usize,
     out_rows: usize,
     channel_chunk: usize,
@@ -183,14 +189,32 @@ impl Geometry {
     }
 
     fn lb_elements(&self, tiling: &Tiling, epilogue: usize) -> usize {
-        let input = self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
+        let input = tiling.images * self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
         let filter: usize = self.filter_tile(tiling).iter().product();
-        let output = tiling.out_channels * tiling.out_rows * self.out_width;
+        let output = tiling.images * tiling.out_channels * tiling.out_rows * self.out_width;
         input + filter + output + epilogue
     }
 
+    fn tiles(&self, tiling: &Tiling) -> usize {
+        self.batch / tiling.images * (self.out_channels / tiling.out_channels) * (self.rows.output / tiling.out_rows)
+    }
+
+    /// How often a tile loads its input and its filter per chunk: with one chunk, what the tile
+    /// order keeps (the filter over the row tiles of its block, or the input rows over the
+    /// output-channel blocks) is loaded once per run of tiles.
+    fn loads(&self, tiling: &Tiling, machine: &Machine) -> (f64, f64) {
+        let per_core_tiles = self.tiles(tiling).div_ceil(machine.cores) as f64;
+        let row_tiles = (self.rows.output / tiling.out_rows) as f64;
+        let channel_tiles = (self.out_channels / tiling.out_channels) as f64;
+        match (self.chunks(tiling), tiling.input_stationary) {
+            (1, true) => (1.0 / channel_tiles.min(per_core_tiles), 1.0),
+            (1, false) => (1.0, 1.0 / row_tiles.min(per_core_tiles)),
+            _ => (1.0, 1.0),
+        }
+    }
+
     /// Estimated cycles: the busiest core's tiles times the cost of one tile (DMA setup and bytes
-    /// over the core's share of the cluster's DDR bandwidth, instruction setup, MACs).
+    /// over the core's share of the bandwidth of where they live, instruction setup, MACs).
     fn cost(
         &self,
         tiling: &Tiling,
@@ -199,27 +223,16 @@ impl Geometry {
         epilogue_elements: usize,
     ) -> f64 {
         let chunks = self.chunks(tiling);
-        let tiles = self.batch
-            * (self.out_channels / tiling.out_channels)
-            * (self.rows.output / tiling.out_rows);
-        let per_core_tiles = tiles.div_ceil(machine.cores) as f64;
-        let input = self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
+        let per_core_tiles = self.tiles(tiling).div_ceil(machine.cores) as f64;
+        let input = tiling.images * self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
         let filter: usize = self.filter_tile(tiling).iter().product();
-        let output = tiling.out_channels * tiling.out_rows * self.out_width;
-        let bandwidth = machine.ddr_bandwidth / machine.cores_per_cluster as f64;
+        let output = tiling.images * tiling.out_channels * tiling.out_rows * self.out_width;
+        let [bandwidth, filter_bandwidth] = self.bandwidths;
         let macs = output * filter / tiling.out_channels;
-        // With one chunk, what the tile order keeps (the filter over the row tiles of its block,
-        // or the input rows over the output-channel blocks) is loaded once per run of tiles.
-        let row_tiles = (self.rows.output / tiling.out_rows) as f64;
-        let channel_tiles = (self.out_channels / tiling.out_channels) as f64;
-        let (input_loads, filter_loads) = match (chunks, tiling.input_stationary) {
-            (1, true) => (1.0 / channel_tiles.min(per_core_tiles), 1.0),
-            (1, false) => (1.0, 1.0 / row_tiles.min(per_core_tiles)),
-            _ => (1.0, 1.0),
-        };
+        let (input_loads, filter_loads) = self.loads(tiling, machine);
         let per_chunk = (input_loads + filter_loads) * DMA_SETUP
             + input_loads * (input * 4) as f64 / bandwidth
-            + filter_loads * (filter * 4) as f64 / bandwidth
+            + filter_loads * (filter * 4) as f64 / filter_bandwidth
             + COMPUTE_SETUP
             + (2 * macs) as f64 / MATRIX_FLOPS;
         let per_tile = chunks as f64 * per_chunk
@@ -237,18 +250,22 @@ pub const COMPUTE_SETUP: f64 = 16.0;
 /// Assumed matrix-engine f32 flops per cycle in the cost estimate.
 pub const MATRIX_FLOPS: f64 = 512.0;
 
-/// Lowers a conv2d layer.
-pub fn lower(
-    scope: &Scope,
-    host: &mut Body,
-    layer: &Layer,
-    mut kernel: Kernel,
-) -> Result<Kernel, LoweringError> {
-    let node = layer.node;
-    let input = scope.tensor(node.operands[0]).clone();
-    let filter = scope.tensor(node.operands[1]).clone();
+/// A conv layer's geometry, epilogue and tiling: what the lowering emits, decided without
+/// emitting anything, so that the caller can also ask how the tiles will read the filter.
+struct Plan {
+    geometry: Geometry,
+    steps: Vec<Step>,
+    tiling: Tiling,
+    /// The tiling's estimated cycles.
+    cost: f64,
+}
+
+/// Chooses the tiling of the conv `node` with the fused elementwise `fused` after it, writing a
+/// value of shape `out` (`index`: the anchor's position, for errors).
+fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize) -> Result<Plan, LoweringError> {
+    let input = scope.tensor(node.operands[0]);
+    let filter = scope.tensor(node.operands[1]);
     let (batch, channels, height, width) = dims4(&input.view.shape);
-    let out = layer.output.view.shape.clone();
     let [kh, kw] = [filter.view.shape[2], filter.view.shape[3]];
     let strides = node.ints("strides").to_vec();
     let pads = node.ints("pads").to_vec();
@@ -262,12 +279,7 @@ pub fn lower(
         out_width: out[3],
         kernel: [kh, kw],
         strides: [strides[0] as usize, strides[1] as usize],
-        pads: [
-            pads[0] as usize,
-            pads[1] as usize,
-            pads[2] as usize,
-            pads[3] as usize,
-        ],
+        pads: [pads[0] as usize, pads[1] as usize, pads[2] as usize, pads[3] as usize],
         dilations: [dilations[0] as usize, dilations[1] as usize],
         groups,
         rows: Rows {
@@ -277,34 +289,31 @@ pub fn lower(
             top: pads[0] as usize,
             extent: (kh - 1) * dilations[0] as usize + 1,
         },
+        bandwidths: [input.view.space.core_bandwidth(scope.machine), filter.view.space.core_bandwidth(scope.machine)],
     };
 
     // Bias and fused activation become the first epilogue steps.
-    let mut tensors = scope.tensors.clone();
     let mut steps = Vec::new();
-    if let Some(&bias) = node.operands.get(2) {
-        let view = reshaped(host, scope.tensor(bias), &[1, geometry.out_channels, 1, 1]);
-        let id = BIAS_VIEW;
-        tensors.insert(id, view);
+    let mut shapes = scope.external_shapes(fused);
+    if node.operands.len() > 2 {
+        shapes.insert(BIAS_VIEW, vec![1, geometry.out_channels, 1, 1]);
         steps.push(Step::chained(
             Elementwise::Binary { kind: BinaryKind::Add },
-            vec![Operand::Chain, Operand::External(id)],
+            vec![Operand::Chain, Operand::External(BIAS_VIEW)],
             node.op.location(),
         ));
     }
     if let Some(activation) = node.activation() {
         steps.push(Step::chained(layers::activation_step(activation), vec![Operand::Chain], node.op.location()));
     }
-    steps.extend(layer.steps.iter().cloned());
-    let scope = Scope {
-        machine: scope.machine,
-        tensors: &tensors,
-    };
-    let shapes = scope.external_shapes(&steps);
+    steps.extend(fused.iter().cloned());
 
     let budget = scope.machine.lb_elements();
     let mut best: Option<(f64, Tiling)> = None;
-    for out_channels in divisors_descending(geometry.out_channels) {
+    for (images, out_channels) in divisors_descending(batch)
+        .into_iter()
+        .flat_map(|images| divisors_descending(geometry.out_channels).into_iter().map(move |o| (images, o)))
+    {
         // A grouped conv's tile covers whole groups or part of one.
         let (out_per_group, in_per_group) = (geometry.out_per_group(), geometry.in_per_group());
         if groups > 1 && out_channels % out_per_group != 0 && out_per_group % out_channels != 0 {
@@ -323,8 +332,8 @@ pub fn lower(
                 if input_stationary && (groups > 1 || channel_chunk != channels) {
                     continue;
                 }
-                let tiling = Tiling { out_channels, out_rows, channel_chunk, input_stationary };
-                let tile = [1, out_channels, out_rows, geometry.out_width];
+                let tiling = Tiling { images, out_channels, out_rows, channel_chunk, input_stationary };
+                let tile = [images, out_channels, out_rows, geometry.out_width];
                 let epilogue = Epilogue::lb_elements(&steps, &shapes, &tile);
                 if geometry.lb_elements(&tiling, epilogue) > budget {
                     continue;
@@ -337,21 +346,51 @@ pub fn lower(
             }
         }
     }
-    let Some((_, tiling)) = best else {
-        let smallest = Tiling { out_channels: 1, out_rows: 1, channel_chunk: 1, input_stationary: false };
-        return Err(LoweringError::at(
-            layer.index,
-            format!(
-                "'graph.conv2d' does not fit the local buffer of target '{}' ({} bytes): even a tile of one output row needs {} bytes (rows of {} elements are not split)",
-                scope.machine.name,
-                scope.machine.lb_bytes,
-                geometry.lb_elements(&smallest, 0) * 4,
-                width
-            ),
-        ));
-    };
+    match best {
+        Some((cost, tiling)) => Ok(Plan { geometry, steps, tiling, cost }),
+        None => {
+            let smallest = Tiling { images: 1, out_channels: 1, out_rows: 1, channel_chunk: 1, input_stationary: false };
+            Err(LoweringError::at(
+                index,
+                format!(
+                    "'graph.conv2d' does not fit the local buffer of target '{}' ({} bytes): even a tile of one output row needs {} bytes (rows of {} elements are not split)",
+                    scope.machine.name,
+                    scope.machine.lb_bytes,
+                    geometry.lb_elements(&smallest, 0) * 4,
+                    width
+                ),
+            ))
+        }
+    }
+}
 
-    let tile = [1, tiling.out_channels, tiling.out_rows, geometry.out_width];
+/// The estimated cycles of the conv `node` (fused with `fused`, writing `out`) with its
+/// operands where `scope` says, if it fits the LB: what tells whether a copy of its filter
+/// closer to the cores pays for itself.
+pub fn estimate(scope: &Scope, node: &Node, fused: &[Step], out: &[usize]) -> Option<f64> {
+    plan(scope, node, fused, out, 0).ok().map(|plan| plan.cost)
+}
+
+/// Lowers a conv2d layer.
+pub fn lower(
+    scope: &Scope,
+    host: &mut Body,
+    layer: &Layer,
+    mut kernel: Kernel,
+) -> Result<Kernel, LoweringError> {
+    let node = layer.node;
+    let out = layer.output.view.shape.clone();
+    let Plan { geometry, steps, tiling, .. } = plan(scope, node, &layer.steps, &out, layer.index)?;
+    let input = scope.tensor(node.operands[0]).clone();
+    let filter = scope.tensor(node.operands[1]).clone();
+    let (batch, groups, width) = (geometry.batch, geometry.groups, geometry.width);
+    let mut tensors = scope.tensors.clone();
+    if let Some(&bias) = node.operands.get(2) {
+        tensors.insert(BIAS_VIEW, reshaped(host, scope.tensor(bias), &[1, geometry.out_channels, 1, 1]));
+    }
+    let scope = Scope { machine: scope.machine, tensors: &tensors };
+
+    let tile = [tiling.images, tiling.out_channels, tiling.out_rows, geometry.out_width];
     let keep = [0, 1, 2, 3];
     let epilogue = Epilogue::new(&mut kernel, &steps, &tensors, &tile, &keep);
     let input_arg = kernel.argument(input.host, &input.view);
@@ -359,20 +398,22 @@ pub fn lower(
     let output_arg = kernel.argument(layer.output.host, &layer.output.view);
     let in_channels = geometry.input_channels(&tiling);
     let window = geometry.rows.window(tiling.out_rows);
-    let (input_lb, input_lb_view) = kernel.alloc_lb(&[1, in_channels, window, width]);
+    let (input_lb, input_lb_view) = kernel.alloc_lb(&[tiling.images, in_channels, window, width]);
     let filter_shape = geometry.filter_tile(&tiling);
     let (filter_lb, _) = kernel.alloc_lb(&filter_shape);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&tile);
 
     let (channel_blocks, row_blocks) = (geometry.out_channels / tiling.out_channels, geometry.rows.output / tiling.out_rows);
-    let counts = if tiling.input_stationary { [batch, row_blocks, channel_blocks] } else { [batch, channel_blocks, row_blocks] };
+    let image_blocks = batch / tiling.images;
+    let counts = if tiling.input_stationary { [image_blocks, row_blocks, channel_blocks] } else { [image_blocks, channel_blocks, row_blocks] };
     let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
     let coordinates = kernel.decode(index, &counts);
     let (channel_position, row_position) = if tiling.input_stationary { (2, 1) } else { (1, 2) };
     // The input rows stay in LB while only the output-channel block changes.
     let input_changed = tiling.input_stationary.then(|| kernel.changed(index, &counts, &coordinates, &[0, row_position]));
     let body = &mut kernel.body;
-    let (n, channel_block, row) = (coordinates[0], coordinates[channel_position], coordinates[row_position]);
+    let (image_block, channel_block, row) = (coordinates[0], coordinates[channel_position], coordinates[row_position]);
+    let n = body.scaled(image_block, tiling.images);
     let out_channel = body.scaled(channel_block, tiling.out_channels);
     let out_row = body.scaled(row, tiling.out_rows);
     let zero = body.index(0);
@@ -406,7 +447,7 @@ pub fn lower(
             input_lb,
             &input_lb_view,
             &[zero, zero, zero, zero],
-            &[1, in_channels, rows, width],
+            &[tiling.images, in_channels, rows, width],
             None,
         );
         let emit_chunk = |body: &mut Body, chunk: Val, accumulate: bool| {
@@ -425,7 +466,7 @@ pub fn lower(
                     first_row,
                     zero,
                 ],
-                &[1, in_channels, rows, width],
+                &[tiling.images, in_channels, rows, width],
                 None,
             );
             let mut waits = Vec::new();

@@ -6,7 +6,7 @@ use super::{
     emit::{reshaped, Body, Space, Tensor, View},
     fusion::{self, Fused, Synthetic},
     kernel::Kernel,
-    layers::{Layer, Scope},
+    layers::{Layer, Scope, Step},
     matmul, movement, rows, window, LoweringError, Machine,
 };
 use std::collections::{BTreeMap, BTreeSet};
@@ -424,6 +424,18 @@ pub(crate) fn emit_layer(
         ));
     }
     Ok(kernel)
+}
+
+/// The estimated cycles of the layer anchored at `node` (fused with `steps`, writing a value of
+/// shape `out`) with its operands where `scope` says; `None` for layers whose emitters choose no
+/// tiling by cost (elementwise, rows, windows, movement) or that do not fit the LB.
+pub(crate) fn estimate(scope: &Scope, node: &Node, steps: &[Step], out: &[usize], elementwise_anchor: bool) -> Option<f64> {
+    match node.name.as_str() {
+        _ if elementwise_anchor => None,
+        "graph.conv2d" => conv::estimate(scope, node, steps, out),
+        "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => matmul::estimate(scope, node, steps, out),
+        _ => None,
+    }
 }
 
 /// Inserts the kernel before the host function and launches it; returns the kernel op.

@@ -3,7 +3,7 @@
 //! tile, one store. Transposed operands (`gemm`'s `trans_a`/`trans_b`) are strided views: the DMA
 //! gathers them, no transpose kernel runs.
 
-use crate::ir::Val;
+use crate::{graph_view::Node, ir::Val};
 use turbine_dialects::attributes::dsa::{BinaryKind, UnaryKind};
 use super::{
     conv::{COMPUTE_SETUP, DMA_SETUP, MATRIX_FLOPS},
@@ -15,28 +15,34 @@ use super::{
     LoweringError,
 };
 
-/// Lowers a matrix-product layer.
-pub fn lower(
-    scope: &Scope,
-    host: &mut Body,
-    layer: &Layer,
-    mut kernel: Kernel,
-) -> Result<Kernel, LoweringError> {
-    let node = layer.node;
+/// A matrix-product layer's epilogue and tile `[Mt, Nt, Kt]`, decided without emitting anything.
+struct Plan {
+    steps: Vec<Step>,
+    tile: [usize; 3],
+    /// The tile's estimated cycles.
+    cost: f64,
+}
+
+/// The shape of operand `position` of `node` as the product reads it (`gemm`'s transposes).
+fn operand_shape(scope: &Scope, node: &Node, position: usize) -> Vec<usize> {
+    let mut shape = scope.tensor(node.operands[position]).view.shape.clone();
+    let flag = if position == 0 { "trans_a" } else { "trans_b" };
+    if node.name == "graph.gemm" && node.flag(flag) {
+        shape.swap(0, 1);
+    }
+    shape
+}
+
+/// Chooses the tile of the product `node` with the fused elementwise `fused` after it, writing
+/// a value of shape `out` (`index`: the anchor's position, for errors).
+fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize) -> Result<Plan, LoweringError> {
     let is_gemm = node.name == "graph.gemm";
-    let mut lhs = scope.tensor(node.operands[0]).clone();
-    let mut rhs = scope.tensor(node.operands[1]).clone();
-    if is_gemm && node.flag("trans_a") {
-        lhs = transposed(host, &lhs);
-    }
-    if is_gemm && node.flag("trans_b") {
-        rhs = transposed(host, &rhs);
-    }
-    let out = layer.output.view.shape.clone();
+    let lhs_shape = operand_shape(scope, node, 0);
     let rank = out.len();
     let (m, n) = (out[rank - 2], out[rank - 1]);
-    let k = lhs.view.shape[lhs.view.shape.len() - 1];
+    let k = lhs_shape[lhs_shape.len() - 1];
     let batch: Vec<usize> = out[..rank - 2].to_vec();
+    let batch_count: usize = batch.iter().product();
 
     let mut steps = Vec::new();
     if is_gemm {
@@ -74,12 +80,13 @@ pub fn lower(
             ));
         }
     }
-    steps.extend(layer.steps.iter().cloned());
+    steps.extend(fused.iter().cloned());
     let shapes = scope.external_shapes(&steps);
 
     let budget = scope.machine.lb_elements();
-    let bandwidth = scope.machine.ddr_bandwidth / scope.machine.cores_per_cluster as f64;
-    let batch_count: usize = batch.iter().product();
+    // Bytes per cycle a core loads each operand at; the output's total is the same for every
+    // tile, so it is estimated at the lhs's.
+    let [bandwidth, rhs_bandwidth] = [0, 1].map(|p| scope.tensor(node.operands[p]).view.space.core_bandwidth(scope.machine));
     let mut best: Option<(f64, [usize; 3])> = None;
     for mt in divisors_descending(m) {
         for nt in divisors_descending(n) {
@@ -97,28 +104,62 @@ pub fn lower(
                 let per_core_tiles = tiles.div_ceil(scope.machine.cores) as f64;
                 let rhs_loads = if k == kt { 1.0 / ((m / mt) as f64).min(per_core_tiles) } else { 1.0 };
                 let per_chunk = (1.0 + rhs_loads) * DMA_SETUP
-                    + ((mt * kt) as f64 + rhs_loads * (kt * nt) as f64) * 4.0 / bandwidth
+                    + (mt * kt) as f64 * 4.0 / bandwidth
+                    + rhs_loads * (kt * nt) as f64 * 4.0 / rhs_bandwidth
                     + COMPUTE_SETUP
                     + (2 * mt * nt * kt) as f64 / MATRIX_FLOPS;
                 let per_tile = (k / kt) as f64 * per_chunk
                     + (1 + shapes.len()) as f64 * DMA_SETUP
                     + ((mt * nt + epilogue) * 4) as f64 / bandwidth;
-                let cost = tiles.div_ceil(scope.machine.cores) as f64 * per_tile;
+                let cost = per_core_tiles * per_tile;
                 if best.is_none_or(|(best_cost, _)| cost < best_cost) {
                     best = Some((cost, [mt, nt, kt]));
                 }
             }
         }
     }
-    let Some((_, [mt, nt, kt])) = best else {
-        return Err(LoweringError::at(
-            layer.index,
+    match best {
+        Some((cost, tile)) => Ok(Plan { steps, tile, cost }),
+        None => Err(LoweringError::at(
+            index,
             format!(
                 "'{}' does not fit the local buffer of target '{}' ({} bytes) with any tile",
                 node.name, scope.machine.name, scope.machine.lb_bytes
             ),
-        ));
-    };
+        )),
+    }
+}
+
+/// The estimated cycles of the product `node` (fused with `fused`, writing `out`) with its
+/// operands where `scope` says, if it fits the LB: what tells whether a copy of a weight closer
+/// to the cores pays for itself.
+pub fn estimate(scope: &Scope, node: &Node, fused: &[Step], out: &[usize]) -> Option<f64> {
+    plan(scope, node, fused, out, 0).ok().map(|plan| plan.cost)
+}
+
+/// Lowers a matrix-product layer.
+pub fn lower(
+    scope: &Scope,
+    host: &mut Body,
+    layer: &Layer,
+    mut kernel: Kernel,
+) -> Result<Kernel, LoweringError> {
+    let node = layer.node;
+    let out = layer.output.view.shape.clone();
+    let Plan { steps, tile: [mt, nt, kt], .. } = plan(scope, node, &layer.steps, &out, layer.index)?;
+    let is_gemm = node.name == "graph.gemm";
+    let mut lhs = scope.tensor(node.operands[0]).clone();
+    let mut rhs = scope.tensor(node.operands[1]).clone();
+    if is_gemm && node.flag("trans_a") {
+        lhs = transposed(host, &lhs);
+    }
+    if is_gemm && node.flag("trans_b") {
+        rhs = transposed(host, &rhs);
+    }
+    let rank = out.len();
+    let (m, n) = (out[rank - 2], out[rank - 1]);
+    let k = lhs.view.shape[lhs.view.shape.len() - 1];
+    let batch: Vec<usize> = out[..rank - 2].to_vec();
 
     let mut tile = vec![1; rank];
     tile[rank - 2] = mt;

@@ -65,7 +65,7 @@ pub fn lower_pool(
     };
     let shapes = scope.external_shapes(&layer.steps);
     let budget = scope.machine.lb_elements();
-    let bandwidth = scope.machine.ddr_bandwidth / scope.machine.cores_per_cluster as f64;
+    let bandwidth = input.view.space.core_bandwidth(scope.machine);
     let mut best: Option<(f64, [usize; 2])> = None;
     for tile_channels in divisors_descending(channels) {
         for tile_rows in divisors_descending(out[2]) {

@@ -7,14 +7,45 @@ use super::{allocate, free, ScheduleError};
 use crate::conversion::graph_to_dsa::{
     emit::{Body, Space, Tensor, View},
     fusion::{self, Fused, Synthetic},
-    host::{buffer_shape, emit_layer, launch},
+    conv::DMA_SETUP,
+    host::{buffer_shape, emit_layer, estimate, launch},
     kernel::Kernel,
     layers::{Layer, Scope},
-    movement,
+    movement, Machine,
 };
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::ir::{Op, Val};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Whether copying `weights` (in DDR in `tensors`) to the GB before their layer pays: the
+/// layer's estimated cycles with them in the GB plus the copy's (its bytes over the cluster's DDR
+/// port while every core waits, one DMA setup, the barrier after it) against its estimate with
+/// them where they are (GraphTurbo §4.2 promotes weights DDR → GB → LB; a layer whose tiles read
+/// each weight once gains nothing from the detour). A layer without an estimate (elementwise,
+/// rows, windows) promotes them.
+fn promotion_pays(
+    machine: &Machine,
+    tensors: &BTreeMap<ValueId, Tensor>,
+    weights: &BTreeSet<ValueId>,
+    estimate: &dyn Fn(&BTreeMap<ValueId, Tensor>) -> Option<f64>,
+) -> bool {
+    let Some(direct) = estimate(tensors) else { return true };
+    let mut promoted = tensors.clone();
+    let mut bytes = 0;
+    for weight in weights {
+        let tensor = promoted.get_mut(weight).expect("a weight of the layer has a tensor");
+        if tensor.view.space == Space::Ddr {
+            tensor.view.space = Space::Gb;
+            bytes += tensor.view.elements() * 4;
+        }
+    }
+    let copy = bytes as f64 / machine.ddr_bandwidth + DMA_SETUP + BARRIER;
+    estimate(&promoted).is_some_and(|in_gb| in_gb + copy < direct)
+}
+
+/// Assumed cycles of a barrier in the promotion estimate (stcp920's value; the target attribute
+/// does not carry latencies).
+const BARRIER: f64 = 50.0;
 
 /// The window of `tensor` of `size` along `dim` from `offset`.
 pub(super) fn window(host: &mut Body, tensor: &Tensor, dim: usize, offset: usize, size: usize) -> Tensor {
@@ -41,6 +72,8 @@ pub(super) struct Emission<'w, 'p> {
     /// Intermediates that went to DDR, and the most bytes of an arena used, for the summary.
     pub(super) spilled_count: usize,
     pub(super) arena_peak: usize,
+    /// Layers whose weights were copied to the GB first, and layers that read weights.
+    pub(super) promotions: [usize; 2],
 }
 
 impl Emission<'_, '_> {
@@ -251,9 +284,18 @@ impl Emission<'_, '_> {
             let read: Vec<ValueId> =
                 std::iter::once(op_index).chain(fused_ops.iter().copied()).flat_map(|i| body.ops[i].operands.iter().copied()).collect();
             fused.extend(fused_ops);
+            let layer_weights: BTreeSet<ValueId> = read.iter().filter(|value| weights.contains(value)).copied().collect();
+            let shape = buffer_shape(&op.results[0].1.shape);
+            let promote = promotion_pays(walk.machine, &local, &layer_weights, &|tensors| {
+                estimate(&Scope { machine: walk.machine, tensors }, op, &steps, &shape, elementwise_anchor)
+            });
             // Weights first: a layer's results spill to DDR more cheaply than its weights, which
             // every tile reads (ResNet-50 b8 at 4b40067: 12.5 M cycles this way, 12.9 M the other).
-            let (layer_tensors, promoted) = self.promote(host, &local, read.iter().filter(|value| weights.contains(value)));
+            let (layer_tensors, promoted) = self.promote(host, &local, layer_weights.iter().filter(|_| promote));
+            if !layer_weights.is_empty() {
+                self.promotions[0] += usize::from(!promoted.is_empty());
+                self.promotions[1] += 1;
+            }
             let finals: Vec<(ValueId, Vec<usize>)> = if op.results.len() == 1 {
                 vec![(last.expect("one result"), buffer_shape(&op.results[0].1.shape))]
             } else {

@@ -55,6 +55,8 @@ pub struct Summary {
     pub spilled_intermediates: usize,
     /// On-chip tensors planned.
     pub planned: usize,
+    /// Layers whose weights were copied to the GB first, and layers that read weights.
+    pub promotions: [usize; 2],
 }
 
 /// An error at an op.

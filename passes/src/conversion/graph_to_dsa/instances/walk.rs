@@ -279,6 +279,7 @@ impl<'p> Walk<'p> {
             synthetic: Synthetic::new(program),
             spilled_count: 0,
             arena_peak: 0,
+            promotions: [0, 0],
         };
         for (root, &output) in &self.outputs {
             state.buffers.insert(root.clone(), outputs[output].clone());
@@ -358,6 +359,7 @@ impl<'p> Walk<'p> {
             arena_peak: state.arena_peak,
             spilled: self.in_ddr.iter().filter(|(root, &ddr)| ddr && !self.outputs.contains_key(*root)).count(),
             spilled_intermediates: state.spilled_count,
+            promotions: state.promotions,
             planned: self.lifetimes.len() - self.outputs.len(),
         })
     }
