@@ -96,7 +96,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     println!("launch '{}': {} cycles\n", launch.name, launch.cycles());
-    println!("{}", dev.report());
+    // The summary and, behind it, every unit that ran something.
+    println!("{}", dev.report().text(true));
     if let Some(path) = std::env::args().nth(1) {
         dev.write_trace(&path)?;
         println!("trace written to {path}");

@@ -103,6 +103,7 @@ typedef int32_t td_status;
 /* Report formats. */
 #define TD_REPORT_JSON 0
 #define TD_REPORT_TEXT 1
+#define TD_REPORT_TEXT_DETAIL 2
 
 /* A core: cluster index and core index within the cluster. */
 typedef struct td_core {
@@ -231,8 +232,8 @@ td_status td_barrier(uint64_t dev, uint32_t cluster, uint32_t core, uint64_t *to
 
 /* ---- Report and trace ------------------------------------------------------------------ */
 
-/* Copies the report (TD_REPORT_JSON or TD_REPORT_TEXT) into buf (cap bytes, NUL-terminated)
- * and stores its length without NUL in len_out. With buf NULL only the length is stored. */
+/* Copies the report (TD_REPORT_JSON; TD_REPORT_TEXT, a summary; TD_REPORT_TEXT_DETAIL, the summary
+ * and every unit, DMA channel and port) into buf (cap bytes, NUL-terminated) and stores its length without NUL in len_out. With buf NULL only the length is stored. */
 td_status td_report(uint64_t dev, uint32_t format, char *buf, uint64_t cap, uint64_t *len_out);
 td_status td_report_write(uint64_t dev, uint32_t format, const char *path);
 /* Restarts the report's counters and high-water marks; simulated time goes on. */

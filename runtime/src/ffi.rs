@@ -817,14 +817,15 @@ fn report_text(dev: u64, format: u32) -> Result<String> {
     let report = with_device(dev, |d| Ok(d.report()))?;
     match format {
         0 => Ok(report.to_json()),
-        1 => Ok(report.to_string()),
+        1 => Ok(report.text(false)),
+        2 => Ok(report.text(true)),
         other => Err(RuntimeError::BadArgument(format!(
-            "unknown report format {other} (0 json, 1 text)"
+            "unknown report format {other} (0 json, 1 text, 2 text with every unit)"
         ))),
     }
 }
 
-/// Copies the report (format 0 JSON, 1 text) into `buf` of `cap` bytes, NUL-terminated, and
+/// Copies the report (format 0 JSON, 1 text summary, 2 text with every unit) into `buf` of `cap` bytes, NUL-terminated, and
 /// stores its length (without NUL) in `len_out`. With `buf` NULL, only the length is stored.
 #[no_mangle]
 pub unsafe extern "C" fn td_report(
@@ -839,7 +840,7 @@ pub unsafe extern "C" fn td_report(
     })
 }
 
-/// Writes the report (format 0 JSON, 1 text) to a file.
+/// Writes the report (format 0 JSON, 1 text summary, 2 text with every unit) to a file.
 #[no_mangle]
 pub unsafe extern "C" fn td_report_write(dev: u64, format: u32, path: *const c_char) -> i32 {
     guard_on(dev, "td_report_write", || {

@@ -44,6 +44,7 @@ mod launch;
 mod link;
 pub mod memory;
 pub mod report;
+mod report_text;
 mod timing;
 mod trace;
 pub mod view;

@@ -205,8 +205,8 @@ fn a_program_runs_end_to_end_through_the_c_abi() {
             }
         }
 
-        // The report: size query, then copy; JSON and text.
-        for format in [0, 1] {
+        // The report: size query, then copy; JSON, the text summary and the detailed text.
+        for format in [0, 1, 2] {
             let mut len = 0;
             assert_eq!(td_report(dev, format, null_mut(), 0, &mut len), TD_OK);
             let mut buf = vec![0u8; len as usize + 1];
@@ -222,6 +222,8 @@ fn a_program_runs_end_to_end_through_the_c_abi() {
             );
             let text = CStr::from_bytes_with_nul(&buf).unwrap().to_str().unwrap();
             assert!(text.contains("gemm_relu"));
+            // Only the detailed text lists units one by one (the JSON has them all as records).
+            assert_eq!(text.contains("per unit"), format == 2, "format {format}");
             let mut small = [0u8; 8];
             fails(
                 td_report(dev, format, small.as_mut_ptr().cast(), 8, null_mut()),

@@ -35,6 +35,18 @@ const LEVEL_DDR: u32 = 2;
 const DTYPE_F32: u32 = 0;
 const REPORT_JSON: u32 = 0;
 const REPORT_TEXT: u32 = 1;
+const REPORT_TEXT_DETAIL: u32 = 2;
+
+/// A form of the runtime's report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// Everything, as JSON.
+    Json,
+    /// The text summary: totals, the longest launches, bytes per path, utilisation per kind.
+    Summary,
+    /// The summary and every unit, DMA channel and port that ran something.
+    Detail,
+}
 
 /// The graph-level and lowering passes before the backend: the registered pipeline of the kernel
 /// schedule, as `--pass-pipeline` text.
@@ -341,9 +353,13 @@ impl Device {
         ffi::td_buffer_free(self.0, buffer);
     }
 
-    /// The report since the last reset, as text or JSON.
-    pub fn report(&self, json: bool) -> Result<String, String> {
-        let format = if json { REPORT_JSON } else { REPORT_TEXT };
+    /// The report since the last reset.
+    pub fn report(&self, format: ReportFormat) -> Result<String, String> {
+        let format = match format {
+            ReportFormat::Json => REPORT_JSON,
+            ReportFormat::Summary => REPORT_TEXT,
+            ReportFormat::Detail => REPORT_TEXT_DETAIL,
+        };
         let mut length = 0;
         // SAFETY: NULL buffer asks for the length only.
         check(unsafe { ffi::td_report(self.0, format, std::ptr::null_mut(), 0, &mut length) }, "cannot make the report")?;
@@ -397,7 +413,8 @@ pub fn run(compiled: &Compiled, device: &Device, inputs: &[Tensor], weights: &We
             match &buffer.role {
                 Role::Input(index) => {
                     let input = &inputs[*index];
-                    if input.shape.iter().product::<usize>() != elements {
+                    // A rank-0 input is stored as one element.
+                    if input.shape != buffer.shape && !(input.shape.is_empty() && buffer.shape == [1]) {
                         return Err(format!("input #{index} has shape {:?}, @{} expects {:?}", input.shape, compiled.entry, buffer.shape));
                     }
                     device.write(handle, f32_values(input, &format!("input #{index}"))?)?;

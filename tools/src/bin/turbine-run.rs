@@ -5,6 +5,7 @@
 
 use clap::Parser;
 use std::{
+    io::Write,
     path::{Path, PathBuf},
     process::ExitCode,
     time::Instant,
@@ -12,7 +13,7 @@ use std::{
 use turbine_codegen::OptLevel;
 use turbine_interpreter::{interpret, npy, Data, ElementType, Program, Tensor, Weights};
 use turbine_tools::{
-    driver::{self, CompileOptions, Device},
+    driver::{self, CompileOptions, Device, ReportFormat},
     random::SplitMix,
 };
 
@@ -61,6 +62,10 @@ struct Arguments {
     /// Host threads of the software DSA (0: all).
     #[arg(long, default_value_t = 0)]
     threads: u32,
+    /// Print the report's per-unit detail too: every compute unit, DMA channel and port that ran
+    /// something (the summary gives min/mean/max per kind of unit; the JSON has everything).
+    #[arg(long)]
+    report_detail: bool,
     /// Write the runtime's report as JSON to this file.
     #[arg(long, value_name = "FILE")]
     report_json: Option<PathBuf>,
@@ -92,6 +97,27 @@ struct Arguments {
     /// Seed of the random inputs used when no --input is given (f32 uniform in [-1, 1)).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+}
+
+/// Writes to stdout; a closed pipe (`turbine-run ... | head`) ends the program quietly, as it
+/// ends other Unix tools, rather than with a panic.
+fn emit(arguments: std::fmt::Arguments) {
+    let mut stdout = std::io::stdout().lock();
+    if let Err(error) = stdout.write_fmt(arguments) {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("turbine-run: error: cannot write the output: {error}");
+        std::process::exit(1);
+    }
+}
+
+macro_rules! out {
+    ($($argument:tt)*) => { emit(format_args!($($argument)*)) };
+}
+
+macro_rules! outln {
+    ($($argument:tt)*) => { emit(format_args!("{}\n", format_args!($($argument)*))) };
 }
 
 fn random_input(shape: &[usize], element_type: ElementType, random: &mut SplitMix) -> Tensor {
@@ -183,6 +209,41 @@ fn inputs(arguments: &Arguments, program: &Program) -> Result<Vec<Tensor>, Strin
         .collect()
 }
 
+/// Refuses, before anything is compiled, inputs that do not match the function's arguments in
+/// count, shape or element type, and outputs that cannot be written.
+fn check_interface(arguments: &Arguments, program: &Program, inputs: &[Tensor]) -> Result<(), String> {
+    let parameters = &program.body.arguments;
+    if inputs.len() != parameters.len() {
+        return Err(format!("@{} takes {} inputs but {} were given", program.name, parameters.len(), inputs.len()));
+    }
+    for (index, (input, (_, parameter))) in inputs.iter().zip(parameters).enumerate() {
+        let what = arguments.inputs.get(index).map(|path| path.display().to_string()).unwrap_or_else(|| format!("input #{index}"));
+        if input.shape != parameter.shape || input.element_type != parameter.element_type {
+            return Err(format!(
+                "{what}: {:?} {:?}, but argument #{index} of @{} is {:?} {:?}",
+                input.element_type, input.shape, program.name, parameter.element_type, parameter.shape
+            ));
+        }
+    }
+    let results = program.body.ops.last().map_or(0, |terminator| terminator.operands.len());
+    if !arguments.outputs.is_empty() && arguments.outputs.len() != results {
+        return Err(format!("@{} has {results} results but {} --output files were given", program.name, arguments.outputs.len()));
+    }
+    for path in arguments.outputs.iter().chain(&arguments.report_json).chain(&arguments.trace) {
+        let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if !folder.is_dir() {
+            return Err(format!("{}: the folder {} does not exist", path.display(), folder.display()));
+        }
+        if path.is_dir() {
+            return Err(format!("{}: is a folder, not a file", path.display()));
+        }
+        if std::fs::metadata(path).is_ok_and(|metadata| metadata.permissions().readonly()) {
+            return Err(format!("{}: the file is read-only", path.display()));
+        }
+    }
+    Ok(())
+}
+
 /// The largest `k` entries of each row, as "index (value)".
 fn top_k(tensor: &Tensor, k: usize) -> Vec<String> {
     let (Some(values), [rows, columns]) = (tensor.as_f32(), tensor.shape.as_slice()) else { return Vec::new() };
@@ -223,7 +284,7 @@ fn compile(context: &melior::Context, module: melior::ir::Module, entry: &str, a
     };
     let compiled = driver::compile(context, module, Some(entry), &options)?;
     let backend = compiled.backend_times();
-    println!(
+    outln!(
         "compiled @{} for {} ({schedule}) in {:.3} s: graph passes {:.3} s, lowering to LLVM {:.3} s, translation {:.3} s, LLVM optimisation {:.3} s, JIT {:.3} s; {} kernels",
         compiled.entry,
         arguments.target,
@@ -240,10 +301,10 @@ fn compile(context: &melior::Context, module: melior::ir::Module, entry: &str, a
 
 /// Prints two schedules' figures side by side; their outputs must agree.
 fn compare(ours: &str, figures: &driver::Figures, results: &[Tensor], baseline: &str, theirs: &driver::Figures, baseline_results: &[Tensor]) -> Result<(), String> {
-    println!("\nschedules side by side (same inputs, same target)");
-    println!("  {:<22} {:>14} {:>9} {:>16} {:>16} {:>12}", "schedule", "cycles", "kernels", "DDR bytes", "GB<->LB bytes", "matrix util");
+    outln!("\nschedules side by side (same inputs, same target)");
+    outln!("  {:<22} {:>14} {:>9} {:>16} {:>16} {:>12}", "schedule", "cycles", "kernels", "DDR bytes", "GB<->LB bytes", "matrix util");
     for (name, f) in [(baseline, theirs), (ours, figures)] {
-        println!(
+        outln!(
             "  {:<22} {:>14} {:>9} {:>16} {:>16} {:>11.1}%",
             name,
             f.cycles,
@@ -258,7 +319,7 @@ fn compare(ours: &str, figures: &driver::Figures, results: &[Tensor], baseline: 
         let (Some(a), Some(b)) = (a.as_f32(), b.as_f32()) else { return Err(format!("result #{index} is not f32")) };
         largest = a.iter().zip(b).fold(largest, |m, (x, y)| m.max((x - y).abs() as f64));
     }
-    println!(
+    outln!(
         "  speedup of {ours} over {baseline}: {:.2}x; DDR traffic {:.2}x less; outputs differ by at most {largest:.3e}",
         theirs.cycles as f64 / figures.cycles.max(1) as f64,
         theirs.ddr_bytes as f64 / figures.ddr_bytes.max(1) as f64
@@ -270,13 +331,14 @@ fn run(arguments: &Arguments) -> Result<(), String> {
     let context = turbine_dialects::create_context();
     let (module, weights) = load(&context, arguments)?;
     if arguments.print_model {
-        println!("{}", module.as_operation());
+        outln!("{}", module.as_operation());
         return Ok(());
     }
     // SAFETY: the module is verified and outlives the program read from it.
     let program = unsafe { Program::from_module(module.as_operation().to_raw(), arguments.function.as_deref()) }
         .map_err(|error| error.to_string())?;
     let inputs = inputs(arguments, &program)?;
+    check_interface(arguments, &program, &inputs)?;
     let expected = if arguments.interpret || arguments.check {
         Some(interpret(&program, inputs.clone(), &weights).map_err(|error| error.to_string())?)
     } else {
@@ -293,34 +355,31 @@ fn run(arguments: &Arguments) -> Result<(), String> {
         }
         let start = Instant::now();
         let results = driver::run(&compiled, &device, &inputs, &weights)?;
-        println!("ran on the software DSA in {:.3} s of host time", start.elapsed().as_secs_f64());
-        print!("{}", device.report(false)?);
+        outln!("ran on the software DSA in {:.3} s of host time", start.elapsed().as_secs_f64());
+        out!("{}", device.report(if arguments.report_detail { ReportFormat::Detail } else { ReportFormat::Summary })?);
         if let Some(path) = &arguments.report_json {
-            std::fs::write(path, device.report(true)?).map_err(|error| format!("{}: {error}", path.display()))?;
+            std::fs::write(path, device.report(ReportFormat::Json)?).map_err(|error| format!("{}: {error}", path.display()))?;
         }
         if let Some(path) = &arguments.trace {
             device.write_trace(path)?;
         }
         if let Some(baseline) = &arguments.baseline {
-            let ours = driver::figures(&device.report(true)?)?;
+            let ours = driver::figures(&device.report(ReportFormat::Json)?)?;
             let (module, _) = load(&context, arguments)?;
             let compiled = compile(&context, module, &program.name, arguments, baseline)?;
             let other = Device::new(&arguments.target)?;
             other.set_threads(arguments.threads)?;
             let theirs_results = driver::run(&compiled, &other, &inputs, &weights)?;
-            let theirs = driver::figures(&other.report(true)?)?;
+            let theirs = driver::figures(&other.report(ReportFormat::Json)?)?;
             compare(&arguments.schedule, &ours, &results, baseline, &theirs, &theirs_results)?;
         }
         results
     };
-    if !arguments.outputs.is_empty() && arguments.outputs.len() != results.len() {
-        return Err(format!("@{} has {} results but {} --output files were given", program.name, results.len(), arguments.outputs.len()));
-    }
     for (index, result) in results.iter().enumerate() {
-        println!("result #{index}: {}", summary(result));
+        outln!("result #{index}: {}", summary(result));
         if let Some(k) = arguments.top {
             for line in top_k(result, k) {
-                println!("{line}");
+                outln!("{line}");
             }
         }
         if let Some(path) = arguments.outputs.get(index) {
@@ -332,7 +391,7 @@ fn run(arguments: &Arguments) -> Result<(), String> {
         for (index, (actual, reference)) in results.iter().zip(expected).enumerate() {
             let (ratio, error) = worst_error(actual, reference, arguments.rtol, arguments.atol)
                 .map_err(|error| format!("result #{index}: {error}"))?;
-            println!(
+            outln!(
                 "check result #{index}: max |error| {error:.3e}, {:.3} of the tolerance (rtol {}, atol {}) against the interpreter",
                 ratio, arguments.rtol, arguments.atol
             );
