@@ -140,6 +140,12 @@ SCHEDULE_MODELS = [
 ]
 
 
+def progress(text):
+    """Shows how far a long run has got on a terminal; says nothing into a pipe or a file."""
+    if sys.stderr.isatty():
+        print(text, file=sys.stderr, flush=True)
+
+
 def run_schedule(arguments, model, schedule, work):
     """One compiled run: the report's figures, or an error."""
     report_path = os.path.join(work, "report.json")
@@ -188,7 +194,7 @@ def compare_schedules(arguments):
                 onnx.save(oracle.bert_layer(batch=32), path)
                 model = [path]
             runs = {schedule: run_schedule(arguments, model, schedule, work) for schedule in schedules}
-        print(f"measured {name}", file=sys.stderr, flush=True)
+        progress(f"measured {name}")
         base = runs.get("layerwise", {})
         bound = None
         if "flops" in base:
@@ -230,7 +236,7 @@ def main():
             continue
         with tempfile.TemporaryDirectory() as work:
             rows.append(measure(name, make(), arguments, work))
-        print(f"measured {name}", file=sys.stderr, flush=True)
+        progress(f"measured {name}")
     text = table(rows, arguments)
     print(text)
     if arguments.markdown:

@@ -5,7 +5,7 @@
 
 use clap::Parser;
 use std::{
-    io::Write,
+    io::{IsTerminal, Write},
     path::{Path, PathBuf},
     process::ExitCode,
     time::Instant,
@@ -109,6 +109,24 @@ fn emit(arguments: std::fmt::Arguments) {
         }
         eprintln!("turbine-run: error: cannot write the output: {error}");
         std::process::exit(1);
+    }
+}
+
+/// Shows what a step that may take seconds is doing, on a terminal only (erased by
+/// [`progress_done`]); nothing goes into a pipe or a file.
+fn progress(what: &str) {
+    let mut stderr = std::io::stderr();
+    if stderr.is_terminal() {
+        let _ = write!(stderr, "{what}…");
+        let _ = stderr.flush();
+    }
+}
+
+fn progress_done() {
+    let mut stderr = std::io::stderr();
+    if stderr.is_terminal() {
+        let _ = write!(stderr, "\r\x1b[K");
+        let _ = stderr.flush();
     }
 }
 
@@ -282,7 +300,10 @@ fn compile(context: &melior::Context, module: melior::ir::Module, entry: &str, a
         schedule: schedule.to_owned(),
         opt: [OptLevel::O0, OptLevel::O1, OptLevel::O2, OptLevel::O3][arguments.opt as usize],
     };
-    let compiled = driver::compile(context, module, Some(entry), &options)?;
+    progress(&format!("compiling @{entry} for {} ({schedule})", arguments.target));
+    let compiled = driver::compile(context, module, Some(entry), &options);
+    progress_done();
+    let compiled = compiled?;
     let backend = compiled.backend_times();
     outln!(
         "compiled @{} for {} ({schedule}) in {:.3} s: graph passes {:.3} s, lowering to LLVM {:.3} s, translation {:.3} s, LLVM optimisation {:.3} s, JIT {:.3} s; {} kernels",
@@ -340,7 +361,10 @@ fn run(arguments: &Arguments) -> Result<(), String> {
     let inputs = inputs(arguments, &program)?;
     check_interface(arguments, &program, &inputs)?;
     let expected = if arguments.interpret || arguments.check {
-        Some(interpret(&program, inputs.clone(), &weights).map_err(|error| error.to_string())?)
+        progress("interpreting");
+        let interpreted = interpret(&program, inputs.clone(), &weights);
+        progress_done();
+        Some(interpreted.map_err(|error| error.to_string())?)
     } else {
         None
     };
@@ -354,7 +378,10 @@ fn run(arguments: &Arguments) -> Result<(), String> {
             device.enable_trace()?;
         }
         let start = Instant::now();
-        let results = driver::run(&compiled, &device, &inputs, &weights)?;
+        progress("running on the software DSA");
+        let results = driver::run(&compiled, &device, &inputs, &weights);
+        progress_done();
+        let results = results?;
         outln!("ran on the software DSA in {:.3} s of host time", start.elapsed().as_secs_f64());
         out!("{}", device.report(if arguments.report_detail { ReportFormat::Detail } else { ReportFormat::Summary })?);
         if let Some(path) = &arguments.report_json {
@@ -369,7 +396,10 @@ fn run(arguments: &Arguments) -> Result<(), String> {
             let compiled = compile(&context, module, &program.name, arguments, baseline)?;
             let other = Device::new(&arguments.target)?;
             other.set_threads(arguments.threads)?;
-            let theirs_results = driver::run(&compiled, &other, &inputs, &weights)?;
+            progress(&format!("running the {baseline} schedule on the software DSA"));
+            let theirs_results = driver::run(&compiled, &other, &inputs, &weights);
+            progress_done();
+            let theirs_results = theirs_results?;
             let theirs = driver::figures(&other.report(ReportFormat::Json)?)?;
             compare(&arguments.schedule, &ours, &results, baseline, &theirs, &theirs_results)?;
         }
