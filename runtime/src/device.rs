@@ -371,8 +371,11 @@ impl Device {
             });
         }
         launch.check_barriers()?;
-        let start = self.now + self.target.latency.kernel_launch;
+        let start = self.now.saturating_add(self.target.latency.kernel_launch);
         let schedule = timing::simulate(&self.target, &launch, &self.memory, start);
+        if schedule.end >= timing::CYCLE_LIMIT {
+            return Err(RuntimeError::TimeOverflow { launch: launch.name });
+        }
         let resources = self.target.core.units.len() + self.target.core.dma_channels as usize;
         hazard::check(&launch, &schedule, resources)?;
         let buffers: Buffers = launch

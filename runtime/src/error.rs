@@ -129,6 +129,12 @@ pub enum RuntimeError {
         /// The first recording error.
         cause: Box<RuntimeError>,
     },
+    /// The simulated time of a launch would pass 2^62 cycles: the target's figures or the
+    /// program make a cycle count the report cannot hold.
+    TimeOverflow {
+        /// The launch.
+        launch: String,
+    },
     /// A file could not be written.
     Io {
         /// The file.
@@ -185,7 +191,8 @@ impl RuntimeError {
             | LaunchAlreadyOpen(_)
             | BufferInUse { .. }
             | BarrierMismatch { .. }
-            | LaunchAborted { .. } => ErrorCode::InvalidState,
+            | LaunchAborted { .. }
+            | TimeOverflow { .. } => ErrorCode::InvalidState,
             Race { .. } => ErrorCode::Race,
             Io { .. } => ErrorCode::Io,
             Internal(_) => ErrorCode::Internal,
@@ -260,6 +267,11 @@ impl fmt::Display for RuntimeError {
             ),
             Io { path, message } => write!(f, "cannot write '{path}': {message}"),
             Internal(m) => write!(f, "internal error in the runtime: {m}"),
+            TimeOverflow { launch } => write!(
+                f,
+                "launch '{launch}' would end past cycle {} (2^62): the target's latencies, bandwidths or rates make a cycle count the model cannot hold",
+                crate::timing::CYCLE_LIMIT
+            ),
         }
     }
 }

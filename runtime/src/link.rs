@@ -63,13 +63,13 @@ impl LinkTimeline {
             t = t.max(end);
         }
         for (&start, &end) in self.busy.range(t..) {
-            if start >= t + duration {
+            if start >= t.saturating_add(duration) {
                 break;
             }
             t = t.max(end);
         }
         let mut start = t;
-        let mut end = t + duration;
+        let mut end = t.saturating_add(duration);
         if let Some((&s, &e)) = self.busy.range(..=start).next_back() {
             if e == start {
                 start = s;

@@ -108,7 +108,7 @@ impl Report {
                 name: kind.name().to_string(),
                 units: units.len(),
                 operations: Some(units.iter().map(|u| u.instructions).sum()),
-                busy: units.iter().map(|u| u.busy_cycles).sum(),
+                busy: units.iter().fold(0, |sum, u| sum.saturating_add(u.busy_cycles)),
                 utilisation: units.iter().map(|u| u.utilisation).collect(),
             });
         }
@@ -117,7 +117,7 @@ impl Report {
                 name: "dma channel".to_string(),
                 units: self.dma_channels.len(),
                 operations: Some(self.dma_channels.iter().map(|c| c.transfers).sum()),
-                busy: self.dma_channels.iter().map(|c| c.busy_cycles).sum(),
+                busy: self.dma_channels.iter().fold(0, |sum, c| sum.saturating_add(c.busy_cycles)),
                 utilisation: self.dma_channels.iter().map(|c| c.utilisation).collect(),
             });
         }
@@ -130,7 +130,7 @@ impl Report {
                 name: port.name().to_string(),
                 units: links.len(),
                 operations: None,
-                busy: links.iter().map(|l| l.busy_cycles).sum(),
+                busy: links.iter().fold(0, |sum, l| sum.saturating_add(l.busy_cycles)),
                 utilisation: links.iter().map(|l| l.utilisation).collect(),
             });
         }

@@ -173,8 +173,12 @@ impl<L: LevelOf> Sim<'_, L> {
             .iter_mut()
             .map(|a| a.take().unwrap_or(arrival))
             .collect();
-        let release =
-            arrivals.iter().copied().max().unwrap_or(arrival) + self.target.latency.barrier;
+        let release = arrivals
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(arrival)
+            .saturating_add(self.target.latency.barrier);
         for (slot, arrival) in arrivals.into_iter().enumerate() {
             let state = &mut self.cores[slot];
             self.slots[slot].push(Slot {
@@ -207,7 +211,7 @@ impl<L: LevelOf> Sim<'_, L> {
                     self.levels.level_of(dst.buffer),
                 );
                 let transfer = cycles(rec.instr.work(1.0) / target.bandwidth.between(sl, dl));
-                let ready = start + target.latency.dma_setup;
+                let ready = start.saturating_add(target.latency.dma_setup);
                 let (end, link) = match Port::of(sl, dl) {
                     Some(port) => {
                         let cluster = self.launch.cores[c].cluster;
@@ -216,9 +220,10 @@ impl<L: LevelOf> Sim<'_, L> {
                             .entry((cluster, port))
                             .or_default()
                             .reserve(ready, transfer);
-                        (l + transfer, Some((port, l, l + transfer)))
+                        let end = l.saturating_add(transfer);
+                        (end, Some((port, l, end)))
                     }
-                    None => (ready + transfer, None),
+                    None => (ready.saturating_add(transfer), None),
                 };
                 Slot {
                     start,
@@ -232,7 +237,9 @@ impl<L: LevelOf> Sim<'_, L> {
                     .throughput(kind, DType::F32)
                     .expect("validated targets have f32 rates");
                 let work = instr.work(target.cost.special_function);
-                let end = start + target.latency.compute_setup + cycles(work / rate);
+                let end = start
+                    .saturating_add(target.latency.compute_setup)
+                    .saturating_add(cycles(work / rate));
                 Slot {
                     start,
                     end,
@@ -268,7 +275,13 @@ fn earliest(free: &[u64], candidates: impl Iterator<Item = usize>) -> usize {
         .expect("recording checks that the core has a unit of the needed kind")
 }
 
-/// Whole cycles needed for `x` cycles of work (at least 1 for any positive work).
+/// Whole cycles needed for `x` cycles of work (at least 1 for any positive work); saturates at
+/// `u64::MAX`, like every sum of the model, so that an overflow shows as a time past
+/// [`CYCLE_LIMIT`] rather than a wrapped one.
 fn cycles(x: f64) -> u64 {
     x.ceil() as u64
 }
+
+/// Simulated times at or past this are refused (an error, never a wrapped count): 2^62 leaves
+/// room for the sums of a launch before they saturate.
+pub const CYCLE_LIMIT: u64 = 1 << 62;

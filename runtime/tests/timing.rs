@@ -10,7 +10,7 @@ mod common;
 
 use common::*;
 use turbine_runtime::{
-    BinaryOp, BufferId, CoreId, Device, Instr, Placement, Target, UnaryOp, View,
+    BinaryOp, BufferId, CoreId, Device, Instr, Placement, RuntimeError, Target, UnaryOp, View,
 };
 
 const C00: CoreId = CoreId::new(0, 0);
@@ -555,4 +555,21 @@ fn the_trace_has_one_track_per_unit_and_channel_and_one_event_per_instruction() 
     rig.dev.write_trace(path.to_str().unwrap()).unwrap();
     assert!(std::fs::metadata(&path).unwrap().len() > 0);
     std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn a_launch_ending_past_2_to_the_62_cycles_is_an_error_not_a_wrapped_count() {
+    // Validation keeps loaded targets far from the limit; the Rust API takes any `Target`, so a
+    // launch latency of 2^61 cycles reaches it on the second launch.
+    let mut target = Target::builtin("mini").unwrap();
+    target.latency.kernel_launch = 1 << 61;
+    let mut dev = Device::new(target);
+    let src = dev.alloc(Placement::Ddr, 1024).unwrap();
+    let dst = dev.alloc(Placement::Lb(C00), 1024).unwrap();
+    let steps = [step(C00, dma(src, dst, 256), &[])];
+    let first = launch(&mut dev, "first", &[C00], &steps).unwrap();
+    assert_eq!(first.end, (1 << 61) + 138);
+    let error = launch(&mut dev, "second", &[C00], &steps).unwrap_err();
+    assert!(matches!(&error, RuntimeError::TimeOverflow { launch } if launch == "second"), "{error}");
+    assert_eq!(dev.report().cycles, (1 << 61) + 138, "the refused launch adds no time");
 }

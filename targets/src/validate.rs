@@ -1,15 +1,19 @@
 //! Range checks that TOML's types cannot express. Invariants of a valid [`Target`]:
 //!
-//! - `name` is not empty; `clock_mhz`, every bandwidth and every throughput are finite and
-//!   positive; `cost.special_function` is finite and at least 1;
+//! - `name` is not empty; `clock_mhz`, every bandwidth and every throughput lie in
+//!   [[`MIN_RATE`], [`MAX_RATE`]]; every latency is at most [`MAX_LATENCY`] cycles;
+//!   `cost.special_function` is finite, at least 1 and at most [`MAX_RATE`];
 //! - there is at least one cluster, one core per cluster, one unit per core, one DMA channel
 //!   per core, and at most [`MAX_CORES`] cores in all;
 //! - every memory capacity is a positive multiple of 4 bytes (whole f32 elements);
 //! - every unit kind listed in `core.units` has a throughput table with an `f32` entry, and
 //!   there is no throughput table for a kind that no core has (a likely typo).
 //!
-//! The runtime relies on these: it divides by bandwidths and throughputs, and sizes its
-//! memories from the capacities.
+//! The runtime relies on these: it divides by bandwidths and throughputs, sizes its memories
+//! from the capacities, and counts cycles in `u64` (the bounds keep one instruction's time far
+//! from overflowing; the runtime refuses a launch that would still pass 2^62 cycles). The
+//! compiler carries bandwidths and the clock in the `#dsa.target` attribute, whose printed form
+//! must read back: figures like 1e-30 bytes per cycle are refused here rather than there.
 
 use crate::description::Target;
 use crate::error::TargetError;
@@ -18,6 +22,13 @@ use crate::kinds::{DType, UnitKind};
 /// Upper bound on the number of cores, so that core indices fit comfortably in `u32`
 /// arithmetic and a typo (`cores = 80000`) is caught rather than allocated.
 pub const MAX_CORES: u64 = 65_536;
+
+/// Smallest clock (MHz), bandwidth (bytes per cycle) or throughput (operations per cycle).
+pub const MIN_RATE: f64 = 1e-3;
+/// Largest clock, bandwidth, throughput or special-function weight.
+pub const MAX_RATE: f64 = 1e12;
+/// Largest latency in cycles (about 18 minutes at 1 GHz).
+pub const MAX_LATENCY: u64 = 1 << 40;
 
 impl Target {
     /// Checks every invariant listed in this module's documentation; the error names the
@@ -31,7 +42,7 @@ impl Target {
         if self.name.trim().is_empty() {
             return Err(invalid("name", "must not be empty".into()));
         }
-        positive(self.clock_mhz).map_err(|m| invalid("clock_mhz", m))?;
+        rate(self.clock_mhz).map_err(|m| invalid("clock_mhz", m))?;
         if self.device.clusters == 0 {
             return Err(invalid("device.clusters", "must be at least 1".into()));
         }
@@ -77,7 +88,18 @@ impl Target {
             ("bandwidth.gb_lb", b.gb_lb),
             ("bandwidth.lb_lb", b.lb_lb),
         ] {
-            positive(value).map_err(|m| invalid(field, m))?;
+            rate(value).map_err(|m| invalid(field, m))?;
+        }
+        let l = &self.latency;
+        for (field, cycles) in [
+            ("latency.kernel_launch", l.kernel_launch),
+            ("latency.dma_setup", l.dma_setup),
+            ("latency.compute_setup", l.compute_setup),
+            ("latency.barrier", l.barrier),
+        ] {
+            if cycles > MAX_LATENCY {
+                return Err(invalid(field, format!("must be at most {MAX_LATENCY} cycles (2^40), got {cycles}")));
+            }
         }
         for kind in UnitKind::ALL {
             let present = self.core.units.contains(&kind);
@@ -104,27 +126,28 @@ impl Target {
                     }
                     for (dtype, &rate) in table {
                         let field = format!("throughput.{kind}.{dtype}");
-                        positive(rate).map_err(|m| invalid(&field, m))?;
+                        self::rate(rate).map_err(|m| invalid(&field, m))?;
                     }
                 }
             }
         }
         let special = self.cost.special_function;
-        if !(special.is_finite() && special >= 1.0) {
+        if !(special.is_finite() && (1.0..=MAX_RATE).contains(&special)) {
             return Err(invalid(
                 "cost.special_function",
-                format!("must be a finite number of at least 1, got {special}"),
+                format!("must be a finite number from 1 to {MAX_RATE:e}, got {special}"),
             ));
         }
         Ok(())
     }
 }
 
-/// `Ok` when `value` is finite and strictly positive, else the message for the field.
-fn positive(value: f64) -> Result<(), String> {
-    if value.is_finite() && value > 0.0 {
+/// `Ok` when `value` lies in [[`MIN_RATE`], [`MAX_RATE`]] (so finite and positive), else the
+/// message for the field.
+fn rate(value: f64) -> Result<(), String> {
+    if (MIN_RATE..=MAX_RATE).contains(&value) {
         Ok(())
     } else {
-        Err(format!("must be a finite positive number, got {value}"))
+        Err(format!("must be a number from {MIN_RATE:e} to {MAX_RATE:e}, got {value:?}"))
     }
 }

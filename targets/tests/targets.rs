@@ -163,6 +163,11 @@ fn out_of_range_values_name_the_field() {
             "core.units",
         ),
         ("name = \"mini\"", "name = \"\"", "name"),
+        // Figures the cycle counter or the compiler's target attribute cannot hold.
+        ("gb_lb = 16.0", "gb_lb = 1e-30", "bandwidth.gb_lb"),
+        ("gb_lb = 16.0", "gb_lb = 1e300", "bandwidth.gb_lb"),
+        ("clock_mhz = 1000.0", "clock_mhz = 1e-9", "clock_mhz"),
+        ("kernel_launch = 100", "kernel_launch = 4611686018427387904", "latency.kernel_launch"),
     ];
     for (from, to, field) in cases {
         assert_eq!(
@@ -176,7 +181,7 @@ fn out_of_range_values_name_the_field() {
         .to_string();
     assert_eq!(
         msg,
-        "target 'mini': field `bandwidth.gb_lb` must be a finite positive number, got 0"
+        "target 'mini': field `bandwidth.gb_lb` must be a number from 1e-3 to 1e12, got 0.0"
     );
 }
 
