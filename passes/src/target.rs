@@ -34,6 +34,8 @@ pub struct Machine {
     pub ddr_bandwidth: f64,
     /// GB↔LB bytes per cycle of one cluster.
     pub gb_bandwidth: f64,
+    /// LB↔LB bytes per cycle.
+    pub lb_bandwidth: f64,
 }
 
 impl Machine {
@@ -49,6 +51,7 @@ impl Machine {
             ddr_bytes: target.ddr_bytes as usize,
             ddr_bandwidth: target.ddr_gb_bandwidth,
             gb_bandwidth: target.gb_lb_bandwidth,
+            lb_bandwidth: target.lb_lb_bandwidth,
         }
     }
 

@@ -19,13 +19,13 @@ impl Space {
     /// Bytes per cycle one core can expect to load from this space while the other cores of its
     /// cluster load too (they share the cluster's DDR port or GB bus), for the tiling estimates.
     pub fn core_bandwidth(self, machine: &crate::target::Machine) -> f64 {
-        let shared = match self {
-            Space::Ddr => machine.ddr_bandwidth,
-            Space::Gb => machine.gb_bandwidth,
-            // A core's own buffer: as fast as the bus, and shared with no one.
-            Space::Lb => machine.gb_bandwidth * machine.cores_per_cluster as f64,
-        };
-        shared / machine.cores_per_cluster as f64
+        let cores = machine.cores_per_cluster as f64;
+        match self {
+            Space::Ddr => machine.ddr_bandwidth / cores,
+            Space::Gb => machine.gb_bandwidth / cores,
+            // LB to LB holds nothing shared.
+            Space::Lb => machine.lb_bandwidth,
+        }
     }
 
     fn memory_space(self) -> MemorySpace {
