@@ -56,7 +56,8 @@
 // BACKEND: dsa-set-target{target=stcp920},
 // BACKEND: convert-graph-to-dsa{schedule=layerwise},
 // BACKEND: convert-dsa-to-runtime,
-// BACKEND-NEXT: expand-strided-metadata,
+// BACKEND-NEXT: func.func(
+// BACKEND-NEXT: expand-strided-metadata
 // BACKEND: reconcile-unrealized-casts
 // PIPELINE-OPTION: turbine-layerwise: <Pass-Options-Parser>: no such option schedule
 // PIPELINE-TARGET: error: cannot use target 'nowhere'
