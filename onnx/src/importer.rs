@@ -205,6 +205,7 @@ fn import_node(node: &Node, scope: &mut Scope, builder: &mut Builder) -> Result<
             op_type: format!("{}.{}", proto.domain, proto.op_type),
         });
     }
+    crate::schema::check(node)?;
     let resolved = proto
         .input
         .iter()

@@ -29,6 +29,7 @@ pub mod lower;
 pub mod model_builder;
 pub mod node;
 pub mod proto;
+mod schema;
 pub mod shape;
 pub mod tensor;
 pub mod types;

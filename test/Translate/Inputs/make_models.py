@@ -433,6 +433,25 @@ def dropout_training():
     return g.model("dropout", 13)
 
 
+@model("extra-input")
+def extra_input():
+    """Add with a third input: onnxruntime refuses the model."""
+    g = single("Add", ["x", "x"], name="/add/Add")
+    return g.model("extra", 13)
+
+
+@model("unknown-attribute")
+def unknown_attribute():
+    """Relu with an attribute it does not define (a typo of another operator's)."""
+    return single("Relu", [], name="/act/Relu", alpha=0.1).model("unknown", 13)
+
+
+@model("attribute-type")
+def attribute_type():
+    """Softmax with its axis given as a float."""
+    return single("Softmax", [], name="/softmax/Softmax", axis=1.0).model("typed", 13)
+
+
 @model("opset-12")
 def opset_12():
     return single("Relu", []).model("old", 12)
