@@ -251,7 +251,7 @@ pub const COMPUTE_SETUP: f64 = 16.0;
 pub const MATRIX_FLOPS: f64 = 512.0;
 
 /// A conv layer's geometry, epilogue and tiling: what the lowering emits, decided without
-/// emitting anything, so that the caller can also ask how the tiles will read the filter.
+/// emitting anything, so that a caller can also ask for its estimated cycles.
 struct Plan {
     geometry: Geometry,
     steps: Vec<Step>,
