@@ -390,6 +390,10 @@ pub(crate) fn emit_layer(
     kernel: Kernel,
 ) -> Result<Kernel, LoweringError> {
     let (index, node, machine) = (layer.index, layer.node, scope.machine);
+    // A layer of empty results (a zero-size dimension, as ONNX allows) computes nothing.
+    if results.iter().all(|result| result.view.elements() == 0) {
+        return Ok(kernel);
+    }
     let kernel = if elementwise_anchor {
         elementwise::lower(scope, host, layer, kernel)?
     } else {

@@ -19,8 +19,10 @@ use super::{
 /// Views of rank above 4 are beyond what one DMA describes.
 const MAX_RANK: usize = 4;
 
-/// A copy kernel moving each `(source, target)` pair (equal shapes) with DMA.
+/// A copy kernel moving each `(source, target)` pair (equal shapes) with DMA; pairs of no
+/// elements (a concatenation's empty piece) move nothing.
 pub fn copy_pairs(machine: &Machine, pairs: &[(Tensor, Tensor)], mut kernel: Kernel) -> Kernel {
+    let pairs: Vec<&(Tensor, Tensor)> = pairs.iter().filter(|(source, _)| source.view.elements() > 0).collect();
     let tilings: Vec<(Vec<usize>, usize)> = pairs
         .iter()
         .map(|(source, _)| {
@@ -44,7 +46,7 @@ pub fn copy_pairs(machine: &Machine, pairs: &[(Tensor, Tensor)], mut kernel: Ker
         .unwrap_or(1)
         .clamp(1, machine.cores);
     kernel.cores = cores;
-    for ((source, target), (tile, count)) in pairs.iter().zip(tilings) {
+    for ((source, target), (tile, count)) in pairs.into_iter().zip(tilings) {
         let source_arg = kernel.argument(source.host, &source.view);
         let target_arg = kernel.argument(target.host, &target.view);
         let counts: Vec<usize> = source
