@@ -154,6 +154,9 @@ fn summary(tensor: &Tensor) -> String {
         Data::I64(values) => values.iter().map(|&v| v as f64).collect(),
         Data::Bool(values) => values.iter().map(|&v| v as u8 as f64).collect(),
     };
+    if values.is_empty() {
+        return format!("{:?} {:?}: empty", tensor.element_type, tensor.shape);
+    }
     let head: Vec<String> = values.iter().take(6).map(|v| format!("{v:.6}")).collect();
     let (min, max) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
     let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
