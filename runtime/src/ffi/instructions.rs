@@ -1,0 +1,338 @@
+//! The C ABI's instruction-recording entry points (`td_dma` … `td_barrier`): each checks its
+//! operands, builds the [`Instr`] and enqueues it on the named core of the open launch. Split
+//! from the device, buffer, launch and report entry points in the parent module.
+
+use super::*;
+
+/// Records a DMA copy from `src` to `dst` (equal shapes).
+#[no_mangle]
+pub unsafe extern "C" fn td_dma(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    src: *const TdView,
+    dst: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    enqueue(
+        "td_dma",
+        dev,
+        cluster,
+        core,
+        || {
+            Ok(Instr::Dma {
+                src: view(src, "src")?,
+                dst: view(dst, "dst")?,
+            })
+        },
+        waits,
+        n_waits,
+        token_out,
+    )
+}
+
+/// Records `c (+)= a · b` on the matrix engine.
+#[no_mangle]
+pub unsafe extern "C" fn td_matmul(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    a: *const TdView,
+    b: *const TdView,
+    c: *const TdView,
+    accumulate: i32,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        Ok(Instr::Matmul {
+            a: view(a, "a")?,
+            b: view(b, "b")?,
+            c: view(c, "c")?,
+            accumulate: flag(accumulate),
+        })
+    };
+    enqueue(
+        "td_matmul",
+        dev,
+        cluster,
+        core,
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
+}
+
+/// Records a convolution tile on the matrix engine.
+#[no_mangle]
+pub unsafe extern "C" fn td_conv2d(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    input: *const TdView,
+    filter: *const TdView,
+    output: *const TdView,
+    params: *const TdConv2dParams,
+    accumulate: i32,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        let p = reference(params, "params")?;
+        Ok(Instr::Conv2d {
+            input: view(input, "input")?,
+            filter: view(filter, "filter")?,
+            output: view(output, "output")?,
+            params: Conv2dParams {
+                stride: p.stride,
+                pad: p.pad,
+                dilation: p.dilation,
+                groups: p.groups,
+            },
+            accumulate: flag(accumulate),
+        })
+    };
+    enqueue(
+        "td_conv2d",
+        dev,
+        cluster,
+        core,
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
+}
+
+fn binary_op(code: u32) -> Result<BinaryOp> {
+    use BinaryOp::*;
+    [Add, Sub, Mul, Div, Max, Min, Pow]
+        .get(code as usize)
+        .copied()
+        .ok_or_else(|| RuntimeError::BadArgument(format!("unknown binary op code {code} (0..=6)")))
+}
+
+fn unary_op(code: u32, p0: f32, p1: f32) -> Result<UnaryOp> {
+    use UnaryOp::*;
+    Ok(match code {
+        0 => Relu,
+        1 => Sigmoid,
+        2 => Tanh,
+        3 => Exp,
+        4 => Log,
+        5 => Sqrt,
+        6 => Rsqrt,
+        7 => Erf,
+        8 => Gelu,
+        9 => Silu,
+        10 => Neg,
+        11 => Reciprocal,
+        12 => Clip { min: p0, max: p1 },
+        13 => Affine {
+            scale: p0,
+            shift: p1,
+        },
+        14 => Abs,
+        other => {
+            return Err(RuntimeError::BadArgument(format!(
+                "unknown unary op code {other} (0..=14)"
+            )))
+        }
+    })
+}
+
+/// Records `out = a op b` (broadcasting) on the vector engine.
+#[no_mangle]
+pub unsafe extern "C" fn td_binary(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    op: u32,
+    a: *const TdView,
+    b: *const TdView,
+    out_view: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        Ok(Instr::Binary {
+            op: binary_op(op)?,
+            a: view(a, "a")?,
+            b: view(b, "b")?,
+            out: view(out_view, "out")?,
+        })
+    };
+    enqueue(
+        "td_binary",
+        dev,
+        cluster,
+        core,
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
+}
+
+/// Records `out = op(input)`; `p0`, `p1` are clip's min/max or affine's scale/shift.
+#[no_mangle]
+pub unsafe extern "C" fn td_unary(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    op: u32,
+    p0: f32,
+    p1: f32,
+    input: *const TdView,
+    out_view: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        Ok(Instr::Unary {
+            op: unary_op(op, p0, p1)?,
+            input: view(input, "input")?,
+            out: view(out_view, "out")?,
+        })
+    };
+    enqueue(
+        "td_unary", dev, cluster, core, instr, waits, n_waits, token_out,
+    )
+}
+
+/// Records 2-D pooling on the vector core.
+#[no_mangle]
+pub unsafe extern "C" fn td_pool2d(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    params: *const TdPool2dParams,
+    input: *const TdView,
+    out_view: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        let p = reference(params, "params")?;
+        let kind = match p.kind {
+            0 => PoolKind::Max,
+            1 => PoolKind::Avg,
+            other => {
+                return Err(RuntimeError::BadArgument(format!(
+                    "unknown pool kind {other} (0 max, 1 avg)"
+                )))
+            }
+        };
+        Ok(Instr::Pool2d {
+            kind,
+            input: view(input, "input")?,
+            out: view(out_view, "out")?,
+            params: Pool2dParams {
+                kernel: p.kernel,
+                stride: p.stride,
+                pad: p.pad,
+                count_include_pad: p.count_include_pad != 0,
+            },
+        })
+    };
+    enqueue(
+        "td_pool2d",
+        dev,
+        cluster,
+        core,
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
+}
+
+/// Records a reduction along `axis` (keepdims) on the vector core.
+#[no_mangle]
+pub unsafe extern "C" fn td_reduce(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    kind: u32,
+    axis: u32,
+    input: *const TdView,
+    out_view: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        let kind = match kind {
+            0 => ReduceKind::Sum,
+            1 => ReduceKind::Mean,
+            2 => ReduceKind::Max,
+            3 => ReduceKind::Min,
+            other => {
+                return Err(RuntimeError::BadArgument(format!(
+                    "unknown reduce kind {other} (0..=3)"
+                )))
+            }
+        };
+        Ok(Instr::Reduce {
+            kind,
+            axis: axis as usize,
+            input: view(input, "input")?,
+            out: view(out_view, "out")?,
+        })
+    };
+    enqueue(
+        "td_reduce",
+        dev,
+        cluster,
+        core,
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
+}
+
+/// Records a wait: later instructions of the core start after the tokens are ready.
+#[no_mangle]
+pub unsafe extern "C" fn td_wait(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    enqueue(
+        "td_wait",
+        dev,
+        cluster,
+        core,
+        || Ok(Instr::Wait),
+        waits,
+        n_waits,
+        token_out,
+    )
+}
+
+/// Records this core's arrival at the next barrier of the launch.
+#[no_mangle]
+pub unsafe extern "C" fn td_barrier(dev: u64, cluster: u32, core: u32, token_out: *mut u64) -> i32 {
+    enqueue(
+        "td_barrier",
+        dev,
+        cluster,
+        core,
+        || Ok(Instr::Barrier),
+        std::ptr::null(),
+        0,
+        token_out,
+    )
+}
