@@ -19,6 +19,8 @@ use super::{
 struct Plan {
     steps: Vec<Step>,
     tile: [usize; 3],
+    /// The product's `[M, N, K]`.
+    dims: [usize; 3],
     /// The tile's estimated cycles.
     cost: f64,
 }
@@ -119,7 +121,7 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
         }
     }
     match best {
-        Some((cost, tile)) => Ok(Plan { steps, tile, cost }),
+        Some((cost, tile)) => Ok(Plan { steps, tile, dims: [m, n, k], cost }),
         None => Err(LoweringError::at(
             index,
             format!(
@@ -146,7 +148,7 @@ pub fn lower(
 ) -> Result<Kernel, LoweringError> {
     let node = layer.node;
     let out = layer.output.view.shape.clone();
-    let Plan { steps, tile: [mt, nt, kt], .. } = plan(scope, node, &layer.steps, &out, layer.index)?;
+    let Plan { steps, tile: [mt, nt, kt], dims: [m, n, k], .. } = plan(scope, node, &layer.steps, &out, layer.index)?;
     let is_gemm = node.name == "graph.gemm";
     let mut lhs = scope.tensor(node.operands[0]).clone();
     let mut rhs = scope.tensor(node.operands[1]).clone();
@@ -157,8 +159,6 @@ pub fn lower(
         rhs = transposed(host, &rhs);
     }
     let rank = out.len();
-    let (m, n) = (out[rank - 2], out[rank - 1]);
-    let k = lhs.view.shape[lhs.view.shape.len() - 1];
     let batch: Vec<usize> = out[..rank - 2].to_vec();
 
     let mut tile = vec![1; rank];
