@@ -395,7 +395,8 @@ LogicalResult PadOp::verify() {
                          << pads.size();
   SmallVector<int64_t> expected;
   for (size_t d = 0; d < rank; ++d) {
-    if (getMode() == PadMode::reflect &&
+    // A dimension not padded needs no reflection, even when it is empty.
+    if (getMode() == PadMode::reflect && std::max(pads[d], pads[rank + d]) > 0 &&
         (pads[d] >= input[d] || pads[rank + d] >= input[d]))
       return emitOpError() << "reflect padding of dimension " << d
                            << " must be smaller than its size " << input[d];

@@ -206,8 +206,12 @@ LogicalResult InstanceOp::verify() {
     return emitOpError() << "index " << static_cast<int64_t>(getIndex()) << " is not in [0, "
                          << static_cast<int64_t>(getCount()) << ")";
   int64_t rank = outputRank(*this);
-  if (static_cast<int64_t>(getDim()) < 0 || static_cast<int64_t>(getDim()) >= rank)
-    return emitOpError() << "split dimension " << static_cast<int64_t>(getDim())
+  int64_t dim = static_cast<int64_t>(getDim());
+  // A scalar output is computed by one instance, which names dimension 0.
+  if (rank == 0 && (dim != 0 || static_cast<int64_t>(getCount()) != 1))
+    return emitOpError() << "a scalar output is computed by one instance along dimension 0";
+  if (rank > 0 && (dim < 0 || dim >= rank))
+    return emitOpError() << "split dimension " << dim
                          << " is out of range for an output of rank " << rank;
   if (failed(verifyCoverage(*this)))
     return failure();

@@ -463,7 +463,8 @@ impl Evaluator<'_> {
             "graph.global_avg_pool" => {
                 let input = self.operand(node, 0);
                 let spatial: usize = input.shape[2..].iter().product();
-                float_tensor(out, pooling::global_avg_pool(f32s(node, &input)?, spatial))
+                let planes: usize = input.shape[..2].iter().product();
+                float_tensor(out, pooling::global_avg_pool(f32s(node, &input)?, planes, spatial))
             }
             "graph.reshape" | "graph.flatten" => {
                 let input = self.operand(node, 0);

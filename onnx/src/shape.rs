@@ -350,11 +350,14 @@ pub fn reduce(
     axes_given: &[i64],
     keepdims: bool,
 ) -> ShapeResult<(Vec<usize>, Vec<usize>)> {
-    let reduced = if axes_given.is_empty() {
+    // onnxruntime reduces a repeated axis once (the specification does not forbid repeating one).
+    let mut reduced = if axes_given.is_empty() {
         (0..input.len()).collect()
     } else {
-        axes(axes_given, input.len())?
+        axes_given.iter().map(|&value| axis(value, input.len())).collect::<ShapeResult<Vec<_>>>()?
     };
+    reduced.sort_unstable();
+    reduced.dedup();
     let shape = input
         .iter()
         .enumerate()
@@ -469,7 +472,7 @@ pub fn window(
     let padded = input + pad_begin + pad_end;
     if padded < span {
         return Err(format!(
-            "a window of {kernel} (dilation {dilation}) does not fit in the padded size {padded}"
+            "a window of {kernel} (dilation {dilation}) larger than the padded size {padded} (an empty result) is not supported"
         ));
     }
     let steps = padded - span;

@@ -161,7 +161,7 @@ td_status td_device_cycles(uint64_t dev, uint64_t *cycles_out);
 
 /* ---- Buffers --------------------------------------------------------------------------- */
 
-/* Allocates a zero-filled buffer of `bytes` (a positive multiple of 4) at `level`, owned by
+/* Allocates a zero-filled buffer of `bytes` (a multiple of 4; 0 for an empty tensor) at `level`, owned by
  * core (cluster, core) for LB or cluster `cluster` for GB. Fails with TD_ERR_OUT_OF_MEMORY
  * when the memory's live buffers would exceed its capacity. */
 td_status td_buffer_alloc(uint64_t dev, uint32_t level, uint32_t cluster, uint32_t core,

@@ -103,7 +103,8 @@ impl Device {
         }
     }
 
-    /// Allocates a zero-filled f32 buffer of `bytes` bytes (a positive multiple of 4).
+    /// Allocates a zero-filled f32 buffer of `bytes` bytes (a multiple of 4; an empty buffer
+    /// stands for a tensor with a zero-size dimension).
     pub fn alloc(&mut self, placement: Placement, bytes: u64) -> Result<BufferId> {
         match placement {
             Placement::Lb(core) => self.check_core(core)?,
@@ -115,9 +116,9 @@ impl Device {
             }
             Placement::Gb(_) | Placement::Ddr => {}
         }
-        if bytes == 0 || !bytes.is_multiple_of(4) {
+        if !bytes.is_multiple_of(4) {
             return Err(RuntimeError::BadArgument(format!(
-                "buffer size must be a positive multiple of 4 bytes (whole f32 elements), got {bytes}"
+                "buffer size must be a multiple of 4 bytes (whole f32 elements), got {bytes}"
             )));
         }
         self.memory

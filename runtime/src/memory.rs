@@ -182,8 +182,11 @@ impl Memory {
 /// large, mostly unused DDR buffer costs little.
 fn zeroed(len: u64) -> Option<Vec<f32>> {
     let len = usize::try_from(len).ok()?;
+    if len == 0 {
+        return Some(Vec::new());
+    }
     let layout = std::alloc::Layout::array::<f32>(len).ok()?;
-    // SAFETY: the layout has a non-zero size (len > 0, checked by the caller) and is the one
+    // SAFETY: the layout has a non-zero size (len > 0, checked above) and is the one
     // `Vec<f32>` uses for capacity `len`; `alloc_zeroed` returns either null or memory of that
     // layout whose bytes are all zero, which is `len` valid `0.0f32` values. The vector takes
     // ownership and frees it with the same global allocator and layout.

@@ -25,6 +25,10 @@ pub fn batch_norm(
 /// ONNX LayerNormalization over the trailing `normalized` elements of each row.
 pub fn layer_norm(input: &[f32], normalized: usize, scale: &[f32], bias: Option<&[f32]>, epsilon: f32) -> Vec<f32> {
     let mut out = Vec::with_capacity(input.len());
+    // No normalized elements: the tensor is empty (chunks of 0 would panic).
+    if normalized == 0 {
+        return out;
+    }
     for row in input.chunks(normalized) {
         let mean = row.iter().sum::<f32>() / normalized as f32;
         let variance = row.iter().map(|&x| (x - mean) * (x - mean)).sum::<f32>() / normalized as f32;

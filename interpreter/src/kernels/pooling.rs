@@ -16,7 +16,8 @@ pub fn pool2d(
     let [batch, channels, height, width] = shape;
     let [_, _, out_height, out_width] = output_shape;
     let mut output = Vec::with_capacity(batch * channels * out_height * out_width);
-    for plane in input.chunks(height * width).take(batch * channels) {
+    // Planes by index: an empty plane (a zero-size height or width) still has its padded outputs.
+    for plane in (0..batch * channels).map(|p| &input[p * height * width..(p + 1) * height * width]) {
         for y in 0..out_height {
             for x in 0..out_width {
                 let mut accumulator = if max { f32::NEG_INFINITY } else { 0.0 };
@@ -41,7 +42,8 @@ pub fn pool2d(
     output
 }
 
-/// Mean over all spatial positions of each (n, c) plane.
-pub fn global_avg_pool(input: &[f32], spatial: usize) -> Vec<f32> {
-    input.chunks(spatial).map(|plane| plane.iter().sum::<f32>() / spatial as f32).collect()
+/// Mean over all spatial positions of each of the `planes` (n, c) planes (NaN for an empty plane,
+/// as a mean over nothing is).
+pub fn global_avg_pool(input: &[f32], planes: usize, spatial: usize) -> Vec<f32> {
+    (0..planes).map(|p| input[p * spatial..(p + 1) * spatial].iter().sum::<f32>() / spatial as f32).collect()
 }

@@ -94,7 +94,7 @@ fn window(
             dilations[dim],
             ceil_mode,
         )
-        .map_err(|message| node.invalid(message))?;
+        .map_err(|message| node.unsupported(message))?;
     }
     Ok(Window {
         strides,

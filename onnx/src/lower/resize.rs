@@ -75,7 +75,10 @@ pub fn resize(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec
                 scales[axis] = scale;
                 shape[axis] = (ty.shape[axis] as f64 * scale as f64).floor() as usize;
                 if shape[axis] == 0 {
-                    return Err(node.invalid(format!("scale {scale} leaves axis {axis} of size {} empty", ty.shape[axis])));
+                    return Err(node.unsupported(format!(
+                        "a scale of {scale} that leaves axis {axis} of size {} empty is not supported",
+                        ty.shape[axis]
+                    )));
                 }
             }
         }

@@ -212,12 +212,20 @@ pub fn demand(node: &Node, region: &Region, shapes: &[&[usize]]) -> Option<Deman
         "graph.slice" => {
             let starts = node.ints("starts");
             let steps = node.ints_opt("steps").map_or_else(|| vec![1; starts.len()], <[i64]>::to_vec);
+            // A reversing slice has no rule (its boxes run backwards; the importer makes starts
+            // non-negative, steps never 0, but the op may be written by hand).
+            if steps.iter().chain(starts.iter()).any(|&value| value < 0) || steps.contains(&0) {
+                return None;
+            }
             let box_: Region = region
                 .iter()
                 .zip(starts.iter().zip(&steps))
                 .map(|(range, (&start, &step))| {
                     let (start, step) = (start as usize, step as usize);
-                    start + range.start * step..start + (range.end - 1) * step + 1
+                    match range.is_empty() {
+                        true => start..start,
+                        false => start + range.start * step..start + (range.end - 1) * step + 1,
+                    }
                 })
                 .collect();
             Some(Demand { operands: vec![box_], attributes: vec![("starts", Changed::Ints(vec![0; starts.len()]))] })
@@ -256,10 +264,14 @@ fn aligned(region: &Region, shape: &[usize]) -> Region {
 /// Rows `range` of a window's output: the input rows it reads (clipped to the input) and the
 /// padding it keeps before and after. `window` is the dilated extent.
 fn window(range: &Range<usize>, stride: usize, window: usize, pad_before: usize, input: usize) -> (Range<usize>, i64, i64) {
+    if range.is_empty() {
+        return (0..0, 0, 0);
+    }
     let first = (range.start * stride) as i64 - pad_before as i64;
     let end = ((range.end - 1) * stride + window) as i64 - pad_before as i64;
     let low = first.max(0);
-    let high = end.min(input as i64);
+    // Rows wholly in the padding read no input row: an empty range, not a negative one.
+    let high = end.min(input as i64).max(low);
     (low as usize..high as usize, low - first, end - high)
 }
 
@@ -401,6 +413,9 @@ fn resize(node: &Node, region: &Region, input: &[usize], output: &[usize]) -> Op
     };
     let mut box_ = Vec::with_capacity(input.len());
     for (d, range) in region.iter().enumerate() {
+        if input[d] == 0 || range.is_empty() {
+            return None;
+        }
         let scale = f64::from(*scales.get(d)?);
         if scale != scale.round() || scale < 1.0 {
             return None;

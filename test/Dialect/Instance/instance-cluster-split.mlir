@@ -98,3 +98,18 @@ func.func @attention(%x: tensor<1x16x8xf32>) -> tensor<1x16x16xf32> {
   %p = graph.softmax %s {axis = -1 : i64} : tensor<1x16x16xf32>
   return %p : tensor<1x16x16xf32>
 }
+
+// -----
+
+// Tests a function that returns one of its arguments beside its result, on one cluster: the
+// yield passes the block's argument through (not the function's, which the region cannot see).
+// CHECK-LABEL: func.func @passes_an_argument_through
+// CHECK:         instance.clusters 1(%{{.*}}, %{{.*}}) split [-1, -1] -> [-1, -1]
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: tensor<4x1xf32>, %[[Y:.*]]: tensor<4x1xf32>):
+// CHECK-NEXT:      %[[S:.*]] = graph.softmax %[[X]]
+// CHECK-NEXT:      instance.yield %[[S]], %[[Y]] : tensor<4x1xf32>, tensor<4x1xf32>
+// expected-remark@+1 {{@passes_an_argument_through runs on one cluster of 4: no dimension of the result [4, 1] separates over the clusters; refused: dimension 0 into 4: every cluster would compute 'graph.softmax' whole (the clusters would compute 300% more)}}
+func.func @passes_an_argument_through(%x: tensor<4x1xf32>, %y: tensor<4x1xf32>) -> (tensor<4x1xf32>, tensor<4x1xf32>) {
+  %s = graph.softmax %x {axis = 0 : i64} : tensor<4x1xf32>
+  return %s, %y : tensor<4x1xf32>, tensor<4x1xf32>
+}

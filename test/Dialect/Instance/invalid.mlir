@@ -235,6 +235,19 @@ func.func @instance_dim(%x: tensor<1x64x16x56xf32>, %w: tensor<64x64x3x3xf32>) -
 
 // -----
 
+// Tests that a scalar output is one instance: there is no dimension to split it along.
+func.func @instance_scalar(%x: tensor<4xf32>) -> tensor<f32> {
+  // expected-error@+1 {{a scalar output is computed by one instance along dimension 0}}
+  %s = instance.instance "sum" [0 of 2 along 0] (%x) : (tensor<4xf32>) -> tensor<f32> {
+  ^bb0(%a: tensor<4xf32>):
+    %c = graph.reduce_sum %a {axes = array<i64: 0>, keepdims = false} : tensor<4xf32> -> tensor<f32>
+    instance.yield %c : tensor<f32>
+  }
+  return %s : tensor<f32>
+}
+
+// -----
+
 // Tests that an instance's binding has one factor per output dimension.
 func.func @instance_bind_size(%x: tensor<1x64x16x56xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<1x64x14x56xf32> {
   // expected-error@+1 {{bind has 2 factors but the output has rank 4}}

@@ -440,6 +440,21 @@ def extra_input():
     return g.model("extra", 13)
 
 
+@model("reflect-too-far")
+def reflect_too_far():
+    """Pad in reflect mode by as much as the dimension: no reflection reaches that far."""
+    g = single("Pad", ["pads"], shape=(2, 3), name="/pad/Pad", mode="reflect")
+    g.const("pads", [0, 3, 0, 0])
+    return g.model("reflect", 13)
+
+
+@model("repeated-axes")
+def repeated_axes():
+    """ReduceMean naming one axis twice (3 and -1): onnxruntime reduces it once."""
+    g = single("ReduceMean", [], shape=(2, 3, 4, 5), name="/mean/ReduceMean", axes=[1, 3, -1], keepdims=1)
+    return g.model("repeated", 13)
+
+
 @model("unknown-attribute")
 def unknown_attribute():
     """Relu with an attribute it does not define (a typo of another operator's)."""

@@ -308,6 +308,12 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
     }
     steps.extend(fused.iter().cloned());
 
+    if geometry.rows.height == 0 || width == 0 || channels == 0 {
+        return Err(LoweringError::at(
+            index,
+            "a 'graph.conv2d' of an empty input whose padding gives it a non-empty output (every output is the bias) is not supported",
+        ));
+    }
     let budget = scope.machine.lb_elements();
     let mut best: Option<(f64, Tiling)> = None;
     for (images, out_channels) in divisors_descending(batch)
@@ -320,6 +326,12 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
             continue;
         }
         for out_rows in divisors_descending(geometry.rows.output) {
+            // A tile whose window lies wholly in the padding (a pad as large as the window) would
+            // load no input row: only tilings where every tile reads one are lowered.
+            let rows = geometry.rows;
+            if rows.classes(out_rows).iter().any(|class| class.pad_top + class.pad_bottom >= rows.window(out_rows)) {
+                continue;
+            }
             let chunks = if groups == 1 {
                 divisors_descending(channels)
             } else if out_channels % out_per_group == 0 {

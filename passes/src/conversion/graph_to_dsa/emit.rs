@@ -350,12 +350,28 @@ impl Body {
         })
     }
 
+    /// A view without elements (of a buffer with a zero-size dimension, or of no elements of
+    /// one) as a contiguous one at offset 0: nothing reads or writes it, and `memref.subview`
+    /// would infer dynamic strides for the dimensions outside a zero-size one, which a `View`
+    /// does not express. None when the view has elements.
+    fn empty_view(&mut self, source: Val, view: &View, result: &View) -> Option<(Val, View)> {
+        if view.elements() > 0 && result.elements() > 0 {
+            return None;
+        }
+        let zero = self.index(0);
+        Some(self.reinterpret_at(source, zero, &View::contiguous(&result.shape, result.space)))
+    }
+
     /// A subview of `source` (of type `view`) at `offsets` with `sizes`, keeping the dimensions
     /// `keep` (all when None). Returns the view and its type.
     pub fn subview(&mut self, source: impl Into<Val>, view: &View, offsets: &[Val], sizes: &[usize], keep: Option<&[usize]>) -> (Val, View) {
         let all: Vec<usize> = (0..sizes.len()).collect();
         let result = view.window(sizes, keep.unwrap_or(&all));
-        let value = self.subview_op(source.into(), offsets, sizes, &vec![1; sizes.len()], &result);
+        let source = source.into();
+        if let Some(empty) = self.empty_view(source, view, &result) {
+            return empty;
+        }
+        let value = self.subview_op(source, offsets, sizes, &vec![1; sizes.len()], &result);
         (value, result)
     }
 
@@ -367,7 +383,11 @@ impl Body {
             dynamic_offset: true,
             space: view.space,
         };
-        let value = self.subview_op(source.into(), offsets, sizes, steps, &result);
+        let source = source.into();
+        if let Some(empty) = self.empty_view(source, view, &result) {
+            return empty;
+        }
+        let value = self.subview_op(source, offsets, sizes, steps, &result);
         (value, result)
     }
 

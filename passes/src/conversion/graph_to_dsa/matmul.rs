@@ -45,6 +45,12 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
     let k = lhs_shape[lhs_shape.len() - 1];
     let batch: Vec<usize> = out[..rank - 2].to_vec();
     let batch_count: usize = batch.iter().product();
+    if k == 0 {
+        return Err(LoweringError::at(
+            index,
+            format!("a '{}' over an empty reduction (K = 0: every product is 0) is not supported", node.name),
+        ));
+    }
 
     let mut steps = Vec::new();
     if is_gemm {

@@ -190,6 +190,8 @@ fn wrap_whole(function: Op) {
             mlirOperationRemoveFromParent(op.0);
             mlirBlockAppendOwnedOperation(body, op.0);
         }
+        // The yield first: a returned argument is then one of the uses moved to the block's.
+        create(InsertionPoint::End(body), location, "instance.yield", &results, &[], &[], Vec::new());
         for (position, argument) in arguments.iter().enumerate() {
             for (owner, operand) in uses(*argument) {
                 if owner.ptr != clusters.0.ptr && is_within(owner, clusters.0) {
@@ -197,7 +199,6 @@ fn wrap_whole(function: Op) {
                 }
             }
         }
-        create(InsertionPoint::End(body), location, "instance.yield", &results, &[], &[], Vec::new());
         for index in 0..results.len() {
             terminator.set_operand(index, clusters.result(index));
         }
