@@ -20,6 +20,7 @@ non-zero on any wrong answer or internal error.
 
 import argparse
 import concurrent.futures
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -41,22 +42,56 @@ TIMEOUT = 300
 DRAWS = 50
 
 
+def oracle(model, inputs):
+    """onnxruntime's outputs for `model`, None when it refuses the model."""
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+    try:
+        session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        feeds = {i.name: value for i, value in zip(session.get_inputs(), inputs)}
+        return session.run(None, feeds)
+    except Exception:  # onnxruntime refuses some draws that ONNX's checker accepts
+        return None
+
+
+def attempt(sub_seed, pipe):
+    """In a child process: draws `sub_seed` and runs onnxruntime on it, sending what came out."""
+    try:
+        model, inputs = random_onnx_models.generate(sub_seed)
+    except random_onnx_models.Invalid:
+        pipe.send(None)
+        return
+    expected = oracle(model, inputs)
+    pipe.send(None if expected is None else (model.SerializeToString(), inputs, expected))
+
+
+# Draws on which onnxruntime itself crashed (it runs in a child process, so that a crash costs
+# the draw, not the run): (seed, sub-seed, signal).
+CRASHES = []
+
+
 def draw(seed):
     """The first valid model of seed's sub-seeds, with its inputs and onnxruntime's outputs."""
-    for attempt in range(DRAWS):
-        try:
-            model, inputs = random_onnx_models.generate(seed * DRAWS + attempt)
-        except random_onnx_models.Invalid:
+    context = multiprocessing.get_context("fork")
+    for index in range(DRAWS):
+        sub_seed = seed * DRAWS + index
+        receiver, sender = context.Pipe(duplex=False)
+        child = context.Process(target=attempt, args=(sub_seed, sender))
+        child.start()
+        sender.close()
+        result = receiver.recv() if receiver.poll(TIMEOUT) else None
+        child.join(TIMEOUT)
+        if child.exitcode is None:
+            child.kill()
+            child.join()
+        if child.exitcode != 0:
+            CRASHES.append((seed, sub_seed, child.exitcode))
             continue
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
-        try:
-            session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-            feeds = {i.name: value for i, value in zip(session.get_inputs(), inputs)}
-            expected = session.run(None, feeds)
-        except Exception:  # onnxruntime refuses some draws that ONNX's checker accepts
+        if result is None:
             continue
+        serialized, inputs, expected = result
+        model = onnx.load_from_string(serialized)
         # The outputs are declared with the shapes onnxruntime computes: ONNX's shape inference
         # differs from it on a few corners (the last window of a ceil-mode pooling).
         for declared, value in zip(model.graph.output, expected):
@@ -117,8 +152,8 @@ def run_pipeline(bin_dir, work, model_path, input_paths, expected, pipeline):
     return "match", ""
 
 
-def check(seed, bin_dir, pipelines, keep):
-    model, inputs, expected = draw(seed)
+def check(seed, drawn, bin_dir, pipelines, keep):
+    model, inputs, expected = drawn
     with tempfile.TemporaryDirectory() as scratch:
         work = keep or scratch
         os.makedirs(work, exist_ok=True)
@@ -148,7 +183,9 @@ def main():
     progress = sys.stderr.isatty()
     seeds = range(arguments.seed, arguments.seed + arguments.count)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, arguments.jobs)) as pool:
-        futures = [pool.submit(check, seed, arguments.bin_dir, pipelines, arguments.keep) for seed in seeds]
+        # Models are drawn here, in the main thread: each draw forks a child that runs
+        # onnxruntime, and a child forked from a worker thread does not run.
+        futures = [pool.submit(check, seed, draw(seed), arguments.bin_dir, pipelines, arguments.keep) for seed in seeds]
         for done, future in enumerate(futures, 1):
             seed, description, results = future.result()
             failed = {p: r for p, r in results.items() if r[0] in ("wrong", "internal") or (arguments.show_refused and r[0] == "refused")}
@@ -171,6 +208,8 @@ def main():
     print(f"{arguments.count} random models (seeds {arguments.seed}..{arguments.seed + arguments.count - 1}) against onnxruntime:")
     for pipeline, tally in counts.items():
         print(f"  {pipeline:24} {tally['match']} match, {tally['refused']} refused, {tally['wrong']} wrong, {tally['internal']} internal errors")
+    if CRASHES:
+        print(f"onnxruntime crashed on {len(CRASHES)} draws (drawn again; seed, sub-seed, exit): {CRASHES[:10]}")
     if reasons:
         print("refusals (all pipelines):")
         for reason, count in sorted(reasons.items(), key=lambda item: -item[1])[:15]:

@@ -155,6 +155,52 @@ func.func @attention(%s: tensor<2x4x16x16xf32>, %x: tensor<2x16x64xf32>) -> (ten
 
 // -----
 
+// Tests a softmax across a middle axis: the tensor is seen as [outer, length,
+// inner] with the axis in the middle, and the maximum and the sum are reduced
+// along it (into [1, 1, 4] for a tile of one row of 8 x 4) and broadcast back
+// over it.
+// CHECK-LABEL: dsa.kernel @middle_axis_0_softmax
+// CHECK: dsa.reduce max %{{.*}} into %{{.*}} after %{{.*}} {axis = 1 : i64} : memref<1x8x4xf32, #dsa.memory_space<lb>>, memref<1x1x4xf32, #dsa.memory_space<lb>>
+// CHECK-NEXT: dsa.binary sub %{{.*}}, %{{.*}} into %{{.*}} after %{{.*}} : memref<1x8x4xf32, #dsa.memory_space<lb>>, memref<1x1x4xf32, #dsa.memory_space<lb>>
+// CHECK-NEXT: dsa.unary exp
+// CHECK-NEXT: dsa.reduce sum %{{.*}} {axis = 1 : i64}
+// CHECK-NEXT: dsa.binary div
+// CHECK-LABEL: func.func @middle_axis
+func.func @middle_axis(%x: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  %y = graph.softmax %x {axis = 1 : i64} : tensor<2x8x4xf32>
+  return %y : tensor<2x8x4xf32>
+}
+
+// -----
+
+// Tests a reduction over separate axes (1 and 3, keeping 2): the tile of one
+// image is reduced along its last run, then along the first, in LB.
+// CHECK-LABEL: dsa.kernel @separate_axes_0_reduce_mean
+// CHECK: dsa.dma %{{.*}} to %{{.*}} : memref<1x5x3x4xf32, {{.*}}#dsa.memory_space<ddr>>, memref<1x5x3x4xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.reduce mean %{{.*}} into %{{.*}} after %{{.*}} {axis = 3 : i64} : memref<1x5x3x4xf32, #dsa.memory_space<lb>>, memref<1x5x3x1xf32, #dsa.memory_space<lb>>
+// CHECK-NEXT: dsa.reduce mean %{{.*}} into %{{.*}} after %{{.*}} {axis = 1 : i64} : memref<1x5x3x1xf32, #dsa.memory_space<lb>>, memref<1x1x3x1xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.dma
+// CHECK-LABEL: func.func @separate_axes
+func.func @separate_axes(%x: tensor<2x5x3x4xf32>) -> tensor<2x1x3x1xf32> {
+  %a = graph.reduce_mean %x {axes = array<i64: 1, 3>, keepdims = true} : tensor<2x5x3x4xf32> -> tensor<2x1x3x1xf32>
+  return %a : tensor<2x1x3x1xf32>
+}
+
+// -----
+
+// Tests that a broadcast (ONNX Expand) is a DMA copy from the input seen with
+// the output's shape, stride 0 along the repeated dimensions.
+// CHECK-LABEL: dsa.kernel @expand_0_broadcast
+// CHECK: dsa.dma %{{.*}} to %{{.*}} : memref<{{.*}}strided<[0, 1, 0], offset: ?>, #dsa.memory_space<ddr>>, memref<{{.*}}, #dsa.memory_space<ddr>>
+// CHECK-LABEL: func.func @expand
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [2, 3, 4], strides: [0, 1, 0] : memref<3x1xf32, #dsa.memory_space<ddr>> to memref<2x3x4xf32, strided<[0, 1, 0]>, #dsa.memory_space<ddr>>
+func.func @expand(%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
+  %a = graph.broadcast %x : tensor<3x1xf32> -> tensor<2x3x4xf32>
+  return %a : tensor<2x3x4xf32>
+}
+
+// -----
+
 // Tests that a transpose is a DMA copy from a permuted view, and that a
 // returned weight is copied into its output buffer.
 // CHECK-LABEL: dsa.kernel @movement_0_transpose

@@ -380,7 +380,7 @@ impl Body {
         let result = View {
             shape: sizes.to_vec(),
             strides: view.strides.iter().zip(steps).map(|(stride, step)| stride * step).collect(),
-            dynamic_offset: true,
+            dynamic_offset: view.offset_after_dynamic_offsets(),
             space: view.space,
         };
         let source = source.into();

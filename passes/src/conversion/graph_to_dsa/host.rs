@@ -407,7 +407,7 @@ pub(crate) fn emit_layer(
             "graph.softmax" => rows::lower_softmax(scope, host, layer, kernel)?,
             "graph.layer_norm" => rows::lower_layer_norm(scope, host, layer, kernel)?,
             "graph.lrn" => rows::lower_lrn(scope, host, layer, kernel)?,
-            "graph.transpose" | "graph.concat" | "graph.slice" | "graph.pad" | "graph.split" => {
+            "graph.transpose" | "graph.concat" | "graph.slice" | "graph.pad" | "graph.split" | "graph.broadcast" => {
                 movement::lower(scope, host, layer, results, kernel)?
             }
             other => {

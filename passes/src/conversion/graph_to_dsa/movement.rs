@@ -1,7 +1,8 @@
-//! Data-movement layers: transpose, concat, slice, split, pad and plain copies. Each is a set of
-//! DDR-to-DDR copies between views (a permuted view for transpose, windows of the output for
-//! concat and pad, strided windows of the input for slice and split) done by DMA, no compute
-//! unit involved, split over the cores.
+//! Data-movement layers: transpose, concat, slice, split, pad, broadcast and plain copies. Each
+//! is a set of DDR-to-DDR copies between views (a permuted view for transpose, windows of the
+//! output for concat and pad, strided windows of the input for slice and split, a view with
+//! stride 0 along repeated dimensions for broadcast) done by DMA, no compute unit involved, split
+//! over the cores.
 
 use turbine_dialects::attributes::graph::PadMode;
 use crate::ir::Val;
@@ -127,6 +128,62 @@ fn window(
     Tensor { host, view }
 }
 
+/// `graph.broadcast` (ONNX Expand) as a copy from the input seen with the output's shape: the
+/// dimensions it repeats (size 1 in the input, or missing on the left) get stride 0. Runs of
+/// adjacent dimensions that are all repeated, or all kept, merge, so that any rank whose runs fit
+/// a DMA view is lowered.
+fn broadcast(host: &mut Body, layer: &Layer, input: &Tensor, output: &Tensor) -> Result<(Tensor, Tensor), LoweringError> {
+    if !input.view.is_contiguous() {
+        return Err(LoweringError::at(layer.index, "'graph.broadcast' of a strided view is not supported"));
+    }
+    let out = &output.view.shape;
+    let lead = out.len() - input.view.shape.len();
+    // Per output dimension: its size and whether the input repeats along it; size-1 dimensions
+    // belong to no run.
+    let mut runs: Vec<(usize, bool)> = Vec::new();
+    for (d, &size) in out.iter().enumerate() {
+        if size == 1 {
+            continue;
+        }
+        let repeated = d < lead || input.view.shape[d - lead] == 1;
+        match runs.last_mut() {
+            Some((run, kind)) if *kind == repeated => *run *= size,
+            _ => runs.push((size, repeated)),
+        }
+    }
+    if runs.is_empty() {
+        runs.push((1, false));
+    }
+    if runs.len() > MAX_RANK {
+        return Err(LoweringError::at(
+            layer.index,
+            format!(
+                "'graph.broadcast' to {out:?} is not supported: its repeated and kept dimensions alternate in {} runs (DMA views have at most {MAX_RANK} dimensions)",
+                runs.len()
+            ),
+        ));
+    }
+    // Strides of the runs in the input: 0 for repeated ones, else the elements of the kept runs
+    // inside it.
+    let mut strides = vec![0; runs.len()];
+    let mut inside = 1;
+    for (position, &(size, repeated)) in runs.iter().enumerate().rev() {
+        if !repeated {
+            strides[position] = inside;
+            inside *= size;
+        }
+    }
+    let shape: Vec<usize> = runs.iter().map(|&(size, _)| size).collect();
+    let view = View { shape: shape.clone(), strides, dynamic_offset: false, space: input.view.space };
+    let source = if input.view.dynamic_offset {
+        let (value, view) = host.reshape_window(input.host, &input.view, &view);
+        Tensor { host: value, view }
+    } else {
+        Tensor { host: host.reinterpret(input.host, &view), view }
+    };
+    Ok((source, reshaped(host, output, &shape)))
+}
+
 /// Lowers a data-movement layer writing `results`.
 pub fn lower(
     scope: &Scope,
@@ -137,6 +194,10 @@ pub fn lower(
 ) -> Result<Kernel, LoweringError> {
     let node = layer.node;
     let input = scope.tensor(node.operands[0]).clone();
+    if node.name == "graph.broadcast" {
+        let pair = broadcast(host, layer, &input, &results[0])?;
+        return Ok(copy_pairs(scope.machine, &[pair], kernel));
+    }
     if node.name != "graph.transpose" {
         check_rank(layer, &input.view)?;
     }

@@ -1,7 +1,8 @@
 //! Row-wise layers: reductions (and global average pooling), softmax and layer norm. The tensor
-//! is viewed as rows — `[A, L, B]` with the reduced extent `L` in the middle, or `[R, L]` with
-//! the normalised extent last — and whole rows are tiled, since every output element needs its
-//! whole row.
+//! is viewed as rows — `[A, L, B]` with the reduced or softmax extent `L` in the middle (a
+//! reduction over separate axes: `[A, L1, K, L2]`, reduced one run at a time), or `[R, L]` with the
+//! normalised extent last — and whole rows are tiled, since every output element needs its whole
+//! row.
 
 use turbine_dialects::attributes::dsa::{BinaryKind, PoolKind, ReduceKind, UnaryKind};
 use super::{
@@ -13,6 +14,7 @@ use super::{
     emit::{divisors_descending, Body},
     LoweringError,
 };
+use crate::ir::Val;
 
 fn too_long(scope: &Scope, layer: &Layer, row: usize) -> LoweringError {
     LoweringError::at(
@@ -69,37 +71,82 @@ pub fn lower_reduce(
     };
     axes.sort_unstable();
     axes.dedup();
-    if axes.windows(2).any(|pair| pair[1] != pair[0] + 1) {
+    // The tensor seen as [outer, runs..., inner]: the dimensions before the first reduced axis,
+    // then alternating runs of reduced and kept dimensions up to the last reduced axis (merged),
+    // then the rest (left out when 1). Each reduced run is reduced in turn, last first, in LB:
+    // a mean of equal-sized means is the mean, so every kind reduces run by run.
+    let (first, last) = (axes[0], axes[axes.len() - 1]);
+    let outer: usize = shape[..first].iter().product();
+    let inner: usize = shape[last + 1..].iter().product();
+    let mut runs: Vec<(usize, bool)> = Vec::new();
+    for d in first..=last {
+        let reduced = axes.contains(&d);
+        match runs.last_mut() {
+            Some((size, kind)) if *kind == reduced => *size *= shape[d],
+            _ => runs.push((shape[d], reduced)),
+        }
+    }
+    // Dimension 0 is what the tiles split; an outer of 1 is left out when the view needs its
+    // place, and then one tile holds everything.
+    let mut dims = vec![outer];
+    dims.extend(runs.iter().map(|&(size, _)| size));
+    if inner != 1 || runs.len() == 1 {
+        dims.push(inner);
+    }
+    let lead = usize::from(dims.len() <= 4 || outer != 1);
+    if lead == 0 {
+        dims.remove(0);
+    }
+    if dims.len() > 4 {
         return Err(LoweringError::at(
             layer.index,
             format!(
-                "'{}' over non-adjacent axes {axes:?} is not supported",
-                node.name
+                "'{}' over axes {axes:?} is not supported: alternating reduced and kept axes need a {}-dimensional view (DMA views have at most 4)",
+                node.name,
+                dims.len()
             ),
         ));
     }
-    let (first, last) = (axes[0], axes[axes.len() - 1]);
-    let outer: usize = shape[..first].iter().product();
-    let length: usize = shape[first..=last].iter().product();
-    let inner: usize = shape[last + 1..].iter().product();
-    let source = reshaped(host, &input, &[outer, length, inner]);
-    let target = reshaped(host, &layer.output, &[outer, 1, inner]);
-    let tile = row_tile(scope, outer, length * inner + inner, 0)
-        .ok_or_else(|| too_long(scope, layer, length * inner))?;
+    // The buffers of the steps: the input tile, then one per reduced run, that run now 1.
+    let mut shapes = vec![dims.clone()];
+    for (position, &(_, reduced)) in runs.iter().enumerate().rev() {
+        if reduced {
+            let mut next = shapes.last().expect("the input tile").clone();
+            next[lead + position] = 1;
+            shapes.push(next);
+        }
+    }
+    let per_row: usize = shapes.iter().map(|shape| shape[lead..].iter().product::<usize>()).sum();
+    let tile = row_tile(scope, outer, per_row, 0).ok_or_else(|| too_long(scope, layer, per_row))?;
+    let tiled = |shape: &[usize]| {
+        let mut shape = shape.to_vec();
+        if lead == 1 {
+            shape[0] = tile;
+        }
+        shape
+    };
+    let source = reshaped(host, &input, &dims);
+    let result_dims = shapes.last().expect("a reduced run").clone();
+    let target = reshaped(host, &layer.output, &result_dims);
     let source_arg = kernel.argument(source.host, &source.view);
     let target_arg = kernel.argument(target.host, &target.view);
-    let (rows_lb, _) = kernel.alloc_lb(&[tile, length, inner]);
-    let (result_lb, _) = kernel.alloc_lb(&[tile, 1, inner]);
+    let buffers: Vec<Val> = shapes
+        .iter()
+        .map(|shape| kernel.alloc_lb(&tiled(shape)).0)
+        .collect();
     let index = kernel.begin_tiles(outer / tile, scope.machine);
     let body = &mut kernel.body;
     let row = body.scaled(index, tile);
     let zero = body.index(0);
-    let offsets = [row, zero, zero];
-    let (from, _) = body.subview(source_arg, &source.view, &offsets, &[tile, length, inner], None);
-    let loaded = body.dma(from, rows_lb, &[]);
-    let reduced = body.reduce(kind, rows_lb, result_lb, 1, &[loaded]);
-    let (to, _) = body.subview(target_arg, &target.view, &offsets, &[tile, 1, inner], None);
-    let stored = body.dma(result_lb, to, &[reduced]);
+    let offsets: Vec<Val> = (0..dims.len()).map(|d| if d == 0 && lead == 1 { row } else { zero }).collect();
+    let (from, _) = body.subview(source_arg, &source.view, &offsets, &tiled(&dims), None);
+    let mut token = body.dma(from, buffers[0], &[]);
+    let reduced_positions = runs.iter().enumerate().rev().filter(|(_, &(_, reduced))| reduced).map(|(position, _)| position);
+    for (step, position) in reduced_positions.enumerate() {
+        token = body.reduce(kind, buffers[step], buffers[step + 1], (lead + position) as i64, &[token]);
+    }
+    let (to, _) = body.subview(target_arg, &target.view, &offsets, &tiled(&result_dims), None);
+    let stored = body.dma(*buffers.last().expect("the result"), to, &[token]);
     kernel.end_tiles(stored);
     Ok(kernel)
 }
@@ -111,7 +158,9 @@ fn as_rows(host: &mut Body, tensor: &Tensor, axis: usize) -> (Tensor, usize, usi
     (reshaped(host, tensor, &[rows, length]), rows, length)
 }
 
-/// Lowers a softmax along its last axis (or any axis followed only by unit dimensions).
+/// Lowers a softmax along any axis: the tensor seen as `[outer, length, inner]` (the axis in the
+/// middle; `[outer, length]` when nothing follows it), tiles of whole `outer` rows in LB, the
+/// maximum and the sum reduced along the middle dimension and broadcast back over it.
 pub fn lower_softmax(
     scope: &Scope,
     host: &mut Body,
@@ -120,35 +169,33 @@ pub fn lower_softmax(
 ) -> Result<Kernel, LoweringError> {
     let node = layer.node;
     let input = scope.tensor(node.operands[0]).clone();
-    let rank = input.view.shape.len();
-    let axis = layers::axis(node.int("axis"), rank);
-    if input.view.shape[axis + 1..].iter().any(|&dim| dim != 1) {
-        return Err(LoweringError::at(
-            layer.index,
-            "softmax along an axis other than the last is not supported",
-        ));
-    }
-    let (source, rows, length) = as_rows(host, &input, axis);
-    let (target, _, _) = as_rows(host, &layer.output, axis);
-    let tile =
-        row_tile(scope, rows, length + 1, 0).ok_or_else(|| too_long(scope, layer, length))?;
+    let shape = input.view.shape.clone();
+    let axis = layers::axis(node.int("axis"), shape.len());
+    let outer: usize = shape[..axis].iter().product();
+    let length = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    let with_inner = |rows: usize, length: usize| if inner == 1 { vec![rows, length] } else { vec![rows, length, inner] };
+    let source = reshaped(host, &input, &with_inner(outer, length));
+    let target = reshaped(host, &layer.output, &with_inner(outer, length));
+    let tile = row_tile(scope, outer, (length + 1) * inner, 0)
+        .ok_or_else(|| too_long(scope, layer, length * inner))?;
     let source_arg = kernel.argument(source.host, &source.view);
     let target_arg = kernel.argument(target.host, &target.view);
-    let (x, _) = kernel.alloc_lb(&[tile, length]);
-    let (s, _) = kernel.alloc_lb(&[tile, 1]);
-    let index = kernel.begin_tiles(rows / tile, scope.machine);
+    let (x, _) = kernel.alloc_lb(&with_inner(tile, length));
+    let (s, _) = kernel.alloc_lb(&with_inner(tile, 1));
+    let index = kernel.begin_tiles(outer / tile, scope.machine);
     let body = &mut kernel.body;
     let row = body.scaled(index, tile);
     let zero = body.index(0);
-    let offsets = [row, zero];
-    let (from, _) = body.subview(source_arg, &source.view, &offsets, &[tile, length], None);
+    let offsets = if inner == 1 { vec![row, zero] } else { vec![row, zero, zero] };
+    let (from, _) = body.subview(source_arg, &source.view, &offsets, &with_inner(tile, length), None);
     let loaded = body.dma(from, x, &[]);
     let maximum = body.reduce(ReduceKind::Max, x, s, 1, &[loaded]);
     let shifted = body.binary(BinaryKind::Sub, x, s, x, &[maximum]);
     let exponent = body.unary(UnaryKind::Exp, x, x, &[], &[shifted]);
     let sum = body.reduce(ReduceKind::Sum, x, s, 1, &[exponent]);
     let normalised = body.binary(BinaryKind::Div, x, s, x, &[sum]);
-    let (to, _) = body.subview(target_arg, &target.view, &offsets, &[tile, length], None);
+    let (to, _) = body.subview(target_arg, &target.view, &offsets, &with_inner(tile, length), None);
     let stored = body.dma(x, to, &[normalised]);
     kernel.end_tiles(stored);
     Ok(kernel)

@@ -107,9 +107,16 @@ impl View {
         View {
             shape: keep.iter().map(|&d| sizes[d]).collect(),
             strides: keep.iter().map(|&d| self.strides[d]).collect(),
-            dynamic_offset: true,
+            dynamic_offset: self.offset_after_dynamic_offsets(),
             space: self.space,
         }
+    }
+
+    /// Whether a subview at dynamic offsets has a dynamic offset, as MLIR infers it: unless the
+    /// view's offset is static and every stride is 0 (a broadcast scalar: any offset lands on
+    /// the same element).
+    pub fn offset_after_dynamic_offsets(&self) -> bool {
+        self.dynamic_offset || self.strides.iter().any(|&stride| stride != 0)
     }
 
     /// The same elements with dimensions permuted: result dimension i is dimension
