@@ -80,7 +80,10 @@ def draw(seed):
         child = context.Process(target=attempt, args=(sub_seed, sender))
         child.start()
         sender.close()
-        result = receiver.recv() if receiver.poll(TIMEOUT) else None
+        try:
+            result = receiver.recv() if receiver.poll(TIMEOUT) else None
+        except EOFError:  # the child died before sending
+            result = None
         child.join(TIMEOUT)
         if child.exitcode is None:
             child.kill()

@@ -201,6 +201,21 @@ func.func @expand(%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
 
 // -----
 
+// Tests a concatenation of rank-5 tensors along dimension 2: each piece and its
+// window of the result step through dimensions 0-1 and 2-4 as one run each, so
+// the copies are of [6, 40] and [6, 10] (rows of 50 in the result).
+// CHECK-LABEL: dsa.kernel @rank5_concat_0_concat
+// CHECK: dsa.dma %{{.*}} to %{{.*}} : memref<1x40xf32, strided<[40, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<1x40xf32, strided<[50, 1], offset: ?>, #dsa.memory_space<ddr>>
+// CHECK: dsa.dma %{{.*}} to %{{.*}} : memref<1x10xf32, strided<[10, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<1x10xf32, strided<[50, 1], offset: ?>, #dsa.memory_space<ddr>>
+// CHECK-LABEL: func.func @rank5_concat
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [6, 40], strides: [50, 1] : memref<2x3x4x5x2xf32, strided<[150, 50, 10, 2, 1], offset: ?>, #dsa.memory_space<ddr>> to memref<6x40xf32, strided<[50, 1], offset: ?>, #dsa.memory_space<ddr>>
+func.func @rank5_concat(%x: tensor<2x3x4x5x2xf32>, %y: tensor<2x3x1x5x2xf32>) -> tensor<2x3x5x5x2xf32> {
+  %c = graph.concat %x, %y {axis = 2 : i64} : (tensor<2x3x4x5x2xf32>, tensor<2x3x1x5x2xf32>) -> tensor<2x3x5x5x2xf32>
+  return %c : tensor<2x3x5x5x2xf32>
+}
+
+// -----
+
 // Tests that a transpose is a DMA copy from a permuted view, and that a
 // returned weight is copied into its output buffer.
 // CHECK-LABEL: dsa.kernel @movement_0_transpose

@@ -89,7 +89,11 @@ fn check_rank(layer: &Layer, view: &View) -> Result<(), LoweringError> {
     if view.shape.len() > MAX_RANK {
         return Err(LoweringError::at(
             layer.index,
-            format!("'{}' on a rank-{} tensor is not supported (DMA views have at most {MAX_RANK} dimensions)", layer.node.name, view.shape.len()),
+            format!(
+                "'{}' on a rank-{} tensor (after merging dimensions) is not supported (DMA views have at most {MAX_RANK} dimensions)",
+                layer.node.name,
+                view.shape.len()
+            ),
         ));
     }
     Ok(())
@@ -198,9 +202,6 @@ pub fn lower(
         let pair = broadcast(host, layer, &input, &results[0])?;
         return Ok(copy_pairs(scope.machine, &[pair], kernel));
     }
-    if node.name != "graph.transpose" {
-        check_rank(layer, &input.view)?;
-    }
     let rank = input.view.shape.len();
     let ones = vec![1; rank];
     let pairs: Vec<(Tensor, Tensor)> = match node.name.as_str() {
@@ -297,5 +298,53 @@ pub fn lower(
         }
         other => unreachable!("{other} is not a data-movement op"),
     };
-    Ok(copy_pairs(scope.machine, &pairs, kernel))
+    let mut merged = Vec::new();
+    for pair in pairs {
+        let pair = merge_dimensions(host, pair);
+        check_rank(layer, &pair.0.view)?;
+        merged.push(pair);
+    }
+    Ok(copy_pairs(scope.machine, &merged, kernel))
+}
+
+/// A copy between views of rank above 4 seen with fewer dimensions: dimensions of size 1 go, and
+/// adjacent dimensions that both views step through as one run (the outer stride is the inner
+/// stride times the inner size, in each view) merge — a concatenation's or a pad's window of a
+/// rank-6 tensor is a copy of 2 or 3 dimensions.
+fn merge_dimensions(host: &mut Body, (source, target): (Tensor, Tensor)) -> (Tensor, Tensor) {
+    let shape = source.view.shape.clone();
+    if shape.len() <= MAX_RANK || source.view.elements() == 0 {
+        return (source, target);
+    }
+    // (size, source stride, target stride) per merged dimension.
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+    for (d, &size) in shape.iter().enumerate() {
+        if size == 1 {
+            continue;
+        }
+        let (from, to) = (source.view.strides[d], target.view.strides[d]);
+        match runs.last_mut() {
+            Some((run, outer_from, outer_to)) if *outer_from == from * size && *outer_to == to * size => {
+                *run *= size;
+                (*outer_from, *outer_to) = (from, to);
+            }
+            _ => runs.push((size, from, to)),
+        }
+    }
+    if runs.is_empty() {
+        runs.push((1, 1, 1));
+    }
+    let sizes: Vec<usize> = runs.iter().map(|run| run.0).collect();
+    let seen = |host: &mut Body, tensor: &Tensor, strides: Vec<usize>| {
+        let view = View { shape: sizes.clone(), strides, dynamic_offset: tensor.view.dynamic_offset, space: tensor.view.space };
+        if tensor.view.dynamic_offset {
+            let (value, view) = host.reshape_window(tensor.host, &tensor.view, &view);
+            Tensor { host: value, view }
+        } else {
+            Tensor { host: host.reinterpret(tensor.host, &view), view }
+        }
+    };
+    let source = seen(host, &source, runs.iter().map(|run| run.1).collect());
+    let target = seen(host, &target, runs.iter().map(|run| run.2).collect());
+    (source, target)
 }
