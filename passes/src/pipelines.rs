@@ -5,6 +5,7 @@
 //! layer-wise baseline and GraphTurbo's schedule (its ablation steps to come), each selectable
 //! by name so that every gain is measured side by side (DESIGN.md §4).
 
+use crate::conversion::graph_to_dsa::PIPELINE_OPTION;
 use crate::registry::{OptionInfo, PipelineInfo, Step, StepValue};
 use turbine_dialects::pass_abi::OptionKind;
 
@@ -17,18 +18,25 @@ The baseline every GraphTurbo step is measured against (docs/Lowering.md): resha
 canonicalised and deduplicated at the graph level, the target attached, each layer lowered to one \
 `dsa.kernel`, and the result canonicalised. `turbine-run` and `turbine-translate --compile` run it \
 before the backend (`turbine-dsa-to-llvm`).",
-    options: &[OptionInfo {
-        name: "target",
-        description: "Built-in target name or path of a target description (TOML)",
-        kind: OptionKind::String,
-        default: "stcp920",
-    }],
+    options: &[
+        OptionInfo {
+            name: "target",
+            description: "Built-in target name or path of a target description (TOML)",
+            kind: OptionKind::String,
+            default: "stcp920",
+        },
+        PIPELINE_OPTION,
+    ],
     steps: &[
         Step { nest: Some("func.func"), pass: "graph-fold-reshapes", options: &[] },
         Step { nest: None, pass: "canonicalize", options: &[] },
         Step { nest: None, pass: "cse", options: &[] },
         Step { nest: None, pass: "dsa-set-target", options: &[("target", StepValue::Option("target"))] },
-        Step { nest: None, pass: "convert-graph-to-dsa", options: &[("schedule", StepValue::Fixed("layerwise"))] },
+        Step {
+            nest: None,
+            pass: "convert-graph-to-dsa",
+            options: &[("schedule", StepValue::Fixed("layerwise")), ("pipeline", StepValue::Option("pipeline"))],
+        },
         Step { nest: None, pass: "canonicalize", options: &[] },
         Step { nest: None, pass: "cse", options: &[] },
     ],
@@ -63,6 +71,7 @@ graph-level clean-up as the layer-wise schedule. `turbine-run --schedule graphtu
             kind: OptionKind::String,
             default: "longest",
         },
+        PIPELINE_OPTION,
     ],
     steps: &[
         Step { nest: Some("func.func"), pass: "graph-fold-reshapes", options: &[] },
@@ -75,7 +84,11 @@ graph-level clean-up as the layer-wise schedule. `turbine-run --schedule graphtu
         Step { nest: Some("func.func"), pass: "instance-order", options: &[] },
         Step { nest: Some("func.func"), pass: "instance-bind", options: &[] },
         Step { nest: Some("func.func"), pass: "instance-stitch", options: &[] },
-        Step { nest: None, pass: "convert-instance-to-dsa", options: &[("spill", StepValue::Option("spill"))] },
+        Step {
+            nest: None,
+            pass: "convert-instance-to-dsa",
+            options: &[("spill", StepValue::Option("spill")), ("pipeline", StepValue::Option("pipeline"))],
+        },
         Step { nest: None, pass: "canonicalize", options: &[] },
         Step { nest: None, pass: "cse", options: &[] },
     ],

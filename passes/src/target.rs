@@ -36,6 +36,10 @@ pub struct Machine {
     pub gb_bandwidth: f64,
     /// LB↔LB bytes per cycle.
     pub lb_bandwidth: f64,
+    /// Not a figure of the target but a choice of the lowering that reads it: whether tile loops
+    /// may be software-pipelined (GraphTurbo §4.4; the passes' `pipeline` option, off for the
+    /// ablation).
+    pub pipeline: bool,
 }
 
 impl Machine {
@@ -52,6 +56,7 @@ impl Machine {
             ddr_bandwidth: target.ddr_gb_bandwidth,
             gb_bandwidth: target.gb_lb_bandwidth,
             lb_bandwidth: target.lb_lb_bandwidth,
+            pipeline: true,
         }
     }
 

@@ -38,6 +38,7 @@
 // HELP: Pass Pipelines:
 // HELP: --turbine-dsa-to-llvm - dsa to the LLVM dialect
 // HELP: --turbine-layerwise - Graph to dsa with the layer-wise schedule
+// HELP-NEXT: --pipeline - Software-pipeline tile loops
 // HELP-NEXT: --target=<string> - Built-in target name or path of a target description (TOML)
 
 // Tests that the layer-wise pipeline is its passes, in order, with the pipeline's target handed
@@ -49,12 +50,12 @@
 // LAYERWISE-NEXT: canonicalize
 // LAYERWISE-NEXT: cse,
 // LAYERWISE-NEXT: dsa-set-target{target=mini},
-// LAYERWISE-NEXT: convert-graph-to-dsa{schedule=layerwise},
+// LAYERWISE-NEXT: convert-graph-to-dsa{pipeline=true schedule=layerwise},
 // LAYERWISE-NEXT: canonicalize
 // LAYERWISE-NEXT: cse
 // LAYERWISE-NEXT: )
 // BACKEND: dsa-set-target{target=stcp920},
-// BACKEND: convert-graph-to-dsa{schedule=layerwise},
+// BACKEND: convert-graph-to-dsa{pipeline=true schedule=layerwise},
 // BACKEND: convert-dsa-to-runtime,
 // BACKEND-NEXT: func.func(
 // BACKEND-NEXT: expand-strided-metadata

@@ -290,7 +290,8 @@ def normalization(g, x):
 
 def transpose(g, x):
     rank = len(g.shapes[x])
-    if g.chance(0.15):
+    # A scalar's only permutation is empty, which onnx.helper cannot type: leave `perm` out.
+    if rank == 0 or g.chance(0.15):
         return g.node("Transpose", [x])
     return g.node("Transpose", [x], perm=[int(p) for p in g.rng.permutation(rank)])
 

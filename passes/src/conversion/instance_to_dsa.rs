@@ -3,7 +3,10 @@
 //! emitters (tiling, epilogues) with the layer-wise schedule.
 
 use crate::{
-    conversion::graph_to_dsa::instances::{lower_function, Spill},
+    conversion::graph_to_dsa::{
+        instances::{lower_function, Spill},
+        PIPELINE_OPTION,
+    },
     ir::Op,
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
     target::Machine,
@@ -16,6 +19,7 @@ use turbine_dialects::pass_abi::OptionKind;
 pub struct ConvertInstanceToDsa {
     spill: Spill,
     explain: bool,
+    pipeline: bool,
 }
 
 impl Pass for ConvertInstanceToDsa {
@@ -52,10 +56,11 @@ function gives the kernels, the GB peak and the spilled tensors.";
             kind: OptionKind::Bool,
             default: "false",
         },
+        PIPELINE_OPTION,
     ];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
-        Ok(Self { spill: Spill::parse(&options.string("spill"))?, explain: options.bool("explain")? })
+        Ok(Self { spill: Spill::parse(&options.string("spill"))?, explain: options.bool("explain")?, pipeline: options.bool("pipeline")? })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
@@ -64,6 +69,7 @@ function gives the kernels, the GB peak and the spilled tensors.";
             module.emit_error("convert-instance-to-dsa needs the module's dsa.target; run dsa-set-target first");
             return Err(PassFailure);
         };
+        let machine = Machine { pipeline: self.pipeline, ..machine };
         for function in module.body_ops() {
             if function.name() != "func.func" || function.regions_empty() {
                 continue;

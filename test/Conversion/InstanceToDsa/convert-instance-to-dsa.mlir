@@ -1,8 +1,10 @@
 // Tests of convert-instance-to-dsa (GraphTurbo §4): the scheduled program becomes kernels that
 // run on every cluster at once, each cluster on its own share, with the data between layers in
-// the cluster's global buffer.
-// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(dsa-set-target{target=mini},func.func(instance-cluster-split,hw-group,instance-split,instance-order,instance-bind,instance-stitch),convert-instance-to-dsa)' | FileCheck %s
-// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(dsa-set-target{target=mini},func.func(instance-cluster-split,hw-group,instance-split,instance-order,instance-bind,instance-stitch),convert-instance-to-dsa{explain=true})' --verify-diagnostics -o /dev/null
+// the cluster's global buffer. The CHECK lines are of kernels without software pipelining; PIPE
+// checks the pipelined conv of the first case.
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(dsa-set-target{target=mini},func.func(instance-cluster-split,hw-group,instance-split,instance-order,instance-bind,instance-stitch),convert-instance-to-dsa{pipeline=false})' | FileCheck %s
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(dsa-set-target{target=mini},func.func(instance-cluster-split,hw-group,instance-split,instance-order,instance-bind,instance-stitch),convert-instance-to-dsa{explain=true pipeline=false})' --verify-diagnostics -o /dev/null
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(dsa-set-target{target=mini},func.func(instance-cluster-split,hw-group,instance-split,instance-order,instance-bind,instance-stitch),convert-instance-to-dsa)' | FileCheck %s --check-prefix=PIPE
 
 // Tests a residual block of two convolutions at batch 2 on mini (2 clusters of 2 cores): one group,
 // one kernel launched on the 4 cores, each cluster taking its image. Each cluster's share of the
@@ -28,6 +30,25 @@
 // CHECK:         dsa.barrier
 // CHECK:         dsa.return
 // CHECK-LABEL: func.func @conv_block
+// With pipelining, each tile's input channels come in two chunks through double buffers: chunk 0
+// overwrites the accumulator, then chunk 1's loads (into the other halves) are issued after it and
+// waited for together with it; the loop's convs accumulate from the half the parity picks, and
+// load the next chunk only while there is one.
+// PIPE-LABEL: dsa.kernel @conv_block_0_g0
+// PIPE:         %[[FIRST:.*]] = dsa.conv2d %{{.*}}, %{{.*}} into %[[ACC:[a-z0-9_]+]] after %{{.*}}, %{{.*}} {pads
+// PIPE:         %[[IN1:.*]] = dsa.dma
+// PIPE:         %[[FILTER1:.*]] = dsa.dma
+// PIPE-NEXT:    dsa.wait %[[IN1]], %[[FILTER1]], %[[FIRST]]
+// PIPE:         scf.for %{{.*}} = %c1{{.*}} to %c2
+// PIPE:         %[[INPUT:.*]] = arith.select
+// PIPE:         %[[CONV:.*]] = dsa.conv2d %{{.*}}, %{{.*}} into %[[ACC]] accumulate {pads
+// PIPE:         scf.if
+// PIPE:         %[[IN:.*]] = dsa.dma
+// PIPE:         %[[FILTER:.*]] = dsa.dma
+// PIPE-NEXT:    dsa.wait %[[IN]], %[[FILTER]], %[[CONV]]
+// PIPE-NEXT:  } else {
+// PIPE-NEXT:    dsa.wait %[[CONV]]
+// PIPE-LABEL: func.func @conv_block
 // CHECK-SAME:    {dsa.input = 0 : i64}
 // CHECK-SAME:    {dsa.output = 0 : i64}
 // CHECK-SAME:    {dsa.weight = "w1"}

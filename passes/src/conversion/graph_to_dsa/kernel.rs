@@ -57,8 +57,10 @@ pub struct Kernel {
     deallocs: Vec<Val>,
     /// Per argument, the kernel-side value it stands for (a replica's is the selected one).
     selected: Vec<Val>,
-    /// The first tile index of the running core's share (set by the tile loop).
+    /// The first tile index of the running core's share, and the end of the share (set by the
+    /// tile loop).
     first_tile: Option<Val>,
+    end_tile: Option<Val>,
     inserted: bool,
     per_cluster: Option<PerCluster>,
 }
@@ -80,6 +82,7 @@ impl Kernel {
             deallocs: Vec::new(),
             selected: Vec::new(),
             first_tile: None,
+            end_tile: None,
             inserted: false,
             per_cluster: None,
         }
@@ -219,7 +222,52 @@ impl Kernel {
         };
         let tile = body.open_for(low, high, one);
         self.first_tile = Some(low);
+        self.end_tile = Some(high);
         tile
+    }
+
+    /// Whether the running core is in the device's first cluster: what guards a write every
+    /// cluster would otherwise make to the same place (a result the clusters do not split).
+    pub fn on_first_cluster(&mut self) -> Val {
+        let cluster = match &self.per_cluster {
+            Some(spmd) => spmd.cluster,
+            None => self.body.cluster_id(),
+        };
+        let zero = self.body.index(0);
+        self.body.compare(Compare::Eq, cluster, zero)
+    }
+
+    /// Whether `tile` is the first of the running core's share.
+    pub fn is_first(&mut self, tile: impl Into<Val>) -> Val {
+        let first_tile = self.first_tile.expect("is_first runs inside a tile loop");
+        self.body.compare(Compare::Eq, tile.into(), first_tile)
+    }
+
+    /// The tile after `tile`, and whether the running core's share has it: what a software
+    /// pipeline loads while `tile` computes.
+    pub fn next_tile(&mut self, tile: impl Into<Val>) -> (Val, Val) {
+        let end_tile = self.end_tile.expect("next_tile runs inside a tile loop");
+        let one = self.body.index(1);
+        let next = self.body.arith("addi", tile.into(), one);
+        let has_next = self.body.compare(Compare::Ult, next, end_tile);
+        (next, has_next)
+    }
+
+    /// Of a double buffer `pair`, the half `tile` computes from and the half the next tile is
+    /// loaded into, alternating with the tile's parity.
+    pub fn alternate(&mut self, tile: impl Into<Val>, pair: [Val; 2]) -> [Val; 2] {
+        let body = &mut self.body;
+        let two = body.index(2);
+        let parity = body.arith("remui", tile.into(), two);
+        let zero = body.index(0);
+        let even = body.compare(Compare::Eq, parity, zero);
+        [body.select(even, pair[0], pair[1]), body.select(even, pair[1], pair[0])]
+    }
+
+    /// Closes a tile loop whose body ordered its tiles itself (a software pipeline waits inside
+    /// the branches where its tokens are defined).
+    pub fn close_tiles(&mut self) {
+        self.body.close();
     }
 
     /// An `i1` that is true when this tile is the core's first or its `coordinates` (of the tile

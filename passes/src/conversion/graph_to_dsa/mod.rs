@@ -33,6 +33,7 @@ mod kernel;
 mod layers;
 mod matmul;
 mod movement;
+mod row_classes;
 mod rows;
 mod view;
 mod window;
@@ -65,10 +66,19 @@ impl LoweringError {
     }
 }
 
+/// The `pipeline` option of both kernel-generating passes.
+pub const PIPELINE_OPTION: OptionInfo = OptionInfo {
+    name: "pipeline",
+    description: "Software-pipeline tile loops where the LB holds double buffers and it moves no more data (GraphTurbo §4.4); false for the ablation",
+    kind: OptionKind::Bool,
+    default: "true",
+};
+
 /// The pass; see the module documentation.
 #[derive(Debug)]
 pub struct ConvertGraphToDsa {
     schedule: String,
+    pipeline: bool,
 }
 
 impl Pass for ConvertGraphToDsa {
@@ -89,12 +99,15 @@ instruction count, and are spread over all cores of the target. The host functio
 inputs, the results and then every weight and constant as DDR buffers (argument attributes \
 `dsa.input`, `dsa.output`, `dsa.weight`, `dsa.constant` say which). An op that is not supported \
 or that cannot be tiled into the local buffer is an error at that op.";
-    const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
-        name: "schedule",
-        description: "Kernel schedule: 'layerwise' (one kernel per layer, activations through DDR)",
-        kind: OptionKind::String,
-        default: "layerwise",
-    }];
+    const OPTIONS: &'static [OptionInfo] = &[
+        OptionInfo {
+            name: "schedule",
+            description: "Kernel schedule: 'layerwise' (one kernel per layer, activations through DDR)",
+            kind: OptionKind::String,
+            default: "layerwise",
+        },
+        PIPELINE_OPTION,
+    ];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
         let schedule = options.string("schedule");
@@ -103,7 +116,7 @@ or that cannot be tiled into the local buffer is an error at that op.";
                 "option 'schedule': unknown schedule '{schedule}' (available: layerwise)"
             ));
         }
-        Ok(Self { schedule })
+        Ok(Self { schedule, pipeline: options.bool("pipeline")? })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
@@ -115,6 +128,7 @@ or that cannot be tiled into the local buffer is an error at that op.";
             );
             return Err(PassFailure);
         };
+        let machine = Machine { pipeline: self.pipeline, ..machine };
         for function in module.body_ops() {
             if function.name() != "func.func" || function.regions_empty() {
                 continue;

@@ -311,6 +311,25 @@ pub fn lower(
 /// adjacent dimensions that both views step through as one run (the outer stride is the inner
 /// stride times the inner size, in each view) merge — a concatenation's or a pad's window of a
 /// rank-6 tensor is a copy of 2 or 3 dimensions.
+/// `pairs` with the dimensions each pair's views step through alike merged (see
+/// [`merge_dimensions`]); an error naming the rank when a pair still has more than the DMA's.
+pub fn merged_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)]) -> Result<Vec<(Tensor, Tensor)>, String> {
+    pairs
+        .iter()
+        .cloned()
+        .map(|pair| {
+            let pair = merge_dimensions(host, pair);
+            let rank = pair.0.view.shape.len();
+            if rank > MAX_RANK {
+                return Err(format!(
+                    "a copy of a rank-{rank} tensor (after merging dimensions) is not supported (DMA views have at most {MAX_RANK} dimensions)"
+                ));
+            }
+            Ok(pair)
+        })
+        .collect()
+}
+
 fn merge_dimensions(host: &mut Body, (source, target): (Tensor, Tensor)) -> (Tensor, Tensor) {
     let shape = source.view.shape.clone();
     if shape.len() <= MAX_RANK || source.view.elements() == 0 {

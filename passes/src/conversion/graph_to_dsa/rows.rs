@@ -20,7 +20,7 @@ fn too_long(scope: &Scope, layer: &Layer, row: usize) -> LoweringError {
     LoweringError::at(
         layer.index,
         format!(
-            "'{}' does not fit the local buffer of target '{}' ({} bytes): its rows of {} elements are not split",
+            "'{}' does not fit the local buffer of target '{}' ({} bytes): its rows of {} elements would have to be split, which is not supported",
             layer.node.name, scope.machine.name, scope.machine.lb_bytes, row
         ),
     )

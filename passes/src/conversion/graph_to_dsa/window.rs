@@ -3,7 +3,8 @@
 
 use turbine_dialects::attributes::dsa::PoolKind;
 use super::{
-    conv::{dispatch_classes, Rows, DMA_SETUP},
+    conv::DMA_SETUP,
+    row_classes::{dispatch_classes, Rows},
     layers::{Layer, Scope},
     kernel::{Epilogue, Kernel},
     emit::divisors_descending,
@@ -89,7 +90,7 @@ pub fn lower_pool(
         return Err(LoweringError::at(
             layer.index,
             format!(
-                "'{}' does not fit the local buffer of target '{}' ({} bytes): rows of {} elements are not split",
+                "'{}' does not fit the local buffer of target '{}' ({} bytes): rows of {} elements would have to be split, which is not supported",
                 node.name, scope.machine.name, scope.machine.lb_bytes, width
             ),
         ));

@@ -63,7 +63,7 @@ pub(super) struct Emission<'w, 'p> {
     pub(super) open: Option<(usize, Kernel)>,
     /// The open kernel's intermediates: a GB arena per cluster (what the GB has left beside the
     /// planned tensors live during the kernel) with its free space, and the DDR buffers of
-    /// intermediates that did not fit it.
+    /// intermediates that did not fit it or must start zeroed (a pad's result).
     pub(super) arena: Option<(Tensor, FirstFit)>,
     pub(super) spilled: Vec<Tensor>,
     /// Intermediates placed in the arena and not yet freed: value, offset, elements.
@@ -145,13 +145,31 @@ impl Emission<'_, '_> {
         }
     }
 
-    /// Copies each pair in the open kernel, as one layer.
-    pub(super) fn copy(&mut self, pairs: &[(Tensor, Tensor)]) {
+    /// Copies each pair in the open kernel, as one layer (views of rank above 4 merged where
+    /// they can be; an error when they cannot).
+    pub(super) fn copy(&mut self, host: &mut Body, pairs: &[(Tensor, Tensor)]) -> Result<(), String> {
+        let pairs = movement::merged_pairs(host, pairs)?;
         let machine = self.walk.machine;
         let (index, kernel) = self.open.take().expect("a kernel is open");
-        let mut kernel = movement::copy_pairs(machine, pairs, kernel);
+        let mut kernel = movement::copy_pairs(machine, &pairs, kernel);
         kernel.end_layer();
         self.open = Some((index, kernel));
+        Ok(())
+    }
+
+    /// Copies each pair as [`Emission::copy`] does, but on the first cluster only: the pairs'
+    /// targets are results no cluster has a share of, which every cluster would write alike.
+    pub(super) fn copy_once(&mut self, host: &mut Body, pairs: &[(Tensor, Tensor)]) -> Result<(), String> {
+        let pairs = movement::merged_pairs(host, pairs)?;
+        let machine = self.walk.machine;
+        let (index, mut kernel) = self.open.take().expect("a kernel is open");
+        let first = kernel.on_first_cluster();
+        kernel.body.open_if(first);
+        let mut kernel = movement::copy_pairs(machine, &pairs, kernel);
+        kernel.body.close();
+        kernel.end_layer();
+        self.open = Some((index, kernel));
+        Ok(())
     }
 
     /// A buffer of `shape` for intermediate `value` of the current instance: a window of the
@@ -183,11 +201,11 @@ impl Emission<'_, '_> {
         host: &mut Body,
         local: &BTreeMap<ValueId, Tensor>,
         weights: impl Iterator<Item = &'v ValueId>,
-    ) -> (BTreeMap<ValueId, Tensor>, Vec<(usize, usize)>) {
+    ) -> Result<(BTreeMap<ValueId, Tensor>, Vec<(usize, usize)>), String> {
         let mut tensors = local.clone();
         let mut pairs = Vec::new();
         let mut blocks = Vec::new();
-        let Some((arena, free)) = &mut self.arena else { return (tensors, blocks) };
+        let Some((arena, free)) = &mut self.arena else { return Ok((tensors, blocks)) };
         for &weight in weights {
             if pairs.iter().any(|(value, _, _)| *value == weight) {
                 continue;
@@ -204,9 +222,9 @@ impl Emission<'_, '_> {
         }
         if !pairs.is_empty() {
             let pairs: Vec<(Tensor, Tensor)> = pairs.into_iter().map(|(_, source, copy)| (source, copy)).collect();
-            self.copy(&pairs);
+            self.copy(host, &pairs)?;
         }
-        (tensors, blocks)
+        Ok((tensors, blocks))
     }
 
     /// Returns to the arena the intermediates no op after `done` reads (layers are separated by
@@ -242,7 +260,7 @@ impl Emission<'_, '_> {
                 // A slice across a buffer's rows or channels: the layer emitters read contiguous
                 // tensors, so the instance gets a contiguous copy (GB to GB).
                 let copy = self.intermediate(host, *argument, &tensor.view.shape);
-                self.copy(&[(tensor, copy.clone())]);
+                self.copy(host, &[(tensor, copy.clone())]).map_err(|message| ScheduleError::at(node.op, message))?;
                 copy
             };
             local.insert(*argument, tensor);
@@ -291,7 +309,8 @@ impl Emission<'_, '_> {
             });
             // Weights first: a layer's results spill to DDR more cheaply than its weights, which
             // every tile reads (ResNet-50 b8 at 4b40067: 12.5 M cycles this way, 12.9 M the other).
-            let (layer_tensors, promoted) = self.promote(host, &local, layer_weights.iter().filter(|_| promote));
+            let (layer_tensors, promoted) =
+                self.promote(host, &local, layer_weights.iter().filter(|_| promote)).map_err(|message| ScheduleError::at(op.op, message))?;
             if !layer_weights.is_empty() {
                 self.promotions[0] += usize::from(!promoted.is_empty());
                 self.promotions[1] += 1;
@@ -311,6 +330,14 @@ impl Emission<'_, '_> {
                     .filter(|&p| destinations[p].view.shape == *shape && destinations[p].view.is_contiguous());
                 results.push(match output {
                     Some(p) => destinations[p].clone(),
+                    // A pad writes only its input's window: the rest must be the zeros of a
+                    // fresh buffer, never an arena block another layer used. DDR, because the
+                    // arena takes what the planned tensors leave of the GB.
+                    None if op.name == "graph.pad" => {
+                        let tensor = allocate(host, &walk.replicas, shape, Space::Ddr, walk.count);
+                        self.spilled.push(tensor.clone());
+                        tensor
+                    }
                     None => self.intermediate(host, *value, shape),
                 });
             }
@@ -344,7 +371,7 @@ impl Emission<'_, '_> {
             }
         }
         if !pairs.is_empty() {
-            self.copy(&pairs);
+            self.copy(host, &pairs).map_err(|message| ScheduleError::at(node.op, message))?;
         }
         self.release(&body, &aliases, usize::MAX);
         for ((value, _), destination) in node.results.iter().zip(destinations) {

@@ -157,11 +157,15 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, built: &mut Vec<Op>
     // Outputs: the function's results, each cluster writing its share.
     let returned = outer.returned().to_vec();
     let mut outputs = Vec::new();
+    // Results the clusters do not split (a returned argument): with several clusters, written
+    // by the first only, as every cluster holds the same values.
+    let mut whole_outputs = Vec::new();
     for (position, value) in returned.iter().enumerate() {
         let view = View::contiguous(&buffer_shape(&outer.type_of(*value).shape), Space::Ddr);
         let location = outer.ops.last().map_or(function.location(), |node| node.op.location());
         let buffer = signature.parameter(&view, "dsa.output", ir::i64_attribute(context, position as i64), location);
         let dim = clusters.result_dims.get(position).copied().unwrap_or(-1);
+        whole_outputs.push(dim < 0 && clusters.count > 1);
         outputs.push(shares(&mut host, &replicas, &Tensor { host: buffer, view }, dim, clusters.count));
     }
     let terminator = outer.ops.last().expect("read_clusters found the return").op;
@@ -191,7 +195,7 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, built: &mut Vec<Op>
         }
     }
     let cluster_machine = Machine { clusters: 1, cores: machine.cores_per_cluster, ..machine.clone() };
-    let summary = walk::Walk::new(&program, &cluster_machine, machine.gb_bytes, clusters.count, spill, replicas)?.emit(
+    let summary = walk::Walk::new(&program, &cluster_machine, machine.gb_bytes, clusters.count, spill, replicas, whole_outputs)?.emit(
         &mut host,
         signature.op,
         &mut tensors,

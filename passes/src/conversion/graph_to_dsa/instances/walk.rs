@@ -57,6 +57,9 @@ pub(super) struct Walk<'p> {
     pub(super) lifetimes: BTreeMap<Root, plan::Tensor>,
     pub(super) in_ddr: BTreeMap<Root, bool>,
     pub(super) gb_bytes: usize,
+    /// Per output position, whether it is a result the clusters do not split (every cluster
+    /// holds all of it): never written in place, and copied by the first cluster only.
+    pub(super) whole_outputs: Vec<bool>,
 }
 
 pub(super) fn instance_attributes(node: &Node) -> (String, usize, usize, usize) {
@@ -71,7 +74,15 @@ fn bytes(shape: &[usize]) -> usize {
 impl<'p> Walk<'p> {
     /// Forms the kernels of `program` (one cluster's) and places its tensors in a GB of
     /// `gb_bytes`.
-    pub fn new(program: &'p FunctionView, machine: &'p Machine, gb_bytes: usize, count: usize, spill: Spill, replicas: Replicas) -> Result<Self, ScheduleError> {
+    pub fn new(
+        program: &'p FunctionView,
+        machine: &'p Machine,
+        gb_bytes: usize,
+        count: usize,
+        spill: Spill,
+        replicas: Replicas,
+        whole_outputs: Vec<bool>,
+    ) -> Result<Self, ScheduleError> {
         let mut walk = Walk {
             program,
             machine,
@@ -85,6 +96,7 @@ impl<'p> Walk<'p> {
             lifetimes: BTreeMap::new(),
             in_ddr: BTreeMap::new(),
             gb_bytes,
+            whole_outputs,
         };
         walk.form_kernels()?;
         walk.live_ranges();
@@ -141,7 +153,8 @@ impl<'p> Walk<'p> {
                     for (output, value) in node.operands.iter().enumerate() {
                         match self.roots.get(value) {
                             Some(Root::Group(group))
-                                if program.type_of(*value).shape == self.stitched[group].shape
+                                if !self.whole_outputs[output]
+                                    && program.type_of(*value).shape == self.stitched[group].shape
                                     && !self.outputs.contains_key(&Root::Group(group.clone())) =>
                             {
                                 self.outputs.insert(Root::Group(group.clone()), output);
@@ -325,22 +338,29 @@ impl<'p> Walk<'p> {
                             pairs.push((source, window(host, &target, axis, offset, size)));
                             offset += size;
                         }
-                        state.copy(&pairs);
+                        state.copy(host, &pairs).map_err(|message| ScheduleError::at(node.op, message))?;
                         tensors.insert(node.results[0].0, target);
                     }
                 },
                 "instance.yield" => {
-                    let mut pairs = Vec::new();
+                    // Shares are copied by every cluster, whole results by the first one only.
+                    let mut pairs = [Vec::new(), Vec::new()];
                     for (output, value) in node.operands.iter().enumerate() {
                         let in_place = self.roots.get(value).is_some_and(|root| self.outputs.get(root) == Some(&output));
                         if !in_place {
-                            pairs.push((tensors[value].clone(), outputs[output].clone()));
+                            pairs[usize::from(self.whole_outputs[output])].push((tensors[value].clone(), outputs[output].clone()));
                         }
                     }
-                    if !pairs.is_empty() {
+                    if pairs.iter().any(|pairs| !pairs.is_empty()) {
                         let kernel = self.kernel_of[&position];
                         state.enter(host, host_function, kernel, built);
-                        state.copy(&pairs);
+                        let at = |message| ScheduleError::at(node.op, message);
+                        if !pairs[0].is_empty() {
+                            state.copy(host, &pairs[0]).map_err(at)?;
+                        }
+                        if !pairs[1].is_empty() {
+                            state.copy_once(host, &pairs[1]).map_err(at)?;
+                        }
                     }
                 }
                 _ => unreachable!("form_kernels refused it"),

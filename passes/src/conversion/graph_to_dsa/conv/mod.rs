@@ -6,112 +6,20 @@
 //! fall into a few classes (first, middle, last) with static shapes, selected by `scf.if` on the
 //! tile's row index.
 
+mod pipeline;
+
 use crate::{graph_view::Node, ir::Val};
+use pipeline::Pipeline;
 use turbine_dialects::attributes::dsa::BinaryKind;
 use super::{
     emit::reshaped,
+    row_classes::{dispatch_classes, Rows},
     layers::{Layer, Scope},
     kernel::{guarded_load, Epilogue, Kernel},
     layers::{self, Elementwise, Operand, Step},
-    emit::{Compare, divisors_descending, Body},
+    emit::{divisors_descending, Body, Compare},
     LoweringError, Machine,
 };
-
-/// The window geometry of a conv or pooling along H.
-#[derive(Debug, Clone, Copy)]
-pub struct Rows {
-    /// Input height.
-    pub height: usize,
-    /// Output height.
-    pub output: usize,
-    /// Stride along H.
-    pub stride: usize,
-    /// Padding above.
-    pub top: usize,
-    /// Window extent along H with dilation: (KH - 1) * dilation + 1.
-    pub extent: usize,
-}
-
-/// A class of output-row tiles sharing one static shape: the input rows they load and the
-/// padding they give the instruction.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RowClass {
-    /// Rows clipped above the image (padding above).
-    pub pad_top: usize,
-    /// Rows clipped below the image (padding below).
-    pub pad_bottom: usize,
-    /// Tile row indices `[start, end)` of this class.
-    pub ranges: Vec<(usize, usize)>,
-}
-
-impl Rows {
-    /// Input rows one tile of `tile` output rows reads.
-    pub fn window(&self, tile: usize) -> usize {
-        (tile - 1) * self.stride + self.extent
-    }
-
-    /// The classes of the `output / tile` row tiles.
-    pub fn classes(&self, tile: usize) -> Vec<RowClass> {
-        let mut classes: Vec<RowClass> = Vec::new();
-        for r in 0..self.output / tile {
-            let start = (r * tile * self.stride) as i64 - self.top as i64;
-            let end = start + self.window(tile) as i64;
-            let pad_top = (-start).max(0) as usize;
-            let pad_bottom = (end - self.height as i64).max(0) as usize;
-            match classes
-                .iter_mut()
-                .find(|class| class.pad_top == pad_top && class.pad_bottom == pad_bottom)
-            {
-                Some(class) => match class.ranges.last_mut() {
-                    Some(range) if range.1 == r => range.1 = r + 1,
-                    _ => class.ranges.push((r, r + 1)),
-                },
-                None => classes.push(RowClass {
-                    pad_top,
-                    pad_bottom,
-                    ranges: vec![(r, r + 1)],
-                }),
-            }
-        }
-        classes
-    }
-}
-
-/// Emits `scf.if` dispatch on the row tile index `row` over `classes`, calling `emit` for the
-/// body of each class.
-pub fn dispatch_classes(
-    body: &mut Body,
-    row: Val,
-    classes: &[RowClass],
-    emit: &mut dyn FnMut(&mut Body, &RowClass),
-) {
-    let Some((last, rest)) = classes.split_last() else {
-        return;
-    };
-    let mut opened = 0;
-    for class in rest {
-        let mut condition: Option<Val> = None;
-        for &(start, end) in &class.ranges {
-            let low = body.index(start);
-            let high = body.index(end);
-            let above = body.compare(Compare::Uge, row, low);
-            let below = body.compare(Compare::Ult, row, high);
-            let inside = body.logic("andi", above, below);
-            condition = Some(match condition {
-                None => inside,
-                Some(previous) => body.logic("ori", previous, inside),
-            });
-        }
-        body.open_if(condition.expect("a class has a range"));
-        emit(body, class);
-        body.reopen();
-        opened += 1;
-    }
-    emit(body, last);
-    for _ in 0..opened {
-        body.close();
-    }
-}
 
 /// A conv's shape parameters.
 struct Geometry {
@@ -144,6 +52,11 @@ struct Tiling {
     /// input rows stay in LB over the output-channel blocks (and the filter is streamed), rather
     /// than output-channel-block-major with the filter staying (and the rows streamed).
     input_stationary: bool,
+    /// Software-pipelined (GraphTurbo §4.4, within a layer): the input of the next tile is
+    /// loaded into the other half of a double buffer while this tile computes and stores. Only
+    /// with the filter staying in LB over the tiles (one chunk, not input-stationary), and only
+    /// when the LB holds the second input buffer.
+    pipelined: bool,
 }
 
 impl Geometry {
@@ -192,7 +105,13 @@ impl Geometry {
         let input = tiling.images * self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
         let filter: usize = self.filter_tile(tiling).iter().product();
         let output = tiling.images * tiling.out_channels * tiling.out_rows * self.out_width;
-        input + filter + output + epilogue
+        // A pipeline doubles what it streams: the input (one chunk), or input and filter chunks.
+        let doubled = match (tiling.pipelined, self.chunks(tiling)) {
+            (false, _) => 0,
+            (true, 1) => input,
+            (true, _) => input + filter,
+        };
+        input + filter + output + epilogue + doubled
     }
 
     fn tiles(&self, tiling: &Tiling) -> usize {
@@ -211,6 +130,17 @@ impl Geometry {
             (1, false) => (1.0, 1.0 / row_tiles.min(per_core_tiles)),
             _ => (1.0, 1.0),
         }
+    }
+
+    /// Elements a layer moves with `tiling`: every tile's loads (with what the tile order keeps
+    /// in LB) and its store.
+    fn traffic(&self, tiling: &Tiling, machine: &Machine) -> f64 {
+        let input = tiling.images * self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
+        let filter: usize = self.filter_tile(tiling).iter().product();
+        let output = tiling.images * tiling.out_channels * tiling.out_rows * self.out_width;
+        let (input_loads, filter_loads) = self.loads(tiling, machine);
+        let per_tile = self.chunks(tiling) as f64 * (input_loads * input as f64 + filter_loads * filter as f64) + output as f64;
+        self.tiles(tiling) as f64 * per_tile
     }
 
     /// Estimated cycles: the busiest core's tiles times the cost of one tile (DMA setup and bytes
@@ -235,9 +165,26 @@ impl Geometry {
             + filter_loads * (filter * 4) as f64 / filter_bandwidth
             + COMPUTE_SETUP
             + (2 * macs) as f64 / MATRIX_FLOPS;
-        let per_tile = chunks as f64 * per_chunk
-            + (1 + epilogue_dmas) as f64 * DMA_SETUP
-            + ((output + epilogue_elements) * 4) as f64 / bandwidth;
+        let store = (1 + epilogue_dmas) as f64 * DMA_SETUP + ((output + epilogue_elements) * 4) as f64 / bandwidth;
+        let compute = COMPUTE_SETUP + (2 * macs) as f64 / MATRIX_FLOPS;
+        let input_load = (input * 4) as f64 / bandwidth;
+        let filter_load = (filter * 4) as f64 / filter_bandwidth;
+        let per_tile = match (tiling.pipelined, chunks) {
+            (false, _) => chunks as f64 * per_chunk + store,
+            // The next tile's input streams in while this tile's conv, epilogue and store run
+            // (the store sharing the port with the load); the first load is exposed, and a
+            // filter reload (when the channel block changes) is fenced.
+            (true, 1) => {
+                let load = DMA_SETUP + input_load;
+                let exposed = load / per_core_tiles + filter_loads * (DMA_SETUP + filter_load);
+                exposed + (load + (output * 4) as f64 / bandwidth).max(compute + store)
+            }
+            // Chunk c + 1 loads while chunk c computes; the first chunk's load is exposed.
+            (true, _) => {
+                let load = DMA_SETUP + input_load + filter_load;
+                load + (chunks - 1) as f64 * load.max(compute) + compute + store
+            }
+        };
         per_core_tiles * per_tile
     }
 }
@@ -315,7 +262,11 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
         ));
     }
     let budget = scope.machine.lb_elements();
-    let mut best: Option<(f64, Tiling)> = None;
+    // The best tiling run serially, and the best pipelined one: kept apart so that a pipeline is
+    // chosen only when it moves no more data than the serial choice (a pipeline's smaller tiles
+    // re-read more, and the estimate prices a shared port per core: measured on ResNet-50 b8,
+    // letting the estimates alone choose made the layer-wise schedule 6 % slower).
+    let mut best: [Option<(f64, Tiling)>; 2] = [None, None];
     for (images, out_channels) in divisors_descending(batch)
         .into_iter()
         .flat_map(|images| divisors_descending(geometry.out_channels).into_iter().map(move |o| (images, o)))
@@ -339,12 +290,17 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
             } else {
                 divisors_descending(in_per_group)
             };
-            for (channel_chunk, input_stationary) in chunks.into_iter().flat_map(|chunk| [(chunk, false), (chunk, true)]) {
+            let variants = chunks.into_iter().flat_map(|chunk| [(chunk, false, false), (chunk, false, true), (chunk, true, false)]);
+            for (channel_chunk, input_stationary, pipelined) in variants {
                 // Grouped convolutions read other input channels for each output-channel block.
                 if input_stationary && (groups > 1 || channel_chunk != channels) {
                     continue;
                 }
-                let tiling = Tiling { images, out_channels, out_rows, channel_chunk, input_stationary };
+                let tiling = Tiling { images, out_channels, out_rows, channel_chunk, input_stationary, pipelined };
+                // An input-stationary tiling keeps its input, not a stream to overlap.
+                if pipelined && (input_stationary || !scope.machine.pipeline) {
+                    continue;
+                }
                 let tile = [images, out_channels, out_rows, geometry.out_width];
                 let epilogue = Epilogue::lb_elements(&steps, &shapes, &tile);
                 if geometry.lb_elements(&tiling, epilogue) > budget {
@@ -352,20 +308,39 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
                 }
                 let externals = shapes.len();
                 let cost = geometry.cost(&tiling, scope.machine, externals, epilogue);
-                if best.is_none_or(|(best_cost, _)| cost < best_cost) {
-                    best = Some((cost, tiling));
+                let slot = &mut best[usize::from(pipelined)];
+                if slot.is_none_or(|(best_cost, _)| cost < best_cost) {
+                    *slot = Some((cost, tiling));
                 }
             }
         }
     }
+    let best = match best {
+        [Some(serial), Some(pipelined)] => {
+            let moves_less = geometry.traffic(&pipelined.1, scope.machine) <= geometry.traffic(&serial.1, scope.machine);
+            Some(if moves_less && pipelined.0 < serial.0 { pipelined } else { serial })
+        }
+        [serial, pipelined] => serial.or(pipelined),
+    };
     match best {
         Some((cost, tiling)) => Ok(Plan { geometry, steps, tiling, cost }),
+        None if (1..=geometry.rows.output).all(|out_rows| {
+            let rows = geometry.rows;
+            !geometry.rows.output.is_multiple_of(out_rows)
+                || rows.classes(out_rows).iter().any(|class| class.pad_top + class.pad_bottom >= rows.window(out_rows))
+        }) =>
+        {
+            Err(LoweringError::at(
+                index,
+                "a 'graph.conv2d' whose output rows cannot be tiled without a tile reading only padding (its value would be the bias alone) is not supported",
+            ))
+        }
         None => {
-            let smallest = Tiling { images: 1, out_channels: 1, out_rows: 1, channel_chunk: 1, input_stationary: false };
+            let smallest = Tiling { images: 1, out_channels: 1, out_rows: 1, channel_chunk: 1, input_stationary: false, pipelined: false };
             Err(LoweringError::at(
                 index,
                 format!(
-                    "'graph.conv2d' does not fit the local buffer of target '{}' ({} bytes): even a tile of one output row needs {} bytes (rows of {} elements are not split)",
+                    "'graph.conv2d' does not fit the local buffer of target '{}' ({} bytes): even a tile of one output row needs {} bytes (rows of {} elements would have to be split, which is not supported)",
                     scope.machine.name,
                     scope.machine.lb_bytes,
                     geometry.lb_elements(&smallest, 0) * 4,
@@ -414,6 +389,24 @@ pub fn lower(
     let filter_shape = geometry.filter_tile(&tiling);
     let (filter_lb, _) = kernel.alloc_lb(&filter_shape);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&tile);
+    let chunks = geometry.chunks(&tiling);
+    if tiling.pipelined && chunks == 1 {
+        let second_input = kernel.alloc_lb(&[tiling.images, in_channels, window, width]).0;
+        let pipeline = Pipeline {
+            geometry: &geometry,
+            tiling: &tiling,
+            input: (input_arg, &input.view),
+            buffers: [input_lb, second_input],
+            buffer_view: &input_lb_view,
+            filter: (filter_arg, &filter.view, filter_lb),
+            accumulator: (accumulator, &accumulator_view),
+            output: (output_arg, &layer.output.view),
+            epilogue: &epilogue,
+        };
+        pipeline.emit(&mut kernel, scope.machine);
+        return Ok(kernel);
+    }
+    let second_buffers = tiling.pipelined.then(|| (kernel.alloc_lb(&[tiling.images, in_channels, window, width]).0, kernel.alloc_lb(&filter_shape).0));
 
     let (channel_blocks, row_blocks) = (geometry.out_channels / tiling.out_channels, geometry.rows.output / tiling.out_rows);
     let image_blocks = batch / tiling.images;
@@ -430,7 +423,6 @@ pub fn lower(
     let out_row = body.scaled(row, tiling.out_rows);
     let zero = body.index(0);
     let classes = geometry.rows.classes(tiling.out_rows);
-    let chunks = geometry.chunks(&tiling);
     // The first input channel of the tile's group (grouped convs).
     let group_in_channel = if groups > 1 {
         let group = body.index(geometry.out_per_group());
@@ -455,67 +447,80 @@ pub fn lower(
         // First input row: r * OHt * stride - top + pad_top (never negative in this class).
         let scaled = body.scaled(row, tiling.out_rows * geometry.strides[0]);
         let first_row = body.shifted(scaled, class.pad_top as i64 - geometry.pads[0] as i64);
-        let (input_tile, _) = body.subview(
-            input_lb,
-            &input_lb_view,
-            &[zero, zero, zero, zero],
-            &[tiling.images, in_channels, rows, width],
-            None,
-        );
-        let emit_chunk = |body: &mut Body, chunk: Val, accumulate: bool| {
+        let tile_shape = [tiling.images, in_channels, rows, width];
+        let input_tile = |body: &mut Body, buffer: Val| body.subview(buffer, &input_lb_view, &[zero; 4], &tile_shape, None).0;
+        // Loads chunk `chunk`'s input rows and filter slice into `buffers`; returns the tokens a
+        // conv waits on (none for a load that is fenced, or a filter that stays in LB).
+        let load_chunk = |body: &mut Body, chunk: Val, (input_buffer, filter_buffer): (Val, Val)| -> Vec<Val> {
             // The chunk's first channel within the group (or the input), and in the input.
             let filter_channel = body.scaled(chunk, tiling.channel_chunk);
             let in_channel = match &group_in_channel {
                 Some(base) => body.arith("addi", base, filter_channel),
                 None => filter_channel,
             };
-            let (source, _) = body.subview(
-                input_arg,
-                &input.view,
-                &[
-                    n,
-                    in_channel,
-                    first_row,
-                    zero,
-                ],
-                &[tiling.images, in_channels, rows, width],
-                None,
-            );
+            let (source, _) = body.subview(input_arg, &input.view, &[n, in_channel, first_row, zero], &tile_shape, None);
+            let target = input_tile(body, input_buffer);
             let mut waits = Vec::new();
             match &input_changed {
-                Some(condition) => guarded_load(body, *condition, &mut |body| {
-                    body.dma(source, input_tile, &[])
-                }),
-                None => waits.push(body.dma(source, input_tile, &[])),
+                Some(condition) => guarded_load(body, *condition, &mut |body| body.dma(source, target, &[])),
+                None => waits.push(body.dma(source, target, &[])),
             }
             if !resident {
                 // The filter slice of this chunk (of this output-channel block when the input
                 // rows are the ones staying in LB).
-                let (weights, _) = body.subview(
-                    filter_arg,
-                    &filter.view,
-                    &[out_channel, filter_channel, zero, zero],
-                    &filter_shape,
-                    None,
-                );
-                waits.push(body.dma(weights, filter_lb, &[]));
+                let (weights, _) =
+                    body.subview(filter_arg, &filter.view, &[out_channel, filter_channel, zero, zero], &filter_shape, None);
+                waits.push(body.dma(weights, filter_buffer, &[]));
             }
-            let tile_groups = geometry.tile_groups(&tiling);
-            let pads = [class.pad_top, geometry.pads[1], class.pad_bottom, geometry.pads[3]];
-            let token = body.conv2d(
-                input_tile,
-                filter_lb,
-                accumulator,
-                [geometry.strides[0], geometry.strides[1]],
-                pads,
-                [geometry.dilations[0], geometry.dilations[1]],
-                tile_groups,
-                accumulate,
-                &waits,
-            );
-            body.wait(&[token]);
+            waits
         };
-        body.chunks(chunks, &mut |body, chunk, accumulate| emit_chunk(body, chunk, accumulate));
+        let pads = [class.pad_top, geometry.pads[1], class.pad_bottom, geometry.pads[3]];
+        let conv = |body: &mut Body, (input_buffer, filter_buffer): (Val, Val), accumulate: bool, waits: &[Val]| {
+            let input = input_tile(body, input_buffer);
+            let (strides, dilations, groups) = (geometry.strides, geometry.dilations, geometry.tile_groups(&tiling));
+            body.conv2d(input, filter_buffer, accumulator, strides, pads, dilations, groups, accumulate, waits)
+        };
+        match second_buffers {
+            None => body.chunks(chunks, &mut |body, chunk, accumulate| {
+                let waits = load_chunk(body, chunk, (input_lb, filter_lb));
+                let token = conv(body, (input_lb, filter_lb), accumulate, &waits);
+                body.wait(&[token]);
+            }),
+            Some((second_input, second_filter)) => {
+                // GraphTurbo §4.4 within a layer: chunk c + 1 loads into one half of the double
+                // buffers while chunk c's conv reads the other. Each conv is emitted before the
+                // next chunk's loads, which then start at once (nothing orders them after it),
+                // and the wait closing a chunk covers both, so chunk c + 2's loads come after
+                // chunk c's conv. Chunk 0 overwrites the accumulator; the loop accumulates.
+                let halves = [(input_lb, filter_lb), (second_input, second_filter)];
+                let first = body.index(0);
+                let waits = load_chunk(body, first, halves[0]);
+                let token = conv(body, halves[0], false, &waits);
+                let second = body.index(1);
+                let mut loaded = load_chunk(body, second, halves[1]);
+                loaded.push(token);
+                body.wait(&loaded);
+                let (low, high, one) = (body.index(1), body.index(chunks), body.index(1));
+                let chunk = body.open_for(low, high, one);
+                let two = body.index(2);
+                let parity = body.arith("remui", chunk, two);
+                let even = body.compare(Compare::Eq, parity, first);
+                let pick = |body: &mut Body, even: Val, a: (Val, Val), b: (Val, Val)| (body.select(even, a.0, b.0), body.select(even, a.1, b.1));
+                let current = pick(body, even, halves[0], halves[1]);
+                let next = pick(body, even, halves[1], halves[0]);
+                let token = conv(body, current, true, &[]);
+                let following = body.arith("addi", chunk, one);
+                let more = body.compare(Compare::Ult, following, high);
+                body.open_if(more);
+                let mut loaded = load_chunk(body, following, next);
+                loaded.push(token);
+                body.wait(&loaded);
+                body.reopen();
+                body.wait(&[token]);
+                body.close();
+                body.close();
+            }
+        }
     });
     let offsets = [n, out_channel, out_row, zero];
     kernel.store_tile(
