@@ -1,7 +1,7 @@
-// Software pipelining of the conv lowering (GraphTurbo §4.4 within a layer), on stcp920: a tile
-// loop that keeps its filter in LB loads the next tile's input while the current tile computes,
-// and a tile whose input channels come in chunks loads the next chunk while the current one
-// computes; `pipeline=false` (the ablation) gives the serial loops.
+// Software pipelining of the conv and matmul lowerings (GraphTurbo §4.4 within a layer), on
+// stcp920: a conv tile loop that keeps its filter in LB loads the next tile's input while the
+// current tile computes, and a tile whose input channels (or K) come in chunks loads the next
+// chunk while the current one computes; `pipeline=false` (the ablation) gives the serial loops.
 // RUN: turbine-opt %s --split-input-file --dsa-set-target=target=stcp920 --convert-graph-to-dsa | FileCheck %s
 // RUN: turbine-opt %s --split-input-file --dsa-set-target=target=stcp920 --convert-graph-to-dsa=pipeline=false | FileCheck %s --check-prefix=SERIAL
 
@@ -88,4 +88,38 @@ func.func @chunk_pipeline(%x: tensor<8x64x56x56xf32>) -> tensor<8x64x56x56xf32> 
   %c = graph.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<8x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<8x64x56x56xf32>
   %r = graph.relu %c : tensor<8x64x56x56xf32>
   return %r : tensor<8x64x56x56xf32>
+}
+
+// -----
+
+// Tests the chunk pipeline of a matrix product whose K of 4096 comes in chunks of 256: the two
+// halves of the lhs and rhs buffers alternate, the first chunk overwrites the accumulator and the
+// others accumulate while the next chunk loads.
+// CHECK-LABEL: dsa.kernel @matmul_pipeline_0_matmul
+// CHECK:         %[[LHS0:.*]] = dsa.alloc : memref<16x256xf32, #dsa.memory_space<lb>>
+// CHECK-NEXT:    %[[RHS0:.*]] = dsa.alloc : memref<256x8xf32, #dsa.memory_space<lb>>
+// CHECK-NEXT:    %[[ACC:.*]] = dsa.alloc : memref<16x8xf32, #dsa.memory_space<lb>>
+// CHECK-NEXT:    %[[LHS1:.*]] = dsa.alloc : memref<16x256xf32, #dsa.memory_space<lb>>
+// CHECK-NEXT:    %[[RHS1:.*]] = dsa.alloc : memref<256x8xf32, #dsa.memory_space<lb>>
+// CHECK:         %[[FIRST:.*]] = dsa.matmul %[[LHS0]], %[[RHS0]] into %[[ACC]] after
+// CHECK:         dsa.dma %{{.*}} to %[[LHS1]]
+// CHECK:         dsa.dma %{{.*}} to %[[RHS1]]
+// CHECK-NEXT:    dsa.wait %{{.*}}, %{{.*}}, %[[FIRST]]
+// CHECK:         scf.for
+// CHECK:           %[[LHS:.*]] = arith.select %{{.*}}, %[[LHS0]], %[[LHS1]]
+// CHECK-NEXT:      %[[RHS:.*]] = arith.select %{{.*}}, %[[RHS0]], %[[RHS1]]
+// CHECK-NEXT:      %[[LHS_NEXT:.*]] = arith.select %{{.*}}, %[[LHS1]], %[[LHS0]]
+// CHECK-NEXT:      %[[RHS_NEXT:.*]] = arith.select %{{.*}}, %[[RHS1]], %[[RHS0]]
+// CHECK-NEXT:      %[[PRODUCT:.*]] = dsa.matmul %[[LHS]], %[[RHS]] into %[[ACC]] accumulate :
+// CHECK:           scf.if
+// CHECK:             dsa.dma %{{.*}} to %[[LHS_NEXT]]
+// CHECK:             dsa.dma %{{.*}} to %[[RHS_NEXT]]
+// CHECK-NEXT:        dsa.wait %{{.*}}, %{{.*}}, %[[PRODUCT]]
+// CHECK-LABEL: func.func @matmul_pipeline
+// SERIAL-LABEL: dsa.kernel @matmul_pipeline_0_matmul
+// SERIAL-NOT:    arith.select
+// SERIAL-LABEL: func.func @matmul_pipeline
+func.func @matmul_pipeline(%a: tensor<64x4096xf32>, %b: tensor<4096x64xf32>) -> tensor<64x64xf32> {
+  %c = graph.matmul %a, %b : tensor<64x4096xf32>, tensor<4096x64xf32> -> tensor<64x64xf32>
+  return %c : tensor<64x64xf32>
 }

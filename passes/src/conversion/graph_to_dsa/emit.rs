@@ -445,6 +445,48 @@ impl Body {
         }
     }
 
+    /// Emits `count` (at least 2) accumulation chunks as a software pipeline over two halves of
+    /// double buffers (GraphTurbo §4.4 within a layer): `load` fills a half with a chunk's
+    /// operands and returns their tokens; `compute` reads a half (overwriting the accumulator for
+    /// chunk 0, accumulating after) and returns its token. Each compute is emitted before the next
+    /// chunk's loads, which then start at once, and the wait ending a chunk covers both: chunk
+    /// c + 2's loads, into the half chunk c read, come after it.
+    pub fn pipelined_chunks(
+        &mut self,
+        count: usize,
+        halves: [[Val; 2]; 2],
+        load: &mut dyn FnMut(&mut Body, Val, [Val; 2]) -> Vec<Val>,
+        compute: &mut dyn FnMut(&mut Body, [Val; 2], bool, &[Val]) -> Val,
+    ) {
+        debug_assert!(count >= 2, "a pipeline of one chunk has nothing to overlap");
+        let zero = self.index(0);
+        let loaded = load(self, zero, halves[0]);
+        let first = compute(self, halves[0], false, &loaded);
+        let one = self.index(1);
+        let mut fence = load(self, one, halves[1]);
+        fence.push(first);
+        self.wait(&fence);
+        let end = self.index(count);
+        let chunk = self.open_for(one, end, one);
+        let two = self.index(2);
+        let parity = self.arith("remui", chunk, two);
+        let even = self.compare(Compare::Eq, parity, zero);
+        let pick = |body: &mut Body, a: [Val; 2], b: [Val; 2]| [body.select(even, a[0], b[0]), body.select(even, a[1], b[1])];
+        let current = pick(self, halves[0], halves[1]);
+        let next = pick(self, halves[1], halves[0]);
+        let token = compute(self, current, true, &[]);
+        let following = self.arith("addi", chunk, one);
+        let more = self.compare(Compare::Ult, following, end);
+        self.open_if(more);
+        let mut fence = load(self, following, next);
+        fence.push(token);
+        self.wait(&fence);
+        self.reopen();
+        self.wait(&[token]);
+        self.close();
+        self.close();
+    }
+
     /// An asynchronous instruction `name` returning its token; `after` lists the tokens it waits
     /// on (the instruction's last, variadic operands).
     pub fn instruction(&mut self, name: &str, buffers: &[Val], after: &[Val], attributes: &[ir::NamedAttribute]) -> Val {

@@ -19,6 +19,8 @@ use super::{
 struct Plan {
     steps: Vec<Step>,
     tile: [usize; 3],
+    /// Whether the K chunks run as a software pipeline through double buffers.
+    pipelined: bool,
     /// The product's `[M, N, K]`.
     dims: [usize; 3],
     /// The tile's estimated cycles.
@@ -95,15 +97,23 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
     // Bytes per cycle a core loads each operand at; the output's total is the same for every
     // tile, so it is estimated at the lhs's.
     let [bandwidth, rhs_bandwidth] = [0, 1].map(|p| scope.tensor(node.operands[p]).view.space.core_bandwidth(scope.machine));
-    let mut best: Option<(f64, [usize; 3])> = None;
+    // The best serial tile and the best pipelined one; a pipeline is chosen only when it moves
+    // no more data (as for convolutions, conv/mod.rs).
+    let mut best: [Option<(f64, [usize; 3], f64)>; 2] = [None, None];
     for mt in divisors_descending(m) {
         for nt in divisors_descending(n) {
             let mut tile = vec![1; rank];
             tile[rank - 2] = mt;
             tile[rank - 1] = nt;
             let epilogue = Epilogue::lb_elements(&steps, &shapes, &tile);
-            for kt in divisors_descending(k) {
-                if mt * kt + kt * nt + mt * nt + epilogue > budget {
+            for (kt, pipelined) in divisors_descending(k).into_iter().flat_map(|kt| [(kt, false), (kt, true)]) {
+                let chunks = k / kt;
+                let pipelined = pipelined && chunks > 1;
+                if pipelined && !scope.machine.pipeline {
+                    continue;
+                }
+                let streamed = (mt * kt + kt * nt) * (1 + usize::from(pipelined));
+                if streamed + mt * nt + epilogue > budget {
                     continue;
                 }
                 let tiles = batch_count * (m / mt) * (n / nt);
@@ -116,18 +126,31 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
                     + rhs_loads * (kt * nt) as f64 * 4.0 / rhs_bandwidth
                     + COMPUTE_SETUP
                     + (2 * mt * nt * kt) as f64 / MATRIX_FLOPS;
-                let per_tile = (k / kt) as f64 * per_chunk
-                    + (1 + shapes.len()) as f64 * DMA_SETUP
-                    + ((mt * nt + epilogue) * 4) as f64 / bandwidth;
+                let store = (1 + shapes.len()) as f64 * DMA_SETUP + ((mt * nt + epilogue) * 4) as f64 / bandwidth;
+                let per_tile = if pipelined {
+                    // Chunk c + 1 loads while chunk c multiplies; the first load is exposed.
+                    let load = 2.0 * DMA_SETUP + (mt * kt) as f64 * 4.0 / bandwidth + (kt * nt) as f64 * 4.0 / rhs_bandwidth;
+                    let compute = COMPUTE_SETUP + (2 * mt * nt * kt) as f64 / MATRIX_FLOPS;
+                    load + (chunks - 1) as f64 * load.max(compute) + compute + store
+                } else {
+                    chunks as f64 * per_chunk + store
+                };
                 let cost = per_core_tiles * per_tile;
-                if best.is_none_or(|(best_cost, _)| cost < best_cost) {
-                    best = Some((cost, [mt, nt, kt]));
+                let traffic = tiles as f64 * (chunks as f64 * ((mt * kt) as f64 + rhs_loads * (kt * nt) as f64) + (mt * nt) as f64);
+                let slot = &mut best[usize::from(pipelined)];
+                if slot.is_none_or(|(best_cost, _, _)| cost < best_cost) {
+                    *slot = Some((cost, [mt, nt, kt], traffic));
                 }
             }
         }
     }
-    match best {
-        Some((cost, tile)) => Ok(Plan { steps, tile, dims: [m, n, k], cost }),
+    let chosen = match best {
+        [Some(serial), Some(pipelined)] => Some(if pipelined.2 <= serial.2 && pipelined.0 < serial.0 { (pipelined, true) } else { (serial, false) }),
+        [Some(serial), None] => Some((serial, false)),
+        [None, pipelined] => pipelined.map(|pipelined| (pipelined, true)),
+    };
+    match chosen {
+        Some(((cost, tile, _), pipelined)) => Ok(Plan { steps, tile, pipelined, dims: [m, n, k], cost }),
         None => Err(LoweringError::at(
             index,
             format!(
@@ -154,7 +177,7 @@ pub fn lower(
 ) -> Result<Kernel, LoweringError> {
     let node = layer.node;
     let out = layer.output.view.shape.clone();
-    let Plan { steps, tile: [mt, nt, kt], dims: [m, n, k], .. } = plan(scope, node, &layer.steps, &out, layer.index)?;
+    let Plan { steps, tile: [mt, nt, kt], dims: [m, n, k], pipelined, .. } = plan(scope, node, &layer.steps, &out, layer.index)?;
     let is_gemm = node.name == "graph.gemm";
     let mut lhs = scope.tensor(node.operands[0]).clone();
     let mut rhs = scope.tensor(node.operands[1]).clone();
@@ -178,6 +201,7 @@ pub fn lower(
     let (lhs_lb, _) = kernel.alloc_lb(&[mt, kt]);
     let (rhs_lb, _) = kernel.alloc_lb(&[kt, nt]);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&[mt, nt]);
+    let second_halves = pipelined.then(|| [kernel.alloc_lb(&[mt, kt]).0, kernel.alloc_lb(&[kt, nt]).0]);
 
     // Tiles are numbered batch, then column block, then row block: consecutive tiles of a core
     // share the rhs (weight) tile.
@@ -234,17 +258,30 @@ pub fn lower(
         });
     }
     let body = &mut kernel.body;
-    let emit_chunk = |body: &mut Body, chunk: Val, accumulate: bool| {
+    let load_chunk = |body: &mut Body, chunk: Val, [lhs_buffer, rhs_buffer]: [Val; 2]| {
         let depth = body.scaled(chunk, kt);
-        let loaded_lhs = load(body, &lhs, lhs_arg, &lhs_batch, [row, depth], [mt, kt], lhs_lb);
-        let mut waits = vec![loaded_lhs];
+        let mut waits = vec![load(body, &lhs, lhs_arg, &lhs_batch, [row, depth], [mt, kt], lhs_buffer)];
         if !resident {
-            waits.push(load(body, &rhs, rhs_arg, &rhs_batch, [depth, column], [kt, nt], rhs_lb));
+            waits.push(load(body, &rhs, rhs_arg, &rhs_batch, [depth, column], [kt, nt], rhs_buffer));
         }
-        let token = body.matmul(lhs_lb, rhs_lb, accumulator, accumulate, &waits);
-        body.wait(&[token]);
+        waits
     };
-    body.chunks(k / kt, &mut |body, chunk, accumulate| emit_chunk(body, chunk, accumulate));
+    let multiply = |body: &mut Body, [lhs_buffer, rhs_buffer]: [Val; 2], accumulate: bool, waits: &[Val]| {
+        body.matmul(lhs_buffer, rhs_buffer, accumulator, accumulate, waits)
+    };
+    match second_halves {
+        None => body.chunks(k / kt, &mut |body, chunk, accumulate| {
+            let waits = load_chunk(body, chunk, [lhs_lb, rhs_lb]);
+            let token = multiply(body, [lhs_lb, rhs_lb], accumulate, &waits);
+            body.wait(&[token]);
+        }),
+        Some(second) => body.pipelined_chunks(
+            k / kt,
+            [[lhs_lb, rhs_lb], second],
+            &mut |body, chunk, half| load_chunk(body, chunk, half),
+            &mut |body, half, accumulate, waits| multiply(body, half, accumulate, waits),
+        ),
+    }
     let mut offsets: Vec<Val> = coordinates[..rank - 2].to_vec();
     offsets.push(row);
     offsets.push(column);

@@ -17,7 +17,7 @@ use super::{
     layers::{Layer, Scope},
     kernel::{guarded_load, Epilogue, Kernel},
     layers::{self, Elementwise, Operand, Step},
-    emit::{divisors_descending, Body, Compare},
+    emit::{divisors_descending, Body},
     LoweringError, Machine,
 };
 
@@ -451,7 +451,7 @@ pub fn lower(
         let input_tile = |body: &mut Body, buffer: Val| body.subview(buffer, &input_lb_view, &[zero; 4], &tile_shape, None).0;
         // Loads chunk `chunk`'s input rows and filter slice into `buffers`; returns the tokens a
         // conv waits on (none for a load that is fenced, or a filter that stays in LB).
-        let load_chunk = |body: &mut Body, chunk: Val, (input_buffer, filter_buffer): (Val, Val)| -> Vec<Val> {
+        let load_chunk = |body: &mut Body, chunk: Val, [input_buffer, filter_buffer]: [Val; 2]| -> Vec<Val> {
             // The chunk's first channel within the group (or the input), and in the input.
             let filter_channel = body.scaled(chunk, tiling.channel_chunk);
             let in_channel = match &group_in_channel {
@@ -475,51 +475,23 @@ pub fn lower(
             waits
         };
         let pads = [class.pad_top, geometry.pads[1], class.pad_bottom, geometry.pads[3]];
-        let conv = |body: &mut Body, (input_buffer, filter_buffer): (Val, Val), accumulate: bool, waits: &[Val]| {
+        let conv = |body: &mut Body, [input_buffer, filter_buffer]: [Val; 2], accumulate: bool, waits: &[Val]| {
             let input = input_tile(body, input_buffer);
             let (strides, dilations, groups) = (geometry.strides, geometry.dilations, geometry.tile_groups(&tiling));
             body.conv2d(input, filter_buffer, accumulator, strides, pads, dilations, groups, accumulate, waits)
         };
         match second_buffers {
             None => body.chunks(chunks, &mut |body, chunk, accumulate| {
-                let waits = load_chunk(body, chunk, (input_lb, filter_lb));
-                let token = conv(body, (input_lb, filter_lb), accumulate, &waits);
+                let waits = load_chunk(body, chunk, [input_lb, filter_lb]);
+                let token = conv(body, [input_lb, filter_lb], accumulate, &waits);
                 body.wait(&[token]);
             }),
-            Some((second_input, second_filter)) => {
-                // GraphTurbo §4.4 within a layer: chunk c + 1 loads into one half of the double
-                // buffers while chunk c's conv reads the other. Each conv is emitted before the
-                // next chunk's loads, which then start at once (nothing orders them after it),
-                // and the wait closing a chunk covers both, so chunk c + 2's loads come after
-                // chunk c's conv. Chunk 0 overwrites the accumulator; the loop accumulates.
-                let halves = [(input_lb, filter_lb), (second_input, second_filter)];
-                let first = body.index(0);
-                let waits = load_chunk(body, first, halves[0]);
-                let token = conv(body, halves[0], false, &waits);
-                let second = body.index(1);
-                let mut loaded = load_chunk(body, second, halves[1]);
-                loaded.push(token);
-                body.wait(&loaded);
-                let (low, high, one) = (body.index(1), body.index(chunks), body.index(1));
-                let chunk = body.open_for(low, high, one);
-                let two = body.index(2);
-                let parity = body.arith("remui", chunk, two);
-                let even = body.compare(Compare::Eq, parity, first);
-                let pick = |body: &mut Body, even: Val, a: (Val, Val), b: (Val, Val)| (body.select(even, a.0, b.0), body.select(even, a.1, b.1));
-                let current = pick(body, even, halves[0], halves[1]);
-                let next = pick(body, even, halves[1], halves[0]);
-                let token = conv(body, current, true, &[]);
-                let following = body.arith("addi", chunk, one);
-                let more = body.compare(Compare::Ult, following, high);
-                body.open_if(more);
-                let mut loaded = load_chunk(body, following, next);
-                loaded.push(token);
-                body.wait(&loaded);
-                body.reopen();
-                body.wait(&[token]);
-                body.close();
-                body.close();
-            }
+            Some((second_input, second_filter)) => body.pipelined_chunks(
+                chunks,
+                [[input_lb, filter_lb], [second_input, second_filter]],
+                &mut |body, chunk, half| load_chunk(body, chunk, half),
+                &mut |body, half, accumulate, waits| conv(body, half, accumulate, waits),
+            ),
         }
     });
     let offsets = [n, out_channel, out_row, zero];
