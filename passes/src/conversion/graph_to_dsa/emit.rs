@@ -58,6 +58,11 @@ pub enum Compare {
     Uge = 9,
 }
 
+/// Loads a chunk (its index) into a half of a pipeline's double buffers; returns the tokens.
+pub type LoadChunk<'a> = dyn FnMut(&mut Body, Val, [Val; 2]) -> Vec<Val> + 'a;
+/// Computes from a half of a pipeline's double buffers (accumulating or not, after the tokens).
+pub type ComputeChunk<'a> = dyn FnMut(&mut Body, [Val; 2], bool, &[Val]) -> Val + 'a;
+
 /// An insertion frame: the block ops go to, and the `scf.if` whose else region
 /// [`Body::reopen`] moves to.
 #[derive(Debug, Clone, Copy)]
@@ -455,8 +460,8 @@ impl Body {
         &mut self,
         count: usize,
         halves: [[Val; 2]; 2],
-        load: &mut dyn FnMut(&mut Body, Val, [Val; 2]) -> Vec<Val>,
-        compute: &mut dyn FnMut(&mut Body, [Val; 2], bool, &[Val]) -> Val,
+        load: &mut LoadChunk<'_>,
+        compute: &mut ComputeChunk<'_>,
     ) {
         debug_assert!(count >= 2, "a pipeline of one chunk has nothing to overlap");
         let zero = self.index(0);

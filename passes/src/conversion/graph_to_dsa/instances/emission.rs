@@ -56,6 +56,9 @@ pub(super) fn window(host: &mut Body, tensor: &Tensor, dim: usize, offset: usize
     Tensor { host: value, view }
 }
 
+/// A layer's tensors with its promoted weights' GB copies, and the arena blocks they took.
+type Promoted = (BTreeMap<ValueId, Tensor>, Vec<(usize, usize)>);
+
 /// The emission's state: the buffers allocated, the kernel being written.
 pub(super) struct Emission<'w, 'p> {
     pub(super) walk: &'w Walk<'p>,
@@ -201,7 +204,7 @@ impl Emission<'_, '_> {
         host: &mut Body,
         local: &BTreeMap<ValueId, Tensor>,
         weights: impl Iterator<Item = &'v ValueId>,
-    ) -> Result<(BTreeMap<ValueId, Tensor>, Vec<(usize, usize)>), String> {
+    ) -> Result<Promoted, String> {
         let mut tensors = local.clone();
         let mut pairs = Vec::new();
         let mut blocks = Vec::new();
