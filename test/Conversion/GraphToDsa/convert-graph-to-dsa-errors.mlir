@@ -77,13 +77,14 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 
 // -----
 
-// Tests that a rank-5 copy whose views share no run of dimensions (a slice
-// taking every other element of each) is refused naming the op.
+// Tests that a rank-6 copy whose views share no run of dimensions (a slice taking
+// every other element of each) is refused naming the op when cutting it into rank-4
+// copies would take more than 64 of them (10 x 10 here).
 module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
-  func.func @f(%x: tensor<4x4x4x4x4xf32>) -> tensor<2x2x2x2x2xf32> {
-    // expected-error@+1 {{'graph.slice' on a rank-5 tensor (after merging dimensions) is not supported (DMA views have at most 4 dimensions)}}
-    %y = graph.slice %x {starts = array<i64: 0, 0, 0, 0, 0>, steps = array<i64: 2, 2, 2, 2, 2>} : tensor<4x4x4x4x4xf32> -> tensor<2x2x2x2x2xf32>
-    return %y : tensor<2x2x2x2x2xf32>
+  func.func @f(%x: tensor<20x20x4x4x4x4xf32>) -> tensor<10x10x2x2x2x2xf32> {
+    // expected-error@+1 {{'graph.slice': a copy of rank 6 (after merging dimensions) would be 100 copies of rank 4; more than 64 are not supported}}
+    %y = graph.slice %x {starts = array<i64: 0, 0, 0, 0, 0, 0>, steps = array<i64: 2, 2, 2, 2, 2, 2>} : tensor<20x20x4x4x4x4xf32> -> tensor<10x10x2x2x2x2xf32>
+    return %y : tensor<10x10x2x2x2x2xf32>
   }
 }
 

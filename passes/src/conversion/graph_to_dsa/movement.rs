@@ -85,20 +85,6 @@ pub fn copy(machine: &Machine, source: &Tensor, target: &Tensor, kernel: Kernel)
     copy_pairs(machine, &[(source.clone(), target.clone())], kernel)
 }
 
-fn check_rank(layer: &Layer, view: &View) -> Result<(), LoweringError> {
-    if view.shape.len() > MAX_RANK {
-        return Err(LoweringError::at(
-            layer.index,
-            format!(
-                "'{}' on a rank-{} tensor (after merging dimensions) is not supported (DMA views have at most {MAX_RANK} dimensions)",
-                layer.node.name,
-                view.shape.len()
-            ),
-        ));
-    }
-    Ok(())
-}
-
 /// Merges the runs of input dimensions that a permutation keeps adjacent and in order: returns
 /// the merged input shape, the merged output shape and the permutation between them.
 fn merge_transposed(shape: &[usize], permutation: &[usize]) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
@@ -210,16 +196,8 @@ pub fn lower(
             // Input dimensions that stay adjacent and in order move as one: merging them keeps
             // the copy within the 4 dimensions of a DMA view (a channel shuffle's
             // [N, g, C/g, H, W] -> [N, C/g, g, H, W] is [N, g, C/g, H*W] -> [N, C/g, g, H*W]).
+            // Above 4 dimensions after that, the copy is cut into rank-4 copies (merged_pairs).
             let (input_shape, output_shape, permutation) = merge_transposed(&input.view.shape, &permutation);
-            let merged_rank = input_shape.len();
-            if merged_rank > MAX_RANK {
-                return Err(LoweringError::at(
-                    layer.index,
-                    format!(
-                        "'graph.transpose' on a rank-{merged_rank} tensor (after merging dimensions) is not supported (DMA views have at most {MAX_RANK} dimensions)"
-                    ),
-                ));
-            }
             let input = if input_shape != input.view.shape { reshaped(host, &input, &input_shape) } else { input.clone() };
             let output =
                 if output_shape != results[0].view.shape { reshaped(host, &results[0], &output_shape) } else { results[0].clone() };
@@ -298,38 +276,57 @@ pub fn lower(
         }
         other => unreachable!("{other} is not a data-movement op"),
     };
-    let mut merged = Vec::new();
-    for pair in pairs {
-        let pair = merge_dimensions(host, pair);
-        check_rank(layer, &pair.0.view)?;
-        merged.push(pair);
-    }
+    let merged = merged_pairs(host, &pairs).map_err(|message| LoweringError::at(layer.index, format!("'{}': {message}", node.name)))?;
     Ok(copy_pairs(scope.machine, &merged, kernel))
 }
+
+/// `pairs` as copies the DMA takes: the dimensions each pair's views step through alike merged
+/// (see [`merge_dimensions`]), and a pair still above rank 4 cut into copies of rank 4, one per
+/// index of its leading dimensions (a transpose of a rank-6 tensor whose permutation keeps no two
+/// dimensions together); an error when that would take more than [`MAX_PIECES`] copies.
+pub fn merged_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)]) -> Result<Vec<(Tensor, Tensor)>, String> {
+    let mut merged = Vec::new();
+    for pair in pairs.iter().cloned() {
+        let (source, target) = merge_dimensions(host, pair);
+        let shape = source.view.shape.clone();
+        if shape.len() <= MAX_RANK {
+            merged.push((source, target));
+            continue;
+        }
+        let lead = shape.len() - MAX_RANK;
+        let pieces: usize = shape[..lead].iter().product();
+        if pieces > MAX_PIECES {
+            return Err(format!(
+                "a copy of rank {} (after merging dimensions) would be {pieces} copies of rank {MAX_RANK}; more than {MAX_PIECES} are not supported",
+                shape.len()
+            ));
+        }
+        let keep: Vec<usize> = (lead..shape.len()).collect();
+        let sizes: Vec<usize> = shape.iter().enumerate().map(|(d, &size)| if d < lead { 1 } else { size }).collect();
+        for piece in 0..pieces {
+            let mut rest = piece;
+            let mut index = vec![0; shape.len()];
+            for d in (0..lead).rev() {
+                index[d] = rest % shape[d];
+                rest /= shape[d];
+            }
+            let offsets: Vec<Val> = index.iter().map(|&i| host.index(i)).collect();
+            let (from, from_view) = host.subview(source.host, &source.view, &offsets, &sizes, Some(&keep));
+            let (to, to_view) = host.subview(target.host, &target.view, &offsets, &sizes, Some(&keep));
+            merged.push((Tensor { host: from, view: from_view }, Tensor { host: to, view: to_view }));
+        }
+    }
+    Ok(merged)
+}
+
+/// The most rank-4 copies one copy of a higher rank is cut into (each is a tile loop of its own
+/// in the kernel).
+const MAX_PIECES: usize = 64;
 
 /// A copy between views of rank above 4 seen with fewer dimensions: dimensions of size 1 go, and
 /// adjacent dimensions that both views step through as one run (the outer stride is the inner
 /// stride times the inner size, in each view) merge — a concatenation's or a pad's window of a
 /// rank-6 tensor is a copy of 2 or 3 dimensions.
-/// `pairs` with the dimensions each pair's views step through alike merged (see
-/// [`merge_dimensions`]); an error naming the rank when a pair still has more than the DMA's.
-pub fn merged_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)]) -> Result<Vec<(Tensor, Tensor)>, String> {
-    pairs
-        .iter()
-        .cloned()
-        .map(|pair| {
-            let pair = merge_dimensions(host, pair);
-            let rank = pair.0.view.shape.len();
-            if rank > MAX_RANK {
-                return Err(format!(
-                    "a copy of a rank-{rank} tensor (after merging dimensions) is not supported (DMA views have at most {MAX_RANK} dimensions)"
-                ));
-            }
-            Ok(pair)
-        })
-        .collect()
-}
-
 fn merge_dimensions(host: &mut Body, (source, target): (Tensor, Tensor)) -> (Tensor, Tensor) {
     let shape = source.view.shape.clone();
     if shape.len() <= MAX_RANK || source.view.elements() == 0 {
