@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -157,7 +158,9 @@ static LogicalResult verifyCoverage(InstanceOp op) {
   if (static_cast<int64_t>(op.getIndex()) != 0 || !op->getBlock())
     return success();
   int64_t count = static_cast<int64_t>(op.getCount());
-  llvm::SmallVector<InstanceOp> siblings(count);
+  // By index, not a vector of `count`: the count is the IR's to state, and a huge one must be
+  // reported as a missing instance rather than allocated.
+  llvm::DenseMap<int64_t, InstanceOp> siblings;
   for (Operation &other : *op->getBlock()) {
     auto instance = dyn_cast<InstanceOp>(&other);
     if (!instance || instance.getGroup() != op.getGroup())
@@ -174,10 +177,10 @@ static LogicalResult verifyCoverage(InstanceOp op) {
     }
     int64_t index = static_cast<int64_t>(instance.getIndex());
     // The first instance 0 of the group reports for all of them.
-    if (index == 0 && !siblings[0] && instance != op)
+    if (index == 0 && !siblings.contains(0) && instance != op)
       return success();
     if (index >= 0 && index < count) {
-      if (siblings[index]) {
+      if (siblings.contains(index)) {
         InFlightDiagnostic diag =
             op.emitOpError() << "group '" << op.getGroup() << "' has two instances "
                              << index << " of " << count
@@ -188,8 +191,9 @@ static LogicalResult verifyCoverage(InstanceOp op) {
       siblings[index] = instance;
     }
   }
+  // Stops at the first missing index: at most siblings.size() + 1 steps.
   for (int64_t index = 0; index < count; ++index)
-    if (!siblings[index])
+    if (!siblings.contains(index))
       return op.emitOpError() << "group '" << op.getGroup() << "' has no instance "
                               << index << " of " << count
                               << ": its output would not be covered";

@@ -57,7 +57,8 @@ pub fn parse(bytes: &[u8]) -> Result<Tensor, String> {
     Ok(Tensor { shape, element_type, data })
 }
 
-/// Serialises a tensor as a version-1 `.npy` file.
+/// Serialises a tensor as a version-1 `.npy` file, or version 2 when the header outgrows
+/// version 1's 16-bit length (a shape of thousands of dimensions, which [`parse`] accepts).
 pub fn serialize(tensor: &Tensor) -> Vec<u8> {
     let descr = match tensor.element_type {
         ElementType::F32 => "<f4",
@@ -71,13 +72,22 @@ pub fn serialize(tensor: &Tensor) -> Vec<u8> {
         _ => format!("({})", tensor.shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
     };
     let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    // The header, with magic and length, is padded with spaces to a multiple of 64 bytes.
-    while (10 + header.len() + 1) % 64 != 0 {
+    // The header, with magic, version and length (2 bytes in version 1, 4 in version 2), is
+    // padded with spaces to a multiple of 64 bytes.
+    let version_1 = 10 + header.len() + 64 <= usize::from(u16::MAX);
+    let preamble = if version_1 { 10 } else { 12 };
+    while (preamble + header.len() + 1) % 64 != 0 {
         header.push(' ');
     }
     header.push('\n');
-    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-    bytes.extend((header.len() as u16).to_le_bytes());
+    let mut bytes = b"\x93NUMPY".to_vec();
+    if version_1 {
+        bytes.extend([1, 0]);
+        bytes.extend((header.len() as u16).to_le_bytes());
+    } else {
+        bytes.extend([2, 0]);
+        bytes.extend((header.len() as u32).to_le_bytes());
+    }
     bytes.extend(header.as_bytes());
     match (&tensor.data, tensor.element_type) {
         (Data::F32(values), _) => values.iter().for_each(|v| bytes.extend(v.to_le_bytes())),

@@ -142,6 +142,18 @@ impl Op {
         }
     }
 
+    /// The string attribute `name`, None when the op has none. MLIR strings are bytes, so this
+    /// reads them lossily rather than as melior's `StringAttribute::value` does, which panics on
+    /// a string that is not UTF-8 (`"\FF"` in the IR).
+    pub fn string_value(self, name: &str) -> Option<String> {
+        // SAFETY: the op is alive; the attribute is checked to be a string before it is read.
+        unsafe {
+            let attribute = mlirOperationGetAttributeByName(self.0, string_ref(name));
+            (!attribute.ptr.is_null() && mlirAttributeIsAString(attribute))
+                .then(|| to_string(mlirStringAttrGetValue(attribute)))
+        }
+    }
+
     /// Sets the discardable attribute `name`.
     pub fn set_attribute(self, name: &str, attribute: MlirAttribute) {
         // SAFETY: the op and attribute are alive in one context.

@@ -1,11 +1,13 @@
 //! What Turbine's tools share: compiling a model down to the software DSA and running it
 //! ([`driver`]), building graph-dialect modules from operation records ([`graph_module`]), the
 //! built-in models of the main job and the benchmark ([`models`]), how diagnostics name their
-//! locations ([`diagnostics`]), and command-line parsing helpers.
+//! locations ([`diagnostics`]), the fuzzing harnesses ([`fuzzing`]), and command-line parsing
+//! helpers.
 #![warn(missing_docs)]
 
 pub mod diagnostics;
 pub mod driver;
+pub mod fuzzing;
 pub mod graph_module;
 pub mod models;
 pub mod random;

@@ -8,7 +8,7 @@ use crate::error::ImportError;
 use crate::node::Node;
 use crate::shape;
 use crate::tensor::Data;
-use crate::types::TensorType;
+use crate::types::{checked_len, format_shape, TensorType, MAX_ELEMENTS};
 use crate::value::{Inputs, Value};
 
 /// `Resize`.
@@ -73,7 +73,13 @@ pub fn resize(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec
                     return Err(node.invalid(format!("scale {scale} of axis {axis} is not positive")));
                 }
                 scales[axis] = scale;
-                shape[axis] = (ty.shape[axis] as f64 * scale as f64).floor() as usize;
+                let size = (ty.shape[axis] as f64 * scale as f64).floor();
+                if size > MAX_ELEMENTS as f64 {
+                    return Err(node.unsupported(format!(
+                        "a scale of {scale} makes axis {axis} of size {size}, more than 2^31 elements"
+                    )));
+                }
+                shape[axis] = size as usize;
                 if shape[axis] == 0 {
                     return Err(node.unsupported(format!(
                         "a scale of {scale} that leaves axis {axis} of size {} empty is not supported",
@@ -90,12 +96,18 @@ pub fn resize(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec
                 if size <= 0 {
                     return Err(node.invalid(format!("size {size} of axis {axis} is not positive")));
                 }
-                shape[axis] = size as usize;
+                shape[axis] = shape::bounded(size, "size").map_err(|message| node.invalid(message))? as usize;
                 scales[axis] = size as f32 / ty.shape[axis] as f32;
             }
         }
         (Some(_), Some(_)) => return Err(node.invalid("both scales and sizes are given; exactly one must be")),
         (None, None) => return Err(node.invalid("neither scales nor sizes is given; exactly one must be")),
+    }
+    if checked_len(&shape).is_none() {
+        return Err(node.unsupported(format!(
+            "an output of shape {} has more than 2^31 elements",
+            format_shape(&shape)
+        )));
     }
     if shape == ty.shape && scales.iter().all(|&scale| scale == 1.0) {
         return Ok(vec![input.clone()]);

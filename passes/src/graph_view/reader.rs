@@ -34,6 +34,12 @@ pub(super) unsafe fn element_type(element: MlirType) -> ElementType {
     }
 }
 
+/// The most elements a tensor of a viewed function may have: 2^31, the bound of the ONNX importer
+/// and of the interpreter. A shape above it comes from hand-written or hostile IR, not a model, and
+/// refusing it here keeps every pass's arithmetic on element counts, sizes and offsets (products
+/// of a few such counts) far from overflowing.
+const MAX_ELEMENTS: usize = 1 << 31;
+
 /// `r#type` as a [`TensorType`], None when it is not a statically shaped ranked tensor.
 pub(super) fn static_tensor_type(r#type: MlirType) -> Option<TensorType> {
     // SAFETY: the type is alive while the module is; shapes are read only from ranked tensors.
@@ -58,8 +64,15 @@ impl Reader {
     }
 
     fn tensor_type(&self, r#type: MlirType, op: Option<Op>) -> Result<TensorType, ViewError> {
-        static_tensor_type(r#type)
-            .ok_or_else(|| ViewError { op, message: "only statically shaped tensors are supported".into() })
+        let tensor = static_tensor_type(r#type)
+            .ok_or_else(|| ViewError { op, message: "only statically shaped tensors are supported".into() })?;
+        let elements = tensor.shape.iter().try_fold(1usize, |count, &dim| count.checked_mul(dim));
+        if elements.is_none_or(|elements| elements > MAX_ELEMENTS) {
+            let message =
+                format!("a tensor of shape {:?} has more than 2^31 elements, which is not supported", tensor.shape);
+            return Err(ViewError { op, message });
+        }
+        Ok(tensor)
     }
 
     fn node(&mut self, op: MlirOperation) -> Result<Node, ViewError> {

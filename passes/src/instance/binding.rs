@@ -7,7 +7,7 @@ use super::regions::{demand, full, share, share_axis, sweep};
 use crate::graph_view::FunctionView;
 use crate::ir::{Op, Val};
 use crate::registry::PassFailure;
-use melior::ir::attribute::{DenseI64ArrayAttribute, IntegerAttribute, StringAttribute};
+use melior::ir::attribute::{DenseI64ArrayAttribute, IntegerAttribute};
 use mlir_sys::*;
 use turbine_dialects::attributes::{instance::Scope, EnumAttribute};
 
@@ -50,7 +50,7 @@ impl Instance {
 
     /// Reads `op` (an `instance.instance`); an error names what is missing.
     pub fn read(op: Op) -> Result<Self, String> {
-        let group = op.attribute("group").and_then(|a| StringAttribute::try_from(a).ok()).map(|a| a.value().to_owned()).unwrap_or_default();
+        let group = op.string_value("group").unwrap_or_default();
         let index = op.attribute("index").and_then(|a| IntegerAttribute::try_from(a).ok()).map_or(0, |a| a.value());
         let name = format!("'{group}' #{index}");
         let order = op

@@ -4,6 +4,7 @@
 mod attributes;
 mod diagnostics;
 mod dsa_to_llvm;
+mod fuzz_regressions;
 mod grouping;
 mod interpreter;
 mod layerwise;

@@ -159,9 +159,5 @@ fn group_output_size(group: Op, dim: usize) -> Option<usize> {
 
 /// The `name` of an `instance.group`.
 fn group_name(group: Op) -> String {
-    group
-        .attribute("name")
-        .and_then(|attribute| melior::ir::attribute::StringAttribute::try_from(attribute).ok())
-        .map(|name| name.value().to_owned())
-        .unwrap_or_default()
+    group.string_value("name").unwrap_or_default()
 }

@@ -1,0 +1,7 @@
+//! AFL++ target: [`turbine_tools::fuzzing::target`]. The `fuzz!` loop runs it in persistent mode
+//! with a panic hook that aborts, so a panic is reported as a crash even where the code under
+//! test catches it.
+
+fn main() {
+    afl::fuzz!(|data: &[u8]| turbine_tools::fuzzing::target(data));
+}
