@@ -161,8 +161,8 @@ fn static_elements(r#type: mlir_sys::MlirType) -> u64 {
 }
 
 /// A target description (TOML), read and validated by [`turbine_targets::Target::from_toml_str`].
-/// A description that validates must survive being written back and read again unchanged, as the
-/// compiler hands targets to the runtime.
+/// A description that validates must survive being written back with the crate's own serialiser
+/// (`to_toml_string`) and read again unchanged: every figure it accepts is one it can represent.
 pub fn target(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let Ok(target) = turbine_targets::Target::from_toml_str(text, "fuzz") else { return };
