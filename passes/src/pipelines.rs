@@ -9,6 +9,14 @@ use crate::conversion::graph_to_dsa::PIPELINE_OPTION;
 use crate::registry::{OptionInfo, PipelineInfo, Step, StepValue};
 use turbine_dialects::pass_abi::OptionKind;
 
+/// The `target` option of both kernel-schedule pipelines.
+const TARGET_OPTION: OptionInfo = OptionInfo {
+    name: "target",
+    description: "Built-in target name or path of a target description (TOML)",
+    kind: OptionKind::String,
+    default: "stcp920",
+};
+
 /// Graph to `dsa` with one kernel per layer.
 pub static LAYERWISE: PipelineInfo = PipelineInfo {
     argument: "turbine-layerwise",
@@ -19,12 +27,7 @@ canonicalised and deduplicated at the graph level, the target attached, each lay
 `dsa.kernel`, and the result canonicalised. `turbine-run` and `turbine-translate --compile` run it \
 before the backend (`turbine-dsa-to-llvm`).",
     options: &[
-        OptionInfo {
-            name: "target",
-            description: "Built-in target name or path of a target description (TOML)",
-            kind: OptionKind::String,
-            default: "stcp920",
-        },
+        TARGET_OPTION,
         PIPELINE_OPTION,
     ],
     steps: &[
@@ -53,12 +56,7 @@ generation (`convert-instance-to-dsa`: one kernel per run of a group's instances
 the clusters' global buffers, spilled to DDR by lifetime when they overflow), after the same \
 graph-level clean-up as the layer-wise schedule. `turbine-run --schedule graphturbo` runs it.",
     options: &[
-        OptionInfo {
-            name: "target",
-            description: "Built-in target name or path of a target description (TOML)",
-            kind: OptionKind::String,
-            default: "stcp920",
-        },
+        TARGET_OPTION,
         OptionInfo {
             name: "scope",
             description: "Memory the groups' instances are sized for (hw-group's scope): 'gb' or 'lb'",
