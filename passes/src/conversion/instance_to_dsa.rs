@@ -41,8 +41,13 @@ layer's weights are first copied from DDR to the GB, once per cluster. Memory \
 planning (§4.3): group outputs and each kernel's intermediates are placed in the cluster's GB \
 (`dsa.alloc {cluster}`) for their lifetime over the kernel order; when the GB overflows, the \
 tensor chosen by `spill` (the longest remaining lifetime, or the largest) lives in DDR instead. \
-A group computing a result whole writes it into the output. With `explain`, a remark on each \
-function gives the kernels, the GB peak and the spilled tensors.";
+A group computing a result whole writes it into the output. The LB scope (§3.4): an instance \
+of scope LB is computed per core where that is estimated to be faster than sharing its layers \
+and its cores' blocks are alike — each core of its binding runs the instance's layers on its own \
+block back to back, without barriers, the intermediates in its LB (spilled to its block of the GB, \
+longest remaining lifetime first, past half the LB); otherwise it is lowered as a GB instance. \
+With `explain`, a remark on each function gives the kernels, the GB peak, the spilled tensors, \
+and the LB instances computed per core with the reasons for the others.";
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "spill",
@@ -52,7 +57,7 @@ function gives the kernels, the GB peak and the spilled tensors.";
         },
         OptionInfo {
             name: "explain",
-            description: "Emit a remark per function: kernels, clusters, GB peak, spilled tensors",
+            description: "Emit a remark per function: kernels, clusters, GB peak, spilled tensors, LB instances computed per core",
             kind: OptionKind::Bool,
             default: "false",
         },
@@ -79,8 +84,17 @@ function gives the kernels, the GB peak and the spilled tensors.";
                 PassFailure
             })?;
             if self.explain {
+                let in_gb: usize = summary.lowered_in_gb.values().sum();
+                let reasons: Vec<String> = summary.lowered_in_gb.iter().map(|(why, count)| format!("{count}: {why}")).collect();
+                let lb = format!(
+                    "; {} of {} LB instances computed per core, {} intermediates spilled from LB to GB{}",
+                    summary.per_core,
+                    summary.per_core + in_gb,
+                    summary.lb_spills,
+                    if reasons.is_empty() { String::new() } else { format!(" (lowered as GB instances: {})", reasons.join("; ")) }
+                );
                 function.emit_remark(&format!(
-                    "@{}: {} kernels on {} cluster(s); GB of a cluster (of {} bytes): instance outputs up to {} bytes, a kernel's intermediates up to {} bytes; {} of {} instance outputs and {} intermediates spilled to DDR; weights copied to the GB before {} of the {} layers reading weights",
+                    "@{}: {} kernels on {} cluster(s); GB of a cluster (of {} bytes): instance outputs up to {} bytes, a kernel's intermediates up to {} bytes; {} of {} instance outputs and {} intermediates spilled to DDR; weights copied to the GB before {} of the {} layers reading weights{lb}",
 
                     function.symbol_name(),
                     summary.kernels,

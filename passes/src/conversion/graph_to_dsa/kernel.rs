@@ -1,5 +1,6 @@
 //! One `dsa.kernel` being written: its arguments, the split of its tiles over the cores of a
-//! launch, and the epilogue that refines an output tile in the local buffer.
+//! launch, its LB arena, and the private parts where each core computes on its own data (the
+//! epilogue that refines an output tile is [`Epilogue`]).
 //!
 //! Every kernel of the layer-wise schedule has the same skeleton: each core takes a contiguous
 //! block of the layer's output tiles (tiles are numbered batch-major, so with a batch at least as
@@ -9,16 +10,13 @@
 //! each tile orders the next tile's loads after this tile's reads of the same buffers.
 
 use super::{
-    emit::{Body, Compare, Replicas, Space, Tensor, View},
-    layers::{Elementwise, Operand, Step},
+    emit::{Body, Compare, Replicas, Space, View},
     Machine,
 };
-use crate::{
-    graph_view::ValueId,
-    ir::{self, InsertionPoint, Op, Val},
-};
+use crate::ir::{self, InsertionPoint, Op, Val};
 use mlir_sys::*;
-use std::collections::BTreeMap;
+
+pub use super::epilogue::Epilogue;
 
 /// A kernel launched on the cores of `clusters` clusters at once, each cluster running the same
 /// program on its own data (GraphTurbo §2: the batch spread over the clusters): tiles are shared
@@ -37,6 +35,9 @@ struct PerCluster {
     arena: Val,
     /// Elements of the arena taken by the current layer.
     cursor: usize,
+    /// Inside [`Kernel::open_private`] (every core runs every tile of a loop, on its own data):
+    /// whether it opened an `scf.if` for the cores that enter.
+    private: Option<bool>,
 }
 
 /// A kernel under construction: a detached `dsa.kernel` whose block gains an argument for every
@@ -110,8 +111,77 @@ impl Kernel {
             replicas,
             arena,
             cursor: 0,
+            private: None,
         });
         kernel
+    }
+
+    /// Opens the part of a per-cluster kernel where each of the cluster's first `cores` cores
+    /// computes on its own data (GraphTurbo's LB scope, §3.4): the others skip it, and each tile
+    /// loop inside runs all its tiles on every core that enters. Returns the running core's index
+    /// in its cluster. Close with [`Kernel::close_private`].
+    pub fn open_private(&mut self, cores: usize) -> Val {
+        let spmd = self.per_cluster.as_mut().expect("private parts are in per-cluster kernels");
+        let (core, some) = (spmd.core, cores < spmd.cores_per_cluster);
+        spmd.private = Some(some);
+        if some {
+            let count = self.body.index(cores);
+            let enters = self.body.compare(Compare::Ult, core, count);
+            self.body.open_if(enters);
+        }
+        core
+    }
+
+    /// Ends the private part: the cores meet at a barrier before anything reads what they wrote.
+    pub fn close_private(&mut self) {
+        if let Some(spmd) = &mut self.per_cluster {
+            if spmd.private.take() == Some(true) {
+                self.body.close();
+            }
+        }
+        self.end_layer();
+    }
+
+    /// Ends a layer of a private part: its tiles' LB arena is free for the next layer. No barrier:
+    /// only this core reads what it wrote, and its last tile waited for its store.
+    pub fn end_private_layer(&mut self) {
+        if let Some(spmd) = &mut self.per_cluster {
+            spmd.cursor = 0;
+        }
+        self.lb_elements = 0;
+    }
+
+    /// The elements of `view`'s shape at element `offset` of the core's LB arena: a buffer that
+    /// lives across the layers of a private part, placed by the caller clear of the tiles' part
+    /// of the arena (the tiles take it from offset 0).
+    pub fn lb_at(&mut self, offset: usize, shape: &[usize]) -> (Val, View) {
+        let arena = self.per_cluster.as_ref().expect("a per-cluster kernel has an arena").arena;
+        let offset = self.body.index(offset);
+        self.body.reinterpret_at(arena, offset, &View::contiguous(shape, Space::Lb))
+    }
+
+    /// Whether `value` is defined inside this kernel (a view the kernel made) rather than being a
+    /// host value it must take as an argument.
+    fn defined_inside(&self, value: Val) -> bool {
+        // SAFETY: the value and the ops and blocks it leads to are alive.
+        unsafe {
+            let mut block = if mlirValueIsABlockArgument(value.0) {
+                mlirBlockArgumentGetOwner(value.0)
+            } else {
+                mlirOperationGetBlock(mlirOpResultGetOwner(value.0))
+            };
+            while !block.ptr.is_null() {
+                if block.ptr == self.block.ptr {
+                    return true;
+                }
+                let parent = mlirBlockGetParentOperation(block);
+                if parent.ptr.is_null() {
+                    return false;
+                }
+                block = mlirOperationGetBlock(parent);
+            }
+            false
+        }
     }
 
     /// Ends a layer of a kernel that runs several: every core waits for every other before the
@@ -128,6 +198,9 @@ impl Kernel {
     /// a replicated host value of a kernel on several clusters, one argument per cluster and the
     /// running cluster's picked in the preamble.
     pub fn argument(&mut self, host: Val, view: &View) -> Val {
+        if self.defined_inside(host) {
+            return host;
+        }
         if let Some(index) = self.arguments.iter().position(|(known, _)| known.0.ptr == host.0.ptr) {
             return self.selected[index];
         }
@@ -196,14 +269,16 @@ impl Kernel {
     /// with several tile loops launches on the largest count; cores past a loop's tiles skip it).
     pub fn begin_tiles_over(&mut self, tiles: usize, cores: usize) -> Val {
         let body = &mut self.body;
-        let core = match &self.per_cluster {
+        let (core, cores) = match &self.per_cluster {
+            // In a private part every core takes every tile, as core 0 of 1.
+            Some(spmd) if spmd.private.is_some() => (body.index(0), 1),
             // Cores of the cluster past this loop's count take no tile.
             Some(spmd) if cores < spmd.cores_per_cluster => {
                 let count = body.index(cores);
-                body.op("arith.minui", &[spmd.core, count], &[core_type(spmd.core)], &[]).result(0)
+                (body.op("arith.minui", &[spmd.core, count], &[core_type(spmd.core)], &[]).result(0), cores)
             }
-            Some(spmd) => spmd.core,
-            None => body.core_id(),
+            Some(spmd) => (spmd.core, cores),
+            None => (body.core_id(), cores),
         };
         let total = body.index(tiles);
         let cores = body.index(cores);
@@ -391,148 +466,4 @@ pub fn guarded_load(body: &mut Body, condition: Val, load: &mut dyn FnMut(&mut B
     let token = load(body);
     body.wait(&[token]);
     body.close();
-}
-
-/// The LB buffers of an epilogue's external operands, allocated once per kernel.
-pub struct Epilogue {
-    steps: Vec<Step>,
-    externals: BTreeMap<ValueId, (Val, View, Val, View)>,
-}
-
-/// Shape of an external operand's tile: dimensions that broadcast stay 1, the others take the
-/// output tile's size; dimensions aligned with dropped output dimensions are dropped.
-fn external_tile(
-    shape: &[usize],
-    output_tile: &[usize],
-    keep: &[usize],
-) -> (Vec<usize>, Vec<usize>) {
-    let lead = output_tile.len() - shape.len();
-    let sizes: Vec<usize> = shape
-        .iter()
-        .enumerate()
-        .map(|(i, &dim)| if dim == 1 { 1 } else { output_tile[i + lead] })
-        .collect();
-    let kept: Vec<usize> = (0..shape.len())
-        .filter(|&i| keep.contains(&(i + lead)))
-        .collect();
-    (sizes, kept)
-}
-
-impl Epilogue {
-    /// LB elements an epilogue needs for an output tile of `output_tile` (before allocation).
-    pub fn lb_elements(
-        steps: &[Step],
-        shapes: &BTreeMap<ValueId, Vec<usize>>,
-        output_tile: &[usize],
-    ) -> usize {
-        let mut seen = Vec::new();
-        let mut total = 0;
-        for step in steps {
-            for operand in &step.operands {
-                if let Operand::External(value) = operand {
-                    if !seen.contains(value) {
-                        seen.push(*value);
-                        let (sizes, _) = external_tile(&shapes[value], output_tile, &[]);
-                        total += sizes.iter().product::<usize>();
-                    }
-                }
-            }
-        }
-        total
-    }
-
-    /// Allocates the LB tiles of the external operands of `steps` in `kernel`.
-    pub fn new(
-        kernel: &mut Kernel,
-        steps: &[Step],
-        tensors: &BTreeMap<ValueId, Tensor>,
-        output_tile: &[usize],
-        keep: &[usize],
-    ) -> Self {
-        let mut externals = BTreeMap::new();
-        for step in steps {
-            for operand in &step.operands {
-                if let Operand::External(value) = operand {
-                    if externals.contains_key(value) {
-                        continue;
-                    }
-                    let tensor = &tensors[value];
-                    let argument = kernel.argument(tensor.host, &tensor.view);
-                    let (sizes, kept) = external_tile(&tensor.view.shape, output_tile, keep);
-                    let kept_sizes: Vec<usize> = kept.iter().map(|&d| sizes[d]).collect();
-                    let (buffer, buffer_view) = kernel.alloc_lb(&kept_sizes);
-                    externals.insert(*value, (argument, tensor.view.clone(), buffer, buffer_view));
-                }
-            }
-        }
-        Self {
-            steps: steps.to_vec(),
-            externals,
-        }
-    }
-
-    /// Emits the loads and steps on the tile `accumulator` (whose dimensions are the output's
-    /// `keep` dimensions) at output `offsets` / `sizes`, after `after`; returns the last token.
-    pub fn emit(
-        &self,
-        body: &mut Body,
-        accumulator: (Val, &View),
-        offsets: &[Val],
-        sizes: &[usize],
-        keep: &[usize],
-        after: Vec<Val>,
-    ) -> Vec<Val> {
-        let mut loaded: BTreeMap<ValueId, Val> = BTreeMap::new();
-        for (value, (argument, view, buffer, _)) in &self.externals {
-            let (tile_sizes, kept) = external_tile(&view.shape, sizes, keep);
-            let lead = sizes.len() - view.shape.len();
-            let zero = body.index(0);
-            let tile_offsets: Vec<Val> = view
-                .shape
-                .iter()
-                .enumerate()
-                .map(|(i, &dim)| if dim == 1 { zero } else { offsets[i + lead] })
-                .collect();
-            let (source, _) = body.subview(*argument, view, &tile_offsets, &tile_sizes, Some(&kept));
-            // The load overwrites the buffer that the previous tile's steps read: the tile loop's
-            // closing wait orders it.
-            let token = body.dma(source, *buffer, &[]);
-            loaded.insert(*value, token);
-        }
-        let mut last = after;
-        let operand_value = |operand: &Operand| match operand {
-            Operand::Chain => accumulator.0,
-            Operand::External(value) => self.externals[value].2,
-        };
-        let layer_location = body.location();
-        for step in &self.steps {
-            body.set_location(step.location);
-            let mut waits = last.clone();
-            for operand in &step.operands {
-                if let Operand::External(value) = operand {
-                    if !waits.iter().any(|token| token.0.ptr == loaded[value].0.ptr) {
-                        waits.push(loaded[value]);
-                    }
-                }
-            }
-            let inputs: Vec<Val> = step.operands.iter().map(operand_value).collect();
-            let target = operand_value(&step.target);
-            let token = match &step.op {
-                Elementwise::Unary { kind, bounds, affine } => {
-                    let mut parameters = Vec::new();
-                    if let Some((min, max)) = bounds {
-                        parameters = vec![("min", *min), ("max", *max)];
-                    }
-                    if let Some((scale, shift)) = affine {
-                        parameters = vec![("scale", *scale), ("shift", *shift)];
-                    }
-                    body.unary(*kind, inputs[0], target, &parameters, &waits)
-                }
-                Elementwise::Binary { kind } => body.binary(*kind, inputs[0], inputs[1], target, &waits),
-            };
-            last = vec![token];
-        }
-        body.set_location(layer_location);
-        last
-    }
 }

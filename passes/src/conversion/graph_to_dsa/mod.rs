@@ -26,6 +26,7 @@
 mod conv;
 mod elementwise;
 mod emit;
+mod epilogue;
 mod fusion;
 mod host;
 pub(crate) mod instances;

@@ -1,6 +1,7 @@
 //! The second walk of the cluster program: the buffers allocated for it, the kernel being
 //! written, and each instance lowered into it layer by layer.
 
+use super::per_core;
 use super::plan::FirstFit;
 use super::walk::{instance_attributes, Item, Root, Walk};
 use super::{allocate, free, ScheduleError};
@@ -14,6 +15,8 @@ use crate::conversion::graph_to_dsa::{
     movement, Machine,
 };
 use crate::graph_view::{FunctionView, Node, ValueId};
+use crate::instance::binding::scope_of;
+use turbine_dialects::attributes::instance::Scope as InstanceScope;
 use crate::ir::{Op, Val};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -39,13 +42,18 @@ fn promotion_pays(
             bytes += tensor.view.elements() * 4;
         }
     }
-    let copy = bytes as f64 / machine.ddr_bandwidth + DMA_SETUP + BARRIER;
-    estimate(&promoted).is_some_and(|in_gb| in_gb + copy < direct)
+    estimate(&promoted).is_some_and(|in_gb| in_gb + copy_cycles(machine, bytes) < direct)
 }
 
-/// Assumed cycles of a barrier in the promotion estimate (stcp920's value; the target attribute
-/// does not carry latencies).
-const BARRIER: f64 = 50.0;
+/// The estimated cycles of copying `bytes` of weights from DDR to a cluster's GB while its cores
+/// wait: the bytes over the cluster's DDR port, one DMA setup, the barrier after it.
+pub(super) fn copy_cycles(machine: &Machine, bytes: usize) -> f64 {
+    bytes as f64 / machine.ddr_bandwidth + DMA_SETUP + BARRIER
+}
+
+/// Assumed cycles of a barrier in the estimates (stcp920's value; the target attribute does not
+/// carry latencies).
+pub(super) const BARRIER: f64 = 50.0;
 
 /// The window of `tensor` of `size` along `dim` from `offset`.
 pub(super) fn window(host: &mut Body, tensor: &Tensor, dim: usize, offset: usize, size: usize) -> Tensor {
@@ -77,6 +85,13 @@ pub(super) struct Emission<'w, 'p> {
     pub(super) arena_peak: usize,
     /// Layers whose weights were copied to the GB first, and layers that read weights.
     pub(super) promotions: [usize; 2],
+    /// Weights the open kernel copied to its GB arena for its LB instances, by program value.
+    pub(super) run_weights: BTreeMap<ValueId, Tensor>,
+    /// LB instances computed per core, and why the others were lowered as GB ones.
+    pub(super) per_core: usize,
+    pub(super) lowered_in_gb: BTreeMap<&'static str, usize>,
+    /// Intermediates of per-core instances that went from the LB to the GB.
+    pub(super) lb_spills: usize,
 }
 
 impl Emission<'_, '_> {
@@ -136,6 +151,7 @@ impl Emission<'_, '_> {
             free(host, &self.walk.replicas, &tensor);
         }
         self.placed.clear();
+        self.run_weights.clear();
         let dead: Vec<Root> = self
             .buffers
             .keys()
@@ -177,7 +193,7 @@ impl Emission<'_, '_> {
 
     /// A buffer of `shape` for intermediate `value` of the current instance: a window of the
     /// kernel's GB arena, or DDR when the arena has no room left.
-    fn intermediate(&mut self, host: &mut Body, value: ValueId, shape: &[usize]) -> Tensor {
+    pub(super) fn intermediate(&mut self, host: &mut Body, value: ValueId, shape: &[usize]) -> Tensor {
         let walk = self.walk;
         let elements: usize = shape.iter().product();
         if let Some((arena, free)) = &mut self.arena {
@@ -245,6 +261,24 @@ impl Emission<'_, '_> {
         });
     }
 
+    /// Where output `result` of the instance `node` at `position` goes: its slice of its group's
+    /// buffer (stitched), or a buffer of its own.
+    fn destination(&mut self, host: &mut Body, position: usize, node: &Node, result: usize) -> Tensor {
+        let walk = self.walk;
+        let (value, r#type) = &node.results[result];
+        let destination = match walk.roots.get(value) {
+            Some(Root::Group(group)) => {
+                let stitched = walk.stitched[group].clone();
+                let buffer = self.buffer(host, &Root::Group(group.clone()));
+                let (_, index, _, _) = instance_attributes(node);
+                window(host, &buffer, stitched.dim, index * stitched.slice, stitched.slice)
+            }
+            _ => self.buffer(host, &Root::Result(position, result)),
+        };
+        debug_assert_eq!(destination.view.shape, buffer_shape(&r#type.shape));
+        destination
+    }
+
     /// Lowers the instance at `position` into the open kernel: its layers in order, reading its
     /// operands and writing its outputs where the cluster program keeps them.
     pub(super) fn instance(&mut self, host: &mut Body, position: usize, node: &Node, tensors: &mut BTreeMap<ValueId, Tensor>) -> Result<(), ScheduleError> {
@@ -252,6 +286,25 @@ impl Emission<'_, '_> {
         let (group, index, _, _) = instance_attributes(node);
         let body = FunctionView::read_body(node.op, format!("'{group}' #{index}"))
             .map_err(|e| ScheduleError { op: e.op.or(Some(node.op)), message: e.message })?;
+        if scope_of(node.op) == Some(InstanceScope::Lb) {
+            let weights = walk.weight_arguments(node, &body);
+            let choice = per_core::plan(node, &body, walk.machine.cores_per_cluster).and_then(|mut plan| {
+                let promoted = |value: &ValueId| self.run_weights.contains_key(value);
+                plan.promote = per_core::pays(node, &body, &plan, tensors, &weights, &promoted, walk.machine)
+                    .ok_or("sharing its layers is estimated to be faster")?;
+                Ok(plan)
+            });
+            match choice {
+                Ok(plan) => {
+                    self.per_core += 1;
+                    let destination = self.destination(host, position, node, 0);
+                    self.instance_per_core(host, node, &body, &plan, tensors, &destination)?;
+                    tensors.insert(node.results[0].0, destination);
+                    return Ok(());
+                }
+                Err(why) => *self.lowered_in_gb.entry(why).or_default() += 1,
+            }
+        }
         // Weights and constants: promoted to the GB layer by layer (§4.2).
         let weights = walk.weight_arguments(node, &body);
         let mut local: BTreeMap<ValueId, Tensor> = BTreeMap::new();
@@ -268,20 +321,7 @@ impl Emission<'_, '_> {
             };
             local.insert(*argument, tensor);
         }
-        // Where each output goes.
-        let mut destinations = Vec::new();
-        for (result, (value, r#type)) in node.results.iter().enumerate() {
-            let destination = match walk.roots.get(value) {
-                Some(Root::Group(group)) => {
-                    let stitched = walk.stitched[group].clone();
-                    let buffer = self.buffer(host, &Root::Group(group.clone()));
-                    window(host, &buffer, stitched.dim, index * stitched.slice, stitched.slice)
-                }
-                _ => self.buffer(host, &Root::Result(position, result)),
-            };
-            debug_assert_eq!(destination.view.shape, buffer_shape(&r#type.shape));
-            destinations.push(destination);
-        }
+        let destinations: Vec<Tensor> = (0..node.results.len()).map(|result| self.destination(host, position, node, result)).collect();
         let yielded = body.returned().to_vec();
         let mut fused: BTreeSet<usize> = BTreeSet::new();
         let mut aliases: BTreeMap<ValueId, ValueId> = BTreeMap::new();

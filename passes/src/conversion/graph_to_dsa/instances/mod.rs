@@ -21,7 +21,9 @@
 //! Every cluster holds its own copy of each on-chip tensor (`dsa.alloc {cluster}`): host values
 //! stand for one buffer per cluster ([`Replicas`]) and the kernel picks its cluster's.
 
+mod core_emission;
 mod emission;
+mod per_core;
 mod plan;
 mod walk;
 
@@ -57,6 +59,12 @@ pub struct Summary {
     pub planned: usize,
     /// Layers whose weights were copied to the GB first, and layers that read weights.
     pub promotions: [usize; 2],
+    /// LB instances computed per core (GraphTurbo's LB scope), and the reasons others of scope
+    /// LB were lowered as GB instances, with their counts.
+    pub per_core: usize,
+    pub lowered_in_gb: BTreeMap<&'static str, usize>,
+    /// Intermediates of per-core instances spilled from the LB to the GB.
+    pub lb_spills: usize,
 }
 
 /// An error at an op.

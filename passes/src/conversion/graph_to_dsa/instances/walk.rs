@@ -293,6 +293,10 @@ impl<'p> Walk<'p> {
             spilled_count: 0,
             arena_peak: 0,
             promotions: [0, 0],
+            run_weights: BTreeMap::new(),
+            per_core: 0,
+            lowered_in_gb: BTreeMap::new(),
+            lb_spills: 0,
         };
         for (root, &output) in &self.outputs {
             state.buffers.insert(root.clone(), outputs[output].clone());
@@ -380,6 +384,9 @@ impl<'p> Walk<'p> {
             spilled: self.in_ddr.iter().filter(|(root, &ddr)| ddr && !self.outputs.contains_key(*root)).count(),
             spilled_intermediates: state.spilled_count,
             promotions: state.promotions,
+            per_core: state.per_core,
+            lowered_in_gb: std::mem::take(&mut state.lowered_in_gb),
+            lb_spills: state.lb_spills,
             planned: self.lifetimes.len() - self.outputs.len(),
         })
     }

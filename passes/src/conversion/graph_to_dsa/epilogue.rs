@@ -1,0 +1,155 @@
+//! The epilogue of a tiled layer: the elementwise steps fused after its anchor, run by the vector
+//! units on each output tile in the LB before it is stored, with the LB buffers of their external
+//! operands.
+
+use super::{
+    emit::{Body, Tensor, View},
+    kernel::Kernel,
+    layers::{Elementwise, Operand, Step},
+};
+use crate::{graph_view::ValueId, ir::Val};
+use std::collections::BTreeMap;
+
+/// The LB buffers of an epilogue's external operands, allocated once per kernel.
+pub struct Epilogue {
+    steps: Vec<Step>,
+    externals: BTreeMap<ValueId, (Val, View, Val, View)>,
+}
+
+/// Shape of an external operand's tile: dimensions that broadcast stay 1, the others take the
+/// output tile's size; dimensions aligned with dropped output dimensions are dropped.
+fn external_tile(
+    shape: &[usize],
+    output_tile: &[usize],
+    keep: &[usize],
+) -> (Vec<usize>, Vec<usize>) {
+    let lead = output_tile.len() - shape.len();
+    let sizes: Vec<usize> = shape
+        .iter()
+        .enumerate()
+        .map(|(i, &dim)| if dim == 1 { 1 } else { output_tile[i + lead] })
+        .collect();
+    let kept: Vec<usize> = (0..shape.len())
+        .filter(|&i| keep.contains(&(i + lead)))
+        .collect();
+    (sizes, kept)
+}
+
+impl Epilogue {
+    /// LB elements an epilogue needs for an output tile of `output_tile` (before allocation).
+    pub fn lb_elements(
+        steps: &[Step],
+        shapes: &BTreeMap<ValueId, Vec<usize>>,
+        output_tile: &[usize],
+    ) -> usize {
+        let mut seen = Vec::new();
+        let mut total = 0;
+        for step in steps {
+            for operand in &step.operands {
+                if let Operand::External(value) = operand {
+                    if !seen.contains(value) {
+                        seen.push(*value);
+                        let (sizes, _) = external_tile(&shapes[value], output_tile, &[]);
+                        total += sizes.iter().product::<usize>();
+                    }
+                }
+            }
+        }
+        total
+    }
+
+    /// Allocates the LB tiles of the external operands of `steps` in `kernel`.
+    pub fn new(
+        kernel: &mut Kernel,
+        steps: &[Step],
+        tensors: &BTreeMap<ValueId, Tensor>,
+        output_tile: &[usize],
+        keep: &[usize],
+    ) -> Self {
+        let mut externals = BTreeMap::new();
+        for step in steps {
+            for operand in &step.operands {
+                if let Operand::External(value) = operand {
+                    if externals.contains_key(value) {
+                        continue;
+                    }
+                    let tensor = &tensors[value];
+                    let argument = kernel.argument(tensor.host, &tensor.view);
+                    let (sizes, kept) = external_tile(&tensor.view.shape, output_tile, keep);
+                    let kept_sizes: Vec<usize> = kept.iter().map(|&d| sizes[d]).collect();
+                    let (buffer, buffer_view) = kernel.alloc_lb(&kept_sizes);
+                    externals.insert(*value, (argument, tensor.view.clone(), buffer, buffer_view));
+                }
+            }
+        }
+        Self {
+            steps: steps.to_vec(),
+            externals,
+        }
+    }
+
+    /// Emits the loads and steps on the tile `accumulator` (whose dimensions are the output's
+    /// `keep` dimensions) at output `offsets` / `sizes`, after `after`; returns the last token.
+    pub fn emit(
+        &self,
+        body: &mut Body,
+        accumulator: (Val, &View),
+        offsets: &[Val],
+        sizes: &[usize],
+        keep: &[usize],
+        after: Vec<Val>,
+    ) -> Vec<Val> {
+        let mut loaded: BTreeMap<ValueId, Val> = BTreeMap::new();
+        for (value, (argument, view, buffer, _)) in &self.externals {
+            let (tile_sizes, kept) = external_tile(&view.shape, sizes, keep);
+            let lead = sizes.len() - view.shape.len();
+            let zero = body.index(0);
+            let tile_offsets: Vec<Val> = view
+                .shape
+                .iter()
+                .enumerate()
+                .map(|(i, &dim)| if dim == 1 { zero } else { offsets[i + lead] })
+                .collect();
+            let (source, _) = body.subview(*argument, view, &tile_offsets, &tile_sizes, Some(&kept));
+            // The load overwrites the buffer that the previous tile's steps read: the tile loop's
+            // closing wait orders it.
+            let token = body.dma(source, *buffer, &[]);
+            loaded.insert(*value, token);
+        }
+        let mut last = after;
+        let operand_value = |operand: &Operand| match operand {
+            Operand::Chain => accumulator.0,
+            Operand::External(value) => self.externals[value].2,
+        };
+        let layer_location = body.location();
+        for step in &self.steps {
+            body.set_location(step.location);
+            let mut waits = last.clone();
+            for operand in &step.operands {
+                if let Operand::External(value) = operand {
+                    if !waits.iter().any(|token| token.0.ptr == loaded[value].0.ptr) {
+                        waits.push(loaded[value]);
+                    }
+                }
+            }
+            let inputs: Vec<Val> = step.operands.iter().map(operand_value).collect();
+            let target = operand_value(&step.target);
+            let token = match &step.op {
+                Elementwise::Unary { kind, bounds, affine } => {
+                    let mut parameters = Vec::new();
+                    if let Some((min, max)) = bounds {
+                        parameters = vec![("min", *min), ("max", *max)];
+                    }
+                    if let Some((scale, shift)) = affine {
+                        parameters = vec![("scale", *scale), ("shift", *shift)];
+                    }
+                    body.unary(*kind, inputs[0], target, &parameters, &waits)
+                }
+                Elementwise::Binary { kind } => body.binary(*kind, inputs[0], inputs[1], target, &waits),
+            };
+            last = vec![token];
+        }
+        body.set_location(layer_location);
+        last
+    }
+}
