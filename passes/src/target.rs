@@ -37,8 +37,8 @@ pub struct Machine {
     /// LB↔LB bytes per cycle.
     pub lb_bandwidth: f64,
     /// Not a figure of the target but a choice of the lowering that reads it: whether tile loops
-    /// may be software-pipelined (GraphTurbo §4.4; the passes' `pipeline` option, off for the
-    /// ablation).
+    /// may be software-pipelined and GraphTurbo's kernels prefetch the next layer's weights
+    /// (GraphTurbo §4.4; the passes' `pipeline` option, off for the ablation).
     pub pipeline: bool,
 }
 

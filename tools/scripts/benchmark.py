@@ -19,6 +19,13 @@ GB<->LB bytes and matrix-engine utilisation, each schedule's speedup over the la
 the bound of the same target: the larger of the compute bound (the matrix engines' flops of the
 layer-wise run, which computes nothing twice, over the peak flops of all cores) and the
 compulsory DDR traffic (inputs, weights and outputs once, over the clusters' DDR bandwidth).
+
+With --ablation it runs GraphTurbo's ablation (Fig. 15) on ResNet-50 at batch 32 and the BERT-base
+encoder layer at batch 32: (0) the layer-wise schedule, (1) groups with their data in the global
+buffer, (2) instances sized for the local buffers and computed per core where that pays, (3) the
+same with cross-layer scheduling (software-pipelined tiles, weights prefetched); steps 0-2 without
+the pipelining of step 3. Per step the cycles and the speedup over the step before, beside the
+paper's.
 """
 
 import argparse
@@ -213,6 +220,50 @@ def compare_schedules(arguments):
     return "\n".join(lines), failed
 
 
+# GraphTurbo's ablation (Fig. 15): each step's schedule and the paper's speedup over the step before.
+ABLATION_STEPS = [
+    ("(0) layer-wise", "layerwise{pipeline=false}", None),
+    ("(1) groups, data in the GB", "graphturbo{pipeline=false}", 3.67),
+    ("(2) + instances in the LBs", "graphturbo{scope=lb pipeline=false}", 2.20),
+    ("(3) + cross-layer scheduling", "graphturbo{scope=lb}", 1.72),
+]
+
+ABLATION_MODELS = [
+    ("ResNet-50 b32", ["--builtin", "resnet50", "--batch", "32"]),
+    ("BERT-base layer b32 s128", "bert"),
+]
+
+
+def ablation(arguments):
+    lines = [f"target {arguments.target}; each step's speedup is over the step before it", "",
+             "| model | step | schedule | simulated cycles | speedup | paper | kernels | DDR MB | GB↔LB MB | matrix util |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    failed = False
+    for name, model in ABLATION_MODELS:
+        if arguments.only and arguments.only not in name:
+            continue
+        with tempfile.TemporaryDirectory() as work:
+            if model == "bert":
+                path = os.path.join(work, "bert.onnx")
+                onnx.save(oracle.bert_layer(batch=32), path)
+                model = [path]
+            previous = None
+            for step, schedule, paper in ABLATION_STEPS:
+                run = run_schedule(arguments, model, schedule, work)
+                progress(f"measured {name} {step}")
+                if "error" in run:
+                    failed = True
+                    lines.append(f"| {name} | {step} | `{schedule}` | failed: {run['error']} | | | | | | |")
+                    previous = None
+                    continue
+                speedup = f"{previous / run['cycles']:.2f}x" if previous else ""
+                lines.append(f"| {name} | {step} | `{schedule}` | {run['cycles']:,} | {speedup} | "
+                             f"{f'{paper:.2f}x' if paper else ''} | {run['kernels']} | {run['ddr'] / 1e6:.0f} | "
+                             f"{run['gb'] / 1e6:.0f} | {100 * run['matrix_util']:.1f}% |")
+                previous = run["cycles"]
+    return "\n".join(lines), failed
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin-dir", required=True)
@@ -223,7 +274,14 @@ def main():
     parser.add_argument("--markdown", help="also write the table into this file, between its benchmark markers")
     parser.add_argument("--compare-schedules", action="store_true", help="compare the kernel schedules on the paper's models")
     parser.add_argument("--schedules", default="layerwise,graphturbo", help="schedules --compare-schedules runs")
+    parser.add_argument("--ablation", action="store_true", help="GraphTurbo's ablation (Fig. 15) on ResNet-50 b32 and BERT b32")
     arguments = parser.parse_args()
+    if arguments.ablation:
+        text, failed = ablation(arguments)
+        print(text)
+        if arguments.markdown:
+            write_between(arguments.markdown, "ablation", text)
+        sys.exit(1 if failed else 0)
     if arguments.compare_schedules:
         text, failed = compare_schedules(arguments)
         print(text)

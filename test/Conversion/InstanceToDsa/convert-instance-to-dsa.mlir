@@ -92,3 +92,40 @@ func.func @wide_conv(%x: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> {
   %c = graph.conv2d %x, %w {activation = #graph<activation relu>, pads = array<i64: 1, 1, 1, 1>} : (tensor<2x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x32x32xf32>
   return %c : tensor<2x16x32x32xf32>
 }
+
+// -----
+
+// Tests the weight prefetch across layers (GraphTurbo §4.4): both convolutions copy their filter
+// to the GB. Without pipelining each copy is a step of its own, waited for and followed by a
+// barrier; with it, the second filter's copy is issued at the start of the first convolution and
+// not waited for — it moves over the DDR port while the first convolution's tiles load over the
+// GB bus, and the barrier ending that convolution orders it before the second reads it.
+// CHECK-LABEL: dsa.kernel @two_wide_convs_0_g0
+// CHECK:         dsa.dma {{.*}} : memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<gb>>
+// CHECK:         dsa.barrier
+// CHECK:         dsa.conv2d
+// CHECK:         dsa.barrier
+// CHECK:         dsa.dma {{.*}} : memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<gb>>
+// CHECK:         dsa.barrier
+// CHECK:         dsa.conv2d
+// PIPE-LABEL: dsa.kernel @two_wide_convs_0_g0
+// PIPE:         dsa.dma {{.*}} : memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<gb>>
+// PIPE-NEXT:    dsa.wait
+// PIPE-NEXT:  }
+// PIPE-NEXT:  dsa.barrier
+// PIPE:         %[[SECOND:.*]] = dsa.dma {{.*}} : memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<gb>>
+// PIPE-NEXT:  }
+// PIPE-NOT:     dsa.barrier
+// PIPE:         dsa.conv2d
+// PIPE:         dsa.barrier
+// PIPE-NOT:     memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<gb>>
+// PIPE:         dsa.conv2d
+// PIPE-LABEL: func.func @two_wide_convs
+func.func @two_wide_convs(%x: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> {
+  // expected-remark@-1 {{weights copied to the GB before 2 of the 2 layers reading weights}}
+  %w1 = graph.weight "w1" : tensor<16x16x3x3xf32>
+  %w2 = graph.weight "w2" : tensor<16x16x3x3xf32>
+  %c1 = graph.conv2d %x, %w1 {activation = #graph<activation relu>, pads = array<i64: 1, 1, 1, 1>} : (tensor<2x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x32x32xf32>
+  %c2 = graph.conv2d %c1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x32x32xf32>
+  return %c2 : tensor<2x16x32x32xf32>
+}

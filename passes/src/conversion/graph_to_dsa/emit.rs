@@ -137,18 +137,18 @@ impl Body {
         Self { context, location, frames: vec![Frame { block, if_op: None, before: Some(op) }], replicas: None }
     }
 
-    fn block(&self) -> MlirBlock {
-        self.frames.last().expect("a body has a block").block
+    /// Where new ops go: the end of the innermost block, or before the op a body was made for.
+    fn point(&self) -> InsertionPoint {
+        let frame = self.frames.last().expect("a body has a block");
+        match frame.before {
+            Some(op) => InsertionPoint::Before(op),
+            None => InsertionPoint::End(frame.block),
+        }
     }
 
     /// Creates `name` at the insertion point.
     pub fn op(&mut self, name: &str, operands: &[Val], results: &[MlirType], attributes: &[ir::NamedAttribute]) -> Op {
-        let frame = self.frames.last().expect("a body has a block");
-        let point = match frame.before {
-            Some(op) => InsertionPoint::Before(op),
-            None => InsertionPoint::End(frame.block),
-        };
-        ir::create(point, self.location, name, operands, results, attributes, Vec::new())
+        ir::create(self.point(), self.location, name, operands, results, attributes, Vec::new())
     }
 
     /// `dsa.cluster_id`.
@@ -399,7 +399,7 @@ impl Body {
     /// Opens `scf.for %i = low to high step step` and returns `%i`; close with [`Body::close`].
     pub fn open_for(&mut self, low: Val, high: Val, step: Val) -> Val {
         let (region, block) = ir::region_with_block(&[self.index_type()], self.location);
-        ir::create(InsertionPoint::End(self.block()), self.location, "scf.for", &[low, high, step], &[], &[], vec![region]);
+        ir::create(self.point(), self.location, "scf.for", &[low, high, step], &[], &[], vec![region]);
         self.frames.push(Frame { block, if_op: None, before: None });
         // SAFETY: the block has its one argument.
         Val(unsafe { mlirBlockGetArgument(block, 0) })
@@ -410,7 +410,7 @@ impl Body {
         let (then_region, block) = ir::region_with_block(&[], self.location);
         // SAFETY: an empty region for the else branch, owned by the op.
         let else_region = unsafe { mlirRegionCreate() };
-        let op = ir::create(InsertionPoint::End(self.block()), self.location, "scf.if", &[condition], &[], &[], vec![then_region, else_region]);
+        let op = ir::create(self.point(), self.location, "scf.if", &[condition], &[], &[], vec![then_region, else_region]);
         self.frames.push(Frame { block, if_op: Some(op), before: None });
     }
 

@@ -70,7 +70,7 @@ impl LoweringError {
 /// The `pipeline` option of both kernel-generating passes.
 pub const PIPELINE_OPTION: OptionInfo = OptionInfo {
     name: "pipeline",
-    description: "Software-pipeline tile loops where the LB holds double buffers and it moves no more data (GraphTurbo §4.4); false for the ablation",
+    description: "Software-pipeline tile loops where the LB holds double buffers and it moves no more data, and (GraphTurbo kernels) copy a layer's weights to the GB while the layer before computes (GraphTurbo §4.4); false for the ablation",
     kind: OptionKind::Bool,
     default: "true",
 };

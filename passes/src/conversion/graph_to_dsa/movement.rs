@@ -22,7 +22,17 @@ const MAX_RANK: usize = 4;
 
 /// A copy kernel moving each `(source, target)` pair (equal shapes) with DMA; pairs of no
 /// elements (a concatenation's empty piece) move nothing.
-pub fn copy_pairs(machine: &Machine, pairs: &[(Tensor, Tensor)], mut kernel: Kernel) -> Kernel {
+pub fn copy_pairs(machine: &Machine, pairs: &[(Tensor, Tensor)], kernel: Kernel) -> Kernel {
+    copy_pairs_fenced(machine, pairs, kernel, true)
+}
+
+/// [`copy_pairs`] without waiting for the copies: the core goes on while they move, and
+/// whatever reads their targets must come after a barrier (a prefetch, GraphTurbo §4.4).
+pub fn copy_pairs_ahead(machine: &Machine, pairs: &[(Tensor, Tensor)], kernel: Kernel) -> Kernel {
+    copy_pairs_fenced(machine, pairs, kernel, false)
+}
+
+fn copy_pairs_fenced(machine: &Machine, pairs: &[(Tensor, Tensor)], mut kernel: Kernel, fenced: bool) -> Kernel {
     let pairs: Vec<&(Tensor, Tensor)> = pairs.iter().filter(|(source, _)| source.view.elements() > 0).collect();
     let tilings: Vec<(Vec<usize>, usize)> = pairs
         .iter()
@@ -75,7 +85,11 @@ pub fn copy_pairs(machine: &Machine, pairs: &[(Tensor, Tensor)], mut kernel: Ker
         let (from, _) = body.subview(source_arg, &source.view, &offsets, &tile, Some(&kept));
         let (to, _) = body.subview(target_arg, &target.view, &offsets, &tile, Some(&kept));
         let moved = body.dma(from, to, &[]);
-        kernel.end_tiles(moved);
+        if fenced {
+            kernel.end_tiles(moved);
+        } else {
+            kernel.close_tiles();
+        }
     }
     kernel
 }

@@ -67,6 +67,18 @@ pub(super) fn window(host: &mut Body, tensor: &Tensor, dim: usize, offset: usize
 /// A layer's tensors with its promoted weights' GB copies, and the arena blocks they took.
 type Promoted = (BTreeMap<ValueId, Tensor>, Vec<(usize, usize)>);
 
+/// A layer of a GB instance after it was emitted, until the next one has taken its weights'
+/// blocks (which must not be ones this layer still reads, as a prefetch copies while it runs).
+struct Previous {
+    /// A mark where the layer's instructions start (the next layer's weight copy goes before
+    /// it); none without software pipelining.
+    start: Option<Op>,
+    /// Arena blocks of its promoted weights.
+    blocks: Vec<(usize, usize)>,
+    /// The last op it computes (fused ones included).
+    done: usize,
+}
+
 /// The emission's state: the buffers allocated, the kernel being written.
 pub(super) struct Emission<'w, 'p> {
     pub(super) walk: &'w Walk<'p>,
@@ -176,6 +188,22 @@ impl Emission<'_, '_> {
         Ok(())
     }
 
+    /// Copies each pair as [`Emission::copy`] does, but issued at `start` (an earlier point of the
+    /// open kernel, the start of the layer before) and not waited for: the copies move while that
+    /// layer computes, and the barrier ending it orders them before their readers (GraphTurbo
+    /// §4.4, weights of layer k + 1 promoted while layer k computes).
+    fn copy_ahead(&mut self, host: &mut Body, pairs: &[(Tensor, Tensor)], start: Op) -> Result<(), String> {
+        let pairs = movement::merged_pairs(host, pairs)?;
+        let machine = self.walk.machine;
+        let (index, mut kernel) = self.open.take().expect("a kernel is open");
+        let location = kernel.body.location();
+        let here = std::mem::replace(&mut kernel.body, Body::before(start, location));
+        let mut kernel = movement::copy_pairs_ahead(machine, &pairs, kernel);
+        kernel.body = here;
+        self.open = Some((index, kernel));
+        Ok(())
+    }
+
     /// Copies each pair as [`Emission::copy`] does, but on the first cluster only: the pairs'
     /// targets are results no cluster has a share of, which every cluster would write alike.
     pub(super) fn copy_once(&mut self, host: &mut Body, pairs: &[(Tensor, Tensor)]) -> Result<(), String> {
@@ -220,6 +248,7 @@ impl Emission<'_, '_> {
         host: &mut Body,
         local: &BTreeMap<ValueId, Tensor>,
         weights: impl Iterator<Item = &'v ValueId>,
+        ahead: Option<Op>,
     ) -> Result<Promoted, String> {
         let mut tensors = local.clone();
         let mut pairs = Vec::new();
@@ -241,9 +270,27 @@ impl Emission<'_, '_> {
         }
         if !pairs.is_empty() {
             let pairs: Vec<(Tensor, Tensor)> = pairs.into_iter().map(|(_, source, copy)| (source, copy)).collect();
-            self.copy(host, &pairs)?;
+            match ahead {
+                Some(start) => self.copy_ahead(host, &pairs, start)?,
+                None => self.copy(host, &pairs)?,
+            }
         }
         Ok((tensors, blocks))
+    }
+
+    /// Gives back what the layer before (`previous`) held: its promoted weights' blocks and the
+    /// intermediates no later op reads; and removes the mark at its start.
+    fn retire(&mut self, body: &FunctionView, aliases: &BTreeMap<ValueId, ValueId>, previous: Option<Previous>) {
+        let Some(previous) = previous else { return };
+        if let Some((_, free)) = &mut self.arena {
+            for (offset, elements) in previous.blocks {
+                free.give(offset, elements);
+            }
+        }
+        self.release(body, aliases, previous.done);
+        if let Some(start) = previous.start {
+            start.erase();
+        }
     }
 
     /// Returns to the arena the intermediates no op after `done` reads (layers are separated by
@@ -325,6 +372,8 @@ impl Emission<'_, '_> {
         let yielded = body.returned().to_vec();
         let mut fused: BTreeSet<usize> = BTreeSet::new();
         let mut aliases: BTreeMap<ValueId, ValueId> = BTreeMap::new();
+        // The layer before, while the next one may prefetch its weights at its start.
+        let mut previous: Option<Previous> = None;
         for (op_index, op) in body.ops.iter().enumerate() {
             if fused.contains(&op_index) || op.is_terminator() {
                 continue;
@@ -347,13 +396,22 @@ impl Emission<'_, '_> {
             fused.extend(fused_ops);
             let layer_weights: BTreeSet<ValueId> = read.iter().filter(|value| weights.contains(value)).copied().collect();
             let shape = buffer_shape(&op.results[0].1.shape);
-            let promote = promotion_pays(walk.machine, &local, &layer_weights, &|tensors| {
-                estimate(&Scope { machine: walk.machine, tensors }, op, &steps, &shape, elementwise_anchor)
-            });
+            let layer_estimate =
+                |tensors: &BTreeMap<ValueId, Tensor>| estimate(&Scope { machine: walk.machine, tensors }, op, &steps, &shape, elementwise_anchor);
+            // The copy is priced whole even when it is prefetched: crediting the cycles it overlaps
+            // made more layers copy their weights and ResNet-50 b8 slower (8.62 M cycles
+            // without credit, 8.78 M with a quarter of the layer before, 9.32 M with all of it).
+            let promote = promotion_pays(walk.machine, &local, &layer_weights, &layer_estimate);
             // Weights first: a layer's results spill to DDR more cheaply than its weights, which
             // every tile reads (ResNet-50 b8 at 4b40067: 12.5 M cycles this way, 12.9 M the other).
-            let (layer_tensors, promoted) =
-                self.promote(host, &local, layer_weights.iter().filter(|_| promote)).map_err(|message| ScheduleError::at(op.op, message))?;
+            // A prefetch takes its blocks while the layer before still holds its own.
+            let ahead = previous.as_ref().and_then(|previous| previous.start);
+            if ahead.is_none() {
+                self.retire(&body, &aliases, previous.take());
+            }
+            let promoted = self.promote(host, &local, layer_weights.iter().filter(|_| promote), ahead);
+            self.retire(&body, &aliases, previous.take());
+            let (layer_tensors, promoted) = promoted.map_err(|message| ScheduleError::at(op.op, message))?;
             if !layer_weights.is_empty() {
                 self.promotions[0] += usize::from(!promoted.is_empty());
                 self.promotions[1] += 1;
@@ -386,7 +444,9 @@ impl Emission<'_, '_> {
             }
             let layer = Layer { index: op_index, node: op, steps, output: results[0].clone() };
             let scope = Scope { machine: walk.machine, tensors: &layer_tensors };
-            let (kernel_index, kernel) = self.open.take().expect("a kernel is open");
+            let (kernel_index, mut kernel) = self.open.take().expect("a kernel is open");
+            // Where the next layer's weight copy goes if it prefetches.
+            let start = walk.machine.pipeline.then(|| kernel.body.index(0).defining_op().expect("a constant"));
             let emitted = emit_layer(&scope, host, &layer, &results, elementwise_anchor, kernel);
             let mut kernel = emitted.map_err(|error| {
                 let at = error.op.and_then(|i| body.ops.get(i).map(|n| n.op)).unwrap_or(node.op);
@@ -394,17 +454,17 @@ impl Emission<'_, '_> {
             })?;
             kernel.end_layer();
             self.open = Some((kernel_index, kernel));
-            if let Some((_, free)) = &mut self.arena {
-                for (offset, elements) in promoted {
-                    free.give(offset, elements);
-                }
-            }
             for ((value, _), tensor) in finals.iter().zip(results) {
                 local.insert(*value, tensor);
             }
             let done = fused.iter().copied().filter(|&f| f > op_index).max().unwrap_or(op_index).max(op_index);
-            self.release(&body, &aliases, done);
+            let this = Previous { start: None, blocks: promoted, done };
+            match start {
+                Some(start) => previous = Some(Previous { start: Some(start), ..this }),
+                None => self.retire(&body, &aliases, Some(this)),
+            }
         }
+        self.retire(&body, &aliases, previous.take());
         // Outputs not written in place (a block argument or a reshape yielded) are copied.
         let mut pairs = Vec::new();
         for (position, value) in yielded.iter().enumerate() {
