@@ -64,6 +64,13 @@ pub(super) fn window(host: &mut Body, tensor: &Tensor, dim: usize, offset: usize
     Tensor { host: value, view }
 }
 
+/// Buffer arguments past which a run of instances continues in a new launch of its kernel: the
+/// host calls a kernel with each memref argument spread into its fields (11 for rank 4), and a
+/// call with tens of thousands of operands is more than LLVM's instruction selection handles (its
+/// nodes count operands in 16 bits) — a BERT layer at batch 32 with `scope=lb` passed 10,515
+/// buffers and its kernel read a buffer handle of 0. Splitting at 2,048 fixed it.
+const SPLIT_ARGUMENTS: usize = 2048;
+
 /// A layer's tensors with its promoted weights' GB copies, and the arena blocks they took.
 type Promoted = (BTreeMap<ValueId, Tensor>, Vec<(usize, usize)>);
 
@@ -104,6 +111,8 @@ pub(super) struct Emission<'w, 'p> {
     pub(super) lowered_in_gb: BTreeMap<&'static str, usize>,
     /// Intermediates of per-core instances that went from the LB to the GB.
     pub(super) lb_spills: usize,
+    /// Launches the open kernel was split into before the current one.
+    pub(super) parts: usize,
 }
 
 impl Emission<'_, '_> {
@@ -126,17 +135,19 @@ impl Emission<'_, '_> {
 
     /// Makes kernel `kernel` the open one, launching the one before.
     pub(super) fn enter(&mut self, host: &mut Body, host_function: Op, kernel: usize, built: &mut Vec<Op>) {
-        if self.open.as_ref().is_some_and(|(open, _)| *open == kernel) {
-            return;
+        if let Some((open, running)) = &self.open {
+            if *open != kernel {
+                self.leave(host, host_function, built);
+            } else if running.arguments.len() > SPLIT_ARGUMENTS {
+                self.relaunch(host, host_function, built);
+                return;
+            } else {
+                return;
+            }
         }
-        self.leave(host, host_function, built);
+        self.parts = 0;
         let walk = self.walk;
-        let label = match &walk.items[kernel] {
-            Item::Run(group) => group.clone(),
-            Item::Copy => "copy".to_owned(),
-        };
-        let name = format!("{}_{kernel}_{label}", walk.program.name);
-        self.open = Some((kernel, Kernel::per_cluster(name, host, walk.machine, walk.count, walk.replicas.clone())));
+        self.open = Some((kernel, Kernel::per_cluster(self.kernel_name(kernel), host, walk.machine, walk.count, walk.replicas.clone())));
         // The GB the planned tensors leave free during this kernel holds its intermediates.
         let planned: usize = walk
             .lifetimes
@@ -149,6 +160,28 @@ impl Emission<'_, '_> {
             let arena = allocate(host, &walk.replicas, &[elements], Space::Gb, walk.count);
             (arena, FirstFit::new(elements))
         });
+    }
+
+    /// The symbol of kernel `kernel` (of its part after the first, see [`SPLIT_ARGUMENTS`]).
+    fn kernel_name(&self, kernel: usize) -> String {
+        let walk = self.walk;
+        let label = match &walk.items[kernel] {
+            Item::Run(group) => group.clone(),
+            Item::Copy => "copy".to_owned(),
+        };
+        let part = if self.parts > 0 { format!("_part{}", self.parts) } else { String::new() };
+        format!("{}_{kernel}_{label}{part}", walk.program.name)
+    }
+
+    /// Launches what the open kernel holds so far and goes on in a new launch of the same kernel:
+    /// its buffers, arena and weight copies stay, only the instructions after this point go to
+    /// the new launch (the launch boundary orders them as a barrier would).
+    fn relaunch(&mut self, host: &mut Body, host_function: Op, built: &mut Vec<Op>) {
+        let Some((kernel, open)) = self.open.take() else { return };
+        built.push(launch(host, open, host_function));
+        self.parts += 1;
+        let walk = self.walk;
+        self.open = Some((kernel, Kernel::per_cluster(self.kernel_name(kernel), host, walk.machine, walk.count, walk.replicas.clone())));
     }
 
     /// Launches the open kernel and frees what no later kernel reads.

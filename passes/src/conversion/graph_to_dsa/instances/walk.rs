@@ -297,6 +297,7 @@ impl<'p> Walk<'p> {
             per_core: 0,
             lowered_in_gb: BTreeMap::new(),
             lb_spills: 0,
+            parts: 0,
         };
         for (root, &output) in &self.outputs {
             state.buffers.insert(root.clone(), outputs[output].clone());

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""GraphTurbo's evaluation (OSDI'23 §5) reproduced on the software DSA, side by side in one run,
+for docs/Paper.md (not a test): the layer-wise schedule against GraphTurbo's on stcp920.
+
+- Table 1: the BERT-base encoder layer (sequence 128) at batch 8, 16 and 32: latency of one
+  inference at the target's clock and throughput in sentences per second.
+- Table 3: bytes moved per memory path (DDR, GB<->LB, LB<->LB) for ResNet-50 b32 and BERT b32.
+- Table 4: compile time per phase (graph passes, lowering to LLVM, translation, LLVM optimisation,
+  JIT) for the same models and schedules, on this machine.
+- Figs. 16/17: mean utilisation of the matrix engines, vector engines and vector cores against the
+  batch size (ResNet-50 at batch 1, 8 and 32).
+
+Usage: tools/scripts/paper-tables.py --bin-dir target/release [--markdown docs/Paper.md]
+[--only table1|table3|table4|utilisation]. GraphTurbo's ablation (Fig. 15) is
+tools/scripts/benchmark.py --ablation.
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+import onnx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load(name, file):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, file))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+benchmark = load("benchmark", "benchmark.py")
+oracle = benchmark.oracle
+
+SCHEDULES = ["layerwise", "graphturbo"]
+PHASES = ["graph passes", "lowering to LLVM", "translation", "LLVM optimisation", "JIT"]
+
+
+def run(arguments, model, schedule, work):
+    """One compiled run: its report and compile phases, or an error."""
+    report_path = os.path.join(work, "report.json")
+    command = [os.path.join(arguments.bin_dir, "turbine-run"), *model, "--target", arguments.target,
+               "--schedule", schedule, "--threads", str(arguments.threads), "--report-json", report_path]
+    ran = subprocess.run(command, capture_output=True, text=True)
+    if ran.returncode != 0:
+        return {"error": (ran.stderr.strip() or ran.stdout.strip()).splitlines()[-1]}
+    phases = re.search(r"graph passes ([\d.]+) s, lowering to LLVM ([\d.]+) s, translation ([\d.]+) s, "
+                       r"LLVM optimisation ([\d.]+) s, JIT ([\d.]+) s", ran.stdout)
+    return {"report": json.load(open(report_path)), "phases": [float(phases.group(i)) for i in range(1, 6)]}
+
+
+def bert(work, batch):
+    path = os.path.join(work, f"bert-b{batch}.onnx")
+    onnx.save(oracle.bert_layer(batch=batch), path)
+    return [path]
+
+
+def clock_mhz(arguments):
+    path = arguments.target if os.path.exists(arguments.target) else \
+        os.path.join(HERE, "..", "..", "targets", "descriptions", f"{arguments.target}.toml")
+    return tomllib.load(open(path, "rb"))["clock_mhz"]
+
+
+def table1(arguments, work):
+    mhz = clock_mhz(arguments)
+    lines = ["| batch | schedule | cycles | latency (ms) | throughput (sentences/s) | paper (GraphTurbo, 12 layers) |",
+             "|---|---|---|---|---|---|"]
+    paper = {32: "4052 sentences/s, 7.67 ms (TVM: 512, 18.96 ms)"}
+    for batch in [8, 16, 32]:
+        model = bert(work, batch)
+        for schedule in SCHEDULES:
+            result = run(arguments, model, schedule, work)
+            benchmark.progress(f"measured BERT b{batch} {schedule}")
+            if "error" in result:
+                lines.append(f"| {batch} | {schedule} | failed: {result['error']} | | | |")
+                continue
+            cycles = result["report"]["cycles"]
+            latency_ms = cycles / (mhz * 1e3)
+            lines.append(f"| {batch} | {schedule} | {cycles:,} | {latency_ms:.3f} | {batch / (latency_ms / 1e3):,.0f} | "
+                         f"{paper.get(batch, 'comparable to TVM') if schedule == 'graphturbo' else ''} |")
+    return "\n".join(lines)
+
+
+PAPER_MODELS = [("ResNet-50 b32", lambda work: ["--builtin", "resnet50", "--batch", "32"]),
+                ("BERT-base layer b32 s128", lambda work: bert(work, 32))]
+
+
+def table3_and_4(arguments, work):
+    bytes_lines = ["| model | schedule | DDR MB | GB<->LB MB | LB<->LB MB | GB<->GB MB |", "|---|---|---|---|---|---|"]
+    time_lines = ["| model | schedule | " + " | ".join(f"{phase} (s)" for phase in PHASES) + " | total (s) |",
+                  "|---|---|" + "---|" * (len(PHASES) + 1)]
+    for name, make in PAPER_MODELS:
+        model = make(work)
+        for schedule in SCHEDULES:
+            result = run(arguments, model, schedule, work)
+            benchmark.progress(f"measured {name} {schedule}")
+            if "error" in result:
+                bytes_lines.append(f"| {name} | {schedule} | failed: {result['error']} | | | |")
+                time_lines.append(f"| {name} | {schedule} | failed |" + " |" * len(PHASES))
+                continue
+            transfers = result["report"]["transfers"]
+
+            def moved(*levels):
+                return sum(t["bytes"] for t in transfers if sorted((t["src"], t["dst"])) == sorted(levels)) / 1e6
+
+            ddr = sum(t["bytes"] for t in transfers if "ddr" in (t["src"], t["dst"])) / 1e6
+            bytes_lines.append(f"| {name} | {schedule} | {ddr:,.0f} | {moved('gb', 'lb'):,.0f} | {moved('lb', 'lb'):,.0f} | "
+                               f"{moved('gb', 'gb'):,.0f} |")
+            phases = result["phases"]
+            time_lines.append(f"| {name} | {schedule} | " + " | ".join(f"{p:.2f}" for p in phases) + f" | {sum(phases):.2f} |")
+    return "\n".join(bytes_lines), "\n".join(time_lines)
+
+
+def utilisation(arguments, work):
+    lines = ["| batch | schedule | cycles | matrix engines | vector engines | vector cores |", "|---|---|---|---|---|---|"]
+    for batch in [1, 8, 32]:
+        for schedule in SCHEDULES:
+            result = run(arguments, ["--builtin", "resnet50", "--batch", str(batch)], schedule, work)
+            benchmark.progress(f"measured ResNet-50 b{batch} {schedule}")
+            if "error" in result:
+                lines.append(f"| {batch} | {schedule} | failed: {result['error']} | | | |")
+                continue
+            units = result["report"]["units"]
+
+            def mean(kind):
+                values = [u["utilisation"] for u in units if u["kind"] == kind]
+                return 100 * sum(values) / max(len(values), 1)
+
+            lines.append(f"| {batch} | {schedule} | {result['report']['cycles']:,} | {mean('matrix_engine'):.1f}% | "
+                         f"{mean('vector_engine'):.1f}% | {mean('vector_core'):.1f}% |")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin-dir", required=True)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--target", default="stcp920")
+    parser.add_argument("--only", choices=["table1", "table3", "table4", "utilisation"])
+    parser.add_argument("--markdown", help="also write each table into this file, between its markers")
+    arguments = parser.parse_args()
+    tables = {}
+    with tempfile.TemporaryDirectory() as work:
+        if arguments.only in (None, "table1"):
+            tables["table1"] = table1(arguments, work)
+        if arguments.only in (None, "table3", "table4"):
+            tables["table3"], tables["table4"] = table3_and_4(arguments, work)
+        if arguments.only in (None, "utilisation"):
+            tables["utilisation"] = utilisation(arguments, work)
+    failed = False
+    for marker, text in tables.items():
+        print(f"{marker}\n{text}\n")
+        failed |= "failed" in text
+        if arguments.markdown:
+            benchmark.write_between(arguments.markdown, marker, text)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
