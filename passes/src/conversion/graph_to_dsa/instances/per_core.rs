@@ -7,9 +7,11 @@
 //! that block needs. The kernel is written once for all cores: the boxes must have the same
 //! sizes and attributes on every core, and their offsets must grow linearly with the core's
 //! coordinates (a batch or channel binding, or rows away from the borders). Where they do not
-//! (a border row's padding), or where the body has what the per-core path does not lower (several
-//! outputs, a pad, which needs a zeroed buffer), the instance is lowered as a GB one and the
-//! summary counts it.
+//! (a border row's padding), where the body has what the per-core path does not lower (several
+//! outputs, a pad, which needs a zeroed buffer), where the cores would recompute more than a
+//! tenth of the work, or where the lowering's own estimates find sharing the layers among the
+//! cores faster ([`pays`]), the instance is lowered as a GB one and the summary counts why. The
+//! lowering itself is [`super::core_emission`].
 
 use super::core_emission::RESIDENT_SHARE;
 use super::emission::{copy_cycles, BARRIER};
