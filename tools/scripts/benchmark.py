@@ -153,15 +153,23 @@ def progress(text):
         print(text, file=sys.stderr, flush=True)
 
 
-def run_schedule(arguments, model, schedule, work):
-    """One compiled run: the report's figures, or an error."""
+def run_compiled(arguments, model, schedule, work):
+    """Compiles and runs `model` with `schedule`: (the runtime's report, turbine-run's output), or
+    (None, the error)."""
     report_path = os.path.join(work, "report.json")
     command = [os.path.join(arguments.bin_dir, "turbine-run"), *model, "--target", arguments.target,
                "--schedule", schedule, "--threads", str(arguments.threads), "--report-json", report_path]
     ran = subprocess.run(command, capture_output=True, text=True)
     if ran.returncode != 0:
-        return {"error": (ran.stderr.strip() or ran.stdout.strip()).splitlines()[-1]}
-    report = json.load(open(report_path))
+        return None, (ran.stderr.strip() or ran.stdout.strip()).splitlines()[-1]
+    return json.load(open(report_path)), ran.stdout
+
+
+def run_schedule(arguments, model, schedule, work):
+    """One compiled run: the report's figures, or an error."""
+    report, output = run_compiled(arguments, model, schedule, work)
+    if report is None:
+        return {"error": output}
     transfers = report["transfers"]
     matrix = [u for u in report["units"] if u["kind"] == "matrix_engine"]
     return {
@@ -185,6 +193,16 @@ def target_figures(arguments):
     return cores * engines * target["throughput"]["matrix_engine"]["f32"], target["device"]["clusters"] * target["bandwidth"]["ddr_gb"]
 
 
+def model_arguments(model, work):
+    """turbine-run's arguments for a model of SCHEDULE_MODELS ("bert": the encoder layer at batch
+    32, saved as ONNX in `work`)."""
+    if model != "bert":
+        return model
+    path = os.path.join(work, "bert.onnx")
+    onnx.save(oracle.bert_layer(batch=32), path)
+    return [path]
+
+
 def compare_schedules(arguments):
     schedules = arguments.schedules.split(",")
     peak_flops, ddr_rate = target_figures(arguments)
@@ -196,10 +214,7 @@ def compare_schedules(arguments):
         if arguments.only and arguments.only not in name:
             continue
         with tempfile.TemporaryDirectory() as work:
-            if model == "bert":
-                path = os.path.join(work, "bert.onnx")
-                onnx.save(oracle.bert_layer(batch=32), path)
-                model = [path]
+            model = model_arguments(model, work)
             runs = {schedule: run_schedule(arguments, model, schedule, work) for schedule in schedules}
         progress(f"measured {name}")
         base = runs.get("layerwise", {})
@@ -228,10 +243,7 @@ ABLATION_STEPS = [
     ("(3) + cross-layer scheduling", "graphturbo{scope=lb}", 1.72),
 ]
 
-ABLATION_MODELS = [
-    ("ResNet-50 b32", ["--builtin", "resnet50", "--batch", "32"]),
-    ("BERT-base layer b32 s128", "bert"),
-]
+ABLATION_MODELS = [entry for entry in SCHEDULE_MODELS if entry[0] in ("ResNet-50 b32", "BERT-base layer b32 s128")]
 
 
 def ablation(arguments):
@@ -243,10 +255,7 @@ def ablation(arguments):
         if arguments.only and arguments.only not in name:
             continue
         with tempfile.TemporaryDirectory() as work:
-            if model == "bert":
-                path = os.path.join(work, "bert.onnx")
-                onnx.save(oracle.bert_layer(batch=32), path)
-                model = [path]
+            model = model_arguments(model, work)
             previous = None
             for step, schedule, paper in ABLATION_STEPS:
                 run = run_schedule(arguments, model, schedule, work)

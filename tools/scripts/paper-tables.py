@@ -17,10 +17,8 @@ tools/scripts/benchmark.py --ablation.
 
 import argparse
 import importlib.util
-import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import tomllib
@@ -46,15 +44,12 @@ PHASES = ["graph passes", "lowering to LLVM", "translation", "LLVM optimisation"
 
 def run(arguments, model, schedule, work):
     """One compiled run: its report and compile phases, or an error."""
-    report_path = os.path.join(work, "report.json")
-    command = [os.path.join(arguments.bin_dir, "turbine-run"), *model, "--target", arguments.target,
-               "--schedule", schedule, "--threads", str(arguments.threads), "--report-json", report_path]
-    ran = subprocess.run(command, capture_output=True, text=True)
-    if ran.returncode != 0:
-        return {"error": (ran.stderr.strip() or ran.stdout.strip()).splitlines()[-1]}
+    report, output = benchmark.run_compiled(arguments, model, schedule, work)
+    if report is None:
+        return {"error": output}
     phases = re.search(r"graph passes ([\d.]+) s, lowering to LLVM ([\d.]+) s, translation ([\d.]+) s, "
-                       r"LLVM optimisation ([\d.]+) s, JIT ([\d.]+) s", ran.stdout)
-    return {"report": json.load(open(report_path)), "phases": [float(phases.group(i)) for i in range(1, 6)]}
+                       r"LLVM optimisation ([\d.]+) s, JIT ([\d.]+) s", output)
+    return {"report": report, "phases": [float(phases.group(i)) for i in range(1, 6)]}
 
 
 def bert(work, batch):

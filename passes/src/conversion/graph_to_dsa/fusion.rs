@@ -3,6 +3,7 @@
 //! [`FunctionView::epilogue_reader`]), as steps the vector units run on the anchor's output tile.
 
 use super::{
+    host::buffer_shape,
     emit::Body,
     emit::reshaped,
     emit::Tensor,
@@ -38,6 +39,16 @@ pub struct Fused {
     pub fused: Vec<usize>,
     /// The value the layer writes (the anchor's result when nothing is fused).
     pub last: Option<ValueId>,
+}
+
+/// The values the layer anchored at `node` writes, with their buffer shapes: the last value of
+/// its epilogue (`last`) for a one-result anchor, else each of its results.
+pub fn written(node: &Node, last: Option<ValueId>) -> Vec<(ValueId, Vec<usize>)> {
+    if node.results.len() == 1 {
+        vec![(last.expect("one result"), buffer_shape(&node.results[0].1.shape))]
+    } else {
+        node.results.iter().map(|(value, r#type)| (*value, buffer_shape(&r#type.shape))).collect()
+    }
 }
 
 /// The epilogue of the layer anchored at op `index`. The fused ops' other operands must already

@@ -256,21 +256,13 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
             let _ = value;
         }
 
-        let anchor_shape = result.map(|(_, r#type)| buffer_shape(&r#type.shape)).unwrap_or_default();
         let Fused { steps, elementwise_anchor, fused: fused_ops, last } =
             fusion::layer_epilogue(program, index, &mut tensors, &mut host, &mut synthetic);
         fused.extend(fused_ops);
 
         // The buffers of the layer's results.
         let mut results = Vec::new();
-        let final_values: Vec<(ValueId, Vec<usize>)> = if node.results.len() == 1 {
-            vec![(last.expect("one result"), anchor_shape.clone())]
-        } else {
-            node.results
-                .iter()
-                .map(|(value, r#type)| (*value, buffer_shape(&r#type.shape)))
-                .collect()
-        };
+        let final_values = fusion::written(node, last);
         for (value, shape) in &final_values {
             let returned_view = returned_through_reshapes(ops, &users, &returned, *value).and_then(
                 |returned_value| {

@@ -252,11 +252,7 @@ impl Emission<'_, '_> {
             let Fused { steps, elementwise_anchor, fused: fused_ops, last } =
                 fusion::layer_epilogue(body, op_index, local, &mut views, &mut self.synthetic);
             fused.extend(fused_ops);
-            let finals: Vec<(ValueId, Vec<usize>)> = if op.results.len() == 1 {
-                vec![(last.expect("one result"), buffer_shape(&op.results[0].1.shape))]
-            } else {
-                op.results.iter().map(|(value, r#type)| (*value, buffer_shape(&r#type.shape))).collect()
-            };
+            let finals = fusion::written(op, last);
             let mut results = Vec::new();
             for (value, shape) in &finals {
                 let in_place = *value == yielded && output.view.shape == *shape && output.view.is_contiguous();

@@ -449,11 +449,7 @@ impl Emission<'_, '_> {
                 self.promotions[0] += usize::from(!promoted.is_empty());
                 self.promotions[1] += 1;
             }
-            let finals: Vec<(ValueId, Vec<usize>)> = if op.results.len() == 1 {
-                vec![(last.expect("one result"), buffer_shape(&op.results[0].1.shape))]
-            } else {
-                op.results.iter().map(|(value, r#type)| (*value, buffer_shape(&r#type.shape))).collect()
-            };
+            let finals = fusion::written(op, last);
             let mut results = Vec::new();
             for (value, shape) in &finals {
                 // A layer writes an output in place when it is one contiguous run (the emitters
