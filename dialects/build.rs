@@ -94,7 +94,7 @@ fn main() {
     }
 
     let sources = [
-        "ShapeChecks.cpp", "Graph.cpp", "Instance.cpp", "Dsa.cpp", "CAPI.cpp", "CAPIAttributes.cpp",
+        "ShapeChecks.cpp", "Graph.cpp", "GraphEmpty.cpp", "Instance.cpp", "Dsa.cpp", "CAPI.cpp", "CAPIAttributes.cpp",
         "TurbinePass.cpp", "OptMain.cpp",
     ];
     let mut build = cc::Build::new();

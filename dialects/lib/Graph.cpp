@@ -432,7 +432,7 @@ LogicalResult ResizeOp::verify() {
       return emitOpError() << "scale of dimension " << d
                            << " must be positive, got " << shortest(scales[d]);
     double exact = static_cast<double>(input[d]) * scales[d];
-    if (output[d] < 1 || std::abs(static_cast<double>(output[d]) - exact) >= 1.0)
+    if (output[d] < 0 || std::abs(static_cast<double>(output[d]) - exact) >= 1.0)
       return emitOpError() << "result dimension " << d << " is " << output[d]
                            << " but " << input[d] << " scaled by "
                            << shortest(scales[d]) << " is " << shortest(exact);

@@ -259,6 +259,16 @@ pub fn compile(context: &Context, mut module: Module, function: Option<&str>, op
     if !names.contains(&entry) {
         return Err(format!("no function @{entry} in the module (it has {names:?})"));
     }
+    // Only the entry runs, so only it is compiled: another function's unsupported op or a
+    // long lowering must not fail or slow the run (graph functions call none).
+    let mut op = module.body().first_operation();
+    while let Some(function) = op {
+        op = function.next_in_block();
+        if symbol_name(&function).is_some_and(|name| name != entry) {
+            // SAFETY: the function is alive and nothing refers to it; erasing it ends its handle.
+            unsafe { mlirOperationDestroy(function.to_raw()) };
+        }
+    }
     let output_shapes = graph_output_shapes(&module, &entry);
     run_pipeline(context, &mut module, &pipeline)?;
     let graph_passes = start.elapsed();

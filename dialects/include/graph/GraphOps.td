@@ -192,6 +192,7 @@ def Graph_Conv2dOp : Graph_Op<"conv2d", [Pure]> {
     $input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Graph_MatmulOp : Graph_Op<"matmul", [Pure]> {
@@ -208,6 +209,7 @@ def Graph_MatmulOp : Graph_Op<"matmul", [Pure]> {
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_BatchMatmulOp : Graph_Op<"batch_matmul", [Pure]> {
@@ -226,6 +228,7 @@ def Graph_BatchMatmulOp : Graph_Op<"batch_matmul", [Pure]> {
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_GemmOp : Graph_Op<"gemm", [Pure]> {
@@ -249,6 +252,7 @@ def Graph_GemmOp : Graph_Op<"gemm", [Pure]> {
     $a `,` $b (`,` $c^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -446,6 +450,7 @@ def Graph_GlobalAvgPoolOp : Graph_Op<"global_avg_pool", [Pure]> {
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -563,6 +568,7 @@ def Graph_PadOp : Graph_Op<"pad", [Pure]> {
   let results = (outs Graph_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_ResizeOp : Graph_Op<"resize", [Pure]> {
@@ -576,7 +582,8 @@ def Graph_ResizeOp : Graph_Op<"resize", [Pure]> {
     and reads that element; `linear` interpolates between its two neighbours in
     every dimension. Coordinates outside the input read its edge. Each result
     dimension is the input's times its scale, rounded down (a scale given by
-    sizes is `out / in`, so it may be off by less than one).
+    sizes is `out / in`, so it may be off by less than one); it may be 0, an
+    empty result.
 
     ```mlir
     %y = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : tensor<1x256x14x14xf32> -> tensor<1x256x28x28xf32>
@@ -721,6 +728,7 @@ class Graph_ReduceOp<string mnemonic, string what> : Graph_Op<mnemonic, [Pure]> 
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "sum">;

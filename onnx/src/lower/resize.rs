@@ -79,13 +79,8 @@ pub fn resize(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec
                         "a scale of {scale} makes axis {axis} of size {size}, more than 2^31 elements"
                     )));
                 }
+                // A scale below 1 / size empties the axis: an empty result, as ONNX's floor gives.
                 shape[axis] = size as usize;
-                if shape[axis] == 0 {
-                    return Err(node.unsupported(format!(
-                        "a scale of {scale} that leaves axis {axis} of size {} empty is not supported",
-                        ty.shape[axis]
-                    )));
-                }
             }
         }
         (None, Some(sizes)) => {

@@ -212,3 +212,99 @@ func.func @reshape_splat_constant() -> tensor<12x64xf32> {
   %y = graph.reshape %c : tensor<768xf32> -> tensor<12x64xf32>
   return %y : tensor<12x64xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// Empty inputs with non-empty results (GraphEmpty.cpp): ONNX's defined values
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Tests that products over K = 0 fold to zeros, and that an empty product does not fold.
+// CHECK-LABEL: func.func @empty_products
+// CHECK-DAG: %[[Z:.*]] = graph.constant dense<0.000000e+00> : tensor<3x4xf32>
+// CHECK-DAG: %[[B:.*]] = graph.constant dense<0.000000e+00> : tensor<2x3x4xf32>
+// CHECK: %[[E:.*]] = graph.matmul %{{.*}}, %{{.*}} : tensor<0x5xf32>, tensor<5x4xf32> -> tensor<0x4xf32>
+// CHECK: return %[[Z]], %[[B]], %[[E]]
+func.func @empty_products(%a: tensor<3x0xf32>, %b: tensor<0x4xf32>, %c: tensor<2x3x0xf32>, %d: tensor<2x0x4xf32>, %e: tensor<0x5xf32>, %f: tensor<5x4xf32>) -> (tensor<3x4xf32>, tensor<2x3x4xf32>, tensor<0x4xf32>) {
+  %0 = graph.matmul %a, %b : tensor<3x0xf32>, tensor<0x4xf32> -> tensor<3x4xf32>
+  %1 = graph.batch_matmul %c, %d : tensor<2x3x0xf32>, tensor<2x0x4xf32> -> tensor<2x3x4xf32>
+  %2 = graph.matmul %e, %f : tensor<0x5xf32>, tensor<5x4xf32> -> tensor<0x4xf32>
+  return %0, %1, %2 : tensor<3x4xf32>, tensor<2x3x4xf32>, tensor<0x4xf32>
+}
+
+// -----
+
+// Tests that reductions over an empty set fold to 0 (sum), NaN (mean) and -inf (max), and a
+// global average pool of an empty plane to NaN.
+// CHECK-LABEL: func.func @empty_reductions
+// CHECK-DAG: %[[S:.*]] = graph.constant dense<0.000000e+00> : tensor<2x1x3xf32>
+// CHECK-DAG: %[[M:.*]] = graph.constant dense<0x7FC00000> : tensor<2x3xf32>
+// CHECK-DAG: %[[X:.*]] = graph.constant dense<0xFF800000> : tensor<2x1x3xf32>
+// CHECK-DAG: %[[G:.*]] = graph.constant dense<0x7FC00000> : tensor<2x3x1x1xf32>
+// CHECK: return %[[S]], %[[M]], %[[X]], %[[G]]
+func.func @empty_reductions(%x: tensor<2x0x3xf32>, %p: tensor<2x3x0x4xf32>) -> (tensor<2x1x3xf32>, tensor<2x3xf32>, tensor<2x1x3xf32>, tensor<2x3x1x1xf32>) {
+  %a = graph.reduce_sum %x {axes = array<i64: 1>} : tensor<2x0x3xf32> -> tensor<2x1x3xf32>
+  %b = graph.reduce_mean %x {axes = array<i64: 1>, keepdims = false} : tensor<2x0x3xf32> -> tensor<2x3xf32>
+  %c = graph.reduce_max %x {axes = array<i64: 1>} : tensor<2x0x3xf32> -> tensor<2x1x3xf32>
+  %g = graph.global_avg_pool %p : tensor<2x3x0x4xf32> -> tensor<2x3x1x1xf32>
+  return %a, %b, %c, %g : tensor<2x1x3xf32>, tensor<2x3xf32>, tensor<2x1x3xf32>, tensor<2x3x1x1xf32>
+}
+
+// -----
+
+// Tests that a reduction of an empty tensor to an empty result stays (nothing to define).
+// CHECK-LABEL: func.func @empty_reduction_empty_result
+// CHECK: graph.reduce_sum
+func.func @empty_reduction_empty_result(%x: tensor<2x0x3xf32>) -> tensor<2x0x1xf32> {
+  %a = graph.reduce_sum %x {axes = array<i64: 2>} : tensor<2x0x3xf32> -> tensor<2x0x1xf32>
+  return %a : tensor<2x0x1xf32>
+}
+
+// -----
+
+// Tests that a constant pad of an empty tensor folds to its fill value; an edge pad stays.
+// CHECK-LABEL: func.func @empty_pad
+// CHECK: %[[P:.*]] = graph.constant dense<1.500000e+00> : tensor<2x5xf32>
+// CHECK: return %[[P]]
+func.func @empty_pad(%x: tensor<0x3xf32>) -> tensor<2x5xf32> {
+  %a = graph.pad %x {pads = array<i64: 1, 1, 1, 1>, value = 1.5 : f32} : tensor<0x3xf32> -> tensor<2x5xf32>
+  return %a : tensor<2x5xf32>
+}
+
+// -----
+
+// Tests that a convolution reading only padding becomes its bias, broadcast and activated,
+// and one without a bias its activation of 0.
+// CHECK-LABEL: func.func @empty_convolution
+// CHECK-SAME: %[[B:[^:]*]]: tensor<4xf32>
+// CHECK-DAG: %[[Z:.*]] = graph.constant dense<0.000000e+00> : tensor<1x4x3x3xf32>
+// CHECK-DAG: %[[R:.*]] = graph.reshape %[[B]] : tensor<4xf32> -> tensor<1x4x1x1xf32>
+// CHECK: %[[C:.*]] = graph.broadcast %[[R]] : tensor<1x4x1x1xf32> -> tensor<1x4x2x5xf32>
+// CHECK: %[[A:.*]] = graph.clip %[[C]] {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32}
+// CHECK: %[[S:.*]] = graph.sigmoid %[[Z]]
+// CHECK: return %[[A]], %[[S]]
+func.func @empty_convolution(%x: tensor<1x2x0x3xf32>, %b: tensor<4xf32>, %y: tensor<1x0x5x5xf32>) -> (tensor<1x4x2x5xf32>, tensor<1x4x3x3xf32>) {
+  %w = graph.constant dense<1.0> : tensor<4x2x3x3xf32>
+  %a = graph.conv2d %x, %w, %b {pads = array<i64: 2, 2, 2, 2>, activation = #graph<activation relu6>} : (tensor<1x2x0x3xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x2x5xf32>
+  %v = graph.constant dense<1.0> : tensor<4x0x3x3xf32>
+  %c = graph.conv2d %y, %v {activation = #graph<activation sigmoid>} : (tensor<1x0x5x5xf32>, tensor<4x0x3x3xf32>) -> tensor<1x4x3x3xf32>
+  return %a, %c : tensor<1x4x2x5xf32>, tensor<1x4x3x3xf32>
+}
+
+// -----
+
+// Tests that a Gemm over K = 0 becomes beta * C broadcast to [M, N] (C of any broadcastable
+// shape), or zeros without C.
+// CHECK-LABEL: func.func @empty_gemm
+// CHECK-SAME: %{{[^:]*}}: tensor<0x3xf32>, %{{[^:]*}}: tensor<0x4xf32>, %[[C:[^:]*]]: tensor<4xf32>
+// CHECK-DAG: %[[Z:.*]] = graph.constant dense<0.000000e+00> : tensor<3x4xf32>
+// CHECK-DAG: %[[BETA:.*]] = graph.constant dense<5.000000e-01> : tensor<f32>
+// CHECK: %[[M:.*]] = graph.mul %[[C]], %[[BETA]]
+// CHECK: %[[R:.*]] = graph.reshape %[[M]] : tensor<4xf32> -> tensor<1x4xf32>
+// CHECK: %[[Y:.*]] = graph.broadcast %[[R]] : tensor<1x4xf32> -> tensor<3x4xf32>
+// CHECK: return %[[Y]], %[[Z]]
+func.func @empty_gemm(%a: tensor<0x3xf32>, %b: tensor<0x4xf32>, %c: tensor<4xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>) {
+  %0 = graph.gemm %a, %b, %c {trans_a = true, beta = 0.5 : f32} : (tensor<0x3xf32>, tensor<0x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %1 = graph.gemm %a, %b {trans_a = true} : (tensor<0x3xf32>, tensor<0x4xf32>) -> tensor<3x4xf32>
+  return %0, %1 : tensor<3x4xf32>, tensor<3x4xf32>
+}
