@@ -34,6 +34,7 @@ pub fn register_all_passes() {
 pub fn all_passes() -> Vec<&'static registry::PassInfo> {
     vec![
         registry::info_of::<graph::fold_reshapes::FoldReshapes>(),
+        registry::info_of::<graph::split_reductions::SplitReductions>(),
         registry::info_of::<dsa::set_target::SetTarget>(),
         registry::info_of::<instance::instance_cluster_split::InstanceClusterSplit>(),
         registry::info_of::<instance::hw_group::HwGroup>(),

@@ -32,6 +32,7 @@ before the backend (`turbine-dsa-to-llvm`).",
     ],
     steps: &[
         Step { nest: Some("func.func"), pass: "graph-fold-reshapes", options: &[] },
+        Step { nest: Some("func.func"), pass: "graph-split-reductions", options: &[] },
         Step { nest: None, pass: "canonicalize", options: &[] },
         Step { nest: None, pass: "cse", options: &[] },
         Step { nest: None, pass: "dsa-set-target", options: &[("target", StepValue::Option("target"))] },
@@ -73,6 +74,7 @@ graph-level clean-up as the layer-wise schedule. `turbine-run --schedule graphtu
     ],
     steps: &[
         Step { nest: Some("func.func"), pass: "graph-fold-reshapes", options: &[] },
+        Step { nest: Some("func.func"), pass: "graph-split-reductions", options: &[] },
         Step { nest: None, pass: "canonicalize", options: &[] },
         Step { nest: None, pass: "cse", options: &[] },
         Step { nest: None, pass: "dsa-set-target", options: &[("target", StepValue::Option("target"))] },

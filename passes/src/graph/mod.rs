@@ -1,3 +1,4 @@
 //! Passes on the `graph` dialect.
 
 pub mod fold_reshapes;
+pub mod split_reductions;

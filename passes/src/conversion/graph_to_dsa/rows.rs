@@ -14,6 +14,7 @@ use super::{
     emit::{divisors_descending, Body},
     LoweringError,
 };
+use crate::graph::split_reductions::{reduction_view, ReductionView, MAX_VIEW_RANK};
 use crate::ir::Val;
 
 fn too_long(scope: &Scope, layer: &Layer, row: usize) -> LoweringError {
@@ -71,37 +72,16 @@ pub fn lower_reduce(
     };
     axes.sort_unstable();
     axes.dedup();
-    // The tensor seen as [outer, runs..., inner]: the dimensions before the first reduced axis,
-    // then alternating runs of reduced and kept dimensions up to the last reduced axis (merged),
-    // then the rest (left out when 1). Each reduced run is reduced in turn, last first, in LB:
-    // a mean of equal-sized means is the mean, so every kind reduces run by run.
-    let (first, last) = (axes[0], axes[axes.len() - 1]);
-    let outer: usize = shape[..first].iter().product();
-    let inner: usize = shape[last + 1..].iter().product();
-    let mut runs: Vec<(usize, bool)> = Vec::new();
-    for d in first..=last {
-        let reduced = axes.contains(&d);
-        match runs.last_mut() {
-            Some((size, kind)) if *kind == reduced => *size *= shape[d],
-            _ => runs.push((shape[d], reduced)),
-        }
-    }
-    // Dimension 0 is what the tiles split; an outer of 1 is left out when the view needs its
-    // place, and then one tile holds everything.
-    let mut dims = vec![outer];
-    dims.extend(runs.iter().map(|&(size, _)| size));
-    if inner != 1 || runs.len() == 1 {
-        dims.push(inner);
-    }
-    let lead = usize::from(dims.len() <= 4 || outer != 1);
-    if lead == 0 {
-        dims.remove(0);
-    }
-    if dims.len() > 4 {
+    // The tensor seen as [outer, runs..., inner] (graph-split-reductions' view): each reduced
+    // run is reduced in turn, last first, in LB: a mean of equal-sized means is the mean, so
+    // every kind reduces run by run. Dimension 0 is what the tiles split; an outer of 1 is left
+    // out when the view needs its place, and then one tile holds everything.
+    let ReductionView { dims, runs, lead, outer } = reduction_view(&shape, &axes);
+    if dims.len() > MAX_VIEW_RANK {
         return Err(LoweringError::at(
             layer.index,
             format!(
-                "'{}' over axes {axes:?} is not supported: alternating reduced and kept axes need a {}-dimensional view (DMA views have at most 4)",
+                "'{}' over axes {axes:?} needs a {}-dimensional view (DMA views have at most {MAX_VIEW_RANK}): run graph-split-reductions first",
                 node.name,
                 dims.len()
             ),
