@@ -173,7 +173,9 @@ def Graph_Conv2dOp : Graph_Op<"conv2d", [Pure]> {
     output shape must be
     `H_out = (H + top + bottom - dilation_h * (KH - 1) - 1) / stride_h + 1`
     (likewise for W), with `O` output channels. An optional `activation` is
-    applied to the result, which is how conv+relu stays one anchor op.
+    applied to the result, which is how conv+relu stays one anchor op. An
+    empty input (no input channels, or an empty plane padded to a non-empty
+    one) gives the activated bias everywhere; canonicalization writes it so.
 
     ```mlir
     %y = graph.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>, activation = #graph<activation relu>}
@@ -199,7 +201,7 @@ def Graph_MatmulOp : Graph_Op<"matmul", [Pure]> {
   let summary = "Matrix product of two 2-D tensors.";
   let description = [{
     `[M, K] x [K, N] -> [M, N]`. Products with batch dimensions are
-    `graph.batch_matmul`.
+    `graph.batch_matmul`. Over K = 0 every element is 0 (it folds to zeros).
 
     ```mlir
     %c = graph.matmul %a, %b : tensor<8x64xf32>, tensor<64x16xf32> -> tensor<8x16xf32>
@@ -218,7 +220,8 @@ def Graph_BatchMatmulOp : Graph_Op<"batch_matmul", [Pure]> {
     Both operands have rank >= 2; the last two dimensions multiply as in
     `graph.matmul` and the leading (batch) dimensions broadcast as in numpy.
     A rank-2 operand broadcasts over the other's batch, which is how a BERT
-    projection `[B, S, H] x [H, H]` is written.
+    projection `[B, S, H] x [H, H]` is written. Over K = 0 every element is 0
+    (it folds to zeros).
 
     ```mlir
     %s = graph.batch_matmul %q, %k : tensor<1x12x128x64xf32>, tensor<1x12x64x128xf32> -> tensor<1x12x128x128xf32>
@@ -235,7 +238,8 @@ def Graph_GemmOp : Graph_Op<"gemm", [Pure]> {
   let summary = "General matrix multiply: alpha * op(A) * op(B) + beta * C (ONNX Gemm).";
   let description = [{
     `op(X)` is `X` or its transpose (`trans_a`, `trans_b`). The optional `C`
-    broadcasts to `[M, N]`.
+    broadcasts to `[M, N]`. Over K = 0 the result is `beta * C` broadcast (0
+    without `C`), which canonicalization writes as such.
 
     ```mlir
     %y = graph.gemm %x, %w, %b {trans_b = true} : (tensor<8x2048xf32>, tensor<1000x2048xf32>, tensor<1000xf32>) -> tensor<8x1000xf32>
@@ -442,6 +446,8 @@ def Graph_AvgPool2dOp : Graph_Op<"avg_pool2d", [Pure]> {
 def Graph_GlobalAvgPoolOp : Graph_Op<"global_avg_pool", [Pure]> {
   let summary = "Mean over all spatial dimensions: [N, C, ...] -> [N, C, 1, ...].";
   let description = [{
+    The mean of an empty plane is NaN (it folds to that constant).
+
     ```mlir
     %y = graph.global_avg_pool %x : tensor<8x2048x7x7xf32> -> tensor<8x2048x1x1xf32>
     ```
@@ -556,7 +562,8 @@ def Graph_PadOp : Graph_Op<"pad", [Pure]> {
   let description = [{
     `pads` lists the amounts added before each dimension, then after each
     (ONNX order: `[x1_begin, x2_begin, ..., x1_end, x2_end, ...]`). `mode` is
-    `constant` (filled with `value`), `reflect` or `edge`.
+    `constant` (filled with `value`), `reflect` or `edge`. A constant pad of
+    an empty tensor folds to its fill value.
 
     ```mlir
     %y = graph.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : tensor<1x3x4x4xf32> -> tensor<1x3x6x6xf32>
@@ -717,7 +724,9 @@ class Graph_ReduceOp<string mnemonic, string what> : Graph_Op<mnemonic, [Pure]> 
   let description = [{
     Reduces over `axes` (negative values count from the end), or over every
     dimension when `axes` is empty (ONNX's default); with `keepdims` the reduced
-    dimensions stay as size 1, otherwise they are dropped.
+    dimensions stay as size 1, otherwise they are dropped. A reduction over an
+    empty set (a reduced dimension of size 0) is ONNX's value: 0 for a sum,
+    -inf for a maximum, NaN for a mean; it folds to that constant.
 
     ```mlir
     %m = graph.reduce_mean %x {axes = array<i64: -1>} : tensor<1x128x768xf32> -> tensor<1x128x1xf32>
