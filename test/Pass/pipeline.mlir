@@ -47,6 +47,9 @@
 // LAYERWISE-NEXT: func.func(
 // LAYERWISE-NEXT: graph-fold-reshapes{include-flatten=true}
 // LAYERWISE-NEXT: ),
+// LAYERWISE-NEXT: func.func(
+// LAYERWISE-NEXT: graph-split-reductions{explain=false max-view-rank=4}
+// LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: canonicalize
 // LAYERWISE-NEXT: cse,
 // LAYERWISE-NEXT: dsa-set-target{target=mini},
