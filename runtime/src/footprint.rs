@@ -71,11 +71,17 @@ impl Footprint {
 
     /// True when every index of `other` is in `self`.
     pub fn contains(&self, other: &Footprint) -> bool {
+        let (Some(&(first, _)), Some(&(_, last))) = (other.runs.first(), other.runs.last()) else { return true };
+        // The race check asks this of every live access against each new one, most of them
+        // elsewhere in the buffer: reject those by their bounds, and find runs by bisection,
+        // not by walking a tile's thousands of row runs.
+        match (self.runs.first(), self.runs.last()) {
+            (Some(&(start, _)), Some(&(_, end))) if start <= first && last <= end => {}
+            _ => return false,
+        }
         let mut i = 0;
         for &(s, e) in &other.runs {
-            while i < self.runs.len() && self.runs[i].1 <= s {
-                i += 1;
-            }
+            i += self.runs[i..].partition_point(|&(_, end)| end <= s);
             match self.runs.get(i) {
                 Some(&(rs, re)) if rs <= s && e <= re => {}
                 _ => return false,
