@@ -21,7 +21,7 @@ use crate::ids::BufferId;
 use crate::instr::{Access, Instr};
 use crate::launch::Launch;
 use crate::timing::Schedule;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Unmerged runs read and written: (reads, writes).
 type RunLists = (Vec<(u64, u64)>, Vec<(u64, u64)>);
@@ -50,6 +50,68 @@ impl Use {
         .into_iter()
         .flatten()
         .min()
+    }
+}
+
+/// Elements per bucket of [`LiveUses`]' index.
+const BUCKET: u64 = 4096;
+
+/// One core's live accesses to one buffer, in program order, indexed by the buckets of elements
+/// they touch: only an access sharing an element with a new one can race with it or be covered
+/// by it, and a core's tiles of a large buffer are mostly elsewhere, so the check looks at those
+/// sharing a bucket instead of at every live access (quadratic in a kernel's tiles).
+#[derive(Default)]
+struct LiveUses<'a> {
+    /// Every access pushed, by id (program order).
+    uses: Vec<&'a Use>,
+    retired: Vec<bool>,
+    /// Bucket → ids of the accesses touching it (retired ones dropped lazily).
+    buckets: HashMap<u64, Vec<usize>>,
+    /// The id of the access last queried that saw each id, so that one seen in several
+    /// buckets is listed once.
+    seen: Vec<usize>,
+}
+
+impl<'a> LiveUses<'a> {
+    fn buckets_of(footprint: &Footprint) -> impl Iterator<Item = u64> + '_ {
+        let mut last = None;
+        footprint.runs().iter().flat_map(|&(start, end)| start / BUCKET..=(end - 1) / BUCKET).filter(move |&b| {
+            let new = last != Some(b);
+            last = Some(b);
+            new
+        })
+    }
+
+    /// The live accesses that share a bucket with `u`, in program order.
+    fn overlapping(&mut self, u: &Use) -> Vec<usize> {
+        let stamp = self.uses.len() + 1;
+        let mut found = Vec::new();
+        for bucket in Self::buckets_of(&u.touched()) {
+            let Some(ids) = self.buckets.get_mut(&bucket) else { continue };
+            ids.retain(|&id| !self.retired[id]);
+            for &id in ids.iter() {
+                if self.seen[id] != stamp {
+                    self.seen[id] = stamp;
+                    found.push(id);
+                }
+            }
+        }
+        found.sort_unstable();
+        found
+    }
+
+    fn retire(&mut self, id: usize) {
+        self.retired[id] = true;
+    }
+
+    fn push(&mut self, u: &'a Use, touched: &Footprint) {
+        let id = self.uses.len();
+        self.uses.push(u);
+        self.retired.push(false);
+        self.seen.push(0);
+        for bucket in Self::buckets_of(touched) {
+            self.buckets.entry(bucket).or_default().push(id);
+        }
     }
 }
 
@@ -126,12 +188,14 @@ pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize) -> R
 
     for (&buffer, list) in &uses {
         // Within each core, in program order (the list is grouped by core, in order).
-        let mut live: Vec<&Use> = Vec::new();
+        let mut live = LiveUses::default();
         for (i, u) in list.iter().enumerate() {
             if i > 0 && list[i - 1].slot != u.slot {
-                live.clear();
+                live = LiveUses::default();
             }
-            for l in &live {
+            let overlapping = live.overlapping(u);
+            for &l in &overlapping {
+                let l = live.uses[l];
                 if l.phase == u.phase {
                     if let Some(e) = l.conflict(u) {
                         if !ordered(u.slot, l.index, u.index) {
@@ -140,17 +204,16 @@ pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize) -> R
                     }
                 }
             }
-            if live.is_empty() {
-                live.push(u);
-                continue;
+            let touched = u.touched();
+            for l in overlapping {
+                let earlier = live.uses[l];
+                let covered = u.writes.contains(&earlier.writes) && touched.contains(&earlier.reads);
+                let before = earlier.phase < u.phase || ordered(u.slot, earlier.index, u.index);
+                if covered && before {
+                    live.retire(l);
+                }
             }
-            let (touched, slot) = (u.touched(), u.slot);
-            live.retain(|l| {
-                let covered = u.writes.contains(&l.writes) && touched.contains(&l.reads);
-                let before = l.phase < u.phase || ordered(slot, l.index, u.index);
-                !(covered && before)
-            });
-            live.push(u);
+            live.push(u, &touched);
         }
 
         // Across cores, within each barrier phase (nothing to do for a buffer that one core
