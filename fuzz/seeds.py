@@ -22,7 +22,7 @@ CORPUS = ROOT / "fuzz" / "corpus" / "ir"
 PIPELINES = [
     "graph-fold-reshapes", "graph-split-reductions", "dsa-set-target", "instance-cluster-split", "hw-group",
     "instance-split", "instance-order", "instance-bind", "instance-stitch",
-    "convert-graph-to-dsa", "convert-instance-to-dsa", "convert-dsa-to-runtime",
+    "convert-graph-to-dsa", "convert-instance-to-dsa", "convert-dsa-to-runtime", "llvm-fold-aggregates",
     "turbine-layerwise", "turbine-graphturbo", "turbine-dsa-to-llvm",
     "layerwise-to-llvm", "graphturbo-to-llvm",
 ]

@@ -11,6 +11,7 @@ pub mod graph;
 pub mod graph_view;
 pub mod instance;
 mod ir;
+pub mod llvm;
 pub mod pipelines;
 pub mod registry;
 pub mod target;
@@ -45,5 +46,6 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
         registry::info_of::<conversion::graph_to_dsa::ConvertGraphToDsa>(),
         registry::info_of::<conversion::instance_to_dsa::ConvertInstanceToDsa>(),
         registry::info_of::<conversion::dsa_to_runtime::ConvertDsaToRuntime>(),
+        registry::info_of::<llvm::fold_aggregates::FoldAggregates>(),
     ]
 }

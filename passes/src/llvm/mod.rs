@@ -1,0 +1,3 @@
+//! Passes on the LLVM dialect, after the lowering to it.
+
+pub mod fold_aggregates;
