@@ -24,9 +24,10 @@ mod movement;
 use arithmetic::{arithmetic, comparison, select, unary};
 use movement::{concat, expand, gather, reshape_like, slice, transpose};
 
-/// The most elements a folded result may have (16 Mi, 64 MiB of `f32`): shape subgraphs are tiny,
-/// and a larger all-constant computation is better written into the IR than evaluated here.
-pub const FOLD_LIMIT: usize = 1 << 24;
+/// The most elements a folded result may have (4 Mi, 16 MiB of `f32`, a 2048 x 2048 mask): shape
+/// subgraphs are tiny, and a larger all-constant computation is better written into the IR than
+/// evaluated here. (At 16 Mi, fuzzing found imports spending seconds expanding one initializer.)
+pub const FOLD_LIMIT: usize = 1 << 22;
 
 /// The most elements a folded `ConstantOfShape` may have (64 Ki). Its result is a splat, which the
 /// IR holds as one literal at any size; expanding it in Rust only pays when something downstream

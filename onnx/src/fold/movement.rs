@@ -14,11 +14,13 @@ pub(super) fn reshape_like(inputs: &Inputs, shape: Vec<usize>) -> Folded {
     )])
 }
 
-/// Row-major strides of `shape`.
+/// Row-major strides of `shape`. Only an empty tensor's strides can exceed its element count
+/// (`[0, 2^40, 2^40]`), and nothing is read through those, so they saturate instead of
+/// overflowing.
 fn strides(shape: &[usize]) -> Vec<usize> {
-    let mut strides = vec![1; shape.len()];
+    let mut strides = vec![1usize; shape.len()];
     for dim in (0..shape.len().saturating_sub(1)).rev() {
-        strides[dim] = strides[dim + 1] * shape[dim + 1];
+        strides[dim] = strides[dim + 1].saturating_mul(shape[dim + 1]);
     }
     strides
 }

@@ -1,4 +1,4 @@
-// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(llvm.func(llvm-fold-aggregates))' | FileCheck %s
+// RUN: turbine-opt %s --split-input-file --llvm-fold-aggregates | FileCheck %s
 // RUN: not turbine-opt %s --split-input-file --pass-pipeline='builtin.module(llvm-fold-aggregates)' 2>&1 | FileCheck %s --check-prefix=ANCHOR
 
 // ANCHOR: error: Can't add pass 'llvm-fold-aggregates' restricted to 'llvm.func' on a PassManager intended to run on 'builtin.module', did you intend to nest?
