@@ -82,11 +82,11 @@ impl<'a> LiveUses<'a> {
         })
     }
 
-    /// The live accesses that share a bucket with `u`, in program order.
-    fn overlapping(&mut self, u: &Use) -> Vec<usize> {
+    /// The live accesses that share a bucket with `touched`, in program order.
+    fn overlapping(&mut self, touched: &Footprint) -> Vec<usize> {
         let stamp = self.uses.len() + 1;
         let mut found = Vec::new();
-        for bucket in Self::buckets_of(&u.touched()) {
+        for bucket in Self::buckets_of(touched) {
             let Some(ids) = self.buckets.get_mut(&bucket) else { continue };
             ids.retain(|&id| !self.retired[id]);
             for &id in ids.iter() {
@@ -193,7 +193,8 @@ pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize) -> R
             if i > 0 && list[i - 1].slot != u.slot {
                 live = LiveUses::default();
             }
-            let overlapping = live.overlapping(u);
+            let touched = u.touched();
+            let overlapping = live.overlapping(&touched);
             for &l in &overlapping {
                 let l = live.uses[l];
                 if l.phase == u.phase {
@@ -204,7 +205,6 @@ pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize) -> R
                     }
                 }
             }
-            let touched = u.touched();
             for l in overlapping {
                 let earlier = live.uses[l];
                 let covered = u.writes.contains(&earlier.writes) && touched.contains(&earlier.reads);
