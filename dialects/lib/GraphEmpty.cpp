@@ -29,17 +29,20 @@ static DenseElementsAttr splat(Type type, double value) {
       tensor, ArrayRef<Attribute>{FloatAttr::get(tensor.getElementType(), value)});
 }
 
-// A product over an empty reduction dimension (K = 0) is 0 everywhere.
-OpFoldResult MatmulOp::fold(FoldAdaptor) {
-  if (!isEmpty(getType()) && (isEmpty(getLhs().getType()) || isEmpty(getRhs().getType())))
-    return splat(getType(), 0.0);
+/// A product with a non-empty result and an empty operand reduces over K = 0:
+/// it is 0 everywhere.
+static OpFoldResult emptyProduct(Value lhs, Value rhs, Type result) {
+  if (!isEmpty(result) && (isEmpty(lhs.getType()) || isEmpty(rhs.getType())))
+    return splat(result, 0.0);
   return {};
 }
 
+OpFoldResult MatmulOp::fold(FoldAdaptor) {
+  return emptyProduct(getLhs(), getRhs(), getType());
+}
+
 OpFoldResult BatchMatmulOp::fold(FoldAdaptor) {
-  if (!isEmpty(getType()) && (isEmpty(getLhs().getType()) || isEmpty(getRhs().getType())))
-    return splat(getType(), 0.0);
-  return {};
+  return emptyProduct(getLhs(), getRhs(), getType());
 }
 
 // The mean of an empty plane is 0 / 0.

@@ -154,6 +154,17 @@ impl Op {
         }
     }
 
+    /// The `array<i64: ...>` attribute `name`, None when the op has none of that kind.
+    pub fn i64_array_value(self, name: &str) -> Option<Vec<i64>> {
+        // SAFETY: the op is alive; the attribute is checked to be a DenseI64Array before it is read.
+        unsafe {
+            let attribute = mlirOperationGetAttributeByName(self.0, string_ref(name));
+            (!attribute.ptr.is_null() && mlirAttributeIsADenseI64Array(attribute)).then(|| {
+                (0..mlirDenseArrayGetNumElements(attribute)).map(|i| mlirDenseI64ArrayGetElement(attribute, i)).collect()
+            })
+        }
+    }
+
     /// Sets the discardable attribute `name`.
     pub fn set_attribute(self, name: &str, attribute: MlirAttribute) {
         // SAFETY: the op and attribute are alive in one context.

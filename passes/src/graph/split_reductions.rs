@@ -16,7 +16,7 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use crate::instance::sliced_body::tensor_like;
-use melior::ir::{attribute::AttributeLike, OperationRef};
+use melior::ir::OperationRef;
 use mlir_sys::*;
 use turbine_dialects::pass_abi::OptionKind;
 
@@ -144,7 +144,7 @@ impl SplitReductions {
         let input = op.operand(0);
         let Some(TensorType { shape, .. }) = TensorType::of(input) else { return };
         let rank = shape.len();
-        let given = op.attribute("axes").map(|axes| dense_i64s(axes.to_raw())).unwrap_or_default();
+        let given = op.i64_array_value("axes").unwrap_or_default();
         let mut axes: Vec<usize> = if given.is_empty() {
             (0..rank).collect()
         } else {
@@ -198,11 +198,6 @@ impl SplitReductions {
         result.replace_all_uses_with(value);
         op.erase();
     }
-}
-
-fn dense_i64s(attribute: MlirAttribute) -> Vec<i64> {
-    // SAFETY: `axes` is a DenseI64ArrayAttr by the op's definition.
-    unsafe { (0..mlirDenseArrayGetNumElements(attribute)).map(|i| mlirDenseI64ArrayGetElement(attribute, i)).collect() }
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use crate::{
     ir::{create, i64_array, InsertionPoint, Op, Val},
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
-use melior::ir::{attribute::AttributeLike, OperationRef};
+use melior::ir::OperationRef;
 use mlir_sys::*;
 
 /// The pass; see the module documentation.
@@ -54,11 +54,9 @@ block's length. Runs last in `turbine-dsa-to-llvm`.";
     }
 }
 
+/// The `position` of an extractvalue or insertvalue.
 fn position(op: Op) -> Vec<i64> {
-    let Some(attribute) = op.attribute("position") else { return Vec::new() };
-    let raw = attribute.to_raw();
-    // SAFETY: `position` is a DenseI64ArrayAttr on both extractvalue and insertvalue.
-    unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i)).collect() }
+    op.i64_array_value("position").unwrap_or_default()
 }
 
 /// Folds one extractvalue as far as it goes; returns the extractvalues it created, to fold next.
