@@ -49,28 +49,49 @@ oracle = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(oracle)
 
 
-def resnet50(batch=8):
-    """torchvision's ResNet-50 v1.5 (stride on the 3x3 convolution) with batch norms."""
-    b = oracle.Builder(50)
+# Blocks per stage of torchvision's ResNets, and whether they are bottleneck blocks.
+RESNET_DEPTHS = {18: ([2, 2, 2, 2], False), 34: ([3, 4, 6, 3], False), 50: ([3, 4, 6, 3], True),
+                 101: ([3, 4, 23, 3], True), 152: ([3, 8, 36, 3], True)}
+
+
+def resnet(depth, batch=1):
+    """torchvision's ResNet of that depth (v1.5: stride on the 3x3 convolution) with batch norms."""
+    blocks_per_stage, bottleneck = RESNET_DEPTHS[depth]
+    b = oracle.Builder(depth)
     x = b.conv_bn("input", 3, 64, 7, stride=2, pad=3)
     x = b.op("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
     cin = 64
-    for stage, (width, blocks) in enumerate(zip([64, 128, 256, 512], [3, 4, 6, 3])):
+    for stage, (width, blocks) in enumerate(zip([64, 128, 256, 512], blocks_per_stage)):
+        cout = width * 4 if bottleneck else width
         for block in range(blocks):
             stride = 2 if stage > 0 and block == 0 else 1
-            y = b.conv_bn(x, cin, width, 1)
-            y = b.conv_bn(y, width, width, 3, stride=stride, pad=1)
-            y = b.conv_bn(y, width, width * 4, 1, relu=False)
-            shortcut = b.conv_bn(x, cin, width * 4, 1, stride=stride, relu=False) if block == 0 else x
+            if bottleneck:
+                y = b.conv_bn(x, cin, width, 1)
+                y = b.conv_bn(y, width, width, 3, stride=stride, pad=1)
+                y = b.conv_bn(y, width, cout, 1, relu=False)
+            else:
+                y = b.conv_bn(x, cin, width, 3, stride=stride, pad=1)
+                y = b.conv_bn(y, width, cout, 3, pad=1, relu=False)
+            projection = stride != 1 or cin != cout
+            shortcut = b.conv_bn(x, cin, cout, 1, stride=stride, relu=False) if projection else x
             x = b.op("Relu", [b.op("Add", [y, shortcut])])
-            cin = width * 4
+            cin = cout
     x = b.op("Flatten", [b.op("GlobalAveragePool", [x])], axis=1)
-    logits = b.op("Gemm", [x, b.weight([1000, 2048]), b.constant(np.zeros(1000, np.float32))], transB=1)
-    return b.model("resnet50", [("input", [batch, 3, 224, 224])], [logits])
+    logits = b.op("Gemm", [x, b.weight([1000, cin]), b.constant(np.zeros(1000, np.float32))], transB=1)
+    return b.model(f"resnet{depth}", [("input", [batch, 3, 224, 224])], [logits])
+
+
+def resnet50(batch=8):
+    return resnet(50, batch)
 
 
 MODELS = [("resnet50 b8", resnet50), ("resnet18 b1", oracle.resnet18), ("bert layer", oracle.bert_layer),
           ("mobilenet-v2 block", oracle.mobilenet_v2_block)]
+
+
+# turbine-run's line of compile times per phase, and the kernel count.
+PHASES = re.compile(r"graph passes ([\d.]+) s, lowering to LLVM ([\d.]+) s, translation ([\d.]+) s, "
+                    r"LLVM optimisation ([\d.]+) s, JIT ([\d.]+) s; (\d+) kernels")
 
 
 def measure(name, model, arguments, work):
@@ -89,8 +110,7 @@ def measure(name, model, arguments, work):
     ran = subprocess.run(command, capture_output=True, text=True)
     if ran.returncode != 0:
         return {"model": name, "error": ran.stderr.strip()}
-    phases = re.search(r"graph passes ([\d.]+) s, lowering to LLVM ([\d.]+) s, translation ([\d.]+) s, "
-                       r"LLVM optimisation ([\d.]+) s, JIT ([\d.]+) s; (\d+) kernels", ran.stdout)
+    phases = PHASES.search(ran.stdout)
     host = float(re.search(r"ran on the software DSA in ([\d.]+) s", ran.stdout).group(1))
     report = json.load(open(os.path.join(work, "report.json")))
     ddr = sum(t["bytes"] for t in report["transfers"] if "ddr" in (t["src"], t["dst"]) and "host" not in (t["src"], t["dst"]))
@@ -235,6 +255,40 @@ def compare_schedules(arguments):
     return "\n".join(lines), failed
 
 
+def depths(arguments):
+    """Compile time against model size: each ResNet depth imported from ONNX and compiled (not run)
+    with each schedule; the time per ONNX op shows whether the cost grows linearly."""
+    schedules = arguments.schedules.split(",")
+    lines = [f"target {arguments.target}; batch 1; compile s = the phases turbine-run reports (graph / to LLVM / "
+             "translate / LLVM opt / JIT); process s = the whole command, reading the ONNX file included", "",
+             "| model | ONNX ops | schedule | compile s (graph / to LLVM / translate / LLVM opt / JIT) | ms per op | process s | kernels |",
+             "|---|---|---|---|---|---|---|"]
+    failed = False
+    for depth in RESNET_DEPTHS:
+        model = resnet(depth)
+        ops = len(model.graph.node)
+        with tempfile.TemporaryDirectory() as work:
+            path = os.path.join(work, "model.onnx")
+            onnx.save(model, path)
+            for schedule in schedules:
+                command = [os.path.join(arguments.bin_dir, "turbine-run"), path, "--target", arguments.target,
+                           "--schedule", schedule, "--compile-only"]
+                start = time.perf_counter()
+                ran = subprocess.run(command, capture_output=True, text=True)
+                process = time.perf_counter() - start
+                progress(f"compiled ResNet-{depth} ({schedule})")
+                phases = PHASES.search(ran.stdout)
+                if ran.returncode != 0 or not phases:
+                    failed = True
+                    error = (ran.stderr.strip() or ran.stdout.strip() or "no output").splitlines()[-1]
+                    lines.append(f"| ResNet-{depth} | {ops} | {schedule} | failed: {error} | | | |")
+                    continue
+                times = [float(phases.group(i)) for i in range(1, 6)]
+                lines.append(f"| ResNet-{depth} | {ops} | {schedule} | {sum(times):.2f} ({' / '.join(f'{t:.2f}' for t in times)}) | "
+                             f"{1000 * sum(times) / ops:.2f} | {process:.2f} | {phases.group(6)} |")
+    return "\n".join(lines), failed
+
+
 # GraphTurbo's ablation (Fig. 15): each step's schedule and the paper's speedup over the step before.
 ABLATION_STEPS = [
     ("(0) layer-wise", "layerwise{pipeline=false}", None),
@@ -284,7 +338,14 @@ def main():
     parser.add_argument("--compare-schedules", action="store_true", help="compare the kernel schedules on the paper's models")
     parser.add_argument("--schedules", default="layerwise,graphturbo", help="schedules --compare-schedules runs")
     parser.add_argument("--ablation", action="store_true", help="GraphTurbo's ablation (Fig. 15) on ResNet-50 b32 and BERT b32")
+    parser.add_argument("--depths", action="store_true", help="compile time per op across ResNet-18/34/50/101/152 (compiled, not run)")
     arguments = parser.parse_args()
+    if arguments.depths:
+        text, failed = depths(arguments)
+        print(text)
+        if arguments.markdown:
+            write_between(arguments.markdown, "depths", text)
+        sys.exit(1 if failed else 0)
     if arguments.ablation:
         text, failed = ablation(arguments)
         print(text)

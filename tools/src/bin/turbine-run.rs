@@ -32,6 +32,10 @@ struct Arguments {
     /// Evaluate with the graph-level reference interpreter instead of compiling.
     #[arg(long)]
     interpret: bool,
+    /// Compile (through JIT code generation) and print the compile time per phase, without
+    /// running: what a compile-time measurement needs, with no simulation to wait for.
+    #[arg(long, conflicts_with_all = ["interpret", "check", "baseline", "trace", "report_json", "outputs", "top"])]
+    compile_only: bool,
     /// Compile and run, also interpret, and fail unless every output matches within the
     /// tolerance (|a - b| <= atol + rtol * |b|).
     #[arg(long)]
@@ -389,6 +393,9 @@ fn run(arguments: &Arguments) -> Result<(), String> {
         expected.clone().unwrap_or_default()
     } else {
         let compiled = compile(&context, module, &program.name, arguments, &arguments.schedule)?;
+        if arguments.compile_only {
+            return Ok(());
+        }
         let device = Device::new(&arguments.target)?;
         device.set_threads(arguments.threads)?;
         if arguments.trace.is_some() {
