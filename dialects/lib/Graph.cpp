@@ -185,9 +185,11 @@ LogicalResult BatchNormOp::verify() {
     return emitOpError() << "expects an input of rank at least 2 (N, C, ...), "
                             "got shape "
                          << formatShape(input);
-  for (auto [name, value] :
-       llvm::zip(ArrayRef<StringRef>{"scale", "bias", "mean", "variance"},
-                 ValueRange{getScale(), getBias(), getMean(), getVariance()}))
+  // Named arrays: an ArrayRef or ValueRange of a braced list inside the range
+  // of a for loop would point at a temporary that dies before the loop runs.
+  const StringRef names[] = {"scale", "bias", "mean", "variance"};
+  const Value values[] = {getScale(), getBias(), getMean(), getVariance()};
+  for (auto [name, value] : llvm::zip(names, values))
     if (failed(expectShape(*this, name, tensorType(value).getShape(),
                            {input[1]})))
       return failure();
