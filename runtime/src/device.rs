@@ -378,7 +378,7 @@ impl Device {
             return Err(RuntimeError::TimeOverflow { launch: launch.name });
         }
         let resources = self.target.core.units.len() + self.target.core.dma_channels as usize;
-        hazard::check(&launch, &schedule, resources)?;
+        hazard::check(&launch, &schedule, resources, self.threads)?;
         let buffers: Buffers = launch
             .buffers
             .iter()

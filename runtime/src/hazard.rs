@@ -21,7 +21,8 @@ use crate::ids::BufferId;
 use crate::instr::{Access, Instr};
 use crate::launch::Launch;
 use crate::timing::Schedule;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Unmerged runs read and written: (reads, writes).
 type RunLists = (Vec<(u64, u64)>, Vec<(u64, u64)>);
@@ -115,12 +116,20 @@ impl<'a> LiveUses<'a> {
     }
 }
 
-/// Rejects `launch` if it has a race under `schedule`'s queue assignment.
-pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize) -> Result<()> {
-    let clocks: Vec<Vec<Vec<u32>>> = (0..launch.streams.len())
+/// Instructions below which a launch is checked on the calling thread: a thread start costs
+/// about what checking a few hundred accesses does.
+const PARALLEL_MIN_INSTRUCTIONS: usize = 512;
+
+/// Rejects `launch` if it has a race under `schedule`'s queue assignment. Cores' accesses are
+/// gathered, and buffers checked, on up to `threads` host threads; the race reported is the one
+/// a sequential check finds first (the lowest buffer id), whatever the threads.
+pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize, threads: usize) -> Result<()> {
+    let slots = launch.streams.len();
+    let threads = if launch.instruction_count() < PARALLEL_MIN_INSTRUCTIONS { 1 } else { threads };
+    let clocks: Vec<Vec<Vec<u32>>> = (0..slots)
         .map(|slot| vector_clocks(launch, schedule, slot, resources))
         .collect();
-    let positions: Vec<Vec<u32>> = (0..launch.streams.len())
+    let positions: Vec<Vec<u32>> = (0..slots)
         .map(|slot| queue_positions(schedule, slot, resources))
         .collect();
     let ordered =
@@ -129,41 +138,105 @@ pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize) -> R
             None => true,
         };
 
+    // Only a buffer that the launch writes can race: the weights and input activations that
+    // every core reads (tens of thousands of accesses in a batch's convolution) need no check.
+    let written: HashSet<BufferId> = launch
+        .streams
+        .iter()
+        .flatten()
+        .flat_map(|rec| rec.instr.operands())
+        .filter(|(_, _, access)| *access == Access::Write)
+        .map(|(_, view, _)| view.buffer)
+        .collect();
+    // Per buffer, every core's uses in core order, each core's in program order.
     let mut uses: BTreeMap<BufferId, Vec<Use>> = BTreeMap::new();
-    for (slot, stream) in launch.streams.iter().enumerate() {
-        let mut phase = 0;
-        for (index, rec) in stream.iter().enumerate() {
-            if rec.instr == Instr::Barrier {
-                phase += 1;
-            }
-            // At most three operands: a short list beats a map.
-            let mut by_buffer: Vec<(BufferId, RunLists)> = Vec::new();
-            for (_, view, access) in rec.instr.operands() {
-                let i = match by_buffer.iter().position(|(b, _)| *b == view.buffer) {
-                    Some(i) => i,
-                    None => {
-                        by_buffer.push((view.buffer, RunLists::default()));
-                        by_buffer.len() - 1
-                    }
-                };
-                let runs = view.footprint().runs().to_vec();
-                match access {
-                    Access::Read => by_buffer[i].1 .0.extend(runs),
-                    Access::Write => by_buffer[i].1 .1.extend(runs),
-                }
-            }
-            for (buffer, (reads, writes)) in by_buffer {
-                uses.entry(buffer).or_default().push(Use {
-                    slot,
-                    index,
-                    phase,
-                    reads: Footprint::from_runs(reads),
-                    writes: Footprint::from_runs(writes),
-                });
-            }
+    for per_core in parallel_map(slots, threads, |slot| core_uses(launch, slot, &written)) {
+        for (buffer, u) in per_core {
+            uses.entry(buffer).or_default().push(u);
         }
     }
+    let buffers: Vec<(&BufferId, &Vec<Use>)> = uses.iter().collect();
+    let outcomes = parallel_map(buffers.len(), threads, |i| {
+        let (&buffer, list) = buffers[i];
+        check_buffer(launch, buffer, list, &ordered)
+    });
+    outcomes.into_iter().collect()
+}
 
+/// `f(0..n)` on up to `threads` scoped host threads, results in index order.
+fn parallel_map<T: Send>(n: usize, threads: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = threads.min(n);
+    if threads <= 1 {
+        return (0..n).map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= n {
+                            return mine;
+                        }
+                        mine.push((i, f(i)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a race-check thread panicked"))
+            .collect()
+    });
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, t)| t).collect()
+}
+
+/// One core's uses of each buffer, in program order: an instruction's operands on one buffer
+/// make one use (at most three operands: a short list beats a map). Buffers not in `written`
+/// are left out.
+fn core_uses(launch: &Launch, slot: usize, written: &HashSet<BufferId>) -> Vec<(BufferId, Use)> {
+    let mut out = Vec::new();
+    let mut phase = 0;
+    for (index, rec) in launch.streams[slot].iter().enumerate() {
+        if rec.instr == Instr::Barrier {
+            phase += 1;
+        }
+        let mut by_buffer: Vec<(BufferId, Footprint, Footprint)> = Vec::new();
+        for (_, view, access) in rec.instr.operands() {
+            if !written.contains(&view.buffer) {
+                continue;
+            }
+            let i = match by_buffer.iter().position(|(b, _, _)| *b == view.buffer) {
+                Some(i) => i,
+                None => {
+                    by_buffer.push((view.buffer, Footprint::empty(), Footprint::empty()));
+                    by_buffer.len() - 1
+                }
+            };
+            let footprint = view.footprint();
+            let set = match access {
+                Access::Read => &mut by_buffer[i].1,
+                Access::Write => &mut by_buffer[i].2,
+            };
+            *set = if set.is_empty() { footprint } else { set.union(&footprint) };
+        }
+        for (buffer, reads, writes) in by_buffer {
+            out.push((buffer, Use { slot, index, phase, reads, writes }));
+        }
+    }
+    out
+}
+
+/// Checks the uses of one buffer: within each core, then across cores.
+fn check_buffer(
+    launch: &Launch,
+    buffer: BufferId,
+    list: &[Use],
+    ordered: &(impl Fn(usize, usize, usize) -> bool + Sync),
+) -> Result<()> {
     let describe = |u: &Use| {
         let rec = &launch.streams[u.slot][u.index];
         let what = if u.writes.is_empty() {
@@ -186,7 +259,7 @@ pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize) -> R
         second: describe(b),
     };
 
-    for (&buffer, list) in &uses {
+    {
         // Within each core, in program order (the list is grouped by core, in order).
         let mut live = LiveUses::default();
         for (i, u) in list.iter().enumerate() {
@@ -219,7 +292,7 @@ pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize) -> R
         // Across cores, within each barrier phase (nothing to do for a buffer that one core
         // alone touches, as most LB buffers are).
         if list.iter().all(|u| u.slot == list[0].slot) {
-            continue;
+            return Ok(());
         }
         let mut runs: BTreeMap<(usize, usize), RunLists> = BTreeMap::new();
         for u in list {

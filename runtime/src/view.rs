@@ -145,6 +145,14 @@ impl View {
     /// Copies the view's elements out of `data`, in row-major order.
     pub fn gather(&self, data: &[f32]) -> Vec<f32> {
         let mut out = Vec::with_capacity(self.len() as usize);
+        self.gather_into(data, &mut out);
+        out
+    }
+
+    /// [`View::gather`] into `out` (cleared first), reusing its allocation.
+    pub fn gather_into(&self, data: &[f32], out: &mut Vec<f32>) {
+        out.clear();
+        out.reserve(self.len() as usize);
         self.for_each_run(|start, count, stride| {
             if stride == 1 {
                 out.extend_from_slice(&data[start..start + count]);
@@ -152,7 +160,6 @@ impl View {
                 out.extend((0..count).map(|i| data[start + i * stride]));
             }
         });
-        out
     }
 
     /// Stores `values` (row-major, `len()` of them) into the view's elements of `data`.

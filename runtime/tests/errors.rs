@@ -686,3 +686,54 @@ fn races_across_cores_are_refused_but_disjoint_blocks_are_not() {
     ];
     launch(&mut dev, "ok", &[C00, C01], &steps).unwrap();
 }
+
+#[test]
+fn a_large_launch_reports_the_same_race_on_one_or_several_threads() {
+    // Enough instructions for the race check to use its threads; two buffers with a race each,
+    // behind hundreds of race-free copies and reads of a buffer no one writes.
+    let steps_for = |dev: &mut Device| {
+        let shared = dev.alloc(Placement::Gb(0), 4 * 64).unwrap();
+        let racy = [dev.alloc(Placement::Gb(0), 4 * 64).unwrap(), dev.alloc(Placement::Gb(0), 4 * 64).unwrap()];
+        let l0 = dev.alloc(Placement::Lb(C00), 4 * 64).unwrap();
+        let l1 = dev.alloc(Placement::Lb(C01), 4 * 64).unwrap();
+        let mut steps = Vec::new();
+        for i in 0..400 {
+            for (core, lb) in [(C00, l0), (C01, l1)] {
+                steps.push(step(
+                    core,
+                    Instr::Dma {
+                        src: View::contiguous(shared, (i % 8) * 8, &[8]),
+                        dst: View::contiguous(lb, (i % 8) * 8, &[8]),
+                    },
+                    &[],
+                ));
+            }
+        }
+        for buffer in racy {
+            for (core, lb) in [(C00, l0), (C01, l1)] {
+                steps.push(step(
+                    core,
+                    Instr::Dma {
+                        src: View::contiguous(lb, 0, &[8]),
+                        dst: View::contiguous(buffer, 4, &[8]),
+                    },
+                    &[],
+                ));
+            }
+        }
+        (steps, racy[0])
+    };
+    let mut messages = Vec::new();
+    for threads in [1, 2] {
+        let mut dev = mini();
+        dev.set_threads(threads).unwrap();
+        let (steps, first) = steps_for(&mut dev);
+        let e = reject(&mut dev, &[C00, C01], &steps);
+        match &e {
+            RuntimeError::Race { buffer, element, .. } => assert_eq!((*buffer, *element), (first, 4)),
+            other => panic!("expected a race, got {other}"),
+        }
+        messages.push(e.to_string());
+    }
+    assert_eq!(messages[0], messages[1]);
+}

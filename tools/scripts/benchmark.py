@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark (not a test): Turbine's compiled pipeline on the software DSA against onnxruntime, side
 by side in one run, on models built here with onnx.helper (seeded weights, nothing downloaded):
-ResNet-50 at batch 8 (the paper's setting), ResNet-18, a BERT-base encoder layer and a
+ResNet-50 at batch 8 (the paper's setting) and 1, ResNet-18, a BERT-base encoder layer and a
 MobileNet-V2 block.
 
 Per model it prints Turbine's compile time per phase (graph passes, lowering to the LLVM dialect,
@@ -85,7 +85,7 @@ def resnet50(batch=8):
     return resnet(50, batch)
 
 
-MODELS = [("resnet50 b8", resnet50), ("resnet18 b1", oracle.resnet18), ("bert layer", oracle.bert_layer),
+MODELS = [("resnet50 b8", resnet50), ("resnet50 b1", lambda: resnet(50)), ("resnet18 b1", oracle.resnet18), ("bert layer", oracle.bert_layer),
           ("mobilenet-v2 block", oracle.mobilenet_v2_block)]
 
 

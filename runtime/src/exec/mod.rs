@@ -75,10 +75,10 @@ fn run(segment: &[Recorded], buffers: &Buffers) {
                 .as_ref()
         };
         match &rec.instr {
-            Instr::Dma { src, dst } => {
-                let values = src.gather(&read(get(src.buffer)));
-                dst.scatter(&mut write(get(dst.buffer)), &values);
-            }
+            Instr::Dma { src, dst } => with_scratch(|values| {
+                src.gather_into(&read(get(src.buffer)), values);
+                dst.scatter(&mut write(get(dst.buffer)), values);
+            }),
             Instr::Matmul {
                 a,
                 b,
@@ -109,6 +109,22 @@ fn run(segment: &[Recorded], buffers: &Buffers) {
             Instr::Wait | Instr::Barrier => {}
         }
     }
+}
+
+thread_local! {
+    /// Scratch vectors for operands gathered out of their buffers, kept per host thread: a
+    /// launch gathers for most of its instructions, and allocating (and page-faulting) fresh
+    /// memory each time cost more host time than the copies.
+    static SCRATCH: std::cell::RefCell<Vec<Vec<f32>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with a scratch vector of this thread (its contents unspecified), nested calls each
+/// getting their own.
+pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Vec<f32>) -> T) -> T {
+    let mut scratch = SCRATCH.with(|pool| pool.borrow_mut().pop()).unwrap_or_default();
+    let result = f(&mut scratch);
+    SCRATCH.with(|pool| pool.borrow_mut().push(scratch));
+    result
 }
 
 /// Read access to a buffer's elements. Lock poisoning is ignored: a panic while a lock was
