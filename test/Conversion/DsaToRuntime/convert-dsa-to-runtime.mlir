@@ -3,8 +3,8 @@
 // Tests that a kernel becomes a private host function taking the device, its core and its
 // position in the launch; that core_id and cluster_id read them; that an LB tile is allocated on
 // the kernel's own core and released (deferred to the launch's end) by dealloc; that each
-// instruction is one td_* call on the kernel's core with views built from the strided metadata
-// and waits passed as an array; and that the entry function gets the C ABI i32(i64, ptr),
+// instruction is one td_* call on the kernel's core with views whose offset is summed from the
+// subview (which is then erased) and whose handle is the viewed buffer's, waits passed as an array; and that the entry function gets the C ABI i32(i64, ptr),
 // calls its renamed body and returns the device's first error.
 // CHECK-LABEL: func.func private @relu
 // CHECK-SAME: (%[[DEV:.*]]: i64, %[[CL:.*]]: i32, %[[CO:.*]]: i32, %[[ID:.*]]: index, %[[X:.*]]: memref<4x64xf32>, %[[Y:.*]]: memref<4x64xf32>)
@@ -12,9 +12,16 @@
 // CHECK: %[[CLUSTER:.*]] = arith.index_cast %[[CL]] : i32 to index
 // CHECK: call @td_buffer_alloc(%[[DEV]], %{{.*}}, %[[CL]], %[[CO]], %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i32, i32, i32, i64, i32, !llvm.ptr) -> i32
 // CHECK: %[[TILE:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> to memref<1x64xf32>
-// CHECK: memref.subview %[[X]][%[[ID]], %[[CLUSTER]]] [1, 64] [1, 1] : memref<4x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
-// CHECK: memref.extract_strided_metadata
-// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK-NOT: memref.subview
+// CHECK: %[[ROW:.*]] = arith.muli %[[ID]], %{{.*}} : index
+// CHECK: %[[OFFSET:.*]] = arith.addi %[[ROW]], %[[CLUSTER]] : index
+// CHECK: %[[HANDLE:.*]] = memref.extract_aligned_pointer_as_index %[[X]] : memref<4x64xf32> -> index
+// CHECK: %[[HANDLE64:.*]] = arith.index_cast %[[HANDLE]] : index to i64
+// CHECK: llvm.store %[[HANDLE64]], %{{.*}} : i64, !llvm.ptr
+// CHECK: %[[OFFSET64:.*]] = arith.index_cast %[[OFFSET]] : index to i64
+// CHECK: llvm.store %[[OFFSET64]], %{{.*}} : i64, !llvm.ptr
+// CHECK: %[[RANK:.*]] = arith.constant 2 : i64
+// CHECK: llvm.store %[[RANK]], %{{.*}} : i64, !llvm.ptr
 // CHECK: %[[T0:.*]] = call @td_dma(%[[DEV]], %[[CL]], %[[CO]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 // CHECK: %[[TOKEN:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
 // CHECK: llvm.store %[[TOKEN]], %{{.*}} : i64, !llvm.ptr
@@ -137,5 +144,58 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
     dsa.dealloc %lb : memref<64xf32, #dsa.memory_space<lb>>
     dsa.dealloc %gb : memref<64xf32, #dsa.memory_space<gb>>
     return
+  }
+}
+
+// -----
+
+// Tests that a view's offset is summed over its chain of subviews, reinterpret_casts and casts
+// (a reinterpret_cast sets it outright), whose ops are then erased; that a root whose offset is
+// dynamic gives its offset through its strided metadata; and that a view whose strides are
+// dynamic takes its whole layout from its metadata.
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+  // CHECK-LABEL: func.func private @chains
+  // CHECK-SAME: %[[X:[^:]*]]: memref<8x64xf32>, %[[Y:[^:]*]]: memref<256xf32, strided<[1], offset: ?>>, %[[S:[^:]*]]: index)
+  dsa.kernel @chains(%x: memref<8x64xf32, #dsa.memory_space<ddr>>, %y: memref<256xf32, strided<[1], offset: ?>, #dsa.memory_space<ddr>>, %s: index) {
+    %tile = dsa.alloc : memref<2x32xf32, #dsa.memory_space<lb>>
+    %rows = memref.subview %x[2, 0] [4, 64] [1, 1] : memref<8x64xf32, #dsa.memory_space<ddr>> to memref<4x64xf32, strided<[64, 1], offset: 128>, #dsa.memory_space<ddr>>
+    %block = memref.subview %rows[1, %s] [2, 32] [1, 1] : memref<4x64xf32, strided<[64, 1], offset: 128>, #dsa.memory_space<ddr>> to memref<2x32xf32, strided<[64, 1], offset: ?>, #dsa.memory_space<ddr>>
+    // CHECK: %[[C192:.*]] = arith.constant 192 : index
+    // CHECK: %[[SUM:.*]] = arith.addi %[[C192]], %[[S]] : index
+    // CHECK: memref.extract_aligned_pointer_as_index %[[X]]
+    // CHECK: arith.index_cast %[[SUM]] : index to i64
+    // CHECK: call @td_dma(
+    %t0 = dsa.dma %block to %tile : memref<2x32xf32, strided<[64, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<2x32xf32, #dsa.memory_space<lb>>
+    %flat = memref.reinterpret_cast %x to offset: [%s], sizes: [2, 32], strides: [32, 1] : memref<8x64xf32, #dsa.memory_space<ddr>> to memref<2x32xf32, strided<[32, 1], offset: ?>, #dsa.memory_space<ddr>>
+    %shifted = memref.subview %flat[1, 4] [1, 8] [1, 1] : memref<2x32xf32, strided<[32, 1], offset: ?>, #dsa.memory_space<ddr>> to memref<1x8xf32, strided<[32, 1], offset: ?>, #dsa.memory_space<ddr>>
+    %erased = memref.cast %shifted : memref<1x8xf32, strided<[32, 1], offset: ?>, #dsa.memory_space<ddr>> to memref<1x8xf32, strided<[32, 1], offset: ?>, #dsa.memory_space<ddr>>
+    %part = memref.subview %tile[0, 0] [1, 8] [1, 1] : memref<2x32xf32, #dsa.memory_space<lb>> to memref<1x8xf32, strided<[32, 1]>, #dsa.memory_space<lb>>
+    // CHECK: %[[C36:.*]] = arith.constant 36 : index
+    // CHECK: %[[FROM_CAST:.*]] = arith.addi %[[C36]], %[[S]] : index
+    // CHECK: memref.extract_aligned_pointer_as_index %[[X]]
+    // CHECK: arith.index_cast %[[FROM_CAST]] : index to i64
+    // CHECK: call @td_dma(
+    %t1 = dsa.dma %erased to %part after %t0 : memref<1x8xf32, strided<[32, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<1x8xf32, strided<[32, 1]>, #dsa.memory_space<lb>>
+    %tail = memref.subview %y[64] [64] [1] : memref<256xf32, strided<[1], offset: ?>, #dsa.memory_space<ddr>> to memref<64xf32, strided<[1], offset: ?>, #dsa.memory_space<ddr>>
+    %flat_tile = memref.reinterpret_cast %tile to offset: [0], sizes: [64], strides: [1] : memref<2x32xf32, #dsa.memory_space<lb>> to memref<64xf32, #dsa.memory_space<lb>>
+    // CHECK: %[[BASE:.*]], %[[YOFF:.*]], %{{.*}}, %{{.*}} = memref.extract_strided_metadata %[[Y]]
+    // CHECK: %[[C64:.*]] = arith.constant 64 : index
+    // CHECK: arith.addi %[[C64]], %[[YOFF]] : index
+    // CHECK: memref.extract_aligned_pointer_as_index %[[Y]]
+    // CHECK: call @td_dma(
+    %t2 = dsa.dma %flat_tile to %tail after %t1 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, strided<[1], offset: ?>, #dsa.memory_space<ddr>>
+    %strided = memref.subview %x[0, 0] [2, 32] [1, %s] : memref<8x64xf32, #dsa.memory_space<ddr>> to memref<2x32xf32, strided<[64, ?]>, #dsa.memory_space<ddr>>
+    // CHECK: %[[VIEW:.*]] = memref.subview %[[X]][0, 0] [2, 32] [1, %[[S]]]
+    // CHECK: memref.extract_strided_metadata %[[VIEW]]
+    // CHECK: memref.extract_aligned_pointer_as_index %[[VIEW]]
+    // CHECK: call @td_dma(
+    %t3 = dsa.dma %strided to %tile after %t2 : memref<2x32xf32, strided<[64, ?]>, #dsa.memory_space<ddr>>, memref<2x32xf32, #dsa.memory_space<lb>>
+    dsa.wait %t3
+    dsa.dealloc %tile : memref<2x32xf32, #dsa.memory_space<lb>>
+    // CHECK-NOT: memref.subview
+    // CHECK-NOT: memref.reinterpret_cast
+    // CHECK-NOT: memref.cast
+    // CHECK: return
+    dsa.return
   }
 }

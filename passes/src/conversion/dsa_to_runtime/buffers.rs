@@ -4,9 +4,9 @@
 //! upstream memref lowering keep working on it, but its allocated and aligned pointers are the
 //! runtime's handle, never dereferenced. So a handle becomes a memref by filling a descriptor
 //! (its offset, sizes and strides are in elements, as the runtime's views count them), and a
-//! memref becomes a `td_view` by reading its strided metadata.
+//! memref becomes a `td_view` in [`super::views`].
 
-use super::abi::{level_code, FunctionState, TOKEN_WORD, VIEW_WORDS};
+use super::abi::{level_code, FunctionState, TOKEN_WORD};
 use super::builder::Builder;
 use super::ir::operands;
 use super::types::{
@@ -75,50 +75,6 @@ unsafe fn handle(builder: &Builder, buffer: MlirValue) -> MlirValue {
     }
 }
 
-/// Stores a `td_view` of `buffer` at view slot `slot` of the scratch and returns its address.
-///
-/// # Safety
-/// The [`Builder`] contract; `scratch` is the function's scratch pointer and `buffer` an alive
-/// memref value of rank 1 to 4.
-pub(super) unsafe fn view(
-    builder: &Builder,
-    scratch: MlirValue,
-    slot: usize,
-    buffer: MlirValue,
-) -> MlirValue {
-    // SAFETY: the caller's guarantee; the metadata op has 2 + 2 * rank results.
-    unsafe {
-        let first = slot * VIEW_WORDS;
-        let rank = mlirShapedTypeGetRank(mlirValueGetType(buffer)) as usize;
-        let metadata = builder.create("memref.extract_strided_metadata", &[buffer], None, &[], &[]);
-        let index = index_type(builder.context);
-        let handle = builder.cast("memref.extract_aligned_pointer_as_index", buffer, index);
-        let store_index = |value: MlirValue, word: usize| {
-            builder.store(
-                builder.cast("arith.index_cast", value, i64_type(builder.context)),
-                builder.word(scratch, first + word),
-            )
-        };
-        store_index(handle, 0);
-        store_index(mlirOperationGetResult(metadata, 1), 1);
-        builder.store(
-            builder.constant_i64(rank as i64),
-            builder.word(scratch, first + 2),
-        );
-        for dimension in 0..rank {
-            store_index(
-                mlirOperationGetResult(metadata, (2 + dimension) as isize),
-                3 + dimension,
-            );
-            store_index(
-                mlirOperationGetResult(metadata, (2 + rank + dimension) as isize),
-                7 + dimension,
-            );
-        }
-        builder.word(scratch, first)
-    }
-}
-
 /// Lowers `dsa.alloc`: `td_buffer_alloc` at the buffer's level (a kernel's LB/GB on its own
 /// core and cluster, a host buffer where its `cluster` and `core` place it, (0, 0) by default),
 /// then the memref of the returned handle.
@@ -133,11 +89,18 @@ pub(super) unsafe fn lower_alloc(op: MlirOperation, builder: &Builder, state: Fu
         let level = level_code(memory_space(r#type).expect("checked: a dsa buffer"));
         let placed = |name: &str| {
             let attribute = mlirOperationGetAttributeByName(op, crate::ir::string_ref(name));
-            if attribute.ptr.is_null() { 0 } else { mlirIntegerAttrGetValueInt(attribute) }
+            if attribute.ptr.is_null() {
+                0
+            } else {
+                mlirIntegerAttrGetValueInt(attribute)
+            }
         };
-        let (cluster, core) = state
-            .core
-            .unwrap_or_else(|| (builder.constant_i32(placed("cluster")), builder.constant_i32(placed("core"))));
+        let (cluster, core) = state.core.unwrap_or_else(|| {
+            (
+                builder.constant_i32(placed("cluster")),
+                builder.constant_i32(placed("core")),
+            )
+        });
         let bytes = 4
             * (0..mlirShapedTypeGetRank(r#type))
                 .map(|dimension| mlirShapedTypeGetDimSize(r#type, dimension as isize))

@@ -11,9 +11,9 @@ use super::abi::{
     binary_code, pool_code, reduce_code, unary_code, FunctionState, UnaryParameters, PARAMS_WORD,
     TOKEN_WORD, WAITS_WORD,
 };
-use super::buffers::view;
 use super::builder::Builder;
 use super::ir::{attribute, enum_attribute, i64_array, operands};
+use super::views::view;
 use mlir_sys::*;
 use turbine_dialects::attributes::dsa::{BinaryKind, PoolKind, ReduceKind, UnaryKind};
 

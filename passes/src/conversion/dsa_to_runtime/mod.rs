@@ -12,7 +12,7 @@
 //! - a buffer (memref in `#dsa.memory_space<lb|gb|ddr>`) is a memref in the default memory
 //!   space whose allocated and aligned pointers are the runtime's buffer *handle* (never
 //!   dereferenced) and whose offset, sizes and strides are in elements, so `memref.subview`
-//!   keeps working on it and `memref.extract_strided_metadata` yields a `td_view`;
+//!   keeps working on it and its offset, sizes and strides are a `td_view`'s ([`views`]);
 //! - a `!dsa.token` is the `i64` the runtime returned through `token_out`;
 //! - every function gets a leading `%dev: i64` (kernels also `%cluster: i32, %core: i32,
 //!   %index: index`); an entry function's C ABI is `i32 f(i64 device, ptr buffers)` and it
@@ -36,6 +36,7 @@ mod instructions;
 mod ir;
 mod launches;
 mod types;
+mod views;
 
 use crate::registry::{Pass, PassFailure, PassOptions};
 use abi::{FunctionState, WAITS_WORD};
@@ -72,7 +73,10 @@ A buffer becomes a memref in the default memory space whose pointers are the run
 handle: `dsa.alloc` calls `td_buffer_alloc` (a kernel's LB/GB on its own core/cluster, host \
 buffers on core (0, 0)) and builds the descriptor; `dsa.dealloc` calls `td_buffer_release`, \
 which defers the free to the end of the launch being recorded. Each memref operand becomes a \
-`td_view` (handle, offset, rank, sizes, strides; ranks 1 to 4) filled from \
+`td_view` (handle, offset, rank, sizes, strides; ranks 1 to 4): a layout static in the \
+memref type is stored as constants and the offset summed from the view's chain of \
+`memref.subview`, `memref.reinterpret_cast` and `memref.cast` ops, which are erased when no other \
+op uses them; a dynamic layout, or the dynamic offset of a chain's root, is read with \
 `memref.extract_strided_metadata`. A `!dsa.token` becomes the `i64` of `token_out`, in block \
 arguments and `scf.for` iteration arguments too; wait lists are arrays of them. All stack \
 scratch is allocated once in each function's entry block.\n\n\
@@ -185,6 +189,7 @@ impl Lowering {
             {
                 self.lower_function(function, is_kernel, &mut launches);
             }
+            views::erase_dead_views(self.module);
             types::convert_types(self.module);
             for (function, record) in entries {
                 entry::make_entry(self.module, function, record);
