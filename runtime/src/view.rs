@@ -178,6 +178,78 @@ impl View {
         });
     }
 
+    /// The element range of the (checked) view when it names exactly those elements in
+    /// row-major order (one dense run), so that it can be read or written in place.
+    pub fn dense_range(&self) -> Option<std::ops::Range<usize>> {
+        let mut dims = [(1u64, 1u64); MAX_RANK];
+        let rank = self.shape.len().min(MAX_RANK);
+        for (d, (&e, &s)) in dims.iter_mut().zip(self.shape.iter().zip(&self.strides)) {
+            *d = (e, s);
+        }
+        let (merged, n) = collapse(&dims[..rank]);
+        let (count, stride) = merged[n - 1];
+        (n == 1 && (stride == 1 || count == 1)).then(|| {
+            let start = self.offset as usize;
+            start..start + count as usize
+        })
+    }
+
+    /// Copies the view's elements of `data` to the elements of `dst` (a checked view of the
+    /// same shape) in `dst_data`, in one pass: what [`View::gather`] then [`View::scatter`] do
+    /// through a scratch vector, for views of different buffers.
+    pub fn copy_to(&self, data: &[f32], dst: &View, dst_data: &mut [f32]) {
+        // Dimensions of both views, merged where both step over their inner neighbour exactly.
+        let mut dims = [(1u64, 1u64, 1u64); MAX_RANK];
+        let mut n = 0;
+        for ((&e, &s), &d) in self.shape.iter().zip(&self.strides).zip(&dst.strides).rev() {
+            if e == 1 {
+                continue;
+            }
+            if n > 0 {
+                let (ie, is, id) = dims[n - 1];
+                if s == ie * is && d == ie * id {
+                    dims[n - 1].0 *= e;
+                    continue;
+                }
+            }
+            dims[n] = (e, s, d);
+            n += 1;
+        }
+        let n = n.max(1);
+        dims[..n].reverse();
+        let (count, s_inner, d_inner) = dims[n - 1];
+        let (count, s_inner, d_inner) = (count as usize, s_inner as usize, d_inner as usize);
+        let outer = &dims[..n - 1];
+        let mut index = [0u64; MAX_RANK];
+        loop {
+            let (mut from, mut to) = (self.offset, dst.offset);
+            for (&(_, s, d), &i) in outer.iter().zip(&index) {
+                from += i * s;
+                to += i * d;
+            }
+            let (from, to) = (from as usize, to as usize);
+            if s_inner == 1 && d_inner == 1 {
+                dst_data[to..to + count].copy_from_slice(&data[from..from + count]);
+            } else {
+                for i in 0..count {
+                    dst_data[to + i * d_inner] = data[from + i * s_inner];
+                }
+            }
+            let mut d = outer.len();
+            loop {
+                if d == 0 {
+                    return;
+                }
+                d -= 1;
+                index[d] += 1;
+                if index[d] < outer[d].0 {
+                    break;
+                }
+                index[d] = 0;
+            }
+        }
+    }
+
     /// The set of element indices the view touches. Independent of dimension order, so the
     /// dimensions are sorted by stride before merging: a transposed dense view is one run.
     pub fn footprint(&self) -> Footprint {
@@ -349,6 +421,34 @@ mod tests {
         // {0,2,4} and {3,5,7} are disjoint, so the footprint decides "injective".
         assert!(v(0, &[2, 3], &[3, 2]).is_injective());
         assert!(!v(0, &[2, 3], &[2, 2]).is_injective());
+    }
+
+    #[test]
+    fn dense_ranges_are_single_row_major_runs() {
+        assert_eq!(v(3, &[2, 3, 4], &[12, 4, 1]).dense_range(), Some(3..27));
+        assert_eq!(v(5, &[1, 4], &[0, 1]).dense_range(), Some(5..9));
+        assert_eq!(v(0, &[4, 1], &[1, 7]).dense_range(), Some(0..4));
+        assert_eq!(v(0, &[2, 4], &[8, 1]).dense_range(), None);
+        assert_eq!(v(0, &[4, 3], &[1, 4]).dense_range(), None);
+        assert_eq!(v(0, &[3, 2], &[0, 1]).dense_range(), None);
+    }
+
+    #[test]
+    fn copy_to_matches_gather_then_scatter() {
+        let data: Vec<f32> = (0..64).map(|x| x as f32).collect();
+        let cases = [
+            (v(3, &[2, 3, 4], &[16, 4, 1]), v(0, &[2, 3, 4], &[12, 4, 1])),
+            (v(0, &[4, 3], &[1, 8]), v(1, &[4, 3], &[3, 1])),
+            (v(2, &[3, 1, 5], &[10, 0, 2]), v(0, &[3, 1, 5], &[5, 5, 1])),
+            (v(7, &[1, 1], &[1, 1]), v(9, &[1, 1], &[4, 2])),
+        ];
+        for (src, dst) in cases {
+            let mut expected = vec![-1.0; 40];
+            dst.scatter(&mut expected, &src.gather(&data));
+            let mut got = vec![-1.0; 40];
+            src.copy_to(&data, &dst, &mut got);
+            assert_eq!(got, expected, "{src:?} -> {dst:?}");
+        }
     }
 
     #[test]

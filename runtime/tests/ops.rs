@@ -231,6 +231,24 @@ fn conv2d_matches_reference_for_strides_pads_dilations_and_groups() {
         },
     );
     rig.check(y, 1e-4, 1e-5, "conv into a channel slice");
+    // Operands that are not dense (a column window of a wider image, every other filter, an
+    // output of every other column) and an input in the output's buffer, with accumulation:
+    // the paths that gather and scatter instead of working in place.
+    let arena = lb_with(&mut rig, C00, &rng.vec(2 * 5 * 8 + 4 * 5 * 6, -1.0, 1.0));
+    let f = lb_with(&mut rig, C00, &rng.vec(4 * 2 * 9, -1.0, 1.0));
+    for accumulate in [false, true] {
+        run1(
+            &mut rig,
+            Instr::Conv2d {
+                input: View::new(arena, 1, &[1, 2, 5, 6], &[80, 40, 8, 1]),
+                filter: View::new(f, 0, &[2, 2, 3, 3], &[36, 9, 3, 1]),
+                output: View::new(arena, 80, &[1, 2, 3, 3], &[120, 30, 6, 2]),
+                params: p(2, [1, 1, 1, 0], 1, 1),
+                accumulate,
+            },
+        );
+        rig.check(arena, 1e-4, 1e-5, &format!("strided conv, accumulate={accumulate}"));
+    }
 }
 
 #[test]

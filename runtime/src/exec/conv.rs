@@ -2,7 +2,8 @@
 //! (image, group) with the `gemm` crate. A 1x1, stride-1, unpadded convolution skips im2col
 //! (the input already is the column matrix).
 
-use super::{read, write};
+use super::locks::Locked;
+use super::with_scratch;
 use crate::ids::BufferId;
 use crate::instr::Conv2dParams;
 use crate::memory::Buffer;
@@ -13,7 +14,9 @@ use gemm::{gemm, Parallelism};
 /// at a time, so host memory stays bounded whatever the tile.
 const COL_LIMIT: usize = 1 << 22;
 
-/// `output (+)= conv2d(input, filter)`; shapes and bounds were checked by the device.
+/// `output (+)= conv2d(input, filter)`; shapes and bounds were checked by the device, and that
+/// the output overlaps neither input. Operands are used in place where their views are dense
+/// (tiles usually are), else gathered into scratch; the output likewise, scattered afterwards.
 pub(super) fn run<'a>(
     input: &View,
     filter: &View,
@@ -22,16 +25,61 @@ pub(super) fn run<'a>(
     accumulate: bool,
     get: &dyn Fn(BufferId) -> &'a Buffer,
 ) {
-    let x = input.gather(&read(get(input.buffer)));
-    let w = filter.gather(&read(get(filter.buffer)));
-    let mut y = if accumulate {
-        output.gather(&read(get(output.buffer)))
-    } else {
-        vec![0.0; output.len() as usize]
-    };
     let shapes = [dims(&input.shape), dims(&filter.shape), dims(&output.shape)];
-    dense(&x, &w, &mut y, shapes, p, accumulate, COL_LIMIT);
-    output.scatter(&mut write(get(output.buffer)), &y);
+    let mut locked = Locked::new(&[input.buffer, filter.buffer], output.buffer, get);
+    let out_base = locked.writer();
+    let operand = |view: &View, scratch: &mut Vec<f32>| -> *const f32 {
+        let base = locked.reader(view.buffer);
+        match view.dense_range() {
+            // SAFETY: the device checked that the view lies inside its buffer.
+            Some(range) => unsafe { base.add(range.start) },
+            None => {
+                // SAFETY: the buffer is locked and `len` elements long.
+                let data = unsafe { std::slice::from_raw_parts(base, get(view.buffer).len as usize) };
+                view.gather_into(data, scratch);
+                scratch.as_ptr()
+            }
+        }
+    };
+    with_scratch(|x_scratch| {
+        with_scratch(|w_scratch| {
+            let x_ptr = operand(input, x_scratch);
+            let w_ptr = operand(filter, w_scratch);
+            // SAFETY: each pointer addresses `len()` elements of its view, inside a locked buffer
+            // or a scratch vector; the output's elements overlap neither input's (checked by the
+            // device), so the one mutable slice aliases no shared one.
+            let (x, w) = unsafe {
+                (
+                    std::slice::from_raw_parts(x_ptr, input.len() as usize),
+                    std::slice::from_raw_parts(w_ptr, filter.len() as usize),
+                )
+            };
+            match output.dense_range() {
+                Some(range) => {
+                    // SAFETY: as above, for the output's dense range of the written buffer.
+                    let y = unsafe {
+                        std::slice::from_raw_parts_mut(out_base.add(range.start), range.len())
+                    };
+                    dense(x, w, y, shapes, p, accumulate, COL_LIMIT);
+                }
+                None => with_scratch(|y| {
+                    let len = get(output.buffer).len as usize;
+                    if accumulate {
+                        // SAFETY: the written buffer is locked and `len` elements long.
+                        let data = unsafe { std::slice::from_raw_parts(out_base, len) };
+                        output.gather_into(data, y);
+                    } else {
+                        y.clear();
+                        y.resize(output.len() as usize, 0.0);
+                    }
+                    dense(x, w, y, shapes, p, accumulate, COL_LIMIT);
+                    // SAFETY: as above; the inputs are no longer read.
+                    let data = unsafe { std::slice::from_raw_parts_mut(out_base, len) };
+                    output.scatter(data, y);
+                }),
+            }
+        })
+    });
 }
 
 /// The convolution on dense NCHW / OIHW / NCHW arrays, with at most `col_limit` elements of

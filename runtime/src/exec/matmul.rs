@@ -2,7 +2,7 @@
 //! the LB buffers' memory, with the views' strides (so transposed or strided operands cost no
 //! copy).
 
-use super::{read, write};
+use super::locks::Locked;
 use crate::ids::BufferId;
 use crate::memory::Buffer;
 use crate::view::View;
@@ -22,34 +22,9 @@ pub(super) fn run<'a>(
         a.shape[1] as usize,
         b.shape[1] as usize,
     );
-    // Locks are taken in buffer-id order (the same order in every instruction, so two cores
-    // can never wait on each other), once per distinct buffer.
-    let mut ids = vec![a.buffer, b.buffer, c.buffer];
-    ids.sort();
-    ids.dedup();
-    let mut readers = Vec::new();
-    let mut writer = None;
-    for &id in &ids {
-        if id == c.buffer {
-            writer = Some(write(get(id)));
-        } else {
-            readers.push((id, read(get(id))));
-        }
-    }
-    let mut writer = writer.expect("c's buffer is among the ids");
-    let c_base = writer.as_mut_ptr();
-    let base = |id: BufferId| -> *const f32 {
-        if id == c.buffer {
-            c_base
-        } else {
-            readers
-                .iter()
-                .find(|(r, _)| *r == id)
-                .expect("locked above")
-                .1
-                .as_ptr()
-        }
-    };
+    let mut locked = Locked::new(&[a.buffer, b.buffer], c.buffer, get);
+    let c_base = locked.writer();
+    let (a_base, b_base) = (locked.reader(a.buffer), locked.reader(b.buffer));
     let s = |v: &View, d: usize| v.strides[d] as isize;
     // SAFETY: every pointer below stays inside its buffer: the device checked that each view's
     // last element (offset + sum of (extent-1)*stride) is within the buffer, and gemm reads or
@@ -65,10 +40,10 @@ pub(super) fn run<'a>(
             s(c, 1),
             s(c, 0),
             accumulate,
-            base(a.buffer).add(a.offset as usize),
+            a_base.add(a.offset as usize),
             s(a, 1),
             s(a, 0),
-            base(b.buffer).add(b.offset as usize),
+            b_base.add(b.offset as usize),
             s(b, 1),
             s(b, 0),
             1.0f32,

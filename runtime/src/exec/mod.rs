@@ -7,6 +7,7 @@
 //! the lock order can change a result.
 
 mod conv;
+mod locks;
 mod matmul;
 mod vector;
 mod window;
@@ -75,6 +76,20 @@ fn run(segment: &[Recorded], buffers: &Buffers) {
                 .as_ref()
         };
         match &rec.instr {
+            Instr::Dma { src, dst } if src.buffer != dst.buffer => {
+                let mut locked = locks::Locked::new(&[src.buffer], dst.buffer, &get);
+                let to = locked.writer();
+                let from = locked.reader(src.buffer);
+                // SAFETY: both buffers are locked, distinct, and as long as their `len` says.
+                let (from, to) = unsafe {
+                    (
+                        std::slice::from_raw_parts(from, get(src.buffer).len as usize),
+                        std::slice::from_raw_parts_mut(to, get(dst.buffer).len as usize),
+                    )
+                };
+                src.copy_to(from, dst, to);
+            }
+            // Within one buffer, gathering first gives memmove semantics to overlapping views.
             Instr::Dma { src, dst } => with_scratch(|values| {
                 src.gather_into(&read(get(src.buffer)), values);
                 dst.scatter(&mut write(get(dst.buffer)), values);

@@ -2,7 +2,7 @@
 //! into dense scratch, compute, scatter. Gathering first gives memmove semantics when the
 //! output overlaps an input (an in-place `relu` is the common case).
 
-use super::{read, write};
+use super::{read, with_scratch, write};
 use crate::ids::BufferId;
 use crate::instr::{BinaryOp, UnaryOp};
 use crate::memory::Buffer;
@@ -16,14 +16,24 @@ pub(super) fn binary<'a>(
     out: &View,
     get: &dyn Fn(BufferId) -> &'a Buffer,
 ) {
-    let x = a.broadcast_to(&out.shape).gather(&read(get(a.buffer)));
-    let y = b.broadcast_to(&out.shape).gather(&read(get(b.buffer)));
-    let r: Vec<f32> = x
-        .iter()
-        .zip(&y)
-        .map(|(&x, &y)| binary_scalar(op, x, y))
-        .collect();
-    out.scatter(&mut write(get(out.buffer)), &r);
+    with_scratch(|x| {
+        with_scratch(|y| {
+            a.broadcast_to(&out.shape)
+                .gather_into(&read(get(a.buffer)), x);
+            b.broadcast_to(&out.shape)
+                .gather_into(&read(get(b.buffer)), y);
+            // One loop per operation, so that each compiles to vector code.
+            let zip = x.iter_mut().zip(y.iter());
+            match op {
+                BinaryOp::Add => zip.for_each(|(x, &y)| *x += y),
+                BinaryOp::Sub => zip.for_each(|(x, &y)| *x -= y),
+                BinaryOp::Mul => zip.for_each(|(x, &y)| *x *= y),
+                BinaryOp::Div => zip.for_each(|(x, &y)| *x /= y),
+                _ => zip.for_each(|(x, &y)| *x = binary_scalar(op, *x, y)),
+            }
+            out.scatter(&mut write(get(out.buffer)), x);
+        })
+    });
 }
 
 /// `out = op(input)`.
@@ -33,9 +43,15 @@ pub(super) fn unary<'a>(
     out: &View,
     get: &dyn Fn(BufferId) -> &'a Buffer,
 ) {
-    let mut v = input.gather(&read(get(input.buffer)));
-    v.iter_mut().for_each(|x| *x = unary_scalar(op, *x));
-    out.scatter(&mut write(get(out.buffer)), &v);
+    with_scratch(|v| {
+        input.gather_into(&read(get(input.buffer)), v);
+        match op {
+            UnaryOp::Relu => v.iter_mut().for_each(|x| *x = unary_scalar(UnaryOp::Relu, *x)),
+            UnaryOp::Affine { scale, shift } => v.iter_mut().for_each(|x| *x = scale * *x + shift),
+            _ => v.iter_mut().for_each(|x| *x = unary_scalar(op, *x)),
+        }
+        out.scatter(&mut write(get(out.buffer)), v);
+    });
 }
 
 /// One element of a binary operation.

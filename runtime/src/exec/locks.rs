@@ -1,0 +1,81 @@
+//! The buffers of one instruction, locked for its whole execution so that it can work on their
+//! memory in place rather than on gathered copies.
+//!
+//! Locks are taken in buffer-id order, the same order in every instruction, so two cores running
+//! on different host threads never wait on each other; a buffer named twice is locked once, for
+//! writing if the instruction writes it. Lock poisoning is ignored as in [`super::read`].
+
+use crate::ids::BufferId;
+use crate::memory::Buffer;
+use std::sync::{RwLockReadGuard, RwLockWriteGuard};
+
+enum Guard<'a> {
+    Read(RwLockReadGuard<'a, Vec<f32>>),
+    Write(RwLockWriteGuard<'a, Vec<f32>>),
+}
+
+/// Up to three locked buffers (an instruction has at most three operands).
+pub(super) struct Locked<'a> {
+    guards: [Option<(BufferId, Guard<'a>)>; 3],
+}
+
+impl<'a> Locked<'a> {
+    /// Locks the buffers of `reads` for reading and `written` for writing.
+    pub(super) fn new(
+        reads: &[BufferId],
+        written: BufferId,
+        get: &dyn Fn(BufferId) -> &'a Buffer,
+    ) -> Locked<'a> {
+        let mut ids = [written; 3];
+        ids[1..=reads.len()].copy_from_slice(reads);
+        let ids = &mut ids[..=reads.len()];
+        ids.sort();
+        let mut guards: [Option<(BufferId, Guard<'a>)>; 3] = [None, None, None];
+        let mut n = 0;
+        for (i, &id) in ids.iter().enumerate() {
+            if i > 0 && ids[i - 1] == id {
+                continue;
+            }
+            let data = &get(id).data;
+            let guard = if id == written {
+                Guard::Write(data.write().unwrap_or_else(|e| e.into_inner()))
+            } else {
+                Guard::Read(data.read().unwrap_or_else(|e| e.into_inner()))
+            };
+            guards[n] = Some((id, guard));
+            n += 1;
+        }
+        Locked { guards }
+    }
+
+    /// The first element of `id`'s buffer (one of the locked ones), for reading.
+    pub(super) fn reader(&self, id: BufferId) -> *const f32 {
+        match self.guard(id) {
+            Guard::Read(g) => g.as_ptr(),
+            Guard::Write(g) => g.as_ptr(),
+        }
+    }
+
+    /// The first element of the written buffer.
+    pub(super) fn writer(&mut self) -> *mut f32 {
+        let written = self
+            .guards
+            .iter_mut()
+            .flatten()
+            .find_map(|(_, guard)| match guard {
+                Guard::Write(g) => Some(g),
+                Guard::Read(_) => None,
+            })
+            .expect("one buffer is locked for writing");
+        written.as_mut_ptr()
+    }
+
+    fn guard(&self, id: BufferId) -> &Guard<'a> {
+        self.guards
+            .iter()
+            .flatten()
+            .find(|(locked, _)| *locked == id)
+            .map(|(_, guard)| guard)
+            .expect("the instruction's buffers are locked")
+    }
+}
