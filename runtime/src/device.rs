@@ -285,7 +285,7 @@ impl Device {
             _ => {}
         }
         let operands = instr.operands();
-        for &(name, view, access) in &operands {
+        for &(name, view, access) in operands.iter() {
             let ctx = || format!("{}, operand {name}", context());
             let buffer = self.memory.get(view.buffer)?;
             let capacity = self.target.capacity(buffer.placement.level()) / 4;

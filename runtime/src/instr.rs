@@ -352,28 +352,28 @@ impl Instr {
     }
 
     /// Every operand with its name and access, inputs first.
-    pub fn operands(&self) -> Vec<(&'static str, &View, Access)> {
+    pub fn operands(&self) -> Operands<'_> {
         use Access::*;
         match self {
-            Instr::Dma { src, dst } => vec![("src", src, Read), ("dst", dst, Write)],
-            Instr::Matmul { a, b, c, .. } => vec![("a", a, Read), ("b", b, Read), ("c", c, Write)],
+            Instr::Dma { src, dst } => Operands::of(&[("src", src, Read), ("dst", dst, Write)]),
+            Instr::Matmul { a, b, c, .. } => Operands::of(&[("a", a, Read), ("b", b, Read), ("c", c, Write)]),
             Instr::Conv2d {
                 input,
                 filter,
                 output,
                 ..
-            } => vec![
+            } => Operands::of(&[
                 ("input", input, Read),
                 ("filter", filter, Read),
                 ("output", output, Write),
-            ],
+            ]),
             Instr::Binary { a, b, out, .. } => {
-                vec![("a", a, Read), ("b", b, Read), ("out", out, Write)]
+                Operands::of(&[("a", a, Read), ("b", b, Read), ("out", out, Write)])
             }
             Instr::Unary { input, out, .. }
             | Instr::Pool2d { input, out, .. }
-            | Instr::Reduce { input, out, .. } => vec![("input", input, Read), ("out", out, Write)],
-            Instr::Wait | Instr::Barrier => vec![],
+            | Instr::Reduce { input, out, .. } => Operands::of(&[("input", input, Read), ("out", out, Write)]),
+            Instr::Wait | Instr::Barrier => Operands::of(&[]),
         }
     }
 
@@ -454,7 +454,7 @@ impl Instr {
                 }
             }
             Instr::Binary { a, b, out, .. } => match broadcast_shape(&a.shape, &b.shape) {
-                Some(s) if s == out.shape => {}
+                Some(s) if *s == *out.shape => {}
                 Some(s) => {
                     return bad(format!(
                         "out shape {:?} should be the broadcast shape {s:?}",
@@ -631,5 +631,43 @@ mod tests {
         assert_eq!(window_count(10, [2, 2], 3, 2, 1), Some(10));
         assert_eq!(window_count(2, [0, 0], 3, 1, 1), None);
         assert_eq!(window_count(2, [u64::MAX, 1], 3, 1, 1), None);
+    }
+}
+
+/// An instruction's operands (at most three) with their names and accesses, held inline: they
+/// are listed several times for every recorded instruction. Reads as a slice.
+#[derive(Clone, Copy)]
+pub struct Operands<'a> {
+    len: usize,
+    items: [(&'static str, &'a View, Access); 3],
+}
+
+impl<'a> Operands<'a> {
+    fn of(items: &[(&'static str, &'a View, Access)]) -> Operands<'a> {
+        let filler = items.first().copied().unwrap_or(("", &NO_VIEW, Access::Read));
+        let mut all = [filler; 3];
+        all[..items.len()].copy_from_slice(items);
+        Operands {
+            len: items.len(),
+            items: all,
+        }
+    }
+}
+
+/// What fills the unused entries of an instruction without operands (never read).
+static NO_VIEW: View = View::EMPTY;
+
+impl<'a> std::ops::Deref for Operands<'a> {
+    type Target = [(&'static str, &'a View, Access)];
+    fn deref(&self) -> &Self::Target {
+        &self.items[..self.len]
+    }
+}
+
+impl<'a> IntoIterator for Operands<'a> {
+    type Item = (&'static str, &'a View, Access);
+    type IntoIter = std::iter::Take<std::array::IntoIter<Self::Item, 3>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.into_iter().take(self.len)
     }
 }

@@ -21,6 +21,75 @@ pub enum ViewFault {
     },
 }
 
+/// Extents or strides of a view, stored inline: every recorded instruction holds two or three
+/// views, and two heap vectors each were a good part of the host time spent recording and
+/// retiring hundreds of thousands of instructions. It reads as a slice of its values. One more
+/// value than [`MAX_RANK`] is kept, and the true length, so that a view of too high a rank is
+/// still there to be refused by [`View::check`] with its rank.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Dims {
+    len: usize,
+    values: [u64; MAX_RANK + 1],
+}
+
+impl Dims {
+    /// The first values of `values` (those past `MAX_RANK + 1` are dropped; the length is kept).
+    pub fn new(values: &[u64]) -> Dims {
+        let mut dims = Dims {
+            len: values.len(),
+            values: [0; MAX_RANK + 1],
+        };
+        let kept = values.len().min(MAX_RANK + 1);
+        dims.values[..kept].copy_from_slice(&values[..kept]);
+        dims
+    }
+
+    /// The number of values given, including any dropped.
+    pub fn rank(&self) -> usize {
+        self.len
+    }
+}
+
+impl std::ops::Deref for Dims {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        &self.values[..self.len.min(MAX_RANK + 1)]
+    }
+}
+
+impl std::ops::DerefMut for Dims {
+    fn deref_mut(&mut self) -> &mut [u64] {
+        let len = self.len.min(MAX_RANK + 1);
+        &mut self.values[..len]
+    }
+}
+
+impl<'a> IntoIterator for &'a Dims {
+    type Item = &'a u64;
+    type IntoIter = std::slice::Iter<'a, u64>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl std::fmt::Debug for Dims {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl<const N: usize> PartialEq<[u64; N]> for Dims {
+    fn eq(&self, other: &[u64; N]) -> bool {
+        **self == other[..]
+    }
+}
+
+impl PartialEq<[u64]> for Dims {
+    fn eq(&self, other: &[u64]) -> bool {
+        **self == *other
+    }
+}
+
 /// A strided view of a buffer's f32 elements.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct View {
@@ -29,19 +98,27 @@ pub struct View {
     /// Element index of the view's first element.
     pub offset: u64,
     /// Extent of each dimension, outermost first.
-    pub shape: Vec<u64>,
+    pub shape: Dims,
     /// Distance in elements between neighbours along each dimension.
-    pub strides: Vec<u64>,
+    pub strides: Dims,
 }
 
 impl View {
+    /// A view of nothing (rank 0, which [`View::check`] refuses).
+    pub const EMPTY: View = View {
+        buffer: BufferId(0),
+        offset: 0,
+        shape: Dims { len: 0, values: [0; MAX_RANK + 1] },
+        strides: Dims { len: 0, values: [0; MAX_RANK + 1] },
+    };
+
     /// A view with explicit strides.
     pub fn new(buffer: BufferId, offset: u64, shape: &[u64], strides: &[u64]) -> View {
         View {
             buffer,
             offset,
-            shape: shape.to_vec(),
-            strides: strides.to_vec(),
+            shape: Dims::new(shape),
+            strides: Dims::new(strides),
         }
     }
 
@@ -64,16 +141,16 @@ impl View {
     /// capacity of its memory: a stride-0 view could otherwise name more elements than the
     /// host can hold), and that every element lies in a buffer of `buffer_len` elements.
     pub fn check(&self, buffer_len: u64, max_elements: u64) -> Result<(), ViewFault> {
-        let rank = self.shape.len();
+        let rank = self.shape.rank();
         if rank == 0 || rank > MAX_RANK {
             return Err(ViewFault::Malformed(format!(
                 "rank must be 1 to {MAX_RANK}, got {rank}"
             )));
         }
-        if self.strides.len() != rank {
+        if self.strides.rank() != rank {
             return Err(ViewFault::Malformed(format!(
                 "{} strides for a rank-{rank} shape",
-                self.strides.len()
+                self.strides.rank()
             )));
         }
         if let Some(d) = self.shape.iter().position(|&e| e == 0) {
@@ -277,11 +354,16 @@ impl View {
     /// extents of 1 repeated with stride 0). The caller has checked that it broadcasts.
     pub fn broadcast_to(&self, shape: &[u64]) -> View {
         let lead = shape.len() - self.shape.len();
-        let mut strides = vec![0; shape.len()];
+        let mut strides = Dims::new(&[0; MAX_RANK + 1][..shape.len().min(MAX_RANK + 1)]);
         for (d, (&e, &s)) in self.shape.iter().zip(&self.strides).enumerate() {
             strides[lead + d] = if e == 1 { 0 } else { s };
         }
-        View::new(self.buffer, self.offset, shape, &strides)
+        View {
+            buffer: self.buffer,
+            offset: self.offset,
+            shape: Dims::new(shape),
+            strides,
+        }
     }
 }
 

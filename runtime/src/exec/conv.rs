@@ -198,9 +198,23 @@ fn im2col(
                         continue;
                     }
                     let src = &x[(ch * h + hy) * w..][..w];
-                    for (xo, v) in line.iter_mut().enumerate() {
-                        let wx = (xo * sw + j * dw).wrapping_sub(pl);
-                        *v = if wx < w { src[wx] } else { 0.0 };
+                    // Output columns whose tap falls inside the row: wx = xo*sw + j*dw - pl in
+                    // [0, w); the rest read padding.
+                    let shift = j * dw;
+                    let lo = pl.saturating_sub(shift).div_ceil(sw).min(ow);
+                    let hi = (w + pl).saturating_sub(shift).div_ceil(sw).clamp(lo, ow);
+                    line[..lo].fill(0.0);
+                    line[hi..].fill(0.0);
+                    if lo == hi {
+                        continue;
+                    }
+                    let first = lo * sw + shift - pl;
+                    if sw == 1 {
+                        line[lo..hi].copy_from_slice(&src[first..first + (hi - lo)]);
+                    } else {
+                        for (v, &value) in line[lo..hi].iter_mut().zip(src[first..].iter().step_by(sw)) {
+                            *v = value;
+                        }
                     }
                 }
                 row += 1;
@@ -212,6 +226,51 @@ fn im2col(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn im2col_matches_a_tap_by_tap_copy() {
+        // Strides, dilations and pads that leave whole rows and columns in the padding.
+        for (sw, dw, pl, pr, w, kw) in [
+            (1, 1, 1, 1, 5, 3),
+            (2, 1, 3, 0, 4, 3),
+            (3, 2, 4, 5, 6, 3),
+            (1, 3, 0, 2, 2, 2),
+            (2, 2, 6, 6, 3, 4),
+        ] {
+            let p = Conv2dParams {
+                stride: [1, sw as u64],
+                pad: [1, pl as u64, 0, pr as u64],
+                dilation: [1, dw as u64],
+                groups: 1,
+            };
+            let (cg, h, kh) = (2, 3, 2);
+            let ow = (w + pl + pr - dw * (kw - 1) - 1) / sw + 1;
+            let oh = h + 1 - kh + 1;
+            let x: Vec<f32> = (0..cg * h * w).map(|i| i as f32 + 1.0).collect();
+            let mut col = vec![-1.0; cg * kh * kw * oh * ow];
+            im2col(&x, [cg, h, w], [kh, kw], [0, oh, ow], &p, &mut col);
+            let mut expected = Vec::new();
+            for ch in 0..cg {
+                for i in 0..kh {
+                    for j in 0..kw {
+                        for y in 0..oh {
+                            for xo in 0..ow {
+                                let hy = (y + i) as isize - 1;
+                                let wx = (xo * sw + j * dw) as isize - pl as isize;
+                                let inside = (0..h as isize).contains(&hy) && (0..w as isize).contains(&wx);
+                                expected.push(if inside {
+                                    x[(ch * h + hy as usize) * w + wx as usize]
+                                } else {
+                                    0.0
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            assert_eq!(col, expected, "stride {sw}, dilation {dw}, pads {pl}/{pr}, w {w}, kw {kw}");
+        }
+    }
 
     #[test]
     fn banded_im2col_gives_the_same_result_as_one_band() {
