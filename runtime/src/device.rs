@@ -221,7 +221,7 @@ impl Device {
         for &core in cores {
             self.check_core(core)?;
         }
-        self.launch = Some(Launch::new(name, cores.to_vec()));
+        self.launch = Some(Launch::new(name, cores.to_vec(), Token(self.next_token)));
         Ok(())
     }
 

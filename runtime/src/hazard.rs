@@ -21,7 +21,8 @@ use crate::ids::BufferId;
 use crate::instr::{Access, Instr};
 use crate::launch::Launch;
 use crate::timing::Schedule;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Unmerged runs read and written: (reads, writes).
@@ -54,6 +55,25 @@ impl Use {
     }
 }
 
+/// Multiplicative hashing of bucket numbers (as rustc's FxHash): SipHash, the default, was a
+/// visible part of the check, and these keys need no protection against chosen collisions.
+#[derive(Default)]
+struct BucketHasher(u64);
+
+impl Hasher for BucketHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        bytes.iter().for_each(|&b| self.write_u64(u64::from(b)));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
 /// Elements per bucket of [`LiveUses`]' index.
 const BUCKET: u64 = 4096;
 
@@ -67,7 +87,7 @@ struct LiveUses<'a> {
     uses: Vec<&'a Use>,
     retired: Vec<bool>,
     /// Bucket → ids of the accesses touching it (retired ones dropped lazily).
-    buckets: HashMap<u64, Vec<usize>>,
+    buckets: HashMap<u64, Vec<usize>, BuildHasherDefault<BucketHasher>>,
     /// The id of the access last queried that saw each id, so that one seen in several
     /// buckets is listed once.
     seen: Vec<usize>,
@@ -126,7 +146,7 @@ const PARALLEL_MIN_INSTRUCTIONS: usize = 512;
 pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize, threads: usize) -> Result<()> {
     let slots = launch.streams.len();
     let threads = if launch.instruction_count() < PARALLEL_MIN_INSTRUCTIONS { 1 } else { threads };
-    let clocks: Vec<Vec<Vec<u32>>> = (0..slots)
+    let clocks: Vec<Vec<u32>> = (0..slots)
         .map(|slot| vector_clocks(launch, schedule, slot, resources))
         .collect();
     let positions: Vec<Vec<u32>> = (0..slots)
@@ -134,13 +154,13 @@ pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize, thre
         .collect();
     let ordered =
         |slot: usize, earlier: usize, later: usize| match schedule.slots[slot][earlier].resource {
-            Some(q) => clocks[slot][later][q] >= positions[slot][earlier],
+            Some(q) => clocks[slot][later * resources + q] >= positions[slot][earlier],
             None => true,
         };
 
     // Only a buffer that the launch writes can race: the weights and input activations that
     // every core reads (tens of thousands of accesses in a batch's convolution) need no check.
-    let written: HashSet<BufferId> = launch
+    let mut written: Vec<BufferId> = launch
         .streams
         .iter()
         .flatten()
@@ -148,6 +168,8 @@ pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize, thre
         .filter(|(_, _, access)| *access == Access::Write)
         .map(|(_, view, _)| view.buffer)
         .collect();
+    written.sort_unstable();
+    written.dedup();
     // Per buffer, every core's uses in core order, each core's in program order.
     let mut uses: BTreeMap<BufferId, Vec<Use>> = BTreeMap::new();
     for per_core in parallel_map(slots, threads, |slot| core_uses(launch, slot, &written)) {
@@ -197,7 +219,7 @@ fn parallel_map<T: Send>(n: usize, threads: usize, f: impl Fn(usize) -> T + Sync
 /// One core's uses of each buffer, in program order: an instruction's operands on one buffer
 /// make one use (at most three operands: a short list beats a map). Buffers not in `written`
 /// are left out.
-fn core_uses(launch: &Launch, slot: usize, written: &HashSet<BufferId>) -> Vec<(BufferId, Use)> {
+fn core_uses(launch: &Launch, slot: usize, written: &[BufferId]) -> Vec<(BufferId, Use)> {
     let mut out = Vec::new();
     let mut phase = 0;
     for (index, rec) in launch.streams[slot].iter().enumerate() {
@@ -206,7 +228,7 @@ fn core_uses(launch: &Launch, slot: usize, written: &HashSet<BufferId>) -> Vec<(
         }
         let mut by_buffer: Vec<(BufferId, Footprint, Footprint)> = Vec::new();
         for (_, view, access) in rec.instr.operands() {
-            if !written.contains(&view.buffer) {
+            if written.binary_search(&view.buffer).is_err() {
                 continue;
             }
             let i = match by_buffer.iter().position(|(b, _, _)| *b == view.buffer) {
@@ -349,45 +371,41 @@ fn queue_positions(schedule: &Schedule, slot: usize, resources: usize) -> Vec<u3
 }
 
 /// For each instruction `j` of the core, including itself: per queue, how many of the
-/// queue's instructions complete before `j` does (a vector clock).
-fn vector_clocks(
-    launch: &Launch,
-    schedule: &Schedule,
-    slot: usize,
-    resources: usize,
-) -> Vec<Vec<u32>> {
-    let join = |into: &mut Vec<u32>, from: &[u32]| {
-        for (a, &b) in into.iter_mut().zip(from) {
-            *a = (*a).max(b);
+/// queue's instructions complete before `j` does (a vector clock), as `resources` consecutive
+/// entries per instruction.
+fn vector_clocks(launch: &Launch, schedule: &Schedule, slot: usize, resources: usize) -> Vec<u32> {
+    let join = |clocks: &mut Vec<u32>, start: usize, from: usize| {
+        for q in 0..resources {
+            clocks[start + q] = clocks[start + q].max(clocks[from * resources + q]);
         }
     };
-    let mut clocks: Vec<Vec<u32>> = Vec::with_capacity(launch.streams[slot].len());
+    let mut clocks: Vec<u32> = Vec::with_capacity(launch.streams[slot].len() * resources);
     let mut fence = vec![0u32; resources];
     let mut issued = vec![0u32; resources];
     let mut last_on: Vec<Option<usize>> = vec![None; resources];
     for (j, rec) in launch.streams[slot].iter().enumerate() {
+        let start = clocks.len();
         if rec.instr == Instr::Barrier {
             // Everything issued so far completes before anything after the barrier starts.
-            fence = issued.clone();
-            clocks.push(fence.clone());
+            fence.copy_from_slice(&issued);
+            clocks.extend_from_slice(&fence);
             continue;
         }
-        let mut clock = fence.clone();
+        clocks.extend_from_slice(&fence);
         for &w in &rec.waits {
-            join(&mut clock, &clocks[w]);
+            join(&mut clocks, start, w);
         }
         match schedule.slots[slot][j].resource {
             Some(q) => {
                 if let Some(p) = last_on[q] {
-                    join(&mut clock, &clocks[p]);
+                    join(&mut clocks, start, p);
                 }
                 issued[q] += 1;
-                clock[q] = clock[q].max(issued[q]);
+                clocks[start + q] = clocks[start + q].max(issued[q]);
                 last_on[q] = Some(j);
             }
-            None => fence = clock.clone(),
+            None => fence.copy_from_slice(&clocks[start..]),
         }
-        clocks.push(clock);
     }
     clocks
 }

@@ -5,7 +5,7 @@
 use crate::error::{Result, RuntimeError};
 use crate::ids::{BufferId, CoreId, Token};
 use crate::instr::Instr;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 /// One recorded instruction.
 #[derive(Debug, Clone)]
@@ -22,7 +22,10 @@ pub(crate) struct Launch {
     pub cores: Vec<CoreId>,
     /// Instruction streams, one per slot.
     pub streams: Vec<Vec<Recorded>>,
-    tokens: HashMap<Token, (usize, usize)>,
+    /// The first token of the launch: tokens are handed out consecutively, so the launch's
+    /// `n`-th instruction has token `first_token + n`, and its (slot, index) is `tokens[n]`.
+    first_token: u64,
+    tokens: Vec<(usize, usize)>,
     /// Buffers named by any recorded instruction (they cannot be freed until the end).
     pub buffers: BTreeSet<BufferId>,
     /// The first recording error; a failed launch is discarded at its end.
@@ -30,14 +33,15 @@ pub(crate) struct Launch {
 }
 
 impl Launch {
-    pub fn new(name: &str, mut cores: Vec<CoreId>) -> Launch {
+    pub fn new(name: &str, mut cores: Vec<CoreId>, first_token: Token) -> Launch {
         cores.sort();
         cores.dedup();
         Launch {
             name: name.to_string(),
             streams: vec![Vec::new(); cores.len()],
             cores,
-            tokens: HashMap::new(),
+            first_token: first_token.0,
+            tokens: Vec::new(),
             buffers: BTreeSet::new(),
             failure: None,
         }
@@ -59,25 +63,37 @@ impl Launch {
         let core = self.cores[slot];
         waits
             .iter()
-            .map(|&token| match self.tokens.get(&token) {
+            .map(|&token| match self.token_position(token) {
                 None => Err(RuntimeError::UnknownToken { core, token }),
-                Some(&(s, _)) if s != slot => Err(RuntimeError::ForeignToken {
+                Some((s, _)) if s != slot => Err(RuntimeError::ForeignToken {
                     core,
                     token,
                     producer: self.cores[s],
                 }),
-                Some(&(_, index)) => Ok(index),
+                Some((_, index)) => Ok(index),
             })
             .collect()
     }
 
-    /// Appends an instruction whose operands and waits have been checked.
+    /// The (slot, index) of the instruction that returned `token`, if it is one of the launch's.
+    fn token_position(&self, token: Token) -> Option<(usize, usize)> {
+        let n = token.0.checked_sub(self.first_token)?;
+        self.tokens.get(usize::try_from(n).ok()?).copied()
+    }
+
+    /// Appends an instruction whose operands and waits have been checked; `token` is the next
+    /// one after the launch's last.
     pub fn push(&mut self, slot: usize, instr: Instr, waits: Vec<usize>, token: Token) {
+        assert_eq!(
+            token.0,
+            self.first_token + self.tokens.len() as u64,
+            "a launch's tokens are consecutive"
+        );
         for (_, view, _) in instr.operands() {
             self.buffers.insert(view.buffer);
         }
         let index = self.streams[slot].len();
-        self.tokens.insert(token, (slot, index));
+        self.tokens.push((slot, index));
         self.streams[slot].push(Recorded { instr, waits });
     }
 
