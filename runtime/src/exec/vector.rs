@@ -46,7 +46,8 @@ pub(super) fn unary<'a>(
     with_scratch(|v| {
         input.gather_into(&read(get(input.buffer)), v);
         match op {
-            UnaryOp::Relu => v.iter_mut().for_each(|x| *x = unary_scalar(UnaryOp::Relu, *x)),
+            // As unary_scalar: NaN stays NaN.
+            UnaryOp::Relu => v.iter_mut().for_each(|x| *x = if *x < 0.0 { 0.0 } else { *x }),
             UnaryOp::Affine { scale, shift } => v.iter_mut().for_each(|x| *x = scale * *x + shift),
             _ => v.iter_mut().for_each(|x| *x = unary_scalar(op, *x)),
         }
