@@ -105,62 +105,64 @@ fn dense(
     } else {
         (col_limit / (taps * ow).max(1)).clamp(1, oh)
     };
-    let mut col = if pointwise {
-        Vec::new()
-    } else {
-        vec![0.0f32; taps * rows * ow]
-    };
-    for img in 0..n {
-        for grp in 0..g {
-            let channels = &x[(img * c + grp * cg) * h * wd..][..cg * h * wd];
-            let lhs = &w[grp * og * taps..][..og * taps];
-            let dst = &mut y[(img * o + grp * og) * pixels..][..og * pixels];
-            for y0 in (0..oh).step_by(rows) {
-                let y1 = (y0 + rows).min(oh);
-                let chunk = (y1 - y0) * ow;
-                let (rhs, rhs_rs): (&[f32], usize) = if pointwise {
-                    (channels, h * wd)
-                } else {
-                    im2col(
-                        channels,
-                        [cg, h, wd],
-                        [kh, kw],
-                        [y0, y1, ow],
-                        p,
-                        &mut col[..taps * chunk],
-                    );
-                    (&col[..taps * chunk], chunk)
-                };
-                // SAFETY: lhs is og x taps (row stride taps); rhs is taps x chunk with row
-                // stride rhs_rs, inside its slice (pointwise: chunk == pixels == h*w); dst is
-                // og rows of `pixels` elements of which columns [y0*ow, y0*ow + chunk) are
-                // written, inside the og*pixels slice. The three live in distinct vectors.
-                unsafe {
-                    gemm(
-                        og,
-                        chunk,
-                        taps,
-                        dst.as_mut_ptr().add(y0 * ow),
-                        1,
-                        pixels as isize,
-                        accumulate,
-                        lhs.as_ptr(),
-                        1,
-                        taps as isize,
-                        rhs.as_ptr(),
-                        1,
-                        rhs_rs as isize,
-                        1.0f32,
-                        1.0f32,
-                        false,
-                        false,
-                        false,
-                        Parallelism::None,
-                    );
+    // The im2col matrix in per-thread scratch (im2col writes every element it reads): a fresh
+    // zeroed vector per tile was a visible part of the host time.
+    with_scratch(|col| {
+        if !pointwise && col.len() < taps * rows * ow {
+            col.resize(taps * rows * ow, 0.0);
+        }
+        for img in 0..n {
+            for grp in 0..g {
+                let channels = &x[(img * c + grp * cg) * h * wd..][..cg * h * wd];
+                let lhs = &w[grp * og * taps..][..og * taps];
+                let dst = &mut y[(img * o + grp * og) * pixels..][..og * pixels];
+                for y0 in (0..oh).step_by(rows) {
+                    let y1 = (y0 + rows).min(oh);
+                    let chunk = (y1 - y0) * ow;
+                    let (rhs, rhs_rs): (&[f32], usize) = if pointwise {
+                        (channels, h * wd)
+                    } else {
+                        im2col(
+                            channels,
+                            [cg, h, wd],
+                            [kh, kw],
+                            [y0, y1, ow],
+                            p,
+                            &mut col[..taps * chunk],
+                        );
+                        (&col[..taps * chunk], chunk)
+                    };
+                    // SAFETY: lhs is og x taps (row stride taps); rhs is taps x chunk with row
+                    // stride rhs_rs, inside its slice (pointwise: chunk == pixels == h*w); dst is
+                    // og rows of `pixels` elements of which columns [y0*ow, y0*ow + chunk) are
+                    // written, inside the og*pixels slice. The three live in distinct vectors.
+                    unsafe {
+                        gemm(
+                            og,
+                            chunk,
+                            taps,
+                            dst.as_mut_ptr().add(y0 * ow),
+                            1,
+                            pixels as isize,
+                            accumulate,
+                            lhs.as_ptr(),
+                            1,
+                            taps as isize,
+                            rhs.as_ptr(),
+                            1,
+                            rhs_rs as isize,
+                            1.0f32,
+                            1.0f32,
+                            false,
+                            false,
+                            false,
+                            Parallelism::None,
+                        );
+                    }
                 }
             }
         }
-    }
+    });
 }
 
 fn dims(shape: &[u64]) -> [usize; 4] {
