@@ -84,12 +84,6 @@ impl<const N: usize> PartialEq<[u64; N]> for Dims {
     }
 }
 
-impl PartialEq<[u64]> for Dims {
-    fn eq(&self, other: &[u64]) -> bool {
-        **self == *other
-    }
-}
-
 /// A strided view of a buffer's f32 elements.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct View {
