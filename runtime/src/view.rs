@@ -306,17 +306,8 @@ impl View {
                     dst_data[to + i * d_inner] = data[from + i * s_inner];
                 }
             }
-            let mut d = outer.len();
-            loop {
-                if d == 0 {
-                    return;
-                }
-                d -= 1;
-                index[d] += 1;
-                if index[d] < outer[d].0 {
-                    break;
-                }
-                index[d] = 0;
+            if !advance(&mut index[..outer.len()], |d| outer[d].0) {
+                return;
             }
         }
     }
@@ -386,20 +377,23 @@ fn runs(offset: u64, dims: &[(u64, u64)], mut f: impl FnMut(usize, usize, usize)
                 .map(|(&(_, s), &i)| i * s)
                 .sum::<u64>();
         f(base as usize, inner_e as usize, inner_s as usize);
-        // Odometer increment over the outer dimensions, innermost first.
-        let mut d = outer.len();
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            index[d] += 1;
-            if index[d] < outer[d].0 {
-                break;
-            }
-            index[d] = 0;
+        if !advance(&mut index[..outer.len()], |d| outer[d].0) {
+            return;
         }
     }
+}
+
+/// Advances `index` to the next position in row-major order within `extent(d)` per dimension
+/// (an odometer, innermost dimension first); false once every position has been visited.
+fn advance(index: &mut [u64], extent: impl Fn(usize) -> u64) -> bool {
+    for d in (0..index.len()).rev() {
+        index[d] += 1;
+        if index[d] < extent(d) {
+            return true;
+        }
+        index[d] = 0;
+    }
+    false
 }
 
 /// Drops extent-1 dimensions and merges a dimension into its inner neighbour when it steps
