@@ -45,6 +45,7 @@ mod link;
 pub mod memory;
 pub mod report;
 mod report_text;
+mod shape_rules;
 mod timing;
 mod trace;
 pub mod view;

@@ -1,0 +1,226 @@
+//! The shape rules of the instruction set: what [`Instr::check_shapes`] accepts, with the
+//! output-size arithmetic of windows and numpy broadcasting it rests on. Split from
+//! [`crate::instr`], which says what each instruction means and costs.
+
+use crate::instr::{Instr, UnaryOp};
+
+impl Instr {
+    /// Checks the shape rules between operands and the scalar parameters (not buffers: the
+    /// device checks those); the error is the message, without the instruction's name.
+    pub fn check_shapes(&self) -> Result<(), String> {
+        let bad = |m: String| Err(m);
+        match self {
+            Instr::Dma { src, dst } => {
+                if src.shape != dst.shape {
+                    return bad(format!(
+                        "src shape {:?} differs from dst shape {:?}",
+                        src.shape, dst.shape
+                    ));
+                }
+            }
+            Instr::Matmul { a, b, c, .. } => {
+                if a.shape.len() != 2 || b.shape.len() != 2 || c.shape.len() != 2 {
+                    return bad("a, b and c must be rank 2".into());
+                }
+                let (m, k, n) = (a.shape[0], a.shape[1], b.shape[1]);
+                if b.shape[0] != k || c.shape != [m, n] {
+                    return bad(format!(
+                        "shapes a {:?}, b {:?}, c {:?} do not form [M,K]x[K,N]->[M,N]",
+                        a.shape, b.shape, c.shape
+                    ));
+                }
+            }
+            Instr::Conv2d {
+                input,
+                filter,
+                output,
+                params,
+                ..
+            } => {
+                if input.shape.len() != 4 || filter.shape.len() != 4 || output.shape.len() != 4 {
+                    return bad("input, filter and output must be rank 4 (NCHW, OIHW, NCHW)".into());
+                }
+                let p = params;
+                if p.groups == 0 || p.stride.contains(&0) || p.dilation.contains(&0) {
+                    return bad("groups, strides and dilations must be at least 1".into());
+                }
+                let (n, c, h, w) = (
+                    input.shape[0],
+                    input.shape[1],
+                    input.shape[2],
+                    input.shape[3],
+                );
+                let (o, ci, kh, kw) = (
+                    filter.shape[0],
+                    filter.shape[1],
+                    filter.shape[2],
+                    filter.shape[3],
+                );
+                if c % p.groups != 0 || o % p.groups != 0 || ci != c / p.groups {
+                    return bad(format!(
+                        "input channels {c}, filter {:?} and groups {} do not match (C and O divisible by groups, filter dim 1 = C/groups)",
+                        filter.shape, p.groups
+                    ));
+                }
+                let oh = window_count(h, [p.pad[0], p.pad[2]], kh, p.dilation[0], p.stride[0]);
+                let ow = window_count(w, [p.pad[1], p.pad[3]], kw, p.dilation[1], p.stride[1]);
+                match (oh, ow) {
+                    (Some(oh), Some(ow)) if output.shape == [n, o, oh, ow] => {}
+                    (Some(oh), Some(ow)) => {
+                        return bad(format!(
+                            "output shape {:?} should be {:?}",
+                            output.shape,
+                            [n, o, oh, ow]
+                        ))
+                    }
+                    _ => {
+                        return bad(
+                            "the dilated filter is larger than the padded input (or its size overflows)"
+                                .into(),
+                        )
+                    }
+                }
+            }
+            Instr::Binary { a, b, out, .. } => match broadcast_shape(&a.shape, &b.shape) {
+                Some(s) if *s == *out.shape => {}
+                Some(s) => {
+                    return bad(format!(
+                        "out shape {:?} should be the broadcast shape {s:?}",
+                        out.shape
+                    ))
+                }
+                None => {
+                    return bad(format!(
+                        "shapes {:?} and {:?} do not broadcast",
+                        a.shape, b.shape
+                    ))
+                }
+            },
+            Instr::Unary { op, input, out } => {
+                if input.shape != out.shape {
+                    return bad(format!(
+                        "input shape {:?} differs from out shape {:?}",
+                        input.shape, out.shape
+                    ));
+                }
+                if let UnaryOp::Clip { min, max } = op {
+                    if min.is_nan() || max.is_nan() || min > max {
+                        return bad(format!("clip bounds [{min}, {max}] are not an interval"));
+                    }
+                }
+            }
+            Instr::Pool2d {
+                input, out, params, ..
+            } => {
+                if input.shape.len() != 4 || out.shape.len() != 4 {
+                    return bad("input and out must be rank 4 (NCHW)".into());
+                }
+                let p = params;
+                if p.kernel.contains(&0) || p.stride.contains(&0) {
+                    return bad("kernel and stride must be at least 1".into());
+                }
+                if p.pad[0] >= p.kernel[0]
+                    || p.pad[2] >= p.kernel[0]
+                    || p.pad[1] >= p.kernel[1]
+                    || p.pad[3] >= p.kernel[1]
+                {
+                    return bad(format!(
+                        "pads {:?} must be smaller than the kernel {:?}",
+                        p.pad, p.kernel
+                    ));
+                }
+                let s = &input.shape;
+                let oh = window_count(s[2], [p.pad[0], p.pad[2]], p.kernel[0], 1, p.stride[0]);
+                let ow = window_count(s[3], [p.pad[1], p.pad[3]], p.kernel[1], 1, p.stride[1]);
+                match (oh, ow) {
+                    (Some(oh), Some(ow)) if out.shape == [s[0], s[1], oh, ow] => {}
+                    (Some(oh), Some(ow)) => {
+                        return bad(format!(
+                            "out shape {:?} should be {:?}",
+                            out.shape,
+                            [s[0], s[1], oh, ow]
+                        ))
+                    }
+                    _ => return bad("the window is larger than the padded input".into()),
+                }
+            }
+            Instr::Reduce {
+                axis, input, out, ..
+            } => {
+                if *axis >= input.shape.len() {
+                    return bad(format!(
+                        "axis {axis} is out of range for rank {}",
+                        input.shape.len()
+                    ));
+                }
+                let mut expect = input.shape.clone();
+                expect[*axis] = 1;
+                if out.shape != expect {
+                    return bad(format!(
+                        "out shape {:?} should be {expect:?} (keepdims)",
+                        out.shape
+                    ));
+                }
+            }
+            Instr::Wait | Instr::Barrier => {}
+        }
+        Ok(())
+    }
+}
+
+/// Number of positions of a `kernel`-tap window with the given dilation, moved by `stride`
+/// over `size` elements padded by `pads` (before, after): floor rounding, as ONNX. `None`
+/// when no window fits or a size overflows. `kernel` and `stride` are at least 1.
+pub(crate) fn window_count(
+    size: u64,
+    pads: [u64; 2],
+    kernel: u64,
+    dilation: u64,
+    stride: u64,
+) -> Option<u64> {
+    let padded = size.checked_add(pads[0])?.checked_add(pads[1])?;
+    let window = dilation.checked_mul(kernel - 1)?.checked_add(1)?;
+    (padded >= window).then(|| (padded - window) / stride + 1)
+}
+
+/// The numpy broadcast of two shapes, if they are compatible.
+pub fn broadcast_shape(a: &[u64], b: &[u64]) -> Option<Vec<u64>> {
+    let rank = a.len().max(b.len());
+    let at = |s: &[u64], d: usize| {
+        let lead = rank - s.len();
+        if d < lead {
+            1
+        } else {
+            s[d - lead]
+        }
+    };
+    (0..rank)
+        .map(|d| match (at(a, d), at(b, d)) {
+            (x, y) if x == y => Some(x),
+            (1, y) => Some(y),
+            (x, 1) => Some(x),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcast_follows_numpy() {
+        assert_eq!(broadcast_shape(&[2, 1, 4], &[3, 1]), Some(vec![2, 3, 4]));
+        assert_eq!(broadcast_shape(&[4], &[2, 4]), Some(vec![2, 4]));
+        assert_eq!(broadcast_shape(&[3], &[4]), None);
+    }
+
+    #[test]
+    fn output_sizes_use_floor_rounding() {
+        assert_eq!(window_count(7, [1, 1], 3, 1, 2), Some(4));
+        assert_eq!(window_count(224, [3, 3], 7, 1, 2), Some(112));
+        assert_eq!(window_count(10, [2, 2], 3, 2, 1), Some(10));
+        assert_eq!(window_count(2, [0, 0], 3, 1, 1), None);
+        assert_eq!(window_count(2, [u64::MAX, 1], 3, 1, 1), None);
+    }
+}
