@@ -200,17 +200,22 @@ impl View {
                 == self.len()
     }
 
+    /// The (extent, stride) of each dimension, in an array (no heap: this runs for every
+    /// operand of every instruction), and how many there are.
+    fn dims(&self) -> ([(u64, u64); MAX_RANK], usize) {
+        let mut dims = [(1u64, 1u64); MAX_RANK];
+        for (d, (&e, &s)) in dims.iter_mut().zip(self.shape.iter().zip(&self.strides)) {
+            *d = (e, s);
+        }
+        (dims, self.shape.len().min(MAX_RANK))
+    }
+
     /// Calls `f(start, count, stride)` for each innermost run of the view, in row-major
     /// order: elements `start, start + stride, ...` (`count` of them). Dimensions that can be
     /// merged are merged first, so a dense view is a single run. The view must be checked.
     pub fn for_each_run(&self, f: impl FnMut(usize, usize, usize)) {
-        let dims: Vec<(u64, u64)> = self
-            .shape
-            .iter()
-            .copied()
-            .zip(self.strides.iter().copied())
-            .collect();
-        runs(self.offset, &dims, f);
+        let (dims, rank) = self.dims();
+        runs(self.offset, &dims[..rank], f);
     }
 
     /// Copies the view's elements out of `data`, in row-major order.
@@ -252,11 +257,7 @@ impl View {
     /// The element range of the (checked) view when it names exactly those elements in
     /// row-major order (one dense run), so that it can be read or written in place.
     pub fn dense_range(&self) -> Option<std::ops::Range<usize>> {
-        let mut dims = [(1u64, 1u64); MAX_RANK];
-        let rank = self.shape.len().min(MAX_RANK);
-        for (d, (&e, &s)) in dims.iter_mut().zip(self.shape.iter().zip(&self.strides)) {
-            *d = (e, s);
-        }
+        let (dims, rank) = self.dims();
         let (merged, n) = collapse(&dims[..rank]);
         let (count, stride) = merged[n - 1];
         (n == 1 && (stride == 1 || count == 1)).then(|| {
@@ -315,11 +316,7 @@ impl View {
     /// The set of element indices the view touches. Independent of dimension order, so the
     /// dimensions are sorted by stride before merging: a transposed dense view is one run.
     pub fn footprint(&self) -> Footprint {
-        let mut dims = [(0u64, 0u64); MAX_RANK];
-        let rank = self.shape.len().min(MAX_RANK);
-        for (d, (&e, &s)) in dims.iter_mut().zip(self.shape.iter().zip(&self.strides)) {
-            *d = (e, s);
-        }
+        let (mut dims, rank) = self.dims();
         dims[..rank].sort_unstable_by_key(|d| std::cmp::Reverse(d.1));
         let mut out = Vec::new();
         runs(self.offset, &dims[..rank], |start, count, stride| {
