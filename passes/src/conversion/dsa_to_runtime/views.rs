@@ -20,6 +20,10 @@ use super::ir::{attribute, op_name, operands, walk};
 use super::types::{i64_type, index_type};
 use mlir_sys::*;
 
+/// The ops that make a view of another memref without moving data, which the offset sum walks
+/// through and which are erased once nothing uses them.
+const VIEW_OPS: &[&str] = &["memref.subview", "memref.reinterpret_cast", "memref.cast"];
+
 /// Words of a view's layout: rank, four sizes, four strides (words 2 to 10 of a `td_view`; those
 /// past the rank are not read).
 const LAYOUT_WORDS: usize = 9;
@@ -118,10 +122,7 @@ unsafe fn root_and_offset(builder: &Builder, buffer: MlirValue) -> (MlirValue, M
         while mlirValueIsAOpResult(current) {
             let producer = mlirOpResultGetOwner(current);
             let name = op_name(producer);
-            if !matches!(
-                name.as_str(),
-                "memref.cast" | "memref.subview" | "memref.reinterpret_cast"
-            ) {
+            if !VIEW_OPS.contains(&name.as_str()) {
                 break;
             }
             let source = mlirOperationGetOperand(producer, 0);
@@ -271,10 +272,7 @@ pub(super) unsafe fn erase_dead_views(root: MlirOperation) {
     // SAFETY: the caller's guarantee; in reverse pre-order a view's users are visited before it.
     unsafe {
         for op in walk(root).into_iter().rev() {
-            let is_view = matches!(
-                op_name(op).as_str(),
-                "memref.subview" | "memref.reinterpret_cast" | "memref.cast"
-            );
+            let is_view = VIEW_OPS.contains(&op_name(op).as_str());
             if is_view && mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, 0))) {
                 mlirOperationDestroy(op);
             }
