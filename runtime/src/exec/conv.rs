@@ -3,12 +3,12 @@
 //! (the input already is the column matrix).
 
 use super::locks::Locked;
+use super::matmul::product;
 use super::with_scratch;
 use crate::ids::BufferId;
 use crate::instr::Conv2dParams;
 use crate::memory::Buffer;
 use crate::view::View;
-use gemm::{gemm, Parallelism};
 
 /// Largest im2col scratch, in elements (16 MiB): bigger tiles are done a band of output rows
 /// at a time, so host memory stays bounded whatever the tile.
@@ -137,26 +137,12 @@ fn dense(
                     // og rows of `pixels` elements of which columns [y0*ow, y0*ow + chunk) are
                     // written, inside the og*pixels slice. The three live in distinct vectors.
                     unsafe {
-                        gemm(
-                            og,
-                            chunk,
-                            taps,
-                            dst.as_mut_ptr().add(y0 * ow),
-                            1,
-                            pixels as isize,
+                        product(
+                            [og, chunk, taps],
+                            (dst.as_mut_ptr().add(y0 * ow), pixels as isize, 1),
                             accumulate,
-                            lhs.as_ptr(),
-                            1,
-                            taps as isize,
-                            rhs.as_ptr(),
-                            1,
-                            rhs_rs as isize,
-                            1.0f32,
-                            1.0f32,
-                            false,
-                            false,
-                            false,
-                            Parallelism::None,
+                            (lhs.as_ptr(), taps as isize, 1),
+                            (rhs.as_ptr(), rhs_rs as isize, 1),
                         );
                     }
                 }

@@ -32,20 +32,46 @@ pub(super) fn run<'a>(
     // locked (c for writing, a and b for reading) for the whole call, and c overlaps neither a
     // nor b, so the mutable accesses do not alias the shared ones.
     unsafe {
+        product(
+            [m, n, k],
+            (c_base.add(c.offset as usize), s(c, 0), s(c, 1)),
+            accumulate,
+            (a_base.add(a.offset as usize), s(a, 0), s(a, 1)),
+            (b_base.add(b.offset as usize), s(b, 0), s(b, 1)),
+        );
+    }
+}
+
+/// `dst (+)= lhs · rhs` for an `[m, k] x [k, n]` product, as one single-threaded call of the
+/// `gemm` crate (the cores already run on host threads). Each operand is its first element and
+/// its row and column strides, in elements.
+///
+/// # Safety
+/// Each pointer addresses the elements its strides describe for its shape, and `dst`'s
+/// overlap neither input's.
+pub(super) unsafe fn product(
+    [m, n, k]: [usize; 3],
+    dst: (*mut f32, isize, isize),
+    accumulate: bool,
+    lhs: (*const f32, isize, isize),
+    rhs: (*const f32, isize, isize),
+) {
+    // SAFETY: the caller's guarantee.
+    unsafe {
         gemm(
             m,
             n,
             k,
-            c_base.add(c.offset as usize),
-            s(c, 1),
-            s(c, 0),
+            dst.0,
+            dst.2,
+            dst.1,
             accumulate,
-            a_base.add(a.offset as usize),
-            s(a, 1),
-            s(a, 0),
-            b_base.add(b.offset as usize),
-            s(b, 1),
-            s(b, 0),
+            lhs.0,
+            lhs.2,
+            lhs.1,
+            rhs.0,
+            rhs.2,
+            rhs.1,
             1.0f32,
             1.0f32,
             false,
