@@ -251,3 +251,43 @@ func.func @normalize(%x: tensor<2x16x6x6xf32>) -> tensor<2x16x6x6xf32> {
   %y = graph.lrn %x {size = 5 : i64, alpha = 1.0e-04 : f32, beta = 0.75 : f32, bias = 1.0 : f32} : tensor<2x16x6x6xf32>
   return %y : tensor<2x16x6x6xf32>
 }
+
+// -----
+
+// Tests a 1x1 convolution with stride 2 (a ResNet projection): the rows between its windows
+// are never read, so the host passes the kernel a view of every second row and the tiles load
+// only those (the instruction's stride along H becomes 1). Columns are loaded whole: every
+// load moves runs of whole rows.
+// CHECK-LABEL: dsa.kernel @projection_0_conv2d
+// CHECK-SAME:    %{{.*}}: memref<2x8x8x16xf32, strided<[2048, 256, 32, 1], offset: ?>, #dsa.memory_space<ddr>>
+// CHECK:         dsa.dma %{{.*}} to %{{.*}} : memref<2x8x2x16xf32, strided<[2048, 256, 32, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<2x8x2x16xf32, {{.*}}#dsa.memory_space<lb>>
+// CHECK:         dsa.conv2d %{{.*}}, %{{.*}} into %{{.*}} after %{{.*}} {strides = array<i64: 1, 2>} : memref<2x8x2x16xf32
+// CHECK-LABEL: func.func @projection
+// CHECK:         %[[ROWS:.*]] = memref.subview %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [2, 8, 8, 16] [1, 1, 2, 1] : memref<2x8x16x16xf32, #dsa.memory_space<ddr>> to memref<2x8x8x16xf32, strided<[2048, 256, 32, 1], offset: ?>, #dsa.memory_space<ddr>>
+// CHECK:         dsa.launch @projection_0_conv2d(%[[ROWS]],
+func.func @projection(%x: tensor<2x8x16x16xf32>) -> tensor<2x16x8x8xf32> {
+  %w = graph.weight "w" : tensor<16x8x1x1xf32>
+  %p = graph.conv2d %x, %w {strides = array<i64: 2, 2>} : (tensor<2x8x16x16xf32>, tensor<16x8x1x1xf32>) -> tensor<2x16x8x8xf32>
+  return %p : tensor<2x16x8x8xf32>
+}
+
+// -----
+
+// Tests that a strided convolution whose windows overlap (3x3, stride 2) or whose rows would
+// read padding keeps its input whole: no view of every second row.
+// CHECK-LABEL: dsa.kernel @strided_window_0_conv2d
+// CHECK-SAME:    %{{.*}}: memref<2x8x16x16xf32, #dsa.memory_space<ddr>>
+// CHECK:         dsa.conv2d {{.*}}strides = array<i64: 2, 2>
+// CHECK-LABEL: dsa.kernel @strided_window_1_conv2d
+// CHECK-SAME:    %{{.*}}: memref<2x8x16x16xf32, #dsa.memory_space<ddr>>
+// CHECK:         dsa.conv2d {{.*}}strides = array<i64: 2, 2>
+// CHECK-LABEL: func.func @strided_window
+// CHECK-NOT:     [1, 1, 2, 1]
+// CHECK:         return
+func.func @strided_window(%x: tensor<2x8x16x16xf32>) -> (tensor<2x16x8x8xf32>, tensor<2x16x9x9xf32>) {
+  %w = graph.weight "w" : tensor<16x8x3x3xf32>
+  %v = graph.weight "v" : tensor<16x8x1x1xf32>
+  %c = graph.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x8x16x16xf32>, tensor<16x8x3x3xf32>) -> tensor<2x16x8x8xf32>
+  %p = graph.conv2d %x, %v {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x8x16x16xf32>, tensor<16x8x1x1xf32>) -> tensor<2x16x9x9xf32>
+  return %c, %p : tensor<2x16x8x8xf32>, tensor<2x16x9x9xf32>
+}

@@ -9,16 +9,21 @@
 // Tests a residual block of two convolutions at batch 2 on mini (2 clusters of 2 cores): one group,
 // one kernel launched on the 4 cores, each cluster taking its image. Each cluster's share of the
 // input and output, and its GB arena, are kernel arguments picked by the running cluster. Each
-// core reads its whole filter once (it stays in LB over the core's row tiles), so copying it to
-// the GB first would only add a step: the tiles load it from DDR. The first convolution's result
-// goes from LB to the cluster's GB, the second reads it from there (no DDR round trip between the
+// core reads its whole filter once (it stays in LB over the core's row tiles). The first
+// convolution reads its input from DDR, so its filter would share the DDR port with the input
+// rows: the estimate copies it to the GB first (each core a half of it, then a barrier) and the
+// tiles load it from there. The second reads its input from the GB and leaves the DDR port to
+// its filter, so its tiles load the filter from DDR. The first convolution's result goes from
+// LB to the cluster's GB, the second reads it from there (no DDR round trip between the
 // stitched layers); the second writes the cluster's share of the output in DDR.
 // CHECK-LABEL: dsa.kernel @conv_block_0_g0
 // CHECK:         %[[CLUSTER:.*]] = dsa.cluster_id : index
-// CHECK:         %[[SECOND:.*]] = arith.cmpi eq, %[[CLUSTER]], %c1 : index
-// CHECK:         arith.select %[[SECOND]], %{{.*}}, %{{.*}} : memref<1x8x16x16xf32, strided<[2048, 256, 16, 1], offset: ?>, #dsa.memory_space<ddr>>
-// CHECK-NOT:     memref<8x8x3x3xf32, {{.*}}#dsa.memory_space<gb>>
-// CHECK:         dsa.dma %{{.*}} to %{{.*}} : memref<8x8x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x8x3x3xf32, {{.*}}#dsa.memory_space<lb>>
+// CHECK:         %[[SECOND:.*]] = arith.cmpi eq, %[[CLUSTER]], %c1{{.*}} : index
+// CHECK-NEXT:    arith.select %[[SECOND]], %{{.*}}, %{{.*}} : memref<8x8x3x3xf32, strided<[72, 9, 3, 1], offset: ?>, #dsa.memory_space<gb>>
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %{{.*}} : memref<1x8x16x16xf32, strided<[2048, 256, 16, 1], offset: ?>, #dsa.memory_space<ddr>>
+// CHECK:         dsa.dma %{{.*}} to %{{.*}} : memref<4x8x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<4x8x3x3xf32, {{.*}}#dsa.memory_space<gb>>
+// CHECK:         dsa.barrier
+// CHECK:         dsa.dma %{{.*}} to %{{.*}} : memref<8x8x3x3xf32, {{.*}}#dsa.memory_space<gb>>, memref<8x8x3x3xf32, {{.*}}#dsa.memory_space<lb>>
 // CHECK:         dsa.conv2d
 // CHECK:         dsa.dma %{{.*}} to %{{.*}} after %{{.*}} : memref<1x8x8x16xf32, {{.*}}#dsa.memory_space<lb>>, memref<1x8x8x16xf32, {{.*}}#dsa.memory_space<gb>>
 // CHECK:         dsa.barrier
@@ -30,24 +35,10 @@
 // CHECK:         dsa.barrier
 // CHECK:         dsa.return
 // CHECK-LABEL: func.func @conv_block
-// With pipelining, each tile's input channels come in two chunks through double buffers: chunk 0
-// overwrites the accumulator, then chunk 1's loads (into the other halves) are issued after it and
-// waited for together with it; the loop's convs accumulate from the half the parity picks, and
-// load the next chunk only while there is one.
+// With pipelining, the tiles of this block are not pipelined: a core has two row tiles and
+// its filter stays in LB over them, so double buffers would only shrink the tiles.
 // PIPE-LABEL: dsa.kernel @conv_block_0_g0
-// PIPE:         %[[FIRST:.*]] = dsa.conv2d %{{.*}}, %{{.*}} into %[[ACC:[a-z0-9_]+]] after %{{.*}}, %{{.*}} {pads
-// PIPE:         %[[IN1:.*]] = dsa.dma
-// PIPE:         %[[FILTER1:.*]] = dsa.dma
-// PIPE-NEXT:    dsa.wait %[[IN1]], %[[FILTER1]], %[[FIRST]]
-// PIPE:         scf.for %{{.*}} = %c1{{.*}} to %c2
-// PIPE:         %[[INPUT:.*]] = arith.select
-// PIPE:         %[[CONV:.*]] = dsa.conv2d %{{.*}}, %{{.*}} into %[[ACC]] accumulate {pads
-// PIPE:         scf.if
-// PIPE:         %[[IN:.*]] = dsa.dma
-// PIPE:         %[[FILTER:.*]] = dsa.dma
-// PIPE-NEXT:    dsa.wait %[[IN]], %[[FILTER]], %[[CONV]]
-// PIPE-NEXT:  } else {
-// PIPE-NEXT:    dsa.wait %[[CONV]]
+// PIPE-NOT:     arith.select {{.*}}#dsa.memory_space<lb>>
 // PIPE-LABEL: func.func @conv_block
 // CHECK-SAME:    {dsa.input = 0 : i64}
 // CHECK-SAME:    {dsa.output = 0 : i64}
@@ -58,7 +49,7 @@
 // CHECK:         dsa.dealloc %[[GB0]]
 // CHECK:         dsa.dealloc %[[GB1]]
 func.func @conv_block(%x: tensor<2x8x16x16xf32>) -> tensor<2x8x16x16xf32> {
-  // expected-remark@-1 {{@conv_block: 1 kernels on 2 cluster(s); GB of a cluster (of 262144 bytes): instance outputs up to 0 bytes, a kernel's intermediates up to 8192 bytes; 0 of 0 instance outputs and 0 intermediates spilled to DDR; weights copied to the GB before 0 of the 2 layers reading weights}}
+  // expected-remark@-1 {{@conv_block: 1 kernels on 2 cluster(s); GB of a cluster (of 262144 bytes): instance outputs up to 0 bytes, a kernel's intermediates up to 10560 bytes; 0 of 0 instance outputs and 0 intermediates spilled to DDR; weights copied to the GB before 1 of the 2 layers reading weights}}
   %w1 = graph.weight "w1" : tensor<8x8x3x3xf32>
   %b1 = graph.weight "b1" : tensor<8xf32>
   %w2 = graph.weight "w2" : tensor<8x8x3x3xf32>
@@ -86,6 +77,25 @@ func.func @conv_block(%x: tensor<2x8x16x16xf32>) -> tensor<2x8x16x16xf32> {
 // CHECK:         dsa.barrier
 // CHECK:         dsa.return
 // CHECK-LABEL: func.func @wide_conv
+// With pipelining, each tile's input channels come in eight chunks through double buffers: chunk 0
+// overwrites the accumulator, then chunk 1's loads (into the other halves) are issued after it and
+// waited for together with it; the loop's convs accumulate from the half the parity picks, and
+// load the next chunk only while there is one.
+// PIPE-LABEL: dsa.kernel @wide_conv_0_g0
+// PIPE:         %[[FIRST:.*]] = dsa.conv2d %{{.*}}, %{{.*}} into %[[ACC:[a-z0-9_]+]] after %{{.*}}, %{{.*}} {pads
+// PIPE:         %[[IN1:.*]] = dsa.dma
+// PIPE:         %[[FILTER1:.*]] = dsa.dma
+// PIPE-NEXT:    dsa.wait %[[IN1]], %[[FILTER1]], %[[FIRST]]
+// PIPE:         scf.for %{{.*}} = %c1{{.*}} to %c8
+// PIPE:         %[[INPUT:.*]] = arith.select
+// PIPE:         %[[CONV:.*]] = dsa.conv2d %{{.*}}, %{{.*}} into %[[ACC]] accumulate {pads
+// PIPE:         scf.if
+// PIPE:         %[[IN:.*]] = dsa.dma
+// PIPE:         %[[FILTER:.*]] = dsa.dma
+// PIPE-NEXT:    dsa.wait %[[IN]], %[[FILTER]], %[[CONV]]
+// PIPE-NEXT:  } else {
+// PIPE-NEXT:    dsa.wait %[[CONV]]
+// PIPE-LABEL: func.func @wide_conv
 func.func @wide_conv(%x: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> {
   // expected-remark@-1 {{weights copied to the GB before 1 of the 1 layers reading weights}}
   %w = graph.weight "w" : tensor<16x16x3x3xf32>
@@ -128,4 +138,31 @@ func.func @two_wide_convs(%x: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> 
   %c1 = graph.conv2d %x, %w1 {activation = #graph<activation relu>, pads = array<i64: 1, 1, 1, 1>} : (tensor<2x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x32x32xf32>
   %c2 = graph.conv2d %c1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x32x32xf32>
   return %c2 : tensor<2x16x32x32xf32>
+}
+
+// -----
+
+// Tests a downsampling block (a 3x3 stride-2 convolution and a 1x1 stride-2 projection of the
+// same activation): the projection reads 15 of the 16 rows and columns, which the instance's
+// body says with a slice. The slice is a view of the first convolution's result in the GB, read
+// in place by the projection's tiles (no copy of the window), and the projection reads every
+// second row of it through a view of its own (stride 1 along H in the instruction).
+// CHECK-LABEL: dsa.kernel @downsample_0_g0
+// CHECK-NOT:     memref<1x8x15x15xf32, {{.*}}#dsa.memory_space<lb>>
+// CHECK:         dsa.conv2d %{{.*}}, %{{.*}} into %{{.*}} after %{{.*}} {strides = array<i64: 1, 2>} : memref<1x8x{{[0-9]+}}x15xf32
+// CHECK-LABEL: func.func @downsample
+// CHECK:         %[[WINDOW:.*]] = memref.subview %{{.*}} [1, 8, 15, 15] [1, 1, 1, 1] : memref<1x8x16x16xf32, strided<[2048, 256, 16, 1], offset: ?>, #dsa.memory_space<gb>> to memref<1x8x15x15xf32, strided<[2048, 256, 16, 1], offset: ?>, #dsa.memory_space<gb>>
+// CHECK:         memref.subview %[[WINDOW]]{{.*}} [1, 8, 8, 15] [1, 1, 2, 1] : {{.*}} to memref<1x8x8x15xf32, strided<[2048, 256, 32, 1], offset: ?>, #dsa.memory_space<gb>>
+// CHECK:         dsa.launch @downsample_0_g0
+// CHECK-NOT:     dsa.launch
+func.func @downsample(%x: tensor<2x8x16x16xf32>) -> tensor<2x16x8x8xf32> {
+  // expected-remark@-1 {{@downsample: 1 kernels on 2 cluster(s)}}
+  %w1 = graph.weight "w1" : tensor<8x8x3x3xf32>
+  %w2 = graph.weight "w2" : tensor<16x8x3x3xf32>
+  %w3 = graph.weight "w3" : tensor<16x8x1x1xf32>
+  %r = graph.conv2d %x, %w1 {activation = #graph<activation relu>, pads = array<i64: 1, 1, 1, 1>} : (tensor<2x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<2x8x16x16xf32>
+  %a = graph.conv2d %r, %w2 {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x8x16x16xf32>, tensor<16x8x3x3xf32>) -> tensor<2x16x8x8xf32>
+  %p = graph.conv2d %r, %w3 {strides = array<i64: 2, 2>} : (tensor<2x8x16x16xf32>, tensor<16x8x1x1xf32>) -> tensor<2x16x8x8xf32>
+  %s = graph.add %a, %p : tensor<2x16x8x8xf32>, tensor<2x16x8x8xf32> -> tensor<2x16x8x8xf32>
+  return %s : tensor<2x16x8x8xf32>
 }

@@ -11,6 +11,7 @@ use super::{
     emit::Tensor,
     kernel::{Epilogue, Kernel},
     layers::{Elementwise, Operand, Step},
+    ports::{Estimate, PortCycles},
     emit::{divisors_descending, Body},
     LoweringError,
 };
@@ -94,12 +95,12 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
     let shapes = scope.external_shapes(&steps);
 
     let budget = scope.machine.lb_elements();
-    // Bytes per cycle a core loads each operand at; the output's total is the same for every
-    // tile, so it is estimated at the lhs's.
-    let [bandwidth, rhs_bandwidth] = [0, 1].map(|p| scope.tensor(node.operands[p]).view.space.core_bandwidth(scope.machine));
-    // The best serial tile and the best pipelined one; a pipeline is chosen only when it moves
-    // no more data (as for convolutions, conv/mod.rs).
-    let mut best: [Option<(f64, [usize; 3], f64)>; 2] = [None, None];
+    // Where each operand lives; the output's bytes are the same for every tile, so they are
+    // estimated where the lhs lives.
+    let [lhs_space, rhs_space] = [0, 1].map(|p| scope.tensor(node.operands[p]).view.space);
+    let [lhs_rate, rhs_rate] = [lhs_space, rhs_space].map(|space| space.link_bandwidth(scope.machine));
+    // The cheapest tile by the estimate (on a tie, the serial one, tried first).
+    let mut best: Option<(Estimate, [usize; 3], bool)> = None;
     for mt in divisors_descending(m) {
         for nt in divisors_descending(n) {
             let mut tile = vec![1; rank];
@@ -121,36 +122,30 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
                 // column block (tiles are numbered column-block-major for that).
                 let per_core_tiles = tiles.div_ceil(scope.machine.cores) as f64;
                 let rhs_loads = if k == kt { 1.0 / ((m / mt) as f64).min(per_core_tiles) } else { 1.0 };
-                let per_chunk = (1.0 + rhs_loads) * DMA_SETUP
-                    + (mt * kt) as f64 * 4.0 / bandwidth
-                    + rhs_loads * (kt * nt) as f64 * 4.0 / rhs_bandwidth
-                    + COMPUTE_SETUP
-                    + (2 * mt * nt * kt) as f64 / MATRIX_FLOPS;
-                let store = (1 + shapes.len()) as f64 * DMA_SETUP + ((mt * nt + epilogue) * 4) as f64 / bandwidth;
-                let per_tile = if pipelined {
+                let (lhs_bytes, rhs_bytes) = ((mt * kt * 4) as f64, (kt * nt * 4) as f64);
+                let compute = COMPUTE_SETUP + (2 * mt * nt * kt) as f64 / MATRIX_FLOPS;
+                let stored = ((mt * nt + epilogue) * 4) as f64;
+                let store = (1 + shapes.len()) as f64 * DMA_SETUP + stored / lhs_rate;
+                let latency = if pipelined {
                     // Chunk c + 1 loads while chunk c multiplies; the first load is exposed.
-                    let load = 2.0 * DMA_SETUP + (mt * kt) as f64 * 4.0 / bandwidth + (kt * nt) as f64 * 4.0 / rhs_bandwidth;
-                    let compute = COMPUTE_SETUP + (2 * mt * nt * kt) as f64 / MATRIX_FLOPS;
+                    let load = 2.0 * DMA_SETUP + lhs_bytes / lhs_rate + rhs_bytes / rhs_rate;
                     load + (chunks - 1) as f64 * load.max(compute) + compute + store
                 } else {
+                    let per_chunk = (1.0 + rhs_loads) * DMA_SETUP + lhs_bytes / lhs_rate + rhs_loads * rhs_bytes / rhs_rate + compute;
                     chunks as f64 * per_chunk + store
                 };
-                let cost = per_core_tiles * per_tile;
-                let traffic = tiles as f64 * (chunks as f64 * ((mt * kt) as f64 + rhs_loads * (kt * nt) as f64) + (mt * nt) as f64);
-                let slot = &mut best[usize::from(pipelined)];
-                if slot.is_none_or(|(best_cost, _, _)| cost < best_cost) {
-                    *slot = Some((cost, [mt, nt, kt], traffic));
+                let mut ports = PortCycles::default();
+                ports.add(lhs_space, chunks as f64 * lhs_bytes + stored, scope.machine);
+                ports.add(rhs_space, chunks as f64 * rhs_loads * rhs_bytes, scope.machine);
+                let cost = ports.bound(per_core_tiles, latency);
+                if best.is_none_or(|(best_cost, _, _)| cost.beats(&best_cost)) {
+                    best = Some((cost, [mt, nt, kt], pipelined));
                 }
             }
         }
     }
-    let chosen = match best {
-        [Some(serial), Some(pipelined)] => Some(if pipelined.2 <= serial.2 && pipelined.0 < serial.0 { (pipelined, true) } else { (serial, false) }),
-        [Some(serial), None] => Some((serial, false)),
-        [None, pipelined] => pipelined.map(|pipelined| (pipelined, true)),
-    };
-    match chosen {
-        Some(((cost, tile, _), pipelined)) => Ok(Plan { steps, tile, pipelined, dims: [m, n, k], cost }),
+    match best {
+        Some((cost, tile, pipelined)) => Ok(Plan { steps, tile, pipelined, dims: [m, n, k], cost: cost.cycles }),
         None => Err(LoweringError::at(
             index,
             format!(

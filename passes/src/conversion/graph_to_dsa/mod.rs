@@ -34,6 +34,7 @@ mod kernel;
 mod layers;
 mod matmul;
 mod movement;
+mod ports;
 mod row_classes;
 mod rows;
 mod view;
@@ -70,7 +71,7 @@ impl LoweringError {
 /// The `pipeline` option of both kernel-generating passes.
 pub const PIPELINE_OPTION: OptionInfo = OptionInfo {
     name: "pipeline",
-    description: "Software-pipeline tile loops where the LB holds double buffers and it moves no more data, and (GraphTurbo kernels) copy a layer's weights to the GB while the layer before computes (GraphTurbo §4.4); false for the ablation",
+    description: "Software-pipeline tile loops where the LB holds double buffers and the estimate says it pays, and (GraphTurbo kernels) copy a layer's weights to the GB while the layer before computes (GraphTurbo §4.4); false for the ablation",
     kind: OptionKind::Bool,
     default: "true",
 };

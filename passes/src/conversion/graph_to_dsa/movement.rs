@@ -120,7 +120,7 @@ fn merge_transposed(shape: &[usize], permutation: &[usize]) -> (Vec<usize>, Vec<
 }
 
 /// A host-side window of `tensor` at static `offsets` with `sizes` and `steps`.
-fn window(
+pub(crate) fn window(
     host: &mut Body,
     tensor: &Tensor,
     offsets: &[usize],

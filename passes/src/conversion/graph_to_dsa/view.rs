@@ -28,6 +28,26 @@ impl Space {
         }
     }
 
+    /// Bytes per cycle one transfer from this space moves when it has the cluster's DDR port or
+    /// GB bus to itself (the runtime gives a transfer the whole port while it holds it).
+    pub fn link_bandwidth(self, machine: &crate::target::Machine) -> f64 {
+        match self {
+            Space::Ddr => machine.ddr_bandwidth,
+            Space::Gb => machine.gb_bandwidth,
+            Space::Lb => machine.lb_bandwidth,
+        }
+    }
+
+    /// The shared port a transfer from this space holds (DDR port, GB bus), as an index into a
+    /// per-port tally; None for LB↔LB paths, which share nothing.
+    pub fn port(self) -> Option<usize> {
+        match self {
+            Space::Ddr => Some(0),
+            Space::Gb => Some(1),
+            Space::Lb => None,
+        }
+    }
+
     fn memory_space(self) -> MemorySpace {
         match self {
             Space::Lb => MemorySpace::Lb,

@@ -12,12 +12,13 @@ use crate::{graph_view::Node, ir::Val};
 use pipeline::Pipeline;
 use turbine_dialects::attributes::dsa::BinaryKind;
 use super::{
-    emit::reshaped,
+    emit::{reshaped, Space, Tensor},
     row_classes::{dispatch_classes, Rows},
     layers::{Layer, Scope},
     kernel::{guarded_load, Epilogue, Kernel},
     layers::{self, Elementwise, Operand, Step},
     emit::{divisors_descending, Body},
+    ports::{Estimate, PortCycles},
     LoweringError, Machine,
 };
 
@@ -34,9 +35,9 @@ struct Geometry {
     dilations: [usize; 2],
     groups: usize,
     rows: Rows,
-    /// Bytes per cycle a core loads the input and the filter at (DDR or GB), for the estimate;
-    /// the output's total is the same for every tiling, so it is estimated at the input's.
-    bandwidths: [f64; 2],
+    /// Where the input and the filter live, for the estimate (the output's bytes are the same
+    /// for every tiling, so they are estimated at the input's).
+    spaces: [Space; 2],
 }
 
 /// One tiling of a conv.
@@ -132,60 +133,51 @@ impl Geometry {
         }
     }
 
-    /// Elements a layer moves with `tiling`: every tile's loads (with what the tile order keeps
-    /// in LB) and its store.
-    fn traffic(&self, tiling: &Tiling, machine: &Machine) -> f64 {
-        let input = tiling.images * self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
-        let filter: usize = self.filter_tile(tiling).iter().product();
-        let output = tiling.images * tiling.out_channels * tiling.out_rows * self.out_width;
-        let (input_loads, filter_loads) = self.loads(tiling, machine);
-        let per_tile = self.chunks(tiling) as f64 * (input_loads * input as f64 + filter_loads * filter as f64) + output as f64;
-        self.tiles(tiling) as f64 * per_tile
-    }
-
-    /// Estimated cycles: the busiest core's tiles times the cost of one tile (DMA setup and bytes
-    /// over the core's share of the bandwidth of where they live, instruction setup, MACs).
+    /// Estimated cycles of the busiest core's tiles: each tile's latency (DMA setups, transfers
+    /// at the rate of a port the transfer has to itself, instruction setup, MACs, overlapped as
+    /// the pipelined schedules overlap them) bounded by the bytes it moves over the cluster's
+    /// shared ports ([`PortCycles`]). A tiling that re-reads more is cheaper only while the ports
+    /// have room for it: pricing every transfer at the core's share inside the latency instead
+    /// made pipelines that re-read look cheap on a saturated DDR port, and serial tilings look
+    /// cheap where the GB bus was idle.
     fn cost(
         &self,
         tiling: &Tiling,
         machine: &Machine,
         epilogue_dmas: usize,
         epilogue_elements: usize,
-    ) -> f64 {
+    ) -> Estimate {
         let chunks = self.chunks(tiling);
         let per_core_tiles = self.tiles(tiling).div_ceil(machine.cores) as f64;
         let input = tiling.images * self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
         let filter: usize = self.filter_tile(tiling).iter().product();
         let output = tiling.images * tiling.out_channels * tiling.out_rows * self.out_width;
-        let [bandwidth, filter_bandwidth] = self.bandwidths;
+        let [input_space, filter_space] = self.spaces;
+        let [input_rate, filter_rate] = self.spaces.map(|space| space.link_bandwidth(machine));
         let macs = output * filter / tiling.out_channels;
         let (input_loads, filter_loads) = self.loads(tiling, machine);
-        let per_chunk = (input_loads + filter_loads) * DMA_SETUP
-            + input_loads * (input * 4) as f64 / bandwidth
-            + filter_loads * (filter * 4) as f64 / filter_bandwidth
-            + COMPUTE_SETUP
-            + (2 * macs) as f64 / MATRIX_FLOPS;
-        let store = (1 + epilogue_dmas) as f64 * DMA_SETUP + ((output + epilogue_elements) * 4) as f64 / bandwidth;
+        let input_load = DMA_SETUP + (input * 4) as f64 / input_rate;
+        let filter_load = DMA_SETUP + (filter * 4) as f64 / filter_rate;
         let compute = COMPUTE_SETUP + (2 * macs) as f64 / MATRIX_FLOPS;
-        let input_load = (input * 4) as f64 / bandwidth;
-        let filter_load = (filter * 4) as f64 / filter_bandwidth;
-        let per_tile = match (tiling.pipelined, chunks) {
-            (false, _) => chunks as f64 * per_chunk + store,
-            // The next tile's input streams in while this tile's conv, epilogue and store run
-            // (the store sharing the port with the load); the first load is exposed, and a
-            // filter reload (when the channel block changes) is fenced.
-            (true, 1) => {
-                let load = DMA_SETUP + input_load;
-                let exposed = load / per_core_tiles + filter_loads * (DMA_SETUP + filter_load);
-                exposed + (load + (output * 4) as f64 / bandwidth).max(compute + store)
-            }
+        // The output's bytes are the same for every tiling: estimated where the input lives.
+        let stored = ((output + epilogue_elements) * 4) as f64;
+        let store = (1 + epilogue_dmas) as f64 * DMA_SETUP + stored / input_rate;
+        let latency = match (tiling.pipelined, chunks) {
+            (false, _) => chunks as f64 * (input_loads * input_load + filter_loads * filter_load + compute) + store,
+            // The next tile's input streams in while this tile's conv, epilogue and store run;
+            // the first load is exposed, and a filter reload (when the channel block changes) is
+            // fenced.
+            (true, 1) => input_load / per_core_tiles + filter_loads * filter_load + input_load.max(compute + store),
             // Chunk c + 1 loads while chunk c computes; the first chunk's load is exposed.
             (true, _) => {
-                let load = DMA_SETUP + input_load + filter_load;
+                let load = input_load + filter_load;
                 load + (chunks - 1) as f64 * load.max(compute) + compute + store
             }
         };
-        per_core_tiles * per_tile
+        let mut ports = PortCycles::default();
+        ports.add(input_space, chunks as f64 * input_loads * (input * 4) as f64 + stored, machine);
+        ports.add(filter_space, chunks as f64 * filter_loads * (filter * 4) as f64, machine);
+        ports.bound(per_core_tiles, latency)
     }
 }
 
@@ -205,6 +197,22 @@ struct Plan {
     tiling: Tiling,
     /// The tiling's estimated cycles.
     cost: f64,
+    /// Greater than 1 when the layer reads its input through a view of every `row_step`-th row
+    /// (see [`skipped_rows_step`]); the geometry is that of the view.
+    row_step: usize,
+}
+
+/// The stride along H of a conv whose kernel is one row high (a 1×1 projection with stride 2),
+/// when the rows between its windows can be skipped by the loads: the rows it never reads are
+/// left out of a strided view of the input, so every tile loads and keeps in LB only the rows
+/// it uses (half the bytes of a stride-2 projection) and the instruction sees stride 1 along H.
+/// Whole rows are the contiguous runs of every load anyway, so the view costs the DMAs nothing
+/// a dense window of the same rows would not; columns are not skipped, since a run of single
+/// elements is what a real DMA engine moves at a fraction of its bandwidth. 1 (no view) when
+/// the kernel is taller, there is no stride, or an output row reads padding.
+fn skipped_rows_step(kernel_rows: usize, stride: usize, pads: [usize; 4], height: usize, out_rows: usize) -> usize {
+    let last_row_inside = out_rows > 0 && (out_rows - 1) * stride < height;
+    if kernel_rows == 1 && stride > 1 && pads[0] == 0 && last_row_inside { stride } else { 1 }
 }
 
 /// Chooses the tiling of the conv `node` with the fused elementwise `fused` after it, writing a
@@ -218,6 +226,18 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
     let pads = node.ints("pads").to_vec();
     let dilations = node.ints("dilations").to_vec();
     let groups = node.int("groups") as usize;
+    let mut strides = [strides[0] as usize, strides[1] as usize];
+    let mut pads = [pads[0] as usize, pads[1] as usize, pads[2] as usize, pads[3] as usize];
+    let row_step = skipped_rows_step(kh, strides[0], pads, height, out[2]);
+    let height = if row_step > 1 {
+        // The input is seen through a view of the rows the kernel reads: one per output row,
+        // with no stride or padding left along H.
+        strides[0] = 1;
+        (pads[0], pads[2]) = (0, 0);
+        out[2]
+    } else {
+        height
+    };
     let geometry = Geometry {
         batch,
         channels,
@@ -225,18 +245,18 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
         out_channels: out[1],
         out_width: out[3],
         kernel: [kh, kw],
-        strides: [strides[0] as usize, strides[1] as usize],
-        pads: [pads[0] as usize, pads[1] as usize, pads[2] as usize, pads[3] as usize],
+        strides,
+        pads,
         dilations: [dilations[0] as usize, dilations[1] as usize],
         groups,
         rows: Rows {
             height,
             output: out[2],
-            stride: strides[0] as usize,
-            top: pads[0] as usize,
+            stride: strides[0],
+            top: pads[0],
             extent: (kh - 1) * dilations[0] as usize + 1,
         },
-        bandwidths: [input.view.space.core_bandwidth(scope.machine), filter.view.space.core_bandwidth(scope.machine)],
+        spaces: [input.view.space, filter.view.space],
     };
 
     // Bias and fused activation become the first epilogue steps.
@@ -262,11 +282,9 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
         ));
     }
     let budget = scope.machine.lb_elements();
-    // The best tiling run serially, and the best pipelined one: kept apart so that a pipeline is
-    // chosen only when it moves no more data than the serial choice (a pipeline's smaller tiles
-    // re-read more, and the estimate prices a shared port per core: measured on ResNet-50 b8,
-    // letting the estimates alone choose made the layer-wise schedule 6 % slower).
-    let mut best: [Option<(f64, Tiling)>; 2] = [None, None];
+    // The cheapest tiling by the estimate; a pipeline's smaller tiles re-read more, which the
+    // estimate's port bound prices (on a tie, the serial tiling, which is tried first).
+    let mut best: Option<(Estimate, Tiling)> = None;
     for (images, out_channels) in divisors_descending(batch)
         .into_iter()
         .flat_map(|images| divisors_descending(geometry.out_channels).into_iter().map(move |o| (images, o)))
@@ -308,22 +326,14 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
                 }
                 let externals = shapes.len();
                 let cost = geometry.cost(&tiling, scope.machine, externals, epilogue);
-                let slot = &mut best[usize::from(pipelined)];
-                if slot.is_none_or(|(best_cost, _)| cost < best_cost) {
-                    *slot = Some((cost, tiling));
+                if best.is_none_or(|(best_cost, _)| cost.beats(&best_cost)) {
+                    best = Some((cost, tiling));
                 }
             }
         }
     }
-    let best = match best {
-        [Some(serial), Some(pipelined)] => {
-            let moves_less = geometry.traffic(&pipelined.1, scope.machine) <= geometry.traffic(&serial.1, scope.machine);
-            Some(if moves_less && pipelined.0 < serial.0 { pipelined } else { serial })
-        }
-        [serial, pipelined] => serial.or(pipelined),
-    };
     match best {
-        Some((cost, tiling)) => Ok(Plan { geometry, steps, tiling, cost }),
+        Some((cost, tiling)) => Ok(Plan { geometry, steps, tiling, cost: cost.cycles, row_step }),
         None if (1..=geometry.rows.output).all(|out_rows| {
             let rows = geometry.rows;
             !geometry.rows.output.is_multiple_of(out_rows)
@@ -367,8 +377,14 @@ pub fn lower(
 ) -> Result<Kernel, LoweringError> {
     let node = layer.node;
     let out = layer.output.view.shape.clone();
-    let Plan { geometry, steps, tiling, .. } = plan(scope, node, &layer.steps, &out, layer.index)?;
-    let input = scope.tensor(node.operands[0]).clone();
+    let Plan { geometry, steps, tiling, row_step, .. } = plan(scope, node, &layer.steps, &out, layer.index)?;
+    let mut input = scope.tensor(node.operands[0]).clone();
+    if row_step > 1 {
+        let zero = host.index(0);
+        let sizes = [geometry.batch, geometry.channels, geometry.rows.height, geometry.width];
+        let (rows, view) = host.subview_strided(input.host, &input.view, &[zero; 4], &sizes, &[1, 1, row_step, 1]);
+        input = Tensor { host: rows, view };
+    }
     let filter = scope.tensor(node.operands[1]).clone();
     let (batch, groups, width) = (geometry.batch, geometry.groups, geometry.width);
     let mut tensors = scope.tensors.clone();

@@ -390,11 +390,12 @@ impl Emission<'_, '_> {
         let mut local: BTreeMap<ValueId, Tensor> = BTreeMap::new();
         for ((argument, _), operand) in body.arguments.iter().zip(&node.operands) {
             let tensor = tensors[operand].clone();
-            let tensor = if tensor.view.is_contiguous() {
+            let tensor = if tensor.view.is_contiguous() || read_as_conv_inputs(&body, *argument) {
                 tensor
             } else {
                 // A slice across a buffer's rows or channels: the layer emitters read contiguous
-                // tensors, so the instance gets a contiguous copy (GB to GB).
+                // tensors (a convolution's input loads excepted), so the instance gets a
+                // contiguous copy (GB to GB).
                 let copy = self.intermediate(host, *argument, &tensor.view.shape);
                 self.copy(host, &[(tensor, copy.clone())]).map_err(|message| ScheduleError::at(node.op, message))?;
                 copy
@@ -417,6 +418,18 @@ impl Emission<'_, '_> {
                 aliases.insert(op.results[0].0, root);
                 let source = local[&op.operands[0]].clone();
                 local.insert(op.results[0].0, crate::conversion::graph_to_dsa::emit::reshaped(host, &source, &buffer_shape(&op.results[0].1.shape)));
+                continue;
+            }
+            if op.name == "graph.slice" && unit_steps(op) && read_as_conv_inputs(&body, op.results[0].0) {
+                // The window of its operand that the region inference cut for a convolution
+                // (the rows and columns a stride-2 projection reads): a view its tile loads read
+                // in place, not a copy of the window.
+                let root = aliases.get(&op.operands[0]).copied().unwrap_or(op.operands[0]);
+                aliases.insert(op.results[0].0, root);
+                let starts: Vec<usize> = op.ints("starts").iter().map(|&start| start as usize).collect();
+                let shape = buffer_shape(&op.results[0].1.shape);
+                let window = crate::conversion::graph_to_dsa::movement::window(host, &local[&op.operands[0]], &starts, &shape, &vec![1; shape.len()]);
+                local.insert(op.results[0].0, window);
                 continue;
             }
             if matches!(op.name.as_str(), "graph.weight" | "graph.constant") {
@@ -511,4 +524,28 @@ impl Emission<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// Whether `value` is read only as the input of convolutions (directly or through windows of
+/// it), whose tile loads take any strided view: a window that the region inference cut out of a
+/// larger buffer (the 55×55 rows and columns a stride-2 projection reads of a 56×56 image) is
+/// then read where it is, instead of through contiguous copies that cost the whole window twice
+/// over the buffer's port each.
+fn read_as_conv_inputs(body: &FunctionView, value: ValueId) -> bool {
+    let readers = body.readers(value);
+    !readers.is_empty()
+        && !body.returned().contains(&value)
+        && readers.iter().all(|&reader| {
+            let node = &body.ops[reader];
+            match node.name.as_str() {
+                "graph.conv2d" => node.operands.iter().skip(1).all(|&operand| operand != value),
+                "graph.slice" => unit_steps(node) && read_as_conv_inputs(body, node.results[0].0),
+                _ => false,
+            }
+        })
+}
+
+/// Whether the slice `node` takes every element of its window (its columns are whole runs).
+fn unit_steps(node: &Node) -> bool {
+    node.ints_opt("steps").is_none_or(|steps| steps.iter().all(|&step| step == 1))
 }
