@@ -117,7 +117,8 @@ MlirAttribute turbineDsaTargetAttrGetChecked(MlirLocation location,
       fields->vectorEnginesPerCore, fields->vectorCoresPerCore, fields->lbBytes,
       fields->gbBytes, fields->ddrBytes, llvm::APFloat(fields->clockMhz),
       llvm::APFloat(fields->ddrGbBandwidth), llvm::APFloat(fields->gbLbBandwidth),
-      llvm::APFloat(fields->lbLbBandwidth)));
+      llvm::APFloat(fields->lbLbBandwidth), llvm::APFloat(fields->matrixFlops),
+      fields->dmaSetup, fields->computeSetup, fields->barrier));
 }
 
 TurbineDsaTargetFields turbineDsaTargetAttrGetFields(MlirAttribute attribute) {
@@ -134,7 +135,11 @@ TurbineDsaTargetFields turbineDsaTargetAttrGetFields(MlirAttribute attribute) {
                                 toDouble(target.getClockMhz()),
                                 toDouble(target.getDdrGbBandwidth()),
                                 toDouble(target.getGbLbBandwidth()),
-                                toDouble(target.getLbLbBandwidth())};
+                                toDouble(target.getLbLbBandwidth()),
+                                toDouble(target.getMatrixFlops()),
+                                target.getDmaSetup(),
+                                target.getComputeSetup(),
+                                target.getBarrier()};
 }
 
 bool turbineAttributeIsADsaMemorySpace(MlirAttribute attribute) {

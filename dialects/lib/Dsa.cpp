@@ -46,7 +46,9 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t ddrBytes, llvm::APFloat clockMhz,
                                  llvm::APFloat ddrGbBandwidth,
                                  llvm::APFloat gbLbBandwidth,
-                                 llvm::APFloat lbLbBandwidth) {
+                                 llvm::APFloat lbLbBandwidth,
+                                 llvm::APFloat matrixFlops, int64_t dmaSetup,
+                                 int64_t computeSetup, int64_t barrier) {
   if (name.empty())
     return emitError() << "target needs a name";
   std::pair<StringRef, int64_t> positive[] = {
@@ -66,10 +68,18 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (!(value > 0))
       return emitError() << "target '" << name << "': " << field
                          << " must be positive, got " << value;
+  // Zero when the cores have no matrix engine.
+  if (!(matrixFlops.convertToDouble() >= 0))
+    return emitError() << "target '" << name
+                       << "': matrix_flops must not be negative, got "
+                       << matrixFlops.convertToDouble();
   std::pair<StringRef, int64_t> counts[] = {
       {"matrix_engines_per_core", matrixEngines},
       {"vector_engines_per_core", vectorEngines},
-      {"vector_cores_per_core", vectorCores}};
+      {"vector_cores_per_core", vectorCores},
+      {"dma_setup", dmaSetup},
+      {"compute_setup", computeSetup},
+      {"barrier", barrier}};
   for (auto [field, value] : counts)
     if (value < 0)
       return emitError() << "target '" << name << "': " << field

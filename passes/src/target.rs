@@ -3,7 +3,7 @@
 
 use crate::ir::Op;
 use turbine_dialects::attributes::dsa::Target;
-use turbine_targets::UnitKind;
+use turbine_targets::{DType, UnitKind};
 
 /// The `target` option of the passes that plan for a machine, read by [`Machine::for_function`].
 pub const TARGET_OPTION: crate::registry::OptionInfo = crate::registry::OptionInfo {
@@ -36,6 +36,14 @@ pub struct Machine {
     pub gb_bandwidth: f64,
     /// LB↔LB bytes per cycle.
     pub lb_bandwidth: f64,
+    /// f32 flops per cycle of one core's matrix engine (0 without one).
+    pub matrix_flops: f64,
+    /// Cycles a DMA spends on its channel before its first byte moves.
+    pub dma_setup: f64,
+    /// Cycles of a compute instruction's pipeline fill and drain.
+    pub compute_setup: f64,
+    /// Cycles from the last core's arrival at a barrier to its release.
+    pub barrier: f64,
     /// Not a figure of the target but a choice of the lowering that reads it: whether tile loops
     /// may be software-pipelined and GraphTurbo's kernels prefetch the next layer's weights
     /// (GraphTurbo §4.4; the passes' `pipeline` option, off for the ablation).
@@ -56,8 +64,17 @@ impl Machine {
             ddr_bandwidth: target.ddr_gb_bandwidth,
             gb_bandwidth: target.gb_lb_bandwidth,
             lb_bandwidth: target.lb_lb_bandwidth,
+            matrix_flops: target.matrix_flops,
+            dma_setup: target.dma_setup as f64,
+            compute_setup: target.compute_setup as f64,
+            barrier: target.barrier as f64,
             pipeline: true,
         }
+    }
+
+    /// Cycles of the matrix engine for `flops` f32 flops (infinite without a matrix engine).
+    pub fn matrix_cycles(&self, flops: f64) -> f64 {
+        if flops == 0.0 { 0.0 } else { flops / self.matrix_flops }
     }
 
     /// The machine of `module`'s `dsa.target` attribute, None when it has none.
@@ -113,5 +130,9 @@ pub fn from_description(target: &turbine_targets::Target) -> Target {
         ddr_gb_bandwidth: target.bandwidth.ddr_gb,
         gb_lb_bandwidth: target.bandwidth.gb_lb,
         lb_lb_bandwidth: target.bandwidth.lb_lb,
+        matrix_flops: target.throughput(UnitKind::MatrixEngine, DType::F32).unwrap_or(0.0),
+        dma_setup: target.latency.dma_setup as i64,
+        compute_setup: target.latency.compute_setup as i64,
+        barrier: target.latency.barrier as i64,
     }
 }

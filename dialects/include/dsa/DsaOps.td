@@ -139,15 +139,20 @@ def Dsa_TargetAttr : AttrDef<Dsa_Dialect, "Target"> {
   let summary = "The accelerator a module is compiled for.";
   let description = [{
     Made from a target description file (see docs/Targets.md) by the
-    `dsa-set-target` pass; passes read capacities and counts from it. Sizes are
-    in bytes, bandwidths in bytes per cycle, the clock in MHz. `*_per_core` counts the compute units of
-    each kind in one core.
+    `dsa-set-target` pass; passes read capacities, counts and the cost figures
+    of their estimates from it (the same figures the runtime's timing model
+    uses). Sizes are in bytes, bandwidths in bytes per cycle, the clock in MHz,
+    latencies in cycles. `*_per_core` counts the compute units of each kind in
+    one core; `matrix_flops` is one matrix engine's f32 flops per cycle;
+    `dma_setup`, `compute_setup` and `barrier` are the fixed costs of a DMA,
+    of a compute instruction and of a barrier.
 
     ```mlir
     module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8,
         matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1,
         lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000,
-        ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64>} {}
+        ddr_gb_bandwidth = 32, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64, matrix_flops = 512,
+        dma_setup = 100, compute_setup = 16, barrier = 50>} {}
     ```
   }];
   let parameters = (ins StringRefParameter<"target name">:$name,
@@ -158,7 +163,9 @@ def Dsa_TargetAttr : AttrDef<Dsa_Dialect, "Target"> {
       Dsa_DoubleParameter<"clock in MHz">:$clock_mhz,
       Dsa_DoubleParameter<"DDR-GB bytes per cycle">:$ddr_gb_bandwidth,
       Dsa_DoubleParameter<"GB-LB bytes per cycle">:$gb_lb_bandwidth,
-      Dsa_DoubleParameter<"LB-LB bytes per cycle">:$lb_lb_bandwidth);
+      Dsa_DoubleParameter<"LB-LB bytes per cycle">:$lb_lb_bandwidth,
+      Dsa_DoubleParameter<"f32 flops per cycle of a matrix engine">:$matrix_flops,
+      "int64_t":$dma_setup, "int64_t":$compute_setup, "int64_t":$barrier);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

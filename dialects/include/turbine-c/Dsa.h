@@ -25,7 +25,7 @@ extern "C" {
 //===----------------------------------------------------------------------===//
 
 /// Every field of `#dsa.target`, in the order of its ODS parameters. Sizes are
-/// bytes, bandwidths bytes per cycle, the clock MHz.
+/// bytes, bandwidths bytes per cycle, the clock MHz, latencies cycles.
 typedef struct {
   MlirStringRef name;
   int64_t clusters;
@@ -40,6 +40,10 @@ typedef struct {
   double ddrGbBandwidth;
   double gbLbBandwidth;
   double lbLbBandwidth;
+  double matrixFlops;
+  int64_t dmaSetup;
+  int64_t computeSetup;
+  int64_t barrier;
 } TurbineDsaTargetFields;
 
 MLIR_CAPI_EXPORTED bool turbineAttributeIsADsaTarget(MlirAttribute attribute);

@@ -24,6 +24,10 @@ struct RawTargetFields {
     ddr_gb_bandwidth: f64,
     gb_lb_bandwidth: f64,
     lb_lb_bandwidth: f64,
+    matrix_flops: f64,
+    dma_setup: i64,
+    compute_setup: i64,
+    barrier: i64,
 }
 
 unsafe extern "C" {
@@ -39,7 +43,7 @@ unsafe extern "C" {
 }
 
 /// Every field of `#dsa.target`: the machine a module is compiled for. Sizes in bytes, bandwidths
-/// in bytes per cycle, the clock in MHz.
+/// in bytes per cycle, the clock in MHz, latencies in cycles.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Target {
     /// The target's name, for messages.
@@ -68,6 +72,14 @@ pub struct Target {
     pub gb_lb_bandwidth: f64,
     /// LB ↔ LB.
     pub lb_lb_bandwidth: f64,
+    /// f32 flops per cycle of one matrix engine.
+    pub matrix_flops: f64,
+    /// Cycles before a DMA's first byte moves.
+    pub dma_setup: i64,
+    /// Cycles of a compute instruction's pipeline fill.
+    pub compute_setup: i64,
+    /// Cycles of a barrier after the last core reaches it.
+    pub barrier: i64,
 }
 
 impl Target {
@@ -88,6 +100,10 @@ impl Target {
             ddr_gb_bandwidth: self.ddr_gb_bandwidth,
             gb_lb_bandwidth: self.gb_lb_bandwidth,
             lb_lb_bandwidth: self.lb_lb_bandwidth,
+            matrix_flops: self.matrix_flops,
+            dma_setup: self.dma_setup,
+            compute_setup: self.compute_setup,
+            barrier: self.barrier,
         };
         // SAFETY: the location is alive; MLIR copies the name into the context.
         let raw = unsafe { turbineDsaTargetAttrGetChecked(location.to_raw(), &fields) };
@@ -118,6 +134,10 @@ impl Target {
                 ddr_gb_bandwidth: fields.ddr_gb_bandwidth,
                 gb_lb_bandwidth: fields.gb_lb_bandwidth,
                 lb_lb_bandwidth: fields.lb_lb_bandwidth,
+                matrix_flops: fields.matrix_flops,
+                dma_setup: fields.dma_setup,
+                compute_setup: fields.compute_setup,
+                barrier: fields.barrier,
             })
         }
     }

@@ -15,7 +15,7 @@ module {
 // -----
 
 // Tests that a view of rank 5 is rejected: a td_view has at most 4 dimensions.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   dsa.kernel @k(%x: memref<1x1x2x2x2xf32, #dsa.memory_space<ddr>>, %y: memref<1x1x2x2x2xf32, #dsa.memory_space<lb>>) {
     // expected-error@+1 {{a runtime view has rank 1 to 4, got memref<1x1x2x2x2xf32, #dsa.memory_space<ddr>>}}
     %t = dsa.dma %x to %y : memref<1x1x2x2x2xf32, #dsa.memory_space<ddr>>, memref<1x1x2x2x2xf32, #dsa.memory_space<lb>>
@@ -26,7 +26,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // -----
 
 // Tests that a buffer of another element type than f32 is rejected at its allocation.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   dsa.kernel @k() {
     // expected-error@+1 {{the runtime's buffers hold f32 elements only, got memref<64xf16, #dsa.memory_space<lb>>}}
     %b = dsa.alloc : memref<64xf16, #dsa.memory_space<lb>>
@@ -37,7 +37,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // -----
 
 // Tests that a scalar (rank 0) view is rejected.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   dsa.kernel @k(%x: memref<f32, #dsa.memory_space<ddr>>, %y: memref<f32, #dsa.memory_space<lb>>) {
     // expected-error@+1 {{a runtime view has rank 1 to 4, got memref<f32, #dsa.memory_space<ddr>>}}
     %t = dsa.dma %x to %y : memref<f32, #dsa.memory_space<ddr>>, memref<f32, #dsa.memory_space<lb>>
@@ -48,7 +48,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // -----
 
 // Tests that an instruction outside a kernel has no core to be recorded on.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   func.func @host(%x: memref<16xf32, #dsa.memory_space<ddr>>, %y: memref<16xf32, #dsa.memory_space<ddr>>) {
     // expected-error@+1 {{'dsa.dma' outside a dsa.kernel has no core to record it on}}
     %t = dsa.dma %x to %y : memref<16xf32, #dsa.memory_space<ddr>>, memref<16xf32, #dsa.memory_space<ddr>>

@@ -49,7 +49,7 @@
 // CHECK: llvm.mlir.global internal constant @relu.name("relu\00")
 // Cores 0..3 of 2 clusters x 2 cores as td_core {cluster, core} words: core << 32 | cluster.
 // CHECK: llvm.mlir.global internal constant @relu.cores.0(dense<[0, 4294967296, 1, 4294967297]> : tensor<4xi64>)
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   dsa.kernel @relu(%x: memref<4x64xf32, #dsa.memory_space<ddr>>, %y: memref<4x64xf32, #dsa.memory_space<ddr>>) {
     %row = dsa.core_id : index
     %cluster = dsa.cluster_id : index
@@ -102,7 +102,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // CHECK: %[[AXIS:.*]] = arith.constant 3 : i32
 // CHECK: call @td_reduce(%[[DEV]], %[[CL]], %[[CO]], %[[MEAN]], %[[AXIS]],
 // CHECK: call @td_barrier(%[[DEV]], %[[CL]], %[[CO]], %{{.*}}) : (i64, i32, i32, !llvm.ptr) -> i32
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   dsa.kernel @instructions(%a: memref<4x8xf32, #dsa.memory_space<lb>>, %b: memref<8x4xf32, #dsa.memory_space<lb>>, %c: memref<4x4xf32, #dsa.memory_space<lb>>,
                            %x: memref<1x2x6x6xf32, #dsa.memory_space<lb>>, %w: memref<3x2x3x3xf32, #dsa.memory_space<lb>>, %y: memref<1x3x6x6xf32, #dsa.memory_space<lb>>,
                            %p: memref<1x3x3x3xf32, #dsa.memory_space<lb>>, %r: memref<1x3x3x1xf32, #dsa.memory_space<lb>>) {
@@ -137,7 +137,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // CHECK: %[[CL1:.*]] = arith.constant 1 : i32
 // CHECK-NEXT: %[[CO1:.*]] = arith.constant 1 : i32
 // CHECK: call @td_buffer_alloc(%{{.*}}, %{{.*}}, %[[CL1]], %[[CO1]], %{{.*}}, %{{.*}}, %{{.*}})
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   func.func @placed() {
     %gb = dsa.alloc {cluster = 1 : i64} : memref<64xf32, #dsa.memory_space<gb>>
     %lb = dsa.alloc {cluster = 1 : i64, core = 1 : i64} : memref<64xf32, #dsa.memory_space<lb>>
@@ -153,7 +153,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // (a reinterpret_cast sets it outright), whose ops are then erased; that a root whose offset is
 // dynamic gives its offset through its strided metadata; and that a view whose strides are
 // dynamic takes its whole layout from its metadata.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   // CHECK-LABEL: func.func private @chains
   // CHECK-SAME: %[[X:[^:]*]]: memref<8x64xf32>, %[[Y:[^:]*]]: memref<256xf32, strided<[1], offset: ?>>, %[[S:[^:]*]]: index)
   dsa.kernel @chains(%x: memref<8x64xf32, #dsa.memory_space<ddr>>, %y: memref<256xf32, strided<[1], offset: ?>, #dsa.memory_space<ddr>>, %s: index) {

@@ -12,7 +12,7 @@
 // IR-LABEL: define i32 @scale_rows(i64 %0, ptr %1)
 // IR: call i32 @td_device_take_error(i64 %0)
 // IR: declare i32 @td_binary(i64, i32, i32, i32, ptr, ptr, ptr, ptr, i64, ptr)
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   dsa.kernel @scale(%x: memref<4x64xf32, #dsa.memory_space<ddr>>) {
     %row = dsa.core_id : index
     %c0 = arith.constant 0 : index

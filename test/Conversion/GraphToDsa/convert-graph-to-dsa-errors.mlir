@@ -18,7 +18,7 @@ module {
 // -----
 
 // Tests that an op without a lowering is named at its location.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   func.func @f(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
     // expected-error@+1 {{'graph.mod' is not supported by the software DSA lowering yet}}
     %y = graph.mod %x, %x : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32> -> tensor<1x8x4x4xf32>
@@ -29,7 +29,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // -----
 
 // Tests that integer tensors are refused: the software DSA computes in f32.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   // expected-error@+1 {{function argument has element type I64, which is not supported: the software DSA computes in f32 only}}
   func.func @f(%x: tensor<4xi64>) -> tensor<4xi64> {
     return %x : tensor<4xi64>
@@ -39,7 +39,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // -----
 
 // Tests that control flow is refused by the layer-wise schedule.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   func.func @f(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
     // expected-error@+1 {{'graph.if' (control flow) is not supported by the layer-wise schedule yet}}
     %y = graph.if %c -> (tensor<4xf32>) {
@@ -55,7 +55,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 
 // Tests that a softmax whose rows (the axis and everything after it) do not fit
 // the local buffer is refused naming the op.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   func.func @f(%x: tensor<2x64x128xf32>) -> tensor<2x64x128xf32> {
     // expected-error@+1 {{'graph.softmax' does not fit the local buffer of target 'mini' (16384 bytes): its rows of 8192 elements would have to be split, which is not supported}}
     %y = graph.softmax %x {axis = 1 : i64} : tensor<2x64x128xf32>
@@ -68,7 +68,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // Tests that a reduction whose reduced and kept axes alternate more often than a
 // 4-dimensional view holds is refused naming the op and the pass that splits it (the
 // pipelines run graph-split-reductions first).
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   func.func @f(%x: tensor<2x3x2x3x2x3xf32>) -> tensor<2x1x2x1x2x1xf32> {
     // expected-error@+1 {{'graph.reduce_sum' over axes [1, 3, 5] needs a 6-dimensional view (DMA views have at most 4): run graph-split-reductions first}}
     %y = graph.reduce_sum %x {axes = array<i64: 1, 3, 5>, keepdims = true} : tensor<2x3x2x3x2x3xf32> -> tensor<2x1x2x1x2x1xf32>
@@ -81,7 +81,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // Tests that a rank-6 copy whose views share no run of dimensions (a slice taking
 // every other element of each) is refused naming the op when cutting it into rank-4
 // copies would take more than 64 of them (10 x 10 here).
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   func.func @f(%x: tensor<20x20x4x4x4x4xf32>) -> tensor<10x10x2x2x2x2xf32> {
     // expected-error@+1 {{'graph.slice': a copy of rank 6 (after merging dimensions) would be 100 copies of rank 4; more than 64 are not supported}}
     %y = graph.slice %x {starts = array<i64: 0, 0, 0, 0, 0, 0>, steps = array<i64: 2, 2, 2, 2, 2, 2>} : tensor<20x20x4x4x4x4xf32> -> tensor<10x10x2x2x2x2xf32>
@@ -92,7 +92,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // -----
 
 // Tests that padding other than zeros is refused.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   func.func @f(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x6x6xf32> {
     // expected-error@+1 {{padding other than with zeros is not supported}}
     %y = graph.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, mode = #graph<pad_mode reflect>} : tensor<1x1x4x4xf32> -> tensor<1x1x6x6xf32>
@@ -105,7 +105,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // Tests that a model whose buffers do not fit the target's DDR is refused at
 // compile time: here the input alone is 16 MiB + 4 bytes and the 16 MiB DDR
 // of `mini` cannot also hold the output.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   // expected-error@+1 {{the model's inputs, outputs and weights need 33554440 bytes of DDR but target 'mini' has 16777216}}
   func.func @f(%x: tensor<4194305xf32>) -> tensor<4194305xf32> {
     %y = graph.relu %x : tensor<4194305xf32>
@@ -117,7 +117,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 
 // Tests that an intermediate buffer that would overflow DDR is named at the op
 // that needs it: 8 MiB of input, 8 MiB for the relu, 4 bytes of output.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   func.func @f(%x: tensor<2048x1024xf32>) -> tensor<1x1xf32> {
     // expected-error@+1 {{'graph.relu' needs a DDR buffer of 8388608 bytes, beyond the 16777216 bytes of target 'mini' (16777220 bytes are live at this point)}}
     %y = graph.relu %x : tensor<2048x1024xf32>
@@ -130,7 +130,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 
 // A convolution whose only output row reads padding alone (random-onnx.py seed 4287): the error
 // says what is not supported instead of claiming that a 24-byte tile does not fit the LB.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
 func.func @padding_only_row(%x: tensor<4x4x1x2xf32>, %w: tensor<8x4x1x2xf32>) -> tensor<4x8x1x2xf32> {
   // expected-error@+1 {{a 'graph.conv2d' whose output rows cannot be tiled without a tile reading only padding (its value would be the bias alone) is not supported}}
   %c = graph.conv2d %x, %w {pads = array<i64: 2, 2, 0, 2>, strides = array<i64: 3, 3>} : (tensor<4x4x1x2xf32>, tensor<8x4x1x2xf32>) -> tensor<4x8x1x2xf32>

@@ -9,21 +9,16 @@
 // Tests a residual block of two convolutions at batch 2 on mini (2 clusters of 2 cores): one group,
 // one kernel launched on the 4 cores, each cluster taking its image. Each cluster's share of the
 // input and output, and its GB arena, are kernel arguments picked by the running cluster. Each
-// core reads its whole filter once (it stays in LB over the core's row tiles). The first
-// convolution reads its input from DDR, so its filter would share the DDR port with the input
-// rows: the estimate copies it to the GB first (each core a half of it, then a barrier) and the
-// tiles load it from there. The second reads its input from the GB and leaves the DDR port to
-// its filter, so its tiles load the filter from DDR. The first convolution's result goes from
-// LB to the cluster's GB, the second reads it from there (no DDR round trip between the
+// core reads its whole filter once (it stays in LB over the core's row tiles), so copying it to
+// the GB first would only add a step: the tiles load it from DDR. The first convolution's result
+// goes from LB to the cluster's GB, the second reads it from there (no DDR round trip between the
 // stitched layers); the second writes the cluster's share of the output in DDR.
 // CHECK-LABEL: dsa.kernel @conv_block_0_g0
 // CHECK:         %[[CLUSTER:.*]] = dsa.cluster_id : index
-// CHECK:         %[[SECOND:.*]] = arith.cmpi eq, %[[CLUSTER]], %c1{{.*}} : index
-// CHECK-NEXT:    arith.select %[[SECOND]], %{{.*}}, %{{.*}} : memref<8x8x3x3xf32, strided<[72, 9, 3, 1], offset: ?>, #dsa.memory_space<gb>>
-// CHECK:         arith.select %{{.*}}, %{{.*}}, %{{.*}} : memref<1x8x16x16xf32, strided<[2048, 256, 16, 1], offset: ?>, #dsa.memory_space<ddr>>
-// CHECK:         dsa.dma %{{.*}} to %{{.*}} : memref<4x8x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<4x8x3x3xf32, {{.*}}#dsa.memory_space<gb>>
-// CHECK:         dsa.barrier
-// CHECK:         dsa.dma %{{.*}} to %{{.*}} : memref<8x8x3x3xf32, {{.*}}#dsa.memory_space<gb>>, memref<8x8x3x3xf32, {{.*}}#dsa.memory_space<lb>>
+// CHECK:         %[[SECOND:.*]] = arith.cmpi eq, %[[CLUSTER]], %c1 : index
+// CHECK:         arith.select %[[SECOND]], %{{.*}}, %{{.*}} : memref<1x8x16x16xf32, strided<[2048, 256, 16, 1], offset: ?>, #dsa.memory_space<ddr>>
+// CHECK-NOT:     memref<8x8x3x3xf32, {{.*}}#dsa.memory_space<gb>>
+// CHECK:         dsa.dma %{{.*}} to %{{.*}} : memref<8x8x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x8x3x3xf32, {{.*}}#dsa.memory_space<lb>>
 // CHECK:         dsa.conv2d
 // CHECK:         dsa.dma %{{.*}} to %{{.*}} after %{{.*}} : memref<1x8x8x16xf32, {{.*}}#dsa.memory_space<lb>>, memref<1x8x8x16xf32, {{.*}}#dsa.memory_space<gb>>
 // CHECK:         dsa.barrier
@@ -35,10 +30,24 @@
 // CHECK:         dsa.barrier
 // CHECK:         dsa.return
 // CHECK-LABEL: func.func @conv_block
-// With pipelining, the tiles of this block are not pipelined: a core has two row tiles and
-// its filter stays in LB over them, so double buffers would only shrink the tiles.
+// With pipelining, each tile's input channels come in eight chunks through double buffers: chunk 0
+// overwrites the accumulator, then chunk 1's loads (into the other halves) are issued after it and
+// waited for together with it; the loop's convs accumulate from the half the parity picks, and
+// load the next chunk only while there is one.
 // PIPE-LABEL: dsa.kernel @conv_block_0_g0
-// PIPE-NOT:     arith.select {{.*}}#dsa.memory_space<lb>>
+// PIPE:         %[[FIRST:.*]] = dsa.conv2d %{{.*}}, %{{.*}} into %[[ACC:[a-z0-9_]+]] after %{{.*}}, %{{.*}} {pads
+// PIPE:         %[[IN1:.*]] = dsa.dma
+// PIPE:         %[[FILTER1:.*]] = dsa.dma
+// PIPE-NEXT:    dsa.wait %[[IN1]], %[[FILTER1]], %[[FIRST]]
+// PIPE:         scf.for %{{.*}} = %c1{{.*}} to %c8
+// PIPE:         %[[INPUT:.*]] = arith.select
+// PIPE:         %[[CONV:.*]] = dsa.conv2d %{{.*}}, %{{.*}} into %[[ACC]] accumulate {pads
+// PIPE:         scf.if
+// PIPE:         %[[IN:.*]] = dsa.dma
+// PIPE:         %[[FILTER:.*]] = dsa.dma
+// PIPE-NEXT:    dsa.wait %[[IN]], %[[FILTER]], %[[CONV]]
+// PIPE-NEXT:  } else {
+// PIPE-NEXT:    dsa.wait %[[CONV]]
 // PIPE-LABEL: func.func @conv_block
 // CHECK-SAME:    {dsa.input = 0 : i64}
 // CHECK-SAME:    {dsa.output = 0 : i64}
@@ -49,7 +58,7 @@
 // CHECK:         dsa.dealloc %[[GB0]]
 // CHECK:         dsa.dealloc %[[GB1]]
 func.func @conv_block(%x: tensor<2x8x16x16xf32>) -> tensor<2x8x16x16xf32> {
-  // expected-remark@-1 {{@conv_block: 1 kernels on 2 cluster(s); GB of a cluster (of 262144 bytes): instance outputs up to 0 bytes, a kernel's intermediates up to 10560 bytes; 0 of 0 instance outputs and 0 intermediates spilled to DDR; weights copied to the GB before 1 of the 2 layers reading weights}}
+  // expected-remark@-1 {{@conv_block: 1 kernels on 2 cluster(s); GB of a cluster (of 262144 bytes): instance outputs up to 0 bytes, a kernel's intermediates up to 8192 bytes; 0 of 0 instance outputs and 0 intermediates spilled to DDR; weights copied to the GB before 0 of the 2 layers reading weights}}
   %w1 = graph.weight "w1" : tensor<8x8x3x3xf32>
   %b1 = graph.weight "b1" : tensor<8xf32>
   %w2 = graph.weight "w2" : tensor<8x8x3x3xf32>
@@ -77,25 +86,6 @@ func.func @conv_block(%x: tensor<2x8x16x16xf32>) -> tensor<2x8x16x16xf32> {
 // CHECK:         dsa.barrier
 // CHECK:         dsa.return
 // CHECK-LABEL: func.func @wide_conv
-// With pipelining, each tile's input channels come in eight chunks through double buffers: chunk 0
-// overwrites the accumulator, then chunk 1's loads (into the other halves) are issued after it and
-// waited for together with it; the loop's convs accumulate from the half the parity picks, and
-// load the next chunk only while there is one.
-// PIPE-LABEL: dsa.kernel @wide_conv_0_g0
-// PIPE:         %[[FIRST:.*]] = dsa.conv2d %{{.*}}, %{{.*}} into %[[ACC:[a-z0-9_]+]] after %{{.*}}, %{{.*}} {pads
-// PIPE:         %[[IN1:.*]] = dsa.dma
-// PIPE:         %[[FILTER1:.*]] = dsa.dma
-// PIPE-NEXT:    dsa.wait %[[IN1]], %[[FILTER1]], %[[FIRST]]
-// PIPE:         scf.for %{{.*}} = %c1{{.*}} to %c8
-// PIPE:         %[[INPUT:.*]] = arith.select
-// PIPE:         %[[CONV:.*]] = dsa.conv2d %{{.*}}, %{{.*}} into %[[ACC]] accumulate {pads
-// PIPE:         scf.if
-// PIPE:         %[[IN:.*]] = dsa.dma
-// PIPE:         %[[FILTER:.*]] = dsa.dma
-// PIPE-NEXT:    dsa.wait %[[IN]], %[[FILTER]], %[[CONV]]
-// PIPE-NEXT:  } else {
-// PIPE-NEXT:    dsa.wait %[[CONV]]
-// PIPE-LABEL: func.func @wide_conv
 func.func @wide_conv(%x: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> {
   // expected-remark@-1 {{weights copied to the GB before 1 of the 1 layers reading weights}}
   %w = graph.weight "w" : tensor<16x16x3x3xf32>
@@ -105,11 +95,14 @@ func.func @wide_conv(%x: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> {
 
 // -----
 
-// Tests the weight prefetch across layers (GraphTurbo §4.4): both convolutions copy their filter
-// to the GB. Without pipelining each copy is a step of its own, waited for and followed by a
-// barrier; with it, the second filter's copy is issued at the start of the first convolution and
-// not waited for — it moves over the DDR port while the first convolution's tiles load over the
-// GB bus, and the barrier ending that convolution orders it before the second reads it.
+// Tests the weight prefetch across layers (GraphTurbo §4.4): two convolutions whose inputs are
+// the model's, in DDR, so that each filter read from DDR by the tiles would share the DDR port
+// with their input rows. Without pipelining each copies its filter to the GB first, a step of
+// its own, waited for and followed by a barrier. With it, the first convolution streams its
+// filter chunks from DDR with its rows (a pipelined tiling), and the second filter's copy is
+// issued at the start of the first convolution and not waited for: it moves over the DDR port
+// while the first convolution computes, and the barrier ending that convolution orders it
+// before the second reads it.
 // CHECK-LABEL: dsa.kernel @two_wide_convs_0_g0
 // CHECK:         dsa.dma {{.*}} : memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<gb>>
 // CHECK:         dsa.barrier
@@ -119,11 +112,8 @@ func.func @wide_conv(%x: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> {
 // CHECK:         dsa.barrier
 // CHECK:         dsa.conv2d
 // PIPE-LABEL: dsa.kernel @two_wide_convs_0_g0
+// PIPE-NOT:     dsa.barrier
 // PIPE:         dsa.dma {{.*}} : memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<gb>>
-// PIPE-NEXT:    dsa.wait
-// PIPE-NEXT:  }
-// PIPE-NEXT:  dsa.barrier
-// PIPE:         %[[SECOND:.*]] = dsa.dma {{.*}} : memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<gb>>
 // PIPE-NEXT:  }
 // PIPE-NOT:     dsa.barrier
 // PIPE:         dsa.conv2d
@@ -131,13 +121,14 @@ func.func @wide_conv(%x: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> {
 // PIPE-NOT:     memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<gb>>
 // PIPE:         dsa.conv2d
 // PIPE-LABEL: func.func @two_wide_convs
-func.func @two_wide_convs(%x: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> {
+func.func @two_wide_convs(%x: tensor<2x16x32x32xf32>, %y: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> {
   // expected-remark@-1 {{weights copied to the GB before 2 of the 2 layers reading weights}}
   %w1 = graph.weight "w1" : tensor<16x16x3x3xf32>
   %w2 = graph.weight "w2" : tensor<16x16x3x3xf32>
   %c1 = graph.conv2d %x, %w1 {activation = #graph<activation relu>, pads = array<i64: 1, 1, 1, 1>} : (tensor<2x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x32x32xf32>
-  %c2 = graph.conv2d %c1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x32x32xf32>
-  return %c2 : tensor<2x16x32x32xf32>
+  %c2 = graph.conv2d %y, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x32x32xf32>
+  %s = graph.add %c1, %c2 : tensor<2x16x32x32xf32>, tensor<2x16x32x32xf32> -> tensor<2x16x32x32xf32>
+  return %s : tensor<2x16x32x32xf32>
 }
 
 // -----

@@ -6,31 +6,31 @@
 
 // Tests that a target has a name.
 // expected-error@+1 {{target needs a name}}
-module attributes {dsa.target = #dsa.target<name = "", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64>} {}
+module attributes {dsa.target = #dsa.target<name = "", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {}
 
 // -----
 
 // Tests that a target has at least one cluster.
 // expected-error@+1 {{target 'stcp920': clusters must be positive, got 0}}
-module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 0, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64>} {}
+module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 0, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64, matrix_flops = 512, dma_setup = 100, compute_setup = 16, barrier = 50>} {}
 
 // -----
 
 // Tests that a target's sizes are positive (an LB of no bytes).
 // expected-error@+1 {{target 'stcp920': lb_bytes must be positive, got 0}}
-module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 0, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64>} {}
+module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 0, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64, matrix_flops = 512, dma_setup = 100, compute_setup = 16, barrier = 50>} {}
 
 // -----
 
 // Tests that a target's bandwidths are positive, down to the last parameter.
 // expected-error@+1 {{target 'stcp920': lb_lb_bandwidth must be positive, got -6.400000e+01}}
-module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = -64>} {}
+module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = -64, matrix_flops = 512, dma_setup = 100, compute_setup = 16, barrier = 50>} {}
 
 // -----
 
 // Tests that a target's compute-unit counts may be zero but not negative.
 // expected-error@+1 {{target 'stcp920': vector_cores_per_core must not be negative, got -1}}
-module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 0, vector_cores_per_core = -1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64>} {}
+module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 0, vector_cores_per_core = -1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64, matrix_flops = 512, dma_setup = 100, compute_setup = 16, barrier = 50>} {}
 
 // -----
 
@@ -85,7 +85,7 @@ func.func @alloc_negative_cluster() {
 // -----
 
 // Tests that a placement names a cluster and a core of the module's target.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   func.func @alloc_beyond_the_target() {
     // expected-error@+1 {{places a buffer on cluster 2 but the target has 2 clusters}}
     %b = dsa.alloc {cluster = 2 : i64} : memref<64xf32, #dsa.memory_space<gb>>
@@ -576,7 +576,7 @@ dsa.kernel @core_id_type() {
 
 // Tests that a launch names only cores that exist on the module's target: the
 // stcp920 has 4 clusters of 8 cores, numbered 0 to 31.
-module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64>} {
+module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64, matrix_flops = 512, dma_setup = 100, compute_setup = 16, barrier = 50>} {
   dsa.kernel @relu(%x: memref<8x64xf32, #dsa.memory_space<ddr>>) {
     dsa.return
   }
@@ -591,7 +591,7 @@ module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, core
 
 // Tests that the target of an enclosing module applies to launches in nested
 // modules too.
-module attributes {dsa.target = #dsa.target<name = "tiny", clusters = 1, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 1048576, ddr_bytes = 1073741824, clock_mhz = 500, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>} {
+module attributes {dsa.target = #dsa.target<name = "tiny", clusters = 1, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 1048576, ddr_bytes = 1073741824, clock_mhz = 500, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   module {
     dsa.kernel @relu(%x: memref<8x64xf32, #dsa.memory_space<ddr>>) {
       dsa.return
@@ -688,3 +688,15 @@ func.func @main(%x: memref<8x64xf32, #dsa.memory_space<ddr>>) {
   dsa.launch @relu(%x) on [0, 1, 2, 3, 3] : memref<8x64xf32, #dsa.memory_space<ddr>>
   return
 }
+
+// -----
+
+// Tests that a target's matrix throughput may be zero (no matrix engine) but not negative.
+// expected-error@+1 {{target 'stcp920': matrix_flops must not be negative, got -5.120000e+02}}
+module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64, matrix_flops = -512, dma_setup = 100, compute_setup = 16, barrier = 50>} {}
+
+// -----
+
+// Tests that a target's latencies are not negative.
+// expected-error@+1 {{target 'stcp920': dma_setup must not be negative, got -100}}
+module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64, matrix_flops = 512, dma_setup = -100, compute_setup = 16, barrier = 50>} {}

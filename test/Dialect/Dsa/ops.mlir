@@ -252,7 +252,7 @@ dsa.kernel @reduce(%s: memref<16x128xf32, #dsa.memory_space<lb>>, %m: memref<16x
 // (memref.subview) into LB and accumulates over K with dsa.matmul; and
 // launches on the 8 cores of cluster 0 and, without arguments, on the last
 // core (31) of the 4 x 8.
-// CHECK: module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1.000000e+03, ddr_gb_bandwidth = 6.400000e+01, gb_lb_bandwidth = 1.280000e+02, lb_lb_bandwidth = 6.400000e+01>}
+// CHECK: module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1.000000e+03, ddr_gb_bandwidth = 6.400000e+01, gb_lb_bandwidth = 1.280000e+02, lb_lb_bandwidth = 6.400000e+01, matrix_flops = 5.120000e+02, dma_setup = 100, compute_setup = 16, barrier = 50>}
 // CHECK-LABEL: dsa.kernel @attention_output
 // CHECK-SAME: (%[[A:.*]]: memref<512x768xf32, #dsa.memory_space<ddr>>, %[[W:.*]]: memref<768x768xf32, #dsa.memory_space<ddr>>, %[[C:.*]]: memref<512x768xf32, #dsa.memory_space<ddr>>)
 // CHECK: %[[ID:.*]] = dsa.core_id : index
@@ -286,7 +286,7 @@ dsa.kernel @reduce(%s: memref<16x128xf32, #dsa.memory_space<lb>>, %m: memref<16x
 module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8,
     matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1,
     lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000,
-    ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64>} {
+    ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64, matrix_flops = 512, dma_setup = 100, compute_setup = 16, barrier = 50>} {
   dsa.kernel @attention_output(%a: memref<512x768xf32, #dsa.memory_space<ddr>>, %w: memref<768x768xf32, #dsa.memory_space<ddr>>, %c: memref<512x768xf32, #dsa.memory_space<ddr>>) {
     %id = dsa.core_id : index
     %c0 = arith.constant 0 : index

@@ -16,7 +16,7 @@ module {
 // -----
 
 // Tests that a function is spread over the clusters once.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 1073741824, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 64, lb_lb_bandwidth = 32>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 1073741824, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 64, lb_lb_bandwidth = 32, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   func.func @twice(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
     // expected-error@+1 {{@twice is already spread over clusters}}
     %y = instance.clusters 2(%x) split [0] -> [0] : (tensor<8x4xf32>) -> tensor<8x4xf32> {
@@ -30,7 +30,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // -----
 
 // Tests that the split comes before grouping: groups are planned against one cluster's buffer.
-module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 1073741824, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 64, lb_lb_bandwidth = 32>} {
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 1073741824, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 64, lb_lb_bandwidth = 32, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   func.func @grouped(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
     // expected-error@+1 {{@grouped is already grouped: run instance-cluster-split before hw-group}}
     %y = instance.group "g0"(%x) : (tensor<8x4xf32>) -> tensor<8x4xf32> {

@@ -54,6 +54,10 @@ fn stcp920() -> Target {
         ddr_gb_bandwidth: 64.0,
         gb_lb_bandwidth: 128.5,
         lb_lb_bandwidth: 64.0,
+        matrix_flops: 512.0,
+        dma_setup: 100,
+        compute_setup: 16,
+        barrier: 50,
     }
 }
 

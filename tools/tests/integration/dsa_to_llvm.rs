@@ -10,7 +10,7 @@ use turbine_runtime::ffi;
 const TARGET: &str = r#"dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2,
     matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1,
     lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000,
-    ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16>"#;
+    ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>"#;
 
 /// A device of the C ABI, destroyed on drop.
 struct Device(u64);

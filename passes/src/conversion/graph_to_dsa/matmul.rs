@@ -6,12 +6,11 @@
 use crate::{graph_view::Node, ir::Val};
 use turbine_dialects::attributes::dsa::{BinaryKind, UnaryKind};
 use super::{
-    conv::{COMPUTE_SETUP, DMA_SETUP, MATRIX_FLOPS},
     layers::{Layer, Scope},
     emit::Tensor,
     kernel::{Epilogue, Kernel},
     layers::{Elementwise, Operand, Step},
-    ports::{Estimate, PortCycles},
+    ports::{Candidates, PortCycles},
     emit::{divisors_descending, Body},
     LoweringError,
 };
@@ -99,8 +98,8 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
     // estimated where the lhs lives.
     let [lhs_space, rhs_space] = [0, 1].map(|p| scope.tensor(node.operands[p]).view.space);
     let [lhs_rate, rhs_rate] = [lhs_space, rhs_space].map(|space| space.link_bandwidth(scope.machine));
-    // The cheapest tile by the estimate (on a tie, the serial one, tried first).
-    let mut best: Option<(Estimate, [usize; 3], bool)> = None;
+    // The cheapest tile by the estimate ([`Candidates::best`]).
+    let mut candidates = Candidates::new();
     for mt in divisors_descending(m) {
         for nt in divisors_descending(n) {
             let mut tile = vec![1; rank];
@@ -123,29 +122,28 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
                 let per_core_tiles = tiles.div_ceil(scope.machine.cores) as f64;
                 let rhs_loads = if k == kt { 1.0 / ((m / mt) as f64).min(per_core_tiles) } else { 1.0 };
                 let (lhs_bytes, rhs_bytes) = ((mt * kt * 4) as f64, (kt * nt * 4) as f64);
-                let compute = COMPUTE_SETUP + (2 * mt * nt * kt) as f64 / MATRIX_FLOPS;
+                let compute = scope.machine.compute_setup + scope.machine.matrix_cycles((2 * mt * nt * kt) as f64);
                 let stored = ((mt * nt + epilogue) * 4) as f64;
-                let store = (1 + shapes.len()) as f64 * DMA_SETUP + stored / lhs_rate;
+                let store = (1 + shapes.len()) as f64 * scope.machine.dma_setup + stored / lhs_rate;
                 let latency = if pipelined {
                     // Chunk c + 1 loads while chunk c multiplies; the first load is exposed.
-                    let load = 2.0 * DMA_SETUP + lhs_bytes / lhs_rate + rhs_bytes / rhs_rate;
+                    let load = 2.0 * scope.machine.dma_setup + lhs_bytes / lhs_rate + rhs_bytes / rhs_rate;
                     load + (chunks - 1) as f64 * load.max(compute) + compute + store
                 } else {
-                    let per_chunk = (1.0 + rhs_loads) * DMA_SETUP + lhs_bytes / lhs_rate + rhs_loads * rhs_bytes / rhs_rate + compute;
+                    let per_chunk = (1.0 + rhs_loads) * scope.machine.dma_setup + lhs_bytes / lhs_rate + rhs_loads * rhs_bytes / rhs_rate + compute;
                     chunks as f64 * per_chunk + store
                 };
                 let mut ports = PortCycles::default();
                 ports.add(lhs_space, chunks as f64 * lhs_bytes + stored, scope.machine);
                 ports.add(rhs_space, chunks as f64 * rhs_loads * rhs_bytes, scope.machine);
-                let cost = ports.bound(per_core_tiles, latency);
-                if best.is_none_or(|(best_cost, _, _)| cost.beats(&best_cost)) {
-                    best = Some((cost, [mt, nt, kt], pipelined));
-                }
+                // A chunk's product and loads, the store and the epilogue's operand loads.
+                let instructions = chunks as f64 * (2.0 + rhs_loads) + 1.0 + shapes.len() as f64;
+                candidates.push(ports.bound(per_core_tiles, latency, instructions), ([mt, nt, kt], pipelined));
             }
         }
     }
-    match best {
-        Some((cost, tile, pipelined)) => Ok(Plan { steps, tile, pipelined, dims: [m, n, k], cost: cost.cycles }),
+    match candidates.best() {
+        Some((cost, (tile, pipelined))) => Ok(Plan { steps, tile, pipelined, dims: [m, n, k], cost: cost.cycles }),
         None => Err(LoweringError::at(
             index,
             format!(

@@ -20,24 +20,57 @@ impl PortCycles {
     }
 
     /// The estimate of `tiles` tiles on a core, each taking `latency` unless a port it shares
-    /// takes longer.
-    pub fn bound(self, tiles: f64, latency: f64) -> Estimate {
-        Estimate { cycles: tiles * self.0.into_iter().fold(latency, f64::max), latency: tiles * latency }
+    /// takes longer, and issuing `instructions`.
+    pub fn bound(self, tiles: f64, latency: f64, instructions: f64) -> Estimate {
+        Estimate {
+            cycles: tiles * self.0.into_iter().fold(latency, f64::max),
+            latency: tiles * latency,
+            instructions: tiles * instructions,
+        }
     }
 }
 
-/// A tiling's estimated cycles, and their latency part, which decides between tilings that a
-/// port bounds alike: with the same bytes on a saturated port, the one that overlaps more
-/// still waits less whenever the port is not saturated after all.
+/// A tiling's estimated cycles, their latency part and the instructions a core issues.
 #[derive(Debug, Clone, Copy)]
 pub struct Estimate {
     pub cycles: f64,
     latency: f64,
+    instructions: f64,
 }
 
-impl Estimate {
-    /// Whether this tiling is to be preferred to `other`.
-    pub fn beats(&self, other: &Estimate) -> bool {
-        (self.cycles, self.latency) < (other.cycles, other.latency)
+/// Estimates closer than this fraction of the best are a tie: the estimate does not model the
+/// queueing of eight cores' transfers on a port closely enough to tell such tilings apart.
+const TIE: f64 = 0.02;
+
+/// The tilings of a layer, collected as the search finds them.
+pub struct Candidates<T>(Vec<(Estimate, T)>);
+
+impl<T> Candidates<T> {
+    pub fn new() -> Self {
+        Self(Vec::new())
+    }
+
+    pub fn push(&mut self, estimate: Estimate, tiling: T) {
+        self.0.push((estimate, tiling));
+    }
+
+    /// The pick: among the tilings within [`TIE`] of the lowest estimate, the one issuing the
+    /// fewest instructions (a simpler program, and less to record on the host), then the one
+    /// with the lowest latency (with the same bytes on a saturated port, the one that overlaps
+    /// more still waits less wherever the port is not saturated after all); the first found on
+    /// a full tie.
+    pub fn best(self) -> Option<(Estimate, T)> {
+        let lowest = self.0.iter().map(|(estimate, _)| estimate.cycles).fold(f64::INFINITY, f64::min);
+        let mut best: Option<(Estimate, T)> = None;
+        for (estimate, tiling) in self.0 {
+            if estimate.cycles > lowest * (1.0 + TIE) {
+                continue;
+            }
+            let key = (estimate.instructions, estimate.latency);
+            if best.as_ref().is_none_or(|(chosen, _)| key < (chosen.instructions, chosen.latency)) {
+                best = Some((estimate, tiling));
+            }
+        }
+        best
     }
 }

@@ -3,7 +3,6 @@
 
 use turbine_dialects::attributes::dsa::PoolKind;
 use super::{
-    conv::DMA_SETUP,
     row_classes::{dispatch_classes, Rows},
     layers::{Layer, Scope},
     kernel::{Epilogue, Kernel},
@@ -78,7 +77,7 @@ pub fn lower_pool(
                 continue;
             }
             let tiles = batch * (channels / tile_channels) * (out[2] / tile_rows);
-            let per_tile = (2 + shapes.len()) as f64 * DMA_SETUP
+            let per_tile = (2 + shapes.len()) as f64 * scope.machine.dma_setup
                 + ((input_elements + output_elements + epilogue) * 4) as f64 / bandwidth;
             let cost = tiles.div_ceil(scope.machine.cores) as f64 * per_tile;
             if best.is_none_or(|(best_cost, _)| cost < best_cost) {

@@ -18,7 +18,7 @@ use super::{
     kernel::{guarded_load, Epilogue, Kernel},
     layers::{self, Elementwise, Operand, Step},
     emit::{divisors_descending, Body},
-    ports::{Estimate, PortCycles},
+    ports::{Candidates, Estimate, PortCycles},
     LoweringError, Machine,
 };
 
@@ -133,8 +133,9 @@ impl Geometry {
         }
     }
 
-    /// Estimated cycles of the busiest core's tiles: each tile's latency (DMA setups, transfers
-    /// at the rate of a port the transfer has to itself, instruction setup, MACs, overlapped as
+    /// Estimated cycles of the busiest core's tiles, from the target's figures: each tile's
+    /// latency (DMA setups, transfers at the rate of a port the transfer has to itself,
+    /// instruction setup, MACs at the matrix engine's f32 rate, overlapped as
     /// the pipelined schedules overlap them) bounded by the bytes it moves over the cluster's
     /// shared ports ([`PortCycles`]). A tiling that re-reads more is cheaper only while the ports
     /// have room for it: pricing every transfer at the core's share inside the latency instead
@@ -156,12 +157,12 @@ impl Geometry {
         let [input_rate, filter_rate] = self.spaces.map(|space| space.link_bandwidth(machine));
         let macs = output * filter / tiling.out_channels;
         let (input_loads, filter_loads) = self.loads(tiling, machine);
-        let input_load = DMA_SETUP + (input * 4) as f64 / input_rate;
-        let filter_load = DMA_SETUP + (filter * 4) as f64 / filter_rate;
-        let compute = COMPUTE_SETUP + (2 * macs) as f64 / MATRIX_FLOPS;
+        let input_load = machine.dma_setup + (input * 4) as f64 / input_rate;
+        let filter_load = machine.dma_setup + (filter * 4) as f64 / filter_rate;
+        let compute = machine.compute_setup + machine.matrix_cycles((2 * macs) as f64);
         // The output's bytes are the same for every tiling: estimated where the input lives.
         let stored = ((output + epilogue_elements) * 4) as f64;
-        let store = (1 + epilogue_dmas) as f64 * DMA_SETUP + stored / input_rate;
+        let store = (1 + epilogue_dmas) as f64 * machine.dma_setup + stored / input_rate;
         let latency = match (tiling.pipelined, chunks) {
             (false, _) => chunks as f64 * (input_loads * input_load + filter_loads * filter_load + compute) + store,
             // The next tile's input streams in while this tile's conv, epilogue and store run;
@@ -177,17 +178,11 @@ impl Geometry {
         let mut ports = PortCycles::default();
         ports.add(input_space, chunks as f64 * input_loads * (input * 4) as f64 + stored, machine);
         ports.add(filter_space, chunks as f64 * filter_loads * (filter * 4) as f64, machine);
-        ports.bound(per_core_tiles, latency)
+        // A chunk's conv and loads, the store and the epilogue's operand loads.
+        let instructions = chunks as f64 * (1.0 + input_loads + filter_loads) + 1.0 + epilogue_dmas as f64;
+        ports.bound(per_core_tiles, latency, instructions)
     }
 }
-
-/// Assumed DMA setup cycles in the cost estimate (stcp920's value; the target attribute does not
-/// carry latencies).
-pub const DMA_SETUP: f64 = 100.0;
-/// Assumed compute-instruction setup cycles in the cost estimate.
-pub const COMPUTE_SETUP: f64 = 16.0;
-/// Assumed matrix-engine f32 flops per cycle in the cost estimate.
-pub const MATRIX_FLOPS: f64 = 512.0;
 
 /// A conv layer's geometry, epilogue and tiling: what the lowering emits, decided without
 /// emitting anything, so that a caller can also ask for its estimated cycles.
@@ -282,9 +277,9 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
         ));
     }
     let budget = scope.machine.lb_elements();
-    // The cheapest tiling by the estimate; a pipeline's smaller tiles re-read more, which the
-    // estimate's port bound prices (on a tie, the serial tiling, which is tried first).
-    let mut best: Option<(Estimate, Tiling)> = None;
+    // The cheapest tiling by the estimate ([`Candidates::best`]); a pipeline's smaller tiles
+    // re-read more, which the estimate's port bound prices.
+    let mut candidates = Candidates::new();
     for (images, out_channels) in divisors_descending(batch)
         .into_iter()
         .flat_map(|images| divisors_descending(geometry.out_channels).into_iter().map(move |o| (images, o)))
@@ -326,13 +321,11 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
                 }
                 let externals = shapes.len();
                 let cost = geometry.cost(&tiling, scope.machine, externals, epilogue);
-                if best.is_none_or(|(best_cost, _)| cost.beats(&best_cost)) {
-                    best = Some((cost, tiling));
-                }
+                candidates.push(cost, tiling);
             }
         }
     }
-    match best {
+    match candidates.best() {
         Some((cost, tiling)) => Ok(Plan { geometry, steps, tiling, cost: cost.cycles, row_step }),
         None if (1..=geometry.rows.output).all(|out_rows| {
             let rows = geometry.rows;

@@ -8,7 +8,6 @@ use super::{allocate, free, ScheduleError};
 use crate::conversion::graph_to_dsa::{
     emit::{Body, Space, Tensor, View},
     fusion::{self, Fused, Synthetic},
-    conv::DMA_SETUP,
     host::{buffer_shape, emit_layer, estimate, launch},
     kernel::Kernel,
     layers::{Layer, Scope},
@@ -48,12 +47,8 @@ fn promotion_pays(
 /// The estimated cycles of copying `bytes` of weights from DDR to a cluster's GB while its cores
 /// wait: the bytes over the cluster's DDR port, one DMA setup, the barrier after it.
 pub(super) fn copy_cycles(machine: &Machine, bytes: usize) -> f64 {
-    bytes as f64 / machine.ddr_bandwidth + DMA_SETUP + BARRIER
+    bytes as f64 / machine.ddr_bandwidth + machine.dma_setup + machine.barrier
 }
-
-/// Assumed cycles of a barrier in the estimates (stcp920's value; the target attribute does not
-/// carry latencies).
-pub(super) const BARRIER: f64 = 50.0;
 
 /// The window of `tensor` of `size` along `dim` from `offset`.
 pub(super) fn window(host: &mut Body, tensor: &Tensor, dim: usize, offset: usize, size: usize) -> Tensor {

@@ -14,7 +14,7 @@
 //! lowering itself is [`super::core_emission`].
 
 use super::core_emission::RESIDENT_SHARE;
-use super::emission::{copy_cycles, BARRIER};
+use super::emission::copy_cycles;
 use crate::conversion::graph_to_dsa::{
     emit::{Space, Tensor, View},
     host::{buffer_shape, estimate},
@@ -190,13 +190,13 @@ fn anchors_estimate(body: &FunctionView, machine: &Machine, like: Val, space_of:
     let mut total = 0.0;
     for op in &body.ops {
         if matches!(op.name.as_str(), "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm") {
-            total += estimate(&scope, op, &[], &buffer_shape(&op.results[0].1.shape), false)? + BARRIER;
+            total += estimate(&scope, op, &[], &buffer_shape(&op.results[0].1.shape), false)? + machine.barrier;
         } else if !op.is_terminator() && !matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") {
             let moved = op.operands.iter().chain(op.results.iter().map(|(value, _)| value)).map(|value| {
                 let view = &tensors[value].view;
                 view.elements() as f64 * 4.0 / (view.space.core_bandwidth(machine) * machine.cores as f64)
             });
-            total += moved.sum::<f64>() + BARRIER;
+            total += moved.sum::<f64>() + machine.barrier;
         }
     }
     Some(total)
