@@ -36,8 +36,10 @@ pub struct Machine {
     pub gb_bandwidth: f64,
     /// LB↔LB bytes per cycle.
     pub lb_bandwidth: f64,
-    /// f32 flops per cycle of one core's matrix engine (0 without one).
+    /// f32 flops per cycle of one matrix engine (0 without one).
     pub matrix_flops: f64,
+    /// Matrix engines of one core.
+    pub matrix_engines_per_core: usize,
     /// Cycles a DMA spends on its channel before its first byte moves.
     pub dma_setup: f64,
     /// Cycles of a compute instruction's pipeline fill and drain.
@@ -65,6 +67,7 @@ impl Machine {
             gb_bandwidth: target.gb_lb_bandwidth,
             lb_bandwidth: target.lb_lb_bandwidth,
             matrix_flops: target.matrix_flops,
+            matrix_engines_per_core: target.matrix_engines_per_core as usize,
             dma_setup: target.dma_setup as f64,
             compute_setup: target.compute_setup as f64,
             barrier: target.barrier as f64,

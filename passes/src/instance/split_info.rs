@@ -211,8 +211,8 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
 }
 
 /// Work of an op (multiply-adds for convolutions and matrix products, one per output element
-/// otherwise), for the recomputation estimate.
-fn work<'s>(node: &Node, shape_of_operand: &dyn Fn(usize) -> Option<&'s [usize]>) -> f64 {
+/// otherwise), for the recomputation estimate and the cluster split's bound.
+pub(crate) fn work<'s>(node: &Node, shape_of_operand: &dyn Fn(usize) -> Option<&'s [usize]>) -> f64 {
     let Some((_, output)) = node.results.first() else { return 0.0 };
     let elements: usize = output.shape.iter().product();
     let per_element = match node.name.as_str() {

@@ -17,6 +17,7 @@
 //! would have recomputed.
 
 mod partition;
+mod weight_traffic;
 
 use crate::{
     graph_view::FunctionView,
@@ -28,6 +29,7 @@ use crate::{
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use partition::{partition, Partition};
+use weight_traffic::WeightTraffic;
 use super::{is_within, uses};
 use std::collections::HashMap;
 use turbine_dialects::pass_abi::OptionKind;
@@ -53,7 +55,10 @@ the data computed whole by every cluster. The batch separates; a spatial or chan
 does not (halos, reductions across the cut). When no dimension separates, the count is 1: the \
 function runs on one cluster. Grouping, splitting, ordering and binding then plan the body against \
 one cluster's global buffer and cores. With `explain`, a remark on the function gives the choice \
-and, for each dimension refused, why and how much it would have recomputed.";
+and, for each dimension refused, why and how much it would have recomputed; for the chosen cut, the \
+weights each cluster reads from DDR, their cycles on its DDR port against its matrix work, and the \
+bound they set layer by layer (the larger of a layer's MACs on the cluster's matrix engines and its \
+weights over the port, summed).";
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[
         crate::target::TARGET_OPTION,
@@ -108,11 +113,20 @@ and, for each dimension refused, why and how much it would have recomputed.";
         if self.explain {
             let choice = match &chosen {
                 None => format!("runs on one cluster of {}: no dimension of the result {shape:?} separates over the clusters", machine.clusters),
-                Some((dim, _)) => format!(
-                    "spread over {count} of {} clusters along dimension {dim} of the result {shape:?}, {} per cluster",
-                    machine.clusters,
-                    shape[*dim] / count
-                ),
+                Some((dim, partition)) => {
+                    let traffic = WeightTraffic::of(&view, partition, &machine);
+                    format!(
+                        "spread over {count} of {} clusters along dimension {dim} of the result {shape:?}, {} per cluster; \
+                         each cluster reads {} bytes of weights from DDR ({:.0} cycles of its port) for {:.0} cycles of \
+                         matrix work, and layer by layer the larger of the two sums to {:.0} cycles",
+                        machine.clusters,
+                        shape[*dim] / count,
+                        traffic.bytes,
+                        traffic.port_cycles,
+                        traffic.compute_cycles,
+                        traffic.bound,
+                    )
+                }
             };
             let refused = if refused.is_empty() { String::new() } else { format!("; refused: {}", refused.join("; ")) };
             function.emit_remark(&format!("@{} {choice}{refused}", function.symbol_name()));
