@@ -230,6 +230,14 @@ td_status td_wait(uint64_t dev, uint32_t cluster, uint32_t core, const uint64_t 
  * same number of barriers. */
 td_status td_barrier(uint64_t dev, uint32_t cluster, uint32_t core, uint64_t *token_out);
 
+/* ---- Layers ------------------------------------------------------------------------------ */
+
+/* Names layer `layer` (a model op) for the report's per-layer table. */
+td_status td_layer_name(uint64_t dev, uint32_t layer, const char *name);
+/* Attributes the instructions the core records next in the open launch to `layer`
+ * (UINT32_MAX: to none). */
+td_status td_layer(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t layer);
+
 /* ---- Report and trace ------------------------------------------------------------------ */
 
 /* Copies the report (TD_REPORT_JSON; TD_REPORT_TEXT, a summary; TD_REPORT_TEXT_DETAIL, the summary

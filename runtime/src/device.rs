@@ -8,6 +8,7 @@
 //! [`Device::launch_end`] checks barriers and races, simulates the timing, executes on the
 //! buffers and updates the report. A launch that fails anywhere changes nothing.
 
+use std::collections::BTreeMap;
 use crate::error::{Result, RuntimeError};
 use crate::exec::{self, Buffers};
 use crate::hazard;
@@ -35,6 +36,8 @@ pub struct Device {
     threads: usize,
     stats: Stats,
     trace: Option<Trace>,
+    /// The names of the layers instructions are attributed to (`td_layer_name`), by id.
+    layer_names: BTreeMap<u32, String>,
 }
 
 impl LevelOf for Memory {
@@ -60,6 +63,7 @@ impl Device {
             next_token: 1,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             trace: None,
+            layer_names: BTreeMap::new(),
         }
     }
 
@@ -421,7 +425,23 @@ impl Device {
 
     /// The report of everything since the device was created or the report last reset.
     pub fn report(&self) -> Report {
-        Report::build(&self.target, &self.stats, self.now, self.memory.usage())
+        Report::build(&self.target, &self.stats, self.now, self.memory.usage(), &self.layer_names)
+    }
+
+    /// Names layer `id` for the report (a later name replaces an earlier one).
+    pub fn name_layer(&mut self, id: u32, name: &str) {
+        self.layer_names.insert(id, name.to_string());
+    }
+
+    /// Attributes the instructions `core` records next in the open launch to layer `id`
+    /// ([`crate::launch::NO_LAYER`]: to none), so that the report can say what each layer of
+    /// the model cost.
+    pub fn set_layer(&mut self, core: CoreId, id: u32) -> Result<()> {
+        self.check_core(core)?;
+        let launch = self.launch.as_mut().ok_or(RuntimeError::NoOpenLaunch("set_layer"))?;
+        let slot = launch.slot(core)?;
+        launch.set_layer(slot, id);
+        Ok(())
     }
 
     /// Restarts the report's counters and high-water marks (simulated time goes on).

@@ -13,7 +13,12 @@ pub(crate) struct Recorded {
     pub instr: Instr,
     /// Indices, in the same core's stream, of the instructions whose tokens it waits on.
     pub waits: Vec<usize>,
+    /// The model layer it computes a part of ([`NO_LAYER`] when the program named none).
+    pub layer: u32,
 }
+
+/// The layer of instructions recorded before their core names one (`td_layer`).
+pub const NO_LAYER: u32 = u32::MAX;
 
 #[derive(Debug)]
 pub(crate) struct Launch {
@@ -22,6 +27,8 @@ pub(crate) struct Launch {
     pub cores: Vec<CoreId>,
     /// Instruction streams, one per slot.
     pub streams: Vec<Vec<Recorded>>,
+    /// The layer each slot's next instructions belong to.
+    layers: Vec<u32>,
     /// The first token of the launch: tokens are handed out consecutively, so the launch's
     /// `n`-th instruction has token `first_token + n`, and its (slot, index) is `tokens[n]`.
     first_token: u64,
@@ -39,6 +46,7 @@ impl Launch {
         Launch {
             name: name.to_string(),
             streams: vec![Vec::new(); cores.len()],
+            layers: vec![NO_LAYER; cores.len()],
             cores,
             first_token: first_token.0,
             tokens: Vec::new(),
@@ -94,7 +102,12 @@ impl Launch {
         }
         let index = self.streams[slot].len();
         self.tokens.push((slot, index));
-        self.streams[slot].push(Recorded { instr, waits });
+        self.streams[slot].push(Recorded { instr, waits, layer: self.layers[slot] });
+    }
+
+    /// Attributes the slot's next instructions to `layer`.
+    pub fn set_layer(&mut self, slot: usize, layer: u32) {
+        self.layers[slot] = layer;
     }
 
     /// Number of barriers each core recorded must agree.

@@ -56,6 +56,6 @@ pub use ids::{BufferId, CoreId, Token};
 pub use link::Port;
 pub use instr::{BinaryOp, Conv2dParams, Instr, Pool2dParams, PoolKind, ReduceKind, UnaryOp};
 pub use memory::Placement;
-pub use report::{LaunchSummary, Report};
+pub use report::{LaunchSummary, LayerStat, Report};
 pub use turbine_targets::{self as targets, MemLevel, Target, UnitKind};
 pub use view::View;

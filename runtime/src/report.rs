@@ -4,7 +4,7 @@
 //! serialised as JSON ([`Report::to_json`]); the fields are documented in `docs/Runtime.md`.
 
 use crate::ids::CoreId;
-use crate::launch::Launch;
+use crate::launch::{Launch, NO_LAYER};
 use crate::memory::Usage;
 use crate::link::Port;
 use crate::timing::{LevelOf, Schedule};
@@ -49,6 +49,21 @@ pub(crate) struct Stats {
     resources: Vec<Vec<(u64, u64, f64)>>,
     /// Per cluster, per port (in [`Port::ALL`] order): (busy cycles, bytes).
     links: Vec<[(u64, u64); 2]>,
+    /// Per layer the program named (`td_layer`).
+    layers: BTreeMap<u32, LayerCounters>,
+}
+
+/// What the instructions attributed to one layer did, over every launch.
+#[derive(Debug, Clone, Default)]
+struct LayerCounters {
+    instructions: u64,
+    start: u64,
+    end: u64,
+    /// Busy cycles per kind of unit (vector core, vector engine, matrix engine), then DMA.
+    busy: [u64; 4],
+    dma_bytes: u64,
+    /// Flat indices of the cores that ran any of them.
+    cores: std::collections::BTreeSet<u32>,
 }
 
 impl Stats {
@@ -63,6 +78,7 @@ impl Stats {
             ddr_to_host: 0,
             resources: vec![vec![(0, 0, 0.0); resources]; target.total_cores() as usize],
             links: vec![[(0, 0); 2]; target.device.clusters as usize],
+            layers: BTreeMap::new(),
         }
     }
 
@@ -89,6 +105,25 @@ impl Stats {
             let core = launch.cores[slot];
             let flat = (core.cluster * target.cluster.cores + core.core) as usize;
             for (rec, s) in stream.iter().zip(&schedule.slots[slot]) {
+                if rec.layer != NO_LAYER {
+                    let layer = self.layers.entry(rec.layer).or_insert_with(|| LayerCounters { start: s.start, ..Default::default() });
+                    layer.instructions += 1;
+                    layer.start = layer.start.min(s.start);
+                    layer.end = layer.end.max(s.end);
+                    layer.cores.insert(flat as u32);
+                    if let Some(r) = s.resource {
+                        let kind = match target.core.units.get(r) {
+                            Some(UnitKind::VectorCore) => 0,
+                            Some(UnitKind::VectorEngine) => 1,
+                            Some(UnitKind::MatrixEngine) => 2,
+                            None => 3,
+                        };
+                        layer.busy[kind] += s.end - s.start;
+                    }
+                    if let crate::instr::Instr::Dma { src, .. } = &rec.instr {
+                        layer.dma_bytes += src.len() * 4;
+                    }
+                }
                 if let Some(r) = s.resource {
                     let entry = &mut self.resources[flat][r];
                     entry.0 += 1;
@@ -204,6 +239,47 @@ pub struct MemoryStat {
     pub ddr_high_water: u64,
 }
 
+/// What the instructions of one layer of the model cost (the layers are the program's: the
+/// compiler names each instruction's model op, `td_layer`). A layer's instructions may run in
+/// several launches and overlap other layers'.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LayerStat {
+    /// The name the program gave it (the model op's location), or its id when it gave none.
+    pub name: String,
+    /// Instructions attributed to it.
+    pub instructions: u64,
+    /// Cycle its first instruction started.
+    pub start: u64,
+    /// Cycle its last instruction ended.
+    pub end: u64,
+    /// Cores that ran any of its instructions.
+    pub cores: usize,
+    /// Busy cycles of its instructions on matrix engines, summed over cores.
+    pub matrix_engine_busy: u64,
+    /// On vector engines.
+    pub vector_engine_busy: u64,
+    /// On vector cores.
+    pub vector_core_busy: u64,
+    /// On DMA channels.
+    pub dma_busy: u64,
+    /// Bytes its DMAs moved.
+    pub dma_bytes: u64,
+}
+
+impl LayerStat {
+    /// `end - start` (other layers' instructions may run in between: GraphTurbo's instances
+    /// run a group's layers once per instance).
+    pub fn span(&self) -> u64 {
+        self.end - self.start
+    }
+
+    /// Busy cycles of its instructions on every unit and DMA channel: what the layer cost the
+    /// device, wherever and whenever it ran.
+    pub fn busy(&self) -> u64 {
+        self.matrix_engine_busy + self.vector_engine_busy + self.vector_core_busy + self.dma_busy
+    }
+}
+
 /// The report. Times are simulated device time, never host time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
@@ -233,6 +309,8 @@ pub struct Report {
     pub links: Vec<LinkStat>,
     /// Memory use.
     pub memory: MemoryStat,
+    /// Every layer the program named, in the order of their first instruction.
+    pub layers: Vec<LayerStat>,
 }
 
 impl Report {
@@ -241,6 +319,7 @@ impl Report {
         stats: &Stats,
         now: u64,
         usage: (&[Usage], &[Usage], Usage),
+        layer_names: &BTreeMap<u32, String>,
     ) -> Report {
         let cycles = now - stats.since;
         let util = |busy: u64| {
@@ -283,6 +362,25 @@ impl Report {
             }
         }
         let (lb, gb, ddr) = usage;
+        let mut layers: Vec<LayerStat> = stats
+            .layers
+            .iter()
+            .map(|(id, layer)| {
+                LayerStat {
+                    name: layer_names.get(id).cloned().unwrap_or_else(|| format!("layer {id}")),
+                    instructions: layer.instructions,
+                    start: layer.start,
+                    end: layer.end,
+                    cores: layer.cores.len(),
+                    vector_core_busy: layer.busy[0],
+                    vector_engine_busy: layer.busy[1],
+                    matrix_engine_busy: layer.busy[2],
+                    dma_busy: layer.busy[3],
+                    dma_bytes: layer.dma_bytes,
+                }
+            })
+            .collect();
+        layers.sort_by_key(|layer| (layer.start, layer.end));
         Report {
             target: target.name.clone(),
             clock_mhz: target.clock_mhz,
@@ -333,6 +431,7 @@ impl Report {
                 gb_high_water: gb.iter().map(|u| u.high_water).collect(),
                 ddr_high_water: ddr.high_water,
             },
+            layers,
         }
     }
 

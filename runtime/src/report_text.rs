@@ -2,12 +2,15 @@
 //! bytes per path, utilisation per kind of unit as min/mean/max over the device), and on request
 //! the per-unit detail behind it. The JSON form ([`Report::to_json`]) always has everything.
 
-use crate::report::{LaunchSummary, Report};
+use crate::report::{LaunchSummary, LayerStat, Report};
 use std::fmt::{self, Write};
 use turbine_targets::UnitKind;
 
 /// How many launches the text lists one by one before summarising.
 const LISTED_LAUNCHES: usize = 12;
+
+/// How many layers the summary lists (the longest); the detail lists every one.
+const LISTED_LAYERS: usize = 10;
 
 /// A row of the utilisation table: one kind of unit over the whole device.
 struct KindRow {
@@ -88,6 +91,19 @@ impl Report {
             row.write(out)?;
         }
 
+        if !self.layers.is_empty() {
+            let many = self.layers.len() > LISTED_LAYERS;
+            writeln!(out, "\nlayers (busy cycles of their instructions over every unit and DMA channel{})", if many { "; the costliest; the detail lists all" } else { "" })?;
+            let mut layers: Vec<&LayerStat> = self.layers.iter().collect();
+            if many {
+                layers.sort_by_key(|layer| std::cmp::Reverse(layer.busy()));
+            }
+            Self::write_layers(out, layers.into_iter().take(LISTED_LAYERS))?;
+            if many {
+                writeln!(out, "  ... and {} more", self.layers.len() - LISTED_LAYERS)?;
+            }
+        }
+
         let m = &self.memory;
         writeln!(out, "\nmemory high-water marks (bytes)")?;
         writeln!(out, "  lb  max over cores {:>14} of {:>14}", m.lb_high_water_max, m.lb_capacity)?;
@@ -137,7 +153,36 @@ impl Report {
         rows
     }
 
+    /// The layers' table: instructions, cores, busy cycles (all, then the matrix engines' and
+    /// the DMA channels'), DMA bytes, and the span from the first instruction to the last.
+    fn write_layers<'r>(out: &mut String, layers: impl Iterator<Item = &'r LayerStat>) -> fmt::Result {
+        writeln!(
+            out,
+            "  {:<32} {:>9} {:>6} {:>12} {:>12} {:>12} {:>13} {:>10}",
+            "layer", "instrs", "cores", "busy", "matrix", "dma", "dma bytes", "span"
+        )?;
+        for layer in layers {
+            writeln!(
+                out,
+                "  {:<32} {:>9} {:>6} {:>12} {:>12} {:>12} {:>13} {:>10}",
+                layer.name,
+                layer.instructions,
+                layer.cores,
+                layer.busy(),
+                layer.matrix_engine_busy,
+                layer.dma_busy,
+                layer.dma_bytes,
+                layer.span()
+            )?;
+        }
+        Ok(())
+    }
+
     fn write_detail(&self, out: &mut String) -> fmt::Result {
+        if self.layers.len() > LISTED_LAYERS {
+            writeln!(out, "\nevery layer (in the order of its first instruction)")?;
+            Self::write_layers(out, self.layers.iter())?;
+        }
         writeln!(out, "\nper unit (units that ran something)")?;
         writeln!(out, "  {:<14} {:<14} {:>10} {:>16} {:>9}", "core", "unit", "instrs", "busy cycles", "util")?;
         for u in self.units.iter().filter(|u| u.instructions > 0) {

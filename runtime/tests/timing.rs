@@ -573,3 +573,37 @@ fn a_launch_ending_past_2_to_the_62_cycles_is_an_error_not_a_wrapped_count() {
     assert!(matches!(&error, RuntimeError::TimeOverflow { launch } if launch == "second"), "{error}");
     assert_eq!(dev.report().cycles, (1 << 61) + 138, "the refused launch adds no time");
 }
+
+#[test]
+fn the_report_attributes_instructions_to_the_layers_the_program_names() {
+    let mut dev = mini();
+    let src = dev.alloc(Placement::Ddr, 1024).unwrap();
+    let lb0 = dev.alloc(Placement::Lb(C00), 1024).unwrap();
+    let lb1 = dev.alloc(Placement::Lb(C01), 1024).unwrap();
+    dev.name_layer(0, "conv1");
+    dev.name_layer(1, "relu1");
+    dev.launch_begin("t", &[C00, C01]).unwrap();
+    // Attributed to no layer: recorded before the core names one.
+    let first = dev.enqueue(C00, dma(src, lb0, 256), &[]).unwrap();
+    dev.set_layer(C00, 0).unwrap();
+    let load = dev.enqueue(C00, dma(src, lb0, 256), &[first]).unwrap();
+    dev.set_layer(C01, 0).unwrap();
+    dev.enqueue(C01, dma(src, lb1, 256), &[]).unwrap();
+    dev.set_layer(C00, 1).unwrap();
+    dev.enqueue(C00, unary(UnaryOp::Relu, lb0, 256), &[load]).unwrap();
+    // A core outside the launch is an error, as for instructions.
+    assert!(dev.set_layer(C10, 0).is_err());
+    dev.launch_end().unwrap();
+    let report = dev.report();
+    let names: Vec<&str> = report.layers.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["conv1", "relu1"]);
+    let (conv, relu) = (&report.layers[0], &report.layers[1]);
+    assert_eq!((conv.instructions, conv.cores, conv.dma_bytes), (2, 2, 2048));
+    assert_eq!((relu.instructions, relu.cores, relu.dma_bytes), (1, 1, 0));
+    // The relu: 2 setup cycles + 256 elements at 16 per cycle on the vector engine.
+    assert_eq!(relu.vector_engine_busy, 18);
+    assert_eq!(relu.span(), 18);
+    assert!(relu.start >= conv.start && conv.end <= relu.start);
+    assert!(report.to_json().contains("\"layers\""));
+    assert!(report.text(false).contains("relu1"));
+}

@@ -336,3 +336,23 @@ pub unsafe extern "C" fn td_barrier(dev: u64, cluster: u32, core: u32, token_out
         token_out,
     )
 }
+
+/// Names layer `layer` for the report: the instructions a core records after
+/// `td_layer(…, layer)` are attributed to it.
+#[no_mangle]
+pub unsafe extern "C" fn td_layer_name(dev: u64, layer: u32, name: *const c_char) -> i32 {
+    guard_on(dev, "td_layer_name", || {
+        let name = text(name, "name")?;
+        with_device(dev, |d| {
+            d.name_layer(layer, name);
+            Ok(())
+        })
+    })
+}
+
+/// Attributes the instructions the core records next in the open launch to layer `layer`
+/// (`UINT32_MAX`: to none), so that the report can say what each layer of the model cost.
+#[no_mangle]
+pub unsafe extern "C" fn td_layer(dev: u64, cluster: u32, core: u32, layer: u32) -> i32 {
+    guard_on(dev, "td_layer", || with_device(dev, |d| d.set_layer(CoreId::new(cluster, core), layer)))
+}

@@ -199,3 +199,72 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
     dsa.return
   }
 }
+
+// -----
+
+// Tests the layer marks for the report: the kernel's function tells the runtime the layer of
+// its core's next instructions where it changes: before an instruction whose location names
+// another model op than the instruction before it, and before a loop whose instructions are all
+// of another layer (once, not at every iteration); after the loop, the layer is the loop's.
+// Waits keep the layer before them. A loop mixing layers is marked inside, at its body's first
+// instruction and wherever the layer changes. The entry function names the module's layers,
+// numbered in the order they are met.
+// CHECK-LABEL: func.func private @layers
+// CHECK-SAME: (%[[DEV:.*]]: i64, %[[CL:.*]]: i32, %[[CO:.*]]: i32,
+// CHECK: call @td_layer(%[[DEV]], %[[CL]], %[[CO]], %c0_i32{{[_0-9]*}}) : (i64, i32, i32, i32) -> i32
+// CHECK: call @td_dma(
+// CHECK-NOT: call @td_layer(
+// CHECK: call @td_unary(
+// CHECK: call @td_layer(%[[DEV]], %[[CL]], %[[CO]], %c1_i32{{[_0-9]*}})
+// CHECK-NEXT: scf.for
+// CHECK-NOT: call @td_layer(
+// CHECK: call @td_dma(
+// CHECK: }
+// CHECK: call @td_layer(%[[DEV]], %[[CL]], %[[CO]], %c0_i32{{[_0-9]*}})
+// CHECK: call @td_dma(
+// CHECK-NOT: call @td_layer(
+// CHECK: call @td_wait(
+// CHECK: scf.for
+// CHECK: call @td_layer(%[[DEV]], %[[CL]], %[[CO]], %c1_i32{{[_0-9]*}})
+// CHECK: call @td_dma(
+// CHECK: call @td_layer(%[[DEV]], %[[CL]], %[[CO]], %c0_i32{{[_0-9]*}})
+// CHECK: call @td_dma(
+// CHECK: }
+// CHECK: return
+// CHECK-LABEL: func.func private @layers_entry.impl
+// CHECK: %[[NAME0:.*]] = llvm.mlir.addressof @layer.0.name : !llvm.ptr
+// CHECK: call @td_layer_name(%{{.*}}, %c0_i32{{[_0-9]*}}, %[[NAME0]]) : (i64, i32, !llvm.ptr) -> i32
+// CHECK: llvm.mlir.addressof @layer.1.name
+// CHECK: call @td_layer_name(
+// CHECK: call @td_launch_begin(
+// CHECK: llvm.mlir.global internal constant @layer.0.name("conv1\00")
+// CHECK: llvm.mlir.global internal constant @layer.1.name("relu1\00")
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
+  dsa.kernel @layers(%x: memref<64xf32, #dsa.memory_space<ddr>>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %tile = dsa.alloc : memref<64xf32, #dsa.memory_space<lb>>
+    %t0 = dsa.dma %x to %tile : memref<64xf32, #dsa.memory_space<ddr>>, memref<64xf32, #dsa.memory_space<lb>> loc("conv1")
+    %t1 = dsa.unary relu %tile into %tile after %t0 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("conv1")
+    dsa.wait %t1
+    scf.for %i = %c0 to %c2 step %c1 {
+      %t = dsa.dma %tile to %x : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<ddr>> loc("relu1")
+      dsa.wait %t loc("relu1")
+    }
+    %t2 = dsa.dma %x to %tile : memref<64xf32, #dsa.memory_space<ddr>>, memref<64xf32, #dsa.memory_space<lb>> loc("conv1")
+    dsa.wait %t2 loc("elsewhere")
+    scf.for %i = %c0 to %c2 step %c1 {
+      %a = dsa.dma %tile to %x : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<ddr>> loc("relu1")
+      dsa.wait %a
+      %b = dsa.dma %x to %tile : memref<64xf32, #dsa.memory_space<ddr>>, memref<64xf32, #dsa.memory_space<lb>> loc("conv1")
+      dsa.wait %b
+    }
+    dsa.dealloc %tile : memref<64xf32, #dsa.memory_space<lb>>
+    dsa.return
+  }
+  func.func @layers_entry(%x: memref<64xf32, #dsa.memory_space<ddr>> {dsa.input = 0}) {
+    dsa.launch @layers(%x) on [0] : memref<64xf32, #dsa.memory_space<ddr>>
+    return
+  }
+}

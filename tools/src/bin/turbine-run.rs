@@ -66,8 +66,9 @@ struct Arguments {
     /// Host threads of the software DSA (0: all).
     #[arg(long, default_value_t = 0)]
     threads: u32,
-    /// Print the report's per-unit detail too: every compute unit, DMA channel and port that ran
-    /// something (the summary gives min/mean/max per kind of unit; the JSON has everything).
+    /// Print the report's detail too: every layer of the model, and every compute unit, DMA
+    /// channel and port that ran something (the summary gives the costliest layers and
+    /// min/mean/max per kind of unit; the JSON has everything).
     #[arg(long)]
     report_detail: bool,
     /// Write the runtime's report as JSON to this file.

@@ -64,7 +64,7 @@ pub(super) unsafe fn kernel_function(kernel: MlirOperation) -> MlirOperation {
 ///
 /// # Safety
 /// `module` is an alive `builtin.module`; `global_type` and `value` are of its context.
-unsafe fn constant_global(
+pub(super) unsafe fn constant_global(
     module: MlirOperation,
     name: &str,
     global_type: MlirType,

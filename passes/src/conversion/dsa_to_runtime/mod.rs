@@ -35,6 +35,7 @@ mod entry;
 mod instructions;
 mod ir;
 mod launches;
+mod layers;
 mod types;
 mod views;
 
@@ -47,6 +48,7 @@ use ir::{
 };
 use melior::ir::{Attribute, OperationRef};
 use mlir_sys::*;
+use std::cell::RefCell;
 use std::collections::HashSet;
 use turbine_dialects::attributes::dsa::{Target, UnaryKind};
 use types::{i64_type, integer_attribute, memory_space, pointer_type, type_attribute};
@@ -116,6 +118,8 @@ struct Lowering {
     /// The target's cores per cluster: launches name cores by their number on the device, the
     /// runtime by (cluster, core).
     cores_per_cluster: i64,
+    /// The model layers the kernels' instructions are attributed to.
+    layers: RefCell<layers::Layers>,
 }
 
 impl Lowering {
@@ -132,6 +136,7 @@ impl Lowering {
             Ok(Lowering {
                 module,
                 cores_per_cluster: target.cores_per_cluster,
+                layers: RefCell::default(),
             })
         }
     }
@@ -188,6 +193,9 @@ impl Lowering {
                 .chain(kernel_functions.iter().map(|f| (f, true)))
             {
                 self.lower_function(function, is_kernel, &mut launches);
+            }
+            for &(function, _) in &entries {
+                self.layers.borrow().register(self.module, function, mlirBlockGetArgument(entry_block(function), 0));
             }
             views::erase_dead_views(self.module);
             types::convert_types(self.module);
@@ -321,6 +329,9 @@ impl Lowering {
                 core: is_kernel.then(|| (argument(1), argument(2))),
                 scratch,
             };
+            if is_kernel {
+                self.layers.borrow_mut().mark(function, state);
+            }
             for op in ops {
                 self.lower_op(op, state, is_kernel.then(|| argument(3)), launches);
             }

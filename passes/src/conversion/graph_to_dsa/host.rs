@@ -379,9 +379,12 @@ pub(crate) fn emit_layer(
     layer: &Layer,
     results: &[Tensor],
     elementwise_anchor: bool,
-    kernel: Kernel,
+    mut kernel: Kernel,
 ) -> Result<Kernel, LoweringError> {
     let (index, node, machine) = (layer.index, layer.node, scope.machine);
+    // The layer's instructions carry its op's location: a kernel of GraphTurbo's holds many
+    // layers, and was opened at another op's.
+    kernel.body.set_location(node.op.location());
     // A layer of empty results (a zero-size dimension, as ONNX allows) computes nothing.
     if results.iter().all(|result| result.view.elements() == 0) {
         return Ok(kernel);
