@@ -64,6 +64,24 @@ struct LayerCounters {
     dma_bytes: u64,
     /// Flat indices of the cores that ran any of them.
     cores: std::collections::BTreeSet<u32>,
+    /// The cycles during which any of them ran, as disjoint sorted intervals (merged after
+    /// each launch).
+    active: Vec<(u64, u64)>,
+}
+
+impl LayerCounters {
+    /// Sorts and merges `active`.
+    fn merge(&mut self) {
+        self.active.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.active.len());
+        for &(start, end) in &self.active {
+            match merged.last_mut() {
+                Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                _ => merged.push((start, end)),
+            }
+        }
+        self.active = merged;
+    }
 }
 
 impl Stats {
@@ -111,6 +129,9 @@ impl Stats {
                     layer.start = layer.start.min(s.start);
                     layer.end = layer.end.max(s.end);
                     layer.cores.insert(flat as u32);
+                    if s.end > s.start {
+                        layer.active.push((s.start, s.end));
+                    }
                     if let Some(r) = s.resource {
                         let kind = match target.core.units.get(r) {
                             Some(UnitKind::VectorCore) => 0,
@@ -143,6 +164,9 @@ impl Stats {
                     }
                 }
             }
+        }
+        for layer in self.layers.values_mut() {
+            layer.merge();
         }
     }
 }
@@ -252,6 +276,9 @@ pub struct LayerStat {
     pub start: u64,
     /// Cycle its last instruction ended.
     pub end: u64,
+    /// Cycles during which any of its instructions ran (the union of their intervals): its
+    /// time on the device when other layers' instructions run in between.
+    pub active_cycles: u64,
     /// Cores that ran any of its instructions.
     pub cores: usize,
     /// Busy cycles of its instructions on matrix engines, summed over cores.
@@ -371,6 +398,7 @@ impl Report {
                     instructions: layer.instructions,
                     start: layer.start,
                     end: layer.end,
+                    active_cycles: layer.active.iter().map(|(start, end)| end - start).sum(),
                     cores: layer.cores.len(),
                     vector_core_busy: layer.busy[0],
                     vector_engine_busy: layer.busy[1],

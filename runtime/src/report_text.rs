@@ -154,12 +154,12 @@ impl Report {
     }
 
     /// The layers' table: instructions, cores, busy cycles (all, then the matrix engines' and
-    /// the DMA channels'), DMA bytes, and the span from the first instruction to the last.
+    /// the DMA channels'), DMA bytes, and the cycles any of its instructions ran.
     fn write_layers<'r>(out: &mut String, layers: impl Iterator<Item = &'r LayerStat>) -> fmt::Result {
         writeln!(
             out,
             "  {:<32} {:>9} {:>6} {:>12} {:>12} {:>12} {:>13} {:>10}",
-            "layer", "instrs", "cores", "busy", "matrix", "dma", "dma bytes", "span"
+            "layer", "instrs", "cores", "busy", "matrix", "dma", "dma bytes", "active"
         )?;
         for layer in layers {
             writeln!(
@@ -172,7 +172,7 @@ impl Report {
                 layer.matrix_engine_busy,
                 layer.dma_busy,
                 layer.dma_bytes,
-                layer.span()
+                layer.active_cycles
             )?;
         }
         Ok(())

@@ -602,7 +602,9 @@ fn the_report_attributes_instructions_to_the_layers_the_program_names() {
     assert_eq!((relu.instructions, relu.cores, relu.dma_bytes), (1, 1, 0));
     // The relu: 2 setup cycles + 256 elements at 16 per cycle on the vector engine.
     assert_eq!(relu.vector_engine_busy, 18);
-    assert_eq!(relu.span(), 18);
+    assert_eq!((relu.span(), relu.active_cycles), (18, 18));
+    // The two loads of conv1 ran at the same time on two cores: active once.
+    assert_eq!(conv.active_cycles, conv.span());
     assert!(relu.start >= conv.start && conv.end <= relu.start);
     assert!(report.to_json().contains("\"layers\""));
     assert!(report.text(false).contains("relu1"));

@@ -8,7 +8,8 @@ for docs/Paper.md (not a test): the layer-wise schedule against GraphTurbo's on 
 - Table 4: compile time per phase (graph passes, lowering to LLVM, translation, LLVM optimisation,
   JIT) for the same models and schedules, on this machine.
 - Figs. 16/17: mean utilisation of the matrix engines, vector engines and vector cores against the
-  batch size (ResNet-50 at batch 1, 8 and 32).
+  batch size (ResNet-50 at batch 1, 8 and 32), and the matrix engines' per ResNet-50 stage (from
+  the report's per-layer table: a stage's matrix busy cycles over the cycles its convolutions ran).
 
 Usage: tools/scripts/paper-tables.py --bin-dir target/release [--markdown docs/Paper.md]
 [--only table1|table3|table4|utilisation]. GraphTurbo's ablation (Fig. 15) is
@@ -114,8 +115,34 @@ def table3_and_4(arguments, work):
     return "\n".join(bytes_lines), "\n".join(time_lines)
 
 
+def stage_of(layer):
+    """The ResNet-50 stage of a built-in model's layer: its name's first part (`layer3.1.conv2`:
+    `layer3`), the stem before the stages, the classifier after them."""
+    name = layer["name"]
+    if name.startswith("layer"):
+        return name.split(".")[0]
+    return "fc" if name in ("fc", "avgpool", "flatten") else "stem"
+
+
+def stage_utilisation(report):
+    """Per stage: the matrix engines' busy cycles of its layers over the cycles its convolutions
+    and products ran (their `active_cycles`, the union of their instructions' intervals) times
+    the device's matrix engines."""
+    engines = sum(1 for u in report["units"] if u["kind"] == "matrix_engine")
+    stages = {}
+    for layer in report.get("layers", []):
+        busy, active = stages.get(stage_of(layer), (0, 0))
+        anchor = layer["matrix_engine_busy"] > 0
+        stages[stage_of(layer)] = (busy + layer["matrix_engine_busy"], active + (layer["active_cycles"] if anchor else 0))
+    return {stage: 100 * busy / max(active * engines, 1) for stage, (busy, active) in stages.items()}
+
+
+STAGES = ["stem", "layer1", "layer2", "layer3", "layer4", "fc"]
+
+
 def utilisation(arguments, work):
     lines = ["| batch | schedule | cycles | matrix engines | vector engines | vector cores |", "|---|---|---|---|---|---|"]
+    per_stage = ["| batch | schedule | " + " | ".join(STAGES) + " |", "|---|---|" + "---|" * len(STAGES)]
     for batch in [1, 8, 32]:
         for schedule in SCHEDULES:
             result = run(arguments, ["--builtin", "resnet50", "--batch", str(batch)], schedule, work)
@@ -131,7 +158,9 @@ def utilisation(arguments, work):
 
             lines.append(f"| {batch} | {schedule} | {result['report']['cycles']:,} | {mean('matrix_engine'):.1f}% | "
                          f"{mean('vector_engine'):.1f}% | {mean('vector_core'):.1f}% |")
-    return "\n".join(lines)
+            stages = stage_utilisation(result["report"])
+            per_stage.append(f"| {batch} | {schedule} | " + " | ".join(f"{stages.get(s, 0):.1f}%" for s in STAGES) + " |")
+    return "\n".join(lines), "\n".join(per_stage)
 
 
 def main():
@@ -149,7 +178,7 @@ def main():
         if arguments.only in (None, "table3", "table4"):
             tables["table3"], tables["table4"] = table3_and_4(arguments, work)
         if arguments.only in (None, "utilisation"):
-            tables["utilisation"] = utilisation(arguments, work)
+            tables["utilisation"], tables["stages"] = utilisation(arguments, work)
     failed = False
     for marker, text in tables.items():
         print(f"{marker}\n{text}\n")
