@@ -2,7 +2,8 @@
 //! they have to themselves (the runtime gives a transfer the whole DDR port or GB bus while it
 //! holds it), but the eight cores of a cluster take turns on it: however well a core overlaps
 //! its loads with its compute, its tiles cannot go faster than its share of each port carries
-//! their bytes. An estimate is the larger of the two, a roofline.
+//! their bytes. An estimate is the larger of the two, a roofline; and a layer's tilings are
+//! picked by it, within a tie band that the fewer instructions decide ([`Candidates::best`]).
 
 use super::{emit::Space, Machine};
 
@@ -33,6 +34,7 @@ impl PortCycles {
 /// A tiling's estimated cycles, their latency part and the instructions a core issues.
 #[derive(Debug, Clone, Copy)]
 pub struct Estimate {
+    /// The estimate proper: the busiest core's cycles.
     pub cycles: f64,
     latency: f64,
     instructions: f64,
