@@ -412,7 +412,7 @@ impl Device {
             summary.clone(),
         );
         if let Some(trace) = &mut self.trace {
-            trace.record(&self.target, &launch, &schedule, start);
+            trace.record(&self.target, &launch, &schedule, start, &self.layer_names);
         }
         self.now = schedule.end;
         Ok(summary)

@@ -4,11 +4,12 @@
 //! showing each launch. Timestamps are simulated time in microseconds at the target clock.
 
 use crate::instr::Instr;
-use crate::launch::Launch;
+use crate::launch::{Launch, NO_LAYER};
 use crate::link::Port;
 use crate::timing::Schedule;
 use serde::Serialize;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use turbine_targets::Target;
 
 /// One complete ("X") event.
@@ -31,8 +32,9 @@ pub(crate) struct Trace {
 }
 
 impl Trace {
-    /// Adds the events of one executed launch.
-    pub fn record(&mut self, target: &Target, launch: &Launch, schedule: &Schedule, start: u64) {
+    /// Adds the events of one executed launch; an instruction's event names its layer (from
+    /// `layer_names`) when the program named one.
+    pub fn record(&mut self, target: &Target, launch: &Launch, schedule: &Schedule, start: u64, layer_names: &BTreeMap<u32, String>) {
         let us = |cycles: u64| cycles as f64 / target.clock_mhz;
         let tracks = Tracks::new(target);
         self.events.push(Event {
@@ -55,6 +57,9 @@ impl Trace {
                     "start_cycle": s.start,
                     "end_cycle": s.end,
                 });
+                if rec.layer != NO_LAYER {
+                    args["layer"] = json!(layer_names.get(&rec.layer).cloned().unwrap_or_else(|| format!("layer {}", rec.layer)));
+                }
                 match &rec.instr {
                     Instr::Dma { src, .. } => args["bytes"] = json!(src.len() * 4),
                     i => args["work"] = json!(i.work(target.cost.special_function)),

@@ -582,6 +582,7 @@ fn the_report_attributes_instructions_to_the_layers_the_program_names() {
     let lb1 = dev.alloc(Placement::Lb(C01), 1024).unwrap();
     dev.name_layer(0, "conv1");
     dev.name_layer(1, "relu1");
+    dev.set_tracing(true);
     dev.launch_begin("t", &[C00, C01]).unwrap();
     // Attributed to no layer: recorded before the core names one.
     let first = dev.enqueue(C00, dma(src, lb0, 256), &[]).unwrap();
@@ -608,4 +609,16 @@ fn the_report_attributes_instructions_to_the_layers_the_program_names() {
     assert!(relu.start >= conv.start && conv.end <= relu.start);
     assert!(report.to_json().contains("\"layers\""));
     assert!(report.text(false).contains("relu1"));
+    // The trace's events name their layer, and only the tagged ones.
+    let trace: serde_json::Value = serde_json::from_str(&dev.trace_json().unwrap()).unwrap();
+    let layers: Vec<Option<&str>> = trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|event| event["cat"] == "dma" || event["cat"] == "compute")
+        .map(|event| event["args"]["layer"].as_str())
+        .collect();
+    assert_eq!(layers.iter().filter(|layer| layer.is_none()).count(), 1);
+    assert_eq!(layers.iter().filter(|&&layer| layer == Some("conv1")).count(), 2);
+    assert_eq!(layers.iter().filter(|&&layer| layer == Some("relu1")).count(), 1);
 }
