@@ -49,15 +49,12 @@ impl Layers {
     unsafe fn mark_block(&mut self, block: MlirBlock, mut current: Option<i64>, state: FunctionState) -> Option<i64> {
         // SAFETY: the caller's guarantee; ops are visited before any is lowered.
         unsafe {
-            let (cluster, core) = state.core.expect("kernels record on a core");
             let mut op = mlirBlockGetFirstOperation(block);
             while !op.ptr.is_null() {
                 if is_layer_work(op) {
                     let layer = self.id(mlirOperationGetLocation(op));
                     if current != Some(layer) {
-                        let builder = Builder::before(op);
-                        let id = builder.constant_i32(layer);
-                        builder.call_runtime("td_layer", &[state.device, cluster, core, id]);
+                        set_layer_before(op, layer, state);
                         current = Some(layer);
                     }
                 } else if mlirOperationGetNumRegions(op) > 0 {
@@ -66,9 +63,7 @@ impl Layers {
                     if let [layer] = inside[..] {
                         // One layer inside: one mark before the loop or branch, if any.
                         if current != Some(layer) {
-                            let builder = Builder::before(op);
-                            let id = builder.constant_i32(layer);
-                            builder.call_runtime("td_layer", &[state.device, cluster, core, id]);
+                            set_layer_before(op, layer, state);
                             current = Some(layer);
                         }
                     } else if !inside.is_empty() {
@@ -193,4 +188,18 @@ unsafe fn is_layer_work(op: MlirOperation) -> bool {
     // SAFETY: the caller's guarantee.
     let name = unsafe { op_name(op) };
     INSTRUCTIONS.contains(&name.as_str()) && name != "dsa.wait" && name != "dsa.barrier"
+}
+
+/// Calls `td_layer(%dev, %cluster, %core, layer)` before `op`.
+///
+/// # Safety
+/// `op` is an alive op of a kernel's function whose state is `state`.
+unsafe fn set_layer_before(op: MlirOperation, layer: i64, state: FunctionState) {
+    // SAFETY: the caller's guarantee.
+    unsafe {
+        let (cluster, core) = state.core.expect("kernels record on a core");
+        let builder = Builder::before(op);
+        let id = builder.constant_i32(layer);
+        builder.call_runtime("td_layer", &[state.device, cluster, core, id]);
+    }
 }
