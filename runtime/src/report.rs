@@ -165,8 +165,12 @@ impl Stats {
                 }
             }
         }
-        for layer in self.layers.values_mut() {
-            layer.merge();
+        let touched: std::collections::BTreeSet<u32> =
+            launch.streams.iter().flatten().map(|rec| rec.layer).filter(|&layer| layer != NO_LAYER).collect();
+        for layer in touched {
+            if let Some(counters) = self.layers.get_mut(&layer) {
+                counters.merge();
+            }
         }
     }
 }

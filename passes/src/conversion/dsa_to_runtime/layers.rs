@@ -45,8 +45,8 @@ impl Layers {
     }
 
     /// Marks the instructions of `block`, entered with `current` the layer known to be current
-    /// (None: unknown); returns the layer known at its end.
-    unsafe fn mark_block(&mut self, block: MlirBlock, mut current: Option<i64>, state: FunctionState) -> Option<i64> {
+    /// (None: unknown).
+    unsafe fn mark_block(&mut self, block: MlirBlock, mut current: Option<i64>, state: FunctionState) {
         // SAFETY: the caller's guarantee; ops are visited before any is lowered.
         unsafe {
             let mut op = mlirBlockGetFirstOperation(block);
@@ -80,7 +80,6 @@ impl Layers {
                 }
                 op = mlirOperationGetNextInBlock(op);
             }
-            current
         }
     }
 
