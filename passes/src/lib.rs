@@ -14,6 +14,7 @@ mod ir;
 pub mod llvm;
 pub mod pipelines;
 pub mod registry;
+pub mod substitute;
 pub mod target;
 
 use std::sync::Once;
@@ -35,6 +36,7 @@ pub fn register_all_passes() {
 pub fn all_passes() -> Vec<&'static registry::PassInfo> {
     vec![
         registry::info_of::<graph::fold_reshapes::FoldReshapes>(),
+        registry::info_of::<graph::substitute::GraphSubstitute>(),
         registry::info_of::<graph::split_reductions::SplitReductions>(),
         registry::info_of::<dsa::set_target::SetTarget>(),
         registry::info_of::<instance::instance_cluster_split::InstanceClusterSplit>(),

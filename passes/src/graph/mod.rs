@@ -2,3 +2,4 @@
 
 pub mod fold_reshapes;
 pub mod split_reductions;
+pub mod substitute;

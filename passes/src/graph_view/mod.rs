@@ -39,6 +39,12 @@ pub enum ElementType {
 }
 
 impl ElementType {
+    /// The kind of an MLIR element type.
+    pub fn of(element: mlir_sys::MlirType) -> Self {
+        // SAFETY: the type is alive with its context.
+        unsafe { reader::element_type(element) }
+    }
+
     /// Bytes of one element (`Other` counts as 4, the footprint model's default word).
     pub fn bytes(self) -> usize {
         match self {

@@ -1,0 +1,91 @@
+// What exporters write op by op and the dialect has as one op.
+
+// Tests that the erf form of GELU that torch.onnx writes is graph.gelu:
+// x * (erf(x / sqrt(2)) + 1) * 0.5.
+module @gelu_erf attributes {rule.summary = "x * (erf(x / sqrt 2) + 1) * 0.5 -> gelu(x)"} {
+  func.func @source(%x: tensor<2x3x4xf32> {rule.dims = "*"}) -> tensor<2x3x4xf32> {
+    %sqrt2 = graph.constant dense<1.41421354> : tensor<f32>
+    %one = graph.constant dense<1.0> : tensor<f32>
+    %half = graph.constant dense<0.5> : tensor<f32>
+    %d = graph.div %x, %sqrt2 : tensor<2x3x4xf32>, tensor<f32> -> tensor<2x3x4xf32>
+    %e = graph.erf %d : tensor<2x3x4xf32>
+    %a = graph.add %e, %one : tensor<2x3x4xf32>, tensor<f32> -> tensor<2x3x4xf32>
+    %m = graph.mul %x, %a : tensor<2x3x4xf32>, tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+    %y = graph.mul %m, %half : tensor<2x3x4xf32>, tensor<f32> -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @target(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+    %y = graph.gelu %x : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+}
+
+// Tests the same GELU written with a multiplication by 1/sqrt(2) and the half first.
+module @gelu_erf_scaled attributes {rule.summary = "0.5 * x * (1 + erf(x * 0.70710677)) -> gelu(x)"} {
+  func.func @source(%x: tensor<2x3x4xf32> {rule.dims = "*"}) -> tensor<2x3x4xf32> {
+    %r = graph.constant dense<0.707106769> : tensor<f32>
+    %one = graph.constant dense<1.0> : tensor<f32>
+    %half = graph.constant dense<0.5> : tensor<f32>
+    %h = graph.mul %x, %half : tensor<2x3x4xf32>, tensor<f32> -> tensor<2x3x4xf32>
+    %d = graph.mul %x, %r : tensor<2x3x4xf32>, tensor<f32> -> tensor<2x3x4xf32>
+    %e = graph.erf %d : tensor<2x3x4xf32>
+    %a = graph.add %e, %one : tensor<2x3x4xf32>, tensor<f32> -> tensor<2x3x4xf32>
+    %y = graph.mul %h, %a : tensor<2x3x4xf32>, tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @target(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+    %y = graph.gelu %x : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+}
+
+// Tests that layer normalisation over the last dimension written op by op is graph.layer_norm.
+module @layer_norm_decomposed attributes {rule.summary = "(x - mean) / sqrt(var + eps) * gamma + beta over the last axis -> layer_norm"} {
+  func.func @source(%x: tensor<2x3x8xf32> {rule.dims = ["b", "s", "h"]}, %gamma: tensor<8xf32> {rule.dims = ["h"]}, %beta: tensor<8xf32> {rule.dims = ["h"]}) -> tensor<2x3x8xf32> {
+    %two = graph.constant dense<2.0> : tensor<f32>
+    %eps = graph.constant {rule.bind = {value = "eps"}} dense<1.0e-05> : tensor<f32>
+    %m = graph.reduce_mean %x {axes = array<i64: -1>} : tensor<2x3x8xf32> -> tensor<2x3x1xf32>
+    %d = graph.sub %x, %m : tensor<2x3x8xf32>, tensor<2x3x1xf32> -> tensor<2x3x8xf32>
+    %p = graph.pow %d, %two : tensor<2x3x8xf32>, tensor<f32> -> tensor<2x3x8xf32>
+    %v = graph.reduce_mean %p {axes = array<i64: -1>} : tensor<2x3x8xf32> -> tensor<2x3x1xf32>
+    %a = graph.add %v, %eps : tensor<2x3x1xf32>, tensor<f32> -> tensor<2x3x1xf32>
+    %s = graph.sqrt %a : tensor<2x3x1xf32>
+    %n = graph.div %d, %s : tensor<2x3x8xf32>, tensor<2x3x1xf32> -> tensor<2x3x8xf32>
+    %g = graph.mul %n, %gamma : tensor<2x3x8xf32>, tensor<8xf32> -> tensor<2x3x8xf32>
+    %y = graph.add %g, %beta : tensor<2x3x8xf32>, tensor<8xf32> -> tensor<2x3x8xf32>
+    return %y : tensor<2x3x8xf32>
+  }
+  func.func @target(%x: tensor<2x3x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8xf32>) -> tensor<2x3x8xf32> {
+    %y = graph.layer_norm %x, %gamma, %beta {axis = -1 : i64, epsilon = 1.0e-05 : f32, rule.bind = {epsilon = "eps"}} : (tensor<2x3x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>
+    return %y : tensor<2x3x8xf32>
+  }
+}
+
+// Tests that picking one slice of a stacked tensor with a constant index (attention's q, k, v out
+// of one projection) is a slice and a reshape, which need no integer tensor on the device.
+module @gather_constant_index_rank3 attributes {rule.summary = "gather(x, constant i) on axis 0 of a rank-3 tensor -> reshape(slice(x))", rule.where = ["i >= 0", "i < a"]} {
+  func.func @source(%x: tensor<3x4x5xf32> {rule.dims = ["a", "b", "c"]}) -> tensor<4x5xf32> {
+    %i = graph.constant {rule.bind = {value = "i"}} dense<1> : tensor<i64>
+    %y = graph.gather %x, %i {axis = 0 : i64} : (tensor<3x4x5xf32>, tensor<i64>) -> tensor<4x5xf32>
+    return %y : tensor<4x5xf32>
+  }
+  func.func @target(%x: tensor<3x4x5xf32>) -> tensor<4x5xf32> {
+    %s = graph.slice %x {starts = array<i64: 1, 0, 0>, rule.set = {starts = ["i", 0, 0]}, rule.shape = [1, "b", "c"]} : tensor<3x4x5xf32> -> tensor<1x4x5xf32>
+    %y = graph.reshape %s : tensor<1x4x5xf32> -> tensor<4x5xf32>
+    return %y : tensor<4x5xf32>
+  }
+}
+
+// Tests the same for the rank-5 [3, B, H, S, D] stack of a torch attention export.
+module @gather_constant_index_rank5 attributes {rule.summary = "gather(x, constant i) on axis 0 of a rank-5 tensor -> reshape(slice(x))", rule.where = ["i >= 0", "i < a"]} {
+  func.func @source(%x: tensor<3x2x2x4x5xf32> {rule.dims = ["a", "b", "h", "s", "d"]}) -> tensor<2x2x4x5xf32> {
+    %i = graph.constant {rule.bind = {value = "i"}} dense<2> : tensor<i64>
+    %y = graph.gather %x, %i {axis = 0 : i64} : (tensor<3x2x2x4x5xf32>, tensor<i64>) -> tensor<2x2x4x5xf32>
+    return %y : tensor<2x2x4x5xf32>
+  }
+  func.func @target(%x: tensor<3x2x2x4x5xf32>) -> tensor<2x2x4x5xf32> {
+    %s = graph.slice %x {starts = array<i64: 2, 0, 0, 0, 0>, rule.set = {starts = ["i", 0, 0, 0, 0]}, rule.shape = [1, "b", "h", "s", "d"]} : tensor<3x2x2x4x5xf32> -> tensor<1x2x2x4x5xf32>
+    %y = graph.reshape %s : tensor<1x2x2x4x5xf32> -> tensor<2x2x4x5xf32>
+    return %y : tensor<2x2x4x5xf32>
+  }
+}

@@ -1,0 +1,162 @@
+//! `graph-substitute`: MetaFlow's relaxed graph substitution (SysML'19 §3-4) with rules read
+//! from files. See [`crate::substitute`] for the rule format, the matcher and the search.
+
+use crate::{
+    ir::Op,
+    registry::{OptionInfo, Pass, PassFailure, PassOptions},
+    substitute::{
+        cost::Metric,
+        rule::{Rule, RuleSet},
+        search::{apply_all, search, Settings},
+    },
+    target::{Machine, TARGET_OPTION},
+};
+use melior::ir::OperationRef;
+use mlir_sys::*;
+use turbine_dialects::pass_abi::OptionKind;
+
+/// The pass; see the module documentation.
+#[derive(Debug)]
+pub struct GraphSubstitute {
+    files: Vec<String>,
+    builtin: bool,
+    only: Vec<String>,
+    search: SearchKind,
+    settings: Settings,
+    target: String,
+    explain: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SearchKind {
+    Backtracking,
+    All,
+}
+
+impl Pass for GraphSubstitute {
+    const ARGUMENT: &'static str = "graph-substitute";
+    const SUMMARY: &'static str = "Rewrite the graph by substitution rules read from files, searching for the cheapest (MetaFlow)";
+    const DESCRIPTION: &'static str = "\
+Applies relaxed graph substitutions (MetaFlow, SysML'19 §3-4). A rule is a pair of `graph` \
+functions, @source and @target, in a nested `module @name` of a rule file; `rule.dims` names the \
+dimensions of the arguments, `rule.bind` binds an attribute to a name instead of requiring its \
+value, `rule.set`/`rule.shape` compute the target's attributes and shapes from the bound sizes, \
+and `rule.where` adds conditions (docs/Substitution.md). The built-in rules (passes/rules/*.mlir) \
+are loaded unless `builtin-rules=false`, then the files of `rules`; `only` keeps the rules it \
+names. With `search=backtracking` (MetaFlow Algorithm 1) candidates are kept in a queue by cost, \
+the cheapest is expanded by every match of every rule, and a rewritten graph is kept when its \
+cost is below `alpha` times the best (alpha = 1 is greedy), until `budget` candidates were \
+expanded; the cheapest graph found replaces the function. `cost` is `cycles` (each op as one \
+layer-wise kernel on the target: the larger of its matrix-engine and DDR time, plus a launch), \
+`flops`, or `memory` (bytes produced; infinite past the target's DDR). With `search=all` every \
+match is applied, whatever it costs, until none is left. With `explain`, a remark at each \
+rewrite of the result names the rule and the cost before and after, and one at the function \
+gives the search's totals.";
+    const ANCHOR: &'static str = "func.func";
+    const OPTIONS: &'static [OptionInfo] = &[
+        OptionInfo { name: "rules", description: "Rule files to load (comma-separated paths)", kind: OptionKind::String, default: "" },
+        OptionInfo { name: "builtin-rules", description: "Load the built-in rules", kind: OptionKind::Bool, default: "true" },
+        OptionInfo { name: "only", description: "Use only these rules (comma-separated names)", kind: OptionKind::String, default: "" },
+        OptionInfo { name: "search", description: "backtracking (MetaFlow Algorithm 1) or all (apply every match)", kind: OptionKind::String, default: "backtracking" },
+        OptionInfo { name: "alpha", description: "Keep candidates cheaper than alpha times the best (1 is greedy)", kind: OptionKind::Float, default: "1.05" },
+        OptionInfo { name: "budget", description: "Candidates to expand (rewrites to make with search=all)", kind: OptionKind::Int, default: "100" },
+        OptionInfo { name: "cost", description: "What to minimise: cycles, flops or memory", kind: OptionKind::String, default: "cycles" },
+        TARGET_OPTION,
+        OptionInfo { name: "explain", description: "Remark on each rewrite and on the search's totals", kind: OptionKind::Bool, default: "false" },
+    ];
+
+    fn from_options(options: &PassOptions) -> Result<Self, String> {
+        let list = |name: &str| -> Vec<String> {
+            options.string(name).split(',').map(str::trim).filter(|item| !item.is_empty()).map(str::to_owned).collect()
+        };
+        let search = match options.string("search").as_str() {
+            "backtracking" => SearchKind::Backtracking,
+            "all" => SearchKind::All,
+            other => return Err(format!("search '{other}' is not one of backtracking, all")),
+        };
+        let alpha = options.float("alpha")?;
+        if !(alpha >= 1.0 && alpha.is_finite()) {
+            return Err(format!("alpha must be at least 1, got {alpha}"));
+        }
+        let budget = usize::try_from(options.int("budget")?).map_err(|_| "budget must not be negative".to_owned())?;
+        let settings = Settings { alpha, budget, metric: Metric::parse(&options.string("cost"))?, matches_per_rule: 64 };
+        Ok(Self {
+            files: list("rules"),
+            builtin: options.bool("builtin-rules")?,
+            only: list("only"),
+            search,
+            settings,
+            target: options.string("target"),
+            explain: options.bool("explain")?,
+        })
+    }
+
+    fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
+        let function = Op(operation.to_raw());
+        if function.regions_empty() {
+            return Ok(());
+        }
+        let set = self.load(function)?;
+        let rules: Vec<Rule> = set.rules.iter().filter(|rule| self.only.is_empty() || self.only.contains(&rule.name)).cloned().collect();
+        for name in &self.only {
+            if !set.rules.iter().any(|rule| &rule.name == name) {
+                function.emit_error(&format!("graph-substitute: no rule is named '{name}'"));
+                return Err(PassFailure);
+            }
+        }
+        let fail = |message: String| {
+            function.emit_error(&format!("graph-substitute: {message}"));
+            PassFailure
+        };
+        match self.search {
+            SearchKind::All => {
+                let applied = apply_all(function, &rules, self.settings.budget).map_err(fail)?;
+                if self.explain {
+                    for (rule, location) in applied {
+                        remark(location, &format!("applied '{}'", rules[rule].name));
+                    }
+                }
+            }
+            SearchKind::Backtracking => {
+                let machine = match self.settings.metric {
+                    Metric::Cycles => Some(Machine::for_function(function, &self.target, Self::ARGUMENT)?),
+                    _ if self.target.is_empty() => function.parent().and_then(Machine::of_module),
+                    _ => Some(Machine::for_function(function, &self.target, Self::ARGUMENT)?),
+                };
+                let outcome = search(function, &rules, &self.settings, machine.as_ref()).map_err(fail)?;
+                if self.explain {
+                    for step in &outcome.steps {
+                        let rule = &rules[step.rule].name;
+                        remark(step.location, &format!("applied '{rule}': cost {:.0} -> {:.0}", step.cost.0, step.cost.1));
+                    }
+                    function.emit_remark(&format!(
+                        "substitution: cost {:.0} -> {:.0} ({} rewrites; {} candidates expanded, {} generated)",
+                        outcome.initial,
+                        outcome.best,
+                        outcome.steps.len(),
+                        outcome.expanded,
+                        outcome.generated
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl GraphSubstitute {
+    fn load(&self, function: Op) -> Result<RuleSet, PassFailure> {
+        // SAFETY: the op is alive.
+        let context = unsafe { mlirOperationGetContext(function.0) };
+        let mut set = if self.builtin { RuleSet::builtin(context).map_err(|_| PassFailure)? } else { RuleSet::default() };
+        for file in &self.files {
+            set.add_file(context, file, function.location()).map_err(|_| PassFailure)?;
+        }
+        Ok(set)
+    }
+}
+
+fn remark(location: MlirLocation, message: &str) {
+    // SAFETY: the location is alive with its context.
+    crate::ir::emit_remark(unsafe { melior::ir::Location::from_raw(location) }, message)
+}

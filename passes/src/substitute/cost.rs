@@ -1,0 +1,101 @@
+//! What a graph costs, for the search to compare candidates (MetaFlow §4: a cost model with
+//! several dimensions, any of which the search may minimise).
+//!
+//! `cycles` reads the target's figures (the same `Machine` the lowerings plan with): each op is
+//! costed as the layer-wise schedule runs it, one kernel that reads its operands from DDR and
+//! writes its results back, taking the larger of its matrix-engine time over every core and its
+//! DDR time over every cluster's port, plus a launch. `flops` counts arithmetic only; `memory`
+//! counts the bytes of every tensor the graph produces, and is infinite past the target's DDR.
+
+use crate::graph_view::{FunctionView, Node};
+use crate::target::Machine;
+
+/// What the search minimises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// Estimated cycles on the target.
+    Cycles,
+    /// Floating-point operations.
+    Flops,
+    /// Bytes of the tensors the graph produces (infinite past the target's DDR).
+    Memory,
+}
+
+impl Metric {
+    /// Parses an option value.
+    pub fn parse(text: &str) -> Result<Metric, String> {
+        match text {
+            "cycles" => Ok(Metric::Cycles),
+            "flops" => Ok(Metric::Flops),
+            "memory" => Ok(Metric::Memory),
+            other => Err(format!("cost '{other}' is not one of cycles, flops, memory")),
+        }
+    }
+}
+
+/// The cost of `view` by `metric` on `machine`.
+pub fn cost(view: &FunctionView, metric: Metric, machine: Option<&Machine>) -> f64 {
+    let ops = view.ops.iter().filter(|node| !node.is_terminator() && !is_free(node));
+    match metric {
+        Metric::Flops => ops.map(|node| flops(view, node)).sum(),
+        Metric::Memory => {
+            let bytes: f64 = ops.map(|node| produced_bytes(node)).sum();
+            if machine.is_some_and(|machine| bytes > machine.ddr_bytes as f64) {
+                f64::INFINITY
+            } else {
+                bytes
+            }
+        }
+        Metric::Cycles => {
+            let machine = machine.expect("the cycles cost reads a target");
+            ops.map(|node| cycles(view, node, machine)).sum()
+        }
+    }
+}
+
+/// Ops that move no data of their own: constants and weights are read by their consumers, and a
+/// reshape is a view.
+fn is_free(node: &Node) -> bool {
+    matches!(node.name.as_str(), "graph.constant" | "graph.weight" | "graph.reshape" | "graph.flatten")
+}
+
+fn cycles(view: &FunctionView, node: &Node, machine: &Machine) -> f64 {
+    let read: f64 = node.operands.iter().map(|&value| view.type_of(value).bytes() as f64).sum();
+    let moved = read + produced_bytes(node);
+    let engines = (machine.matrix_engines_per_core * machine.cores).max(1) as f64;
+    let compute = if is_matrix(node) { machine.matrix_cycles(flops(view, node)) / engines } else { 0.0 };
+    let transfer = moved / (machine.ddr_bandwidth * machine.clusters as f64);
+    compute.max(transfer) + machine.barrier + machine.dma_setup + machine.compute_setup
+}
+
+fn is_matrix(node: &Node) -> bool {
+    matches!(node.name.as_str(), "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm")
+}
+
+fn produced_bytes(node: &Node) -> f64 {
+    node.results.iter().map(|(_, r#type)| r#type.bytes() as f64).sum()
+}
+
+/// Floating-point operations: two per multiply-accumulate of the anchor ops, one per result
+/// element of the others.
+fn flops(view: &FunctionView, node: &Node) -> f64 {
+    let elements = |shape: &[usize]| shape.iter().product::<usize>() as f64;
+    let result = node.results.first().map(|(_, r#type)| elements(&r#type.shape)).unwrap_or(0.0);
+    let operand = |index: usize| view.type_of(node.operands[index]).shape.clone();
+    match node.name.as_str() {
+        "graph.conv2d" => {
+            let filter = operand(1);
+            2.0 * result * elements(&filter[1..])
+        }
+        "graph.matmul" | "graph.batch_matmul" => {
+            let lhs = operand(0);
+            2.0 * result * lhs[lhs.len() - 1] as f64
+        }
+        "graph.gemm" => {
+            let a = operand(0);
+            let k = if node.attributes.get("trans_a").is_some_and(|a| matches!(a, crate::graph_view::Attr::Bool(true))) { a[0] } else { a[1] };
+            2.0 * result * k as f64
+        }
+        _ => result,
+    }
+}

@@ -1,0 +1,253 @@
+//! Finding a rule's source pattern in a function: every set of ops that the pattern's ops map
+//! onto one to one, with the wildcards bound to the values entering it.
+//!
+//! The pattern's ops are visited from the last to the first, so each op but the pattern's roots
+//! is fixed by the operand edge of a consumer already matched; only roots are searched among the
+//! function's ops of the same name. A match is kept only if it can be replaced: the values that
+//! stay inside it are read only inside it (but for constants, which stay for their other readers) (MetaFlow's external edges are the pattern's inputs and
+//! outputs), and no input depends on its outputs (the target would read its own result).
+
+use super::expr::Env;
+use super::rule::{PatternOp, PatternValue, Rule};
+use crate::graph_view::{FunctionView, ValueId};
+use crate::ir::{string_ref, to_string, Op};
+use mlir_sys::*;
+use petgraph::visit::{Dfs, Walker};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One occurrence of a rule's source.
+#[derive(Debug, Clone)]
+pub struct Match {
+    /// The function op (index into [`FunctionView::ops`]) of each pattern op.
+    pub ops: Vec<usize>,
+    /// The value bound to each wildcard.
+    pub arguments: Vec<ValueId>,
+    /// Sizes and integer values bound by name.
+    pub sizes: Env,
+    /// Attributes bound by name (a null attribute: the matched op has none).
+    pub attributes: BTreeMap<String, MlirAttribute>,
+}
+
+impl Match {
+    /// The op a rewrite is reported at: the producer of the source's first result.
+    pub fn anchor(&self, rule: &Rule) -> usize {
+        rule.source
+            .results
+            .iter()
+            .find_map(|result| match result {
+                PatternValue::Result(op, _) => Some(self.ops[*op]),
+                PatternValue::Argument(_) => None,
+            })
+            .unwrap_or(self.ops[0])
+    }
+}
+
+#[derive(Clone)]
+struct State {
+    ops: Vec<Option<usize>>,
+    arguments: Vec<Option<ValueId>>,
+    used: BTreeSet<usize>,
+    attributes: BTreeMap<String, MlirAttribute>,
+    sizes: Env,
+}
+
+/// Every occurrence of `rule`'s source in `view` (at most `limit`).
+pub fn find(rule: &Rule, view: &FunctionView, limit: usize) -> Vec<Match> {
+    let state = State {
+        ops: vec![None; rule.source.ops.len()],
+        arguments: vec![None; rule.arguments.len()],
+        used: BTreeSet::new(),
+        attributes: BTreeMap::new(),
+        sizes: Env::new(),
+    };
+    let mut found = Vec::new();
+    extend(rule, view, 0, state, &mut found, limit);
+    found
+}
+
+fn extend(rule: &Rule, view: &FunctionView, visited: usize, mut state: State, found: &mut Vec<Match>, limit: usize) {
+    if found.len() >= limit {
+        return;
+    }
+    let pattern = &rule.source.ops;
+    if visited == pattern.len() {
+        if let Some(complete) = complete(rule, view, state) {
+            found.push(complete);
+        }
+        return;
+    }
+    let index = pattern.len() - 1 - visited;
+    match state.ops[index] {
+        Some(op) => {
+            if bind_op(&pattern[index], op, view, &mut state, pattern) {
+                extend(rule, view, visited + 1, state, found, limit);
+            }
+        }
+        None => {
+            // Later pattern roots are tried against later ops first, so that a symmetric pattern
+            // (two merged siblings) maps in block order.
+            for (op, node) in view.ops.iter().enumerate().rev() {
+                if node.name != pattern[index].name || state.used.contains(&op) {
+                    continue;
+                }
+                let mut candidate = state.clone();
+                candidate.ops[index] = Some(op);
+                candidate.used.insert(op);
+                if bind_op(&pattern[index], op, view, &mut candidate, pattern) {
+                    extend(rule, view, visited + 1, candidate, found, limit);
+                }
+            }
+        }
+    }
+}
+
+/// Checks op `op` against `pattern_op` and binds its operands: wildcards to values, pattern
+/// producers to the ops that define them.
+fn bind_op(pattern_op: &PatternOp, op: usize, view: &FunctionView, state: &mut State, pattern: &[PatternOp]) -> bool {
+    let node = &view.ops[op];
+    if node.name != pattern_op.name
+        || node.operands.len() != pattern_op.operands.len()
+        || node.results.len() != pattern_op.result_count
+        || node.has_regions
+        || !bind_attributes(pattern_op, node.op, state)
+    {
+        return false;
+    }
+    for (&wanted, &value) in pattern_op.operands.iter().zip(&node.operands) {
+        match wanted {
+            PatternValue::Argument(argument) => match state.arguments[argument] {
+                Some(bound) if bound != value => return false,
+                _ => state.arguments[argument] = Some(value),
+            },
+            PatternValue::Result(producer, result) => {
+                let Some(defining) = view.producer(value) else { return false };
+                if view.ops[defining].results.get(result).map(|(id, _)| *id) != Some(value) || pattern[producer].name != view.ops[defining].name {
+                    return false;
+                }
+                match state.ops[producer] {
+                    Some(bound) if bound != defining => return false,
+                    Some(_) => {}
+                    None => {
+                        if !state.used.insert(defining) {
+                            return false;
+                        }
+                        state.ops[producer] = Some(defining);
+                    }
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Written attributes must be equal and the only ones; bound ones bind (or must equal) a name.
+fn bind_attributes(pattern_op: &PatternOp, op: Op, state: &mut State) -> bool {
+    // SAFETY: live ops of one context; attributes are uniqued, so equal ones are identical.
+    unsafe {
+        for (name, attribute) in &pattern_op.written {
+            let actual = mlirOperationGetAttributeByName(op.0, string_ref(name));
+            if actual.ptr.is_null() || !mlirAttributeEqual(actual, *attribute) {
+                return false;
+            }
+        }
+        for index in 0..mlirOperationGetNumAttributes(op.0) {
+            let name = to_string(mlirIdentifierStr(mlirOperationGetAttribute(op.0, index).name));
+            let known = pattern_op.written.iter().any(|(written, _)| *written == name)
+                || pattern_op.bound.iter().any(|(bound, _)| *bound == name);
+            // Discardable attributes (dialect-prefixed) carry no semantics of the op.
+            if !known && !name.contains('.') {
+                return false;
+            }
+        }
+        for (attribute, name) in &pattern_op.bound {
+            let actual = mlirOperationGetAttributeByName(op.0, string_ref(attribute));
+            match state.attributes.get(name) {
+                Some(bound) if !(bound.ptr.is_null() && actual.ptr.is_null()) && (bound.ptr.is_null() || actual.ptr.is_null() || !mlirAttributeEqual(*bound, actual)) => return false,
+                Some(_) => {}
+                None => {
+                    state.attributes.insert(name.clone(), actual);
+                    if let Some(value) = integer_value(actual) {
+                        if *state.sizes.entry(name.clone()).or_insert(value) != value {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    true
+}
+
+/// The integer an attribute holds: an integer attribute, or an integer splat.
+pub fn integer_value(attribute: MlirAttribute) -> Option<i64> {
+    // SAFETY: a live attribute (or null); kinds are checked before values are read.
+    unsafe {
+        if attribute.ptr.is_null() {
+            None
+        } else if mlirAttributeIsAInteger(attribute) {
+            Some(mlirIntegerAttrGetValueInt(attribute))
+        } else if mlirAttributeIsADenseElements(attribute) && mlirDenseElementsAttrIsSplat(attribute) {
+            let element = mlirDenseElementsAttrGetSplatValue(attribute);
+            mlirAttributeIsAInteger(element).then(|| mlirIntegerAttrGetValueInt(element))
+        } else {
+            None
+        }
+    }
+}
+
+/// The checks that need the whole match: wildcard types and sizes, conditions, values that must
+/// stay inside, and no input that depends on an output.
+fn complete(rule: &Rule, view: &FunctionView, mut state: State) -> Option<Match> {
+    let arguments: Vec<ValueId> = state.arguments.iter().map(|a| a.expect("every wildcard is read by the source")).collect();
+    for (argument, &value) in rule.arguments.iter().zip(&arguments) {
+        let r#type = view.type_of(value);
+        if !same_element(view, value, argument.element) {
+            return None;
+        }
+        let Some(dims) = &argument.dims else { continue };
+        if r#type.shape.len() != dims.len() {
+            return None;
+        }
+        for (dim, &size) in dims.iter().zip(&r#type.shape) {
+            if let Some(name) = dim.as_var() {
+                if *state.sizes.entry(name.to_owned()).or_insert(size as i64) != size as i64 {
+                    return None;
+                }
+            }
+        }
+    }
+    for (argument, &value) in rule.arguments.iter().zip(&arguments) {
+        for (dim, &size) in argument.dims.iter().flatten().zip(&view.type_of(value).shape) {
+            if dim.eval(&state.sizes) != Some(size as i64) {
+                return None;
+            }
+        }
+    }
+    if !rule.conditions.iter().all(|condition| condition.holds(&state.sizes)) {
+        return None;
+    }
+    let ops: Vec<usize> = state.ops.iter().map(|op| op.expect("every pattern op is matched")).collect();
+    for (index, &op) in ops.iter().enumerate() {
+        for (result, (value, _)) in view.ops[op].results.iter().enumerate() {
+            let escapes = view.readers(*value).iter().any(|reader| !state.used.contains(reader));
+            // A matched constant read elsewhere too stays for its other readers.
+            let shared_constant = view.ops[op].name == "graph.constant";
+            if escapes && !shared_constant && !rule.source.results.contains(&PatternValue::Result(index, result)) {
+                return None;
+            }
+        }
+    }
+    let mut dfs = Dfs::empty(&view.graph);
+    dfs.stack.extend(ops.iter().map(|&op| FunctionView::node_index(op)));
+    let downstream: BTreeSet<usize> = dfs.iter(&view.graph).map(|node| node.index()).collect();
+    if arguments.iter().any(|&value| view.producer(value).is_some_and(|producer| downstream.contains(&producer))) {
+        return None;
+    }
+    let sizes = std::mem::take(&mut state.sizes);
+    Some(Match { ops, arguments, sizes, attributes: state.attributes })
+}
+
+fn same_element(view: &FunctionView, value: ValueId, element: MlirType) -> bool {
+    let wanted = crate::graph_view::ElementType::of(element);
+    view.type_of(value).element_type == wanted
+}

@@ -1,0 +1,11 @@
+//! MetaFlow's relaxed graph substitution (SysML'19): rules read from files ([`rule`]), found in
+//! a function ([`matcher`]), applied ([`rewrite`]) under a cost model ([`cost`]) by a
+//! backtracking search ([`search`]). The pass that drives it is `graph-substitute`.
+
+pub mod cost;
+pub mod expr;
+pub mod infer;
+pub mod matcher;
+pub mod rewrite;
+pub mod rule;
+pub mod search;

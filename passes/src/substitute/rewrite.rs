@@ -1,0 +1,253 @@
+//! Replacing a match by a rule's target: the target's ops are built from the match's values,
+//! sizes and attributes, the source's results are replaced by the target's, and the matched ops
+//! are erased.
+//!
+//! The target is inserted before the first matched op. Its inputs may be defined later in the
+//! block (a weight read only by the second of two merged convolutions); those definitions and
+//! what they depend on move up with it, which keeps every use after its definition because the
+//! matcher refused inputs that depend on the match.
+
+use super::expr::Env;
+use super::infer::{result_shapes, Attributes};
+use super::matcher::Match;
+use super::rule::{PatternOp, PatternValue, Rule};
+use crate::graph_view::{FunctionView, ValueId};
+use crate::ir::{create, i64_array, InsertionPoint, Op, Val};
+use crate::ir::string_ref;
+use mlir_sys::*;
+use petgraph::visit::{Dfs, Reversed, Walker};
+use std::collections::BTreeSet;
+
+/// The handle of `value` of `view`, read from `function`.
+pub fn value_handle(view: &FunctionView, function: Op, value: ValueId) -> Val {
+    match view.producer(value) {
+        Some(op) => {
+            let node = &view.ops[op];
+            let result = node.results.iter().position(|(id, _)| *id == value).expect("a producer defines its value");
+            node.op.result(result)
+        }
+        None => {
+            let argument = view.arguments.iter().position(|(id, _)| *id == value).expect("a value without producer is an argument");
+            function.entry_argument(argument)
+        }
+    }
+}
+
+/// Replaces `found` (a match of `rule` in `view`, the view of `function`) by the rule's target.
+/// Returns the ops built; on an error nothing of the function has changed but the order of ops
+/// that do not depend on each other.
+pub fn apply(rule: &Rule, found: &Match, view: &FunctionView, function: Op) -> Result<Vec<Op>, String> {
+    let first = *found.ops.iter().min().expect("a match has ops");
+    let anchor = view.ops[first].op;
+    hoist_inputs(found, view, first, anchor);
+    let inputs: Vec<(Val, Vec<i64>)> = found
+        .arguments
+        .iter()
+        .map(|&value| (value_handle(view, function, value), view.type_of(value).shape.iter().map(|&d| d as i64).collect()))
+        .collect();
+    let roots: Vec<Val> = rule
+        .source
+        .results
+        .iter()
+        .map(|result| match *result {
+            PatternValue::Argument(argument) => inputs[argument].0,
+            PatternValue::Result(op, index) => view.ops[found.ops[op]].op.result(index),
+        })
+        .collect();
+    let mut built: Vec<Op> = Vec::new();
+    for (index, template) in rule.target.ops.iter().enumerate() {
+        let value = |value: PatternValue| match value {
+            PatternValue::Argument(argument) => inputs[argument].clone(),
+            PatternValue::Result(op, result) => {
+                let handle = built[op].result(result);
+                (handle, shape_of(handle))
+            }
+        };
+        let operands: Vec<(Val, Vec<i64>)> = template.operands.iter().map(|&operand| value(operand)).collect();
+        let location = location_for(rule, found, view, template);
+        match build(rule, found, template, index, &operands, &roots, location, anchor) {
+            Ok(op) => built.push(op),
+            Err(message) => {
+                for op in built.into_iter().rev() {
+                    op.erase();
+                }
+                return Err(format!("rule '{}': {}: {message}", rule.name, template.name));
+            }
+        }
+    }
+    for (root, result) in roots.iter().zip(&rule.target.results) {
+        let replacement = match *result {
+            PatternValue::Argument(argument) => inputs[argument].0,
+            PatternValue::Result(op, index) => built[op].result(index),
+        };
+        // SAFETY: both values are alive and of the same type (the rule's signatures agree and
+        // returned target values take the source's types).
+        if unsafe { !mlirValueEqual(root.0, replacement.0) } {
+            root.replace_all_uses_with(replacement);
+        }
+    }
+    let mut matched: Vec<usize> = found.ops.clone();
+    matched.sort_unstable();
+    for op in matched.into_iter().rev() {
+        let node = &view.ops[op];
+        // Only a constant shared with ops outside the match is still read (see the matcher).
+        if (0..node.results.len()).all(|result| node.op.result(result).is_unused()) {
+            node.op.erase();
+        }
+    }
+    Ok(built)
+}
+
+/// Moves the definitions of inputs that come after `anchor`, and what they depend on, before it.
+fn hoist_inputs(found: &Match, view: &FunctionView, first: usize, anchor: Op) {
+    let late: Vec<usize> = found.arguments.iter().filter_map(|&value| view.producer(value)).filter(|&op| op > first).collect();
+    if late.is_empty() {
+        return;
+    }
+    let reversed = Reversed(&view.graph);
+    let mut dfs = Dfs::empty(reversed);
+    dfs.stack.extend(late.iter().map(|&op| FunctionView::node_index(op)));
+    let moving: BTreeSet<usize> = dfs.iter(reversed).map(|node| node.index()).filter(|&op| op > first).collect();
+    for op in moving {
+        // SAFETY: both ops are alive in one block.
+        unsafe { mlirOperationMoveBefore(view.ops[op].op.0, anchor.0) }
+    }
+}
+
+/// Target ops take the location of the matched op of the same kind, else of the first root:
+/// every generated op names the model op it comes from.
+fn location_for(rule: &Rule, found: &Match, view: &FunctionView, template: &PatternOp) -> MlirLocation {
+    let same = rule.source.ops.iter().position(|op| op.name == template.name);
+    let source = same.or_else(|| rule.source.results.iter().find_map(|result| match result {
+        PatternValue::Result(op, _) => Some(*op),
+        PatternValue::Argument(_) => None,
+    }));
+    view.ops[found.ops[source.unwrap_or(0)]].op.location()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build(
+    rule: &Rule,
+    found: &Match,
+    template: &PatternOp,
+    index: usize,
+    operands: &[(Val, Vec<i64>)],
+    roots: &[Val],
+    location: MlirLocation,
+    anchor: Op,
+) -> Result<Op, String> {
+    let attributes = attributes_for(found, template)?;
+    let operand_shapes: Vec<Vec<i64>> = operands.iter().map(|(_, shape)| shape.clone()).collect();
+    let inferred = result_shapes(&template.name, &operand_shapes, &Attributes(&attributes))?;
+    let mut results = Vec::new();
+    for result in 0..template.result_count {
+        let returned = rule.target.results.iter().position(|value| *value == PatternValue::Result(index, result));
+        let written = template.op.result(result).r#type();
+        let r#type = if let Some(position) = returned {
+            roots[position].r#type()
+        } else if let Some(shapes) = &template.shapes {
+            tensor_type(&eval_all(&shapes[result], &found.sizes)?, written)
+        } else if let Some(shapes) = &inferred {
+            tensor_type(&shapes[result], written)
+        } else if template.name == "graph.constant" {
+            written
+        } else {
+            return Err("its result shape cannot be inferred; give it with rule.shape".to_owned());
+        };
+        if let Some(shapes) = &inferred {
+            if let Some(shape) = shapes.get(result) {
+                if *shape != shape_of_type(r#type) {
+                    return Err(format!("its result would be {shape:?}, the rule says {:?}", shape_of_type(r#type)));
+                }
+            }
+        }
+        if shape_of_type(r#type).iter().any(|&d| d < 0) {
+            return Err("a negative size".to_owned());
+        }
+        results.push(r#type);
+    }
+    let attributes = fit_constant(&template.name, attributes, results.first().copied());
+    let named: Vec<(&str, MlirAttribute)> = attributes.iter().map(|(name, value)| (name.as_str(), *value)).collect();
+    let values: Vec<Val> = operands.iter().map(|(value, _)| *value).collect();
+    Ok(create(InsertionPoint::Before(anchor), location, &template.name, &values, &results, &named, Vec::new()))
+}
+
+/// The attributes of a target op: as written, bound, or computed from sizes.
+fn attributes_for(found: &Match, template: &PatternOp) -> Result<Vec<(String, MlirAttribute)>, String> {
+    let mut attributes: Vec<(String, MlirAttribute)> = template.written.clone();
+    for (name, bound) in &template.bound {
+        let value = found.attributes[bound];
+        if value.ptr.is_null() {
+            continue;
+        }
+        // SAFETY: a live op of the rule file.
+        let written = unsafe { mlirOperationGetAttributeByName(template.op.0, string_ref(name)) };
+        attributes.push((name.clone(), convert(value, written).ok_or_else(|| format!("'{bound}' cannot be '{name}'"))?));
+    }
+    for (name, exprs) in &template.computed {
+        let values = eval_all(exprs, &found.sizes)?;
+        // SAFETY: the op of the rule file is alive with its context.
+        let context = unsafe { mlirOperationGetContext(template.op.0) };
+        attributes.retain(|(existing, _)| existing != name);
+        attributes.push((name.clone(), i64_array(context, &values)));
+    }
+    Ok(attributes)
+}
+
+/// A bound attribute in the kind the target's op writes: a float becomes a splat of a
+/// constant's type and a float splat the float of a float attribute; None when the kinds differ
+/// otherwise (a non-splat tensor where a float is written).
+fn convert(value: MlirAttribute, written: MlirAttribute) -> Option<MlirAttribute> {
+    // SAFETY: live attributes; kinds are checked before values are read.
+    unsafe {
+        if written.ptr.is_null() {
+            return Some(value);
+        }
+        if mlirAttributeIsADenseElements(written) && mlirAttributeIsAFloat(value) {
+            return Some(mlirDenseElementsAttrSplatGet(mlirAttributeGetType(written), value));
+        }
+        if mlirAttributeIsAFloat(written) && !mlirAttributeIsAFloat(value) {
+            if !mlirAttributeIsADenseElements(value) || !mlirDenseElementsAttrIsSplat(value) {
+                return None;
+            }
+            let element = mlirDenseElementsAttrGetSplatValue(value);
+            if !mlirAttributeIsAFloat(element) {
+                return None;
+            }
+            return Some(mlirFloatAttrDoubleGet(mlirAttributeGetContext(written), mlirAttributeGetType(written), mlirFloatAttrGetValueDouble(element)));
+        }
+        Some(value)
+    }
+}
+
+/// A `graph.constant` whose splat was written for the example's shape takes the built shape.
+fn fit_constant(name: &str, mut attributes: Vec<(String, MlirAttribute)>, result: Option<MlirType>) -> Vec<(String, MlirAttribute)> {
+    let Some(result) = result.filter(|_| name == "graph.constant") else { return attributes };
+    for (key, value) in attributes.iter_mut() {
+        // SAFETY: live attributes; kinds are checked before values are read.
+        unsafe {
+            if key == "value" && mlirAttributeIsADenseElements(*value) && mlirDenseElementsAttrIsSplat(*value) && !mlirTypeEqual(mlirAttributeGetType(*value), result) {
+                *value = mlirDenseElementsAttrSplatGet(result, mlirDenseElementsAttrGetSplatValue(*value));
+            }
+        }
+    }
+    attributes
+}
+
+fn eval_all(exprs: &[super::expr::Expr], sizes: &Env) -> Result<Vec<i64>, String> {
+    exprs.iter().map(|expr| expr.eval(sizes).ok_or_else(|| format!("cannot evaluate {expr:?}"))).collect()
+}
+
+fn tensor_type(shape: &[i64], like: MlirType) -> MlirType {
+    // SAFETY: `like` is a live shaped type; MLIR copies the dimensions.
+    unsafe { mlirRankedTensorTypeGet(shape.len() as isize, shape.as_ptr(), mlirShapedTypeGetElementType(like), mlirAttributeGetNull()) }
+}
+
+fn shape_of(value: Val) -> Vec<i64> {
+    shape_of_type(value.r#type())
+}
+
+fn shape_of_type(r#type: MlirType) -> Vec<i64> {
+    // SAFETY: graph values are ranked tensors.
+    unsafe { (0..mlirShapedTypeGetRank(r#type) as isize).map(|d| mlirShapedTypeGetDimSize(r#type, d)).collect() }
+}

@@ -1,0 +1,189 @@
+//! The search over rewritten graphs (MetaFlow §4, Algorithm 1): a queue of candidate graphs
+//! ordered by cost; the cheapest is expanded by every match of every rule; a new graph is kept
+//! when it costs less than α times the best so far, so that a rewrite which makes the graph
+//! slower on its own (enlarging a convolution) can still lead to a faster one (merging it with
+//! its sibling). α = 1 is a greedy search. Candidates are clones of the function; the best one's
+//! body replaces the function's at the end.
+
+use super::cost::{cost, Metric};
+use super::matcher::find;
+use super::rewrite::apply;
+use super::rule::Rule;
+use crate::graph_view::FunctionView;
+use crate::ir::Op;
+use crate::target::Machine;
+use mlir_sys::*;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
+
+/// How the search runs.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Keep candidates cheaper than `alpha` × the best cost.
+    pub alpha: f64,
+    /// Candidates to expand at most.
+    pub budget: usize,
+    /// What to minimise.
+    pub metric: Metric,
+    /// Matches of one rule considered per candidate at most.
+    pub matches_per_rule: usize,
+}
+
+/// One rewrite on the way to the result.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// The rule's index in the rule list.
+    pub rule: usize,
+    /// Where it applied (the location of the op that produced the source's first result).
+    pub location: MlirLocation,
+    /// The graph's cost before and after.
+    pub cost: (f64, f64),
+}
+
+/// What a search did.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The cost of the function as it came.
+    pub initial: f64,
+    /// The cost of the result.
+    pub best: f64,
+    /// The rewrites that lead to the result, in order.
+    pub steps: Vec<Step>,
+    /// Candidates expanded.
+    pub expanded: usize,
+    /// Candidates generated.
+    pub generated: usize,
+}
+
+struct Candidate {
+    function: Op,
+    cost: f64,
+    steps: Vec<Step>,
+}
+
+impl Candidate {
+    fn destroy(self) {
+        // SAFETY: a detached clone owned by the search.
+        unsafe { mlirOperationDestroy(self.function.0) }
+    }
+}
+
+/// Searches rewrites of `function` by `rules` and replaces its body by the best graph found.
+pub fn search(function: Op, rules: &[Rule], settings: &Settings, machine: Option<&Machine>) -> Result<Outcome, String> {
+    let measure = |candidate: Op| -> Result<(f64, u64), String> {
+        let view = FunctionView::read(candidate).map_err(|error| error.message)?;
+        Ok((cost(&view, settings.metric, machine), fingerprint(&view)))
+    };
+    let (initial, print) = measure(function)?;
+    let mut seen: HashSet<u64> = HashSet::from([print]);
+    let mut queue: Vec<Candidate> = vec![Candidate { function: clone(function), cost: initial, steps: Vec::new() }];
+    let mut best: Option<Candidate> = None;
+    let mut best_cost = initial;
+    let (mut expanded, mut generated) = (0, 0);
+    while expanded < settings.budget {
+        let Some(position) = cheapest(&queue) else { break };
+        let current = queue.swap_remove(position);
+        expanded += 1;
+        let view = FunctionView::read(current.function).map_err(|error| error.message)?;
+        for (index, rule) in rules.iter().enumerate() {
+            for found in find(rule, &view, settings.matches_per_rule) {
+                let next = clone(current.function);
+                let next_view = FunctionView::read(next).map_err(|error| error.message)?;
+                let location = next_view.ops[found.anchor(rule)].op.location();
+                if apply(rule, &found, &next_view, next).is_err() {
+                    // SAFETY: the clone is detached and owned here.
+                    unsafe { mlirOperationDestroy(next.0) };
+                    continue;
+                }
+                generated += 1;
+                let (next_cost, print) = measure(next)?;
+                let mut steps = current.steps.clone();
+                steps.push(Step { rule: index, location, cost: (current.cost, next_cost) });
+                let candidate = Candidate { function: next, cost: next_cost, steps };
+                if !seen.insert(print) || next_cost >= settings.alpha * best_cost {
+                    candidate.destroy();
+                    continue;
+                }
+                if next_cost < best_cost {
+                    best_cost = next_cost;
+                    if let Some(previous) = best.replace(Candidate { function: clone(candidate.function), cost: candidate.cost, steps: candidate.steps.clone() }) {
+                        previous.destroy();
+                    }
+                }
+                queue.push(candidate);
+            }
+        }
+        current.destroy();
+        let (kept, dropped): (Vec<Candidate>, Vec<Candidate>) = queue.into_iter().partition(|c| c.cost < settings.alpha * best_cost);
+        dropped.into_iter().for_each(Candidate::destroy);
+        queue = kept;
+    }
+    queue.into_iter().for_each(Candidate::destroy);
+    let steps = match best {
+        Some(best) => {
+            take_body(function, best.function);
+            let steps = best.steps.clone();
+            best.destroy();
+            steps
+        }
+        None => Vec::new(),
+    };
+    Ok(Outcome { initial, best: best_cost, steps, expanded, generated })
+}
+
+/// Applies every match of `rules` until none is left or `budget` rewrites were made, whatever
+/// they cost: for rules that always pay (clean-ups of exports) and for testing rules one by one.
+pub fn apply_all(function: Op, rules: &[Rule], budget: usize) -> Result<Vec<(usize, MlirLocation)>, String> {
+    let mut applied = Vec::new();
+    'rewrite: while applied.len() < budget {
+        let view = FunctionView::read(function).map_err(|error| error.message)?;
+        for (index, rule) in rules.iter().enumerate() {
+            for found in find(rule, &view, 1) {
+                let location = view.ops[found.anchor(rule)].op.location();
+                apply(rule, &found, &view, function)?;
+                applied.push((index, location));
+                continue 'rewrite;
+            }
+        }
+        break;
+    }
+    Ok(applied)
+}
+
+fn cheapest(queue: &[Candidate]) -> Option<usize> {
+    (0..queue.len()).min_by(|&a, &b| queue[a].cost.total_cmp(&queue[b].cost))
+}
+
+fn clone(function: Op) -> Op {
+    // SAFETY: the op is alive; the clone is detached and owned by the caller.
+    Op(unsafe { mlirOperationClone(function.0) })
+}
+
+/// Moves `from`'s body into `into`, whose own body is dropped.
+fn take_body(into: Op, from: Op) {
+    // SAFETY: both are live functions with one region; the taken blocks move to `into`.
+    unsafe { mlirRegionTakeBody(mlirOperationGetRegion(into.0, 0), mlirOperationGetRegion(from.0, 0)) }
+}
+
+/// A hash of the graph's structure: op names, operands, result types and attributes, so that a
+/// graph reached twice (two merges in either order) is expanded once.
+fn fingerprint(view: &FunctionView) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    for node in &view.ops {
+        node.name.hash(&mut hasher);
+        node.operands.hash(&mut hasher);
+        for (_, r#type) in &node.results {
+            r#type.shape.hash(&mut hasher);
+        }
+        // SAFETY: attributes are uniqued in the context, so their handles identify their values.
+        unsafe {
+            for index in 0..mlirOperationGetNumAttributes(node.op.0) {
+                let named = mlirOperationGetAttribute(node.op.0, index);
+                (named.attribute.ptr as usize).hash(&mut hasher);
+                (named.name.ptr as usize).hash(&mut hasher);
+            }
+        }
+    }
+    hasher.finish()
+}

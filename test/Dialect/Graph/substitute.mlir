@@ -1,0 +1,145 @@
+// RUN: turbine-opt %s --split-input-file --graph-substitute="search=all" | FileCheck %s
+// RUN: turbine-opt %s --split-input-file --graph-substitute="search=all explain=true" --verify-diagnostics > /dev/null
+// RUN: turbine-opt %s --split-input-file --graph-substitute="search=all only=merge_parallel_convs" | FileCheck %s --check-prefix=MERGE
+// RUN: turbine-opt %s --split-input-file --graph-substitute="target=stcp920 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
+// RUN: turbine-opt %s --split-input-file --graph-substitute="builtin-rules=false rules=%S/Inputs/user-rules.mlir search=all" | FileCheck %s --check-prefix=USER
+
+// The backtracking search on stcp920's figures keeps only the rewrites that pay: folding the
+// batch-norm costs a launch per op on the weights, more than the batch-norm and relu it saves.
+// COST: remark: substitution: cost 548 -> 548 (0 rewrites
+// COST: remark: applied 'layer_norm_decomposed': cost 2372 -> 1023
+// COST: remark: applied 'gelu_erf': cost 1023 -> 341
+// COST: remark: substitution: cost 2372 -> 341 (2 rewrites
+// COST: remark: substitution: cost 522 -> 522 (3 rewrites
+// COST: remark: applied 'transpose_nhwc_round_trip': cost 519 -> 172
+
+// Tests that a relu after a convolution becomes its activation and a batch-norm after a
+// convolution folds into its filter and bias (fusion rules).
+// CHECK-LABEL: func.func @conv_bn_relu
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>, %[[B:.*]]: tensor<4xf32>, %[[S:.*]]: tensor<4xf32>, %[[T:.*]]: tensor<4xf32>, %[[M:.*]]: tensor<4xf32>, %[[V:.*]]: tensor<4xf32>)
+// CHECK: %[[EPS:.*]] = graph.constant dense<1.000000e-03> : tensor<f32>
+// CHECK: %[[VE:.*]] = graph.add %[[V]], %[[EPS]]
+// CHECK: %[[K:.*]] = graph.div %[[S]]
+// CHECK: %[[K4:.*]] = graph.reshape %[[K]] : tensor<4xf32> -> tensor<4x1x1x1xf32>
+// CHECK: %[[W2:.*]] = graph.mul %[[W]], %[[K4]]
+// CHECK: %[[B2:.*]] = graph.add
+// CHECK: %[[Y:.*]] = graph.conv2d %[[X]], %[[W2]], %[[B2]] {activation = #graph<activation relu>, pads = array<i64: 1, 1, 1, 1>}
+// CHECK-NOT: graph.batch_norm
+// CHECK-NOT: graph.relu
+// CHECK: return %[[Y]]
+func.func @conv_bn_relu(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>, %s: tensor<4xf32>, %t: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>) -> tensor<1x4x8x8xf32> {
+  %y = graph.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  // expected-remark@+1 {{applied 'fold_batch_norm_into_conv'}}
+  %z = graph.batch_norm %y, %s, %t, %m, %v {epsilon = 1.0e-03 : f32} : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  // expected-remark@+1 {{applied 'conv_relu_to_activation'}}
+  %r = graph.relu %z : tensor<1x4x8x8xf32>
+  return %r : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// Tests that two convolutions of one input merge into one whose result is split, and that the
+// merge needs equal strides (the third convolution stays).
+// MERGE-LABEL: func.func @siblings
+// MERGE-SAME: (%[[X:.*]]: tensor<1x8x10x10xf32>, %[[W1:.*]]: tensor<16x8x3x3xf32>, %[[B1:.*]]: tensor<16xf32>, %[[W2:.*]]: tensor<8x8x3x3xf32>, %[[B2:.*]]: tensor<8xf32>
+// MERGE: %[[W:.*]] = graph.concat %[[W1]], %[[W2]] {axis = 0 : i64} : (tensor<16x8x3x3xf32>, tensor<8x8x3x3xf32>) -> tensor<24x8x3x3xf32>
+// MERGE: %[[B:.*]] = graph.concat %[[B1]], %[[B2]] {axis = 0 : i64}
+// MERGE: %[[Y:.*]] = graph.conv2d %[[X]], %[[W]], %[[B]] {{.*}} -> tensor<1x24x10x10xf32>
+// MERGE: %[[P:.*]]:2 = graph.split %[[Y]] {axis = 1 : i64} : tensor<1x24x10x10xf32> -> tensor<1x16x10x10xf32>, tensor<1x8x10x10xf32>
+// MERGE: %[[Z:.*]] = graph.conv2d %[[X]], {{.*}}strides = array<i64: 2, 2>
+// MERGE: return %[[P]]#0, %[[P]]#1, %[[Z]]
+// CHECK-LABEL: func.func @siblings
+func.func @siblings(%x: tensor<1x8x10x10xf32>, %w1: tensor<16x8x3x3xf32>, %b1: tensor<16xf32>, %w2: tensor<8x8x3x3xf32>, %b2: tensor<8xf32>, %w3: tensor<8x8x3x3xf32>) -> (tensor<1x16x10x10xf32>, tensor<1x8x10x10xf32>, tensor<1x8x5x5xf32>) {
+  // expected-remark@+1 {{applied 'merge_parallel_convs'}}
+  %y1 = graph.conv2d %x, %w1, %b1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x10x10xf32>
+  %y2 = graph.conv2d %x, %w2, %b2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x10x10xf32>, tensor<8x8x3x3xf32>, tensor<8xf32>) -> tensor<1x8x10x10xf32>
+  %y3 = graph.conv2d %x, %w3 {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x10x10xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x5x5xf32>
+  return %y1, %y2, %y3 : tensor<1x16x10x10xf32>, tensor<1x8x10x10xf32>, tensor<1x8x5x5xf32>
+}
+
+// -----
+
+// Tests the export clean-ups: the erf form of GELU and a layer norm written op by op.
+// CHECK-LABEL: func.func @encoder_tail
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x16xf32>, %[[G:.*]]: tensor<16xf32>, %[[B:.*]]: tensor<16xf32>)
+// CHECK-NEXT: %[[N:.*]] = graph.layer_norm %[[X]], %[[G]], %[[B]] {epsilon = 9.99999996E-13 : f32}
+// CHECK-NEXT: %[[Y:.*]] = graph.gelu %[[N]]
+// CHECK-NEXT: return %[[Y]]
+func.func @encoder_tail(%x: tensor<1x4x16xf32>, %gamma: tensor<16xf32>, %beta: tensor<16xf32>) -> tensor<1x4x16xf32> {
+  %two = graph.constant dense<2.0> : tensor<f32>
+  %eps = graph.constant dense<9.99999996E-13> : tensor<f32>
+  %m = graph.reduce_mean %x {axes = array<i64: -1>} : tensor<1x4x16xf32> -> tensor<1x4x1xf32>
+  %d = graph.sub %x, %m : tensor<1x4x16xf32>, tensor<1x4x1xf32> -> tensor<1x4x16xf32>
+  %p = graph.pow %d, %two : tensor<1x4x16xf32>, tensor<f32> -> tensor<1x4x16xf32>
+  %v = graph.reduce_mean %p {axes = array<i64: -1>} : tensor<1x4x16xf32> -> tensor<1x4x1xf32>
+  %a = graph.add %v, %eps : tensor<1x4x1xf32>, tensor<f32> -> tensor<1x4x1xf32>
+  %s = graph.sqrt %a : tensor<1x4x1xf32>
+  %n = graph.div %d, %s : tensor<1x4x16xf32>, tensor<1x4x1xf32> -> tensor<1x4x16xf32>
+  %g = graph.mul %n, %gamma : tensor<1x4x16xf32>, tensor<16xf32> -> tensor<1x4x16xf32>
+  // expected-remark@+1 {{applied 'layer_norm_decomposed'}}
+  %ln = graph.add %g, %beta : tensor<1x4x16xf32>, tensor<16xf32> -> tensor<1x4x16xf32>
+  %sqrt2 = graph.constant dense<1.41421354> : tensor<f32>
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %half = graph.constant dense<0.5> : tensor<f32>
+  %q = graph.div %ln, %sqrt2 : tensor<1x4x16xf32>, tensor<f32> -> tensor<1x4x16xf32>
+  %e = graph.erf %q : tensor<1x4x16xf32>
+  %ea = graph.add %e, %one : tensor<1x4x16xf32>, tensor<f32> -> tensor<1x4x16xf32>
+  %xm = graph.mul %ln, %ea : tensor<1x4x16xf32>, tensor<1x4x16xf32> -> tensor<1x4x16xf32>
+  // expected-remark@+1 {{applied 'gelu_erf'}}
+  %y = graph.mul %xm, %half : tensor<1x4x16xf32>, tensor<f32> -> tensor<1x4x16xf32>
+  return %y : tensor<1x4x16xf32>
+}
+
+// -----
+
+// Tests that q, k and v picked out of one stacked projection by constant indices become slices
+// (the i64 indices are gone), and that a constant shared by two gathers stays until both went.
+// CHECK-LABEL: func.func @qkv
+// CHECK-SAME: (%[[X:.*]]: tensor<3x1x2x4x8xf32>)
+// CHECK-NOT: graph.gather
+// CHECK-DAG: graph.slice %[[X]] {starts = array<i64: 0, 0, 0, 0, 0>} : tensor<3x1x2x4x8xf32> -> tensor<1x1x2x4x8xf32>
+// CHECK-DAG: graph.slice %[[X]] {starts = array<i64: 1, 0, 0, 0, 0>} : tensor<3x1x2x4x8xf32> -> tensor<1x1x2x4x8xf32>
+// CHECK-DAG: graph.slice %[[X]] {starts = array<i64: 2, 0, 0, 0, 0>} : tensor<3x1x2x4x8xf32> -> tensor<1x1x2x4x8xf32>
+// CHECK-NOT: graph.constant
+// CHECK: return
+func.func @qkv(%x: tensor<3x1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) {
+  %i0 = graph.constant dense<0> : tensor<i64>
+  %i1 = graph.constant dense<1> : tensor<i64>
+  %i2 = graph.constant dense<2> : tensor<i64>
+  // expected-remark@+1 {{applied 'gather_constant_index_rank5'}}
+  %q = graph.gather %x, %i0 {axis = 0 : i64} : (tensor<3x1x2x4x8xf32>, tensor<i64>) -> tensor<1x2x4x8xf32>
+  // expected-remark@+1 {{applied 'gather_constant_index_rank5'}}
+  %k = graph.gather %x, %i1 {axis = 0 : i64} : (tensor<3x1x2x4x8xf32>, tensor<i64>) -> tensor<1x2x4x8xf32>
+  // expected-remark@+1 {{applied 'gather_constant_index_rank5'}}
+  %v = graph.gather %x, %i2 {axis = 0 : i64} : (tensor<3x1x2x4x8xf32>, tensor<i64>) -> tensor<1x2x4x8xf32>
+  return %q, %k, %v : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// Tests that an index out of range does not match (rule.where), and that movement chains that
+// cancel disappear.
+// CHECK-LABEL: func.func @movement
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4x5xf32>)
+// CHECK-NEXT: %[[I:.*]] = graph.constant dense<-1>
+// CHECK-NEXT: %[[G:.*]] = graph.gather %[[X]], %[[I]]
+// CHECK-NEXT: return %[[X]], %[[G]]
+func.func @movement(%x: tensor<2x3x4x5xf32>) -> (tensor<2x3x4x5xf32>, tensor<3x4x5xf32>) {
+  %t = graph.transpose %x {permutation = array<i64: 0, 2, 3, 1>} : tensor<2x3x4x5xf32> -> tensor<2x4x5x3xf32>
+  // expected-remark@+1 {{applied 'transpose_nhwc_round_trip'}}
+  %u = graph.transpose %t {permutation = array<i64: 0, 3, 1, 2>} : tensor<2x4x5x3xf32> -> tensor<2x3x4x5xf32>
+  %minus = graph.constant dense<-1> : tensor<i64>
+  %g = graph.gather %x, %minus {axis = 0 : i64} : (tensor<2x3x4x5xf32>, tensor<i64>) -> tensor<3x4x5xf32>
+  return %u, %g : tensor<2x3x4x5xf32>, tensor<3x4x5xf32>
+}
+
+// -----
+
+// Tests a rule from a user's file (Inputs/user-rules.mlir): x - x -> 0.
+// USER-LABEL: func.func @user
+// USER-NEXT: %[[Z:.*]] = graph.constant dense<0.000000e+00> : tensor<3x5xf32>
+// USER-NEXT: return %[[Z]]
+func.func @user(%x: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  %y = graph.sub %x, %x : tensor<3x5xf32>, tensor<3x5xf32> -> tensor<3x5xf32>
+  return %y : tensor<3x5xf32>
+}
