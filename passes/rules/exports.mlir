@@ -89,3 +89,31 @@ module @gather_constant_index_rank5 attributes {rule.summary = "gather(x, consta
     return %y : tensor<2x2x4x5xf32>
   }
 }
+
+// Tests the same for a rank-4 tensor.
+module @gather_constant_index_rank4 attributes {rule.summary = "gather(x, constant i) on axis 0 of a rank-4 tensor -> reshape(slice(x))", rule.where = ["i >= 0", "i < a"]} {
+  func.func @source(%x: tensor<3x2x4x5xf32> {rule.dims = ["a", "b", "c", "d"]}) -> tensor<2x4x5xf32> {
+    %i = graph.constant {rule.bind = {value = "i"}} dense<0> : tensor<i64>
+    %y = graph.gather %x, %i {axis = 0 : i64} : (tensor<3x2x4x5xf32>, tensor<i64>) -> tensor<2x4x5xf32>
+    return %y : tensor<2x4x5xf32>
+  }
+  func.func @target(%x: tensor<3x2x4x5xf32>) -> tensor<2x4x5xf32> {
+    %s = graph.slice %x {starts = array<i64: 0, 0, 0, 0>, rule.set = {starts = ["i", 0, 0, 0]}, rule.shape = [1, "b", "c", "d"]} : tensor<3x2x4x5xf32> -> tensor<1x2x4x5xf32>
+    %y = graph.reshape %s : tensor<1x2x4x5xf32> -> tensor<2x4x5xf32>
+    return %y : tensor<2x4x5xf32>
+  }
+}
+
+// Tests a negative constant index (counted from the end) on a rank-5 stack.
+module @gather_negative_constant_index_rank5 attributes {rule.summary = "gather(x, constant i < 0) on axis 0 of a rank-5 tensor -> reshape(slice(x)) at a + i", rule.where = ["i < 0", "a + i >= 0"]} {
+  func.func @source(%x: tensor<3x2x2x4x5xf32> {rule.dims = ["a", "b", "h", "s", "d"]}) -> tensor<2x2x4x5xf32> {
+    %i = graph.constant {rule.bind = {value = "i"}} dense<-1> : tensor<i64>
+    %y = graph.gather %x, %i {axis = 0 : i64} : (tensor<3x2x2x4x5xf32>, tensor<i64>) -> tensor<2x2x4x5xf32>
+    return %y : tensor<2x2x4x5xf32>
+  }
+  func.func @target(%x: tensor<3x2x2x4x5xf32>) -> tensor<2x2x4x5xf32> {
+    %s = graph.slice %x {starts = array<i64: 2, 0, 0, 0, 0>, rule.set = {starts = ["a + i", 0, 0, 0, 0]}, rule.shape = [1, "b", "h", "s", "d"]} : tensor<3x2x2x4x5xf32> -> tensor<1x2x2x4x5xf32>
+    %y = graph.reshape %s : tensor<1x2x2x4x5xf32> -> tensor<2x2x4x5xf32>
+    return %y : tensor<2x2x4x5xf32>
+  }
+}

@@ -67,3 +67,31 @@ module @matmul_add_to_gemm attributes {rule.summary = "matmul + add of an [N] ve
     return %y : tensor<5x4xf32>
   }
 }
+
+// Tests the same with the bias on the left of the add.
+module @conv_add_to_bias_commuted attributes {rule.summary = "add of a [1, O, 1, 1] tensor + conv2d -> conv2d with that bias"} {
+  func.func @source(%x: tensor<2x3x9x9xf32> {rule.dims = ["n", "c", "h", "w"]}, %w: tensor<4x3x3x3xf32> {rule.dims = ["o", "c", "kh", "kw"]},
+                    %b: tensor<1x4x1x1xf32> {rule.dims = [1, "o", 1, 1]}) -> tensor<2x4x7x7xf32> {
+    %y = graph.conv2d %x, %w {rule.bind = {strides = "s", pads = "p", dilations = "d", groups = "g"}} : (tensor<2x3x9x9xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x7x7xf32>
+    %z = graph.add %b, %y : tensor<1x4x1x1xf32>, tensor<2x4x7x7xf32> -> tensor<2x4x7x7xf32>
+    return %z : tensor<2x4x7x7xf32>
+  }
+  func.func @target(%x: tensor<2x3x9x9xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<1x4x1x1xf32>) -> tensor<2x4x7x7xf32> {
+    %b1 = graph.reshape %b {rule.shape = ["o"]} : tensor<1x4x1x1xf32> -> tensor<4xf32>
+    %y = graph.conv2d %x, %w, %b1 {rule.bind = {strides = "s", pads = "p", dilations = "d", groups = "g"}} : (tensor<2x3x9x9xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<2x4x7x7xf32>
+    return %y : tensor<2x4x7x7xf32>
+  }
+}
+
+// Tests that a product with a transposed right-hand side is a gemm that reads it transposed.
+module @matmul_transposed_to_gemm attributes {rule.summary = "matmul(a, transpose(b)) -> gemm(a, b) with trans_b"} {
+  func.func @source(%a: tensor<5x3xf32> {rule.dims = ["m", "k"]}, %b: tensor<4x3xf32> {rule.dims = ["n", "k"]}) -> tensor<5x4xf32> {
+    %t = graph.transpose %b {permutation = array<i64: 1, 0>} : tensor<4x3xf32> -> tensor<3x4xf32>
+    %y = graph.matmul %a, %t : tensor<5x3xf32>, tensor<3x4xf32> -> tensor<5x4xf32>
+    return %y : tensor<5x4xf32>
+  }
+  func.func @target(%a: tensor<5x3xf32>, %b: tensor<4x3xf32>) -> tensor<5x4xf32> {
+    %y = graph.gemm %a, %b {trans_b = true} : (tensor<5x3xf32>, tensor<4x3xf32>) -> tensor<5x4xf32>
+    return %y : tensor<5x4xf32>
+  }
+}

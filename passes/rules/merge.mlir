@@ -80,3 +80,33 @@ module @merge_parallel_projections attributes {rule.summary = "batch_matmul(x, w
     return %y1, %y2 : tensor<2x5x4xf32>, tensor<2x5x6xf32>
   }
 }
+
+// Tests the enlargement for a 1x1 convolution without bias.
+module @enlarge_conv_1x1_to_3x3_without_bias attributes {rule.summary = "1x1 conv2d without bias -> 3x3 conv2d with a zero-padded filter and padding 1"} {
+  func.func @source(%x: tensor<2x3x9x9xf32> {rule.dims = ["n", "c", "h", "w"]}, %w: tensor<4x3x1x1xf32> {rule.dims = ["o", "c", 1, 1]}) -> tensor<2x4x9x9xf32> {
+    %y = graph.conv2d %x, %w {rule.bind = {strides = "s", activation = "a"}} : (tensor<2x3x9x9xf32>, tensor<4x3x1x1xf32>) -> tensor<2x4x9x9xf32>
+    return %y : tensor<2x4x9x9xf32>
+  }
+  func.func @target(%x: tensor<2x3x9x9xf32>, %w: tensor<4x3x1x1xf32>) -> tensor<2x4x9x9xf32> {
+    %w3 = graph.pad %w {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : tensor<4x3x1x1xf32> -> tensor<4x3x3x3xf32>
+    %y = graph.conv2d %x, %w3 {pads = array<i64: 1, 1, 1, 1>, rule.bind = {strides = "s", activation = "a"}} : (tensor<2x3x9x9xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x9x9xf32>
+    return %y : tensor<2x4x9x9xf32>
+  }
+}
+
+// Tests the merge of two ONNX linear layers (gemm with a transposed [N, K] weight) of one input.
+module @merge_parallel_linear attributes {rule.summary = "gemm(x, w1, b1), gemm(x, w2, b2) with trans_b -> split(gemm(x, concat(w1, w2), concat(b1, b2)))"} {
+  func.func @source(%x: tensor<5x3xf32> {rule.dims = ["m", "k"]}, %w1: tensor<4x3xf32> {rule.dims = ["n1", "k"]}, %b1: tensor<4xf32> {rule.dims = ["n1"]},
+                    %w2: tensor<6x3xf32> {rule.dims = ["n2", "k"]}, %b2: tensor<6xf32> {rule.dims = ["n2"]}) -> (tensor<5x4xf32>, tensor<5x6xf32>) {
+    %y1 = graph.gemm %x, %w1, %b1 {trans_b = true, rule.bind = {alpha = "alpha", beta = "beta"}} : (tensor<5x3xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<5x4xf32>
+    %y2 = graph.gemm %x, %w2, %b2 {trans_b = true, rule.bind = {alpha = "alpha", beta = "beta"}} : (tensor<5x3xf32>, tensor<6x3xf32>, tensor<6xf32>) -> tensor<5x6xf32>
+    return %y1, %y2 : tensor<5x4xf32>, tensor<5x6xf32>
+  }
+  func.func @target(%x: tensor<5x3xf32>, %w1: tensor<4x3xf32>, %b1: tensor<4xf32>, %w2: tensor<6x3xf32>, %b2: tensor<6xf32>) -> (tensor<5x4xf32>, tensor<5x6xf32>) {
+    %w = graph.concat %w1, %w2 {axis = 0 : i64} : (tensor<4x3xf32>, tensor<6x3xf32>) -> tensor<10x3xf32>
+    %b = graph.concat %b1, %b2 {axis = 0 : i64} : (tensor<4xf32>, tensor<6xf32>) -> tensor<10xf32>
+    %y = graph.gemm %x, %w, %b {trans_b = true, rule.bind = {alpha = "alpha", beta = "beta"}} : (tensor<5x3xf32>, tensor<10x3xf32>, tensor<10xf32>) -> tensor<5x10xf32>
+    %y1, %y2 = graph.split %y {axis = 1 : i64} : tensor<5x10xf32> -> tensor<5x4xf32>, tensor<5x6xf32>
+    return %y1, %y2 : tensor<5x4xf32>, tensor<5x6xf32>
+  }
+}

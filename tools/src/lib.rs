@@ -1,8 +1,8 @@
 //! What Turbine's tools share: compiling a model down to the software DSA and running it
 //! ([`driver`]), building graph-dialect modules from operation records ([`graph_module`]), the
 //! built-in models of the main job and the benchmark ([`models`]), how diagnostics name their
-//! locations ([`diagnostics`]), the fuzzing harnesses ([`fuzzing`]), and command-line parsing
-//! helpers.
+//! locations ([`diagnostics`]), the fuzzing harnesses ([`fuzzing`]), the interpreter check of
+//! substitution rules ([`rule_check`]), and command-line parsing helpers.
 #![warn(missing_docs)]
 
 pub mod diagnostics;
@@ -11,6 +11,7 @@ pub mod fuzzing;
 pub mod graph_module;
 pub mod models;
 pub mod random;
+pub mod rule_check;
 
 /// Parses `NAME=D0xD1x...` (`--input-shape`): the static shape to give an ONNX input.
 pub fn parse_input_shape(text: &str) -> Result<(String, Vec<usize>), String> {

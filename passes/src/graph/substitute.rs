@@ -6,7 +6,7 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
     substitute::{
         cost::Metric,
-        rule::{Rule, RuleSet},
+        rule::{verify_rules, Rule, RuleSet},
         search::{apply_all, search, Settings},
     },
     target::{Machine, TARGET_OPTION},
@@ -25,6 +25,7 @@ pub struct GraphSubstitute {
     settings: Settings,
     target: String,
     explain: bool,
+    verify: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +52,9 @@ layer-wise kernel on the target: the larger of its matrix-engine and DDR time, p
 `flops`, or `memory` (bytes produced; infinite past the target's DDR). With `search=all` every \
 match is applied, whatever it costs, until none is left. With `explain`, a remark at each \
 rewrite of the result names the rule and the cost before and after, and one at the function \
-gives the search's totals.";
+gives the search's totals. With `verify`, every rule is first checked through the reference \
+interpreter at its example shapes and at random ones (`turbine-translate --list-rules \
+--verify-rules` does the same for a rule file); an unsound rule is an error at its location.";
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo { name: "rules", description: "Rule files to load (comma-separated paths)", kind: OptionKind::String, default: "" },
@@ -63,6 +66,7 @@ gives the search's totals.";
         OptionInfo { name: "cost", description: "What to minimise: cycles, flops or memory", kind: OptionKind::String, default: "cycles" },
         TARGET_OPTION,
         OptionInfo { name: "explain", description: "Remark on each rewrite and on the search's totals", kind: OptionKind::Bool, default: "false" },
+        OptionInfo { name: "verify", description: "Check every rule through the reference interpreter first; an unsound rule is an error", kind: OptionKind::Bool, default: "false" },
     ];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
@@ -88,6 +92,7 @@ gives the search's totals.";
             settings,
             target: options.string("target"),
             explain: options.bool("explain")?,
+            verify: options.bool("verify")?,
         })
     }
 
@@ -103,6 +108,11 @@ gives the search's totals.";
                 function.emit_error(&format!("graph-substitute: no rule is named '{name}'"));
                 return Err(PassFailure);
             }
+        }
+        if self.verify {
+            // SAFETY: the op is alive.
+            let context = unsafe { mlirOperationGetContext(function.0) };
+            verify_rules(context, &rules, function.location()).map_err(|_| PassFailure)?;
         }
         let fail = |message: String| {
             function.emit_error(&format!("graph-substitute: {message}"));

@@ -5,6 +5,7 @@
 pub mod cost;
 pub mod expr;
 pub mod infer;
+pub mod instance;
 pub mod matcher;
 pub mod rewrite;
 pub mod rule;

@@ -10,13 +10,13 @@
 use super::expr::Env;
 use super::infer::{result_shapes, Attributes};
 use super::matcher::Match;
-use super::rule::{PatternOp, PatternValue, Rule};
+use super::rule::{Body, PatternOp, PatternValue, Rule};
 use crate::graph_view::{FunctionView, ValueId};
 use crate::ir::{create, i64_array, InsertionPoint, Op, Val};
 use crate::ir::string_ref;
 use mlir_sys::*;
 use petgraph::visit::{Dfs, Reversed, Walker};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The handle of `value` of `view`, read from `function`.
 pub fn value_handle(view: &FunctionView, function: Op, value: ValueId) -> Val {
@@ -54,32 +54,19 @@ pub fn apply(rule: &Rule, found: &Match, view: &FunctionView, function: Op) -> R
             PatternValue::Result(op, index) => view.ops[found.ops[op]].op.result(index),
         })
         .collect();
-    let mut built: Vec<Op> = Vec::new();
-    for (index, template) in rule.target.ops.iter().enumerate() {
-        let value = |value: PatternValue| match value {
-            PatternValue::Argument(argument) => inputs[argument].clone(),
-            PatternValue::Result(op, result) => {
-                let handle = built[op].result(result);
-                (handle, shape_of(handle))
-            }
-        };
-        let operands: Vec<(Val, Vec<i64>)> = template.operands.iter().map(|&operand| value(operand)).collect();
-        let location = location_for(rule, found, view, template);
-        match build(rule, found, template, index, &operands, &roots, location, anchor) {
-            Ok(op) => built.push(op),
-            Err(message) => {
-                for op in built.into_iter().rev() {
-                    op.erase();
-                }
-                return Err(format!("rule '{}': {}: {message}", rule.name, template.name));
-            }
+    let root_types: Vec<MlirType> = roots.iter().map(|root| root.r#type()).collect();
+    let bindings = Bindings { sizes: &found.sizes, attributes: &found.attributes };
+    let locations: Vec<MlirLocation> = rule.target.ops.iter().map(|template| location_for(rule, found, view, template)).collect();
+    let built = instantiate(&rule.target, &inputs, &bindings, Typing::Returned(&root_types), &locations, InsertionPoint::Before(anchor))
+        .map_err(|message| format!("rule '{}': {message}", rule.name))?;
+    let replacements = returned_values(&rule.target, &inputs, &built);
+    if let Some(position) = roots.iter().zip(&replacements).position(|(root, replacement)| !root.same_type(*replacement)) {
+        for op in built.into_iter().rev() {
+            op.erase();
         }
+        return Err(format!("rule '{}': its result {position} would change type", rule.name));
     }
-    for (root, result) in roots.iter().zip(&rule.target.results) {
-        let replacement = match *result {
-            PatternValue::Argument(argument) => inputs[argument].0,
-            PatternValue::Result(op, index) => built[op].result(index),
-        };
+    for (root, replacement) in roots.iter().zip(replacements) {
         // SAFETY: both values are alive and of the same type (the rule's signatures agree and
         // returned target values take the source's types).
         if unsafe { !mlirValueEqual(root.0, replacement.0) } {
@@ -125,31 +112,95 @@ fn location_for(rule: &Rule, found: &Match, view: &FunctionView, template: &Patt
     view.ops[found.ops[source.unwrap_or(0)]].op.location()
 }
 
+/// What a body is instantiated with: sizes and attributes by name.
+pub struct Bindings<'a> {
+    /// Sizes and integer values.
+    pub sizes: &'a Env,
+    /// Attributes (a null attribute: absent).
+    pub attributes: &'a BTreeMap<String, MlirAttribute>,
+}
+
+/// How [`instantiate`] types the results it cannot infer.
+#[derive(Debug, Clone, Copy)]
+pub enum Typing<'a> {
+    /// Returned values take these types (a match's roots); others need `rule.shape`.
+    Returned(&'a [MlirType]),
+    /// Nothing beyond inference and `rule.shape`.
+    Inferred,
+    /// The types written in the rule file (an instance at the file's own example shapes).
+    Written,
+}
+
+/// Builds the ops of `body` at `point` for `inputs` (values with their shapes) and `bindings`,
+/// each at its location in `locations`, typing results by inference, `rule.shape` and `typing`.
+/// Returns the ops built; on an error, none is left.
+pub fn instantiate(
+    body: &Body,
+    inputs: &[(Val, Vec<i64>)],
+    bindings: &Bindings,
+    typing: Typing,
+    locations: &[MlirLocation],
+    point: InsertionPoint,
+) -> Result<Vec<Op>, String> {
+    let mut built: Vec<Op> = Vec::new();
+    for (index, template) in body.ops.iter().enumerate() {
+        let value = |value: PatternValue| match value {
+            PatternValue::Argument(argument) => inputs[argument].clone(),
+            PatternValue::Result(op, result) => {
+                let handle = built[op].result(result);
+                (handle, shape_of(handle))
+            }
+        };
+        let operands: Vec<(Val, Vec<i64>)> = template.operands.iter().map(|&operand| value(operand)).collect();
+        match build(body, bindings, template, index, &operands, typing, locations[index], point) {
+            Ok(op) => built.push(op),
+            Err(message) => {
+                for op in built.into_iter().rev() {
+                    op.erase();
+                }
+                return Err(format!("{}: {message}", template.name));
+            }
+        }
+    }
+    Ok(built)
+}
+
+/// The values `body` returns, among `inputs` and the ops `built` for it.
+pub fn returned_values(body: &Body, inputs: &[(Val, Vec<i64>)], built: &[Op]) -> Vec<Val> {
+    body.results
+        .iter()
+        .map(|result| match *result {
+            PatternValue::Argument(argument) => inputs[argument].0,
+            PatternValue::Result(op, index) => built[op].result(index),
+        })
+        .collect()
+}
+
 #[allow(clippy::too_many_arguments)]
 fn build(
-    rule: &Rule,
-    found: &Match,
+    body: &Body,
+    bindings: &Bindings,
     template: &PatternOp,
     index: usize,
     operands: &[(Val, Vec<i64>)],
-    roots: &[Val],
+    typing: Typing,
     location: MlirLocation,
-    anchor: Op,
+    point: InsertionPoint,
 ) -> Result<Op, String> {
-    let attributes = attributes_for(found, template)?;
+    let attributes = attributes_for(bindings, template)?;
     let operand_shapes: Vec<Vec<i64>> = operands.iter().map(|(_, shape)| shape.clone()).collect();
     let inferred = result_shapes(&template.name, &operand_shapes, &Attributes(&attributes))?;
     let mut results = Vec::new();
     for result in 0..template.result_count {
-        let returned = rule.target.results.iter().position(|value| *value == PatternValue::Result(index, result));
+        let position = body.results.iter().position(|value| *value == PatternValue::Result(index, result));
         let written = template.op.result(result).r#type();
-        let r#type = if let Some(position) = returned {
-            roots[position].r#type()
+        let r#type = if let (Some(position), Typing::Returned(types)) = (position, typing) {
+            types[position]
         } else if let Some(shapes) = &template.shapes {
-            tensor_type(&eval_all(&shapes[result], &found.sizes)?, written)
+            tensor_type(&eval_all(&shapes[result], bindings.sizes)?, written)
         } else if let Some(shapes) = &inferred {
             tensor_type(&shapes[result], written)
-        } else if template.name == "graph.constant" {
+        } else if template.name == "graph.constant" || matches!(typing, Typing::Written) {
             written
         } else {
             return Err("its result shape cannot be inferred; give it with rule.shape".to_owned());
@@ -169,14 +220,14 @@ fn build(
     let attributes = fit_constant(&template.name, attributes, results.first().copied());
     let named: Vec<(&str, MlirAttribute)> = attributes.iter().map(|(name, value)| (name.as_str(), *value)).collect();
     let values: Vec<Val> = operands.iter().map(|(value, _)| *value).collect();
-    Ok(create(InsertionPoint::Before(anchor), location, &template.name, &values, &results, &named, Vec::new()))
+    Ok(create(point, location, &template.name, &values, &results, &named, Vec::new()))
 }
 
 /// The attributes of a target op: as written, bound, or computed from sizes.
-fn attributes_for(found: &Match, template: &PatternOp) -> Result<Vec<(String, MlirAttribute)>, String> {
+fn attributes_for(bindings: &Bindings, template: &PatternOp) -> Result<Vec<(String, MlirAttribute)>, String> {
     let mut attributes: Vec<(String, MlirAttribute)> = template.written.clone();
     for (name, bound) in &template.bound {
-        let value = found.attributes[bound];
+        let value = *bindings.attributes.get(bound).ok_or_else(|| format!("'{bound}' is not bound"))?;
         if value.ptr.is_null() {
             continue;
         }
@@ -185,7 +236,7 @@ fn attributes_for(found: &Match, template: &PatternOp) -> Result<Vec<(String, Ml
         attributes.push((name.clone(), convert(value, written).ok_or_else(|| format!("'{bound}' cannot be '{name}'"))?));
     }
     for (name, exprs) in &template.computed {
-        let values = eval_all(exprs, &found.sizes)?;
+        let values = eval_all(exprs, bindings.sizes)?;
         // SAFETY: the op of the rule file is alive with its context.
         let context = unsafe { mlirOperationGetContext(template.op.0) };
         attributes.retain(|(existing, _)| existing != name);

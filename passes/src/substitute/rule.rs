@@ -93,6 +93,13 @@ pub struct Rule {
     pub target: Body,
 }
 
+impl Rule {
+    /// Where the rule is written (its module's location).
+    pub fn location(&self) -> MlirLocation {
+        self.module.location()
+    }
+}
+
 /// The rules of one or more files, and the parsed modules they point into.
 #[derive(Debug, Default)]
 pub struct RuleSet {
@@ -118,6 +125,41 @@ pub const BUILTIN_RULE_FILES: &[(&str, &str)] = &[
     ("passes/rules/algebra.mlir", include_str!("../../rules/algebra.mlir")),
     ("passes/rules/exports.mlir", include_str!("../../rules/exports.mlir")),
 ];
+
+/// Checks one rule for soundness; the tools install one that runs the reference interpreter
+/// (this crate does not link it: the compiler never reads IR through the oracle).
+pub type RuleChecker = fn(MlirContext, &Rule) -> Result<(), String>;
+
+static CHECKER: std::sync::OnceLock<RuleChecker> = std::sync::OnceLock::new();
+
+/// Installs the checker `graph-substitute{verify}` uses (the first one installed stays).
+pub fn set_rule_checker(checker: RuleChecker) {
+    let _ = CHECKER.set(checker);
+}
+
+/// Checks every rule of `rules` with the installed checker, one at a time; an unsound rule is an
+/// error at its rule module.
+pub fn verify_rules(context: MlirContext, rules: &[Rule], at: MlirLocation) -> Result<(), LoadFailure> {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let Some(checker) = CHECKER.get() else {
+        // SAFETY: the location is alive.
+        emit_error(unsafe { Location::from_raw(at) }, "this tool cannot verify rules (the reference interpreter is not linked in)");
+        return Err(LoadFailure);
+    };
+    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut failed = false;
+    for rule in rules {
+        if let Err(message) = checker(context, rule) {
+            rule.module.emit_error(&format!("unsound rule: {message}"));
+            failed = true;
+        }
+    }
+    if failed {
+        Err(LoadFailure)
+    } else {
+        Ok(())
+    }
+}
 
 /// Why rules could not be loaded; the diagnostics (file and line) were emitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

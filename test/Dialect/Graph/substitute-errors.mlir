@@ -1,5 +1,6 @@
 // Tests what graph-substitute rejects: malformed rule files (each error names the rule file and
-// line), unknown rule names, missing files and bad options.
+// line), unsound rules (verify=true checks each through the reference interpreter; the built-in
+// rules pass), unknown rule names, missing files and bad options.
 
 // RUN: not turbine-opt %s --graph-substitute="builtin-rules=false rules=%S/Inputs/bad-rules.mlir" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not turbine-opt %s --graph-substitute="builtin-rules=false rules=%S/Inputs/unparsable-rules.mlir" 2>&1 | FileCheck %s --check-prefix=PARSE
@@ -9,6 +10,8 @@
 // RUN: not turbine-opt %s --graph-substitute="alpha=0.5" 2>&1 | FileCheck %s --check-prefix=ALPHA
 // RUN: not turbine-opt %s --graph-substitute="cost=latency" 2>&1 | FileCheck %s --check-prefix=COST
 // RUN: not turbine-opt %s --graph-substitute 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not turbine-opt %s --graph-substitute="verify=true builtin-rules=false rules=%S/Inputs/unsound-rules.mlir search=all" 2>&1 | FileCheck %s --check-prefix=UNSOUND
+// RUN: turbine-opt %s --graph-substitute="verify=true search=all" -o /dev/null
 
 // BAD: bad-rules.mlir:2:1: error: rule 'no_target' needs functions @source and @target
 // BAD: bad-rules.mlir:13:3: error: rule 'other_signature': @target's signature differs from @source's
@@ -25,6 +28,8 @@
 // SEARCH: search 'random' is not one of backtracking, all
 // ALPHA: alpha must be at least 1, got 0.5
 // COST: cost 'latency' is not one of cycles, flops, memory
+// UNSOUND: unsound-rules.mlir:2:1: error: unsound rule: rule 'sigmoid_is_tanh' at its example shapes {{\[\[}}2, 3]]: result 0 differs at element 0
+// UNSOUND: unsound-rules.mlir:15:1: error: unsound rule: rule 'transpose_is_identity' at shapes {{.*}}: rule 'transpose_is_identity': its result 0 would change type
 // TARGET: error: graph-substitute needs a target: set the module's dsa.target (dsa-set-target) or the 'target' option
 
 func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {

@@ -121,15 +121,15 @@ func.func @qkv(%x: tensor<3x1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x
 // cancel disappear.
 // CHECK-LABEL: func.func @movement
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3x4x5xf32>)
-// CHECK-NEXT: %[[I:.*]] = graph.constant dense<-1>
+// CHECK-NEXT: %[[I:.*]] = graph.constant dense<7>
 // CHECK-NEXT: %[[G:.*]] = graph.gather %[[X]], %[[I]]
 // CHECK-NEXT: return %[[X]], %[[G]]
 func.func @movement(%x: tensor<2x3x4x5xf32>) -> (tensor<2x3x4x5xf32>, tensor<3x4x5xf32>) {
   %t = graph.transpose %x {permutation = array<i64: 0, 2, 3, 1>} : tensor<2x3x4x5xf32> -> tensor<2x4x5x3xf32>
   // expected-remark@+1 {{applied 'transpose_nhwc_round_trip'}}
   %u = graph.transpose %t {permutation = array<i64: 0, 3, 1, 2>} : tensor<2x4x5x3xf32> -> tensor<2x3x4x5xf32>
-  %minus = graph.constant dense<-1> : tensor<i64>
-  %g = graph.gather %x, %minus {axis = 0 : i64} : (tensor<2x3x4x5xf32>, tensor<i64>) -> tensor<3x4x5xf32>
+  %seven = graph.constant dense<7> : tensor<i64>
+  %g = graph.gather %x, %seven {axis = 0 : i64} : (tensor<2x3x4x5xf32>, tensor<i64>) -> tensor<3x4x5xf32>
   return %u, %g : tensor<2x3x4x5xf32>, tensor<3x4x5xf32>
 }
 

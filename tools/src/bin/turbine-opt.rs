@@ -7,6 +7,7 @@ use std::os::unix::ffi::OsStringExt;
 
 fn main() {
     turbine_passes::register_all_passes();
+    turbine_tools::rule_check::install_rule_checker();
     let arguments: Vec<CString> = std::env::args_os()
         .map(|argument| {
             CString::new(argument.into_vec()).unwrap_or_else(|_| {

@@ -1,7 +1,8 @@
 //! `turbine-translate`: translations between other formats and Turbine's dialects:
 //! `--import-onnx`, which imports an ONNX model into the graph dialect, and `--compile`, which
 //! compiles a graph-dialect model ahead of time into an object file and a C header (and, with
-//! `--emit-llvm`, the optimised LLVM IR) for a target.
+//! `--emit-llvm`, the optimised LLVM IR) for a target. `--list-rules` lists (and with
+//! `--verify-rules` checks) the substitution rules of `graph-substitute`.
 //!
 //! The importer (crate `turbine-onnx`) writes MLIR text without linking MLIR; this tool parses that
 //! text with the Turbine dialects loaded and runs the verifiers, so that a wrong result type or
@@ -22,7 +23,7 @@ use turbine_onnx::{import, ImportOptions, ImportedModel};
 #[command(
     name = "turbine-translate",
     about = "Translate models into Turbine's dialects",
-    group(ArgGroup::new("translation").required(true).args(["import_onnx", "compile"]))
+    group(ArgGroup::new("translation").required(true).args(["import_onnx", "compile", "list_rules"]))
 )]
 struct Arguments {
     /// Import an ONNX model (ai.onnx opsets 13 to 22) into the graph dialect.
@@ -32,14 +33,29 @@ struct Arguments {
     /// and a C header beside it (same name, `.h`); the host code calls the software DSA's C ABI.
     #[arg(long)]
     compile: bool,
+    /// List graph-substitute's rules (the built-in ones, then those of --rules): name, where the
+    /// rule is written, what it does.
+    #[arg(long)]
+    list_rules: bool,
+    /// With --list-rules, also the rules of this file; repeatable.
+    #[arg(long = "rules", value_name = "FILE")]
+    rule_files: Vec<PathBuf>,
+    /// With --list-rules, leave out the built-in rules.
+    #[arg(long)]
+    no_builtin_rules: bool,
+    /// With --list-rules, check each rule through the reference interpreter at its example shapes
+    /// and at N random ones; exit non-zero if one is unsound.
+    #[arg(long, value_name = "N")]
+    verify_rules: Option<usize>,
     /// Target of --compile: a built-in name or a target description file.
     #[arg(long, default_value = "stcp920")]
     target: String,
     /// With --compile, also write the optimised LLVM IR to this file.
     #[arg(long, value_name = "FILE")]
     emit_llvm: Option<PathBuf>,
-    /// The model to translate.
-    input: PathBuf,
+    /// The model to translate (not with --list-rules).
+    #[arg(required_unless_present = "list_rules")]
+    input: Option<PathBuf>,
     /// Where to write the MLIR; `-` (the default) is standard output.
     #[arg(short, long, default_value = "-")]
     output: PathBuf,
@@ -68,11 +84,15 @@ fn main() -> ExitCode {
 }
 
 fn run(arguments: &Arguments) -> Result<(), String> {
-    if arguments.compile {
-        return compile(arguments);
+    if arguments.list_rules {
+        return list_rules(arguments);
     }
-    let bytes = std::fs::read(&arguments.input)
-        .map_err(|error| format!("cannot read {}: {error}", arguments.input.display()))?;
+    let input = arguments.input.as_deref().expect("clap requires an input without --list-rules");
+    if arguments.compile {
+        return compile(arguments, input);
+    }
+    let bytes = std::fs::read(input)
+        .map_err(|error| format!("cannot read {}: {error}", input.display()))?;
     let to_stdout = arguments.output == Path::new("-");
     let weights_path = arguments
         .weights
@@ -115,13 +135,21 @@ fn run(arguments: &Arguments) -> Result<(), String> {
 }
 
 /// `--compile`: graph-dialect model to object file, C header and optionally LLVM IR.
-fn compile(arguments: &Arguments) -> Result<(), String> {
+/// `--list-rules`: the rules, one per line, checked with `--verify-rules`.
+fn list_rules(arguments: &Arguments) -> Result<(), String> {
+    let files: Vec<&Path> = arguments.rule_files.iter().map(PathBuf::as_path).collect();
+    let listing = turbine_tools::rule_check::list_rules(!arguments.no_builtin_rules, &files, arguments.verify_rules)?;
+    print!("{listing}");
+    Ok(())
+}
+
+fn compile(arguments: &Arguments, input: &Path) -> Result<(), String> {
     if arguments.output == Path::new("-") {
         return Err("--compile writes an object file: name it with -o FILE.o".into());
     }
     let context = turbine_dialects::create_context();
-    let module = turbine_dialects::parse_file(&context, &arguments.input)
-        .ok_or_else(|| format!("{}: cannot parse or verify the model", arguments.input.display()))?;
+    let module = turbine_dialects::parse_file(&context, input)
+        .ok_or_else(|| format!("{}: cannot parse or verify the model", input.display()))?;
     let options = turbine_tools::driver::CompileOptions { target: arguments.target.clone(), ..Default::default() };
     let code = turbine_tools::driver::compile_to_object(&context, module, &options, arguments.emit_llvm.is_some())?;
     let write = |path: &Path, bytes: &[u8]| std::fs::write(path, bytes).map_err(|error| format!("cannot write {}: {error}", path.display()));

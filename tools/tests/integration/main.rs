@@ -10,3 +10,4 @@ mod interpreter;
 mod layerwise;
 mod onnx_import;
 mod passes;
+mod substitution;
