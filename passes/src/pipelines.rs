@@ -17,21 +17,52 @@ const TARGET_OPTION: OptionInfo = OptionInfo {
     default: "stcp920",
 };
 
+/// The `substitute` option of both kernel-schedule pipelines: `graph-substitute`'s search.
+const SUBSTITUTE_OPTION: OptionInfo = OptionInfo {
+    name: "substitute",
+    description: "graph-substitute's search: 'backtracking' (MetaFlow's, greedy at the default alpha) or 'none'",
+    kind: OptionKind::String,
+    default: "backtracking",
+};
+
+/// The `substitute-alpha` option of both kernel-schedule pipelines.
+const SUBSTITUTE_ALPHA_OPTION: OptionInfo = OptionInfo {
+    name: "substitute-alpha",
+    description: "graph-substitute's alpha: 1 is greedy (milliseconds); MetaFlow's 1.05 takes seconds on DenseNet-121",
+    kind: OptionKind::Float,
+    default: "1",
+};
+
+/// The graph-substitute step of both kernel-schedule pipelines.
+const SUBSTITUTE_STEP: Step = Step {
+    nest: Some("func.func"),
+    pass: "graph-substitute",
+    options: &[
+        ("search", StepValue::Option("substitute")),
+        ("alpha", StepValue::Option("substitute-alpha")),
+        ("target", StepValue::Option("target")),
+    ],
+};
+
 /// Graph to `dsa` with one kernel per layer.
 pub static LAYERWISE: PipelineInfo = PipelineInfo {
     argument: "turbine-layerwise",
     summary: "Graph to dsa with the layer-wise schedule: one kernel per layer, activations through DDR",
     description: "\
 The baseline every GraphTurbo step is measured against (docs/Lowering.md): reshapes folded, \
-canonicalised and deduplicated at the graph level, the target attached, each layer lowered to one \
+the graph rewritten by `graph-substitute` (docs/Substitution.md), canonicalised and deduplicated \
+at the graph level, the target attached, each layer lowered to one \
 `dsa.kernel`, and the result canonicalised. `turbine-run` and `turbine-translate --compile` run it \
 before the backend (`turbine-dsa-to-llvm`).",
     options: &[
         TARGET_OPTION,
         PIPELINE_OPTION,
+        SUBSTITUTE_OPTION,
+        SUBSTITUTE_ALPHA_OPTION,
     ],
     steps: &[
         Step { nest: Some("func.func"), pass: "graph-fold-reshapes", options: &[] },
+        SUBSTITUTE_STEP,
         Step { nest: Some("func.func"), pass: "graph-split-reductions", options: &[] },
         Step { nest: None, pass: "canonicalize", options: &[] },
         Step { nest: None, pass: "cse", options: &[] },
@@ -55,7 +86,7 @@ GraphTurbo's graph scheduling (docs/Scheduling.md: the batch spread over the clu
 hardware-aware groups, their instances ordered, bound to cores and stitched) and its kernel \
 generation (`convert-instance-to-dsa`: one kernel per run of a group's instances, outputs kept in \
 the clusters' global buffers, spilled to DDR by lifetime when they overflow), after the same \
-graph-level clean-up as the layer-wise schedule. `turbine-run --schedule graphturbo` runs it.",
+graph-level substitution and clean-up as the layer-wise schedule. `turbine-run --schedule graphturbo` runs it.",
     options: &[
         TARGET_OPTION,
         OptionInfo {
@@ -71,9 +102,12 @@ graph-level clean-up as the layer-wise schedule. `turbine-run --schedule graphtu
             default: "longest",
         },
         PIPELINE_OPTION,
+        SUBSTITUTE_OPTION,
+        SUBSTITUTE_ALPHA_OPTION,
     ],
     steps: &[
         Step { nest: Some("func.func"), pass: "graph-fold-reshapes", options: &[] },
+        SUBSTITUTE_STEP,
         Step { nest: Some("func.func"), pass: "graph-split-reductions", options: &[] },
         Step { nest: None, pass: "canonicalize", options: &[] },
         Step { nest: None, pass: "cse", options: &[] },

@@ -39,13 +39,18 @@
 // HELP: --turbine-dsa-to-llvm - dsa to the LLVM dialect
 // HELP: --turbine-layerwise - Graph to dsa with the layer-wise schedule
 // HELP-NEXT: --pipeline - Software-pipeline tile loops
+// HELP-NEXT: --substitute=<string> - graph-substitute's search
+// HELP-NEXT: --substitute-alpha=<number> - graph-substitute's alpha
 // HELP-NEXT: --target=<string> - Built-in target name or path of a target description (TOML)
 
 // Tests that the layer-wise pipeline is its passes, in order, with the pipeline's target handed
-// to dsa-set-target, and that the backend's pipeline follows it.
+// to graph-substitute and dsa-set-target, and that the backend's pipeline follows it.
 // LAYERWISE: builtin.module(
 // LAYERWISE-NEXT: func.func(
 // LAYERWISE-NEXT: graph-fold-reshapes{include-flatten=true}
+// LAYERWISE-NEXT: ),
+// LAYERWISE-NEXT: func.func(
+// LAYERWISE-NEXT: graph-substitute{alpha=1.000000e+00 budget=100 builtin-rules=true cost=cycles explain=false only= rules= search=backtracking target=mini verify=false}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: func.func(
 // LAYERWISE-NEXT: graph-split-reductions{explain=false max-view-rank=4}

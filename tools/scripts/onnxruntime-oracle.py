@@ -10,8 +10,10 @@ with the compiler's reason.
 Models: ResNet-18 and MobileNet-V2 (the torchvision architectures, 1x3x224x224; ResNet-50 is
 covered by the ONNX conformance suite's light_resnet50 and by the benchmark), a BERT-base encoder layer
 (1x128x768, erf GELU, LayerNormalization), a MobileNet-V2 inverted-residual block (depthwise conv,
-Clip 0..6), a DenseNet dense block (concat growth), an Inception-v1 stem (LRN, max pooling) and a
-SqueezeNet fire module.
+Clip 0..6), a DenseNet dense block (concat growth), an Inception-v1 stem (LRN, max pooling), a
+SqueezeNet fire module, and a transformer encoder layer written as torch.onnx exports it (q, k, v
+picked out of one projection by Gather of constant indices, reshape targets computed through
+Shape/Gather/Concat), which compiles only because graph-substitute turns those gathers into slices.
 
 Tolerance: |ours - ort| <= 1e-4 * max|ort| + 1e-4 * |ort|, elementwise. onnxruntime convolves and
 multiplies with blocked kernels that sum in another order than the interpreter's straight loops, so
@@ -197,8 +199,49 @@ def squeezenet_fire():
     e3 = b.op("Relu", [b.op("Conv", [s, b.weight([64, 16, 3, 3]), b.weight([64], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])])
     return b.model("squeezenet_fire", [("input", [1, 64, 55, 55])], [b.op("Concat", [e1, e3], axis=1)])
 
+def torch_encoder_layer():
+    """A transformer encoder layer as torch.onnx exports nn.TransformerEncoderLayer (opset 17,
+    sequence-first): one in-projection for q, k and v, its result unflattened to [S, B, 3, E]
+    with a shape computed through Shape/Gather/Unsqueeze/Concat, moved to [3, S, B, E] and q, k, v
+    picked with Gather of a constant scalar index; heads split with computed reshape targets."""
+    b = Builder(11)
+    sequence, batch, hidden, heads, ffn = 16, 2, 32, 4, 64
+    head = hidden // heads
+    x = "src"
 
-MODELS = [resnet18, mobilenet_v2, bert_layer, mobilenet_v2_block, densenet_block, inception_stem, squeezenet_fire]
+    def dims_of(v, *indices):
+        shape = b.op("Shape", [v])
+        return [b.op("Unsqueeze", [b.op("Gather", [shape, b.constant(np.array(i, np.int64))], axis=0), b.constant(np.array([0], np.int64))]) for i in indices]
+
+    proj = b.op("Add", [b.op("MatMul", [x, b.weight([hidden, 3 * hidden], 0.1)]), b.constant(np.zeros(3 * hidden, np.float32))])
+    s, n = dims_of(proj, 0, 1)
+    target = b.op("Concat", [s, n, b.constant(np.array([3], np.int64)), b.constant(np.array([hidden], np.int64))], axis=0)
+    stacked = b.op("Reshape", [proj, target])
+    stacked = b.op("Unsqueeze", [stacked, b.constant(np.array([0], np.int64))])
+    stacked = b.op("Transpose", [stacked], perm=[3, 1, 2, 0, 4])
+    stacked = b.op("Squeeze", [stacked, b.constant(np.array([3], np.int64))])
+
+    def heads_of(v):
+        s, = dims_of(v, 0)
+        target = b.op("Concat", [s, b.constant(np.array([batch * heads], np.int64)), b.constant(np.array([head], np.int64))], axis=0)
+        return b.op("Transpose", [b.op("Reshape", [v, target])], perm=[1, 0, 2])
+
+    q, k, v = (heads_of(b.op("Gather", [stacked, b.constant(np.array(i, np.int64))], axis=0)) for i in range(3))
+    q = b.op("Mul", [q, b.constant(np.array(1.0 / np.sqrt(head), np.float32))])
+    scores = b.op("MatMul", [q, b.op("Transpose", [k], perm=[0, 2, 1])])
+    context = b.op("MatMul", [b.op("Softmax", [scores], axis=-1), v])
+    context = b.op("Reshape", [b.op("Transpose", [context], perm=[1, 0, 2]), b.constant(np.array([sequence * batch, hidden], np.int64))])
+    attended = b.op("Gemm", [context, b.weight([hidden, hidden], 0.1), b.constant(np.zeros(hidden, np.float32))], transB=1)
+    attended = b.op("Reshape", [attended, b.constant(np.array([sequence, batch, hidden], np.int64))])
+    ones, zeros = np.ones(hidden, np.float32), np.zeros(hidden, np.float32)
+    x1 = b.op("LayerNormalization", [b.op("Add", [x, attended]), b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-5)
+    h = b.op("Relu", [b.op("Add", [b.op("MatMul", [x1, b.weight([hidden, ffn], 0.1)]), b.constant(np.zeros(ffn, np.float32))])])
+    h = b.op("Add", [b.op("MatMul", [h, b.weight([ffn, hidden], 0.1)]), b.constant(np.zeros(hidden, np.float32))])
+    out = b.op("LayerNormalization", [b.op("Add", [x1, h]), b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-5)
+    return b.model("torch_encoder_layer", [("src", [sequence, batch, hidden])], [out])
+
+
+MODELS = [resnet18, mobilenet_v2, bert_layer, mobilenet_v2_block, densenet_block, inception_stem, squeezenet_fire, torch_encoder_layer]
 
 
 def check(model, bin_dir, work):

@@ -2,6 +2,7 @@
 //! from files. See [`crate::substitute`] for the rule format, the matcher and the search.
 
 use crate::{
+    graph_view::FunctionView,
     ir::Op,
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
     substitute::{
@@ -32,6 +33,7 @@ pub struct GraphSubstitute {
 enum SearchKind {
     Backtracking,
     All,
+    None,
 }
 
 impl Pass for GraphSubstitute {
@@ -50,7 +52,9 @@ cost is below `alpha` times the best (alpha = 1 is greedy), until `budget` candi
 expanded; the cheapest graph found replaces the function. `cost` is `cycles` (each op as one \
 layer-wise kernel on the target: the larger of its matrix-engine and DDR time, plus a launch), \
 `flops`, or `memory` (bytes produced; infinite past the target's DDR). With `search=all` every \
-match is applied, whatever it costs, until none is left. With `explain`, a remark at each \
+match is applied, whatever it costs, until none is left; `search=none` leaves the function as it \
+is (the compile pipelines' `substitute=none`). A function the compiler's graph view cannot read \
+is left alone. With `explain`, a remark at each \
 rewrite of the result names the rule and the cost before and after, and one at the function \
 gives the search's totals. With `verify`, every rule is first checked through the reference \
 interpreter at its example shapes and at random ones (`turbine-translate --list-rules \
@@ -60,7 +64,7 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
         OptionInfo { name: "rules", description: "Rule files to load (comma-separated paths)", kind: OptionKind::String, default: "" },
         OptionInfo { name: "builtin-rules", description: "Load the built-in rules", kind: OptionKind::Bool, default: "true" },
         OptionInfo { name: "only", description: "Use only these rules (comma-separated names)", kind: OptionKind::String, default: "" },
-        OptionInfo { name: "search", description: "backtracking (MetaFlow Algorithm 1) or all (apply every match)", kind: OptionKind::String, default: "backtracking" },
+        OptionInfo { name: "search", description: "backtracking (MetaFlow Algorithm 1), all (apply every match) or none", kind: OptionKind::String, default: "backtracking" },
         OptionInfo { name: "alpha", description: "Keep candidates cheaper than alpha times the best (1 is greedy)", kind: OptionKind::Float, default: "1.05" },
         OptionInfo { name: "budget", description: "Candidates to expand (rewrites to make with search=all)", kind: OptionKind::Int, default: "100" },
         OptionInfo { name: "cost", description: "What to minimise: cycles, flops or memory", kind: OptionKind::String, default: "cycles" },
@@ -76,7 +80,8 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
         let search = match options.string("search").as_str() {
             "backtracking" => SearchKind::Backtracking,
             "all" => SearchKind::All,
-            other => return Err(format!("search '{other}' is not one of backtracking, all")),
+            "none" => SearchKind::None,
+            other => return Err(format!("search '{other}' is not one of backtracking, all, none")),
         };
         let alpha = options.float("alpha")?;
         if !(alpha >= 1.0 && alpha.is_finite()) {
@@ -98,7 +103,15 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
         let function = Op(operation.to_raw());
-        if function.regions_empty() {
+        if function.regions_empty() || self.search == SearchKind::None {
+            return Ok(());
+        }
+        // A function the compiler's graph view cannot read (dynamic shapes) is left as it is:
+        // the passes after this one say what they cannot compile.
+        if let Err(error) = FunctionView::read(function) {
+            if self.explain {
+                function.emit_remark(&format!("substitution skipped: {}", error.message));
+            }
             return Ok(());
         }
         let set = self.load(function)?;
@@ -119,6 +132,7 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
             PassFailure
         };
         match self.search {
+            SearchKind::None => {}
             SearchKind::All => {
                 let applied = apply_all(function, &rules, self.settings.budget).map_err(fail)?;
                 if self.explain {

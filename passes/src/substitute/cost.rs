@@ -1,12 +1,12 @@
 //! What a graph costs, for the search to compare candidates (MetaFlow §4: a cost model with
 //! several dimensions, any of which the search may minimise).
 //!
-//! `cycles` reads the target's figures (the same `Machine` the lowerings plan with): each op is
-//! costed as the layer-wise schedule runs it, one kernel that reads its operands from DDR and
-//! writes its results back, taking the larger of its matrix-engine time over every core and its
-//! DDR time over every cluster's port, plus a launch. `flops` counts arithmetic only; `memory`
-//! counts the bytes of every tensor the graph produces, and is infinite past the target's DDR.
+//! `cycles` is the lowering's own estimate of the layer-wise schedule on the target
+//! ([`layerwise_cycles`]: the layers it would form, priced by the tile choices it would make).
+//! `flops` counts arithmetic only; `memory` counts the bytes of every tensor the graph produces,
+//! and is infinite past the target's DDR.
 
+use crate::conversion::graph_to_dsa::estimate::{layerwise_cycles, LayerCache};
 use crate::graph_view::{FunctionView, Node};
 use crate::target::Machine;
 
@@ -33,8 +33,8 @@ impl Metric {
     }
 }
 
-/// The cost of `view` by `metric` on `machine`.
-pub fn cost(view: &FunctionView, metric: Metric, machine: Option<&Machine>) -> f64 {
+/// The cost of `view` by `metric` on `machine`; `cache` keeps layer estimates between calls.
+pub fn cost(view: &FunctionView, metric: Metric, machine: Option<&Machine>, cache: &mut LayerCache) -> f64 {
     let ops = view.ops.iter().filter(|node| !node.is_terminator() && !is_free(node));
     match metric {
         Metric::Flops => ops.map(|node| flops(view, node)).sum(),
@@ -46,10 +46,7 @@ pub fn cost(view: &FunctionView, metric: Metric, machine: Option<&Machine>) -> f
                 bytes
             }
         }
-        Metric::Cycles => {
-            let machine = machine.expect("the cycles cost reads a target");
-            ops.map(|node| cycles(view, node, machine)).sum()
-        }
+        Metric::Cycles => layerwise_cycles(view, machine.expect("the cycles cost reads a target"), cache).0,
     }
 }
 
@@ -57,19 +54,6 @@ pub fn cost(view: &FunctionView, metric: Metric, machine: Option<&Machine>) -> f
 /// reshape is a view.
 fn is_free(node: &Node) -> bool {
     matches!(node.name.as_str(), "graph.constant" | "graph.weight" | "graph.reshape" | "graph.flatten")
-}
-
-fn cycles(view: &FunctionView, node: &Node, machine: &Machine) -> f64 {
-    let read: f64 = node.operands.iter().map(|&value| view.type_of(value).bytes() as f64).sum();
-    let moved = read + produced_bytes(node);
-    let engines = (machine.matrix_engines_per_core * machine.cores).max(1) as f64;
-    let compute = if is_matrix(node) { machine.matrix_cycles(flops(view, node)) / engines } else { 0.0 };
-    let transfer = moved / (machine.ddr_bandwidth * machine.clusters as f64);
-    compute.max(transfer) + machine.barrier + machine.dma_setup + machine.compute_setup
-}
-
-fn is_matrix(node: &Node) -> bool {
-    matches!(node.name.as_str(), "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm")
 }
 
 fn produced_bytes(node: &Node) -> f64 {

@@ -6,6 +6,7 @@
 //! body replaces the function's at the end.
 
 use super::cost::{cost, Metric};
+use crate::conversion::graph_to_dsa::estimate::LayerCache;
 use super::matcher::find;
 use super::rewrite::apply;
 use super::rule::Rule;
@@ -71,9 +72,10 @@ impl Candidate {
 
 /// Searches rewrites of `function` by `rules` and replaces its body by the best graph found.
 pub fn search(function: Op, rules: &[Rule], settings: &Settings, machine: Option<&Machine>) -> Result<Outcome, String> {
-    let measure = |candidate: Op| -> Result<(f64, u64), String> {
+    let mut cache = LayerCache::new();
+    let mut measure = |candidate: Op| -> Result<(f64, u64), String> {
         let view = FunctionView::read(candidate).map_err(|error| error.message)?;
-        Ok((cost(&view, settings.metric, machine), fingerprint(&view)))
+        Ok((cost(&view, settings.metric, machine, &mut cache), fingerprint(&view)))
     };
     let (initial, print) = measure(function)?;
     let mut seen: HashSet<u64> = HashSet::from([print]);
@@ -115,8 +117,12 @@ pub fn search(function: Op, rules: &[Rule], settings: &Settings, machine: Option
             }
         }
         current.destroy();
-        let (kept, dropped): (Vec<Candidate>, Vec<Candidate>) = queue.into_iter().partition(|c| c.cost < settings.alpha * best_cost);
+        // Only the best and candidates under alpha times it can be expanded, and no more than
+        // the budget has left: the rest are dropped (a queue of clones is the search's memory).
+        let (mut kept, dropped): (Vec<Candidate>, Vec<Candidate>) = queue.into_iter().partition(|c| c.cost <= best_cost || c.cost < settings.alpha * best_cost);
         dropped.into_iter().for_each(Candidate::destroy);
+        kept.sort_by(|a, b| a.cost.total_cmp(&b.cost));
+        kept.drain(settings.budget.saturating_sub(expanded).min(kept.len())..).for_each(Candidate::destroy);
         queue = kept;
     }
     queue.into_iter().for_each(Candidate::destroy);

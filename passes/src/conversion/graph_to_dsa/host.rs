@@ -6,7 +6,7 @@ use super::{
     emit::{reshaped, Body, Space, Tensor, View},
     fusion::{self, Fused, Synthetic},
     kernel::Kernel,
-    layers::{Layer, Scope, Step},
+    layers::{Layer, Scope, Step, Viewed},
     matmul, movement, rows, window, LoweringError, Machine,
 };
 use std::collections::{BTreeMap, BTreeSet};
@@ -428,7 +428,7 @@ pub(crate) fn emit_layer(
 /// The estimated cycles of the layer anchored at `node` (fused with `steps`, writing a value of
 /// shape `out`) with its operands where `scope` says; `None` for layers whose emitters choose no
 /// tiling by cost (elementwise, rows, windows, movement) or that do not fit the LB.
-pub(crate) fn estimate(scope: &Scope, node: &Node, steps: &[Step], out: &[usize], elementwise_anchor: bool) -> Option<f64> {
+pub(crate) fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, steps: &[Step], out: &[usize], elementwise_anchor: bool) -> Option<f64> {
     match node.name.as_str() {
         _ if elementwise_anchor => None,
         "graph.conv2d" => conv::estimate(scope, node, steps, out),

@@ -9,7 +9,7 @@
 
 #[cfg(doc)]
 use super::fusion;
-use super::{emit::Tensor, Machine};
+use super::{emit::Tensor, view::View, Machine};
 use crate::graph_view::{Node, ValueId};
 use mlir_sys::MlirLocation;
 use std::collections::BTreeMap;
@@ -31,18 +31,44 @@ pub struct Layer<'p> {
 }
 
 /// What the kernel emitters read: the target, the tensors of values defined so far, and their
-/// shapes.
-pub struct Scope<'a> {
+/// shapes. Choosing a tiling reads only the values' views, so a scope of bare views (`T = View`)
+/// lets the cost model of `graph-substitute` price a layer with the lowering's own choice.
+pub struct Scope<'a, T = Tensor> {
     /// The target.
     pub machine: &'a Machine,
     /// Buffers (or views) of the values available to kernels.
-    pub tensors: &'a BTreeMap<ValueId, Tensor>,
+    pub tensors: &'a BTreeMap<ValueId, T>,
+}
+
+/// What a tiling is chosen from: a value's view (shape, memory space, layout).
+pub trait Viewed {
+    /// The view.
+    fn view(&self) -> &View;
+}
+
+impl Viewed for Tensor {
+    fn view(&self) -> &View {
+        &self.view
+    }
+}
+
+impl Viewed for View {
+    fn view(&self) -> &View {
+        self
+    }
 }
 
 impl Scope<'_> {
     /// The tensor of `value`.
     pub fn tensor(&self, value: ValueId) -> &Tensor {
         &self.tensors[&value]
+    }
+}
+
+impl<T: Viewed> Scope<'_, T> {
+    /// The view of `value`.
+    pub fn view(&self, value: ValueId) -> &View {
+        self.tensors[&value].view()
     }
 
     /// Shapes of the external operands of `steps`.
@@ -51,7 +77,7 @@ impl Scope<'_> {
         for step in steps {
             for operand in step.operands.iter().chain([&step.target]) {
                 if let Operand::External(value) = operand {
-                    shapes.insert(*value, self.tensors[value].view.shape.clone());
+                    shapes.insert(*value, self.view(*value).shape.clone());
                 }
             }
         }

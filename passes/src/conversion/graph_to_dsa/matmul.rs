@@ -6,7 +6,7 @@
 use crate::{graph_view::Node, ir::Val};
 use turbine_dialects::attributes::dsa::{BinaryKind, UnaryKind};
 use super::{
-    layers::{Layer, Scope},
+    layers::{Layer, Scope, Viewed},
     emit::Tensor,
     kernel::{Epilogue, Kernel},
     layers::{Elementwise, Operand, Step},
@@ -28,8 +28,8 @@ struct Plan {
 }
 
 /// The shape of operand `position` of `node` as the product reads it (`gemm`'s transposes).
-fn operand_shape(scope: &Scope, node: &Node, position: usize) -> Vec<usize> {
-    let mut shape = scope.tensor(node.operands[position]).view.shape.clone();
+fn operand_shape<T: Viewed>(scope: &Scope<T>, node: &Node, position: usize) -> Vec<usize> {
+    let mut shape = scope.view(node.operands[position]).shape.clone();
     let flag = if position == 0 { "trans_a" } else { "trans_b" };
     if node.name == "graph.gemm" && node.flag(flag) {
         shape.swap(0, 1);
@@ -39,7 +39,7 @@ fn operand_shape(scope: &Scope, node: &Node, position: usize) -> Vec<usize> {
 
 /// Chooses the tile of the product `node` with the fused elementwise `fused` after it, writing
 /// a value of shape `out` (`index`: the anchor's position, for errors).
-fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize) -> Result<Plan, LoweringError> {
+fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], index: usize) -> Result<Plan, LoweringError> {
     let is_gemm = node.name == "graph.gemm";
     let lhs_shape = operand_shape(scope, node, 0);
     let rank = out.len();
@@ -96,7 +96,7 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
     let budget = scope.machine.lb_elements();
     // Where each operand lives; the output's bytes are the same for every tile, so they are
     // estimated where the lhs lives.
-    let [lhs_space, rhs_space] = [0, 1].map(|p| scope.tensor(node.operands[p]).view.space);
+    let [lhs_space, rhs_space] = [0, 1].map(|p| scope.view(node.operands[p]).space);
     let [lhs_rate, rhs_rate] = [lhs_space, rhs_space].map(|space| space.link_bandwidth(scope.machine));
     // The cheapest tile by the estimate ([`Candidates::best`]).
     let mut candidates = Candidates::new();
@@ -157,7 +157,7 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
 /// The estimated cycles of the product `node` (fused with `fused`, writing `out`) with its
 /// operands where `scope` says, if it fits the LB: what tells whether a copy of a weight closer
 /// to the cores pays for itself.
-pub fn estimate(scope: &Scope, node: &Node, fused: &[Step], out: &[usize]) -> Option<f64> {
+pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize]) -> Option<f64> {
     plan(scope, node, fused, out, 0).ok().map(|plan| plan.cost)
 }
 

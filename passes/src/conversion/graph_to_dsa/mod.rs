@@ -27,6 +27,7 @@ mod conv;
 mod elementwise;
 mod emit;
 mod epilogue;
+pub mod estimate;
 mod fusion;
 mod host;
 pub(crate) mod instances;

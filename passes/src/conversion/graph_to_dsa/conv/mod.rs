@@ -14,7 +14,7 @@ use turbine_dialects::attributes::dsa::BinaryKind;
 use super::{
     emit::{reshaped, Space, Tensor},
     row_classes::{dispatch_classes, Rows},
-    layers::{Layer, Scope},
+    layers::{Layer, Scope, Viewed},
     kernel::{guarded_load, Epilogue, Kernel},
     layers::{self, Elementwise, Operand, Step},
     emit::{divisors_descending, Body},
@@ -212,11 +212,11 @@ fn skipped_rows_step(kernel_rows: usize, stride: usize, pads: [usize; 4], height
 
 /// Chooses the tiling of the conv `node` with the fused elementwise `fused` after it, writing a
 /// value of shape `out` (`index`: the anchor's position, for errors).
-fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize) -> Result<Plan, LoweringError> {
-    let input = scope.tensor(node.operands[0]);
-    let filter = scope.tensor(node.operands[1]);
-    let (batch, channels, height, width) = dims4(&input.view.shape);
-    let [kh, kw] = [filter.view.shape[2], filter.view.shape[3]];
+fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], index: usize) -> Result<Plan, LoweringError> {
+    let input = scope.view(node.operands[0]);
+    let filter = scope.view(node.operands[1]);
+    let (batch, channels, height, width) = dims4(&input.shape);
+    let [kh, kw] = [filter.shape[2], filter.shape[3]];
     let strides = node.ints("strides").to_vec();
     let pads = node.ints("pads").to_vec();
     let dilations = node.ints("dilations").to_vec();
@@ -251,7 +251,7 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
             top: pads[0],
             extent: (kh - 1) * dilations[0] as usize + 1,
         },
-        spaces: [input.view.space, filter.view.space],
+        spaces: [input.space, filter.space],
     };
 
     // Bias and fused activation become the first epilogue steps.
@@ -357,7 +357,7 @@ fn plan(scope: &Scope, node: &Node, fused: &[Step], out: &[usize], index: usize)
 /// The estimated cycles of the conv `node` (fused with `fused`, writing `out`) with its
 /// operands where `scope` says, if it fits the LB: what tells whether a copy of its filter
 /// closer to the cores pays for itself.
-pub fn estimate(scope: &Scope, node: &Node, fused: &[Step], out: &[usize]) -> Option<f64> {
+pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize]) -> Option<f64> {
     plan(scope, node, fused, out, 0).ok().map(|plan| plan.cost)
 }
 
