@@ -8,7 +8,8 @@ use crate::{
     substitute::{
         cost::Metric,
         rule::{verify_rules, Rule, RuleSet},
-        search::{apply_all, search, Settings},
+        search::{apply_all, search, Outcome, Region, Settings},
+        split::{capacities, counts, mark, split, unmark},
     },
     target::{Machine, TARGET_OPTION},
 };
@@ -24,6 +25,7 @@ pub struct GraphSubstitute {
     only: Vec<String>,
     search: SearchKind,
     settings: Settings,
+    split_threshold: usize,
     target: String,
     explain: bool,
     verify: bool,
@@ -51,7 +53,12 @@ the cheapest is expanded by every match of every rule, and a rewritten graph is 
 cost is below `alpha` times the best (alpha = 1 is greedy), until `budget` candidates were \
 expanded; the cheapest graph found replaces the function. `cost` is `cycles` (each op as one \
 layer-wise kernel on the target: the larger of its matrix-engine and DDR time, plus a launch), \
-`flops`, or `memory` (bytes produced; infinite past the target's DDR). With `search=all` every \
+`flops`, or `memory` (bytes produced; infinite past the target's DDR). A function of more than \
+`split-threshold` ops (weights and constants aside) is searched in parts (MetaFlow §5.2): each \
+op's capacity is the number of matches that touch both an input and an output edge of it, the \
+function is cut recursively by minimum vertex cuts (maximum flow between its first and last \
+third, Dinic's algorithm) into parts under the threshold, each part is searched alone, then a \
+local search applies the matches that span the cuts. With `search=all` every \
 match is applied, whatever it costs, until none is left; `search=none` leaves the function as it \
 is (the compile pipelines' `substitute=none`). A function the compiler's graph view cannot read \
 is left alone. With `explain`, a remark at each \
@@ -68,6 +75,12 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
         OptionInfo { name: "alpha", description: "Keep candidates cheaper than alpha times the best (1 is greedy)", kind: OptionKind::Float, default: "1.05" },
         OptionInfo { name: "budget", description: "Candidates to expand (rewrites to make with search=all)", kind: OptionKind::Int, default: "100" },
         OptionInfo { name: "cost", description: "What to minimise: cycles, flops or memory", kind: OptionKind::String, default: "cycles" },
+        OptionInfo {
+            name: "split-threshold",
+            description: "Search a function of more ops (weights and constants aside) in parts of at most this many, cut by minimum vertex cuts; 0: whole",
+            kind: OptionKind::Int,
+            default: "200",
+        },
         TARGET_OPTION,
         OptionInfo { name: "explain", description: "Remark on each rewrite and on the search's totals", kind: OptionKind::Bool, default: "false" },
         OptionInfo { name: "verify", description: "Check every rule through the reference interpreter first; an unsound rule is an error", kind: OptionKind::Bool, default: "false" },
@@ -88,13 +101,16 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
             return Err(format!("alpha must be at least 1, got {alpha}"));
         }
         let budget = usize::try_from(options.int("budget")?).map_err(|_| "budget must not be negative".to_owned())?;
-        let settings = Settings { alpha, budget, metric: Metric::parse(&options.string("cost"))?, matches_per_rule: 64 };
+        let settings =
+            Settings { alpha, budget, metric: Metric::parse(&options.string("cost"))?, matches_per_rule: 64, region: Region::Whole };
+        let split_threshold = usize::try_from(options.int("split-threshold")?).map_err(|_| "split-threshold must not be negative".to_owned())?;
         Ok(Self {
             files: list("rules"),
             builtin: options.bool("builtin-rules")?,
             only: list("only"),
             search,
             settings,
+            split_threshold,
             target: options.string("target"),
             explain: options.bool("explain")?,
             verify: options.bool("verify")?,
@@ -147,7 +163,7 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
                     _ if self.target.is_empty() => function.parent().and_then(Machine::of_module),
                     _ => Some(Machine::for_function(function, &self.target, Self::ARGUMENT)?),
                 };
-                let outcome = search(function, &rules, &self.settings, machine.as_ref()).map_err(fail)?;
+                let outcome = self.search_in_parts(function, &rules, machine.as_ref()).map_err(fail)?;
                 if self.explain {
                     for step in &outcome.steps {
                         let rule = &rules[step.rule].name;
@@ -169,6 +185,53 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
 }
 
 impl GraphSubstitute {
+    /// The backtracking search, over the whole function or (past the split threshold) over each
+    /// part of a flow-based split and then across the cuts (MetaFlow §5.2).
+    fn search_in_parts(&self, function: Op, rules: &[Rule], machine: Option<&Machine>) -> Result<Outcome, String> {
+        let view = FunctionView::read(function).map_err(|error| error.message)?;
+        let counted = (0..view.ops.len()).filter(|&op| counts(&view, op)).count();
+        if self.split_threshold == 0 || counted <= self.split_threshold {
+            return search(function, rules, &self.settings, machine);
+        }
+        let capacity = capacities(&view, rules);
+        let ops: Vec<usize> = (0..view.ops.len()).filter(|&op| !view.ops[op].is_terminator()).collect();
+        let (parts, cuts) = split(&view, ops, &capacity, self.split_threshold);
+        mark(&view, &parts);
+        if self.explain {
+            let sizes: Vec<usize> = parts.iter().map(|part| part.iter().filter(|&&op| counts(&view, op)).count()).collect();
+            function.emit_remark(&format!(
+                "split {counted} ops into {} parts of {sizes:?} ops by minimum vertex cuts separating {cuts:?} matches",
+                parts.len()
+            ));
+        }
+        let mut regions: Vec<Region> = (0..parts.len() as i64).map(Region::Part).collect();
+        regions.push(Region::AcrossParts);
+        let mut total: Option<Outcome> = None;
+        for region in regions {
+            let settings = Settings { region, ..self.settings.clone() };
+            let outcome = search(function, rules, &settings, machine);
+            let outcome = match outcome {
+                Ok(outcome) => outcome,
+                Err(message) => {
+                    unmark(function);
+                    return Err(message);
+                }
+            };
+            total = Some(match total {
+                None => outcome,
+                Some(mut total) => {
+                    total.best = outcome.best;
+                    total.steps.extend(outcome.steps);
+                    total.expanded += outcome.expanded;
+                    total.generated += outcome.generated;
+                    total
+                }
+            });
+        }
+        unmark(function);
+        Ok(total.expect("a split has parts"))
+    }
+
     fn load(&self, function: Op) -> Result<RuleSet, PassFailure> {
         // SAFETY: the op is alive.
         let context = unsafe { mlirOperationGetContext(function.0) };

@@ -104,7 +104,7 @@ impl Node {
 }
 
 /// A graph function read for compilation.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct FunctionView {
     /// The function's symbol name.
     pub name: String,
@@ -135,6 +135,18 @@ impl FunctionView {
     /// Reads `function` (a `func.func` with a body).
     pub fn read(function: Op) -> Result<Self, ViewError> {
         reader::read(function, function.symbol_name())
+    }
+
+    /// The view of `clone`, a clone of the function this view read (`mlirOperationClone` keeps
+    /// its ops in order): the same graph with handles to the clone's ops, without reading it.
+    pub fn of_clone(&self, clone: Op) -> Self {
+        let ops = clone.body_ops();
+        assert_eq!(ops.len(), self.ops.len(), "a clone has the function's ops");
+        let mut view = self.clone();
+        for (node, op) in view.ops.iter_mut().zip(ops) {
+            node.op = op;
+        }
+        view
     }
 
     /// Reads the body of a region op such as `instance.group` (block arguments are the

@@ -84,9 +84,19 @@ fn extend(rule: &Rule, view: &FunctionView, visited: usize, mut state: State, fo
             }
         }
         None => {
-            // Later pattern roots are tried against later ops first, so that a symmetric pattern
-            // (two merged siblings) maps in block order.
-            for (op, node) in view.ops.iter().enumerate().rev() {
+            // A root that reads a wildcard already bound can only be one of that value's readers;
+            // otherwise any op of its kind. Later roots are tried against later ops first, so that
+            // a symmetric pattern (two merged siblings) maps in block order.
+            let bound_input = pattern[index].operands.iter().find_map(|operand| match operand {
+                PatternValue::Argument(argument) => state.arguments[*argument],
+                PatternValue::Result(..) => None,
+            });
+            let candidates: Vec<usize> = match bound_input {
+                Some(value) => view.readers(value).to_vec(),
+                None => (0..view.ops.len()).collect(),
+            };
+            for op in candidates.into_iter().rev() {
+                let node = &view.ops[op];
                 if node.name != pattern[index].name || state.used.contains(&op) {
                     continue;
                 }

@@ -10,3 +10,4 @@ pub mod matcher;
 pub mod rewrite;
 pub mod rule;
 pub mod search;
+pub mod split;

@@ -7,7 +7,8 @@
 
 use super::cost::{cost, Metric};
 use crate::conversion::graph_to_dsa::estimate::LayerCache;
-use super::matcher::find;
+use super::matcher::{find, Match};
+use super::split::{part_of, set_part};
 use super::rewrite::apply;
 use super::rule::Rule;
 use crate::graph_view::FunctionView;
@@ -29,6 +30,35 @@ pub struct Settings {
     pub metric: Metric,
     /// Matches of one rule considered per candidate at most.
     pub matches_per_rule: usize,
+    /// Which matches the search may apply.
+    pub region: Region,
+}
+
+/// Which matches a search applies, by the parts of a split ([`super::split`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Region {
+    /// Any.
+    Whole,
+    /// Those whose ops all belong to this part.
+    Part(i64),
+    /// Those whose ops span two parts or more (the local search across the cuts).
+    AcrossParts,
+}
+
+impl Region {
+    fn admits(self, found: &Match, view: &FunctionView) -> bool {
+        let parts = || found.ops.iter().map(|&op| part_of(view.ops[op].op));
+        match self {
+            Region::Whole => true,
+            Region::Part(part) => parts().all(|of| of == Some(part)),
+            Region::AcrossParts => {
+                let mut seen: Vec<Option<i64>> = parts().collect();
+                seen.sort_unstable();
+                seen.dedup();
+                seen.len() > 1
+            }
+        }
+    }
 }
 
 /// One rewrite on the way to the result.
@@ -90,13 +120,20 @@ pub fn search(function: Op, rules: &[Rule], settings: &Settings, machine: Option
         let view = FunctionView::read(current.function).map_err(|error| error.message)?;
         for (index, rule) in rules.iter().enumerate() {
             for found in find(rule, &view, settings.matches_per_rule) {
+                if !settings.region.admits(&found, &view) {
+                    continue;
+                }
                 let next = clone(current.function);
-                let next_view = FunctionView::read(next).map_err(|error| error.message)?;
-                let location = next_view.ops[found.anchor(rule)].op.location();
-                if apply(rule, &found, &next_view, next).is_err() {
+                let next_view = view.of_clone(next);
+                let anchor = next_view.ops[found.anchor(rule)].op;
+                let (location, part) = (anchor.location(), part_of(anchor));
+                let Ok(built) = apply(rule, &found, &next_view, next) else {
                     // SAFETY: the clone is detached and owned here.
                     unsafe { mlirOperationDestroy(next.0) };
                     continue;
+                };
+                if let Some(part) = part {
+                    built.into_iter().for_each(|op| set_part(op, part));
                 }
                 generated += 1;
                 let (next_cost, print) = measure(next)?;

@@ -3,6 +3,15 @@
 // RUN: turbine-opt %s --split-input-file --graph-substitute="search=all only=merge_parallel_convs" | FileCheck %s --check-prefix=MERGE
 // RUN: turbine-opt %s --split-input-file --graph-substitute="target=stcp920 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
 // RUN: turbine-opt %s --split-input-file --graph-substitute="builtin-rules=false rules=%S/Inputs/user-rules.mlir search=all" | FileCheck %s --check-prefix=USER
+// RUN: turbine-opt %s --split-input-file --graph-substitute="target=stcp920 explain=true split-threshold=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPLIT
+
+// Tests the flow-based split (MetaFlow §5.2) on @encoder_tail: cut into parts of at most 4 ops
+// (constants aside) by minimum vertex cuts, each part searched alone; the layer norm spans cuts,
+// so the local search across the cuts finds it, and the result is the whole search's.
+// SPLIT: remark: split 14 ops into 7 parts of [1, 2, 4, 2, 0, 1, 4] ops by minimum vertex cuts separating [0, 2, 1, 0, 0, 1] matches
+// SPLIT: remark: applied 'layer_norm_decomposed': cost 1186 -> 343
+// SPLIT: remark: applied 'gelu_erf': cost 343 -> 341
+// SPLIT: remark: substitution: cost 1186 -> 341 (2 rewrites
 
 // The backtracking search on stcp920's figures (the lowering's own layer estimate) keeps only
 // the rewrites that pay: the batch norm and relu fuse into the convolution's kernel anyway, and
