@@ -113,7 +113,9 @@ pub fn search(function: Op, rules: &[Rule], settings: &Settings, machine: Option
     let mut best: Option<Candidate> = None;
     let mut best_cost = initial;
     let (mut expanded, mut generated) = (0, 0);
+    let mut progress = Progress::new(function);
     while expanded < settings.budget {
+        progress.show(expanded, generated, best_cost);
         let Some(position) = cheapest(&queue) else { break };
         let current = queue.swap_remove(position);
         expanded += 1;
@@ -163,6 +165,7 @@ pub fn search(function: Op, rules: &[Rule], settings: &Settings, machine: Option
         queue = kept;
     }
     queue.into_iter().for_each(Candidate::destroy);
+    progress.finish();
     let steps = match best {
         Some(best) => {
             take_body(function, best.function);
@@ -192,6 +195,39 @@ pub fn apply_all(function: Op, rules: &[Rule], budget: usize) -> Result<Vec<(usi
         break;
     }
     Ok(applied)
+}
+
+/// A line on a terminal's standard error while a search runs longer than two seconds (nothing
+/// when standard error is not a terminal: logs and tests stay quiet).
+struct Progress {
+    start: std::time::Instant,
+    last: Option<std::time::Instant>,
+    name: String,
+    terminal: bool,
+}
+
+impl Progress {
+    fn new(function: Op) -> Self {
+        use std::io::IsTerminal;
+        let terminal = std::io::stderr().is_terminal();
+        let name = if terminal { function.symbol_name() } else { String::new() };
+        Self { start: std::time::Instant::now(), last: None, name, terminal }
+    }
+
+    fn show(&mut self, expanded: usize, generated: usize, best: f64) {
+        let now = std::time::Instant::now();
+        let due = self.last.map_or(now.duration_since(self.start).as_secs_f64() > 2.0, |last| now.duration_since(last).as_secs_f64() > 1.0);
+        if self.terminal && due {
+            eprint!("\rgraph-substitute @{}: {expanded} candidates expanded, {generated} generated, best cost {best:.0}   ", self.name);
+            self.last = Some(now);
+        }
+    }
+
+    fn finish(&self) {
+        if self.last.is_some() {
+            eprintln!();
+        }
+    }
 }
 
 fn cheapest(queue: &[Candidate]) -> Option<usize> {

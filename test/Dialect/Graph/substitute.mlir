@@ -157,3 +157,35 @@ func.func @user(%x: tensor<3x5xf32>) -> tensor<3x5xf32> {
   %y = graph.sub %x, %x : tensor<3x5xf32>, tensor<3x5xf32> -> tensor<3x5xf32>
   return %y : tensor<3x5xf32>
 }
+
+// -----
+
+// Tests the algebra family: identities disappear, relu is idempotent, x * sigmoid(x) is silu,
+// and a relu after relu6 changes nothing.
+// CHECK-LABEL: func.func @algebra
+// CHECK-SAME: (%[[X:.*]]: tensor<2x5xf32>)
+// CHECK-NEXT: %[[R:.*]] = graph.relu %[[X]] : tensor<2x5xf32>
+// CHECK-NEXT: %[[S:.*]] = graph.silu %[[R]] : tensor<2x5xf32>
+// CHECK-NEXT: %[[C:.*]] = graph.clip %[[S]] {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32} : tensor<2x5xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @algebra(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %zero = graph.constant dense<0.0> : tensor<f32>
+  // expected-remark@+1 {{applied 'mul_by_one'}}
+  %a = graph.mul %x, %one : tensor<2x5xf32>, tensor<f32> -> tensor<2x5xf32>
+  // expected-remark@+1 {{applied 'add_zero'}}
+  %b = graph.add %a, %zero : tensor<2x5xf32>, tensor<f32> -> tensor<2x5xf32>
+  %n1 = graph.neg %b : tensor<2x5xf32>
+  // expected-remark@+1 {{applied 'neg_of_neg'}}
+  %n2 = graph.neg %n1 : tensor<2x5xf32>
+  %r1 = graph.relu %n2 : tensor<2x5xf32>
+  // expected-remark@+1 {{applied 'relu_of_relu'}}
+  %r2 = graph.relu %r1 : tensor<2x5xf32>
+  %s = graph.sigmoid %r2 : tensor<2x5xf32>
+  // expected-remark@+1 {{applied 'mul_sigmoid_to_silu'}}
+  %m = graph.mul %r2, %s : tensor<2x5xf32>, tensor<2x5xf32> -> tensor<2x5xf32>
+  %c = graph.clip %m {min = 0.0 : f32, max = 6.0 : f32} : tensor<2x5xf32>
+  // expected-remark@+1 {{applied 'relu_of_relu6'}}
+  %y = graph.relu %c : tensor<2x5xf32>
+  return %y : tensor<2x5xf32>
+}
