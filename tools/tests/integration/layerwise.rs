@@ -57,26 +57,37 @@ fn check_schedule(source: &str, weights: &Weights, target: &str, seed: u64, sche
     assert!(module.as_operation().verify(), "does not verify:\n{source}");
     // SAFETY: the module is verified and outlives the program.
     let program = unsafe { Program::from_module(module.as_operation().to_raw(), None) }.unwrap();
-    let mut random = Random::new(seed);
-    let inputs: Vec<Tensor> = program
-        .body
-        .arguments
-        .iter()
-        .map(|(_, r#type)| Tensor::f32(r#type.shape.clone(), random.values(r#type.shape.iter().product(), 1.0)))
-        .collect();
+    let inputs = random_inputs(&program, seed);
     let expected = interpret(&program, inputs.clone(), weights).unwrap();
     let options = CompileOptions { target: target.into(), schedule: schedule.into(), ..CompileOptions::default() };
     let compiled = driver::compile(&context, module, None, &options).unwrap_or_else(|error| panic!("{schedule}: {error}\n{source}"));
     let device = Device::new(target).unwrap();
     let actual = driver::run(&compiled, &device, &inputs, weights).unwrap_or_else(|error| panic!("{schedule}: {error}\n{source}"));
+    assert_close(&actual, &expected, &format!("seed {seed}, {target}, {schedule}\n{source}"));
+}
+
+/// Seeded inputs for `program`'s arguments (f32 uniform in [-1, 1)).
+pub(crate) fn random_inputs(program: &Program, seed: u64) -> Vec<Tensor> {
+    let mut random = Random::new(seed);
+    program
+        .body
+        .arguments
+        .iter()
+        .map(|(_, r#type)| Tensor::f32(r#type.shape.clone(), random.values(r#type.shape.iter().product(), 1.0)))
+        .collect()
+}
+
+/// Asserts that every output agrees with the interpreter's within 1e-4 (relative to each
+/// output's largest magnitude, plus 1e-4 per element); `context` says what ran.
+pub(crate) fn assert_close(actual: &[Tensor], expected: &[Tensor], context: &str) {
     assert_eq!(actual.len(), expected.len());
-    for (index, (got, want)) in actual.iter().zip(&expected).enumerate() {
+    for (index, (got, want)) in actual.iter().zip(expected).enumerate() {
         assert_eq!(got.shape, want.shape, "result #{index}");
         let (got, want) = (got.as_f32().unwrap(), want.as_f32().unwrap());
         let scale = want.iter().fold(0f32, |m, v| m.max(v.abs()));
         for (position, (a, b)) in got.iter().zip(want).enumerate() {
             let bound = 1e-4 * scale + 1e-4 * b.abs() + 1e-6;
-            assert!((a - b).abs() <= bound, "result #{index}[{position}]: {a} vs interpreter {b} (seed {seed}, {target}, {schedule})\n{source}");
+            assert!((a - b).abs() <= bound, "result #{index}[{position}]: {a} vs interpreter {b} ({context})");
         }
     }
 }

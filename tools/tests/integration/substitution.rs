@@ -2,10 +2,10 @@
 //! shapes (rule, matcher and rewrite together), wrong rules caught, and random networks rewritten
 //! by the search computing what they computed before.
 
-use crate::layerwise::{random_cnn, Random};
+use crate::layerwise::{assert_close, random_cnn, random_inputs};
 use melior::ir::Module;
 use std::path::Path;
-use turbine_interpreter::{interpret, Program, Tensor};
+use turbine_interpreter::{interpret, Program};
 use turbine_tools::{driver, rule_check::list_rules};
 
 #[test]
@@ -38,13 +38,7 @@ fn random_networks_compute_the_same_after_substitution() {
         let before = Module::parse(&context, &source).expect("random networks parse");
         // SAFETY: the module is verified and outlives the program.
         let program = unsafe { Program::from_module(before.as_operation().to_raw(), None) }.unwrap();
-        let mut random = Random::new(seed);
-        let inputs: Vec<Tensor> = program
-            .body
-            .arguments
-            .iter()
-            .map(|(_, r#type)| Tensor::f32(r#type.shape.clone(), random.values(r#type.shape.iter().product(), 1.0)))
-            .collect();
+        let inputs = random_inputs(&program, seed);
         let expected = interpret(&program, inputs.clone(), &weights).unwrap();
         for pipeline in pipelines {
             let mut module = Module::parse(&context, &source).unwrap();
@@ -56,15 +50,7 @@ fn random_networks_compute_the_same_after_substitution() {
             // SAFETY: as above.
             let program = unsafe { Program::from_module(module.as_operation().to_raw(), None) }.unwrap();
             let actual = interpret(&program, inputs.clone(), &weights).unwrap();
-            for (index, (got, want)) in actual.iter().zip(&expected).enumerate() {
-                assert_eq!(got.shape, want.shape, "result #{index}");
-                let (got, want) = (got.as_f32().unwrap(), want.as_f32().unwrap());
-                let scale = want.iter().fold(0f32, |m, v| m.max(v.abs()));
-                for (position, (a, b)) in got.iter().zip(want).enumerate() {
-                    let bound = 1e-4 * scale + 1e-4 * b.abs() + 1e-6;
-                    assert!((a - b).abs() <= bound, "seed {seed}, {pipeline}: result #{index}[{position}] {a} vs {b}\n{text}");
-                }
-            }
+            assert_close(&actual, &expected, &format!("seed {seed}, {pipeline}\n{text}"));
         }
     }
     assert!(rewritten > 10, "the rules rewrote only {rewritten} of the networks");
