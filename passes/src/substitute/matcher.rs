@@ -9,8 +9,8 @@
 
 use super::expr::Env;
 use super::rule::{PatternOp, PatternValue, Rule};
-use crate::graph_view::{FunctionView, ValueId};
-use crate::ir::{string_ref, to_string, Op};
+use crate::graph_view::{ElementType, FunctionView, ValueId};
+use crate::ir::{to_string, Op};
 use mlir_sys::*;
 use petgraph::visit::{Dfs, Walker};
 use std::collections::{BTreeMap, BTreeSet};
@@ -152,40 +152,91 @@ fn bind_op(pattern_op: &PatternOp, op: usize, view: &FunctionView, state: &mut S
 
 /// Written attributes must be equal and the only ones; bound ones bind (or must equal) a name.
 fn bind_attributes(pattern_op: &PatternOp, op: Op, state: &mut State) -> bool {
-    // SAFETY: live ops of one context; attributes are uniqued, so equal ones are identical.
+    bind_attribute_list(pattern_op, &attributes_of(op), &mut state.attributes, &mut state.sizes)
+}
+
+/// The attributes of `op`, by name.
+pub fn attributes_of(op: Op) -> Vec<(String, MlirAttribute)> {
+    // SAFETY: a live op.
     unsafe {
-        for (name, attribute) in &pattern_op.written {
-            let actual = mlirOperationGetAttributeByName(op.0, string_ref(name));
-            if actual.ptr.is_null() || !mlirAttributeEqual(actual, *attribute) {
-                return false;
-            }
+        (0..mlirOperationGetNumAttributes(op.0))
+            .map(|index| {
+                let named = mlirOperationGetAttribute(op.0, index);
+                (to_string(mlirIdentifierStr(named.name)), named.attribute)
+            })
+            .collect()
+    }
+}
+
+/// [`bind_attributes`] for an op with attributes `actual`, binding into `attributes` and `sizes`.
+pub fn bind_attribute_list(
+    pattern_op: &PatternOp,
+    actual: &[(String, MlirAttribute)],
+    attributes: &mut BTreeMap<String, MlirAttribute>,
+    sizes: &mut Env,
+) -> bool {
+    let get = |name: &str| actual.iter().find(|(key, _)| key == name).map_or(MlirAttribute { ptr: std::ptr::null() }, |(_, value)| *value);
+    // SAFETY: attributes of one context are uniqued, so equal ones are identical.
+    let equal = |a: MlirAttribute, b: MlirAttribute| unsafe { mlirAttributeEqual(a, b) };
+    for (name, attribute) in &pattern_op.written {
+        let value = get(name);
+        if value.ptr.is_null() || !equal(value, *attribute) {
+            return false;
         }
-        for index in 0..mlirOperationGetNumAttributes(op.0) {
-            let name = to_string(mlirIdentifierStr(mlirOperationGetAttribute(op.0, index).name));
-            let known = pattern_op.written.iter().any(|(written, _)| *written == name)
-                || pattern_op.bound.iter().any(|(bound, _)| *bound == name);
-            // Discardable attributes (dialect-prefixed) carry no semantics of the op.
-            if !known && !name.contains('.') {
-                return false;
-            }
+    }
+    for (name, _) in actual {
+        let known = pattern_op.written.iter().any(|(written, _)| written == name) || pattern_op.bound.iter().any(|(bound, _)| bound == name);
+        // Discardable attributes (dialect-prefixed) carry no semantics of the op.
+        if !known && !name.contains('.') {
+            return false;
         }
-        for (attribute, name) in &pattern_op.bound {
-            let actual = mlirOperationGetAttributeByName(op.0, string_ref(attribute));
-            match state.attributes.get(name) {
-                Some(bound) if !(bound.ptr.is_null() && actual.ptr.is_null()) && (bound.ptr.is_null() || actual.ptr.is_null() || !mlirAttributeEqual(*bound, actual)) => return false,
-                Some(_) => {}
-                None => {
-                    state.attributes.insert(name.clone(), actual);
-                    if let Some(value) = integer_value(actual) {
-                        if *state.sizes.entry(name.clone()).or_insert(value) != value {
-                            return false;
-                        }
+    }
+    for (attribute, name) in &pattern_op.bound {
+        let value = get(attribute);
+        match attributes.get(name) {
+            Some(bound) if bound.ptr.is_null() != value.ptr.is_null() => return false,
+            Some(bound) if !bound.ptr.is_null() && !equal(*bound, value) => return false,
+            Some(_) => {}
+            None => {
+                attributes.insert(name.clone(), value);
+                if let Some(integer) = integer_value(value) {
+                    if *sizes.entry(name.clone()).or_insert(integer) != integer {
+                        return false;
                     }
                 }
             }
         }
     }
     true
+}
+
+/// Binds the sizes the wildcards' types give (`types`: shape and element type of each) and checks
+/// the rule's dimensions and conditions.
+pub fn bind_argument_types(rule: &Rule, types: &[(Vec<usize>, ElementType)], sizes: &mut Env) -> bool {
+    for (argument, (shape, element)) in rule.arguments.iter().zip(types) {
+        if *element != ElementType::of(argument.element) {
+            return false;
+        }
+        let Some(dims) = &argument.dims else { continue };
+        if shape.len() != dims.len() {
+            return false;
+        }
+        for (dim, &size) in dims.iter().zip(shape) {
+            if let Some(name) = dim.as_var() {
+                if *sizes.entry(name.to_owned()).or_insert(size as i64) != size as i64 {
+                    return false;
+                }
+            }
+        }
+    }
+    for (argument, (shape, _)) in rule.arguments.iter().zip(types) {
+        for (dim, &size) in argument.dims.iter().flatten().zip(shape) {
+            if dim.eval(sizes) != Some(size as i64) {
+                return false;
+            }
+        }
+    }
+    rule.conditions.iter().all(|condition| condition.holds(sizes))
 }
 
 /// The integer an attribute holds: an integer attribute, or an integer splat.
@@ -209,31 +260,8 @@ pub fn integer_value(attribute: MlirAttribute) -> Option<i64> {
 /// stay inside, and no input that depends on an output.
 fn complete(rule: &Rule, view: &FunctionView, mut state: State) -> Option<Match> {
     let arguments: Vec<ValueId> = state.arguments.iter().map(|a| a.expect("every wildcard is read by the source")).collect();
-    for (argument, &value) in rule.arguments.iter().zip(&arguments) {
-        let r#type = view.type_of(value);
-        if !same_element(view, value, argument.element) {
-            return None;
-        }
-        let Some(dims) = &argument.dims else { continue };
-        if r#type.shape.len() != dims.len() {
-            return None;
-        }
-        for (dim, &size) in dims.iter().zip(&r#type.shape) {
-            if let Some(name) = dim.as_var() {
-                if *state.sizes.entry(name.to_owned()).or_insert(size as i64) != size as i64 {
-                    return None;
-                }
-            }
-        }
-    }
-    for (argument, &value) in rule.arguments.iter().zip(&arguments) {
-        for (dim, &size) in argument.dims.iter().flatten().zip(&view.type_of(value).shape) {
-            if dim.eval(&state.sizes) != Some(size as i64) {
-                return None;
-            }
-        }
-    }
-    if !rule.conditions.iter().all(|condition| condition.holds(&state.sizes)) {
+    let types: Vec<(Vec<usize>, ElementType)> = arguments.iter().map(|&value| (view.type_of(value).shape.clone(), view.type_of(value).element_type)).collect();
+    if !bind_argument_types(rule, &types, &mut state.sizes) {
         return None;
     }
     let ops: Vec<usize> = state.ops.iter().map(|op| op.expect("every pattern op is matched")).collect();
@@ -255,9 +283,4 @@ fn complete(rule: &Rule, view: &FunctionView, mut state: State) -> Option<Match>
     }
     let sizes = std::mem::take(&mut state.sizes);
     Some(Match { ops, arguments, sizes, attributes: state.attributes })
-}
-
-fn same_element(view: &FunctionView, value: ValueId, element: MlirType) -> bool {
-    let wanted = crate::graph_view::ElementType::of(element);
-    view.type_of(value).element_type == wanted
 }

@@ -187,9 +187,26 @@ fn build(
     location: MlirLocation,
     point: InsertionPoint,
 ) -> Result<Op, String> {
-    let attributes = attributes_for(bindings, template)?;
     let operand_shapes: Vec<Vec<i64>> = operands.iter().map(|(_, shape)| shape.clone()).collect();
-    let inferred = result_shapes(&template.name, &operand_shapes, &Attributes(&attributes))?;
+    let (attributes, results) = plan_op(body, bindings, template, index, &operand_shapes, typing)?;
+    let named: Vec<(&str, MlirAttribute)> = attributes.iter().map(|(name, value)| (name.as_str(), *value)).collect();
+    let values: Vec<Val> = operands.iter().map(|(value, _)| *value).collect();
+    Ok(create(point, location, &template.name, &values, &results, &named, Vec::new()))
+}
+
+/// The attributes and result types of op `index` of `body` (`template`) for operands of
+/// `operand_shapes`: what building it takes, decided without building it (the e-graph engine
+/// adds it as a term).
+pub fn plan_op(
+    body: &Body,
+    bindings: &Bindings,
+    template: &PatternOp,
+    index: usize,
+    operand_shapes: &[Vec<i64>],
+    typing: Typing,
+) -> Result<(Vec<(String, MlirAttribute)>, Vec<MlirType>), String> {
+    let attributes = attributes_for(bindings, template)?;
+    let inferred = result_shapes(&template.name, operand_shapes, &Attributes(&attributes))?;
     let mut results = Vec::new();
     for result in 0..template.result_count {
         let position = body.results.iter().position(|value| *value == PatternValue::Result(index, result));
@@ -218,9 +235,7 @@ fn build(
         results.push(r#type);
     }
     let attributes = fit_constant(&template.name, attributes, results.first().copied());
-    let named: Vec<(&str, MlirAttribute)> = attributes.iter().map(|(name, value)| (name.as_str(), *value)).collect();
-    let values: Vec<Val> = operands.iter().map(|(value, _)| *value).collect();
-    Ok(create(point, location, &template.name, &values, &results, &named, Vec::new()))
+    Ok((attributes, results))
 }
 
 /// The attributes of a target op: as written, bound, or computed from sizes.
