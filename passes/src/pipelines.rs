@@ -20,7 +20,7 @@ const TARGET_OPTION: OptionInfo = OptionInfo {
 /// The `substitute` option of both kernel-schedule pipelines: `graph-substitute`'s search.
 const SUBSTITUTE_OPTION: OptionInfo = OptionInfo {
     name: "substitute",
-    description: "graph-substitute's search: 'backtracking' (MetaFlow's, greedy at the default alpha) or 'none'",
+    description: "graph-substitute's search: 'backtracking' (MetaFlow's, greedy at the default alpha), 'egraph' or 'none'",
     kind: OptionKind::String,
     default: "backtracking",
 };

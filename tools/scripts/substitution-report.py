@@ -6,7 +6,7 @@ transformer encoder layer as torch.onnx exports it. Models are built with onnx.h
 weights, nothing downloaded) or are the built-in ones.
 
 For each model and search setting (no substitution; alpha = 1, the greedy search; alpha = 1.05
-and 1.1, MetaFlow's backtracking) it prints the cost model's estimate before and after (cycles
+and 1.1, MetaFlow's backtracking; equality saturation with egg) it prints the cost model's estimate before and after (cycles
 of the layer-wise schedule on stcp920, as the lowering estimates them), the rewrites and the
 rules that made them, the search time (`turbine-opt --mlir-timing`), and the simulated cycles and
 kernels of the compiled model on the software DSA (`turbine-run`, layer-wise schedule). A model
@@ -70,7 +70,7 @@ MODELS = [
     ("torch encoder layer", oracle.torch_encoder_layer),
 ]
 
-SETTINGS = [("none", None), ("alpha 1", 1.0), ("alpha 1.05", 1.05), ("alpha 1.1", 1.1)]
+SETTINGS = [("none", None), ("alpha 1", 1.0), ("alpha 1.05", 1.05), ("alpha 1.1", 1.1), ("egraph", "egraph")]
 
 
 def prepare(make, bin_dir, work):
@@ -89,14 +89,26 @@ def prepare(make, bin_dir, work):
 
 
 def search(bin_dir, mlir, alpha):
-    options = f"target=stcp920 explain=true alpha={alpha}"
+    engine = "search=egraph" if alpha == "egraph" else f"alpha={alpha}"
+    options = f"target=stcp920 explain=true {engine}"
     ran = subprocess.run([os.path.join(bin_dir, "turbine-opt"), mlir, "--graph-fold-reshapes",
                           f"--graph-substitute={options}", "--mlir-timing", "-o", os.devnull],
                          capture_output=True, text=True)
     if ran.returncode != 0:
         return {"error": ran.stderr.strip().splitlines()[-1]}
-    total = re.search(r"substitution: cost (\d+) -> (\d+) \((\d+) rewrites; (\d+) candidates expanded, (\d+) generated\)", ran.stderr)
     seconds = re.search(r"([\d.]+) \(\s*[\d.]+%\)\s+graph-substitute", ran.stderr)
+    saturated = re.search(r"equality saturation: (\d+) rounds \((\w+)\), (\d+) e-nodes in (\d+) e-classes, \d+ rules with several results left out; "
+                          r"merges: (.*); extracted cost (\d+) -> (\d+) \((kept|not cheaper)", ran.stderr)
+    if saturated:
+        merges = collections.Counter({rule: int(count) for rule, count in re.findall(r"([a-z0-9_]+) x(\d+)", saturated.group(5))})
+        kept = saturated.group(8) == "kept"
+        return {
+            "before": int(saturated.group(6)), "after": int(saturated.group(7)) if kept else int(saturated.group(6)),
+            "rewrites": sum(merges.values()), "expanded": f"{saturated.group(1)} rounds ({saturated.group(2).lower()})",
+            "generated": f"{saturated.group(3)} e-nodes", "seconds": float(seconds.group(1)) if seconds else float("nan"),
+            "rules": merges,
+        }
+    total = re.search(r"substitution: cost (\d+) -> (\d+) \((\d+) rewrites; (\d+) candidates expanded, (\d+) generated\)", ran.stderr)
     rules = collections.Counter(re.findall(r"remark: applied '([a-z0-9_]+)'", ran.stderr))
     return {
         "before": int(total.group(1)), "after": int(total.group(2)), "rewrites": int(total.group(3)),
@@ -106,7 +118,12 @@ def search(bin_dir, mlir, alpha):
 
 
 def simulate(bin_dir, model, alpha, work):
-    substitute = "substitute=none" if alpha is None else f"substitute=backtracking substitute-alpha={alpha}"
+    if alpha is None:
+        substitute = "substitute=none"
+    elif alpha == "egraph":
+        substitute = "substitute=egraph"
+    else:
+        substitute = f"substitute=backtracking substitute-alpha={alpha}"
     report = os.path.join(work, "report.json")
     ran = subprocess.run([os.path.join(bin_dir, "turbine-run"), *model, "--target", "stcp920",
                           "--schedule", f"layerwise{{{substitute}}}", "--report-json", report],
@@ -143,7 +160,7 @@ def describe(found, ran):
 
 def markdown(rows):
     lines = [
-        "| model | search | estimate before | estimate after | rewrites (rules) | candidates expanded / generated | search s | simulated cycles | kernels |",
+        "| model | search | estimate before | estimate after | rewrites or e-graph merges (rules) | candidates expanded / generated, or rounds / e-nodes | search s | simulated cycles | kernels |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:

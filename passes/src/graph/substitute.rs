@@ -7,6 +7,7 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
     substitute::{
         cost::Metric,
+        egraph::saturate,
         rule::{verify_rules, Rule, RuleSet},
         search::{apply_all, search, Outcome, Region, Settings},
         split::{capacities, counts, mark, split, unmark},
@@ -34,6 +35,7 @@ pub struct GraphSubstitute {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum SearchKind {
     Backtracking,
+    Egraph,
     All,
     None,
 }
@@ -58,7 +60,12 @@ layer-wise kernel on the target: the larger of its matrix-engine and DDR time, p
 op's capacity is the number of matches that touch both an input and an output edge of it, the \
 function is cut recursively by minimum vertex cuts (maximum flow between its first and last \
 third, Dinic's algorithm) into parts under the threshold, each part is searched alone, then a \
-local search applies the matches that span the cuts. With `search=all` every \
+local search applies the matches that span the cuts. `search=egraph` is equality saturation with \
+the egg crate over the same rules (Tensat's approach): every match adds the rule's target to the \
+e-graph and merges it with the matched value's e-class, for at most `budget` rounds or until \
+saturation or 20,000 e-nodes; the graph extracted with each e-node priced as its own layer by \
+the same cost model replaces the function if the cost model finds it cheaper (rules with \
+several results, the merges, are left to the backtracking search). With `search=all` every \
 match is applied, whatever it costs, until none is left; `search=none` leaves the function as it \
 is (the compile pipelines' `substitute=none`). A function the compiler's graph view cannot read \
 is left alone. With `explain`, a remark at each \
@@ -71,9 +78,19 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
         OptionInfo { name: "rules", description: "Rule files to load (comma-separated paths)", kind: OptionKind::String, default: "" },
         OptionInfo { name: "builtin-rules", description: "Load the built-in rules", kind: OptionKind::Bool, default: "true" },
         OptionInfo { name: "only", description: "Use only these rules (comma-separated names)", kind: OptionKind::String, default: "" },
-        OptionInfo { name: "search", description: "backtracking (MetaFlow Algorithm 1), all (apply every match) or none", kind: OptionKind::String, default: "backtracking" },
+        OptionInfo {
+            name: "search",
+            description: "backtracking (MetaFlow Algorithm 1), egraph (equality saturation), all (apply every match) or none",
+            kind: OptionKind::String,
+            default: "backtracking",
+        },
         OptionInfo { name: "alpha", description: "Keep candidates cheaper than alpha times the best (1 is greedy)", kind: OptionKind::Float, default: "1.05" },
-        OptionInfo { name: "budget", description: "Candidates to expand (rewrites to make with search=all)", kind: OptionKind::Int, default: "100" },
+        OptionInfo {
+            name: "budget",
+            description: "Candidates to expand (rounds of equality saturation with search=egraph, rewrites with search=all)",
+            kind: OptionKind::Int,
+            default: "100",
+        },
         OptionInfo { name: "cost", description: "What to minimise: cycles, flops or memory", kind: OptionKind::String, default: "cycles" },
         OptionInfo {
             name: "split-threshold",
@@ -92,9 +109,10 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
         };
         let search = match options.string("search").as_str() {
             "backtracking" => SearchKind::Backtracking,
+            "egraph" => SearchKind::Egraph,
             "all" => SearchKind::All,
             "none" => SearchKind::None,
-            other => return Err(format!("search '{other}' is not one of backtracking, all, none")),
+            other => return Err(format!("search '{other}' is not one of backtracking, egraph, all, none")),
         };
         let alpha = options.float("alpha")?;
         if !(alpha >= 1.0 && alpha.is_finite()) {
@@ -149,6 +167,25 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
         };
         match self.search {
             SearchKind::None => {}
+            SearchKind::Egraph => {
+                let machine = self.machine(function)?;
+                let outcome = saturate(function, &rules, self.settings.budget, self.settings.metric, machine.as_ref()).map_err(fail)?;
+                if self.explain {
+                    let applied: Vec<String> = outcome.applied.iter().map(|(rule, count)| format!("{rule} x{count}")).collect();
+                    function.emit_remark(&format!(
+                        "equality saturation: {} rounds ({:?}), {} e-nodes in {} e-classes, {} rules with several results left out; merges: {}; extracted cost {:.0} -> {:.0} ({})",
+                        outcome.iterations,
+                        outcome.stop,
+                        outcome.nodes,
+                        outcome.classes,
+                        outcome.skipped,
+                        if applied.is_empty() { "none".to_owned() } else { applied.join(", ") },
+                        outcome.cost.0,
+                        outcome.cost.1,
+                        if outcome.kept { "kept" } else { "not cheaper, function unchanged" }
+                    ));
+                }
+            }
             SearchKind::All => {
                 let applied = apply_all(function, &rules, self.settings.budget).map_err(fail)?;
                 if self.explain {
@@ -158,11 +195,7 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
                 }
             }
             SearchKind::Backtracking => {
-                let machine = match self.settings.metric {
-                    Metric::Cycles => Some(Machine::for_function(function, &self.target, Self::ARGUMENT)?),
-                    _ if self.target.is_empty() => function.parent().and_then(Machine::of_module),
-                    _ => Some(Machine::for_function(function, &self.target, Self::ARGUMENT)?),
-                };
+                let machine = self.machine(function)?;
                 let outcome = self.search_in_parts(function, &rules, machine.as_ref()).map_err(fail)?;
                 if self.explain {
                     for step in &outcome.steps {
@@ -185,6 +218,15 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
 }
 
 impl GraphSubstitute {
+    /// The target the cost model reads: required for `cost=cycles`, optional otherwise.
+    fn machine(&self, function: Op) -> Result<Option<Machine>, PassFailure> {
+        Ok(match self.settings.metric {
+            Metric::Cycles => Some(Machine::for_function(function, &self.target, Self::ARGUMENT)?),
+            _ if self.target.is_empty() => function.parent().and_then(Machine::of_module),
+            _ => Some(Machine::for_function(function, &self.target, Self::ARGUMENT)?),
+        })
+    }
+
     /// The backtracking search, over the whole function or (past the split threshold) over each
     /// part of a flow-based split and then across the cuts (MetaFlow §5.2).
     fn search_in_parts(&self, function: Op, rules: &[Rule], machine: Option<&Machine>) -> Result<Outcome, String> {

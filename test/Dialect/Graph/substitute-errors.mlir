@@ -25,7 +25,7 @@
 // PARSE: unparsable-rules.mlir:5:14: error: expected ':'
 // MISSING: error: cannot read rule file '{{.*}}no-such-file.mlir'
 // ONLY: error: graph-substitute: no rule is named 'no_such_rule'
-// SEARCH: search 'random' is not one of backtracking, all, none
+// SEARCH: search 'random' is not one of backtracking, egraph, all, none
 // ALPHA: alpha must be at least 1, got 0.5
 // COST: cost 'latency' is not one of cycles, flops, memory
 // UNSOUND: unsound-rules.mlir:2:1: error: unsound rule: rule 'sigmoid_is_tanh' at its example shapes {{\[\[}}2, 3]]: result 0 differs at element 0

@@ -4,6 +4,31 @@
 // RUN: turbine-opt %s --split-input-file --graph-substitute="target=stcp920 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
 // RUN: turbine-opt %s --split-input-file --graph-substitute="builtin-rules=false rules=%S/Inputs/user-rules.mlir search=all" | FileCheck %s --check-prefix=USER
 // RUN: turbine-opt %s --split-input-file --graph-substitute="target=stcp920 explain=true split-threshold=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPLIT
+// RUN: turbine-opt %s --split-input-file --graph-substitute="target=stcp920 search=egraph" | FileCheck %s --check-prefix=EGRAPH
+// RUN: turbine-opt %s --split-input-file --graph-substitute="target=stcp920 search=egraph explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SATURATE
+
+// Tests the second engine, equality saturation (search=egraph): the same rules reach the same
+// graphs where the cost model prefers them (the export clean-ups, the algebra), and leave the
+// function as it is where no extracted graph is cheaper (@conv_bn_relu); merges of siblings
+// (several results) are left to the backtracking search.
+// EGRAPH-LABEL: func.func @conv_bn_relu
+// EGRAPH: graph.batch_norm
+// EGRAPH-LABEL: func.func @siblings
+// EGRAPH-COUNT-3: graph.conv2d
+// EGRAPH-LABEL: func.func @encoder_tail
+// EGRAPH-NEXT: graph.layer_norm
+// EGRAPH-NEXT: graph.gelu
+// EGRAPH-NEXT: return
+// EGRAPH-LABEL: func.func @qkv
+// EGRAPH-NOT: graph.gather
+// EGRAPH: return
+// EGRAPH-LABEL: func.func @algebra
+// EGRAPH-NEXT: graph.relu
+// EGRAPH-NEXT: graph.silu
+// EGRAPH-NEXT: graph.clip
+// EGRAPH-NEXT: return
+// SATURATE: remark: equality saturation: 3 rounds (Saturated), 21 e-nodes in 19 e-classes, 5 rules with several results left out; merges: conv_relu_to_activation x1, fold_batch_norm_into_conv x1; extracted cost 596 -> 596 (not cheaper, function unchanged)
+// SATURATE: remark: equality saturation: 2 rounds (Saturated), 24 e-nodes in 22 e-classes, 5 rules with several results left out; merges: gelu_erf x1, layer_norm_decomposed x1; extracted cost 1186 -> 341 (kept)
 
 // Tests the flow-based split (MetaFlow §5.2) on @encoder_tail: cut into parts of at most 4 ops
 // (constants aside) by minimum vertex cuts, each part searched alone; the layer norm spans cuts,

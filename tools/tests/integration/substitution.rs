@@ -1,6 +1,6 @@
 //! `graph-substitute` against the reference interpreter: every built-in rule checked at random
 //! shapes (rule, matcher and rewrite together), wrong rules caught, and random networks rewritten
-//! by the search computing what they computed before.
+//! by either search engine computing what they computed before.
 
 use crate::layerwise::{assert_close, random_cnn, random_inputs};
 use melior::ir::Module;
@@ -30,6 +30,8 @@ fn random_networks_compute_the_same_after_substitution() {
         "builtin.module(func.func(graph-substitute{search=all}))",
         "builtin.module(func.func(graph-substitute{target=stcp920 budget=30}))",
         "builtin.module(func.func(graph-substitute{target=stcp920 alpha=1.2 budget=30 cost=flops}))",
+        "builtin.module(func.func(graph-substitute{target=stcp920 search=egraph}))",
+        "builtin.module(func.func(graph-substitute{search=egraph cost=flops}))",
     ];
     let mut rewritten = 0;
     for seed in 0..24 {

@@ -1,0 +1,532 @@
+//! A second search engine over the same rules: equality saturation with the egg crate
+//! (`graph-substitute{search=egraph}`), what Tensat does for TASO's rules. The function becomes
+//! an e-graph; every match of every rule adds the rule's target and merges it with the matched
+//! value's e-class, round after round, until nothing changes (saturation) or a limit is hit; then
+//! the cheapest graph is extracted and kept if the cost model (the one the backtracking search
+//! uses) finds it cheaper than the function.
+//!
+//! Rules with one result are used; rules that replace several values at once (the merges of
+//! parallel operators) need multi-patterns and are left to the backtracking search. Extraction
+//! prices each e-node as a layer of its own by the cost model (`Extraction`), a tree cost that
+//! counts shared values once per reader; the extracted graph is then priced whole.
+
+use super::cost::{cost, Metric};
+use super::expr::Env;
+use super::matcher::{bind_argument_types, bind_attribute_list};
+use super::rewrite::{plan_op, Bindings, Typing};
+use super::rule::{PatternValue, Rule};
+use crate::conversion::graph_to_dsa::estimate::LayerCache;
+use crate::graph_view::{ElementType, FunctionView};
+use crate::ir::{create, region_with_block, string_attribute, InsertionPoint, Op, Val};
+use crate::target::Machine;
+use egg::{Analysis, CostFunction, DidMerge, EGraph, Extractor, Id, Language};
+use mlir_sys::*;
+use std::collections::{BTreeMap, HashMap};
+
+/// An e-node: what it computes (an interned [`Key`]) and its operands' e-classes.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Term {
+    key: u32,
+    children: Vec<Id>,
+}
+
+impl Language for Term {
+    type Discriminant = (u32, usize);
+
+    fn discriminant(&self) -> Self::Discriminant {
+        (self.key, self.children.len())
+    }
+
+    fn matches(&self, other: &Self) -> bool {
+        self.key == other.key && self.children.len() == other.children.len()
+    }
+
+    fn children(&self) -> &[Id] {
+        &self.children
+    }
+
+    fn children_mut(&mut self) -> &mut [Id] {
+        &mut self.children
+    }
+}
+
+/// What an e-node computes. Attributes and types are uniqued by MLIR, so their handles identify
+/// their values.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    /// Argument `index` of the function.
+    Argument(usize),
+    /// An op: its name, attributes and result types.
+    Op { name: String, attributes: Vec<(String, usize)>, results: Vec<usize> },
+    /// Result `index` of the multi-result op of the only child (whose e-class is the op's).
+    Result(usize),
+}
+
+/// The e-graph's analysis: the interned keys, and per e-class its value's type and a location.
+#[derive(Debug, Default)]
+pub struct Graph {
+    keys: Vec<Key>,
+    index: HashMap<Key, u32>,
+    arguments: Vec<usize>,
+}
+
+/// What an e-class knows of itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClassData {
+    /// Its value's type; None for a multi-result op.
+    r#type: Option<usize>,
+    /// The location of a model op it came from.
+    location: Option<usize>,
+}
+
+impl Graph {
+    fn intern(&mut self, key: Key) -> u32 {
+        if let Some(&index) = self.index.get(&key) {
+            return index;
+        }
+        let index = self.keys.len() as u32;
+        self.keys.push(key.clone());
+        self.index.insert(key, index);
+        index
+    }
+}
+
+impl Analysis<Term> for Graph {
+    type Data = ClassData;
+
+    fn make(egraph: &mut EGraph<Term, Self>, enode: &Term) -> ClassData {
+        let r#type = match &egraph.analysis.keys[enode.key as usize] {
+            Key::Argument(index) => Some(egraph.analysis.arguments[*index]),
+            Key::Op { results, .. } => (results.len() == 1).then(|| results[0]),
+            Key::Result(index) => {
+                let op = egraph[enode.children[0]].nodes[0].key;
+                match &egraph.analysis.keys[op as usize] {
+                    Key::Op { results, .. } => results.get(*index).copied(),
+                    _ => None,
+                }
+            }
+        };
+        ClassData { r#type, location: None }
+    }
+
+    fn merge(&mut self, to: &mut ClassData, from: ClassData) -> DidMerge {
+        let changed = to.location.is_none() && from.location.is_some();
+        if changed {
+            to.location = from.location;
+        }
+        to.r#type = to.r#type.or(from.r#type);
+        DidMerge(changed, to.location != from.location)
+    }
+}
+
+/// Why saturation stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// No rule added anything new.
+    Saturated,
+    /// The e-graph reached its node limit.
+    NodeLimit,
+    /// The rounds ran out.
+    IterationLimit,
+}
+
+/// What an equality-saturation search did.
+#[derive(Debug, Clone)]
+pub struct Saturated {
+    /// Rounds run.
+    pub iterations: usize,
+    /// Why it stopped.
+    pub stop: Stop,
+    /// E-nodes and e-classes at the end.
+    pub nodes: usize,
+    /// E-classes at the end.
+    pub classes: usize,
+    /// Merges made, per rule name.
+    pub applied: BTreeMap<String, usize>,
+    /// Rules left out (several results).
+    pub skipped: usize,
+    /// The function's cost, and the extracted graph's.
+    pub cost: (f64, f64),
+    /// Whether the extracted graph replaced the function.
+    pub kept: bool,
+}
+
+/// E-nodes at most (a bound on memory and time; relaxed rules can grow the e-graph fast).
+const NODE_LIMIT: usize = 20_000;
+
+/// Searches `function` by equality saturation over `rules` (at most `iterations` rounds) and
+/// replaces its body by the extracted graph if `metric` finds it cheaper.
+pub fn saturate(function: Op, rules: &[Rule], iterations: usize, metric: Metric, machine: Option<&Machine>) -> Result<Saturated, String> {
+    let view = FunctionView::read(function).map_err(|error| error.message)?;
+    let mut cache = LayerCache::new();
+    let initial = cost(&view, metric, machine, &mut cache);
+    let (mut egraph, roots) = build(&view, function);
+    let usable: Vec<&Rule> = rules.iter().filter(|rule| root_of(rule).is_some()).collect();
+    let mut applied: BTreeMap<String, usize> = BTreeMap::new();
+    let (mut stop, mut rounds) = (Stop::IterationLimit, 0);
+    'rounds: for _ in 0..iterations {
+        rounds += 1;
+        let matches: Vec<(&Rule, Found)> = usable.iter().flat_map(|rule| find(&egraph, rule).into_iter().map(move |found| (*rule, found))).collect();
+        let mut changed = false;
+        for (rule, found) in matches {
+            if let Ok(true) = add_target(&mut egraph, rule, &found) {
+                changed = true;
+                *applied.entry(rule.name.clone()).or_default() += 1;
+            }
+            if egraph.total_number_of_nodes() > NODE_LIMIT {
+                stop = Stop::NodeLimit;
+                egraph.rebuild();
+                break 'rounds;
+            }
+        }
+        egraph.rebuild();
+        if !changed {
+            stop = Stop::Saturated;
+            break;
+        }
+    }
+    let extraction = Extraction { egraph: &egraph, metric, machine, costs: HashMap::new(), cache: LayerCache::new() };
+    let extractor = Extractor::new(&egraph, extraction);
+    // SAFETY: a live op; the clone is detached and owned here until it is destroyed.
+    let candidate = Op(unsafe { mlirOperationClone(function.0) });
+    let outcome = materialize(&egraph, &extractor, &roots, candidate).and_then(|()| {
+        let view = FunctionView::read(candidate).map_err(|error| error.message)?;
+        Ok(cost(&view, metric, machine, &mut cache))
+    });
+    let after = match outcome {
+        Ok(after) => after,
+        Err(message) => {
+            // SAFETY: the clone is detached and owned here.
+            unsafe { mlirOperationDestroy(candidate.0) };
+            return Err(message);
+        }
+    };
+    let kept = after < initial;
+    // SAFETY: both are live functions with one region; the clone is destroyed after.
+    unsafe {
+        if kept {
+            mlirRegionTakeBody(mlirOperationGetRegion(function.0, 0), mlirOperationGetRegion(candidate.0, 0));
+        }
+        mlirOperationDestroy(candidate.0);
+    }
+    Ok(Saturated {
+        iterations: rounds,
+        stop,
+        nodes: egraph.total_number_of_nodes(),
+        classes: egraph.number_of_classes(),
+        applied,
+        skipped: rules.len() - usable.len(),
+        cost: (initial, after),
+        kept,
+    })
+}
+
+/// The e-graph of `view` and the e-classes of the values it returns.
+fn build(view: &FunctionView, function: Op) -> (EGraph<Term, Graph>, Vec<Id>) {
+    let arguments = (0..view.arguments.len()).map(|index| function.entry_argument(index).r#type().ptr as usize).collect();
+    let mut egraph = EGraph::new(Graph { arguments, ..Graph::default() });
+    let mut classes: HashMap<usize, Id> = HashMap::new();
+    for (index, (value, _)) in view.arguments.iter().enumerate() {
+        let key = egraph.analysis.intern(Key::Argument(index));
+        classes.insert(*value, egraph.add(Term { key, children: Vec::new() }));
+    }
+    let mut roots = Vec::new();
+    for node in &view.ops {
+        let children: Vec<Id> = node.operands.iter().map(|value| classes[value]).collect();
+        if node.is_terminator() {
+            roots = children;
+            continue;
+        }
+        let key = Key::Op {
+            name: node.name.clone(),
+            attributes: super::matcher::attributes_of(node.op).into_iter().map(|(name, value)| (name, value.ptr as usize)).collect(),
+            results: (0..node.results.len()).map(|result| node.op.result(result).r#type().ptr as usize).collect(),
+        };
+        let key = egraph.analysis.intern(key);
+        let id = egraph.add(Term { key, children });
+        let location = Some(node.op.location().ptr as usize);
+        egraph[id].data.location = egraph[id].data.location.or(location);
+        if node.results.len() == 1 {
+            classes.insert(node.results[0].0, id);
+        } else {
+            for (result, (value, _)) in node.results.iter().enumerate() {
+                let key = egraph.analysis.intern(Key::Result(result));
+                let selected = egraph.add(Term { key, children: vec![id] });
+                egraph[selected].data.location = egraph[selected].data.location.or(location);
+                classes.insert(*value, selected);
+            }
+        }
+    }
+    egraph.rebuild();
+    (egraph, roots)
+}
+
+/// The pattern op a one-result rule's source returns, None for the other rules.
+fn root_of(rule: &Rule) -> Option<usize> {
+    match rule.source.results.as_slice() {
+        [PatternValue::Result(op, 0)] if rule.source.ops[*op].result_count == 1 => Some(*op),
+        _ => None,
+    }
+}
+
+/// A match in the e-graph: the matched e-class and what the match binds.
+#[derive(Debug, Clone)]
+struct Found {
+    root: Id,
+    state: State,
+}
+
+#[derive(Debug, Clone)]
+struct State {
+    ops: Vec<Option<Id>>,
+    arguments: Vec<Option<Id>>,
+    attributes: BTreeMap<String, MlirAttribute>,
+    sizes: Env,
+}
+
+/// Matches of `rule` (one-result) at every e-class.
+fn find(egraph: &EGraph<Term, Graph>, rule: &Rule) -> Vec<Found> {
+    let root = root_of(rule).expect("only one-result rules are searched");
+    let empty = State {
+        ops: vec![None; rule.source.ops.len()],
+        arguments: vec![None; rule.arguments.len()],
+        attributes: BTreeMap::new(),
+        sizes: Env::new(),
+    };
+    let mut found = Vec::new();
+    for class in egraph.classes() {
+        for mut state in match_op(egraph, rule, root, class.id, empty.clone()) {
+            let types: Option<Vec<(Vec<usize>, ElementType)>> =
+                state.arguments.iter().map(|argument| argument.and_then(|id| tensor_type(egraph, id))).collect();
+            if let Some(types) = types {
+                if bind_argument_types(rule, &types, &mut state.sizes) {
+                    found.push(Found { root: class.id, state });
+                }
+            }
+        }
+    }
+    found
+}
+
+fn match_op(egraph: &EGraph<Term, Graph>, rule: &Rule, op: usize, class: Id, state: State) -> Vec<State> {
+    let class = egraph.find(class);
+    if let Some(bound) = state.ops[op] {
+        return if egraph.find(bound) == class { vec![state] } else { Vec::new() };
+    }
+    let pattern = &rule.source.ops[op];
+    let mut matched = Vec::new();
+    for node in &egraph[class].nodes {
+        let Key::Op { name, attributes, results } = &egraph.analysis.keys[node.key as usize] else { continue };
+        if *name != pattern.name || results.len() != pattern.result_count || node.children.len() != pattern.operands.len() {
+            continue;
+        }
+        let mut next = state.clone();
+        next.ops[op] = Some(class);
+        let actual: Vec<(String, MlirAttribute)> =
+            attributes.iter().map(|(name, value)| (name.clone(), MlirAttribute { ptr: *value as *const _ })).collect();
+        if !bind_attribute_list(pattern, &actual, &mut next.attributes, &mut next.sizes) {
+            continue;
+        }
+        let mut states = vec![next];
+        for (operand, &child) in pattern.operands.iter().zip(&node.children) {
+            states = states.into_iter().flat_map(|state| match_operand(egraph, rule, *operand, child, state)).collect();
+        }
+        matched.extend(states);
+    }
+    matched
+}
+
+fn match_operand(egraph: &EGraph<Term, Graph>, rule: &Rule, operand: PatternValue, child: Id, mut state: State) -> Vec<State> {
+    let child = egraph.find(child);
+    match operand {
+        PatternValue::Argument(argument) => match state.arguments[argument] {
+            Some(bound) if egraph.find(bound) != child => Vec::new(),
+            _ => {
+                state.arguments[argument] = Some(child);
+                vec![state]
+            }
+        },
+        PatternValue::Result(op, _) if rule.source.ops[op].result_count == 1 => match_op(egraph, rule, op, child, state),
+        PatternValue::Result(op, result) => egraph[child]
+            .nodes
+            .iter()
+            .filter(|node| egraph.analysis.keys[node.key as usize] == Key::Result(result))
+            .flat_map(|node| match_op(egraph, rule, op, node.children[0], state.clone()))
+            .collect(),
+    }
+}
+
+/// The shape and element type of e-class `id`'s value.
+fn tensor_type(egraph: &EGraph<Term, Graph>, id: Id) -> Option<(Vec<usize>, ElementType)> {
+    let r#type = MlirType { ptr: egraph[id].data.r#type? as *const _ };
+    let shape = shape(r#type).into_iter().map(|d| usize::try_from(d).ok()).collect::<Option<Vec<_>>>()?;
+    // SAFETY: graph values are ranked tensors.
+    Some((shape, ElementType::of(unsafe { mlirShapedTypeGetElementType(r#type) })))
+}
+
+fn shape(r#type: MlirType) -> Vec<i64> {
+    // SAFETY: graph values are ranked tensors.
+    unsafe { (0..mlirShapedTypeGetRank(r#type) as isize).map(|d| mlirShapedTypeGetDimSize(r#type, d)).collect() }
+}
+
+/// Adds `rule`'s target for `found` and merges it with the matched e-class; whether that changed
+/// the e-graph.
+fn add_target(egraph: &mut EGraph<Term, Graph>, rule: &Rule, found: &Found) -> Result<bool, String> {
+    let root_type = MlirType { ptr: egraph[found.root].data.r#type.ok_or("a tuple")? as *const _ };
+    let location = egraph[found.root].data.location;
+    let inputs: Vec<Id> = found.state.arguments.iter().map(|argument| argument.expect("bound")).collect();
+    let bindings = Bindings { sizes: &found.state.sizes, attributes: &found.state.attributes };
+    let mut built: Vec<Id> = Vec::new();
+    let value = |egraph: &mut EGraph<Term, Graph>, built: &[Id], operand: PatternValue| -> Id {
+        match operand {
+            PatternValue::Argument(argument) => inputs[argument],
+            PatternValue::Result(op, _) if rule.target.ops[op].result_count == 1 => built[op],
+            PatternValue::Result(op, result) => {
+                let key = egraph.analysis.intern(Key::Result(result));
+                egraph.add(Term { key, children: vec![built[op]] })
+            }
+        }
+    };
+    for (index, template) in rule.target.ops.iter().enumerate() {
+        let children: Vec<Id> = template.operands.iter().map(|&operand| value(egraph, &built, operand)).collect();
+        let shapes: Vec<Vec<i64>> = children.iter().map(|&child| egraph[child].data.r#type.map(|t| shape(MlirType { ptr: t as *const _ }))).collect::<Option<_>>().ok_or("an operand is a tuple")?;
+        let (attributes, results) = plan_op(&rule.target, &bindings, template, index, &shapes, Typing::Returned(&[root_type]))?;
+        let key = Key::Op {
+            name: template.name.clone(),
+            attributes: attributes.iter().map(|(name, value)| (name.clone(), value.ptr as usize)).collect(),
+            results: results.iter().map(|r#type| r#type.ptr as usize).collect(),
+        };
+        let key = egraph.analysis.intern(key);
+        let id = egraph.add(Term { key, children });
+        egraph[id].data.location = egraph[id].data.location.or(location);
+        built.push(id);
+    }
+    let replacement = value(egraph, &built, rule.target.results[0]);
+    Ok(egraph.union(found.root, replacement))
+}
+
+/// Prices an e-node as a layer of its own by the cost model (cached per key and operand types),
+/// plus its operands' prices; a small price for free nodes keeps the cost strictly increasing.
+struct Extraction<'a> {
+    egraph: &'a EGraph<Term, Graph>,
+    metric: Metric,
+    machine: Option<&'a Machine>,
+    costs: HashMap<(u32, Vec<usize>), f64>,
+    cache: LayerCache,
+}
+
+impl CostFunction<Term> for Extraction<'_> {
+    type Cost = f64;
+
+    fn cost<C>(&mut self, enode: &Term, mut costs: C) -> f64
+    where
+        C: FnMut(Id) -> f64,
+    {
+        let types: Vec<usize> = enode.children.iter().map(|&child| self.egraph[child].data.r#type.unwrap_or(0)).collect();
+        let own = match self.costs.get(&(enode.key, types.clone())) {
+            Some(&own) => own,
+            None => {
+                let own = self.own_cost(enode, &types);
+                self.costs.insert((enode.key, types), own);
+                own
+            }
+        };
+        enode.children.iter().fold(own, |total, &child| total + costs(child))
+    }
+}
+
+/// The price of nodes that compute nothing (arguments, result selectors, weights, constants).
+const FREE: f64 = 1e-3;
+
+impl Extraction<'_> {
+    fn own_cost(&mut self, enode: &Term, operand_types: &[usize]) -> f64 {
+        let Key::Op { name, attributes, results } = &self.egraph.analysis.keys[enode.key as usize] else { return FREE };
+        if operand_types.contains(&0) {
+            return FREE;
+        }
+        // The op alone in a function: the cost model prices it as the layer it would be.
+        // SAFETY: the result type is alive with its context; the function is destroyed below.
+        let (context, location) = unsafe {
+            let context = mlirTypeGetContext(MlirType { ptr: results[0] as *const _ });
+            (context, mlirLocationUnknownGet(context))
+        };
+        let types: Vec<MlirType> = operand_types.iter().map(|&t| MlirType { ptr: t as *const _ }).collect();
+        let (region, block) = region_with_block(&types, location);
+        // SAFETY: the block is alive in its region.
+        let arguments: Vec<Val> = (0..types.len()).map(|index| Val(unsafe { mlirBlockGetArgument(block, index as isize) })).collect();
+        let named: Vec<(&str, MlirAttribute)> = attributes.iter().map(|(name, value)| (name.as_str(), MlirAttribute { ptr: *value as *const _ })).collect();
+        let result_types: Vec<MlirType> = results.iter().map(|&t| MlirType { ptr: t as *const _ }).collect();
+        let op = create(InsertionPoint::End(block), location, name, &arguments, &result_types, &named, Vec::new());
+        let values: Vec<Val> = (0..result_types.len()).map(|result| op.result(result)).collect();
+        create(InsertionPoint::End(block), location, "func.return", &values, &[], &[], Vec::new());
+        // SAFETY: as above.
+        let function_type = unsafe {
+            mlirTypeAttrGet(mlirFunctionTypeGet(context, types.len() as isize, types.as_ptr(), result_types.len() as isize, result_types.as_ptr()))
+        };
+        let function = create(
+            InsertionPoint::Detached,
+            location,
+            "func.func",
+            &[],
+            &[],
+            &[("sym_name", string_attribute(context, "layer")), ("function_type", function_type)],
+            vec![region],
+        );
+        let price = FunctionView::read(function).map(|view| cost(&view, self.metric, self.machine, &mut self.cache)).unwrap_or(f64::INFINITY);
+        // SAFETY: the function is detached and owned here.
+        unsafe { mlirOperationDestroy(function.0) };
+        price.max(FREE)
+    }
+}
+
+/// Builds the extracted graph into `function` (a clone), replacing its body's ops.
+fn materialize(egraph: &EGraph<Term, Graph>, extractor: &Extractor<Extraction, Term, Graph>, roots: &[Id], function: Op) -> Result<(), String> {
+    let old = function.body_ops();
+    let terminator = *old.last().ok_or("an empty function")?;
+    let mut values: HashMap<Id, Vec<Val>> = HashMap::new();
+    let mut returned = Vec::new();
+    for &root in roots {
+        returned.push(value_of(egraph, extractor, root, function, terminator, &mut values)?[0]);
+    }
+    for (index, value) in returned.into_iter().enumerate() {
+        terminator.set_operand(index, value);
+    }
+    for op in old.into_iter().rev().skip(1) {
+        op.erase();
+    }
+    Ok(())
+}
+
+fn value_of(
+    egraph: &EGraph<Term, Graph>,
+    extractor: &Extractor<Extraction, Term, Graph>,
+    class: Id,
+    function: Op,
+    terminator: Op,
+    values: &mut HashMap<Id, Vec<Val>>,
+) -> Result<Vec<Val>, String> {
+    let class = egraph.find(class);
+    if let Some(known) = values.get(&class) {
+        return Ok(known.clone());
+    }
+    let node = extractor.find_best_node(class).clone();
+    let built = match &egraph.analysis.keys[node.key as usize] {
+        Key::Argument(index) => vec![function.entry_argument(*index)],
+        Key::Result(index) => vec![value_of(egraph, extractor, node.children[0], function, terminator, values)?[*index]],
+        Key::Op { name, attributes, results } => {
+            let mut operands = Vec::new();
+            for &child in &node.children {
+                operands.push(value_of(egraph, extractor, child, function, terminator, values)?[0]);
+            }
+            // SAFETY: locations are kept alive by their context; a class always has one from the
+            // model op it was built from or matched at.
+            let location = egraph[class].data.location.map(|l| MlirLocation { ptr: l as *const _ }).ok_or("an e-class without a location")?;
+            let named: Vec<(&str, MlirAttribute)> = attributes.iter().map(|(name, value)| (name.as_str(), MlirAttribute { ptr: *value as *const _ })).collect();
+            let types: Vec<MlirType> = results.iter().map(|&t| MlirType { ptr: t as *const _ }).collect();
+            let op = create(InsertionPoint::Before(terminator), location, name, &operands, &types, &named, Vec::new());
+            (0..types.len()).map(|result| op.result(result)).collect()
+        }
+    };
+    values.insert(class, built.clone());
+    Ok(built)
+}
