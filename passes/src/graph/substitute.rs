@@ -64,8 +64,10 @@ local search applies the matches that span the cuts. `search=egraph` is equality
 the egg crate over the same rules (Tensat's approach): every match adds the rule's target to the \
 e-graph and merges it with the matched value's e-class, for at most `budget` rounds or until \
 saturation or 20,000 e-nodes; the graph extracted with each e-node priced as its own layer by \
-the same cost model replaces the function if the cost model finds it cheaper (rules with \
-several results, the merges, are left to the backtracking search). With `search=all` every \
+the same cost model replaces the function if the cost model finds it cheaper; a rule with several \
+results (a merge) is a multi-pattern whose other roots are looked for among the readers of what \
+its first root bound, applied in the first round only (as Tensat bounds them: a merged operator \
+matches the merge again with each operator it merged). With `search=all` every \
 match is applied, whatever it costs, until none is left; `search=none` leaves the function as it \
 is (the compile pipelines' `substitute=none`). A function the compiler's graph view cannot read \
 is left alone. With `explain`, a remark at each \
@@ -173,7 +175,7 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
                 if self.explain {
                     let applied: Vec<String> = outcome.applied.iter().map(|(rule, count)| format!("{rule} x{count}")).collect();
                     function.emit_remark(&format!(
-                        "equality saturation: {} rounds ({:?}), {} e-nodes in {} e-classes, {} rules with several results left out; merges: {}; extracted cost {:.0} -> {:.0} ({})",
+                        "equality saturation: {} rounds ({:?}), {} e-nodes in {} e-classes, {} rules left out; merges: {}; extracted cost {:.0} -> {:.0} ({})",
                         outcome.iterations,
                         outcome.stop,
                         outcome.nodes,

@@ -5,8 +5,9 @@
 //! the cheapest graph is extracted and kept if the cost model (the one the backtracking search
 //! uses) finds it cheaper than the function.
 //!
-//! Rules with one result are used; rules that replace several values at once (the merges of
-//! parallel operators) need multi-patterns and are left to the backtracking search. Extraction
+//! Rules that replace several values at once (the merges of parallel operators) are
+//! multi-patterns: their first root is looked for at every e-class, the others among the parents
+//! of the e-classes the match has bound (siblings read one input). Extraction
 //! prices each e-node as a layer of its own by the cost model (`Extraction`), a tree cost that
 //! counts shared values once per reader; the extracted graph is then priced whole.
 
@@ -143,7 +144,7 @@ pub struct Saturated {
     pub classes: usize,
     /// Merges made, per rule name.
     pub applied: BTreeMap<String, usize>,
-    /// Rules left out (several results).
+    /// Rules left out (a source that returns a wildcard or a second result).
     pub skipped: usize,
     /// The function's cost, and the extracted graph's.
     pub cost: (f64, f64),
@@ -154,6 +155,11 @@ pub struct Saturated {
 /// E-nodes at most (a bound on memory and time; relaxed rules can grow the e-graph fast).
 const NODE_LIMIT: usize = 20_000;
 
+/// Rounds in which multi-pattern rules (merges) apply. A merged operator reads the same input as
+/// the operators it merged, so it matches the merge again with each of them, round after round;
+/// Tensat bounds the multi-pattern rounds for the same reason.
+const MULTI_PATTERN_ROUNDS: usize = 1;
+
 /// Searches `function` by equality saturation over `rules` (at most `iterations` rounds) and
 /// replaces its body by the extracted graph if `metric` finds it cheaper.
 pub fn saturate(function: Op, rules: &[Rule], iterations: usize, metric: Metric, machine: Option<&Machine>) -> Result<Saturated, String> {
@@ -161,12 +167,16 @@ pub fn saturate(function: Op, rules: &[Rule], iterations: usize, metric: Metric,
     let mut cache = LayerCache::new();
     let initial = cost(&view, metric, machine, &mut cache);
     let (mut egraph, roots) = build(&view, function);
-    let usable: Vec<&Rule> = rules.iter().filter(|rule| root_of(rule).is_some()).collect();
+    let usable: Vec<&Rule> = rules.iter().filter(|rule| roots_of(rule).is_some()).collect();
     let mut applied: BTreeMap<String, usize> = BTreeMap::new();
     let (mut stop, mut rounds) = (Stop::IterationLimit, 0);
-    'rounds: for _ in 0..iterations {
+    'rounds: for round in 0..iterations {
         rounds += 1;
-        let matches: Vec<(&Rule, Found)> = usable.iter().flat_map(|rule| find(&egraph, rule).into_iter().map(move |found| (*rule, found))).collect();
+        let matches: Vec<(&Rule, Found)> = usable
+            .iter()
+            .filter(|rule| round < MULTI_PATTERN_ROUNDS || rule.source.results.len() == 1)
+            .flat_map(|rule| find(&egraph, rule).into_iter().map(move |found| (*rule, found)))
+            .collect();
         let mut changed = false;
         for (rule, found) in matches {
             if let Ok(true) = add_target(&mut egraph, rule, &found) {
@@ -261,18 +271,24 @@ fn build(view: &FunctionView, function: Op) -> (EGraph<Term, Graph>, Vec<Id>) {
     (egraph, roots)
 }
 
-/// The pattern op a one-result rule's source returns, None for the other rules.
-fn root_of(rule: &Rule) -> Option<usize> {
-    match rule.source.results.as_slice() {
-        [PatternValue::Result(op, 0)] if rule.source.ops[*op].result_count == 1 => Some(*op),
-        _ => None,
+/// The pattern ops whose results a rule's source returns (one each), None for rules that return
+/// something else (a wildcard, a second result of an op).
+fn roots_of(rule: &Rule) -> Option<Vec<usize>> {
+    let mut roots = Vec::new();
+    for result in &rule.source.results {
+        match result {
+            PatternValue::Result(op, 0) if rule.source.ops[*op].result_count == 1 && !roots.contains(op) => roots.push(*op),
+            _ => return None,
+        }
     }
+    Some(roots)
 }
 
-/// A match in the e-graph: the matched e-class and what the match binds.
+/// A match in the e-graph: the matched e-classes (one per result of the source) and what the
+/// match binds.
 #[derive(Debug, Clone)]
 struct Found {
-    root: Id,
+    roots: Vec<Id>,
     state: State,
 }
 
@@ -284,9 +300,9 @@ struct State {
     sizes: Env,
 }
 
-/// Matches of `rule` (one-result) at every e-class.
+/// Matches of `rule` at every e-class.
 fn find(egraph: &EGraph<Term, Graph>, rule: &Rule) -> Vec<Found> {
-    let root = root_of(rule).expect("only one-result rules are searched");
+    let roots = roots_of(rule).expect("only rules with roots are searched");
     let empty = State {
         ops: vec![None; rule.source.ops.len()],
         arguments: vec![None; rule.arguments.len()],
@@ -295,17 +311,44 @@ fn find(egraph: &EGraph<Term, Graph>, rule: &Rule) -> Vec<Found> {
     };
     let mut found = Vec::new();
     for class in egraph.classes() {
-        for mut state in match_op(egraph, rule, root, class.id, empty.clone()) {
-            let types: Option<Vec<(Vec<usize>, ElementType)>> =
-                state.arguments.iter().map(|argument| argument.and_then(|id| tensor_type(egraph, id))).collect();
-            if let Some(types) = types {
-                if bind_argument_types(rule, &types, &mut state.sizes) {
-                    found.push(Found { root: class.id, state });
+        for state in match_op(egraph, rule, roots[0], class.id, empty.clone()) {
+            for (mut state, classes) in more_roots(egraph, rule, &roots[1..], state, vec![egraph.find(class.id)]) {
+                let types: Option<Vec<(Vec<usize>, ElementType)>> =
+                    state.arguments.iter().map(|argument| argument.and_then(|id| tensor_type(egraph, id))).collect();
+                if let Some(types) = types {
+                    if bind_argument_types(rule, &types, &mut state.sizes) {
+                        found.push(Found { roots: classes, state });
+                    }
                 }
             }
         }
     }
     found
+}
+
+/// Extends a match to the source's other roots, each at another e-class: among the readers of a
+/// wildcard the match has bound when the root reads one, else anywhere.
+fn more_roots(egraph: &EGraph<Term, Graph>, rule: &Rule, roots: &[usize], state: State, classes: Vec<Id>) -> Vec<(State, Vec<Id>)> {
+    let Some((&root, rest)) = roots.split_first() else { return vec![(state, classes)] };
+    let bound_input = rule.source.ops[root].operands.iter().find_map(|operand| match operand {
+        PatternValue::Argument(argument) => state.arguments[*argument],
+        PatternValue::Result(..) => None,
+    });
+    let mut candidates: Vec<Id> = match bound_input {
+        Some(input) => egraph[input].parents().map(|parent| egraph.find(parent)).collect(),
+        None => egraph.classes().map(|class| class.id).collect(),
+    };
+    candidates.sort_unstable();
+    candidates.dedup();
+    let mut extended = Vec::new();
+    for candidate in candidates.into_iter().filter(|candidate| !classes.contains(candidate)) {
+        for next in match_op(egraph, rule, root, candidate, state.clone()) {
+            let mut classes = classes.clone();
+            classes.push(candidate);
+            extended.extend(more_roots(egraph, rule, rest, next, classes));
+        }
+    }
+    extended
 }
 
 fn match_op(egraph: &EGraph<Term, Graph>, rule: &Rule, op: usize, class: Id, state: State) -> Vec<State> {
@@ -369,11 +412,16 @@ fn shape(r#type: MlirType) -> Vec<i64> {
     unsafe { (0..mlirShapedTypeGetRank(r#type) as isize).map(|d| mlirShapedTypeGetDimSize(r#type, d)).collect() }
 }
 
-/// Adds `rule`'s target for `found` and merges it with the matched e-class; whether that changed
-/// the e-graph.
+/// Adds `rule`'s target for `found` and merges its results with the matched e-classes; whether
+/// that changed the e-graph.
 fn add_target(egraph: &mut EGraph<Term, Graph>, rule: &Rule, found: &Found) -> Result<bool, String> {
-    let root_type = MlirType { ptr: egraph[found.root].data.r#type.ok_or("a tuple")? as *const _ };
-    let location = egraph[found.root].data.location;
+    let root_types: Vec<MlirType> = found
+        .roots
+        .iter()
+        .map(|&root| egraph[root].data.r#type.map(|t| MlirType { ptr: t as *const _ }))
+        .collect::<Option<_>>()
+        .ok_or("a tuple")?;
+    let location = egraph[found.roots[0]].data.location;
     let inputs: Vec<Id> = found.state.arguments.iter().map(|argument| argument.expect("bound")).collect();
     let bindings = Bindings { sizes: &found.state.sizes, attributes: &found.state.attributes };
     let mut built: Vec<Id> = Vec::new();
@@ -390,7 +438,7 @@ fn add_target(egraph: &mut EGraph<Term, Graph>, rule: &Rule, found: &Found) -> R
     for (index, template) in rule.target.ops.iter().enumerate() {
         let children: Vec<Id> = template.operands.iter().map(|&operand| value(egraph, &built, operand)).collect();
         let shapes: Vec<Vec<i64>> = children.iter().map(|&child| egraph[child].data.r#type.map(|t| shape(MlirType { ptr: t as *const _ }))).collect::<Option<_>>().ok_or("an operand is a tuple")?;
-        let (attributes, results) = plan_op(&rule.target, &bindings, template, index, &shapes, Typing::Returned(&[root_type]))?;
+        let (attributes, results) = plan_op(&rule.target, &bindings, template, index, &shapes, Typing::Returned(&root_types))?;
         let key = Key::Op {
             name: template.name.clone(),
             attributes: attributes.iter().map(|(name, value)| (name.clone(), value.ptr as usize)).collect(),
@@ -401,8 +449,12 @@ fn add_target(egraph: &mut EGraph<Term, Graph>, rule: &Rule, found: &Found) -> R
         egraph[id].data.location = egraph[id].data.location.or(location);
         built.push(id);
     }
-    let replacement = value(egraph, &built, rule.target.results[0]);
-    Ok(egraph.union(found.root, replacement))
+    let mut changed = false;
+    for (&root, &result) in found.roots.iter().zip(&rule.target.results) {
+        let replacement = value(egraph, &built, result);
+        changed |= egraph.union(root, replacement);
+    }
+    Ok(changed)
 }
 
 /// Prices an e-node as a layer of its own by the cost model (cached per key and operand types),
