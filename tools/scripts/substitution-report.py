@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures graph-substitute (MetaFlow's relaxed graph substitution, docs/Substitution.md) on the
 paper's kinds of models, side by side in one run: ResNet-50 and DenseNet-121 at batch 1, an
-Inception-v1 block, a SqueezeNet fire module, a BERT-base encoder layer (sequence 128) and a
+Inception-v1 and an Inception-v3 block, a SqueezeNet fire module, a BERT-base encoder layer (sequence 128) and a
 transformer encoder layer as torch.onnx exports it. Models are built with onnx.helper (seeded
 weights, nothing downloaded) or are the built-in ones.
 
@@ -61,10 +61,33 @@ def inception_block():
     return b.model("inception_3a", [("input", [1, 192, 28, 28])], [out])
 
 
+def inception_v3_block():
+    """Inception-v3's Mixed_6b-style block on 17x17x768: a 1x1 branch, a 1x1 -> 1x7 -> 7x1
+    branch, a 1x1 -> 7x1 -> 1x7 -> 7x1 -> 1x7 branch and an average-pool -> 1x1 branch; three
+    1x1 convolutions read the block's input."""
+    b = oracle.Builder(6)
+    x = "input"
+
+    def conv(v, cin, cout, kh, kw):
+        y = b.op("Conv", [v, b.weight([cout, cin, kh, kw]), b.constant(np.zeros(cout, np.float32))],
+                 pads=[kh // 2, kw // 2, kh // 2, kw // 2], kernel_shape=[kh, kw])
+        return b.op("Relu", [y])
+
+    one = conv(x, 768, 192, 1, 1)
+    seven = conv(conv(conv(x, 768, 128, 1, 1), 128, 128, 1, 7), 128, 192, 7, 1)
+    double = conv(x, 768, 128, 1, 1)
+    for cin, cout, (kh, kw) in [(128, 128, (7, 1)), (128, 128, (1, 7)), (128, 128, (7, 1)), (128, 192, (1, 7))]:
+        double = conv(double, cin, cout, kh, kw)
+    pool = b.op("AveragePool", [x], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1])
+    out = b.op("Concat", [one, seven, double, conv(pool, 768, 192, 1, 1)], axis=1)
+    return b.model("inception_6b", [("input", [1, 768, 17, 17])], [out])
+
+
 MODELS = [
     ("ResNet-50", lambda: benchmark.resnet(50)),
     ("DenseNet-121", "densenet121"),
     ("Inception-v1 block", inception_block),
+    ("Inception-v3 block", inception_v3_block),
     ("SqueezeNet fire", oracle.squeezenet_fire),
     ("BERT-base layer", oracle.bert_layer),
     ("torch encoder layer", oracle.torch_encoder_layer),
