@@ -111,12 +111,10 @@ impl Analysis<Term> for Graph {
     }
 
     fn merge(&mut self, to: &mut ClassData, from: ClassData) -> DidMerge {
-        let changed = to.location.is_none() && from.location.is_some();
-        if changed {
-            to.location = from.location;
-        }
+        let before = (to.r#type, to.location);
         to.r#type = to.r#type.or(from.r#type);
-        DidMerge(changed, to.location != from.location)
+        to.location = to.location.or(from.location);
+        DidMerge((to.r#type, to.location) != before, (to.r#type, to.location) != (from.r#type, from.location))
     }
 }
 
@@ -129,6 +127,9 @@ pub enum Stop {
     NodeLimit,
     /// The rounds ran out.
     IterationLimit,
+    /// The function has control flow (`graph.if`, `graph.loop`), whose regions the e-graph does
+    /// not hold: it is left as it is.
+    ControlFlow,
 }
 
 /// What an equality-saturation search did.
@@ -166,6 +167,10 @@ pub fn saturate(function: Op, rules: &[Rule], iterations: usize, metric: Metric,
     let view = FunctionView::read(function).map_err(|error| error.message)?;
     let mut cache = LayerCache::new();
     let initial = cost(&view, metric, machine, &mut cache);
+    if view.ops.iter().any(|node| node.has_regions) {
+        let applied = BTreeMap::new();
+        return Ok(Saturated { iterations: 0, stop: Stop::ControlFlow, nodes: 0, classes: 0, applied, skipped: rules.len(), cost: (initial, initial), kept: false });
+    }
     let (mut egraph, roots) = build(&view, function);
     let usable: Vec<&Rule> = rules.iter().filter(|rule| roots_of(rule).is_some()).collect();
     let mut applied: BTreeMap<String, usize> = BTreeMap::new();

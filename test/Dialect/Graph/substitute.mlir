@@ -215,3 +215,30 @@ func.func @algebra(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %y = graph.relu %c : tensor<2x5xf32>
   return %y : tensor<2x5xf32>
 }
+
+// -----
+
+// Tests that control flow stays: the backtracking search rewrites around a graph.if (whose
+// regions it does not enter), and the e-graph engine, whose e-graph cannot hold regions, leaves
+// such a function as it is.
+// CHECK-LABEL: func.func @control_flow
+// CHECK: graph.if
+// CHECK: graph.neg
+// CHECK: graph.relu
+// CHECK-NOT: graph.relu
+// EGRAPH-LABEL: func.func @control_flow
+// EGRAPH: graph.relu
+// EGRAPH-NEXT: graph.relu
+// SATURATE: remark: equality saturation: 0 rounds (ControlFlow)
+func.func @control_flow(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = graph.if %c -> (tensor<4xf32>) {
+    graph.yield %x : tensor<4xf32>
+  } else {
+    %n = graph.neg %x : tensor<4xf32>
+    graph.yield %n : tensor<4xf32>
+  }
+  %a = graph.relu %r : tensor<4xf32>
+  // expected-remark@+1 {{applied 'relu_of_relu'}}
+  %b = graph.relu %a : tensor<4xf32>
+  return %b : tensor<4xf32>
+}
