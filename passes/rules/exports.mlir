@@ -117,3 +117,78 @@ module @gather_negative_constant_index_rank5 attributes {rule.summary = "gather(
     return %y : tensor<2x2x4x5xf32>
   }
 }
+
+// Shape arithmetic that exporters compute on i64 constants (Shape -> Gather -> Mul -> Concat ->
+// Reshape), folded into constants. The ONNX importer folds what it sees; these fold what other
+// rewrites leave.
+
+// Tests that the sum of two scalar i64 constants is a constant.
+module @fold_i64_add attributes {rule.summary = "a + b of i64 constants -> the constant a + b"} {
+  func.func @source() -> tensor<i64> {
+    %a = graph.constant {rule.bind = {value = "a"}} dense<2> : tensor<i64>
+    %b = graph.constant {rule.bind = {value = "b"}} dense<3> : tensor<i64>
+    %y = graph.add %a, %b : tensor<i64>, tensor<i64> -> tensor<i64>
+    return %y : tensor<i64>
+  }
+  func.func @target() -> tensor<i64> {
+    %y = graph.constant {rule.set = {value = ["a + b"]}} dense<5> : tensor<i64>
+    return %y : tensor<i64>
+  }
+}
+
+// Tests that the difference of two scalar i64 constants is a constant.
+module @fold_i64_sub attributes {rule.summary = "a - b of i64 constants -> the constant a - b"} {
+  func.func @source() -> tensor<i64> {
+    %a = graph.constant {rule.bind = {value = "a"}} dense<7> : tensor<i64>
+    %b = graph.constant {rule.bind = {value = "b"}} dense<3> : tensor<i64>
+    %y = graph.sub %a, %b : tensor<i64>, tensor<i64> -> tensor<i64>
+    return %y : tensor<i64>
+  }
+  func.func @target() -> tensor<i64> {
+    %y = graph.constant {rule.set = {value = ["a - b"]}} dense<4> : tensor<i64>
+    return %y : tensor<i64>
+  }
+}
+
+// Tests that the product of two scalar i64 constants (batch x heads) is a constant.
+module @fold_i64_mul attributes {rule.summary = "a * b of i64 constants -> the constant a * b"} {
+  func.func @source() -> tensor<i64> {
+    %a = graph.constant {rule.bind = {value = "a"}} dense<2> : tensor<i64>
+    %b = graph.constant {rule.bind = {value = "b"}} dense<12> : tensor<i64>
+    %y = graph.mul %a, %b : tensor<i64>, tensor<i64> -> tensor<i64>
+    return %y : tensor<i64>
+  }
+  func.func @target() -> tensor<i64> {
+    %y = graph.constant {rule.set = {value = ["a * b"]}} dense<24> : tensor<i64>
+    return %y : tensor<i64>
+  }
+}
+
+// Tests that two one-element i64 constants concatenated (a reshape target built piece by piece)
+// are one two-element constant.
+module @fold_i64_concat attributes {rule.summary = "concat of one-element i64 constants [a], [b] -> the constant [a, b]"} {
+  func.func @source() -> tensor<2xi64> {
+    %a = graph.constant {rule.bind = {value = "a"}} dense<16> : tensor<1xi64>
+    %b = graph.constant {rule.bind = {value = "b"}} dense<64> : tensor<1xi64>
+    %y = graph.concat %a, %b {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+    return %y : tensor<2xi64>
+  }
+  func.func @target() -> tensor<2xi64> {
+    %y = graph.constant {rule.set = {value = ["a", "b"]}} dense<[16, 64]> : tensor<2xi64>
+    return %y : tensor<2xi64>
+  }
+}
+
+// Tests that a reshape of an i64 splat constant (a scalar made a one-element vector before a
+// concatenation) is the constant with the new shape.
+module @fold_i64_reshape attributes {rule.summary = "reshape of an i64 splat constant -> the constant with the new shape"} {
+  func.func @source() -> tensor<1xi64> {
+    %a = graph.constant {rule.bind = {value = "a"}} dense<24> : tensor<i64>
+    %y = graph.reshape %a : tensor<i64> -> tensor<1xi64>
+    return %y : tensor<1xi64>
+  }
+  func.func @target() -> tensor<1xi64> {
+    %y = graph.constant {rule.set = {value = ["a"]}} dense<24> : tensor<1xi64>
+    return %y : tensor<1xi64>
+  }
+}

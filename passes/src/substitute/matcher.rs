@@ -138,7 +138,8 @@ fn bind_op(pattern_op: &PatternOp, op: usize, view: &FunctionView, state: &mut S
                     Some(bound) if bound != defining => return false,
                     Some(_) => {}
                     None => {
-                        if !state.used.insert(defining) {
+                        // Two pattern constants may be one constant (`c + c`): it stays anyway.
+                        if !state.used.insert(defining) && view.ops[defining].name != "graph.constant" {
                             return false;
                         }
                         state.ops[producer] = Some(defining);

@@ -234,7 +234,12 @@ pub fn plan_op(
         }
         results.push(r#type);
     }
-    let attributes = fit_constant(&template.name, attributes, results.first().copied());
+    let mut attributes = fit_constant(&template.name, attributes, results.first().copied());
+    if let Some((_, exprs)) = template.computed.iter().find(|(name, _)| template.name == "graph.constant" && name == "value") {
+        let value = constant_value(&eval_all(exprs, bindings.sizes)?, results[0])?;
+        attributes.retain(|(name, _)| name != "value");
+        attributes.push(("value".to_owned(), value));
+    }
     Ok((attributes, results))
 }
 
@@ -251,6 +256,10 @@ fn attributes_for(bindings: &Bindings, template: &PatternOp) -> Result<Vec<(Stri
         attributes.push((name.clone(), convert(value, written).ok_or_else(|| format!("'{bound}' cannot be '{name}'"))?));
     }
     for (name, exprs) in &template.computed {
+        // A constant's computed value is built once its type is known (`constant_value`).
+        if template.name == "graph.constant" && name == "value" {
+            continue;
+        }
         let values = eval_all(exprs, bindings.sizes)?;
         // SAFETY: the op of the rule file is alive with its context.
         let context = unsafe { mlirOperationGetContext(template.op.0) };
@@ -298,6 +307,24 @@ fn fit_constant(name: &str, mut attributes: Vec<(String, MlirAttribute)>, result
         }
     }
     attributes
+}
+
+/// The elements of a constant of `r#type` computed by `rule.set` (shape arithmetic): one value is
+/// a splat, else one value per element.
+fn constant_value(values: &[i64], r#type: MlirType) -> Result<MlirAttribute, String> {
+    // SAFETY: a live ranked tensor type; the element kind is checked before it is built.
+    unsafe {
+        let element = mlirShapedTypeGetElementType(r#type);
+        let count: i64 = (0..mlirShapedTypeGetRank(r#type) as isize).map(|d| mlirShapedTypeGetDimSize(r#type, d)).product();
+        if !mlirTypeIsAInteger(element) {
+            return Err("rule.set computes integer constants only".to_owned());
+        }
+        match values {
+            [value] => Ok(mlirDenseElementsAttrSplatGet(r#type, mlirIntegerAttrGet(element, *value))),
+            _ if values.len() as i64 == count => Ok(mlirDenseElementsAttrInt64Get(r#type, values.len() as isize, values.as_ptr())),
+            _ => Err(format!("{} values for a constant of {count} elements", values.len())),
+        }
+    }
 }
 
 fn eval_all(exprs: &[super::expr::Expr], sizes: &Env) -> Result<Vec<i64>, String> {

@@ -242,3 +242,32 @@ func.func @control_flow(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
   %b = graph.relu %a : tensor<4xf32>
   return %b : tensor<4xf32>
 }
+
+// -----
+
+// Tests shape arithmetic folded to constants (an index computed as 1 + 1 from one constant read
+// twice, a shape piece as 2 * 12 made a vector, two pieces concatenated), after which the gather
+// of the computed index is a slice.
+// CHECK-LABEL: func.func @shape_arithmetic
+// CHECK-SAME: (%[[X:.*]]: tensor<3x2x4xf32>)
+// CHECK-DAG: %[[SHAPE:.*]] = graph.constant dense<[24, 4]> : tensor<2xi64>
+// CHECK-DAG: %[[S:.*]] = graph.slice %[[X]] {starts = array<i64: 2, 0, 0>} : tensor<3x2x4xf32> -> tensor<1x2x4xf32>
+// CHECK-DAG: %[[R:.*]] = graph.reshape %[[S]] : tensor<1x2x4xf32> -> tensor<2x4xf32>
+// CHECK: return %[[R]], %[[SHAPE]]
+func.func @shape_arithmetic(%x: tensor<3x2x4xf32>) -> (tensor<2x4xf32>, tensor<2xi64>) {
+  %one = graph.constant dense<1> : tensor<i64>
+  // expected-remark@+1 {{applied 'fold_i64_add'}}
+  %i = graph.add %one, %one : tensor<i64>, tensor<i64> -> tensor<i64>
+  // expected-remark@+1 {{applied 'gather_constant_index_rank3'}}
+  %g = graph.gather %x, %i {axis = 0 : i64} : (tensor<3x2x4xf32>, tensor<i64>) -> tensor<2x4xf32>
+  %two = graph.constant dense<2> : tensor<i64>
+  %twelve = graph.constant dense<12> : tensor<i64>
+  // expected-remark@+1 {{applied 'fold_i64_mul'}}
+  %n = graph.mul %two, %twelve : tensor<i64>, tensor<i64> -> tensor<i64>
+  // expected-remark@+1 {{applied 'fold_i64_reshape'}}
+  %n1 = graph.reshape %n : tensor<i64> -> tensor<1xi64>
+  %d = graph.constant dense<4> : tensor<1xi64>
+  // expected-remark@+1 {{applied 'fold_i64_concat'}}
+  %shape = graph.concat %n1, %d {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  return %g, %shape : tensor<2x4xf32>, tensor<2xi64>
+}
