@@ -13,7 +13,7 @@
 
 use super::cost::{cost, Metric};
 use super::expr::Env;
-use super::matcher::{bind_argument_types, bind_attribute_list};
+use super::matcher::{bind_argument_types, bind_attribute_list, leaf_types_agree};
 use super::rewrite::{plan_op, Bindings, Typing};
 use super::rule::{PatternValue, Rule};
 use crate::conversion::graph_to_dsa::estimate::LayerCache;
@@ -365,7 +365,8 @@ fn match_op(egraph: &EGraph<Term, Graph>, rule: &Rule, op: usize, class: Id, sta
     let mut matched = Vec::new();
     for node in &egraph[class].nodes {
         let Key::Op { name, attributes, results } = &egraph.analysis.keys[node.key as usize] else { continue };
-        if *name != pattern.name || results.len() != pattern.result_count || node.children.len() != pattern.operands.len() {
+        let types: Vec<MlirType> = results.iter().map(|&t| MlirType { ptr: t as *const _ }).collect();
+        if *name != pattern.name || results.len() != pattern.result_count || node.children.len() != pattern.operands.len() || !leaf_types_agree(pattern, &types) {
             continue;
         }
         let mut next = state.clone();

@@ -119,6 +119,7 @@ fn bind_op(pattern_op: &PatternOp, op: usize, view: &FunctionView, state: &mut S
         || node.operands.len() != pattern_op.operands.len()
         || node.results.len() != pattern_op.result_count
         || node.has_regions
+        || !leaf_types_agree(pattern_op, &(0..node.results.len()).map(|result| node.op.result(result).r#type()).collect::<Vec<_>>())
         || !bind_attributes(pattern_op, node.op, state)
     {
         return false;
@@ -149,6 +150,17 @@ fn bind_op(pattern_op: &PatternOp, op: usize, view: &FunctionView, state: &mut S
         }
     }
     true
+}
+
+/// A pattern op without operands (a constant whose value the rule binds) leaves its type free,
+/// unlike any other op, whose types follow from its operands': so it matches only its own
+/// types. (A splat index `[1, 1]` taken for the scalar `1` gathered two slices.)
+pub fn leaf_types_agree(pattern_op: &PatternOp, types: &[MlirType]) -> bool {
+    if !pattern_op.operands.is_empty() {
+        return true;
+    }
+    // SAFETY: live types of one context are uniqued; the rule's op is alive.
+    types.len() == pattern_op.result_count && types.iter().enumerate().all(|(result, r#type)| unsafe { mlirTypeEqual(*r#type, pattern_op.op.result(result).r#type()) })
 }
 
 /// Written attributes must be equal and the only ones; bound ones bind (or must equal) a name.

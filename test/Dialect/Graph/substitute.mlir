@@ -271,3 +271,18 @@ func.func @shape_arithmetic(%x: tensor<3x2x4xf32>) -> (tensor<2x4xf32>, tensor<2
   %shape = graph.concat %n1, %d {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
   return %g, %shape : tensor<2x4xf32>, tensor<2xi64>
 }
+
+// -----
+
+// Tests that a constant whose value a rule binds matches only constants of its own type: the
+// splat index [1, 1] gathers two slices and is no scalar 1 (random ONNX model 147 was
+// miscompiled so).
+// CHECK-LABEL: func.func @splat_index
+// CHECK: graph.gather
+// EGRAPH-LABEL: func.func @splat_index
+// EGRAPH: graph.gather
+func.func @splat_index(%x: tensor<2x4x3xf32>) -> tensor<2x4x3xf32> {
+  %i = graph.constant dense<1> : tensor<2xi64>
+  %g = graph.gather %x, %i {axis = 0 : i64} : (tensor<2x4x3xf32>, tensor<2xi64>) -> tensor<2x4x3xf32>
+  return %g : tensor<2x4x3xf32>
+}
