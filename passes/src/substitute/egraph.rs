@@ -13,7 +13,7 @@
 
 use super::cost::{cost, Metric};
 use super::expr::Env;
-use super::matcher::{bind_argument_types, bind_attribute_list, leaf_types_agree};
+use super::matcher::{bind_argument_types, bind_attribute_list, leaf_types_agree, shapes_agree};
 use super::rewrite::{plan_op, Bindings, Typing};
 use super::rule::{PatternValue, Rule};
 use crate::conversion::graph_to_dsa::estimate::LayerCache;
@@ -321,7 +321,7 @@ fn find(egraph: &EGraph<Term, Graph>, rule: &Rule) -> Vec<Found> {
                 let types: Option<Vec<(Vec<usize>, ElementType)>> =
                     state.arguments.iter().map(|argument| argument.and_then(|id| tensor_type(egraph, id))).collect();
                 if let Some(types) = types {
-                    if bind_argument_types(rule, &types, &mut state.sizes) {
+                    if bind_argument_types(rule, &types, &mut state.sizes) && op_shapes_agree(egraph, rule, &mut state) {
                         found.push(Found { roots: classes, state });
                     }
                 }
@@ -329,6 +329,15 @@ fn find(egraph: &EGraph<Term, Graph>, rule: &Rule) -> Vec<Found> {
         }
     }
     found
+}
+
+/// Whether the matched ops' shapes are those the source's `rule.shape`s require (a multi-result
+/// op's class holds no value: only one-result ops can carry one).
+fn op_shapes_agree(egraph: &EGraph<Term, Graph>, rule: &Rule, state: &mut State) -> bool {
+    rule.source.ops.iter().zip(&state.ops).all(|(pattern_op, class)| {
+        pattern_op.shapes.is_none()
+            || class.and_then(|class| tensor_type(egraph, class)).is_some_and(|(shape, _)| shapes_agree(pattern_op, &[shape], &mut state.sizes))
+    })
 }
 
 /// Extends a match to the source's other roots, each at another e-class: among the readers of a

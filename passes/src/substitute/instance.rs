@@ -140,6 +140,18 @@ fn sizes_for(rule: &Rule, shapes: &[Vec<i64>], attributes: &BTreeMap<String, Mli
             }
         }
     }
+    // Sizes named only by a source op's rule.shape: the example's at the example's shapes.
+    if shapes == example_shapes(rule) {
+        for op in &rule.source.ops {
+            for (dims, result) in op.shapes.iter().flatten().zip(0..op.result_count) {
+                for (dim, size) in dims.iter().zip(shape(op.op.result(result).r#type())) {
+                    if let Some(name) = dim.as_var() {
+                        sizes.entry(name.to_owned()).or_insert(size);
+                    }
+                }
+            }
+        }
+    }
     for (argument, shape) in rule.arguments.iter().zip(shapes) {
         for (dim, &size) in argument.dims.iter().flatten().zip(shape) {
             if dim.eval(&sizes) != Some(size) {

@@ -223,6 +223,21 @@ pub fn bind_attribute_list(
     true
 }
 
+/// Whether a matched op's result shapes are those its pattern op's `rule.shape` requires; a
+/// bare name not bound yet is bound to the size it meets.
+pub fn shapes_agree(pattern_op: &PatternOp, shapes: &[Vec<usize>], sizes: &mut Env) -> bool {
+    let Some(required) = &pattern_op.shapes else { return true };
+    required.iter().zip(shapes).all(|(dims, shape)| {
+        dims.len() == shape.len()
+            && dims.iter().zip(shape).all(|(dim, &size)| {
+                if let Some(name) = dim.as_var() {
+                    sizes.entry(name.to_owned()).or_insert(size as i64);
+                }
+                dim.eval(sizes) == Some(size as i64)
+            })
+    })
+}
+
 /// Binds the sizes the wildcards' types give (`types`: shape and element type of each) and checks
 /// the rule's dimensions and conditions.
 pub fn bind_argument_types(rule: &Rule, types: &[(Vec<usize>, ElementType)], sizes: &mut Env) -> bool {
@@ -276,6 +291,12 @@ fn complete(rule: &Rule, view: &FunctionView, mut state: State) -> Option<Match>
     let types: Vec<(Vec<usize>, ElementType)> = arguments.iter().map(|&value| (view.type_of(value).shape.clone(), view.type_of(value).element_type)).collect();
     if !bind_argument_types(rule, &types, &mut state.sizes) {
         return None;
+    }
+    for (pattern_op, op) in rule.source.ops.iter().zip(&state.ops) {
+        let shapes: Vec<Vec<usize>> = view.ops[op.expect("matched")].results.iter().map(|(_, r#type)| r#type.shape.clone()).collect();
+        if !shapes_agree(pattern_op, &shapes, &mut state.sizes) {
+            return None;
+        }
     }
     let ops: Vec<usize> = state.ops.iter().map(|op| op.expect("every pattern op is matched")).collect();
     for (index, &op) in ops.iter().enumerate() {

@@ -15,7 +15,9 @@
 //!   splat of a constant's type, a splat a float attribute).
 //! - On a target op, `rule.set = {starts = ["i", 0]}` computes an integer array from sizes, and
 //!   `rule.shape` (`rule.shapes` for several results) gives a result shape that cannot be
-//!   inferred (reshape, split, slice). Results the target returns take the source's types.
+//!   inferred (reshape, split, slice). Results the target returns take the source's types. On a
+//!   source op, `rule.shape` constrains the matched op's result shape (a reshape's, whose shape
+//!   its operand does not decide).
 //! - `rule.where = ["kh == kw"]` on the rule module adds conditions; `rule.summary` says what the
 //!   rule does, for the listing and the remarks.
 
@@ -50,7 +52,8 @@ pub struct PatternOp {
     pub bound: Vec<(String, String)>,
     /// Integer-array attributes computed from sizes (`rule.set`; target only).
     pub computed: Vec<(String, Vec<Expr>)>,
-    /// Result shapes given by the rule (`rule.shape` / `rule.shapes`; target only).
+    /// Result shapes given by the rule (`rule.shape` / `rule.shapes`): built so on a target op,
+    /// required of the matched op on a source op.
     pub shapes: Option<Vec<Vec<Expr>>>,
 }
 
@@ -277,8 +280,10 @@ fn check_names(rule: &Rule) -> Result<(), ()> {
             dim.names(&mut sizes);
         }
     }
+    // A bare name in a source op's rule.shape is bound by the match too.
+    sizes.extend(rule.source.ops.iter().flat_map(|op| op.shapes.iter().flatten().flatten()).filter_map(|dim| dim.as_var()));
     let attributes: Vec<&str> = rule.source.ops.iter().flat_map(|op| op.bound.iter().map(|(_, name)| name.as_str())).collect();
-    for op in &rule.target.ops {
+    for op in rule.source.ops.iter().chain(&rule.target.ops) {
         for (attribute, name) in &op.bound {
             if !attributes.contains(&name.as_str()) {
                 op.op.emit_error(&format!("rule '{}': '{attribute}' takes '{name}', which @source does not bind", rule.name));
@@ -396,8 +401,8 @@ fn read_op(op: Op, operands: Vec<PatternValue>, is_target: bool) -> Result<Patte
                     Ok(entries) => bound = entries,
                     Err(message) => return fail(format!("rule.bind: {message}")),
                 },
-                "rule.set" | "rule.shape" | "rule.shapes" if !is_target => {
-                    return fail(format!("{name} belongs on @target ops (the source's shapes come from the match)"))
+                "rule.set" if !is_target => {
+                    return fail("rule.set belongs on @target ops (a source op's attributes are matched or bound)".to_owned())
                 }
                 "rule.set" => {
                     if !mlirAttributeIsADictionary(value) {

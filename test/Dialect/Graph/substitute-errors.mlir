@@ -16,7 +16,7 @@
 // BAD: bad-rules.mlir:2:1: error: rule 'no_target' needs functions @source and @target
 // BAD: bad-rules.mlir:13:3: error: rule 'other_signature': @target's signature differs from @source's
 // BAD: bad-rules.mlir:19:10: error: unknown rule attribute 'rule.bogus'
-// BAD: bad-rules.mlir:28:10: error: rule.shape belongs on @target ops
+// BAD: bad-rules.mlir:28:10: error: rule.set belongs on @target ops
 // BAD: bad-rules.mlir:41:10: error: rule 'unbound_size': size 'm' is not bound by @source
 // BAD: bad-rules.mlir:46:3: error: rule 'unread_argument': argument 1 is not read by @source
 // BAD: bad-rules.mlir:54:1: error: rule 'bad_expression': rule.where: unexpected '*'

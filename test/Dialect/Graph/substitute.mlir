@@ -286,3 +286,21 @@ func.func @splat_index(%x: tensor<2x4x3xf32>) -> tensor<2x4x3xf32> {
   %g = graph.gather %x, %i {axis = 0 : i64} : (tensor<2x4x3xf32>, tensor<2xi64>) -> tensor<2x4x3xf32>
   return %g : tensor<2x4x3xf32>
 }
+
+// -----
+
+// Tests a source's rule.shape (Inputs/user-rules.mlir, relu_before_column): the reshape into a
+// column matches, the reshape into a square does not.
+// USER-LABEL: func.func @column
+// USER-NEXT: %[[R:.*]] = graph.relu %{{.*}} : tensor<4xf32>
+// USER-NEXT: %[[C:.*]] = graph.reshape %[[R]] : tensor<4xf32> -> tensor<4x1xf32>
+// USER-NEXT: %[[S:.*]] = graph.reshape %{{.*}} : tensor<4xf32> -> tensor<2x2xf32>
+// USER-NEXT: %[[Q:.*]] = graph.relu %[[S]] : tensor<2x2xf32>
+// USER-NEXT: return %[[C]], %[[Q]]
+func.func @column(%x: tensor<4xf32>) -> (tensor<4x1xf32>, tensor<2x2xf32>) {
+  %c = graph.reshape %x : tensor<4xf32> -> tensor<4x1xf32>
+  %r = graph.relu %c : tensor<4x1xf32>
+  %s = graph.reshape %x : tensor<4xf32> -> tensor<2x2xf32>
+  %q = graph.relu %s : tensor<2x2xf32>
+  return %r, %q : tensor<4x1xf32>, tensor<2x2xf32>
+}

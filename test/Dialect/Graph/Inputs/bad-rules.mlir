@@ -23,9 +23,9 @@ module @unknown_attribute {
     return %x : tensor<2xf32>
   }
 }
-module @shape_in_source {
+module @set_in_source {
   func.func @source(%x: tensor<2xf32>) -> tensor<2xf32> {
-    %y = graph.relu %x {rule.shape = [2]} : tensor<2xf32>
+    %y = graph.relu %x {rule.set = {x = [2]}} : tensor<2xf32>
     return %y : tensor<2xf32>
   }
   func.func @target(%x: tensor<2xf32>) -> tensor<2xf32> {
