@@ -2,13 +2,14 @@
 //! the lowering forms (an anchor and the elementwise epilogue it fuses, by the same
 //! `FunctionView::epilogue_reader`), each priced by the estimate the lowering chooses its tiles
 //! by where it has one (convolutions and products: the chosen tiling's cycles on the busiest
-//! core), by its DDR traffic at every cluster's port otherwise, and a launch per layer; a layer on
-//! other element types than f32, which the lowering refuses, costs [`UNSUPPORTED_LAYER`]. This is
+//! core), by its DDR traffic at every cluster's port otherwise, and a launch per layer; a layer the
+//! lowering refuses (other element types than f32, an op it has no emitter for) costs
+//! [`UNSUPPORTED_LAYER`]. This is
 //! `graph-substitute`'s cost model: one set of figures and tile choices for the lowering and the
 //! search (MetaFlow §4's cost model, here the target's).
 
 use super::{
-    host::{buffer_shape, estimate},
+    host::{buffer_shape, estimate, has_emitter},
     layers::{self, Operand, Scope, Step},
     view::{Space, View},
 };
@@ -28,8 +29,9 @@ fn forms_no_layer(name: &str) -> bool {
 /// operand shapes): a search prices thousands of graphs that share most of their layers.
 pub type LayerCache = HashMap<u64, f64>;
 
-/// What a layer the software DSA cannot run costs (it computes in f32 only): more than any graph
-/// it can run, and counted per layer so that removing one such layer is progress.
+/// What a layer the lowering refuses costs (the software DSA computes in f32 only, and not every
+/// op has an emitter): more than any graph it can run, and counted per layer so that removing
+/// one such layer is progress.
 pub const UNSUPPORTED_LAYER: f64 = 1e15;
 
 /// The estimated cycles of `program` on `machine` under the layer-wise schedule, and its layers.
@@ -79,7 +81,7 @@ pub fn layerwise_cycles(program: &FunctionView, machine: &Machine, cache: &mut L
             _ => node.results.iter().map(|(_, r#type)| r#type.bytes() as f64).sum(),
         };
         let touches = |value: &ValueId| program.type_of(*value).element_type != ElementType::F32;
-        if node.operands.iter().any(touches) || node.results.iter().any(|(value, _)| touches(value)) {
+        if node.operands.iter().any(touches) || node.results.iter().any(|(value, _)| touches(value)) || !has_emitter(node, elementwise_anchor) {
             total += UNSUPPORTED_LAYER;
             layers += 1;
             continue;

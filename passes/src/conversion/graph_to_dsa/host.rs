@@ -425,6 +425,34 @@ pub(crate) fn emit_layer(
     Ok(kernel)
 }
 
+/// Whether [`emit_layer`] has an emitter for a layer anchored at `node` (its dispatch's arms): the
+/// cost model of `graph-substitute` must not find a graph the lowering refuses cheaper.
+pub(crate) fn has_emitter(node: &Node, elementwise_anchor: bool) -> bool {
+    elementwise_anchor
+        || matches!(
+            node.name.as_str(),
+            "graph.conv2d"
+                | "graph.matmul"
+                | "graph.batch_matmul"
+                | "graph.gemm"
+                | "graph.max_pool2d"
+                | "graph.avg_pool2d"
+                | "graph.global_avg_pool"
+                | "graph.reduce_sum"
+                | "graph.reduce_mean"
+                | "graph.reduce_max"
+                | "graph.softmax"
+                | "graph.layer_norm"
+                | "graph.lrn"
+                | "graph.transpose"
+                | "graph.concat"
+                | "graph.slice"
+                | "graph.pad"
+                | "graph.split"
+                | "graph.broadcast"
+        )
+}
+
 /// The estimated cycles of the layer anchored at `node` (fused with `steps`, writing a value of
 /// shape `out`) with its operands where `scope` says; `None` for layers whose emitters choose no
 /// tiling by cost (elementwise, rows, windows, movement) or that do not fit the LB.
