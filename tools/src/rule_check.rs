@@ -135,7 +135,7 @@ fn random_tensor(element: ElementType, shape: &[i64], generator: &mut SplitMix) 
     let data = match element {
         ElementType::F32 => Data::F32((0..count).map(|_| 1.5 * generator.unit()).collect()),
         ElementType::I64 | ElementType::I32 => Data::I64((0..count).map(|_| (generator.next() % 5) as i64).collect()),
-        ElementType::Bool => Data::Bool((0..count).map(|_| generator.next() % 2 == 0).collect()),
+        ElementType::Bool => Data::Bool((0..count).map(|_| generator.next().is_multiple_of(2)).collect()),
     };
     Ok(Tensor { shape, element_type: element, data })
 }

@@ -39,7 +39,7 @@ pub fn cost(view: &FunctionView, metric: Metric, machine: Option<&Machine>, cach
     match metric {
         Metric::Flops => ops.map(|node| flops(view, node)).sum(),
         Metric::Memory => {
-            let bytes: f64 = ops.map(|node| produced_bytes(node)).sum();
+            let bytes: f64 = ops.map(produced_bytes).sum();
             if machine.is_some_and(|machine| bytes > machine.ddr_bytes as f64) {
                 f64::INFINITY
             } else {

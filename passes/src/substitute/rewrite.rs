@@ -194,6 +194,9 @@ fn build(
     Ok(create(point, location, &template.name, &values, &results, &named, Vec::new()))
 }
 
+/// An op decided but not built: its attributes and result types.
+pub type PlannedOp = (Vec<(String, MlirAttribute)>, Vec<MlirType>);
+
 /// The attributes and result types of op `index` of `body` (`template`) for operands of
 /// `operand_shapes`: what building it takes, decided without building it (the e-graph engine
 /// adds it as a term).
@@ -204,7 +207,7 @@ pub fn plan_op(
     index: usize,
     operand_shapes: &[Vec<i64>],
     typing: Typing,
-) -> Result<(Vec<(String, MlirAttribute)>, Vec<MlirType>), String> {
+) -> Result<PlannedOp, String> {
     let attributes = attributes_for(bindings, template)?;
     let inferred = result_shapes(&template.name, operand_shapes, &Attributes(&attributes))?;
     let mut results = Vec::new();

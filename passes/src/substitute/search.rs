@@ -185,11 +185,13 @@ pub fn apply_all(function: Op, rules: &[Rule], budget: usize) -> Result<Vec<(usi
     'rewrite: while applied.len() < budget {
         let view = FunctionView::read(function).map_err(|error| error.message)?;
         for (index, rule) in rules.iter().enumerate() {
-            for found in find(rule, &view, 1) {
+            // A match whose target cannot be built at its shapes is passed over.
+            for found in find(rule, &view, MATCHES_TRIED) {
                 let location = view.ops[found.anchor(rule)].op.location();
-                apply(rule, &found, &view, function)?;
-                applied.push((index, location));
-                continue 'rewrite;
+                if apply(rule, &found, &view, function).is_ok() {
+                    applied.push((index, location));
+                    continue 'rewrite;
+                }
             }
         }
         break;
@@ -229,6 +231,9 @@ impl Progress {
         }
     }
 }
+
+/// Matches of one rule tried per rewrite by [`apply_all`].
+const MATCHES_TRIED: usize = 64;
 
 fn cheapest(queue: &[Candidate]) -> Option<usize> {
     (0..queue.len()).min_by(|&a, &b| queue[a].cost.total_cmp(&queue[b].cost))
