@@ -14,7 +14,7 @@
 use super::cost::{cost, Metric};
 use super::expr::Env;
 use super::matcher::{bind_argument_types, bind_attribute_list, leaf_types_agree, shapes_agree};
-use super::rewrite::{plan_op, Bindings, Typing};
+use super::rewrite::{plan_op, shape_of_type, Bindings, Typing};
 use super::rule::{PatternValue, Rule};
 use crate::conversion::graph_to_dsa::estimate::LayerCache;
 use crate::graph_view::{ElementType, FunctionView};
@@ -374,14 +374,14 @@ fn match_op(egraph: &EGraph<Term, Graph>, rule: &Rule, op: usize, class: Id, sta
     let mut matched = Vec::new();
     for node in &egraph[class].nodes {
         let Key::Op { name, attributes, results } = &egraph.analysis.keys[node.key as usize] else { continue };
-        let types: Vec<MlirType> = results.iter().map(|&t| MlirType { ptr: t as *const _ }).collect();
+        let types: Vec<MlirType> = results.iter().map(|&t| type_handle(t)).collect();
         if *name != pattern.name || results.len() != pattern.result_count || node.children.len() != pattern.operands.len() || !leaf_types_agree(pattern, &types) {
             continue;
         }
         let mut next = state.clone();
         next.ops[op] = Some(class);
         let actual: Vec<(String, MlirAttribute)> =
-            attributes.iter().map(|(name, value)| (name.clone(), MlirAttribute { ptr: *value as *const _ })).collect();
+            attributes.iter().map(|(name, value)| (name.clone(), attribute_handle(*value))).collect();
         if !bind_attribute_list(pattern, &actual, &mut next.attributes, &mut next.sizes) {
             continue;
         }
@@ -416,15 +416,20 @@ fn match_operand(egraph: &EGraph<Term, Graph>, rule: &Rule, operand: PatternValu
 
 /// The shape and element type of e-class `id`'s value.
 fn tensor_type(egraph: &EGraph<Term, Graph>, id: Id) -> Option<(Vec<usize>, ElementType)> {
-    let r#type = MlirType { ptr: egraph[id].data.r#type? as *const _ };
-    let shape = shape(r#type).into_iter().map(|d| usize::try_from(d).ok()).collect::<Option<Vec<_>>>()?;
+    let r#type = type_handle(egraph[id].data.r#type?);
+    let shape = shape_of_type(r#type).into_iter().map(|d| usize::try_from(d).ok()).collect::<Option<Vec<_>>>()?;
     // SAFETY: graph values are ranked tensors.
     Some((shape, ElementType::of(unsafe { mlirShapedTypeGetElementType(r#type) })))
 }
 
-fn shape(r#type: MlirType) -> Vec<i64> {
-    // SAFETY: graph values are ranked tensors.
-    unsafe { (0..mlirShapedTypeGetRank(r#type) as isize).map(|d| mlirShapedTypeGetDimSize(r#type, d)).collect() }
+/// The type a key or an e-class holds by its handle (types are uniqued: the handle is the value).
+fn type_handle(handle: usize) -> MlirType {
+    MlirType { ptr: handle as *const _ }
+}
+
+/// The attribute a key holds by its handle (attributes are uniqued like types).
+fn attribute_handle(handle: usize) -> MlirAttribute {
+    MlirAttribute { ptr: handle as *const _ }
 }
 
 /// Adds `rule`'s target for `found` and merges its results with the matched e-classes; whether
@@ -433,7 +438,7 @@ fn add_target(egraph: &mut EGraph<Term, Graph>, rule: &Rule, found: &Found) -> R
     let root_types: Vec<MlirType> = found
         .roots
         .iter()
-        .map(|&root| egraph[root].data.r#type.map(|t| MlirType { ptr: t as *const _ }))
+        .map(|&root| egraph[root].data.r#type.map(type_handle))
         .collect::<Option<_>>()
         .ok_or("a tuple")?;
     let location = egraph[found.roots[0]].data.location;
@@ -452,7 +457,7 @@ fn add_target(egraph: &mut EGraph<Term, Graph>, rule: &Rule, found: &Found) -> R
     };
     for (index, template) in rule.target.ops.iter().enumerate() {
         let children: Vec<Id> = template.operands.iter().map(|&operand| value(egraph, &built, operand)).collect();
-        let shapes: Vec<Vec<i64>> = children.iter().map(|&child| egraph[child].data.r#type.map(|t| shape(MlirType { ptr: t as *const _ }))).collect::<Option<_>>().ok_or("an operand is a tuple")?;
+        let shapes: Vec<Vec<i64>> = children.iter().map(|&child| egraph[child].data.r#type.map(|t| shape_of_type(type_handle(t)))).collect::<Option<_>>().ok_or("an operand is a tuple")?;
         let (attributes, results) = plan_op(&rule.target, &bindings, template, index, &shapes, Typing::Returned(&root_types))?;
         let key = Key::Op {
             name: template.name.clone(),
@@ -514,15 +519,15 @@ impl Extraction<'_> {
         // The op alone in a function: the cost model prices it as the layer it would be.
         // SAFETY: the result type is alive with its context; the function is destroyed below.
         let (context, location) = unsafe {
-            let context = mlirTypeGetContext(MlirType { ptr: results[0] as *const _ });
+            let context = mlirTypeGetContext(type_handle(results[0]));
             (context, mlirLocationUnknownGet(context))
         };
-        let types: Vec<MlirType> = operand_types.iter().map(|&t| MlirType { ptr: t as *const _ }).collect();
+        let types: Vec<MlirType> = operand_types.iter().map(|&t| type_handle(t)).collect();
         let (region, block) = region_with_block(&types, location);
         // SAFETY: the block is alive in its region.
         let arguments: Vec<Val> = (0..types.len()).map(|index| Val(unsafe { mlirBlockGetArgument(block, index as isize) })).collect();
-        let named: Vec<(&str, MlirAttribute)> = attributes.iter().map(|(name, value)| (name.as_str(), MlirAttribute { ptr: *value as *const _ })).collect();
-        let result_types: Vec<MlirType> = results.iter().map(|&t| MlirType { ptr: t as *const _ }).collect();
+        let named: Vec<(&str, MlirAttribute)> = attributes.iter().map(|(name, value)| (name.as_str(), attribute_handle(*value))).collect();
+        let result_types: Vec<MlirType> = results.iter().map(|&t| type_handle(t)).collect();
         let op = create(InsertionPoint::End(block), location, name, &arguments, &result_types, &named, Vec::new());
         let values: Vec<Val> = (0..result_types.len()).map(|result| op.result(result)).collect();
         create(InsertionPoint::End(block), location, "func.return", &values, &[], &[], Vec::new());
@@ -588,8 +593,8 @@ fn value_of(
             // SAFETY: locations are kept alive by their context; a class always has one from the
             // model op it was built from or matched at.
             let location = egraph[class].data.location.map(|l| MlirLocation { ptr: l as *const _ }).ok_or("an e-class without a location")?;
-            let named: Vec<(&str, MlirAttribute)> = attributes.iter().map(|(name, value)| (name.as_str(), MlirAttribute { ptr: *value as *const _ })).collect();
-            let types: Vec<MlirType> = results.iter().map(|&t| MlirType { ptr: t as *const _ }).collect();
+            let named: Vec<(&str, MlirAttribute)> = attributes.iter().map(|(name, value)| (name.as_str(), attribute_handle(*value))).collect();
+            let types: Vec<MlirType> = results.iter().map(|&t| type_handle(t)).collect();
             let op = create(InsertionPoint::Before(terminator), location, name, &operands, &types, &named, Vec::new());
             (0..types.len()).map(|result| op.result(result)).collect()
         }

@@ -5,7 +5,7 @@
 
 use super::expr::Env;
 use super::matcher::{find, integer_value};
-use super::rewrite::{apply, instantiate, returned_values, Bindings, Typing};
+use super::rewrite::{apply, instantiate, ranked_tensor, returned_values, shape_of_type, Bindings, Typing};
 use super::rule::Rule;
 use crate::graph_view::FunctionView;
 use crate::ir::{create, region_with_block, string_attribute, string_ref, InsertionPoint, Op, Val};
@@ -37,7 +37,7 @@ pub fn example_attributes(rule: &Rule) -> BTreeMap<String, MlirAttribute> {
 
 /// The shapes of the rule file's own example (the types of @source's arguments).
 pub fn example_shapes(rule: &Rule) -> Vec<Vec<i64>> {
-    (0..rule.arguments.len()).map(|index| shape(rule.source.function.entry_argument(index).r#type())).collect()
+    (0..rule.arguments.len()).map(|index| shape_of_type(rule.source.function.entry_argument(index).r#type())).collect()
 }
 
 /// A module holding `@source` (the rule's source for arguments of `shapes`) and `@rewritten`
@@ -56,7 +56,7 @@ pub fn instantiate_rule(rule: &Rule, shapes: &[Vec<i64>], location: MlirLocation
 }
 
 fn fill(rule: &Rule, shapes: &[Vec<i64>], sizes: &Env, attributes: &BTreeMap<String, MlirAttribute>, module: Op, location: MlirLocation) -> Result<(), InstanceError> {
-    let types: Vec<MlirType> = rule.arguments.iter().zip(shapes).map(|(argument, shape)| tensor(shape, argument.element)).collect();
+    let types: Vec<MlirType> = rule.arguments.iter().zip(shapes).map(|(argument, shape)| ranked_tensor(shape, argument.element)).collect();
     let (region, block) = region_with_block(&types, location);
     // SAFETY: the block is alive in its region; its arguments are read by index.
     let inputs: Vec<(Val, Vec<i64>)> =
@@ -144,7 +144,7 @@ fn sizes_for(rule: &Rule, shapes: &[Vec<i64>], attributes: &BTreeMap<String, Mli
     if shapes == example_shapes(rule) {
         for op in &rule.source.ops {
             for (dims, result) in op.shapes.iter().flatten().zip(0..op.result_count) {
-                for (dim, size) in dims.iter().zip(shape(op.op.result(result).r#type())) {
+                for (dim, size) in dims.iter().zip(shape_of_type(op.op.result(result).r#type())) {
                     if let Some(name) = dim.as_var() {
                         sizes.entry(name.to_owned()).or_insert(size);
                     }
@@ -163,14 +163,4 @@ fn sizes_for(rule: &Rule, shapes: &[Vec<i64>], attributes: &BTreeMap<String, Mli
         Some(condition) => Err(InstanceError::Shapes(format!("{condition:?} does not hold"))),
         None => Ok(sizes),
     }
-}
-
-fn tensor(shape: &[i64], element: MlirType) -> MlirType {
-    // SAFETY: a live element type; MLIR copies the dimensions.
-    unsafe { mlirRankedTensorTypeGet(shape.len() as isize, shape.as_ptr(), element, mlirAttributeGetNull()) }
-}
-
-fn shape(r#type: MlirType) -> Vec<i64> {
-    // SAFETY: rule arguments are checked to be ranked tensors when the rule is read.
-    unsafe { (0..mlirShapedTypeGetRank(r#type) as isize).map(|d| mlirShapedTypeGetDimSize(r#type, d)).collect() }
 }

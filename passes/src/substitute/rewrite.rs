@@ -318,7 +318,7 @@ fn constant_value(values: &[i64], r#type: MlirType) -> Result<MlirAttribute, Str
     // SAFETY: a live ranked tensor type; the element kind is checked before it is built.
     unsafe {
         let element = mlirShapedTypeGetElementType(r#type);
-        let count: i64 = (0..mlirShapedTypeGetRank(r#type) as isize).map(|d| mlirShapedTypeGetDimSize(r#type, d)).product();
+        let count: i64 = shape_of_type(r#type).iter().product();
         if !mlirTypeIsAInteger(element) {
             return Err("rule.set computes integer constants only".to_owned());
         }
@@ -334,16 +334,24 @@ fn eval_all(exprs: &[super::expr::Expr], sizes: &Env) -> Result<Vec<i64>, String
     exprs.iter().map(|expr| expr.eval(sizes).ok_or_else(|| format!("cannot evaluate {expr:?}"))).collect()
 }
 
+/// A ranked tensor type of `shape` with the element type of `like`.
 fn tensor_type(shape: &[i64], like: MlirType) -> MlirType {
-    // SAFETY: `like` is a live shaped type; MLIR copies the dimensions.
-    unsafe { mlirRankedTensorTypeGet(shape.len() as isize, shape.as_ptr(), mlirShapedTypeGetElementType(like), mlirAttributeGetNull()) }
+    // SAFETY: `like` is a live shaped type.
+    ranked_tensor(shape, unsafe { mlirShapedTypeGetElementType(like) })
+}
+
+/// A ranked tensor type of `shape` and `element`.
+pub(super) fn ranked_tensor(shape: &[i64], element: MlirType) -> MlirType {
+    // SAFETY: a live element type; MLIR copies the dimensions.
+    unsafe { mlirRankedTensorTypeGet(shape.len() as isize, shape.as_ptr(), element, mlirAttributeGetNull()) }
 }
 
 fn shape_of(value: Val) -> Vec<i64> {
     shape_of_type(value.r#type())
 }
 
-fn shape_of_type(r#type: MlirType) -> Vec<i64> {
+/// The dimensions of a ranked tensor type.
+pub(super) fn shape_of_type(r#type: MlirType) -> Vec<i64> {
     // SAFETY: graph values are ranked tensors.
     unsafe { (0..mlirShapedTypeGetRank(r#type) as isize).map(|d| mlirShapedTypeGetDimSize(r#type, d)).collect() }
 }
