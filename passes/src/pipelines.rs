@@ -82,8 +82,8 @@ pub static GRAPHTURBO: PipelineInfo = PipelineInfo {
     argument: "turbine-graphturbo",
     summary: "Graph to dsa with GraphTurbo's schedule: groups, instances, on-chip buffers (§3-4)",
     description: "\
-GraphTurbo's graph scheduling (docs/Scheduling.md: the batch spread over the clusters, \
-hardware-aware groups, their instances ordered, bound to cores and stitched) and its kernel \
+GraphTurbo's graph scheduling (docs/Scheduling.md: the batch spread over the clusters, layers \
+whose weights outweigh their share of the work cut along their channels instead, hardware-aware groups, their instances ordered, bound to cores and stitched) and its kernel \
 generation (`convert-instance-to-dsa`: one kernel per run of a group's instances, outputs kept in \
 the clusters' global buffers, spilled to DDR by lifetime when they overflow), after the same \
 graph-level substitution and clean-up as the layer-wise schedule. `turbine-run --schedule graphturbo` runs it.",
@@ -101,6 +101,12 @@ graph-level substitution and clean-up as the layer-wise schedule. `turbine-run -
             kind: OptionKind::String,
             default: "longest",
         },
+        OptionInfo {
+            name: "channel-cut",
+            description: "Give weight-bound layers a segment cut along their channels (instance-cluster-split); false: the batch cut for every layer, as in the paper",
+            kind: OptionKind::Bool,
+            default: "true",
+        },
         PIPELINE_OPTION,
         SUBSTITUTE_OPTION,
         SUBSTITUTE_ALPHA_OPTION,
@@ -112,7 +118,7 @@ graph-level substitution and clean-up as the layer-wise schedule. `turbine-run -
         Step { nest: None, pass: "canonicalize", options: &[] },
         Step { nest: None, pass: "cse", options: &[] },
         Step { nest: None, pass: "dsa-set-target", options: &[("target", StepValue::Option("target"))] },
-        Step { nest: Some("func.func"), pass: "instance-cluster-split", options: &[] },
+        Step { nest: Some("func.func"), pass: "instance-cluster-split", options: &[("channel-cut", StepValue::Option("channel-cut"))] },
         Step { nest: Some("func.func"), pass: "hw-group", options: &[("scope", StepValue::Option("scope"))] },
         Step { nest: Some("func.func"), pass: "instance-split", options: &[] },
         Step { nest: Some("func.func"), pass: "instance-order", options: &[] },

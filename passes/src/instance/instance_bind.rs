@@ -67,7 +67,17 @@ each instance gives its binding, where it came from, and why its scope is GB.";
         if function.regions_empty() {
             return Ok(());
         }
-        let ops = super::schedule_scope(function).body_ops();
+        for scope in crate::instance::schedule_scopes(function) {
+            self.schedule(function, scope)?;
+        }
+        Ok(())
+    }
+}
+
+impl InstanceBind {
+    /// Schedules one cluster program (`scope`) of `function`.
+    fn schedule(&self, function: Op, scope: Op) -> Result<(), PassFailure> {
+        let ops = scope.body_ops();
         if let Some(group) = ops.iter().find(|op| op.name() == "instance.group") {
             group.emit_error("instance-bind binds instances: run instance-split and instance-order first");
             return Err(PassFailure);

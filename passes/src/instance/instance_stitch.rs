@@ -58,7 +58,17 @@ and redistributions between instances, and one on each instance that needed move
         if function.regions_empty() {
             return Ok(());
         }
-        let ops = super::schedule_scope(function).body_ops();
+        for scope in crate::instance::schedule_scopes(function) {
+            self.schedule(function, scope)?;
+        }
+        Ok(())
+    }
+}
+
+impl InstanceStitch {
+    /// Schedules one cluster program (`scope`) of `function`.
+    fn schedule(&self, function: Op, scope: Op) -> Result<(), PassFailure> {
+        let ops = scope.body_ops();
         let mut instances = Vec::new();
         for instance in Instance::read_all(&ops)? {
             let (Some(binding), Some(scope)) = (binding_of(instance.op), scope_of(instance.op)) else {

@@ -17,10 +17,12 @@ use melior::ir::{AttributeLike, Location};
 use mlir_sys::*;
 use split_info::Split;
 
-/// The op whose body the scheduling passes plan: the function's `instance.clusters` (one
-/// cluster's program, see `instance-cluster-split`) when it has one, else the function itself.
-pub(crate) fn schedule_scope(function: Op) -> Op {
-    function.body_ops().into_iter().find(|op| op.name() == "instance.clusters").unwrap_or(function)
+/// The ops whose bodies the scheduling passes plan, each on its own: the function's
+/// `instance.clusters` ops (one cluster's program each, see `instance-cluster-split`) when it has
+/// them, else the function itself.
+pub(crate) fn schedule_scopes(function: Op) -> Vec<Op> {
+    let clusters: Vec<Op> = function.body_ops().into_iter().filter(|op| op.name() == "instance.clusters").collect();
+    if clusters.is_empty() { vec![function] } else { clusters }
 }
 
 fn string_ref(text: &str) -> MlirStringRef {
@@ -57,15 +59,38 @@ fn uses(value: Val) -> Vec<(MlirOperation, usize)> {
 }
 
 /// Moves `members` (ops of one block, in order) into a new `instance.group` named `name`,
-/// inserted before `before`: values they read from outside become the group's operands and
-/// block arguments, values read outside become its results (the last member's first), and the
-/// outside uses read the results instead.
+/// inserted before `before` (see [`wrap_ops`]), with its SplitInfo and best split.
 pub(crate) fn group_ops(before: Op, members: &[Op], name: &str, info: &[Split], best: Option<Split>) {
+    // SAFETY: the op is alive.
+    let context = unsafe { mlirOperationGetContext(before.0) };
+    let location = members.last().expect("a group has ops").location();
+    // The splits were verified when Algorithm 1 made them (positive factor, at least one op).
+    // SAFETY: the members' location is alive.
+    let at = unsafe { Location::from_raw(location) };
+    let split = |split: &Split| split.tuple().attribute(at).expect("Algorithm 1 makes valid splits").to_raw();
+    // SAFETY: building attributes in a live context.
+    let mut attributes = vec![("name", unsafe { mlirStringAttrGet(context, string_ref(name)) })];
+    if !info.is_empty() {
+        let tuples: Vec<MlirAttribute> = info.iter().map(split).collect();
+        // SAFETY: as above.
+        attributes.push(("split_info", unsafe { mlirArrayAttrGet(context, tuples.len() as isize, tuples.as_ptr()) }));
+    }
+    if let Some(best) = best {
+        attributes.push(("best_split", split(&best)));
+    }
+    wrap_ops(before, members, "instance.group", &attributes);
+}
+
+/// Moves `members` (ops of one block, in order) into a new single-block op `name` with
+/// `attributes`, inserted before `before`: values they read from outside become its operands
+/// and block arguments, values read outside become its results (the last member's first), and
+/// the outside uses read the results instead. Returns the new op.
+pub(crate) fn wrap_ops(before: Op, members: &[Op], name: &str, attributes: &[(&str, MlirAttribute)]) -> Op {
     let is_member = |op: MlirOperation| members.iter().any(|member| is_within(op, member.0));
     // SAFETY: every handle is a live op or value of one function body; ops are moved, not freed.
     unsafe {
         let context = mlirOperationGetContext(before.0);
-        let location = members.last().expect("a group has ops").location();
+        let location = members.last().expect("a wrapped op has members").location();
         // Operands: values read by the members (or ops nested in them) defined outside them.
         let mut inputs: Vec<MlirValue> = Vec::new();
         for member in members {
@@ -99,29 +124,15 @@ pub(crate) fn group_ops(before: Op, members: &[Op], name: &str, info: &[Split], 
         let region = mlirRegionCreate();
         mlirRegionAppendOwnedBlock(region, block);
 
-        let mut state = mlirOperationStateGet(string_ref("instance.group"), location);
+        let mut state = mlirOperationStateGet(string_ref(name), location);
         mlirOperationStateAddOperands(&mut state, inputs.len() as isize, inputs.as_ptr());
         let output_types: Vec<MlirType> = outputs.iter().map(|value| mlirValueGetType(*value)).collect();
         mlirOperationStateAddResults(&mut state, output_types.len() as isize, output_types.as_ptr());
         mlirOperationStateAddOwnedRegions(&mut state, 1, &region);
-        let mut attributes = vec![mlirNamedAttributeGet(
-            mlirIdentifierGet(context, string_ref("name")),
-            mlirStringAttrGet(context, string_ref(name)),
-        )];
-        // The splits were verified when Algorithm 1 made them (positive factor, at least one op).
-        let split = |split: &Split| {
-            split.tuple().attribute(Location::from_raw(location)).expect("Algorithm 1 makes valid splits").to_raw()
-        };
-        if !info.is_empty() {
-            let tuples: Vec<MlirAttribute> = info.iter().map(split).collect();
-            attributes.push(mlirNamedAttributeGet(
-                mlirIdentifierGet(context, string_ref("split_info")),
-                mlirArrayAttrGet(context, tuples.len() as isize, tuples.as_ptr()),
-            ));
-        }
-        if let Some(best) = best {
-            attributes.push(mlirNamedAttributeGet(mlirIdentifierGet(context, string_ref("best_split")), split(&best)));
-        }
+        let attributes: Vec<MlirNamedAttribute> = attributes
+            .iter()
+            .map(|(key, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, string_ref(key)), *value))
+            .collect();
         mlirOperationStateAddAttributes(&mut state, attributes.len() as isize, attributes.as_ptr());
         let group = mlirOperationCreate(&mut state);
         mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before.0), before.0, group);
@@ -152,5 +163,6 @@ pub(crate) fn group_ops(before: Op, members: &[Op], name: &str, info: &[Split], 
                 }
             }
         }
+        Op(group)
     }
 }

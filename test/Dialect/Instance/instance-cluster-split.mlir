@@ -2,6 +2,7 @@
 // the function's body becomes one cluster's program on its share of the data.
 // RUN: turbine-opt %s --split-input-file --instance-cluster-split=target=stcp920 | FileCheck %s
 // RUN: turbine-opt %s --split-input-file --instance-cluster-split="target=stcp920 explain=true" --verify-diagnostics -o /dev/null
+// RUN: turbine-opt %s --split-input-file --instance-cluster-split="target=stcp920 channel-cut=false" | FileCheck %s --check-prefix=NOCUT
 // RUN: turbine-opt %s --split-input-file --instance-cluster-split="target=stcp920" --hw-group=target=stcp920 --instance-split --instance-order | FileCheck %s --check-prefix=SCHEDULE
 
 // Tests that a batch of 8 is cut into 4 shares of 2 images: the image and the result are cut
@@ -115,4 +116,59 @@ func.func @attention(%x: tensor<1x16x8xf32>) -> tensor<1x16x16xf32> {
 func.func @passes_an_argument_through(%x: tensor<4x1xf32>, %y: tensor<4x1xf32>) -> (tensor<4x1xf32>, tensor<4x1xf32>) {
   %s = graph.softmax %x {axis = 0 : i64} : tensor<4x1xf32>
   return %s, %y : tensor<4x1xf32>, tensor<4x1xf32>
+}
+
+// -----
+
+// Tests the channel cut of a weight-bound layer: at 2 images per cluster the classifier reads a
+// 1 MiB weight for 16 k flops, so it takes a segment of its own cut along its output channels
+// (each cluster reads a quarter of the weight and the whole input, and computes a quarter of the
+// classes with the relu fused after it), between segments cut along the batch; the weight and
+// bias are operands cut along dimension 0, and the sigmoid crosses the classifier's segment.
+// CHECK-LABEL: func.func @classifier
+// CHECK-DAG:     %[[W:.*]] = graph.weight "fc.w" : tensor<1024x256xf32>
+// CHECK-DAG:     %[[B:.*]] = graph.weight "fc.b" : tensor<1024xf32>
+// CHECK:         %[[A:.*]]:2 = instance.clusters 4(%{{.*}}, %{{.*}}) split [0, 0] -> [0, 0] : (tensor<8x256xf32>, tensor<8x1024xf32>) -> (tensor<8x1024xf32>, tensor<8x256xf32>) {
+// CHECK:         %[[L:.*]] = instance.clusters 4(%[[A]]#1, %[[W]], %[[B]]) split [-1, 0, 0] -> [1] : (tensor<8x256xf32>, tensor<1024x256xf32>, tensor<1024xf32>) -> tensor<8x1024xf32> {
+// CHECK-NEXT:    ^bb0(%[[T:.*]]: tensor<8x256xf32>, %[[WS:.*]]: tensor<256x256xf32>, %[[BS:.*]]: tensor<256xf32>):
+// CHECK-NEXT:      %[[Y:.*]] = graph.gemm %[[T]], %[[WS]], %[[BS]] {trans_b = true} : (tensor<8x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<8x256xf32>
+// CHECK-NEXT:      %[[R:.*]] = graph.relu %[[Y]] : tensor<8x256xf32>
+// CHECK-NEXT:      instance.yield %[[R]] : tensor<8x256xf32>
+// CHECK:         %[[O:.*]] = instance.clusters 4(%[[L]], %[[A]]#0) split [0, 0] -> [0] : (tensor<8x1024xf32>, tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+// CHECK:           graph.softmax %{{.*}} : tensor<2x1024xf32>
+// CHECK:         return %[[O]]
+// With channel-cut=false the whole function is one batch segment.
+// NOCUT-LABEL: func.func @classifier
+// NOCUT-COUNT-1: instance.clusters 4
+// NOCUT-NOT:     instance.clusters
+// expected-remark@+1 {{@classifier spread over 4 of 4 clusters along dimension 0 of the result [8, 1024], 2 per cluster}}
+func.func @classifier(%x: tensor<8x256xf32>, %z: tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  %t = graph.tanh %x : tensor<8x256xf32>
+  %u = graph.sigmoid %z : tensor<8x1024xf32>
+  %w = graph.weight "fc.w" : tensor<1024x256xf32>
+  %b = graph.weight "fc.b" : tensor<1024xf32>
+  // expected-remark@+1 {{'graph.gemm' cut along dimension 1 of its result over 4 clusters in a segment of its own: estimated 9056 cycles per cluster, against 32896 with the batch cut (its weights over the DDR port)}}
+  %y = graph.gemm %t, %w, %b {trans_b = true} : (tensor<8x256xf32>, tensor<1024x256xf32>, tensor<1024xf32>) -> tensor<8x1024xf32>
+  %r = graph.relu %y : tensor<8x1024xf32>
+  %s = graph.softmax %r {axis = -1 : i64} : tensor<8x1024xf32>
+  %o = graph.add %s, %u : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8x1024xf32>
+  return %o : tensor<8x1024xf32>
+}
+
+// -----
+
+// Tests that a layer whose weights outweigh its work keeps the batch cut when the channel cut
+// would not win by a quarter: the 3x3 convolution's channel cut saves its weight traffic, but
+// the next convolution's 256 KiB of weights could then not be copied while it computes.
+// CHECK-LABEL: func.func @next_layer_weights
+// NOCUT-LABEL: func.func @next_layer_weights
+// CHECK-COUNT-1: instance.clusters 4
+// CHECK-NOT:     instance.clusters
+// expected-remark@+1 {{@next_layer_weights spread over 4 of 4 clusters along dimension 0 of the result [8, 256, 4, 4], 2 per cluster}}
+func.func @next_layer_weights(%x: tensor<8x64x4x4xf32>) -> tensor<8x256x4x4xf32> {
+  %w1 = graph.weight "w1" : tensor<256x64x3x3xf32>
+  %c1 = graph.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<8x64x4x4xf32>, tensor<256x64x3x3xf32>) -> tensor<8x256x4x4xf32>
+  %w2 = graph.weight "w2" : tensor<256x256x1x1xf32>
+  %c2 = graph.conv2d %c1, %w2 : (tensor<8x256x4x4xf32>, tensor<256x256x1x1xf32>) -> tensor<8x256x4x4xf32>
+  return %c2 : tensor<8x256x4x4xf32>
 }

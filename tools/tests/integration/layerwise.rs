@@ -43,7 +43,7 @@ pub(crate) fn tensor_type(shape: &[usize]) -> String {
 /// Compiles `source` for `target` with each kernel schedule, runs it on the software DSA and on
 /// the interpreter with the same seeded inputs, and asserts that every output agrees within 1e-4
 /// (relative to each output's largest magnitude, plus 1e-4 per element).
-fn check(source: &str, weights: Weights, target: &str, seed: u64) {
+pub(crate) fn check(source: &str, weights: Weights, target: &str, seed: u64) {
     // GraphTurbo with instances sized for the GB (few, large) and for the LB (many, with halos,
     // copies of non-contiguous slices and spills on small targets).
     for schedule in ["layerwise", "graphturbo", "graphturbo{scope=lb}"] {

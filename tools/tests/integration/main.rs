@@ -2,6 +2,7 @@
 //! test/ cover the tools from the command line.)
 
 mod attributes;
+mod cluster_cuts;
 mod diagnostics;
 mod dsa_to_llvm;
 mod fuzz_regressions;

@@ -22,7 +22,7 @@ mod grouping;
 mod merges;
 mod rewrite;
 
-use super::{schedule_scope, split_info::Budget};
+use super::{schedule_scopes, split_info::Budget};
 use crate::{
     graph_view::FunctionView,
     ir::Op,
@@ -138,12 +138,14 @@ docs/Grouping.md.";
             Scope::Local => machine.cores_per_cluster * (machine.lb_bytes - self.weight_buffer),
         };
         let budget = Budget { capacity, max_recompute: self.max_recompute };
-        let program = FunctionView::read_body(schedule_scope(function), function.symbol_name()).map_err(|error| {
-            error.op.unwrap_or(function).emit_error(&format!("cannot group @{}: {}", function.symbol_name(), error.message));
-            PassFailure
-        })?;
-        let groups = Grouping::new(&program, budget, self.explain).run();
-        rewrite::rewrite(&program, &groups);
+        for scope in schedule_scopes(function) {
+            let program = FunctionView::read_body(scope, function.symbol_name()).map_err(|error| {
+                error.op.unwrap_or(function).emit_error(&format!("cannot group @{}: {}", function.symbol_name(), error.message));
+                PassFailure
+            })?;
+            let groups = Grouping::new(&program, budget, self.explain).run();
+            rewrite::rewrite(&program, &groups);
+        }
         Ok(())
     }
 }

@@ -16,7 +16,9 @@
 //! layer before — the function runs on one cluster (count 1) and the remark says how much a cut
 //! would have recomputed.
 
+mod channel_cut;
 mod partition;
+mod segments;
 mod weight_traffic;
 
 use crate::{
@@ -28,6 +30,7 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
+use channel_cut::ChannelLayer;
 use partition::{partition, Partition};
 use weight_traffic::WeightTraffic;
 use super::{is_within, uses};
@@ -39,6 +42,7 @@ use turbine_dialects::pass_abi::OptionKind;
 pub struct InstanceClusterSplit {
     target: String,
     explain: bool,
+    channel_cut: bool,
 }
 
 impl Pass for InstanceClusterSplit {
@@ -53,12 +57,19 @@ inference from each cluster's share back to the arguments must give every value 
 one dimension or the whole tensor, the same program on every cluster, and nothing that depends on \
 the data computed whole by every cluster. The batch separates; a spatial or channel cut of a CNN \
 does not (halos, reductions across the cut). When no dimension separates, the count is 1: the \
-function runs on one cluster. Grouping, splitting, ordering and binding then plan the body against \
-one cluster's global buffer and cores. With `explain`, a remark on the function gives the choice \
+function runs on one cluster. Under a batch cut, a layer whose weights outweigh its share of the \
+work (a convolution of one group or a product by a weight, with the element-wise ops after it) gets \
+a segment of its own cut along its output channels when the estimate says it wins by a quarter: each \
+cluster reads a share of the weights and the whole input, and the ops before and after it form \
+segments cut along the batch, so the function becomes a sequence of `instance.clusters` ops. The \
+estimate charges the input and output handed over through DDR and the next layer's weights, which \
+can no longer be copied while this one computes (`channel-cut=false`: the batch cut everywhere). \
+Grouping, splitting, ordering and binding then plan each body against one cluster's global buffer \
+and cores. With `explain`, a remark on the function gives the choice \
 and, for each dimension refused, why and how much it would have recomputed; for the chosen cut, the \
 weights each cluster reads from DDR, their cycles on its DDR port against its matrix work, and the \
 bound they set layer by layer (the larger of a layer's MACs on the cluster's matrix engines and its \
-weights over the port, summed).";
+weights over the port, summed); a remark on each layer cut along its channels gives both estimates.";
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[
         crate::target::TARGET_OPTION,
@@ -68,10 +79,16 @@ weights over the port, summed).";
             kind: OptionKind::Bool,
             default: "false",
         },
+        OptionInfo {
+            name: "channel-cut",
+            description: "Under a batch cut, give weight-bound layers a segment cut along their output channels",
+            kind: OptionKind::Bool,
+            default: "true",
+        },
     ];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
-        Ok(Self { target: options.string("target"), explain: options.bool("explain")? })
+        Ok(Self { target: options.string("target"), explain: options.bool("explain")?, channel_cut: options.bool("channel-cut")? })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
@@ -132,10 +149,59 @@ weights over the port, summed).";
             function.emit_remark(&format!("@{} {choice}{refused}", function.symbol_name()));
         }
         match chosen {
-            Some((_, partition)) => rewrite(function, &view, &partition),
+            Some((dim, partition)) => {
+                let layers =
+                    if self.channel_cut && dim == 0 { channel_cut::weight_bound_layers(&view, count, &machine) } else { Vec::new() };
+                if layers.is_empty() || !self.segment(function, &view, &layers, count) {
+                    rewrite(function, &view, &partition);
+                }
+            }
             None => wrap_whole(function),
         }
         Ok(())
+    }
+}
+
+impl InstanceClusterSplit {
+    /// Rewrites the function into segments, `layers` each in one cut along its channels (those
+    /// that can be made consecutive), the rest cut along the batch; false, with the function
+    /// untouched, when a segment does not separate.
+    fn segment(&self, function: Op, view: &FunctionView, layers: &[ChannelLayer], count: usize) -> bool {
+        // SAFETY: cloning a live function; the clone is detached until its body is taken.
+        let clone = Op(unsafe { mlirOperationClone(function.0) });
+        let build = |before: Op, arguments: &[Val], body: &FunctionView, partition: &Partition| {
+            build_clusters(before, arguments, body, partition, before.location())
+        };
+        let outcome = segments::segment(clone, view, layers, 0, count, &build);
+        match &outcome {
+            Ok(kept) if !kept.is_empty() => {
+                if self.explain {
+                    for &k in kept {
+                        let layer = &layers[k];
+                        let anchor = &view.ops[layer.members[0]];
+                        anchor.op.emit_remark(&format!(
+                            "'{}' cut along dimension {} of its result over {count} clusters in a segment of its own: \
+                             estimated {:.0} cycles per cluster, against {:.0} with the batch cut (its weights over the DDR port)",
+                            anchor.name, layer.dim, layer.channel_cycles, layer.batch_cycles
+                        ));
+                    }
+                }
+                // SAFETY: both functions are alive; the clone's body replaces the function's and
+                // the emptied clone is destroyed.
+                unsafe {
+                    mlirRegionTakeBody(mlirOperationGetRegion(function.0, 0), mlirOperationGetRegion(clone.0, 0));
+                }
+                clone.erase();
+                true
+            }
+            _ => {
+                if let (true, Err(reason)) = (self.explain, &outcome) {
+                    function.emit_remark(&format!("@{}: no layer cut along its channels: {reason}", function.symbol_name()));
+                }
+                clone.erase();
+                false
+            }
+        }
     }
 }
 
@@ -144,10 +210,22 @@ weights over the port, summed).";
 fn rewrite(function: Op, view: &FunctionView, partition: &Partition) {
     let ops = function.body_ops();
     let terminator = *ops.last().expect("a body ends in its terminator");
-    // SAFETY: the function is alive.
-    let context = unsafe { mlirOperationGetContext(function.0) };
-    let location = function.location();
     let arguments: Vec<Val> = (0..view.arguments.len()).map(|index| function.entry_argument(index)).collect();
+    let clusters = build_clusters(terminator, &arguments, view, partition, function.location());
+    for index in 0..view.returned().len() {
+        terminator.set_operand(index, clusters.result(index));
+    }
+    for op in ops[..ops.len() - 1].iter().rev() {
+        op.erase();
+    }
+}
+
+/// An `instance.clusters` op inserted before `before`, computing cluster 0's boxes of
+/// `partition` of `view` (a function or an op's body, whose arguments are `arguments`) and
+/// yielding its results' shares.
+fn build_clusters(before: Op, arguments: &[Val], view: &FunctionView, partition: &Partition, location: MlirLocation) -> Op {
+    // SAFETY: the op is alive.
+    let context = unsafe { mlirOperationGetContext(before.0) };
     let boxes: Vec<_> = view.arguments.iter().map(|(value, r#type)| {
         partition.computed[*value].clone().unwrap_or_else(|| crate::instance::regions::full(&r#type.shape))
     }).collect();
@@ -157,26 +235,21 @@ fn rewrite(function: Op, view: &FunctionView, partition: &Partition) {
     let (region, block) = region_with_block(&types, location);
     let mut values = HashMap::new();
     for (position, ((value, _), region)) in view.arguments.iter().zip(boxes).enumerate() {
-        // SAFETY: the block has one argument per function argument.
+        // SAFETY: the block has one argument per argument of the view.
         values.insert(*value, (Val(unsafe { mlirBlockGetArgument(block, position as isize) }), region));
     }
     sliced_body::append_ops(block, view, &partition.computed, &partition.demands, &mut values);
     let yielded: Vec<Val> = view.returned().iter().map(|value| values[value].0).collect();
     create(InsertionPoint::End(block), location, "instance.yield", &yielded, &[], &[], Vec::new());
     let dims = |dims: &[Option<usize>]| dims.iter().map(|dim| dim.map_or(-1, |dim| dim as i64)).collect::<Vec<i64>>();
+    let terminator = view.ops.last().expect("a body ends in its terminator").op;
     let result_types: Vec<MlirType> = (0..yielded.len()).map(|index| terminator.operand(index).r#type()).collect();
     let attributes = [
         ("count", i64_attribute(context, partition.count as i64)),
         ("input_dims", i64_array(context, &dims(&partition.input_dims))),
         ("result_dims", i64_array(context, &dims(&partition.result_dims))),
     ];
-    let clusters = create(InsertionPoint::Before(terminator), location, "instance.clusters", &arguments, &result_types, &attributes, vec![region]);
-    for index in 0..yielded.len() {
-        terminator.set_operand(index, clusters.result(index));
-    }
-    for op in ops[..ops.len() - 1].iter().rev() {
-        op.erase();
-    }
+    create(InsertionPoint::Before(before), location, "instance.clusters", arguments, &result_types, &attributes, vec![region])
 }
 
 /// Moves the function's body into an `instance.clusters` op of count 1: one cluster runs it all.

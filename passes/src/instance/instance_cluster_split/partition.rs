@@ -68,6 +68,25 @@ pub(super) fn partition(view: &FunctionView, dim: usize, count: usize) -> Result
             sweep(view, &seeds)
         })
         .collect();
+    let mut sweeps = sweeps;
+    // An argument read in part (the rows a strided window never reaches) is read whole along
+    // the dimensions the cut leaves alone: what the ops then slice away costs nothing to pass.
+    for (value, r#type) in &view.arguments {
+        let shape = &r#type.shape;
+        for (index, (computed, _)) in sweeps.iter_mut().enumerate() {
+            let Some(region) = &computed[*value] else { continue };
+            if share_axis(region, shape, index, count).is_some() {
+                continue;
+            }
+            let holds = |outer: &Region| outer.iter().zip(region).all(|(o, r)| o.start <= r.start && r.end <= o.end);
+            let widened = (0..shape.len())
+                .filter(|&axis| shape[axis] % count == 0)
+                .map(|axis| share(shape, axis, index, count))
+                .find(|candidate| holds(candidate))
+                .unwrap_or_else(|| full(shape));
+            computed[*value] = Some(widened);
+        }
+    }
     let recomputed = recomputation(view, sweeps.iter().map(|(computed, _)| computed.as_slice()));
     // Every value: one share along one dimension on every cluster, or whole on every cluster.
     let mut axis_of: Vec<Option<Option<usize>>> = vec![None; view.value_count];

@@ -75,7 +75,17 @@ them). With `explain`, a remark on the function gives each orderer's peak and th
         if function.regions_empty() {
             return Ok(());
         }
-        let ops = crate::instance::schedule_scope(function).body_ops();
+        for scope in crate::instance::schedule_scopes(function) {
+            self.schedule(function, scope)?;
+        }
+        Ok(())
+    }
+}
+
+impl InstanceOrder {
+    /// Schedules one cluster program (`scope`) of `function`.
+    fn schedule(&self, function: Op, scope: Op) -> Result<(), PassFailure> {
+        let ops = scope.body_ops();
         let instances: Vec<usize> = (0..ops.len()).filter(|&i| ops[i].name() == "instance.instance").collect();
         if instances.is_empty() {
             return Ok(());

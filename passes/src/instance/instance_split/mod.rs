@@ -70,7 +70,17 @@ how much it recomputes, and one on each instance what it reads.";
         if function.regions_empty() {
             return Ok(());
         }
-        let groups: Vec<Op> = crate::instance::schedule_scope(function).body_ops().into_iter().filter(|op| op.name() == "instance.group").collect();
+        for scope in crate::instance::schedule_scopes(function) {
+            self.schedule(scope)?;
+        }
+        Ok(())
+    }
+}
+
+impl InstanceSplit {
+    /// Schedules one cluster program (`scope`) of `function`.
+    fn schedule(&self, scope: Op) -> Result<(), PassFailure> {
+        let groups: Vec<Op> = scope.body_ops().into_iter().filter(|op| op.name() == "instance.group").collect();
         let mut splits = Vec::with_capacity(groups.len());
         for &group in &groups {
             let name = group_name(group);

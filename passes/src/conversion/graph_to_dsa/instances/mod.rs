@@ -23,6 +23,7 @@
 
 mod core_emission;
 mod emission;
+mod handover;
 mod per_core;
 mod plan;
 mod walk;
@@ -38,7 +39,7 @@ use crate::{
     graph_view::{FunctionView, Node, ValueId},
     ir::{self, Op, Val},
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What the lowering decided, for remarks.
 #[derive(Debug, Default)]
@@ -92,7 +93,7 @@ pub fn lower_function(function: Op, machine: &Machine, spill: Spill) -> Result<S
     result
 }
 
-/// The share of a cluster program: the function's view of the `instance.clusters` op.
+/// One cluster program of the function: an `instance.clusters` op and its cut.
 struct Clusters {
     op: Op,
     count: usize,
@@ -100,34 +101,59 @@ struct Clusters {
     result_dims: Vec<i64>,
 }
 
-fn read_clusters(function: Op) -> Result<Clusters, ScheduleError> {
-    let ops = function.body_ops();
+/// The function's cluster programs in order (its segments, see `instance-cluster-split`); the
+/// rest of its body may only be weights, constants and the return.
+fn read_clusters(function: Op) -> Result<Vec<Clusters>, ScheduleError> {
     let not_scheduled = || {
         ScheduleError::at(
             function,
-            "convert-instance-to-dsa needs a function scheduled by the instance passes (one instance.clusters op and its return): run instance-cluster-split, hw-group, instance-split, instance-order, instance-bind and instance-stitch first",
+            "convert-instance-to-dsa needs a function scheduled by the instance passes (instance.clusters ops, their weights and the return): run instance-cluster-split, hw-group, instance-split, instance-order, instance-bind and instance-stitch first",
         )
     };
-    let [op, terminator] = ops.as_slice() else { return Err(not_scheduled()) };
-    if op.name() != "instance.clusters" || terminator.name() != "func.return" {
+    let mut segments = Vec::new();
+    for op in function.body_ops() {
+        match op.name().as_str() {
+            "instance.clusters" => {}
+            "graph.weight" | "graph.constant" | "func.return" => continue,
+            _ => return Err(not_scheduled()),
+        }
+        let ints = |name: &str| -> Vec<i64> {
+            op.attribute(name)
+                .and_then(|a| melior::ir::attribute::DenseI64ArrayAttribute::try_from(a).ok())
+                .map(|a| (0..a.len()).map(|i| a.element(i).unwrap_or(-1)).collect())
+                .unwrap_or_default()
+        };
+        let count = op
+            .attribute("count")
+            .and_then(|a| melior::ir::attribute::IntegerAttribute::try_from(a).ok())
+            .map_or(1, |a| a.value().max(1) as usize);
+        segments.push(Clusters { op, count, input_dims: ints("input_dims"), result_dims: ints("result_dims") });
+    }
+    if segments.is_empty() {
         return Err(not_scheduled());
     }
-    let ints = |name: &str| -> Vec<i64> {
-        op.attribute(name)
-            .and_then(|a| melior::ir::attribute::DenseI64ArrayAttribute::try_from(a).ok())
-            .map(|a| (0..a.len()).map(|i| a.element(i).unwrap_or(-1)).collect())
-            .unwrap_or_default()
+    Ok(segments)
+}
+
+/// The host argument of a weight or constant, which every cluster reads (or its share of).
+fn parameter(signature: &mut HostFunction, context: mlir_sys::MlirContext, node: &Node) -> Result<Tensor, ScheduleError> {
+    let (_, r#type) = node.results.first().cloned().ok_or_else(|| ScheduleError::at(node.op, "a weight without a result"))?;
+    check_f32(r#type.element_type, None, "weight").map_err(|e| ScheduleError::at(node.op, e.message))?;
+    let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
+    let role = if node.name == "graph.weight" {
+        let weight = node.string("name").ok_or_else(|| ScheduleError::at(node.op, "graph.weight without a name"))?;
+        ("dsa.weight", ir::string_attribute(context, weight))
+    } else {
+        let constant = node.constant().ok_or_else(|| ScheduleError::at(node.op, "graph.constant without a dense value"))?;
+        ("dsa.constant", constant.flattened())
     };
-    let count = op
-        .attribute("count")
-        .and_then(|a| melior::ir::attribute::IntegerAttribute::try_from(a).ok())
-        .map_or(1, |a| a.value().max(1) as usize);
-    Ok(Clusters { op: *op, count, input_dims: ints("input_dims"), result_dims: ints("result_dims") })
+    let buffer = signature.parameter(&view, role.0, role.1, node.op.location());
+    Ok(Tensor { host: buffer, view })
 }
 
 fn lower_into(function: Op, machine: &Machine, spill: Spill, built: &mut Vec<Op>) -> Result<Summary, ScheduleError> {
-    let clusters = read_clusters(function)?;
-    if clusters.count > machine.clusters {
+    let segments = read_clusters(function)?;
+    if let Some(clusters) = segments.iter().find(|clusters| clusters.count > machine.clusters) {
         return Err(ScheduleError::at(
             clusters.op,
             format!("the program is spread over {} clusters but target '{}' has {}", clusters.count, machine.name, machine.clusters),
@@ -135,8 +161,6 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, built: &mut Vec<Op>
     }
     let name = function.symbol_name();
     let outer = FunctionView::read(function).map_err(|e| ScheduleError { op: e.op.or(Some(function)), message: e.message })?;
-    let program = FunctionView::read_body(clusters.op, name.clone())
-        .map_err(|e| ScheduleError { op: e.op.or(Some(clusters.op)), message: e.message })?;
 
     let mut signature = HostFunction::new(function, &name);
     built.push(signature.op);
@@ -144,75 +168,132 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, built: &mut Vec<Op>
     let mut host = Body::new(signature.block, function.location()).with_replicas(replicas.clone());
     let context = host.context();
 
-    // Inputs: the function's arguments, each cluster reading its share.
-    let mut parameters = Vec::new();
-    for (position, (_, r#type)) in outer.arguments.iter().enumerate() {
+    // The function's values outside the segments: its arguments, weights and constants, and the
+    // segments' results (whole tensors in DDR).
+    let mut values: BTreeMap<ValueId, Tensor> = BTreeMap::new();
+    for (position, (value, r#type)) in outer.arguments.iter().enumerate() {
         check_f32(r#type.element_type, None, "function argument").map_err(|e| ScheduleError::at(function, e.message))?;
         let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
         let location = function.entry_argument(position).location();
-        let value = signature.parameter(&view, "dsa.input", ir::i64_attribute(context, position as i64), location);
-        parameters.push(Tensor { host: value, view });
+        let buffer = signature.parameter(&view, "dsa.input", ir::i64_attribute(context, position as i64), location);
+        values.insert(*value, Tensor { host: buffer, view });
     }
-    let mut tensors: BTreeMap<ValueId, Tensor> = BTreeMap::new();
-    for (position, (value, _)) in program.arguments.iter().enumerate() {
-        let operand = clusters.op.operand(position);
-        let Some(index) = (0..outer.arguments.len()).find(|&i| function.entry_argument(i).0.ptr == operand.0.ptr) else {
-            return Err(ScheduleError::at(clusters.op, format!("operand {position} of instance.clusters is not an argument of the function")));
-        };
-        let dim = clusters.input_dims.get(position).copied().unwrap_or(-1);
-        tensors.insert(*value, shares(&mut host, &replicas, &parameters[index], dim, clusters.count));
-    }
-    // Outputs: the function's results, each cluster writing its share.
+    // Outputs: the function's results, written by the segments that compute them.
     let returned = outer.returned().to_vec();
-    let mut outputs = Vec::new();
-    // Results the clusters do not split (a returned argument): with several clusters, written
-    // by the first only, as every cluster holds the same values.
-    let mut whole_outputs = Vec::new();
+    let mut result_buffers: BTreeMap<ValueId, Tensor> = BTreeMap::new();
     for (position, value) in returned.iter().enumerate() {
         let view = View::contiguous(&buffer_shape(&outer.type_of(*value).shape), Space::Ddr);
         let location = outer.ops.last().map_or(function.location(), |node| node.op.location());
         let buffer = signature.parameter(&view, "dsa.output", ir::i64_attribute(context, position as i64), location);
-        let dim = clusters.result_dims.get(position).copied().unwrap_or(-1);
-        whole_outputs.push(dim < 0 && clusters.count > 1);
-        outputs.push(shares(&mut host, &replicas, &Tensor { host: buffer, view }, dim, clusters.count));
-    }
-    let terminator = outer.ops.last().expect("read_clusters found the return").op;
-    if (0..returned.len()).any(|position| terminator.operand(position).0.ptr != clusters.op.result(position).0.ptr) {
-        return Err(ScheduleError::at(clusters.op, "the function must return the results of instance.clusters, in order"));
-    }
-
-    // Weights and constants: host arguments every cluster reads whole.
-    let mut parameter = |node: &Node, tensors: &mut BTreeMap<ValueId, Tensor>| -> Result<(), ScheduleError> {
-        let (value, r#type) = node.results.first().cloned().ok_or_else(|| ScheduleError::at(node.op, "a weight without a result"))?;
-        check_f32(r#type.element_type, None, "weight").map_err(|e| ScheduleError::at(node.op, e.message))?;
-        let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
-        let role = if node.name == "graph.weight" {
-            let weight = node.string("name").ok_or_else(|| ScheduleError::at(node.op, "graph.weight without a name"))?;
-            ("dsa.weight", ir::string_attribute(context, weight))
-        } else {
-            let constant = node.constant().ok_or_else(|| ScheduleError::at(node.op, "graph.constant without a dense value"))?;
-            ("dsa.constant", constant.flattened())
-        };
-        let buffer = signature.parameter(&view, role.0, role.1, node.op.location());
-        tensors.insert(value, Tensor { host: buffer, view });
-        Ok(())
-    };
-    for node in &program.ops {
-        if matches!(node.name.as_str(), "graph.weight" | "graph.constant") {
-            parameter(node, &mut tensors)?;
+        let produced = outer.producer(*value).is_some_and(|index| outer.ops[index].name == "instance.clusters");
+        if !produced || result_buffers.insert(*value, Tensor { host: buffer, view }).is_some() {
+            return Err(ScheduleError::at(function, format!("result {position} of @{name} must be a result of instance.clusters, returned once")));
         }
     }
+    for node in &outer.ops {
+        if matches!(node.name.as_str(), "graph.weight" | "graph.constant") {
+            values.insert(node.results[0].0, parameter(&mut signature, context, node)?);
+        }
+    }
+    // Each segment's op in the view, and the segment after which each intermediate is read no more.
+    let nodes: Vec<usize> = segments
+        .iter()
+        .map(|clusters| outer.ops.iter().position(|node| node.op.0.ptr == clusters.op.0.ptr).expect("the view has every op"))
+        .collect();
+    let mut last_reader: BTreeMap<ValueId, usize> = BTreeMap::new();
+    for (index, &node) in nodes.iter().enumerate() {
+        for operand in &outer.ops[node].operands {
+            last_reader.insert(*operand, index);
+        }
+    }
+    let handover = handover::plan(&outer, &segments, &nodes, &result_buffers.keys().copied().collect(), machine.gb_bytes);
+
+    let mut summary = Summary::default();
     let cluster_machine = Machine { clusters: 1, cores: machine.cores_per_cluster, ..machine.clone() };
-    let summary = walk::Walk::new(&program, &cluster_machine, machine.gb_bytes, clusters.count, spill, replicas, whole_outputs)?.emit(
-        &mut host,
-        signature.op,
-        &mut tensors,
-        &outputs,
-        built,
-    )?;
+    for (index, clusters) in segments.iter().enumerate() {
+        let node = &outer.ops[nodes[index]];
+        let label = if segments.len() == 1 { name.clone() } else { format!("{name}_s{index}") };
+        let program =
+            FunctionView::read_body(clusters.op, label).map_err(|e| ScheduleError { op: e.op.or(Some(clusters.op)), message: e.message })?;
+        let mut tensors: BTreeMap<ValueId, Tensor> = BTreeMap::new();
+        let mut read_whole = BTreeSet::new();
+        for (position, (value, _)) in program.arguments.iter().enumerate() {
+            let operand = node.operands[position];
+            let weight = outer.producer(operand).is_some_and(|p| matches!(outer.ops[p].name.as_str(), "graph.weight" | "graph.constant"));
+            let whole = clusters.count > 1 && clusters.input_dims.get(position).is_none_or(|&dim| dim < 0);
+            if weight || whole {
+                read_whole.insert(*value);
+            }
+            let tensor = if handover.resident.contains_key(&operand) {
+                values[&operand].clone()
+            } else {
+                shares(&mut host, &replicas, &values[&operand], clusters.input_dims.get(position).copied().unwrap_or(-1), clusters.count)
+            };
+            tensors.insert(*value, tensor);
+        }
+        let mut outputs = Vec::new();
+        // Results the clusters do not split (a returned argument): with several clusters, written
+        // by the first only, as every cluster holds the same values.
+        let mut whole_outputs = Vec::new();
+        for (position, (value, r#type)) in node.results.iter().enumerate() {
+            let dim = clusters.result_dims.get(position).copied().unwrap_or(-1);
+            whole_outputs.push(dim < 0 && clusters.count > 1);
+            if handover.resident.contains_key(value) {
+                // Each cluster's share, in its own GB.
+                let mut shape = buffer_shape(&r#type.shape);
+                if dim >= 0 {
+                    shape[dim as usize] /= clusters.count;
+                }
+                let share = allocate(&mut host, &replicas, &shape, Space::Gb, clusters.count);
+                outputs.push(share.clone());
+                values.insert(*value, share);
+                continue;
+            }
+            let whole = match result_buffers.get(value) {
+                Some(buffer) => buffer.clone(),
+                None => allocate(&mut host, &replicas, &buffer_shape(&r#type.shape), Space::Ddr, 1),
+            };
+            outputs.push(shares(&mut host, &replicas, &whole, dim, clusters.count));
+            values.insert(*value, whole);
+        }
+        for inner in &program.ops {
+            if matches!(inner.name.as_str(), "graph.weight" | "graph.constant") {
+                tensors.insert(inner.results[0].0, parameter(&mut signature, context, inner)?);
+            }
+        }
+        let gb_bytes = machine.gb_bytes - handover.held[index];
+        let walk = walk::Walk::new(&program, &cluster_machine, gb_bytes, clusters.count, spill, replicas.clone(), whole_outputs, read_whole)?;
+        summary.add(walk.emit(&mut host, signature.op, &mut tensors, &outputs, built)?);
+        // Intermediates between segments are freed after their last reader.
+        for (value, &last) in &last_reader {
+            if last == index && !result_buffers.contains_key(value) && outer.producer(*value).is_some_and(|p| outer.ops[p].name == "instance.clusters") {
+                free(&mut host, &replicas, &values[value]);
+            }
+        }
+    }
     host.op("func.return", &[], &[], &[]);
     signature.finish();
     Ok(summary)
+}
+
+impl Summary {
+    /// Adds what the lowering of one more segment decided.
+    fn add(&mut self, other: Summary) {
+        self.kernels += other.kernels;
+        self.clusters = self.clusters.max(other.clusters);
+        self.gb_peak = self.gb_peak.max(other.gb_peak);
+        self.arena_peak = self.arena_peak.max(other.arena_peak);
+        self.spilled += other.spilled;
+        self.spilled_intermediates += other.spilled_intermediates;
+        self.planned += other.planned;
+        self.promotions[0] += other.promotions[0];
+        self.promotions[1] += other.promotions[1];
+        self.per_core += other.per_core;
+        for (why, count) in other.lowered_in_gb {
+            *self.lowered_in_gb.entry(why).or_default() += count;
+        }
+        self.lb_spills += other.lb_spills;
+    }
 }
 
 /// Each cluster's share of `tensor` along `dim` (-1: every cluster reads it whole), as one host

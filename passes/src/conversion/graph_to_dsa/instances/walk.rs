@@ -60,6 +60,10 @@ pub(super) struct Walk<'p> {
     /// Per output position, whether it is a result the clusters do not split (every cluster
     /// holds all of it): never written in place, and copied by the first cluster only.
     pub(super) whole_outputs: Vec<bool>,
+    /// Arguments of the program that every cluster reads whole or that are weights (a layer cut
+    /// along its channels reads its input whole and its share of the weights): promoted to the
+    /// GB as weights are.
+    pub(super) read_whole: BTreeSet<ValueId>,
 }
 
 pub(super) fn instance_attributes(node: &Node) -> (String, usize, usize, usize) {
@@ -82,6 +86,7 @@ impl<'p> Walk<'p> {
         spill: Spill,
         replicas: Replicas,
         whole_outputs: Vec<bool>,
+        read_whole: BTreeSet<ValueId>,
     ) -> Result<Self, ScheduleError> {
         let mut walk = Walk {
             program,
@@ -97,6 +102,7 @@ impl<'p> Walk<'p> {
             in_ddr: BTreeMap::new(),
             gb_bytes,
             whole_outputs,
+            read_whole,
         };
         walk.form_kernels()?;
         walk.live_ranges();
@@ -209,7 +215,8 @@ impl<'p> Walk<'p> {
             .iter()
             .zip(&node.operands)
             .filter(|(_, operand)| {
-                program.producer(**operand).is_some_and(|p| matches!(program.ops[p].name.as_str(), "graph.weight" | "graph.constant"))
+                self.read_whole.contains(*operand)
+                    || program.producer(**operand).is_some_and(|p| matches!(program.ops[p].name.as_str(), "graph.weight" | "graph.constant"))
             })
             .map(|((argument, _), _)| *argument)
             .collect()

@@ -1,0 +1,123 @@
+//! Which layers leave the batch cut for a cut along their output channels.
+//!
+//! With the batch cut of GraphTurbo §5.1 every cluster reads every weight for its share of the
+//! images. At a small batch per cluster a layer whose filter outweighs its share of the work
+//! waits on the cluster's DDR port: ResNet-50's stage 4 at batch 8 reads a 9.4 MB filter per
+//! 3×3 layer for two images of 7×7 per cluster, three times its matrix work. Cut along its
+//! output channels instead, each cluster reads a quarter of the filter and the whole input, and
+//! writes a quarter of the output. The clusters share nothing but DDR, so such a layer runs in a
+//! segment of its own whose input and output go through DDR, between segments cut along the
+//! batch: its neighbours hand over through DDR what they kept in their GB, and the kernel
+//! boundaries cost launches and the weight prefetch across them. A layer takes the channel cut
+//! only when the estimate says it wins by more than that.
+
+use crate::graph_view::{FunctionView, Node, ValueId};
+use crate::instance::split_info::work;
+use crate::target::Machine;
+
+/// A layer cut along its output channels: its anchor and the element-wise ops fused after it.
+#[derive(Debug, Clone)]
+pub(super) struct ChannelLayer {
+    /// Op positions in the function view, the anchor first, in order.
+    pub members: Vec<usize>,
+    /// The dimension of the last member's result that the clusters share.
+    pub dim: usize,
+    /// Estimated cycles of one cluster for the layer with the batch cut and with the channel cut.
+    pub batch_cycles: f64,
+    pub channel_cycles: f64,
+}
+
+/// The fraction of the batch cut's estimate a channel cut must stay under: what the estimate
+/// leaves out (two launches, the segments' own tilings, the GB the values kept across the
+/// segment take from its neighbours) is of that order on stcp920 (ResNet-50 b8: estimated
+/// 126 k cycles for a stage-4 3×3 layer that runs in 197 k alone).
+const REQUIRED_GAIN: f64 = 0.75;
+
+fn is_parameter(view: &FunctionView, value: ValueId) -> bool {
+    view.producer(value).is_some_and(|index| matches!(view.ops[index].name.as_str(), "graph.weight" | "graph.constant"))
+}
+
+/// The result dimension of `node` that its output channels take, when `node` is an anchor whose
+/// filter the cut can divide: a convolution of one group or a product by a 2-D weight.
+fn channel_dim(view: &FunctionView, node: &Node) -> Option<usize> {
+    let (_, result) = node.results.first()?;
+    let weight = *node.operands.get(1)?;
+    if !is_parameter(view, weight) {
+        return None;
+    }
+    match node.name.as_str() {
+        "graph.conv2d" if node.int_opt("groups").unwrap_or(1) == 1 => Some(1),
+        "graph.gemm" if !node.flag("trans_a") => Some(1),
+        "graph.matmul" if view.type_of(weight).shape.len() == 2 => result.shape.len().checked_sub(1),
+        _ => None,
+    }
+}
+
+/// The element-wise ops that follow `anchor` alone (each the only reader of the one before, with
+/// its shape), as the lowering fuses an epilogue.
+fn epilogue(view: &FunctionView, anchor: usize) -> Vec<usize> {
+    let mut members = vec![anchor];
+    loop {
+        let last = &view.ops[*members.last().expect("the anchor")];
+        let [(value, r#type)] = last.results.as_slice() else { break };
+        let [reader] = view.readers(*value) else { break };
+        let node = &view.ops[*reader];
+        if !node.elementwise || node.is_terminator() || node.results.len() != 1 || node.results[0].1.shape != r#type.shape {
+            break;
+        }
+        members.push(*reader);
+    }
+    members
+}
+
+/// The layers of `view` (cut along the batch over `count` clusters) that are estimated to run
+/// faster cut along their output channels.
+pub(super) fn weight_bound_layers(view: &FunctionView, count: usize, machine: &Machine) -> Vec<ChannelLayer> {
+    let flops_per_cycle = machine.matrix_flops * (machine.matrix_engines_per_core * machine.cores_per_cluster) as f64;
+    if count < 2 || flops_per_cycle <= 0.0 {
+        return Vec::new();
+    }
+    let port = |bytes: usize| bytes as f64 / machine.ddr_bandwidth;
+    let mut layers = Vec::new();
+    for (position, node) in view.ops.iter().enumerate() {
+        let Some(dim) = channel_dim(view, node) else { continue };
+        let members = epilogue(view, position);
+        let sink = &view.ops[*members.last().expect("the anchor")];
+        let output = &sink.results[0].1;
+        if output.shape.get(dim).is_none_or(|&channels| channels % count != 0) || output.element_type != view.type_of(node.operands[0]).element_type {
+            continue;
+        }
+        let shape_of_operand = |index: usize| node.operands.get(index).map(|&value| view.type_of(value).shape.as_slice());
+        let compute = 2.0 * work(node, &shape_of_operand) / count as f64 / flops_per_cycle;
+        // What the members read: weights (cut by the channels), and data from outside the layer
+        // (the anchor's input whole, an epilogue's other operand by the channels).
+        let (mut weights, mut sliced_data) = (0, 0);
+        for member in &members {
+            for &operand in &view.ops[*member].operands {
+                let inside = view.producer(operand).is_some_and(|producer| members.contains(&producer));
+                if is_parameter(view, operand) {
+                    weights += view.type_of(operand).bytes();
+                } else if !inside && !(*member == position && operand == node.operands[0]) {
+                    sliced_data += view.type_of(operand).bytes();
+                }
+            }
+        }
+        // The next layer's weights, which the batch cut copies while this layer computes
+        // (GraphTurbo §4.4), wait for the kernel boundary after the segment.
+        let sink_position = *members.last().expect("the anchor");
+        let next_weights: usize = view.ops[sink_position + 1..]
+            .iter()
+            .find(|later| channel_dim(view, later).is_some())
+            .map_or(0, |later| later.operands.iter().filter(|&&operand| is_parameter(view, operand)).map(|&operand| view.type_of(operand).bytes()).sum());
+        let input = view.type_of(node.operands[0]).bytes();
+        let batch_cycles = compute.max(port(weights));
+        let layer = port(input + (weights + output.bytes() + sliced_data) / count);
+        // The batch segments around it write its input to DDR and read its output back.
+        let boundary = port((input + output.bytes()) / count + next_weights);
+        let channel_cycles = compute.max(layer) + boundary;
+        if channel_cycles < REQUIRED_GAIN * batch_cycles {
+            layers.push(ChannelLayer { members, dim, batch_cycles, channel_cycles });
+        }
+    }
+    layers
+}

@@ -1,0 +1,154 @@
+//! The function as a sequence of `instance.clusters` segments: each layer that takes the channel
+//! cut ([`super::channel_cut`]) in one of its own, the ops between them in segments cut like the
+//! whole function. Values crossing from one segment to the next are whole tensors outside the
+//! segments (the lowering keeps them in DDR); weights read by one batch segment only live in it,
+//! every other weight outside, an operand its segment cuts or reads whole.
+
+use super::channel_cut::ChannelLayer;
+use super::partition::{partition, Partition};
+use crate::graph_view::FunctionView;
+use crate::instance::wrap_ops;
+use crate::ir::{Op, Val};
+use mlir_sys::*;
+use petgraph::algo::is_cyclic_directed;
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A run of ops in the new order: a channel layer (its index) or ops cut like the function.
+struct Segment {
+    ops: Vec<usize>,
+    channel: Option<usize>,
+}
+
+fn is_parameter(view: &FunctionView, position: usize) -> bool {
+    matches!(view.ops[position].name.as_str(), "graph.weight" | "graph.constant")
+}
+
+/// The dependence graph of the ops (parameters and the terminator left out) with each layer of
+/// `layers` contracted into one node: node `position` for an op outside them, node `ops + k`
+/// for layer k.
+fn contracted(view: &FunctionView, layers: &[&ChannelLayer]) -> DiGraph<(), ()> {
+    let ops = view.ops.len();
+    let mut unit: Vec<usize> = (0..ops).collect();
+    for (k, layer) in layers.iter().enumerate() {
+        for &member in &layer.members {
+            unit[member] = ops + k;
+        }
+    }
+    let mut graph = DiGraph::new();
+    for _ in 0..ops + layers.len() {
+        graph.add_node(());
+    }
+    for edge in view.graph.edge_references() {
+        let (from, to) = (view.graph[edge.source()], view.graph[edge.target()]);
+        if is_parameter(view, from) || view.ops[to].is_terminator() || unit[from] == unit[to] {
+            continue;
+        }
+        graph.update_edge(NodeIndex::new(unit[from]), NodeIndex::new(unit[to]), ());
+    }
+    graph
+}
+
+/// The layers that can each be made one run of consecutive ops (a layer whose contraction
+/// would close a cycle — an op outside it both reads it and feeds it — is dropped), and the
+/// ops in an order that makes them so, the original order kept wherever it can be.
+fn order(view: &FunctionView, candidates: &[ChannelLayer]) -> (Vec<usize>, Vec<Segment>) {
+    let mut kept: Vec<&ChannelLayer> = Vec::new();
+    let mut indices = Vec::new();
+    for (index, layer) in candidates.iter().enumerate() {
+        kept.push(layer);
+        if is_cyclic_directed(&contracted(view, &kept)) {
+            kept.pop();
+        } else {
+            indices.push(index);
+        }
+    }
+    let graph = contracted(view, &kept);
+    let ops = view.ops.len();
+    // Ops outside the layers go first whenever they are ready, so that each batch segment
+    // computes all it can before the next channel layer and the fewest values cross it; then
+    // the original order.
+    let first_op = |node: usize| if node < ops { (0, node) } else { (1, kept[node - ops].members[0]) };
+    let present = |node: usize| node >= ops || !(is_parameter(view, node) || view.ops[node].is_terminator() || kept.iter().any(|l| l.members.contains(&node)));
+    // Kahn's algorithm.
+    let mut waiting: Vec<usize> = graph.node_indices().map(|node| graph.neighbors_directed(node, petgraph::Incoming).count()).collect();
+    let mut ready: BinaryHeap<Reverse<((usize, usize), usize)>> =
+        (0..graph.node_count()).filter(|&node| present(node) && waiting[node] == 0).map(|node| Reverse((first_op(node), node))).collect();
+    let mut segments: Vec<Segment> = Vec::new();
+    while let Some(Reverse((_, node))) = ready.pop() {
+        for next in graph.neighbors_directed(NodeIndex::new(node), petgraph::Outgoing) {
+            waiting[next.index()] -= 1;
+            if waiting[next.index()] == 0 && present(next.index()) {
+                ready.push(Reverse((first_op(next.index()), next.index())));
+            }
+        }
+        if node >= ops {
+            segments.push(Segment { ops: kept[node - ops].members.clone(), channel: Some(indices[node - ops]) });
+        } else if let Some(Segment { ops, channel: None }) = segments.last_mut() {
+            ops.push(node);
+        } else {
+            segments.push(Segment { ops: vec![node], channel: None });
+        }
+    }
+    (indices, segments)
+}
+
+/// Builds the `instance.clusters` op computing cluster 0's boxes of a partition of a view (the
+/// body of the op being replaced) from the given arguments, inserted before the given op.
+pub(super) type Build<'a> = &'a dyn Fn(Op, &[Val], &FunctionView, &Partition) -> Op;
+
+/// Rewrites the body of `clone` (a clone of the function `view` read) into segments: the
+/// channel layers among `candidates` that can be made consecutive each in its own, cut along
+/// its `dim`, the ops between them in segments cut along `batch_dim` of their first result.
+/// Returns the indices of the layers given a segment, or why a segment does not separate.
+pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer], batch_dim: usize, count: usize, build: Build) -> Result<Vec<usize>, String> {
+    let view = view.of_clone(clone);
+    // Every result must leave a segment as its own value (the lowering writes each result from
+    // the segment computing it).
+    let returned = view.returned();
+    let computed = |value: &usize| view.producer(*value).is_some_and(|position| !is_parameter(&view, position));
+    if returned.iter().enumerate().any(|(position, value)| !computed(value) || returned[..position].contains(value)) {
+        return Err("the function returns an argument, a weight or one value twice".into());
+    }
+    let (layers, segments) = order(&view, candidates);
+    let terminator = view.ops.last().expect("a body ends in its terminator").op;
+    // SAFETY: moving live ops of the clone's block before its terminator, in the new order;
+    // parameters stay first.
+    for segment in &segments {
+        for &position in &segment.ops {
+            unsafe { mlirOperationMoveBefore(view.ops[position].op.0, terminator.0) };
+        }
+    }
+    let mut wrapped = Vec::new();
+    for (index, segment) in segments.iter().enumerate() {
+        let mut members: Vec<Op> = Vec::new();
+        if segment.channel.is_none() {
+            // Weights read by this segment's ops only.
+            for position in 0..view.ops.len() {
+                let readers = view.ops[position].results.iter().flat_map(|(value, _)| view.readers(*value).iter());
+                let mut readers = readers.peekable();
+                if is_parameter(&view, position) && readers.peek().is_some() && readers.all(|reader| segment.ops.contains(reader)) {
+                    members.push(view.ops[position].op);
+                }
+            }
+        }
+        members.extend(segment.ops.iter().map(|&position| view.ops[position].op));
+        let op = wrap_ops(terminator, &members, "instance.clusters", &[]);
+        wrapped.push((op, segment.channel.map_or(batch_dim, |k| candidates[k].dim), index));
+    }
+    for (op, dim, index) in wrapped {
+        let body = FunctionView::read_body(op, view.name.clone()).map_err(|error| error.message)?;
+        let shares = partition(&body, dim, count).map_err(|refusal| format!("segment {index}: {}", refusal.reason))?;
+        // SAFETY: reading the operands of a live op.
+        let arguments: Vec<Val> = (0..unsafe { mlirOperationGetNumOperands(op.0) } as usize).map(|position| op.operand(position)).collect();
+        let clusters = build(op, &arguments, &body, &shares);
+        // SAFETY: both ops are alive and have the same result types.
+        for position in 0..unsafe { mlirOperationGetNumResults(op.0) } as usize {
+            op.result(position).replace_all_uses_with(clusters.result(position));
+        }
+        op.erase();
+    }
+    Ok(layers)
+}

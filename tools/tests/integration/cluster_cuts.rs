@@ -1,0 +1,65 @@
+//! Layers cut along their output channels across the clusters (`instance-cluster-split`'s
+//! channel cut) between segments cut along the batch, end to end against the interpreter: the
+//! weights sliced per cluster, the input read whole from DDR, the output's channel shares written
+//! into one tensor, a value kept in the GBs across a channel segment, and a result that a later
+//! segment reads too.
+
+use super::layerwise::{check, tensor_type, Random};
+use turbine_interpreter::{Tensor, Weights};
+
+fn weights(shapes: &[(&str, Vec<usize>)]) -> Weights {
+    let mut random = Random::new(11);
+    let mut weights = Weights::empty();
+    for (name, shape) in shapes {
+        let count = shape.iter().product();
+        weights.insert(name, Tensor::f32(shape.clone(), random.values(count, 0.1)));
+    }
+    weights
+}
+
+#[test]
+fn a_convolution_cut_along_its_channels_matches_the_interpreter() {
+    // Batch 8 on stcp920: a 3x3 convolution of 256 filters on 4x4 images reads far more weight
+    // than its two images per cluster compute, so it takes a segment cut along its channels; the
+    // sigmoid of `z` crosses that segment in the clusters' GBs, and the convolution's result is
+    // returned and read by the segment after it.
+    let source = format!(
+        r#"
+func.func @main(%x: {x}, %z: tensor<8x256xf32>) -> (tensor<8x256xf32>, {c}) {{
+  %u = graph.sigmoid %z : tensor<8x256xf32>
+  %a = graph.relu %x : {x}
+  %wc = graph.weight "conv.w" : tensor<256x64x3x3xf32>
+  %bc = graph.weight "conv.b" : tensor<256xf32>
+  %c = graph.conv2d %a, %wc, %bc {{pads = array<i64: 1, 1, 1, 1>}} : ({x}, tensor<256x64x3x3xf32>, tensor<256xf32>) -> {c}
+  %p = graph.global_avg_pool %c : {c} -> tensor<8x256x1x1xf32>
+  %f = graph.flatten %p : tensor<8x256x1x1xf32> -> tensor<8x256xf32>
+  %t = graph.tanh %f : tensor<8x256xf32>
+  %o = graph.add %t, %u : tensor<8x256xf32>, tensor<8x256xf32> -> tensor<8x256xf32>
+  return %o, %c : tensor<8x256xf32>, {c}
+}}
+"#,
+        x = tensor_type(&[8, 64, 4, 4]),
+        c = tensor_type(&[8, 256, 4, 4]),
+    );
+    check(&source, weights(&[("conv.w", vec![256, 64, 3, 3]), ("conv.b", vec![256])]), "stcp920", 5);
+}
+
+#[test]
+fn a_classifier_cut_along_its_channels_matches_the_interpreter() {
+    // A 1024-wide classifier with a fused relu, then a softmax cut along the batch again, and a
+    // value (the sigmoid of `z`) that crosses the classifier's segment in the clusters' GBs.
+    let source = r#"
+func.func @main(%x: tensor<8x256xf32>, %z: tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  %t = graph.tanh %x : tensor<8x256xf32>
+  %u = graph.sigmoid %z : tensor<8x1024xf32>
+  %w = graph.weight "fc.w" : tensor<1024x256xf32>
+  %b = graph.weight "fc.b" : tensor<1024xf32>
+  %y = graph.gemm %t, %w, %b {trans_b = true} : (tensor<8x256xf32>, tensor<1024x256xf32>, tensor<1024xf32>) -> tensor<8x1024xf32>
+  %r = graph.relu %y : tensor<8x1024xf32>
+  %s = graph.softmax %r {axis = -1 : i64} : tensor<8x1024xf32>
+  %o = graph.add %s, %u : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8x1024xf32>
+  return %o : tensor<8x1024xf32>
+}
+"#;
+    check(source, weights(&[("fc.w", vec![1024, 256]), ("fc.b", vec![1024])]), "stcp920", 5);
+}
