@@ -147,7 +147,7 @@ func.func @classifier(%x: tensor<8x256xf32>, %z: tensor<8x1024xf32>) -> tensor<8
   %u = graph.sigmoid %z : tensor<8x1024xf32>
   %w = graph.weight "fc.w" : tensor<1024x256xf32>
   %b = graph.weight "fc.b" : tensor<1024xf32>
-  // expected-remark@+1 {{'graph.gemm' cut along dimension 1 of its result over 4 clusters in a segment of its own: estimated 9056 cycles per cluster, against 32896 with the batch cut (its weights over the DDR port)}}
+  // expected-remark@+1 {{'graph.gemm' cut along dimension 1 of its result over 4 clusters in a segment of its own: estimated 9312 cycles per cluster, against 32896 with the batch cut (its weights over the DDR port)}}
   %y = graph.gemm %t, %w, %b {trans_b = true} : (tensor<8x256xf32>, tensor<1024x256xf32>, tensor<1024xf32>) -> tensor<8x1024xf32>
   %r = graph.relu %y : tensor<8x1024xf32>
   %s = graph.softmax %r {axis = -1 : i64} : tensor<8x1024xf32>
@@ -157,18 +157,25 @@ func.func @classifier(%x: tensor<8x256xf32>, %z: tensor<8x1024xf32>) -> tensor<8
 
 // -----
 
-// Tests that a layer whose weights outweigh its work keeps the batch cut when the channel cut
-// would not win by a quarter: the 3x3 convolution's channel cut saves its weight traffic, but
-// the next convolution's 256 KiB of weights could then not be copied while it computes.
-// CHECK-LABEL: func.func @next_layer_weights
-// NOCUT-LABEL: func.func @next_layer_weights
-// CHECK-COUNT-1: instance.clusters 4
-// CHECK-NOT:     instance.clusters
-// expected-remark@+1 {{@next_layer_weights spread over 4 of 4 clusters along dimension 0 of the result [8, 256, 4, 4], 2 per cluster}}
-func.func @next_layer_weights(%x: tensor<8x64x4x4xf32>) -> tensor<8x256x4x4xf32> {
-  %w1 = graph.weight "w1" : tensor<256x64x3x3xf32>
-  %c1 = graph.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<8x64x4x4xf32>, tensor<256x64x3x3xf32>) -> tensor<8x256x4x4xf32>
-  %w2 = graph.weight "w2" : tensor<256x256x1x1xf32>
-  %c2 = graph.conv2d %c1, %w2 : (tensor<8x256x4x4xf32>, tensor<256x256x1x1xf32>) -> tensor<8x256x4x4xf32>
-  return %c2 : tensor<8x256x4x4xf32>
+// Tests the channel cut of a function that runs on one cluster (batch 1): the last 3x3
+// convolution spreads over the 4 clusters, the ops before it stay on one (a segment of count 1,
+// every value whole). The first two keep their place although their channel cuts alone would
+// win: the DDR port is idle for most of their work, time in which the one-cluster program copies
+// the next convolution's 2.4 MB of weights, which a kernel boundary after them would lose.
+// CHECK-LABEL: func.func @one_cluster
+// NOCUT-LABEL: func.func @one_cluster
+// CHECK:         %[[A:.*]] = instance.clusters 1(%{{.*}}) split [-1] -> [-1] : (tensor<1x256x28x28xf32>) -> tensor<1x256x28x28xf32> {
+// CHECK-COUNT-2:   graph.conv2d
+// CHECK:         instance.clusters 4(%[[A]], %{{.*}}) split [-1, 0] -> [1] : (tensor<1x256x28x28xf32>, tensor<256x256x3x3xf32>) -> tensor<1x256x28x28xf32> {
+// CHECK-NEXT:    ^bb0(%{{.*}}: tensor<1x256x28x28xf32>, %{{.*}}: tensor<64x256x3x3xf32>):
+// expected-remark@+1 {{@one_cluster runs on one cluster of 4}}
+func.func @one_cluster(%x: tensor<1x256x28x28xf32>) -> tensor<1x256x28x28xf32> {
+  %w1 = graph.weight "w1" : tensor<256x256x3x3xf32>
+  %c1 = graph.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x256x28x28xf32>, tensor<256x256x3x3xf32>) -> tensor<1x256x28x28xf32>
+  %w2 = graph.weight "w2" : tensor<256x256x3x3xf32>
+  %c2 = graph.conv2d %c1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x256x28x28xf32>, tensor<256x256x3x3xf32>) -> tensor<1x256x28x28xf32>
+  %w3 = graph.weight "w3" : tensor<256x256x3x3xf32>
+  // expected-remark@+1 {{'graph.conv2d' cut along dimension 1 of its result over 4 clusters in a segment of its own}}
+  %c3 = graph.conv2d %c2, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x256x28x28xf32>, tensor<256x256x3x3xf32>) -> tensor<1x256x28x28xf32>
+  return %c3 : tensor<1x256x28x28xf32>
 }

@@ -63,3 +63,23 @@ func.func @main(%x: tensor<8x256xf32>, %z: tensor<8x1024xf32>) -> tensor<8x1024x
 "#;
     check(source, weights(&[("fc.w", vec![1024, 256]), ("fc.b", vec![1024])]), "stcp920", 5);
 }
+
+#[test]
+fn a_classifier_at_batch_one_spreads_over_the_clusters_and_matches_the_interpreter() {
+    // Batch 1 separates over no cluster: the function runs on one, but the classifier's 2 MB
+    // weight is cut along its channels over all four (segments of count 1 around it, the
+    // sigmoid kept in the first cluster's GB across the classifier's kernel).
+    let source = r#"
+func.func @main(%x: tensor<1x512xf32>, %z: tensor<1x1024xf32>) -> tensor<1x1024xf32> {
+  %t = graph.tanh %x : tensor<1x512xf32>
+  %u = graph.sigmoid %z : tensor<1x1024xf32>
+  %w = graph.weight "fc.w" : tensor<1024x512xf32>
+  %b = graph.weight "fc.b" : tensor<1024xf32>
+  %y = graph.gemm %t, %w, %b {trans_b = true} : (tensor<1x512xf32>, tensor<1024x512xf32>, tensor<1024xf32>) -> tensor<1x1024xf32>
+  %s = graph.softmax %y {axis = -1 : i64} : tensor<1x1024xf32>
+  %o = graph.add %s, %u : tensor<1x1024xf32>, tensor<1x1024xf32> -> tensor<1x1024xf32>
+  return %o : tensor<1x1024xf32>
+}
+"#;
+    check(source, weights(&[("fc.w", vec![1024, 512]), ("fc.b", vec![1024])]), "stcp920", 9);
+}

@@ -1,15 +1,17 @@
-//! Which layers leave the batch cut for a cut along their output channels.
+//! Which layers leave the function's cut for a cut along their output channels.
 //!
 //! With the batch cut of GraphTurbo §5.1 every cluster reads every weight for its share of the
 //! images. At a small batch per cluster a layer whose filter outweighs its share of the work
-//! waits on the cluster's DDR port: ResNet-50's stage 4 at batch 8 reads a 9.4 MB filter per
-//! 3×3 layer for two images of 7×7 per cluster, three times its matrix work. Cut along its
-//! output channels instead, each cluster reads a quarter of the filter and the whole input, and
-//! writes a quarter of the output. The clusters share nothing but DDR, so such a layer runs in a
-//! segment of its own whose input and output go through DDR, between segments cut along the
-//! batch: its neighbours hand over through DDR what they kept in their GB, and the kernel
-//! boundaries cost launches and the weight prefetch across them. A layer takes the channel cut
-//! only when the estimate says it wins by more than that.
+//! waits on the cluster's DDR port: ResNet-50's classifier at batch 8 reads 8 MB of weights for
+//! two images per cluster, and at batch 1, where nothing separates and one cluster runs the whole
+//! network, stage 4 reads its 9.4 MB 3x3 filters through one port while three clusters idle. Cut
+//! along its output channels instead, each cluster reads a share of the filter and the whole
+//! input, and writes a share of the output. The clusters share nothing but DDR, so such a layer
+//! runs in a segment of its own whose input and output go through DDR, between segments with the
+//! function's cut: its neighbours hand over through DDR what they kept in their GB, its kernel
+//! copies its input and weights before computing, and the kernel boundaries cost launches and the
+//! weight prefetch across them. A layer takes the channel cut only when the estimate says it
+//! wins by a quarter.
 
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::instance::split_info::work;
@@ -29,8 +31,9 @@ pub(super) struct ChannelLayer {
 
 /// The fraction of the batch cut's estimate a channel cut must stay under: what the estimate
 /// leaves out (two launches, the segments' own tilings, the GB the values kept across the
-/// segment take from its neighbours) is of that order on stcp920 (ResNet-50 b8: estimated
-/// 126 k cycles for a stage-4 3×3 layer that runs in 197 k alone).
+/// segment take from its neighbours) is of that order on stcp920: ResNet-50 b8's stage-4 3x3
+/// layers, estimated at 78 % of their batch cut, made the whole network 8 % slower cut along
+/// their channels (8.05 M cycles instead of 7.44 M).
 const REQUIRED_GAIN: f64 = 0.75;
 
 fn is_parameter(view: &FunctionView, value: ValueId) -> bool {
@@ -70,9 +73,9 @@ fn epilogue(view: &FunctionView, anchor: usize) -> Vec<usize> {
     members
 }
 
-/// The layers of `view` (cut along the batch over `count` clusters) that are estimated to run
-/// faster cut along their output channels.
-pub(super) fn weight_bound_layers(view: &FunctionView, count: usize, machine: &Machine) -> Vec<ChannelLayer> {
+/// The layers of `view` (cut along the batch over `batch_count` clusters, 1 when it runs on one)
+/// that are estimated to run faster cut along their output channels over `count` clusters.
+pub(super) fn weight_bound_layers(view: &FunctionView, batch_count: usize, count: usize, machine: &Machine) -> Vec<ChannelLayer> {
     let flops_per_cycle = machine.matrix_flops * (machine.matrix_engines_per_core * machine.cores_per_cluster) as f64;
     if count < 2 || flops_per_cycle <= 0.0 {
         return Vec::new();
@@ -82,13 +85,18 @@ pub(super) fn weight_bound_layers(view: &FunctionView, count: usize, machine: &M
     for (position, node) in view.ops.iter().enumerate() {
         let Some(dim) = channel_dim(view, node) else { continue };
         let members = epilogue(view, position);
+        // Two anchors whose chains meet (a residual add of two convolutions) share their
+        // epilogue: only the first one takes it.
+        if layers.iter().any(|layer: &ChannelLayer| layer.members.iter().any(|member| members.contains(member))) {
+            continue;
+        }
         let sink = &view.ops[*members.last().expect("the anchor")];
         let output = &sink.results[0].1;
         if output.shape.get(dim).is_none_or(|&channels| channels % count != 0) || output.element_type != view.type_of(node.operands[0]).element_type {
             continue;
         }
         let shape_of_operand = |index: usize| node.operands.get(index).map(|&value| view.type_of(value).shape.as_slice());
-        let compute = 2.0 * work(node, &shape_of_operand) / count as f64 / flops_per_cycle;
+        let flops = 2.0 * work(node, &shape_of_operand) / flops_per_cycle;
         // What the members read: weights (cut by the channels), and data from outside the layer
         // (the anchor's input whole, an epilogue's other operand by the channels).
         let (mut weights, mut sliced_data) = (0, 0);
@@ -110,11 +118,15 @@ pub(super) fn weight_bound_layers(view: &FunctionView, count: usize, machine: &M
             .find(|later| channel_dim(view, later).is_some())
             .map_or(0, |later| later.operands.iter().filter(|&&operand| is_parameter(view, operand)).map(|&operand| view.type_of(operand).bytes()).sum());
         let input = view.type_of(node.operands[0]).bytes();
-        let batch_cycles = compute.max(port(weights));
+        let batch_cycles = (flops / batch_count as f64).max(port(weights));
         let layer = port(input + (weights + output.bytes() + sliced_data) / count);
-        // The batch segments around it write its input to DDR and read its output back.
-        let boundary = port((input + output.bytes()) / count + next_weights);
-        let channel_cycles = compute.max(layer) + boundary;
+        // The batch segments around it write its input to DDR and read its output back, and the
+        // next layer's weights lose the DDR port's idle time under this layer.
+        let idle = (flops / batch_count as f64 - port(weights)).max(0.0);
+        let boundary = port((input + output.bytes()) / batch_count) + port(next_weights).min(idle);
+        // The segment's kernel copies its input and weights on chip before it computes (their
+        // reads do not overlap the layer's work as a prefetch under the layer before would).
+        let channel_cycles = layer + flops / count as f64 + boundary;
         if channel_cycles < REQUIRED_GAIN * batch_cycles {
             layers.push(ChannelLayer { members, dim, batch_cycles, channel_cycles });
         }

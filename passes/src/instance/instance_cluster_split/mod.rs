@@ -57,13 +57,15 @@ inference from each cluster's share back to the arguments must give every value 
 one dimension or the whole tensor, the same program on every cluster, and nothing that depends on \
 the data computed whole by every cluster. The batch separates; a spatial or channel cut of a CNN \
 does not (halos, reductions across the cut). When no dimension separates, the count is 1: the \
-function runs on one cluster. Under a batch cut, a layer whose weights outweigh its share of the \
-work (a convolution of one group or a product by a weight, with the element-wise ops after it) gets \
-a segment of its own cut along its output channels when the estimate says it wins by a quarter: each \
-cluster reads a share of the weights and the whole input, and the ops before and after it form \
-segments cut along the batch, so the function becomes a sequence of `instance.clusters` ops. The \
-estimate charges the input and output handed over through DDR and the next layer's weights, which \
-can no longer be copied while this one computes (`channel-cut=false`: the batch cut everywhere). \
+function runs on one cluster. Under a batch cut, or when the function runs on one cluster, a layer \
+whose weights outweigh its share of the work (a convolution of one group or a product by a weight, \
+with the element-wise ops after it) gets a segment of its own cut along its output channels over \
+every cluster when the estimate says it wins by a quarter: each cluster reads a share of the weights \
+and the whole input, and the ops before and after it form segments cut along the batch (or run on \
+one cluster), so the function becomes a sequence of `instance.clusters` ops. The estimate charges \
+the input and output handed over through DDR, the copy of the input and weights before the layer \
+computes, and the next layer's weights as far as the DDR port would have had time to prefetch them \
+under this layer (`channel-cut=false`: one cut for the whole function). \
 Grouping, splitting, ordering and binding then plan each body against one cluster's global buffer \
 and cores. With `explain`, a remark on the function gives the choice \
 and, for each dimension refused, why and how much it would have recomputed; for the chosen cut, the \
@@ -81,7 +83,7 @@ weights over the port, summed); a remark on each layer cut along its channels gi
         },
         OptionInfo {
             name: "channel-cut",
-            description: "Under a batch cut, give weight-bound layers a segment cut along their output channels",
+            description: "Give weight-bound layers a segment cut along their output channels over every cluster",
             kind: OptionKind::Bool,
             default: "true",
         },
@@ -148,14 +150,19 @@ weights over the port, summed); a remark on each layer cut along its channels gi
             let refused = if refused.is_empty() { String::new() } else { format!("; refused: {}", refused.join("; ")) };
             function.emit_remark(&format!("@{} {choice}{refused}", function.symbol_name()));
         }
+        // Weight-bound layers cut along their channels over every cluster: between segments cut
+        // along the batch, or, when nothing separates, between segments on one cluster (a cut
+        // along another dimension, such as tokens, keeps the whole function in one segment).
+        let batch_dim = chosen.as_ref().map_or(Some(0), |(dim, _)| Some(*dim).filter(|&dim| dim == 0));
+        let layers = match batch_dim {
+            Some(_) if self.channel_cut => channel_cut::weight_bound_layers(&view, count, machine.clusters, &machine),
+            _ => Vec::new(),
+        };
+        if !layers.is_empty() && self.segment(function, &view, &layers, count, machine.clusters) {
+            return Ok(());
+        }
         match chosen {
-            Some((dim, partition)) => {
-                let layers =
-                    if self.channel_cut && dim == 0 { channel_cut::weight_bound_layers(&view, count, &machine) } else { Vec::new() };
-                if layers.is_empty() || !self.segment(function, &view, &layers, count) {
-                    rewrite(function, &view, &partition);
-                }
-            }
+            Some((_, partition)) => rewrite(function, &view, &partition),
             None => wrap_whole(function),
         }
         Ok(())
@@ -163,16 +170,17 @@ weights over the port, summed); a remark on each layer cut along its channels gi
 }
 
 impl InstanceClusterSplit {
-    /// Rewrites the function into segments, `layers` each in one cut along its channels (those
-    /// that can be made consecutive), the rest cut along the batch; false, with the function
-    /// untouched, when a segment does not separate.
-    fn segment(&self, function: Op, view: &FunctionView, layers: &[ChannelLayer], count: usize) -> bool {
+    /// Rewrites the function into segments, `layers` each in one cut along its channels over
+    /// `count` clusters (those that can be made consecutive), the rest cut along the batch over
+    /// `batch_count` (1: run on one cluster); false, with the function untouched, when a segment
+    /// does not separate.
+    fn segment(&self, function: Op, view: &FunctionView, layers: &[ChannelLayer], batch_count: usize, count: usize) -> bool {
         // SAFETY: cloning a live function; the clone is detached until its body is taken.
         let clone = Op(unsafe { mlirOperationClone(function.0) });
         let build = |before: Op, arguments: &[Val], body: &FunctionView, partition: &Partition| {
             build_clusters(before, arguments, body, partition, before.location())
         };
-        let outcome = segments::segment(clone, view, layers, 0, count, &build);
+        let outcome = segments::segment(clone, view, layers, batch_count, count, &build);
         match &outcome {
             Ok(kept) if !kept.is_empty() => {
                 if self.explain {

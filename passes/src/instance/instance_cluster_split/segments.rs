@@ -8,7 +8,7 @@ use super::channel_cut::ChannelLayer;
 use super::partition::{partition, Partition};
 use crate::graph_view::FunctionView;
 use crate::instance::wrap_ops;
-use crate::ir::{Op, Val};
+use crate::ir::{i64_array, i64_attribute, Op, Val};
 use mlir_sys::*;
 use petgraph::algo::is_cyclic_directed;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -95,15 +95,28 @@ fn order(view: &FunctionView, candidates: &[ChannelLayer]) -> (Vec<usize>, Vec<S
     (indices, segments)
 }
 
+/// Makes the wrapped segment `op` one cluster's: count 1, every operand and result whole.
+fn on_one_cluster(op: Op) {
+    // SAFETY: the op is alive; the attributes are built in its context.
+    unsafe {
+        let context = mlirOperationGetContext(op.0);
+        let whole = |count: isize| i64_array(context, &vec![-1; count as usize]);
+        op.set_attribute("count", i64_attribute(context, 1));
+        op.set_attribute("input_dims", whole(mlirOperationGetNumOperands(op.0)));
+        op.set_attribute("result_dims", whole(mlirOperationGetNumResults(op.0)));
+    }
+}
+
 /// Builds the `instance.clusters` op computing cluster 0's boxes of a partition of a view (the
 /// body of the op being replaced) from the given arguments, inserted before the given op.
 pub(super) type Build<'a> = &'a dyn Fn(Op, &[Val], &FunctionView, &Partition) -> Op;
 
 /// Rewrites the body of `clone` (a clone of the function `view` read) into segments: the
 /// channel layers among `candidates` that can be made consecutive each in its own, cut along
-/// its `dim`, the ops between them in segments cut along `batch_dim` of their first result.
+/// its `dim` over `count` clusters, the ops between them in segments cut along dimension 0 of
+/// their first result over `batch_count` clusters (one cluster running them whole when 1).
 /// Returns the indices of the layers given a segment, or why a segment does not separate.
-pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer], batch_dim: usize, count: usize, build: Build) -> Result<Vec<usize>, String> {
+pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer], batch_count: usize, count: usize, build: Build) -> Result<Vec<usize>, String> {
     let view = view.of_clone(clone);
     // Every result must leave a segment as its own value (the lowering writes each result from
     // the segment computing it).
@@ -136,9 +149,13 @@ pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer
         }
         members.extend(segment.ops.iter().map(|&position| view.ops[position].op));
         let op = wrap_ops(terminator, &members, "instance.clusters", &[]);
-        wrapped.push((op, segment.channel.map_or(batch_dim, |k| candidates[k].dim), index));
+        match segment.channel {
+            Some(k) => wrapped.push((op, candidates[k].dim, count, index)),
+            None if batch_count > 1 => wrapped.push((op, 0, batch_count, index)),
+            None => on_one_cluster(op),
+        }
     }
-    for (op, dim, index) in wrapped {
+    for (op, dim, count, index) in wrapped {
         let body = FunctionView::read_body(op, view.name.clone()).map_err(|error| error.message)?;
         let shares = partition(&body, dim, count).map_err(|refusal| format!("segment {index}: {}", refusal.reason))?;
         // SAFETY: reading the operands of a live op.
