@@ -118,7 +118,8 @@ MlirAttribute turbineDsaTargetAttrGetChecked(MlirLocation location,
       fields->gbBytes, fields->ddrBytes, llvm::APFloat(fields->clockMhz),
       llvm::APFloat(fields->ddrGbBandwidth), llvm::APFloat(fields->gbLbBandwidth),
       llvm::APFloat(fields->lbLbBandwidth), llvm::APFloat(fields->matrixFlops),
-      fields->dmaSetup, fields->computeSetup, fields->barrier));
+      fields->dmaSetup, fields->computeSetup, fields->barrier,
+      fields->kernelLaunch));
 }
 
 TurbineDsaTargetFields turbineDsaTargetAttrGetFields(MlirAttribute attribute) {
@@ -139,7 +140,8 @@ TurbineDsaTargetFields turbineDsaTargetAttrGetFields(MlirAttribute attribute) {
                                 toDouble(target.getMatrixFlops()),
                                 target.getDmaSetup(),
                                 target.getComputeSetup(),
-                                target.getBarrier()};
+                                target.getBarrier(),
+                                target.getKernelLaunch()};
 }
 
 bool turbineAttributeIsADsaMemorySpace(MlirAttribute attribute) {

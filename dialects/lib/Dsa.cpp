@@ -48,7 +48,8 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  llvm::APFloat gbLbBandwidth,
                                  llvm::APFloat lbLbBandwidth,
                                  llvm::APFloat matrixFlops, int64_t dmaSetup,
-                                 int64_t computeSetup, int64_t barrier) {
+                                 int64_t computeSetup, int64_t barrier,
+                                 int64_t kernelLaunch) {
   if (name.empty())
     return emitError() << "target needs a name";
   std::pair<StringRef, int64_t> positive[] = {
@@ -79,7 +80,8 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       {"vector_cores_per_core", vectorCores},
       {"dma_setup", dmaSetup},
       {"compute_setup", computeSetup},
-      {"barrier", barrier}};
+      {"barrier", barrier},
+      {"kernel_launch", kernelLaunch}};
   for (auto [field, value] : counts)
     if (value < 0)
       return emitError() << "target '" << name << "': " << field

@@ -46,6 +46,8 @@ pub struct Machine {
     pub compute_setup: f64,
     /// Cycles from the last core's arrival at a barrier to its release.
     pub barrier: f64,
+    /// Cycles from a kernel's launch to its first instruction.
+    pub kernel_launch: f64,
     /// Not a figure of the target but a choice of the lowering that reads it: whether tile loops
     /// may be software-pipelined and GraphTurbo's kernels prefetch the next layer's weights
     /// (GraphTurbo §4.4; the passes' `pipeline` option, off for the ablation).
@@ -71,6 +73,7 @@ impl Machine {
             dma_setup: target.dma_setup as f64,
             compute_setup: target.compute_setup as f64,
             barrier: target.barrier as f64,
+            kernel_launch: target.kernel_launch as f64,
             pipeline: true,
         }
     }
@@ -137,5 +140,6 @@ pub fn from_description(target: &turbine_targets::Target) -> Target {
         dma_setup: target.latency.dma_setup as i64,
         compute_setup: target.latency.compute_setup as i64,
         barrier: target.latency.barrier as i64,
+        kernel_launch: target.latency.kernel_launch as i64,
     }
 }

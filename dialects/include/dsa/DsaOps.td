@@ -144,15 +144,16 @@ def Dsa_TargetAttr : AttrDef<Dsa_Dialect, "Target"> {
     uses). Sizes are in bytes, bandwidths in bytes per cycle, the clock in MHz,
     latencies in cycles. `*_per_core` counts the compute units of each kind in
     one core; `matrix_flops` is one matrix engine's f32 flops per cycle;
-    `dma_setup`, `compute_setup` and `barrier` are the fixed costs of a DMA,
-    of a compute instruction and of a barrier.
+    `dma_setup`, `compute_setup`, `barrier` and `kernel_launch` are the fixed
+    costs of a DMA, of a compute instruction, of a barrier and of a kernel
+    launch (0 when not given).
 
     ```mlir
     module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8,
         matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1,
         lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000,
         ddr_gb_bandwidth = 32, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64, matrix_flops = 512,
-        dma_setup = 100, compute_setup = 16, barrier = 50>} {}
+        dma_setup = 100, compute_setup = 16, barrier = 50, kernel_launch = 2000>} {}
     ```
   }];
   let parameters = (ins StringRefParameter<"target name">:$name,
@@ -165,7 +166,8 @@ def Dsa_TargetAttr : AttrDef<Dsa_Dialect, "Target"> {
       Dsa_DoubleParameter<"GB-LB bytes per cycle">:$gb_lb_bandwidth,
       Dsa_DoubleParameter<"LB-LB bytes per cycle">:$lb_lb_bandwidth,
       Dsa_DoubleParameter<"f32 flops per cycle of a matrix engine">:$matrix_flops,
-      "int64_t":$dma_setup, "int64_t":$compute_setup, "int64_t":$barrier);
+      "int64_t":$dma_setup, "int64_t":$compute_setup, "int64_t":$barrier,
+      DefaultValuedParameter<"int64_t", "0">:$kernel_launch);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

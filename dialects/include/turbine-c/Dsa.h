@@ -44,6 +44,7 @@ typedef struct {
   int64_t dmaSetup;
   int64_t computeSetup;
   int64_t barrier;
+  int64_t kernelLaunch;
 } TurbineDsaTargetFields;
 
 MLIR_CAPI_EXPORTED bool turbineAttributeIsADsaTarget(MlirAttribute attribute);

@@ -28,6 +28,7 @@ struct RawTargetFields {
     dma_setup: i64,
     compute_setup: i64,
     barrier: i64,
+    kernel_launch: i64,
 }
 
 unsafe extern "C" {
@@ -80,6 +81,8 @@ pub struct Target {
     pub compute_setup: i64,
     /// Cycles of a barrier after the last core reaches it.
     pub barrier: i64,
+    /// Cycles from a kernel's launch to its first instruction.
+    pub kernel_launch: i64,
 }
 
 impl Target {
@@ -104,6 +107,7 @@ impl Target {
             dma_setup: self.dma_setup,
             compute_setup: self.compute_setup,
             barrier: self.barrier,
+            kernel_launch: self.kernel_launch,
         };
         // SAFETY: the location is alive; MLIR copies the name into the context.
         let raw = unsafe { turbineDsaTargetAttrGetChecked(location.to_raw(), &fields) };
@@ -138,6 +142,7 @@ impl Target {
                 dma_setup: fields.dma_setup,
                 compute_setup: fields.compute_setup,
                 barrier: fields.barrier,
+                kernel_launch: fields.kernel_launch,
             })
         }
     }

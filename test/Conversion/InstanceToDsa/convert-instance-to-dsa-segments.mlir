@@ -4,37 +4,37 @@
 // RUN: turbine-opt %s --pass-pipeline='builtin.module(dsa-set-target{target=stcp920},func.func(instance-cluster-split,hw-group,instance-split,instance-order,instance-bind,instance-stitch),convert-instance-to-dsa)' | FileCheck %s
 // RUN: turbine-opt %s --pass-pipeline='builtin.module(dsa-set-target{target=stcp920},func.func(instance-cluster-split,hw-group,instance-split,instance-order,instance-bind,instance-stitch),convert-instance-to-dsa{explain=true})' --verify-diagnostics -o /dev/null
 
-// Tests the hand-over between segments. The convolution (590 KB of filters for two 4x4 images per
-// cluster) is cut along its 256 channels: its segment reads the relu's whole output, which the
-// first segment writes to DDR, and each cluster writes its 64 channels of the result, a strided
+// Tests the hand-over between segments. The convolution (2.4 MB of filters for two 4x4 images per
+// cluster) is cut along its 512 channels: its segment reads the relu's whole output, which the
+// first segment writes to DDR, and each cluster writes its 128 channels of the result, a strided
 // share of the returned tensor that the last segment reads back along the batch. The sigmoid of
 // `z` is cut along the batch by both segments around the convolution's: each cluster keeps its
 // share in its GB across the convolution's kernel, and frees it after the last reader. Kernels
 // are named after their segment.
 // CHECK-LABEL: dsa.kernel @main_s0_0_g0
-// CHECK-LABEL: dsa.kernel @main_s1_0_g0(%{{.*}}: memref<8x64x4x4xf32, #dsa.memory_space<ddr>>
+// CHECK-LABEL: dsa.kernel @main_s1_0_g0(%{{.*}}: memref<8x128x4x4xf32, #dsa.memory_space<ddr>>
 // CHECK-LABEL: dsa.kernel @main_s2_0_g0
 // CHECK-LABEL: func.func @main
-// CHECK:         %[[IN:.*]] = dsa.alloc : memref<8x64x4x4xf32, #dsa.memory_space<ddr>>
-// CHECK:         %[[U0:.*]] = dsa.alloc {cluster = 0 : i64} : memref<2x256xf32, #dsa.memory_space<gb>>
-// CHECK:         %[[U3:.*]] = dsa.alloc {cluster = 3 : i64} : memref<2x256xf32, #dsa.memory_space<gb>>
+// CHECK:         %[[IN:.*]] = dsa.alloc : memref<8x128x4x4xf32, #dsa.memory_space<ddr>>
+// CHECK:         %[[U0:.*]] = dsa.alloc {cluster = 0 : i64} : memref<2x512xf32, #dsa.memory_space<gb>>
+// CHECK:         %[[U3:.*]] = dsa.alloc {cluster = 3 : i64} : memref<2x512xf32, #dsa.memory_space<gb>>
 // CHECK:         dsa.launch @main_s0_0_g0(
 // CHECK:         dsa.launch @main_s0_1_g1(
 // CHECK:         dsa.launch @main_s1_0_g0(%[[IN]],
-// CHECK:         dsa.dealloc %[[IN]] : memref<8x64x4x4xf32, #dsa.memory_space<ddr>>
+// CHECK:         dsa.dealloc %[[IN]] : memref<8x128x4x4xf32, #dsa.memory_space<ddr>>
 // CHECK:         dsa.launch @main_s2_0_g0({{.*}}%[[U0]], {{.*}}%[[U3]],
-// CHECK:         dsa.dealloc %[[U0]] : memref<2x256xf32, #dsa.memory_space<gb>>
+// CHECK:         dsa.dealloc %[[U0]] : memref<2x512xf32, #dsa.memory_space<gb>>
 // CHECK:         return
 // expected-remark@+1 {{@main: 4 kernels on 4 cluster(s)}}
-func.func @main(%x: tensor<8x64x4x4xf32>, %z: tensor<8x256xf32>) -> (tensor<8x256xf32>, tensor<8x256x4x4xf32>) {
-  %u = graph.sigmoid %z : tensor<8x256xf32>
-  %a = graph.relu %x : tensor<8x64x4x4xf32>
-  %wc = graph.weight "conv.w" : tensor<256x64x3x3xf32>
-  %bc = graph.weight "conv.b" : tensor<256xf32>
-  %c = graph.conv2d %a, %wc, %bc {pads = array<i64: 1, 1, 1, 1>} : (tensor<8x64x4x4xf32>, tensor<256x64x3x3xf32>, tensor<256xf32>) -> tensor<8x256x4x4xf32>
-  %p = graph.global_avg_pool %c : tensor<8x256x4x4xf32> -> tensor<8x256x1x1xf32>
-  %f = graph.flatten %p : tensor<8x256x1x1xf32> -> tensor<8x256xf32>
-  %t = graph.tanh %f : tensor<8x256xf32>
-  %o = graph.add %t, %u : tensor<8x256xf32>, tensor<8x256xf32> -> tensor<8x256xf32>
-  return %o, %c : tensor<8x256xf32>, tensor<8x256x4x4xf32>
+func.func @main(%x: tensor<8x128x4x4xf32>, %z: tensor<8x512xf32>) -> (tensor<8x512xf32>, tensor<8x512x4x4xf32>) {
+  %u = graph.sigmoid %z : tensor<8x512xf32>
+  %a = graph.relu %x : tensor<8x128x4x4xf32>
+  %wc = graph.weight "conv.w" : tensor<512x128x3x3xf32>
+  %bc = graph.weight "conv.b" : tensor<512xf32>
+  %c = graph.conv2d %a, %wc, %bc {pads = array<i64: 1, 1, 1, 1>} : (tensor<8x128x4x4xf32>, tensor<512x128x3x3xf32>, tensor<512xf32>) -> tensor<8x512x4x4xf32>
+  %p = graph.global_avg_pool %c : tensor<8x512x4x4xf32> -> tensor<8x512x1x1xf32>
+  %f = graph.flatten %p : tensor<8x512x1x1xf32> -> tensor<8x512xf32>
+  %t = graph.tanh %f : tensor<8x512xf32>
+  %o = graph.add %t, %u : tensor<8x512xf32>, tensor<8x512xf32> -> tensor<8x512xf32>
+  return %o, %c : tensor<8x512xf32>, tensor<8x512x4x4xf32>
 }

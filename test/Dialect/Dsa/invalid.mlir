@@ -700,3 +700,8 @@ module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, core
 // Tests that a target's latencies are not negative.
 // expected-error@+1 {{target 'stcp920': dma_setup must not be negative, got -100}}
 module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64, matrix_flops = 512, dma_setup = -100, compute_setup = 16, barrier = 50>} {}
+
+// -----
+
+// expected-error@+1 {{target 'stcp920': kernel_launch must not be negative, got -2000}}
+module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64, matrix_flops = 512, dma_setup = 100, compute_setup = 16, barrier = 50, kernel_launch = -2000>} {}

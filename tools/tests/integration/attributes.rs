@@ -58,6 +58,7 @@ fn stcp920() -> Target {
         dma_setup: 100,
         compute_setup: 16,
         barrier: 50,
+        kernel_launch: 2000,
     }
 }
 

@@ -19,29 +19,29 @@ fn weights(shapes: &[(&str, Vec<usize>)]) -> Weights {
 
 #[test]
 fn a_convolution_cut_along_its_channels_matches_the_interpreter() {
-    // Batch 8 on stcp920: a 3x3 convolution of 256 filters on 4x4 images reads far more weight
-    // than its two images per cluster compute, so it takes a segment cut along its channels; the
-    // sigmoid of `z` crosses that segment in the clusters' GBs, and the convolution's result is
-    // returned and read by the segment after it.
+    // Batch 8 on stcp920: a 3x3 convolution of 512 filters on 4x4 images reads far more weight
+    // (2.4 MB) than its two images per cluster compute, so it takes a segment cut along its
+    // channels; the sigmoid of `z` crosses that segment in the clusters' GBs, and the
+    // convolution's result is returned and read by the segment after it.
     let source = format!(
         r#"
-func.func @main(%x: {x}, %z: tensor<8x256xf32>) -> (tensor<8x256xf32>, {c}) {{
-  %u = graph.sigmoid %z : tensor<8x256xf32>
+func.func @main(%x: {x}, %z: tensor<8x512xf32>) -> (tensor<8x512xf32>, {c}) {{
+  %u = graph.sigmoid %z : tensor<8x512xf32>
   %a = graph.relu %x : {x}
-  %wc = graph.weight "conv.w" : tensor<256x64x3x3xf32>
-  %bc = graph.weight "conv.b" : tensor<256xf32>
-  %c = graph.conv2d %a, %wc, %bc {{pads = array<i64: 1, 1, 1, 1>}} : ({x}, tensor<256x64x3x3xf32>, tensor<256xf32>) -> {c}
-  %p = graph.global_avg_pool %c : {c} -> tensor<8x256x1x1xf32>
-  %f = graph.flatten %p : tensor<8x256x1x1xf32> -> tensor<8x256xf32>
-  %t = graph.tanh %f : tensor<8x256xf32>
-  %o = graph.add %t, %u : tensor<8x256xf32>, tensor<8x256xf32> -> tensor<8x256xf32>
-  return %o, %c : tensor<8x256xf32>, {c}
+  %wc = graph.weight "conv.w" : tensor<512x128x3x3xf32>
+  %bc = graph.weight "conv.b" : tensor<512xf32>
+  %c = graph.conv2d %a, %wc, %bc {{pads = array<i64: 1, 1, 1, 1>}} : ({x}, tensor<512x128x3x3xf32>, tensor<512xf32>) -> {c}
+  %p = graph.global_avg_pool %c : {c} -> tensor<8x512x1x1xf32>
+  %f = graph.flatten %p : tensor<8x512x1x1xf32> -> tensor<8x512xf32>
+  %t = graph.tanh %f : tensor<8x512xf32>
+  %o = graph.add %t, %u : tensor<8x512xf32>, tensor<8x512xf32> -> tensor<8x512xf32>
+  return %o, %c : tensor<8x512xf32>, {c}
 }}
 "#,
-        x = tensor_type(&[8, 64, 4, 4]),
-        c = tensor_type(&[8, 256, 4, 4]),
+        x = tensor_type(&[8, 128, 4, 4]),
+        c = tensor_type(&[8, 512, 4, 4]),
     );
-    check(&source, weights(&[("conv.w", vec![256, 64, 3, 3]), ("conv.b", vec![256])]), "stcp920", 5);
+    check(&source, weights(&[("conv.w", vec![512, 128, 3, 3]), ("conv.b", vec![512])]), "stcp920", 5);
 }
 
 #[test]

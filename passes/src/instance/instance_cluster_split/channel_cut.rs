@@ -30,7 +30,7 @@ pub(super) struct ChannelLayer {
 }
 
 /// The fraction of the batch cut's estimate a channel cut must stay under: what the estimate
-/// leaves out (two launches, the segments' own tilings, the GB the values kept across the
+/// leaves out (the segments' own tilings, the GB the values kept across the
 /// segment take from its neighbours) is of that order on stcp920: ResNet-50 b8's stage-4 3x3
 /// layers, estimated at 78 % of their batch cut, made the whole network 8 % slower cut along
 /// their channels (8.05 M cycles instead of 7.44 M).
@@ -126,7 +126,8 @@ pub(super) fn weight_bound_layers(view: &FunctionView, batch_count: usize, count
         let boundary = port((input + output.bytes()) / batch_count) + port(next_weights).min(idle);
         // The segment's kernel copies its input and weights on chip before it computes (their
         // reads do not overlap the layer's work as a prefetch under the layer before would).
-        let channel_cycles = layer + flops / count as f64 + boundary;
+        // Two launches more: the segment's kernel and the one after it.
+        let channel_cycles = layer + flops / count as f64 + boundary + 2.0 * machine.kernel_launch;
         if channel_cycles < REQUIRED_GAIN * batch_cycles {
             layers.push(ChannelLayer { members, dim, batch_cycles, channel_cycles });
         }

@@ -72,7 +72,8 @@ fn order(view: &FunctionView, candidates: &[ChannelLayer]) -> (Vec<usize>, Vec<S
     // the original order.
     let first_op = |node: usize| if node < ops { (0, node) } else { (1, kept[node - ops].members[0]) };
     let present = |node: usize| node >= ops || !(is_parameter(view, node) || view.ops[node].is_terminator() || kept.iter().any(|l| l.members.contains(&node)));
-    // Kahn's algorithm.
+    // Kahn's algorithm with a priority among the ready nodes (petgraph's `Topo` takes them in no
+    // chosen order).
     let mut waiting: Vec<usize> = graph.node_indices().map(|node| graph.neighbors_directed(node, petgraph::Incoming).count()).collect();
     let mut ready: BinaryHeap<Reverse<((usize, usize), usize)>> =
         (0..graph.node_count()).filter(|&node| present(node) && waiting[node] == 0).map(|node| Reverse((first_op(node), node))).collect();
