@@ -63,14 +63,7 @@ each instance gives its binding, where it came from, and why its scope is GB.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let function = Op(operation.to_raw());
-        if function.regions_empty() {
-            return Ok(());
-        }
-        for scope in crate::instance::schedule_scopes(function) {
-            self.schedule(function, scope)?;
-        }
-        Ok(())
+        crate::instance::schedule_each(operation, |function, scope| self.schedule(function, scope))
     }
 }
 

@@ -54,14 +54,7 @@ and redistributions between instances, and one on each instance that needed move
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let function = Op(operation.to_raw());
-        if function.regions_empty() {
-            return Ok(());
-        }
-        for scope in crate::instance::schedule_scopes(function) {
-            self.schedule(function, scope)?;
-        }
-        Ok(())
+        crate::instance::schedule_each(operation, |function, scope| self.schedule(function, scope))
     }
 }
 

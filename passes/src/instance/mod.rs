@@ -25,6 +25,19 @@ pub(crate) fn schedule_scopes(function: Op) -> Vec<Op> {
     if clusters.is_empty() { vec![function] } else { clusters }
 }
 
+/// Runs `schedule(function, scope)` on each of [`schedule_scopes`] of the function `operation`
+/// (nothing for a declaration), stopping at the first failure.
+pub(crate) fn schedule_each(
+    operation: melior::ir::OperationRef,
+    mut schedule: impl FnMut(Op, Op) -> Result<(), crate::registry::PassFailure>,
+) -> Result<(), crate::registry::PassFailure> {
+    let function = Op(operation.to_raw());
+    if function.regions_empty() {
+        return Ok(());
+    }
+    schedule_scopes(function).into_iter().try_for_each(|scope| schedule(function, scope))
+}
+
 fn string_ref(text: &str) -> MlirStringRef {
     MlirStringRef { data: text.as_ptr().cast(), length: text.len() }
 }

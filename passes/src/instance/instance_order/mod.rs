@@ -71,14 +71,7 @@ them). With `explain`, a remark on the function gives each orderer's peak and th
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let function = Op(operation.to_raw());
-        if function.regions_empty() {
-            return Ok(());
-        }
-        for scope in crate::instance::schedule_scopes(function) {
-            self.schedule(function, scope)?;
-        }
-        Ok(())
+        crate::instance::schedule_each(operation, |function, scope| self.schedule(function, scope))
     }
 }
 

@@ -66,14 +66,7 @@ how much it recomputes, and one on each instance what it reads.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let function = Op(operation.to_raw());
-        if function.regions_empty() {
-            return Ok(());
-        }
-        for scope in crate::instance::schedule_scopes(function) {
-            self.schedule(scope)?;
-        }
-        Ok(())
+        crate::instance::schedule_each(operation, |_, scope| self.schedule(scope))
     }
 }
 
