@@ -2,6 +2,8 @@
 // RUN: turbine-opt %s --split-input-file --verify-diagnostics --instance-cluster-split
 // RUN: not turbine-opt %s --split-input-file --instance-cluster-split="target=nowhere" 2>&1 | FileCheck %s --check-prefix=TARGET
 // TARGET: cannot use target 'nowhere'
+// RUN: not turbine-opt %s --split-input-file --instance-cluster-split="target=stcp920 channel-cut-gain=-1" 2>&1 | FileCheck %s --check-prefix=GAIN
+// GAIN: option 'channel-cut-gain': expected a fraction of at least 0, got -1
 
 // Tests that the number of clusters comes from a target: neither the module's dsa.target nor the
 // 'target' option gives one.

@@ -51,7 +51,8 @@ pub(crate) fn check(source: &str, weights: Weights, target: &str, seed: u64) {
     }
 }
 
-fn check_schedule(source: &str, weights: &Weights, target: &str, seed: u64, schedule: &str) {
+/// Checks one schedule as [`check`] does; returns the kernels one run launched.
+pub(crate) fn check_schedule(source: &str, weights: &Weights, target: &str, seed: u64, schedule: &str) -> usize {
     let context = turbine_dialects::create_context();
     let module = Module::parse(&context, source).unwrap_or_else(|| panic!("does not parse:\n{source}"));
     assert!(module.as_operation().verify(), "does not verify:\n{source}");
@@ -64,6 +65,7 @@ fn check_schedule(source: &str, weights: &Weights, target: &str, seed: u64, sche
     let device = Device::new(target).unwrap();
     let actual = driver::run(&compiled, &device, &inputs, weights).unwrap_or_else(|error| panic!("{schedule}: {error}\n{source}"));
     assert_close(&actual, &expected, &format!("seed {seed}, {target}, {schedule}\n{source}"));
+    compiled.kernel_count
 }
 
 /// Seeded inputs for `program`'s arguments (f32 uniform in [-1, 1)).

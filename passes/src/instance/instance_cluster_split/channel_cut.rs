@@ -11,7 +11,7 @@
 //! function's cut: its neighbours hand over through DDR what they kept in their GB, its kernel
 //! copies its input and weights before computing, and the kernel boundaries cost launches and the
 //! weight prefetch across them. A layer takes the channel cut only when the estimate says it
-//! wins by a quarter.
+//! stays under a fraction of the other (`channel-cut-gain`).
 
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::instance::split_info::work;
@@ -28,13 +28,6 @@ pub(super) struct ChannelLayer {
     pub batch_cycles: f64,
     pub channel_cycles: f64,
 }
-
-/// The fraction of the batch cut's estimate a channel cut must stay under: what the estimate
-/// leaves out (the segments' own tilings, the GB the values kept across the
-/// segment take from its neighbours) is of that order on stcp920: ResNet-50 b8's stage-4 3x3
-/// layers, estimated at 78 % of their batch cut, made the whole network 8 % slower cut along
-/// their channels (8.05 M cycles instead of 7.44 M).
-const REQUIRED_GAIN: f64 = 0.75;
 
 fn is_parameter(view: &FunctionView, value: ValueId) -> bool {
     view.producer(value).is_some_and(|index| matches!(view.ops[index].name.as_str(), "graph.weight" | "graph.constant"))
@@ -74,8 +67,8 @@ fn epilogue(view: &FunctionView, anchor: usize) -> Vec<usize> {
 }
 
 /// The layers of `view` (cut along the batch over `batch_count` clusters, 1 when it runs on one)
-/// that are estimated to run faster cut along their output channels over `count` clusters.
-pub(super) fn weight_bound_layers(view: &FunctionView, batch_count: usize, count: usize, machine: &Machine) -> Vec<ChannelLayer> {
+/// whose estimate cut along their output channels over `count` clusters is under `gain` of theirs.
+pub(super) fn weight_bound_layers(view: &FunctionView, batch_count: usize, count: usize, machine: &Machine, gain: f64) -> Vec<ChannelLayer> {
     let flops_per_cycle = machine.matrix_flops * (machine.matrix_engines_per_core * machine.cores_per_cluster) as f64;
     if count < 2 || flops_per_cycle <= 0.0 {
         return Vec::new();
@@ -128,7 +121,7 @@ pub(super) fn weight_bound_layers(view: &FunctionView, batch_count: usize, count
         // reads do not overlap the layer's work as a prefetch under the layer before would).
         // Two launches more: the segment's kernel and the one after it.
         let channel_cycles = layer + flops / count as f64 + boundary + 2.0 * machine.kernel_launch;
-        if channel_cycles < REQUIRED_GAIN * batch_cycles {
+        if channel_cycles < gain * batch_cycles {
             layers.push(ChannelLayer { members, dim, batch_cycles, channel_cycles });
         }
     }
