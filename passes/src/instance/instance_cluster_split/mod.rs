@@ -174,10 +174,11 @@ weights over the port, summed); a remark on each layer cut along its channels gi
         // Weight-bound layers cut along their channels over every cluster: between segments cut
         // along the batch, or, when nothing separates, between segments on one cluster (a cut
         // along another dimension, such as tokens, keeps the whole function in one segment).
-        let batch_dim = chosen.as_ref().map_or(Some(0), |(dim, _)| Some(*dim).filter(|&dim| dim == 0));
-        let layers = match batch_dim {
-            Some(_) if self.channel_cut => channel_cut::weight_bound_layers(&view, count, machine.clusters, &machine, self.channel_cut_gain),
-            _ => Vec::new(),
+        let batch_cut = chosen.as_ref().is_none_or(|(dim, _)| *dim == 0);
+        let layers = if self.channel_cut && batch_cut {
+            channel_cut::weight_bound_layers(&view, count, machine.clusters, &machine, self.channel_cut_gain)
+        } else {
+            Vec::new()
         };
         if !layers.is_empty() && self.segment(function, &view, &layers, count, machine.clusters) {
             return Ok(());
@@ -198,10 +199,7 @@ impl InstanceClusterSplit {
     fn segment(&self, function: Op, view: &FunctionView, layers: &[ChannelLayer], batch_count: usize, count: usize) -> bool {
         // SAFETY: cloning a live function; the clone is detached until its body is taken.
         let clone = Op(unsafe { mlirOperationClone(function.0) });
-        let build = |before: Op, arguments: &[Val], body: &FunctionView, partition: &Partition| {
-            build_clusters(before, arguments, body, partition, before.location())
-        };
-        let outcome = segments::segment(clone, view, layers, batch_count, count, &build);
+        let outcome = segments::segment(clone, view, layers, batch_count, count);
         match &outcome {
             Ok(kept) if !kept.is_empty() => {
                 if self.explain {

@@ -5,7 +5,8 @@
 //! every other weight outside, an operand its segment cuts or reads whole.
 
 use super::channel_cut::ChannelLayer;
-use super::partition::{partition, Partition};
+use super::build_clusters;
+use super::partition::partition;
 use crate::graph_view::FunctionView;
 use crate::instance::wrap_ops;
 use crate::ir::{i64_array, i64_attribute, Op, Val};
@@ -108,16 +109,12 @@ fn on_one_cluster(op: Op) {
     }
 }
 
-/// Builds the `instance.clusters` op computing cluster 0's boxes of a partition of a view (the
-/// body of the op being replaced) from the given arguments, inserted before the given op.
-pub(super) type Build<'a> = &'a dyn Fn(Op, &[Val], &FunctionView, &Partition) -> Op;
-
 /// Rewrites the body of `clone` (a clone of the function `view` read) into segments: the
 /// channel layers among `candidates` that can be made consecutive each in its own, cut along
 /// its `dim` over `count` clusters, the ops between them in segments cut along dimension 0 of
 /// their first result over `batch_count` clusters (one cluster running them whole when 1).
 /// Returns the indices of the layers given a segment, or why a segment does not separate.
-pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer], batch_count: usize, count: usize, build: Build) -> Result<Vec<usize>, String> {
+pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer], batch_count: usize, count: usize) -> Result<Vec<usize>, String> {
     let view = view.of_clone(clone);
     // Every result must leave a segment as its own value (the lowering writes each result from
     // the segment computing it).
@@ -161,7 +158,7 @@ pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer
         let shares = partition(&body, dim, count).map_err(|refusal| format!("segment {index}: {}", refusal.reason))?;
         // SAFETY: reading the operands of a live op.
         let arguments: Vec<Val> = (0..unsafe { mlirOperationGetNumOperands(op.0) } as usize).map(|position| op.operand(position)).collect();
-        let clusters = build(op, &arguments, &body, &shares);
+        let clusters = build_clusters(op, &arguments, &body, &shares, op.location());
         // SAFETY: both ops are alive and have the same result types.
         for position in 0..unsafe { mlirOperationGetNumResults(op.0) } as usize {
             op.result(position).replace_all_uses_with(clusters.result(position));
