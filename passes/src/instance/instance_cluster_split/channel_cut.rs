@@ -9,9 +9,11 @@
 //! input, and writes a share of the output. The clusters share nothing but DDR, so such a layer
 //! runs in a segment of its own whose input and output go through DDR, between segments with the
 //! function's cut: its neighbours hand over through DDR what they kept in their GB, its kernel
-//! copies its input and weights before computing, and the kernel boundaries cost launches and the
-//! weight prefetch across them. A layer takes the channel cut only when the estimate says it
-//! stays under a fraction of the other (`channel-cut-gain`).
+//! copies its input before computing, and the kernel boundaries cost launches and the weight
+//! prefetch across them. Consecutive layers cut along their channels hand over to each other
+//! through DDR directly (ResNet-50's stage 4 at batch 8: each of its convolutions reads 1 to
+//! 9.4 MB of filter for two 7×7 images per cluster). A run of layers takes the channel cut only
+//! when the estimate says it stays under a fraction of the other (`channel-cut-gain`).
 
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::instance::split_info::work;
@@ -66,25 +68,103 @@ fn epilogue(view: &FunctionView, anchor: usize) -> Vec<usize> {
     members
 }
 
+/// A layer the channel cut can divide, with the terms of its estimates (cycles of one cluster).
+struct Candidate {
+    layer: ChannelLayer,
+    /// Cut along its channels: the whole input copied to the GB first, then the layer's work and
+    /// its share of the weights, output and other operands over the DDR port, overlapped (the
+    /// tiles stream the filter from DDR under the compute).
+    channel: f64,
+    /// Before it, when the layer before is cut along the batch: that segment writes the input
+    /// to DDR whole.
+    enter: f64,
+    /// After it, when the layer after is cut along the batch: that segment reads the output back
+    /// from DDR and the weights of its first layer lose the DDR port's idle time under this
+    /// layer (the batch cut copies them while this layer computes, GraphTurbo §4.4); one launch
+    /// more, the batch segments on both sides being split in two.
+    leave: f64,
+}
+
 /// The layers of `view` (cut along the batch over `batch_count` clusters, 1 when it runs on one)
-/// whose estimate cut along their output channels over `count` clusters is under `gain` of theirs.
+/// that take the cut along their output channels over `count` clusters: runs of layers with
+/// nothing else between them in the function's order (their channel segments hand over to each
+/// other through DDR, with no segment cut along the batch between), each run's estimate under
+/// `gain` of the batch cut's, chosen by dynamic programming over the layers in order for the
+/// lowest total of the function.
 pub(super) fn weight_bound_layers(view: &FunctionView, batch_count: usize, count: usize, machine: &Machine, gain: f64) -> Vec<ChannelLayer> {
+    let candidates = candidates(view, batch_count, count, machine);
+    // best[i]: the lowest total of the first i candidates, and the run chosen last (its first
+    // candidate), if the i-th candidate ends one.
+    let mut best: Vec<(f64, Option<usize>)> = vec![(0.0, None)];
+    for end in 0..candidates.len() {
+        let mut here = (best[end].0 + candidates[end].layer.batch_cycles, None);
+        let (mut channel, mut batch) = (0.0, 0.0);
+        for first in (0..=end).rev() {
+            channel += candidates[first].channel + machine.kernel_launch;
+            batch += candidates[first].layer.batch_cycles;
+            // A gap may close further back (an epilogue that a later anchor's layer skips).
+            if !contiguous(view, &candidates[first..=end]) {
+                continue;
+            }
+            let run = channel + candidates[first].enter + candidates[end].leave;
+            if run < gain * batch && best[first].0 + run < here.0 {
+                here = (best[first].0 + run, Some(first));
+            }
+        }
+        best.push(here);
+    }
+    let mut chosen = Vec::new();
+    let mut end = candidates.len();
+    while end > 0 {
+        match best[end].1 {
+            Some(first) => {
+                for (index, candidate) in candidates.iter().enumerate().take(end).skip(first) {
+                    let mut layer = candidate.layer.clone();
+                    layer.channel_cycles = candidate.channel
+                        + machine.kernel_launch
+                        + if index == first { candidate.enter } else { 0.0 }
+                        + if index + 1 == end { candidate.leave } else { 0.0 };
+                    chosen.push(layer);
+                }
+                end = first;
+            }
+            None => end -= 1,
+        }
+    }
+    chosen.reverse();
+    chosen
+}
+
+/// Whether nothing but parameters lies between the first and the last op of `layers` in the
+/// function's order but their members, so that a run of channel segments holds them without a
+/// segment cut along the batch between (a ResNet block's projection sits between its third
+/// convolution and their residual add).
+fn contiguous(view: &FunctionView, layers: &[Candidate]) -> bool {
+    let members = || layers.iter().flat_map(|candidate| candidate.layer.members.iter().copied());
+    let (Some(start), Some(end)) = (members().min(), members().max()) else { return true };
+    (start..=end).all(|position| {
+        matches!(view.ops[position].name.as_str(), "graph.weight" | "graph.constant") || members().any(|member| member == position)
+    })
+}
+
+/// The layers the channel cut can divide, in order, with their estimates.
+fn candidates(view: &FunctionView, batch_count: usize, count: usize, machine: &Machine) -> Vec<Candidate> {
     let flops_per_cycle = machine.matrix_flops * (machine.matrix_engines_per_core * machine.cores_per_cluster) as f64;
     if count < 2 || flops_per_cycle <= 0.0 {
         return Vec::new();
     }
     let port = |bytes: usize| bytes as f64 / machine.ddr_bandwidth;
-    let mut layers = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
     for (position, node) in view.ops.iter().enumerate() {
         let Some(dim) = channel_dim(view, node) else { continue };
-        let members = epilogue(view, position);
         // Two anchors whose chains meet (a residual add of two convolutions) share their
-        // epilogue: only the first one takes it.
-        if layers.iter().any(|layer: &ChannelLayer| layer.members.iter().any(|member| members.contains(member))) {
-            continue;
+        // epilogue: the first one takes it, the other is a layer alone.
+        let mut members = epilogue(view, position);
+        if candidates.iter().any(|candidate| candidate.layer.members.iter().any(|member| members.contains(member))) {
+            members.truncate(1);
         }
         let sink = &view.ops[*members.last().expect("the anchor")];
-        let output = &sink.results[0].1;
+        let (_, output) = &sink.results[0];
         if output.shape.get(dim).is_none_or(|&channels| channels % count != 0) || output.element_type != view.type_of(node.operands[0]).element_type {
             continue;
         }
@@ -103,8 +183,6 @@ pub(super) fn weight_bound_layers(view: &FunctionView, batch_count: usize, count
                 }
             }
         }
-        // The next layer's weights, which the batch cut copies while this layer computes
-        // (GraphTurbo §4.4), wait for the kernel boundary after the segment.
         let sink_position = *members.last().expect("the anchor");
         let next_weights: usize = view.ops[sink_position + 1..]
             .iter()
@@ -112,18 +190,14 @@ pub(super) fn weight_bound_layers(view: &FunctionView, batch_count: usize, count
             .map_or(0, |later| later.operands.iter().filter(|&&operand| is_parameter(view, operand)).map(|&operand| view.type_of(operand).bytes()).sum());
         let input = view.type_of(node.operands[0]).bytes();
         let batch_cycles = (flops / batch_count as f64).max(port(weights));
-        let layer = port(input + (weights + output.bytes() + sliced_data) / count);
-        // The batch segments around it write its input to DDR and read its output back, and the
-        // next layer's weights lose the DDR port's idle time under this layer.
+        let channel = port(input) + (flops / count as f64).max(port((weights + output.bytes() + sliced_data) / count));
         let idle = (flops / batch_count as f64 - port(weights)).max(0.0);
-        let boundary = port((input + output.bytes()) / batch_count) + port(next_weights).min(idle);
-        // The segment's kernel copies its input and weights on chip before it computes (their
-        // reads do not overlap the layer's work as a prefetch under the layer before would).
-        // Two launches more: the segment's kernel and the one after it.
-        let channel_cycles = layer + flops / count as f64 + boundary + 2.0 * machine.kernel_launch;
-        if channel_cycles < gain * batch_cycles {
-            layers.push(ChannelLayer { members, dim, batch_cycles, channel_cycles });
-        }
+        candidates.push(Candidate {
+            layer: ChannelLayer { members, dim, batch_cycles, channel_cycles: channel },
+            channel,
+            enter: port(input / batch_count),
+            leave: port(output.bytes() / batch_count) + port(next_weights).min(idle) + machine.kernel_launch,
+        });
     }
-    layers
+    candidates
 }
