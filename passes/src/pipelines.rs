@@ -109,7 +109,7 @@ graph-level substitution and clean-up as the layer-wise schedule. `turbine-run -
         },
         OptionInfo {
             name: "channel-cut-gain",
-            description: "instance-cluster-split's channel-cut-gain: the fraction of a layer's estimate a channel cut must stay under",
+            description: "instance-cluster-split's channel-cut-gain: the fraction of their estimate with the batch cut that a run of channel-cut layers must stay under",
             kind: OptionKind::Float,
             default: "0.75",
         },

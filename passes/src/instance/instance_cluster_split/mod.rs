@@ -61,13 +61,16 @@ does not (halos, reductions across the cut). When no dimension separates, the co
 function runs on one cluster. Under a batch cut, or when the function runs on one cluster, a layer \
 whose weights outweigh its share of the work (a convolution of one group or a product by a weight, \
 with the element-wise ops after it) gets a segment of its own cut along its output channels over \
-every cluster when its estimate is under `channel-cut-gain` (three quarters) of the other: each \
-cluster reads a share of the weights \
+every cluster: each cluster reads a share of the weights \
 and the whole input, and the ops before and after it form segments cut along the batch (or run on \
-one cluster), so the function becomes a sequence of `instance.clusters` ops. The estimate charges \
-the input and output handed over through DDR, the copy of the input and weights before the layer \
-computes, and the next layer's weights as far as the DDR port would have had time to prefetch them \
-under this layer (`channel-cut=false`: one cut for the whole function). \
+one cluster), so the function becomes a sequence of `instance.clusters` ops. Layers with nothing \
+else between them form runs whose channel segments hand over to each other through DDR; the runs \
+are chosen by dynamic programming over the layers in order, each run's estimate under \
+`channel-cut-gain` (three quarters) of the batch cut's. The estimate charges the copy of the input \
+before the layer computes, its work overlapped with its share of the weights, output and other \
+operands over the DDR port, a launch per segment, and at a run's ends the input and output handed \
+over through DDR, a launch and the next layer's weights as far as the DDR port would have had time \
+to prefetch them under this layer (`channel-cut=false`: one cut for the whole function). \
 Grouping, splitting, ordering and binding then plan each body against one cluster's global buffer \
 and cores. With `explain`, a remark on the function gives the choice \
 and, for each dimension refused, why and how much it would have recomputed; for the chosen cut, the \
@@ -90,12 +93,13 @@ weights over the port, summed); a remark on each layer cut along its channels gi
             default: "true",
         },
         // Three quarters by default: what the estimate leaves out (the segments' own tilings, the
-        // GB the values kept across a segment take from its neighbours) is of that order on
-        // stcp920: ResNet-50 b8's stage-4 3x3 layers, estimated at 78 % of their batch cut, made
-        // the whole network 8 % slower cut along their channels (8.05 M cycles instead of 7.44 M).
+        // kernels `hw-group` makes of a batch segment's tail, the GB the values kept across a
+        // segment take from its neighbours) is of that order on stcp920: a run of ResNet-50 b8's
+        // stage 4 from 4.0.conv2, estimated under its batch cut, made the whole network 4 %
+        // slower (7.72 M cycles instead of 7.40 M).
         OptionInfo {
             name: "channel-cut-gain",
-            description: "The fraction of its estimate with the function's cut a layer's channel cut must stay under",
+            description: "The fraction of its estimate with the function's cut a run of channel-cut layers must stay under (above 1 it also favours the channel cut: far above, every layer the cut can divide takes it)",
             kind: OptionKind::Float,
             default: "0.75",
         },
