@@ -23,6 +23,9 @@ pub(super) struct Group {
 pub(super) struct Grouping<'p> {
     pub(super) program: &'p FunctionView,
     budget: Budget,
+    /// Whether rule (ii) bounds a diamond merge's factor by its parts' (§3.2: to keep the LB
+    /// well used, which is what the factor measures when instances are sized for the LB).
+    pub(super) diamond_factor_rule: bool,
     /// Whether to emit a remark for every merge attempt.
     pub(super) explain: bool,
     types: BTreeMap<ValueId, &'p TensorType>,
@@ -47,7 +50,7 @@ pub(super) fn factor(best: Option<Split>) -> usize {
 
 impl<'p> Grouping<'p> {
     /// Every layer of `program` as a subgraph of its own (Algorithm 2, lines 1-4).
-    pub(super) fn new(program: &'p FunctionView, budget: Budget, explain: bool) -> Self {
+    pub(super) fn new(program: &'p FunctionView, budget: Budget, diamond_factor_rule: bool, explain: bool) -> Self {
         let mut types = BTreeMap::new();
         let mut weights = BTreeSet::new();
         let mut producer = BTreeMap::new();
@@ -79,6 +82,7 @@ impl<'p> Grouping<'p> {
         let mut grouping = Self {
             program,
             budget,
+            diamond_factor_rule,
             explain,
             types,
             weights,

@@ -180,7 +180,7 @@ impl Grouping<'_> {
                     let ops: Vec<usize> = members.iter().flat_map(|g| self.groups[g].ops.clone()).collect();
                     let merged = self.analysed(ops);
                     let largest = members.iter().map(|g| factor(self.groups[g].best)).max().unwrap_or(usize::MAX);
-                    let accepted = merged.best.is_some() && factor(merged.best) <= largest;
+                    let accepted = merged.best.is_some() && (!self.diamond_factor_rule || factor(merged.best) <= largest);
                     self.remark(exit, || {
                         let parts: Vec<String> =
                             members.iter().map(|g| format!("{} ({})", self.label(*g), describe(self.groups[g].best))).collect();
@@ -189,7 +189,13 @@ impl Grouping<'_> {
                             self.label(entry),
                             parts.join(" + "),
                             describe(merged.best),
-                            if accepted {
+                            if accepted && factor(merged.best) > largest {
+                                format!(
+                                    "accepted: the merged factor {} exceeds the largest part's {}, which rule (ii) refuses only for instances sized for the LB",
+                                    factor_text(merged.best),
+                                    largest
+                                )
+                            } else if accepted {
                                 "accepted by rule (ii)".to_owned()
                             } else if merged.best.is_none() {
                                 "refused by the cost check: no split of the merged subgraph fits without recomputing too much".to_owned()

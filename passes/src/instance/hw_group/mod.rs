@@ -66,7 +66,8 @@ the memory an instance runs in — by default one cluster's global buffer, with 
 buffers of its cores — with the ops the split reaches) and best split (Eq. 1, \
 lexmax(n_d, -f_d, -d)), then merges subgraphs by the straight, diamond and branch patterns of \
 Algorithm 2 under rules (i) and (ii) until nothing merges, recomputing SplitInfo for each merged \
-subgraph. Splits that would recompute more than `max-recompute` of the subgraph's work are not \
+subgraph; rule (ii), which keeps the LB well used, bounds a diamond's merged factor only with \
+`scope=lb` (sized for the GB, the factor only sets how many instances share it). Splits that would recompute more than `max-recompute` of the subgraph's work are not \
 recorded. Each resulting subgraph becomes an `instance.group` region carrying `split_info` and \
 `best_split`; weights are operands. With `explain`, every merge attempt is a remark at the first op \
 of the subgraph merged into (the consumer, or a diamond's exit): the pattern, the subgraphs and \
@@ -143,7 +144,7 @@ docs/Grouping.md.";
                 error.op.unwrap_or(function).emit_error(&format!("cannot group @{}: {}", function.symbol_name(), error.message));
                 PassFailure
             })?;
-            let groups = Grouping::new(&program, budget, self.explain).run();
+            let groups = Grouping::new(&program, budget, self.scope == Scope::Local, self.explain).run();
             rewrite::rewrite(&program, &groups);
         }
         Ok(())
