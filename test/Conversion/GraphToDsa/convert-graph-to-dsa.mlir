@@ -291,3 +291,29 @@ func.func @strided_window(%x: tensor<2x8x16x16xf32>) -> (tensor<2x16x8x8xf32>, t
   %p = graph.conv2d %x, %v {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x8x16x16xf32>, tensor<16x8x1x1xf32>) -> tensor<2x16x9x9xf32>
   return %c, %p : tensor<2x16x8x8xf32>, tensor<2x16x9x9xf32>
 }
+
+// -----
+
+// Tests that a pointwise convolution (1x1, no stride or padding) may see its images as rows of
+// fewer pixels than theirs (here 8 of a 32-pixel row, a tile of 2 such rows by 64 channels),
+// where its own rows would leave the LB room for too few output channels: the host views the
+// input, the output and the residual operand as [N, C, H*W/8, 8] with the same strides per
+// channel, the per-channel bias stays [1, C, 1, 1].
+// CHECK-LABEL: dsa.kernel @pointwise_0_conv2d
+// CHECK-SAME:    memref<1x64x128x8xf32, #dsa.memory_space<ddr>>
+// CHECK:         dsa.dma %{{.*}} to %{{.*}} : memref<1x16x2x8xf32, strided<[16384, 1024, 8, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<1x16x2x8xf32
+// CHECK:         dsa.conv2d %{{.*}}, %{{.*}} into %{{.*}} after %{{.*}} : memref<1x16x2x8xf32, {{.*}}>, memref<64x16x1x1xf32, #dsa.memory_space<lb>>, memref<1x64x2x8xf32, #dsa.memory_space<lb>>
+// CHECK:         dsa.binary  add %{{.*}}, %{{.*}} into %{{.*}} after %{{.*}} : memref<1x64x2x8xf32, #dsa.memory_space<lb>>, memref<1x64x1x1xf32, #dsa.memory_space<lb>>
+// CHECK-LABEL: func.func @pointwise
+// CHECK:         memref.reinterpret_cast %arg0 to offset: [0], sizes: [1, 16, 128, 8], strides: [16384, 1024, 8, 1]
+// CHECK:         memref.reinterpret_cast %arg2 to offset: [0], sizes: [1, 64, 128, 8], strides: [65536, 1024, 8, 1]
+// CHECK:         memref.reinterpret_cast %arg1 to offset: [0], sizes: [1, 64, 128, 8], strides: [65536, 1024, 8, 1]
+// CHECK:         dsa.launch @pointwise_0_conv2d
+func.func @pointwise(%x: tensor<1x16x32x32xf32>, %s: tensor<1x64x32x32xf32>) -> tensor<1x64x32x32xf32> {
+  %w = graph.weight "w" : tensor<64x16x1x1xf32>
+  %b = graph.weight "b" : tensor<64xf32>
+  %y = graph.conv2d %x, %w, %b : (tensor<1x16x32x32xf32>, tensor<64x16x1x1xf32>, tensor<64xf32>) -> tensor<1x64x32x32xf32>
+  %a = graph.add %y, %s : tensor<1x64x32x32xf32>, tensor<1x64x32x32xf32> -> tensor<1x64x32x32xf32>
+  %r = graph.relu %a : tensor<1x64x32x32xf32>
+  return %r : tensor<1x64x32x32xf32>
+}

@@ -7,12 +7,13 @@
 //! tile's row index.
 
 mod pipeline;
+mod pointwise;
 
 use crate::{graph_view::Node, ir::Val};
 use pipeline::Pipeline;
 use turbine_dialects::attributes::dsa::BinaryKind;
 use super::{
-    emit::{reshaped, Space, Tensor},
+    emit::{reshaped, Space, Tensor, View},
     row_classes::{dispatch_classes, Rows},
     layers::{Layer, Scope, Viewed},
     kernel::{guarded_load, Epilogue, Kernel},
@@ -23,6 +24,7 @@ use super::{
 };
 
 /// A conv's shape parameters.
+#[derive(Clone)]
 struct Geometry {
     batch: usize,
     channels: usize,
@@ -195,6 +197,9 @@ struct Plan {
     /// Greater than 1 when the layer reads its input through a view of every `row_step`-th row
     /// (see [`skipped_rows_step`]); the geometry is that of the view.
     row_step: usize,
+    /// For a pointwise conv, the pixel-row width its images are seen with, when not their own
+    /// rows' ([`pointwise`]); the geometry is that of the view.
+    pixel_row: Option<usize>,
 }
 
 /// The stride along H of a conv whose kernel is one row high (a 1×1 projection with stride 2),
@@ -212,7 +217,7 @@ fn skipped_rows_step(kernel_rows: usize, stride: usize, pads: [usize; 4], height
 
 /// Chooses the tiling of the conv `node` with the fused elementwise `fused` after it, writing a
 /// value of shape `out` (`index`: the anchor's position, for errors).
-fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], index: usize) -> Result<Plan, LoweringError> {
+fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], index: usize, pixel_rows: bool) -> Result<Plan, LoweringError> {
     let input = scope.view(node.operands[0]);
     let filter = scope.view(node.operands[1]);
     let (batch, channels, height, width) = dims4(&input.shape);
@@ -277,56 +282,69 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
         ));
     }
     let budget = scope.machine.lb_elements();
+    // The image's own rows, and for a pointwise conv rows of other widths (`pointwise`).
+    let externals: Vec<&View> = shapes.keys().filter(|value| **value != BIAS_VIEW).map(|value| scope.view(*value)).collect();
+    let widths = if pixel_rows { pointwise::widths(&geometry, input, externals.into_iter()) } else { Vec::new() };
+    let mut variants = vec![(geometry.clone(), shapes.clone(), None)];
+    for k in widths {
+        let shapes = shapes.iter().map(|(value, shape)| (*value, pointwise::shape(shape, k))).collect();
+        variants.push((pointwise::geometry(&geometry, k), shapes, Some(k)));
+    }
     // The cheapest tiling by the estimate ([`Candidates::best`]); a pipeline's smaller tiles
     // re-read more, which the estimate's port bound prices.
     let mut candidates = Candidates::new();
-    for (images, out_channels) in divisors_descending(batch)
-        .into_iter()
-        .flat_map(|images| divisors_descending(geometry.out_channels).into_iter().map(move |o| (images, o)))
-    {
-        // A grouped conv's tile covers whole groups or part of one.
-        let (out_per_group, in_per_group) = (geometry.out_per_group(), geometry.in_per_group());
-        if groups > 1 && out_channels % out_per_group != 0 && out_per_group % out_channels != 0 {
-            continue;
-        }
-        for out_rows in divisors_descending(geometry.rows.output) {
-            // A tile whose window lies wholly in the padding (a pad as large as the window) would
-            // load no input row: only tilings where every tile reads one are lowered.
-            let rows = geometry.rows;
-            if rows.classes(out_rows).iter().any(|class| class.pad_top + class.pad_bottom >= rows.window(out_rows)) {
+    for (variant, (geometry, shapes, _)) in variants.iter().enumerate() {
+        for (images, out_channels) in divisors_descending(batch)
+            .into_iter()
+            .flat_map(|images| divisors_descending(geometry.out_channels).into_iter().map(move |o| (images, o)))
+        {
+            // A grouped conv's tile covers whole groups or part of one.
+            let (out_per_group, in_per_group) = (geometry.out_per_group(), geometry.in_per_group());
+            if groups > 1 && out_channels % out_per_group != 0 && out_per_group % out_channels != 0 {
                 continue;
             }
-            let chunks = if groups == 1 {
-                divisors_descending(channels)
-            } else if out_channels % out_per_group == 0 {
-                vec![in_per_group]
-            } else {
-                divisors_descending(in_per_group)
-            };
-            let variants = chunks.into_iter().flat_map(|chunk| [(chunk, false, false), (chunk, false, true), (chunk, true, false)]);
-            for (channel_chunk, input_stationary, pipelined) in variants {
-                // Grouped convolutions read other input channels for each output-channel block.
-                if input_stationary && (groups > 1 || channel_chunk != channels) {
+            for out_rows in divisors_descending(geometry.rows.output) {
+                // A tile whose window lies wholly in the padding (a pad as large as the window) would
+                // load no input row: only tilings where every tile reads one are lowered.
+                let rows = geometry.rows;
+                if rows.classes(out_rows).iter().any(|class| class.pad_top + class.pad_bottom >= rows.window(out_rows)) {
                     continue;
                 }
-                let tiling = Tiling { images, out_channels, out_rows, channel_chunk, input_stationary, pipelined };
-                // An input-stationary tiling keeps its input, not a stream to overlap.
-                if pipelined && (input_stationary || !scope.machine.pipeline) {
-                    continue;
+                let chunks = if groups == 1 {
+                    divisors_descending(channels)
+                } else if out_channels % out_per_group == 0 {
+                    vec![in_per_group]
+                } else {
+                    divisors_descending(in_per_group)
+                };
+                let variants = chunks.into_iter().flat_map(|chunk| [(chunk, false, false), (chunk, false, true), (chunk, true, false)]);
+                for (channel_chunk, input_stationary, pipelined) in variants {
+                    // Grouped convolutions read other input channels for each output-channel block.
+                    if input_stationary && (groups > 1 || channel_chunk != channels) {
+                        continue;
+                    }
+                    let tiling = Tiling { images, out_channels, out_rows, channel_chunk, input_stationary, pipelined };
+                    // An input-stationary tiling keeps its input, not a stream to overlap.
+                    if pipelined && (input_stationary || !scope.machine.pipeline) {
+                        continue;
+                    }
+                    let tile = [images, out_channels, out_rows, geometry.out_width];
+                    let epilogue = Epilogue::lb_elements(&steps, shapes, &tile);
+                    if geometry.lb_elements(&tiling, epilogue) > budget {
+                        continue;
+                    }
+                    let externals = shapes.len();
+                    let cost = geometry.cost(&tiling, scope.machine, externals, epilogue);
+                    candidates.push(cost, (variant, tiling));
                 }
-                let tile = [images, out_channels, out_rows, geometry.out_width];
-                let epilogue = Epilogue::lb_elements(&steps, &shapes, &tile);
-                if geometry.lb_elements(&tiling, epilogue) > budget {
-                    continue;
-                }
-                let externals = shapes.len();
-                let cost = geometry.cost(&tiling, scope.machine, externals, epilogue);
-                candidates.push(cost, tiling);
             }
         }
     }
     match candidates.best() {
-        Some((cost, tiling)) => Ok(Plan { geometry, steps, tiling, cost: cost.cycles, row_step }),
+        Some((cost, (variant, tiling))) => {
+            let (geometry, _, pixel_row) = variants.swap_remove(variant);
+            Ok(Plan { geometry, steps, tiling, cost: cost.cycles, row_step, pixel_row })
+        }
         None if (1..=geometry.rows.output).all(|out_rows| {
             let rows = geometry.rows;
             !geometry.rows.output.is_multiple_of(out_rows)
@@ -358,7 +376,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
 /// operands where `scope` says, if it fits the LB: what tells whether a copy of its filter
 /// closer to the cores pays for itself.
 pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize]) -> Option<f64> {
-    plan(scope, node, fused, out, 0).ok().map(|plan| plan.cost)
+    plan(scope, node, fused, out, 0, true).ok().map(|plan| plan.cost)
 }
 
 /// Lowers a conv2d layer.
@@ -370,7 +388,8 @@ pub fn lower(
 ) -> Result<Kernel, LoweringError> {
     let node = layer.node;
     let out = layer.output.view.shape.clone();
-    let Plan { geometry, steps, tiling, row_step, .. } = plan(scope, node, &layer.steps, &out, layer.index)?;
+    let pixel_rows = pointwise::pixels_contiguous(&layer.output.view);
+    let Plan { geometry, steps, tiling, row_step, pixel_row, .. } = plan(scope, node, &layer.steps, &out, layer.index, pixel_rows)?;
     let mut input = scope.tensor(node.operands[0]).clone();
     if row_step > 1 {
         let zero = host.index(0);
@@ -384,6 +403,15 @@ pub fn lower(
     if let Some(&bias) = node.operands.get(2) {
         tensors.insert(BIAS_VIEW, reshaped(host, scope.tensor(bias), &[1, geometry.out_channels, 1, 1]));
     }
+    let mut output = layer.output.clone();
+    if let Some(k) = pixel_row {
+        input = pointwise::rows_of(host, &input, k);
+        output = pointwise::rows_of(host, &output, k);
+        for value in scope.external_shapes(&layer.steps).into_keys() {
+            let tensor = tensors[&value].clone();
+            tensors.insert(value, pointwise::rows_of(host, &tensor, k));
+        }
+    }
     let scope = Scope { machine: scope.machine, tensors: &tensors };
 
     let tile = [tiling.images, tiling.out_channels, tiling.out_rows, geometry.out_width];
@@ -391,7 +419,7 @@ pub fn lower(
     let epilogue = Epilogue::new(&mut kernel, &steps, &tensors, &tile, &keep);
     let input_arg = kernel.argument(input.host, &input.view);
     let filter_arg = kernel.argument(filter.host, &filter.view);
-    let output_arg = kernel.argument(layer.output.host, &layer.output.view);
+    let output_arg = kernel.argument(output.host, &output.view);
     let in_channels = geometry.input_channels(&tiling);
     let window = geometry.rows.window(tiling.out_rows);
     let (input_lb, input_lb_view) = kernel.alloc_lb(&[tiling.images, in_channels, window, width]);
@@ -409,7 +437,7 @@ pub fn lower(
             buffer_view: &input_lb_view,
             filter: (filter_arg, &filter.view, filter_lb),
             accumulator: (accumulator, &accumulator_view),
-            output: (output_arg, &layer.output.view),
+            output: (output_arg, &output.view),
             epilogue: &epilogue,
         };
         pipeline.emit(&mut kernel, scope.machine);
@@ -507,7 +535,7 @@ pub fn lower(
     kernel.store_tile(
         &epilogue,
         (accumulator, &accumulator_view),
-        (output_arg, &layer.output.view),
+        (output_arg, &output.view),
         &offsets,
         &tile,
         &keep,
