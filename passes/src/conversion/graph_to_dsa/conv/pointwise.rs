@@ -1,6 +1,6 @@
 //! A pointwise convolution (1×1 kernel, no stride, padding or groups) seen as a product over
-//! pixels: its input and output images viewed as rows of `k` pixels for a divisor `k` of H·W
-//! other than W, so that an output tile can hold part of an image row.
+//! pixels: its input and output images viewed as rows of `k` pixels for a divisor `k` of the
+//! image's width, so that an output tile can hold part of an image row.
 //!
 //! Tiles are whole rows, and with a 64 KiB LB a row of ResNet-50's stage 1 (56 pixels) holds
 //! too little of the product's other dimensions: the 1×1 expansions there (64 to 256 channels)
@@ -19,7 +19,7 @@ use crate::conversion::graph_to_dsa::{
 const NARROWEST: usize = 8;
 
 /// Whether `view` (`[N, C, H, W]`) has its pixels in one run per channel, so that it can be
-/// seen as rows of any divisor of H·W.
+/// seen as rows of fewer pixels.
 pub(super) fn pixels_contiguous(view: &View) -> bool {
     let (shape, strides) = (&view.shape, &view.strides);
     shape.len() == 4 && (shape[3] == 1 || strides[3] == 1) && (shape[2] == 1 || strides[2] == shape[3])
