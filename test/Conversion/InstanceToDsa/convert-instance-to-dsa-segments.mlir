@@ -38,3 +38,26 @@ func.func @main(%x: tensor<8x128x4x4xf32>, %z: tensor<8x512xf32>) -> (tensor<8x5
   %o = graph.add %t, %u : tensor<8x512xf32>, tensor<8x512xf32> -> tensor<8x512xf32>
   return %o, %c : tensor<8x512xf32>, tensor<8x512x4x4xf32>
 }
+
+// Tests that a convolution cut along its channels reads its residual operand and writes its
+// result where they are: each cluster's share of both is a strided view of a DDR tensor (128 of
+// 512 channels), which the convolution's epilogue loads and tile stores take as they are, with no
+// contiguous copy in the GB before or after the layer (the last barrier ends the kernel).
+// CHECK-LABEL: dsa.kernel @residual_s1_0_g0
+// CHECK:         dsa.dma %{{.*}} to %{{.*}} : memref<8x16x4x4xf32, strided<[8192, 16, 4, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<8x16x4x4xf32, {{.*}}#dsa.memory_space<lb>>
+// CHECK:         dsa.binary  add
+// CHECK:         dsa.dma %{{.*}} to %{{.*}} after %{{.*}} : memref<8x16x4x4xf32, {{.*}}#dsa.memory_space<lb>>, memref<8x16x4x4xf32, strided<[8192, 16, 4, 1], offset: ?>, #dsa.memory_space<ddr>>
+// CHECK:         dsa.barrier
+// CHECK-NEXT:    dsa.dealloc
+// CHECK-NEXT:    dsa.return
+// CHECK-LABEL: func.func @residual
+// expected-remark@+1 {{@residual: 2 kernels on 4 cluster(s)}}
+func.func @residual(%x: tensor<8x128x4x4xf32>, %r: tensor<8x512x4x4xf32>) -> tensor<8x512x4x4xf32> {
+  %a = graph.relu %x : tensor<8x128x4x4xf32>
+  %wc = graph.weight "conv.w" : tensor<512x128x3x3xf32>
+  %bc = graph.weight "conv.b" : tensor<512xf32>
+  %c = graph.conv2d %a, %wc, %bc {pads = array<i64: 1, 1, 1, 1>} : (tensor<8x128x4x4xf32>, tensor<512x128x3x3xf32>, tensor<512xf32>) -> tensor<8x512x4x4xf32>
+  %s = graph.add %c, %r : tensor<8x512x4x4xf32>, tensor<8x512x4x4xf32> -> tensor<8x512x4x4xf32>
+  %o = graph.relu %s : tensor<8x512x4x4xf32>
+  return %o : tensor<8x512x4x4xf32>
+}

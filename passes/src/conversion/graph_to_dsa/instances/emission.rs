@@ -1,6 +1,7 @@
 //! The second walk of the cluster program: the buffers allocated for it, the kernel being
 //! written, and each instance lowered into it layer by layer.
 
+use super::operands::{conv_epilogues, promoted_weights, read_as_conv_inputs, read_by_convolutions, unit_steps};
 use super::per_core;
 use super::plan::FirstFit;
 use super::walk::{instance_attributes, Item, Root, Walk};
@@ -11,70 +12,13 @@ use crate::conversion::graph_to_dsa::{
     host::{buffer_shape, emit_layer, estimate, launch},
     kernel::Kernel,
     layers::{Layer, Scope},
-    movement, Machine,
+    movement,
 };
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::instance::binding::scope_of;
 use turbine_dialects::attributes::instance::Scope as InstanceScope;
 use crate::ir::{Op, Val};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// Which of `weights` (the layer's weights and operands read whole) to copy to the GB before
-/// their layer: the set with the lowest estimate of the layer's cycles with those in the GB plus
-/// the copy's (their bytes over the cluster's DDR port while every core waits, one DMA setup, the
-/// barrier after it), the empty set being the layer reading them where they are (GraphTurbo §4.2
-/// promotes weights DDR → GB → LB; a layer whose tiles read each weight once gains nothing from
-/// the detour). Every subset is tried, operands being few: a channel-cut layer of
-/// `instance-cluster-split` wants its input, which every core re-reads, in the GB and its filter
-/// share, which each core reads once, streamed from DDR under its compute (ResNet-50's stage-4
-/// 3×3 layers: the copy of the filter first took as long as the layer's work). A layer without an
-/// estimate (elementwise, rows, windows) promotes all of them.
-fn promoted_weights(
-    machine: &Machine,
-    tensors: &BTreeMap<ValueId, Tensor>,
-    weights: &BTreeSet<ValueId>,
-    estimate: &dyn Fn(&BTreeMap<ValueId, Tensor>) -> Option<f64>,
-) -> BTreeSet<ValueId> {
-    let in_ddr: Vec<ValueId> = weights.iter().copied().filter(|weight| tensors[weight].view.space == Space::Ddr).collect();
-    let Some(direct) = estimate(tensors) else { return weights.clone() };
-    // Beyond a few operands, all or nothing (2^n estimates).
-    let subsets: Vec<u32> = if in_ddr.len() <= 4 { (1..1u32 << in_ddr.len()).collect() } else { vec![u32::MAX] };
-    let mut candidates = vec![(direct, BTreeSet::new())];
-    for subset in subsets {
-        let mut promoted = tensors.clone();
-        let mut bytes = 0;
-        let mut chosen = BTreeSet::new();
-        for (bit, weight) in in_ddr.iter().enumerate() {
-            if subset & (1 << bit.min(31)) != 0 {
-                let tensor = promoted.get_mut(weight).expect("a weight of the layer has a tensor");
-                tensor.view.space = Space::Gb;
-                bytes += tensor.view.elements() * 4;
-                chosen.insert(*weight);
-            }
-        }
-        if let Some(in_gb) = estimate(&promoted) {
-            candidates.push((in_gb + copy_cycles(machine, bytes), chosen));
-        }
-    }
-    // A set within 2 % of the lowest that holds it and more is a tie won by the larger set (as
-    // between tilings): the estimates do not price an epilogue's operands (a bias read from DDR
-    // by every tile made ResNet-50's stem 20 % slower, its filter promoted alone).
-    let (lowest, best) = candidates.iter().min_by(|a, b| a.0.total_cmp(&b.0)).cloned().expect("reading in place is one");
-    candidates
-        .into_iter()
-        .filter(|(cycles, chosen)| *cycles <= lowest * TIE && !best.is_empty() && chosen.is_superset(&best))
-        .max_by_key(|(_, chosen)| chosen.len())
-        .map_or(best, |(_, chosen)| chosen)
-}
-
-/// Estimates within this factor of the lowest are a tie.
-const TIE: f64 = 1.02;
-
-/// The estimated cycles of copying `bytes` of weights from DDR to a cluster's GB while its cores
-/// wait: the bytes over the cluster's DDR port, one DMA setup, the barrier after it.
-pub(super) fn copy_cycles(machine: &Machine, bytes: usize) -> f64 {
-    bytes as f64 / machine.ddr_bandwidth + machine.dma_setup + machine.barrier
-}
 
 /// The window of `tensor` of `size` along `dim` from `offset`.
 pub(super) fn window(host: &mut Body, tensor: &Tensor, dim: usize, offset: usize, size: usize) -> Tensor {
@@ -408,14 +352,15 @@ impl Emission<'_, '_> {
         }
         // Weights and constants: promoted to the GB layer by layer (§4.2).
         let weights = walk.weight_arguments(node, &body);
+        let epilogues = conv_epilogues(&body);
         let mut local: BTreeMap<ValueId, Tensor> = BTreeMap::new();
         for ((argument, _), operand) in body.arguments.iter().zip(&node.operands) {
             let tensor = tensors[operand].clone();
-            let tensor = if tensor.view.is_contiguous() || read_as_conv_inputs(&body, *argument) {
+            let tensor = if tensor.view.is_contiguous() || read_by_convolutions(&body, *argument, &epilogues) {
                 tensor
             } else {
                 // A slice across a buffer's rows or channels: the layer emitters read contiguous
-                // tensors (a convolution's input loads excepted), so the instance gets a
+                // tensors (a convolution's tile loads excepted), so the instance gets a
                 // contiguous copy (GB to GB).
                 let copy = self.intermediate(host, *argument, &tensor.view.shape);
                 self.copy(host, &[(tensor, copy.clone())]).map_err(|message| ScheduleError::at(node.op, message))?;
@@ -487,11 +432,13 @@ impl Emission<'_, '_> {
             let mut results = Vec::new();
             for (value, shape) in &finals {
                 // A layer writes an output in place when it is one contiguous run (the emitters
-                // see tiles of row-major tensors); a cluster's share cut across rows is copied.
+                // see tiles of row-major tensors) or the layer is a convolution (its tiles are
+                // stored as boxes of any view); a cluster's share cut across rows is copied.
+                let in_place = |view: &View| view.is_contiguous() || op.name == "graph.conv2d";
                 let output = yielded
                     .iter()
                     .position(|y| y == value)
-                    .filter(|&p| destinations[p].view.shape == *shape && destinations[p].view.is_contiguous());
+                    .filter(|&p| destinations[p].view.shape == *shape && in_place(&destinations[p].view));
                 results.push(match output {
                     Some(p) => destinations[p].clone(),
                     // A pad writes only its input's window: the rest must be the zeros of a
@@ -545,28 +492,4 @@ impl Emission<'_, '_> {
         }
         Ok(())
     }
-}
-
-/// Whether `value` is read only as the input of convolutions (directly or through windows of
-/// it), whose tile loads take any strided view: a window that the region inference cut out of a
-/// larger buffer (the 55×55 rows and columns a stride-2 projection reads of a 56×56 image) is
-/// then read where it is, instead of through contiguous copies that cost the whole window twice
-/// over the buffer's port each.
-fn read_as_conv_inputs(body: &FunctionView, value: ValueId) -> bool {
-    let readers = body.readers(value);
-    !readers.is_empty()
-        && !body.returned().contains(&value)
-        && readers.iter().all(|&reader| {
-            let node = &body.ops[reader];
-            match node.name.as_str() {
-                "graph.conv2d" => node.operands.iter().skip(1).all(|&operand| operand != value),
-                "graph.slice" => unit_steps(node) && read_as_conv_inputs(body, node.results[0].0),
-                _ => false,
-            }
-        })
-}
-
-/// Whether the slice `node` takes every element of its window (its columns are whole runs).
-fn unit_steps(node: &Node) -> bool {
-    node.ints_opt("steps").is_none_or(|steps| steps.iter().all(|&step| step == 1))
 }

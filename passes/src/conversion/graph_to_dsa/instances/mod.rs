@@ -24,6 +24,7 @@
 mod core_emission;
 mod emission;
 mod handover;
+mod operands;
 mod per_core;
 mod plan;
 mod walk;

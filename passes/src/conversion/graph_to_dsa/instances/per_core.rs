@@ -14,7 +14,7 @@
 //! lowering itself is [`super::core_emission`].
 
 use super::core_emission::RESIDENT_SHARE;
-use super::emission::copy_cycles;
+use super::operands::copy_cycles;
 use crate::conversion::graph_to_dsa::{
     emit::{Space, Tensor, View},
     host::{buffer_shape, estimate},

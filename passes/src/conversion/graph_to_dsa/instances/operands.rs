@@ -1,0 +1,131 @@
+//! Where a GB instance's layer reads its operands: which weights (and operands every cluster
+//! reads whole) it copies to the GB first (GraphTurbo §4.2), and which strided views its tiles
+//! read in place rather than through contiguous copies.
+
+use crate::conversion::graph_to_dsa::{
+    emit::{Space, Tensor},
+    layers, Machine,
+};
+use crate::graph_view::{FunctionView, Node, ValueId};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Which of `weights` (the layer's weights and operands read whole) to copy to the GB before
+/// their layer: the set with the lowest estimate of the layer's cycles with those in the GB plus
+/// the copy's (their bytes over the cluster's DDR port while every core waits, one DMA setup, the
+/// barrier after it), the empty set being the layer reading them where they are (GraphTurbo §4.2
+/// promotes weights DDR → GB → LB; a layer whose tiles read each weight once gains nothing from
+/// the detour). Every subset is tried, operands being few: a channel-cut layer of
+/// `instance-cluster-split` wants its input, which every core re-reads, in the GB and its filter
+/// share, which each core reads once, streamed from DDR under its compute (ResNet-50's stage-4
+/// 3×3 layers: the copy of the filter first took as long as the layer's work). A layer without an
+/// estimate (elementwise, rows, windows) promotes all of them.
+pub(super) fn promoted_weights(
+    machine: &Machine,
+    tensors: &BTreeMap<ValueId, Tensor>,
+    weights: &BTreeSet<ValueId>,
+    estimate: &dyn Fn(&BTreeMap<ValueId, Tensor>) -> Option<f64>,
+) -> BTreeSet<ValueId> {
+    let in_ddr: Vec<ValueId> = weights.iter().copied().filter(|weight| tensors[weight].view.space == Space::Ddr).collect();
+    let Some(direct) = estimate(tensors) else { return weights.clone() };
+    // Beyond a few operands, all or nothing (2^n estimates).
+    let subsets: Vec<u32> = if in_ddr.len() <= 4 { (1..1u32 << in_ddr.len()).collect() } else { vec![u32::MAX] };
+    let mut candidates = vec![(direct, BTreeSet::new())];
+    for subset in subsets {
+        let mut promoted = tensors.clone();
+        let mut bytes = 0;
+        let mut chosen = BTreeSet::new();
+        for (bit, weight) in in_ddr.iter().enumerate() {
+            if subset & (1 << bit.min(31)) != 0 {
+                let tensor = promoted.get_mut(weight).expect("a weight of the layer has a tensor");
+                tensor.view.space = Space::Gb;
+                bytes += tensor.view.elements() * 4;
+                chosen.insert(*weight);
+            }
+        }
+        if let Some(in_gb) = estimate(&promoted) {
+            candidates.push((in_gb + copy_cycles(machine, bytes), chosen));
+        }
+    }
+    // A set within 2 % of the lowest that holds it and more is a tie won by the larger set (as
+    // between tilings): the estimates do not price an epilogue's operands (a bias read from DDR
+    // by every tile made ResNet-50's stem 20 % slower, its filter promoted alone).
+    let (lowest, best) = candidates.iter().min_by(|a, b| a.0.total_cmp(&b.0)).cloned().expect("reading in place is one");
+    candidates
+        .into_iter()
+        .filter(|(cycles, chosen)| *cycles <= lowest * TIE && !best.is_empty() && chosen.is_superset(&best))
+        .max_by_key(|(_, chosen)| chosen.len())
+        .map_or(best, |(_, chosen)| chosen)
+}
+
+/// Estimates within this factor of the lowest are a tie.
+const TIE: f64 = 1.02;
+
+/// The estimated cycles of copying `bytes` of weights from DDR to a cluster's GB while its cores
+/// wait: the bytes over the cluster's DDR port, one DMA setup, the barrier after it.
+pub(super) fn copy_cycles(machine: &Machine, bytes: usize) -> f64 {
+    bytes as f64 / machine.ddr_bandwidth + machine.dma_setup + machine.barrier
+}
+
+/// Whether `value` is read only as the input of convolutions (directly or through windows of
+/// it), whose tile loads take any strided view: a window that the region inference cut out of a
+/// larger buffer (the 55×55 rows and columns a stride-2 projection reads of a 56×56 image) is
+/// then read where it is, instead of through contiguous copies that cost the whole window twice
+/// over the buffer's port each.
+pub(super) fn read_as_conv_inputs(body: &FunctionView, value: ValueId) -> bool {
+    let readers = body.readers(value);
+    !readers.is_empty()
+        && !body.returned().contains(&value)
+        && readers.iter().all(|&reader| {
+            let node = &body.ops[reader];
+            match node.name.as_str() {
+                "graph.conv2d" => node.operands.iter().skip(1).all(|&operand| operand != value),
+                "graph.slice" => unit_steps(node) && read_as_conv_inputs(body, node.results[0].0),
+                _ => false,
+            }
+        })
+}
+
+/// The ops of `body` fused after a convolution, as `fusion::layer_epilogue` will fuse them when
+/// it lowers the convolution (their other operands computed before it).
+pub(super) fn conv_epilogues(body: &FunctionView) -> BTreeSet<usize> {
+    let mut members = BTreeSet::new();
+    for (index, node) in body.ops.iter().enumerate() {
+        let [(result, _)] = node.results.as_slice() else { continue };
+        if node.name != "graph.conv2d" {
+            continue;
+        }
+        let mut value = *result;
+        let computed = |operand: ValueId| body.producer(operand).is_none_or(|producer| producer < index);
+        while let Some(reader) = body.epilogue_reader(value, computed) {
+            if layers::elementwise_steps(&body.ops[reader]).is_none() {
+                break;
+            }
+            members.insert(reader);
+            value = body.ops[reader].results[0].0;
+        }
+    }
+    members
+}
+
+/// Whether every reader of `value` is a convolution's tile loads, which take any view: as its
+/// input (directly or through windows of it, see [`read_as_conv_inputs`]) or as an operand of its
+/// epilogue (`epilogues`, from [`conv_epilogues`]; a channel-cut layer's residual share). Such a
+/// value is read where it is, not through a contiguous copy.
+pub(super) fn read_by_convolutions(body: &FunctionView, value: ValueId, epilogues: &BTreeSet<usize>) -> bool {
+    let readers = body.readers(value);
+    !readers.is_empty()
+        && !body.returned().contains(&value)
+        && readers.iter().all(|&reader| epilogues.contains(&reader) || {
+            let node = &body.ops[reader];
+            match node.name.as_str() {
+                "graph.conv2d" => node.operands.iter().skip(1).all(|&operand| operand != value),
+                "graph.slice" => unit_steps(node) && read_as_conv_inputs(body, node.results[0].0),
+                _ => false,
+            }
+        })
+}
+
+/// Whether the slice `node` takes every element of its window (its columns are whole runs).
+pub(super) fn unit_steps(node: &Node) -> bool {
+    node.ints_opt("steps").is_none_or(|steps| steps.iter().all(|&step| step == 1))
+}
