@@ -188,3 +188,42 @@ func.func @one_cluster(%x: tensor<1x256x28x28xf32>) -> tensor<1x256x28x28xf32> {
   %c3 = graph.conv2d %p, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x256x28x28xf32>, tensor<256x256x3x3xf32>) -> tensor<1x256x28x28xf32>
   return %c3 : tensor<1x256x28x28xf32>
 }
+
+// -----
+
+// Tests a run through a residual block with a projection (ResNet-50's first stage-4 block at
+// batch 1): the projection sits between the third convolution and the residual add that the
+// third one takes as its epilogue, so it is a layer of its own inside the run, and the four
+// channel segments follow each other with no segment on one cluster between them. The add reads
+// the projection's result by the same channel share as the third convolution's.
+// CHECK-LABEL: func.func @projection_block
+// NOCUT-LABEL: func.func @projection_block
+// CHECK:         %[[C1:.*]] = instance.clusters 4(%{{.*}}, %{{.*}}) split [-1, 0] -> [1]
+// CHECK:           graph.conv2d
+// CHECK-NEXT:      graph.relu
+// CHECK:         %[[C2:.*]] = instance.clusters 4(%[[C1]], %{{.*}}) split [-1, 0] -> [1]
+// CHECK:         %[[D:.*]] = instance.clusters 4(%{{.*}}, %{{.*}}) split [-1, 0] -> [1] : (tensor<1x1024x7x7xf32>, tensor<2048x1024x1x1xf32>) -> tensor<1x2048x7x7xf32>
+// CHECK:         instance.clusters 4(%[[C2]], %{{.*}}, %[[D]]) split [-1, 0, 1] -> [1]
+// CHECK:           graph.conv2d
+// CHECK-NEXT:      graph.add
+// CHECK-NEXT:      graph.relu
+// expected-remark@+1 {{@projection_block runs on one cluster of 4}}
+func.func @projection_block(%x: tensor<1x1024x7x7xf32>) -> tensor<1x2048x7x7xf32> {
+  %w1 = graph.weight "w1" : tensor<512x1024x1x1xf32>
+  // expected-remark@+1 {{'graph.conv2d' cut along dimension 1 of its result over 4 clusters in a segment of its own: estimated 31712 cycles per cluster, against 65536 with the batch cut}}
+  %c1 = graph.conv2d %x, %w1 : (tensor<1x1024x7x7xf32>, tensor<512x1024x1x1xf32>) -> tensor<1x512x7x7xf32>
+  %r1 = graph.relu %c1 : tensor<1x512x7x7xf32>
+  %w2 = graph.weight "w2" : tensor<512x512x3x3xf32>
+  // expected-remark@+1 {{'graph.conv2d' cut along dimension 1 of its result over 4 clusters in a segment of its own: estimated 79648 cycles per cluster, against 294912 with the batch cut}}
+  %c2 = graph.conv2d %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>) -> tensor<1x512x7x7xf32>
+  %r2 = graph.relu %c2 : tensor<1x512x7x7xf32>
+  %w3 = graph.weight "w3" : tensor<2048x512x1x1xf32>
+  // expected-remark@+1 {{'graph.conv2d' cut along dimension 1 of its result over 4 clusters in a segment of its own: estimated 44176 cycles per cluster, against 131072 with the batch cut}}
+  %c3 = graph.conv2d %r2, %w3 : (tensor<1x512x7x7xf32>, tensor<2048x512x1x1xf32>) -> tensor<1x2048x7x7xf32>
+  %wd = graph.weight "wd" : tensor<2048x1024x1x1xf32>
+  // expected-remark@+1 {{'graph.conv2d' cut along dimension 1 of its result over 4 clusters in a segment of its own: estimated 91488 cycles per cluster, against 262144 with the batch cut}}
+  %d = graph.conv2d %x, %wd : (tensor<1x1024x7x7xf32>, tensor<2048x1024x1x1xf32>) -> tensor<1x2048x7x7xf32>
+  %s = graph.add %c3, %d : tensor<1x2048x7x7xf32>, tensor<1x2048x7x7xf32> -> tensor<1x2048x7x7xf32>
+  %o = graph.relu %s : tensor<1x2048x7x7xf32>
+  return %o : tensor<1x2048x7x7xf32>
+}
