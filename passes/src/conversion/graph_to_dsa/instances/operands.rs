@@ -72,17 +72,7 @@ pub(super) fn copy_cycles(machine: &Machine, bytes: usize) -> f64 {
 /// then read where it is, instead of through contiguous copies that cost the whole window twice
 /// over the buffer's port each.
 pub(super) fn read_as_conv_inputs(body: &FunctionView, value: ValueId) -> bool {
-    let readers = body.readers(value);
-    !readers.is_empty()
-        && !body.returned().contains(&value)
-        && readers.iter().all(|&reader| {
-            let node = &body.ops[reader];
-            match node.name.as_str() {
-                "graph.conv2d" => node.operands.iter().skip(1).all(|&operand| operand != value),
-                "graph.slice" => unit_steps(node) && read_as_conv_inputs(body, node.results[0].0),
-                _ => false,
-            }
-        })
+    read_by_convolutions(body, value, &BTreeSet::new())
 }
 
 /// The ops of `body` fused after a convolution, as `fusion::layer_epilogue` will fuse them when
@@ -108,8 +98,8 @@ pub(super) fn conv_epilogues(body: &FunctionView) -> BTreeSet<usize> {
 }
 
 /// Whether every reader of `value` is a convolution's tile loads, which take any view: as its
-/// input (directly or through windows of it, see [`read_as_conv_inputs`]) or as an operand of its
-/// epilogue (`epilogues`, from [`conv_epilogues`]; a channel-cut layer's residual share). Such a
+/// input (directly or through windows of it, which only convolutions' inputs may read, see
+/// [`read_as_conv_inputs`]) or as an operand of its epilogue (`epilogues`, from [`conv_epilogues`]; a channel-cut layer's residual share). Such a
 /// value is read where it is, not through a contiguous copy.
 pub(super) fn read_by_convolutions(body: &FunctionView, value: ValueId, epilogues: &BTreeSet<usize>) -> bool {
     let readers = body.readers(value);
