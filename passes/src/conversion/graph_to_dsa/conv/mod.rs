@@ -317,8 +317,8 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
                 } else {
                     divisors_descending(in_per_group)
                 };
-                let variants = chunks.into_iter().flat_map(|chunk| [(chunk, false, false), (chunk, false, true), (chunk, true, false)]);
-                for (channel_chunk, input_stationary, pipelined) in variants {
+                let schedules = chunks.into_iter().flat_map(|chunk| [(chunk, false, false), (chunk, false, true), (chunk, true, false)]);
+                for (channel_chunk, input_stationary, pipelined) in schedules {
                     // Grouped convolutions read other input channels for each output-channel block.
                     if input_stationary && (groups > 1 || channel_chunk != channels) {
                         continue;
