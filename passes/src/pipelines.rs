@@ -113,6 +113,12 @@ graph-level substitution and clean-up as the layer-wise schedule. `turbine-run -
             kind: OptionKind::Float,
             default: "0.75",
         },
+        OptionInfo {
+            name: "join-segments",
+            description: "convert-instance-to-dsa's join-segments: a segment continues the kernel of the segment before (a device-wide barrier instead of a launch)",
+            kind: OptionKind::Bool,
+            default: "true",
+        },
         PIPELINE_OPTION,
         SUBSTITUTE_OPTION,
         SUBSTITUTE_ALPHA_OPTION,
@@ -133,7 +139,11 @@ graph-level substitution and clean-up as the layer-wise schedule. `turbine-run -
         Step {
             nest: None,
             pass: "convert-instance-to-dsa",
-            options: &[("spill", StepValue::Option("spill")), ("pipeline", StepValue::Option("pipeline"))],
+            options: &[
+                ("spill", StepValue::Option("spill")),
+                ("pipeline", StepValue::Option("pipeline")),
+                ("join-segments", StepValue::Option("join-segments")),
+            ],
         },
         Step { nest: None, pass: "canonicalize", options: &[] },
         Step { nest: None, pass: "cse", options: &[] },

@@ -20,6 +20,7 @@ pub struct ConvertInstanceToDsa {
     spill: Spill,
     explain: bool,
     pipeline: bool,
+    join_segments: bool,
 }
 
 impl Pass for ConvertInstanceToDsa {
@@ -46,6 +47,10 @@ of scope LB is computed per core where that is estimated to be faster than shari
 and its cores' blocks are alike — each core of its binding runs the instance's layers on its own \
 block back to back, without barriers, the intermediates in its LB (spilled to its block of the GB, \
 longest remaining lifetime first, past half the LB); otherwise it is lowered as a GB instance. \
+A function cut into segments (`instance-cluster-split`) gets a kernel per segment or fewer: a \
+segment whose first kernel places no tensor of its own in the GB continues the last kernel of \
+the segment before (on the same clusters) after a barrier of every core of the launch, in its \
+arena, instead of a launch of its own (`join-segments`). \
 With `explain`, a remark on each function gives the kernels, the GB peak, the spilled tensors, \
 and the LB instances computed per core with the reasons for the others.";
     const OPTIONS: &'static [OptionInfo] = &[
@@ -61,11 +66,22 @@ and the LB instances computed per core with the reasons for the others.";
             kind: OptionKind::Bool,
             default: "false",
         },
+        OptionInfo {
+            name: "join-segments",
+            description: "Let a segment continue the kernel of the segment before (a device-wide barrier instead of a launch)",
+            kind: OptionKind::Bool,
+            default: "true",
+        },
         PIPELINE_OPTION,
     ];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
-        Ok(Self { spill: Spill::parse(&options.string("spill"))?, explain: options.bool("explain")?, pipeline: options.bool("pipeline")? })
+        Ok(Self {
+            spill: Spill::parse(&options.string("spill"))?,
+            explain: options.bool("explain")?,
+            pipeline: options.bool("pipeline")?,
+            join_segments: options.bool("join-segments")?,
+        })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
@@ -79,7 +95,7 @@ and the LB instances computed per core with the reasons for the others.";
             if function.name() != "func.func" || function.regions_empty() {
                 continue;
             }
-            let summary = lower_function(function, &machine, self.spill).map_err(|error| {
+            let summary = lower_function(function, &machine, self.spill, self.join_segments).map_err(|error| {
                 error.op.unwrap_or(function).emit_error(&error.message);
                 PassFailure
             })?;
@@ -94,11 +110,12 @@ and the LB instances computed per core with the reasons for the others.";
                     if reasons.is_empty() { String::new() } else { format!(" (lowered as GB instances: {})", reasons.join("; ")) }
                 );
                 function.emit_remark(&format!(
-                    "@{}: {} kernels on {} cluster(s); GB of a cluster (of {} bytes): instance outputs up to {} bytes, a kernel's intermediates up to {} bytes; {} of {} instance outputs and {} intermediates spilled to DDR; weights copied to the GB before {} of the {} layers reading weights{lb}",
+                    "@{}: {} kernels on {} cluster(s){}; GB of a cluster (of {} bytes): instance outputs up to {} bytes, a kernel's intermediates up to {} bytes; {} of {} instance outputs and {} intermediates spilled to DDR; weights copied to the GB before {} of the {} layers reading weights{lb}",
 
                     function.symbol_name(),
                     summary.kernels,
                     summary.clusters,
+                    if summary.joined > 0 { format!("; segments continuing the kernel before: {}", summary.joined) } else { String::new() },
                     machine.gb_bytes,
                     summary.gb_peak,
                     summary.arena_peak,

@@ -4,12 +4,13 @@
 use super::operands::{conv_epilogues, promoted_weights, read_as_conv_inputs, read_by_convolutions, unit_steps};
 use super::per_core;
 use super::plan::FirstFit;
-use super::walk::{instance_attributes, Item, Root, Walk};
-use super::{allocate, free, ScheduleError};
+use super::kernels::Carried;
+use super::walk::{instance_attributes, Root, Walk};
+use super::{allocate, ScheduleError};
 use crate::conversion::graph_to_dsa::{
     emit::{Body, Space, Tensor, View},
     fusion::{self, Fused, Synthetic},
-    host::{buffer_shape, emit_layer, estimate, launch},
+    host::{buffer_shape, emit_layer, estimate},
     kernel::Kernel,
     layers::{Layer, Scope},
     movement,
@@ -29,26 +30,25 @@ pub(super) fn window(host: &mut Body, tensor: &Tensor, dim: usize, offset: usize
     Tensor { host: value, view }
 }
 
-/// Buffer arguments past which a run of instances continues in a new launch of its kernel: the
-/// host calls a kernel with each memref argument spread into its fields (11 for rank 4), and a
-/// call with tens of thousands of operands is more than LLVM's instruction selection handles (its
-/// nodes count operands in 16 bits) — a BERT layer at batch 32 with `scope=lb` passed 10,515
-/// buffers and its kernel read a buffer handle of 0. Splitting at 2,048 fixed it.
-const SPLIT_ARGUMENTS: usize = 2048;
 
 /// A layer's tensors with its promoted weights' GB copies, and the arena blocks they took.
 type Promoted = (BTreeMap<ValueId, Tensor>, Vec<(usize, usize)>);
 
 /// A layer of a GB instance after it was emitted, until the next one has taken its weights'
 /// blocks (which must not be ones this layer still reads, as a prefetch copies while it runs).
-struct Previous {
+pub(super) struct Previous {
     /// A mark where the layer's instructions start (the next layer's weight copy goes before
     /// it); none without software pipelining.
-    start: Option<Op>,
-    /// Arena blocks of its promoted weights.
-    blocks: Vec<(usize, usize)>,
-    /// The last op it computes (fused ones included).
-    done: usize,
+    pub(super) start: Option<Op>,
+    /// Arena blocks of its promoted weights (for the last layer of an instance, also of the
+    /// intermediates it read).
+    pub(super) blocks: Vec<(usize, usize)>,
+    /// The last op of its instance it computes (fused ones included); none for the last layer
+    /// of an instance before, whose intermediates are in `blocks`.
+    pub(super) done: Option<usize>,
+    /// Whether it is the last layer of another segment's program: the next layer may prefetch
+    /// only weights then, not the inputs of its segment, which that layer may still be writing.
+    pub(super) other_segment: bool,
 }
 
 /// The emission's state: the buffers allocated, the kernel being written.
@@ -78,7 +78,17 @@ pub(super) struct Emission<'w, 'p> {
     pub(super) lb_spills: usize,
     /// Launches the open kernel was split into before the current one.
     pub(super) parts: usize,
+    /// The kernel the segment before left open for this one's first kernel ([`Emission::carry`]).
+    pub(super) carried: Option<Carried>,
+    /// Buffers to free once the open kernel is launched (those of the segments it continues).
+    pub(super) frees: Vec<Tensor>,
+    /// Whether the first kernel continued the segment before's.
+    pub(super) continued: bool,
+    /// The last layer of the instance before in the open kernel, while the next instance's
+    /// first layer may prefetch its weights at its start (GraphTurbo §4.4 across instances).
+    pub(super) before: Option<Previous>,
 }
+
 
 impl Emission<'_, '_> {
     /// The buffers of `root`, allocated on first use.
@@ -96,82 +106,6 @@ impl Emission<'_, '_> {
         let tensor = allocate(host, &walk.replicas, &shape, space, walk.count);
         self.buffers.insert(root.clone(), tensor.clone());
         tensor
-    }
-
-    /// Makes kernel `kernel` the open one, launching the one before.
-    pub(super) fn enter(&mut self, host: &mut Body, host_function: Op, kernel: usize, built: &mut Vec<Op>) {
-        if let Some((open, running)) = &self.open {
-            if *open != kernel {
-                self.leave(host, host_function, built);
-            } else if running.arguments.len() > SPLIT_ARGUMENTS {
-                self.relaunch(host, host_function, built);
-                return;
-            } else {
-                return;
-            }
-        }
-        self.parts = 0;
-        let walk = self.walk;
-        self.open = Some((kernel, Kernel::per_cluster(self.kernel_name(kernel), host, walk.machine, walk.count, walk.replicas.clone())));
-        // The GB the planned tensors leave free during this kernel holds its intermediates.
-        let planned: usize = walk
-            .lifetimes
-            .iter()
-            .filter(|(root, t)| !walk.in_ddr[*root] && !walk.outputs.contains_key(*root) && t.first <= kernel && kernel <= t.last)
-            .map(|(_, t)| t.bytes)
-            .sum();
-        let elements = walk.gb_bytes.saturating_sub(planned) / 4;
-        self.arena = (elements > 0).then(|| {
-            let arena = allocate(host, &walk.replicas, &[elements], Space::Gb, walk.count);
-            (arena, FirstFit::new(elements))
-        });
-    }
-
-    /// The symbol of kernel `kernel` (of its part after the first, see [`SPLIT_ARGUMENTS`]).
-    fn kernel_name(&self, kernel: usize) -> String {
-        let walk = self.walk;
-        let label = match &walk.items[kernel] {
-            Item::Run(group) => group.clone(),
-            Item::Copy => "copy".to_owned(),
-        };
-        let part = if self.parts > 0 { format!("_part{}", self.parts) } else { String::new() };
-        format!("{}_{kernel}_{label}{part}", walk.program.name)
-    }
-
-    /// Launches what the open kernel holds so far and goes on in a new launch of the same kernel:
-    /// its buffers, arena and weight copies stay, only the instructions after this point go to
-    /// the new launch (the launch boundary orders them as a barrier would).
-    fn relaunch(&mut self, host: &mut Body, host_function: Op, built: &mut Vec<Op>) {
-        let Some((kernel, open)) = self.open.take() else { return };
-        built.push(launch(host, open, host_function));
-        self.parts += 1;
-        let walk = self.walk;
-        self.open = Some((kernel, Kernel::per_cluster(self.kernel_name(kernel), host, walk.machine, walk.count, walk.replicas.clone())));
-    }
-
-    /// Launches the open kernel and frees what no later kernel reads.
-    pub(super) fn leave(&mut self, host: &mut Body, host_function: Op, built: &mut Vec<Op>) {
-        let Some((kernel, open)) = self.open.take() else { return };
-        built.push(launch(host, open, host_function));
-        if let Some((arena, placement)) = self.arena.take() {
-            self.arena_peak = self.arena_peak.max(placement.high * 4);
-            free(host, &self.walk.replicas, &arena);
-        }
-        for tensor in std::mem::take(&mut self.spilled) {
-            free(host, &self.walk.replicas, &tensor);
-        }
-        self.placed.clear();
-        self.run_weights.clear();
-        let dead: Vec<Root> = self
-            .buffers
-            .keys()
-            .filter(|root| !self.walk.outputs.contains_key(*root) && self.walk.lifetimes.get(*root).is_some_and(|t| t.last <= kernel))
-            .cloned()
-            .collect();
-        for root in dead {
-            let tensor = self.buffers.remove(&root).expect("listed");
-            free(host, &self.walk.replicas, &tensor);
-        }
     }
 
     /// Copies each pair in the open kernel, as one layer (views of rank above 4 merged where
@@ -285,7 +219,9 @@ impl Emission<'_, '_> {
                 free.give(offset, elements);
             }
         }
-        self.release(body, aliases, previous.done);
+        if let Some(done) = previous.done {
+            self.release(body, aliases, done);
+        }
         if let Some(start) = previous.start {
             start.erase();
         }
@@ -332,6 +268,7 @@ impl Emission<'_, '_> {
         let body = FunctionView::read_body(node.op, format!("'{group}' #{index}"))
             .map_err(|e| ScheduleError { op: e.op.or(Some(node.op)), message: e.message })?;
         if scope_of(node.op) == Some(InstanceScope::Lb) {
+            self.retire_before();
             let weights = walk.weight_arguments(node, &body);
             let choice = per_core::plan(node, &body, walk.machine.cores_per_cluster).and_then(|mut plan| {
                 let promoted = |value: &ValueId| self.run_weights.contains_key(value);
@@ -361,7 +298,9 @@ impl Emission<'_, '_> {
             } else {
                 // A slice across a buffer's rows or channels: the layer emitters read contiguous
                 // tensors (a convolution's tile loads excepted), so the instance gets a
-                // contiguous copy (GB to GB).
+                // contiguous copy (GB to GB), a layer between the instance before and this one's
+                // first, which then prefetches nothing at that one's start.
+                self.retire_before();
                 let copy = self.intermediate(host, *argument, &tensor.view.shape);
                 self.copy(host, &[(tensor, copy.clone())]).map_err(|message| ScheduleError::at(node.op, message))?;
                 copy
@@ -372,8 +311,9 @@ impl Emission<'_, '_> {
         let yielded = body.returned().to_vec();
         let mut fused: BTreeSet<usize> = BTreeSet::new();
         let mut aliases: BTreeMap<ValueId, ValueId> = BTreeMap::new();
-        // The layer before, while the next one may prefetch its weights at its start.
-        let mut previous: Option<Previous> = None;
+        // The layer before (the last of the instance before, first), while the next one may
+        // prefetch its weights at its start.
+        let mut previous: Option<Previous> = self.before.take();
         for (op_index, op) in body.ops.iter().enumerate() {
             if fused.contains(&op_index) || op.is_terminator() {
                 continue;
@@ -417,7 +357,13 @@ impl Emission<'_, '_> {
             // Weights first: a layer's results spill to DDR more cheaply than its weights, which
             // every tile reads (ResNet-50 b8 at 4b40067: 12.5 M cycles this way, 12.9 M the other).
             // A prefetch takes its blocks while the layer before still holds its own.
-            let ahead = previous.as_ref().and_then(|previous| previous.start);
+            let segment_input = |value: &ValueId| {
+                body.arguments.iter().position(|(argument, _)| argument == value).is_some_and(|p| walk.is_segment_input(node.operands[p]))
+            };
+            let ahead = previous
+                .as_ref()
+                .filter(|previous| !previous.other_segment || !promote.iter().any(segment_input))
+                .and_then(|previous| previous.start);
             if ahead.is_none() {
                 self.retire(&body, &aliases, previous.take());
             }
@@ -468,13 +414,12 @@ impl Emission<'_, '_> {
                 local.insert(*value, tensor);
             }
             let done = fused.iter().copied().filter(|&f| f > op_index).max().unwrap_or(op_index).max(op_index);
-            let this = Previous { start: None, blocks: promoted, done };
+            let this = Previous { start: None, blocks: promoted, done: Some(done), other_segment: false };
             match start {
                 Some(start) => previous = Some(Previous { start: Some(start), ..this }),
                 None => self.retire(&body, &aliases, Some(this)),
             }
         }
-        self.retire(&body, &aliases, previous.take());
         // Outputs not written in place (a block argument or a reshape yielded) are copied.
         let mut pairs = Vec::new();
         for (position, value) in yielded.iter().enumerate() {
@@ -486,7 +431,19 @@ impl Emission<'_, '_> {
         if !pairs.is_empty() {
             self.copy(host, &pairs).map_err(|message| ScheduleError::at(node.op, message))?;
         }
-        self.release(&body, &aliases, usize::MAX);
+        match previous {
+            // The next instance's first layer may prefetch its weights at the start of this
+            // one's last layer, into blocks that neither that layer nor the copies after it use.
+            Some(mut last) if last.start.is_some() => {
+                last.blocks.extend(self.placed.drain(..).map(|(_, offset, elements)| (offset, elements)));
+                last.done = None;
+                self.before = Some(last);
+            }
+            last => {
+                self.retire(&body, &aliases, last);
+                self.release(&body, &aliases, usize::MAX);
+            }
+        }
         for ((value, _), destination) in node.results.iter().zip(destinations) {
             tensors.insert(*value, destination);
         }

@@ -6,7 +6,12 @@
 //!   instances run in that order, each layer of an instance a tile loop over the cluster's cores,
 //!   layers separated by barriers. The tiles are the layer-wise lowering's (anchor tiling with
 //!   the epilogue fused, GraphTurbo §4.1); within a kernel each layer's tiles are views of one
-//!   LB arena per core.
+//!   LB arena per core. Segments (`instance-cluster-split`) follow each other in one kernel
+//!   where they can: a segment whose first kernel places nothing of its own in the GB continues
+//!   the last kernel of the segment before after a barrier of every core of the launch, in that
+//!   kernel's arena ([`kernels`]); the next layer's weights are copied while the layer before
+//!   computes across instances and segments too (§4.4), weights only across segments, whose
+//!   inputs the layer before may still be writing.
 //! - **Buffer stitching (§4.2).** An instance writes its slice straight into its group's output
 //!   buffer, so that the `instance.concat` of a group's instances is a view of that buffer and
 //!   the `instance.slice` a consumer reads (with its halo) is a view again: no data moves between
@@ -24,6 +29,7 @@
 mod core_emission;
 mod emission;
 mod handover;
+mod kernels;
 mod operands;
 mod per_core;
 mod plan;
@@ -67,6 +73,8 @@ pub struct Summary {
     pub lowered_in_gb: BTreeMap<&'static str, usize>,
     /// Intermediates of per-core instances spilled from the LB to the GB.
     pub lb_spills: usize,
+    /// Segments whose first kernel continued the last kernel of the segment before.
+    pub joined: usize,
 }
 
 /// An error at an op.
@@ -83,9 +91,9 @@ impl ScheduleError {
 
 /// Lowers `function` (scheduled by the instance passes) into kernels and a host function of the
 /// same name inserted before it; on failure nothing it built stays in the module.
-pub fn lower_function(function: Op, machine: &Machine, spill: Spill) -> Result<Summary, ScheduleError> {
+pub fn lower_function(function: Op, machine: &Machine, spill: Spill, join: bool) -> Result<Summary, ScheduleError> {
     let mut built = Vec::new();
-    let result = lower_into(function, machine, spill, &mut built);
+    let result = lower_into(function, machine, spill, join, &mut built);
     if result.is_err() {
         for op in built.into_iter().rev() {
             op.erase();
@@ -152,7 +160,7 @@ fn parameter(signature: &mut HostFunction, context: mlir_sys::MlirContext, node:
     Ok(Tensor { host: buffer, view })
 }
 
-fn lower_into(function: Op, machine: &Machine, spill: Spill, built: &mut Vec<Op>) -> Result<Summary, ScheduleError> {
+fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: &mut Vec<Op>) -> Result<Summary, ScheduleError> {
     let segments = read_clusters(function)?;
     if let Some(clusters) = segments.iter().find(|clusters| clusters.count > machine.clusters) {
         return Err(ScheduleError::at(
@@ -209,15 +217,20 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, built: &mut Vec<Op>
     }
     let handover = handover::plan(&outer, &segments, &nodes, &result_buffers.keys().copied().collect(), machine.gb_bytes);
 
-    let mut summary = Summary::default();
+    // Every segment's program and first walk (its kernels and their placement) before any is
+    // emitted: whether a segment's first kernel continues the last of the segment before depends
+    // on both.
     let cluster_machine = Machine { clusters: 1, cores: machine.cores_per_cluster, ..machine.clone() };
+    let mut programs = Vec::new();
+    for (index, clusters) in segments.iter().enumerate() {
+        let label = if segments.len() == 1 { name.clone() } else { format!("{name}_s{index}") };
+        programs.push(FunctionView::read_body(clusters.op, label).map_err(|e| ScheduleError { op: e.op.or(Some(clusters.op)), message: e.message })?);
+    }
+    let mut walks = Vec::new();
     for (index, clusters) in segments.iter().enumerate() {
         let node = &outer.ops[nodes[index]];
-        let label = if segments.len() == 1 { name.clone() } else { format!("{name}_s{index}") };
-        let program =
-            FunctionView::read_body(clusters.op, label).map_err(|e| ScheduleError { op: e.op.or(Some(clusters.op)), message: e.message })?;
-        let mut tensors: BTreeMap<ValueId, Tensor> = BTreeMap::new();
-        let mut read_whole = BTreeSet::new();
+        let program = &programs[index];
+        let (mut read_whole, mut outer_weights) = (BTreeSet::new(), BTreeSet::new());
         for (position, (value, _)) in program.arguments.iter().enumerate() {
             let operand = node.operands[position];
             let weight = outer.producer(operand).is_some_and(|p| matches!(outer.ops[p].name.as_str(), "graph.weight" | "graph.constant"));
@@ -225,6 +238,40 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, built: &mut Vec<Op>
             if weight || whole {
                 read_whole.insert(*value);
             }
+            if weight {
+                outer_weights.insert(*value);
+            }
+        }
+        // Results the clusters do not split (a returned argument): with several clusters, written
+        // by the first only, as every cluster holds the same values.
+        let whole_outputs =
+            (0..node.results.len()).map(|position| clusters.result_dims.get(position).copied().unwrap_or(-1) < 0 && clusters.count > 1).collect();
+        let gb_bytes = machine.gb_bytes - handover.held[index];
+        walks.push(walk::Walk::new(program, &cluster_machine, gb_bytes, clusters.count, spill, replicas.clone(), whole_outputs, read_whole, outer_weights)?);
+    }
+    let continues: Vec<bool> = (0..segments.len())
+        .map(|index| {
+            index > 0 && join && {
+                let (before, walk) = (&walks[index - 1], &walks[index]);
+                let keeps_in_gb = outer.ops[nodes[index]].results.iter().any(|(value, _)| handover.resident.contains_key(value));
+                let room = before.arena_elements(before.items.len() - 1) * 4;
+                segments[index].count == segments[index - 1].count
+                    && walk.starts_without_gb_tensors()
+                    && !keeps_in_gb
+                    && room >= walk.needs.first().copied().unwrap_or(0).min(walk.arena_elements(0) * 4)
+            }
+        })
+        .collect();
+
+    let mut summary = Summary::default();
+    let mut carried = None;
+    for (index, walk) in walks.into_iter().enumerate() {
+        let clusters = &segments[index];
+        let node = &outer.ops[nodes[index]];
+        let program = &programs[index];
+        let mut tensors: BTreeMap<ValueId, Tensor> = BTreeMap::new();
+        for (position, (value, _)) in program.arguments.iter().enumerate() {
+            let operand = node.operands[position];
             let tensor = if handover.resident.contains_key(&operand) {
                 values[&operand].clone()
             } else {
@@ -233,12 +280,8 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, built: &mut Vec<Op>
             tensors.insert(*value, tensor);
         }
         let mut outputs = Vec::new();
-        // Results the clusters do not split (a returned argument): with several clusters, written
-        // by the first only, as every cluster holds the same values.
-        let mut whole_outputs = Vec::new();
         for (position, (value, r#type)) in node.results.iter().enumerate() {
             let dim = clusters.result_dims.get(position).copied().unwrap_or(-1);
-            whole_outputs.push(dim < 0 && clusters.count > 1);
             if handover.resident.contains_key(value) {
                 // Each cluster's share, in its own GB.
                 let mut shape = buffer_shape(&r#type.shape);
@@ -262,13 +305,18 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, built: &mut Vec<Op>
                 tensors.insert(inner.results[0].0, parameter(&mut signature, context, inner)?);
             }
         }
-        let gb_bytes = machine.gb_bytes - handover.held[index];
-        let walk = walk::Walk::new(&program, &cluster_machine, gb_bytes, clusters.count, spill, replicas.clone(), whole_outputs, read_whole)?;
-        summary.add(walk.emit(&mut host, signature.op, &mut tensors, &outputs, built)?);
-        // Intermediates between segments are freed after their last reader.
+        let keep_open = continues.get(index + 1).copied().unwrap_or(false);
+        let (emitted, open) = walk.emit(&mut host, signature.op, &mut tensors, &outputs, built, carried.take(), keep_open)?;
+        summary.add(emitted);
+        carried = open;
+        // Intermediates between segments are freed after their last reader (after the launch of
+        // the kernel that reads them, when the next segment continues it).
         for (value, &last) in &last_reader {
             if last == index && !result_buffers.contains_key(value) && outer.producer(*value).is_some_and(|p| outer.ops[p].name == "instance.clusters") {
-                free(&mut host, &replicas, &values[value]);
+                match &mut carried {
+                    Some(open) => open.frees.push(values[value].clone()),
+                    None => free(&mut host, &replicas, &values[value]),
+                }
             }
         }
     }
@@ -294,6 +342,7 @@ impl Summary {
             *self.lowered_in_gb.entry(why).or_default() += count;
         }
         self.lb_spills += other.lb_spills;
+        self.joined += other.joined;
     }
 }
 

@@ -2,6 +2,7 @@
 //! tensors they share (then placed by [`plan`]), then to emit them.
 
 use super::emission::{window, Emission};
+use super::kernels::Carried;
 use super::{free, plan, ScheduleError, Spill, Summary};
 use crate::conversion::graph_to_dsa::{
     emit::{Body, Replicas, Tensor},
@@ -64,6 +65,10 @@ pub(super) struct Walk<'p> {
     /// along its channels reads its input whole and its share of the weights): promoted to the
     /// GB as weights are.
     pub(super) read_whole: BTreeSet<ValueId>,
+    /// Per kernel, the GB its instances' intermediates need at most (see `intermediate_needs`).
+    pub(super) needs: Vec<usize>,
+    /// Arguments of the program that are weights or constants of the function.
+    pub(super) outer_weights: BTreeSet<ValueId>,
 }
 
 pub(super) fn instance_attributes(node: &Node) -> (String, usize, usize, usize) {
@@ -87,6 +92,7 @@ impl<'p> Walk<'p> {
         replicas: Replicas,
         whole_outputs: Vec<bool>,
         read_whole: BTreeSet<ValueId>,
+        outer_weights: BTreeSet<ValueId>,
     ) -> Result<Self, ScheduleError> {
         let mut walk = Walk {
             program,
@@ -103,12 +109,38 @@ impl<'p> Walk<'p> {
             gb_bytes,
             whole_outputs,
             read_whole,
+            needs: Vec::new(),
+            outer_weights,
         };
         walk.form_kernels()?;
         walk.live_ranges();
-        let reserved = walk.intermediate_needs();
-        walk.in_ddr = plan::place(&walk.lifetimes, &reserved, gb_bytes, spill);
+        walk.needs = walk.intermediate_needs();
+        walk.in_ddr = plan::place(&walk.lifetimes, &walk.needs, gb_bytes, spill);
         Ok(walk)
+    }
+
+    /// The GB elements of a cluster that kernel `kernel` has for its intermediates: what the
+    /// planned tensors live during it leave.
+    pub(super) fn arena_elements(&self, kernel: usize) -> usize {
+        let planned: usize = self
+            .lifetimes
+            .iter()
+            .filter(|(root, t)| !self.in_ddr[*root] && !self.outputs.contains_key(*root) && t.first <= kernel && kernel <= t.last)
+            .map(|(_, t)| t.bytes)
+            .sum();
+        self.gb_bytes.saturating_sub(planned) / 4
+    }
+
+    /// Whether `value` is an input of the program computed by another segment (not a weight).
+    pub(super) fn is_segment_input(&self, value: ValueId) -> bool {
+        self.program.arguments.iter().any(|(argument, _)| *argument == value) && !self.outer_weights.contains(&value)
+    }
+
+    /// Whether the first kernel places no tensor of its own in the GB: it can then continue the
+    /// kernel of the segment before (whose buffers stay allocated until that kernel's launch)
+    /// inside that kernel's arena.
+    pub(super) fn starts_without_gb_tensors(&self) -> bool {
+        self.lifetimes.iter().all(|(root, t)| self.in_ddr[root] || self.outputs.contains_key(root) || t.first > 0)
     }
 
     fn form_kernels(&mut self) -> Result<(), ScheduleError> {
@@ -279,7 +311,9 @@ impl<'p> Walk<'p> {
         }
     }
 
-    /// Emits the kernels and the host code around them.
+    /// Emits the kernels and the host code around them. The first kernel continues `carried`
+    /// (the open kernel of the segment before) if given; with `keep_open` the last one is
+    /// returned open instead of launched, with the buffers to free after its launch.
     pub fn emit(
         self,
         host: &mut Body,
@@ -287,7 +321,9 @@ impl<'p> Walk<'p> {
         tensors: &mut BTreeMap<ValueId, Tensor>,
         outputs: &[Tensor],
         built: &mut Vec<Op>,
-    ) -> Result<Summary, ScheduleError> {
+        carried: Option<Carried>,
+        keep_open: bool,
+    ) -> Result<(Summary, Option<Carried>), ScheduleError> {
         let program = self.program;
         let mut state = Emission {
             walk: &self,
@@ -305,6 +341,10 @@ impl<'p> Walk<'p> {
             lowered_in_gb: BTreeMap::new(),
             lb_spills: 0,
             parts: 0,
+            carried,
+            frees: Vec::new(),
+            continued: false,
+            before: None,
         };
         for (root, &output) in &self.outputs {
             state.buffers.insert(root.clone(), outputs[output].clone());
@@ -378,14 +418,19 @@ impl<'p> Walk<'p> {
                 _ => unreachable!("form_kernels refused it"),
             }
         }
+        state.launch_carried(host, host_function, built);
+        let mut open = if keep_open { state.carry() } else { None };
         state.leave(host, host_function, built);
         for (root, tensor) in std::mem::take(&mut state.buffers) {
             if !self.outputs.contains_key(&root) {
-                free(host, &self.replicas, &tensor);
+                match &mut open {
+                    Some(open) => open.frees.push(tensor),
+                    None => free(host, &self.replicas, &tensor),
+                }
             }
         }
-        Ok(Summary {
-            kernels: self.items.len(),
+        let summary = Summary {
+            kernels: self.items.len() - usize::from(state.continued),
             clusters: self.count,
             gb_peak: plan::peak(&self.lifetimes, &self.in_ddr, self.items.len()),
             arena_peak: state.arena_peak,
@@ -396,6 +441,8 @@ impl<'p> Walk<'p> {
             lowered_in_gb: std::mem::take(&mut state.lowered_in_gb),
             lb_spills: state.lb_spills,
             planned: self.lifetimes.len() - self.outputs.len(),
-        })
+            joined: usize::from(state.continued),
+        };
+        Ok((summary, open))
     }
 }
