@@ -7,16 +7,17 @@
 // RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(dsa-set-target{target=mini},func.func(instance-cluster-split,hw-group,instance-split,instance-order,instance-bind,instance-stitch),convert-instance-to-dsa)' | FileCheck %s --check-prefix=PIPE
 
 // Tests a residual block of two convolutions at batch 2 on mini (2 clusters of 2 cores): one group,
-// one kernel launched on the 4 cores, each cluster taking its image. Each cluster's share of the
-// input and output, and its GB arena, are kernel arguments picked by the running cluster. Each
+// one kernel launched on the 4 cores, each cluster taking its image. The input and output are
+// kernel arguments whole, each cluster's share a view at an offset computed from the running
+// cluster; its GB arena is an argument per cluster picked by the running cluster. Each
 // core reads its whole filter once (it stays in LB over the core's row tiles), so copying it to
 // the GB first would only add a step: the tiles load it from DDR. The first convolution's result
 // goes from LB to the cluster's GB, the second reads it from there (no DDR round trip between the
 // stitched layers); the second writes the cluster's share of the output in DDR.
 // CHECK-LABEL: dsa.kernel @conv_block_0_g0
 // CHECK:         %[[CLUSTER:.*]] = dsa.cluster_id : index
-// CHECK:         %[[SECOND:.*]] = arith.cmpi eq, %[[CLUSTER]], %c1 : index
-// CHECK:         arith.select %[[SECOND]], %{{.*}}, %{{.*}} : memref<1x8x16x16xf32, strided<[2048, 256, 16, 1], offset: ?>, #dsa.memory_space<ddr>>
+// CHECK:         %[[IMAGE:.*]] = arith.addi %{{.*}}, %[[CLUSTER]] : index
+// CHECK:         memref.subview %{{.*}}[%[[IMAGE]], %{{.*}}, %{{.*}}, %{{.*}}] [1, 8, 16, 16] [1, 1, 1, 1] : memref<2x8x16x16xf32, #dsa.memory_space<ddr>> to memref<1x8x16x16xf32, strided<[2048, 256, 16, 1], offset: ?>, #dsa.memory_space<ddr>>
 // CHECK-NOT:     memref<8x8x3x3xf32, {{.*}}#dsa.memory_space<gb>>
 // CHECK:         dsa.dma %{{.*}} to %{{.*}} : memref<8x8x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x8x3x3xf32, {{.*}}#dsa.memory_space<lb>>
 // CHECK:         dsa.conv2d

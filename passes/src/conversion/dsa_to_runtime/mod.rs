@@ -36,6 +36,7 @@ mod instructions;
 mod ir;
 mod launches;
 mod layers;
+mod outline;
 mod types;
 mod views;
 
@@ -70,7 +71,12 @@ functions with `!llvm.ptr` for pointers). The runtime records a launch, then exe
 args...)` that `dsa.launch` calls once per core between `td_launch_begin` and `td_launch_end` \
 (an `scf.for` over a constant core table); `dsa.core_id` is `%index`, the core's position in the \
 launch's core list, and each instruction (`dsa.dma`, `matmul`, `conv2d`, `binary`, `unary`, \
-`pool`, `reduce`, `wait`, `barrier`) becomes one `td_*` call on core (`%cluster`, `%core`).\n\n\
+`pool`, `reduce`, `wait`, `barrier`) becomes one `td_*` call on core (`%cluster`, `%core`). \
+A kernel's function is cut into parts, functions `@k.partN` with the same leading arguments that \
+it calls in order: runs of its layers (top-level ops ending with a `dsa.barrier`, about 150 ops \
+each) that define nothing read after them; the views and constants a part reads are built again \
+in it, the buffers they view passed. A GraphTurbo kernel holding a whole model is then many \
+functions of ordinary size for the per-function pipelines and LLVM's code generation.\n\n\
 A buffer becomes a memref in the default memory space whose pointers are the runtime's buffer \
 handle: `dsa.alloc` calls `td_buffer_alloc` (a kernel's LB/GB on its own core/cluster, host \
 buffers on core (0, 0)) and builds the descriptor; `dsa.dealloc` calls `td_buffer_release`, \
@@ -177,7 +183,7 @@ impl Lowering {
                 .into_iter()
                 .filter(|&op| op_name(op) == "dsa.kernel")
                 .collect();
-            let kernel_functions: Vec<MlirOperation> = kernels
+            let mut kernel_functions: Vec<MlirOperation> = kernels
                 .iter()
                 .map(|&kernel| launches::kernel_function(kernel))
                 .collect();
@@ -186,6 +192,11 @@ impl Lowering {
                     abi::pass_device_along(op, &host_names);
                 }
             }
+            let parts: Vec<MlirOperation> = kernel_functions
+                .iter()
+                .flat_map(|&function| outline::outline_parts(function))
+                .collect();
+            kernel_functions.extend(parts);
             let mut launches = 0;
             for (&function, is_kernel) in functions
                 .iter()

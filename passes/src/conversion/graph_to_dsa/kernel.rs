@@ -15,6 +15,9 @@ use super::{
 };
 use crate::ir::{self, InsertionPoint, Op, Val};
 use mlir_sys::*;
+use std::collections::HashMap;
+
+mod views;
 
 pub use super::epilogue::Epilogue;
 
@@ -48,7 +51,11 @@ pub struct Kernel {
     op: Op,
     block: MlirBlock,
     /// Host values passed as arguments, with the kernel-side types.
-    pub arguments: Vec<(Val, View)>,
+    pub arguments: Vec<(Val, MlirType)>,
+    /// Per host value passed (by handle), its position in `arguments`.
+    positions: HashMap<usize, usize>,
+    /// Host views built again inside the kernel (see `views`), by handle.
+    rebuilt: HashMap<usize, Val>,
     /// The body (after the core-id preamble).
     pub body: Body,
     /// Cores it is launched on.
@@ -77,6 +84,8 @@ impl Kernel {
             op,
             block,
             arguments: Vec::new(),
+            positions: HashMap::new(),
+            rebuilt: HashMap::new(),
             body: Body::new(block, location),
             cores: 1,
             lb_elements: 0,
@@ -198,18 +207,32 @@ impl Kernel {
     /// a replicated host value of a kernel on several clusters, one argument per cluster and the
     /// running cluster's picked in the preamble.
     pub fn argument(&mut self, host: Val, view: &View) -> Val {
+        self.argument_of_type(host, view.memref_type(self.body.context()))
+    }
+
+    /// [`Kernel::argument`] for a host value of memref type `r#type`; a view of a host value is
+    /// built again in the kernel where it can be (`views`).
+    fn argument_of_type(&mut self, host: Val, r#type: MlirType) -> Val {
         if self.defined_inside(host) {
             return host;
         }
-        if let Some(index) = self.arguments.iter().position(|(known, _)| known.0.ptr == host.0.ptr) {
+        let key = host.0.ptr as usize;
+        if let Some(&index) = self.positions.get(&key) {
             return self.selected[index];
         }
-        let replicas = self.per_cluster.as_ref().and_then(|spmd| spmd.replicas.borrow().get(&(host.0.ptr as usize)).cloned());
-        let r#type = view.memref_type(self.body.context());
+        if let Some(&value) = self.rebuilt.get(&key) {
+            return value;
+        }
+        if let Some(value) = self.rebuilt_view(host) {
+            self.rebuilt.insert(key, value);
+            return value;
+        }
+        let replicas = self.per_cluster.as_ref().and_then(|spmd| spmd.replicas.borrow().get(&key).cloned());
         let add = |value: Val, kernel: &mut Self| {
             // SAFETY: the block is the kernel's, alive until the kernel is inserted or dropped.
             let argument = Val(unsafe { mlirBlockAddArgument(kernel.block, r#type, kernel.body.location()) });
-            kernel.arguments.push((value, view.clone()));
+            kernel.positions.insert(value.0.ptr as usize, kernel.arguments.len());
+            kernel.arguments.push((value, r#type));
             argument
         };
         let first = add(host, self);
@@ -426,13 +449,13 @@ impl Kernel {
 
     /// Ends the kernel (deallocating its LB buffers), names and types it, and inserts it before
     /// `before`; returns it, its name, the host values to launch it with and the core count.
-    pub fn finish(mut self, before: Op) -> (Op, String, Vec<(Val, View)>, usize) {
+    pub fn finish(mut self, before: Op) -> (Op, String, Vec<(Val, MlirType)>, usize) {
         for buffer in std::mem::take(&mut self.deallocs) {
             self.body.dealloc(buffer);
         }
         self.body.op("dsa.return", &[], &[], &[]);
         let context = self.body.context();
-        let inputs: Vec<MlirType> = self.arguments.iter().map(|(_, view)| view.memref_type(context)).collect();
+        let inputs: Vec<MlirType> = self.arguments.iter().map(|&(_, r#type)| r#type).collect();
         // SAFETY: the kernel op is alive and detached; inserting hands it to the module.
         unsafe {
             let function_type = mlirFunctionTypeGet(context, inputs.len() as isize, inputs.as_ptr(), 0, std::ptr::null());
