@@ -30,7 +30,6 @@ pub(super) fn window(host: &mut Body, tensor: &Tensor, dim: usize, offset: usize
     Tensor { host: value, view }
 }
 
-
 /// A layer's tensors with its promoted weights' GB copies, and the arena blocks they took.
 type Promoted = (BTreeMap<ValueId, Tensor>, Vec<(usize, usize)>);
 
@@ -88,7 +87,6 @@ pub(super) struct Emission<'w, 'p> {
     /// first layer may prefetch its weights at its start (GraphTurbo §4.4 across instances).
     pub(super) before: Option<Previous>,
 }
-
 
 impl Emission<'_, '_> {
     /// The buffers of `root`, allocated on first use.

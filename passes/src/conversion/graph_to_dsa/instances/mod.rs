@@ -251,15 +251,8 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
     }
     let continues: Vec<bool> = (0..segments.len())
         .map(|index| {
-            index > 0 && join && {
-                let (before, walk) = (&walks[index - 1], &walks[index]);
-                let keeps_in_gb = outer.ops[nodes[index]].results.iter().any(|(value, _)| handover.resident.contains_key(value));
-                let room = before.arena_elements(before.items.len() - 1) * 4;
-                segments[index].count == segments[index - 1].count
-                    && walk.starts_without_gb_tensors()
-                    && !keeps_in_gb
-                    && room >= walk.needs.first().copied().unwrap_or(0).min(walk.arena_elements(0) * 4)
-            }
+            let keeps_in_gb = outer.ops[nodes[index]].results.iter().any(|(value, _)| handover.resident.contains_key(value));
+            index > 0 && join && !keeps_in_gb && continues_kernel(&walks[index - 1], &walks[index])
         })
         .collect();
 
@@ -323,6 +316,17 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
     host.op("func.return", &[], &[], &[]);
     signature.finish();
     Ok(summary)
+}
+
+/// Whether the first kernel of the segment walked as `walk` can continue the last kernel of the
+/// segment before (walked as `before`): on as many clusters, placing no tensor of its own in the
+/// GB (the buffers of both stay allocated until the one launch), with at least the arena it would
+/// have had alone or what its intermediates need.
+fn continues_kernel(before: &walk::Walk, walk: &walk::Walk) -> bool {
+    let room = before.arena_elements(before.items.len() - 1) * 4;
+    walk.count == before.count
+        && walk.starts_without_gb_tensors()
+        && room >= walk.needs.first().copied().unwrap_or(0).min(walk.arena_elements(0) * 4)
 }
 
 impl Summary {
