@@ -71,6 +71,11 @@ pub(super) struct Walk<'p> {
     pub(super) outer_weights: BTreeSet<ValueId>,
 }
 
+/// Pairs a copy layer moves at most: a pair adds up to two buffers per cluster to the kernel's
+/// arguments, so that a copy of many buffers (the row instances' outputs joined into one tensor)
+/// relaunches between layers before a call passes too many (see `kernels::SPLIT_ARGUMENTS`).
+const COPY_PAIRS: usize = 256;
+
 pub(super) fn instance_attributes(node: &Node) -> (String, usize, usize, usize) {
     let group = node.string("group").unwrap_or_default().to_owned();
     (group, node.int("index") as usize, node.int("count") as usize, node.int("dim") as usize)
@@ -390,7 +395,12 @@ impl<'p> Walk<'p> {
                             pairs.push((source, window(host, &target, axis, offset, size)));
                             offset += size;
                         }
-                        state.copy(host, &pairs).map_err(|message| ScheduleError::at(node.op, message))?;
+                        // In layers of at most COPY_PAIRS pairs, so that a copy of many buffers goes
+                        // on in a new launch past the arguments a kernel call can pass.
+                        for chunk in pairs.chunks(COPY_PAIRS) {
+                            state.enter(host, host_function, kernel, built);
+                            state.copy(host, chunk).map_err(|message| ScheduleError::at(node.op, message))?;
+                        }
                         tensors.insert(node.results[0].0, target);
                     }
                 },
@@ -407,11 +417,13 @@ impl<'p> Walk<'p> {
                         let kernel = self.kernel_of[&position];
                         state.enter(host, host_function, kernel, built);
                         let at = |message| ScheduleError::at(node.op, message);
-                        if !pairs[0].is_empty() {
-                            state.copy(host, &pairs[0]).map_err(at)?;
+                        for chunk in pairs[0].chunks(COPY_PAIRS) {
+                            state.enter(host, host_function, kernel, built);
+                            state.copy(host, chunk).map_err(at)?;
                         }
-                        if !pairs[1].is_empty() {
-                            state.copy_once(host, &pairs[1]).map_err(at)?;
+                        for chunk in pairs[1].chunks(COPY_PAIRS) {
+                            state.enter(host, host_function, kernel, built);
+                            state.copy_once(host, chunk).map_err(at)?;
                         }
                     }
                 }
