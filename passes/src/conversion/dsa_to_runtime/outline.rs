@@ -121,11 +121,12 @@ pub(super) unsafe fn outline_parts(function: MlirOperation) -> Vec<MlirOperation
                 (reach, size) = (index + 1, 0);
             }
         }
-        if parts.is_empty() {
-            return Vec::new();
-        }
         if !part.is_empty() && reach < end {
             parts.push(part);
+        }
+        // One part would only move the kernel's body behind a call.
+        if parts.len() < 2 {
+            return Vec::new();
         }
         let name = symbol_name(function);
         let mut functions = Vec::new();
