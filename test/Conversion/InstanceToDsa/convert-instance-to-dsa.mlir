@@ -161,34 +161,35 @@ func.func @downsample(%x: tensor<2x8x16x16xf32>) -> tensor<2x16x8x8xf32> {
 
 // -----
 
-// Tests the weight prefetch across instances: two pointwise convolutions at batch 8 on mini, one
-// group split into four instances of one image each (per cluster), run in one kernel. Each
-// instance's first convolution copies its filter to the GB (its tiles re-read it), the second
-// reads its filter from DDR. Without pipelining each instance's copy is a step of its own after
-// the instance before. With it, the copy for the next instance is issued at the start of the
-// last layer of the instance before (no barrier between the copy and that layer's tiles) and
-// ordered before its readers by the barrier that ends that layer.
+// Tests the prefetch across instances: two pointwise convolutions at batch 8 on mini, one group
+// split into four instances of one image each (per cluster), run in one kernel. Each instance's
+// first convolution copies its input (the segment's, in DDR) to the GB, which its tiles re-read
+// for every block of output channels; the second reads its filter from DDR. Without pipelining
+// each instance's copy is a step of its own after the instance before. With it, the copy for the
+// next instance is issued at the start of the last layer of the instance before (no barrier
+// between the copy and that layer's tiles) and ordered before its readers by the barrier that
+// ends that layer.
 // CHECK-LABEL: dsa.kernel @instances_0_g0
-// CHECK:         dsa.dma {{.*}} : memref<64x64x1x1xf32, {{.*}}#dsa.memory_space<ddr>>, memref<64x64x1x1xf32, {{.*}}#dsa.memory_space<gb>>
+// CHECK:         dsa.dma {{.*}} : memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<ddr>>, memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<gb>>
 // CHECK:         dsa.barrier
 // CHECK:         dsa.conv2d
 // CHECK:         dsa.barrier
 // CHECK:         dsa.conv2d
 // CHECK:         dsa.barrier
-// CHECK:         dsa.dma {{.*}} : memref<64x64x1x1xf32, {{.*}}#dsa.memory_space<ddr>>, memref<64x64x1x1xf32, {{.*}}#dsa.memory_space<gb>>
+// CHECK:         dsa.dma {{.*}} : memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<ddr>>, memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<gb>>
 // CHECK:         dsa.barrier
 // CHECK:         dsa.conv2d
 // PIPE-LABEL: dsa.kernel @instances_0_g0
-// PIPE:         dsa.dma {{.*}} : memref<64x64x1x1xf32, {{.*}}#dsa.memory_space<ddr>>, memref<64x64x1x1xf32, {{.*}}#dsa.memory_space<gb>>
+// PIPE:         dsa.dma {{.*}} : memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<ddr>>, memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<gb>>
 // PIPE:         dsa.barrier
-// PIPE:         dsa.conv2d {{.*}} : memref<1x4x2x16xf32
+// PIPE:         dsa.conv2d {{.*}} : memref<1x4x4x16xf32
 // PIPE:         dsa.barrier
-// PIPE:         dsa.dma {{.*}} : memref<64x64x1x1xf32, {{.*}}#dsa.memory_space<ddr>>, memref<64x64x1x1xf32, {{.*}}#dsa.memory_space<gb>>
+// PIPE:         dsa.dma {{.*}} : memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<ddr>>, memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<gb>>
 // PIPE-NOT:     dsa.barrier
 // PIPE:         dsa.conv2d {{.*}} : memref<1x8x4x16xf32
 // PIPE:         dsa.barrier
-// PIPE-NOT:     memref<64x64x1x1xf32, {{.*}}#dsa.memory_space<gb>>
-// PIPE:         dsa.conv2d {{.*}} : memref<1x4x2x16xf32
+// PIPE-NOT:     #dsa.memory_space<ddr>>, memref<1x32x16x16xf32
+// PIPE:         dsa.conv2d {{.*}} : memref<1x4x4x16xf32
 // PIPE-LABEL: func.func @instances
 func.func @instances(%x: tensor<8x64x16x16xf32>) -> tensor<8x64x16x16xf32> {
   // expected-remark@-1 {{weights copied to the GB before 4 of the 8 layers reading weights}}

@@ -344,7 +344,17 @@ impl Emission<'_, '_> {
             let read: Vec<ValueId> =
                 std::iter::once(op_index).chain(fused_ops.iter().copied()).flat_map(|i| body.ops[i].operands.iter().copied()).collect();
             fused.extend(fused_ops);
-            let layer_weights: BTreeSet<ValueId> = read.iter().filter(|value| weights.contains(value)).copied().collect();
+            let mut layer_weights: BTreeSet<ValueId> = read.iter().filter(|value| weights.contains(value)).copied().collect();
+            // A convolution's input from DDR (its segment's, complete before the segment runs)
+            // may be copied too: its tiles re-read the rows their windows share (the stem's 7×7
+            // stride-2 rows from the model's input).
+            let ddr_input = |value: &ValueId| {
+                body.arguments.iter().position(|(argument, _)| argument == value).is_some_and(|p| walk.is_of_segment_input(node.operands[p]))
+                    && local[value].view.space == Space::Ddr
+            };
+            if op.name == "graph.conv2d" {
+                layer_weights.extend(op.operands.first().filter(|value| ddr_input(value)));
+            }
             let shape = buffer_shape(&op.results[0].1.shape);
             let layer_estimate =
                 |tensors: &BTreeMap<ValueId, Tensor>| estimate(&Scope { machine: walk.machine, tensors }, op, &steps, &shape, elementwise_anchor);

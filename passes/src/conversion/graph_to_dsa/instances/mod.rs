@@ -65,7 +65,8 @@ pub struct Summary {
     pub spilled_intermediates: usize,
     /// On-chip tensors planned.
     pub planned: usize,
-    /// Layers whose weights were copied to the GB first, and layers that read weights.
+    /// Layers that copied weights (or a convolution its input from DDR) to the GB first, and
+    /// layers that read weights.
     pub promotions: [usize; 2],
     /// LB instances computed per core (GraphTurbo's LB scope), and the reasons others of scope
     /// LB were lowered as GB instances, with their counts.

@@ -141,6 +141,18 @@ impl<'p> Walk<'p> {
         self.program.arguments.iter().any(|(argument, _)| *argument == value) && !self.outer_weights.contains(&value)
     }
 
+    /// Whether `value` is a slice (or copy) of an input of the program computed by another
+    /// segment, read by an instance.
+    pub(super) fn is_of_segment_input(&self, mut value: ValueId) -> bool {
+        while let Some(producer) = self.program.producer(value).map(|p| &self.program.ops[p]) {
+            if !matches!(producer.name.as_str(), "instance.slice" | "instance.copy" | "instance.redistribute") {
+                return false;
+            }
+            value = producer.operands[0];
+        }
+        self.is_segment_input(value)
+    }
+
     /// Whether the first kernel places no tensor of its own in the GB: it can then continue the
     /// kernel of the segment before (whose buffers stay allocated until that kernel's launch)
     /// inside that kernel's arena.
