@@ -19,8 +19,8 @@ use std::collections::{HashMap, HashSet};
 
 /// Ops (nested ones counted, before the instructions are lowered, each to tens of ops) past which
 /// a run of layers becomes a part. ResNet-152's GraphTurbo compile at batch 1 took 3.35 s with
-/// 150, 3.42 s with 60 and 3.53 s with 400 (4.37 s with every view passed as an argument, 8.7 s
-/// before kernels were cut at all).
+/// 150, 3.42 s with 60 and 3.53 s with 400 (4.37 s when a part took every view it read as an
+/// argument; 8.7 s before kernels were cut, when every view was also a kernel argument).
 const PART_OPS: usize = 150;
 
 /// Ops of a kernel's preamble, which stay in the kernel: what they define is read by every part.

@@ -84,7 +84,8 @@ impl Kernel {
         let (anchor, cluster, location) = (spmd.preamble_end, spmd.cluster, self.body.location());
         let source_replicas = spmd.replicas.borrow().get(&(source.0.ptr as usize)).cloned().unwrap_or_default();
         let views: Vec<(Op, Val, Vec<Operand>)> = others.iter().map(|&other| view_of(other)).collect::<Option<_>>()?;
-        if views.iter().any(|(other, _, _)| !same_attributes(op, *other)) {
+        let negative = constants.iter().any(|operand| matches!(operand, Operand::Constant(value) if *value < 0));
+        if negative || !(views.is_empty() || views.len() + 1 == spmd.clusters) || views.iter().any(|(other, _, _)| !same_attributes(op, *other)) {
             return None;
         }
         // Per operand after the source, what it is on cluster 0 and its step per cluster.
