@@ -27,7 +27,7 @@ const PART_OPS: usize = 150;
 const PREAMBLE: &[&str] = &["dsa.cluster_id", "dsa.core_id", "dsa.alloc"];
 
 /// Where a value read by a top-level op is defined.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy)]
 enum Definition {
     /// An argument of the function.
     Argument,

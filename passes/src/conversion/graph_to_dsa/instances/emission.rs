@@ -345,15 +345,15 @@ impl Emission<'_, '_> {
                 std::iter::once(op_index).chain(fused_ops.iter().copied()).flat_map(|i| body.ops[i].operands.iter().copied()).collect();
             fused.extend(fused_ops);
             let mut layer_weights: BTreeSet<ValueId> = read.iter().filter(|value| weights.contains(value)).copied().collect();
+            // Whether a value of the body is (a slice of) an input of the segment.
+            let segment_input = |value: &ValueId| {
+                body.arguments.iter().position(|(argument, _)| argument == value).is_some_and(|p| walk.is_segment_input(node.operands[p]))
+            };
             // A convolution's input from DDR (its segment's, complete before the segment runs)
             // may be copied too: its tiles re-read the rows their windows share (the stem's 7×7
             // stride-2 rows from the model's input).
-            let ddr_input = |value: &ValueId| {
-                body.arguments.iter().position(|(argument, _)| argument == value).is_some_and(|p| walk.is_of_segment_input(node.operands[p]))
-                    && local[value].view.space == Space::Ddr
-            };
             if op.name == "graph.conv2d" {
-                layer_weights.extend(op.operands.first().filter(|value| ddr_input(value)));
+                layer_weights.extend(op.operands.first().filter(|value| segment_input(value) && local[*value].view.space == Space::Ddr));
             }
             let shape = buffer_shape(&op.results[0].1.shape);
             let layer_estimate =
@@ -365,9 +365,6 @@ impl Emission<'_, '_> {
             // Weights first: a layer's results spill to DDR more cheaply than its weights, which
             // every tile reads (ResNet-50 b8 at 4b40067: 12.5 M cycles this way, 12.9 M the other).
             // A prefetch takes its blocks while the layer before still holds its own.
-            let segment_input = |value: &ValueId| {
-                body.arguments.iter().position(|(argument, _)| argument == value).is_some_and(|p| walk.is_segment_input(node.operands[p]))
-            };
             let ahead = previous
                 .as_ref()
                 .filter(|previous| !previous.other_segment || !promote.iter().any(segment_input))

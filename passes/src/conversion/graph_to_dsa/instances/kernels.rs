@@ -44,20 +44,18 @@ impl Emission<'_, '_> {
             }
         }
         self.parts = 0;
-        if let Some(carried) = self.carried.take() {
-            if carried.kernel.arguments.len() <= SPLIT_ARGUMENTS {
-                // The segment before left its kernel open: this kernel continues it after the
-                // barrier ending its last layer, in its arena (whose contents are dead there).
-                self.open = Some((kernel, carried.kernel));
-                self.arena = carried.arena;
-                self.frees = carried.frees;
-                self.before = carried.before.map(|before| Previous { other_segment: true, ..before });
-                self.continued = true;
-                return;
-            }
-            self.carried = Some(carried);
-            self.launch_carried(host, host_function, built);
+        if self.carried.as_ref().is_some_and(|carried| carried.kernel.arguments.len() <= SPLIT_ARGUMENTS) {
+            // The segment before left its kernel open: this kernel continues it after the barrier
+            // ending its last layer, in its arena (whose contents are dead there).
+            let carried = self.carried.take().expect("checked");
+            self.open = Some((kernel, carried.kernel));
+            self.arena = carried.arena;
+            self.frees = carried.frees;
+            self.before = carried.before.map(|before| Previous { other_segment: true, ..before });
+            self.continued = true;
+            return;
         }
+        self.launch_carried(host, host_function, built);
         let walk = self.walk;
         self.open = Some((kernel, Kernel::per_cluster(self.kernel_name(kernel), host, walk.machine, walk.count, walk.replicas.clone())));
         // The GB the planned tensors leave free during this kernel holds its intermediates.

@@ -136,21 +136,16 @@ impl<'p> Walk<'p> {
         self.gb_bytes.saturating_sub(planned) / 4
     }
 
-    /// Whether `value` is an input of the program computed by another segment (not a weight).
-    pub(super) fn is_segment_input(&self, value: ValueId) -> bool {
-        self.program.arguments.iter().any(|(argument, _)| *argument == value) && !self.outer_weights.contains(&value)
-    }
-
-    /// Whether `value` is a slice (or copy) of an input of the program computed by another
-    /// segment, read by an instance.
-    pub(super) fn is_of_segment_input(&self, mut value: ValueId) -> bool {
+    /// Whether `value` (an instance's operand) is an input of the program computed by another
+    /// segment (not a weight), or a slice or copy of one.
+    pub(super) fn is_segment_input(&self, mut value: ValueId) -> bool {
         while let Some(producer) = self.program.producer(value).map(|p| &self.program.ops[p]) {
             if !matches!(producer.name.as_str(), "instance.slice" | "instance.copy" | "instance.redistribute") {
                 return false;
             }
             value = producer.operands[0];
         }
-        self.is_segment_input(value)
+        self.program.arguments.iter().any(|(argument, _)| *argument == value) && !self.outer_weights.contains(&value)
     }
 
     /// Whether the first kernel places no tensor of its own in the GB: it can then continue the
@@ -427,7 +422,6 @@ impl<'p> Walk<'p> {
                     }
                     if pairs.iter().any(|pairs| !pairs.is_empty()) {
                         let kernel = self.kernel_of[&position];
-                        state.enter(host, host_function, kernel, built);
                         let at = |message| ScheduleError::at(node.op, message);
                         for chunk in pairs[0].chunks(COPY_PAIRS) {
                             state.enter(host, host_function, kernel, built);
