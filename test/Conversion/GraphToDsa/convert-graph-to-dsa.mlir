@@ -297,8 +297,8 @@ func.func @strided_window(%x: tensor<2x8x16x16xf32>) -> (tensor<2x16x8x8xf32>, t
 // Tests that a pointwise convolution (1x1, no stride or padding) may see its images as rows of
 // fewer pixels than theirs (here 8 of a 32-pixel row, a tile of 2 such rows by 64 channels),
 // where its own rows would leave the LB room for too few output channels: the host views the
-// input, the output and the residual operand as [N, C, H*W/8, 8] with the same strides per
-// channel, the per-channel bias stays [1, C, 1, 1].
+// input, the output and the operand its result is multiplied by as [N, C, H*W/8, 8] with the
+// same strides per channel, the per-channel bias stays [1, C, 1, 1].
 // CHECK-LABEL: dsa.kernel @pointwise_0_conv2d
 // CHECK-SAME:    memref<1x64x128x8xf32, #dsa.memory_space<ddr>>
 // CHECK:         dsa.dma %{{.*}} to %{{.*}} : memref<1x16x2x8xf32, strided<[16384, 1024, 8, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<1x16x2x8xf32
@@ -313,7 +313,29 @@ func.func @pointwise(%x: tensor<1x16x32x32xf32>, %s: tensor<1x64x32x32xf32>) -> 
   %w = graph.weight "w" : tensor<64x16x1x1xf32>
   %b = graph.weight "b" : tensor<64xf32>
   %y = graph.conv2d %x, %w, %b : (tensor<1x16x32x32xf32>, tensor<64x16x1x1xf32>, tensor<64xf32>) -> tensor<1x64x32x32xf32>
-  %a = graph.add %y, %s : tensor<1x64x32x32xf32>, tensor<1x64x32x32xf32> -> tensor<1x64x32x32xf32>
+  %a = graph.mul %y, %s : tensor<1x64x32x32xf32>, tensor<1x64x32x32xf32> -> tensor<1x64x32x32xf32>
+  %r = graph.relu %a : tensor<1x64x32x32xf32>
+  return %r : tensor<1x64x32x32xf32>
+}
+
+// -----
+
+// Tests that a residual added after the bias becomes the accumulator's first value: each tile
+// loads its residual into the accumulator, the first product accumulates onto it (after that
+// load), and the epilogue adds the bias and applies the relu only, with no LB buffer for the
+// residual (which leaves room for whole 32-pixel rows by 64 channels here).
+// CHECK-LABEL: dsa.kernel @accumulated_residual_0_conv2d
+// CHECK:         %[[RESIDUAL:[0-9]+]] = dsa.dma %{{.*}} to %[[ACCUMULATOR:[0-9]+]] : memref<1x64x1x32xf32, strided<[65536, 1024, 32, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<1x64x1x32xf32, #dsa.memory_space<lb>>
+// CHECK:         dsa.conv2d %{{.*}}, %{{.*}} into %[[ACCUMULATOR]] accumulate after %{{.*}}, %[[RESIDUAL]]
+// CHECK:         dsa.binary  add %[[ACCUMULATOR]], %{{.*}} into %[[ACCUMULATOR]] after %{{.*}} : memref<1x64x1x32xf32, #dsa.memory_space<lb>>, memref<1x64x1x1xf32
+// CHECK-NEXT:    dsa.unary  relu %[[ACCUMULATOR]] into %[[ACCUMULATOR]]
+// CHECK:         dsa.dma %[[ACCUMULATOR]] to
+// CHECK-LABEL: func.func @accumulated_residual
+func.func @accumulated_residual(%x: tensor<1x16x32x32xf32>, %s: tensor<1x64x32x32xf32>) -> tensor<1x64x32x32xf32> {
+  %w = graph.weight "w" : tensor<64x16x1x1xf32>
+  %b = graph.weight "b" : tensor<64xf32>
+  %y = graph.conv2d %x, %w, %b : (tensor<1x16x32x32xf32>, tensor<64x16x1x1xf32>, tensor<64xf32>) -> tensor<1x64x32x32xf32>
+  %a = graph.add %s, %y : tensor<1x64x32x32xf32>, tensor<1x64x32x32xf32> -> tensor<1x64x32x32xf32>
   %r = graph.relu %a : tensor<1x64x32x32xf32>
   return %r : tensor<1x64x32x32xf32>
 }

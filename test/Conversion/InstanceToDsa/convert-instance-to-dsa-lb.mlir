@@ -9,8 +9,9 @@
 // A residual block at batch 4 on mini (2 clusters of 2 cores): each cluster takes two images and
 // binds them to its two cores ([2, 1, 1, 1]). Each core picks its image by its index in the
 // cluster, runs the first convolution into a buffer at the top of its LB arena (the tiles take the
-// arena from offset 0), the second convolution reads it from there (LB to LB), and the residual
-// epilogue writes the core's image of the output. One barrier, after the instance.
+// arena from offset 0), the second convolution reads it from there (LB to LB), accumulating onto
+// the residual (the core's image of the input, loaded into its accumulator), and its epilogue
+// writes the core's image of the output. One barrier, after the instance.
 // CHECK-LABEL: dsa.kernel @batch_block_0_g0
 // CHECK:         %[[CORE:[a-z0-9_]+]] = dsa.core_id : index
 // CHECK:         %[[ARENA:[a-z0-9_]+]] = dsa.alloc : memref<4096xf32, #dsa.memory_space<lb>>
@@ -23,12 +24,12 @@
 // CHECK:         %[[KEPT:[a-z0-9_]+]] = memref.cast %[[RESIDENT]] :
 // CHECK:         dsa.dma %{{.*}} to %[[KEPT]] after %{{.*}} : memref<1x8x8x8xf32, {{.*}}#dsa.memory_space<lb>>, memref<1x8x8x8xf32, {{.*}}#dsa.memory_space<lb>>
 // CHECK-NOT:     dsa.barrier
+// CHECK:         %[[RESIDUAL:[0-9]+]] = dsa.dma %[[INPUT]] to %[[ACCUMULATOR:[a-z0-9_]+]] :
 // CHECK:         dsa.dma %[[KEPT]] to %{{.*}} : memref<1x8x8x8xf32, {{.*}}#dsa.memory_space<lb>>, memref<1x8x8x8xf32, strided<[640, 80, 8, 1], {{.*}}#dsa.memory_space<lb>>
-// CHECK:         dsa.conv2d
+// CHECK:         dsa.conv2d %{{.*}}, %{{.*}} into %[[ACCUMULATOR]] accumulate after %{{.*}}, %[[RESIDUAL]]
 // CHECK-NOT:     dsa.barrier
-// CHECK:         dsa.dma %[[INPUT]] to
-// CHECK:         dsa.binary  add
-// CHECK:         dsa.unary  relu
+// CHECK-NOT:     dsa.binary
+// CHECK:         dsa.unary  relu %[[ACCUMULATOR]]
 // CHECK:         dsa.dma %{{.*}} to %[[OUTPUT]]
 // CHECK:         dsa.barrier
 // CHECK-NEXT:    dsa.dealloc %[[ARENA]]

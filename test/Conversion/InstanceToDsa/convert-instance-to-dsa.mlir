@@ -103,7 +103,9 @@ func.func @wide_conv(%x: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> {
 // filter chunks from DDR with its rows (a pipelined tiling), and the second filter's copy is
 // issued at the start of the first convolution and not waited for: it moves over the DDR port
 // while the first convolution computes, and the barrier ending that convolution orders it
-// before the second reads it.
+// before the second reads it. The two results are multiplied, not added: a sum would start the
+// second convolution's accumulator from the first one's result, whose smaller tiles stream the
+// filter from DDR without a copy.
 // CHECK-LABEL: dsa.kernel @two_wide_convs_0_g0
 // CHECK:         dsa.dma {{.*}} : memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<gb>>
 // CHECK:         dsa.barrier
@@ -128,7 +130,7 @@ func.func @two_wide_convs(%x: tensor<2x16x32x32xf32>, %y: tensor<2x16x32x32xf32>
   %w2 = graph.weight "w2" : tensor<16x16x3x3xf32>
   %c1 = graph.conv2d %x, %w1 {activation = #graph<activation relu>, pads = array<i64: 1, 1, 1, 1>} : (tensor<2x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x32x32xf32>
   %c2 = graph.conv2d %y, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x32x32xf32>
-  %s = graph.add %c1, %c2 : tensor<2x16x32x32xf32>, tensor<2x16x32x32xf32> -> tensor<2x16x32x32xf32>
+  %s = graph.mul %c1, %c2 : tensor<2x16x32x32xf32>, tensor<2x16x32x32xf32> -> tensor<2x16x32x32xf32>
   return %s : tensor<2x16x32x32xf32>
 }
 

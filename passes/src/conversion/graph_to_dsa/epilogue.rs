@@ -7,6 +7,7 @@ use super::{
     kernel::Kernel,
     layers::{Elementwise, Operand, Step},
 };
+use turbine_dialects::attributes::dsa::BinaryKind;
 use crate::{graph_view::ValueId, ir::Val};
 use std::collections::BTreeMap;
 
@@ -33,6 +34,28 @@ fn external_tile(
         .filter(|&i| keep.contains(&(i + lead)))
         .collect();
     (sizes, kept)
+}
+
+/// The position in `steps` of an addition of a whole-output operand (a residual: its shape in
+/// `shapes` is the output's, `output`) that the accumulator can start from instead: only
+/// additions of other operands (a bias) come before it, so the sum is the same in another order,
+/// and no other step reads the operand. The tile then loads it into the accumulator before the
+/// first product and needs no LB buffer of its own, which leaves room for larger tiles: a ResNet
+/// block's last 1x1 convolution kept a residual tile as large as its output tile.
+pub fn preloadable_addend(steps: &[Step], shapes: &BTreeMap<ValueId, Vec<usize>>, output: &[usize]) -> Option<(usize, ValueId)> {
+    let external_added = |step: &Step| match (&step.op, step.operands.as_slice(), step.target) {
+        (Elementwise::Binary { kind: BinaryKind::Add }, [Operand::Chain, Operand::External(value)] | [Operand::External(value), Operand::Chain], Operand::Chain) => {
+            Some(*value)
+        }
+        _ => None,
+    };
+    let position = steps.iter().position(|step| external_added(step).is_none_or(|value| shapes[&value] == output))?;
+    let value = external_added(&steps[position])?;
+    let read_elsewhere = steps
+        .iter()
+        .enumerate()
+        .any(|(index, step)| index != position && step.operands.iter().chain([&step.target]).any(|operand| *operand == Operand::External(value)));
+    (!read_elsewhere).then_some((position, value))
 }
 
 impl Epilogue {

@@ -89,7 +89,7 @@ pub fn layerwise_cycles(program: &FunctionView, machine: &Machine, cache: &mut L
         let out = node.results.first().map(|(_, r#type)| buffer_shape(&r#type.shape)).unwrap_or_default();
         let cycles = *cache
             .entry(key.finish())
-            .or_insert_with(|| estimate(&scope, node, &steps, &out, elementwise_anchor).unwrap_or((read + written) / port_rate));
+            .or_insert_with(|| estimate(&scope, node, &steps, &out, None, elementwise_anchor).unwrap_or((read + written) / port_rate));
         total += cycles + launch;
         layers += 1;
     }

@@ -456,11 +456,11 @@ pub(crate) fn has_emitter(node: &Node, elementwise_anchor: bool) -> bool {
 /// The estimated cycles of the layer anchored at `node` (fused with `steps`, writing a value of
 /// shape `out`) with its operands where `scope` says; `None` for layers whose emitters choose no
 /// tiling by cost (elementwise, rows, windows, movement) or that do not fit the LB.
-pub(crate) fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, steps: &[Step], out: &[usize], elementwise_anchor: bool) -> Option<f64> {
+pub(crate) fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, steps: &[Step], out: &[usize], out_space: Option<Space>, elementwise_anchor: bool) -> Option<f64> {
     match node.name.as_str() {
         _ if elementwise_anchor => None,
-        "graph.conv2d" => conv::estimate(scope, node, steps, out),
-        "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => matmul::estimate(scope, node, steps, out),
+        "graph.conv2d" => conv::estimate(scope, node, steps, out, out_space),
+        "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => matmul::estimate(scope, node, steps, out, out_space),
         _ => None,
     }
 }

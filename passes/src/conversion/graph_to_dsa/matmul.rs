@@ -7,7 +7,7 @@ use crate::{graph_view::Node, ir::Val};
 use turbine_dialects::attributes::dsa::{BinaryKind, UnaryKind};
 use super::{
     layers::{Layer, Scope, Viewed},
-    emit::Tensor,
+    emit::{Space, Tensor},
     kernel::{Epilogue, Kernel},
     layers::{Elementwise, Operand, Step},
     ports::{Candidates, PortCycles},
@@ -39,7 +39,7 @@ fn operand_shape<T: Viewed>(scope: &Scope<T>, node: &Node, position: usize) -> V
 
 /// Chooses the tile of the product `node` with the fused elementwise `fused` after it, writing
 /// a value of shape `out` (`index`: the anchor's position, for errors).
-fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], index: usize) -> Result<Plan, LoweringError> {
+fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>, index: usize) -> Result<Plan, LoweringError> {
     let is_gemm = node.name == "graph.gemm";
     let lhs_shape = operand_shape(scope, node, 0);
     let rank = out.len();
@@ -94,10 +94,11 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
     let shapes = scope.external_shapes(&steps);
 
     let budget = scope.machine.lb_elements();
-    // Where each operand lives; the output's bytes are the same for every tile, so they are
-    // estimated where the lhs lives.
+    // Where each operand lives; the epilogue's operands are estimated where the lhs lives, the
+    // output where it is written (where the lhs lives when that is not known).
     let [lhs_space, rhs_space] = [0, 1].map(|p| scope.view(node.operands[p]).space);
-    let [lhs_rate, rhs_rate] = [lhs_space, rhs_space].map(|space| space.link_bandwidth(scope.machine));
+    let out_space = out_space.unwrap_or(lhs_space);
+    let [lhs_rate, rhs_rate, out_rate] = [lhs_space, rhs_space, out_space].map(|space| space.link_bandwidth(scope.machine));
     // The cheapest tile by the estimate ([`Candidates::best`]).
     let mut candidates = Candidates::new();
     for mt in divisors_descending(m) {
@@ -123,8 +124,8 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
                 let rhs_loads = if k == kt { 1.0 / ((m / mt) as f64).min(per_core_tiles) } else { 1.0 };
                 let (lhs_bytes, rhs_bytes) = ((mt * kt * 4) as f64, (kt * nt * 4) as f64);
                 let compute = scope.machine.compute_setup + scope.machine.matrix_cycles((2 * mt * nt * kt) as f64);
-                let stored = ((mt * nt + epilogue) * 4) as f64;
-                let store = (1 + shapes.len()) as f64 * scope.machine.dma_setup + stored / lhs_rate;
+                let (stored, loaded) = ((mt * nt * 4) as f64, (epilogue * 4) as f64);
+                let store = (1 + shapes.len()) as f64 * scope.machine.dma_setup + stored / out_rate + loaded / lhs_rate;
                 let latency = if pipelined {
                     // Chunk c + 1 loads while chunk c multiplies; the first load is exposed.
                     let load = 2.0 * scope.machine.dma_setup + lhs_bytes / lhs_rate + rhs_bytes / rhs_rate;
@@ -134,7 +135,8 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
                     chunks as f64 * per_chunk + store
                 };
                 let mut ports = PortCycles::default();
-                ports.add(lhs_space, chunks as f64 * lhs_bytes + stored, scope.machine);
+                ports.add(lhs_space, chunks as f64 * lhs_bytes + loaded, scope.machine);
+                ports.add(out_space, stored, scope.machine);
                 ports.add(rhs_space, chunks as f64 * rhs_loads * rhs_bytes, scope.machine);
                 // A chunk's product and loads, the store and the epilogue's operand loads.
                 let instructions = chunks as f64 * (2.0 + rhs_loads) + 1.0 + shapes.len() as f64;
@@ -157,8 +159,8 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
 /// The estimated cycles of the product `node` (fused with `fused`, writing `out`) with its
 /// operands where `scope` says, if it fits the LB: what tells whether a copy of a weight closer
 /// to the cores pays for itself.
-pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize]) -> Option<f64> {
-    plan(scope, node, fused, out, 0).ok().map(|plan| plan.cost)
+pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>) -> Option<f64> {
+    plan(scope, node, fused, out, out_space, 0).ok().map(|plan| plan.cost)
 }
 
 /// Lowers a matrix-product layer.
@@ -170,7 +172,7 @@ pub fn lower(
 ) -> Result<Kernel, LoweringError> {
     let node = layer.node;
     let out = layer.output.view.shape.clone();
-    let Plan { steps, tile: [mt, nt, kt], dims: [m, n, k], pipelined, .. } = plan(scope, node, &layer.steps, &out, layer.index)?;
+    let Plan { steps, tile: [mt, nt, kt], dims: [m, n, k], pipelined, .. } = plan(scope, node, &layer.steps, &out, Some(layer.output.view.space), layer.index)?;
     let is_gemm = node.name == "graph.gemm";
     let mut lhs = scope.tensor(node.operands[0]).clone();
     let mut rhs = scope.tensor(node.operands[1]).clone();

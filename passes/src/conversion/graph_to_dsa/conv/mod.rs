@@ -9,7 +9,7 @@
 mod pipeline;
 mod pointwise;
 
-use crate::{graph_view::Node, ir::Val};
+use crate::{graph_view::{Node, ValueId}, ir::Val};
 use pipeline::Pipeline;
 use turbine_dialects::attributes::dsa::BinaryKind;
 use super::{
@@ -17,6 +17,7 @@ use super::{
     row_classes::{dispatch_classes, Rows},
     layers::{Layer, Scope, Viewed},
     kernel::{guarded_load, Epilogue, Kernel},
+    epilogue::preloadable_addend,
     layers::{self, Elementwise, Operand, Step},
     emit::{divisors_descending, Body},
     ports::{Candidates, Estimate, PortCycles},
@@ -37,9 +38,8 @@ struct Geometry {
     dilations: [usize; 2],
     groups: usize,
     rows: Rows,
-    /// Where the input and the filter live, for the estimate (the output's bytes are the same
-    /// for every tiling, so they are estimated at the input's).
-    spaces: [Space; 2],
+    /// Where the input, the filter and the output live, for the estimate.
+    spaces: [Space; 3],
 }
 
 /// One tiling of a conv.
@@ -155,16 +155,18 @@ impl Geometry {
         let input = tiling.images * self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
         let filter: usize = self.filter_tile(tiling).iter().product();
         let output = tiling.images * tiling.out_channels * tiling.out_rows * self.out_width;
-        let [input_space, filter_space] = self.spaces;
-        let [input_rate, filter_rate] = self.spaces.map(|space| space.link_bandwidth(machine));
+        let [input_space, filter_space, output_space] = self.spaces;
+        let [input_rate, filter_rate, output_rate] = self.spaces.map(|space| space.link_bandwidth(machine));
         let macs = output * filter / tiling.out_channels;
         let (input_loads, filter_loads) = self.loads(tiling, machine);
         let input_load = machine.dma_setup + (input * 4) as f64 / input_rate;
         let filter_load = machine.dma_setup + (filter * 4) as f64 / filter_rate;
         let compute = machine.compute_setup + machine.matrix_cycles((2 * macs) as f64);
-        // The output's bytes are the same for every tiling: estimated where the input lives.
-        let stored = ((output + epilogue_elements) * 4) as f64;
-        let store = (1 + epilogue_dmas) as f64 * machine.dma_setup + stored / input_rate;
+        // The epilogue's operands are estimated where the input lives; the output is written
+        // where it lives, and shares that port with the operands there (a block's output handed
+        // over in DDR with its filter streamed from DDR).
+        let (stored, loaded) = ((output * 4) as f64, (epilogue_elements * 4) as f64);
+        let store = (1 + epilogue_dmas) as f64 * machine.dma_setup + stored / output_rate + loaded / input_rate;
         let latency = match (tiling.pipelined, chunks) {
             (false, _) => chunks as f64 * (input_loads * input_load + filter_loads * filter_load + compute) + store,
             // The next tile's input streams in while this tile's conv, epilogue and store run;
@@ -178,7 +180,8 @@ impl Geometry {
             }
         };
         let mut ports = PortCycles::default();
-        ports.add(input_space, chunks as f64 * input_loads * (input * 4) as f64 + stored, machine);
+        ports.add(input_space, chunks as f64 * input_loads * (input * 4) as f64 + loaded, machine);
+        ports.add(output_space, stored, machine);
         ports.add(filter_space, chunks as f64 * filter_loads * (filter * 4) as f64, machine);
         // A chunk's conv and loads, the store and the epilogue's operand loads.
         let instructions = chunks as f64 * (1.0 + input_loads + filter_loads) + 1.0 + epilogue_dmas as f64;
@@ -200,6 +203,9 @@ struct Plan {
     /// For a pointwise conv, the pixel-row width its images are seen with, when not their own
     /// rows' ([`pointwise`]); the geometry is that of the view.
     pixel_row: Option<usize>,
+    /// The residual each tile's accumulator starts from ([`preloadable_addend`]); its addition
+    /// is not among `steps`.
+    preload: Option<ValueId>,
 }
 
 /// The stride along H of a conv whose kernel is one row high (a 1×1 projection with stride 2),
@@ -217,7 +223,7 @@ fn skipped_rows_step(kernel_rows: usize, stride: usize, pads: [usize; 4], height
 
 /// Chooses the tiling of the conv `node` with the fused elementwise `fused` after it, writing a
 /// value of shape `out` (`index`: the anchor's position, for errors).
-fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], index: usize, pixel_rows: bool) -> Result<Plan, LoweringError> {
+fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>, index: usize, pixel_rows: bool) -> Result<Plan, LoweringError> {
     let input = scope.view(node.operands[0]);
     let filter = scope.view(node.operands[1]);
     let (batch, channels, height, width) = dims4(&input.shape);
@@ -256,7 +262,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
             top: pads[0],
             extent: (kh - 1) * dilations[0] as usize + 1,
         },
-        spaces: [input.space, filter.space],
+        spaces: [input.space, filter.space, out_space.unwrap_or(input.space)],
     };
 
     // Bias and fused activation become the first epilogue steps.
@@ -274,6 +280,14 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
         steps.push(Step::chained(layers::activation_step(activation), vec![Operand::Chain], node.op.location()));
     }
     steps.extend(fused.iter().cloned());
+    // The epilogue as the tiles run it: without the addition of a residual the accumulator
+    // starts from. Its load is priced as the epilogue's was (one DMA of the tile's size before
+    // the tile is done), but it takes no LB of its own.
+    let preload = preloadable_addend(&steps, &shapes, out);
+    let mut tile_steps = steps.clone();
+    if let Some((position, _)) = preload {
+        tile_steps.remove(position);
+    }
 
     if geometry.rows.height == 0 || width == 0 || channels == 0 {
         return Err(LoweringError::at(
@@ -330,7 +344,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
                     }
                     let tile = [images, out_channels, out_rows, geometry.out_width];
                     let epilogue = Epilogue::lb_elements(&steps, shapes, &tile);
-                    if geometry.lb_elements(&tiling, epilogue) > budget {
+                    if geometry.lb_elements(&tiling, Epilogue::lb_elements(&tile_steps, shapes, &tile)) > budget {
                         continue;
                     }
                     let externals = shapes.len();
@@ -343,7 +357,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
     match candidates.best() {
         Some((cost, (variant, tiling))) => {
             let (geometry, _, pixel_row) = variants.swap_remove(variant);
-            Ok(Plan { geometry, steps, tiling, cost: cost.cycles, row_step, pixel_row })
+            Ok(Plan { geometry, steps: tile_steps, tiling, cost: cost.cycles, row_step, pixel_row, preload: preload.map(|(_, value)| value) })
         }
         None if (1..=geometry.rows.output).all(|out_rows| {
             let rows = geometry.rows;
@@ -375,8 +389,8 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
 /// The estimated cycles of the conv `node` (fused with `fused`, writing `out`) with its
 /// operands where `scope` says, if it fits the LB: what tells whether a copy of its filter
 /// closer to the cores pays for itself.
-pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize]) -> Option<f64> {
-    plan(scope, node, fused, out, 0, true).ok().map(|plan| plan.cost)
+pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>) -> Option<f64> {
+    plan(scope, node, fused, out, out_space, 0, true).ok().map(|plan| plan.cost)
 }
 
 /// Lowers a conv2d layer.
@@ -389,7 +403,7 @@ pub fn lower(
     let node = layer.node;
     let out = layer.output.view.shape.clone();
     let pixel_rows = pointwise::pixels_contiguous(&layer.output.view);
-    let Plan { geometry, steps, tiling, row_step, pixel_row, .. } = plan(scope, node, &layer.steps, &out, layer.index, pixel_rows)?;
+    let Plan { geometry, steps, tiling, row_step, pixel_row, preload, .. } = plan(scope, node, &layer.steps, &out, Some(layer.output.view.space), layer.index, pixel_rows)?;
     let mut input = scope.tensor(node.operands[0]).clone();
     if row_step > 1 {
         let zero = host.index(0);
@@ -417,6 +431,10 @@ pub fn lower(
     let tile = [tiling.images, tiling.out_channels, tiling.out_rows, geometry.out_width];
     let keep = [0, 1, 2, 3];
     let epilogue = Epilogue::new(&mut kernel, &steps, &tensors, &tile, &keep);
+    let residual = preload.map(|value| {
+        let tensor = &tensors[&value];
+        (kernel.argument(tensor.host, &tensor.view), tensor.view.clone())
+    });
     let input_arg = kernel.argument(input.host, &input.view);
     let filter_arg = kernel.argument(filter.host, &filter.view);
     let output_arg = kernel.argument(output.host, &output.view);
@@ -439,6 +457,7 @@ pub fn lower(
             accumulator: (accumulator, &accumulator_view),
             output: (output_arg, &output.view),
             epilogue: &epilogue,
+            preload: residual.as_ref().map(|(argument, view)| (*argument, view)),
         };
         pipeline.emit(&mut kernel, scope.machine);
         return Ok(kernel);
@@ -512,10 +531,19 @@ pub fn lower(
             waits
         };
         let pads = [class.pad_top, geometry.pads[1], class.pad_bottom, geometry.pads[3]];
+        // The residual the first chunk accumulates onto loads with the first chunk's operands.
+        let preloaded = residual.as_ref().map(|(argument, view)| {
+            let (source, _) = body.subview(*argument, view, &[n, out_channel, out_row, zero], &tile, None);
+            body.dma(source, accumulator, &[])
+        });
         let conv = |body: &mut Body, [input_buffer, filter_buffer]: [Val; 2], accumulate: bool, waits: &[Val]| {
             let input = input_tile(body, input_buffer);
             let (strides, dilations, groups) = (geometry.strides, geometry.dilations, geometry.tile_groups(&tiling));
-            body.conv2d(input, filter_buffer, accumulator, strides, pads, dilations, groups, accumulate, waits)
+            let mut waits = waits.to_vec();
+            if !accumulate {
+                waits.extend(preloaded);
+            }
+            body.conv2d(input, filter_buffer, accumulator, strides, pads, dilations, groups, accumulate || preloaded.is_some(), &waits)
         };
         match second_buffers {
             None => body.chunks(chunks, &mut |body, chunk, accumulate| {

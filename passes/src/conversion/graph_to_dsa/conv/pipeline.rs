@@ -26,6 +26,8 @@ pub(super) struct Pipeline<'a> {
     pub(super) accumulator: (Val, &'a View),
     pub(super) output: (Val, &'a View),
     pub(super) epilogue: &'a Epilogue,
+    /// The residual each tile's accumulator starts from (loaded after the tile before is stored).
+    pub(super) preload: Option<(Val, &'a View)>,
 }
 
 impl Pipeline<'_> {
@@ -70,6 +72,14 @@ impl Pipeline<'_> {
         dispatch_classes(body, coordinates[2], &classes, &mut |body, class| {
             let (input_tile, _) = body.subview(current, self.buffer_view, &[zero; 4], &self.tile_shape(class), None);
             let pads = [class.pad_top, geometry.pads[1], class.pad_bottom, geometry.pads[3]];
+            let preloaded: Vec<Val> = self
+                .preload
+                .iter()
+                .map(|&(argument, view)| {
+                    let (source, _) = body.subview(argument, view, &offsets, &tile, None);
+                    body.dma(source, accumulator, &[])
+                })
+                .collect();
             let conv = body.conv2d(
                 input_tile,
                 filter_lb,
@@ -78,8 +88,8 @@ impl Pipeline<'_> {
                 pads,
                 geometry.dilations,
                 geometry.tile_groups(tiling),
-                false,
-                &[],
+                !preloaded.is_empty(),
+                &preloaded,
             );
             let done = self.epilogue.emit(body, (accumulator, accumulator_view), &offsets, &tile, &keep, vec![conv]);
             let (target, _) = body.subview(self.output.0, self.output.1, &offsets, &tile, Some(&keep));

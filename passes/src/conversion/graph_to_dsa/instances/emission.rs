@@ -356,8 +356,20 @@ impl Emission<'_, '_> {
                 layer_weights.extend(op.operands.first().filter(|value| segment_input(value) && local[*value].view.space == Space::Ddr));
             }
             let shape = buffer_shape(&op.results[0].1.shape);
-            let layer_estimate =
-                |tensors: &BTreeMap<ValueId, Tensor>| estimate(&Scope { machine: walk.machine, tensors }, op, &steps, &shape, elementwise_anchor);
+            let finals = fusion::written(op, last);
+            // A layer writes an output in place when it is one contiguous run (the emitters
+            // see tiles of row-major tensors) or the layer is a convolution (its tiles are
+            // stored as boxes of any view); a cluster's share cut across rows is copied.
+            let in_place = |view: &View| view.is_contiguous() || op.name == "graph.conv2d";
+            let destination = |value: &ValueId, shape: &Vec<usize>| {
+                yielded.iter().position(|y| y == value).filter(|&p| destinations[p].view.shape == *shape && in_place(&destinations[p].view))
+            };
+            // Where the layer writes decides which port its stores share (an intermediate's place
+            // is decided later: estimated where the layer reads).
+            let out_space = finals.first().and_then(|(value, shape)| destination(value, shape)).map(|p| destinations[p].view.space);
+            let layer_estimate = |tensors: &BTreeMap<ValueId, Tensor>| {
+                estimate(&Scope { machine: walk.machine, tensors }, op, &steps, &shape, out_space, elementwise_anchor)
+            };
             // The copy is priced whole even when it is prefetched: crediting the cycles it overlaps
             // made more layers copy their weights and ResNet-50 b8 slower (8.62 M cycles
             // without credit, 8.78 M with a quarter of the layer before, 9.32 M with all of it).
@@ -379,18 +391,9 @@ impl Emission<'_, '_> {
                 self.promotions[0] += usize::from(!promoted.is_empty());
                 self.promotions[1] += 1;
             }
-            let finals = fusion::written(op, last);
             let mut results = Vec::new();
             for (value, shape) in &finals {
-                // A layer writes an output in place when it is one contiguous run (the emitters
-                // see tiles of row-major tensors) or the layer is a convolution (its tiles are
-                // stored as boxes of any view); a cluster's share cut across rows is copied.
-                let in_place = |view: &View| view.is_contiguous() || op.name == "graph.conv2d";
-                let output = yielded
-                    .iter()
-                    .position(|y| y == value)
-                    .filter(|&p| destinations[p].view.shape == *shape && in_place(&destinations[p].view));
-                results.push(match output {
+                results.push(match destination(value, shape) {
                     Some(p) => destinations[p].clone(),
                     // A pad writes only its input's window: the rest must be the zeros of a
                     // fresh buffer, never an arena block another layer used. DDR, because the

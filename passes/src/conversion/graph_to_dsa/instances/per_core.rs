@@ -190,7 +190,7 @@ fn anchors_estimate(body: &FunctionView, machine: &Machine, like: Val, space_of:
     let mut total = 0.0;
     for op in &body.ops {
         if matches!(op.name.as_str(), "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm") {
-            total += estimate(&scope, op, &[], &buffer_shape(&op.results[0].1.shape), false)? + machine.barrier;
+            total += estimate(&scope, op, &[], &buffer_shape(&op.results[0].1.shape), None, false)? + machine.barrier;
         } else if !op.is_terminator() && !matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") {
             let moved = op.operands.iter().chain(op.results.iter().map(|(value, _)| value)).map(|value| {
                 let view = &tensors[value].view;
