@@ -78,6 +78,26 @@ func.func @chunks(%a: tensor<64x512xf32>, %b: tensor<512x64xf32>) -> tensor<64x6
 
 // -----
 
+// Tests that a residual added to a product becomes its accumulator's first value, as a
+// convolution's does: the tile loads it into the accumulator, every chunk accumulates (the
+// first after that load), and no epilogue step is left.
+// CHECK-LABEL: dsa.kernel @matmul_residual_0_matmul
+// CHECK:         %[[RESIDUAL:[0-9]+]] = dsa.dma %{{.*}} to %[[ACCUMULATOR:[0-9]+]] : memref<32x32xf32, strided<[64, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<32x32xf32, #dsa.memory_space<lb>>
+// CHECK:         dsa.matmul %{{.*}}, %{{.*}} into %[[ACCUMULATOR]] accumulate after %{{.*}}, %{{.*}}, %[[RESIDUAL]]
+// CHECK:         scf.for
+// CHECK:         dsa.matmul %{{.*}}, %{{.*}} into %[[ACCUMULATOR]] accumulate after
+// CHECK-NOT:     dsa.binary
+// CHECK:         dsa.dma %[[ACCUMULATOR]] to
+// CHECK-LABEL: func.func @matmul_residual
+func.func @matmul_residual(%a: tensor<64x512xf32>, %r: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %w = graph.weight "w" : tensor<512x64xf32>
+  %c = graph.matmul %a, %w : tensor<64x512xf32>, tensor<512x64xf32> -> tensor<64x64xf32>
+  %s = graph.add %c, %r : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+  return %s : tensor<64x64xf32>
+}
+
+// -----
+
 // Tests that a gemm with a transposed weight reads it through a transposed
 // view (no transpose kernel), that with K whole the weight tile is loaded only
 // when the column block changes, and that its bias joins the epilogue.

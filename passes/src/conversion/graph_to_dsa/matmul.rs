@@ -3,12 +3,13 @@
 //! tile, one store. Transposed operands (`gemm`'s `trans_a`/`trans_b`) are strided views: the DMA
 //! gathers them, no transpose kernel runs.
 
-use crate::{graph_view::Node, ir::Val};
+use crate::{graph_view::{Node, ValueId}, ir::Val};
 use turbine_dialects::attributes::dsa::{BinaryKind, UnaryKind};
 use super::{
     layers::{Layer, Scope, Viewed},
     emit::{Space, Tensor},
     kernel::{Epilogue, Kernel},
+    epilogue::preloadable_addend,
     layers::{Elementwise, Operand, Step},
     ports::{Candidates, PortCycles},
     emit::{divisors_descending, Body},
@@ -25,6 +26,9 @@ struct Plan {
     dims: [usize; 3],
     /// The tile's estimated cycles.
     cost: f64,
+    /// The residual each tile's accumulator starts from ([`preloadable_addend`]); its addition
+    /// is not among `steps`.
+    preload: Option<ValueId>,
 }
 
 /// The shape of operand `position` of `node` as the product reads it (`gemm`'s transposes).
@@ -92,6 +96,12 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
     }
     steps.extend(fused.iter().cloned());
     let shapes = scope.external_shapes(&steps);
+    // Without the residual the accumulator starts from, as the conv's tiles do.
+    let preload = preloadable_addend(&steps, &shapes, out);
+    let mut tile_steps = steps.clone();
+    if let Some((position, _)) = preload {
+        tile_steps.remove(position);
+    }
 
     let budget = scope.machine.lb_elements();
     // Where each operand lives; the epilogue's operands are estimated where the lhs lives, the
@@ -107,6 +117,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
             tile[rank - 2] = mt;
             tile[rank - 1] = nt;
             let epilogue = Epilogue::lb_elements(&steps, &shapes, &tile);
+            let epilogue_lb = Epilogue::lb_elements(&tile_steps, &shapes, &tile);
             for (kt, pipelined) in divisors_descending(k).into_iter().flat_map(|kt| [(kt, false), (kt, true)]) {
                 let chunks = k / kt;
                 let pipelined = pipelined && chunks > 1;
@@ -114,7 +125,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
                     continue;
                 }
                 let streamed = (mt * kt + kt * nt) * (1 + usize::from(pipelined));
-                if streamed + mt * nt + epilogue > budget {
+                if streamed + mt * nt + epilogue_lb > budget {
                     continue;
                 }
                 let tiles = batch_count * (m / mt) * (n / nt);
@@ -145,7 +156,9 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
         }
     }
     match candidates.best() {
-        Some((cost, (tile, pipelined))) => Ok(Plan { steps, tile, pipelined, dims: [m, n, k], cost: cost.cycles }),
+        Some((cost, (tile, pipelined))) => {
+            Ok(Plan { steps: tile_steps, tile, pipelined, dims: [m, n, k], cost: cost.cycles, preload: preload.map(|(_, value)| value) })
+        }
         None => Err(LoweringError::at(
             index,
             format!(
@@ -172,7 +185,7 @@ pub fn lower(
 ) -> Result<Kernel, LoweringError> {
     let node = layer.node;
     let out = layer.output.view.shape.clone();
-    let Plan { steps, tile: [mt, nt, kt], dims: [m, n, k], pipelined, .. } = plan(scope, node, &layer.steps, &out, Some(layer.output.view.space), layer.index)?;
+    let Plan { steps, tile: [mt, nt, kt], dims: [m, n, k], pipelined, preload, .. } = plan(scope, node, &layer.steps, &out, Some(layer.output.view.space), layer.index)?;
     let is_gemm = node.name == "graph.gemm";
     let mut lhs = scope.tensor(node.operands[0]).clone();
     let mut rhs = scope.tensor(node.operands[1]).clone();
@@ -190,6 +203,10 @@ pub fn lower(
     tile[rank - 1] = nt;
     let keep = [rank - 2, rank - 1];
     let epilogue = Epilogue::new(&mut kernel, &steps, scope.tensors, &tile, &keep);
+    let residual = preload.map(|value| {
+        let tensor = &scope.tensors[&value];
+        (kernel.argument(tensor.host, &tensor.view), tensor.view.clone())
+    });
     let lhs_arg = kernel.argument(lhs.host, &lhs.view);
     let rhs_arg = kernel.argument(rhs.host, &rhs.view);
     let output_arg = kernel.argument(layer.output.host, &layer.output.view);
@@ -253,6 +270,14 @@ pub fn lower(
         });
     }
     let body = &mut kernel.body;
+    let mut offsets: Vec<Val> = coordinates[..rank - 2].to_vec();
+    offsets.push(row);
+    offsets.push(column);
+    // The residual the first chunk accumulates onto loads with the first chunk's operands.
+    let preloaded = residual.as_ref().map(|(argument, view)| {
+        let (source, _) = body.subview(*argument, view, &offsets, &tile, Some(&keep));
+        body.dma(source, accumulator, &[])
+    });
     let load_chunk = |body: &mut Body, chunk: Val, [lhs_buffer, rhs_buffer]: [Val; 2]| {
         let depth = body.scaled(chunk, kt);
         let mut waits = vec![load(body, &lhs, lhs_arg, &lhs_batch, [row, depth], [mt, kt], lhs_buffer)];
@@ -262,7 +287,11 @@ pub fn lower(
         waits
     };
     let multiply = |body: &mut Body, [lhs_buffer, rhs_buffer]: [Val; 2], accumulate: bool, waits: &[Val]| {
-        body.matmul(lhs_buffer, rhs_buffer, accumulator, accumulate, waits)
+        let mut waits = waits.to_vec();
+        if !accumulate {
+            waits.extend(preloaded);
+        }
+        body.matmul(lhs_buffer, rhs_buffer, accumulator, accumulate || preloaded.is_some(), &waits)
     };
     match second_halves {
         None => body.chunks(k / kt, &mut |body, chunk, accumulate| {
@@ -277,9 +306,6 @@ pub fn lower(
             &mut |body, half, accumulate, waits| multiply(body, half, accumulate, waits),
         ),
     }
-    let mut offsets: Vec<Val> = coordinates[..rank - 2].to_vec();
-    offsets.push(row);
-    offsets.push(column);
     kernel.store_tile(
         &epilogue,
         (accumulator, &accumulator_view),
