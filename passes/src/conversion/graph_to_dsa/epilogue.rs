@@ -36,13 +36,26 @@ fn external_tile(
     (sizes, kept)
 }
 
-/// The position in `steps` of an addition of a whole-output operand (a residual: its shape in
-/// `shapes` is the output's, `output`) that the accumulator can start from instead: only
-/// additions of other operands (a bias) come before it, so the sum is the same in another order,
-/// and no other step reads the operand. The tile then loads it into the accumulator before the
-/// first product and needs no LB buffer of its own, which leaves room for larger tiles: a ResNet
-/// block's last 1x1 convolution kept a residual tile as large as its output tile.
-pub fn preloadable_addend(steps: &[Step], shapes: &BTreeMap<ValueId, Vec<usize>>, output: &[usize]) -> Option<(usize, ValueId)> {
+/// `steps` as a tile runs them when the accumulator starts from a whole-output operand (a
+/// residual: its shape in `shapes` is the output's, `output`) that one of them adds, and that
+/// operand: only additions of other operands (a bias) come before that step, so the sum is the
+/// same in another order, and no other step reads the operand. The tile then loads it into the
+/// accumulator before the first product and needs no LB buffer of its own, which leaves room for
+/// larger tiles: a ResNet block's last 1x1 convolution kept a residual tile as large as its
+/// output tile. `steps` unchanged and `None` when no step qualifies.
+pub fn without_preloaded_addend(steps: &[Step], shapes: &BTreeMap<ValueId, Vec<usize>>, output: &[usize]) -> (Vec<Step>, Option<ValueId>) {
+    let mut tile_steps = steps.to_vec();
+    match preloadable_addend(steps, shapes, output) {
+        Some((position, value)) => {
+            tile_steps.remove(position);
+            (tile_steps, Some(value))
+        }
+        None => (tile_steps, None),
+    }
+}
+
+/// The position of the step [`without_preloaded_addend`] leaves out, and its operand.
+fn preloadable_addend(steps: &[Step], shapes: &BTreeMap<ValueId, Vec<usize>>, output: &[usize]) -> Option<(usize, ValueId)> {
     let external_added = |step: &Step| match (&step.op, step.operands.as_slice(), step.target) {
         (Elementwise::Binary { kind: BinaryKind::Add }, [Operand::Chain, Operand::External(value)] | [Operand::External(value), Operand::Chain], Operand::Chain) => {
             Some(*value)

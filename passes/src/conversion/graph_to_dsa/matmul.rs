@@ -9,7 +9,7 @@ use super::{
     layers::{Layer, Scope, Viewed},
     emit::{Space, Tensor},
     kernel::{Epilogue, Kernel},
-    epilogue::preloadable_addend,
+    epilogue::without_preloaded_addend,
     layers::{Elementwise, Operand, Step},
     ports::{Candidates, PortCycles},
     emit::{divisors_descending, Body},
@@ -26,7 +26,7 @@ struct Plan {
     dims: [usize; 3],
     /// The tile's estimated cycles.
     cost: f64,
-    /// The residual each tile's accumulator starts from ([`preloadable_addend`]); its addition
+    /// The residual each tile's accumulator starts from ([`without_preloaded_addend`]); its addition
     /// is not among `steps`.
     preload: Option<ValueId>,
 }
@@ -97,11 +97,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
     steps.extend(fused.iter().cloned());
     let shapes = scope.external_shapes(&steps);
     // Without the residual the accumulator starts from, as the conv's tiles do.
-    let preload = preloadable_addend(&steps, &shapes, out);
-    let mut tile_steps = steps.clone();
-    if let Some((position, _)) = preload {
-        tile_steps.remove(position);
-    }
+    let (tile_steps, preload) = without_preloaded_addend(&steps, &shapes, out);
 
     let budget = scope.machine.lb_elements();
     // Where each operand lives; the epilogue's operands are estimated where the lhs lives, the
@@ -157,7 +153,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
     }
     match candidates.best() {
         Some((cost, (tile, pipelined))) => {
-            Ok(Plan { steps: tile_steps, tile, pipelined, dims: [m, n, k], cost: cost.cycles, preload: preload.map(|(_, value)| value) })
+            Ok(Plan { steps: tile_steps, tile, pipelined, dims: [m, n, k], cost: cost.cycles, preload })
         }
         None => Err(LoweringError::at(
             index,

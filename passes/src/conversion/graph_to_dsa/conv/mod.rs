@@ -17,7 +17,7 @@ use super::{
     row_classes::{dispatch_classes, Rows},
     layers::{Layer, Scope, Viewed},
     kernel::{guarded_load, Epilogue, Kernel},
-    epilogue::preloadable_addend,
+    epilogue::without_preloaded_addend,
     layers::{self, Elementwise, Operand, Step},
     emit::{divisors_descending, Body},
     ports::{Candidates, Estimate, PortCycles},
@@ -203,7 +203,7 @@ struct Plan {
     /// For a pointwise conv, the pixel-row width its images are seen with, when not their own
     /// rows' ([`pointwise`]); the geometry is that of the view.
     pixel_row: Option<usize>,
-    /// The residual each tile's accumulator starts from ([`preloadable_addend`]); its addition
+    /// The residual each tile's accumulator starts from ([`without_preloaded_addend`]); its addition
     /// is not among `steps`.
     preload: Option<ValueId>,
 }
@@ -283,11 +283,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
     // The epilogue as the tiles run it: without the addition of a residual the accumulator
     // starts from. Its load is priced as the epilogue's was (one DMA of the tile's size before
     // the tile is done), but it takes no LB of its own.
-    let preload = preloadable_addend(&steps, &shapes, out);
-    let mut tile_steps = steps.clone();
-    if let Some((position, _)) = preload {
-        tile_steps.remove(position);
-    }
+    let (tile_steps, preload) = without_preloaded_addend(&steps, &shapes, out);
 
     if geometry.rows.height == 0 || width == 0 || channels == 0 {
         return Err(LoweringError::at(
@@ -324,6 +320,8 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
                 if rows.classes(out_rows).iter().any(|class| class.pad_top + class.pad_bottom >= rows.window(out_rows)) {
                     continue;
                 }
+                let tile = [images, out_channels, out_rows, geometry.out_width];
+                let (epilogue, epilogue_lb) = (Epilogue::lb_elements(&steps, shapes, &tile), Epilogue::lb_elements(&tile_steps, shapes, &tile));
                 let chunks = if groups == 1 {
                     divisors_descending(channels)
                 } else if out_channels % out_per_group == 0 {
@@ -342,9 +340,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
                     if pipelined && (input_stationary || !scope.machine.pipeline) {
                         continue;
                     }
-                    let tile = [images, out_channels, out_rows, geometry.out_width];
-                    let epilogue = Epilogue::lb_elements(&steps, shapes, &tile);
-                    if geometry.lb_elements(&tiling, Epilogue::lb_elements(&tile_steps, shapes, &tile)) > budget {
+                    if geometry.lb_elements(&tiling, epilogue_lb) > budget {
                         continue;
                     }
                     let externals = shapes.len();
@@ -357,7 +353,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
     match candidates.best() {
         Some((cost, (variant, tiling))) => {
             let (geometry, _, pixel_row) = variants.swap_remove(variant);
-            Ok(Plan { geometry, steps: tile_steps, tiling, cost: cost.cycles, row_step, pixel_row, preload: preload.map(|(_, value)| value) })
+            Ok(Plan { geometry, steps: tile_steps, tiling, cost: cost.cycles, row_step, pixel_row, preload })
         }
         None if (1..=geometry.rows.output).all(|out_rows| {
             let rows = geometry.rows;
