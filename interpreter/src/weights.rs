@@ -21,9 +21,16 @@ impl Weights {
 
     /// Loads every tensor of the safetensors file at `path` (f32, f64 as f32, i64, i32, bool).
     pub fn load(path: &Path) -> Result<Weights, InterpretError> {
-        let file_error = |message: String| InterpretError::File { path: path.display().to_string(), message };
-        let bytes = std::fs::read(path).map_err(|error| file_error(error.to_string()))?;
-        let file = SafeTensors::deserialize(&bytes).map_err(|error| file_error(format!("not a safetensors file: {error}")))?;
+        let bytes = std::fs::read(path).map_err(|error| InterpretError::File { path: path.display().to_string(), message: error.to_string() })?;
+        Self::parse(&bytes, &path.display().to_string())
+    }
+
+    /// Every tensor of the safetensors `bytes` (what [`Weights::load`] reads from a file; an
+    /// importer's weights in memory, without the round trip through a file), `origin` naming
+    /// them in errors.
+    pub fn parse(bytes: &[u8], origin: &str) -> Result<Weights, InterpretError> {
+        let file_error = |message: String| InterpretError::File { path: origin.to_string(), message };
+        let file = SafeTensors::deserialize(bytes).map_err(|error| file_error(format!("not a safetensors file: {error}")))?;
         let mut tensors = HashMap::new();
         for (name, view) in file.tensors() {
             let shape = view.shape().to_vec();
