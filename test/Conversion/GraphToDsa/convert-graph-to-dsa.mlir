@@ -359,3 +359,58 @@ func.func @accumulated_residual(%x: tensor<1x16x32x32xf32>, %s: tensor<1x64x32x3
   %r = graph.relu %a : tensor<1x64x32x32xf32>
   return %r : tensor<1x64x32x32xf32>
 }
+
+// -----
+
+// Tests that a projection absorbs the block's last 1x1 convolution, whose result only their sum
+// reads: one kernel, where each tile's accumulator first takes that convolution's product (its
+// chunk's input rows and filter slice loaded, the product overwriting the accumulator), then the
+// projection's own products accumulate onto it (stride 2 along the columns, the rows it skips
+// left out of its view), and the epilogue adds both biases before the relu.
+// CHECK-LABEL: dsa.kernel @absorbed_projection_0_conv2d
+// CHECK:         %[[ROWS:[0-9]+]] = dsa.dma %{{.*}} to %[[ABSORBED:[0-9]+]] : memref<1x16x4x16xf32, {{.*}}#dsa.memory_space<ddr>>, memref<1x16x4x16xf32, #dsa.memory_space<lb>>
+// CHECK:         %[[SLICE:[0-9]+]] = dsa.dma %{{.*}} to %[[FILTER:[0-9]+]] : memref<32x16x1x1xf32, {{.*}}, memref<32x16x1x1xf32, #dsa.memory_space<lb>>
+// CHECK:         %[[PRODUCT:[0-9]+]] = dsa.conv2d %[[ABSORBED]], %[[FILTER]] into %[[ACCUMULATOR:[0-9]+]] after %[[ROWS]], %[[SLICE]]
+// CHECK-NEXT:    dsa.wait %[[PRODUCT]]
+// CHECK:         dsa.conv2d %{{.*}}, %{{.*}} into %[[ACCUMULATOR]] accumulate after %{{.*}}, %{{.*}} {strides = array<i64: 1, 2>}
+// CHECK:         dsa.binary  add %[[ACCUMULATOR]], %{{.*}} into %[[ACCUMULATOR]]
+// CHECK-NEXT:    dsa.binary  add %[[ACCUMULATOR]], %{{.*}} into %[[ACCUMULATOR]]
+// CHECK-NEXT:    dsa.unary  relu %[[ACCUMULATOR]] into %[[ACCUMULATOR]]
+// CHECK:         dsa.dma %[[ACCUMULATOR]] to
+// CHECK-NOT:   dsa.kernel
+// CHECK-LABEL: func.func @absorbed_projection
+func.func @absorbed_projection(%y: tensor<1x16x16x16xf32>, %x: tensor<1x8x32x32xf32>) -> tensor<1x32x16x16xf32> {
+  %w3 = graph.weight "w3" : tensor<32x16x1x1xf32>
+  %b3 = graph.weight "b3" : tensor<32xf32>
+  %p = graph.conv2d %y, %w3, %b3 : (tensor<1x16x16x16xf32>, tensor<32x16x1x1xf32>, tensor<32xf32>) -> tensor<1x32x16x16xf32>
+  %wd = graph.weight "wd" : tensor<32x8x1x1xf32>
+  %bd = graph.weight "bd" : tensor<32xf32>
+  %d = graph.conv2d %x, %wd, %bd {strides = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>, tensor<32x8x1x1xf32>, tensor<32xf32>) -> tensor<1x32x16x16xf32>
+  %a = graph.add %p, %d : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32> -> tensor<1x32x16x16xf32>
+  %r = graph.relu %a : tensor<1x32x16x16xf32>
+  return %r : tensor<1x32x16x16xf32>
+}
+
+// -----
+
+// Tests that a convolution whose result is also returned, or that applies an activation, stays a
+// layer of its own: the later convolution's tiles start from it as a residual instead.
+// CHECK-LABEL: dsa.kernel @kept_apart_0_conv2d
+// CHECK-LABEL: dsa.kernel @kept_apart_1_conv2d
+// CHECK:         %[[RESIDUAL:[0-9]+]] = dsa.dma %{{.*}} to %[[ACCUMULATOR:[0-9]+]] : memref<1x32x4x16xf32
+// CHECK:         dsa.conv2d %{{.*}}, %{{.*}} into %[[ACCUMULATOR]] accumulate after %{{.*}}, %[[RESIDUAL]]
+// CHECK-LABEL: dsa.kernel @kept_apart_2_conv2d
+// CHECK-LABEL: dsa.kernel @kept_apart_3_conv2d
+// CHECK:         %[[RESIDUAL:[0-9]+]] = dsa.dma %{{.*}} to %[[ACCUMULATOR:[0-9]+]] : memref<1x32x4x16xf32
+// CHECK-LABEL: func.func @kept_apart
+func.func @kept_apart(%y: tensor<1x16x16x16xf32>, %x: tensor<1x8x32x32xf32>) -> (tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>) {
+  %w3 = graph.weight "w3" : tensor<32x16x1x1xf32>
+  %p = graph.conv2d %y, %w3 : (tensor<1x16x16x16xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x16x16xf32>
+  %wd = graph.weight "wd" : tensor<32x8x1x1xf32>
+  %d = graph.conv2d %x, %wd {strides = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>, tensor<32x8x1x1xf32>) -> tensor<1x32x16x16xf32>
+  %a = graph.add %p, %d : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32> -> tensor<1x32x16x16xf32>
+  %q = graph.conv2d %y, %w3 {activation = #graph<activation relu>} : (tensor<1x16x16x16xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x16x16xf32>
+  %e = graph.conv2d %x, %wd {strides = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>, tensor<32x8x1x1xf32>) -> tensor<1x32x16x16xf32>
+  %s = graph.add %q, %e : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32> -> tensor<1x32x16x16xf32>
+  return %a, %p, %s : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>
+}

@@ -196,11 +196,13 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
 
     // Intermediate DDR buffers are freed after the last op that reads them (or a view of them),
     // so that DDR holds the live activations only; the target's DDR must hold the peak.
+    // An absorbed convolution reads its operands when the layer absorbing it runs.
+    let absorbed_into: BTreeMap<usize, usize> = (0..ops.len()).filter_map(|index| Some((index, fusion::absorbing_conv(program, index)?))).collect();
     let last_use = |value: ValueId| -> usize {
         if returned.contains(&value) {
             return ops.len();
         }
-        users.get(&value).and_then(|uses| uses.iter().max().copied()).unwrap_or(0)
+        users.get(&value).and_then(|uses| uses.iter().map(|user| absorbed_into.get(user).unwrap_or(user)).max().copied()).unwrap_or(0)
     };
     // Buffers are keyed by their value's handle.
     let key = |value: Val| value.0.ptr as usize;
@@ -220,7 +222,9 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
     let mut redirected: BTreeMap<ValueId, Tensor> = BTreeMap::new();
     let mut kernel_count = 0;
     for (index, node) in ops.iter().enumerate() {
-        if fused.contains(&index) {
+        // A convolution a later layer absorbs is computed by that layer's tiles (GraphTurbo's
+        // lowering does not absorb: see `fusion::absorbing_conv`).
+        if fused.contains(&index) || absorbed_into.contains_key(&index) {
             continue;
         }
         host.set_location(node.op.location());
@@ -316,6 +320,7 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
             node,
             steps,
             output: results[0].clone(),
+            absorbed: fusion::absorbed_conv(program, index).map(|conv| &program.ops[conv]),
         };
         let kernel = Kernel::new(kernel_name, &host);
         let kernel = emit_layer(&scope, &mut host, &layer, &results, elementwise_anchor, kernel)?;

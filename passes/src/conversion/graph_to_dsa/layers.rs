@@ -28,6 +28,9 @@ pub struct Layer<'p> {
     pub steps: Vec<Step>,
     /// Where the layer's final value goes.
     pub output: Tensor,
+    /// A 1×1 convolution whose product the layer's accumulator takes before its own, in place of
+    /// the residual its epilogue adds (`fusion::absorbing_conv`).
+    pub absorbed: Option<&'p Node>,
 }
 
 /// What the kernel emitters read: the target, the tensors of values defined so far, and their

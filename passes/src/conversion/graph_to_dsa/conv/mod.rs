@@ -6,10 +6,12 @@
 //! fall into a few classes (first, middle, last) with static shapes, selected by `scf.if` on the
 //! tile's row index.
 
+mod absorbed;
 mod pipeline;
 mod pointwise;
 
 use crate::{graph_view::{Node, ValueId}, ir::Val};
+use absorbed::{without_sum, Absorbed, AbsorbedTiles};
 use pipeline::Pipeline;
 use turbine_dialects::attributes::dsa::BinaryKind;
 use super::{
@@ -40,6 +42,8 @@ struct Geometry {
     rows: Rows,
     /// Where the input, the filter and the output live, for the estimate.
     spaces: [Space; 3],
+    /// The 1×1 convolution whose product each tile accumulates first, if the layer absorbs one.
+    absorbed: Option<Absorbed>,
 }
 
 /// One tiling of a conv.
@@ -60,6 +64,9 @@ struct Tiling {
     /// with the filter staying in LB over the tiles (one chunk, not input-stationary), and only
     /// when the LB holds the second input buffer.
     pipelined: bool,
+    /// Input channels per chunk of the absorbed convolution (0 when there is none), and whether
+    /// its chunks are double-buffered.
+    absorbed_chunk: (usize, bool),
 }
 
 impl Geometry {
@@ -114,7 +121,14 @@ impl Geometry {
             (true, 1) => input,
             (true, _) => input + filter,
         };
-        input + filter + output + epilogue + doubled
+        let (absorbed_chunk, absorbed_doubled) = tiling.absorbed_chunk;
+        let absorbed = self.absorbed.as_ref().map_or(0, |absorbed| absorbed.lb_elements(self.tile(tiling), absorbed_chunk, absorbed_doubled));
+        input + filter + output + epilogue + doubled + absorbed
+    }
+
+    /// The output tile `[images, channels, rows, width]`.
+    fn tile(&self, tiling: &Tiling) -> [usize; 4] {
+        [tiling.images, tiling.out_channels, tiling.out_rows, self.out_width]
     }
 
     fn tiles(&self, tiling: &Tiling) -> usize {
@@ -185,7 +199,11 @@ impl Geometry {
         ports.add(filter_space, chunks as f64 * filter_loads * (filter * 4) as f64, machine);
         // A chunk's conv and loads, the store and the epilogue's operand loads.
         let instructions = chunks as f64 * (1.0 + input_loads + filter_loads) + 1.0 + epilogue_dmas as f64;
-        ports.bound(per_core_tiles, latency, instructions)
+        let (absorbed_latency, absorbed_instructions) = match &self.absorbed {
+            Some(absorbed) => absorbed.cost(self.tile(tiling), tiling.absorbed_chunk, machine, &mut ports),
+            None => (0.0, 0.0),
+        };
+        ports.bound(per_core_tiles, latency + absorbed_latency, instructions + absorbed_instructions)
     }
 }
 
@@ -223,7 +241,9 @@ fn skipped_rows_step(kernel_rows: usize, stride: usize, pads: [usize; 4], height
 
 /// Chooses the tiling of the conv `node` with the fused elementwise `fused` after it, writing a
 /// value of shape `out` (`index`: the anchor's position, for errors).
-fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>, index: usize, pixel_rows: bool) -> Result<Plan, LoweringError> {
+/// `absorbed`: the 1×1 convolution whose product each tile starts from ([`absorbed`]).
+#[allow(clippy::too_many_arguments)]
+fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>, index: usize, pixel_rows: bool, absorbed: Option<&Node>) -> Result<Plan, LoweringError> {
     let input = scope.view(node.operands[0]);
     let filter = scope.view(node.operands[1]);
     let (batch, channels, height, width) = dims4(&input.shape);
@@ -263,18 +283,22 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
             extent: (kh - 1) * dilations[0] as usize + 1,
         },
         spaces: [input.space, filter.space, out_space.unwrap_or(input.space)],
+        absorbed: absorbed.map(|node| Absorbed::of(scope, node)),
     };
 
-    // Bias and fused activation become the first epilogue steps.
+    // Bias and fused activation become the first epilogue steps, then an absorbed
+    // convolution's bias in place of the addition of its result.
+    let fused = match absorbed {
+        Some(absorbed) => without_sum(fused, absorbed.results[0].0),
+        None => fused.to_vec(),
+    };
     let mut steps = Vec::new();
-    let mut shapes = scope.external_shapes(fused);
-    if node.operands.len() > 2 {
-        shapes.insert(BIAS_VIEW, vec![1, geometry.out_channels, 1, 1]);
-        steps.push(Step::chained(
-            Elementwise::Binary { kind: BinaryKind::Add },
-            vec![Operand::Chain, Operand::External(BIAS_VIEW)],
-            node.op.location(),
-        ));
+    let mut shapes = scope.external_shapes(&fused);
+    for (bias, anchor) in [(BIAS_VIEW, Some(node)), (ABSORBED_BIAS_VIEW, absorbed)] {
+        if let Some(anchor) = anchor.filter(|anchor| anchor.operands.len() > 2) {
+            shapes.insert(bias, vec![1, geometry.out_channels, 1, 1]);
+            steps.push(Step::chained(Elementwise::Binary { kind: BinaryKind::Add }, vec![Operand::Chain, Operand::External(bias)], anchor.op.location()));
+        }
     }
     if let Some(activation) = node.activation() {
         steps.push(Step::chained(layers::activation_step(activation), vec![Operand::Chain], node.op.location()));
@@ -282,8 +306,9 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
     steps.extend(fused.iter().cloned());
     // The epilogue as the tiles run it: without the addition of a residual the accumulator
     // starts from. Its load is priced as the epilogue's was (one DMA of the tile's size before
-    // the tile is done), but it takes no LB of its own.
-    let (tile_steps, preload) = without_preloaded_addend(&steps, &shapes, out);
+    // the tile is done), but it takes no LB of its own. An absorbed convolution's product is
+    // what the accumulator starts from instead.
+    let (tile_steps, preload) = if absorbed.is_some() { (steps.clone(), None) } else { without_preloaded_addend(&steps, &shapes, out) };
 
     if geometry.rows.height == 0 || width == 0 || channels == 0 {
         return Err(LoweringError::at(
@@ -293,8 +318,9 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
     }
     let budget = scope.machine.lb_elements();
     // The image's own rows, and for a pointwise conv rows of other widths (`pointwise`).
-    let externals: Vec<&View> = shapes.keys().filter(|value| **value != BIAS_VIEW).map(|value| scope.view(*value)).collect();
-    let widths = if pixel_rows { pointwise::widths(&geometry, input, externals.into_iter()) } else { Vec::new() };
+    let externals: Vec<&View> = shapes.keys().filter(|value| ![BIAS_VIEW, ABSORBED_BIAS_VIEW].contains(*value)).map(|value| scope.view(*value)).collect();
+    // The absorbed convolution's rows are the output's: no other pixel-row width.
+    let widths = if pixel_rows && absorbed.is_none() { pointwise::widths(&geometry, input, externals.into_iter()) } else { Vec::new() };
     let mut variants = vec![(geometry.clone(), shapes.clone(), None)];
     for k in widths {
         let shapes = shapes.iter().map(|(value, shape)| (*value, pointwise::shape(shape, k))).collect();
@@ -335,13 +361,21 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
                     if input_stationary && (groups > 1 || channel_chunk != channels) {
                         continue;
                     }
-                    let tiling = Tiling { images, out_channels, out_rows, channel_chunk, input_stationary, pipelined };
-                    // An input-stationary tiling keeps its input, not a stream to overlap.
-                    if pipelined && (input_stationary || !scope.machine.pipeline) {
+                    let mut tiling = Tiling { images, out_channels, out_rows, channel_chunk, input_stationary, pipelined, absorbed_chunk: (0, false) };
+                    // An input-stationary tiling keeps its input, not a stream to overlap; a
+                    // tile that starts from an absorbed product pipelines its chunks only.
+                    if pipelined && (input_stationary || !scope.machine.pipeline || (geometry.absorbed.is_some() && geometry.chunks(&tiling) == 1)) {
                         continue;
                     }
-                    if geometry.lb_elements(&tiling, epilogue_lb) > budget {
+                    let own = geometry.lb_elements(&tiling, epilogue_lb);
+                    if own > budget {
                         continue;
+                    }
+                    if let Some(absorbed) = &geometry.absorbed {
+                        match absorbed.chunk(geometry.tile(&tiling), budget - own) {
+                            Some(chunk) => tiling.absorbed_chunk = chunk,
+                            None => continue,
+                        }
                     }
                     let externals = shapes.len();
                     let cost = geometry.cost(&tiling, scope.machine, externals, epilogue);
@@ -367,7 +401,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
             ))
         }
         None => {
-            let smallest = Tiling { images: 1, out_channels: 1, out_rows: 1, channel_chunk: 1, input_stationary: false, pipelined: false };
+            let smallest = Tiling { images: 1, out_channels: 1, out_rows: 1, channel_chunk: 1, input_stationary: false, pipelined: false, absorbed_chunk: (0, false) };
             Err(LoweringError::at(
                 index,
                 format!(
@@ -386,7 +420,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
 /// operands where `scope` says, if it fits the LB: what tells whether a copy of its filter
 /// closer to the cores pays for itself.
 pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>) -> Option<f64> {
-    plan(scope, node, fused, out, out_space, 0, true).ok().map(|plan| plan.cost)
+    plan(scope, node, fused, out, out_space, 0, true, None).ok().map(|plan| plan.cost)
 }
 
 /// Lowers a conv2d layer.
@@ -399,7 +433,8 @@ pub fn lower(
     let node = layer.node;
     let out = layer.output.view.shape.clone();
     let pixel_rows = pointwise::pixels_contiguous(&layer.output.view);
-    let Plan { geometry, steps, tiling, row_step, pixel_row, preload, .. } = plan(scope, node, &layer.steps, &out, Some(layer.output.view.space), layer.index, pixel_rows)?;
+    let Plan { geometry, steps, tiling, row_step, pixel_row, preload, .. } =
+        plan(scope, node, &layer.steps, &out, Some(layer.output.view.space), layer.index, pixel_rows, layer.absorbed)?;
     let mut input = scope.tensor(node.operands[0]).clone();
     if row_step > 1 {
         let zero = host.index(0);
@@ -410,8 +445,10 @@ pub fn lower(
     let filter = scope.tensor(node.operands[1]).clone();
     let (batch, groups, width) = (geometry.batch, geometry.groups, geometry.width);
     let mut tensors = scope.tensors.clone();
-    if let Some(&bias) = node.operands.get(2) {
-        tensors.insert(BIAS_VIEW, reshaped(host, scope.tensor(bias), &[1, geometry.out_channels, 1, 1]));
+    for (view, anchor) in [(BIAS_VIEW, Some(node)), (ABSORBED_BIAS_VIEW, layer.absorbed)] {
+        if let Some(&bias) = anchor.and_then(|anchor| anchor.operands.get(2)) {
+            tensors.insert(view, reshaped(host, scope.tensor(bias), &[1, geometry.out_channels, 1, 1]));
+        }
     }
     let mut output = layer.output.clone();
     if let Some(k) = pixel_row {
@@ -440,6 +477,7 @@ pub fn lower(
     let filter_shape = geometry.filter_tile(&tiling);
     let (filter_lb, _) = kernel.alloc_lb(&filter_shape);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&tile);
+    let absorbed = layer.absorbed.map(|absorbed| AbsorbedTiles::new(&mut kernel, &tensors, absorbed, tile, tiling.absorbed_chunk));
     let chunks = geometry.chunks(&tiling);
     if tiling.pipelined && chunks == 1 {
         let second_input = kernel.alloc_lb(&[tiling.images, in_channels, window, width]).0;
@@ -527,11 +565,16 @@ pub fn lower(
             waits
         };
         let pads = [class.pad_top, geometry.pads[1], class.pad_bottom, geometry.pads[3]];
-        // The residual the first chunk accumulates onto loads with the first chunk's operands.
+        // The residual the first chunk accumulates onto loads with the first chunk's operands;
+        // an absorbed product is computed before them.
         let preloaded = residual.as_ref().map(|(argument, view)| {
             let (source, _) = body.subview(*argument, view, &[n, out_channel, out_row, zero], &tile, None);
             body.dma(source, accumulator, &[])
         });
+        if let Some(absorbed) = &absorbed {
+            absorbed.emit(body, tile, [n, out_channel, out_row], accumulator);
+        }
+        let started = preloaded.is_some() || absorbed.is_some();
         let conv = |body: &mut Body, [input_buffer, filter_buffer]: [Val; 2], accumulate: bool, waits: &[Val]| {
             let input = input_tile(body, input_buffer);
             let (strides, dilations, groups) = (geometry.strides, geometry.dilations, geometry.tile_groups(&tiling));
@@ -539,7 +582,7 @@ pub fn lower(
             if !accumulate {
                 waits.extend(preloaded);
             }
-            body.conv2d(input, filter_buffer, accumulator, strides, pads, dilations, groups, accumulate || preloaded.is_some(), &waits)
+            body.conv2d(input, filter_buffer, accumulator, strides, pads, dilations, groups, accumulate || started, &waits)
         };
         match second_buffers {
             None => body.chunks(chunks, &mut |body, chunk, accumulate| {
@@ -570,6 +613,9 @@ pub fn lower(
 /// The value id under which a conv's bias, viewed as `[1, C, 1, 1]`, joins its epilogue: far
 /// above the program's ids and the lowering's other synthetic ones.
 const BIAS_VIEW: usize = usize::MAX - 1;
+
+/// The same for the bias of the convolution a layer absorbs.
+const ABSORBED_BIAS_VIEW: usize = usize::MAX - 2;
 
 fn dims4(shape: &[usize]) -> (usize, usize, usize, usize) {
     (shape[0], shape[1], shape[2], shape[3])

@@ -406,7 +406,7 @@ impl Emission<'_, '_> {
                     None => self.intermediate(host, *value, shape),
                 });
             }
-            let layer = Layer { index: op_index, node: op, steps, output: results[0].clone() };
+            let layer = Layer { index: op_index, node: op, steps, output: results[0].clone(), absorbed: None };
             let scope = Scope { machine: walk.machine, tensors: &layer_tensors };
             let (kernel_index, mut kernel) = self.open.take().expect("a kernel is open");
             // Where the next layer's weight copy goes if it prefetches.
