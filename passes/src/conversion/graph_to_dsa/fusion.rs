@@ -52,13 +52,16 @@ pub fn written(node: &Node, last: Option<ValueId>) -> Vec<(ValueId, Vec<usize>)>
 }
 
 /// The epilogue of the layer anchored at op `index`. The fused ops' other operands must already
-/// have a tensor; batch-norm parameters get per-channel views in `tensors`, made on `host`.
+/// have a tensor, but for `absorbed`, the result of a convolution the layer absorbs
+/// ([`absorbing_conv`]), which the layer computes; batch-norm parameters get per-channel views in
+/// `tensors`, made on `host`.
 pub fn layer_epilogue(
     program: &FunctionView,
     index: usize,
     tensors: &mut BTreeMap<ValueId, Tensor>,
     host: &mut Body,
     synthetic: &mut Synthetic,
+    absorbed: Option<ValueId>,
 ) -> Fused {
     let node = &program.ops[index];
     let mut steps = Vec::new();
@@ -83,8 +86,6 @@ pub fn layer_epilogue(
             ));
     let mut last = node.results.first().map(|(value, _)| *value);
     let mut fused = Vec::new();
-    // The result of a convolution this layer absorbs has no tensor: the layer computes it.
-    let absorbed = absorbed_conv(program, index).map(|conv| program.ops[conv].results[0].0);
     while let Some(value) = last.filter(|_| fusible_anchor) {
         let Some(reader) = program.epilogue_reader(value, |operand| tensors.contains_key(&operand) || Some(operand) == absorbed) else { break };
         let user = &program.ops[reader];
@@ -154,23 +155,6 @@ pub fn absorbing_conv(program: &FunctionView, index: usize) -> Option<usize> {
         && anchor_type.shape == r#type.shape
         && takes_the_sum)
         .then_some(later)
-}
-
-/// The convolution the layer anchored at convolution `index` absorbs ([`absorbing_conv`]).
-pub fn absorbed_conv(program: &FunctionView, index: usize) -> Option<usize> {
-    let node = &program.ops[index];
-    let [(result, _)] = node.results.as_slice() else { return None };
-    let &[sum] = program.readers(*result) else { return None };
-    let addition = &program.ops[sum];
-    if node.name != "graph.conv2d" || addition.name != "graph.add" {
-        return None;
-    }
-    addition
-        .operands
-        .iter()
-        .filter(|&&operand| operand != *result)
-        .filter_map(|&operand| program.producer(operand))
-        .find(|&earlier| absorbing_conv(program, earlier) == Some(index))
 }
 
 /// The steps of an elementwise op that starts a layer: every operand is external.

@@ -198,6 +198,7 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
     // so that DDR holds the live activations only; the target's DDR must hold the peak.
     // An absorbed convolution reads its operands when the layer absorbing it runs.
     let absorbed_into: BTreeMap<usize, usize> = (0..ops.len()).filter_map(|index| Some((index, fusion::absorbing_conv(program, index)?))).collect();
+    let absorbs: BTreeMap<usize, &Node> = absorbed_into.iter().map(|(&conv, &layer)| (layer, &ops[conv])).collect();
     let last_use = |value: ValueId| -> usize {
         if returned.contains(&value) {
             return ops.len();
@@ -261,7 +262,7 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
         }
 
         let Fused { steps, elementwise_anchor, fused: fused_ops, last } =
-            fusion::layer_epilogue(program, index, &mut tensors, &mut host, &mut synthetic);
+            fusion::layer_epilogue(program, index, &mut tensors, &mut host, &mut synthetic, absorbs.get(&index).map(|conv| conv.results[0].0));
         fused.extend(fused_ops);
 
         // The buffers of the layer's results.
@@ -320,7 +321,7 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
             node,
             steps,
             output: results[0].clone(),
-            absorbed: fusion::absorbed_conv(program, index).map(|conv| &program.ops[conv]),
+            absorbed: absorbs.get(&index).copied(),
         };
         let kernel = Kernel::new(kernel_name, &host);
         let kernel = emit_layer(&scope, &mut host, &layer, &results, elementwise_anchor, kernel)?;

@@ -7,6 +7,7 @@
 //! tile's row index.
 
 mod absorbed;
+mod cost;
 mod pipeline;
 mod pointwise;
 
@@ -22,8 +23,8 @@ use super::{
     epilogue::without_preloaded_addend,
     layers::{self, Elementwise, Operand, Step},
     emit::{divisors_descending, Body},
-    ports::{Candidates, Estimate, PortCycles},
-    LoweringError, Machine,
+    ports::Candidates,
+    LoweringError,
 };
 
 /// A conv's shape parameters.
@@ -134,77 +135,6 @@ impl Geometry {
     fn tiles(&self, tiling: &Tiling) -> usize {
         self.batch / tiling.images * (self.out_channels / tiling.out_channels) * (self.rows.output / tiling.out_rows)
     }
-
-    /// How often a tile loads its input and its filter per chunk: with one chunk, what the tile
-    /// order keeps (the filter over the row tiles of its block, or the input rows over the
-    /// output-channel blocks) is loaded once per run of tiles.
-    fn loads(&self, tiling: &Tiling, machine: &Machine) -> (f64, f64) {
-        let per_core_tiles = self.tiles(tiling).div_ceil(machine.cores) as f64;
-        let row_tiles = (self.rows.output / tiling.out_rows) as f64;
-        let channel_tiles = (self.out_channels / tiling.out_channels) as f64;
-        match (self.chunks(tiling), tiling.input_stationary) {
-            (1, true) => (1.0 / channel_tiles.min(per_core_tiles), 1.0),
-            (1, false) => (1.0, 1.0 / row_tiles.min(per_core_tiles)),
-            _ => (1.0, 1.0),
-        }
-    }
-
-    /// Estimated cycles of the busiest core's tiles, from the target's figures: each tile's
-    /// latency (DMA setups, transfers at the rate of a port the transfer has to itself,
-    /// instruction setup, MACs at the matrix engine's f32 rate, overlapped as
-    /// the pipelined schedules overlap them) bounded by the bytes it moves over the cluster's
-    /// shared ports ([`PortCycles`]). A tiling that re-reads more is cheaper only while the ports
-    /// have room for it: pricing every transfer at the core's share inside the latency instead
-    /// made pipelines that re-read look cheap on a saturated DDR port, and serial tilings look
-    /// cheap where the GB bus was idle.
-    fn cost(
-        &self,
-        tiling: &Tiling,
-        machine: &Machine,
-        epilogue_dmas: usize,
-        epilogue_elements: usize,
-    ) -> Estimate {
-        let chunks = self.chunks(tiling);
-        let per_core_tiles = self.tiles(tiling).div_ceil(machine.cores) as f64;
-        let input = tiling.images * self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
-        let filter: usize = self.filter_tile(tiling).iter().product();
-        let output = tiling.images * tiling.out_channels * tiling.out_rows * self.out_width;
-        let [input_space, filter_space, output_space] = self.spaces;
-        let [input_rate, filter_rate, output_rate] = self.spaces.map(|space| space.link_bandwidth(machine));
-        let macs = output * filter / tiling.out_channels;
-        let (input_loads, filter_loads) = self.loads(tiling, machine);
-        let input_load = machine.dma_setup + (input * 4) as f64 / input_rate;
-        let filter_load = machine.dma_setup + (filter * 4) as f64 / filter_rate;
-        let compute = machine.compute_setup + machine.matrix_cycles((2 * macs) as f64);
-        // The epilogue's operands are estimated where the input lives; the output is written
-        // where it lives, and shares that port with the operands there (a block's output handed
-        // over in DDR with its filter streamed from DDR).
-        let (stored, loaded) = ((output * 4) as f64, (epilogue_elements * 4) as f64);
-        let store = (1 + epilogue_dmas) as f64 * machine.dma_setup + stored / output_rate + loaded / input_rate;
-        let latency = match (tiling.pipelined, chunks) {
-            (false, _) => chunks as f64 * (input_loads * input_load + filter_loads * filter_load + compute) + store,
-            // The next tile's input streams in while this tile's conv, epilogue and store run;
-            // the first load is exposed, and a filter reload (when the channel block changes) is
-            // fenced.
-            (true, 1) => input_load / per_core_tiles + filter_loads * filter_load + input_load.max(compute + store),
-            // Chunk c + 1 loads while chunk c computes; the first chunk's load is exposed.
-            (true, _) => {
-                let load = input_load + filter_load;
-                load + (chunks - 1) as f64 * load.max(compute) + compute + store
-            }
-        };
-        let mut ports = PortCycles::default();
-        ports.add(input_space, chunks as f64 * input_loads * (input * 4) as f64 + loaded, machine);
-        ports.add(output_space, stored, machine);
-        ports.add(filter_space, chunks as f64 * filter_loads * (filter * 4) as f64, machine);
-        // A chunk's conv and loads, the store and the epilogue's operand loads.
-        let instructions = chunks as f64 * (1.0 + input_loads + filter_loads) + 1.0 + epilogue_dmas as f64;
-        let (absorbed_latency, absorbed_instructions) = match &self.absorbed {
-            Some(absorbed) => absorbed.cost(self.tile(tiling), tiling.absorbed_chunk, machine, &mut ports),
-            None => (0.0, 0.0),
-        };
-        ports.bound(per_core_tiles, latency + absorbed_latency, instructions + absorbed_instructions)
-    }
 }
 
 /// A conv layer's geometry, epilogue and tiling: what the lowering emits, decided without
@@ -294,11 +224,9 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
     };
     let mut steps = Vec::new();
     let mut shapes = scope.external_shapes(&fused);
-    for (bias, anchor) in [(BIAS_VIEW, Some(node)), (ABSORBED_BIAS_VIEW, absorbed)] {
-        if let Some(anchor) = anchor.filter(|anchor| anchor.operands.len() > 2) {
-            shapes.insert(bias, vec![1, geometry.out_channels, 1, 1]);
-            steps.push(Step::chained(Elementwise::Binary { kind: BinaryKind::Add }, vec![Operand::Chain, Operand::External(bias)], anchor.op.location()));
-        }
+    for (view, anchor, _) in biases(node, absorbed) {
+        shapes.insert(view, vec![1, geometry.out_channels, 1, 1]);
+        steps.push(Step::chained(Elementwise::Binary { kind: BinaryKind::Add }, vec![Operand::Chain, Operand::External(view)], anchor.op.location()));
     }
     if let Some(activation) = node.activation() {
         steps.push(Step::chained(layers::activation_step(activation), vec![Operand::Chain], node.op.location()));
@@ -445,10 +373,8 @@ pub fn lower(
     let filter = scope.tensor(node.operands[1]).clone();
     let (batch, groups, width) = (geometry.batch, geometry.groups, geometry.width);
     let mut tensors = scope.tensors.clone();
-    for (view, anchor) in [(BIAS_VIEW, Some(node)), (ABSORBED_BIAS_VIEW, layer.absorbed)] {
-        if let Some(&bias) = anchor.and_then(|anchor| anchor.operands.get(2)) {
-            tensors.insert(view, reshaped(host, scope.tensor(bias), &[1, geometry.out_channels, 1, 1]));
-        }
+    for (view, _, bias) in biases(node, layer.absorbed) {
+        tensors.insert(view, reshaped(host, scope.tensor(bias), &[1, geometry.out_channels, 1, 1]));
     }
     let mut output = layer.output.clone();
     if let Some(k) = pixel_row {
@@ -616,6 +542,12 @@ const BIAS_VIEW: usize = usize::MAX - 1;
 
 /// The same for the bias of the convolution a layer absorbs.
 const ABSORBED_BIAS_VIEW: usize = usize::MAX - 2;
+
+/// The biases the epilogue of the conv `node` adds, with the view id each joins it under and the
+/// op it comes from: its own, then that of the convolution it absorbs.
+fn biases<'n>(node: &'n Node, absorbed: Option<&'n Node>) -> impl Iterator<Item = (ValueId, &'n Node, ValueId)> {
+    [(BIAS_VIEW, Some(node)), (ABSORBED_BIAS_VIEW, absorbed)].into_iter().filter_map(|(view, anchor)| Some((view, anchor?, *anchor?.operands.get(2)?)))
+}
 
 fn dims4(shape: &[usize]) -> (usize, usize, usize, usize) {
     (shape[0], shape[1], shape[2], shape[3])

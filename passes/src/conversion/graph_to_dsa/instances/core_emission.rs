@@ -250,7 +250,7 @@ impl Emission<'_, '_> {
                 continue;
             }
             let Fused { steps, elementwise_anchor, fused: fused_ops, last } =
-                fusion::layer_epilogue(body, op_index, local, &mut views, &mut self.synthetic);
+                fusion::layer_epilogue(body, op_index, local, &mut views, &mut self.synthetic, None);
             fused.extend(fused_ops);
             let finals = fusion::written(op, last);
             let mut results = Vec::new();

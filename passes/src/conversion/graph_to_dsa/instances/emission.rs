@@ -340,7 +340,7 @@ impl Emission<'_, '_> {
                 return Err(ScheduleError::at(op.op, "weights inside an instance are not supported: they are operands of the instances"));
             }
             let Fused { steps, elementwise_anchor, fused: fused_ops, last } =
-                fusion::layer_epilogue(&body, op_index, &mut local, host, &mut self.synthetic);
+                fusion::layer_epilogue(&body, op_index, &mut local, host, &mut self.synthetic, None);
             let read: Vec<ValueId> =
                 std::iter::once(op_index).chain(fused_ops.iter().copied()).flat_map(|i| body.ops[i].operands.iter().copied()).collect();
             fused.extend(fused_ops);
