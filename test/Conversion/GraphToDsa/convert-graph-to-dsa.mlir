@@ -255,6 +255,25 @@ func.func @movement(%x: tensor<1x16x4x8xf32>) -> (tensor<1x4x16x8xf32>, tensor<8
 
 // -----
 
+// Tests that a slice stepping through its last dimension stages each tile in
+// LB: the load takes whole runs of the kept rows (the rows step, the columns
+// do not: the span of 11 columns for 6), and the store out of LB picks every
+// second column, after the load.
+// CHECK-LABEL: dsa.kernel @stepped_0_slice
+// CHECK: %[[STAGED:.*]] = dsa.alloc : memref<1x4x5x11xf32, #dsa.memory_space<lb>>
+// CHECK: scf.for
+// CHECK: %[[LOADED:.*]] = dsa.dma %{{.*}} to %[[STAGED]] : memref<1x4x5x11xf32, strided<[880, 110, 22, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<1x4x5x11xf32, #dsa.memory_space<lb>>
+// CHECK: %[[PICKED:.*]] = memref.subview %[[STAGED]]{{.*}} [1, 4, 5, 6] [1, 1, 1, 2]
+// CHECK: dsa.dma %[[PICKED]] to %{{.*}} after %[[LOADED]] : memref<1x4x5x6xf32, strided<[220, 55, 11, 2], offset: ?>, #dsa.memory_space<lb>>
+// CHECK-LABEL: func.func @stepped
+// CHECK: memref.subview %{{.*}} [2, 8, 5, 11] [1, 1, 2, 1]
+func.func @stepped(%x: tensor<2x8x10x11xf32>) -> tensor<2x8x5x6xf32> {
+  %y = graph.slice %x {starts = array<i64: 0, 0, 1, 0>, steps = array<i64: 1, 1, 2, 2>} : tensor<2x8x10x11xf32> -> tensor<2x8x5x6xf32>
+  return %y : tensor<2x8x5x6xf32>
+}
+
+// -----
+
 // Tests that a local response normalisation pools the squares over a window of
 // channels (the tensor viewed as [N, 1, C, positions], a size x 1 average that
 // counts its padding) and raises with exp(-beta * log(bias + alpha * mean)).

@@ -2,7 +2,8 @@
 //! is a set of DDR-to-DDR copies between views (a permuted view for transpose, windows of the
 //! output for concat and pad, strided windows of the input for slice and split, a view with
 //! stride 0 along repeated dimensions for broadcast) done by DMA, no compute unit involved, split
-//! over the cores.
+//! over the cores; a slice stepping through its last dimension goes through the LB
+//! ([`stepped_columns`]).
 
 use turbine_dialects::attributes::graph::PadMode;
 use crate::ir::Val;
@@ -91,6 +92,53 @@ fn copy_pairs_fenced(machine: &Machine, pairs: &[(Tensor, Tensor)], mut kernel: 
             kernel.close_tiles();
         }
     }
+    kernel
+}
+
+/// A slice stepping through its last dimension, staged through each core's LB. A DMA moves runs
+/// of contiguous elements; on a real memory, skipping every other element of a run does not spare
+/// the source's port the bytes in between (it reads whole bursts), while the runtime prices a
+/// DMA by the bytes it delivers whatever its strides. So the tiles load the whole span of their
+/// rows (the other dimensions stepped, which skips whole runs), and the DMA out of the LB, a
+/// core's private memory, picks the columns: the source's port carries the span and the
+/// target's only the result, as on the chip. Tiles split the leading dimensions over the cores
+/// (a row whose span outgrows half the LB is cut along its columns).
+fn stepped_columns(machine: &Machine, host: &mut Body, input: &Tensor, starts: &[usize], steps: &[usize], result: &Tensor, mut kernel: Kernel) -> Kernel {
+    let last = steps.len() - 1;
+    let step = steps[last];
+    let shape = result.view.shape.clone();
+    let spanned = |tile: &[usize]| {
+        let mut span = tile.to_vec();
+        span[last] = (tile[last] - 1) * step + 1;
+        span
+    };
+    let mut span_steps = steps.to_vec();
+    span_steps[last] = 1;
+    let span = window(host, input, starts, &spanned(&shape), &span_steps);
+    let share = shape.iter().product::<usize>().div_ceil(machine.cores).max(1);
+    let budget = machine.lb_elements() / 2;
+    let tile = row_major_tile(&shape, |tile| tile.iter().product::<usize>() <= share && spanned(tile).iter().product::<usize>() <= budget)
+        .unwrap_or_else(|| vec![1; shape.len()]);
+    let counts: Vec<usize> = shape.iter().zip(&tile).map(|(dim, size)| dim / size).collect();
+    let source = kernel.argument(span.host, &span.view);
+    let target = kernel.argument(result.host, &result.view);
+    let span_tile = spanned(&tile);
+    let (staged, staged_view) = kernel.alloc_lb(&span_tile);
+    let index = kernel.begin_tiles(counts.iter().product(), machine);
+    let coordinates = kernel.decode(index, &counts);
+    let body = &mut kernel.body;
+    let offsets: Vec<Val> = coordinates.iter().zip(&tile).map(|(c, &size)| body.scaled(c, size)).collect();
+    let mut span_offsets = offsets.clone();
+    span_offsets[last] = body.scaled(offsets[last], step);
+    let (from, _) = body.subview(source, &span.view, &span_offsets, &span_tile, None);
+    let loaded = body.dma(from, staged, &[]);
+    let zero = body.index(0);
+    let mut picks = vec![1; tile.len()];
+    picks[last] = step;
+    let (picked, _) = body.subview_strided(staged, &staged_view, &vec![zero; tile.len()], &tile, &picks);
+    let (to, _) = body.subview(target, &result.view, &offsets, &tile, None);
+    let stored = body.dma(picked, to, &[loaded]);
+    kernel.end_tiles(stored);
     kernel
 }
 
@@ -261,6 +309,9 @@ pub fn lower(
                 ));
             }
             let steps: Vec<usize> = steps.iter().map(|&s| s as usize).collect();
+            if rank <= MAX_RANK && steps[rank - 1] > 1 {
+                return Ok(stepped_columns(scope.machine, host, &input, &starts, &steps, &results[0], kernel));
+            }
             vec![(
                 window(host, &input, &starts, &results[0].view.shape, &steps),
                 results[0].clone(),

@@ -98,9 +98,10 @@ pub(super) fn conv_epilogues(body: &FunctionView) -> BTreeSet<usize> {
 }
 
 /// Whether every reader of `value` is a convolution's tile loads, which take any view: as its
-/// input (directly or through windows of it, which only convolutions' inputs may read, see
-/// [`read_as_conv_inputs`]) or as an operand of its epilogue (`epilogues`, from [`conv_epilogues`]; a channel-cut layer's residual share). Such a
-/// value is read where it is, not through a contiguous copy.
+/// input (directly or through windows of it, which only convolutions' inputs or stepped slices
+/// may read, see [`read_as_conv_inputs`]) or as an operand of its epilogue (`epilogues`, from
+/// [`conv_epilogues`]; a channel-cut layer's residual share); or a stepped slice, whose tiles
+/// load any view into the LB. Such a value is read where it is, not through a contiguous copy.
 pub(super) fn read_by_convolutions(body: &FunctionView, value: ValueId, epilogues: &BTreeSet<usize>) -> bool {
     let readers = body.readers(value);
     !readers.is_empty()
@@ -109,7 +110,9 @@ pub(super) fn read_by_convolutions(body: &FunctionView, value: ValueId, epilogue
             let node = &body.ops[reader];
             match node.name.as_str() {
                 "graph.conv2d" => node.operands.iter().skip(1).all(|&operand| operand != value),
-                "graph.slice" => unit_steps(node) && read_as_conv_inputs(body, node.results[0].0),
+                // A stepped slice stages its tiles through LB from any view (movement's
+                // `stepped_columns`); a window takes a view when what reads it does.
+                "graph.slice" => !unit_steps(node) || read_as_conv_inputs(body, node.results[0].0),
                 _ => false,
             }
         })
