@@ -308,8 +308,14 @@ pub fn lower(
                     "slices with negative steps are not supported",
                 ));
             }
-            let steps: Vec<usize> = steps.iter().map(|&s| s as usize).collect();
-            if rank <= MAX_RANK && steps[rank - 1] > 1 {
+            let mut steps: Vec<usize> = steps.iter().map(|&s| s as usize).collect();
+            // A scalar's buffer is one element of rank 1 (`buffer_shape`); its slice has no
+            // starts or steps, and takes that element.
+            let starts = if starts.is_empty() { vec![0; rank] } else { starts };
+            if steps.is_empty() {
+                steps = vec![1; rank];
+            }
+            if rank <= MAX_RANK && steps.last().is_some_and(|&step| step > 1) {
                 return Ok(stepped_columns(scope.machine, host, &input, &starts, &steps, &results[0], kernel));
             }
             vec![(
