@@ -38,6 +38,7 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
         registry::info_of::<graph::fold_reshapes::FoldReshapes>(),
         registry::info_of::<graph::substitute::GraphSubstitute>(),
         registry::info_of::<graph::split_reductions::SplitReductions>(),
+        registry::info_of::<graph::subsample_strided_convs::SubsampleStridedConvs>(),
         registry::info_of::<dsa::set_target::SetTarget>(),
         registry::info_of::<instance::instance_cluster_split::InstanceClusterSplit>(),
         registry::info_of::<instance::hw_group::HwGroup>(),

@@ -114,6 +114,12 @@ graph-level substitution and clean-up as the layer-wise schedule. `turbine-run -
             default: "0.9",
         },
         OptionInfo {
+            name: "subsample",
+            description: "Give strided 1x1 convolutions their input's subsampled copy (graph-subsample-strided-convs, after the cluster split)",
+            kind: OptionKind::Bool,
+            default: "true",
+        },
+        OptionInfo {
             name: "join-segments",
             description: "convert-instance-to-dsa's join-segments: a segment continues the kernel of the segment before (a device-wide barrier instead of a launch)",
             kind: OptionKind::Bool,
@@ -131,6 +137,7 @@ graph-level substitution and clean-up as the layer-wise schedule. `turbine-run -
         Step { nest: None, pass: "cse", options: &[] },
         Step { nest: None, pass: "dsa-set-target", options: &[("target", StepValue::Option("target"))] },
         Step { nest: Some("func.func"), pass: "instance-cluster-split", options: &[("channel-cut", StepValue::Option("channel-cut")), ("channel-cut-gain", StepValue::Option("channel-cut-gain"))] },
+        Step { nest: Some("func.func"), pass: "graph-subsample-strided-convs", options: &[("enabled", StepValue::Option("subsample"))] },
         Step { nest: Some("func.func"), pass: "hw-group", options: &[("scope", StepValue::Option("scope"))] },
         Step { nest: Some("func.func"), pass: "instance-split", options: &[] },
         Step { nest: Some("func.func"), pass: "instance-order", options: &[] },

@@ -2,4 +2,5 @@
 
 pub mod fold_reshapes;
 pub mod split_reductions;
+pub mod subsample_strided_convs;
 pub mod substitute;

@@ -173,6 +173,10 @@ impl Emission<'_, '_> {
     /// over the GB bus instead of each core from DDR (GraphTurbo §4.2: weights promoted DDR → GB
     /// → LB). Returns the layer's tensors with the promoted weights' GB copies, and the arena
     /// blocks to give back after the layer; a weight the arena has no room for stays in DDR.
+    /// The copies are taken from the arena's top ([`FirstFit::take_high`]): placed by first fit,
+    /// a copy prefetched at an instance's boundary shifted the next instance's activations until
+    /// one no longer fitted (ResNet-50 b8 with its projections subsampled: 6.89 M cycles, a
+    /// stage-1 intermediate spilled to DDR; 6.69 M from the top; without them no model changed).
     fn promote<'v>(
         &mut self,
         host: &mut Body,
@@ -190,7 +194,7 @@ impl Emission<'_, '_> {
             }
             let source = local[&weight].clone();
             let elements = source.view.elements();
-            let Some(offset) = free.take(elements) else { continue };
+            let Some(offset) = free.take_high(elements) else { continue };
             blocks.push((offset, elements));
             let at = host.index(offset);
             let (value, view) = host.reinterpret_at(arena.host, at, &View::contiguous(&source.view.shape, Space::Gb));

@@ -127,7 +127,7 @@ impl Emission<'_, '_> {
     /// reads.
     fn closed(&mut self, kernel: usize) -> Vec<Tensor> {
         if let Some((_, placement)) = &self.arena {
-            self.arena_peak = self.arena_peak.max(placement.high * 4);
+            self.arena_peak = self.arena_peak.max(placement.peak * 4);
         }
         let mut frees = std::mem::take(&mut self.frees);
         frees.append(&mut self.spilled);

@@ -73,13 +73,15 @@ pub fn peak<K: Ord>(tensors: &BTreeMap<K, Tensor>, in_ddr: &BTreeMap<K, bool>, k
 pub struct FirstFit {
     /// Free intervals (offset, length), sorted, coalesced.
     free: Vec<(usize, usize)>,
-    /// The highest element ever taken.
-    pub high: usize,
+    /// The most elements taken at once (for reports: where they were taken does not count).
+    pub peak: usize,
+    /// Elements taken now.
+    used: usize,
 }
 
 impl FirstFit {
     pub fn new(length: usize) -> Self {
-        Self { free: if length > 0 { vec![(0, length)] } else { Vec::new() }, high: 0 }
+        Self { free: if length > 0 { vec![(0, length)] } else { Vec::new() }, peak: 0, used: 0 }
     }
 
     /// An offset for `length` elements (rounded to 16, 64 bytes), None when no gap holds them.
@@ -92,13 +94,33 @@ impl FirstFit {
         } else {
             self.free[slot] = (offset + length, free - length);
         }
-        self.high = self.high.max(offset + length);
+        self.used += length;
+        self.peak = self.peak.max(self.used);
         Some(offset)
+    }
+
+    /// An offset for `length` elements at the end of the highest gap that holds them: for
+    /// short-lived blocks (a layer's weight copies), which then stay out of the low end where
+    /// first fit lays the activations, so that an instance's activations land where the same
+    /// instance before put them instead of around a copy prefetched at its boundary.
+    pub fn take_high(&mut self, length: usize) -> Option<usize> {
+        let length = length.next_multiple_of(16);
+        let slot = self.free.iter().rposition(|&(_, free)| free >= length)?;
+        let (offset, free) = self.free[slot];
+        if free == length {
+            self.free.remove(slot);
+        } else {
+            self.free[slot] = (offset, free - length);
+        }
+        self.used += length;
+        self.peak = self.peak.max(self.used);
+        Some(offset + free - length)
     }
 
     /// Returns the `length` elements at `offset`.
     pub fn give(&mut self, offset: usize, length: usize) {
         let length = length.next_multiple_of(16);
+        self.used -= length;
         let slot = self.free.partition_point(|&(start, _)| start < offset);
         self.free.insert(slot, (offset, length));
         // Coalesce with the neighbours.
@@ -144,7 +166,20 @@ mod tests {
         arena.give(a, 16);
         assert_eq!(arena.take(32), Some(0), "the two freed neighbours merged");
         assert_eq!(arena.take(5), Some(48), "sizes round up to 16 elements");
-        assert_eq!(arena.high, 64);
+        assert_eq!(arena.peak, 64);
+    }
+
+    #[test]
+    fn high_takes_come_from_the_top_and_coalesce_with_low_ones() {
+        let mut arena = FirstFit::new(64);
+        assert_eq!(arena.take_high(16), Some(48));
+        assert_eq!(arena.take(16), Some(0), "low takes still start at the bottom");
+        assert_eq!(arena.take_high(8), Some(32), "rounded to 16 elements, below the first");
+        assert_eq!(arena.take_high(32), None, "16 elements are left, between 16 and 32");
+        arena.give(48, 16);
+        arena.give(32, 16);
+        assert_eq!(arena.take_high(48), Some(16), "the freed top merged with the middle gap");
+        assert_eq!(arena.peak, 64);
     }
 
     #[test]
