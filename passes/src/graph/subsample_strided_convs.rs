@@ -94,8 +94,8 @@ impl SubsampleStridedConvs {
             }
             return;
         }
-        let (Ok(rows), Ok(columns)) = (usize::try_from(strides[0]), usize::try_from(strides[1])) else { return };
-        let subsampled = [shape[0], shape[1], (shape[2] + rows - 1) / rows.max(1), (shape[3] + columns - 1) / columns.max(1)];
+        let [Ok(rows @ 1..), Ok(columns @ 1..)] = strides.iter().map(|&stride| usize::try_from(stride)).collect::<Vec<_>>()[..] else { return };
+        let subsampled = [shape[0], shape[1], shape[2].div_ceil(rows), shape[3].div_ceil(columns)];
         // SAFETY: the op is alive.
         let (context, location) = unsafe { (mlirOperationGetContext(op.0), op.location()) };
         let slice = create(
@@ -104,7 +104,7 @@ impl SubsampleStridedConvs {
             "graph.slice",
             &[input],
             &[tensor_like(input, &subsampled)],
-            &[("starts", i64_array(context, &[0; 4])), ("steps", i64_array(context, &[1, 1, strides[0], strides[1]]))],
+            &[("starts", i64_array(context, &[0; 4])), ("steps", i64_array(context, &[1, 1, rows as i64, columns as i64]))],
             Vec::new(),
         );
         op.set_operand(0, slice.result(0));
