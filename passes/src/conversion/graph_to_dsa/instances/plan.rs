@@ -68,7 +68,8 @@ pub fn peak<K: Ord>(tensors: &BTreeMap<K, Tensor>, in_ddr: &BTreeMap<K, bool>, k
         .unwrap_or(0)
 }
 
-/// First-fit placement in an arena of elements (GraphTurbo §4.3: offsets reused as tensors die).
+/// Placement in an arena of elements (GraphTurbo §4.3: offsets reused as tensors die): first
+/// fit from the bottom, and from the top for short-lived blocks ([`FirstFit::take_high`]).
 #[derive(Debug)]
 pub struct FirstFit {
     /// Free intervals (offset, length), sorted, coalesced.
@@ -84,19 +85,12 @@ impl FirstFit {
         Self { free: if length > 0 { vec![(0, length)] } else { Vec::new() }, peak: 0, used: 0 }
     }
 
-    /// An offset for `length` elements (rounded to 16, 64 bytes), None when no gap holds them.
+    /// An offset for `length` elements (rounded to 16, 64 bytes) at the start of the lowest gap
+    /// that holds them, None when no gap does.
     pub fn take(&mut self, length: usize) -> Option<usize> {
         let length = length.next_multiple_of(16);
         let slot = self.free.iter().position(|&(_, free)| free >= length)?;
-        let (offset, free) = self.free[slot];
-        if free == length {
-            self.free.remove(slot);
-        } else {
-            self.free[slot] = (offset + length, free - length);
-        }
-        self.used += length;
-        self.peak = self.peak.max(self.used);
-        Some(offset)
+        Some(self.take_from(slot, length, false))
     }
 
     /// An offset for `length` elements at the end of the highest gap that holds them: for
@@ -106,15 +100,22 @@ impl FirstFit {
     pub fn take_high(&mut self, length: usize) -> Option<usize> {
         let length = length.next_multiple_of(16);
         let slot = self.free.iter().rposition(|&(_, free)| free >= length)?;
+        Some(self.take_from(slot, length, true))
+    }
+
+    /// Takes `length` elements from the start (or the end, `high`) of free gap `slot`.
+    fn take_from(&mut self, slot: usize, length: usize, high: bool) -> usize {
         let (offset, free) = self.free[slot];
         if free == length {
             self.free.remove(slot);
-        } else {
+        } else if high {
             self.free[slot] = (offset, free - length);
+        } else {
+            self.free[slot] = (offset + length, free - length);
         }
         self.used += length;
         self.peak = self.peak.max(self.used);
-        Some(offset + free - length)
+        if high { offset + free - length } else { offset }
     }
 
     /// Returns the `length` elements at `offset`.
