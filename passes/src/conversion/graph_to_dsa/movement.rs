@@ -250,6 +250,11 @@ pub fn lower(
         let pair = broadcast(host, layer, &input, &results[0])?;
         return Ok(copy_pairs(scope.machine, &[pair], kernel));
     }
+    // A scalar's buffer is one element of rank 1 (`buffer_shape`), and a window of it (a slice
+    // or a pad, with no starts, steps or pads) is that element.
+    if matches!(node.name.as_str(), "graph.slice" | "graph.pad") && node.results[0].1.shape.is_empty() {
+        return Ok(copy_pairs(scope.machine, &[(input, results[0].clone())], kernel));
+    }
     let rank = input.view.shape.len();
     let ones = vec![1; rank];
     let pairs: Vec<(Tensor, Tensor)> = match node.name.as_str() {
@@ -308,13 +313,7 @@ pub fn lower(
                     "slices with negative steps are not supported",
                 ));
             }
-            let mut steps: Vec<usize> = steps.iter().map(|&s| s as usize).collect();
-            // A scalar's buffer is one element of rank 1 (`buffer_shape`); its slice has no
-            // starts or steps, and takes that element.
-            let starts = if starts.is_empty() { vec![0; rank] } else { starts };
-            if steps.is_empty() {
-                steps = vec![1; rank];
-            }
+            let steps: Vec<usize> = steps.iter().map(|&s| s as usize).collect();
             if rank <= MAX_RANK && steps.last().is_some_and(|&step| step > 1) {
                 return Ok(stepped_columns(scope.machine, host, &input, &starts, &steps, &results[0], kernel));
             }
