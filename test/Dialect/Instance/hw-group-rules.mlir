@@ -90,3 +90,46 @@ func.func @element_width(%x: tensor<8x64x64x64xi64>, %y: tensor<8x64x64x64xf32>)
   %b = graph.add %y, %y : tensor<8x64x64x64xf32>, tensor<8x64x64x64xf32> -> tensor<8x64x64x64xf32>
   return %a, %b : tensor<8x64x64x64xi64>, tensor<8x64x64x64xf32>
 }
+
+// -----
+
+// Tests the fork merge: a value read by two ops that both end the function (its subsampled copy
+// and a convolution, as the batch segment ends before ResNet-50's stage-4 projection cut along
+// its channels) has no exit joining the paths, so no pattern of Algorithm 2 applies; the entry
+// merges with both under rule (i) (every factor 1 here) into one group with two results.
+// CHECK-LABEL: func.func @fork
+// CHECK: %[[G:.*]]:2 = instance.group "g0"
+// CHECK: graph.conv2d
+// CHECK: graph.slice
+// CHECK: graph.conv2d
+// CHECK: instance.yield
+// CHECK-NOT: instance.group
+// CHECK: return %[[G]]#1, %[[G]]#0
+func.func @fork(%x: tensor<2x48x32x32xf32>) -> (tensor<2x48x16x16xf32>, tensor<2x48x32x32xf32>) {
+  %w0 = graph.weight "w0" : tensor<48x48x3x3xf32>
+  %w1 = graph.weight "w1" : tensor<48x48x3x3xf32>
+  %a = graph.conv2d %x, %w0 {pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu>} : (tensor<2x48x32x32xf32>, tensor<48x48x3x3xf32>) -> tensor<2x48x32x32xf32>
+  // expected-remark-re @+1 {{fork merge of entry {conv2d@{{[0-9]+}}} (f=1 on dim 0 reaching 1 ops) with {slice@{{[0-9]+}}} (f=1 {{.*}}) + {conv2d@{{[0-9]+}}} (f=1 {{.*}}) -> f=1 on dim 0 {{.*}}: accepted by rule (i)}}
+  %s = graph.slice %a {starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 2, 2>} : tensor<2x48x32x32xf32> -> tensor<2x48x16x16xf32>
+  %b = graph.conv2d %a, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x48x32x32xf32>, tensor<48x48x3x3xf32>) -> tensor<2x48x32x32xf32>
+  return %s, %b : tensor<2x48x16x16xf32>, tensor<2x48x32x32xf32>
+}
+
+// -----
+
+// Tests rule (i) in a fork merge: the stride-2 branch's factor is smaller than the entry's, so
+// merging would spread the entry's large factor to it; the three stay apart.
+// CHECK-LABEL: func.func @fork_downsampling
+// CHECK: instance.group "g0"
+// CHECK: instance.group "g1"
+// CHECK: instance.group "g2"
+func.func @fork_downsampling(%x: tensor<8x64x96x96xf32>) -> (tensor<8x64x48x48xf32>, tensor<8x64x96x96xf32>) {
+  %w0 = graph.weight "w0" : tensor<64x64x1x1xf32>
+  %w1 = graph.weight "w1" : tensor<64x64x1x1xf32>
+  %w2 = graph.weight "w2" : tensor<64x64x1x1xf32>
+  %a = graph.conv2d %x, %w0 : (tensor<8x64x96x96xf32>, tensor<64x64x1x1xf32>) -> tensor<8x64x96x96xf32>
+  // expected-remark-re @+1 {{fork merge of entry {conv2d@{{[0-9]+}}} (f=8 on dim 0 {{.*}}) with {conv2d@{{[0-9]+}}} (f=4 on dim 0 {{.*}}) + {conv2d@{{[0-9]+}}} (f=8 on dim 0 {{.*}}) -> {{.*}}: refused by rule (i): a branch's factor 4 is smaller than the entry's 8}}
+  %b = graph.conv2d %a, %w1 {strides = array<i64: 2, 2>} : (tensor<8x64x96x96xf32>, tensor<64x64x1x1xf32>) -> tensor<8x64x48x48xf32>
+  %c = graph.conv2d %a, %w2 : (tensor<8x64x96x96xf32>, tensor<64x64x1x1xf32>) -> tensor<8x64x96x96xf32>
+  return %b, %c : tensor<8x64x48x48xf32>, tensor<8x64x96x96xf32>
+}

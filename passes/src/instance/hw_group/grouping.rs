@@ -228,7 +228,7 @@ impl<'p> Grouping<'p> {
             let straight = self.straight_merge();
             let diamond = self.diamond_merge();
             let branch = self.branch_merge();
-            if !(straight || diamond || branch) {
+            if !(straight || diamond || branch || self.fork_merge()) {
                 break;
             }
         }

@@ -1,6 +1,7 @@
-//! The merge patterns of Algorithm 2 (straight, branch, diamond) and the rules that decide them:
-//! rule (i), mirrored across upsampling edges (§3.6), for straight and branch merges, rule (ii) for
-//! diamonds, and the cost check that refuses a merged subgraph no split of which fits.
+//! The merge patterns of Algorithm 2 (straight, branch, diamond), the fork pattern that completes
+//! them, and the rules that decide them: rule (i), mirrored across upsampling edges (§3.6), for
+//! straight, branch and fork merges, rule (ii) for diamonds, and the cost check that refuses a
+//! merged subgraph no split of which fits.
 
 use super::{
     explain::{describe, factor_text},
@@ -114,6 +115,77 @@ impl Grouping<'_> {
                         progress = true;
                         break;
                     }
+                }
+            }
+        }
+        changed
+    }
+
+    /// Fork merges: an entry whose several consumers read nothing else and end the function
+    /// (their results are only returned) merges with all of them, each pair under rule (i). It
+    /// completes Algorithm 2 for a program with several results computed from one value, where
+    /// no exit joins the paths: the segment before a layer cut along its channels that reads
+    /// a subsampled copy of a value the segment goes on computing from (ResNet-50's stage-4
+    /// projection), which would otherwise leave the value's producer and each branch in kernels
+    /// of their own.
+    pub(super) fn fork_merge(&mut self) -> bool {
+        let mut changed = false;
+        for entry in self.groups.keys().copied().collect::<Vec<_>>() {
+            if !self.groups.contains_key(&entry) {
+                continue;
+            }
+            let (consumers, returned) = self.consumers(entry);
+            if returned || consumers.len() < 2 {
+                continue;
+            }
+            let sinks = consumers.iter().all(|&consumer| {
+                let (producers, arguments) = self.producers(consumer);
+                let (readers, returned) = self.consumers(consumer);
+                !arguments && producers.len() == 1 && readers.is_empty() && returned
+            });
+            if !sinks {
+                continue;
+            }
+            let mut members = vec![entry];
+            members.extend(consumers.iter().copied());
+            let attempt = self.attempt(3, &members);
+            if self.refused.contains(&attempt) {
+                continue;
+            }
+            let ops: Vec<usize> = members.iter().flat_map(|group| self.groups[group].ops.clone()).collect();
+            let merged = self.analysed(ops);
+            let entry_factor = factor(self.groups[&entry].best);
+            let smallest = consumers.iter().map(|group| factor(self.groups[group].best)).min().unwrap_or(usize::MAX);
+            let verdict = if smallest < entry_factor {
+                Err(format!("refused by rule (i): a branch's factor {smallest} is smaller than the entry's {}", factor_text(self.groups[&entry].best)))
+            } else if merged.best.is_none() {
+                Err("refused by the cost check: no split of the merged subgraph fits without recomputing too much".to_owned())
+            } else if factor(merged.best) > smallest {
+                Err(format!("refused by rule (i): the merged factor {} exceeds the smallest branch's {}", factor_text(merged.best), smallest))
+            } else {
+                Ok(())
+            };
+            self.remark(*consumers.iter().next().expect("consumers"), || {
+                let parts: Vec<String> = consumers.iter().map(|g| format!("{} ({})", self.label(*g), describe(self.groups[g].best))).collect();
+                format!(
+                    "fork merge of entry {} ({}) with {} -> {}: {}",
+                    self.label(entry),
+                    describe(self.groups[&entry].best),
+                    parts.join(" + "),
+                    describe(merged.best),
+                    match &verdict {
+                        Ok(()) => "accepted by rule (i)".to_owned(),
+                        Err(reason) => reason.clone(),
+                    }
+                )
+            });
+            match verdict {
+                Ok(()) => {
+                    self.merge(&members, merged);
+                    changed = true;
+                }
+                Err(_) => {
+                    self.refused.insert(attempt);
                 }
             }
         }

@@ -3,7 +3,9 @@
 //! Eq. 1; see [`super::split_info`]).
 //!
 //! Every op starts as its own subgraph, in topological order. Straight, diamond and branch merges
-//! then repeat until none of them merges anything more. Rule (i) decides straight and branch
+//! then repeat until none of them merges anything more; a fork merge, ours, joins an entry with
+//! consumers that only end the function (no exit joins their paths, so no pattern of the paper
+//! applies; see [`merges`]). Rule (i) decides straight and branch
 //! merges of `SG1 -> SG2`: SG2's split factor must be at least SG1's (a downsampling op's large
 //! factor must not spread to what follows), and the merged subgraph's factor must not exceed
 //! SG2's (grouping must not worsen SG2's use of the on-chip buffer). Rule (ii) decides a diamond:
@@ -14,7 +16,7 @@
 //!
 //! The pass runs on one function at a time, on one cluster's program when `instance-cluster-split`
 //! spread it over the clusters: [`grouping`] holds the subgraphs and what they read
-//! and feed, [`merges`] the three patterns and their rules, [`explain`] the remarks that say why
+//! and feed, [`merges`] the patterns and their rules, [`explain`] the remarks that say why
 //! each merge was accepted or refused, and [`rewrite`] turns the final subgraphs into IR.
 
 mod explain;
@@ -66,7 +68,9 @@ the memory an instance runs in — by default one cluster's global buffer, with 
 buffers of its cores — with the ops the split reaches) and best split (Eq. 1, \
 lexmax(n_d, -f_d, -d)), then merges subgraphs by the straight, diamond and branch patterns of \
 Algorithm 2 under rules (i) and (ii) until nothing merges, recomputing SplitInfo for each merged \
-subgraph; rule (ii), which keeps the LB well used, bounds a diamond's merged factor only with \
+subgraph (and by a fork pattern that completes them for a function with several results computed \
+from one value: an entry whose consumers read nothing else and are only returned merges with all \
+of them, each pair under rule (i), into a subgraph with several results); rule (ii), which keeps the LB well used, bounds a diamond's merged factor only with \
 `scope=lb` (sized for the GB, the factor only sets how many instances share it). Splits that would recompute more than `max-recompute` of the subgraph's work are not \
 recorded. Each resulting subgraph becomes an `instance.group` region carrying `split_info` and \
 `best_split`; weights are operands. With `explain`, every merge attempt is a remark at the first op \

@@ -15,6 +15,7 @@
 //! 9.4 MB of filter for two 7×7 images per cluster). A run of layers takes the channel cut only
 //! when the estimate says it stays under a fraction of the other (`channel-cut-gain`).
 
+use crate::graph::subsample_strided_convs::subsampling_steps;
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::instance::split_info::work;
 use crate::target::Machine;
@@ -29,6 +30,11 @@ pub(super) struct ChannelLayer {
     /// Estimated cycles of one cluster for the layer with the batch cut and with the channel cut.
     pub batch_cycles: f64,
     pub channel_cycles: f64,
+    /// The row and column steps of the anchor's input when it is a strided 1×1 convolution whose
+    /// input comes from the segment before, cut along the batch: that segment subsamples it, and
+    /// the layer reads a copy a stride's square smaller (ResNet-50's stage-4 projection reads
+    /// 1.6 MB instead of 6.4 MB at batch 8).
+    pub subsample: Option<[usize; 2]>,
 }
 
 fn is_parameter(view: &FunctionView, value: ValueId) -> bool {
@@ -81,6 +87,10 @@ struct Candidate {
     /// With the batch cut, how much of its weights' copy overlaps its work (the smaller of
     /// the two): what it loses when it ends a batch segment just before a run ([`entry`]).
     overlap: f64,
+    /// When `channel` reads the input subsampled (`ChannelLayer::subsample`): the op producing
+    /// the input, and `channel` and `enter` with the input read whole, which the layer pays when
+    /// that op's layer takes the channel cut too (a channel segment hands over the whole input).
+    whole_input: Option<(usize, f64, f64)>,
     /// After it, when the layer after is cut along the batch: that segment reads the output back
     /// from DDR and the weights of its first layer lose the DDR port's idle time under this
     /// layer (the batch cut copies them while this layer computes, GraphTurbo §4.4); one launch
@@ -95,7 +105,34 @@ struct Candidate {
 /// batch cut's estimate, chosen by dynamic programming over the layers in order for the lowest
 /// total.
 pub(super) fn weight_bound_layers(view: &FunctionView, batch_count: usize, count: usize, machine: &Machine, gain: f64) -> Vec<ChannelLayer> {
-    let candidates = candidates(view, batch_count, count, machine);
+    let mut candidates = candidates(view, batch_count, count, machine);
+    loop {
+        let chosen = choose(view, &candidates, machine, gain);
+        // A layer priced with its input subsampled by a batch segment, whose input's producer
+        // another run takes (no batch segment computes it then), is priced whole and the choice
+        // made again; each round prices one layer more whole, so the rounds end.
+        let cut: Vec<usize> = chosen.iter().flat_map(|layer| layer.members.iter().copied()).collect();
+        let mut repriced = false;
+        for candidate in &mut candidates {
+            let taken = chosen.iter().any(|layer| layer.members[0] == candidate.layer.members[0] && layer.subsample.is_some());
+            if let (true, Some((producer, whole, enter))) = (taken, candidate.whole_input) {
+                if cut.contains(&producer) {
+                    candidate.channel = whole;
+                    candidate.enter = enter;
+                    candidate.whole_input = None;
+                    candidate.layer.subsample = None;
+                    repriced = true;
+                }
+            }
+        }
+        if !repriced {
+            return chosen;
+        }
+    }
+}
+
+/// The layers among `candidates` that take the channel cut: see [`weight_bound_layers`].
+fn choose(view: &FunctionView, candidates: &[Candidate], machine: &Machine, gain: f64) -> Vec<ChannelLayer> {
     // best[i]: the lowest total of the first i candidates, and the first candidate of the run
     // ending at the i-th, if one does. A run is a choice when its estimate is under `gain` of its
     // batch cut's; above 1 the gain also divides the runs' estimates in the total, so that a
@@ -114,12 +151,13 @@ pub(super) fn weight_bound_layers(view: &FunctionView, batch_count: usize, count
         let (mut channel, mut batch) = (0.0, 0.0);
         for first in (end.saturating_sub(LONGEST_RUN - 1)..=end).rev() {
             channel += candidates[first].channel + machine.kernel_launch;
+            channel += (first..=end).map(|later| whole_input_extra(candidates, &owner, later, first..=first)).sum::<f64>();
             batch += candidates[first].layer.batch_cycles;
             // A gap may close further back (an epilogue that a later anchor's layer skips).
-            if !contiguous(view, &candidates, &owner, first..=end) {
+            if !contiguous(view, candidates, &owner, first..=end) {
                 continue;
             }
-            let run = channel + entry(view, &candidates, &owner, first) + candidates[end].leave;
+            let run = channel + entry(view, candidates, &owner, first) + candidates[end].leave;
             if run < gain * batch && best[first].0 + run / discount < here.0 {
                 here = (best[first].0 + run / discount, Some(first));
             }
@@ -133,9 +171,14 @@ pub(super) fn weight_bound_layers(view: &FunctionView, batch_count: usize, count
             Some(first) => {
                 for (index, candidate) in candidates.iter().enumerate().take(end).skip(first) {
                     let mut layer = candidate.layer.clone();
+                    let extra = whole_input_extra(candidates, &owner, index, first..=end - 1);
+                    if extra > 0.0 {
+                        layer.subsample = None;
+                    }
                     layer.channel_cycles = candidate.channel
+                        + extra
                         + machine.kernel_launch
-                        + if index == first { entry(view, &candidates, &owner, first) } else { 0.0 }
+                        + if index == first { entry(view, candidates, &owner, first) } else { 0.0 }
                         + if index + 1 == end { candidate.leave } else { 0.0 };
                     chosen.push(layer);
                 }
@@ -146,6 +189,16 @@ pub(super) fn weight_bound_layers(view: &FunctionView, batch_count: usize, count
     }
     chosen.reverse();
     chosen
+}
+
+/// What candidate `index` pays over its estimate for reading its input whole, because the layer
+/// producing it is one of the candidates `run`: a subsampled input is made by a batch segment
+/// only.
+fn whole_input_extra(candidates: &[Candidate], owner: &[Option<usize>], index: usize, run: std::ops::RangeInclusive<usize>) -> f64 {
+    match candidates[index].whole_input {
+        Some((producer, whole, _)) if owner[producer].is_some_and(|producer| run.contains(&producer)) => whole - candidates[index].channel,
+        _ => 0.0,
+    }
 }
 
 /// What a run starting at candidate `first` pays at its start: the hand-over of its input, and
@@ -215,14 +268,30 @@ fn candidates(view: &FunctionView, batch_count: usize, count: usize, machine: &M
             .iter()
             .find(|later| channel_dim(view, later).is_some())
             .map_or(0, |later| later.operands.iter().filter(|&&operand| is_parameter(view, operand)).map(|&operand| view.type_of(operand).bytes()).sum());
-        let input = view.type_of(node.operands[0]).bytes();
+        let whole_input = view.type_of(node.operands[0]).bytes();
+        // A strided 1x1 convolution's input computed in the function (not an argument or a
+        // weight, which no segment computes) is subsampled by its batch segment; not when the
+        // function runs on one cluster, where the choice this price led to was slower (ResNet-50
+        // b1: 2.98 M cycles against 2.94 M, stage 3's first block left on one cluster, its 3x3
+        // layer running 126 k cycles where the batch estimate says 74 k).
+        let producer = view.producer(node.operands[0]).filter(|_| !is_parameter(view, node.operands[0]));
+        let subsample = subsampling_steps(node.op).filter(|_| producer.is_some() && batch_count > 1);
+        let input = match subsample {
+            Some([rows, columns]) => {
+                let shape = &view.type_of(node.operands[0]).shape;
+                whole_input * shape[2].div_ceil(rows) * shape[3].div_ceil(columns) / (shape[2] * shape[3]).max(1)
+            }
+            None => whole_input,
+        };
         let batch_cycles = (flops / batch_count as f64).max(port(weights));
-        let channel = port(input) + (flops / count as f64).max(port((weights + output.bytes() + sliced_data) / count));
+        let layer_work = (flops / count as f64).max(port((weights + output.bytes() + sliced_data) / count));
+        let channel = port(input) + layer_work;
         let idle = (flops / batch_count as f64 - port(weights)).max(0.0);
         candidates.push(Candidate {
-            layer: ChannelLayer { members, dim, batch_cycles, channel_cycles: channel },
+            layer: ChannelLayer { members, dim, batch_cycles, channel_cycles: channel, subsample },
             channel,
             enter: port(input / batch_count),
+            whole_input: subsample.and(producer).map(|producer| (producer, port(whole_input) + layer_work, port(whole_input / batch_count))),
             overlap: port(weights).min(flops / batch_count as f64),
             leave: port(output.bytes() / batch_count) + port(next_weights).min(idle) + machine.kernel_launch,
         });

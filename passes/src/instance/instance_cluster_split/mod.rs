@@ -70,7 +70,11 @@ are chosen by dynamic programming over the layers in order, each run's estimate 
 before the layer computes, its work overlapped with its share of the weights, output and other \
 operands over the DDR port, a launch per segment, and at a run's ends the input and output handed \
 over through DDR, a launch and the next layer's weights as far as the DDR port would have had time \
-to prefetch them under this layer (`channel-cut=false`: one cut for the whole function). \
+to prefetch them under this layer (`channel-cut=false`: one cut for the whole function). Under a \
+batch cut over several clusters, a 1x1 convolution with strides above 1 and no padding whose input a \
+batch segment computes reads that input's subsampled copy (`graph.slice` with the strides as steps, \
+made by that segment after the input's producer, each cluster its images) and runs at stride 1: its \
+estimate reads the copy, a stride's square smaller than the input (ResNet-50's stage-4 projection). \
 Grouping, splitting, ordering and binding then plan each body against one cluster's global buffer \
 and cores. With `explain`, a remark on the function gives the choice \
 and, for each dimension refused, why and how much it would have recomputed; for the chosen cut, the \
@@ -210,11 +214,15 @@ impl InstanceClusterSplit {
         match &outcome {
             Ok(kept) if !kept.is_empty() => {
                 if self.explain {
-                    for &k in kept {
+                    for &(k, subsampled) in kept {
                         let layer = &layers[k];
                         let anchor = &view.ops[layer.members[0]];
+                        let input = match layer.subsample.filter(|_| subsampled) {
+                            Some([rows, columns]) => format!(", its input subsampled {rows}x{columns} by the segment before"),
+                            None => String::new(),
+                        };
                         anchor.op.emit_remark(&format!(
-                            "'{}' cut along dimension {} of its result over {count} clusters in a segment of its own: \
+                            "'{}' cut along dimension {} of its result over {count} clusters in a segment of its own{input}: \
                              estimated {:.0} cycles per cluster, against {:.0} with the batch cut (its weights over the DDR port)",
                             anchor.name, layer.dim, layer.channel_cycles, layer.batch_cycles
                         ));

@@ -7,9 +7,10 @@
 use super::channel_cut::ChannelLayer;
 use super::build_clusters;
 use super::partition::partition;
+use crate::graph::subsample_strided_convs::read_subsampled;
 use crate::graph_view::FunctionView;
 use crate::instance::wrap_ops;
-use crate::ir::{i64_array, i64_attribute, Op, Val};
+use crate::ir::{i64_array, i64_attribute, InsertionPoint, Op, Val};
 use mlir_sys::*;
 use petgraph::algo::is_cyclic_directed;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -21,6 +22,9 @@ use std::collections::BinaryHeap;
 struct Segment {
     ops: Vec<usize>,
     channel: Option<usize>,
+    /// Ops made for the segment, each after the op at a position of `ops`: the subsampling of a
+    /// later channel layer's input after the input's producer.
+    made: Vec<(usize, Op)>,
 }
 
 fn is_parameter(view: &FunctionView, position: usize) -> bool {
@@ -87,11 +91,11 @@ fn order(view: &FunctionView, candidates: &[ChannelLayer]) -> (Vec<usize>, Vec<S
             }
         }
         if node >= ops {
-            segments.push(Segment { ops: kept[node - ops].members.clone(), channel: Some(indices[node - ops]) });
-        } else if let Some(Segment { ops, channel: None }) = segments.last_mut() {
+            segments.push(Segment { ops: kept[node - ops].members.clone(), channel: Some(indices[node - ops]), made: Vec::new() });
+        } else if let Some(Segment { ops, channel: None, .. }) = segments.last_mut() {
             ops.push(node);
         } else {
-            segments.push(Segment { ops: vec![node], channel: None });
+            segments.push(Segment { ops: vec![node], channel: None, made: Vec::new() });
         }
     }
     (indices, segments)
@@ -113,8 +117,9 @@ fn on_one_cluster(op: Op) {
 /// channel layers among `candidates` that can be made consecutive each in its own, cut along
 /// its `dim` over `count` clusters, the ops between them in segments cut along dimension 0 of
 /// their first result over `batch_count` clusters (one cluster running them whole when 1).
-/// Returns the indices of the layers given a segment, or why a segment does not separate.
-pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer], batch_count: usize, count: usize) -> Result<Vec<usize>, String> {
+/// Returns the indices of the layers given a segment, each with whether it reads its input
+/// subsampled, or why a segment does not separate.
+pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer], batch_count: usize, count: usize) -> Result<Vec<(usize, bool)>, String> {
     let view = view.of_clone(clone);
     // Every result must leave a segment as its own value (the lowering writes each result from
     // the segment computing it).
@@ -123,7 +128,7 @@ pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer
     if returned.iter().enumerate().any(|(position, value)| !computed(value) || returned[..position].contains(value)) {
         return Err("the function returns an argument, a weight or one value twice".into());
     }
-    let (layers, segments) = order(&view, candidates);
+    let (layers, mut segments) = order(&view, candidates);
     let terminator = view.ops.last().expect("a body ends in its terminator").op;
     // SAFETY: moving live ops of the clone's block before its terminator, in the new order;
     // parameters stay first.
@@ -131,6 +136,22 @@ pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer
         for &position in &segment.ops {
             unsafe { mlirOperationMoveBefore(view.ops[position].op.0, terminator.0) };
         }
+    }
+    // A strided 1×1 convolution cut along its channels reads its input subsampled
+    // (`ChannelLayer::subsample`) by the batch segment that computes the input, where the
+    // slice follows the input's producer.
+    let mut subsampled = Vec::new();
+    for index in 0..segments.len() {
+        let anchor = segments[index].ops[0];
+        let steps = segments[index].channel.and_then(|k| candidates[k].subsample);
+        let producer = view.producer(view.ops[anchor].operands[0]);
+        let home = producer.and_then(|producer| segments[..index].iter().position(|segment| segment.channel.is_none() && segment.ops.contains(&producer)));
+        let (Some(steps), Some(producer), Some(home)) = (steps, producer, home) else { continue };
+        // SAFETY: the producer is a live op of the clone's block, followed by its terminator at least.
+        let next = Op(unsafe { mlirOperationGetNextInBlock(view.ops[producer].op.0) });
+        let slice = read_subsampled(view.ops[anchor].op, steps, InsertionPoint::Before(next));
+        segments[home].made.push((producer, slice));
+        subsampled.push(anchor);
     }
     let mut wrapped = Vec::new();
     for (index, segment) in segments.iter().enumerate() {
@@ -145,7 +166,10 @@ pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer
                 }
             }
         }
-        members.extend(segment.ops.iter().map(|&position| view.ops[position].op));
+        for &position in &segment.ops {
+            members.push(view.ops[position].op);
+            members.extend(segment.made.iter().filter(|(after, _)| *after == position).map(|(_, op)| *op));
+        }
         let op = wrap_ops(terminator, &members, "instance.clusters", &[]);
         match segment.channel {
             Some(k) => wrapped.push((op, candidates[k].dim, count, index)),
@@ -165,5 +189,5 @@ pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer
         }
         op.erase();
     }
-    Ok(layers)
+    Ok(layers.into_iter().map(|k| (k, subsampled.contains(&candidates[k].members[0]))).collect())
 }

@@ -209,6 +209,15 @@ impl<'p> Walk<'p> {
                             {
                                 self.outputs.insert(Root::Group(group.clone()), output);
                             }
+                            // Another result of an instance (a group with several, such as a fork
+                            // merged by hw-group) is written in place when yielded whole.
+                            Some(Root::Result(producer, index))
+                                if !self.whole_outputs[output]
+                                    && program.type_of(*value).shape == program.ops[*producer].results[*index].1.shape
+                                    && !self.outputs.contains_key(&Root::Result(*producer, *index)) =>
+                            {
+                                self.outputs.insert(Root::Result(*producer, *index), output);
+                            }
                             _ => copies = true,
                         }
                     }
