@@ -20,7 +20,8 @@ use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::instance::split_info::work;
 use crate::target::Machine;
 
-/// A layer cut along its output channels: its anchor and the element-wise ops fused after it.
+/// A layer cut along its output channels: its anchor, the element-wise ops fused after it and a
+/// global pooling (flattened or not) after those.
 #[derive(Debug, Clone)]
 pub(super) struct ChannelLayer {
     /// Op positions in the function view, the anchor first, in order.
@@ -67,6 +68,19 @@ fn epilogue(view: &FunctionView, anchor: usize) -> Vec<usize> {
         let [reader] = view.readers(*value) else { break };
         let node = &view.ops[*reader];
         if !node.elementwise || node.is_terminator() || node.results.len() != 1 || node.results[0].1.shape != r#type.shape {
+            break;
+        }
+        members.push(*reader);
+    }
+    // A global pooling after it reduces each channel on its own (then flattened to [N, C]): the
+    // cluster that computes a share of the channels pools it, and hands over the pooled share.
+    for name in ["graph.global_avg_pool", "graph.flatten"] {
+        let last = &view.ops[*members.last().expect("the anchor")];
+        let [(value, r#type)] = last.results.as_slice() else { break };
+        let [reader] = view.readers(*value) else { break };
+        let node = &view.ops[*reader];
+        let keeps_channels = node.results.len() == 1 && node.results[0].1.shape.get(..2) == r#type.shape.get(..2);
+        if node.name != name || !keeps_channels {
             break;
         }
         members.push(*reader);

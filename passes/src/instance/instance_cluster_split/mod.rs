@@ -60,7 +60,8 @@ the data computed whole by every cluster. The batch separates; a spatial or chan
 does not (halos, reductions across the cut). When no dimension separates, the count is 1: the \
 function runs on one cluster. Under a batch cut, or when the function runs on one cluster, a layer \
 whose weights outweigh its share of the work (a convolution of one group or a product by a weight, \
-with the element-wise ops after it) gets a segment of its own cut along its output channels over \
+with the element-wise ops after it, and a global average pooling and its flatten after those, \
+which reduce each channel on its own) gets a segment of its own cut along its output channels over \
 every cluster: each cluster reads a share of the weights \
 and the whole input, and the ops before and after it form segments cut along the batch (or run on \
 one cluster), so the function becomes a sequence of `instance.clusters` ops. Layers with nothing \
