@@ -98,14 +98,16 @@ func.func @wide_conv(%x: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> {
 
 // Tests the weight prefetch across layers (GraphTurbo §4.4): two convolutions whose inputs are
 // the model's, in DDR, so that each filter read from DDR by the tiles would share the DDR port
-// with their input rows. Without pipelining each copies its filter to the GB first, a step of
-// its own, waited for and followed by a barrier. With it, the first convolution streams its
-// filter chunks from DDR with its rows (a pipelined tiling), and the second filter's copy is
-// issued at the start of the first convolution and not waited for: it moves over the DDR port
-// while the first convolution computes, and the barrier ending that convolution orders it
-// before the second reads it. The two results are multiplied, not added: a sum would start the
-// second convolution's accumulator from the first one's result, whose smaller tiles stream the
-// filter from DDR without a copy.
+// with their input rows, and the second's epilogue reads a third model input from DDR. Without
+// pipelining each copies its filter to the GB first, a step of its own, waited for and followed
+// by a barrier. With it, the first convolution streams its filter chunks from DDR with its rows
+// (a pipelined tiling), and the second filter's copy is issued inside the first convolution's
+// tile loop, cut into pieces (one here: the filter is 9 KiB) dealt to the cores, which issue
+// them between their tiles and do not wait for them; a core with fewer tiles than pieces issues
+// the rest in a loop after it. The barrier ending the first convolution orders the copy before
+// the second reads it. The results are multiplied, not added: a sum would start the second
+// convolution's accumulator from the first one's result, whose smaller tiles stream the filter
+// from DDR without a copy.
 // CHECK-LABEL: dsa.kernel @two_wide_convs_0_g0
 // CHECK:         dsa.dma {{.*}} : memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<gb>>
 // CHECK:         dsa.barrier
@@ -116,21 +118,28 @@ func.func @wide_conv(%x: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> {
 // CHECK:         dsa.conv2d
 // PIPE-LABEL: dsa.kernel @two_wide_convs_0_g0
 // PIPE-NOT:     dsa.barrier
-// PIPE:         dsa.dma {{.*}} : memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<gb>>
-// PIPE-NEXT:  }
+// PIPE:         scf.for
+// PIPE-NOT:     dsa.barrier
+// PIPE:         scf.if
+// PIPE:           dsa.dma {{.*}} : memref<2304xf32, {{.*}}#dsa.memory_space<ddr>>, memref<2304xf32, {{.*}}#dsa.memory_space<gb>>
+// PIPE-NEXT:    }
 // PIPE-NOT:     dsa.barrier
 // PIPE:         dsa.conv2d
+// PIPE-NOT:     dsa.barrier
+// PIPE:         scf.for
+// PIPE:           dsa.dma {{.*}} : memref<2304xf32, {{.*}}#dsa.memory_space<ddr>>, memref<2304xf32, {{.*}}#dsa.memory_space<gb>>
 // PIPE:         dsa.barrier
-// PIPE-NOT:     memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<ddr>>, memref<8x16x3x3xf32, {{.*}}#dsa.memory_space<gb>>
+// PIPE-NOT:     #dsa.memory_space<ddr>>, memref<{{.*}}#dsa.memory_space<gb>>
 // PIPE:         dsa.conv2d
 // PIPE-LABEL: func.func @two_wide_convs
-func.func @two_wide_convs(%x: tensor<2x16x32x32xf32>, %y: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> {
+func.func @two_wide_convs(%x: tensor<2x16x32x32xf32>, %y: tensor<2x16x32x32xf32>, %z: tensor<2x16x32x32xf32>) -> tensor<2x16x32x32xf32> {
   // expected-remark@-1 {{weights copied to the GB before 2 of the 2 layers reading weights}}
   %w1 = graph.weight "w1" : tensor<16x16x3x3xf32>
   %w2 = graph.weight "w2" : tensor<16x16x3x3xf32>
   %c1 = graph.conv2d %x, %w1 {activation = #graph<activation relu>, pads = array<i64: 1, 1, 1, 1>} : (tensor<2x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x32x32xf32>
   %c2 = graph.conv2d %y, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x32x32xf32>
-  %s = graph.mul %c1, %c2 : tensor<2x16x32x32xf32>, tensor<2x16x32x32xf32> -> tensor<2x16x32x32xf32>
+  %m = graph.mul %c2, %z : tensor<2x16x32x32xf32>, tensor<2x16x32x32xf32> -> tensor<2x16x32x32xf32>
+  %s = graph.mul %m, %c1 : tensor<2x16x32x32xf32>, tensor<2x16x32x32xf32> -> tensor<2x16x32x32xf32>
   return %s : tensor<2x16x32x32xf32>
 }
 
@@ -168,9 +177,9 @@ func.func @downsample(%x: tensor<2x8x16x16xf32>) -> tensor<2x16x8x8xf32> {
 // first convolution copies its input (the segment's, in DDR) to the GB, which its tiles re-read
 // for every block of output channels; the second reads its filter from DDR. Without pipelining
 // each instance's copy is a step of its own after the instance before. With it, the copy for the
-// next instance is issued at the start of the last layer of the instance before (no barrier
-// between the copy and that layer's tiles) and ordered before its readers by the barrier that
-// ends that layer.
+// next instance is issued in pieces of 16 KiB between the tiles of the last layer of the instance
+// before (no barrier between the copy and that layer's tiles; the pieces a core had no tile for
+// after its loop) and ordered before its readers by the barrier that ends that layer.
 // CHECK-LABEL: dsa.kernel @instances_0_g0
 // CHECK:         dsa.dma {{.*}} : memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<ddr>>, memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<gb>>
 // CHECK:         dsa.barrier
@@ -186,9 +195,13 @@ func.func @downsample(%x: tensor<2x8x16x16xf32>) -> tensor<2x16x8x8xf32> {
 // PIPE:         dsa.barrier
 // PIPE:         dsa.conv2d {{.*}} : memref<1x4x4x16xf32
 // PIPE:         dsa.barrier
-// PIPE:         dsa.dma {{.*}} : memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<ddr>>, memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<gb>>
+// PIPE:         scf.for
+// PIPE-NOT:     dsa.barrier
+// PIPE:         dsa.dma {{.*}} : memref<4096xf32, {{.*}}#dsa.memory_space<ddr>>, memref<4096xf32, {{.*}}#dsa.memory_space<gb>>
 // PIPE-NOT:     dsa.barrier
 // PIPE:         dsa.conv2d {{.*}} : memref<1x8x4x16xf32
+// PIPE-NOT:     dsa.barrier
+// PIPE:         dsa.dma {{.*}} : memref<4096xf32, {{.*}}#dsa.memory_space<ddr>>, memref<4096xf32, {{.*}}#dsa.memory_space<gb>>
 // PIPE:         dsa.barrier
 // PIPE-NOT:     #dsa.memory_space<ddr>>, memref<1x32x16x16xf32
 // PIPE:         dsa.conv2d {{.*}} : memref<1x4x4x16xf32

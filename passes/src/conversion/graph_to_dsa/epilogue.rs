@@ -3,7 +3,7 @@
 //! operands.
 
 use super::{
-    emit::{Body, Tensor, View},
+    emit::{Body, Space, Tensor, View},
     kernel::Kernel,
     layers::{Elementwise, Operand, Step},
 };
@@ -78,20 +78,32 @@ impl Epilogue {
         shapes: &BTreeMap<ValueId, Vec<usize>>,
         output_tile: &[usize],
     ) -> usize {
+        Self::elements_by_space(steps, shapes, output_tile, |_| Space::Lb).values().sum()
+    }
+
+    /// The elements of the external operands of `steps` that one output tile loads, summed
+    /// per memory space (`space_of` an operand): each is loaded over the port of its own space,
+    /// which a residual handed over in DDR shares with a filter streamed from there.
+    pub fn elements_by_space(
+        steps: &[Step],
+        shapes: &BTreeMap<ValueId, Vec<usize>>,
+        output_tile: &[usize],
+        space_of: impl Fn(ValueId) -> Space,
+    ) -> BTreeMap<Space, usize> {
         let mut seen = Vec::new();
-        let mut total = 0;
+        let mut totals = BTreeMap::new();
         for step in steps {
             for operand in &step.operands {
                 if let Operand::External(value) = operand {
                     if !seen.contains(value) {
                         seen.push(*value);
                         let (sizes, _) = external_tile(&shapes[value], output_tile, &[]);
-                        total += sizes.iter().product::<usize>();
+                        *totals.entry(space_of(*value)).or_default() += sizes.iter().product::<usize>();
                     }
                 }
             }
         }
-        total
+        totals
     }
 
     /// Allocates the LB tiles of the external operands of `steps` in `kernel`.

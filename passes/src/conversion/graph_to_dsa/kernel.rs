@@ -324,6 +324,12 @@ impl Kernel {
         tile
     }
 
+    /// The running core's index within its cluster and the cluster's core count, for a kernel
+    /// per cluster.
+    pub fn core_in_cluster(&self) -> Option<(Val, usize)> {
+        self.per_cluster.as_ref().map(|spmd| (spmd.core, spmd.cores_per_cluster))
+    }
+
     /// Whether the running core is in the device's first cluster: what guards a write every
     /// cluster would otherwise make to the same place (a result the clusters do not split).
     pub fn on_first_cluster(&mut self) -> Val {

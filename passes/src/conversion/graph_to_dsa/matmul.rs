@@ -100,8 +100,9 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
     let (tile_steps, preload) = without_preloaded_addend(&steps, &shapes, out);
 
     let budget = scope.machine.lb_elements();
-    // Where each operand lives; the epilogue's operands are estimated where the lhs lives, the
-    // output where it is written (where the lhs lives when that is not known).
+    // Where each operand lives: the epilogue's operands each where it is (as the conv's
+    // estimate prices them), the output where it is written (where the lhs lives when that is
+    // not known).
     let [lhs_space, rhs_space] = [0, 1].map(|p| scope.view(node.operands[p]).space);
     let out_space = out_space.unwrap_or(lhs_space);
     let [lhs_rate, rhs_rate, out_rate] = [lhs_space, rhs_space, out_space].map(|space| space.link_bandwidth(scope.machine));
@@ -112,7 +113,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
             let mut tile = vec![1; rank];
             tile[rank - 2] = mt;
             tile[rank - 1] = nt;
-            let epilogue = Epilogue::lb_elements(&steps, &shapes, &tile);
+            let epilogue = Epilogue::elements_by_space(&steps, &shapes, &tile, |value| scope.view(value).space);
             let epilogue_lb = Epilogue::lb_elements(&tile_steps, &shapes, &tile);
             for (kt, pipelined) in divisors_descending(k).into_iter().flat_map(|kt| [(kt, false), (kt, true)]) {
                 let chunks = k / kt;
@@ -131,8 +132,10 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
                 let rhs_loads = if k == kt { 1.0 / ((m / mt) as f64).min(per_core_tiles) } else { 1.0 };
                 let (lhs_bytes, rhs_bytes) = ((mt * kt * 4) as f64, (kt * nt * 4) as f64);
                 let compute = scope.machine.compute_setup + scope.machine.matrix_cycles((2 * mt * nt * kt) as f64);
-                let (stored, loaded) = ((mt * nt * 4) as f64, (epilogue * 4) as f64);
-                let store = (1 + shapes.len()) as f64 * scope.machine.dma_setup + stored / out_rate + loaded / lhs_rate;
+                let stored = (mt * nt * 4) as f64;
+                let loaded = |space: Space| (epilogue.get(&space).copied().unwrap_or(0) * 4) as f64;
+                let load_time: f64 = epilogue.keys().map(|&space| loaded(space) / space.link_bandwidth(scope.machine)).sum();
+                let store = (1 + shapes.len()) as f64 * scope.machine.dma_setup + stored / out_rate + load_time;
                 let latency = if pipelined {
                     // Chunk c + 1 loads while chunk c multiplies; the first load is exposed.
                     let load = 2.0 * scope.machine.dma_setup + lhs_bytes / lhs_rate + rhs_bytes / rhs_rate;
@@ -142,7 +145,10 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
                     chunks as f64 * per_chunk + store
                 };
                 let mut ports = PortCycles::default();
-                ports.add(lhs_space, chunks as f64 * lhs_bytes + loaded, scope.machine);
+                ports.add(lhs_space, chunks as f64 * lhs_bytes, scope.machine);
+                for &space in epilogue.keys() {
+                    ports.add(space, loaded(space), scope.machine);
+                }
                 ports.add(out_space, stored, scope.machine);
                 ports.add(rhs_space, chunks as f64 * rhs_loads * rhs_bytes, scope.machine);
                 // A chunk's product and loads, the store and the epilogue's operand loads.

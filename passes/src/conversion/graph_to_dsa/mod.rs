@@ -39,6 +39,7 @@ mod ports;
 mod row_classes;
 mod rows;
 mod view;
+mod trickle;
 mod window;
 
 use crate::{
@@ -72,7 +73,7 @@ impl LoweringError {
 /// The `pipeline` option of both kernel-generating passes.
 pub const PIPELINE_OPTION: OptionInfo = OptionInfo {
     name: "pipeline",
-    description: "Software-pipeline tile loops where the LB holds double buffers and the estimate says it pays, and (GraphTurbo kernels) copy a layer's weights to the GB while the layer before computes (GraphTurbo §4.4); false for the ablation",
+    description: "Software-pipeline tile loops where the LB holds double buffers and the estimate says it pays, and (GraphTurbo kernels) copy a layer's weights to the GB in pieces issued between the tiles of the layer before (GraphTurbo §4.4); false for the ablation",
     kind: OptionKind::Bool,
     default: "true",
 };

@@ -5,7 +5,7 @@ use mlir_sys::*;
 use turbine_dialects::attributes::{dsa::MemorySpace, EnumAttribute};
 
 /// A memory level of the accelerator the layer-wise lowering uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Space {
     /// A core's local buffer.
     Lb,

@@ -275,7 +275,11 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
                     continue;
                 }
                 let tile = [images, out_channels, out_rows, geometry.out_width];
-                let (epilogue, epilogue_lb) = (Epilogue::lb_elements(&steps, shapes, &tile), Epilogue::lb_elements(&tile_steps, shapes, &tile));
+                let epilogue_lb = Epilogue::lb_elements(&tile_steps, shapes, &tile);
+                // A bias view is made by the lowering; it is read from where the input is.
+                let epilogue = Epilogue::elements_by_space(&steps, shapes, &tile, |value| {
+                    if [BIAS_VIEW, ABSORBED_BIAS_VIEW].contains(&value) { input.space } else { scope.view(value).space }
+                });
                 let chunks = if groups == 1 {
                     divisors_descending(channels)
                 } else if out_channels % out_per_group == 0 {
@@ -306,7 +310,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
                         }
                     }
                     let externals = shapes.len();
-                    let cost = geometry.cost(&tiling, scope.machine, externals, epilogue);
+                    let cost = geometry.cost(&tiling, scope.machine, externals, &epilogue);
                     candidates.push(cost, (variant, tiling));
                 }
             }

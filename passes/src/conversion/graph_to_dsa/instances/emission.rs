@@ -13,7 +13,7 @@ use crate::conversion::graph_to_dsa::{
     host::{buffer_shape, emit_layer, estimate},
     kernel::Kernel,
     layers::{Layer, Scope},
-    movement,
+    movement, trickle,
 };
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::instance::binding::scope_of;
@@ -122,14 +122,23 @@ impl Emission<'_, '_> {
     /// open kernel, the start of the layer before) and not waited for: the copies move while that
     /// layer computes, and the barrier ending it orders them before their readers (GraphTurbo
     /// §4.4, weights of layer k + 1 promoted while layer k computes).
+    /// When that layer has a tile loop, the copies are cut into pieces issued between its tiles
+    /// (`trickle`), so that they take the port between its own loads.
     fn copy_ahead(&mut self, host: &mut Body, pairs: &[(Tensor, Tensor)], start: Op) -> Result<(), String> {
         let pairs = movement::merged_pairs(host, pairs)?;
         let machine = self.walk.machine;
         let (index, mut kernel) = self.open.take().expect("a kernel is open");
-        let location = kernel.body.location();
-        let here = std::mem::replace(&mut kernel.body, Body::before(start, location));
-        let mut kernel = movement::copy_pairs_ahead(machine, &pairs, kernel);
-        kernel.body = here;
+        let tile_loop = trickle::tile_loop_after(start).filter(|_| trickle::can_trickle(&pairs) && kernel.core_in_cluster().is_some());
+        let kernel = match tile_loop {
+            Some(tile_loop) => trickle::trickle_pairs(host, &pairs, kernel, start, tile_loop),
+            None => {
+                let location = kernel.body.location();
+                let here = std::mem::replace(&mut kernel.body, Body::before(start, location));
+                let mut kernel = movement::copy_pairs_ahead(machine, &pairs, kernel);
+                kernel.body = here;
+                kernel
+            }
+        };
         self.open = Some((index, kernel));
         Ok(())
     }
@@ -270,7 +279,6 @@ impl Emission<'_, '_> {
         let body = FunctionView::read_body(node.op, format!("'{group}' #{index}"))
             .map_err(|e| ScheduleError { op: e.op.or(Some(node.op)), message: e.message })?;
         if scope_of(node.op) == Some(InstanceScope::Lb) {
-            self.retire_before();
             let weights = walk.weight_arguments(node, &body);
             let choice = per_core::plan(node, &body, walk.machine.cores_per_cluster).and_then(|mut plan| {
                 let promoted = |value: &ValueId| self.run_weights.contains_key(value);
@@ -280,6 +288,9 @@ impl Emission<'_, '_> {
             });
             match choice {
                 Ok(plan) => {
+                    // Lowered per core, the instance prefetches nothing at the layer before;
+                    // lowered in the GB (below), it may.
+                    self.retire_before();
                     self.per_core += 1;
                     let destination = self.destination(host, position, node, 0);
                     self.instance_per_core(host, node, &body, &plan, tensors, &destination)?;
@@ -380,16 +391,24 @@ impl Emission<'_, '_> {
             let promote = promoted_weights(walk.machine, &local, &layer_weights, &layer_estimate);
             // Weights first: a layer's results spill to DDR more cheaply than its weights, which
             // every tile reads (ResNet-50 b8 at 4b40067: 12.5 M cycles this way, 12.9 M the other).
-            // A prefetch takes its blocks while the layer before still holds its own.
-            let ahead = previous
-                .as_ref()
-                .filter(|previous| !previous.other_segment || !promote.iter().any(segment_input))
-                .and_then(|previous| previous.start);
+            // A prefetch takes its blocks while the layer before still holds its own. When that
+            // layer is another segment's, it may still be writing this segment's inputs: their
+            // copies wait for it, the weights' go ahead under it (before, one input among the
+            // copies held them all back: a channel-cut layer of ResNet-50 b8's stage 4 copied
+            // its filter share while every core waited).
+            let other_segment = previous.as_ref().is_some_and(|previous| previous.other_segment);
+            let (held, early): (BTreeSet<ValueId>, BTreeSet<ValueId>) = promote.iter().partition(|value| other_segment && segment_input(value));
+            let ahead = previous.as_ref().and_then(|previous| previous.start).filter(|_| !early.is_empty());
             if ahead.is_none() {
                 self.retire(&body, &aliases, previous.take());
             }
-            let promoted = self.promote(host, &local, promote.iter(), ahead);
+            let promoted = self.promote(host, &local, early.iter(), ahead);
             self.retire(&body, &aliases, previous.take());
+            let promoted = promoted.and_then(|(tensors, mut blocks)| {
+                let (tensors, more) = self.promote(host, &tensors, held.iter(), None)?;
+                blocks.extend(more);
+                Ok((tensors, blocks))
+            });
             let (layer_tensors, promoted) = promoted.map_err(|message| ScheduleError::at(op.op, message))?;
             if !layer_weights.is_empty() {
                 self.promotions[0] += usize::from(!promoted.is_empty());

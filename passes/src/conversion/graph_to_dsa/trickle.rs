@@ -1,0 +1,137 @@
+//! Copies spread over the iterations of a layer's tile loop (GraphTurbo §4.4: the weights of
+//! layer k + 1 promoted while layer k computes, interleaved with its instructions).
+//!
+//! A prefetch issued as one DMA per core before layer k's tiles reserves its port for the whole
+//! copy: the runtime gives a transfer the earliest interval free for all of its time (the machine
+//! serves one transfer at a time), so layer k's own loads from that port waited behind it and
+//! its cores idled as long as the copy took, even where layer k left the port idle for most of
+//! its run (ResNet-50 b8's stage-4 3×3 layers: 33 k cycles each behind the next layer's 1 MB
+//! filter share). Cut into pieces, one issued at every few tiles of each core, the copy takes
+//! the port between layer k's own loads.
+
+use super::{
+    emit::{reshaped, Body, Compare, Tensor},
+    kernel::Kernel,
+};
+use crate::ir::{Op, Val};
+use mlir_sys::*;
+
+/// Bytes of one piece: the order of a tile's own loads, so that a piece delays them by about one
+/// load.
+const PIECE_BYTES: usize = 16 * 1024;
+
+/// The first `scf.for` after `start` in its block: the tile loop of the layer that begins there
+/// (a layer whose tiles are inside another region has none there).
+pub fn tile_loop_after(start: Op) -> Option<Op> {
+    // SAFETY: `start` is alive in its block; the walk only reads handles.
+    unsafe {
+        let mut op = mlirOperationGetNextInBlock(start.0);
+        while !op.ptr.is_null() {
+            if Op(op).name() == "scf.for" {
+                return Some(Op(op));
+            }
+            op = mlirOperationGetNextInBlock(op);
+        }
+    }
+    None
+}
+
+/// Whether `pairs` can be trickled: each a contiguous source and target (a weight and its GB
+/// copy), which pieces cut as runs of elements.
+pub fn can_trickle(pairs: &[(Tensor, Tensor)]) -> bool {
+    pairs.iter().all(|(source, target)| source.view.is_contiguous() && target.view.is_contiguous() && source.view.elements() > 0)
+}
+
+/// Issues the copies `pairs` in pieces inside `tile_loop` (of `kernel`, whose values defined
+/// before `start` the loop sees), not waited for: piece `q` of a copy goes to core `q mod cores`
+/// of each cluster, which issues its pieces at evenly spaced tiles of its share; a core with
+/// fewer tiles than pieces issues the rest after the loop. The barrier ending the layer orders
+/// them before their readers.
+pub fn trickle_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)], mut kernel: Kernel, start: Op, tile_loop: Op) -> Kernel {
+    let location = kernel.body.location();
+    let (core, cores) = kernel.core_in_cluster().expect("trickled copies are issued in a kernel per cluster");
+    // SAFETY: the loop is a live `scf.for` (bounds, step, one block with its induction variable).
+    let (low, high, induction, first, after) = unsafe {
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(tile_loop.0, 0));
+        (
+            tile_loop.operand(0),
+            tile_loop.operand(1),
+            Val(mlirBlockGetArgument(block, 0)),
+            Op(mlirBlockGetFirstOperation(block)),
+            Op(mlirOperationGetNextInBlock(tile_loop.0)),
+        )
+    };
+    for (source, target) in pairs {
+        let elements = source.view.elements();
+        let piece = piece_elements(elements);
+        let pieces = elements / piece;
+        let per_core = pieces.div_ceil(cores);
+        let (source, target) = (reshaped(host, source, &[elements]), reshaped(host, target, &[elements]));
+        // Arguments (and views rebuilt in the kernel) go before the layer, where the loop sees them.
+        let here = std::mem::replace(&mut kernel.body, Body::before(start, location));
+        let from = kernel.argument(source.host, &source.view);
+        let to = kernel.argument(target.host, &target.view);
+        let (core, piece_count, per_core) = (core, kernel.body.index(pieces), kernel.body.index(per_core));
+        kernel.body = here;
+        let copy = Piece { from: (from, &source), to: (to, &target), piece, core, cores, count: piece_count };
+
+        // In the loop: tile t of the share issues piece k = t / stride when t is a multiple of
+        // stride = max(1, tiles / per_core).
+        let mut body = Body::before(first, location);
+        let tile = body.arith("subi", induction, low);
+        let tiles = body.arith("subi", high, low);
+        let stride = body.arith("divui", tiles, per_core);
+        let one = body.index(1);
+        let stride = body.arith("maxui", stride, one);
+        let phase = body.arith("remui", tile, stride);
+        let zero = body.index(0);
+        let due = body.compare(Compare::Eq, phase, zero);
+        let k = body.arith("divui", tile, stride);
+        copy.emit(&mut body, k, Some(due));
+
+        // After it: the pieces a short share had no tile for.
+        let mut body = Body::before(after, location);
+        let tiles = body.arith("subi", high, low);
+        let one = body.index(1);
+        let k = body.open_for(tiles, per_core, one);
+        copy.emit(&mut body, k, None);
+        body.close();
+    }
+    kernel
+}
+
+/// One copy cut into pieces of `piece` elements, `count` of them, dealt to `cores` cores.
+struct Piece<'t> {
+    from: (Val, &'t Tensor),
+    to: (Val, &'t Tensor),
+    piece: usize,
+    core: Val,
+    cores: usize,
+    count: Val,
+}
+
+impl Piece<'_> {
+    /// The running core's `k`-th piece, if the copy has it (and `due` holds).
+    fn emit(&self, body: &mut Body, k: Val, due: Option<Val>) {
+        let cores = body.index(self.cores);
+        let q = body.arith("muli", k, cores);
+        let q = body.arith("addi", q, self.core);
+        let mut condition = body.compare(Compare::Ult, q, self.count);
+        if let Some(due) = due {
+            condition = body.logic("andi", condition, due);
+        }
+        body.open_if(condition);
+        let size = body.index(self.piece);
+        let offset = body.arith("muli", q, size);
+        let (from, _) = body.subview(self.from.0, &self.from.1.view, &[offset], &[self.piece], None);
+        let (to, _) = body.subview(self.to.0, &self.to.1.view, &[offset], &[self.piece], None);
+        body.dma(from, to, &[]);
+        body.close();
+    }
+}
+
+/// The largest divisor of `elements` whose bytes are at most [`PIECE_BYTES`] (f32).
+fn piece_elements(elements: usize) -> usize {
+    let most = (PIECE_BYTES / 4).max(1);
+    (1..=most.min(elements)).rev().find(|size| elements % size == 0).unwrap_or(1)
+}
