@@ -332,6 +332,10 @@ impl Emission<'_, '_> {
                 continue;
             }
             host.set_location(op.op.location());
+            // The layer's weight copies carry its location too (they were the layer's before).
+            if let Some((_, kernel)) = &mut self.open {
+                kernel.body.set_location(op.op.location());
+            }
             if matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") {
                 let root = aliases.get(&op.operands[0]).copied().unwrap_or(op.operands[0]);
                 aliases.insert(op.results[0].0, root);
