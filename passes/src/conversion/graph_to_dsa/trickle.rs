@@ -37,9 +37,11 @@ pub fn tile_loop_after(start: Op) -> Option<Op> {
 }
 
 /// Whether `pairs` can be trickled: each a contiguous source and target (a weight and its GB
-/// copy), which pieces cut as runs of elements.
+/// copy), which pieces cut as runs of elements, of a size with a divisor near [`PIECE_BYTES`].
 pub fn can_trickle(pairs: &[(Tensor, Tensor)]) -> bool {
-    pairs.iter().all(|(source, target)| source.view.is_contiguous() && target.view.is_contiguous() && source.view.elements() > 0)
+    pairs.iter().all(|(source, target)| {
+        source.view.is_contiguous() && target.view.is_contiguous() && source.view.elements() > 0 && piece_elements(source.view.elements()).is_some()
+    })
 }
 
 /// Issues the copies `pairs` in pieces inside `tile_loop` (of `kernel`, whose values defined
@@ -63,7 +65,7 @@ pub fn trickle_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)], mut kernel: Ke
     };
     for (source, target) in pairs {
         let elements = source.view.elements();
-        let piece = piece_elements(elements);
+        let piece = piece_elements(elements).expect("checked by can_trickle");
         let pieces = elements / piece;
         let per_core = pieces.div_ceil(cores);
         let (source, target) = (reshaped(host, source, &[elements]), reshaped(host, target, &[elements]));
@@ -130,8 +132,24 @@ impl Piece<'_> {
     }
 }
 
-/// The largest divisor of `elements` whose bytes are at most [`PIECE_BYTES`] (f32).
-fn piece_elements(elements: usize) -> usize {
-    let most = (PIECE_BYTES / 4).max(1);
-    (1..=most.min(elements)).rev().find(|size| elements % size == 0).unwrap_or(1)
+/// The largest divisor of `elements` whose bytes are at most [`PIECE_BYTES`] (f32); none when it
+/// is under a quarter of that for a larger copy, whose pieces would be too many to issue (a
+/// copy of a prime number of elements would take one DMA per element).
+fn piece_elements(elements: usize) -> Option<usize> {
+    let most = PIECE_BYTES / 4;
+    let piece = (1..=most.min(elements)).rev().find(|size| elements % size == 0)?;
+    (piece == elements || piece >= most / 4).then_some(piece)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::piece_elements;
+
+    #[test]
+    fn pieces_divide_the_copy_or_refuse_it() {
+        assert_eq!(piece_elements(2304), Some(2304));
+        assert_eq!(piece_elements(512 * 512 * 9 / 4), Some(4096));
+        assert_eq!(piece_elements(3 * 224 * 224), Some(3584));
+        assert_eq!(piece_elements(1_000_003), None);
+    }
 }
