@@ -6,6 +6,7 @@ use super::{
     emit::{Body, Space, Tensor, View},
     kernel::Kernel,
     layers::{Elementwise, Operand, Step},
+    ports::SpaceElements,
 };
 use turbine_dialects::attributes::dsa::BinaryKind;
 use crate::{graph_view::ValueId, ir::Val};
@@ -89,9 +90,9 @@ impl Epilogue {
         shapes: &BTreeMap<ValueId, Vec<usize>>,
         output_tile: &[usize],
         space_of: impl Fn(ValueId) -> Space,
-    ) -> BTreeMap<Space, usize> {
+    ) -> SpaceElements {
         let mut seen = Vec::new();
-        let mut totals = BTreeMap::new();
+        let mut totals = SpaceElements::new();
         for step in steps {
             for operand in &step.operands {
                 if let Operand::External(value) = operand {

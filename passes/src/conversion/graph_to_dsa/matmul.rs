@@ -11,7 +11,7 @@ use super::{
     kernel::{Epilogue, Kernel},
     epilogue::without_preloaded_addend,
     layers::{Elementwise, Operand, Step},
-    ports::{Candidates, PortCycles},
+    ports::{load_cycles, Candidates, PortCycles},
     emit::{divisors_descending, Body},
     LoweringError,
 };
@@ -133,9 +133,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
                 let (lhs_bytes, rhs_bytes) = ((mt * kt * 4) as f64, (kt * nt * 4) as f64);
                 let compute = scope.machine.compute_setup + scope.machine.matrix_cycles((2 * mt * nt * kt) as f64);
                 let stored = (mt * nt * 4) as f64;
-                let loaded = |space: Space| (epilogue.get(&space).copied().unwrap_or(0) * 4) as f64;
-                let load_time: f64 = epilogue.keys().map(|&space| loaded(space) / space.link_bandwidth(scope.machine)).sum();
-                let store = (1 + shapes.len()) as f64 * scope.machine.dma_setup + stored / out_rate + load_time;
+                let store = (1 + shapes.len()) as f64 * scope.machine.dma_setup + stored / out_rate + load_cycles(&epilogue, scope.machine);
                 let latency = if pipelined {
                     // Chunk c + 1 loads while chunk c multiplies; the first load is exposed.
                     let load = 2.0 * scope.machine.dma_setup + lhs_bytes / lhs_rate + rhs_bytes / rhs_rate;
@@ -146,9 +144,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
                 };
                 let mut ports = PortCycles::default();
                 ports.add(lhs_space, chunks as f64 * lhs_bytes, scope.machine);
-                for &space in epilogue.keys() {
-                    ports.add(space, loaded(space), scope.machine);
-                }
+                ports.add_by_space(&epilogue, scope.machine);
                 ports.add(out_space, stored, scope.machine);
                 ports.add(rhs_space, chunks as f64 * rhs_loads * rhs_bytes, scope.machine);
                 // A chunk's product and loads, the store and the epilogue's operand loads.

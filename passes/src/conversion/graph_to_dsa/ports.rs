@@ -6,6 +6,17 @@
 //! picked by it, within a tie band that the fewer instructions decide ([`Candidates::best`]).
 
 use super::{emit::Space, Machine};
+use std::collections::BTreeMap;
+
+/// Elements an epilogue loads per tile, by the space each operand lives in
+/// ([`Epilogue::elements_by_space`](super::epilogue::Epilogue::elements_by_space)).
+pub type SpaceElements = BTreeMap<Space, usize>;
+
+/// The cycles a tile's epilogue operands take to load (f32), each at the rate of its own port,
+/// one after the other.
+pub fn load_cycles(elements: &SpaceElements, machine: &Machine) -> f64 {
+    elements.iter().map(|(&space, &count)| (count * 4) as f64 / space.link_bandwidth(machine)).sum()
+}
 
 /// Cycles of each shared port (DDR, GB bus) one core's tile takes at its share of the port.
 #[derive(Debug, Default, Clone, Copy)]
@@ -17,6 +28,13 @@ impl PortCycles {
     pub fn add(&mut self, space: Space, bytes: f64, machine: &Machine) {
         if let Some(port) = space.port() {
             self.0[port] += bytes / space.core_bandwidth(machine);
+        }
+    }
+
+    /// Counts the epilogue operands' loads (f32), each on its own space's port.
+    pub fn add_by_space(&mut self, elements: &SpaceElements, machine: &Machine) {
+        for (&space, &count) in elements {
+            self.add(space, (count * 4) as f64, machine);
         }
     }
 

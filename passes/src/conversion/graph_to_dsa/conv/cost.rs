@@ -3,11 +3,9 @@
 
 use super::{Geometry, Tiling};
 use super::super::{
-    emit::Space,
-    ports::{Estimate, PortCycles},
+    ports::{load_cycles, Estimate, PortCycles, SpaceElements},
     Machine,
 };
-use std::collections::BTreeMap;
 
 impl Geometry {
     /// How often a tile loads its input and its filter per chunk: with one chunk, what the tile
@@ -37,7 +35,7 @@ impl Geometry {
         tiling: &Tiling,
         machine: &Machine,
         epilogue_dmas: usize,
-        epilogue_elements: &BTreeMap<Space, usize>,
+        epilogue_elements: &SpaceElements,
     ) -> Estimate {
         let chunks = self.chunks(tiling);
         let per_core_tiles = self.tiles(tiling).div_ceil(machine.cores) as f64;
@@ -57,9 +55,7 @@ impl Geometry {
         // (Priced at the input's port, a residual in DDR read beside an input in the GB looked
         // free to the DDR port: ResNet-50 b32 took 24.27 M cycles against 24.18 M now.)
         let stored = (output * 4) as f64;
-        let loaded = |space: Space| (epilogue_elements.get(&space).copied().unwrap_or(0) * 4) as f64;
-        let load_time: f64 = epilogue_elements.keys().map(|&space| loaded(space) / space.link_bandwidth(machine)).sum();
-        let store = (1 + epilogue_dmas) as f64 * machine.dma_setup + stored / output_rate + load_time;
+        let store = (1 + epilogue_dmas) as f64 * machine.dma_setup + stored / output_rate + load_cycles(epilogue_elements, machine);
         let latency = match (tiling.pipelined, chunks) {
             (false, _) => chunks as f64 * (input_loads * input_load + filter_loads * filter_load + compute) + store,
             // The next tile's input streams in while this tile's conv, epilogue and store run;
@@ -74,9 +70,7 @@ impl Geometry {
         };
         let mut ports = PortCycles::default();
         ports.add(input_space, chunks as f64 * input_loads * (input * 4) as f64, machine);
-        for &space in epilogue_elements.keys() {
-            ports.add(space, loaded(space), machine);
-        }
+        ports.add_by_space(epilogue_elements, machine);
         ports.add(output_space, stored, machine);
         ports.add(filter_space, chunks as f64 * filter_loads * (filter * 4) as f64, machine);
         // A chunk's conv and loads, the store and the epilogue's operand loads.

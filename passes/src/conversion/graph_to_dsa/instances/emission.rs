@@ -332,7 +332,7 @@ impl Emission<'_, '_> {
                 continue;
             }
             host.set_location(op.op.location());
-            // The layer's weight copies carry its location too (they were the layer's before).
+            // The layer's weight copies carry its location too (they carried the layer before's).
             if let Some((_, kernel)) = &mut self.open {
                 kernel.body.set_location(op.op.location());
             }
