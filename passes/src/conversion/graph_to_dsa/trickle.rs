@@ -4,10 +4,10 @@
 //! A prefetch issued as one DMA per core before layer k's tiles reserves its port for the whole
 //! copy: the runtime gives a transfer the earliest interval free for all of its time (the machine
 //! serves one transfer at a time), so layer k's own loads from that port waited behind it and
-//! its cores idled as long as the copy took, even where layer k left the port idle for most of
-//! its run (ResNet-50 b8's stage-4 3×3 layers: 33 k cycles each behind the next layer's 1 MB
-//! filter share). Cut into pieces, one issued at every few tiles of each core, the copy takes
-//! the port between layer k's own loads.
+//! its cores idled as long as the copy took, even where layer k left the port idle for part of
+//! its run. Cut into pieces, one issued at every few tiles of each core, the copy takes the port
+//! between layer k's own loads (ResNet-50 b8: 6,552,105 cycles with whole copies, 6,512,275 in
+//! pieces).
 
 use super::{
     emit::{reshaped, Body, Compare, Tensor},
