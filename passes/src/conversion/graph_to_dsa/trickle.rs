@@ -46,22 +46,18 @@ pub fn can_trickle(pairs: &[(Tensor, Tensor)]) -> bool {
 
 /// Issues the copies `pairs` in pieces inside `tile_loop` (of `kernel`, whose values defined
 /// before `start` the loop sees), not waited for: piece `q` of a copy goes to core `q mod cores`
-/// of each cluster, which issues its pieces at evenly spaced tiles of its share; a core with
-/// fewer tiles than pieces issues the rest after the loop. The barrier ending the layer orders
-/// them before their readers.
-pub fn trickle_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)], mut kernel: Kernel, start: Op, tile_loop: Op) -> Kernel {
+/// of each cluster (`core` is the running core's index in it, [`Kernel::core_in_cluster`]),
+/// which issues its pieces at evenly spaced tiles of its share; a core with fewer tiles than
+/// pieces issues the rest after the loop. The barrier ending the layer orders them before their
+/// readers.
+pub fn trickle_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)], mut kernel: Kernel, (core, cores): (Val, usize), start: Op, tile_loop: Op) -> Kernel {
     let location = kernel.body.location();
-    let (core, cores) = kernel.core_in_cluster().expect("trickled copies are issued in a kernel per cluster");
-    // SAFETY: the loop is a live `scf.for` (bounds, step, one block with its induction variable).
-    let (low, high, induction, first, after) = unsafe {
+    let (low, high, induction) = (tile_loop.operand(0), tile_loop.operand(1), tile_loop.entry_argument(0));
+    // SAFETY: the loop is a live `scf.for` (one block, ending in its yield) followed by the
+    // layer's barrier at least.
+    let (first, after) = unsafe {
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(tile_loop.0, 0));
-        (
-            tile_loop.operand(0),
-            tile_loop.operand(1),
-            Val(mlirBlockGetArgument(block, 0)),
-            Op(mlirBlockGetFirstOperation(block)),
-            Op(mlirOperationGetNextInBlock(tile_loop.0)),
-        )
+        (Op(mlirBlockGetFirstOperation(block)), Op(mlirOperationGetNextInBlock(tile_loop.0)))
     };
     for (source, target) in pairs {
         let elements = source.view.elements();

@@ -128,9 +128,9 @@ impl Emission<'_, '_> {
         let pairs = movement::merged_pairs(host, pairs)?;
         let machine = self.walk.machine;
         let (index, mut kernel) = self.open.take().expect("a kernel is open");
-        let tile_loop = trickle::tile_loop_after(start).filter(|_| trickle::can_trickle(&pairs) && kernel.core_in_cluster().is_some());
-        let kernel = match tile_loop {
-            Some(tile_loop) => trickle::trickle_pairs(host, &pairs, kernel, start, tile_loop),
+        let tile_loop = trickle::tile_loop_after(start).filter(|_| trickle::can_trickle(&pairs));
+        let kernel = match kernel.core_in_cluster().zip(tile_loop) {
+            Some((core, tile_loop)) => trickle::trickle_pairs(host, &pairs, kernel, core, start, tile_loop),
             None => {
                 let location = kernel.body.location();
                 let here = std::mem::replace(&mut kernel.body, Body::before(start, location));
