@@ -194,6 +194,15 @@ impl Val {
         unsafe { mlirValueIsAOpResult(self.0).then(|| Op(mlirOpResultGetOwner(self.0))) }
     }
 
+    /// The value when it is an `arith.constant` of an integer or index type.
+    pub fn integer_constant(self) -> Option<i64> {
+        let op = self.defining_op()?;
+        if op.name() != "arith.constant" {
+            return None;
+        }
+        op.attribute("value").and_then(|a| melior::ir::attribute::IntegerAttribute::try_from(a).ok()).map(|a| a.value())
+    }
+
     /// The value's type.
     pub fn r#type(self) -> MlirType {
         // SAFETY: the value is alive.

@@ -12,17 +12,7 @@
 
 use super::{Body, Kernel};
 use crate::ir::{Op, Val};
-use melior::ir::attribute::IntegerAttribute;
 use mlir_sys::*;
-
-/// The value of `value` when it is an `arith.constant` of an integer or index.
-fn constant(value: Val) -> Option<i64> {
-    let op = value.defining_op()?;
-    if op.name() != "arith.constant" {
-        return None;
-    }
-    op.attribute("value").and_then(|a| IntegerAttribute::try_from(a).ok()).map(|a| a.value())
-}
 
 /// An operand of a view after its source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +35,7 @@ fn view_of(value: Val) -> Option<(Op, Val, Vec<Operand>)> {
     let operands = (1..count)
         .map(|index| {
             let operand = op.operand(index);
-            if let Some(value) = constant(operand) {
+            if let Some(value) = operand.integer_constant() {
                 return Some(Operand::Constant(value));
             }
             operand.defining_op().filter(|m| m.name() == "memref.extract_strided_metadata" && m.operand(0).0.ptr == source.0.ptr)?;
