@@ -111,7 +111,7 @@ graph-level substitution and clean-up as the layer-wise schedule. `turbine-run -
             name: "channel-cut-gain",
             description: "instance-cluster-split's channel-cut-gain: the fraction of their estimate with the batch cut that a run of channel-cut layers must stay under",
             kind: OptionKind::Float,
-            default: "0.9",
+            default: "1.1",
         },
         OptionInfo {
             name: "subsample",

@@ -280,9 +280,14 @@ impl Emission<'_, '_> {
             .map_err(|e| ScheduleError { op: e.op.or(Some(node.op)), message: e.message })?;
         if scope_of(node.op) == Some(InstanceScope::Lb) {
             let weights = walk.weight_arguments(node, &body);
+            // Lowered in the GB, the instance's weights would be copied under the layer before
+            // when there is one, all but the segment inputs that layer may still be writing.
+            let other_segment = self.before.as_ref().is_some_and(|previous| previous.other_segment);
+            let held = |operand: &ValueId| other_segment && walk.is_segment_input(*operand);
+            let prefetch = self.before.as_ref().is_some_and(|previous| previous.start.is_some()).then_some(&held as &dyn Fn(&ValueId) -> bool);
             let choice = per_core::plan(node, &body, walk.machine.cores_per_cluster).and_then(|mut plan| {
                 let promoted = |value: &ValueId| self.run_weights.contains_key(value);
-                plan.promote = per_core::pays(node, &body, &plan, tensors, &weights, &promoted, walk.machine)
+                plan.promote = per_core::pays(node, &body, &plan, tensors, &weights, &promoted, prefetch, walk.machine)
                     .ok_or("sharing its layers is estimated to be faster")?;
                 Ok(plan)
             });
