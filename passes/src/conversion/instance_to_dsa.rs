@@ -44,7 +44,8 @@ planning (§4.3): group outputs and each kernel's intermediates are placed in th
 tensor chosen by `spill` (the longest remaining lifetime, or the largest) lives in DDR instead. \
 A group computing a result whole writes it into the output. The LB scope (§3.4): an instance \
 of scope LB is computed per core where that is estimated to be faster than sharing its layers \
-(by 5 %: the per-core estimate is optimistic) and its cores' blocks are alike — each core of its binding runs the instance's layers on its own \
+(shared, its weights would be copied under the layer before when the kernel has one; per core, \
+first) and its cores' blocks are alike — each core of its binding runs the instance's layers on its own \
 block back to back, without barriers, the intermediates in its LB (spilled to its block of the GB, \
 longest remaining lifetime first, past half the LB); otherwise it is lowered as a GB instance. \
 A function cut into segments (`instance-cluster-split`) gets a kernel per segment or fewer: a \

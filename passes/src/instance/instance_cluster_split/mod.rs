@@ -105,8 +105,8 @@ weights over the port, summed); a remark on each layer cut along its channels gi
         // segments continuing each other's kernels, ResNet-50 b8 runs 7.23 M cycles at 0.75 and
         // 7.16 M from 0.8 to 1.0 (the run reaches 4.2.conv3), 7.35 M at 1.1 and above; batches 1,
         // 2, 4 and 32, ResNet-18, DenseNet-121 and BERT-base do not change over 0.75-1.0.
-        // Eleven tenths since LB instances are computed per core only with a margin (their
-        // estimate was optimistic): the estimate copies a channel-cut layer's input before its
+        // Eleven tenths since LB instances weigh the weight prefetch the shared lowering gets
+        // (`per_core::pays`): the estimate copies a channel-cut layer's input before its
         // work, where the lowering streams it under the work for some layers (ResNet-50 b8's
         // 4.0.conv2: estimated 213 k cycles, 154 k measured), and at 1.1 ResNet-50 b8 runs
         // 6,446,078 cycles against 6,501,137 at 0.9, ResNet-18 b16 4,594,001 against 4,583,956

@@ -213,7 +213,7 @@ fn anchors_estimate(body: &FunctionView, machine: &Machine, like: Val, space_of:
 /// in the kernel (`prefetch`, which tells the operands that must wait for it: inputs of the
 /// segment that layer may still be writing), and those copies cost nothing here; per core, the
 /// copy comes first. (Both priced: the per-core lowering was chosen by up to 5 % where it ran
-/// slower, ResNet-50 b1 2,923,617 cycles against 2,842,396, ResNet-18 b1 951,762 against 902,982.)
+/// slower, ResNet-50 b1 2,923,617 cycles against 2,830,968, ResNet-18 b1 951,762 against 902,982.)
 pub(super) fn pays(
     node: &Node,
     body: &FunctionView,
