@@ -77,21 +77,15 @@ pub fn trickle_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)], mut kernel: Ke
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(body.0, 0));
         (Op(mlirBlockGetFirstOperation(block)), Op(mlirOperationGetNextInBlock(tile_loop.0)))
     };
-    // The share's steps: (tile - low) * chunks + (chunk - chunk low), and how many there are.
-    let steps = |body: &mut Body, step: Option<(Val, Val)>| {
+    // How many steps the share has: its tiles, times each tile's chunks when it has a chunk loop.
+    let step_count = |body: &mut Body| {
         let tiles = body.arith("subi", high, low);
-        let tile = step.map(|(tile, _)| body.arith("subi", tile, low));
         match chunks {
-            Some((_, chunk_low, per_tile, _)) => {
+            Some((_, _, per_tile, _)) => {
                 let per_tile = body.index(per_tile);
-                let step = tile.zip(step).map(|(tile, (_, chunk))| {
-                    let before = body.arith("muli", tile, per_tile);
-                    let within = body.arith("subi", chunk, chunk_low);
-                    body.arith("addi", before, within)
-                });
-                (step, body.arith("muli", tiles, per_tile))
+                body.arith("muli", tiles, per_tile)
             }
-            None => (tile, tiles),
+            None => tiles,
         }
     };
     for (source, target) in pairs {
@@ -111,8 +105,18 @@ pub fn trickle_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)], mut kernel: Ke
         // In the loop: step s of the share issues piece k = s / stride when s is a multiple of
         // stride = max(1, steps / per_core).
         let mut body = Body::before(first, location);
-        let (step, count) = steps(&mut body, Some((induction, chunks.map_or(induction, |(.., chunk)| chunk))));
-        let step = step.expect("a step in the loop");
+        let tile = body.arith("subi", induction, low);
+        // Step (tile - low) * chunks + (chunk - chunk low) with a chunk loop, else the tile's.
+        let step = match chunks {
+            Some((_, chunk_low, per_tile, chunk)) => {
+                let per_tile = body.index(per_tile);
+                let before = body.arith("muli", tile, per_tile);
+                let within = body.arith("subi", chunk, chunk_low);
+                body.arith("addi", before, within)
+            }
+            None => tile,
+        };
+        let count = step_count(&mut body);
         let stride = body.arith("divui", count, per_core);
         let one = body.index(1);
         let stride = body.arith("maxui", stride, one);
@@ -124,7 +128,7 @@ pub fn trickle_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)], mut kernel: Ke
 
         // After it: the pieces a short share had no step for.
         let mut body = Body::before(after, location);
-        let (_, count) = steps(&mut body, None);
+        let count = step_count(&mut body);
         let one = body.index(1);
         let k = body.open_for(count, per_core, one);
         copy.emit(&mut body, k, None);

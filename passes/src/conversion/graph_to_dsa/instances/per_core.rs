@@ -225,12 +225,16 @@ pub(super) fn pays(
     machine: &Machine,
 ) -> Option<bool> {
     let like = node.op.operand(0);
+    // The bytes of the weights copied first: all, or those `serial` tells; `only_new`, not those
+    // the kernel has copied already.
     let weight_bytes = |only_new: bool, serial: &dyn Fn(&ValueId) -> bool| -> usize {
         body.arguments
             .iter()
             .enumerate()
-            .filter(|(position, (argument, _))| weights.contains(argument) && !(only_new && promoted(&node.operands[*position])))
-            .filter(|(position, _)| serial(&node.operands[*position]))
+            .filter(|(position, (argument, _))| {
+                let operand = &node.operands[*position];
+                weights.contains(argument) && !(only_new && promoted(operand)) && serial(operand)
+            })
             .map(|(_, (_, r#type))| r#type.shape.iter().product::<usize>() * 4)
             .sum()
     };
@@ -258,11 +262,7 @@ pub(super) fn pays(
         }
     };
     let (per_core, promote) = best(per_core(Space::Ddr), per_core(Space::Gb), weight_bytes(true, &|_| true))?;
-    let shared_copy = match prefetch {
-        Some(held) => weight_bytes(false, held),
-        None => weight_bytes(false, &|_| true),
-    };
-    match best(shared(Space::Ddr), shared(Space::Gb), shared_copy) {
+    match best(shared(Space::Ddr), shared(Space::Gb), weight_bytes(false, prefetch.unwrap_or(&|_| true))) {
         Some((shared, _)) if shared <= per_core => None,
         _ => Some(promote),
     }
