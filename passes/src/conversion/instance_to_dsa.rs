@@ -51,7 +51,11 @@ longest remaining lifetime first, past half the LB); otherwise it is lowered as 
 A function cut into segments (`instance-cluster-split`) gets a kernel per segment or fewer: a \
 segment whose first kernel places no tensor of its own in the GB continues the last kernel of \
 the segment before (on the same clusters) after a barrier of every core of the launch, in its \
-arena, instead of a launch of its own (`join-segments`). \
+arena, instead of a launch of its own (`join-segments`); the results it keeps in the GB for later \
+segments take a part of that arena the kernel's first segment leaves them. Values cut alike by \
+the segments on both sides stay in each cluster's GB between them; a value some later segments \
+read with its cut and others whole goes through DDR and is mirrored in its producer's GB, whose \
+tiles store it twice, for the former. \
 With `explain`, a remark on each function gives the kernels, the GB peak, the spilled tensors, \
 and the LB instances computed per core with the reasons for the others.";
     const OPTIONS: &'static [OptionInfo] = &[

@@ -132,7 +132,7 @@ pub fn lower(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kernel) 
     kernel.store_tile(
         &epilogue,
         (accumulator, &accumulator_view),
-        (output, &output_view),
+        &[(output, &output_view)],
         &offsets,
         &tile,
         &keep,

@@ -321,6 +321,7 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
             node,
             steps,
             output: results[0].clone(),
+            mirror: None,
             absorbed: absorbs.get(&index).copied(),
         };
         let kernel = Kernel::new(kernel_name, &host);
@@ -379,6 +380,12 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
 
 /// Emits `layer` into `kernel` with the emitter of its anchor's kind (`results`: the tensors of
 /// the anchor's results), and checks that its tiles fit the LB.
+/// Whether the lowering of a layer anchored at `node` stores its tiles into the layer's
+/// [`mirror`](Layer::mirror) too: the convolutions' and products' tile stores do.
+pub(crate) fn writes_mirror(node: &Node, elementwise_anchor: bool) -> bool {
+    !elementwise_anchor && matches!(node.name.as_str(), "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm")
+}
+
 pub(crate) fn emit_layer(
     scope: &Scope,
     host: &mut Body,

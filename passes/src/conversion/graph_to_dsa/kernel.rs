@@ -407,29 +407,21 @@ impl Kernel {
         guarded_load(&mut self.body, condition, load);
     }
 
-    /// Closes the tile loop: waits for `token` so that the next tile's loads come after this
+    /// Closes the tile loop: waits for `tokens` so that the next tile's loads come after this
     /// tile's last reads.
-    pub fn end_tiles(&mut self, token: impl Into<Val>) {
-        self.body.wait(&[token.into()]);
+    pub fn end_tiles(&mut self, tokens: &[Val]) {
+        self.body.wait(tokens);
         self.body.close();
     }
 
     /// Runs `epilogue` on the tile `accumulator` (the output's `keep` dimensions of a tile of
-    /// `sizes` at `offsets`), stores it into `output`, and closes the tile loop.
-    pub fn store_tile(
-        &mut self,
-        epilogue: &Epilogue,
-        accumulator: (Val, &View),
-        output: (Val, &View),
-        offsets: &[Val],
-        sizes: &[usize],
-        keep: &[usize],
-    ) {
+    /// `sizes` at `offsets`), stores it into each of `outputs` (the layer's output, and the copy
+    /// of it kept in the GB when it has one), and closes the tile loop.
+    pub fn store_tile(&mut self, epilogue: &Epilogue, accumulator: (Val, &View), outputs: &[(Val, &View)], offsets: &[Val], sizes: &[usize], keep: &[usize]) {
         let body = &mut self.body;
         let done = epilogue.emit(body, accumulator, offsets, sizes, keep, Vec::new());
-        let (target, _) = body.subview(output.0, output.1, offsets, sizes, Some(keep));
-        let stored = body.dma(accumulator.0, target, &done);
-        self.end_tiles(stored);
+        let stored = store_box(body, accumulator.0, outputs, offsets, sizes, keep, &done);
+        self.end_tiles(&stored);
     }
 
     /// Splits a tile index into coordinates over `counts` (row-major, first count outermost).
@@ -486,6 +478,18 @@ impl Drop for Kernel {
             self.op.erase();
         }
     }
+}
+
+/// Stores the tile `accumulator` into the box of `sizes` at `offsets` (its `keep` dimensions) of
+/// each of `outputs`, after `done`; returns the stores' tokens.
+pub fn store_box(body: &mut Body, accumulator: Val, outputs: &[(Val, &View)], offsets: &[Val], sizes: &[usize], keep: &[usize], done: &[Val]) -> Vec<Val> {
+    outputs
+        .iter()
+        .map(|&(output, view)| {
+            let (target, _) = body.subview(output, view, offsets, sizes, Some(keep));
+            body.dma(accumulator, target, done)
+        })
+        .collect()
 }
 
 /// Emits `load` under `scf.if condition` and fences it there, so later instructions find its

@@ -28,6 +28,10 @@ pub struct Layer<'p> {
     pub steps: Vec<Step>,
     /// Where the layer's final value goes.
     pub output: Tensor,
+    /// A second place the layer's tiles store its final value in (a segment's output handed
+    /// over through DDR whose cluster share also stays in the GB); only the lowerings that
+    /// [`writes_mirror`](super::host::writes_mirror) take one.
+    pub mirror: Option<Tensor>,
     /// A 1×1 convolution whose product the layer's accumulator takes before its own, in place of
     /// the residual its epilogue adds (`fusion::absorbing_conv`).
     pub absorbed: Option<&'p Node>,

@@ -208,6 +208,7 @@ pub fn lower(
     let lhs_arg = kernel.argument(lhs.host, &lhs.view);
     let rhs_arg = kernel.argument(rhs.host, &rhs.view);
     let output_arg = kernel.argument(layer.output.host, &layer.output.view);
+    let mirror = layer.mirror.as_ref().map(|mirror| (kernel.argument(mirror.host, &mirror.view), &mirror.view));
     let (lhs_lb, _) = kernel.alloc_lb(&[mt, kt]);
     let (rhs_lb, _) = kernel.alloc_lb(&[kt, nt]);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&[mt, nt]);
@@ -307,7 +308,7 @@ pub fn lower(
     kernel.store_tile(
         &epilogue,
         (accumulator, &accumulator_view),
-        (output_arg, &layer.output.view),
+        &[Some((output_arg, &layer.output.view)), mirror].into_iter().flatten().collect::<Vec<_>>(),
         &offsets,
         &tile,
         &keep,

@@ -87,7 +87,7 @@ fn copy_pairs_fenced(machine: &Machine, pairs: &[(Tensor, Tensor)], mut kernel: 
         let (to, _) = body.subview(target_arg, &target.view, &offsets, &tile, Some(&kept));
         let moved = body.dma(from, to, &[]);
         if fenced {
-            kernel.end_tiles(moved);
+            kernel.end_tiles(&[moved]);
         } else {
             kernel.close_tiles();
         }
@@ -138,7 +138,7 @@ fn stepped_columns(machine: &Machine, host: &mut Body, input: &Tensor, starts: &
     let (picked, _) = body.subview_strided(staged, &staged_view, &vec![zero; tile.len()], &tile, &picks);
     let (to, _) = body.subview(target, &result.view, &offsets, &tile, None);
     let stored = body.dma(picked, to, &[loaded]);
-    kernel.end_tiles(stored);
+    kernel.end_tiles(&[stored]);
     kernel
 }
 

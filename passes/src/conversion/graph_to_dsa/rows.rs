@@ -127,7 +127,7 @@ pub fn lower_reduce(
     }
     let (to, _) = body.subview(target_arg, &target.view, &offsets, &tiled(&result_dims), None);
     let stored = body.dma(*buffers.last().expect("the result"), to, &[token]);
-    kernel.end_tiles(stored);
+    kernel.end_tiles(&[stored]);
     Ok(kernel)
 }
 
@@ -177,7 +177,7 @@ pub fn lower_softmax(
     let normalised = body.binary(BinaryKind::Div, x, s, x, &[sum]);
     let (to, _) = body.subview(target_arg, &target.view, &offsets, &with_inner(tile, length), None);
     let stored = body.dma(x, to, &[normalised]);
-    kernel.end_tiles(stored);
+    kernel.end_tiles(&[stored]);
     Ok(kernel)
 }
 
@@ -243,7 +243,7 @@ pub fn lower_layer_norm(
     }
     let (to, _) = body.subview(target_arg, &target.view, &offsets, &[tile, length], None);
     let stored = body.dma(x, to, &[last]);
-    kernel.end_tiles(stored);
+    kernel.end_tiles(&[stored]);
     Ok(kernel)
 }
 
@@ -298,6 +298,6 @@ pub fn lower_lrn(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kern
     let normalised = body.binary(BinaryKind::Mul, x, scale, x, &[power]);
     let (to, _) = body.subview(target_arg, &target.view, &offsets, &tile_shape, None);
     let stored = body.dma(x, to, &[normalised]);
-    kernel.end_tiles(stored);
+    kernel.end_tiles(&[stored]);
     Ok(kernel)
 }

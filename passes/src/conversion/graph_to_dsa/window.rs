@@ -142,7 +142,7 @@ pub fn lower_pool(
     kernel.store_tile(
         &epilogue,
         (accumulator, &accumulator_view),
-        (output_arg, &layer.output.view),
+        &[(output_arg, &layer.output.view)],
         &offsets,
         &tile,
         &keep,

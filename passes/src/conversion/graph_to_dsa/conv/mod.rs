@@ -381,9 +381,11 @@ pub fn lower(
         tensors.insert(view, reshaped(host, scope.tensor(bias), &[1, geometry.out_channels, 1, 1]));
     }
     let mut output = layer.output.clone();
+    let mut mirror = layer.mirror.clone();
     if let Some(k) = pixel_row {
         input = pointwise::rows_of(host, &input, k);
         output = pointwise::rows_of(host, &output, k);
+        mirror = mirror.map(|mirror| pointwise::rows_of(host, &mirror, k));
         for value in scope.external_shapes(&layer.steps).into_keys() {
             let tensor = tensors[&value].clone();
             tensors.insert(value, pointwise::rows_of(host, &tensor, k));
@@ -401,6 +403,8 @@ pub fn lower(
     let input_arg = kernel.argument(input.host, &input.view);
     let filter_arg = kernel.argument(filter.host, &filter.view);
     let output_arg = kernel.argument(output.host, &output.view);
+    let outputs: Vec<(Val, &View)> =
+        std::iter::once((output_arg, &output.view)).chain(mirror.as_ref().map(|mirror| (kernel.argument(mirror.host, &mirror.view), &mirror.view))).collect();
     let in_channels = geometry.input_channels(&tiling);
     let window = geometry.rows.window(tiling.out_rows);
     let (input_lb, input_lb_view) = kernel.alloc_lb(&[tiling.images, in_channels, window, width]);
@@ -419,7 +423,7 @@ pub fn lower(
             buffer_view: &input_lb_view,
             filter: (filter_arg, &filter.view, filter_lb),
             accumulator: (accumulator, &accumulator_view),
-            output: (output_arg, &output.view),
+            outputs: &outputs,
             epilogue: &epilogue,
             preload: residual.as_ref().map(|(argument, view)| (*argument, view)),
         };
@@ -532,7 +536,7 @@ pub fn lower(
     kernel.store_tile(
         &epilogue,
         (accumulator, &accumulator_view),
-        (output_arg, &output.view),
+        &outputs,
         &offsets,
         &tile,
         &keep,

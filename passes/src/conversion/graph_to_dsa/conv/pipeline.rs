@@ -4,7 +4,7 @@
 use super::{Geometry, Tiling};
 use crate::conversion::graph_to_dsa::{
     emit::{Body, View},
-    kernel::{Epilogue, Kernel},
+    kernel::{store_box, Epilogue, Kernel},
     row_classes::{dispatch_classes, RowClass},
     Machine,
 };
@@ -24,7 +24,8 @@ pub(super) struct Pipeline<'a> {
     pub(super) buffer_view: &'a View,
     pub(super) filter: (Val, &'a View, Val),
     pub(super) accumulator: (Val, &'a View),
-    pub(super) output: (Val, &'a View),
+    /// The output, and the copy of it kept in the GB when it has one: each tile stores into both.
+    pub(super) outputs: &'a [(Val, &'a View)],
     pub(super) epilogue: &'a Epilogue,
     /// The residual each tile's accumulator starts from (loaded after the tile before is stored).
     pub(super) preload: Option<(Val, &'a View)>,
@@ -92,15 +93,14 @@ impl Pipeline<'_> {
                 &preloaded,
             );
             let done = self.epilogue.emit(body, (accumulator, accumulator_view), &offsets, &tile, &keep, vec![conv]);
-            let (target, _) = body.subview(self.output.0, self.output.1, &offsets, &tile, Some(&keep));
-            let stored = body.dma(accumulator, target, &done);
+            let stored = store_box(body, accumulator, self.outputs, &offsets, &tile, &keep, &done);
             body.open_if(has_next);
             dispatch_classes(body, next_coordinates[2], &classes, &mut |body, next_class| {
                 let loaded = self.load(body, &next_coordinates, next_class, next);
-                body.wait(&[stored, loaded]);
+                body.wait(&[stored.as_slice(), &[loaded]].concat());
             });
             body.reopen();
-            body.wait(&[stored]);
+            body.wait(&stored);
             body.close();
         });
         kernel.close_tiles();

@@ -10,7 +10,7 @@ use super::{allocate, ScheduleError};
 use crate::conversion::graph_to_dsa::{
     emit::{Body, Space, Tensor, View},
     fusion::{self, Fused, Synthetic},
-    host::{buffer_shape, emit_layer, estimate},
+    host::{buffer_shape, emit_layer, estimate, writes_mirror},
     kernel::Kernel,
     layers::{Layer, Scope},
     movement, trickle,
@@ -86,6 +86,12 @@ pub(super) struct Emission<'w, 'p> {
     /// The last layer of the instance before in the open kernel, while the next instance's
     /// first layer may prefetch its weights at its start (GraphTurbo §4.4 across instances).
     pub(super) before: Option<Previous>,
+    /// The GB copies of the outputs the program's segment keeps there beside DDR (`handover`),
+    /// by the root written in place into the output.
+    pub(super) mirrors: BTreeMap<Root, Tensor>,
+    /// Bytes of a cluster's GB the arena of the last kernel leaves to the results that the
+    /// segments continuing it keep in the GB.
+    pub(super) arena_reserve: usize,
 }
 
 impl Emission<'_, '_> {
@@ -271,6 +277,21 @@ impl Emission<'_, '_> {
         destination
     }
 
+    /// The GB copy of output `result` of the instance `node` at `position`: its slice of its
+    /// group's mirror, if the output has one.
+    fn mirror_destination(&mut self, host: &mut Body, position: usize, node: &Node, result: usize) -> Option<Tensor> {
+        let walk = self.walk;
+        match walk.roots.get(&node.results[result].0) {
+            Some(Root::Group(group)) => {
+                let mirror = self.mirrors.get(&Root::Group(group.clone()))?.clone();
+                let stitched = &walk.stitched[group];
+                let (_, index, _, _) = instance_attributes(node);
+                Some(window(host, &mirror, stitched.dim, index * stitched.slice, stitched.slice))
+            }
+            _ => self.mirrors.get(&Root::Result(position, result)).cloned(),
+        }
+    }
+
     /// Lowers the instance at `position` into the open kernel: its layers in order, reading its
     /// operands and writing its outputs where the cluster program keeps them.
     pub(super) fn instance(&mut self, host: &mut Body, position: usize, node: &Node, tensors: &mut BTreeMap<ValueId, Tensor>) -> Result<(), ScheduleError> {
@@ -299,6 +320,9 @@ impl Emission<'_, '_> {
                     self.per_core += 1;
                     let destination = self.destination(host, position, node, 0);
                     self.instance_per_core(host, node, &body, &plan, tensors, &destination)?;
+                    if let Some(mirror) = self.mirror_destination(host, position, node, 0) {
+                        self.copy(host, &[(destination.clone(), mirror)]).map_err(|message| ScheduleError::at(node.op, message))?;
+                    }
                     tensors.insert(node.results[0].0, destination);
                     return Ok(());
                 }
@@ -326,6 +350,9 @@ impl Emission<'_, '_> {
             local.insert(*argument, tensor);
         }
         let destinations: Vec<Tensor> = (0..node.results.len()).map(|result| self.destination(host, position, node, result)).collect();
+        let mirrors: Vec<Option<Tensor>> = (0..node.results.len()).map(|result| self.mirror_destination(host, position, node, result)).collect();
+        // The outputs whose mirror a layer's tiles store into.
+        let mut mirrored = BTreeSet::new();
         let yielded = body.returned().to_vec();
         let mut fused: BTreeSet<usize> = BTreeSet::new();
         let mut aliases: BTreeMap<ValueId, ValueId> = BTreeMap::new();
@@ -438,7 +465,10 @@ impl Emission<'_, '_> {
                     None => self.intermediate(host, *value, shape),
                 });
             }
-            let layer = Layer { index: op_index, node: op, steps, output: results[0].clone(), absorbed: None };
+            let written = finals.first().and_then(|(value, shape)| destination(value, shape));
+            let mirror = written.filter(|_| writes_mirror(op, elementwise_anchor)).and_then(|p| mirrors[p].clone().map(|mirror| (p, mirror)));
+            mirrored.extend(mirror.as_ref().map(|(p, _)| *p));
+            let layer = Layer { index: op_index, node: op, steps, output: results[0].clone(), mirror: mirror.map(|(_, mirror)| mirror), absorbed: None };
             let scope = Scope { machine: walk.machine, tensors: &layer_tensors };
             let (kernel_index, mut kernel) = self.open.take().expect("a kernel is open");
             // Where the next layer's weight copy goes if it prefetches.
@@ -460,12 +490,18 @@ impl Emission<'_, '_> {
                 None => self.retire(&body, &aliases, Some(this)),
             }
         }
-        // Outputs not written in place (a block argument or a reshape yielded) are copied.
+        // Outputs not written in place (a block argument or a reshape yielded) are copied, to
+        // their mirror too; one written in place by a layer that stores no mirror is copied to
+        // its mirror.
         let mut pairs = Vec::new();
         for (position, value) in yielded.iter().enumerate() {
             let tensor = local[value].clone();
+            let mirror = mirrors[position].clone().filter(|_| !mirrored.contains(&position));
             if tensor.host.0.ptr != destinations[position].host.0.ptr {
-                pairs.push((tensor, destinations[position].clone()));
+                pairs.push((tensor.clone(), destinations[position].clone()));
+                pairs.extend(mirror.map(|mirror| (tensor, mirror)));
+            } else {
+                pairs.extend(mirror.map(|mirror| (destinations[position].clone(), mirror)));
             }
         }
         if !pairs.is_empty() {

@@ -58,8 +58,10 @@ impl Emission<'_, '_> {
         self.launch_carried(host, host_function, built);
         let walk = self.walk;
         self.open = Some((kernel, Kernel::per_cluster(self.kernel_name(kernel), host, walk.machine, walk.count, walk.replicas.clone())));
-        // The GB the planned tensors leave free during this kernel holds its intermediates.
-        let elements = walk.arena_elements(kernel);
+        // The GB the planned tensors leave free during this kernel holds its intermediates; the
+        // last kernel leaves the reserve of the segments that continue it.
+        let reserve = if kernel + 1 == walk.items.len() { self.arena_reserve / 4 } else { 0 };
+        let elements = walk.arena_elements(kernel).saturating_sub(reserve);
         self.arena = (elements > 0).then(|| {
             let arena = allocate(host, &walk.replicas, &[elements], Space::Gb, walk.count);
             (arena, FirstFit::new(elements))

@@ -9,9 +9,10 @@
 //!   LB arena per core. Segments (`instance-cluster-split`) follow each other in one kernel
 //!   where they can: a segment whose first kernel places nothing of its own in the GB continues
 //!   the last kernel of the segment before after a barrier of every core of the launch, in that
-//!   kernel's arena ([`kernels`]); the next layer's weights are copied while the layer before
-//!   computes across instances and segments too (§4.4), weights only across segments, whose
-//!   inputs the layer before may still be writing.
+//!   kernel's arena ([`kernels`]), which leaves room to the results it keeps in the GB; the
+//!   next layer's weights are copied while the layer before computes across instances and
+//!   segments too (§4.4), weights only across segments, whose inputs the layer before may still
+//!   be writing.
 //! - **Buffer stitching (§4.2).** An instance writes its slice straight into its group's output
 //!   buffer, so that the `instance.concat` of a group's instances is a view of that buffer and
 //!   the `instance.slice` a consumer reads (with its halo) is a view again: no data moves between
@@ -250,12 +251,35 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
         let gb_bytes = machine.gb_bytes - handover.held[index];
         walks.push(walk::Walk::new(program, &cluster_machine, gb_bytes, clusters.count, spill, replicas.clone(), whole_outputs, read_whole, outer_weights)?);
     }
-    let continues: Vec<bool> = (0..segments.len())
-        .map(|index| {
-            let keeps_in_gb = outer.ops[nodes[index]].results.iter().any(|(value, _)| handover.resident.contains_key(value));
-            index > 0 && join && !keeps_in_gb && continues_kernel(&walks[index - 1], &walks[index])
-        })
-        .collect();
+    // A segment that keeps results in the GB allocates them while the kernel it continues is
+    // open, beside that kernel's arena: the segment that opened the kernel leaves them room in
+    // the arena of its last kernel (`reserves`, what it reserves), when its intermediates and
+    // those of the segments continuing it still fit.
+    let mut continues = vec![false; segments.len()];
+    let mut reserves = vec![0; segments.len()];
+    let mut opener = 0;
+    for index in 0..segments.len() {
+        let kept = handover.kept_by(&outer, nodes[index]);
+        continues[index] = index > 0
+            && join
+            && continues_kernel(&walks[index - 1], &walks[index])
+            && (kept == 0 || leaves_room(&walks[opener], reserves[opener] + kept, &walks[opener + 1..=index]));
+        if continues[index] {
+            reserves[opener] += kept;
+        } else {
+            opener = index;
+        }
+    }
+    // The segment after which each mirrored value is read from its GB copy no more.
+    let mut last_mirror_reader: BTreeMap<ValueId, usize> = BTreeMap::new();
+    for (index, &node) in nodes.iter().enumerate() {
+        for (position, operand) in outer.ops[node].operands.iter().enumerate() {
+            if handover.reads_mirror(operand, &segments[index], position) {
+                last_mirror_reader.insert(*operand, index);
+            }
+        }
+    }
+    let mut mirrors: BTreeMap<ValueId, Tensor> = BTreeMap::new();
 
     let mut summary = Summary::default();
     let mut carried = None;
@@ -268,25 +292,36 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
             let operand = node.operands[position];
             let tensor = if handover.resident.contains_key(&operand) {
                 values[&operand].clone()
+            } else if handover.reads_mirror(&operand, clusters, position) {
+                mirrors[&operand].clone()
             } else {
                 shares(&mut host, &replicas, &values[&operand], clusters.input_dims.get(position).copied().unwrap_or(-1), clusters.count)
             };
             tensors.insert(*value, tensor);
         }
-        let mut outputs = Vec::new();
+        let (mut outputs, mut output_mirrors) = (Vec::new(), Vec::new());
         for (position, (value, r#type)) in node.results.iter().enumerate() {
             let dim = clusters.result_dims.get(position).copied().unwrap_or(-1);
-            if handover.resident.contains_key(value) {
-                // Each cluster's share, in its own GB.
+            // Each cluster's share, in its own GB.
+            let gb_share = |host: &mut Body| {
                 let mut shape = buffer_shape(&r#type.shape);
                 if dim >= 0 {
                     shape[dim as usize] /= clusters.count;
                 }
-                let share = allocate(&mut host, &replicas, &shape, Space::Gb, clusters.count);
+                allocate(host, &replicas, &shape, Space::Gb, clusters.count)
+            };
+            if handover.resident.contains_key(value) {
+                let share = gb_share(&mut host);
                 outputs.push(share.clone());
+                output_mirrors.push(None);
                 values.insert(*value, share);
                 continue;
             }
+            let mirror = handover.mirrored.contains_key(value).then(|| gb_share(&mut host));
+            if let Some(mirror) = &mirror {
+                mirrors.insert(*value, mirror.clone());
+            }
+            output_mirrors.push(mirror);
             let whole = match result_buffers.get(value) {
                 Some(buffer) => buffer.clone(),
                 None => allocate(&mut host, &replicas, &buffer_shape(&r#type.shape), Space::Ddr, 1),
@@ -300,23 +335,34 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
             }
         }
         let keep_open = continues.get(index + 1).copied().unwrap_or(false);
-        let (emitted, open) = walk.emit(&mut host, signature.op, &mut tensors, &outputs, built, carried.take(), keep_open)?;
+        let (emitted, open) = walk.emit(&mut host, signature.op, &mut tensors, &outputs, &output_mirrors, reserves[index], built, carried.take(), keep_open)?;
         summary.add(emitted);
         carried = open;
         // Intermediates between segments are freed after their last reader (after the launch of
         // the kernel that reads them, when the next segment continues it).
-        for (value, &last) in &last_reader {
-            if last == index && !result_buffers.contains_key(value) && outer.producer(*value).is_some_and(|p| outer.ops[p].name == "instance.clusters") {
-                match &mut carried {
-                    Some(open) => open.frees.push(values[value].clone()),
-                    None => free(&mut host, &replicas, &values[value]),
-                }
+        let done_with = |last: &BTreeMap<ValueId, usize>, value: &ValueId| last[value] == index && outer.producer(*value).is_some_and(|p| outer.ops[p].name == "instance.clusters");
+        let dead = last_reader.keys().filter(|value| done_with(&last_reader, value) && !result_buffers.contains_key(*value)).map(|value| values[value].clone());
+        let dead_mirrors = last_mirror_reader.keys().filter(|value| done_with(&last_mirror_reader, value)).map(|value| mirrors[value].clone());
+        for tensor in dead.chain(dead_mirrors).collect::<Vec<_>>() {
+            match &mut carried {
+                Some(open) => open.frees.push(tensor),
+                None => free(&mut host, &replicas, &tensor),
             }
         }
     }
     host.op("func.return", &[], &[], &[]);
     signature.finish();
     Ok(summary)
+}
+
+/// Whether the last kernel of `opener`, continued by the segments walked as `continuing`, leaves
+/// `reserve` bytes of its arena to results kept in the GB: its own intermediates and theirs fit
+/// the rest.
+fn leaves_room(opener: &walk::Walk, reserve: usize, continuing: &[walk::Walk]) -> bool {
+    let last = opener.items.len() - 1;
+    let room = (opener.arena_elements(last) * 4).saturating_sub(reserve);
+    let needs = continuing.iter().map(|walk| walk.needs.first().copied().unwrap_or(0)).chain(opener.needs.get(last).copied());
+    needs.max().is_none_or(|needs| room >= needs)
 }
 
 /// Whether the first kernel of the segment walked as `walk` can continue the last kernel of the

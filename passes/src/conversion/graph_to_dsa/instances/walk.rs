@@ -341,6 +341,8 @@ impl<'p> Walk<'p> {
         host_function: Op,
         tensors: &mut BTreeMap<ValueId, Tensor>,
         outputs: &[Tensor],
+        mirrors: &[Option<Tensor>],
+        arena_reserve: usize,
         built: &mut Vec<Op>,
         carried: Option<Carried>,
         keep_open: bool,
@@ -366,9 +368,14 @@ impl<'p> Walk<'p> {
             frees: Vec::new(),
             continued: false,
             before: None,
+            mirrors: BTreeMap::new(),
+            arena_reserve,
         };
         for (root, &output) in &self.outputs {
             state.buffers.insert(root.clone(), outputs[output].clone());
+            if let Some(mirror) = &mirrors[output] {
+                state.mirrors.insert(root.clone(), mirror.clone());
+            }
         }
         for (position, node) in program.ops.iter().enumerate() {
             host.set_location(node.op.location());
@@ -426,7 +433,8 @@ impl<'p> Walk<'p> {
                     for (output, value) in node.operands.iter().enumerate() {
                         let in_place = self.roots.get(value).is_some_and(|root| self.outputs.get(root) == Some(&output));
                         if !in_place {
-                            pairs[usize::from(self.whole_outputs[output])].push((tensors[value].clone(), outputs[output].clone()));
+                            let copies = std::iter::once(&outputs[output]).chain(&mirrors[output]);
+                            pairs[usize::from(self.whole_outputs[output])].extend(copies.map(|target| (tensors[value].clone(), target.clone())));
                         }
                     }
                     if pairs.iter().any(|pairs| !pairs.is_empty()) {
