@@ -5,7 +5,7 @@ use crate::ir::Val;
 use super::{
     emit::reshaped,
     layers::{Layer, Scope},
-    kernel::{Epilogue, Kernel},
+    kernel::{Epilogue, Kernel, Store},
     layers::Operand,
     emit::{divisors_descending, Body},
     LoweringError,
@@ -132,7 +132,7 @@ pub fn lower(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kernel) 
     kernel.store_tile(
         &epilogue,
         (accumulator, &accumulator_view),
-        &[(output, &output_view)],
+        &[Store::whole(output, &output_view)],
         &offsets,
         &tile,
         &keep,

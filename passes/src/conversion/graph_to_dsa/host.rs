@@ -322,6 +322,7 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
             steps,
             output: results[0].clone(),
             mirror: None,
+            stepped: None,
             absorbed: absorbs.get(&index).copied(),
         };
         let kernel = Kernel::new(kernel_name, &host);
@@ -476,6 +477,13 @@ pub(crate) fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, steps: &[Step],
         "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => matmul::estimate(scope, node, steps, out, out_space),
         _ => None,
     }
+}
+
+/// The estimate of the convolution `node` (fused with `steps`, writing `out`) among the tilings
+/// whose tiles cover its output rows by multiples of `rows`: those that can store a slice of the
+/// output stepping by `rows` along them ([`Layer::stepped`]); none for other layers.
+pub(crate) fn estimate_stepped<T: Viewed>(scope: &Scope<T>, node: &Node, steps: &[Step], out: &[usize], out_space: Option<Space>, rows: usize) -> Option<f64> {
+    (node.name == "graph.conv2d").then(|| conv::estimate_rows_by(scope, node, steps, out, out_space, rows)).flatten()
 }
 
 /// Inserts the kernel before the host function and launches it; returns the kernel op.

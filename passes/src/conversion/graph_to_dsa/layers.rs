@@ -32,6 +32,10 @@ pub struct Layer<'p> {
     /// over through DDR whose cluster share also stays in the GB); only the lowerings that
     /// [`writes_mirror`](super::host::writes_mirror) take one.
     pub mirror: Option<Tensor>,
+    /// A stepped slice of the layer's final value (every `steps`-th row and column, from the
+    /// first) that its tiles store too, picked in the LB: only convolutions take one, their tiles
+    /// then covering rows by multiples of the step (see `host::estimate_stepped`).
+    pub stepped: Option<(Tensor, [usize; 2])>,
     /// A 1×1 convolution whose product the layer's accumulator takes before its own, in place of
     /// the residual its epilogue adds (`fusion::absorbing_conv`).
     pub absorbed: Option<&'p Node>,

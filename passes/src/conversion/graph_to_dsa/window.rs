@@ -5,7 +5,7 @@ use turbine_dialects::attributes::dsa::PoolKind;
 use super::{
     row_classes::{dispatch_classes, Rows},
     layers::{Layer, Scope},
-    kernel::{Epilogue, Kernel},
+    kernel::{Epilogue, Kernel, Store},
     emit::divisors_descending,
     LoweringError,
 };
@@ -142,7 +142,7 @@ pub fn lower_pool(
     kernel.store_tile(
         &epilogue,
         (accumulator, &accumulator_view),
-        &[(output_arg, &layer.output.view)],
+        &[Store::whole(output_arg, &layer.output.view)],
         &offsets,
         &tile,
         &keep,

@@ -19,7 +19,7 @@ use super::{
     emit::{reshaped, Space, Tensor, View},
     row_classes::{dispatch_classes, Rows},
     layers::{Layer, Scope, Viewed},
-    kernel::{guarded_load, Epilogue, Kernel},
+    kernel::{guarded_load, Epilogue, Kernel, Store},
     epilogue::without_preloaded_addend,
     layers::{self, Elementwise, Operand, Step},
     emit::{divisors_descending, Body},
@@ -173,7 +173,21 @@ fn skipped_rows_step(kernel_rows: usize, stride: usize, pads: [usize; 4], height
 /// value of shape `out` (`index`: the anchor's position, for errors).
 /// `absorbed`: the 1×1 convolution whose product each tile starts from ([`absorbed`]).
 #[allow(clippy::too_many_arguments)]
-fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>, index: usize, pixel_rows: bool, absorbed: Option<&Node>) -> Result<Plan, LoweringError> {
+/// The tiling of the conv `node` with the lowest estimate; `rows_by`: tiles cover the output rows
+/// by multiples of it (for a stepped slice of the output the tiles store too, which also keeps
+/// the output's pixels in their rows).
+#[allow(clippy::too_many_arguments)]
+fn plan<T: Viewed>(
+    scope: &Scope<T>,
+    node: &Node,
+    fused: &[Step],
+    out: &[usize],
+    out_space: Option<Space>,
+    index: usize,
+    pixel_rows: bool,
+    absorbed: Option<&Node>,
+    rows_by: usize,
+) -> Result<Plan, LoweringError> {
     let input = scope.view(node.operands[0]);
     let filter = scope.view(node.operands[1]);
     let (batch, channels, height, width) = dims4(&input.shape);
@@ -248,7 +262,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
     // The image's own rows, and for a pointwise conv rows of other widths (`pointwise`).
     let externals: Vec<&View> = shapes.keys().filter(|value| ![BIAS_VIEW, ABSORBED_BIAS_VIEW].contains(*value)).map(|value| scope.view(*value)).collect();
     // The absorbed convolution's rows are the output's: no other pixel-row width.
-    let widths = if pixel_rows && absorbed.is_none() { pointwise::widths(&geometry, input, externals.into_iter()) } else { Vec::new() };
+    let widths = if pixel_rows && absorbed.is_none() && rows_by == 1 { pointwise::widths(&geometry, input, externals.into_iter()) } else { Vec::new() };
     let mut variants = vec![(geometry.clone(), shapes.clone(), None)];
     for k in widths {
         let shapes = shapes.iter().map(|(value, shape)| (*value, pointwise::shape(shape, k))).collect();
@@ -267,7 +281,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
             if groups > 1 && out_channels % out_per_group != 0 && out_per_group % out_channels != 0 {
                 continue;
             }
-            for out_rows in divisors_descending(geometry.rows.output) {
+            for out_rows in divisors_descending(geometry.rows.output).into_iter().filter(|rows| rows % rows_by == 0) {
                 // A tile whose window lies wholly in the padding (a pad as large as the window) would
                 // load no input row: only tilings where every tile reads one are lowered.
                 let rows = geometry.rows;
@@ -352,7 +366,12 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
 /// operands where `scope` says, if it fits the LB: what tells whether a copy of its filter
 /// closer to the cores pays for itself.
 pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>) -> Option<f64> {
-    plan(scope, node, fused, out, out_space, 0, true, None).ok().map(|plan| plan.cost)
+    plan(scope, node, fused, out, out_space, 0, true, None, 1).ok().map(|plan| plan.cost)
+}
+
+/// [`estimate`] among the tilings covering the output rows by multiples of `rows`.
+pub fn estimate_rows_by<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>, rows: usize) -> Option<f64> {
+    plan(scope, node, fused, out, out_space, 0, false, None, rows).ok().map(|plan| plan.cost)
 }
 
 /// Lowers a conv2d layer.
@@ -365,8 +384,9 @@ pub fn lower(
     let node = layer.node;
     let out = layer.output.view.shape.clone();
     let pixel_rows = pointwise::pixels_contiguous(&layer.output.view);
+    let rows_by = layer.stepped.as_ref().map_or(1, |(_, [rows, _])| *rows);
     let Plan { geometry, steps, tiling, row_step, pixel_row, preload, .. } =
-        plan(scope, node, &layer.steps, &out, Some(layer.output.view.space), layer.index, pixel_rows, layer.absorbed)?;
+        plan(scope, node, &layer.steps, &out, Some(layer.output.view.space), layer.index, pixel_rows, layer.absorbed, rows_by)?;
     let mut input = scope.tensor(node.operands[0]).clone();
     if row_step > 1 {
         let zero = host.index(0);
@@ -403,8 +423,9 @@ pub fn lower(
     let input_arg = kernel.argument(input.host, &input.view);
     let filter_arg = kernel.argument(filter.host, &filter.view);
     let output_arg = kernel.argument(output.host, &output.view);
-    let outputs: Vec<(Val, &View)> =
-        std::iter::once((output_arg, &output.view)).chain(mirror.as_ref().map(|mirror| (kernel.argument(mirror.host, &mirror.view), &mirror.view))).collect();
+    let mut stores = vec![Store::whole(output_arg, &output.view)];
+    stores.extend(mirror.as_ref().map(|mirror| Store::whole(kernel.argument(mirror.host, &mirror.view), &mirror.view)));
+    stores.extend(layer.stepped.as_ref().map(|(slice, steps)| Store { target: kernel.argument(slice.host, &slice.view), view: &slice.view, steps: *steps }));
     let in_channels = geometry.input_channels(&tiling);
     let window = geometry.rows.window(tiling.out_rows);
     let (input_lb, input_lb_view) = kernel.alloc_lb(&[tiling.images, in_channels, window, width]);
@@ -423,7 +444,7 @@ pub fn lower(
             buffer_view: &input_lb_view,
             filter: (filter_arg, &filter.view, filter_lb),
             accumulator: (accumulator, &accumulator_view),
-            outputs: &outputs,
+            stores: &stores,
             epilogue: &epilogue,
             preload: residual.as_ref().map(|(argument, view)| (*argument, view)),
         };
@@ -536,7 +557,7 @@ pub fn lower(
     kernel.store_tile(
         &epilogue,
         (accumulator, &accumulator_view),
-        &outputs,
+        &stores,
         &offsets,
         &tile,
         &keep,

@@ -4,7 +4,7 @@
 use super::{Geometry, Tiling};
 use crate::conversion::graph_to_dsa::{
     emit::{Body, View},
-    kernel::{store_box, Epilogue, Kernel},
+    kernel::{store_box, Epilogue, Kernel, Store},
     row_classes::{dispatch_classes, RowClass},
     Machine,
 };
@@ -24,8 +24,8 @@ pub(super) struct Pipeline<'a> {
     pub(super) buffer_view: &'a View,
     pub(super) filter: (Val, &'a View, Val),
     pub(super) accumulator: (Val, &'a View),
-    /// The output, and the copy of it kept in the GB when it has one: each tile stores into both.
-    pub(super) outputs: &'a [(Val, &'a View)],
+    /// Where each tile is stored: the output, and where the layer writes it too.
+    pub(super) stores: &'a [Store<'a>],
     pub(super) epilogue: &'a Epilogue,
     /// The residual each tile's accumulator starts from (loaded after the tile before is stored).
     pub(super) preload: Option<(Val, &'a View)>,
@@ -93,7 +93,7 @@ impl Pipeline<'_> {
                 &preloaded,
             );
             let done = self.epilogue.emit(body, (accumulator, accumulator_view), &offsets, &tile, &keep, vec![conv]);
-            let stored = store_box(body, accumulator, self.outputs, &offsets, &tile, &keep, &done);
+            let stored = store_box(body, (accumulator, accumulator_view), self.stores, &offsets, &tile, &keep, &done);
             body.open_if(has_next);
             dispatch_classes(body, next_coordinates[2], &classes, &mut |body, next_class| {
                 let loaded = self.load(body, &next_coordinates, next_class, next);

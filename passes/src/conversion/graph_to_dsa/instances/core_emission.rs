@@ -261,7 +261,7 @@ impl Emission<'_, '_> {
             marker.erase();
             let (marker, mut views) = lowering.views_here(location);
             let machine = Machine { lb_bytes: lowering.residents.tiles() * 4, ..lowering.machine.clone() };
-            let layer = Layer { index: op_index, node: op, steps, output: results[0].clone(), mirror: None, absorbed: None };
+            let layer = Layer { index: op_index, node: op, steps, output: results[0].clone(), mirror: None, stepped: None, absorbed: None };
             let scope = Scope { machine: &machine, tensors: local };
             let kernel = lowering.kernel.take().expect("the kernel is here");
             let mut kernel = emit_layer(&scope, &mut views, &layer, &results, elementwise_anchor, kernel)

@@ -1,7 +1,7 @@
 //! The second walk of the cluster program: the buffers allocated for it, the kernel being
 //! written, and each instance lowered into it layer by layer.
 
-use super::operands::{conv_epilogues, promoted_weights, read_as_conv_inputs, read_by_convolutions, unit_steps};
+use super::operands::{conv_epilogues, promoted_weights, read_as_conv_inputs, read_by_convolutions, stepped_slice, unit_steps};
 use super::per_core;
 use super::plan::FirstFit;
 use super::kernels::Carried;
@@ -10,7 +10,7 @@ use super::{allocate, ScheduleError};
 use crate::conversion::graph_to_dsa::{
     emit::{Body, Space, Tensor, View},
     fusion::{self, Fused, Synthetic},
-    host::{buffer_shape, emit_layer, estimate, writes_mirror},
+    host::{buffer_shape, emit_layer, estimate, estimate_stepped, writes_mirror},
     kernel::Kernel,
     layers::{Layer, Scope},
     movement, trickle,
@@ -359,8 +359,10 @@ impl Emission<'_, '_> {
         // The layer before (the last of the instance before, first), while the next one may
         // prefetch its weights at its start.
         let mut previous: Option<Previous> = self.before.take();
+        // Stepped slices that the layer computing their operand stored as it went.
+        let mut stored_slices: BTreeSet<usize> = BTreeSet::new();
         for (op_index, op) in body.ops.iter().enumerate() {
-            if fused.contains(&op_index) || op.is_terminator() {
+            if fused.contains(&op_index) || op.is_terminator() || stored_slices.contains(&op_index) {
                 continue;
             }
             host.set_location(op.op.location());
@@ -465,10 +467,40 @@ impl Emission<'_, '_> {
                     None => self.intermediate(host, *value, shape),
                 });
             }
+            // A stepped slice of the layer's output (a strided projection's input) is stored by
+            // its tiles, picked in the LB, instead of a copy staged through the LB later: when
+            // the tilings that allow it (rows by multiples of the step) and the extra stores are
+            // estimated cheaper than the layer's best tiling and the copy's bytes over the GB bus
+            // (the rows' whole span in, the slice out).
+            let stepped = finals.first().filter(|_| !elementwise_anchor).and_then(|(value, shape)| {
+                let (slice, slice_steps) = stepped_slice(&body, *value)?;
+                let (result, result_type) = &body.ops[slice].results[0];
+                let result_shape = buffer_shape(&result_type.shape);
+                let target = destination(result, &result_shape);
+                if target.is_some_and(|p| mirrors[p].is_some()) {
+                    return None;
+                }
+                let machine = walk.machine;
+                let stepped = estimate_stepped(&Scope { machine, tensors: &layer_tensors }, op, &steps, shape, out_space, slice_steps[0])?;
+                let picked = result_shape.iter().product::<usize>() as f64 * 4.0;
+                let span = picked * slice_steps[1] as f64;
+                let store = picked / target.map_or(Space::Gb, |p| destinations[p].view.space).link_bandwidth(machine);
+                let copy = (span + picked) / Space::Gb.link_bandwidth(machine) + machine.barrier;
+                if stepped + store > layer_estimate(&layer_tensors)? + copy {
+                    return None;
+                }
+                let tensor = match target {
+                    Some(p) => destinations[p].clone(),
+                    None => self.intermediate(host, *result, &result_shape),
+                };
+                stored_slices.insert(slice);
+                local.insert(*result, tensor.clone());
+                Some((tensor, slice_steps))
+            });
             let written = finals.first().and_then(|(value, shape)| destination(value, shape));
             let mirror = written.filter(|_| writes_mirror(op, elementwise_anchor)).and_then(|p| mirrors[p].clone().map(|mirror| (p, mirror)));
             mirrored.extend(mirror.as_ref().map(|(p, _)| *p));
-            let layer = Layer { index: op_index, node: op, steps, output: results[0].clone(), mirror: mirror.map(|(_, mirror)| mirror), absorbed: None };
+            let layer = Layer { index: op_index, node: op, steps, output: results[0].clone(), mirror: mirror.map(|(_, mirror)| mirror), stepped, absorbed: None };
             let scope = Scope { machine: walk.machine, tensors: &layer_tensors };
             let (kernel_index, mut kernel) = self.open.take().expect("a kernel is open");
             // Where the next layer's weight copy goes if it prefetches.

@@ -118,6 +118,43 @@ pub(super) fn read_by_convolutions(body: &FunctionView, value: ValueId, epilogue
         })
 }
 
+/// A stepped slice of `value` (an image tensor) whose elements are every step-th row and column
+/// of `value` from the first: its op and its steps along the last two dimensions, reached through
+/// windows from the origin that are views (the rows and columns a strided 1×1 projection reads,
+/// as region inference and `graph-subsample-strided-convs` cut them). The layer computing
+/// `value` can store it as it goes ([`Layer::stepped`]).
+///
+/// [`Layer::stepped`]: crate::conversion::graph_to_dsa::layers::Layer::stepped
+pub(super) fn stepped_slice(body: &FunctionView, value: ValueId) -> Option<(usize, [usize; 2])> {
+    let shape = &body.type_of(value).shape;
+    let [n, c, h, w] = shape[..] else { return None };
+    let from_origin = |node: &Node| node.ints("starts").iter().all(|&start| start == 0);
+    let mut frontier = vec![value];
+    while let Some(current) = frontier.pop() {
+        for &reader in body.readers(current).iter() {
+            let node = &body.ops[reader];
+            if node.name != "graph.slice" || !from_origin(node) {
+                continue;
+            }
+            let result = node.results[0].0;
+            if unit_steps(node) {
+                if read_as_conv_inputs(body, result) {
+                    frontier.push(result);
+                }
+                continue;
+            }
+            let steps = node.ints("steps");
+            let [1, 1, rows, columns] = steps[..] else { continue };
+            let (rows, columns) = (rows as usize, columns as usize);
+            let expected = [n, c, h / rows, w / columns];
+            if h % rows == 0 && w % columns == 0 && body.type_of(result).shape[..] == expected[..] {
+                return Some((reader, [rows, columns]));
+            }
+        }
+    }
+    None
+}
+
 /// Whether the slice `node` takes every element of its window (its columns are whole runs).
 pub(super) fn unit_steps(node: &Node) -> bool {
     node.ints_opt("steps").is_none_or(|steps| steps.iter().all(|&step| step == 1))
