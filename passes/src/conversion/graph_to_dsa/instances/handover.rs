@@ -20,8 +20,8 @@ pub(super) struct Handover {
     /// Per value kept in the GB only, its bytes per cluster.
     pub resident: BTreeMap<ValueId, usize>,
     /// Per value handed over through DDR whose producer also keeps its share in the GB, its
-    /// bytes per cluster and the dimension of the cut.
-    pub mirrored: BTreeMap<ValueId, (usize, i64)>,
+    /// bytes per cluster, and the dimension of the cut and the clusters it is cut over.
+    pub mirrored: BTreeMap<ValueId, (usize, i64, usize)>,
     /// Per segment, the GB bytes of a cluster that values kept across it take.
     pub held: Vec<usize>,
 }
@@ -33,14 +33,14 @@ impl Handover {
         outer.ops[node]
             .results
             .iter()
-            .map(|(value, _)| self.resident.get(value).copied().or(self.mirrored.get(value).map(|&(bytes, _)| bytes)).unwrap_or(0))
+            .map(|(value, _)| self.resident.get(value).copied().or(self.mirrored.get(value).map(|&(bytes, _, _)| bytes)).unwrap_or(0))
             .sum()
     }
 
     /// Whether segment `reader` (`clusters`) reads `value` at operand `position` from its GB
     /// mirror: the same cut as its producer's.
     pub fn reads_mirror(&self, value: &ValueId, clusters: &Clusters, position: usize) -> bool {
-        self.mirrored.get(value).is_some_and(|&(_, dim)| clusters.input_dims.get(position) == Some(&dim))
+        self.mirrored.get(value).is_some_and(|&(_, dim, count)| clusters.count == count && clusters.input_dims.get(position) == Some(&dim))
     }
 }
 
@@ -76,7 +76,7 @@ pub(super) fn plan(outer: &FunctionView, segments: &[Clusters], nodes: &[usize],
                     *held += bytes;
                 }
                 if mirrored {
-                    handover.mirrored.insert(*value, (bytes, dim));
+                    handover.mirrored.insert(*value, (bytes, dim, clusters.count));
                 } else {
                     handover.resident.insert(*value, bytes);
                 }
