@@ -39,7 +39,7 @@ spread over the cluster's cores (the layer-wise lowering's anchor tiling with fu
 instance writes its slice into its group's output buffer, which its consumers read in place \
 (concatenations and slices are views; slices that are not contiguous are copied first, but a \
 stepped slice of a convolution's output, a strided projection's input, which that \
-convolution's tiles store too when it is estimated to pay); each \
+convolution's tiles store too when it is estimated to pay and the GB has room for it); each \
 layer's weights are first copied from DDR to the GB, once per cluster. Memory \
 planning (§4.3): group outputs and each kernel's intermediates are placed in the cluster's GB \
 (`dsa.alloc {cluster}`) for their lifetime over the kernel order; when the GB overflows, the \

@@ -359,8 +359,10 @@ impl Emission<'_, '_> {
         // The layer before (the last of the instance before, first), while the next one may
         // prefetch its weights at its start.
         let mut previous: Option<Previous> = self.before.take();
-        // Stepped slices that the layer computing their operand stored as it went.
+        // Stepped slices that the layer computing their operand stored as it went, and the GB
+        // the instance's intermediates need at each op.
         let mut stored_slices: BTreeSet<usize> = BTreeSet::new();
+        let needs = walk.op_needs(node, &body);
         for (op_index, op) in body.ops.iter().enumerate() {
             if fused.contains(&op_index) || op.is_terminator() || stored_slices.contains(&op_index) {
                 continue;
@@ -478,6 +480,15 @@ impl Emission<'_, '_> {
                 let result_shape = buffer_shape(&result_type.shape);
                 let target = destination(result, &result_shape);
                 if target.is_some_and(|p| mirrors[p].is_some()) {
+                    return None;
+                }
+                // The slice is held from this layer on, beside the layer's operands, where its
+                // copy would have taken their place: only in an arena with that much room left
+                // over what the instance needs from this layer on (a spilled intermediate costs
+                // more than the copy).
+                let capacity = self.arena.as_ref().map_or(0, |(arena, _)| arena.view.elements() * 4);
+                let ahead = needs[op_index..].iter().copied().max().unwrap_or(0);
+                if ahead + result_shape.iter().product::<usize>() * 4 > capacity {
                     return None;
                 }
                 let machine = walk.machine;

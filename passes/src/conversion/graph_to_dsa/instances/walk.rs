@@ -275,17 +275,27 @@ impl<'p> Walk<'p> {
             .collect()
     }
 
-    /// Per kernel, the GB its instances' intermediates need at most: the largest set of values
-    /// computed inside one instance and live at once (fused values counted too, an upper bound),
-    /// with the weights of the op that reads the most (promoted to the GB).
+    /// Per kernel, the GB its instances' intermediates need at most (see [`Walk::op_needs`]).
     fn intermediate_needs(&self) -> Vec<usize> {
         let mut needs = vec![0; self.items.len()];
         for (position, node) in self.program.ops.iter().enumerate() {
             let (Some(&kernel), "instance.instance") = (self.kernel_of.get(&position), node.name.as_str()) else { continue };
             let Ok(body) = FunctionView::read_body(node.op, String::new()) else { continue };
-            let yielded = body.returned();
-            let weights = self.weight_arguments(node, &body);
-            for (index, op) in body.ops.iter().enumerate() {
+            needs[kernel] = self.op_needs(node, &body).into_iter().fold(needs[kernel], usize::max);
+        }
+        needs
+    }
+
+    /// Per op of the instance `node` (its `body`), the GB its intermediates need while it runs:
+    /// the values computed inside the instance and live at once (fused values counted too, an
+    /// upper bound), with the weights the op reads (promoted to the GB).
+    pub(super) fn op_needs(&self, node: &Node, body: &FunctionView) -> Vec<usize> {
+        let yielded = body.returned();
+        let weights = self.weight_arguments(node, body);
+        body.ops
+            .iter()
+            .enumerate()
+            .map(|(index, op)| {
                 let live: usize = body.ops[..=index]
                     .iter()
                     .filter(|producer| !matches!(producer.name.as_str(), "graph.reshape" | "graph.flatten"))
@@ -294,10 +304,9 @@ impl<'p> Walk<'p> {
                     .map(|(_, r#type)| bytes(&r#type.shape))
                     .sum();
                 let read: usize = op.operands.iter().filter(|v| weights.contains(v)).map(|v| bytes(&body.type_of(*v).shape)).sum();
-                needs[kernel] = needs[kernel].max(live + read);
-            }
-        }
-        needs
+                live + read
+            })
+            .collect()
     }
 
     fn live_ranges(&mut self) {
