@@ -10,7 +10,7 @@
 //! each tile orders the next tile's loads after this tile's reads of the same buffers.
 
 use super::{
-    emit::{Body, Compare, Replicas, Space, View},
+    emit::{Body, Compare, Replicas, Space, Tensor, View},
     Machine,
 };
 use crate::ir::{self, InsertionPoint, Op, Val};
@@ -412,6 +412,14 @@ impl Kernel {
     pub fn end_tiles(&mut self, tokens: &[Val]) {
         self.body.wait(tokens);
         self.body.close();
+    }
+
+    /// The stores of a layer's tiles into `output` (its argument and view) and into `mirror`,
+    /// the copy of the output kept in the GB, when it has one.
+    pub fn output_stores<'v>(&mut self, output: (Val, &'v View), mirror: Option<&'v Tensor>) -> Vec<Store<'v>> {
+        let mut stores = vec![Store::whole(output.0, output.1)];
+        stores.extend(mirror.map(|mirror| Store::whole(self.argument(mirror.host, &mirror.view), &mirror.view)));
+        stores
     }
 
     /// Runs `epilogue` on the tile `accumulator` (the output's `keep` dimensions of a tile of

@@ -8,7 +8,7 @@ use turbine_dialects::attributes::dsa::{BinaryKind, UnaryKind};
 use super::{
     layers::{Layer, Scope, Viewed},
     emit::{Space, Tensor},
-    kernel::{Epilogue, Kernel, Store},
+    kernel::{Epilogue, Kernel},
     epilogue::without_preloaded_addend,
     layers::{Elementwise, Operand, Step},
     ports::{load_cycles, Candidates, PortCycles},
@@ -208,7 +208,7 @@ pub fn lower(
     let lhs_arg = kernel.argument(lhs.host, &lhs.view);
     let rhs_arg = kernel.argument(rhs.host, &rhs.view);
     let output_arg = kernel.argument(layer.output.host, &layer.output.view);
-    let mirror = layer.mirror.as_ref().map(|mirror| Store::whole(kernel.argument(mirror.host, &mirror.view), &mirror.view));
+    let stores = kernel.output_stores((output_arg, &layer.output.view), layer.mirror.as_ref());
     let (lhs_lb, _) = kernel.alloc_lb(&[mt, kt]);
     let (rhs_lb, _) = kernel.alloc_lb(&[kt, nt]);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&[mt, nt]);
@@ -308,7 +308,7 @@ pub fn lower(
     kernel.store_tile(
         &epilogue,
         (accumulator, &accumulator_view),
-        &[Some(Store::whole(output_arg, &layer.output.view)), mirror].into_iter().flatten().collect::<Vec<_>>(),
+        &stores,
         &offsets,
         &tile,
         &keep,

@@ -172,10 +172,8 @@ fn skipped_rows_step(kernel_rows: usize, stride: usize, pads: [usize; 4], height
 /// Chooses the tiling of the conv `node` with the fused elementwise `fused` after it, writing a
 /// value of shape `out` (`index`: the anchor's position, for errors).
 /// `absorbed`: the 1×1 convolution whose product each tile starts from ([`absorbed`]).
-#[allow(clippy::too_many_arguments)]
-/// The tiling of the conv `node` with the lowest estimate; `rows_by`: tiles cover the output rows
-/// by multiples of it (for a stepped slice of the output the tiles store too, which also keeps
-/// the output's pixels in their rows).
+/// `rows_by`: tiles cover the output rows by multiples of it (for a stepped slice of the output
+/// the tiles store too, which also keeps the output's pixels in their rows).
 #[allow(clippy::too_many_arguments)]
 fn plan<T: Viewed>(
     scope: &Scope<T>,
@@ -423,8 +421,7 @@ pub fn lower(
     let input_arg = kernel.argument(input.host, &input.view);
     let filter_arg = kernel.argument(filter.host, &filter.view);
     let output_arg = kernel.argument(output.host, &output.view);
-    let mut stores = vec![Store::whole(output_arg, &output.view)];
-    stores.extend(mirror.as_ref().map(|mirror| Store::whole(kernel.argument(mirror.host, &mirror.view), &mirror.view)));
+    let mut stores = kernel.output_stores((output_arg, &output.view), mirror.as_ref());
     stores.extend(layer.stepped.as_ref().map(|(slice, steps)| Store { target: kernel.argument(slice.host, &slice.view), view: &slice.view, steps: *steps }));
     let in_channels = geometry.input_channels(&tiling);
     let window = geometry.rows.window(tiling.out_rows);

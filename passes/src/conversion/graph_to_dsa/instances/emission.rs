@@ -362,7 +362,7 @@ impl Emission<'_, '_> {
         // Stepped slices that the layer computing their operand stored as it went, and the GB
         // the instance's intermediates need at each op.
         let mut stored_slices: BTreeSet<usize> = BTreeSet::new();
-        let needs = walk.op_needs(node, &body);
+        let needs = &walk.op_needs[&position];
         for (op_index, op) in body.ops.iter().enumerate() {
             if fused.contains(&op_index) || op.is_terminator() || stored_slices.contains(&op_index) {
                 continue;
@@ -421,7 +421,8 @@ impl Emission<'_, '_> {
             };
             // Where the layer writes decides which port its stores share (an intermediate's place
             // is decided later: estimated where the layer reads).
-            let out_space = finals.first().and_then(|(value, shape)| destination(value, shape)).map(|p| destinations[p].view.space);
+            let written = finals.first().and_then(|(value, shape)| destination(value, shape));
+            let out_space = written.map(|p| destinations[p].view.space);
             let layer_estimate = |tensors: &BTreeMap<ValueId, Tensor>| {
                 estimate(&Scope { machine: walk.machine, tensors }, op, &steps, &shape, out_space, elementwise_anchor)
             };
@@ -488,12 +489,13 @@ impl Emission<'_, '_> {
                 // more than the copy).
                 let capacity = self.arena.as_ref().map_or(0, |(arena, _)| arena.view.elements() * 4);
                 let ahead = needs[op_index..].iter().copied().max().unwrap_or(0);
-                if ahead + result_shape.iter().product::<usize>() * 4 > capacity {
+                let slice_bytes = result_shape.iter().product::<usize>() * 4;
+                if ahead + slice_bytes > capacity {
                     return None;
                 }
                 let machine = walk.machine;
                 let stepped = estimate_stepped(&Scope { machine, tensors: &layer_tensors }, op, &steps, shape, out_space, slice_steps[0])?;
-                let picked = result_shape.iter().product::<usize>() as f64 * 4.0;
+                let picked = slice_bytes as f64;
                 let span = picked * slice_steps[1] as f64;
                 let store = picked / target.map_or(Space::Gb, |p| destinations[p].view.space).link_bandwidth(machine);
                 let copy = (span + picked) / Space::Gb.link_bandwidth(machine) + machine.barrier;
@@ -508,7 +510,6 @@ impl Emission<'_, '_> {
                 local.insert(*result, tensor.clone());
                 Some((tensor, slice_steps))
             });
-            let written = finals.first().and_then(|(value, shape)| destination(value, shape));
             let mirror = written.filter(|_| writes_mirror(op, elementwise_anchor)).and_then(|p| mirrors[p].clone().map(|mirror| (p, mirror)));
             mirrored.extend(mirror.as_ref().map(|(p, _)| *p));
             let layer = Layer { index: op_index, node: op, steps, output: results[0].clone(), mirror: mirror.map(|(_, mirror)| mirror), stepped, absorbed: None };

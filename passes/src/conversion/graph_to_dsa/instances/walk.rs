@@ -67,6 +67,9 @@ pub(super) struct Walk<'p> {
     pub(super) read_whole: BTreeSet<ValueId>,
     /// Per kernel, the GB its instances' intermediates need at most (see `intermediate_needs`).
     pub(super) needs: Vec<usize>,
+    /// Per instance (its op position), the GB its intermediates need at each op of its body
+    /// (see [`Walk::op_needs`]).
+    pub(super) op_needs: BTreeMap<usize, Vec<usize>>,
     /// Arguments of the program that are weights or constants of the function.
     pub(super) outer_weights: BTreeSet<ValueId>,
 }
@@ -115,10 +118,12 @@ impl<'p> Walk<'p> {
             whole_outputs,
             read_whole,
             needs: Vec::new(),
+            op_needs: BTreeMap::new(),
             outer_weights,
         };
         walk.form_kernels()?;
         walk.live_ranges();
+        walk.op_needs = walk.instance_needs();
         walk.needs = walk.intermediate_needs();
         walk.in_ddr = plan::place(&walk.lifetimes, &walk.needs, gb_bytes, spill);
         Ok(walk)
@@ -278,18 +283,27 @@ impl<'p> Walk<'p> {
     /// Per kernel, the GB its instances' intermediates need at most (see [`Walk::op_needs`]).
     fn intermediate_needs(&self) -> Vec<usize> {
         let mut needs = vec![0; self.items.len()];
-        for (position, node) in self.program.ops.iter().enumerate() {
-            let (Some(&kernel), "instance.instance") = (self.kernel_of.get(&position), node.name.as_str()) else { continue };
-            let Ok(body) = FunctionView::read_body(node.op, String::new()) else { continue };
-            needs[kernel] = self.op_needs(node, &body).into_iter().fold(needs[kernel], usize::max);
+        for (position, ops) in &self.op_needs {
+            let kernel = self.kernel_of[position];
+            needs[kernel] = ops.iter().copied().fold(needs[kernel], usize::max);
         }
         needs
     }
 
-    /// Per op of the instance `node` (its `body`), the GB its intermediates need while it runs:
-    /// the values computed inside the instance and live at once (fused values counted too, an
-    /// upper bound), with the weights the op reads (promoted to the GB).
-    pub(super) fn op_needs(&self, node: &Node, body: &FunctionView) -> Vec<usize> {
+    /// [`Walk::op_needs`] of every instance, by its op position.
+    fn instance_needs(&self) -> BTreeMap<usize, Vec<usize>> {
+        let mut needs = BTreeMap::new();
+        for (position, node) in self.program.ops.iter().enumerate() {
+            if node.name != "instance.instance" || !self.kernel_of.contains_key(&position) {
+                continue;
+            }
+            let Ok(body) = FunctionView::read_body(node.op, String::new()) else { continue };
+            needs.insert(position, self.op_needs(node, &body));
+        }
+        needs
+    }
+
+    fn op_needs(&self, node: &Node, body: &FunctionView) -> Vec<usize> {
         let yielded = body.returned();
         let weights = self.weight_arguments(node, body);
         body.ops
