@@ -176,10 +176,14 @@ func.func @downsample(%x: tensor<2x8x16x16xf32>) -> tensor<2x16x8x8xf32> {
 // split into four instances of one image each (per cluster), run in one kernel. Each instance's
 // first convolution copies its input (the segment's, in DDR) to the GB, which its tiles re-read
 // for every block of output channels; the second reads its filter from DDR. Without pipelining
-// each instance's copy is a step of its own after the instance before. With it, the copy for the
-// next instance is issued in pieces of 16 KiB between the tiles of the last layer of the instance
-// before (no barrier between the copy and that layer's tiles; the pieces a core had no tile for
-// after its loop) and ordered before its readers by the barrier that ends that layer.
+// each instance's copy is a step of its own after the instance before. With it, a copy is issued
+// in pieces of 16 KiB between the chunks of the tiles of the layer before (no barrier between the
+// copy and that layer's tiles; the pieces a core had no step for after its loop) and ordered
+// before its readers by the barrier that ends that layer: the next instance's input and filter
+// under the last layer of the instance before, and the second convolution's filter under the
+// first, whose estimate leaves the DDR port idle long enough for it (the copy credited). Each
+// core issues its first piece `core * stride / cores` steps into its share, so that the cores
+// take turns on the port.
 // CHECK-LABEL: dsa.kernel @instances_0_g0
 // CHECK:         dsa.dma {{.*}} : memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<ddr>>, memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<gb>>
 // CHECK:         dsa.barrier
@@ -193,18 +197,29 @@ func.func @downsample(%x: tensor<2x8x16x16xf32>) -> tensor<2x16x8x8xf32> {
 // PIPE-LABEL: dsa.kernel @instances_0_g0
 // PIPE:         dsa.dma {{.*}} : memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<ddr>>, memref<1x32x16x16xf32, {{.*}}#dsa.memory_space<gb>>
 // PIPE:         dsa.barrier
+// PIPE:         scf.for
+// PIPE-NOT:     dsa.barrier
+// PIPE:         %[[STRIDE:.*]] = arith.maxui
+// PIPE-NEXT:    %[[TURNS:.*]] = arith.muli %{{.*}}, %[[STRIDE]] : index
+// PIPE:         %[[SHIFT:.*]] = arith.divui %[[TURNS]]
+// PIPE-NEXT:    arith.cmpi uge, %{{.*}}, %[[SHIFT]] : index
+// PIPE:         dsa.dma {{.*}} : memref<4096xf32, {{.*}}#dsa.memory_space<ddr>>, memref<4096xf32, {{.*}}#dsa.memory_space<gb>>
+// PIPE-NOT:     dsa.barrier
 // PIPE:         dsa.conv2d {{.*}} : memref<1x4x4x16xf32
+// PIPE-NOT:     dsa.barrier
+// PIPE:         dsa.dma {{.*}} : memref<4096xf32, {{.*}}#dsa.memory_space<ddr>>, memref<4096xf32, {{.*}}#dsa.memory_space<gb>>
 // PIPE:         dsa.barrier
 // PIPE:         scf.for
+// PIPE:         dsa.dma {{.*}} : memref<64x8x1x1xf32, {{.*}}#dsa.memory_space<gb>>
 // PIPE-NOT:     dsa.barrier
 // PIPE:         dsa.dma {{.*}} : memref<4096xf32, {{.*}}#dsa.memory_space<ddr>>, memref<4096xf32, {{.*}}#dsa.memory_space<gb>>
 // PIPE-NOT:     dsa.barrier
-// PIPE:         dsa.conv2d {{.*}} : memref<1x8x4x16xf32
+// PIPE:         dsa.conv2d {{.*}} : memref<1x8x2x16xf32
 // PIPE-NOT:     dsa.barrier
 // PIPE:         dsa.dma {{.*}} : memref<4096xf32, {{.*}}#dsa.memory_space<ddr>>, memref<4096xf32, {{.*}}#dsa.memory_space<gb>>
 // PIPE:         dsa.barrier
 // PIPE-NOT:     #dsa.memory_space<ddr>>, memref<1x32x16x16xf32
-// PIPE:         dsa.conv2d {{.*}} : memref<1x4x4x16xf32
+// PIPE:         dsa.conv2d {{.*}} : memref<1x4x2x16xf32
 // PIPE-LABEL: func.func @instances
 func.func @instances(%x: tensor<8x64x16x16xf32>) -> tensor<8x64x16x16xf32> {
   // expected-remark@-1 {{weights copied to the GB before 4 of the 8 layers reading weights}}

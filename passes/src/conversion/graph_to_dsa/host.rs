@@ -7,7 +7,9 @@ use super::{
     fusion::{self, Fused, Synthetic},
     kernel::Kernel,
     layers::{Layer, Scope, Step, Viewed},
-    matmul, movement, rows, window, LoweringError, Machine,
+    matmul, movement,
+    ports::Estimate,
+    rows, window, LoweringError, Machine,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use crate::{
@@ -471,6 +473,18 @@ pub(crate) fn has_emitter(node: &Node, elementwise_anchor: bool) -> bool {
 /// shape `out`) with its operands where `scope` says; `None` for layers whose emitters choose no
 /// tiling by cost (elementwise, rows, windows, movement) or that do not fit the LB.
 pub(crate) fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, steps: &[Step], out: &[usize], out_space: Option<Space>, elementwise_anchor: bool) -> Option<f64> {
+    estimate_ports(scope, node, steps, out, out_space, elementwise_anchor).map(|estimate| estimate.cycles)
+}
+
+/// [`estimate`] with the DDR port's share of it.
+pub(crate) fn estimate_ports<T: Viewed>(
+    scope: &Scope<T>,
+    node: &Node,
+    steps: &[Step],
+    out: &[usize],
+    out_space: Option<Space>,
+    elementwise_anchor: bool,
+) -> Option<Estimate> {
     match node.name.as_str() {
         _ if elementwise_anchor => None,
         "graph.conv2d" => conv::estimate(scope, node, steps, out, out_space),

@@ -11,7 +11,7 @@ use super::{
     kernel::{Epilogue, Kernel},
     epilogue::without_preloaded_addend,
     layers::{Elementwise, Operand, Step},
-    ports::{load_cycles, Candidates, PortCycles},
+    ports::{load_cycles, Candidates, Estimate, PortCycles},
     emit::{divisors_descending, Body},
     LoweringError,
 };
@@ -25,7 +25,7 @@ struct Plan {
     /// The product's `[M, N, K]`.
     dims: [usize; 3],
     /// The tile's estimated cycles.
-    cost: f64,
+    cost: Estimate,
     /// The residual each tile's accumulator starts from ([`without_preloaded_addend`]); its addition
     /// is not among `steps`.
     preload: Option<ValueId>,
@@ -155,7 +155,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
     }
     match candidates.best() {
         Some((cost, (tile, pipelined))) => {
-            Ok(Plan { steps: tile_steps, tile, pipelined, dims: [m, n, k], cost: cost.cycles, preload })
+            Ok(Plan { steps: tile_steps, tile, pipelined, dims: [m, n, k], cost, preload })
         }
         None => Err(LoweringError::at(
             index,
@@ -170,7 +170,7 @@ fn plan<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize],
 /// The estimated cycles of the product `node` (fused with `fused`, writing `out`) with its
 /// operands where `scope` says, if it fits the LB: what tells whether a copy of a weight closer
 /// to the cores pays for itself.
-pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>) -> Option<f64> {
+pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>) -> Option<Estimate> {
     plan(scope, node, fused, out, out_space, 0).ok().map(|plan| plan.cost)
 }
 

@@ -45,6 +45,8 @@ impl PortCycles {
             cycles: tiles * self.0.into_iter().fold(latency, f64::max),
             latency: tiles * latency,
             instructions: tiles * instructions,
+            ddr: tiles * self.0[0],
+            tiles,
         }
     }
 }
@@ -56,6 +58,24 @@ pub struct Estimate {
     pub cycles: f64,
     latency: f64,
     instructions: f64,
+    /// The cycles the busiest core's tiles hold its share of the cluster's DDR port.
+    ddr: f64,
+    /// The busiest core's tiles.
+    tiles: f64,
+}
+
+impl Estimate {
+    /// The cycles of the estimate that leave the cluster's DDR port idle: what a copy issued
+    /// under the layer (the next layer's weights, GraphTurbo §4.4) takes of the port without
+    /// delaying the layer's own transfers.
+    pub fn ddr_idle(&self) -> f64 {
+        (self.cycles - self.ddr).max(0.0)
+    }
+
+    /// The busiest core's tiles.
+    pub fn tiles(&self) -> usize {
+        self.tiles as usize
+    }
 }
 
 /// Estimates closer than this fraction of the best are a tie: the estimate does not model the

@@ -38,6 +38,16 @@ pub fn tile_loop_after(start: Op) -> Option<Op> {
     None
 }
 
+/// Bytes of a copy that [`trickle_pairs`] spreads over the layer starting at `start` whose
+/// busiest core runs `tiles` tiles, a piece per step of every core: the rest is issued after the
+/// layer's tiles, while its cores wait at its barrier (a 3×3 layer whose chunks are unrolled, two
+/// tiles a core, spread a sixth of a 1.2 MB filter copy).
+pub fn spread_bytes(start: Op, tiles: usize, cores: usize) -> usize {
+    let Some(tile_loop) = tile_loop_after(start) else { return 0 };
+    let steps = tiles * chunk_loop(tile_loop).map_or(1, |(_, per_tile)| per_tile);
+    steps * cores * PIECE_BYTES
+}
+
 /// Whether `pairs` can be trickled: each a contiguous source and target (a weight and its GB
 /// copy), which pieces cut as runs of elements, of a size with a divisor near [`PIECE_BYTES`].
 pub fn can_trickle(pairs: &[(Tensor, Tensor)]) -> bool {
@@ -88,6 +98,17 @@ pub fn trickle_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)], mut kernel: Ke
             None => tiles,
         }
     };
+    // The share's steps, the stride between a core's pieces and the step of its first piece.
+    let schedule = |body: &mut Body, per_core: Val| {
+        let count = step_count(body);
+        let stride = body.arith("divui", count, per_core);
+        let one = body.index(1);
+        let stride = body.arith("maxui", stride, one);
+        let turns = body.arith("muli", core, stride);
+        let all = body.index(cores);
+        let shift = body.arith("divui", turns, all);
+        (count, stride, shift)
+    };
     for (source, target) in pairs {
         let elements = source.view.elements();
         let piece = piece_elements(elements).expect("checked by can_trickle");
@@ -102,8 +123,10 @@ pub fn trickle_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)], mut kernel: Ke
         kernel.body = here;
         let copy = Piece { from: (from, &source), to: (to, &target), piece, core, cores, count: piece_count };
 
-        // In the loop: step s of the share issues piece k = s / stride when s is a multiple of
-        // stride = max(1, steps / per_core).
+        // In the loop: step s of the share issues piece k = (s - shift) / stride when s - shift
+        // is a multiple of stride = max(1, steps / per_core), from shift = core * stride / cores
+        // on: the cores take turns instead of each issuing a piece at the same steps, which put
+        // eight pieces at once on the port ahead of the layer's own loads.
         let mut body = Body::before(first, location);
         let tile = body.arith("subi", induction, low);
         // Step (tile - low) * chunks + (chunk - chunk low) with a chunk loop, else the tile's.
@@ -116,21 +139,29 @@ pub fn trickle_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)], mut kernel: Ke
             }
             None => tile,
         };
-        let count = step_count(&mut body);
-        let stride = body.arith("divui", count, per_core);
-        let one = body.index(1);
-        let stride = body.arith("maxui", stride, one);
-        let phase = body.arith("remui", step, stride);
+        let (_, stride, shift) = schedule(&mut body, per_core);
+        let started = body.compare(Compare::Uge, step, shift);
+        let since = body.arith("subi", step, shift);
+        let phase = body.arith("remui", since, stride);
         let zero = body.index(0);
-        let due = body.compare(Compare::Eq, phase, zero);
-        let k = body.arith("divui", step, stride);
+        let on_phase = body.compare(Compare::Eq, phase, zero);
+        let due = body.logic("andi", started, on_phase);
+        let k = body.arith("divui", since, stride);
         copy.emit(&mut body, k, Some(due));
 
-        // After it: the pieces a short share had no step for.
+        // After it: the pieces a short share had no step for, from the first the loop did not
+        // reach: ceil((steps - shift) / stride) when steps > shift.
         let mut body = Body::before(after, location);
-        let count = step_count(&mut body);
+        let (count, stride, shift) = schedule(&mut body, per_core);
+        let left = body.arith("subi", count, shift);
+        let reached = body.compare(Compare::Ult, shift, count);
+        let zero = body.index(0);
+        let left = body.select(reached, left, zero);
         let one = body.index(1);
-        let k = body.open_for(count, per_core, one);
+        let rounded = body.arith("addi", left, stride);
+        let rounded = body.arith("subi", rounded, one);
+        let issued = body.arith("divui", rounded, stride);
+        let k = body.open_for(issued, per_core, one);
         copy.emit(&mut body, k, None);
         body.close();
     }

@@ -23,7 +23,7 @@ use super::{
     epilogue::without_preloaded_addend,
     layers::{self, Elementwise, Operand, Step},
     emit::{divisors_descending, Body},
-    ports::Candidates,
+    ports::{Candidates, Estimate},
     LoweringError,
 };
 
@@ -144,7 +144,7 @@ struct Plan {
     steps: Vec<Step>,
     tiling: Tiling,
     /// The tiling's estimated cycles.
-    cost: f64,
+    cost: Estimate,
     /// Greater than 1 when the layer reads its input through a view of every `row_step`-th row
     /// (see [`skipped_rows_step`]); the geometry is that of the view.
     row_step: usize,
@@ -331,7 +331,7 @@ fn plan<T: Viewed>(
     match candidates.best() {
         Some((cost, (variant, tiling))) => {
             let (geometry, _, pixel_row) = variants.swap_remove(variant);
-            Ok(Plan { geometry, steps: tile_steps, tiling, cost: cost.cycles, row_step, pixel_row, preload })
+            Ok(Plan { geometry, steps: tile_steps, tiling, cost, row_step, pixel_row, preload })
         }
         None if (1..=geometry.rows.output).all(|out_rows| {
             let rows = geometry.rows;
@@ -363,13 +363,13 @@ fn plan<T: Viewed>(
 /// The estimated cycles of the conv `node` (fused with `fused`, writing `out`) with its
 /// operands where `scope` says, if it fits the LB: what tells whether a copy of its filter
 /// closer to the cores pays for itself.
-pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>) -> Option<f64> {
+pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>) -> Option<Estimate> {
     plan(scope, node, fused, out, out_space, 0, true, None, 1).ok().map(|plan| plan.cost)
 }
 
 /// [`estimate`] among the tilings covering the output rows by multiples of `rows`.
 pub fn estimate_rows_by<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>, rows: usize) -> Option<f64> {
-    plan(scope, node, fused, out, out_space, 0, false, None, rows).ok().map(|plan| plan.cost)
+    plan(scope, node, fused, out, out_space, 0, false, None, rows).ok().map(|plan| plan.cost.cycles)
 }
 
 /// Lowers a conv2d layer.

@@ -1,7 +1,7 @@
 //! The second walk of the cluster program: the buffers allocated for it, the kernel being
 //! written, and each instance lowered into it layer by layer.
 
-use super::operands::{conv_epilogues, promoted_weights, read_as_conv_inputs, read_by_convolutions, stepped_slice, unit_steps};
+use super::operands::{conv_epilogues, Cover, promoted_weights, read_as_conv_inputs, read_by_convolutions, stepped_slice, unit_steps};
 use super::per_core;
 use super::plan::FirstFit;
 use super::kernels::Carried;
@@ -10,7 +10,7 @@ use super::{allocate, ScheduleError};
 use crate::conversion::graph_to_dsa::{
     emit::{Body, Space, Tensor, View},
     fusion::{self, Fused, Synthetic},
-    host::{buffer_shape, emit_layer, estimate, estimate_stepped, writes_mirror},
+    host::{buffer_shape, emit_layer, estimate, estimate_ports, estimate_stepped, writes_mirror},
     kernel::Kernel,
     layers::{Layer, Scope},
     movement, trickle,
@@ -39,6 +39,8 @@ pub(super) struct Previous {
     /// A mark where the layer's instructions start (the next layer's weight copy goes before
     /// it); none without software pipelining.
     pub(super) start: Option<Op>,
+    /// What it leaves of the DDR port to a weight copy issued under it.
+    pub(super) cover: Cover,
     /// Arena blocks of its promoted weights (for the last layer of an instance, also of the
     /// intermediates it read).
     pub(super) blocks: Vec<(usize, usize)>,
@@ -426,10 +428,16 @@ impl Emission<'_, '_> {
             let layer_estimate = |tensors: &BTreeMap<ValueId, Tensor>| {
                 estimate(&Scope { machine: walk.machine, tensors }, op, &steps, &shape, out_space, elementwise_anchor)
             };
-            // The copy is priced whole even when it is prefetched: crediting the cycles it overlaps
-            // made more layers copy their weights and ResNet-50 b8 slower (8.62 M cycles
-            // without credit, 8.78 M with a quarter of the layer before, 9.32 M with all of it).
-            let promote = promoted_weights(walk.machine, &local, &layer_weights, &layer_estimate);
+            let other_segment = previous.as_ref().is_some_and(|previous| previous.other_segment);
+            let goes_early = |value: &ValueId| !(other_segment && segment_input(value));
+            // A copy prefetched under the layer before is credited what that layer leaves of the
+            // DDR port (crediting the whole layer's cycles made more layers copy their weights
+            // onto busy ports and ResNet-50 b8 slower: 8.62 M cycles without credit, 9.32 M with
+            // it), when the arena holds it beside the instance's own buffers at this layer.
+            let capacity = self.arena.as_ref().map_or(0, |(arena, _)| arena.view.elements() * 4);
+            let cover = previous.as_ref().filter(|previous| previous.start.is_some()).map_or(Cover::default(), |previous| previous.cover);
+            let cover = Cover { room: capacity.saturating_sub(needs[op_index]), ..cover };
+            let promote = promoted_weights(walk.machine, &local, &layer_weights, &layer_estimate, (cover, &goes_early));
             // Weights first: a layer's results spill to DDR more cheaply than its weights, which
             // every tile reads (ResNet-50 b8 at 4b40067: 12.5 M cycles this way, 12.9 M the other).
             // A prefetch takes its blocks while the layer before still holds its own. When that
@@ -437,8 +445,7 @@ impl Emission<'_, '_> {
             // copies wait for it, the weights' go ahead under it (before, one input among the
             // copies held them all back: a channel-cut layer of ResNet-50 b8's stage 4 copied
             // its filter share while every core waited).
-            let other_segment = previous.as_ref().is_some_and(|previous| previous.other_segment);
-            let (held, early): (BTreeSet<ValueId>, BTreeSet<ValueId>) = promote.iter().partition(|value| other_segment && segment_input(value));
+            let (early, held): (BTreeSet<ValueId>, BTreeSet<ValueId>) = promote.iter().partition(|value| goes_early(value));
             let ahead = previous.as_ref().and_then(|previous| previous.start).filter(|_| !early.is_empty());
             if ahead.is_none() {
                 self.retire(&body, &aliases, previous.take());
@@ -528,7 +535,12 @@ impl Emission<'_, '_> {
                 local.insert(*value, tensor);
             }
             let done = fused.iter().copied().filter(|&f| f > op_index).max().unwrap_or(op_index).max(op_index);
-            let this = Previous { start: None, blocks: promoted, done: Some(done), other_segment: false };
+            let cover = start.zip(estimate_ports(&scope, op, &layer.steps, &shape, out_space, elementwise_anchor)).map_or(Cover::default(), |(start, estimate)| Cover {
+                idle: estimate.ddr_idle(),
+                spread: trickle::spread_bytes(start, estimate.tiles(), walk.machine.cores_per_cluster),
+                room: 0,
+            });
+            let this = Previous { start: None, blocks: promoted, done: Some(done), other_segment: false, cover };
             match start {
                 Some(start) => previous = Some(Previous { start: Some(start), ..this }),
                 None => self.retire(&body, &aliases, Some(this)),
