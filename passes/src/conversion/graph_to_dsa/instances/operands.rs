@@ -12,7 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Which of `weights` (the layer's weights and operands read whole) to copy to the GB before
 /// their layer: the set with the lowest estimate of the layer's cycles with those in the GB plus
 /// the copy's (their bytes over the cluster's DDR port while every core waits, one DMA setup, the
-/// barrier after it), the empty set being the layer reading them where they are (GraphTurbo §4.2
+/// barrier after it, less what the layer before leaves of the port to the part prefetched under
+/// it: [`Cover`]), the empty set being the layer reading them where they are (GraphTurbo §4.2
 /// promotes weights DDR → GB → LB; a layer whose tiles read each weight once gains nothing from
 /// the detour). Every subset is tried, operands being few: a channel-cut layer of
 /// `instance-cluster-split` wants its input, which every core re-reads, in the GB and its filter
@@ -65,9 +66,10 @@ pub(super) fn promoted_weights(
 pub(super) struct Cover {
     /// The cycles of its estimate that leave the port idle.
     pub idle: f64,
-    /// The bytes of a copy its tiles spread among their own loads ([`trickle::spread_bytes`]).
+    /// The bytes of a copy its tiles spread among their own loads
+    /// ([`trickle::spread_bytes`](crate::conversion::graph_to_dsa::trickle::spread_bytes)).
     pub spread: usize,
-    /// The bytes of the arena free beside what the instance needs at the next layer.
+    /// The bytes of the arena free beside what the instance needs at the layer the copy is for.
     pub room: usize,
 }
 
