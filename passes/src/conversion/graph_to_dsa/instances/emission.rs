@@ -482,6 +482,9 @@ impl Emission<'_, '_> {
             // the tilings that allow it (rows by multiples of the step) and the extra stores are
             // estimated cheaper than the layer's best tiling and the copy's bytes over the GB bus
             // (the rows' whole span in, the slice out).
+            // The layer's estimate where it reads: the stepped store's gate, and what it leaves
+            // of the DDR port to the next layer's prefetch.
+            let estimated = estimate_ports(&Scope { machine: walk.machine, tensors: &layer_tensors }, op, &steps, &shape, out_space, elementwise_anchor);
             let stepped = finals.first().filter(|_| !elementwise_anchor).and_then(|(value, shape)| {
                 let (slice, slice_steps) = stepped_slice(&body, *value)?;
                 let (result, result_type) = &body.ops[slice].results[0];
@@ -494,7 +497,6 @@ impl Emission<'_, '_> {
                 // copy would have taken their place: only in an arena with that much room left
                 // over what the instance needs from this layer on (a spilled intermediate costs
                 // more than the copy).
-                let capacity = self.arena.as_ref().map_or(0, |(arena, _)| arena.view.elements() * 4);
                 let ahead = needs[op_index..].iter().copied().max().unwrap_or(0);
                 let slice_bytes = result_shape.iter().product::<usize>() * 4;
                 if ahead + slice_bytes > capacity {
@@ -506,7 +508,7 @@ impl Emission<'_, '_> {
                 let span = picked * slice_steps[1] as f64;
                 let store = picked / target.map_or(Space::Gb, |p| destinations[p].view.space).link_bandwidth(machine);
                 let copy = (span + picked) / Space::Gb.link_bandwidth(machine) + machine.barrier;
-                if stepped + store > layer_estimate(&layer_tensors)? + copy {
+                if stepped + store > estimated.as_ref()?.cycles + copy {
                     return None;
                 }
                 let tensor = match target {
@@ -535,7 +537,7 @@ impl Emission<'_, '_> {
                 local.insert(*value, tensor);
             }
             let done = fused.iter().copied().filter(|&f| f > op_index).max().unwrap_or(op_index).max(op_index);
-            let cover = start.zip(estimate_ports(&scope, op, &layer.steps, &shape, out_space, elementwise_anchor)).map_or(Cover::default(), |(start, estimate)| Cover {
+            let cover = start.zip(estimated).map_or(Cover::default(), |(start, estimate)| Cover {
                 idle: estimate.ddr_idle(),
                 spread: trickle::spread_bytes(start, estimate.tiles(), walk.machine.cores_per_cluster),
                 room: 0,
