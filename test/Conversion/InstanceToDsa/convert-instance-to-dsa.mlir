@@ -175,7 +175,7 @@ func.func @downsample(%x: tensor<2x8x16x16xf32>) -> tensor<2x16x8x8xf32> {
 // Tests the prefetch across instances: two pointwise convolutions at batch 8 on mini, one group
 // split into four instances of one image each (per cluster), run in one kernel. Each instance's
 // first convolution copies its input (the segment's, in DDR) to the GB, which its tiles re-read
-// for every block of output channels; the second reads its filter from DDR. Without pipelining
+// for every block of output channels, and the second its filter. Without pipelining
 // each instance's copy is a step of its own after the instance before. With it, a copy is issued
 // in pieces of 16 KiB between the chunks of the tiles of the layer before (no barrier between the
 // copy and that layer's tiles; the pieces a core had no step for after its loop) and ordered
@@ -219,13 +219,85 @@ func.func @downsample(%x: tensor<2x8x16x16xf32>) -> tensor<2x16x8x8xf32> {
 // PIPE:         dsa.dma {{.*}} : memref<4096xf32, {{.*}}#dsa.memory_space<ddr>>, memref<4096xf32, {{.*}}#dsa.memory_space<gb>>
 // PIPE:         dsa.barrier
 // PIPE-NOT:     #dsa.memory_space<ddr>>, memref<1x32x16x16xf32
-// PIPE:         dsa.conv2d {{.*}} : memref<1x4x2x16xf32
+// PIPE:         dsa.conv2d {{.*}} : memref<1x64x1x8xf32
 // PIPE-LABEL: func.func @instances
 func.func @instances(%x: tensor<8x64x16x16xf32>) -> tensor<8x64x16x16xf32> {
-  // expected-remark@-1 {{weights copied to the GB before 4 of the 8 layers reading weights}}
+  // expected-remark@-1 {{weights copied to the GB before 8 of the 8 layers reading weights}}
   %w1 = graph.weight "w1" : tensor<128x64x1x1xf32>
   %w2 = graph.weight "w2" : tensor<64x128x1x1xf32>
   %c1 = graph.conv2d %x, %w1 {activation = #graph<activation relu>} : (tensor<8x64x16x16xf32>, tensor<128x64x1x1xf32>) -> tensor<8x128x16x16xf32>
   %c2 = graph.conv2d %c1, %w2 : (tensor<8x128x16x16xf32>, tensor<64x128x1x1xf32>) -> tensor<8x64x16x16xf32>
   return %c2 : tensor<8x64x16x16xf32>
+}
+
+// -----
+
+// Tests a bottleneck block's projection absorbing its last 1x1 convolution (whose result only
+// their residual sum reads) in a GraphTurbo kernel: three layers, the third's tiles first taking
+// the absorbed product into the accumulator, then their own chunks accumulating onto it, the
+// epilogue adding both biases before the relu; the absorbed result never goes to the GB. The
+// projection reads its 128 input channels in chunks of 16, so the absorbed chunk (all of its 16
+// channels) loads into the corner of the projection's own input buffer and into its filter
+// buffer, which it has done with before the projection's first chunk loads there; PIPE, with
+// double buffers, the absorbed chunks use both halves of the projection's.
+// CHECK-LABEL: dsa.kernel @absorbed_projection_0_g0
+// CHECK:         dsa.barrier
+// CHECK:         dsa.barrier
+// CHECK:         memref.reinterpret_cast %{{.*}} sizes: [1, 32, 1, 1]
+// CHECK:         %[[INPUT:.*]] = memref.reinterpret_cast %{{.*}} sizes: [1, 16, 8, 8]
+// CHECK:         %[[FILTER:.*]] = memref.reinterpret_cast %{{.*}} sizes: [32, 16, 1, 1]
+// CHECK:         %[[ACC:.*]] = memref.reinterpret_cast %{{.*}} sizes: [1, 32, 8, 8]
+// CHECK:         %[[CORNER:.*]] = memref.subview %[[INPUT]]
+// CHECK:         dsa.dma %{{.*}} to %[[CORNER]] : memref<1x16x8x8xf32, {{.*}}#dsa.memory_space<gb>>
+// CHECK:         dsa.dma %{{.*}} to %[[FILTER]] : memref<32x16x1x1xf32, strided<[16, 1, 1, 1]
+// CHECK:         dsa.conv2d %[[CORNER]], %[[FILTER]] into %[[ACC]] after
+// CHECK-NOT:     dsa.barrier
+// CHECK:         %[[OWN:.*]] = memref.subview %[[INPUT]]
+// CHECK:         dsa.dma %{{.*}} to %[[OWN]] : memref<1x16x8x8xf32, {{.*}}#dsa.memory_space<ddr>>
+// CHECK:         dsa.dma %{{.*}} to %[[FILTER]] : memref<32x16x1x1xf32, strided<[128, 1, 1, 1]
+// CHECK:         dsa.conv2d %{{.*}}, %[[FILTER]] into %[[ACC]] accumulate after
+// CHECK:         dsa.binary  add %[[ACC]]
+// CHECK-NEXT:    dsa.binary  add %[[ACC]]
+// CHECK-NEXT:    dsa.unary  relu %[[ACC]]
+// CHECK:         dsa.barrier
+// CHECK-NOT:     dsa.conv2d
+// CHECK-LABEL: func.func @absorbed_projection
+// PIPE-LABEL: dsa.kernel @absorbed_projection_0_g0
+// PIPE:         dsa.barrier
+// PIPE:         dsa.barrier
+// PIPE:         memref.reinterpret_cast %{{.*}} sizes: [1, 32, 1, 1]
+// PIPE:         %[[INPUT:.*]] = memref.reinterpret_cast %{{.*}} sizes: [1, 8, 8, 8]
+// PIPE:         %[[FILTER:.*]] = memref.reinterpret_cast %{{.*}} sizes: [32, 8, 1, 1]
+// PIPE:         %[[ACC:.*]] = memref.reinterpret_cast %{{.*}} sizes: [1, 32, 8, 8]
+// PIPE:         %[[INPUT2:.*]] = memref.reinterpret_cast %{{.*}} sizes: [1, 8, 8, 8]
+// PIPE:         %[[FILTER2:.*]] = memref.reinterpret_cast %{{.*}} sizes: [32, 8, 1, 1]
+// PIPE:         %[[CORNER:.*]] = memref.subview %[[INPUT]]
+// PIPE:         %[[CORNER2:.*]] = memref.subview %[[INPUT2]]
+// PIPE:         dsa.dma %{{.*}} to %[[CORNER]] : memref<1x8x8x8xf32, {{.*}}#dsa.memory_space<gb>>
+// PIPE:         dsa.dma %{{.*}} to %[[FILTER]] : memref<32x8x1x1xf32, strided<[16, 1, 1, 1]
+// PIPE:         dsa.conv2d %[[CORNER]], %[[FILTER]] into %[[ACC]] after
+// PIPE:         dsa.dma %{{.*}} to %[[CORNER2]] : memref<1x8x8x8xf32, {{.*}}#dsa.memory_space<gb>>
+// PIPE:         dsa.dma %{{.*}} to %[[FILTER2]] : memref<32x8x1x1xf32, strided<[16, 1, 1, 1]
+// PIPE-NOT:     dsa.barrier
+// PIPE:         %[[OWN:.*]] = memref.subview %[[INPUT]]
+// PIPE:         dsa.dma %{{.*}} to %[[OWN]] : memref<1x8x8x8xf32, {{.*}}#dsa.memory_space<ddr>>
+// PIPE:         dsa.dma %{{.*}} to %[[FILTER]] : memref<32x8x1x1xf32, strided<[128, 1, 1, 1]
+// PIPE:         dsa.conv2d %{{.*}}, %[[FILTER]] into %[[ACC]] accumulate after
+// PIPE:         dsa.barrier
+// PIPE-LABEL: func.func @absorbed_projection
+func.func @absorbed_projection(%x: tensor<2x128x8x8xf32>) -> tensor<2x64x8x8xf32> {
+  // expected-remark@-1 {{@absorbed_projection: 1 kernels on 2 cluster(s)}}
+  %w1 = graph.weight "w1" : tensor<16x128x1x1xf32>
+  %w2 = graph.weight "w2" : tensor<16x16x3x3xf32>
+  %w3 = graph.weight "w3" : tensor<64x16x1x1xf32>
+  %b3 = graph.weight "b3" : tensor<64xf32>
+  %wd = graph.weight "wd" : tensor<64x128x1x1xf32>
+  %bd = graph.weight "bd" : tensor<64xf32>
+  %c1 = graph.conv2d %x, %w1 {activation = #graph<activation relu>} : (tensor<2x128x8x8xf32>, tensor<16x128x1x1xf32>) -> tensor<2x16x8x8xf32>
+  %c2 = graph.conv2d %c1, %w2 {activation = #graph<activation relu>, pads = array<i64: 1, 1, 1, 1>} : (tensor<2x16x8x8xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x8x8xf32>
+  %c3 = graph.conv2d %c2, %w3, %b3 : (tensor<2x16x8x8xf32>, tensor<64x16x1x1xf32>, tensor<64xf32>) -> tensor<2x64x8x8xf32>
+  %d = graph.conv2d %x, %wd, %bd : (tensor<2x128x8x8xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>) -> tensor<2x64x8x8xf32>
+  %s = graph.add %c3, %d : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32> -> tensor<2x64x8x8xf32>
+  %r = graph.relu %s : tensor<2x64x8x8xf32>
+  return %r : tensor<2x64x8x8xf32>
 }

@@ -111,16 +111,20 @@ pub fn layer_epilogue(
     Fused { steps, elementwise_anchor, fused, last }
 }
 
-/// The later convolution whose layer absorbs convolution `index`: `index` is a 1×1 convolution
-/// (stride 1, no padding, one group, no activation) whose result only a residual addition reads,
-/// and that addition is the first step of a later convolution's epilogue (one group, no
-/// activation of its own, the same output shape). The later layer's accumulator then sums both
-/// products, so this result never goes to DDR and back as a residual: a bottleneck block's last
-/// convolution and its projection (ResNet-50 b8 layer-wise: 18.15 M → 17.66 M cycles).
-/// GraphTurbo's lowering does not absorb: there the result goes through the GB, and measured
-/// (6.83 M → 7.25 M cycles) the pair's inputs living until the later layer fragmented the GB
-/// arena (a stage-1 block output spilled to DDR) and the projection's filter copy moved under the
-/// 3×3 layer before the pair, whose own filter stream shares the DDR port.
+/// The convolutions of `program` that a later convolution's layer absorbs, each with that layer:
+/// a 1×1 convolution (stride 1, no padding, one group, no activation) whose result only a
+/// residual addition reads, that addition being the first step of a later convolution's epilogue
+/// (one group, no activation of its own, the same output shape). The later layer's accumulator
+/// then sums both products, so the result never goes to memory and back as a residual: a
+/// bottleneck block's last convolution and its projection. Layer-wise, that result went to DDR
+/// (ResNet-50 b8: 18.15 M → 17.66 M cycles); GraphTurbo's kernels kept it in the GB, whose bus
+/// it loaded twice over (ResNet-50 b8's stage-1 pair 111.8 k → 94.4 k cycles an image, with
+/// the absorbed chunks in the layer's own chunk buffers and the arena planned per instance).
+pub fn absorbed_convs(program: &FunctionView) -> BTreeMap<usize, usize> {
+    (0..program.ops.len()).filter_map(|index| Some((index, absorbing_conv(program, index)?))).collect()
+}
+
+/// The later convolution whose layer absorbs convolution `index` (see [`absorbed_convs`]).
 pub fn absorbing_conv(program: &FunctionView, index: usize) -> Option<usize> {
     let node = &program.ops[index];
     let ones = |name: &str| node.ints_opt(name).is_none_or(|values| values.iter().all(|&v| v == 1));

@@ -199,7 +199,7 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
     // Intermediate DDR buffers are freed after the last op that reads them (or a view of them),
     // so that DDR holds the live activations only; the target's DDR must hold the peak.
     // An absorbed convolution reads its operands when the layer absorbing it runs.
-    let absorbed_into: BTreeMap<usize, usize> = (0..ops.len()).filter_map(|index| Some((index, fusion::absorbing_conv(program, index)?))).collect();
+    let absorbed_into = fusion::absorbed_convs(program);
     let absorbs: BTreeMap<usize, &Node> = absorbed_into.iter().map(|(&conv, &layer)| (layer, &ops[conv])).collect();
     let last_use = |value: ValueId| -> usize {
         if returned.contains(&value) {
@@ -473,7 +473,7 @@ pub(crate) fn has_emitter(node: &Node, elementwise_anchor: bool) -> bool {
 /// shape `out`) with its operands where `scope` says; `None` for layers whose emitters choose no
 /// tiling by cost (elementwise, rows, windows, movement) or that do not fit the LB.
 pub(crate) fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, steps: &[Step], out: &[usize], out_space: Option<Space>, elementwise_anchor: bool) -> Option<f64> {
-    estimate_ports(scope, node, steps, out, out_space, elementwise_anchor).map(|estimate| estimate.cycles)
+    estimate_ports(scope, node, steps, out, out_space, elementwise_anchor, None).map(|estimate| estimate.cycles)
 }
 
 /// [`estimate`] with the DDR port's share of it.
@@ -484,10 +484,11 @@ pub(crate) fn estimate_ports<T: Viewed>(
     out: &[usize],
     out_space: Option<Space>,
     elementwise_anchor: bool,
+    absorbed: Option<&Node>,
 ) -> Option<Estimate> {
     match node.name.as_str() {
         _ if elementwise_anchor => None,
-        "graph.conv2d" => conv::estimate(scope, node, steps, out, out_space),
+        "graph.conv2d" => conv::estimate(scope, node, steps, out, out_space, absorbed),
         "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => matmul::estimate(scope, node, steps, out, out_space),
         _ => None,
     }
@@ -496,8 +497,8 @@ pub(crate) fn estimate_ports<T: Viewed>(
 /// The estimate of the convolution `node` (fused with `steps`, writing `out`) among the tilings
 /// whose tiles cover its output rows by multiples of `rows`: those that can store a slice of the
 /// output stepping by `rows` along them ([`Layer::stepped`]); none for other layers.
-pub(crate) fn estimate_stepped<T: Viewed>(scope: &Scope<T>, node: &Node, steps: &[Step], out: &[usize], out_space: Option<Space>, rows: usize) -> Option<f64> {
-    (node.name == "graph.conv2d").then(|| conv::estimate_rows_by(scope, node, steps, out, out_space, rows)).flatten()
+pub(crate) fn estimate_stepped<T: Viewed>(scope: &Scope<T>, node: &Node, steps: &[Step], out: &[usize], out_space: Option<Space>, rows: usize, absorbed: Option<&Node>) -> Option<f64> {
+    (node.name == "graph.conv2d").then(|| conv::estimate_rows_by(scope, node, steps, out, out_space, rows, absorbed)).flatten()
 }
 
 /// Inserts the kernel before the host function and launches it; returns the kernel op.

@@ -4,6 +4,7 @@
 //! The absorbed result never exists in memory: a bottleneck block's last convolution and its
 //! projection no longer write one half of their sum to DDR and read it back as the residual.
 
+use super::{Geometry, Tiling};
 use super::super::{
     emit::{Body, Space, Tensor, View},
     kernel::Kernel,
@@ -55,23 +56,51 @@ impl Absorbed {
             .or_else(|| chunks.iter().find(|&&chunk| self.lb_elements(tile, chunk, false) <= room).map(|&chunk| (chunk, false)))
     }
 
-    /// Adds one tile's absorbed chunks to `ports`; returns their latency (a chunk's two loads and
-    /// its product, overlapped with the next chunk's loads when the buffers are doubled) and
-    /// instructions.
-    pub fn cost(&self, tile: [usize; 4], (chunk, doubled): (usize, bool), machine: &Machine, ports: &mut PortCycles) -> (f64, f64) {
-        let [images, out_channels, rows, width] = tile;
+    /// The bytes of one tile's absorbed chunk: its input rows and its filter slice.
+    fn chunk_bytes(&self, [images, out_channels, rows, width]: [usize; 4], chunk: usize) -> [f64; 2] {
+        [(images * chunk * rows * width * 4) as f64, (out_channels * chunk * 4) as f64]
+    }
+
+    /// The latency of one tile's absorbed chunks: a chunk's two loads (each with the `wait` its
+    /// port may keep it) and its product, overlapped with the next chunk's loads when the buffers
+    /// are doubled.
+    pub fn latency(&self, tile: [usize; 4], (chunk, doubled): (usize, bool), machine: &Machine, wait: &dyn Fn(Space) -> f64) -> f64 {
         let chunks = (self.channels / chunk) as f64;
-        let input = (images * chunk * rows * width * 4) as f64;
-        let filter = (out_channels * chunk * 4) as f64;
+        let [input, filter] = self.chunk_bytes(tile, chunk);
         let [input_rate, filter_rate] = self.spaces.map(|space| space.link_bandwidth(machine));
-        let macs = (images * out_channels * rows * width * chunk) as f64;
-        let load = machine.dma_setup + (input / input_rate).max(filter / filter_rate);
+        let macs = (tile.iter().product::<usize>() * chunk) as f64;
+        let load = machine.dma_setup + (input / input_rate + wait(self.spaces[0])).max(filter / filter_rate + wait(self.spaces[1]));
         let compute = machine.compute_setup + machine.matrix_cycles(2.0 * macs);
+        if doubled { load + (chunks - 1.0) * load.max(compute) + compute } else { chunks * (load + compute) }
+    }
+
+    /// Adds one tile's absorbed chunks to `ports`; returns their instructions.
+    pub fn count(&self, tile: [usize; 4], (chunk, _): (usize, bool), machine: &Machine, ports: &mut PortCycles) -> f64 {
+        let chunks = (self.channels / chunk) as f64;
+        let [input, filter] = self.chunk_bytes(tile, chunk);
         ports.add(self.spaces[0], chunks * input, machine);
         ports.add(self.spaces[1], chunks * filter, machine);
-        let latency = if doubled { load + (chunks - 1.0) * load.max(compute) + compute } else { chunks * (load + compute) };
-        (latency, chunks * 3.0)
+        chunks * 3.0
     }
+}
+
+impl Geometry {
+    /// Whether the absorbed convolution can load its chunks into the layer's own chunk buffers:
+    /// the layer reads its input in several chunks (nothing stays in LB from one tile to the
+    /// next) of a size that divides the absorbed input channels, and is 1×1 too, so that the
+    /// absorbed chunk's input rows (the output's) fit the layer's input rows and both filter
+    /// slices have one shape.
+    pub(super) fn shares_chunks(&self, tiling: &Tiling) -> bool {
+        self.absorbed.as_ref().is_some_and(|absorbed| {
+            self.kernel == [1, 1]
+                && self.groups == 1
+                && self.chunks(tiling) > 1
+                && absorbed.channels.is_multiple_of(tiling.channel_chunk)
+                && self.out_width <= self.width
+                && tiling.out_rows <= self.rows.window(tiling.out_rows)
+        })
+    }
+
 }
 
 /// `steps` without the addition of the absorbed convolution's `result`: the accumulator holds it.
@@ -97,12 +126,31 @@ pub(super) struct AbsorbedTiles {
 
 impl AbsorbedTiles {
     /// The kernel arguments of `node`'s input and filter (from `tensors`) and the LB buffers of
-    /// its chunks for output tiles of `tile`, with the tiling's `(chunk, doubled)`.
-    pub fn new(kernel: &mut Kernel, tensors: &BTreeMap<ValueId, Tensor>, node: &Node, tile: [usize; 4], (chunk, doubled): (usize, bool)) -> Self {
+    /// its chunks for output tiles of `tile`, with the tiling's `(chunk, doubled)`: buffers of
+    /// their own, or the corners of the layer's own chunk buffers (`shared`: the input and filter
+    /// buffers of each half, and the input buffers' view), which the absorbed product has done
+    /// with before the layer's own chunks load.
+    pub fn new(
+        kernel: &mut Kernel,
+        tensors: &BTreeMap<ValueId, Tensor>,
+        node: &Node,
+        tile: [usize; 4],
+        (chunk, doubled): (usize, bool),
+        shared: Option<(Vec<[Val; 2]>, &View)>,
+    ) -> Self {
         let [images, out_channels, rows, width] = tile;
         let [input, filter] = [0, 1].map(|operand| tensors[&node.operands[operand]].clone());
-        let mut buffers = || [kernel.alloc_lb(&[images, chunk, rows, width]).0, kernel.alloc_lb(&[out_channels, chunk, 1, 1]).0];
-        let (first, second) = (buffers(), doubled.then(&mut buffers));
+        let (first, second) = match shared {
+            Some((halves, input_view)) => {
+                let zero = kernel.body.index(0);
+                let mut corner = |[input, filter]: [Val; 2]| [kernel.body.subview(input, input_view, &[zero; 4], &[images, chunk, rows, width], None).0, filter];
+                (corner(halves[0]), halves.get(1).map(|&half| corner(half)).filter(|_| doubled))
+            }
+            None => {
+                let mut buffers = || [kernel.alloc_lb(&[images, chunk, rows, width]).0, kernel.alloc_lb(&[out_channels, chunk, 1, 1]).0];
+                (buffers(), doubled.then(&mut buffers))
+            }
+        };
         AbsorbedTiles {
             input: (kernel.argument(input.host, &input.view), input.view.clone()),
             filter: (kernel.argument(filter.host, &filter.view), filter.view.clone()),

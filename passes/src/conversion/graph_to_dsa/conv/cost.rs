@@ -2,6 +2,7 @@
 //! decide whether a copy of its filter closer to the cores pays for itself).
 
 use super::{Geometry, Tiling};
+use super::super::emit::Space;
 use super::super::{
     ports::{load_cycles, Estimate, PortCycles, SpaceElements},
     Machine,
@@ -46,8 +47,6 @@ impl Geometry {
         let [input_rate, filter_rate, output_rate] = self.spaces.map(|space| space.link_bandwidth(machine));
         let macs = output * filter / tiling.out_channels;
         let (input_loads, filter_loads) = self.loads(tiling, machine);
-        let input_load = machine.dma_setup + (input * 4) as f64 / input_rate;
-        let filter_load = machine.dma_setup + (filter * 4) as f64 / filter_rate;
         let compute = machine.compute_setup + machine.matrix_cycles((2 * macs) as f64);
         // The epilogue's operands are loaded from where each lives and the output is written
         // where it lives, each sharing that port with the other transfers there (a block's output
@@ -56,7 +55,37 @@ impl Geometry {
         // free to the DDR port: ResNet-50 b32 took 24.27 M cycles against 24.18 M now.)
         let stored = (output * 4) as f64;
         let store = (1 + epilogue_dmas) as f64 * machine.dma_setup + stored / output_rate + load_cycles(epilogue_elements, machine);
-        let latency = match (tiling.pipelined, chunks) {
+        // A chunk's load from the port the tiles store to may find another core's store holding
+        // it (the runtime serves a port one transfer at a time): half a store, as often as the
+        // cluster's stores keep the port busy over the tiles' time without such waits.
+        let store_hold = stored / output_rate;
+        let latency_with = |wait: &dyn Fn(Space) -> f64| {
+            let input_load = machine.dma_setup + (input * 4) as f64 / input_rate + wait(input_space);
+            let filter_load = machine.dma_setup + (filter * 4) as f64 / filter_rate + wait(filter_space);
+            let absorbed = self.absorbed.as_ref().map_or(0.0, |absorbed| absorbed.latency(self.tile(tiling), tiling.absorbed_chunk, machine, wait));
+            absorbed + self.tile_latency(tiling, chunks, per_core_tiles, [input_load, filter_load, compute, store], input_loads, filter_loads)
+        };
+        let unhindered = latency_with(&|_| 0.0);
+        let busy = (machine.cores_per_cluster as f64 * store_hold / unhindered).min(1.0);
+        let shares_output_port = |space: Space| space.port().is_some() && space.port() == output_space.port();
+        let latency = latency_with(&|space| if shares_output_port(space) { busy * store_hold / 2.0 } else { 0.0 });
+        let mut ports = PortCycles::default();
+        ports.add(input_space, chunks as f64 * input_loads * (input * 4) as f64, machine);
+        ports.add_by_space(epilogue_elements, machine);
+        ports.add(output_space, stored, machine);
+        ports.add(filter_space, chunks as f64 * filter_loads * (filter * 4) as f64, machine);
+        // A chunk's conv and loads, the store and the epilogue's operand loads.
+        let instructions = chunks as f64 * (1.0 + input_loads + filter_loads) + 1.0 + epilogue_dmas as f64;
+        let absorbed_instructions = match &self.absorbed {
+            Some(absorbed) => absorbed.count(self.tile(tiling), tiling.absorbed_chunk, machine, &mut ports),
+            None => 0.0,
+        };
+        ports.bound(per_core_tiles, latency, instructions + absorbed_instructions)
+    }
+
+    /// One tile's latency from its chunks' `[input load, filter load, compute, store]` cycles.
+    fn tile_latency(&self, tiling: &Tiling, chunks: usize, per_core_tiles: f64, [input_load, filter_load, compute, store]: [f64; 4], input_loads: f64, filter_loads: f64) -> f64 {
+        match (tiling.pipelined, chunks) {
             (false, _) => chunks as f64 * (input_loads * input_load + filter_loads * filter_load + compute) + store,
             // The next tile's input streams in while this tile's conv, epilogue and store run;
             // the first load is exposed, and a filter reload (when the channel block changes) is
@@ -67,18 +96,6 @@ impl Geometry {
                 let load = input_load + filter_load;
                 load + (chunks - 1) as f64 * load.max(compute) + compute + store
             }
-        };
-        let mut ports = PortCycles::default();
-        ports.add(input_space, chunks as f64 * input_loads * (input * 4) as f64, machine);
-        ports.add_by_space(epilogue_elements, machine);
-        ports.add(output_space, stored, machine);
-        ports.add(filter_space, chunks as f64 * filter_loads * (filter * 4) as f64, machine);
-        // A chunk's conv and loads, the store and the epilogue's operand loads.
-        let instructions = chunks as f64 * (1.0 + input_loads + filter_loads) + 1.0 + epilogue_dmas as f64;
-        let (absorbed_latency, absorbed_instructions) = match &self.absorbed {
-            Some(absorbed) => absorbed.cost(self.tile(tiling), tiling.absorbed_chunk, machine, &mut ports),
-            None => (0.0, 0.0),
-        };
-        ports.bound(per_core_tiles, latency + absorbed_latency, instructions + absorbed_instructions)
+        }
     }
 }

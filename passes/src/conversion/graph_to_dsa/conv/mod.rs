@@ -68,6 +68,9 @@ struct Tiling {
     /// Input channels per chunk of the absorbed convolution (0 when there is none), and whether
     /// its chunks are double-buffered.
     absorbed_chunk: (usize, bool),
+    /// Whether the absorbed convolution's chunks load into the layer's own chunk buffers (they
+    /// are computed first, and every chunk is waited for), taking no LB of their own.
+    absorbed_shares: bool,
 }
 
 impl Geometry {
@@ -124,7 +127,7 @@ impl Geometry {
         };
         let (absorbed_chunk, absorbed_doubled) = tiling.absorbed_chunk;
         let absorbed = self.absorbed.as_ref().map_or(0, |absorbed| absorbed.lb_elements(self.tile(tiling), absorbed_chunk, absorbed_doubled));
-        input + filter + output + epilogue + doubled + absorbed
+        input + filter + output + epilogue + doubled + if tiling.absorbed_shares { 0 } else { absorbed }
     }
 
     /// The output tile `[images, channels, rows, width]`.
@@ -305,7 +308,7 @@ fn plan<T: Viewed>(
                     if input_stationary && (groups > 1 || channel_chunk != channels) {
                         continue;
                     }
-                    let mut tiling = Tiling { images, out_channels, out_rows, channel_chunk, input_stationary, pipelined, absorbed_chunk: (0, false) };
+                    let tiling = Tiling { images, out_channels, out_rows, channel_chunk, input_stationary, pipelined, absorbed_chunk: (0, false), absorbed_shares: false };
                     // An input-stationary tiling keeps its input, not a stream to overlap; a
                     // tile that starts from an absorbed product pipelines its chunks only.
                     if pipelined && (input_stationary || !scope.machine.pipeline || (geometry.absorbed.is_some() && geometry.chunks(&tiling) == 1)) {
@@ -315,15 +318,24 @@ fn plan<T: Viewed>(
                     if own > budget {
                         continue;
                     }
-                    if let Some(absorbed) = &geometry.absorbed {
-                        match absorbed.chunk(geometry.tile(&tiling), budget - own) {
-                            Some(chunk) => tiling.absorbed_chunk = chunk,
-                            None => continue,
+                    // An absorbed convolution's chunks in buffers of their own, or in the layer's.
+                    let absorbed_options = match &geometry.absorbed {
+                        None => vec![tiling],
+                        Some(absorbed) => {
+                            let own_buffers = absorbed.chunk(geometry.tile(&tiling), budget - own).map(|chunk| Tiling { absorbed_chunk: chunk, ..tiling });
+                            let shared = geometry.shares_chunks(&tiling).then_some(Tiling {
+                                absorbed_chunk: (channel_chunk, pipelined && absorbed.channels > channel_chunk),
+                                absorbed_shares: true,
+                                ..tiling
+                            });
+                            own_buffers.into_iter().chain(shared).collect()
                         }
+                    };
+                    for tiling in absorbed_options {
+                        let externals = shapes.len();
+                        let cost = geometry.cost(&tiling, scope.machine, externals, &epilogue);
+                        candidates.push(cost, (variant, tiling));
                     }
-                    let externals = shapes.len();
-                    let cost = geometry.cost(&tiling, scope.machine, externals, &epilogue);
-                    candidates.push(cost, (variant, tiling));
                 }
             }
         }
@@ -345,7 +357,7 @@ fn plan<T: Viewed>(
             ))
         }
         None => {
-            let smallest = Tiling { images: 1, out_channels: 1, out_rows: 1, channel_chunk: 1, input_stationary: false, pipelined: false, absorbed_chunk: (0, false) };
+            let smallest = Tiling { images: 1, out_channels: 1, out_rows: 1, channel_chunk: 1, input_stationary: false, pipelined: false, absorbed_chunk: (0, false), absorbed_shares: false };
             Err(LoweringError::at(
                 index,
                 format!(
@@ -363,13 +375,13 @@ fn plan<T: Viewed>(
 /// The estimated cycles of the conv `node` (fused with `fused`, writing `out`) with its
 /// operands where `scope` says, if it fits the LB: what tells whether a copy of its filter
 /// closer to the cores pays for itself.
-pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>) -> Option<Estimate> {
-    plan(scope, node, fused, out, out_space, 0, true, None, 1).ok().map(|plan| plan.cost)
+pub fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>, absorbed: Option<&Node>) -> Option<Estimate> {
+    plan(scope, node, fused, out, out_space, 0, true, absorbed, 1).ok().map(|plan| plan.cost)
 }
 
 /// [`estimate`] among the tilings covering the output rows by multiples of `rows`.
-pub fn estimate_rows_by<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>, rows: usize) -> Option<f64> {
-    plan(scope, node, fused, out, out_space, 0, false, None, rows).ok().map(|plan| plan.cost.cycles)
+pub fn estimate_rows_by<T: Viewed>(scope: &Scope<T>, node: &Node, fused: &[Step], out: &[usize], out_space: Option<Space>, rows: usize, absorbed: Option<&Node>) -> Option<f64> {
+    plan(scope, node, fused, out, out_space, 0, false, absorbed, rows).ok().map(|plan| plan.cost.cycles)
 }
 
 /// Lowers a conv2d layer.
@@ -429,8 +441,13 @@ pub fn lower(
     let filter_shape = geometry.filter_tile(&tiling);
     let (filter_lb, _) = kernel.alloc_lb(&filter_shape);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&tile);
-    let absorbed = layer.absorbed.map(|absorbed| AbsorbedTiles::new(&mut kernel, &tensors, absorbed, tile, tiling.absorbed_chunk));
     let chunks = geometry.chunks(&tiling);
+    let second_buffers = (tiling.pipelined && chunks > 1).then(|| (kernel.alloc_lb(&[tiling.images, in_channels, window, width]).0, kernel.alloc_lb(&filter_shape).0));
+    let absorbed = layer.absorbed.map(|absorbed| {
+        let halves = std::iter::once((input_lb, filter_lb)).chain(second_buffers).map(|(input, filter)| [input, filter]).collect();
+        let shared = tiling.absorbed_shares.then_some((halves, &input_lb_view));
+        AbsorbedTiles::new(&mut kernel, &tensors, absorbed, tile, tiling.absorbed_chunk, shared)
+    });
     if tiling.pipelined && chunks == 1 {
         let second_input = kernel.alloc_lb(&[tiling.images, in_channels, window, width]).0;
         let pipeline = Pipeline {
@@ -448,7 +465,6 @@ pub fn lower(
         pipeline.emit(&mut kernel, scope.machine);
         return Ok(kernel);
     }
-    let second_buffers = tiling.pipelined.then(|| (kernel.alloc_lb(&[tiling.images, in_channels, window, width]).0, kernel.alloc_lb(&filter_shape).0));
 
     let (channel_blocks, row_blocks) = (geometry.out_channels / tiling.out_channels, geometry.rows.output / tiling.out_rows);
     let image_blocks = batch / tiling.images;

@@ -2,7 +2,7 @@
 //! written, and each instance lowered into it layer by layer.
 
 use super::operands::{conv_epilogues, Cover, promoted_weights, read_as_conv_inputs, read_by_convolutions, stepped_slice, unit_steps};
-use super::per_core;
+use super::{offsets, per_core};
 use super::plan::FirstFit;
 use super::kernels::Carried;
 use super::walk::{instance_attributes, Root, Walk};
@@ -10,7 +10,7 @@ use super::{allocate, ScheduleError};
 use crate::conversion::graph_to_dsa::{
     emit::{Body, Space, Tensor, View},
     fusion::{self, Fused, Synthetic},
-    host::{buffer_shape, emit_layer, estimate, estimate_ports, estimate_stepped, writes_mirror},
+    host::{buffer_shape, emit_layer, estimate_ports, estimate_stepped, writes_mirror},
     kernel::Kernel,
     layers::{Layer, Scope},
     movement, trickle,
@@ -94,6 +94,12 @@ pub(super) struct Emission<'w, 'p> {
     /// Bytes of a cluster's GB the arena of the last kernel leaves to the results that the
     /// segments continuing it keep in the GB.
     pub(super) arena_reserve: usize,
+    /// The convolutions of the instance being lowered that a later layer of it absorbs
+    /// (`fusion::absorbed_convs`): their readers' reads happen at that layer.
+    pub(super) absorbed_into: BTreeMap<usize, usize>,
+    /// The arena offsets planned for the intermediates of the instance being lowered
+    /// ([`offsets::planned`]).
+    pub(super) planned: BTreeMap<ValueId, usize>,
 }
 
 impl Emission<'_, '_> {
@@ -172,7 +178,8 @@ impl Emission<'_, '_> {
         let walk = self.walk;
         let elements: usize = shape.iter().product();
         if let Some((arena, free)) = &mut self.arena {
-            if let Some(offset) = free.take(elements) {
+            let planned = self.planned.get(&value).and_then(|&offset| free.take_at(offset, elements));
+            if let Some(offset) = planned.or_else(|| free.take(elements)) {
                 self.placed.push((value, offset, elements));
                 let offset = host.index(offset);
                 let (value, view) = host.reinterpret_at(arena.host, offset, &View::contiguous(shape, Space::Gb));
@@ -253,7 +260,9 @@ impl Emission<'_, '_> {
         self.placed.retain(|&(value, offset, elements)| {
             // A reshape's result is a view of its source's buffer: its readers count too.
             let views = aliases.iter().filter(|(_, &root)| root == value).map(|(&view, _)| view);
-            let read_later = std::iter::once(value).chain(views).any(|v| body.readers(v).iter().any(|&reader| reader > done));
+            let read_later = std::iter::once(value)
+                .chain(views)
+                .any(|v| body.readers(v).iter().any(|reader| self.absorbed_into.get(reader).unwrap_or(reader) > &done));
             if !read_later {
                 free.give(offset, elements);
             }
@@ -334,6 +343,11 @@ impl Emission<'_, '_> {
         // Weights and constants: promoted to the GB layer by layer (§4.2).
         let weights = walk.weight_arguments(node, &body);
         let epilogues = conv_epilogues(&body);
+        // A bottleneck block's last 1×1 convolution computed by its projection's tiles.
+        self.absorbed_into = fusion::absorbed_convs(&body);
+        let absorbs: BTreeMap<usize, &Node> = self.absorbed_into.iter().map(|(&conv, &layer)| (layer, &body.ops[conv])).collect();
+        let capacity = self.arena.as_ref().map_or(0, |(arena, _)| arena.view.elements());
+        self.planned = offsets::instance_offsets(&body, capacity, &epilogues, &self.absorbed_into);
         let mut local: BTreeMap<ValueId, Tensor> = BTreeMap::new();
         for ((argument, _), operand) in body.arguments.iter().zip(&node.operands) {
             let tensor = tensors[operand].clone();
@@ -366,7 +380,7 @@ impl Emission<'_, '_> {
         let mut stored_slices: BTreeSet<usize> = BTreeSet::new();
         let needs = &walk.op_needs[&position];
         for (op_index, op) in body.ops.iter().enumerate() {
-            if fused.contains(&op_index) || op.is_terminator() || stored_slices.contains(&op_index) {
+            if fused.contains(&op_index) || op.is_terminator() || stored_slices.contains(&op_index) || self.absorbed_into.contains_key(&op_index) {
                 continue;
             }
             host.set_location(op.op.location());
@@ -397,9 +411,13 @@ impl Emission<'_, '_> {
                 return Err(ScheduleError::at(op.op, "weights inside an instance are not supported: they are operands of the instances"));
             }
             let Fused { steps, elementwise_anchor, fused: fused_ops, last } =
-                fusion::layer_epilogue(&body, op_index, &mut local, host, &mut self.synthetic, None);
-            let read: Vec<ValueId> =
-                std::iter::once(op_index).chain(fused_ops.iter().copied()).flat_map(|i| body.ops[i].operands.iter().copied()).collect();
+                fusion::layer_epilogue(&body, op_index, &mut local, host, &mut self.synthetic, absorbs.get(&op_index).map(|conv| conv.results[0].0));
+            let absorbed = absorbs.get(&op_index).copied();
+            let read: Vec<ValueId> = std::iter::once(op_index)
+                .chain(fused_ops.iter().copied())
+                .flat_map(|i| body.ops[i].operands.iter().copied())
+                .chain(absorbed.into_iter().flat_map(|conv| conv.operands.iter().copied()))
+                .collect();
             fused.extend(fused_ops);
             let mut layer_weights: BTreeSet<ValueId> = read.iter().filter(|value| weights.contains(value)).copied().collect();
             // Whether a value of the body is (a slice of) an input of the segment.
@@ -426,7 +444,7 @@ impl Emission<'_, '_> {
             let written = finals.first().and_then(|(value, shape)| destination(value, shape));
             let out_space = written.map(|p| destinations[p].view.space);
             let layer_estimate = |tensors: &BTreeMap<ValueId, Tensor>| {
-                estimate(&Scope { machine: walk.machine, tensors }, op, &steps, &shape, out_space, elementwise_anchor)
+                estimate_ports(&Scope { machine: walk.machine, tensors }, op, &steps, &shape, out_space, elementwise_anchor, absorbed).map(|estimate| estimate.cycles)
             };
             let other_segment = previous.as_ref().is_some_and(|previous| previous.other_segment);
             let goes_early = |value: &ValueId| !(other_segment && segment_input(value));
@@ -484,7 +502,7 @@ impl Emission<'_, '_> {
             // (the rows' whole span in, the slice out).
             // The layer's estimate where it reads: the stepped store's gate, and what it leaves
             // of the DDR port to the next layer's prefetch.
-            let estimated = estimate_ports(&Scope { machine: walk.machine, tensors: &layer_tensors }, op, &steps, &shape, out_space, elementwise_anchor);
+            let estimated = estimate_ports(&Scope { machine: walk.machine, tensors: &layer_tensors }, op, &steps, &shape, out_space, elementwise_anchor, absorbed);
             let stepped = finals.first().filter(|_| !elementwise_anchor).and_then(|(value, shape)| {
                 let (slice, slice_steps) = stepped_slice(&body, *value)?;
                 let (result, result_type) = &body.ops[slice].results[0];
@@ -503,7 +521,7 @@ impl Emission<'_, '_> {
                     return None;
                 }
                 let machine = walk.machine;
-                let stepped = estimate_stepped(&Scope { machine, tensors: &layer_tensors }, op, &steps, shape, out_space, slice_steps[0])?;
+                let stepped = estimate_stepped(&Scope { machine, tensors: &layer_tensors }, op, &steps, shape, out_space, slice_steps[0], absorbed)?;
                 let picked = slice_bytes as f64;
                 let span = picked * slice_steps[1] as f64;
                 let store = picked / target.map_or(Space::Gb, |p| destinations[p].view.space).link_bandwidth(machine);
@@ -521,7 +539,7 @@ impl Emission<'_, '_> {
             });
             let mirror = written.filter(|_| writes_mirror(op, elementwise_anchor)).and_then(|p| mirrors[p].clone().map(|mirror| (p, mirror)));
             mirrored.extend(mirror.as_ref().map(|(p, _)| *p));
-            let layer = Layer { index: op_index, node: op, steps, output: results[0].clone(), mirror: mirror.map(|(_, mirror)| mirror), stepped, absorbed: None };
+            let layer = Layer { index: op_index, node: op, steps, output: results[0].clone(), mirror: mirror.map(|(_, mirror)| mirror), stepped, absorbed };
             let scope = Scope { machine: walk.machine, tensors: &layer_tensors };
             let (kernel_index, mut kernel) = self.open.take().expect("a kernel is open");
             // Where the next layer's weight copy goes if it prefetches.

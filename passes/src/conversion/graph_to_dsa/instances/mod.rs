@@ -31,6 +31,7 @@ mod core_emission;
 mod emission;
 mod handover;
 mod kernels;
+mod offsets;
 mod operands;
 mod per_core;
 mod plan;

@@ -103,6 +103,20 @@ impl FirstFit {
         Some(self.take_from(slot, length, true))
     }
 
+    /// The `length` elements at `offset` (planned: [`offsets`](super::offsets)), if they are free.
+    pub fn take_at(&mut self, offset: usize, length: usize) -> Option<usize> {
+        let length = length.next_multiple_of(16);
+        let slot = self.free.iter().position(|&(start, free)| start <= offset && offset + length <= start + free)?;
+        let (start, free) = self.free[slot];
+        self.free[slot] = (start, offset - start);
+        let after = (offset + length, start + free - offset - length);
+        self.free.insert(slot + 1, after);
+        self.free.retain(|&(_, free)| free > 0);
+        self.used += length;
+        self.peak = self.peak.max(self.used);
+        Some(offset)
+    }
+
     /// Takes `length` elements from the start (or the end, `high`) of free gap `slot`.
     fn take_from(&mut self, slot: usize, length: usize, high: bool) -> usize {
         let (offset, free) = self.free[slot];

@@ -6,7 +6,7 @@ use super::kernels::Carried;
 use super::{free, plan, ScheduleError, Spill, Summary};
 use crate::conversion::graph_to_dsa::{
     emit::{Body, Replicas, Tensor},
-    fusion::Synthetic,
+    fusion::{self, Synthetic},
     host::buffer_shape,
     Machine,
 };
@@ -306,15 +306,21 @@ impl<'p> Walk<'p> {
     fn op_needs(&self, node: &Node, body: &FunctionView) -> Vec<usize> {
         let yielded = body.returned();
         let weights = self.weight_arguments(node, body);
+        // An absorbed convolution's result never exists; its operands are read by the layer
+        // absorbing it.
+        let absorbed_into = fusion::absorbed_convs(body);
         body.ops
             .iter()
             .enumerate()
             .map(|(index, op)| {
                 let live: usize = body.ops[..=index]
                     .iter()
-                    .filter(|producer| !matches!(producer.name.as_str(), "graph.reshape" | "graph.flatten"))
-                    .flat_map(|producer| producer.results.iter())
-                    .filter(|(value, _)| !yielded.contains(value) && body.readers(*value).iter().any(|&reader| reader >= index))
+                    .enumerate()
+                    .filter(|(producer, node)| !matches!(node.name.as_str(), "graph.reshape" | "graph.flatten") && !absorbed_into.contains_key(producer))
+                    .flat_map(|(_, producer)| producer.results.iter())
+                    .filter(|(value, _)| {
+                        !yielded.contains(value) && body.readers(*value).iter().any(|reader| absorbed_into.get(reader).unwrap_or(reader) >= &index)
+                    })
                     .map(|(_, r#type)| bytes(&r#type.shape))
                     .sum();
                 let read: usize = op.operands.iter().filter(|v| weights.contains(v)).map(|v| bytes(&body.type_of(*v).shape)).sum();
@@ -393,6 +399,8 @@ impl<'p> Walk<'p> {
             before: None,
             mirrors: BTreeMap::new(),
             arena_reserve,
+            absorbed_into: BTreeMap::new(),
+            planned: BTreeMap::new(),
         };
         for (root, &output) in &self.outputs {
             state.buffers.insert(root.clone(), outputs[output].clone());
