@@ -55,10 +55,13 @@ impl Geometry {
         // free to the DDR port: ResNet-50 b32 took 24.27 M cycles against 24.18 M now.)
         let stored = (output * 4) as f64;
         let store = (1 + epilogue_dmas) as f64 * machine.dma_setup + stored / output_rate + load_cycles(epilogue_elements, machine);
-        // A chunk's load from the port the tiles store to may find another core's store holding
-        // it (the runtime serves a port one transfer at a time): half a store, as often as the
-        // cluster's stores keep the port busy over the tiles' time without such waits.
-        let store_hold = stored / output_rate;
+        // A chunk's load from the port the tiles store to may find another core's tile-sized
+        // transfers holding it (the runtime serves a port one transfer at a time): its store and
+        // the epilogue operands it loads from that port (a residual). Half of those, as often as
+        // the cluster's keep the port busy over the tiles' time without such waits.
+        let on_output_port = |space: Space| space.port().is_some() && space.port() == output_space.port();
+        let residual: f64 = epilogue_elements.iter().filter(|(&space, _)| on_output_port(space)).map(|(&space, &count)| (count * 4) as f64 / space.link_bandwidth(machine)).sum();
+        let held = stored / output_rate + residual;
         let latency_with = |wait: &dyn Fn(Space) -> f64| {
             let input_load = machine.dma_setup + (input * 4) as f64 / input_rate + wait(input_space);
             let filter_load = machine.dma_setup + (filter * 4) as f64 / filter_rate + wait(filter_space);
@@ -66,9 +69,8 @@ impl Geometry {
             absorbed + self.tile_latency(tiling, chunks, per_core_tiles, [input_load, filter_load, compute, store], input_loads, filter_loads)
         };
         let unhindered = latency_with(&|_| 0.0);
-        let busy = (machine.cores_per_cluster as f64 * store_hold / unhindered).min(1.0);
-        let shares_output_port = |space: Space| space.port().is_some() && space.port() == output_space.port();
-        let latency = latency_with(&|space| if shares_output_port(space) { busy * store_hold / 2.0 } else { 0.0 });
+        let busy = (machine.cores_per_cluster as f64 * held / unhindered).min(1.0);
+        let latency = latency_with(&|space| if on_output_port(space) { busy * held / 2.0 } else { 0.0 });
         let mut ports = PortCycles::default();
         ports.add(input_space, chunks as f64 * input_loads * (input * 4) as f64, machine);
         ports.add_by_space(epilogue_elements, machine);
