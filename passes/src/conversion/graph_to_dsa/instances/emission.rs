@@ -513,9 +513,10 @@ impl Emission<'_, '_> {
                 }
                 // The slice is held from this layer on, beside the layer's operands, where its
                 // copy would have taken their place: only in an arena with that much room left
-                // over what the instance needs from this layer on (a spilled intermediate costs
-                // more than the copy).
-                let ahead = needs[op_index..].iter().copied().max().unwrap_or(0);
+                // over what the instance stores from this layer on (a spilled intermediate costs
+                // more than the copy; counting a convolution's result beside its epilogue's, which
+                // is never stored, refused ResNet-50's stage-1 slice that a projection reads).
+                let ahead = walk.op_stored[&position][op_index..].iter().copied().max().unwrap_or(0);
                 let slice_bytes = result_shape.iter().product::<usize>() * 4;
                 if ahead + slice_bytes > capacity {
                     return None;

@@ -14,6 +14,16 @@ use super::operands::{read_as_conv_inputs, unit_steps};
 use crate::graph_view::{FunctionView, ValueId};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Whether `value` of an instance's `body` is never stored: a convolution's result or an
+/// epilogue step's but the last (`epilogues`, the ops fused after convolutions), or the result of
+/// a convolution a later layer absorbs (`absorbed_into`).
+pub(super) fn transient(body: &FunctionView, epilogues: &BTreeSet<usize>, absorbed_into: &BTreeMap<usize, usize>, value: ValueId) -> bool {
+    let producer = body.producer(value);
+    producer.is_some_and(|p| absorbed_into.contains_key(&p))
+        || (producer.is_some_and(|p| epilogues.contains(&p) || body.ops[p].name == "graph.conv2d")
+            && matches!(body.readers(value), [reader] if epilogues.contains(reader)))
+}
+
 /// [`planned`] for an instance's `body` lowered in the GB: reshapes and the windows convolutions
 /// read in place are views; a convolution's result and its epilogue's steps but the last
 /// (`epilogues`, the ops fused after convolutions) are never stored, nor are the results of the
@@ -23,12 +33,7 @@ pub(super) fn instance_offsets(body: &FunctionView, capacity: usize, epilogues: 
         let op = &body.ops[index];
         matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") || (op.name == "graph.slice" && unit_steps(op) && read_as_conv_inputs(body, op.results[0].0))
     };
-    let transient = |value: ValueId| {
-        let producer = body.producer(value);
-        producer.is_some_and(|p| absorbed_into.contains_key(&p))
-            || (producer.is_some_and(|p| epilogues.contains(&p) || body.ops[p].name == "graph.conv2d")
-                && matches!(body.readers(value), [reader] if epilogues.contains(reader)))
-    };
+    let transient = |value: ValueId| transient(body, epilogues, absorbed_into, value);
     let read_at = |reader: usize| absorbed_into.get(&reader).copied().unwrap_or(reader);
     planned(body, capacity, &views, &transient, &read_at)
 }
