@@ -305,3 +305,32 @@ func.func @absorbed_projection(%x: tensor<2x128x8x8xf32>) -> tensor<2x64x8x8xf32
   %r = graph.relu %s : tensor<2x64x8x8xf32>
   return %r : tensor<2x64x8x8xf32>
 }
+
+// -----
+
+// Tests that a global pool stands aside for the prefetch (GraphTurbo §4.4): the classifier after
+// it (a segment of its own, cut along its channels) copies its bias share to the GB in pieces
+// issued between the chunks of the convolution before the pool, not under the pool, whose short
+// loop would leave the copy to the cores' wait.
+// PIPE-LABEL: dsa.kernel @pooled_classifier_s0_0_g0
+// PIPE:         dsa.barrier
+// PIPE:         scf.for
+// PIPE:         dsa.conv2d
+// PIPE:         dsa.dma {{.*}} : memref<256xf32, {{.*}}#dsa.memory_space<ddr>>, memref<256xf32, {{.*}}#dsa.memory_space<gb>>
+// PIPE:         dsa.barrier
+// PIPE-NOT:     memref<256xf32, {{.*}}#dsa.memory_space<ddr>>, memref<256xf32
+// PIPE:         dsa.reduce
+// PIPE:         dsa.barrier
+// PIPE:         dsa.matmul
+// PIPE-LABEL: func.func @pooled_classifier
+func.func @pooled_classifier(%x: tensor<2x64x8x8xf32>) -> tensor<2x512xf32> {
+  // expected-remark@-1 {{@pooled_classifier: 1 kernels on 2 cluster(s); segments continuing the kernel before: 1}}
+  %w1 = graph.weight "w1" : tensor<64x64x1x1xf32>
+  %w2 = graph.weight "w2" : tensor<512x64xf32>
+  %b2 = graph.weight "b2" : tensor<512xf32>
+  %c = graph.conv2d %x, %w1 {activation = #graph<activation relu>} : (tensor<2x64x8x8xf32>, tensor<64x64x1x1xf32>) -> tensor<2x64x8x8xf32>
+  %p = graph.global_avg_pool %c : tensor<2x64x8x8xf32> -> tensor<2x64x1x1xf32>
+  %f = graph.flatten %p : tensor<2x64x1x1xf32> -> tensor<2x64xf32>
+  %y = graph.gemm %f, %w2, %b2 {trans_b = true} : (tensor<2x64xf32>, tensor<512x64xf32>, tensor<512xf32>) -> tensor<2x512xf32>
+  return %y : tensor<2x512xf32>
+}

@@ -250,7 +250,10 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
         let whole_outputs =
             (0..node.results.len()).map(|position| clusters.result_dims.get(position).copied().unwrap_or(-1) < 0 && clusters.count > 1).collect();
         let gb_bytes = machine.gb_bytes - handover.held[index];
-        walks.push(walk::Walk::new(program, &cluster_machine, gb_bytes, clusters.count, spill, replicas.clone(), whole_outputs, read_whole, outer_weights)?);
+        let mut walk = walk::Walk::new(program, &cluster_machine, gb_bytes, clusters.count, spill, replicas.clone(), whole_outputs, read_whole, outer_weights)?;
+        let written_before = |position: usize| index > 0 && outer.producer(node.operands[position]) == Some(nodes[index - 1]);
+        walk.settled = program.arguments.iter().enumerate().filter(|(position, _)| !written_before(*position)).map(|(_, (value, _))| *value).collect();
+        walks.push(walk);
     }
     // A segment that keeps results in the GB allocates them while the kernel it continues is
     // open, beside that kernel's arena: the segment that opened the kernel leaves them room in

@@ -74,6 +74,9 @@ pub(super) struct Walk<'p> {
     pub(super) op_needs: BTreeMap<usize, Vec<usize>>,
     /// The same, counting only the intermediates that are stored (see [`Walk::op_needs`]).
     pub(super) op_stored: BTreeMap<usize, Vec<usize>>,
+    /// Arguments of the program that the segment right before does not write: computed by an
+    /// earlier segment, or the function's inputs.
+    pub(super) settled: BTreeSet<ValueId>,
     /// Arguments of the program that are weights or constants of the function.
     pub(super) outer_weights: BTreeSet<ValueId>,
 }
@@ -125,6 +128,7 @@ impl<'p> Walk<'p> {
             op_needs: BTreeMap::new(),
             op_stored: BTreeMap::new(),
             outer_weights,
+            settled: BTreeSet::new(),
         };
         walk.form_kernels()?;
         walk.live_ranges();
@@ -149,14 +153,26 @@ impl<'p> Walk<'p> {
 
     /// Whether `value` (an instance's operand) is an input of the program computed by another
     /// segment (not a weight), or a slice or copy of one.
-    pub(super) fn is_segment_input(&self, mut value: ValueId) -> bool {
+    pub(super) fn is_segment_input(&self, value: ValueId) -> bool {
+        self.segment_argument(value).is_some_and(|argument| !self.outer_weights.contains(&argument))
+    }
+
+    /// Whether `value` (an instance's operand) is an input of the program that the segment right
+    /// before does not write (or a slice or copy of one): a copy of it may go under that
+    /// segment's last layer.
+    pub(super) fn is_settled_input(&self, value: ValueId) -> bool {
+        self.segment_argument(value).is_some_and(|argument| self.settled.contains(&argument))
+    }
+
+    /// The argument of the program that `value` is, or a slice or copy of.
+    fn segment_argument(&self, mut value: ValueId) -> Option<ValueId> {
         while let Some(producer) = self.program.producer(value).map(|p| &self.program.ops[p]) {
             if !matches!(producer.name.as_str(), "instance.slice" | "instance.copy" | "instance.redistribute") {
-                return false;
+                return None;
             }
             value = producer.operands[0];
         }
-        self.program.arguments.iter().any(|(argument, _)| *argument == value) && !self.outer_weights.contains(&value)
+        self.program.arguments.iter().any(|(argument, _)| *argument == value).then_some(value)
     }
 
     /// Whether the first kernel places no tensor of its own in the GB: it can then continue the
