@@ -255,25 +255,7 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
         walk.settled = program.arguments.iter().enumerate().filter(|(position, _)| !written_before(*position)).map(|(_, (value, _))| *value).collect();
         walks.push(walk);
     }
-    // A segment that keeps results in the GB allocates them while the kernel it continues is
-    // open, beside that kernel's arena: the segment that opened the kernel leaves them room in
-    // the arena of its last kernel (`reserves`, what it reserves), when its intermediates and
-    // those of the segments continuing it still fit.
-    let mut continues = vec![false; segments.len()];
-    let mut reserves = vec![0; segments.len()];
-    let mut opener = 0;
-    for index in 0..segments.len() {
-        let kept = handover.kept_by(&outer, nodes[index]);
-        continues[index] = index > 0
-            && join
-            && continues_kernel(&walks[index - 1], &walks[index])
-            && (kept == 0 || leaves_room(&walks[opener], reserves[opener] + kept, &walks[opener + 1..=index]));
-        if continues[index] {
-            reserves[opener] += kept;
-        } else {
-            opener = index;
-        }
-    }
+    let (continues, reserves, carved) = plan_joins(&outer, &nodes, &walks, &handover, &last_reader, join);
     // The segment after which each mirrored value is read from its GB copy no more.
     let mut last_mirror_reader: BTreeMap<ValueId, usize> = BTreeMap::new();
     for (index, &node) in nodes.iter().enumerate() {
@@ -284,6 +266,8 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
         }
     }
     let mut mirrors: BTreeMap<ValueId, Tensor> = BTreeMap::new();
+    // Results carved out of an arena: views of it, freed with it.
+    let mut arena_views: BTreeSet<ValueId> = BTreeSet::new();
 
     let mut summary = Summary::default();
     let mut carried = None;
@@ -306,22 +290,41 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
         let (mut outputs, mut output_mirrors) = (Vec::new(), Vec::new());
         for (position, (value, r#type)) in node.results.iter().enumerate() {
             let dim = clusters.result_dims.get(position).copied().unwrap_or(-1);
-            // Each cluster's share, in its own GB.
-            let gb_share = |host: &mut Body| {
+            // Each cluster's share, in its own GB: carved out of the arena of the kernel this
+            // segment continues when `carved`.
+            let mut gb_share = |host: &mut Body| {
                 let mut shape = buffer_shape(&r#type.shape);
                 if dim >= 0 {
                     shape[dim as usize] /= clusters.count;
                 }
-                allocate(host, &replicas, &shape, Space::Gb, clusters.count)
+                let arena = carved[index].then_some(carried.as_mut()).flatten().and_then(|open: &mut kernels::Carried| open.arena.as_mut());
+                let block = arena.and_then(|(arena, free)| Some((arena.host, free.take_high(shape.iter().product())?)));
+                match block {
+                    Some((arena, offset)) => {
+                        let offset = host.index(offset);
+                        let (value, view) = host.reinterpret_at(arena, offset, &View::contiguous(&shape, Space::Gb));
+                        (Tensor { host: value, view }, true)
+                    }
+                    None => (allocate(host, &replicas, &shape, Space::Gb, clusters.count), false),
+                }
             };
             if handover.resident.contains_key(value) {
-                let share = gb_share(&mut host);
+                let (share, in_arena) = gb_share(&mut host);
+                if in_arena {
+                    arena_views.insert(*value);
+                }
                 outputs.push(share.clone());
                 output_mirrors.push(None);
                 values.insert(*value, share);
                 continue;
             }
-            let mirror = handover.mirrored.contains_key(value).then(|| gb_share(&mut host));
+            let mirror = handover.mirrored.contains_key(value).then(|| {
+                let (mirror, in_arena) = gb_share(&mut host);
+                if in_arena {
+                    arena_views.insert(*value);
+                }
+                mirror
+            });
             if let Some(mirror) = &mirror {
                 mirrors.insert(*value, mirror.clone());
             }
@@ -345,8 +348,12 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
         // Intermediates between segments are freed after their last reader (after the launch of
         // the kernel that reads them, when the next segment continues it).
         let done_with = |last: &BTreeMap<ValueId, usize>, value: &ValueId| last[value] == index && outer.producer(*value).is_some_and(|p| outer.ops[p].name == "instance.clusters");
-        let dead = last_reader.keys().filter(|value| done_with(&last_reader, value) && !result_buffers.contains_key(*value)).map(|value| values[value].clone());
-        let dead_mirrors = last_mirror_reader.keys().filter(|value| done_with(&last_mirror_reader, value)).map(|value| mirrors[value].clone());
+        let dead = last_reader
+            .keys()
+            .filter(|value| done_with(&last_reader, value) && !result_buffers.contains_key(*value) && !(handover.resident.contains_key(*value) && arena_views.contains(*value)))
+            .map(|value| values[value].clone());
+        let dead_mirrors =
+            last_mirror_reader.keys().filter(|value| done_with(&last_mirror_reader, value) && !arena_views.contains(*value)).map(|value| mirrors[value].clone());
         for tensor in dead.chain(dead_mirrors).collect::<Vec<_>>() {
             match &mut carried {
                 Some(open) => open.frees.push(tensor),
@@ -359,14 +366,70 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
     Ok(summary)
 }
 
+/// Which segments continue the kernel of the segment before (`continues`), what the segment that
+/// opened a kernel reserves of its last kernel's arena for the results those keep in the GB
+/// (`reserves`), and which of them carve their kept results out of that arena instead
+/// (`carved`). A segment keeping results allocates them while the kernel it continues is open,
+/// beside that kernel's arena: the opener leaves them room in the arena of its last kernel when
+/// its intermediates and those of the segments continuing it still fit. When it cannot spare
+/// them, they are carved out of its arena, whose contents are dead once the opener is done, if
+/// every segment reading them continues that kernel, in one kernel of its own: a segment keeping
+/// a result that had to launch a kernel of its own copied its inputs while the cores waited
+/// (ResNet-50 b8's stage-4 projection: 59 k cycles).
+fn plan_joins(
+    outer: &FunctionView,
+    nodes: &[usize],
+    walks: &[walk::Walk],
+    handover: &handover::Handover,
+    last_reader: &BTreeMap<ValueId, usize>,
+    join: bool,
+) -> (Vec<bool>, Vec<usize>, Vec<bool>) {
+    let count = walks.len();
+    let mut uncarvable = BTreeSet::new();
+    loop {
+        let (mut continues, mut reserves, mut carved, mut carved_in) = (vec![false; count], vec![0; count], vec![false; count], vec![0; count]);
+        let mut opener = 0;
+        for index in 0..count {
+            let kept = handover.kept_by(outer, nodes[index]);
+            let joins = index > 0 && join && continues_kernel(&walks[index - 1], &walks[index]);
+            let continuing = &walks[opener + 1..=index];
+            if joins && (kept == 0 || leaves_room(&walks[opener], reserves[opener] + kept, carved_in[opener], continuing)) {
+                continues[index] = true;
+                reserves[opener] += kept;
+            } else if joins && !uncarvable.contains(&index) && leaves_room(&walks[opener], reserves[opener], carved_in[opener] + kept, continuing) {
+                (continues[index], carved[index]) = (true, true);
+                carved_in[opener] += kept;
+            } else {
+                opener = index;
+            }
+        }
+        // A carved result read after its kernel is launched would be read after its arena.
+        let broken: Vec<usize> = (0..count)
+            .filter(|&index| carved[index])
+            .filter(|&index| {
+                let last = outer.ops[nodes[index]].results.iter().filter_map(|(value, _)| last_reader.get(value)).copied().max().unwrap_or(index).max(index);
+                !continues[index + 1..=last].iter().all(|&c| c) || walks[index..=last].iter().any(|walk| walk.items.len() > 1)
+            })
+            .collect();
+        if broken.is_empty() {
+            return (continues, reserves, carved);
+        }
+        uncarvable.extend(broken);
+    }
+}
+
 /// Whether the last kernel of `opener`, continued by the segments walked as `continuing`, leaves
-/// `reserve` bytes of its arena to results kept in the GB: its own intermediates and theirs fit
-/// the rest.
-fn leaves_room(opener: &walk::Walk, reserve: usize, continuing: &[walk::Walk]) -> bool {
+/// `reserve` bytes of its arena to results kept in the GB beside it, and `carved` more to results
+/// carved out of it once `opener` is done: its own intermediates fit the rest of the first, those
+/// of the continuing segments what both leave. (Without a reserve the opener's arena is its own
+/// business: its needs count a convolution's result beside its epilogue's, which is never stored,
+/// and exceed it in ResNet-50's stages 1-3.)
+fn leaves_room(opener: &walk::Walk, reserve: usize, carved: usize, continuing: &[walk::Walk]) -> bool {
     let last = opener.items.len() - 1;
     let room = (opener.arena_elements(last) * 4).saturating_sub(reserve);
-    let needs = continuing.iter().map(|walk| walk.needs.first().copied().unwrap_or(0)).chain(opener.needs.get(last).copied());
-    needs.max().is_none_or(|needs| room >= needs)
+    let own = opener.needs.get(last).copied().unwrap_or(0);
+    let theirs = continuing.iter().map(|walk| walk.needs.first().copied().unwrap_or(0)).max().unwrap_or(0);
+    (reserve == 0 || room >= own) && room.saturating_sub(carved) >= theirs
 }
 
 /// Whether the first kernel of the segment walked as `walk` can continue the last kernel of the
