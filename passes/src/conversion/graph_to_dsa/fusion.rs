@@ -124,6 +124,12 @@ pub fn absorbed_convs(program: &FunctionView) -> BTreeMap<usize, usize> {
     (0..program.ops.len()).filter_map(|index| Some((index, absorbing_conv(program, index)?))).collect()
 }
 
+/// The op at which op `reader` reads its operands: the layer absorbing it, for a convolution of
+/// `absorbed_into` ([`absorbed_convs`]).
+pub fn read_at(absorbed_into: &BTreeMap<usize, usize>, reader: usize) -> usize {
+    absorbed_into.get(&reader).copied().unwrap_or(reader)
+}
+
 /// The later convolution whose layer absorbs convolution `index` (see [`absorbed_convs`]).
 pub fn absorbing_conv(program: &FunctionView, index: usize) -> Option<usize> {
     let node = &program.ops[index];

@@ -3,7 +3,7 @@
 //! back to back in a private part of the kernel, its intermediates in its LB.
 
 use super::emission::Emission;
-use super::per_core::{CorePlan, Placement};
+use super::per_core::{self, CorePlan, Placement};
 use super::plan::FirstFit;
 use super::ScheduleError;
 use crate::conversion::graph_to_dsa::{
@@ -70,6 +70,52 @@ impl Emission<'_, '_> {
             self.copy(host, &pairs)?;
         }
         Ok(found)
+    }
+
+    /// Lowers the LB instance `node` at `position` per core when its cores can each compute
+    /// their own block and that is estimated faster than sharing its layers (GraphTurbo §3.4,
+    /// `per_core`): whether it did; otherwise why not is counted, and it is lowered as a GB
+    /// instance.
+    pub(super) fn lowered_per_core(
+        &mut self,
+        host: &mut Body,
+        position: usize,
+        node: &Node,
+        body: &FunctionView,
+        tensors: &mut BTreeMap<ValueId, Tensor>,
+    ) -> Result<bool, ScheduleError> {
+        let walk = self.walk;
+        let weights = walk.weight_arguments(node, body);
+        // Lowered in the GB, the instance's weights would be copied under the layer before
+        // when there is one, all but the segment inputs that layer may still be writing.
+        let other_segment = self.before.as_ref().is_some_and(|previous| previous.other_segment);
+        let held = |operand: &ValueId| other_segment && walk.is_written_before(*operand);
+        let prefetch = self.before.as_ref().is_some_and(|previous| previous.start.is_some()).then_some(&held as &dyn Fn(&ValueId) -> bool);
+        let choice = per_core::plan(node, body, walk.machine.cores_per_cluster).and_then(|mut plan| {
+            let promoted = |value: &ValueId| self.run_weights.contains_key(value);
+            plan.promote = per_core::pays(node, body, &plan, tensors, &weights, &promoted, prefetch, walk.machine)
+                .ok_or("sharing its layers is estimated to be faster")?;
+            Ok(plan)
+        });
+        match choice {
+            Ok(plan) => {
+                // Lowered per core, the instance prefetches nothing at the layer before;
+                // lowered in the GB, it may.
+                self.retire_before();
+                self.per_core += 1;
+                let destination = self.destination(host, position, node, 0);
+                self.instance_per_core(host, node, body, &plan, tensors, &destination)?;
+                if let Some(mirror) = self.mirror_destination(host, position, node, 0) {
+                    self.copy(host, &[(destination.clone(), mirror)]).map_err(|message| ScheduleError::at(node.op, message))?;
+                }
+                tensors.insert(node.results[0].0, destination);
+                Ok(true)
+            }
+            Err(why) => {
+                *self.lowered_in_gb.entry(why).or_default() += 1;
+                Ok(false)
+            }
+        }
     }
 
     /// Lowers the LB instance `node` (body `body`, planned as `plan`) into the open kernel: every

@@ -2,7 +2,7 @@
 //! written, and each instance lowered into it layer by layer.
 
 use super::operands::{conv_epilogues, Cover, promoted_weights, read_as_conv_inputs, read_by_convolutions, stepped_slice, unit_steps};
-use super::{offsets, per_core};
+use super::offsets;
 use super::plan::FirstFit;
 use super::kernels::Carried;
 use super::walk::{instance_attributes, Root, Walk};
@@ -98,7 +98,7 @@ pub(super) struct Emission<'w, 'p> {
     /// (`fusion::absorbed_convs`): their readers' reads happen at that layer.
     pub(super) absorbed_into: BTreeMap<usize, usize>,
     /// The arena offsets planned for the intermediates of the instance being lowered
-    /// ([`offsets::planned`]).
+    /// ([`offsets::instance_offsets`]).
     pub(super) planned: BTreeMap<ValueId, usize>,
 }
 
@@ -262,7 +262,7 @@ impl Emission<'_, '_> {
             let views = aliases.iter().filter(|(_, &root)| root == value).map(|(&view, _)| view);
             let read_later = std::iter::once(value)
                 .chain(views)
-                .any(|v| body.readers(v).iter().any(|reader| self.absorbed_into.get(reader).unwrap_or(reader) > &done));
+                .any(|v| body.readers(v).iter().any(|&reader| fusion::read_at(&self.absorbed_into, reader) > done));
             if !read_later {
                 free.give(offset, elements);
             }
@@ -272,7 +272,7 @@ impl Emission<'_, '_> {
 
     /// Where output `result` of the instance `node` at `position` goes: its slice of its group's
     /// buffer (stitched), or a buffer of its own.
-    fn destination(&mut self, host: &mut Body, position: usize, node: &Node, result: usize) -> Tensor {
+    pub(super) fn destination(&mut self, host: &mut Body, position: usize, node: &Node, result: usize) -> Tensor {
         let walk = self.walk;
         let (value, r#type) = &node.results[result];
         let destination = match walk.roots.get(value) {
@@ -290,7 +290,7 @@ impl Emission<'_, '_> {
 
     /// The GB copy of output `result` of the instance `node` at `position`: its slice of its
     /// group's mirror, if the output has one.
-    fn mirror_destination(&mut self, host: &mut Body, position: usize, node: &Node, result: usize) -> Option<Tensor> {
+    pub(super) fn mirror_destination(&mut self, host: &mut Body, position: usize, node: &Node, result: usize) -> Option<Tensor> {
         let walk = self.walk;
         match walk.roots.get(&node.results[result].0) {
             Some(Root::Group(group)) => {
@@ -310,35 +310,8 @@ impl Emission<'_, '_> {
         let (group, index, _, _) = instance_attributes(node);
         let body = FunctionView::read_body(node.op, format!("'{group}' #{index}"))
             .map_err(|e| ScheduleError { op: e.op.or(Some(node.op)), message: e.message })?;
-        if scope_of(node.op) == Some(InstanceScope::Lb) {
-            let weights = walk.weight_arguments(node, &body);
-            // Lowered in the GB, the instance's weights would be copied under the layer before
-            // when there is one, all but the segment inputs that layer may still be writing.
-            let other_segment = self.before.as_ref().is_some_and(|previous| previous.other_segment);
-            let held = |operand: &ValueId| other_segment && walk.is_segment_input(*operand) && !walk.is_settled_input(*operand);
-            let prefetch = self.before.as_ref().is_some_and(|previous| previous.start.is_some()).then_some(&held as &dyn Fn(&ValueId) -> bool);
-            let choice = per_core::plan(node, &body, walk.machine.cores_per_cluster).and_then(|mut plan| {
-                let promoted = |value: &ValueId| self.run_weights.contains_key(value);
-                plan.promote = per_core::pays(node, &body, &plan, tensors, &weights, &promoted, prefetch, walk.machine)
-                    .ok_or("sharing its layers is estimated to be faster")?;
-                Ok(plan)
-            });
-            match choice {
-                Ok(plan) => {
-                    // Lowered per core, the instance prefetches nothing at the layer before;
-                    // lowered in the GB (below), it may.
-                    self.retire_before();
-                    self.per_core += 1;
-                    let destination = self.destination(host, position, node, 0);
-                    self.instance_per_core(host, node, &body, &plan, tensors, &destination)?;
-                    if let Some(mirror) = self.mirror_destination(host, position, node, 0) {
-                        self.copy(host, &[(destination.clone(), mirror)]).map_err(|message| ScheduleError::at(node.op, message))?;
-                    }
-                    tensors.insert(node.results[0].0, destination);
-                    return Ok(());
-                }
-                Err(why) => *self.lowered_in_gb.entry(why).or_default() += 1,
-            }
+        if scope_of(node.op) == Some(InstanceScope::Lb) && self.lowered_per_core(host, position, node, &body, tensors)? {
+            return Ok(());
         }
         // Weights and constants: promoted to the GB layer by layer (§4.2).
         let weights = walk.weight_arguments(node, &body);
@@ -420,15 +393,10 @@ impl Emission<'_, '_> {
                 .collect();
             fused.extend(fused_ops);
             let mut layer_weights: BTreeSet<ValueId> = read.iter().filter(|value| weights.contains(value)).copied().collect();
+            // The instance's operand that a value of the body is, if it is one.
+            let operand = |value: &ValueId| body.arguments.iter().position(|(argument, _)| argument == value).map(|p| node.operands[p]);
             // Whether a value of the body is (a slice of) an input of the segment.
-            let segment_input = |value: &ValueId| {
-                body.arguments.iter().position(|(argument, _)| argument == value).is_some_and(|p| walk.is_segment_input(node.operands[p]))
-            };
-            // One that the segment before does not write (an earlier one did) may be copied under
-            // that segment's last layer, as weights are.
-            let settled_input = |value: &ValueId| {
-                body.arguments.iter().position(|(argument, _)| argument == value).is_some_and(|p| walk.is_settled_input(node.operands[p]))
-            };
+            let segment_input = |value: &ValueId| operand(value).is_some_and(|operand| walk.is_segment_input(operand));
             // A convolution's input from DDR (its segment's, complete before the segment runs)
             // may be copied too: its tiles re-read the rows their windows share (the stem's 7×7
             // stride-2 rows from the model's input).
@@ -452,7 +420,7 @@ impl Emission<'_, '_> {
                 estimate_ports(&Scope { machine: walk.machine, tensors }, op, &steps, &shape, out_space, elementwise_anchor, absorbed).map(|estimate| estimate.cycles)
             };
             let other_segment = previous.as_ref().is_some_and(|previous| previous.other_segment);
-            let goes_early = |value: &ValueId| !(other_segment && segment_input(value) && !settled_input(value));
+            let goes_early = |value: &ValueId| !(other_segment && operand(value).is_some_and(|operand| walk.is_written_before(operand)));
             // A copy prefetched under the layer before is credited what that layer leaves of the
             // DDR port (crediting the whole layer's cycles made more layers copy their weights
             // onto busy ports and ResNet-50 b8 slower: 8.62 M cycles without credit, 9.32 M with

@@ -252,7 +252,7 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
         let gb_bytes = machine.gb_bytes - handover.held[index];
         let mut walk = walk::Walk::new(program, &cluster_machine, gb_bytes, clusters.count, spill, replicas.clone(), whole_outputs, read_whole, outer_weights)?;
         let written_before = |position: usize| index > 0 && outer.producer(node.operands[position]) == Some(nodes[index - 1]);
-        walk.settled = program.arguments.iter().enumerate().filter(|(position, _)| !written_before(*position)).map(|(_, (value, _))| *value).collect();
+        walk.written_before = program.arguments.iter().enumerate().filter(|(position, _)| written_before(*position)).map(|(_, (value, _))| *value).collect();
         walks.push(walk);
     }
     let (continues, reserves, carved) = plan_joins(&outer, &nodes, &walks, &handover, &last_reader, join);

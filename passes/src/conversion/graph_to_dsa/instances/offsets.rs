@@ -11,6 +11,7 @@
 //! runtimes do); the emission takes a planned offset when the arena has it free, else first fit.
 
 use super::operands::{read_as_conv_inputs, unit_steps};
+use crate::conversion::graph_to_dsa::fusion;
 use crate::graph_view::{FunctionView, ValueId};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,7 +35,7 @@ pub(super) fn instance_offsets(body: &FunctionView, capacity: usize, epilogues: 
         matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") || (op.name == "graph.slice" && unit_steps(op) && read_as_conv_inputs(body, op.results[0].0))
     };
     let transient = |value: ValueId| transient(body, epilogues, absorbed_into, value);
-    let read_at = |reader: usize| absorbed_into.get(&reader).copied().unwrap_or(reader);
+    let read_at = |reader: usize| fusion::read_at(absorbed_into, reader);
     planned(body, capacity, &views, &transient, &read_at)
 }
 

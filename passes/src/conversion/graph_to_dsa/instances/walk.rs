@@ -74,9 +74,8 @@ pub(super) struct Walk<'p> {
     pub(super) op_needs: BTreeMap<usize, Vec<usize>>,
     /// The same, counting only the intermediates that are stored (see [`Walk::op_needs`]).
     pub(super) op_stored: BTreeMap<usize, Vec<usize>>,
-    /// Arguments of the program that the segment right before does not write: computed by an
-    /// earlier segment, or the function's inputs.
-    pub(super) settled: BTreeSet<ValueId>,
+    /// Arguments of the program that the segment right before computes.
+    pub(super) written_before: BTreeSet<ValueId>,
     /// Arguments of the program that are weights or constants of the function.
     pub(super) outer_weights: BTreeSet<ValueId>,
 }
@@ -128,7 +127,7 @@ impl<'p> Walk<'p> {
             op_needs: BTreeMap::new(),
             op_stored: BTreeMap::new(),
             outer_weights,
-            settled: BTreeSet::new(),
+            written_before: BTreeSet::new(),
         };
         walk.form_kernels()?;
         walk.live_ranges();
@@ -158,10 +157,11 @@ impl<'p> Walk<'p> {
     }
 
     /// Whether `value` (an instance's operand) is an input of the program that the segment right
-    /// before does not write (or a slice or copy of one): a copy of it may go under that
-    /// segment's last layer.
-    pub(super) fn is_settled_input(&self, value: ValueId) -> bool {
-        self.segment_argument(value).is_some_and(|argument| self.settled.contains(&argument))
+    /// before writes (or a slice or copy of one): that segment's last layer may still be writing
+    /// it, so no copy of it goes under that layer. The other inputs are copied early as weights
+    /// are.
+    pub(super) fn is_written_before(&self, value: ValueId) -> bool {
+        self.segment_argument(value).is_some_and(|argument| self.written_before.contains(&argument))
     }
 
     /// The argument of the program that `value` is, or a slice or copy of.
@@ -351,7 +351,7 @@ impl<'p> Walk<'p> {
                     .filter(|(value, _)| {
                         !yielded.contains(value)
                             && !(stored_only && offsets::transient(body, &epilogues, &absorbed_into, *value))
-                            && body.readers(*value).iter().any(|reader| absorbed_into.get(reader).unwrap_or(reader) >= &index)
+                            && body.readers(*value).iter().any(|&reader| fusion::read_at(&absorbed_into, reader) >= index)
                     })
                     .map(|(_, r#type)| bytes(&r#type.shape))
                     .sum();
