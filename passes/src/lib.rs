@@ -11,9 +11,11 @@ pub mod graph;
 pub mod graph_view;
 pub mod instance;
 mod ir;
+pub(crate) mod kernels;
 pub mod llvm;
 pub mod pipelines;
 pub mod registry;
+pub(crate) mod slicing;
 pub mod substitute;
 pub mod target;
 

@@ -13,7 +13,7 @@
 //! Beyond the paper, an output whose share per core does not fit a core's local buffer is put in
 //! the global buffer: hw-group sizes instances against the global buffer by default.
 
-use super::binding::{cores, producers, spelled, Binding, Instance};
+use crate::slicing::binding::{cores, producers, spelled, Binding, Instance};
 use crate::{
     ir::{i64_array, Op},
     registry::{OptionInfo, Pass, PassFailure, PassOptions},

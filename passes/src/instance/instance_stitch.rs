@@ -13,7 +13,7 @@
 //! that only what it reads moves. An operand that already arrives through a redistribution or a
 //! copy has the binding and scope these give it, so that stitching again moves nothing.
 
-use super::binding::{binding_of, cores, producers, scope_of, spelled, Binding, Instance};
+use crate::slicing::binding::{binding_of, cores, producers, scope_of, spelled, Binding, Instance};
 use crate::{
     ir::{create, i64_array, InsertionPoint, Op, Val},
     registry::{OptionInfo, Pass, PassFailure, PassOptions},

@@ -1,15 +1,12 @@
 //! Passes that build and transform the `instance` dialect: the clusters' shares (§2, §5.1),
 //! GraphTurbo's groups (§3.1-3.2) and their instances (§3.3-3.5).
 
-pub(crate) mod binding;
 pub mod hw_group;
 pub mod instance_bind;
 pub mod instance_cluster_split;
 pub mod instance_order;
 pub mod instance_split;
 pub mod instance_stitch;
-pub mod regions;
-pub(crate) mod sliced_body;
 pub mod split_info;
 
 use crate::ir::{Op, Val};

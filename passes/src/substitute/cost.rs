@@ -6,7 +6,7 @@
 //! `flops` counts arithmetic only; `memory` counts the bytes of every tensor the graph produces,
 //! and is infinite past the target's DDR.
 
-use crate::conversion::graph_to_dsa::estimate::{layerwise_cycles, LayerCache};
+use crate::kernels::estimate::{layerwise_cycles, LayerCache};
 use crate::graph_view::{FunctionView, Node};
 use crate::target::Machine;
 

@@ -16,7 +16,7 @@ mod matching;
 use super::cost::{cost, Metric};
 use super::rewrite::{plan_op, shape_of_type, Bindings, Typing};
 use super::rule::{PatternValue, Rule};
-use crate::conversion::graph_to_dsa::estimate::LayerCache;
+use crate::kernels::estimate::LayerCache;
 use crate::graph_view::{ElementType, FunctionView};
 use crate::ir::{create, region_with_block, string_attribute, InsertionPoint, Op, Val};
 use crate::target::Machine;

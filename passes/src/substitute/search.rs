@@ -6,7 +6,7 @@
 //! body replaces the function's at the end.
 
 use super::cost::{cost, Metric};
-use crate::conversion::graph_to_dsa::estimate::LayerCache;
+use crate::kernels::estimate::LayerCache;
 use super::matcher::{find, Match};
 use super::split::{part_of, set_part};
 use super::rewrite::apply;

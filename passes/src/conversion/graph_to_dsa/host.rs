@@ -1,86 +1,22 @@
 //! The host function: which buffer holds each graph value, which layers become kernels, and the
 //! launches in program order.
 
-use super::{
-    conv, elementwise,
+use crate::kernels::{
+    dispatch::emit_layer,
     emit::{reshaped, Body, Space, Tensor, View},
+    error::LoweringError,
     fusion::{self, Fused, Synthetic},
+    host_function::{buffer_shape, check_f32, launch, HostFunction},
     kernel::Kernel,
-    layers::{Layer, Scope, Step, Viewed},
-    matmul, movement,
-    ports::Estimate,
-    rows, window, LoweringError, Machine,
+    layers::{Layer, Scope},
+    movement,
 };
-use std::collections::{BTreeMap, BTreeSet};
+use crate::target::Machine;
 use crate::{
     graph_view::{ElementType, FunctionView, Node, ValueId},
-    ir::{self, InsertionPoint, Op, Val},
+    ir::{self, Op, Val},
 };
-use mlir_sys::*;
-
-/// Shape of a graph type as a buffer: rank-0 tensors are stored as one element.
-pub(super) fn buffer_shape(shape: &[usize]) -> Vec<usize> {
-    if shape.is_empty() {
-        vec![1]
-    } else {
-        shape.to_vec()
-    }
-}
-
-/// The host function being built: a `func.func` whose entry block gains an argument per buffer
-/// the driver passes in (inputs, outputs, weights, constants), each with its role attribute.
-pub(super) struct HostFunction {
-    pub(super) op: Op,
-    pub(super) block: MlirBlock,
-    parameters: Vec<(View, MlirAttribute)>,
-}
-
-impl HostFunction {
-    /// An empty function named like `graph_function`, inserted before it.
-    pub(super) fn new(graph_function: Op, name: &str) -> Self {
-        let location = graph_function.location();
-        let (region, block) = ir::region_with_block(&[], location);
-        // SAFETY: the location is alive.
-        let context = unsafe { mlirLocationGetContext(location) };
-        let op = ir::create(
-            InsertionPoint::Before(graph_function),
-            location,
-            "func.func",
-            &[],
-            &[],
-            &[("sym_name", ir::string_attribute(context, name))],
-            vec![region],
-        );
-        Self { op, block, parameters: Vec::new() }
-    }
-
-    /// Adds a buffer argument of type `view` with the argument attribute `role = value`, at the
-    /// location of what it holds (the graph function's parameter, the weight or constant op, the
-    /// return).
-    pub(super) fn parameter(&mut self, view: &View, role: &str, value: MlirAttribute, location: MlirLocation) -> Val {
-        // SAFETY: the function and its block are alive; the attribute is of their context.
-        unsafe {
-            let context = mlirLocationGetContext(location);
-            let name = mlirIdentifierGet(context, MlirStringRef { data: role.as_ptr().cast(), length: role.len() });
-            let named = mlirNamedAttributeGet(name, value);
-            self.parameters.push((view.clone(), mlirDictionaryAttrGet(context, 1, &named)));
-            Val(mlirBlockAddArgument(self.block, view.memref_type(context), location))
-        }
-    }
-
-    /// Sets the function's type and argument attributes from its parameters.
-    pub(super) fn finish(&self) {
-        // SAFETY: the function is alive; the attributes are of its context.
-        unsafe {
-            let context = mlirLocationGetContext(self.op.location());
-            let inputs: Vec<MlirType> = self.parameters.iter().map(|(view, _)| view.memref_type(context)).collect();
-            let roles: Vec<MlirAttribute> = self.parameters.iter().map(|(_, role)| *role).collect();
-            let function_type = mlirFunctionTypeGet(context, inputs.len() as isize, inputs.as_ptr(), 0, std::ptr::null());
-            self.op.set_attribute("function_type", mlirTypeAttrGet(function_type));
-            self.op.set_attribute("arg_attrs", mlirArrayAttrGet(context, roles.len() as isize, roles.as_ptr()));
-        }
-    }
-}
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Lowers `program` (the body of `function`) into kernels and a host function of the same
 /// name, inserted before `function`; on failure nothing it built stays in the module.
@@ -211,7 +147,7 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
     let key = |value: Val| value.0.ptr as usize;
     let mut root_of: BTreeMap<ValueId, usize> = BTreeMap::new();
     let mut root_last_use: BTreeMap<usize, usize> = BTreeMap::new();
-    let mut live_bytes: usize = signature.parameters.iter().map(|(view, _)| view.elements() * 4).sum();
+    let mut live_bytes: usize = signature.parameter_bytes();
     if live_bytes > machine.ddr_bytes {
         return Err(LoweringError {
             op: None,
@@ -381,138 +317,6 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
     Ok(())
 }
 
-/// Emits `layer` into `kernel` with the emitter of its anchor's kind (`results`: the tensors of
-/// the anchor's results), and checks that its tiles fit the LB.
-/// Whether the lowering of a layer anchored at `node` stores its tiles into the layer's
-/// [`mirror`](Layer::mirror) too: the convolutions' and products' tile stores do.
-pub(crate) fn writes_mirror(node: &Node, elementwise_anchor: bool) -> bool {
-    !elementwise_anchor && matches!(node.name.as_str(), "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm")
-}
-
-pub(crate) fn emit_layer(
-    scope: &Scope,
-    host: &mut Body,
-    layer: &Layer,
-    results: &[Tensor],
-    elementwise_anchor: bool,
-    mut kernel: Kernel,
-) -> Result<Kernel, LoweringError> {
-    let (index, node, machine) = (layer.index, layer.node, scope.machine);
-    // The layer's instructions carry its op's location: a kernel of GraphTurbo's holds many
-    // layers, and was opened at another op's.
-    kernel.body.set_location(node.op.location());
-    // A layer of empty results (a zero-size dimension, as ONNX allows) computes nothing.
-    if results.iter().all(|result| result.view.elements() == 0) {
-        return Ok(kernel);
-    }
-    let kernel = if elementwise_anchor {
-        elementwise::lower(scope, host, layer, kernel)?
-    } else {
-        match node.name.as_str() {
-            "graph.conv2d" => conv::lower(scope, host, layer, kernel)?,
-            "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => matmul::lower(scope, host, layer, kernel)?,
-            "graph.max_pool2d" | "graph.avg_pool2d" => window::lower_pool(scope, layer, kernel)?,
-            "graph.global_avg_pool" | "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max" => {
-                rows::lower_reduce(scope, host, layer, kernel)?
-            }
-            "graph.softmax" => rows::lower_softmax(scope, host, layer, kernel)?,
-            "graph.layer_norm" => rows::lower_layer_norm(scope, host, layer, kernel)?,
-            "graph.lrn" => rows::lower_lrn(scope, host, layer, kernel)?,
-            "graph.transpose" | "graph.concat" | "graph.slice" | "graph.pad" | "graph.split" | "graph.broadcast" => {
-                movement::lower(scope, host, layer, results, kernel)?
-            }
-            other => {
-                return Err(LoweringError::at(index, format!("'{other}' is not supported by the software DSA lowering yet")))
-            }
-        }
-    };
-    if kernel.lb_elements > machine.lb_elements() {
-        return Err(LoweringError::at(
-            index,
-            format!(
-                "'{}' does not fit the local buffer of target '{}': its tiles need {} bytes of the {} available",
-                node.name,
-                machine.name,
-                kernel.lb_elements * 4,
-                machine.lb_bytes
-            ),
-        ));
-    }
-    Ok(kernel)
-}
-
-/// Whether [`emit_layer`] has an emitter for a layer anchored at `node` (its dispatch's arms): the
-/// cost model of `graph-substitute` must not find a graph the lowering refuses cheaper.
-pub(crate) fn has_emitter(node: &Node, elementwise_anchor: bool) -> bool {
-    elementwise_anchor
-        || matches!(
-            node.name.as_str(),
-            "graph.conv2d"
-                | "graph.matmul"
-                | "graph.batch_matmul"
-                | "graph.gemm"
-                | "graph.max_pool2d"
-                | "graph.avg_pool2d"
-                | "graph.global_avg_pool"
-                | "graph.reduce_sum"
-                | "graph.reduce_mean"
-                | "graph.reduce_max"
-                | "graph.softmax"
-                | "graph.layer_norm"
-                | "graph.lrn"
-                | "graph.transpose"
-                | "graph.concat"
-                | "graph.slice"
-                | "graph.pad"
-                | "graph.split"
-                | "graph.broadcast"
-        )
-}
-
-/// The estimated cycles of the layer anchored at `node` (fused with `steps`, writing a value of
-/// shape `out`) with its operands where `scope` says; `None` for layers whose emitters choose no
-/// tiling by cost (elementwise, rows, windows, movement) or that do not fit the LB.
-pub(crate) fn estimate<T: Viewed>(scope: &Scope<T>, node: &Node, steps: &[Step], out: &[usize], out_space: Option<Space>, elementwise_anchor: bool) -> Option<f64> {
-    estimate_ports(scope, node, steps, out, out_space, elementwise_anchor, None).map(|estimate| estimate.cycles)
-}
-
-/// [`estimate`] with the DDR port's share of it.
-pub(crate) fn estimate_ports<T: Viewed>(
-    scope: &Scope<T>,
-    node: &Node,
-    steps: &[Step],
-    out: &[usize],
-    out_space: Option<Space>,
-    elementwise_anchor: bool,
-    absorbed: Option<&Node>,
-) -> Option<Estimate> {
-    match node.name.as_str() {
-        _ if elementwise_anchor => None,
-        "graph.conv2d" => conv::estimate(scope, node, steps, out, out_space, absorbed),
-        "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => matmul::estimate(scope, node, steps, out, out_space),
-        _ => None,
-    }
-}
-
-/// The estimate of the convolution `node` (fused with `steps`, writing `out`) among the tilings
-/// whose tiles cover its output rows by multiples of `rows`: those that can store a slice of the
-/// output stepping by `rows` along them ([`Layer::stepped`]); none for other layers.
-pub(crate) fn estimate_stepped<T: Viewed>(scope: &Scope<T>, node: &Node, steps: &[Step], out: &[usize], out_space: Option<Space>, rows: usize, absorbed: Option<&Node>) -> Option<f64> {
-    (node.name == "graph.conv2d").then(|| conv::estimate_rows_by(scope, node, steps, out, out_space, rows, absorbed)).flatten()
-}
-
-/// Inserts the kernel before the host function and launches it; returns the kernel op.
-pub(crate) fn launch(host: &mut Body, kernel: Kernel, host_function: Op) -> Op {
-    let (kernel_op, name, arguments, cores) = kernel.finish(host_function);
-    let context = host.context();
-    let values: Vec<Val> = arguments.iter().map(|(value, _)| *value).collect();
-    let cores: Vec<i64> = (0..cores as i64).collect();
-    // SAFETY: the context is alive; MLIR copies the name.
-    let callee = unsafe { mlirFlatSymbolRefAttrGet(context, MlirStringRef { data: name.as_ptr().cast(), length: name.len() }) };
-    host.op("dsa.launch", &values, &[], &[("kernel", callee), ("cores", ir::i64_array(context, &cores))]);
-    kernel_op
-}
-
 /// The returned value that `value` becomes through a chain of reshapes used nowhere else, if
 /// any: the layer computing `value` can then write straight into that output buffer.
 fn returned_through_reshapes(
@@ -539,20 +343,4 @@ fn returned_through_reshapes(
 
 fn value_shape(program: &FunctionView, value: ValueId) -> Vec<usize> {
     buffer_shape(&program.type_of(value).shape)
-}
-
-pub(super) fn check_f32(
-    element_type: ElementType,
-    index: Option<usize>,
-    what: &str,
-) -> Result<(), LoweringError> {
-    if element_type == ElementType::F32 {
-        return Ok(());
-    }
-    Err(LoweringError {
-        op: index,
-        message: format!(
-            "{what} has element type {element_type:?}, which is not supported: the software DSA computes in f32 only"
-        ),
-    })
 }

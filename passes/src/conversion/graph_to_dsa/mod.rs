@@ -23,24 +23,7 @@
 //! deciding which ops a layer takes; `instances` lowers GraphTurbo's scheduled programs with the
 //! same emitters.
 
-mod conv;
-mod elementwise;
-mod emit;
-mod epilogue;
-pub mod estimate;
-mod fusion;
 mod host;
-pub(crate) mod instances;
-mod kernel;
-mod layers;
-mod matmul;
-mod movement;
-mod ports;
-mod row_classes;
-mod rows;
-mod view;
-mod trickle;
-mod window;
 
 use crate::{
     graph_view::FunctionView,
@@ -50,25 +33,6 @@ use crate::{
 use melior::ir::OperationRef;
 use turbine_dialects::pass_abi::OptionKind;
 use crate::target::Machine;
-
-/// A lowering error at a graph op (or the function): the op's index in the body and a message.
-#[derive(Debug)]
-pub struct LoweringError {
-    /// Index of the offending op in the function body, None for the function itself.
-    pub op: Option<usize>,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl LoweringError {
-    /// An error at op `index`.
-    pub fn at(index: usize, message: impl Into<String>) -> Self {
-        Self {
-            op: Some(index),
-            message: message.into(),
-        }
-    }
-}
 
 /// The `pipeline` option of both kernel-generating passes.
 pub const PIPELINE_OPTION: OptionInfo = OptionInfo {

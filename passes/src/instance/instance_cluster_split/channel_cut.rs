@@ -15,7 +15,7 @@
 //! 9.4 MB of filter for two 7×7 images per cluster). A run of layers takes the channel cut only
 //! when the estimate says it stays under a fraction of the other (`channel-cut-gain`).
 
-use crate::graph::subsample_strided_convs::subsampling_steps;
+use crate::slicing::subsampling::subsampling_steps;
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::instance::split_info::work;
 use crate::target::Machine;

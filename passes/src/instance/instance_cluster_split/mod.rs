@@ -23,7 +23,7 @@ mod weight_traffic;
 
 use crate::{
     graph_view::FunctionView,
-    instance::sliced_body,
+    slicing::sliced_body,
     ir::{create, i64_array, i64_attribute, region_with_block, InsertionPoint, Op, Val},
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
     target::Machine,
@@ -277,10 +277,10 @@ fn build_clusters(before: Op, arguments: &[Val], view: &FunctionView, partition:
     // SAFETY: the op is alive.
     let context = unsafe { mlirOperationGetContext(before.0) };
     let boxes: Vec<_> = view.arguments.iter().map(|(value, r#type)| {
-        partition.computed[*value].clone().unwrap_or_else(|| crate::instance::regions::full(&r#type.shape))
+        partition.computed[*value].clone().unwrap_or_else(|| crate::slicing::regions::full(&r#type.shape))
     }).collect();
     let types: Vec<MlirType> = arguments.iter().zip(&boxes).map(|(argument, region)| {
-        sliced_body::tensor_like(*argument, &crate::instance::regions::sizes(region))
+        sliced_body::tensor_like(*argument, &crate::slicing::regions::sizes(region))
     }).collect();
     let (region, block) = region_with_block(&types, location);
     let mut values = HashMap::new();

@@ -1,13 +1,13 @@
 //! Whether a function separates into equal, independent shares, one per cluster, when its first
 //! result is cut along one dimension: region inference from each cluster's share of the results
-//! back to the arguments ([`crate::instance::regions::sweep`]) must give every value either one
+//! back to the arguments ([`crate::slicing::regions::sweep`]) must give every value either one
 //! share along one dimension or the whole tensor, each op the same program on every cluster (the
 //! same attributes, the same relative boxes), and no op that reads the data computed whole by
 //! every cluster. A halo (a window across the cut) or a reduction across it fails: the clusters
 //! would need each other's data or each its own program.
 
 use crate::graph_view::{FunctionView, ValueId};
-use crate::instance::regions::{boxed, full, recomputation, share, share_axis, sizes, sweep, Demand, Region};
+use crate::slicing::regions::{boxed, full, recomputation, share, share_axis, sizes, sweep, Demand, Region};
 
 /// The shares of a function over `count` clusters.
 #[derive(Debug)]

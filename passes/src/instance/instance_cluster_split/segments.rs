@@ -7,7 +7,7 @@
 use super::channel_cut::ChannelLayer;
 use super::build_clusters;
 use super::partition::partition;
-use crate::graph::subsample_strided_convs::read_subsampled;
+use crate::slicing::subsampling::read_subsampled;
 use crate::graph_view::FunctionView;
 use crate::instance::wrap_ops;
 use crate::ir::{i64_array, i64_attribute, InsertionPoint, Op, Val};

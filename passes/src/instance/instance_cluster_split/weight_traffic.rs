@@ -8,7 +8,8 @@
 use super::partition::Partition;
 use crate::{
     graph_view::FunctionView,
-    instance::{regions::sizes, split_info::work},
+    instance::split_info::work,
+    slicing::regions::sizes,
     target::Machine,
 };
 

@@ -4,8 +4,8 @@
 //! `instance.concat` of its instances' slices for whoever reads them whole.
 
 use super::plan::Plan;
-use crate::instance::regions::{boxed, full, sizes, Region};
-use crate::instance::sliced_body::{self, slice, tensor_like};
+use crate::slicing::regions::{boxed, full, sizes, Region};
+use crate::slicing::sliced_body::{self, slice, tensor_like};
 use crate::graph_view::{FunctionView, TensorType};
 use crate::ir::{self, create, i64_attribute, string_attribute, InsertionPoint, Op, Val};
 use mlir_sys::*;

@@ -4,7 +4,7 @@
 //!
 //! Each instance computes only what its slice needs: [`plan`] walks the group's body backwards
 //! from the slice, giving every op the box of its result the instance needs and the box of each
-//! operand that takes ([`crate::instance::regions`]: halos of windows with the border's padding only at the
+//! operand that takes ([`crate::slicing::regions`]: halos of windows with the border's padding only at the
 //! border, strides, nearest upsampling, channel ranges of grouped convolutions). [`build`] writes
 //! the instances: each reads exactly the boxes it needs of the values outside, picking from the
 //! producer instances whose slices overlap the box and no others, so that an instance depends

@@ -2,7 +2,7 @@
 //! outputs, and, walking the body backwards, the box of every value the instance needs and what
 //! each op reads to compute its box (GraphTurbo §3.3).
 
-use crate::instance::regions::{recomputation, share, sweep, Demand, Region};
+use crate::slicing::regions::{recomputation, share, sweep, Demand, Region};
 use crate::graph_view::{FunctionView, ValueId};
 
 /// The instances of one group.

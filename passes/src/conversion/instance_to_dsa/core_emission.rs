@@ -1,0 +1,401 @@
+//! The lowering of an instance computed per core (GraphTurbo's LB scope, §3.4, §4.2–4.3; planned
+//! by [`super::per_core`]): each core of the binding runs the instance's layers on its own block
+//! back to back in a private part of the kernel, its intermediates in its LB.
+
+use super::emission::Emission;
+use super::per_core::{self, CorePlan, Placement};
+use super::plan::FirstFit;
+use super::error::ScheduleError;
+use crate::kernels::{
+    emit::{reshaped, Body, Space, Tensor, View},
+    fusion::{self, Fused},
+    host_function::buffer_shape, dispatch::emit_layer,
+    kernel::Kernel,
+    layers::{Layer, Scope},
+    movement,
+};
+use crate::target::Machine;
+use crate::graph_view::{FunctionView, Node, ValueId};
+use crate::ir::{Op, Val};
+use mlir_sys::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The part of a core's LB that buffers living across the layers of a per-core instance may
+/// take: the tiles of each layer keep the rest, so that their tilings stay as large as a GB
+/// instance's within a factor of two. Past it, the live buffer whose last use is furthest away
+/// goes to the core's block of the GB (GraphTurbo §4.3, spilling LB → GB).
+pub(super) const RESIDENT_SHARE: usize = 2;
+
+/// The buffers of one per-core instance that live across its layers, placed from the top of the
+/// core's LB arena down.
+struct Residents {
+    space: FirstFit,
+    /// Value, offset in `space`, elements (rounded as `space` rounds them).
+    live: Vec<(ValueId, usize, usize)>,
+    lb: usize,
+}
+
+impl Residents {
+    /// The LB elements left below the live buffers for the tiles of a layer.
+    fn tiles(&self) -> usize {
+        self.lb - self.live.iter().map(|&(_, offset, elements)| offset + elements).max().unwrap_or(0)
+    }
+}
+
+impl Emission<'_, '_> {
+    /// Copies the weights an LB instance reads into the kernel's GB arena, once per kernel: the
+    /// cores and every instance of the run then load them over the GB bus rather than each from
+    /// DDR (GraphTurbo §4.2, DDR → GB → LB). A weight the arena has no room for stays in DDR.
+    fn run_weights(&mut self, host: &mut Body, operands: &[(ValueId, Tensor)]) -> Result<Vec<Tensor>, String> {
+        let mut pairs = Vec::new();
+        let mut found = Vec::new();
+        for (operand, tensor) in operands {
+            if let Some(copy) = self.run_weights.get(operand) {
+                found.push(copy.clone());
+                continue;
+            }
+            let free_space = self.arena.as_mut().filter(|_| tensor.view.space == Space::Ddr);
+            let Some(offset) = free_space.and_then(|(_, free)| free.take(tensor.view.elements())) else {
+                found.push(tensor.clone());
+                continue;
+            };
+            let arena = self.arena.as_ref().expect("an offset came from it").0.host;
+            let at = host.index(offset);
+            let (value, view) = host.reinterpret_at(arena, at, &View::contiguous(&tensor.view.shape, Space::Gb));
+            let copy = Tensor { host: value, view };
+            pairs.push((tensor.clone(), copy.clone()));
+            self.run_weights.insert(*operand, copy.clone());
+            found.push(copy);
+        }
+        if !pairs.is_empty() {
+            self.copy(host, &pairs)?;
+        }
+        Ok(found)
+    }
+
+    /// Lowers the LB instance `node` at `position` per core when its cores can each compute
+    /// their own block and that is estimated faster than sharing its layers (GraphTurbo §3.4,
+    /// `per_core`): whether it did; otherwise why not is counted, and it is lowered as a GB
+    /// instance.
+    pub(super) fn lowered_per_core(
+        &mut self,
+        host: &mut Body,
+        position: usize,
+        node: &Node,
+        body: &FunctionView,
+        tensors: &mut BTreeMap<ValueId, Tensor>,
+    ) -> Result<bool, ScheduleError> {
+        let walk = self.walk;
+        let weights = walk.weight_arguments(node, body);
+        // Lowered in the GB, the instance's weights would be copied under the layer before
+        // when there is one, all but the segment inputs that layer may still be writing.
+        let other_segment = self.before.as_ref().is_some_and(|previous| previous.other_segment);
+        let held = |operand: &ValueId| other_segment && walk.is_written_before(*operand);
+        let prefetch = self.before.as_ref().is_some_and(|previous| previous.start.is_some()).then_some(&held as &dyn Fn(&ValueId) -> bool);
+        let choice = per_core::plan(node, body, walk.machine.cores_per_cluster).and_then(|mut plan| {
+            let promoted = |value: &ValueId| self.run_weights.contains_key(value);
+            plan.promote = per_core::pays(node, body, &plan, tensors, &weights, &promoted, prefetch, walk.machine)
+                .ok_or("sharing its layers is estimated to be faster")?;
+            Ok(plan)
+        });
+        match choice {
+            Ok(plan) => {
+                // Lowered per core, the instance prefetches nothing at the layer before;
+                // lowered in the GB, it may.
+                self.retire_before();
+                self.per_core += 1;
+                let destination = self.destination(host, position, node, 0);
+                self.instance_per_core(host, node, body, &plan, tensors, &destination)?;
+                if let Some(mirror) = self.mirror_destination(host, position, node, 0) {
+                    self.copy(host, &[(destination.clone(), mirror)]).map_err(|message| ScheduleError::at(node.op, message))?;
+                }
+                tensors.insert(node.results[0].0, destination);
+                Ok(true)
+            }
+            Err(why) => {
+                *self.lowered_in_gb.entry(why).or_default() += 1;
+                Ok(false)
+            }
+        }
+    }
+
+    /// Lowers the LB instance `node` (body `body`, planned as `plan`) into the open kernel: every
+    /// core of its binding runs the layers of its block back to back, operands read where they
+    /// are, intermediates in its LB, its block of the output written into `destination`.
+    pub(super) fn instance_per_core(
+        &mut self,
+        host: &mut Body,
+        node: &Node,
+        body: &FunctionView,
+        plan: &CorePlan,
+        tensors: &BTreeMap<ValueId, Tensor>,
+        destination: &Tensor,
+    ) -> Result<(), ScheduleError> {
+        let walk = self.walk;
+        let weights = walk.weight_arguments(node, body);
+        let at_node = |message: String| ScheduleError::at(node.op, message);
+        let weight_operands: Vec<(ValueId, Tensor)> = plan
+            .arguments
+            .iter()
+            .filter(|(position, _)| weights.contains(&body.arguments[*position].0))
+            .map(|(position, _)| (node.operands[*position], tensors[&node.operands[*position]].clone()))
+            .collect();
+        let promoted: BTreeMap<ValueId, Tensor> = if plan.promote {
+            weight_operands.iter().map(|(value, _)| *value).zip(self.run_weights(host, &weight_operands).map_err(at_node)?).collect()
+        } else {
+            BTreeMap::new()
+        };
+        let gb_blocks = self.placed.len();
+        let (kernel_index, mut kernel) = self.open.take().expect("a kernel is open");
+        let core = kernel.open_private(plan.cores);
+        let at = kernel.decode(core, &plan.binding);
+        let place = |kernel: &mut Kernel, tensor: &Tensor, placed: &Placement| -> Tensor {
+            let source = kernel.argument(tensor.host, &tensor.view);
+            if placed.base.is_empty() {
+                // A scalar (a buffer of one element): every core reads all of it.
+                return Tensor { host: source, view: tensor.view.clone() };
+            }
+            let body = &mut kernel.body;
+            let offsets: Vec<Val> = (0..placed.base.len())
+                .map(|k| {
+                    let mut offset = body.index(placed.base[k]);
+                    for (d, steps) in placed.steps.iter().enumerate().filter(|(_, steps)| steps[k] > 0) {
+                        let moved = body.scaled(at[d], steps[k]);
+                        offset = body.arith("addi", offset, moved);
+                    }
+                    offset
+                })
+                .collect();
+            let (value, view) = body.subview(source, &tensor.view, &offsets, &placed.sizes, None);
+            Tensor { host: value, view }
+        };
+        let core_body = &plan.body;
+        let machine = walk.machine;
+        let residents = Residents { space: FirstFit::new(machine.lb_elements()), live: Vec::new(), lb: machine.lb_elements() };
+        let mut local: BTreeMap<ValueId, Tensor> = BTreeMap::new();
+        let mut staged = Vec::new();
+        for ((position, placed), (argument, _)) in plan.arguments.iter().zip(&core_body.arguments) {
+            let operand = node.operands[*position];
+            let source = promoted.get(&operand).unwrap_or(&tensors[&operand]);
+            let view = place(&mut kernel, source, placed);
+            if view.view.is_contiguous() {
+                local.insert(*argument, view);
+            } else {
+                // The layer emitters read row-major tensors: the core copies its box first.
+                staged.push((*argument, view));
+            }
+        }
+        let output = place(&mut kernel, destination, &plan.output);
+        let machine = Machine { cores: 1, ..machine.clone() };
+        let mut lowering =
+            CoreLowering { body: core_body, core, cores: plan.cores, residents, aliases: BTreeMap::new(), machine, kernel: Some(kernel) };
+        let at_op = |(op, message): (Option<Op>, String)| ScheduleError::at(op.unwrap_or(node.op), message);
+        for (argument, view) in staged {
+            let copy = self.resident(host, &mut lowering, &mut local, argument, &view.view.shape, 0).map_err(at_op)?;
+            lowering.copy(&[(view, copy.clone())]).map_err(at_op)?;
+            local.insert(argument, copy);
+        }
+        let mut kernel = self.core_layers(host, lowering, &mut local, output).map_err(at_op)?;
+        kernel.close_private();
+        self.open = Some((kernel_index, kernel));
+        // The GB blocks of spilled intermediates die with the instance.
+        if let Some((_, free)) = &mut self.arena {
+            for (_, offset, elements) in self.placed.drain(gb_blocks..) {
+                free.give(offset, elements);
+            }
+        }
+        Ok(())
+    }
+
+    /// A buffer of `shape` for `value` that lives across the core's layers from layer `now`: in
+    /// the core's LB while the live ones leave the tiles their share, else the one of them (or
+    /// `value`) whose last use is furthest away goes to the core's block of the GB (§4.3).
+    fn resident(
+        &mut self,
+        host: &mut Body,
+        lowering: &mut CoreLowering,
+        local: &mut BTreeMap<ValueId, Tensor>,
+        value: ValueId,
+        shape: &[usize],
+        now: usize,
+    ) -> Result<Tensor, (Option<Op>, String)> {
+        let elements = shape.iter().product::<usize>();
+        let lb = lowering.residents.lb;
+        loop {
+            if let Some(offset) = lowering.residents.space.take(elements) {
+                let rounded = elements.next_multiple_of(16);
+                if offset + rounded <= lb / RESIDENT_SHARE {
+                    lowering.residents.live.push((value, offset, rounded));
+                    let (buffer, view) = lowering.kernel().lb_at(lb - offset - rounded, shape);
+                    return Ok(Tensor { host: buffer, view });
+                }
+                lowering.residents.space.give(offset, elements);
+            }
+            // A buffer others view (a reshape's source) stays where the views point.
+            let victim = lowering
+                .residents
+                .live
+                .iter()
+                .filter(|(live, _, _)| !lowering.aliases.values().any(|root| root == live))
+                .map(|&(live, _, _)| (lowering.last_use(live), live))
+                .max();
+            match victim {
+                Some((last, live)) if last > lowering.last_use(value).max(now) => {
+                    let shape = local[&live].view.shape.clone();
+                    let spilled = self.core_block(host, lowering, live, &shape);
+                    lowering.copy(&[(local[&live].clone(), spilled.clone())])?;
+                    local.insert(live, spilled);
+                    lowering.release(live);
+                    self.lb_spills += 1;
+                }
+                _ => {
+                    self.lb_spills += 1;
+                    return Ok(self.core_block(host, lowering, value, shape));
+                }
+            }
+        }
+    }
+
+    /// The running core's block of a GB buffer with one block per core of `lowering` (DDR when
+    /// the kernel's GB arena is full).
+    fn core_block(&mut self, host: &mut Body, lowering: &mut CoreLowering, value: ValueId, shape: &[usize]) -> Tensor {
+        let elements: usize = shape.iter().product();
+        let whole = self.intermediate(host, value, &[lowering.cores * elements]);
+        let core = lowering.core;
+        let kernel = lowering.kernel();
+        let source = kernel.argument(whole.host, &whole.view);
+        let offset = kernel.body.scaled(core, elements);
+        let (block, view) = kernel.body.subview(source, &whole.view, &[offset], &[elements], None);
+        reshaped(&mut kernel.body, &Tensor { host: block, view }, shape)
+    }
+
+    /// The core's layers of `lowering.body`, in order, the last writing `output`.
+    fn core_layers(
+        &mut self,
+        host: &mut Body,
+        mut lowering: CoreLowering,
+        local: &mut BTreeMap<ValueId, Tensor>,
+        output: Tensor,
+    ) -> Result<Kernel, (Option<Op>, String)> {
+        let body = lowering.body;
+        let yielded = body.returned()[0];
+        let mut fused: BTreeSet<usize> = BTreeSet::new();
+        for (op_index, op) in body.ops.iter().enumerate() {
+            if fused.contains(&op_index) || op.is_terminator() {
+                continue;
+            }
+            let location = op.op.location();
+            // Views go before a marker at the current point: the epilogue's now, the layer's
+            // once its results have buffers.
+            let (marker, mut views) = lowering.views_here(location);
+            if matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") {
+                let root = lowering.aliases.get(&op.operands[0]).copied().unwrap_or(op.operands[0]);
+                lowering.aliases.insert(op.results[0].0, root);
+                let source = local[&op.operands[0]].clone();
+                local.insert(op.results[0].0, reshaped(&mut views, &source, &buffer_shape(&op.results[0].1.shape)));
+                marker.erase();
+                continue;
+            }
+            let Fused { steps, elementwise_anchor, fused: fused_ops, last } =
+                fusion::layer_epilogue(body, op_index, local, &mut views, &mut self.synthetic, None);
+            fused.extend(fused_ops);
+            let finals = fusion::written(op, last);
+            let mut results = Vec::new();
+            for (value, shape) in &finals {
+                let in_place = *value == yielded && output.view.shape == *shape && output.view.is_contiguous();
+                results.push(if in_place { output.clone() } else { self.resident(host, &mut lowering, local, *value, shape, op_index)? });
+            }
+            marker.erase();
+            let (marker, mut views) = lowering.views_here(location);
+            let machine = Machine { lb_bytes: lowering.residents.tiles() * 4, ..lowering.machine.clone() };
+            let layer = Layer { index: op_index, node: op, steps, output: results[0].clone(), mirror: None, stepped: None, absorbed: None };
+            let scope = Scope { machine: &machine, tensors: local };
+            let kernel = lowering.kernel.take().expect("the kernel is here");
+            let mut kernel = emit_layer(&scope, &mut views, &layer, &results, elementwise_anchor, kernel)
+                .map_err(|error| (error.op.and_then(|i| body.ops.get(i).map(|n| n.op)), error.message))?;
+            marker.erase();
+            kernel.end_private_layer();
+            lowering.kernel = Some(kernel);
+            for ((value, _), tensor) in finals.iter().zip(results) {
+                local.insert(*value, tensor);
+            }
+            let done = fused.iter().copied().filter(|&f| f > op_index).max().unwrap_or(op_index).max(op_index);
+            let dead: Vec<ValueId> =
+                lowering.residents.live.iter().map(|&(value, _, _)| value).filter(|&value| lowering.last_use(value) <= done).collect();
+            for value in dead {
+                lowering.release(value);
+            }
+        }
+        // An output not written in place (a reshape's, a copy of an operand) is copied.
+        let last = local[&yielded].clone();
+        if last.host.0.ptr != output.host.0.ptr {
+            lowering.copy(&[(last, output)])?;
+        }
+        Ok(lowering.kernel.take().expect("the kernel is here"))
+    }
+}
+
+/// The state of one per-core instance being written.
+struct CoreLowering<'b> {
+    body: &'b FunctionView,
+    /// The running core's index in its cluster, and the cores of the binding.
+    core: Val,
+    cores: usize,
+    residents: Residents,
+    /// Reshapes' results and the value whose buffer they view.
+    aliases: BTreeMap<ValueId, ValueId>,
+    /// The target as one core's layers see it: one core, the LB the live buffers leave.
+    machine: Machine,
+    /// The kernel (out only while a layer is emitted into it).
+    kernel: Option<Kernel>,
+}
+
+impl CoreLowering<'_> {
+    /// The last op reading `value` or a view of it; past every op when the instance yields it.
+    fn last_use(&self, value: ValueId) -> usize {
+        let body = self.body;
+        let views = self.aliases.iter().filter(|(_, &root)| root == value).map(|(&view, _)| view);
+        let mut last = 0;
+        for v in std::iter::once(value).chain(views) {
+            if body.returned().contains(&v) {
+                return usize::MAX;
+            }
+            last = body.readers(v).iter().copied().fold(last, usize::max);
+        }
+        last
+    }
+
+    fn kernel(&mut self) -> &mut Kernel {
+        self.kernel.as_mut().expect("the kernel is here")
+    }
+
+    /// A body making views at the kernel's current point (before a marker op there, to erase
+    /// when done), so that a layer's views precede its instructions.
+    fn views_here(&mut self, location: MlirLocation) -> (Op, Body) {
+        let kernel = self.kernel();
+        kernel.body.set_location(location);
+        let marker = kernel.body.index(0).defining_op().expect("a constant");
+        (marker, Body::before(marker, location))
+    }
+
+    /// Gives back the LB of resident `value`.
+    fn release(&mut self, value: ValueId) {
+        let residents = &mut self.residents;
+        let slot = residents.live.iter().position(|(v, _, _)| *v == value).expect("a live resident");
+        let (_, offset, rounded) = residents.live.remove(slot);
+        residents.space.give(offset, rounded);
+    }
+
+    /// Copies each pair on the running core alone (its own data), and waits for the copies.
+    fn copy(&mut self, pairs: &[(Tensor, Tensor)]) -> Result<(), (Option<Op>, String)> {
+        let location = self.kernel().body.location();
+        let (marker, mut views) = self.views_here(location);
+        let merged = movement::merged_pairs(&mut views, pairs);
+        marker.erase();
+        let pairs = merged.map_err(|message| (None, message))?;
+        let kernel = self.kernel.take().expect("the kernel is here");
+        self.kernel = Some(movement::copy_pairs(&self.machine, &pairs, kernel));
+        Ok(())
+    }
+}
+

@@ -1,0 +1,549 @@
+//! The cluster program walked twice: first to form the kernels and the lifetimes of the
+//! tensors they share (then placed by [`plan`]), then to emit them.
+
+use super::emission::{window, Emission};
+use super::kernels::Carried;
+use super::offsets;
+use super::operands::conv_epilogues;
+use super::error::ScheduleError;
+use super::plan::{self, Spill};
+use super::replicas::free;
+use super::summary::Summary;
+use crate::kernels::{
+    emit::{Body, Replicas, Tensor},
+    fusion::{self, Synthetic},
+    host_function::buffer_shape,
+};
+use crate::target::Machine;
+use crate::graph_view::{FunctionView, Node, ValueId};
+use crate::ir::{Op, Val};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A tensor of the cluster program that owns buffers; views (slices, copies, redistributions,
+/// stitched concatenations) share their source's.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Root {
+    /// The first output of every instance of a group, stitched into one buffer.
+    Group(String),
+    /// An output of an instance that is not stitched: the instance's op position, the output.
+    Result(usize, usize),
+    /// A concatenation that is not a view (copied together by its own kernel).
+    Concat(usize),
+}
+
+/// A kernel: a run of instances of one group, or a copy.
+#[derive(Debug)]
+pub(super) enum Item {
+    Run(String),
+    Copy,
+}
+
+/// A group whose instances write into one buffer: its shape and split.
+#[derive(Debug, Clone)]
+pub(super) struct Stitched {
+    pub(super) shape: Vec<usize>,
+    pub(super) dim: usize,
+    pub(super) slice: usize,
+}
+
+/// What the first walk decided: the kernels, which tensor owns which buffers, and where those
+/// live.
+pub(super) struct Walk<'p> {
+    pub(super) program: &'p FunctionView,
+    pub(super) machine: &'p Machine,
+    pub(super) count: usize,
+    pub(super) replicas: Replicas,
+    pub(super) items: Vec<Item>,
+    /// Per op position, the kernel it runs in (instances, copied concatenations, the yield's copy).
+    pub(super) kernel_of: BTreeMap<usize, usize>,
+    pub(super) roots: BTreeMap<ValueId, Root>,
+    pub(super) stitched: BTreeMap<String, Stitched>,
+    /// Per output position, the root written in place into it.
+    pub(super) outputs: BTreeMap<Root, usize>,
+    pub(super) lifetimes: BTreeMap<Root, plan::Tensor>,
+    pub(super) in_ddr: BTreeMap<Root, bool>,
+    pub(super) gb_bytes: usize,
+    /// Per output position, whether it is a result the clusters do not split (every cluster
+    /// holds all of it): never written in place, and copied by the first cluster only.
+    pub(super) whole_outputs: Vec<bool>,
+    /// Arguments of the program that every cluster reads whole or that are weights (a layer cut
+    /// along its channels reads its input whole and its share of the weights): promoted to the
+    /// GB as weights are.
+    pub(super) read_whole: BTreeSet<ValueId>,
+    /// Per kernel, the GB its instances' intermediates need at most (see `intermediate_needs`).
+    pub(super) needs: Vec<usize>,
+    /// Per instance (its op position), the GB its intermediates need at each op of its body
+    /// (see [`Walk::op_needs`]).
+    pub(super) op_needs: BTreeMap<usize, Vec<usize>>,
+    /// The same, counting only the intermediates that are stored (see [`Walk::op_needs`]).
+    pub(super) op_stored: BTreeMap<usize, Vec<usize>>,
+    /// Arguments of the program that the segment right before computes.
+    pub(super) written_before: BTreeSet<ValueId>,
+    /// Arguments of the program that are weights or constants of the function.
+    pub(super) outer_weights: BTreeSet<ValueId>,
+}
+
+/// Pairs a copy layer moves at most: a pair adds up to two buffers per cluster to the kernel's
+/// arguments, so that a copy of many buffers (the row instances' outputs joined into one tensor)
+/// relaunches between layers before a call passes too many (see `kernels::SPLIT_ARGUMENTS`).
+const COPY_PAIRS: usize = 256;
+
+pub(super) fn instance_attributes(node: &Node) -> (String, usize, usize, usize) {
+    let group = node.string("group").unwrap_or_default().to_owned();
+    (group, node.int("index") as usize, node.int("count") as usize, node.int("dim") as usize)
+}
+
+fn bytes(shape: &[usize]) -> usize {
+    shape.iter().product::<usize>().max(1) * 4
+}
+
+impl<'p> Walk<'p> {
+    /// Forms the kernels of `program` (one cluster's) and places its tensors in a GB of
+    /// `gb_bytes`.
+    pub fn new(
+        program: &'p FunctionView,
+        machine: &'p Machine,
+        gb_bytes: usize,
+        count: usize,
+        spill: Spill,
+        replicas: Replicas,
+        whole_outputs: Vec<bool>,
+        read_whole: BTreeSet<ValueId>,
+        outer_weights: BTreeSet<ValueId>,
+    ) -> Result<Self, ScheduleError> {
+        let mut walk = Walk {
+            program,
+            machine,
+            count,
+            replicas,
+            items: Vec::new(),
+            kernel_of: BTreeMap::new(),
+            roots: BTreeMap::new(),
+            stitched: BTreeMap::new(),
+            outputs: BTreeMap::new(),
+            lifetimes: BTreeMap::new(),
+            in_ddr: BTreeMap::new(),
+            gb_bytes,
+            whole_outputs,
+            read_whole,
+            needs: Vec::new(),
+            op_needs: BTreeMap::new(),
+            op_stored: BTreeMap::new(),
+            outer_weights,
+            written_before: BTreeSet::new(),
+        };
+        walk.form_kernels()?;
+        walk.live_ranges();
+        walk.op_needs = walk.instance_needs(false);
+        walk.op_stored = walk.instance_needs(true);
+        walk.needs = walk.intermediate_needs();
+        walk.in_ddr = plan::place(&walk.lifetimes, &walk.needs, gb_bytes, spill);
+        Ok(walk)
+    }
+
+    /// The GB elements of a cluster that kernel `kernel` has for its intermediates: what the
+    /// planned tensors live during it leave.
+    pub(super) fn arena_elements(&self, kernel: usize) -> usize {
+        let planned: usize = self
+            .lifetimes
+            .iter()
+            .filter(|(root, t)| !self.in_ddr[*root] && !self.outputs.contains_key(*root) && t.first <= kernel && kernel <= t.last)
+            .map(|(_, t)| t.bytes)
+            .sum();
+        self.gb_bytes.saturating_sub(planned) / 4
+    }
+
+    /// Whether `value` (an instance's operand) is an input of the program computed by another
+    /// segment (not a weight), or a slice or copy of one.
+    pub(super) fn is_segment_input(&self, value: ValueId) -> bool {
+        self.segment_argument(value).is_some_and(|argument| !self.outer_weights.contains(&argument))
+    }
+
+    /// Whether `value` (an instance's operand) is an input of the program that the segment right
+    /// before writes (or a slice or copy of one): that segment's last layer may still be writing
+    /// it, so no copy of it goes under that layer. The other inputs are copied early as weights
+    /// are.
+    pub(super) fn is_written_before(&self, value: ValueId) -> bool {
+        self.segment_argument(value).is_some_and(|argument| self.written_before.contains(&argument))
+    }
+
+    /// The argument of the program that `value` is, or a slice or copy of.
+    fn segment_argument(&self, mut value: ValueId) -> Option<ValueId> {
+        while let Some(producer) = self.program.producer(value).map(|p| &self.program.ops[p]) {
+            if !matches!(producer.name.as_str(), "instance.slice" | "instance.copy" | "instance.redistribute") {
+                return None;
+            }
+            value = producer.operands[0];
+        }
+        self.program.arguments.iter().any(|(argument, _)| *argument == value).then_some(value)
+    }
+
+    /// Whether the first kernel places no tensor of its own in the GB: it can then continue the
+    /// kernel of the segment before (whose buffers stay allocated until that kernel's launch)
+    /// inside that kernel's arena.
+    pub(super) fn starts_without_gb_tensors(&self) -> bool {
+        self.lifetimes.iter().all(|(root, t)| self.in_ddr[root] || self.outputs.contains_key(root) || t.first > 0)
+    }
+
+    fn form_kernels(&mut self) -> Result<(), ScheduleError> {
+        let program = self.program;
+        for (position, node) in program.ops.iter().enumerate() {
+            match node.name.as_str() {
+                "graph.weight" | "graph.constant" => {}
+                "instance.instance" => {
+                    let (group, _, count, dim) = instance_attributes(node);
+                    if !matches!(self.items.last(), Some(Item::Run(last)) if *last == group) {
+                        self.items.push(Item::Run(group.clone()));
+                    }
+                    self.kernel_of.insert(position, self.items.len() - 1);
+                    let (first, first_type) = &node.results[0];
+                    let mut shape = first_type.shape.clone();
+                    // Slices along `dim` are contiguous in the group's buffer when every dimension
+                    // before it is 1 (the batch, or the channels of one image).
+                    if dim < shape.len() && shape[..dim].iter().all(|&d| d == 1) {
+                        let slice = shape[dim];
+                        shape[dim] *= count;
+                        self.stitched.entry(group.clone()).or_insert(Stitched { shape, dim, slice });
+                        self.roots.insert(*first, Root::Group(group));
+                    } else {
+                        self.roots.insert(*first, Root::Result(position, 0));
+                    }
+                    for (index, (value, _)) in node.results.iter().enumerate().skip(1) {
+                        self.roots.insert(*value, Root::Result(position, index));
+                    }
+                }
+                "instance.slice" | "instance.copy" | "instance.redistribute" => {
+                    if let Some(root) = self.roots.get(&node.operands[0]).cloned() {
+                        self.roots.insert(node.results[0].0, root);
+                    }
+                }
+                "instance.concat" => {
+                    let root = match self.stitched_concat(node) {
+                        Some(group) => Root::Group(group),
+                        None => {
+                            self.items.push(Item::Copy);
+                            self.kernel_of.insert(position, self.items.len() - 1);
+                            Root::Concat(position)
+                        }
+                    };
+                    self.roots.insert(node.results[0].0, root);
+                }
+                "instance.yield" => {
+                    let mut copies = false;
+                    for (output, value) in node.operands.iter().enumerate() {
+                        match self.roots.get(value) {
+                            Some(Root::Group(group))
+                                if !self.whole_outputs[output]
+                                    && program.type_of(*value).shape == self.stitched[group].shape
+                                    && !self.outputs.contains_key(&Root::Group(group.clone())) =>
+                            {
+                                self.outputs.insert(Root::Group(group.clone()), output);
+                            }
+                            // Another result of an instance (a group with several, such as a fork
+                            // merged by hw-group) is written in place when yielded whole.
+                            Some(Root::Result(producer, index))
+                                if !self.whole_outputs[output]
+                                    && program.type_of(*value).shape == program.ops[*producer].results[*index].1.shape
+                                    && !self.outputs.contains_key(&Root::Result(*producer, *index)) =>
+                            {
+                                self.outputs.insert(Root::Result(*producer, *index), output);
+                            }
+                            _ => copies = true,
+                        }
+                    }
+                    if copies {
+                        self.items.push(Item::Copy);
+                        self.kernel_of.insert(position, self.items.len() - 1);
+                    }
+                }
+                other => {
+                    return Err(ScheduleError::at(
+                        node.op,
+                        format!("'{other}' outside an instance: the GraphTurbo kernels need every op grouped (run hw-group and instance-split)"),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The group whose buffer a concatenation is a window of: operands are first outputs of
+    /// consecutive instances of one stitched group, joined along its split dimension.
+    fn stitched_concat(&self, node: &Node) -> Option<String> {
+        let program = self.program;
+        let axis = node.int("axis") as usize;
+        let mut previous: Option<usize> = None;
+        let mut group_of = None;
+        for value in &node.operands {
+            let producer = &program.ops[program.producer(*value)?];
+            if producer.name != "instance.instance" || producer.results[0].0 != *value {
+                return None;
+            }
+            let (group, index, _, dim) = instance_attributes(producer);
+            if dim != axis || previous.is_some_and(|p| p + 1 != index) || group_of.as_ref().is_some_and(|g| *g != group) {
+                return None;
+            }
+            self.stitched.get(&group)?;
+            previous = Some(index);
+            group_of = Some(group);
+        }
+        group_of
+    }
+
+    /// The block arguments of the instance `node` (whose body is `body`) that stand for weights or
+    /// constants of the cluster program: what a kernel promotes to the GB layer by layer.
+    pub(super) fn weight_arguments(&self, node: &Node, body: &FunctionView) -> BTreeSet<ValueId> {
+        let program = self.program;
+        body.arguments
+            .iter()
+            .zip(&node.operands)
+            .filter(|(_, operand)| {
+                self.read_whole.contains(*operand)
+                    || program.producer(**operand).is_some_and(|p| matches!(program.ops[p].name.as_str(), "graph.weight" | "graph.constant"))
+            })
+            .map(|((argument, _), _)| *argument)
+            .collect()
+    }
+
+    /// Per kernel, the GB its instances' intermediates need at most (see [`Walk::op_needs`]).
+    fn intermediate_needs(&self) -> Vec<usize> {
+        let mut needs = vec![0; self.items.len()];
+        for (position, ops) in &self.op_needs {
+            let kernel = self.kernel_of[position];
+            needs[kernel] = ops.iter().copied().fold(needs[kernel], usize::max);
+        }
+        needs
+    }
+
+    /// [`Walk::op_needs`] of every instance, by its op position.
+    fn instance_needs(&self, stored_only: bool) -> BTreeMap<usize, Vec<usize>> {
+        let mut needs = BTreeMap::new();
+        for (position, node) in self.program.ops.iter().enumerate() {
+            if node.name != "instance.instance" || !self.kernel_of.contains_key(&position) {
+                continue;
+            }
+            let Ok(body) = FunctionView::read_body(node.op, String::new()) else { continue };
+            needs.insert(position, self.op_needs(node, &body, stored_only));
+        }
+        needs
+    }
+
+    /// The GB an instance's intermediates need at each op of its `body`: the results of its ops
+    /// live there (read at or after it) and the weights it reads. `stored_only` leaves out the
+    /// results never stored, a convolution's beside its epilogue's ([`offsets::transient`]):
+    /// what a layer storing more (a stepped slice) is weighed against. Counted in, they are the
+    /// budget of the kernels' GB and of the room a prefetched weight copy is credited in (with
+    /// only the stored ones there, more copies were credited and ResNet-50 b8 went 6.16 M →
+    /// 6.19 M cycles).
+    fn op_needs(&self, node: &Node, body: &FunctionView, stored_only: bool) -> Vec<usize> {
+        let yielded = body.returned();
+        let weights = self.weight_arguments(node, body);
+        // An absorbed convolution's result never exists; its operands are read by the layer
+        // absorbing it.
+        let absorbed_into = fusion::absorbed_convs(body);
+        let epilogues = conv_epilogues(body);
+        body.ops
+            .iter()
+            .enumerate()
+            .map(|(index, op)| {
+                let live: usize = body.ops[..=index]
+                    .iter()
+                    .enumerate()
+                    .filter(|(producer, node)| !matches!(node.name.as_str(), "graph.reshape" | "graph.flatten") && !absorbed_into.contains_key(producer))
+                    .flat_map(|(_, producer)| producer.results.iter())
+                    .filter(|(value, _)| {
+                        !yielded.contains(value)
+                            && !(stored_only && offsets::transient(body, &epilogues, &absorbed_into, *value))
+                            && body.readers(*value).iter().any(|&reader| fusion::read_at(&absorbed_into, reader) >= index)
+                    })
+                    .map(|(_, r#type)| bytes(&r#type.shape))
+                    .sum();
+                let read: usize = op.operands.iter().filter(|v| weights.contains(v)).map(|v| bytes(&body.type_of(*v).shape)).sum();
+                live + read
+            })
+            .collect()
+    }
+
+    fn live_ranges(&mut self) {
+        let program = self.program;
+        let last_kernel = self.items.len().saturating_sub(1);
+        for (position, node) in program.ops.iter().enumerate() {
+            let Some(&kernel) = self.kernel_of.get(&position) else { continue };
+            let produced: Vec<Root> = match node.name.as_str() {
+                "instance.instance" => node.results.iter().filter_map(|(value, _)| self.roots.get(value).cloned()).collect(),
+                "instance.concat" => vec![Root::Concat(position)],
+                _ => Vec::new(),
+            };
+            for root in produced {
+                let shape = match &root {
+                    Root::Group(group) => self.stitched[group].shape.clone(),
+                    _ => program.type_of(node.results.iter().find(|(v, _)| self.roots.get(v) == Some(&root)).map_or(node.results[0].0, |r| r.0)).shape.clone(),
+                };
+                let ddr = self.outputs.contains_key(&root);
+                let entry = self.lifetimes.entry(root).or_insert(plan::Tensor { bytes: bytes(&shape), first: kernel, last: kernel, ddr });
+                entry.first = entry.first.min(kernel);
+            }
+            for value in &node.operands {
+                if let Some(root) = self.roots.get(value) {
+                    if let Some(entry) = self.lifetimes.get_mut(root) {
+                        entry.last = entry.last.max(kernel);
+                    }
+                }
+            }
+        }
+        for entry in self.lifetimes.values_mut() {
+            entry.last = entry.last.min(last_kernel).max(entry.first);
+        }
+    }
+
+    /// Emits the kernels and the host code around them. The first kernel continues `carried`
+    /// (the open kernel of the segment before) if given; with `keep_open` the last one is
+    /// returned open instead of launched, with the buffers to free after its launch.
+    pub fn emit(
+        self,
+        host: &mut Body,
+        host_function: Op,
+        tensors: &mut BTreeMap<ValueId, Tensor>,
+        outputs: &[Tensor],
+        mirrors: &[Option<Tensor>],
+        arena_reserve: usize,
+        built: &mut Vec<Op>,
+        carried: Option<Carried>,
+        keep_open: bool,
+    ) -> Result<(Summary, Option<Carried>), ScheduleError> {
+        let program = self.program;
+        let mut state = Emission {
+            walk: &self,
+            buffers: BTreeMap::new(),
+            open: None,
+            arena: None,
+            spilled: Vec::new(),
+            placed: Vec::new(),
+            synthetic: Synthetic::new(program),
+            spilled_count: 0,
+            arena_peak: 0,
+            promotions: [0, 0],
+            run_weights: BTreeMap::new(),
+            per_core: 0,
+            lowered_in_gb: BTreeMap::new(),
+            lb_spills: 0,
+            parts: 0,
+            carried,
+            frees: Vec::new(),
+            continued: false,
+            before: None,
+            mirrors: BTreeMap::new(),
+            arena_reserve,
+            absorbed_into: BTreeMap::new(),
+            planned: BTreeMap::new(),
+        };
+        for (root, &output) in &self.outputs {
+            state.buffers.insert(root.clone(), outputs[output].clone());
+            if let Some(mirror) = &mirrors[output] {
+                state.mirrors.insert(root.clone(), mirror.clone());
+            }
+        }
+        for (position, node) in program.ops.iter().enumerate() {
+            host.set_location(node.op.location());
+            match node.name.as_str() {
+                "graph.weight" | "graph.constant" => {}
+                "instance.instance" => {
+                    let kernel = self.kernel_of[&position];
+                    state.enter(host, host_function, kernel, built);
+                    state.instance(host, position, node, tensors)?;
+                }
+                "instance.slice" => {
+                    let source = tensors[&node.operands[0]].clone();
+                    let offsets: Vec<Val> = node.ints("offsets").iter().map(|&o| host.index(o as usize)).collect();
+                    let sizes = buffer_shape(&node.results[0].1.shape);
+                    let (value, view) = host.subview(source.host, &source.view, &offsets, &sizes, None);
+                    tensors.insert(node.results[0].0, Tensor { host: value, view });
+                }
+                "instance.copy" | "instance.redistribute" => {
+                    tensors.insert(node.results[0].0, tensors[&node.operands[0]].clone());
+                }
+                "instance.concat" => match self.roots.get(&node.results[0].0) {
+                    Some(Root::Group(group)) => {
+                        let stitched = &self.stitched[group];
+                        let producer = &program.ops[program.producer(node.operands[0]).expect("checked")];
+                        let (_, index, _, _) = instance_attributes(producer);
+                        let buffer = state.buffer(host, &Root::Group(group.clone()));
+                        let view = window(host, &buffer, stitched.dim, index * stitched.slice, node.operands.len() * stitched.slice);
+                        tensors.insert(node.results[0].0, view);
+                    }
+                    _ => {
+                        let kernel = self.kernel_of[&position];
+                        state.enter(host, host_function, kernel, built);
+                        let target = state.buffer(host, &Root::Concat(position));
+                        let axis = node.int("axis") as usize;
+                        let mut offset = 0;
+                        let mut pairs = Vec::new();
+                        for value in &node.operands {
+                            let source = tensors[value].clone();
+                            let size = source.view.shape[axis];
+                            pairs.push((source, window(host, &target, axis, offset, size)));
+                            offset += size;
+                        }
+                        // In layers of at most COPY_PAIRS pairs, so that a copy of many buffers goes
+                        // on in a new launch past the arguments a kernel call can pass.
+                        for chunk in pairs.chunks(COPY_PAIRS) {
+                            state.enter(host, host_function, kernel, built);
+                            state.copy(host, chunk).map_err(|message| ScheduleError::at(node.op, message))?;
+                        }
+                        tensors.insert(node.results[0].0, target);
+                    }
+                },
+                "instance.yield" => {
+                    // Shares are copied by every cluster, whole results by the first one only.
+                    let mut pairs = [Vec::new(), Vec::new()];
+                    for (output, value) in node.operands.iter().enumerate() {
+                        let in_place = self.roots.get(value).is_some_and(|root| self.outputs.get(root) == Some(&output));
+                        if !in_place {
+                            let copies = std::iter::once(&outputs[output]).chain(&mirrors[output]);
+                            pairs[usize::from(self.whole_outputs[output])].extend(copies.map(|target| (tensors[value].clone(), target.clone())));
+                        }
+                    }
+                    if pairs.iter().any(|pairs| !pairs.is_empty()) {
+                        let kernel = self.kernel_of[&position];
+                        let at = |message| ScheduleError::at(node.op, message);
+                        for chunk in pairs[0].chunks(COPY_PAIRS) {
+                            state.enter(host, host_function, kernel, built);
+                            state.copy(host, chunk).map_err(at)?;
+                        }
+                        for chunk in pairs[1].chunks(COPY_PAIRS) {
+                            state.enter(host, host_function, kernel, built);
+                            state.copy_once(host, chunk).map_err(at)?;
+                        }
+                    }
+                }
+                _ => unreachable!("form_kernels refused it"),
+            }
+        }
+        state.launch_carried(host, host_function, built);
+        let mut open = if keep_open { state.carry() } else { None };
+        state.leave(host, host_function, built);
+        for (root, tensor) in std::mem::take(&mut state.buffers) {
+            if !self.outputs.contains_key(&root) {
+                match &mut open {
+                    Some(open) => open.frees.push(tensor),
+                    None => free(host, &self.replicas, &tensor),
+                }
+            }
+        }
+        let summary = Summary {
+            kernels: self.items.len() - usize::from(state.continued),
+            clusters: self.count,
+            gb_peak: plan::peak(&self.lifetimes, &self.in_ddr, self.items.len()),
+            arena_peak: state.arena_peak,
+            spilled: self.in_ddr.iter().filter(|(root, &ddr)| ddr && !self.outputs.contains_key(*root)).count(),
+            spilled_intermediates: state.spilled_count,
+            promotions: state.promotions,
+            per_core: state.per_core,
+            lowered_in_gb: std::mem::take(&mut state.lowered_in_gb),
+            lb_spills: state.lb_spills,
+            planned: self.lifetimes.len() - self.outputs.len(),
+            joined: usize::from(state.continued),
+        };
+        Ok((summary, open))
+    }
+}

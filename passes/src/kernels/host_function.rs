@@ -1,0 +1,110 @@
+//! The host function both lowerings build: a `func.func` taking one DDR buffer per input,
+//! output, weight and constant, and launching kernels in program order.
+
+use super::{
+    emit::{Body, View},
+    error::LoweringError,
+    kernel::Kernel,
+};
+use crate::{
+    graph_view::ElementType,
+    ir::{self, InsertionPoint, Op, Val},
+};
+use mlir_sys::*;
+
+/// Shape of a graph type as a buffer: rank-0 tensors are stored as one element.
+pub(crate) fn buffer_shape(shape: &[usize]) -> Vec<usize> {
+    if shape.is_empty() {
+        vec![1]
+    } else {
+        shape.to_vec()
+    }
+}
+
+/// The host function being built: a `func.func` whose entry block gains an argument per buffer
+/// the driver passes in (inputs, outputs, weights, constants), each with its role attribute.
+pub(crate) struct HostFunction {
+    pub(crate) op: Op,
+    pub(crate) block: MlirBlock,
+    parameters: Vec<(View, MlirAttribute)>,
+}
+
+impl HostFunction {
+    /// An empty function named like `graph_function`, inserted before it.
+    pub(crate) fn new(graph_function: Op, name: &str) -> Self {
+        let location = graph_function.location();
+        let (region, block) = ir::region_with_block(&[], location);
+        // SAFETY: the location is alive.
+        let context = unsafe { mlirLocationGetContext(location) };
+        let op = ir::create(
+            InsertionPoint::Before(graph_function),
+            location,
+            "func.func",
+            &[],
+            &[],
+            &[("sym_name", ir::string_attribute(context, name))],
+            vec![region],
+        );
+        Self { op, block, parameters: Vec::new() }
+    }
+
+    /// Adds a buffer argument of type `view` with the argument attribute `role = value`, at the
+    /// location of what it holds (the graph function's parameter, the weight or constant op, the
+    /// return).
+    pub(crate) fn parameter(&mut self, view: &View, role: &str, value: MlirAttribute, location: MlirLocation) -> Val {
+        // SAFETY: the function and its block are alive; the attribute is of their context.
+        unsafe {
+            let context = mlirLocationGetContext(location);
+            let name = mlirIdentifierGet(context, MlirStringRef { data: role.as_ptr().cast(), length: role.len() });
+            let named = mlirNamedAttributeGet(name, value);
+            self.parameters.push((view.clone(), mlirDictionaryAttrGet(context, 1, &named)));
+            Val(mlirBlockAddArgument(self.block, view.memref_type(context), location))
+        }
+    }
+
+    /// Bytes of the buffers passed in so far.
+    pub(crate) fn parameter_bytes(&self) -> usize {
+        self.parameters.iter().map(|(view, _)| view.elements() * 4).sum()
+    }
+
+    /// Sets the function's type and argument attributes from its parameters.
+    pub(crate) fn finish(&self) {
+        // SAFETY: the function is alive; the attributes are of its context.
+        unsafe {
+            let context = mlirLocationGetContext(self.op.location());
+            let inputs: Vec<MlirType> = self.parameters.iter().map(|(view, _)| view.memref_type(context)).collect();
+            let roles: Vec<MlirAttribute> = self.parameters.iter().map(|(_, role)| *role).collect();
+            let function_type = mlirFunctionTypeGet(context, inputs.len() as isize, inputs.as_ptr(), 0, std::ptr::null());
+            self.op.set_attribute("function_type", mlirTypeAttrGet(function_type));
+            self.op.set_attribute("arg_attrs", mlirArrayAttrGet(context, roles.len() as isize, roles.as_ptr()));
+        }
+    }
+}
+
+/// Inserts the kernel before the host function and launches it; returns the kernel op.
+pub(crate) fn launch(host: &mut Body, kernel: Kernel, host_function: Op) -> Op {
+    let (kernel_op, name, arguments, cores) = kernel.finish(host_function);
+    let context = host.context();
+    let values: Vec<Val> = arguments.iter().map(|(value, _)| *value).collect();
+    let cores: Vec<i64> = (0..cores as i64).collect();
+    // SAFETY: the context is alive; MLIR copies the name.
+    let callee = unsafe { mlirFlatSymbolRefAttrGet(context, MlirStringRef { data: name.as_ptr().cast(), length: name.len() }) };
+    host.op("dsa.launch", &values, &[], &[("kernel", callee), ("cores", ir::i64_array(context, &cores))]);
+    kernel_op
+}
+
+pub(crate) fn check_f32(
+    element_type: ElementType,
+    index: Option<usize>,
+    what: &str,
+) -> Result<(), LoweringError> {
+    if element_type == ElementType::F32 {
+        return Ok(());
+    }
+    Err(LoweringError {
+        op: index,
+        message: format!(
+            "{what} has element type {element_type:?}, which is not supported: the software DSA computes in f32 only"
+        ),
+    })
+}

@@ -1,0 +1,550 @@
+//! One `dsa.kernel` being written: its arguments, the split of its tiles over the cores of a
+//! launch, its LB arena, and the private parts where each core computes on its own data (the
+//! epilogue that refines an output tile is [`Epilogue`]).
+//!
+//! Every kernel of the layer-wise schedule has the same skeleton: each core takes a contiguous
+//! block of the layer's output tiles (tiles are numbered batch-major, so with a batch at least as
+//! large as the cluster count the clusters split the batch and the cores of a cluster split the
+//! next dimension), and for each tile loads its inputs into LB, computes, runs the epilogue and
+//! stores the tile. Instructions within a tile are chained by tokens; a `dsa.wait` at the end of
+//! each tile orders the next tile's loads after this tile's reads of the same buffers.
+
+use super::{
+    emit::{Body, Compare, Replicas, Space, Tensor, View},
+};
+use crate::target::Machine;
+use crate::ir::{self, InsertionPoint, Op, Val};
+use mlir_sys::*;
+use std::collections::HashMap;
+
+mod views;
+
+pub use super::epilogue::Epilogue;
+
+/// A kernel launched on the cores of `clusters` clusters at once, each cluster running the same
+/// program on its own data (GraphTurbo §2: the batch spread over the clusters): tiles are shared
+/// among the cores of one cluster, and replicated host values resolve to the running cluster's.
+struct PerCluster {
+    clusters: usize,
+    cores_per_cluster: usize,
+    cluster: Val,
+    /// The running core's index within its cluster.
+    core: Val,
+    /// The preamble ends before this op: argument selections go there, ahead of any use.
+    preamble_end: Op,
+    replicas: Replicas,
+    /// The core's whole LB, allocated once: each layer's tiles are views of it from offset 0
+    /// (a layer's tiles are dead when the next layer starts, after the barrier between them).
+    arena: Val,
+    /// Elements of the arena taken by the current layer.
+    cursor: usize,
+    /// Inside [`Kernel::open_private`] (every core runs every tile of a loop, on its own data):
+    /// whether it opened an `scf.if` for the cores that enter.
+    private: Option<bool>,
+}
+
+/// A kernel under construction: a detached `dsa.kernel` whose block gains an argument for every
+/// host value it reads, inserted into the module by the launch.
+pub struct Kernel {
+    /// Symbol name.
+    pub name: String,
+    op: Op,
+    block: MlirBlock,
+    /// Host values passed as arguments, with the kernel-side types.
+    pub arguments: Vec<(Val, MlirType)>,
+    /// Per host value passed (by handle), its position in `arguments`.
+    positions: HashMap<usize, usize>,
+    /// Host views built again inside the kernel (see `views`), by handle.
+    rebuilt: HashMap<usize, Val>,
+    /// The body (after the core-id preamble).
+    pub body: Body,
+    /// Cores it is launched on.
+    pub cores: usize,
+    /// LB elements allocated by the kernel (checked against the target's LB).
+    pub lb_elements: usize,
+    deallocs: Vec<Val>,
+    /// Per argument, the kernel-side value it stands for (a replica's is the selected one).
+    selected: Vec<Val>,
+    /// The first tile index of the running core's share, and the end of the share (set by the
+    /// tile loop).
+    first_tile: Option<Val>,
+    end_tile: Option<Val>,
+    inserted: bool,
+    per_cluster: Option<PerCluster>,
+}
+
+impl Kernel {
+    /// An empty kernel called `name`, at the location the host is lowering.
+    pub fn new(name: String, host: &Body) -> Self {
+        let location = host.location();
+        let (region, block) = ir::region_with_block(&[], location);
+        let op = ir::create(InsertionPoint::Detached, location, "dsa.kernel", &[], &[], &[], vec![region]);
+        Self {
+            name,
+            op,
+            block,
+            arguments: Vec::new(),
+            positions: HashMap::new(),
+            rebuilt: HashMap::new(),
+            body: Body::new(block, location),
+            cores: 1,
+            lb_elements: 0,
+            deallocs: Vec::new(),
+            selected: Vec::new(),
+            first_tile: None,
+            end_tile: None,
+            inserted: false,
+            per_cluster: None,
+        }
+    }
+
+    /// An empty kernel launched on the `cores_per_cluster` cores of each of `clusters` clusters,
+    /// every cluster running it on its own data (see [`Replicas`]).
+    pub fn per_cluster(name: String, host: &Body, machine: &Machine, clusters: usize, replicas: Replicas) -> Self {
+        let mut kernel = Self::new(name, host);
+        let body = &mut kernel.body;
+        let cluster = body.cluster_id();
+        let id = body.core_id();
+        let size = body.index(machine.cores_per_cluster);
+        let arena = body.alloc(&View::contiguous(&[machine.lb_elements()], Space::Lb));
+        kernel.deallocs.push(arena);
+        let core = body.arith("remui", id, size);
+        let preamble_end = core.defining_op().expect("an arith op");
+        kernel.cores = clusters * machine.cores_per_cluster;
+        kernel.per_cluster = Some(PerCluster {
+            clusters,
+            cores_per_cluster: machine.cores_per_cluster,
+            cluster,
+            core,
+            preamble_end,
+            replicas,
+            arena,
+            cursor: 0,
+            private: None,
+        });
+        kernel
+    }
+
+    /// Opens the part of a per-cluster kernel where each of the cluster's first `cores` cores
+    /// computes on its own data (GraphTurbo's LB scope, §3.4): the others skip it, and each tile
+    /// loop inside runs all its tiles on every core that enters. Returns the running core's index
+    /// in its cluster. Close with [`Kernel::close_private`].
+    pub fn open_private(&mut self, cores: usize) -> Val {
+        let spmd = self.per_cluster.as_mut().expect("private parts are in per-cluster kernels");
+        let (core, some) = (spmd.core, cores < spmd.cores_per_cluster);
+        spmd.private = Some(some);
+        if some {
+            let count = self.body.index(cores);
+            let enters = self.body.compare(Compare::Ult, core, count);
+            self.body.open_if(enters);
+        }
+        core
+    }
+
+    /// Ends the private part: the cores meet at a barrier before anything reads what they wrote.
+    pub fn close_private(&mut self) {
+        if let Some(spmd) = &mut self.per_cluster {
+            if spmd.private.take() == Some(true) {
+                self.body.close();
+            }
+        }
+        self.end_layer();
+    }
+
+    /// Ends a layer of a private part: its tiles' LB arena is free for the next layer. No barrier:
+    /// only this core reads what it wrote, and its last tile waited for its store.
+    pub fn end_private_layer(&mut self) {
+        if let Some(spmd) = &mut self.per_cluster {
+            spmd.cursor = 0;
+        }
+        self.lb_elements = 0;
+    }
+
+    /// The elements of `view`'s shape at element `offset` of the core's LB arena: a buffer that
+    /// lives across the layers of a private part, placed by the caller clear of the tiles' part
+    /// of the arena (the tiles take it from offset 0).
+    pub fn lb_at(&mut self, offset: usize, shape: &[usize]) -> (Val, View) {
+        let arena = self.per_cluster.as_ref().expect("a per-cluster kernel has an arena").arena;
+        let offset = self.body.index(offset);
+        self.body.reinterpret_at(arena, offset, &View::contiguous(shape, Space::Lb))
+    }
+
+    /// Whether `value` is defined inside this kernel (a view the kernel made) rather than being a
+    /// host value it must take as an argument.
+    fn defined_inside(&self, value: Val) -> bool {
+        // SAFETY: the value and the ops and blocks it leads to are alive.
+        unsafe {
+            let mut block = if mlirValueIsABlockArgument(value.0) {
+                mlirBlockArgumentGetOwner(value.0)
+            } else {
+                mlirOperationGetBlock(mlirOpResultGetOwner(value.0))
+            };
+            while !block.ptr.is_null() {
+                if block.ptr == self.block.ptr {
+                    return true;
+                }
+                let parent = mlirBlockGetParentOperation(block);
+                if parent.ptr.is_null() {
+                    return false;
+                }
+                block = mlirOperationGetBlock(parent);
+            }
+            false
+        }
+    }
+
+    /// Ends a layer of a kernel that runs several: every core waits for every other before the
+    /// next layer reads what this one wrote.
+    pub fn end_layer(&mut self) {
+        self.body.op("dsa.barrier", &[], &[], &[]);
+        if let Some(spmd) = &mut self.per_cluster {
+            spmd.cursor = 0;
+        }
+        self.lb_elements = 0;
+    }
+
+    /// The kernel-side value of host value `host` (of type `view`), adding the argument once; for
+    /// a replicated host value of a kernel on several clusters, one argument per cluster and the
+    /// running cluster's picked in the preamble.
+    pub fn argument(&mut self, host: Val, view: &View) -> Val {
+        self.argument_of_type(host, view.memref_type(self.body.context()))
+    }
+
+    /// [`Kernel::argument`] for a host value of memref type `r#type`; a view of a host value is
+    /// built again in the kernel where it can be (`views`).
+    fn argument_of_type(&mut self, host: Val, r#type: MlirType) -> Val {
+        if self.defined_inside(host) {
+            return host;
+        }
+        let key = host.0.ptr as usize;
+        if let Some(&index) = self.positions.get(&key) {
+            return self.selected[index];
+        }
+        if let Some(&value) = self.rebuilt.get(&key) {
+            return value;
+        }
+        if let Some(value) = self.rebuilt_view(host) {
+            self.rebuilt.insert(key, value);
+            return value;
+        }
+        let replicas = self.per_cluster.as_ref().and_then(|spmd| spmd.replicas.borrow().get(&key).cloned());
+        let add = |value: Val, kernel: &mut Self| {
+            // SAFETY: the block is the kernel's, alive until the kernel is inserted or dropped.
+            let argument = Val(unsafe { mlirBlockAddArgument(kernel.block, r#type, kernel.body.location()) });
+            kernel.positions.insert(value.0.ptr as usize, kernel.arguments.len());
+            kernel.arguments.push((value, r#type));
+            argument
+        };
+        let first = add(host, self);
+        let selected = match (replicas, &self.per_cluster) {
+            (Some(others), Some(spmd)) => {
+                let (cluster, anchor, location) = (spmd.cluster, spmd.preamble_end, self.body.location());
+                let mut value = first;
+                for (index, other) in others.into_iter().enumerate().take(spmd.clusters - 1) {
+                    let argument = add(other, self);
+                    let mut preamble = Body::before(anchor, location);
+                    let number = preamble.index(index + 1);
+                    let here = preamble.compare(Compare::Eq, cluster, number);
+                    value = preamble.select(here, argument, value);
+                }
+                value
+            }
+            _ => first,
+        };
+        while self.selected.len() < self.arguments.len() {
+            self.selected.push(selected);
+        }
+        selected
+    }
+
+    /// Allocates an LB buffer of `shape` for the whole kernel (of a kernel running several
+    /// layers, for the current layer: a view of the LB arena).
+    pub fn alloc_lb(&mut self, shape: &[usize]) -> (Val, View) {
+        let view = View::contiguous(shape, Space::Lb);
+        if let Some(spmd) = &mut self.per_cluster {
+            // Packed like the layer-wise kernel's separate buffers, so that the tilings the
+            // emitters chose against the LB capacity fit the arena exactly.
+            let offset = spmd.cursor;
+            spmd.cursor += view.elements();
+            self.lb_elements = self.lb_elements.max(spmd.cursor);
+            let arena = spmd.arena;
+            let offset = self.body.index(offset);
+            let (buffer, view) = self.body.reinterpret_at(arena, offset, &view);
+            return (buffer, view);
+        }
+        let buffer = self.body.alloc(&view);
+        self.lb_elements += view.elements();
+        self.deallocs.push(buffer);
+        (buffer, view)
+    }
+
+    /// Opens the loop over this core's share of `tiles` tiles (on at most `machine.cores`
+    /// cores) and returns the tile index; close it with [`Kernel::end_tiles`].
+    pub fn begin_tiles(&mut self, tiles: usize, machine: &Machine) -> Val {
+        let cores = tiles.clamp(1, machine.cores);
+        if self.per_cluster.is_none() {
+            self.cores = cores;
+        }
+        self.begin_tiles_over(tiles, cores)
+    }
+
+    /// Opens a loop over this core's share of `tiles` tiles split over `cores` cores (a kernel
+    /// with several tile loops launches on the largest count; cores past a loop's tiles skip it).
+    pub fn begin_tiles_over(&mut self, tiles: usize, cores: usize) -> Val {
+        let body = &mut self.body;
+        let (core, cores) = match &self.per_cluster {
+            // In a private part every core takes every tile, as core 0 of 1.
+            Some(spmd) if spmd.private.is_some() => (body.index(0), 1),
+            // Cores of the cluster past this loop's count take no tile.
+            Some(spmd) if cores < spmd.cores_per_cluster => {
+                let count = body.index(cores);
+                (body.op("arith.minui", &[spmd.core, count], &[core_type(spmd.core)], &[]).result(0), cores)
+            }
+            Some(spmd) => (spmd.core, cores),
+            None => (body.core_id(), cores),
+        };
+        let total = body.index(tiles);
+        let cores = body.index(cores);
+        let one = body.index(1);
+        let first = body.arith("muli", core, total);
+        let low = body.arith("divui", first, cores);
+        let next = body.arith("addi", core, one);
+        let last = body.arith("muli", next, total);
+        let high = body.arith("divui", last, cores);
+        let high = match &self.per_cluster {
+            Some(_) => {
+                let r#type = core_type(high);
+                body.op("arith.minui", &[high, total], &[r#type], &[]).result(0)
+            }
+            None => high,
+        };
+        let tile = body.open_for(low, high, one);
+        self.first_tile = Some(low);
+        self.end_tile = Some(high);
+        tile
+    }
+
+    /// The running core's index within its cluster and the cluster's core count, for a kernel
+    /// per cluster.
+    pub fn core_in_cluster(&self) -> Option<(Val, usize)> {
+        self.per_cluster.as_ref().map(|spmd| (spmd.core, spmd.cores_per_cluster))
+    }
+
+    /// Whether the running core is in the device's first cluster: what guards a write every
+    /// cluster would otherwise make to the same place (a result the clusters do not split).
+    pub fn on_first_cluster(&mut self) -> Val {
+        let cluster = match &self.per_cluster {
+            Some(spmd) => spmd.cluster,
+            None => self.body.cluster_id(),
+        };
+        let zero = self.body.index(0);
+        self.body.compare(Compare::Eq, cluster, zero)
+    }
+
+    /// Whether `tile` is the first of the running core's share.
+    pub fn is_first(&mut self, tile: impl Into<Val>) -> Val {
+        let first_tile = self.first_tile.expect("is_first runs inside a tile loop");
+        self.body.compare(Compare::Eq, tile.into(), first_tile)
+    }
+
+    /// The tile after `tile`, and whether the running core's share has it: what a software
+    /// pipeline loads while `tile` computes.
+    pub fn next_tile(&mut self, tile: impl Into<Val>) -> (Val, Val) {
+        let end_tile = self.end_tile.expect("next_tile runs inside a tile loop");
+        let one = self.body.index(1);
+        let next = self.body.arith("addi", tile.into(), one);
+        let has_next = self.body.compare(Compare::Ult, next, end_tile);
+        (next, has_next)
+    }
+
+    /// Of a double buffer `pair`, the half `tile` computes from and the half the next tile is
+    /// loaded into, alternating with the tile's parity.
+    pub fn alternate(&mut self, tile: impl Into<Val>, pair: [Val; 2]) -> [Val; 2] {
+        let body = &mut self.body;
+        let two = body.index(2);
+        let parity = body.arith("remui", tile.into(), two);
+        let zero = body.index(0);
+        let even = body.compare(Compare::Eq, parity, zero);
+        [body.select(even, pair[0], pair[1]), body.select(even, pair[1], pair[0])]
+    }
+
+    /// Closes a tile loop whose body ordered its tiles itself (a software pipeline waits inside
+    /// the branches where its tokens are defined).
+    pub fn close_tiles(&mut self) {
+        self.body.close();
+    }
+
+    /// An `i1` that is true when this tile is the core's first or its `coordinates` (of the tile
+    /// numbering `counts`) differ from the previous tile's at one of `watched` positions: the
+    /// condition under which a tile must reload what the previous tile left in LB.
+    pub fn changed(&mut self, tile: impl Into<Val>, counts: &[usize], coordinates: &[Val], watched: &[usize]) -> Val {
+        let tile = tile.into();
+        let first_tile = self.first_tile.expect("changed runs inside a tile loop");
+        let one = self.body.index(1);
+        let previous_tile = self.body.arith("subi", tile, one);
+        let previous = self.decode(previous_tile, counts);
+        let body = &mut self.body;
+        let mut condition = body.compare(Compare::Eq, tile, first_tile);
+        for &position in watched {
+            let differs = body.compare(Compare::Ne, coordinates[position], previous[position]);
+            condition = body.logic("ori", condition, differs);
+        }
+        condition
+    }
+
+    /// Emits `load` only when [`Kernel::changed`] holds, and fences it: a tile keeps what the
+    /// previous tile loaded (the weights of the same output-channel block, say) instead of
+    /// streaming it from DDR again.
+    pub fn load_when_changed(
+        &mut self,
+        tile: impl Into<Val>,
+        counts: &[usize],
+        coordinates: &[Val],
+        watched: &[usize],
+        load: &mut dyn FnMut(&mut Body) -> Val,
+    ) {
+        let condition = self.changed(tile, counts, coordinates, watched);
+        guarded_load(&mut self.body, condition, load);
+    }
+
+    /// Closes the tile loop: waits for `tokens` so that the next tile's loads come after this
+    /// tile's last reads.
+    pub fn end_tiles(&mut self, tokens: &[Val]) {
+        self.body.wait(tokens);
+        self.body.close();
+    }
+
+    /// The stores of a layer's tiles into `output` (its argument and view) and into `mirror`,
+    /// the copy of the output kept in the GB, when it has one.
+    pub fn output_stores<'v>(&mut self, output: (Val, &'v View), mirror: Option<&'v Tensor>) -> Vec<Store<'v>> {
+        let mut stores = vec![Store::whole(output.0, output.1)];
+        stores.extend(mirror.map(|mirror| Store::whole(self.argument(mirror.host, &mirror.view), &mirror.view)));
+        stores
+    }
+
+    /// Runs `epilogue` on the tile `accumulator` (the output's `keep` dimensions of a tile of
+    /// `sizes` at `offsets`), stores it into each of `stores` (the layer's output, and where the
+    /// layer writes it too), and closes the tile loop.
+    pub fn store_tile(&mut self, epilogue: &Epilogue, accumulator: (Val, &View), stores: &[Store], offsets: &[Val], sizes: &[usize], keep: &[usize]) {
+        let body = &mut self.body;
+        let done = epilogue.emit(body, accumulator, offsets, sizes, keep, Vec::new());
+        let stored = store_box(body, accumulator, stores, offsets, sizes, keep, &done);
+        self.end_tiles(&stored);
+    }
+
+    /// Splits a tile index into coordinates over `counts` (row-major, first count outermost).
+    pub fn decode(&mut self, tile: impl Into<Val>, counts: &[usize]) -> Vec<Val> {
+        let tile = tile.into();
+        let mut coordinates = vec![tile; counts.len()];
+        let mut rest = tile;
+        for (d, &count) in counts.iter().enumerate().rev() {
+            if d == 0 {
+                coordinates[0] = rest;
+                break;
+            }
+            if count == 1 {
+                coordinates[d] = self.body.index(0);
+                continue;
+            }
+            let size = self.body.index(count);
+            coordinates[d] = self.body.arith("remui", rest, size);
+            rest = self.body.arith("divui", rest, size);
+        }
+        coordinates
+    }
+
+    /// Ends the kernel (deallocating its LB buffers), names and types it, and inserts it before
+    /// `before`; returns it, its name, the host values to launch it with and the core count.
+    pub fn finish(mut self, before: Op) -> (Op, String, Vec<(Val, MlirType)>, usize) {
+        for buffer in std::mem::take(&mut self.deallocs) {
+            self.body.dealloc(buffer);
+        }
+        self.body.op("dsa.return", &[], &[], &[]);
+        let context = self.body.context();
+        let inputs: Vec<MlirType> = self.arguments.iter().map(|&(_, r#type)| r#type).collect();
+        // SAFETY: the kernel op is alive and detached; inserting hands it to the module.
+        unsafe {
+            let function_type = mlirFunctionTypeGet(context, inputs.len() as isize, inputs.as_ptr(), 0, std::ptr::null());
+            self.op.set_attribute("function_type", mlirTypeAttrGet(function_type));
+            self.op.set_attribute("sym_name", ir::string_attribute(context, &self.name));
+            mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before.0), before.0, self.op.0);
+        }
+        self.inserted = true;
+        let cores = self.per_cluster.as_ref().map_or(self.cores, |spmd| spmd.clusters * spmd.cores_per_cluster);
+        (self.op, std::mem::take(&mut self.name), std::mem::take(&mut self.arguments), cores)
+    }
+}
+
+fn core_type(value: Val) -> MlirType {
+    value.r#type()
+}
+
+impl Drop for Kernel {
+    /// A kernel abandoned by a lowering error was never inserted: destroy it.
+    fn drop(&mut self) {
+        if !self.inserted {
+            self.op.erase();
+        }
+    }
+}
+
+/// A tensor a layer's tiles are stored into: its kernel argument and view, and the step at which
+/// a tile's rows and columns (the last two dimensions) are picked: 1 for the output itself (and a
+/// copy of it kept in the GB), above for a stepped slice of it that the layer stores too (a
+/// strided 1×1 projection's input, picked in the LB, which costs no port its skipped elements).
+#[derive(Clone, Copy)]
+pub struct Store<'v> {
+    pub target: Val,
+    pub view: &'v View,
+    pub steps: [usize; 2],
+}
+
+impl<'v> Store<'v> {
+    /// A store of whole tiles into `target`.
+    pub fn whole(target: Val, view: &'v View) -> Self {
+        Self { target, view, steps: [1, 1] }
+    }
+}
+
+/// Stores the tile `accumulator` (of `sizes` at `offsets`, its `keep` dimensions) into the box of
+/// each of `stores`, after `done`; returns the stores' tokens. A stepped store takes every
+/// step-th row and column of the tile, whose offsets along them are multiples of the steps.
+pub fn store_box(body: &mut Body, accumulator: (Val, &View), stores: &[Store], offsets: &[Val], sizes: &[usize], keep: &[usize], done: &[Val]) -> Vec<Val> {
+    stores
+        .iter()
+        .map(|store| {
+            if store.steps == [1, 1] {
+                let (target, _) = body.subview(store.target, store.view, offsets, sizes, Some(keep));
+                return body.dma(accumulator.0, target, done);
+            }
+            let rank = sizes.len();
+            let mut steps = vec![1; rank];
+            steps[rank - 2..].copy_from_slice(&store.steps);
+            let picked: Vec<usize> = sizes.iter().zip(&steps).map(|(size, step)| size.div_ceil(*step)).collect();
+            let zero = body.index(0);
+            let (source, _) = body.subview_strided(accumulator.0, accumulator.1, &vec![zero; rank], &picked, &steps);
+            let at: Vec<Val> = offsets
+                .iter()
+                .zip(&steps)
+                .map(|(&offset, &step)| {
+                    if step == 1 {
+                        return offset;
+                    }
+                    let step = body.index(step);
+                    body.arith("divui", offset, step)
+                })
+                .collect();
+            let (target, _) = body.subview(store.target, store.view, &at, &picked, Some(keep));
+            body.dma(source, target, done)
+        })
+        .collect()
+}
+
+/// Emits `load` under `scf.if condition` and fences it there, so later instructions find its
+/// data whichever way the condition went.
+pub fn guarded_load(body: &mut Body, condition: Val, load: &mut dyn FnMut(&mut Body) -> Val) {
+    body.open_if(condition);
+    let token = load(body);
+    body.wait(&[token]);
+    body.close();
+}

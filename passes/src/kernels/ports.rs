@@ -1,0 +1,117 @@
+//! The shared-port bound of the tiling estimates. A tile's transfers run at the rate of a port
+//! they have to themselves (the runtime gives a transfer the whole DDR port or GB bus while it
+//! holds it), but the eight cores of a cluster take turns on it: however well a core overlaps
+//! its loads with its compute, its tiles cannot go faster than its share of each port carries
+//! their bytes. An estimate is the larger of the two, a roofline; and a layer's tilings are
+//! picked by it, within a tie band that the fewer instructions decide ([`Candidates::best`]).
+
+use super::{emit::Space};
+use crate::target::Machine;
+use std::collections::BTreeMap;
+
+/// Elements an epilogue loads per tile, by the space each operand lives in
+/// ([`Epilogue::elements_by_space`](super::epilogue::Epilogue::elements_by_space)).
+pub type SpaceElements = BTreeMap<Space, usize>;
+
+/// The cycles a tile's epilogue operands take to load (f32), each at the rate of its own port,
+/// one after the other.
+pub fn load_cycles(elements: &SpaceElements, machine: &Machine) -> f64 {
+    elements.iter().map(|(&space, &count)| (count * 4) as f64 / space.link_bandwidth(machine)).sum()
+}
+
+/// Cycles of each shared port (DDR, GB bus) one core's tile takes at its share of the port.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct PortCycles([f64; 2]);
+
+impl PortCycles {
+    /// Counts `bytes` moved between the core's LB and `space` (nothing for LB↔LB, which shares
+    /// no port).
+    pub fn add(&mut self, space: Space, bytes: f64, machine: &Machine) {
+        if let Some(port) = space.port() {
+            self.0[port] += bytes / space.core_bandwidth(machine);
+        }
+    }
+
+    /// Counts the epilogue operands' loads (f32), each on its own space's port.
+    pub fn add_by_space(&mut self, elements: &SpaceElements, machine: &Machine) {
+        for (&space, &count) in elements {
+            self.add(space, (count * 4) as f64, machine);
+        }
+    }
+
+    /// The estimate of `tiles` tiles on a core, each taking `latency` unless a port it shares
+    /// takes longer, and issuing `instructions`.
+    pub fn bound(self, tiles: f64, latency: f64, instructions: f64) -> Estimate {
+        Estimate {
+            cycles: tiles * self.0.into_iter().fold(latency, f64::max),
+            latency: tiles * latency,
+            instructions: tiles * instructions,
+            ddr: tiles * self.0[0],
+            tiles,
+        }
+    }
+}
+
+/// A tiling's estimated cycles, their latency part and the instructions a core issues.
+#[derive(Debug, Clone, Copy)]
+pub struct Estimate {
+    /// The estimate proper: the busiest core's cycles.
+    pub cycles: f64,
+    latency: f64,
+    instructions: f64,
+    /// The cycles the busiest core's tiles hold its share of the cluster's DDR port.
+    ddr: f64,
+    /// The busiest core's tiles.
+    tiles: f64,
+}
+
+impl Estimate {
+    /// The cycles of the estimate that leave the cluster's DDR port idle: what a copy issued
+    /// under the layer (the next layer's weights, GraphTurbo §4.4) takes of the port without
+    /// delaying the layer's own transfers.
+    pub fn ddr_idle(&self) -> f64 {
+        (self.cycles - self.ddr).max(0.0)
+    }
+
+    /// The busiest core's tiles.
+    pub fn tiles(&self) -> usize {
+        self.tiles as usize
+    }
+}
+
+/// Estimates closer than this fraction of the best are a tie: the estimate does not model the
+/// queueing of eight cores' transfers on a port closely enough to tell such tilings apart.
+const TIE: f64 = 0.02;
+
+/// The tilings of a layer, collected as the search finds them.
+pub struct Candidates<T>(Vec<(Estimate, T)>);
+
+impl<T> Candidates<T> {
+    pub fn new() -> Self {
+        Self(Vec::new())
+    }
+
+    pub fn push(&mut self, estimate: Estimate, tiling: T) {
+        self.0.push((estimate, tiling));
+    }
+
+    /// The pick: among the tilings within [`TIE`] of the lowest estimate, the one issuing the
+    /// fewest instructions (a simpler program, and less to record on the host), then the one
+    /// with the lowest latency (with the same bytes on a saturated port, the one that overlaps
+    /// more still waits less wherever the port is not saturated after all); the first found on
+    /// a full tie.
+    pub fn best(self) -> Option<(Estimate, T)> {
+        let lowest = self.0.iter().map(|(estimate, _)| estimate.cycles).fold(f64::INFINITY, f64::min);
+        let mut best: Option<(Estimate, T)> = None;
+        for (estimate, tiling) in self.0 {
+            if estimate.cycles > lowest * (1.0 + TIE) {
+                continue;
+            }
+            let key = (estimate.instructions, estimate.latency);
+            if best.as_ref().is_none_or(|(chosen, _)| key < (chosen.instructions, chosen.latency)) {
+                best = Some((estimate, tiling));
+            }
+        }
+        best
+    }
+}
