@@ -5,7 +5,7 @@ use crate::ir::Val;
 use super::{
     emit::reshaped,
     layers::{Layer, Scope},
-    kernel::{Epilogue, Kernel, Store},
+    epilogue::Epilogue, kernel::{Kernel, Store},
     layers::Operand,
     emit::{divisors_descending, Body},
     error::LoweringError,
@@ -112,7 +112,7 @@ pub fn lower(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kernel) 
         )
     })?;
     let keep: Vec<usize> = (0..shape.len()).collect();
-    let epilogue = Epilogue::new(&mut kernel, &layer.steps, scope.tensors, &tile, &keep);
+    let epilogue = kernel.epilogue(&layer.steps, scope.tensors, &tile, &keep);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&tile);
     let output_view = output.view.clone();
     let output = kernel.argument(output.host, &output.view);

@@ -3,8 +3,7 @@
 //! operands.
 
 use super::{
-    emit::{Body, Space, Tensor, View},
-    kernel::Kernel,
+    emit::{Body, Space, View},
     layers::{Elementwise, Operand, Step},
     ports::SpaceElements,
 };
@@ -20,7 +19,7 @@ pub struct Epilogue {
 
 /// Shape of an external operand's tile: dimensions that broadcast stay 1, the others take the
 /// output tile's size; dimensions aligned with dropped output dimensions are dropped.
-fn external_tile(
+pub(crate) fn external_tile(
     shape: &[usize],
     output_tile: &[usize],
     keep: &[usize],
@@ -107,34 +106,13 @@ impl Epilogue {
         totals
     }
 
-    /// Allocates the LB tiles of the external operands of `steps` in `kernel`.
-    pub fn new(
-        kernel: &mut Kernel,
+    /// The epilogue running `steps` with the LB tiles of their external operands, by value:
+    /// (host buffer, its view, LB tile, the tile's view).
+    pub(crate) fn from_externals(
         steps: &[Step],
-        tensors: &BTreeMap<ValueId, Tensor>,
-        output_tile: &[usize],
-        keep: &[usize],
+        externals: BTreeMap<ValueId, (Val, View, Val, View)>,
     ) -> Self {
-        let mut externals = BTreeMap::new();
-        for step in steps {
-            for operand in &step.operands {
-                if let Operand::External(value) = operand {
-                    if externals.contains_key(value) {
-                        continue;
-                    }
-                    let tensor = &tensors[value];
-                    let argument = kernel.argument(tensor.host, &tensor.view);
-                    let (sizes, kept) = external_tile(&tensor.view.shape, output_tile, keep);
-                    let kept_sizes: Vec<usize> = kept.iter().map(|&d| sizes[d]).collect();
-                    let (buffer, buffer_view) = kernel.alloc_lb(&kept_sizes);
-                    externals.insert(*value, (argument, tensor.view.clone(), buffer, buffer_view));
-                }
-            }
-        }
-        Self {
-            steps: steps.to_vec(),
-            externals,
-        }
+        Self { steps: steps.to_vec(), externals }
     }
 
     /// Emits the loads and steps on the tile `accumulator` (whose dimensions are the output's

@@ -9,7 +9,7 @@
 //! search (MetaFlow §4's cost model, here the target's).
 
 use super::{
-    host_function::buffer_shape, dispatch::{estimate, has_emitter},
+    view::buffer_shape, dispatch::{estimate, has_emitter},
     layers::{self, Operand, Scope, Step},
     view::{Space, View},
 };

@@ -3,7 +3,7 @@
 //! [`FunctionView::epilogue_reader`]), as steps the vector units run on the anchor's output tile.
 
 use super::{
-    host_function::buffer_shape,
+    view::buffer_shape,
     emit::Body,
     emit::reshaped,
     emit::Tensor,

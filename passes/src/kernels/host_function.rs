@@ -12,15 +12,6 @@ use crate::{
 };
 use mlir_sys::*;
 
-/// Shape of a graph type as a buffer: rank-0 tensors are stored as one element.
-pub(crate) fn buffer_shape(shape: &[usize]) -> Vec<usize> {
-    if shape.is_empty() {
-        vec![1]
-    } else {
-        shape.to_vec()
-    }
-}
-
 /// The host function being built: a `func.func` whose entry block gains an argument per buffer
 /// the driver passes in (inputs, outputs, weights, constants), each with its role attribute.
 pub(crate) struct HostFunction {

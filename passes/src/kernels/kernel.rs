@@ -11,15 +11,16 @@
 
 use super::{
     emit::{Body, Compare, Replicas, Space, Tensor, View},
+    epilogue::{external_tile, Epilogue},
+    layers::{Operand, Step},
 };
-use crate::target::Machine;
+use crate::graph_view::ValueId;
 use crate::ir::{self, InsertionPoint, Op, Val};
+use crate::target::Machine;
 use mlir_sys::*;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 mod views;
-
-pub use super::epilogue::Epilogue;
 
 /// A kernel launched on the cores of `clusters` clusters at once, each cluster running the same
 /// program on its own data (GraphTurbo §2: the batch spread over the clusters): tiles are shared
@@ -420,6 +421,34 @@ impl Kernel {
         let mut stores = vec![Store::whole(output.0, output.1)];
         stores.extend(mirror.map(|mirror| Store::whole(self.argument(mirror.host, &mirror.view), &mirror.view)));
         stores
+    }
+
+    /// The epilogue running `steps` on output tiles of shape `output_tile` (their `keep`
+    /// dimensions), with the LB tiles of its external operands allocated in this kernel.
+    pub fn epilogue(
+        &mut self,
+        steps: &[Step],
+        tensors: &BTreeMap<ValueId, Tensor>,
+        output_tile: &[usize],
+        keep: &[usize],
+    ) -> Epilogue {
+        let mut externals = BTreeMap::new();
+        for step in steps {
+            for operand in &step.operands {
+                if let Operand::External(value) = operand {
+                    if externals.contains_key(value) {
+                        continue;
+                    }
+                    let tensor = &tensors[value];
+                    let argument = self.argument(tensor.host, &tensor.view);
+                    let (sizes, kept) = external_tile(&tensor.view.shape, output_tile, keep);
+                    let kept_sizes: Vec<usize> = kept.iter().map(|&d| sizes[d]).collect();
+                    let (buffer, buffer_view) = self.alloc_lb(&kept_sizes);
+                    externals.insert(*value, (argument, tensor.view.clone(), buffer, buffer_view));
+                }
+            }
+        }
+        Epilogue::from_externals(steps, externals)
     }
 
     /// Runs `epilogue` on the tile `accumulator` (the output's `keep` dimensions of a tile of

@@ -1,5 +1,5 @@
-//! What a layer of the layer-wise schedule is, as the kernel emitters see it ([`fusion`] decides
-//! which graph ops form one).
+//! What a layer is, as the kernel emitters see it ([`fusion`](super::fusion) decides which
+//! graph ops form one).
 //!
 //! A layer is an anchor (a convolution, a matrix product, a pooling or row-wise op, a data
 //! movement op, or a lone elementwise op) followed by the elementwise ops that only refine its
@@ -7,8 +7,6 @@
 //! activation, residual add). The epilogue runs on the anchor's output tile while it is still in
 //! the local buffer, so only the layer's final value travels through DDR.
 
-#[cfg(doc)]
-use super::fusion;
 use super::{emit::Tensor, view::View};
 use crate::target::Machine;
 use crate::graph_view::{Node, ValueId};

@@ -8,7 +8,7 @@ use turbine_dialects::attributes::dsa::{BinaryKind, UnaryKind};
 use super::{
     layers::{Layer, Scope, Viewed},
     emit::{Space, Tensor},
-    kernel::{Epilogue, Kernel},
+    epilogue::Epilogue, kernel::Kernel,
     epilogue::without_preloaded_addend,
     layers::{Elementwise, Operand, Step},
     ports::{load_cycles, Candidates, Estimate, PortCycles},
@@ -200,7 +200,7 @@ pub fn lower(
     tile[rank - 2] = mt;
     tile[rank - 1] = nt;
     let keep = [rank - 2, rank - 1];
-    let epilogue = Epilogue::new(&mut kernel, &steps, scope.tensors, &tile, &keep);
+    let epilogue = kernel.epilogue(&steps, scope.tensors, &tile, &keep);
     let residual = preload.map(|value| {
         let tensor = &scope.tensors[&value];
         (kernel.argument(tensor.host, &tensor.view), tensor.view.clone())

@@ -151,3 +151,11 @@ impl View {
     }
 }
 
+/// Shape of a graph type as a buffer: rank-0 tensors are stored as one element.
+pub(crate) fn buffer_shape(shape: &[usize]) -> Vec<usize> {
+    if shape.is_empty() {
+        vec![1]
+    } else {
+        shape.to_vec()
+    }
+}

@@ -5,7 +5,7 @@ use turbine_dialects::attributes::dsa::PoolKind;
 use super::{
     row_classes::{dispatch_classes, Rows},
     layers::{Layer, Scope},
-    kernel::{Epilogue, Kernel, Store},
+    epilogue::Epilogue, kernel::{Kernel, Store},
     emit::divisors_descending,
     error::LoweringError,
 };
@@ -96,7 +96,7 @@ pub fn lower_pool(
     };
     let tile = [1, tile_channels, tile_rows, out[3]];
     let keep = [0, 1, 2, 3];
-    let epilogue = Epilogue::new(&mut kernel, &layer.steps, scope.tensors, &tile, &keep);
+    let epilogue = kernel.epilogue(&layer.steps, scope.tensors, &tile, &keep);
     let input_arg = kernel.argument(input.host, &input.view);
     let output_arg = kernel.argument(layer.output.host, &layer.output.view);
     let input_rows = rows.window(tile_rows);

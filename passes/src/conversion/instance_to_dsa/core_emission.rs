@@ -3,13 +3,13 @@
 //! back to back in a private part of the kernel, its intermediates in its LB.
 
 use super::emission::Emission;
-use super::per_core::{self, CorePlan, Placement};
+use super::per_core::{self, CorePlan, Placement, RESIDENT_SHARE};
 use super::plan::FirstFit;
 use super::error::ScheduleError;
 use crate::kernels::{
     emit::{reshaped, Body, Space, Tensor, View},
     fusion::{self, Fused},
-    host_function::buffer_shape, dispatch::emit_layer,
+    view::buffer_shape, dispatch::emit_layer,
     kernel::Kernel,
     layers::{Layer, Scope},
     movement,
@@ -19,12 +19,6 @@ use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::ir::{Op, Val};
 use mlir_sys::*;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The part of a core's LB that buffers living across the layers of a per-core instance may
-/// take: the tiles of each layer keep the rest, so that their tilings stay as large as a GB
-/// instance's within a factor of two. Past it, the live buffer whose last use is furthest away
-/// goes to the core's block of the GB (GraphTurbo §4.3, spilling LB → GB).
-pub(super) const RESIDENT_SHARE: usize = 2;
 
 /// The buffers of one per-core instance that live across its layers, placed from the top of the
 /// core's LB arena down.

@@ -4,14 +4,14 @@
 use super::operands::{conv_epilogues, Cover, promoted_weights, read_as_conv_inputs, read_by_convolutions, stepped_slice, unit_steps};
 use super::offsets;
 use super::plan::FirstFit;
-use super::kernels::Carried;
-use super::walk::{instance_attributes, Root, Walk};
+use super::items::{instance_attributes, Root};
+use super::walk::Walk;
 use super::error::ScheduleError;
-use super::replicas::allocate;
+use super::host_buffers::{allocate, window};
 use crate::kernels::{
     emit::{Body, Space, Tensor, View},
     fusion::{self, Fused, Synthetic},
-    host_function::buffer_shape, dispatch::{emit_layer, estimate_ports, estimate_stepped, writes_mirror},
+    view::buffer_shape, dispatch::{emit_layer, estimate_ports, estimate_stepped, writes_mirror},
     kernel::Kernel,
     layers::{Layer, Scope},
     movement, trickle,
@@ -19,16 +19,17 @@ use crate::kernels::{
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::slicing::binding::scope_of;
 use turbine_dialects::attributes::instance::Scope as InstanceScope;
-use crate::ir::{Op, Val};
+use crate::ir::Op;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The window of `tensor` of `size` along `dim` from `offset`.
-pub(super) fn window(host: &mut Body, tensor: &Tensor, dim: usize, offset: usize, size: usize) -> Tensor {
-    let mut sizes = tensor.view.shape.clone();
-    sizes[dim] = size;
-    let offsets: Vec<Val> = (0..sizes.len()).map(|d| host.index(if d == dim { offset } else { 0 })).collect();
-    let (value, view) = host.subview(tensor.host, &tensor.view, &offsets, &sizes, None);
-    Tensor { host: value, view }
+/// A kernel left open at the end of a segment, with its GB arena and the buffers to free after
+/// its launch.
+pub(super) struct Carried {
+    pub(super) kernel: Kernel,
+    pub(super) arena: Option<(Tensor, FirstFit)>,
+    pub(super) frees: Vec<Tensor>,
+    /// Its last layer, for the next segment's first to prefetch weights at.
+    pub(super) before: Option<Previous>,
 }
 
 /// A layer's tensors with its promoted weights' GB copies, and the arena blocks they took.
@@ -101,6 +102,38 @@ pub(super) struct Emission<'w, 'p> {
     /// The arena offsets planned for the intermediates of the instance being lowered
     /// ([`offsets::instance_offsets`]).
     pub(super) planned: BTreeMap<ValueId, usize>,
+}
+
+impl<'w, 'p> Emission<'w, 'p> {
+    /// The state of the emission of `walk`, whose first kernel continues `carried` if given,
+    /// leaving `arena_reserve` bytes of the last kernel's arena to the segments continuing it.
+    pub(super) fn new(walk: &'w Walk<'p>, carried: Option<Carried>, arena_reserve: usize) -> Self {
+        Emission {
+            walk,
+            buffers: BTreeMap::new(),
+            open: None,
+            arena: None,
+            spilled: Vec::new(),
+            placed: Vec::new(),
+            synthetic: Synthetic::new(walk.program),
+            spilled_count: 0,
+            arena_peak: 0,
+            promotions: [0, 0],
+            run_weights: BTreeMap::new(),
+            per_core: 0,
+            lowered_in_gb: BTreeMap::new(),
+            lb_spills: 0,
+            parts: 0,
+            carried,
+            frees: Vec::new(),
+            continued: false,
+            before: None,
+            mirrors: BTreeMap::new(),
+            arena_reserve,
+            absorbed_into: BTreeMap::new(),
+            planned: BTreeMap::new(),
+        }
+    }
 }
 
 impl Emission<'_, '_> {

@@ -2,10 +2,10 @@
 //! the arguments a call can pass), and a kernel left open at the end of a segment for the next
 //! segment to continue after a barrier instead of a launch of its own.
 
-use super::emission::{Emission, Previous};
+use super::emission::{Carried, Emission, Previous};
 use super::plan::FirstFit;
-use super::walk::{Item, Root};
-use super::replicas::{allocate, free};
+use super::items::{Item, Root};
+use super::host_buffers::{allocate, free};
 use crate::kernels::{
     emit::{Body, Space, Tensor},
     host_function::launch,
@@ -19,16 +19,6 @@ use crate::ir::Op;
 /// nodes count operands in 16 bits) — a BERT layer at batch 32 with `scope=lb` passed 10,515
 /// buffers and its kernel read a buffer handle of 0. Splitting at 2,048 fixed it.
 const SPLIT_ARGUMENTS: usize = 2048;
-
-/// A kernel left open at the end of a segment, with its GB arena and the buffers to free after
-/// its launch.
-pub(super) struct Carried {
-    pub(super) kernel: Kernel,
-    pub(super) arena: Option<(Tensor, FirstFit)>,
-    pub(super) frees: Vec<Tensor>,
-    /// Its last layer, for the next segment's first to prefetch weights at.
-    pub(super) before: Option<Previous>,
-}
 
 impl Emission<'_, '_> {
     /// Makes kernel `kernel` the open one, launching the one before.

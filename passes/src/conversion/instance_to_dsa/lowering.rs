@@ -29,12 +29,14 @@
 
 use super::clusters::read_clusters;
 use super::error::ScheduleError;
-use super::replicas::{allocate, free, shares};
+use super::host_buffers::{allocate, free, shares};
+use super::segment::{HostCursor, Outputs};
 use super::summary::Summary;
-use super::{handover, kernels, plan::Spill, walk};
+use super::{emission, handover, plan::Spill, walk};
 use crate::kernels::{
     emit::{Body, Replicas, Space, Tensor, View},
-    host_function::{buffer_shape, check_f32, HostFunction},
+    host_function::{check_f32, HostFunction},
+    view::buffer_shape,
 };
 use crate::target::Machine;
 use crate::{
@@ -206,7 +208,7 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
                 if dim >= 0 {
                     shape[dim as usize] /= clusters.count;
                 }
-                let arena = carved[index].then_some(carried.as_mut()).flatten().and_then(|open: &mut kernels::Carried| open.arena.as_mut());
+                let arena = carved[index].then_some(carried.as_mut()).flatten().and_then(|open: &mut emission::Carried| open.arena.as_mut());
                 let block = arena.and_then(|(arena, free)| Some((arena.host, free.take_high(shape.iter().product())?)));
                 match block {
                     Some((arena, offset)) => {
@@ -251,7 +253,14 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
             }
         }
         let keep_open = continues.get(index + 1).copied().unwrap_or(false);
-        let (emitted, open) = walk.emit(&mut host, signature.op, &mut tensors, &outputs, &output_mirrors, reserves[index], built, carried.take(), keep_open)?;
+        let (emitted, open) = walk.emit(
+            HostCursor { body: &mut host, function: signature.op, built },
+            &mut tensors,
+            Outputs { tensors: &outputs, mirrors: &output_mirrors },
+            reserves[index],
+            carried.take(),
+            keep_open,
+        )?;
         summary.add(emitted);
         carried = open;
         // Intermediates between segments are freed after their last reader (after the launch of

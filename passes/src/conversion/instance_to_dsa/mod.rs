@@ -7,13 +7,15 @@ mod core_emission;
 mod emission;
 mod error;
 mod handover;
+mod host_buffers;
+mod items;
 mod kernels;
 mod lowering;
 mod offsets;
 mod operands;
 mod per_core;
 mod plan;
-mod replicas;
+mod segment;
 mod summary;
 mod walk;
 

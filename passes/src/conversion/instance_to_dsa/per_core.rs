@@ -13,11 +13,10 @@
 //! cores faster ([`pays`]), the instance is lowered as a GB one and the summary counts why. The
 //! lowering itself is [`super::core_emission`].
 
-use super::core_emission::RESIDENT_SHARE;
 use super::operands::copy_cycles;
 use crate::kernels::{
     emit::{Space, Tensor, View},
-    host_function::buffer_shape, dispatch::estimate,
+    view::buffer_shape, dispatch::estimate,
     layers::Scope,
 };
 use crate::target::Machine;
@@ -28,6 +27,12 @@ use crate::slicing::sliced_body::{append_ops, slice, tensor_like};
 use crate::ir::{self, create, InsertionPoint, Op, Val};
 use mlir_sys::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// The part of a core's LB that buffers living across the layers of a per-core instance may
+/// take: the tiles of each layer keep the rest, so that their tilings stay as large as a GB
+/// instance's within a factor of two. Past it, the live buffer whose last use is furthest away
+/// goes to the core's block of the GB (GraphTurbo §4.3, spilling LB → GB).
+pub(super) const RESIDENT_SHARE: usize = 2;
 
 /// Where a per-core box sits in the tensor it is cut from: its sizes, the offsets of core 0's,
 /// and per output dimension of the binding, how far the offsets move per step of the core's

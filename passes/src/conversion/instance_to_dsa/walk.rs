@@ -1,50 +1,15 @@
-//! The cluster program walked twice: first to form the kernels and the lifetimes of the
-//! tensors they share (then placed by [`plan`]), then to emit them.
+//! The cluster program's first walk: the kernels it forms and the lifetimes of the tensors they
+//! share (then placed by [`plan`]); the second walk emits them ([`super::segment`]).
 
-use super::emission::{window, Emission};
-use super::kernels::Carried;
+use super::items::{instance_attributes, Item, Root, Stitched};
 use super::offsets;
 use super::operands::conv_epilogues;
 use super::error::ScheduleError;
 use super::plan::{self, Spill};
-use super::replicas::free;
-use super::summary::Summary;
-use crate::kernels::{
-    emit::{Body, Replicas, Tensor},
-    fusion::{self, Synthetic},
-    host_function::buffer_shape,
-};
+use crate::kernels::{emit::Replicas, fusion};
 use crate::target::Machine;
 use crate::graph_view::{FunctionView, Node, ValueId};
-use crate::ir::{Op, Val};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// A tensor of the cluster program that owns buffers; views (slices, copies, redistributions,
-/// stitched concatenations) share their source's.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Root {
-    /// The first output of every instance of a group, stitched into one buffer.
-    Group(String),
-    /// An output of an instance that is not stitched: the instance's op position, the output.
-    Result(usize, usize),
-    /// A concatenation that is not a view (copied together by its own kernel).
-    Concat(usize),
-}
-
-/// A kernel: a run of instances of one group, or a copy.
-#[derive(Debug)]
-pub(super) enum Item {
-    Run(String),
-    Copy,
-}
-
-/// A group whose instances write into one buffer: its shape and split.
-#[derive(Debug, Clone)]
-pub(super) struct Stitched {
-    pub(super) shape: Vec<usize>,
-    pub(super) dim: usize,
-    pub(super) slice: usize,
-}
 
 /// What the first walk decided: the kernels, which tensor owns which buffers, and where those
 /// live.
@@ -81,16 +46,6 @@ pub(super) struct Walk<'p> {
     pub(super) written_before: BTreeSet<ValueId>,
     /// Arguments of the program that are weights or constants of the function.
     pub(super) outer_weights: BTreeSet<ValueId>,
-}
-
-/// Pairs a copy layer moves at most: a pair adds up to two buffers per cluster to the kernel's
-/// arguments, so that a copy of many buffers (the row instances' outputs joined into one tensor)
-/// relaunches between layers before a call passes too many (see `kernels::SPLIT_ARGUMENTS`).
-const COPY_PAIRS: usize = 256;
-
-pub(super) fn instance_attributes(node: &Node) -> (String, usize, usize, usize) {
-    let group = node.string("group").unwrap_or_default().to_owned();
-    (group, node.int("index") as usize, node.int("count") as usize, node.int("dim") as usize)
 }
 
 fn bytes(shape: &[usize]) -> usize {
@@ -394,156 +349,5 @@ impl<'p> Walk<'p> {
         for entry in self.lifetimes.values_mut() {
             entry.last = entry.last.min(last_kernel).max(entry.first);
         }
-    }
-
-    /// Emits the kernels and the host code around them. The first kernel continues `carried`
-    /// (the open kernel of the segment before) if given; with `keep_open` the last one is
-    /// returned open instead of launched, with the buffers to free after its launch.
-    pub fn emit(
-        self,
-        host: &mut Body,
-        host_function: Op,
-        tensors: &mut BTreeMap<ValueId, Tensor>,
-        outputs: &[Tensor],
-        mirrors: &[Option<Tensor>],
-        arena_reserve: usize,
-        built: &mut Vec<Op>,
-        carried: Option<Carried>,
-        keep_open: bool,
-    ) -> Result<(Summary, Option<Carried>), ScheduleError> {
-        let program = self.program;
-        let mut state = Emission {
-            walk: &self,
-            buffers: BTreeMap::new(),
-            open: None,
-            arena: None,
-            spilled: Vec::new(),
-            placed: Vec::new(),
-            synthetic: Synthetic::new(program),
-            spilled_count: 0,
-            arena_peak: 0,
-            promotions: [0, 0],
-            run_weights: BTreeMap::new(),
-            per_core: 0,
-            lowered_in_gb: BTreeMap::new(),
-            lb_spills: 0,
-            parts: 0,
-            carried,
-            frees: Vec::new(),
-            continued: false,
-            before: None,
-            mirrors: BTreeMap::new(),
-            arena_reserve,
-            absorbed_into: BTreeMap::new(),
-            planned: BTreeMap::new(),
-        };
-        for (root, &output) in &self.outputs {
-            state.buffers.insert(root.clone(), outputs[output].clone());
-            if let Some(mirror) = &mirrors[output] {
-                state.mirrors.insert(root.clone(), mirror.clone());
-            }
-        }
-        for (position, node) in program.ops.iter().enumerate() {
-            host.set_location(node.op.location());
-            match node.name.as_str() {
-                "graph.weight" | "graph.constant" => {}
-                "instance.instance" => {
-                    let kernel = self.kernel_of[&position];
-                    state.enter(host, host_function, kernel, built);
-                    state.instance(host, position, node, tensors)?;
-                }
-                "instance.slice" => {
-                    let source = tensors[&node.operands[0]].clone();
-                    let offsets: Vec<Val> = node.ints("offsets").iter().map(|&o| host.index(o as usize)).collect();
-                    let sizes = buffer_shape(&node.results[0].1.shape);
-                    let (value, view) = host.subview(source.host, &source.view, &offsets, &sizes, None);
-                    tensors.insert(node.results[0].0, Tensor { host: value, view });
-                }
-                "instance.copy" | "instance.redistribute" => {
-                    tensors.insert(node.results[0].0, tensors[&node.operands[0]].clone());
-                }
-                "instance.concat" => match self.roots.get(&node.results[0].0) {
-                    Some(Root::Group(group)) => {
-                        let stitched = &self.stitched[group];
-                        let producer = &program.ops[program.producer(node.operands[0]).expect("checked")];
-                        let (_, index, _, _) = instance_attributes(producer);
-                        let buffer = state.buffer(host, &Root::Group(group.clone()));
-                        let view = window(host, &buffer, stitched.dim, index * stitched.slice, node.operands.len() * stitched.slice);
-                        tensors.insert(node.results[0].0, view);
-                    }
-                    _ => {
-                        let kernel = self.kernel_of[&position];
-                        state.enter(host, host_function, kernel, built);
-                        let target = state.buffer(host, &Root::Concat(position));
-                        let axis = node.int("axis") as usize;
-                        let mut offset = 0;
-                        let mut pairs = Vec::new();
-                        for value in &node.operands {
-                            let source = tensors[value].clone();
-                            let size = source.view.shape[axis];
-                            pairs.push((source, window(host, &target, axis, offset, size)));
-                            offset += size;
-                        }
-                        // In layers of at most COPY_PAIRS pairs, so that a copy of many buffers goes
-                        // on in a new launch past the arguments a kernel call can pass.
-                        for chunk in pairs.chunks(COPY_PAIRS) {
-                            state.enter(host, host_function, kernel, built);
-                            state.copy(host, chunk).map_err(|message| ScheduleError::at(node.op, message))?;
-                        }
-                        tensors.insert(node.results[0].0, target);
-                    }
-                },
-                "instance.yield" => {
-                    // Shares are copied by every cluster, whole results by the first one only.
-                    let mut pairs = [Vec::new(), Vec::new()];
-                    for (output, value) in node.operands.iter().enumerate() {
-                        let in_place = self.roots.get(value).is_some_and(|root| self.outputs.get(root) == Some(&output));
-                        if !in_place {
-                            let copies = std::iter::once(&outputs[output]).chain(&mirrors[output]);
-                            pairs[usize::from(self.whole_outputs[output])].extend(copies.map(|target| (tensors[value].clone(), target.clone())));
-                        }
-                    }
-                    if pairs.iter().any(|pairs| !pairs.is_empty()) {
-                        let kernel = self.kernel_of[&position];
-                        let at = |message| ScheduleError::at(node.op, message);
-                        for chunk in pairs[0].chunks(COPY_PAIRS) {
-                            state.enter(host, host_function, kernel, built);
-                            state.copy(host, chunk).map_err(at)?;
-                        }
-                        for chunk in pairs[1].chunks(COPY_PAIRS) {
-                            state.enter(host, host_function, kernel, built);
-                            state.copy_once(host, chunk).map_err(at)?;
-                        }
-                    }
-                }
-                _ => unreachable!("form_kernels refused it"),
-            }
-        }
-        state.launch_carried(host, host_function, built);
-        let mut open = if keep_open { state.carry() } else { None };
-        state.leave(host, host_function, built);
-        for (root, tensor) in std::mem::take(&mut state.buffers) {
-            if !self.outputs.contains_key(&root) {
-                match &mut open {
-                    Some(open) => open.frees.push(tensor),
-                    None => free(host, &self.replicas, &tensor),
-                }
-            }
-        }
-        let summary = Summary {
-            kernels: self.items.len() - usize::from(state.continued),
-            clusters: self.count,
-            gb_peak: plan::peak(&self.lifetimes, &self.in_ddr, self.items.len()),
-            arena_peak: state.arena_peak,
-            spilled: self.in_ddr.iter().filter(|(root, &ddr)| ddr && !self.outputs.contains_key(*root)).count(),
-            spilled_intermediates: state.spilled_count,
-            promotions: state.promotions,
-            per_core: state.per_core,
-            lowered_in_gb: std::mem::take(&mut state.lowered_in_gb),
-            lb_spills: state.lb_spills,
-            planned: self.lifetimes.len() - self.outputs.len(),
-            joined: usize::from(state.continued),
-        };
-        Ok((summary, open))
     }
 }

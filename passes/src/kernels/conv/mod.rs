@@ -19,7 +19,8 @@ use super::{
     emit::{reshaped, Space, Tensor, View},
     row_classes::{dispatch_classes, Rows},
     layers::{Layer, Scope, Viewed},
-    kernel::{guarded_load, Epilogue, Kernel, Store},
+    epilogue::Epilogue,
+    kernel::{guarded_load, Kernel, Store},
     epilogue::without_preloaded_addend,
     layers::{self, Elementwise, Operand, Step},
     emit::{divisors_descending, Body},
@@ -425,7 +426,7 @@ pub fn lower(
 
     let tile = [tiling.images, tiling.out_channels, tiling.out_rows, geometry.out_width];
     let keep = [0, 1, 2, 3];
-    let epilogue = Epilogue::new(&mut kernel, &steps, &tensors, &tile, &keep);
+    let epilogue = kernel.epilogue(&steps, &tensors, &tile, &keep);
     let residual = preload.map(|value| {
         let tensor = &tensors[&value];
         (kernel.argument(tensor.host, &tensor.view), tensor.view.clone())

@@ -4,7 +4,8 @@
 use super::{Geometry, Tiling};
 use crate::kernels::{
     emit::{Body, View},
-    kernel::{store_box, Epilogue, Kernel, Store},
+    epilogue::Epilogue,
+    kernel::{store_box, Kernel, Store},
     row_classes::{dispatch_classes, RowClass},
 };
 use crate::target::Machine;

@@ -1,5 +1,5 @@
-//! Buffers held once per cluster: one host value stands for every cluster's copy
-//! ([`Replicas`]), and the kernel picks its cluster's.
+//! Buffers of the host function: held once per cluster (one host value stands for every
+//! cluster's copy, [`Replicas`], and the kernel picks its cluster's), and windows of them.
 
 use crate::ir::Val;
 use crate::kernels::emit::{Body, Replicas, Space, Tensor, View};
@@ -43,4 +43,13 @@ pub(super) fn free(host: &mut Body, replicas: &Replicas, tensor: &Tensor) {
     for other in others {
         host.dealloc(other);
     }
+}
+
+/// The window of `tensor` of `size` along `dim` from `offset`.
+pub(super) fn window(host: &mut Body, tensor: &Tensor, dim: usize, offset: usize, size: usize) -> Tensor {
+    let mut sizes = tensor.view.shape.clone();
+    sizes[dim] = size;
+    let offsets: Vec<Val> = (0..sizes.len()).map(|d| host.index(if d == dim { offset } else { 0 })).collect();
+    let (value, view) = host.subview(tensor.host, &tensor.view, &offsets, &sizes, None);
+    Tensor { host: value, view }
 }
