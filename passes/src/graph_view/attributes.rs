@@ -1,6 +1,7 @@
-//! Attribute values as the compiler reads them, and typed accessors on [`Node`].
+//! Attribute values as the compiler reads them (the typed accessors on a node are in
+//! [`function`](super::function)).
 
-use super::{ElementType, Node};
+use super::types::{element_type, ElementType};
 use turbine_dialects::attributes::graph::{
     Activation, ComparePredicate, NearestRounding, PadMode, ResizeCoordinates, ResizeMode,
 };
@@ -15,7 +16,7 @@ impl Constant {
     /// The element type of the payload.
     pub fn element_type(self) -> ElementType {
         // SAFETY: the attribute is a live dense elements attribute.
-        unsafe { super::reader::element_type(mlirShapedTypeGetElementType(mlirAttributeGetType(self.0))) }
+        unsafe { element_type(mlirShapedTypeGetElementType(mlirAttributeGetType(self.0))) }
     }
 
     /// The same elements as a rank-1 tensor (`tensor<N x T>`); a splat stays a splat.
@@ -72,96 +73,4 @@ pub enum Attr {
     ComparePredicate(ComparePredicate),
     /// Any other attribute (types, symbol references, locations...): no pass reads it.
     Other,
-}
-
-impl Node {
-    fn missing(&self, name: &str, kind: &str) -> ! {
-        panic!("'{}' has no {kind} attribute '{name}' (the dialect requires it or gives it a default)", self.name)
-    }
-
-    /// The `array<i64: ...>` attribute `name`, None when the op does not carry it.
-    pub fn ints_opt(&self, name: &str) -> Option<&[i64]> {
-        match self.attributes.get(name) {
-            Some(Attr::Ints(values)) => Some(values),
-            _ => None,
-        }
-    }
-
-    /// The `array<i64: ...>` attribute `name`, required or default-valued in ODS.
-    pub fn ints(&self, name: &str) -> &[i64] {
-        self.ints_opt(name).unwrap_or_else(|| self.missing(name, "i64 array"))
-    }
-
-    /// The integer attribute `name`, None when absent.
-    pub fn int_opt(&self, name: &str) -> Option<i64> {
-        match self.attributes.get(name) {
-            Some(Attr::Int(value)) => Some(*value),
-            _ => None,
-        }
-    }
-
-    /// The integer attribute `name`, required or default-valued in ODS.
-    pub fn int(&self, name: &str) -> i64 {
-        self.int_opt(name).unwrap_or_else(|| self.missing(name, "integer"))
-    }
-
-    /// The float attribute `name`, None when absent.
-    pub fn float_opt(&self, name: &str) -> Option<f32> {
-        match self.attributes.get(name) {
-            Some(Attr::Float(value)) => Some(*value as f32),
-            _ => None,
-        }
-    }
-
-    /// The float attribute `name`, required or default-valued in ODS.
-    pub fn float(&self, name: &str) -> f32 {
-        self.float_opt(name).unwrap_or_else(|| self.missing(name, "float"))
-    }
-
-    /// The boolean attribute `name` (a unit or optional flag that is absent reads as false).
-    pub fn flag(&self, name: &str) -> bool {
-        matches!(self.attributes.get(name), Some(Attr::Bool(true)))
-    }
-
-    /// The string attribute `name`, None when absent.
-    pub fn string(&self, name: &str) -> Option<&str> {
-        match self.attributes.get(name) {
-            Some(Attr::Str(value)) => Some(value),
-            _ => None,
-        }
-    }
-
-    /// The fused activation of a convolution, if any.
-    pub fn activation(&self) -> Option<Activation> {
-        match self.attributes.get("activation") {
-            Some(Attr::Activation(activation)) => Some(*activation),
-            _ => None,
-        }
-    }
-
-    /// The fill mode of `graph.pad`.
-    pub fn pad_mode(&self) -> PadMode {
-        match self.attributes.get("mode") {
-            Some(Attr::PadMode(mode)) => *mode,
-            _ => self.missing("mode", "pad mode"),
-        }
-    }
-
-    /// The payload of `graph.constant`.
-    pub fn constant(&self) -> Option<Constant> {
-        match self.attributes.get("value") {
-            Some(Attr::Dense(constant)) => Some(*constant),
-            _ => None,
-        }
-    }
-
-    /// The line of the op's location when it is a file location (for explanations).
-    pub fn line(&self) -> Option<u32> {
-        // SAFETY: the op is alive (see the module doc of crate::ir).
-        unsafe {
-            let location = self.op.location();
-            mlirLocationIsAFileLineColRange(location)
-                .then(|| mlirLocationFileLineColRangeGetStartLine(location) as u32)
-        }
-    }
 }

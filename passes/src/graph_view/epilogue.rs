@@ -9,7 +9,8 @@
 //! the caller's policy: hw-group takes weights only, so that a residual add of two activations
 //! stays a layer of its own; the lowering takes any value already computed.
 
-use super::{FunctionView, ValueId};
+use super::function::FunctionView;
+use super::types::ValueId;
 
 impl FunctionView {
     /// The op that extends an epilogue past `value`, if any: see the module documentation;

@@ -1,6 +1,8 @@
 //! Reads a function into a [`FunctionView`] through typed C-API accessors.
 
-use super::{Attr, Constant, ElementType, FunctionView, Node, TensorType, ValueId, ViewError};
+use super::attributes::{Attr, Constant};
+use super::function::{FunctionView, Node, ViewError};
+use super::types::{static_tensor_type, TensorType, ValueId};
 use crate::ir::Op;
 use mlir_sys::*;
 use std::collections::{BTreeMap, HashMap};
@@ -12,46 +14,11 @@ fn string_from(reference: MlirStringRef) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// The compiler's name for an element type.
-///
-/// # Safety
-/// `element` must be a live type.
-pub(super) unsafe fn element_type(element: MlirType) -> ElementType {
-    // SAFETY: the caller's guarantee.
-    unsafe {
-        if mlirTypeIsAF32(element) {
-            ElementType::F32
-        } else if mlirTypeIsAInteger(element) {
-            match mlirIntegerTypeGetWidth(element) {
-                64 => ElementType::I64,
-                32 => ElementType::I32,
-                1 => ElementType::Bool,
-                _ => ElementType::Other,
-            }
-        } else {
-            ElementType::Other
-        }
-    }
-}
-
 /// The most elements a tensor of a viewed function may have: 2^31, the bound of the ONNX importer
 /// and of the interpreter. A shape above it comes from hand-written or hostile IR, not a model, and
 /// refusing it here keeps every pass's arithmetic on element counts, sizes and offsets (products
 /// of a few such counts) far from overflowing.
 const MAX_ELEMENTS: usize = 1 << 31;
-
-/// `r#type` as a [`TensorType`], None when it is not a statically shaped ranked tensor.
-pub(super) fn static_tensor_type(r#type: MlirType) -> Option<TensorType> {
-    // SAFETY: the type is alive while the module is; shapes are read only from ranked tensors.
-    unsafe {
-        if !mlirTypeIsARankedTensor(r#type) || !mlirShapedTypeHasStaticShape(r#type) {
-            return None;
-        }
-        let rank = mlirShapedTypeGetRank(r#type);
-        let shape = (0..rank).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize).collect();
-        Some(TensorType { shape, element_type: element_type(mlirShapedTypeGetElementType(r#type)) })
-    }
-}
 
 struct Reader {
     ids: HashMap<usize, ValueId>,
@@ -154,5 +121,18 @@ pub(super) fn read(op: Op, name: String) -> Result<FunctionView, ViewError> {
         }
         let count = reader.ids.len();
         Ok(FunctionView::index(name, arguments, ops, count))
+    }
+}
+
+impl FunctionView {
+    /// Reads `function` (a `func.func` with a body).
+    pub fn read(function: Op) -> Result<Self, ViewError> {
+        read(function, function.symbol_name())
+    }
+
+    /// Reads the body of a region op such as `instance.group` (block arguments are the
+    /// arguments, the terminator is the last op), called `name`.
+    pub fn read_body(op: Op, name: String) -> Result<Self, ViewError> {
+        read(op, name)
     }
 }

@@ -9,34 +9,25 @@
 //! a pass need not check what it was given.
 
 pub mod docs;
+mod options;
 pub mod pipeline;
 
+pub use options::OptionInfo;
 pub use pipeline::{PipelineInfo, Step, StepValue};
+
+use options::{leak_c_string, raw_options};
 
 use melior::ir::{operation::OperationLike, OperationRef};
 use mlir_sys::{MlirOperation, MlirStringCallback, MlirStringRef};
 use std::{
     any::TypeId,
     collections::HashMap,
-    ffi::{c_void, CString},
+    ffi::c_void,
     fmt,
     panic::{catch_unwind, AssertUnwindSafe},
     sync::{Mutex, OnceLock},
 };
-use turbine_dialects::pass_abi::{self, OptionKind, RawPassDefinition, RawPassOption};
-
-/// One typed option of a pass.
-#[derive(Debug)]
-pub struct OptionInfo {
-    /// The name used in `--pass="name=value"`.
-    pub name: &'static str,
-    /// One line for `--help`.
-    pub description: &'static str,
-    /// The option's type.
-    pub kind: OptionKind,
-    /// Its default, written as it would be on the command line.
-    pub default: &'static str,
-}
+use turbine_dialects::pass_abi::{self, RawPassDefinition};
 
 /// What MLIR and the documentation know about a pass.
 #[derive(Debug)]
@@ -207,11 +198,6 @@ impl PassInfo {
     }
 }
 
-/// A C string that lives for the rest of the process, for definitions handed to MLIR's registry.
-pub(crate) fn leak_c_string(text: &str) -> *const std::ffi::c_char {
-    CString::new(text).expect("pass metadata contains no NUL").into_raw()
-}
-
 unsafe extern "C" fn validate_callback(
     user_data: *const c_void,
     values: *const MlirStringRef,
@@ -265,20 +251,6 @@ unsafe extern "C" fn run_callback(
             false
         }
     }
-}
-
-/// `options` as the C ABI describes them, leaked for the rest of the process.
-pub(crate) fn raw_options(options: &[OptionInfo]) -> &'static [RawPassOption] {
-    let options: Vec<RawPassOption> = options
-        .iter()
-        .map(|option| RawPassOption {
-            name: leak_c_string(option.name),
-            description: leak_c_string(option.description),
-            kind: option.kind,
-            default_value: leak_c_string(option.default),
-        })
-        .collect();
-    Box::leak(options.into_boxed_slice())
 }
 
 /// Hands `info` to MLIR's pass registry.

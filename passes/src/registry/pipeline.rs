@@ -7,7 +7,7 @@
 //! used, as pipeline text does: a pass keeps its own option parsing and validation, and a
 //! pipeline cannot name a pass that does not exist without failing the first time it is built.
 
-use super::{leak_c_string, raw_options, OptionInfo};
+use super::options::{leak_c_string, raw_options, OptionInfo};
 use std::fmt::Write;
 use turbine_dialects::pass_abi::{self, RawPipelineDefinition, RawPipelineStep, RawStepOption};
 

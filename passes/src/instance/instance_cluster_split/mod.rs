@@ -17,13 +17,13 @@
 //! would have recomputed.
 
 mod channel_cut;
+mod clusters;
 mod partition;
 mod segments;
 mod weight_traffic;
 
 use crate::{
     graph_view::FunctionView,
-    slicing::sliced_body,
     ir::{create, i64_array, i64_attribute, region_with_block, InsertionPoint, Op, Val},
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
     target::Machine,
@@ -31,10 +31,10 @@ use crate::{
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use channel_cut::ChannelLayer;
+use clusters::build_clusters;
 use partition::{partition, Partition};
 use weight_traffic::WeightTraffic;
 use super::{is_within, uses};
-use std::collections::HashMap;
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -270,37 +270,6 @@ fn rewrite(function: Op, view: &FunctionView, partition: &Partition) {
     }
 }
 
-/// An `instance.clusters` op inserted before `before`, computing cluster 0's boxes of
-/// `partition` of `view` (a function or an op's body, whose arguments are `arguments`) and
-/// yielding its results' shares.
-fn build_clusters(before: Op, arguments: &[Val], view: &FunctionView, partition: &Partition, location: MlirLocation) -> Op {
-    // SAFETY: the op is alive.
-    let context = unsafe { mlirOperationGetContext(before.0) };
-    let boxes: Vec<_> = view.arguments.iter().map(|(value, r#type)| {
-        partition.computed[*value].clone().unwrap_or_else(|| crate::slicing::regions::full(&r#type.shape))
-    }).collect();
-    let types: Vec<MlirType> = arguments.iter().zip(&boxes).map(|(argument, region)| {
-        sliced_body::tensor_like(*argument, &crate::slicing::regions::sizes(region))
-    }).collect();
-    let (region, block) = region_with_block(&types, location);
-    let mut values = HashMap::new();
-    for (position, ((value, _), region)) in view.arguments.iter().zip(boxes).enumerate() {
-        // SAFETY: the block has one argument per argument of the view.
-        values.insert(*value, (Val(unsafe { mlirBlockGetArgument(block, position as isize) }), region));
-    }
-    sliced_body::append_ops(block, view, &partition.computed, &partition.demands, &mut values);
-    let yielded: Vec<Val> = view.returned().iter().map(|value| values[value].0).collect();
-    create(InsertionPoint::End(block), location, "instance.yield", &yielded, &[], &[], Vec::new());
-    let dims = |dims: &[Option<usize>]| dims.iter().map(|dim| dim.map_or(-1, |dim| dim as i64)).collect::<Vec<i64>>();
-    let terminator = view.ops.last().expect("a body ends in its terminator").op;
-    let result_types: Vec<MlirType> = (0..yielded.len()).map(|index| terminator.operand(index).r#type()).collect();
-    let attributes = [
-        ("count", i64_attribute(context, partition.count as i64)),
-        ("input_dims", i64_array(context, &dims(&partition.input_dims))),
-        ("result_dims", i64_array(context, &dims(&partition.result_dims))),
-    ];
-    create(InsertionPoint::Before(before), location, "instance.clusters", arguments, &result_types, &attributes, vec![region])
-}
 
 /// Moves the function's body into an `instance.clusters` op of count 1: one cluster runs it all.
 fn wrap_whole(function: Op) {

@@ -5,7 +5,7 @@
 //! every other weight outside, an operand its segment cuts or reads whole.
 
 use super::channel_cut::ChannelLayer;
-use super::build_clusters;
+use super::clusters::build_clusters;
 use super::partition::partition;
 use crate::slicing::subsampling::read_subsampled;
 use crate::graph_view::FunctionView;

@@ -18,7 +18,7 @@ use crate::{
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use petgraph::graph::{DiGraph, NodeIndex};
-use schedule::{Orderer, Schedule};
+use schedule::{Node, Orderer, Schedule};
 use std::collections::{BinaryHeap, HashMap};
 use turbine_dialects::pass_abi::OptionKind;
 
@@ -113,13 +113,6 @@ impl InstanceOrder {
         reorder(&ops, &rank_of);
         Ok(())
     }
-}
-
-/// An instance in the instance graph: its op (position in the block) and its output bytes.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Node {
-    pub op: usize,
-    pub bytes: usize,
 }
 
 /// The instance graph: a node per instance (in block order), an edge from each producer instance

@@ -1,9 +1,15 @@
 //! The orderers over the instance graph and the live-memory model that compares them
 //! (GraphTurbo §3.3, Algorithm 3).
 
-use super::Node;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::Direction;
+
+/// An instance in the instance graph: its op (position in the block) and its output bytes.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Node {
+    pub op: usize,
+    pub bytes: usize,
+}
 
 /// Which orderer to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,9 +4,8 @@
 //! The absorbed result never exists in memory: a bottleneck block's last convolution and its
 //! projection no longer write one half of their sum to DDR and read it back as the residual.
 
-use super::{Geometry, Tiling};
 use crate::kernels::{
-    emit::{Body, Space, Tensor, View},
+    emit::{divisors_descending, Body, Space, Tensor, View},
     kernel::Kernel,
     layers::{Elementwise, Operand, Scope, Step, Viewed},
     ports::PortCycles,
@@ -47,7 +46,7 @@ impl Absorbed {
     /// buffers are doubled: the largest chunk that is all the channels or whose double buffers
     /// fit (the next chunk loads while this one computes), else the largest that fits once.
     pub fn chunk(&self, tile: [usize; 4], room: usize) -> Option<(usize, bool)> {
-        let chunks = super::divisors_descending(self.channels);
+        let chunks = divisors_descending(self.channels);
         let pipelined = |chunk: usize| chunk < self.channels;
         chunks
             .iter()
@@ -82,25 +81,6 @@ impl Absorbed {
         ports.add(self.spaces[1], chunks * filter, machine);
         chunks * 3.0
     }
-}
-
-impl Geometry {
-    /// Whether the absorbed convolution can load its chunks into the layer's own chunk buffers:
-    /// the layer reads its input in several chunks (nothing stays in LB from one tile to the
-    /// next) of a size that divides the absorbed input channels, and is 1×1 too, so that the
-    /// absorbed chunk's input rows (the output's) fit the layer's input rows and both filter
-    /// slices have one shape.
-    pub(super) fn shares_chunks(&self, tiling: &Tiling) -> bool {
-        self.absorbed.as_ref().is_some_and(|absorbed| {
-            self.kernel == [1, 1]
-                && self.groups == 1
-                && self.chunks(tiling) > 1
-                && absorbed.channels.is_multiple_of(tiling.channel_chunk)
-                && self.out_width <= self.width
-                && tiling.out_rows <= self.rows.window(tiling.out_rows)
-        })
-    }
-
 }
 
 /// `steps` without the addition of the absorbed convolution's `result`: the accumulator holds it.

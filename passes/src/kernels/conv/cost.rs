@@ -1,7 +1,7 @@
 //! What a conv tiling costs: the estimate its tiling is chosen by (and that a caller asks for to
 //! decide whether a copy of its filter closer to the cores pays for itself).
 
-use super::{Geometry, Tiling};
+use super::geometry::{Geometry, Tiling};
 use crate::kernels::emit::Space;
 use crate::kernels::{
     ports::{load_cycles, Estimate, PortCycles, SpaceElements},

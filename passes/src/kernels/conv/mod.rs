@@ -8,11 +8,13 @@
 
 mod absorbed;
 mod cost;
+mod geometry;
 mod pipeline;
 mod pointwise;
 
 use crate::{graph_view::{Node, ValueId}, ir::Val};
 use absorbed::{without_sum, Absorbed, AbsorbedTiles};
+use geometry::{Geometry, Tiling};
 use pipeline::Pipeline;
 use turbine_dialects::attributes::dsa::BinaryKind;
 use super::{
@@ -27,119 +29,6 @@ use super::{
     ports::{Candidates, Estimate},
     error::LoweringError,
 };
-
-/// A conv's shape parameters.
-#[derive(Clone)]
-struct Geometry {
-    batch: usize,
-    channels: usize,
-    width: usize,
-    out_channels: usize,
-    out_width: usize,
-    kernel: [usize; 2],
-    strides: [usize; 2],
-    pads: [usize; 4],
-    dilations: [usize; 2],
-    groups: usize,
-    rows: Rows,
-    /// Where the input, the filter and the output live, for the estimate.
-    spaces: [Space; 3],
-    /// The 1×1 convolution whose product each tile accumulates first, if the layer absorbs one.
-    absorbed: Option<Absorbed>,
-}
-
-/// One tiling of a conv.
-#[derive(Debug, Clone, Copy)]
-struct Tiling {
-    /// Images per tile: more than one when the filter is worth reading once for several
-    /// images (the deep layers, whose weights outweigh their activations).
-    images: usize,
-    out_channels: usize,
-    out_rows: usize,
-    channel_chunk: usize,
-    /// With every input channel in one chunk: number the tiles row-block-major so that the
-    /// input rows stay in LB over the output-channel blocks (and the filter is streamed), rather
-    /// than output-channel-block-major with the filter staying (and the rows streamed).
-    input_stationary: bool,
-    /// Software-pipelined (GraphTurbo §4.4, within a layer): the input of the next tile is
-    /// loaded into the other half of a double buffer while this tile computes and stores. Only
-    /// with the filter staying in LB over the tiles (one chunk, not input-stationary), and only
-    /// when the LB holds the second input buffer.
-    pipelined: bool,
-    /// Input channels per chunk of the absorbed convolution (0 when there is none), and whether
-    /// its chunks are double-buffered.
-    absorbed_chunk: (usize, bool),
-    /// Whether the absorbed convolution's chunks load into the layer's own chunk buffers (they
-    /// are computed first, and every chunk is waited for), taking no LB of their own.
-    absorbed_shares: bool,
-}
-
-impl Geometry {
-    fn out_per_group(&self) -> usize {
-        self.out_channels / self.groups
-    }
-
-    fn in_per_group(&self) -> usize {
-        self.channels / self.groups
-    }
-
-    /// Whether a grouped conv's output-channel tile covers whole groups (each tile convolves
-    /// several groups at once) rather than part of one group (a plain conv over that group's
-    /// input channels).
-    fn whole_groups(&self, tiling: &Tiling) -> bool {
-        self.groups > 1 && tiling.out_channels.is_multiple_of(self.out_per_group())
-    }
-
-    /// Input-channel chunks accumulated per tile.
-    fn chunks(&self, tiling: &Tiling) -> usize {
-        if self.whole_groups(tiling) {
-            1
-        } else if self.groups == 1 {
-            self.channels / tiling.channel_chunk
-        } else {
-            self.in_per_group() / tiling.channel_chunk
-        }
-    }
-
-    /// Input channels one output-channel tile reads per chunk.
-    fn input_channels(&self, tiling: &Tiling) -> usize {
-        if self.whole_groups(tiling) { tiling.out_channels / self.out_per_group() * self.in_per_group() } else { tiling.channel_chunk }
-    }
-
-    /// The `groups` of one tile's conv instruction.
-    fn tile_groups(&self, tiling: &Tiling) -> usize {
-        if self.whole_groups(tiling) { tiling.out_channels / self.out_per_group() } else { 1 }
-    }
-
-    fn filter_tile(&self, tiling: &Tiling) -> [usize; 4] {
-        let per_filter = if self.whole_groups(tiling) { self.in_per_group() } else { tiling.channel_chunk };
-        [tiling.out_channels, per_filter, self.kernel[0], self.kernel[1]]
-    }
-
-    fn lb_elements(&self, tiling: &Tiling, epilogue: usize) -> usize {
-        let input = tiling.images * self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
-        let filter: usize = self.filter_tile(tiling).iter().product();
-        let output = tiling.images * tiling.out_channels * tiling.out_rows * self.out_width;
-        // A pipeline doubles what it streams: the input (one chunk), or input and filter chunks.
-        let doubled = match (tiling.pipelined, self.chunks(tiling)) {
-            (false, _) => 0,
-            (true, 1) => input,
-            (true, _) => input + filter,
-        };
-        let (absorbed_chunk, absorbed_doubled) = tiling.absorbed_chunk;
-        let absorbed = self.absorbed.as_ref().map_or(0, |absorbed| absorbed.lb_elements(self.tile(tiling), absorbed_chunk, absorbed_doubled));
-        input + filter + output + epilogue + doubled + if tiling.absorbed_shares { 0 } else { absorbed }
-    }
-
-    /// The output tile `[images, channels, rows, width]`.
-    fn tile(&self, tiling: &Tiling) -> [usize; 4] {
-        [tiling.images, tiling.out_channels, tiling.out_rows, self.out_width]
-    }
-
-    fn tiles(&self, tiling: &Tiling) -> usize {
-        self.batch / tiling.images * (self.out_channels / tiling.out_channels) * (self.rows.output / tiling.out_rows)
-    }
-}
 
 /// A conv layer's geometry, epilogue and tiling: what the lowering emits, decided without
 /// emitting anything, so that a caller can also ask for its estimated cycles.

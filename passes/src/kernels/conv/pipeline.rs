@@ -1,7 +1,7 @@
 //! A conv layer whose filter stays in LB over the tiles (one chunk of input channels), run as a
 //! software pipeline over each core's tiles.
 
-use super::{Geometry, Tiling};
+use super::geometry::{Geometry, Tiling};
 use crate::kernels::{
     emit::{Body, View},
     epilogue::Epilogue,

@@ -8,7 +8,7 @@
 //! them, where 28 pixels by 128 channels reads it twice. A tile of rows of `k` pixels covers one
 //! run of the image's pixels per channel, so the loads stay one contiguous run per channel.
 
-use super::Geometry;
+use super::geometry::Geometry;
 use crate::kernels::{
     emit::{Body, Tensor, View},
     row_classes::Rows,

@@ -2,7 +2,7 @@
 //! roots (the merges of parallel operators) among the readers of the e-classes the match has
 //! bound, each op by its key and its operands' e-classes.
 
-use super::{attribute_handle, tensor_type, type_handle, Graph, Key, Term};
+use super::language::{attribute_handle, tensor_type, type_handle, Graph, Key, Term};
 use crate::graph_view::ElementType;
 use crate::substitute::expr::Env;
 use crate::substitute::matcher::{bind_argument_types, bind_attribute_list, leaf_types_agree, shapes_agree};

@@ -1,0 +1,95 @@
+//! Values and their types as the compiler distinguishes them.
+
+use crate::ir::Val;
+use mlir_sys::*;
+
+/// Identifies an SSA value within a [`FunctionView`].
+pub type ValueId = usize;
+
+/// The element types the compiler distinguishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ElementType {
+    /// 32-bit float.
+    F32,
+    /// 64-bit signless integer.
+    I64,
+    /// 32-bit signless integer.
+    I32,
+    /// `i1`.
+    Bool,
+    /// Any other element type (the passes that meet it say it is unsupported).
+    Other,
+}
+
+impl ElementType {
+    /// The kind of an MLIR element type.
+    pub fn of(element: mlir_sys::MlirType) -> Self {
+        // SAFETY: the type is alive with its context.
+        unsafe { element_type(element) }
+    }
+
+    /// Bytes of one element (`Other` counts as 4, the footprint model's default word).
+    pub fn bytes(self) -> usize {
+        match self {
+            ElementType::F32 | ElementType::I32 | ElementType::Other => 4,
+            ElementType::I64 => 8,
+            ElementType::Bool => 1,
+        }
+    }
+}
+
+/// Shape and element type of a statically shaped tensor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TensorType {
+    /// Dimension sizes.
+    pub shape: Vec<usize>,
+    /// Element type.
+    pub element_type: ElementType,
+}
+
+impl TensorType {
+    /// The type of `value`, None when it is not a statically shaped tensor.
+    pub fn of(value: Val) -> Option<Self> {
+        static_tensor_type(value.r#type())
+    }
+
+    /// Bytes of the tensor (a scalar counts one element).
+    pub fn bytes(&self) -> usize {
+        self.shape.iter().product::<usize>().max(1) * self.element_type.bytes()
+    }
+}
+
+/// The compiler's name for an element type.
+///
+/// # Safety
+/// `element` must be a live type.
+pub(super) unsafe fn element_type(element: MlirType) -> ElementType {
+    // SAFETY: the caller's guarantee.
+    unsafe {
+        if mlirTypeIsAF32(element) {
+            ElementType::F32
+        } else if mlirTypeIsAInteger(element) {
+            match mlirIntegerTypeGetWidth(element) {
+                64 => ElementType::I64,
+                32 => ElementType::I32,
+                1 => ElementType::Bool,
+                _ => ElementType::Other,
+            }
+        } else {
+            ElementType::Other
+        }
+    }
+}
+
+/// `r#type` as a [`TensorType`], None when it is not a statically shaped ranked tensor.
+pub(super) fn static_tensor_type(r#type: MlirType) -> Option<TensorType> {
+    // SAFETY: the type is alive while the module is; shapes are read only from ranked tensors.
+    unsafe {
+        if !mlirTypeIsARankedTensor(r#type) || !mlirShapedTypeHasStaticShape(r#type) {
+            return None;
+        }
+        let rank = mlirShapedTypeGetRank(r#type);
+        let shape = (0..rank).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize).collect();
+        Some(TensorType { shape, element_type: element_type(mlirShapedTypeGetElementType(r#type)) })
+    }
+}
