@@ -9,6 +9,7 @@ mod fuzz_regressions;
 mod grouping;
 mod interpreter;
 mod layerwise;
+mod module_graph;
 mod onnx_import;
 mod passes;
 mod substitution;
