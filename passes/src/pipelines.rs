@@ -3,7 +3,7 @@
 //!
 //! A kernel schedule is a pipeline from the graph level to `dsa` ([`for_schedule`]): the
 //! layer-wise baseline and GraphTurbo's schedule (its ablation steps to come), each selectable
-//! by name so that every gain is measured side by side (DESIGN.md §4).
+//! by name so that every gain is measured side by side (docs/Design.md §4).
 
 use crate::conversion::graph_to_dsa::PIPELINE_OPTION;
 use crate::registry::{OptionInfo, PipelineInfo, Step, StepValue};

@@ -5,8 +5,7 @@
 //! The convolution's tiles load whole rows into the LB, the columns its stride skips riding
 //! along, and its accumulator leaves no room for them: ResNet-50's stride-2 projections moved
 //! about twice the input they use over the GB bus once per block of output channels. Read once
-//! into a quarter-size copy, the input is re-read at its useful size (ResNet-50 b8 under
-//! GraphTurbo: layer2.0.downsample 323 k → 180 k cycles, layer3.0's 221 k → 158 k). The copy is
+//! into a quarter-size copy, the input is re-read at its useful size. The copy is
 //! one slice layer more and one more tensor in the GB, so where it runs in the pipeline matters
 //! (docs/Scheduling.md).
 
@@ -36,8 +35,8 @@ and column of its input. It becomes a stride-1 convolution of `graph.slice` with
 only what the convolution uses. Convolutions with a larger filter or padding are left alone (their \
 windows overlap or reach outside the input), and so is one whose input is an argument of its \
 region (through the windows region inference cut): after `instance-cluster-split` that is a \
-segment's input, in DDR, which the convolution's own copy reads once (ResNet-18 b8's channel-cut \
-projection: 55 k -> 145 k cycles subsampled). With `explain`, a remark on each convolution \
+segment's input, in DDR, which the convolution's own copy reads once, where a subsampled copy \
+would read it again. With `explain`, a remark on each convolution \
 rewritten or left alone for its input.";
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[

@@ -3,7 +3,7 @@
 //! the data flow between them as a petgraph graph.
 //!
 //! This is the compiler's own reader. The reference interpreter reads IR with another one, so
-//! that a misreading cannot fool both sides of a `--check` (DESIGN.md §8). Attributes are read by
+//! that a misreading cannot fool both sides of a `--check` (docs/Design.md §8). Attributes are read by
 //! kind (integer, float, dense array, the dialect's enumerations through
 //! `turbine_dialects::attributes`); an attribute of any other kind is [`Attr::Other`], never
 //! guessed from its printed form. Defaults are the dialect's: ODS fills every `DefaultValuedAttr`

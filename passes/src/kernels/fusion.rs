@@ -116,10 +116,8 @@ pub fn layer_epilogue(
 /// residual addition reads, that addition being the first step of a later convolution's epilogue
 /// (one group, no activation of its own, the same output shape). The later layer's accumulator
 /// then sums both products, so the result never goes to memory and back as a residual: a
-/// bottleneck block's last convolution and its projection. Layer-wise, that result went to DDR
-/// (ResNet-50 b8: 18.15 M → 17.66 M cycles); GraphTurbo's kernels kept it in the GB, whose bus
-/// it loaded twice over (ResNet-50 b8's stage-1 pair 111.8 k → 94.4 k cycles an image, with
-/// the absorbed chunks in the layer's own chunk buffers and the arena planned per instance).
+/// bottleneck block's last convolution and its projection. Otherwise that result goes to DDR
+/// (layer-wise) or to the GB (GraphTurbo's kernels), whose bus it loads twice over.
 pub fn absorbed_convs(program: &FunctionView) -> BTreeMap<usize, usize> {
     (0..program.ops.len()).filter_map(|index| Some((index, absorbing_conv(program, index)?))).collect()
 }

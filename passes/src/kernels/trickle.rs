@@ -3,13 +3,13 @@
 //!
 //! A prefetch issued as one DMA per core before layer k's tiles reserves its port for the whole
 //! copy: the runtime gives a transfer the earliest interval free for all of its time (the machine
-//! serves one transfer at a time), so layer k's own loads from that port waited behind it and
-//! its cores idled as long as the copy took, even where layer k left the port idle for part of
-//! its run. Cut into pieces, one issued at every few tiles of each core, the copy takes the port
-//! between layer k's own loads (ResNet-50 b8: 6,552,105 cycles with whole copies, 6,512,275 in
-//! pieces). Where a core has fewer tiles than pieces (a layer cut along its channels computes a
-//! tile or two per core), the pieces go between the chunks of its tiles instead: issued after the
-//! tile loop, they moved while the cores waited at the layer's barrier (6,501,137 cycles).
+//! serves one transfer at a time), so layer k's own loads from that port would wait behind it
+//! and its cores idle as long as the copy takes, even where layer k leaves the port idle for
+//! part of its run. Cut into pieces, one issued at every few tiles of each core, the copy takes the port
+//! between layer k's own loads. Where a core has fewer tiles than pieces (a layer cut along its
+//! channels computes a tile or two per core), the pieces go between the chunks of its tiles
+//! instead: issued after the tile loop, they would move while the cores wait at the layer's
+//! barrier.
 
 use super::{
     emit::{reshaped, Body, Compare, Tensor},

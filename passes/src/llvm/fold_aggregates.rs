@@ -6,8 +6,8 @@
 //! they are used; a kernel that alternates between two buffers selects whole descriptors. LLVM's
 //! fast instruction selector handles neither `insertvalue` nor an aggregate `select`, and falls
 //! back to SelectionDAG for the rest of the basic block, whose scheduler is superlinear in the
-//! block's length: GraphTurbo's kernels are long blocks, and their JIT took seconds at `--opt 0`
-//! (ResNet-50 b8: 1.16 s of `llc -O0` for its module, 0.27 s once no aggregate is left).
+//! block's length: GraphTurbo's kernels are long blocks, and their JIT takes seconds at
+//! `--opt 0` unless no aggregate is left.
 //! `extractvalue (insertvalue v, c[p])[q]` is `v` when `p == q` and `c[q]` when neither position
 //! is a prefix of the other; `extractvalue (select b, x, y)[q]` is `select b, x[q], y[q]`. The
 //! aggregates left without users are erased.

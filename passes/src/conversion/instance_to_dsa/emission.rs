@@ -232,9 +232,8 @@ impl Emission<'_, '_> {
     /// → LB). Returns the layer's tensors with the promoted weights' GB copies, and the arena
     /// blocks to give back after the layer; a weight the arena has no room for stays in DDR.
     /// The copies are taken from the arena's top ([`FirstFit::take_high`]): placed by first fit,
-    /// a copy prefetched at an instance's boundary shifted the next instance's activations until
-    /// one no longer fitted (ResNet-50 b8 with its projections subsampled: 6.89 M cycles, a
-    /// stage-1 intermediate spilled to DDR; 6.69 M from the top; without them no model changed).
+    /// a copy prefetched at an instance's boundary would shift the next instance's activations
+    /// until one no longer fits and spills to DDR.
     fn promote<'v>(
         &mut self,
         host: &mut Body,
@@ -456,29 +455,27 @@ impl Emission<'_, '_> {
             let other_segment = previous.as_ref().is_some_and(|previous| previous.other_segment);
             let goes_early = |value: &ValueId| !(other_segment && operand(value).is_some_and(|operand| walk.is_written_before(operand)));
             // A copy prefetched under the layer before is credited what that layer leaves of the
-            // DDR port (crediting the whole layer's cycles made more layers copy their weights
-            // onto busy ports and ResNet-50 b8 slower: 8.62 M cycles without credit, 9.32 M with
-            // it), when the arena holds it beside the instance's own buffers at this layer.
+            // DDR port (crediting the whole layer's cycles makes more layers copy their weights
+            // onto busy ports), when the arena holds it beside the instance's own buffers at this
+            // layer.
             let capacity = self.arena.as_ref().map_or(0, |(arena, _)| arena.view.elements() * 4);
             let cover = previous.as_ref().filter(|previous| previous.start.is_some()).map_or(Cover::default(), |previous| previous.cover);
             let cover = Cover { room: capacity.saturating_sub(needs[op_index]), ..cover };
             let promote = promoted_weights(walk.machine, &local, &layer_weights, &layer_estimate, (cover, &goes_early));
             // Weights first: a layer's results spill to DDR more cheaply than its weights, which
-            // every tile reads (ResNet-50 b8 at 4b40067: 12.5 M cycles this way, 12.9 M the other).
+            // every tile reads.
             // A prefetch takes its blocks while the layer before still holds its own. When that
             // layer is another segment's, it may still be writing this segment's inputs: their
-            // copies wait for it, the weights' go ahead under it (before, one input among the
-            // copies held them all back: a channel-cut layer of ResNet-50 b8's stage 4 copied
-            // its filter share while every core waited).
+            // copies wait for it, the weights' go ahead under it (one input held back must not
+            // hold back the weights with it).
             let (early, held): (BTreeSet<ValueId>, BTreeSet<ValueId>) = promote.iter().partition(|value| goes_early(value));
             let ahead = previous.as_ref().and_then(|previous| previous.start).filter(|_| !early.is_empty());
             // A short layer without weights that only moves data or reduces it (a stepped
             // slice's copy, a global pool) stands aside: the layer before it stays the one under
             // which the next layer's weights are copied, and what both read is held until that
-            // copy has its blocks. Taking its place, ResNet-50's stage-3 output slice left stage
-            // 4's first 2 MB filter, and the pool before the classifier its 2 MB weight share, to
-            // the cores' wait, under layers that leave the DDR port idle. (Every layer without an
-            // estimate standing aside held more of DenseNet-121's arena: 4.04 M → 4.41 M cycles.)
+            // copy has its blocks: such a layer leaves the DDR port idle under it, and a filter
+            // copied under it would be left to the cores' wait. Only these stand aside: every
+            // layer without an estimate standing aside would hold more of the arena.
             let short = (op.name == "graph.slice" && !unit_steps(op)) || op.name == "graph.global_avg_pool";
             let aside = short && promote.is_empty() && previous.as_ref().is_some_and(|previous| previous.start.is_some());
             if ahead.is_none() && !aside {
@@ -532,8 +529,8 @@ impl Emission<'_, '_> {
                 // The slice is held from this layer on, beside the layer's operands, where its
                 // copy would have taken their place: only in an arena with that much room left
                 // over what the instance stores from this layer on (a spilled intermediate costs
-                // more than the copy; counting a convolution's result beside its epilogue's, which
-                // is never stored, refused ResNet-50's stage-1 slice that a projection reads).
+                // more than the copy; a convolution's result beside its epilogue's is never
+                // stored, so it is not counted).
                 let ahead = walk.op_stored[&position][op_index..].iter().copied().max().unwrap_or(0);
                 let slice_bytes = result_shape.iter().product::<usize>() * 4;
                 if ahead + slice_bytes > capacity {

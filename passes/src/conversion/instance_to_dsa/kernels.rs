@@ -16,8 +16,7 @@ use crate::ir::Op;
 /// Buffer arguments past which a run of instances continues in a new launch of its kernel: the
 /// host calls a kernel with each memref argument spread into its fields (11 for rank 4), and a
 /// call with tens of thousands of operands is more than LLVM's instruction selection handles (its
-/// nodes count operands in 16 bits) — a BERT layer at batch 32 with `scope=lb` passed 10,515
-/// buffers and its kernel read a buffer handle of 0. Splitting at 2,048 fixed it.
+/// nodes count operands in 16 bits): past that, a kernel reads wrong buffer handles.
 const SPLIT_ARGUMENTS: usize = 2048;
 
 impl Emission<'_, '_> {

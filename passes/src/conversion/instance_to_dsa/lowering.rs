@@ -292,8 +292,7 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
 /// its intermediates and those of the segments continuing it still fit. When it cannot spare
 /// them, they are carved out of its arena, whose contents are dead once the opener is done, if
 /// every segment reading them continues that kernel, in one kernel of its own: a segment keeping
-/// a result that had to launch a kernel of its own copied its inputs while the cores waited
-/// (ResNet-50 b8's stage-4 projection: 59 k cycles).
+/// a result that had to launch a kernel of its own copied its inputs while the cores waited.
 fn plan_joins(
     outer: &FunctionView,
     nodes: &[usize],

@@ -51,8 +51,8 @@ pub(super) fn promoted_weights(
         }
     }
     // A set within 2 % of the lowest that holds it and more is a tie won by the larger set (as
-    // between tilings): the estimates do not price an epilogue's operands (a bias read from DDR
-    // by every tile made ResNet-50's stem 20 % slower, its filter promoted alone).
+    // between tilings): the estimates do not price an epilogue's operands, such as a bias that
+    // every tile would read from DDR.
     let (lowest, best) = candidates.iter().min_by(|a, b| a.0.total_cmp(&b.0)).cloned().expect("reading in place is one");
     candidates
         .into_iter()
@@ -77,8 +77,7 @@ pub(super) struct Cover {
 impl Cover {
     /// The cycles of a copy of `bytes`, `early` of them issued under the layer, that move while
     /// the port would be idle: none when the arena has no room for the copy beside the
-    /// instance's buffers (the copy took an intermediate's place and it spilled: ResNet-50 b32
-    /// 24.83 M cycles against 24.16 M without credit).
+    /// instance's buffers (the copy would take an intermediate's place, which then spills).
     fn credit(&self, machine: &Machine, bytes: usize, early: usize) -> f64 {
         if bytes > self.room {
             return 0.0;

@@ -217,8 +217,8 @@ fn anchors_estimate(body: &FunctionView, machine: &Machine, like: Val, space_of:
 /// Shared, each layer copies its weights while the layer before computes (§4.4) when there is one
 /// in the kernel (`prefetch`, which tells the operands that must wait for it: inputs of the
 /// segment that layer may still be writing), and those copies cost nothing here; per core, the
-/// copy comes first. (Both priced: the per-core lowering was chosen by up to 5 % where it ran
-/// slower, ResNet-50 b1 2,923,617 cycles against 2,830,968, ResNet-18 b1 951,762 against 902,982.)
+/// copy comes first. Both are priced: without the copy's price, the per-core lowering wins
+/// choices by a few percent where it runs slower.
 pub(super) fn pays(
     node: &Node,
     body: &FunctionView,

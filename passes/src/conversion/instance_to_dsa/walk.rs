@@ -288,8 +288,8 @@ impl<'p> Walk<'p> {
     /// results never stored, a convolution's beside its epilogue's ([`offsets::transient`]):
     /// what a layer storing more (a stepped slice) is weighed against. Counted in, they are the
     /// budget of the kernels' GB and of the room a prefetched weight copy is credited in (with
-    /// only the stored ones there, more copies were credited and ResNet-50 b8 went 6.16 M →
-    /// 6.19 M cycles).
+    /// only the stored ones there, copies are credited that then delay the layers they go
+    /// under).
     fn op_needs(&self, node: &Node, body: &FunctionView, stored_only: bool) -> Vec<usize> {
         let yielded = body.returned();
         let weights = self.weight_arguments(node, body);

@@ -151,7 +151,7 @@ fn choose(view: &FunctionView, candidates: &[Candidate], machine: &Machine, gain
     // ending at the i-th, if one does. A run is a choice when its estimate is under `gain` of its
     // batch cut's; above 1 the gain also divides the runs' estimates in the total, so that a
     // gain far above 1 takes every layer (under 1 it is a margin for what the estimate leaves
-    // out, and dividing by it there made ResNet-50 b1 24 % slower: 3.93 M cycles against 3.18 M).
+    // out, and dividing by it there would take runs that lose).
     let discount = gain.max(1.0);
     let mut owner: Vec<Option<usize>> = vec![None; view.ops.len()];
     for (index, candidate) in candidates.iter().enumerate() {
@@ -219,7 +219,7 @@ fn whole_input_extra(candidates: &[Candidate], owner: &[Option<usize>], index: u
 /// the overlap lost by a layer with nothing between it and the run, which then ends the batch
 /// segment before it in a kernel of its own (its result leaves the segment, so it groups with
 /// nothing after it), where its weights are copied before it computes instead of under the layer
-/// before (ResNet-50 b8's 4.1.conv1 ran 238 k cycles there, 133 k inside a kernel).
+/// before (such a layer runs far slower than inside a kernel).
 fn entry(view: &FunctionView, candidates: &[Candidate], owner: &[Option<usize>], first: usize) -> f64 {
     let orphaned = first > 0 && contiguous(view, candidates, owner, first - 1..=first);
     candidates[first].enter + if orphaned { candidates[first - 1].overlap } else { 0.0 }
@@ -285,9 +285,8 @@ fn candidates(view: &FunctionView, batch_count: usize, count: usize, machine: &M
         let whole_input = view.type_of(node.operands[0]).bytes();
         // A strided 1x1 convolution's input computed in the function (not an argument or a
         // weight, which no segment computes) is subsampled by its batch segment; not when the
-        // function runs on one cluster, where the choice this price led to was slower (ResNet-50
-        // b1: 2.98 M cycles against 2.94 M, stage 3's first block left on one cluster, its 3x3
-        // layer running 126 k cycles where the batch estimate says 74 k).
+        // function runs on one cluster, where the choice this price leads to is slower (a block
+        // left on one cluster whose 3x3 layer runs far above its batch estimate).
         let producer = view.producer(node.operands[0]).filter(|_| !is_parameter(view, node.operands[0]));
         let subsample = subsampling_steps(node.op).filter(|_| producer.is_some() && batch_count > 1);
         let input = match subsample {

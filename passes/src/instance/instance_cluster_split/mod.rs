@@ -97,21 +97,10 @@ weights over the port, summed); a remark on each layer cut along its channels gi
             kind: OptionKind::Bool,
             default: "true",
         },
-        // Nine tenths by default: a margin for what the estimate leaves out (the segments' own
-        // tilings, the kernels `hw-group` makes of a batch segment's tail, the GB the values kept
-        // across a segment take from its neighbours). It was three quarters while every segment
-        // was a kernel of its own (a run of ResNet-50 b8's stage 4 from 4.0.conv2, estimated under
-        // its batch cut, made the network 4 % slower then: 7.72 M cycles instead of 7.40 M); with
-        // segments continuing each other's kernels, ResNet-50 b8 runs 7.23 M cycles at 0.75 and
-        // 7.16 M from 0.8 to 1.0 (the run reaches 4.2.conv3), 7.35 M at 1.1 and above; batches 1,
-        // 2, 4 and 32, ResNet-18, DenseNet-121 and BERT-base do not change over 0.75-1.0.
-        // Eleven tenths since LB instances weigh the weight prefetch the shared lowering gets
-        // (`per_core::pays`): the estimate copies a channel-cut layer's input before its
-        // work, where the lowering streams it under the work for some layers (ResNet-50 b8's
-        // 4.0.conv2: estimated 213 k cycles, 154 k measured), and at 1.1 ResNet-50 b8 runs
-        // 6,446,078 cycles against 6,501,137 at 0.9, ResNet-18 b16 4,594,001 against 4,583,956
-        // (it was 4,773,062 while its residual 3×3 layers were computed per core), no other model
-        // of the benchmark changing (ResNet-50 b1-b32, ResNet-18 b1-b8, DenseNet-121, BERT-base).
+        // Eleven tenths by default, above 1 because the estimate copies a channel-cut layer's
+        // input before its work, where the lowering streams it under the work for some layers:
+        // the estimate is pessimistic for the channel cut. docs/Scheduling.md gives the gain's
+        // effect on the benchmark models.
         OptionInfo {
             name: "channel-cut-gain",
             description: "The fraction of its estimate with the function's cut a run of channel-cut layers must stay under (above 1 it also favours the channel cut: far above, every layer the cut can divide takes it)",

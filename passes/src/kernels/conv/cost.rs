@@ -51,8 +51,8 @@ impl Geometry {
         // The epilogue's operands are loaded from where each lives and the output is written
         // where it lives, each sharing that port with the other transfers there (a block's output
         // handed over in DDR, or a residual read from there, with the filter streamed from DDR).
-        // (Priced at the input's port, a residual in DDR read beside an input in the GB looked
-        // free to the DDR port: ResNet-50 b32 took 24.27 M cycles against 24.18 M now.)
+        // (Priced at the input's port, a residual in DDR read beside an input in the GB would
+        // look free to the DDR port.)
         let stored = (output * 4) as f64;
         let store = (1 + epilogue_dmas) as f64 * machine.dma_setup + stored / output_rate + load_cycles(epilogue_elements, machine);
         // A chunk's load from the port the tiles store to may find another core's tile-sized
