@@ -24,7 +24,10 @@ pub fn emit_remark(location: Location, message: &str) {
 
 /// A string reference to `text` for the length of the borrow (MLIR copies what it keeps).
 pub(crate) fn string_ref(text: &str) -> MlirStringRef {
-    MlirStringRef { data: text.as_ptr().cast(), length: text.len() }
+    MlirStringRef {
+        data: text.as_ptr().cast(),
+        length: text.len(),
+    }
 }
 
 /// Copies the bytes of a string reference MLIR handed out (empty when null).
@@ -34,7 +37,8 @@ pub(crate) fn to_string(reference: MlirStringRef) -> String {
     }
     // SAFETY: MLIR's string refs point at `length` valid bytes while their owner lives, and the
     // caller holds the owner (an attribute, identifier or op) for this call.
-    let bytes = unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) };
+    let bytes =
+        unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) };
     String::from_utf8_lossy(bytes).into_owned()
 }
 
@@ -63,7 +67,11 @@ impl Op {
     pub fn operand(self, index: usize) -> Val {
         // SAFETY: the op is alive; the index is checked.
         unsafe {
-            assert!((index as isize) < mlirOperationGetNumOperands(self.0), "operand {index} of '{}'", self.name());
+            assert!(
+                (index as isize) < mlirOperationGetNumOperands(self.0),
+                "operand {index} of '{}'",
+                self.name()
+            );
             Val(mlirOperationGetOperand(self.0, index as isize))
         }
     }
@@ -72,7 +80,11 @@ impl Op {
     pub fn set_operand(self, index: usize, value: Val) {
         // SAFETY: as for `operand`.
         unsafe {
-            assert!((index as isize) < mlirOperationGetNumOperands(self.0), "operand {index} of '{}'", self.name());
+            assert!(
+                (index as isize) < mlirOperationGetNumOperands(self.0),
+                "operand {index} of '{}'",
+                self.name()
+            );
             mlirOperationSetOperand(self.0, index as isize, value.0)
         }
     }
@@ -81,7 +93,11 @@ impl Op {
     pub fn result(self, index: usize) -> Val {
         // SAFETY: the op is alive; the index is checked.
         unsafe {
-            assert!((index as isize) < mlirOperationGetNumResults(self.0), "result {index} of '{}'", self.name());
+            assert!(
+                (index as isize) < mlirOperationGetNumResults(self.0),
+                "result {index} of '{}'",
+                self.name()
+            );
             Val(mlirOperationGetResult(self.0, index as isize))
         }
     }
@@ -160,7 +176,9 @@ impl Op {
         unsafe {
             let attribute = mlirOperationGetAttributeByName(self.0, string_ref(name));
             (!attribute.ptr.is_null() && mlirAttributeIsADenseI64Array(attribute)).then(|| {
-                (0..mlirDenseArrayGetNumElements(attribute)).map(|i| mlirDenseI64ArrayGetElement(attribute, i)).collect()
+                (0..mlirDenseArrayGetNumElements(attribute))
+                    .map(|i| mlirDenseI64ArrayGetElement(attribute, i))
+                    .collect()
             })
         }
     }
@@ -173,7 +191,10 @@ impl Op {
 
     /// Every op nested in this one (itself included), parents before children.
     pub fn collect_pre_order(self) -> Vec<Op> {
-        unsafe extern "C" fn push(op: MlirOperation, data: *mut std::ffi::c_void) -> MlirWalkResult {
+        unsafe extern "C" fn push(
+            op: MlirOperation,
+            data: *mut std::ffi::c_void,
+        ) -> MlirWalkResult {
             // SAFETY: `data` is the Vec below, alive for the walk.
             unsafe { (*data.cast::<Vec<Op>>()).push(Op(op)) };
             MlirWalkResult_MlirWalkResultAdvance
@@ -181,7 +202,12 @@ impl Op {
         let mut ops = Vec::new();
         // SAFETY: the callback only records handles.
         unsafe {
-            mlirOperationWalk(self.0, Some(push), (&mut ops as *mut Vec<Op>).cast(), MlirWalkOrder_MlirWalkPreOrder)
+            mlirOperationWalk(
+                self.0,
+                Some(push),
+                (&mut ops as *mut Vec<Op>).cast(),
+                MlirWalkOrder_MlirWalkPreOrder,
+            )
         };
         ops
     }
@@ -200,7 +226,9 @@ impl Val {
         if op.name() != "arith.constant" {
             return None;
         }
-        op.attribute("value").and_then(|a| melior::ir::attribute::IntegerAttribute::try_from(a).ok()).map(|a| a.value())
+        op.attribute("value")
+            .and_then(|a| melior::ir::attribute::IntegerAttribute::try_from(a).ok())
+            .map(|a| a.value())
     }
 
     /// The value's type.
@@ -264,9 +292,17 @@ impl Op {
     pub fn entry_argument(self, index: usize) -> Val {
         // SAFETY: the op is alive; the region, block and index are checked.
         unsafe {
-            assert!(mlirOperationGetNumRegions(self.0) > 0, "'{}' has no region", self.name());
+            assert!(
+                mlirOperationGetNumRegions(self.0) > 0,
+                "'{}' has no region",
+                self.name()
+            );
             let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, 0));
-            assert!(!block.ptr.is_null() && (index as isize) < mlirBlockGetNumArguments(block), "argument {index} of '{}'", self.name());
+            assert!(
+                !block.ptr.is_null() && (index as isize) < mlirBlockGetNumArguments(block),
+                "argument {index} of '{}'",
+                self.name()
+            );
             Val(mlirBlockGetArgument(block, index as isize))
         }
     }
@@ -288,7 +324,6 @@ impl Op {
         }
         ops
     }
-
 }
 
 /// Where [`create`] puts a new op.
@@ -327,12 +362,17 @@ pub fn create(
         mlirOperationStateAddResults(&mut state, results.len() as isize, results.as_ptr());
         let named: Vec<MlirNamedAttribute> = attributes
             .iter()
-            .map(|(key, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, string_ref(key)), *value))
+            .map(|(key, value)| {
+                mlirNamedAttributeGet(mlirIdentifierGet(context, string_ref(key)), *value)
+            })
             .collect();
         mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
         mlirOperationStateAddOwnedRegions(&mut state, regions.len() as isize, regions.as_ptr());
         let op = mlirOperationCreate(&mut state);
-        assert!(!op.ptr.is_null(), "MLIR creates '{name}' from its required parts");
+        assert!(
+            !op.ptr.is_null(),
+            "MLIR creates '{name}' from its required parts"
+        );
         match point {
             InsertionPoint::End(block) => mlirBlockAppendOwnedOperation(block, op),
             InsertionPoint::Before(anchor) => {

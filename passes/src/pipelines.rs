@@ -47,7 +47,8 @@ const SUBSTITUTE_STEP: Step = Step {
 /// Graph to `dsa` with one kernel per layer.
 pub static LAYERWISE: PipelineInfo = PipelineInfo {
     argument: "turbine-layerwise",
-    summary: "Graph to dsa with the layer-wise schedule: one kernel per layer, activations through DDR",
+    summary:
+        "Graph to dsa with the layer-wise schedule: one kernel per layer, activations through DDR",
     description: "\
 The baseline every GraphTurbo step is measured against (docs/Lowering.md): reshapes folded, \
 the graph rewritten by `graph-substitute` (docs/Substitution.md), canonicalised and deduplicated \
@@ -61,19 +62,50 @@ before the backend (`turbine-dsa-to-llvm`).",
         SUBSTITUTE_ALPHA_OPTION,
     ],
     steps: &[
-        Step { nest: Some("func.func"), pass: "graph-fold-reshapes", options: &[] },
+        Step {
+            nest: Some("func.func"),
+            pass: "graph-fold-reshapes",
+            options: &[],
+        },
         SUBSTITUTE_STEP,
-        Step { nest: Some("func.func"), pass: "graph-split-reductions", options: &[] },
-        Step { nest: None, pass: "canonicalize", options: &[] },
-        Step { nest: None, pass: "cse", options: &[] },
-        Step { nest: None, pass: "dsa-set-target", options: &[("target", StepValue::Option("target"))] },
+        Step {
+            nest: Some("func.func"),
+            pass: "graph-split-reductions",
+            options: &[],
+        },
+        Step {
+            nest: None,
+            pass: "canonicalize",
+            options: &[],
+        },
+        Step {
+            nest: None,
+            pass: "cse",
+            options: &[],
+        },
+        Step {
+            nest: None,
+            pass: "dsa-set-target",
+            options: &[("target", StepValue::Option("target"))],
+        },
         Step {
             nest: None,
             pass: "convert-graph-to-dsa",
-            options: &[("schedule", StepValue::Fixed("layerwise")), ("pipeline", StepValue::Option("pipeline"))],
+            options: &[
+                ("schedule", StepValue::Fixed("layerwise")),
+                ("pipeline", StepValue::Option("pipeline")),
+            ],
         },
-        Step { nest: None, pass: "canonicalize", options: &[] },
-        Step { nest: None, pass: "cse", options: &[] },
+        Step {
+            nest: None,
+            pass: "canonicalize",
+            options: &[],
+        },
+        Step {
+            nest: None,
+            pass: "cse",
+            options: &[],
+        },
     ],
 };
 
@@ -173,17 +205,61 @@ parallel (ResNet-50's 4,800 lines of dsa: 1.44 s -> 1.00 s for the pipeline, the
 module needs its `dsa.target`.",
     options: &[],
     steps: &[
-        Step { nest: None, pass: "convert-dsa-to-runtime", options: &[] },
-        Step { nest: Some("func.func"), pass: "expand-strided-metadata", options: &[] },
-        Step { nest: Some("func.func"), pass: "lower-affine", options: &[] },
-        Step { nest: Some("func.func"), pass: "convert-scf-to-cf", options: &[] },
-        Step { nest: None, pass: "finalize-memref-to-llvm", options: &[] },
-        Step { nest: None, pass: "convert-arith-to-llvm", options: &[] },
-        Step { nest: None, pass: "convert-index-to-llvm", options: &[] },
-        Step { nest: None, pass: "convert-cf-to-llvm", options: &[] },
-        Step { nest: None, pass: "convert-func-to-llvm", options: &[] },
-        Step { nest: None, pass: "reconcile-unrealized-casts", options: &[] },
-        Step { nest: Some("llvm.func"), pass: "llvm-fold-aggregates", options: &[] },
+        Step {
+            nest: None,
+            pass: "convert-dsa-to-runtime",
+            options: &[],
+        },
+        Step {
+            nest: Some("func.func"),
+            pass: "expand-strided-metadata",
+            options: &[],
+        },
+        Step {
+            nest: Some("func.func"),
+            pass: "lower-affine",
+            options: &[],
+        },
+        Step {
+            nest: Some("func.func"),
+            pass: "convert-scf-to-cf",
+            options: &[],
+        },
+        Step {
+            nest: None,
+            pass: "finalize-memref-to-llvm",
+            options: &[],
+        },
+        Step {
+            nest: None,
+            pass: "convert-arith-to-llvm",
+            options: &[],
+        },
+        Step {
+            nest: None,
+            pass: "convert-index-to-llvm",
+            options: &[],
+        },
+        Step {
+            nest: None,
+            pass: "convert-cf-to-llvm",
+            options: &[],
+        },
+        Step {
+            nest: None,
+            pass: "convert-func-to-llvm",
+            options: &[],
+        },
+        Step {
+            nest: None,
+            pass: "reconcile-unrealized-casts",
+            options: &[],
+        },
+        Step {
+            nest: Some("llvm.func"),
+            pass: "llvm-fold-aggregates",
+            options: &[],
+        },
     ],
 };
 
@@ -198,6 +274,8 @@ pub fn for_schedule(name: &str) -> Result<&'static PipelineInfo, String> {
     match name {
         "layerwise" => Ok(&LAYERWISE),
         "graphturbo" => Ok(&GRAPHTURBO),
-        other => Err(format!("unknown schedule '{other}' (available: layerwise, graphturbo)")),
+        other => Err(format!(
+            "unknown schedule '{other}' (available: layerwise, graphturbo)"
+        )),
     }
 }

@@ -80,7 +80,11 @@ impl Machine {
 
     /// Cycles of the matrix engine for `flops` f32 flops (infinite without a matrix engine).
     pub fn matrix_cycles(&self, flops: f64) -> f64 {
-        if flops == 0.0 { 0.0 } else { flops / self.matrix_flops }
+        if flops == 0.0 {
+            0.0
+        } else {
+            flops / self.matrix_flops
+        }
     }
 
     /// The machine of `module`'s `dsa.target` attribute, None when it has none.
@@ -91,7 +95,11 @@ impl Machine {
     /// The machine a pass plans `function` for: the target named by the pass's `target` option
     /// (`option`, a built-in name or a file), or else the `dsa.target` of the module that holds
     /// `function`; an error at `function`, naming `pass`, when there is neither.
-    pub fn for_function(function: Op, option: &str, pass: &str) -> Result<Self, crate::registry::PassFailure> {
+    pub fn for_function(
+        function: Op,
+        option: &str,
+        pass: &str,
+    ) -> Result<Self, crate::registry::PassFailure> {
         if option.is_empty() {
             return function.parent().and_then(Self::of_module).ok_or_else(|| {
                 function.emit_error(&format!(
@@ -136,7 +144,9 @@ pub fn from_description(target: &turbine_targets::Target) -> Target {
         ddr_gb_bandwidth: target.bandwidth.ddr_gb,
         gb_lb_bandwidth: target.bandwidth.gb_lb,
         lb_lb_bandwidth: target.bandwidth.lb_lb,
-        matrix_flops: target.throughput(UnitKind::MatrixEngine, DType::F32).unwrap_or(0.0),
+        matrix_flops: target
+            .throughput(UnitKind::MatrixEngine, DType::F32)
+            .unwrap_or(0.0),
         dma_setup: target.latency.dma_setup as i64,
         compute_setup: target.latency.compute_setup as i64,
         barrier: target.latency.barrier as i64,

@@ -52,7 +52,9 @@ target or an invalid file is an error naming it.";
         // SAFETY: the module is alive for the pass run.
         let location = unsafe { melior::ir::Location::from_raw(module.location()) };
         // An out-of-range figure is reported by the attribute's verifier at the module.
-        let attribute = crate::target::from_description(&target).attribute(location).ok_or(PassFailure)?;
+        let attribute = crate::target::from_description(&target)
+            .attribute(location)
+            .ok_or(PassFailure)?;
         module.set_attribute("dsa.target", attribute.to_raw());
         Ok(())
     }

@@ -30,13 +30,16 @@ With `include-flatten` (the default), `graph.flatten` is first rewritten into th
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
         name: "include-flatten",
-        description: "Rewrite graph.flatten into graph.reshape so that it folds with other reshapes",
+        description:
+            "Rewrite graph.flatten into graph.reshape so that it folds with other reshapes",
         kind: OptionKind::Bool,
         default: "true",
     }];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
-        Ok(Self { include_flatten: options.bool("include-flatten")? })
+        Ok(Self {
+            include_flatten: options.bool("include-flatten")?,
+        })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
@@ -55,8 +58,11 @@ With `include-flatten` (the default), `graph.flatten` is first rewritten into th
 
 /// Rewrites a `graph.flatten` into the `graph.reshape` with the same result type.
 fn flatten_to_reshape(flatten: Op) -> Op {
-    let reshape =
-        flatten.create_before("graph.reshape", &[flatten.operand(0)], &[flatten.result(0).r#type()]);
+    let reshape = flatten.create_before(
+        "graph.reshape",
+        &[flatten.operand(0)],
+        &[flatten.result(0).r#type()],
+    );
     flatten.result(0).replace_all_uses_with(reshape.result(0));
     flatten.erase();
     reshape

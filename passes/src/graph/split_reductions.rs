@@ -10,13 +10,13 @@
 //! elements; so the last reduced run is peeled off into a reduction of its own (keeping its
 //! dimensions) until the rest fits.
 
+use crate::kernels::reduction_view::{reduction_view, MAX_VIEW_RANK};
+use crate::slicing::sliced_body::tensor_like;
 use crate::{
     graph_view::TensorType,
     ir::{create, i64_array, InsertionPoint, Op},
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
-use crate::kernels::reduction_view::{reduction_view, MAX_VIEW_RANK};
-use crate::slicing::sliced_body::tensor_like;
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use turbine_dialects::pass_abi::OptionKind;
@@ -53,7 +53,8 @@ pub struct SplitReductions {
 
 impl Pass for SplitReductions {
     const ARGUMENT: &'static str = "graph-split-reductions";
-    const SUMMARY: &'static str = "Split reductions whose axes alternate too often for a DMA view into a chain of reductions";
+    const SUMMARY: &'static str =
+        "Split reductions whose axes alternate too often for a DMA view into a chain of reductions";
     const DESCRIPTION: &'static str = "\
 The lowering reads a reduction's input as one strided view `[outer, runs..., inner]`, the \
 alternating runs of reduced and kept dimensions merged; a DMA view has at most `max-view-rank` \
@@ -82,15 +83,23 @@ split.";
     fn from_options(options: &PassOptions) -> Result<Self, String> {
         let max_rank = options.int("max-view-rank")?;
         if !(3..=MAX_VIEW_RANK as i64).contains(&max_rank) {
-            return Err(format!("max-view-rank must be 3 to {MAX_VIEW_RANK} (a single run needs 3), got {max_rank}"));
+            return Err(format!(
+                "max-view-rank must be 3 to {MAX_VIEW_RANK} (a single run needs 3), got {max_rank}"
+            ));
         }
-        Ok(Self { max_rank: max_rank as usize, explain: options.bool("explain")? })
+        Ok(Self {
+            max_rank: max_rank as usize,
+            explain: options.bool("explain")?,
+        })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
         let function = Op(operation.to_raw());
         for op in function.collect_pre_order() {
-            if matches!(op.name().as_str(), "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max") {
+            if matches!(
+                op.name().as_str(),
+                "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max"
+            ) {
                 self.split(op);
             }
         }
@@ -101,13 +110,24 @@ split.";
 impl SplitReductions {
     fn split(&self, op: Op) {
         let input = op.operand(0);
-        let Some(TensorType { shape, .. }) = TensorType::of(input) else { return };
+        let Some(TensorType { shape, .. }) = TensorType::of(input) else {
+            return;
+        };
         let rank = shape.len();
         let given = op.i64_array_value("axes").unwrap_or_default();
         let mut axes: Vec<usize> = if given.is_empty() {
             (0..rank).collect()
         } else {
-            given.iter().map(|&axis| if axis < 0 { (axis + rank as i64) as usize } else { axis as usize }).collect()
+            given
+                .iter()
+                .map(|&axis| {
+                    if axis < 0 {
+                        (axis + rank as i64) as usize
+                    } else {
+                        axis as usize
+                    }
+                })
+                .collect()
         };
         axes.sort_unstable();
         axes.dedup();
@@ -151,8 +171,16 @@ impl SplitReductions {
         }
         let result = op.result(0);
         if !value.same_type(result) {
-            value = create(InsertionPoint::Before(op), location, "graph.reshape", &[value], &[result.r#type()], &[], Vec::new())
-                .result(0);
+            value = create(
+                InsertionPoint::Before(op),
+                location,
+                "graph.reshape",
+                &[value],
+                &[result.r#type()],
+                &[],
+                Vec::new(),
+            )
+            .result(0);
         }
         result.replace_all_uses_with(value);
         op.erase();
@@ -191,7 +219,10 @@ mod tests {
             assert_eq!(covered, axes, "the steps reduce each axis once");
             let mut current = shape.to_vec();
             for step in &steps {
-                assert!(reduction_view(&current, step).dims.len() <= 4, "{axes:?}: step {step:?} of {steps:?}");
+                assert!(
+                    reduction_view(&current, step).dims.len() <= 4,
+                    "{axes:?}: step {step:?} of {steps:?}"
+                );
                 for &axis in step {
                     current[axis] = 1;
                 }

@@ -9,12 +9,12 @@
 //! one slice layer more and one more tensor in the GB, so where it runs in the pipeline matters
 //! (docs/Scheduling.md).
 
+use crate::slicing::subsampling::{read_subsampled, subsampling_steps};
 use crate::{
     graph_view::TensorType,
     ir::{InsertionPoint, Op},
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
-use crate::slicing::subsampling::{read_subsampled, subsampling_steps};
 use melior::ir::OperationRef;
 use turbine_dialects::pass_abi::OptionKind;
 
@@ -27,7 +27,8 @@ pub struct SubsampleStridedConvs {
 
 impl Pass for SubsampleStridedConvs {
     const ARGUMENT: &'static str = "graph-subsample-strided-convs";
-    const SUMMARY: &'static str = "Give a strided 1x1 convolution its input's subsampled copy and stride 1";
+    const SUMMARY: &'static str =
+        "Give a strided 1x1 convolution its input's subsampled copy and stride 1";
     const DESCRIPTION: &'static str = "\
 A `graph.conv2d` with a 1x1 filter, strides above 1 and no padding reads only every stride-th row \
 and column of its input. It becomes a stride-1 convolution of `graph.slice` with those steps \
@@ -55,7 +56,10 @@ rewritten or left alone for its input.";
     ];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
-        Ok(Self { enabled: options.bool("enabled")?, explain: options.bool("explain")? })
+        Ok(Self {
+            enabled: options.bool("enabled")?,
+            explain: options.bool("explain")?,
+        })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
@@ -74,10 +78,17 @@ rewritten or left alone for its input.";
 
 impl SubsampleStridedConvs {
     fn subsample(&self, op: Op) {
-        let Some(steps) = subsampling_steps(op) else { return };
+        let Some(steps) = subsampling_steps(op) else {
+            return;
+        };
         // Through the windows region inference cut (unit-step slices), to where the data is.
         let mut source = op.operand(0);
-        while let Some(window) = source.defining_op().filter(|op| op.name() == "graph.slice" && op.i64_array_value("steps").is_none_or(|steps| steps.iter().all(|&step| step == 1))) {
+        while let Some(window) = source.defining_op().filter(|op| {
+            op.name() == "graph.slice"
+                && op
+                    .i64_array_value("steps")
+                    .is_none_or(|steps| steps.iter().all(|&step| step == 1))
+        }) {
             source = window.operand(0);
         }
         if source.defining_op().is_none() {
@@ -88,14 +99,23 @@ impl SubsampleStridedConvs {
         }
         let slice = read_subsampled(op, steps, InsertionPoint::Before(op));
         if self.explain {
-            op.emit_remark(&format!("reads its input subsampled by {}x{}: {}", steps[0], steps[1], describe(slice)));
+            op.emit_remark(&format!(
+                "reads its input subsampled by {}x{}: {}",
+                steps[0],
+                steps[1],
+                describe(slice)
+            ));
         }
     }
 }
 
 /// "HxW of HxW pixels" for a remark on the slice `slice`.
 fn describe(slice: Op) -> String {
-    let shape = |value| TensorType::of(value).map(|r#type| r#type.shape).unwrap_or_default();
+    let shape = |value| {
+        TensorType::of(value)
+            .map(|r#type| r#type.shape)
+            .unwrap_or_default()
+    };
     let (from, to) = (shape(slice.operand(0)), shape(slice.result(0)));
     format!("{}x{} of {}x{} pixels", to[2], to[3], from[2], from[3])
 }

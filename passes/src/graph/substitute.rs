@@ -107,23 +107,40 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
         let list = |name: &str| -> Vec<String> {
-            options.string(name).split(',').map(str::trim).filter(|item| !item.is_empty()).map(str::to_owned).collect()
+            options
+                .string(name)
+                .split(',')
+                .map(str::trim)
+                .filter(|item| !item.is_empty())
+                .map(str::to_owned)
+                .collect()
         };
         let search = match options.string("search").as_str() {
             "backtracking" => SearchKind::Backtracking,
             "egraph" => SearchKind::Egraph,
             "all" => SearchKind::All,
             "none" => SearchKind::None,
-            other => return Err(format!("search '{other}' is not one of backtracking, egraph, all, none")),
+            other => {
+                return Err(format!(
+                    "search '{other}' is not one of backtracking, egraph, all, none"
+                ))
+            }
         };
         let alpha = options.float("alpha")?;
         if !(alpha >= 1.0 && alpha.is_finite()) {
             return Err(format!("alpha must be at least 1, got {alpha}"));
         }
-        let budget = usize::try_from(options.int("budget")?).map_err(|_| "budget must not be negative".to_owned())?;
-        let settings =
-            Settings { alpha, budget, metric: Metric::parse(&options.string("cost"))?, matches_per_rule: 64, region: Region::Whole };
-        let split_threshold = usize::try_from(options.int("split-threshold")?).map_err(|_| "split-threshold must not be negative".to_owned())?;
+        let budget = usize::try_from(options.int("budget")?)
+            .map_err(|_| "budget must not be negative".to_owned())?;
+        let settings = Settings {
+            alpha,
+            budget,
+            metric: Metric::parse(&options.string("cost"))?,
+            matches_per_rule: 64,
+            region: Region::Whole,
+        };
+        let split_threshold = usize::try_from(options.int("split-threshold")?)
+            .map_err(|_| "split-threshold must not be negative".to_owned())?;
         Ok(Self {
             files: list("rules"),
             builtin: options.bool("builtin-rules")?,
@@ -151,7 +168,12 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
             return Ok(());
         }
         let set = self.load(function)?;
-        let rules: Vec<Rule> = set.rules.iter().filter(|rule| self.only.is_empty() || self.only.contains(&rule.name)).cloned().collect();
+        let rules: Vec<Rule> = set
+            .rules
+            .iter()
+            .filter(|rule| self.only.is_empty() || self.only.contains(&rule.name))
+            .cloned()
+            .collect();
         for name in &self.only {
             if !set.rules.iter().any(|rule| &rule.name == name) {
                 function.emit_error(&format!("graph-substitute: no rule is named '{name}'"));
@@ -171,9 +193,20 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
             SearchKind::None => {}
             SearchKind::Egraph => {
                 let machine = self.machine(function)?;
-                let outcome = saturate(function, &rules, self.settings.budget, self.settings.metric, machine.as_ref()).map_err(fail)?;
+                let outcome = saturate(
+                    function,
+                    &rules,
+                    self.settings.budget,
+                    self.settings.metric,
+                    machine.as_ref(),
+                )
+                .map_err(fail)?;
                 if self.explain {
-                    let applied: Vec<String> = outcome.applied.iter().map(|(rule, count)| format!("{rule} x{count}")).collect();
+                    let applied: Vec<String> = outcome
+                        .applied
+                        .iter()
+                        .map(|(rule, count)| format!("{rule} x{count}"))
+                        .collect();
                     function.emit_remark(&format!(
                         "equality saturation: {} rounds ({:?}), {} e-nodes in {} e-classes, {} rules left out; merges: {}; extracted cost {:.0} -> {:.0} ({})",
                         outcome.iterations,
@@ -198,11 +231,19 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
             }
             SearchKind::Backtracking => {
                 let machine = self.machine(function)?;
-                let outcome = self.search_in_parts(function, &rules, machine.as_ref()).map_err(fail)?;
+                let outcome = self
+                    .search_in_parts(function, &rules, machine.as_ref())
+                    .map_err(fail)?;
                 if self.explain {
                     for step in &outcome.steps {
                         let rule = &rules[step.rule].name;
-                        remark(step.location, &format!("applied '{rule}': cost {:.0} -> {:.0}", step.cost.0, step.cost.1));
+                        remark(
+                            step.location,
+                            &format!(
+                                "applied '{rule}': cost {:.0} -> {:.0}",
+                                step.cost.0, step.cost.1
+                            ),
+                        );
                     }
                     function.emit_remark(&format!(
                         "substitution: cost {:.0} -> {:.0} ({} rewrites; {} candidates expanded, {} generated)",
@@ -223,26 +264,44 @@ impl GraphSubstitute {
     /// The target the cost model reads: required for `cost=cycles`, optional otherwise.
     fn machine(&self, function: Op) -> Result<Option<Machine>, PassFailure> {
         Ok(match self.settings.metric {
-            Metric::Cycles => Some(Machine::for_function(function, &self.target, Self::ARGUMENT)?),
+            Metric::Cycles => Some(Machine::for_function(
+                function,
+                &self.target,
+                Self::ARGUMENT,
+            )?),
             _ if self.target.is_empty() => function.parent().and_then(Machine::of_module),
-            _ => Some(Machine::for_function(function, &self.target, Self::ARGUMENT)?),
+            _ => Some(Machine::for_function(
+                function,
+                &self.target,
+                Self::ARGUMENT,
+            )?),
         })
     }
 
     /// The backtracking search, over the whole function or (past the split threshold) over each
     /// part of a flow-based split and then across the cuts (MetaFlow §5.2).
-    fn search_in_parts(&self, function: Op, rules: &[Rule], machine: Option<&Machine>) -> Result<Outcome, String> {
+    fn search_in_parts(
+        &self,
+        function: Op,
+        rules: &[Rule],
+        machine: Option<&Machine>,
+    ) -> Result<Outcome, String> {
         let view = FunctionView::read(function).map_err(|error| error.message)?;
         let counted = (0..view.ops.len()).filter(|&op| counts(&view, op)).count();
         if self.split_threshold == 0 || counted <= self.split_threshold {
             return search(function, rules, &self.settings, machine);
         }
         let capacity = capacities(&view, rules);
-        let ops: Vec<usize> = (0..view.ops.len()).filter(|&op| !view.ops[op].is_terminator()).collect();
+        let ops: Vec<usize> = (0..view.ops.len())
+            .filter(|&op| !view.ops[op].is_terminator())
+            .collect();
         let (parts, cuts) = split(&view, ops, &capacity, self.split_threshold);
         mark(&view, &parts);
         if self.explain {
-            let sizes: Vec<usize> = parts.iter().map(|part| part.iter().filter(|&&op| counts(&view, op)).count()).collect();
+            let sizes: Vec<usize> = parts
+                .iter()
+                .map(|part| part.iter().filter(|&&op| counts(&view, op)).count())
+                .collect();
             function.emit_remark(&format!(
                 "split {counted} ops into {} parts of {sizes:?} ops by minimum vertex cuts separating {cuts:?} matches",
                 parts.len()
@@ -252,7 +311,10 @@ impl GraphSubstitute {
         regions.push(Region::AcrossParts);
         let mut total: Option<Outcome> = None;
         for region in regions {
-            let settings = Settings { region, ..self.settings.clone() };
+            let settings = Settings {
+                region,
+                ..self.settings.clone()
+            };
             let outcome = search(function, rules, &settings, machine);
             let outcome = match outcome {
                 Ok(outcome) => outcome,
@@ -279,9 +341,14 @@ impl GraphSubstitute {
     fn load(&self, function: Op) -> Result<RuleSet, PassFailure> {
         // SAFETY: the op is alive.
         let context = unsafe { mlirOperationGetContext(function.0) };
-        let mut set = if self.builtin { RuleSet::builtin(context).map_err(|_| PassFailure)? } else { RuleSet::default() };
+        let mut set = if self.builtin {
+            RuleSet::builtin(context).map_err(|_| PassFailure)?
+        } else {
+            RuleSet::default()
+        };
         for file in &self.files {
-            set.add_file(context, file, function.location()).map_err(|_| PassFailure)?;
+            set.add_file(context, file, function.location())
+                .map_err(|_| PassFailure)?;
         }
         Ok(set)
     }

@@ -2,10 +2,10 @@
 //! [`function`](super::function)).
 
 use super::types::{element_type, ElementType};
+use mlir_sys::*;
 use turbine_dialects::attributes::graph::{
     Activation, ComparePredicate, NearestRounding, PadMode, ResizeCoordinates, ResizeMode,
 };
-use mlir_sys::*;
 
 /// A dense elements attribute (the payload of `graph.constant`), kept as a handle: the lowering
 /// reuses it, and a splat of a large tensor is never expanded.
@@ -29,7 +29,9 @@ impl Constant {
                 1,
                 count.as_ptr(),
                 mlirShapedTypeGetElementType(r#type),
-                MlirAttribute { ptr: std::ptr::null() },
+                MlirAttribute {
+                    ptr: std::ptr::null(),
+                },
             );
             mlirDenseElementsAttrReshapeGet(self.0, flat)
         }

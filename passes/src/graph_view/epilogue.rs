@@ -15,16 +15,32 @@ use super::types::ValueId;
 impl FunctionView {
     /// The op that extends an epilogue past `value`, if any: see the module documentation;
     /// `other_operand` accepts the op's operands other than `value`.
-    pub fn epilogue_reader(&self, value: ValueId, other_operand: impl Fn(ValueId) -> bool) -> Option<usize> {
+    pub fn epilogue_reader(
+        &self,
+        value: ValueId,
+        other_operand: impl Fn(ValueId) -> bool,
+    ) -> Option<usize> {
         if self.returned().contains(&value) {
             return None;
         }
-        let &[reader] = self.readers(value) else { return None };
+        let &[reader] = self.readers(value) else {
+            return None;
+        };
         let node = &self.ops[reader];
-        let [(_, r#type)] = node.results.as_slice() else { return None };
+        let [(_, r#type)] = node.results.as_slice() else {
+            return None;
+        };
         let keeps_shape = r#type.shape == self.type_of(value).shape;
-        let reads_once = node.operands.iter().filter(|&&operand| operand == value).count() == 1;
-        let others_accepted = node.operands.iter().all(|&operand| operand == value || other_operand(operand));
+        let reads_once = node
+            .operands
+            .iter()
+            .filter(|&&operand| operand == value)
+            .count()
+            == 1;
+        let others_accepted = node
+            .operands
+            .iter()
+            .all(|&operand| operand == value || other_operand(operand));
         (node.elementwise && reads_once && keeps_shape && others_accepted).then_some(reader)
     }
 }

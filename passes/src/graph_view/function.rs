@@ -77,7 +77,12 @@ impl FunctionView {
         view
     }
 
-    pub(super) fn index(name: String, arguments: Vec<(ValueId, TensorType)>, ops: Vec<Node>, value_count: usize) -> Self {
+    pub(super) fn index(
+        name: String,
+        arguments: Vec<(ValueId, TensorType)>,
+        ops: Vec<Node>,
+        value_count: usize,
+    ) -> Self {
         let mut graph = DiGraph::new();
         let nodes: Vec<NodeIndex> = (0..ops.len()).map(|index| graph.add_node(index)).collect();
         let mut producer = BTreeMap::new();
@@ -103,7 +108,16 @@ impl FunctionView {
                 }
             }
         }
-        Self { name, arguments, ops, value_count, graph, producer, readers, types }
+        Self {
+            name,
+            arguments,
+            ops,
+            value_count,
+            graph,
+            producer,
+            readers,
+            types,
+        }
     }
 
     /// The op index that defines `value`, None for a function argument.
@@ -137,7 +151,10 @@ impl FunctionView {
 
 impl Node {
     fn missing(&self, name: &str, kind: &str) -> ! {
-        panic!("'{}' has no {kind} attribute '{name}' (the dialect requires it or gives it a default)", self.name)
+        panic!(
+            "'{}' has no {kind} attribute '{name}' (the dialect requires it or gives it a default)",
+            self.name
+        )
     }
 
     /// The `array<i64: ...>` attribute `name`, None when the op does not carry it.
@@ -150,7 +167,8 @@ impl Node {
 
     /// The `array<i64: ...>` attribute `name`, required or default-valued in ODS.
     pub fn ints(&self, name: &str) -> &[i64] {
-        self.ints_opt(name).unwrap_or_else(|| self.missing(name, "i64 array"))
+        self.ints_opt(name)
+            .unwrap_or_else(|| self.missing(name, "i64 array"))
     }
 
     /// The integer attribute `name`, None when absent.
@@ -163,7 +181,8 @@ impl Node {
 
     /// The integer attribute `name`, required or default-valued in ODS.
     pub fn int(&self, name: &str) -> i64 {
-        self.int_opt(name).unwrap_or_else(|| self.missing(name, "integer"))
+        self.int_opt(name)
+            .unwrap_or_else(|| self.missing(name, "integer"))
     }
 
     /// The float attribute `name`, None when absent.
@@ -176,7 +195,8 @@ impl Node {
 
     /// The float attribute `name`, required or default-valued in ODS.
     pub fn float(&self, name: &str) -> f32 {
-        self.float_opt(name).unwrap_or_else(|| self.missing(name, "float"))
+        self.float_opt(name)
+            .unwrap_or_else(|| self.missing(name, "float"))
     }
 
     /// The boolean attribute `name` (a unit or optional flag that is absent reads as false).

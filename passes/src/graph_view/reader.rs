@@ -10,7 +10,8 @@ use turbine_dialects::attributes::{graph, EnumAttribute};
 
 fn string_from(reference: MlirStringRef) -> String {
     // SAFETY: MLIR string refs point at `length` valid bytes.
-    let bytes = unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) };
+    let bytes =
+        unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) };
     String::from_utf8_lossy(bytes).into_owned()
 }
 
@@ -31,12 +32,19 @@ impl Reader {
     }
 
     fn tensor_type(&self, r#type: MlirType, op: Option<Op>) -> Result<TensorType, ViewError> {
-        let tensor = static_tensor_type(r#type)
-            .ok_or_else(|| ViewError { op, message: "only statically shaped tensors are supported".into() })?;
-        let elements = tensor.shape.iter().try_fold(1usize, |count, &dim| count.checked_mul(dim));
+        let tensor = static_tensor_type(r#type).ok_or_else(|| ViewError {
+            op,
+            message: "only statically shaped tensors are supported".into(),
+        })?;
+        let elements = tensor
+            .shape
+            .iter()
+            .try_fold(1usize, |count, &dim| count.checked_mul(dim));
         if elements.is_none_or(|elements| elements > MAX_ELEMENTS) {
-            let message =
-                format!("a tensor of shape {:?} has more than 2^31 elements, which is not supported", tensor.shape);
+            let message = format!(
+                "a tensor of shape {:?} has more than 2^31 elements, which is not supported",
+                tensor.shape
+            );
             return Err(ViewError { op, message });
         }
         Ok(tensor)
@@ -46,16 +54,24 @@ impl Reader {
         let handle = Op(op);
         // SAFETY: the op is alive while the module is.
         unsafe {
-            let operands = (0..mlirOperationGetNumOperands(op)).map(|i| self.id(mlirOperationGetOperand(op, i))).collect();
+            let operands = (0..mlirOperationGetNumOperands(op))
+                .map(|i| self.id(mlirOperationGetOperand(op, i)))
+                .collect();
             let mut results = Vec::new();
             for i in 0..mlirOperationGetNumResults(op) {
                 let value = mlirOperationGetResult(op, i);
-                results.push((self.id(value), self.tensor_type(mlirValueGetType(value), Some(handle))?));
+                results.push((
+                    self.id(value),
+                    self.tensor_type(mlirValueGetType(value), Some(handle))?,
+                ));
             }
             let mut attributes = BTreeMap::new();
             for i in 0..mlirOperationGetNumAttributes(op) {
                 let named = mlirOperationGetAttribute(op, i);
-                attributes.insert(string_from(mlirIdentifierStr(named.name)), attribute(named.attribute));
+                attributes.insert(
+                    string_from(mlirIdentifierStr(named.name)),
+                    attribute(named.attribute),
+                );
             }
             Ok(Node {
                 op: handle,
@@ -81,7 +97,14 @@ fn attribute(raw: MlirAttribute) -> Attr {
             })+
         };
     }
-    enumeration!(Activation, PadMode, ResizeMode, ResizeCoordinates, NearestRounding, ComparePredicate);
+    enumeration!(
+        Activation,
+        PadMode,
+        ResizeMode,
+        ResizeCoordinates,
+        NearestRounding,
+        ComparePredicate
+    );
     // SAFETY: each accessor is called only on an attribute of its kind.
     unsafe {
         if mlirAttributeIsABool(raw) {
@@ -93,9 +116,17 @@ fn attribute(raw: MlirAttribute) -> Attr {
         } else if mlirAttributeIsAString(raw) {
             Attr::Str(string_from(mlirStringAttrGetValue(raw)))
         } else if mlirAttributeIsADenseI64Array(raw) {
-            Attr::Ints((0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i)).collect())
+            Attr::Ints(
+                (0..mlirDenseArrayGetNumElements(raw))
+                    .map(|i| mlirDenseI64ArrayGetElement(raw, i))
+                    .collect(),
+            )
         } else if mlirAttributeIsADenseF32Array(raw) {
-            Attr::Floats((0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseF32ArrayGetElement(raw, i)).collect())
+            Attr::Floats(
+                (0..mlirDenseArrayGetNumElements(raw))
+                    .map(|i| mlirDenseF32ArrayGetElement(raw, i))
+                    .collect(),
+            )
         } else if mlirAttributeIsADenseElements(raw) {
             Attr::Dense(Constant(raw))
         } else {
@@ -106,14 +137,19 @@ fn attribute(raw: MlirAttribute) -> Attr {
 
 /// Reads the first block of `op`'s first region (a function's or a group's body) as `name`.
 pub(super) fn read(op: Op, name: String) -> Result<FunctionView, ViewError> {
-    let mut reader = Reader { ids: HashMap::new() };
+    let mut reader = Reader {
+        ids: HashMap::new(),
+    };
     // SAFETY: the op is live and has a region with a block.
     unsafe {
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op.0, 0));
         let mut arguments = Vec::new();
         for i in 0..mlirBlockGetNumArguments(block) {
             let argument = mlirBlockGetArgument(block, i);
-            arguments.push((reader.id(argument), reader.tensor_type(mlirValueGetType(argument), None)?));
+            arguments.push((
+                reader.id(argument),
+                reader.tensor_type(mlirValueGetType(argument), None)?,
+            ));
         }
         let mut ops = Vec::new();
         for op in op.body_ops() {

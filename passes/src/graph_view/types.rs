@@ -89,7 +89,12 @@ pub(super) fn static_tensor_type(r#type: MlirType) -> Option<TensorType> {
             return None;
         }
         let rank = mlirShapedTypeGetRank(r#type);
-        let shape = (0..rank).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize).collect();
-        Some(TensorType { shape, element_type: element_type(mlirShapedTypeGetElementType(r#type)) })
+        let shape = (0..rank)
+            .map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize)
+            .collect();
+        Some(TensorType {
+            shape,
+            element_type: element_type(mlirShapedTypeGetElementType(r#type)),
+        })
     }
 }

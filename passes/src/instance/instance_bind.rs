@@ -34,7 +34,8 @@ pub struct InstanceBind {
 
 impl Pass for InstanceBind {
     const ARGUMENT: &'static str = "instance-bind";
-    const SUMMARY: &'static str = "Bind instances to cores and infer their buffer scopes (GraphTurbo Algorithm 4)";
+    const SUMMARY: &'static str =
+        "Bind instances to cores and infer their buffer scopes (GraphTurbo Algorithm 4)";
     const DESCRIPTION: &'static str = "\
 Walks the instances in reverse order (`order`, from instance-order). An instance without a \
 binding, or whose scope is not LB, gets the plain binding: output dimensions from outer to inner \
@@ -52,14 +53,18 @@ each instance gives its binding, where it came from, and why its scope is GB.";
         crate::target::TARGET_OPTION,
         OptionInfo {
             name: "explain",
-            description: "Emit a remark on each instance with its binding, its origin and its scope",
+            description:
+                "Emit a remark on each instance with its binding, its origin and its scope",
             kind: OptionKind::Bool,
             default: "false",
         },
     ];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
-        Ok(Self { target: options.string("target"), explain: options.bool("explain")? })
+        Ok(Self {
+            target: options.string("target"),
+            explain: options.bool("explain")?,
+        })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
@@ -72,7 +77,9 @@ impl InstanceBind {
     fn schedule(&self, function: Op, scope: Op) -> Result<(), PassFailure> {
         let ops = scope.body_ops();
         if let Some(group) = ops.iter().find(|op| op.name() == "instance.group") {
-            group.emit_error("instance-bind binds instances: run instance-split and instance-order first");
+            group.emit_error(
+                "instance-bind binds instances: run instance-split and instance-order first",
+            );
             return Err(PassFailure);
         }
         let mut instances = Instance::read_all(&ops)?;
@@ -81,7 +88,11 @@ impl InstanceBind {
         }
         let machine = Machine::for_function(function, &self.target, Self::ARGUMENT)?;
         instances.sort_by_key(|instance| instance.order);
-        let position: HashMap<usize, usize> = instances.iter().enumerate().map(|(i, instance)| (instance.op.0.ptr as usize, i)).collect();
+        let position: HashMap<usize, usize> = instances
+            .iter()
+            .enumerate()
+            .map(|(i, instance)| (instance.op.0.ptr as usize, i))
+            .collect();
         let count = instances.len();
         let mut bind: Vec<Option<Binding>> = vec![None; count];
         let mut scope = vec![Scope::Lb; count];
@@ -97,12 +108,19 @@ impl InstanceBind {
                     plain.clone()
                 }
                 Some(_) if scope[i] != Scope::Lb => {
-                    why[i].push(format!("plain {} (in GB, the inferred binding does not hold)", spelled(&plain)));
+                    why[i].push(format!(
+                        "plain {} (in GB, the inferred binding does not hold)",
+                        spelled(&plain)
+                    ));
                     plain.clone()
                 }
                 // Lines 15-16: keep the inferred binding unless the plain one uses more cores.
                 Some(inferred) if cores(&plain) > cores(inferred) => {
-                    why[i].push(format!("plain {} uses more cores than the inferred {}", spelled(&plain), spelled(inferred)));
+                    why[i].push(format!(
+                        "plain {} uses more cores than the inferred {}",
+                        spelled(&plain),
+                        spelled(inferred)
+                    ));
                     plain.clone()
                 }
                 Some(inferred) => inferred.clone(),
@@ -114,18 +132,36 @@ impl InstanceBind {
                     continue;
                 }
                 for (producer, result) in producers(instance.op.operand(operand)) {
-                    let Some(&j) = position.get(&(producer.0.ptr as usize)) else { continue };
-                    if result != 0 || instances[j].shape.len() != need.len() || instances[j].shape.iter().zip(&need).any(|(e, f)| e % f != 0) {
+                    let Some(&j) = position.get(&(producer.0.ptr as usize)) else {
+                        continue;
+                    };
+                    if result != 0
+                        || instances[j].shape.len() != need.len()
+                        || instances[j]
+                            .shape
+                            .iter()
+                            .zip(&need)
+                            .any(|(e, f)| e % f != 0)
+                    {
                         continue;
                     }
                     match &bind[j] {
                         None => {
                             bind[j] = Some(need.clone());
-                            why[j].push(format!("inferred {} from {}", spelled(&need), instance.name));
+                            why[j].push(format!(
+                                "inferred {} from {}",
+                                spelled(&need),
+                                instance.name
+                            ));
                         }
                         Some(existing) if *existing != need && scope[j] == Scope::Lb => {
                             scope[j] = Scope::Gb;
-                            why[j].push(format!("scope gb: {} needs it bound {} but it is bound {}", instance.name, spelled(&need), spelled(existing)));
+                            why[j].push(format!(
+                                "scope gb: {} needs it bound {} but it is bound {}",
+                                instance.name,
+                                spelled(&need),
+                                spelled(existing)
+                            ));
                         }
                         Some(_) => {}
                     }
@@ -135,7 +171,9 @@ impl InstanceBind {
         // Beyond the paper: a core's share of the output must fit its local buffer.
         for (i, instance) in instances.iter().enumerate() {
             let binding = bind[i].as_ref().expect("every instance is bound");
-            let bytes: usize = (0..instance.body.returned().len()).map(|r| instance.body.type_of(instance.body.returned()[r]).bytes()).sum();
+            let bytes: usize = (0..instance.body.returned().len())
+                .map(|r| instance.body.type_of(instance.body.returned()[r]).bytes())
+                .sum();
             let share = bytes.div_ceil(cores(binding));
             if scope[i] == Scope::Lb && share > machine.lb_bytes {
                 scope[i] = Scope::Gb;
@@ -147,8 +185,12 @@ impl InstanceBind {
         for (i, instance) in instances.iter().enumerate() {
             let binding = bind[i].as_ref().expect("every instance is bound");
             let factors: Vec<i64> = binding.iter().map(|&factor| factor as i64).collect();
-            instance.op.set_attribute("bind", i64_array(context, &factors));
-            instance.op.set_attribute("scope", scope[i].raw_attribute(context));
+            instance
+                .op
+                .set_attribute("bind", i64_array(context, &factors));
+            instance
+                .op
+                .set_attribute("scope", scope[i].raw_attribute(context));
             if self.explain {
                 instance.op.emit_remark(&format!(
                     "{} bound {} ({} cores), scope {}: {}",

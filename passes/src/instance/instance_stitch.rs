@@ -31,7 +31,8 @@ pub struct InstanceStitch {
 
 impl Pass for InstanceStitch {
     const ARGUMENT: &'static str = "instance-stitch";
-    const SUMMARY: &'static str = "Insert the copies and redistributions between bound instances (GraphTurbo §3.5)";
+    const SUMMARY: &'static str =
+        "Insert the copies and redistributions between bound instances (GraphTurbo §3.5)";
     const DESCRIPTION: &'static str = "\
 For each operand of each instance that is made of other instances' outputs (directly or through \
 the instance.concat and instance.slice that instance-split inserted): when the binding the \
@@ -44,13 +45,16 @@ and redistributions between instances, and one on each instance that needed move
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
         name: "explain",
-        description: "Emit remarks counting the stitching ops and naming each copy and redistribution",
+        description:
+            "Emit remarks counting the stitching ops and naming each copy and redistribution",
         kind: OptionKind::Bool,
         default: "false",
     }];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
-        Ok(Self { explain: options.bool("explain")? })
+        Ok(Self {
+            explain: options.bool("explain")?,
+        })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
@@ -64,8 +68,12 @@ impl InstanceStitch {
         let ops = scope.body_ops();
         let mut instances = Vec::new();
         for instance in Instance::read_all(&ops)? {
-            let (Some(binding), Some(scope)) = (binding_of(instance.op), scope_of(instance.op)) else {
-                instance.op.emit_error(&format!("instance {} has no bind and scope: run instance-bind first", instance.name));
+            let (Some(binding), Some(scope)) = (binding_of(instance.op), scope_of(instance.op))
+            else {
+                instance.op.emit_error(&format!(
+                    "instance {} has no bind and scope: run instance-bind first",
+                    instance.name
+                ));
                 return Err(PassFailure);
             };
             instances.push((instance, binding, scope));
@@ -95,12 +103,18 @@ impl InstanceStitch {
                         .collect(),
                 };
                 if complete || bindings.len() == sources.len() {
-                    let from: Binding = (0..rank).map(|d| bindings.iter().map(|b| b[d]).min().unwrap_or(1)).collect();
+                    let from: Binding = (0..rank)
+                        .map(|d| bindings.iter().map(|b| b[d]).min().unwrap_or(1))
+                        .collect();
                     let to: Binding = from.iter().zip(&need).map(|(a, b)| *a.min(b)).collect();
                     if to != from {
                         value = redistribute(consumer.op, value, &from, &to);
                         redistributions += 1;
-                        moved.push(format!("operand {position} redistributed {} -> {}", spelled(&from), spelled(&to)));
+                        moved.push(format!(
+                            "operand {position} redistributed {} -> {}",
+                            spelled(&from),
+                            spelled(&to)
+                        ));
                     }
                 }
                 // Fig. 9 left: the producers' scope against the consumer's.
@@ -111,14 +125,24 @@ impl InstanceStitch {
                 if let Some(from) = scopes.iter().copied().find(|from| from != scope) {
                     value = copy(consumer.op, value, *scope);
                     copies += 1;
-                    moved.push(format!("operand {position} copied {} -> {}", from.keyword(), scope.keyword()));
+                    moved.push(format!(
+                        "operand {position} copied {} -> {}",
+                        from.keyword(),
+                        scope.keyword()
+                    ));
                 }
                 if value.0.ptr != operand.0.ptr {
                     consumer.op.set_operand(position, value);
                 }
             }
             if self.explain && !moved.is_empty() {
-                consumer.op.emit_remark(&format!("{} ({} cores, {}): {}", consumer.name, cores(binding), scope.keyword(), moved.join("; ")));
+                consumer.op.emit_remark(&format!(
+                    "{} ({} cores, {}): {}",
+                    consumer.name,
+                    cores(binding),
+                    scope.keyword(),
+                    moved.join("; ")
+                ));
             }
         }
         if self.explain && !instances.is_empty() {
@@ -142,11 +166,20 @@ fn stitched(mut value: Val) -> (Option<Binding>, Option<Scope>) {
         match op.name().as_str() {
             "instance.redistribute" => {
                 binding = binding.or_else(|| {
-                    let to = melior::ir::attribute::DenseI64ArrayAttribute::try_from(op.attribute("to")?).ok()?;
-                    Some((0..to.len()).map(|index| to.element(index).map_or(1, |factor| factor as usize)).collect())
+                    let to = melior::ir::attribute::DenseI64ArrayAttribute::try_from(
+                        op.attribute("to")?,
+                    )
+                    .ok()?;
+                    Some(
+                        (0..to.len())
+                            .map(|index| to.element(index).map_or(1, |factor| factor as usize))
+                            .collect(),
+                    )
                 })
             }
-            "instance.copy" => scope = scope.or_else(|| Scope::from_attribute(op.attribute("scope")?)),
+            "instance.copy" => {
+                scope = scope.or_else(|| Scope::from_attribute(op.attribute("scope")?))
+            }
             _ => break,
         }
         value = op.operand(0);
@@ -157,14 +190,40 @@ fn stitched(mut value: Val) -> (Option<Binding>, Option<Scope>) {
 fn redistribute(consumer: Op, value: Val, from: &[usize], to: &[usize]) -> Val {
     // SAFETY: the consumer is alive.
     let context = unsafe { mlirOperationGetContext(consumer.0) };
-    let factors = |binding: &[usize]| binding.iter().map(|&factor| factor as i64).collect::<Vec<i64>>();
-    let attributes = [("from", i64_array(context, &factors(from))), ("to", i64_array(context, &factors(to)))];
-    create(InsertionPoint::Before(consumer), consumer.location(), "instance.redistribute", &[value], &[value.r#type()], &attributes, Vec::new()).result(0)
+    let factors = |binding: &[usize]| {
+        binding
+            .iter()
+            .map(|&factor| factor as i64)
+            .collect::<Vec<i64>>()
+    };
+    let attributes = [
+        ("from", i64_array(context, &factors(from))),
+        ("to", i64_array(context, &factors(to))),
+    ];
+    create(
+        InsertionPoint::Before(consumer),
+        consumer.location(),
+        "instance.redistribute",
+        &[value],
+        &[value.r#type()],
+        &attributes,
+        Vec::new(),
+    )
+    .result(0)
 }
 
 fn copy(consumer: Op, value: Val, scope: Scope) -> Val {
     // SAFETY: the consumer is alive.
     let context = unsafe { mlirOperationGetContext(consumer.0) };
     let attributes = [("scope", scope.raw_attribute(context))];
-    create(InsertionPoint::Before(consumer), consumer.location(), "instance.copy", &[value], &[value.r#type()], &attributes, Vec::new()).result(0)
+    create(
+        InsertionPoint::Before(consumer),
+        consumer.location(),
+        "instance.copy",
+        &[value],
+        &[value.r#type()],
+        &attributes,
+        Vec::new(),
+    )
+    .result(0)
 }

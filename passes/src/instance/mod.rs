@@ -18,8 +18,16 @@ use split_info::Split;
 /// `instance.clusters` ops (one cluster's program each, see `instance-cluster-split`) when it has
 /// them, else the function itself.
 pub(crate) fn schedule_scopes(function: Op) -> Vec<Op> {
-    let clusters: Vec<Op> = function.body_ops().into_iter().filter(|op| op.name() == "instance.clusters").collect();
-    if clusters.is_empty() { vec![function] } else { clusters }
+    let clusters: Vec<Op> = function
+        .body_ops()
+        .into_iter()
+        .filter(|op| op.name() == "instance.clusters")
+        .collect();
+    if clusters.is_empty() {
+        vec![function]
+    } else {
+        clusters
+    }
 }
 
 /// Runs `schedule(function, scope)` on each of [`schedule_scopes`] of the function `operation`
@@ -32,11 +40,16 @@ pub(crate) fn schedule_each(
     if function.regions_empty() {
         return Ok(());
     }
-    schedule_scopes(function).into_iter().try_for_each(|scope| schedule(function, scope))
+    schedule_scopes(function)
+        .into_iter()
+        .try_for_each(|scope| schedule(function, scope))
 }
 
 fn string_ref(text: &str) -> MlirStringRef {
-    MlirStringRef { data: text.as_ptr().cast(), length: text.len() }
+    MlirStringRef {
+        data: text.as_ptr().cast(),
+        length: text.len(),
+    }
 }
 
 /// Whether `op` is `ancestor` or nested in it.
@@ -61,7 +74,10 @@ fn uses(value: Val) -> Vec<(MlirOperation, usize)> {
     unsafe {
         let mut use_ = mlirValueGetFirstUse(value.0);
         while !mlirOpOperandIsNull(use_) {
-            found.push((mlirOpOperandGetOwner(use_), mlirOpOperandGetOperandNumber(use_) as usize));
+            found.push((
+                mlirOpOperandGetOwner(use_),
+                mlirOpOperandGetOperandNumber(use_) as usize,
+            ));
             use_ = mlirOpOperandGetNextUse(use_);
         }
     }
@@ -70,20 +86,36 @@ fn uses(value: Val) -> Vec<(MlirOperation, usize)> {
 
 /// Moves `members` (ops of one block, in order) into a new `instance.group` named `name`,
 /// inserted before `before` (see [`wrap_ops`]), with its SplitInfo and best split.
-pub(crate) fn group_ops(before: Op, members: &[Op], name: &str, info: &[Split], best: Option<Split>) {
+pub(crate) fn group_ops(
+    before: Op,
+    members: &[Op],
+    name: &str,
+    info: &[Split],
+    best: Option<Split>,
+) {
     // SAFETY: the op is alive.
     let context = unsafe { mlirOperationGetContext(before.0) };
     let location = members.last().expect("a group has ops").location();
     // The splits were verified when Algorithm 1 made them (positive factor, at least one op).
     // SAFETY: the members' location is alive.
     let at = unsafe { Location::from_raw(location) };
-    let split = |split: &Split| split.tuple().attribute(at).expect("Algorithm 1 makes valid splits").to_raw();
+    let split = |split: &Split| {
+        split
+            .tuple()
+            .attribute(at)
+            .expect("Algorithm 1 makes valid splits")
+            .to_raw()
+    };
     // SAFETY: building attributes in a live context.
-    let mut attributes = vec![("name", unsafe { mlirStringAttrGet(context, string_ref(name)) })];
+    let mut attributes = vec![("name", unsafe {
+        mlirStringAttrGet(context, string_ref(name))
+    })];
     if !info.is_empty() {
         let tuples: Vec<MlirAttribute> = info.iter().map(split).collect();
         // SAFETY: as above.
-        attributes.push(("split_info", unsafe { mlirArrayAttrGet(context, tuples.len() as isize, tuples.as_ptr()) }));
+        attributes.push(("split_info", unsafe {
+            mlirArrayAttrGet(context, tuples.len() as isize, tuples.as_ptr())
+        }));
     }
     if let Some(best) = best {
         attributes.push(("best_split", split(&best)));
@@ -95,7 +127,12 @@ pub(crate) fn group_ops(before: Op, members: &[Op], name: &str, info: &[Split], 
 /// `attributes`, inserted before `before`: values they read from outside become its operands
 /// and block arguments, values read outside become its results (the last member's first), and
 /// the outside uses read the results instead. Returns the new op.
-pub(crate) fn wrap_ops(before: Op, members: &[Op], name: &str, attributes: &[(&str, MlirAttribute)]) -> Op {
+pub(crate) fn wrap_ops(
+    before: Op,
+    members: &[Op],
+    name: &str,
+    attributes: &[(&str, MlirAttribute)],
+) -> Op {
     let is_member = |op: MlirOperation| members.iter().any(|member| is_within(op, member.0));
     // SAFETY: every handle is a live op or value of one function body; ops are moved, not freed.
     unsafe {
@@ -110,7 +147,9 @@ pub(crate) fn wrap_ops(before: Op, members: &[Op], name: &str, attributes: &[(&s
                     let defined_inside = if mlirValueIsAOpResult(value) {
                         is_member(mlirOpResultGetOwner(value))
                     } else {
-                        is_member(mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)))
+                        is_member(mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(
+                            value,
+                        )))
                     };
                     if !defined_inside && !inputs.iter().any(|known| known.ptr == value.ptr) {
                         inputs.push(value);
@@ -128,20 +167,36 @@ pub(crate) fn wrap_ops(before: Op, members: &[Op], name: &str, attributes: &[(&s
                 }
             }
         }
-        let input_types: Vec<MlirType> = inputs.iter().map(|value| mlirValueGetType(*value)).collect();
+        let input_types: Vec<MlirType> = inputs
+            .iter()
+            .map(|value| mlirValueGetType(*value))
+            .collect();
         let locations = vec![location; inputs.len()];
-        let block = mlirBlockCreate(inputs.len() as isize, input_types.as_ptr(), locations.as_ptr());
+        let block = mlirBlockCreate(
+            inputs.len() as isize,
+            input_types.as_ptr(),
+            locations.as_ptr(),
+        );
         let region = mlirRegionCreate();
         mlirRegionAppendOwnedBlock(region, block);
 
         let mut state = mlirOperationStateGet(string_ref(name), location);
         mlirOperationStateAddOperands(&mut state, inputs.len() as isize, inputs.as_ptr());
-        let output_types: Vec<MlirType> = outputs.iter().map(|value| mlirValueGetType(*value)).collect();
-        mlirOperationStateAddResults(&mut state, output_types.len() as isize, output_types.as_ptr());
+        let output_types: Vec<MlirType> = outputs
+            .iter()
+            .map(|value| mlirValueGetType(*value))
+            .collect();
+        mlirOperationStateAddResults(
+            &mut state,
+            output_types.len() as isize,
+            output_types.as_ptr(),
+        );
         mlirOperationStateAddOwnedRegions(&mut state, 1, &region);
         let attributes: Vec<MlirNamedAttribute> = attributes
             .iter()
-            .map(|(key, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, string_ref(key)), *value))
+            .map(|(key, value)| {
+                mlirNamedAttributeGet(mlirIdentifierGet(context, string_ref(key)), *value)
+            })
             .collect();
         mlirOperationStateAddAttributes(&mut state, attributes.len() as isize, attributes.as_ptr());
         let group = mlirOperationCreate(&mut state);

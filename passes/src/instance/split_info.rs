@@ -24,7 +24,11 @@ pub struct Split {
 impl Split {
     /// The tuple as the dialect's `#instance.split` holds it.
     pub fn tuple(&self) -> turbine_dialects::attributes::instance::Split {
-        turbine_dialects::attributes::instance::Split { dim: self.dim as i64, factor: self.factor as i64, ops: self.ops as i64 }
+        turbine_dialects::attributes::instance::Split {
+            dim: self.dim as i64,
+            factor: self.factor as i64,
+            ops: self.ops as i64,
+        }
     }
 }
 
@@ -89,9 +93,30 @@ pub enum Span {
 }
 
 const ELEMENTWISE: &[&str] = &[
-    "graph.add", "graph.sub", "graph.mul", "graph.div", "graph.pow", "graph.max", "graph.min", "graph.mod", "graph.relu",
-    "graph.clip", "graph.sigmoid", "graph.tanh", "graph.silu", "graph.gelu", "graph.erf", "graph.exp", "graph.log",
-    "graph.sqrt", "graph.neg", "graph.abs", "graph.reciprocal", "graph.batch_norm", "graph.where", "graph.compare",
+    "graph.add",
+    "graph.sub",
+    "graph.mul",
+    "graph.div",
+    "graph.pow",
+    "graph.max",
+    "graph.min",
+    "graph.mod",
+    "graph.relu",
+    "graph.clip",
+    "graph.sigmoid",
+    "graph.tanh",
+    "graph.silu",
+    "graph.gelu",
+    "graph.erf",
+    "graph.exp",
+    "graph.log",
+    "graph.sqrt",
+    "graph.neg",
+    "graph.abs",
+    "graph.reciprocal",
+    "graph.batch_norm",
+    "graph.where",
+    "graph.compare",
     "graph.cast",
 ];
 
@@ -100,15 +125,27 @@ const ELEMENTWISE: &[&str] = &[
 /// dimension, a broadcast one, a weight).
 pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option<Reach> {
     let output = node.results.first()?.1.shape.as_slice();
-    let same = |d: usize| Some(Reach { dim: d, span: Span::Same });
+    let same = |d: usize| {
+        Some(Reach {
+            dim: d,
+            span: Span::Same,
+        })
+    };
     let aligned = || -> Option<Reach> {
         let lead = output.len().checked_sub(operand.len())?;
         let d = dim.checked_sub(lead)?;
-        (operand[d] == output[dim]).then_some(Reach { dim: d, span: Span::Same })
+        (operand[d] == output[dim]).then_some(Reach {
+            dim: d,
+            span: Span::Same,
+        })
     };
     let name = node.name.as_str();
     if ELEMENTWISE.contains(&name) {
-        return if name == "graph.batch_norm" && index > 0 { None } else { aligned() };
+        return if name == "graph.batch_norm" && index > 0 {
+            None
+        } else {
+            aligned()
+        };
     }
     match name {
         "graph.conv2d" => {
@@ -121,7 +158,13 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
                 0 => same(0),
                 // The window is the filter's: `propagate` reads its size from the filter operand;
                 // here the stride and the dilation.
-                2 | 3 => Some(Reach { dim, span: Span::Window { stride: strides[dim - 2], extent: dilations[dim - 2] } }),
+                2 | 3 => Some(Reach {
+                    dim,
+                    span: Span::Window {
+                        stride: strides[dim - 2],
+                        extent: dilations[dim - 2],
+                    },
+                }),
                 _ => None,
             }
         }
@@ -129,22 +172,43 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
             let strides = sizes(node, "strides");
             let kernel = sizes(node, "kernel");
             // Average pooling has no dilations (ONNX AveragePool before opset 19).
-            let dilations = node.ints_opt("dilations").map_or(vec![1, 1], |d| d.iter().map(|&v| v as usize).collect());
+            let dilations = node
+                .ints_opt("dilations")
+                .map_or(vec![1, 1], |d| d.iter().map(|&v| v as usize).collect());
             match dim {
                 0 | 1 => same(dim),
                 _ => {
                     let axis = dim - 2;
-                    Some(Reach { dim, span: Span::Window { stride: strides[axis], extent: (kernel[axis] - 1) * dilations[axis] + 1 } })
+                    Some(Reach {
+                        dim,
+                        span: Span::Window {
+                            stride: strides[axis],
+                            extent: (kernel[axis] - 1) * dilations[axis] + 1,
+                        },
+                    })
                 }
             }
         }
         "graph.resize" => {
-            let span = if operand[dim] == output[dim] { Span::Same } else { Span::Resample { input: operand[dim], output: output[dim] } };
+            let span = if operand[dim] == output[dim] {
+                Span::Same
+            } else {
+                Span::Resample {
+                    input: operand[dim],
+                    output: output[dim],
+                }
+            };
             Some(Reach { dim, span })
         }
-        "graph.global_avg_pool" => (dim < 2).then_some(Reach { dim, span: Span::Same }),
+        "graph.global_avg_pool" => (dim < 2).then_some(Reach {
+            dim,
+            span: Span::Same,
+        }),
         // The channel window of a local response normalisation mixes channels.
-        "graph.lrn" => (dim != 1).then_some(Reach { dim, span: Span::Same }),
+        "graph.lrn" => (dim != 1).then_some(Reach {
+            dim,
+            span: Span::Same,
+        }),
         "graph.matmul" => match (index, dim) {
             (0, 0) => same(0),
             (1, 1) => same(1),
@@ -161,7 +225,10 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
             if dim + 2 < rank {
                 let lead = rank - operand.len();
                 let d = dim.checked_sub(lead)?;
-                return (operand[d] == output[dim]).then_some(Reach { dim: d, span: Span::Same });
+                return (operand[d] == output[dim]).then_some(Reach {
+                    dim: d,
+                    span: Span::Same,
+                });
             }
             match (index, rank - dim) {
                 (0, 2) => same(operand.len() - 2),
@@ -171,40 +238,86 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
         }
         "graph.softmax" => {
             let axis = node.int("axis");
-            let axis = if axis < 0 { (axis + output.len() as i64) as usize } else { axis as usize };
-            (dim != axis).then_some(Reach { dim, span: Span::Same })
+            let axis = if axis < 0 {
+                (axis + output.len() as i64) as usize
+            } else {
+                axis as usize
+            };
+            (dim != axis).then_some(Reach {
+                dim,
+                span: Span::Same,
+            })
         }
         "graph.layer_norm" => {
             if index != 0 {
                 return None;
             }
             let axis = node.int("axis");
-            let axis = if axis < 0 { (axis + output.len() as i64) as usize } else { axis as usize };
-            (dim < axis).then_some(Reach { dim, span: Span::Same })
+            let axis = if axis < 0 {
+                (axis + output.len() as i64) as usize
+            } else {
+                axis as usize
+            };
+            (dim < axis).then_some(Reach {
+                dim,
+                span: Span::Same,
+            })
         }
         "graph.reshape" | "graph.flatten" => {
             // A leading dimension survives a reshape when everything up to it is unchanged.
-            (dim < operand.len() && output[..=dim] == operand[..=dim]).then_some(Reach { dim, span: Span::Same })
+            (dim < operand.len() && output[..=dim] == operand[..=dim]).then_some(Reach {
+                dim,
+                span: Span::Same,
+            })
         }
         "graph.transpose" => {
             let permutation = sizes(node, "permutation");
-            permutation.get(dim).map(|&d| Reach { dim: d, span: Span::Same })
+            permutation.get(dim).map(|&d| Reach {
+                dim: d,
+                span: Span::Same,
+            })
         }
         "graph.concat" | "graph.split" => {
             let axis = node.int("axis");
-            let axis = if axis < 0 { (axis + output.len() as i64) as usize } else { axis as usize };
-            (dim != axis).then_some(Reach { dim, span: Span::Same })
+            let axis = if axis < 0 {
+                (axis + output.len() as i64) as usize
+            } else {
+                axis as usize
+            };
+            (dim != axis).then_some(Reach {
+                dim,
+                span: Span::Same,
+            })
         }
-        "graph.slice" | "graph.pad" => (operand.get(dim) == Some(&output[dim])).then_some(Reach { dim, span: Span::Same }),
+        "graph.slice" | "graph.pad" => (operand.get(dim) == Some(&output[dim])).then_some(Reach {
+            dim,
+            span: Span::Same,
+        }),
         "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max" => {
             let rank = operand.len();
             let axes: Vec<usize> = match node.ints("axes") {
                 [] => (0..rank).collect(),
-                axes => axes.iter().map(|&a| if a < 0 { (a + rank as i64) as usize } else { a as usize }).collect(),
+                axes => axes
+                    .iter()
+                    .map(|&a| {
+                        if a < 0 {
+                            (a + rank as i64) as usize
+                        } else {
+                            a as usize
+                        }
+                    })
+                    .collect(),
             };
             let keep = node.flag("keepdims");
-            let d = if keep { dim } else { (0..rank).filter(|d| !axes.contains(d)).nth(dim)? };
-            (!axes.contains(&d)).then_some(Reach { dim: d, span: Span::Same })
+            let d = if keep {
+                dim
+            } else {
+                (0..rank).filter(|d| !axes.contains(d)).nth(dim)?
+            };
+            (!axes.contains(&d)).then_some(Reach {
+                dim: d,
+                span: Span::Same,
+            })
         }
         _ => None,
     }
@@ -212,14 +325,21 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
 
 /// Work of an op (multiply-adds for convolutions and matrix products, one per output element
 /// otherwise), for the recomputation estimate and the cluster split's bound.
-pub(crate) fn work<'s>(node: &Node, shape_of_operand: &dyn Fn(usize) -> Option<&'s [usize]>) -> f64 {
-    let Some((_, output)) = node.results.first() else { return 0.0 };
+pub(crate) fn work<'s>(
+    node: &Node,
+    shape_of_operand: &dyn Fn(usize) -> Option<&'s [usize]>,
+) -> f64 {
+    let Some((_, output)) = node.results.first() else {
+        return 0.0;
+    };
     let elements: usize = output.shape.iter().product();
     let per_element = match node.name.as_str() {
-        "graph.conv2d" => shape_of_operand(1).map(|filter| filter[1..].iter().product::<usize>()).unwrap_or(1),
-        "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => {
-            shape_of_operand(0).map(|lhs| *lhs.last().unwrap_or(&1)).unwrap_or(1)
-        }
+        "graph.conv2d" => shape_of_operand(1)
+            .map(|filter| filter[1..].iter().product::<usize>())
+            .unwrap_or(1),
+        "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => shape_of_operand(0)
+            .map(|lhs| *lhs.last().unwrap_or(&1))
+            .unwrap_or(1),
         _ => 1,
     };
     (elements * per_element) as f64
@@ -231,7 +351,9 @@ impl<'p> Subgraph<'p> {
     }
 
     fn producer(&self, value: ValueId) -> Option<usize> {
-        self.ops.iter().position(|node| node.results.iter().any(|(id, _)| *id == value))
+        self.ops
+            .iter()
+            .position(|node| node.results.iter().any(|(id, _)| *id == value))
     }
 
     /// The peak footprint: executing the ops in order, the largest sum of the activation
@@ -242,32 +364,54 @@ impl<'p> Subgraph<'p> {
     /// an operand of the same size that dies with it (in place, as the kernel generator reuses
     /// buffers, §4.3). Weights are staged layer by layer in a fixed buffer and not counted.
     pub fn peak(&self) -> usize {
-        let last_read = |value: ValueId| -> Option<usize> { self.ops.iter().rposition(|node| node.operands.contains(&value)) };
+        let last_read = |value: ValueId| -> Option<usize> {
+            self.ops
+                .iter()
+                .rposition(|node| node.operands.contains(&value))
+        };
         let produced_at = |value: ValueId| self.producer(value);
         // Every activation tensor: (value, bytes, first step live, last step live).
         let mut tensors: Vec<(ValueId, usize, usize, usize)> = Vec::new();
         let end = self.ops.len();
         for (step, node) in self.ops.iter().enumerate() {
             for &operand in &node.operands {
-                if (self.weights)(operand) || produced_at(operand).is_some() || tensors.iter().any(|t| t.0 == operand) {
+                if (self.weights)(operand)
+                    || produced_at(operand).is_some()
+                    || tensors.iter().any(|t| t.0 == operand)
+                {
                     continue;
                 }
                 // An input is loaded for its first reader and kept until its last.
                 let last = last_read(operand).unwrap_or(step);
-                tensors.push((operand, (self.types)(operand).map(TensorType::bytes).unwrap_or(0), step, last));
+                tensors.push((
+                    operand,
+                    (self.types)(operand).map(TensorType::bytes).unwrap_or(0),
+                    step,
+                    last,
+                ));
             }
             for (value, r#type) in &node.results {
-                let last = if (self.escapes)(*value) { end } else { last_read(*value).unwrap_or(step) };
+                let last = if (self.escapes)(*value) {
+                    end
+                } else {
+                    last_read(*value).unwrap_or(step)
+                };
                 tensors.push((*value, r#type.bytes(), step, last));
             }
         }
         let mut peak = 0;
         for (step, node) in self.ops.iter().enumerate() {
-            let mut live: usize = tensors.iter().filter(|t| t.2 <= step && step <= t.3).map(|t| t.1).sum();
+            let mut live: usize = tensors
+                .iter()
+                .filter(|t| t.2 <= step && step <= t.3)
+                .map(|t| t.1)
+                .sum();
             if ELEMENTWISE.contains(&node.name.as_str()) {
                 let output = node.results.first().map(|(_, t)| t.bytes()).unwrap_or(0);
                 let dying = node.operands.iter().any(|&operand| {
-                    tensors.iter().any(|t| t.0 == operand && t.3 == step && t.1 == output)
+                    tensors
+                        .iter()
+                        .any(|t| t.0 == operand && t.3 == step && t.1 == output)
                 });
                 if dying {
                     live -= output;
@@ -285,24 +429,35 @@ impl<'p> Subgraph<'p> {
         let count = self.ops.len();
         let mut reached: Vec<Option<(usize, usize)>> = vec![None; count];
         let mut conflict = vec![false; count];
-        let Some(sink) = self.ops.last() else { return reached };
+        let Some(sink) = self.ops.last() else {
+            return reached;
+        };
         let sink_size = sink.results[0].1.shape[dim];
         reached[count - 1] = Some((dim, sink_size / factor));
         for position in (0..count).rev() {
             let node = self.ops[position];
-            let Some((out_dim, extent)) = reached[position] else { continue };
+            let Some((out_dim, extent)) = reached[position] else {
+                continue;
+            };
             if conflict[position] {
                 reached[position] = None;
                 continue;
             }
             for (index, &operand) in node.operands.iter().enumerate() {
-                let Some(producer) = self.producer(operand) else { continue };
-                let Some(operand_shape) = self.shape(operand) else { continue };
+                let Some(producer) = self.producer(operand) else {
+                    continue;
+                };
+                let Some(operand_shape) = self.shape(operand) else {
+                    continue;
+                };
                 let mapped = reach(node, out_dim, index, operand_shape).and_then(|reach| {
                     let size = operand_shape[reach.dim];
                     let extent = match reach.span {
                         Span::Same => extent,
-                        Span::Window { stride, extent: window } => {
+                        Span::Window {
+                            stride,
+                            extent: window,
+                        } => {
                             let window = if node.name == "graph.conv2d" {
                                 let filter = self.shape(node.operands[1])?;
                                 (filter[reach.dim] - 1) * window + 1
@@ -311,13 +466,17 @@ impl<'p> Subgraph<'p> {
                             };
                             ((extent - 1) * stride + window).min(size)
                         }
-                        Span::Resample { input, output } => ((extent * input).div_ceil(output) + 1).min(size),
+                        Span::Resample { input, output } => {
+                            ((extent * input).div_ceil(output) + 1).min(size)
+                        }
                     };
                     (size % factor == 0 || reach.span != Span::Same).then_some((reach.dim, extent))
                 });
                 match (mapped, reached[producer]) {
                     (Some(found), None) if !conflict[producer] => reached[producer] = Some(found),
-                    (Some((d, e)), Some((known, k))) if d == known => reached[producer] = Some((d, e.max(k))),
+                    (Some((d, e)), Some((known, k))) if d == known => {
+                        reached[producer] = Some((d, e.max(k)))
+                    }
                     _ => {
                         conflict[producer] = true;
                         reached[producer] = None;
@@ -336,7 +495,11 @@ impl<'p> Subgraph<'p> {
         let mut total = 0.0;
         let mut split = 0.0;
         for (node, reach) in self.ops.iter().zip(&reached) {
-            let operand_shape = |index: usize| node.operands.get(index).and_then(|&value| self.shape(value));
+            let operand_shape = |index: usize| {
+                node.operands
+                    .get(index)
+                    .and_then(|&value| self.shape(value))
+            };
             let work = work(node, &operand_shape);
             total += work;
             split += match reach {
@@ -347,7 +510,11 @@ impl<'p> Subgraph<'p> {
                 None => work * factor as f64,
             };
         }
-        if total == 0.0 { 0.0 } else { split / total - 1.0 }
+        if total == 0.0 {
+            0.0
+        } else {
+            split / total - 1.0
+        }
     }
 
     /// Algorithm 1: for each dimension of the sink, outermost first, the smallest factor among
@@ -356,15 +523,25 @@ impl<'p> Subgraph<'p> {
     /// fits the budget; then `n_d`, the ops the split reaches with a dimension the factor divides.
     /// A dimension whose split would recompute more than the budget allows is not recorded.
     pub fn split_info(&self, budget: &Budget) -> Vec<Split> {
-        let Some(sink) = self.ops.last() else { return Vec::new() };
-        let Some((_, sink_type)) = sink.results.first() else { return Vec::new() };
+        let Some(sink) = self.ops.last() else {
+            return Vec::new();
+        };
+        let Some((_, sink_type)) = sink.results.first() else {
+            return Vec::new();
+        };
         let peak = self.peak();
         let mut info = Vec::new();
         for (dim, &size) in sink_type.shape.iter().enumerate() {
             // A subgraph that fits whole needs one instance (GraphTurbo Fig. 3b's last stage).
-            let mut candidates: Vec<usize> = [1, 2, 4, 8].into_iter().filter(|v| size % v == 0).collect();
+            let mut candidates: Vec<usize> =
+                [1, 2, 4, 8].into_iter().filter(|v| size % v == 0).collect();
             candidates.extend((9..=size).filter(|v| size % v == 0));
-            let Some(factor) = candidates.into_iter().find(|&v| peak.div_ceil(v) <= budget.capacity) else { continue };
+            let Some(factor) = candidates
+                .into_iter()
+                .find(|&v| peak.div_ceil(v) <= budget.capacity)
+            else {
+                continue;
+            };
             if self.recompute(dim, factor) > budget.max_recompute {
                 continue;
             }
@@ -373,7 +550,9 @@ impl<'p> Subgraph<'p> {
                 .ops
                 .iter()
                 .zip(&reached)
-                .filter(|(node, reach)| reach.is_some_and(|(d, _)| node.results[0].1.shape[d] % factor == 0))
+                .filter(|(node, reach)| {
+                    reach.is_some_and(|(d, _)| node.results[0].1.shape[d] % factor == 0)
+                })
                 .count();
             info.push(Split { dim, factor, ops });
         }
@@ -383,5 +562,11 @@ impl<'p> Subgraph<'p> {
 
 /// Eq. 1: the split with lexmax(n_d, -f_d, -d).
 pub fn best_split(info: &[Split]) -> Option<Split> {
-    info.iter().copied().max_by_key(|split| (split.ops, std::cmp::Reverse(split.factor), std::cmp::Reverse(split.dim)))
+    info.iter().copied().max_by_key(|split| {
+        (
+            split.ops,
+            std::cmp::Reverse(split.factor),
+            std::cmp::Reverse(split.dim),
+        )
+    })
 }

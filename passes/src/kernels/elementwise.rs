@@ -1,15 +1,16 @@
 //! A layer of elementwise ops alone (no anchor): the output is tiled row-major, every operand's
 //! tile is loaded, the steps run on the vector units, the tile is stored.
 
-use crate::ir::Val;
 use super::{
     emit::reshaped,
-    layers::{Layer, Scope},
-    epilogue::Epilogue, kernel::{Kernel, Store},
-    layers::Operand,
     emit::{divisors_descending, Body},
+    epilogue::Epilogue,
     error::LoweringError,
+    kernel::{Kernel, Store},
+    layers::Operand,
+    layers::{Layer, Scope},
 };
+use crate::ir::Val;
 
 /// Merges adjacent dimensions on which every operand either spans the output or broadcasts
 /// (size 1) on both: the same elements with fewer, longer dimensions. Returns, for the output and
@@ -35,7 +36,9 @@ pub fn coalesce(output: &[usize], operands: &[Vec<usize>]) -> (Vec<usize>, Vec<V
             if output[d] == 1 {
                 return true;
             }
-            let Some(&previous) = group.iter().rev().find(|&&p| output[p] != 1) else { return true };
+            let Some(&previous) = group.iter().rev().find(|&&p| output[p] != 1) else {
+                return true;
+            };
             aligned.iter().all(|shape| {
                 let full = |dim: usize| shape[dim] == output[dim];
                 let broadcast = |dim: usize| shape[dim] == 1;
@@ -48,8 +51,16 @@ pub fn coalesce(output: &[usize], operands: &[Vec<usize>]) -> (Vec<usize>, Vec<V
             groups.push(vec![d]);
         }
     }
-    let merge = |shape: &[usize]| -> Vec<usize> { groups.iter().map(|group| group.iter().map(|&d| shape[d]).product()).collect() };
-    (merge(output), aligned.iter().map(|shape| merge(shape)).collect())
+    let merge = |shape: &[usize]| -> Vec<usize> {
+        groups
+            .iter()
+            .map(|group| group.iter().map(|&d| shape[d]).product())
+            .collect()
+    };
+    (
+        merge(output),
+        aligned.iter().map(|shape| merge(shape)).collect(),
+    )
 }
 
 /// The tile of `shape` whose dimensions before `k` are 1, dimension `k` a divisor, and the rest
@@ -69,7 +80,12 @@ pub fn row_major_tile(shape: &[usize], fits: impl Fn(&[usize]) -> bool) -> Optio
 }
 
 /// Lowers an elementwise layer.
-pub fn lower(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kernel) -> Result<Kernel, LoweringError> {
+pub fn lower(
+    scope: &Scope,
+    host: &mut Body,
+    layer: &Layer,
+    mut kernel: Kernel,
+) -> Result<Kernel, LoweringError> {
     let mut externals: Vec<usize> = Vec::new();
     for step in &layer.steps {
         for operand in step.operands.iter().chain([&step.target]) {
@@ -80,7 +96,10 @@ pub fn lower(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kernel) 
             }
         }
     }
-    let shapes: Vec<Vec<usize>> = externals.iter().map(|value| scope.tensor(*value).view.shape.clone()).collect();
+    let shapes: Vec<Vec<usize>> = externals
+        .iter()
+        .map(|value| scope.tensor(*value).view.shape.clone())
+        .collect();
     let (shape, merged) = coalesce(&layer.output.view.shape, &shapes);
     let mut tensors = scope.tensors.clone();
     for (value, merged_shape) in externals.iter().zip(&merged) {
@@ -89,14 +108,21 @@ pub fn lower(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kernel) 
             tensors.insert(*value, view);
         }
     }
-    let output = if shape != layer.output.view.shape { reshaped(host, &layer.output, &shape) } else { layer.output.clone() };
+    let output = if shape != layer.output.view.shape {
+        reshaped(host, &layer.output, &shape)
+    } else {
+        layer.output.clone()
+    };
     if shape.len() > 4 {
         return Err(LoweringError::at(
             layer.index,
             format!("'{}' on rank-{} tensors that do not merge to rank 4 is not supported (DMA views have at most 4 dimensions)", layer.node.name, shape.len()),
         ));
     }
-    let scope = Scope { machine: scope.machine, tensors: &tensors };
+    let scope = Scope {
+        machine: scope.machine,
+        tensors: &tensors,
+    };
     let shapes = scope.external_shapes(&layer.steps);
     let budget = scope.machine.lb_elements();
     let tile = row_major_tile(&shape, |tile| {

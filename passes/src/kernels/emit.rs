@@ -8,8 +8,8 @@
 //! [`Body::open_if`] move the insertion point into the new region, [`Body::close`] ends it with
 //! its terminator.
 
-pub use super::view::{Space, View};
 use super::view::to_i64;
+pub use super::view::{Space, View};
 use crate::ir::{self, InsertionPoint, Op, Val};
 use mlir_sys::*;
 use std::cell::RefCell;
@@ -34,7 +34,11 @@ pub struct Tensor {
 pub fn reshaped(host: &mut Body, source: &Tensor, shape: &[usize]) -> Tensor {
     let view = View::contiguous(shape, source.view.space);
     // A strided view seen with another shape would read the wrong elements: refuse loudly.
-    assert!(source.view.is_contiguous(), "reshapes take contiguous views, not {:?}", source.view);
+    assert!(
+        source.view.is_contiguous(),
+        "reshapes take contiguous views, not {:?}",
+        source.view
+    );
     if source.view.dynamic_offset {
         // A contiguous window of a larger buffer (a cluster's or an instance's share) keeps its
         // offset.
@@ -94,7 +98,16 @@ impl Body {
     pub fn new(block: MlirBlock, location: MlirLocation) -> Self {
         // SAFETY: the location is alive.
         let context = unsafe { mlirLocationGetContext(location) };
-        Self { context, location, frames: vec![Frame { block, if_op: None, before: None }], replicas: None }
+        Self {
+            context,
+            location,
+            frames: vec![Frame {
+                block,
+                if_op: None,
+                before: None,
+            }],
+            replicas: None,
+        }
     }
 
     /// A host body that makes each view of a replicated value for every cluster.
@@ -107,7 +120,10 @@ impl Body {
     /// other cluster's too, recording the results as replicas of the first.
     fn replicated(&mut self, source: Val, make: impl Fn(&mut Body, Val) -> Val) -> Val {
         let value = make(self, source);
-        let others = self.replicas.as_ref().and_then(|replicas| replicas.borrow().get(&(source.0.ptr as usize)).cloned());
+        let others = self
+            .replicas
+            .as_ref()
+            .and_then(|replicas| replicas.borrow().get(&(source.0.ptr as usize)).cloned());
         if let (Some(others), Some(replicas)) = (others, self.replicas.clone()) {
             let made: Vec<Val> = others.into_iter().map(|other| make(self, other)).collect();
             replicas.borrow_mut().insert(value.0.ptr as usize, made);
@@ -133,8 +149,22 @@ impl Body {
     /// A body inserting before `op` (in `op`'s block), with ops at `location`.
     pub fn before(op: Op, location: MlirLocation) -> Self {
         // SAFETY: the op and the location are alive.
-        let (context, block) = unsafe { (mlirLocationGetContext(location), mlirOperationGetBlock(op.0)) };
-        Self { context, location, frames: vec![Frame { block, if_op: None, before: Some(op) }], replicas: None }
+        let (context, block) = unsafe {
+            (
+                mlirLocationGetContext(location),
+                mlirOperationGetBlock(op.0),
+            )
+        };
+        Self {
+            context,
+            location,
+            frames: vec![Frame {
+                block,
+                if_op: None,
+                before: Some(op),
+            }],
+            replicas: None,
+        }
     }
 
     /// Where new ops go: the end of the innermost block, or before the op a body was made for.
@@ -147,8 +177,22 @@ impl Body {
     }
 
     /// Creates `name` at the insertion point.
-    pub fn op(&mut self, name: &str, operands: &[Val], results: &[MlirType], attributes: &[ir::NamedAttribute]) -> Op {
-        ir::create(self.point(), self.location, name, operands, results, attributes, Vec::new())
+    pub fn op(
+        &mut self,
+        name: &str,
+        operands: &[Val],
+        results: &[MlirType],
+        attributes: &[ir::NamedAttribute],
+    ) -> Op {
+        ir::create(
+            self.point(),
+            self.location,
+            name,
+            operands,
+            results,
+            attributes,
+            Vec::new(),
+        )
     }
 
     /// `dsa.cluster_id`.
@@ -160,7 +204,13 @@ impl Body {
     /// `condition ? if_true : if_false` (`arith.select`, any type).
     pub fn select(&mut self, condition: Val, if_true: Val, if_false: Val) -> Val {
         let r#type = if_true.r#type();
-        self.op("arith.select", &[condition, if_true, if_false], &[r#type], &[]).result(0)
+        self.op(
+            "arith.select",
+            &[condition, if_true, if_false],
+            &[r#type],
+            &[],
+        )
+        .result(0)
     }
 
     fn index_type(&self) -> MlirType {
@@ -183,14 +233,16 @@ impl Body {
         let r#type = self.index_type();
         // SAFETY: an index-typed integer attribute of the context.
         let attribute = unsafe { mlirIntegerAttrGet(r#type, value as i64) };
-        self.op("arith.constant", &[], &[r#type], &[("value", attribute)]).result(0)
+        self.op("arith.constant", &[], &[r#type], &[("value", attribute)])
+            .result(0)
     }
 
     /// `lhs op rhs` on indices (`muli`, `addi`, `subi`, `divui`, `remui`).
     pub fn arith(&mut self, op: &str, lhs: impl Into<Val>, rhs: impl Into<Val>) -> Val {
         let (lhs, rhs) = (lhs.into(), rhs.into());
         let r#type = self.index_type();
-        self.op(&format!("arith.{op}"), &[lhs, rhs], &[r#type], &[]).result(0)
+        self.op(&format!("arith.{op}"), &[lhs, rhs], &[r#type], &[])
+            .result(0)
     }
 
     /// `value * factor`, folded when the factor is 1.
@@ -223,14 +275,22 @@ impl Body {
     pub fn compare(&mut self, predicate: Compare, lhs: Val, rhs: Val) -> Val {
         let i1 = self.i1();
         // SAFETY: the predicate is an i64 attribute of the context.
-        let attribute = unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(self.context, 64), predicate as i64) };
-        self.op("arith.cmpi", &[lhs, rhs], &[i1], &[("predicate", attribute)]).result(0)
+        let attribute =
+            unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(self.context, 64), predicate as i64) };
+        self.op(
+            "arith.cmpi",
+            &[lhs, rhs],
+            &[i1],
+            &[("predicate", attribute)],
+        )
+        .result(0)
     }
 
     /// `lhs and rhs` / `lhs or rhs` on `i1` (`andi`, `ori`).
     pub fn logic(&mut self, op: &str, lhs: Val, rhs: Val) -> Val {
         let i1 = self.i1();
-        self.op(&format!("arith.{op}"), &[lhs, rhs], &[i1], &[]).result(0)
+        self.op(&format!("arith.{op}"), &[lhs, rhs], &[i1], &[])
+            .result(0)
     }
 
     /// `dsa.core_id`.
@@ -250,7 +310,8 @@ impl Body {
     pub fn alloc_on(&mut self, view: &View, cluster: usize) -> Val {
         let r#type = view.memref_type(self.context);
         let cluster = ir::i64_attribute(self.context, cluster as i64);
-        self.op("dsa.alloc", &[], &[r#type], &[("cluster", cluster)]).result(0)
+        self.op("dsa.alloc", &[], &[r#type], &[("cluster", cluster)])
+            .result(0)
     }
 
     /// `dsa.dealloc`.
@@ -267,24 +328,43 @@ impl Body {
     fn cast_at_dynamic_offset(&self, view: &View) -> [ir::NamedAttribute<'static>; 4] {
         let segments = [1, 1, 0, 0];
         // SAFETY: the context is alive; MLIR copies the arrays; the dynamic marker is MLIR's.
-        let (segments, dynamic) =
-            unsafe { (mlirDenseI32ArrayGet(self.context, 4, segments.as_ptr()), mlirShapedTypeGetDynamicStrideOrOffset()) };
+        let (segments, dynamic) = unsafe {
+            (
+                mlirDenseI32ArrayGet(self.context, 4, segments.as_ptr()),
+                mlirShapedTypeGetDynamicStrideOrOffset(),
+            )
+        };
         [
             ("operandSegmentSizes", segments),
             ("static_offsets", ir::i64_array(self.context, &[dynamic])),
-            ("static_sizes", ir::i64_array(self.context, &to_i64(&view.shape))),
-            ("static_strides", ir::i64_array(self.context, &to_i64(&view.strides))),
+            (
+                "static_sizes",
+                ir::i64_array(self.context, &to_i64(&view.shape)),
+            ),
+            (
+                "static_strides",
+                ir::i64_array(self.context, &to_i64(&view.strides)),
+            ),
         ]
     }
 
     /// The elements of `view`'s shape and strides starting at element `offset` of `source`
     /// (`memref.reinterpret_cast` with a dynamic offset); returns the view and its type.
     pub fn reinterpret_at(&mut self, source: Val, offset: Val, view: &View) -> (Val, View) {
-        let result = View { dynamic_offset: true, ..view.clone() };
+        let result = View {
+            dynamic_offset: true,
+            ..view.clone()
+        };
         let r#type = result.memref_type(self.context);
         let attributes = self.cast_at_dynamic_offset(&result);
         let value = self.replicated(source, |body, source| {
-            body.op("memref.reinterpret_cast", &[source, offset], &[r#type], &attributes).result(0)
+            body.op(
+                "memref.reinterpret_cast",
+                &[source, offset],
+                &[r#type],
+                &attributes,
+            )
+            .result(0)
         });
         (value, result)
     }
@@ -293,17 +373,33 @@ impl Body {
     /// its buffer) seen with the shape and strides of `result`: the same offset
     /// (`memref.extract_strided_metadata`), another shape (`memref.reinterpret_cast`).
     pub fn reshape_window(&mut self, source: Val, view: &View, result: &View) -> (Val, View) {
-        let result = View { dynamic_offset: true, ..result.clone() };
+        let result = View {
+            dynamic_offset: true,
+            ..result.clone()
+        };
         let r#type = result.memref_type(self.context);
-        let base = View { shape: Vec::new(), strides: Vec::new(), dynamic_offset: false, space: view.space };
+        let base = View {
+            shape: Vec::new(),
+            strides: Vec::new(),
+            dynamic_offset: false,
+            space: view.space,
+        };
         let index = self.index_type();
         let mut metadata = vec![base.memref_type(self.context), index];
         metadata.extend(std::iter::repeat_n(index, 2 * view.shape.len()));
         let attributes = self.cast_at_dynamic_offset(&result);
         // Each cluster's window has its own offset.
         let value = self.replicated(source, |body, source| {
-            let offset = body.op("memref.extract_strided_metadata", &[source], &metadata, &[]).result(1);
-            body.op("memref.reinterpret_cast", &[source, offset], &[r#type], &attributes).result(0)
+            let offset = body
+                .op("memref.extract_strided_metadata", &[source], &metadata, &[])
+                .result(1);
+            body.op(
+                "memref.reinterpret_cast",
+                &[source, offset],
+                &[r#type],
+                &attributes,
+            )
+            .result(0)
         });
         (value, result)
     }
@@ -317,10 +413,19 @@ impl Body {
         let attributes = [
             ("operandSegmentSizes", segments),
             ("static_offsets", ir::i64_array(self.context, &[0])),
-            ("static_sizes", ir::i64_array(self.context, &to_i64(&view.shape))),
-            ("static_strides", ir::i64_array(self.context, &to_i64(&view.strides))),
+            (
+                "static_sizes",
+                ir::i64_array(self.context, &to_i64(&view.shape)),
+            ),
+            (
+                "static_strides",
+                ir::i64_array(self.context, &to_i64(&view.strides)),
+            ),
         ];
-        self.replicated(source, |body, source| body.op("memref.reinterpret_cast", &[source], &[r#type], &attributes).result(0))
+        self.replicated(source, |body, source| {
+            body.op("memref.reinterpret_cast", &[source], &[r#type], &attributes)
+                .result(0)
+        })
     }
 
     /// The view of `source` with dimensions permuted (`memref.transpose`); `result` is the
@@ -330,28 +435,57 @@ impl Body {
         let mut permutation: Vec<u32> = permutation.iter().map(|&d| d as u32).collect();
         // SAFETY: the context is alive; MLIR copies the permutation.
         let map = unsafe {
-            mlirAffineMapAttrGet(mlirAffineMapPermutationGet(self.context, permutation.len() as isize, permutation.as_mut_ptr()))
+            mlirAffineMapAttrGet(mlirAffineMapPermutationGet(
+                self.context,
+                permutation.len() as isize,
+                permutation.as_mut_ptr(),
+            ))
         };
-        self.replicated(source, |body, source| body.op("memref.transpose", &[source], &[r#type], &[("permutation", map)]).result(0))
+        self.replicated(source, |body, source| {
+            body.op(
+                "memref.transpose",
+                &[source],
+                &[r#type],
+                &[("permutation", map)],
+            )
+            .result(0)
+        })
     }
 
-    fn subview_op(&mut self, source: Val, offsets: &[Val], sizes: &[usize], steps: &[usize], result: &View) -> Val {
+    fn subview_op(
+        &mut self,
+        source: Val,
+        offsets: &[Val],
+        sizes: &[usize],
+        steps: &[usize],
+        result: &View,
+    ) -> Val {
         let r#type = result.memref_type(self.context);
         let segments = [1, offsets.len() as i32, 0, 0];
         // SAFETY: as in `reinterpret`; every offset is dynamic.
         let (segments, dynamic) = unsafe {
-            (mlirDenseI32ArrayGet(self.context, 4, segments.as_ptr()), mlirShapedTypeGetDynamicStrideOrOffset())
+            (
+                mlirDenseI32ArrayGet(self.context, 4, segments.as_ptr()),
+                mlirShapedTypeGetDynamicStrideOrOffset(),
+            )
         };
         let attributes = [
             ("operandSegmentSizes", segments),
-            ("static_offsets", ir::i64_array(self.context, &vec![dynamic; offsets.len()])),
+            (
+                "static_offsets",
+                ir::i64_array(self.context, &vec![dynamic; offsets.len()]),
+            ),
             ("static_sizes", ir::i64_array(self.context, &to_i64(sizes))),
-            ("static_strides", ir::i64_array(self.context, &to_i64(steps))),
+            (
+                "static_strides",
+                ir::i64_array(self.context, &to_i64(steps)),
+            ),
         ];
         self.replicated(source, |body, source| {
             let mut operands = vec![source];
             operands.extend_from_slice(offsets);
-            body.op("memref.subview", &operands, &[r#type], &attributes).result(0)
+            body.op("memref.subview", &operands, &[r#type], &attributes)
+                .result(0)
         })
     }
 
@@ -369,7 +503,14 @@ impl Body {
 
     /// A subview of `source` (of type `view`) at `offsets` with `sizes`, keeping the dimensions
     /// `keep` (all when None). Returns the view and its type.
-    pub fn subview(&mut self, source: impl Into<Val>, view: &View, offsets: &[Val], sizes: &[usize], keep: Option<&[usize]>) -> (Val, View) {
+    pub fn subview(
+        &mut self,
+        source: impl Into<Val>,
+        view: &View,
+        offsets: &[Val],
+        sizes: &[usize],
+        keep: Option<&[usize]>,
+    ) -> (Val, View) {
         let all: Vec<usize> = (0..sizes.len()).collect();
         let result = view.window(sizes, keep.unwrap_or(&all));
         let source = source.into();
@@ -381,10 +522,22 @@ impl Body {
     }
 
     /// A subview taking every `steps[d]`-th element (a strided slice), keeping every dimension.
-    pub fn subview_strided(&mut self, source: impl Into<Val>, view: &View, offsets: &[Val], sizes: &[usize], steps: &[usize]) -> (Val, View) {
+    pub fn subview_strided(
+        &mut self,
+        source: impl Into<Val>,
+        view: &View,
+        offsets: &[Val],
+        sizes: &[usize],
+        steps: &[usize],
+    ) -> (Val, View) {
         let result = View {
             shape: sizes.to_vec(),
-            strides: view.strides.iter().zip(steps).map(|(stride, step)| stride * step).collect(),
+            strides: view
+                .strides
+                .iter()
+                .zip(steps)
+                .map(|(stride, step)| stride * step)
+                .collect(),
             dynamic_offset: view.offset_after_dynamic_offsets(),
             space: view.space,
         };
@@ -399,8 +552,20 @@ impl Body {
     /// Opens `scf.for %i = low to high step step` and returns `%i`; close with [`Body::close`].
     pub fn open_for(&mut self, low: Val, high: Val, step: Val) -> Val {
         let (region, block) = ir::region_with_block(&[self.index_type()], self.location);
-        ir::create(self.point(), self.location, "scf.for", &[low, high, step], &[], &[], vec![region]);
-        self.frames.push(Frame { block, if_op: None, before: None });
+        ir::create(
+            self.point(),
+            self.location,
+            "scf.for",
+            &[low, high, step],
+            &[],
+            &[],
+            vec![region],
+        );
+        self.frames.push(Frame {
+            block,
+            if_op: None,
+            before: None,
+        });
         // SAFETY: the block has its one argument.
         Val(unsafe { mlirBlockGetArgument(block, 0) })
     }
@@ -410,29 +575,61 @@ impl Body {
         let (then_region, block) = ir::region_with_block(&[], self.location);
         // SAFETY: an empty region for the else branch, owned by the op.
         let else_region = unsafe { mlirRegionCreate() };
-        let op = ir::create(self.point(), self.location, "scf.if", &[condition], &[], &[], vec![then_region, else_region]);
-        self.frames.push(Frame { block, if_op: Some(op), before: None });
+        let op = ir::create(
+            self.point(),
+            self.location,
+            "scf.if",
+            &[condition],
+            &[],
+            &[],
+            vec![then_region, else_region],
+        );
+        self.frames.push(Frame {
+            block,
+            if_op: Some(op),
+            before: None,
+        });
     }
 
     /// Ends the then branch of the innermost `scf.if` and continues in its else branch.
     pub fn reopen(&mut self) {
         let frame = self.frames.pop().expect("reopen follows open_if");
         let op = frame.if_op.expect("reopen follows open_if");
-        ir::create(InsertionPoint::End(frame.block), self.location, "scf.yield", &[], &[], &[], Vec::new());
+        ir::create(
+            InsertionPoint::End(frame.block),
+            self.location,
+            "scf.yield",
+            &[],
+            &[],
+            &[],
+            Vec::new(),
+        );
         // SAFETY: the if op is alive; its else region is empty until now.
         let block = unsafe {
             let block = mlirBlockCreate(0, std::ptr::null(), std::ptr::null());
             mlirRegionAppendOwnedBlock(mlirOperationGetRegion(op.0, 1), block);
             block
         };
-        self.frames.push(Frame { block, if_op: None, before: None });
+        self.frames.push(Frame {
+            block,
+            if_op: None,
+            before: None,
+        });
     }
 
     /// Ends the innermost region with `scf.yield`.
     pub fn close(&mut self) {
         let frame = self.frames.pop().expect("close follows an open");
         assert!(!self.frames.is_empty(), "close never ends the body itself");
-        ir::create(InsertionPoint::End(frame.block), self.location, "scf.yield", &[], &[], &[], Vec::new());
+        ir::create(
+            InsertionPoint::End(frame.block),
+            self.location,
+            "scf.yield",
+            &[],
+            &[],
+            &[],
+            Vec::new(),
+        );
     }
 
     /// Emits `emit` for `count` accumulation chunks: chunk 0 overwrites (`accumulate` false),
@@ -476,7 +673,9 @@ impl Body {
         let two = self.index(2);
         let parity = self.arith("remui", chunk, two);
         let even = self.compare(Compare::Eq, parity, zero);
-        let pick = |body: &mut Body, a: [Val; 2], b: [Val; 2]| [body.select(even, a[0], b[0]), body.select(even, a[1], b[1])];
+        let pick = |body: &mut Body, a: [Val; 2], b: [Val; 2]| {
+            [body.select(even, a[0], b[0]), body.select(even, a[1], b[1])]
+        };
         let current = pick(self, halves[0], halves[1]);
         let next = pick(self, halves[1], halves[0]);
         let token = compute(self, current, true, &[]);
@@ -494,7 +693,13 @@ impl Body {
 
     /// An asynchronous instruction `name` returning its token; `after` lists the tokens it waits
     /// on (the instruction's last, variadic operands).
-    pub fn instruction(&mut self, name: &str, buffers: &[Val], after: &[Val], attributes: &[ir::NamedAttribute]) -> Val {
+    pub fn instruction(
+        &mut self,
+        name: &str,
+        buffers: &[Val],
+        after: &[Val],
+        attributes: &[ir::NamedAttribute],
+    ) -> Val {
         let token = self.token_type();
         let mut operands = buffers.to_vec();
         operands.extend_from_slice(after);
@@ -507,17 +712,33 @@ impl Body {
     }
 
     /// `dsa.unary kind input into output`, with `min`/`max` (clip) or `scale`/`shift` (affine).
-    pub fn unary(&mut self, kind: UnaryKind, input: Val, output: Val, parameters: &[(&str, f32)], after: &[Val]) -> Val {
+    pub fn unary(
+        &mut self,
+        kind: UnaryKind,
+        input: Val,
+        output: Val,
+        parameters: &[(&str, f32)],
+        after: &[Val],
+    ) -> Val {
         let mut attributes = vec![("kind", kind.raw_attribute(self.context))];
         for &(name, value) in parameters {
             // SAFETY: an f32 attribute of the context.
-            attributes.push((name, unsafe { mlirFloatAttrDoubleGet(self.context, mlirF32TypeGet(self.context), value as f64) }));
+            attributes.push((name, unsafe {
+                mlirFloatAttrDoubleGet(self.context, mlirF32TypeGet(self.context), value as f64)
+            }));
         }
         self.instruction("dsa.unary", &[input, output], after, &attributes)
     }
 
     /// `dsa.binary kind lhs, rhs into output`.
-    pub fn binary(&mut self, kind: BinaryKind, lhs: Val, rhs: Val, output: Val, after: &[Val]) -> Val {
+    pub fn binary(
+        &mut self,
+        kind: BinaryKind,
+        lhs: Val,
+        rhs: Val,
+        output: Val,
+        after: &[Val],
+    ) -> Val {
         let attributes = [("kind", kind.raw_attribute(self.context))];
         self.instruction("dsa.binary", &[lhs, rhs, output], after, &attributes)
     }
@@ -534,7 +755,18 @@ impl Body {
 
     /// `dsa.conv2d input, filter into output` with its window.
     #[allow(clippy::too_many_arguments)]
-    pub fn conv2d(&mut self, input: Val, filter: Val, output: Val, strides: [usize; 2], pads: [usize; 4], dilations: [usize; 2], groups: usize, accumulate: bool, after: &[Val]) -> Val {
+    pub fn conv2d(
+        &mut self,
+        input: Val,
+        filter: Val,
+        output: Val,
+        strides: [usize; 2],
+        pads: [usize; 4],
+        dilations: [usize; 2],
+        groups: usize,
+        accumulate: bool,
+        after: &[Val],
+    ) -> Val {
         let context = self.context;
         let mut attributes = vec![
             ("strides", ir::i64_array(context, &to_i64(&strides))),
@@ -551,7 +783,17 @@ impl Body {
 
     /// `dsa.pool kind input into output` with its window.
     #[allow(clippy::too_many_arguments)]
-    pub fn pool(&mut self, kind: PoolKind, input: Val, output: Val, kernel: [usize; 2], strides: [usize; 2], pads: [usize; 4], count_include_pad: bool, after: &[Val]) -> Val {
+    pub fn pool(
+        &mut self,
+        kind: PoolKind,
+        input: Val,
+        output: Val,
+        kernel: [usize; 2],
+        strides: [usize; 2],
+        pads: [usize; 4],
+        count_include_pad: bool,
+        after: &[Val],
+    ) -> Val {
         let context = self.context;
         let attributes = [
             ("kind", kind.raw_attribute(context)),
@@ -559,14 +801,26 @@ impl Body {
             ("strides", ir::i64_array(context, &to_i64(&strides))),
             ("pads", ir::i64_array(context, &to_i64(&pads))),
             // SAFETY: the context is alive.
-            ("count_include_pad", unsafe { mlirBoolAttrGet(context, count_include_pad as i32) }),
+            ("count_include_pad", unsafe {
+                mlirBoolAttrGet(context, count_include_pad as i32)
+            }),
         ];
         self.instruction("dsa.pool", &[input, output], after, &attributes)
     }
 
     /// `dsa.reduce kind input into output` along `axis`.
-    pub fn reduce(&mut self, kind: ReduceKind, input: Val, output: Val, axis: i64, after: &[Val]) -> Val {
-        let attributes = [("kind", kind.raw_attribute(self.context)), ("axis", ir::i64_attribute(self.context, axis))];
+    pub fn reduce(
+        &mut self,
+        kind: ReduceKind,
+        input: Val,
+        output: Val,
+        axis: i64,
+        after: &[Val],
+    ) -> Val {
+        let attributes = [
+            ("kind", kind.raw_attribute(self.context)),
+            ("axis", ir::i64_attribute(self.context, axis)),
+        ];
         self.instruction("dsa.reduce", &[input, output], after, &attributes)
     }
 }

@@ -7,9 +7,9 @@ use super::{
     layers::{Elementwise, Operand, Step},
     ports::SpaceElements,
 };
-use turbine_dialects::attributes::dsa::BinaryKind;
 use crate::{graph_view::ValueId, ir::Val};
 use std::collections::BTreeMap;
+use turbine_dialects::attributes::dsa::BinaryKind;
 
 /// The LB buffers of an epilogue's external operands, allocated once per kernel.
 pub struct Epilogue {
@@ -43,7 +43,11 @@ pub(crate) fn external_tile(
 /// accumulator before the first product and needs no LB buffer of its own, which leaves room for
 /// larger tiles: a ResNet block's last 1x1 convolution kept a residual tile as large as its
 /// output tile. `steps` unchanged and `None` when no step qualifies.
-pub fn without_preloaded_addend(steps: &[Step], shapes: &BTreeMap<ValueId, Vec<usize>>, output: &[usize]) -> (Vec<Step>, Option<ValueId>) {
+pub fn without_preloaded_addend(
+    steps: &[Step],
+    shapes: &BTreeMap<ValueId, Vec<usize>>,
+    output: &[usize],
+) -> (Vec<Step>, Option<ValueId>) {
     let mut tile_steps = steps.to_vec();
     match preloadable_addend(steps, shapes, output) {
         Some((position, value)) => {
@@ -55,19 +59,33 @@ pub fn without_preloaded_addend(steps: &[Step], shapes: &BTreeMap<ValueId, Vec<u
 }
 
 /// The position of the step [`without_preloaded_addend`] leaves out, and its operand.
-fn preloadable_addend(steps: &[Step], shapes: &BTreeMap<ValueId, Vec<usize>>, output: &[usize]) -> Option<(usize, ValueId)> {
+fn preloadable_addend(
+    steps: &[Step],
+    shapes: &BTreeMap<ValueId, Vec<usize>>,
+    output: &[usize],
+) -> Option<(usize, ValueId)> {
     let external_added = |step: &Step| match (&step.op, step.operands.as_slice(), step.target) {
-        (Elementwise::Binary { kind: BinaryKind::Add }, [Operand::Chain, Operand::External(value)] | [Operand::External(value), Operand::Chain], Operand::Chain) => {
-            Some(*value)
-        }
+        (
+            Elementwise::Binary {
+                kind: BinaryKind::Add,
+            },
+            [Operand::Chain, Operand::External(value)] | [Operand::External(value), Operand::Chain],
+            Operand::Chain,
+        ) => Some(*value),
         _ => None,
     };
-    let position = steps.iter().position(|step| external_added(step).is_none_or(|value| shapes[&value] == output))?;
-    let value = external_added(&steps[position])?;
-    let read_elsewhere = steps
+    let position = steps
         .iter()
-        .enumerate()
-        .any(|(index, step)| index != position && step.operands.iter().chain([&step.target]).any(|operand| *operand == Operand::External(value)));
+        .position(|step| external_added(step).is_none_or(|value| shapes[&value] == output))?;
+    let value = external_added(&steps[position])?;
+    let read_elsewhere = steps.iter().enumerate().any(|(index, step)| {
+        index != position
+            && step
+                .operands
+                .iter()
+                .chain([&step.target])
+                .any(|operand| *operand == Operand::External(value))
+    });
     (!read_elsewhere).then_some((position, value))
 }
 
@@ -78,7 +96,9 @@ impl Epilogue {
         shapes: &BTreeMap<ValueId, Vec<usize>>,
         output_tile: &[usize],
     ) -> usize {
-        Self::elements_by_space(steps, shapes, output_tile, |_| Space::Lb).values().sum()
+        Self::elements_by_space(steps, shapes, output_tile, |_| Space::Lb)
+            .values()
+            .sum()
     }
 
     /// The elements of the external operands of `steps` that one output tile loads, summed
@@ -98,7 +118,8 @@ impl Epilogue {
                     if !seen.contains(value) {
                         seen.push(*value);
                         let (sizes, _) = external_tile(&shapes[value], output_tile, &[]);
-                        *totals.entry(space_of(*value)).or_default() += sizes.iter().product::<usize>();
+                        *totals.entry(space_of(*value)).or_default() +=
+                            sizes.iter().product::<usize>();
                     }
                 }
             }
@@ -112,7 +133,10 @@ impl Epilogue {
         steps: &[Step],
         externals: BTreeMap<ValueId, (Val, View, Val, View)>,
     ) -> Self {
-        Self { steps: steps.to_vec(), externals }
+        Self {
+            steps: steps.to_vec(),
+            externals,
+        }
     }
 
     /// Emits the loads and steps on the tile `accumulator` (whose dimensions are the output's
@@ -137,7 +161,8 @@ impl Epilogue {
                 .enumerate()
                 .map(|(i, &dim)| if dim == 1 { zero } else { offsets[i + lead] })
                 .collect();
-            let (source, _) = body.subview(*argument, view, &tile_offsets, &tile_sizes, Some(&kept));
+            let (source, _) =
+                body.subview(*argument, view, &tile_offsets, &tile_sizes, Some(&kept));
             // The load overwrites the buffer that the previous tile's steps read: the tile loop's
             // closing wait orders it.
             let token = body.dma(source, *buffer, &[]);
@@ -162,7 +187,11 @@ impl Epilogue {
             let inputs: Vec<Val> = step.operands.iter().map(operand_value).collect();
             let target = operand_value(&step.target);
             let token = match &step.op {
-                Elementwise::Unary { kind, bounds, affine } => {
+                Elementwise::Unary {
+                    kind,
+                    bounds,
+                    affine,
+                } => {
                     let mut parameters = Vec::new();
                     if let Some((min, max)) = bounds {
                         parameters = vec![("min", *min), ("max", *max)];
@@ -172,7 +201,9 @@ impl Epilogue {
                     }
                     body.unary(*kind, inputs[0], target, &parameters, &waits)
                 }
-                Elementwise::Binary { kind } => body.binary(*kind, inputs[0], inputs[1], target, &waits),
+                Elementwise::Binary { kind } => {
+                    body.binary(*kind, inputs[0], inputs[1], target, &waits)
+                }
             };
             last = vec![token];
         }

@@ -9,8 +9,9 @@
 //! search (MetaFlow §4's cost model, here the target's).
 
 use super::{
-    view::buffer_shape, dispatch::{estimate, has_emitter},
+    dispatch::{estimate, has_emitter},
     layers::{self, Operand, Scope, Step},
+    view::buffer_shape,
     view::{Space, View},
 };
 use crate::graph_view::{ElementType, FunctionView, ValueId};
@@ -22,7 +23,10 @@ use std::hash::{Hash, Hasher};
 
 /// Ops that form no layer: weights and constants are read by their consumers, reshapes are views.
 fn forms_no_layer(name: &str) -> bool {
-    matches!(name, "func.return" | "graph.weight" | "graph.constant" | "graph.reshape" | "graph.flatten")
+    matches!(
+        name,
+        "func.return" | "graph.weight" | "graph.constant" | "graph.reshape" | "graph.flatten"
+    )
 }
 
 /// Layer estimates by a hash of what decides them (the ops of the layer, their attributes and
@@ -35,12 +39,26 @@ pub type LayerCache = HashMap<u64, f64>;
 pub const UNSUPPORTED_LAYER: f64 = 1e15;
 
 /// The estimated cycles of `program` on `machine` under the layer-wise schedule, and its layers.
-pub fn layerwise_cycles(program: &FunctionView, machine: &Machine, cache: &mut LayerCache) -> (f64, usize) {
+pub fn layerwise_cycles(
+    program: &FunctionView,
+    machine: &Machine,
+    cache: &mut LayerCache,
+) -> (f64, usize) {
     let mut views: BTreeMap<ValueId, View> = BTreeMap::new();
-    for (value, r#type) in program.arguments.iter().chain(program.ops.iter().flat_map(|node| node.results.iter())) {
-        views.insert(*value, View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr));
+    for (value, r#type) in program
+        .arguments
+        .iter()
+        .chain(program.ops.iter().flat_map(|node| node.results.iter()))
+    {
+        views.insert(
+            *value,
+            View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr),
+        );
     }
-    let scope = Scope { machine, tensors: &views };
+    let scope = Scope {
+        machine,
+        tensors: &views,
+    };
     let launch = machine.barrier + machine.dma_setup + machine.compute_setup;
     let port_rate = machine.ddr_bandwidth * machine.clusters as f64;
     let mut fused: BTreeSet<usize> = BTreeSet::new();
@@ -49,47 +67,94 @@ pub fn layerwise_cycles(program: &FunctionView, machine: &Machine, cache: &mut L
         if fused.contains(&index) || forms_no_layer(&node.name) {
             continue;
         }
-        let elementwise_anchor = layers::elementwise_steps(node).is_some() || node.name == "graph.batch_norm";
+        let elementwise_anchor =
+            layers::elementwise_steps(node).is_some() || node.name == "graph.batch_norm";
         let fusible = node.results.len() == 1
             && (elementwise_anchor
-                || matches!(node.name.as_str(), "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm" | "graph.max_pool2d" | "graph.avg_pool2d"));
+                || matches!(
+                    node.name.as_str(),
+                    "graph.conv2d"
+                        | "graph.matmul"
+                        | "graph.batch_matmul"
+                        | "graph.gemm"
+                        | "graph.max_pool2d"
+                        | "graph.avg_pool2d"
+                ));
         let mut steps = Vec::new();
-        let mut read: f64 = node.operands.iter().map(|&value| program.type_of(value).bytes() as f64).sum();
+        let mut read: f64 = node
+            .operands
+            .iter()
+            .map(|&value| program.type_of(value).bytes() as f64)
+            .sum();
         let mut last = node.results.first().map(|(value, _)| *value);
         let mut key = DefaultHasher::new();
         signature(program, index, None, &mut key);
         while let Some(value) = last.filter(|_| fusible) {
-            let Some(reader) = program.epilogue_reader(value, |operand| program.producer(operand).is_none_or(|op| op < index)) else { break };
+            let Some(reader) = program.epilogue_reader(value, |operand| {
+                program.producer(operand).is_none_or(|op| op < index)
+            }) else {
+                break;
+            };
             let user = &program.ops[reader];
             match layers::elementwise_steps(user) {
                 Some(user_steps) => {
-                    let operands: Vec<Operand> =
-                        user.operands.iter().map(|&operand| if operand == value { Operand::Chain } else { Operand::External(operand) }).collect();
-                    steps.extend(user_steps.into_iter().map(|(op, _)| Step::chained(op, operands.clone(), user.op.location())));
+                    let operands: Vec<Operand> = user
+                        .operands
+                        .iter()
+                        .map(|&operand| {
+                            if operand == value {
+                                Operand::Chain
+                            } else {
+                                Operand::External(operand)
+                            }
+                        })
+                        .collect();
+                    steps.extend(
+                        user_steps
+                            .into_iter()
+                            .map(|(op, _)| Step::chained(op, operands.clone(), user.op.location())),
+                    );
                 }
                 // A batch norm fuses with per-channel parameters the estimate does not price.
                 None if user.name == "graph.batch_norm" && user.operands[0] == value => {}
                 None => break,
             }
-            read += user.operands.iter().filter(|&&operand| operand != value).map(|&operand| program.type_of(operand).bytes() as f64).sum::<f64>();
+            read += user
+                .operands
+                .iter()
+                .filter(|&&operand| operand != value)
+                .map(|&operand| program.type_of(operand).bytes() as f64)
+                .sum::<f64>();
             signature(program, reader, Some(value), &mut key);
             fused.insert(reader);
             last = user.results.first().map(|(value, _)| *value);
         }
         let written: f64 = match last {
             Some(value) if node.results.len() == 1 => program.type_of(value).bytes() as f64,
-            _ => node.results.iter().map(|(_, r#type)| r#type.bytes() as f64).sum(),
+            _ => node
+                .results
+                .iter()
+                .map(|(_, r#type)| r#type.bytes() as f64)
+                .sum(),
         };
         let touches = |value: &ValueId| program.type_of(*value).element_type != ElementType::F32;
-        if node.operands.iter().any(touches) || node.results.iter().any(|(value, _)| touches(value)) || !has_emitter(node, elementwise_anchor) {
+        if node.operands.iter().any(touches)
+            || node.results.iter().any(|(value, _)| touches(value))
+            || !has_emitter(node, elementwise_anchor)
+        {
             total += UNSUPPORTED_LAYER;
             layers += 1;
             continue;
         }
-        let out = node.results.first().map(|(_, r#type)| buffer_shape(&r#type.shape)).unwrap_or_default();
-        let cycles = *cache
-            .entry(key.finish())
-            .or_insert_with(|| estimate(&scope, node, &steps, &out, None, elementwise_anchor).unwrap_or((read + written) / port_rate));
+        let out = node
+            .results
+            .first()
+            .map(|(_, r#type)| buffer_shape(&r#type.shape))
+            .unwrap_or_default();
+        let cycles = *cache.entry(key.finish()).or_insert_with(|| {
+            estimate(&scope, node, &steps, &out, None, elementwise_anchor)
+                .unwrap_or((read + written) / port_rate)
+        });
         total += cycles + launch;
         layers += 1;
     }
@@ -98,7 +163,12 @@ pub fn layerwise_cycles(program: &FunctionView, machine: &Machine, cache: &mut L
 
 /// Hashes what decides op `index`'s part of a layer's estimate: its name, attributes (uniqued, so
 /// their handles identify their values), operand shapes and which operand is the chain.
-fn signature(program: &FunctionView, index: usize, chain: Option<ValueId>, hasher: &mut DefaultHasher) {
+fn signature(
+    program: &FunctionView,
+    index: usize,
+    chain: Option<ValueId>,
+    hasher: &mut DefaultHasher,
+) {
     let node = &program.ops[index];
     node.name.hash(hasher);
     for &operand in &node.operands {
@@ -111,7 +181,10 @@ fn signature(program: &FunctionView, index: usize, chain: Option<ValueId>, hashe
     // SAFETY: the op is alive while the view is.
     unsafe {
         for attribute in 0..mlirOperationGetNumAttributes(node.op.0) {
-            (mlirOperationGetAttribute(node.op.0, attribute).attribute.ptr as usize).hash(hasher);
+            (mlirOperationGetAttribute(node.op.0, attribute)
+                .attribute
+                .ptr as usize)
+                .hash(hasher);
         }
     }
 }

@@ -3,11 +3,11 @@
 //! [`FunctionView::epilogue_reader`]), as steps the vector units run on the anchor's output tile.
 
 use super::{
-    view::buffer_shape,
-    emit::Body,
     emit::reshaped,
+    emit::Body,
     emit::Tensor,
     layers::{self, Elementwise, Operand, Step},
+    view::buffer_shape,
 };
 use crate::graph_view::{FunctionView, Node, ValueId};
 use std::collections::BTreeMap;
@@ -45,9 +45,15 @@ pub struct Fused {
 /// its epilogue (`last`) for a one-result anchor, else each of its results.
 pub fn written(node: &Node, last: Option<ValueId>) -> Vec<(ValueId, Vec<usize>)> {
     if node.results.len() == 1 {
-        vec![(last.expect("one result"), buffer_shape(&node.results[0].1.shape))]
+        vec![(
+            last.expect("one result"),
+            buffer_shape(&node.results[0].1.shape),
+        )]
     } else {
-        node.results.iter().map(|(value, r#type)| (*value, buffer_shape(&r#type.shape))).collect()
+        node.results
+            .iter()
+            .map(|(value, r#type)| (*value, buffer_shape(&r#type.shape)))
+            .collect()
     }
 }
 
@@ -72,8 +78,16 @@ pub fn layer_epilogue(
         steps.extend(first_steps(node, &anchor_steps));
     } else if node.name == "graph.batch_norm" {
         elementwise_anchor = true;
-        let copy = Elementwise::Unary { kind: UnaryKind::Copy, bounds: None, affine: None };
-        steps.push(Step::chained(copy, vec![Operand::External(node.operands[0])], location));
+        let copy = Elementwise::Unary {
+            kind: UnaryKind::Copy,
+            bounds: None,
+            affine: None,
+        };
+        steps.push(Step::chained(
+            copy,
+            vec![Operand::External(node.operands[0])],
+            location,
+        ));
         steps.extend(batch_norm_steps(node, tensors, host, synthetic));
     }
     // Row-wise and data-movement layers write their result whole; only the tiled anchors (and
@@ -82,19 +96,34 @@ pub fn layer_epilogue(
         && (elementwise_anchor
             || matches!(
                 node.name.as_str(),
-                "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm" | "graph.max_pool2d" | "graph.avg_pool2d"
+                "graph.conv2d"
+                    | "graph.matmul"
+                    | "graph.batch_matmul"
+                    | "graph.gemm"
+                    | "graph.max_pool2d"
+                    | "graph.avg_pool2d"
             ));
     let mut last = node.results.first().map(|(value, _)| *value);
     let mut fused = Vec::new();
     while let Some(value) = last.filter(|_| fusible_anchor) {
-        let Some(reader) = program.epilogue_reader(value, |operand| tensors.contains_key(&operand) || Some(operand) == absorbed) else { break };
+        let Some(reader) = program.epilogue_reader(value, |operand| {
+            tensors.contains_key(&operand) || Some(operand) == absorbed
+        }) else {
+            break;
+        };
         let user = &program.ops[reader];
         let location = user.op.location();
         if let Some(user_steps) = layers::elementwise_steps(user) {
             let operands: Vec<Operand> = user
                 .operands
                 .iter()
-                .map(|&operand| if operand == value { Operand::Chain } else { Operand::External(operand) })
+                .map(|&operand| {
+                    if operand == value {
+                        Operand::Chain
+                    } else {
+                        Operand::External(operand)
+                    }
+                })
                 .collect();
             for (op, _) in user_steps {
                 steps.push(Step::chained(op, operands.clone(), location));
@@ -108,7 +137,12 @@ pub fn layer_epilogue(
         fused.push(reader);
         last = user.results.first().map(|(value, _)| *value);
     }
-    Fused { steps, elementwise_anchor, fused, last }
+    Fused {
+        steps,
+        elementwise_anchor,
+        fused,
+        last,
+    }
 }
 
 /// The convolutions of `program` that a later convolution's layer absorbs, each with that layer:
@@ -119,7 +153,9 @@ pub fn layer_epilogue(
 /// bottleneck block's last convolution and its projection. Otherwise that result goes to DDR
 /// (layer-wise) or to the GB (GraphTurbo's kernels), whose bus it loads twice over.
 pub fn absorbed_convs(program: &FunctionView) -> BTreeMap<usize, usize> {
-    (0..program.ops.len()).filter_map(|index| Some((index, absorbing_conv(program, index)?))).collect()
+    (0..program.ops.len())
+        .filter_map(|index| Some((index, absorbing_conv(program, index)?)))
+        .collect()
 }
 
 /// The op at which op `reader` reads its operands: the layer absorbing it, for a convolution of
@@ -131,9 +167,16 @@ pub fn read_at(absorbed_into: &BTreeMap<usize, usize>, reader: usize) -> usize {
 /// The later convolution whose layer absorbs convolution `index` (see [`absorbed_convs`]).
 pub fn absorbing_conv(program: &FunctionView, index: usize) -> Option<usize> {
     let node = &program.ops[index];
-    let ones = |name: &str| node.ints_opt(name).is_none_or(|values| values.iter().all(|&v| v == 1));
-    let unpadded = node.ints_opt("pads").is_none_or(|pads| pads.iter().all(|&p| p == 0));
-    let [(result, r#type)] = node.results.as_slice() else { return None };
+    let ones = |name: &str| {
+        node.ints_opt(name)
+            .is_none_or(|values| values.iter().all(|&v| v == 1))
+    };
+    let unpadded = node
+        .ints_opt("pads")
+        .is_none_or(|pads| pads.iter().all(|&p| p == 0));
+    let [(result, r#type)] = node.results.as_slice() else {
+        return None;
+    };
     let filter = program.type_of(*node.operands.get(1)?);
     if node.name != "graph.conv2d"
         || node.activation().is_some()
@@ -146,17 +189,24 @@ pub fn absorbing_conv(program: &FunctionView, index: usize) -> Option<usize> {
     {
         return None;
     }
-    let &[sum] = program.readers(*result) else { return None };
+    let &[sum] = program.readers(*result) else {
+        return None;
+    };
     let addition = &program.ops[sum];
-    let [a, b] = addition.operands[..] else { return None };
+    let [a, b] = addition.operands[..] else {
+        return None;
+    };
     if addition.name != "graph.add" || a == b {
         return None;
     }
     let other = if a == *result { b } else { a };
     let later = program.producer(other).filter(|&later| later > index)?;
     let anchor = &program.ops[later];
-    let [(anchor_result, anchor_type)] = anchor.results.as_slice() else { return None };
-    let takes_the_sum = program.epilogue_reader(*anchor_result, |operand| operand == *result) == Some(sum);
+    let [(anchor_result, anchor_type)] = anchor.results.as_slice() else {
+        return None;
+    };
+    let takes_the_sum =
+        program.epilogue_reader(*anchor_result, |operand| operand == *result) == Some(sum);
     (anchor.name == "graph.conv2d"
         && anchor.activation().is_none()
         && anchor.int_opt("groups").unwrap_or(1) == 1
@@ -170,7 +220,10 @@ fn first_steps(node: &Node, steps: &[(Elementwise, usize)]) -> Vec<Step> {
     steps
         .iter()
         .map(|(op, arity)| {
-            let operands = node.operands[..*arity].iter().map(|&v| Operand::External(v)).collect();
+            let operands = node.operands[..*arity]
+                .iter()
+                .map(|&v| Operand::External(v))
+                .collect();
             Step::chained(op.clone(), operands, node.op.location())
         })
         .collect()

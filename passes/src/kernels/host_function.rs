@@ -36,26 +36,50 @@ impl HostFunction {
             &[("sym_name", ir::string_attribute(context, name))],
             vec![region],
         );
-        Self { op, block, parameters: Vec::new() }
+        Self {
+            op,
+            block,
+            parameters: Vec::new(),
+        }
     }
 
     /// Adds a buffer argument of type `view` with the argument attribute `role = value`, at the
     /// location of what it holds (the graph function's parameter, the weight or constant op, the
     /// return).
-    pub(crate) fn parameter(&mut self, view: &View, role: &str, value: MlirAttribute, location: MlirLocation) -> Val {
+    pub(crate) fn parameter(
+        &mut self,
+        view: &View,
+        role: &str,
+        value: MlirAttribute,
+        location: MlirLocation,
+    ) -> Val {
         // SAFETY: the function and its block are alive; the attribute is of their context.
         unsafe {
             let context = mlirLocationGetContext(location);
-            let name = mlirIdentifierGet(context, MlirStringRef { data: role.as_ptr().cast(), length: role.len() });
+            let name = mlirIdentifierGet(
+                context,
+                MlirStringRef {
+                    data: role.as_ptr().cast(),
+                    length: role.len(),
+                },
+            );
             let named = mlirNamedAttributeGet(name, value);
-            self.parameters.push((view.clone(), mlirDictionaryAttrGet(context, 1, &named)));
-            Val(mlirBlockAddArgument(self.block, view.memref_type(context), location))
+            self.parameters
+                .push((view.clone(), mlirDictionaryAttrGet(context, 1, &named)));
+            Val(mlirBlockAddArgument(
+                self.block,
+                view.memref_type(context),
+                location,
+            ))
         }
     }
 
     /// Bytes of the buffers passed in so far.
     pub(crate) fn parameter_bytes(&self) -> usize {
-        self.parameters.iter().map(|(view, _)| view.elements() * 4).sum()
+        self.parameters
+            .iter()
+            .map(|(view, _)| view.elements() * 4)
+            .sum()
     }
 
     /// Sets the function's type and argument attributes from its parameters.
@@ -63,11 +87,25 @@ impl HostFunction {
         // SAFETY: the function is alive; the attributes are of its context.
         unsafe {
             let context = mlirLocationGetContext(self.op.location());
-            let inputs: Vec<MlirType> = self.parameters.iter().map(|(view, _)| view.memref_type(context)).collect();
+            let inputs: Vec<MlirType> = self
+                .parameters
+                .iter()
+                .map(|(view, _)| view.memref_type(context))
+                .collect();
             let roles: Vec<MlirAttribute> = self.parameters.iter().map(|(_, role)| *role).collect();
-            let function_type = mlirFunctionTypeGet(context, inputs.len() as isize, inputs.as_ptr(), 0, std::ptr::null());
-            self.op.set_attribute("function_type", mlirTypeAttrGet(function_type));
-            self.op.set_attribute("arg_attrs", mlirArrayAttrGet(context, roles.len() as isize, roles.as_ptr()));
+            let function_type = mlirFunctionTypeGet(
+                context,
+                inputs.len() as isize,
+                inputs.as_ptr(),
+                0,
+                std::ptr::null(),
+            );
+            self.op
+                .set_attribute("function_type", mlirTypeAttrGet(function_type));
+            self.op.set_attribute(
+                "arg_attrs",
+                mlirArrayAttrGet(context, roles.len() as isize, roles.as_ptr()),
+            );
         }
     }
 }
@@ -79,8 +117,24 @@ pub(crate) fn launch(host: &mut Body, kernel: Kernel, host_function: Op) -> Op {
     let values: Vec<Val> = arguments.iter().map(|(value, _)| *value).collect();
     let cores: Vec<i64> = (0..cores as i64).collect();
     // SAFETY: the context is alive; MLIR copies the name.
-    let callee = unsafe { mlirFlatSymbolRefAttrGet(context, MlirStringRef { data: name.as_ptr().cast(), length: name.len() }) };
-    host.op("dsa.launch", &values, &[], &[("kernel", callee), ("cores", ir::i64_array(context, &cores))]);
+    let callee = unsafe {
+        mlirFlatSymbolRefAttrGet(
+            context,
+            MlirStringRef {
+                data: name.as_ptr().cast(),
+                length: name.len(),
+            },
+        )
+    };
+    host.op(
+        "dsa.launch",
+        &values,
+        &[],
+        &[
+            ("kernel", callee),
+            ("cores", ir::i64_array(context, &cores)),
+        ],
+    );
     kernel_op
 }
 

@@ -79,7 +79,15 @@ impl Kernel {
     pub fn new(name: String, host: &Body) -> Self {
         let location = host.location();
         let (region, block) = ir::region_with_block(&[], location);
-        let op = ir::create(InsertionPoint::Detached, location, "dsa.kernel", &[], &[], &[], vec![region]);
+        let op = ir::create(
+            InsertionPoint::Detached,
+            location,
+            "dsa.kernel",
+            &[],
+            &[],
+            &[],
+            vec![region],
+        );
         Self {
             name,
             op,
@@ -101,7 +109,13 @@ impl Kernel {
 
     /// An empty kernel launched on the `cores_per_cluster` cores of each of `clusters` clusters,
     /// every cluster running it on its own data (see [`Replicas`]).
-    pub fn per_cluster(name: String, host: &Body, machine: &Machine, clusters: usize, replicas: Replicas) -> Self {
+    pub fn per_cluster(
+        name: String,
+        host: &Body,
+        machine: &Machine,
+        clusters: usize,
+        replicas: Replicas,
+    ) -> Self {
         let mut kernel = Self::new(name, host);
         let body = &mut kernel.body;
         let cluster = body.cluster_id();
@@ -131,7 +145,10 @@ impl Kernel {
     /// loop inside runs all its tiles on every core that enters. Returns the running core's index
     /// in its cluster. Close with [`Kernel::close_private`].
     pub fn open_private(&mut self, cores: usize) -> Val {
-        let spmd = self.per_cluster.as_mut().expect("private parts are in per-cluster kernels");
+        let spmd = self
+            .per_cluster
+            .as_mut()
+            .expect("private parts are in per-cluster kernels");
         let (core, some) = (spmd.core, cores < spmd.cores_per_cluster);
         spmd.private = Some(some);
         if some {
@@ -165,9 +182,14 @@ impl Kernel {
     /// lives across the layers of a private part, placed by the caller clear of the tiles' part
     /// of the arena (the tiles take it from offset 0).
     pub fn lb_at(&mut self, offset: usize, shape: &[usize]) -> (Val, View) {
-        let arena = self.per_cluster.as_ref().expect("a per-cluster kernel has an arena").arena;
+        let arena = self
+            .per_cluster
+            .as_ref()
+            .expect("a per-cluster kernel has an arena")
+            .arena;
         let offset = self.body.index(offset);
-        self.body.reinterpret_at(arena, offset, &View::contiguous(shape, Space::Lb))
+        self.body
+            .reinterpret_at(arena, offset, &View::contiguous(shape, Space::Lb))
     }
 
     /// Whether `value` is defined inside this kernel (a view the kernel made) rather than being a
@@ -228,18 +250,25 @@ impl Kernel {
             self.rebuilt.insert(key, value);
             return value;
         }
-        let replicas = self.per_cluster.as_ref().and_then(|spmd| spmd.replicas.borrow().get(&key).cloned());
+        let replicas = self
+            .per_cluster
+            .as_ref()
+            .and_then(|spmd| spmd.replicas.borrow().get(&key).cloned());
         let add = |value: Val, kernel: &mut Self| {
             // SAFETY: the block is the kernel's, alive until the kernel is inserted or dropped.
-            let argument = Val(unsafe { mlirBlockAddArgument(kernel.block, r#type, kernel.body.location()) });
-            kernel.positions.insert(value.0.ptr as usize, kernel.arguments.len());
+            let argument =
+                Val(unsafe { mlirBlockAddArgument(kernel.block, r#type, kernel.body.location()) });
+            kernel
+                .positions
+                .insert(value.0.ptr as usize, kernel.arguments.len());
             kernel.arguments.push((value, r#type));
             argument
         };
         let first = add(host, self);
         let selected = match (replicas, &self.per_cluster) {
             (Some(others), Some(spmd)) => {
-                let (cluster, anchor, location) = (spmd.cluster, spmd.preamble_end, self.body.location());
+                let (cluster, anchor, location) =
+                    (spmd.cluster, spmd.preamble_end, self.body.location());
                 let mut value = first;
                 for (index, other) in others.into_iter().enumerate().take(spmd.clusters - 1) {
                     let argument = add(other, self);
@@ -299,7 +328,16 @@ impl Kernel {
             // Cores of the cluster past this loop's count take no tile.
             Some(spmd) if cores < spmd.cores_per_cluster => {
                 let count = body.index(cores);
-                (body.op("arith.minui", &[spmd.core, count], &[core_type(spmd.core)], &[]).result(0), cores)
+                (
+                    body.op(
+                        "arith.minui",
+                        &[spmd.core, count],
+                        &[core_type(spmd.core)],
+                        &[],
+                    )
+                    .result(0),
+                    cores,
+                )
             }
             Some(spmd) => (spmd.core, cores),
             None => (body.core_id(), cores),
@@ -315,7 +353,8 @@ impl Kernel {
         let high = match &self.per_cluster {
             Some(_) => {
                 let r#type = core_type(high);
-                body.op("arith.minui", &[high, total], &[r#type], &[]).result(0)
+                body.op("arith.minui", &[high, total], &[r#type], &[])
+                    .result(0)
             }
             None => high,
         };
@@ -328,7 +367,9 @@ impl Kernel {
     /// The running core's index within its cluster and the cluster's core count, for a kernel
     /// per cluster.
     pub fn core_in_cluster(&self) -> Option<(Val, usize)> {
-        self.per_cluster.as_ref().map(|spmd| (spmd.core, spmd.cores_per_cluster))
+        self.per_cluster
+            .as_ref()
+            .map(|spmd| (spmd.core, spmd.cores_per_cluster))
     }
 
     /// Whether the running core is in the device's first cluster: what guards a write every
@@ -366,7 +407,10 @@ impl Kernel {
         let parity = body.arith("remui", tile.into(), two);
         let zero = body.index(0);
         let even = body.compare(Compare::Eq, parity, zero);
-        [body.select(even, pair[0], pair[1]), body.select(even, pair[1], pair[0])]
+        [
+            body.select(even, pair[0], pair[1]),
+            body.select(even, pair[1], pair[0]),
+        ]
     }
 
     /// Closes a tile loop whose body ordered its tiles itself (a software pipeline waits inside
@@ -378,7 +422,13 @@ impl Kernel {
     /// An `i1` that is true when this tile is the core's first or its `coordinates` (of the tile
     /// numbering `counts`) differ from the previous tile's at one of `watched` positions: the
     /// condition under which a tile must reload what the previous tile left in LB.
-    pub fn changed(&mut self, tile: impl Into<Val>, counts: &[usize], coordinates: &[Val], watched: &[usize]) -> Val {
+    pub fn changed(
+        &mut self,
+        tile: impl Into<Val>,
+        counts: &[usize],
+        coordinates: &[Val],
+        watched: &[usize],
+    ) -> Val {
         let tile = tile.into();
         let first_tile = self.first_tile.expect("changed runs inside a tile loop");
         let one = self.body.index(1);
@@ -417,9 +467,16 @@ impl Kernel {
 
     /// The stores of a layer's tiles into `output` (its argument and view) and into `mirror`,
     /// the copy of the output kept in the GB, when it has one.
-    pub fn output_stores<'v>(&mut self, output: (Val, &'v View), mirror: Option<&'v Tensor>) -> Vec<Store<'v>> {
+    pub fn output_stores<'v>(
+        &mut self,
+        output: (Val, &'v View),
+        mirror: Option<&'v Tensor>,
+    ) -> Vec<Store<'v>> {
         let mut stores = vec![Store::whole(output.0, output.1)];
-        stores.extend(mirror.map(|mirror| Store::whole(self.argument(mirror.host, &mirror.view), &mirror.view)));
+        stores
+            .extend(mirror.map(|mirror| {
+                Store::whole(self.argument(mirror.host, &mirror.view), &mirror.view)
+            }));
         stores
     }
 
@@ -454,7 +511,15 @@ impl Kernel {
     /// Runs `epilogue` on the tile `accumulator` (the output's `keep` dimensions of a tile of
     /// `sizes` at `offsets`), stores it into each of `stores` (the layer's output, and where the
     /// layer writes it too), and closes the tile loop.
-    pub fn store_tile(&mut self, epilogue: &Epilogue, accumulator: (Val, &View), stores: &[Store], offsets: &[Val], sizes: &[usize], keep: &[usize]) {
+    pub fn store_tile(
+        &mut self,
+        epilogue: &Epilogue,
+        accumulator: (Val, &View),
+        stores: &[Store],
+        offsets: &[Val],
+        sizes: &[usize],
+        keep: &[usize],
+    ) {
         let body = &mut self.body;
         let done = epilogue.emit(body, accumulator, offsets, sizes, keep, Vec::new());
         let stored = store_box(body, accumulator, stores, offsets, sizes, keep, &done);
@@ -493,14 +558,34 @@ impl Kernel {
         let inputs: Vec<MlirType> = self.arguments.iter().map(|&(_, r#type)| r#type).collect();
         // SAFETY: the kernel op is alive and detached; inserting hands it to the module.
         unsafe {
-            let function_type = mlirFunctionTypeGet(context, inputs.len() as isize, inputs.as_ptr(), 0, std::ptr::null());
-            self.op.set_attribute("function_type", mlirTypeAttrGet(function_type));
-            self.op.set_attribute("sym_name", ir::string_attribute(context, &self.name));
-            mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before.0), before.0, self.op.0);
+            let function_type = mlirFunctionTypeGet(
+                context,
+                inputs.len() as isize,
+                inputs.as_ptr(),
+                0,
+                std::ptr::null(),
+            );
+            self.op
+                .set_attribute("function_type", mlirTypeAttrGet(function_type));
+            self.op
+                .set_attribute("sym_name", ir::string_attribute(context, &self.name));
+            mlirBlockInsertOwnedOperationBefore(
+                mlirOperationGetBlock(before.0),
+                before.0,
+                self.op.0,
+            );
         }
         self.inserted = true;
-        let cores = self.per_cluster.as_ref().map_or(self.cores, |spmd| spmd.clusters * spmd.cores_per_cluster);
-        (self.op, std::mem::take(&mut self.name), std::mem::take(&mut self.arguments), cores)
+        let cores = self
+            .per_cluster
+            .as_ref()
+            .map_or(self.cores, |spmd| spmd.clusters * spmd.cores_per_cluster);
+        (
+            self.op,
+            std::mem::take(&mut self.name),
+            std::mem::take(&mut self.arguments),
+            cores,
+        )
     }
 }
 
@@ -531,27 +616,50 @@ pub struct Store<'v> {
 impl<'v> Store<'v> {
     /// A store of whole tiles into `target`.
     pub fn whole(target: Val, view: &'v View) -> Self {
-        Self { target, view, steps: [1, 1] }
+        Self {
+            target,
+            view,
+            steps: [1, 1],
+        }
     }
 }
 
 /// Stores the tile `accumulator` (of `sizes` at `offsets`, its `keep` dimensions) into the box of
 /// each of `stores`, after `done`; returns the stores' tokens. A stepped store takes every
 /// step-th row and column of the tile, whose offsets along them are multiples of the steps.
-pub fn store_box(body: &mut Body, accumulator: (Val, &View), stores: &[Store], offsets: &[Val], sizes: &[usize], keep: &[usize], done: &[Val]) -> Vec<Val> {
+pub fn store_box(
+    body: &mut Body,
+    accumulator: (Val, &View),
+    stores: &[Store],
+    offsets: &[Val],
+    sizes: &[usize],
+    keep: &[usize],
+    done: &[Val],
+) -> Vec<Val> {
     stores
         .iter()
         .map(|store| {
             if store.steps == [1, 1] {
-                let (target, _) = body.subview(store.target, store.view, offsets, sizes, Some(keep));
+                let (target, _) =
+                    body.subview(store.target, store.view, offsets, sizes, Some(keep));
                 return body.dma(accumulator.0, target, done);
             }
             let rank = sizes.len();
             let mut steps = vec![1; rank];
             steps[rank - 2..].copy_from_slice(&store.steps);
-            let picked: Vec<usize> = sizes.iter().zip(&steps).map(|(size, step)| size.div_ceil(*step)).collect();
+            let picked: Vec<usize> = sizes
+                .iter()
+                .zip(&steps)
+                .map(|(size, step)| size.div_ceil(*step))
+                .collect();
             let zero = body.index(0);
-            let (source, _) = body.subview_strided(accumulator.0, accumulator.1, &vec![zero; rank], &picked, &steps);
+            let (source, _) = body.subview_strided(
+                accumulator.0,
+                accumulator.1,
+                &vec![zero; rank],
+                &picked,
+                &steps,
+            );
             let at: Vec<Val> = offsets
                 .iter()
                 .zip(&steps)

@@ -8,8 +8,8 @@
 //! the local buffer, so only the layer's final value travels through DDR.
 
 use super::{emit::Tensor, view::View};
-use crate::target::Machine;
 use crate::graph_view::{Node, ValueId};
+use crate::target::Machine;
 use mlir_sys::MlirLocation;
 use std::collections::BTreeMap;
 use turbine_dialects::attributes::{
@@ -134,7 +134,12 @@ pub struct Step {
 impl Step {
     /// A step of the graph op at `location` whose result continues the chain.
     pub fn chained(op: Elementwise, operands: Vec<Operand>, location: MlirLocation) -> Self {
-        Self { op, operands, target: Operand::Chain, location }
+        Self {
+            op,
+            operands,
+            target: Operand::Chain,
+            location,
+        }
     }
 }
 
@@ -168,10 +173,22 @@ pub fn batch_norm_steps(
             target: var,
             location,
         },
-        Step::chained(binary(BinaryKind::Sub), vec![Operand::Chain, Operand::External(mean)], location),
+        Step::chained(
+            binary(BinaryKind::Sub),
+            vec![Operand::Chain, Operand::External(mean)],
+            location,
+        ),
         Step::chained(binary(BinaryKind::Mul), vec![Operand::Chain, var], location),
-        Step::chained(binary(BinaryKind::Mul), vec![Operand::Chain, Operand::External(scale)], location),
-        Step::chained(binary(BinaryKind::Add), vec![Operand::Chain, Operand::External(bias)], location),
+        Step::chained(
+            binary(BinaryKind::Mul),
+            vec![Operand::Chain, Operand::External(scale)],
+            location,
+        ),
+        Step::chained(
+            binary(BinaryKind::Add),
+            vec![Operand::Chain, Operand::External(bias)],
+            location,
+        ),
     ]
 }
 
@@ -207,9 +224,7 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
         "graph.neg" => unary(UnaryKind::Neg),
         "graph.reciprocal" => unary(UnaryKind::Reciprocal),
         "graph.abs" => unary(UnaryKind::Abs),
-        "graph.gelu" if !node.flag("approximate") => {
-            unary(UnaryKind::Gelu)
-        }
+        "graph.gelu" if !node.flag("approximate") => unary(UnaryKind::Gelu),
         "graph.clip" => {
             let bound = |name| node.float_opt(name);
             Some(vec![(

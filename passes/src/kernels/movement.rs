@@ -5,19 +5,19 @@
 //! over the cores; a slice stepping through its last dimension goes through the LB
 //! ([`stepped_columns`]).
 
-use turbine_dialects::attributes::graph::PadMode;
-use crate::ir::Val;
 use super::{
     elementwise::row_major_tile,
     emit::reshaped,
-    layers::{Layer, Scope},
     emit::Tensor,
-    kernel::Kernel,
-    layers,
     emit::{Body, View},
     error::LoweringError,
+    kernel::Kernel,
+    layers,
+    layers::{Layer, Scope},
 };
+use crate::ir::Val;
 use crate::target::Machine;
+use turbine_dialects::attributes::graph::PadMode;
 
 /// Views of rank above 4 are beyond what one DMA describes.
 const MAX_RANK: usize = 4;
@@ -34,8 +34,16 @@ pub fn copy_pairs_ahead(machine: &Machine, pairs: &[(Tensor, Tensor)], kernel: K
     copy_pairs_fenced(machine, pairs, kernel, false)
 }
 
-fn copy_pairs_fenced(machine: &Machine, pairs: &[(Tensor, Tensor)], mut kernel: Kernel, fenced: bool) -> Kernel {
-    let pairs: Vec<&(Tensor, Tensor)> = pairs.iter().filter(|(source, _)| source.view.elements() > 0).collect();
+fn copy_pairs_fenced(
+    machine: &Machine,
+    pairs: &[(Tensor, Tensor)],
+    mut kernel: Kernel,
+    fenced: bool,
+) -> Kernel {
+    let pairs: Vec<&(Tensor, Tensor)> = pairs
+        .iter()
+        .filter(|(source, _)| source.view.elements() > 0)
+        .collect();
     let tilings: Vec<(Vec<usize>, usize)> = pairs
         .iter()
         .map(|(source, _)| {
@@ -80,7 +88,11 @@ fn copy_pairs_fenced(machine: &Machine, pairs: &[(Tensor, Tensor)], mut kernel: 
         // Beyond the 4 dimensions of a DMA view, the tile's dimensions of size 1 are dropped.
         let kept: Vec<usize> = if tile.len() > MAX_RANK {
             let long: Vec<usize> = (0..tile.len()).filter(|&d| tile[d] > 1).collect();
-            if long.is_empty() { vec![tile.len() - 1] } else { long }
+            if long.is_empty() {
+                vec![tile.len() - 1]
+            } else {
+                long
+            }
         } else {
             (0..tile.len()).collect()
         };
@@ -104,7 +116,15 @@ fn copy_pairs_fenced(machine: &Machine, pairs: &[(Tensor, Tensor)], mut kernel: 
 /// core's private memory, picks the columns: the source's port carries the span and the
 /// target's only the result, as on the chip. Tiles split the leading dimensions over the cores
 /// (a row whose span outgrows half the LB is cut along its columns).
-fn stepped_columns(machine: &Machine, host: &mut Body, input: &Tensor, starts: &[usize], steps: &[usize], result: &Tensor, mut kernel: Kernel) -> Kernel {
+fn stepped_columns(
+    machine: &Machine,
+    host: &mut Body,
+    input: &Tensor,
+    starts: &[usize],
+    steps: &[usize],
+    result: &Tensor,
+    mut kernel: Kernel,
+) -> Kernel {
     let last = steps.len() - 1;
     let step = steps[last];
     let shape = result.view.shape.clone();
@@ -116,11 +136,21 @@ fn stepped_columns(machine: &Machine, host: &mut Body, input: &Tensor, starts: &
     let mut span_steps = steps.to_vec();
     span_steps[last] = 1;
     let span = window(host, input, starts, &spanned(&shape), &span_steps);
-    let share = shape.iter().product::<usize>().div_ceil(machine.cores).max(1);
+    let share = shape
+        .iter()
+        .product::<usize>()
+        .div_ceil(machine.cores)
+        .max(1);
     let budget = machine.lb_elements() / 2;
-    let tile = row_major_tile(&shape, |tile| tile.iter().product::<usize>() <= share && spanned(tile).iter().product::<usize>() <= budget)
-        .unwrap_or_else(|| vec![1; shape.len()]);
-    let counts: Vec<usize> = shape.iter().zip(&tile).map(|(dim, size)| dim / size).collect();
+    let tile = row_major_tile(&shape, |tile| {
+        tile.iter().product::<usize>() <= share && spanned(tile).iter().product::<usize>() <= budget
+    })
+    .unwrap_or_else(|| vec![1; shape.len()]);
+    let counts: Vec<usize> = shape
+        .iter()
+        .zip(&tile)
+        .map(|(dim, size)| dim / size)
+        .collect();
     let source = kernel.argument(span.host, &span.view);
     let target = kernel.argument(result.host, &result.view);
     let span_tile = spanned(&tile);
@@ -128,7 +158,11 @@ fn stepped_columns(machine: &Machine, host: &mut Body, input: &Tensor, starts: &
     let index = kernel.begin_tiles(counts.iter().product(), machine);
     let coordinates = kernel.decode(index, &counts);
     let body = &mut kernel.body;
-    let offsets: Vec<Val> = coordinates.iter().zip(&tile).map(|(c, &size)| body.scaled(c, size)).collect();
+    let offsets: Vec<Val> = coordinates
+        .iter()
+        .zip(&tile)
+        .map(|(c, &size)| body.scaled(c, size))
+        .collect();
     let mut span_offsets = offsets.clone();
     span_offsets[last] = body.scaled(offsets[last], step);
     let (from, _) = body.subview(source, &span.view, &span_offsets, &span_tile, None);
@@ -136,7 +170,8 @@ fn stepped_columns(machine: &Machine, host: &mut Body, input: &Tensor, starts: &
     let zero = body.index(0);
     let mut picks = vec![1; tile.len()];
     picks[last] = step;
-    let (picked, _) = body.subview_strided(staged, &staged_view, &vec![zero; tile.len()], &tile, &picks);
+    let (picked, _) =
+        body.subview_strided(staged, &staged_view, &vec![zero; tile.len()], &tile, &picks);
     let (to, _) = body.subview(target, &result.view, &offsets, &tile, None);
     let stored = body.dma(picked, to, &[loaded]);
     kernel.end_tiles(&[stored]);
@@ -150,12 +185,17 @@ pub fn copy(machine: &Machine, source: &Tensor, target: &Tensor, kernel: Kernel)
 
 /// Merges the runs of input dimensions that a permutation keeps adjacent and in order: returns
 /// the merged input shape, the merged output shape and the permutation between them.
-fn merge_transposed(shape: &[usize], permutation: &[usize]) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+fn merge_transposed(
+    shape: &[usize],
+    permutation: &[usize],
+) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
     // Runs of output positions whose input dimensions are consecutive.
     let mut runs: Vec<Vec<usize>> = Vec::new();
     for &dimension in permutation {
         match runs.last_mut() {
-            Some(run) if *run.last().expect("runs are never empty") + 1 == dimension => run.push(dimension),
+            Some(run) if *run.last().expect("runs are never empty") + 1 == dimension => {
+                run.push(dimension)
+            }
             _ => runs.push(vec![dimension]),
         }
     }
@@ -164,7 +204,14 @@ fn merge_transposed(shape: &[usize], permutation: &[usize]) -> (Vec<usize>, Vec<
     let size = |run: &Vec<usize>| run.iter().map(|&d| shape[d]).product::<usize>();
     let input_shape = by_input.iter().map(|&run| size(&runs[run])).collect();
     let output_shape = runs.iter().map(size).collect();
-    let merged = (0..runs.len()).map(|run| by_input.iter().position(|&r| r == run).expect("every run is placed")).collect();
+    let merged = (0..runs.len())
+        .map(|run| {
+            by_input
+                .iter()
+                .position(|&r| r == run)
+                .expect("every run is placed")
+        })
+        .collect();
     (input_shape, output_shape, merged)
 }
 
@@ -185,9 +232,17 @@ pub(crate) fn window(
 /// dimensions it repeats (size 1 in the input, or missing on the left) get stride 0. Runs of
 /// adjacent dimensions that are all repeated, or all kept, merge, so that any rank whose runs fit
 /// a DMA view is lowered.
-fn broadcast(host: &mut Body, layer: &Layer, input: &Tensor, output: &Tensor) -> Result<(Tensor, Tensor), LoweringError> {
+fn broadcast(
+    host: &mut Body,
+    layer: &Layer,
+    input: &Tensor,
+    output: &Tensor,
+) -> Result<(Tensor, Tensor), LoweringError> {
     if !input.view.is_contiguous() {
-        return Err(LoweringError::at(layer.index, "'graph.broadcast' of a strided view is not supported"));
+        return Err(LoweringError::at(
+            layer.index,
+            "'graph.broadcast' of a strided view is not supported",
+        ));
     }
     let out = &output.view.shape;
     let lead = out.len() - input.view.shape.len();
@@ -227,12 +282,20 @@ fn broadcast(host: &mut Body, layer: &Layer, input: &Tensor, output: &Tensor) ->
         }
     }
     let shape: Vec<usize> = runs.iter().map(|&(size, _)| size).collect();
-    let view = View { shape: shape.clone(), strides, dynamic_offset: false, space: input.view.space };
+    let view = View {
+        shape: shape.clone(),
+        strides,
+        dynamic_offset: false,
+        space: input.view.space,
+    };
     let source = if input.view.dynamic_offset {
         let (value, view) = host.reshape_window(input.host, &input.view, &view);
         Tensor { host: value, view }
     } else {
-        Tensor { host: host.reinterpret(input.host, &view), view }
+        Tensor {
+            host: host.reinterpret(input.host, &view),
+            view,
+        }
     };
     Ok((source, reshaped(host, output, &shape)))
 }
@@ -253,25 +316,49 @@ pub fn lower(
     }
     // A scalar's buffer is one element of rank 1 (`buffer_shape`), and a window of it (a slice
     // or a pad, with no starts, steps or pads) is that element.
-    if matches!(node.name.as_str(), "graph.slice" | "graph.pad") && node.results[0].1.shape.is_empty() {
-        return Ok(copy_pairs(scope.machine, &[(input, results[0].clone())], kernel));
+    if matches!(node.name.as_str(), "graph.slice" | "graph.pad")
+        && node.results[0].1.shape.is_empty()
+    {
+        return Ok(copy_pairs(
+            scope.machine,
+            &[(input, results[0].clone())],
+            kernel,
+        ));
     }
     let rank = input.view.shape.len();
     let ones = vec![1; rank];
     let pairs: Vec<(Tensor, Tensor)> = match node.name.as_str() {
         "graph.transpose" => {
-            let permutation: Vec<usize> = node.ints("permutation").iter().map(|&d| d as usize).collect();
+            let permutation: Vec<usize> = node
+                .ints("permutation")
+                .iter()
+                .map(|&d| d as usize)
+                .collect();
             // Input dimensions that stay adjacent and in order move as one: merging them keeps
             // the copy within the 4 dimensions of a DMA view (a channel shuffle's
             // [N, g, C/g, H, W] -> [N, C/g, g, H, W] is [N, g, C/g, H*W] -> [N, C/g, g, H*W]).
             // Above 4 dimensions after that, the copy is cut into rank-4 copies (merged_pairs).
-            let (input_shape, output_shape, permutation) = merge_transposed(&input.view.shape, &permutation);
-            let input = if input_shape != input.view.shape { reshaped(host, &input, &input_shape) } else { input.clone() };
-            let output =
-                if output_shape != results[0].view.shape { reshaped(host, &results[0], &output_shape) } else { results[0].clone() };
+            let (input_shape, output_shape, permutation) =
+                merge_transposed(&input.view.shape, &permutation);
+            let input = if input_shape != input.view.shape {
+                reshaped(host, &input, &input_shape)
+            } else {
+                input.clone()
+            };
+            let output = if output_shape != results[0].view.shape {
+                reshaped(host, &results[0], &output_shape)
+            } else {
+                results[0].clone()
+            };
             let view = input.view.permuted(&permutation);
             let transposed = host.transpose(input.host, &view, &permutation);
-            vec![(Tensor { host: transposed, view }, output)]
+            vec![(
+                Tensor {
+                    host: transposed,
+                    view,
+                },
+                output,
+            )]
         }
         "graph.concat" => {
             let axis = layers::axis(node.int("axis"), rank);
@@ -303,11 +390,10 @@ pub fn lower(
             pairs
         }
         "graph.slice" => {
-            let starts: Vec<usize> = node.ints("starts")
-                .iter()
-                .map(|&s| s as usize)
-                .collect();
-            let steps = node.ints_opt("steps").map_or_else(|| vec![1; rank], <[i64]>::to_vec);
+            let starts: Vec<usize> = node.ints("starts").iter().map(|&s| s as usize).collect();
+            let steps = node
+                .ints_opt("steps")
+                .map_or_else(|| vec![1; rank], <[i64]>::to_vec);
             if steps.iter().any(|&step| step < 1) {
                 return Err(LoweringError::at(
                     layer.index,
@@ -316,7 +402,15 @@ pub fn lower(
             }
             let steps: Vec<usize> = steps.iter().map(|&s| s as usize).collect();
             if rank <= MAX_RANK && steps.last().is_some_and(|&step| step > 1) {
-                return Ok(stepped_columns(scope.machine, host, &input, &starts, &steps, &results[0], kernel));
+                return Ok(stepped_columns(
+                    scope.machine,
+                    host,
+                    &input,
+                    &starts,
+                    &steps,
+                    &results[0],
+                    kernel,
+                ));
             }
             vec![(
                 window(host, &input, &starts, &results[0].view.shape, &steps),
@@ -325,9 +419,7 @@ pub fn lower(
         }
         "graph.pad" => {
             let pads = node.ints("pads").to_vec();
-            if node.pad_mode() != PadMode::Constant
-                || node.float("value") != 0.0
-            {
+            if node.pad_mode() != PadMode::Constant || node.float("value") != 0.0 {
                 return Err(LoweringError::at(
                     layer.index,
                     "padding other than with zeros is not supported (the output buffer starts zeroed)",
@@ -347,7 +439,8 @@ pub fn lower(
         }
         other => unreachable!("{other} is not a data-movement op"),
     };
-    let merged = merged_pairs(host, &pairs).map_err(|message| LoweringError::at(layer.index, format!("'{}': {message}", node.name)))?;
+    let merged = merged_pairs(host, &pairs)
+        .map_err(|message| LoweringError::at(layer.index, format!("'{}': {message}", node.name)))?;
     Ok(copy_pairs(scope.machine, &merged, kernel))
 }
 
@@ -355,7 +448,10 @@ pub fn lower(
 /// (see [`merge_dimensions`]), and a pair still above rank 4 cut into copies of rank 4, one per
 /// index of its leading dimensions (a transpose of a rank-6 tensor whose permutation keeps no two
 /// dimensions together); an error when that would take more than [`MAX_PIECES`] copies.
-pub fn merged_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)]) -> Result<Vec<(Tensor, Tensor)>, String> {
+pub fn merged_pairs(
+    host: &mut Body,
+    pairs: &[(Tensor, Tensor)],
+) -> Result<Vec<(Tensor, Tensor)>, String> {
     let mut merged = Vec::new();
     for pair in pairs.iter().cloned() {
         let (source, target) = merge_dimensions(host, pair);
@@ -373,7 +469,11 @@ pub fn merged_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)]) -> Result<Vec<(
             ));
         }
         let keep: Vec<usize> = (lead..shape.len()).collect();
-        let sizes: Vec<usize> = shape.iter().enumerate().map(|(d, &size)| if d < lead { 1 } else { size }).collect();
+        let sizes: Vec<usize> = shape
+            .iter()
+            .enumerate()
+            .map(|(d, &size)| if d < lead { 1 } else { size })
+            .collect();
         for piece in 0..pieces {
             let mut rest = piece;
             let mut index = vec![0; shape.len()];
@@ -382,9 +482,20 @@ pub fn merged_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)]) -> Result<Vec<(
                 rest /= shape[d];
             }
             let offsets: Vec<Val> = index.iter().map(|&i| host.index(i)).collect();
-            let (from, from_view) = host.subview(source.host, &source.view, &offsets, &sizes, Some(&keep));
-            let (to, to_view) = host.subview(target.host, &target.view, &offsets, &sizes, Some(&keep));
-            merged.push((Tensor { host: from, view: from_view }, Tensor { host: to, view: to_view }));
+            let (from, from_view) =
+                host.subview(source.host, &source.view, &offsets, &sizes, Some(&keep));
+            let (to, to_view) =
+                host.subview(target.host, &target.view, &offsets, &sizes, Some(&keep));
+            merged.push((
+                Tensor {
+                    host: from,
+                    view: from_view,
+                },
+                Tensor {
+                    host: to,
+                    view: to_view,
+                },
+            ));
         }
     }
     Ok(merged)
@@ -411,7 +522,9 @@ fn merge_dimensions(host: &mut Body, (source, target): (Tensor, Tensor)) -> (Ten
         }
         let (from, to) = (source.view.strides[d], target.view.strides[d]);
         match runs.last_mut() {
-            Some((run, outer_from, outer_to)) if *outer_from == from * size && *outer_to == to * size => {
+            Some((run, outer_from, outer_to))
+                if *outer_from == from * size && *outer_to == to * size =>
+            {
                 *run *= size;
                 (*outer_from, *outer_to) = (from, to);
             }
@@ -423,12 +536,20 @@ fn merge_dimensions(host: &mut Body, (source, target): (Tensor, Tensor)) -> (Ten
     }
     let sizes: Vec<usize> = runs.iter().map(|run| run.0).collect();
     let seen = |host: &mut Body, tensor: &Tensor, strides: Vec<usize>| {
-        let view = View { shape: sizes.clone(), strides, dynamic_offset: tensor.view.dynamic_offset, space: tensor.view.space };
+        let view = View {
+            shape: sizes.clone(),
+            strides,
+            dynamic_offset: tensor.view.dynamic_offset,
+            space: tensor.view.space,
+        };
         if tensor.view.dynamic_offset {
             let (value, view) = host.reshape_window(tensor.host, &tensor.view, &view);
             Tensor { host: value, view }
         } else {
-            Tensor { host: host.reinterpret(tensor.host, &view), view }
+            Tensor {
+                host: host.reinterpret(tensor.host, &view),
+                view,
+            }
         }
     };
     let source = seen(host, &source, runs.iter().map(|run| run.1).collect());

@@ -5,7 +5,7 @@
 //! their bytes. An estimate is the larger of the two, a roofline; and a layer's tilings are
 //! picked by it, within a tie band that the fewer instructions decide ([`Candidates::best`]).
 
-use super::{emit::Space};
+use super::emit::Space;
 use crate::target::Machine;
 use std::collections::BTreeMap;
 
@@ -16,7 +16,10 @@ pub type SpaceElements = BTreeMap<Space, usize>;
 /// The cycles a tile's epilogue operands take to load (f32), each at the rate of its own port,
 /// one after the other.
 pub fn load_cycles(elements: &SpaceElements, machine: &Machine) -> f64 {
-    elements.iter().map(|(&space, &count)| (count * 4) as f64 / space.link_bandwidth(machine)).sum()
+    elements
+        .iter()
+        .map(|(&space, &count)| (count * 4) as f64 / space.link_bandwidth(machine))
+        .sum()
 }
 
 /// Cycles of each shared port (DDR, GB bus) one core's tile takes at its share of the port.
@@ -101,14 +104,21 @@ impl<T> Candidates<T> {
     /// more still waits less wherever the port is not saturated after all); the first found on
     /// a full tie.
     pub fn best(self) -> Option<(Estimate, T)> {
-        let lowest = self.0.iter().map(|(estimate, _)| estimate.cycles).fold(f64::INFINITY, f64::min);
+        let lowest = self
+            .0
+            .iter()
+            .map(|(estimate, _)| estimate.cycles)
+            .fold(f64::INFINITY, f64::min);
         let mut best: Option<(Estimate, T)> = None;
         for (estimate, tiling) in self.0 {
             if estimate.cycles > lowest * (1.0 + TIE) {
                 continue;
             }
             let key = (estimate.instructions, estimate.latency);
-            if best.as_ref().is_none_or(|(chosen, _)| key < (chosen.instructions, chosen.latency)) {
+            if best
+                .as_ref()
+                .is_none_or(|(chosen, _)| key < (chosen.instructions, chosen.latency))
+            {
                 best = Some((estimate, tiling));
             }
         }

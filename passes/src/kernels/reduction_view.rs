@@ -41,5 +41,10 @@ pub(crate) fn reduction_view(shape: &[usize], axes: &[usize]) -> ReductionView {
     if lead == 0 {
         dims.remove(0);
     }
-    ReductionView { dims, runs, lead, outer }
+    ReductionView {
+        dims,
+        runs,
+        lead,
+        outer,
+    }
 }

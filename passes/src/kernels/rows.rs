@@ -4,18 +4,18 @@
 //! normalised extent last — and whole rows are tiled, since every output element needs its whole
 //! row.
 
-use turbine_dialects::attributes::dsa::{BinaryKind, PoolKind, ReduceKind, UnaryKind};
 use super::{
     emit::reshaped,
-    layers::{Layer, Scope},
     emit::Tensor,
-    kernel::Kernel,
-    layers,
     emit::{divisors_descending, Body},
     error::LoweringError,
+    kernel::Kernel,
+    layers,
+    layers::{Layer, Scope},
 };
-use crate::kernels::reduction_view::{reduction_view, ReductionView, MAX_VIEW_RANK};
 use crate::ir::Val;
+use crate::kernels::reduction_view::{reduction_view, ReductionView, MAX_VIEW_RANK};
+use turbine_dialects::attributes::dsa::{BinaryKind, PoolKind, ReduceKind, UnaryKind};
 
 fn too_long(scope: &Scope, layer: &Layer, row: usize) -> LoweringError {
     LoweringError::at(
@@ -76,7 +76,12 @@ pub fn lower_reduce(
     // run is reduced in turn, last first, in LB: a mean of equal-sized means is the mean, so
     // every kind reduces run by run. Dimension 0 is what the tiles split; an outer of 1 is left
     // out when the view needs its place, and then one tile holds everything.
-    let ReductionView { dims, runs, lead, outer } = reduction_view(&shape, &axes);
+    let ReductionView {
+        dims,
+        runs,
+        lead,
+        outer,
+    } = reduction_view(&shape, &axes);
     if dims.len() > MAX_VIEW_RANK {
         return Err(LoweringError::at(
             layer.index,
@@ -96,7 +101,10 @@ pub fn lower_reduce(
             shapes.push(next);
         }
     }
-    let per_row: usize = shapes.iter().map(|shape| shape[lead..].iter().product::<usize>()).sum();
+    let per_row: usize = shapes
+        .iter()
+        .map(|shape| shape[lead..].iter().product::<usize>())
+        .sum();
     let tile = row_tile(scope, outer, per_row, 0).ok_or_else(|| too_long(scope, layer, per_row))?;
     let tiled = |shape: &[usize]| {
         let mut shape = shape.to_vec();
@@ -118,14 +126,33 @@ pub fn lower_reduce(
     let body = &mut kernel.body;
     let row = body.scaled(index, tile);
     let zero = body.index(0);
-    let offsets: Vec<Val> = (0..dims.len()).map(|d| if d == 0 && lead == 1 { row } else { zero }).collect();
+    let offsets: Vec<Val> = (0..dims.len())
+        .map(|d| if d == 0 && lead == 1 { row } else { zero })
+        .collect();
     let (from, _) = body.subview(source_arg, &source.view, &offsets, &tiled(&dims), None);
     let mut token = body.dma(from, buffers[0], &[]);
-    let reduced_positions = runs.iter().enumerate().rev().filter(|(_, &(_, reduced))| reduced).map(|(position, _)| position);
+    let reduced_positions = runs
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, &(_, reduced))| reduced)
+        .map(|(position, _)| position);
     for (step, position) in reduced_positions.enumerate() {
-        token = body.reduce(kind, buffers[step], buffers[step + 1], (lead + position) as i64, &[token]);
+        token = body.reduce(
+            kind,
+            buffers[step],
+            buffers[step + 1],
+            (lead + position) as i64,
+            &[token],
+        );
     }
-    let (to, _) = body.subview(target_arg, &target.view, &offsets, &tiled(&result_dims), None);
+    let (to, _) = body.subview(
+        target_arg,
+        &target.view,
+        &offsets,
+        &tiled(&result_dims),
+        None,
+    );
     let stored = body.dma(*buffers.last().expect("the result"), to, &[token]);
     kernel.end_tiles(&[stored]);
     Ok(kernel)
@@ -154,7 +181,13 @@ pub fn lower_softmax(
     let outer: usize = shape[..axis].iter().product();
     let length = shape[axis];
     let inner: usize = shape[axis + 1..].iter().product();
-    let with_inner = |rows: usize, length: usize| if inner == 1 { vec![rows, length] } else { vec![rows, length, inner] };
+    let with_inner = |rows: usize, length: usize| {
+        if inner == 1 {
+            vec![rows, length]
+        } else {
+            vec![rows, length, inner]
+        }
+    };
     let source = reshaped(host, &input, &with_inner(outer, length));
     let target = reshaped(host, &layer.output, &with_inner(outer, length));
     let tile = row_tile(scope, outer, (length + 1) * inner, 0)
@@ -167,15 +200,31 @@ pub fn lower_softmax(
     let body = &mut kernel.body;
     let row = body.scaled(index, tile);
     let zero = body.index(0);
-    let offsets = if inner == 1 { vec![row, zero] } else { vec![row, zero, zero] };
-    let (from, _) = body.subview(source_arg, &source.view, &offsets, &with_inner(tile, length), None);
+    let offsets = if inner == 1 {
+        vec![row, zero]
+    } else {
+        vec![row, zero, zero]
+    };
+    let (from, _) = body.subview(
+        source_arg,
+        &source.view,
+        &offsets,
+        &with_inner(tile, length),
+        None,
+    );
     let loaded = body.dma(from, x, &[]);
     let maximum = body.reduce(ReduceKind::Max, x, s, 1, &[loaded]);
     let shifted = body.binary(BinaryKind::Sub, x, s, x, &[maximum]);
     let exponent = body.unary(UnaryKind::Exp, x, x, &[], &[shifted]);
     let sum = body.reduce(ReduceKind::Sum, x, s, 1, &[exponent]);
     let normalised = body.binary(BinaryKind::Div, x, s, x, &[sum]);
-    let (to, _) = body.subview(target_arg, &target.view, &offsets, &with_inner(tile, length), None);
+    let (to, _) = body.subview(
+        target_arg,
+        &target.view,
+        &offsets,
+        &with_inner(tile, length),
+        None,
+    );
     let stored = body.dma(x, to, &[normalised]);
     kernel.end_tiles(&[stored]);
     Ok(kernel)
@@ -234,7 +283,13 @@ pub fn lower_layer_norm(
     let centred = body.binary(BinaryKind::Sub, x, mean, x, &[averaged]);
     let squared = body.binary(BinaryKind::Mul, x, x, t, &[centred]);
     let var = body.reduce(ReduceKind::Mean, t, variance, 1, &[squared]);
-    let shifted = body.unary(UnaryKind::Affine, variance, variance, &[("scale", 1.0), ("shift", epsilon)], &[var]);
+    let shifted = body.unary(
+        UnaryKind::Affine,
+        variance,
+        variance,
+        &[("scale", 1.0), ("shift", epsilon)],
+        &[var],
+    );
     let inverse = body.unary(UnaryKind::Rsqrt, variance, variance, &[], &[shifted]);
     let normalised = body.binary(BinaryKind::Mul, x, variance, x, &[inverse, centred]);
     let mut last = body.binary(BinaryKind::Mul, x, gamma, x, &[normalised]);
@@ -252,12 +307,20 @@ pub fn lower_layer_norm(
 /// by the window's halves and counting the padding (so the divisor is always `size`), and the
 /// power is `exp(-beta * log(bias + alpha * mean))`. Tiles take every channel and a divisor of
 /// the spatial positions.
-pub fn lower_lrn(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kernel) -> Result<Kernel, LoweringError> {
+pub fn lower_lrn(
+    scope: &Scope,
+    host: &mut Body,
+    layer: &Layer,
+    mut kernel: Kernel,
+) -> Result<Kernel, LoweringError> {
     let node = layer.node;
     let input = scope.tensor(node.operands[0]).clone();
     let shape = input.view.shape.clone();
     if shape.len() < 3 {
-        return Err(LoweringError::at(layer.index, "lrn needs a tensor with channels and positions (rank 3 or more)"));
+        return Err(LoweringError::at(
+            layer.index,
+            "lrn needs a tensor with channels and positions (rank 3 or more)",
+        ));
     }
     let (batch, channels) = (shape[0], shape[1]);
     let positions: usize = shape[2..].iter().product();
@@ -290,10 +353,31 @@ pub fn lower_lrn(scope: &Scope, host: &mut Body, layer: &Layer, mut kernel: Kern
     let squared = body.binary(BinaryKind::Mul, x, x, squares, &[loaded]);
     let window = [size, 1];
     let pads = [below, 0, above, 0];
-    let mean = body.pool(PoolKind::Avg, squares, scale, window, [1, 1], pads, true, &[squared]);
-    let base = body.unary(UnaryKind::Affine, scale, scale, &[("scale", alpha), ("shift", bias)], &[mean]);
+    let mean = body.pool(
+        PoolKind::Avg,
+        squares,
+        scale,
+        window,
+        [1, 1],
+        pads,
+        true,
+        &[squared],
+    );
+    let base = body.unary(
+        UnaryKind::Affine,
+        scale,
+        scale,
+        &[("scale", alpha), ("shift", bias)],
+        &[mean],
+    );
     let logarithm = body.unary(UnaryKind::Log, scale, scale, &[], &[base]);
-    let scaled = body.unary(UnaryKind::Affine, scale, scale, &[("scale", -beta), ("shift", 0.0)], &[logarithm]);
+    let scaled = body.unary(
+        UnaryKind::Affine,
+        scale,
+        scale,
+        &[("scale", -beta), ("shift", 0.0)],
+        &[logarithm],
+    );
     let power = body.unary(UnaryKind::Exp, scale, scale, &[], &[scaled]);
     let normalised = body.binary(BinaryKind::Mul, x, scale, x, &[power]);
     let (to, _) = body.subview(target_arg, &target.view, &offsets, &tile_shape, None);

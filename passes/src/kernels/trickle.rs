@@ -44,7 +44,9 @@ pub fn tile_loop_after(start: Op) -> Option<Op> {
 /// are unrolled, two tiles a core, issued two of each core's nine pieces of a 1.2 MB filter copy
 /// in its loop).
 pub fn spread_bytes(start: Op, tiles: usize, cores: usize) -> usize {
-    let Some(tile_loop) = tile_loop_after(start) else { return 0 };
+    let Some(tile_loop) = tile_loop_after(start) else {
+        return 0;
+    };
     let steps = tiles * chunk_loop(tile_loop).map_or(1, |(_, per_tile)| per_tile);
     steps * cores * PIECE_BYTES
 }
@@ -53,7 +55,10 @@ pub fn spread_bytes(start: Op, tiles: usize, cores: usize) -> usize {
 /// copy), which pieces cut as runs of elements, of a size with a divisor near [`PIECE_BYTES`].
 pub fn can_trickle(pairs: &[(Tensor, Tensor)]) -> bool {
     pairs.iter().all(|(source, target)| {
-        source.view.is_contiguous() && target.view.is_contiguous() && source.view.elements() > 0 && piece_elements(source.view.elements()).is_some()
+        source.view.is_contiguous()
+            && target.view.is_contiguous()
+            && source.view.elements() > 0
+            && piece_elements(source.view.elements()).is_some()
     })
 }
 
@@ -63,7 +68,12 @@ pub fn can_trickle(pairs: &[(Tensor, Tensor)]) -> bool {
 /// ResNet-50 b8 cut along its channels: one tile of 16 channels per core) has its steps there.
 fn chunk_loop(tile_loop: Op) -> Option<(Op, usize)> {
     tile_loop.body_ops().into_iter().find_map(|op| {
-        let bounds = (op.name() == "scf.for").then(|| (op.operand(0).integer_constant(), op.operand(1).integer_constant()));
+        let bounds = (op.name() == "scf.for").then(|| {
+            (
+                op.operand(0).integer_constant(),
+                op.operand(1).integer_constant(),
+            )
+        });
         match bounds {
             Some((Some(low), Some(high))) => Some((op, high.saturating_sub(low).max(0) as usize)),
             _ => None,
@@ -77,16 +87,37 @@ fn chunk_loop(tile_loop: Op) -> Option<(Op, usize)> {
 /// which issues its pieces at evenly spaced steps of its share: its tiles, or each tile's chunks
 /// when the tile loop has a [`chunk_loop`]; a core with fewer steps than pieces issues the rest
 /// after the loop. The barrier ending the layer orders them before their readers.
-pub fn trickle_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)], mut kernel: Kernel, (core, cores): (Val, usize), start: Op, tile_loop: Op) -> Kernel {
+pub fn trickle_pairs(
+    host: &mut Body,
+    pairs: &[(Tensor, Tensor)],
+    mut kernel: Kernel,
+    (core, cores): (Val, usize),
+    start: Op,
+    tile_loop: Op,
+) -> Kernel {
     let location = kernel.body.location();
-    let (low, high, induction) = (tile_loop.operand(0), tile_loop.operand(1), tile_loop.entry_argument(0));
-    let chunks = chunk_loop(tile_loop).map(|(chunks, per_tile)| (chunks, chunks.operand(0), per_tile, chunks.entry_argument(0)));
+    let (low, high, induction) = (
+        tile_loop.operand(0),
+        tile_loop.operand(1),
+        tile_loop.entry_argument(0),
+    );
+    let chunks = chunk_loop(tile_loop).map(|(chunks, per_tile)| {
+        (
+            chunks,
+            chunks.operand(0),
+            per_tile,
+            chunks.entry_argument(0),
+        )
+    });
     // SAFETY: the loops are live `scf.for`s (one block, ending in its yield); the tile loop is
     // followed by the layer's barrier at least.
     let (first, after) = unsafe {
         let body = chunks.map_or(tile_loop, |(chunks, ..)| chunks);
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(body.0, 0));
-        (Op(mlirBlockGetFirstOperation(block)), Op(mlirOperationGetNextInBlock(tile_loop.0)))
+        (
+            Op(mlirBlockGetFirstOperation(block)),
+            Op(mlirOperationGetNextInBlock(tile_loop.0)),
+        )
     };
     // How many steps the share has: its tiles, times each tile's chunks when it has a chunk loop.
     let step_count = |body: &mut Body| {
@@ -115,14 +146,25 @@ pub fn trickle_pairs(host: &mut Body, pairs: &[(Tensor, Tensor)], mut kernel: Ke
         let piece = piece_elements(elements).expect("checked by can_trickle");
         let pieces = elements / piece;
         let per_core = pieces.div_ceil(cores);
-        let (source, target) = (reshaped(host, source, &[elements]), reshaped(host, target, &[elements]));
+        let (source, target) = (
+            reshaped(host, source, &[elements]),
+            reshaped(host, target, &[elements]),
+        );
         // Arguments (and views rebuilt in the kernel) go before the layer, where the loop sees them.
         let here = std::mem::replace(&mut kernel.body, Body::before(start, location));
         let from = kernel.argument(source.host, &source.view);
         let to = kernel.argument(target.host, &target.view);
-        let (core, piece_count, per_core) = (core, kernel.body.index(pieces), kernel.body.index(per_core));
+        let (core, piece_count, per_core) =
+            (core, kernel.body.index(pieces), kernel.body.index(per_core));
         kernel.body = here;
-        let copy = Piece { from: (from, &source), to: (to, &target), piece, core, cores, count: piece_count };
+        let copy = Piece {
+            from: (from, &source),
+            to: (to, &target),
+            piece,
+            core,
+            cores,
+            count: piece_count,
+        };
 
         // In the loop: step s of the share issues piece k = (s - shift) / stride when s - shift
         // is a multiple of stride = max(1, steps / per_core), from shift = core * stride / cores
@@ -192,7 +234,13 @@ impl Piece<'_> {
         body.open_if(condition);
         let size = body.index(self.piece);
         let offset = body.arith("muli", q, size);
-        let (from, _) = body.subview(self.from.0, &self.from.1.view, &[offset], &[self.piece], None);
+        let (from, _) = body.subview(
+            self.from.0,
+            &self.from.1.view,
+            &[offset],
+            &[self.piece],
+            None,
+        );
         let (to, _) = body.subview(self.to.0, &self.to.1.view, &[offset], &[self.piece], None);
         body.dma(from, to, &[]);
         body.close();
@@ -204,7 +252,9 @@ impl Piece<'_> {
 /// copy of a prime number of elements would take one DMA per element).
 fn piece_elements(elements: usize) -> Option<usize> {
     let most = PIECE_BYTES / 4;
-    let piece = (1..=most.min(elements)).rev().find(|size| elements % size == 0)?;
+    let piece = (1..=most.min(elements))
+        .rev()
+        .find(|size| elements % size == 0)?;
     (piece == elements || piece >= most / 4).then_some(piece)
 }
 

@@ -87,14 +87,23 @@ pub struct View {
 impl View {
     /// A whole contiguous buffer.
     pub fn contiguous(shape: &[usize], space: Space) -> Self {
-        Self { shape: shape.to_vec(), strides: contiguous_strides(shape), dynamic_offset: false, space }
+        Self {
+            shape: shape.to_vec(),
+            strides: contiguous_strides(shape),
+            dynamic_offset: false,
+            space,
+        }
     }
 
     /// Whether the elements are one run of memory in row-major order (the strides of dimensions
     /// of size 1 do not matter).
     pub fn is_contiguous(&self) -> bool {
         let expected = contiguous_strides(&self.shape);
-        self.shape.iter().zip(&self.strides).zip(&expected).all(|((&size, stride), want)| size == 1 || stride == want)
+        self.shape
+            .iter()
+            .zip(&self.strides)
+            .zip(&expected)
+            .all(|((&size, stride), want)| size == 1 || stride == want)
     }
 
     /// Number of elements.
@@ -111,11 +120,17 @@ impl View {
         unsafe {
             let element = mlirF32TypeGet(context);
             let layout = if self.dynamic_offset || self.strides != contiguous_strides(&self.shape) {
-                let offset = if self.dynamic_offset { mlirShapedTypeGetDynamicStrideOrOffset() } else { 0 };
+                let offset = if self.dynamic_offset {
+                    mlirShapedTypeGetDynamicStrideOrOffset()
+                } else {
+                    0
+                };
                 let strides = to_i64(&self.strides);
                 mlirStridedLayoutAttrGet(context, offset, strides.len() as isize, strides.as_ptr())
             } else {
-                MlirAttribute { ptr: std::ptr::null() }
+                MlirAttribute {
+                    ptr: std::ptr::null(),
+                }
             };
             mlirMemRefTypeGet(element, shape.len() as isize, shape.as_ptr(), layout, space)
         }

@@ -1,14 +1,15 @@
 //! A pooling layer: output tiles of `[1, Ct, OHt, OW]`, the input rows of the window loaded with
 //! the padding resolved per row class as for convolutions, one vector-core pooling instruction.
 
-use turbine_dialects::attributes::dsa::PoolKind;
 use super::{
-    row_classes::{dispatch_classes, Rows},
-    layers::{Layer, Scope},
-    epilogue::Epilogue, kernel::{Kernel, Store},
     emit::divisors_descending,
+    epilogue::Epilogue,
     error::LoweringError,
+    kernel::{Kernel, Store},
+    layers::{Layer, Scope},
+    row_classes::{dispatch_classes, Rows},
 };
+use turbine_dialects::attributes::dsa::PoolKind;
 
 /// Lowers a max or average pooling layer.
 pub fn lower_pool(
@@ -52,7 +53,10 @@ pub fn lower_pool(
             }
             pads[axis + 2] += (reach - padded) as i64;
             if pads[axis + 2] >= window[axis] {
-                return Err(LoweringError::at(layer.index, "ceil_mode pooling whose last window lies in the padding is not supported"));
+                return Err(LoweringError::at(
+                    layer.index,
+                    "ceil_mode pooling whose last window lies in the padding is not supported",
+                ));
             }
         }
     }
@@ -132,10 +136,24 @@ pub fn lower_pool(
         );
         let loaded = body.dma(source, input_tile, &[]);
         let kind = if is_max { PoolKind::Max } else { PoolKind::Avg };
-        let pads = [class.pad_top, pads[1] as usize, class.pad_bottom, pads[3] as usize];
+        let pads = [
+            class.pad_top,
+            pads[1] as usize,
+            class.pad_bottom,
+            pads[3] as usize,
+        ];
         let window = [window[0] as usize, window[1] as usize];
         let strides = [strides[0] as usize, strides[1] as usize];
-        let token = body.pool(kind, input_tile, accumulator, window, strides, pads, count_include_pad, &[loaded]);
+        let token = body.pool(
+            kind,
+            input_tile,
+            accumulator,
+            window,
+            strides,
+            pads,
+            count_include_pad,
+            &[loaded],
+        );
         body.wait(&[token]);
     });
     let offsets = [n, channel, out_row, zero];

@@ -43,8 +43,11 @@ block's length. Runs last in `turbine-dsa-to-llvm`.";
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
         let function = Op(operation.to_raw());
-        let mut work: Vec<Op> =
-            function.collect_pre_order().into_iter().filter(|op| op.name() == "llvm.extractvalue").collect();
+        let mut work: Vec<Op> = function
+            .collect_pre_order()
+            .into_iter()
+            .filter(|op| op.name() == "llvm.extractvalue")
+            .collect();
         work.reverse();
         while let Some(extract) = work.pop() {
             work.extend(fold(extract));
@@ -63,7 +66,9 @@ fn position(op: Op) -> Vec<i64> {
 fn fold(extract: Op) -> Vec<Op> {
     let wanted = position(extract);
     loop {
-        let Some(source) = extract.operand(0).defining_op() else { return Vec::new() };
+        let Some(source) = extract.operand(0).defining_op() else {
+            return Vec::new();
+        };
         match source.name().as_str() {
             "llvm.insertvalue" => {
                 // Operands: the container, then the inserted value.
@@ -86,7 +91,15 @@ fn fold(extract: Op) -> Vec<Op> {
                 // SAFETY: the op is alive.
                 let context = unsafe { mlirOperationGetContext(extract.0) };
                 let field = |from: Val| {
-                    create(point, location, "llvm.extractvalue", &[from], &[r#type], &[("position", i64_array(context, &wanted))], Vec::new())
+                    create(
+                        point,
+                        location,
+                        "llvm.extractvalue",
+                        &[from],
+                        &[r#type],
+                        &[("position", i64_array(context, &wanted))],
+                        Vec::new(),
+                    )
                 };
                 let (on_true, on_false) = (field(source.operand(1)), field(source.operand(2)));
                 let select = create(
@@ -116,7 +129,10 @@ fn erase_dead_aggregates(function: Op) {
             "llvm.insertvalue" | "llvm.extractvalue" | "llvm.mlir.poison" => true,
             // SAFETY: the result type is alive.
             "llvm.select" => unsafe {
-                mlirTypeIDEqual(mlirTypeGetTypeID(op.result(0).r#type()), mlirLLVMStructTypeGetTypeID())
+                mlirTypeIDEqual(
+                    mlirTypeGetTypeID(op.result(0).r#type()),
+                    mlirLLVMStructTypeGetTypeID(),
+                )
             },
             _ => false,
         };

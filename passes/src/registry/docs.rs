@@ -7,7 +7,8 @@ use std::fmt::Write;
 use turbine_dialects::pass_abi::OptionKind;
 
 /// Where docs/Lowering.md's generated part starts and ends.
-pub const LOWERING_BEGIN: &str = "<!-- Generated from the pipeline registry (turbine-passes): begin -->";
+pub const LOWERING_BEGIN: &str =
+    "<!-- Generated from the pipeline registry (turbine-passes): begin -->";
 /// See [`LOWERING_BEGIN`].
 pub const LOWERING_END: &str = "<!-- Generated from the pipeline registry: end -->";
 
@@ -26,8 +27,12 @@ pub fn markdown(passes: &[&PassInfo], pipelines: &[&PipelineInfo]) -> String {
          [pipelines](#pipelines) run several passes from one flag.\n\n## Passes\n",
     );
     for info in passes {
-        write!(text, "\n### `-{}`\n\n_{}_\n\nAnchor: `{}`\n\n{}\n", info.argument, info.summary, info.anchor, info.description)
-            .unwrap();
+        write!(
+            text,
+            "\n### `-{}`\n\n_{}_\n\nAnchor: `{}`\n\n{}\n",
+            info.argument, info.summary, info.anchor, info.description
+        )
+        .unwrap();
         options_table(&mut text, info.options);
     }
     text.push_str(
@@ -36,8 +41,15 @@ pub fn markdown(passes: &[&PassInfo], pipelines: &[&PipelineInfo]) -> String {
          (`builtin.module(<flag>{option=value})`); `<name>` below is the value of the pipeline's option `name`.\n",
     );
     for info in pipelines {
-        write!(text, "\n### `-{}`\n\n_{}_\n\n{}\n\n{}", info.argument, info.summary, info.description, pass_list(info))
-            .unwrap();
+        write!(
+            text,
+            "\n### `-{}`\n\n_{}_\n\n{}\n\n{}",
+            info.argument,
+            info.summary,
+            info.description,
+            pass_list(info)
+        )
+        .unwrap();
         options_table(&mut text, info.options);
     }
     text
@@ -47,7 +59,14 @@ pub fn markdown(passes: &[&PassInfo], pipelines: &[&PipelineInfo]) -> String {
 pub fn lowering_section(pipelines: &[&PipelineInfo]) -> String {
     let mut text = format!("{LOWERING_BEGIN}\n");
     for info in pipelines {
-        write!(text, "\n`{}`: {}\n\n{}", info.argument, info.summary, pass_list(info)).unwrap();
+        write!(
+            text,
+            "\n`{}`: {}\n\n{}",
+            info.argument,
+            info.summary,
+            pass_list(info)
+        )
+        .unwrap();
     }
     write!(text, "\n{LOWERING_END}").unwrap();
     text
@@ -55,7 +74,10 @@ pub fn lowering_section(pipelines: &[&PipelineInfo]) -> String {
 
 /// A pipeline's passes as a code block of pipeline text, one pass per line.
 fn pass_list(info: &PipelineInfo) -> String {
-    format!("```\nbuiltin.module(\n  {}\n)\n```\n", info.pass_lines().join(",\n  "))
+    format!(
+        "```\nbuiltin.module(\n  {}\n)\n```\n",
+        info.pass_lines().join(",\n  ")
+    )
 }
 
 fn options_table(text: &mut String, options: &[OptionInfo]) {
@@ -70,6 +92,11 @@ fn options_table(text: &mut String, options: &[OptionInfo]) {
             OptionKind::Bool => "boolean",
             OptionKind::Float => "float",
         };
-        writeln!(text, "| `{}` | {kind} | `{}` | {} |", option.name, option.default, option.description).unwrap();
+        writeln!(
+            text,
+            "| `{}` | {kind} | `{}` | {} |",
+            option.name, option.default, option.description
+        )
+        .unwrap();
     }
 }

@@ -84,9 +84,11 @@ pub fn info_of<P: Pass>() -> &'static PassInfo {
             description: P::DESCRIPTION,
             anchor: P::ANCHOR,
             options: P::OPTIONS,
-            run: |options, operation| P::from_options(options)
-                .map_err(|_| PassFailure)?
-                .run(operation),
+            run: |options, operation| {
+                P::from_options(options)
+                    .map_err(|_| PassFailure)?
+                    .run(operation)
+            },
             validate: |options| P::from_options(options).map(drop),
         }))
     })
@@ -111,7 +113,12 @@ impl fmt::Display for OptionError {
 impl PassOptions {
     /// Options with their defaults, for running a pass from Rust.
     pub fn defaults(options: &'static [OptionInfo]) -> Self {
-        Self { values: options.iter().map(|option| (option, option.default.to_owned())).collect() }
+        Self {
+            values: options
+                .iter()
+                .map(|option| (option, option.default.to_owned()))
+                .collect(),
+        }
     }
 
     /// Sets one option from text, as `--pass="name=value"` would.
@@ -140,7 +147,9 @@ impl PassOptions {
 
     /// An integer option.
     pub fn int(&self, name: &str) -> Result<i64, String> {
-        self.text(name).parse().map_err(|_| format!("option '{name}' expects an integer"))
+        self.text(name)
+            .parse()
+            .map_err(|_| format!("option '{name}' expects an integer"))
     }
 
     /// A boolean option.
@@ -148,13 +157,17 @@ impl PassOptions {
         match self.text(name) {
             "true" | "1" => Ok(true),
             "false" | "0" => Ok(false),
-            other => Err(format!("option '{name}' expects true or false, got '{other}'")),
+            other => Err(format!(
+                "option '{name}' expects true or false, got '{other}'"
+            )),
         }
     }
 
     /// A floating-point option.
     pub fn float(&self, name: &str) -> Result<f64, String> {
-        self.text(name).parse().map_err(|_| format!("option '{name}' expects a number"))
+        self.text(name)
+            .parse()
+            .map_err(|_| format!("option '{name}' expects a number"))
     }
 }
 
@@ -167,7 +180,10 @@ impl PassInfo {
         if name != self.anchor {
             crate::ir::emit_error(
                 operation.location(),
-                &format!("can't run '{}' pass on '{name}' op (it runs on '{}')", self.argument, self.anchor),
+                &format!(
+                    "can't run '{}' pass on '{name}' op (it runs on '{}')",
+                    self.argument, self.anchor
+                ),
             );
             return Err(PassFailure);
         }
@@ -215,7 +231,10 @@ unsafe extern "C" fn validate_callback(
         Ok(()) => true,
         Err(message) => {
             if let Some(callback) = on_error {
-                let reference = MlirStringRef { data: message.as_ptr().cast(), length: message.len() };
+                let reference = MlirStringRef {
+                    data: message.as_ptr().cast(),
+                    length: message.len(),
+                };
                 // SAFETY: the callback copies the string before returning.
                 unsafe { callback(reference, error_user_data) };
             }

@@ -18,7 +18,9 @@ pub struct OptionInfo {
 
 /// A C string that lives for the rest of the process, for definitions handed to MLIR's registry.
 pub(crate) fn leak_c_string(text: &str) -> *const std::ffi::c_char {
-    CString::new(text).expect("pass metadata contains no NUL").into_raw()
+    CString::new(text)
+        .expect("pass metadata contains no NUL")
+        .into_raw()
 }
 
 /// `options` as the C ABI describes them, leaked for the rest of the process.

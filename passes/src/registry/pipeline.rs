@@ -97,15 +97,25 @@ pub fn register(info: &'static PipelineInfo) {
                 .map(|(name, value)| {
                     let (pipeline_option, value) = match value {
                         StepValue::Option(option) => {
-                            let index = info.options.iter().position(|declared| declared.name == *option);
+                            let index = info
+                                .options
+                                .iter()
+                                .position(|declared| declared.name == *option);
                             let index = index.unwrap_or_else(|| {
-                                panic!("pipeline '{}' has no option '{option}' for {}", info.argument, step.pass)
+                                panic!(
+                                    "pipeline '{}' has no option '{option}' for {}",
+                                    info.argument, step.pass
+                                )
                             });
                             (index as i64, std::ptr::null())
                         }
                         StepValue::Fixed(fixed) => (-1, leak_c_string(fixed)),
                     };
-                    RawStepOption { name: leak_c_string(name), pipeline_option, value }
+                    RawStepOption {
+                        name: leak_c_string(name),
+                        pipeline_option,
+                        value,
+                    }
                 })
                 .collect();
             let options = Box::leak(options.into_boxed_slice());

@@ -51,16 +51,26 @@ impl Instance {
     /// Reads `op` (an `instance.instance`); an error names what is missing.
     pub fn read(op: Op) -> Result<Self, String> {
         let group = op.string_value("group").unwrap_or_default();
-        let index = op.attribute("index").and_then(|a| IntegerAttribute::try_from(a).ok()).map_or(0, |a| a.value());
+        let index = op
+            .attribute("index")
+            .and_then(|a| IntegerAttribute::try_from(a).ok())
+            .map_or(0, |a| a.value());
         let name = format!("'{group}' #{index}");
         let order = op
             .attribute("order")
             .and_then(|a| IntegerAttribute::try_from(a).ok())
             .ok_or_else(|| format!("instance {name} has no order: run instance-order first"))?
             .value() as usize;
-        let body = FunctionView::read_body(op, name.clone()).map_err(|error| format!("cannot read instance {name}: {}", error.message))?;
+        let body = FunctionView::read_body(op, name.clone())
+            .map_err(|error| format!("cannot read instance {name}: {}", error.message))?;
         let shape = body.type_of(body.returned()[0]).shape.clone();
-        Ok(Self { op, name, order, body, shape })
+        Ok(Self {
+            op,
+            name,
+            order,
+            body,
+            shape,
+        })
     }
 
     /// The dimensions of the output that may be spread over cores: a core must be able to
@@ -69,11 +79,25 @@ impl Instance {
     /// reduction's reduced dimensions).
     pub fn bindable(&self) -> Vec<bool> {
         let output = self.body.returned()[0];
-        let Some(sink) = self.body.producer(output) else { return vec![false; self.shape.len()] };
+        let Some(sink) = self.body.producer(output) else {
+            return vec![false; self.shape.len()];
+        };
         let node = &self.body.ops[sink];
-        let shapes: Vec<&[usize]> = node.operands.iter().map(|&value| self.body.type_of(value).shape.as_slice()).collect();
+        let shapes: Vec<&[usize]> = node
+            .operands
+            .iter()
+            .map(|&value| self.body.type_of(value).shape.as_slice())
+            .collect();
         (0..self.shape.len())
-            .map(|d| self.shape[d] >= 2 && demand(node, &share(&self.shape, d, 0, smallest_factor(self.shape[d])), &shapes).is_some())
+            .map(|d| {
+                self.shape[d] >= 2
+                    && demand(
+                        node,
+                        &share(&self.shape, d, 0, smallest_factor(self.shape[d])),
+                        &shapes,
+                    )
+                    .is_some()
+            })
             .collect()
     }
 
@@ -86,7 +110,14 @@ impl Instance {
             .iter()
             .zip(bindable)
             .map(|(&extent, bindable)| {
-                let factor = if bindable { (1..=free).rev().find(|f| free % f == 0 && extent % f == 0).unwrap_or(1) } else { 1 };
+                let factor = if bindable {
+                    (1..=free)
+                        .rev()
+                        .find(|f| free % f == 0 && extent % f == 0)
+                        .unwrap_or(1)
+                } else {
+                    1
+                };
                 free /= factor;
                 factor
             })
@@ -98,7 +129,12 @@ impl Instance {
     /// operand along one of its dimensions passes its factor on (the matching of Algorithm 1,
     /// line 10); a share that reads the operand whole, or a halo of it, passes nothing.
     pub fn needs(&self, binding: &[usize]) -> Vec<Binding> {
-        let mut needs: Vec<Binding> = self.body.arguments.iter().map(|(_, r#type)| vec![1; r#type.shape.len()]).collect();
+        let mut needs: Vec<Binding> = self
+            .body
+            .arguments
+            .iter()
+            .map(|(_, r#type)| vec![1; r#type.shape.len()])
+            .collect();
         let output = self.body.returned()[0];
         for (d, &factor) in binding.iter().enumerate() {
             if factor < 2 {
@@ -106,7 +142,9 @@ impl Instance {
             }
             let computed = sweep(&self.body, &[(output, share(&self.shape, d, 0, factor))]).0;
             for ((argument, r#type), need) in self.body.arguments.iter().zip(&mut needs) {
-                let region = computed[*argument].clone().unwrap_or_else(|| full(&r#type.shape));
+                let region = computed[*argument]
+                    .clone()
+                    .unwrap_or_else(|| full(&r#type.shape));
                 if let Some(Some(axis)) = share_axis(&region, &r#type.shape, 0, factor) {
                     need[axis] = factor;
                 }
@@ -127,7 +165,9 @@ pub fn producers(value: Val) -> Vec<(Op, usize)> {
     let mut found = Vec::new();
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
-        let Some(op) = value.defining_op() else { continue };
+        let Some(op) = value.defining_op() else {
+            continue;
+        };
         match op.name().as_str() {
             "instance.instance" => {
                 // SAFETY: the value is a result of `op`.
@@ -148,7 +188,11 @@ pub fn producers(value: Val) -> Vec<(Op, usize)> {
 /// The `bind` of an instance, None when it has none.
 pub fn binding_of(op: Op) -> Option<Binding> {
     let attribute = DenseI64ArrayAttribute::try_from(op.attribute("bind")?).ok()?;
-    Some((0..attribute.len()).map(|index| attribute.element(index).map_or(1, |factor| factor as usize)).collect())
+    Some(
+        (0..attribute.len())
+            .map(|index| attribute.element(index).map_or(1, |factor| factor as usize))
+            .collect(),
+    )
 }
 
 /// The `scope` of an instance, None when it has none.

@@ -23,7 +23,10 @@ pub fn full(shape: &[usize]) -> Region {
 
 /// The smallest box holding both.
 pub fn hull(a: &Region, b: &Region) -> Region {
-    a.iter().zip(b).map(|(a, b)| a.start.min(b.start)..a.end.max(b.end)).collect()
+    a.iter()
+        .zip(b)
+        .map(|(a, b)| a.start.min(b.start)..a.end.max(b.end))
+        .collect()
 }
 
 /// The sizes of a box.
@@ -40,7 +43,10 @@ pub fn share(shape: &[usize], axis: usize, index: usize, count: usize) -> Region
 }
 
 /// The boxes every op must compute for the outputs to cover `seeds`, walking the body backwards.
-pub fn sweep(body: &FunctionView, seeds: &[(ValueId, Region)]) -> (Vec<Option<Region>>, Vec<Option<Demand>>) {
+pub fn sweep(
+    body: &FunctionView,
+    seeds: &[(ValueId, Region)],
+) -> (Vec<Option<Region>>, Vec<Option<Demand>>) {
     let mut needed: Vec<Option<Region>> = vec![None; body.value_count];
     for (value, region) in seeds {
         needed[*value] = Some(match &needed[*value] {
@@ -53,23 +59,38 @@ pub fn sweep(body: &FunctionView, seeds: &[(ValueId, Region)]) -> (Vec<Option<Re
     let last = body.ops.len().saturating_sub(1);
     for position in (0..last).rev() {
         let node = &body.ops[position];
-        let Some((first, output)) = node.results.first() else { continue };
+        let Some((first, output)) = node.results.first() else {
+            continue;
+        };
         let wanted = match node.results.len() {
             1 => needed[*first].clone(),
-            _ => node.results.iter().any(|(value, _)| needed[*value].is_some()).then(|| full(&output.shape)),
+            _ => node
+                .results
+                .iter()
+                .any(|(value, _)| needed[*value].is_some())
+                .then(|| full(&output.shape)),
         };
         let Some(wanted) = wanted else { continue };
-        let shapes: Vec<&[usize]> = node.operands.iter().map(|&value| body.type_of(value).shape.as_slice()).collect();
+        let shapes: Vec<&[usize]> = node
+            .operands
+            .iter()
+            .map(|&value| body.type_of(value).shape.as_slice())
+            .collect();
         let (region, taken) = match demand(node, &wanted, &shapes) {
             Some(taken) => (wanted, taken),
             None => {
                 let whole = full(&output.shape);
-                let taken = demand(node, &whole, &shapes).expect("every op computes its whole result");
+                let taken =
+                    demand(node, &whole, &shapes).expect("every op computes its whole result");
                 (whole, taken)
             }
         };
         for (value, result) in &node.results {
-            computed[*value] = Some(if node.results.len() == 1 { region.clone() } else { full(&result.shape) });
+            computed[*value] = Some(if node.results.len() == 1 {
+                region.clone()
+            } else {
+                full(&result.shape)
+            });
         }
         for (&operand, box_) in node.operands.iter().zip(&taken.operands) {
             needed[operand] = Some(match &needed[operand] {
@@ -87,18 +108,29 @@ pub fn sweep(body: &FunctionView, seeds: &[(ValueId, Region)]) -> (Vec<Option<Re
 
 /// Which dimension of a box is one share of `count` along it, everything else whole: `Some(Some(d))`;
 /// the whole tensor: `Some(None)`; anything else: None.
-pub fn share_axis(region: &Region, shape: &[usize], index: usize, count: usize) -> Option<Option<usize>> {
+pub fn share_axis(
+    region: &Region,
+    shape: &[usize],
+    index: usize,
+    count: usize,
+) -> Option<Option<usize>> {
     if *region == full(shape) {
         return Some(None);
     }
-    (0..shape.len()).find(|&d| shape[d] % count == 0 && *region == share(shape, d, index, count)).map(Some)
+    (0..shape.len())
+        .find(|&d| shape[d] % count == 0 && *region == share(shape, d, index, count))
+        .map(Some)
 }
 
 /// Elements computed by several programs (instances of a group, clusters of a function) beyond
 /// the body's own, as a fraction of those: halos and ops computed whole by each. `computed` holds
 /// each program's box of every value; weights and constants are not work.
-pub fn recomputation<'a>(body: &FunctionView, computed: impl Iterator<Item = &'a [Option<Region>]> + Clone) -> f64 {
-    let elements = |region: &Region| region.iter().map(|range| range.len()).product::<usize>() as f64;
+pub fn recomputation<'a>(
+    body: &FunctionView,
+    computed: impl Iterator<Item = &'a [Option<Region>]> + Clone,
+) -> f64 {
+    let elements =
+        |region: &Region| region.iter().map(|range| range.len()).product::<usize>() as f64;
     let (mut own, mut done) = (0.0, 0.0);
     for node in &body.ops[..body.ops.len().saturating_sub(1)] {
         if node.name == "graph.weight" || node.name == "graph.constant" {
@@ -106,15 +138,26 @@ pub fn recomputation<'a>(body: &FunctionView, computed: impl Iterator<Item = &'a
         }
         for (value, r#type) in &node.results {
             own += r#type.shape.iter().product::<usize>() as f64;
-            done += computed.clone().filter_map(|boxes| boxes[*value].as_ref()).map(elements).sum::<f64>();
+            done += computed
+                .clone()
+                .filter_map(|boxes| boxes[*value].as_ref())
+                .map(elements)
+                .sum::<f64>();
         }
     }
-    if own == 0.0 { 0.0 } else { done / own - 1.0 }
+    if own == 0.0 {
+        0.0
+    } else {
+        done / own - 1.0
+    }
 }
 
 /// A box as the remarks spell it, `[0..1, 0..3]`.
 pub fn boxed(region: &Region) -> String {
-    let ranges: Vec<String> = region.iter().map(|range| format!("{}..{}", range.start, range.end)).collect();
+    let ranges: Vec<String> = region
+        .iter()
+        .map(|range| format!("{}..{}", range.start, range.end))
+        .collect();
     format!("[{}]", ranges.join(", "))
 }
 
@@ -141,12 +184,20 @@ pub struct Demand {
 pub fn demand(node: &Node, region: &Region, shapes: &[&[usize]]) -> Option<Demand> {
     let output = &node.results.first()?.1.shape;
     if *region == full(output) {
-        return Some(Demand { operands: shapes.iter().map(|shape| full(shape)).collect(), attributes: Vec::new() });
+        return Some(Demand {
+            operands: shapes.iter().map(|shape| full(shape)).collect(),
+            attributes: Vec::new(),
+        });
     }
     if node.results.len() != 1 || node.has_regions {
         return None;
     }
-    let plain = |operands: Vec<Region>| Some(Demand { operands, attributes: Vec::new() });
+    let plain = |operands: Vec<Region>| {
+        Some(Demand {
+            operands,
+            attributes: Vec::new(),
+        })
+    };
     match node.name.as_str() {
         "graph.batch_norm" => {
             // Per-channel scale, bias, mean and variance follow the channel range.
@@ -159,25 +210,48 @@ pub fn demand(node: &Node, region: &Region, shapes: &[&[usize]]) -> Option<Deman
         }
         "graph.conv2d" => conv(node, region, shapes),
         "graph.max_pool2d" | "graph.avg_pool2d" => pool(node, region, shapes[0]),
-        "graph.global_avg_pool" => plain(vec![[region[0].clone(), region[1].clone(), 0..shapes[0][2], 0..shapes[0][3]].to_vec()]),
-        "graph.lrn" => (region[1] == (0..output[1])).then(|| Demand { operands: vec![region.clone()], attributes: Vec::new() }),
+        "graph.global_avg_pool" => plain(vec![[
+            region[0].clone(),
+            region[1].clone(),
+            0..shapes[0][2],
+            0..shapes[0][3],
+        ]
+        .to_vec()]),
+        "graph.lrn" => (region[1] == (0..output[1])).then(|| Demand {
+            operands: vec![region.clone()],
+            attributes: Vec::new(),
+        }),
         "graph.softmax" => {
             let axis = normalize(node.int("axis"), output.len());
-            (region[axis] == (0..output[axis])).then(|| Demand { operands: vec![region.clone()], attributes: Vec::new() })
+            (region[axis] == (0..output[axis])).then(|| Demand {
+                operands: vec![region.clone()],
+                attributes: Vec::new(),
+            })
         }
         "graph.layer_norm" => {
             let axis = normalize(node.int("axis"), output.len());
             let whole_rows = (axis..output.len()).all(|d| region[d] == (0..output[d]));
             let mut operands = vec![region.clone()];
             operands.extend(shapes[1..].iter().map(|shape| full(shape)));
-            whole_rows.then_some(Demand { operands, attributes: Vec::new() })
+            whole_rows.then_some(Demand {
+                operands,
+                attributes: Vec::new(),
+            })
         }
         "graph.matmul" | "graph.batch_matmul" => matmul(region, shapes),
         "graph.gemm" => {
             let rows = region[0].clone();
             let columns = region[1].clone();
-            let a = if node.flag("trans_a") { vec![0..shapes[0][0], rows] } else { vec![rows, 0..shapes[0][1]] };
-            let b = if node.flag("trans_b") { vec![columns, 0..shapes[1][1]] } else { vec![0..shapes[1][0], columns] };
+            let a = if node.flag("trans_a") {
+                vec![0..shapes[0][0], rows]
+            } else {
+                vec![rows, 0..shapes[0][1]]
+            };
+            let b = if node.flag("trans_b") {
+                vec![columns, 0..shapes[1][1]]
+            } else {
+                vec![0..shapes[1][0], columns]
+            };
             let mut operands = vec![a, b];
             operands.extend(shapes[2..].iter().map(|shape| aligned(region, shape)));
             plain(operands)
@@ -188,7 +262,10 @@ pub fn demand(node: &Node, region: &Region, shapes: &[&[usize]]) -> Option<Deman
             let whole_after = (prefix..output.len()).all(|d| region[d] == (0..output[d]));
             let mut box_ = region[..prefix].to_vec();
             box_.extend(input[prefix..].iter().map(|&size| 0..size));
-            whole_after.then_some(Demand { operands: vec![box_], attributes: Vec::new() })
+            whole_after.then_some(Demand {
+                operands: vec![box_],
+                attributes: Vec::new(),
+            })
         }
         "graph.transpose" => {
             let permutation = node.ints("permutation");
@@ -201,17 +278,22 @@ pub fn demand(node: &Node, region: &Region, shapes: &[&[usize]]) -> Option<Deman
         "graph.concat" => {
             let axis = normalize(node.int("axis"), output.len());
             (region[axis] == (0..output[axis])).then(|| Demand {
-                operands: shapes.iter().map(|shape| {
-                    let mut box_ = region.clone();
-                    box_[axis] = 0..shape[axis];
-                    box_
-                }).collect(),
+                operands: shapes
+                    .iter()
+                    .map(|shape| {
+                        let mut box_ = region.clone();
+                        box_[axis] = 0..shape[axis];
+                        box_
+                    })
+                    .collect(),
                 attributes: Vec::new(),
             })
         }
         "graph.slice" => {
             let starts = node.ints("starts");
-            let steps = node.ints_opt("steps").map_or_else(|| vec![1; starts.len()], <[i64]>::to_vec);
+            let steps = node
+                .ints_opt("steps")
+                .map_or_else(|| vec![1; starts.len()], <[i64]>::to_vec);
             // A reversing slice has no rule (its boxes run backwards; the importer makes starts
             // non-negative, steps never 0, but the op may be written by hand).
             if steps.iter().chain(starts.iter()).any(|&value| value < 0) || steps.contains(&0) {
@@ -228,7 +310,10 @@ pub fn demand(node: &Node, region: &Region, shapes: &[&[usize]]) -> Option<Deman
                     }
                 })
                 .collect();
-            Some(Demand { operands: vec![box_], attributes: vec![("starts", Changed::Ints(vec![0; starts.len()]))] })
+            Some(Demand {
+                operands: vec![box_],
+                attributes: vec![("starts", Changed::Ints(vec![0; starts.len()]))],
+            })
         }
         "graph.gather" => {
             // The result is data[:axis] + indices + data[axis + 1:]: the box of the indices is the
@@ -241,14 +326,20 @@ pub fn demand(node: &Node, region: &Region, shapes: &[&[usize]]) -> Option<Deman
             data_box.extend(region[axis + rank..].iter().cloned());
             plain(vec![data_box, region[axis..axis + rank].to_vec()])
         }
-        "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max" => reduce(node, region, shapes[0]),
+        "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max" => {
+            reduce(node, region, shapes[0])
+        }
         "graph.resize" => resize(node, region, shapes[0], output),
         _ => None,
     }
 }
 
 fn normalize(axis: i64, rank: usize) -> usize {
-    if axis < 0 { (axis + rank as i64) as usize } else { axis as usize }
+    if axis < 0 {
+        (axis + rank as i64) as usize
+    } else {
+        axis as usize
+    }
 }
 
 /// The box of an operand broadcast (right-aligned, numpy rules) to the result.
@@ -257,13 +348,25 @@ fn aligned(region: &Region, shape: &[usize]) -> Region {
     shape
         .iter()
         .enumerate()
-        .map(|(d, &size)| if size == 1 { 0..1 } else { region[lead + d].clone() })
+        .map(|(d, &size)| {
+            if size == 1 {
+                0..1
+            } else {
+                region[lead + d].clone()
+            }
+        })
         .collect()
 }
 
 /// Rows `range` of a window's output: the input rows it reads (clipped to the input) and the
 /// padding it keeps before and after. `window` is the dilated extent.
-fn window(range: &Range<usize>, stride: usize, window: usize, pad_before: usize, input: usize) -> (Range<usize>, i64, i64) {
+fn window(
+    range: &Range<usize>,
+    stride: usize,
+    window: usize,
+    pad_before: usize,
+    input: usize,
+) -> (Range<usize>, i64, i64) {
     if range.is_empty() {
         return (0..0, 0, 0);
     }
@@ -276,13 +379,24 @@ fn window(range: &Range<usize>, stride: usize, window: usize, pad_before: usize,
 }
 
 /// Spatial boxes and per-slice pads of a 2-D window over `[N, C, H, W]`.
-fn windows(region: &Region, input: &[usize], strides: &[i64], extents: [usize; 2], pads: &[i64]) -> Option<(Region, Vec<i64>)> {
+fn windows(
+    region: &Region,
+    input: &[usize],
+    strides: &[i64],
+    extents: [usize; 2],
+    pads: &[i64],
+) -> Option<(Region, Vec<i64>)> {
     let mut box_ = vec![region[0].clone(), region[1].clone(), 0..0, 0..0];
     let mut before = [0; 2];
     let mut after = [0; 2];
     for axis in 0..2 {
-        let (rows, pad_before, pad_after) =
-            window(&region[2 + axis], strides[axis] as usize, extents[axis], pads[axis] as usize, input[2 + axis]);
+        let (rows, pad_before, pad_after) = window(
+            &region[2 + axis],
+            strides[axis] as usize,
+            extents[axis],
+            pads[axis] as usize,
+            input[2 + axis],
+        );
         if rows.is_empty() {
             return None;
         }
@@ -296,8 +410,17 @@ fn windows(region: &Region, input: &[usize], strides: &[i64], extents: [usize; 2
 fn conv(node: &Node, region: &Region, shapes: &[&[usize]]) -> Option<Demand> {
     let (input, filter) = (shapes[0], shapes[1]);
     let dilations = node.ints("dilations");
-    let extents = [(filter[2] - 1) * dilations[0] as usize + 1, (filter[3] - 1) * dilations[1] as usize + 1];
-    let (mut box_, pads) = windows(region, input, node.ints("strides"), extents, node.ints("pads"))?;
+    let extents = [
+        (filter[2] - 1) * dilations[0] as usize + 1,
+        (filter[3] - 1) * dilations[1] as usize + 1,
+    ];
+    let (mut box_, pads) = windows(
+        region,
+        input,
+        node.ints("strides"),
+        extents,
+        node.ints("pads"),
+    )?;
     let groups = node.int("groups") as usize;
     let mut attributes = vec![("pads", Changed::Ints(pads))];
     let channels = region[1].clone();
@@ -315,9 +438,15 @@ fn conv(node: &Node, region: &Region, shapes: &[&[usize]]) -> Option<Demand> {
             attributes.push(("groups", Changed::Int((last - first) as i64)));
         }
     }
-    let mut operands = vec![box_, vec![channels.clone(), 0..filter[1], 0..filter[2], 0..filter[3]]];
+    let mut operands = vec![
+        box_,
+        vec![channels.clone(), 0..filter[1], 0..filter[2], 0..filter[3]],
+    ];
     operands.extend(shapes[2..].iter().map(|_| vec![channels.clone()]));
-    Some(Demand { operands, attributes })
+    Some(Demand {
+        operands,
+        attributes,
+    })
 }
 
 fn pool(node: &Node, region: &Region, input: &[usize]) -> Option<Demand> {
@@ -328,9 +457,21 @@ fn pool(node: &Node, region: &Region, input: &[usize]) -> Option<Demand> {
     if node.name == "graph.avg_pool2d" && node.flag("ceil_mode") && node.flag("count_include_pad") {
         return None;
     }
-    let extents = [((kernel[0] - 1) * dilations[0] + 1) as usize, ((kernel[1] - 1) * dilations[1] + 1) as usize];
-    let (box_, pads) = windows(region, input, node.ints("strides"), extents, node.ints("pads"))?;
-    Some(Demand { operands: vec![box_], attributes: vec![("pads", Changed::Ints(pads))] })
+    let extents = [
+        ((kernel[0] - 1) * dilations[0] + 1) as usize,
+        ((kernel[1] - 1) * dilations[1] + 1) as usize,
+    ];
+    let (box_, pads) = windows(
+        region,
+        input,
+        node.ints("strides"),
+        extents,
+        node.ints("pads"),
+    )?;
+    Some(Demand {
+        operands: vec![box_],
+        attributes: vec![("pads", Changed::Ints(pads))],
+    })
 }
 
 fn matmul(region: &Region, shapes: &[&[usize]]) -> Option<Demand> {
@@ -347,8 +488,14 @@ fn matmul(region: &Region, shapes: &[&[usize]]) -> Option<Demand> {
     let (a, b) = (shapes[0], shapes[1]);
     let rows = region[rank - 2].clone();
     let columns = region[rank - 1].clone();
-    let operands = vec![operand(a, [rows, 0..a[a.len() - 1]]), operand(b, [0..b[b.len() - 2], columns])];
-    Some(Demand { operands, attributes: Vec::new() })
+    let operands = vec![
+        operand(a, [rows, 0..a[a.len() - 1]]),
+        operand(b, [0..b[b.len() - 2], columns]),
+    ];
+    Some(Demand {
+        operands,
+        attributes: Vec::new(),
+    })
 }
 
 fn reduce(node: &Node, region: &Region, input: &[usize]) -> Option<Demand> {
@@ -370,7 +517,10 @@ fn reduce(node: &Node, region: &Region, input: &[usize]) -> Option<Demand> {
             box_.push(kept.next()?.clone());
         }
     }
-    Some(Demand { operands: vec![box_], attributes: Vec::new() })
+    Some(Demand {
+        operands: vec![box_],
+        attributes: Vec::new(),
+    })
 }
 
 /// Nearest-neighbour resampling by integer scales (the upsampling of §3.6): a box of the output
@@ -380,11 +530,18 @@ fn reduce(node: &Node, region: &Region, input: &[usize]) -> Option<Demand> {
 fn resize(node: &Node, region: &Region, input: &[usize], output: &[usize]) -> Option<Demand> {
     use crate::graph_view::Attr;
     use turbine_dialects::attributes::graph::{NearestRounding, ResizeCoordinates, ResizeMode};
-    if !matches!(node.attributes.get("mode"), Some(Attr::ResizeMode(ResizeMode::Nearest))) {
+    if !matches!(
+        node.attributes.get("mode"),
+        Some(Attr::ResizeMode(ResizeMode::Nearest))
+    ) {
         return None;
     }
     let coordinates = match node.attributes.get("coordinates") {
-        Some(Attr::ResizeCoordinates(mode @ (ResizeCoordinates::HalfPixel | ResizeCoordinates::Asymmetric | ResizeCoordinates::PytorchHalfPixel))) => *mode,
+        Some(Attr::ResizeCoordinates(
+            mode @ (ResizeCoordinates::HalfPixel
+            | ResizeCoordinates::Asymmetric
+            | ResizeCoordinates::PytorchHalfPixel),
+        )) => *mode,
         _ => return None,
     };
     let rounding = match node.attributes.get("nearest") {
@@ -403,9 +560,15 @@ fn resize(node: &Node, region: &Region, input: &[usize], output: &[usize]) -> Op
             _ => (x + 0.5) / scale - 0.5,
         };
         let rounded = match rounding {
-            NearestRounding::RoundPreferFloor if coordinate.fract().abs() == 0.5 => coordinate.floor(),
-            NearestRounding::RoundPreferCeil if coordinate.fract().abs() == 0.5 => coordinate.ceil(),
-            NearestRounding::RoundPreferFloor | NearestRounding::RoundPreferCeil => coordinate.round(),
+            NearestRounding::RoundPreferFloor if coordinate.fract().abs() == 0.5 => {
+                coordinate.floor()
+            }
+            NearestRounding::RoundPreferCeil if coordinate.fract().abs() == 0.5 => {
+                coordinate.ceil()
+            }
+            NearestRounding::RoundPreferFloor | NearestRounding::RoundPreferCeil => {
+                coordinate.round()
+            }
             NearestRounding::Floor => coordinate.floor(),
             NearestRounding::Ceil => coordinate.ceil(),
         };
@@ -420,7 +583,10 @@ fn resize(node: &Node, region: &Region, input: &[usize], output: &[usize]) -> Op
         if scale != scale.round() || scale < 1.0 {
             return None;
         }
-        let rows: Vec<usize> = range.clone().map(|o| source(o, scale, input[d], output[d])).collect();
+        let rows: Vec<usize> = range
+            .clone()
+            .map(|o| source(o, scale, input[d], output[d]))
+            .collect();
         let low = *rows.iter().min()?;
         let high = *rows.iter().max()? + 1;
         let length = high - low;
@@ -428,11 +594,17 @@ fn resize(node: &Node, region: &Region, input: &[usize], output: &[usize]) -> Op
         if (length as f64 * scale) as usize != range.len() {
             return None;
         }
-        let same = rows.iter().enumerate().all(|(o, &row)| row == low + source(o, scale, length, range.len()));
+        let same = rows
+            .iter()
+            .enumerate()
+            .all(|(o, &row)| row == low + source(o, scale, length, range.len()));
         if !same {
             return None;
         }
         box_.push(low..high);
     }
-    Some(Demand { operands: vec![box_], attributes: Vec::new() })
+    Some(Demand {
+        operands: vec![box_],
+        attributes: Vec::new(),
+    })
 }

@@ -15,21 +15,47 @@ pub(crate) fn tensor_like(like: Val, shape: &[usize]) -> MlirType {
     // SAFETY: the value is alive; MLIR copies the dimensions.
     unsafe {
         let element = mlirShapedTypeGetElementType(mlirValueGetType(like.0));
-        mlirRankedTensorTypeGet(dims.len() as isize, dims.as_ptr(), element, mlirAttributeGetNull())
+        mlirRankedTensorTypeGet(
+            dims.len() as isize,
+            dims.as_ptr(),
+            element,
+            mlirAttributeGetNull(),
+        )
     }
 }
 
 /// `instance.slice` of the box `want` of `value`, whose box `have` it holds; the value itself
 /// when the boxes agree.
-pub(crate) fn slice(point: InsertionPoint, location: MlirLocation, name: &str, value: Val, have: &Region, want: &Region, key: &str) -> Val {
+pub(crate) fn slice(
+    point: InsertionPoint,
+    location: MlirLocation,
+    name: &str,
+    value: Val,
+    have: &Region,
+    want: &Region,
+    key: &str,
+) -> Val {
     if have == want {
         return value;
     }
-    let offsets: Vec<i64> = want.iter().zip(have).map(|(w, h)| (w.start - h.start) as i64).collect();
+    let offsets: Vec<i64> = want
+        .iter()
+        .zip(have)
+        .map(|(w, h)| (w.start - h.start) as i64)
+        .collect();
     // SAFETY: the location is alive.
     let context = unsafe { mlirLocationGetContext(location) };
     let r#type = tensor_like(value, &sizes(want));
-    create(point, location, name, &[value], &[r#type], &[(key, i64_array(context, &offsets))], Vec::new()).result(0)
+    create(
+        point,
+        location,
+        name,
+        &[value],
+        &[r#type],
+        &[(key, i64_array(context, &offsets))],
+        Vec::new(),
+    )
+    .result(0)
 }
 
 /// Appends to `block` each op of `body` that has a demand, computing its box of `computed` from
@@ -51,7 +77,15 @@ pub(crate) fn append_ops(
         let clone = Op(unsafe { mlirOperationClone(node.op.0) });
         for (position, (operand, want)) in node.operands.iter().zip(&demand.operands).enumerate() {
             let (value, have) = &values[operand];
-            let value = slice(InsertionPoint::End(block), node_location, "graph.slice", *value, have, want, "starts");
+            let value = slice(
+                InsertionPoint::End(block),
+                node_location,
+                "graph.slice",
+                *value,
+                have,
+                want,
+                "starts",
+            );
             clone.set_operand(position, value);
         }
         for (key, changed) in &demand.attributes {
@@ -65,7 +99,12 @@ pub(crate) fn append_ops(
             let region = computed[*value].clone().expect("a computed op has a box");
             let result = clone.result(position);
             // SAFETY: the clone's result is alive; the type has the op's element type.
-            unsafe { mlirValueSetType(result.0, tensor_like(node.op.result(position), &sizes(&region))) };
+            unsafe {
+                mlirValueSetType(
+                    result.0,
+                    tensor_like(node.op.result(position), &sizes(&region)),
+                )
+            };
             values.insert(*value, (result, region));
         }
         // SAFETY: the clone is detached; the block takes ownership.

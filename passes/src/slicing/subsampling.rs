@@ -15,13 +15,26 @@ pub(crate) fn subsampling_steps(op: Op) -> Option<[usize; 2]> {
     if op.name() != "graph.conv2d" {
         return None;
     }
-    let (shape, filter) = (TensorType::of(op.operand(0))?.shape, TensorType::of(op.operand(1))?.shape);
+    let (shape, filter) = (
+        TensorType::of(op.operand(0))?.shape,
+        TensorType::of(op.operand(1))?.shape,
+    );
     let strides = op.i64_array_value("strides").unwrap_or_else(|| vec![1, 1]);
-    let unpadded = op.i64_array_value("pads").is_none_or(|pads| pads.iter().all(|&pad| pad == 0));
-    if shape.len() != 4 || filter.get(2..) != Some(&[1, 1][..]) || !unpadded || strides.iter().all(|&stride| stride == 1) {
+    let unpadded = op
+        .i64_array_value("pads")
+        .is_none_or(|pads| pads.iter().all(|&pad| pad == 0));
+    if shape.len() != 4
+        || filter.get(2..) != Some(&[1, 1][..])
+        || !unpadded
+        || strides.iter().all(|&stride| stride == 1)
+    {
         return None;
     }
-    match strides.iter().map(|&stride| usize::try_from(stride)).collect::<Vec<_>>()[..] {
+    match strides
+        .iter()
+        .map(|&stride| usize::try_from(stride))
+        .collect::<Vec<_>>()[..]
+    {
         [Ok(rows @ 1..), Ok(columns @ 1..)] => Some([rows, columns]),
         _ => None,
     }
@@ -32,8 +45,15 @@ pub(crate) fn subsampling_steps(op: Op) -> Option<[usize; 2]> {
 /// stride 1; returns the slice.
 pub(crate) fn read_subsampled(op: Op, [rows, columns]: [usize; 2], at: InsertionPoint) -> Op {
     let input = op.operand(0);
-    let shape = TensorType::of(input).expect("a convolution with subsampling steps has a tensor input").shape;
-    let subsampled = [shape[0], shape[1], shape[2].div_ceil(rows), shape[3].div_ceil(columns)];
+    let shape = TensorType::of(input)
+        .expect("a convolution with subsampling steps has a tensor input")
+        .shape;
+    let subsampled = [
+        shape[0],
+        shape[1],
+        shape[2].div_ceil(rows),
+        shape[3].div_ceil(columns),
+    ];
     // SAFETY: the op is alive.
     let (context, location) = unsafe { (mlirOperationGetContext(op.0), op.location()) };
     let slice = create(
@@ -42,7 +62,13 @@ pub(crate) fn read_subsampled(op: Op, [rows, columns]: [usize; 2], at: Insertion
         "graph.slice",
         &[input],
         &[tensor_like(input, &subsampled)],
-        &[("starts", i64_array(context, &[0; 4])), ("steps", i64_array(context, &[1, 1, rows as i64, columns as i64]))],
+        &[
+            ("starts", i64_array(context, &[0; 4])),
+            (
+                "steps",
+                i64_array(context, &[1, 1, rows as i64, columns as i64]),
+            ),
+        ],
         Vec::new(),
     );
     op.set_operand(0, slice.result(0));

@@ -6,8 +6,8 @@
 //! `flops` counts arithmetic only; `memory` counts the bytes of every tensor the graph produces,
 //! and is infinite past the target's DDR.
 
-use crate::kernels::estimate::{layerwise_cycles, LayerCache};
 use crate::graph_view::{FunctionView, Node};
+use crate::kernels::estimate::{layerwise_cycles, LayerCache};
 use crate::target::Machine;
 
 /// What the search minimises.
@@ -28,14 +28,24 @@ impl Metric {
             "cycles" => Ok(Metric::Cycles),
             "flops" => Ok(Metric::Flops),
             "memory" => Ok(Metric::Memory),
-            other => Err(format!("cost '{other}' is not one of cycles, flops, memory")),
+            other => Err(format!(
+                "cost '{other}' is not one of cycles, flops, memory"
+            )),
         }
     }
 }
 
 /// The cost of `view` by `metric` on `machine`; `cache` keeps layer estimates between calls.
-pub fn cost(view: &FunctionView, metric: Metric, machine: Option<&Machine>, cache: &mut LayerCache) -> f64 {
-    let ops = view.ops.iter().filter(|node| !node.is_terminator() && !is_free(node));
+pub fn cost(
+    view: &FunctionView,
+    metric: Metric,
+    machine: Option<&Machine>,
+    cache: &mut LayerCache,
+) -> f64 {
+    let ops = view
+        .ops
+        .iter()
+        .filter(|node| !node.is_terminator() && !is_free(node));
     match metric {
         Metric::Flops => ops.map(|node| flops(view, node)).sum(),
         Metric::Memory => {
@@ -46,25 +56,42 @@ pub fn cost(view: &FunctionView, metric: Metric, machine: Option<&Machine>, cach
                 bytes
             }
         }
-        Metric::Cycles => layerwise_cycles(view, machine.expect("the cycles cost reads a target"), cache).0,
+        Metric::Cycles => {
+            layerwise_cycles(
+                view,
+                machine.expect("the cycles cost reads a target"),
+                cache,
+            )
+            .0
+        }
     }
 }
 
 /// Ops that move no data of their own: constants and weights are read by their consumers, and a
 /// reshape is a view.
 fn is_free(node: &Node) -> bool {
-    matches!(node.name.as_str(), "graph.constant" | "graph.weight" | "graph.reshape" | "graph.flatten")
+    matches!(
+        node.name.as_str(),
+        "graph.constant" | "graph.weight" | "graph.reshape" | "graph.flatten"
+    )
 }
 
 fn produced_bytes(node: &Node) -> f64 {
-    node.results.iter().map(|(_, r#type)| r#type.bytes() as f64).sum()
+    node.results
+        .iter()
+        .map(|(_, r#type)| r#type.bytes() as f64)
+        .sum()
 }
 
 /// Floating-point operations: two per multiply-accumulate of the anchor ops, one per result
 /// element of the others.
 fn flops(view: &FunctionView, node: &Node) -> f64 {
     let elements = |shape: &[usize]| shape.iter().product::<usize>() as f64;
-    let result = node.results.first().map(|(_, r#type)| elements(&r#type.shape)).unwrap_or(0.0);
+    let result = node
+        .results
+        .first()
+        .map(|(_, r#type)| elements(&r#type.shape))
+        .unwrap_or(0.0);
     let operand = |index: usize| view.type_of(node.operands[index]).shape.clone();
     match node.name.as_str() {
         "graph.conv2d" => {
@@ -77,7 +104,15 @@ fn flops(view: &FunctionView, node: &Node) -> f64 {
         }
         "graph.gemm" => {
             let a = operand(0);
-            let k = if node.attributes.get("trans_a").is_some_and(|a| matches!(a, crate::graph_view::Attr::Bool(true))) { a[0] } else { a[1] };
+            let k = if node
+                .attributes
+                .get("trans_a")
+                .is_some_and(|a| matches!(a, crate::graph_view::Attr::Bool(true)))
+            {
+                a[0]
+            } else {
+                a[1]
+            };
             2.0 * result * k as f64
         }
         _ => result,

@@ -17,14 +17,14 @@ mod matching;
 use super::cost::{cost, Metric};
 use super::rewrite::{plan_op, shape_of_type, Bindings, Typing};
 use super::rule::{PatternValue, Rule};
-use crate::kernels::estimate::LayerCache;
 use crate::graph_view::FunctionView;
 use crate::ir::{create, region_with_block, string_attribute, InsertionPoint, Op, Val};
+use crate::kernels::estimate::LayerCache;
 use crate::target::Machine;
 use egg::{CostFunction, EGraph, Extractor, Id};
-use mlir_sys::*;
 use language::{attribute_handle, type_handle, Graph, Key, Term};
 use matching::{find, roots_of, Found};
+use mlir_sys::*;
 use std::collections::{BTreeMap, HashMap};
 
 /// Why saturation stopped.
@@ -72,16 +72,34 @@ const MULTI_PATTERN_ROUNDS: usize = 1;
 
 /// Searches `function` by equality saturation over `rules` (at most `iterations` rounds) and
 /// replaces its body by the extracted graph if `metric` finds it cheaper.
-pub fn saturate(function: Op, rules: &[Rule], iterations: usize, metric: Metric, machine: Option<&Machine>) -> Result<Saturated, String> {
+pub fn saturate(
+    function: Op,
+    rules: &[Rule],
+    iterations: usize,
+    metric: Metric,
+    machine: Option<&Machine>,
+) -> Result<Saturated, String> {
     let view = FunctionView::read(function).map_err(|error| error.message)?;
     let mut cache = LayerCache::new();
     let initial = cost(&view, metric, machine, &mut cache);
     if view.ops.iter().any(|node| node.has_regions) {
         let applied = BTreeMap::new();
-        return Ok(Saturated { iterations: 0, stop: Stop::ControlFlow, nodes: 0, classes: 0, applied, skipped: rules.len(), cost: (initial, initial), kept: false });
+        return Ok(Saturated {
+            iterations: 0,
+            stop: Stop::ControlFlow,
+            nodes: 0,
+            classes: 0,
+            applied,
+            skipped: rules.len(),
+            cost: (initial, initial),
+            kept: false,
+        });
     }
     let (mut egraph, roots) = build(&view, function);
-    let usable: Vec<&Rule> = rules.iter().filter(|rule| roots_of(rule).is_some()).collect();
+    let usable: Vec<&Rule> = rules
+        .iter()
+        .filter(|rule| roots_of(rule).is_some())
+        .collect();
     let mut applied: BTreeMap<String, usize> = BTreeMap::new();
     let (mut stop, mut rounds) = (Stop::IterationLimit, 0);
     'rounds: for round in 0..iterations {
@@ -89,7 +107,11 @@ pub fn saturate(function: Op, rules: &[Rule], iterations: usize, metric: Metric,
         let matches: Vec<(&Rule, Found)> = usable
             .iter()
             .filter(|rule| round < MULTI_PATTERN_ROUNDS || rule.source.results.len() == 1)
-            .flat_map(|rule| find(&egraph, rule).into_iter().map(move |found| (*rule, found)))
+            .flat_map(|rule| {
+                find(&egraph, rule)
+                    .into_iter()
+                    .map(move |found| (*rule, found))
+            })
             .collect();
         let mut changed = false;
         for (rule, found) in matches {
@@ -109,7 +131,13 @@ pub fn saturate(function: Op, rules: &[Rule], iterations: usize, metric: Metric,
             break;
         }
     }
-    let extraction = Extraction { egraph: &egraph, metric, machine, costs: HashMap::new(), cache: LayerCache::new() };
+    let extraction = Extraction {
+        egraph: &egraph,
+        metric,
+        machine,
+        costs: HashMap::new(),
+        cache: LayerCache::new(),
+    };
     let extractor = Extractor::new(&egraph, extraction);
     // SAFETY: a live op; the clone is detached and owned here until it is destroyed.
     let candidate = Op(unsafe { mlirOperationClone(function.0) });
@@ -129,7 +157,10 @@ pub fn saturate(function: Op, rules: &[Rule], iterations: usize, metric: Metric,
     // SAFETY: both are live functions with one region; the clone is destroyed after.
     unsafe {
         if kept {
-            mlirRegionTakeBody(mlirOperationGetRegion(function.0, 0), mlirOperationGetRegion(candidate.0, 0));
+            mlirRegionTakeBody(
+                mlirOperationGetRegion(function.0, 0),
+                mlirOperationGetRegion(candidate.0, 0),
+            );
         }
         mlirOperationDestroy(candidate.0);
     }
@@ -147,12 +178,23 @@ pub fn saturate(function: Op, rules: &[Rule], iterations: usize, metric: Metric,
 
 /// The e-graph of `view` and the e-classes of the values it returns.
 fn build(view: &FunctionView, function: Op) -> (EGraph<Term, Graph>, Vec<Id>) {
-    let arguments = (0..view.arguments.len()).map(|index| function.entry_argument(index).r#type().ptr as usize).collect();
-    let mut egraph = EGraph::new(Graph { arguments, ..Graph::default() });
+    let arguments = (0..view.arguments.len())
+        .map(|index| function.entry_argument(index).r#type().ptr as usize)
+        .collect();
+    let mut egraph = EGraph::new(Graph {
+        arguments,
+        ..Graph::default()
+    });
     let mut classes: HashMap<usize, Id> = HashMap::new();
     for (index, (value, _)) in view.arguments.iter().enumerate() {
         let key = egraph.analysis.intern(Key::Argument(index));
-        classes.insert(*value, egraph.add(Term { key, children: Vec::new() }));
+        classes.insert(
+            *value,
+            egraph.add(Term {
+                key,
+                children: Vec::new(),
+            }),
+        );
     }
     let mut roots = Vec::new();
     for node in &view.ops {
@@ -163,8 +205,13 @@ fn build(view: &FunctionView, function: Op) -> (EGraph<Term, Graph>, Vec<Id>) {
         }
         let key = Key::Op {
             name: node.name.clone(),
-            attributes: super::matcher::attributes_of(node.op).into_iter().map(|(name, value)| (name, value.ptr as usize)).collect(),
-            results: (0..node.results.len()).map(|result| node.op.result(result).r#type().ptr as usize).collect(),
+            attributes: super::matcher::attributes_of(node.op)
+                .into_iter()
+                .map(|(name, value)| (name, value.ptr as usize))
+                .collect(),
+            results: (0..node.results.len())
+                .map(|result| node.op.result(result).r#type().ptr as usize)
+                .collect(),
         };
         let key = egraph.analysis.intern(key);
         let id = egraph.add(Term { key, children });
@@ -175,7 +222,10 @@ fn build(view: &FunctionView, function: Op) -> (EGraph<Term, Graph>, Vec<Id>) {
         } else {
             for (result, (value, _)) in node.results.iter().enumerate() {
                 let key = egraph.analysis.intern(Key::Result(result));
-                let selected = egraph.add(Term { key, children: vec![id] });
+                let selected = egraph.add(Term {
+                    key,
+                    children: vec![id],
+                });
                 egraph[selected].data.location = egraph[selected].data.location.or(location);
                 classes.insert(*value, selected);
             }
@@ -187,7 +237,11 @@ fn build(view: &FunctionView, function: Op) -> (EGraph<Term, Graph>, Vec<Id>) {
 
 /// Adds `rule`'s target for `found` and merges its results with the matched e-classes; whether
 /// that changed the e-graph.
-fn add_target(egraph: &mut EGraph<Term, Graph>, rule: &Rule, found: &Found) -> Result<bool, String> {
+fn add_target(
+    egraph: &mut EGraph<Term, Graph>,
+    rule: &Rule,
+    found: &Found,
+) -> Result<bool, String> {
     let root_types: Vec<MlirType> = found
         .roots
         .iter()
@@ -195,8 +249,16 @@ fn add_target(egraph: &mut EGraph<Term, Graph>, rule: &Rule, found: &Found) -> R
         .collect::<Option<_>>()
         .ok_or("a tuple")?;
     let location = egraph[found.roots[0]].data.location;
-    let inputs: Vec<Id> = found.state.arguments.iter().map(|argument| argument.expect("bound")).collect();
-    let bindings = Bindings { sizes: &found.state.sizes, attributes: &found.state.attributes };
+    let inputs: Vec<Id> = found
+        .state
+        .arguments
+        .iter()
+        .map(|argument| argument.expect("bound"))
+        .collect();
+    let bindings = Bindings {
+        sizes: &found.state.sizes,
+        attributes: &found.state.attributes,
+    };
     let mut built: Vec<Id> = Vec::new();
     let value = |egraph: &mut EGraph<Term, Graph>, built: &[Id], operand: PatternValue| -> Id {
         match operand {
@@ -204,17 +266,43 @@ fn add_target(egraph: &mut EGraph<Term, Graph>, rule: &Rule, found: &Found) -> R
             PatternValue::Result(op, _) if rule.target.ops[op].result_count == 1 => built[op],
             PatternValue::Result(op, result) => {
                 let key = egraph.analysis.intern(Key::Result(result));
-                egraph.add(Term { key, children: vec![built[op]] })
+                egraph.add(Term {
+                    key,
+                    children: vec![built[op]],
+                })
             }
         }
     };
     for (index, template) in rule.target.ops.iter().enumerate() {
-        let children: Vec<Id> = template.operands.iter().map(|&operand| value(egraph, &built, operand)).collect();
-        let shapes: Vec<Vec<i64>> = children.iter().map(|&child| egraph[child].data.r#type.map(|t| shape_of_type(type_handle(t)))).collect::<Option<_>>().ok_or("an operand is a tuple")?;
-        let (attributes, results) = plan_op(&rule.target, &bindings, template, index, &shapes, Typing::Returned(&root_types))?;
+        let children: Vec<Id> = template
+            .operands
+            .iter()
+            .map(|&operand| value(egraph, &built, operand))
+            .collect();
+        let shapes: Vec<Vec<i64>> = children
+            .iter()
+            .map(|&child| {
+                egraph[child]
+                    .data
+                    .r#type
+                    .map(|t| shape_of_type(type_handle(t)))
+            })
+            .collect::<Option<_>>()
+            .ok_or("an operand is a tuple")?;
+        let (attributes, results) = plan_op(
+            &rule.target,
+            &bindings,
+            template,
+            index,
+            &shapes,
+            Typing::Returned(&root_types),
+        )?;
         let key = Key::Op {
             name: template.name.clone(),
-            attributes: attributes.iter().map(|(name, value)| (name.clone(), value.ptr as usize)).collect(),
+            attributes: attributes
+                .iter()
+                .map(|(name, value)| (name.clone(), value.ptr as usize))
+                .collect(),
             results: results.iter().map(|r#type| r#type.ptr as usize).collect(),
         };
         let key = egraph.analysis.intern(key);
@@ -247,7 +335,11 @@ impl CostFunction<Term> for Extraction<'_> {
     where
         C: FnMut(Id) -> f64,
     {
-        let types: Vec<usize> = enode.children.iter().map(|&child| self.egraph[child].data.r#type.unwrap_or(0)).collect();
+        let types: Vec<usize> = enode
+            .children
+            .iter()
+            .map(|&child| self.egraph[child].data.r#type.unwrap_or(0))
+            .collect();
         let own = match self.costs.get(&(enode.key, types.clone())) {
             Some(&own) => own,
             None => {
@@ -256,7 +348,10 @@ impl CostFunction<Term> for Extraction<'_> {
                 own
             }
         };
-        enode.children.iter().fold(own, |total, &child| total + costs(child))
+        enode
+            .children
+            .iter()
+            .fold(own, |total, &child| total + costs(child))
     }
 }
 
@@ -265,7 +360,14 @@ const FREE: f64 = 1e-3;
 
 impl Extraction<'_> {
     fn own_cost(&mut self, enode: &Term, operand_types: &[usize]) -> f64 {
-        let Key::Op { name, attributes, results } = &self.egraph.analysis.keys[enode.key as usize] else { return FREE };
+        let Key::Op {
+            name,
+            attributes,
+            results,
+        } = &self.egraph.analysis.keys[enode.key as usize]
+        else {
+            return FREE;
+        };
         if operand_types.contains(&0) {
             return FREE;
         }
@@ -278,15 +380,44 @@ impl Extraction<'_> {
         let types: Vec<MlirType> = operand_types.iter().map(|&t| type_handle(t)).collect();
         let (region, block) = region_with_block(&types, location);
         // SAFETY: the block is alive in its region.
-        let arguments: Vec<Val> = (0..types.len()).map(|index| Val(unsafe { mlirBlockGetArgument(block, index as isize) })).collect();
-        let named: Vec<(&str, MlirAttribute)> = attributes.iter().map(|(name, value)| (name.as_str(), attribute_handle(*value))).collect();
+        let arguments: Vec<Val> = (0..types.len())
+            .map(|index| Val(unsafe { mlirBlockGetArgument(block, index as isize) }))
+            .collect();
+        let named: Vec<(&str, MlirAttribute)> = attributes
+            .iter()
+            .map(|(name, value)| (name.as_str(), attribute_handle(*value)))
+            .collect();
         let result_types: Vec<MlirType> = results.iter().map(|&t| type_handle(t)).collect();
-        let op = create(InsertionPoint::End(block), location, name, &arguments, &result_types, &named, Vec::new());
-        let values: Vec<Val> = (0..result_types.len()).map(|result| op.result(result)).collect();
-        create(InsertionPoint::End(block), location, "func.return", &values, &[], &[], Vec::new());
+        let op = create(
+            InsertionPoint::End(block),
+            location,
+            name,
+            &arguments,
+            &result_types,
+            &named,
+            Vec::new(),
+        );
+        let values: Vec<Val> = (0..result_types.len())
+            .map(|result| op.result(result))
+            .collect();
+        create(
+            InsertionPoint::End(block),
+            location,
+            "func.return",
+            &values,
+            &[],
+            &[],
+            Vec::new(),
+        );
         // SAFETY: as above.
         let function_type = unsafe {
-            mlirTypeAttrGet(mlirFunctionTypeGet(context, types.len() as isize, types.as_ptr(), result_types.len() as isize, result_types.as_ptr()))
+            mlirTypeAttrGet(mlirFunctionTypeGet(
+                context,
+                types.len() as isize,
+                types.as_ptr(),
+                result_types.len() as isize,
+                result_types.as_ptr(),
+            ))
         };
         let function = create(
             InsertionPoint::Detached,
@@ -294,10 +425,15 @@ impl Extraction<'_> {
             "func.func",
             &[],
             &[],
-            &[("sym_name", string_attribute(context, "layer")), ("function_type", function_type)],
+            &[
+                ("sym_name", string_attribute(context, "layer")),
+                ("function_type", function_type),
+            ],
             vec![region],
         );
-        let price = FunctionView::read(function).map(|view| cost(&view, self.metric, self.machine, &mut self.cache)).unwrap_or(f64::INFINITY);
+        let price = FunctionView::read(function)
+            .map(|view| cost(&view, self.metric, self.machine, &mut self.cache))
+            .unwrap_or(f64::INFINITY);
         // SAFETY: the function is detached and owned here.
         unsafe { mlirOperationDestroy(function.0) };
         price.max(FREE)
@@ -305,7 +441,12 @@ impl Extraction<'_> {
 }
 
 /// Builds the extracted graph into `function` (a clone), replacing its body's ops.
-fn materialize(egraph: &EGraph<Term, Graph>, extractor: &Extractor<Extraction, Term, Graph>, roots: &[Id], function: Op) -> Result<(), String> {
+fn materialize(
+    egraph: &EGraph<Term, Graph>,
+    extractor: &Extractor<Extraction, Term, Graph>,
+    roots: &[Id],
+    function: Op,
+) -> Result<(), String> {
     let old = function.body_ops();
     let terminator = *old.last().ok_or("an empty function")?;
     let mut values: HashMap<Id, Vec<Val>> = HashMap::new();
@@ -337,18 +478,46 @@ fn value_of(
     let node = extractor.find_best_node(class).clone();
     let built = match &egraph.analysis.keys[node.key as usize] {
         Key::Argument(index) => vec![function.entry_argument(*index)],
-        Key::Result(index) => vec![value_of(egraph, extractor, node.children[0], function, terminator, values)?[*index]],
-        Key::Op { name, attributes, results } => {
+        Key::Result(index) => vec![
+            value_of(
+                egraph,
+                extractor,
+                node.children[0],
+                function,
+                terminator,
+                values,
+            )?[*index],
+        ],
+        Key::Op {
+            name,
+            attributes,
+            results,
+        } => {
             let mut operands = Vec::new();
             for &child in &node.children {
                 operands.push(value_of(egraph, extractor, child, function, terminator, values)?[0]);
             }
             // SAFETY: locations are kept alive by their context; a class always has one from the
             // model op it was built from or matched at.
-            let location = egraph[class].data.location.map(|l| MlirLocation { ptr: l as *const _ }).ok_or("an e-class without a location")?;
-            let named: Vec<(&str, MlirAttribute)> = attributes.iter().map(|(name, value)| (name.as_str(), attribute_handle(*value))).collect();
+            let location = egraph[class]
+                .data
+                .location
+                .map(|l| MlirLocation { ptr: l as *const _ })
+                .ok_or("an e-class without a location")?;
+            let named: Vec<(&str, MlirAttribute)> = attributes
+                .iter()
+                .map(|(name, value)| (name.as_str(), attribute_handle(*value)))
+                .collect();
             let types: Vec<MlirType> = results.iter().map(|&t| type_handle(t)).collect();
-            let op = create(InsertionPoint::Before(terminator), location, name, &operands, &types, &named, Vec::new());
+            let op = create(
+                InsertionPoint::Before(terminator),
+                location,
+                name,
+                &operands,
+                &types,
+                &named,
+                Vec::new(),
+            );
             (0..types.len()).map(|result| op.result(result)).collect()
         }
     };

@@ -64,7 +64,10 @@ impl Expr {
     /// Parses `text` (a name, an integer, or `+ - *` of them with parentheses).
     pub fn parse(text: &str) -> Result<Expr, String> {
         let tokens = tokenize(text)?;
-        let mut parser = Parser { tokens: &tokens, next: 0 };
+        let mut parser = Parser {
+            tokens: &tokens,
+            next: 0,
+        };
         let expr = parser.sum()?;
         match parser.tokens.get(parser.next) {
             None => Ok(expr),
@@ -122,15 +125,23 @@ impl Condition {
         ];
         for (symbol, comparison) in COMPARISONS {
             if let Some((lhs, rhs)) = text.split_once(symbol) {
-                return Ok(Condition { lhs: Expr::parse(lhs)?, comparison, rhs: Expr::parse(rhs)? });
+                return Ok(Condition {
+                    lhs: Expr::parse(lhs)?,
+                    comparison,
+                    rhs: Expr::parse(rhs)?,
+                });
             }
         }
-        Err(format!("'{text}' is not a comparison (==, !=, <, <=, >, >=)"))
+        Err(format!(
+            "'{text}' is not a comparison (==, !=, <, <=, >, >=)"
+        ))
     }
 
     /// Whether the condition holds under `env` (false when a name is unbound).
     pub fn holds(&self, env: &Env) -> bool {
-        let (Some(lhs), Some(rhs)) = (self.lhs.eval(env), self.rhs.eval(env)) else { return false };
+        let (Some(lhs), Some(rhs)) = (self.lhs.eval(env), self.rhs.eval(env)) else {
+            return false;
+        };
         match self.comparison {
             Comparison::Eq => lhs == rhs,
             Comparison::Ne => lhs != rhs,
@@ -171,11 +182,16 @@ fn tokenize(text: &str) -> Result<Vec<Token>, String> {
                 end = index + d.len_utf8();
                 chars.next();
             }
-            let value = text[start..end].parse().map_err(|_| format!("'{}' is too large", &text[start..end]))?;
+            let value = text[start..end]
+                .parse()
+                .map_err(|_| format!("'{}' is too large", &text[start..end]))?;
             tokens.push(Token::Int(value));
         } else if c.is_alphabetic() || c == '_' {
             let mut end = start;
-            while let Some(&(index, d)) = chars.peek().filter(|(_, d)| d.is_alphanumeric() || *d == '_') {
+            while let Some(&(index, d)) = chars
+                .peek()
+                .filter(|(_, d)| d.is_alphanumeric() || *d == '_')
+            {
                 end = index + d.len_utf8();
                 chars.next();
             }
@@ -213,12 +229,20 @@ impl Parser<'_> {
     }
 
     fn atom(&mut self) -> Result<Expr, String> {
-        let token = self.tokens.get(self.next).cloned().ok_or("an expression ends early")?;
+        let token = self
+            .tokens
+            .get(self.next)
+            .cloned()
+            .ok_or("an expression ends early")?;
         self.next += 1;
         match token {
             Token::Int(value) => Ok(Expr::Int(value)),
             Token::Name(name) => Ok(Expr::Var(name)),
-            Token::Symbol('-') => Ok(Expr::Binary(Box::new(Expr::Int(0)), BinaryOp::Sub, Box::new(self.atom()?))),
+            Token::Symbol('-') => Ok(Expr::Binary(
+                Box::new(Expr::Int(0)),
+                BinaryOp::Sub,
+                Box::new(self.atom()?),
+            )),
             Token::Symbol('(') => {
                 let inner = self.sum()?;
                 match self.tokens.get(self.next) {
@@ -234,7 +258,9 @@ impl Parser<'_> {
     }
 
     fn symbol(&mut self, choices: &[(char, BinaryOp)]) -> Option<BinaryOp> {
-        let Some(Token::Symbol(symbol)) = self.tokens.get(self.next) else { return None };
+        let Some(Token::Symbol(symbol)) = self.tokens.get(self.next) else {
+            return None;
+        };
         let op = choices.iter().find(|(c, _)| c == symbol)?.1;
         self.next += 1;
         Some(op)

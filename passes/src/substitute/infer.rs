@@ -11,22 +11,31 @@ pub struct Attributes<'a>(pub &'a [(String, MlirAttribute)]);
 
 impl Attributes<'_> {
     fn get(&self, name: &str) -> Option<MlirAttribute> {
-        self.0.iter().find(|(key, _)| key == name).map(|(_, value)| *value)
+        self.0
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| *value)
     }
 
     fn ints(&self, name: &str, default: &[i64]) -> Result<Vec<i64>, String> {
-        let Some(attribute) = self.get(name) else { return Ok(default.to_vec()) };
+        let Some(attribute) = self.get(name) else {
+            return Ok(default.to_vec());
+        };
         // SAFETY: a live attribute; the kind is checked before the elements are read.
         unsafe {
             if !mlirAttributeIsADenseI64Array(attribute) {
                 return Err(format!("'{name}' is not an array<i64>"));
             }
-            Ok((0..mlirDenseArrayGetNumElements(attribute)).map(|i| mlirDenseI64ArrayGetElement(attribute, i)).collect())
+            Ok((0..mlirDenseArrayGetNumElements(attribute))
+                .map(|i| mlirDenseI64ArrayGetElement(attribute, i))
+                .collect())
         }
     }
 
     fn int(&self, name: &str, default: i64) -> Result<i64, String> {
-        let Some(attribute) = self.get(name) else { return Ok(default) };
+        let Some(attribute) = self.get(name) else {
+            return Ok(default);
+        };
         // SAFETY: as above.
         unsafe {
             if !mlirAttributeIsAInteger(attribute) {
@@ -38,25 +47,43 @@ impl Attributes<'_> {
 
     fn flag(&self, name: &str) -> bool {
         // SAFETY: as above.
-        self.get(name).is_some_and(|attribute| unsafe { mlirAttributeIsABool(attribute) && mlirBoolAttrGetValue(attribute) })
+        self.get(name).is_some_and(|attribute| unsafe {
+            mlirAttributeIsABool(attribute) && mlirBoolAttrGetValue(attribute)
+        })
     }
 }
 
 /// The result shapes of `name` applied to operands of `shapes` with `attributes`, None when the
 /// shape is not a function of them.
-pub fn result_shapes(name: &str, shapes: &[Vec<i64>], attributes: &Attributes) -> Result<Option<Vec<Vec<i64>>>, String> {
-    let operand = |index: usize| shapes.get(index).cloned().ok_or_else(|| format!("'{name}' lacks operand {index}"));
+pub fn result_shapes(
+    name: &str,
+    shapes: &[Vec<i64>],
+    attributes: &Attributes,
+) -> Result<Option<Vec<Vec<i64>>>, String> {
+    let operand = |index: usize| {
+        shapes
+            .get(index)
+            .cloned()
+            .ok_or_else(|| format!("'{name}' lacks operand {index}"))
+    };
     let one = |shape: Vec<i64>| Ok(Some(vec![shape]));
     match name.strip_prefix("graph.").unwrap_or(name) {
-        "relu" | "sigmoid" | "tanh" | "silu" | "exp" | "log" | "neg" | "abs" | "reciprocal" | "sqrt" | "erf" | "gelu" | "clip"
-        | "softmax" | "lrn" | "batch_norm" | "layer_norm" | "cast" => one(operand(0)?),
-        "add" | "sub" | "mul" | "div" | "pow" | "max" | "min" | "mod" | "compare" => one(broadcast(&[operand(0)?, operand(1)?])?),
+        "relu" | "sigmoid" | "tanh" | "silu" | "exp" | "log" | "neg" | "abs" | "reciprocal"
+        | "sqrt" | "erf" | "gelu" | "clip" | "softmax" | "lrn" | "batch_norm" | "layer_norm"
+        | "cast" => one(operand(0)?),
+        "add" | "sub" | "mul" | "div" | "pow" | "max" | "min" | "mod" | "compare" => {
+            one(broadcast(&[operand(0)?, operand(1)?])?)
+        }
         "where" => one(broadcast(&[operand(0)?, operand(1)?, operand(2)?])?),
         "conv2d" => one(conv2d(&operand(0)?, &operand(1)?, attributes)?),
         "max_pool2d" | "avg_pool2d" => one(pool2d(&operand(0)?, attributes)?),
         "global_avg_pool" => {
             let input = operand(0)?;
-            one(input.iter().enumerate().map(|(d, &size)| if d < 2 { size } else { 1 }).collect())
+            one(input
+                .iter()
+                .enumerate()
+                .map(|(d, &size)| if d < 2 { size } else { 1 })
+                .collect())
         }
         "matmul" => {
             let (a, b) = (operand(0)?, operand(1)?);
@@ -68,7 +95,18 @@ pub fn result_shapes(name: &str, shapes: &[Vec<i64>], attributes: &Attributes) -
         "batch_matmul" => one(batch_matmul(&operand(0)?, &operand(1)?)?),
         "gemm" => {
             let (a, b) = (operand(0)?, operand(1)?);
-            let (a, b) = (if attributes.flag("trans_a") { [a[1], a[0]] } else { [a[0], a[1]] }, if attributes.flag("trans_b") { [b[1], b[0]] } else { [b[0], b[1]] });
+            let (a, b) = (
+                if attributes.flag("trans_a") {
+                    [a[1], a[0]]
+                } else {
+                    [a[0], a[1]]
+                },
+                if attributes.flag("trans_b") {
+                    [b[1], b[0]]
+                } else {
+                    [b[0], b[1]]
+                },
+            );
             if a[1] != b[0] {
                 return Err(format!("gemm of {a:?} and {b:?}"));
             }
@@ -77,34 +115,61 @@ pub fn result_shapes(name: &str, shapes: &[Vec<i64>], attributes: &Attributes) -
         "transpose" => {
             let input = operand(0)?;
             let permutation = attributes.ints("permutation", &[])?;
-            let shape: Option<Vec<i64>> = permutation.iter().map(|&d| usize::try_from(d).ok().and_then(|d| input.get(d).copied())).collect();
+            let shape: Option<Vec<i64>> = permutation
+                .iter()
+                .map(|&d| usize::try_from(d).ok().and_then(|d| input.get(d).copied()))
+                .collect();
             match shape {
                 Some(shape) if shape.len() == input.len() => one(shape),
-                _ => Err(format!("permutation {permutation:?} of a rank-{} tensor", input.len())),
+                _ => Err(format!(
+                    "permutation {permutation:?} of a rank-{} tensor",
+                    input.len()
+                )),
             }
         }
         "concat" => {
-            let axis = axis(attributes.int("axis", 0)?, shapes.first().map_or(0, Vec::len))?;
+            let axis = axis(
+                attributes.int("axis", 0)?,
+                shapes.first().map_or(0, Vec::len),
+            )?;
             let mut shape = operand(0)?;
-            shape[axis] = shapes.iter().map(|shape| shape.get(axis).copied().unwrap_or(0)).sum();
+            shape[axis] = shapes
+                .iter()
+                .map(|shape| shape.get(axis).copied().unwrap_or(0))
+                .sum();
             one(shape)
         }
         "pad" => {
             let input = operand(0)?;
             let pads = attributes.ints("pads", &[])?;
             if pads.len() != 2 * input.len() {
-                return Err(format!("{} pads for a rank-{} tensor", pads.len(), input.len()));
+                return Err(format!(
+                    "{} pads for a rank-{} tensor",
+                    pads.len(),
+                    input.len()
+                ));
             }
-            one(input.iter().enumerate().map(|(d, size)| size + pads[d] + pads[d + input.len()]).collect())
+            one(input
+                .iter()
+                .enumerate()
+                .map(|(d, size)| size + pads[d] + pads[d + input.len()])
+                .collect())
         }
         "flatten" => {
             let input = operand(0)?;
             let axis = axis(attributes.int("axis", 1)?, input.len() + 1)?;
-            one(vec![input[..axis].iter().product(), input[axis..].iter().product()])
+            one(vec![
+                input[..axis].iter().product(),
+                input[axis..].iter().product(),
+            ])
         }
         "reduce_sum" | "reduce_mean" | "reduce_max" => {
             let input = operand(0)?;
-            let mut axes = attributes.ints("axes", &[])?.into_iter().map(|a| axis(a, input.len())).collect::<Result<Vec<_>, _>>()?;
+            let mut axes = attributes
+                .ints("axes", &[])?
+                .into_iter()
+                .map(|a| axis(a, input.len()))
+                .collect::<Result<Vec<_>, _>>()?;
             if axes.is_empty() {
                 axes = (0..input.len()).collect();
             }
@@ -122,7 +187,12 @@ pub fn result_shapes(name: &str, shapes: &[Vec<i64>], attributes: &Attributes) -
         "gather" => {
             let (data, indices) = (operand(0)?, operand(1)?);
             let axis = axis(attributes.int("axis", 0)?, data.len())?;
-            one(data[..axis].iter().chain(&indices).chain(&data[axis + 1..]).copied().collect())
+            one(data[..axis]
+                .iter()
+                .chain(&indices)
+                .chain(&data[axis + 1..])
+                .copied()
+                .collect())
         }
         _ => Ok(None),
     }
@@ -130,7 +200,10 @@ pub fn result_shapes(name: &str, shapes: &[Vec<i64>], attributes: &Attributes) -
 
 fn axis(axis: i64, rank: usize) -> Result<usize, String> {
     let resolved = if axis < 0 { axis + rank as i64 } else { axis };
-    usize::try_from(resolved).ok().filter(|&a| a < rank.max(1)).ok_or_else(|| format!("axis {axis} of a rank-{rank} tensor"))
+    usize::try_from(resolved)
+        .ok()
+        .filter(|&a| a < rank.max(1))
+        .ok_or_else(|| format!("axis {axis} of a rank-{rank} tensor"))
 }
 
 /// Numpy broadcasting of `shapes`.
@@ -140,7 +213,9 @@ pub fn broadcast(shapes: &[Vec<i64>]) -> Result<Vec<i64>, String> {
         .map(|d| {
             let mut size = 1;
             for shape in shapes {
-                let Some(index) = (d + shape.len()).checked_sub(rank) else { continue };
+                let Some(index) = (d + shape.len()).checked_sub(rank) else {
+                    continue;
+                };
                 match (size, shape[index]) {
                     (_, 1) => {}
                     (1, other) => size = other,
@@ -163,32 +238,76 @@ fn batch_matmul(a: &[i64], b: &[i64]) -> Result<Vec<i64>, String> {
 }
 
 fn conv2d(input: &[i64], filter: &[i64], attributes: &Attributes) -> Result<Vec<i64>, String> {
-    let (strides, pads, dilations) =
-        (attributes.ints("strides", &[1, 1])?, attributes.ints("pads", &[0, 0, 0, 0])?, attributes.ints("dilations", &[1, 1])?);
+    let (strides, pads, dilations) = (
+        attributes.ints("strides", &[1, 1])?,
+        attributes.ints("pads", &[0, 0, 0, 0])?,
+        attributes.ints("dilations", &[1, 1])?,
+    );
     let groups = attributes.int("groups", 1)?;
-    if input.len() != 4 || filter.len() != 4 || groups < 1 || input[1] != filter[1] * groups || filter[0] % groups != 0 {
-        return Err(format!("conv2d of {input:?} with filter {filter:?} in {groups} groups"));
+    if input.len() != 4
+        || filter.len() != 4
+        || groups < 1
+        || input[1] != filter[1] * groups
+        || filter[0] % groups != 0
+    {
+        return Err(format!(
+            "conv2d of {input:?} with filter {filter:?} in {groups} groups"
+        ));
     }
-    let out = |d: usize| window_output(input[2 + d], filter[2 + d], strides[d], pads[d] + pads[d + 2], dilations[d], false);
+    let out = |d: usize| {
+        window_output(
+            input[2 + d],
+            filter[2 + d],
+            strides[d],
+            pads[d] + pads[d + 2],
+            dilations[d],
+            false,
+        )
+    };
     Ok(vec![input[0], filter[0], out(0)?, out(1)?])
 }
 
 fn pool2d(input: &[i64], attributes: &Attributes) -> Result<Vec<i64>, String> {
     let kernel = attributes.ints("kernel", &[])?;
-    let (strides, pads, dilations) =
-        (attributes.ints("strides", &[1, 1])?, attributes.ints("pads", &[0, 0, 0, 0])?, attributes.ints("dilations", &[1, 1])?);
+    let (strides, pads, dilations) = (
+        attributes.ints("strides", &[1, 1])?,
+        attributes.ints("pads", &[0, 0, 0, 0])?,
+        attributes.ints("dilations", &[1, 1])?,
+    );
     if input.len() != 4 || kernel.len() != 2 {
         return Err(format!("pooling of {input:?} with kernel {kernel:?}"));
     }
     let ceil = attributes.flag("ceil_mode");
-    let out = |d: usize| window_output(input[2 + d], kernel[d], strides[d], pads[d] + pads[d + 2], dilations[d], ceil);
+    let out = |d: usize| {
+        window_output(
+            input[2 + d],
+            kernel[d],
+            strides[d],
+            pads[d] + pads[d + 2],
+            dilations[d],
+            ceil,
+        )
+    };
     Ok(vec![input[0], input[1], out(0)?, out(1)?])
 }
 
-fn window_output(size: i64, kernel: i64, stride: i64, pads: i64, dilation: i64, ceil: bool) -> Result<i64, String> {
+fn window_output(
+    size: i64,
+    kernel: i64,
+    stride: i64,
+    pads: i64,
+    dilation: i64,
+    ceil: bool,
+) -> Result<i64, String> {
     let span = size + pads - dilation * (kernel - 1) - 1;
     if span < 0 || stride < 1 {
-        return Err(format!("a window of {kernel} does not fit {size} (+{pads} padding)"));
+        return Err(format!(
+            "a window of {kernel} does not fit {size} (+{pads} padding)"
+        ));
     }
-    Ok(if ceil { (span + stride - 1) / stride + 1 } else { span / stride + 1 })
+    Ok(if ceil {
+        (span + stride - 1) / stride + 1
+    } else {
+        span / stride + 1
+    })
 }

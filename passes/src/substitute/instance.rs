@@ -5,7 +5,9 @@
 
 use super::expr::Env;
 use super::matcher::{find, integer_value};
-use super::rewrite::{apply, instantiate, ranked_tensor, returned_values, shape_of_type, Bindings, Typing};
+use super::rewrite::{
+    apply, instantiate, ranked_tensor, returned_values, shape_of_type, Bindings, Typing,
+};
 use super::rule::Rule;
 use crate::graph_view::FunctionView;
 use crate::ir::{create, region_with_block, string_attribute, string_ref, InsertionPoint, Op, Val};
@@ -37,12 +39,18 @@ pub fn example_attributes(rule: &Rule) -> BTreeMap<String, MlirAttribute> {
 
 /// The shapes of the rule file's own example (the types of @source's arguments).
 pub fn example_shapes(rule: &Rule) -> Vec<Vec<i64>> {
-    (0..rule.arguments.len()).map(|index| shape_of_type(rule.source.function.entry_argument(index).r#type())).collect()
+    (0..rule.arguments.len())
+        .map(|index| shape_of_type(rule.source.function.entry_argument(index).r#type()))
+        .collect()
 }
 
 /// A module holding `@source` (the rule's source for arguments of `shapes`) and `@rewritten`
 /// (it after `graph-substitute`'s matcher and rewrite), at `location`. The caller owns the module.
-pub fn instantiate_rule(rule: &Rule, shapes: &[Vec<i64>], location: MlirLocation) -> Result<Op, InstanceError> {
+pub fn instantiate_rule(
+    rule: &Rule,
+    shapes: &[Vec<i64>],
+    location: MlirLocation,
+) -> Result<Op, InstanceError> {
     let attributes = example_attributes(rule);
     let sizes = sizes_for(rule, shapes, &attributes)?;
     // SAFETY: the location is alive; the module is returned to the caller, who destroys it.
@@ -55,17 +63,46 @@ pub fn instantiate_rule(rule: &Rule, shapes: &[Vec<i64>], location: MlirLocation
     result.map(|()| module)
 }
 
-fn fill(rule: &Rule, shapes: &[Vec<i64>], sizes: &Env, attributes: &BTreeMap<String, MlirAttribute>, module: Op, location: MlirLocation) -> Result<(), InstanceError> {
-    let types: Vec<MlirType> = rule.arguments.iter().zip(shapes).map(|(argument, shape)| ranked_tensor(shape, argument.element)).collect();
+fn fill(
+    rule: &Rule,
+    shapes: &[Vec<i64>],
+    sizes: &Env,
+    attributes: &BTreeMap<String, MlirAttribute>,
+    module: Op,
+    location: MlirLocation,
+) -> Result<(), InstanceError> {
+    let types: Vec<MlirType> = rule
+        .arguments
+        .iter()
+        .zip(shapes)
+        .map(|(argument, shape)| ranked_tensor(shape, argument.element))
+        .collect();
     let (region, block) = region_with_block(&types, location);
     // SAFETY: the block is alive in its region; its arguments are read by index.
-    let inputs: Vec<(Val, Vec<i64>)> =
-        (0..types.len()).map(|index| (Val(unsafe { mlirBlockGetArgument(block, index as isize) }), shapes[index].clone())).collect();
+    let inputs: Vec<(Val, Vec<i64>)> = (0..types.len())
+        .map(|index| {
+            (
+                Val(unsafe { mlirBlockGetArgument(block, index as isize) }),
+                shapes[index].clone(),
+            )
+        })
+        .collect();
     let locations: Vec<MlirLocation> = rule.source.ops.iter().map(|op| op.op.location()).collect();
     let bindings = Bindings { sizes, attributes };
     // An op whose shape only a match gives (a reshape's) takes the file's type at the file's shapes.
-    let typing = if shapes == example_shapes(rule) { Typing::Written } else { Typing::Inferred };
-    let built = instantiate(&rule.source, &inputs, &bindings, typing, &locations, InsertionPoint::End(block));
+    let typing = if shapes == example_shapes(rule) {
+        Typing::Written
+    } else {
+        Typing::Inferred
+    };
+    let built = instantiate(
+        &rule.source,
+        &inputs,
+        &bindings,
+        typing,
+        &locations,
+        InsertionPoint::End(block),
+    );
     let built = match built {
         Ok(built) => built,
         Err(message) => {
@@ -75,12 +112,26 @@ fn fill(rule: &Rule, shapes: &[Vec<i64>], sizes: &Env, attributes: &BTreeMap<Str
         }
     };
     let results = returned_values(&rule.source, &inputs, &built);
-    create(InsertionPoint::End(block), location, "func.return", &results, &[], &[], Vec::new());
+    create(
+        InsertionPoint::End(block),
+        location,
+        "func.return",
+        &results,
+        &[],
+        &[],
+        Vec::new(),
+    );
     let result_types: Vec<MlirType> = results.iter().map(|value| value.r#type()).collect();
     // SAFETY: live types of one context; the module body is its first region's first block.
     let (function_type, body) = unsafe {
         (
-            mlirTypeAttrGet(mlirFunctionTypeGet(mlirLocationGetContext(location), types.len() as isize, types.as_ptr(), result_types.len() as isize, result_types.as_ptr())),
+            mlirTypeAttrGet(mlirFunctionTypeGet(
+                mlirLocationGetContext(location),
+                types.len() as isize,
+                types.as_ptr(),
+                result_types.len() as isize,
+                result_types.as_ptr(),
+            )),
             mlirRegionGetFirstBlock(mlirOperationGetRegion(module.0, 0)),
         )
     };
@@ -92,35 +143,53 @@ fn fill(rule: &Rule, shapes: &[Vec<i64>], sizes: &Env, attributes: &BTreeMap<Str
         "func.func",
         &[],
         &[],
-        &[("sym_name", string_attribute(context, "source")), ("function_type", function_type)],
+        &[
+            ("sym_name", string_attribute(context, "source")),
+            ("function_type", function_type),
+        ],
         vec![region],
     );
     // SAFETY: a live op.
     if unsafe { !mlirOperationVerify(source.0) } {
-        return Err(InstanceError::Shapes("the source does not verify at these shapes".to_owned()));
+        return Err(InstanceError::Shapes(
+            "the source does not verify at these shapes".to_owned(),
+        ));
     }
     // SAFETY: a live op; the clone is inserted into the module, which owns it.
     let rewritten = Op(unsafe { mlirOperationClone(source.0) });
     // SAFETY: as above.
     unsafe {
-        mlirOperationSetAttributeByName(rewritten.0, string_ref("sym_name"), string_attribute(context, "rewritten"));
+        mlirOperationSetAttributeByName(
+            rewritten.0,
+            string_ref("sym_name"),
+            string_attribute(context, "rewritten"),
+        );
         mlirBlockAppendOwnedOperation(body, rewritten.0);
     }
-    let view = FunctionView::read(rewritten).map_err(|error| InstanceError::Unsound(error.message))?;
+    let view =
+        FunctionView::read(rewritten).map_err(|error| InstanceError::Unsound(error.message))?;
     let Some(found) = find(rule, &view, 1).into_iter().next() else {
-        return Err(InstanceError::Unsound("its source does not match an instance of itself".to_owned()));
+        return Err(InstanceError::Unsound(
+            "its source does not match an instance of itself".to_owned(),
+        ));
     };
     apply(rule, &found, &view, rewritten).map_err(InstanceError::Unsound)?;
     // SAFETY: a live op.
     if unsafe { !mlirOperationVerify(rewritten.0) } {
-        return Err(InstanceError::Unsound("the rewritten function does not verify".to_owned()));
+        return Err(InstanceError::Unsound(
+            "the rewritten function does not verify".to_owned(),
+        ));
     }
     Ok(())
 }
 
 /// The sizes `shapes` bind, with the integer attributes of the example; an error when they break
 /// the rule's dimensions or conditions.
-fn sizes_for(rule: &Rule, shapes: &[Vec<i64>], attributes: &BTreeMap<String, MlirAttribute>) -> Result<Env, InstanceError> {
+fn sizes_for(
+    rule: &Rule,
+    shapes: &[Vec<i64>],
+    attributes: &BTreeMap<String, MlirAttribute>,
+) -> Result<Env, InstanceError> {
     let mut sizes = Env::new();
     for (name, attribute) in attributes {
         if let Some(value) = integer_value(*attribute) {
@@ -130,7 +199,10 @@ fn sizes_for(rule: &Rule, shapes: &[Vec<i64>], attributes: &BTreeMap<String, Mli
     for (argument, shape) in rule.arguments.iter().zip(shapes) {
         let Some(dims) = &argument.dims else { continue };
         if dims.len() != shape.len() {
-            return Err(InstanceError::Shapes(format!("{shape:?} is not of rank {}", dims.len())));
+            return Err(InstanceError::Shapes(format!(
+                "{shape:?} is not of rank {}",
+                dims.len()
+            )));
         }
         for (dim, &size) in dims.iter().zip(shape) {
             if let Some(name) = dim.as_var() {
@@ -144,7 +216,10 @@ fn sizes_for(rule: &Rule, shapes: &[Vec<i64>], attributes: &BTreeMap<String, Mli
     if shapes == example_shapes(rule) {
         for op in &rule.source.ops {
             for (dims, result) in op.shapes.iter().flatten().zip(0..op.result_count) {
-                for (dim, size) in dims.iter().zip(shape_of_type(op.op.result(result).r#type())) {
+                for (dim, size) in dims
+                    .iter()
+                    .zip(shape_of_type(op.op.result(result).r#type()))
+                {
                     if let Some(name) = dim.as_var() {
                         sizes.entry(name.to_owned()).or_insert(size);
                     }
@@ -159,8 +234,14 @@ fn sizes_for(rule: &Rule, shapes: &[Vec<i64>], attributes: &BTreeMap<String, Mli
             }
         }
     }
-    match rule.conditions.iter().find(|condition| !condition.holds(&sizes)) {
-        Some(condition) => Err(InstanceError::Shapes(format!("{condition:?} does not hold"))),
+    match rule
+        .conditions
+        .iter()
+        .find(|condition| !condition.holds(&sizes))
+    {
+        Some(condition) => Err(InstanceError::Shapes(format!(
+            "{condition:?} does not hold"
+        ))),
         None => Ok(sizes),
     }
 }

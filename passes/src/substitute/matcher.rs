@@ -65,7 +65,14 @@ pub fn find(rule: &Rule, view: &FunctionView, limit: usize) -> Vec<Match> {
     found
 }
 
-fn extend(rule: &Rule, view: &FunctionView, visited: usize, mut state: State, found: &mut Vec<Match>, limit: usize) {
+fn extend(
+    rule: &Rule,
+    view: &FunctionView,
+    visited: usize,
+    mut state: State,
+    found: &mut Vec<Match>,
+    limit: usize,
+) {
     if found.len() >= limit {
         return;
     }
@@ -87,10 +94,13 @@ fn extend(rule: &Rule, view: &FunctionView, visited: usize, mut state: State, fo
             // A root that reads a wildcard already bound can only be one of that value's readers;
             // otherwise any op of its kind. Later roots are tried against later ops first, so that
             // a symmetric pattern (two merged siblings) maps in block order.
-            let bound_input = pattern[index].operands.iter().find_map(|operand| match operand {
-                PatternValue::Argument(argument) => state.arguments[*argument],
-                PatternValue::Result(..) => None,
-            });
+            let bound_input = pattern[index]
+                .operands
+                .iter()
+                .find_map(|operand| match operand {
+                    PatternValue::Argument(argument) => state.arguments[*argument],
+                    PatternValue::Result(..) => None,
+                });
             let candidates: Vec<usize> = match bound_input {
                 Some(value) => view.readers(value).to_vec(),
                 None => (0..view.ops.len()).collect(),
@@ -113,13 +123,24 @@ fn extend(rule: &Rule, view: &FunctionView, visited: usize, mut state: State, fo
 
 /// Checks op `op` against `pattern_op` and binds its operands: wildcards to values, pattern
 /// producers to the ops that define them.
-fn bind_op(pattern_op: &PatternOp, op: usize, view: &FunctionView, state: &mut State, pattern: &[PatternOp]) -> bool {
+fn bind_op(
+    pattern_op: &PatternOp,
+    op: usize,
+    view: &FunctionView,
+    state: &mut State,
+    pattern: &[PatternOp],
+) -> bool {
     let node = &view.ops[op];
     if node.name != pattern_op.name
         || node.operands.len() != pattern_op.operands.len()
         || node.results.len() != pattern_op.result_count
         || node.has_regions
-        || !leaf_types_agree(pattern_op, &(0..node.results.len()).map(|result| node.op.result(result).r#type()).collect::<Vec<_>>())
+        || !leaf_types_agree(
+            pattern_op,
+            &(0..node.results.len())
+                .map(|result| node.op.result(result).r#type())
+                .collect::<Vec<_>>(),
+        )
         || !bind_attributes(pattern_op, node.op, state)
     {
         return false;
@@ -131,8 +152,12 @@ fn bind_op(pattern_op: &PatternOp, op: usize, view: &FunctionView, state: &mut S
                 _ => state.arguments[argument] = Some(value),
             },
             PatternValue::Result(producer, result) => {
-                let Some(defining) = view.producer(value) else { return false };
-                if view.ops[defining].results.get(result).map(|(id, _)| *id) != Some(value) || pattern[producer].name != view.ops[defining].name {
+                let Some(defining) = view.producer(value) else {
+                    return false;
+                };
+                if view.ops[defining].results.get(result).map(|(id, _)| *id) != Some(value)
+                    || pattern[producer].name != view.ops[defining].name
+                {
                     return false;
                 }
                 match state.ops[producer] {
@@ -140,7 +165,9 @@ fn bind_op(pattern_op: &PatternOp, op: usize, view: &FunctionView, state: &mut S
                     Some(_) => {}
                     None => {
                         // Two pattern constants may be one constant (`c + c`): it stays anyway.
-                        if !state.used.insert(defining) && view.ops[defining].name != "graph.constant" {
+                        if !state.used.insert(defining)
+                            && view.ops[defining].name != "graph.constant"
+                        {
                             return false;
                         }
                         state.ops[producer] = Some(defining);
@@ -160,12 +187,20 @@ pub fn leaf_types_agree(pattern_op: &PatternOp, types: &[MlirType]) -> bool {
         return true;
     }
     // SAFETY: live types of one context are uniqued; the rule's op is alive.
-    types.len() == pattern_op.result_count && types.iter().enumerate().all(|(result, r#type)| unsafe { mlirTypeEqual(*r#type, pattern_op.op.result(result).r#type()) })
+    types.len() == pattern_op.result_count
+        && types.iter().enumerate().all(|(result, r#type)| unsafe {
+            mlirTypeEqual(*r#type, pattern_op.op.result(result).r#type())
+        })
 }
 
 /// Written attributes must be equal and the only ones; bound ones bind (or must equal) a name.
 fn bind_attributes(pattern_op: &PatternOp, op: Op, state: &mut State) -> bool {
-    bind_attribute_list(pattern_op, &attributes_of(op), &mut state.attributes, &mut state.sizes)
+    bind_attribute_list(
+        pattern_op,
+        &attributes_of(op),
+        &mut state.attributes,
+        &mut state.sizes,
+    )
 }
 
 /// The attributes of `op`, by name.
@@ -188,7 +223,14 @@ pub fn bind_attribute_list(
     attributes: &mut BTreeMap<String, MlirAttribute>,
     sizes: &mut Env,
 ) -> bool {
-    let get = |name: &str| actual.iter().find(|(key, _)| key == name).map_or(MlirAttribute { ptr: std::ptr::null() }, |(_, value)| *value);
+    let get = |name: &str| {
+        actual.iter().find(|(key, _)| key == name).map_or(
+            MlirAttribute {
+                ptr: std::ptr::null(),
+            },
+            |(_, value)| *value,
+        )
+    };
     // SAFETY: attributes of one context are uniqued, so equal ones are identical.
     let equal = |a: MlirAttribute, b: MlirAttribute| unsafe { mlirAttributeEqual(a, b) };
     for (name, attribute) in &pattern_op.written {
@@ -198,7 +240,11 @@ pub fn bind_attribute_list(
         }
     }
     for (name, _) in actual {
-        let known = pattern_op.written.iter().any(|(written, _)| written == name) || pattern_op.bound.iter().any(|(bound, _)| bound == name);
+        let known = pattern_op
+            .written
+            .iter()
+            .any(|(written, _)| written == name)
+            || pattern_op.bound.iter().any(|(bound, _)| bound == name);
         // Discardable attributes (dialect-prefixed) carry no semantics of the op.
         if !known && !name.contains('.') {
             return false;
@@ -226,7 +272,9 @@ pub fn bind_attribute_list(
 /// Whether a matched op's result shapes are those its pattern op's `rule.shape` requires; a
 /// bare name not bound yet is bound to the size it meets.
 pub fn shapes_agree(pattern_op: &PatternOp, shapes: &[Vec<usize>], sizes: &mut Env) -> bool {
-    let Some(required) = &pattern_op.shapes else { return true };
+    let Some(required) = &pattern_op.shapes else {
+        return true;
+    };
     required.iter().zip(shapes).all(|(dims, shape)| {
         dims.len() == shape.len()
             && dims.iter().zip(shape).all(|(dim, &size)| {
@@ -240,7 +288,11 @@ pub fn shapes_agree(pattern_op: &PatternOp, shapes: &[Vec<usize>], sizes: &mut E
 
 /// Binds the sizes the wildcards' types give (`types`: shape and element type of each) and checks
 /// the rule's dimensions and conditions.
-pub fn bind_argument_types(rule: &Rule, types: &[(Vec<usize>, ElementType)], sizes: &mut Env) -> bool {
+pub fn bind_argument_types(
+    rule: &Rule,
+    types: &[(Vec<usize>, ElementType)],
+    sizes: &mut Env,
+) -> bool {
     for (argument, (shape, element)) in rule.arguments.iter().zip(types) {
         if *element != ElementType::of(argument.element) {
             return false;
@@ -264,7 +316,9 @@ pub fn bind_argument_types(rule: &Rule, types: &[(Vec<usize>, ElementType)], siz
             }
         }
     }
-    rule.conditions.iter().all(|condition| condition.holds(sizes))
+    rule.conditions
+        .iter()
+        .all(|condition| condition.holds(sizes))
 }
 
 /// The integer an attribute holds: an integer attribute, or an integer splat.
@@ -275,7 +329,9 @@ pub fn integer_value(attribute: MlirAttribute) -> Option<i64> {
             None
         } else if mlirAttributeIsAInteger(attribute) {
             Some(mlirIntegerAttrGetValueInt(attribute))
-        } else if mlirAttributeIsADenseElements(attribute) && mlirDenseElementsAttrIsSplat(attribute) {
+        } else if mlirAttributeIsADenseElements(attribute)
+            && mlirDenseElementsAttrIsSplat(attribute)
+        {
             let element = mlirDenseElementsAttrGetSplatValue(attribute);
             mlirAttributeIsAInteger(element).then(|| mlirIntegerAttrGetValueInt(element))
         } else {
@@ -287,34 +343,72 @@ pub fn integer_value(attribute: MlirAttribute) -> Option<i64> {
 /// The checks that need the whole match: wildcard types and sizes, conditions, values that must
 /// stay inside, and no input that depends on an output.
 fn complete(rule: &Rule, view: &FunctionView, mut state: State) -> Option<Match> {
-    let arguments: Vec<ValueId> = state.arguments.iter().map(|a| a.expect("every wildcard is read by the source")).collect();
-    let types: Vec<(Vec<usize>, ElementType)> = arguments.iter().map(|&value| (view.type_of(value).shape.clone(), view.type_of(value).element_type)).collect();
+    let arguments: Vec<ValueId> = state
+        .arguments
+        .iter()
+        .map(|a| a.expect("every wildcard is read by the source"))
+        .collect();
+    let types: Vec<(Vec<usize>, ElementType)> = arguments
+        .iter()
+        .map(|&value| {
+            (
+                view.type_of(value).shape.clone(),
+                view.type_of(value).element_type,
+            )
+        })
+        .collect();
     if !bind_argument_types(rule, &types, &mut state.sizes) {
         return None;
     }
     for (pattern_op, op) in rule.source.ops.iter().zip(&state.ops) {
-        let shapes: Vec<Vec<usize>> = view.ops[op.expect("matched")].results.iter().map(|(_, r#type)| r#type.shape.clone()).collect();
+        let shapes: Vec<Vec<usize>> = view.ops[op.expect("matched")]
+            .results
+            .iter()
+            .map(|(_, r#type)| r#type.shape.clone())
+            .collect();
         if !shapes_agree(pattern_op, &shapes, &mut state.sizes) {
             return None;
         }
     }
-    let ops: Vec<usize> = state.ops.iter().map(|op| op.expect("every pattern op is matched")).collect();
+    let ops: Vec<usize> = state
+        .ops
+        .iter()
+        .map(|op| op.expect("every pattern op is matched"))
+        .collect();
     for (index, &op) in ops.iter().enumerate() {
         for (result, (value, _)) in view.ops[op].results.iter().enumerate() {
-            let escapes = view.readers(*value).iter().any(|reader| !state.used.contains(reader));
+            let escapes = view
+                .readers(*value)
+                .iter()
+                .any(|reader| !state.used.contains(reader));
             // A matched constant read elsewhere too stays for its other readers.
             let shared_constant = view.ops[op].name == "graph.constant";
-            if escapes && !shared_constant && !rule.source.results.contains(&PatternValue::Result(index, result)) {
+            if escapes
+                && !shared_constant
+                && !rule
+                    .source
+                    .results
+                    .contains(&PatternValue::Result(index, result))
+            {
                 return None;
             }
         }
     }
     let mut dfs = Dfs::empty(&view.graph);
-    dfs.stack.extend(ops.iter().map(|&op| FunctionView::node_index(op)));
+    dfs.stack
+        .extend(ops.iter().map(|&op| FunctionView::node_index(op)));
     let downstream: BTreeSet<usize> = dfs.iter(&view.graph).map(|node| node.index()).collect();
-    if arguments.iter().any(|&value| view.producer(value).is_some_and(|producer| downstream.contains(&producer))) {
+    if arguments.iter().any(|&value| {
+        view.producer(value)
+            .is_some_and(|producer| downstream.contains(&producer))
+    }) {
         return None;
     }
     let sizes = std::mem::take(&mut state.sizes);
-    Some(Match { ops, arguments, sizes, attributes: state.attributes })
+    Some(Match {
+        ops,
+        arguments,
+        sizes,
+        attributes: state.attributes,
+    })
 }

@@ -12,8 +12,8 @@ use super::infer::{result_shapes, Attributes};
 use super::matcher::Match;
 use super::rule::{Body, PatternOp, PatternValue, Rule};
 use crate::graph_view::{FunctionView, ValueId};
-use crate::ir::{create, i64_array, InsertionPoint, Op, Val};
 use crate::ir::string_ref;
+use crate::ir::{create, i64_array, InsertionPoint, Op, Val};
 use mlir_sys::*;
 use petgraph::visit::{Dfs, Reversed, Walker};
 use std::collections::{BTreeMap, BTreeSet};
@@ -23,11 +23,19 @@ pub fn value_handle(view: &FunctionView, function: Op, value: ValueId) -> Val {
     match view.producer(value) {
         Some(op) => {
             let node = &view.ops[op];
-            let result = node.results.iter().position(|(id, _)| *id == value).expect("a producer defines its value");
+            let result = node
+                .results
+                .iter()
+                .position(|(id, _)| *id == value)
+                .expect("a producer defines its value");
             node.op.result(result)
         }
         None => {
-            let argument = view.arguments.iter().position(|(id, _)| *id == value).expect("a value without producer is an argument");
+            let argument = view
+                .arguments
+                .iter()
+                .position(|(id, _)| *id == value)
+                .expect("a value without producer is an argument");
             function.entry_argument(argument)
         }
     }
@@ -36,14 +44,28 @@ pub fn value_handle(view: &FunctionView, function: Op, value: ValueId) -> Val {
 /// Replaces `found` (a match of `rule` in `view`, the view of `function`) by the rule's target.
 /// Returns the ops built; on an error nothing of the function has changed but the order of ops
 /// that do not depend on each other.
-pub fn apply(rule: &Rule, found: &Match, view: &FunctionView, function: Op) -> Result<Vec<Op>, String> {
+pub fn apply(
+    rule: &Rule,
+    found: &Match,
+    view: &FunctionView,
+    function: Op,
+) -> Result<Vec<Op>, String> {
     let first = *found.ops.iter().min().expect("a match has ops");
     let anchor = view.ops[first].op;
     hoist_inputs(found, view, first, anchor);
     let inputs: Vec<(Val, Vec<i64>)> = found
         .arguments
         .iter()
-        .map(|&value| (value_handle(view, function, value), view.type_of(value).shape.iter().map(|&d| d as i64).collect()))
+        .map(|&value| {
+            (
+                value_handle(view, function, value),
+                view.type_of(value)
+                    .shape
+                    .iter()
+                    .map(|&d| d as i64)
+                    .collect(),
+            )
+        })
         .collect();
     let roots: Vec<Val> = rule
         .source
@@ -55,16 +77,38 @@ pub fn apply(rule: &Rule, found: &Match, view: &FunctionView, function: Op) -> R
         })
         .collect();
     let root_types: Vec<MlirType> = roots.iter().map(|root| root.r#type()).collect();
-    let bindings = Bindings { sizes: &found.sizes, attributes: &found.attributes };
-    let locations: Vec<MlirLocation> = rule.target.ops.iter().map(|template| location_for(rule, found, view, template)).collect();
-    let built = instantiate(&rule.target, &inputs, &bindings, Typing::Returned(&root_types), &locations, InsertionPoint::Before(anchor))
-        .map_err(|message| format!("rule '{}': {message}", rule.name))?;
+    let bindings = Bindings {
+        sizes: &found.sizes,
+        attributes: &found.attributes,
+    };
+    let locations: Vec<MlirLocation> = rule
+        .target
+        .ops
+        .iter()
+        .map(|template| location_for(rule, found, view, template))
+        .collect();
+    let built = instantiate(
+        &rule.target,
+        &inputs,
+        &bindings,
+        Typing::Returned(&root_types),
+        &locations,
+        InsertionPoint::Before(anchor),
+    )
+    .map_err(|message| format!("rule '{}': {message}", rule.name))?;
     let replacements = returned_values(&rule.target, &inputs, &built);
-    if let Some(position) = roots.iter().zip(&replacements).position(|(root, replacement)| !root.same_type(*replacement)) {
+    if let Some(position) = roots
+        .iter()
+        .zip(&replacements)
+        .position(|(root, replacement)| !root.same_type(*replacement))
+    {
         for op in built.into_iter().rev() {
             op.erase();
         }
-        return Err(format!("rule '{}': its result {position} would change type", rule.name));
+        return Err(format!(
+            "rule '{}': its result {position} would change type",
+            rule.name
+        ));
     }
     for (root, replacement) in roots.iter().zip(replacements) {
         // SAFETY: both values are alive and of the same type (the rule's signatures agree and
@@ -87,14 +131,24 @@ pub fn apply(rule: &Rule, found: &Match, view: &FunctionView, function: Op) -> R
 
 /// Moves the definitions of inputs that come after `anchor`, and what they depend on, before it.
 fn hoist_inputs(found: &Match, view: &FunctionView, first: usize, anchor: Op) {
-    let late: Vec<usize> = found.arguments.iter().filter_map(|&value| view.producer(value)).filter(|&op| op > first).collect();
+    let late: Vec<usize> = found
+        .arguments
+        .iter()
+        .filter_map(|&value| view.producer(value))
+        .filter(|&op| op > first)
+        .collect();
     if late.is_empty() {
         return;
     }
     let reversed = Reversed(&view.graph);
     let mut dfs = Dfs::empty(reversed);
-    dfs.stack.extend(late.iter().map(|&op| FunctionView::node_index(op)));
-    let moving: BTreeSet<usize> = dfs.iter(reversed).map(|node| node.index()).filter(|&op| op > first).collect();
+    dfs.stack
+        .extend(late.iter().map(|&op| FunctionView::node_index(op)));
+    let moving: BTreeSet<usize> = dfs
+        .iter(reversed)
+        .map(|node| node.index())
+        .filter(|&op| op > first)
+        .collect();
     for op in moving {
         // SAFETY: both ops are alive in one block.
         unsafe { mlirOperationMoveBefore(view.ops[op].op.0, anchor.0) }
@@ -103,12 +157,23 @@ fn hoist_inputs(found: &Match, view: &FunctionView, first: usize, anchor: Op) {
 
 /// Target ops take the location of the matched op of the same kind, else of the first root:
 /// every generated op names the model op it comes from.
-fn location_for(rule: &Rule, found: &Match, view: &FunctionView, template: &PatternOp) -> MlirLocation {
-    let same = rule.source.ops.iter().position(|op| op.name == template.name);
-    let source = same.or_else(|| rule.source.results.iter().find_map(|result| match result {
-        PatternValue::Result(op, _) => Some(*op),
-        PatternValue::Argument(_) => None,
-    }));
+fn location_for(
+    rule: &Rule,
+    found: &Match,
+    view: &FunctionView,
+    template: &PatternOp,
+) -> MlirLocation {
+    let same = rule
+        .source
+        .ops
+        .iter()
+        .position(|op| op.name == template.name);
+    let source = same.or_else(|| {
+        rule.source.results.iter().find_map(|result| match result {
+            PatternValue::Result(op, _) => Some(*op),
+            PatternValue::Argument(_) => None,
+        })
+    });
     view.ops[found.ops[source.unwrap_or(0)]].op.location()
 }
 
@@ -151,8 +216,21 @@ pub fn instantiate(
                 (handle, shape_of(handle))
             }
         };
-        let operands: Vec<(Val, Vec<i64>)> = template.operands.iter().map(|&operand| value(operand)).collect();
-        match build(body, bindings, template, index, &operands, typing, locations[index], point) {
+        let operands: Vec<(Val, Vec<i64>)> = template
+            .operands
+            .iter()
+            .map(|&operand| value(operand))
+            .collect();
+        match build(
+            body,
+            bindings,
+            template,
+            index,
+            &operands,
+            typing,
+            locations[index],
+            point,
+        ) {
             Ok(op) => built.push(op),
             Err(message) => {
                 for op in built.into_iter().rev() {
@@ -189,9 +267,20 @@ fn build(
 ) -> Result<Op, String> {
     let operand_shapes: Vec<Vec<i64>> = operands.iter().map(|(_, shape)| shape.clone()).collect();
     let (attributes, results) = plan_op(body, bindings, template, index, &operand_shapes, typing)?;
-    let named: Vec<(&str, MlirAttribute)> = attributes.iter().map(|(name, value)| (name.as_str(), *value)).collect();
+    let named: Vec<(&str, MlirAttribute)> = attributes
+        .iter()
+        .map(|(name, value)| (name.as_str(), *value))
+        .collect();
     let values: Vec<Val> = operands.iter().map(|(value, _)| *value).collect();
-    Ok(create(point, location, &template.name, &values, &results, &named, Vec::new()))
+    Ok(create(
+        point,
+        location,
+        &template.name,
+        &values,
+        &results,
+        &named,
+        Vec::new(),
+    ))
 }
 
 /// An op decided but not built: its attributes and result types.
@@ -212,7 +301,10 @@ pub fn plan_op(
     let inferred = result_shapes(&template.name, operand_shapes, &Attributes(&attributes))?;
     let mut results = Vec::new();
     for result in 0..template.result_count {
-        let position = body.results.iter().position(|value| *value == PatternValue::Result(index, result));
+        let position = body
+            .results
+            .iter()
+            .position(|value| *value == PatternValue::Result(index, result));
         let written = template.op.result(result).r#type();
         let r#type = if let (Some(position), Typing::Returned(types)) = (position, typing) {
             types[position]
@@ -228,7 +320,10 @@ pub fn plan_op(
         if let Some(shapes) = &inferred {
             if let Some(shape) = shapes.get(result) {
                 if *shape != shape_of_type(r#type) {
-                    return Err(format!("its result would be {shape:?}, the rule says {:?}", shape_of_type(r#type)));
+                    return Err(format!(
+                        "its result would be {shape:?}, the rule says {:?}",
+                        shape_of_type(r#type)
+                    ));
                 }
             }
         }
@@ -238,7 +333,11 @@ pub fn plan_op(
         results.push(r#type);
     }
     let mut attributes = fit_constant(&template.name, attributes, results.first().copied());
-    if let Some((_, exprs)) = template.computed.iter().find(|(name, _)| template.name == "graph.constant" && name == "value") {
+    if let Some((_, exprs)) = template
+        .computed
+        .iter()
+        .find(|(name, _)| template.name == "graph.constant" && name == "value")
+    {
         let value = constant_value(&eval_all(exprs, bindings.sizes)?, results[0])?;
         attributes.retain(|(name, _)| name != "value");
         attributes.push(("value".to_owned(), value));
@@ -247,16 +346,25 @@ pub fn plan_op(
 }
 
 /// The attributes of a target op: as written, bound, or computed from sizes.
-fn attributes_for(bindings: &Bindings, template: &PatternOp) -> Result<Vec<(String, MlirAttribute)>, String> {
+fn attributes_for(
+    bindings: &Bindings,
+    template: &PatternOp,
+) -> Result<Vec<(String, MlirAttribute)>, String> {
     let mut attributes: Vec<(String, MlirAttribute)> = template.written.clone();
     for (name, bound) in &template.bound {
-        let value = *bindings.attributes.get(bound).ok_or_else(|| format!("'{bound}' is not bound"))?;
+        let value = *bindings
+            .attributes
+            .get(bound)
+            .ok_or_else(|| format!("'{bound}' is not bound"))?;
         if value.ptr.is_null() {
             continue;
         }
         // SAFETY: a live op of the rule file.
         let written = unsafe { mlirOperationGetAttributeByName(template.op.0, string_ref(name)) };
-        attributes.push((name.clone(), convert(value, written).ok_or_else(|| format!("'{bound}' cannot be '{name}'"))?));
+        attributes.push((
+            name.clone(),
+            convert(value, written).ok_or_else(|| format!("'{bound}' cannot be '{name}'"))?,
+        ));
     }
     for (name, exprs) in &template.computed {
         // A constant's computed value is built once its type is known (`constant_value`).
@@ -282,7 +390,10 @@ fn convert(value: MlirAttribute, written: MlirAttribute) -> Option<MlirAttribute
             return Some(value);
         }
         if mlirAttributeIsADenseElements(written) && mlirAttributeIsAFloat(value) {
-            return Some(mlirDenseElementsAttrSplatGet(mlirAttributeGetType(written), value));
+            return Some(mlirDenseElementsAttrSplatGet(
+                mlirAttributeGetType(written),
+                value,
+            ));
         }
         if mlirAttributeIsAFloat(written) && !mlirAttributeIsAFloat(value) {
             if !mlirAttributeIsADenseElements(value) || !mlirDenseElementsAttrIsSplat(value) {
@@ -292,20 +403,37 @@ fn convert(value: MlirAttribute, written: MlirAttribute) -> Option<MlirAttribute
             if !mlirAttributeIsAFloat(element) {
                 return None;
             }
-            return Some(mlirFloatAttrDoubleGet(mlirAttributeGetContext(written), mlirAttributeGetType(written), mlirFloatAttrGetValueDouble(element)));
+            return Some(mlirFloatAttrDoubleGet(
+                mlirAttributeGetContext(written),
+                mlirAttributeGetType(written),
+                mlirFloatAttrGetValueDouble(element),
+            ));
         }
         Some(value)
     }
 }
 
 /// A `graph.constant` whose splat was written for the example's shape takes the built shape.
-fn fit_constant(name: &str, mut attributes: Vec<(String, MlirAttribute)>, result: Option<MlirType>) -> Vec<(String, MlirAttribute)> {
-    let Some(result) = result.filter(|_| name == "graph.constant") else { return attributes };
+fn fit_constant(
+    name: &str,
+    mut attributes: Vec<(String, MlirAttribute)>,
+    result: Option<MlirType>,
+) -> Vec<(String, MlirAttribute)> {
+    let Some(result) = result.filter(|_| name == "graph.constant") else {
+        return attributes;
+    };
     for (key, value) in attributes.iter_mut() {
         // SAFETY: live attributes; kinds are checked before values are read.
         unsafe {
-            if key == "value" && mlirAttributeIsADenseElements(*value) && mlirDenseElementsAttrIsSplat(*value) && !mlirTypeEqual(mlirAttributeGetType(*value), result) {
-                *value = mlirDenseElementsAttrSplatGet(result, mlirDenseElementsAttrGetSplatValue(*value));
+            if key == "value"
+                && mlirAttributeIsADenseElements(*value)
+                && mlirDenseElementsAttrIsSplat(*value)
+                && !mlirTypeEqual(mlirAttributeGetType(*value), result)
+            {
+                *value = mlirDenseElementsAttrSplatGet(
+                    result,
+                    mlirDenseElementsAttrGetSplatValue(*value),
+                );
             }
         }
     }
@@ -323,15 +451,31 @@ fn constant_value(values: &[i64], r#type: MlirType) -> Result<MlirAttribute, Str
             return Err("rule.set computes integer constants only".to_owned());
         }
         match values {
-            [value] => Ok(mlirDenseElementsAttrSplatGet(r#type, mlirIntegerAttrGet(element, *value))),
-            _ if values.len() as i64 == count => Ok(mlirDenseElementsAttrInt64Get(r#type, values.len() as isize, values.as_ptr())),
-            _ => Err(format!("{} values for a constant of {count} elements", values.len())),
+            [value] => Ok(mlirDenseElementsAttrSplatGet(
+                r#type,
+                mlirIntegerAttrGet(element, *value),
+            )),
+            _ if values.len() as i64 == count => Ok(mlirDenseElementsAttrInt64Get(
+                r#type,
+                values.len() as isize,
+                values.as_ptr(),
+            )),
+            _ => Err(format!(
+                "{} values for a constant of {count} elements",
+                values.len()
+            )),
         }
     }
 }
 
 fn eval_all(exprs: &[super::expr::Expr], sizes: &Env) -> Result<Vec<i64>, String> {
-    exprs.iter().map(|expr| expr.eval(sizes).ok_or_else(|| format!("cannot evaluate {expr:?}"))).collect()
+    exprs
+        .iter()
+        .map(|expr| {
+            expr.eval(sizes)
+                .ok_or_else(|| format!("cannot evaluate {expr:?}"))
+        })
+        .collect()
 }
 
 /// A ranked tensor type of `shape` with the element type of `like`.
@@ -343,7 +487,14 @@ fn tensor_type(shape: &[i64], like: MlirType) -> MlirType {
 /// A ranked tensor type of `shape` and `element`.
 pub(super) fn ranked_tensor(shape: &[i64], element: MlirType) -> MlirType {
     // SAFETY: a live element type; MLIR copies the dimensions.
-    unsafe { mlirRankedTensorTypeGet(shape.len() as isize, shape.as_ptr(), element, mlirAttributeGetNull()) }
+    unsafe {
+        mlirRankedTensorTypeGet(
+            shape.len() as isize,
+            shape.as_ptr(),
+            element,
+            mlirAttributeGetNull(),
+        )
+    }
 }
 
 fn shape_of(value: Val) -> Vec<i64> {
@@ -353,5 +504,9 @@ fn shape_of(value: Val) -> Vec<i64> {
 /// The dimensions of a ranked tensor type.
 pub(super) fn shape_of_type(r#type: MlirType) -> Vec<i64> {
     // SAFETY: graph values are ranked tensors.
-    unsafe { (0..mlirShapedTypeGetRank(r#type) as isize).map(|d| mlirShapedTypeGetDimSize(r#type, d)).collect() }
+    unsafe {
+        (0..mlirShapedTypeGetRank(r#type) as isize)
+            .map(|d| mlirShapedTypeGetDimSize(r#type, d))
+            .collect()
+    }
 }

@@ -122,11 +122,26 @@ impl Drop for RuleSet {
 
 /// The rule files built into the compiler: the default rule set of `graph-substitute`.
 pub const BUILTIN_RULE_FILES: &[(&str, &str)] = &[
-    ("passes/rules/fusion.mlir", include_str!("../../rules/fusion.mlir")),
-    ("passes/rules/merge.mlir", include_str!("../../rules/merge.mlir")),
-    ("passes/rules/movement.mlir", include_str!("../../rules/movement.mlir")),
-    ("passes/rules/algebra.mlir", include_str!("../../rules/algebra.mlir")),
-    ("passes/rules/exports.mlir", include_str!("../../rules/exports.mlir")),
+    (
+        "passes/rules/fusion.mlir",
+        include_str!("../../rules/fusion.mlir"),
+    ),
+    (
+        "passes/rules/merge.mlir",
+        include_str!("../../rules/merge.mlir"),
+    ),
+    (
+        "passes/rules/movement.mlir",
+        include_str!("../../rules/movement.mlir"),
+    ),
+    (
+        "passes/rules/algebra.mlir",
+        include_str!("../../rules/algebra.mlir"),
+    ),
+    (
+        "passes/rules/exports.mlir",
+        include_str!("../../rules/exports.mlir"),
+    ),
 ];
 
 /// Checks one rule for soundness; the tools install one that runs the reference interpreter
@@ -142,14 +157,23 @@ pub fn set_rule_checker(checker: RuleChecker) {
 
 /// Checks every rule of `rules` with the installed checker, one at a time; an unsound rule is an
 /// error at its rule module.
-pub fn verify_rules(context: MlirContext, rules: &[Rule], at: MlirLocation) -> Result<(), LoadFailure> {
+pub fn verify_rules(
+    context: MlirContext,
+    rules: &[Rule],
+    at: MlirLocation,
+) -> Result<(), LoadFailure> {
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let Some(checker) = CHECKER.get() else {
         // SAFETY: the location is alive.
-        emit_error(unsafe { Location::from_raw(at) }, "this tool cannot verify rules (the reference interpreter is not linked in)");
+        emit_error(
+            unsafe { Location::from_raw(at) },
+            "this tool cannot verify rules (the reference interpreter is not linked in)",
+        );
         return Err(LoadFailure);
     };
-    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _guard = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut failed = false;
     for rule in rules {
         if let Err(message) = checker(context, rule) {
@@ -170,12 +194,18 @@ pub struct LoadFailure;
 
 impl RuleSet {
     /// Parses and reads `text` (named `file` in diagnostics) into the set.
-    pub fn add_text(&mut self, context: MlirContext, file: &str, text: &str) -> Result<(), LoadFailure> {
+    pub fn add_text(
+        &mut self,
+        context: MlirContext,
+        file: &str,
+        text: &str,
+    ) -> Result<(), LoadFailure> {
         // A file is a sequence of rule modules; the parser wants one top-level op, so the text is
         // put in a module that starts on its first line (line numbers stay the file's).
         let text = format!("module {{{text}\n}}");
         // SAFETY: the context is alive; a null operation means the parser emitted its errors.
-        let module = unsafe { mlirOperationCreateParse(context, string_ref(&text), string_ref(file)) };
+        let module =
+            unsafe { mlirOperationCreateParse(context, string_ref(&text), string_ref(file)) };
         if module.ptr.is_null() {
             return Err(LoadFailure);
         }
@@ -200,12 +230,20 @@ impl RuleSet {
     }
 
     /// Reads the file at `path` into the set.
-    pub fn add_file(&mut self, context: MlirContext, path: &str, at: MlirLocation) -> Result<(), LoadFailure> {
+    pub fn add_file(
+        &mut self,
+        context: MlirContext,
+        path: &str,
+        at: MlirLocation,
+    ) -> Result<(), LoadFailure> {
         match std::fs::read_to_string(path) {
             Ok(text) => self.add_text(context, path, &text),
             Err(error) => {
                 // SAFETY: the location is alive.
-                emit_error(unsafe { Location::from_raw(at) }, &format!("cannot read rule file '{path}': {error}"));
+                emit_error(
+                    unsafe { Location::from_raw(at) },
+                    &format!("cannot read rule file '{path}': {error}"),
+                );
                 Err(LoadFailure)
             }
         }
@@ -227,28 +265,45 @@ fn read_rule(module: Op) -> Result<Rule, ()> {
         Err(())
     };
     if module.name() != "builtin.module" {
-        return fail(module, "a rule file holds rules: a `module @name` with functions @source and @target");
+        return fail(
+            module,
+            "a rule file holds rules: a `module @name` with functions @source and @target",
+        );
     }
     let Some(name) = string_attribute(module, "sym_name") else {
         return fail(module, "a rule module needs a name (`module @name`)");
     };
     let function = |wanted: &str| {
-        module.body_ops().into_iter().find(|op| op.name() == "func.func" && string_attribute(*op, "sym_name").as_deref() == Some(wanted))
+        module.body_ops().into_iter().find(|op| {
+            op.name() == "func.func" && string_attribute(*op, "sym_name").as_deref() == Some(wanted)
+        })
     };
     let (Some(source), Some(target)) = (function("source"), function("target")) else {
-        return fail(module, &format!("rule '{name}' needs functions @source and @target"));
+        return fail(
+            module,
+            &format!("rule '{name}' needs functions @source and @target"),
+        );
     };
     // SAFETY: both are live func.func ops.
     let (source_type, target_type) = unsafe {
-        (mlirOperationGetAttributeByName(source.0, string_ref("function_type")), mlirOperationGetAttributeByName(target.0, string_ref("function_type")))
+        (
+            mlirOperationGetAttributeByName(source.0, string_ref("function_type")),
+            mlirOperationGetAttributeByName(target.0, string_ref("function_type")),
+        )
     };
     // SAFETY: attributes of one context compare by identity.
     if !unsafe { mlirAttributeEqual(source_type, target_type) } {
-        return fail(target, &format!("rule '{name}': @target's signature differs from @source's"));
+        return fail(
+            target,
+            &format!("rule '{name}': @target's signature differs from @source's"),
+        );
     }
     let arguments = read_arguments(source)?;
     let conditions = match string_list(module, "rule.where") {
-        Ok(texts) => texts.iter().map(|text| Condition::parse(text)).collect::<Result<Vec<_>, _>>(),
+        Ok(texts) => texts
+            .iter()
+            .map(|text| Condition::parse(text))
+            .collect::<Result<Vec<_>, _>>(),
         Err(message) => Err(message),
     };
     let conditions = match conditions {
@@ -258,16 +313,30 @@ fn read_rule(module: Op) -> Result<Rule, ()> {
     let source = read_body(source, false)?;
     let target = read_body(target, true)?;
     if source.ops.is_empty() {
-        return fail(source.function, &format!("rule '{name}': @source has no op to match"));
+        return fail(
+            source.function,
+            &format!("rule '{name}': @source has no op to match"),
+        );
     }
     for (index, _) in arguments.iter().enumerate() {
-        let used = source.ops.iter().any(|op| op.operands.contains(&PatternValue::Argument(index)));
+        let used = source
+            .ops
+            .iter()
+            .any(|op| op.operands.contains(&PatternValue::Argument(index)));
         if !used {
             return fail(source.function, &format!("rule '{name}': argument {index} is not read by @source, so no match can bind it"));
         }
     }
     let summary = string_attribute(module, "rule.summary").unwrap_or_default();
-    let rule = Rule { name, summary, module, arguments, conditions, source, target };
+    let rule = Rule {
+        name,
+        summary,
+        module,
+        arguments,
+        conditions,
+        source,
+        target,
+    };
     check_names(&rule)?;
     Ok(rule)
 }
@@ -281,12 +350,26 @@ fn check_names(rule: &Rule) -> Result<(), ()> {
         }
     }
     // A bare name in a source op's rule.shape is bound by the match too.
-    sizes.extend(rule.source.ops.iter().flat_map(|op| op.shapes.iter().flatten().flatten()).filter_map(|dim| dim.as_var()));
-    let attributes: Vec<&str> = rule.source.ops.iter().flat_map(|op| op.bound.iter().map(|(_, name)| name.as_str())).collect();
+    sizes.extend(
+        rule.source
+            .ops
+            .iter()
+            .flat_map(|op| op.shapes.iter().flatten().flatten())
+            .filter_map(|dim| dim.as_var()),
+    );
+    let attributes: Vec<&str> = rule
+        .source
+        .ops
+        .iter()
+        .flat_map(|op| op.bound.iter().map(|(_, name)| name.as_str()))
+        .collect();
     for op in rule.source.ops.iter().chain(&rule.target.ops) {
         for (attribute, name) in &op.bound {
             if !attributes.contains(&name.as_str()) {
-                op.op.emit_error(&format!("rule '{}': '{attribute}' takes '{name}', which @source does not bind", rule.name));
+                op.op.emit_error(&format!(
+                    "rule '{}': '{attribute}' takes '{name}', which @source does not bind",
+                    rule.name
+                ));
                 return Err(());
             }
         }
@@ -299,7 +382,10 @@ fn check_names(rule: &Rule) -> Result<(), ()> {
         }
         for name in read {
             if !sizes.contains(&name) && !attributes.contains(&name) {
-                op.op.emit_error(&format!("rule '{}': size '{name}' is not bound by @source", rule.name));
+                op.op.emit_error(&format!(
+                    "rule '{}': size '{name}' is not bound by @source",
+                    rule.name
+                ));
                 return Err(());
             }
         }
@@ -311,8 +397,12 @@ fn read_arguments(function: Op) -> Result<Vec<Argument>, ()> {
     // SAFETY: a live func.func; its function_type is a FunctionType and arg_attrs, when present,
     // an array of dictionaries (the func dialect's verifier guarantees both).
     unsafe {
-        let r#type = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(function.0, string_ref("function_type")));
-        let argument_attributes = mlirOperationGetAttributeByName(function.0, string_ref("arg_attrs"));
+        let r#type = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(
+            function.0,
+            string_ref("function_type"),
+        ));
+        let argument_attributes =
+            mlirOperationGetAttributeByName(function.0, string_ref("arg_attrs"));
         let mut arguments = Vec::new();
         for index in 0..mlirFunctionTypeGetNumInputs(r#type) {
             let input = mlirFunctionTypeGetInput(r#type, index);
@@ -322,12 +412,18 @@ fn read_arguments(function: Op) -> Result<Vec<Argument>, ()> {
             }
             let rank = mlirShapedTypeGetRank(input) as usize;
             let element = mlirShapedTypeGetElementType(input);
-            let mut dims: Option<Vec<Expr>> =
-                Some((0..rank).map(|d| Expr::Var(format!("arg{index}_d{d}"))).collect());
+            let mut dims: Option<Vec<Expr>> = Some(
+                (0..rank)
+                    .map(|d| Expr::Var(format!("arg{index}_d{d}")))
+                    .collect(),
+            );
             if !argument_attributes.ptr.is_null() {
                 let dictionary = mlirArrayAttrGetElement(argument_attributes, index);
                 let named = mlirDictionaryAttrGetElementByName(dictionary, string_ref("rule.dims"));
-                if !named.ptr.is_null() && mlirAttributeIsAString(named) && to_string(mlirStringAttrGetValue(named)) == "*" {
+                if !named.ptr.is_null()
+                    && mlirAttributeIsAString(named)
+                    && to_string(mlirStringAttrGetValue(named)) == "*"
+                {
                     dims = None;
                 } else if !named.ptr.is_null() {
                     dims = match expr_list(named) {
@@ -337,7 +433,8 @@ fn read_arguments(function: Op) -> Result<Vec<Argument>, ()> {
                             return Err(());
                         }
                         Err(message) => {
-                            function.emit_error(&format!("rule.dims of argument {index}: {message}"));
+                            function
+                                .emit_error(&format!("rule.dims of argument {index}: {message}"));
                             return Err(());
                         }
                     };
@@ -360,15 +457,19 @@ fn read_body(function: Op, is_target: bool) -> Result<Body, ()> {
                 PatternValue::Argument(mlirBlockArgumentGetArgNumber(value) as usize)
             } else {
                 let owner = mlirOpResultGetOwner(value);
-                let index = ops.iter().position(|op| mlirOperationEqual(op.op.0, owner)).expect("operands are defined before use");
+                let index = ops
+                    .iter()
+                    .position(|op| mlirOperationEqual(op.op.0, owner))
+                    .expect("operands are defined before use");
                 PatternValue::Result(index, mlirOpResultGetResultNumber(value) as usize)
             }
         };
         let mut op = mlirBlockGetFirstOperation(block);
         while !op.ptr.is_null() {
             let handle = Op(op);
-            let operands: Vec<PatternValue> =
-                (0..mlirOperationGetNumOperands(op)).map(|i| value_of(mlirOperationGetOperand(op, i), &ops)).collect();
+            let operands: Vec<PatternValue> = (0..mlirOperationGetNumOperands(op))
+                .map(|i| value_of(mlirOperationGetOperand(op, i), &ops))
+                .collect();
             if handle.name() == "func.return" {
                 results = operands;
             } else {
@@ -381,7 +482,11 @@ fn read_body(function: Op, is_target: bool) -> Result<Body, ()> {
             op = mlirOperationGetNextInBlock(op);
         }
     }
-    Ok(Body { function, ops, results })
+    Ok(Body {
+        function,
+        ops,
+        results,
+    })
 }
 
 fn read_op(op: Op, operands: Vec<PatternValue>, is_target: bool) -> Result<PatternOp, ()> {
@@ -389,7 +494,8 @@ fn read_op(op: Op, operands: Vec<PatternValue>, is_target: bool) -> Result<Patte
         op.emit_error(&message);
         Err(())
     };
-    let (mut written, mut bound, mut computed, mut shapes) = (Vec::new(), Vec::new(), Vec::new(), None);
+    let (mut written, mut bound, mut computed, mut shapes) =
+        (Vec::new(), Vec::new(), Vec::new(), None);
     // SAFETY: a live op; attributes are checked by kind before they are read.
     unsafe {
         for index in 0..mlirOperationGetNumAttributes(op.0) {
@@ -437,11 +543,23 @@ fn read_op(op: Op, operands: Vec<PatternValue>, is_target: bool) -> Result<Patte
         let result_count = mlirOperationGetNumResults(op.0) as usize;
         if let Some(list) = &shapes {
             if list.len() != result_count {
-                return fail(format!("rule.shape(s) gives {} shapes for {result_count} results", list.len()));
+                return fail(format!(
+                    "rule.shape(s) gives {} shapes for {result_count} results",
+                    list.len()
+                ));
             }
         }
         written.retain(|(name, _)| !bound.iter().any(|(attribute, _)| attribute == name));
-        Ok(PatternOp { op, name: op.name(), operands, result_count, written, bound, computed, shapes })
+        Ok(PatternOp {
+            op,
+            name: op.name(),
+            operands,
+            result_count,
+            written,
+            bound,
+            computed,
+            shapes,
+        })
     }
 }
 
@@ -450,7 +568,8 @@ pub(crate) fn string_attribute(op: Op, name: &str) -> Option<String> {
     // SAFETY: a live op; the kind is checked before the value is read.
     unsafe {
         let attribute = mlirOperationGetAttributeByName(op.0, string_ref(name));
-        (!attribute.ptr.is_null() && mlirAttributeIsAString(attribute)).then(|| to_string(mlirStringAttrGetValue(attribute)))
+        (!attribute.ptr.is_null() && mlirAttributeIsAString(attribute))
+            .then(|| to_string(mlirStringAttrGetValue(attribute)))
     }
 }
 
@@ -517,7 +636,10 @@ unsafe fn string_dictionary(attribute: MlirAttribute) -> Result<Vec<(String, Str
             .map(|index| {
                 let element = mlirDictionaryAttrGetElement(attribute, index);
                 if mlirAttributeIsAString(element.attribute) {
-                    Ok((to_string(mlirIdentifierStr(element.name)), to_string(mlirStringAttrGetValue(element.attribute))))
+                    Ok((
+                        to_string(mlirIdentifierStr(element.name)),
+                        to_string(mlirStringAttrGetValue(element.attribute)),
+                    ))
                 } else {
                     Err("expects a dictionary of names".to_owned())
                 }

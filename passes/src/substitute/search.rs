@@ -6,13 +6,13 @@
 //! body replaces the function's at the end.
 
 use super::cost::{cost, Metric};
-use crate::kernels::estimate::LayerCache;
 use super::matcher::{find, Match};
-use super::split::{part_of, set_part};
 use super::rewrite::apply;
 use super::rule::Rule;
+use super::split::{part_of, set_part};
 use crate::graph_view::FunctionView;
 use crate::ir::Op;
+use crate::kernels::estimate::LayerCache;
 use crate::target::Machine;
 use mlir_sys::*;
 use std::collections::hash_map::DefaultHasher;
@@ -101,22 +101,36 @@ impl Candidate {
 }
 
 /// Searches rewrites of `function` by `rules` and replaces its body by the best graph found.
-pub fn search(function: Op, rules: &[Rule], settings: &Settings, machine: Option<&Machine>) -> Result<Outcome, String> {
+pub fn search(
+    function: Op,
+    rules: &[Rule],
+    settings: &Settings,
+    machine: Option<&Machine>,
+) -> Result<Outcome, String> {
     let mut cache = LayerCache::new();
     let mut measure = |candidate: Op| -> Result<(f64, u64), String> {
         let view = FunctionView::read(candidate).map_err(|error| error.message)?;
-        Ok((cost(&view, settings.metric, machine, &mut cache), fingerprint(&view)))
+        Ok((
+            cost(&view, settings.metric, machine, &mut cache),
+            fingerprint(&view),
+        ))
     };
     let (initial, print) = measure(function)?;
     let mut seen: HashSet<u64> = HashSet::from([print]);
-    let mut queue: Vec<Candidate> = vec![Candidate { function: clone(function), cost: initial, steps: Vec::new() }];
+    let mut queue: Vec<Candidate> = vec![Candidate {
+        function: clone(function),
+        cost: initial,
+        steps: Vec::new(),
+    }];
     let mut best: Option<Candidate> = None;
     let mut best_cost = initial;
     let (mut expanded, mut generated) = (0, 0);
     let mut progress = Progress::new(function);
     while expanded < settings.budget {
         progress.show(expanded, generated, best_cost);
-        let Some(position) = cheapest(&queue) else { break };
+        let Some(position) = cheapest(&queue) else {
+            break;
+        };
         let current = queue.swap_remove(position);
         expanded += 1;
         let view = FunctionView::read(current.function).map_err(|error| error.message)?;
@@ -140,15 +154,27 @@ pub fn search(function: Op, rules: &[Rule], settings: &Settings, machine: Option
                 generated += 1;
                 let (next_cost, print) = measure(next)?;
                 let mut steps = current.steps.clone();
-                steps.push(Step { rule: index, location, cost: (current.cost, next_cost) });
-                let candidate = Candidate { function: next, cost: next_cost, steps };
+                steps.push(Step {
+                    rule: index,
+                    location,
+                    cost: (current.cost, next_cost),
+                });
+                let candidate = Candidate {
+                    function: next,
+                    cost: next_cost,
+                    steps,
+                };
                 if !seen.insert(print) || next_cost >= settings.alpha * best_cost {
                     candidate.destroy();
                     continue;
                 }
                 if next_cost < best_cost {
                     best_cost = next_cost;
-                    if let Some(previous) = best.replace(Candidate { function: clone(candidate.function), cost: candidate.cost, steps: candidate.steps.clone() }) {
+                    if let Some(previous) = best.replace(Candidate {
+                        function: clone(candidate.function),
+                        cost: candidate.cost,
+                        steps: candidate.steps.clone(),
+                    }) {
                         previous.destroy();
                     }
                 }
@@ -158,10 +184,13 @@ pub fn search(function: Op, rules: &[Rule], settings: &Settings, machine: Option
         current.destroy();
         // Only the best and candidates under alpha times it can be expanded, and no more than
         // the budget has left: the rest are dropped (a queue of clones is the search's memory).
-        let (mut kept, dropped): (Vec<Candidate>, Vec<Candidate>) = queue.into_iter().partition(|c| c.cost <= best_cost || c.cost < settings.alpha * best_cost);
+        let (mut kept, dropped): (Vec<Candidate>, Vec<Candidate>) = queue
+            .into_iter()
+            .partition(|c| c.cost <= best_cost || c.cost < settings.alpha * best_cost);
         dropped.into_iter().for_each(Candidate::destroy);
         kept.sort_by(|a, b| a.cost.total_cmp(&b.cost));
-        kept.drain(settings.budget.saturating_sub(expanded).min(kept.len())..).for_each(Candidate::destroy);
+        kept.drain(settings.budget.saturating_sub(expanded).min(kept.len())..)
+            .for_each(Candidate::destroy);
         queue = kept;
     }
     queue.into_iter().for_each(Candidate::destroy);
@@ -175,12 +204,22 @@ pub fn search(function: Op, rules: &[Rule], settings: &Settings, machine: Option
         }
         None => Vec::new(),
     };
-    Ok(Outcome { initial, best: best_cost, steps, expanded, generated })
+    Ok(Outcome {
+        initial,
+        best: best_cost,
+        steps,
+        expanded,
+        generated,
+    })
 }
 
 /// Applies every match of `rules` until none is left or `budget` rewrites were made, whatever
 /// they cost: for rules that always pay (clean-ups of exports) and for testing rules one by one.
-pub fn apply_all(function: Op, rules: &[Rule], budget: usize) -> Result<Vec<(usize, MlirLocation)>, String> {
+pub fn apply_all(
+    function: Op,
+    rules: &[Rule],
+    budget: usize,
+) -> Result<Vec<(usize, MlirLocation)>, String> {
     let mut applied = Vec::new();
     'rewrite: while applied.len() < budget {
         let view = FunctionView::read(function).map_err(|error| error.message)?;
@@ -212,13 +251,26 @@ impl Progress {
     fn new(function: Op) -> Self {
         use std::io::IsTerminal;
         let terminal = std::io::stderr().is_terminal();
-        let name = if terminal { function.symbol_name() } else { String::new() };
-        Self { start: std::time::Instant::now(), last: None, name, terminal }
+        let name = if terminal {
+            function.symbol_name()
+        } else {
+            String::new()
+        };
+        Self {
+            start: std::time::Instant::now(),
+            last: None,
+            name,
+            terminal,
+        }
     }
 
     fn show(&mut self, expanded: usize, generated: usize, best: f64) {
         let now = std::time::Instant::now();
-        let due = self.last.map_or(now.duration_since(self.start).as_secs_f64() > 2.0, |last| now.duration_since(last).as_secs_f64() > 1.0);
+        let due = self
+            .last
+            .map_or(now.duration_since(self.start).as_secs_f64() > 2.0, |last| {
+                now.duration_since(last).as_secs_f64() > 1.0
+            });
         if self.terminal && due {
             eprint!("\rgraph-substitute @{}: {expanded} candidates expanded, {generated} generated, best cost {best:.0}   ", self.name);
             self.last = Some(now);
@@ -247,7 +299,12 @@ fn clone(function: Op) -> Op {
 /// Moves `from`'s body into `into`, whose own body is dropped.
 fn take_body(into: Op, from: Op) {
     // SAFETY: both are live functions with one region; the taken blocks move to `into`.
-    unsafe { mlirRegionTakeBody(mlirOperationGetRegion(into.0, 0), mlirOperationGetRegion(from.0, 0)) }
+    unsafe {
+        mlirRegionTakeBody(
+            mlirOperationGetRegion(into.0, 0),
+            mlirOperationGetRegion(from.0, 0),
+        )
+    }
 }
 
 /// A hash of the graph's structure: op names, operands, result types and attributes, so that a

@@ -44,8 +44,15 @@ pub fn capacities(view: &FunctionView, rules: &[Rule]) -> Vec<u64> {
     for rule in rules {
         for found in find(rule, view, CAPACITY_MATCHES) {
             for (index, pattern_op) in rule.source.ops.iter().enumerate() {
-                let has_input = pattern_op.operands.iter().any(|operand| matches!(operand, PatternValue::Result(..)));
-                let has_output = rule.source.ops.iter().any(|other| other.operands.iter().any(|operand| matches!(operand, PatternValue::Result(op, _) if *op == index)));
+                let has_input = pattern_op
+                    .operands
+                    .iter()
+                    .any(|operand| matches!(operand, PatternValue::Result(..)));
+                let has_output = rule.source.ops.iter().any(|other| {
+                    other.operands.iter().any(
+                        |operand| matches!(operand, PatternValue::Result(op, _) if *op == index),
+                    )
+                });
                 if has_input && has_output {
                     capacity[found.ops[index]] += 1;
                 }
@@ -57,7 +64,12 @@ pub fn capacities(view: &FunctionView, rules: &[Rule]) -> Vec<u64> {
 
 /// Cuts `ops` (indices of `view`'s ops, in block order) recursively into parts of at most
 /// `threshold` counted ops; returns the parts and the capacity of each cut made.
-pub fn split(view: &FunctionView, ops: Vec<usize>, capacity: &[u64], threshold: usize) -> (Vec<Vec<usize>>, Vec<u64>) {
+pub fn split(
+    view: &FunctionView,
+    ops: Vec<usize>,
+    capacity: &[u64],
+    threshold: usize,
+) -> (Vec<Vec<usize>>, Vec<u64>) {
     let size = ops.iter().filter(|&&op| counts(view, op)).count();
     if size <= threshold.max(1) || ops.len() < 3 {
         return (vec![ops], Vec::new());
@@ -79,7 +91,10 @@ pub fn split(view: &FunctionView, ops: Vec<usize>, capacity: &[u64], threshold: 
 fn bisect(view: &FunctionView, ops: &[usize], capacity: &[u64]) -> (Vec<usize>, Vec<usize>, u64) {
     let mut network: DiGraph<(), u64> = DiGraph::new();
     let (source, sink) = (network.add_node(()), network.add_node(()));
-    let nodes: Vec<(NodeIndex, NodeIndex)> = ops.iter().map(|_| (network.add_node(()), network.add_node(()))).collect();
+    let nodes: Vec<(NodeIndex, NodeIndex)> = ops
+        .iter()
+        .map(|_| (network.add_node(()), network.add_node(())))
+        .collect();
     let position = |op: usize| ops.binary_search(&op).ok();
     for (index, &op) in ops.iter().enumerate() {
         let (inward, outward) = nodes[index];
@@ -97,7 +112,8 @@ fn bisect(view: &FunctionView, ops: &[usize], capacity: &[u64]) -> (Vec<usize>, 
     }
     let (flow, flows) = dinics(&network, source, sink);
     // The source side of the minimum cut: what the residual network still reaches.
-    let mut residual: DiGraph<(), ()> = DiGraph::with_capacity(network.node_count(), network.edge_count() * 2);
+    let mut residual: DiGraph<(), ()> =
+        DiGraph::with_capacity(network.node_count(), network.edge_count() * 2);
     for _ in 0..network.node_count() {
         residual.add_node(());
     }
@@ -117,13 +133,21 @@ fn bisect(view: &FunctionView, ops: &[usize], capacity: &[u64]) -> (Vec<usize>, 
         }
         reached
     };
-    let (first, second): (Vec<usize>, Vec<usize>) = ops.iter().enumerate().map(|(index, &op)| (op, reached[nodes[index].0.index()])).fold(
-        (Vec::new(), Vec::new()),
-        |(mut first, mut second), (op, source_side)| {
-            if source_side { first.push(op) } else { second.push(op) }
-            (first, second)
-        },
-    );
+    let (first, second): (Vec<usize>, Vec<usize>) = ops
+        .iter()
+        .enumerate()
+        .map(|(index, &op)| (op, reached[nodes[index].0.index()]))
+        .fold(
+            (Vec::new(), Vec::new()),
+            |(mut first, mut second), (op, source_side)| {
+                if source_side {
+                    first.push(op)
+                } else {
+                    second.push(op)
+                }
+                (first, second)
+            },
+        );
     (first, second, flow / WEIGHT)
 }
 
@@ -141,7 +165,11 @@ pub fn set_part(op: Op, part: i64) {
     // SAFETY: a live op; MLIR copies the attribute into the op.
     unsafe {
         let context = mlirOperationGetContext(op.0);
-        mlirOperationSetDiscardableAttributeByName(op.0, string_ref(PART_ATTRIBUTE), i64_attribute(context, part));
+        mlirOperationSetDiscardableAttributeByName(
+            op.0,
+            string_ref(PART_ATTRIBUTE),
+            i64_attribute(context, part),
+        );
     }
 }
 
@@ -149,8 +177,10 @@ pub fn set_part(op: Op, part: i64) {
 pub fn part_of(op: Op) -> Option<i64> {
     // SAFETY: a live op; the kind is checked before the value is read.
     unsafe {
-        let attribute = mlirOperationGetDiscardableAttributeByName(op.0, string_ref(PART_ATTRIBUTE));
-        (!attribute.ptr.is_null() && mlirAttributeIsAInteger(attribute)).then(|| mlirIntegerAttrGetValueInt(attribute))
+        let attribute =
+            mlirOperationGetDiscardableAttributeByName(op.0, string_ref(PART_ATTRIBUTE));
+        (!attribute.ptr.is_null() && mlirAttributeIsAInteger(attribute))
+            .then(|| mlirIntegerAttrGetValueInt(attribute))
     }
 }
 

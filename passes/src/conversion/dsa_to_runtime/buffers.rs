@@ -89,11 +89,18 @@ pub(super) unsafe fn lower_alloc(op: MlirOperation, builder: &Builder, state: Fu
         let level = level_code(memory_space(r#type).expect("checked: a dsa buffer"));
         let placed = |name: &str| {
             let attribute = mlirOperationGetAttributeByName(op, crate::ir::string_ref(name));
-            if attribute.ptr.is_null() { 0 } else { mlirIntegerAttrGetValueInt(attribute) }
+            if attribute.ptr.is_null() {
+                0
+            } else {
+                mlirIntegerAttrGetValueInt(attribute)
+            }
         };
-        let (cluster, core) = state
-            .core
-            .unwrap_or_else(|| (builder.constant_i32(placed("cluster")), builder.constant_i32(placed("core"))));
+        let (cluster, core) = state.core.unwrap_or_else(|| {
+            (
+                builder.constant_i32(placed("cluster")),
+                builder.constant_i32(placed("core")),
+            )
+        });
         let bytes = 4
             * (0..mlirShapedTypeGetRank(r#type))
                 .map(|dimension| mlirShapedTypeGetDimSize(r#type, dimension as isize))

@@ -46,7 +46,12 @@ impl Layers {
 
     /// Marks the instructions of `block`, entered with `current` the layer known to be current
     /// (None: unknown).
-    unsafe fn mark_block(&mut self, block: MlirBlock, mut current: Option<i64>, state: FunctionState) {
+    unsafe fn mark_block(
+        &mut self,
+        block: MlirBlock,
+        mut current: Option<i64>,
+        state: FunctionState,
+    ) {
         // SAFETY: the caller's guarantee; ops are visited before any is lowered.
         unsafe {
             let mut op = mlirBlockGetFirstOperation(block);
@@ -113,7 +118,12 @@ impl Layers {
     ///
     /// # Safety
     /// `module` and `function`, one of its host functions, are alive.
-    pub(super) unsafe fn register(&self, module: MlirOperation, function: MlirOperation, device: MlirValue) {
+    pub(super) unsafe fn register(
+        &self,
+        module: MlirOperation,
+        function: MlirOperation,
+        device: MlirValue,
+    ) {
         // SAFETY: the caller's guarantee; the globals are defined once per module.
         unsafe {
             let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function, 0));
@@ -123,7 +133,12 @@ impl Layers {
                 let global = format!("layer.{id}.name");
                 if !super::ir::defines_symbol(module, &global) {
                     let context = builder.context;
-                    constant_global(module, &global, array_type(i8_type(context), name.len() + 1), string_attribute(context, &format!("{name}\0")));
+                    constant_global(
+                        module,
+                        &global,
+                        array_type(i8_type(context), name.len() + 1),
+                        string_attribute(context, &format!("{name}\0")),
+                    );
                 }
                 let text = builder.address_of(&global);
                 let id = builder.constant_i32(id as i64);
@@ -135,7 +150,9 @@ impl Layers {
     /// The layer of an instruction at `location`, numbering it if it is new.
     unsafe fn id(&mut self, location: MlirLocation) -> i64 {
         // SAFETY: the caller's guarantee that the location is alive.
-        let Some(name) = (unsafe { layer_name(location) }) else { return NO_LAYER };
+        let Some(name) = (unsafe { layer_name(location) }) else {
+            return NO_LAYER;
+        };
         let next = self.names.len() as u32;
         let id = *self.ids.entry(name.clone()).or_insert(next);
         if id == next {
@@ -154,12 +171,20 @@ impl Layers {
 unsafe fn layer_name(location: MlirLocation) -> Option<String> {
     // SAFETY: the caller's guarantee; identifiers and string refs are owned by the context.
     unsafe {
-        let text = |string: MlirStringRef| String::from_utf8_lossy(std::slice::from_raw_parts(string.data.cast::<u8>(), string.length)).into_owned();
+        let text = |string: MlirStringRef| {
+            String::from_utf8_lossy(std::slice::from_raw_parts(
+                string.data.cast::<u8>(),
+                string.length,
+            ))
+            .into_owned()
+        };
         if mlirLocationIsAName(location) {
             return Some(text(mlirIdentifierStr(mlirLocationNameGetName(location))));
         }
         if mlirLocationIsAFileLineColRange(location) {
-            let file = text(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(location)));
+            let file = text(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(
+                location,
+            )));
             let file = file.rsplit('/').next().unwrap_or(&file).to_string();
             let line = mlirLocationFileLineColRangeGetStartLine(location);
             let column = mlirLocationFileLineColRangeGetStartColumn(location);
@@ -167,7 +192,12 @@ unsafe fn layer_name(location: MlirLocation) -> Option<String> {
         }
         if mlirLocationIsAFused(location) {
             let count = mlirLocationFusedGetNumLocations(location) as usize;
-            let mut parts = vec![MlirLocation { ptr: std::ptr::null() }; count];
+            let mut parts = vec![
+                MlirLocation {
+                    ptr: std::ptr::null()
+                };
+                count
+            ];
             mlirLocationFusedGetLocations(location, parts.as_mut_ptr());
             return parts.into_iter().find_map(|part| layer_name(part));
         }

@@ -206,7 +206,11 @@ impl Lowering {
                 self.lower_function(function, is_kernel, &mut launches);
             }
             for &(function, _) in &entries {
-                self.layers.borrow().register(self.module, function, mlirBlockGetArgument(entry_block(function), 0));
+                self.layers.borrow().register(
+                    self.module,
+                    function,
+                    mlirBlockGetArgument(entry_block(function), 0),
+                );
             }
             views::erase_dead_views(self.module);
             types::convert_types(self.module);

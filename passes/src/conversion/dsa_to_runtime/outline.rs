@@ -50,7 +50,11 @@ pub(super) unsafe fn outline_parts(function: MlirOperation) -> Vec<MlirOperation
             tops.push(op);
             op = mlirOperationGetNextInBlock(op);
         }
-        let position: HashMap<usize, usize> = tops.iter().enumerate().map(|(i, op)| (op.ptr as usize, i)).collect();
+        let position: HashMap<usize, usize> = tops
+            .iter()
+            .enumerate()
+            .map(|(i, op)| (op.ptr as usize, i))
+            .collect();
         let mut sizes = Vec::with_capacity(tops.len());
         let mut reads: Vec<Vec<(MlirValue, Definition)>> = Vec::with_capacity(tops.len());
         let mut last_use: Vec<usize> = (0..tops.len()).collect();
@@ -62,7 +66,9 @@ pub(super) unsafe fn outline_parts(function: MlirOperation) -> Vec<MlirOperation
             let mut seen = HashSet::new();
             for &op in &nested {
                 for value in operands(op) {
-                    let Some(definition) = defined_outside(value, block, &inside, &position) else { continue };
+                    let Some(definition) = defined_outside(value, block, &inside, &position) else {
+                        continue;
+                    };
                     if seen.insert(value.ptr as usize) {
                         outside.push((value, definition));
                     }
@@ -73,14 +79,21 @@ pub(super) unsafe fn outline_parts(function: MlirOperation) -> Vec<MlirOperation
             }
             reads.push(outside);
         }
-        let first = tops.iter().position(|&op| !is_preamble(op)).unwrap_or(tops.len());
+        let first = tops
+            .iter()
+            .position(|&op| !is_preamble(op))
+            .unwrap_or(tops.len());
         // Pure ops whose results are read past the next barrier (tile bounds shared by the
         // layers after common-subexpression elimination) stay in the kernel with the preamble,
         // and are passed to the parts that read them, when what they read stays there too.
         let barrier = |index: usize| op_name(tops[index]) == "dsa.barrier";
         let mut next_barrier = vec![tops.len(); tops.len() + 1];
         for index in (0..tops.len()).rev() {
-            next_barrier[index] = if barrier(index) { index } else { next_barrier[index + 1] };
+            next_barrier[index] = if barrier(index) {
+                index
+            } else {
+                next_barrier[index + 1]
+            };
         }
         // An op wanted in the kernel makes the pure ops it reads wanted too (a view of a view).
         let mut wanted = vec![false; tops.len()];
@@ -104,7 +117,12 @@ pub(super) unsafe fn outline_parts(function: MlirOperation) -> Vec<MlirOperation
         }
         // The deallocations of the preamble's buffers and the terminator stay at the end.
         let mut end = tops.len();
-        while end > first && matches!(op_name(tops[end - 1]).as_str(), "dsa.return" | "dsa.dealloc") {
+        while end > first
+            && matches!(
+                op_name(tops[end - 1]).as_str(),
+                "dsa.return" | "dsa.dealloc"
+            )
+        {
             end -= 1;
         }
         let mut parts: Vec<Vec<usize>> = Vec::new();
@@ -141,7 +159,13 @@ pub(super) unsafe fn outline_parts(function: MlirOperation) -> Vec<MlirOperation
                     .collect()
             };
             let ops: Vec<MlirOperation> = part.iter().map(|&index| tops[index]).collect();
-            functions.push(outline(function, &format!("{name}.part{number}"), &ops, &part_reads, call_before));
+            functions.push(outline(
+                function,
+                &format!("{name}.part{number}"),
+                &ops,
+                &part_reads,
+                call_before,
+            ));
         }
         functions
     }
@@ -152,7 +176,12 @@ pub(super) unsafe fn outline_parts(function: MlirOperation) -> Vec<MlirOperation
 ///
 /// # Safety
 /// `value` is alive; `block` is the function's entry block.
-unsafe fn defined_outside(value: MlirValue, block: MlirBlock, inside: &HashSet<usize>, position: &HashMap<usize, usize>) -> Option<Definition> {
+unsafe fn defined_outside(
+    value: MlirValue,
+    block: MlirBlock,
+    inside: &HashSet<usize>,
+    position: &HashMap<usize, usize>,
+) -> Option<Definition> {
     // SAFETY: the caller's guarantee.
     unsafe {
         if mlirValueIsABlockArgument(value) {
@@ -161,14 +190,19 @@ unsafe fn defined_outside(value: MlirValue, block: MlirBlock, inside: &HashSet<u
                 return Some(Definition::Argument);
             }
             let parent = mlirBlockGetParentOperation(owner);
-            assert!(inside.contains(&(parent.ptr as usize)), "a block argument of another top-level op is out of scope");
+            assert!(
+                inside.contains(&(parent.ptr as usize)),
+                "a block argument of another top-level op is out of scope"
+            );
             return None;
         }
         let owner = mlirOpResultGetOwner(value);
         if inside.contains(&(owner.ptr as usize)) {
             return None;
         }
-        Some(Definition::Op(*position.get(&(owner.ptr as usize)).expect("a value read at the top level is defined at the top level")))
+        Some(Definition::Op(*position.get(&(owner.ptr as usize)).expect(
+            "a value read at the top level is defined at the top level",
+        )))
     }
 }
 
@@ -183,7 +217,13 @@ unsafe fn is_pure(op: MlirOperation) -> bool {
         let name = op_name(op);
         mlirOperationGetNumRegions(op) == 0
             && (name.starts_with("arith.")
-                || matches!(name.as_str(), "memref.subview" | "memref.reinterpret_cast" | "memref.cast" | "memref.extract_strided_metadata"))
+                || matches!(
+                    name.as_str(),
+                    "memref.subview"
+                        | "memref.reinterpret_cast"
+                        | "memref.cast"
+                        | "memref.extract_strided_metadata"
+                ))
     }
 }
 
@@ -203,7 +243,13 @@ unsafe fn is_preamble(op: MlirOperation) -> bool {
 ///
 /// # Safety
 /// As for [`outline_parts`]; `reads` are every value defined outside `ops` that they read.
-unsafe fn outline(function: MlirOperation, name: &str, ops: &[MlirOperation], reads: &[(MlirValue, Definition)], call_before: MlirOperation) -> MlirOperation {
+unsafe fn outline(
+    function: MlirOperation,
+    name: &str,
+    ops: &[MlirOperation],
+    reads: &[(MlirValue, Definition)],
+    call_before: MlirOperation,
+) -> MlirOperation {
     // SAFETY: the caller's guarantee.
     unsafe {
         let context = mlirOperationGetContext(function);
@@ -211,12 +257,22 @@ unsafe fn outline(function: MlirOperation, name: &str, ops: &[MlirOperation], re
         let region = mlirRegionCreate();
         let block = mlirBlockCreate(0, std::ptr::null(), std::ptr::null());
         mlirRegionAppendOwnedBlock(region, block);
-        let moved: HashSet<usize> = ops.iter().flat_map(|&op| walk(op)).map(|op| op.ptr as usize).collect();
+        let moved: HashSet<usize> = ops
+            .iter()
+            .flat_map(|&op| walk(op))
+            .map(|op| op.ptr as usize)
+            .collect();
         for &op in ops {
             mlirOperationRemoveFromParent(op);
             mlirBlockAppendOwnedOperation(block, op);
         }
-        let mut inputs = Inputs { block, anchor: mlirBlockGetFirstOperation(block), location, known: HashMap::new(), passed: Vec::new() };
+        let mut inputs = Inputs {
+            block,
+            anchor: mlirBlockGetFirstOperation(block),
+            location,
+            known: HashMap::new(),
+            passed: Vec::new(),
+        };
         for &(value, _) in reads {
             let replacement = inputs.value(value);
             let mut uses = Vec::new();
@@ -233,7 +289,11 @@ unsafe fn outline(function: MlirOperation, name: &str, ops: &[MlirOperation], re
             }
         }
         Builder::at_end(block, context, location).create("dsa.return", &[], Some(&[]), &[], &[]);
-        let types: Vec<MlirType> = inputs.passed.iter().map(|&value| mlirValueGetType(value)).collect();
+        let types: Vec<MlirType> = inputs
+            .passed
+            .iter()
+            .map(|&value| mlirValueGetType(value))
+            .collect();
         let mut module_builder = Builder::before(function);
         module_builder.location = location;
         let part = module_builder.function(
@@ -244,7 +304,9 @@ unsafe fn outline(function: MlirOperation, name: &str, ops: &[MlirOperation], re
         );
         prepend_arguments(part, &kernel_arguments(context));
         let caller = entry_block(function);
-        let mut arguments: Vec<MlirValue> = (0..4).map(|index| mlirBlockGetArgument(caller, index)).collect();
+        let mut arguments: Vec<MlirValue> = (0..4)
+            .map(|index| mlirBlockGetArgument(caller, index))
+            .collect();
         arguments.extend(inputs.passed);
         let mut builder = Builder::before(call_before);
         builder.location = location;
@@ -280,7 +342,8 @@ impl Inputs {
             }
             let owner = (!mlirValueIsABlockArgument(value)).then(|| mlirOpResultGetOwner(value));
             let Some(owner) = owner.filter(|&op| rebuilt(op)) else {
-                let argument = mlirBlockAddArgument(self.block, mlirValueGetType(value), self.location);
+                let argument =
+                    mlirBlockAddArgument(self.block, mlirValueGetType(value), self.location);
                 self.passed.push(value);
                 self.known.insert(value.ptr as usize, argument);
                 return argument;
@@ -292,7 +355,10 @@ impl Inputs {
             }
             mlirBlockInsertOwnedOperationBefore(self.block, self.anchor, copy);
             for index in 0..mlirOperationGetNumResults(owner) {
-                self.known.insert(mlirOperationGetResult(owner, index).ptr as usize, mlirOperationGetResult(copy, index));
+                self.known.insert(
+                    mlirOperationGetResult(owner, index).ptr as usize,
+                    mlirOperationGetResult(copy, index),
+                );
             }
             self.known[&(value.ptr as usize)]
         }

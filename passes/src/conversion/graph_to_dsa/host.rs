@@ -7,10 +7,10 @@ use crate::kernels::{
     error::LoweringError,
     fusion::{self, Fused, Synthetic},
     host_function::{check_f32, launch, HostFunction},
-    view::buffer_shape,
     kernel::Kernel,
     layers::{Layer, Scope},
     movement,
+    view::buffer_shape,
 };
 use crate::target::Machine;
 use crate::{
@@ -21,7 +21,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Lowers `program` (the body of `function`) into kernels and a host function of the same
 /// name, inserted before `function`; on failure nothing it built stays in the module.
-pub fn lower_function(program: &FunctionView, machine: &Machine, function: Op) -> Result<(), LoweringError> {
+pub fn lower_function(
+    program: &FunctionView,
+    machine: &Machine,
+    function: Op,
+) -> Result<(), LoweringError> {
     let mut built = Vec::new();
     let result = lower_into(program, machine, function, &mut built);
     if result.is_err() {
@@ -32,7 +36,12 @@ pub fn lower_function(program: &FunctionView, machine: &Machine, function: Op) -
     result
 }
 
-fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &mut Vec<Op>) -> Result<(), LoweringError> {
+fn lower_into(
+    program: &FunctionView,
+    machine: &Machine,
+    function: Op,
+    built: &mut Vec<Op>,
+) -> Result<(), LoweringError> {
     let ops = &program.ops;
     let mut users: BTreeMap<ValueId, Vec<usize>> = BTreeMap::new();
     for (index, node) in ops.iter().enumerate() {
@@ -67,7 +76,12 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
         check_f32(r#type.element_type, None, "function argument")?;
         let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
         let location = function.entry_argument(position).location();
-        let host = signature.parameter(&view, "dsa.input", ir::i64_attribute(context, position as i64), location);
+        let host = signature.parameter(
+            &view,
+            "dsa.input",
+            ir::i64_attribute(context, position as i64),
+            location,
+        );
         tensors.insert(*value, Tensor { host, view });
     }
     // Results are written by the layer computing them, when that layer's value is returned once.
@@ -85,9 +99,16 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
     for (position, shape) in return_types.iter().enumerate() {
         let view = View::contiguous(shape, Space::Ddr);
         let location = returned_node.map_or(function.location(), |node| node.op.location());
-        let host = signature.parameter(&view, "dsa.output", ir::i64_attribute(context, position as i64), location);
+        let host = signature.parameter(
+            &view,
+            "dsa.output",
+            ir::i64_attribute(context, position as i64),
+            location,
+        );
         output_buffers.push(host);
-        outputs.entry(returned[position]).or_insert(Tensor { host, view });
+        outputs
+            .entry(returned[position])
+            .or_insert(Tensor { host, view });
     }
 
     // Weights and constants are arguments: available to every layer, wherever they appear.
@@ -101,7 +122,12 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
                     return Err(LoweringError::at(index, "graph.weight without a name"));
                 };
                 let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
-                let host = signature.parameter(&view, "dsa.weight", ir::string_attribute(context, weight), node.op.location());
+                let host = signature.parameter(
+                    &view,
+                    "dsa.weight",
+                    ir::string_attribute(context, weight),
+                    node.op.location(),
+                );
                 tensors.insert(value, Tensor { host, view });
             }
             "graph.constant" => {
@@ -137,12 +163,23 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
     // so that DDR holds the live activations only; the target's DDR must hold the peak.
     // An absorbed convolution reads its operands when the layer absorbing it runs.
     let absorbed_into = fusion::absorbed_convs(program);
-    let absorbs: BTreeMap<usize, &Node> = absorbed_into.iter().map(|(&conv, &layer)| (layer, &ops[conv])).collect();
+    let absorbs: BTreeMap<usize, &Node> = absorbed_into
+        .iter()
+        .map(|(&conv, &layer)| (layer, &ops[conv]))
+        .collect();
     let last_use = |value: ValueId| -> usize {
         if returned.contains(&value) {
             return ops.len();
         }
-        users.get(&value).and_then(|uses| uses.iter().map(|user| absorbed_into.get(user).unwrap_or(user)).max().copied()).unwrap_or(0)
+        users
+            .get(&value)
+            .and_then(|uses| {
+                uses.iter()
+                    .map(|user| absorbed_into.get(user).unwrap_or(user))
+                    .max()
+                    .copied()
+            })
+            .unwrap_or(0)
     };
     // Buffers are keyed by their value's handle.
     let key = |value: Val| value.0.ptr as usize;
@@ -200,8 +237,19 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
             let _ = value;
         }
 
-        let Fused { steps, elementwise_anchor, fused: fused_ops, last } =
-            fusion::layer_epilogue(program, index, &mut tensors, &mut host, &mut synthetic, absorbs.get(&index).map(|conv| conv.results[0].0));
+        let Fused {
+            steps,
+            elementwise_anchor,
+            fused: fused_ops,
+            last,
+        } = fusion::layer_epilogue(
+            program,
+            index,
+            &mut tensors,
+            &mut host,
+            &mut synthetic,
+            absorbs.get(&index).map(|conv| conv.results[0].0),
+        );
         fused.extend(fused_ops);
 
         // The buffers of the layer's results.
@@ -265,7 +313,14 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
             absorbed: absorbs.get(&index).copied(),
         };
         let kernel = Kernel::new(kernel_name, &host);
-        let kernel = emit_layer(&scope, &mut host, &layer, &results, elementwise_anchor, kernel)?;
+        let kernel = emit_layer(
+            &scope,
+            &mut host,
+            &layer,
+            &results,
+            elementwise_anchor,
+            kernel,
+        )?;
         built.push(launch(&mut host, kernel, signature.op));
         for ((value, _), tensor) in final_values.iter().zip(results) {
             tensors.insert(*value, tensor);
@@ -274,7 +329,10 @@ fn lower_into(program: &FunctionView, machine: &Machine, function: Op, built: &m
         // anchor, earlier than its index, so a buffer it reads last is freed a little late, never
         // early.
         allocated.retain(|(buffer, view)| {
-            if root_last_use.get(&key(*buffer)).is_some_and(|&last| last <= index) {
+            if root_last_use
+                .get(&key(*buffer))
+                .is_some_and(|&last| last <= index)
+            {
                 host.dealloc(*buffer);
                 live_bytes -= view.elements() * 4;
                 false

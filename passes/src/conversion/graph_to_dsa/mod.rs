@@ -25,6 +25,7 @@
 
 mod host;
 
+use crate::target::Machine;
 use crate::{
     graph_view::FunctionView,
     ir::Op,
@@ -32,7 +33,6 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use turbine_dialects::pass_abi::OptionKind;
-use crate::target::Machine;
 
 /// The `pipeline` option of both kernel-generating passes.
 pub const PIPELINE_OPTION: OptionInfo = OptionInfo {
@@ -70,7 +70,8 @@ or that cannot be tiled into the local buffer is an error at that op.";
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "schedule",
-            description: "Kernel schedule: 'layerwise' (one kernel per layer, activations through DDR)",
+            description:
+                "Kernel schedule: 'layerwise' (one kernel per layer, activations through DDR)",
             kind: OptionKind::String,
             default: "layerwise",
         },
@@ -84,7 +85,10 @@ or that cannot be tiled into the local buffer is an error at that op.";
                 "option 'schedule': unknown schedule '{schedule}' (available: layerwise)"
             ));
         }
-        Ok(Self { schedule, pipeline: options.bool("pipeline")? })
+        Ok(Self {
+            schedule,
+            pipeline: options.bool("pipeline")?,
+        })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
@@ -96,14 +100,20 @@ or that cannot be tiled into the local buffer is an error at that op.";
             );
             return Err(PassFailure);
         };
-        let machine = Machine { pipeline: self.pipeline, ..machine };
+        let machine = Machine {
+            pipeline: self.pipeline,
+            ..machine
+        };
         for function in module.body_ops() {
             if function.name() != "func.func" || function.regions_empty() {
                 continue;
             }
             let name = function.symbol_name();
             let program = FunctionView::read(function).map_err(|error| {
-                error.op.unwrap_or(function).emit_error(&format!("cannot lower @{name}: {}", error.message));
+                error
+                    .op
+                    .unwrap_or(function)
+                    .emit_error(&format!("cannot lower @{name}: {}", error.message));
                 PassFailure
             })?;
             host::lower_function(&program, &machine, function).map_err(|error| {

@@ -37,7 +37,12 @@ pub(super) fn read_clusters(function: Op) -> Result<Vec<Clusters>, ScheduleError
             .attribute("count")
             .and_then(|a| melior::ir::attribute::IntegerAttribute::try_from(a).ok())
             .map_or(1, |a| a.value().max(1) as usize);
-        segments.push(Clusters { op, count, input_dims: ints("input_dims"), result_dims: ints("result_dims") });
+        segments.push(Clusters {
+            op,
+            count,
+            input_dims: ints("input_dims"),
+            result_dims: ints("result_dims"),
+        });
     }
     if segments.is_empty() {
         return Err(not_scheduled());

@@ -3,20 +3,21 @@
 //! back to back in a private part of the kernel, its intermediates in its LB.
 
 use super::emission::Emission;
+use super::error::ScheduleError;
 use super::per_core::{self, CorePlan, Placement, RESIDENT_SHARE};
 use super::plan::FirstFit;
-use super::error::ScheduleError;
+use crate::graph_view::{FunctionView, Node, ValueId};
+use crate::ir::{Op, Val};
 use crate::kernels::{
+    dispatch::emit_layer,
     emit::{reshaped, Body, Space, Tensor, View},
     fusion::{self, Fused},
-    view::buffer_shape, dispatch::emit_layer,
     kernel::Kernel,
     layers::{Layer, Scope},
     movement,
+    view::buffer_shape,
 };
 use crate::target::Machine;
-use crate::graph_view::{FunctionView, Node, ValueId};
-use crate::ir::{Op, Val};
 use mlir_sys::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,7 +33,13 @@ struct Residents {
 impl Residents {
     /// The LB elements left below the live buffers for the tiles of a layer.
     fn tiles(&self) -> usize {
-        self.lb - self.live.iter().map(|&(_, offset, elements)| offset + elements).max().unwrap_or(0)
+        self.lb
+            - self
+                .live
+                .iter()
+                .map(|&(_, offset, elements)| offset + elements)
+                .max()
+                .unwrap_or(0)
     }
 }
 
@@ -40,7 +47,11 @@ impl Emission<'_, '_> {
     /// Copies the weights an LB instance reads into the kernel's GB arena, once per kernel: the
     /// cores and every instance of the run then load them over the GB bus rather than each from
     /// DDR (GraphTurbo §4.2, DDR → GB → LB). A weight the arena has no room for stays in DDR.
-    fn run_weights(&mut self, host: &mut Body, operands: &[(ValueId, Tensor)]) -> Result<Vec<Tensor>, String> {
+    fn run_weights(
+        &mut self,
+        host: &mut Body,
+        operands: &[(ValueId, Tensor)],
+    ) -> Result<Vec<Tensor>, String> {
         let mut pairs = Vec::new();
         let mut found = Vec::new();
         for (operand, tensor) in operands {
@@ -48,14 +59,19 @@ impl Emission<'_, '_> {
                 found.push(copy.clone());
                 continue;
             }
-            let free_space = self.arena.as_mut().filter(|_| tensor.view.space == Space::Ddr);
-            let Some(offset) = free_space.and_then(|(_, free)| free.take(tensor.view.elements())) else {
+            let free_space = self
+                .arena
+                .as_mut()
+                .filter(|_| tensor.view.space == Space::Ddr);
+            let Some(offset) = free_space.and_then(|(_, free)| free.take(tensor.view.elements()))
+            else {
                 found.push(tensor.clone());
                 continue;
             };
             let arena = self.arena.as_ref().expect("an offset came from it").0.host;
             let at = host.index(offset);
-            let (value, view) = host.reinterpret_at(arena, at, &View::contiguous(&tensor.view.shape, Space::Gb));
+            let (value, view) =
+                host.reinterpret_at(arena, at, &View::contiguous(&tensor.view.shape, Space::Gb));
             let copy = Tensor { host: value, view };
             pairs.push((tensor.clone(), copy.clone()));
             self.run_weights.insert(*operand, copy.clone());
@@ -83,15 +99,32 @@ impl Emission<'_, '_> {
         let weights = walk.weight_arguments(node, body);
         // Lowered in the GB, the instance's weights would be copied under the layer before
         // when there is one, all but the segment inputs that layer may still be writing.
-        let other_segment = self.before.as_ref().is_some_and(|previous| previous.other_segment);
+        let other_segment = self
+            .before
+            .as_ref()
+            .is_some_and(|previous| previous.other_segment);
         let held = |operand: &ValueId| other_segment && walk.is_written_before(*operand);
-        let prefetch = self.before.as_ref().is_some_and(|previous| previous.start.is_some()).then_some(&held as &dyn Fn(&ValueId) -> bool);
-        let choice = per_core::plan(node, body, walk.machine.cores_per_cluster).and_then(|mut plan| {
-            let promoted = |value: &ValueId| self.run_weights.contains_key(value);
-            plan.promote = per_core::pays(node, body, &plan, tensors, &weights, &promoted, prefetch, walk.machine)
+        let prefetch = self
+            .before
+            .as_ref()
+            .is_some_and(|previous| previous.start.is_some())
+            .then_some(&held as &dyn Fn(&ValueId) -> bool);
+        let choice =
+            per_core::plan(node, body, walk.machine.cores_per_cluster).and_then(|mut plan| {
+                let promoted = |value: &ValueId| self.run_weights.contains_key(value);
+                plan.promote = per_core::pays(
+                    node,
+                    body,
+                    &plan,
+                    tensors,
+                    &weights,
+                    &promoted,
+                    prefetch,
+                    walk.machine,
+                )
                 .ok_or("sharing its layers is estimated to be faster")?;
-            Ok(plan)
-        });
+                Ok(plan)
+            });
         match choice {
             Ok(plan) => {
                 // Lowered per core, the instance prefetches nothing at the layer before;
@@ -101,7 +134,8 @@ impl Emission<'_, '_> {
                 let destination = self.destination(host, position, node, 0);
                 self.instance_per_core(host, node, body, &plan, tensors, &destination)?;
                 if let Some(mirror) = self.mirror_destination(host, position, node, 0) {
-                    self.copy(host, &[(destination.clone(), mirror)]).map_err(|message| ScheduleError::at(node.op, message))?;
+                    self.copy(host, &[(destination.clone(), mirror)])
+                        .map_err(|message| ScheduleError::at(node.op, message))?;
                 }
                 tensors.insert(node.results[0].0, destination);
                 Ok(true)
@@ -132,10 +166,19 @@ impl Emission<'_, '_> {
             .arguments
             .iter()
             .filter(|(position, _)| weights.contains(&body.arguments[*position].0))
-            .map(|(position, _)| (node.operands[*position], tensors[&node.operands[*position]].clone()))
+            .map(|(position, _)| {
+                (
+                    node.operands[*position],
+                    tensors[&node.operands[*position]].clone(),
+                )
+            })
             .collect();
         let promoted: BTreeMap<ValueId, Tensor> = if plan.promote {
-            weight_operands.iter().map(|(value, _)| *value).zip(self.run_weights(host, &weight_operands).map_err(at_node)?).collect()
+            weight_operands
+                .iter()
+                .map(|(value, _)| *value)
+                .zip(self.run_weights(host, &weight_operands).map_err(at_node)?)
+                .collect()
         } else {
             BTreeMap::new()
         };
@@ -147,13 +190,21 @@ impl Emission<'_, '_> {
             let source = kernel.argument(tensor.host, &tensor.view);
             if placed.base.is_empty() {
                 // A scalar (a buffer of one element): every core reads all of it.
-                return Tensor { host: source, view: tensor.view.clone() };
+                return Tensor {
+                    host: source,
+                    view: tensor.view.clone(),
+                };
             }
             let body = &mut kernel.body;
             let offsets: Vec<Val> = (0..placed.base.len())
                 .map(|k| {
                     let mut offset = body.index(placed.base[k]);
-                    for (d, steps) in placed.steps.iter().enumerate().filter(|(_, steps)| steps[k] > 0) {
+                    for (d, steps) in placed
+                        .steps
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, steps)| steps[k] > 0)
+                    {
                         let moved = body.scaled(at[d], steps[k]);
                         offset = body.arith("addi", offset, moved);
                     }
@@ -165,7 +216,11 @@ impl Emission<'_, '_> {
         };
         let core_body = &plan.body;
         let machine = walk.machine;
-        let residents = Residents { space: FirstFit::new(machine.lb_elements()), live: Vec::new(), lb: machine.lb_elements() };
+        let residents = Residents {
+            space: FirstFit::new(machine.lb_elements()),
+            live: Vec::new(),
+            lb: machine.lb_elements(),
+        };
         let mut local: BTreeMap<ValueId, Tensor> = BTreeMap::new();
         let mut staged = Vec::new();
         for ((position, placed), (argument, _)) in plan.arguments.iter().zip(&core_body.arguments) {
@@ -180,16 +235,38 @@ impl Emission<'_, '_> {
             }
         }
         let output = place(&mut kernel, destination, &plan.output);
-        let machine = Machine { cores: 1, ..machine.clone() };
-        let mut lowering =
-            CoreLowering { body: core_body, core, cores: plan.cores, residents, aliases: BTreeMap::new(), machine, kernel: Some(kernel) };
-        let at_op = |(op, message): (Option<Op>, String)| ScheduleError::at(op.unwrap_or(node.op), message);
+        let machine = Machine {
+            cores: 1,
+            ..machine.clone()
+        };
+        let mut lowering = CoreLowering {
+            body: core_body,
+            core,
+            cores: plan.cores,
+            residents,
+            aliases: BTreeMap::new(),
+            machine,
+            kernel: Some(kernel),
+        };
+        let at_op =
+            |(op, message): (Option<Op>, String)| ScheduleError::at(op.unwrap_or(node.op), message);
         for (argument, view) in staged {
-            let copy = self.resident(host, &mut lowering, &mut local, argument, &view.view.shape, 0).map_err(at_op)?;
+            let copy = self
+                .resident(
+                    host,
+                    &mut lowering,
+                    &mut local,
+                    argument,
+                    &view.view.shape,
+                    0,
+                )
+                .map_err(at_op)?;
             lowering.copy(&[(view, copy.clone())]).map_err(at_op)?;
             local.insert(argument, copy);
         }
-        let mut kernel = self.core_layers(host, lowering, &mut local, output).map_err(at_op)?;
+        let mut kernel = self
+            .core_layers(host, lowering, &mut local, output)
+            .map_err(at_op)?;
         kernel.close_private();
         self.open = Some((kernel_index, kernel));
         // The GB blocks of spilled intermediates die with the instance.
@@ -252,14 +329,22 @@ impl Emission<'_, '_> {
 
     /// The running core's block of a GB buffer with one block per core of `lowering` (DDR when
     /// the kernel's GB arena is full).
-    fn core_block(&mut self, host: &mut Body, lowering: &mut CoreLowering, value: ValueId, shape: &[usize]) -> Tensor {
+    fn core_block(
+        &mut self,
+        host: &mut Body,
+        lowering: &mut CoreLowering,
+        value: ValueId,
+        shape: &[usize],
+    ) -> Tensor {
         let elements: usize = shape.iter().product();
         let whole = self.intermediate(host, value, &[lowering.cores * elements]);
         let core = lowering.core;
         let kernel = lowering.kernel();
         let source = kernel.argument(whole.host, &whole.view);
         let offset = kernel.body.scaled(core, elements);
-        let (block, view) = kernel.body.subview(source, &whole.view, &[offset], &[elements], None);
+        let (block, view) = kernel
+            .body
+            .subview(source, &whole.view, &[offset], &[elements], None);
         reshaped(&mut kernel.body, &Tensor { host: block, view }, shape)
     }
 
@@ -283,39 +368,99 @@ impl Emission<'_, '_> {
             // once its results have buffers.
             let (marker, mut views) = lowering.views_here(location);
             if matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") {
-                let root = lowering.aliases.get(&op.operands[0]).copied().unwrap_or(op.operands[0]);
+                let root = lowering
+                    .aliases
+                    .get(&op.operands[0])
+                    .copied()
+                    .unwrap_or(op.operands[0]);
                 lowering.aliases.insert(op.results[0].0, root);
                 let source = local[&op.operands[0]].clone();
-                local.insert(op.results[0].0, reshaped(&mut views, &source, &buffer_shape(&op.results[0].1.shape)));
+                local.insert(
+                    op.results[0].0,
+                    reshaped(&mut views, &source, &buffer_shape(&op.results[0].1.shape)),
+                );
                 marker.erase();
                 continue;
             }
-            let Fused { steps, elementwise_anchor, fused: fused_ops, last } =
-                fusion::layer_epilogue(body, op_index, local, &mut views, &mut self.synthetic, None);
+            let Fused {
+                steps,
+                elementwise_anchor,
+                fused: fused_ops,
+                last,
+            } = fusion::layer_epilogue(
+                body,
+                op_index,
+                local,
+                &mut views,
+                &mut self.synthetic,
+                None,
+            );
             fused.extend(fused_ops);
             let finals = fusion::written(op, last);
             let mut results = Vec::new();
             for (value, shape) in &finals {
-                let in_place = *value == yielded && output.view.shape == *shape && output.view.is_contiguous();
-                results.push(if in_place { output.clone() } else { self.resident(host, &mut lowering, local, *value, shape, op_index)? });
+                let in_place =
+                    *value == yielded && output.view.shape == *shape && output.view.is_contiguous();
+                results.push(if in_place {
+                    output.clone()
+                } else {
+                    self.resident(host, &mut lowering, local, *value, shape, op_index)?
+                });
             }
             marker.erase();
             let (marker, mut views) = lowering.views_here(location);
-            let machine = Machine { lb_bytes: lowering.residents.tiles() * 4, ..lowering.machine.clone() };
-            let layer = Layer { index: op_index, node: op, steps, output: results[0].clone(), mirror: None, stepped: None, absorbed: None };
-            let scope = Scope { machine: &machine, tensors: local };
+            let machine = Machine {
+                lb_bytes: lowering.residents.tiles() * 4,
+                ..lowering.machine.clone()
+            };
+            let layer = Layer {
+                index: op_index,
+                node: op,
+                steps,
+                output: results[0].clone(),
+                mirror: None,
+                stepped: None,
+                absorbed: None,
+            };
+            let scope = Scope {
+                machine: &machine,
+                tensors: local,
+            };
             let kernel = lowering.kernel.take().expect("the kernel is here");
-            let mut kernel = emit_layer(&scope, &mut views, &layer, &results, elementwise_anchor, kernel)
-                .map_err(|error| (error.op.and_then(|i| body.ops.get(i).map(|n| n.op)), error.message))?;
+            let mut kernel = emit_layer(
+                &scope,
+                &mut views,
+                &layer,
+                &results,
+                elementwise_anchor,
+                kernel,
+            )
+            .map_err(|error| {
+                (
+                    error.op.and_then(|i| body.ops.get(i).map(|n| n.op)),
+                    error.message,
+                )
+            })?;
             marker.erase();
             kernel.end_private_layer();
             lowering.kernel = Some(kernel);
             for ((value, _), tensor) in finals.iter().zip(results) {
                 local.insert(*value, tensor);
             }
-            let done = fused.iter().copied().filter(|&f| f > op_index).max().unwrap_or(op_index).max(op_index);
-            let dead: Vec<ValueId> =
-                lowering.residents.live.iter().map(|&(value, _, _)| value).filter(|&value| lowering.last_use(value) <= done).collect();
+            let done = fused
+                .iter()
+                .copied()
+                .filter(|&f| f > op_index)
+                .max()
+                .unwrap_or(op_index)
+                .max(op_index);
+            let dead: Vec<ValueId> = lowering
+                .residents
+                .live
+                .iter()
+                .map(|&(value, _, _)| value)
+                .filter(|&value| lowering.last_use(value) <= done)
+                .collect();
             for value in dead {
                 lowering.release(value);
             }
@@ -348,7 +493,11 @@ impl CoreLowering<'_> {
     /// The last op reading `value` or a view of it; past every op when the instance yields it.
     fn last_use(&self, value: ValueId) -> usize {
         let body = self.body;
-        let views = self.aliases.iter().filter(|(_, &root)| root == value).map(|(&view, _)| view);
+        let views = self
+            .aliases
+            .iter()
+            .filter(|(_, &root)| root == value)
+            .map(|(&view, _)| view);
         let mut last = 0;
         for v in std::iter::once(value).chain(views) {
             if body.returned().contains(&v) {
@@ -375,7 +524,11 @@ impl CoreLowering<'_> {
     /// Gives back the LB of resident `value`.
     fn release(&mut self, value: ValueId) {
         let residents = &mut self.residents;
-        let slot = residents.live.iter().position(|(v, _, _)| *v == value).expect("a live resident");
+        let slot = residents
+            .live
+            .iter()
+            .position(|(v, _, _)| *v == value)
+            .expect("a live resident");
         let (_, offset, rounded) = residents.live.remove(slot);
         residents.space.give(offset, rounded);
     }
@@ -392,4 +545,3 @@ impl CoreLowering<'_> {
         Ok(())
     }
 }
-

@@ -10,6 +10,9 @@ pub struct ScheduleError {
 
 impl ScheduleError {
     pub(super) fn at(op: Op, message: impl Into<String>) -> Self {
-        Self { op: Some(op), message: message.into() }
+        Self {
+            op: Some(op),
+            message: message.into(),
+        }
     }
 }

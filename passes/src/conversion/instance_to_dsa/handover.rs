@@ -33,34 +33,65 @@ impl Handover {
         outer.ops[node]
             .results
             .iter()
-            .map(|(value, _)| self.resident.get(value).copied().or(self.mirrored.get(value).map(|&(bytes, _, _)| bytes)).unwrap_or(0))
+            .map(|(value, _)| {
+                self.resident
+                    .get(value)
+                    .copied()
+                    .or(self.mirrored.get(value).map(|&(bytes, _, _)| bytes))
+                    .unwrap_or(0)
+            })
             .sum()
     }
 
     /// Whether segment `reader` (`clusters`) reads `value` at operand `position` from its GB
     /// mirror: the same cut as its producer's.
     pub fn reads_mirror(&self, value: &ValueId, clusters: &Clusters, position: usize) -> bool {
-        self.mirrored.get(value).is_some_and(|&(_, dim, count)| clusters.count == count && clusters.input_dims.get(position) == Some(&dim))
+        self.mirrored.get(value).is_some_and(|&(_, dim, count)| {
+            clusters.count == count && clusters.input_dims.get(position) == Some(&dim)
+        })
     }
 }
 
 /// Plans the handover of the values between `segments` (in order, `nodes` their ops in the
 /// function's view) on clusters of `gb_bytes` of GB; `returned` values go to the results.
-pub(super) fn plan(outer: &FunctionView, segments: &[Clusters], nodes: &[usize], returned: &BTreeSet<ValueId>, gb_bytes: usize) -> Handover {
-    let mut handover = Handover { resident: BTreeMap::new(), mirrored: BTreeMap::new(), held: vec![0; segments.len()] };
+pub(super) fn plan(
+    outer: &FunctionView,
+    segments: &[Clusters],
+    nodes: &[usize],
+    returned: &BTreeSet<ValueId>,
+    gb_bytes: usize,
+) -> Handover {
+    let mut handover = Handover {
+        resident: BTreeMap::new(),
+        mirrored: BTreeMap::new(),
+        held: vec![0; segments.len()],
+    };
     for (producer, clusters) in segments.iter().enumerate() {
         let node = &outer.ops[nodes[producer]];
         for (position, (value, r#type)) in node.results.iter().enumerate() {
             let dim = clusters.result_dims.get(position).copied().unwrap_or(-1);
             let mut readers = Vec::new();
             for (reader, other) in segments.iter().enumerate().skip(producer + 1) {
-                for (operand_position, operand) in outer.ops[nodes[reader]].operands.iter().enumerate() {
+                for (operand_position, operand) in
+                    outer.ops[nodes[reader]].operands.iter().enumerate()
+                {
                     if operand == value {
-                        readers.push((reader, other.count == clusters.count && other.input_dims.get(operand_position) == Some(&dim)));
+                        readers.push((
+                            reader,
+                            other.count == clusters.count
+                                && other.input_dims.get(operand_position) == Some(&dim),
+                        ));
                     }
                 }
             }
-            let Some(last) = readers.iter().filter(|(_, same_cut)| *same_cut).map(|(reader, _)| *reader).max() else { continue };
+            let Some(last) = readers
+                .iter()
+                .filter(|(_, same_cut)| *same_cut)
+                .map(|(reader, _)| *reader)
+                .max()
+            else {
+                continue;
+            };
             if returned.contains(value) {
                 continue;
             }
@@ -71,12 +102,16 @@ pub(super) fn plan(outer: &FunctionView, segments: &[Clusters], nodes: &[usize],
                 continue;
             }
             let bytes = r#type.bytes() / if dim >= 0 { clusters.count } else { 1 };
-            if (producer..=last).all(|segment| handover.held[segment] + bytes <= gb_bytes / RESIDENT_SHARE) {
+            if (producer..=last)
+                .all(|segment| handover.held[segment] + bytes <= gb_bytes / RESIDENT_SHARE)
+            {
                 for held in &mut handover.held[producer..=last] {
                     *held += bytes;
                 }
                 if mirrored {
-                    handover.mirrored.insert(*value, (bytes, dim, clusters.count));
+                    handover
+                        .mirrored
+                        .insert(*value, (bytes, dim, clusters.count));
                 } else {
                     handover.resident.insert(*value, bytes);
                 }

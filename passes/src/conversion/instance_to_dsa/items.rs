@@ -33,5 +33,10 @@ pub(super) struct Stitched {
 /// The group, index, count and split dimension of an `instance.instance` op.
 pub(super) fn instance_attributes(node: &Node) -> (String, usize, usize, usize) {
     let group = node.string("group").unwrap_or_default().to_owned();
-    (group, node.int("index") as usize, node.int("count") as usize, node.int("dim") as usize)
+    (
+        group,
+        node.int("index") as usize,
+        node.int("count") as usize,
+        node.int("dim") as usize,
+    )
 }

@@ -3,15 +3,15 @@
 //! segment to continue after a barrier instead of a launch of its own.
 
 use super::emission::{Carried, Emission, Previous};
-use super::plan::FirstFit;
-use super::items::{Item, Root};
 use super::host_buffers::{allocate, free};
+use super::items::{Item, Root};
+use super::plan::FirstFit;
+use crate::ir::Op;
 use crate::kernels::{
     emit::{Body, Space, Tensor},
     host_function::launch,
     kernel::Kernel,
 };
-use crate::ir::Op;
 
 /// Buffer arguments past which a run of instances continues in a new launch of its kernel: the
 /// host calls a kernel with each memref argument spread into its fields (11 for rank 4), and a
@@ -21,7 +21,13 @@ const SPLIT_ARGUMENTS: usize = 2048;
 
 impl Emission<'_, '_> {
     /// Makes kernel `kernel` the open one, launching the one before.
-    pub(super) fn enter(&mut self, host: &mut Body, host_function: Op, kernel: usize, built: &mut Vec<Op>) {
+    pub(super) fn enter(
+        &mut self,
+        host: &mut Body,
+        host_function: Op,
+        kernel: usize,
+        built: &mut Vec<Op>,
+    ) {
         if let Some((open, running)) = &self.open {
             if *open != kernel {
                 self.leave(host, host_function, built);
@@ -33,23 +39,43 @@ impl Emission<'_, '_> {
             }
         }
         self.parts = 0;
-        if self.carried.as_ref().is_some_and(|carried| carried.kernel.arguments.len() <= SPLIT_ARGUMENTS) {
+        if self
+            .carried
+            .as_ref()
+            .is_some_and(|carried| carried.kernel.arguments.len() <= SPLIT_ARGUMENTS)
+        {
             // The segment before left its kernel open: this kernel continues it after the barrier
             // ending its last layer, in its arena (whose contents are dead there).
             let carried = self.carried.take().expect("checked");
             self.open = Some((kernel, carried.kernel));
             self.arena = carried.arena;
             self.frees = carried.frees;
-            self.before = carried.before.map(|before| Previous { other_segment: true, ..before });
+            self.before = carried.before.map(|before| Previous {
+                other_segment: true,
+                ..before
+            });
             self.continued = true;
             return;
         }
         self.launch_carried(host, host_function, built);
         let walk = self.walk;
-        self.open = Some((kernel, Kernel::per_cluster(self.kernel_name(kernel), host, walk.machine, walk.count, walk.replicas.clone())));
+        self.open = Some((
+            kernel,
+            Kernel::per_cluster(
+                self.kernel_name(kernel),
+                host,
+                walk.machine,
+                walk.count,
+                walk.replicas.clone(),
+            ),
+        ));
         // The GB the planned tensors leave free during this kernel holds its intermediates; the
         // last kernel leaves the reserve of the segments that continue it.
-        let reserve = if kernel + 1 == walk.items.len() { self.arena_reserve / 4 } else { 0 };
+        let reserve = if kernel + 1 == walk.items.len() {
+            self.arena_reserve / 4
+        } else {
+            0
+        };
         let elements = walk.arena_elements(kernel).saturating_sub(reserve);
         self.arena = (elements > 0).then(|| {
             let arena = allocate(host, &walk.replicas, &[elements], Space::Gb, walk.count);
@@ -64,7 +90,11 @@ impl Emission<'_, '_> {
             Item::Run(group) => group.clone(),
             Item::Copy => "copy".to_owned(),
         };
-        let part = if self.parts > 0 { format!("_part{}", self.parts) } else { String::new() };
+        let part = if self.parts > 0 {
+            format!("_part{}", self.parts)
+        } else {
+            String::new()
+        };
         format!("{}_{kernel}_{label}{part}", walk.program.name)
     }
 
@@ -72,17 +102,30 @@ impl Emission<'_, '_> {
     /// its buffers, arena and weight copies stay, only the instructions after this point go to
     /// the new launch (the launch boundary orders them as a barrier would).
     fn relaunch(&mut self, host: &mut Body, host_function: Op, built: &mut Vec<Op>) {
-        let Some((kernel, open)) = self.open.take() else { return };
+        let Some((kernel, open)) = self.open.take() else {
+            return;
+        };
         self.retire_before();
         built.push(launch(host, open, host_function));
         self.parts += 1;
         let walk = self.walk;
-        self.open = Some((kernel, Kernel::per_cluster(self.kernel_name(kernel), host, walk.machine, walk.count, walk.replicas.clone())));
+        self.open = Some((
+            kernel,
+            Kernel::per_cluster(
+                self.kernel_name(kernel),
+                host,
+                walk.machine,
+                walk.count,
+                walk.replicas.clone(),
+            ),
+        ));
     }
 
     /// Launches the open kernel and frees what no later kernel reads.
     pub(super) fn leave(&mut self, host: &mut Body, host_function: Op, built: &mut Vec<Op>) {
-        let Some((kernel, open)) = self.open.take() else { return };
+        let Some((kernel, open)) = self.open.take() else {
+            return;
+        };
         self.retire_before();
         built.push(launch(host, open, host_function));
         let closed = self.closed(kernel);
@@ -94,13 +137,25 @@ impl Emission<'_, '_> {
     }
 
     /// Launches the kernel the segment before left open, if this segment did not continue it.
-    pub(super) fn launch_carried(&mut self, host: &mut Body, host_function: Op, built: &mut Vec<Op>) {
-        let Some(carried) = self.carried.take() else { return };
+    pub(super) fn launch_carried(
+        &mut self,
+        host: &mut Body,
+        host_function: Op,
+        built: &mut Vec<Op>,
+    ) {
+        let Some(carried) = self.carried.take() else {
+            return;
+        };
         if let Some(start) = carried.before.and_then(|before| before.start) {
             start.erase();
         }
         built.push(launch(host, carried.kernel, host_function));
-        for tensor in carried.arena.map(|(arena, _)| arena).into_iter().chain(carried.frees) {
+        for tensor in carried
+            .arena
+            .map(|(arena, _)| arena)
+            .into_iter()
+            .chain(carried.frees)
+        {
             free(host, &self.walk.replicas, &tensor);
         }
     }
@@ -110,7 +165,12 @@ impl Emission<'_, '_> {
     pub(super) fn carry(&mut self) -> Option<Carried> {
         let (kernel, open) = self.open.take()?;
         let frees = self.closed(kernel);
-        Some(Carried { kernel: open, arena: self.arena.take(), frees, before: self.before.take() })
+        Some(Carried {
+            kernel: open,
+            arena: self.arena.take(),
+            frees,
+            before: self.before.take(),
+        })
     }
 
     /// Forgets what kernel `kernel` placed and returns the buffers to free after its launch:
@@ -127,7 +187,14 @@ impl Emission<'_, '_> {
         let dead: Vec<Root> = self
             .buffers
             .keys()
-            .filter(|root| !self.walk.outputs.contains_key(*root) && self.walk.lifetimes.get(*root).is_some_and(|t| t.last <= kernel))
+            .filter(|root| {
+                !self.walk.outputs.contains_key(*root)
+                    && self
+                        .walk
+                        .lifetimes
+                        .get(*root)
+                        .is_some_and(|t| t.last <= kernel)
+            })
             .cloned()
             .collect();
         for root in dead {

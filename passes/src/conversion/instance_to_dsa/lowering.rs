@@ -47,7 +47,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Lowers `function` (scheduled by the instance passes) into kernels and a host function of the
 /// same name inserted before it; on failure nothing it built stays in the module.
-pub fn lower_function(function: Op, machine: &Machine, spill: Spill, join: bool) -> Result<Summary, ScheduleError> {
+pub fn lower_function(
+    function: Op,
+    machine: &Machine,
+    spill: Spill,
+    join: bool,
+) -> Result<Summary, ScheduleError> {
     let mut built = Vec::new();
     let result = lower_into(function, machine, spill, join, &mut built);
     if result.is_err() {
@@ -59,31 +64,59 @@ pub fn lower_function(function: Op, machine: &Machine, spill: Spill, join: bool)
 }
 
 /// The host argument of a weight or constant, which every cluster reads (or its share of).
-fn parameter(signature: &mut HostFunction, context: mlir_sys::MlirContext, node: &Node) -> Result<Tensor, ScheduleError> {
-    let (_, r#type) = node.results.first().cloned().ok_or_else(|| ScheduleError::at(node.op, "a weight without a result"))?;
-    check_f32(r#type.element_type, None, "weight").map_err(|e| ScheduleError::at(node.op, e.message))?;
+fn parameter(
+    signature: &mut HostFunction,
+    context: mlir_sys::MlirContext,
+    node: &Node,
+) -> Result<Tensor, ScheduleError> {
+    let (_, r#type) = node
+        .results
+        .first()
+        .cloned()
+        .ok_or_else(|| ScheduleError::at(node.op, "a weight without a result"))?;
+    check_f32(r#type.element_type, None, "weight")
+        .map_err(|e| ScheduleError::at(node.op, e.message))?;
     let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
     let role = if node.name == "graph.weight" {
-        let weight = node.string("name").ok_or_else(|| ScheduleError::at(node.op, "graph.weight without a name"))?;
+        let weight = node
+            .string("name")
+            .ok_or_else(|| ScheduleError::at(node.op, "graph.weight without a name"))?;
         ("dsa.weight", ir::string_attribute(context, weight))
     } else {
-        let constant = node.constant().ok_or_else(|| ScheduleError::at(node.op, "graph.constant without a dense value"))?;
+        let constant = node
+            .constant()
+            .ok_or_else(|| ScheduleError::at(node.op, "graph.constant without a dense value"))?;
         ("dsa.constant", constant.flattened())
     };
     let buffer = signature.parameter(&view, role.0, role.1, node.op.location());
     Ok(Tensor { host: buffer, view })
 }
 
-fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: &mut Vec<Op>) -> Result<Summary, ScheduleError> {
+fn lower_into(
+    function: Op,
+    machine: &Machine,
+    spill: Spill,
+    join: bool,
+    built: &mut Vec<Op>,
+) -> Result<Summary, ScheduleError> {
     let segments = read_clusters(function)?;
-    if let Some(clusters) = segments.iter().find(|clusters| clusters.count > machine.clusters) {
+    if let Some(clusters) = segments
+        .iter()
+        .find(|clusters| clusters.count > machine.clusters)
+    {
         return Err(ScheduleError::at(
             clusters.op,
-            format!("the program is spread over {} clusters but target '{}' has {}", clusters.count, machine.name, machine.clusters),
+            format!(
+                "the program is spread over {} clusters but target '{}' has {}",
+                clusters.count, machine.name, machine.clusters
+            ),
         ));
     }
     let name = function.symbol_name();
-    let outer = FunctionView::read(function).map_err(|e| ScheduleError { op: e.op.or(Some(function)), message: e.message })?;
+    let outer = FunctionView::read(function).map_err(|e| ScheduleError {
+        op: e.op.or(Some(function)),
+        message: e.message,
+    })?;
 
     let mut signature = HostFunction::new(function, &name);
     built.push(signature.op);
@@ -95,10 +128,16 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
     // segments' results (whole tensors in DDR).
     let mut values: BTreeMap<ValueId, Tensor> = BTreeMap::new();
     for (position, (value, r#type)) in outer.arguments.iter().enumerate() {
-        check_f32(r#type.element_type, None, "function argument").map_err(|e| ScheduleError::at(function, e.message))?;
+        check_f32(r#type.element_type, None, "function argument")
+            .map_err(|e| ScheduleError::at(function, e.message))?;
         let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
         let location = function.entry_argument(position).location();
-        let buffer = signature.parameter(&view, "dsa.input", ir::i64_attribute(context, position as i64), location);
+        let buffer = signature.parameter(
+            &view,
+            "dsa.input",
+            ir::i64_attribute(context, position as i64),
+            location,
+        );
         values.insert(*value, Tensor { host: buffer, view });
     }
     // Outputs: the function's results, written by the segments that compute them.
@@ -106,10 +145,24 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
     let mut result_buffers: BTreeMap<ValueId, Tensor> = BTreeMap::new();
     for (position, value) in returned.iter().enumerate() {
         let view = View::contiguous(&buffer_shape(&outer.type_of(*value).shape), Space::Ddr);
-        let location = outer.ops.last().map_or(function.location(), |node| node.op.location());
-        let buffer = signature.parameter(&view, "dsa.output", ir::i64_attribute(context, position as i64), location);
-        let produced = outer.producer(*value).is_some_and(|index| outer.ops[index].name == "instance.clusters");
-        if !produced || result_buffers.insert(*value, Tensor { host: buffer, view }).is_some() {
+        let location = outer
+            .ops
+            .last()
+            .map_or(function.location(), |node| node.op.location());
+        let buffer = signature.parameter(
+            &view,
+            "dsa.output",
+            ir::i64_attribute(context, position as i64),
+            location,
+        );
+        let produced = outer
+            .producer(*value)
+            .is_some_and(|index| outer.ops[index].name == "instance.clusters");
+        if !produced
+            || result_buffers
+                .insert(*value, Tensor { host: buffer, view })
+                .is_some()
+        {
             return Err(ScheduleError::at(function, format!("result {position} of @{name} must be a result of instance.clusters, returned once")));
         }
     }
@@ -121,7 +174,13 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
     // Each segment's op in the view, and the segment after which each intermediate is read no more.
     let nodes: Vec<usize> = segments
         .iter()
-        .map(|clusters| outer.ops.iter().position(|node| node.op.0.ptr == clusters.op.0.ptr).expect("the view has every op"))
+        .map(|clusters| {
+            outer
+                .ops
+                .iter()
+                .position(|node| node.op.0.ptr == clusters.op.0.ptr)
+                .expect("the view has every op")
+        })
         .collect();
     let mut last_reader: BTreeMap<ValueId, usize> = BTreeMap::new();
     for (index, &node) in nodes.iter().enumerate() {
@@ -129,16 +188,35 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
             last_reader.insert(*operand, index);
         }
     }
-    let handover = handover::plan(&outer, &segments, &nodes, &result_buffers.keys().copied().collect(), machine.gb_bytes);
+    let handover = handover::plan(
+        &outer,
+        &segments,
+        &nodes,
+        &result_buffers.keys().copied().collect(),
+        machine.gb_bytes,
+    );
 
     // Every segment's program and first walk (its kernels and their placement) before any is
     // emitted: whether a segment's first kernel continues the last of the segment before depends
     // on both.
-    let cluster_machine = Machine { clusters: 1, cores: machine.cores_per_cluster, ..machine.clone() };
+    let cluster_machine = Machine {
+        clusters: 1,
+        cores: machine.cores_per_cluster,
+        ..machine.clone()
+    };
     let mut programs = Vec::new();
     for (index, clusters) in segments.iter().enumerate() {
-        let label = if segments.len() == 1 { name.clone() } else { format!("{name}_s{index}") };
-        programs.push(FunctionView::read_body(clusters.op, label).map_err(|e| ScheduleError { op: e.op.or(Some(clusters.op)), message: e.message })?);
+        let label = if segments.len() == 1 {
+            name.clone()
+        } else {
+            format!("{name}_s{index}")
+        };
+        programs.push(
+            FunctionView::read_body(clusters.op, label).map_err(|e| ScheduleError {
+                op: e.op.or(Some(clusters.op)),
+                message: e.message,
+            })?,
+        );
     }
     let mut walks = Vec::new();
     for (index, clusters) in segments.iter().enumerate() {
@@ -147,8 +225,14 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
         let (mut read_whole, mut outer_weights) = (BTreeSet::new(), BTreeSet::new());
         for (position, (value, _)) in program.arguments.iter().enumerate() {
             let operand = node.operands[position];
-            let weight = outer.producer(operand).is_some_and(|p| matches!(outer.ops[p].name.as_str(), "graph.weight" | "graph.constant"));
-            let whole = clusters.count > 1 && clusters.input_dims.get(position).is_none_or(|&dim| dim < 0);
+            let weight = outer.producer(operand).is_some_and(|p| {
+                matches!(
+                    outer.ops[p].name.as_str(),
+                    "graph.weight" | "graph.constant"
+                )
+            });
+            let whole =
+                clusters.count > 1 && clusters.input_dims.get(position).is_none_or(|&dim| dim < 0);
             if weight || whole {
                 read_whole.insert(*value);
             }
@@ -158,15 +242,37 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
         }
         // Results the clusters do not split (a returned argument): with several clusters, written
         // by the first only, as every cluster holds the same values.
-        let whole_outputs =
-            (0..node.results.len()).map(|position| clusters.result_dims.get(position).copied().unwrap_or(-1) < 0 && clusters.count > 1).collect();
+        let whole_outputs = (0..node.results.len())
+            .map(|position| {
+                clusters.result_dims.get(position).copied().unwrap_or(-1) < 0 && clusters.count > 1
+            })
+            .collect();
         let gb_bytes = machine.gb_bytes - handover.held[index];
-        let mut walk = walk::Walk::new(program, &cluster_machine, gb_bytes, clusters.count, spill, replicas.clone(), whole_outputs, read_whole, outer_weights)?;
-        let written_before = |position: usize| index > 0 && outer.producer(node.operands[position]) == Some(nodes[index - 1]);
-        walk.written_before = program.arguments.iter().enumerate().filter(|(position, _)| written_before(*position)).map(|(_, (value, _))| *value).collect();
+        let mut walk = walk::Walk::new(
+            program,
+            &cluster_machine,
+            gb_bytes,
+            clusters.count,
+            spill,
+            replicas.clone(),
+            whole_outputs,
+            read_whole,
+            outer_weights,
+        )?;
+        let written_before = |position: usize| {
+            index > 0 && outer.producer(node.operands[position]) == Some(nodes[index - 1])
+        };
+        walk.written_before = program
+            .arguments
+            .iter()
+            .enumerate()
+            .filter(|(position, _)| written_before(*position))
+            .map(|(_, (value, _))| *value)
+            .collect();
         walks.push(walk);
     }
-    let (continues, reserves, carved) = plan_joins(&outer, &nodes, &walks, &handover, &last_reader, join);
+    let (continues, reserves, carved) =
+        plan_joins(&outer, &nodes, &walks, &handover, &last_reader, join);
     // The segment after which each mirrored value is read from its GB copy no more.
     let mut last_mirror_reader: BTreeMap<ValueId, usize> = BTreeMap::new();
     for (index, &node) in nodes.iter().enumerate() {
@@ -194,7 +300,13 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
             } else if handover.reads_mirror(&operand, clusters, position) {
                 mirrors[&operand].clone()
             } else {
-                shares(&mut host, &replicas, &values[&operand], clusters.input_dims.get(position).copied().unwrap_or(-1), clusters.count)
+                shares(
+                    &mut host,
+                    &replicas,
+                    &values[&operand],
+                    clusters.input_dims.get(position).copied().unwrap_or(-1),
+                    clusters.count,
+                )
             };
             tensors.insert(*value, tensor);
         }
@@ -208,15 +320,27 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
                 if dim >= 0 {
                     shape[dim as usize] /= clusters.count;
                 }
-                let arena = carved[index].then_some(carried.as_mut()).flatten().and_then(|open: &mut emission::Carried| open.arena.as_mut());
-                let block = arena.and_then(|(arena, free)| Some((arena.host, free.take_high(shape.iter().product())?)));
+                let arena = carved[index]
+                    .then_some(carried.as_mut())
+                    .flatten()
+                    .and_then(|open: &mut emission::Carried| open.arena.as_mut());
+                let block = arena.and_then(|(arena, free)| {
+                    Some((arena.host, free.take_high(shape.iter().product())?))
+                });
                 match block {
                     Some((arena, offset)) => {
                         let offset = host.index(offset);
-                        let (value, view) = host.reinterpret_at(arena, offset, &View::contiguous(&shape, Space::Gb));
+                        let (value, view) = host.reinterpret_at(
+                            arena,
+                            offset,
+                            &View::contiguous(&shape, Space::Gb),
+                        );
                         (Tensor { host: value, view }, true)
                     }
-                    None => (allocate(host, &replicas, &shape, Space::Gb, clusters.count), false),
+                    None => (
+                        allocate(host, &replicas, &shape, Space::Gb, clusters.count),
+                        false,
+                    ),
                 }
             };
             if handover.resident.contains_key(value) {
@@ -242,21 +366,37 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
             output_mirrors.push(mirror);
             let whole = match result_buffers.get(value) {
                 Some(buffer) => buffer.clone(),
-                None => allocate(&mut host, &replicas, &buffer_shape(&r#type.shape), Space::Ddr, 1),
+                None => allocate(
+                    &mut host,
+                    &replicas,
+                    &buffer_shape(&r#type.shape),
+                    Space::Ddr,
+                    1,
+                ),
             };
             outputs.push(shares(&mut host, &replicas, &whole, dim, clusters.count));
             values.insert(*value, whole);
         }
         for inner in &program.ops {
             if matches!(inner.name.as_str(), "graph.weight" | "graph.constant") {
-                tensors.insert(inner.results[0].0, parameter(&mut signature, context, inner)?);
+                tensors.insert(
+                    inner.results[0].0,
+                    parameter(&mut signature, context, inner)?,
+                );
             }
         }
         let keep_open = continues.get(index + 1).copied().unwrap_or(false);
         let (emitted, open) = walk.emit(
-            HostCursor { body: &mut host, function: signature.op, built },
+            HostCursor {
+                body: &mut host,
+                function: signature.op,
+                built,
+            },
             &mut tensors,
-            Outputs { tensors: &outputs, mirrors: &output_mirrors },
+            Outputs {
+                tensors: &outputs,
+                mirrors: &output_mirrors,
+            },
             reserves[index],
             carried.take(),
             keep_open,
@@ -265,13 +405,24 @@ fn lower_into(function: Op, machine: &Machine, spill: Spill, join: bool, built: 
         carried = open;
         // Intermediates between segments are freed after their last reader (after the launch of
         // the kernel that reads them, when the next segment continues it).
-        let done_with = |last: &BTreeMap<ValueId, usize>, value: &ValueId| last[value] == index && outer.producer(*value).is_some_and(|p| outer.ops[p].name == "instance.clusters");
+        let done_with = |last: &BTreeMap<ValueId, usize>, value: &ValueId| {
+            last[value] == index
+                && outer
+                    .producer(*value)
+                    .is_some_and(|p| outer.ops[p].name == "instance.clusters")
+        };
         let dead = last_reader
             .keys()
-            .filter(|value| done_with(&last_reader, value) && !result_buffers.contains_key(*value) && !(handover.resident.contains_key(*value) && arena_views.contains(*value)))
+            .filter(|value| {
+                done_with(&last_reader, value)
+                    && !result_buffers.contains_key(*value)
+                    && !(handover.resident.contains_key(*value) && arena_views.contains(*value))
+            })
             .map(|value| values[value].clone());
-        let dead_mirrors =
-            last_mirror_reader.keys().filter(|value| done_with(&last_mirror_reader, value) && !arena_views.contains(*value)).map(|value| mirrors[value].clone());
+        let dead_mirrors = last_mirror_reader
+            .keys()
+            .filter(|value| done_with(&last_mirror_reader, value) && !arena_views.contains(*value))
+            .map(|value| mirrors[value].clone());
         for tensor in dead.chain(dead_mirrors).collect::<Vec<_>>() {
             match &mut carried {
                 Some(open) => open.frees.push(tensor),
@@ -304,16 +455,37 @@ fn plan_joins(
     let count = walks.len();
     let mut uncarvable = BTreeSet::new();
     loop {
-        let (mut continues, mut reserves, mut carved, mut carved_in) = (vec![false; count], vec![0; count], vec![false; count], vec![0; count]);
+        let (mut continues, mut reserves, mut carved, mut carved_in) = (
+            vec![false; count],
+            vec![0; count],
+            vec![false; count],
+            vec![0; count],
+        );
         let mut opener = 0;
         for index in 0..count {
             let kept = handover.kept_by(outer, nodes[index]);
             let joins = index > 0 && join && continues_kernel(&walks[index - 1], &walks[index]);
             let continuing = &walks[opener + 1..=index];
-            if joins && (kept == 0 || leaves_room(&walks[opener], reserves[opener] + kept, carved_in[opener], continuing)) {
+            if joins
+                && (kept == 0
+                    || leaves_room(
+                        &walks[opener],
+                        reserves[opener] + kept,
+                        carved_in[opener],
+                        continuing,
+                    ))
+            {
                 continues[index] = true;
                 reserves[opener] += kept;
-            } else if joins && !uncarvable.contains(&index) && leaves_room(&walks[opener], reserves[opener], carved_in[opener] + kept, continuing) {
+            } else if joins
+                && !uncarvable.contains(&index)
+                && leaves_room(
+                    &walks[opener],
+                    reserves[opener],
+                    carved_in[opener] + kept,
+                    continuing,
+                )
+            {
                 (continues[index], carved[index]) = (true, true);
                 carved_in[opener] += kept;
             } else {
@@ -324,8 +496,16 @@ fn plan_joins(
         let broken: Vec<usize> = (0..count)
             .filter(|&index| carved[index])
             .filter(|&index| {
-                let last = outer.ops[nodes[index]].results.iter().filter_map(|(value, _)| last_reader.get(value)).copied().max().unwrap_or(index).max(index);
-                !continues[index + 1..=last].iter().all(|&c| c) || walks[index..=last].iter().any(|walk| walk.items.len() > 1)
+                let last = outer.ops[nodes[index]]
+                    .results
+                    .iter()
+                    .filter_map(|(value, _)| last_reader.get(value))
+                    .copied()
+                    .max()
+                    .unwrap_or(index)
+                    .max(index);
+                !continues[index + 1..=last].iter().all(|&c| c)
+                    || walks[index..=last].iter().any(|walk| walk.items.len() > 1)
             })
             .collect();
         if broken.is_empty() {
@@ -341,11 +521,20 @@ fn plan_joins(
 /// of the continuing segments what both leave. (Without a reserve the opener's arena is its own
 /// business: its needs count a convolution's result beside its epilogue's, which is never stored,
 /// and exceed it in ResNet-50's stages 1-3.)
-fn leaves_room(opener: &walk::Walk, reserve: usize, carved: usize, continuing: &[walk::Walk]) -> bool {
+fn leaves_room(
+    opener: &walk::Walk,
+    reserve: usize,
+    carved: usize,
+    continuing: &[walk::Walk],
+) -> bool {
     let last = opener.items.len() - 1;
     let room = (opener.arena_elements(last) * 4).saturating_sub(reserve);
     let own = opener.needs.get(last).copied().unwrap_or(0);
-    let theirs = continuing.iter().map(|walk| walk.needs.first().copied().unwrap_or(0)).max().unwrap_or(0);
+    let theirs = continuing
+        .iter()
+        .map(|walk| walk.needs.first().copied().unwrap_or(0))
+        .max()
+        .unwrap_or(0);
     (reserve == 0 || room >= own) && room.saturating_sub(carved) >= theirs
 }
 
@@ -357,6 +546,11 @@ fn continues_kernel(before: &walk::Walk, walk: &walk::Walk) -> bool {
     let room = before.arena_elements(before.items.len() - 1) * 4;
     walk.count == before.count
         && walk.starts_without_gb_tensors()
-        && room >= walk.needs.first().copied().unwrap_or(0).min(walk.arena_elements(0) * 4)
+        && room
+            >= walk
+                .needs
+                .first()
+                .copied()
+                .unwrap_or(0)
+                .min(walk.arena_elements(0) * 4)
 }
-

@@ -42,7 +42,8 @@ pub struct ConvertInstanceToDsa {
 impl Pass for ConvertInstanceToDsa {
     const ARGUMENT: &'static str = "convert-instance-to-dsa";
     const ANCHOR: &'static str = "builtin.module";
-    const SUMMARY: &'static str = "Lower scheduled instances to dsa kernels with on-chip buffers (GraphTurbo §4)";
+    const SUMMARY: &'static str =
+        "Lower scheduled instances to dsa kernels with on-chip buffers (GraphTurbo §4)";
     const DESCRIPTION: &'static str = "\
 The module must carry a `dsa.target`; every `func.func` must be scheduled by the instance passes \
 (an `instance.clusters` whose body holds the bound, ordered instances of instance-split, \
@@ -110,21 +111,31 @@ and the LB instances computed per core with the reasons for the others.";
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
         let module = Op(operation.to_raw());
         let Some(machine) = Machine::of_module(module) else {
-            module.emit_error("convert-instance-to-dsa needs the module's dsa.target; run dsa-set-target first");
+            module.emit_error(
+                "convert-instance-to-dsa needs the module's dsa.target; run dsa-set-target first",
+            );
             return Err(PassFailure);
         };
-        let machine = Machine { pipeline: self.pipeline, ..machine };
+        let machine = Machine {
+            pipeline: self.pipeline,
+            ..machine
+        };
         for function in module.body_ops() {
             if function.name() != "func.func" || function.regions_empty() {
                 continue;
             }
-            let summary = lower_function(function, &machine, self.spill, self.join_segments).map_err(|error| {
-                error.op.unwrap_or(function).emit_error(&error.message);
-                PassFailure
-            })?;
+            let summary = lower_function(function, &machine, self.spill, self.join_segments)
+                .map_err(|error| {
+                    error.op.unwrap_or(function).emit_error(&error.message);
+                    PassFailure
+                })?;
             if self.explain {
                 let in_gb: usize = summary.lowered_in_gb.values().sum();
-                let reasons: Vec<String> = summary.lowered_in_gb.iter().map(|(why, count)| format!("{count}: {why}")).collect();
+                let reasons: Vec<String> = summary
+                    .lowered_in_gb
+                    .iter()
+                    .map(|(why, count)| format!("{count}: {why}"))
+                    .collect();
                 let lb = format!(
                     "; {} of {} LB instances computed per core, {} intermediates spilled from LB to GB{}",
                     summary.per_core,

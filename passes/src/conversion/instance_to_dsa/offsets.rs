@@ -11,14 +11,19 @@
 //! runtimes do); the emission takes a planned offset when the arena has it free, else first fit.
 
 use super::operands::{read_as_conv_inputs, unit_steps};
-use crate::kernels::fusion;
 use crate::graph_view::{FunctionView, ValueId};
+use crate::kernels::fusion;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Whether `value` of an instance's `body` is never stored: a convolution's result or an
 /// epilogue step's but the last (`epilogues`, the ops fused after convolutions), or the result of
 /// a convolution a later layer absorbs (`absorbed_into`).
-pub(super) fn transient(body: &FunctionView, epilogues: &BTreeSet<usize>, absorbed_into: &BTreeMap<usize, usize>, value: ValueId) -> bool {
+pub(super) fn transient(
+    body: &FunctionView,
+    epilogues: &BTreeSet<usize>,
+    absorbed_into: &BTreeMap<usize, usize>,
+    value: ValueId,
+) -> bool {
     let producer = body.producer(value);
     producer.is_some_and(|p| absorbed_into.contains_key(&p))
         || (producer.is_some_and(|p| epilogues.contains(&p) || body.ops[p].name == "graph.conv2d")
@@ -29,10 +34,18 @@ pub(super) fn transient(body: &FunctionView, epilogues: &BTreeSet<usize>, absorb
 /// read in place are views; a convolution's result and its epilogue's steps but the last
 /// (`epilogues`, the ops fused after convolutions) are never stored, nor are the results of the
 /// convolutions a later layer absorbs (`absorbed_into`), whose reads happen at that layer.
-pub(super) fn instance_offsets(body: &FunctionView, capacity: usize, epilogues: &BTreeSet<usize>, absorbed_into: &BTreeMap<usize, usize>) -> BTreeMap<ValueId, usize> {
+pub(super) fn instance_offsets(
+    body: &FunctionView,
+    capacity: usize,
+    epilogues: &BTreeSet<usize>,
+    absorbed_into: &BTreeMap<usize, usize>,
+) -> BTreeMap<ValueId, usize> {
     let views = |index: usize| {
         let op = &body.ops[index];
-        matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") || (op.name == "graph.slice" && unit_steps(op) && read_as_conv_inputs(body, op.results[0].0))
+        matches!(op.name.as_str(), "graph.reshape" | "graph.flatten")
+            || (op.name == "graph.slice"
+                && unit_steps(op)
+                && read_as_conv_inputs(body, op.results[0].0))
     };
     let transient = |value: ValueId| transient(body, epilogues, absorbed_into, value);
     let read_at = |reader: usize| fusion::read_at(absorbed_into, reader);
@@ -85,11 +98,25 @@ fn planned(
                 continue;
             }
             let elements = r#type.shape.iter().product::<usize>().next_multiple_of(16);
-            lives.push((*value, Live { elements, first: index, last: last_read(*value).max(index) }));
+            lives.push((
+                *value,
+                Live {
+                    elements,
+                    first: index,
+                    last: last_read(*value).max(index),
+                },
+            ));
         }
     }
-    let offsets = place(&lives.iter().map(|(_, live)| *live).collect::<Vec<_>>(), capacity);
-    lives.iter().zip(offsets).filter_map(|((value, _), offset)| Some((*value, offset?))).collect()
+    let offsets = place(
+        &lives.iter().map(|(_, live)| *live).collect::<Vec<_>>(),
+        capacity,
+    );
+    lives
+        .iter()
+        .zip(offsets)
+        .filter_map(|((value, _), offset)| Some((*value, offset?)))
+        .collect()
 }
 
 /// The offset of each of `lives` (in their order), largest first, each at the lowest offset
@@ -129,7 +156,11 @@ mod tests {
     use super::*;
 
     fn live(elements: usize, first: usize, last: usize) -> Live {
-        Live { elements, first, last }
+        Live {
+            elements,
+            first,
+            last,
+        }
     }
 
     /// ResNet's stage-1 residual chain: each block's output (4 units) lives from its block to
@@ -137,8 +168,27 @@ mod tests {
     /// alternate between two places, the small ones fill what is left.
     #[test]
     fn block_outputs_alternate() {
-        let lives = [live(4, 0, 5), live(1, 1, 3), live(1, 3, 5), live(4, 5, 10), live(1, 6, 8), live(1, 8, 10), live(4, 10, 15)];
-        assert_eq!(place(&lives, 10), [Some(0), Some(4), Some(8), Some(4), Some(0), Some(8), Some(0)]);
+        let lives = [
+            live(4, 0, 5),
+            live(1, 1, 3),
+            live(1, 3, 5),
+            live(4, 5, 10),
+            live(1, 6, 8),
+            live(1, 8, 10),
+            live(4, 10, 15),
+        ];
+        assert_eq!(
+            place(&lives, 10),
+            [
+                Some(0),
+                Some(4),
+                Some(8),
+                Some(4),
+                Some(0),
+                Some(8),
+                Some(0)
+            ]
+        );
     }
 
     /// What does not fit is left to first fit.

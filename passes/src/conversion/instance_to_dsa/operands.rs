@@ -2,12 +2,12 @@
 //! reads whole) it copies to the GB first (GraphTurbo §4.2), and which strided views its tiles
 //! read in place rather than through contiguous copies.
 
+use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::kernels::{
     emit::{Space, Tensor},
     layers,
 };
 use crate::target::Machine;
-use crate::graph_view::{FunctionView, Node, ValueId};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Which of `weights` (the layer's weights and operands read whole) to copy to the GB before
@@ -28,10 +28,20 @@ pub(super) fn promoted_weights(
     estimate: &dyn Fn(&BTreeMap<ValueId, Tensor>) -> Option<f64>,
     (cover, goes_early): (Cover, &dyn Fn(&ValueId) -> bool),
 ) -> BTreeSet<ValueId> {
-    let in_ddr: Vec<ValueId> = weights.iter().copied().filter(|weight| tensors[weight].view.space == Space::Ddr).collect();
-    let Some(direct) = estimate(tensors) else { return weights.clone() };
+    let in_ddr: Vec<ValueId> = weights
+        .iter()
+        .copied()
+        .filter(|weight| tensors[weight].view.space == Space::Ddr)
+        .collect();
+    let Some(direct) = estimate(tensors) else {
+        return weights.clone();
+    };
     // Beyond a few operands, all or nothing (2^n estimates).
-    let subsets: Vec<u32> = if in_ddr.len() <= 4 { (1..1u32 << in_ddr.len()).collect() } else { vec![u32::MAX] };
+    let subsets: Vec<u32> = if in_ddr.len() <= 4 {
+        (1..1u32 << in_ddr.len()).collect()
+    } else {
+        vec![u32::MAX]
+    };
     let mut candidates = vec![(direct, BTreeSet::new())];
     for subset in subsets {
         let mut promoted = tensors.clone();
@@ -39,24 +49,39 @@ pub(super) fn promoted_weights(
         let mut chosen = BTreeSet::new();
         for (bit, weight) in in_ddr.iter().enumerate() {
             if subset & (1 << bit.min(31)) != 0 {
-                let tensor = promoted.get_mut(weight).expect("a weight of the layer has a tensor");
+                let tensor = promoted
+                    .get_mut(weight)
+                    .expect("a weight of the layer has a tensor");
                 tensor.view.space = Space::Gb;
                 bytes += tensor.view.elements() * 4;
-                early += if goes_early(weight) { tensor.view.elements() * 4 } else { 0 };
+                early += if goes_early(weight) {
+                    tensor.view.elements() * 4
+                } else {
+                    0
+                };
                 chosen.insert(*weight);
             }
         }
         if let Some(in_gb) = estimate(&promoted) {
-            candidates.push((in_gb + copy_cycles(machine, bytes) - cover.credit(machine, bytes, early), chosen));
+            candidates.push((
+                in_gb + copy_cycles(machine, bytes) - cover.credit(machine, bytes, early),
+                chosen,
+            ));
         }
     }
     // A set within 2 % of the lowest that holds it and more is a tie won by the larger set (as
     // between tilings): the estimates do not price an epilogue's operands, such as a bias that
     // every tile would read from DDR.
-    let (lowest, best) = candidates.iter().min_by(|a, b| a.0.total_cmp(&b.0)).cloned().expect("reading in place is one");
+    let (lowest, best) = candidates
+        .iter()
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .cloned()
+        .expect("reading in place is one");
     candidates
         .into_iter()
-        .filter(|(cycles, chosen)| *cycles <= lowest * TIE && !best.is_empty() && chosen.is_superset(&best))
+        .filter(|(cycles, chosen)| {
+            *cycles <= lowest * TIE && !best.is_empty() && chosen.is_superset(&best)
+        })
         .max_by_key(|(_, chosen)| chosen.len())
         .map_or(best, |(_, chosen)| chosen)
 }
@@ -82,7 +107,8 @@ impl Cover {
         if bytes > self.room {
             return 0.0;
         }
-        self.idle.min(early.min(self.spread) as f64 / machine.ddr_bandwidth)
+        self.idle
+            .min(early.min(self.spread) as f64 / machine.ddr_bandwidth)
     }
 }
 
@@ -109,12 +135,17 @@ pub(super) fn read_as_conv_inputs(body: &FunctionView, value: ValueId) -> bool {
 pub(super) fn conv_epilogues(body: &FunctionView) -> BTreeSet<usize> {
     let mut members = BTreeSet::new();
     for (index, node) in body.ops.iter().enumerate() {
-        let [(result, _)] = node.results.as_slice() else { continue };
+        let [(result, _)] = node.results.as_slice() else {
+            continue;
+        };
         if node.name != "graph.conv2d" {
             continue;
         }
         let mut value = *result;
-        let computed = |operand: ValueId| body.producer(operand).is_none_or(|producer| producer < index);
+        let computed = |operand: ValueId| {
+            body.producer(operand)
+                .is_none_or(|producer| producer < index)
+        };
         while let Some(reader) = body.epilogue_reader(value, computed) {
             if layers::elementwise_steps(&body.ops[reader]).is_none() {
                 break;
@@ -131,18 +162,30 @@ pub(super) fn conv_epilogues(body: &FunctionView) -> BTreeSet<usize> {
 /// may read, see [`read_as_conv_inputs`]) or as an operand of its epilogue (`epilogues`, from
 /// [`conv_epilogues`]; a channel-cut layer's residual share); or a stepped slice, whose tiles
 /// load any view into the LB. Such a value is read where it is, not through a contiguous copy.
-pub(super) fn read_by_convolutions(body: &FunctionView, value: ValueId, epilogues: &BTreeSet<usize>) -> bool {
+pub(super) fn read_by_convolutions(
+    body: &FunctionView,
+    value: ValueId,
+    epilogues: &BTreeSet<usize>,
+) -> bool {
     let readers = body.readers(value);
     !readers.is_empty()
         && !body.returned().contains(&value)
-        && readers.iter().all(|&reader| epilogues.contains(&reader) || {
-            let node = &body.ops[reader];
-            match node.name.as_str() {
-                "graph.conv2d" => node.operands.iter().skip(1).all(|&operand| operand != value),
-                // A stepped slice stages its tiles through LB from any view (movement's
-                // `stepped_columns`); a window takes a view when what reads it does.
-                "graph.slice" => !unit_steps(node) || read_as_conv_inputs(body, node.results[0].0),
-                _ => false,
+        && readers.iter().all(|&reader| {
+            epilogues.contains(&reader) || {
+                let node = &body.ops[reader];
+                match node.name.as_str() {
+                    "graph.conv2d" => node
+                        .operands
+                        .iter()
+                        .skip(1)
+                        .all(|&operand| operand != value),
+                    // A stepped slice stages its tiles through LB from any view (movement's
+                    // `stepped_columns`); a window takes a view when what reads it does.
+                    "graph.slice" => {
+                        !unit_steps(node) || read_as_conv_inputs(body, node.results[0].0)
+                    }
+                    _ => false,
+                }
             }
         })
 }
@@ -173,7 +216,9 @@ pub(super) fn stepped_slice(body: &FunctionView, value: ValueId) -> Option<(usiz
                 continue;
             }
             let steps = node.ints("steps");
-            let [1, 1, rows, columns] = steps[..] else { continue };
+            let [1, 1, rows, columns] = steps[..] else {
+                continue;
+            };
             let (rows, columns) = (rows as usize, columns as usize);
             let expected = [n, c, h / rows, w / columns];
             if h % rows == 0 && w % columns == 0 && body.type_of(result).shape[..] == expected[..] {
@@ -186,5 +231,6 @@ pub(super) fn stepped_slice(body: &FunctionView, value: ValueId) -> Option<(usiz
 
 /// Whether the slice `node` takes every element of its window (its columns are whole runs).
 pub(super) fn unit_steps(node: &Node) -> bool {
-    node.ints_opt("steps").is_none_or(|steps| steps.iter().all(|&step| step == 1))
+    node.ints_opt("steps")
+        .is_none_or(|steps| steps.iter().all(|&step| step == 1))
 }

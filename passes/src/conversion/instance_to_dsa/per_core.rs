@@ -14,17 +14,18 @@
 //! lowering itself is [`super::core_emission`].
 
 use super::operands::copy_cycles;
-use crate::kernels::{
-    emit::{Space, Tensor, View},
-    view::buffer_shape, dispatch::estimate,
-    layers::Scope,
-};
-use crate::target::Machine;
 use crate::graph_view::{FunctionView, Node, ValueId};
+use crate::ir::{self, create, InsertionPoint, Op, Val};
+use crate::kernels::{
+    dispatch::estimate,
+    emit::{Space, Tensor, View},
+    layers::Scope,
+    view::buffer_shape,
+};
 use crate::slicing::binding::binding_of;
 use crate::slicing::regions::{recomputation, sizes, sweep, Region};
 use crate::slicing::sliced_body::{append_ops, slice, tensor_like};
-use crate::ir::{self, create, InsertionPoint, Op, Val};
+use crate::target::Machine;
 use mlir_sys::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -73,7 +74,12 @@ impl Drop for CorePlan {
 
 /// The block of `shape` that core coordinates `coordinates` of `binding` own.
 fn block(shape: &[usize], binding: &[usize], coordinates: &[usize]) -> Region {
-    shape.iter().zip(binding).zip(coordinates).map(|((&size, &count), &at)| (at * size / count)..((at + 1) * size / count)).collect()
+    shape
+        .iter()
+        .zip(binding)
+        .zip(coordinates)
+        .map(|((&size, &count), &at)| (at * size / count)..((at + 1) * size / count))
+        .collect()
 }
 
 /// The coordinates of core `core` over `binding` (row-major, as [`crate::kernels::kernel::Kernel::decode`]).
@@ -102,39 +108,79 @@ fn placement(boxes: &[&Region], binding: &[usize]) -> Option<Placement> {
         }
         let mut unit = vec![0; binding.len()];
         unit[d] = 1;
-        let core = unit.iter().zip(binding).fold(0, |core, (&at, &count)| core * count + at);
+        let core = unit
+            .iter()
+            .zip(binding)
+            .fold(0, |core, (&at, &count)| core * count + at);
         for (k, range) in boxes[core].iter().enumerate() {
             steps[d][k] = range.start.checked_sub(base[k])?;
         }
     }
     let linear = boxes.iter().enumerate().all(|(core, b)| {
         let at = coordinates(core, binding);
-        b.iter().enumerate().all(|(k, range)| range.start == base[k] + (0..binding.len()).map(|d| at[d] * steps[d][k]).sum::<usize>())
+        b.iter().enumerate().all(|(k, range)| {
+            range.start
+                == base[k]
+                    + (0..binding.len())
+                        .map(|d| at[d] * steps[d][k])
+                        .sum::<usize>()
+        })
     });
-    linear.then_some(Placement { sizes: sizes(first), base, steps })
+    linear.then_some(Placement {
+        sizes: sizes(first),
+        base,
+        steps,
+    })
 }
 
 /// The per-core form of the LB instance `node` (body `body`) on a cluster of `cores_per_cluster`
 /// cores, or why it has none.
-pub(super) fn plan(node: &Node, body: &FunctionView, cores_per_cluster: usize) -> Result<CorePlan, &'static str> {
+pub(super) fn plan(
+    node: &Node,
+    body: &FunctionView,
+    cores_per_cluster: usize,
+) -> Result<CorePlan, &'static str> {
     let binding = binding_of(node.op).ok_or("it has no binding")?;
     let cores: usize = binding.iter().product();
     if cores == 0 || cores > cores_per_cluster {
         return Err("its binding does not fit the cluster's cores");
     }
-    let [output] = body.returned() else { return Err("it has several outputs") };
-    if body.ops.iter().any(|op| op.name == "graph.pad" || op.has_regions) {
+    let [output] = body.returned() else {
+        return Err("it has several outputs");
+    };
+    if body
+        .ops
+        .iter()
+        .any(|op| op.name == "graph.pad" || op.has_regions)
+    {
         return Err("it pads or has control flow");
     }
     let shape = body.type_of(*output).shape.clone();
-    if shape.len() != binding.len() || shape.iter().zip(&binding).any(|(&size, &count)| size % count != 0) {
+    if shape.len() != binding.len()
+        || shape
+            .iter()
+            .zip(&binding)
+            .any(|(&size, &count)| size % count != 0)
+    {
         return Err("its binding does not divide its output");
     }
-    let sweeps: Vec<_> =
-        (0..cores).map(|core| sweep(body, &[(*output, block(&shape, &binding, &coordinates(core, &binding)))])).collect();
+    let sweeps: Vec<_> = (0..cores)
+        .map(|core| {
+            sweep(
+                body,
+                &[(
+                    *output,
+                    block(&shape, &binding, &coordinates(core, &binding)),
+                )],
+            )
+        })
+        .collect();
     let (computed, demands) = &sweeps[0];
     for (other_computed, other_demands) in &sweeps[1..] {
-        let same_sizes = computed.iter().zip(other_computed).all(|(a, b)| a.as_ref().map(sizes) == b.as_ref().map(sizes));
+        let same_sizes = computed
+            .iter()
+            .zip(other_computed)
+            .all(|(a, b)| a.as_ref().map(sizes) == b.as_ref().map(sizes));
         let same_ops = demands
             .iter()
             .zip(other_demands)
@@ -149,58 +195,146 @@ pub(super) fn plan(node: &Node, body: &FunctionView, cores_per_cluster: usize) -
     if recomputation(body, sweeps.iter().map(|(c, _)| c.as_slice())) > RECOMPUTATION_LIMIT {
         return Err("its cores would recompute more than a tenth of its work");
     }
-    let boxes_of = |value: ValueId| -> Option<Vec<&Region>> { sweeps.iter().map(|(c, _)| c[value].as_ref()).collect() };
+    let boxes_of = |value: ValueId| -> Option<Vec<&Region>> {
+        sweeps.iter().map(|(c, _)| c[value].as_ref()).collect()
+    };
     let mut arguments = Vec::new();
     for (position, (argument, _)) in body.arguments.iter().enumerate() {
-        let Some(boxes) = boxes_of(*argument) else { continue };
-        arguments.push((position, placement(&boxes, &binding).ok_or("its cores' boxes of an operand are not evenly spaced")?));
+        let Some(boxes) = boxes_of(*argument) else {
+            continue;
+        };
+        arguments.push((
+            position,
+            placement(&boxes, &binding)
+                .ok_or("its cores' boxes of an operand are not evenly spaced")?,
+        ));
     }
-    let outputs: Vec<Region> = (0..cores).map(|core| block(&shape, &binding, &coordinates(core, &binding))).collect();
-    let output_placement = placement(&outputs.iter().collect::<Vec<_>>(), &binding).expect("shares are evenly spaced");
+    let outputs: Vec<Region> = (0..cores)
+        .map(|core| block(&shape, &binding, &coordinates(core, &binding)))
+        .collect();
+    let output_placement =
+        placement(&outputs.iter().collect::<Vec<_>>(), &binding).expect("shares are evenly spaced");
 
     // Core 0's body, built as instance-split builds an instance's.
     let location = node.op.location();
-    let types: Vec<MlirType> =
-        arguments.iter().map(|(position, placed)| tensor_like(node.op.operand(*position), &placed.sizes)).collect();
+    let types: Vec<MlirType> = arguments
+        .iter()
+        .map(|(position, placed)| tensor_like(node.op.operand(*position), &placed.sizes))
+        .collect();
     let (region, block_) = ir::region_with_block(&types, location);
     let mut values: HashMap<usize, (Val, Region)> = HashMap::new();
     for (index, (position, _)) in arguments.iter().enumerate() {
         // SAFETY: the block has one argument per kept operand.
         let value = Val(unsafe { mlirBlockGetArgument(block_, index as isize) });
         let argument = body.arguments[*position].0;
-        values.insert(argument, (value, computed[argument].clone().expect("a kept argument has a box")));
+        values.insert(
+            argument,
+            (
+                value,
+                computed[argument]
+                    .clone()
+                    .expect("a kept argument has a box"),
+            ),
+        );
     }
     append_ops(block_, body, computed, demands, &mut values);
     let (value, have) = &values[output];
-    let yielded = slice(InsertionPoint::End(block_), location, "graph.slice", *value, have, &outputs[0], "starts");
-    create(InsertionPoint::End(block_), location, "instance.yield", &[yielded], &[], &[], Vec::new());
-    let holder = create(InsertionPoint::Detached, location, "instance.instance", &[], &[], &[], vec![region]);
+    let yielded = slice(
+        InsertionPoint::End(block_),
+        location,
+        "graph.slice",
+        *value,
+        have,
+        &outputs[0],
+        "starts",
+    );
+    create(
+        InsertionPoint::End(block_),
+        location,
+        "instance.yield",
+        &[yielded],
+        &[],
+        &[],
+        Vec::new(),
+    );
+    let holder = create(
+        InsertionPoint::Detached,
+        location,
+        "instance.instance",
+        &[],
+        &[],
+        &[],
+        vec![region],
+    );
     let body = FunctionView::read_body(holder, String::new()).map_err(|_| {
         holder.erase();
         "its per-core body cannot be read"
     })?;
-    Ok(CorePlan { holder, body, binding, cores, arguments, output: output_placement, promote: false })
+    Ok(CorePlan {
+        holder,
+        body,
+        binding,
+        cores,
+        arguments,
+        output: output_placement,
+        promote: false,
+    })
 }
 
 /// The estimated cycles of `body` with each value in the space `space_of` gives, on `machine`:
 /// the convolutions and matrix products by the lowering's own estimates of their tilings, the
 /// other layers by the bytes they read and write over their cores' share of each path (they
 /// compute little); None when a layer does not fit its LB.
-fn anchors_estimate(body: &FunctionView, machine: &Machine, like: Val, space_of: &dyn Fn(ValueId) -> Space) -> Option<f64> {
+fn anchors_estimate(
+    body: &FunctionView,
+    machine: &Machine,
+    like: Val,
+    space_of: &dyn Fn(ValueId) -> Space,
+) -> Option<f64> {
     let mut tensors = BTreeMap::new();
-    for (value, r#type) in body.arguments.iter().chain(body.ops.iter().flat_map(|op| op.results.iter())) {
-        tensors.insert(*value, Tensor { host: like, view: View::contiguous(&buffer_shape(&r#type.shape), space_of(*value)) });
+    for (value, r#type) in body
+        .arguments
+        .iter()
+        .chain(body.ops.iter().flat_map(|op| op.results.iter()))
+    {
+        tensors.insert(
+            *value,
+            Tensor {
+                host: like,
+                view: View::contiguous(&buffer_shape(&r#type.shape), space_of(*value)),
+            },
+        );
     }
-    let scope = Scope { machine, tensors: &tensors };
+    let scope = Scope {
+        machine,
+        tensors: &tensors,
+    };
     let mut total = 0.0;
     for op in &body.ops {
-        if matches!(op.name.as_str(), "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm") {
-            total += estimate(&scope, op, &[], &buffer_shape(&op.results[0].1.shape), None, false)? + machine.barrier;
-        } else if !op.is_terminator() && !matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") {
-            let moved = op.operands.iter().chain(op.results.iter().map(|(value, _)| value)).map(|value| {
-                let view = &tensors[value].view;
-                view.elements() as f64 * 4.0 / (view.space.core_bandwidth(machine) * machine.cores as f64)
-            });
+        if matches!(
+            op.name.as_str(),
+            "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm"
+        ) {
+            total += estimate(
+                &scope,
+                op,
+                &[],
+                &buffer_shape(&op.results[0].1.shape),
+                None,
+                false,
+            )? + machine.barrier;
+        } else if !op.is_terminator()
+            && !matches!(op.name.as_str(), "graph.reshape" | "graph.flatten")
+        {
+            let moved = op
+                .operands
+                .iter()
+                .chain(op.results.iter().map(|(value, _)| value))
+                .map(|value| {
+                    let view = &tensors[value].view;
+                    view.elements() as f64 * 4.0
+                        / (view.space.core_bandwidth(machine) * machine.cores as f64)
+                });
             total += moved.sum::<f64>() + machine.barrier;
         }
     }
@@ -245,29 +379,65 @@ pub(super) fn pays(
     };
     // Per body argument (by position), where it is read from, given where the weights are.
     let outside = |position: usize, weight_space: Space| {
-        if weights.contains(&body.arguments[position].0) { weight_space } else { tensors[&node.operands[position]].view.space }
+        if weights.contains(&body.arguments[position].0) {
+            weight_space
+        } else {
+            tensors[&node.operands[position]].view.space
+        }
     };
     let shared = |weight_space: Space| {
-        let spaces: BTreeMap<ValueId, Space> =
-            (0..body.arguments.len()).map(|position| (body.arguments[position].0, outside(position, weight_space))).collect();
-        anchors_estimate(body, machine, like, &|value| spaces.get(&value).copied().unwrap_or(Space::Gb))
+        let spaces: BTreeMap<ValueId, Space> = (0..body.arguments.len())
+            .map(|position| (body.arguments[position].0, outside(position, weight_space)))
+            .collect();
+        anchors_estimate(body, machine, like, &|value| {
+            spaces.get(&value).copied().unwrap_or(Space::Gb)
+        })
     };
-    let core_machine = Machine { cores: 1, lb_bytes: machine.lb_bytes / RESIDENT_SHARE, ..machine.clone() };
+    let core_machine = Machine {
+        cores: 1,
+        lb_bytes: machine.lb_bytes / RESIDENT_SHARE,
+        ..machine.clone()
+    };
     let per_core = |weight_space: Space| {
-        let spaces: BTreeMap<ValueId, Space> =
-            plan.arguments.iter().zip(&plan.body.arguments).map(|((position, _), (argument, _))| (*argument, outside(*position, weight_space))).collect();
-        anchors_estimate(&plan.body, &core_machine, like, &|value| spaces.get(&value).copied().unwrap_or(Space::Lb))
+        let spaces: BTreeMap<ValueId, Space> = plan
+            .arguments
+            .iter()
+            .zip(&plan.body.arguments)
+            .map(|((position, _), (argument, _))| (*argument, outside(*position, weight_space)))
+            .collect();
+        anchors_estimate(&plan.body, &core_machine, like, &|value| {
+            spaces.get(&value).copied().unwrap_or(Space::Lb)
+        })
     };
     let best = |direct: Option<f64>, copied: Option<f64>, bytes: usize| -> Option<(f64, bool)> {
-        let copied = copied.map(|cycles| cycles + if bytes > 0 { copy_cycles(machine, bytes) } else { 0.0 });
+        let copied = copied.map(|cycles| {
+            cycles
+                + if bytes > 0 {
+                    copy_cycles(machine, bytes)
+                } else {
+                    0.0
+                }
+        });
         match (direct, copied) {
-            (Some(direct), Some(copied)) => Some(if copied < direct { (copied, true) } else { (direct, false) }),
+            (Some(direct), Some(copied)) => Some(if copied < direct {
+                (copied, true)
+            } else {
+                (direct, false)
+            }),
             (Some(direct), None) => Some((direct, false)),
             (None, copied) => copied.map(|cycles| (cycles, true)),
         }
     };
-    let (per_core, promote) = best(per_core(Space::Ddr), per_core(Space::Gb), weight_bytes(true, &|_| true))?;
-    match best(shared(Space::Ddr), shared(Space::Gb), weight_bytes(false, prefetch.unwrap_or(&|_| true))) {
+    let (per_core, promote) = best(
+        per_core(Space::Ddr),
+        per_core(Space::Gb),
+        weight_bytes(true, &|_| true),
+    )?;
+    match best(
+        shared(Space::Ddr),
+        shared(Space::Gb),
+        weight_bytes(false, prefetch.unwrap_or(&|_| true)),
+    ) {
         Some((shared, _)) if shared <= per_core => None,
         _ => Some(promote),
     }
@@ -281,15 +451,23 @@ mod tests {
     fn blocks_follow_the_binding_row_major() {
         // 2 images x 4 channel quarters: core 5 is image 1, quarter 1.
         assert_eq!(coordinates(5, &[2, 4, 1, 1]), vec![1, 1, 0, 0]);
-        assert_eq!(block(&[2, 256, 2, 56], &[2, 4, 1, 1], &[1, 1, 0, 0]), vec![1..2, 64..128, 0..2, 0..56]);
+        assert_eq!(
+            block(&[2, 256, 2, 56], &[2, 4, 1, 1], &[1, 1, 0, 0]),
+            vec![1..2, 64..128, 0..2, 0..56]
+        );
     }
 
     #[test]
     fn evenly_spaced_boxes_have_a_placement_and_others_none() {
         let binding = [2, 2];
-        let boxes: Vec<Region> = (0..4).map(|core| block(&[4, 8], &binding, &coordinates(core, &binding))).collect();
+        let boxes: Vec<Region> = (0..4)
+            .map(|core| block(&[4, 8], &binding, &coordinates(core, &binding)))
+            .collect();
         let placed = placement(&boxes.iter().collect::<Vec<_>>(), &binding).unwrap();
-        assert_eq!((placed.sizes.clone(), placed.base.clone()), (vec![2, 4], vec![0, 0]));
+        assert_eq!(
+            (placed.sizes.clone(), placed.base.clone()),
+            (vec![2, 4], vec![0, 0])
+        );
         assert_eq!(placed.steps, vec![vec![2, 0], vec![0, 4]]);
         // A border block with its halo cut: same size, but not where the steps put it.
         let rows: Vec<Region> = vec![vec![0..3], vec![2..5], vec![5..8]];

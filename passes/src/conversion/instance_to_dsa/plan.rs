@@ -19,7 +19,9 @@ impl Spill {
         match text {
             "longest" => Ok(Spill::Longest),
             "largest" => Ok(Spill::Largest),
-            other => Err(format!("option 'spill': unknown policy '{other}' (available: longest, largest)")),
+            other => Err(format!(
+                "option 'spill': unknown policy '{other}' (available: longest, largest)"
+            )),
         }
     }
 }
@@ -38,13 +40,23 @@ pub struct Tensor {
 /// Decides which tensors spill to DDR so that at every kernel the GB-resident ones fit
 /// `capacity` bytes less what the kernel's own intermediates need (`reserved`, per kernel);
 /// returns, per tensor (by key), true when it is in DDR.
-pub fn place<K: Ord + Clone>(tensors: &BTreeMap<K, Tensor>, reserved: &[usize], capacity: usize, policy: Spill) -> BTreeMap<K, bool> {
+pub fn place<K: Ord + Clone>(
+    tensors: &BTreeMap<K, Tensor>,
+    reserved: &[usize],
+    capacity: usize,
+    policy: Spill,
+) -> BTreeMap<K, bool> {
     let kernels = reserved.len();
-    let mut in_ddr: BTreeMap<K, bool> = tensors.iter().map(|(key, tensor)| (key.clone(), tensor.ddr)).collect();
+    let mut in_ddr: BTreeMap<K, bool> = tensors
+        .iter()
+        .map(|(key, tensor)| (key.clone(), tensor.ddr))
+        .collect();
     for kernel in 0..kernels {
         loop {
-            let live: Vec<(&K, &Tensor)> =
-                tensors.iter().filter(|(key, t)| !in_ddr[*key] && t.first <= kernel && kernel <= t.last).collect();
+            let live: Vec<(&K, &Tensor)> = tensors
+                .iter()
+                .filter(|(key, t)| !in_ddr[*key] && t.first <= kernel && kernel <= t.last)
+                .collect();
             let used: usize = live.iter().map(|(_, t)| t.bytes).sum();
             if used <= capacity.saturating_sub(reserved[kernel]) || live.is_empty() {
                 break;
@@ -61,9 +73,19 @@ pub fn place<K: Ord + Clone>(tensors: &BTreeMap<K, Tensor>, reserved: &[usize], 
 }
 
 /// GB bytes live at each kernel after placement, for reports.
-pub fn peak<K: Ord>(tensors: &BTreeMap<K, Tensor>, in_ddr: &BTreeMap<K, bool>, kernels: usize) -> usize {
+pub fn peak<K: Ord>(
+    tensors: &BTreeMap<K, Tensor>,
+    in_ddr: &BTreeMap<K, bool>,
+    kernels: usize,
+) -> usize {
     (0..kernels)
-        .map(|kernel| tensors.iter().filter(|(key, t)| !in_ddr[*key] && t.first <= kernel && kernel <= t.last).map(|(_, t)| t.bytes).sum())
+        .map(|kernel| {
+            tensors
+                .iter()
+                .filter(|(key, t)| !in_ddr[*key] && t.first <= kernel && kernel <= t.last)
+                .map(|(_, t)| t.bytes)
+                .sum()
+        })
         .max()
         .unwrap_or(0)
 }
@@ -82,7 +104,15 @@ pub struct FirstFit {
 
 impl FirstFit {
     pub fn new(length: usize) -> Self {
-        Self { free: if length > 0 { vec![(0, length)] } else { Vec::new() }, peak: 0, used: 0 }
+        Self {
+            free: if length > 0 {
+                vec![(0, length)]
+            } else {
+                Vec::new()
+            },
+            peak: 0,
+            used: 0,
+        }
     }
 
     /// An offset for `length` elements (rounded to 16, 64 bytes) at the start of the lowest gap
@@ -106,7 +136,10 @@ impl FirstFit {
     /// The `length` elements at `offset` (planned: [`offsets`](super::offsets)), if they are free.
     pub fn take_at(&mut self, offset: usize, length: usize) -> Option<usize> {
         let length = length.next_multiple_of(16);
-        let slot = self.free.iter().position(|&(start, free)| start <= offset && offset + length <= start + free)?;
+        let slot = self
+            .free
+            .iter()
+            .position(|&(start, free)| start <= offset && offset + length <= start + free)?;
         let (start, free) = self.free[slot];
         self.free[slot] = (start, offset - start);
         let after = (offset + length, start + free - offset - length);
@@ -129,7 +162,11 @@ impl FirstFit {
         }
         self.used += length;
         self.peak = self.peak.max(self.used);
-        if high { offset + free - length } else { offset }
+        if high {
+            offset + free - length
+        } else {
+            offset
+        }
     }
 
     /// Returns the `length` elements at `offset`.
@@ -139,7 +176,9 @@ impl FirstFit {
         let slot = self.free.partition_point(|&(start, _)| start < offset);
         self.free.insert(slot, (offset, length));
         // Coalesce with the neighbours.
-        if slot + 1 < self.free.len() && self.free[slot].0 + self.free[slot].1 == self.free[slot + 1].0 {
+        if slot + 1 < self.free.len()
+            && self.free[slot].0 + self.free[slot].1 == self.free[slot + 1].0
+        {
             self.free[slot].1 += self.free[slot + 1].1;
             self.free.remove(slot + 1);
         }
@@ -155,18 +194,34 @@ mod tests {
     use super::*;
 
     fn tensor(bytes: usize, first: usize, last: usize) -> Tensor {
-        Tensor { bytes, first, last, ddr: false }
+        Tensor {
+            bytes,
+            first,
+            last,
+            ddr: false,
+        }
     }
 
     #[test]
     fn the_longest_lived_or_the_largest_tensor_spills() {
         // Kernel 1 holds a (4, until kernel 3), b (6, until 1) and c (3, until 2): 13 > 10.
-        let tensors: BTreeMap<&str, Tensor> =
-            [("a", tensor(4, 0, 3)), ("b", tensor(6, 1, 1)), ("c", tensor(3, 1, 2))].into_iter().collect();
+        let tensors: BTreeMap<&str, Tensor> = [
+            ("a", tensor(4, 0, 3)),
+            ("b", tensor(6, 1, 1)),
+            ("c", tensor(3, 1, 2)),
+        ]
+        .into_iter()
+        .collect();
         let longest = place(&tensors, &[0; 4], 10, Spill::Longest);
-        assert_eq!((longest["a"], longest["b"], longest["c"]), (true, false, false));
+        assert_eq!(
+            (longest["a"], longest["b"], longest["c"]),
+            (true, false, false)
+        );
         let largest = place(&tensors, &[0; 4], 10, Spill::Largest);
-        assert_eq!((largest["a"], largest["b"], largest["c"]), (false, true, false));
+        assert_eq!(
+            (largest["a"], largest["b"], largest["c"]),
+            (false, true, false)
+        );
         assert_eq!(peak(&tensors, &longest, 4), 9);
         assert_eq!(peak(&tensors, &largest, 4), 7);
     }
@@ -174,7 +229,11 @@ mod tests {
     #[test]
     fn first_fit_reuses_freed_offsets_and_coalesces() {
         let mut arena = FirstFit::new(64);
-        let (a, b, c) = (arena.take(16).unwrap(), arena.take(16).unwrap(), arena.take(16).unwrap());
+        let (a, b, c) = (
+            arena.take(16).unwrap(),
+            arena.take(16).unwrap(),
+            arena.take(16).unwrap(),
+        );
         assert_eq!((a, b, c), (0, 16, 32));
         assert_eq!(arena.take(32), None, "16 elements are left");
         arena.give(b, 16);
@@ -188,19 +247,39 @@ mod tests {
     fn high_takes_come_from_the_top_and_coalesce_with_low_ones() {
         let mut arena = FirstFit::new(64);
         assert_eq!(arena.take_high(16), Some(48));
-        assert_eq!(arena.take(16), Some(0), "low takes still start at the bottom");
-        assert_eq!(arena.take_high(8), Some(32), "rounded to 16 elements, below the first");
-        assert_eq!(arena.take_high(32), None, "16 elements are left, between 16 and 32");
+        assert_eq!(
+            arena.take(16),
+            Some(0),
+            "low takes still start at the bottom"
+        );
+        assert_eq!(
+            arena.take_high(8),
+            Some(32),
+            "rounded to 16 elements, below the first"
+        );
+        assert_eq!(
+            arena.take_high(32),
+            None,
+            "16 elements are left, between 16 and 32"
+        );
         arena.give(48, 16);
         arena.give(32, 16);
-        assert_eq!(arena.take_high(48), Some(16), "the freed top merged with the middle gap");
+        assert_eq!(
+            arena.take_high(48),
+            Some(16),
+            "the freed top merged with the middle gap"
+        );
         assert_eq!(arena.peak, 64);
     }
 
     #[test]
     fn what_fits_stays_on_chip() {
-        let tensors: BTreeMap<u32, Tensor> = [(0, tensor(5, 0, 1)), (1, tensor(5, 1, 2))].into_iter().collect();
-        assert!(place(&tensors, &[0; 3], 10, Spill::Longest).values().all(|ddr| !ddr));
+        let tensors: BTreeMap<u32, Tensor> = [(0, tensor(5, 0, 1)), (1, tensor(5, 1, 2))]
+            .into_iter()
+            .collect();
+        assert!(place(&tensors, &[0; 3], 10, Spill::Longest)
+            .values()
+            .all(|ddr| !ddr));
         // Kernel 1's intermediates need 4 bytes: one of its two live tensors must go.
         let placed = place(&tensors, &[0, 4, 0], 10, Spill::Longest);
         assert_eq!((placed[&0], placed[&1]), (false, true));

@@ -48,16 +48,26 @@ impl<'p> Walk<'p> {
         carried: Option<Carried>,
         keep_open: bool,
     ) -> Result<(Summary, Option<Carried>), ScheduleError> {
-        let HostCursor { body, function, built } = host;
+        let HostCursor {
+            body,
+            function,
+            built,
+        } = host;
         let mut state = Emission::new(&self, carried, arena_reserve);
         for (root, &output) in &self.outputs {
-            state.buffers.insert(root.clone(), outputs.tensors[output].clone());
+            state
+                .buffers
+                .insert(root.clone(), outputs.tensors[output].clone());
             if let Some(mirror) = &outputs.mirrors[output] {
                 state.mirrors.insert(root.clone(), mirror.clone());
             }
         }
         for (position, node) in self.program.ops.iter().enumerate() {
-            let mut host = HostCursor { body: &mut *body, function, built: &mut *built };
+            let mut host = HostCursor {
+                body: &mut *body,
+                function,
+                built: &mut *built,
+            };
             self.emit_op(&mut state, &mut host, position, node, tensors, &outputs)?;
         }
         state.launch_carried(body, function, built);
@@ -95,11 +105,15 @@ impl<'p> Walk<'p> {
             }
             "instance.slice" => {
                 let source = tensors[&node.operands[0]].clone();
-                let offsets: Vec<Val> =
-                    node.ints("offsets").iter().map(|&o| host.body.index(o as usize)).collect();
+                let offsets: Vec<Val> = node
+                    .ints("offsets")
+                    .iter()
+                    .map(|&o| host.body.index(o as usize))
+                    .collect();
                 let sizes = buffer_shape(&node.results[0].1.shape);
                 let (value, view) =
-                    host.body.subview(source.host, &source.view, &offsets, &sizes, None);
+                    host.body
+                        .subview(source.host, &source.view, &offsets, &sizes, None);
                 tensors.insert(node.results[0].0, Tensor { host: value, view });
             }
             "instance.copy" | "instance.redistribute" => {
@@ -202,7 +216,9 @@ impl<'p> Walk<'p> {
             clusters: self.count,
             gb_peak: plan::peak(&self.lifetimes, &self.in_ddr, self.items.len()),
             arena_peak: state.arena_peak,
-            spilled: spilled.filter(|(root, &ddr)| ddr && !self.outputs.contains_key(*root)).count(),
+            spilled: spilled
+                .filter(|(root, &ddr)| ddr && !self.outputs.contains_key(*root))
+                .count(),
             spilled_intermediates: state.spilled_count,
             promotions: state.promotions,
             per_core: state.per_core,

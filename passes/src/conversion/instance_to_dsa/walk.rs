@@ -1,14 +1,14 @@
 //! The cluster program's first walk: the kernels it forms and the lifetimes of the tensors they
 //! share (then placed by [`plan`]); the second walk emits them ([`super::segment`]).
 
+use super::error::ScheduleError;
 use super::items::{instance_attributes, Item, Root, Stitched};
 use super::offsets;
 use super::operands::conv_epilogues;
-use super::error::ScheduleError;
 use super::plan::{self, Spill};
+use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::kernels::{emit::Replicas, fusion};
 use crate::target::Machine;
-use crate::graph_view::{FunctionView, Node, ValueId};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the first walk decided: the kernels, which tensor owns which buffers, and where those
@@ -102,7 +102,12 @@ impl<'p> Walk<'p> {
         let planned: usize = self
             .lifetimes
             .iter()
-            .filter(|(root, t)| !self.in_ddr[*root] && !self.outputs.contains_key(*root) && t.first <= kernel && kernel <= t.last)
+            .filter(|(root, t)| {
+                !self.in_ddr[*root]
+                    && !self.outputs.contains_key(*root)
+                    && t.first <= kernel
+                    && kernel <= t.last
+            })
             .map(|(_, t)| t.bytes)
             .sum();
         self.gb_bytes.saturating_sub(planned) / 4
@@ -111,7 +116,8 @@ impl<'p> Walk<'p> {
     /// Whether `value` (an instance's operand) is an input of the program computed by another
     /// segment (not a weight), or a slice or copy of one.
     pub(super) fn is_segment_input(&self, value: ValueId) -> bool {
-        self.segment_argument(value).is_some_and(|argument| !self.outer_weights.contains(&argument))
+        self.segment_argument(value)
+            .is_some_and(|argument| !self.outer_weights.contains(&argument))
     }
 
     /// Whether `value` (an instance's operand) is an input of the program that the segment right
@@ -119,25 +125,35 @@ impl<'p> Walk<'p> {
     /// it, so no copy of it goes under that layer. The other inputs are copied early as weights
     /// are.
     pub(super) fn is_written_before(&self, value: ValueId) -> bool {
-        self.segment_argument(value).is_some_and(|argument| self.written_before.contains(&argument))
+        self.segment_argument(value)
+            .is_some_and(|argument| self.written_before.contains(&argument))
     }
 
     /// The argument of the program that `value` is, or a slice or copy of.
     fn segment_argument(&self, mut value: ValueId) -> Option<ValueId> {
         while let Some(producer) = self.program.producer(value).map(|p| &self.program.ops[p]) {
-            if !matches!(producer.name.as_str(), "instance.slice" | "instance.copy" | "instance.redistribute") {
+            if !matches!(
+                producer.name.as_str(),
+                "instance.slice" | "instance.copy" | "instance.redistribute"
+            ) {
                 return None;
             }
             value = producer.operands[0];
         }
-        self.program.arguments.iter().any(|(argument, _)| *argument == value).then_some(value)
+        self.program
+            .arguments
+            .iter()
+            .any(|(argument, _)| *argument == value)
+            .then_some(value)
     }
 
     /// Whether the first kernel places no tensor of its own in the GB: it can then continue the
     /// kernel of the segment before (whose buffers stay allocated until that kernel's launch)
     /// inside that kernel's arena.
     pub(super) fn starts_without_gb_tensors(&self) -> bool {
-        self.lifetimes.iter().all(|(root, t)| self.in_ddr[root] || self.outputs.contains_key(root) || t.first > 0)
+        self.lifetimes
+            .iter()
+            .all(|(root, t)| self.in_ddr[root] || self.outputs.contains_key(root) || t.first > 0)
     }
 
     fn form_kernels(&mut self) -> Result<(), ScheduleError> {
@@ -235,7 +251,10 @@ impl<'p> Walk<'p> {
                 return None;
             }
             let (group, index, _, dim) = instance_attributes(producer);
-            if dim != axis || previous.is_some_and(|p| p + 1 != index) || group_of.as_ref().is_some_and(|g| *g != group) {
+            if dim != axis
+                || previous.is_some_and(|p| p + 1 != index)
+                || group_of.as_ref().is_some_and(|g| *g != group)
+            {
                 return None;
             }
             self.stitched.get(&group)?;
@@ -254,7 +273,12 @@ impl<'p> Walk<'p> {
             .zip(&node.operands)
             .filter(|(_, operand)| {
                 self.read_whole.contains(*operand)
-                    || program.producer(**operand).is_some_and(|p| matches!(program.ops[p].name.as_str(), "graph.weight" | "graph.constant"))
+                    || program.producer(**operand).is_some_and(|p| {
+                        matches!(
+                            program.ops[p].name.as_str(),
+                            "graph.weight" | "graph.constant"
+                        )
+                    })
             })
             .map(|((argument, _), _)| *argument)
             .collect()
@@ -277,7 +301,9 @@ impl<'p> Walk<'p> {
             if node.name != "instance.instance" || !self.kernel_of.contains_key(&position) {
                 continue;
             }
-            let Ok(body) = FunctionView::read_body(node.op, String::new()) else { continue };
+            let Ok(body) = FunctionView::read_body(node.op, String::new()) else {
+                continue;
+            };
             needs.insert(position, self.op_needs(node, &body, stored_only));
         }
         needs
@@ -304,16 +330,28 @@ impl<'p> Walk<'p> {
                 let live: usize = body.ops[..=index]
                     .iter()
                     .enumerate()
-                    .filter(|(producer, node)| !matches!(node.name.as_str(), "graph.reshape" | "graph.flatten") && !absorbed_into.contains_key(producer))
+                    .filter(|(producer, node)| {
+                        !matches!(node.name.as_str(), "graph.reshape" | "graph.flatten")
+                            && !absorbed_into.contains_key(producer)
+                    })
                     .flat_map(|(_, producer)| producer.results.iter())
                     .filter(|(value, _)| {
                         !yielded.contains(value)
-                            && !(stored_only && offsets::transient(body, &epilogues, &absorbed_into, *value))
-                            && body.readers(*value).iter().any(|&reader| fusion::read_at(&absorbed_into, reader) >= index)
+                            && !(stored_only
+                                && offsets::transient(body, &epilogues, &absorbed_into, *value))
+                            && body
+                                .readers(*value)
+                                .iter()
+                                .any(|&reader| fusion::read_at(&absorbed_into, reader) >= index)
                     })
                     .map(|(_, r#type)| bytes(&r#type.shape))
                     .sum();
-                let read: usize = op.operands.iter().filter(|v| weights.contains(v)).map(|v| bytes(&body.type_of(*v).shape)).sum();
+                let read: usize = op
+                    .operands
+                    .iter()
+                    .filter(|v| weights.contains(v))
+                    .map(|v| bytes(&body.type_of(*v).shape))
+                    .sum();
                 live + read
             })
             .collect()
@@ -323,19 +361,38 @@ impl<'p> Walk<'p> {
         let program = self.program;
         let last_kernel = self.items.len().saturating_sub(1);
         for (position, node) in program.ops.iter().enumerate() {
-            let Some(&kernel) = self.kernel_of.get(&position) else { continue };
+            let Some(&kernel) = self.kernel_of.get(&position) else {
+                continue;
+            };
             let produced: Vec<Root> = match node.name.as_str() {
-                "instance.instance" => node.results.iter().filter_map(|(value, _)| self.roots.get(value).cloned()).collect(),
+                "instance.instance" => node
+                    .results
+                    .iter()
+                    .filter_map(|(value, _)| self.roots.get(value).cloned())
+                    .collect(),
                 "instance.concat" => vec![Root::Concat(position)],
                 _ => Vec::new(),
             };
             for root in produced {
                 let shape = match &root {
                     Root::Group(group) => self.stitched[group].shape.clone(),
-                    _ => program.type_of(node.results.iter().find(|(v, _)| self.roots.get(v) == Some(&root)).map_or(node.results[0].0, |r| r.0)).shape.clone(),
+                    _ => program
+                        .type_of(
+                            node.results
+                                .iter()
+                                .find(|(v, _)| self.roots.get(v) == Some(&root))
+                                .map_or(node.results[0].0, |r| r.0),
+                        )
+                        .shape
+                        .clone(),
                 };
                 let ddr = self.outputs.contains_key(&root);
-                let entry = self.lifetimes.entry(root).or_insert(plan::Tensor { bytes: bytes(&shape), first: kernel, last: kernel, ddr });
+                let entry = self.lifetimes.entry(root).or_insert(plan::Tensor {
+                    bytes: bytes(&shape),
+                    first: kernel,
+                    last: kernel,
+                    ddr,
+                });
                 entry.first = entry.first.min(kernel);
             }
             for value in &node.operands {

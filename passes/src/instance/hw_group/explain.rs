@@ -8,7 +8,10 @@ use crate::instance::split_info::Split;
 /// A subgraph's best split as the remarks show it.
 pub(super) fn describe(best: Option<Split>) -> String {
     match best {
-        Some(split) => format!("f={} on dim {} reaching {} ops", split.factor, split.dim, split.ops),
+        Some(split) => format!(
+            "f={} on dim {} reaching {} ops",
+            split.factor, split.dim, split.ops
+        ),
         None => "no split fits".into(),
     }
 }

@@ -42,7 +42,6 @@ pub(super) struct Grouping<'p> {
     pub(super) refused: BTreeSet<Vec<(usize, usize)>>,
 }
 
-
 /// A factor for the rules: a group that cannot be split to fit has none (infinitely large).
 pub(super) fn factor(best: Option<Split>) -> usize {
     best.map_or(usize::MAX, |split| split.factor)
@@ -50,7 +49,12 @@ pub(super) fn factor(best: Option<Split>) -> usize {
 
 impl<'p> Grouping<'p> {
     /// Every layer of `program` as a subgraph of its own (Algorithm 2, lines 1-4).
-    pub(super) fn new(program: &'p FunctionView, budget: Budget, diamond_factor_rule: bool, explain: bool) -> Self {
+    pub(super) fn new(
+        program: &'p FunctionView,
+        budget: Budget,
+        diamond_factor_rule: bool,
+        explain: bool,
+    ) -> Self {
         let mut types = BTreeMap::new();
         let mut weights = BTreeSet::new();
         let mut producer = BTreeMap::new();
@@ -66,7 +70,11 @@ impl<'p> Grouping<'p> {
                 }
             }
         }
-        let returned = program.ops.last().map(|node| node.operands.iter().copied().collect()).unwrap_or_default();
+        let returned = program
+            .ops
+            .last()
+            .map(|node| node.operands.iter().copied().collect())
+            .unwrap_or_default();
         let mut readers: BTreeMap<ValueId, Vec<usize>> = BTreeMap::new();
         for (index, node) in program.ops.iter().enumerate() {
             if node.is_terminator() {
@@ -99,7 +107,10 @@ impl<'p> Grouping<'p> {
         // starts from.
         let mut layer_of: BTreeMap<usize, usize> = BTreeMap::new();
         for (index, node) in program.ops.iter().enumerate() {
-            if matches!(node.name.as_str(), "graph.weight" | "graph.constant") || node.is_terminator() || layer_of.contains_key(&index) {
+            if matches!(node.name.as_str(), "graph.weight" | "graph.constant")
+                || node.is_terminator()
+                || layer_of.contains_key(&index)
+            {
                 continue;
             }
             let mut ops = vec![index];
@@ -122,8 +133,11 @@ impl<'p> Grouping<'p> {
     /// ([`FunctionView::epilogue_reader`]) whose other operands are weights (bias, scale) — a
     /// merge of two activations, such as a residual add, is a layer of its own.
     fn auxiliary_after(&self, index: usize) -> Option<usize> {
-        let [(value, _)] = self.node(index).results.as_slice() else { return None };
-        self.program.epilogue_reader(*value, |operand| self.weights.contains(&operand))
+        let [(value, _)] = self.node(index).results.as_slice() else {
+            return None;
+        };
+        self.program
+            .epilogue_reader(*value, |operand| self.weights.contains(&operand))
     }
 
     pub(super) fn node(&self, index: usize) -> &'p Node {
@@ -137,8 +151,12 @@ impl<'p> Grouping<'p> {
         let weights = |value: ValueId| self.weights.contains(&value);
         let escapes = |value: ValueId| self.escapes(&members, value);
         let types = |value: ValueId| self.types.get(&value).copied();
-        let subgraph =
-            Subgraph { ops: ops.iter().map(|&index| self.node(index)).collect(), weights: &weights, escapes: &escapes, types: &types };
+        let subgraph = Subgraph {
+            ops: ops.iter().map(|&index| self.node(index)).collect(),
+            weights: &weights,
+            escapes: &escapes,
+            types: &types,
+        };
         let info = subgraph.split_info(&self.budget);
         let best = best_split(&info);
         Group { ops, info, best }
@@ -147,7 +165,10 @@ impl<'p> Grouping<'p> {
     /// Whether `value` (made by one of `members`) is read outside them or returned.
     fn escapes(&self, members: &BTreeSet<usize>, value: ValueId) -> bool {
         self.returned.contains(&value)
-            || self.readers.get(&value).is_some_and(|readers| readers.iter().any(|reader| !members.contains(reader)))
+            || self
+                .readers
+                .get(&value)
+                .is_some_and(|readers| readers.iter().any(|reader| !members.contains(reader)))
     }
 
     /// The groups whose results `group` reads (and whether it also reads function arguments).
@@ -198,7 +219,11 @@ impl<'p> Grouping<'p> {
         let last = *self.groups[&group].ops.last().expect("groups have ops");
         self.node(last).results.first().map_or(0, |(_, r#type)| {
             let shape = &r#type.shape;
-            if shape.len() >= 3 { shape[2..].iter().product() } else { shape.iter().product() }
+            if shape.len() >= 3 {
+                shape[2..].iter().product()
+            } else {
+                shape.iter().product()
+            }
         })
     }
 
@@ -219,7 +244,9 @@ impl<'p> Grouping<'p> {
     /// The verdict depends on nothing else, so a refused attempt is not tried (or explained)
     /// again when a later round of Algorithm 2 meets the same groups.
     pub(super) fn attempt(&self, rule: usize, groups: &[usize]) -> Vec<(usize, usize)> {
-        std::iter::once((rule, 0)).chain(groups.iter().map(|g| (*g, self.groups[g].ops.len()))).collect()
+        std::iter::once((rule, 0))
+            .chain(groups.iter().map(|g| (*g, self.groups[g].ops.len())))
+            .collect()
     }
 
     /// Algorithm 2, lines 5-15.

@@ -27,7 +27,11 @@ impl Grouping<'_> {
         // spread back to SG1 either.
         let upsampling = self.spatial_extent(second) > self.spatial_extent(first);
         let verdict = if !upsampling && factor(b.best) < factor(a.best) {
-            Err(format!("refused by rule (i): SG2's factor {} is smaller than SG1's {}", factor_text(b.best), factor_text(a.best)))
+            Err(format!(
+                "refused by rule (i): SG2's factor {} is smaller than SG1's {}",
+                factor_text(b.best),
+                factor_text(a.best)
+            ))
         } else if upsampling && factor(a.best) < factor(b.best) {
             Err(format!(
                 "refused by rule (i) mirrored for upsampling (§3.6): SG1's factor {} is smaller than SG2's {}",
@@ -36,8 +40,18 @@ impl Grouping<'_> {
             ))
         } else if merged.best.is_none() {
             Err("refused by the cost check: no split of the merged subgraph fits without recomputing too much".to_owned())
-        } else if factor(merged.best) > factor(b.best).min(if upsampling { factor(a.best) } else { usize::MAX }) {
-            Err(format!("refused by rule (i): the merged factor {} exceeds SG2's {}", factor_text(merged.best), factor_text(b.best)))
+        } else if factor(merged.best)
+            > factor(b.best).min(if upsampling {
+                factor(a.best)
+            } else {
+                usize::MAX
+            })
+        {
+            Err(format!(
+                "refused by rule (i): the merged factor {} exceeds SG2's {}",
+                factor_text(merged.best),
+                factor_text(b.best)
+            ))
         } else {
             Ok(())
         };
@@ -72,7 +86,9 @@ impl Grouping<'_> {
                     continue;
                 }
                 let (consumers, returned) = self.consumers(first);
-                let [second] = consumers.iter().copied().collect::<Vec<_>>()[..] else { continue };
+                let [second] = consumers.iter().copied().collect::<Vec<_>>()[..] else {
+                    continue;
+                };
                 if returned {
                     continue;
                 }
@@ -152,21 +168,35 @@ impl Grouping<'_> {
             if self.refused.contains(&attempt) {
                 continue;
             }
-            let ops: Vec<usize> = members.iter().flat_map(|group| self.groups[group].ops.clone()).collect();
+            let ops: Vec<usize> = members
+                .iter()
+                .flat_map(|group| self.groups[group].ops.clone())
+                .collect();
             let merged = self.analysed(ops);
             let entry_factor = factor(self.groups[&entry].best);
-            let smallest = consumers.iter().map(|group| factor(self.groups[group].best)).min().unwrap_or(usize::MAX);
+            let smallest = consumers
+                .iter()
+                .map(|group| factor(self.groups[group].best))
+                .min()
+                .unwrap_or(usize::MAX);
             let verdict = if smallest < entry_factor {
                 Err(format!("refused by rule (i): a branch's factor {smallest} is smaller than the entry's {}", factor_text(self.groups[&entry].best)))
             } else if merged.best.is_none() {
                 Err("refused by the cost check: no split of the merged subgraph fits without recomputing too much".to_owned())
             } else if factor(merged.best) > smallest {
-                Err(format!("refused by rule (i): the merged factor {} exceeds the smallest branch's {}", factor_text(merged.best), smallest))
+                Err(format!(
+                    "refused by rule (i): the merged factor {} exceeds the smallest branch's {}",
+                    factor_text(merged.best),
+                    smallest
+                ))
             } else {
                 Ok(())
             };
             self.remark(*consumers.iter().next().expect("consumers"), || {
-                let parts: Vec<String> = consumers.iter().map(|g| format!("{} ({})", self.label(*g), describe(self.groups[g].best))).collect();
+                let parts: Vec<String> = consumers
+                    .iter()
+                    .map(|g| format!("{} ({})", self.label(*g), describe(self.groups[g].best)))
+                    .collect();
                 format!(
                     "fork merge of entry {} ({}) with {} -> {}: {}",
                     self.label(entry),
@@ -227,8 +257,13 @@ impl Grouping<'_> {
                         continue;
                     }
                     let upstream = reachable(Reversed(&graph), exit);
-                    let interior: BTreeSet<usize> = downstream.intersection(&upstream).copied().collect();
-                    if interior.is_empty() || !entry_consumers.iter().all(|c| interior.contains(c) || *c == exit) {
+                    let interior: BTreeSet<usize> =
+                        downstream.intersection(&upstream).copied().collect();
+                    if interior.is_empty()
+                        || !entry_consumers
+                            .iter()
+                            .all(|c| interior.contains(c) || *c == exit)
+                    {
                         continue;
                     }
                     let closed = interior.iter().all(|&g| {
@@ -236,11 +271,17 @@ impl Grouping<'_> {
                         let (consumers, returned) = self.consumers(g);
                         !arguments
                             && !returned
-                            && producers.iter().all(|p| *p == entry || interior.contains(p))
+                            && producers
+                                .iter()
+                                .all(|p| *p == entry || interior.contains(p))
                             && consumers.iter().all(|c| *c == exit || interior.contains(c))
                     });
                     let (exit_producers, _) = self.producers(exit);
-                    if !closed || !exit_producers.iter().all(|p| *p == entry || interior.contains(p)) {
+                    if !closed
+                        || !exit_producers
+                            .iter()
+                            .all(|p| *p == entry || interior.contains(p))
+                    {
                         continue;
                     }
                     let mut members: Vec<usize> = interior.iter().copied().collect();
@@ -249,10 +290,18 @@ impl Grouping<'_> {
                     if self.refused.contains(&attempt) {
                         break;
                     }
-                    let ops: Vec<usize> = members.iter().flat_map(|g| self.groups[g].ops.clone()).collect();
+                    let ops: Vec<usize> = members
+                        .iter()
+                        .flat_map(|g| self.groups[g].ops.clone())
+                        .collect();
                     let merged = self.analysed(ops);
-                    let largest = members.iter().map(|g| factor(self.groups[g].best)).max().unwrap_or(usize::MAX);
-                    let accepted = merged.best.is_some() && (!self.diamond_factor_rule || factor(merged.best) <= largest);
+                    let largest = members
+                        .iter()
+                        .map(|g| factor(self.groups[g].best))
+                        .max()
+                        .unwrap_or(usize::MAX);
+                    let accepted = merged.best.is_some()
+                        && (!self.diamond_factor_rule || factor(merged.best) <= largest);
                     self.remark(exit, || {
                         let parts: Vec<String> =
                             members.iter().map(|g| format!("{} ({})", self.label(*g), describe(self.groups[g].best))).collect();

@@ -60,7 +60,8 @@ enum Scope {
 
 impl Pass for HwGroup {
     const ARGUMENT: &'static str = "hw-group";
-    const SUMMARY: &'static str = "Group graph ops into instance.group regions by SplitInfo (GraphTurbo Alg. 1-2)";
+    const SUMMARY: &'static str =
+        "Group graph ops into instance.group regions by SplitInfo (GraphTurbo Alg. 1-2)";
     const DESCRIPTION: &'static str = "\
 Computes each op's SplitInfo (Algorithm 1: for each output dimension, the \
 smallest factor among 1, 2, 4, 8 and the larger divisors for which one slice's peak footprint fits \
@@ -111,17 +112,31 @@ docs/Grouping.md.";
         let weight_buffer = options.int("weight-buffer")?;
         let max_recompute = options.float("max-recompute")?;
         if weight_buffer < 0 {
-            return Err(format!("option 'weight-buffer' must not be negative, got {weight_buffer}"));
+            return Err(format!(
+                "option 'weight-buffer' must not be negative, got {weight_buffer}"
+            ));
         }
         if max_recompute.is_nan() || max_recompute < 0.0 {
-            return Err(format!("option 'max-recompute' must not be negative, got {max_recompute}"));
+            return Err(format!(
+                "option 'max-recompute' must not be negative, got {max_recompute}"
+            ));
         }
         let scope = match options.string("scope").as_str() {
             "gb" => Scope::Global,
             "lb" => Scope::Local,
-            other => return Err(format!("option 'scope': unknown memory '{other}' (available: gb, lb)")),
+            other => {
+                return Err(format!(
+                    "option 'scope': unknown memory '{other}' (available: gb, lb)"
+                ))
+            }
         };
-        Ok(Self { target: options.string("target"), scope, weight_buffer: weight_buffer as usize, max_recompute, explain: options.bool("explain")? })
+        Ok(Self {
+            target: options.string("target"),
+            scope,
+            weight_buffer: weight_buffer as usize,
+            max_recompute,
+            explain: options.bool("explain")?,
+        })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
@@ -142,13 +157,22 @@ docs/Grouping.md.";
             Scope::Global => machine.gb_bytes,
             Scope::Local => machine.cores_per_cluster * (machine.lb_bytes - self.weight_buffer),
         };
-        let budget = Budget { capacity, max_recompute: self.max_recompute };
+        let budget = Budget {
+            capacity,
+            max_recompute: self.max_recompute,
+        };
         for scope in schedule_scopes(function) {
-            let program = FunctionView::read_body(scope, function.symbol_name()).map_err(|error| {
-                error.op.unwrap_or(function).emit_error(&format!("cannot group @{}: {}", function.symbol_name(), error.message));
-                PassFailure
-            })?;
-            let groups = Grouping::new(&program, budget, self.scope == Scope::Local, self.explain).run();
+            let program =
+                FunctionView::read_body(scope, function.symbol_name()).map_err(|error| {
+                    error.op.unwrap_or(function).emit_error(&format!(
+                        "cannot group @{}: {}",
+                        function.symbol_name(),
+                        error.message
+                    ));
+                    PassFailure
+                })?;
+            let groups =
+                Grouping::new(&program, budget, self.scope == Scope::Local, self.explain).run();
             rewrite::rewrite(&program, &groups);
         }
         Ok(())

@@ -14,7 +14,13 @@ pub(super) fn rewrite(program: &FunctionView, groups: &[Group]) {
     for (name_index, position) in order(program, groups).into_iter().enumerate() {
         let group = &groups[position];
         let members: Vec<Op> = group.ops.iter().map(|&op| ops[op].op).collect();
-        group_ops(terminator, &members, &format!("g{name_index}"), &group.info, group.best);
+        group_ops(
+            terminator,
+            &members,
+            &format!("g{name_index}"),
+            &group.info,
+            group.best,
+        );
     }
 }
 
@@ -43,10 +49,14 @@ fn order(program: &FunctionView, groups: &[Group]) -> Vec<usize> {
         }
     }
     // Kahn's algorithm with a min-heap of the ready groups.
-    let mut waiting: Vec<usize> =
-        flow.node_indices().map(|node| flow.neighbors_directed(node, Direction::Incoming).count()).collect();
-    let mut ready: BinaryHeap<Reverse<usize>> =
-        (0..groups.len()).filter(|&position| waiting[position] == 0).map(Reverse).collect();
+    let mut waiting: Vec<usize> = flow
+        .node_indices()
+        .map(|node| flow.neighbors_directed(node, Direction::Incoming).count())
+        .collect();
+    let mut ready: BinaryHeap<Reverse<usize>> = (0..groups.len())
+        .filter(|&position| waiting[position] == 0)
+        .map(Reverse)
+        .collect();
     let mut order = Vec::with_capacity(groups.len());
     while let Some(Reverse(position)) = ready.pop() {
         order.push(position);
@@ -57,6 +67,10 @@ fn order(program: &FunctionView, groups: &[Group]) -> Vec<usize> {
             }
         }
     }
-    assert_eq!(order.len(), groups.len(), "merges keep the group graph acyclic");
+    assert_eq!(
+        order.len(),
+        groups.len(),
+        "merges keep the group graph acyclic"
+    );
     order
 }

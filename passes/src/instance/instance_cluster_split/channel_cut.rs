@@ -15,9 +15,9 @@
 //! 9.4 MB of filter for two 7×7 images per cluster). A run of layers takes the channel cut only
 //! when the estimate says it stays under a fraction of the other (`channel-cut-gain`).
 
-use crate::slicing::subsampling::subsampling_steps;
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::instance::split_info::work;
+use crate::slicing::subsampling::subsampling_steps;
 use crate::target::Machine;
 
 /// A layer cut along its output channels: its anchor, the element-wise ops fused after it and a
@@ -39,7 +39,12 @@ pub(super) struct ChannelLayer {
 }
 
 fn is_parameter(view: &FunctionView, value: ValueId) -> bool {
-    view.producer(value).is_some_and(|index| matches!(view.ops[index].name.as_str(), "graph.weight" | "graph.constant"))
+    view.producer(value).is_some_and(|index| {
+        matches!(
+            view.ops[index].name.as_str(),
+            "graph.weight" | "graph.constant"
+        )
+    })
 }
 
 /// The result dimension of `node` that its output channels take, when `node` is an anchor whose
@@ -53,7 +58,9 @@ fn channel_dim(view: &FunctionView, node: &Node) -> Option<usize> {
     match node.name.as_str() {
         "graph.conv2d" if node.int_opt("groups").unwrap_or(1) == 1 => Some(1),
         "graph.gemm" if !node.flag("trans_a") => Some(1),
-        "graph.matmul" if view.type_of(weight).shape.len() == 2 => result.shape.len().checked_sub(1),
+        "graph.matmul" if view.type_of(weight).shape.len() == 2 => {
+            result.shape.len().checked_sub(1)
+        }
         _ => None,
     }
 }
@@ -64,10 +71,18 @@ fn epilogue(view: &FunctionView, anchor: usize) -> Vec<usize> {
     let mut members = vec![anchor];
     loop {
         let last = &view.ops[*members.last().expect("the anchor")];
-        let [(value, r#type)] = last.results.as_slice() else { break };
-        let [reader] = view.readers(*value) else { break };
+        let [(value, r#type)] = last.results.as_slice() else {
+            break;
+        };
+        let [reader] = view.readers(*value) else {
+            break;
+        };
         let node = &view.ops[*reader];
-        if !node.elementwise || node.is_terminator() || node.results.len() != 1 || node.results[0].1.shape != r#type.shape {
+        if !node.elementwise
+            || node.is_terminator()
+            || node.results.len() != 1
+            || node.results[0].1.shape != r#type.shape
+        {
             break;
         }
         members.push(*reader);
@@ -76,10 +91,15 @@ fn epilogue(view: &FunctionView, anchor: usize) -> Vec<usize> {
     // cluster that computes a share of the channels pools it, and hands over the pooled share.
     for name in ["graph.global_avg_pool", "graph.flatten"] {
         let last = &view.ops[*members.last().expect("the anchor")];
-        let [(value, r#type)] = last.results.as_slice() else { break };
-        let [reader] = view.readers(*value) else { break };
+        let [(value, r#type)] = last.results.as_slice() else {
+            break;
+        };
+        let [reader] = view.readers(*value) else {
+            break;
+        };
         let node = &view.ops[*reader];
-        let keeps_channels = node.results.len() == 1 && node.results[0].1.shape.get(..2) == r#type.shape.get(..2);
+        let keeps_channels =
+            node.results.len() == 1 && node.results[0].1.shape.get(..2) == r#type.shape.get(..2);
         if node.name != name || !keeps_channels {
             break;
         }
@@ -118,17 +138,28 @@ struct Candidate {
 /// other through DDR, with no segment cut along the batch between), each under `gain` of its
 /// batch cut's estimate, chosen by dynamic programming over the layers in order for the lowest
 /// total.
-pub(super) fn weight_bound_layers(view: &FunctionView, batch_count: usize, count: usize, machine: &Machine, gain: f64) -> Vec<ChannelLayer> {
+pub(super) fn weight_bound_layers(
+    view: &FunctionView,
+    batch_count: usize,
+    count: usize,
+    machine: &Machine,
+    gain: f64,
+) -> Vec<ChannelLayer> {
     let mut candidates = candidates(view, batch_count, count, machine);
     loop {
         let chosen = choose(view, &candidates, machine, gain);
         // A layer priced with its input subsampled by a batch segment, whose input's producer
         // another run takes (no batch segment computes it then), is priced whole and the choice
         // made again; each round prices one layer more whole, so the rounds end.
-        let cut: Vec<usize> = chosen.iter().flat_map(|layer| layer.members.iter().copied()).collect();
+        let cut: Vec<usize> = chosen
+            .iter()
+            .flat_map(|layer| layer.members.iter().copied())
+            .collect();
         let mut repriced = false;
         for candidate in &mut candidates {
-            let taken = chosen.iter().any(|layer| layer.members[0] == candidate.layer.members[0] && layer.subsample.is_some());
+            let taken = chosen.iter().any(|layer| {
+                layer.members[0] == candidate.layer.members[0] && layer.subsample.is_some()
+            });
             if let (true, Some((producer, whole, enter))) = (taken, candidate.whole_input) {
                 if cut.contains(&producer) {
                     candidate.channel = whole;
@@ -146,7 +177,12 @@ pub(super) fn weight_bound_layers(view: &FunctionView, batch_count: usize, count
 }
 
 /// The layers among `candidates` that take the channel cut: see [`weight_bound_layers`].
-fn choose(view: &FunctionView, candidates: &[Candidate], machine: &Machine, gain: f64) -> Vec<ChannelLayer> {
+fn choose(
+    view: &FunctionView,
+    candidates: &[Candidate],
+    machine: &Machine,
+    gain: f64,
+) -> Vec<ChannelLayer> {
     // best[i]: the lowest total of the first i candidates, and the first candidate of the run
     // ending at the i-th, if one does. A run is a choice when its estimate is under `gain` of its
     // batch cut's; above 1 the gain also divides the runs' estimates in the total, so that a
@@ -165,7 +201,9 @@ fn choose(view: &FunctionView, candidates: &[Candidate], machine: &Machine, gain
         let (mut channel, mut batch) = (0.0, 0.0);
         for first in (end.saturating_sub(LONGEST_RUN - 1)..=end).rev() {
             channel += candidates[first].channel + machine.kernel_launch;
-            channel += (first..=end).map(|later| whole_input_extra(candidates, &owner, later, first..=first)).sum::<f64>();
+            channel += (first..=end)
+                .map(|later| whole_input_extra(candidates, &owner, later, first..=first))
+                .sum::<f64>();
             batch += candidates[first].layer.batch_cycles;
             // A gap may close further back (an epilogue that a later anchor's layer skips).
             if !contiguous(view, candidates, &owner, first..=end) {
@@ -192,8 +230,16 @@ fn choose(view: &FunctionView, candidates: &[Candidate], machine: &Machine, gain
                     layer.channel_cycles = candidate.channel
                         + extra
                         + machine.kernel_launch
-                        + if index == first { entry(view, candidates, &owner, first) } else { 0.0 }
-                        + if index + 1 == end { candidate.leave } else { 0.0 };
+                        + if index == first {
+                            entry(view, candidates, &owner, first)
+                        } else {
+                            0.0
+                        }
+                        + if index + 1 == end {
+                            candidate.leave
+                        } else {
+                            0.0
+                        };
                     chosen.push(layer);
                 }
                 end = first;
@@ -208,9 +254,18 @@ fn choose(view: &FunctionView, candidates: &[Candidate], machine: &Machine, gain
 /// What candidate `index` pays over its estimate for reading its input whole, because the layer
 /// producing it is one of the candidates `run`: a subsampled input is made by a batch segment
 /// only.
-fn whole_input_extra(candidates: &[Candidate], owner: &[Option<usize>], index: usize, run: std::ops::RangeInclusive<usize>) -> f64 {
+fn whole_input_extra(
+    candidates: &[Candidate],
+    owner: &[Option<usize>],
+    index: usize,
+    run: std::ops::RangeInclusive<usize>,
+) -> f64 {
     match candidates[index].whole_input {
-        Some((producer, whole, _)) if owner[producer].is_some_and(|producer| run.contains(&producer)) => whole - candidates[index].channel,
+        Some((producer, whole, _))
+            if owner[producer].is_some_and(|producer| run.contains(&producer)) =>
+        {
+            whole - candidates[index].channel
+        }
         _ => 0.0,
     }
 }
@@ -220,9 +275,19 @@ fn whole_input_extra(candidates: &[Candidate], owner: &[Option<usize>], index: u
 /// segment before it in a kernel of its own (its result leaves the segment, so it groups with
 /// nothing after it), where its weights are copied before it computes instead of under the layer
 /// before (such a layer runs far slower than inside a kernel).
-fn entry(view: &FunctionView, candidates: &[Candidate], owner: &[Option<usize>], first: usize) -> f64 {
+fn entry(
+    view: &FunctionView,
+    candidates: &[Candidate],
+    owner: &[Option<usize>],
+    first: usize,
+) -> f64 {
     let orphaned = first > 0 && contiguous(view, candidates, owner, first - 1..=first);
-    candidates[first].enter + if orphaned { candidates[first - 1].overlap } else { 0.0 }
+    candidates[first].enter
+        + if orphaned {
+            candidates[first - 1].overlap
+        } else {
+            0.0
+        }
 }
 
 /// The most layers a run holds: the dynamic program tries every run up to this length ending at
@@ -233,43 +298,82 @@ const LONGEST_RUN: usize = 64;
 /// `run` (`owner` gives each op's candidate) in the function's order but their members, so that
 /// a run of channel segments holds them without a segment cut along the batch between (a ResNet
 /// block's projection sits between its third convolution and their residual add).
-fn contiguous(view: &FunctionView, candidates: &[Candidate], owner: &[Option<usize>], run: std::ops::RangeInclusive<usize>) -> bool {
-    let members = || candidates[run.clone()].iter().flat_map(|candidate| candidate.layer.members.iter().copied());
-    let (Some(start), Some(end)) = (members().min(), members().max()) else { return true };
+fn contiguous(
+    view: &FunctionView,
+    candidates: &[Candidate],
+    owner: &[Option<usize>],
+    run: std::ops::RangeInclusive<usize>,
+) -> bool {
+    let members = || {
+        candidates[run.clone()]
+            .iter()
+            .flat_map(|candidate| candidate.layer.members.iter().copied())
+    };
+    let (Some(start), Some(end)) = (members().min(), members().max()) else {
+        return true;
+    };
     (start..=end).all(|position| {
-        matches!(view.ops[position].name.as_str(), "graph.weight" | "graph.constant") || owner[position].is_some_and(|index| run.contains(&index))
+        matches!(
+            view.ops[position].name.as_str(),
+            "graph.weight" | "graph.constant"
+        ) || owner[position].is_some_and(|index| run.contains(&index))
     })
 }
 
 /// The layers the channel cut can divide, in order, with their estimates.
-fn candidates(view: &FunctionView, batch_count: usize, count: usize, machine: &Machine) -> Vec<Candidate> {
-    let flops_per_cycle = machine.matrix_flops * (machine.matrix_engines_per_core * machine.cores_per_cluster) as f64;
+fn candidates(
+    view: &FunctionView,
+    batch_count: usize,
+    count: usize,
+    machine: &Machine,
+) -> Vec<Candidate> {
+    let flops_per_cycle =
+        machine.matrix_flops * (machine.matrix_engines_per_core * machine.cores_per_cluster) as f64;
     if count < 2 || flops_per_cycle <= 0.0 {
         return Vec::new();
     }
     let port = |bytes: usize| bytes as f64 / machine.ddr_bandwidth;
     let mut candidates: Vec<Candidate> = Vec::new();
     for (position, node) in view.ops.iter().enumerate() {
-        let Some(dim) = channel_dim(view, node) else { continue };
+        let Some(dim) = channel_dim(view, node) else {
+            continue;
+        };
         // Two anchors whose chains meet (a residual add of two convolutions) share their
         // epilogue: the first one takes it, the other is a layer alone.
         let mut members = epilogue(view, position);
-        if candidates.iter().any(|candidate| candidate.layer.members.iter().any(|member| members.contains(member))) {
+        if candidates.iter().any(|candidate| {
+            candidate
+                .layer
+                .members
+                .iter()
+                .any(|member| members.contains(member))
+        }) {
             members.truncate(1);
         }
         let sink = &view.ops[*members.last().expect("the anchor")];
         let (_, output) = &sink.results[0];
-        if output.shape.get(dim).is_none_or(|&channels| channels % count != 0) || output.element_type != view.type_of(node.operands[0]).element_type {
+        if output
+            .shape
+            .get(dim)
+            .is_none_or(|&channels| channels % count != 0)
+            || output.element_type != view.type_of(node.operands[0]).element_type
+        {
             continue;
         }
-        let shape_of_operand = |index: usize| node.operands.get(index).map(|&value| view.type_of(value).shape.as_slice());
+        let shape_of_operand = |index: usize| {
+            node.operands
+                .get(index)
+                .map(|&value| view.type_of(value).shape.as_slice())
+        };
         let flops = 2.0 * work(node, &shape_of_operand) / flops_per_cycle;
         // What the members read: weights (cut by the channels), and data from outside the layer
         // (the anchor's input whole, an epilogue's other operand by the channels).
         let (mut weights, mut sliced_data) = (0, 0);
         for member in &members {
             for &operand in &view.ops[*member].operands {
-                let inside = view.producer(operand).is_some_and(|producer| members.contains(&producer));
+                let inside = view
+                    .producer(operand)
+                    .is_some_and(|producer| members.contains(&producer));
                 if is_parameter(view, operand) {
                     weights += view.type_of(operand).bytes();
                 } else if !inside && !(*member == position && operand == node.operands[0]) {
@@ -281,32 +385,58 @@ fn candidates(view: &FunctionView, batch_count: usize, count: usize, machine: &M
         let next_weights: usize = view.ops[sink_position + 1..]
             .iter()
             .find(|later| channel_dim(view, later).is_some())
-            .map_or(0, |later| later.operands.iter().filter(|&&operand| is_parameter(view, operand)).map(|&operand| view.type_of(operand).bytes()).sum());
+            .map_or(0, |later| {
+                later
+                    .operands
+                    .iter()
+                    .filter(|&&operand| is_parameter(view, operand))
+                    .map(|&operand| view.type_of(operand).bytes())
+                    .sum()
+            });
         let whole_input = view.type_of(node.operands[0]).bytes();
         // A strided 1x1 convolution's input computed in the function (not an argument or a
         // weight, which no segment computes) is subsampled by its batch segment; not when the
         // function runs on one cluster, where the choice this price leads to is slower (a block
         // left on one cluster whose 3x3 layer runs far above its batch estimate).
-        let producer = view.producer(node.operands[0]).filter(|_| !is_parameter(view, node.operands[0]));
-        let subsample = subsampling_steps(node.op).filter(|_| producer.is_some() && batch_count > 1);
+        let producer = view
+            .producer(node.operands[0])
+            .filter(|_| !is_parameter(view, node.operands[0]));
+        let subsample =
+            subsampling_steps(node.op).filter(|_| producer.is_some() && batch_count > 1);
         let input = match subsample {
             Some([rows, columns]) => {
                 let shape = &view.type_of(node.operands[0]).shape;
-                whole_input * shape[2].div_ceil(rows) * shape[3].div_ceil(columns) / (shape[2] * shape[3]).max(1)
+                whole_input * shape[2].div_ceil(rows) * shape[3].div_ceil(columns)
+                    / (shape[2] * shape[3]).max(1)
             }
             None => whole_input,
         };
         let batch_cycles = (flops / batch_count as f64).max(port(weights));
-        let layer_work = (flops / count as f64).max(port((weights + output.bytes() + sliced_data) / count));
+        let layer_work =
+            (flops / count as f64).max(port((weights + output.bytes() + sliced_data) / count));
         let channel = port(input) + layer_work;
         let idle = (flops / batch_count as f64 - port(weights)).max(0.0);
         candidates.push(Candidate {
-            layer: ChannelLayer { members, dim, batch_cycles, channel_cycles: channel, subsample },
+            layer: ChannelLayer {
+                members,
+                dim,
+                batch_cycles,
+                channel_cycles: channel,
+                subsample,
+            },
             channel,
             enter: port(input / batch_count),
-            whole_input: subsample.and(producer).map(|producer| (producer, port(whole_input) + layer_work, port(whole_input / batch_count))),
+            whole_input: subsample.and(producer).map(|producer| {
+                (
+                    producer,
+                    port(whole_input) + layer_work,
+                    port(whole_input / batch_count),
+                )
+            }),
             overlap: port(weights).min(flops / batch_count as f64),
-            leave: port(output.bytes() / batch_count) + port(next_weights).min(idle) + machine.kernel_launch,
+            leave: port(output.bytes() / batch_count)
+                + port(next_weights).min(idle)
+                + machine.kernel_launch,
         });
     }
     candidates

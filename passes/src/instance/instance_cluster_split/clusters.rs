@@ -12,31 +12,91 @@ use std::collections::HashMap;
 /// An `instance.clusters` op inserted before `before`, computing cluster 0's boxes of
 /// `partition` of `view` (a function or an op's body, whose arguments are `arguments`) and
 /// yielding its results' shares.
-pub(super) fn build_clusters(before: Op, arguments: &[Val], view: &FunctionView, partition: &Partition, location: MlirLocation) -> Op {
+pub(super) fn build_clusters(
+    before: Op,
+    arguments: &[Val],
+    view: &FunctionView,
+    partition: &Partition,
+    location: MlirLocation,
+) -> Op {
     // SAFETY: the op is alive.
     let context = unsafe { mlirOperationGetContext(before.0) };
-    let boxes: Vec<_> = view.arguments.iter().map(|(value, r#type)| {
-        partition.computed[*value].clone().unwrap_or_else(|| crate::slicing::regions::full(&r#type.shape))
-    }).collect();
-    let types: Vec<MlirType> = arguments.iter().zip(&boxes).map(|(argument, region)| {
-        sliced_body::tensor_like(*argument, &crate::slicing::regions::sizes(region))
-    }).collect();
+    let boxes: Vec<_> = view
+        .arguments
+        .iter()
+        .map(|(value, r#type)| {
+            partition.computed[*value]
+                .clone()
+                .unwrap_or_else(|| crate::slicing::regions::full(&r#type.shape))
+        })
+        .collect();
+    let types: Vec<MlirType> = arguments
+        .iter()
+        .zip(&boxes)
+        .map(|(argument, region)| {
+            sliced_body::tensor_like(*argument, &crate::slicing::regions::sizes(region))
+        })
+        .collect();
     let (region, block) = region_with_block(&types, location);
     let mut values = HashMap::new();
     for (position, ((value, _), region)) in view.arguments.iter().zip(boxes).enumerate() {
         // SAFETY: the block has one argument per argument of the view.
-        values.insert(*value, (Val(unsafe { mlirBlockGetArgument(block, position as isize) }), region));
+        values.insert(
+            *value,
+            (
+                Val(unsafe { mlirBlockGetArgument(block, position as isize) }),
+                region,
+            ),
+        );
     }
-    sliced_body::append_ops(block, view, &partition.computed, &partition.demands, &mut values);
-    let yielded: Vec<Val> = view.returned().iter().map(|value| values[value].0).collect();
-    create(InsertionPoint::End(block), location, "instance.yield", &yielded, &[], &[], Vec::new());
-    let dims = |dims: &[Option<usize>]| dims.iter().map(|dim| dim.map_or(-1, |dim| dim as i64)).collect::<Vec<i64>>();
+    sliced_body::append_ops(
+        block,
+        view,
+        &partition.computed,
+        &partition.demands,
+        &mut values,
+    );
+    let yielded: Vec<Val> = view
+        .returned()
+        .iter()
+        .map(|value| values[value].0)
+        .collect();
+    create(
+        InsertionPoint::End(block),
+        location,
+        "instance.yield",
+        &yielded,
+        &[],
+        &[],
+        Vec::new(),
+    );
+    let dims = |dims: &[Option<usize>]| {
+        dims.iter()
+            .map(|dim| dim.map_or(-1, |dim| dim as i64))
+            .collect::<Vec<i64>>()
+    };
     let terminator = view.ops.last().expect("a body ends in its terminator").op;
-    let result_types: Vec<MlirType> = (0..yielded.len()).map(|index| terminator.operand(index).r#type()).collect();
+    let result_types: Vec<MlirType> = (0..yielded.len())
+        .map(|index| terminator.operand(index).r#type())
+        .collect();
     let attributes = [
         ("count", i64_attribute(context, partition.count as i64)),
-        ("input_dims", i64_array(context, &dims(&partition.input_dims))),
-        ("result_dims", i64_array(context, &dims(&partition.result_dims))),
+        (
+            "input_dims",
+            i64_array(context, &dims(&partition.input_dims)),
+        ),
+        (
+            "result_dims",
+            i64_array(context, &dims(&partition.result_dims)),
+        ),
     ];
-    create(InsertionPoint::Before(before), location, "instance.clusters", arguments, &result_types, &attributes, vec![region])
+    create(
+        InsertionPoint::Before(before),
+        location,
+        "instance.clusters",
+        arguments,
+        &result_types,
+        &attributes,
+        vec![region],
+    )
 }

@@ -22,20 +22,20 @@ mod partition;
 mod segments;
 mod weight_traffic;
 
+use super::{is_within, uses};
 use crate::{
     graph_view::FunctionView,
     ir::{create, i64_array, i64_attribute, region_with_block, InsertionPoint, Op, Val},
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
     target::Machine,
 };
-use melior::ir::OperationRef;
-use mlir_sys::*;
 use channel_cut::ChannelLayer;
 use clusters::build_clusters;
+use melior::ir::OperationRef;
+use mlir_sys::*;
 use partition::{partition, Partition};
-use weight_traffic::WeightTraffic;
-use super::{is_within, uses};
 use turbine_dialects::pass_abi::OptionKind;
+use weight_traffic::WeightTraffic;
 
 /// The pass; see the module documentation.
 #[derive(Debug)]
@@ -48,7 +48,8 @@ pub struct InstanceClusterSplit {
 
 impl Pass for InstanceClusterSplit {
     const ARGUMENT: &'static str = "instance-cluster-split";
-    const SUMMARY: &'static str = "Spread each function over the target's clusters (GraphTurbo §2, §5.1)";
+    const SUMMARY: &'static str =
+        "Spread each function over the target's clusters (GraphTurbo §2, §5.1)";
     const DESCRIPTION: &'static str = "\
 Wraps the body of each function in an `instance.clusters` op: cluster k of the target's d clusters \
 runs the body on share k of the arguments, and the results are the shares put together. The cut is \
@@ -127,14 +128,26 @@ weights over the port, summed); a remark on each layer cut along its channels gi
         if function.regions_empty() {
             return Ok(());
         }
-        if let Some(op) = function.body_ops().into_iter().find(|op| op.name().starts_with("instance.")) {
-            let what = if op.name() == "instance.clusters" { "is already spread over clusters" } else { "is already grouped: run instance-cluster-split before hw-group" };
+        if let Some(op) = function
+            .body_ops()
+            .into_iter()
+            .find(|op| op.name().starts_with("instance."))
+        {
+            let what = if op.name() == "instance.clusters" {
+                "is already spread over clusters"
+            } else {
+                "is already grouped: run instance-cluster-split before hw-group"
+            };
             op.emit_error(&format!("@{} {what}", function.symbol_name()));
             return Err(PassFailure);
         }
         let machine = Machine::for_function(function, &self.target, Self::ARGUMENT)?;
         let view = FunctionView::read(function).map_err(|error| {
-            error.op.unwrap_or(function).emit_error(&format!("cannot spread @{} over clusters: {}", function.symbol_name(), error.message));
+            error.op.unwrap_or(function).emit_error(&format!(
+                "cannot spread @{} over clusters: {}",
+                function.symbol_name(),
+                error.message
+            ));
             PassFailure
         })?;
         if view.returned().is_empty() {
@@ -144,7 +157,12 @@ weights over the port, summed); a remark on each layer cut along its channels gi
         let mut chosen: Option<(usize, Partition)> = None;
         let mut refused = Vec::new();
         for (dim, &size) in shape.iter().enumerate() {
-            let Some(count) = (2..=machine.clusters.min(size)).rev().find(|count| size % count == 0) else { continue };
+            let Some(count) = (2..=machine.clusters.min(size))
+                .rev()
+                .find(|count| size % count == 0)
+            else {
+                continue;
+            };
             if chosen.as_ref().is_some_and(|(_, best)| best.count >= count) {
                 continue;
             }
@@ -176,7 +194,11 @@ weights over the port, summed); a remark on each layer cut along its channels gi
                     )
                 }
             };
-            let refused = if refused.is_empty() { String::new() } else { format!("; refused: {}", refused.join("; ")) };
+            let refused = if refused.is_empty() {
+                String::new()
+            } else {
+                format!("; refused: {}", refused.join("; "))
+            };
             function.emit_remark(&format!("@{} {choice}{refused}", function.symbol_name()));
         }
         // Weight-bound layers cut along their channels over every cluster: between segments cut
@@ -184,7 +206,13 @@ weights over the port, summed); a remark on each layer cut along its channels gi
         // along another dimension, such as tokens, keeps the whole function in one segment).
         let batch_cut = chosen.as_ref().is_none_or(|(dim, _)| *dim == 0);
         let layers = if self.channel_cut && batch_cut {
-            channel_cut::weight_bound_layers(&view, count, machine.clusters, &machine, self.channel_cut_gain)
+            channel_cut::weight_bound_layers(
+                &view,
+                count,
+                machine.clusters,
+                &machine,
+                self.channel_cut_gain,
+            )
         } else {
             Vec::new()
         };
@@ -204,7 +232,14 @@ impl InstanceClusterSplit {
     /// `count` clusters (those that can be made consecutive), the rest cut along the batch over
     /// `batch_count` (1: run on one cluster); false, with the function untouched, when a segment
     /// does not separate.
-    fn segment(&self, function: Op, view: &FunctionView, layers: &[ChannelLayer], batch_count: usize, count: usize) -> bool {
+    fn segment(
+        &self,
+        function: Op,
+        view: &FunctionView,
+        layers: &[ChannelLayer],
+        batch_count: usize,
+        count: usize,
+    ) -> bool {
         // SAFETY: cloning a live function; the clone is detached until its body is taken.
         let clone = Op(unsafe { mlirOperationClone(function.0) });
         let outcome = segments::segment(clone, view, layers, batch_count, count);
@@ -215,7 +250,9 @@ impl InstanceClusterSplit {
                         let layer = &layers[k];
                         let anchor = &view.ops[layer.members[0]];
                         let input = match layer.subsample.filter(|_| subsampled) {
-                            Some([rows, columns]) => format!(", its input subsampled {rows}x{columns} by the segment before"),
+                            Some([rows, columns]) => format!(
+                                ", its input subsampled {rows}x{columns} by the segment before"
+                            ),
                             None => String::new(),
                         };
                         anchor.op.emit_remark(&format!(
@@ -228,14 +265,20 @@ impl InstanceClusterSplit {
                 // SAFETY: both functions are alive; the clone's body replaces the function's and
                 // the emptied clone is destroyed.
                 unsafe {
-                    mlirRegionTakeBody(mlirOperationGetRegion(function.0, 0), mlirOperationGetRegion(clone.0, 0));
+                    mlirRegionTakeBody(
+                        mlirOperationGetRegion(function.0, 0),
+                        mlirOperationGetRegion(clone.0, 0),
+                    );
                 }
                 clone.erase();
                 true
             }
             _ => {
                 if let (true, Err(reason)) = (self.explain, &outcome) {
-                    function.emit_remark(&format!("@{}: no layer cut along its channels: {reason}", function.symbol_name()));
+                    function.emit_remark(&format!(
+                        "@{}: no layer cut along its channels: {reason}",
+                        function.symbol_name()
+                    ));
                 }
                 clone.erase();
                 false
@@ -249,7 +292,9 @@ impl InstanceClusterSplit {
 fn rewrite(function: Op, view: &FunctionView, partition: &Partition) {
     let ops = function.body_ops();
     let terminator = *ops.last().expect("a body ends in its terminator");
-    let arguments: Vec<Val> = (0..view.arguments.len()).map(|index| function.entry_argument(index)).collect();
+    let arguments: Vec<Val> = (0..view.arguments.len())
+        .map(|index| function.entry_argument(index))
+        .collect();
     let clusters = build_clusters(terminator, &arguments, view, partition, function.location());
     for index in 0..view.returned().len() {
         terminator.set_operand(index, clusters.result(index));
@@ -258,7 +303,6 @@ fn rewrite(function: Op, view: &FunctionView, partition: &Partition) {
         op.erase();
     }
 }
-
 
 /// Moves the function's body into an `instance.clusters` op of count 1: one cluster runs it all.
 fn wrap_whole(function: Op) {
@@ -269,9 +313,13 @@ fn wrap_whole(function: Op) {
         let context = mlirOperationGetContext(function.0);
         let location = function.location();
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function.0, 0));
-        let arguments: Vec<Val> = (0..mlirBlockGetNumArguments(block)).map(|index| function.entry_argument(index as usize)).collect();
+        let arguments: Vec<Val> = (0..mlirBlockGetNumArguments(block))
+            .map(|index| function.entry_argument(index as usize))
+            .collect();
         let types: Vec<MlirType> = arguments.iter().map(|argument| argument.r#type()).collect();
-        let results: Vec<Val> = (0..mlirOperationGetNumOperands(terminator.0)).map(|index| terminator.operand(index as usize)).collect();
+        let results: Vec<Val> = (0..mlirOperationGetNumOperands(terminator.0))
+            .map(|index| terminator.operand(index as usize))
+            .collect();
         let result_types: Vec<MlirType> = results.iter().map(|result| result.r#type()).collect();
         let (region, body) = region_with_block(&types, location);
         let whole = |count: usize| i64_array(context, &vec![-1; count]);
@@ -280,17 +328,37 @@ fn wrap_whole(function: Op) {
             ("input_dims", whole(arguments.len())),
             ("result_dims", whole(results.len())),
         ];
-        let clusters = create(InsertionPoint::Before(terminator), location, "instance.clusters", &arguments, &result_types, &attributes, vec![region]);
+        let clusters = create(
+            InsertionPoint::Before(terminator),
+            location,
+            "instance.clusters",
+            &arguments,
+            &result_types,
+            &attributes,
+            vec![region],
+        );
         for op in &ops[..ops.len() - 1] {
             mlirOperationRemoveFromParent(op.0);
             mlirBlockAppendOwnedOperation(body, op.0);
         }
         // The yield first: a returned argument is then one of the uses moved to the block's.
-        create(InsertionPoint::End(body), location, "instance.yield", &results, &[], &[], Vec::new());
+        create(
+            InsertionPoint::End(body),
+            location,
+            "instance.yield",
+            &results,
+            &[],
+            &[],
+            Vec::new(),
+        );
         for (position, argument) in arguments.iter().enumerate() {
             for (owner, operand) in uses(*argument) {
                 if owner.ptr != clusters.0.ptr && is_within(owner, clusters.0) {
-                    mlirOperationSetOperand(owner, operand as isize, mlirBlockGetArgument(body, position as isize));
+                    mlirOperationSetOperand(
+                        owner,
+                        operand as isize,
+                        mlirBlockGetArgument(body, position as isize),
+                    );
                 }
             }
         }

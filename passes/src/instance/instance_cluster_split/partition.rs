@@ -7,7 +7,9 @@
 //! would need each other's data or each its own program.
 
 use crate::graph_view::{FunctionView, ValueId};
-use crate::slicing::regions::{boxed, full, recomputation, share, share_axis, sizes, sweep, Demand, Region};
+use crate::slicing::regions::{
+    boxed, full, recomputation, share, share_axis, sizes, sweep, Demand, Region,
+};
 
 /// The shares of a function over `count` clusters.
 #[derive(Debug)]
@@ -32,23 +34,37 @@ pub(super) struct Refusal {
 }
 
 /// Cuts the function's results into `count` shares, the first along `dim`.
-pub(super) fn partition(view: &FunctionView, dim: usize, count: usize) -> Result<Partition, Refusal> {
+pub(super) fn partition(
+    view: &FunctionView,
+    dim: usize,
+    count: usize,
+) -> Result<Partition, Refusal> {
     let refuse = |reason: String, recomputed: f64| Err(Refusal { reason, recomputed });
     if let Some(node) = view.ops.iter().find(|node| node.has_regions) {
-        return refuse(format!("'{}' has regions a share cannot take apart", node.name), 0.0);
+        return refuse(
+            format!("'{}' has regions a share cannot take apart", node.name),
+            0.0,
+        );
     }
     let returned = view.returned();
     let first = returned[0];
     // The other results' dimensions: where the first result's shares take them, else the first
     // dimension the shares divide.
-    let reached = sweep(view, &[(first, share(&view.type_of(first).shape, dim, 0, count))]).0;
+    let reached = sweep(
+        view,
+        &[(first, share(&view.type_of(first).shape, dim, 0, count))],
+    )
+    .0;
     let mut result_axes = Vec::with_capacity(returned.len());
     for &value in returned {
         let shape = &view.type_of(value).shape;
         let axis = if value == first {
             Some(dim)
         } else {
-            match reached[value].as_ref().and_then(|region| share_axis(region, shape, 0, count)) {
+            match reached[value]
+                .as_ref()
+                .and_then(|region| share_axis(region, shape, 0, count))
+            {
                 Some(Some(axis)) => Some(axis),
                 _ => (0..shape.len()).find(|&d| shape[d] % count == 0),
             }
@@ -62,7 +78,10 @@ pub(super) fn partition(view: &FunctionView, dim: usize, count: usize) -> Result
                 .zip(&result_axes)
                 .map(|(&value, axis)| {
                     let shape = &view.type_of(value).shape;
-                    (value, axis.map_or_else(|| full(shape), |axis| share(shape, axis, index, count)))
+                    (
+                        value,
+                        axis.map_or_else(|| full(shape), |axis| share(shape, axis, index, count)),
+                    )
                 })
                 .collect();
             sweep(view, &seeds)
@@ -74,11 +93,18 @@ pub(super) fn partition(view: &FunctionView, dim: usize, count: usize) -> Result
     for (value, r#type) in &view.arguments {
         let shape = &r#type.shape;
         for (index, (computed, _)) in sweeps.iter_mut().enumerate() {
-            let Some(region) = &computed[*value] else { continue };
+            let Some(region) = &computed[*value] else {
+                continue;
+            };
             if share_axis(region, shape, index, count).is_some() {
                 continue;
             }
-            let holds = |outer: &Region| outer.iter().zip(region).all(|(o, r)| o.start <= r.start && r.end <= o.end);
+            let holds = |outer: &Region| {
+                outer
+                    .iter()
+                    .zip(region)
+                    .all(|(o, r)| o.start <= r.start && r.end <= o.end)
+            };
             let widened = (0..shape.len())
                 .filter(|&axis| shape[axis] % count == 0)
                 .map(|axis| share(shape, axis, index, count))
@@ -94,21 +120,34 @@ pub(super) fn partition(view: &FunctionView, dim: usize, count: usize) -> Result
         let shape = &view.type_of(value).shape;
         let mut axis = None;
         for (index, (computed, _)) in sweeps.iter().enumerate() {
-            let Some(region) = &computed[value] else { return Ok(()) };
+            let Some(region) = &computed[value] else {
+                return Ok(());
+            };
             match share_axis(region, shape, index, count) {
                 Some(found) if axis.is_none_or(|axis| axis == found) => axis = Some(found),
-                _ => return Err(format!("a cluster would need the box {} of a tensor of shape {shape:?}", boxed(region))),
+                _ => {
+                    return Err(format!(
+                        "a cluster would need the box {} of a tensor of shape {shape:?}",
+                        boxed(region)
+                    ))
+                }
             }
         }
         axis_of[value] = axis;
         Ok(())
     };
     for (value, _) in &view.arguments {
-        described(*value).map_err(|reason| Refusal { reason: format!("argument: {reason}"), recomputed })?;
+        described(*value).map_err(|reason| Refusal {
+            reason: format!("argument: {reason}"),
+            recomputed,
+        })?;
     }
     for node in &view.ops {
         for (value, _) in &node.results {
-            described(*value).map_err(|reason| Refusal { reason: format!("'{}': {reason}", node.name), recomputed })?;
+            described(*value).map_err(|reason| Refusal {
+                reason: format!("'{}': {reason}", node.name),
+                recomputed,
+            })?;
         }
     }
     // Whole values that depend on the arguments are computed by every cluster.
@@ -121,7 +160,10 @@ pub(super) fn partition(view: &FunctionView, dim: usize, count: usize) -> Result
         for (value, _) in &node.results {
             data[*value] = reads_data;
             if reads_data && axis_of[*value] == Some(None) && sweeps[0].1[position].is_some() {
-                return refuse(format!("every cluster would compute '{}' whole", node.name), recomputed);
+                return refuse(
+                    format!("every cluster would compute '{}' whole", node.name),
+                    recomputed,
+                );
             }
         }
     }
@@ -135,19 +177,44 @@ pub(super) fn partition(view: &FunctionView, dim: usize, count: usize) -> Result
                     .zip(&demand.operands)
                     .map(|(operand, want)| {
                         let have = computed[*operand].as_ref().expect("a read value has a box");
-                        (sizes(want), want.iter().zip(have).map(|(w, h)| w.start - h.start).collect())
+                        (
+                            sizes(want),
+                            want.iter()
+                                .zip(have)
+                                .map(|(w, h)| w.start - h.start)
+                                .collect(),
+                        )
                     })
                     .collect();
                 (reads, demand.attributes.clone())
             })
         };
         let first = program(&sweeps[0].0, &sweeps[0].1[position]);
-        if sweeps[1..].iter().any(|(computed, demands)| program(computed, &demands[position]) != first) {
-            return refuse(format!("'{}' would differ from cluster to cluster", node.name), recomputed);
+        if sweeps[1..]
+            .iter()
+            .any(|(computed, demands)| program(computed, &demands[position]) != first)
+        {
+            return refuse(
+                format!("'{}' would differ from cluster to cluster", node.name),
+                recomputed,
+            );
         }
     }
-    let input_dims = view.arguments.iter().map(|(value, _)| axis_of[*value].flatten()).collect();
-    let result_dims = returned.iter().map(|&value| axis_of[value].flatten()).collect();
+    let input_dims = view
+        .arguments
+        .iter()
+        .map(|(value, _)| axis_of[*value].flatten())
+        .collect();
+    let result_dims = returned
+        .iter()
+        .map(|&value| axis_of[value].flatten())
+        .collect();
     let (computed, demands) = sweeps.into_iter().next().expect("at least one cluster");
-    Ok(Partition { count, input_dims, result_dims, computed, demands })
+    Ok(Partition {
+        count,
+        input_dims,
+        result_dims,
+        computed,
+        demands,
+    })
 }

@@ -7,10 +7,10 @@
 use super::channel_cut::ChannelLayer;
 use super::clusters::build_clusters;
 use super::partition::partition;
-use crate::slicing::subsampling::read_subsampled;
 use crate::graph_view::FunctionView;
 use crate::instance::wrap_ops;
 use crate::ir::{i64_array, i64_attribute, InsertionPoint, Op, Val};
+use crate::slicing::subsampling::read_subsampled;
 use mlir_sys::*;
 use petgraph::algo::is_cyclic_directed;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -28,7 +28,10 @@ struct Segment {
 }
 
 fn is_parameter(view: &FunctionView, position: usize) -> bool {
-    matches!(view.ops[position].name.as_str(), "graph.weight" | "graph.constant")
+    matches!(
+        view.ops[position].name.as_str(),
+        "graph.weight" | "graph.constant"
+    )
 }
 
 /// The dependence graph of the ops (parameters and the terminator left out) with each layer of
@@ -75,13 +78,29 @@ fn order(view: &FunctionView, candidates: &[ChannelLayer]) -> (Vec<usize>, Vec<S
     // Ops outside the layers go first whenever they are ready, so that each batch segment
     // computes all it can before the next channel layer and the fewest values cross it; then
     // the original order.
-    let first_op = |node: usize| if node < ops { (0, node) } else { (1, kept[node - ops].members[0]) };
-    let present = |node: usize| node >= ops || !(is_parameter(view, node) || view.ops[node].is_terminator() || kept.iter().any(|l| l.members.contains(&node)));
+    let first_op = |node: usize| {
+        if node < ops {
+            (0, node)
+        } else {
+            (1, kept[node - ops].members[0])
+        }
+    };
+    let present = |node: usize| {
+        node >= ops
+            || !(is_parameter(view, node)
+                || view.ops[node].is_terminator()
+                || kept.iter().any(|l| l.members.contains(&node)))
+    };
     // Kahn's algorithm with a priority among the ready nodes (petgraph's `Topo` takes them in no
     // chosen order).
-    let mut waiting: Vec<usize> = graph.node_indices().map(|node| graph.neighbors_directed(node, petgraph::Incoming).count()).collect();
-    let mut ready: BinaryHeap<Reverse<((usize, usize), usize)>> =
-        (0..graph.node_count()).filter(|&node| present(node) && waiting[node] == 0).map(|node| Reverse((first_op(node), node))).collect();
+    let mut waiting: Vec<usize> = graph
+        .node_indices()
+        .map(|node| graph.neighbors_directed(node, petgraph::Incoming).count())
+        .collect();
+    let mut ready: BinaryHeap<Reverse<((usize, usize), usize)>> = (0..graph.node_count())
+        .filter(|&node| present(node) && waiting[node] == 0)
+        .map(|node| Reverse((first_op(node), node)))
+        .collect();
     let mut segments: Vec<Segment> = Vec::new();
     while let Some(Reverse((_, node))) = ready.pop() {
         for next in graph.neighbors_directed(NodeIndex::new(node), petgraph::Outgoing) {
@@ -91,11 +110,22 @@ fn order(view: &FunctionView, candidates: &[ChannelLayer]) -> (Vec<usize>, Vec<S
             }
         }
         if node >= ops {
-            segments.push(Segment { ops: kept[node - ops].members.clone(), channel: Some(indices[node - ops]), made: Vec::new() });
-        } else if let Some(Segment { ops, channel: None, .. }) = segments.last_mut() {
+            segments.push(Segment {
+                ops: kept[node - ops].members.clone(),
+                channel: Some(indices[node - ops]),
+                made: Vec::new(),
+            });
+        } else if let Some(Segment {
+            ops, channel: None, ..
+        }) = segments.last_mut()
+        {
             ops.push(node);
         } else {
-            segments.push(Segment { ops: vec![node], channel: None, made: Vec::new() });
+            segments.push(Segment {
+                ops: vec![node],
+                channel: None,
+                made: Vec::new(),
+            });
         }
     }
     (indices, segments)
@@ -119,13 +149,26 @@ fn on_one_cluster(op: Op) {
 /// their first result over `batch_count` clusters (one cluster running them whole when 1).
 /// Returns the indices of the layers given a segment, each with whether it reads its input
 /// subsampled, or why a segment does not separate.
-pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer], batch_count: usize, count: usize) -> Result<Vec<(usize, bool)>, String> {
+pub(super) fn segment(
+    clone: Op,
+    view: &FunctionView,
+    candidates: &[ChannelLayer],
+    batch_count: usize,
+    count: usize,
+) -> Result<Vec<(usize, bool)>, String> {
     let view = view.of_clone(clone);
     // Every result must leave a segment as its own value (the lowering writes each result from
     // the segment computing it).
     let returned = view.returned();
-    let computed = |value: &usize| view.producer(*value).is_some_and(|position| !is_parameter(&view, position));
-    if returned.iter().enumerate().any(|(position, value)| !computed(value) || returned[..position].contains(value)) {
+    let computed = |value: &usize| {
+        view.producer(*value)
+            .is_some_and(|position| !is_parameter(&view, position))
+    };
+    if returned
+        .iter()
+        .enumerate()
+        .any(|(position, value)| !computed(value) || returned[..position].contains(value))
+    {
         return Err("the function returns an argument, a weight or one value twice".into());
     }
     let (layers, mut segments) = order(&view, candidates);
@@ -143,10 +186,18 @@ pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer
     let mut subsampled = Vec::new();
     for index in 0..segments.len() {
         let anchor = segments[index].ops[0];
-        let steps = segments[index].channel.and_then(|k| candidates[k].subsample);
+        let steps = segments[index]
+            .channel
+            .and_then(|k| candidates[k].subsample);
         let producer = view.producer(view.ops[anchor].operands[0]);
-        let home = producer.and_then(|producer| segments[..index].iter().position(|segment| segment.channel.is_none() && segment.ops.contains(&producer)));
-        let (Some(steps), Some(producer), Some(home)) = (steps, producer, home) else { continue };
+        let home = producer.and_then(|producer| {
+            segments[..index]
+                .iter()
+                .position(|segment| segment.channel.is_none() && segment.ops.contains(&producer))
+        });
+        let (Some(steps), Some(producer), Some(home)) = (steps, producer, home) else {
+            continue;
+        };
         // SAFETY: the producer is a live op of the clone's block, followed by its terminator at least.
         let next = Op(unsafe { mlirOperationGetNextInBlock(view.ops[producer].op.0) });
         let slice = read_subsampled(view.ops[anchor].op, steps, InsertionPoint::Before(next));
@@ -159,16 +210,28 @@ pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer
         if segment.channel.is_none() {
             // Weights read by this segment's ops only.
             for position in 0..view.ops.len() {
-                let readers = view.ops[position].results.iter().flat_map(|(value, _)| view.readers(*value).iter());
+                let readers = view.ops[position]
+                    .results
+                    .iter()
+                    .flat_map(|(value, _)| view.readers(*value).iter());
                 let mut readers = readers.peekable();
-                if is_parameter(&view, position) && readers.peek().is_some() && readers.all(|reader| segment.ops.contains(reader)) {
+                if is_parameter(&view, position)
+                    && readers.peek().is_some()
+                    && readers.all(|reader| segment.ops.contains(reader))
+                {
                     members.push(view.ops[position].op);
                 }
             }
         }
         for &position in &segment.ops {
             members.push(view.ops[position].op);
-            members.extend(segment.made.iter().filter(|(after, _)| *after == position).map(|(_, op)| *op));
+            members.extend(
+                segment
+                    .made
+                    .iter()
+                    .filter(|(after, _)| *after == position)
+                    .map(|(_, op)| *op),
+            );
         }
         let op = wrap_ops(terminator, &members, "instance.clusters", &[]);
         match segment.channel {
@@ -179,15 +242,22 @@ pub(super) fn segment(clone: Op, view: &FunctionView, candidates: &[ChannelLayer
     }
     for (op, dim, count, index) in wrapped {
         let body = FunctionView::read_body(op, view.name.clone()).map_err(|error| error.message)?;
-        let shares = partition(&body, dim, count).map_err(|refusal| format!("segment {index}: {}", refusal.reason))?;
+        let shares = partition(&body, dim, count)
+            .map_err(|refusal| format!("segment {index}: {}", refusal.reason))?;
         // SAFETY: reading the operands of a live op.
-        let arguments: Vec<Val> = (0..unsafe { mlirOperationGetNumOperands(op.0) } as usize).map(|position| op.operand(position)).collect();
+        let arguments: Vec<Val> = (0..unsafe { mlirOperationGetNumOperands(op.0) } as usize)
+            .map(|position| op.operand(position))
+            .collect();
         let clusters = build_clusters(op, &arguments, &body, &shares, op.location());
         // SAFETY: both ops are alive and have the same result types.
         for position in 0..unsafe { mlirOperationGetNumResults(op.0) } as usize {
-            op.result(position).replace_all_uses_with(clusters.result(position));
+            op.result(position)
+                .replace_all_uses_with(clusters.result(position));
         }
         op.erase();
     }
-    Ok(layers.into_iter().map(|k| (k, subsampled.contains(&candidates[k].members[0]))).collect())
+    Ok(layers
+        .into_iter()
+        .map(|k| (k, subsampled.contains(&candidates[k].members[0])))
+        .collect())
 }

@@ -7,10 +7,7 @@
 
 use super::partition::Partition;
 use crate::{
-    graph_view::FunctionView,
-    instance::split_info::work,
-    slicing::regions::sizes,
-    target::Machine,
+    graph_view::FunctionView, instance::split_info::work, slicing::regions::sizes, target::Machine,
 };
 
 /// The weight traffic of one cluster's share and the bound it sets, in cycles.
@@ -27,24 +24,50 @@ pub(super) struct WeightTraffic {
 
 impl WeightTraffic {
     pub(super) fn of(view: &FunctionView, partition: &Partition, machine: &Machine) -> Self {
-        let mut traffic = WeightTraffic { bytes: 0, port_cycles: 0.0, compute_cycles: 0.0, bound: 0.0 };
-        let flops_per_cycle = machine.matrix_flops * (machine.matrix_engines_per_core * machine.cores_per_cluster) as f64;
+        let mut traffic = WeightTraffic {
+            bytes: 0,
+            port_cycles: 0.0,
+            compute_cycles: 0.0,
+            bound: 0.0,
+        };
+        let flops_per_cycle = machine.matrix_flops
+            * (machine.matrix_engines_per_core * machine.cores_per_cluster) as f64;
         for node in &view.ops {
-            if !matches!(node.name.as_str(), "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm") {
+            if !matches!(
+                node.name.as_str(),
+                "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm"
+            ) {
                 continue;
             }
-            let Some((result, r#type)) = node.results.first() else { continue };
+            let Some((result, r#type)) = node.results.first() else {
+                continue;
+            };
             // The share of the op's result a cluster computes (none when it needs no part).
-            let Some(region) = &partition.computed[*result] else { continue };
+            let Some(region) = &partition.computed[*result] else {
+                continue;
+            };
             let whole: usize = r#type.shape.iter().product();
-            let share = if whole == 0 { 0.0 } else { sizes(region).iter().product::<usize>() as f64 / whole as f64 };
-            let shape_of_operand = |index: usize| node.operands.get(index).map(|&value| view.type_of(value).shape.as_slice());
+            let share = if whole == 0 {
+                0.0
+            } else {
+                sizes(region).iter().product::<usize>() as f64 / whole as f64
+            };
+            let shape_of_operand = |index: usize| {
+                node.operands
+                    .get(index)
+                    .map(|&value| view.type_of(value).shape.as_slice())
+            };
             let compute = 2.0 * work(node, &shape_of_operand) * share / flops_per_cycle;
             let weights: usize = node
                 .operands
                 .iter()
                 .filter(|&&value| {
-                    view.producer(value).is_some_and(|index| matches!(view.ops[index].name.as_str(), "graph.weight" | "graph.constant"))
+                    view.producer(value).is_some_and(|index| {
+                        matches!(
+                            view.ops[index].name.as_str(),
+                            "graph.weight" | "graph.constant"
+                        )
+                    })
                 })
                 .map(|&value| view.type_of(value).bytes())
                 .sum();

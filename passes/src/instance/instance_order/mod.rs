@@ -65,9 +65,14 @@ them). With `explain`, a remark on the function gives each orderer's peak and th
             "bfs" => Orderer::Bfs,
             "auto" => Orderer::Auto,
             "min-peak" => Orderer::MinPeak,
-            other => return Err(format!("option 'order': unknown orderer '{other}' (available: dfs, bfs, auto, min-peak)")),
+            other => return Err(format!(
+                "option 'order': unknown orderer '{other}' (available: dfs, bfs, auto, min-peak)"
+            )),
         };
-        Ok(Self { orderer, explain: options.bool("explain")? })
+        Ok(Self {
+            orderer,
+            explain: options.bool("explain")?,
+        })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
@@ -79,7 +84,9 @@ impl InstanceOrder {
     /// Schedules one cluster program (`scope`) of `function`.
     fn schedule(&self, function: Op, scope: Op) -> Result<(), PassFailure> {
         let ops = scope.body_ops();
-        let instances: Vec<usize> = (0..ops.len()).filter(|&i| ops[i].name() == "instance.instance").collect();
+        let instances: Vec<usize> = (0..ops.len())
+            .filter(|&i| ops[i].name() == "instance.instance")
+            .collect();
         if instances.is_empty() {
             return Ok(());
         }
@@ -93,7 +100,13 @@ impl InstanceOrder {
         if self.explain {
             let peaks: Vec<String> = [Orderer::Dfs, Orderer::Bfs, Orderer::MinPeak]
                 .iter()
-                .map(|&orderer| format!("{} {} bytes", orderer.name(), schedule.peak(&schedule.order(orderer).1)))
+                .map(|&orderer| {
+                    format!(
+                        "{} {} bytes",
+                        orderer.name(),
+                        schedule.peak(&schedule.order(orderer).1)
+                    )
+                })
                 .collect();
             function.emit_remark(&format!(
                 "{} instance{}; peak live memory: {}; chosen: {} ({} bytes)",
@@ -107,9 +120,14 @@ impl InstanceOrder {
         // SAFETY: the function is alive.
         let context = unsafe { mlirOperationGetContext(function.0) };
         for (rank, &node) in order.iter().enumerate() {
-            ops[graph[NodeIndex::new(node)].op].set_attribute("order", i64_attribute(context, rank as i64));
+            ops[graph[NodeIndex::new(node)].op]
+                .set_attribute("order", i64_attribute(context, rank as i64));
         }
-        let rank_of: HashMap<usize, usize> = order.iter().enumerate().map(|(rank, &node)| (graph[NodeIndex::new(node)].op, rank)).collect();
+        let rank_of: HashMap<usize, usize> = order
+            .iter()
+            .enumerate()
+            .map(|(rank, &node)| (graph[NodeIndex::new(node)].op, rank))
+            .collect();
         reorder(&ops, &rank_of);
         Ok(())
     }
@@ -118,13 +136,24 @@ impl InstanceOrder {
 /// The instance graph: a node per instance (in block order), an edge from each producer instance
 /// to each instance that reads it, directly or through concatenations and slices.
 fn instance_graph(ops: &[Op], instances: &[usize]) -> DiGraph<Node, ()> {
-    let position: HashMap<usize, usize> = ops.iter().enumerate().map(|(i, op)| (op.0.ptr as usize, i)).collect();
-    let node_of: HashMap<usize, NodeIndex> = instances.iter().enumerate().map(|(n, &i)| (i, NodeIndex::new(n))).collect();
+    let position: HashMap<usize, usize> = ops
+        .iter()
+        .enumerate()
+        .map(|(i, op)| (op.0.ptr as usize, i))
+        .collect();
+    let node_of: HashMap<usize, NodeIndex> = instances
+        .iter()
+        .enumerate()
+        .map(|(n, &i)| (i, NodeIndex::new(n)))
+        .collect();
     let mut graph = DiGraph::new();
     for &op in instances {
         // SAFETY: the op is alive.
         let results = unsafe { mlirOperationGetNumResults(ops[op].0) } as usize;
-        let bytes = (0..results).filter_map(|r| TensorType::of(ops[op].result(r))).map(|r#type| r#type.bytes()).sum();
+        let bytes = (0..results)
+            .filter_map(|r| TensorType::of(ops[op].result(r)))
+            .map(|r#type| r#type.bytes())
+            .sum();
         graph.add_node(Node { op, bytes });
     }
     for &consumer in instances {
@@ -138,10 +167,16 @@ fn instance_graph(ops: &[Op], instances: &[usize]) -> DiGraph<Node, ()> {
                     if !mlirValueIsAOpResult(value) {
                         continue;
                     }
-                    let Some(&defining) = position.get(&(mlirOpResultGetOwner(value).ptr as usize)) else { continue };
+                    let Some(&defining) = position.get(&(mlirOpResultGetOwner(value).ptr as usize))
+                    else {
+                        continue;
+                    };
                     match ops[defining].name().as_str() {
                         "instance.instance" => producers.push(defining),
-                        "instance.concat" | "instance.slice" | "instance.copy" | "instance.redistribute" => stack.push(defining),
+                        "instance.concat"
+                        | "instance.slice"
+                        | "instance.copy"
+                        | "instance.redistribute" => stack.push(defining),
                         _ => {}
                     }
                 }
@@ -161,20 +196,37 @@ fn instance_graph(ops: &[Op], instances: &[usize]) -> DiGraph<Node, ()> {
 fn reorder(ops: &[Op], rank_of: &HashMap<usize, usize>) {
     let count = ops.len();
     let terminator = ops[count - 1];
-    let position: HashMap<usize, usize> = ops.iter().enumerate().map(|(i, op)| (op.0.ptr as usize, i)).collect();
+    let position: HashMap<usize, usize> = ops
+        .iter()
+        .enumerate()
+        .map(|(i, op)| (op.0.ptr as usize, i))
+        .collect();
     // Users and the rank key, from the last op backwards (users come after their producers).
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); count];
     let mut waiting = vec![0usize; count];
     for (index, op) in ops.iter().enumerate() {
-        let mut producers: Vec<usize> = op.collect_pre_order().iter().flat_map(|inner| {
-            // SAFETY: reading operands of live ops.
-            unsafe {
-                (0..mlirOperationGetNumOperands(inner.0)).filter_map(|i| {
-                    let value = mlirOperationGetOperand(inner.0, i);
-                    if mlirValueIsAOpResult(value) { position.get(&(mlirOpResultGetOwner(value).ptr as usize)).copied() } else { None }
-                }).collect::<Vec<_>>()
-            }
-        }).filter(|&producer| producer != index).collect();
+        let mut producers: Vec<usize> = op
+            .collect_pre_order()
+            .iter()
+            .flat_map(|inner| {
+                // SAFETY: reading operands of live ops.
+                unsafe {
+                    (0..mlirOperationGetNumOperands(inner.0))
+                        .filter_map(|i| {
+                            let value = mlirOperationGetOperand(inner.0, i);
+                            if mlirValueIsAOpResult(value) {
+                                position
+                                    .get(&(mlirOpResultGetOwner(value).ptr as usize))
+                                    .copied()
+                            } else {
+                                None
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                }
+            })
+            .filter(|&producer| producer != index)
+            .collect();
         producers.sort_unstable();
         producers.dedup();
         waiting[index] = producers.len();
@@ -184,11 +236,19 @@ fn reorder(ops: &[Op], rank_of: &HashMap<usize, usize>) {
     }
     let mut key = vec![usize::MAX; count];
     for index in (0..count).rev() {
-        key[index] = rank_of.get(&index).copied().unwrap_or_else(|| users[index].iter().map(|&user| key[user]).min().unwrap_or(usize::MAX));
+        key[index] = rank_of.get(&index).copied().unwrap_or_else(|| {
+            users[index]
+                .iter()
+                .map(|&user| key[user])
+                .min()
+                .unwrap_or(usize::MAX)
+        });
     }
     // Kahn's algorithm, smallest (key, position) first.
-    let mut ready: BinaryHeap<std::cmp::Reverse<(usize, usize)>> =
-        (0..count - 1).filter(|&i| waiting[i] == 0).map(|i| std::cmp::Reverse((key[i], i))).collect();
+    let mut ready: BinaryHeap<std::cmp::Reverse<(usize, usize)>> = (0..count - 1)
+        .filter(|&i| waiting[i] == 0)
+        .map(|i| std::cmp::Reverse((key[i], i)))
+        .collect();
     while let Some(std::cmp::Reverse((_, index))) = ready.pop() {
         // SAFETY: moving an op of the block before its terminator keeps it in the block.
         unsafe { mlirOperationMoveBefore(ops[index].0, terminator.0) };

@@ -46,7 +46,14 @@ impl<'g> Schedule<'g> {
     }
 
     fn indegrees(&self) -> Vec<usize> {
-        self.graph.node_indices().map(|node| self.graph.neighbors_directed(node, Direction::Incoming).count()).collect()
+        self.graph
+            .node_indices()
+            .map(|node| {
+                self.graph
+                    .neighbors_directed(node, Direction::Incoming)
+                    .count()
+            })
+            .collect()
     }
 
     /// The order `orderer` makes (node indices), and the orderer that made it (DFS or BFS for
@@ -58,7 +65,11 @@ impl<'g> Schedule<'g> {
             Orderer::Auto => {
                 let dfs = self.ready_list(true);
                 let bfs = self.ready_list(false);
-                if self.peak(&bfs) < self.peak(&dfs) { (Orderer::Bfs, bfs) } else { (Orderer::Dfs, dfs) }
+                if self.peak(&bfs) < self.peak(&dfs) {
+                    (Orderer::Bfs, bfs)
+                } else {
+                    (Orderer::Dfs, dfs)
+                }
             }
         }
     }
@@ -70,12 +81,18 @@ impl<'g> Schedule<'g> {
     fn ready_list(&self, depth_first: bool) -> Vec<usize> {
         let mut waiting = self.indegrees();
         let sources: Vec<usize> = (0..waiting.len()).filter(|&n| waiting[n] == 0).collect();
-        let mut ready: Vec<usize> = if depth_first { sources.into_iter().rev().collect() } else { sources };
+        let mut ready: Vec<usize> = if depth_first {
+            sources.into_iter().rev().collect()
+        } else {
+            sources
+        };
         let mut order = Vec::with_capacity(waiting.len());
         let mut next = 0;
         while order.len() < waiting.len() {
             let node = if depth_first {
-                ready.pop().expect("an acyclic graph always has a ready instance")
+                ready
+                    .pop()
+                    .expect("an acyclic graph always has a ready instance")
             } else {
                 next += 1;
                 ready[next - 1]
@@ -109,7 +126,11 @@ impl<'g> Schedule<'g> {
     }
 
     fn neighbours(&self, node: usize, direction: Direction) -> Vec<usize> {
-        let mut nodes: Vec<usize> = self.graph.neighbors_directed(NodeIndex::new(node), direction).map(|n| n.index()).collect();
+        let mut nodes: Vec<usize> = self
+            .graph
+            .neighbors_directed(NodeIndex::new(node), direction)
+            .map(|n| n.index())
+            .collect();
         nodes.sort_unstable();
         nodes.dedup();
         nodes
@@ -148,11 +169,17 @@ impl<'g> Schedule<'g> {
         let mut order = Vec::with_capacity(count);
         while !ready.is_empty() {
             let growth = |node: usize, unread: &[usize]| -> i64 {
-                let freed: usize =
-                    self.producers(node).iter().filter(|&&p| unread[p] == 1).map(|&p| self.graph[NodeIndex::new(p)].bytes).sum();
+                let freed: usize = self
+                    .producers(node)
+                    .iter()
+                    .filter(|&&p| unread[p] == 1)
+                    .map(|&p| self.graph[NodeIndex::new(p)].bytes)
+                    .sum();
                 self.graph[NodeIndex::new(node)].bytes as i64 - freed as i64
             };
-            let position = (0..ready.len()).min_by_key(|&i| (growth(ready[i], &unread), ready[i])).expect("not empty");
+            let position = (0..ready.len())
+                .min_by_key(|&i| (growth(ready[i], &unread), ready[i]))
+                .expect("not empty");
             let node = ready.remove(position);
             order.push(node);
             for producer in self.producers(node) {

@@ -4,10 +4,10 @@
 //! `instance.concat` of its instances' slices for whoever reads them whole.
 
 use super::plan::Plan;
-use crate::slicing::regions::{boxed, full, sizes, Region};
-use crate::slicing::sliced_body::{self, slice, tensor_like};
 use crate::graph_view::{FunctionView, TensorType};
 use crate::ir::{self, create, i64_attribute, string_attribute, InsertionPoint, Op, Val};
+use crate::slicing::regions::{boxed, full, sizes, Region};
+use crate::slicing::sliced_body::{self, slice, tensor_like};
 use mlir_sys::*;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -49,7 +49,9 @@ impl Pieces {
 }
 
 fn shape_of(value: Val) -> Vec<usize> {
-    TensorType::of(value).expect("the instance dialect's tensors are statically shaped").shape
+    TensorType::of(value)
+        .expect("the instance dialect's tensors are statically shaped")
+        .shape
 }
 
 fn context_of(op: Op) -> MlirContext {
@@ -64,16 +66,43 @@ fn gather(group: Op, outer: Val, want: &Region, pieces: &Pieces) -> (Val, Vec<(S
     let point = InsertionPoint::Before(group);
     let whole = full(&shape_of(outer));
     let Some((axis, list)) = pieces.by_value.get(&(outer.0.ptr as usize)) else {
-        return (slice(point, location, "instance.slice", outer, &whole, want, "offsets"), Vec::new());
+        return (
+            slice(
+                point,
+                location,
+                "instance.slice",
+                outer,
+                &whole,
+                want,
+                "offsets",
+            ),
+            Vec::new(),
+        );
     };
     let axis = *axis;
-    let read: Vec<&Piece> =
-        list.iter().filter(|piece| piece.range.start < want[axis].end && want[axis].start < piece.range.end).collect();
+    let read: Vec<&Piece> = list
+        .iter()
+        .filter(|piece| piece.range.start < want[axis].end && want[axis].start < piece.range.end)
+        .collect();
     if read.is_empty() {
         // An empty box overlaps no slice.
-        return (slice(point, location, "instance.slice", outer, &whole, want, "offsets"), Vec::new());
+        return (
+            slice(
+                point,
+                location,
+                "instance.slice",
+                outer,
+                &whole,
+                want,
+                "offsets",
+            ),
+            Vec::new(),
+        );
     }
-    let producers = read.iter().map(|piece| (piece.group.clone(), piece.index)).collect();
+    let producers = read
+        .iter()
+        .map(|piece| (piece.group.clone(), piece.index))
+        .collect();
     let span = read[0].range.start..read[read.len() - 1].range.end;
     let mut have = whole.clone();
     have[axis] = span.clone();
@@ -85,17 +114,46 @@ fn gather(group: Op, outer: Val, want: &Region, pieces: &Pieces) -> (Val, Vec<(S
         let values: Vec<Val> = read.iter().map(|piece| piece.value).collect();
         let r#type = tensor_like(outer, &sizes(&have));
         let context = context_of(group);
-        create(point, location, "instance.concat", &values, &[r#type], &[("axis", i64_attribute(context, axis as i64))], Vec::new())
-            .result(0)
+        create(
+            point,
+            location,
+            "instance.concat",
+            &values,
+            &[r#type],
+            &[("axis", i64_attribute(context, axis as i64))],
+            Vec::new(),
+        )
+        .result(0)
     };
-    (slice(point, location, "instance.slice", joined, &have, want, "offsets"), producers)
+    (
+        slice(
+            point,
+            location,
+            "instance.slice",
+            joined,
+            &have,
+            want,
+            "offsets",
+        ),
+        producers,
+    )
 }
 
 /// Replaces `group` by its instances as `plan` says; returns them, each with what it reads.
-pub(super) fn split(group: Op, name: &str, body: &FunctionView, plan: &Plan, dim: usize, pieces: &mut Pieces) -> Vec<(Op, String)> {
+pub(super) fn split(
+    group: Op,
+    name: &str,
+    body: &FunctionView,
+    plan: &Plan,
+    dim: usize,
+    pieces: &mut Pieces,
+) -> Vec<(Op, String)> {
     let context = context_of(group);
     let location = group.location();
-    let terminator = body.ops.last().expect("a group body ends in instance.yield");
+    let terminator = body
+        .ops
+        .last()
+        .expect("a group body ends in instance.yield");
     let mut instances = Vec::with_capacity(plan.count);
     for (index, instance) in plan.instances.iter().enumerate() {
         // Operands: the boxes of the group's operands this instance reads.
@@ -103,12 +161,19 @@ pub(super) fn split(group: Op, name: &str, body: &FunctionView, plan: &Plan, dim
         let mut arguments = Vec::new();
         let mut reads = Vec::new();
         for (position, (argument, _)) in body.arguments.iter().enumerate() {
-            let Some(want) = &instance.computed[*argument] else { continue };
+            let Some(want) = &instance.computed[*argument] else {
+                continue;
+            };
             let (value, producers) = gather(group, group.operand(position), want, pieces);
             operands.push(value);
             arguments.push((*argument, want.clone()));
             let whole = full(&shape_of(group.operand(position)));
-            reads.push(Read { position, want: want.clone(), whole, producers });
+            reads.push(Read {
+                position,
+                want: want.clone(),
+                whole,
+                producers,
+            });
         }
         let argument_types: Vec<MlirType> = operands.iter().map(|value| value.r#type()).collect();
         let (region, block) = ir::region_with_block(&argument_types, location);
@@ -119,13 +184,35 @@ pub(super) fn split(group: Op, name: &str, body: &FunctionView, plan: &Plan, dim
             let value = Val(unsafe { mlirBlockGetArgument(block, position as isize) });
             values.insert(*argument, (value, have.clone()));
         }
-        sliced_body::append_ops(block, body, &instance.computed, &instance.demands, &mut values);
+        sliced_body::append_ops(
+            block,
+            body,
+            &instance.computed,
+            &instance.demands,
+            &mut values,
+        );
         let mut yielded = Vec::new();
         for (output, owned) in terminator.operands.iter().zip(&instance.owned) {
             let (value, have) = &values[output];
-            yielded.push(slice(InsertionPoint::End(block), location, "graph.slice", *value, have, owned, "starts"));
+            yielded.push(slice(
+                InsertionPoint::End(block),
+                location,
+                "graph.slice",
+                *value,
+                have,
+                owned,
+                "starts",
+            ));
         }
-        create(InsertionPoint::End(block), location, "instance.yield", &yielded, &[], &[], Vec::new());
+        create(
+            InsertionPoint::End(block),
+            location,
+            "instance.yield",
+            &yielded,
+            &[],
+            &[],
+            Vec::new(),
+        );
         let result_types: Vec<MlirType> = yielded.iter().map(|value| value.r#type()).collect();
         let attributes = [
             ("group", string_attribute(context, name)),
@@ -133,15 +220,34 @@ pub(super) fn split(group: Op, name: &str, body: &FunctionView, plan: &Plan, dim
             ("count", i64_attribute(context, plan.count as i64)),
             ("dim", i64_attribute(context, dim as i64)),
         ];
-        let op = create(InsertionPoint::Before(group), location, "instance.instance", &operands, &result_types, &attributes, vec![region]);
+        let op = create(
+            InsertionPoint::Before(group),
+            location,
+            "instance.instance",
+            &operands,
+            &result_types,
+            &attributes,
+            vec![region],
+        );
         instances.push((op, reads));
     }
     // The group's results: the concatenation of the instances' slices.
     for (position, &axis) in plan.axes.iter().enumerate() {
-        let results: Vec<Val> = instances.iter().map(|(op, _)| op.result(position)).collect();
+        let results: Vec<Val> = instances
+            .iter()
+            .map(|(op, _)| op.result(position))
+            .collect();
         let outer = group.result(position);
         let context = context_of(group);
-        let concat = create(InsertionPoint::Before(group), location, "instance.concat", &results, &[outer.r#type()], &[("axis", i64_attribute(context, axis as i64))], Vec::new());
+        let concat = create(
+            InsertionPoint::Before(group),
+            location,
+            "instance.concat",
+            &results,
+            &[outer.r#type()],
+            &[("axis", i64_attribute(context, axis as i64))],
+            Vec::new(),
+        );
         let list = instances
             .iter()
             .enumerate()
@@ -153,11 +259,16 @@ pub(super) fn split(group: Op, name: &str, body: &FunctionView, plan: &Plan, dim
             })
             .collect();
         outer.replace_all_uses_with(concat.result(0));
-        pieces.by_value.insert(concat.result(0).0.ptr as usize, (axis, list));
+        pieces
+            .by_value
+            .insert(concat.result(0).0.ptr as usize, (axis, list));
         pieces.concats.push(concat);
     }
     group.erase();
-    instances.into_iter().map(|(op, reads)| (op, describe_reads(&reads))).collect()
+    instances
+        .into_iter()
+        .map(|(op, reads)| (op, describe_reads(&reads)))
+        .collect()
 }
 
 /// What an instance reads, for the `explain` remarks: the producer instances of each operand, or
@@ -165,14 +276,24 @@ pub(super) fn split(group: Op, name: &str, body: &FunctionView, plan: &Plan, dim
 fn describe_reads(reads: &[Read]) -> String {
     let text: Vec<String> = reads
         .iter()
-        .map(|Read { position, want, whole, producers }| match producers.as_slice() {
-            [] if want == whole => format!("operand {position} whole"),
-            [] => format!("operand {position} {}", boxed(want)),
-            [(group, _), ..] => {
-                let indices: Vec<String> = producers.iter().map(|(_, index)| index.to_string()).collect();
-                format!("operand {position} from '{group}' #{}", indices.join(", #"))
-            }
-        })
+        .map(
+            |Read {
+                 position,
+                 want,
+                 whole,
+                 producers,
+             }| match producers.as_slice() {
+                [] if want == whole => format!("operand {position} whole"),
+                [] => format!("operand {position} {}", boxed(want)),
+                [(group, _), ..] => {
+                    let indices: Vec<String> = producers
+                        .iter()
+                        .map(|(_, index)| index.to_string())
+                        .collect();
+                    format!("operand {position} from '{group}' #{}", indices.join(", #"))
+                }
+            },
+        )
         .collect();
     text.join("; ")
 }
@@ -183,9 +304,12 @@ pub(super) fn whole(group: Op, name: &str, dim: usize) -> Op {
     let location = group.location();
     // SAFETY: the group is alive; its body moves into the new region.
     let (operands, results, region) = unsafe {
-        let operands: Vec<Val> = (0..mlirOperationGetNumOperands(group.0)).map(|i| Val(mlirOperationGetOperand(group.0, i))).collect();
-        let results: Vec<MlirType> =
-            (0..mlirOperationGetNumResults(group.0)).map(|i| mlirValueGetType(mlirOperationGetResult(group.0, i))).collect();
+        let operands: Vec<Val> = (0..mlirOperationGetNumOperands(group.0))
+            .map(|i| Val(mlirOperationGetOperand(group.0, i)))
+            .collect();
+        let results: Vec<MlirType> = (0..mlirOperationGetNumResults(group.0))
+            .map(|i| mlirValueGetType(mlirOperationGetResult(group.0, i)))
+            .collect();
         let region = mlirRegionCreate();
         mlirRegionTakeBody(region, mlirOperationGetRegion(group.0, 0));
         (operands, results, region)
@@ -196,9 +320,19 @@ pub(super) fn whole(group: Op, name: &str, dim: usize) -> Op {
         ("count", i64_attribute(context, 1)),
         ("dim", i64_attribute(context, dim as i64)),
     ];
-    let instance = create(InsertionPoint::Before(group), location, "instance.instance", &operands, &results, &attributes, vec![region]);
+    let instance = create(
+        InsertionPoint::Before(group),
+        location,
+        "instance.instance",
+        &operands,
+        &results,
+        &attributes,
+        vec![region],
+    );
     for position in 0..results.len() {
-        group.result(position).replace_all_uses_with(instance.result(position));
+        group
+            .result(position)
+            .replace_all_uses_with(instance.result(position));
     }
     group.erase();
     instance

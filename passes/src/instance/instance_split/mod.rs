@@ -37,7 +37,8 @@ pub struct InstanceSplit {
 
 impl Pass for InstanceSplit {
     const ARGUMENT: &'static str = "instance-split";
-    const SUMMARY: &'static str = "Split each instance.group into the instances of its best split (GraphTurbo §3.3)";
+    const SUMMARY: &'static str =
+        "Split each instance.group into the instances of its best split (GraphTurbo §3.3)";
     const DESCRIPTION: &'static str = "\
 Replaces each `instance.group` with best split (d, f) by f `instance.instance` ops, instance i \
 computing slice i of the group's first output along d (and the matching slices of its other \
@@ -62,7 +63,9 @@ how much it recomputes, and one on each instance what it reads.";
     }];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
-        Ok(Self { explain: options.bool("explain")? })
+        Ok(Self {
+            explain: options.bool("explain")?,
+        })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
@@ -73,13 +76,22 @@ how much it recomputes, and one on each instance what it reads.";
 impl InstanceSplit {
     /// Schedules one cluster program (`scope`) of `function`.
     fn schedule(&self, scope: Op) -> Result<(), PassFailure> {
-        let groups: Vec<Op> = scope.body_ops().into_iter().filter(|op| op.name() == "instance.group").collect();
+        let groups: Vec<Op> = scope
+            .body_ops()
+            .into_iter()
+            .filter(|op| op.name() == "instance.group")
+            .collect();
         let mut splits = Vec::with_capacity(groups.len());
         for &group in &groups {
             let name = group_name(group);
-            let Some(best) = group.attribute("best_split").and_then(Split::from_attribute) else {
+            let Some(best) = group
+                .attribute("best_split")
+                .and_then(Split::from_attribute)
+            else {
                 // hw-group leaves out the best split only when its SplitInfo is empty.
-                let info = group.attribute("split_info").and_then(|info| melior::ir::attribute::ArrayAttribute::try_from(info).ok());
+                let info = group
+                    .attribute("split_info")
+                    .and_then(|info| melior::ir::attribute::ArrayAttribute::try_from(info).ok());
                 if info.is_some_and(|info| !info.is_empty()) {
                     group.emit_error(&format!(
                         "group '{name}' has a split_info but no best split: run hw-group, which picks one (Eq. 1) whenever a split fits"
@@ -116,18 +128,31 @@ impl InstanceSplit {
             if factor == 1 {
                 let instance = build::whole(group, &name, dim);
                 if self.explain {
-                    instance.emit_remark(&format!("'{name}' is one instance: it fits whole (best split factor 1)"));
+                    instance.emit_remark(&format!(
+                        "'{name}' is one instance: it fits whole (best split factor 1)"
+                    ));
                 }
                 continue;
             }
             let body = FunctionView::read_body(group, name.clone()).map_err(|error| {
-                error.op.unwrap_or(group).emit_error(&format!("cannot split group '{name}': {}", error.message));
+                error
+                    .op
+                    .unwrap_or(group)
+                    .emit_error(&format!("cannot split group '{name}': {}", error.message));
                 PassFailure
             })?;
             match plan::plan(&body, dim, factor) {
                 Ok(plan) => {
                     let recomputed = plan.recomputed(&body);
-                    let output = body.type_of(body.ops.last().expect("a group body has a terminator").operands[0]).shape.clone();
+                    let output = body
+                        .type_of(
+                            body.ops
+                                .last()
+                                .expect("a group body has a terminator")
+                                .operands[0],
+                        )
+                        .shape
+                        .clone();
                     let instances = build::split(group, &name, &body, &plan, dim, &mut pieces);
                     if self.explain {
                         let slice = output[dim] / factor;
@@ -136,7 +161,9 @@ impl InstanceSplit {
                             recomputed * 100.0
                         ));
                         for (index, (instance, reads)) in instances.iter().enumerate() {
-                            instance.emit_remark(&format!("instance {index} of '{name}' reads {reads}"));
+                            instance.emit_remark(&format!(
+                                "instance {index} of '{name}' reads {reads}"
+                            ));
                         }
                     }
                 }

@@ -2,8 +2,8 @@
 //! outputs, and, walking the body backwards, the box of every value the instance needs and what
 //! each op reads to compute its box (GraphTurbo §3.3).
 
-use crate::slicing::regions::{recomputation, share, sweep, Demand, Region};
 use crate::graph_view::{FunctionView, ValueId};
+use crate::slicing::regions::{recomputation, share, sweep, Demand, Region};
 
 /// The instances of one group.
 #[derive(Debug)]
@@ -32,18 +32,26 @@ pub(super) struct InstancePlan {
 /// first output; an error says why it cannot be split that way.
 pub(super) fn plan(body: &FunctionView, dim: usize, count: usize) -> Result<Plan, String> {
     if let Some(node) = body.ops.iter().find(|node| node.has_regions) {
-        return Err(format!("it holds '{}', whose regions a slice cannot take apart", node.name));
+        return Err(format!(
+            "it holds '{}', whose regions a slice cannot take apart",
+            node.name
+        ));
     }
     let outputs = &body.ops.last().ok_or("the group has no body")?.operands;
     let sink = *outputs.first().ok_or("the group has no output")?;
     let sink_shape = &body.type_of(sink).shape;
-    let size = *sink_shape.get(dim).ok_or("the split dimension is out of range")?;
+    let size = *sink_shape
+        .get(dim)
+        .ok_or("the split dimension is out of range")?;
     if count == 0 || size % count != 0 {
-        return Err(format!("{count} slices do not divide dimension {dim} of size {size}"));
+        return Err(format!(
+            "{count} slices do not divide dimension {dim} of size {size}"
+        ));
     }
     // Where the sink's slices alone take each other output.
-    let first: Vec<Vec<Option<Region>>> =
-        (0..count).map(|index| sweep(body, &[(sink, share(sink_shape, dim, index, count))]).0).collect();
+    let first: Vec<Vec<Option<Region>>> = (0..count)
+        .map(|index| sweep(body, &[(sink, share(sink_shape, dim, index, count))]).0)
+        .collect();
     let mut axes = Vec::with_capacity(outputs.len());
     for (position, &output) in outputs.iter().enumerate() {
         let shape = &body.type_of(output).shape;
@@ -51,9 +59,16 @@ pub(super) fn plan(body: &FunctionView, dim: usize, count: usize) -> Result<Plan
             axes.push(dim);
             continue;
         }
-        let boxes: Vec<Option<&Region>> = first.iter().map(|computed| computed[output].as_ref()).collect();
+        let boxes: Vec<Option<&Region>> = first
+            .iter()
+            .map(|computed| computed[output].as_ref())
+            .collect();
         let split: Vec<usize> = (0..shape.len())
-            .filter(|&d| boxes.iter().any(|b| b.is_some_and(|b| b[d] != (0..shape[d]))))
+            .filter(|&d| {
+                boxes
+                    .iter()
+                    .any(|b| b.is_some_and(|b| b[d] != (0..shape[d])))
+            })
             .collect();
         let axis = match split.as_slice() {
             [axis] => *axis,
@@ -63,7 +78,10 @@ pub(super) fn plan(body: &FunctionView, dim: usize, count: usize) -> Result<Plan
             _ => return Err(format!("output {position} is cut along several dimensions {split:?}")),
         };
         if !shape[axis].is_multiple_of(count) {
-            return Err(format!("output {position}: {count} slices do not divide dimension {axis} of size {}", shape[axis]));
+            return Err(format!(
+                "output {position}: {count} slices do not divide dimension {axis} of size {}",
+                shape[axis]
+            ));
         }
         let covered = boxes.iter().enumerate().all(|(index, b)| {
             b.is_none_or(|b| {
@@ -83,18 +101,32 @@ pub(super) fn plan(body: &FunctionView, dim: usize, count: usize) -> Result<Plan
                 .zip(&axes)
                 .map(|(&output, &axis)| share(&body.type_of(output).shape, axis, index, count))
                 .collect();
-            let seeds: Vec<(ValueId, Region)> = outputs.iter().copied().zip(owned.iter().cloned()).collect();
+            let seeds: Vec<(ValueId, Region)> =
+                outputs.iter().copied().zip(owned.iter().cloned()).collect();
             let (computed, demands) = sweep(body, &seeds);
-            InstancePlan { computed, demands, owned }
+            InstancePlan {
+                computed,
+                demands,
+                owned,
+            }
         })
         .collect();
-    Ok(Plan { count, axes, instances })
+    Ok(Plan {
+        count,
+        axes,
+        instances,
+    })
 }
 
 impl Plan {
     /// Elements the instances compute beyond the group's own, as a fraction of those: halos
     /// and ops computed whole by every instance.
     pub(super) fn recomputed(&self, body: &FunctionView) -> f64 {
-        recomputation(body, self.instances.iter().map(|instance| instance.computed.as_slice()))
+        recomputation(
+            body,
+            self.instances
+                .iter()
+                .map(|instance| instance.computed.as_slice()),
+        )
     }
 }

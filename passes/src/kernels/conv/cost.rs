@@ -3,9 +3,7 @@
 
 use super::geometry::{Geometry, Tiling};
 use crate::kernels::emit::Space;
-use crate::kernels::{
-    ports::{load_cycles, Estimate, PortCycles, SpaceElements},
-};
+use crate::kernels::ports::{load_cycles, Estimate, PortCycles, SpaceElements};
 use crate::target::Machine;
 
 impl Geometry {
@@ -40,11 +38,15 @@ impl Geometry {
     ) -> Estimate {
         let chunks = self.chunks(tiling);
         let per_core_tiles = self.tiles(tiling).div_ceil(machine.cores) as f64;
-        let input = tiling.images * self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
+        let input = tiling.images
+            * self.input_channels(tiling)
+            * self.rows.window(tiling.out_rows)
+            * self.width;
         let filter: usize = self.filter_tile(tiling).iter().product();
         let output = tiling.images * tiling.out_channels * tiling.out_rows * self.out_width;
         let [input_space, filter_space, output_space] = self.spaces;
-        let [input_rate, filter_rate, output_rate] = self.spaces.map(|space| space.link_bandwidth(machine));
+        let [input_rate, filter_rate, output_rate] =
+            self.spaces.map(|space| space.link_bandwidth(machine));
         let macs = output * filter / tiling.out_channels;
         let (input_loads, filter_loads) = self.loads(tiling, machine);
         let compute = machine.compute_setup + machine.matrix_cycles((2 * macs) as f64);
@@ -54,45 +56,103 @@ impl Geometry {
         // (Priced at the input's port, a residual in DDR read beside an input in the GB would
         // look free to the DDR port.)
         let stored = (output * 4) as f64;
-        let store = (1 + epilogue_dmas) as f64 * machine.dma_setup + stored / output_rate + load_cycles(epilogue_elements, machine);
+        let store = (1 + epilogue_dmas) as f64 * machine.dma_setup
+            + stored / output_rate
+            + load_cycles(epilogue_elements, machine);
         // A chunk's load from the port the tiles store to may find another core's tile-sized
         // transfers holding it (the runtime serves a port one transfer at a time): its store and
         // the epilogue operands it loads from that port (a residual). Half of those, as often as
         // the cluster's keep the port busy over the tiles' time without such waits.
-        let on_output_port = |space: Space| space.port().is_some() && space.port() == output_space.port();
-        let residual: f64 = epilogue_elements.iter().filter(|(&space, _)| on_output_port(space)).map(|(&space, &count)| (count * 4) as f64 / space.link_bandwidth(machine)).sum();
+        let on_output_port =
+            |space: Space| space.port().is_some() && space.port() == output_space.port();
+        let residual: f64 = epilogue_elements
+            .iter()
+            .filter(|(&space, _)| on_output_port(space))
+            .map(|(&space, &count)| (count * 4) as f64 / space.link_bandwidth(machine))
+            .sum();
         let held = stored / output_rate + residual;
         let latency_with = |wait: &dyn Fn(Space) -> f64| {
-            let input_load = machine.dma_setup + (input * 4) as f64 / input_rate + wait(input_space);
-            let filter_load = machine.dma_setup + (filter * 4) as f64 / filter_rate + wait(filter_space);
-            let absorbed = self.absorbed.as_ref().map_or(0.0, |absorbed| absorbed.latency(self.tile(tiling), tiling.absorbed_chunk, machine, wait));
-            absorbed + self.tile_latency(tiling, chunks, per_core_tiles, [input_load, filter_load, compute, store], input_loads, filter_loads)
+            let input_load =
+                machine.dma_setup + (input * 4) as f64 / input_rate + wait(input_space);
+            let filter_load =
+                machine.dma_setup + (filter * 4) as f64 / filter_rate + wait(filter_space);
+            let absorbed = self.absorbed.as_ref().map_or(0.0, |absorbed| {
+                absorbed.latency(self.tile(tiling), tiling.absorbed_chunk, machine, wait)
+            });
+            absorbed
+                + self.tile_latency(
+                    tiling,
+                    chunks,
+                    per_core_tiles,
+                    [input_load, filter_load, compute, store],
+                    input_loads,
+                    filter_loads,
+                )
         };
         let unhindered = latency_with(&|_| 0.0);
         let busy = (machine.cores_per_cluster as f64 * held / unhindered).min(1.0);
-        let latency = latency_with(&|space| if on_output_port(space) { busy * held / 2.0 } else { 0.0 });
+        let latency = latency_with(&|space| {
+            if on_output_port(space) {
+                busy * held / 2.0
+            } else {
+                0.0
+            }
+        });
         let mut ports = PortCycles::default();
-        ports.add(input_space, chunks as f64 * input_loads * (input * 4) as f64, machine);
+        ports.add(
+            input_space,
+            chunks as f64 * input_loads * (input * 4) as f64,
+            machine,
+        );
         ports.add_by_space(epilogue_elements, machine);
         ports.add(output_space, stored, machine);
-        ports.add(filter_space, chunks as f64 * filter_loads * (filter * 4) as f64, machine);
+        ports.add(
+            filter_space,
+            chunks as f64 * filter_loads * (filter * 4) as f64,
+            machine,
+        );
         // A chunk's conv and loads, the store and the epilogue's operand loads.
-        let instructions = chunks as f64 * (1.0 + input_loads + filter_loads) + 1.0 + epilogue_dmas as f64;
+        let instructions =
+            chunks as f64 * (1.0 + input_loads + filter_loads) + 1.0 + epilogue_dmas as f64;
         let absorbed_instructions = match &self.absorbed {
-            Some(absorbed) => absorbed.count(self.tile(tiling), tiling.absorbed_chunk, machine, &mut ports),
+            Some(absorbed) => absorbed.count(
+                self.tile(tiling),
+                tiling.absorbed_chunk,
+                machine,
+                &mut ports,
+            ),
             None => 0.0,
         };
-        ports.bound(per_core_tiles, latency, instructions + absorbed_instructions)
+        ports.bound(
+            per_core_tiles,
+            latency,
+            instructions + absorbed_instructions,
+        )
     }
 
     /// One tile's latency from its chunks' `[input load, filter load, compute, store]` cycles.
-    fn tile_latency(&self, tiling: &Tiling, chunks: usize, per_core_tiles: f64, [input_load, filter_load, compute, store]: [f64; 4], input_loads: f64, filter_loads: f64) -> f64 {
+    fn tile_latency(
+        &self,
+        tiling: &Tiling,
+        chunks: usize,
+        per_core_tiles: f64,
+        [input_load, filter_load, compute, store]: [f64; 4],
+        input_loads: f64,
+        filter_loads: f64,
+    ) -> f64 {
         match (tiling.pipelined, chunks) {
-            (false, _) => chunks as f64 * (input_loads * input_load + filter_loads * filter_load + compute) + store,
+            (false, _) => {
+                chunks as f64 * (input_loads * input_load + filter_loads * filter_load + compute)
+                    + store
+            }
             // The next tile's input streams in while this tile's conv, epilogue and store run;
             // the first load is exposed, and a filter reload (when the channel block changes) is
             // fenced.
-            (true, 1) => input_load / per_core_tiles + filter_loads * filter_load + input_load.max(compute + store),
+            (true, 1) => {
+                input_load / per_core_tiles
+                    + filter_loads * filter_load
+                    + input_load.max(compute + store)
+            }
             // Chunk c + 1 loads while chunk c computes; the first chunk's load is exposed.
             (true, _) => {
                 let load = input_load + filter_load;

@@ -78,21 +78,41 @@ impl Geometry {
 
     /// Input channels one output-channel tile reads per chunk.
     pub(super) fn input_channels(&self, tiling: &Tiling) -> usize {
-        if self.whole_groups(tiling) { tiling.out_channels / self.out_per_group() * self.in_per_group() } else { tiling.channel_chunk }
+        if self.whole_groups(tiling) {
+            tiling.out_channels / self.out_per_group() * self.in_per_group()
+        } else {
+            tiling.channel_chunk
+        }
     }
 
     /// The `groups` of one tile's conv instruction.
     pub(super) fn tile_groups(&self, tiling: &Tiling) -> usize {
-        if self.whole_groups(tiling) { tiling.out_channels / self.out_per_group() } else { 1 }
+        if self.whole_groups(tiling) {
+            tiling.out_channels / self.out_per_group()
+        } else {
+            1
+        }
     }
 
     pub(super) fn filter_tile(&self, tiling: &Tiling) -> [usize; 4] {
-        let per_filter = if self.whole_groups(tiling) { self.in_per_group() } else { tiling.channel_chunk };
-        [tiling.out_channels, per_filter, self.kernel[0], self.kernel[1]]
+        let per_filter = if self.whole_groups(tiling) {
+            self.in_per_group()
+        } else {
+            tiling.channel_chunk
+        };
+        [
+            tiling.out_channels,
+            per_filter,
+            self.kernel[0],
+            self.kernel[1],
+        ]
     }
 
     pub(super) fn lb_elements(&self, tiling: &Tiling, epilogue: usize) -> usize {
-        let input = tiling.images * self.input_channels(tiling) * self.rows.window(tiling.out_rows) * self.width;
+        let input = tiling.images
+            * self.input_channels(tiling)
+            * self.rows.window(tiling.out_rows)
+            * self.width;
         let filter: usize = self.filter_tile(tiling).iter().product();
         let output = tiling.images * tiling.out_channels * tiling.out_rows * self.out_width;
         // A pipeline doubles what it streams: the input (one chunk), or input and filter chunks.
@@ -102,17 +122,31 @@ impl Geometry {
             (true, _) => input + filter,
         };
         let (absorbed_chunk, absorbed_doubled) = tiling.absorbed_chunk;
-        let absorbed = self.absorbed.as_ref().map_or(0, |absorbed| absorbed.lb_elements(self.tile(tiling), absorbed_chunk, absorbed_doubled));
-        input + filter + output + epilogue + doubled + if tiling.absorbed_shares { 0 } else { absorbed }
+        let absorbed = self.absorbed.as_ref().map_or(0, |absorbed| {
+            absorbed.lb_elements(self.tile(tiling), absorbed_chunk, absorbed_doubled)
+        });
+        input
+            + filter
+            + output
+            + epilogue
+            + doubled
+            + if tiling.absorbed_shares { 0 } else { absorbed }
     }
 
     /// The output tile `[images, channels, rows, width]`.
     pub(super) fn tile(&self, tiling: &Tiling) -> [usize; 4] {
-        [tiling.images, tiling.out_channels, tiling.out_rows, self.out_width]
+        [
+            tiling.images,
+            tiling.out_channels,
+            tiling.out_rows,
+            self.out_width,
+        ]
     }
 
     pub(super) fn tiles(&self, tiling: &Tiling) -> usize {
-        self.batch / tiling.images * (self.out_channels / tiling.out_channels) * (self.rows.output / tiling.out_rows)
+        self.batch / tiling.images
+            * (self.out_channels / tiling.out_channels)
+            * (self.rows.output / tiling.out_rows)
     }
 
     /// Whether the absorbed convolution can load its chunks into the layer's own chunk buffers:

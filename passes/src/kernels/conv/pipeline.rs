@@ -2,6 +2,7 @@
 //! software pipeline over each core's tiles.
 
 use super::geometry::{Geometry, Tiling};
+use crate::ir::Val;
 use crate::kernels::{
     emit::{Body, View},
     epilogue::Epilogue,
@@ -9,7 +10,6 @@ use crate::kernels::{
     row_classes::{dispatch_classes, RowClass},
 };
 use crate::target::Machine;
-use crate::ir::Val;
 
 /// A software-pipelined conv layer (GraphTurbo §4.4 within a layer): each core's tiles run in
 /// order, the input of tile `i + 1` loading into one half of a double buffer while tile `i`
@@ -52,7 +52,13 @@ impl Pipeline<'_> {
         let out_channel = kernel.body.scaled(coordinates[1], tiling.out_channels);
         // The filter of the channel block stays in LB over the block's row tiles.
         kernel.load_when_changed(index, &counts, &coordinates, &[1], &mut |body| {
-            let (weights, _) = body.subview(filter_arg, filter_view, &[out_channel, zero, zero, zero], &filter_shape, None);
+            let (weights, _) = body.subview(
+                filter_arg,
+                filter_view,
+                &[out_channel, zero, zero, zero],
+                &filter_shape,
+                None,
+            );
             body.dma(weights, filter_lb, &[])
         });
         let classes = geometry.rows.classes(tiling.out_rows);
@@ -68,12 +74,28 @@ impl Pipeline<'_> {
         let n = body.scaled(coordinates[0], tiling.images);
         let out_row = body.scaled(coordinates[2], tiling.out_rows);
         let offsets = [n, out_channel, out_row, zero];
-        let tile = [tiling.images, tiling.out_channels, tiling.out_rows, geometry.out_width];
+        let tile = [
+            tiling.images,
+            tiling.out_channels,
+            tiling.out_rows,
+            geometry.out_width,
+        ];
         let keep = [0, 1, 2, 3];
         let (accumulator, accumulator_view) = self.accumulator;
         dispatch_classes(body, coordinates[2], &classes, &mut |body, class| {
-            let (input_tile, _) = body.subview(current, self.buffer_view, &[zero; 4], &self.tile_shape(class), None);
-            let pads = [class.pad_top, geometry.pads[1], class.pad_bottom, geometry.pads[3]];
+            let (input_tile, _) = body.subview(
+                current,
+                self.buffer_view,
+                &[zero; 4],
+                &self.tile_shape(class),
+                None,
+            );
+            let pads = [
+                class.pad_top,
+                geometry.pads[1],
+                class.pad_bottom,
+                geometry.pads[3],
+            ];
             let preloaded: Vec<Val> = self
                 .preload
                 .iter()
@@ -93,13 +115,33 @@ impl Pipeline<'_> {
                 !preloaded.is_empty(),
                 &preloaded,
             );
-            let done = self.epilogue.emit(body, (accumulator, accumulator_view), &offsets, &tile, &keep, vec![conv]);
-            let stored = store_box(body, (accumulator, accumulator_view), self.stores, &offsets, &tile, &keep, &done);
+            let done = self.epilogue.emit(
+                body,
+                (accumulator, accumulator_view),
+                &offsets,
+                &tile,
+                &keep,
+                vec![conv],
+            );
+            let stored = store_box(
+                body,
+                (accumulator, accumulator_view),
+                self.stores,
+                &offsets,
+                &tile,
+                &keep,
+                &done,
+            );
             body.open_if(has_next);
-            dispatch_classes(body, next_coordinates[2], &classes, &mut |body, next_class| {
-                let loaded = self.load(body, &next_coordinates, next_class, next);
-                body.wait(&[stored.as_slice(), &[loaded]].concat());
-            });
+            dispatch_classes(
+                body,
+                next_coordinates[2],
+                &classes,
+                &mut |body, next_class| {
+                    let loaded = self.load(body, &next_coordinates, next_class, next);
+                    body.wait(&[stored.as_slice(), &[loaded]].concat());
+                },
+            );
             body.reopen();
             body.wait(&stored);
             body.close();
@@ -111,7 +153,12 @@ impl Pipeline<'_> {
     fn tile_shape(&self, class: &RowClass) -> [usize; 4] {
         let (geometry, tiling) = (self.geometry, self.tiling);
         let rows = geometry.rows.window(tiling.out_rows) - class.pad_top - class.pad_bottom;
-        [tiling.images, geometry.input_channels(tiling), rows, geometry.width]
+        [
+            tiling.images,
+            geometry.input_channels(tiling),
+            rows,
+            geometry.width,
+        ]
     }
 
     /// Loads the input of the tile at `coordinates` (image block, channel block, row block) of
@@ -132,7 +179,13 @@ impl Pipeline<'_> {
         let first_row = body.shifted(scaled, class.pad_top as i64 - geometry.pads[0] as i64);
         let zero = body.index(0);
         let shape = self.tile_shape(class);
-        let (source, _) = body.subview(self.input.0, self.input.1, &[n, in_channel, first_row, zero], &shape, None);
+        let (source, _) = body.subview(
+            self.input.0,
+            self.input.1,
+            &[n, in_channel, first_row, zero],
+            &shape,
+            None,
+        );
         let (target, _) = body.subview(buffer, self.buffer_view, &[zero; 4], &shape, None);
         body.dma(source, target, &[])
     }

@@ -22,13 +22,19 @@ const NARROWEST: usize = 8;
 /// seen as rows of fewer pixels.
 pub(super) fn pixels_contiguous(view: &View) -> bool {
     let (shape, strides) = (&view.shape, &view.strides);
-    shape.len() == 4 && (shape[3] == 1 || strides[3] == 1) && (shape[2] == 1 || strides[2] == shape[3])
+    shape.len() == 4
+        && (shape[3] == 1 || strides[3] == 1)
+        && (shape[2] == 1 || strides[2] == shape[3])
 }
 
 /// The pixel-row widths worth trying for a convolution of geometry `geometry` whose input view is
 /// `input` and whose epilogue reads operands of `externals` shapes (each with its view), or none
 /// when it is not pointwise or an operand cannot be seen as pixel rows.
-pub(super) fn widths<'v>(geometry: &Geometry, input: &View, externals: impl Iterator<Item = &'v View>) -> Vec<usize> {
+pub(super) fn widths<'v>(
+    geometry: &Geometry,
+    input: &View,
+    externals: impl Iterator<Item = &'v View>,
+) -> Vec<usize> {
     let pointwise = geometry.kernel == [1, 1]
         && geometry.strides == [1, 1]
         && geometry.pads == [0; 4]
@@ -41,7 +47,8 @@ pub(super) fn widths<'v>(geometry: &Geometry, input: &View, externals: impl Iter
     let operands_fit = || {
         externals.into_iter().all(|view| {
             let pixels = &view.shape[view.shape.len().saturating_sub(2)..];
-            view.shape.len() == 4 && (pixels == [1, 1] || (pixels == [height, width] && pixels_contiguous(view)))
+            view.shape.len() == 4
+                && (pixels == [1, 1] || (pixels == [height, width] && pixels_contiguous(view)))
         })
     };
     if !pointwise || !pixels_contiguous(input) || !operands_fit() {
@@ -55,7 +62,18 @@ pub(super) fn widths<'v>(geometry: &Geometry, input: &View, externals: impl Iter
 /// `geometry` seen as rows of `k` pixels.
 pub(super) fn geometry(base: &Geometry, k: usize) -> Geometry {
     let rows = base.rows.output * base.out_width / k;
-    Geometry { width: k, out_width: k, rows: Rows { height: rows, output: rows, stride: 1, top: 0, extent: 1 }, ..base.clone() }
+    Geometry {
+        width: k,
+        out_width: k,
+        rows: Rows {
+            height: rows,
+            output: rows,
+            stride: 1,
+            top: 0,
+            extent: 1,
+        },
+        ..base.clone()
+    }
 }
 
 /// `shape` (`[N, C, H, W]`, or `[.., 1, 1]`) as rows of `k` pixels.
@@ -81,7 +99,13 @@ pub(super) fn rows_of(host: &mut Body, tensor: &Tensor, k: usize) -> Tensor {
     };
     if view.dynamic_offset {
         let (value, result) = host.reshape_window(tensor.host, view, &result);
-        return Tensor { host: value, view: result };
+        return Tensor {
+            host: value,
+            view: result,
+        };
     }
-    Tensor { host: host.reinterpret(tensor.host, &result), view: result }
+    Tensor {
+        host: host.reinterpret(tensor.host, &result),
+        view: result,
+    }
 }

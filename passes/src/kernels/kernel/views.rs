@@ -26,7 +26,10 @@ enum Operand {
 /// The op of a view `value` rebuildable in a kernel, its source and its other operands.
 fn view_of(value: Val) -> Option<(Op, Val, Vec<Operand>)> {
     let op = value.defining_op()?;
-    if !matches!(op.name().as_str(), "memref.subview" | "memref.reinterpret_cast") {
+    if !matches!(
+        op.name().as_str(),
+        "memref.subview" | "memref.reinterpret_cast"
+    ) {
         return None;
     }
     let source = op.operand(0);
@@ -38,9 +41,13 @@ fn view_of(value: Val) -> Option<(Op, Val, Vec<Operand>)> {
             if let Some(value) = operand.integer_constant() {
                 return Some(Operand::Constant(value));
             }
-            operand.defining_op().filter(|m| m.name() == "memref.extract_strided_metadata" && m.operand(0).0.ptr == source.0.ptr)?;
+            operand.defining_op().filter(|m| {
+                m.name() == "memref.extract_strided_metadata" && m.operand(0).0.ptr == source.0.ptr
+            })?;
             // SAFETY: the value is an op's result.
-            Some(Operand::SourceMetadata(unsafe { mlirOpResultGetResultNumber(operand.0) } as usize))
+            Some(Operand::SourceMetadata(
+                unsafe { mlirOpResultGetResultNumber(operand.0) } as usize,
+            ))
         })
         .collect::<Option<Vec<Operand>>>()?;
     Some((op, source, operands))
@@ -72,10 +79,25 @@ impl Kernel {
             Some(others) => others.iter().take(spmd.clusters - 1).copied().collect(),
         };
         let (anchor, cluster, location) = (spmd.preamble_end, spmd.cluster, self.body.location());
-        let source_replicas = spmd.replicas.borrow().get(&(source.0.ptr as usize)).cloned().unwrap_or_default();
-        let views: Vec<(Op, Val, Vec<Operand>)> = others.iter().map(|&other| view_of(other)).collect::<Option<_>>()?;
-        let negative = constants.iter().any(|operand| matches!(operand, Operand::Constant(value) if *value < 0));
-        if negative || !(views.is_empty() || views.len() + 1 == spmd.clusters) || views.iter().any(|(other, _, _)| !same_attributes(op, *other)) {
+        let source_replicas = spmd
+            .replicas
+            .borrow()
+            .get(&(source.0.ptr as usize))
+            .cloned()
+            .unwrap_or_default();
+        let views: Vec<(Op, Val, Vec<Operand>)> = others
+            .iter()
+            .map(|&other| view_of(other))
+            .collect::<Option<_>>()?;
+        let negative = constants
+            .iter()
+            .any(|operand| matches!(operand, Operand::Constant(value) if *value < 0));
+        if negative
+            || !(views.is_empty() || views.len() + 1 == spmd.clusters)
+            || views
+                .iter()
+                .any(|(other, _, _)| !same_attributes(op, *other))
+        {
             return None;
         }
         // Per operand after the source, what it is on cluster 0 and its step per cluster.
@@ -87,11 +109,19 @@ impl Kernel {
             }
             same()
         } else if source_replicas.len() >= views.len()
-            && views.iter().zip(&source_replicas).all(|((_, other_source, other), replica)| other_source.0.ptr == replica.0.ptr && *other == constants)
+            && views
+                .iter()
+                .zip(&source_replicas)
+                .all(|((_, other_source, other), replica)| {
+                    other_source.0.ptr == replica.0.ptr && *other == constants
+                })
         {
             // The same view of each cluster's source.
             same()
-        } else if views.iter().all(|(_, other_source, _)| other_source.0.ptr == source.0.ptr) {
+        } else if views
+            .iter()
+            .all(|(_, other_source, _)| other_source.0.ptr == source.0.ptr)
+        {
             // Windows of one buffer at offsets growing linearly with the cluster.
             let value = |operand: &Operand| match operand {
                 Operand::Constant(value) => Some(*value),
@@ -99,9 +129,19 @@ impl Kernel {
             };
             let first: Vec<i64> = constants.iter().map(value).collect::<Option<_>>()?;
             let next: Vec<i64> = views[0].2.iter().map(value).collect::<Option<_>>()?;
-            let steps: Vec<i64> = next.iter().zip(&first).map(|(next, first)| next - first).collect();
+            let steps: Vec<i64> = next
+                .iter()
+                .zip(&first)
+                .map(|(next, first)| next - first)
+                .collect();
             let linear = views.iter().enumerate().all(|(index, (_, _, other))| {
-                other.iter().zip(&first).zip(&steps).all(|((v, first), step)| *v == Operand::Constant(first + (index as i64 + 1) * step))
+                other
+                    .iter()
+                    .zip(&first)
+                    .zip(&steps)
+                    .all(|((v, first), step)| {
+                        *v == Operand::Constant(first + (index as i64 + 1) * step)
+                    })
             });
             if !linear || steps.iter().any(|&step| step < 0) {
                 return None;
@@ -135,7 +175,11 @@ impl Kernel {
                             .expect("a view with a metadata operand");
                         let copy = mlirOperationClone(host.0);
                         mlirOperationSetOperand(copy, 0, source.0);
-                        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor.0), anchor.0, copy);
+                        mlirBlockInsertOwnedOperationBefore(
+                            mlirOperationGetBlock(anchor.0),
+                            anchor.0,
+                            copy,
+                        );
                         copy
                     });
                     Val(mlirOperationGetResult(copy, number as isize))

@@ -41,7 +41,11 @@ pub(super) enum Key {
     /// Argument `index` of the function.
     Argument(usize),
     /// An op: its name, attributes and result types.
-    Op { name: String, attributes: Vec<(String, usize)>, results: Vec<usize> },
+    Op {
+        name: String,
+        attributes: Vec<(String, usize)>,
+        results: Vec<usize>,
+    },
     /// Result `index` of the multi-result op of the only child (whose e-class is the op's).
     Result(usize),
 }
@@ -90,31 +94,50 @@ impl Analysis<Term> for Graph {
                 }
             }
         };
-        ClassData { r#type, location: None }
+        ClassData {
+            r#type,
+            location: None,
+        }
     }
 
     fn merge(&mut self, to: &mut ClassData, from: ClassData) -> DidMerge {
         let before = (to.r#type, to.location);
         to.r#type = to.r#type.or(from.r#type);
         to.location = to.location.or(from.location);
-        DidMerge((to.r#type, to.location) != before, (to.r#type, to.location) != (from.r#type, from.location))
+        DidMerge(
+            (to.r#type, to.location) != before,
+            (to.r#type, to.location) != (from.r#type, from.location),
+        )
     }
 }
 
 /// The shape and element type of e-class `id`'s value.
-pub(super) fn tensor_type(egraph: &EGraph<Term, Graph>, id: Id) -> Option<(Vec<usize>, ElementType)> {
+pub(super) fn tensor_type(
+    egraph: &EGraph<Term, Graph>,
+    id: Id,
+) -> Option<(Vec<usize>, ElementType)> {
     let r#type = type_handle(egraph[id].data.r#type?);
-    let shape = shape_of_type(r#type).into_iter().map(|d| usize::try_from(d).ok()).collect::<Option<Vec<_>>>()?;
+    let shape = shape_of_type(r#type)
+        .into_iter()
+        .map(|d| usize::try_from(d).ok())
+        .collect::<Option<Vec<_>>>()?;
     // SAFETY: graph values are ranked tensors.
-    Some((shape, ElementType::of(unsafe { mlirShapedTypeGetElementType(r#type) })))
+    Some((
+        shape,
+        ElementType::of(unsafe { mlirShapedTypeGetElementType(r#type) }),
+    ))
 }
 
 /// The type a key or an e-class holds by its handle (types are uniqued: the handle is the value).
 pub(super) fn type_handle(handle: usize) -> MlirType {
-    MlirType { ptr: handle as *const _ }
+    MlirType {
+        ptr: handle as *const _,
+    }
 }
 
 /// The attribute a key holds by its handle (attributes are uniqued like types).
 pub(super) fn attribute_handle(handle: usize) -> MlirAttribute {
-    MlirAttribute { ptr: handle as *const _ }
+    MlirAttribute {
+        ptr: handle as *const _,
+    }
 }
