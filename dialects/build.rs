@@ -2,7 +2,7 @@
 //! registration hooks and the `MlirOptMain` shim, into one static library.
 //!
 //! Dialects are ODS-generated rather than IRDL because IRDL cannot express heterogeneous variadic
-//! operands (see ../shared/DESIGN.md §1).
+//! operands (see docs/Design.md §1).
 
 use std::{
     env,

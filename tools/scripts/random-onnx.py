@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Random ONNX models against onnxruntime (issue 16): seeded graphs of every operator the importer
+"""Random ONNX models against onnxruntime: seeded graphs of every operator the importer
 supports (tools/scripts/random_onnx_models.py) are run by onnxruntime, by the reference
 interpreter (`turbine-run --interpret`) and compiled for stcp920 and run on the software DSA with
 every kernel schedule; each result is compared with onnxruntime's.

@@ -1,4 +1,4 @@
-"""Random ONNX models for differential testing (issue 16): seeded graphs of every operator the
+"""Random ONNX models for differential testing: seeded graphs of every operator the
 importer supports, with random attributes (strides, dilations, asymmetric pads, groups, ranks up to
 6, broadcasting of every rank pair, reshapes to any rank, softmax and reductions on any axes,
 zero-size dimensions), each a valid model that onnxruntime runs.
