@@ -100,8 +100,8 @@ weights over the port, summed); a remark on each layer cut along its channels gi
         },
         // Eleven tenths by default, above 1 because the estimate copies a channel-cut layer's
         // input before its work, where the lowering streams it under the work for some layers:
-        // the estimate is pessimistic for the channel cut. docs/Scheduling.md gives the gain's
-        // effect on the benchmark models.
+        // the estimate is pessimistic for the channel cut (docs/Benchmarks.md, "Cluster cuts
+        // and grouping", compares it with 0.9).
         OptionInfo {
             name: "channel-cut-gain",
             description: "The fraction of its estimate with the function's cut a run of channel-cut layers must stay under (above 1 it also favours the channel cut: far above, every layer the cut can divide takes it)",
