@@ -5,8 +5,8 @@
 
 use melior::ir::{
     attribute::{
-        ArrayAttribute, DenseElementsAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute,
-        TypeAttribute,
+        ArrayAttribute, DenseElementsAttribute, DictionaryAttribute, IntegerAttribute,
+        StringAttribute, TypeAttribute,
     },
     block::BlockLike,
     operation::OperationLike,
@@ -93,8 +93,14 @@ pub fn entries(module: &Module) -> Vec<Entry> {
 /// One element of a `dsa.arguments` record.
 fn buffer(element: Attribute) -> EntryBuffer {
     let element = DictionaryAttribute::try_from(element).expect("a record element is a dictionary");
-    let field = |name| element.element_by_name(name).unwrap_or_else(|| panic!("a record element has '{name}'"));
-    let r#type = TypeAttribute::try_from(field("type")).expect("'type' is a type attribute").value();
+    let field = |name| {
+        element
+            .element_by_name(name)
+            .unwrap_or_else(|| panic!("a record element has '{name}'"))
+    };
+    let r#type = TypeAttribute::try_from(field("type"))
+        .expect("'type' is a type attribute")
+        .value();
     let r#type = MemRefType::try_from(r#type).expect("an entry's buffer is a memref");
     let shape = (0..r#type.rank())
         .map(|dim| match r#type.dim_size(dim) {
@@ -102,20 +108,32 @@ fn buffer(element: Attribute) -> EntryBuffer {
             _ => panic!("an entry's buffer has a static shape"),
         })
         .collect();
-    let attributes = DictionaryAttribute::try_from(field("attributes")).expect("'attributes' is a dictionary");
+    let attributes =
+        DictionaryAttribute::try_from(field("attributes")).expect("'attributes' is a dictionary");
     let index = |name| {
-        attributes
-            .element_by_name(name)
-            .map(|value| IntegerAttribute::try_from(value).expect("an input or output index is an integer").value() as usize)
+        attributes.element_by_name(name).map(|value| {
+            IntegerAttribute::try_from(value)
+                .expect("an input or output index is an integer")
+                .value() as usize
+        })
     };
     let role = if let Some(input) = index("dsa.input") {
         Role::Input(input)
     } else if let Some(output) = index("dsa.output") {
         Role::Output(output)
     } else if let Some(weight) = attributes.element_by_name("dsa.weight") {
-        Role::Weight(StringAttribute::try_from(weight).expect("a weight's name is a string").value().to_owned())
+        Role::Weight(
+            StringAttribute::try_from(weight)
+                .expect("a weight's name is a string")
+                .value()
+                .to_owned(),
+        )
     } else if let Some(constant) = attributes.element_by_name("dsa.constant") {
-        Role::Constant(DenseElementsAttribute::try_from(constant).expect("a constant is dense elements").len())
+        Role::Constant(
+            DenseElementsAttribute::try_from(constant)
+                .expect("a constant is dense elements")
+                .len(),
+        )
     } else {
         Role::Unspecified
     };
@@ -132,11 +150,17 @@ pub fn c_header(entries: &[Entry]) -> String {
          #pragma once\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n",
     );
     for entry in entries {
-        text.push_str(&format!("\n/* {}: buffers[i] is a DDR buffer handle of\n", entry.name));
+        text.push_str(&format!(
+            "\n/* {}: buffers[i] is a DDR buffer handle of\n",
+            entry.name
+        ));
         for (index, buffer) in entry.buffers.iter().enumerate() {
             text.push_str(&format!(" *   [{index}] {buffer}\n"));
         }
-        text.push_str(&format!(" */\nint32_t {}(uint64_t device, const uint64_t *buffers);\n", entry.name));
+        text.push_str(&format!(
+            " */\nint32_t {}(uint64_t device, const uint64_t *buffers);\n",
+            entry.name
+        ));
     }
     text.push_str("\n#ifdef __cplusplus\n}\n#endif\n");
     text

@@ -9,8 +9,8 @@ use crate::{
         matmul, movement,
         movement::PadMode,
         normalization, pooling,
-        resize::{self, Coordinates, Interpolation, Rounding},
         reduction::{self, Reduction},
+        resize::{self, Coordinates, Interpolation, Rounding},
         Window,
     },
     program::{Attr, Block, Node, Program, TensorType, ValueId},
@@ -20,7 +20,11 @@ use crate::{
 use std::rc::Rc;
 
 /// Runs `program` on `inputs` (one per function argument, in order) and returns its results.
-pub fn interpret(program: &Program, inputs: Vec<Tensor>, weights: &Weights) -> Result<Vec<Tensor>, InterpretError> {
+pub fn interpret(
+    program: &Program,
+    inputs: Vec<Tensor>,
+    weights: &Weights,
+) -> Result<Vec<Tensor>, InterpretError> {
     let arguments = &program.body.arguments;
     if inputs.len() != arguments.len() {
         return Err(InterpretError::Inputs(format!(
@@ -34,13 +38,23 @@ pub fn interpret(program: &Program, inputs: Vec<Tensor>, weights: &Weights) -> R
         if input.shape != expected.shape || input.element_type != expected.element_type {
             return Err(InterpretError::Inputs(format!(
                 "input #{index} is {:?} of shape {:?} but @{} expects {:?} of shape {:?}",
-                input.element_type, input.shape, program.name, expected.element_type, expected.shape
+                input.element_type,
+                input.shape,
+                program.name,
+                expected.element_type,
+                expected.shape
             )));
         }
     }
-    let mut evaluator = Evaluator { values: vec![None; program.value_count], weights };
+    let mut evaluator = Evaluator {
+        values: vec![None; program.value_count],
+        weights,
+    };
     let results = evaluator.run(&program.body, inputs.into_iter().map(Rc::new).collect())?;
-    Ok(results.into_iter().map(|tensor| Rc::try_unwrap(tensor).unwrap_or_else(|shared| (*shared).clone())).collect())
+    Ok(results
+        .into_iter()
+        .map(|tensor| Rc::try_unwrap(tensor).unwrap_or_else(|shared| (*shared).clone()))
+        .collect())
 }
 
 struct Evaluator<'w> {
@@ -49,11 +63,17 @@ struct Evaluator<'w> {
 }
 
 fn runtime(node: &Node, message: impl Into<String>) -> InterpretError {
-    InterpretError::Runtime { location: node.location.clone(), message: format!("'{}': {}", node.name, message.into()) }
+    InterpretError::Runtime {
+        location: node.location.clone(),
+        message: format!("'{}': {}", node.name, message.into()),
+    }
 }
 
 fn unsupported(node: &Node, message: impl Into<String>) -> InterpretError {
-    InterpretError::Unsupported { location: node.location.clone(), message: message.into() }
+    InterpretError::Unsupported {
+        location: node.location.clone(),
+        message: message.into(),
+    }
 }
 
 /// Attribute accessors with ODS defaults; the verifier guarantees types and ranges.
@@ -109,11 +129,20 @@ impl Node {
 
 /// Normalises an axis that may count from the end (the verifier checked its range).
 fn axis(axis: i64, rank: usize) -> usize {
-    if axis < 0 { (axis + rank as i64) as usize } else { axis as usize }
+    if axis < 0 {
+        (axis + rank as i64) as usize
+    } else {
+        axis as usize
+    }
 }
 
 fn f32s<'t>(node: &Node, tensor: &'t Tensor) -> Result<&'t [f32], InterpretError> {
-    tensor.as_f32().ok_or_else(|| unsupported(node, format!("{:?} operands (only f32 is)", tensor.element_type)))
+    tensor.as_f32().ok_or_else(|| {
+        unsupported(
+            node,
+            format!("{:?} operands (only f32 is)", tensor.element_type),
+        )
+    })
 }
 
 fn scalar_i64(tensor: &Tensor) -> i64 {
@@ -131,11 +160,19 @@ fn scalar_bool(tensor: &Tensor) -> bool {
 }
 
 fn float_tensor(r#type: &TensorType, values: Vec<f32>) -> Tensor {
-    Tensor { shape: r#type.shape.clone(), element_type: ElementType::F32, data: Data::F32(values) }
+    Tensor {
+        shape: r#type.shape.clone(),
+        element_type: ElementType::F32,
+        data: Data::F32(values),
+    }
 }
 
 fn typed(r#type: &TensorType, data: Data) -> Tensor {
-    Tensor { shape: r#type.shape.clone(), element_type: r#type.element_type, data }
+    Tensor {
+        shape: r#type.shape.clone(),
+        element_type: r#type.element_type,
+        data,
+    }
 }
 
 fn activation(node: &Node) -> Result<Option<Unary>, InterpretError> {
@@ -156,12 +193,19 @@ fn shape4(shape: &[usize]) -> [usize; 4] {
 }
 
 impl Evaluator<'_> {
-    fn run(&mut self, block: &Block, arguments: Vec<Rc<Tensor>>) -> Result<Vec<Rc<Tensor>>, InterpretError> {
+    fn run(
+        &mut self,
+        block: &Block,
+        arguments: Vec<Rc<Tensor>>,
+    ) -> Result<Vec<Rc<Tensor>>, InterpretError> {
         for ((id, _), value) in block.arguments.iter().zip(arguments) {
             self.values[*id] = Some(value);
         }
         for node in &block.ops {
-            if matches!(node.name.as_str(), "func.return" | "graph.yield" | "instance.yield") {
+            if matches!(
+                node.name.as_str(),
+                "func.return" | "graph.yield" | "instance.yield"
+            ) {
                 return Ok(node.operands.iter().map(|&id| self.value(id)).collect());
             }
             let results = self.eval(node)?;
@@ -173,7 +217,9 @@ impl Evaluator<'_> {
     }
 
     fn value(&self, id: ValueId) -> Rc<Tensor> {
-        self.values[id].clone().expect("SSA dominance guarantees a value is defined before its use")
+        self.values[id]
+            .clone()
+            .expect("SSA dominance guarantees a value is defined before its use")
     }
 
     fn operand(&self, node: &Node, index: usize) -> Rc<Tensor> {
@@ -186,7 +232,9 @@ impl Evaluator<'_> {
             // A group (GraphTurbo §3.2) computes its body on its operands: grouping never changes
             // the numbers.
             "instance.group" | "instance.instance" => {
-                let operands = (0..node.operands.len()).map(|i| self.operand(node, i)).collect();
+                let operands = (0..node.operands.len())
+                    .map(|i| self.operand(node, i))
+                    .collect();
                 return self.run(&node.regions[0], operands);
             }
             // Each cluster runs the body on its share of the operands; the results are the
@@ -206,9 +254,20 @@ impl Evaluator<'_> {
                             }
                             let shape = &body.arguments[i].1.shape;
                             let mut starts = vec![0; shape.len()];
-                            starts[input_dims[i] as usize] = cluster * shape[input_dims[i] as usize];
-                            let data = movement::slice(&operand.data, &operand.shape, &starts, &vec![1; shape.len()], shape);
-                            Rc::new(Tensor { shape: shape.clone(), element_type: operand.element_type, data })
+                            starts[input_dims[i] as usize] =
+                                cluster * shape[input_dims[i] as usize];
+                            let data = movement::slice(
+                                &operand.data,
+                                &operand.shape,
+                                &starts,
+                                &vec![1; shape.len()],
+                                shape,
+                            );
+                            Rc::new(Tensor {
+                                shape: shape.clone(),
+                                element_type: operand.element_type,
+                                data,
+                            })
                         })
                         .collect();
                     shares.push(self.run(body, arguments)?);
@@ -221,8 +280,14 @@ impl Evaluator<'_> {
                         if result_dims[r] < 0 {
                             return shares[0][r].clone();
                         }
-                        let views: Vec<(&Data, &[usize])> = shares.iter().map(|share| (&share[r].data, share[r].shape.as_slice())).collect();
-                        Rc::new(typed(r#type, movement::concat(&views, result_dims[r] as usize)))
+                        let views: Vec<(&Data, &[usize])> = shares
+                            .iter()
+                            .map(|share| (&share[r].data, share[r].shape.as_slice()))
+                            .collect();
+                        Rc::new(typed(
+                            r#type,
+                            movement::concat(&views, result_dims[r] as usize),
+                        ))
                     })
                     .collect());
             }
@@ -230,16 +295,26 @@ impl Evaluator<'_> {
             // they are.
             "instance.copy" | "instance.redistribute" => return Ok(vec![self.operand(node, 0)]),
             "graph.if" => {
-                let branch = if scalar_bool(&self.operand(node, 0)) { 0 } else { 1 };
+                let branch = if scalar_bool(&self.operand(node, 0)) {
+                    0
+                } else {
+                    1
+                };
                 return self.run(&node.regions[branch], Vec::new());
             }
             "graph.loop" => {
                 let limit = scalar_i64(&self.operand(node, 0));
                 let mut condition = scalar_bool(&self.operand(node, 1));
-                let mut carried: Vec<Rc<Tensor>> = (2..node.operands.len()).map(|i| self.operand(node, i)).collect();
+                let mut carried: Vec<Rc<Tensor>> = (2..node.operands.len())
+                    .map(|i| self.operand(node, i))
+                    .collect();
                 let mut iteration = 0i64;
                 while iteration < limit && condition {
-                    let counter = Tensor { shape: vec![], element_type: ElementType::I64, data: Data::I64(vec![iteration]) };
+                    let counter = Tensor {
+                        shape: vec![],
+                        element_type: ElementType::I64,
+                        data: Data::I64(vec![iteration]),
+                    };
                     let mut arguments = vec![Rc::new(counter)];
                     arguments.extend(carried.iter().cloned());
                     let mut yielded = self.run(&node.regions[0], arguments)?;
@@ -273,7 +348,10 @@ impl Evaluator<'_> {
             starts[split_axis] = start;
             start += r#type.shape[split_axis];
             let steps = vec![1; input.shape.len()];
-            results.push(typed(r#type, movement::slice(&input.data, &input.shape, &starts, &steps, &r#type.shape)));
+            results.push(typed(
+                r#type,
+                movement::slice(&input.data, &input.shape, &starts, &steps, &r#type.shape),
+            ));
         }
         Ok(Some(results))
     }
@@ -281,13 +359,21 @@ impl Evaluator<'_> {
     fn eval_single(&self, node: &Node) -> Result<Tensor, InterpretError> {
         let out = node.result_type();
         let binary = |op: Binary| -> Result<Tensor, InterpretError> {
-            let data = elementwise::binary(op, &self.operand(node, 0), &self.operand(node, 1), &out.shape)
-                .map_err(|message| runtime(node, message))?;
+            let data = elementwise::binary(
+                op,
+                &self.operand(node, 0),
+                &self.operand(node, 1),
+                &out.shape,
+            )
+            .map_err(|message| runtime(node, message))?;
             Ok(typed(out, data))
         };
         let unary = |op: Unary| -> Result<Tensor, InterpretError> {
             let input = self.operand(node, 0);
-            Ok(float_tensor(out, elementwise::unary(op, f32s(node, &input)?)))
+            Ok(float_tensor(
+                out,
+                elementwise::unary(op, f32s(node, &input)?),
+            ))
         };
         let reduce = |kind: Reduction| -> Result<Tensor, InterpretError> {
             let input = self.operand(node, 0);
@@ -298,12 +384,20 @@ impl Evaluator<'_> {
             } else {
                 given.iter().map(|&a| axis(a, input.shape.len())).collect()
             };
-            Ok(float_tensor(out, reduction::reduce(f32s(node, &input)?, &input.shape, &axes, kind)))
+            Ok(float_tensor(
+                out,
+                reduction::reduce(f32s(node, &input)?, &input.shape, &axes, kind),
+            ))
         };
         Ok(match node.name.as_str() {
             "graph.constant" => match node.attributes.get("value") {
                 Some(Attr::Dense(tensor)) => tensor.clone(),
-                _ => return Err(unsupported(node, "a constant that is not a dense elements attribute")),
+                _ => {
+                    return Err(unsupported(
+                        node,
+                        "a constant that is not a dense elements attribute",
+                    ))
+                }
             },
             "graph.weight" => self.weight(node)?,
             "graph.conv2d" => {
@@ -335,12 +429,24 @@ impl Evaluator<'_> {
             }
             "graph.matmul" | "graph.batch_matmul" => {
                 let (a, b) = (self.operand(node, 0), self.operand(node, 1));
-                float_tensor(out, matmul::batch_matmul(f32s(node, &a)?, &a.shape, f32s(node, &b)?, &b.shape, &out.shape))
+                float_tensor(
+                    out,
+                    matmul::batch_matmul(
+                        f32s(node, &a)?,
+                        &a.shape,
+                        f32s(node, &b)?,
+                        &b.shape,
+                        &out.shape,
+                    ),
+                )
             }
             "graph.gemm" => {
                 let (a, b) = (self.operand(node, 0), self.operand(node, 1));
                 let c = (node.operands.len() > 2).then(|| self.operand(node, 2));
-                let c_values = c.as_deref().map(|c| f32s(node, c).map(|values| (values, c.shape.as_slice()))).transpose()?;
+                let c_values = c
+                    .as_deref()
+                    .map(|c| f32s(node, c).map(|values| (values, c.shape.as_slice())))
+                    .transpose()?;
                 float_tensor(
                     out,
                     matmul::gemm(
@@ -363,12 +469,16 @@ impl Evaluator<'_> {
             "graph.pow" => binary(Binary::Pow)?,
             "graph.max" => binary(Binary::Max)?,
             "graph.min" => binary(Binary::Min)?,
-            "graph.mod" => binary(Binary::Mod { fmod: node.flag("fmod") })?,
+            "graph.mod" => binary(Binary::Mod {
+                fmod: node.flag("fmod"),
+            })?,
             "graph.relu" => unary(Unary::Relu)?,
             "graph.sigmoid" => unary(Unary::Sigmoid)?,
             "graph.tanh" => unary(Unary::Tanh)?,
             "graph.silu" => unary(Unary::Silu)?,
-            "graph.gelu" => unary(Unary::Gelu { approximate: node.flag("approximate") })?,
+            "graph.gelu" => unary(Unary::Gelu {
+                approximate: node.flag("approximate"),
+            })?,
             "graph.erf" => unary(Unary::Erf)?,
             "graph.sqrt" => unary(Unary::Sqrt)?,
             "graph.exp" => unary(Unary::Exp)?,
@@ -376,7 +486,10 @@ impl Evaluator<'_> {
             "graph.neg" => unary(Unary::Neg)?,
             "graph.abs" => unary(Unary::Abs)?,
             "graph.reciprocal" => unary(Unary::Reciprocal)?,
-            "graph.clip" => unary(Unary::Clip { min: node.float("min", f32::MIN), max: node.float("max", f32::MAX) })?,
+            "graph.clip" => unary(Unary::Clip {
+                min: node.float("min", f32::MIN),
+                max: node.float("max", f32::MAX),
+            })?,
             "graph.batch_norm" => {
                 let operands: Vec<Rc<Tensor>> = (0..5).map(|i| self.operand(node, i)).collect();
                 float_tensor(
@@ -401,13 +514,22 @@ impl Evaluator<'_> {
                 let normalized: usize = input.shape[first..].iter().product();
                 float_tensor(
                     out,
-                    normalization::layer_norm(f32s(node, &input)?, normalized, f32s(node, &scale)?, bias_values, node.float("epsilon", 1e-5)),
+                    normalization::layer_norm(
+                        f32s(node, &input)?,
+                        normalized,
+                        f32s(node, &scale)?,
+                        bias_values,
+                        node.float("epsilon", 1e-5),
+                    ),
                 )
             }
             "graph.softmax" => {
                 let input = self.operand(node, 0);
                 let along = axis(node.int("axis", -1), input.shape.len());
-                float_tensor(out, normalization::softmax(f32s(node, &input)?, &input.shape, along))
+                float_tensor(
+                    out,
+                    normalization::softmax(f32s(node, &input)?, &input.shape, along),
+                )
             }
             "graph.resize" => {
                 let input = self.operand(node, 0);
@@ -416,21 +538,40 @@ impl Evaluator<'_> {
                     "pytorch_half_pixel" => Coordinates::PytorchHalfPixel,
                     "align_corners" => Coordinates::AlignCorners,
                     "asymmetric" => Coordinates::Asymmetric,
-                    other => return Err(unsupported(node, format!("resize coordinates '{other}'"))),
+                    other => {
+                        return Err(unsupported(node, format!("resize coordinates '{other}'")))
+                    }
                 };
                 let interpolation = match node.keyword("mode").unwrap_or("nearest") {
                     "linear" => Interpolation::Linear,
-                    "nearest" => Interpolation::Nearest(match node.keyword("nearest").unwrap_or("round_prefer_floor") {
-                        "round_prefer_floor" => Rounding::RoundPreferFloor,
-                        "round_prefer_ceil" => Rounding::RoundPreferCeil,
-                        "floor" => Rounding::Floor,
-                        "ceil" => Rounding::Ceil,
-                        other => return Err(unsupported(node, format!("nearest rounding '{other}'"))),
-                    }),
+                    "nearest" => Interpolation::Nearest(
+                        match node.keyword("nearest").unwrap_or("round_prefer_floor") {
+                            "round_prefer_floor" => Rounding::RoundPreferFloor,
+                            "round_prefer_ceil" => Rounding::RoundPreferCeil,
+                            "floor" => Rounding::Floor,
+                            "ceil" => Rounding::Ceil,
+                            other => {
+                                return Err(unsupported(
+                                    node,
+                                    format!("nearest rounding '{other}'"),
+                                ))
+                            }
+                        },
+                    ),
                     other => return Err(unsupported(node, format!("resize mode '{other}'"))),
                 };
                 let values = f32s(node, &input)?;
-                float_tensor(out, resize::resize(values, &input.shape, &out.shape, &node.floats("scales"), coordinates, interpolation))
+                float_tensor(
+                    out,
+                    resize::resize(
+                        values,
+                        &input.shape,
+                        &out.shape,
+                        &node.floats("scales"),
+                        coordinates,
+                        interpolation,
+                    ),
+                )
             }
             "graph.lrn" => {
                 let input = self.operand(node, 0);
@@ -457,14 +598,24 @@ impl Evaluator<'_> {
                 let max = node.name == "graph.max_pool2d";
                 float_tensor(
                     out,
-                    pooling::pool2d(f32s(node, &input)?, shape4(&input.shape), window, shape4(&out.shape), max, node.flag("count_include_pad")),
+                    pooling::pool2d(
+                        f32s(node, &input)?,
+                        shape4(&input.shape),
+                        window,
+                        shape4(&out.shape),
+                        max,
+                        node.flag("count_include_pad"),
+                    ),
                 )
             }
             "graph.global_avg_pool" => {
                 let input = self.operand(node, 0);
                 let spatial: usize = input.shape[2..].iter().product();
                 let planes: usize = input.shape[..2].iter().product();
-                float_tensor(out, pooling::global_avg_pool(f32s(node, &input)?, planes, spatial))
+                float_tensor(
+                    out,
+                    pooling::global_avg_pool(f32s(node, &input)?, planes, spatial),
+                )
             }
             "graph.reshape" | "graph.flatten" => {
                 let input = self.operand(node, 0);
@@ -472,21 +623,46 @@ impl Evaluator<'_> {
             }
             "graph.transpose" => {
                 let input = self.operand(node, 0);
-                let permutation: Vec<usize> = node.ints("permutation", &[]).iter().map(|&p| p as usize).collect();
-                typed(out, movement::transpose(&input.data, &input.shape, &permutation))
+                let permutation: Vec<usize> = node
+                    .ints("permutation", &[])
+                    .iter()
+                    .map(|&p| p as usize)
+                    .collect();
+                typed(
+                    out,
+                    movement::transpose(&input.data, &input.shape, &permutation),
+                )
             }
             "graph.concat" | "instance.concat" => {
-                let parts: Vec<Rc<Tensor>> = (0..node.operands.len()).map(|i| self.operand(node, i)).collect();
-                let views: Vec<(&Data, &[usize])> = parts.iter().map(|part| (&part.data, part.shape.as_slice())).collect();
-                typed(out, movement::concat(&views, axis(node.int("axis", 0), out.shape.len())))
+                let parts: Vec<Rc<Tensor>> = (0..node.operands.len())
+                    .map(|i| self.operand(node, i))
+                    .collect();
+                let views: Vec<(&Data, &[usize])> = parts
+                    .iter()
+                    .map(|part| (&part.data, part.shape.as_slice()))
+                    .collect();
+                typed(
+                    out,
+                    movement::concat(&views, axis(node.int("axis", 0), out.shape.len())),
+                )
             }
             "graph.slice" | "instance.slice" => {
                 let input = self.operand(node, 0);
-                let key = if node.name == "instance.slice" { "offsets" } else { "starts" };
+                let key = if node.name == "instance.slice" {
+                    "offsets"
+                } else {
+                    "starts"
+                };
                 let starts: Vec<usize> = node.ints(key, &[]).iter().map(|&s| s as usize).collect();
-                let steps: Vec<usize> =
-                    node.ints("steps", &vec![1; input.shape.len()]).iter().map(|&s| s as usize).collect();
-                typed(out, movement::slice(&input.data, &input.shape, &starts, &steps, &out.shape))
+                let steps: Vec<usize> = node
+                    .ints("steps", &vec![1; input.shape.len()])
+                    .iter()
+                    .map(|&s| s as usize)
+                    .collect();
+                typed(
+                    out,
+                    movement::slice(&input.data, &input.shape, &starts, &steps, &out.shape),
+                )
             }
             "graph.pad" => {
                 let input = self.operand(node, 0);
@@ -496,19 +672,40 @@ impl Evaluator<'_> {
                     "edge" => PadMode::Edge,
                     other => return Err(unsupported(node, format!("pad mode '{other}'"))),
                 };
-                typed(out, movement::pad(&input.data, &input.shape, &node.ints("pads", &[]), mode, &out.shape))
+                typed(
+                    out,
+                    movement::pad(
+                        &input.data,
+                        &input.shape,
+                        &node.ints("pads", &[]),
+                        mode,
+                        &out.shape,
+                    ),
+                )
             }
             "graph.gather" => {
                 let (data, indices) = (self.operand(node, 0), self.operand(node, 1));
-                let Data::I64(index_values) = &indices.data else { unreachable!("the verifier ensures integer indices") };
+                let Data::I64(index_values) = &indices.data else {
+                    unreachable!("the verifier ensures integer indices")
+                };
                 let along = axis(node.int("axis", 0), data.shape.len());
-                typed(out, movement::gather(&data.data, &data.shape, index_values, along).map_err(|m| runtime(node, m))?)
+                typed(
+                    out,
+                    movement::gather(&data.data, &data.shape, index_values, along)
+                        .map_err(|m| runtime(node, m))?,
+                )
             }
             "graph.broadcast" => {
                 let input = self.operand(node, 0);
-                typed(out, movement::broadcast(&input.data, &input.shape, &out.shape))
+                typed(
+                    out,
+                    movement::broadcast(&input.data, &input.shape, &out.shape),
+                )
             }
-            "graph.cast" => typed(out, elementwise::cast(&self.operand(node, 0).data, out.element_type)),
+            "graph.cast" => typed(
+                out,
+                elementwise::cast(&self.operand(node, 0).data, out.element_type),
+            ),
             "graph.compare" => {
                 let predicate = match node.keyword("predicate") {
                     Some("eq") => Predicate::Eq,
@@ -519,11 +716,24 @@ impl Evaluator<'_> {
                     Some("ge") => Predicate::Ge,
                     other => return Err(unsupported(node, format!("predicate {other:?}"))),
                 };
-                typed(out, elementwise::compare(predicate, &self.operand(node, 0), &self.operand(node, 1), &out.shape))
+                typed(
+                    out,
+                    elementwise::compare(
+                        predicate,
+                        &self.operand(node, 0),
+                        &self.operand(node, 1),
+                        &out.shape,
+                    ),
+                )
             }
             "graph.where" => typed(
                 out,
-                elementwise::select(&self.operand(node, 0), &self.operand(node, 1), &self.operand(node, 2), &out.shape),
+                elementwise::select(
+                    &self.operand(node, 0),
+                    &self.operand(node, 1),
+                    &self.operand(node, 2),
+                    &out.shape,
+                ),
             ),
             "graph.reduce_sum" => reduce(Reduction::Sum)?,
             "graph.reduce_mean" => reduce(Reduction::Mean)?,
@@ -536,7 +746,10 @@ impl Evaluator<'_> {
         let Some(Attr::Str(name)) = node.attributes.get("name") else {
             unreachable!("the verifier ensures graph.weight has a name")
         };
-        let tensor = self.weights.get(name).ok_or_else(|| runtime(node, format!("weight '{name}' is not in the weights file")))?;
+        let tensor = self
+            .weights
+            .get(name)
+            .ok_or_else(|| runtime(node, format!("weight '{name}' is not in the weights file")))?;
         let expected = node.result_type();
         if tensor.shape != expected.shape || tensor.element_type != expected.element_type {
             return Err(runtime(

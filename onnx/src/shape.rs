@@ -354,7 +354,10 @@ pub fn reduce(
     let mut reduced = if axes_given.is_empty() {
         (0..input.len()).collect()
     } else {
-        axes_given.iter().map(|&value| axis(value, input.len())).collect::<ShapeResult<Vec<_>>>()?
+        axes_given
+            .iter()
+            .map(|&value| axis(value, input.len()))
+            .collect::<ShapeResult<Vec<_>>>()?
     };
     reduced.sort_unstable();
     reduced.dedup();

@@ -2,9 +2,9 @@
 //! text or the error checked. (Whether the text verifies is checked by the MLIR-linked integration
 //! tests in `tools/` and by lit.)
 
+use turbine_onnx::emit::{Attribute, GraphModule, Op, ValueRef};
 use turbine_onnx::model_builder::{encode, f32_tensor, i64_tensor, node, Dim, GraphBuilder};
 use turbine_onnx::proto::ModelProto;
-use turbine_onnx::emit::{Attribute, GraphModule, Op, ValueRef};
 use turbine_onnx::tensor::Data;
 use turbine_onnx::types::TensorType;
 use turbine_onnx::{import, ElementType, ImportError, ImportOptions, ImportedModel};
@@ -101,11 +101,7 @@ fn a_network_imports_with_its_weights() {
         f32_type(&[1, 128]),
         "Reshape's -1 is inferred"
     );
-    assert!(module
-        .body
-        .ops()
-        .iter()
-        .all(|op| !op.location.is_empty()));
+    assert!(module.body.ops().iter().all(|op| !op.location.is_empty()));
 }
 
 #[test]
@@ -145,7 +141,10 @@ fn identity_and_dropout_disappear() {
         .model(13);
     let module = run(&model).unwrap().module;
     assert_eq!(module.body.ops().len(), 1, "{module:#?}");
-    assert_eq!(only(&module, "func.return").operands, vec![ValueRef::Argument(0)]);
+    assert_eq!(
+        only(&module, "func.return").operands,
+        vec![ValueRef::Argument(0)]
+    );
 }
 
 #[test]

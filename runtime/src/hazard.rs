@@ -96,11 +96,15 @@ struct LiveUses<'a> {
 impl<'a> LiveUses<'a> {
     fn buckets_of(footprint: &Footprint) -> impl Iterator<Item = u64> + '_ {
         let mut last = None;
-        footprint.runs().iter().flat_map(|&(start, end)| start / BUCKET..=(end - 1) / BUCKET).filter(move |&b| {
-            let new = last != Some(b);
-            last = Some(b);
-            new
-        })
+        footprint
+            .runs()
+            .iter()
+            .flat_map(|&(start, end)| start / BUCKET..=(end - 1) / BUCKET)
+            .filter(move |&b| {
+                let new = last != Some(b);
+                last = Some(b);
+                new
+            })
     }
 
     /// The live accesses that share a bucket with `touched`, in program order.
@@ -108,7 +112,9 @@ impl<'a> LiveUses<'a> {
         let stamp = self.uses.len() + 1;
         let mut found = Vec::new();
         for bucket in Self::buckets_of(touched) {
-            let Some(ids) = self.buckets.get_mut(&bucket) else { continue };
+            let Some(ids) = self.buckets.get_mut(&bucket) else {
+                continue;
+            };
             ids.retain(|&id| !self.retired[id]);
             for &id in ids.iter() {
                 if self.seen[id] != stamp {
@@ -143,9 +149,18 @@ const PARALLEL_MIN_INSTRUCTIONS: usize = 512;
 /// Rejects `launch` if it has a race under `schedule`'s queue assignment. Cores' accesses are
 /// gathered, and buffers checked, on up to `threads` host threads; the race reported is the one
 /// a sequential check finds first (the lowest buffer id), whatever the threads.
-pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize, threads: usize) -> Result<()> {
+pub(crate) fn check(
+    launch: &Launch,
+    schedule: &Schedule,
+    resources: usize,
+    threads: usize,
+) -> Result<()> {
     let slots = launch.streams.len();
-    let threads = if launch.instruction_count() < PARALLEL_MIN_INSTRUCTIONS { 1 } else { threads };
+    let threads = if launch.instruction_count() < PARALLEL_MIN_INSTRUCTIONS {
+        1
+    } else {
+        threads
+    };
     let clocks: Vec<Vec<u32>> = (0..slots)
         .map(|slot| vector_clocks(launch, schedule, slot, resources))
         .collect();
@@ -243,10 +258,23 @@ fn core_uses(launch: &Launch, slot: usize, written: &[BufferId]) -> Vec<(BufferI
                 Access::Read => &mut by_buffer[i].1,
                 Access::Write => &mut by_buffer[i].2,
             };
-            *set = if set.is_empty() { footprint } else { set.union(&footprint) };
+            *set = if set.is_empty() {
+                footprint
+            } else {
+                set.union(&footprint)
+            };
         }
         for (buffer, reads, writes) in by_buffer {
-            out.push((buffer, Use { slot, index, phase, reads, writes }));
+            out.push((
+                buffer,
+                Use {
+                    slot,
+                    index,
+                    phase,
+                    reads,
+                    writes,
+                },
+            ));
         }
     }
     out
@@ -302,7 +330,8 @@ fn check_buffer(
             }
             for l in overlapping {
                 let earlier = live.uses[l];
-                let covered = u.writes.contains(&earlier.writes) && touched.contains(&earlier.reads);
+                let covered =
+                    u.writes.contains(&earlier.writes) && touched.contains(&earlier.reads);
                 let before = earlier.phase < u.phase || ordered(u.slot, earlier.index, u.index);
                 if covered && before {
                     live.retire(l);

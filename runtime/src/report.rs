@@ -5,8 +5,8 @@
 
 use crate::ids::CoreId;
 use crate::launch::{Launch, NO_LAYER};
-use crate::memory::Usage;
 use crate::link::Port;
+use crate::memory::Usage;
 use crate::timing::{LevelOf, Schedule};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -124,7 +124,13 @@ impl Stats {
             let flat = (core.cluster * target.cluster.cores + core.core) as usize;
             for (rec, s) in stream.iter().zip(&schedule.slots[slot]) {
                 if rec.layer != NO_LAYER {
-                    let layer = self.layers.entry(rec.layer).or_insert_with(|| LayerCounters { start: s.start, ..Default::default() });
+                    let layer = self
+                        .layers
+                        .entry(rec.layer)
+                        .or_insert_with(|| LayerCounters {
+                            start: s.start,
+                            ..Default::default()
+                        });
                     layer.instructions += 1;
                     layer.start = layer.start.min(s.start);
                     layer.end = layer.end.max(s.end);
@@ -165,8 +171,13 @@ impl Stats {
                 }
             }
         }
-        let touched: std::collections::BTreeSet<u32> =
-            launch.streams.iter().flatten().map(|rec| rec.layer).filter(|&layer| layer != NO_LAYER).collect();
+        let touched: std::collections::BTreeSet<u32> = launch
+            .streams
+            .iter()
+            .flatten()
+            .map(|rec| rec.layer)
+            .filter(|&layer| layer != NO_LAYER)
+            .collect();
         for layer in touched {
             if let Some(counters) = self.layers.get_mut(&layer) {
                 counters.merge();
@@ -396,20 +407,21 @@ impl Report {
         let mut layers: Vec<LayerStat> = stats
             .layers
             .iter()
-            .map(|(id, layer)| {
-                LayerStat {
-                    name: layer_names.get(id).cloned().unwrap_or_else(|| format!("layer {id}")),
-                    instructions: layer.instructions,
-                    start: layer.start,
-                    end: layer.end,
-                    active_cycles: layer.active.iter().map(|(start, end)| end - start).sum(),
-                    cores: layer.cores.len(),
-                    vector_core_busy: layer.busy[0],
-                    vector_engine_busy: layer.busy[1],
-                    matrix_engine_busy: layer.busy[2],
-                    dma_busy: layer.busy[3],
-                    dma_bytes: layer.dma_bytes,
-                }
+            .map(|(id, layer)| LayerStat {
+                name: layer_names
+                    .get(id)
+                    .cloned()
+                    .unwrap_or_else(|| format!("layer {id}")),
+                instructions: layer.instructions,
+                start: layer.start,
+                end: layer.end,
+                active_cycles: layer.active.iter().map(|(start, end)| end - start).sum(),
+                cores: layer.cores.len(),
+                vector_core_busy: layer.busy[0],
+                vector_engine_busy: layer.busy[1],
+                matrix_engine_busy: layer.busy[2],
+                dma_busy: layer.busy[3],
+                dma_bytes: layer.dma_bytes,
             })
             .collect();
         layers.sort_by_key(|layer| (layer.start, layer.end));

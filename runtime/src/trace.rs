@@ -34,7 +34,14 @@ pub(crate) struct Trace {
 impl Trace {
     /// Adds the events of one executed launch; an instruction's event names its layer (from
     /// `layer_names`) when the program named one.
-    pub fn record(&mut self, target: &Target, launch: &Launch, schedule: &Schedule, start: u64, layer_names: &BTreeMap<u32, String>) {
+    pub fn record(
+        &mut self,
+        target: &Target,
+        launch: &Launch,
+        schedule: &Schedule,
+        start: u64,
+        layer_names: &BTreeMap<u32, String>,
+    ) {
         let us = |cycles: u64| cycles as f64 / target.clock_mhz;
         let tracks = Tracks::new(target);
         self.events.push(Event {
@@ -58,7 +65,10 @@ impl Trace {
                     "end_cycle": s.end,
                 });
                 if rec.layer != NO_LAYER {
-                    args["layer"] = json!(layer_names.get(&rec.layer).cloned().unwrap_or_else(|| format!("layer {}", rec.layer)));
+                    args["layer"] = json!(layer_names
+                        .get(&rec.layer)
+                        .cloned()
+                        .unwrap_or_else(|| format!("layer {}", rec.layer)));
                 }
                 match &rec.instr {
                     Instr::Dma { src, .. } => args["bytes"] = json!(src.len() * 4),

@@ -102,8 +102,14 @@ impl View {
     pub const EMPTY: View = View {
         buffer: BufferId(0),
         offset: 0,
-        shape: Dims { len: 0, values: [0; MAX_RANK + 1] },
-        strides: Dims { len: 0, values: [0; MAX_RANK + 1] },
+        shape: Dims {
+            len: 0,
+            values: [0; MAX_RANK + 1],
+        },
+        strides: Dims {
+            len: 0,
+            values: [0; MAX_RANK + 1],
+        },
     };
 
     /// A view with explicit strides.

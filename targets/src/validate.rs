@@ -98,7 +98,10 @@ impl Target {
             ("latency.barrier", l.barrier),
         ] {
             if cycles > MAX_LATENCY {
-                return Err(invalid(field, format!("must be at most {MAX_LATENCY} cycles (2^40), got {cycles}")));
+                return Err(invalid(
+                    field,
+                    format!("must be at most {MAX_LATENCY} cycles (2^40), got {cycles}"),
+                ));
             }
         }
         for kind in UnitKind::ALL {
@@ -148,6 +151,8 @@ fn rate(value: f64) -> Result<(), String> {
     if (MIN_RATE..=MAX_RATE).contains(&value) {
         Ok(())
     } else {
-        Err(format!("must be a number from {MIN_RATE:e} to {MAX_RATE:e}, got {value:?}"))
+        Err(format!(
+            "must be a number from {MIN_RATE:e} to {MAX_RATE:e}, got {value:?}"
+        ))
     }
 }

@@ -54,13 +54,18 @@ pub fn graph_to_dsa_pipeline(options: &CompileOptions) -> Result<String, String>
     // A schedule may carry options of its pipeline: `graphturbo{scope=lb spill=largest}`.
     let (name, extra) = match options.schedule.split_once('{') {
         Some((name, rest)) => {
-            let extra = rest.strip_suffix('}').ok_or_else(|| format!("schedule '{}': options end with '}}'", options.schedule))?;
+            let extra = rest
+                .strip_suffix('}')
+                .ok_or_else(|| format!("schedule '{}': options end with '}}'", options.schedule))?;
             (name, format!(" {extra}"))
         }
         None => (options.schedule.as_str(), String::new()),
     };
     let pipeline = turbine_passes::pipelines::for_schedule(name)?;
-    Ok(format!("builtin.module({}{{target={}{extra}}})", pipeline.argument, options.target))
+    Ok(format!(
+        "builtin.module({}{{target={}{extra}}})",
+        pipeline.argument, options.target
+    ))
 }
 
 /// How to compile.
@@ -79,7 +84,11 @@ impl Default for CompileOptions {
     fn default() -> Self {
         // O0: optimising the host code, which only records instructions, does not pay for itself
         // (see turbine-run's `--opt`).
-        Self { target: "stcp920".into(), schedule: "layerwise".into(), opt: OptLevel::O0 }
+        Self {
+            target: "stcp920".into(),
+            schedule: "layerwise".into(),
+            opt: OptLevel::O0,
+        }
     }
 }
 
@@ -141,13 +150,18 @@ pub fn run_pipeline(context: &Context, module: &mut Module, pipeline: &str) -> R
     });
     let manager = PassManager::new(context);
     manager.enable_verifier(true);
-    let outcome = melior::utility::parse_pass_pipeline(manager.as_operation_pass_manager(), pipeline)
-        .map_err(|error| format!("the pipeline does not parse: {error}"))
-        .and_then(|()| manager.run(module).map_err(|error| error.to_string()));
+    let outcome =
+        melior::utility::parse_pass_pipeline(manager.as_operation_pass_manager(), pipeline)
+            .map_err(|error| format!("the pipeline does not parse: {error}"))
+            .and_then(|()| manager.run(module).map_err(|error| error.to_string()));
     context.detach_diagnostic_handler(handler);
     outcome.map_err(|error| {
         let diagnostics = diagnostics.borrow();
-        if diagnostics.is_empty() { error } else { diagnostics.join("\n") }
+        if diagnostics.is_empty() {
+            error
+        } else {
+            diagnostics.join("\n")
+        }
     })
 }
 
@@ -159,7 +173,10 @@ fn symbol_name<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>) -> Option<String> {
 
 fn string(reference: MlirStringRef) -> String {
     // SAFETY: MLIR string refs point at `length` valid bytes.
-    String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) }).into_owned()
+    String::from_utf8_lossy(unsafe {
+        std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length)
+    })
+    .into_owned()
 }
 
 /// The output shapes of the graph function `name` (before lowering).
@@ -174,7 +191,9 @@ fn graph_output_shapes(module: &Module, name: &str) -> Vec<Vec<usize>> {
                     return (0..mlirFunctionTypeGetNumResults(function_type))
                         .map(|i| {
                             let result = mlirFunctionTypeGetResult(function_type, i);
-                            (0..mlirShapedTypeGetRank(result)).map(|d| mlirShapedTypeGetDimSize(result, d as isize) as usize).collect()
+                            (0..mlirShapedTypeGetRank(result))
+                                .map(|d| mlirShapedTypeGetDimSize(result, d as isize) as usize)
+                                .collect()
                         })
                         .collect();
                 }
@@ -191,7 +210,12 @@ fn host_functions(module: &Module) -> Vec<(String, Vec<Buffer>, usize)> {
     let mut kernels = 0;
     let mut op = module.body().first_operation();
     while let Some(function) = op {
-        let name = function.name().as_string_ref().as_str().unwrap_or("").to_owned();
+        let name = function
+            .name()
+            .as_string_ref()
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
         if name == "dsa.kernel" {
             kernels += 1;
         }
@@ -202,12 +226,22 @@ fn host_functions(module: &Module) -> Vec<(String, Vec<Buffer>, usize)> {
             unsafe {
                 let raw = function.to_raw();
                 let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0));
-                let arg_attrs = mlirOperationGetAttributeByName(raw, mlirStringRefCreateFromCString(c"arg_attrs".as_ptr()));
+                let arg_attrs = mlirOperationGetAttributeByName(
+                    raw,
+                    mlirStringRefCreateFromCString(c"arg_attrs".as_ptr()),
+                );
                 for index in 0..mlirBlockGetNumArguments(block) {
                     let r#type = mlirValueGetType(mlirBlockGetArgument(block, index));
-                    let shape = (0..mlirShapedTypeGetRank(r#type)).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize).collect();
+                    let shape = (0..mlirShapedTypeGetRank(r#type))
+                        .map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize)
+                        .collect();
                     let attributes = mlirArrayAttrGetElement(arg_attrs, index);
-                    let get = |key: &CStr| mlirDictionaryAttrGetElementByName(attributes, mlirStringRefCreateFromCString(key.as_ptr()));
+                    let get = |key: &CStr| {
+                        mlirDictionaryAttrGetElementByName(
+                            attributes,
+                            mlirStringRefCreateFromCString(key.as_ptr()),
+                        )
+                    };
                     let input = get(c"dsa.input");
                     let output = get(c"dsa.output");
                     let weight = get(c"dsa.weight");
@@ -220,7 +254,11 @@ fn host_functions(module: &Module) -> Vec<(String, Vec<Buffer>, usize)> {
                         Role::Weight(string(mlirStringAttrGetValue(weight)))
                     } else if !constant.ptr.is_null() {
                         let count = mlirElementsAttrGetNumElements(constant);
-                        Role::Constant((0..count).map(|i| mlirDenseElementsAttrGetFloatValue(constant, i as isize)).collect())
+                        Role::Constant(
+                            (0..count)
+                                .map(|i| mlirDenseElementsAttrGetFloatValue(constant, i as isize))
+                                .collect(),
+                        )
                     } else {
                         continue;
                     };
@@ -238,7 +276,12 @@ fn host_functions(module: &Module) -> Vec<(String, Vec<Buffer>, usize)> {
 }
 
 /// Compiles the graph-dialect `module` (its function `function`, or its only one).
-pub fn compile(context: &Context, mut module: Module, function: Option<&str>, options: &CompileOptions) -> Result<Compiled, String> {
+pub fn compile(
+    context: &Context,
+    mut module: Module,
+    function: Option<&str>,
+    options: &CompileOptions,
+) -> Result<Compiled, String> {
     let start = Instant::now();
     let pipeline = graph_to_dsa_pipeline(options)?;
     let names: Vec<String> = {
@@ -254,10 +297,16 @@ pub fn compile(context: &Context, mut module: Module, function: Option<&str>, op
         Some(name) => name.to_owned(),
         None if names.len() == 1 => names[0].clone(),
         None if names.iter().any(|name| name == "main") => "main".into(),
-        None => return Err(format!("the module has functions {names:?}; name the one to run")),
+        None => {
+            return Err(format!(
+                "the module has functions {names:?}; name the one to run"
+            ))
+        }
     };
     if !names.contains(&entry) {
-        return Err(format!("no function @{entry} in the module (it has {names:?})"));
+        return Err(format!(
+            "no function @{entry} in the module (it has {names:?})"
+        ));
     }
     // Only the entry runs, so only it is compiled: another function's unsupported op or a
     // long lowering must not fail or slow the run (graph functions call none).
@@ -272,10 +321,19 @@ pub fn compile(context: &Context, mut module: Module, function: Option<&str>, op
     let output_shapes = graph_output_shapes(&module, &entry);
     run_pipeline(context, &mut module, &pipeline)?;
     let graph_passes = start.elapsed();
-    let (_, buffers, kernel_count) =
-        host_functions(&module).into_iter().find(|(name, _, _)| *name == entry).ok_or("the lowering made no host function")?;
+    let (_, buffers, kernel_count) = host_functions(&module)
+        .into_iter()
+        .find(|(name, _, _)| *name == entry)
+        .ok_or("the lowering made no host function")?;
     let jit = Jit::new(&mut module, options.opt)?;
-    Ok(Compiled { entry, buffers, output_shapes, kernel_count, graph_passes, jit })
+    Ok(Compiled {
+        entry,
+        buffers,
+        output_shapes,
+        kernel_count,
+        graph_passes,
+        jit,
+    })
 }
 
 /// Compiles the graph-dialect `module` ahead of time: the same passes as [`compile`], then an
@@ -296,7 +354,10 @@ pub fn compile_to_object(
     while let Some(mut function) = op {
         if function.name().as_string_ref().as_str() == Ok("func.func") {
             if let Some(name) = symbol_name(&function) {
-                function.set_attribute("sym_name", StringAttribute::new(context, &format!("turbine_{name}")).into());
+                function.set_attribute(
+                    "sym_name",
+                    StringAttribute::new(context, &format!("turbine_{name}")).into(),
+                );
             }
         }
         op = function.next_in_block_mut();
@@ -309,11 +370,17 @@ pub struct Device(u64);
 
 fn last_error() -> String {
     // SAFETY: td_last_error returns a NUL-terminated string owned by the runtime.
-    unsafe { CStr::from_ptr(ffi::td_last_error()) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(ffi::td_last_error()) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn check(status: i32, what: &str) -> Result<(), String> {
-    if status == ffi::TD_OK { Ok(()) } else { Err(format!("{what}: {}", last_error())) }
+    if status == ffi::TD_OK {
+        Ok(())
+    } else {
+        Err(format!("{what}: {}", last_error()))
+    }
 }
 
 impl Device {
@@ -322,7 +389,10 @@ impl Device {
         let name = CString::new(target).map_err(|_| "target name contains NUL")?;
         let mut handle = 0;
         // SAFETY: valid pointers.
-        check(unsafe { ffi::td_device_create(name.as_ptr(), &mut handle) }, "cannot create the device")?;
+        check(
+            unsafe { ffi::td_device_create(name.as_ptr(), &mut handle) },
+            "cannot create the device",
+        )?;
         Ok(Self(handle))
     }
 
@@ -333,14 +403,27 @@ impl Device {
 
     /// Host threads of the runtime (0: all).
     pub fn set_threads(&self, threads: u32) -> Result<(), String> {
-        check(ffi::td_device_set_threads(self.0, threads), "cannot set the thread count")
+        check(
+            ffi::td_device_set_threads(self.0, threads),
+            "cannot set the thread count",
+        )
     }
 
     fn alloc(&self, elements: usize) -> Result<u64, String> {
         let mut buffer = 0;
         // SAFETY: valid out pointer.
         check(
-            unsafe { ffi::td_buffer_alloc(self.0, LEVEL_DDR, 0, 0, (elements.max(1) * 4) as u64, DTYPE_F32, &mut buffer) },
+            unsafe {
+                ffi::td_buffer_alloc(
+                    self.0,
+                    LEVEL_DDR,
+                    0,
+                    0,
+                    (elements.max(1) * 4) as u64,
+                    DTYPE_F32,
+                    &mut buffer,
+                )
+            },
             "cannot allocate a DDR buffer",
         )?;
         Ok(buffer)
@@ -348,13 +431,35 @@ impl Device {
 
     fn write(&self, buffer: u64, values: &[f32]) -> Result<(), String> {
         // SAFETY: the slice is valid for its length in bytes.
-        check(unsafe { ffi::td_buffer_write(self.0, buffer, 0, values.as_ptr().cast(), (values.len() * 4) as u64) }, "cannot write a buffer")
+        check(
+            unsafe {
+                ffi::td_buffer_write(
+                    self.0,
+                    buffer,
+                    0,
+                    values.as_ptr().cast(),
+                    (values.len() * 4) as u64,
+                )
+            },
+            "cannot write a buffer",
+        )
     }
 
     fn read(&self, buffer: u64, elements: usize) -> Result<Vec<f32>, String> {
         let mut values = vec![0f32; elements];
         // SAFETY: the vector is valid for its length in bytes.
-        check(unsafe { ffi::td_buffer_read(self.0, buffer, 0, values.as_mut_ptr().cast(), (elements * 4) as u64) }, "cannot read a buffer")?;
+        check(
+            unsafe {
+                ffi::td_buffer_read(
+                    self.0,
+                    buffer,
+                    0,
+                    values.as_mut_ptr().cast(),
+                    (elements * 4) as u64,
+                )
+            },
+            "cannot read a buffer",
+        )?;
         Ok(values)
     }
 
@@ -372,10 +477,24 @@ impl Device {
         };
         let mut length = 0;
         // SAFETY: NULL buffer asks for the length only.
-        check(unsafe { ffi::td_report(self.0, format, std::ptr::null_mut(), 0, &mut length) }, "cannot make the report")?;
+        check(
+            unsafe { ffi::td_report(self.0, format, std::ptr::null_mut(), 0, &mut length) },
+            "cannot make the report",
+        )?;
         let mut bytes = vec![0u8; length as usize + 1];
         // SAFETY: the buffer has length + 1 bytes.
-        check(unsafe { ffi::td_report(self.0, format, bytes.as_mut_ptr().cast(), bytes.len() as u64, &mut length) }, "cannot make the report")?;
+        check(
+            unsafe {
+                ffi::td_report(
+                    self.0,
+                    format,
+                    bytes.as_mut_ptr().cast(),
+                    bytes.len() as u64,
+                    &mut length,
+                )
+            },
+            "cannot make the report",
+        )?;
         bytes.truncate(length as usize);
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
@@ -392,9 +511,13 @@ impl Device {
 
     /// Writes the trace recorded so far.
     pub fn write_trace(&self, path: &Path) -> Result<(), String> {
-        let path = CString::new(path.to_string_lossy().as_bytes()).map_err(|_| "trace path contains NUL")?;
+        let path = CString::new(path.to_string_lossy().as_bytes())
+            .map_err(|_| "trace path contains NUL")?;
         // SAFETY: valid C string.
-        check(unsafe { ffi::td_trace_write(self.0, path.as_ptr()) }, "cannot write the trace")
+        check(
+            unsafe { ffi::td_trace_write(self.0, path.as_ptr()) },
+            "cannot write the trace",
+        )
     }
 }
 
@@ -405,14 +528,32 @@ impl Drop for Device {
 }
 
 fn f32_values<'t>(tensor: &'t Tensor, what: &str) -> Result<&'t [f32], String> {
-    tensor.as_f32().ok_or_else(|| format!("{what} is {:?}; the software DSA computes in f32", tensor.element_type))
+    tensor.as_f32().ok_or_else(|| {
+        format!(
+            "{what} is {:?}; the software DSA computes in f32",
+            tensor.element_type
+        )
+    })
 }
 
 /// Runs `compiled` on `device` with `inputs` and `weights`; returns the outputs.
-pub fn run(compiled: &Compiled, device: &Device, inputs: &[Tensor], weights: &Weights) -> Result<Vec<Tensor>, String> {
-    let input_count = compiled.buffers.iter().filter(|buffer| matches!(buffer.role, Role::Input(_))).count();
+pub fn run(
+    compiled: &Compiled,
+    device: &Device,
+    inputs: &[Tensor],
+    weights: &Weights,
+) -> Result<Vec<Tensor>, String> {
+    let input_count = compiled
+        .buffers
+        .iter()
+        .filter(|buffer| matches!(buffer.role, Role::Input(_)))
+        .count();
     if inputs.len() != input_count {
-        return Err(format!("@{} takes {input_count} inputs but {} were given", compiled.entry, inputs.len()));
+        return Err(format!(
+            "@{} takes {input_count} inputs but {} were given",
+            compiled.entry,
+            inputs.len()
+        ));
     }
     let mut handles = Vec::new();
     let result = (|| {
@@ -424,15 +565,25 @@ pub fn run(compiled: &Compiled, device: &Device, inputs: &[Tensor], weights: &We
                 Role::Input(index) => {
                     let input = &inputs[*index];
                     // A rank-0 input is stored as one element.
-                    if input.shape != buffer.shape && !(input.shape.is_empty() && buffer.shape == [1]) {
-                        return Err(format!("input #{index} has shape {:?}, @{} expects {:?}", input.shape, compiled.entry, buffer.shape));
+                    if input.shape != buffer.shape
+                        && !(input.shape.is_empty() && buffer.shape == [1])
+                    {
+                        return Err(format!(
+                            "input #{index} has shape {:?}, @{} expects {:?}",
+                            input.shape, compiled.entry, buffer.shape
+                        ));
                     }
                     device.write(handle, f32_values(input, &format!("input #{index}"))?)?;
                 }
                 Role::Weight(name) => {
-                    let weight = weights.get(name).ok_or_else(|| format!("weight '{name}' is not in the weights file"))?;
+                    let weight = weights
+                        .get(name)
+                        .ok_or_else(|| format!("weight '{name}' is not in the weights file"))?;
                     if weight.shape.iter().product::<usize>() != elements {
-                        return Err(format!("weight '{name}' has shape {:?}, the model expects {:?}", weight.shape, buffer.shape));
+                        return Err(format!(
+                            "weight '{name}' has shape {:?}, the model expects {:?}",
+                            weight.shape, buffer.shape
+                        ));
                     }
                     device.write(handle, f32_values(weight, &format!("weight '{name}'"))?)?;
                 }
@@ -440,13 +591,26 @@ pub fn run(compiled: &Compiled, device: &Device, inputs: &[Tensor], weights: &We
                 Role::Output(_) => {}
             }
         }
-        compiled.jit.run(&compiled.entry, device.handle(), &handles)?;
+        compiled
+            .jit
+            .run(&compiled.entry, device.handle(), &handles)?;
         let mut outputs = Vec::new();
         for (buffer, &handle) in compiled.buffers.iter().zip(&handles) {
             if let Role::Output(index) = buffer.role {
                 let values = device.read(handle, buffer.shape.iter().product())?;
-                let shape = compiled.output_shapes.get(index).cloned().unwrap_or_else(|| buffer.shape.clone());
-                outputs.push((index, Tensor { shape, element_type: ElementType::F32, data: Data::F32(values) }));
+                let shape = compiled
+                    .output_shapes
+                    .get(index)
+                    .cloned()
+                    .unwrap_or_else(|| buffer.shape.clone());
+                outputs.push((
+                    index,
+                    Tensor {
+                        shape,
+                        element_type: ElementType::F32,
+                        data: Data::F32(values),
+                    },
+                ));
             }
         }
         outputs.sort_by_key(|(index, _)| *index);
@@ -475,27 +639,42 @@ pub struct Figures {
 
 /// Reads the [`Figures`] of a JSON report ([`Device::report`]).
 pub fn figures(report: &str) -> Result<Figures, String> {
-    let report: serde_json::Value = serde_json::from_str(report).map_err(|error| format!("the runtime's report: {error}"))?;
+    let report: serde_json::Value =
+        serde_json::from_str(report).map_err(|error| format!("the runtime's report: {error}"))?;
     let number = |value: &serde_json::Value| value.as_u64().unwrap_or(0);
     let transfers = report["transfers"].as_array().cloned().unwrap_or_default();
     let bytes = |keep: &dyn Fn(&str, &str) -> bool| -> u64 {
         transfers
             .iter()
-            .filter(|t| keep(t["src"].as_str().unwrap_or(""), t["dst"].as_str().unwrap_or("")))
+            .filter(|t| {
+                keep(
+                    t["src"].as_str().unwrap_or(""),
+                    t["dst"].as_str().unwrap_or(""),
+                )
+            })
             .map(|t| number(&t["bytes"]))
             .sum()
     };
     let matrix: Vec<f64> = report["units"]
         .as_array()
         .map(|units| {
-            units.iter().filter(|u| u["kind"] == "matrix_engine").map(|u| u["utilisation"].as_f64().unwrap_or(0.0)).collect()
+            units
+                .iter()
+                .filter(|u| u["kind"] == "matrix_engine")
+                .map(|u| u["utilisation"].as_f64().unwrap_or(0.0))
+                .collect()
         })
         .unwrap_or_default();
     Ok(Figures {
         cycles: number(&report["cycles"]),
         launches: number(&report["kernel_launches"]),
         ddr_bytes: bytes(&|src, dst| src == "ddr" || dst == "ddr"),
-        gb_bytes: bytes(&|src, dst| src == "gb" || dst == "gb") - bytes(&|src, dst| (src == "gb" && dst == "ddr") || (src == "ddr" && dst == "gb")),
-        matrix_utilisation: if matrix.is_empty() { 0.0 } else { matrix.iter().sum::<f64>() / matrix.len() as f64 },
+        gb_bytes: bytes(&|src, dst| src == "gb" || dst == "gb")
+            - bytes(&|src, dst| (src == "gb" && dst == "ddr") || (src == "ddr" && dst == "gb")),
+        matrix_utilisation: if matrix.is_empty() {
+            0.0
+        } else {
+            matrix.iter().sum::<f64>() / matrix.len() as f64
+        },
     })
 }

@@ -12,22 +12,35 @@ use crate::types::{checked_len, format_shape, TensorType, MAX_ELEMENTS};
 use crate::value::{Inputs, Value};
 
 /// `Resize`.
-pub fn resize(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value>, ImportError> {
+pub fn resize(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
     let input = super::float_input(node, inputs, 0, "X")?;
     let ty = input.ty();
     let rank = ty.rank();
     let mode = match node.string("mode", "nearest")?.as_str() {
         "nearest" => "nearest",
         "linear" => "linear",
-        other => return Err(node.unsupported(format!("mode '{other}' is not supported (nearest and linear are)"))),
+        other => {
+            return Err(node.unsupported(format!(
+                "mode '{other}' is not supported (nearest and linear are)"
+            )))
+        }
     };
-    let coordinates = match node.string("coordinate_transformation_mode", "half_pixel")?.as_str() {
+    let coordinates = match node
+        .string("coordinate_transformation_mode", "half_pixel")?
+        .as_str()
+    {
         "half_pixel" => "half_pixel",
         "pytorch_half_pixel" => "pytorch_half_pixel",
         "align_corners" => "align_corners",
         "asymmetric" => "asymmetric",
         other => {
-            return Err(node.unsupported(format!("coordinate_transformation_mode '{other}' is not supported")))
+            return Err(node.unsupported(format!(
+                "coordinate_transformation_mode '{other}' is not supported"
+            )))
         }
     };
     let nearest = match node.string("nearest_mode", "round_prefer_floor")?.as_str() {
@@ -42,7 +55,9 @@ pub fn resize(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec
     }
     let policy = node.string("keep_aspect_ratio_policy", "stretch")?;
     if policy != "stretch" {
-        return Err(node.unsupported(format!("keep_aspect_ratio_policy '{policy}' is not supported")));
+        return Err(node.unsupported(format!(
+            "keep_aspect_ratio_policy '{policy}' is not supported"
+        )));
     }
     // Opset 18: scales and sizes may name only some axes.
     let axes: Vec<usize> = match node.ints("axes")? {
@@ -66,11 +81,17 @@ pub fn resize(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec
     match (given_scales, sizes) {
         (Some(given), None) => {
             if given.len() != axes.len() {
-                return Err(node.invalid(format!("{} scales for {} axes", given.len(), axes.len())));
+                return Err(node.invalid(format!(
+                    "{} scales for {} axes",
+                    given.len(),
+                    axes.len()
+                )));
             }
             for (&axis, &scale) in axes.iter().zip(&given) {
                 if !(scale > 0.0) {
-                    return Err(node.invalid(format!("scale {scale} of axis {axis} is not positive")));
+                    return Err(
+                        node.invalid(format!("scale {scale} of axis {axis} is not positive"))
+                    );
                 }
                 scales[axis] = scale;
                 let size = (ty.shape[axis] as f64 * scale as f64).floor();
@@ -91,12 +112,17 @@ pub fn resize(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec
                 if size <= 0 {
                     return Err(node.invalid(format!("size {size} of axis {axis} is not positive")));
                 }
-                shape[axis] = shape::bounded(size, "size").map_err(|message| node.invalid(message))? as usize;
+                shape[axis] =
+                    shape::bounded(size, "size").map_err(|message| node.invalid(message))? as usize;
                 scales[axis] = size as f32 / ty.shape[axis] as f32;
             }
         }
-        (Some(_), Some(_)) => return Err(node.invalid("both scales and sizes are given; exactly one must be")),
-        (None, None) => return Err(node.invalid("neither scales nor sizes is given; exactly one must be")),
+        (Some(_), Some(_)) => {
+            return Err(node.invalid("both scales and sizes are given; exactly one must be"))
+        }
+        (None, None) => {
+            return Err(node.invalid("neither scales nor sizes is given; exactly one must be"))
+        }
     }
     if checked_len(&shape).is_none() {
         return Err(node.unsupported(format!(
@@ -110,9 +136,18 @@ pub fn resize(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec
     let attributes = [
         ("scales", Attribute::Floats(scales)),
         ("mode", Attribute::Enum("resize_mode", mode)),
-        ("coordinates", Attribute::Enum("resize_coordinates", coordinates)),
+        (
+            "coordinates",
+            Attribute::Enum("resize_coordinates", coordinates),
+        ),
         ("nearest", Attribute::Enum("nearest_rounding", nearest)),
     ];
     let x = builder.operand(input);
-    Ok(vec![builder.emit(node, "graph.resize", &[&x], &attributes, TensorType::new(shape, ty.element))])
+    Ok(vec![builder.emit(
+        node,
+        "graph.resize",
+        &[&x],
+        &attributes,
+        TensorType::new(shape, ty.element),
+    )])
 }

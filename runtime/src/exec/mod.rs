@@ -136,7 +136,9 @@ thread_local! {
 /// Runs `f` with a scratch vector of this thread (its contents unspecified), nested calls each
 /// getting their own.
 pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Vec<f32>) -> T) -> T {
-    let mut scratch = SCRATCH.with(|pool| pool.borrow_mut().pop()).unwrap_or_default();
+    let mut scratch = SCRATCH
+        .with(|pool| pool.borrow_mut().pop())
+        .unwrap_or_default();
     let result = f(&mut scratch);
     SCRATCH.with(|pool| pool.borrow_mut().push(scratch));
     result

@@ -354,5 +354,7 @@ pub unsafe extern "C" fn td_layer_name(dev: u64, layer: u32, name: *const c_char
 /// (`UINT32_MAX`: to none), so that the report can say what each layer of the model cost.
 #[no_mangle]
 pub unsafe extern "C" fn td_layer(dev: u64, cluster: u32, core: u32, layer: u32) -> i32 {
-    guard_on(dev, "td_layer", || with_device(dev, |d| d.set_layer(CoreId::new(cluster, core), layer)))
+    guard_on(dev, "td_layer", || {
+        with_device(dev, |d| d.set_layer(CoreId::new(cluster, core), layer))
+    })
 }

@@ -18,7 +18,10 @@ use turbine_tools::{
 };
 
 #[derive(Parser, Debug)]
-#[command(name = "turbine-run", about = "Compile a model for a DSA target and run it on the software DSA, or interpret it")]
+#[command(
+    name = "turbine-run",
+    about = "Compile a model for a DSA target and run it on the software DSA, or interpret it"
+)]
 struct Arguments {
     /// The model: .mlir in the graph dialect, or .onnx.
     #[arg(required_unless_present = "builtin")]
@@ -147,10 +150,16 @@ fn random_input(shape: &[usize], element_type: ElementType, random: &mut SplitMi
     let count = shape.iter().product();
     let data = match element_type {
         ElementType::F32 => Data::F32((0..count).map(|_| random.unit()).collect()),
-        ElementType::I64 | ElementType::I32 => Data::I64((0..count).map(|_| (random.next() % 2) as i64).collect()),
+        ElementType::I64 | ElementType::I32 => {
+            Data::I64((0..count).map(|_| (random.next() % 2) as i64).collect())
+        }
         ElementType::Bool => Data::Bool((0..count).map(|_| random.next() % 2 == 1).collect()),
     };
-    Tensor { shape: shape.to_vec(), element_type, data }
+    Tensor {
+        shape: shape.to_vec(),
+        element_type,
+        data,
+    }
 }
 
 fn summary(tensor: &Tensor) -> String {
@@ -169,9 +178,17 @@ fn summary(tensor: &Tensor) -> String {
     let statistics = if numbers.is_empty() {
         "all NaN".to_owned()
     } else {
-        let (min, max) = numbers.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        let (min, max) = numbers
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                (lo.min(v), hi.max(v))
+            });
         let mean = numbers.iter().sum::<f64>() / numbers.len() as f64;
-        let nans = if nans > 0 { format!(", {nans} NaN") } else { String::new() };
+        let nans = if nans > 0 {
+            format!(", {nans} NaN")
+        } else {
+            String::new()
+        };
         format!("min {min:.6}, max {max:.6}, mean {mean:.6}{nans}")
     };
     format!(
@@ -179,47 +196,82 @@ fn summary(tensor: &Tensor) -> String {
         tensor.element_type,
         tensor.shape,
         head.join(", "),
-        if values.len() > head.len() { ", ..." } else { "" }
+        if values.len() > head.len() {
+            ", ..."
+        } else {
+            ""
+        }
     )
 }
 
 /// The model as a graph-dialect module and its weights.
-fn load<'c>(context: &'c melior::Context, arguments: &Arguments) -> Result<(melior::ir::Module<'c>, Weights), String> {
+fn load<'c>(
+    context: &'c melior::Context,
+    arguments: &Arguments,
+) -> Result<(melior::ir::Module<'c>, Weights), String> {
     if let Some(name) = &arguments.builtin {
         let model = turbine_tools::models::builtin(name, arguments.batch).ok_or_else(|| {
-            format!("no built-in model '{name}' (available: {})", turbine_tools::models::MODELS.join(", "))
+            format!(
+                "no built-in model '{name}' (available: {})",
+                turbine_tools::models::MODELS.join(", ")
+            )
         })?;
         let module = turbine_tools::graph_module::build(context, &model.module)
             .map_err(|error| format!("the built-in model '{name}' is invalid (a bug): {error}"))?;
         return Ok((module, model.weights));
     }
-    let path = arguments.model.as_ref().expect("clap requires a model or --builtin");
-    let is_onnx = path.extension().is_some_and(|extension| extension == "onnx");
+    let path = arguments
+        .model
+        .as_ref()
+        .expect("clap requires a model or --builtin");
+    let is_onnx = path
+        .extension()
+        .is_some_and(|extension| extension == "onnx");
     if is_onnx {
         let bytes = std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
         // The weights stay in memory: the module names a side file, as `turbine-translate`
         // writes one, but nothing reads it here (writing ResNet-50's 100 MB and reading them
         // back was a tenth of the command's time).
-        let options = turbine_onnx::ImportOptions { input_shapes: arguments.input_shapes.clone(), weights_file: "weights.safetensors".into() };
-        let model = turbine_onnx::import(&bytes, &options).map_err(|error| format!("{}: {error}", path.display()))?;
-        let module = turbine_tools::graph_module::build(context, &model.module)
-            .map_err(|error| format!("{}: the imported IR is invalid (an importer bug): {error}", path.display()))?;
+        let options = turbine_onnx::ImportOptions {
+            input_shapes: arguments.input_shapes.clone(),
+            weights_file: "weights.safetensors".into(),
+        };
+        let model = turbine_onnx::import(&bytes, &options)
+            .map_err(|error| format!("{}: {error}", path.display()))?;
+        let module =
+            turbine_tools::graph_module::build(context, &model.module).map_err(|error| {
+                format!(
+                    "{}: the imported IR is invalid (an importer bug): {error}",
+                    path.display()
+                )
+            })?;
         let weights = if model.weights.is_empty() {
             Weights::empty()
         } else {
-            let serialized = model.weights.serialize().map_err(|error| format!("{}: cannot serialize the weights: {error}", path.display()))?;
-            Weights::parse(&serialized, &path.display().to_string()).map_err(|error| error.to_string())?
+            let serialized = model.weights.serialize().map_err(|error| {
+                format!("{}: cannot serialize the weights: {error}", path.display())
+            })?;
+            Weights::parse(&serialized, &path.display().to_string())
+                .map_err(|error| error.to_string())?
         };
         return Ok((module, weights));
     }
-    let module = turbine_dialects::parse_file(context, path).ok_or_else(|| format!("{}: cannot parse or verify the model", path.display()))?;
+    let module = turbine_dialects::parse_file(context, path)
+        .ok_or_else(|| format!("{}: cannot parse or verify the model", path.display()))?;
     // SAFETY: the module was just parsed and verified.
-    let program = unsafe { Program::from_module(module.as_operation().to_raw(), arguments.function.as_deref()) }
-        .map_err(|error| error.to_string())?;
-    let weights_path = arguments
-        .weights
-        .clone()
-        .or_else(|| program.weights_file.as_ref().map(|file| path.parent().unwrap_or(Path::new(".")).join(file)));
+    let program = unsafe {
+        Program::from_module(
+            module.as_operation().to_raw(),
+            arguments.function.as_deref(),
+        )
+    }
+    .map_err(|error| error.to_string())?;
+    let weights_path = arguments.weights.clone().or_else(|| {
+        program
+            .weights_file
+            .as_ref()
+            .map(|file| path.parent().unwrap_or(Path::new(".")).join(file))
+    });
     let weights = match weights_path {
         Some(path) => Weights::load(&path).map_err(|error| error.to_string())?,
         None => Weights::empty(),
@@ -230,13 +282,19 @@ fn load<'c>(context: &'c melior::Context, arguments: &Arguments) -> Result<(meli
 fn inputs(arguments: &Arguments, program: &Program) -> Result<Vec<Tensor>, String> {
     if arguments.inputs.is_empty() {
         let mut random = SplitMix(arguments.seed);
-        return Ok(program.body.arguments.iter().map(|(_, r#type)| random_input(&r#type.shape, r#type.element_type, &mut random)).collect());
+        return Ok(program
+            .body
+            .arguments
+            .iter()
+            .map(|(_, r#type)| random_input(&r#type.shape, r#type.element_type, &mut random))
+            .collect());
     }
     arguments
         .inputs
         .iter()
         .map(|path| {
-            let bytes = std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
+            let bytes =
+                std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
             npy::parse(&bytes).map_err(|error| format!("{}: {error}", path.display()))
         })
         .collect()
@@ -244,28 +302,65 @@ fn inputs(arguments: &Arguments, program: &Program) -> Result<Vec<Tensor>, Strin
 
 /// Refuses, before anything is compiled, inputs that do not match the function's arguments in
 /// count, shape or element type, and outputs that cannot be written.
-fn check_interface(arguments: &Arguments, program: &Program, inputs: &[Tensor]) -> Result<(), String> {
+fn check_interface(
+    arguments: &Arguments,
+    program: &Program,
+    inputs: &[Tensor],
+) -> Result<(), String> {
     let parameters = &program.body.arguments;
     if inputs.len() != parameters.len() {
-        return Err(format!("@{} takes {} inputs but {} were given", program.name, parameters.len(), inputs.len()));
+        return Err(format!(
+            "@{} takes {} inputs but {} were given",
+            program.name,
+            parameters.len(),
+            inputs.len()
+        ));
     }
     for (index, (input, (_, parameter))) in inputs.iter().zip(parameters).enumerate() {
-        let what = arguments.inputs.get(index).map(|path| path.display().to_string()).unwrap_or_else(|| format!("input #{index}"));
+        let what = arguments
+            .inputs
+            .get(index)
+            .map(|path| path.display().to_string())
+            .unwrap_or_else(|| format!("input #{index}"));
         if input.shape != parameter.shape || input.element_type != parameter.element_type {
             return Err(format!(
                 "{what}: {:?} {:?}, but argument #{index} of @{} is {:?} {:?}",
-                input.element_type, input.shape, program.name, parameter.element_type, parameter.shape
+                input.element_type,
+                input.shape,
+                program.name,
+                parameter.element_type,
+                parameter.shape
             ));
         }
     }
-    let results = program.body.ops.last().map_or(0, |terminator| terminator.operands.len());
+    let results = program
+        .body
+        .ops
+        .last()
+        .map_or(0, |terminator| terminator.operands.len());
     if !arguments.outputs.is_empty() && arguments.outputs.len() != results {
-        return Err(format!("@{} has {results} results but {} --output files were given", program.name, arguments.outputs.len()));
+        return Err(format!(
+            "@{} has {results} results but {} --output files were given",
+            program.name,
+            arguments.outputs.len()
+        ));
     }
-    for path in arguments.outputs.iter().chain(&arguments.report_json).chain(&arguments.trace) {
-        let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    for path in arguments
+        .outputs
+        .iter()
+        .chain(&arguments.report_json)
+        .chain(&arguments.trace)
+    {
+        let folder = path
+            .parent()
+            .filter(|folder| !folder.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         if !folder.is_dir() {
-            return Err(format!("{}: the folder {} does not exist", path.display(), folder.display()));
+            return Err(format!(
+                "{}: the folder {} does not exist",
+                path.display(),
+                folder.display()
+            ));
         }
         if path.is_dir() {
             return Err(format!("{}: is a folder, not a file", path.display()));
@@ -279,21 +374,34 @@ fn check_interface(arguments: &Arguments, program: &Program, inputs: &[Tensor]) 
 
 /// The largest `k` entries of each row, as "index (value)".
 fn top_k(tensor: &Tensor, k: usize) -> Vec<String> {
-    let (Some(values), [rows, columns]) = (tensor.as_f32(), tensor.shape.as_slice()) else { return Vec::new() };
+    let (Some(values), [rows, columns]) = (tensor.as_f32(), tensor.shape.as_slice()) else {
+        return Vec::new();
+    };
     (0..*rows)
         .map(|row| {
             let slice = &values[row * columns..(row + 1) * columns];
             let mut order: Vec<usize> = (0..*columns).collect();
             order.sort_by(|&a, &b| slice[b].total_cmp(&slice[a]).then(a.cmp(&b)));
-            let best: Vec<String> = order.iter().take(k).map(|&i| format!("{i} ({:.4})", slice[i])).collect();
+            let best: Vec<String> = order
+                .iter()
+                .take(k)
+                .map(|&i| format!("{i} ({:.4})", slice[i]))
+                .collect();
             format!("  #{row}: {}", best.join(", "))
         })
         .collect()
 }
 
 /// Largest error of `actual` against `expected` relative to the tolerance (<= 1 passes).
-fn worst_error(actual: &Tensor, expected: &Tensor, rtol: f64, atol: f64) -> Result<(f64, f64), String> {
-    let (Some(a), Some(b)) = (actual.as_f32(), expected.as_f32()) else { return Err("non-f32 outputs cannot be compared".into()) };
+fn worst_error(
+    actual: &Tensor,
+    expected: &Tensor,
+    rtol: f64,
+    atol: f64,
+) -> Result<(f64, f64), String> {
+    let (Some(a), Some(b)) = (actual.as_f32(), expected.as_f32()) else {
+        return Err("non-f32 outputs cannot be compared".into());
+    };
     if a.len() != b.len() {
         return Err(format!("{} elements against {}", a.len(), b.len()));
     }
@@ -305,7 +413,11 @@ fn worst_error(actual: &Tensor, expected: &Tensor, rtol: f64, atol: f64) -> Resu
             continue;
         }
         let error = (x as f64 - y as f64).abs();
-        let ratio = if error.is_nan() || (x.is_nan() != y.is_nan()) { f64::INFINITY } else { error / (atol + rtol * (y as f64).abs()) };
+        let ratio = if error.is_nan() || (x.is_nan() != y.is_nan()) {
+            f64::INFINITY
+        } else {
+            error / (atol + rtol * (y as f64).abs())
+        };
         if ratio > worst.0 || ratio.is_nan() {
             worst = (ratio, error);
         }
@@ -314,13 +426,22 @@ fn worst_error(actual: &Tensor, expected: &Tensor, rtol: f64, atol: f64) -> Resu
 }
 
 /// Compiles `module` with `schedule`, printing the time of each phase.
-fn compile(context: &melior::Context, module: melior::ir::Module, entry: &str, arguments: &Arguments, schedule: &str) -> Result<driver::Compiled, String> {
+fn compile(
+    context: &melior::Context,
+    module: melior::ir::Module,
+    entry: &str,
+    arguments: &Arguments,
+    schedule: &str,
+) -> Result<driver::Compiled, String> {
     let options = CompileOptions {
         target: arguments.target.clone(),
         schedule: schedule.to_owned(),
         opt: [OptLevel::O0, OptLevel::O1, OptLevel::O2, OptLevel::O3][arguments.opt as usize],
     };
-    progress(&format!("compiling @{entry} for {} ({schedule})", arguments.target));
+    progress(&format!(
+        "compiling @{entry} for {} ({schedule})",
+        arguments.target
+    ));
     let compiled = driver::compile(context, module, Some(entry), &options);
     progress_done();
     let compiled = compiled?;
@@ -341,9 +462,24 @@ fn compile(context: &melior::Context, module: melior::ir::Module, entry: &str, a
 }
 
 /// Prints two schedules' figures side by side; their outputs must agree.
-fn compare(ours: &str, figures: &driver::Figures, results: &[Tensor], baseline: &str, theirs: &driver::Figures, baseline_results: &[Tensor]) -> Result<(), String> {
+fn compare(
+    ours: &str,
+    figures: &driver::Figures,
+    results: &[Tensor],
+    baseline: &str,
+    theirs: &driver::Figures,
+    baseline_results: &[Tensor],
+) -> Result<(), String> {
     outln!("\nschedules side by side (same inputs, same target)");
-    outln!("  {:<22} {:>14} {:>9} {:>16} {:>16} {:>12}", "schedule", "cycles", "kernels", "DDR bytes", "GB<->LB bytes", "matrix util");
+    outln!(
+        "  {:<22} {:>14} {:>9} {:>16} {:>16} {:>12}",
+        "schedule",
+        "cycles",
+        "kernels",
+        "DDR bytes",
+        "GB<->LB bytes",
+        "matrix util"
+    );
     for (name, f) in [(baseline, theirs), (ours, figures)] {
         outln!(
             "  {:<22} {:>14} {:>9} {:>16} {:>16} {:>11.1}%",
@@ -357,8 +493,13 @@ fn compare(ours: &str, figures: &driver::Figures, results: &[Tensor], baseline: 
     }
     let mut largest = 0f64;
     for (index, (a, b)) in results.iter().zip(baseline_results).enumerate() {
-        let (Some(a), Some(b)) = (a.as_f32(), b.as_f32()) else { return Err(format!("result #{index} is not f32")) };
-        largest = a.iter().zip(b).fold(largest, |m, (x, y)| m.max((x - y).abs() as f64));
+        let (Some(a), Some(b)) = (a.as_f32(), b.as_f32()) else {
+            return Err(format!("result #{index} is not f32"));
+        };
+        largest = a
+            .iter()
+            .zip(b)
+            .fold(largest, |m, (x, y)| m.max((x - y).abs() as f64));
     }
     outln!(
         "  speedup of {ours} over {baseline}: {:.2}x; DDR traffic {:.2}x less; outputs differ by at most {largest:.3e}",
@@ -376,8 +517,13 @@ fn run(arguments: &Arguments) -> Result<(), String> {
         return Ok(());
     }
     // SAFETY: the module is verified and outlives the program read from it.
-    let program = unsafe { Program::from_module(module.as_operation().to_raw(), arguments.function.as_deref()) }
-        .map_err(|error| error.to_string())?;
+    let program = unsafe {
+        Program::from_module(
+            module.as_operation().to_raw(),
+            arguments.function.as_deref(),
+        )
+    }
+    .map_err(|error| error.to_string())?;
     let inputs = inputs(arguments, &program)?;
     check_interface(arguments, &program, &inputs)?;
     let expected = if arguments.interpret || arguments.check {
@@ -391,7 +537,13 @@ fn run(arguments: &Arguments) -> Result<(), String> {
     let results = if arguments.interpret {
         expected.clone().unwrap_or_default()
     } else {
-        let compiled = compile(&context, module, &program.name, arguments, &arguments.schedule)?;
+        let compiled = compile(
+            &context,
+            module,
+            &program.name,
+            arguments,
+            &arguments.schedule,
+        )?;
         if arguments.compile_only {
             return Ok(());
         }
@@ -405,10 +557,21 @@ fn run(arguments: &Arguments) -> Result<(), String> {
         let results = driver::run(&compiled, &device, &inputs, &weights);
         progress_done();
         let results = results?;
-        outln!("ran on the software DSA in {:.3} s of host time", start.elapsed().as_secs_f64());
-        out!("{}", device.report(if arguments.report_detail { ReportFormat::Detail } else { ReportFormat::Summary })?);
+        outln!(
+            "ran on the software DSA in {:.3} s of host time",
+            start.elapsed().as_secs_f64()
+        );
+        out!(
+            "{}",
+            device.report(if arguments.report_detail {
+                ReportFormat::Detail
+            } else {
+                ReportFormat::Summary
+            })?
+        );
         if let Some(path) = &arguments.report_json {
-            std::fs::write(path, device.report(ReportFormat::Json)?).map_err(|error| format!("{}: {error}", path.display()))?;
+            std::fs::write(path, device.report(ReportFormat::Json)?)
+                .map_err(|error| format!("{}: {error}", path.display()))?;
         }
         if let Some(path) = &arguments.trace {
             device.write_trace(path)?;
@@ -419,12 +582,21 @@ fn run(arguments: &Arguments) -> Result<(), String> {
             let compiled = compile(&context, module, &program.name, arguments, baseline)?;
             let other = Device::new(&arguments.target)?;
             other.set_threads(arguments.threads)?;
-            progress(&format!("running the {baseline} schedule on the software DSA"));
+            progress(&format!(
+                "running the {baseline} schedule on the software DSA"
+            ));
             let theirs_results = driver::run(&compiled, &other, &inputs, &weights);
             progress_done();
             let theirs_results = theirs_results?;
             let theirs = driver::figures(&other.report(ReportFormat::Json)?)?;
-            compare(&arguments.schedule, &ours, &results, baseline, &theirs, &theirs_results)?;
+            compare(
+                &arguments.schedule,
+                &ours,
+                &results,
+                baseline,
+                &theirs,
+                &theirs_results,
+            )?;
         }
         results
     };
@@ -436,7 +608,8 @@ fn run(arguments: &Arguments) -> Result<(), String> {
             }
         }
         if let Some(path) = arguments.outputs.get(index) {
-            std::fs::write(path, npy::serialize(result)).map_err(|error| format!("{}: {error}", path.display()))?;
+            std::fs::write(path, npy::serialize(result))
+                .map_err(|error| format!("{}: {error}", path.display()))?;
         }
     }
     if let (Some(expected), false) = (&expected, arguments.interpret) {
@@ -453,7 +626,9 @@ fn run(arguments: &Arguments) -> Result<(), String> {
             }
         }
         if !failed.is_empty() {
-            return Err(format!("results {failed:?} differ from the reference interpreter beyond the tolerance"));
+            return Err(format!(
+                "results {failed:?} differ from the reference interpreter beyond the tolerance"
+            ));
         }
     }
     Ok(())

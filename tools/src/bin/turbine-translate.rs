@@ -87,7 +87,10 @@ fn run(arguments: &Arguments) -> Result<(), String> {
     if arguments.list_rules {
         return list_rules(arguments);
     }
-    let input = arguments.input.as_deref().expect("clap requires an input without --list-rules");
+    let input = arguments
+        .input
+        .as_deref()
+        .expect("clap requires an input without --list-rules");
     if arguments.compile {
         return compile(arguments, input);
     }
@@ -138,7 +141,11 @@ fn run(arguments: &Arguments) -> Result<(), String> {
 /// `--list-rules`: the rules, one per line, checked with `--verify-rules`.
 fn list_rules(arguments: &Arguments) -> Result<(), String> {
     let files: Vec<&Path> = arguments.rule_files.iter().map(PathBuf::as_path).collect();
-    let listing = turbine_tools::rule_check::list_rules(!arguments.no_builtin_rules, &files, arguments.verify_rules)?;
+    let listing = turbine_tools::rule_check::list_rules(
+        !arguments.no_builtin_rules,
+        &files,
+        arguments.verify_rules,
+    )?;
     print!("{listing}");
     Ok(())
 }
@@ -150,11 +157,25 @@ fn compile(arguments: &Arguments, input: &Path) -> Result<(), String> {
     let context = turbine_dialects::create_context();
     let module = turbine_dialects::parse_file(&context, input)
         .ok_or_else(|| format!("{}: cannot parse or verify the model", input.display()))?;
-    let options = turbine_tools::driver::CompileOptions { target: arguments.target.clone(), ..Default::default() };
-    let code = turbine_tools::driver::compile_to_object(&context, module, &options, arguments.emit_llvm.is_some())?;
-    let write = |path: &Path, bytes: &[u8]| std::fs::write(path, bytes).map_err(|error| format!("cannot write {}: {error}", path.display()));
+    let options = turbine_tools::driver::CompileOptions {
+        target: arguments.target.clone(),
+        ..Default::default()
+    };
+    let code = turbine_tools::driver::compile_to_object(
+        &context,
+        module,
+        &options,
+        arguments.emit_llvm.is_some(),
+    )?;
+    let write = |path: &Path, bytes: &[u8]| {
+        std::fs::write(path, bytes)
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))
+    };
     write(&arguments.output, &code.object)?;
-    write(&arguments.output.with_extension("h"), code.header.as_bytes())?;
+    write(
+        &arguments.output.with_extension("h"),
+        code.header.as_bytes(),
+    )?;
     if let (Some(path), Some(text)) = (&arguments.emit_llvm, &code.llvm_ir) {
         write(path, text.as_bytes())?;
     }

@@ -41,7 +41,12 @@ func.func @main(%x: {x}, %z: tensor<8x512xf32>) -> (tensor<8x512xf32>, {c}) {{
         x = tensor_type(&[8, 128, 4, 4]),
         c = tensor_type(&[8, 512, 4, 4]),
     );
-    check(&source, weights(&[("conv.w", vec![512, 128, 3, 3]), ("conv.b", vec![512])]), "stcp920", 5);
+    check(
+        &source,
+        weights(&[("conv.w", vec![512, 128, 3, 3]), ("conv.b", vec![512])]),
+        "stcp920",
+        5,
+    );
 }
 
 #[test]
@@ -61,7 +66,12 @@ func.func @main(%x: tensor<8x256xf32>, %z: tensor<8x1024xf32>) -> tensor<8x1024x
   return %o : tensor<8x1024xf32>
 }
 "#;
-    check(source, weights(&[("fc.w", vec![1024, 256]), ("fc.b", vec![1024])]), "stcp920", 5);
+    check(
+        source,
+        weights(&[("fc.w", vec![1024, 256]), ("fc.b", vec![1024])]),
+        "stcp920",
+        5,
+    );
 }
 
 #[test]
@@ -81,7 +91,12 @@ func.func @main(%x: tensor<1x512xf32>, %z: tensor<1x1024xf32>) -> tensor<1x1024x
   return %o : tensor<1x1024xf32>
 }
 "#;
-    check(source, weights(&[("fc.w", vec![1024, 512]), ("fc.b", vec![1024])]), "stcp920", 9);
+    check(
+        source,
+        weights(&[("fc.w", vec![1024, 512]), ("fc.b", vec![1024])]),
+        "stcp920",
+        9,
+    );
 }
 
 #[test]
@@ -93,10 +108,25 @@ fn random_networks_with_every_layer_they_can_cut_along_its_channels_match_the_in
     for seed in 0..30 {
         let (source, weights) = random_cnn(seed);
         let target = if seed % 3 == 2 { "stcp920" } else { "mini" };
-        let cut = check_schedule(&source, &weights, target, seed, "graphturbo{channel-cut-gain=1e9}");
-        let whole = check_schedule(&source, &weights, target, seed, "graphturbo{channel-cut=false}");
+        let cut = check_schedule(
+            &source,
+            &weights,
+            target,
+            seed,
+            "graphturbo{channel-cut-gain=1e9}",
+        );
+        let whole = check_schedule(
+            &source,
+            &weights,
+            target,
+            seed,
+            "graphturbo{channel-cut=false}",
+        );
         segmented += usize::from(cut > whole);
     }
     // Most of the networks have a convolution or a classifier the cut divides.
-    assert!(segmented >= 15, "only {segmented} of 30 networks were cut into segments");
+    assert!(
+        segmented >= 15,
+        "only {segmented} of 30 networks were cut into segments"
+    );
 }

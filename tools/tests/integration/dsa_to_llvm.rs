@@ -125,8 +125,14 @@ fn relu_split_over_four_cores_runs_through_the_jit() {
     assert_eq!(
         jit.entries()[0].buffers,
         [
-            EntryBuffer { shape: vec![4, 64], role: Role::Input(0) },
-            EntryBuffer { shape: vec![4, 64], role: Role::Output(0) },
+            EntryBuffer {
+                shape: vec![4, 64],
+                role: Role::Input(0)
+            },
+            EntryBuffer {
+                shape: vec![4, 64],
+                role: Role::Output(0)
+            },
         ]
     );
     let device = Device::mini();
@@ -312,7 +318,10 @@ fn an_lb_allocation_beyond_capacity_is_an_error_from_run() {
 #[test]
 fn the_lit_test_runs_the_pipeline_the_backend_runs() {
     let pipeline = turbine_passes::pipelines::DSA_TO_LLVM.argument;
-    assert_eq!(turbine_codegen::LOWERING_PIPELINE, format!("builtin.module({pipeline})"));
+    assert_eq!(
+        turbine_codegen::LOWERING_PIPELINE,
+        format!("builtin.module({pipeline})")
+    );
     let lit = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../test/Conversion/DsaToRuntime/lower-to-llvm.mlir");
     let text = std::fs::read_to_string(lit).unwrap();
@@ -353,8 +362,7 @@ fn an_object_file_links_with_the_runtime_and_runs() {
         code.header
     );
     assert!(
-        code.header
-            .contains("[1] 4x64 f32, output 0"),
+        code.header.contains("[1] 4x64 f32, output 0"),
         "{}",
         code.header
     );

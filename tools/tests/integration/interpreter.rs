@@ -2,9 +2,15 @@
 //! definition (ONNX semantics).
 
 use melior::ir::Module;
-use turbine_interpreter::{interpret, npy, Data, ElementType, InterpretError, Program, Tensor, Weights};
+use turbine_interpreter::{
+    interpret, npy, Data, ElementType, InterpretError, Program, Tensor, Weights,
+};
 
-fn run_with(source: &str, inputs: Vec<Tensor>, weights: &Weights) -> Result<Vec<Tensor>, InterpretError> {
+fn run_with(
+    source: &str,
+    inputs: Vec<Tensor>,
+    weights: &Weights,
+) -> Result<Vec<Tensor>, InterpretError> {
     let context = turbine_dialects::create_context();
     let module = Module::parse(&context, source).expect("test IR parses and verifies");
     // SAFETY: the module is verified and alive for the call.
@@ -23,7 +29,10 @@ fn f32s(tensor: &Tensor) -> Vec<f32> {
 fn close(actual: &[f32], expected: &[f32]) {
     assert_eq!(actual.len(), expected.len(), "{actual:?} vs {expected:?}");
     for (a, e) in actual.iter().zip(expected) {
-        assert!((a - e).abs() <= 1e-5 * e.abs().max(1.0), "{actual:?} vs {expected:?}");
+        assert!(
+            (a - e).abs() <= 1e-5 * e.abs().max(1.0),
+            "{actual:?} vs {expected:?}"
+        );
     }
 }
 
@@ -62,7 +71,9 @@ fn conv2d_grouped_and_dilated() {
         }"#,
         vec![iota(&[1, 2, 3, 3])],
     );
-    let expected: Vec<f32> = (1..=18).map(|v| if v <= 9 { 2.0 * v as f32 } else { -(v as f32) }).collect();
+    let expected: Vec<f32> = (1..=18)
+        .map(|v| if v <= 9 { 2.0 * v as f32 } else { -(v as f32) })
+        .collect();
     close(&f32s(&results[0]), &expected);
     // Corners of both channels: (1 + 3 + 7 + 9) + (10 + 12 + 16 + 18).
     close(&f32s(&results[1]), &[76.0]);
@@ -78,7 +89,11 @@ fn matrix_products() {
           %bm = graph.batch_matmul %a3, %b : tensor<2x1x3xf32>, tensor<3x2xf32> -> tensor<2x1x2xf32>
           return %m, %g, %bm : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x1x2xf32>
         }"#,
-        vec![iota(&[2, 3]), iota(&[3, 2]), Tensor::f32(vec![2], vec![10.0, 20.0])],
+        vec![
+            iota(&[2, 3]),
+            iota(&[3, 2]),
+            Tensor::f32(vec![2], vec![10.0, 20.0]),
+        ],
     );
     // [1 2 3; 4 5 6] x [1 2; 3 4; 5 6] = [22 28; 49 64].
     close(&f32s(&results[0]), &[22.0, 28.0, 49.0, 64.0]);
@@ -98,7 +113,10 @@ fn elementwise_broadcasting_and_activations() {
           %e = graph.erf %b : tensor<3xf32>
           return %s, %p, %c, %g, %e : tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
         }"#,
-        vec![Tensor::f32(vec![2, 1], vec![1.0, 2.0]), Tensor::f32(vec![3], vec![1.0, 2.0, 3.0])],
+        vec![
+            Tensor::f32(vec![2, 1], vec![1.0, 2.0]),
+            Tensor::f32(vec![3], vec![1.0, 2.0, 3.0]),
+        ],
     );
     close(&f32s(&results[0]), &[2.0, 3.0, 4.0, 3.0, 4.0, 5.0]);
     close(&f32s(&results[1]), &[1.0, 1.0, 1.0, 2.0, 4.0, 8.0]);
@@ -130,7 +148,12 @@ fn normalisations() {
     let d = 1.25f32.sqrt();
     close(&f32s(&results[1]), &[-1.5 / d, -0.5 / d, 0.5 / d, 1.5 / d]);
     let total: f32 = (1..=4).map(|v| (v as f32).exp()).sum();
-    close(&f32s(&results[2]), &(1..=4).map(|v| (v as f32).exp() / total).collect::<Vec<_>>());
+    close(
+        &f32s(&results[2]),
+        &(1..=4)
+            .map(|v| (v as f32).exp() / total)
+            .collect::<Vec<_>>(),
+    );
 }
 
 #[test]
@@ -174,13 +197,29 @@ fn data_movement() {
         vec![iota(&[2, 3])],
     );
     close(&f32s(&results[0]), &[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
-    close(&f32s(&results[1]), &[2.0, 3.0, 1.0, 2.0, 3.0, 5.0, 6.0, 4.0, 5.0, 6.0]);
+    close(
+        &f32s(&results[1]),
+        &[2.0, 3.0, 1.0, 2.0, 3.0, 5.0, 6.0, 4.0, 5.0, 6.0],
+    );
     close(&f32s(&results[2]), &[1.0, 4.0]);
     close(&f32s(&results[3]), &[4.0, 6.0]);
-    close(&f32s(&results[4]), &[3.0, 2.0, 1.0, 2.0, 3.0, 2.0, 1.0, 6.0, 5.0, 4.0, 5.0, 6.0, 5.0, 4.0]);
-    close(&f32s(&results[5]), &[1.0, 1.0, 1.0, 2.0, 3.0, 3.0, 3.0, 4.0, 4.0, 4.0, 5.0, 6.0, 6.0, 6.0]);
+    close(
+        &f32s(&results[4]),
+        &[
+            3.0, 2.0, 1.0, 2.0, 3.0, 2.0, 1.0, 6.0, 5.0, 4.0, 5.0, 6.0, 5.0, 4.0,
+        ],
+    );
+    close(
+        &f32s(&results[5]),
+        &[
+            1.0, 1.0, 1.0, 2.0, 3.0, 3.0, 3.0, 4.0, 4.0, 4.0, 5.0, 6.0, 6.0, 6.0,
+        ],
+    );
     // Numpy aligns shapes from the right: the whole [2, 3] repeats along the new leading dimension.
-    close(&f32s(&results[6]), &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    close(
+        &f32s(&results[6]),
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+    );
     close(&f32s(&results[7]), &[3.0, 1.0, 2.0, 3.0, 3.0, 1.0]);
 }
 
@@ -231,12 +270,22 @@ fn control_flow() {
           }
           return %r, %l : tensor<2xf32>, tensor<2xf32>
         }"#;
-    let flag = |value| Tensor { shape: vec![], element_type: ElementType::Bool, data: Data::Bool(vec![value]) };
-    let taken = run(source, vec![flag(true), Tensor::f32(vec![2], vec![1.0, 2.0])]);
+    let flag = |value| Tensor {
+        shape: vec![],
+        element_type: ElementType::Bool,
+        data: Data::Bool(vec![value]),
+    };
+    let taken = run(
+        source,
+        vec![flag(true), Tensor::f32(vec![2], vec![1.0, 2.0])],
+    );
     close(&f32s(&taken[0]), &[2.0, 4.0]);
     // Iterations 0, 1, 2 add 0 + 1 + 2.
     close(&f32s(&taken[1]), &[4.0, 5.0]);
-    let skipped = run(source, vec![flag(false), Tensor::f32(vec![2], vec![1.0, 2.0])]);
+    let skipped = run(
+        source,
+        vec![flag(false), Tensor::f32(vec![2], vec![1.0, 2.0])],
+    );
     close(&f32s(&skipped[0]), &[1.0, 2.0]);
     close(&f32s(&skipped[1]), &[1.0, 2.0]);
 }
@@ -258,9 +307,24 @@ fn weights_come_from_the_side_file_and_are_checked() {
     let mut wrong = Weights::empty();
     wrong.insert("scale", Tensor::f32(vec![3], vec![1.0, 1.0, 1.0]));
     let error = run_with(source, vec![Tensor::f32(vec![2], vec![1.0, 2.0])], &wrong).unwrap_err();
-    assert!(error.to_string().contains("weight 'scale' is F32 of shape [3] in the weights file"), "{error}");
-    let missing = run_with(source, vec![Tensor::f32(vec![2], vec![1.0, 2.0])], &Weights::empty()).unwrap_err();
-    assert!(missing.to_string().contains("weight 'scale' is not in the weights file"), "{missing}");
+    assert!(
+        error
+            .to_string()
+            .contains("weight 'scale' is F32 of shape [3] in the weights file"),
+        "{error}"
+    );
+    let missing = run_with(
+        source,
+        vec![Tensor::f32(vec![2], vec![1.0, 2.0])],
+        &Weights::empty(),
+    )
+    .unwrap_err();
+    assert!(
+        missing
+            .to_string()
+            .contains("weight 'scale' is not in the weights file"),
+        "{missing}"
+    );
 }
 
 #[test]
@@ -270,10 +334,19 @@ fn runtime_errors_name_the_op() {
           %g = graph.gather %row, %i : (tensor<2xf32>, tensor<1xi64>) -> tensor<1xf32> loc("embedding")
           return %g : tensor<1xf32>
         }"#;
-    let index = Tensor { shape: vec![1], element_type: ElementType::I64, data: Data::I64(vec![5]) };
+    let index = Tensor {
+        shape: vec![1],
+        element_type: ElementType::I64,
+        data: Data::I64(vec![5]),
+    };
     let error = run_with(source, vec![index], &Weights::empty()).unwrap_err();
     insta::assert_snapshot!(error, @r#""embedding": 'graph.gather': gather index 5 is out of range for a dimension of size 2"#);
-    let wrong_shape = run_with(source, vec![Tensor::f32(vec![1], vec![0.0])], &Weights::empty()).unwrap_err();
+    let wrong_shape = run_with(
+        source,
+        vec![Tensor::f32(vec![1], vec![0.0])],
+        &Weights::empty(),
+    )
+    .unwrap_err();
     insta::assert_snapshot!(wrong_shape, @"inputs: input #0 is F32 of shape [1] but @main expects I64 of shape [1]");
 }
 
@@ -281,11 +354,19 @@ fn runtime_errors_name_the_op() {
 fn npy_round_trip_and_bad_files() {
     let tensor = Tensor::f32(vec![2, 3], vec![1.0, -2.0, 3.5, 0.0, 1e-3, 7.0]);
     assert_eq!(npy::parse(&npy::serialize(&tensor)).unwrap(), tensor);
-    let ints = Tensor { shape: vec![], element_type: ElementType::I64, data: Data::I64(vec![42]) };
+    let ints = Tensor {
+        shape: vec![],
+        element_type: ElementType::I64,
+        data: Data::I64(vec![42]),
+    };
     assert_eq!(npy::parse(&npy::serialize(&ints)).unwrap(), ints);
     let bytes = npy::serialize(&tensor);
-    assert!(npy::parse(&bytes[..bytes.len() - 1]).unwrap_err().contains("bytes of data"));
-    assert!(npy::parse(b"not numpy").unwrap_err().contains("not a .npy file"));
+    assert!(npy::parse(&bytes[..bytes.len() - 1])
+        .unwrap_err()
+        .contains("bytes of data"));
+    assert!(npy::parse(b"not numpy")
+        .unwrap_err()
+        .contains("not a .npy file"));
     let mut huge = npy::serialize(&tensor);
     let header = String::from_utf8_lossy(&huge[10..]).replace("(2, 3)", "(99999999, 99999999)");
     huge.truncate(10);
@@ -326,11 +407,23 @@ fn arithmetic_activations_flatten_lrn_and_reduce_sum() {
     close(&f32s(&results[3]), &[1.0, 2.0, 0.5]);
     close(&f32s(&results[4]), &[0.0, 0.0, 0.0, 1.0, 4.0]);
     // 1 / (1 + e^-x): 1 / (1 + e^2), 1 / (1 + e^0.5), 1/2, e / (e + 1), 1 / (1 + e^-4).
-    close(&f32s(&results[5]), &[0.11920292, 0.37754067, 0.5, 0.73105858, 0.98201379]);
-    close(&f32s(&results[6]), &[-0.96402758, -0.46211716, 0.0, 0.76159416, 0.99932930]);
+    close(
+        &f32s(&results[5]),
+        &[0.11920292, 0.37754067, 0.5, 0.73105858, 0.98201379],
+    );
+    close(
+        &f32s(&results[6]),
+        &[-0.96402758, -0.46211716, 0.0, 0.76159416, 0.99932930],
+    );
     // x * sigmoid(x).
-    close(&f32s(&results[7]), &[-0.23840584, -0.18877033, 0.0, 0.73105858, 3.92805516]);
-    close(&f32s(&results[8]), &[0.13533528, 0.60653066, 1.0, 2.71828183, 54.59815003]);
+    close(
+        &f32s(&results[7]),
+        &[-0.23840584, -0.18877033, 0.0, 0.73105858, 3.92805516],
+    );
+    close(
+        &f32s(&results[8]),
+        &[0.13533528, 0.60653066, 1.0, 2.71828183, 54.59815003],
+    );
     // ln 1, ln 4 = 2 ln 2, ln 1/4.
     close(&f32s(&results[9]), &[0.0, 1.38629436, -1.38629436]);
     close(&f32s(&results[10]), &[2.0, 0.5, 0.0, 1.0, 4.0]);
@@ -361,7 +454,10 @@ fn arithmetic_activations_flatten_lrn_and_reduce_sum() {
     close(&f32s(&results[3]), &[1.0 / 6.0, 1.0 / 7.0, 0.3]);
     // Size 3 sums channels [c - 1, c + 1], alpha / size = 1, square root:
     // 1 / sqrt(4 + 1 + 4), 2 / sqrt(4 + 1 + 4 + 9), 3 / sqrt(4 + 4 + 9).
-    close(&f32s(&results[4]), &[1.0 / 3.0, 2.0 / 18f32.sqrt(), 3.0 / 17f32.sqrt()]);
+    close(
+        &f32s(&results[4]),
+        &[1.0 / 3.0, 2.0 / 18f32.sqrt(), 3.0 / 17f32.sqrt()],
+    );
     // [1 2 3; 4 5 6]: rows 6 and 15, columns 5 7 9, everything 21 (keepdims by default).
     close(&f32s(&results[5]), &[6.0, 15.0]);
     assert_eq!(results[6].shape, [1, 3]);

@@ -52,19 +52,36 @@ pub(crate) fn check(source: &str, weights: Weights, target: &str, seed: u64) {
 }
 
 /// Checks one schedule as [`check`] does; returns the kernels one run launched.
-pub(crate) fn check_schedule(source: &str, weights: &Weights, target: &str, seed: u64, schedule: &str) -> usize {
+pub(crate) fn check_schedule(
+    source: &str,
+    weights: &Weights,
+    target: &str,
+    seed: u64,
+    schedule: &str,
+) -> usize {
     let context = turbine_dialects::create_context();
-    let module = Module::parse(&context, source).unwrap_or_else(|| panic!("does not parse:\n{source}"));
+    let module =
+        Module::parse(&context, source).unwrap_or_else(|| panic!("does not parse:\n{source}"));
     assert!(module.as_operation().verify(), "does not verify:\n{source}");
     // SAFETY: the module is verified and outlives the program.
     let program = unsafe { Program::from_module(module.as_operation().to_raw(), None) }.unwrap();
     let inputs = random_inputs(&program, seed);
     let expected = interpret(&program, inputs.clone(), weights).unwrap();
-    let options = CompileOptions { target: target.into(), schedule: schedule.into(), ..CompileOptions::default() };
-    let compiled = driver::compile(&context, module, None, &options).unwrap_or_else(|error| panic!("{schedule}: {error}\n{source}"));
+    let options = CompileOptions {
+        target: target.into(),
+        schedule: schedule.into(),
+        ..CompileOptions::default()
+    };
+    let compiled = driver::compile(&context, module, None, &options)
+        .unwrap_or_else(|error| panic!("{schedule}: {error}\n{source}"));
     let device = Device::new(target).unwrap();
-    let actual = driver::run(&compiled, &device, &inputs, weights).unwrap_or_else(|error| panic!("{schedule}: {error}\n{source}"));
-    assert_close(&actual, &expected, &format!("seed {seed}, {target}, {schedule}\n{source}"));
+    let actual = driver::run(&compiled, &device, &inputs, weights)
+        .unwrap_or_else(|error| panic!("{schedule}: {error}\n{source}"));
+    assert_close(
+        &actual,
+        &expected,
+        &format!("seed {seed}, {target}, {schedule}\n{source}"),
+    );
     compiled.kernel_count
 }
 
@@ -75,7 +92,12 @@ pub(crate) fn random_inputs(program: &Program, seed: u64) -> Vec<Tensor> {
         .body
         .arguments
         .iter()
-        .map(|(_, r#type)| Tensor::f32(r#type.shape.clone(), random.values(r#type.shape.iter().product(), 1.0)))
+        .map(|(_, r#type)| {
+            Tensor::f32(
+                r#type.shape.clone(),
+                random.values(r#type.shape.iter().product(), 1.0),
+            )
+        })
         .collect()
 }
 
@@ -89,7 +111,10 @@ pub(crate) fn assert_close(actual: &[Tensor], expected: &[Tensor], context: &str
         let scale = want.iter().fold(0f32, |m, v| m.max(v.abs()));
         for (position, (a, b)) in got.iter().zip(want).enumerate() {
             let bound = 1e-4 * scale + 1e-4 * b.abs() + 1e-6;
-            assert!((a - b).abs() <= bound, "result #{index}[{position}]: {a} vs interpreter {b} ({context})");
+            assert!(
+                (a - b).abs() <= bound,
+                "result #{index}[{position}]: {a} vs interpreter {b} ({context})"
+            );
         }
     }
 }
@@ -101,7 +126,12 @@ pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
     let mut weights = Weights::empty();
     let mut body = String::new();
     let batch = random.pick(&[1, 2, 3]);
-    let mut shape = [batch, random.pick(&[1, 3, 4]), random.pick(&[9, 12, 16, 20]), random.pick(&[8, 11, 16])];
+    let mut shape = [
+        batch,
+        random.pick(&[1, 3, 4]),
+        random.pick(&[9, 12, 16, 20]),
+        random.pick(&[8, 11, 16]),
+    ];
     let input = shape;
     let mut value = "%x".to_owned();
     let mut count = 0;
@@ -109,10 +139,23 @@ pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
         count += 1;
         format!("%{prefix}{count}")
     };
-    let weight = |body: &mut String, weights: &mut Weights, random: &mut Random, name: String, shape: &[usize], scale: f32| {
-        weights.insert(&name, Tensor::f32(shape.to_vec(), random.values(shape.iter().product(), scale)));
+    let weight = |body: &mut String,
+                  weights: &mut Weights,
+                  random: &mut Random,
+                  name: String,
+                  shape: &[usize],
+                  scale: f32| {
+        weights.insert(
+            &name,
+            Tensor::f32(shape.to_vec(), random.values(shape.iter().product(), scale)),
+        );
         let value = format!("%{}", name.replace('.', "_"));
-        writeln!(body, "  {value} = graph.weight \"{name}\" : {}", tensor_type(shape)).unwrap();
+        writeln!(
+            body,
+            "  {value} = graph.weight \"{name}\" : {}",
+            tensor_type(shape)
+        )
+        .unwrap();
         value
     };
     for layer in 0..random.pick(&[2, 3, 4]) {
@@ -137,16 +180,43 @@ pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
                 };
                 let filter_shape = [out_channels, channels / groups, kernel, kernel];
                 let fan_in = (channels / groups * kernel * kernel) as f32;
-                let filter = weight(&mut body, &mut weights, &mut random, format!("conv{layer}.weight"), &filter_shape, 1.5 / fan_in.sqrt());
-                let out = [shape[0], out_channels, (shape[2] + 2 * pad - kernel) / stride + 1, (shape[3] + 2 * pad - kernel) / stride + 1];
+                let filter = weight(
+                    &mut body,
+                    &mut weights,
+                    &mut random,
+                    format!("conv{layer}.weight"),
+                    &filter_shape,
+                    1.5 / fan_in.sqrt(),
+                );
+                let out = [
+                    shape[0],
+                    out_channels,
+                    (shape[2] + 2 * pad - kernel) / stride + 1,
+                    (shape[3] + 2 * pad - kernel) / stride + 1,
+                ];
                 let bias = if random.below(2) == 0 {
-                    let b = weight(&mut body, &mut weights, &mut random, format!("conv{layer}.bias"), &[out_channels], 0.1);
+                    let b = weight(
+                        &mut body,
+                        &mut weights,
+                        &mut random,
+                        format!("conv{layer}.bias"),
+                        &[out_channels],
+                        0.1,
+                    );
                     format!(", {b}")
                 } else {
                     String::new()
                 };
-                let bias_type = if bias.is_empty() { String::new() } else { format!(", {}", tensor_type(&[out_channels])) };
-                let activation = random.pick(&["", ", activation = #graph<activation relu>", ", activation = #graph<activation relu6>"]);
+                let bias_type = if bias.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {}", tensor_type(&[out_channels]))
+                };
+                let activation = random.pick(&[
+                    "",
+                    ", activation = #graph<activation relu>",
+                    ", activation = #graph<activation relu6>",
+                ]);
                 let result = fresh("c");
                 writeln!(
                     body,
@@ -163,10 +233,25 @@ pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
                 let mut parameters = Vec::new();
                 for name in names {
                     let full = format!("bn{layer}.{name}");
-                    let values: Vec<f32> = random.values(channels, 0.4).iter().map(|v| if name == "v" || name == "g" { 1.0 + v } else { *v }).collect();
+                    let values: Vec<f32> = random
+                        .values(channels, 0.4)
+                        .iter()
+                        .map(|v| {
+                            if name == "v" || name == "g" {
+                                1.0 + v
+                            } else {
+                                *v
+                            }
+                        })
+                        .collect();
                     weights.insert(&full, Tensor::f32(vec![channels], values));
                     let handle = format!("%bn{layer}_{name}");
-                    writeln!(body, "  {handle} = graph.weight \"{full}\" : {}", tensor_type(&[channels])).unwrap();
+                    writeln!(
+                        body,
+                        "  {handle} = graph.weight \"{full}\" : {}",
+                        tensor_type(&[channels])
+                    )
+                    .unwrap();
                     parameters.push(handle);
                 }
                 let result = fresh("n");
@@ -185,7 +270,12 @@ pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
                 let kernel = random.pick(&[2, 3]);
                 let stride = random.pick(&[1, 2]);
                 let pad = random.below(kernel / 2 + 1);
-                let out = [shape[0], channels, (shape[2] + 2 * pad - kernel) / stride + 1, (shape[3] + 2 * pad - kernel) / stride + 1];
+                let out = [
+                    shape[0],
+                    channels,
+                    (shape[2] + 2 * pad - kernel) / stride + 1,
+                    (shape[3] + 2 * pad - kernel) / stride + 1,
+                ];
                 let op = random.pick(&["max_pool2d", "avg_pool2d"]);
                 let result = fresh("p");
                 writeln!(
@@ -199,14 +289,38 @@ pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
             }
             _ => {
                 // A per-channel scale, an activation and a residual add of the layer's own input.
-                let scale = weight(&mut body, &mut weights, &mut random, format!("scale{layer}"), &[channels, 1, 1], 1.0);
+                let scale = weight(
+                    &mut body,
+                    &mut weights,
+                    &mut random,
+                    format!("scale{layer}"),
+                    &[channels, 1, 1],
+                    1.0,
+                );
                 let scaled = fresh("e");
-                writeln!(body, "  {scaled} = graph.mul {value}, {scale} : {}, {} -> {}", tensor_type(&shape), tensor_type(&[channels, 1, 1]), tensor_type(&shape)).unwrap();
+                writeln!(
+                    body,
+                    "  {scaled} = graph.mul {value}, {scale} : {}, {} -> {}",
+                    tensor_type(&shape),
+                    tensor_type(&[channels, 1, 1]),
+                    tensor_type(&shape)
+                )
+                .unwrap();
                 let op = random.pick(&["sigmoid", "tanh", "relu", "silu", "neg", "abs"]);
                 let activated = fresh("e");
-                writeln!(body, "  {activated} = graph.{op} {scaled} : {}", tensor_type(&shape)).unwrap();
+                writeln!(
+                    body,
+                    "  {activated} = graph.{op} {scaled} : {}",
+                    tensor_type(&shape)
+                )
+                .unwrap();
                 let sum = fresh("e");
-                writeln!(body, "  {sum} = graph.add {activated}, {value} : {0}, {0} -> {0}", tensor_type(&shape)).unwrap();
+                writeln!(
+                    body,
+                    "  {sum} = graph.add {activated}, {value} : {0}, {0} -> {0}",
+                    tensor_type(&shape)
+                )
+                .unwrap();
                 (sum, shape)
             }
         };
@@ -215,12 +329,38 @@ pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
     }
     let pooled = fresh("g");
     let flat_shape = [shape[0], shape[1]];
-    writeln!(body, "  {pooled} = graph.global_avg_pool {value} : {} -> {}", tensor_type(&shape), tensor_type(&[shape[0], shape[1], 1, 1])).unwrap();
+    writeln!(
+        body,
+        "  {pooled} = graph.global_avg_pool {value} : {} -> {}",
+        tensor_type(&shape),
+        tensor_type(&[shape[0], shape[1], 1, 1])
+    )
+    .unwrap();
     let flat = fresh("f");
-    writeln!(body, "  {flat} = graph.flatten {pooled} {{axis = 1 : i64}} : {} -> {}", tensor_type(&[shape[0], shape[1], 1, 1]), tensor_type(&flat_shape)).unwrap();
+    writeln!(
+        body,
+        "  {flat} = graph.flatten {pooled} {{axis = 1 : i64}} : {} -> {}",
+        tensor_type(&[shape[0], shape[1], 1, 1]),
+        tensor_type(&flat_shape)
+    )
+    .unwrap();
     let classes = random.pick(&[5, 10]);
-    let fc = weight(&mut body, &mut weights, &mut random, "fc.weight".into(), &[classes, shape[1]], 1.0);
-    let fc_bias = weight(&mut body, &mut weights, &mut random, "fc.bias".into(), &[classes], 0.1);
+    let fc = weight(
+        &mut body,
+        &mut weights,
+        &mut random,
+        "fc.weight".into(),
+        &[classes, shape[1]],
+        1.0,
+    );
+    let fc_bias = weight(
+        &mut body,
+        &mut weights,
+        &mut random,
+        "fc.bias".into(),
+        &[classes],
+        0.1,
+    );
     let logits = fresh("l");
     writeln!(
         body,
@@ -232,7 +372,12 @@ pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
     )
     .unwrap();
     let probabilities = fresh("s");
-    writeln!(body, "  {probabilities} = graph.softmax {logits} {{axis = -1 : i64}} : {}", tensor_type(&[shape[0], classes])).unwrap();
+    writeln!(
+        body,
+        "  {probabilities} = graph.softmax {logits} {{axis = -1 : i64}} : {}",
+        tensor_type(&[shape[0], classes])
+    )
+    .unwrap();
     let source = format!(
         "func.func @main(%x: {}) -> ({}, {}) {{\n{body}  return {value}, {probabilities} : {}, {}\n}}\n",
         tensor_type(&input),
@@ -261,12 +406,12 @@ fn a_transformer_block_matches_the_interpreter() {
         let mut random = Random::new(7);
         let mut weights = Weights::empty();
         for (name, shape, scale) in [
-        ("wq", vec![32, 32], 0.2),
-        ("wk", vec![32, 32], 0.2),
-        ("wo", vec![32, 32], 0.2),
-        ("bo", vec![32], 0.1),
-        ("ln.g", vec![32], 1.0),
-        ("ln.b", vec![32], 0.1),
+            ("wq", vec![32, 32], 0.2),
+            ("wk", vec![32, 32], 0.2),
+            ("wo", vec![32, 32], 0.2),
+            ("bo", vec![32], 0.1),
+            ("ln.g", vec![32], 1.0),
+            ("ln.b", vec![32], 0.1),
             ("w1", vec![32, 64], 0.2),
         ] {
             let count = shape.iter().product();
