@@ -755,7 +755,8 @@ impl Evaluator<'_> {
             return Err(runtime(
                 node,
                 format!(
-                    "weight '{name}' is {:?} of shape {:?} in the weights file but the IR declares {:?} of shape {:?}",
+                    "weight '{name}' is {:?} of shape {:?} in the weights file \
+                     but the IR declares {:?} of shape {:?}",
                     tensor.element_type, tensor.shape, expected.element_type, expected.shape
                 ),
             ));

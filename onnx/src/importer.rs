@@ -350,9 +350,13 @@ fn input_type(
                         declared.len()
                     )));
                 }
-                changed = declared.iter().zip(given).any(|(dim, &size)| {
-                    matches!(dim.value, Some(dimension::Value::DimValue(value)) if value != size as i64)
-                });
+                changed = declared
+                    .iter()
+                    .zip(given)
+                    .any(|(dim, &size)| match dim.value {
+                        Some(dimension::Value::DimValue(value)) => value != size as i64,
+                        _ => false,
+                    });
             }
             (
                 given

@@ -475,7 +475,8 @@ pub fn window(
     let padded = input + pad_begin + pad_end;
     if padded < span {
         return Err(format!(
-            "a window of {kernel} (dilation {dilation}) larger than the padded size {padded} (an empty result) is not supported"
+            "a window of {kernel} (dilation {dilation}) larger than the padded size {padded} \
+             (an empty result) is not supported"
         ));
     }
     let steps = padded - span;

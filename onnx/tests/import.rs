@@ -331,7 +331,11 @@ fn declared_output_types_are_checked() {
         .node(node("Relu", &["x"], &["y"]))
         .typed_output("y", ElementType::F32, &[3, 2])
         .model(13);
-    assert_eq!(error(&model), "invalid model: output 'y' is declared with shape [3, 2] but the graph computes tensor<2x3xf32>");
+    assert_eq!(
+        error(&model),
+        "invalid model: output 'y' is declared with shape [3, 2] \
+         but the graph computes tensor<2x3xf32>"
+    );
 }
 
 #[test]
@@ -347,7 +351,8 @@ fn input_shapes_resolve_symbolic_dimensions() {
         .model(13);
     assert_eq!(
         error(&model),
-        "input 'x' has a dynamic dimension 0 ('batch'): give its static shape with --input-shape x=<d0>x<d1>x..."
+        "input 'x' has a dynamic dimension 0 ('batch'): \
+         give its static shape with --input-shape x=<d0>x<d1>x..."
     );
     let options = ImportOptions {
         input_shapes: vec![("x".into(), vec![5, 3])],
@@ -403,8 +408,8 @@ fn node_errors_name_the_node() {
         .model(13);
     assert_eq!(
         error(&range),
-        "node 'positions' (Range): inputs computed at run time are not supported: it computes shapes or \
-         constants, which must fold at import"
+        "node 'positions' (Range): inputs computed at run time are not supported: \
+         it computes shapes or constants, which must fold at import"
     );
 
     let huge = GraphBuilder::new("g")
@@ -416,7 +421,8 @@ fn node_errors_name_the_node() {
         .model(13);
     assert_eq!(
         error(&huge),
-        "node 'fill' (ConstantOfShape): shape [1048576, 1048576] is negative or too large to be real"
+        "node 'fill' (ConstantOfShape): shape [1048576, 1048576] \
+         is negative or too large to be real"
     );
 
     let divide_by_zero = GraphBuilder::new("g")

@@ -341,7 +341,8 @@ impl Device {
                     return Err(RuntimeError::operand(
                         context(),
                         format!(
-                            "output {out_name} overlaps input {name} in {}; the matrix engine streams its inputs while writing",
+                            "output {out_name} overlaps input {name} in {}; \
+                             the matrix engine streams its inputs while writing",
                             out.buffer
                         ),
                     ));

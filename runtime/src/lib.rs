@@ -20,7 +20,8 @@
 //! let src = View::contiguous(input, 0, &[4]);
 //! let dst = View::contiguous(local, 0, &[4]);
 //! let t = dev.enqueue(core, Instr::Dma { src: src.clone(), dst: dst.clone() }, &[]).unwrap();
-//! dev.enqueue(core, Instr::Dma { src: dst, dst: View::contiguous(input, 0, &[4]) }, &[t]).unwrap();
+//! let back = Instr::Dma { src: dst, dst: View::contiguous(input, 0, &[4]) };
+//! dev.enqueue(core, back, &[t]).unwrap();
 //! let launch = dev.launch_end().unwrap();
 //! assert!(launch.cycles() > 0);
 //! assert_eq!(dev.read(input, 0, 4).unwrap(), [1.0, 2.0, 3.0, 4.0]);

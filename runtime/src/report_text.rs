@@ -120,7 +120,11 @@ impl Report {
             "ddr -> host", self.host.from_ddr_bytes
         )?;
 
-        writeln!(out, "\nutilisation over the device (busy cycles / run cycles; min, mean, max over its units)")?;
+        writeln!(
+            out,
+            "\nutilisation over the device \
+             (busy cycles / run cycles; min, mean, max over its units)"
+        )?;
         writeln!(
             out,
             "  {:<14} {:>6} {:>10} {:>16} {:>8} {:>8} {:>8}",

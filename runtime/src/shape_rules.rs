@@ -58,7 +58,8 @@ impl Instr {
                 );
                 if c % p.groups != 0 || o % p.groups != 0 || ci != c / p.groups {
                     return bad(format!(
-                        "input channels {c}, filter {:?} and groups {} do not match (C and O divisible by groups, filter dim 1 = C/groups)",
+                        "input channels {c}, filter {:?} and groups {} do not match \
+                         (C and O divisible by groups, filter dim 1 = C/groups)",
                         filter.shape, p.groups
                     ));
                 }
@@ -74,10 +75,9 @@ impl Instr {
                         ))
                     }
                     _ => {
-                        return bad(
-                            "the dilated filter is larger than the padded input (or its size overflows)"
-                                .into(),
-                        )
+                        return bad("the dilated filter is larger than the padded input \
+                                    (or its size overflows)"
+                            .into())
                     }
                 }
             }

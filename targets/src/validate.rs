@@ -53,7 +53,10 @@ impl Target {
         if cores > MAX_CORES {
             return Err(invalid(
                 "cluster.cores",
-                format!("gives {cores} cores in all (device.clusters x cluster.cores), more than {MAX_CORES}"),
+                format!(
+                    "gives {cores} cores in all (device.clusters x cluster.cores), \
+                     more than {MAX_CORES}"
+                ),
             ));
         }
         if self.core.units.is_empty() {

@@ -100,7 +100,9 @@ pub fn ir_pipelines() -> Vec<String> {
     );
     pipelines.push("builtin.module(turbine-layerwise{target=mini},turbine-dsa-to-llvm)".into());
     pipelines.push(
-        "builtin.module(turbine-graphturbo{target=mini scope=lb spill=largest},turbine-dsa-to-llvm)".into(),
+        "builtin.module(turbine-graphturbo{target=mini scope=lb spill=largest},\
+         turbine-dsa-to-llvm)"
+            .into(),
     );
     pipelines
 }

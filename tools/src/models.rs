@@ -302,7 +302,8 @@ fn resnet(name: &str, batch: usize, blocks: &[usize], bottleneck: bool) -> Built
     b.classifier(name, input.ty, &x)
 }
 
-/// DenseNet-BC with `blocks` layers per dense block (torchvision's DenseNet-121 for [6, 12, 24, 16]).
+/// DenseNet-BC with `blocks` layers per dense block (torchvision's DenseNet-121 for
+/// [6, 12, 24, 16]).
 fn densenet(name: &str, batch: usize, blocks: &[usize]) -> BuiltinModel {
     const GROWTH: usize = 32;
     const BOTTLENECK: usize = 4 * GROWTH;

@@ -183,7 +183,10 @@ fn compare(
                     let agree = (e.is_nan() && a.is_nan())
                         || (e - a).abs() <= 1e-4 * e.abs().max(a.abs()) + 1e-5 * scale;
                     if !agree {
-                        return Err(format!("result {index} differs at element {position}: {a} where the source gives {e}"));
+                        return Err(format!(
+                            "result {index} differs at element {position}: \
+                             {a} where the source gives {e}"
+                        ));
                     }
                 }
             }

@@ -97,7 +97,8 @@ pub fn resize(
                 let size = (ty.shape[axis] as f64 * scale as f64).floor();
                 if size > MAX_ELEMENTS as f64 {
                     return Err(node.unsupported(format!(
-                        "a scale of {scale} makes axis {axis} of size {size}, more than 2^31 elements"
+                        "a scale of {scale} makes axis {axis} of size {size}, \
+                         more than 2^31 elements"
                     )));
                 }
                 // A scale below 1 / size empties the axis: an empty result, as ONNX's floor gives.

@@ -130,7 +130,8 @@ thread_local! {
     /// Scratch vectors for operands gathered out of their buffers, kept per host thread: a
     /// launch gathers for most of its instructions, and allocating (and page-faulting) fresh
     /// memory each time cost more host time than the copies.
-    static SCRATCH: std::cell::RefCell<Vec<Vec<f32>>> = const { std::cell::RefCell::new(Vec::new()) };
+    static SCRATCH: std::cell::RefCell<Vec<Vec<f32>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Runs `f` with a scratch vector of this thread (its contents unspecified), nested calls each

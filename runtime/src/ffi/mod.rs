@@ -495,8 +495,9 @@ fn report_text(dev: u64, format: u32) -> Result<String> {
     }
 }
 
-/// Copies the report (format 0 JSON, 1 text summary, 2 text with every unit) into `buf` of `cap` bytes, NUL-terminated, and
-/// stores its length (without NUL) in `len_out`. With `buf` NULL, only the length is stored.
+/// Copies the report (format 0 JSON, 1 text summary, 2 text with every unit) into `buf` of `cap`
+/// bytes, NUL-terminated, and stores its length (without NUL) in `len_out`. With `buf` NULL, only
+/// the length is stored.
 #[no_mangle]
 pub unsafe extern "C" fn td_report(
     dev: u64,

@@ -37,7 +37,12 @@ struct Arguments {
     interpret: bool,
     /// Compile (through JIT code generation) and print the compile time per phase, without
     /// running: what a compile-time measurement needs, with no simulation to wait for.
-    #[arg(long, conflicts_with_all = ["interpret", "check", "baseline", "trace", "report_json", "outputs", "top"])]
+    #[arg(
+        long,
+        conflicts_with_all = [
+            "interpret", "check", "baseline", "trace", "report_json", "outputs", "top"
+        ]
+    )]
     compile_only: bool,
     /// Compile and run, also interpret, and fail unless every output matches within the
     /// tolerance (|a - b| <= atol + rtol * |b|).
@@ -84,7 +89,11 @@ struct Arguments {
     #[arg(long)]
     print_model: bool,
     /// Static shape of an ONNX input (NAME=D0xD1x...), for inputs with symbolic dimensions.
-    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = turbine_tools::parse_input_shape)]
+    #[arg(
+        long = "input-shape",
+        value_name = "NAME=DIMS",
+        value_parser = turbine_tools::parse_input_shape
+    )]
     input_shapes: Vec<(String, Vec<usize>)>,
     /// Print the K largest entries of each row of 2-D outputs (classes per image).
     #[arg(long, value_name = "K")]
@@ -447,7 +456,9 @@ fn compile(
     let compiled = compiled?;
     let backend = compiled.backend_times();
     outln!(
-        "compiled @{} for {} ({schedule}) in {:.3} s: graph passes {:.3} s, lowering to LLVM {:.3} s, translation {:.3} s, LLVM optimisation {:.3} s, JIT {:.3} s; {} kernels",
+        "compiled @{} for {} ({schedule}) in {:.3} s: graph passes {:.3} s, \
+         lowering to LLVM {:.3} s, translation {:.3} s, LLVM optimisation {:.3} s, \
+         JIT {:.3} s; {} kernels",
         compiled.entry,
         arguments.target,
         (compiled.graph_passes + backend.total()).as_secs_f64(),
@@ -502,7 +513,8 @@ fn compare(
             .fold(largest, |m, (x, y)| m.max((x - y).abs() as f64));
     }
     outln!(
-        "  speedup of {ours} over {baseline}: {:.2}x; DDR traffic {:.2}x less; outputs differ by at most {largest:.3e}",
+        "  speedup of {ours} over {baseline}: {:.2}x; DDR traffic {:.2}x less; \
+         outputs differ by at most {largest:.3e}",
         theirs.cycles as f64 / figures.cycles.max(1) as f64,
         theirs.ddr_bytes as f64 / figures.ddr_bytes.max(1) as f64
     );
@@ -618,8 +630,11 @@ fn run(arguments: &Arguments) -> Result<(), String> {
             let (ratio, error) = worst_error(actual, reference, arguments.rtol, arguments.atol)
                 .map_err(|error| format!("result #{index}: {error}"))?;
             outln!(
-                "check result #{index}: max |error| {error:.3e}, {:.3} of the tolerance (rtol {}, atol {}) against the interpreter",
-                ratio, arguments.rtol, arguments.atol
+                "check result #{index}: max |error| {error:.3e}, {:.3} of the tolerance \
+                 (rtol {}, atol {}) against the interpreter",
+                ratio,
+                arguments.rtol,
+                arguments.atol
             );
             if ratio > 1.0 || ratio.is_nan() {
                 failed.push(index);

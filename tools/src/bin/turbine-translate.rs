@@ -23,7 +23,11 @@ use turbine_onnx::{import, ImportOptions, ImportedModel};
 #[command(
     name = "turbine-translate",
     about = "Translate models into Turbine's dialects",
-    group(ArgGroup::new("translation").required(true).args(["import_onnx", "compile", "list_rules"]))
+    group(
+        ArgGroup::new("translation")
+            .required(true)
+            .args(["import_onnx", "compile", "list_rules"])
+    )
 )]
 struct Arguments {
     /// Import an ONNX model (ai.onnx opsets 13 to 22) into the graph dialect.
@@ -63,9 +67,13 @@ struct Arguments {
     /// the extension `.safetensors`.
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
-    /// The static shape of a graph input whose declared shape is symbolic, unknown or to be changed,
-    /// as NAME=D0xD1x...; repeatable.
-    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = turbine_tools::parse_input_shape)]
+    /// The static shape of a graph input whose declared shape is symbolic, unknown or to be
+    /// changed, as NAME=D0xD1x...; repeatable.
+    #[arg(
+        long = "input-shape",
+        value_name = "NAME=DIMS",
+        value_parser = turbine_tools::parse_input_shape
+    )]
     input_shapes: Vec<(String, Vec<usize>)>,
     /// Print each operation's location: the ONNX node it comes from.
     #[arg(long = "mlir-print-debuginfo")]
@@ -114,7 +122,8 @@ fn run(arguments: &Arguments) -> Result<(), String> {
         None if model.weights.is_empty() => PathBuf::new(),
         None => {
             return Err(format!(
-                "the model has {} weights: name their file with --weights FILE, or write the MLIR with -o FILE",
+                "the model has {} weights: name their file with --weights FILE, \
+                 or write the MLIR with -o FILE",
                 model.weights.len()
             ))
         }

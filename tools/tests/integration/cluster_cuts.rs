@@ -30,7 +30,8 @@ func.func @main(%x: {x}, %z: tensor<8x512xf32>) -> (tensor<8x512xf32>, {c}) {{
   %a = graph.relu %x : {x}
   %wc = graph.weight "conv.w" : tensor<512x128x3x3xf32>
   %bc = graph.weight "conv.b" : tensor<512xf32>
-  %c = graph.conv2d %a, %wc, %bc {{pads = array<i64: 1, 1, 1, 1>}} : ({x}, tensor<512x128x3x3xf32>, tensor<512xf32>) -> {c}
+  %c = graph.conv2d %a, %wc, %bc {{pads = array<i64: 1, 1, 1, 1>}}
+      : ({x}, tensor<512x128x3x3xf32>, tensor<512xf32>) -> {c}
   %p = graph.global_avg_pool %c : {c} -> tensor<8x512x1x1xf32>
   %f = graph.flatten %p : tensor<8x512x1x1xf32> -> tensor<8x512xf32>
   %t = graph.tanh %f : tensor<8x512xf32>
@@ -59,7 +60,8 @@ func.func @main(%x: tensor<8x256xf32>, %z: tensor<8x1024xf32>) -> tensor<8x1024x
   %u = graph.sigmoid %z : tensor<8x1024xf32>
   %w = graph.weight "fc.w" : tensor<1024x256xf32>
   %b = graph.weight "fc.b" : tensor<1024xf32>
-  %y = graph.gemm %t, %w, %b {trans_b = true} : (tensor<8x256xf32>, tensor<1024x256xf32>, tensor<1024xf32>) -> tensor<8x1024xf32>
+  %y = graph.gemm %t, %w, %b {trans_b = true}
+      : (tensor<8x256xf32>, tensor<1024x256xf32>, tensor<1024xf32>) -> tensor<8x1024xf32>
   %r = graph.relu %y : tensor<8x1024xf32>
   %s = graph.softmax %r {axis = -1 : i64} : tensor<8x1024xf32>
   %o = graph.add %s, %u : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8x1024xf32>
@@ -85,7 +87,8 @@ func.func @main(%x: tensor<1x512xf32>, %z: tensor<1x1024xf32>) -> tensor<1x1024x
   %u = graph.sigmoid %z : tensor<1x1024xf32>
   %w = graph.weight "fc.w" : tensor<1024x512xf32>
   %b = graph.weight "fc.b" : tensor<1024xf32>
-  %y = graph.gemm %t, %w, %b {trans_b = true} : (tensor<1x512xf32>, tensor<1024x512xf32>, tensor<1024xf32>) -> tensor<1x1024xf32>
+  %y = graph.gemm %t, %w, %b {trans_b = true}
+      : (tensor<1x512xf32>, tensor<1024x512xf32>, tensor<1024xf32>) -> tensor<1x1024xf32>
   %s = graph.softmax %y {axis = -1 : i64} : tensor<1x1024xf32>
   %o = graph.add %s, %u : tensor<1x1024xf32>, tensor<1x1024xf32> -> tensor<1x1024xf32>
   return %o : tensor<1x1024xf32>

@@ -1,6 +1,6 @@
 //! `hw-group` never changes the numbers: random networks, random DAGs and the built-in ResNet-18,
-//! interpreted before and after grouping, give bit-identical results (the groups compute the same ops on the
-//! same values, only nested in `instance.group` regions), and the grouped IR verifies.
+//! interpreted before and after grouping, give bit-identical results (the groups compute the same
+//! ops on the same values, only nested in `instance.group` regions), and the grouped IR verifies.
 
 use crate::layerwise::{tensor_type, Random};
 use melior::ir::{operation::OperationLike, Module};
@@ -184,7 +184,9 @@ fn random_dag(seed: u64) -> (String, Weights) {
                 let activation = random.pick(&["", ", activation = #graph<activation relu>"]);
                 writeln!(
                     body,
-                    "  {name} = graph.conv2d {x}, {filter} {{strides = array<i64: {stride}, {stride}>, pads = array<i64: {pad}, {pad}, {pad}, {pad}>{activation}}} : ({}, {}) -> {}",
+                    "  {name} = graph.conv2d {x}, {filter} \
+                     {{strides = array<i64: {stride}, {stride}>, \
+                     pads = array<i64: {pad}, {pad}, {pad}, {pad}>{activation}}} : ({}, {}) -> {}",
                     tensor_type(&s),
                     tensor_type(&filter_shape),
                     tensor_type(&out)
@@ -205,7 +207,10 @@ fn random_dag(seed: u64) -> (String, Weights) {
                 let op = random.pick(&["max_pool2d", "avg_pool2d"]);
                 writeln!(
                     body,
-                    "  {name} = graph.{op} {x} {{kernel = array<i64: {kernel}, {kernel}>, strides = array<i64: {stride}, {stride}>, pads = array<i64: {pad}, {pad}, {pad}, {pad}>}} : {} -> {}",
+                    "  {name} = graph.{op} {x} \
+                     {{kernel = array<i64: {kernel}, {kernel}>, \
+                     strides = array<i64: {stride}, {stride}>, \
+                     pads = array<i64: {pad}, {pad}, {pad}, {pad}>}} : {} -> {}",
                     tensor_type(&s),
                     tensor_type(&out)
                 )
@@ -296,7 +301,8 @@ fn random_dag(seed: u64) -> (String, Weights) {
                 let p = tensor_type(&[s[1]]);
                 writeln!(
                     body,
-                    "  {name} = graph.batch_norm {x}, {} {{epsilon = 1.0e-03 : f32}} : ({}, {p}, {p}, {p}, {p}) -> {1}",
+                    "  {name} = graph.batch_norm {x}, {} {{epsilon = 1.0e-03 : f32}} \
+                     : ({}, {p}, {p}, {p}, {p}) -> {1}",
                     parameters.join(", "),
                     tensor_type(&s)
                 )
@@ -310,7 +316,10 @@ fn random_dag(seed: u64) -> (String, Weights) {
                     let coordinates = random.pick(&["half_pixel", "align_corners", "asymmetric"]);
                     writeln!(
                         body,
-                        "  {name} = graph.resize {x} {{scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = #graph<resize_mode {mode}>, coordinates = #graph<resize_coordinates {coordinates}>}} : {} -> {}",
+                        "  {name} = graph.resize {x} \
+                         {{scales = array<f32: 1.0, 1.0, 2.0, 2.0>, \
+                         mode = #graph<resize_mode {mode}>, \
+                         coordinates = #graph<resize_coordinates {coordinates}>}} : {} -> {}",
                         tensor_type(&s),
                         tensor_type(&out)
                     )
@@ -319,15 +328,23 @@ fn random_dag(seed: u64) -> (String, Weights) {
                 }
                 0 => {
                     let out = [s[0], s[1], s[3], s[2]];
-                    writeln!(body, "  {name} = graph.transpose {x} {{permutation = array<i64: 0, 1, 3, 2>}} : {} -> {}", tensor_type(&s), tensor_type(&out))
-                        .unwrap();
+                    writeln!(
+                        body,
+                        "  {name} = graph.transpose {x} \
+                         {{permutation = array<i64: 0, 1, 3, 2>}} : {} -> {}",
+                        tensor_type(&s),
+                        tensor_type(&out)
+                    )
+                    .unwrap();
                     results.push((name, out));
                 }
                 1 if s[2] >= 2 => {
                     let out = [s[0], s[1], s[2].div_ceil(2), s[3]];
                     writeln!(
                         body,
-                        "  {name} = graph.slice {x} {{starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 2, 1>}} : {} -> {}",
+                        "  {name} = graph.slice {x} \
+                         {{starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 2, 1>}} \
+                         : {} -> {}",
                         tensor_type(&s),
                         tensor_type(&out)
                     )
@@ -336,8 +353,14 @@ fn random_dag(seed: u64) -> (String, Weights) {
                 }
                 _ => {
                     let out = [s[0], s[1], s[2] + 2, s[3] + 2];
-                    writeln!(body, "  {name} = graph.pad {x} {{pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>}} : {} -> {}", tensor_type(&s), tensor_type(&out))
-                        .unwrap();
+                    writeln!(
+                        body,
+                        "  {name} = graph.pad {x} \
+                         {{pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>}} : {} -> {}",
+                        tensor_type(&s),
+                        tensor_type(&out)
+                    )
+                    .unwrap();
                     results.push((name, out));
                 }
             },
@@ -410,7 +433,13 @@ fn grouping_random_dags_changes_no_number() {
 /// sized for `scope` and ordered by `orderer`.
 fn schedule(target: &str, scope: &str, orderer: &str) -> String {
     format!(
-        "builtin.module(func.func(instance-cluster-split{{target={target}}},hw-group{{target={target} scope={scope}}},instance-split,instance-order{{order={orderer}}},instance-bind{{target={target}}},instance-stitch))"
+        "builtin.module(func.func(\
+         instance-cluster-split{{target={target}}},\
+         hw-group{{target={target} scope={scope}}},\
+         instance-split,\
+         instance-order{{order={orderer}}},\
+         instance-bind{{target={target}}},\
+         instance-stitch))"
     )
 }
 

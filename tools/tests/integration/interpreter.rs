@@ -47,8 +47,10 @@ fn conv2d_with_padding_stride_bias_and_relu() {
         r#"func.func @main(%x: tensor<1x1x3x3xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) {
           %w = graph.constant dense<1.0> : tensor<1x1x2x2xf32>
           %b = graph.constant dense<-6.0> : tensor<1xf32>
-          %plain = graph.conv2d %x, %w : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
-          %padded = graph.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu>}
+          %plain = graph.conv2d %x, %w : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>) ->
+              tensor<1x1x2x2xf32>
+          %padded = graph.conv2d %x, %w, %b {strides = array<i64: 2, 2>,
+              pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu>}
               : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>, tensor<1xf32>) -> tensor<1x1x2x2xf32>
           return %plain, %padded : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>
         }"#,
@@ -64,9 +66,11 @@ fn conv2d_grouped_and_dilated() {
     let results = run(
         r#"func.func @main(%x: tensor<1x2x3x3xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x1x1x1xf32>) {
           %dw = graph.constant dense<[[[[2.0]]], [[[-1.0]]]]> : tensor<2x1x1x1xf32>
-          %depthwise = graph.conv2d %x, %dw {groups = 2 : i64} : (tensor<1x2x3x3xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x3x3xf32>
+          %depthwise = graph.conv2d %x, %dw {groups = 2 : i64}
+              : (tensor<1x2x3x3xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x3x3xf32>
           %w = graph.constant dense<1.0> : tensor<1x2x2x2xf32>
-          %dilated = graph.conv2d %x, %w {dilations = array<i64: 2, 2>} : (tensor<1x2x3x3xf32>, tensor<1x2x2x2xf32>) -> tensor<1x1x1x1xf32>
+          %dilated = graph.conv2d %x, %w {dilations = array<i64: 2, 2>}
+              : (tensor<1x2x3x3xf32>, tensor<1x2x2x2xf32>) -> tensor<1x1x1x1xf32>
           return %depthwise, %dilated : tensor<1x2x3x3xf32>, tensor<1x1x1x1xf32>
         }"#,
         vec![iota(&[1, 2, 3, 3])],
@@ -82,9 +86,11 @@ fn conv2d_grouped_and_dilated() {
 #[test]
 fn matrix_products() {
     let results = run(
-        r#"func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %c: tensor<2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x1x2xf32>) {
+        r#"func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %c: tensor<2xf32>) ->
+            (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x1x2xf32>) {
           %m = graph.matmul %a, %b : tensor<2x3xf32>, tensor<3x2xf32> -> tensor<2x2xf32>
-          %g = graph.gemm %a, %a, %c {trans_b = true, alpha = 2.0 : f32, beta = 0.5 : f32} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+          %g = graph.gemm %a, %a, %c {trans_b = true, alpha = 2.0 : f32, beta = 0.5 : f32}
+              : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x2xf32>
           %a3 = graph.reshape %a : tensor<2x3xf32> -> tensor<2x1x3xf32>
           %bm = graph.batch_matmul %a3, %b : tensor<2x1x3xf32>, tensor<3x2xf32> -> tensor<2x1x2xf32>
           return %m, %g, %bm : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x1x2xf32>
@@ -105,13 +111,15 @@ fn matrix_products() {
 #[test]
 fn elementwise_broadcasting_and_activations() {
     let results = run(
-        r#"func.func @main(%a: tensor<2x1xf32>, %b: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+        r#"func.func @main(%a: tensor<2x1xf32>, %b: tensor<3xf32>) ->
+            (tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
           %s = graph.add %a, %b : tensor<2x1xf32>, tensor<3xf32> -> tensor<2x3xf32>
           %p = graph.pow %a, %b : tensor<2x1xf32>, tensor<3xf32> -> tensor<2x3xf32>
           %c = graph.clip %b {min = 1.5 : f32, max = 2.5 : f32} : tensor<3xf32>
           %g = graph.gelu %b : tensor<3xf32>
           %e = graph.erf %b : tensor<3xf32>
-          return %s, %p, %c, %g, %e : tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+          return %s, %p, %c, %g, %e : tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>,
+              tensor<3xf32>, tensor<3xf32>
         }"#,
         vec![
             Tensor::f32(vec![2, 1], vec![1.0, 2.0]),
@@ -129,14 +137,18 @@ fn elementwise_broadcasting_and_activations() {
 #[test]
 fn normalisations() {
     let results = run(
-        r#"func.func @main(%x: tensor<1x2x1x2xf32>, %r: tensor<1x4xf32>) -> (tensor<1x2x1x2xf32>, tensor<1x4xf32>, tensor<1x4xf32>) {
+        r#"func.func @main(%x: tensor<1x2x1x2xf32>, %r: tensor<1x4xf32>) ->
+            (tensor<1x2x1x2xf32>, tensor<1x4xf32>, tensor<1x4xf32>) {
           %scale = graph.constant dense<[2.0, 1.0]> : tensor<2xf32>
           %bias = graph.constant dense<[0.0, 1.0]> : tensor<2xf32>
           %mean = graph.constant dense<[1.0, 3.0]> : tensor<2xf32>
           %var = graph.constant dense<[4.0, 1.0]> : tensor<2xf32>
-          %bn = graph.batch_norm %x, %scale, %bias, %mean, %var {epsilon = 0.0 : f32} : (tensor<1x2x1x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x1x2xf32>
+          %bn = graph.batch_norm %x, %scale, %bias, %mean, %var {epsilon = 0.0 : f32}
+              : (tensor<1x2x1x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) ->
+              tensor<1x2x1x2xf32>
           %gamma = graph.constant dense<1.0> : tensor<4xf32>
-          %ln = graph.layer_norm %r, %gamma {epsilon = 0.0 : f32} : (tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+          %ln = graph.layer_norm %r, %gamma {epsilon = 0.0 : f32} : (tensor<1x4xf32>, tensor<4xf32>)
+              -> tensor<1x4xf32>
           %sm = graph.softmax %r : tensor<1x4xf32>
           return %bn, %ln, %sm : tensor<1x2x1x2xf32>, tensor<1x4xf32>, tensor<1x4xf32>
         }"#,
@@ -159,13 +171,21 @@ fn normalisations() {
 #[test]
 fn pooling_with_padding_and_ceil_mode() {
     let results = run(
-        r#"func.func @main(%x: tensor<1x1x3x3xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>) {
-          %max = graph.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>} : tensor<1x1x3x3xf32> -> tensor<1x1x2x2xf32>
-          %avg = graph.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>} : tensor<1x1x3x3xf32> -> tensor<1x1x2x2xf32>
-          %avgpad = graph.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>, count_include_pad = true} : tensor<1x1x3x3xf32> -> tensor<1x1x2x2xf32>
-          %ceil = graph.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, ceil_mode = true} : tensor<1x1x3x3xf32> -> tensor<1x1x2x2xf32>
+        r#"func.func @main(%x: tensor<1x1x3x3xf32>) ->
+            (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>,
+            tensor<1x1x1x1xf32>) {
+          %max = graph.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+              pads = array<i64: 1, 1, 0, 0>} : tensor<1x1x3x3xf32> -> tensor<1x1x2x2xf32>
+          %avg = graph.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+              pads = array<i64: 1, 1, 0, 0>} : tensor<1x1x3x3xf32> -> tensor<1x1x2x2xf32>
+          %avgpad = graph.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+              pads = array<i64: 1, 1, 0, 0>, count_include_pad = true} : tensor<1x1x3x3xf32> ->
+              tensor<1x1x2x2xf32>
+          %ceil = graph.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+              ceil_mode = true} : tensor<1x1x3x3xf32> -> tensor<1x1x2x2xf32>
           %global = graph.global_avg_pool %x : tensor<1x1x3x3xf32> -> tensor<1x1x1x1xf32>
-          return %max, %avg, %avgpad, %ceil, %global : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>
+          return %max, %avg, %avgpad, %ceil, %global : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>,
+              tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>
         }"#,
         vec![iota(&[1, 1, 3, 3])],
     );
@@ -181,18 +201,28 @@ fn pooling_with_padding_and_ceil_mode() {
 #[test]
 fn data_movement() {
     let results = run(
-        r#"func.func @main(%x: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<2x5xf32>, tensor<2x1xf32>, tensor<1x2xf32>, tensor<2x7xf32>, tensor<2x7xf32>, tensor<2x2x3xf32>, tensor<2x3xf32>) {
-          %t = graph.transpose %x {permutation = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
-          %a, %b = graph.split %x {axis = 1 : i64} : tensor<2x3xf32> -> tensor<2x1xf32>, tensor<2x2xf32>
-          %c = graph.concat %b, %x {axis = 1 : i64} : (tensor<2x2xf32>, tensor<2x3xf32>) -> tensor<2x5xf32>
-          %s = graph.slice %x {starts = array<i64: 1, 0>, steps = array<i64: 1, 2>} : tensor<2x3xf32> -> tensor<1x2xf32>
-          %reflect = graph.pad %x {pads = array<i64: 0, 2, 0, 2>, mode = #graph<pad_mode reflect>} : tensor<2x3xf32> -> tensor<2x7xf32>
-          %edge = graph.pad %x {pads = array<i64: 0, 2, 0, 2>, mode = #graph<pad_mode edge>} : tensor<2x3xf32> -> tensor<2x7xf32>
+        r#"func.func @main(%x: tensor<2x3xf32>) ->
+            (tensor<3x2xf32>, tensor<2x5xf32>, tensor<2x1xf32>, tensor<1x2xf32>, tensor<2x7xf32>,
+            tensor<2x7xf32>, tensor<2x2x3xf32>, tensor<2x3xf32>) {
+          %t = graph.transpose %x {permutation = array<i64: 1, 0>} : tensor<2x3xf32> ->
+              tensor<3x2xf32>
+          %a, %b = graph.split %x {axis = 1 : i64} : tensor<2x3xf32> -> tensor<2x1xf32>,
+              tensor<2x2xf32>
+          %c = graph.concat %b, %x {axis = 1 : i64} : (tensor<2x2xf32>, tensor<2x3xf32>) ->
+              tensor<2x5xf32>
+          %s = graph.slice %x {starts = array<i64: 1, 0>, steps = array<i64: 1, 2>}
+              : tensor<2x3xf32> -> tensor<1x2xf32>
+          %reflect = graph.pad %x {pads = array<i64: 0, 2, 0, 2>, mode = #graph<pad_mode reflect>}
+              : tensor<2x3xf32> -> tensor<2x7xf32>
+          %edge = graph.pad %x {pads = array<i64: 0, 2, 0, 2>, mode = #graph<pad_mode edge>}
+              : tensor<2x3xf32> -> tensor<2x7xf32>
           %bc = graph.broadcast %x : tensor<2x3xf32> -> tensor<2x2x3xf32>
           %i = graph.constant dense<[[-1, 0, 1], [2, 2, 0]]> : tensor<2x3xi64>
           %row = graph.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
           %gathered = graph.gather %row, %i : (tensor<3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
-          return %t, %c, %a, %s, %reflect, %edge, %bc, %gathered : tensor<3x2xf32>, tensor<2x5xf32>, tensor<2x1xf32>, tensor<1x2xf32>, tensor<2x7xf32>, tensor<2x7xf32>, tensor<2x2x3xf32>, tensor<2x3xf32>
+          return %t, %c, %a, %s, %reflect, %edge, %bc, %gathered : tensor<3x2xf32>, tensor<2x5xf32>,
+              tensor<2x1xf32>, tensor<1x2xf32>, tensor<2x7xf32>, tensor<2x7xf32>, tensor<2x2x3xf32>,
+              tensor<2x3xf32>
         }"#,
         vec![iota(&[2, 3])],
     );
@@ -226,20 +256,24 @@ fn data_movement() {
 #[test]
 fn reductions_comparisons_and_casts() {
     let results = run(
-        r#"func.func @main(%x: tensor<2x3xf32>) -> (tensor<2xf32>, tensor<1x3xf32>, tensor<2x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) {
-          %mean = graph.reduce_mean %x {axes = array<i64: -1>, keepdims = false} : tensor<2x3xf32> -> tensor<2xf32>
+        r#"func.func @main(%x: tensor<2x3xf32>) ->
+            (tensor<2xf32>, tensor<1x3xf32>, tensor<2x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) {
+          %mean = graph.reduce_mean %x {axes = array<i64: -1>, keepdims = false} : tensor<2x3xf32>
+              -> tensor<2xf32>
           %max = graph.reduce_max %x {axes = array<i64: 0>} : tensor<2x3xf32> -> tensor<1x3xf32>
           %three = graph.constant dense<3.0> : tensor<f32>
           %big = graph.compare gt, %x, %three : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xi1>
           %zero = graph.constant dense<0.0> : tensor<f32>
-          %w = graph.where %big, %x, %zero : tensor<2x3xi1>, tensor<2x3xf32>, tensor<f32> -> tensor<2x3xf32>
+          %w = graph.where %big, %x, %zero : tensor<2x3xi1>, tensor<2x3xf32>, tensor<f32> ->
+              tensor<2x3xf32>
           %n = graph.neg %x : tensor<2x3xf32>
           %half = graph.constant dense<0.5> : tensor<f32>
           %shifted = graph.sub %n, %half : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xf32>
           %i = graph.cast %shifted : tensor<2x3xf32> -> tensor<2x3xi64>
           %seven = graph.constant dense<7.0> : tensor<f32>
           %m = graph.mod %seven, %x : tensor<f32>, tensor<2x3xf32> -> tensor<2x3xf32>
-          return %mean, %max, %w, %i, %m : tensor<2xf32>, tensor<1x3xf32>, tensor<2x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>
+          return %mean, %max, %w, %i, %m : tensor<2xf32>, tensor<1x3xf32>, tensor<2x3xf32>,
+              tensor<2x3xi64>, tensor<2x3xf32>
         }"#,
         vec![iota(&[2, 3])],
     );
@@ -253,7 +287,8 @@ fn reductions_comparisons_and_casts() {
 
 #[test]
 fn control_flow() {
-    let source = r#"func.func @main(%c: tensor<i1>, %x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+    let source = r#"func.func @main(%c: tensor<i1>, %x: tensor<2xf32>) ->
+        (tensor<2xf32>, tensor<2xf32>) {
           %r = graph.if %c -> (tensor<2xf32>) {
             %d = graph.add %x, %x : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
             graph.yield %d : tensor<2xf32>
@@ -331,7 +366,8 @@ fn weights_come_from_the_side_file_and_are_checked() {
 fn runtime_errors_name_the_op() {
     let source = r#"func.func @main(%i: tensor<1xi64>) -> tensor<1xf32> {
           %row = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
-          %g = graph.gather %row, %i : (tensor<2xf32>, tensor<1xi64>) -> tensor<1xf32> loc("embedding")
+          %g = graph.gather %row, %i : (tensor<2xf32>, tensor<1xi64>) ->
+              tensor<1xf32> loc("embedding")
           return %g : tensor<1xf32>
         }"#;
     let index = Tensor {
@@ -340,14 +376,20 @@ fn runtime_errors_name_the_op() {
         data: Data::I64(vec![5]),
     };
     let error = run_with(source, vec![index], &Weights::empty()).unwrap_err();
-    insta::assert_snapshot!(error, @r#""embedding": 'graph.gather': gather index 5 is out of range for a dimension of size 2"#);
+    insta::assert_snapshot!(
+        error,
+        @"\"embedding\": 'graph.gather': gather index 5 is out of range for a dimension of size 2"
+    );
     let wrong_shape = run_with(
         source,
         vec![Tensor::f32(vec![1], vec![0.0])],
         &Weights::empty(),
     )
     .unwrap_err();
-    insta::assert_snapshot!(wrong_shape, @"inputs: input #0 is F32 of shape [1] but @main expects I64 of shape [1]");
+    insta::assert_snapshot!(
+        wrong_shape,
+        @"inputs: input #0 is F32 of shape [1] but @main expects I64 of shape [1]"
+    );
 }
 
 #[test]
@@ -377,7 +419,10 @@ fn npy_round_trip_and_bad_files() {
 #[test]
 fn arithmetic_activations_flatten_lrn_and_reduce_sum() {
     let results = run(
-        r#"func.func @main(%a: tensor<2x2xf32>, %b: tensor<2xf32>, %x: tensor<5xf32>, %p: tensor<3xf32>) -> (tensor<2x2xf32>, tensor<5xf32>, tensor<5xf32>, tensor<3xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<3xf32>, tensor<5xf32>, tensor<3xf32>) {
+        r#"func.func @main(%a: tensor<2x2xf32>, %b: tensor<2xf32>, %x: tensor<5xf32>,
+            %p: tensor<3xf32>) -> (tensor<2x2xf32>, tensor<5xf32>, tensor<5xf32>, tensor<3xf32>,
+            tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>,
+            tensor<3xf32>, tensor<5xf32>, tensor<3xf32>) {
           %div = graph.div %a, %b : tensor<2x2xf32>, tensor<2xf32> -> tensor<2x2xf32>
           %half = graph.constant dense<0.5> : tensor<f32>
           %max = graph.max %x, %half : tensor<5xf32>, tensor<f32> -> tensor<5xf32>
@@ -391,7 +436,10 @@ fn arithmetic_activations_flatten_lrn_and_reduce_sum() {
           %log = graph.log %p : tensor<3xf32>
           %abs = graph.abs %x : tensor<5xf32>
           %reciprocal = graph.reciprocal %p : tensor<3xf32>
-          return %div, %max, %min, %sqrt, %relu, %sigmoid, %tanh, %silu, %exp, %log, %abs, %reciprocal : tensor<2x2xf32>, tensor<5xf32>, tensor<5xf32>, tensor<3xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<3xf32>, tensor<5xf32>, tensor<3xf32>
+          return %div, %max, %min, %sqrt, %relu, %sigmoid, %tanh, %silu, %exp, %log, %abs,
+              %reciprocal : tensor<2x2xf32>, tensor<5xf32>, tensor<5xf32>, tensor<3xf32>,
+              tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>,
+              tensor<3xf32>, tensor<5xf32>, tensor<3xf32>
         }"#,
         vec![
             iota(&[2, 2]),
@@ -430,16 +478,24 @@ fn arithmetic_activations_flatten_lrn_and_reduce_sum() {
     close(&f32s(&results[11]), &[1.0, 0.25, 4.0]);
 
     let results = run(
-        r#"func.func @main(%x: tensor<2x3x2xf32>, %c: tensor<1x3x1x1xf32>, %r: tensor<2x3xf32>) -> (tensor<2x6xf32>, tensor<1x12xf32>, tensor<6x2xf32>, tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>, tensor<2xf32>, tensor<1x3xf32>, tensor<1x1xf32>) {
+        r#"func.func @main(%x: tensor<2x3x2xf32>, %c: tensor<1x3x1x1xf32>, %r: tensor<2x3xf32>) ->
+            (tensor<2x6xf32>, tensor<1x12xf32>, tensor<6x2xf32>, tensor<1x3x1x1xf32>,
+            tensor<1x3x1x1xf32>, tensor<2xf32>, tensor<1x3xf32>, tensor<1x1xf32>) {
           %f1 = graph.flatten %x {axis = 1 : i64} : tensor<2x3x2xf32> -> tensor<2x6xf32>
           %f0 = graph.flatten %x {axis = 0 : i64} : tensor<2x3x2xf32> -> tensor<1x12xf32>
           %f2 = graph.flatten %x {axis = 2 : i64} : tensor<2x3x2xf32> -> tensor<6x2xf32>
-          %even = graph.lrn %c {size = 2 : i64, alpha = 2.0 : f32, beta = 1.0 : f32, bias = 1.0 : f32} : tensor<1x3x1x1xf32>
-          %odd = graph.lrn %c {size = 3 : i64, alpha = 3.0 : f32, beta = 0.5 : f32, bias = 4.0 : f32} : tensor<1x3x1x1xf32>
-          %rows = graph.reduce_sum %r {axes = array<i64: 1>, keepdims = false} : tensor<2x3xf32> -> tensor<2xf32>
-          %columns = graph.reduce_sum %r {axes = array<i64: 0>, keepdims = true} : tensor<2x3xf32> -> tensor<1x3xf32>
+          %even = graph.lrn %c {size = 2 : i64, alpha = 2.0 : f32, beta = 1.0 : f32,
+              bias = 1.0 : f32} : tensor<1x3x1x1xf32>
+          %odd = graph.lrn %c {size = 3 : i64, alpha = 3.0 : f32, beta = 0.5 : f32,
+              bias = 4.0 : f32} : tensor<1x3x1x1xf32>
+          %rows = graph.reduce_sum %r {axes = array<i64: 1>, keepdims = false} : tensor<2x3xf32> ->
+              tensor<2xf32>
+          %columns = graph.reduce_sum %r {axes = array<i64: 0>, keepdims = true} : tensor<2x3xf32>
+              -> tensor<1x3xf32>
           %all = graph.reduce_sum %r {axes = array<i64: 0, -1>} : tensor<2x3xf32> -> tensor<1x1xf32>
-          return %f1, %f0, %f2, %even, %odd, %rows, %columns, %all : tensor<2x6xf32>, tensor<1x12xf32>, tensor<6x2xf32>, tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>, tensor<2xf32>, tensor<1x3xf32>, tensor<1x1xf32>
+          return %f1, %f0, %f2, %even, %odd, %rows, %columns, %all : tensor<2x6xf32>,
+              tensor<1x12xf32>, tensor<6x2xf32>, tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>,
+              tensor<2xf32>, tensor<1x3xf32>, tensor<1x1xf32>
         }"#,
         vec![iota(&[2, 3, 2]), iota(&[1, 3, 1, 1]), iota(&[2, 3])],
     );

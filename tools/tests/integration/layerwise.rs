@@ -220,7 +220,10 @@ pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
                 let result = fresh("c");
                 writeln!(
                     body,
-                    "  {result} = graph.conv2d {value}, {filter}{bias} {{strides = array<i64: {stride}, {stride}>, pads = array<i64: {pad}, {pad}, {pad}, {pad}>, groups = {groups} : i64{activation}}} : ({}, {}{bias_type}) -> {}",
+                    "  {result} = graph.conv2d {value}, {filter}{bias} \
+                     {{strides = array<i64: {stride}, {stride}>, \
+                     pads = array<i64: {pad}, {pad}, {pad}, {pad}>, groups = {groups} \
+                     : i64{activation}}} : ({}, {}{bias_type}) -> {}",
                     tensor_type(&shape),
                     tensor_type(&filter_shape),
                     tensor_type(&out)
@@ -258,7 +261,8 @@ pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
                 let p = tensor_type(&[channels]);
                 writeln!(
                     body,
-                    "  {result} = graph.batch_norm {value}, {} {{epsilon = 1.0e-03 : f32}} : ({}, {p}, {p}, {p}, {p}) -> {}",
+                    "  {result} = graph.batch_norm {value}, {} {{epsilon = 1.0e-03 : f32}} \
+                     : ({}, {p}, {p}, {p}, {p}) -> {}",
                     parameters.join(", "),
                     tensor_type(&shape),
                     tensor_type(&shape)
@@ -280,7 +284,10 @@ pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
                 let result = fresh("p");
                 writeln!(
                     body,
-                    "  {result} = graph.{op} {value} {{kernel = array<i64: {kernel}, {kernel}>, strides = array<i64: {stride}, {stride}>, pads = array<i64: {pad}, {pad}, {pad}, {pad}>}} : {} -> {}",
+                    "  {result} = graph.{op} {value} \
+                     {{kernel = array<i64: {kernel}, {kernel}>, \
+                     strides = array<i64: {stride}, {stride}>, \
+                     pads = array<i64: {pad}, {pad}, {pad}, {pad}>}} : {} -> {}",
                     tensor_type(&shape),
                     tensor_type(&out)
                 )
@@ -364,7 +371,8 @@ pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
     let logits = fresh("l");
     writeln!(
         body,
-        "  {logits} = graph.gemm {flat}, {fc}, {fc_bias} {{trans_b = true, alpha = 0.5 : f32}} : ({}, {}, {}) -> {}",
+        "  {logits} = graph.gemm {flat}, {fc}, {fc_bias} {{trans_b = true, alpha = 0.5 : f32}} \
+         : ({}, {}, {}) -> {}",
         tensor_type(&flat_shape),
         tensor_type(&[classes, shape[1]]),
         tensor_type(&[classes]),
@@ -379,7 +387,8 @@ pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
     )
     .unwrap();
     let source = format!(
-        "func.func @main(%x: {}) -> ({}, {}) {{\n{body}  return {value}, {probabilities} : {}, {}\n}}\n",
+        "func.func @main(%x: {}) -> ({}, {}) {{\n{body}  \
+         return {value}, {probabilities} : {}, {}\n}}\n",
         tensor_type(&input),
         tensor_type(&shape),
         tensor_type(&[shape[0], classes]),
@@ -430,7 +439,8 @@ func.func @main(%x: tensor<2x12x32xf32>) -> tensor<2x12x64xf32> {
   %w1 = graph.weight "w1" : tensor<32x64xf32>
   %q = graph.batch_matmul %x, %wq : tensor<2x12x32xf32>, tensor<32x32xf32> -> tensor<2x12x32xf32>
   %k = graph.batch_matmul %x, %wk : tensor<2x12x32xf32>, tensor<32x32xf32> -> tensor<2x12x32xf32>
-  %kt = graph.transpose %k {permutation = array<i64: 0, 2, 1>} : tensor<2x12x32xf32> -> tensor<2x32x12xf32>
+  %kt = graph.transpose %k {permutation = array<i64: 0, 2, 1>} : tensor<2x12x32xf32> ->
+      tensor<2x32x12xf32>
   %s = graph.batch_matmul %q, %kt : tensor<2x12x32xf32>, tensor<2x32x12xf32> -> tensor<2x12x12xf32>
   %c = graph.constant dense<0.176776695> : tensor<f32>
   %ss = graph.mul %s, %c : tensor<2x12x12xf32>, tensor<f32> -> tensor<2x12x12xf32>
@@ -439,7 +449,8 @@ func.func @main(%x: tensor<2x12x32xf32>) -> tensor<2x12x64xf32> {
   %o = graph.batch_matmul %a, %wo : tensor<2x12x32xf32>, tensor<32x32xf32> -> tensor<2x12x32xf32>
   %ob = graph.add %o, %bo : tensor<2x12x32xf32>, tensor<32xf32> -> tensor<2x12x32xf32>
   %r = graph.add %ob, %x : tensor<2x12x32xf32>, tensor<2x12x32xf32> -> tensor<2x12x32xf32>
-  %n = graph.layer_norm %r, %g, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x12x32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<2x12x32xf32>
+  %n = graph.layer_norm %r, %g, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32}
+      : (tensor<2x12x32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<2x12x32xf32>
   %h = graph.batch_matmul %n, %w1 : tensor<2x12x32xf32>, tensor<32x64xf32> -> tensor<2x12x64xf32>
   %y = graph.gelu %h : tensor<2x12x64xf32>
   return %y : tensor<2x12x64xf32>
@@ -453,17 +464,25 @@ func.func @main(%x: tensor<2x12x32xf32>) -> tensor<2x12x64xf32> {
 #[test]
 fn data_movement_matches_the_interpreter() {
     let source = r#"
-func.func @main(%x: tensor<2x6x4x5xf32>, %y: tensor<2x3x4x5xf32>) -> (tensor<2x9x4x5xf32>, tensor<2x6x2x5xf32>, tensor<2x5x4x6xf32>, tensor<2x6x6x7xf32>, tensor<2x3x4x5xf32>, tensor<2x6x4x5xf32>) {
-  %c = graph.concat %x, %y {axis = 1 : i64} : (tensor<2x6x4x5xf32>, tensor<2x3x4x5xf32>) -> tensor<2x9x4x5xf32>
-  %s = graph.slice %x {starts = array<i64: 0, 0, 1, 0>, steps = array<i64: 1, 1, 2, 1>} : tensor<2x6x4x5xf32> -> tensor<2x6x2x5xf32>
-  %t = graph.transpose %x {permutation = array<i64: 0, 3, 2, 1>} : tensor<2x6x4x5xf32> -> tensor<2x5x4x6xf32>
-  %p = graph.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : tensor<2x6x4x5xf32> -> tensor<2x6x6x7xf32>
-  %a, %b = graph.split %x {axis = 1 : i64} : tensor<2x6x4x5xf32> -> tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>
+func.func @main(%x: tensor<2x6x4x5xf32>, %y: tensor<2x3x4x5xf32>) ->
+    (tensor<2x9x4x5xf32>, tensor<2x6x2x5xf32>, tensor<2x5x4x6xf32>, tensor<2x6x6x7xf32>,
+    tensor<2x3x4x5xf32>, tensor<2x6x4x5xf32>) {
+  %c = graph.concat %x, %y {axis = 1 : i64} : (tensor<2x6x4x5xf32>, tensor<2x3x4x5xf32>) ->
+      tensor<2x9x4x5xf32>
+  %s = graph.slice %x {starts = array<i64: 0, 0, 1, 0>, steps = array<i64: 1, 1, 2, 1>}
+      : tensor<2x6x4x5xf32> -> tensor<2x6x2x5xf32>
+  %t = graph.transpose %x {permutation = array<i64: 0, 3, 2, 1>} : tensor<2x6x4x5xf32> ->
+      tensor<2x5x4x6xf32>
+  %p = graph.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : tensor<2x6x4x5xf32> ->
+      tensor<2x6x6x7xf32>
+  %a, %b = graph.split %x {axis = 1 : i64} : tensor<2x6x4x5xf32> -> tensor<2x3x4x5xf32>,
+      tensor<2x3x4x5xf32>
   %m = graph.max %a, %y : tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32> -> tensor<2x3x4x5xf32>
   %r = graph.reshape %x : tensor<2x6x4x5xf32> -> tensor<2x120xf32>
   %e = graph.exp %r : tensor<2x120xf32>
   %back = graph.reshape %e : tensor<2x120xf32> -> tensor<2x6x4x5xf32>
-  return %c, %s, %t, %p, %m, %back : tensor<2x9x4x5xf32>, tensor<2x6x2x5xf32>, tensor<2x5x4x6xf32>, tensor<2x6x6x7xf32>, tensor<2x3x4x5xf32>, tensor<2x6x4x5xf32>
+  return %c, %s, %t, %p, %m, %back : tensor<2x9x4x5xf32>, tensor<2x6x2x5xf32>, tensor<2x5x4x6xf32>,
+      tensor<2x6x6x7xf32>, tensor<2x3x4x5xf32>, tensor<2x6x4x5xf32>
 }
 "#;
     check(source, Weights::empty(), "mini", 11);
@@ -474,8 +493,11 @@ fn local_response_normalisation_matches_the_interpreter() {
     // Even and odd window sizes (an uneven channel window), on channels fewer than the window.
     for (size, channels) in [(5, 16), (4, 7), (3, 2)] {
         let source = format!(
-            "func.func @main(%x: tensor<2x{channels}x5x6xf32>) -> tensor<2x{channels}x5x6xf32> {{\n  \
-             %y = graph.lrn %x {{size = {size} : i64, alpha = 0.5 : f32, beta = 0.75 : f32, bias = 2.0 : f32}} : tensor<2x{channels}x5x6xf32>\n  \
+            "func.func @main(%x: tensor<2x{channels}x5x6xf32>) -> \
+             tensor<2x{channels}x5x6xf32> {{\n  \
+             %y = graph.lrn %x \
+             {{size = {size} : i64, alpha = 0.5 : f32, beta = 0.75 : f32, bias = 2.0 : f32}} \
+             : tensor<2x{channels}x5x6xf32>\n  \
              return %y : tensor<2x{channels}x5x6xf32>\n}}\n"
         );
         check(&source, Weights::empty(), "mini", size as u64);
@@ -488,7 +510,8 @@ fn a_channel_shuffle_matches_the_interpreter() {
     let source = r#"
 func.func @main(%x: tensor<2x12x5x6xf32>) -> tensor<2x12x5x6xf32> {
   %g = graph.reshape %x : tensor<2x12x5x6xf32> -> tensor<2x3x4x5x6xf32>
-  %t = graph.transpose %g {permutation = array<i64: 0, 2, 1, 3, 4>} : tensor<2x3x4x5x6xf32> -> tensor<2x4x3x5x6xf32>
+  %t = graph.transpose %g {permutation = array<i64: 0, 2, 1, 3, 4>} : tensor<2x3x4x5x6xf32> ->
+      tensor<2x4x3x5x6xf32>
   %y = graph.reshape %t : tensor<2x4x3x5x6xf32> -> tensor<2x12x5x6xf32>
   return %y : tensor<2x12x5x6xf32>
 }
@@ -502,7 +525,8 @@ fn broadcasting_across_a_dimension_of_size_one_matches_the_interpreter() {
     // dimension between them must not merge the two (the shape a cluster's share of [3, 4, 5]
     // split along dimension 1 has).
     let source = r#"
-func.func @main(%x: tensor<3x1x5xf32>, %y: tensor<5xf32>, %z: tensor<3x1x1xf32>) -> tensor<3x1x5xf32> {
+func.func @main(%x: tensor<3x1x5xf32>, %y: tensor<5xf32>, %z: tensor<3x1x1xf32>) ->
+    tensor<3x1x5xf32> {
   %a = graph.add %x, %y : tensor<3x1x5xf32>, tensor<5xf32> -> tensor<3x1x5xf32>
   %b = graph.mul %a, %z : tensor<3x1x5xf32>, tensor<3x1x1xf32> -> tensor<3x1x5xf32>
   return %b : tensor<3x1x5xf32>

@@ -22,7 +22,8 @@ fn pass_docs_are_up_to_date() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == generated,
-        "docs/Passes.md is stale; regenerate with TURBINE_BLESS=1 cargo test -p turbine-tools --test integration pass_docs"
+        "docs/Passes.md is stale; regenerate with TURBINE_BLESS=1 cargo test -p turbine-tools \
+         --test integration pass_docs"
     );
 }
 
@@ -52,7 +53,8 @@ fn pass_docs_of_the_pipelines_in_lowering_md_are_up_to_date() {
     }
     assert!(
         committed == generated,
-        "docs/Lowering.md is stale; regenerate with TURBINE_BLESS=1 cargo test -p turbine-tools --test integration pass_docs"
+        "docs/Lowering.md is stale; regenerate with TURBINE_BLESS=1 cargo test -p turbine-tools \
+         --test integration pass_docs"
     );
 }
 
@@ -124,8 +126,14 @@ fn options_parse_with_their_declared_types() {
     options.set("include-flatten", "false").unwrap();
     assert_eq!(options.bool("include-flatten"), Ok(false));
     options.set("include-flatten", "perhaps").unwrap();
-    insta::assert_snapshot!(options.bool("include-flatten").unwrap_err(), @"option 'include-flatten' expects true or false, got 'perhaps'");
-    insta::assert_snapshot!(options.set("no-such-option", "1").unwrap_err(), @"unknown option 'no-such-option'");
+    insta::assert_snapshot!(
+        options.bool("include-flatten").unwrap_err(),
+        @"option 'include-flatten' expects true or false, got 'perhaps'"
+    );
+    insta::assert_snapshot!(
+        options.set("no-such-option", "1").unwrap_err(),
+        @"unknown option 'no-such-option'"
+    );
 }
 
 #[test]
@@ -158,7 +166,10 @@ fn fold_reshapes_runs_from_rust() {
         .run(&PassOptions::defaults(info.options), module.as_operation())
         .is_err());
     context.detach_diagnostic_handler(handler);
-    insta::assert_snapshot!(errors.borrow().join("\n"), @"can't run 'graph-fold-reshapes' pass on 'builtin.module' op (it runs on 'func.func')");
+    insta::assert_snapshot!(
+        errors.borrow().join("\n"),
+        @"can't run 'graph-fold-reshapes' pass on 'builtin.module' op (it runs on 'func.func')"
+    );
     let function = module.body().first_operation().unwrap();
     info.run(&PassOptions::defaults(info.options), function)
         .unwrap();

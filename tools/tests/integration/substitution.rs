@@ -36,7 +36,8 @@ fn random_networks_compute_the_same_after_substitution() {
     let pipelines = [
         "builtin.module(func.func(graph-substitute{search=all}))",
         "builtin.module(func.func(graph-substitute{target=stcp920 budget=30}))",
-        "builtin.module(func.func(graph-substitute{target=stcp920 alpha=1.2 budget=30 cost=flops}))",
+        "builtin.module(func.func(graph-substitute{target=stcp920 alpha=1.2 budget=30 \
+         cost=flops}))",
         "builtin.module(func.func(graph-substitute{target=stcp920 search=egraph}))",
         "builtin.module(func.func(graph-substitute{search=egraph cost=flops}))",
     ];
