@@ -413,10 +413,8 @@ impl Evaluator<'_> {
                     dilations: node.usizes("dilations", [1, 1]),
                 };
                 let mut values = conv::conv2d(
-                    f32s(node, &input)?,
-                    shape4(&input.shape),
-                    f32s(node, &filter)?,
-                    filter_shape,
+                    (f32s(node, &input)?, shape4(&input.shape)),
+                    (f32s(node, &filter)?, filter_shape),
                     bias_values,
                     window,
                     node.int("groups", 1) as usize,

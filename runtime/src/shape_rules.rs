@@ -153,7 +153,7 @@ impl Instr {
                         input.shape.len()
                     ));
                 }
-                let mut expect = input.shape.clone();
+                let mut expect = input.shape;
                 expect[*axis] = 1;
                 if out.shape != expect {
                     return bad(format!(

@@ -206,12 +206,14 @@ fn random_tensor(
     let count: usize = shape.iter().product();
     let data = match element {
         ElementType::F32 => Data::F32((0..count).map(|_| 1.5 * generator.unit()).collect()),
-        ElementType::I64 | ElementType::I32 => {
-            Data::I64((0..count).map(|_| (generator.next() % 5) as i64).collect())
-        }
+        ElementType::I64 | ElementType::I32 => Data::I64(
+            (0..count)
+                .map(|_| (generator.next_u64() % 5) as i64)
+                .collect(),
+        ),
         ElementType::Bool => Data::Bool(
             (0..count)
-                .map(|_| generator.next().is_multiple_of(2))
+                .map(|_| generator.next_u64().is_multiple_of(2))
                 .collect(),
         ),
     };
@@ -225,9 +227,9 @@ fn random_tensor(
 /// Sizes 1 to 6 for every name; a shape of rank 1 to 4 (shared) for arguments of any shape.
 fn random_shapes(rule: &Rule, generator: &mut SplitMix) -> Vec<Vec<i64>> {
     let mut sizes = turbine_passes::substitute::expr::Env::new();
-    let rank = 1 + (generator.next() % 4) as usize;
+    let rank = 1 + (generator.next_u64() % 4) as usize;
     let any: Vec<i64> = (0..rank)
-        .map(|_| 1 + (generator.next() % 6) as i64)
+        .map(|_| 1 + (generator.next_u64() % 6) as i64)
         .collect();
     rule.arguments
         .iter()
@@ -240,7 +242,7 @@ fn random_shapes(rule: &Rule, generator: &mut SplitMix) -> Vec<Vec<i64>> {
                     for name in names {
                         sizes
                             .entry(name.to_owned())
-                            .or_insert_with(|| 1 + (generator.next() % 6) as i64);
+                            .or_insert_with(|| 1 + (generator.next_u64() % 6) as i64);
                     }
                 }
                 dims.iter()

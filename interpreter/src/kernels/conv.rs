@@ -4,12 +4,10 @@ use super::Window;
 
 /// `output[n][o][y][x] = bias[o] + sum over the group's channels c and the window (i, j) of
 /// input[n][c][y*s + i*d - pad][x*s + j*d - pad] * filter[o][c - group_start][i][j]`, padding
-/// reading as zero.
+/// reading as zero. The input and the filter come with their shapes.
 pub fn conv2d(
-    input: &[f32],
-    input_shape: [usize; 4],
-    filter: &[f32],
-    filter_shape: [usize; 4],
+    (input, input_shape): (&[f32], [usize; 4]),
+    (filter, filter_shape): (&[f32], [usize; 4]),
     bias: Option<&[f32]>,
     window: Window,
     groups: usize,

@@ -25,20 +25,17 @@ pub fn pool2d(
                 let mut count = 0usize;
                 for i in 0..window.kernel[0] {
                     for j in 0..window.kernel[1] {
-                        match (
+                        if let (Some(row), Some(column)) = (
                             window.source(0, y, i, height),
                             window.source(1, x, j, width),
                         ) {
-                            (Some(row), Some(column)) => {
-                                let value = plane[row * width + column];
-                                accumulator = if max {
-                                    accumulator.max(value)
-                                } else {
-                                    accumulator + value
-                                };
-                                count += 1;
-                            }
-                            _ => {}
+                            let value = plane[row * width + column];
+                            accumulator = if max {
+                                accumulator.max(value)
+                            } else {
+                                accumulator + value
+                            };
+                            count += 1;
                         }
                     }
                 }

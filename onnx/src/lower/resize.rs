@@ -88,7 +88,7 @@ pub fn resize(
                 )));
             }
             for (&axis, &scale) in axes.iter().zip(&given) {
-                if !(scale > 0.0) {
+                if scale.is_nan() || scale <= 0.0 {
                     return Err(
                         node.invalid(format!("scale {scale} of axis {axis} is not positive"))
                     );

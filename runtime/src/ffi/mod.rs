@@ -221,8 +221,7 @@ fn flag(value: i32) -> bool {
 unsafe fn enqueue(
     call: &str,
     dev: u64,
-    cluster: u32,
-    core: u32,
+    core: CoreId,
     instr: impl FnOnce() -> Result<Instr>,
     waits: *const u64,
     n_waits: u64,
@@ -234,9 +233,7 @@ unsafe fn enqueue(
             .map(|&t| Token(t))
             .collect();
         let instr = instr()?;
-        let token = with_device(dev, |d| {
-            d.enqueue(CoreId::new(cluster, core), instr, &waits)
-        })?;
+        let token = with_device(dev, |d| d.enqueue(core, instr, &waits))?;
         out(token_out, token.0);
         Ok(())
     })

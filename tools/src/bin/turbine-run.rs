@@ -160,9 +160,9 @@ fn random_input(shape: &[usize], element_type: ElementType, random: &mut SplitMi
     let data = match element_type {
         ElementType::F32 => Data::F32((0..count).map(|_| random.unit()).collect()),
         ElementType::I64 | ElementType::I32 => {
-            Data::I64((0..count).map(|_| (random.next() % 2) as i64).collect())
+            Data::I64((0..count).map(|_| (random.next_u64() % 2) as i64).collect())
         }
-        ElementType::Bool => Data::Bool((0..count).map(|_| random.next() % 2 == 1).collect()),
+        ElementType::Bool => Data::Bool((0..count).map(|_| random.next_u64() % 2 == 1).collect()),
     };
     Tensor {
         shape: shape.to_vec(),

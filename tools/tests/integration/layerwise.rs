@@ -23,7 +23,7 @@ impl Random {
     }
 
     pub(crate) fn below(&mut self, n: usize) -> usize {
-        (self.0.next() % n as u64) as usize
+        (self.0.next_u64() % n as u64) as usize
     }
 
     pub(crate) fn pick<T: Copy>(&mut self, items: &[T]) -> T {
@@ -170,7 +170,7 @@ pub(crate) fn random_cnn(seed: u64) -> (String, Weights) {
                 // Depthwise, two groups, or a plain conv.
                 let groups = match random.below(4) {
                     0 if channels > 1 => channels,
-                    1 if channels % 2 == 0 => 2,
+                    1 if channels.is_multiple_of(2) => 2,
                     _ => 1,
                 };
                 let out_channels = match groups {
