@@ -55,8 +55,8 @@ impl Use {
     }
 }
 
-/// Multiplicative hashing of bucket numbers (as rustc's FxHash): SipHash, the default, was a
-/// visible part of the check, and these keys need no protection against chosen collisions.
+/// Multiplicative hashing of bucket numbers (as rustc's FxHash): SipHash, the default, would be
+/// a visible part of the check, and these keys need no protection against chosen collisions.
 #[derive(Default)]
 struct BucketHasher(u64);
 

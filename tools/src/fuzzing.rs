@@ -31,10 +31,10 @@ pub const MAX_IR_BYTES: usize = 16 * 1024;
 /// Modules of the `ir` harness whose values hold more elements than this in all (the elements of
 /// every operand and result of every op, over tensors of at most 2^31 elements) are skipped: the
 /// compile time grows faster than the tensors on a small target (GraphTurbo's schedule on `mini`
-/// down to the LLVM dialect: 1.3 s for a Gemm with a 256x1000 operand in a release build, 3.4 s at
-/// 512x1000, 38 s at 2048x1000 in the fuzzed build), so large shapes would read as hangs while the
-/// compile is only long. Tensors above 2^31 elements do not count: the passes refuse them when they
-/// read the function, which is fuzzed too.
+/// down to the LLVM dialect takes seconds for a Gemm with an operand of a few hundred thousand
+/// elements, and far longer in the fuzzed build), so large shapes would read as hangs while the
+/// compile is only long. Tensors above 2^31 elements do not count: the passes refuse them when
+/// they read the function, which is fuzzed too.
 pub const MAX_IR_ELEMENTS: u64 = 1 << 20;
 
 /// Dialects whose ops the `ir` harness accepts. Turbine's tools read these (the graph level, the

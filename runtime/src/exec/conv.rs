@@ -107,7 +107,7 @@ fn dense(
         (col_limit / (taps * ow).max(1)).clamp(1, oh)
     };
     // The im2col matrix in per-thread scratch (im2col writes every element it reads): a fresh
-    // zeroed vector per tile was a visible part of the host time.
+    // zeroed vector per tile would be a visible part of the host time.
     with_scratch(|col| {
         if !pointwise && col.len() < taps * rows * ow {
             col.resize(taps * rows * ow, 0.0);

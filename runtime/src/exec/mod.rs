@@ -129,7 +129,7 @@ fn run(segment: &[Recorded], buffers: &Buffers) {
 thread_local! {
     /// Scratch vectors for operands gathered out of their buffers, kept per host thread: a
     /// launch gathers for most of its instructions, and allocating (and page-faulting) fresh
-    /// memory each time cost more host time than the copies.
+    /// memory each time costs more host time than the copies.
     static SCRATCH: std::cell::RefCell<Vec<Vec<f32>>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }

@@ -66,9 +66,8 @@ struct Arguments {
     #[arg(long, value_name = "SCHEDULE")]
     baseline: Option<String>,
     /// LLVM optimisation level of the host code (0-3).
-    // 0 by default: the host code only records instructions, and optimising it does not pay
-    // (ResNet-50 b8, 2026-11-24: layer-wise 0.9 s to compile and 6.3 s to run at O0 against
-    // 2.6 s and 6.5 s at O2; GraphTurbo's large kernels 1.9 s and 8.3 s against 34 s and 11 s).
+    // 0 by default: the host code only records instructions, so optimising it lengthens the
+    // compilation by more than it shortens the run.
     #[arg(long = "opt", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=3))]
     opt: u8,
     /// Host threads of the software DSA (0: all).
@@ -239,8 +238,8 @@ fn load<'c>(
     if is_onnx {
         let bytes = std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
         // The weights stay in memory: the module names a side file, as `turbine-translate`
-        // writes one, but nothing reads it here (writing ResNet-50's 100 MB and reading them
-        // back was a tenth of the command's time).
+        // writes one, but nothing reads it here (writing a large model's weights and reading
+        // them back would take a sizeable share of the command's time).
         let options = turbine_onnx::ImportOptions {
             input_shapes: arguments.input_shapes.clone(),
             weights_file: "weights.safetensors".into(),
