@@ -5,55 +5,16 @@ use crate::tensor::{element_count, Data, ElementType, Tensor};
 
 /// Parses a `.npy` file's bytes. f64 inputs become f32, i32 stays i32 (held as i64), bool is i1.
 pub fn parse(bytes: &[u8]) -> Result<Tensor, String> {
-    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
-        return Err("not a .npy file (missing the \\x93NUMPY magic)".into());
-    }
-    let (header_length, header_start) = match bytes[6] {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10usize),
-        2 | 3 if bytes.len() >= 12 => (
-            u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize,
-            12usize,
-        ),
-        version => return Err(format!("unsupported .npy format version {version}")),
-    };
-    let header_end = header_start
-        .checked_add(header_length)
-        .filter(|&end| end <= bytes.len())
-        .ok_or("truncated .npy header")?;
-    let header = std::str::from_utf8(&bytes[header_start..header_end])
-        .map_err(|_| "the .npy header is not text")?;
-    let field = |key: &str| -> Result<&str, String> {
-        let start = header
-            .find(&format!("'{key}'"))
-            .ok_or(format!("the .npy header lacks '{key}'"))?;
-        let rest = header[start + key.len() + 2..]
-            .trim_start()
-            .strip_prefix(':')
-            .ok_or("malformed .npy header")?;
-        Ok(rest.trim_start())
-    };
-    let descr = field("descr")?;
+    let (header, header_end) = header(bytes)?;
+    let descr = header_field(header, "descr")?;
     let descr = descr
         .strip_prefix('\'')
         .and_then(|d| d.split('\'').next())
         .ok_or("malformed descr in .npy header")?;
-    if field("fortran_order")?.starts_with("True") {
+    if header_field(header, "fortran_order")?.starts_with("True") {
         return Err("Fortran-ordered .npy arrays are not supported; save with C order".into());
     }
-    let shape_text = field("shape")?;
-    let shape_text = shape_text
-        .strip_prefix('(')
-        .and_then(|s| s.split(')').next())
-        .ok_or("malformed shape in .npy header")?;
-    let shape: Vec<usize> = shape_text
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            s.parse()
-                .map_err(|_| format!("bad dimension '{s}' in .npy shape"))
-        })
-        .collect::<Result<_, _>>()?;
+    let shape = shape(header)?;
     let count = element_count(&shape).ok_or_else(|| format!("shape {shape:?} is too large"))?;
     let payload = &bytes[header_end..];
     let (width, element_type) = match descr {
@@ -75,7 +36,70 @@ pub fn parse(bytes: &[u8]) -> Result<Tensor, String> {
             count * width
         ));
     }
-    let data = match descr {
+    Ok(Tensor {
+        shape,
+        element_type,
+        data: decode(descr, payload),
+    })
+}
+
+/// The header text after the magic, version and length, and the offset where the data
+/// starts.
+fn header(bytes: &[u8]) -> Result<(&str, usize), String> {
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err("not a .npy file (missing the \\x93NUMPY magic)".into());
+    }
+    let (header_length, header_start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10usize),
+        2 | 3 if bytes.len() >= 12 => (
+            u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize,
+            12usize,
+        ),
+        version => return Err(format!("unsupported .npy format version {version}")),
+    };
+    let header_end = header_start
+        .checked_add(header_length)
+        .filter(|&end| end <= bytes.len())
+        .ok_or("truncated .npy header")?;
+    let header = std::str::from_utf8(&bytes[header_start..header_end])
+        .map_err(|_| "the .npy header is not text")?;
+    Ok((header, header_end))
+}
+
+/// The text after `'key':` in the header's dictionary, up to the header's end.
+fn header_field<'h>(header: &'h str, key: &str) -> Result<&'h str, String> {
+    let start = header
+        .find(&format!("'{key}'"))
+        .ok_or(format!("the .npy header lacks '{key}'"))?;
+    let rest = header[start + key.len() + 2..]
+        .trim_start()
+        .strip_prefix(':')
+        .ok_or("malformed .npy header")?;
+    Ok(rest.trim_start())
+}
+
+/// The header's `shape` tuple.
+fn shape(header: &str) -> Result<Vec<usize>, String> {
+    let shape_text = header_field(header, "shape")?;
+    let shape_text = shape_text
+        .strip_prefix('(')
+        .and_then(|s| s.split(')').next())
+        .ok_or("malformed shape in .npy header")?;
+    shape_text
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse()
+                .map_err(|_| format!("bad dimension '{s}' in .npy shape"))
+        })
+        .collect()
+}
+
+/// The elements of `payload`, little-endian of type `descr` (one [`parse`] accepts, its length
+/// checked).
+fn decode(descr: &str, payload: &[u8]) -> Data {
+    match descr {
         "<f4" => Data::F32(
             payload
                 .chunks_exact(4)
@@ -101,12 +125,7 @@ pub fn parse(bytes: &[u8]) -> Result<Tensor, String> {
                 .collect(),
         ),
         _ => Data::Bool(payload.iter().map(|&b| b != 0).collect()),
-    };
-    Ok(Tensor {
-        shape,
-        element_type,
-        data,
-    })
+    }
 }
 
 /// Serialises a tensor as a version-1 `.npy` file, or version 2 when the header outgrows

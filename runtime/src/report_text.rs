@@ -57,6 +57,8 @@ impl Report {
         out
     }
 
+    /// The summary: totals, then the launches, bytes per path, utilisation per kind of unit,
+    /// the costliest layers and the memory high-water marks.
     fn write_summary(&self, out: &mut String) -> fmt::Result {
         writeln!(
             out,
@@ -67,7 +69,15 @@ impl Report {
         writeln!(out, "  simulated time     {:>16.3} us", self.time_us)?;
         writeln!(out, "  kernel launches    {:>16}", self.kernel_launches)?;
         writeln!(out, "  instructions       {:>16}", self.instructions)?;
+        self.write_launches(out)?;
+        self.write_transfers(out)?;
+        self.write_utilisation(out)?;
+        self.write_costliest_layers(out)?;
+        self.write_high_water_marks(out)
+    }
 
+    /// The launches in order, or the longest first when there are too many to list.
+    fn write_launches(&self, out: &mut String) -> fmt::Result {
         let many = self.launches.len() > LISTED_LAUNCHES;
         writeln!(
             out,
@@ -97,7 +107,11 @@ impl Report {
         if many {
             writeln!(out, "  ... and {} more", launches.len() - LISTED_LAUNCHES)?;
         }
+        Ok(())
+    }
 
+    /// Bytes and DMAs per memory path, then the host's traffic.
+    fn write_transfers(&self, out: &mut String) -> fmt::Result {
         writeln!(out, "\nbytes moved by DMA")?;
         writeln!(out, "  {:<12} {:>16} {:>10}", "path", "bytes", "dmas")?;
         for t in &self.transfers {
@@ -118,8 +132,11 @@ impl Report {
             out,
             "  {:<12} {:>16}",
             "ddr -> host", self.host.from_ddr_bytes
-        )?;
+        )
+    }
 
+    /// The utilisation table, one row per kind of unit.
+    fn write_utilisation(&self, out: &mut String) -> fmt::Result {
         writeln!(
             out,
             "\nutilisation over the device \
@@ -133,28 +150,38 @@ impl Report {
         for row in self.kind_rows() {
             row.write(out)?;
         }
+        Ok(())
+    }
 
-        if !self.layers.is_empty() {
-            let many = self.layers.len() > LISTED_LAYERS;
-            writeln!(
-                out,
-                "\nlayers (busy cycles of their instructions over every unit and DMA channel{})",
-                if many {
-                    "; the costliest; the detail lists all"
-                } else {
-                    ""
-                }
-            )?;
-            let mut layers: Vec<&LayerStat> = self.layers.iter().collect();
-            if many {
-                layers.sort_by_key(|layer| std::cmp::Reverse(layer.busy()));
-            }
-            Self::write_layers(out, layers.into_iter().take(LISTED_LAYERS))?;
-            if many {
-                writeln!(out, "  ... and {} more", self.layers.len() - LISTED_LAYERS)?;
-            }
+    /// The layers, the costliest first when there are too many to list; nothing when the
+    /// program named none.
+    fn write_costliest_layers(&self, out: &mut String) -> fmt::Result {
+        if self.layers.is_empty() {
+            return Ok(());
         }
+        let many = self.layers.len() > LISTED_LAYERS;
+        writeln!(
+            out,
+            "\nlayers (busy cycles of their instructions over every unit and DMA channel{})",
+            if many {
+                "; the costliest; the detail lists all"
+            } else {
+                ""
+            }
+        )?;
+        let mut layers: Vec<&LayerStat> = self.layers.iter().collect();
+        if many {
+            layers.sort_by_key(|layer| std::cmp::Reverse(layer.busy()));
+        }
+        Self::write_layers(out, layers.into_iter().take(LISTED_LAYERS))?;
+        if many {
+            writeln!(out, "  ... and {} more", self.layers.len() - LISTED_LAYERS)?;
+        }
+        Ok(())
+    }
 
+    /// The largest use of each memory level against its capacity.
+    fn write_high_water_marks(&self, out: &mut String) -> fmt::Result {
         let m = &self.memory;
         writeln!(out, "\nmemory high-water marks (bytes)")?;
         writeln!(
