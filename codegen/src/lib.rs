@@ -1,7 +1,8 @@
 //! The backend: a module in the `dsa` dialect (with its `dsa.target`) is lowered to the LLVM
-//! dialect by the registered pipeline `turbine-dsa-to-llvm` ([`LOWERING_PIPELINE`]), translated to LLVM IR in an inkwell context, optimised by
-//! LLVM's default pipeline, and then either JIT-compiled against the software DSA linked into
-//! this process ([`Jit`]) or written as an object file with a C header ([`compile_object`]).
+//! dialect by the registered pipeline `turbine-dsa-to-llvm` ([`LOWERING_PIPELINE`]), translated
+//! to LLVM IR in an inkwell context, optimised by LLVM's default pipeline, and then either
+//! JIT-compiled against the software DSA linked into this process ([`Jit`]) or written as an
+//! object file with a C header ([`compile_object`]).
 //!
 //! The generated code only calls the runtime's C ABI (`runtime/include/turbine_dsa.h`), so the
 //! JIT maps each `td_*` symbol to the address [`turbine_runtime::ffi::symbols`] gives, and an

@@ -35,7 +35,10 @@ impl fmt::Display for InterpretError {
     fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
         match self {
             Self::Unsupported { location, message } => {
-                write!(formatter, "{location}: unsupported by the interpreter: {message}")
+                write!(
+                    formatter,
+                    "{location}: unsupported by the interpreter: {message}"
+                )
             }
             Self::Runtime { location, message } => write!(formatter, "{location}: {message}"),
             Self::File { path, message } => write!(formatter, "{path}: {message}"),

@@ -93,7 +93,8 @@ struct Reader {
 
 fn string_from(reference: MlirStringRef) -> String {
     // SAFETY: MLIR string refs point at `length` valid bytes.
-    let bytes = unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) };
+    let bytes =
+        unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) };
     String::from_utf8_lossy(bytes).into_owned()
 }
 
@@ -111,7 +112,10 @@ fn printed(print: impl FnOnce(MlirStringCallback, *mut std::ffi::c_void)) -> Str
 fn location_text(location: MlirLocation) -> String {
     // SAFETY: the location is alive while the module is.
     let text = printed(|callback, data| unsafe { mlirLocationPrint(location, callback, data) });
-    text.strip_prefix("loc(").and_then(|rest| rest.strip_suffix(')')).unwrap_or(&text).to_owned()
+    text.strip_prefix("loc(")
+        .and_then(|rest| rest.strip_suffix(')'))
+        .unwrap_or(&text)
+        .to_owned()
 }
 
 impl Reader {
@@ -121,16 +125,22 @@ impl Reader {
     }
 
     fn tensor_type(&self, r#type: MlirType, location: &str) -> Result<TensorType, InterpretError> {
-        let unsupported = |what: String| InterpretError::Unsupported { location: location.to_owned(), message: what };
+        let unsupported = |what: String| InterpretError::Unsupported {
+            location: location.to_owned(),
+            message: what,
+        };
         // SAFETY: the type is alive while the module is.
         unsafe {
             if !mlirTypeIsARankedTensor(r#type) || !mlirShapedTypeHasStaticShape(r#type) {
                 let text = printed(|callback, data| mlirTypePrint(r#type, callback, data));
-                return Err(unsupported(format!("type {text} (only statically shaped tensors are)")));
+                return Err(unsupported(format!(
+                    "type {text} (only statically shaped tensors are)"
+                )));
             }
             let rank = mlirShapedTypeGetRank(r#type) as usize;
-            let shape: Vec<usize> =
-                (0..rank).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize).collect();
+            let shape: Vec<usize> = (0..rank)
+                .map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize)
+                .collect();
             let element = mlirShapedTypeGetElementType(r#type);
             let element_type = if mlirTypeIsAF32(element) {
                 ElementType::F32
@@ -142,12 +152,19 @@ impl Reader {
                 ElementType::Bool
             } else {
                 let text = printed(|callback, data| mlirTypePrint(element, callback, data));
-                return Err(unsupported(format!("element type {text} (f32, i64, i32 and i1 are)")));
+                return Err(unsupported(format!(
+                    "element type {text} (f32, i64, i32 and i1 are)"
+                )));
             };
             if element_count(&shape).is_none() {
-                return Err(unsupported(format!("a tensor of shape {shape:?} is too large")));
+                return Err(unsupported(format!(
+                    "a tensor of shape {shape:?} is too large"
+                )));
             }
-            Ok(TensorType { shape, element_type })
+            Ok(TensorType {
+                shape,
+                element_type,
+            })
         }
     }
 
@@ -164,10 +181,18 @@ impl Reader {
                 Ok(Attr::Str(string_from(mlirStringAttrGetValue(attribute))))
             } else if mlirAttributeIsADenseI64Array(attribute) {
                 let count = mlirDenseArrayGetNumElements(attribute);
-                Ok(Attr::Ints((0..count).map(|i| mlirDenseI64ArrayGetElement(attribute, i)).collect()))
+                Ok(Attr::Ints(
+                    (0..count)
+                        .map(|i| mlirDenseI64ArrayGetElement(attribute, i))
+                        .collect(),
+                ))
             } else if mlirAttributeIsADenseF32Array(attribute) {
                 let count = mlirDenseArrayGetNumElements(attribute);
-                Ok(Attr::Floats((0..count).map(|i| mlirDenseF32ArrayGetElement(attribute, i)).collect()))
+                Ok(Attr::Floats(
+                    (0..count)
+                        .map(|i| mlirDenseF32ArrayGetElement(attribute, i))
+                        .collect(),
+                ))
             } else if mlirAttributeIsADenseElements(attribute) && !self.payloads {
                 Ok(Attr::Elided)
             } else if mlirAttributeIsADenseElements(attribute) {
@@ -175,7 +200,12 @@ impl Reader {
             } else {
                 // Dialect enumerations print as `#graph<activation relu>`: keep the case.
                 let text = printed(|callback, data| mlirAttributePrint(attribute, callback, data));
-                let case = text.trim_end_matches('>').rsplit([' ', '<']).next().unwrap_or("").to_owned();
+                let case = text
+                    .trim_end_matches('>')
+                    .rsplit([' ', '<'])
+                    .next()
+                    .unwrap_or("")
+                    .to_owned();
                 Ok(Attr::Keyword(case))
             }
         }
@@ -187,20 +217,32 @@ impl Reader {
             let r#type = self.tensor_type(mlirAttributeGetType(attribute), location)?;
             let count = r#type.shape.iter().product::<usize>() as isize;
             let data = match r#type.element_type {
-                ElementType::F32 => {
-                    Data::F32((0..count).map(|i| mlirDenseElementsAttrGetFloatValue(attribute, i)).collect())
-                }
-                ElementType::I64 => {
-                    Data::I64((0..count).map(|i| mlirDenseElementsAttrGetInt64Value(attribute, i)).collect())
-                }
-                ElementType::I32 => Data::I64(
-                    (0..count).map(|i| mlirDenseElementsAttrGetInt32Value(attribute, i) as i64).collect(),
+                ElementType::F32 => Data::F32(
+                    (0..count)
+                        .map(|i| mlirDenseElementsAttrGetFloatValue(attribute, i))
+                        .collect(),
                 ),
-                ElementType::Bool => {
-                    Data::Bool((0..count).map(|i| mlirDenseElementsAttrGetBoolValue(attribute, i)).collect())
-                }
+                ElementType::I64 => Data::I64(
+                    (0..count)
+                        .map(|i| mlirDenseElementsAttrGetInt64Value(attribute, i))
+                        .collect(),
+                ),
+                ElementType::I32 => Data::I64(
+                    (0..count)
+                        .map(|i| mlirDenseElementsAttrGetInt32Value(attribute, i) as i64)
+                        .collect(),
+                ),
+                ElementType::Bool => Data::Bool(
+                    (0..count)
+                        .map(|i| mlirDenseElementsAttrGetBoolValue(attribute, i))
+                        .collect(),
+                ),
             };
-            Ok(Tensor { shape: r#type.shape, element_type: r#type.element_type, data })
+            Ok(Tensor {
+                shape: r#type.shape,
+                element_type: r#type.element_type,
+                data,
+            })
         }
     }
 
@@ -229,8 +271,9 @@ impl Reader {
         unsafe {
             let name = string_from(mlirIdentifierStr(mlirOperationGetName(op)));
             let location = location_text(mlirOperationGetLocation(op));
-            let operands =
-                (0..mlirOperationGetNumOperands(op)).map(|i| self.id(mlirOperationGetOperand(op, i))).collect();
+            let operands = (0..mlirOperationGetNumOperands(op))
+                .map(|i| self.id(mlirOperationGetOperand(op, i)))
+                .collect();
             let mut results = Vec::new();
             for i in 0..mlirOperationGetNumResults(op) {
                 let value = mlirOperationGetResult(op, i);
@@ -246,9 +289,20 @@ impl Reader {
             let mut regions = Vec::new();
             for i in 0..mlirOperationGetNumRegions(op) {
                 let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i));
-                regions.push(if block.ptr.is_null() { Block::default() } else { self.block(block)? });
+                regions.push(if block.ptr.is_null() {
+                    Block::default()
+                } else {
+                    self.block(block)?
+                });
             }
-            Ok(Node { name, location, operands, results, attributes, regions })
+            Ok(Node {
+                name,
+                location,
+                operands,
+                results,
+                attributes,
+                regions,
+            })
         }
     }
 }
@@ -259,7 +313,10 @@ impl Program {
     /// # Safety
     ///
     /// `module` must be a valid, verified `builtin.module` operation that outlives this call.
-    pub unsafe fn from_module(module: MlirOperation, name: Option<&str>) -> Result<Program, InterpretError> {
+    pub unsafe fn from_module(
+        module: MlirOperation,
+        name: Option<&str>,
+    ) -> Result<Program, InterpretError> {
         // SAFETY: the caller's guarantee.
         unsafe { Self::read(module, name, true) }
     }
@@ -271,13 +328,23 @@ impl Program {
     /// # Safety
     ///
     /// As for [`Program::from_module`].
-    pub unsafe fn structure_of(module: MlirOperation, name: Option<&str>) -> Result<Program, InterpretError> {
+    pub unsafe fn structure_of(
+        module: MlirOperation,
+        name: Option<&str>,
+    ) -> Result<Program, InterpretError> {
         // SAFETY: the caller's guarantee.
         unsafe { Self::read(module, name, false) }
     }
 
-    unsafe fn read(module: MlirOperation, name: Option<&str>, payloads: bool) -> Result<Program, InterpretError> {
-        let mut reader = Reader { ids: Default::default(), payloads };
+    unsafe fn read(
+        module: MlirOperation,
+        name: Option<&str>,
+        payloads: bool,
+    ) -> Result<Program, InterpretError> {
+        let mut reader = Reader {
+            ids: Default::default(),
+            payloads,
+        };
         let mut functions = Vec::new();
         // SAFETY: the caller guarantees the module is valid.
         unsafe {
@@ -285,7 +352,10 @@ impl Program {
             let mut op = mlirBlockGetFirstOperation(body);
             while !op.ptr.is_null() {
                 if string_from(mlirIdentifierStr(mlirOperationGetName(op))) == "func.func" {
-                    let symbol = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(c"sym_name".as_ptr()));
+                    let symbol = mlirOperationGetAttributeByName(
+                        op,
+                        mlirStringRefCreateFromCString(c"sym_name".as_ptr()),
+                    );
                     functions.push((string_from(mlirStringAttrGetValue(symbol)), op));
                 }
                 op = mlirOperationGetNextInBlock(op);
@@ -295,19 +365,26 @@ impl Program {
                 None => functions
                     .iter()
                     .find(|(candidate, _)| candidate == "main")
-                    .or(if functions.len() == 1 { functions.first() } else { None }),
+                    .or(if functions.len() == 1 {
+                        functions.first()
+                    } else {
+                        None
+                    }),
             };
             let Some((function_name, function)) = chosen else {
                 let names: Vec<&str> = functions.iter().map(|(name, _)| name.as_str()).collect();
                 return Err(InterpretError::Inputs(format!(
                     "no function {} in the module (it has {names:?}); name one",
-                    name.map(|name| format!("@{name}")).unwrap_or_else(|| "@main".into())
+                    name.map(|name| format!("@{name}"))
+                        .unwrap_or_else(|| "@main".into())
                 )));
             };
             let region = mlirOperationGetRegion(*function, 0);
             let block = mlirRegionGetFirstBlock(region);
             if block.ptr.is_null() {
-                return Err(InterpretError::Inputs(format!("@{function_name} is only a declaration")));
+                return Err(InterpretError::Inputs(format!(
+                    "@{function_name} is only a declaration"
+                )));
             }
             let body = reader.block(block)?;
             let weights = mlirOperationGetAttributeByName(
@@ -316,7 +393,12 @@ impl Program {
             );
             let weights_file = (!weights.ptr.is_null() && mlirAttributeIsAString(weights))
                 .then(|| string_from(mlirStringAttrGetValue(weights)));
-            Ok(Program { name: function_name.clone(), body, weights_file, value_count: reader.ids.len() })
+            Ok(Program {
+                name: function_name.clone(),
+                body,
+                weights_file,
+                value_count: reader.ids.len(),
+            })
         }
     }
 }

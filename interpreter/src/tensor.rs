@@ -105,7 +105,11 @@ impl Tensor {
     /// A tensor of f32 values.
     pub fn f32(shape: Vec<usize>, values: Vec<f32>) -> Tensor {
         debug_assert_eq!(shape.iter().product::<usize>(), values.len());
-        Tensor { shape, element_type: ElementType::F32, data: Data::F32(values) }
+        Tensor {
+            shape,
+            element_type: ElementType::F32,
+            data: Data::F32(values),
+        }
     }
 
     /// The f32 values, or None for another element type.

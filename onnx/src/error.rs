@@ -24,7 +24,10 @@ pub enum ImportError {
     },
 
     /// The model uses other operator sets only (classic ML, training): not a DNN Turbine compiles.
-    #[error("the model imports only the operator sets {domains}, which are not supported: Turbine imports ai.onnx (opsets 13 to 22)")]
+    #[error(
+        "the model imports only the operator sets {domains}, which are not supported: \
+         Turbine imports ai.onnx (opsets 13 to 22)"
+    )]
     UnsupportedDomains {
         /// The domains the model imports, comma-separated.
         domains: String,
@@ -110,7 +113,10 @@ pub enum ImportError {
 #[derive(Debug, thiserror::Error)]
 pub enum TensorProblem {
     /// The dimensions are negative, or multiply to more than [`crate::types::MAX_ELEMENTS`].
-    #[error("dimensions {dims} are too large to be real (over 2^31 elements or 64 dimensions, or negative)")]
+    #[error(
+        "dimensions {dims} are too large to be real \
+         (over 2^31 elements or 64 dimensions, or negative)"
+    )]
     TooLarge {
         /// The dimensions as written in the file.
         dims: String,

@@ -112,10 +112,18 @@ fn checked_graph(model: &ModelProto) -> Result<&GraphProto, ImportError> {
         .map(|opset| opset.version)
         .ok_or_else(|| {
             if model.opset_import.is_empty() {
-                ImportError::Model("the model imports no ai.onnx opset (is the file truncated?)".into())
+                ImportError::Model(
+                    "the model imports no ai.onnx opset (is the file truncated?)".into(),
+                )
             } else {
-                let domains: Vec<&str> = model.opset_import.iter().map(|opset| opset.domain.as_str()).collect();
-                ImportError::UnsupportedDomains { domains: domains.join(", ") }
+                let domains: Vec<&str> = model
+                    .opset_import
+                    .iter()
+                    .map(|opset| opset.domain.as_str())
+                    .collect();
+                ImportError::UnsupportedDomains {
+                    domains: domains.join(", "),
+                }
             }
         })?;
     if !OPSETS.contains(&version) {
@@ -224,8 +232,12 @@ fn import_node(node: &Node, scope: &mut Scope, builder: &mut Builder) -> Result<
         "Dropout" => {
             // Training mode drops random elements: not an identity, and not supported.
             let training = inputs.constant(2, "training_mode")?;
-            if training.is_some_and(|mode| matches!(&mode.data, Data::Bool(values) if values.first() == Some(&true))) {
-                return Err(node.unsupported("training_mode true (random dropout) is not supported"));
+            if training.is_some_and(
+                |mode| matches!(&mode.data, Data::Bool(values) if values.first() == Some(&true)),
+            ) {
+                return Err(
+                    node.unsupported("training_mode true (random dropout) is not supported")
+                );
             }
             vec![inputs.required(0, "data")?.clone()]
         }
@@ -338,9 +350,13 @@ fn input_type(
                         declared.len()
                     )));
                 }
-                changed = declared.iter().zip(given).any(|(dim, &size)| {
-                    matches!(dim.value, Some(dimension::Value::DimValue(value)) if value != size as i64)
-                });
+                changed = declared
+                    .iter()
+                    .zip(given)
+                    .any(|(dim, &size)| match dim.value {
+                        Some(dimension::Value::DimValue(value)) => value != size as i64,
+                        _ => false,
+                    });
             }
             (
                 given

@@ -15,9 +15,9 @@
 //!    integer or splat, otherwise `graph.weight` naming a tensor of the [`Weights`] file.
 //!
 //! The operations are records ([`emit`]): the crate does not link MLIR, and the tools build the
-//! module from the records with MLIR's builders. `turbine-translate --import-onnx` verifies it, so a lowering mistake surfaces as a
-//! verifier error naming the ONNX node, never as a silently wrong model. Failures are
-//! [`ImportError`]s, and no input makes the importer panic.
+//! module from the records with MLIR's builders. `turbine-translate --import-onnx` verifies it,
+//! so a lowering mistake surfaces as a verifier error naming the ONNX node, never as a silently
+//! wrong model. Failures are [`ImportError`]s, and no input makes the importer panic.
 #![warn(missing_docs)]
 
 pub mod emit;

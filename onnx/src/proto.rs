@@ -1,10 +1,11 @@
 //! The subset of `onnx.proto` that the importer reads, as hand-written prost messages.
 //!
-//! Writing the messages by hand (rather than generating them with `prost-build`) keeps protoc out of
-//! the build. Field numbers are those of onnx.proto (IR version 10); fields the importer never reads
-//! (doc strings, metadata, training info, subgraph and string-list attributes, the data fields of
-//! element types Turbine does not support) are left out, and prost skips them while decoding. Repeated scalars decode in both the packed and the unpacked
-//! encoding, which matters because onnx.proto is proto2 and leaves most of them unpacked.
+//! Writing the messages by hand (rather than generating them with `prost-build`) keeps protoc out
+//! of the build. Field numbers are those of onnx.proto (IR version 10); fields the importer never
+//! reads (doc strings, metadata, training info, subgraph and string-list attributes, the data
+//! fields of element types Turbine does not support) are left out, and prost skips them while
+//! decoding. Repeated scalars decode in both the packed and the unpacked encoding, which matters
+//! because onnx.proto is proto2 and leaves most of them unpacked.
 //!
 //! prost bounds every length-delimited field by the bytes that remain, so a corrupt length in a
 //! truncated or malicious file is a decode error, not a huge allocation.

@@ -22,17 +22,61 @@ const REDUCE: &[&str] = &["axes", "keepdims", "noop_with_empty_axes"];
 
 fn schema(op_type: &str) -> Option<Schema> {
     let (inputs, attributes): ((usize, usize), &'static [&'static str]) = match op_type {
-        "Conv" => ((2, 3), &["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"]),
-        "MaxPool" => ((1, 1), &["auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"]),
-        "AveragePool" => ((1, 1), &["auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"]),
+        "Conv" => (
+            (2, 3),
+            &[
+                "auto_pad",
+                "dilations",
+                "group",
+                "kernel_shape",
+                "pads",
+                "strides",
+            ],
+        ),
+        "MaxPool" => (
+            (1, 1),
+            &[
+                "auto_pad",
+                "ceil_mode",
+                "dilations",
+                "kernel_shape",
+                "pads",
+                "storage_order",
+                "strides",
+            ],
+        ),
+        "AveragePool" => (
+            (1, 1),
+            &[
+                "auto_pad",
+                "ceil_mode",
+                "count_include_pad",
+                "dilations",
+                "kernel_shape",
+                "pads",
+                "strides",
+            ],
+        ),
         "GlobalAveragePool" | "GlobalMaxPool" | "Erf" => ((1, 1), &[]),
         "MatMul" | "Expand" => ((2, 2), &[]),
         "Gemm" => ((2, 3), &["alpha", "beta", "broadcast", "transA", "transB"]),
-        "BatchNormalization" => ((5, 5), &["consumed_inputs", "epsilon", "is_test", "momentum", "spatial", "training_mode"]),
+        "BatchNormalization" => (
+            (5, 5),
+            &[
+                "consumed_inputs",
+                "epsilon",
+                "is_test",
+                "momentum",
+                "spatial",
+                "training_mode",
+            ],
+        ),
         "LayerNormalization" => ((2, 3), &["axis", "epsilon", "stash_type"]),
         "Softmax" | "Flatten" => ((1, 1), &["axis"]),
         "LRN" => ((1, 1), &["alpha", "beta", "bias", "size"]),
-        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Equal" | "Less" | "Greater" => ((2, 2), ELEMENTWISE_BROADCAST),
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Equal" | "Less" | "Greater" => {
+            ((2, 2), ELEMENTWISE_BROADCAST)
+        }
         "LessOrEqual" | "GreaterOrEqual" => ((2, 2), &[]),
         "Mod" => ((2, 2), &["fmod"]),
         "Sum" | "Max" | "Min" => (VARIADIC, &["consumed_inputs"]),
@@ -40,7 +84,9 @@ fn schema(op_type: &str) -> Option<Schema> {
         "Cast" => ((1, 1), &["round_mode", "saturate", "to"]),
         "Clip" => ((1, 3), &["consumed_inputs", "max", "min"]),
         "Gelu" => ((1, 1), &["approximate"]),
-        "Sqrt" | "Relu" | "Sigmoid" | "Tanh" | "Exp" | "Log" | "Neg" | "Abs" | "Reciprocal" => ((1, 1), &["consumed_inputs"]),
+        "Sqrt" | "Relu" | "Sigmoid" | "Tanh" | "Exp" | "Log" | "Neg" | "Abs" | "Reciprocal" => {
+            ((1, 1), &["consumed_inputs"])
+        }
         "Reshape" => ((1, 2), &["allowzero", "consumed_inputs", "shape"]),
         "Squeeze" | "Unsqueeze" => ((1, 2), &["axes"]),
         "Transpose" => ((1, 1), &["perm"]),
@@ -74,7 +120,9 @@ fn schema(op_type: &str) -> Option<Schema> {
 /// its operator. Operators without a schema here (the ones only folded at import, or unsupported
 /// ones) are left to their own checks.
 pub fn check(node: &Node) -> Result<(), ImportError> {
-    let Some(schema) = schema(node.op_type()) else { return Ok(()) };
+    let Some(schema) = schema(node.op_type()) else {
+        return Ok(());
+    };
     let count = node.proto.input.len();
     let (least, most) = schema.inputs;
     if count < least || count > most {
@@ -87,7 +135,11 @@ pub fn check(node: &Node) -> Result<(), ImportError> {
     }
     for attribute in &node.proto.attribute {
         if !schema.attributes.contains(&attribute.name.as_str()) {
-            let known = if schema.attributes.is_empty() { "none".to_owned() } else { schema.attributes.join(", ") };
+            let known = if schema.attributes.is_empty() {
+                "none".to_owned()
+            } else {
+                schema.attributes.join(", ")
+            };
             return Err(node.invalid(format!(
                 "has an attribute '{}' that the operator does not define (it knows: {known})",
                 attribute.name

@@ -354,7 +354,10 @@ pub fn reduce(
     let mut reduced = if axes_given.is_empty() {
         (0..input.len()).collect()
     } else {
-        axes_given.iter().map(|&value| axis(value, input.len())).collect::<ShapeResult<Vec<_>>>()?
+        axes_given
+            .iter()
+            .map(|&value| axis(value, input.len()))
+            .collect::<ShapeResult<Vec<_>>>()?
     };
     reduced.sort_unstable();
     reduced.dedup();
@@ -472,7 +475,8 @@ pub fn window(
     let padded = input + pad_begin + pad_end;
     if padded < span {
         return Err(format!(
-            "a window of {kernel} (dilation {dilation}) larger than the padded size {padded} (an empty result) is not supported"
+            "a window of {kernel} (dilation {dilation}) larger than the padded size {padded} \
+             (an empty result) is not supported"
         ));
     }
     let steps = padded - span;

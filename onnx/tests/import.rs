@@ -2,9 +2,9 @@
 //! text or the error checked. (Whether the text verifies is checked by the MLIR-linked integration
 //! tests in `tools/` and by lit.)
 
+use turbine_onnx::emit::{Attribute, GraphModule, Op, ValueRef};
 use turbine_onnx::model_builder::{encode, f32_tensor, i64_tensor, node, Dim, GraphBuilder};
 use turbine_onnx::proto::ModelProto;
-use turbine_onnx::emit::{Attribute, GraphModule, Op, ValueRef};
 use turbine_onnx::tensor::Data;
 use turbine_onnx::types::TensorType;
 use turbine_onnx::{import, ElementType, ImportError, ImportOptions, ImportedModel};
@@ -101,11 +101,7 @@ fn a_network_imports_with_its_weights() {
         f32_type(&[1, 128]),
         "Reshape's -1 is inferred"
     );
-    assert!(module
-        .body
-        .ops()
-        .iter()
-        .all(|op| !op.location.is_empty()));
+    assert!(module.body.ops().iter().all(|op| !op.location.is_empty()));
 }
 
 #[test]
@@ -145,7 +141,10 @@ fn identity_and_dropout_disappear() {
         .model(13);
     let module = run(&model).unwrap().module;
     assert_eq!(module.body.ops().len(), 1, "{module:#?}");
-    assert_eq!(only(&module, "func.return").operands, vec![ValueRef::Argument(0)]);
+    assert_eq!(
+        only(&module, "func.return").operands,
+        vec![ValueRef::Argument(0)]
+    );
 }
 
 #[test]
@@ -332,7 +331,11 @@ fn declared_output_types_are_checked() {
         .node(node("Relu", &["x"], &["y"]))
         .typed_output("y", ElementType::F32, &[3, 2])
         .model(13);
-    assert_eq!(error(&model), "invalid model: output 'y' is declared with shape [3, 2] but the graph computes tensor<2x3xf32>");
+    assert_eq!(
+        error(&model),
+        "invalid model: output 'y' is declared with shape [3, 2] \
+         but the graph computes tensor<2x3xf32>"
+    );
 }
 
 #[test]
@@ -348,7 +351,8 @@ fn input_shapes_resolve_symbolic_dimensions() {
         .model(13);
     assert_eq!(
         error(&model),
-        "input 'x' has a dynamic dimension 0 ('batch'): give its static shape with --input-shape x=<d0>x<d1>x..."
+        "input 'x' has a dynamic dimension 0 ('batch'): \
+         give its static shape with --input-shape x=<d0>x<d1>x..."
     );
     let options = ImportOptions {
         input_shapes: vec![("x".into(), vec![5, 3])],
@@ -404,8 +408,8 @@ fn node_errors_name_the_node() {
         .model(13);
     assert_eq!(
         error(&range),
-        "node 'positions' (Range): inputs computed at run time are not supported: it computes shapes or \
-         constants, which must fold at import"
+        "node 'positions' (Range): inputs computed at run time are not supported: \
+         it computes shapes or constants, which must fold at import"
     );
 
     let huge = GraphBuilder::new("g")
@@ -417,7 +421,8 @@ fn node_errors_name_the_node() {
         .model(13);
     assert_eq!(
         error(&huge),
-        "node 'fill' (ConstantOfShape): shape [1048576, 1048576] is negative or too large to be real"
+        "node 'fill' (ConstantOfShape): shape [1048576, 1048576] \
+         is negative or too large to be real"
     );
 
     let divide_by_zero = GraphBuilder::new("g")

@@ -274,76 +274,91 @@ fn main() {
         "{:<17} {:>5} {:>6} {:>5} | {:>9} {:>9} {:>9} | {:>6} {:>6}",
         "shape", "M", "N", "K", "matmul", "conv2d", "gemm", "mm/gemm", "cv/gemm"
     );
-    let mut ratios = Vec::new();
-    for conv in &RESNET50 {
-        let out_hw = (conv.hw + 2 * conv.pad - conv.k) / conv.stride + 1;
-        let (m, n, k) = (conv.o, out_hw * out_hw, conv.c * conv.k * conv.k);
-        let flops = 2.0 * (m * n * k) as f64;
+    let ratios: Vec<f64> = RESNET50
+        .iter()
+        .map(|conv| bench_layer(&mut dev, conv, budget))
+        .collect();
+    bench_tiles(&mut dev, budget);
+    let geo = ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64;
+    println!(
+        "geometric mean matmul/gemm over the ResNet-50 shapes: {:.3}",
+        geo.exp()
+    );
+}
 
-        let a = filled_lb(&mut dev, m * k);
-        let b = filled_lb(&mut dev, k * n);
-        let c = dev.alloc(Placement::Lb(CORE), m * n * 4).unwrap();
-        let mm = Instr::Matmul {
-            a: View::contiguous(a, 0, &[m, k]),
-            b: View::contiguous(b, 0, &[k, n]),
-            c: View::contiguous(c, 0, &[m, n]),
-            accumulate: false,
-        };
-        let x = filled_lb(&mut dev, conv.c * conv.hw * conv.hw);
-        let w = filled_lb(&mut dev, conv.o * conv.c * conv.k * conv.k);
-        let y = dev.alloc(Placement::Lb(CORE), m * n * 4).unwrap();
-        let cv = Instr::Conv2d {
-            input: View::contiguous(x, 0, &[1, conv.c, conv.hw, conv.hw]),
-            filter: View::contiguous(w, 0, &[conv.o, conv.c, conv.k, conv.k]),
-            output: View::contiguous(y, 0, &[1, conv.o, out_hw, out_hw]),
-            params: Conv2dParams {
-                stride: [conv.stride; 2],
-                pad: [conv.pad; 4],
-                dilation: [1, 1],
-                groups: 1,
-            },
-            accumulate: false,
-        };
-        let mut direct = Direct::new(m as usize, n as usize, k as usize);
-        let dev_cell = std::cell::RefCell::new(&mut dev);
-        let times = fastest(
-            budget,
-            &mut [
-                &mut || launch(&mut dev_cell.borrow_mut(), std::slice::from_ref(&mm)),
-                &mut || launch(&mut dev_cell.borrow_mut(), std::slice::from_ref(&cv)),
-                &mut || direct.run(),
-            ],
-        );
-        let (t_mm, t_cv, t_gemm) = (times[0], times[1], times[2]);
-        for buf in [a, b, c, x, w, y] {
-            dev.free(buf).unwrap();
-        }
+/// Times one convolution as a `matmul`, as a `conv2d` and as a direct GEMM, prints its row
+/// and returns the matmul/gemm speed ratio.
+fn bench_layer(dev: &mut Device, conv: &Conv, budget: Duration) -> f64 {
+    let out_hw = (conv.hw + 2 * conv.pad - conv.k) / conv.stride + 1;
+    let (m, n, k) = (conv.o, out_hw * out_hw, conv.c * conv.k * conv.k);
+    let flops = 2.0 * (m * n * k) as f64;
 
-        let (g_mm, g_cv, g_gemm) = (
-            gflops(flops, t_mm),
-            gflops(flops, t_cv),
-            gflops(flops, t_gemm),
-        );
-        ratios.push(g_mm / g_gemm);
-        println!(
-            "{:<17} {:>5} {:>6} {:>5} | {:>9.2} {:>9.2} {:>9.2} | {:>6.2} {:>6.2}",
-            conv.name,
-            m,
-            n,
-            k,
-            g_mm,
-            g_cv,
-            g_gemm,
-            g_mm / g_gemm,
-            g_cv / g_gemm
-        );
+    let a = filled_lb(dev, m * k);
+    let b = filled_lb(dev, k * n);
+    let c = dev.alloc(Placement::Lb(CORE), m * n * 4).unwrap();
+    let mm = Instr::Matmul {
+        a: View::contiguous(a, 0, &[m, k]),
+        b: View::contiguous(b, 0, &[k, n]),
+        c: View::contiguous(c, 0, &[m, n]),
+        accumulate: false,
+    };
+    let x = filled_lb(dev, conv.c * conv.hw * conv.hw);
+    let w = filled_lb(dev, conv.o * conv.c * conv.k * conv.k);
+    let y = dev.alloc(Placement::Lb(CORE), m * n * 4).unwrap();
+    let cv = Instr::Conv2d {
+        input: View::contiguous(x, 0, &[1, conv.c, conv.hw, conv.hw]),
+        filter: View::contiguous(w, 0, &[conv.o, conv.c, conv.k, conv.k]),
+        output: View::contiguous(y, 0, &[1, conv.o, out_hw, out_hw]),
+        params: Conv2dParams {
+            stride: [conv.stride; 2],
+            pad: [conv.pad; 4],
+            dilation: [1, 1],
+            groups: 1,
+        },
+        accumulate: false,
+    };
+    let mut direct = Direct::new(m as usize, n as usize, k as usize);
+    let dev_cell = std::cell::RefCell::new(&mut *dev);
+    let times = fastest(
+        budget,
+        &mut [
+            &mut || launch(&mut dev_cell.borrow_mut(), std::slice::from_ref(&mm)),
+            &mut || launch(&mut dev_cell.borrow_mut(), std::slice::from_ref(&cv)),
+            &mut || direct.run(),
+        ],
+    );
+    let (t_mm, t_cv, t_gemm) = (times[0], times[1], times[2]);
+    for buf in [a, b, c, x, w, y] {
+        dev.free(buf).unwrap();
     }
 
-    // LB-sized tiles, as real kernels issue them: 64 accumulating 64x64x64 matmuls in one
-    // launch (ordered by the matrix engine's queue, so no tokens are needed).
+    let (g_mm, g_cv, g_gemm) = (
+        gflops(flops, t_mm),
+        gflops(flops, t_cv),
+        gflops(flops, t_gemm),
+    );
+    println!(
+        "{:<17} {:>5} {:>6} {:>5} | {:>9.2} {:>9.2} {:>9.2} | {:>6.2} {:>6.2}",
+        conv.name,
+        m,
+        n,
+        k,
+        g_mm,
+        g_cv,
+        g_gemm,
+        g_mm / g_gemm,
+        g_cv / g_gemm
+    );
+    g_mm / g_gemm
+}
+
+/// Times LB-sized tiles, as real kernels issue them: 64 accumulating 64x64x64 matmuls in one
+/// launch (ordered by the matrix engine's queue, so no tokens are needed), against one direct
+/// GEMM of a tile, and prints the row.
+fn bench_tiles(dev: &mut Device, budget: Duration) {
     let t = 64u64;
-    let a = filled_lb(&mut dev, t * t);
-    let b = filled_lb(&mut dev, t * t);
+    let a = filled_lb(dev, t * t);
+    let b = filled_lb(dev, t * t);
     let c = dev.alloc(Placement::Lb(CORE), t * t * 4).unwrap();
     let tile = Instr::Matmul {
         a: View::contiguous(a, 0, &[t, t]),
@@ -356,7 +371,7 @@ fn main() {
     let mut direct = Direct::new(t as usize, t as usize, t as usize);
     let times = fastest(
         budget,
-        &mut [&mut || launch(&mut dev, &tiles), &mut || direct.run()],
+        &mut [&mut || launch(dev, &tiles), &mut || direct.run()],
     );
     let (t_tiles, t_direct) = (times[0], times[1]);
     let flops = 2.0 * (t * t * t) as f64;
@@ -375,10 +390,5 @@ fn main() {
         g_direct,
         g_tiles / g_direct,
         "-"
-    );
-    let geo = ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64;
-    println!(
-        "geometric mean matmul/gemm over the ResNet-50 shapes: {:.3}",
-        geo.exp()
     );
 }

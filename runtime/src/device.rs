@@ -8,7 +8,6 @@
 //! [`Device::launch_end`] checks barriers and races, simulates the timing, executes on the
 //! buffers and updates the report. A launch that fails anywhere changes nothing.
 
-use std::collections::BTreeMap;
 use crate::error::{Result, RuntimeError};
 use crate::exec::{self, Buffers};
 use crate::hazard;
@@ -20,6 +19,7 @@ use crate::report::{LaunchSummary, Report, Stats};
 use crate::timing::{self, LevelOf};
 use crate::trace::Trace;
 use crate::view::ViewFault;
+use std::collections::BTreeMap;
 use turbine_targets::{MemLevel, Target};
 
 /// A simulated DSA device.
@@ -341,7 +341,8 @@ impl Device {
                     return Err(RuntimeError::operand(
                         context(),
                         format!(
-                            "output {out_name} overlaps input {name} in {}; the matrix engine streams its inputs while writing",
+                            "output {out_name} overlaps input {name} in {}; \
+                             the matrix engine streams its inputs while writing",
                             out.buffer
                         ),
                     ));
@@ -379,7 +380,9 @@ impl Device {
         let start = self.now.saturating_add(self.target.latency.kernel_launch);
         let schedule = timing::simulate(&self.target, &launch, &self.memory, start);
         if schedule.end >= timing::CYCLE_LIMIT {
-            return Err(RuntimeError::TimeOverflow { launch: launch.name });
+            return Err(RuntimeError::TimeOverflow {
+                launch: launch.name,
+            });
         }
         let resources = self.target.core.units.len() + self.target.core.dma_channels as usize;
         hazard::check(&launch, &schedule, resources, self.threads)?;
@@ -425,7 +428,13 @@ impl Device {
 
     /// The report of everything since the device was created or the report last reset.
     pub fn report(&self) -> Report {
-        Report::build(&self.target, &self.stats, self.now, self.memory.usage(), &self.layer_names)
+        Report::build(
+            &self.target,
+            &self.stats,
+            self.now,
+            self.memory.usage(),
+            &self.layer_names,
+        )
     }
 
     /// Names layer `id` for the report (a later name replaces an earlier one).
@@ -438,7 +447,10 @@ impl Device {
     /// the model cost.
     pub fn set_layer(&mut self, core: CoreId, id: u32) -> Result<()> {
         self.check_core(core)?;
-        let launch = self.launch.as_mut().ok_or(RuntimeError::NoOpenLaunch("set_layer"))?;
+        let launch = self
+            .launch
+            .as_mut()
+            .ok_or(RuntimeError::NoOpenLaunch("set_layer"))?;
         let slot = launch.slot(core)?;
         launch.set_layer(slot, id);
         Ok(())

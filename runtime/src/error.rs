@@ -219,24 +219,46 @@ impl fmt::Display for RuntimeError {
                 f,
                 "{core} waits on unknown {token}: no instruction of the current launch returned it"
             ),
-            ForeignToken { core, token, producer } => write!(
+            ForeignToken {
+                core,
+                token,
+                producer,
+            } => write!(
                 f,
-                "{core} waits on {token}, which {producer} produced; tokens are core-local, order cores with a barrier"
+                "{core} waits on {token}, which {producer} produced; \
+                 tokens are core-local, order cores with a barrier"
             ),
-            NoSuchCore { core, target, clusters, cores } => write!(
+            NoSuchCore {
+                core,
+                target,
+                clusters,
+                cores,
+            } => write!(
                 f,
                 "{core} does not exist on target '{target}' ({clusters} clusters x {cores} cores)"
             ),
             CoreNotInLaunch { core, launch } => {
                 write!(f, "{core} is not one of the cores of launch '{launch}'")
             }
-            OutOfMemory { memory, requested, in_use, capacity } => write!(
+            OutOfMemory {
+                memory,
+                requested,
+                in_use,
+                capacity,
+            } => write!(
                 f,
-                "out of memory in {memory}: {requested} bytes requested, {in_use} of {capacity} bytes in use"
+                "out of memory in {memory}: {requested} bytes requested, \
+                 {in_use} of {capacity} bytes in use"
             ),
-            OutOfBounds { context, buffer, end, len } => write!(
+            OutOfBounds {
+                context,
+                buffer,
+                end,
+                len,
+            } => write!(
                 f,
-                "{context}: access to {buffer} reaches element {} but the buffer has {len} elements",
+                "{context}: access to {buffer} reaches element {} \
+                 but the buffer has {len} elements",
                 end - 1
             ),
             BadOperand { context, message } => write!(f, "{context}: {message}"),
@@ -247,19 +269,37 @@ impl fmt::Display for RuntimeError {
             ),
             NoOpenLaunch(call) => write!(f, "{call}: no launch is open (call launch_begin first)"),
             LaunchAlreadyOpen(l) => {
-                write!(f, "launch '{l}' is still being recorded; end it before beginning another")
+                write!(
+                    f,
+                    "launch '{l}' is still being recorded; end it before beginning another"
+                )
             }
             BufferInUse { buffer, launch } => {
-                write!(f, "cannot free {buffer}: the open launch '{launch}' uses it")
+                write!(
+                    f,
+                    "cannot free {buffer}: the open launch '{launch}' uses it"
+                )
             }
-            BarrierMismatch { launch, first, other } => write!(
+            BarrierMismatch {
+                launch,
+                first,
+                other,
+            } => write!(
                 f,
-                "launch '{launch}': {} recorded {} barrier(s) but {} recorded {}; every core must reach every barrier",
+                "launch '{launch}': {} recorded {} barrier(s) but {} recorded {}; \
+                 every core must reach every barrier",
                 first.0, first.1, other.0, other.1
             ),
-            Race { launch, buffer, element, first, second } => write!(
+            Race {
+                launch,
+                buffer,
+                element,
+                first,
+                second,
+            } => write!(
                 f,
-                "launch '{launch}': race on {buffer} element {element}: {first} and {second} are not ordered by a token, wait or barrier"
+                "launch '{launch}': race on {buffer} element {element}: \
+                 {first} and {second} are not ordered by a token, wait or barrier"
             ),
             LaunchAborted { launch, cause } => write!(
                 f,
@@ -269,7 +309,8 @@ impl fmt::Display for RuntimeError {
             Internal(m) => write!(f, "internal error in the runtime: {m}"),
             TimeOverflow { launch } => write!(
                 f,
-                "launch '{launch}' would end past cycle {} (2^62): the target's latencies, bandwidths or rates make a cycle count the model cannot hold",
+                "launch '{launch}' would end past cycle {} (2^62): the target's latencies, \
+                 bandwidths or rates make a cycle count the model cannot hold",
                 crate::timing::CYCLE_LIMIT
             ),
         }

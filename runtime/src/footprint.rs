@@ -71,7 +71,9 @@ impl Footprint {
 
     /// True when every index of `other` is in `self`.
     pub fn contains(&self, other: &Footprint) -> bool {
-        let (Some(&(first, _)), Some(&(_, last))) = (other.runs.first(), other.runs.last()) else { return true };
+        let (Some(&(first, _)), Some(&(_, last))) = (other.runs.first(), other.runs.last()) else {
+            return true;
+        };
         // The race check asks this of every live access against each new one, most of them
         // elsewhere in the buffer: reject those by their bounds, and find runs by bisection,
         // not by walking a tile's thousands of row runs.

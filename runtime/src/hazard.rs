@@ -55,8 +55,8 @@ impl Use {
     }
 }
 
-/// Multiplicative hashing of bucket numbers (as rustc's FxHash): SipHash, the default, was a
-/// visible part of the check, and these keys need no protection against chosen collisions.
+/// Multiplicative hashing of bucket numbers (as rustc's FxHash): SipHash, the default, would be
+/// a visible part of the check, and these keys need no protection against chosen collisions.
 #[derive(Default)]
 struct BucketHasher(u64);
 
@@ -96,11 +96,15 @@ struct LiveUses<'a> {
 impl<'a> LiveUses<'a> {
     fn buckets_of(footprint: &Footprint) -> impl Iterator<Item = u64> + '_ {
         let mut last = None;
-        footprint.runs().iter().flat_map(|&(start, end)| start / BUCKET..=(end - 1) / BUCKET).filter(move |&b| {
-            let new = last != Some(b);
-            last = Some(b);
-            new
-        })
+        footprint
+            .runs()
+            .iter()
+            .flat_map(|&(start, end)| start / BUCKET..=(end - 1) / BUCKET)
+            .filter(move |&b| {
+                let new = last != Some(b);
+                last = Some(b);
+                new
+            })
     }
 
     /// The live accesses that share a bucket with `touched`, in program order.
@@ -108,7 +112,9 @@ impl<'a> LiveUses<'a> {
         let stamp = self.uses.len() + 1;
         let mut found = Vec::new();
         for bucket in Self::buckets_of(touched) {
-            let Some(ids) = self.buckets.get_mut(&bucket) else { continue };
+            let Some(ids) = self.buckets.get_mut(&bucket) else {
+                continue;
+            };
             ids.retain(|&id| !self.retired[id]);
             for &id in ids.iter() {
                 if self.seen[id] != stamp {
@@ -143,9 +149,18 @@ const PARALLEL_MIN_INSTRUCTIONS: usize = 512;
 /// Rejects `launch` if it has a race under `schedule`'s queue assignment. Cores' accesses are
 /// gathered, and buffers checked, on up to `threads` host threads; the race reported is the one
 /// a sequential check finds first (the lowest buffer id), whatever the threads.
-pub(crate) fn check(launch: &Launch, schedule: &Schedule, resources: usize, threads: usize) -> Result<()> {
+pub(crate) fn check(
+    launch: &Launch,
+    schedule: &Schedule,
+    resources: usize,
+    threads: usize,
+) -> Result<()> {
     let slots = launch.streams.len();
-    let threads = if launch.instruction_count() < PARALLEL_MIN_INSTRUCTIONS { 1 } else { threads };
+    let threads = if launch.instruction_count() < PARALLEL_MIN_INSTRUCTIONS {
+        1
+    } else {
+        threads
+    };
     let clocks: Vec<Vec<u32>> = (0..slots)
         .map(|slot| vector_clocks(launch, schedule, slot, resources))
         .collect();
@@ -243,10 +258,23 @@ fn core_uses(launch: &Launch, slot: usize, written: &[BufferId]) -> Vec<(BufferI
                 Access::Read => &mut by_buffer[i].1,
                 Access::Write => &mut by_buffer[i].2,
             };
-            *set = if set.is_empty() { footprint } else { set.union(&footprint) };
+            *set = if set.is_empty() {
+                footprint
+            } else {
+                set.union(&footprint)
+            };
         }
         for (buffer, reads, writes) in by_buffer {
-            out.push((buffer, Use { slot, index, phase, reads, writes }));
+            out.push((
+                buffer,
+                Use {
+                    slot,
+                    index,
+                    phase,
+                    reads,
+                    writes,
+                },
+            ));
         }
     }
     out
@@ -259,93 +287,106 @@ fn check_buffer(
     list: &[Use],
     ordered: &(impl Fn(usize, usize, usize) -> bool + Sync),
 ) -> Result<()> {
-    let describe = |u: &Use| {
-        let rec = &launch.streams[u.slot][u.index];
-        let what = if u.writes.is_empty() {
-            "reads"
-        } else {
-            "writes"
-        };
-        format!(
-            "{} instruction #{} ({}, {what})",
-            launch.cores[u.slot],
-            u.index,
-            rec.instr.name()
-        )
+    check_within_cores(launch, buffer, list, ordered)?;
+    // Nothing to do across cores for a buffer that one core alone touches, as most LB buffers
+    // are.
+    if list.iter().all(|u| u.slot == list[0].slot) {
+        return Ok(());
+    }
+    check_across_cores(launch, buffer, list)
+}
+
+/// Names the instruction of a use for a race message: its core, index, name and access.
+fn describe_use(launch: &Launch, u: &Use) -> String {
+    let rec = &launch.streams[u.slot][u.index];
+    let what = if u.writes.is_empty() {
+        "reads"
+    } else {
+        "writes"
     };
-    let race = |buffer: BufferId, element: u64, a: &Use, b: &Use| RuntimeError::Race {
+    format!(
+        "{} instruction #{} ({}, {what})",
+        launch.cores[u.slot],
+        u.index,
+        rec.instr.name()
+    )
+}
+
+/// The race between uses `a` and `b` of `buffer`, first met at `element`.
+fn race(launch: &Launch, buffer: BufferId, element: u64, a: &Use, b: &Use) -> RuntimeError {
+    RuntimeError::Race {
         launch: launch.name.clone(),
         buffer,
         element,
-        first: describe(a),
-        second: describe(b),
-    };
+        first: describe_use(launch, a),
+        second: describe_use(launch, b),
+    }
+}
 
-    {
-        // Within each core, in program order (the list is grouped by core, in order).
-        let mut live = LiveUses::default();
-        for (i, u) in list.iter().enumerate() {
-            if i > 0 && list[i - 1].slot != u.slot {
-                live = LiveUses::default();
-            }
-            let touched = u.touched();
-            let overlapping = live.overlapping(&touched);
-            for &l in &overlapping {
-                let l = live.uses[l];
-                if l.phase == u.phase {
-                    if let Some(e) = l.conflict(u) {
-                        if !ordered(u.slot, l.index, u.index) {
-                            return Err(race(buffer, e, l, u));
-                        }
+/// Within each core, in program order (the list is grouped by core, in order): two uses in
+/// the same barrier phase that conflict must be ordered by a token or wait. A use that covers
+/// an earlier one after it retires the earlier one from the uses later ones are checked
+/// against.
+fn check_within_cores(
+    launch: &Launch,
+    buffer: BufferId,
+    list: &[Use],
+    ordered: &(impl Fn(usize, usize, usize) -> bool + Sync),
+) -> Result<()> {
+    let mut live = LiveUses::default();
+    for (i, u) in list.iter().enumerate() {
+        if i > 0 && list[i - 1].slot != u.slot {
+            live = LiveUses::default();
+        }
+        let touched = u.touched();
+        let overlapping = live.overlapping(&touched);
+        for &l in &overlapping {
+            let l = live.uses[l];
+            if l.phase == u.phase {
+                if let Some(e) = l.conflict(u) {
+                    if !ordered(u.slot, l.index, u.index) {
+                        return Err(race(launch, buffer, e, l, u));
                     }
                 }
             }
-            for l in overlapping {
-                let earlier = live.uses[l];
-                let covered = u.writes.contains(&earlier.writes) && touched.contains(&earlier.reads);
-                let before = earlier.phase < u.phase || ordered(u.slot, earlier.index, u.index);
-                if covered && before {
-                    live.retire(l);
-                }
+        }
+        for l in overlapping {
+            let earlier = live.uses[l];
+            let covered = u.writes.contains(&earlier.writes) && touched.contains(&earlier.reads);
+            let before = earlier.phase < u.phase || ordered(u.slot, earlier.index, u.index);
+            if covered && before {
+                live.retire(l);
             }
-            live.push(u, &touched);
         }
+        live.push(u, &touched);
+    }
+    Ok(())
+}
 
-        // Across cores, within each barrier phase (nothing to do for a buffer that one core
-        // alone touches, as most LB buffers are).
-        if list.iter().all(|u| u.slot == list[0].slot) {
-            return Ok(());
-        }
-        let mut runs: BTreeMap<(usize, usize), RunLists> = BTreeMap::new();
-        for u in list {
-            let e = runs.entry((u.phase, u.slot)).or_default();
-            e.0.extend_from_slice(u.reads.runs());
-            e.1.extend_from_slice(u.writes.runs());
-        }
-        let per_phase: BTreeMap<(usize, usize), (Footprint, Footprint)> = runs
+/// Across cores, within each barrier phase: the footprints of two cores in the same phase
+/// must not overlap where one of them writes. Where they do, the first pair of conflicting
+/// uses is the race reported.
+fn check_across_cores(launch: &Launch, buffer: BufferId, list: &[Use]) -> Result<()> {
+    let per_phase = footprints_per_phase_and_core(list);
+    let keys: Vec<&(usize, usize)> = per_phase.keys().collect();
+    for (i, ka) in keys.iter().enumerate() {
+        for kb in keys.iter().skip(i + 1).take_while(|kb| kb.0 == ka.0) {
+            let (ra, wa) = &per_phase[ka];
+            let (rb, wb) = &per_phase[kb];
+            let hit = [
+                wa.first_common(wb),
+                wa.first_common(rb),
+                ra.first_common(wb),
+            ]
             .into_iter()
-            .map(|(k, (r, w))| (k, (Footprint::from_runs(r), Footprint::from_runs(w))))
-            .collect();
-        let keys: Vec<&(usize, usize)> = per_phase.keys().collect();
-        for (i, ka) in keys.iter().enumerate() {
-            for kb in keys.iter().skip(i + 1).take_while(|kb| kb.0 == ka.0) {
-                let (ra, wa) = &per_phase[ka];
-                let (rb, wb) = &per_phase[kb];
-                let hit = [
-                    wa.first_common(wb),
-                    wa.first_common(rb),
-                    ra.first_common(wb),
-                ]
-                .into_iter()
-                .flatten()
-                .min();
-                if hit.is_some() {
-                    let (ka, kb) = (**ka, **kb);
-                    for a in list.iter().filter(|u| (u.phase, u.slot) == ka) {
-                        for b in list.iter().filter(|u| (u.phase, u.slot) == kb) {
-                            if let Some(e) = a.conflict(b) {
-                                return Err(race(buffer, e, a, b));
-                            }
+            .flatten()
+            .min();
+            if hit.is_some() {
+                let (ka, kb) = (**ka, **kb);
+                for a in list.iter().filter(|u| (u.phase, u.slot) == ka) {
+                    for b in list.iter().filter(|u| (u.phase, u.slot) == kb) {
+                        if let Some(e) = a.conflict(b) {
+                            return Err(race(launch, buffer, e, a, b));
                         }
                     }
                 }
@@ -353,6 +394,19 @@ fn check_buffer(
         }
     }
     Ok(())
+}
+
+/// The elements each core reads and writes in each barrier phase, keyed by (phase, slot).
+fn footprints_per_phase_and_core(list: &[Use]) -> BTreeMap<(usize, usize), (Footprint, Footprint)> {
+    let mut runs: BTreeMap<(usize, usize), RunLists> = BTreeMap::new();
+    for u in list {
+        let e = runs.entry((u.phase, u.slot)).or_default();
+        e.0.extend_from_slice(u.reads.runs());
+        e.1.extend_from_slice(u.writes.runs());
+    }
+    runs.into_iter()
+        .map(|(k, (r, w))| (k, (Footprint::from_runs(r), Footprint::from_runs(w))))
+        .collect()
 }
 
 /// 1-based position of each instruction on its queue (0 for unqueued ones).

@@ -257,7 +257,11 @@ impl UnaryOp {
     pub fn is_special(self) -> bool {
         !matches!(
             self,
-            UnaryOp::Relu | UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Clip { .. } | UnaryOp::Affine { .. }
+            UnaryOp::Relu
+                | UnaryOp::Neg
+                | UnaryOp::Abs
+                | UnaryOp::Clip { .. }
+                | UnaryOp::Affine { .. }
         )
     }
 
@@ -358,7 +362,9 @@ impl Instr {
         use Access::*;
         match self {
             Instr::Dma { src, dst } => Operands::of(&[("src", src, Read), ("dst", dst, Write)]),
-            Instr::Matmul { a, b, c, .. } => Operands::of(&[("a", a, Read), ("b", b, Read), ("c", c, Write)]),
+            Instr::Matmul { a, b, c, .. } => {
+                Operands::of(&[("a", a, Read), ("b", b, Read), ("c", c, Write)])
+            }
             Instr::Conv2d {
                 input,
                 filter,
@@ -374,7 +380,9 @@ impl Instr {
             }
             Instr::Unary { input, out, .. }
             | Instr::Pool2d { input, out, .. }
-            | Instr::Reduce { input, out, .. } => Operands::of(&[("input", input, Read), ("out", out, Write)]),
+            | Instr::Reduce { input, out, .. } => {
+                Operands::of(&[("input", input, Read), ("out", out, Write)])
+            }
             Instr::Wait | Instr::Barrier => Operands::of(&[]),
         }
     }
@@ -427,7 +435,10 @@ pub struct Operands<'a> {
 
 impl<'a> Operands<'a> {
     fn of(items: &[(&'static str, &'a View, Access)]) -> Operands<'a> {
-        let filler = items.first().copied().unwrap_or(("", &NO_VIEW, Access::Read));
+        let filler = items
+            .first()
+            .copied()
+            .unwrap_or(("", &NO_VIEW, Access::Read));
         let mut all = [filler; 3];
         all[..items.len()].copy_from_slice(items);
         Operands {

@@ -102,7 +102,11 @@ impl Launch {
         }
         let index = self.streams[slot].len();
         self.tokens.push((slot, index));
-        self.streams[slot].push(Recorded { instr, waits, layer: self.layers[slot] });
+        self.streams[slot].push(Recorded {
+            instr,
+            waits,
+            layer: self.layers[slot],
+        });
     }
 
     /// Attributes the slot's next instructions to `layer`.

@@ -5,8 +5,8 @@
 
 use crate::ids::CoreId;
 use crate::launch::{Launch, NO_LAYER};
-use crate::memory::Usage;
 use crate::link::Port;
+use crate::memory::Usage;
 use crate::timing::{LevelOf, Schedule};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -124,7 +124,13 @@ impl Stats {
             let flat = (core.cluster * target.cluster.cores + core.core) as usize;
             for (rec, s) in stream.iter().zip(&schedule.slots[slot]) {
                 if rec.layer != NO_LAYER {
-                    let layer = self.layers.entry(rec.layer).or_insert_with(|| LayerCounters { start: s.start, ..Default::default() });
+                    let layer = self
+                        .layers
+                        .entry(rec.layer)
+                        .or_insert_with(|| LayerCounters {
+                            start: s.start,
+                            ..Default::default()
+                        });
                     layer.instructions += 1;
                     layer.start = layer.start.min(s.start);
                     layer.end = layer.end.max(s.end);
@@ -165,8 +171,13 @@ impl Stats {
                 }
             }
         }
-        let touched: std::collections::BTreeSet<u32> =
-            launch.streams.iter().flatten().map(|rec| rec.layer).filter(|&layer| layer != NO_LAYER).collect();
+        let touched: std::collections::BTreeSet<u32> = launch
+            .streams
+            .iter()
+            .flatten()
+            .map(|rec| rec.layer)
+            .filter(|&layer| layer != NO_LAYER)
+            .collect();
         for layer in touched {
             if let Some(counters) = self.layers.get_mut(&layer) {
                 counters.merge();
@@ -345,6 +356,8 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report of the counters in `stats` at device cycle `now`, with the memory usage of
+    /// the LBs, the GBs and DDR and the names the program gave its layers.
     pub(crate) fn build(
         target: &Target,
         stats: &Stats,
@@ -353,17 +366,67 @@ impl Report {
         layer_names: &BTreeMap<u32, String>,
     ) -> Report {
         let cycles = now - stats.since;
-        let util = |busy: u64| {
-            if cycles == 0 {
-                0.0
-            } else {
-                busy as f64 / cycles as f64
-            }
-        };
+        let (units, dma_channels) = stats.unit_and_channel_stats(target, cycles);
+        Report {
+            target: target.name.clone(),
+            clock_mhz: target.clock_mhz,
+            cycles,
+            time_us: cycles as f64 / target.clock_mhz,
+            kernel_launches: stats.launches.len() as u64,
+            instructions: stats.instructions,
+            launches: stats.launches.clone(),
+            transfers: stats.transfer_stats(),
+            host: HostStat {
+                to_ddr_bytes: stats.host_to_ddr,
+                from_ddr_bytes: stats.ddr_to_host,
+            },
+            units,
+            dma_channels,
+            links: stats.link_stats(cycles),
+            memory: memory_stat(target, usage),
+            layers: stats.layer_stats(layer_names),
+        }
+    }
+
+    /// The report as pretty-printed JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a report has only strings, numbers and lists")
+    }
+}
+
+/// `busy` cycles as a share of a run of `cycles` (0 for an empty run).
+fn utilisation(busy: u64, cycles: u64) -> f64 {
+    if cycles == 0 {
+        0.0
+    } else {
+        busy as f64 / cycles as f64
+    }
+}
+
+/// Capacities and high-water marks of the LBs, the GBs and DDR.
+fn memory_stat(target: &Target, (lb, gb, ddr): (&[Usage], &[Usage], Usage)) -> MemoryStat {
+    MemoryStat {
+        lb_capacity: target.core.lb_bytes,
+        gb_capacity: target.cluster.gb_bytes,
+        ddr_capacity: target.device.ddr_bytes,
+        lb_high_water_max: lb.iter().map(|u| u.high_water).max().unwrap_or(0),
+        lb_high_water: lb.iter().map(|u| u.high_water).collect(),
+        gb_high_water: gb.iter().map(|u| u.high_water).collect(),
+        ddr_high_water: ddr.high_water,
+    }
+}
+
+impl Stats {
+    /// Every compute unit and every DMA channel of every core, over a run of `cycles`.
+    fn unit_and_channel_stats(
+        &self,
+        target: &Target,
+        cycles: u64,
+    ) -> (Vec<UnitStat>, Vec<ChannelStat>) {
         let units_n = target.core.units.len();
         let mut units = Vec::new();
         let mut dma_channels = Vec::new();
-        for (flat, res) in stats.resources.iter().enumerate() {
+        for (flat, res) in self.resources.iter().enumerate() {
             let core = CoreId::new(
                 flat as u32 / target.cluster.cores,
                 flat as u32 % target.cluster.cores,
@@ -376,7 +439,7 @@ impl Report {
                         kind: target.core.units[r],
                         instructions,
                         busy_cycles: busy,
-                        utilisation: util(busy),
+                        utilisation: utilisation(busy, cycles),
                         work,
                     });
                 } else {
@@ -387,88 +450,70 @@ impl Report {
                         // The work of a DMA is its byte count.
                         bytes: work as u64,
                         busy_cycles: busy,
-                        utilisation: util(busy),
+                        utilisation: utilisation(busy, cycles),
                     });
                 }
             }
         }
-        let (lb, gb, ddr) = usage;
-        let mut layers: Vec<LayerStat> = stats
+        (units, dma_channels)
+    }
+
+    /// Bytes and DMAs per memory path and direction.
+    fn transfer_stats(&self) -> Vec<TransferStat> {
+        self.transfers
+            .iter()
+            .map(|(&(src, dst), &(bytes, dmas))| TransferStat {
+                src,
+                dst,
+                bytes,
+                dmas,
+            })
+            .collect()
+    }
+
+    /// Every port of every cluster, over a run of `cycles`.
+    fn link_stats(&self, cycles: u64) -> Vec<LinkStat> {
+        self.links
+            .iter()
+            .enumerate()
+            .flat_map(|(cl, ports)| {
+                Port::ALL.into_iter().map(move |port| {
+                    let (busy, bytes) = ports[port.index()];
+                    LinkStat {
+                        cluster: cl as u32,
+                        port,
+                        bytes,
+                        busy_cycles: busy,
+                        utilisation: utilisation(busy, cycles),
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// Every layer the program named, ordered by first start then end.
+    fn layer_stats(&self, layer_names: &BTreeMap<u32, String>) -> Vec<LayerStat> {
+        let mut layers: Vec<LayerStat> = self
             .layers
             .iter()
-            .map(|(id, layer)| {
-                LayerStat {
-                    name: layer_names.get(id).cloned().unwrap_or_else(|| format!("layer {id}")),
-                    instructions: layer.instructions,
-                    start: layer.start,
-                    end: layer.end,
-                    active_cycles: layer.active.iter().map(|(start, end)| end - start).sum(),
-                    cores: layer.cores.len(),
-                    vector_core_busy: layer.busy[0],
-                    vector_engine_busy: layer.busy[1],
-                    matrix_engine_busy: layer.busy[2],
-                    dma_busy: layer.busy[3],
-                    dma_bytes: layer.dma_bytes,
-                }
+            .map(|(id, layer)| LayerStat {
+                name: layer_names
+                    .get(id)
+                    .cloned()
+                    .unwrap_or_else(|| format!("layer {id}")),
+                instructions: layer.instructions,
+                start: layer.start,
+                end: layer.end,
+                active_cycles: layer.active.iter().map(|(start, end)| end - start).sum(),
+                cores: layer.cores.len(),
+                vector_core_busy: layer.busy[0],
+                vector_engine_busy: layer.busy[1],
+                matrix_engine_busy: layer.busy[2],
+                dma_busy: layer.busy[3],
+                dma_bytes: layer.dma_bytes,
             })
             .collect();
         layers.sort_by_key(|layer| (layer.start, layer.end));
-        Report {
-            target: target.name.clone(),
-            clock_mhz: target.clock_mhz,
-            cycles,
-            time_us: cycles as f64 / target.clock_mhz,
-            kernel_launches: stats.launches.len() as u64,
-            instructions: stats.instructions,
-            launches: stats.launches.clone(),
-            transfers: stats
-                .transfers
-                .iter()
-                .map(|(&(src, dst), &(bytes, dmas))| TransferStat {
-                    src,
-                    dst,
-                    bytes,
-                    dmas,
-                })
-                .collect(),
-            host: HostStat {
-                to_ddr_bytes: stats.host_to_ddr,
-                from_ddr_bytes: stats.ddr_to_host,
-            },
-            units,
-            dma_channels,
-            links: stats
-                .links
-                .iter()
-                .enumerate()
-                .flat_map(|(cl, ports)| {
-                    Port::ALL.into_iter().map(move |port| {
-                        let (busy, bytes) = ports[port.index()];
-                        LinkStat {
-                            cluster: cl as u32,
-                            port,
-                            bytes,
-                            busy_cycles: busy,
-                            utilisation: util(busy),
-                        }
-                    })
-                })
-                .collect(),
-            memory: MemoryStat {
-                lb_capacity: target.core.lb_bytes,
-                gb_capacity: target.cluster.gb_bytes,
-                ddr_capacity: target.device.ddr_bytes,
-                lb_high_water_max: lb.iter().map(|u| u.high_water).max().unwrap_or(0),
-                lb_high_water: lb.iter().map(|u| u.high_water).collect(),
-                gb_high_water: gb.iter().map(|u| u.high_water).collect(),
-                ddr_high_water: ddr.high_water,
-            },
-            layers,
-        }
-    }
-
-    /// The report as pretty-printed JSON.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a report has only strings, numbers and lists")
+        layers
     }
 }

@@ -24,7 +24,10 @@ struct KindRow {
 
 impl KindRow {
     fn write(&self, out: &mut String) -> fmt::Result {
-        let (min, max) = self.utilisation.iter().fold((f64::INFINITY, 0f64), |(lo, hi), &u| (lo.min(u), hi.max(u)));
+        let (min, max) = self
+            .utilisation
+            .iter()
+            .fold((f64::INFINITY, 0f64), |(lo, hi), &u| (lo.min(u), hi.max(u)));
         let mean = self.utilisation.iter().sum::<f64>() / self.utilisation.len().max(1) as f64;
         writeln!(
             out,
@@ -45,43 +48,100 @@ impl Report {
     /// ran something.
     pub fn text(&self, detail: bool) -> String {
         let mut out = String::new();
-        self.write_summary(&mut out).expect("writing to a String cannot fail");
+        self.write_summary(&mut out)
+            .expect("writing to a String cannot fail");
         if detail {
-            self.write_detail(&mut out).expect("writing to a String cannot fail");
+            self.write_detail(&mut out)
+                .expect("writing to a String cannot fail");
         }
         out
     }
 
+    /// The summary: totals, then the launches, bytes per path, utilisation per kind of unit,
+    /// the costliest layers and the memory high-water marks.
     fn write_summary(&self, out: &mut String) -> fmt::Result {
-        writeln!(out, "Turbine software DSA report — target {} @ {} MHz", self.target, self.clock_mhz)?;
+        writeln!(
+            out,
+            "Turbine software DSA report — target {} @ {} MHz",
+            self.target, self.clock_mhz
+        )?;
         writeln!(out, "  simulated cycles   {:>16}", self.cycles)?;
         writeln!(out, "  simulated time     {:>16.3} us", self.time_us)?;
         writeln!(out, "  kernel launches    {:>16}", self.kernel_launches)?;
         writeln!(out, "  instructions       {:>16}", self.instructions)?;
+        self.write_launches(out)?;
+        self.write_transfers(out)?;
+        self.write_utilisation(out)?;
+        self.write_costliest_layers(out)?;
+        self.write_high_water_marks(out)
+    }
 
+    /// The launches in order, or the longest first when there are too many to list.
+    fn write_launches(&self, out: &mut String) -> fmt::Result {
         let many = self.launches.len() > LISTED_LAUNCHES;
-        writeln!(out, "\nlaunches{}", if many { " (longest first)" } else { "" })?;
-        writeln!(out, "  {:<32} {:>6} {:>8} {:>14} {:>14}", "kernel", "cores", "instrs", "start", "cycles")?;
+        writeln!(
+            out,
+            "\nlaunches{}",
+            if many { " (longest first)" } else { "" }
+        )?;
+        writeln!(
+            out,
+            "  {:<32} {:>6} {:>8} {:>14} {:>14}",
+            "kernel", "cores", "instrs", "start", "cycles"
+        )?;
         let mut launches: Vec<&LaunchSummary> = self.launches.iter().collect();
         if many {
             launches.sort_by_key(|l| std::cmp::Reverse(l.cycles()));
         }
         for l in launches.iter().take(LISTED_LAUNCHES) {
-            writeln!(out, "  {:<32} {:>6} {:>8} {:>14} {:>14}", l.name, l.cores, l.instructions, l.start, l.cycles())?;
+            writeln!(
+                out,
+                "  {:<32} {:>6} {:>8} {:>14} {:>14}",
+                l.name,
+                l.cores,
+                l.instructions,
+                l.start,
+                l.cycles()
+            )?;
         }
         if many {
             writeln!(out, "  ... and {} more", launches.len() - LISTED_LAUNCHES)?;
         }
+        Ok(())
+    }
 
+    /// Bytes and DMAs per memory path, then the host's traffic.
+    fn write_transfers(&self, out: &mut String) -> fmt::Result {
         writeln!(out, "\nbytes moved by DMA")?;
         writeln!(out, "  {:<12} {:>16} {:>10}", "path", "bytes", "dmas")?;
         for t in &self.transfers {
-            writeln!(out, "  {:<12} {:>16} {:>10}", format!("{} -> {}", t.src, t.dst), t.bytes, t.dmas)?;
+            writeln!(
+                out,
+                "  {:<12} {:>16} {:>10}",
+                format!("{} -> {}", t.src, t.dst),
+                t.bytes,
+                t.dmas
+            )?;
         }
-        writeln!(out, "  {:<12} {:>16}", "host -> ddr", self.host.to_ddr_bytes)?;
-        writeln!(out, "  {:<12} {:>16}", "ddr -> host", self.host.from_ddr_bytes)?;
+        writeln!(
+            out,
+            "  {:<12} {:>16}",
+            "host -> ddr", self.host.to_ddr_bytes
+        )?;
+        writeln!(
+            out,
+            "  {:<12} {:>16}",
+            "ddr -> host", self.host.from_ddr_bytes
+        )
+    }
 
-        writeln!(out, "\nutilisation over the device (busy cycles / run cycles; min, mean, max over its units)")?;
+    /// The utilisation table, one row per kind of unit.
+    fn write_utilisation(&self, out: &mut String) -> fmt::Result {
+        writeln!(
+            out,
+            "\nutilisation over the device \
+             (busy cycles / run cycles; min, mean, max over its units)"
+        )?;
         writeln!(
             out,
             "  {:<14} {:>6} {:>10} {:>16} {:>8} {:>8} {:>8}",
@@ -90,26 +150,56 @@ impl Report {
         for row in self.kind_rows() {
             row.write(out)?;
         }
+        Ok(())
+    }
 
-        if !self.layers.is_empty() {
-            let many = self.layers.len() > LISTED_LAYERS;
-            writeln!(out, "\nlayers (busy cycles of their instructions over every unit and DMA channel{})", if many { "; the costliest; the detail lists all" } else { "" })?;
-            let mut layers: Vec<&LayerStat> = self.layers.iter().collect();
-            if many {
-                layers.sort_by_key(|layer| std::cmp::Reverse(layer.busy()));
-            }
-            Self::write_layers(out, layers.into_iter().take(LISTED_LAYERS))?;
-            if many {
-                writeln!(out, "  ... and {} more", self.layers.len() - LISTED_LAYERS)?;
-            }
+    /// The layers, the costliest first when there are too many to list; nothing when the
+    /// program named none.
+    fn write_costliest_layers(&self, out: &mut String) -> fmt::Result {
+        if self.layers.is_empty() {
+            return Ok(());
         }
+        let many = self.layers.len() > LISTED_LAYERS;
+        writeln!(
+            out,
+            "\nlayers (busy cycles of their instructions over every unit and DMA channel{})",
+            if many {
+                "; the costliest; the detail lists all"
+            } else {
+                ""
+            }
+        )?;
+        let mut layers: Vec<&LayerStat> = self.layers.iter().collect();
+        if many {
+            layers.sort_by_key(|layer| std::cmp::Reverse(layer.busy()));
+        }
+        Self::write_layers(out, layers.into_iter().take(LISTED_LAYERS))?;
+        if many {
+            writeln!(out, "  ... and {} more", self.layers.len() - LISTED_LAYERS)?;
+        }
+        Ok(())
+    }
 
+    /// The largest use of each memory level against its capacity.
+    fn write_high_water_marks(&self, out: &mut String) -> fmt::Result {
         let m = &self.memory;
         writeln!(out, "\nmemory high-water marks (bytes)")?;
-        writeln!(out, "  lb  max over cores {:>14} of {:>14}", m.lb_high_water_max, m.lb_capacity)?;
+        writeln!(
+            out,
+            "  lb  max over cores {:>14} of {:>14}",
+            m.lb_high_water_max, m.lb_capacity
+        )?;
         let gb_max = m.gb_high_water.iter().copied().max().unwrap_or(0);
-        writeln!(out, "  gb  max over clusters {:>11} of {:>14}", gb_max, m.gb_capacity)?;
-        writeln!(out, "  ddr {:>29} of {:>14}", m.ddr_high_water, m.ddr_capacity)
+        writeln!(
+            out,
+            "  gb  max over clusters {:>11} of {:>14}",
+            gb_max, m.gb_capacity
+        )?;
+        writeln!(
+            out,
+            "  ddr {:>29} of {:>14}",
+            m.ddr_high_water, m.ddr_capacity
+        )
     }
 
     /// One row per kind of compute unit, DMA channels and each kind of cluster port.
@@ -124,7 +214,9 @@ impl Report {
                 name: kind.name().to_string(),
                 units: units.len(),
                 operations: Some(units.iter().map(|u| u.instructions).sum()),
-                busy: units.iter().fold(0, |sum, u| sum.saturating_add(u.busy_cycles)),
+                busy: units
+                    .iter()
+                    .fold(0, |sum, u| sum.saturating_add(u.busy_cycles)),
                 utilisation: units.iter().map(|u| u.utilisation).collect(),
             });
         }
@@ -133,7 +225,10 @@ impl Report {
                 name: "dma channel".to_string(),
                 units: self.dma_channels.len(),
                 operations: Some(self.dma_channels.iter().map(|c| c.transfers).sum()),
-                busy: self.dma_channels.iter().fold(0, |sum, c| sum.saturating_add(c.busy_cycles)),
+                busy: self
+                    .dma_channels
+                    .iter()
+                    .fold(0, |sum, c| sum.saturating_add(c.busy_cycles)),
                 utilisation: self.dma_channels.iter().map(|c| c.utilisation).collect(),
             });
         }
@@ -146,7 +241,9 @@ impl Report {
                 name: port.name().to_string(),
                 units: links.len(),
                 operations: None,
-                busy: links.iter().fold(0, |sum, l| sum.saturating_add(l.busy_cycles)),
+                busy: links
+                    .iter()
+                    .fold(0, |sum, l| sum.saturating_add(l.busy_cycles)),
                 utilisation: links.iter().map(|l| l.utilisation).collect(),
             });
         }
@@ -155,7 +252,10 @@ impl Report {
 
     /// The layers' table: instructions, cores, busy cycles (all, then the matrix engines' and
     /// the DMA channels'), DMA bytes, and the cycles any of its instructions ran.
-    fn write_layers<'r>(out: &mut String, layers: impl Iterator<Item = &'r LayerStat>) -> fmt::Result {
+    fn write_layers<'r>(
+        out: &mut String,
+        layers: impl Iterator<Item = &'r LayerStat>,
+    ) -> fmt::Result {
         writeln!(
             out,
             "  {:<32} {:>9} {:>6} {:>12} {:>12} {:>12} {:>13} {:>10}",
@@ -184,7 +284,11 @@ impl Report {
             Self::write_layers(out, self.layers.iter())?;
         }
         writeln!(out, "\nper unit (units that ran something)")?;
-        writeln!(out, "  {:<14} {:<14} {:>10} {:>16} {:>9}", "core", "unit", "instrs", "busy cycles", "util")?;
+        writeln!(
+            out,
+            "  {:<14} {:<14} {:>10} {:>16} {:>9}",
+            "core", "unit", "instrs", "busy cycles", "util"
+        )?;
         for u in self.units.iter().filter(|u| u.instructions > 0) {
             writeln!(
                 out,

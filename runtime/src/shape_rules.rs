@@ -2,170 +2,189 @@
 //! output-size arithmetic of windows and numpy broadcasting it rests on. Split from
 //! [`crate::instr`], which says what each instruction means and costs.
 
-use crate::instr::{Instr, UnaryOp};
+use crate::instr::{Conv2dParams, Instr, Pool2dParams, UnaryOp};
+use crate::view::View;
 
 impl Instr {
     /// Checks the shape rules between operands and the scalar parameters (not buffers: the
     /// device checks those); the error is the message, without the instruction's name.
     pub fn check_shapes(&self) -> Result<(), String> {
-        let bad = |m: String| Err(m);
         match self {
-            Instr::Dma { src, dst } => {
-                if src.shape != dst.shape {
-                    return bad(format!(
-                        "src shape {:?} differs from dst shape {:?}",
-                        src.shape, dst.shape
-                    ));
-                }
-            }
-            Instr::Matmul { a, b, c, .. } => {
-                if a.shape.len() != 2 || b.shape.len() != 2 || c.shape.len() != 2 {
-                    return bad("a, b and c must be rank 2".into());
-                }
-                let (m, k, n) = (a.shape[0], a.shape[1], b.shape[1]);
-                if b.shape[0] != k || c.shape != [m, n] {
-                    return bad(format!(
-                        "shapes a {:?}, b {:?}, c {:?} do not form [M,K]x[K,N]->[M,N]",
-                        a.shape, b.shape, c.shape
-                    ));
-                }
-            }
+            Instr::Dma { src, dst } => check_dma(src, dst),
+            Instr::Matmul { a, b, c, .. } => check_matmul(a, b, c),
             Instr::Conv2d {
                 input,
                 filter,
                 output,
                 params,
                 ..
-            } => {
-                if input.shape.len() != 4 || filter.shape.len() != 4 || output.shape.len() != 4 {
-                    return bad("input, filter and output must be rank 4 (NCHW, OIHW, NCHW)".into());
-                }
-                let p = params;
-                if p.groups == 0 || p.stride.contains(&0) || p.dilation.contains(&0) {
-                    return bad("groups, strides and dilations must be at least 1".into());
-                }
-                let (n, c, h, w) = (
-                    input.shape[0],
-                    input.shape[1],
-                    input.shape[2],
-                    input.shape[3],
-                );
-                let (o, ci, kh, kw) = (
-                    filter.shape[0],
-                    filter.shape[1],
-                    filter.shape[2],
-                    filter.shape[3],
-                );
-                if c % p.groups != 0 || o % p.groups != 0 || ci != c / p.groups {
-                    return bad(format!(
-                        "input channels {c}, filter {:?} and groups {} do not match (C and O divisible by groups, filter dim 1 = C/groups)",
-                        filter.shape, p.groups
-                    ));
-                }
-                let oh = window_count(h, [p.pad[0], p.pad[2]], kh, p.dilation[0], p.stride[0]);
-                let ow = window_count(w, [p.pad[1], p.pad[3]], kw, p.dilation[1], p.stride[1]);
-                match (oh, ow) {
-                    (Some(oh), Some(ow)) if output.shape == [n, o, oh, ow] => {}
-                    (Some(oh), Some(ow)) => {
-                        return bad(format!(
-                            "output shape {:?} should be {:?}",
-                            output.shape,
-                            [n, o, oh, ow]
-                        ))
-                    }
-                    _ => {
-                        return bad(
-                            "the dilated filter is larger than the padded input (or its size overflows)"
-                                .into(),
-                        )
-                    }
-                }
-            }
-            Instr::Binary { a, b, out, .. } => match broadcast_shape(&a.shape, &b.shape) {
-                Some(s) if *s == *out.shape => {}
-                Some(s) => {
-                    return bad(format!(
-                        "out shape {:?} should be the broadcast shape {s:?}",
-                        out.shape
-                    ))
-                }
-                None => {
-                    return bad(format!(
-                        "shapes {:?} and {:?} do not broadcast",
-                        a.shape, b.shape
-                    ))
-                }
-            },
-            Instr::Unary { op, input, out } => {
-                if input.shape != out.shape {
-                    return bad(format!(
-                        "input shape {:?} differs from out shape {:?}",
-                        input.shape, out.shape
-                    ));
-                }
-                if let UnaryOp::Clip { min, max } = op {
-                    if min.is_nan() || max.is_nan() || min > max {
-                        return bad(format!("clip bounds [{min}, {max}] are not an interval"));
-                    }
-                }
-            }
+            } => check_conv2d(input, filter, output, params),
+            Instr::Binary { a, b, out, .. } => check_binary(a, b, out),
+            Instr::Unary { op, input, out } => check_unary(op, input, out),
             Instr::Pool2d {
                 input, out, params, ..
-            } => {
-                if input.shape.len() != 4 || out.shape.len() != 4 {
-                    return bad("input and out must be rank 4 (NCHW)".into());
-                }
-                let p = params;
-                if p.kernel.contains(&0) || p.stride.contains(&0) {
-                    return bad("kernel and stride must be at least 1".into());
-                }
-                if p.pad[0] >= p.kernel[0]
-                    || p.pad[2] >= p.kernel[0]
-                    || p.pad[1] >= p.kernel[1]
-                    || p.pad[3] >= p.kernel[1]
-                {
-                    return bad(format!(
-                        "pads {:?} must be smaller than the kernel {:?}",
-                        p.pad, p.kernel
-                    ));
-                }
-                let s = &input.shape;
-                let oh = window_count(s[2], [p.pad[0], p.pad[2]], p.kernel[0], 1, p.stride[0]);
-                let ow = window_count(s[3], [p.pad[1], p.pad[3]], p.kernel[1], 1, p.stride[1]);
-                match (oh, ow) {
-                    (Some(oh), Some(ow)) if out.shape == [s[0], s[1], oh, ow] => {}
-                    (Some(oh), Some(ow)) => {
-                        return bad(format!(
-                            "out shape {:?} should be {:?}",
-                            out.shape,
-                            [s[0], s[1], oh, ow]
-                        ))
-                    }
-                    _ => return bad("the window is larger than the padded input".into()),
-                }
-            }
+            } => check_pool2d(input, out, params),
             Instr::Reduce {
                 axis, input, out, ..
-            } => {
-                if *axis >= input.shape.len() {
-                    return bad(format!(
-                        "axis {axis} is out of range for rank {}",
-                        input.shape.len()
-                    ));
-                }
-                let mut expect = input.shape.clone();
-                expect[*axis] = 1;
-                if out.shape != expect {
-                    return bad(format!(
-                        "out shape {:?} should be {expect:?} (keepdims)",
-                        out.shape
-                    ));
-                }
-            }
-            Instr::Wait | Instr::Barrier => {}
+            } => check_reduce(*axis, input, out),
+            Instr::Wait | Instr::Barrier => Ok(()),
         }
-        Ok(())
     }
+}
+
+/// A copy keeps the shape.
+fn check_dma(src: &View, dst: &View) -> Result<(), String> {
+    if src.shape != dst.shape {
+        return Err(format!(
+            "src shape {:?} differs from dst shape {:?}",
+            src.shape, dst.shape
+        ));
+    }
+    Ok(())
+}
+
+/// A matrix product takes [M, K] and [K, N] into [M, N].
+fn check_matmul(a: &View, b: &View, c: &View) -> Result<(), String> {
+    if a.shape.len() != 2 || b.shape.len() != 2 || c.shape.len() != 2 {
+        return Err("a, b and c must be rank 2".into());
+    }
+    let (m, k, n) = (a.shape[0], a.shape[1], b.shape[1]);
+    if b.shape[0] != k || c.shape != [m, n] {
+        return Err(format!(
+            "shapes a {:?}, b {:?}, c {:?} do not form [M,K]x[K,N]->[M,N]",
+            a.shape, b.shape, c.shape
+        ));
+    }
+    Ok(())
+}
+
+/// A grouped, strided, padded and dilated convolution of NCHW by OIHW into NCHW.
+fn check_conv2d(
+    input: &View,
+    filter: &View,
+    output: &View,
+    p: &Conv2dParams,
+) -> Result<(), String> {
+    if input.shape.len() != 4 || filter.shape.len() != 4 || output.shape.len() != 4 {
+        return Err("input, filter and output must be rank 4 (NCHW, OIHW, NCHW)".into());
+    }
+    if p.groups == 0 || p.stride.contains(&0) || p.dilation.contains(&0) {
+        return Err("groups, strides and dilations must be at least 1".into());
+    }
+    let (n, c, h, w) = (
+        input.shape[0],
+        input.shape[1],
+        input.shape[2],
+        input.shape[3],
+    );
+    let (o, ci, kh, kw) = (
+        filter.shape[0],
+        filter.shape[1],
+        filter.shape[2],
+        filter.shape[3],
+    );
+    if c % p.groups != 0 || o % p.groups != 0 || ci != c / p.groups {
+        return Err(format!(
+            "input channels {c}, filter {:?} and groups {} do not match \
+             (C and O divisible by groups, filter dim 1 = C/groups)",
+            filter.shape, p.groups
+        ));
+    }
+    let oh = window_count(h, [p.pad[0], p.pad[2]], kh, p.dilation[0], p.stride[0]);
+    let ow = window_count(w, [p.pad[1], p.pad[3]], kw, p.dilation[1], p.stride[1]);
+    match (oh, ow) {
+        (Some(oh), Some(ow)) if output.shape == [n, o, oh, ow] => Ok(()),
+        (Some(oh), Some(ow)) => Err(format!(
+            "output shape {:?} should be {:?}",
+            output.shape,
+            [n, o, oh, ow]
+        )),
+        _ => {
+            Err("the dilated filter is larger than the padded input (or its size overflows)".into())
+        }
+    }
+}
+
+/// An elementwise binary operation writes the numpy broadcast of its operands' shapes.
+fn check_binary(a: &View, b: &View, out: &View) -> Result<(), String> {
+    match broadcast_shape(&a.shape, &b.shape) {
+        Some(s) if *s == *out.shape => Ok(()),
+        Some(s) => Err(format!(
+            "out shape {:?} should be the broadcast shape {s:?}",
+            out.shape
+        )),
+        None => Err(format!(
+            "shapes {:?} and {:?} do not broadcast",
+            a.shape, b.shape
+        )),
+    }
+}
+
+/// An elementwise unary operation keeps the shape; a clip's bounds form an interval.
+fn check_unary(op: &UnaryOp, input: &View, out: &View) -> Result<(), String> {
+    if input.shape != out.shape {
+        return Err(format!(
+            "input shape {:?} differs from out shape {:?}",
+            input.shape, out.shape
+        ));
+    }
+    if let UnaryOp::Clip { min, max } = op {
+        if min.is_nan() || max.is_nan() || min > max {
+            return Err(format!("clip bounds [{min}, {max}] are not an interval"));
+        }
+    }
+    Ok(())
+}
+
+/// A strided, padded pooling window over NCHW, each pad smaller than the kernel.
+fn check_pool2d(input: &View, out: &View, p: &Pool2dParams) -> Result<(), String> {
+    if input.shape.len() != 4 || out.shape.len() != 4 {
+        return Err("input and out must be rank 4 (NCHW)".into());
+    }
+    if p.kernel.contains(&0) || p.stride.contains(&0) {
+        return Err("kernel and stride must be at least 1".into());
+    }
+    if p.pad[0] >= p.kernel[0]
+        || p.pad[2] >= p.kernel[0]
+        || p.pad[1] >= p.kernel[1]
+        || p.pad[3] >= p.kernel[1]
+    {
+        return Err(format!(
+            "pads {:?} must be smaller than the kernel {:?}",
+            p.pad, p.kernel
+        ));
+    }
+    let s = &input.shape;
+    let oh = window_count(s[2], [p.pad[0], p.pad[2]], p.kernel[0], 1, p.stride[0]);
+    let ow = window_count(s[3], [p.pad[1], p.pad[3]], p.kernel[1], 1, p.stride[1]);
+    match (oh, ow) {
+        (Some(oh), Some(ow)) if out.shape == [s[0], s[1], oh, ow] => Ok(()),
+        (Some(oh), Some(ow)) => Err(format!(
+            "out shape {:?} should be {:?}",
+            out.shape,
+            [s[0], s[1], oh, ow]
+        )),
+        _ => Err("the window is larger than the padded input".into()),
+    }
+}
+
+/// A reduction along `axis` keeps that dimension with size 1.
+fn check_reduce(axis: usize, input: &View, out: &View) -> Result<(), String> {
+    if axis >= input.shape.len() {
+        return Err(format!(
+            "axis {axis} is out of range for rank {}",
+            input.shape.len()
+        ));
+    }
+    let mut expect = input.shape;
+    expect[axis] = 1;
+    if out.shape != expect {
+        return Err(format!(
+            "out shape {:?} should be {expect:?} (keepdims)",
+            out.shape
+        ));
+    }
+    Ok(())
 }
 
 /// Number of positions of a `kernel`-tap window with the given dilation, moved by `stride`

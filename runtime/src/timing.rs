@@ -1,11 +1,11 @@
 //! The timing model: when each instruction of a launch starts and ends, in cycles.
 //!
 //! Every core has one timeline per compute unit and per DMA channel; each cluster has one
-//! timeline per shared transfer resource, its DDR port and its GB bus ([`Port`]). An instruction starts when (1) the tokens it
-//! waits on are ready, (2) the core's fence allows it (launch start, last `wait`, last
-//! barrier), and (3) its unit or channel is free; units and channels are in-order queues fed
-//! in program order. With several units of a kind (or several DMA channels), it takes the one
-//! free first, the lowest index on a tie.
+//! timeline per shared transfer resource, its DDR port and its GB bus ([`Port`]). An instruction
+//! starts when (1) the tokens it waits on are ready, (2) the core's fence allows it (launch
+//! start, last `wait`, last barrier), and (3) its unit or channel is free; units and channels
+//! are in-order queues fed in program order. With several units of a kind (or several DMA
+//! channels), it takes the one free first, the lowest index on a tie.
 //!
 //! - compute: `compute_setup + ceil(work / throughput[kind][f32])` cycles on its unit;
 //! - DMA: `dma_setup` cycles on its channel, then `ceil(bytes / bandwidth[path])` cycles of

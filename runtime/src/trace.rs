@@ -1,7 +1,8 @@
 //! Chrome trace-event output (JSON object format), which ui.perfetto.dev and chrome://tracing
 //! open. One process per cluster; in it one thread (track) per compute unit and DMA channel of
-//! each core, and one for each of the cluster's ports (DDR port, GB bus); plus a "device" process with one track
-//! showing each launch. Timestamps are simulated time in microseconds at the target clock.
+//! each core, and one for each of the cluster's ports (DDR port, GB bus); plus a "device" process
+//! with one track showing each launch. Timestamps are simulated time in microseconds at the
+//! target clock.
 
 use crate::instr::Instr;
 use crate::launch::{Launch, NO_LAYER};
@@ -34,7 +35,14 @@ pub(crate) struct Trace {
 impl Trace {
     /// Adds the events of one executed launch; an instruction's event names its layer (from
     /// `layer_names`) when the program named one.
-    pub fn record(&mut self, target: &Target, launch: &Launch, schedule: &Schedule, start: u64, layer_names: &BTreeMap<u32, String>) {
+    pub fn record(
+        &mut self,
+        target: &Target,
+        launch: &Launch,
+        schedule: &Schedule,
+        start: u64,
+        layer_names: &BTreeMap<u32, String>,
+    ) {
         let us = |cycles: u64| cycles as f64 / target.clock_mhz;
         let tracks = Tracks::new(target);
         self.events.push(Event {
@@ -45,7 +53,10 @@ impl Trace {
             dur: us(schedule.end - start),
             pid: target.device.clusters,
             tid: 0,
-            args: json!({ "cores": launch.cores.len(), "instructions": launch.instruction_count() }),
+            args: json!({
+                "cores": launch.cores.len(),
+                "instructions": launch.instruction_count(),
+            }),
         });
         for (slot, stream) in launch.streams.iter().enumerate() {
             let core = launch.cores[slot];
@@ -58,7 +69,10 @@ impl Trace {
                     "end_cycle": s.end,
                 });
                 if rec.layer != NO_LAYER {
-                    args["layer"] = json!(layer_names.get(&rec.layer).cloned().unwrap_or_else(|| format!("layer {}", rec.layer)));
+                    args["layer"] = json!(layer_names
+                        .get(&rec.layer)
+                        .cloned()
+                        .unwrap_or_else(|| format!("layer {}", rec.layer)));
                 }
                 match &rec.instr {
                     Instr::Dma { src, .. } => args["bytes"] = json!(src.len() * 4),
@@ -97,11 +111,24 @@ impl Trace {
     /// The whole trace as Chrome trace-event JSON, with names for every process and track.
     pub fn to_json(&self, target: &Target) -> String {
         let tracks = Tracks::new(target);
-        let meta = |pid: u32, tid: u32, kind: &str, name: String, sort: u32| json!({ "name": kind, "ph": "M", "pid": pid, "tid": tid, "args": { "name": name, "sort_index": sort } });
+        let meta = |pid: u32, tid: u32, kind: &str, name: String, sort: u32| {
+            json!({
+                "name": kind,
+                "ph": "M",
+                "pid": pid,
+                "tid": tid,
+                "args": { "name": name, "sort_index": sort },
+            })
+        };
         let mut events: Vec<Value> = Vec::new();
         for cl in 0..target.device.clusters {
             events.push(meta(cl, 0, "process_name", format!("cluster {cl}"), 0));
-            events.push(json!({ "name": "process_sort_index", "ph": "M", "pid": cl, "args": { "sort_index": cl } }));
+            events.push(json!({
+                "name": "process_sort_index",
+                "ph": "M",
+                "pid": cl,
+                "args": { "sort_index": cl },
+            }));
             for core in 0..target.cluster.cores {
                 for (r, name) in tracks.names.iter().enumerate() {
                     let tid = tracks.resource(core, r);
@@ -112,13 +139,13 @@ impl Trace {
                         format!("core {core} {name}"),
                         tid,
                     ));
-                    events.push(json!({ "name": "thread_sort_index", "ph": "M", "pid": cl, "tid": tid, "args": { "sort_index": tid } }));
+                    events.push(thread_sort_index(cl, tid));
                 }
             }
             for port in Port::ALL {
                 let link = tracks.link(port);
                 events.push(meta(cl, link, "thread_name", port.name().to_string(), link));
-                events.push(json!({ "name": "thread_sort_index", "ph": "M", "pid": cl, "tid": link, "args": { "sort_index": link } }));
+                events.push(thread_sort_index(cl, link));
             }
         }
         let device = target.device.clusters;
@@ -136,6 +163,17 @@ impl Trace {
         }))
         .expect("the trace serialises")
     }
+}
+
+/// The metadata event that places track `tid` of process `pid` at position `tid`.
+fn thread_sort_index(pid: u32, tid: u32) -> Value {
+    json!({
+        "name": "thread_sort_index",
+        "ph": "M",
+        "pid": pid,
+        "tid": tid,
+        "args": { "sort_index": tid },
+    })
 }
 
 /// Track (thread id) numbering inside a cluster's process: for core `k`, its resources

@@ -22,7 +22,7 @@ pub enum ViewFault {
 }
 
 /// Extents or strides of a view, stored inline: every recorded instruction holds two or three
-/// views, and two heap vectors each were a good part of the host time spent recording and
+/// views, and two heap vectors each would be a good part of the host time spent recording and
 /// retiring hundreds of thousands of instructions. It reads as a slice of its values. One more
 /// value than [`MAX_RANK`] is kept, and the true length, so that a view of too high a rank is
 /// still there to be refused by [`View::check`] with its rank.
@@ -102,8 +102,14 @@ impl View {
     pub const EMPTY: View = View {
         buffer: BufferId(0),
         offset: 0,
-        shape: Dims { len: 0, values: [0; MAX_RANK + 1] },
-        strides: Dims { len: 0, values: [0; MAX_RANK + 1] },
+        shape: Dims {
+            len: 0,
+            values: [0; MAX_RANK + 1],
+        },
+        strides: Dims {
+            len: 0,
+            values: [0; MAX_RANK + 1],
+        },
     };
 
     /// A view with explicit strides.

@@ -693,7 +693,10 @@ fn a_large_launch_reports_the_same_race_on_one_or_several_threads() {
     // behind hundreds of race-free copies and reads of a buffer no one writes.
     let steps_for = |dev: &mut Device| {
         let shared = dev.alloc(Placement::Gb(0), 4 * 64).unwrap();
-        let racy = [dev.alloc(Placement::Gb(0), 4 * 64).unwrap(), dev.alloc(Placement::Gb(0), 4 * 64).unwrap()];
+        let racy = [
+            dev.alloc(Placement::Gb(0), 4 * 64).unwrap(),
+            dev.alloc(Placement::Gb(0), 4 * 64).unwrap(),
+        ];
         let l0 = dev.alloc(Placement::Lb(C00), 4 * 64).unwrap();
         let l1 = dev.alloc(Placement::Lb(C01), 4 * 64).unwrap();
         let mut steps = Vec::new();
@@ -730,7 +733,9 @@ fn a_large_launch_reports_the_same_race_on_one_or_several_threads() {
         let (steps, first) = steps_for(&mut dev);
         let e = reject(&mut dev, &[C00, C01], &steps);
         match &e {
-            RuntimeError::Race { buffer, element, .. } => assert_eq!((*buffer, *element), (first, 4)),
+            RuntimeError::Race {
+                buffer, element, ..
+            } => assert_eq!((*buffer, *element), (first, 4)),
             other => panic!("expected a race, got {other}"),
         }
         messages.push(e.to_string());

@@ -247,7 +247,12 @@ fn conv2d_matches_reference_for_strides_pads_dilations_and_groups() {
                 accumulate,
             },
         );
-        rig.check(arena, 1e-4, 1e-5, &format!("strided conv, accumulate={accumulate}"));
+        rig.check(
+            arena,
+            1e-4,
+            1e-5,
+            &format!("strided conv, accumulate={accumulate}"),
+        );
     }
 }
 

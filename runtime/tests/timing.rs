@@ -467,7 +467,9 @@ fn the_report_counts_bytes_units_and_high_water_marks() {
     assert_eq!(r.links.len(), 2 * 2);
     for l in &r.links {
         match l.port {
-            turbine_runtime::Port::Ddr => assert!(l.bytes > 0 && l.utilisation > 0.0 && l.utilisation <= 1.0),
+            turbine_runtime::Port::Ddr => {
+                assert!(l.bytes > 0 && l.utilisation > 0.0 && l.utilisation <= 1.0)
+            }
             turbine_runtime::Port::GbBus => assert_eq!((l.bytes, l.busy_cycles), (0, 0)),
         }
     }
@@ -570,8 +572,15 @@ fn a_launch_ending_past_2_to_the_62_cycles_is_an_error_not_a_wrapped_count() {
     let first = launch(&mut dev, "first", &[C00], &steps).unwrap();
     assert_eq!(first.end, (1 << 61) + 138);
     let error = launch(&mut dev, "second", &[C00], &steps).unwrap_err();
-    assert!(matches!(&error, RuntimeError::TimeOverflow { launch } if launch == "second"), "{error}");
-    assert_eq!(dev.report().cycles, (1 << 61) + 138, "the refused launch adds no time");
+    assert!(
+        matches!(&error, RuntimeError::TimeOverflow { launch } if launch == "second"),
+        "{error}"
+    );
+    assert_eq!(
+        dev.report().cycles,
+        (1 << 61) + 138,
+        "the refused launch adds no time"
+    );
 }
 
 #[test]
@@ -591,7 +600,8 @@ fn the_report_attributes_instructions_to_the_layers_the_program_names() {
     dev.set_layer(C01, 0).unwrap();
     dev.enqueue(C01, dma(src, lb1, 256), &[]).unwrap();
     dev.set_layer(C00, 1).unwrap();
-    dev.enqueue(C00, unary(UnaryOp::Relu, lb0, 256), &[load]).unwrap();
+    dev.enqueue(C00, unary(UnaryOp::Relu, lb0, 256), &[load])
+        .unwrap();
     // A core outside the launch is an error, as for instructions.
     assert!(dev.set_layer(C10, 0).is_err());
     dev.launch_end().unwrap();
@@ -599,7 +609,10 @@ fn the_report_attributes_instructions_to_the_layers_the_program_names() {
     let names: Vec<&str> = report.layers.iter().map(|l| l.name.as_str()).collect();
     assert_eq!(names, ["conv1", "relu1"]);
     let (conv, relu) = (&report.layers[0], &report.layers[1]);
-    assert_eq!((conv.instructions, conv.cores, conv.dma_bytes), (2, 2, 2048));
+    assert_eq!(
+        (conv.instructions, conv.cores, conv.dma_bytes),
+        (2, 2, 2048)
+    );
     assert_eq!((relu.instructions, relu.cores, relu.dma_bytes), (1, 1, 0));
     // The relu: 2 setup cycles + 256 elements at 16 per cycle on the vector engine.
     assert_eq!(relu.vector_engine_busy, 18);
@@ -619,6 +632,18 @@ fn the_report_attributes_instructions_to_the_layers_the_program_names() {
         .map(|event| event["args"]["layer"].as_str())
         .collect();
     assert_eq!(layers.iter().filter(|layer| layer.is_none()).count(), 1);
-    assert_eq!(layers.iter().filter(|&&layer| layer == Some("conv1")).count(), 2);
-    assert_eq!(layers.iter().filter(|&&layer| layer == Some("relu1")).count(), 1);
+    assert_eq!(
+        layers
+            .iter()
+            .filter(|&&layer| layer == Some("conv1"))
+            .count(),
+        2
+    );
+    assert_eq!(
+        layers
+            .iter()
+            .filter(|&&layer| layer == Some("relu1"))
+            .count(),
+        1
+    );
 }

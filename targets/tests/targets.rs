@@ -167,7 +167,11 @@ fn out_of_range_values_name_the_field() {
         ("gb_lb = 16.0", "gb_lb = 1e-30", "bandwidth.gb_lb"),
         ("gb_lb = 16.0", "gb_lb = 1e300", "bandwidth.gb_lb"),
         ("clock_mhz = 1000.0", "clock_mhz = 1e-9", "clock_mhz"),
-        ("kernel_launch = 100", "kernel_launch = 4611686018427387904", "latency.kernel_launch"),
+        (
+            "kernel_launch = 100",
+            "kernel_launch = 4611686018427387904",
+            "latency.kernel_launch",
+        ),
     ];
     for (from, to, field) in cases {
         assert_eq!(

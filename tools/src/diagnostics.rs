@@ -20,7 +20,9 @@ pub fn describe(location: Location) -> String {
         let name = format!("\"{}\"", name.as_string_ref().as_str().unwrap_or("?"));
         let child = location.name_child_location();
         // SAFETY: the location is alive, so is its context.
-        let unknown = unsafe { mlir_sys::mlirLocationUnknownGet(mlir_sys::mlirLocationGetContext(child.to_raw())) };
+        let unknown = unsafe {
+            mlir_sys::mlirLocationUnknownGet(mlir_sys::mlirLocationGetContext(child.to_raw()))
+        };
         // SAFETY: the C API returned a valid location of that context.
         return if child == unsafe { Location::from_raw(unknown) } {
             name

@@ -21,7 +21,8 @@ pub type Harness = fn(&[u8]);
 
 /// The harnesses by name, as `tools/scripts/fuzz TARGET` and the folders under `test/Fuzz/` name
 /// them.
-pub const TARGETS: [(&str, Harness); 4] = [("onnx", onnx), ("ir", ir), ("target", target), ("npy", npy)];
+pub const TARGETS: [(&str, Harness); 4] =
+    [("onnx", onnx), ("ir", ir), ("target", target), ("npy", npy)];
 
 /// Inputs of the `ir` harness longer than this are skipped: the pipelines' run time grows with
 /// the module, and a large module that is merely slow would read as a hang to the fuzzer.
@@ -30,10 +31,10 @@ pub const MAX_IR_BYTES: usize = 16 * 1024;
 /// Modules of the `ir` harness whose values hold more elements than this in all (the elements of
 /// every operand and result of every op, over tensors of at most 2^31 elements) are skipped: the
 /// compile time grows faster than the tensors on a small target (GraphTurbo's schedule on `mini`
-/// down to the LLVM dialect: 1.3 s for a Gemm with a 256x1000 operand in a release build, 3.4 s at
-/// 512x1000, 38 s at 2048x1000 in the fuzzed build), so large shapes would read as hangs while the
-/// compile is only long. Tensors above 2^31 elements do not count: the passes refuse them when they
-/// read the function, which is fuzzed too.
+/// down to the LLVM dialect takes seconds for a Gemm with an operand of a few hundred thousand
+/// elements, and far longer in the fuzzed build), so large shapes would read as hangs while the
+/// compile is only long. Tensors above 2^31 elements do not count: the passes refuse them when
+/// they read the function, which is fuzzed too.
 pub const MAX_IR_ELEMENTS: u64 = 1 << 20;
 
 /// Dialects whose ops the `ir` harness accepts. Turbine's tools read these (the graph level, the
@@ -68,11 +69,16 @@ pub fn onnx(data: &[u8]) {
         input_shapes: Vec::new(),
         weights_file: "weights.safetensors".into(),
     };
-    let Ok(model) = turbine_onnx::import(data, &options) else { return };
+    let Ok(model) = turbine_onnx::import(data, &options) else {
+        return;
+    };
     let (context, diagnostics) = quiet_context();
     let built = crate::graph_module::build(&context, &model.module).map(drop);
     if let Err(error) = built {
-        panic!("the importer accepted a model whose IR does not verify: {error}\n{}", diagnostics.borrow().join("\n"));
+        panic!(
+            "the importer accepted a model whose IR does not verify: {error}\n{}",
+            diagnostics.borrow().join("\n")
+        );
     }
 }
 
@@ -94,7 +100,9 @@ pub fn ir_pipelines() -> Vec<String> {
     );
     pipelines.push("builtin.module(turbine-layerwise{target=mini},turbine-dsa-to-llvm)".into());
     pipelines.push(
-        "builtin.module(turbine-graphturbo{target=mini scope=lb spill=largest},turbine-dsa-to-llvm)".into(),
+        "builtin.module(turbine-graphturbo{target=mini scope=lb spill=largest},\
+         turbine-dsa-to-llvm)"
+            .into(),
     );
     pipelines
 }
@@ -104,12 +112,16 @@ pub fn ir_pipelines() -> Vec<String> {
 /// use ([`crate::driver::run_pipeline`]). Parse errors and pass failures are refusals; a pass's
 /// panic, which the pass bridge catches and reports as an internal error, is a bug.
 pub fn ir(data: &[u8]) {
-    let Some((&selector, text)) = data.split_first() else { return };
+    let Some((&selector, text)) = data.split_first() else {
+        return;
+    };
     if text.len() > MAX_IR_BYTES {
         return;
     }
     let (context, _diagnostics) = quiet_context();
-    let Some(mut module) = parse(&context, text) else { return };
+    let Some(mut module) = parse(&context, text) else {
+        return;
+    };
     if !admissible(&module) {
         return;
     }
@@ -124,7 +136,10 @@ pub fn ir(data: &[u8]) {
 /// length, so that a NUL byte is an error of the text rather than, as in melior's
 /// `Module::parse`, a panic while making a C string.
 fn parse<'c>(context: &'c Context, text: &[u8]) -> Option<Module<'c>> {
-    let reference = mlir_sys::MlirStringRef { data: text.as_ptr().cast(), length: text.len() };
+    let reference = mlir_sys::MlirStringRef {
+        data: text.as_ptr().cast(),
+        length: text.len(),
+    };
     // SAFETY: the context is alive, and MLIR reads the text only during the call.
     unsafe { Module::from_option_raw(mlir_sys::mlirModuleCreateParse(context.to_raw(), reference)) }
 }
@@ -138,10 +153,19 @@ fn admissible(module: &Module) -> bool {
         let name = op.name();
         let name = name.as_string_ref().as_str().unwrap_or("");
         let dialect = name.split_once('.').map_or(name, |(dialect, _)| dialect);
-        let values = op.operands().map(|value| value.r#type()).chain(op.results().map(|value| value.r#type()));
-        elements = values.fold(elements, |sum, r#type| sum.saturating_add(static_elements(r#type.to_raw())));
+        let values = op
+            .operands()
+            .map(|value| value.r#type())
+            .chain(op.results().map(|value| value.r#type()));
+        elements = values.fold(elements, |sum, r#type| {
+            sum.saturating_add(static_elements(r#type.to_raw()))
+        });
         accepted = IR_DIALECTS.contains(&dialect) && elements <= MAX_IR_ELEMENTS;
-        if accepted { WalkResult::Advance } else { WalkResult::Interrupt }
+        if accepted {
+            WalkResult::Advance
+        } else {
+            WalkResult::Interrupt
+        }
     });
     accepted
 }
@@ -152,11 +176,17 @@ fn static_elements(r#type: mlir_sys::MlirType) -> u64 {
     use mlir_sys::*;
     // SAFETY: the type is alive while its module is; shapes are read only from static shaped types.
     unsafe {
-        if !mlirTypeIsAShaped(r#type) || !mlirShapedTypeHasRank(r#type) || !mlirShapedTypeHasStaticShape(r#type) {
+        if !mlirTypeIsAShaped(r#type)
+            || !mlirShapedTypeHasRank(r#type)
+            || !mlirShapedTypeHasStaticShape(r#type)
+        {
             return 0;
         }
-        let mut dims = (0..mlirShapedTypeGetRank(r#type)).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as u64);
-        dims.try_fold(1u64, u64::checked_mul).filter(|&count| count <= 1 << 31).unwrap_or(0)
+        let mut dims = (0..mlirShapedTypeGetRank(r#type))
+            .map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as u64);
+        dims.try_fold(1u64, u64::checked_mul)
+            .filter(|&count| count <= 1 << 31)
+            .unwrap_or(0)
     }
 }
 
@@ -164,11 +194,18 @@ fn static_elements(r#type: mlir_sys::MlirType) -> u64 {
 /// A description that validates must survive being written back with the crate's own serialiser
 /// (`to_toml_string`) and read again unchanged: every figure it accepts is one it can represent.
 pub fn target(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    let Ok(target) = turbine_targets::Target::from_toml_str(text, "fuzz") else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(target) = turbine_targets::Target::from_toml_str(text, "fuzz") else {
+        return;
+    };
     let written = target.to_toml_string();
     match turbine_targets::Target::from_toml_str(&written, "fuzz (written back)") {
-        Ok(again) => assert!(again == target, "the description changed when written back:\n{written}"),
+        Ok(again) => assert!(
+            again == target,
+            "the description changed when written back:\n{written}"
+        ),
         Err(error) => panic!("a valid description does not read back: {error}\n{written}"),
     }
 }
@@ -181,7 +218,10 @@ pub fn npy(data: &[u8]) {
     let Ok(tensor) = parse(data) else { return };
     let written = serialize(&tensor);
     match parse(&written) {
-        Ok(again) => assert!(serialize(&again) == written, "the tensor changed when written back"),
+        Ok(again) => assert!(
+            serialize(&again) == written,
+            "the tensor changed when written back"
+        ),
         Err(error) => panic!("a tensor that was read does not read back once written: {error}"),
     }
 }

@@ -35,18 +35,35 @@ pub fn build<'c>(context: &'c Context, model: &GraphModule) -> Result<Module<'c>
             .as_operation_mut()
             .set_discardable_attribute("graph.weights", StringAttribute::new(context, file).into());
     }
-    let inputs: Vec<Type> = model.inputs.iter().map(|input| tensor_type(context, &input.ty)).collect();
-    let outputs: Vec<Type> = model.outputs.iter().map(|output| tensor_type(context, &output.ty)).collect();
-    let arguments: Vec<(Type, Location)> =
-        inputs.iter().zip(&model.inputs).map(|(&ty, input)| (ty, named(context, &input.name))).collect();
+    let inputs: Vec<Type> = model
+        .inputs
+        .iter()
+        .map(|input| tensor_type(context, &input.ty))
+        .collect();
+    let outputs: Vec<Type> = model
+        .outputs
+        .iter()
+        .map(|output| tensor_type(context, &output.ty))
+        .collect();
+    let arguments: Vec<(Type, Location)> = inputs
+        .iter()
+        .zip(&model.inputs)
+        .map(|(&ty, input)| (ty, named(context, &input.name)))
+        .collect();
     let region = Region::new();
     let block = region.append_block(Block::new(&arguments));
     append_body(context, block, model)?;
     let mut attributes = Vec::new();
     for (key, signature) in [("arg_attrs", &model.inputs), ("res_attrs", &model.outputs)] {
         if !signature.is_empty() {
-            let names: Vec<Attribute> = signature.iter().map(|value| name_dictionary(context, &value.name)).collect();
-            attributes.push((Identifier::new(context, key), ArrayAttribute::new(context, &names).into()));
+            let names: Vec<Attribute> = signature
+                .iter()
+                .map(|value| name_dictionary(context, &value.name))
+                .collect();
+            attributes.push((
+                Identifier::new(context, key),
+                ArrayAttribute::new(context, &names).into(),
+            ));
         }
     }
     let function_type = FunctionType::new(context, &inputs, &outputs);
@@ -60,31 +77,57 @@ pub fn build<'c>(context: &'c Context, model: &GraphModule) -> Result<Module<'c>
     );
     module.body().append_operation(function);
     if !module.as_operation().verify() {
-        return Err(format!("the module built for '{}' does not verify", model.location));
+        return Err(format!(
+            "the module built for '{}' does not verify",
+            model.location
+        ));
     }
     Ok(module)
 }
 
 /// Appends the operations of `model` to `block`, the entry block of `@main`.
-fn append_body<'c>(context: &'c Context, block: BlockRef<'c, '_>, model: &GraphModule) -> Result<(), String> {
+fn append_body<'c>(
+    context: &'c Context,
+    block: BlockRef<'c, '_>,
+    model: &GraphModule,
+) -> Result<(), String> {
     let mut results: Vec<Vec<Value>> = Vec::with_capacity(model.body.ops().len());
     for (index, op) in model.body.ops().iter().enumerate() {
-        let problem = |message: String| format!("operation {index} ('{}' at '{}'): {message}", op.name, op.location);
+        let problem = |message: String| {
+            format!(
+                "operation {index} ('{}' at '{}'): {message}",
+                op.name, op.location
+            )
+        };
         let operands = op
             .operands
             .iter()
-            .map(|reference| match *reference {
-                ValueRef::Argument(argument) => block.argument(argument).map(Value::from).ok(),
-                ValueRef::Result { op, index } => results.get(op).and_then(|values| values.get(index)).copied(),
-            }
-            .ok_or_else(|| problem(format!("operand {reference:?} is not defined before it"))))
+            .map(|reference| {
+                match *reference {
+                    ValueRef::Argument(argument) => block.argument(argument).map(Value::from).ok(),
+                    ValueRef::Result { op, index } => results
+                        .get(op)
+                        .and_then(|values| values.get(index))
+                        .copied(),
+                }
+                .ok_or_else(|| problem(format!("operand {reference:?} is not defined before it")))
+            })
             .collect::<Result<Vec<Value>, String>>()?;
         let attributes = op
             .attributes
             .iter()
-            .map(|(key, value)| Ok((Identifier::new(context, key), attribute(context, value).map_err(&problem)?)))
+            .map(|(key, value)| {
+                Ok((
+                    Identifier::new(context, key),
+                    attribute(context, value).map_err(&problem)?,
+                ))
+            })
             .collect::<Result<Vec<_>, String>>()?;
-        let result_types: Vec<Type> = op.results.iter().map(|ty| tensor_type(context, ty)).collect();
+        let result_types: Vec<Type> = op
+            .results
+            .iter()
+            .map(|ty| tensor_type(context, ty))
+            .collect();
         let built = OperationBuilder::new(&op.name, named(context, &op.location))
             .add_operands(&operands)
             .add_attributes(&attributes)
@@ -104,7 +147,10 @@ fn named<'c>(context: &'c Context, name: &str) -> Location<'c> {
 
 /// `{graph.name = "name"}`, the attributes of a function argument or result.
 fn name_dictionary<'c>(context: &'c Context, name: &str) -> Attribute<'c> {
-    let entry = (Identifier::new(context, "graph.name"), StringAttribute::new(context, name).into());
+    let entry = (
+        Identifier::new(context, "graph.name"),
+        StringAttribute::new(context, name).into(),
+    );
     DictionaryAttribute::new(context, &[entry]).into()
 }
 
@@ -124,19 +170,29 @@ fn tensor_type<'c>(context: &'c Context, ty: &TensorType) -> Type<'c> {
 
 fn attribute<'c>(context: &'c Context, value: &emit::Attribute) -> Result<Attribute<'c>, String> {
     Ok(match value {
-        emit::Attribute::Int(value) => IntegerAttribute::new(IntegerType::new(context, 64).into(), *value).into(),
-        emit::Attribute::Float(value) => FloatAttribute::new(context, Type::float32(context), f64::from(*value)).into(),
+        emit::Attribute::Int(value) => {
+            IntegerAttribute::new(IntegerType::new(context, 64).into(), *value).into()
+        }
+        emit::Attribute::Float(value) => {
+            FloatAttribute::new(context, Type::float32(context), f64::from(*value)).into()
+        }
         emit::Attribute::Bool(value) => BoolAttribute::new(context, *value).into(),
         emit::Attribute::Ints(values) => DenseI64ArrayAttribute::new(context, values).into(),
         emit::Attribute::Floats(values) => {
             // SAFETY: the context is alive and MLIR copies the elements.
             unsafe {
-                Attribute::from_raw(mlir_sys::mlirDenseF32ArrayGet(context.to_raw(), values.len() as isize, values.as_ptr()))
+                Attribute::from_raw(mlir_sys::mlirDenseF32ArrayGet(
+                    context.to_raw(),
+                    values.len() as isize,
+                    values.as_ptr(),
+                ))
             }
         }
         emit::Attribute::Str(text) => StringAttribute::new(context, text).into(),
         emit::Attribute::Enum(mnemonic, keyword) => graph_enum(context, mnemonic, keyword)
-            .ok_or_else(|| format!("#graph<{mnemonic} {keyword}> is not a case of the graph dialect"))?,
+            .ok_or_else(|| {
+                format!("#graph<{mnemonic} {keyword}> is not a case of the graph dialect")
+            })?,
         emit::Attribute::Dense { ty, data } => dense(context, ty, data)?,
     })
 }
@@ -162,10 +218,18 @@ fn dense<'c>(context: &'c Context, ty: &TensorType, data: &Data) -> Result<Attri
     let count = ty.shape.iter().product::<usize>();
     let splat = data.len() == 1 && count != 1;
     if !splat && data.len() != count {
-        return Err(format!("{} elements for a tensor of shape {:?}", data.len(), ty.shape));
+        return Err(format!(
+            "{} elements for a tensor of shape {:?}",
+            data.len(),
+            ty.shape
+        ));
     }
     if data.element() != ty.element {
-        return Err(format!("{:?} elements for a tensor of {}", data.element(), ty.element));
+        return Err(format!(
+            "{:?} elements for a tensor of {}",
+            data.element(),
+            ty.element
+        ));
     }
     let shaped = tensor_type(context, ty).to_raw();
     let length = data.len() as isize;

@@ -58,7 +58,8 @@ impl Builder {
         // Uniform on [-a, a) has variance a^2 / 3.
         let bound = (3.0 * variance).sqrt();
         let values: Vec<f32> = (0..count).map(|_| self.random.unit() * bound).collect();
-        self.weights.insert(name, Tensor::f32(shape.to_vec(), values));
+        self.weights
+            .insert(name, Tensor::f32(shape.to_vec(), values));
         self.body.weight(name, f32_type(shape), name)
     }
 
@@ -74,7 +75,16 @@ impl Builder {
         relu: bool,
         variance_scale: f32,
     ) -> Operand {
-        self.conv_with(name, input, channels, kernel, stride, relu, variance_scale, true)
+        self.conv_with(
+            name,
+            input,
+            channels,
+            kernel,
+            stride,
+            relu,
+            variance_scale,
+            true,
+        )
     }
 
     /// conv (+ bias when `bias`) (+ relu) on `input` of shape [N, C, H, W], padded to keep the
@@ -91,76 +101,153 @@ impl Builder {
         variance_scale: f32,
         bias: bool,
     ) -> Operand {
-        let [n, c, h, w] = input.ty.shape[..] else { unreachable!("convolutions take NCHW") };
+        let [n, c, h, w] = input.ty.shape[..] else {
+            unreachable!("convolutions take NCHW")
+        };
         let fan_in = c * kernel * kernel;
-        let filter = self.weight(&format!("{name}.weight"), &[channels, c, kernel, kernel], variance_scale / fan_in as f32);
+        let filter = self.weight(
+            &format!("{name}.weight"),
+            &[channels, c, kernel, kernel],
+            variance_scale / fan_in as f32,
+        );
         let bias = bias.then(|| self.weight(&format!("{name}.bias"), &[channels], 0.01));
         let pad = kernel / 2;
-        let out = [n, channels, (h + 2 * pad - kernel) / stride + 1, (w + 2 * pad - kernel) / stride + 1];
+        let out = [
+            n,
+            channels,
+            (h + 2 * pad - kernel) / stride + 1,
+            (w + 2 * pad - kernel) / stride + 1,
+        ];
         let stride = stride as i64;
         let pad = pad as i64;
-        let mut attributes = vec![("strides", Attribute::Ints(vec![stride; 2])), ("pads", Attribute::Ints(vec![pad; 4]))];
+        let mut attributes = vec![
+            ("strides", Attribute::Ints(vec![stride; 2])),
+            ("pads", Attribute::Ints(vec![pad; 4])),
+        ];
         if relu {
             attributes.push(("activation", Attribute::Enum("activation", "relu")));
         }
         let operands: Vec<&Operand> = [input, &filter].into_iter().chain(bias.as_ref()).collect();
-        self.body.op1("graph.conv2d", &operands, &attributes, f32_type(&out), name)
+        self.body
+            .op1("graph.conv2d", &operands, &attributes, f32_type(&out), name)
     }
 
     /// Inference batch norm with identity statistics, then ReLU.
     fn norm_relu(&mut self, name: &str, input: &Operand) -> Operand {
         let channels = input.ty.shape[1];
-        let scale: Vec<f32> = (0..channels).map(|_| 1.0 + 0.1 * self.random.unit()).collect();
+        let scale: Vec<f32> = (0..channels)
+            .map(|_| 1.0 + 0.1 * self.random.unit())
+            .collect();
         let shift: Vec<f32> = (0..channels).map(|_| 0.1 * self.random.unit()).collect();
         let mut parameter = |what: &str, values: Vec<f32>| {
             let full = format!("{name}.{what}");
-            self.weights.insert(&full, Tensor::f32(vec![channels], values));
+            self.weights
+                .insert(&full, Tensor::f32(vec![channels], values));
             self.body.weight(&full, f32_type(&[channels]), &full)
         };
-        let parameters =
-            [parameter("weight", scale), parameter("bias", shift), parameter("running_mean", vec![0.0; channels]), parameter("running_var", vec![1.0; channels])];
+        let parameters = [
+            parameter("weight", scale),
+            parameter("bias", shift),
+            parameter("running_mean", vec![0.0; channels]),
+            parameter("running_var", vec![1.0; channels]),
+        ];
         let ty = input.ty.clone();
         let operands: Vec<&Operand> = std::iter::once(input).chain(&parameters).collect();
-        let normed = self.body.op1("graph.batch_norm", &operands, &[("epsilon", Attribute::Float(1e-5))], ty.clone(), name);
-        self.body.op1("graph.relu", &[&normed], &[], ty, &format!("{name}.relu"))
+        let normed = self.body.op1(
+            "graph.batch_norm",
+            &operands,
+            &[("epsilon", Attribute::Float(1e-5))],
+            ty.clone(),
+            name,
+        );
+        self.body
+            .op1("graph.relu", &[&normed], &[], ty, &format!("{name}.relu"))
     }
 
     /// A pooling window of `kernel` × `kernel` at stride `stride`, padded by `pad`.
-    fn pool(&mut self, op: &str, name: &str, input: &Operand, kernel: usize, stride: usize, pad: usize) -> Operand {
-        let [n, c, h, w] = input.ty.shape[..] else { unreachable!("pools take NCHW") };
-        let out = [n, c, (h + 2 * pad - kernel) / stride + 1, (w + 2 * pad - kernel) / stride + 1];
+    fn pool(
+        &mut self,
+        op: &str,
+        name: &str,
+        input: &Operand,
+        kernel: usize,
+        stride: usize,
+        pad: usize,
+    ) -> Operand {
+        let [n, c, h, w] = input.ty.shape[..] else {
+            unreachable!("pools take NCHW")
+        };
+        let out = [
+            n,
+            c,
+            (h + 2 * pad - kernel) / stride + 1,
+            (w + 2 * pad - kernel) / stride + 1,
+        ];
         let attributes = [
             ("kernel", Attribute::Ints(vec![kernel as i64; 2])),
             ("strides", Attribute::Ints(vec![stride as i64; 2])),
             ("pads", Attribute::Ints(vec![pad as i64; 4])),
         ];
-        self.body.op1(op, &[input], &attributes, f32_type(&out), name)
+        self.body
+            .op1(op, &[input], &attributes, f32_type(&out), name)
     }
 
     /// global average pool → flatten → the 1000-class fully connected layer; returns the module.
     fn classifier(mut self, name: &str, input: TensorType, x: &Operand) -> BuiltinModel {
-        let [batch, channels, ..] = x.ty.shape[..] else { unreachable!("the classifier takes NCHW") };
-        let pooled = self.body.op1("graph.global_avg_pool", &[x], &[], f32_type(&[batch, channels, 1, 1]), "avgpool");
-        let flat = self.body.op1("graph.flatten", &[&pooled], &[("axis", Attribute::Int(1))], f32_type(&[batch, channels]), "flatten");
+        let [batch, channels, ..] = x.ty.shape[..] else {
+            unreachable!("the classifier takes NCHW")
+        };
+        let pooled = self.body.op1(
+            "graph.global_avg_pool",
+            &[x],
+            &[],
+            f32_type(&[batch, channels, 1, 1]),
+            "avgpool",
+        );
+        let flat = self.body.op1(
+            "graph.flatten",
+            &[&pooled],
+            &[("axis", Attribute::Int(1))],
+            f32_type(&[batch, channels]),
+            "flatten",
+        );
         let fc = self.weight("fc.weight", &[1000, channels], 1.0 / channels as f32);
         let fc_bias = self.weight("fc.bias", &[1000], 0.01);
-        let logits =
-            self.body.op1("graph.gemm", &[&flat, &fc, &fc_bias], &[("trans_b", Attribute::Bool(true))], f32_type(&[batch, 1000]), "fc");
+        let logits = self.body.op1(
+            "graph.gemm",
+            &[&flat, &fc, &fc_bias],
+            &[("trans_b", Attribute::Bool(true))],
+            f32_type(&[batch, 1000]),
+            "fc",
+        );
         self.body.ret(&[&logits], "output");
         let module = GraphModule {
             weights_file: None,
             location: name.to_owned(),
-            inputs: vec![Signature { name: "input".into(), ty: input }],
-            outputs: vec![Signature { name: "output".into(), ty: logits.ty }],
+            inputs: vec![Signature {
+                name: "input".into(),
+                ty: input,
+            }],
+            outputs: vec![Signature {
+                name: "output".into(),
+                ty: logits.ty,
+            }],
             body: self.body,
         };
-        BuiltinModel { module, weights: self.weights }
+        BuiltinModel {
+            module,
+            weights: self.weights,
+        }
     }
 }
 
 /// ResNet with `blocks` per stage: bottlenecks (ResNet-50) or basic blocks (ResNet-18).
 fn resnet(name: &str, batch: usize, blocks: &[usize], bottleneck: bool) -> BuiltinModel {
-    let mut b = Builder { body: FunctionBody::default(), weights: Weights::empty(), random: SplitMix(50) };
+    let mut b = Builder {
+        body: FunctionBody::default(),
+        weights: Weights::empty(),
+        random: SplitMix(50),
+    };
     let input = GraphModule::argument(0, f32_type(&[batch, 3, 224, 224]));
     let x = b.conv("conv1", &input, 64, 7, 2, true, 2.0);
     let mut x = b.pool("graph.max_pool2d", "maxpool", &x, 3, 2, 1);
@@ -173,31 +260,69 @@ fn resnet(name: &str, batch: usize, blocks: &[usize], bottleneck: bool) -> Built
             let branch = if bottleneck {
                 let a = b.conv(&format!("{prefix}.conv1"), &x, width, 1, 1, true, 2.0);
                 let c = b.conv(&format!("{prefix}.conv2"), &a, width, 3, stride, true, 2.0);
-                b.conv(&format!("{prefix}.conv3"), &c, width * expansion, 1, 1, false, 0.5)
+                b.conv(
+                    &format!("{prefix}.conv3"),
+                    &c,
+                    width * expansion,
+                    1,
+                    1,
+                    false,
+                    0.5,
+                )
             } else {
                 let a = b.conv(&format!("{prefix}.conv1"), &x, width, 3, stride, true, 2.0);
                 b.conv(&format!("{prefix}.conv2"), &a, width, 3, 1, false, 0.5)
             };
             let shortcut = if stride != 1 || x.ty.shape[1] != width * expansion {
-                b.conv(&format!("{prefix}.downsample"), &x, width * expansion, 1, stride, false, 1.0)
+                b.conv(
+                    &format!("{prefix}.downsample"),
+                    &x,
+                    width * expansion,
+                    1,
+                    stride,
+                    false,
+                    1.0,
+                )
             } else {
                 x.clone()
             };
             let ty = branch.ty.clone();
-            let sum = b.body.op1("graph.add", &[&branch, &shortcut], &[], ty.clone(), &format!("{prefix}.add"));
-            x = b.body.op1("graph.relu", &[&sum], &[], ty, &format!("{prefix}.relu"));
+            let sum = b.body.op1(
+                "graph.add",
+                &[&branch, &shortcut],
+                &[],
+                ty.clone(),
+                &format!("{prefix}.add"),
+            );
+            x = b
+                .body
+                .op1("graph.relu", &[&sum], &[], ty, &format!("{prefix}.relu"));
         }
     }
     b.classifier(name, input.ty, &x)
 }
 
-/// DenseNet-BC with `blocks` layers per dense block (torchvision's DenseNet-121 for [6, 12, 24, 16]).
+/// DenseNet-BC with `blocks` layers per dense block (torchvision's DenseNet-121 for
+/// [6, 12, 24, 16]).
 fn densenet(name: &str, batch: usize, blocks: &[usize]) -> BuiltinModel {
     const GROWTH: usize = 32;
     const BOTTLENECK: usize = 4 * GROWTH;
-    let mut b = Builder { body: FunctionBody::default(), weights: Weights::empty(), random: SplitMix(121) };
+    let mut b = Builder {
+        body: FunctionBody::default(),
+        weights: Weights::empty(),
+        random: SplitMix(121),
+    };
     let input = GraphModule::argument(0, f32_type(&[batch, 3, 224, 224]));
-    let x = b.conv_with("features.conv0", &input, 2 * GROWTH, 7, 2, false, 2.0, false);
+    let x = b.conv_with(
+        "features.conv0",
+        &input,
+        2 * GROWTH,
+        7,
+        2,
+        false,
+        2.0,
+        false,
+    );
     let x = b.norm_relu("features.norm0", &x);
     let mut x = b.pool("graph.max_pool2d", "features.pool0", &x, 3, 2, 1);
     for (index, &layers) in blocks.iter().enumerate() {
@@ -205,17 +330,50 @@ fn densenet(name: &str, batch: usize, blocks: &[usize]) -> BuiltinModel {
         for layer in 0..layers {
             let prefix = format!("{block}.denselayer{}", layer + 1);
             let a = b.norm_relu(&format!("{prefix}.norm1"), &x);
-            let a = b.conv_with(&format!("{prefix}.conv1"), &a, BOTTLENECK, 1, 1, false, 2.0, false);
+            let a = b.conv_with(
+                &format!("{prefix}.conv1"),
+                &a,
+                BOTTLENECK,
+                1,
+                1,
+                false,
+                2.0,
+                false,
+            );
             let a = b.norm_relu(&format!("{prefix}.norm2"), &a);
-            let new = b.conv_with(&format!("{prefix}.conv2"), &a, GROWTH, 3, 1, false, 2.0, false);
+            let new = b.conv_with(
+                &format!("{prefix}.conv2"),
+                &a,
+                GROWTH,
+                3,
+                1,
+                false,
+                2.0,
+                false,
+            );
             let mut shape = x.ty.shape.clone();
             shape[1] += GROWTH;
-            x = b.body.op1("graph.concat", &[&x, &new], &[("axis", Attribute::Int(1))], f32_type(&shape), &format!("{prefix}.cat"));
+            x = b.body.op1(
+                "graph.concat",
+                &[&x, &new],
+                &[("axis", Attribute::Int(1))],
+                f32_type(&shape),
+                &format!("{prefix}.cat"),
+            );
         }
         if index + 1 < blocks.len() {
             let prefix = format!("features.transition{}", index + 1);
             let a = b.norm_relu(&format!("{prefix}.norm"), &x);
-            let a = b.conv_with(&format!("{prefix}.conv"), &a, x.ty.shape[1] / 2, 1, 1, false, 2.0, false);
+            let a = b.conv_with(
+                &format!("{prefix}.conv"),
+                &a,
+                x.ty.shape[1] / 2,
+                1,
+                1,
+                false,
+                2.0,
+                false,
+            );
             x = b.pool("graph.avg_pool2d", &format!("{prefix}.pool"), &a, 2, 2, 0);
         }
     }

@@ -24,16 +24,32 @@ const ATTEMPTS: usize = 40;
 
 /// Checks `rule` at its example shapes and at up to `random` random shape sets (seeded by
 /// `seed`); an error names the rule, the shapes and what differed.
-pub fn check_rule(context: &Context, rule: &Rule, random: usize, seed: u64) -> Result<RuleCheck, String> {
+pub fn check_rule(
+    context: &Context,
+    rule: &Rule,
+    random: usize,
+    seed: u64,
+) -> Result<RuleCheck, String> {
     check_rule_in(context.to_raw(), rule, random, seed)
 }
 
-fn check_rule_in(context: MlirContext, rule: &Rule, random: usize, seed: u64) -> Result<RuleCheck, String> {
+fn check_rule_in(
+    context: MlirContext,
+    rule: &Rule,
+    random: usize,
+    seed: u64,
+) -> Result<RuleCheck, String> {
     let mut generator = SplitMix(seed ^ hash(&rule.name));
     let mut shapes = vec![example_shapes(rule)];
     check_at(context, rule, &shapes[0], &mut generator).map_err(|error| match error {
-        InstanceError::Shapes(message) => format!("rule '{}': its own example does not fit it: {message}", rule.name),
-        InstanceError::Unsound(message) => format!("rule '{}' at its example shapes {:?}: {message}", rule.name, shapes[0]),
+        InstanceError::Shapes(message) => format!(
+            "rule '{}': its own example does not fit it: {message}",
+            rule.name
+        ),
+        InstanceError::Unsound(message) => format!(
+            "rule '{}' at its example shapes {:?}: {message}",
+            rule.name, shapes[0]
+        ),
     })?;
     // A rule without wildcards (constant folding) has no other shapes to try.
     let random = if rule.arguments.is_empty() { 0 } else { random };
@@ -46,27 +62,52 @@ fn check_rule_in(context: MlirContext, rule: &Rule, random: usize, seed: u64) ->
                     break;
                 }
                 Err(InstanceError::Shapes(_)) => continue,
-                Err(InstanceError::Unsound(message)) => return Err(format!("rule '{}' at shapes {candidate:?}: {message}", rule.name)),
+                Err(InstanceError::Unsound(message)) => {
+                    return Err(format!(
+                        "rule '{}' at shapes {candidate:?}: {message}",
+                        rule.name
+                    ))
+                }
             }
         }
     }
     Ok(RuleCheck { shapes })
 }
 
-fn check_at(context: MlirContext, rule: &Rule, shapes: &[Vec<i64>], generator: &mut SplitMix) -> Result<(), InstanceError> {
+fn check_at(
+    context: MlirContext,
+    rule: &Rule,
+    shapes: &[Vec<i64>],
+    generator: &mut SplitMix,
+) -> Result<(), InstanceError> {
     let mut diagnostics: Vec<String> = Vec::new();
     let name = format!("rule {}", rule.name);
     // SAFETY: the handler only writes into `diagnostics`, which outlives it (it is detached
     // before the vector is read); the context is alive.
     let module = unsafe {
-        let handler = mlirContextAttachDiagnosticHandler(context, Some(collect), (&mut diagnostics as *mut Vec<String>).cast(), None);
-        let location = mlirLocationFileLineColGet(context, MlirStringRef { data: name.as_ptr().cast(), length: name.len() }, 0, 0);
+        let handler = mlirContextAttachDiagnosticHandler(
+            context,
+            Some(collect),
+            (&mut diagnostics as *mut Vec<String>).cast(),
+            None,
+        );
+        let location = mlirLocationFileLineColGet(
+            context,
+            MlirStringRef {
+                data: name.as_ptr().cast(),
+                length: name.len(),
+            },
+            0,
+            0,
+        );
         let module = instantiate_rule(rule, shapes, location);
         mlirContextDetachDiagnosticHandler(context, handler);
         module
     };
     let module = module.map_err(|error| match error {
-        InstanceError::Unsound(message) if !diagnostics.is_empty() => InstanceError::Unsound(format!("{message}: {}", diagnostics.join("; "))),
+        InstanceError::Unsound(message) if !diagnostics.is_empty() => {
+            InstanceError::Unsound(format!("{message}: {}", diagnostics.join("; ")))
+        }
         other => other,
     })?;
     let outcome = compare(module.0, shapes, generator);
@@ -87,17 +128,33 @@ unsafe extern "C" fn collect(diagnostic: MlirDiagnostic, sink: *mut c_void) -> M
     let mut message = String::new();
     // SAFETY: the diagnostic is alive for this call; `sink` is check_at's vector.
     unsafe {
-        mlirDiagnosticPrint(diagnostic, Some(append), (&mut message as *mut String).cast());
+        mlirDiagnosticPrint(
+            diagnostic,
+            Some(append),
+            (&mut message as *mut String).cast(),
+        );
         (*sink.cast::<Vec<String>>()).push(message);
         MlirLogicalResult { value: 1 }
     }
 }
 
 /// Runs `@source` and `@rewritten` of `module` on the same random inputs and compares.
-fn compare(module: MlirOperation, shapes: &[Vec<i64>], generator: &mut SplitMix) -> Result<(), String> {
+fn compare(
+    module: MlirOperation,
+    shapes: &[Vec<i64>],
+    generator: &mut SplitMix,
+) -> Result<(), String> {
     // SAFETY: the module was verified function by function and lives for this call.
-    let (source, rewritten) = unsafe { (Program::from_module(module, Some("source")), Program::from_module(module, Some("rewritten"))) };
-    let (source, rewritten) = (source.map_err(|error| error.to_string())?, rewritten.map_err(|error| error.to_string())?);
+    let (source, rewritten) = unsafe {
+        (
+            Program::from_module(module, Some("source")),
+            Program::from_module(module, Some("rewritten")),
+        )
+    };
+    let (source, rewritten) = (
+        source.map_err(|error| error.to_string())?,
+        rewritten.map_err(|error| error.to_string())?,
+    );
     let inputs: Vec<Tensor> = source
         .body
         .arguments
@@ -106,19 +163,30 @@ fn compare(module: MlirOperation, shapes: &[Vec<i64>], generator: &mut SplitMix)
         .map(|((_, r#type), shape)| random_tensor(r#type.element_type, shape, generator))
         .collect::<Result<_, _>>()?;
     let weights = Weights::empty();
-    let expected = interpret(&source, inputs.clone(), &weights).map_err(|error| format!("the source fails: {error}"))?;
-    let actual = interpret(&rewritten, inputs, &weights).map_err(|error| format!("the rewritten function fails: {error}"))?;
+    let expected = interpret(&source, inputs.clone(), &weights)
+        .map_err(|error| format!("the source fails: {error}"))?;
+    let actual = interpret(&rewritten, inputs, &weights)
+        .map_err(|error| format!("the rewritten function fails: {error}"))?;
     for (index, (expected, actual)) in expected.iter().zip(&actual).enumerate() {
         if expected.shape != actual.shape {
-            return Err(format!("result {index} is {:?}, the source's {:?}", actual.shape, expected.shape));
+            return Err(format!(
+                "result {index} is {:?}, the source's {:?}",
+                actual.shape, expected.shape
+            ));
         }
         match (&expected.data, &actual.data) {
             (Data::F32(expected), Data::F32(actual)) => {
-                let scale = expected.iter().fold(0f32, |scale, value| scale.max(value.abs()));
+                let scale = expected
+                    .iter()
+                    .fold(0f32, |scale, value| scale.max(value.abs()));
                 for (position, (e, a)) in expected.iter().zip(actual).enumerate() {
-                    let agree = (e.is_nan() && a.is_nan()) || (e - a).abs() <= 1e-4 * e.abs().max(a.abs()) + 1e-5 * scale;
+                    let agree = (e.is_nan() && a.is_nan())
+                        || (e - a).abs() <= 1e-4 * e.abs().max(a.abs()) + 1e-5 * scale;
                     if !agree {
-                        return Err(format!("result {index} differs at element {position}: {a} where the source gives {e}"));
+                        return Err(format!(
+                            "result {index} differs at element {position}: \
+                             {a} where the source gives {e}"
+                        ));
                     }
                 }
             }
@@ -129,22 +197,40 @@ fn compare(module: MlirOperation, shapes: &[Vec<i64>], generator: &mut SplitMix)
     Ok(())
 }
 
-fn random_tensor(element: ElementType, shape: &[i64], generator: &mut SplitMix) -> Result<Tensor, String> {
+fn random_tensor(
+    element: ElementType,
+    shape: &[i64],
+    generator: &mut SplitMix,
+) -> Result<Tensor, String> {
     let shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
     let count: usize = shape.iter().product();
     let data = match element {
         ElementType::F32 => Data::F32((0..count).map(|_| 1.5 * generator.unit()).collect()),
-        ElementType::I64 | ElementType::I32 => Data::I64((0..count).map(|_| (generator.next() % 5) as i64).collect()),
-        ElementType::Bool => Data::Bool((0..count).map(|_| generator.next().is_multiple_of(2)).collect()),
+        ElementType::I64 | ElementType::I32 => Data::I64(
+            (0..count)
+                .map(|_| (generator.next_u64() % 5) as i64)
+                .collect(),
+        ),
+        ElementType::Bool => Data::Bool(
+            (0..count)
+                .map(|_| generator.next_u64().is_multiple_of(2))
+                .collect(),
+        ),
     };
-    Ok(Tensor { shape, element_type: element, data })
+    Ok(Tensor {
+        shape,
+        element_type: element,
+        data,
+    })
 }
 
 /// Sizes 1 to 6 for every name; a shape of rank 1 to 4 (shared) for arguments of any shape.
 fn random_shapes(rule: &Rule, generator: &mut SplitMix) -> Vec<Vec<i64>> {
     let mut sizes = turbine_passes::substitute::expr::Env::new();
-    let rank = 1 + (generator.next() % 4) as usize;
-    let any: Vec<i64> = (0..rank).map(|_| 1 + (generator.next() % 6) as i64).collect();
+    let rank = 1 + (generator.next_u64() % 4) as usize;
+    let any: Vec<i64> = (0..rank)
+        .map(|_| 1 + (generator.next_u64() % 6) as i64)
+        .collect();
     rule.arguments
         .iter()
         .map(|argument| match &argument.dims {
@@ -154,17 +240,23 @@ fn random_shapes(rule: &Rule, generator: &mut SplitMix) -> Vec<Vec<i64>> {
                     let mut names = Vec::new();
                     dim.names(&mut names);
                     for name in names {
-                        sizes.entry(name.to_owned()).or_insert_with(|| 1 + (generator.next() % 6) as i64);
+                        sizes
+                            .entry(name.to_owned())
+                            .or_insert_with(|| 1 + (generator.next_u64() % 6) as i64);
                     }
                 }
-                dims.iter().map(|dim| dim.eval(&sizes).unwrap_or(1)).collect()
+                dims.iter()
+                    .map(|dim| dim.eval(&sizes).unwrap_or(1))
+                    .collect()
             }
         })
         .collect()
 }
 
 fn hash(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| (hash ^ byte as u64).wrapping_mul(0x100_0000_01b3))
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ byte as u64).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 /// Random shape sets `graph-substitute{verify}` checks each rule at, besides its example.
@@ -181,20 +273,31 @@ pub fn install_rule_checker() {
 /// The listing of `turbine-translate --list-rules`: a line per rule (name, file and line,
 /// summary), and with `verify` the shapes each was checked at through the interpreter. An error
 /// when a file does not load or, with `verify`, when a rule is unsound (the listing says which).
-pub fn list_rules(builtin: bool, files: &[&std::path::Path], verify: Option<usize>) -> Result<String, String> {
+pub fn list_rules(
+    builtin: bool,
+    files: &[&std::path::Path],
+    verify: Option<usize>,
+) -> Result<String, String> {
     use turbine_passes::substitute::rule::RuleSet;
     let context = turbine_dialects::create_context();
     let diagnostics = std::rc::Rc::new(std::cell::RefCell::new(Vec::<String>::new()));
     let sink = diagnostics.clone();
     let handler = context.attach_diagnostic_handler(move |diagnostic| {
-        sink.borrow_mut().push(format!("{}: {diagnostic}", crate::diagnostics::describe(diagnostic.location())));
+        sink.borrow_mut().push(format!(
+            "{}: {diagnostic}",
+            crate::diagnostics::describe(diagnostic.location())
+        ));
         true
     });
     let raw = context.to_raw();
     let mut set = RuleSet::default();
     // SAFETY: the context is alive.
     let nowhere = unsafe { mlirLocationUnknownGet(raw) };
-    let mut loaded = if builtin { RuleSet::builtin(raw).map(|builtin| set = builtin) } else { Ok(()) };
+    let mut loaded = if builtin {
+        RuleSet::builtin(raw).map(|builtin| set = builtin)
+    } else {
+        Ok(())
+    };
     for file in files {
         loaded = loaded.and_then(|()| set.add_file(raw, &file.to_string_lossy(), nowhere));
     }
@@ -202,16 +305,30 @@ pub fn list_rules(builtin: bool, files: &[&std::path::Path], verify: Option<usiz
     if loaded.is_err() {
         return Err(diagnostics.borrow().join("\n"));
     }
-    let width = set.rules.iter().map(|rule| rule.name.len()).max().unwrap_or(0);
+    let width = set
+        .rules
+        .iter()
+        .map(|rule| rule.name.len())
+        .max()
+        .unwrap_or(0);
     let mut listing = String::new();
     let mut unsound = 0;
     for rule in &set.rules {
         // SAFETY: the rule's location lives in the context.
-        let location = crate::diagnostics::describe(unsafe { melior::ir::Location::from_raw(rule.location()) });
-        listing.push_str(&format!("{:width$}  {location}  {}\n", rule.name, rule.summary));
+        let location = crate::diagnostics::describe(unsafe {
+            melior::ir::Location::from_raw(rule.location())
+        });
+        listing.push_str(&format!(
+            "{:width$}  {location}  {}\n",
+            rule.name, rule.summary
+        ));
         if let Some(random) = verify {
             match check_rule(&context, rule, random, 0) {
-                Ok(check) => listing.push_str(&format!("{:width$}  verified at {} shape sets\n", "", check.shapes.len())),
+                Ok(check) => listing.push_str(&format!(
+                    "{:width$}  verified at {} shape sets\n",
+                    "",
+                    check.shapes.len()
+                )),
                 Err(message) => {
                     unsound += 1;
                     listing.push_str(&format!("{:width$}  UNSOUND: {message}\n", ""));

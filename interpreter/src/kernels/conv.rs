@@ -4,12 +4,10 @@ use super::Window;
 
 /// `output[n][o][y][x] = bias[o] + sum over the group's channels c and the window (i, j) of
 /// input[n][c][y*s + i*d - pad][x*s + j*d - pad] * filter[o][c - group_start][i][j]`, padding
-/// reading as zero.
+/// reading as zero. The input and the filter come with their shapes.
 pub fn conv2d(
-    input: &[f32],
-    input_shape: [usize; 4],
-    filter: &[f32],
-    filter_shape: [usize; 4],
+    (input, input_shape): (&[f32], [usize; 4]),
+    (filter, filter_shape): (&[f32], [usize; 4]),
     bias: Option<&[f32]>,
     window: Window,
     groups: usize,
@@ -22,21 +20,26 @@ pub fn conv2d(
     let mut output = vec![0.0f32; batch * out_channels * out_height * out_width];
     for n in 0..batch {
         for o in 0..out_channels {
-            let plane = &mut output[((n * out_channels + o) * out_height * out_width)..][..out_height * out_width];
+            let plane = &mut output[((n * out_channels + o) * out_height * out_width)..]
+                [..out_height * out_width];
             plane.fill(bias.map_or(0.0, |bias| bias[o]));
             let group = o / outs_per_group;
             for c in 0..group_channels {
                 let input_channel = group * group_channels + c;
                 debug_assert!(input_channel < channels);
-                let source = &input[((n * channels + input_channel) * height * width)..][..height * width];
+                let source =
+                    &input[((n * channels + input_channel) * height * width)..][..height * width];
                 for i in 0..kh {
                     for j in 0..kw {
                         let weight = filter[((o * group_channels + c) * kh + i) * kw + j];
                         for y in 0..out_height {
-                            let Some(row) = window.source(0, y, i, height) else { continue };
+                            let Some(row) = window.source(0, y, i, height) else {
+                                continue;
+                            };
                             for x in 0..out_width {
                                 if let Some(column) = window.source(1, x, j, width) {
-                                    plane[y * out_width + x] += weight * source[row * width + column];
+                                    plane[y * out_width + x] +=
+                                        weight * source[row * width + column];
                                 }
                             }
                         }

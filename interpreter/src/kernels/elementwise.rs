@@ -65,7 +65,11 @@ fn float_binary(op: Binary, a: f32, b: f32) -> f32 {
         Binary::Mod { fmod: true } => a % b,
         Binary::Mod { fmod: false } => {
             let r = a % b;
-            if r != 0.0 && (r < 0.0) != (b < 0.0) { r + b } else { r }
+            if r != 0.0 && (r < 0.0) != (b < 0.0) {
+                r + b
+            } else {
+                r
+            }
         }
     }
 }
@@ -83,7 +87,11 @@ fn integer_binary(op: Binary, a: i64, b: i64) -> Result<i64, String> {
         Binary::Mod { fmod: true } => a.checked_rem(b).ok_or_else(zero)?,
         Binary::Mod { fmod: false } => {
             let r = a.checked_rem(b).ok_or_else(zero)?;
-            if r != 0 && (r < 0) != (b < 0) { r + b } else { r }
+            if r != 0 && (r < 0) != (b < 0) {
+                r + b
+            } else {
+                r
+            }
         }
     })
 }
@@ -93,11 +101,17 @@ pub fn binary(op: Binary, lhs: &Tensor, rhs: &Tensor, out_shape: &[usize]) -> Re
     let left = broadcast_map(&lhs.shape, out_shape);
     let right = broadcast_map(&rhs.shape, out_shape);
     match (&lhs.data, &rhs.data) {
-        (Data::F32(a), Data::F32(b)) => {
-            Ok(Data::F32(left.iter().zip(&right).map(|(&i, &j)| float_binary(op, a[i], b[j])).collect()))
-        }
+        (Data::F32(a), Data::F32(b)) => Ok(Data::F32(
+            left.iter()
+                .zip(&right)
+                .map(|(&i, &j)| float_binary(op, a[i], b[j]))
+                .collect(),
+        )),
         (Data::I64(a), Data::I64(b)) => Ok(Data::I64(
-            left.iter().zip(&right).map(|(&i, &j)| integer_binary(op, a[i], b[j])).collect::<Result<_, _>>()?,
+            left.iter()
+                .zip(&right)
+                .map(|(&i, &j)| integer_binary(op, a[i], b[j]))
+                .collect::<Result<_, _>>()?,
         )),
         _ => Err(format!("{op:?} is not defined on these element types")),
     }
@@ -137,32 +151,53 @@ pub fn compare(predicate: Predicate, lhs: &Tensor, rhs: &Tensor, out_shape: &[us
     let right = broadcast_map(&rhs.shape, out_shape);
     let pairs = left.iter().zip(&right);
     Data::Bool(match (&lhs.data, &rhs.data) {
-        (Data::F32(a), Data::F32(b)) => pairs.map(|(&i, &j)| holds(predicate, a[i], b[j])).collect(),
-        (Data::I64(a), Data::I64(b)) => pairs.map(|(&i, &j)| holds(predicate, a[i], b[j])).collect(),
-        (Data::Bool(a), Data::Bool(b)) => pairs.map(|(&i, &j)| holds(predicate, a[i], b[j])).collect(),
+        (Data::F32(a), Data::F32(b)) => {
+            pairs.map(|(&i, &j)| holds(predicate, a[i], b[j])).collect()
+        }
+        (Data::I64(a), Data::I64(b)) => {
+            pairs.map(|(&i, &j)| holds(predicate, a[i], b[j])).collect()
+        }
+        (Data::Bool(a), Data::Bool(b)) => {
+            pairs.map(|(&i, &j)| holds(predicate, a[i], b[j])).collect()
+        }
         _ => unreachable!("the verifier ensures both sides share an element type"),
     })
 }
 
 /// `condition ? lhs : rhs` with broadcasting.
 pub fn select(condition: &Tensor, lhs: &Tensor, rhs: &Tensor, out_shape: &[usize]) -> Data {
-    let Data::Bool(flags) = &condition.data else { unreachable!("the verifier ensures an i1 condition") };
+    let Data::Bool(flags) = &condition.data else {
+        unreachable!("the verifier ensures an i1 condition")
+    };
     let c = broadcast_map(&condition.shape, out_shape);
     let chosen: Vec<(bool, usize)> = c
         .iter()
-        .zip(broadcast_map(&lhs.shape, out_shape).into_iter().zip(broadcast_map(&rhs.shape, out_shape)))
+        .zip(
+            broadcast_map(&lhs.shape, out_shape)
+                .into_iter()
+                .zip(broadcast_map(&rhs.shape, out_shape)),
+        )
         .map(|(&ci, (li, ri))| if flags[ci] { (true, li) } else { (false, ri) })
         .collect();
     match (&lhs.data, &rhs.data) {
-        (Data::F32(a), Data::F32(b)) => {
-            Data::F32(chosen.iter().map(|&(left, i)| if left { a[i] } else { b[i] }).collect())
-        }
-        (Data::I64(a), Data::I64(b)) => {
-            Data::I64(chosen.iter().map(|&(left, i)| if left { a[i] } else { b[i] }).collect())
-        }
-        (Data::Bool(a), Data::Bool(b)) => {
-            Data::Bool(chosen.iter().map(|&(left, i)| if left { a[i] } else { b[i] }).collect())
-        }
+        (Data::F32(a), Data::F32(b)) => Data::F32(
+            chosen
+                .iter()
+                .map(|&(left, i)| if left { a[i] } else { b[i] })
+                .collect(),
+        ),
+        (Data::I64(a), Data::I64(b)) => Data::I64(
+            chosen
+                .iter()
+                .map(|&(left, i)| if left { a[i] } else { b[i] })
+                .collect(),
+        ),
+        (Data::Bool(a), Data::Bool(b)) => Data::Bool(
+            chosen
+                .iter()
+                .map(|&(left, i)| if left { a[i] } else { b[i] })
+                .collect(),
+        ),
         _ => unreachable!("the verifier ensures both choices share an element type"),
     }
 }
@@ -175,11 +210,19 @@ pub fn cast(data: &Data, to: ElementType) -> Data {
         (Data::F32(values), ElementType::I64 | ElementType::I32) => {
             Data::I64(values.iter().map(|&v| v as i64).collect())
         }
-        (Data::F32(values), ElementType::Bool) => Data::Bool(values.iter().map(|&v| v != 0.0).collect()),
-        (Data::I64(values), ElementType::F32) => Data::F32(values.iter().map(|&v| v as f32).collect()),
+        (Data::F32(values), ElementType::Bool) => {
+            Data::Bool(values.iter().map(|&v| v != 0.0).collect())
+        }
+        (Data::I64(values), ElementType::F32) => {
+            Data::F32(values.iter().map(|&v| v as f32).collect())
+        }
         (Data::I64(values), ElementType::I64) => Data::I64(values.clone()),
-        (Data::I64(values), ElementType::I32) => Data::I64(values.iter().map(|&v| v as i32 as i64).collect()),
-        (Data::I64(values), ElementType::Bool) => Data::Bool(values.iter().map(|&v| v != 0).collect()),
+        (Data::I64(values), ElementType::I32) => {
+            Data::I64(values.iter().map(|&v| v as i32 as i64).collect())
+        }
+        (Data::I64(values), ElementType::Bool) => {
+            Data::Bool(values.iter().map(|&v| v != 0).collect())
+        }
         (Data::Bool(values), ElementType::F32) => {
             Data::F32(values.iter().map(|&v| if v { 1.0 } else { 0.0 }).collect())
         }
@@ -236,7 +279,9 @@ pub fn unary_scalar(op: Unary, x: f32) -> f32 {
         Unary::Sigmoid => 1.0 / (1.0 + (-x).exp()),
         Unary::Tanh => x.tanh(),
         Unary::Silu => x / (1.0 + (-x).exp()),
-        Unary::Gelu { approximate: false } => 0.5 * x * (1.0 + libm::erff(x / std::f32::consts::SQRT_2)),
+        Unary::Gelu { approximate: false } => {
+            0.5 * x * (1.0 + libm::erff(x / std::f32::consts::SQRT_2))
+        }
         Unary::Gelu { approximate: true } => {
             let inner = (2.0f32 / std::f32::consts::PI).sqrt() * (x + 0.044715 * x * x * x);
             0.5 * x * (1.0 + inner.tanh())

@@ -18,7 +18,13 @@ pub fn matmul(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
 
 /// ONNX MatMul on operands of rank >= 2: the last two dimensions multiply, the leading ones
 /// broadcast to `out_shape[..rank-2]`.
-pub fn batch_matmul(a: &[f32], a_shape: &[usize], b: &[f32], b_shape: &[usize], out_shape: &[usize]) -> Vec<f32> {
+pub fn batch_matmul(
+    a: &[f32],
+    a_shape: &[usize],
+    b: &[f32],
+    b_shape: &[usize],
+    out_shape: &[usize],
+) -> Vec<f32> {
     let (m, k) = (a_shape[a_shape.len() - 2], a_shape[a_shape.len() - 1]);
     let n = b_shape[b_shape.len() - 1];
     let batch_shape = &out_shape[..out_shape.len() - 2];
@@ -26,7 +32,13 @@ pub fn batch_matmul(a: &[f32], a_shape: &[usize], b: &[f32], b_shape: &[usize], 
     let b_batches = broadcast_map(&b_shape[..b_shape.len() - 2], batch_shape);
     let mut out = Vec::with_capacity(out_shape.iter().product());
     for (&ia, &ib) in a_batches.iter().zip(&b_batches) {
-        out.extend(matmul(&a[ia * m * k..][..m * k], &b[ib * k * n..][..k * n], m, k, n));
+        out.extend(matmul(
+            &a[ia * m * k..][..m * k],
+            &b[ib * k * n..][..k * n],
+            m,
+            k,
+            n,
+        ));
     }
     out
 }
@@ -45,7 +57,11 @@ pub fn gemm(
     trans_a: bool,
     trans_b: bool,
 ) -> Vec<f32> {
-    let (m, k) = if trans_a { (a_shape[1], a_shape[0]) } else { (a_shape[0], a_shape[1]) };
+    let (m, k) = if trans_a {
+        (a_shape[1], a_shape[0])
+    } else {
+        (a_shape[0], a_shape[1])
+    };
     let n = if trans_b { b_shape[0] } else { b_shape[1] };
     let a_at = |i: usize, p: usize| if trans_a { a[p * m + i] } else { a[i * k + p] };
     let b_at = |p: usize, j: usize| if trans_b { b[j * k + p] } else { b[p * n + j] };

@@ -27,7 +27,8 @@ impl Window {
     /// The input row (or column, for `axis` 1) that output position `out` reads at kernel offset
     /// `k`, or None when it falls into the padding.
     pub fn source(&self, axis: usize, out: usize, k: usize, extent: usize) -> Option<usize> {
-        let position = (out * self.strides[axis] + k * self.dilations[axis]) as isize - self.pads[axis] as isize;
+        let position = (out * self.strides[axis] + k * self.dilations[axis]) as isize
+            - self.pads[axis] as isize;
         (position >= 0 && (position as usize) < extent).then_some(position as usize)
     }
 }

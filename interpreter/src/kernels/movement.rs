@@ -25,7 +25,13 @@ pub fn transpose(data: &Data, shape: &[usize], permutation: &[usize]) -> Data {
     let out_shape: Vec<usize> = permutation.iter().map(|&p| shape[p]).collect();
     let mut indices = Vec::with_capacity(data.len());
     for_each_index(&out_shape, |index| {
-        indices.push(index.iter().zip(permutation).map(|(&i, &p)| i * in_strides[p]).sum());
+        indices.push(
+            index
+                .iter()
+                .zip(permutation)
+                .map(|(&i, &p)| i * in_strides[p])
+                .sum(),
+        );
     });
     data.gather(&indices)
 }
@@ -45,11 +51,21 @@ pub fn concat(parts: &[(&Data, &[usize])], axis: usize) -> Data {
 }
 
 /// The window of `out_shape` elements starting at `starts` with `steps`.
-pub fn slice(data: &Data, shape: &[usize], starts: &[usize], steps: &[usize], out_shape: &[usize]) -> Data {
+pub fn slice(
+    data: &Data,
+    shape: &[usize],
+    starts: &[usize],
+    steps: &[usize],
+    out_shape: &[usize],
+) -> Data {
     let in_strides = strides(shape);
     let mut indices = Vec::with_capacity(out_shape.iter().product());
     for_each_index(out_shape, |index| {
-        indices.push((0..shape.len()).map(|d| (starts[d] + index[d] * steps[d]) * in_strides[d]).sum());
+        indices.push(
+            (0..shape.len())
+                .map(|d| (starts[d] + index[d] * steps[d]) * in_strides[d])
+                .sum(),
+        );
     });
     data.gather(&indices)
 }
@@ -85,7 +101,11 @@ pub fn pad(data: &Data, shape: &[usize], pads: &[i64], mode: PadMode, out_shape:
                     }
                     PadMode::Edge => position.clamp(0, extent - 1),
                     PadMode::Reflect => {
-                        if position < 0 { -position } else { 2 * (extent - 1) - position }
+                        if position < 0 {
+                            -position
+                        } else {
+                            2 * (extent - 1) - position
+                        }
                     }
                 }
             };
@@ -98,9 +118,24 @@ pub fn pad(data: &Data, shape: &[usize], pads: &[i64], mode: PadMode, out_shape:
         _ => 0.0,
     };
     match data {
-        Data::F32(values) => Data::F32(sources.iter().map(|s| s.map_or(fill, |i| values[i])).collect()),
-        Data::I64(values) => Data::I64(sources.iter().map(|s| s.map_or(fill as i64, |i| values[i])).collect()),
-        Data::Bool(values) => Data::Bool(sources.iter().map(|s| s.is_some_and(|i| values[i])).collect()),
+        Data::F32(values) => Data::F32(
+            sources
+                .iter()
+                .map(|s| s.map_or(fill, |i| values[i]))
+                .collect(),
+        ),
+        Data::I64(values) => Data::I64(
+            sources
+                .iter()
+                .map(|s| s.map_or(fill as i64, |i| values[i]))
+                .collect(),
+        ),
+        Data::Bool(values) => Data::Bool(
+            sources
+                .iter()
+                .map(|s| s.is_some_and(|i| values[i]))
+                .collect(),
+        ),
     }
 }
 
@@ -112,9 +147,15 @@ pub fn gather(data: &Data, shape: &[usize], indices: &[i64], axis: usize) -> Res
     let mut sources = Vec::with_capacity(outer * indices.len() * inner);
     for o in 0..outer {
         for &index in indices {
-            let resolved = if index < 0 { index + size as i64 } else { index };
+            let resolved = if index < 0 {
+                index + size as i64
+            } else {
+                index
+            };
             if !(0..size as i64).contains(&resolved) {
-                return Err(format!("gather index {index} is out of range for a dimension of size {size}"));
+                return Err(format!(
+                    "gather index {index} is out of range for a dimension of size {size}"
+                ));
             }
             let start = (o * size + resolved as usize) * inner;
             sources.extend(start..start + inner);

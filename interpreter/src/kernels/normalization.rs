@@ -23,7 +23,13 @@ pub fn batch_norm(
 }
 
 /// ONNX LayerNormalization over the trailing `normalized` elements of each row.
-pub fn layer_norm(input: &[f32], normalized: usize, scale: &[f32], bias: Option<&[f32]>, epsilon: f32) -> Vec<f32> {
+pub fn layer_norm(
+    input: &[f32],
+    normalized: usize,
+    scale: &[f32],
+    bias: Option<&[f32]>,
+    epsilon: f32,
+) -> Vec<f32> {
     let mut out = Vec::with_capacity(input.len());
     // No normalized elements: the tensor is empty (chunks of 0 would panic).
     if normalized == 0 {
@@ -31,7 +37,8 @@ pub fn layer_norm(input: &[f32], normalized: usize, scale: &[f32], bias: Option<
     }
     for row in input.chunks(normalized) {
         let mean = row.iter().sum::<f32>() / normalized as f32;
-        let variance = row.iter().map(|&x| (x - mean) * (x - mean)).sum::<f32>() / normalized as f32;
+        let variance =
+            row.iter().map(|&x| (x - mean) * (x - mean)).sum::<f32>() / normalized as f32;
         let deviation = (variance + epsilon).sqrt();
         for (i, &x) in row.iter().enumerate() {
             out.push((x - mean) / deviation * scale[i] + bias.map_or(0.0, |bias| bias[i]));
@@ -49,7 +56,9 @@ pub fn softmax(input: &[f32], shape: &[usize], axis: usize) -> Vec<f32> {
     for o in 0..outer {
         for i in 0..inner {
             let at = |k: usize| (o * size + k) * inner + i;
-            let max = (0..size).map(|k| input[at(k)]).fold(f32::NEG_INFINITY, f32::max);
+            let max = (0..size)
+                .map(|k| input[at(k)])
+                .fold(f32::NEG_INFINITY, f32::max);
             let sum: f32 = (0..size).map(|k| (input[at(k)] - max).exp()).sum();
             for k in 0..size {
                 out[at(k)] = (input[at(k)] - max).exp() / sum;
@@ -61,7 +70,14 @@ pub fn softmax(input: &[f32], shape: &[usize], axis: usize) -> Vec<f32> {
 
 /// ONNX LRN on NCHW: `x / (bias + alpha / size * sum of x^2 over channels
 /// [c - floor((size-1)/2), c + ceil((size-1)/2)])^beta`.
-pub fn lrn(input: &[f32], shape: &[usize], size: usize, alpha: f32, beta: f32, bias: f32) -> Vec<f32> {
+pub fn lrn(
+    input: &[f32],
+    shape: &[usize],
+    size: usize,
+    alpha: f32,
+    beta: f32,
+    bias: f32,
+) -> Vec<f32> {
     let channels = shape[1];
     let inner: usize = shape[2..].iter().product();
     let below = (size - 1) / 2;
@@ -74,7 +90,9 @@ pub fn lrn(input: &[f32], shape: &[usize], size: usize, alpha: f32, beta: f32, b
             let base = i - c * inner;
             let first = c.saturating_sub(below);
             let last = (c + above).min(channels - 1);
-            let square_sum: f32 = (first..=last).map(|k| input[base + k * inner].powi(2)).sum();
+            let square_sum: f32 = (first..=last)
+                .map(|k| input[base + k * inner].powi(2))
+                .sum();
             x / (bias + alpha / size as f32 * square_sum).powf(beta)
         })
         .collect()

@@ -55,7 +55,13 @@ fn source(x: usize, scale: f32, input: usize, coordinates: Coordinates) -> f64 {
 }
 
 /// Per output coordinate of one dimension, the input elements it reads and their weights.
-fn taps(scale: f32, input: usize, output: usize, coordinates: Coordinates, interpolation: Interpolation) -> Vec<Vec<(usize, f32)>> {
+fn taps(
+    scale: f32,
+    input: usize,
+    output: usize,
+    coordinates: Coordinates,
+    interpolation: Interpolation,
+) -> Vec<Vec<(usize, f32)>> {
     let clamp = |i: f64| i.clamp(0.0, input as f64 - 1.0) as usize;
     (0..output)
         .map(|x| {
@@ -95,8 +101,17 @@ pub fn resize(
     interpolation: Interpolation,
 ) -> Vec<f32> {
     let rank = shape.len();
-    let taps: Vec<Vec<Vec<(usize, f32)>>> =
-        (0..rank).map(|d| taps(scales[d], shape[d], out_shape[d], coordinates, interpolation)).collect();
+    let taps: Vec<Vec<Vec<(usize, f32)>>> = (0..rank)
+        .map(|d| {
+            taps(
+                scales[d],
+                shape[d],
+                out_shape[d],
+                coordinates,
+                interpolation,
+            )
+        })
+        .collect();
     let in_strides = strides(shape);
     let count: usize = out_shape.iter().product();
     let mut result = Vec::with_capacity(count);
@@ -109,10 +124,19 @@ pub fn resize(
             let (dimension, stride) = (&taps[d][index[d]], in_strides[d]);
             terms = terms
                 .iter()
-                .flat_map(|&(offset, weight)| dimension.iter().map(move |&(i, w)| (offset + i * stride, weight * w)))
+                .flat_map(|&(offset, weight)| {
+                    dimension
+                        .iter()
+                        .map(move |&(i, w)| (offset + i * stride, weight * w))
+                })
                 .collect();
         }
-        result.push(terms.iter().map(|&(offset, weight)| weight * data[offset]).sum());
+        result.push(
+            terms
+                .iter()
+                .map(|&(offset, weight)| weight * data[offset])
+                .sum(),
+        );
         for d in (0..rank).rev() {
             index[d] += 1;
             if index[d] < out_shape[d] {

@@ -137,7 +137,12 @@ fn apply<T: Number>(op: &str, fmod: bool, lhs: &[T], rhs: &[T]) -> Result<Vec<T>
                 "Max" => Some(if b > a { b } else { a }),
                 _ => Some(if b < a { b } else { a }),
             };
-            value.ok_or_else(|| format!("{op} is undefined on its integer operands (a division by zero or a negative exponent)"))
+            value.ok_or_else(|| {
+                format!(
+                    "{op} is undefined on its integer operands \
+                     (a division by zero or a negative exponent)"
+                )
+            })
         })
         .collect()
 }

@@ -180,7 +180,14 @@ fn shape_of(node: &Node, inputs: &Inputs) -> Folded {
         .collect();
     // Opset 15's start and end: clamped, negative from the end.
     let rank = dims.len() as i64;
-    let clamp = |value: i64| if value < 0 { (value + rank).max(0) } else { value.min(rank) } as usize;
+    let clamp = |value: i64| {
+        let clamped = if value < 0 {
+            (value + rank).max(0)
+        } else {
+            value.min(rank)
+        };
+        clamped as usize
+    };
     let start = clamp(node.int("start", 0)?);
     let end = clamp(node.int("end", rank)?);
     Ok(vec![Tensor::from_i64s(

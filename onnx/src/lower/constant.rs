@@ -1,9 +1,9 @@
 //! Constants too large to fold: `ConstantOfShape` → a splat `graph.constant`.
 //!
 //! Folding expands a `ConstantOfShape` only up to [`crate::fold::SPLAT_FOLD_LIMIT`] elements; a
-//! splat in the IR needs no elements at all, one literal and a type. ONNX's "light" test models store every weight this way (AlexNet's first
-//! fully connected layer is a 4096 × 9216 ConstantOfShape), and so may any exporter that fills a
-//! large tensor.
+//! splat in the IR needs no elements at all, one literal and a type. ONNX's "light" test models
+//! store every weight this way (AlexNet's first fully connected layer is a 4096 × 9216
+//! ConstantOfShape), and so may any exporter that fills a large tensor.
 
 use super::Builder;
 use crate::error::ImportError;

@@ -215,12 +215,15 @@ pub fn pad(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Va
     };
     let shape = shape::pad(&ty.shape, &pads).map_err(|message| node.invalid(message))?;
     if mode == "reflect" {
-        // Reflection mirrors the dimension without its edge value, so a pad reaches at most size - 1
-        // elements in; graph.pad's verifier holds it to that.
+        // Reflection mirrors the dimension without its edge value, so a pad reaches at most
+        // size - 1 elements in; graph.pad's verifier holds it to that.
         let rank = ty.rank();
-        if let Some(dim) = (0..rank).find(|&d| pads[d].max(pads[rank + d]) >= ty.shape[d] as i64 && pads[d].max(pads[rank + d]) > 0) {
+        if let Some(dim) = (0..rank).find(|&d| {
+            pads[d].max(pads[rank + d]) >= ty.shape[d] as i64 && pads[d].max(pads[rank + d]) > 0
+        }) {
             return Err(node.unsupported(format!(
-                "reflect padding of {} on dimension {dim} of size {} is not supported (a reflection pad must be smaller than its dimension)",
+                "reflect padding of {} on dimension {dim} of size {} is not supported \
+                 (a reflection pad must be smaller than its dimension)",
                 pads[dim].max(pads[rank + dim]),
                 ty.shape[dim]
             )));

@@ -35,7 +35,8 @@ pub(super) fn run<'a>(
             Some(range) => unsafe { base.add(range.start) },
             None => {
                 // SAFETY: the buffer is locked and `len` elements long.
-                let data = unsafe { std::slice::from_raw_parts(base, get(view.buffer).len as usize) };
+                let data =
+                    unsafe { std::slice::from_raw_parts(base, get(view.buffer).len as usize) };
                 view.gather_into(data, scratch);
                 scratch.as_ptr()
             }
@@ -106,7 +107,7 @@ fn dense(
         (col_limit / (taps * ow).max(1)).clamp(1, oh)
     };
     // The im2col matrix in per-thread scratch (im2col writes every element it reads): a fresh
-    // zeroed vector per tile was a visible part of the host time.
+    // zeroed vector per tile would be a visible part of the host time.
     with_scratch(|col| {
         if !pointwise && col.len() < taps * rows * ow {
             col.resize(taps * rows * ow, 0.0);
@@ -200,7 +201,9 @@ fn im2col(
                     if sw == 1 {
                         line[lo..hi].copy_from_slice(&src[first..first + (hi - lo)]);
                     } else {
-                        for (v, &value) in line[lo..hi].iter_mut().zip(src[first..].iter().step_by(sw)) {
+                        for (v, &value) in
+                            line[lo..hi].iter_mut().zip(src[first..].iter().step_by(sw))
+                        {
                             *v = value;
                         }
                     }
@@ -245,7 +248,8 @@ mod tests {
                             for xo in 0..ow {
                                 let hy = (y + i) as isize - 1;
                                 let wx = (xo * sw + j * dw) as isize - pl as isize;
-                                let inside = (0..h as isize).contains(&hy) && (0..w as isize).contains(&wx);
+                                let inside =
+                                    (0..h as isize).contains(&hy) && (0..w as isize).contains(&wx);
                                 expected.push(if inside {
                                     x[(ch * h + hy as usize) * w + wx as usize]
                                 } else {
@@ -256,7 +260,10 @@ mod tests {
                     }
                 }
             }
-            assert_eq!(col, expected, "stride {sw}, dilation {dw}, pads {pl}/{pr}, w {w}, kw {kw}");
+            assert_eq!(
+                col, expected,
+                "stride {sw}, dilation {dw}, pads {pl}/{pr}, w {w}, kw {kw}"
+            );
         }
     }
 

@@ -129,14 +129,17 @@ fn run(segment: &[Recorded], buffers: &Buffers) {
 thread_local! {
     /// Scratch vectors for operands gathered out of their buffers, kept per host thread: a
     /// launch gathers for most of its instructions, and allocating (and page-faulting) fresh
-    /// memory each time cost more host time than the copies.
-    static SCRATCH: std::cell::RefCell<Vec<Vec<f32>>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// memory each time costs more host time than the copies.
+    static SCRATCH: std::cell::RefCell<Vec<Vec<f32>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Runs `f` with a scratch vector of this thread (its contents unspecified), nested calls each
 /// getting their own.
 pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Vec<f32>) -> T) -> T {
-    let mut scratch = SCRATCH.with(|pool| pool.borrow_mut().pop()).unwrap_or_default();
+    let mut scratch = SCRATCH
+        .with(|pool| pool.borrow_mut().pop())
+        .unwrap_or_default();
     let result = f(&mut scratch);
     SCRATCH.with(|pool| pool.borrow_mut().push(scratch));
     result

@@ -47,7 +47,9 @@ pub(super) fn unary<'a>(
         input.gather_into(&read(get(input.buffer)), v);
         match op {
             // As unary_scalar: NaN stays NaN.
-            UnaryOp::Relu => v.iter_mut().for_each(|x| *x = if *x < 0.0 { 0.0 } else { *x }),
+            UnaryOp::Relu => v
+                .iter_mut()
+                .for_each(|x| *x = if *x < 0.0 { 0.0 } else { *x }),
             UnaryOp::Affine { scale, shift } => v.iter_mut().for_each(|x| *x = scale * *x + shift),
             _ => v.iter_mut().for_each(|x| *x = unary_scalar(op, *x)),
         }

@@ -19,8 +19,7 @@ pub unsafe extern "C" fn td_dma(
     enqueue(
         "td_dma",
         dev,
-        cluster,
-        core,
+        CoreId::new(cluster, core),
         || {
             Ok(Instr::Dma {
                 src: view(src, "src")?,
@@ -58,8 +57,7 @@ pub unsafe extern "C" fn td_matmul(
     enqueue(
         "td_matmul",
         dev,
-        cluster,
-        core,
+        CoreId::new(cluster, core),
         instr,
         waits,
         n_waits,
@@ -100,8 +98,7 @@ pub unsafe extern "C" fn td_conv2d(
     enqueue(
         "td_conv2d",
         dev,
-        cluster,
-        core,
+        CoreId::new(cluster, core),
         instr,
         waits,
         n_waits,
@@ -171,8 +168,7 @@ pub unsafe extern "C" fn td_binary(
     enqueue(
         "td_binary",
         dev,
-        cluster,
-        core,
+        CoreId::new(cluster, core),
         instr,
         waits,
         n_waits,
@@ -203,7 +199,13 @@ pub unsafe extern "C" fn td_unary(
         })
     };
     enqueue(
-        "td_unary", dev, cluster, core, instr, waits, n_waits, token_out,
+        "td_unary",
+        dev,
+        CoreId::new(cluster, core),
+        instr,
+        waits,
+        n_waits,
+        token_out,
     )
 }
 
@@ -246,8 +248,7 @@ pub unsafe extern "C" fn td_pool2d(
     enqueue(
         "td_pool2d",
         dev,
-        cluster,
-        core,
+        CoreId::new(cluster, core),
         instr,
         waits,
         n_waits,
@@ -291,8 +292,7 @@ pub unsafe extern "C" fn td_reduce(
     enqueue(
         "td_reduce",
         dev,
-        cluster,
-        core,
+        CoreId::new(cluster, core),
         instr,
         waits,
         n_waits,
@@ -313,8 +313,7 @@ pub unsafe extern "C" fn td_wait(
     enqueue(
         "td_wait",
         dev,
-        cluster,
-        core,
+        CoreId::new(cluster, core),
         || Ok(Instr::Wait),
         waits,
         n_waits,
@@ -328,8 +327,7 @@ pub unsafe extern "C" fn td_barrier(dev: u64, cluster: u32, core: u32, token_out
     enqueue(
         "td_barrier",
         dev,
-        cluster,
-        core,
+        CoreId::new(cluster, core),
         || Ok(Instr::Barrier),
         std::ptr::null(),
         0,
@@ -354,5 +352,7 @@ pub unsafe extern "C" fn td_layer_name(dev: u64, layer: u32, name: *const c_char
 /// (`UINT32_MAX`: to none), so that the report can say what each layer of the model cost.
 #[no_mangle]
 pub unsafe extern "C" fn td_layer(dev: u64, cluster: u32, core: u32, layer: u32) -> i32 {
-    guard_on(dev, "td_layer", || with_device(dev, |d| d.set_layer(CoreId::new(cluster, core), layer)))
+    guard_on(dev, "td_layer", || {
+        with_device(dev, |d| d.set_layer(CoreId::new(cluster, core), layer))
+    })
 }

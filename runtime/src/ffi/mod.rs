@@ -221,8 +221,7 @@ fn flag(value: i32) -> bool {
 unsafe fn enqueue(
     call: &str,
     dev: u64,
-    cluster: u32,
-    core: u32,
+    core: CoreId,
     instr: impl FnOnce() -> Result<Instr>,
     waits: *const u64,
     n_waits: u64,
@@ -234,9 +233,7 @@ unsafe fn enqueue(
             .map(|&t| Token(t))
             .collect();
         let instr = instr()?;
-        let token = with_device(dev, |d| {
-            d.enqueue(CoreId::new(cluster, core), instr, &waits)
-        })?;
+        let token = with_device(dev, |d| d.enqueue(core, instr, &waits))?;
         out(token_out, token.0);
         Ok(())
     })
@@ -495,8 +492,9 @@ fn report_text(dev: u64, format: u32) -> Result<String> {
     }
 }
 
-/// Copies the report (format 0 JSON, 1 text summary, 2 text with every unit) into `buf` of `cap` bytes, NUL-terminated, and
-/// stores its length (without NUL) in `len_out`. With `buf` NULL, only the length is stored.
+/// Copies the report (format 0 JSON, 1 text summary, 2 text with every unit) into `buf` of `cap`
+/// bytes, NUL-terminated, and stores its length (without NUL) in `len_out`. With `buf` NULL, only
+/// the length is stored.
 #[no_mangle]
 pub unsafe extern "C" fn td_report(
     dev: u64,

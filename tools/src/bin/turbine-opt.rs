@@ -16,8 +16,10 @@ fn main() {
             })
         })
         .collect();
-    let mut argv: Vec<*mut c_char> =
-        arguments.iter().map(|argument| argument.as_ptr().cast_mut()).collect();
+    let mut argv: Vec<*mut c_char> = arguments
+        .iter()
+        .map(|argument| argument.as_ptr().cast_mut())
+        .collect();
     argv.push(std::ptr::null_mut());
     // SAFETY: argv holds argc valid NUL-terminated strings (plus a terminating null), alive for the
     // call; MlirOptMain does not keep them.

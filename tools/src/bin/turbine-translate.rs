@@ -23,7 +23,11 @@ use turbine_onnx::{import, ImportOptions, ImportedModel};
 #[command(
     name = "turbine-translate",
     about = "Translate models into Turbine's dialects",
-    group(ArgGroup::new("translation").required(true).args(["import_onnx", "compile", "list_rules"]))
+    group(
+        ArgGroup::new("translation")
+            .required(true)
+            .args(["import_onnx", "compile", "list_rules"])
+    )
 )]
 struct Arguments {
     /// Import an ONNX model (ai.onnx opsets 13 to 22) into the graph dialect.
@@ -63,9 +67,13 @@ struct Arguments {
     /// the extension `.safetensors`.
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
-    /// The static shape of a graph input whose declared shape is symbolic, unknown or to be changed,
-    /// as NAME=D0xD1x...; repeatable.
-    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = turbine_tools::parse_input_shape)]
+    /// The static shape of a graph input whose declared shape is symbolic, unknown or to be
+    /// changed, as NAME=D0xD1x...; repeatable.
+    #[arg(
+        long = "input-shape",
+        value_name = "NAME=DIMS",
+        value_parser = turbine_tools::parse_input_shape
+    )]
     input_shapes: Vec<(String, Vec<usize>)>,
     /// Print each operation's location: the ONNX node it comes from.
     #[arg(long = "mlir-print-debuginfo")]
@@ -87,7 +95,10 @@ fn run(arguments: &Arguments) -> Result<(), String> {
     if arguments.list_rules {
         return list_rules(arguments);
     }
-    let input = arguments.input.as_deref().expect("clap requires an input without --list-rules");
+    let input = arguments
+        .input
+        .as_deref()
+        .expect("clap requires an input without --list-rules");
     if arguments.compile {
         return compile(arguments, input);
     }
@@ -111,7 +122,8 @@ fn run(arguments: &Arguments) -> Result<(), String> {
         None if model.weights.is_empty() => PathBuf::new(),
         None => {
             return Err(format!(
-                "the model has {} weights: name their file with --weights FILE, or write the MLIR with -o FILE",
+                "the model has {} weights: name their file with --weights FILE, \
+                 or write the MLIR with -o FILE",
                 model.weights.len()
             ))
         }
@@ -138,7 +150,11 @@ fn run(arguments: &Arguments) -> Result<(), String> {
 /// `--list-rules`: the rules, one per line, checked with `--verify-rules`.
 fn list_rules(arguments: &Arguments) -> Result<(), String> {
     let files: Vec<&Path> = arguments.rule_files.iter().map(PathBuf::as_path).collect();
-    let listing = turbine_tools::rule_check::list_rules(!arguments.no_builtin_rules, &files, arguments.verify_rules)?;
+    let listing = turbine_tools::rule_check::list_rules(
+        !arguments.no_builtin_rules,
+        &files,
+        arguments.verify_rules,
+    )?;
     print!("{listing}");
     Ok(())
 }
@@ -150,11 +166,25 @@ fn compile(arguments: &Arguments, input: &Path) -> Result<(), String> {
     let context = turbine_dialects::create_context();
     let module = turbine_dialects::parse_file(&context, input)
         .ok_or_else(|| format!("{}: cannot parse or verify the model", input.display()))?;
-    let options = turbine_tools::driver::CompileOptions { target: arguments.target.clone(), ..Default::default() };
-    let code = turbine_tools::driver::compile_to_object(&context, module, &options, arguments.emit_llvm.is_some())?;
-    let write = |path: &Path, bytes: &[u8]| std::fs::write(path, bytes).map_err(|error| format!("cannot write {}: {error}", path.display()));
+    let options = turbine_tools::driver::CompileOptions {
+        target: arguments.target.clone(),
+        ..Default::default()
+    };
+    let code = turbine_tools::driver::compile_to_object(
+        &context,
+        module,
+        &options,
+        arguments.emit_llvm.is_some(),
+    )?;
+    let write = |path: &Path, bytes: &[u8]| {
+        std::fs::write(path, bytes)
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))
+    };
     write(&arguments.output, &code.object)?;
-    write(&arguments.output.with_extension("h"), code.header.as_bytes())?;
+    write(
+        &arguments.output.with_extension("h"),
+        code.header.as_bytes(),
+    )?;
     if let (Some(path), Some(text)) = (&arguments.emit_llvm, &code.llvm_ir) {
         write(path, text.as_bytes())?;
     }

@@ -5,17 +5,31 @@
 use melior::ir::{Location, Type};
 use turbine_dialects::attributes::{
     dsa::{self, BinaryKind, MemorySpace, PoolKind, ReduceKind, Target, UnaryKind},
-    graph::{Activation, ComparePredicate, NearestRounding, PadMode, ResizeCoordinates, ResizeMode},
+    graph::{
+        Activation, ComparePredicate, NearestRounding, PadMode, ResizeCoordinates, ResizeMode,
+    },
     instance::{Scope, Split},
     EnumAttribute,
 };
 
 fn check_mirror<E: EnumAttribute + std::fmt::Debug + PartialEq>(context: &melior::Context) {
     for (position, &case) in E::ALL.iter().enumerate() {
-        assert_eq!(case.value() as usize, position, "{case:?}: cases are listed in value order");
-        assert_eq!(case.case_name(), case.keyword(), "{case:?}: Rust's keyword differs from the dialect's");
+        assert_eq!(
+            case.value() as usize,
+            position,
+            "{case:?}: cases are listed in value order"
+        );
+        assert_eq!(
+            case.case_name(),
+            case.keyword(),
+            "{case:?}: Rust's keyword differs from the dialect's"
+        );
         let attribute = case.attribute(context);
-        assert_eq!(E::from_attribute(attribute), Some(case), "{case:?} does not round-trip");
+        assert_eq!(
+            E::from_attribute(attribute),
+            Some(case),
+            "{case:?} does not round-trip"
+        );
     }
 }
 
@@ -35,8 +49,14 @@ fn enumeration_mirrors_match_the_dialects() {
     check_mirror::<NearestRounding>(&context);
     check_mirror::<ComparePredicate>(&context);
     // An attribute of another enumeration is not mistaken for this one.
-    assert_eq!(UnaryKind::from_attribute(BinaryKind::Max.attribute(&context)), None);
-    assert_eq!(PoolKind::from_attribute(ReduceKind::Max.attribute(&context)), None);
+    assert_eq!(
+        UnaryKind::from_attribute(BinaryKind::Max.attribute(&context)),
+        None
+    );
+    assert_eq!(
+        PoolKind::from_attribute(ReduceKind::Max.attribute(&context)),
+        None
+    );
 }
 
 fn stcp920() -> Target {
@@ -66,11 +86,16 @@ fn stcp920() -> Target {
 fn target_attribute_round_trips_every_field() {
     let context = turbine_dialects::create_context();
     let target = stcp920();
-    let attribute = target.attribute(Location::unknown(&context)).expect("a valid target");
+    let attribute = target
+        .attribute(Location::unknown(&context))
+        .expect("a valid target");
     assert_eq!(Target::from_attribute(attribute), Some(target));
     assert_eq!(stcp920().core_count(), 32);
     // Not a target: None, never a misreading.
-    assert_eq!(Target::from_attribute(MemorySpace::Lb.attribute(&context)), None);
+    assert_eq!(
+        Target::from_attribute(MemorySpace::Lb.attribute(&context)),
+        None
+    );
 }
 
 #[test]
@@ -89,10 +114,22 @@ fn target_attribute_rejects_out_of_range_figures() {
 fn split_attribute_round_trips_and_is_verified() {
     let context = turbine_dialects::create_context();
     context.attach_diagnostic_handler(|_| true);
-    let split = Split { dim: 2, factor: 4, ops: 3 };
-    let attribute = split.attribute(Location::unknown(&context)).expect("a valid split");
+    let split = Split {
+        dim: 2,
+        factor: 4,
+        ops: 3,
+    };
+    let attribute = split
+        .attribute(Location::unknown(&context))
+        .expect("a valid split");
     assert_eq!(Split::from_attribute(attribute), Some(split));
-    assert!(Split { dim: 0, factor: 0, ops: 1 }.attribute(Location::unknown(&context)).is_none());
+    assert!(Split {
+        dim: 0,
+        factor: 0,
+        ops: 1
+    }
+    .attribute(Location::unknown(&context))
+    .is_none());
 }
 
 #[test]
@@ -101,7 +138,11 @@ fn token_and_memory_space_of_types() {
     let token = dsa::token_type(&context);
     assert!(dsa::is_token(token));
     assert!(!dsa::is_token(Type::index(&context)));
-    let buffer = Type::parse(&context, "memref<4x4xf32, #dsa.memory_space<gb>>").expect("test input parses");
+    let buffer =
+        Type::parse(&context, "memref<4x4xf32, #dsa.memory_space<gb>>").expect("test input parses");
     assert_eq!(MemorySpace::of_type(buffer), Some(MemorySpace::Gb));
-    assert_eq!(MemorySpace::of_type(Type::parse(&context, "memref<4xf32>").expect("parses")), None);
+    assert_eq!(
+        MemorySpace::of_type(Type::parse(&context, "memref<4xf32>").expect("parses")),
+        None
+    );
 }

@@ -30,7 +30,8 @@ func.func @main(%x: {x}, %z: tensor<8x512xf32>) -> (tensor<8x512xf32>, {c}) {{
   %a = graph.relu %x : {x}
   %wc = graph.weight "conv.w" : tensor<512x128x3x3xf32>
   %bc = graph.weight "conv.b" : tensor<512xf32>
-  %c = graph.conv2d %a, %wc, %bc {{pads = array<i64: 1, 1, 1, 1>}} : ({x}, tensor<512x128x3x3xf32>, tensor<512xf32>) -> {c}
+  %c = graph.conv2d %a, %wc, %bc {{pads = array<i64: 1, 1, 1, 1>}}
+      : ({x}, tensor<512x128x3x3xf32>, tensor<512xf32>) -> {c}
   %p = graph.global_avg_pool %c : {c} -> tensor<8x512x1x1xf32>
   %f = graph.flatten %p : tensor<8x512x1x1xf32> -> tensor<8x512xf32>
   %t = graph.tanh %f : tensor<8x512xf32>
@@ -41,7 +42,12 @@ func.func @main(%x: {x}, %z: tensor<8x512xf32>) -> (tensor<8x512xf32>, {c}) {{
         x = tensor_type(&[8, 128, 4, 4]),
         c = tensor_type(&[8, 512, 4, 4]),
     );
-    check(&source, weights(&[("conv.w", vec![512, 128, 3, 3]), ("conv.b", vec![512])]), "stcp920", 5);
+    check(
+        &source,
+        weights(&[("conv.w", vec![512, 128, 3, 3]), ("conv.b", vec![512])]),
+        "stcp920",
+        5,
+    );
 }
 
 #[test]
@@ -54,14 +60,20 @@ func.func @main(%x: tensor<8x256xf32>, %z: tensor<8x1024xf32>) -> tensor<8x1024x
   %u = graph.sigmoid %z : tensor<8x1024xf32>
   %w = graph.weight "fc.w" : tensor<1024x256xf32>
   %b = graph.weight "fc.b" : tensor<1024xf32>
-  %y = graph.gemm %t, %w, %b {trans_b = true} : (tensor<8x256xf32>, tensor<1024x256xf32>, tensor<1024xf32>) -> tensor<8x1024xf32>
+  %y = graph.gemm %t, %w, %b {trans_b = true}
+      : (tensor<8x256xf32>, tensor<1024x256xf32>, tensor<1024xf32>) -> tensor<8x1024xf32>
   %r = graph.relu %y : tensor<8x1024xf32>
   %s = graph.softmax %r {axis = -1 : i64} : tensor<8x1024xf32>
   %o = graph.add %s, %u : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8x1024xf32>
   return %o : tensor<8x1024xf32>
 }
 "#;
-    check(source, weights(&[("fc.w", vec![1024, 256]), ("fc.b", vec![1024])]), "stcp920", 5);
+    check(
+        source,
+        weights(&[("fc.w", vec![1024, 256]), ("fc.b", vec![1024])]),
+        "stcp920",
+        5,
+    );
 }
 
 #[test]
@@ -75,13 +87,19 @@ func.func @main(%x: tensor<1x512xf32>, %z: tensor<1x1024xf32>) -> tensor<1x1024x
   %u = graph.sigmoid %z : tensor<1x1024xf32>
   %w = graph.weight "fc.w" : tensor<1024x512xf32>
   %b = graph.weight "fc.b" : tensor<1024xf32>
-  %y = graph.gemm %t, %w, %b {trans_b = true} : (tensor<1x512xf32>, tensor<1024x512xf32>, tensor<1024xf32>) -> tensor<1x1024xf32>
+  %y = graph.gemm %t, %w, %b {trans_b = true}
+      : (tensor<1x512xf32>, tensor<1024x512xf32>, tensor<1024xf32>) -> tensor<1x1024xf32>
   %s = graph.softmax %y {axis = -1 : i64} : tensor<1x1024xf32>
   %o = graph.add %s, %u : tensor<1x1024xf32>, tensor<1x1024xf32> -> tensor<1x1024xf32>
   return %o : tensor<1x1024xf32>
 }
 "#;
-    check(source, weights(&[("fc.w", vec![1024, 512]), ("fc.b", vec![1024])]), "stcp920", 9);
+    check(
+        source,
+        weights(&[("fc.w", vec![1024, 512]), ("fc.b", vec![1024])]),
+        "stcp920",
+        9,
+    );
 }
 
 #[test]
@@ -93,10 +111,25 @@ fn random_networks_with_every_layer_they_can_cut_along_its_channels_match_the_in
     for seed in 0..30 {
         let (source, weights) = random_cnn(seed);
         let target = if seed % 3 == 2 { "stcp920" } else { "mini" };
-        let cut = check_schedule(&source, &weights, target, seed, "graphturbo{channel-cut-gain=1e9}");
-        let whole = check_schedule(&source, &weights, target, seed, "graphturbo{channel-cut=false}");
+        let cut = check_schedule(
+            &source,
+            &weights,
+            target,
+            seed,
+            "graphturbo{channel-cut-gain=1e9}",
+        );
+        let whole = check_schedule(
+            &source,
+            &weights,
+            target,
+            seed,
+            "graphturbo{channel-cut=false}",
+        );
         segmented += usize::from(cut > whole);
     }
     // Most of the networks have a convolution or a classifier the cut divides.
-    assert!(segmented >= 15, "only {segmented} of 30 networks were cut into segments");
+    assert!(
+        segmented >= 15,
+        "only {segmented} of 30 networks were cut into segments"
+    );
 }

@@ -10,7 +10,8 @@ use turbine_runtime::ffi;
 const TARGET: &str = r#"dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2,
     matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1,
     lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000,
-    ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>"#;
+    ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64,
+    dma_setup = 10, compute_setup = 2, barrier = 5>"#;
 
 /// A device of the C ABI, destroyed on drop.
 struct Device(u64);
@@ -97,20 +98,28 @@ fn assert_close(actual: &[f32], expected: &[f32]) {
 }
 
 const RELU: &str = r#"
-  dsa.kernel @relu(%x: memref<4x64xf32, #dsa.memory_space<ddr>>, %y: memref<4x64xf32, #dsa.memory_space<ddr>>) {
+  dsa.kernel @relu(%x: memref<4x64xf32, #dsa.memory_space<ddr>>,
+      %y: memref<4x64xf32, #dsa.memory_space<ddr>>) {
     %row = dsa.core_id : index
     %tile = dsa.alloc : memref<1x64xf32, #dsa.memory_space<lb>>
-    %in = memref.subview %x[%row, 0] [1, 64] [1, 1] : memref<4x64xf32, #dsa.memory_space<ddr>> to memref<1x64xf32, strided<[64, 1], offset: ?>, #dsa.memory_space<ddr>>
-    %out = memref.subview %y[%row, 0] [1, 64] [1, 1] : memref<4x64xf32, #dsa.memory_space<ddr>> to memref<1x64xf32, strided<[64, 1], offset: ?>, #dsa.memory_space<ddr>>
-    %t0 = dsa.dma %in to %tile : memref<1x64xf32, strided<[64, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<1x64xf32, #dsa.memory_space<lb>>
-    %t1 = dsa.unary relu %tile into %tile after %t0 : memref<1x64xf32, #dsa.memory_space<lb>>, memref<1x64xf32, #dsa.memory_space<lb>>
-    %t2 = dsa.dma %tile to %out after %t1 : memref<1x64xf32, #dsa.memory_space<lb>>, memref<1x64xf32, strided<[64, 1], offset: ?>, #dsa.memory_space<ddr>>
+    %in = memref.subview %x[%row, 0] [1, 64] [1, 1] : memref<4x64xf32, #dsa.memory_space<ddr>>
+        to memref<1x64xf32, strided<[64, 1], offset: ?>, #dsa.memory_space<ddr>>
+    %out = memref.subview %y[%row, 0] [1, 64] [1, 1] : memref<4x64xf32, #dsa.memory_space<ddr>>
+        to memref<1x64xf32, strided<[64, 1], offset: ?>, #dsa.memory_space<ddr>>
+    %t0 = dsa.dma %in to %tile : memref<1x64xf32, strided<[64, 1], offset: ?>,
+        #dsa.memory_space<ddr>>, memref<1x64xf32, #dsa.memory_space<lb>>
+    %t1 = dsa.unary relu %tile into %tile after %t0 : memref<1x64xf32, #dsa.memory_space<lb>>,
+        memref<1x64xf32, #dsa.memory_space<lb>>
+    %t2 = dsa.dma %tile to %out after %t1 : memref<1x64xf32, #dsa.memory_space<lb>>,
+        memref<1x64xf32, strided<[64, 1], offset: ?>, #dsa.memory_space<ddr>>
     dsa.wait %t2
     dsa.dealloc %tile : memref<1x64xf32, #dsa.memory_space<lb>>
     dsa.return
   }
-  func.func @relu_4x64(%x: memref<4x64xf32, #dsa.memory_space<ddr>> {dsa.input = 0}, %y: memref<4x64xf32, #dsa.memory_space<ddr>> {dsa.output = 0}) {
-    dsa.launch @relu(%x, %y) on [0, 1, 2, 3] : memref<4x64xf32, #dsa.memory_space<ddr>>, memref<4x64xf32, #dsa.memory_space<ddr>>
+  func.func @relu_4x64(%x: memref<4x64xf32, #dsa.memory_space<ddr>> {dsa.input = 0},
+      %y: memref<4x64xf32, #dsa.memory_space<ddr>> {dsa.output = 0}) {
+    dsa.launch @relu(%x, %y) on [0, 1, 2, 3] : memref<4x64xf32, #dsa.memory_space<ddr>>,
+        memref<4x64xf32, #dsa.memory_space<ddr>>
     return
   }"#;
 
@@ -125,8 +134,14 @@ fn relu_split_over_four_cores_runs_through_the_jit() {
     assert_eq!(
         jit.entries()[0].buffers,
         [
-            EntryBuffer { shape: vec![4, 64], role: Role::Input(0) },
-            EntryBuffer { shape: vec![4, 64], role: Role::Output(0) },
+            EntryBuffer {
+                shape: vec![4, 64],
+                role: Role::Input(0)
+            },
+            EntryBuffer {
+                shape: vec![4, 64],
+                role: Role::Output(0)
+            },
         ]
     );
     let device = Device::mini();
@@ -139,14 +154,18 @@ fn relu_split_over_four_cores_runs_through_the_jit() {
     jit.run("relu_4x64", device.0, &[x, y]).unwrap();
     assert_close(&device.read(y, 256), &expected);
     assert!(jit.times().total() > std::time::Duration::ZERO);
-    insta::assert_snapshot!(jit.run("relu_4x64", device.0, &[x]).unwrap_err(), @"entry 'relu_4x64' takes 2 buffers, got 1");
+    insta::assert_snapshot!(
+        jit.run("relu_4x64", device.0, &[x]).unwrap_err(),
+        @"entry 'relu_4x64' takes 2 buffers, got 1"
+    );
 }
 
 /// C[8, 16] = A[8, 32] · B[32, 16] on two cores of different clusters (4 rows each), K in
 /// tiles of 8: the load of tile k + 1 overlaps the product of tile k in the other half of
 /// double buffers, ordered by tokens carried through the loop's iteration arguments.
 const MATMUL: &str = r#"
-  dsa.kernel @matmul(%a: memref<8x32xf32, #dsa.memory_space<ddr>>, %b: memref<32x16xf32, #dsa.memory_space<ddr>>, %c: memref<8x16xf32, #dsa.memory_space<ddr>>) {
+  dsa.kernel @matmul(%a: memref<8x32xf32, #dsa.memory_space<ddr>>,
+      %b: memref<32x16xf32, #dsa.memory_space<ddr>>, %c: memref<8x16xf32, #dsa.memory_space<ddr>>) {
     %id = dsa.core_id : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -158,41 +177,78 @@ const MATMUL: &str = r#"
     %la = dsa.alloc : memref<2x4x8xf32, #dsa.memory_space<lb>>
     %lb = dsa.alloc : memref<2x8x16xf32, #dsa.memory_space<lb>>
     %acc = dsa.alloc : memref<4x16xf32, #dsa.memory_space<lb>>
-    %a0 = memref.subview %a[%row, 0] [4, 8] [1, 1] : memref<8x32xf32, #dsa.memory_space<ddr>> to memref<4x8xf32, strided<[32, 1], offset: ?>, #dsa.memory_space<ddr>>
-    %la0 = memref.subview %la[0, 0, 0] [1, 4, 8] [1, 1, 1] : memref<2x4x8xf32, #dsa.memory_space<lb>> to memref<4x8xf32, strided<[8, 1]>, #dsa.memory_space<lb>>
-    %ta0 = dsa.dma %a0 to %la0 : memref<4x8xf32, strided<[32, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<4x8xf32, strided<[8, 1]>, #dsa.memory_space<lb>>
-    %b0 = memref.subview %b[0, 0] [8, 16] [1, 1] : memref<32x16xf32, #dsa.memory_space<ddr>> to memref<8x16xf32, strided<[16, 1]>, #dsa.memory_space<ddr>>
-    %lb0 = memref.subview %lb[0, 0, 0] [1, 8, 16] [1, 1, 1] : memref<2x8x16xf32, #dsa.memory_space<lb>> to memref<8x16xf32, strided<[16, 1]>, #dsa.memory_space<lb>>
-    %tb0 = dsa.dma %b0 to %lb0 : memref<8x16xf32, strided<[16, 1]>, #dsa.memory_space<ddr>>, memref<8x16xf32, strided<[16, 1]>, #dsa.memory_space<lb>>
-    %r:3 = scf.for %k = %c0 to %c3 step %c1 iter_args(%ta = %ta0, %tb = %tb0, %tm = %ta0) -> (!dsa.token, !dsa.token, !dsa.token) {
+    %a0 = memref.subview %a[%row, 0] [4, 8] [1, 1] : memref<8x32xf32, #dsa.memory_space<ddr>>
+        to memref<4x8xf32, strided<[32, 1], offset: ?>, #dsa.memory_space<ddr>>
+    %la0 = memref.subview %la[0, 0, 0] [1, 4, 8] [1, 1, 1]
+        : memref<2x4x8xf32, #dsa.memory_space<lb>>
+        to memref<4x8xf32, strided<[8, 1]>, #dsa.memory_space<lb>>
+    %ta0 = dsa.dma %a0 to %la0 : memref<4x8xf32, strided<[32, 1], offset: ?>,
+        #dsa.memory_space<ddr>>, memref<4x8xf32, strided<[8, 1]>, #dsa.memory_space<lb>>
+    %b0 = memref.subview %b[0, 0] [8, 16] [1, 1] : memref<32x16xf32, #dsa.memory_space<ddr>>
+        to memref<8x16xf32, strided<[16, 1]>, #dsa.memory_space<ddr>>
+    %lb0 = memref.subview %lb[0, 0, 0] [1, 8, 16] [1, 1, 1]
+        : memref<2x8x16xf32, #dsa.memory_space<lb>>
+        to memref<8x16xf32, strided<[16, 1]>, #dsa.memory_space<lb>>
+    %tb0 = dsa.dma %b0 to %lb0 : memref<8x16xf32, strided<[16, 1]>, #dsa.memory_space<ddr>>,
+        memref<8x16xf32, strided<[16, 1]>, #dsa.memory_space<lb>>
+    %r:3 = scf.for %k = %c0 to %c3 step %c1 iter_args(%ta = %ta0, %tb = %tb0, %tm = %ta0) ->
+        (!dsa.token, !dsa.token, !dsa.token) {
       %cur = arith.remui %k, %c2 : index
       %k1 = arith.addi %k, %c1 : index
       %next = arith.remui %k1, %c2 : index
       %kofs = arith.muli %k1, %c8 : index
-      %an = memref.subview %a[%row, %kofs] [4, 8] [1, 1] : memref<8x32xf32, #dsa.memory_space<ddr>> to memref<4x8xf32, strided<[32, 1], offset: ?>, #dsa.memory_space<ddr>>
-      %lan = memref.subview %la[%next, 0, 0] [1, 4, 8] [1, 1, 1] : memref<2x4x8xf32, #dsa.memory_space<lb>> to memref<4x8xf32, strided<[8, 1], offset: ?>, #dsa.memory_space<lb>>
-      %tan = dsa.dma %an to %lan after %tm : memref<4x8xf32, strided<[32, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<4x8xf32, strided<[8, 1], offset: ?>, #dsa.memory_space<lb>>
-      %bn = memref.subview %b[%kofs, 0] [8, 16] [1, 1] : memref<32x16xf32, #dsa.memory_space<ddr>> to memref<8x16xf32, strided<[16, 1], offset: ?>, #dsa.memory_space<ddr>>
-      %lbn = memref.subview %lb[%next, 0, 0] [1, 8, 16] [1, 1, 1] : memref<2x8x16xf32, #dsa.memory_space<lb>> to memref<8x16xf32, strided<[16, 1], offset: ?>, #dsa.memory_space<lb>>
-      %tbn = dsa.dma %bn to %lbn after %tm : memref<8x16xf32, strided<[16, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<8x16xf32, strided<[16, 1], offset: ?>, #dsa.memory_space<lb>>
-      %lac = memref.subview %la[%cur, 0, 0] [1, 4, 8] [1, 1, 1] : memref<2x4x8xf32, #dsa.memory_space<lb>> to memref<4x8xf32, strided<[8, 1], offset: ?>, #dsa.memory_space<lb>>
-      %lbc = memref.subview %lb[%cur, 0, 0] [1, 8, 16] [1, 1, 1] : memref<2x8x16xf32, #dsa.memory_space<lb>> to memref<8x16xf32, strided<[16, 1], offset: ?>, #dsa.memory_space<lb>>
-      %tmn = dsa.matmul %lac, %lbc into %acc accumulate after %ta, %tb, %tm : memref<4x8xf32, strided<[8, 1], offset: ?>, #dsa.memory_space<lb>>, memref<8x16xf32, strided<[16, 1], offset: ?>, #dsa.memory_space<lb>>, memref<4x16xf32, #dsa.memory_space<lb>>
+      %an = memref.subview %a[%row, %kofs] [4, 8] [1, 1] : memref<8x32xf32, #dsa.memory_space<ddr>>
+          to memref<4x8xf32, strided<[32, 1], offset: ?>, #dsa.memory_space<ddr>>
+      %lan = memref.subview %la[%next, 0, 0] [1, 4, 8] [1, 1, 1]
+          : memref<2x4x8xf32, #dsa.memory_space<lb>>
+          to memref<4x8xf32, strided<[8, 1], offset: ?>, #dsa.memory_space<lb>>
+      %tan = dsa.dma %an to %lan after %tm : memref<4x8xf32, strided<[32, 1], offset: ?>,
+          #dsa.memory_space<ddr>>, memref<4x8xf32, strided<[8, 1], offset: ?>,
+          #dsa.memory_space<lb>>
+      %bn = memref.subview %b[%kofs, 0] [8, 16] [1, 1] : memref<32x16xf32, #dsa.memory_space<ddr>>
+          to memref<8x16xf32, strided<[16, 1], offset: ?>, #dsa.memory_space<ddr>>
+      %lbn = memref.subview %lb[%next, 0, 0] [1, 8, 16] [1, 1, 1]
+          : memref<2x8x16xf32, #dsa.memory_space<lb>>
+          to memref<8x16xf32, strided<[16, 1], offset: ?>, #dsa.memory_space<lb>>
+      %tbn = dsa.dma %bn to %lbn after %tm : memref<8x16xf32, strided<[16, 1], offset: ?>,
+          #dsa.memory_space<ddr>>, memref<8x16xf32, strided<[16, 1], offset: ?>,
+          #dsa.memory_space<lb>>
+      %lac = memref.subview %la[%cur, 0, 0] [1, 4, 8] [1, 1, 1]
+          : memref<2x4x8xf32, #dsa.memory_space<lb>>
+          to memref<4x8xf32, strided<[8, 1], offset: ?>, #dsa.memory_space<lb>>
+      %lbc = memref.subview %lb[%cur, 0, 0] [1, 8, 16] [1, 1, 1]
+          : memref<2x8x16xf32, #dsa.memory_space<lb>>
+          to memref<8x16xf32, strided<[16, 1], offset: ?>, #dsa.memory_space<lb>>
+      %tmn = dsa.matmul %lac, %lbc into %acc accumulate after %ta, %tb, %tm
+          : memref<4x8xf32, strided<[8, 1], offset: ?>, #dsa.memory_space<lb>>,
+          memref<8x16xf32, strided<[16, 1], offset: ?>, #dsa.memory_space<lb>>,
+          memref<4x16xf32, #dsa.memory_space<lb>>
       scf.yield %tan, %tbn, %tmn : !dsa.token, !dsa.token, !dsa.token
     }
-    %la1 = memref.subview %la[1, 0, 0] [1, 4, 8] [1, 1, 1] : memref<2x4x8xf32, #dsa.memory_space<lb>> to memref<4x8xf32, strided<[8, 1], offset: 32>, #dsa.memory_space<lb>>
-    %lb1 = memref.subview %lb[1, 0, 0] [1, 8, 16] [1, 1, 1] : memref<2x8x16xf32, #dsa.memory_space<lb>> to memref<8x16xf32, strided<[16, 1], offset: 128>, #dsa.memory_space<lb>>
-    %tl = dsa.matmul %la1, %lb1 into %acc accumulate after %r#0, %r#1, %r#2 : memref<4x8xf32, strided<[8, 1], offset: 32>, #dsa.memory_space<lb>>, memref<8x16xf32, strided<[16, 1], offset: 128>, #dsa.memory_space<lb>>, memref<4x16xf32, #dsa.memory_space<lb>>
-    %cv = memref.subview %c[%row, 0] [4, 16] [1, 1] : memref<8x16xf32, #dsa.memory_space<ddr>> to memref<4x16xf32, strided<[16, 1], offset: ?>, #dsa.memory_space<ddr>>
-    %to = dsa.dma %acc to %cv after %tl : memref<4x16xf32, #dsa.memory_space<lb>>, memref<4x16xf32, strided<[16, 1], offset: ?>, #dsa.memory_space<ddr>>
+    %la1 = memref.subview %la[1, 0, 0] [1, 4, 8] [1, 1, 1]
+        : memref<2x4x8xf32, #dsa.memory_space<lb>>
+        to memref<4x8xf32, strided<[8, 1], offset: 32>, #dsa.memory_space<lb>>
+    %lb1 = memref.subview %lb[1, 0, 0] [1, 8, 16] [1, 1, 1]
+        : memref<2x8x16xf32, #dsa.memory_space<lb>>
+        to memref<8x16xf32, strided<[16, 1], offset: 128>, #dsa.memory_space<lb>>
+    %tl = dsa.matmul %la1, %lb1 into %acc accumulate after %r#0, %r#1, %r#2
+        : memref<4x8xf32, strided<[8, 1], offset: 32>, #dsa.memory_space<lb>>,
+        memref<8x16xf32, strided<[16, 1], offset: 128>, #dsa.memory_space<lb>>,
+        memref<4x16xf32, #dsa.memory_space<lb>>
+    %cv = memref.subview %c[%row, 0] [4, 16] [1, 1] : memref<8x16xf32, #dsa.memory_space<ddr>>
+        to memref<4x16xf32, strided<[16, 1], offset: ?>, #dsa.memory_space<ddr>>
+    %to = dsa.dma %acc to %cv after %tl : memref<4x16xf32, #dsa.memory_space<lb>>,
+        memref<4x16xf32, strided<[16, 1], offset: ?>, #dsa.memory_space<ddr>>
     dsa.wait %to
     dsa.dealloc %la : memref<2x4x8xf32, #dsa.memory_space<lb>>
     dsa.dealloc %lb : memref<2x8x16xf32, #dsa.memory_space<lb>>
     dsa.dealloc %acc : memref<4x16xf32, #dsa.memory_space<lb>>
     dsa.return
   }
-  func.func @gemm(%a: memref<8x32xf32, #dsa.memory_space<ddr>>, %b: memref<32x16xf32, #dsa.memory_space<ddr>>, %c: memref<8x16xf32, #dsa.memory_space<ddr>>) {
-    dsa.launch @matmul(%a, %b, %c) on [0, 2] : memref<8x32xf32, #dsa.memory_space<ddr>>, memref<32x16xf32, #dsa.memory_space<ddr>>, memref<8x16xf32, #dsa.memory_space<ddr>>
+  func.func @gemm(%a: memref<8x32xf32, #dsa.memory_space<ddr>>,
+      %b: memref<32x16xf32, #dsa.memory_space<ddr>>, %c: memref<8x16xf32, #dsa.memory_space<ddr>>) {
+    dsa.launch @matmul(%a, %b, %c) on [0, 2] : memref<8x32xf32, #dsa.memory_space<ddr>>,
+        memref<32x16xf32, #dsa.memory_space<ddr>>, memref<8x16xf32, #dsa.memory_space<ddr>>
     return
   }"#;
 
@@ -225,22 +281,35 @@ fn a_double_buffered_tiled_matmul_runs_through_the_jit() {
 /// A 3×3 convolution with padding 1 (2 → 3 channels, 6×6), clipped to [0, 6] and max-pooled
 /// 2×2 with stride 2, on one core.
 const CONV_POOL: &str = r#"
-  dsa.kernel @conv_pool(%x: memref<1x2x6x6xf32, #dsa.memory_space<ddr>>, %w: memref<3x2x3x3xf32, #dsa.memory_space<ddr>>, %y: memref<1x3x3x3xf32, #dsa.memory_space<ddr>>) {
+  dsa.kernel @conv_pool(%x: memref<1x2x6x6xf32, #dsa.memory_space<ddr>>,
+      %w: memref<3x2x3x3xf32, #dsa.memory_space<ddr>>,
+      %y: memref<1x3x3x3xf32, #dsa.memory_space<ddr>>) {
     %lx = dsa.alloc : memref<1x2x6x6xf32, #dsa.memory_space<lb>>
     %lw = dsa.alloc : memref<3x2x3x3xf32, #dsa.memory_space<lb>>
     %lc = dsa.alloc : memref<1x3x6x6xf32, #dsa.memory_space<lb>>
     %lp = dsa.alloc : memref<1x3x3x3xf32, #dsa.memory_space<lb>>
-    %t0 = dsa.dma %x to %lx : memref<1x2x6x6xf32, #dsa.memory_space<ddr>>, memref<1x2x6x6xf32, #dsa.memory_space<lb>>
-    %t1 = dsa.dma %w to %lw : memref<3x2x3x3xf32, #dsa.memory_space<ddr>>, memref<3x2x3x3xf32, #dsa.memory_space<lb>>
-    %t2 = dsa.conv2d %lx, %lw into %lc after %t0, %t1 {pads = array<i64: 1, 1, 1, 1>} : memref<1x2x6x6xf32, #dsa.memory_space<lb>>, memref<3x2x3x3xf32, #dsa.memory_space<lb>>, memref<1x3x6x6xf32, #dsa.memory_space<lb>>
-    %t3 = dsa.unary clip %lc into %lc after %t2 {min = 0.0 : f32, max = 6.0 : f32} : memref<1x3x6x6xf32, #dsa.memory_space<lb>>, memref<1x3x6x6xf32, #dsa.memory_space<lb>>
-    %t4 = dsa.pool max %lc into %lp after %t3 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : memref<1x3x6x6xf32, #dsa.memory_space<lb>>, memref<1x3x3x3xf32, #dsa.memory_space<lb>>
-    %t5 = dsa.dma %lp to %y after %t4 : memref<1x3x3x3xf32, #dsa.memory_space<lb>>, memref<1x3x3x3xf32, #dsa.memory_space<ddr>>
+    %t0 = dsa.dma %x to %lx : memref<1x2x6x6xf32, #dsa.memory_space<ddr>>,
+        memref<1x2x6x6xf32, #dsa.memory_space<lb>>
+    %t1 = dsa.dma %w to %lw : memref<3x2x3x3xf32, #dsa.memory_space<ddr>>,
+        memref<3x2x3x3xf32, #dsa.memory_space<lb>>
+    %t2 = dsa.conv2d %lx, %lw into %lc after %t0, %t1 {pads = array<i64: 1, 1, 1, 1>}
+        : memref<1x2x6x6xf32, #dsa.memory_space<lb>>, memref<3x2x3x3xf32, #dsa.memory_space<lb>>,
+        memref<1x3x6x6xf32, #dsa.memory_space<lb>>
+    %t3 = dsa.unary clip %lc into %lc after %t2 {min = 0.0 : f32, max = 6.0 : f32}
+        : memref<1x3x6x6xf32, #dsa.memory_space<lb>>, memref<1x3x6x6xf32, #dsa.memory_space<lb>>
+    %t4 = dsa.pool max %lc into %lp after %t3
+        {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : memref<1x3x6x6xf32, #dsa.memory_space<lb>>, memref<1x3x3x3xf32, #dsa.memory_space<lb>>
+    %t5 = dsa.dma %lp to %y after %t4 : memref<1x3x3x3xf32, #dsa.memory_space<lb>>,
+        memref<1x3x3x3xf32, #dsa.memory_space<ddr>>
     dsa.wait %t5
     dsa.return
   }
-  func.func @conv_clip_pool(%x: memref<1x2x6x6xf32, #dsa.memory_space<ddr>>, %w: memref<3x2x3x3xf32, #dsa.memory_space<ddr>>, %y: memref<1x3x3x3xf32, #dsa.memory_space<ddr>>) {
-    dsa.launch @conv_pool(%x, %w, %y) on [3] : memref<1x2x6x6xf32, #dsa.memory_space<ddr>>, memref<3x2x3x3xf32, #dsa.memory_space<ddr>>, memref<1x3x3x3xf32, #dsa.memory_space<ddr>>
+  func.func @conv_clip_pool(%x: memref<1x2x6x6xf32, #dsa.memory_space<ddr>>,
+      %w: memref<3x2x3x3xf32, #dsa.memory_space<ddr>>,
+      %y: memref<1x3x3x3xf32, #dsa.memory_space<ddr>>) {
+    dsa.launch @conv_pool(%x, %w, %y) on [3] : memref<1x2x6x6xf32, #dsa.memory_space<ddr>>,
+        memref<3x2x3x3xf32, #dsa.memory_space<ddr>>, memref<1x3x3x3xf32, #dsa.memory_space<ddr>>
     return
   }"#;
 
@@ -288,8 +357,10 @@ fn an_lb_allocation_beyond_capacity_is_an_error_from_run() {
     let jit = jit(r#"
   dsa.kernel @too_big(%x: memref<16xf32, #dsa.memory_space<ddr>>) {
     %huge = dsa.alloc : memref<8192xf32, #dsa.memory_space<lb>>
-    %part = memref.subview %huge[0] [16] [1] : memref<8192xf32, #dsa.memory_space<lb>> to memref<16xf32, strided<[1]>, #dsa.memory_space<lb>>
-    %t = dsa.dma %x to %part : memref<16xf32, #dsa.memory_space<ddr>>, memref<16xf32, strided<[1]>, #dsa.memory_space<lb>>
+    %part = memref.subview %huge[0] [16] [1] : memref<8192xf32, #dsa.memory_space<lb>>
+        to memref<16xf32, strided<[1]>, #dsa.memory_space<lb>>
+    %t = dsa.dma %x to %part : memref<16xf32, #dsa.memory_space<ddr>>,
+        memref<16xf32, strided<[1]>, #dsa.memory_space<lb>>
     dsa.wait %t
     dsa.return
   }
@@ -312,7 +383,10 @@ fn an_lb_allocation_beyond_capacity_is_an_error_from_run() {
 #[test]
 fn the_lit_test_runs_the_pipeline_the_backend_runs() {
     let pipeline = turbine_passes::pipelines::DSA_TO_LLVM.argument;
-    assert_eq!(turbine_codegen::LOWERING_PIPELINE, format!("builtin.module({pipeline})"));
+    assert_eq!(
+        turbine_codegen::LOWERING_PIPELINE,
+        format!("builtin.module({pipeline})")
+    );
     let lit = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../test/Conversion/DsaToRuntime/lower-to-llvm.mlir");
     let text = std::fs::read_to_string(lit).unwrap();
@@ -353,8 +427,7 @@ fn an_object_file_links_with_the_runtime_and_runs() {
         code.header
     );
     assert!(
-        code.header
-            .contains("[1] 4x64 f32, output 0"),
+        code.header.contains("[1] 4x64 f32, output 0"),
         "{}",
         code.header
     );
@@ -374,7 +447,8 @@ int main(void) {
   for (int i = 0; i < 256; i++) input[i] = (i - 100) * 0.5f;
   if (td_device_create("mini", &dev)) return 10;
   for (int b = 0; b < 2; b++)
-    if (td_buffer_alloc(dev, TD_LEVEL_DDR, 0, 0, sizeof input, TD_DTYPE_F32, &buffers[b])) return 11;
+    if (td_buffer_alloc(dev, TD_LEVEL_DDR, 0, 0, sizeof input, TD_DTYPE_F32, &buffers[b])) return
+        11;
   if (td_buffer_write(dev, buffers[0], 0, input, sizeof input)) return 12;
   int32_t status = relu_4x64(dev, buffers);
   if (status) { fprintf(stderr, "%s\n", td_last_error()); return 13; }

@@ -13,7 +13,9 @@ use turbine_tools::fuzzing::TARGETS;
 const HANG: Duration = Duration::from_secs(50);
 
 fn folder(target: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/Fuzz").join(target)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../test/Fuzz")
+        .join(target)
 }
 
 fn inputs(target: &str) -> Vec<PathBuf> {
@@ -46,7 +48,11 @@ fn every_kept_input_passes_its_harness() {
             }
         }
     }
-    assert!(failures.is_empty(), "inputs under test/Fuzz that fail again:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "inputs under test/Fuzz that fail again:\n{}",
+        failures.join("\n")
+    );
 }
 
 /// A folder under test/Fuzz that names no harness would never run.
@@ -54,6 +60,9 @@ fn every_kept_input_passes_its_harness() {
 fn every_folder_names_a_harness() {
     for entry in std::fs::read_dir(folder("")).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        assert!(TARGETS.iter().any(|(target, _)| *target == name), "test/Fuzz/{name} names no harness");
+        assert!(
+            TARGETS.iter().any(|(target, _)| *target == name),
+            "test/Fuzz/{name} names no harness"
+        );
     }
 }

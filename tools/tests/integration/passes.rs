@@ -22,7 +22,8 @@ fn pass_docs_are_up_to_date() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == generated,
-        "docs/Passes.md is stale; regenerate with TURBINE_BLESS=1 cargo test -p turbine-tools --test integration pass_docs"
+        "docs/Passes.md is stale; regenerate with TURBINE_BLESS=1 cargo test -p turbine-tools \
+         --test integration pass_docs"
     );
 }
 
@@ -32,33 +33,52 @@ fn pass_docs_are_up_to_date() {
 fn pass_docs_of_the_pipelines_in_lowering_md_are_up_to_date() {
     let path = repository_root().join("docs/Lowering.md");
     let committed = std::fs::read_to_string(&path).unwrap();
-    let begin = committed.find(docs::LOWERING_BEGIN).expect("docs/Lowering.md has the begin marker");
-    let end = committed[begin..].find(docs::LOWERING_END).expect("docs/Lowering.md has the end marker")
+    let begin = committed
+        .find(docs::LOWERING_BEGIN)
+        .expect("docs/Lowering.md has the begin marker");
+    let end = committed[begin..]
+        .find(docs::LOWERING_END)
+        .expect("docs/Lowering.md has the end marker")
         + begin
         + docs::LOWERING_END.len();
-    let generated = format!("{}{}{}", &committed[..begin], docs::lowering_section(&all_pipelines()), &committed[end..]);
+    let generated = format!(
+        "{}{}{}",
+        &committed[..begin],
+        docs::lowering_section(&all_pipelines()),
+        &committed[end..]
+    );
     if std::env::var_os("TURBINE_BLESS").is_some() {
         std::fs::write(&path, &generated).unwrap();
         return;
     }
     assert!(
         committed == generated,
-        "docs/Lowering.md is stale; regenerate with TURBINE_BLESS=1 cargo test -p turbine-tools --test integration pass_docs"
+        "docs/Lowering.md is stale; regenerate with TURBINE_BLESS=1 cargo test -p turbine-tools \
+         --test integration pass_docs"
     );
 }
 
 #[test]
 fn every_pass_is_documented() {
     for info in turbine_passes::all_passes() {
-        assert!(!info.summary.is_empty() && !info.description.is_empty(), "{} lacks docs", info.argument);
+        assert!(
+            !info.summary.is_empty() && !info.description.is_empty(),
+            "{} lacks docs",
+            info.argument
+        );
         let test = repository_root().join("test");
         let found = walk(&test).iter().any(|file| {
-            std::fs::read_to_string(file).is_ok_and(|text| text.contains(&format!("--{}", info.argument)))
+            std::fs::read_to_string(file)
+                .is_ok_and(|text| text.contains(&format!("--{}", info.argument)))
         });
         assert!(found, "no lit test under test/ runs --{}", info.argument);
     }
     for info in all_pipelines() {
-        assert!(!info.summary.is_empty() && !info.description.is_empty(), "{} lacks docs", info.argument);
+        assert!(
+            !info.summary.is_empty() && !info.description.is_empty(),
+            "{} lacks docs",
+            info.argument
+        );
     }
 }
 
@@ -66,8 +86,17 @@ fn every_pass_is_documented() {
 fn every_turbine_pass_in_a_pipeline_is_nested_on_its_anchor() {
     for pipeline in all_pipelines() {
         for step in pipeline.steps {
-            if let Some(pass) = turbine_passes::all_passes().into_iter().find(|info| info.argument == step.pass) {
-                assert_eq!(step.nest.unwrap_or("builtin.module"), pass.anchor, "{} in {}", step.pass, pipeline.argument);
+            if let Some(pass) = turbine_passes::all_passes()
+                .into_iter()
+                .find(|info| info.argument == step.pass)
+            {
+                assert_eq!(
+                    step.nest.unwrap_or("builtin.module"),
+                    pass.anchor,
+                    "{} in {}",
+                    step.pass,
+                    pipeline.argument
+                );
             }
         }
     }
@@ -97,8 +126,14 @@ fn options_parse_with_their_declared_types() {
     options.set("include-flatten", "false").unwrap();
     assert_eq!(options.bool("include-flatten"), Ok(false));
     options.set("include-flatten", "perhaps").unwrap();
-    insta::assert_snapshot!(options.bool("include-flatten").unwrap_err(), @"option 'include-flatten' expects true or false, got 'perhaps'");
-    insta::assert_snapshot!(options.set("no-such-option", "1").unwrap_err(), @"unknown option 'no-such-option'");
+    insta::assert_snapshot!(
+        options.bool("include-flatten").unwrap_err(),
+        @"option 'include-flatten' expects true or false, got 'perhaps'"
+    );
+    insta::assert_snapshot!(
+        options.set("no-such-option", "1").unwrap_err(),
+        @"unknown option 'no-such-option'"
+    );
 }
 
 #[test]
@@ -127,11 +162,17 @@ fn fold_reshapes_runs_from_rust() {
         sink.borrow_mut().push(diagnostic.to_string());
         true
     });
-    assert!(info.run(&PassOptions::defaults(info.options), module.as_operation()).is_err());
+    assert!(info
+        .run(&PassOptions::defaults(info.options), module.as_operation())
+        .is_err());
     context.detach_diagnostic_handler(handler);
-    insta::assert_snapshot!(errors.borrow().join("\n"), @"can't run 'graph-fold-reshapes' pass on 'builtin.module' op (it runs on 'func.func')");
+    insta::assert_snapshot!(
+        errors.borrow().join("\n"),
+        @"can't run 'graph-fold-reshapes' pass on 'builtin.module' op (it runs on 'func.func')"
+    );
     let function = module.body().first_operation().unwrap();
-    info.run(&PassOptions::defaults(info.options), function).unwrap();
+    info.run(&PassOptions::defaults(info.options), function)
+        .unwrap();
     assert!(module.as_operation().verify());
     insta::assert_snapshot!(module.as_operation().to_string(), @r"
     module {

@@ -16,11 +16,18 @@ fn every_builtin_rule_is_sound_at_random_shapes() {
 
 #[test]
 fn wrong_rules_are_caught_with_the_shapes_that_show_it() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/Dialect/Graph/Inputs/unsound-rules.mlir");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../test/Dialect/Graph/Inputs/unsound-rules.mlir");
     let listing = list_rules(false, &[&file], Some(10)).expect_err("the rules are wrong");
-    assert!(listing.contains("rule 'sigmoid_is_tanh' at its example shapes [[2, 3]]: result 0 differs"), "{listing}");
+    assert!(
+        listing.contains("rule 'sigmoid_is_tanh' at its example shapes [[2, 3]]: result 0 differs"),
+        "{listing}"
+    );
     // A transpose is the identity on its 1x1 example: only random shapes show the rule is wrong.
-    assert!(listing.contains("rule 'transpose_is_identity' at shapes"), "{listing}");
+    assert!(
+        listing.contains("rule 'transpose_is_identity' at shapes"),
+        "{listing}"
+    );
     assert!(listing.contains("2 unsound rules"), "{listing}");
 }
 
@@ -29,7 +36,8 @@ fn random_networks_compute_the_same_after_substitution() {
     let pipelines = [
         "builtin.module(func.func(graph-substitute{search=all}))",
         "builtin.module(func.func(graph-substitute{target=stcp920 budget=30}))",
-        "builtin.module(func.func(graph-substitute{target=stcp920 alpha=1.2 budget=30 cost=flops}))",
+        "builtin.module(func.func(graph-substitute{target=stcp920 alpha=1.2 budget=30 \
+         cost=flops}))",
         "builtin.module(func.func(graph-substitute{target=stcp920 search=egraph}))",
         "builtin.module(func.func(graph-substitute{search=egraph cost=flops}))",
     ];
@@ -39,21 +47,31 @@ fn random_networks_compute_the_same_after_substitution() {
         let context = turbine_dialects::create_context();
         let before = Module::parse(&context, &source).expect("random networks parse");
         // SAFETY: the module is verified and outlives the program.
-        let program = unsafe { Program::from_module(before.as_operation().to_raw(), None) }.unwrap();
+        let program =
+            unsafe { Program::from_module(before.as_operation().to_raw(), None) }.unwrap();
         let inputs = random_inputs(&program, seed);
         let expected = interpret(&program, inputs.clone(), &weights).unwrap();
         for pipeline in pipelines {
             let mut module = Module::parse(&context, &source).unwrap();
-            driver::run_pipeline(&context, &mut module, pipeline).unwrap_or_else(|error| panic!("{pipeline}: {error}\n{source}"));
+            driver::run_pipeline(&context, &mut module, pipeline)
+                .unwrap_or_else(|error| panic!("{pipeline}: {error}\n{source}"));
             let text = module.as_operation().to_string();
             if text != before.as_operation().to_string() {
                 rewritten += 1;
             }
             // SAFETY: as above.
-            let program = unsafe { Program::from_module(module.as_operation().to_raw(), None) }.unwrap();
+            let program =
+                unsafe { Program::from_module(module.as_operation().to_raw(), None) }.unwrap();
             let actual = interpret(&program, inputs.clone(), &weights).unwrap();
-            assert_close(&actual, &expected, &format!("seed {seed}, {pipeline}\n{text}"));
+            assert_close(
+                &actual,
+                &expected,
+                &format!("seed {seed}, {pipeline}\n{text}"),
+            );
         }
     }
-    assert!(rewritten > 10, "the rules rewrote only {rewritten} of the networks");
+    assert!(
+        rewritten > 10,
+        "the rules rewrote only {rewritten} of the networks"
+    );
 }

@@ -1,0 +1,194 @@
+//! The model and its inputs: a built-in model, an ONNX file or a graph-dialect file with its
+//! weights; inputs from `.npy` files or seeded random values, checked against the function's
+//! arguments before anything is compiled.
+
+use crate::Arguments;
+use std::path::Path;
+use turbine_interpreter::{npy, Data, ElementType, Program, Tensor, Weights};
+use turbine_tools::random::SplitMix;
+
+/// The model as a graph-dialect module and its weights.
+pub(crate) fn load<'c>(
+    context: &'c melior::Context,
+    arguments: &Arguments,
+) -> Result<(melior::ir::Module<'c>, Weights), String> {
+    if let Some(name) = &arguments.builtin {
+        let model = turbine_tools::models::builtin(name, arguments.batch).ok_or_else(|| {
+            format!(
+                "no built-in model '{name}' (available: {})",
+                turbine_tools::models::MODELS.join(", ")
+            )
+        })?;
+        let module = turbine_tools::graph_module::build(context, &model.module)
+            .map_err(|error| format!("the built-in model '{name}' is invalid (a bug): {error}"))?;
+        return Ok((module, model.weights));
+    }
+    let path = arguments
+        .model
+        .as_ref()
+        .expect("clap requires a model or --builtin");
+    let is_onnx = path
+        .extension()
+        .is_some_and(|extension| extension == "onnx");
+    if is_onnx {
+        let bytes = std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
+        // The weights stay in memory: the module names a side file, as `turbine-translate`
+        // writes one, but nothing reads it here (writing a large model's weights and reading
+        // them back would take a sizeable share of the command's time).
+        let options = turbine_onnx::ImportOptions {
+            input_shapes: arguments.input_shapes.clone(),
+            weights_file: "weights.safetensors".into(),
+        };
+        let model = turbine_onnx::import(&bytes, &options)
+            .map_err(|error| format!("{}: {error}", path.display()))?;
+        let module =
+            turbine_tools::graph_module::build(context, &model.module).map_err(|error| {
+                format!(
+                    "{}: the imported IR is invalid (an importer bug): {error}",
+                    path.display()
+                )
+            })?;
+        let weights = if model.weights.is_empty() {
+            Weights::empty()
+        } else {
+            let serialized = model.weights.serialize().map_err(|error| {
+                format!("{}: cannot serialize the weights: {error}", path.display())
+            })?;
+            Weights::parse(&serialized, &path.display().to_string())
+                .map_err(|error| error.to_string())?
+        };
+        return Ok((module, weights));
+    }
+    let module = turbine_dialects::parse_file(context, path)
+        .ok_or_else(|| format!("{}: cannot parse or verify the model", path.display()))?;
+    // SAFETY: the module was just parsed and verified.
+    let program = unsafe {
+        Program::from_module(
+            module.as_operation().to_raw(),
+            arguments.function.as_deref(),
+        )
+    }
+    .map_err(|error| error.to_string())?;
+    let weights_path = arguments.weights.clone().or_else(|| {
+        program
+            .weights_file
+            .as_ref()
+            .map(|file| path.parent().unwrap_or(Path::new(".")).join(file))
+    });
+    let weights = match weights_path {
+        Some(path) => Weights::load(&path).map_err(|error| error.to_string())?,
+        None => Weights::empty(),
+    };
+    Ok((module, weights))
+}
+
+/// The inputs of `program`: the `--input` files, or seeded random values of the argument types.
+pub(crate) fn inputs(arguments: &Arguments, program: &Program) -> Result<Vec<Tensor>, String> {
+    if arguments.inputs.is_empty() {
+        let mut random = SplitMix(arguments.seed);
+        return Ok(program
+            .body
+            .arguments
+            .iter()
+            .map(|(_, r#type)| random_input(&r#type.shape, r#type.element_type, &mut random))
+            .collect());
+    }
+    arguments
+        .inputs
+        .iter()
+        .map(|path| {
+            let bytes =
+                std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
+            npy::parse(&bytes).map_err(|error| format!("{}: {error}", path.display()))
+        })
+        .collect()
+}
+
+/// Refuses, before anything is compiled, inputs that do not match the function's arguments in
+/// count, shape or element type, and outputs that cannot be written.
+pub(crate) fn check_interface(
+    arguments: &Arguments,
+    program: &Program,
+    inputs: &[Tensor],
+) -> Result<(), String> {
+    let parameters = &program.body.arguments;
+    if inputs.len() != parameters.len() {
+        return Err(format!(
+            "@{} takes {} inputs but {} were given",
+            program.name,
+            parameters.len(),
+            inputs.len()
+        ));
+    }
+    for (index, (input, (_, parameter))) in inputs.iter().zip(parameters).enumerate() {
+        let what = arguments
+            .inputs
+            .get(index)
+            .map(|path| path.display().to_string())
+            .unwrap_or_else(|| format!("input #{index}"));
+        if input.shape != parameter.shape || input.element_type != parameter.element_type {
+            return Err(format!(
+                "{what}: {:?} {:?}, but argument #{index} of @{} is {:?} {:?}",
+                input.element_type,
+                input.shape,
+                program.name,
+                parameter.element_type,
+                parameter.shape
+            ));
+        }
+    }
+    let results = program
+        .body
+        .ops
+        .last()
+        .map_or(0, |terminator| terminator.operands.len());
+    if !arguments.outputs.is_empty() && arguments.outputs.len() != results {
+        return Err(format!(
+            "@{} has {results} results but {} --output files were given",
+            program.name,
+            arguments.outputs.len()
+        ));
+    }
+    for path in arguments
+        .outputs
+        .iter()
+        .chain(&arguments.report_json)
+        .chain(&arguments.trace)
+    {
+        let folder = path
+            .parent()
+            .filter(|folder| !folder.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if !folder.is_dir() {
+            return Err(format!(
+                "{}: the folder {} does not exist",
+                path.display(),
+                folder.display()
+            ));
+        }
+        if path.is_dir() {
+            return Err(format!("{}: is a folder, not a file", path.display()));
+        }
+        if std::fs::metadata(path).is_ok_and(|metadata| metadata.permissions().readonly()) {
+            return Err(format!("{}: the file is read-only", path.display()));
+        }
+    }
+    Ok(())
+}
+
+/// A random tensor: f32 uniform in [-1, 1), integers and booleans 0 or 1.
+fn random_input(shape: &[usize], element_type: ElementType, random: &mut SplitMix) -> Tensor {
+    let count = shape.iter().product();
+    let data = match element_type {
+        ElementType::F32 => Data::F32((0..count).map(|_| random.unit()).collect()),
+        ElementType::I64 | ElementType::I32 => {
+            Data::I64((0..count).map(|_| (random.next_u64() % 2) as i64).collect())
+        }
+        ElementType::Bool => Data::Bool((0..count).map(|_| random.next_u64() % 2 == 1).collect()),
+    };
+    Tensor {
+        shape: shape.to_vec(),
+        element_type,
+        data,
+    }
+}

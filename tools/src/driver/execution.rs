@@ -1,0 +1,176 @@
+//! Running a compiled model: its buffers filled with the inputs, weights and constants, the
+//! entry called, the outputs read back; and the figures of the runtime's report that compare
+//! schedules.
+
+use super::{Compiled, Device, Role};
+use turbine_interpreter::{Data, ElementType, Tensor, Weights};
+
+/// The values of an f32 tensor; `what` names it in the error otherwise.
+fn f32_values<'t>(tensor: &'t Tensor, what: &str) -> Result<&'t [f32], String> {
+    tensor.as_f32().ok_or_else(|| {
+        format!(
+            "{what} is {:?}; the software DSA computes in f32",
+            tensor.element_type
+        )
+    })
+}
+
+/// Runs `compiled` on `device` with `inputs` and `weights`; returns the outputs.
+pub fn run(
+    compiled: &Compiled,
+    device: &Device,
+    inputs: &[Tensor],
+    weights: &Weights,
+) -> Result<Vec<Tensor>, String> {
+    let input_count = compiled
+        .buffers
+        .iter()
+        .filter(|buffer| matches!(buffer.role, Role::Input(_)))
+        .count();
+    if inputs.len() != input_count {
+        return Err(format!(
+            "@{} takes {input_count} inputs but {} were given",
+            compiled.entry,
+            inputs.len()
+        ));
+    }
+    let mut handles = Vec::new();
+    let result = fill_buffers(compiled, device, inputs, weights, &mut handles)
+        .and_then(|()| compiled.jit.run(&compiled.entry, device.handle(), &handles))
+        .and_then(|()| read_outputs(compiled, device, &handles));
+    for handle in handles {
+        device.free(handle);
+    }
+    result
+}
+
+/// Allocates the host function's buffers in order, pushing each handle to `handles` (which the
+/// caller frees, even after an error), and writes the inputs, weights and constants into them.
+fn fill_buffers(
+    compiled: &Compiled,
+    device: &Device,
+    inputs: &[Tensor],
+    weights: &Weights,
+    handles: &mut Vec<u64>,
+) -> Result<(), String> {
+    for buffer in &compiled.buffers {
+        let elements: usize = buffer.shape.iter().product();
+        let handle = device.alloc(elements)?;
+        handles.push(handle);
+        match &buffer.role {
+            Role::Input(index) => {
+                let input = &inputs[*index];
+                // A rank-0 input is stored as one element.
+                if input.shape != buffer.shape && !(input.shape.is_empty() && buffer.shape == [1]) {
+                    return Err(format!(
+                        "input #{index} has shape {:?}, @{} expects {:?}",
+                        input.shape, compiled.entry, buffer.shape
+                    ));
+                }
+                device.write(handle, f32_values(input, &format!("input #{index}"))?)?;
+            }
+            Role::Weight(name) => {
+                let weight = weights
+                    .get(name)
+                    .ok_or_else(|| format!("weight '{name}' is not in the weights file"))?;
+                if weight.shape.iter().product::<usize>() != elements {
+                    return Err(format!(
+                        "weight '{name}' has shape {:?}, the model expects {:?}",
+                        weight.shape, buffer.shape
+                    ));
+                }
+                device.write(handle, f32_values(weight, &format!("weight '{name}'"))?)?;
+            }
+            Role::Constant(values) => device.write(handle, values)?,
+            Role::Output(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Reads the output buffers back, in result order, with the shapes the graph function
+/// declares.
+fn read_outputs(
+    compiled: &Compiled,
+    device: &Device,
+    handles: &[u64],
+) -> Result<Vec<Tensor>, String> {
+    let mut outputs = Vec::new();
+    for (buffer, &handle) in compiled.buffers.iter().zip(handles) {
+        if let Role::Output(index) = buffer.role {
+            let values = device.read(handle, buffer.shape.iter().product())?;
+            let shape = compiled
+                .output_shapes
+                .get(index)
+                .cloned()
+                .unwrap_or_else(|| buffer.shape.clone());
+            outputs.push((
+                index,
+                Tensor {
+                    shape,
+                    element_type: ElementType::F32,
+                    data: Data::F32(values),
+                },
+            ));
+        }
+    }
+    outputs.sort_by_key(|(index, _)| *index);
+    Ok(outputs.into_iter().map(|(_, tensor)| tensor).collect())
+}
+
+/// The figures of a runtime report that compare schedules.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figures {
+    /// Simulated cycles.
+    pub cycles: u64,
+    /// Kernel launches.
+    pub launches: u64,
+    /// Bytes DMAs moved to or from DDR (host transfers excluded).
+    pub ddr_bytes: u64,
+    /// Bytes DMAs moved between GB and LB, or within GB.
+    pub gb_bytes: u64,
+    /// Mean utilisation of the matrix engines.
+    pub matrix_utilisation: f64,
+}
+
+/// Reads the [`Figures`] of a JSON report ([`Device::report`]).
+pub fn figures(report: &str) -> Result<Figures, String> {
+    let report: serde_json::Value =
+        serde_json::from_str(report).map_err(|error| format!("the runtime's report: {error}"))?;
+    let number = |value: &serde_json::Value| value.as_u64().unwrap_or(0);
+    let transfers = report["transfers"].as_array().cloned().unwrap_or_default();
+    let bytes = |keep: &dyn Fn(&str, &str) -> bool| -> u64 {
+        transfers
+            .iter()
+            .filter(|t| {
+                keep(
+                    t["src"].as_str().unwrap_or(""),
+                    t["dst"].as_str().unwrap_or(""),
+                )
+            })
+            .map(|t| number(&t["bytes"]))
+            .sum()
+    };
+    let matrix: Vec<f64> = report["units"]
+        .as_array()
+        .map(|units| {
+            units
+                .iter()
+                .filter(|u| u["kind"] == "matrix_engine")
+                .map(|u| u["utilisation"].as_f64().unwrap_or(0.0))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Figures {
+        cycles: number(&report["cycles"]),
+        launches: number(&report["kernel_launches"]),
+        ddr_bytes: bytes(&|src, dst| src == "ddr" || dst == "ddr"),
+        gb_bytes: bytes(&|src, dst| src == "gb" || dst == "gb")
+            - bytes(&|src, dst| (src == "gb" && dst == "ddr") || (src == "ddr" && dst == "gb")),
+        matrix_utilisation: if matrix.is_empty() {
+            0.0
+        } else {
+            matrix.iter().sum::<f64>() / matrix.len() as f64
+        },
+    })
+}
