@@ -18,8 +18,14 @@ use std::path::Path;
 type Module = Vec<String>;
 
 /// Pipeline levels of the top-level modules that hold passes; the others are libraries.
-const LEVELS: &[(&str, usize)] =
-    &[("graph", 0), ("substitute", 0), ("instance", 1), ("conversion", 2), ("dsa", 3), ("llvm", 3)];
+const LEVELS: &[(&str, usize)] = &[
+    ("graph", 0),
+    ("substitute", 0),
+    ("instance", 1),
+    ("conversion", 2),
+    ("dsa", 3),
+    ("llvm", 3),
+];
 
 /// Modules that assemble passes and may import from every level.
 const DRIVERS: &[&str] = &["pipelines"];
@@ -33,11 +39,16 @@ enum Place {
 }
 
 fn place(module: &Module) -> Place {
-    let Some(top) = module.first() else { return Place::Driver };
+    let Some(top) = module.first() else {
+        return Place::Driver;
+    };
     if DRIVERS.contains(&top.as_str()) && module.len() == 1 {
         return Place::Driver;
     }
-    LEVELS.iter().find(|(name, _)| name == top).map_or(Place::Library, |&(_, level)| Place::Level(level))
+    LEVELS
+        .iter()
+        .find(|(name, _)| name == top)
+        .map_or(Place::Library, |&(_, level)| Place::Level(level))
 }
 
 /// Source text without comments, string and character literals (their contents could name
@@ -74,8 +85,11 @@ fn code_of(source: &str) -> String {
                     continue;
                 }
                 i += 2 + hashes;
-                let close: String = std::iter::once('"').chain("#".repeat(hashes).chars()).collect();
-                while i < chars.len() && !chars[i..].iter().collect::<String>().starts_with(&close) {
+                let close: String = std::iter::once('"')
+                    .chain("#".repeat(hashes).chars())
+                    .collect();
+                while i < chars.len() && !chars[i..].iter().collect::<String>().starts_with(&close)
+                {
                     i += 1;
                 }
                 i += close.len();
@@ -92,7 +106,10 @@ fn code_of(source: &str) -> String {
             ('\'', Some(next)) => {
                 // A character literal ('x', '\n', '\u{..}') or a lifetime ('a).
                 let end = if next == '\\' {
-                    chars[i + 2..].iter().position(|&c| c == '\'').map(|p| i + 2 + p)
+                    chars[i + 2..]
+                        .iter()
+                        .position(|&c| c == '\'')
+                        .map(|p| i + 2 + p)
                 } else {
                     (chars.get(i + 2) == Some(&'\'')).then_some(i + 2)
                 };
@@ -143,7 +160,11 @@ fn without_test_items(code: &str) -> String {
 /// The paths of a `use` tree (`a::{b, c::{d, e}}` → `a::b`, `a::c::d`, `a::c::e`).
 fn expand(tree: &str) -> Vec<String> {
     let Some(open) = tree.find('{') else {
-        let path = tree.split(" as ").next().unwrap_or(tree).trim_end_matches("::self");
+        let path = tree
+            .split(" as ")
+            .next()
+            .unwrap_or(tree)
+            .trim_end_matches("::self");
         return vec![path.to_string()];
     };
     let (head, body) = (&tree[..open], &tree[open + 1..tree.len() - 1]);
@@ -162,7 +183,9 @@ fn expand(tree: &str) -> Vec<String> {
     }
     parts.push(&body[start..]);
     let parts = parts.into_iter().filter(|part| !part.is_empty());
-    parts.flat_map(|part| expand(&format!("{head}{part}"))).collect()
+    parts
+        .flat_map(|part| expand(&format!("{head}{part}")))
+        .collect()
 }
 
 /// The deepest module of `modules` that `path`, named in `module`, reaches.
@@ -178,8 +201,7 @@ fn resolve(modules: &BTreeSet<Module>, module: &Module, path: &str) -> Option<Mo
     };
     while let Some(&segment) = segments.peek() {
         match segment {
-            "crate" => {}
-            "self" => {}
+            "crate" | "self" => {}
             "super" => {
                 base.pop();
             }
@@ -207,16 +229,22 @@ fn split_uses(code: &str) -> (Vec<String>, String) {
         let before = code[..index].trim_end();
         let starts_statement = before.is_empty()
             || before.ends_with([';', '{', '}', ']', ')'])
-            || before.ends_with(" pub")
-            || before.ends_with("\npub")
-            || before == "pub";
-        let word_start = index == 0 || !(bytes[index - 1].is_ascii_alphanumeric() || bytes[index - 1] == b'_');
+            || before.split_whitespace().next_back() == Some("pub");
+        let word_start =
+            index == 0 || !(bytes[index - 1].is_ascii_alphanumeric() || bytes[index - 1] == b'_');
         if index < from || !word_start || !after.is_ascii_whitespace() || !starts_statement {
             continue;
         }
-        let end = code[index..].find(';').map_or(code.len(), |offset| index + offset);
+        let end = code[index..]
+            .find(';')
+            .map_or(code.len(), |offset| index + offset);
         rest.push_str(&code[from..index]);
-        trees.push(code[index + 3..end].chars().filter(|c| !c.is_whitespace()).collect());
+        trees.push(
+            code[index + 3..end]
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect(),
+        );
         from = end;
     }
     rest.push_str(&code[from..]);
@@ -231,11 +259,18 @@ fn imports(sources: &BTreeMap<Module, String>) -> BTreeMap<(Module, Module), BTr
         let (trees, rest) = split_uses(&code_of(source));
         let mut paths: Vec<String> = trees.iter().flat_map(|tree| expand(tree)).collect();
         let words = rest.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'));
-        paths.extend(words.filter(|word| word.contains("::")).map(|w| w.trim_matches(':').into()));
+        paths.extend(
+            words
+                .filter(|word| word.contains("::"))
+                .map(|w| w.trim_matches(':').into()),
+        );
         for path in paths {
             if let Some(target) = resolve(&modules, module, &path) {
                 if &target != module {
-                    found.entry((module.clone(), target)).or_default().insert(path);
+                    found
+                        .entry((module.clone(), target))
+                        .or_default()
+                        .insert(path);
                 }
             }
         }
@@ -248,7 +283,10 @@ fn violations(sources: &BTreeMap<Module, String>) -> Vec<String> {
     let imports = imports(sources);
     let name = |module: &Module| format!("crate::{}", module.join("::"));
     let mut graph = DiGraph::<Module, ()>::new();
-    let nodes: BTreeMap<&Module, _> = sources.keys().map(|m| (m, graph.add_node(m.clone()))).collect();
+    let nodes: BTreeMap<&Module, _> = sources
+        .keys()
+        .map(|m| (m, graph.add_node(m.clone())))
+        .collect();
     let mut problems = Vec::new();
     for ((from, to), paths) in &imports {
         graph.add_edge(nodes[from], nodes[to], ());
@@ -260,7 +298,11 @@ fn violations(sources: &BTreeMap<Module, String>) -> Vec<String> {
             (Place::Level(_), Place::Library) => false,
         };
         if upward {
-            problems.push(format!("{} imports {} upward ({paths:?})", name(from), name(to)));
+            problems.push(format!(
+                "{} imports {} upward ({paths:?})",
+                name(from),
+                name(to)
+            ));
         }
     }
     for component in tarjan_scc(&graph) {
@@ -291,28 +333,49 @@ fn read_crate(root: &Path) -> BTreeMap<Module, String> {
             if path.extension().is_none_or(|extension| extension != "rs") {
                 continue;
             }
-            let relative = path.strip_prefix(root).expect("under the root").with_extension("");
-            let mut module: Module =
-                relative.iter().map(|part| part.to_string_lossy().into_owned()).collect();
+            let relative = path
+                .strip_prefix(root)
+                .expect("under the root")
+                .with_extension("");
+            let mut module: Module = relative
+                .iter()
+                .map(|part| part.to_string_lossy().into_owned())
+                .collect();
             if matches!(module.last().map(String::as_str), Some("mod" | "lib")) {
                 module.pop();
             }
-            sources.insert(module, std::fs::read_to_string(&path).expect("a source file"));
+            sources.insert(
+                module,
+                std::fs::read_to_string(&path).expect("a source file"),
+            );
         }
     }
     sources
 }
 
 fn crate_of(files: &[(&str, &str)]) -> BTreeMap<Module, String> {
-    let module = |path: &str| path.split("::").filter(|s| !s.is_empty()).map(String::from).collect();
-    files.iter().map(|(path, source)| (module(path), source.to_string())).collect()
+    let module = |path: &str| {
+        path.split("::")
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    files
+        .iter()
+        .map(|(path, source)| (module(path), source.to_string()))
+        .collect()
 }
 
 #[test]
 fn passes_modules_have_no_circle_and_no_upward_import() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../passes/src");
     let sources = read_crate(&root);
-    assert!(sources.len() > 50, "read {} modules from {}", sources.len(), root.display());
+    assert!(
+        sources.len() > 50,
+        "read {} modules from {}",
+        sources.len(),
+        root.display()
+    );
     let problems = violations(&sources);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
@@ -326,26 +389,52 @@ fn a_circle_through_a_parent_is_found() {
     ]);
     let problems = violations(&sources);
     assert_eq!(problems.len(), 1, "{problems:?}");
-    assert!(problems[0].contains("crate::kernels::conv -> crate::kernels"), "{problems:?}");
+    assert!(
+        problems[0].contains("crate::kernels::conv -> crate::kernels"),
+        "{problems:?}"
+    );
 }
 
 #[test]
 fn an_upward_import_is_found_and_comments_and_strings_are_not_imports() {
     let sources = crate_of(&[
         ("", "pub mod graph; pub mod conversion; pub mod kernels;"),
-        ("graph", "// use crate::conversion::x;\nconst NAME: &str = \"crate::conversion\";"),
-        ("conversion", "use crate::{kernels::emit, graph::split};\nfn f() { emit(); split(); }"),
-        ("kernels", "pub fn emit() {}\nfn g() { crate::conversion::lower(); }"),
+        (
+            "graph",
+            "// use crate::conversion::x;\nconst NAME: &str = \"crate::conversion\";",
+        ),
+        (
+            "conversion",
+            "use crate::{kernels::emit, graph::split};\nfn f() { emit(); split(); }",
+        ),
+        (
+            "kernels",
+            "pub fn emit() {}\nfn g() { crate::conversion::lower(); }",
+        ),
     ]);
     let problems = violations(&sources);
     assert_eq!(problems.len(), 3, "{problems:?}");
-    assert!(problems[0].contains("crate::conversion imports crate::graph upward"), "{problems:?}");
-    assert!(problems[1].contains("crate::kernels imports crate::conversion upward"), "{problems:?}");
+    assert!(
+        problems[0].contains("crate::conversion imports crate::graph upward"),
+        "{problems:?}"
+    );
+    assert!(
+        problems[1].contains("crate::kernels imports crate::conversion upward"),
+        "{problems:?}"
+    );
     assert!(problems[2].starts_with("a circle"), "{problems:?}");
 }
 
 #[test]
 fn use_trees_expand_to_every_path() {
     let paths = expand("crate::{kernels::{emit::Body,conv},ir::Op as Handle,graph_view::self}");
-    assert_eq!(paths, ["crate::kernels::emit::Body", "crate::kernels::conv", "crate::ir::Op", "crate::graph_view"]);
+    assert_eq!(
+        paths,
+        [
+            "crate::kernels::emit::Body",
+            "crate::kernels::conv",
+            "crate::ir::Op",
+            "crate::graph_view"
+        ]
+    );
 }
