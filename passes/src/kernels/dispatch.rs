@@ -72,7 +72,8 @@ pub(crate) fn emit_layer(
         return Err(LoweringError::at(
             index,
             format!(
-                "'{}' does not fit the local buffer of target '{}': its tiles need {} bytes of the {} available",
+                "'{}' does not fit the local buffer of target '{}': its tiles need {} bytes of \
+                 the {} available",
                 node.name,
                 machine.name,
                 kernel.lb_elements * 4,

@@ -3,14 +3,16 @@
 
 use super::{
     emit::reshaped,
-    emit::{divisors_descending, Body},
+    emit::{divisors_descending, Body, Tensor},
     epilogue::Epilogue,
     error::LoweringError,
     kernel::{Kernel, Store},
-    layers::Operand,
     layers::{Layer, Scope},
+    layers::{Operand, Step},
 };
+use crate::graph_view::ValueId;
 use crate::ir::Val;
+use std::collections::BTreeMap;
 
 /// Merges adjacent dimensions on which every operand either spans the output or broadcasts
 /// (size 1) on both: the same elements with fewer, longer dimensions. Returns, for the output and
@@ -79,15 +81,11 @@ pub fn row_major_tile(shape: &[usize], fits: impl Fn(&[usize]) -> bool) -> Optio
     None
 }
 
-/// Lowers an elementwise layer.
-pub fn lower(
-    scope: &Scope,
-    host: &mut Body,
-    layer: &Layer,
-    mut kernel: Kernel,
-) -> Result<Kernel, LoweringError> {
+/// The external operands of `steps` (read or written), each once, in the order the steps meet
+/// them.
+fn external_values(steps: &[Step]) -> Vec<usize> {
     let mut externals: Vec<usize> = Vec::new();
-    for step in &layer.steps {
+    for step in steps {
         for operand in step.operands.iter().chain([&step.target]) {
             if let Operand::External(value) = operand {
                 if !externals.contains(value) {
@@ -96,6 +94,18 @@ pub fn lower(
             }
         }
     }
+    externals
+}
+
+/// The shape `layer` is computed with, its dimensions that every operand steps through alike
+/// merged ([`coalesce`]), with the scope's tensors and the layer's output seen so (host-side
+/// views).
+fn merged_operands(
+    scope: &Scope,
+    host: &mut Body,
+    layer: &Layer,
+) -> (Vec<usize>, BTreeMap<ValueId, Tensor>, Tensor) {
+    let externals = external_values(&layer.steps);
     let shapes: Vec<Vec<usize>> = externals
         .iter()
         .map(|value| scope.tensor(*value).view.shape.clone())
@@ -113,10 +123,26 @@ pub fn lower(
     } else {
         layer.output.clone()
     };
+    (shape, tensors, output)
+}
+
+/// Lowers an elementwise layer.
+pub fn lower(
+    scope: &Scope,
+    host: &mut Body,
+    layer: &Layer,
+    mut kernel: Kernel,
+) -> Result<Kernel, LoweringError> {
+    let (shape, tensors, output) = merged_operands(scope, host, layer);
     if shape.len() > 4 {
         return Err(LoweringError::at(
             layer.index,
-            format!("'{}' on rank-{} tensors that do not merge to rank 4 is not supported (DMA views have at most 4 dimensions)", layer.node.name, shape.len()),
+            format!(
+                "'{}' on rank-{} tensors that do not merge to rank 4 is not supported (DMA views \
+                 have at most 4 dimensions)",
+                layer.node.name,
+                shape.len()
+            ),
         ));
     }
     let scope = Scope {
@@ -126,13 +152,15 @@ pub fn lower(
     let shapes = scope.external_shapes(&layer.steps);
     let budget = scope.machine.lb_elements();
     let tile = row_major_tile(&shape, |tile| {
-        tile.iter().product::<usize>() + Epilogue::lb_elements(&layer.steps, &shapes, tile) <= budget
+        let epilogue = Epilogue::lb_elements(&layer.steps, &shapes, tile);
+        tile.iter().product::<usize>() + epilogue <= budget
     })
     .ok_or_else(|| {
         LoweringError::at(
             layer.index,
             format!(
-                "'{}' does not fit the local buffer of target '{}' ({} bytes) even one element at a time",
+                "'{}' does not fit the local buffer of target '{}' ({} bytes) even one element \
+                 at a time",
                 layer.node.name, scope.machine.name, scope.machine.lb_bytes
             ),
         )

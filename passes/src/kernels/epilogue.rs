@@ -41,8 +41,8 @@ pub(crate) fn external_tile(
 /// operand: only additions of other operands (a bias) come before that step, so the sum is the
 /// same in another order, and no other step reads the operand. The tile then loads it into the
 /// accumulator before the first product and needs no LB buffer of its own, which leaves room for
-/// larger tiles: a ResNet block's last 1x1 convolution kept a residual tile as large as its
-/// output tile. `steps` unchanged and `None` when no step qualifies.
+/// larger tiles (a residual block's last 1x1 convolution would otherwise keep a residual tile as
+/// large as its output tile). `steps` unchanged and `None` when no step qualifies.
 pub fn without_preloaded_addend(
     steps: &[Step],
     shapes: &BTreeMap<ValueId, Vec<usize>>,

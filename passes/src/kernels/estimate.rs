@@ -2,19 +2,18 @@
 //! the lowering forms (an anchor and the elementwise epilogue it fuses, by the same
 //! `FunctionView::epilogue_reader`), each priced by the estimate the lowering chooses its tiles
 //! by where it has one (convolutions and products: the chosen tiling's cycles on the busiest
-//! core), by its DDR traffic at every cluster's port otherwise, and a launch per layer; a layer the
-//! lowering refuses (other element types than f32, an op it has no emitter for) costs
-//! [`UNSUPPORTED_LAYER`]. This is
-//! `graph-substitute`'s cost model: one set of figures and tile choices for the lowering and the
-//! search (MetaFlow §4's cost model, here the target's).
+//! core), by its DDR traffic at every cluster's port otherwise, and a launch per layer; a layer
+//! the lowering refuses (other element types than f32, an op it has no emitter for) costs
+//! [`UNSUPPORTED_LAYER`]. This is `graph-substitute`'s cost model: one set of figures and tile
+//! choices for the lowering and the search (MetaFlow §4's cost model, here the target's).
 
 use super::{
     dispatch::{estimate, has_emitter},
-    layers::{self, Operand, Scope, Step},
+    layers::{self, Elementwise, Operand, Scope, Step},
     view::buffer_shape,
     view::{Space, View},
 };
-use crate::graph_view::{ElementType, FunctionView, ValueId};
+use crate::graph_view::{ElementType, FunctionView, Node, ValueId};
 use crate::target::Machine;
 use mlir_sys::*;
 use std::collections::hash_map::DefaultHasher;
@@ -44,17 +43,7 @@ pub fn layerwise_cycles(
     machine: &Machine,
     cache: &mut LayerCache,
 ) -> (f64, usize) {
-    let mut views: BTreeMap<ValueId, View> = BTreeMap::new();
-    for (value, r#type) in program
-        .arguments
-        .iter()
-        .chain(program.ops.iter().flat_map(|node| node.results.iter()))
-    {
-        views.insert(
-            *value,
-            View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr),
-        );
-    }
+    let views = value_views(program);
     let scope = Scope {
         machine,
         tensors: &views,
@@ -69,6 +58,79 @@ pub fn layerwise_cycles(
         }
         let elementwise_anchor =
             layers::elementwise_steps(node).is_some() || node.name == "graph.batch_norm";
+        let layer = LayerEpilogue::read(program, index, elementwise_anchor, &mut fused);
+        let written: f64 = match layer.last {
+            Some(value) if node.results.len() == 1 => program.type_of(value).bytes() as f64,
+            _ => node
+                .results
+                .iter()
+                .map(|(_, r#type)| r#type.bytes() as f64)
+                .sum(),
+        };
+        let touches = |value: &ValueId| program.type_of(*value).element_type != ElementType::F32;
+        if node.operands.iter().any(touches)
+            || node.results.iter().any(|(value, _)| touches(value))
+            || !has_emitter(node, elementwise_anchor)
+        {
+            total += UNSUPPORTED_LAYER;
+            layers += 1;
+            continue;
+        }
+        let out = node
+            .results
+            .first()
+            .map(|(_, r#type)| buffer_shape(&r#type.shape))
+            .unwrap_or_default();
+        let cycles = *cache.entry(layer.key.finish()).or_insert_with(|| {
+            estimate(&scope, node, &layer.steps, &out, None, elementwise_anchor)
+                .unwrap_or((layer.read + written) / port_rate)
+        });
+        total += cycles + launch;
+        layers += 1;
+    }
+    (total, layers)
+}
+
+/// The view of every value of `program` (its arguments and every op's results): contiguous in
+/// DDR, where the layer-wise schedule keeps them.
+fn value_views(program: &FunctionView) -> BTreeMap<ValueId, View> {
+    let mut views: BTreeMap<ValueId, View> = BTreeMap::new();
+    for (value, r#type) in program
+        .arguments
+        .iter()
+        .chain(program.ops.iter().flat_map(|node| node.results.iter()))
+    {
+        views.insert(
+            *value,
+            View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr),
+        );
+    }
+    views
+}
+
+/// The epilogue a layer fuses after its anchor, as the estimate reads it.
+struct LayerEpilogue {
+    /// Its elementwise steps (a batch norm's are not priced).
+    steps: Vec<Step>,
+    /// Bytes the layer reads: the anchor's operands and the fused ops' other operands.
+    read: f64,
+    /// The layer's last value.
+    last: Option<ValueId>,
+    /// The hash of what decides the layer's estimate ([`signature`]).
+    key: DefaultHasher,
+}
+
+impl LayerEpilogue {
+    /// The epilogue of the layer anchored at op `index` of `program`, adding the ops it fuses
+    /// to `fused`: the elementwise readers (and batch norms) that follow its value, as the
+    /// lowering fuses them, when the anchor is one that takes an epilogue.
+    fn read(
+        program: &FunctionView,
+        index: usize,
+        elementwise_anchor: bool,
+        fused: &mut BTreeSet<usize>,
+    ) -> Self {
+        let node = &program.ops[index];
         let fusible = node.results.len() == 1
             && (elementwise_anchor
                 || matches!(
@@ -97,24 +159,7 @@ pub fn layerwise_cycles(
             };
             let user = &program.ops[reader];
             match layers::elementwise_steps(user) {
-                Some(user_steps) => {
-                    let operands: Vec<Operand> = user
-                        .operands
-                        .iter()
-                        .map(|&operand| {
-                            if operand == value {
-                                Operand::Chain
-                            } else {
-                                Operand::External(operand)
-                            }
-                        })
-                        .collect();
-                    steps.extend(
-                        user_steps
-                            .into_iter()
-                            .map(|(op, _)| Step::chained(op, operands.clone(), user.op.location())),
-                    );
-                }
+                Some(user_steps) => steps.extend(chained_steps(user, value, user_steps)),
                 // A batch norm fuses with per-channel parameters the estimate does not price.
                 None if user.name == "graph.batch_norm" && user.operands[0] == value => {}
                 None => break,
@@ -129,36 +174,36 @@ pub fn layerwise_cycles(
             fused.insert(reader);
             last = user.results.first().map(|(value, _)| *value);
         }
-        let written: f64 = match last {
-            Some(value) if node.results.len() == 1 => program.type_of(value).bytes() as f64,
-            _ => node
-                .results
-                .iter()
-                .map(|(_, r#type)| r#type.bytes() as f64)
-                .sum(),
-        };
-        let touches = |value: &ValueId| program.type_of(*value).element_type != ElementType::F32;
-        if node.operands.iter().any(touches)
-            || node.results.iter().any(|(value, _)| touches(value))
-            || !has_emitter(node, elementwise_anchor)
-        {
-            total += UNSUPPORTED_LAYER;
-            layers += 1;
-            continue;
+        LayerEpilogue {
+            steps,
+            read,
+            last,
+            key,
         }
-        let out = node
-            .results
-            .first()
-            .map(|(_, r#type)| buffer_shape(&r#type.shape))
-            .unwrap_or_default();
-        let cycles = *cache.entry(key.finish()).or_insert_with(|| {
-            estimate(&scope, node, &steps, &out, None, elementwise_anchor)
-                .unwrap_or((read + written) / port_rate)
-        });
-        total += cycles + launch;
-        layers += 1;
     }
-    (total, layers)
+}
+
+/// The steps of the elementwise op `user` (`user_steps`, from [`layers::elementwise_steps`]) on
+/// the chain `value` (its other operands external).
+fn chained_steps(
+    user: &Node,
+    value: ValueId,
+    user_steps: Vec<(Elementwise, usize)>,
+) -> impl Iterator<Item = Step> + '_ {
+    let operands: Vec<Operand> = user
+        .operands
+        .iter()
+        .map(|&operand| {
+            if operand == value {
+                Operand::Chain
+            } else {
+                Operand::External(operand)
+            }
+        })
+        .collect();
+    user_steps
+        .into_iter()
+        .map(move |(op, _)| Step::chained(op, operands.clone(), user.op.location()))
 }
 
 /// Hashes what decides op `index`'s part of a layer's estimate: its name, attributes (uniqued, so

@@ -57,19 +57,15 @@ pub fn written(node: &Node, last: Option<ValueId>) -> Vec<(ValueId, Vec<usize>)>
     }
 }
 
-/// The epilogue of the layer anchored at op `index`. The fused ops' other operands must already
-/// have a tensor, but for `absorbed`, the result of a convolution the layer absorbs
-/// ([`absorbing_conv`]), which the layer computes; batch-norm parameters get per-channel views in
-/// `tensors`, made on `host`.
-pub fn layer_epilogue(
-    program: &FunctionView,
-    index: usize,
+/// The steps of an elementwise anchor `node` itself (a batch norm's: a copy of its input, then
+/// its per-channel steps, with views made as [`layer_epilogue`] says), and whether it is one;
+/// none for another anchor.
+fn anchor_steps(
+    node: &Node,
     tensors: &mut BTreeMap<ValueId, Tensor>,
     host: &mut Body,
     synthetic: &mut Synthetic,
-    absorbed: Option<ValueId>,
-) -> Fused {
-    let node = &program.ops[index];
+) -> (Vec<Step>, bool) {
     let mut steps = Vec::new();
     let mut elementwise_anchor = false;
     let location = node.op.location();
@@ -90,6 +86,23 @@ pub fn layer_epilogue(
         ));
         steps.extend(batch_norm_steps(node, tensors, host, synthetic));
     }
+    (steps, elementwise_anchor)
+}
+
+/// The epilogue of the layer anchored at op `index`. The fused ops' other operands must already
+/// have a tensor, but for `absorbed`, the result of a convolution the layer absorbs
+/// ([`absorbing_conv`]), which the layer computes; batch-norm parameters get per-channel views in
+/// `tensors`, made on `host`.
+pub fn layer_epilogue(
+    program: &FunctionView,
+    index: usize,
+    tensors: &mut BTreeMap<ValueId, Tensor>,
+    host: &mut Body,
+    synthetic: &mut Synthetic,
+    absorbed: Option<ValueId>,
+) -> Fused {
+    let node = &program.ops[index];
+    let (mut steps, elementwise_anchor) = anchor_steps(node, tensors, host, synthetic);
     // Row-wise and data-movement layers write their result whole; only the tiled anchors (and
     // elementwise chains) take an epilogue.
     let fusible_anchor = node.results.len() == 1

@@ -149,7 +149,8 @@ pub(crate) fn check_f32(
     Err(LoweringError {
         op: index,
         message: format!(
-            "{what} has element type {element_type:?}, which is not supported: the software DSA computes in f32 only"
+            "{what} has element type {element_type:?}, which is not supported: the software DSA \
+             computes in f32 only"
         ),
     })
 }

@@ -8,6 +8,9 @@
 //! next dimension), and for each tile loads its inputs into LB, computes, runs the epilogue and
 //! stores the tile. Instructions within a tile are chained by tokens; a `dsa.wait` at the end of
 //! each tile orders the next tile's loads after this tile's reads of the same buffers.
+//!
+//! Here: the kernel, its arguments and LB buffers; [`tiles`] adds its tile loops, [`store`] the
+//! stores of a tile, [`views`] the host views it builds again in its preamble.
 
 use super::{
     emit::{Body, Compare, Replicas, Space, Tensor, View},
@@ -20,7 +23,11 @@ use crate::target::Machine;
 use mlir_sys::*;
 use std::collections::{BTreeMap, HashMap};
 
+mod store;
+mod tiles;
 mod views;
+
+pub use store::{guarded_load, store_box, Store};
 
 /// A kernel launched on the cores of `clusters` clusters at once, each cluster running the same
 /// program on its own data (GraphTurbo §2: the batch spread over the clusters): tiles are shared
@@ -308,62 +315,6 @@ impl Kernel {
         (buffer, view)
     }
 
-    /// Opens the loop over this core's share of `tiles` tiles (on at most `machine.cores`
-    /// cores) and returns the tile index; close it with [`Kernel::end_tiles`].
-    pub fn begin_tiles(&mut self, tiles: usize, machine: &Machine) -> Val {
-        let cores = tiles.clamp(1, machine.cores);
-        if self.per_cluster.is_none() {
-            self.cores = cores;
-        }
-        self.begin_tiles_over(tiles, cores)
-    }
-
-    /// Opens a loop over this core's share of `tiles` tiles split over `cores` cores (a kernel
-    /// with several tile loops launches on the largest count; cores past a loop's tiles skip it).
-    pub fn begin_tiles_over(&mut self, tiles: usize, cores: usize) -> Val {
-        let body = &mut self.body;
-        let (core, cores) = match &self.per_cluster {
-            // In a private part every core takes every tile, as core 0 of 1.
-            Some(spmd) if spmd.private.is_some() => (body.index(0), 1),
-            // Cores of the cluster past this loop's count take no tile.
-            Some(spmd) if cores < spmd.cores_per_cluster => {
-                let count = body.index(cores);
-                (
-                    body.op(
-                        "arith.minui",
-                        &[spmd.core, count],
-                        &[core_type(spmd.core)],
-                        &[],
-                    )
-                    .result(0),
-                    cores,
-                )
-            }
-            Some(spmd) => (spmd.core, cores),
-            None => (body.core_id(), cores),
-        };
-        let total = body.index(tiles);
-        let cores = body.index(cores);
-        let one = body.index(1);
-        let first = body.arith("muli", core, total);
-        let low = body.arith("divui", first, cores);
-        let next = body.arith("addi", core, one);
-        let last = body.arith("muli", next, total);
-        let high = body.arith("divui", last, cores);
-        let high = match &self.per_cluster {
-            Some(_) => {
-                let r#type = core_type(high);
-                body.op("arith.minui", &[high, total], &[r#type], &[])
-                    .result(0)
-            }
-            None => high,
-        };
-        let tile = body.open_for(low, high, one);
-        self.first_tile = Some(low);
-        self.end_tile = Some(high);
-        tile
-    }
-
     /// The running core's index within its cluster and the cluster's core count, for a kernel
     /// per cluster.
     pub fn core_in_cluster(&self) -> Option<(Val, usize)> {
@@ -381,88 +332,6 @@ impl Kernel {
         };
         let zero = self.body.index(0);
         self.body.compare(Compare::Eq, cluster, zero)
-    }
-
-    /// Whether `tile` is the first of the running core's share.
-    pub fn is_first(&mut self, tile: impl Into<Val>) -> Val {
-        let first_tile = self.first_tile.expect("is_first runs inside a tile loop");
-        self.body.compare(Compare::Eq, tile.into(), first_tile)
-    }
-
-    /// The tile after `tile`, and whether the running core's share has it: what a software
-    /// pipeline loads while `tile` computes.
-    pub fn next_tile(&mut self, tile: impl Into<Val>) -> (Val, Val) {
-        let end_tile = self.end_tile.expect("next_tile runs inside a tile loop");
-        let one = self.body.index(1);
-        let next = self.body.arith("addi", tile.into(), one);
-        let has_next = self.body.compare(Compare::Ult, next, end_tile);
-        (next, has_next)
-    }
-
-    /// Of a double buffer `pair`, the half `tile` computes from and the half the next tile is
-    /// loaded into, alternating with the tile's parity.
-    pub fn alternate(&mut self, tile: impl Into<Val>, pair: [Val; 2]) -> [Val; 2] {
-        let body = &mut self.body;
-        let two = body.index(2);
-        let parity = body.arith("remui", tile.into(), two);
-        let zero = body.index(0);
-        let even = body.compare(Compare::Eq, parity, zero);
-        [
-            body.select(even, pair[0], pair[1]),
-            body.select(even, pair[1], pair[0]),
-        ]
-    }
-
-    /// Closes a tile loop whose body ordered its tiles itself (a software pipeline waits inside
-    /// the branches where its tokens are defined).
-    pub fn close_tiles(&mut self) {
-        self.body.close();
-    }
-
-    /// An `i1` that is true when this tile is the core's first or its `coordinates` (of the tile
-    /// numbering `counts`) differ from the previous tile's at one of `watched` positions: the
-    /// condition under which a tile must reload what the previous tile left in LB.
-    pub fn changed(
-        &mut self,
-        tile: impl Into<Val>,
-        counts: &[usize],
-        coordinates: &[Val],
-        watched: &[usize],
-    ) -> Val {
-        let tile = tile.into();
-        let first_tile = self.first_tile.expect("changed runs inside a tile loop");
-        let one = self.body.index(1);
-        let previous_tile = self.body.arith("subi", tile, one);
-        let previous = self.decode(previous_tile, counts);
-        let body = &mut self.body;
-        let mut condition = body.compare(Compare::Eq, tile, first_tile);
-        for &position in watched {
-            let differs = body.compare(Compare::Ne, coordinates[position], previous[position]);
-            condition = body.logic("ori", condition, differs);
-        }
-        condition
-    }
-
-    /// Emits `load` only when [`Kernel::changed`] holds, and fences it: a tile keeps what the
-    /// previous tile loaded (the weights of the same output-channel block, say) instead of
-    /// streaming it from DDR again.
-    pub fn load_when_changed(
-        &mut self,
-        tile: impl Into<Val>,
-        counts: &[usize],
-        coordinates: &[Val],
-        watched: &[usize],
-        load: &mut dyn FnMut(&mut Body) -> Val,
-    ) {
-        let condition = self.changed(tile, counts, coordinates, watched);
-        guarded_load(&mut self.body, condition, load);
-    }
-
-    /// Closes the tile loop: waits for `tokens` so that the next tile's loads come after this
-    /// tile's last reads.
-    pub fn end_tiles(&mut self, tokens: &[Val]) {
-        self.body.wait(tokens);
-        self.body.close();
     }
 
     /// The stores of a layer's tiles into `output` (its argument and view) and into `mirror`,
@@ -508,45 +377,6 @@ impl Kernel {
         Epilogue::from_externals(steps, externals)
     }
 
-    /// Runs `epilogue` on the tile `accumulator` (the output's `keep` dimensions of a tile of
-    /// `sizes` at `offsets`), stores it into each of `stores` (the layer's output, and where the
-    /// layer writes it too), and closes the tile loop.
-    pub fn store_tile(
-        &mut self,
-        epilogue: &Epilogue,
-        accumulator: (Val, &View),
-        stores: &[Store],
-        offsets: &[Val],
-        sizes: &[usize],
-        keep: &[usize],
-    ) {
-        let body = &mut self.body;
-        let done = epilogue.emit(body, accumulator, offsets, sizes, keep, Vec::new());
-        let stored = store_box(body, accumulator, stores, offsets, sizes, keep, &done);
-        self.end_tiles(&stored);
-    }
-
-    /// Splits a tile index into coordinates over `counts` (row-major, first count outermost).
-    pub fn decode(&mut self, tile: impl Into<Val>, counts: &[usize]) -> Vec<Val> {
-        let tile = tile.into();
-        let mut coordinates = vec![tile; counts.len()];
-        let mut rest = tile;
-        for (d, &count) in counts.iter().enumerate().rev() {
-            if d == 0 {
-                coordinates[0] = rest;
-                break;
-            }
-            if count == 1 {
-                coordinates[d] = self.body.index(0);
-                continue;
-            }
-            let size = self.body.index(count);
-            coordinates[d] = self.body.arith("remui", rest, size);
-            rest = self.body.arith("divui", rest, size);
-        }
-        coordinates
-    }
-
     /// Ends the kernel (deallocating its LB buffers), names and types it, and inserts it before
     /// `before`; returns it, its name, the host values to launch it with and the core count.
     pub fn finish(mut self, before: Op) -> (Op, String, Vec<(Val, MlirType)>, usize) {
@@ -589,10 +419,6 @@ impl Kernel {
     }
 }
 
-fn core_type(value: Val) -> MlirType {
-    value.r#type()
-}
-
 impl Drop for Kernel {
     /// A kernel abandoned by a lowering error was never inserted: destroy it.
     fn drop(&mut self) {
@@ -600,88 +426,4 @@ impl Drop for Kernel {
             self.op.erase();
         }
     }
-}
-
-/// A tensor a layer's tiles are stored into: its kernel argument and view, and the step at which
-/// a tile's rows and columns (the last two dimensions) are picked: 1 for the output itself (and a
-/// copy of it kept in the GB), above for a stepped slice of it that the layer stores too (a
-/// strided 1×1 projection's input, picked in the LB, which costs no port its skipped elements).
-#[derive(Clone, Copy)]
-pub struct Store<'v> {
-    pub target: Val,
-    pub view: &'v View,
-    pub steps: [usize; 2],
-}
-
-impl<'v> Store<'v> {
-    /// A store of whole tiles into `target`.
-    pub fn whole(target: Val, view: &'v View) -> Self {
-        Self {
-            target,
-            view,
-            steps: [1, 1],
-        }
-    }
-}
-
-/// Stores the tile `accumulator` (of `sizes` at `offsets`, its `keep` dimensions) into the box of
-/// each of `stores`, after `done`; returns the stores' tokens. A stepped store takes every
-/// step-th row and column of the tile, whose offsets along them are multiples of the steps.
-pub fn store_box(
-    body: &mut Body,
-    accumulator: (Val, &View),
-    stores: &[Store],
-    offsets: &[Val],
-    sizes: &[usize],
-    keep: &[usize],
-    done: &[Val],
-) -> Vec<Val> {
-    stores
-        .iter()
-        .map(|store| {
-            if store.steps == [1, 1] {
-                let (target, _) =
-                    body.subview(store.target, store.view, offsets, sizes, Some(keep));
-                return body.dma(accumulator.0, target, done);
-            }
-            let rank = sizes.len();
-            let mut steps = vec![1; rank];
-            steps[rank - 2..].copy_from_slice(&store.steps);
-            let picked: Vec<usize> = sizes
-                .iter()
-                .zip(&steps)
-                .map(|(size, step)| size.div_ceil(*step))
-                .collect();
-            let zero = body.index(0);
-            let (source, _) = body.subview_strided(
-                accumulator.0,
-                accumulator.1,
-                &vec![zero; rank],
-                &picked,
-                &steps,
-            );
-            let at: Vec<Val> = offsets
-                .iter()
-                .zip(&steps)
-                .map(|(&offset, &step)| {
-                    if step == 1 {
-                        return offset;
-                    }
-                    let step = body.index(step);
-                    body.arith("divui", offset, step)
-                })
-                .collect();
-            let (target, _) = body.subview(store.target, store.view, &at, &picked, Some(keep));
-            body.dma(source, target, done)
-        })
-        .collect()
-}
-
-/// Emits `load` under `scf.if condition` and fences it there, so later instructions find its
-/// data whichever way the condition went.
-pub fn guarded_load(body: &mut Body, condition: Val, load: &mut dyn FnMut(&mut Body) -> Val) {
-    body.open_if(condition);
-    let token = load(body);
-    body.wait(&[token]);
-    body.close();
 }

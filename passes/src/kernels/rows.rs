@@ -21,7 +21,8 @@ fn too_long(scope: &Scope, layer: &Layer, row: usize) -> LoweringError {
     LoweringError::at(
         layer.index,
         format!(
-            "'{}' does not fit the local buffer of target '{}' ({} bytes): its rows of {} elements would have to be split, which is not supported",
+            "'{}' does not fit the local buffer of target '{}' ({} bytes): its rows of {} \
+             elements would have to be split, which is not supported",
             layer.node.name, scope.machine.name, scope.machine.lb_bytes, row
         ),
     )
@@ -41,17 +42,10 @@ fn row_tile(scope: &Scope, rows: usize, per_row: usize, fixed: usize) -> Option<
         })
 }
 
-/// Lowers a reduction over contiguous axes (and `global_avg_pool`, a mean over H and W).
-pub fn lower_reduce(
-    scope: &Scope,
-    host: &mut Body,
-    layer: &Layer,
-    mut kernel: Kernel,
-) -> Result<Kernel, LoweringError> {
+/// The kind of the reduction `layer` (of an input of rank `rank`) and the axes it reduces,
+/// sorted and without repeats (`global_avg_pool`: a mean over H and W; no axes: all of them).
+fn reduction(layer: &Layer, rank: usize) -> (ReduceKind, Vec<usize>) {
     let node = layer.node;
-    let input = scope.tensor(node.operands[0]).clone();
-    let shape = input.view.shape.clone();
-    let rank = shape.len();
     let (kind, mut axes) = match node.name.as_str() {
         "graph.global_avg_pool" => (ReduceKind::Mean, (2..rank).collect::<Vec<usize>>()),
         name => {
@@ -72,6 +66,20 @@ pub fn lower_reduce(
     };
     axes.sort_unstable();
     axes.dedup();
+    (kind, axes)
+}
+
+/// Lowers a reduction over contiguous axes (and `global_avg_pool`, a mean over H and W).
+pub fn lower_reduce(
+    scope: &Scope,
+    host: &mut Body,
+    layer: &Layer,
+    mut kernel: Kernel,
+) -> Result<Kernel, LoweringError> {
+    let node = layer.node;
+    let input = scope.tensor(node.operands[0]).clone();
+    let shape = input.view.shape.clone();
+    let (kind, axes) = reduction(layer, shape.len());
     // The tensor seen as [outer, runs..., inner] (graph-split-reductions' view): each reduced
     // run is reduced in turn, last first, in LB: a mean of equal-sized means is the mean, so
     // every kind reduces run by run. Dimension 0 is what the tiles split; an outer of 1 is left
@@ -86,21 +94,14 @@ pub fn lower_reduce(
         return Err(LoweringError::at(
             layer.index,
             format!(
-                "'{}' over axes {axes:?} needs a {}-dimensional view (DMA views have at most {MAX_VIEW_RANK}): run graph-split-reductions first",
+                "'{}' over axes {axes:?} needs a {}-dimensional view (DMA views have at most \
+                 {MAX_VIEW_RANK}): run graph-split-reductions first",
                 node.name,
                 dims.len()
             ),
         ));
     }
-    // The buffers of the steps: the input tile, then one per reduced run, that run now 1.
-    let mut shapes = vec![dims.clone()];
-    for (position, &(_, reduced)) in runs.iter().enumerate().rev() {
-        if reduced {
-            let mut next = shapes.last().expect("the input tile").clone();
-            next[lead + position] = 1;
-            shapes.push(next);
-        }
-    }
+    let shapes = step_shapes(&dims, &runs, lead);
     let per_row: usize = shapes
         .iter()
         .map(|shape| shape[lead..].iter().product::<usize>())
@@ -130,7 +131,43 @@ pub fn lower_reduce(
         .map(|d| if d == 0 && lead == 1 { row } else { zero })
         .collect();
     let (from, _) = body.subview(source_arg, &source.view, &offsets, &tiled(&dims), None);
-    let mut token = body.dma(from, buffers[0], &[]);
+    let loaded = body.dma(from, buffers[0], &[]);
+    let token = reduce_runs(body, kind, &buffers, (&runs, lead), loaded);
+    let (to, _) = body.subview(
+        target_arg,
+        &target.view,
+        &offsets,
+        &tiled(&result_dims),
+        None,
+    );
+    let stored = body.dma(*buffers.last().expect("the result"), to, &[token]);
+    kernel.end_tiles(&[stored]);
+    Ok(kernel)
+}
+
+/// The shapes of a reduction's buffers over its view `dims` (the `runs` after `lead`): the input
+/// tile, then one per reduced run, last first, that run now 1.
+fn step_shapes(dims: &[usize], runs: &[(usize, bool)], lead: usize) -> Vec<Vec<usize>> {
+    let mut shapes = vec![dims.to_vec()];
+    for (position, &(_, reduced)) in runs.iter().enumerate().rev() {
+        if reduced {
+            let mut next = shapes.last().expect("the input tile").clone();
+            next[lead + position] = 1;
+            shapes.push(next);
+        }
+    }
+    shapes
+}
+
+/// Reduces the reduced runs of `runs` (the view's dimensions after `lead`), last first, each
+/// from one of `buffers` into the next, the first after `token`; returns the last one's token.
+fn reduce_runs(
+    body: &mut Body,
+    kind: ReduceKind,
+    buffers: &[Val],
+    (runs, lead): (&[(usize, bool)], usize),
+    mut token: Val,
+) -> Val {
     let reduced_positions = runs
         .iter()
         .enumerate()
@@ -146,16 +183,7 @@ pub fn lower_reduce(
             &[token],
         );
     }
-    let (to, _) = body.subview(
-        target_arg,
-        &target.view,
-        &offsets,
-        &tiled(&result_dims),
-        None,
-    );
-    let stored = body.dma(*buffers.last().expect("the result"), to, &[token]);
-    kernel.end_tiles(&[stored]);
-    Ok(kernel)
+    token
 }
 
 /// The `[R, L]` view of a tensor normalised over its dimensions from `axis` on.

@@ -5,11 +5,11 @@
 //! copy: the runtime gives a transfer the earliest interval free for all of its time (the machine
 //! serves one transfer at a time), so layer k's own loads from that port would wait behind it
 //! and its cores idle as long as the copy takes, even where layer k leaves the port idle for
-//! part of its run. Cut into pieces, one issued at every few tiles of each core, the copy takes the port
-//! between layer k's own loads. Where a core has fewer tiles than pieces (a layer cut along its
-//! channels computes a tile or two per core), the pieces go between the chunks of its tiles
-//! instead: issued after the tile loop, they would move while the cores wait at the layer's
-//! barrier.
+//! part of its run. Cut into pieces, one issued at every few tiles of each core, the copy takes
+//! the port between layer k's own loads. Where a core has fewer tiles than pieces (a layer cut
+//! along its channels computes a tile or two per core), the pieces go between the chunks of its
+//! tiles instead: issued after the tile loop, they would move while the cores wait at the
+//! layer's barrier.
 
 use super::{
     emit::{reshaped, Body, Compare, Tensor},
@@ -40,9 +40,8 @@ pub fn tile_loop_after(start: Op) -> Option<Op> {
 
 /// Bytes of a copy that [`trickle_pairs`] spreads over the layer starting at `start` whose
 /// busiest core runs `tiles` tiles, a piece per step of every core: the rest is issued after the
-/// layer's tiles, while its cores wait at its barrier (a 3×3 layer of ResNet-18 b4 whose chunks
-/// are unrolled, two tiles a core, issued two of each core's nine pieces of a 1.2 MB filter copy
-/// in its loop).
+/// layer's tiles, while its cores wait at its barrier (a layer of few tiles a core whose chunks
+/// are unrolled has few steps for many pieces).
 pub fn spread_bytes(start: Op, tiles: usize, cores: usize) -> usize {
     let Some(tile_loop) = tile_loop_after(start) else {
         return 0;
@@ -64,8 +63,8 @@ pub fn can_trickle(pairs: &[(Tensor, Tensor)]) -> bool {
 
 /// The loop over the chunks of a tile (a convolution's input channels, a product's reduction)
 /// and its trip count: the first `scf.for` directly in `tile_loop`'s body with constant bounds,
-/// which every tile runs alike. A layer whose share is a tile or two per core (stage 4 of
-/// ResNet-50 b8 cut along its channels: one tile of 16 channels per core) has its steps there.
+/// which every tile runs alike. A layer whose share is a tile or two per core (a deep layer cut
+/// along its channels) has its steps there.
 fn chunk_loop(tile_loop: Op) -> Option<(Op, usize)> {
     tile_loop.body_ops().into_iter().find_map(|op| {
         let bounds = (op.name() == "scf.for").then(|| {
@@ -96,50 +95,25 @@ pub fn trickle_pairs(
     tile_loop: Op,
 ) -> Kernel {
     let location = kernel.body.location();
-    let (low, high, induction) = (
-        tile_loop.operand(0),
-        tile_loop.operand(1),
-        tile_loop.entry_argument(0),
-    );
-    let chunks = chunk_loop(tile_loop).map(|(chunks, per_tile)| {
-        (
-            chunks,
-            chunks.operand(0),
-            per_tile,
-            chunks.entry_argument(0),
-        )
-    });
+    let chunks = chunk_loop(tile_loop);
+    let steps = Steps {
+        low: tile_loop.operand(0),
+        high: tile_loop.operand(1),
+        induction: tile_loop.entry_argument(0),
+        chunks: chunks
+            .map(|(chunks, per_tile)| (chunks.operand(0), per_tile, chunks.entry_argument(0))),
+        core,
+        cores,
+    };
     // SAFETY: the loops are live `scf.for`s (one block, ending in its yield); the tile loop is
     // followed by the layer's barrier at least.
     let (first, after) = unsafe {
-        let body = chunks.map_or(tile_loop, |(chunks, ..)| chunks);
+        let body = chunks.map_or(tile_loop, |(chunks, _)| chunks);
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(body.0, 0));
         (
             Op(mlirBlockGetFirstOperation(block)),
             Op(mlirOperationGetNextInBlock(tile_loop.0)),
         )
-    };
-    // How many steps the share has: its tiles, times each tile's chunks when it has a chunk loop.
-    let step_count = |body: &mut Body| {
-        let tiles = body.arith("subi", high, low);
-        match chunks {
-            Some((_, _, per_tile, _)) => {
-                let per_tile = body.index(per_tile);
-                body.arith("muli", tiles, per_tile)
-            }
-            None => tiles,
-        }
-    };
-    // The share's steps, the stride between a core's pieces and the step of its first piece.
-    let schedule = |body: &mut Body, per_core: Val| {
-        let count = step_count(body);
-        let stride = body.arith("divui", count, per_core);
-        let one = body.index(1);
-        let stride = body.arith("maxui", stride, one);
-        let turns = body.arith("muli", core, stride);
-        let all = body.index(cores);
-        let shift = body.arith("divui", turns, all);
-        (count, stride, shift)
     };
     for (source, target) in pairs {
         let elements = source.view.elements();
@@ -150,7 +124,8 @@ pub fn trickle_pairs(
             reshaped(host, source, &[elements]),
             reshaped(host, target, &[elements]),
         );
-        // Arguments (and views rebuilt in the kernel) go before the layer, where the loop sees them.
+        // Arguments (and views rebuilt in the kernel) go before the layer, where the loop sees
+        // them.
         let here = std::mem::replace(&mut kernel.body, Body::before(start, location));
         let from = kernel.argument(source.host, &source.view);
         let to = kernel.argument(target.host, &target.view);
@@ -165,16 +140,65 @@ pub fn trickle_pairs(
             cores,
             count: piece_count,
         };
+        steps.issue_in_loop(&mut Body::before(first, location), &copy, per_core);
+        steps.issue_after(&mut Body::before(after, location), &copy, per_core);
+    }
+    kernel
+}
 
-        // In the loop: step s of the share issues piece k = (s - shift) / stride when s - shift
-        // is a multiple of stride = max(1, steps / per_core), from shift = core * stride / cores
-        // on: the cores take turns instead of each issuing a piece at the same steps, which put
-        // eight pieces at once on the port ahead of the layer's own loads.
-        let mut body = Body::before(first, location);
-        let tile = body.arith("subi", induction, low);
+/// The steps of a core's share of a layer's tile loop, at which it issues its pieces: its
+/// tiles, or each tile's chunks when the tile loop has a [`chunk_loop`].
+#[derive(Clone, Copy)]
+struct Steps {
+    /// The tile loop's bounds (the core's share) and induction variable.
+    low: Val,
+    high: Val,
+    induction: Val,
+    /// The chunk loop's lower bound, trip count and induction variable.
+    chunks: Option<(Val, usize, Val)>,
+    /// The running core's index in its cluster, and the cores the pieces are dealt to.
+    core: Val,
+    cores: usize,
+}
+
+impl Steps {
+    /// How many steps the share has: its tiles, times each tile's chunks when it has a chunk
+    /// loop.
+    fn count(&self, body: &mut Body) -> Val {
+        let tiles = body.arith("subi", self.high, self.low);
+        match self.chunks {
+            Some((_, per_tile, _)) => {
+                let per_tile = body.index(per_tile);
+                body.arith("muli", tiles, per_tile)
+            }
+            None => tiles,
+        }
+    }
+
+    /// The share's steps, the stride between a core's pieces and the step of its first piece,
+    /// for `per_core` pieces a core.
+    fn schedule(&self, body: &mut Body, per_core: Val) -> (Val, Val, Val) {
+        let count = self.count(body);
+        let stride = body.arith("divui", count, per_core);
+        let one = body.index(1);
+        let stride = body.arith("maxui", stride, one);
+        let turns = body.arith("muli", self.core, stride);
+        let all = body.index(self.cores);
+        let shift = body.arith("divui", turns, all);
+        (count, stride, shift)
+    }
+
+    /// Issues the piece of `copy` due at the running step, in the loop (`body` inserts at the
+    /// start of the innermost loop's body).
+    fn issue_in_loop(&self, body: &mut Body, copy: &Piece, per_core: Val) {
+        // Step s of the share issues piece k = (s - shift) / stride when s - shift is a
+        // multiple of stride = max(1, steps / per_core), from shift = core * stride / cores on:
+        // the cores take turns instead of each issuing a piece at the same steps, which would
+        // put a piece of every core on the port at once, ahead of the layer's own loads.
+        let tile = body.arith("subi", self.induction, self.low);
         // Step (tile - low) * chunks + (chunk - chunk low) with a chunk loop, else the tile's.
-        let step = match chunks {
-            Some((_, chunk_low, per_tile, chunk)) => {
+        let step = match self.chunks {
+            Some((chunk_low, per_tile, chunk)) => {
                 let per_tile = body.index(per_tile);
                 let before = body.arith("muli", tile, per_tile);
                 let within = body.arith("subi", chunk, chunk_low);
@@ -182,7 +206,7 @@ pub fn trickle_pairs(
             }
             None => tile,
         };
-        let (_, stride, shift) = schedule(&mut body, per_core);
+        let (_, stride, shift) = self.schedule(body, per_core);
         let started = body.compare(Compare::Uge, step, shift);
         let since = body.arith("subi", step, shift);
         let phase = body.arith("remui", since, stride);
@@ -190,12 +214,14 @@ pub fn trickle_pairs(
         let on_phase = body.compare(Compare::Eq, phase, zero);
         let due = body.logic("andi", started, on_phase);
         let k = body.arith("divui", since, stride);
-        copy.emit(&mut body, k, Some(due));
+        copy.emit(body, k, Some(due));
+    }
 
-        // After it: the pieces a short share had no step for, from the first the loop did not
-        // reach: ceil((steps - shift) / stride) when steps > shift.
-        let mut body = Body::before(after, location);
-        let (count, stride, shift) = schedule(&mut body, per_core);
+    /// Issues, after the loop (`body` inserts there), the pieces of `copy` a short share had no
+    /// step for, from the first the loop did not reach: ceil((steps - shift) / stride) when
+    /// steps > shift.
+    fn issue_after(&self, body: &mut Body, copy: &Piece, per_core: Val) {
+        let (count, stride, shift) = self.schedule(body, per_core);
         let left = body.arith("subi", count, shift);
         let reached = body.compare(Compare::Ult, shift, count);
         let zero = body.index(0);
@@ -205,10 +231,9 @@ pub fn trickle_pairs(
         let rounded = body.arith("subi", rounded, one);
         let issued = body.arith("divui", rounded, stride);
         let k = body.open_for(issued, per_core, one);
-        copy.emit(&mut body, k, None);
+        copy.emit(body, k, None);
         body.close();
     }
-    kernel
 }
 
 /// One copy cut into pieces of `piece` elements, `count` of them, dealt to `cores` cores.
@@ -254,7 +279,7 @@ fn piece_elements(elements: usize) -> Option<usize> {
     let most = PIECE_BYTES / 4;
     let piece = (1..=most.min(elements))
         .rev()
-        .find(|size| elements % size == 0)?;
+        .find(|size| elements.is_multiple_of(*size))?;
     (piece == elements || piece >= most / 4).then_some(piece)
 }
 

@@ -36,6 +36,7 @@ pub fn lower_function(
     result
 }
 
+/// [`lower_function`], adding every op it inserts into the module to `built`.
 fn lower_into(
     program: &FunctionView,
     machine: &Machine,
@@ -43,6 +44,58 @@ fn lower_into(
     built: &mut Vec<Op>,
 ) -> Result<(), LoweringError> {
     let ops = &program.ops;
+    let users = users(ops)?;
+    let returned: Vec<ValueId> = ops
+        .last()
+        .map(|node| node.operands.clone())
+        .unwrap_or_default();
+    let signature = HostFunction::new(function, &program.name);
+    built.push(signature.op);
+    let host = Body::new(signature.block, function.location());
+    // An absorbed convolution reads its operands when the layer absorbing it runs.
+    let absorbed_into = fusion::absorbed_convs(program);
+    let absorbs: BTreeMap<usize, &Node> = absorbed_into
+        .iter()
+        .map(|(&conv, &layer)| (layer, &ops[conv]))
+        .collect();
+    let mut lowering = HostLowering {
+        program,
+        machine,
+        function,
+        users,
+        returned,
+        signature,
+        host,
+        tensors: BTreeMap::new(),
+        allocated: Vec::new(),
+        fused: BTreeSet::new(),
+        synthetic: Synthetic::new(program),
+        outputs: BTreeMap::new(),
+        output_buffers: Vec::new(),
+        return_types: Vec::new(),
+        absorbed_into,
+        absorbs,
+        root_of: BTreeMap::new(),
+        root_last_use: BTreeMap::new(),
+        live_bytes: 0,
+        redirected: BTreeMap::new(),
+        kernel_count: 0,
+        built,
+    };
+    lowering.inputs()?;
+    lowering.outputs();
+    lowering.weights()?;
+    lowering.check_parameters()?;
+    for index in 0..ops.len() {
+        lowering.layer(index)?;
+    }
+    lowering.copy_unwritten_results()?;
+    lowering.finish();
+    Ok(())
+}
+
+/// Per value of `ops`, the ops that read it; an error at an op with regions (control flow).
+fn users(ops: &[Node]) -> Result<BTreeMap<ValueId, Vec<usize>>, LoweringError> {
     let mut users: BTreeMap<ValueId, Vec<usize>> = BTreeMap::new();
     for (index, node) in ops.iter().enumerate() {
         for &operand in &node.operands {
@@ -58,185 +111,234 @@ fn lower_into(
             ));
         }
     }
-    let returned: Vec<ValueId> = ops
-        .last()
-        .map(|node| node.operands.clone())
-        .unwrap_or_default();
+    Ok(users)
+}
 
-    let mut signature = HostFunction::new(function, &program.name);
-    built.push(signature.op);
-    let mut host = Body::new(signature.block, function.location());
-    let context = host.context();
-    let mut tensors: BTreeMap<ValueId, Tensor> = BTreeMap::new();
-    let mut allocated: Vec<(Val, View)> = Vec::new();
-    let mut fused: BTreeSet<usize> = BTreeSet::new();
-    let mut synthetic = Synthetic::new(program);
+/// The host function being built for a graph function, and what it knows of its buffers.
+struct HostLowering<'p, 'b> {
+    program: &'p FunctionView,
+    machine: &'p Machine,
+    /// The graph function.
+    function: Op,
+    /// Per value, the ops that read it.
+    users: BTreeMap<ValueId, Vec<usize>>,
+    /// The values the function returns.
+    returned: Vec<ValueId>,
+    signature: HostFunction,
+    host: Body,
+    /// The buffer (or view) of each value lowered so far.
+    tensors: BTreeMap<ValueId, Tensor>,
+    /// Intermediate DDR buffers not freed yet.
+    allocated: Vec<(Val, View)>,
+    /// Ops fused into an earlier layer.
+    fused: BTreeSet<usize>,
+    synthetic: Synthetic,
+    /// Output buffers a layer may write, by the returned value: results are written by the
+    /// layer computing them, when that layer's value is returned once.
+    outputs: BTreeMap<ValueId, Tensor>,
+    /// Every output buffer, and the shape of each.
+    output_buffers: Vec<Val>,
+    return_types: Vec<Vec<usize>>,
+    /// Per convolution a later layer absorbs, that layer ([`fusion::absorbed_convs`]); per
+    /// absorbing layer, the convolution.
+    absorbed_into: BTreeMap<usize, usize>,
+    absorbs: BTreeMap<usize, &'p Node>,
+    /// The buffer each value is a view of, by the buffer's handle, and the last op that reads
+    /// each buffer.
+    root_of: BTreeMap<ValueId, usize>,
+    root_last_use: BTreeMap<usize, usize>,
+    /// DDR bytes live at this point.
+    live_bytes: usize,
+    /// Returned values that a layer wrote through a reshaped view of their output buffer.
+    redirected: BTreeMap<ValueId, Tensor>,
+    kernel_count: usize,
+    /// Every op inserted into the module.
+    built: &'b mut Vec<Op>,
+}
 
-    for (position, (value, r#type)) in program.arguments.iter().enumerate() {
-        check_f32(r#type.element_type, None, "function argument")?;
-        let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
-        let location = function.entry_argument(position).location();
-        let host = signature.parameter(
-            &view,
-            "dsa.input",
-            ir::i64_attribute(context, position as i64),
-            location,
-        );
-        tensors.insert(*value, Tensor { host, view });
+/// Buffers are keyed by their value's handle.
+fn key(value: Val) -> usize {
+    value.0.ptr as usize
+}
+
+impl HostLowering<'_, '_> {
+    /// Adds a parameter per function argument.
+    fn inputs(&mut self) -> Result<(), LoweringError> {
+        let context = self.host.context();
+        for (position, (value, r#type)) in self.program.arguments.iter().enumerate() {
+            check_f32(r#type.element_type, None, "function argument")?;
+            let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
+            let location = self.function.entry_argument(position).location();
+            let host = self.signature.parameter(
+                &view,
+                "dsa.input",
+                ir::i64_attribute(context, position as i64),
+                location,
+            );
+            self.tensors.insert(*value, Tensor { host, view });
+        }
+        Ok(())
     }
-    // Results are written by the layer computing them, when that layer's value is returned once.
-    let mut outputs: BTreeMap<ValueId, Tensor> = BTreeMap::new();
-    let mut output_buffers: Vec<Val> = Vec::new();
-    let returned_node = ops.last().filter(|node| node.name == "func.return");
-    let return_types: Vec<Vec<usize>> = match returned_node {
-        Some(node) => node
-            .operands
-            .iter()
-            .map(|value| value_shape(program, *value))
-            .collect(),
-        None => Vec::new(),
-    };
-    for (position, shape) in return_types.iter().enumerate() {
-        let view = View::contiguous(shape, Space::Ddr);
-        let location = returned_node.map_or(function.location(), |node| node.op.location());
-        let host = signature.parameter(
-            &view,
-            "dsa.output",
-            ir::i64_attribute(context, position as i64),
-            location,
-        );
-        output_buffers.push(host);
-        outputs
-            .entry(returned[position])
-            .or_insert(Tensor { host, view });
+
+    /// Adds a parameter per returned value.
+    fn outputs(&mut self) {
+        let context = self.host.context();
+        let returned_node = self
+            .program
+            .ops
+            .last()
+            .filter(|node| node.name == "func.return");
+        self.return_types = match returned_node {
+            Some(node) => node
+                .operands
+                .iter()
+                .map(|value| value_shape(self.program, *value))
+                .collect(),
+            None => Vec::new(),
+        };
+        for (position, shape) in self.return_types.iter().enumerate() {
+            let view = View::contiguous(shape, Space::Ddr);
+            let location =
+                returned_node.map_or(self.function.location(), |node| node.op.location());
+            let host = self.signature.parameter(
+                &view,
+                "dsa.output",
+                ir::i64_attribute(context, position as i64),
+                location,
+            );
+            self.output_buffers.push(host);
+            self.outputs
+                .entry(self.returned[position])
+                .or_insert(Tensor { host, view });
+        }
     }
 
-    // Weights and constants are arguments: available to every layer, wherever they appear.
-    for (index, node) in ops.iter().enumerate() {
-        let result = node.results.first().map(|(value, r#type)| (*value, r#type));
-        match node.name.as_str() {
-            "graph.weight" => {
-                let (value, r#type) = result.expect("weights have a result");
-                check_f32(r#type.element_type, Some(index), "weight")?;
-                let Some(weight) = node.string("name") else {
-                    return Err(LoweringError::at(index, "graph.weight without a name"));
-                };
-                let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
-                let host = signature.parameter(
-                    &view,
-                    "dsa.weight",
-                    ir::string_attribute(context, weight),
-                    node.op.location(),
-                );
-                tensors.insert(value, Tensor { host, view });
-            }
-            "graph.constant" => {
-                let (value, r#type) = result.expect("constants have a result");
-                let Some(constant) = node.constant() else {
-                    return Err(LoweringError::at(
-                        index,
-                        "graph.constant without a dense value",
-                    ));
-                };
-                if constant.element_type() != ElementType::F32 {
-                    return Err(LoweringError::at(
-                        index,
-                        format!(
-                            "{:?} constants are not supported by the software DSA (only f32 is)",
-                            r#type.element_type
-                        ),
-                    ));
+    /// Adds a parameter per weight and constant: available to every layer, wherever they appear.
+    fn weights(&mut self) -> Result<(), LoweringError> {
+        let context = self.host.context();
+        for (index, node) in self.program.ops.iter().enumerate() {
+            let result = node.results.first().map(|(value, r#type)| (*value, r#type));
+            match node.name.as_str() {
+                "graph.weight" => {
+                    let (value, r#type) = result.expect("weights have a result");
+                    check_f32(r#type.element_type, Some(index), "weight")?;
+                    let Some(weight) = node.string("name") else {
+                        return Err(LoweringError::at(index, "graph.weight without a name"));
+                    };
+                    let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
+                    let host = self.signature.parameter(
+                        &view,
+                        "dsa.weight",
+                        ir::string_attribute(context, weight),
+                        node.op.location(),
+                    );
+                    self.tensors.insert(value, Tensor { host, view });
                 }
-                let shape = buffer_shape(&r#type.shape);
-                let view = View::contiguous(&shape, Space::Ddr);
-                // The values, flat in row-major order (the buffer's type carries the shape); a
-                // splat stays one value, as importers make large splat constants.
-                let payload = constant.flattened();
-                let host = signature.parameter(&view, "dsa.constant", payload, node.op.location());
-                tensors.insert(value, Tensor { host, view });
+                "graph.constant" => self.constant(index, node)?,
+                _ => {}
             }
-            _ => {}
         }
+        Ok(())
     }
 
-    // Intermediate DDR buffers are freed after the last op that reads them (or a view of them),
-    // so that DDR holds the live activations only; the target's DDR must hold the peak.
-    // An absorbed convolution reads its operands when the layer absorbing it runs.
-    let absorbed_into = fusion::absorbed_convs(program);
-    let absorbs: BTreeMap<usize, &Node> = absorbed_into
-        .iter()
-        .map(|(&conv, &layer)| (layer, &ops[conv]))
-        .collect();
-    let last_use = |value: ValueId| -> usize {
-        if returned.contains(&value) {
-            return ops.len();
+    /// Adds the parameter of the constant `node` (op `index`).
+    fn constant(&mut self, index: usize, node: &Node) -> Result<(), LoweringError> {
+        let (value, r#type) = node
+            .results
+            .first()
+            .map(|(value, r#type)| (*value, r#type))
+            .expect("constants have a result");
+        let Some(constant) = node.constant() else {
+            return Err(LoweringError::at(
+                index,
+                "graph.constant without a dense value",
+            ));
+        };
+        if constant.element_type() != ElementType::F32 {
+            return Err(LoweringError::at(
+                index,
+                format!(
+                    "{:?} constants are not supported by the software DSA (only f32 is)",
+                    r#type.element_type
+                ),
+            ));
         }
-        users
+        let shape = buffer_shape(&r#type.shape);
+        let view = View::contiguous(&shape, Space::Ddr);
+        // The values, flat in row-major order (the buffer's type carries the shape); a
+        // splat stays one value, as importers make large splat constants.
+        let payload = constant.flattened();
+        let host = self
+            .signature
+            .parameter(&view, "dsa.constant", payload, node.op.location());
+        self.tensors.insert(value, Tensor { host, view });
+        Ok(())
+    }
+
+    /// Counts the parameters' bytes as live in DDR; an error when the target's DDR cannot hold
+    /// them.
+    fn check_parameters(&mut self) -> Result<(), LoweringError> {
+        // Intermediate DDR buffers are freed after the last op that reads them (or a view of
+        // them), so that DDR holds the live activations only; the target's DDR must hold the
+        // peak.
+        self.live_bytes = self.signature.parameter_bytes();
+        if self.live_bytes > self.machine.ddr_bytes {
+            return Err(LoweringError {
+                op: None,
+                message: format!(
+                    "the model's inputs, outputs and weights need {} bytes of DDR but target \
+                     '{}' has {}",
+                    self.live_bytes, self.machine.name, self.machine.ddr_bytes
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The last op that reads `value`: the end of the function for a returned value, the layer
+    /// absorbing a convolution for one it reads.
+    fn last_use(&self, value: ValueId) -> usize {
+        if self.returned.contains(&value) {
+            return self.program.ops.len();
+        }
+        self.users
             .get(&value)
             .and_then(|uses| {
                 uses.iter()
-                    .map(|user| absorbed_into.get(user).unwrap_or(user))
+                    .map(|user| self.absorbed_into.get(user).unwrap_or(user))
                     .max()
                     .copied()
             })
             .unwrap_or(0)
-    };
-    // Buffers are keyed by their value's handle.
-    let key = |value: Val| value.0.ptr as usize;
-    let mut root_of: BTreeMap<ValueId, usize> = BTreeMap::new();
-    let mut root_last_use: BTreeMap<usize, usize> = BTreeMap::new();
-    let mut live_bytes: usize = signature.parameter_bytes();
-    if live_bytes > machine.ddr_bytes {
-        return Err(LoweringError {
-            op: None,
-            message: format!(
-                "the model's inputs, outputs and weights need {live_bytes} bytes of DDR but target '{}' has {}",
-                machine.name, machine.ddr_bytes
-            ),
-        });
     }
-    // Returned values that a layer wrote through a reshaped view of their output buffer.
-    let mut redirected: BTreeMap<ValueId, Tensor> = BTreeMap::new();
-    let mut kernel_count = 0;
-    for (index, node) in ops.iter().enumerate() {
+
+    /// Lowers op `index`: a kernel for a layer it anchors, a view for a reshape, nothing for an
+    /// op fused into another layer, a parameter or the return.
+    fn layer(&mut self, index: usize) -> Result<(), LoweringError> {
+        let program = self.program;
+        let node = &program.ops[index];
         // A convolution a later layer absorbs is computed by that layer's tiles (GraphTurbo's
         // lowering does not absorb: see `fusion::absorbing_conv`).
-        if fused.contains(&index) || absorbed_into.contains_key(&index) {
-            continue;
+        if self.fused.contains(&index) || self.absorbed_into.contains_key(&index) {
+            return Ok(());
         }
-        host.set_location(node.op.location());
-        let result = node.results.first().map(|(value, r#type)| (*value, r#type));
+        self.host.set_location(node.op.location());
         match node.name.as_str() {
-            "func.return" | "graph.weight" | "graph.constant" => continue,
+            "func.return" | "graph.weight" | "graph.constant" => return Ok(()),
             "graph.reshape" | "graph.flatten" => {
-                let (value, r#type) = result.expect("reshapes have a result");
-                if let Some(root) = root_of.get(&node.operands[0]).copied() {
-                    let last = root_last_use.entry(root).or_default();
-                    *last = (*last).max(last_use(value));
-                    root_of.insert(value, root);
-                }
-                let tensor = match redirected.get(&value) {
-                    Some(output) => output.clone(),
-                    None => reshaped(
-                        &mut host,
-                        &tensors[&node.operands[0]],
-                        &buffer_shape(&r#type.shape),
-                    ),
-                };
-                tensors.insert(value, tensor);
-                continue;
+                self.reshape(node);
+                return Ok(());
             }
             _ => {}
         }
-        for (value, r#type) in &node.results {
+        for (_, r#type) in &node.results {
             check_f32(
                 r#type.element_type,
                 Some(index),
                 &format!("the result of '{}'", node.name),
             )?;
-            let _ = value;
         }
-
+        let absorbed = self.absorbs.get(&index).copied();
         let Fused {
             steps,
             elementwise_anchor,
@@ -245,63 +347,24 @@ fn lower_into(
         } = fusion::layer_epilogue(
             program,
             index,
-            &mut tensors,
-            &mut host,
-            &mut synthetic,
-            absorbs.get(&index).map(|conv| conv.results[0].0),
+            &mut self.tensors,
+            &mut self.host,
+            &mut self.synthetic,
+            absorbed.map(|conv| conv.results[0].0),
         );
-        fused.extend(fused_ops);
-
-        // The buffers of the layer's results.
-        let mut results = Vec::new();
+        self.fused.extend(fused_ops);
         let final_values = fusion::written(node, last);
-        for (value, shape) in &final_values {
-            let returned_view = returned_through_reshapes(ops, &users, &returned, *value).and_then(
-                |returned_value| {
-                    let output = outputs.remove(&returned_value)?;
-                    let view = reshaped(&mut host, &output, shape);
-                    redirected.insert(returned_value, output);
-                    Some(view)
-                },
-            );
-            let tensor = match outputs.remove(value).or(returned_view) {
-                Some(tensor) => tensor,
-                None => {
-                    let view = View::contiguous(shape, Space::Ddr);
-                    live_bytes += view.elements() * 4;
-                    if live_bytes > machine.ddr_bytes {
-                        return Err(LoweringError::at(
-                            index,
-                            format!(
-                                "'{}' needs a DDR buffer of {} bytes, beyond the {} bytes of target '{}' ({} bytes are live at this point)",
-                                node.name,
-                                view.elements() * 4,
-                                machine.ddr_bytes,
-                                machine.name,
-                                live_bytes
-                            ),
-                        ));
-                    }
-                    let buffer = host.alloc(&view);
-                    allocated.push((buffer, view.clone()));
-                    root_of.insert(*value, key(buffer));
-                    root_last_use.insert(key(buffer), last_use(*value));
-                    Tensor { host: buffer, view }
-                }
-            };
-            results.push(tensor);
-        }
-
-        kernel_count += 1;
+        let results = self.result_buffers(index, &final_values)?;
+        self.kernel_count += 1;
         let kernel_name = format!(
             "{}_{}_{}",
             program.name,
-            kernel_count - 1,
+            self.kernel_count - 1,
             node.name.trim_start_matches("graph.")
         );
         let scope = Scope {
-            machine,
-            tensors: &tensors,
+            machine: self.machine,
+            tensors: &self.tensors,
         };
         let layer = Layer {
             index,
@@ -310,31 +373,124 @@ fn lower_into(
             output: results[0].clone(),
             mirror: None,
             stepped: None,
-            absorbed: absorbs.get(&index).copied(),
+            absorbed,
         };
-        let kernel = Kernel::new(kernel_name, &host);
+        let kernel = Kernel::new(kernel_name, &self.host);
         let kernel = emit_layer(
             &scope,
-            &mut host,
+            &mut self.host,
             &layer,
             &results,
             elementwise_anchor,
             kernel,
         )?;
-        built.push(launch(&mut host, kernel, signature.op));
+        self.built
+            .push(launch(&mut self.host, kernel, self.signature.op));
         for ((value, _), tensor) in final_values.iter().zip(results) {
-            tensors.insert(*value, tensor);
+            self.tensors.insert(*value, tensor);
         }
-        // Free what no later op reads. Last uses are op indices; an epilogue op runs with its
-        // anchor, earlier than its index, so a buffer it reads last is freed a little late, never
-        // early.
-        allocated.retain(|(buffer, view)| {
+        self.free_read(index);
+        Ok(())
+    }
+
+    /// Makes the reshape `node`'s value a view of its operand's buffer (or the output buffer a
+    /// layer wrote it into), which lives as long as the view is read.
+    fn reshape(&mut self, node: &Node) {
+        let (value, r#type) = node
+            .results
+            .first()
+            .map(|(value, r#type)| (*value, r#type))
+            .expect("reshapes have a result");
+        if let Some(root) = self.root_of.get(&node.operands[0]).copied() {
+            let last_use = self.last_use(value);
+            let last = self.root_last_use.entry(root).or_default();
+            *last = (*last).max(last_use);
+            self.root_of.insert(value, root);
+        }
+        let tensor = match self.redirected.get(&value) {
+            Some(output) => output.clone(),
+            None => reshaped(
+                &mut self.host,
+                &self.tensors[&node.operands[0]],
+                &buffer_shape(&r#type.shape),
+            ),
+        };
+        self.tensors.insert(value, tensor);
+    }
+
+    /// The buffers of the values `final_values` (with their shapes) that the layer anchored at
+    /// op `index` writes: the output buffer of a value returned (directly or through reshapes),
+    /// else a new DDR buffer.
+    fn result_buffers(
+        &mut self,
+        index: usize,
+        final_values: &[(ValueId, Vec<usize>)],
+    ) -> Result<Vec<Tensor>, LoweringError> {
+        let mut results = Vec::new();
+        for (value, shape) in final_values {
+            let returned_view =
+                returned_through_reshapes(&self.program.ops, &self.users, &self.returned, *value)
+                    .and_then(|returned_value| {
+                        let output = self.outputs.remove(&returned_value)?;
+                        let view = reshaped(&mut self.host, &output, shape);
+                        self.redirected.insert(returned_value, output);
+                        Some(view)
+                    });
+            let tensor = match self.outputs.remove(value).or(returned_view) {
+                Some(tensor) => tensor,
+                None => self.allocate(index, *value, shape)?,
+            };
+            results.push(tensor);
+        }
+        Ok(results)
+    }
+
+    /// A new DDR buffer of `shape` for `value`, written by op `index`; an error when the
+    /// target's DDR cannot hold it besides the buffers live at this point.
+    fn allocate(
+        &mut self,
+        index: usize,
+        value: ValueId,
+        shape: &[usize],
+    ) -> Result<Tensor, LoweringError> {
+        let (node, machine) = (&self.program.ops[index], self.machine);
+        let view = View::contiguous(shape, Space::Ddr);
+        self.live_bytes += view.elements() * 4;
+        if self.live_bytes > machine.ddr_bytes {
+            return Err(LoweringError::at(
+                index,
+                format!(
+                    "'{}' needs a DDR buffer of {} bytes, beyond the {} bytes of target '{}' \
+                     ({} bytes are live at this point)",
+                    node.name,
+                    view.elements() * 4,
+                    machine.ddr_bytes,
+                    machine.name,
+                    self.live_bytes
+                ),
+            ));
+        }
+        let buffer = self.host.alloc(&view);
+        self.allocated.push((buffer, view.clone()));
+        self.root_of.insert(value, key(buffer));
+        let last_use = self.last_use(value);
+        self.root_last_use.insert(key(buffer), last_use);
+        Ok(Tensor { host: buffer, view })
+    }
+
+    /// Frees what no op after op `index` reads. Last uses are op indices; an epilogue op runs
+    /// with its anchor, earlier than its index, so a buffer it reads last is freed a little
+    /// late, never early.
+    fn free_read(&mut self, index: usize) {
+        let (host, root_last_use, live_bytes) =
+            (&mut self.host, &self.root_last_use, &mut self.live_bytes);
+        self.allocated.retain(|(buffer, view)| {
             if root_last_use
                 .get(&key(*buffer))
                 .is_some_and(|&last| last <= index)
             {
                 host.dealloc(*buffer);
-                live_bytes -= view.elements() * 4;
+                *live_bytes -= view.elements() * 4;
                 false
             } else {
                 true
@@ -342,38 +498,49 @@ fn lower_into(
         });
     }
 
-    // Results that no layer wrote (an input, a weight or a view returned, or a value returned
-    // twice) are copied into their output buffer.
-    if let Some(node) = returned_node {
-        host.set_location(node.op.location());
+    /// Copies the results that no layer wrote (an input, a weight or a view returned, or a value
+    /// returned twice) into their output buffers.
+    fn copy_unwritten_results(&mut self) -> Result<(), LoweringError> {
+        let program = self.program;
+        let ops = &program.ops;
+        let Some(node) = ops.last().filter(|node| node.name == "func.return") else {
+            return Ok(());
+        };
+        self.host.set_location(node.op.location());
         let mut written: BTreeSet<ValueId> = BTreeSet::new();
         for (position, &value) in node.operands.iter().enumerate() {
             let output = Tensor {
-                host: output_buffers[position],
-                view: View::contiguous(&return_types[position], Space::Ddr),
+                host: self.output_buffers[position],
+                view: View::contiguous(&self.return_types[position], Space::Ddr),
             };
-            let source = tensors.get(&value).cloned().ok_or_else(|| {
+            let source = self.tensors.get(&value).cloned().ok_or_else(|| {
                 LoweringError::at(ops.len() - 1, "a returned value has no buffer")
             })?;
             if source.host.0.ptr == output.host.0.ptr && written.insert(value) {
                 continue;
             }
-            kernel_count += 1;
+            self.kernel_count += 1;
+            let name = format!("{}_{}_copy", program.name, self.kernel_count - 1);
             let kernel = movement::copy(
-                machine,
+                self.machine,
                 &source,
                 &output,
-                Kernel::new(format!("{}_{}_copy", program.name, kernel_count - 1), &host),
+                Kernel::new(name, &self.host),
             );
-            built.push(launch(&mut host, kernel, signature.op));
+            self.built
+                .push(launch(&mut self.host, kernel, self.signature.op));
         }
+        Ok(())
     }
-    for (buffer, _) in allocated {
-        host.dealloc(buffer);
+
+    /// Frees the buffers still live, returns, and types the host function.
+    fn finish(mut self) {
+        for (buffer, _) in std::mem::take(&mut self.allocated) {
+            self.host.dealloc(buffer);
+        }
+        self.host.op("func.return", &[], &[], &[]);
+        self.signature.finish();
     }
-    host.op("func.return", &[], &[], &[]);
-    signature.finish();
-    Ok(())
 }
 
 /// The returned value that `value` becomes through a chain of reshapes used nowhere else, if

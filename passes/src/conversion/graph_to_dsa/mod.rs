@@ -3,25 +3,23 @@
 //!
 //! The layer-wise schedule is what TVM-style compilers generate and what every GraphTurbo step is
 //! measured against: one kernel per layer (an anchor op and its elementwise epilogue, see
-//! [`fusion`]), activations and weights in DDR between kernels, and inside a kernel tiles sized
-//! to fit the local buffer — the largest tiles that divide the loop ranges (GraphTurbo §4.1), the
-//! choice between candidates made by a cost estimate of the DMA traffic and instruction count.
-//! Tiles are spread over every core of the target: batch-major numbering puts the batch across
-//! clusters and the next dimension across the cores of a cluster.
+//! [`crate::kernels::fusion`]), activations and weights in DDR between kernels, and inside a
+//! kernel tiles sized to fit the local buffer — the largest tiles that divide the loop ranges
+//! (GraphTurbo §4.1), the choice between candidates made by a cost estimate of the DMA traffic
+//! and instruction count. Tiles are spread over every core of the target: batch-major numbering
+//! puts the batch across clusters and the next dimension across the cores of a cluster.
 //!
 //! The host function keeps the graph function's name. Its arguments are DDR buffers: the graph
 //! function's inputs (`{dsa.input = i}`), its results (`{dsa.output = i}`, written by the
 //! kernels), then every weight (`{dsa.weight = "name"}`, loaded by the driver from the side file
 //! named by the module's `graph.weights`) and inline constant (`{dsa.constant = dense<...>}`).
 //!
-//! The output is built op by op through [`emit`]'s typed builders, which return values: data flow
-//! is checked as the IR is made, and every op carries the location of the graph op it computes
-//! (an epilogue step that of its own graph op), so a diagnostic inside a kernel names the model's
-//! layer — for ONNX input, the node's name. Modules depend in one direction: `view` (buffer
-//! types) ← `emit` (views, ops) ← `layers` (what a layer is) ← `kernel` (a kernel's skeleton) ← the emitters
-//! (`conv`, `matmul`, `window`, `rows`, `elementwise`, `movement`) ← `host`, with `fusion`
-//! deciding which ops a layer takes; `instances` lowers GraphTurbo's scheduled programs with the
-//! same emitters.
+//! The output is built op by op through the typed builders of [`crate::kernels::emit`], which
+//! return values: data flow is checked as the IR is made, and every op carries the location of
+//! the graph op it computes (an epilogue step that of its own graph op), so a diagnostic inside a
+//! kernel names the model's layer — for ONNX input, the node's name. [`host`] builds the host
+//! function; each layer's kernel comes from the emitters of [`crate::kernels`], which GraphTurbo's
+//! lowering (`convert-instance-to-dsa`) shares.
 
 mod host;
 
@@ -37,7 +35,10 @@ use turbine_dialects::pass_abi::OptionKind;
 /// The `pipeline` option of both kernel-generating passes.
 pub const PIPELINE_OPTION: OptionInfo = OptionInfo {
     name: "pipeline",
-    description: "Software-pipeline tile loops where the LB holds double buffers and the estimate says it pays, and (GraphTurbo kernels) copy a layer's weights to the GB in pieces issued between the tiles of the layer before (GraphTurbo §4.4); false for the ablation",
+    description: "Software-pipeline tile loops where the LB holds double buffers and the \
+                  estimate says it pays, and (GraphTurbo kernels) copy a layer's weights to the \
+                  GB in pieces issued between the tiles of the layer before (GraphTurbo §4.4); \
+                  false for the ablation",
     kind: OptionKind::Bool,
     default: "true",
 };

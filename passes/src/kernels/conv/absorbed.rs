@@ -2,7 +2,7 @@
 //! output tile's accumulator first takes the absorbed convolution's product, chunk by chunk of its
 //! input channels, then accumulates the layer's own chunks, and the epilogue adds both biases.
 //! The absorbed result never exists in memory: a bottleneck block's last convolution and its
-//! projection no longer write one half of their sum to DDR and read it back as the residual.
+//! projection do not write one half of their sum to DDR and read it back as the residual.
 
 use crate::kernels::{
     emit::{divisors_descending, Body, Space, Tensor, View},
@@ -125,7 +125,11 @@ pub(super) fn without_sum(steps: &[Step], result: ValueId) -> Vec<Step> {
                 kind: BinaryKind::Add
             }
         ) && step.target == Operand::Chain
-            && matches!(step.operands.as_slice(), [Operand::Chain, Operand::External(v)] | [Operand::External(v), Operand::Chain] if *v == result)
+            && matches!(
+                step.operands.as_slice(),
+                [Operand::Chain, Operand::External(v)] | [Operand::External(v), Operand::Chain]
+                    if *v == result
+            )
     };
     steps.iter().filter(|step| !sum(step)).cloned().collect()
 }

@@ -6,6 +6,22 @@ use crate::kernels::emit::Space;
 use crate::kernels::ports::{load_cycles, Estimate, PortCycles, SpaceElements};
 use crate::target::Machine;
 
+/// What one tile of a tiling moves, and how often.
+#[derive(Clone, Copy)]
+struct Traffic {
+    /// Input-channel chunks per tile.
+    chunks: usize,
+    /// Tiles of the busiest core.
+    per_core_tiles: f64,
+    /// Elements of a chunk's input rows, of its filter slice, and of the output tile.
+    input: usize,
+    filter: usize,
+    output: usize,
+    /// How often a chunk loads its input and its filter ([`Geometry::loads`]).
+    input_loads: f64,
+    filter_loads: f64,
+}
+
 impl Geometry {
     /// How often a tile loads its input and its filter per chunk: with one chunk, what the tile
     /// order keeps (the filter over the row tiles of its block, or the input rows over the
@@ -26,9 +42,9 @@ impl Geometry {
     /// instruction setup, MACs at the matrix engine's f32 rate, overlapped as
     /// the pipelined schedules overlap them) bounded by the bytes it moves over the cluster's
     /// shared ports ([`PortCycles`]). A tiling that re-reads more is cheaper only while the ports
-    /// have room for it: pricing every transfer at the core's share inside the latency instead
-    /// made pipelines that re-read look cheap on a saturated DDR port, and serial tilings look
-    /// cheap where the GB bus was idle.
+    /// have room for it: pricing every transfer at the core's share inside the latency would make
+    /// pipelines that re-read look cheap on a saturated DDR port, and serial tilings look cheap
+    /// where the GB bus is idle.
     pub(super) fn cost(
         &self,
         tiling: &Tiling,
@@ -36,25 +52,98 @@ impl Geometry {
         epilogue_dmas: usize,
         epilogue_elements: &SpaceElements,
     ) -> Estimate {
-        let chunks = self.chunks(tiling);
-        let per_core_tiles = self.tiles(tiling).div_ceil(machine.cores) as f64;
-        let input = tiling.images
-            * self.input_channels(tiling)
-            * self.rows.window(tiling.out_rows)
-            * self.width;
-        let filter: usize = self.filter_tile(tiling).iter().product();
-        let output = tiling.images * tiling.out_channels * tiling.out_rows * self.out_width;
+        let traffic = self.traffic(tiling, machine);
+        let Traffic {
+            chunks,
+            per_core_tiles,
+            input,
+            filter,
+            output,
+            input_loads,
+            filter_loads,
+        } = traffic;
+        let [input_space, filter_space, output_space] = self.spaces;
+        let latency = self.latency(tiling, machine, &traffic, epilogue_dmas, epilogue_elements);
+        let stored = (output * 4) as f64;
+        let mut ports = PortCycles::default();
+        ports.add(
+            input_space,
+            chunks as f64 * input_loads * (input * 4) as f64,
+            machine,
+        );
+        ports.add_by_space(epilogue_elements, machine);
+        ports.add(output_space, stored, machine);
+        ports.add(
+            filter_space,
+            chunks as f64 * filter_loads * (filter * 4) as f64,
+            machine,
+        );
+        // A chunk's conv and loads, the store and the epilogue's operand loads.
+        let instructions =
+            chunks as f64 * (1.0 + input_loads + filter_loads) + 1.0 + epilogue_dmas as f64;
+        let absorbed_instructions = match &self.absorbed {
+            Some(absorbed) => absorbed.count(
+                self.tile(tiling),
+                tiling.absorbed_chunk,
+                machine,
+                &mut ports,
+            ),
+            None => 0.0,
+        };
+        ports.bound(
+            per_core_tiles,
+            latency,
+            instructions + absorbed_instructions,
+        )
+    }
+
+    /// What the tiles of `tiling` move and how often.
+    fn traffic(&self, tiling: &Tiling, machine: &Machine) -> Traffic {
+        let (input_loads, filter_loads) = self.loads(tiling, machine);
+        Traffic {
+            chunks: self.chunks(tiling),
+            per_core_tiles: self.tiles(tiling).div_ceil(machine.cores) as f64,
+            input: tiling.images
+                * self.input_channels(tiling)
+                * self.rows.window(tiling.out_rows)
+                * self.width,
+            filter: self.filter_tile(tiling).iter().product(),
+            output: tiling.images * tiling.out_channels * tiling.out_rows * self.out_width,
+            input_loads,
+            filter_loads,
+        }
+    }
+
+    /// One tile's latency under `tiling` (moving `traffic`), its store and the epilogue's
+    /// `epilogue_dmas` loads of `epilogue_elements` included, with the waits for the port it
+    /// stores to that other cores' tiles keep busy.
+    fn latency(
+        &self,
+        tiling: &Tiling,
+        machine: &Machine,
+        traffic: &Traffic,
+        epilogue_dmas: usize,
+        epilogue_elements: &SpaceElements,
+    ) -> f64 {
+        let &Traffic {
+            chunks,
+            per_core_tiles,
+            input,
+            filter,
+            output,
+            input_loads,
+            filter_loads,
+        } = traffic;
         let [input_space, filter_space, output_space] = self.spaces;
         let [input_rate, filter_rate, output_rate] =
             self.spaces.map(|space| space.link_bandwidth(machine));
         let macs = output * filter / tiling.out_channels;
-        let (input_loads, filter_loads) = self.loads(tiling, machine);
         let compute = machine.compute_setup + machine.matrix_cycles((2 * macs) as f64);
         // The epilogue's operands are loaded from where each lives and the output is written
-        // where it lives, each sharing that port with the other transfers there (a block's output
-        // handed over in DDR, or a residual read from there, with the filter streamed from DDR).
-        // (Priced at the input's port, a residual in DDR read beside an input in the GB would
-        // look free to the DDR port.)
+        // where it lives, each sharing that port with the other transfers there (a block's
+        // output handed over in DDR, or a residual read from there, with the filter streamed
+        // from DDR). Priced at the input's port, a residual in DDR read beside an input in the
+        // GB would look free to the DDR port.
         let stored = (output * 4) as f64;
         let store = (1 + epilogue_dmas) as f64 * machine.dma_setup
             + stored / output_rate
@@ -91,43 +180,13 @@ impl Geometry {
         };
         let unhindered = latency_with(&|_| 0.0);
         let busy = (machine.cores_per_cluster as f64 * held / unhindered).min(1.0);
-        let latency = latency_with(&|space| {
+        latency_with(&|space| {
             if on_output_port(space) {
                 busy * held / 2.0
             } else {
                 0.0
             }
-        });
-        let mut ports = PortCycles::default();
-        ports.add(
-            input_space,
-            chunks as f64 * input_loads * (input * 4) as f64,
-            machine,
-        );
-        ports.add_by_space(epilogue_elements, machine);
-        ports.add(output_space, stored, machine);
-        ports.add(
-            filter_space,
-            chunks as f64 * filter_loads * (filter * 4) as f64,
-            machine,
-        );
-        // A chunk's conv and loads, the store and the epilogue's operand loads.
-        let instructions =
-            chunks as f64 * (1.0 + input_loads + filter_loads) + 1.0 + epilogue_dmas as f64;
-        let absorbed_instructions = match &self.absorbed {
-            Some(absorbed) => absorbed.count(
-                self.tile(tiling),
-                tiling.absorbed_chunk,
-                machine,
-                &mut ports,
-            ),
-            None => 0.0,
-        };
-        ports.bound(
-            per_core_tiles,
-            latency,
-            instructions + absorbed_instructions,
-        )
+        })
     }
 
     /// One tile's latency from its chunks' `[input load, filter load, compute, store]` cycles.

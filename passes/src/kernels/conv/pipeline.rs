@@ -32,7 +32,23 @@ pub(super) struct Pipeline<'a> {
     pub(super) preload: Option<(Val, &'a View)>,
 }
 
+/// The running tile of a pipeline and the next one.
+struct Running {
+    /// The tile's coordinates (image block, channel block, row block), and the next tile's.
+    coordinates: Vec<Val>,
+    next_coordinates: Vec<Val>,
+    /// The half of the input buffer the tile computes from, and the half the next one loads.
+    current: Val,
+    next: Val,
+    /// Whether the core's share has a next tile.
+    has_next: Val,
+    /// The tile's offsets in the output.
+    offsets: [Val; 4],
+    zero: Val,
+}
+
 impl Pipeline<'_> {
+    /// Emits the layer's tile loop into `kernel` (on `machine`'s cores) and closes it.
     pub(super) fn emit(&self, kernel: &mut Kernel, machine: &Machine) {
         let (geometry, tiling) = (self.geometry, self.tiling);
         let counts = [
@@ -73,7 +89,36 @@ impl Pipeline<'_> {
         body.close();
         let n = body.scaled(coordinates[0], tiling.images);
         let out_row = body.scaled(coordinates[2], tiling.out_rows);
-        let offsets = [n, out_channel, out_row, zero];
+        let running = Running {
+            coordinates,
+            next_coordinates,
+            current,
+            next,
+            has_next,
+            offsets: [n, out_channel, out_row, zero],
+            zero,
+        };
+        dispatch_classes(
+            body,
+            running.coordinates[2],
+            &classes,
+            &mut |body, class| self.emit_class(body, &running, &classes, class),
+        );
+        kernel.close_tiles();
+    }
+
+    /// Emits the running tile of `class` (of the layer's `classes`): its conv from the current
+    /// half, epilogue and store, then the next tile's load into the other half; the tile ends
+    /// waiting for both.
+    fn emit_class(
+        &self,
+        body: &mut Body,
+        running: &Running,
+        classes: &[RowClass],
+        class: &RowClass,
+    ) {
+        let (geometry, tiling) = (self.geometry, self.tiling);
+        let (offsets, zero) = (&running.offsets, running.zero);
         let tile = [
             tiling.images,
             tiling.out_channels,
@@ -82,71 +127,68 @@ impl Pipeline<'_> {
         ];
         let keep = [0, 1, 2, 3];
         let (accumulator, accumulator_view) = self.accumulator;
-        dispatch_classes(body, coordinates[2], &classes, &mut |body, class| {
-            let (input_tile, _) = body.subview(
-                current,
-                self.buffer_view,
-                &[zero; 4],
-                &self.tile_shape(class),
-                None,
-            );
-            let pads = [
-                class.pad_top,
-                geometry.pads[1],
-                class.pad_bottom,
-                geometry.pads[3],
-            ];
-            let preloaded: Vec<Val> = self
-                .preload
-                .iter()
-                .map(|&(argument, view)| {
-                    let (source, _) = body.subview(argument, view, &offsets, &tile, None);
-                    body.dma(source, accumulator, &[])
-                })
-                .collect();
-            let conv = body.conv2d(
-                input_tile,
-                filter_lb,
-                accumulator,
-                geometry.strides,
-                pads,
-                geometry.dilations,
-                geometry.tile_groups(tiling),
-                !preloaded.is_empty(),
-                &preloaded,
-            );
-            let done = self.epilogue.emit(
-                body,
-                (accumulator, accumulator_view),
-                &offsets,
-                &tile,
-                &keep,
-                vec![conv],
-            );
-            let stored = store_box(
-                body,
-                (accumulator, accumulator_view),
-                self.stores,
-                &offsets,
-                &tile,
-                &keep,
-                &done,
-            );
-            body.open_if(has_next);
-            dispatch_classes(
-                body,
-                next_coordinates[2],
-                &classes,
-                &mut |body, next_class| {
-                    let loaded = self.load(body, &next_coordinates, next_class, next);
-                    body.wait(&[stored.as_slice(), &[loaded]].concat());
-                },
-            );
-            body.reopen();
-            body.wait(&stored);
-            body.close();
-        });
-        kernel.close_tiles();
+        let (input_tile, _) = body.subview(
+            running.current,
+            self.buffer_view,
+            &[zero; 4],
+            &self.tile_shape(class),
+            None,
+        );
+        let pads = [
+            class.pad_top,
+            geometry.pads[1],
+            class.pad_bottom,
+            geometry.pads[3],
+        ];
+        let preloaded: Vec<Val> = self
+            .preload
+            .iter()
+            .map(|&(argument, view)| {
+                let (source, _) = body.subview(argument, view, offsets, &tile, None);
+                body.dma(source, accumulator, &[])
+            })
+            .collect();
+        let conv = body.conv2d(
+            input_tile,
+            self.filter.2,
+            accumulator,
+            geometry.strides,
+            pads,
+            geometry.dilations,
+            geometry.tile_groups(tiling),
+            !preloaded.is_empty(),
+            &preloaded,
+        );
+        let done = self.epilogue.emit(
+            body,
+            (accumulator, accumulator_view),
+            offsets,
+            &tile,
+            &keep,
+            vec![conv],
+        );
+        let stored = store_box(
+            body,
+            (accumulator, accumulator_view),
+            self.stores,
+            offsets,
+            &tile,
+            &keep,
+            &done,
+        );
+        body.open_if(running.has_next);
+        dispatch_classes(
+            body,
+            running.next_coordinates[2],
+            classes,
+            &mut |body, next_class| {
+                let loaded = self.load(body, &running.next_coordinates, next_class, running.next);
+                body.wait(&[stored.as_slice(), &[loaded]].concat());
+            },
+        );
+        body.reopen();
+        body.wait(&stored);
+        body.close();
     }
 
     /// The input rows a tile of `class` loads.

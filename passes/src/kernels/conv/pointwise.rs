@@ -2,11 +2,11 @@
 //! pixels: its input and output images viewed as rows of `k` pixels for a divisor `k` of the
 //! image's width, so that an output tile can hold part of an image row.
 //!
-//! Tiles are whole rows, and with a 64 KiB LB a row of ResNet-50's stage 1 (56 pixels) holds
-//! too little of the product's other dimensions: the 1×1 expansions there (64 to 256 channels)
-//! took output-channel blocks of 64 and read their input four times over the GB bus, which bounds
-//! them, where 28 pixels by 128 channels reads it twice. A tile of rows of `k` pixels covers one
-//! run of the image's pixels per channel, so the loads stay one contiguous run per channel.
+//! Tiles are whole rows, and where the LB holds few long image rows next to the other dimensions
+//! of the product, a tile of whole rows takes small output-channel blocks and reads its input
+//! once per block, which the GB bus bounds; part of a row with more channels reads it fewer
+//! times. A tile of rows of `k` pixels covers one run of the image's pixels per channel, so the
+//! loads stay one contiguous run per channel.
 
 use super::geometry::Geometry;
 use crate::kernels::{
@@ -54,8 +54,8 @@ pub(super) fn widths<'v>(
     if !pointwise || !pixels_contiguous(input) || !operands_fit() {
         return Vec::new();
     }
-    // Parts of an image row: longer runs of pixels (divisors of H·W that straddle rows) gave
-    // ResNet-50 nothing more for twice the tilings to estimate.
+    // Parts of an image row only: longer runs of pixels (divisors of H·W that straddle rows)
+    // would double the tilings to estimate.
     (NARROWEST..width).filter(|&k| width % k == 0).collect()
 }
 

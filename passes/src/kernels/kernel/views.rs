@@ -4,11 +4,11 @@
 //!
 //! Each argument of such a kernel is an argument per cluster (a replicated value) and a selection
 //! by the running cluster; a GraphTurbo kernel reads hundreds of windows of its GB arena and of
-//! shares of DDR tensors, and one spanning several segments passed 2,000 buffers (22,000 scalars)
-//! per call, where LLVM's instruction scheduling grows with the square of a block's size
-//! (ResNet-152 at batch 1 compiled in 8.6 s, 4 s of it JIT). A view of a replicated source taken
-//! alike on every cluster is that view of the selected source; shares of one tensor at offsets
-//! growing with the cluster are one view at an offset computed from the cluster.
+//! shares of DDR tensors, which as arguments of their own would make calls of thousands of
+//! buffers, where LLVM's instruction scheduling grows with the square of a block's size. A view
+//! of a replicated source taken alike on every cluster is that view of the selected source;
+//! shares of one tensor at offsets growing with the cluster are one view at an offset computed
+//! from the cluster.
 
 use super::{Body, Kernel};
 use crate::ir::{Op, Val};
@@ -68,6 +68,78 @@ fn same_attributes(a: Op, b: Op) -> bool {
     }
 }
 
+/// Per operand of a view after its source, what it is on cluster 0 and its step per cluster.
+type ClusterOperands = Vec<(Operand, i64)>;
+
+/// The operands of the view `constants` (of `source`) on every cluster, given the other
+/// clusters' views (`views`, each with its source and operands) and `source`'s replicas: the
+/// same view of each cluster's source, or windows of one buffer at offsets growing linearly with
+/// the cluster. None when the clusters' views are neither.
+fn cluster_operands(
+    constants: &[Operand],
+    source: Val,
+    views: &[(Op, Val, Vec<Operand>)],
+    source_replicas: &[Val],
+) -> Option<ClusterOperands> {
+    let same = || constants.iter().map(|&operand| (operand, 0)).collect();
+    if views.is_empty() {
+        // A view of one cluster's buffer only, which every cluster reads: from the argument.
+        if !source_replicas.is_empty() {
+            return None;
+        }
+        Some(same())
+    } else if source_replicas.len() >= views.len()
+        && views
+            .iter()
+            .zip(source_replicas)
+            .all(|((_, other_source, other), replica)| {
+                other_source.0.ptr == replica.0.ptr && *other == constants
+            })
+    {
+        // The same view of each cluster's source.
+        Some(same())
+    } else if views
+        .iter()
+        .all(|(_, other_source, _)| other_source.0.ptr == source.0.ptr)
+    {
+        linear_operands(constants, views)
+    } else {
+        None
+    }
+}
+
+/// The operands of the windows `constants` (cluster 0's) and `views` (the other clusters', of
+/// the same buffer) as offsets growing linearly with the cluster; None when they are not
+/// constants that grow so.
+fn linear_operands(
+    constants: &[Operand],
+    views: &[(Op, Val, Vec<Operand>)],
+) -> Option<ClusterOperands> {
+    // Windows of one buffer at offsets growing linearly with the cluster.
+    let value = |operand: &Operand| match operand {
+        Operand::Constant(value) => Some(*value),
+        Operand::SourceMetadata(_) => None,
+    };
+    let first: Vec<i64> = constants.iter().map(value).collect::<Option<_>>()?;
+    let next: Vec<i64> = views[0].2.iter().map(value).collect::<Option<_>>()?;
+    let steps: Vec<i64> = next
+        .iter()
+        .zip(&first)
+        .map(|(next, first)| next - first)
+        .collect();
+    let linear = views.iter().enumerate().all(|(index, (_, _, other))| {
+        other
+            .iter()
+            .zip(&first)
+            .zip(&steps)
+            .all(|((v, first), step)| *v == Operand::Constant(first + (index as i64 + 1) * step))
+    });
+    if !linear || steps.iter().any(|&step| step < 0) {
+        return None;
+    }
+    Some(constants.iter().copied().zip(steps).collect())
+}
+
 impl Kernel {
     /// The kernel-side value of the host view `host` made in the preamble, if it is a view whose
     /// every cluster's counterpart the kernel can compute from one source.
@@ -100,92 +172,11 @@ impl Kernel {
         {
             return None;
         }
-        // Per operand after the source, what it is on cluster 0 and its step per cluster.
-        let same = || constants.iter().map(|&operand| (operand, 0)).collect();
-        let operands: Vec<(Operand, i64)> = if views.is_empty() {
-            // A view of one cluster's buffer only, which every cluster reads: from the argument.
-            if !source_replicas.is_empty() {
-                return None;
-            }
-            same()
-        } else if source_replicas.len() >= views.len()
-            && views
-                .iter()
-                .zip(&source_replicas)
-                .all(|((_, other_source, other), replica)| {
-                    other_source.0.ptr == replica.0.ptr && *other == constants
-                })
-        {
-            // The same view of each cluster's source.
-            same()
-        } else if views
-            .iter()
-            .all(|(_, other_source, _)| other_source.0.ptr == source.0.ptr)
-        {
-            // Windows of one buffer at offsets growing linearly with the cluster.
-            let value = |operand: &Operand| match operand {
-                Operand::Constant(value) => Some(*value),
-                Operand::SourceMetadata(_) => None,
-            };
-            let first: Vec<i64> = constants.iter().map(value).collect::<Option<_>>()?;
-            let next: Vec<i64> = views[0].2.iter().map(value).collect::<Option<_>>()?;
-            let steps: Vec<i64> = next
-                .iter()
-                .zip(&first)
-                .map(|(next, first)| next - first)
-                .collect();
-            let linear = views.iter().enumerate().all(|(index, (_, _, other))| {
-                other
-                    .iter()
-                    .zip(&first)
-                    .zip(&steps)
-                    .all(|((v, first), step)| {
-                        *v == Operand::Constant(first + (index as i64 + 1) * step)
-                    })
-            });
-            if !linear || steps.iter().any(|&step| step < 0) {
-                return None;
-            }
-            constants.iter().copied().zip(steps).collect()
-        } else {
-            return None;
-        };
+        let operands = cluster_operands(&constants, source, &views, &source_replicas)?;
         let source_op = op.operand(0);
         let source = self.argument_of_type(source_op, source_op.r#type());
         let mut preamble = Body::before(anchor, location);
-        let mut metadata: Option<MlirOperation> = None;
-        let values: Vec<Val> = operands
-            .iter()
-            .map(|&(operand, step)| match operand {
-                Operand::Constant(first) => {
-                    let first = preamble.index(first as usize);
-                    if step == 0 {
-                        return first;
-                    }
-                    let moved = preamble.scaled(cluster, step as usize);
-                    preamble.arith("addi", first, moved)
-                }
-                // SAFETY: the host view's metadata op is alive; its clone reads the kernel-side
-                // source and is inserted in the preamble before the view.
-                Operand::SourceMetadata(number) => unsafe {
-                    let copy = *metadata.get_or_insert_with(|| {
-                        let host = (1..mlirOperationGetNumOperands(op.0) as usize)
-                            .filter_map(|index| op.operand(index).defining_op())
-                            .find(|m| m.name() == "memref.extract_strided_metadata")
-                            .expect("a view with a metadata operand");
-                        let copy = mlirOperationClone(host.0);
-                        mlirOperationSetOperand(copy, 0, source.0);
-                        mlirBlockInsertOwnedOperationBefore(
-                            mlirOperationGetBlock(anchor.0),
-                            anchor.0,
-                            copy,
-                        );
-                        copy
-                    });
-                    Val(mlirOperationGetResult(copy, number as isize))
-                },
-            })
-            .collect();
+        let values = preamble_operands((&mut preamble, anchor), op, source, &operands, cluster);
         // SAFETY: the op is alive; its clone is detached until inserted before the anchor, in the
         // kernel's preamble, with operands of the kernel.
         unsafe {
@@ -198,4 +189,50 @@ impl Kernel {
             Some(Val(mlirOperationGetResult(clone, 0)))
         }
     }
+}
+
+/// The running cluster's operands after the source of the host view `op` in the kernel, made by
+/// `preamble` (inserting before `anchor`) from `operands` (each cluster 0's and its step per
+/// cluster `cluster`): constants, and results of a copy of the view's
+/// `memref.extract_strided_metadata` reading the kernel-side `source`.
+fn preamble_operands(
+    (preamble, anchor): (&mut Body, Op),
+    op: Op,
+    source: Val,
+    operands: &[(Operand, i64)],
+    cluster: Val,
+) -> Vec<Val> {
+    let mut metadata: Option<MlirOperation> = None;
+    operands
+        .iter()
+        .map(|&(operand, step)| match operand {
+            Operand::Constant(first) => {
+                let first = preamble.index(first as usize);
+                if step == 0 {
+                    return first;
+                }
+                let moved = preamble.scaled(cluster, step as usize);
+                preamble.arith("addi", first, moved)
+            }
+            // SAFETY: the host view's metadata op is alive; its clone reads the kernel-side
+            // source and is inserted in the preamble before the view.
+            Operand::SourceMetadata(number) => unsafe {
+                let copy = *metadata.get_or_insert_with(|| {
+                    let host = (1..mlirOperationGetNumOperands(op.0) as usize)
+                        .filter_map(|index| op.operand(index).defining_op())
+                        .find(|m| m.name() == "memref.extract_strided_metadata")
+                        .expect("a view with a metadata operand");
+                    let copy = mlirOperationClone(host.0);
+                    mlirOperationSetOperand(copy, 0, source.0);
+                    mlirBlockInsertOwnedOperationBefore(
+                        mlirOperationGetBlock(anchor.0),
+                        anchor.0,
+                        copy,
+                    );
+                    copy
+                });
+                Val(mlirOperationGetResult(copy, number as isize))
+            },
+        })
+        .collect()
 }

@@ -19,8 +19,10 @@ use crate::ir::Val;
 use crate::target::Machine;
 use turbine_dialects::attributes::graph::PadMode;
 
-/// Views of rank above 4 are beyond what one DMA describes.
-const MAX_RANK: usize = 4;
+mod merge;
+
+pub use merge::merged_pairs;
+use merge::MAX_RANK;
 
 /// A copy kernel moving each `(source, target)` pair (equal shapes) with DMA; pairs of no
 /// elements (a concatenation's empty piece) move nothing.
@@ -266,7 +268,8 @@ fn broadcast(
         return Err(LoweringError::at(
             layer.index,
             format!(
-                "'graph.broadcast' to {out:?} is not supported: its repeated and kept dimensions alternate in {} runs (DMA views have at most {MAX_RANK} dimensions)",
+                "'graph.broadcast' to {out:?} is not supported: its repeated and kept dimensions \
+                 alternate in {} runs (DMA views have at most {MAX_RANK} dimensions)",
                 runs.len()
             ),
         ));
@@ -326,81 +329,12 @@ pub fn lower(
         ));
     }
     let rank = input.view.shape.len();
-    let ones = vec![1; rank];
     let pairs: Vec<(Tensor, Tensor)> = match node.name.as_str() {
-        "graph.transpose" => {
-            let permutation: Vec<usize> = node
-                .ints("permutation")
-                .iter()
-                .map(|&d| d as usize)
-                .collect();
-            // Input dimensions that stay adjacent and in order move as one: merging them keeps
-            // the copy within the 4 dimensions of a DMA view (a channel shuffle's
-            // [N, g, C/g, H, W] -> [N, C/g, g, H, W] is [N, g, C/g, H*W] -> [N, C/g, g, H*W]).
-            // Above 4 dimensions after that, the copy is cut into rank-4 copies (merged_pairs).
-            let (input_shape, output_shape, permutation) =
-                merge_transposed(&input.view.shape, &permutation);
-            let input = if input_shape != input.view.shape {
-                reshaped(host, &input, &input_shape)
-            } else {
-                input.clone()
-            };
-            let output = if output_shape != results[0].view.shape {
-                reshaped(host, &results[0], &output_shape)
-            } else {
-                results[0].clone()
-            };
-            let view = input.view.permuted(&permutation);
-            let transposed = host.transpose(input.host, &view, &permutation);
-            vec![(
-                Tensor {
-                    host: transposed,
-                    view,
-                },
-                output,
-            )]
-        }
-        "graph.concat" => {
-            let axis = layers::axis(node.int("axis"), rank);
-            let mut start = 0;
-            let mut pairs = Vec::new();
-            for &operand in &node.operands {
-                let piece = scope.tensor(operand).clone();
-                let mut offsets = vec![0; rank];
-                offsets[axis] = start;
-                start += piece.view.shape[axis];
-                let target = window(host, &results[0], &offsets, &piece.view.shape, &ones);
-                pairs.push((piece, target));
-            }
-            pairs
-        }
-        "graph.split" => {
-            let axis = layers::axis(node.int("axis"), rank);
-            let mut start = 0;
-            let mut pairs = Vec::new();
-            for result in results {
-                let mut offsets = vec![0; rank];
-                offsets[axis] = start;
-                start += result.view.shape[axis];
-                pairs.push((
-                    window(host, &input, &offsets, &result.view.shape, &ones),
-                    result.clone(),
-                ));
-            }
-            pairs
-        }
+        "graph.transpose" => vec![transpose_pair(host, layer, &input, &results[0])],
+        "graph.concat" => concat_pairs(scope, host, layer, &results[0]),
+        "graph.split" => split_pairs(host, layer, &input, results),
         "graph.slice" => {
-            let starts: Vec<usize> = node.ints("starts").iter().map(|&s| s as usize).collect();
-            let steps = node
-                .ints_opt("steps")
-                .map_or_else(|| vec![1; rank], <[i64]>::to_vec);
-            if steps.iter().any(|&step| step < 1) {
-                return Err(LoweringError::at(
-                    layer.index,
-                    "slices with negative steps are not supported",
-                ));
-            }
-            let steps: Vec<usize> = steps.iter().map(|&s| s as usize).collect();
+            let (starts, steps) = slice_steps(layer, rank)?;
             if rank <= MAX_RANK && steps.last().is_some_and(|&step| step > 1) {
                 return Ok(stepped_columns(
                     scope.machine,
@@ -417,26 +351,7 @@ pub fn lower(
                 results[0].clone(),
             )]
         }
-        "graph.pad" => {
-            let pads = node.ints("pads").to_vec();
-            if node.pad_mode() != PadMode::Constant || node.float("value") != 0.0 {
-                return Err(LoweringError::at(
-                    layer.index,
-                    "padding other than with zeros is not supported (the output buffer starts zeroed)",
-                ));
-            }
-            if pads.iter().any(|&pad| pad < 0) {
-                return Err(LoweringError::at(
-                    layer.index,
-                    "negative padding (cropping) is not supported",
-                ));
-            }
-            let offsets: Vec<usize> = pads[..rank].iter().map(|&pad| pad as usize).collect();
-            vec![(
-                input.clone(),
-                window(host, &results[0], &offsets, &input.view.shape, &ones),
-            )]
-        }
+        "graph.pad" => vec![pad_pair(host, layer, &input, &results[0])?],
         other => unreachable!("{other} is not a data-movement op"),
     };
     let merged = merged_pairs(host, &pairs)
@@ -444,115 +359,143 @@ pub fn lower(
     Ok(copy_pairs(scope.machine, &merged, kernel))
 }
 
-/// `pairs` as copies the DMA takes: the dimensions each pair's views step through alike merged
-/// (see [`merge_dimensions`]), and a pair still above rank 4 cut into copies of rank 4, one per
-/// index of its leading dimensions (a transpose of a rank-6 tensor whose permutation keeps no two
-/// dimensions together); an error when that would take more than [`MAX_PIECES`] copies.
-pub fn merged_pairs(
+/// The copy of a `graph.transpose` layer from `input` to `output`: from the input's permuted
+/// view, both seen with the dimensions the permutation keeps together merged.
+fn transpose_pair(
     host: &mut Body,
-    pairs: &[(Tensor, Tensor)],
-) -> Result<Vec<(Tensor, Tensor)>, String> {
-    let mut merged = Vec::new();
-    for pair in pairs.iter().cloned() {
-        let (source, target) = merge_dimensions(host, pair);
-        let shape = source.view.shape.clone();
-        if shape.len() <= MAX_RANK {
-            merged.push((source, target));
-            continue;
-        }
-        let lead = shape.len() - MAX_RANK;
-        let pieces: usize = shape[..lead].iter().product();
-        if pieces > MAX_PIECES {
-            return Err(format!(
-                "a copy of rank {} (after merging dimensions) would be {pieces} copies of rank {MAX_RANK}; more than {MAX_PIECES} are not supported",
-                shape.len()
-            ));
-        }
-        let keep: Vec<usize> = (lead..shape.len()).collect();
-        let sizes: Vec<usize> = shape
-            .iter()
-            .enumerate()
-            .map(|(d, &size)| if d < lead { 1 } else { size })
-            .collect();
-        for piece in 0..pieces {
-            let mut rest = piece;
-            let mut index = vec![0; shape.len()];
-            for d in (0..lead).rev() {
-                index[d] = rest % shape[d];
-                rest /= shape[d];
-            }
-            let offsets: Vec<Val> = index.iter().map(|&i| host.index(i)).collect();
-            let (from, from_view) =
-                host.subview(source.host, &source.view, &offsets, &sizes, Some(&keep));
-            let (to, to_view) =
-                host.subview(target.host, &target.view, &offsets, &sizes, Some(&keep));
-            merged.push((
-                Tensor {
-                    host: from,
-                    view: from_view,
-                },
-                Tensor {
-                    host: to,
-                    view: to_view,
-                },
-            ));
-        }
-    }
-    Ok(merged)
+    layer: &Layer,
+    input: &Tensor,
+    output: &Tensor,
+) -> (Tensor, Tensor) {
+    let permutation: Vec<usize> = layer
+        .node
+        .ints("permutation")
+        .iter()
+        .map(|&d| d as usize)
+        .collect();
+    // Input dimensions that stay adjacent and in order move as one: merging them keeps
+    // the copy within the 4 dimensions of a DMA view (a channel shuffle's
+    // [N, g, C/g, H, W] -> [N, C/g, g, H, W] is [N, g, C/g, H*W] -> [N, C/g, g, H*W]).
+    // Above 4 dimensions after that, the copy is cut into rank-4 copies (merged_pairs).
+    let (input_shape, output_shape, permutation) =
+        merge_transposed(&input.view.shape, &permutation);
+    let input = if input_shape != input.view.shape {
+        reshaped(host, input, &input_shape)
+    } else {
+        input.clone()
+    };
+    let output = if output_shape != output.view.shape {
+        reshaped(host, output, &output_shape)
+    } else {
+        output.clone()
+    };
+    let view = input.view.permuted(&permutation);
+    let transposed = host.transpose(input.host, &view, &permutation);
+    (
+        Tensor {
+            host: transposed,
+            view,
+        },
+        output,
+    )
 }
 
-/// The most rank-4 copies one copy of a higher rank is cut into (each is a tile loop of its own
-/// in the kernel).
-const MAX_PIECES: usize = 64;
+/// The copies of a `graph.concat` layer: each operand into its window of `output`, one after
+/// another along the axis.
+fn concat_pairs(
+    scope: &Scope,
+    host: &mut Body,
+    layer: &Layer,
+    output: &Tensor,
+) -> Vec<(Tensor, Tensor)> {
+    let node = layer.node;
+    let rank = scope.tensor(node.operands[0]).view.shape.len();
+    let ones = vec![1; rank];
+    let axis = layers::axis(node.int("axis"), rank);
+    let mut start = 0;
+    let mut pairs = Vec::new();
+    for &operand in &node.operands {
+        let piece = scope.tensor(operand).clone();
+        let mut offsets = vec![0; rank];
+        offsets[axis] = start;
+        start += piece.view.shape[axis];
+        let target = window(host, output, &offsets, &piece.view.shape, &ones);
+        pairs.push((piece, target));
+    }
+    pairs
+}
 
-/// A copy between views of rank above 4 seen with fewer dimensions: dimensions of size 1 go, and
-/// adjacent dimensions that both views step through as one run (the outer stride is the inner
-/// stride times the inner size, in each view) merge — a concatenation's or a pad's window of a
-/// rank-6 tensor is a copy of 2 or 3 dimensions.
-fn merge_dimensions(host: &mut Body, (source, target): (Tensor, Tensor)) -> (Tensor, Tensor) {
-    let shape = source.view.shape.clone();
-    if shape.len() <= MAX_RANK || source.view.elements() == 0 {
-        return (source, target);
+/// The copies of a `graph.split` layer: each window of `input`, one after another along the
+/// axis, into its result.
+fn split_pairs(
+    host: &mut Body,
+    layer: &Layer,
+    input: &Tensor,
+    results: &[Tensor],
+) -> Vec<(Tensor, Tensor)> {
+    let rank = input.view.shape.len();
+    let ones = vec![1; rank];
+    let axis = layers::axis(layer.node.int("axis"), rank);
+    let mut start = 0;
+    let mut pairs = Vec::new();
+    for result in results {
+        let mut offsets = vec![0; rank];
+        offsets[axis] = start;
+        start += result.view.shape[axis];
+        pairs.push((
+            window(host, input, &offsets, &result.view.shape, &ones),
+            result.clone(),
+        ));
     }
-    // (size, source stride, target stride) per merged dimension.
-    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
-    for (d, &size) in shape.iter().enumerate() {
-        if size == 1 {
-            continue;
-        }
-        let (from, to) = (source.view.strides[d], target.view.strides[d]);
-        match runs.last_mut() {
-            Some((run, outer_from, outer_to))
-                if *outer_from == from * size && *outer_to == to * size =>
-            {
-                *run *= size;
-                (*outer_from, *outer_to) = (from, to);
-            }
-            _ => runs.push((size, from, to)),
-        }
+    pairs
+}
+
+/// The starts and steps of a `graph.slice` layer of rank `rank` (steps 1 when it has none); an
+/// error for a negative step.
+fn slice_steps(layer: &Layer, rank: usize) -> Result<(Vec<usize>, Vec<usize>), LoweringError> {
+    let node = layer.node;
+    let starts: Vec<usize> = node.ints("starts").iter().map(|&s| s as usize).collect();
+    let steps = node
+        .ints_opt("steps")
+        .map_or_else(|| vec![1; rank], <[i64]>::to_vec);
+    if steps.iter().any(|&step| step < 1) {
+        return Err(LoweringError::at(
+            layer.index,
+            "slices with negative steps are not supported",
+        ));
     }
-    if runs.is_empty() {
-        runs.push((1, 1, 1));
+    let steps: Vec<usize> = steps.iter().map(|&s| s as usize).collect();
+    Ok((starts, steps))
+}
+
+/// The copy of a `graph.pad` layer: `input` into its window of `output` (which starts zeroed);
+/// an error for padding other than with zeros, or negative padding.
+fn pad_pair(
+    host: &mut Body,
+    layer: &Layer,
+    input: &Tensor,
+    output: &Tensor,
+) -> Result<(Tensor, Tensor), LoweringError> {
+    let node = layer.node;
+    let rank = input.view.shape.len();
+    let ones = vec![1; rank];
+    let pads = node.ints("pads").to_vec();
+    if node.pad_mode() != PadMode::Constant || node.float("value") != 0.0 {
+        return Err(LoweringError::at(
+            layer.index,
+            "padding other than with zeros is not supported (the output buffer starts \
+             zeroed)",
+        ));
     }
-    let sizes: Vec<usize> = runs.iter().map(|run| run.0).collect();
-    let seen = |host: &mut Body, tensor: &Tensor, strides: Vec<usize>| {
-        let view = View {
-            shape: sizes.clone(),
-            strides,
-            dynamic_offset: tensor.view.dynamic_offset,
-            space: tensor.view.space,
-        };
-        if tensor.view.dynamic_offset {
-            let (value, view) = host.reshape_window(tensor.host, &tensor.view, &view);
-            Tensor { host: value, view }
-        } else {
-            Tensor {
-                host: host.reinterpret(tensor.host, &view),
-                view,
-            }
-        }
-    };
-    let source = seen(host, &source, runs.iter().map(|run| run.1).collect());
-    let target = seen(host, &target, runs.iter().map(|run| run.2).collect());
-    (source, target)
+    if pads.iter().any(|&pad| pad < 0) {
+        return Err(LoweringError::at(
+            layer.index,
+            "negative padding (cropping) is not supported",
+        ));
+    }
+    let offsets: Vec<usize> = pads[..rank].iter().map(|&pad| pad as usize).collect();
+    Ok((
+        input.clone(),
+        window(host, output, &offsets, &input.view.shape, &ones),
+    ))
 }

@@ -1,0 +1,28 @@
+//! The biases a conv layer's epilogue adds, each joining it under a value id of its own: the
+//! layer's, then that of the convolution it absorbs.
+
+use crate::graph_view::{Node, ValueId};
+
+/// The value id under which a conv's bias, viewed as `[1, C, 1, 1]`, joins its epilogue: far
+/// above the program's ids and the lowering's other synthetic ones.
+const BIAS_VIEW: usize = usize::MAX - 1;
+
+/// The same for the bias of the convolution a layer absorbs.
+const ABSORBED_BIAS_VIEW: usize = usize::MAX - 2;
+
+/// Whether `value` is one of the ids [`biases`] gives: a view the lowering makes, read from where
+/// the input is.
+pub(super) fn is_bias_view(value: ValueId) -> bool {
+    [BIAS_VIEW, ABSORBED_BIAS_VIEW].contains(&value)
+}
+
+/// The biases the epilogue of the conv `node` adds, with the view id each joins it under and the
+/// op it comes from: its own, then that of the convolution it absorbs.
+pub(super) fn biases<'n>(
+    node: &'n Node,
+    absorbed: Option<&'n Node>,
+) -> impl Iterator<Item = (ValueId, &'n Node, ValueId)> {
+    [(BIAS_VIEW, Some(node)), (ABSORBED_BIAS_VIEW, absorbed)]
+        .into_iter()
+        .filter_map(|(view, anchor)| Some((view, anchor?, *anchor?.operands.get(2)?)))
+}

@@ -1,0 +1,148 @@
+//! The asynchronous instructions of the `dsa` dialect: each returns its token and waits on the
+//! tokens it is given.
+
+use super::Body;
+use crate::ir::{self, Val};
+use crate::kernels::view::to_i64;
+use mlir_sys::*;
+use turbine_dialects::attributes::{
+    dsa::{BinaryKind, PoolKind, ReduceKind, UnaryKind},
+    EnumAttribute,
+};
+
+impl Body {
+    /// An asynchronous instruction `name` returning its token; `after` lists the tokens it waits
+    /// on (the instruction's last, variadic operands).
+    pub fn instruction(
+        &mut self,
+        name: &str,
+        buffers: &[Val],
+        after: &[Val],
+        attributes: &[ir::NamedAttribute],
+    ) -> Val {
+        let token = self.token_type();
+        let mut operands = buffers.to_vec();
+        operands.extend_from_slice(after);
+        self.op(name, &operands, &[token], attributes).result(0)
+    }
+
+    /// `dsa.dma source to target`.
+    pub fn dma(&mut self, source: impl Into<Val>, target: impl Into<Val>, after: &[Val]) -> Val {
+        self.instruction("dsa.dma", &[source.into(), target.into()], after, &[])
+    }
+
+    /// `dsa.unary kind input into output`, with `min`/`max` (clip) or `scale`/`shift` (affine).
+    pub fn unary(
+        &mut self,
+        kind: UnaryKind,
+        input: Val,
+        output: Val,
+        parameters: &[(&str, f32)],
+        after: &[Val],
+    ) -> Val {
+        let mut attributes = vec![("kind", kind.raw_attribute(self.context))];
+        for &(name, value) in parameters {
+            // SAFETY: an f32 attribute of the context.
+            attributes.push((name, unsafe {
+                mlirFloatAttrDoubleGet(self.context, mlirF32TypeGet(self.context), value as f64)
+            }));
+        }
+        self.instruction("dsa.unary", &[input, output], after, &attributes)
+    }
+
+    /// `dsa.binary kind lhs, rhs into output`.
+    pub fn binary(
+        &mut self,
+        kind: BinaryKind,
+        lhs: Val,
+        rhs: Val,
+        output: Val,
+        after: &[Val],
+    ) -> Val {
+        let attributes = [("kind", kind.raw_attribute(self.context))];
+        self.instruction("dsa.binary", &[lhs, rhs, output], after, &attributes)
+    }
+
+    /// `dsa.matmul lhs, rhs into acc [accumulate]`.
+    pub fn matmul(&mut self, lhs: Val, rhs: Val, acc: Val, accumulate: bool, after: &[Val]) -> Val {
+        let mut attributes = Vec::new();
+        if accumulate {
+            // SAFETY: the context is alive.
+            attributes.push(("accumulate", unsafe { mlirUnitAttrGet(self.context) }));
+        }
+        self.instruction("dsa.matmul", &[lhs, rhs, acc], after, &attributes)
+    }
+
+    /// `dsa.conv2d input, filter into output` with its window.
+    // One parameter per operand and attribute of the op, as the other builders take them.
+    #[allow(clippy::too_many_arguments)]
+    pub fn conv2d(
+        &mut self,
+        input: Val,
+        filter: Val,
+        output: Val,
+        strides: [usize; 2],
+        pads: [usize; 4],
+        dilations: [usize; 2],
+        groups: usize,
+        accumulate: bool,
+        after: &[Val],
+    ) -> Val {
+        let context = self.context;
+        let mut attributes = vec![
+            ("strides", ir::i64_array(context, &to_i64(&strides))),
+            ("pads", ir::i64_array(context, &to_i64(&pads))),
+            ("dilations", ir::i64_array(context, &to_i64(&dilations))),
+            ("groups", ir::i64_attribute(context, groups as i64)),
+        ];
+        if accumulate {
+            // SAFETY: the context is alive.
+            attributes.push(("accumulate", unsafe { mlirUnitAttrGet(context) }));
+        }
+        self.instruction("dsa.conv2d", &[input, filter, output], after, &attributes)
+    }
+
+    /// `dsa.pool kind input into output` with its window.
+    // One parameter per operand and attribute of the op, as the other builders take them.
+    #[allow(clippy::too_many_arguments)]
+    pub fn pool(
+        &mut self,
+        kind: PoolKind,
+        input: Val,
+        output: Val,
+        kernel: [usize; 2],
+        strides: [usize; 2],
+        pads: [usize; 4],
+        count_include_pad: bool,
+        after: &[Val],
+    ) -> Val {
+        let context = self.context;
+        let attributes = [
+            ("kind", kind.raw_attribute(context)),
+            ("kernel", ir::i64_array(context, &to_i64(&kernel))),
+            ("strides", ir::i64_array(context, &to_i64(&strides))),
+            ("pads", ir::i64_array(context, &to_i64(&pads))),
+            // SAFETY: the context is alive.
+            ("count_include_pad", unsafe {
+                mlirBoolAttrGet(context, count_include_pad as i32)
+            }),
+        ];
+        self.instruction("dsa.pool", &[input, output], after, &attributes)
+    }
+
+    /// `dsa.reduce kind input into output` along `axis`.
+    pub fn reduce(
+        &mut self,
+        kind: ReduceKind,
+        input: Val,
+        output: Val,
+        axis: i64,
+        after: &[Val],
+    ) -> Val {
+        let attributes = [
+            ("kind", kind.raw_attribute(self.context)),
+            ("axis", ir::i64_attribute(self.context, axis)),
+        ];
+        self.instruction("dsa.reduce", &[input, output], after, &attributes)
+    }
+}
