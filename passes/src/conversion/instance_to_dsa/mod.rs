@@ -4,6 +4,7 @@
 
 mod clusters;
 mod core_emission;
+mod core_lowering;
 mod emission;
 mod error;
 mod gb_instance;
