@@ -11,7 +11,9 @@ mod gb_instance;
 mod gb_layer;
 mod handover;
 mod host_buffers;
+mod host_build;
 mod items;
+mod joins;
 mod kernels;
 mod lowering;
 mod offsets;
@@ -20,6 +22,7 @@ mod per_core;
 mod plan;
 mod promotion;
 mod segment;
+mod segments;
 mod summary;
 mod walk;
 
