@@ -17,7 +17,9 @@ pub(super) fn read_clusters(function: Op) -> Result<Vec<Clusters>, ScheduleError
     let not_scheduled = || {
         ScheduleError::at(
             function,
-            "convert-instance-to-dsa needs a function scheduled by the instance passes (instance.clusters ops, their weights and the return): run instance-cluster-split, hw-group, instance-split, instance-order, instance-bind and instance-stitch first",
+            "convert-instance-to-dsa needs a function scheduled by the instance passes \
+             (instance.clusters ops, their weights and the return): run instance-cluster-split, \
+             hw-group, instance-split, instance-order, instance-bind and instance-stitch first",
         )
     };
     let mut segments = Vec::new();

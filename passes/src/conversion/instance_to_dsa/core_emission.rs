@@ -1,10 +1,11 @@
-//! The lowering of an instance computed per core (GraphTurbo's LB scope, §3.4, §4.2–4.3; planned
-//! by [`super::per_core`]): each core of the binding runs the instance's layers on its own block
-//! back to back in a private part of the kernel, its intermediates in its LB.
+//! The lowering of an instance computed per core (GraphTurbo's LB scope, §3.4, §4.2–4.3;
+//! planned by [`super::per_core`]): each core of the binding runs the instance's layers on its
+//! own block back to back in a private part of the kernel, its intermediates in its LB.
 
+use super::core_lowering::{CoreLowering, Residents};
 use super::emission::Emission;
 use super::error::ScheduleError;
-use super::per_core::{self, CorePlan, Placement, RESIDENT_SHARE};
+use super::per_core::{self, CorePlan, Operands, Placement, RESIDENT_SHARE};
 use super::plan::FirstFit;
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::ir::{Op, Val};
@@ -14,34 +15,9 @@ use crate::kernels::{
     fusion::{self, Fused},
     kernel::Kernel,
     layers::{Layer, Scope},
-    movement,
-    view::buffer_shape,
 };
 use crate::target::Machine;
-use mlir_sys::*;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The buffers of one per-core instance that live across its layers, placed from the top of the
-/// core's LB arena down.
-struct Residents {
-    space: FirstFit,
-    /// Value, offset in `space`, elements (rounded as `space` rounds them).
-    live: Vec<(ValueId, usize, usize)>,
-    lb: usize,
-}
-
-impl Residents {
-    /// The LB elements left below the live buffers for the tiles of a layer.
-    fn tiles(&self) -> usize {
-        self.lb
-            - self
-                .live
-                .iter()
-                .map(|&(_, offset, elements)| offset + elements)
-                .max()
-                .unwrap_or(0)
-    }
-}
 
 impl Emission<'_, '_> {
     /// Copies the weights an LB instance reads into the kernel's GB arena, once per kernel: the
@@ -112,17 +88,14 @@ impl Emission<'_, '_> {
         let choice =
             per_core::plan(node, body, walk.machine.cores_per_cluster).and_then(|mut plan| {
                 let promoted = |value: &ValueId| self.run_weights.contains_key(value);
-                plan.promote = per_core::pays(
-                    node,
-                    body,
-                    &plan,
+                let operands = Operands {
                     tensors,
-                    &weights,
-                    &promoted,
+                    weights: &weights,
+                    promoted: &promoted,
                     prefetch,
-                    walk.machine,
-                )
-                .ok_or("sharing its layers is estimated to be faster")?;
+                };
+                plan.promote = per_core::pays(node, body, &plan, &operands, walk.machine)
+                    .ok_or("sharing its layers is estimated to be faster")?;
                 Ok(plan)
             });
         match choice {
@@ -159,9 +132,61 @@ impl Emission<'_, '_> {
         tensors: &BTreeMap<ValueId, Tensor>,
         destination: &Tensor,
     ) -> Result<(), ScheduleError> {
-        let walk = self.walk;
-        let weights = walk.weight_arguments(node, body);
-        let at_node = |message: String| ScheduleError::at(node.op, message);
+        let promoted = self
+            .promoted_run_weights(host, node, body, plan, tensors)
+            .map_err(|message| ScheduleError::at(node.op, message))?;
+        let gb_blocks = self.placed.len();
+        let (kernel_index, mut kernel) = self.open.take().expect("a kernel is open");
+        let core = kernel.open_private(plan.cores);
+        let at = kernel.decode(core, &plan.binding);
+        let (mut local, staged) = core_arguments(&mut kernel, node, plan, &promoted, tensors, &at);
+        let output = place(&mut kernel, destination, &plan.output, &at);
+        let machine = self.walk.machine;
+        let lowering = CoreLowering {
+            body: &plan.body,
+            core,
+            cores: plan.cores,
+            residents: Residents {
+                space: FirstFit::new(machine.lb_elements()),
+                live: Vec::new(),
+                lb: machine.lb_elements(),
+            },
+            aliases: BTreeMap::new(),
+            fused: BTreeSet::new(),
+            output,
+            machine: Machine {
+                cores: 1,
+                ..machine.clone()
+            },
+            kernel: Some(kernel),
+        };
+        let at_op =
+            |(op, message): (Option<Op>, String)| ScheduleError::at(op.unwrap_or(node.op), message);
+        let mut kernel = self
+            .core_layers(host, lowering, &mut local, staged)
+            .map_err(at_op)?;
+        kernel.close_private();
+        self.open = Some((kernel_index, kernel));
+        // The GB blocks of spilled intermediates die with the instance.
+        if let Some((_, free)) = &mut self.arena {
+            for (_, offset, elements) in self.placed.drain(gb_blocks..) {
+                free.give(offset, elements);
+            }
+        }
+        Ok(())
+    }
+
+    /// The GB copies of the weights the LB instance `node` (body `body`) reads, by operand, when
+    /// `plan` promotes them (see [`Emission::run_weights`]); none otherwise.
+    fn promoted_run_weights(
+        &mut self,
+        host: &mut Body,
+        node: &Node,
+        body: &FunctionView,
+        plan: &CorePlan,
+        tensors: &BTreeMap<ValueId, Tensor>,
+    ) -> Result<BTreeMap<ValueId, Tensor>, String> {
+        let weights = self.walk.weight_arguments(node, body);
         let weight_operands: Vec<(ValueId, Tensor)> = plan
             .arguments
             .iter()
@@ -173,109 +198,15 @@ impl Emission<'_, '_> {
                 )
             })
             .collect();
-        let promoted: BTreeMap<ValueId, Tensor> = if plan.promote {
+        Ok(if plan.promote {
             weight_operands
                 .iter()
                 .map(|(value, _)| *value)
-                .zip(self.run_weights(host, &weight_operands).map_err(at_node)?)
+                .zip(self.run_weights(host, &weight_operands)?)
                 .collect()
         } else {
             BTreeMap::new()
-        };
-        let gb_blocks = self.placed.len();
-        let (kernel_index, mut kernel) = self.open.take().expect("a kernel is open");
-        let core = kernel.open_private(plan.cores);
-        let at = kernel.decode(core, &plan.binding);
-        let place = |kernel: &mut Kernel, tensor: &Tensor, placed: &Placement| -> Tensor {
-            let source = kernel.argument(tensor.host, &tensor.view);
-            if placed.base.is_empty() {
-                // A scalar (a buffer of one element): every core reads all of it.
-                return Tensor {
-                    host: source,
-                    view: tensor.view.clone(),
-                };
-            }
-            let body = &mut kernel.body;
-            let offsets: Vec<Val> = (0..placed.base.len())
-                .map(|k| {
-                    let mut offset = body.index(placed.base[k]);
-                    for (d, steps) in placed
-                        .steps
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, steps)| steps[k] > 0)
-                    {
-                        let moved = body.scaled(at[d], steps[k]);
-                        offset = body.arith("addi", offset, moved);
-                    }
-                    offset
-                })
-                .collect();
-            let (value, view) = body.subview(source, &tensor.view, &offsets, &placed.sizes, None);
-            Tensor { host: value, view }
-        };
-        let core_body = &plan.body;
-        let machine = walk.machine;
-        let residents = Residents {
-            space: FirstFit::new(machine.lb_elements()),
-            live: Vec::new(),
-            lb: machine.lb_elements(),
-        };
-        let mut local: BTreeMap<ValueId, Tensor> = BTreeMap::new();
-        let mut staged = Vec::new();
-        for ((position, placed), (argument, _)) in plan.arguments.iter().zip(&core_body.arguments) {
-            let operand = node.operands[*position];
-            let source = promoted.get(&operand).unwrap_or(&tensors[&operand]);
-            let view = place(&mut kernel, source, placed);
-            if view.view.is_contiguous() {
-                local.insert(*argument, view);
-            } else {
-                // The layer emitters read row-major tensors: the core copies its box first.
-                staged.push((*argument, view));
-            }
-        }
-        let output = place(&mut kernel, destination, &plan.output);
-        let machine = Machine {
-            cores: 1,
-            ..machine.clone()
-        };
-        let mut lowering = CoreLowering {
-            body: core_body,
-            core,
-            cores: plan.cores,
-            residents,
-            aliases: BTreeMap::new(),
-            machine,
-            kernel: Some(kernel),
-        };
-        let at_op =
-            |(op, message): (Option<Op>, String)| ScheduleError::at(op.unwrap_or(node.op), message);
-        for (argument, view) in staged {
-            let copy = self
-                .resident(
-                    host,
-                    &mut lowering,
-                    &mut local,
-                    argument,
-                    &view.view.shape,
-                    0,
-                )
-                .map_err(at_op)?;
-            lowering.copy(&[(view, copy.clone())]).map_err(at_op)?;
-            local.insert(argument, copy);
-        }
-        let mut kernel = self
-            .core_layers(host, lowering, &mut local, output)
-            .map_err(at_op)?;
-        kernel.close_private();
-        self.open = Some((kernel_index, kernel));
-        // The GB blocks of spilled intermediates die with the instance.
-        if let Some((_, free)) = &mut self.arena {
-            for (_, offset, elements) in self.placed.drain(gb_blocks..) {
-                free.give(offset, elements);
-            }
-        }
-        Ok(())
+        })
     }
 
     /// A buffer of `shape` for `value` that lives across the core's layers from layer `now`: in
@@ -348,200 +279,193 @@ impl Emission<'_, '_> {
         reshaped(&mut kernel.body, &Tensor { host: block, view }, shape)
     }
 
-    /// The core's layers of `lowering.body`, in order, the last writing `output`.
+    /// Copies each `staged` argument's box into a buffer of the core's own, then emits the
+    /// core's layers of `lowering.body` in order, the last writing `lowering.output`. Returns the
+    /// kernel.
     fn core_layers(
         &mut self,
         host: &mut Body,
         mut lowering: CoreLowering,
         local: &mut BTreeMap<ValueId, Tensor>,
-        output: Tensor,
+        staged: Vec<(ValueId, Tensor)>,
     ) -> Result<Kernel, (Option<Op>, String)> {
+        for (argument, view) in staged {
+            let copy = self.resident(host, &mut lowering, local, argument, &view.view.shape, 0)?;
+            lowering.copy(&[(view, copy.clone())])?;
+            local.insert(argument, copy);
+        }
         let body = lowering.body;
-        let yielded = body.returned()[0];
-        let mut fused: BTreeSet<usize> = BTreeSet::new();
         for (op_index, op) in body.ops.iter().enumerate() {
-            if fused.contains(&op_index) || op.is_terminator() {
+            if lowering.fused.contains(&op_index) || op.is_terminator() {
                 continue;
             }
-            let location = op.op.location();
-            // Views go before a marker at the current point: the epilogue's now, the layer's
-            // once its results have buffers.
-            let (marker, mut views) = lowering.views_here(location);
-            if matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") {
-                let root = lowering
-                    .aliases
-                    .get(&op.operands[0])
-                    .copied()
-                    .unwrap_or(op.operands[0]);
-                lowering.aliases.insert(op.results[0].0, root);
-                let source = local[&op.operands[0]].clone();
-                local.insert(
-                    op.results[0].0,
-                    reshaped(&mut views, &source, &buffer_shape(&op.results[0].1.shape)),
-                );
-                marker.erase();
-                continue;
-            }
-            let Fused {
-                steps,
-                elementwise_anchor,
-                fused: fused_ops,
-                last,
-            } = fusion::layer_epilogue(
-                body,
-                op_index,
-                local,
-                &mut views,
-                &mut self.synthetic,
-                None,
-            );
-            fused.extend(fused_ops);
-            let finals = fusion::written(op, last);
-            let mut results = Vec::new();
-            for (value, shape) in &finals {
-                let in_place =
-                    *value == yielded && output.view.shape == *shape && output.view.is_contiguous();
-                results.push(if in_place {
-                    output.clone()
-                } else {
-                    self.resident(host, &mut lowering, local, *value, shape, op_index)?
-                });
-            }
-            marker.erase();
-            let (marker, mut views) = lowering.views_here(location);
-            let machine = Machine {
-                lb_bytes: lowering.residents.tiles() * 4,
-                ..lowering.machine.clone()
-            };
-            let layer = Layer {
-                index: op_index,
-                node: op,
-                steps,
-                output: results[0].clone(),
-                mirror: None,
-                stepped: None,
-                absorbed: None,
-            };
-            let scope = Scope {
-                machine: &machine,
-                tensors: local,
-            };
-            let kernel = lowering.kernel.take().expect("the kernel is here");
-            let mut kernel = emit_layer(
-                &scope,
-                &mut views,
-                &layer,
-                &results,
-                elementwise_anchor,
-                kernel,
-            )
-            .map_err(|error| {
-                (
-                    error.op.and_then(|i| body.ops.get(i).map(|n| n.op)),
-                    error.message,
-                )
-            })?;
-            marker.erase();
-            kernel.end_private_layer();
-            lowering.kernel = Some(kernel);
-            for ((value, _), tensor) in finals.iter().zip(results) {
-                local.insert(*value, tensor);
-            }
-            let done = fused
-                .iter()
-                .copied()
-                .filter(|&f| f > op_index)
-                .max()
-                .unwrap_or(op_index)
-                .max(op_index);
-            let dead: Vec<ValueId> = lowering
-                .residents
-                .live
-                .iter()
-                .map(|&(value, _, _)| value)
-                .filter(|&value| lowering.last_use(value) <= done)
-                .collect();
-            for value in dead {
-                lowering.release(value);
-            }
+            self.core_layer(host, &mut lowering, local, op_index, op)?;
         }
         // An output not written in place (a reshape's, a copy of an operand) is copied.
-        let last = local[&yielded].clone();
+        let last = local[&body.returned()[0]].clone();
+        let output = lowering.output.clone();
         if last.host.0.ptr != output.host.0.ptr {
             lowering.copy(&[(last, output)])?;
         }
         Ok(lowering.kernel.take().expect("the kernel is here"))
     }
-}
 
-/// The state of one per-core instance being written.
-struct CoreLowering<'b> {
-    body: &'b FunctionView,
-    /// The running core's index in its cluster, and the cores of the binding.
-    core: Val,
-    cores: usize,
-    residents: Residents,
-    /// Reshapes' results and the value whose buffer they view.
-    aliases: BTreeMap<ValueId, ValueId>,
-    /// The target as one core's layers see it: one core, the LB the live buffers leave.
-    machine: Machine,
-    /// The kernel (out only while a layer is emitted into it).
-    kernel: Option<Kernel>,
-}
-
-impl CoreLowering<'_> {
-    /// The last op reading `value` or a view of it; past every op when the instance yields it.
-    fn last_use(&self, value: ValueId) -> usize {
-        let body = self.body;
-        let views = self
-            .aliases
-            .iter()
-            .filter(|(_, &root)| root == value)
-            .map(|(&view, _)| view);
-        let mut last = 0;
-        for v in std::iter::once(value).chain(views) {
-            if body.returned().contains(&v) {
-                return usize::MAX;
-            }
-            last = body.readers(v).iter().copied().fold(last, usize::max);
+    /// Emits op `op_index` (`op`) of the core's body: a view for a reshape, else the layer it
+    /// anchors with its fused epilogue, its results in the core's buffers; then gives back the
+    /// buffers no later op reads.
+    fn core_layer<'b>(
+        &mut self,
+        host: &mut Body,
+        lowering: &mut CoreLowering<'b>,
+        local: &mut BTreeMap<ValueId, Tensor>,
+        op_index: usize,
+        op: &'b Node,
+    ) -> Result<(), (Option<Op>, String)> {
+        let body = lowering.body;
+        let location = op.op.location();
+        // Views go before a marker at the current point: the epilogue's now, the layer's
+        // once its results have buffers.
+        let (marker, mut views) = lowering.views_here(location);
+        if matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") {
+            lowering.reshape(&mut views, local, op);
+            marker.erase();
+            return Ok(());
         }
-        last
-    }
-
-    fn kernel(&mut self) -> &mut Kernel {
-        self.kernel.as_mut().expect("the kernel is here")
-    }
-
-    /// A body making views at the kernel's current point (before a marker op there, to erase
-    /// when done), so that a layer's views precede its instructions.
-    fn views_here(&mut self, location: MlirLocation) -> (Op, Body) {
-        let kernel = self.kernel();
-        kernel.body.set_location(location);
-        let marker = kernel.body.index(0).defining_op().expect("a constant");
-        (marker, Body::before(marker, location))
-    }
-
-    /// Gives back the LB of resident `value`.
-    fn release(&mut self, value: ValueId) {
-        let residents = &mut self.residents;
-        let slot = residents
-            .live
-            .iter()
-            .position(|(v, _, _)| *v == value)
-            .expect("a live resident");
-        let (_, offset, rounded) = residents.live.remove(slot);
-        residents.space.give(offset, rounded);
-    }
-
-    /// Copies each pair on the running core alone (its own data), and waits for the copies.
-    fn copy(&mut self, pairs: &[(Tensor, Tensor)]) -> Result<(), (Option<Op>, String)> {
-        let location = self.kernel().body.location();
-        let (marker, mut views) = self.views_here(location);
-        let merged = movement::merged_pairs(&mut views, pairs);
+        let Fused {
+            steps,
+            elementwise_anchor,
+            fused: fused_ops,
+            last,
+        } = fusion::layer_epilogue(body, op_index, local, &mut views, &mut self.synthetic, None);
+        lowering.fused.extend(fused_ops);
+        let finals = fusion::written(op, last);
+        let results = self.core_results(host, lowering, local, &finals, op_index)?;
         marker.erase();
-        let pairs = merged.map_err(|message| (None, message))?;
-        let kernel = self.kernel.take().expect("the kernel is here");
-        self.kernel = Some(movement::copy_pairs(&self.machine, &pairs, kernel));
+        let (marker, mut views) = lowering.views_here(location);
+        let machine = Machine {
+            lb_bytes: lowering.residents.tiles() * 4,
+            ..lowering.machine.clone()
+        };
+        let layer = Layer {
+            index: op_index,
+            node: op,
+            steps,
+            output: results[0].clone(),
+            mirror: None,
+            stepped: None,
+            absorbed: None,
+        };
+        let scope = Scope {
+            machine: &machine,
+            tensors: local,
+        };
+        let kernel = lowering.kernel.take().expect("the kernel is here");
+        let mut kernel = emit_layer(
+            &scope,
+            &mut views,
+            &layer,
+            &results,
+            elementwise_anchor,
+            kernel,
+        )
+        .map_err(|error| {
+            (
+                error.op.and_then(|i| body.ops.get(i).map(|n| n.op)),
+                error.message,
+            )
+        })?;
+        marker.erase();
+        kernel.end_private_layer();
+        lowering.kernel = Some(kernel);
+        for ((value, _), tensor) in finals.iter().zip(results) {
+            local.insert(*value, tensor);
+        }
+        lowering.release_done(op_index);
         Ok(())
     }
+
+    /// The buffers the core's layer at `op_index` writes its final values (`finals`) into: the
+    /// core's block of the output for the value the body yields when it is written in place,
+    /// else buffers living across the core's layers ([`Emission::resident`]).
+    fn core_results(
+        &mut self,
+        host: &mut Body,
+        lowering: &mut CoreLowering,
+        local: &mut BTreeMap<ValueId, Tensor>,
+        finals: &[(ValueId, Vec<usize>)],
+        op_index: usize,
+    ) -> Result<Vec<Tensor>, (Option<Op>, String)> {
+        let yielded = lowering.body.returned()[0];
+        let mut results = Vec::new();
+        for (value, shape) in finals {
+            let output = &lowering.output;
+            let in_place =
+                *value == yielded && output.view.shape == *shape && output.view.is_contiguous();
+            results.push(if in_place {
+                output.clone()
+            } else {
+                self.resident(host, lowering, local, *value, shape, op_index)?
+            });
+        }
+        Ok(results)
+    }
+}
+
+/// The core's view of `tensor` (a host buffer), its box `placed` moved by the core's
+/// coordinates `at` in the binding; a scalar whole.
+fn place(kernel: &mut Kernel, tensor: &Tensor, placed: &Placement, at: &[Val]) -> Tensor {
+    let source = kernel.argument(tensor.host, &tensor.view);
+    if placed.base.is_empty() {
+        // A scalar (a buffer of one element): every core reads all of it.
+        return Tensor {
+            host: source,
+            view: tensor.view.clone(),
+        };
+    }
+    let body = &mut kernel.body;
+    let offsets: Vec<Val> = (0..placed.base.len())
+        .map(|k| {
+            let mut offset = body.index(placed.base[k]);
+            for (d, steps) in placed
+                .steps
+                .iter()
+                .enumerate()
+                .filter(|(_, steps)| steps[k] > 0)
+            {
+                let moved = body.scaled(at[d], steps[k]);
+                offset = body.arith("addi", offset, moved);
+            }
+            offset
+        })
+        .collect();
+    let (value, view) = body.subview(source, &tensor.view, &offsets, &placed.sizes, None);
+    Tensor { host: value, view }
+}
+
+/// The core's views of the arguments of `plan`'s body (boxes of the operands of `node`, read
+/// from their GB copies among `promoted`, else where `tensors` has them, at the core's
+/// coordinates `at`): those the layers read in place, and those the core copies first
+/// (returned apart), the layer emitters reading row-major tensors.
+fn core_arguments(
+    kernel: &mut Kernel,
+    node: &Node,
+    plan: &CorePlan,
+    promoted: &BTreeMap<ValueId, Tensor>,
+    tensors: &BTreeMap<ValueId, Tensor>,
+    at: &[Val],
+) -> (BTreeMap<ValueId, Tensor>, Vec<(ValueId, Tensor)>) {
+    let mut local: BTreeMap<ValueId, Tensor> = BTreeMap::new();
+    let mut staged = Vec::new();
+    for ((position, placed), (argument, _)) in plan.arguments.iter().zip(&plan.body.arguments) {
+        let operand = node.operands[*position];
+        let source = promoted.get(&operand).unwrap_or(&tensors[&operand]);
+        let view = place(kernel, source, placed, at);
+        if view.view.is_contiguous() {
+            local.insert(*argument, view);
+        } else {
+            // The layer emitters read row-major tensors: the core copies its box first.
+            staged.push((*argument, view));
+        }
+    }
+    (local, staged)
 }

@@ -4,18 +4,25 @@
 
 mod clusters;
 mod core_emission;
+mod core_lowering;
 mod emission;
 mod error;
+mod gb_instance;
+mod gb_layer;
 mod handover;
 mod host_buffers;
+mod host_build;
 mod items;
+mod joins;
 mod kernels;
 mod lowering;
 mod offsets;
 mod operands;
 mod per_core;
 mod plan;
+mod promotion;
 mod segment;
+mod segments;
 mod summary;
 mod walk;
 
@@ -28,6 +35,7 @@ use crate::{
 use lowering::lower_function;
 use melior::ir::OperationRef;
 use plan::Spill;
+use summary::Summary;
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -64,35 +72,39 @@ tensor chosen by `spill` (the longest remaining lifetime, or the largest) lives 
 A group computing a result whole writes it into the output. The LB scope (§3.4): an instance \
 of scope LB is computed per core where that is estimated to be faster than sharing its layers \
 (shared, its weights would be copied under the layer before when the kernel has one; per core, \
-first) and its cores' blocks are alike — each core of its binding runs the instance's layers on its own \
-block back to back, without barriers, the intermediates in its LB (spilled to its block of the GB, \
-longest remaining lifetime first, past half the LB); otherwise it is lowered as a GB instance. \
-A function cut into segments (`instance-cluster-split`) gets a kernel per segment or fewer: a \
-segment whose first kernel places no tensor of its own in the GB continues the last kernel of \
-the segment before (on the same clusters) after a barrier of every core of the launch, in its \
-arena, instead of a launch of its own (`join-segments`); the results it keeps in the GB for later \
-segments take a part of that arena the kernel's first segment leaves them. Values cut alike by \
-the segments on both sides stay in each cluster's GB between them; a value some later segments \
-read with its cut and others whole goes through DDR and is mirrored in its producer's GB, whose \
-tiles store it twice, for the former. \
-With `explain`, a remark on each function gives the kernels, the GB peak, the spilled tensors, \
-and the LB instances computed per core with the reasons for the others.";
+first) and its cores' blocks are alike — each core of its binding runs the instance's layers on \
+its own block back to back, without barriers, the intermediates in its LB (spilled to its block \
+of the GB, longest remaining lifetime first, past half the LB); otherwise it is lowered as a GB \
+instance. A function cut into segments (`instance-cluster-split`) gets a kernel per segment or \
+fewer: a segment whose first kernel places no tensor of its own in the GB continues the last \
+kernel of the segment before (on the same clusters) after a barrier of every core of the launch, \
+in its arena, instead of a launch of its own (`join-segments`); the results it keeps in the GB \
+for later segments take a part of that arena the kernel's first segment leaves them. Values cut \
+alike by the segments on both sides stay in each cluster's GB between them; a value some later \
+segments read with its cut and others whole goes through DDR and is mirrored in its producer's \
+GB, whose tiles store it twice, for the former. With `explain`, a remark on each function gives \
+the kernels, the GB peak, the spilled tensors, and the LB instances computed per core with the \
+reasons for the others.";
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "spill",
-            description: "Which tensor leaves a full GB for DDR: 'longest' (remaining lifetime, §4.3) or 'largest'",
+            description: "Which tensor leaves a full GB for DDR: 'longest' (remaining lifetime, \
+                          §4.3) or 'largest'",
             kind: OptionKind::String,
             default: "longest",
         },
         OptionInfo {
             name: "explain",
-            description: "Emit a remark per function: kernels, clusters, GB peak, spilled tensors, LB instances computed per core",
+            description:
+                "Emit a remark per function: kernels, clusters, GB peak, spilled tensors, \
+                          LB instances computed per core",
             kind: OptionKind::Bool,
             default: "false",
         },
         OptionInfo {
             name: "join-segments",
-            description: "Let a segment continue the kernel of the segment before (a device-wide barrier instead of a launch)",
+            description: "Let a segment continue the kernel of the segment before (a device-wide \
+                          barrier instead of a launch)",
             kind: OptionKind::Bool,
             default: "true",
         },
@@ -130,38 +142,58 @@ and the LB instances computed per core with the reasons for the others.";
                     PassFailure
                 })?;
             if self.explain {
-                let in_gb: usize = summary.lowered_in_gb.values().sum();
-                let reasons: Vec<String> = summary
-                    .lowered_in_gb
-                    .iter()
-                    .map(|(why, count)| format!("{count}: {why}"))
-                    .collect();
-                let lb = format!(
-                    "; {} of {} LB instances computed per core, {} intermediates spilled from LB to GB{}",
-                    summary.per_core,
-                    summary.per_core + in_gb,
-                    summary.lb_spills,
-                    if reasons.is_empty() { String::new() } else { format!(" (lowered as GB instances: {})", reasons.join("; ")) }
-                );
-                function.emit_remark(&format!(
-                    "@{}: {} kernels on {} cluster(s){}; GB of a cluster (of {} bytes): instance outputs up to {} bytes, a kernel's intermediates up to {} bytes; {} of {} instance outputs and {} intermediates spilled to DDR; weights copied to the GB before {} of the {} layers reading weights{lb}",
-
-                    function.symbol_name(),
-                    summary.kernels,
-                    summary.clusters,
-                    if summary.joined > 0 { format!("; segments continuing the kernel before: {}", summary.joined) } else { String::new() },
-                    machine.gb_bytes,
-                    summary.gb_peak,
-                    summary.arena_peak,
-                    summary.spilled,
-                    summary.planned,
-                    summary.spilled_intermediates,
-                    summary.promotions[0],
-                    summary.promotions[1]
-                ));
+                function.emit_remark(&explanation(function, &summary, &machine));
             }
             function.erase();
         }
         Ok(())
     }
+}
+
+/// The remark `explain` puts on `function`, lowered as `summary` says on `machine`: its kernels,
+/// clusters, GB peak, spilled tensors, and LB instances computed per core with the reasons for
+/// the others.
+fn explanation(function: Op, summary: &Summary, machine: &Machine) -> String {
+    let in_gb: usize = summary.lowered_in_gb.values().sum();
+    let reasons: Vec<String> = summary
+        .lowered_in_gb
+        .iter()
+        .map(|(why, count)| format!("{count}: {why}"))
+        .collect();
+    let lb = format!(
+        "; {} of {} LB instances computed per core, {} intermediates spilled from LB to GB{}",
+        summary.per_core,
+        summary.per_core + in_gb,
+        summary.lb_spills,
+        if reasons.is_empty() {
+            String::new()
+        } else {
+            format!(" (lowered as GB instances: {})", reasons.join("; "))
+        }
+    );
+    format!(
+        "@{}: {} kernels on {} cluster(s){}; GB of a cluster (of {} bytes): instance outputs up \
+         to {} bytes, a kernel's intermediates up to {} bytes; {} of {} instance outputs and {} \
+         intermediates spilled to DDR; weights copied to the GB before {} of the {} layers \
+         reading weights{lb}",
+        function.symbol_name(),
+        summary.kernels,
+        summary.clusters,
+        if summary.joined > 0 {
+            format!(
+                "; segments continuing the kernel before: {}",
+                summary.joined
+            )
+        } else {
+            String::new()
+        },
+        machine.gb_bytes,
+        summary.gb_peak,
+        summary.arena_peak,
+        summary.spilled,
+        summary.planned,
+        summary.spilled_intermediates,
+        summary.promotions[0],
+        summary.promotions[1]
+    )
 }

@@ -19,8 +19,8 @@ use std::collections::{BTreeMap, BTreeSet};
 /// the detour). Every subset is tried, operands being few: a channel-cut layer of
 /// `instance-cluster-split` wants its input, which every core re-reads, in the GB and its filter
 /// share, which each core reads once, streamed from DDR under its compute (ResNet-50's stage-4
-/// 3×3 layers: the copy of the filter first took as long as the layer's work). A layer without an
-/// estimate (elementwise, rows, windows) promotes all of them.
+/// 3×3 layers, whose filter share copied first would keep every core waiting). A layer without
+/// an estimate (elementwise, rows, windows) promotes all of them.
 pub(super) fn promoted_weights(
     machine: &Machine,
     tensors: &BTreeMap<ValueId, Tensor>,

@@ -23,7 +23,7 @@ use crate::kernels::{
     view::buffer_shape,
 };
 use crate::slicing::binding::binding_of;
-use crate::slicing::regions::{recomputation, sizes, sweep, Region};
+use crate::slicing::regions::{recomputation, sizes, sweep, Demand, Region};
 use crate::slicing::sliced_body::{append_ops, slice, tensor_like};
 use crate::target::Machine;
 use mlir_sys::*;
@@ -48,6 +48,9 @@ pub(super) struct Placement {
 /// The most work the cores of a per-core instance may repeat (halos), as a fraction of the
 /// instance's own.
 const RECOMPUTATION_LIMIT: f64 = 0.1;
+
+/// What one core computes of a body: per value, its box (if any), and per op, what it reads.
+type Sweep = (Vec<Option<Region>>, Vec<Option<Demand>>);
 
 /// An LB instance as each core computes it.
 pub(super) struct CorePlan {
@@ -82,7 +85,8 @@ fn block(shape: &[usize], binding: &[usize], coordinates: &[usize]) -> Region {
         .collect()
 }
 
-/// The coordinates of core `core` over `binding` (row-major, as [`crate::kernels::kernel::Kernel::decode`]).
+/// The coordinates of core `core` over `binding` (row-major, as
+/// [`crate::kernels::kernel::Kernel::decode`]).
 fn coordinates(mut core: usize, binding: &[usize]) -> Vec<usize> {
     let mut at = vec![0; binding.len()];
     for d in (0..binding.len()).rev() {
@@ -140,6 +144,46 @@ pub(super) fn plan(
     body: &FunctionView,
     cores_per_cluster: usize,
 ) -> Result<CorePlan, &'static str> {
+    let (binding, cores, output) = checked_binding(node, body, cores_per_cluster)?;
+    let shape = body.type_of(output).shape.clone();
+    if shape.len() != binding.len()
+        || shape
+            .iter()
+            .zip(&binding)
+            .any(|(&size, &count)| size % count != 0)
+    {
+        return Err("its binding does not divide its output");
+    }
+    let sweeps = core_sweeps(body, output, &shape, &binding)?;
+    let arguments = argument_placements(body, &sweeps, &binding)?;
+    let outputs: Vec<Region> = (0..cores)
+        .map(|core| block(&shape, &binding, &coordinates(core, &binding)))
+        .collect();
+    let output_placement =
+        placement(&outputs.iter().collect::<Vec<_>>(), &binding).expect("shares are evenly spaced");
+    let holder = core_body(node, body, &sweeps[0], &arguments, output, &outputs[0]);
+    let body = FunctionView::read_body(holder, String::new()).map_err(|_| {
+        holder.erase();
+        "its per-core body cannot be read"
+    })?;
+    Ok(CorePlan {
+        holder,
+        body,
+        binding,
+        cores,
+        arguments,
+        output: output_placement,
+        promote: false,
+    })
+}
+
+/// The binding of the LB instance `node` (body `body`), the cores it uses and the body's one
+/// output, when the per-core path can lower it on a cluster of `cores_per_cluster` cores.
+fn checked_binding(
+    node: &Node,
+    body: &FunctionView,
+    cores_per_cluster: usize,
+) -> Result<(Vec<usize>, usize, ValueId), &'static str> {
     let binding = binding_of(node.op).ok_or("it has no binding")?;
     let cores: usize = binding.iter().product();
     if cores == 0 || cores > cores_per_cluster {
@@ -155,23 +199,24 @@ pub(super) fn plan(
     {
         return Err("it pads or has control flow");
     }
-    let shape = body.type_of(*output).shape.clone();
-    if shape.len() != binding.len()
-        || shape
-            .iter()
-            .zip(&binding)
-            .any(|(&size, &count)| size % count != 0)
-    {
-        return Err("its binding does not divide its output");
-    }
+    Ok((binding, cores, *output))
+}
+
+/// What each core computes and reads of `body` for its block of `output` (of `shape`, cut by
+/// `binding`): per core, the box of every value and what each op reads. Fails when the cores'
+/// boxes differ in shape or padding, or when they would recompute too much.
+fn core_sweeps(
+    body: &FunctionView,
+    output: ValueId,
+    shape: &[usize],
+    binding: &[usize],
+) -> Result<Vec<Sweep>, &'static str> {
+    let cores: usize = binding.iter().product();
     let sweeps: Vec<_> = (0..cores)
         .map(|core| {
             sweep(
                 body,
-                &[(
-                    *output,
-                    block(&shape, &binding, &coordinates(core, &binding)),
-                )],
+                &[(output, block(shape, binding, &coordinates(core, binding)))],
             )
         })
         .collect();
@@ -195,6 +240,16 @@ pub(super) fn plan(
     if recomputation(body, sweeps.iter().map(|(c, _)| c.as_slice())) > RECOMPUTATION_LIMIT {
         return Err("its cores would recompute more than a tenth of its work");
     }
+    Ok(sweeps)
+}
+
+/// Per argument of `body` that a core reads, its position and where each core's box of it
+/// sits (from the cores' `sweeps` over `binding`).
+fn argument_placements(
+    body: &FunctionView,
+    sweeps: &[Sweep],
+    binding: &[usize],
+) -> Result<Vec<(usize, Placement)>, &'static str> {
     let boxes_of = |value: ValueId| -> Option<Vec<&Region>> {
         sweeps.iter().map(|(c, _)| c[value].as_ref()).collect()
     };
@@ -205,17 +260,24 @@ pub(super) fn plan(
         };
         arguments.push((
             position,
-            placement(&boxes, &binding)
+            placement(&boxes, binding)
                 .ok_or("its cores' boxes of an operand are not evenly spaced")?,
         ));
     }
-    let outputs: Vec<Region> = (0..cores)
-        .map(|core| block(&shape, &binding, &coordinates(core, &binding)))
-        .collect();
-    let output_placement =
-        placement(&outputs.iter().collect::<Vec<_>>(), &binding).expect("shares are evenly spaced");
+    Ok(arguments)
+}
 
-    // Core 0's body, built as instance-split builds an instance's.
+/// Core 0's body of the LB instance `node` (body `body`, swept as `sweep`), built as
+/// instance-split builds an instance's: its `arguments`' boxes in, `block` of `output` yielded.
+/// Returns the detached `instance.instance` holding it.
+fn core_body(
+    node: &Node,
+    body: &FunctionView,
+    (computed, demands): &Sweep,
+    arguments: &[(usize, Placement)],
+    output: ValueId,
+    block: &Region,
+) -> Op {
     let location = node.op.location();
     let types: Vec<MlirType> = arguments
         .iter()
@@ -238,14 +300,14 @@ pub(super) fn plan(
         );
     }
     append_ops(block_, body, computed, demands, &mut values);
-    let (value, have) = &values[output];
+    let (value, have) = &values[&output];
     let yielded = slice(
         InsertionPoint::End(block_),
         location,
         "graph.slice",
         *value,
         have,
-        &outputs[0],
+        block,
         "starts",
     );
     create(
@@ -257,7 +319,7 @@ pub(super) fn plan(
         &[],
         Vec::new(),
     );
-    let holder = create(
+    create(
         InsertionPoint::Detached,
         location,
         "instance.instance",
@@ -265,20 +327,7 @@ pub(super) fn plan(
         &[],
         &[],
         vec![region],
-    );
-    let body = FunctionView::read_body(holder, String::new()).map_err(|_| {
-        holder.erase();
-        "its per-core body cannot be read"
-    })?;
-    Ok(CorePlan {
-        holder,
-        body,
-        binding,
-        cores,
-        arguments,
-        output: output_placement,
-        promote: false,
-    })
+    )
 }
 
 /// The estimated cycles of `body` with each value in the space `space_of` gives, on `machine`:
@@ -341,28 +390,43 @@ fn anchors_estimate(
     Some(total)
 }
 
+/// Where the operands of an LB instance are read from, for [`pays`].
+pub(super) struct Operands<'a> {
+    /// The tensors of the cluster program's values, the instance's operands among them.
+    pub(super) tensors: &'a BTreeMap<ValueId, Tensor>,
+    /// The arguments of the instance's body that stand for weights or constants.
+    pub(super) weights: &'a BTreeSet<ValueId>,
+    /// Whether the kernel has copied an operand (a weight) to the GB already.
+    pub(super) promoted: &'a dyn Fn(&ValueId) -> bool,
+    /// With a layer before in the kernel, which operands must wait for it (see [`pays`]).
+    pub(super) prefetch: Option<&'a dyn Fn(&ValueId) -> bool>,
+}
+
 /// Whether computing the LB instance `node` (body `body`) per core, as `plan` has it, is
 /// estimated to take fewer cycles than sharing each of its layers among the cores with the
 /// intermediates in the GB — the per-core binding fixes what each core reads (every core of a
 /// batch binding reads the whole filter), which can cost more than the GB traffic it saves — and
 /// if so, whether its weights should first be copied to the GB (`promoted` tells those the
 /// kernel has copied already). Each side reads its weights from DDR or from a GB copy, whichever
-/// its estimate prefers with the copy counted, as the lowering of GB instances decides for their layers.
-/// Shared, each layer copies its weights while the layer before computes (§4.4) when there is one
-/// in the kernel (`prefetch`, which tells the operands that must wait for it: inputs of the
-/// segment that layer may still be writing), and those copies cost nothing here; per core, the
-/// copy comes first. Both are priced: without the copy's price, the per-core lowering wins
-/// choices by a few percent where it runs slower.
+/// its estimate prefers with the copy counted, as the lowering of GB instances decides for their
+/// layers. Shared, each layer copies its weights while the layer before computes (§4.4) when
+/// there is one in the kernel (`prefetch`, which tells the operands that must wait for it:
+/// inputs of the segment that layer may still be writing), and those copies cost nothing here;
+/// per core, the copy comes first. Both are priced: leaving the copy's price out would favour
+/// the per-core lowering where it runs slower.
 pub(super) fn pays(
     node: &Node,
     body: &FunctionView,
     plan: &CorePlan,
-    tensors: &BTreeMap<ValueId, Tensor>,
-    weights: &BTreeSet<ValueId>,
-    promoted: &dyn Fn(&ValueId) -> bool,
-    prefetch: Option<&dyn Fn(&ValueId) -> bool>,
+    operands: &Operands,
     machine: &Machine,
 ) -> Option<bool> {
+    let Operands {
+        tensors,
+        weights,
+        promoted,
+        prefetch,
+    } = *operands;
     let like = node.op.operand(0);
     // The bytes of the weights copied first: all, or those `serial` tells; `only_new`, not those
     // the kernel has copied already.
@@ -409,37 +473,48 @@ pub(super) fn pays(
             spaces.get(&value).copied().unwrap_or(Space::Lb)
         })
     };
-    let best = |direct: Option<f64>, copied: Option<f64>, bytes: usize| -> Option<(f64, bool)> {
-        let copied = copied.map(|cycles| {
-            cycles
-                + if bytes > 0 {
-                    copy_cycles(machine, bytes)
-                } else {
-                    0.0
-                }
-        });
-        match (direct, copied) {
-            (Some(direct), Some(copied)) => Some(if copied < direct {
-                (copied, true)
-            } else {
-                (direct, false)
-            }),
-            (Some(direct), None) => Some((direct, false)),
-            (None, copied) => copied.map(|cycles| (cycles, true)),
-        }
-    };
-    let (per_core, promote) = best(
+    let (per_core, promote) = cheaper(
+        machine,
         per_core(Space::Ddr),
         per_core(Space::Gb),
         weight_bytes(true, &|_| true),
     )?;
-    match best(
+    match cheaper(
+        machine,
         shared(Space::Ddr),
         shared(Space::Gb),
         weight_bytes(false, prefetch.unwrap_or(&|_| true)),
     ) {
         Some((shared, _)) if shared <= per_core => None,
         _ => Some(promote),
+    }
+}
+
+/// The cheaper of reading the weights where they are (estimated `direct`) and copying their
+/// `bytes` to the GB first (estimated `copied`, the copy's cycles added when it moves any), and
+/// whether that is the copy; none when neither has an estimate.
+fn cheaper(
+    machine: &Machine,
+    direct: Option<f64>,
+    copied: Option<f64>,
+    bytes: usize,
+) -> Option<(f64, bool)> {
+    let copied = copied.map(|cycles| {
+        cycles
+            + if bytes > 0 {
+                copy_cycles(machine, bytes)
+            } else {
+                0.0
+            }
+    });
+    match (direct, copied) {
+        (Some(direct), Some(copied)) => Some(if copied < direct {
+            (copied, true)
+        } else {
+            (direct, false)
+        }),
+        (Some(direct), None) => Some((direct, false)),
+        (None, copied) => copied.map(|cycles| (cycles, true)),
     }
 }
 

@@ -46,19 +46,18 @@ pub fn place<K: Ord + Clone>(
     capacity: usize,
     policy: Spill,
 ) -> BTreeMap<K, bool> {
-    let kernels = reserved.len();
     let mut in_ddr: BTreeMap<K, bool> = tensors
         .iter()
         .map(|(key, tensor)| (key.clone(), tensor.ddr))
         .collect();
-    for kernel in 0..kernels {
+    for (kernel, &own) in reserved.iter().enumerate() {
         loop {
             let live: Vec<(&K, &Tensor)> = tensors
                 .iter()
                 .filter(|(key, t)| !in_ddr[*key] && t.first <= kernel && kernel <= t.last)
                 .collect();
             let used: usize = live.iter().map(|(_, t)| t.bytes).sum();
-            if used <= capacity.saturating_sub(reserved[kernel]) || live.is_empty() {
+            if used <= capacity.saturating_sub(own) || live.is_empty() {
                 break;
             }
             let victim = match policy {

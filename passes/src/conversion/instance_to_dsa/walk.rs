@@ -19,7 +19,8 @@ pub(super) struct Walk<'p> {
     pub(super) count: usize,
     pub(super) replicas: Replicas,
     pub(super) items: Vec<Item>,
-    /// Per op position, the kernel it runs in (instances, copied concatenations, the yield's copy).
+    /// Per op position, the kernel it runs in (instances, copied concatenations, the yield's
+    /// copy).
     pub(super) kernel_of: BTreeMap<usize, usize>,
     pub(super) roots: BTreeMap<ValueId, Root>,
     pub(super) stitched: BTreeMap<String, Stitched>,
@@ -52,20 +53,35 @@ fn bytes(shape: &[usize]) -> usize {
     shape.iter().product::<usize>().max(1) * 4
 }
 
+/// How the clusters share a program: how many run it, which outputs they do not split and which
+/// arguments each reads whole or are weights (see the fields of [`Walk`] of the same names).
+pub(super) struct Sharing {
+    /// The clusters running the program.
+    pub(super) count: usize,
+    /// The host values standing for every cluster's buffer of one tensor.
+    pub(super) replicas: Replicas,
+    pub(super) whole_outputs: Vec<bool>,
+    pub(super) read_whole: BTreeSet<ValueId>,
+    pub(super) outer_weights: BTreeSet<ValueId>,
+}
+
 impl<'p> Walk<'p> {
-    /// Forms the kernels of `program` (one cluster's) and places its tensors in a GB of
-    /// `gb_bytes`.
+    /// Forms the kernels of `program` (one cluster's, shared among the clusters as `sharing`
+    /// says) and places its tensors in a GB of `gb_bytes`.
     pub fn new(
         program: &'p FunctionView,
         machine: &'p Machine,
         gb_bytes: usize,
-        count: usize,
         spill: Spill,
-        replicas: Replicas,
-        whole_outputs: Vec<bool>,
-        read_whole: BTreeSet<ValueId>,
-        outer_weights: BTreeSet<ValueId>,
+        sharing: Sharing,
     ) -> Result<Self, ScheduleError> {
+        let Sharing {
+            count,
+            replicas,
+            whole_outputs,
+            read_whole,
+            outer_weights,
+        } = sharing;
         let mut walk = Walk {
             program,
             machine,
@@ -156,33 +172,15 @@ impl<'p> Walk<'p> {
             .all(|(root, t)| self.in_ddr[root] || self.outputs.contains_key(root) || t.first > 0)
     }
 
+    /// Forms the kernels of the program in its order: a run of consecutive instances of one
+    /// group is one kernel, a concatenation that is not a view of a stitched buffer and the
+    /// yield's copies are kernels of their own; and finds the root of every value.
     fn form_kernels(&mut self) -> Result<(), ScheduleError> {
         let program = self.program;
         for (position, node) in program.ops.iter().enumerate() {
             match node.name.as_str() {
                 "graph.weight" | "graph.constant" => {}
-                "instance.instance" => {
-                    let (group, _, count, dim) = instance_attributes(node);
-                    if !matches!(self.items.last(), Some(Item::Run(last)) if *last == group) {
-                        self.items.push(Item::Run(group.clone()));
-                    }
-                    self.kernel_of.insert(position, self.items.len() - 1);
-                    let (first, first_type) = &node.results[0];
-                    let mut shape = first_type.shape.clone();
-                    // Slices along `dim` are contiguous in the group's buffer when every dimension
-                    // before it is 1 (the batch, or the channels of one image).
-                    if dim < shape.len() && shape[..dim].iter().all(|&d| d == 1) {
-                        let slice = shape[dim];
-                        shape[dim] *= count;
-                        self.stitched.entry(group.clone()).or_insert(Stitched { shape, dim, slice });
-                        self.roots.insert(*first, Root::Group(group));
-                    } else {
-                        self.roots.insert(*first, Root::Result(position, 0));
-                    }
-                    for (index, (value, _)) in node.results.iter().enumerate().skip(1) {
-                        self.roots.insert(*value, Root::Result(position, index));
-                    }
-                }
+                "instance.instance" => self.form_instance(position, node),
                 "instance.slice" | "instance.copy" | "instance.redistribute" => {
                     if let Some(root) = self.roots.get(&node.operands[0]).cloned() {
                         self.roots.insert(node.results[0].0, root);
@@ -199,43 +197,80 @@ impl<'p> Walk<'p> {
                     };
                     self.roots.insert(node.results[0].0, root);
                 }
-                "instance.yield" => {
-                    let mut copies = false;
-                    for (output, value) in node.operands.iter().enumerate() {
-                        match self.roots.get(value) {
-                            Some(Root::Group(group))
-                                if !self.whole_outputs[output]
-                                    && program.type_of(*value).shape == self.stitched[group].shape
-                                    && !self.outputs.contains_key(&Root::Group(group.clone())) =>
-                            {
-                                self.outputs.insert(Root::Group(group.clone()), output);
-                            }
-                            // Another result of an instance (a group with several, such as a fork
-                            // merged by hw-group) is written in place when yielded whole.
-                            Some(Root::Result(producer, index))
-                                if !self.whole_outputs[output]
-                                    && program.type_of(*value).shape == program.ops[*producer].results[*index].1.shape
-                                    && !self.outputs.contains_key(&Root::Result(*producer, *index)) =>
-                            {
-                                self.outputs.insert(Root::Result(*producer, *index), output);
-                            }
-                            _ => copies = true,
-                        }
-                    }
-                    if copies {
-                        self.items.push(Item::Copy);
-                        self.kernel_of.insert(position, self.items.len() - 1);
-                    }
-                }
+                "instance.yield" => self.form_yield(position, node),
                 other => {
                     return Err(ScheduleError::at(
                         node.op,
-                        format!("'{other}' outside an instance: the GraphTurbo kernels need every op grouped (run hw-group and instance-split)"),
+                        format!(
+                            "'{other}' outside an instance: the GraphTurbo kernels need every op \
+                             grouped (run hw-group and instance-split)"
+                        ),
                     ))
                 }
             }
         }
         Ok(())
+    }
+
+    /// The instance `node` at `position`: in the kernel of the run of its group (a new one
+    /// unless the op before was of its group), its first output stitched into its group's
+    /// buffer when its slices are contiguous there.
+    fn form_instance(&mut self, position: usize, node: &Node) {
+        let (group, _, count, dim) = instance_attributes(node);
+        if !matches!(self.items.last(), Some(Item::Run(last)) if *last == group) {
+            self.items.push(Item::Run(group.clone()));
+        }
+        self.kernel_of.insert(position, self.items.len() - 1);
+        let (first, first_type) = &node.results[0];
+        let mut shape = first_type.shape.clone();
+        // Slices along `dim` are contiguous in the group's buffer when every dimension
+        // before it is 1 (the batch, or the channels of one image).
+        if dim < shape.len() && shape[..dim].iter().all(|&d| d == 1) {
+            let slice = shape[dim];
+            shape[dim] *= count;
+            self.stitched
+                .entry(group.clone())
+                .or_insert(Stitched { shape, dim, slice });
+            self.roots.insert(*first, Root::Group(group));
+        } else {
+            self.roots.insert(*first, Root::Result(position, 0));
+        }
+        for (index, (value, _)) in node.results.iter().enumerate().skip(1) {
+            self.roots.insert(*value, Root::Result(position, index));
+        }
+    }
+
+    /// The program's yield `node` at `position`: the outputs written in place by the root that
+    /// computes them whole (each root into one output at most), and a copy kernel for the others.
+    fn form_yield(&mut self, position: usize, node: &Node) {
+        let program = self.program;
+        let mut copies = false;
+        for (output, value) in node.operands.iter().enumerate() {
+            match self.roots.get(value) {
+                Some(Root::Group(group))
+                    if !self.whole_outputs[output]
+                        && program.type_of(*value).shape == self.stitched[group].shape
+                        && !self.outputs.contains_key(&Root::Group(group.clone())) =>
+                {
+                    self.outputs.insert(Root::Group(group.clone()), output);
+                }
+                // Another result of an instance (a group with several, such as a fork
+                // merged by hw-group) is written in place when yielded whole.
+                Some(Root::Result(producer, index))
+                    if !self.whole_outputs[output]
+                        && program.type_of(*value).shape
+                            == program.ops[*producer].results[*index].1.shape
+                        && !self.outputs.contains_key(&Root::Result(*producer, *index)) =>
+                {
+                    self.outputs.insert(Root::Result(*producer, *index), output);
+                }
+                _ => copies = true,
+            }
+        }
+        if copies {
+            self.items.push(Item::Copy);
+            self.kernel_of.insert(position, self.items.len() - 1);
+        }
     }
 
     /// The group whose buffer a concatenation is a window of: operands are first outputs of
@@ -336,9 +371,12 @@ impl<'p> Walk<'p> {
                     })
                     .flat_map(|(_, producer)| producer.results.iter())
                     .filter(|(value, _)| {
-                        !yielded.contains(value)
-                            && !(stored_only
-                                && offsets::transient(body, &epilogues, &absorbed_into, *value))
+                        // A yielded result lives in its output; with `stored_only`, a transient
+                        // one is never stored.
+                        let elsewhere = yielded.contains(value)
+                            || (stored_only
+                                && offsets::transient(body, &epilogues, &absorbed_into, *value));
+                        !elsewhere
                             && body
                                 .readers(*value)
                                 .iter()
