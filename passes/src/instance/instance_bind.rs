@@ -68,7 +68,9 @@ each instance gives its binding, where it came from, and why its scope is GB.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        crate::instance::schedule_each(operation, |function, scope| self.schedule(function, scope))
+        crate::instance::scopes::schedule_each(operation, |function, scope| {
+            self.schedule(function, scope)
+        })
     }
 }
 

@@ -58,7 +58,9 @@ and redistributions between instances, and one on each instance that needed move
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        crate::instance::schedule_each(operation, |function, scope| self.schedule(function, scope))
+        crate::instance::scopes::schedule_each(operation, |function, scope| {
+            self.schedule(function, scope)
+        })
     }
 }
 

@@ -24,7 +24,7 @@ mod grouping;
 mod merges;
 mod rewrite;
 
-use super::{schedule_scopes, split_info::Budget};
+use super::{scopes::schedule_scopes, split_info::Budget};
 use crate::{
     graph_view::FunctionView,
     ir::Op,

@@ -22,7 +22,7 @@ mod partition;
 mod segments;
 mod weight_traffic;
 
-use super::{is_within, uses};
+use super::wrap::{is_within, uses};
 use crate::{
     graph_view::FunctionView,
     ir::{create, i64_array, i64_attribute, region_with_block, InsertionPoint, Op, Val},

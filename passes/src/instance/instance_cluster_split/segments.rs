@@ -8,7 +8,7 @@ use super::channel_cut::ChannelLayer;
 use super::clusters::build_clusters;
 use super::partition::partition;
 use crate::graph_view::FunctionView;
-use crate::instance::wrap_ops;
+use crate::instance::wrap::wrap_ops;
 use crate::ir::{i64_array, i64_attribute, InsertionPoint, Op, Val};
 use crate::slicing::subsampling::read_subsampled;
 use mlir_sys::*;

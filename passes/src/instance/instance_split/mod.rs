@@ -69,7 +69,7 @@ how much it recomputes, and one on each instance what it reads.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        crate::instance::schedule_each(operation, |_, scope| self.schedule(scope))
+        crate::instance::scopes::schedule_each(operation, |_, scope| self.schedule(scope))
     }
 }
 
