@@ -172,7 +172,8 @@ impl Op {
 
     /// The `array<i64: ...>` attribute `name`, None when the op has none of that kind.
     pub fn i64_array_value(self, name: &str) -> Option<Vec<i64>> {
-        // SAFETY: the op is alive; the attribute is checked to be a DenseI64Array before it is read.
+        // SAFETY: the op is alive; the attribute is checked to be a DenseI64Array before it is
+        // read.
         unsafe {
             let attribute = mlirOperationGetAttributeByName(self.0, string_ref(name));
             (!attribute.ptr.is_null() && mlirAttributeIsADenseI64Array(attribute)).then(|| {

@@ -1,8 +1,8 @@
-//! Turbine's passes. Each pass is a Rust type implementing [`registry::Pass`], lives in a file named
-//! after its flag (`graph-fold-reshapes` is `graph/fold_reshapes.rs`), has a lit test of the same
-//! name under `test/`, and is registered into MLIR's pass registry by [`register_all_passes`], so
-//! that it runs from `turbine-opt --<flag>` and from `--pass-pipeline` text beside upstream passes.
-//! The pipelines the tools run are registered the same way ([`pipelines`]).
+//! Turbine's passes. Each pass is a Rust type implementing [`registry::Pass`], lives in a file
+//! named after its flag (`graph-fold-reshapes` is `graph/fold_reshapes.rs`), has a lit test of the
+//! same name under `test/`, and is registered into MLIR's pass registry by [`register_all_passes`],
+//! so that it runs from `turbine-opt --<flag>` and from `--pass-pipeline` text beside upstream
+//! passes. The pipelines the tools run are registered the same way ([`pipelines`]).
 #![warn(missing_docs)]
 
 pub mod conversion;

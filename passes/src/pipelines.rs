@@ -20,7 +20,8 @@ const TARGET_OPTION: OptionInfo = OptionInfo {
 /// The `substitute` option of both kernel-schedule pipelines: `graph-substitute`'s search.
 const SUBSTITUTE_OPTION: OptionInfo = OptionInfo {
     name: "substitute",
-    description: "graph-substitute's search: 'backtracking' (MetaFlow's, greedy at the default alpha), 'egraph' or 'none'",
+    description: "graph-substitute's search: 'backtracking' (MetaFlow's, greedy at the default \
+                  alpha), 'egraph' or 'none'",
     kind: OptionKind::String,
     default: "backtracking",
 };
@@ -28,7 +29,8 @@ const SUBSTITUTE_OPTION: OptionInfo = OptionInfo {
 /// The `substitute-alpha` option of both kernel-schedule pipelines.
 const SUBSTITUTE_ALPHA_OPTION: OptionInfo = OptionInfo {
     name: "substitute-alpha",
-    description: "graph-substitute's alpha: 1 is greedy (milliseconds); MetaFlow's 1.05 takes seconds on DenseNet-121",
+    description: "graph-substitute's alpha: 1 is greedy (milliseconds); MetaFlow's 1.05 takes \
+                  seconds on DenseNet-121",
     kind: OptionKind::Float,
     default: "1",
 };
@@ -50,11 +52,11 @@ pub static LAYERWISE: PipelineInfo = PipelineInfo {
     summary:
         "Graph to dsa with the layer-wise schedule: one kernel per layer, activations through DDR",
     description: "\
-The baseline every GraphTurbo step is measured against (docs/Lowering.md): reshapes folded, \
-the graph rewritten by `graph-substitute` (docs/Substitution.md), canonicalised and deduplicated \
-at the graph level, the target attached, each layer lowered to one \
-`dsa.kernel`, and the result canonicalised. `turbine-run` and `turbine-translate --compile` run it \
-before the backend (`turbine-dsa-to-llvm`).",
+The baseline every GraphTurbo step is measured against (docs/Lowering.md): reshapes folded, the \
+graph rewritten by `graph-substitute` (docs/Substitution.md), canonicalised and deduplicated at \
+the graph level, the target attached, each layer lowered to one `dsa.kernel`, and the result \
+canonicalised. `turbine-run` and `turbine-translate --compile` run it before the backend \
+(`turbine-dsa-to-llvm`).",
     options: &[
         TARGET_OPTION,
         PIPELINE_OPTION,
@@ -115,45 +117,55 @@ pub static GRAPHTURBO: PipelineInfo = PipelineInfo {
     summary: "Graph to dsa with GraphTurbo's schedule: groups, instances, on-chip buffers (§3-4)",
     description: "\
 GraphTurbo's graph scheduling (docs/Scheduling.md: the batch spread over the clusters, layers \
-whose weights outweigh their share of the work cut along their channels instead, hardware-aware groups, their instances ordered, bound to cores and stitched) and its kernel \
-generation (`convert-instance-to-dsa`: one kernel per run of a group's instances, outputs kept in \
-the clusters' global buffers, spilled to DDR by lifetime when they overflow), after the same \
-graph-level substitution and clean-up as the layer-wise schedule. `turbine-run --schedule graphturbo` runs it.",
+whose weights outweigh their share of the work cut along their channels instead, hardware-aware \
+groups, their instances ordered, bound to cores and stitched) and its kernel generation \
+(`convert-instance-to-dsa`: one kernel per run of a group's instances, outputs kept in the \
+clusters' global buffers, spilled to DDR by lifetime when they overflow), after the same \
+graph-level substitution and clean-up as the layer-wise schedule. `turbine-run --schedule \
+graphturbo` runs it.",
     options: &[
         TARGET_OPTION,
         OptionInfo {
             name: "scope",
-            description: "Memory the groups' instances are sized for (hw-group's scope): 'gb' or 'lb'",
+            description: "Memory the groups' instances are sized for (hw-group's scope): 'gb' or \
+                          'lb'",
             kind: OptionKind::String,
             default: "gb",
         },
         OptionInfo {
             name: "spill",
-            description: "Which tensor leaves a full GB for DDR (convert-instance-to-dsa): 'longest' or 'largest'",
+            description: "Which tensor leaves a full GB for DDR (convert-instance-to-dsa): \
+                          'longest' or 'largest'",
             kind: OptionKind::String,
             default: "longest",
         },
         OptionInfo {
             name: "channel-cut",
-            description: "Give weight-bound layers a segment cut along their channels (instance-cluster-split); false: the batch cut for every layer, as in the paper",
+            description: "Give weight-bound layers a segment cut along their channels \
+                          (instance-cluster-split); false: the batch cut for every layer, as in \
+                          the paper",
             kind: OptionKind::Bool,
             default: "true",
         },
         OptionInfo {
             name: "channel-cut-gain",
-            description: "instance-cluster-split's channel-cut-gain: the fraction of their estimate with the batch cut that a run of channel-cut layers must stay under",
+            description: "instance-cluster-split's channel-cut-gain: the fraction of their \
+                          estimate with the batch cut that a run of channel-cut layers must stay \
+                          under",
             kind: OptionKind::Float,
             default: "1.1",
         },
         OptionInfo {
             name: "subsample",
-            description: "Give strided 1x1 convolutions their input's subsampled copy (graph-subsample-strided-convs, after the cluster split)",
+            description: "Give strided 1x1 convolutions their input's subsampled copy \
+                          (graph-subsample-strided-convs, after the cluster split)",
             kind: OptionKind::Bool,
             default: "true",
         },
         OptionInfo {
             name: "join-segments",
-            description: "convert-instance-to-dsa's join-segments: a segment continues the kernel of the segment before (a device-wide barrier instead of a launch)",
+            description: "convert-instance-to-dsa's join-segments: a segment continues the kernel \
+                          of the segment before (a device-wide barrier instead of a launch)",
             kind: OptionKind::Bool,
             default: "true",
         },
@@ -162,19 +174,70 @@ graph-level substitution and clean-up as the layer-wise schedule. `turbine-run -
         SUBSTITUTE_ALPHA_OPTION,
     ],
     steps: &[
-        Step { nest: Some("func.func"), pass: "graph-fold-reshapes", options: &[] },
+        Step {
+            nest: Some("func.func"),
+            pass: "graph-fold-reshapes",
+            options: &[],
+        },
         SUBSTITUTE_STEP,
-        Step { nest: Some("func.func"), pass: "graph-split-reductions", options: &[] },
-        Step { nest: None, pass: "canonicalize", options: &[] },
-        Step { nest: None, pass: "cse", options: &[] },
-        Step { nest: None, pass: "dsa-set-target", options: &[("target", StepValue::Option("target"))] },
-        Step { nest: Some("func.func"), pass: "instance-cluster-split", options: &[("channel-cut", StepValue::Option("channel-cut")), ("channel-cut-gain", StepValue::Option("channel-cut-gain"))] },
-        Step { nest: Some("func.func"), pass: "graph-subsample-strided-convs", options: &[("enabled", StepValue::Option("subsample"))] },
-        Step { nest: Some("func.func"), pass: "hw-group", options: &[("scope", StepValue::Option("scope"))] },
-        Step { nest: Some("func.func"), pass: "instance-split", options: &[] },
-        Step { nest: Some("func.func"), pass: "instance-order", options: &[] },
-        Step { nest: Some("func.func"), pass: "instance-bind", options: &[] },
-        Step { nest: Some("func.func"), pass: "instance-stitch", options: &[] },
+        Step {
+            nest: Some("func.func"),
+            pass: "graph-split-reductions",
+            options: &[],
+        },
+        Step {
+            nest: None,
+            pass: "canonicalize",
+            options: &[],
+        },
+        Step {
+            nest: None,
+            pass: "cse",
+            options: &[],
+        },
+        Step {
+            nest: None,
+            pass: "dsa-set-target",
+            options: &[("target", StepValue::Option("target"))],
+        },
+        Step {
+            nest: Some("func.func"),
+            pass: "instance-cluster-split",
+            options: &[
+                ("channel-cut", StepValue::Option("channel-cut")),
+                ("channel-cut-gain", StepValue::Option("channel-cut-gain")),
+            ],
+        },
+        Step {
+            nest: Some("func.func"),
+            pass: "graph-subsample-strided-convs",
+            options: &[("enabled", StepValue::Option("subsample"))],
+        },
+        Step {
+            nest: Some("func.func"),
+            pass: "hw-group",
+            options: &[("scope", StepValue::Option("scope"))],
+        },
+        Step {
+            nest: Some("func.func"),
+            pass: "instance-split",
+            options: &[],
+        },
+        Step {
+            nest: Some("func.func"),
+            pass: "instance-order",
+            options: &[],
+        },
+        Step {
+            nest: Some("func.func"),
+            pass: "instance-bind",
+            options: &[],
+        },
+        Step {
+            nest: Some("func.func"),
+            pass: "instance-stitch",
+            options: &[],
+        },
         Step {
             nest: None,
             pass: "convert-instance-to-dsa",
@@ -184,8 +247,16 @@ graph-level substitution and clean-up as the layer-wise schedule. `turbine-run -
                 ("join-segments", StepValue::Option("join-segments")),
             ],
         },
-        Step { nest: None, pass: "canonicalize", options: &[] },
-        Step { nest: None, pass: "cse", options: &[] },
+        Step {
+            nest: None,
+            pass: "canonicalize",
+            options: &[],
+        },
+        Step {
+            nest: None,
+            pass: "cse",
+            options: &[],
+        },
     ],
 };
 
@@ -196,13 +267,12 @@ pub static DSA_TO_LLVM: PipelineInfo = PipelineInfo {
     description: "\
 The backend's MLIR part (`turbine_codegen`): `convert-dsa-to-runtime` leaves func, arith, scf, \
 memref and llvm ops; `expand-strided-metadata` and `lower-affine` turn the views' metadata into \
-index arithmetic before memref and the rest go to LLVM, `reconcile-unrealized-casts` removes \
-the descriptor casts the buffers were built with, and `llvm-fold-aggregates` reads the \
-descriptors' fields where they were computed, so that LLVM's fast instruction selector takes the \
-whole module. The function-local rewrites run per function, so \
-that the greedy rewriter's region simplification walks one function at a time and functions go in \
-parallel (ResNet-50's 4,800 lines of dsa: 1.44 s -> 1.00 s for the pipeline, the same output). The \
-module needs its `dsa.target`.",
+index arithmetic before memref and the rest go to LLVM, `reconcile-unrealized-casts` removes the \
+descriptor casts the buffers were built with, and `llvm-fold-aggregates` reads the descriptors' \
+fields where they were computed, so that LLVM's fast instruction selector takes the whole module. \
+The function-local rewrites run per function, so that the greedy rewriter's region simplification \
+walks one function at a time and functions go in parallel (ResNet-50's 4,800 lines of dsa: 1.44 s \
+-> 1.00 s for the pipeline, the same output). The module needs its `dsa.target`.",
     options: &[],
     steps: &[
         Step {

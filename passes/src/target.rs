@@ -103,7 +103,8 @@ impl Machine {
         if option.is_empty() {
             return function.parent().and_then(Self::of_module).ok_or_else(|| {
                 function.emit_error(&format!(
-                    "{pass} needs a target: set the module's dsa.target (dsa-set-target) or the 'target' option"
+                    "{pass} needs a target: set the module's dsa.target (dsa-set-target) or the \
+                     'target' option"
                 ));
                 crate::registry::PassFailure
             });

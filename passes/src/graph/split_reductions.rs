@@ -140,7 +140,8 @@ impl SplitReductions {
         }
         if self.explain {
             op.emit_remark(&format!(
-                "split over axes {axes:?} into {} reductions over {steps:?}: one view would have {} dimensions, more than {}",
+                "split over axes {axes:?} into {} reductions over {steps:?}: one view would have \
+                 {} dimensions, more than {}",
                 steps.len(),
                 reduction_view(&shape, &axes).dims.len(),
                 self.max_rank

@@ -43,7 +43,9 @@ rewritten or left alone for its input.";
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "enabled",
-            description: "false leaves every convolution as it is (a pipeline's switch, to measure without it)",
+            description:
+                "false leaves every convolution as it is (a pipeline's switch, to measure \
+                          without it)",
             kind: OptionKind::Bool,
             default: "true",
         },
@@ -93,7 +95,10 @@ impl SubsampleStridedConvs {
         }
         if source.defining_op().is_none() {
             if self.explain {
-                op.emit_remark("not subsampled: its input is an argument of its region, read from DDR once by the convolution's own copy");
+                op.emit_remark(
+                    "not subsampled: its input is an argument of its region, read from DDR once \
+                     by the convolution's own copy",
+                );
             }
             return;
         }

@@ -32,6 +32,7 @@ pub struct GraphSubstitute {
     verify: bool,
 }
 
+/// The `search` option.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum SearchKind {
     Backtracking,
@@ -42,7 +43,8 @@ enum SearchKind {
 
 impl Pass for GraphSubstitute {
     const ARGUMENT: &'static str = "graph-substitute";
-    const SUMMARY: &'static str = "Rewrite the graph by substitution rules read from files, searching for the cheapest (MetaFlow)";
+    const SUMMARY: &'static str = "Rewrite the graph by substitution rules read from files, \
+                                   searching for the cheapest (MetaFlow)";
     const DESCRIPTION: &'static str = "\
 Applies relaxed graph substitutions (MetaFlow, SysML'19 §3-4). A rule is a pair of `graph` \
 functions, @source and @target, in a nested `module @name` of a rule file; `rule.dims` names the \
@@ -77,32 +79,71 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
 --verify-rules` does the same for a rule file); an unsound rule is an error at its location.";
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[
-        OptionInfo { name: "rules", description: "Rule files to load (comma-separated paths)", kind: OptionKind::String, default: "" },
-        OptionInfo { name: "builtin-rules", description: "Load the built-in rules", kind: OptionKind::Bool, default: "true" },
-        OptionInfo { name: "only", description: "Use only these rules (comma-separated names)", kind: OptionKind::String, default: "" },
+        OptionInfo {
+            name: "rules",
+            description: "Rule files to load (comma-separated paths)",
+            kind: OptionKind::String,
+            default: "",
+        },
+        OptionInfo {
+            name: "builtin-rules",
+            description: "Load the built-in rules",
+            kind: OptionKind::Bool,
+            default: "true",
+        },
+        OptionInfo {
+            name: "only",
+            description: "Use only these rules (comma-separated names)",
+            kind: OptionKind::String,
+            default: "",
+        },
         OptionInfo {
             name: "search",
-            description: "backtracking (MetaFlow Algorithm 1), egraph (equality saturation), all (apply every match) or none",
+            description: "backtracking (MetaFlow Algorithm 1), egraph (equality saturation), all \
+                          (apply every match) or none",
             kind: OptionKind::String,
             default: "backtracking",
         },
-        OptionInfo { name: "alpha", description: "Keep candidates cheaper than alpha times the best (1 is greedy)", kind: OptionKind::Float, default: "1.05" },
+        OptionInfo {
+            name: "alpha",
+            description: "Keep candidates cheaper than alpha times the best (1 is greedy)",
+            kind: OptionKind::Float,
+            default: "1.05",
+        },
         OptionInfo {
             name: "budget",
-            description: "Candidates to expand (rounds of equality saturation with search=egraph, rewrites with search=all)",
+            description: "Candidates to expand (rounds of equality saturation with \
+                          search=egraph, rewrites with search=all)",
             kind: OptionKind::Int,
             default: "100",
         },
-        OptionInfo { name: "cost", description: "What to minimise: cycles, flops or memory", kind: OptionKind::String, default: "cycles" },
+        OptionInfo {
+            name: "cost",
+            description: "What to minimise: cycles, flops or memory",
+            kind: OptionKind::String,
+            default: "cycles",
+        },
         OptionInfo {
             name: "split-threshold",
-            description: "Search a function of more ops (weights and constants aside) in parts of at most this many, cut by minimum vertex cuts; 0: whole",
+            description: "Search a function of more ops (weights and constants aside) in parts \
+                          of at most this many, cut by minimum vertex cuts; 0: whole",
             kind: OptionKind::Int,
             default: "200",
         },
         TARGET_OPTION,
-        OptionInfo { name: "explain", description: "Remark on each rewrite and on the search's totals", kind: OptionKind::Bool, default: "false" },
-        OptionInfo { name: "verify", description: "Check every rule through the reference interpreter first; an unsound rule is an error", kind: OptionKind::Bool, default: "false" },
+        OptionInfo {
+            name: "explain",
+            description: "Remark on each rewrite and on the search's totals",
+            kind: OptionKind::Bool,
+            default: "false",
+        },
+        OptionInfo {
+            name: "verify",
+            description: "Check every rule through the reference interpreter first; an unsound \
+                          rule is an error",
+            kind: OptionKind::Bool,
+            default: "false",
+        },
     ];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
@@ -185,82 +226,108 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
             let context = unsafe { mlirOperationGetContext(function.0) };
             verify_rules(context, &rules, function.location()).map_err(|_| PassFailure)?;
         }
-        let fail = |message: String| {
-            function.emit_error(&format!("graph-substitute: {message}"));
-            PassFailure
-        };
         match self.search {
-            SearchKind::None => {}
-            SearchKind::Egraph => {
-                let machine = self.machine(function)?;
-                let outcome = saturate(
-                    function,
-                    &rules,
-                    self.settings.budget,
-                    self.settings.metric,
-                    machine.as_ref(),
-                )
-                .map_err(fail)?;
-                if self.explain {
-                    let applied: Vec<String> = outcome
-                        .applied
-                        .iter()
-                        .map(|(rule, count)| format!("{rule} x{count}"))
-                        .collect();
-                    function.emit_remark(&format!(
-                        "equality saturation: {} rounds ({:?}), {} e-nodes in {} e-classes, {} rules left out; merges: {}; extracted cost {:.0} -> {:.0} ({})",
-                        outcome.iterations,
-                        outcome.stop,
-                        outcome.nodes,
-                        outcome.classes,
-                        outcome.skipped,
-                        if applied.is_empty() { "none".to_owned() } else { applied.join(", ") },
-                        outcome.cost.0,
-                        outcome.cost.1,
-                        if outcome.kept { "kept" } else { "not cheaper, function unchanged" }
-                    ));
+            SearchKind::None => Ok(()),
+            SearchKind::Egraph => self.run_egraph(function, &rules),
+            SearchKind::All => self.run_all(function, &rules),
+            SearchKind::Backtracking => self.run_backtracking(function, &rules),
+        }
+    }
+}
+
+/// Reports `message` as the pass's error at `function`.
+fn fail(function: Op, message: String) -> PassFailure {
+    function.emit_error(&format!("graph-substitute: {message}"));
+    PassFailure
+}
+
+impl GraphSubstitute {
+    /// `search=egraph`: equality saturation over `rules`, with the `explain` remark of its
+    /// totals.
+    fn run_egraph(&self, function: Op, rules: &[Rule]) -> Result<(), PassFailure> {
+        let machine = self.machine(function)?;
+        let outcome = saturate(
+            function,
+            rules,
+            self.settings.budget,
+            self.settings.metric,
+            machine.as_ref(),
+        )
+        .map_err(|message| fail(function, message))?;
+        if self.explain {
+            let applied: Vec<String> = outcome
+                .applied
+                .iter()
+                .map(|(rule, count)| format!("{rule} x{count}"))
+                .collect();
+            function.emit_remark(&format!(
+                "equality saturation: {} rounds ({:?}), {} e-nodes in {} e-classes, {} rules \
+                 left out; merges: {}; extracted cost {:.0} -> {:.0} ({})",
+                outcome.iterations,
+                outcome.stop,
+                outcome.nodes,
+                outcome.classes,
+                outcome.skipped,
+                if applied.is_empty() {
+                    "none".to_owned()
+                } else {
+                    applied.join(", ")
+                },
+                outcome.cost.0,
+                outcome.cost.1,
+                if outcome.kept {
+                    "kept"
+                } else {
+                    "not cheaper, function unchanged"
                 }
-            }
-            SearchKind::All => {
-                let applied = apply_all(function, &rules, self.settings.budget).map_err(fail)?;
-                if self.explain {
-                    for (rule, location) in applied {
-                        remark(location, &format!("applied '{}'", rules[rule].name));
-                    }
-                }
-            }
-            SearchKind::Backtracking => {
-                let machine = self.machine(function)?;
-                let outcome = self
-                    .search_in_parts(function, &rules, machine.as_ref())
-                    .map_err(fail)?;
-                if self.explain {
-                    for step in &outcome.steps {
-                        let rule = &rules[step.rule].name;
-                        remark(
-                            step.location,
-                            &format!(
-                                "applied '{rule}': cost {:.0} -> {:.0}",
-                                step.cost.0, step.cost.1
-                            ),
-                        );
-                    }
-                    function.emit_remark(&format!(
-                        "substitution: cost {:.0} -> {:.0} ({} rewrites; {} candidates expanded, {} generated)",
-                        outcome.initial,
-                        outcome.best,
-                        outcome.steps.len(),
-                        outcome.expanded,
-                        outcome.generated
-                    ));
-                }
+            ));
+        }
+        Ok(())
+    }
+
+    /// `search=all`: every match of `rules` applied, with an `explain` remark at each.
+    fn run_all(&self, function: Op, rules: &[Rule]) -> Result<(), PassFailure> {
+        let applied = apply_all(function, rules, self.settings.budget)
+            .map_err(|message| fail(function, message))?;
+        if self.explain {
+            for (rule, location) in applied {
+                remark(location, &format!("applied '{}'", rules[rule].name));
             }
         }
         Ok(())
     }
-}
 
-impl GraphSubstitute {
+    /// `search=backtracking`: MetaFlow's search, in parts past the split threshold, with an
+    /// `explain` remark at each rewrite kept and one of the totals.
+    fn run_backtracking(&self, function: Op, rules: &[Rule]) -> Result<(), PassFailure> {
+        let machine = self.machine(function)?;
+        let outcome = self
+            .search_in_parts(function, rules, machine.as_ref())
+            .map_err(|message| fail(function, message))?;
+        if self.explain {
+            for step in &outcome.steps {
+                let rule = &rules[step.rule].name;
+                remark(
+                    step.location,
+                    &format!(
+                        "applied '{rule}': cost {:.0} -> {:.0}",
+                        step.cost.0, step.cost.1
+                    ),
+                );
+            }
+            function.emit_remark(&format!(
+                "substitution: cost {:.0} -> {:.0} ({} rewrites; {} candidates expanded, {} \
+                 generated)",
+                outcome.initial,
+                outcome.best,
+                outcome.steps.len(),
+                outcome.expanded,
+                outcome.generated
+            ));
+        }
+        Ok(())
+    }
+
     /// The target the cost model reads: required for `cost=cycles`, optional otherwise.
     fn machine(&self, function: Op) -> Result<Option<Machine>, PassFailure> {
         Ok(match self.settings.metric {
@@ -303,7 +370,8 @@ impl GraphSubstitute {
                 .map(|part| part.iter().filter(|&&op| counts(&view, op)).count())
                 .collect();
             function.emit_remark(&format!(
-                "split {counted} ops into {} parts of {sizes:?} ops by minimum vertex cuts separating {cuts:?} matches",
+                "split {counted} ops into {} parts of {sizes:?} ops by minimum vertex cuts \
+                 separating {cuts:?} matches",
                 parts.len()
             ));
         }
@@ -338,6 +406,7 @@ impl GraphSubstitute {
         Ok(total.expect("a split has parts"))
     }
 
+    /// The rules: the built-in ones unless `builtin-rules=false`, then those of the files.
     fn load(&self, function: Op) -> Result<RuleSet, PassFailure> {
         // SAFETY: the op is alive.
         let context = unsafe { mlirOperationGetContext(function.0) };
@@ -354,6 +423,7 @@ impl GraphSubstitute {
     }
 }
 
+/// Emits a remark `message` at `location`.
 fn remark(location: MlirLocation, message: &str) {
     // SAFETY: the location is alive with its context.
     crate::ir::emit_remark(unsafe { melior::ir::Location::from_raw(location) }, message)

@@ -1,9 +1,9 @@
 //! The compiler's view of a `graph` function: its ops with their operands, result types and
-//! attributes, read once through typed C-API accessors, each with a handle back to its op, and
-//! the data flow between them as a petgraph graph.
+//! attributes, read once through typed C-API accessors, each with a handle back to its op, and the
+//! data flow between them as a petgraph graph.
 //!
-//! This is the compiler's own reader. The reference interpreter reads IR with another one, so
-//! that a misreading cannot fool both sides of a `--check` (docs/Design.md §8). Attributes are read by
+//! This is the compiler's own reader. The reference interpreter reads IR with another one, so that
+//! a misreading cannot fool both sides of a `--check` (docs/Design.md §8). Attributes are read by
 //! kind (integer, float, dense array, the dialect's enumerations through
 //! `turbine_dialects::attributes`); an attribute of any other kind is [`Attr::Other`], never
 //! guessed from its printed form. Defaults are the dialect's: ODS fills every `DefaultValuedAttr`

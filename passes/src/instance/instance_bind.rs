@@ -41,13 +41,14 @@ Walks the instances in reverse order (`order`, from instance-order). An instance
 binding, or whose scope is not LB, gets the plain binding: output dimensions from outer to inner \
 take the largest factor of the cluster's free cores (8, 4, 2, 1 on 8 cores) that divides their \
 extent, skipping dimensions a core cannot compute a share of on its own (a softmax's or layer \
-norm's axis, reduced dimensions); an instance whose binding a consumer inferred keeps it unless the \
-plain binding uses more cores. Each instance passes its binding to the producers of its operands \
-by matching dimensions (a bound output dimension whose share reads one share of the operand along \
-one dimension): a producer without a binding takes it, one bound otherwise gets scope GB, one bound \
-alike keeps LB. An output whose share per core exceeds a core's local buffer gets scope GB. Sets \
-`bind` (cores per output dimension) and `scope` on every instance. With `explain`, a remark on \
-each instance gives its binding, where it came from, and why its scope is GB.";
+norm's axis, reduced dimensions); an instance whose binding a consumer inferred keeps it unless \
+the plain binding uses more cores. Each instance passes its binding to the producers of its \
+operands by matching dimensions (a bound output dimension whose share reads one share of the \
+operand along one dimension): a producer without a binding takes it, one bound otherwise gets \
+scope GB, one bound alike keeps LB. An output whose share per core exceeds a core's local buffer \
+gets scope GB. Sets `bind` (cores per output dimension) and `scope` on every instance. With \
+`explain`, a remark on each instance gives its binding, where it came from, and why its scope is \
+GB.";
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[
         crate::target::TARGET_OPTION,
@@ -68,7 +69,9 @@ each instance gives its binding, where it came from, and why its scope is GB.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        crate::instance::schedule_each(operation, |function, scope| self.schedule(function, scope))
+        crate::instance::scopes::schedule_each(operation, |function, scope| {
+            self.schedule(function, scope)
+        })
     }
 }
 
@@ -93,115 +96,168 @@ impl InstanceBind {
             .enumerate()
             .map(|(i, instance)| (instance.op.0.ptr as usize, i))
             .collect();
-        let count = instances.len();
-        let mut bind: Vec<Option<Binding>> = vec![None; count];
-        let mut scope = vec![Scope::Lb; count];
-        let mut why: Vec<Vec<String>> = vec![Vec::new(); count];
+        let mut decisions = Decisions::new(instances.len());
         // GraphTurbo Algorithm 4: the order in reverse.
-        for i in (0..count).rev() {
+        for i in (0..instances.len()).rev() {
             let instance = &instances[i];
-            let plain = instance.plain(machine.cores_per_cluster);
-            let chosen = match &bind[i] {
-                // Lines 4-5.
-                None => {
-                    why[i].push(format!("plain {}", spelled(&plain)));
-                    plain.clone()
-                }
-                Some(_) if scope[i] != Scope::Lb => {
-                    why[i].push(format!(
-                        "plain {} (in GB, the inferred binding does not hold)",
-                        spelled(&plain)
-                    ));
-                    plain.clone()
-                }
-                // Lines 15-16: keep the inferred binding unless the plain one uses more cores.
-                Some(inferred) if cores(&plain) > cores(inferred) => {
-                    why[i].push(format!(
-                        "plain {} uses more cores than the inferred {}",
-                        spelled(&plain),
-                        spelled(inferred)
-                    ));
-                    plain.clone()
-                }
-                Some(inferred) => inferred.clone(),
-            };
-            bind[i] = Some(chosen.clone());
-            // Lines 6-14: pass the binding on to the producers of the operands.
-            for (operand, need) in instance.needs(&chosen).into_iter().enumerate() {
-                if cores(&need) < 2 {
+            let chosen = decisions.choose(i, instance.plain(machine.cores_per_cluster));
+            decisions.pass_on(&instances, &position, i, &chosen);
+        }
+        decisions.fit_local_buffers(&instances, machine.lb_bytes);
+        // SAFETY: the function is alive.
+        let context = unsafe { mlirOperationGetContext(function.0) };
+        decisions.write(&instances, context, self.explain);
+        Ok(())
+    }
+}
+
+/// The bindings and scopes decided so far, per instance in order, with the reasons for the
+/// remarks.
+struct Decisions {
+    /// The binding of every instance, None until it is chosen or inferred.
+    bind: Vec<Option<Binding>>,
+    /// The scope of every instance.
+    scope: Vec<Scope>,
+    /// Per instance, the reasons of its binding and scope.
+    why: Vec<Vec<String>>,
+}
+
+impl Decisions {
+    /// No instance bound, every one in LB.
+    fn new(count: usize) -> Self {
+        Self {
+            bind: vec![None; count],
+            scope: vec![Scope::Lb; count],
+            why: vec![Vec::new(); count],
+        }
+    }
+
+    /// Chooses the binding of instance `i` between the `plain` one and the one a consumer
+    /// inferred (lines 4-5 and 15-16), records it and returns it.
+    fn choose(&mut self, i: usize, plain: Binding) -> Binding {
+        let why = &mut self.why[i];
+        let chosen = match &self.bind[i] {
+            // Lines 4-5.
+            None => {
+                why.push(format!("plain {}", spelled(&plain)));
+                plain.clone()
+            }
+            Some(_) if self.scope[i] != Scope::Lb => {
+                why.push(format!(
+                    "plain {} (in GB, the inferred binding does not hold)",
+                    spelled(&plain)
+                ));
+                plain.clone()
+            }
+            // Lines 15-16: keep the inferred binding unless the plain one uses more cores.
+            Some(inferred) if cores(&plain) > cores(inferred) => {
+                why.push(format!(
+                    "plain {} uses more cores than the inferred {}",
+                    spelled(&plain),
+                    spelled(inferred)
+                ));
+                plain.clone()
+            }
+            Some(inferred) => inferred.clone(),
+        };
+        self.bind[i] = Some(chosen.clone());
+        chosen
+    }
+
+    /// Lines 6-14: passes the binding `chosen` of instance `i` on to the producers of its
+    /// operands (`position` maps an instance op to its index): an unbound producer takes what
+    /// the operand needs, one bound otherwise in LB moves to GB.
+    fn pass_on(
+        &mut self,
+        instances: &[Instance],
+        position: &HashMap<usize, usize>,
+        i: usize,
+        chosen: &Binding,
+    ) {
+        let instance = &instances[i];
+        for (operand, need) in instance.needs(chosen).into_iter().enumerate() {
+            if cores(&need) < 2 {
+                continue;
+            }
+            for (producer, result) in producers(instance.op.operand(operand)) {
+                let Some(&j) = position.get(&(producer.0.ptr as usize)) else {
+                    continue;
+                };
+                if result != 0
+                    || instances[j].shape.len() != need.len()
+                    || instances[j]
+                        .shape
+                        .iter()
+                        .zip(&need)
+                        .any(|(e, f)| e % f != 0)
+                {
                     continue;
                 }
-                for (producer, result) in producers(instance.op.operand(operand)) {
-                    let Some(&j) = position.get(&(producer.0.ptr as usize)) else {
-                        continue;
-                    };
-                    if result != 0
-                        || instances[j].shape.len() != need.len()
-                        || instances[j]
-                            .shape
-                            .iter()
-                            .zip(&need)
-                            .any(|(e, f)| e % f != 0)
-                    {
-                        continue;
+                match &self.bind[j] {
+                    None => {
+                        self.bind[j] = Some(need.clone());
+                        self.why[j].push(format!(
+                            "inferred {} from {}",
+                            spelled(&need),
+                            instance.name
+                        ));
                     }
-                    match &bind[j] {
-                        None => {
-                            bind[j] = Some(need.clone());
-                            why[j].push(format!(
-                                "inferred {} from {}",
-                                spelled(&need),
-                                instance.name
-                            ));
-                        }
-                        Some(existing) if *existing != need && scope[j] == Scope::Lb => {
-                            scope[j] = Scope::Gb;
-                            why[j].push(format!(
-                                "scope gb: {} needs it bound {} but it is bound {}",
-                                instance.name,
-                                spelled(&need),
-                                spelled(existing)
-                            ));
-                        }
-                        Some(_) => {}
+                    Some(existing) if *existing != need && self.scope[j] == Scope::Lb => {
+                        self.scope[j] = Scope::Gb;
+                        self.why[j].push(format!(
+                            "scope gb: {} needs it bound {} but it is bound {}",
+                            instance.name,
+                            spelled(&need),
+                            spelled(existing)
+                        ));
                     }
+                    Some(_) => {}
                 }
             }
         }
-        // Beyond the paper: a core's share of the output must fit its local buffer.
+    }
+
+    /// Beyond the paper: moves to GB every instance in LB whose share of its outputs per core
+    /// exceeds a core's local buffer of `lb_bytes`.
+    fn fit_local_buffers(&mut self, instances: &[Instance], lb_bytes: usize) {
         for (i, instance) in instances.iter().enumerate() {
-            let binding = bind[i].as_ref().expect("every instance is bound");
+            let binding = self.bind[i].as_ref().expect("every instance is bound");
             let bytes: usize = (0..instance.body.returned().len())
                 .map(|r| instance.body.type_of(instance.body.returned()[r]).bytes())
                 .sum();
             let share = bytes.div_ceil(cores(binding));
-            if scope[i] == Scope::Lb && share > machine.lb_bytes {
-                scope[i] = Scope::Gb;
-                why[i].push(format!("scope gb: its share of {share} bytes per core exceeds the {} bytes of a local buffer", machine.lb_bytes));
+            if self.scope[i] == Scope::Lb && share > lb_bytes {
+                self.scope[i] = Scope::Gb;
+                self.why[i].push(format!(
+                    "scope gb: its share of {share} bytes per core exceeds the {} bytes \
+                     of a local buffer",
+                    lb_bytes
+                ));
             }
         }
-        // SAFETY: the function is alive.
-        let context = unsafe { mlirOperationGetContext(function.0) };
+    }
+
+    /// Sets `bind` and `scope` on every instance, with the `explain` remark when asked.
+    fn write(&self, instances: &[Instance], context: MlirContext, explain: bool) {
         for (i, instance) in instances.iter().enumerate() {
-            let binding = bind[i].as_ref().expect("every instance is bound");
+            let binding = self.bind[i].as_ref().expect("every instance is bound");
             let factors: Vec<i64> = binding.iter().map(|&factor| factor as i64).collect();
             instance
                 .op
                 .set_attribute("bind", i64_array(context, &factors));
             instance
                 .op
-                .set_attribute("scope", scope[i].raw_attribute(context));
-            if self.explain {
+                .set_attribute("scope", self.scope[i].raw_attribute(context));
+            if explain {
                 instance.op.emit_remark(&format!(
                     "{} bound {} ({} cores), scope {}: {}",
                     instance.name,
                     spelled(binding),
                     cores(binding),
-                    scope[i].keyword(),
-                    why[i].join("; ")
+                    self.scope[i].keyword(),
+                    self.why[i].join("; ")
                 ));
             }
         }
-        Ok(())
     }
 }

@@ -40,8 +40,9 @@ consumer needs of it (its bound output dimensions matched to the operand's) diff
 producers', inserts `instance.redistribute` to the smaller factor of the two per dimension; when \
 the producers' scope differs from the consumer's, inserts `instance.copy` to the consumer's scope. \
 Both go just before the consumer, on what it reads. Needs `bind` and `scope` on every instance \
-(instance-bind). With `explain`, a remark on the function counts the concatenations, slices, copies \
-and redistributions between instances, and one on each instance that needed movement says which.";
+(instance-bind). With `explain`, a remark on the function counts the concatenations, slices, \
+copies and redistributions between instances, and one on each instance that needed movement says \
+which.";
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
         name: "explain",
@@ -58,7 +59,9 @@ and redistributions between instances, and one on each instance that needed move
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        crate::instance::schedule_each(operation, |function, scope| self.schedule(function, scope))
+        crate::instance::scopes::schedule_each(operation, |function, scope| {
+            self.schedule(function, scope)
+        })
     }
 }
 
@@ -78,62 +81,12 @@ impl InstanceStitch {
             };
             instances.push((instance, binding, scope));
         }
-        let (mut copies, mut redistributions) = (0, 0);
+        let mut counts = Counts::default();
         for (consumer, binding, scope) in &instances {
             let mut moved = Vec::new();
             let needs = consumer.needs(binding);
             for (position, need) in needs.into_iter().enumerate() {
-                let operand = consumer.op.operand(position);
-                let sources = producers(operand);
-                if sources.is_empty() {
-                    continue;
-                }
-                let mut value = operand;
-                let (stitched_binding, stitched_scope) = stitched(operand);
-                // Fig. 9 right: the producers' binding against what the consumer needs.
-                let rank = consumer.body.arguments[position].1.shape.len();
-                let complete = stitched_binding.is_some();
-                let bindings: Vec<Binding> = match stitched_binding {
-                    Some(binding) => vec![binding],
-                    None => sources
-                        .iter()
-                        .filter(|(_, result)| *result == 0)
-                        .filter_map(|(op, _)| binding_of(*op))
-                        .filter(|b| b.len() == rank)
-                        .collect(),
-                };
-                if complete || bindings.len() == sources.len() {
-                    let from: Binding = (0..rank)
-                        .map(|d| bindings.iter().map(|b| b[d]).min().unwrap_or(1))
-                        .collect();
-                    let to: Binding = from.iter().zip(&need).map(|(a, b)| *a.min(b)).collect();
-                    if to != from {
-                        value = redistribute(consumer.op, value, &from, &to);
-                        redistributions += 1;
-                        moved.push(format!(
-                            "operand {position} redistributed {} -> {}",
-                            spelled(&from),
-                            spelled(&to)
-                        ));
-                    }
-                }
-                // Fig. 9 left: the producers' scope against the consumer's.
-                let scopes: Vec<Scope> = match stitched_scope {
-                    Some(scope) => vec![scope],
-                    None => sources.iter().filter_map(|(op, _)| scope_of(*op)).collect(),
-                };
-                if let Some(from) = scopes.iter().copied().find(|from| from != scope) {
-                    value = copy(consumer.op, value, *scope);
-                    copies += 1;
-                    moved.push(format!(
-                        "operand {position} copied {} -> {}",
-                        from.keyword(),
-                        scope.keyword()
-                    ));
-                }
-                if value.0.ptr != operand.0.ptr {
-                    consumer.op.set_operand(position, value);
-                }
+                counts.stitch_operand(consumer, *scope, position, &need, &mut moved);
             }
             if self.explain && !moved.is_empty() {
                 consumer.op.emit_remark(&format!(
@@ -148,13 +101,92 @@ impl InstanceStitch {
         if self.explain && !instances.is_empty() {
             let count = |name: &str| ops.iter().filter(|op| op.name() == name).count();
             function.emit_remark(&format!(
-                "{} instances stitched by {} concatenations and {} slices (from instance-split), {copies} copies and {redistributions} redistributions",
+                "{} instances stitched by {} concatenations and {} slices (from instance-split), \
+                 {} copies and {} redistributions",
                 instances.len(),
                 count("instance.concat"),
                 count("instance.slice"),
+                counts.copies,
+                counts.redistributions,
             ));
         }
         Ok(())
+    }
+}
+
+/// The stitches the pass made.
+#[derive(Default)]
+struct Counts {
+    /// `instance.copy` ops.
+    copies: usize,
+    /// `instance.redistribute` ops.
+    redistributions: usize,
+}
+
+impl Counts {
+    /// Stitches operand `position` of `consumer` (in `scope`, needing the operand bound `need`)
+    /// to its producers, before the consumer: a redistribution when their binding differs from
+    /// what it needs (Fig. 9 right), then a copy when their scope differs (Fig. 9 left). Counts
+    /// them and describes them in `moved`.
+    fn stitch_operand(
+        &mut self,
+        consumer: &Instance,
+        scope: Scope,
+        position: usize,
+        need: &Binding,
+        moved: &mut Vec<String>,
+    ) {
+        let operand = consumer.op.operand(position);
+        let sources = producers(operand);
+        if sources.is_empty() {
+            return;
+        }
+        let mut value = operand;
+        let (stitched_binding, stitched_scope) = stitched(operand);
+        // Fig. 9 right: the producers' binding against what the consumer needs.
+        let rank = consumer.body.arguments[position].1.shape.len();
+        let complete = stitched_binding.is_some();
+        let bindings: Vec<Binding> = match stitched_binding {
+            Some(binding) => vec![binding],
+            None => sources
+                .iter()
+                .filter(|(_, result)| *result == 0)
+                .filter_map(|(op, _)| binding_of(*op))
+                .filter(|b| b.len() == rank)
+                .collect(),
+        };
+        if complete || bindings.len() == sources.len() {
+            let from: Binding = (0..rank)
+                .map(|d| bindings.iter().map(|b| b[d]).min().unwrap_or(1))
+                .collect();
+            let to: Binding = from.iter().zip(need).map(|(a, b)| *a.min(b)).collect();
+            if to != from {
+                value = redistribute(consumer.op, value, &from, &to);
+                self.redistributions += 1;
+                moved.push(format!(
+                    "operand {position} redistributed {} -> {}",
+                    spelled(&from),
+                    spelled(&to)
+                ));
+            }
+        }
+        // Fig. 9 left: the producers' scope against the consumer's.
+        let scopes: Vec<Scope> = match stitched_scope {
+            Some(scope) => vec![scope],
+            None => sources.iter().filter_map(|(op, _)| scope_of(*op)).collect(),
+        };
+        if let Some(from) = scopes.iter().copied().find(|from| *from != scope) {
+            value = copy(consumer.op, value, scope);
+            self.copies += 1;
+            moved.push(format!(
+                "operand {position} copied {} -> {}",
+                from.keyword(),
+                scope.keyword()
+            ));
+        }
+        if value.0.ptr != operand.0.ptr {
+            consumer.op.set_operand(position, value);
+        }
     }
 }
 
@@ -187,6 +219,7 @@ fn stitched(mut value: Val) -> (Option<Binding>, Option<Scope>) {
     (binding, scope)
 }
 
+/// An `instance.redistribute` of `value` from binding `from` to `to`, before `consumer`.
 fn redistribute(consumer: Op, value: Val, from: &[usize], to: &[usize]) -> Val {
     // SAFETY: the consumer is alive.
     let context = unsafe { mlirOperationGetContext(consumer.0) };
@@ -212,6 +245,7 @@ fn redistribute(consumer: Op, value: Val, from: &[usize], to: &[usize]) -> Val {
     .result(0)
 }
 
+/// An `instance.copy` of `value` into `scope`, before `consumer`.
 fn copy(consumer: Op, value: Val, scope: Scope) -> Val {
     // SAFETY: the consumer is alive.
     let context = unsafe { mlirOperationGetContext(consumer.0) };

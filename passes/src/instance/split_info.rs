@@ -125,70 +125,17 @@ const ELEMENTWISE: &[&str] = &[
 /// dimension, a broadcast one, a weight).
 pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option<Reach> {
     let output = node.results.first()?.1.shape.as_slice();
-    let same = |d: usize| {
-        Some(Reach {
-            dim: d,
-            span: Span::Same,
-        })
-    };
-    let aligned = || -> Option<Reach> {
-        let lead = output.len().checked_sub(operand.len())?;
-        let d = dim.checked_sub(lead)?;
-        (operand[d] == output[dim]).then_some(Reach {
-            dim: d,
-            span: Span::Same,
-        })
-    };
     let name = node.name.as_str();
     if ELEMENTWISE.contains(&name) {
         return if name == "graph.batch_norm" && index > 0 {
             None
         } else {
-            aligned()
+            aligned(output, operand, dim)
         };
     }
     match name {
-        "graph.conv2d" => {
-            if index != 0 {
-                return None;
-            }
-            let strides = sizes(node, "strides");
-            let dilations = sizes(node, "dilations");
-            match dim {
-                0 => same(0),
-                // The window is the filter's: `propagate` reads its size from the filter operand;
-                // here the stride and the dilation.
-                2 | 3 => Some(Reach {
-                    dim,
-                    span: Span::Window {
-                        stride: strides[dim - 2],
-                        extent: dilations[dim - 2],
-                    },
-                }),
-                _ => None,
-            }
-        }
-        "graph.max_pool2d" | "graph.avg_pool2d" => {
-            let strides = sizes(node, "strides");
-            let kernel = sizes(node, "kernel");
-            // Average pooling has no dilations (ONNX AveragePool before opset 19).
-            let dilations = node
-                .ints_opt("dilations")
-                .map_or(vec![1, 1], |d| d.iter().map(|&v| v as usize).collect());
-            match dim {
-                0 | 1 => same(dim),
-                _ => {
-                    let axis = dim - 2;
-                    Some(Reach {
-                        dim,
-                        span: Span::Window {
-                            stride: strides[axis],
-                            extent: (kernel[axis] - 1) * dilations[axis] + 1,
-                        },
-                    })
-                }
-            }
-        }
+        "graph.conv2d" => conv_reach(node, dim, index),
+        "graph.max_pool2d" | "graph.avg_pool2d" => pool_reach(node, dim),
         "graph.resize" => {
             let span = if operand[dim] == output[dim] {
                 Span::Same
@@ -200,75 +147,27 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
             };
             Some(Reach { dim, span })
         }
-        "graph.global_avg_pool" => (dim < 2).then_some(Reach {
-            dim,
-            span: Span::Same,
-        }),
+        "graph.global_avg_pool" => same_if(dim < 2, dim),
         // The channel window of a local response normalisation mixes channels.
-        "graph.lrn" => (dim != 1).then_some(Reach {
-            dim,
-            span: Span::Same,
-        }),
-        "graph.matmul" => match (index, dim) {
-            (0, 0) => same(0),
-            (1, 1) => same(1),
-            _ => None,
-        },
-        "graph.gemm" => match (index, dim) {
-            (0, 0) => same(if node.flag("trans_a") { 1 } else { 0 }),
-            (1, 1) => same(if node.flag("trans_b") { 0 } else { 1 }),
-            (2, _) => aligned(),
-            _ => None,
-        },
-        "graph.batch_matmul" => {
-            let rank = output.len();
-            if dim + 2 < rank {
-                let lead = rank - operand.len();
-                let d = dim.checked_sub(lead)?;
-                return (operand[d] == output[dim]).then_some(Reach {
-                    dim: d,
-                    span: Span::Same,
-                });
-            }
-            match (index, rank - dim) {
-                (0, 2) => same(operand.len() - 2),
-                (1, 1) => same(operand.len() - 1),
-                _ => None,
-            }
+        "graph.lrn" => same_if(dim != 1, dim),
+        "graph.matmul" | "graph.gemm" | "graph.batch_matmul" => {
+            product_reach(node, dim, index, operand, output)
         }
-        "graph.softmax" => {
-            let axis = node.int("axis");
-            let axis = if axis < 0 {
-                (axis + output.len() as i64) as usize
-            } else {
-                axis as usize
-            };
-            (dim != axis).then_some(Reach {
-                dim,
-                span: Span::Same,
-            })
+        "graph.softmax" | "graph.concat" | "graph.split" => {
+            same_if(dim != normalized_axis(node.int("axis"), output.len()), dim)
         }
         "graph.layer_norm" => {
             if index != 0 {
                 return None;
             }
-            let axis = node.int("axis");
-            let axis = if axis < 0 {
-                (axis + output.len() as i64) as usize
-            } else {
-                axis as usize
-            };
-            (dim < axis).then_some(Reach {
-                dim,
-                span: Span::Same,
-            })
+            same_if(dim < normalized_axis(node.int("axis"), output.len()), dim)
         }
         "graph.reshape" | "graph.flatten" => {
             // A leading dimension survives a reshape when everything up to it is unchanged.
-            (dim < operand.len() && output[..=dim] == operand[..=dim]).then_some(Reach {
+            same_if(
+                dim < operand.len() && output[..=dim] == operand[..=dim],
                 dim,
-                span: Span::Same,
-            })
+            )
         }
         "graph.transpose" => {
             let permutation = sizes(node, "permutation");
@@ -277,50 +176,147 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
                 span: Span::Same,
             })
         }
-        "graph.concat" | "graph.split" => {
-            let axis = node.int("axis");
-            let axis = if axis < 0 {
-                (axis + output.len() as i64) as usize
-            } else {
-                axis as usize
-            };
-            (dim != axis).then_some(Reach {
-                dim,
-                span: Span::Same,
-            })
-        }
-        "graph.slice" | "graph.pad" => (operand.get(dim) == Some(&output[dim])).then_some(Reach {
-            dim,
-            span: Span::Same,
-        }),
+        "graph.slice" | "graph.pad" => same_if(operand.get(dim) == Some(&output[dim]), dim),
         "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max" => {
-            let rank = operand.len();
-            let axes: Vec<usize> = match node.ints("axes") {
-                [] => (0..rank).collect(),
-                axes => axes
-                    .iter()
-                    .map(|&a| {
-                        if a < 0 {
-                            (a + rank as i64) as usize
-                        } else {
-                            a as usize
-                        }
-                    })
-                    .collect(),
-            };
-            let keep = node.flag("keepdims");
-            let d = if keep {
-                dim
-            } else {
-                (0..rank).filter(|d| !axes.contains(d)).nth(dim)?
-            };
-            (!axes.contains(&d)).then_some(Reach {
-                dim: d,
-                span: Span::Same,
-            })
+            reduce_reach(node, dim, operand.len())
         }
         _ => None,
     }
+}
+
+/// The whole operand dimension `dim`, element for element.
+fn same(dim: usize) -> Option<Reach> {
+    Some(Reach {
+        dim,
+        span: Span::Same,
+    })
+}
+
+/// The whole operand dimension `dim` when `reaches` holds, else None.
+fn same_if(reaches: bool, dim: usize) -> Option<Reach> {
+    reaches.then_some(Reach {
+        dim,
+        span: Span::Same,
+    })
+}
+
+/// Output dimension `dim` against an operand broadcast to the output's shape (aligned at the
+/// innermost dimension): the operand's dimension, or None when the operand lacks it or
+/// broadcasts it.
+fn aligned(output: &[usize], operand: &[usize], dim: usize) -> Option<Reach> {
+    let lead = output.len().checked_sub(operand.len())?;
+    let d = dim.checked_sub(lead)?;
+    same_if(operand[d] == output[dim], d)
+}
+
+/// A possibly negative `axis` attribute as a dimension of a tensor of `rank` dimensions.
+fn normalized_axis(axis: i64, rank: usize) -> usize {
+    if axis < 0 {
+        (axis + rank as i64) as usize
+    } else {
+        axis as usize
+    }
+}
+
+/// `graph.conv2d`: the batch and the spatial dimensions reach the input (operand 0); the
+/// channels mix, and the filter and bias are weights.
+fn conv_reach(node: &Node, dim: usize, index: usize) -> Option<Reach> {
+    if index != 0 {
+        return None;
+    }
+    let strides = sizes(node, "strides");
+    let dilations = sizes(node, "dilations");
+    match dim {
+        0 => same(0),
+        // The window is the filter's: `propagate` reads its size from the filter operand;
+        // here the stride and the dilation.
+        2 | 3 => Some(Reach {
+            dim,
+            span: Span::Window {
+                stride: strides[dim - 2],
+                extent: dilations[dim - 2],
+            },
+        }),
+        _ => None,
+    }
+}
+
+/// `graph.max_pool2d` and `graph.avg_pool2d`: the batch and channels reach the input whole,
+/// the spatial dimensions through the pooling window.
+fn pool_reach(node: &Node, dim: usize) -> Option<Reach> {
+    let strides = sizes(node, "strides");
+    let kernel = sizes(node, "kernel");
+    // Average pooling has no dilations (ONNX AveragePool before opset 19).
+    let dilations = node
+        .ints_opt("dilations")
+        .map_or(vec![1, 1], |d| d.iter().map(|&v| v as usize).collect());
+    match dim {
+        0 | 1 => same(dim),
+        _ => {
+            let axis = dim - 2;
+            Some(Reach {
+                dim,
+                span: Span::Window {
+                    stride: strides[axis],
+                    extent: (kernel[axis] - 1) * dilations[axis] + 1,
+                },
+            })
+        }
+    }
+}
+
+/// Matrix products (`graph.matmul`, `graph.gemm`, `graph.batch_matmul`): the rows reach the
+/// left operand, the columns the right one, batch dimensions both; the contracted dimension
+/// reaches neither.
+fn product_reach(
+    node: &Node,
+    dim: usize,
+    index: usize,
+    operand: &[usize],
+    output: &[usize],
+) -> Option<Reach> {
+    match node.name.as_str() {
+        "graph.matmul" => match (index, dim) {
+            (0, 0) => same(0),
+            (1, 1) => same(1),
+            _ => None,
+        },
+        "graph.gemm" => match (index, dim) {
+            (0, 0) => same(if node.flag("trans_a") { 1 } else { 0 }),
+            (1, 1) => same(if node.flag("trans_b") { 0 } else { 1 }),
+            (2, _) => aligned(output, operand, dim),
+            _ => None,
+        },
+        _ => {
+            let rank = output.len();
+            if dim + 2 < rank {
+                let lead = rank - operand.len();
+                let d = dim.checked_sub(lead)?;
+                return same_if(operand[d] == output[dim], d);
+            }
+            match (index, rank - dim) {
+                (0, 2) => same(operand.len() - 2),
+                (1, 1) => same(operand.len() - 1),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// Reductions over `axes` of an operand of `rank` dimensions: a kept dimension reaches the
+/// operand's matching one, a reduced one none.
+fn reduce_reach(node: &Node, dim: usize, rank: usize) -> Option<Reach> {
+    let axes: Vec<usize> = match node.ints("axes") {
+        [] => (0..rank).collect(),
+        axes => axes.iter().map(|&a| normalized_axis(a, rank)).collect(),
+    };
+    let keep = node.flag("keepdims");
+    let d = if keep {
+        dim
+    } else {
+        (0..rank).filter(|d| !axes.contains(d)).nth(dim)?
+    };
+    same_if(!axes.contains(&d), d)
 }
 
 /// Work of an op (multiply-adds for convolutions and matrix products, one per output element
@@ -356,12 +352,11 @@ impl<'p> Subgraph<'p> {
             .position(|node| node.results.iter().any(|(id, _)| *id == value))
     }
 
-    /// The peak footprint: executing the ops in order, the largest sum of the activation
-    /// tensors live at one op — the subgraph's inputs from their first to their last reader in
-    /// it, every result
-    /// from the op that makes it until its last reader (or the end, when a consumer outside
-    /// reads it), and the op's own operands and result. An elementwise op writes its result over
-    /// an operand of the same size that dies with it (in place, as the kernel generator reuses
+    /// The peak footprint: executing the ops in order, the largest sum of the activation tensors
+    /// live at one op — the subgraph's inputs from their first to their last reader in it, every
+    /// result from the op that makes it until its last reader (or the end, when a consumer outside
+    /// reads it), and the op's own operands and result. An elementwise op writes its result over an
+    /// operand of the same size that dies with it (in place, as the kernel generator reuses
     /// buffers, §4.3). Weights are staged layer by layer in a fixed buffer and not counted.
     pub fn peak(&self) -> usize {
         let last_read = |value: ValueId| -> Option<usize> {
@@ -519,8 +514,8 @@ impl<'p> Subgraph<'p> {
 
     /// Algorithm 1: for each dimension of the sink, outermost first, the smallest factor among
     /// 1 (when the whole subgraph fits), 2, 4, 8 and the larger divisors of the dimension whose
-    /// slice footprint `ceil(peak / v)`
-    /// fits the budget; then `n_d`, the ops the split reaches with a dimension the factor divides.
+    /// slice footprint `ceil(peak / v)` fits the budget; then `n_d`, the ops the split reaches
+    /// with a dimension the factor divides.
     /// A dimension whose split would recompute more than the budget allows is not recorded.
     pub fn split_info(&self, budget: &Budget) -> Vec<Split> {
         let Some(sink) = self.ops.last() else {

@@ -25,13 +25,14 @@ pub struct FoldAggregates;
 
 impl Pass for FoldAggregates {
     const ARGUMENT: &'static str = "llvm-fold-aggregates";
-    const SUMMARY: &'static str = "Read descriptor fields through llvm.insertvalue and aggregate llvm.select, and erase the aggregates";
+    const SUMMARY: &'static str = "Read descriptor fields through llvm.insertvalue and aggregate \
+                                   llvm.select, and erase the aggregates";
     const DESCRIPTION: &'static str = "\
 Rewrites `llvm.extractvalue` of an `llvm.insertvalue` to the inserted value (same position) or to \
 an extract from the insertvalue's container (unrelated positions), and `llvm.extractvalue` of an \
 `llvm.select` of aggregates to an `llvm.select` of the two extracted fields; then erases the \
-insertvalue, extractvalue, select and poison ops left without users. Memref descriptors are built and \
-selected whole by the upstream lowerings; LLVM's fast instruction selector (`--opt 0`) handles \
+insertvalue, extractvalue, select and poison ops left without users. Memref descriptors are built \
+and selected whole by the upstream lowerings; LLVM's fast instruction selector (`--opt 0`) handles \
 neither, and falls back to SelectionDAG for the rest of the block, which is superlinear in the \
 block's length. Runs last in `turbine-dsa-to-llvm`.";
     const ANCHOR: &'static str = "llvm.func";

@@ -16,12 +16,14 @@ pub const LOWERING_END: &str = "<!-- Generated from the pipeline registry: end -
 /// description and options; a pipeline's passes.
 pub fn markdown(passes: &[&PassInfo], pipelines: &[&PipelineInfo]) -> String {
     let mut text = String::from(
-        "<!-- Generated from the pass registry (turbine-passes); do not edit. Regenerate with\n     \
+        "<!-- Generated from the pass registry (turbine-passes); do not edit. \
+         Regenerate with\n     \
          TURBINE_BLESS=1 cargo test -p turbine-tools --test integration pass_docs. -->\n\n\
          # Turbine passes\n\n\
          Every pass runs on one kind of op, its anchor: from its own flag\n\
          (`turbine-opt --<flag>=\"option=value\"`, which nests it on its anchor), and from\n\
-         `--pass-pipeline` text nested on its anchor (`builtin.module(func.func(<flag>{option=value}))`\n\
+         `--pass-pipeline` text nested on its anchor \
+         (`builtin.module(func.func(<flag>{option=value}))`\n\
          for a pass on `func.func`, `builtin.module(<flag>{option=value})` for one on\n\
          `builtin.module`). MLIR refuses to add a pass to a pipeline on another op. The\n\
          [pipelines](#pipelines) run several passes from one flag.\n\n## Passes\n",
@@ -38,7 +40,8 @@ pub fn markdown(passes: &[&PassInfo], pipelines: &[&PipelineInfo]) -> String {
     text.push_str(
         "\n## Pipelines\n\nA pipeline runs on `builtin.module`, from its flag \
          (`turbine-opt --<flag>=\"option=value\"`) or in `--pass-pipeline` text\n\
-         (`builtin.module(<flag>{option=value})`); `<name>` below is the value of the pipeline's option `name`.\n",
+         (`builtin.module(<flag>{option=value})`); `<name>` below is the value of the \
+         pipeline's option `name`.\n",
     );
     for info in pipelines {
         write!(

@@ -68,8 +68,9 @@ impl Step {
 }
 
 impl PipelineInfo {
-    /// The passes as pipeline text inside the module, one per line (`func.func(graph-fold-reshapes)`,
-    /// `dsa-set-target{target=<target>}`), for the documentation.
+    /// The passes as pipeline text inside the module, one per line
+    /// (`func.func(graph-fold-reshapes)`, `dsa-set-target{target=<target>}`), for the
+    /// documentation.
     pub fn pass_lines(&self) -> Vec<String> {
         self.steps
             .iter()

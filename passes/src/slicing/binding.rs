@@ -113,7 +113,7 @@ impl Instance {
                 let factor = if bindable {
                     (1..=free)
                         .rev()
-                        .find(|f| free % f == 0 && extent % f == 0)
+                        .find(|&f| free.is_multiple_of(f) && extent.is_multiple_of(f))
                         .unwrap_or(1)
                 } else {
                     1
@@ -155,7 +155,9 @@ impl Instance {
 }
 
 fn smallest_factor(extent: usize) -> usize {
-    (2..=extent).find(|f| extent % f == 0).unwrap_or(1)
+    (2..=extent)
+        .find(|&f| extent.is_multiple_of(f))
+        .unwrap_or(1)
 }
 
 /// The instances (with the index of the result) whose outputs `value` is made of, through the

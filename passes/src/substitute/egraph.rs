@@ -100,59 +100,8 @@ pub fn saturate(
         .iter()
         .filter(|rule| roots_of(rule).is_some())
         .collect();
-    let mut applied: BTreeMap<String, usize> = BTreeMap::new();
-    let (mut stop, mut rounds) = (Stop::IterationLimit, 0);
-    'rounds: for round in 0..iterations {
-        rounds += 1;
-        let matches: Vec<(&Rule, Found)> = usable
-            .iter()
-            .filter(|rule| round < MULTI_PATTERN_ROUNDS || rule.source.results.len() == 1)
-            .flat_map(|rule| {
-                find(&egraph, rule)
-                    .into_iter()
-                    .map(move |found| (*rule, found))
-            })
-            .collect();
-        let mut changed = false;
-        for (rule, found) in matches {
-            if let Ok(true) = add_target(&mut egraph, rule, &found) {
-                changed = true;
-                *applied.entry(rule.name.clone()).or_default() += 1;
-            }
-            if egraph.total_number_of_nodes() > NODE_LIMIT {
-                stop = Stop::NodeLimit;
-                egraph.rebuild();
-                break 'rounds;
-            }
-        }
-        egraph.rebuild();
-        if !changed {
-            stop = Stop::Saturated;
-            break;
-        }
-    }
-    let extraction = Extraction {
-        egraph: &egraph,
-        metric,
-        machine,
-        costs: HashMap::new(),
-        cache: LayerCache::new(),
-    };
-    let extractor = Extractor::new(&egraph, extraction);
-    // SAFETY: a live op; the clone is detached and owned here until it is destroyed.
-    let candidate = Op(unsafe { mlirOperationClone(function.0) });
-    let outcome = materialize(&egraph, &extractor, &roots, candidate).and_then(|()| {
-        let view = FunctionView::read(candidate).map_err(|error| error.message)?;
-        Ok(cost(&view, metric, machine, &mut cache))
-    });
-    let after = match outcome {
-        Ok(after) => after,
-        Err(message) => {
-            // SAFETY: the clone is detached and owned here.
-            unsafe { mlirOperationDestroy(candidate.0) };
-            return Err(message);
-        }
-    };
+    let (stop, rounds, applied) = run_rounds(&mut egraph, &usable, iterations);
+    let (candidate, after) = extract(function, &egraph, &roots, metric, machine, &mut cache)?;
     let kept = after < initial;
     // SAFETY: both are live functions with one region; the clone is destroyed after.
     unsafe {
@@ -174,6 +123,83 @@ pub fn saturate(
         cost: (initial, after),
         kept,
     })
+}
+
+/// Runs at most `iterations` rounds of the `usable` rules on `egraph`: each round adds the
+/// target of every match found at its start, then rebuilds. Returns why it stopped, the rounds
+/// run and the merges made per rule name.
+fn run_rounds(
+    egraph: &mut EGraph<Term, Graph>,
+    usable: &[&Rule],
+    iterations: usize,
+) -> (Stop, usize, BTreeMap<String, usize>) {
+    let mut applied: BTreeMap<String, usize> = BTreeMap::new();
+    let (mut stop, mut rounds) = (Stop::IterationLimit, 0);
+    'rounds: for round in 0..iterations {
+        rounds += 1;
+        let matches: Vec<(&Rule, Found)> = usable
+            .iter()
+            .filter(|rule| round < MULTI_PATTERN_ROUNDS || rule.source.results.len() == 1)
+            .flat_map(|rule| {
+                find(egraph, rule)
+                    .into_iter()
+                    .map(move |found| (*rule, found))
+            })
+            .collect();
+        let mut changed = false;
+        for (rule, found) in matches {
+            if let Ok(true) = add_target(egraph, rule, &found) {
+                changed = true;
+                *applied.entry(rule.name.clone()).or_default() += 1;
+            }
+            if egraph.total_number_of_nodes() > NODE_LIMIT {
+                stop = Stop::NodeLimit;
+                egraph.rebuild();
+                break 'rounds;
+            }
+        }
+        egraph.rebuild();
+        if !changed {
+            stop = Stop::Saturated;
+            break;
+        }
+    }
+    (stop, rounds, applied)
+}
+
+/// Extracts the cheapest graph of `egraph` (whose returned e-classes are `roots`) into a
+/// detached clone of `function` and prices it whole by `metric`. Returns the clone, which the
+/// caller destroys, and its cost; on an error the clone is destroyed.
+fn extract(
+    function: Op,
+    egraph: &EGraph<Term, Graph>,
+    roots: &[Id],
+    metric: Metric,
+    machine: Option<&Machine>,
+    cache: &mut LayerCache,
+) -> Result<(Op, f64), String> {
+    let extraction = Extraction {
+        egraph,
+        metric,
+        machine,
+        costs: HashMap::new(),
+        cache: LayerCache::new(),
+    };
+    let extractor = Extractor::new(egraph, extraction);
+    // SAFETY: a live op; the clone is detached and owned here until it is destroyed.
+    let candidate = Op(unsafe { mlirOperationClone(function.0) });
+    let outcome = materialize(egraph, &extractor, roots, candidate).and_then(|()| {
+        let view = FunctionView::read(candidate).map_err(|error| error.message)?;
+        Ok(cost(&view, metric, machine, cache))
+    });
+    match outcome {
+        Ok(after) => Ok((candidate, after)),
+        Err(message) => {
+            // SAFETY: the clone is detached and owned here.
+            unsafe { mlirOperationDestroy(candidate.0) };
+            Err(message)
+        }
+    }
 }
 
 /// The e-graph of `view` and the e-classes of the values it returns.

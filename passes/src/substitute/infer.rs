@@ -53,6 +53,22 @@ impl Attributes<'_> {
     }
 }
 
+/// The operand shapes of an op named `name`, for error messages that name the op.
+struct Operands<'a> {
+    name: &'a str,
+    shapes: &'a [Vec<i64>],
+}
+
+impl Operands<'_> {
+    /// The shape of operand `index`, or the error that the op lacks it.
+    fn get(&self, index: usize) -> Result<Vec<i64>, String> {
+        self.shapes
+            .get(index)
+            .cloned()
+            .ok_or_else(|| format!("'{}' lacks operand {index}", self.name))
+    }
+}
+
 /// The result shapes of `name` applied to operands of `shapes` with `attributes`, None when the
 /// shape is not a function of them.
 pub fn result_shapes(
@@ -60,12 +76,8 @@ pub fn result_shapes(
     shapes: &[Vec<i64>],
     attributes: &Attributes,
 ) -> Result<Option<Vec<Vec<i64>>>, String> {
-    let operand = |index: usize| {
-        shapes
-            .get(index)
-            .cloned()
-            .ok_or_else(|| format!("'{name}' lacks operand {index}"))
-    };
+    let operands = Operands { name, shapes };
+    let operand = |index: usize| operands.get(index);
     let one = |shape: Vec<i64>| Ok(Some(vec![shape]));
     match name.strip_prefix("graph.").unwrap_or(name) {
         "relu" | "sigmoid" | "tanh" | "silu" | "exp" | "log" | "neg" | "abs" | "reciprocal"
@@ -93,68 +105,10 @@ pub fn result_shapes(
             one(vec![a[0], b[1]])
         }
         "batch_matmul" => one(batch_matmul(&operand(0)?, &operand(1)?)?),
-        "gemm" => {
-            let (a, b) = (operand(0)?, operand(1)?);
-            let (a, b) = (
-                if attributes.flag("trans_a") {
-                    [a[1], a[0]]
-                } else {
-                    [a[0], a[1]]
-                },
-                if attributes.flag("trans_b") {
-                    [b[1], b[0]]
-                } else {
-                    [b[0], b[1]]
-                },
-            );
-            if a[1] != b[0] {
-                return Err(format!("gemm of {a:?} and {b:?}"));
-            }
-            one(vec![a[0], b[1]])
-        }
-        "transpose" => {
-            let input = operand(0)?;
-            let permutation = attributes.ints("permutation", &[])?;
-            let shape: Option<Vec<i64>> = permutation
-                .iter()
-                .map(|&d| usize::try_from(d).ok().and_then(|d| input.get(d).copied()))
-                .collect();
-            match shape {
-                Some(shape) if shape.len() == input.len() => one(shape),
-                _ => Err(format!(
-                    "permutation {permutation:?} of a rank-{} tensor",
-                    input.len()
-                )),
-            }
-        }
-        "concat" => {
-            let axis = axis(
-                attributes.int("axis", 0)?,
-                shapes.first().map_or(0, Vec::len),
-            )?;
-            let mut shape = operand(0)?;
-            shape[axis] = shapes
-                .iter()
-                .map(|shape| shape.get(axis).copied().unwrap_or(0))
-                .sum();
-            one(shape)
-        }
-        "pad" => {
-            let input = operand(0)?;
-            let pads = attributes.ints("pads", &[])?;
-            if pads.len() != 2 * input.len() {
-                return Err(format!(
-                    "{} pads for a rank-{} tensor",
-                    pads.len(),
-                    input.len()
-                ));
-            }
-            one(input
-                .iter()
-                .enumerate()
-                .map(|(d, size)| size + pads[d] + pads[d + input.len()])
-                .collect())
-        }
+        "gemm" => one(gemm(&operand(0)?, &operand(1)?, attributes)?),
+        "transpose" => one(transpose(&operand(0)?, attributes)?),
+        "concat" => one(concat(&operands, attributes)?),
+        "pad" => one(pad(&operand(0)?, attributes)?),
         "flatten" => {
             let input = operand(0)?;
             let axis = axis(attributes.int("axis", 1)?, input.len() + 1)?;
@@ -163,27 +117,7 @@ pub fn result_shapes(
                 input[axis..].iter().product(),
             ])
         }
-        "reduce_sum" | "reduce_mean" | "reduce_max" => {
-            let input = operand(0)?;
-            let mut axes = attributes
-                .ints("axes", &[])?
-                .into_iter()
-                .map(|a| axis(a, input.len()))
-                .collect::<Result<Vec<_>, _>>()?;
-            if axes.is_empty() {
-                axes = (0..input.len()).collect();
-            }
-            let keep = attributes.get("keepdims").is_none() || attributes.flag("keepdims");
-            one(input
-                .iter()
-                .enumerate()
-                .filter_map(|(d, &size)| match (axes.contains(&d), keep) {
-                    (false, _) => Some(size),
-                    (true, true) => Some(1),
-                    (true, false) => None,
-                })
-                .collect())
-        }
+        "reduce_sum" | "reduce_mean" | "reduce_max" => one(reduce(&operand(0)?, attributes)?),
         "gather" => {
             let (data, indices) = (operand(0)?, operand(1)?);
             let axis = axis(attributes.int("axis", 0)?, data.len())?;
@@ -198,6 +132,102 @@ pub fn result_shapes(
     }
 }
 
+/// `graph.gemm` of `a` and `b`, each transposed when its flag says so: the rows of `a` by the
+/// columns of `b`, or the error that the inner sizes differ.
+fn gemm(a: &[i64], b: &[i64], attributes: &Attributes) -> Result<Vec<i64>, String> {
+    let (a, b) = (
+        if attributes.flag("trans_a") {
+            [a[1], a[0]]
+        } else {
+            [a[0], a[1]]
+        },
+        if attributes.flag("trans_b") {
+            [b[1], b[0]]
+        } else {
+            [b[0], b[1]]
+        },
+    );
+    if a[1] != b[0] {
+        return Err(format!("gemm of {a:?} and {b:?}"));
+    }
+    Ok(vec![a[0], b[1]])
+}
+
+/// `graph.transpose` of `input`: its sizes in the order of `permutation`, or the error that the
+/// permutation does not fit the rank.
+fn transpose(input: &[i64], attributes: &Attributes) -> Result<Vec<i64>, String> {
+    let permutation = attributes.ints("permutation", &[])?;
+    let shape: Option<Vec<i64>> = permutation
+        .iter()
+        .map(|&d| usize::try_from(d).ok().and_then(|d| input.get(d).copied()))
+        .collect();
+    match shape {
+        Some(shape) if shape.len() == input.len() => Ok(shape),
+        _ => Err(format!(
+            "permutation {permutation:?} of a rank-{} tensor",
+            input.len()
+        )),
+    }
+}
+
+/// `graph.concat`: the first operand's shape with the operands' sizes along the axis summed.
+fn concat(operands: &Operands, attributes: &Attributes) -> Result<Vec<i64>, String> {
+    let shapes = operands.shapes;
+    let axis = axis(
+        attributes.int("axis", 0)?,
+        shapes.first().map_or(0, Vec::len),
+    )?;
+    let mut shape = operands.get(0)?;
+    shape[axis] = shapes
+        .iter()
+        .map(|shape| shape.get(axis).copied().unwrap_or(0))
+        .sum();
+    Ok(shape)
+}
+
+/// `graph.pad` of `input`: every size grown by its padding before and after, or the error that
+/// the pads do not fit the rank.
+fn pad(input: &[i64], attributes: &Attributes) -> Result<Vec<i64>, String> {
+    let pads = attributes.ints("pads", &[])?;
+    if pads.len() != 2 * input.len() {
+        return Err(format!(
+            "{} pads for a rank-{} tensor",
+            pads.len(),
+            input.len()
+        ));
+    }
+    Ok(input
+        .iter()
+        .enumerate()
+        .map(|(d, size)| size + pads[d] + pads[d + input.len()])
+        .collect())
+}
+
+/// Reductions of `input` over `axes` (all when empty): the reduced sizes 1 when `keepdims`
+/// (the default) holds, dropped otherwise.
+fn reduce(input: &[i64], attributes: &Attributes) -> Result<Vec<i64>, String> {
+    let mut axes = attributes
+        .ints("axes", &[])?
+        .into_iter()
+        .map(|a| axis(a, input.len()))
+        .collect::<Result<Vec<_>, _>>()?;
+    if axes.is_empty() {
+        axes = (0..input.len()).collect();
+    }
+    let keep = attributes.get("keepdims").is_none() || attributes.flag("keepdims");
+    Ok(input
+        .iter()
+        .enumerate()
+        .filter_map(|(d, &size)| match (axes.contains(&d), keep) {
+            (false, _) => Some(size),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect())
+}
+
+/// A possibly negative `axis` of a tensor of `rank` dimensions as a dimension, or the error that
+/// it is out of range.
 fn axis(axis: i64, rank: usize) -> Result<usize, String> {
     let resolved = if axis < 0 { axis + rank as i64 } else { axis };
     usize::try_from(resolved)
@@ -228,6 +258,8 @@ pub fn broadcast(shapes: &[Vec<i64>]) -> Result<Vec<i64>, String> {
         .collect()
 }
 
+/// `graph.batch_matmul`: the broadcast batch dimensions, then the rows of `a` by the columns of
+/// `b`, or the error that the inner sizes differ.
 fn batch_matmul(a: &[i64], b: &[i64]) -> Result<Vec<i64>, String> {
     if a.len() < 2 || b.len() < 2 || a[a.len() - 1] != b[b.len() - 2] {
         return Err(format!("batch_matmul of {a:?} and {b:?}"));
@@ -237,6 +269,8 @@ fn batch_matmul(a: &[i64], b: &[i64]) -> Result<Vec<i64>, String> {
     Ok(shape)
 }
 
+/// `graph.conv2d` of `input` with `filter`: batch, filters and the windows' output sizes, or the
+/// error that the channels and groups do not fit.
 fn conv2d(input: &[i64], filter: &[i64], attributes: &Attributes) -> Result<Vec<i64>, String> {
     let (strides, pads, dilations) = (
         attributes.ints("strides", &[1, 1])?,
@@ -267,6 +301,7 @@ fn conv2d(input: &[i64], filter: &[i64], attributes: &Attributes) -> Result<Vec<
     Ok(vec![input[0], filter[0], out(0)?, out(1)?])
 }
 
+/// Pooling of `input`: batch, channels and the windows' output sizes.
 fn pool2d(input: &[i64], attributes: &Attributes) -> Result<Vec<i64>, String> {
     let kernel = attributes.ints("kernel", &[])?;
     let (strides, pads, dilations) = (
@@ -291,6 +326,8 @@ fn pool2d(input: &[i64], attributes: &Attributes) -> Result<Vec<i64>, String> {
     Ok(vec![input[0], input[1], out(0)?, out(1)?])
 }
 
+/// The output size of a window of `kernel` (dilated by `dilation`) sliding by `stride` over
+/// `size` elements plus `pads`, rounding up when `ceil`; or the error that it does not fit.
 fn window_output(
     size: i64,
     kernel: i64,

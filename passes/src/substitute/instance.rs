@@ -63,6 +63,8 @@ pub fn instantiate_rule(
     result.map(|()| module)
 }
 
+/// Fills `module` with `@source` and `@rewritten` for `instantiate_rule`; an error says why the
+/// shapes do not suit the rule or why the rule is wrong.
 fn fill(
     rule: &Rule,
     shapes: &[Vec<i64>],
@@ -71,6 +73,37 @@ fn fill(
     module: Op,
     location: MlirLocation,
 ) -> Result<(), InstanceError> {
+    let bindings = Bindings { sizes, attributes };
+    let body = source_body(rule, shapes, &bindings, location)?;
+    let (source, block) = source_function(module, body, location);
+    // SAFETY: a live op.
+    if unsafe { !mlirOperationVerify(source.0) } {
+        return Err(InstanceError::Shapes(
+            "the source does not verify at these shapes".to_owned(),
+        ));
+    }
+    add_rewritten(rule, source, block, location)
+}
+
+/// The body of `@source`: a region whose block takes arguments of `shapes` and returns what
+/// the rule's source computes on them.
+struct SourceBody {
+    region: MlirRegion,
+    /// The types of the block's arguments.
+    arguments: Vec<MlirType>,
+    /// The types of the returned values.
+    results: Vec<MlirType>,
+}
+
+/// Builds the rule's source on arguments of `shapes` with `bindings`, in a region of its own
+/// ending in `func.return`; an error (the region destroyed) when an op does not build at these
+/// shapes.
+fn source_body(
+    rule: &Rule,
+    shapes: &[Vec<i64>],
+    bindings: &Bindings,
+    location: MlirLocation,
+) -> Result<SourceBody, InstanceError> {
     let types: Vec<MlirType> = rule
         .arguments
         .iter()
@@ -88,8 +121,8 @@ fn fill(
         })
         .collect();
     let locations: Vec<MlirLocation> = rule.source.ops.iter().map(|op| op.op.location()).collect();
-    let bindings = Bindings { sizes, attributes };
-    // An op whose shape only a match gives (a reshape's) takes the file's type at the file's shapes.
+    // An op whose shape only a match gives (a reshape's) takes the file's type at the file's
+    // shapes.
     let typing = if shapes == example_shapes(rule) {
         Typing::Written
     } else {
@@ -98,7 +131,7 @@ fn fill(
     let built = instantiate(
         &rule.source,
         &inputs,
-        &bindings,
+        bindings,
         typing,
         &locations,
         InsertionPoint::End(block),
@@ -122,8 +155,18 @@ fn fill(
         Vec::new(),
     );
     let result_types: Vec<MlirType> = results.iter().map(|value| value.r#type()).collect();
+    Ok(SourceBody {
+        region,
+        arguments: types,
+        results: result_types,
+    })
+}
+
+/// Appends `func.func @source` with `body` to `module`; returns it and the module's block.
+fn source_function(module: Op, body: SourceBody, location: MlirLocation) -> (Op, MlirBlock) {
+    let (types, result_types) = (&body.arguments, &body.results);
     // SAFETY: live types of one context; the module body is its first region's first block.
-    let (function_type, body) = unsafe {
+    let (function_type, block) = unsafe {
         (
             mlirTypeAttrGet(mlirFunctionTypeGet(
                 mlirLocationGetContext(location),
@@ -138,7 +181,7 @@ fn fill(
     // SAFETY: as above.
     let context = unsafe { mlirLocationGetContext(location) };
     let source = create(
-        InsertionPoint::End(body),
+        InsertionPoint::End(block),
         location,
         "func.func",
         &[],
@@ -147,14 +190,22 @@ fn fill(
             ("sym_name", string_attribute(context, "source")),
             ("function_type", function_type),
         ],
-        vec![region],
+        vec![body.region],
     );
-    // SAFETY: a live op.
-    if unsafe { !mlirOperationVerify(source.0) } {
-        return Err(InstanceError::Shapes(
-            "the source does not verify at these shapes".to_owned(),
-        ));
-    }
+    (source, block)
+}
+
+/// Appends to the module's `block` a clone of `source` named `@rewritten`, and applies to it the
+/// rule's match of itself; an error when the source does not match itself or the rewritten
+/// function does not verify.
+fn add_rewritten(
+    rule: &Rule,
+    source: Op,
+    block: MlirBlock,
+    location: MlirLocation,
+) -> Result<(), InstanceError> {
+    // SAFETY: the location is alive.
+    let context = unsafe { mlirLocationGetContext(location) };
     // SAFETY: a live op; the clone is inserted into the module, which owns it.
     let rewritten = Op(unsafe { mlirOperationClone(source.0) });
     // SAFETY: as above.
@@ -164,7 +215,7 @@ fn fill(
             string_ref("sym_name"),
             string_attribute(context, "rewritten"),
         );
-        mlirBlockAppendOwnedOperation(body, rewritten.0);
+        mlirBlockAppendOwnedOperation(block, rewritten.0);
     }
     let view =
         FunctionView::read(rewritten).map_err(|error| InstanceError::Unsound(error.message))?;

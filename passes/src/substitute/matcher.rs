@@ -1,11 +1,12 @@
-//! Finding a rule's source pattern in a function: every set of ops that the pattern's ops map
-//! onto one to one, with the wildcards bound to the values entering it.
+//! Finding a rule's source pattern in a function: every set of ops that the pattern's ops map onto
+//! one to one, with the wildcards bound to the values entering it.
 //!
-//! The pattern's ops are visited from the last to the first, so each op but the pattern's roots
-//! is fixed by the operand edge of a consumer already matched; only roots are searched among the
+//! The pattern's ops are visited from the last to the first, so each op but the pattern's roots is
+//! fixed by the operand edge of a consumer already matched; only roots are searched among the
 //! function's ops of the same name. A match is kept only if it can be replaced: the values that
-//! stay inside it are read only inside it (but for constants, which stay for their other readers) (MetaFlow's external edges are the pattern's inputs and
-//! outputs), and no input depends on its outputs (the target would read its own result).
+//! stay inside it are read only inside it (but for constants, which stay for their other readers)
+//! (MetaFlow's external edges are the pattern's inputs and outputs), and no input depends on its
+//! outputs (the target would read its own result).
 
 use super::expr::Env;
 use super::rule::{PatternOp, PatternValue, Rule};

@@ -46,6 +46,7 @@ pub enum Region {
 }
 
 impl Region {
+    /// Whether the search may apply `found` (in the graph `view`).
     fn admits(self, found: &Match, view: &FunctionView) -> bool {
         let parts = || found.ops.iter().map(|&op| part_of(view.ops[op].op));
         match self {
@@ -87,6 +88,7 @@ pub struct Outcome {
     pub generated: usize,
 }
 
+/// A graph in the queue: a detached clone of the function, its cost and how it was reached.
 struct Candidate {
     function: Op,
     cost: f64,
@@ -94,6 +96,7 @@ struct Candidate {
 }
 
 impl Candidate {
+    /// Destroys the clone.
     fn destroy(self) {
         // SAFETY: a detached clone owned by the search.
         unsafe { mlirOperationDestroy(self.function.0) }
@@ -107,110 +110,203 @@ pub fn search(
     settings: &Settings,
     machine: Option<&Machine>,
 ) -> Result<Outcome, String> {
-    let mut cache = LayerCache::new();
-    let mut measure = |candidate: Op| -> Result<(f64, u64), String> {
-        let view = FunctionView::read(candidate).map_err(|error| error.message)?;
-        Ok((
-            cost(&view, settings.metric, machine, &mut cache),
-            fingerprint(&view),
-        ))
-    };
-    let (initial, print) = measure(function)?;
-    let mut seen: HashSet<u64> = HashSet::from([print]);
-    let mut queue: Vec<Candidate> = vec![Candidate {
-        function: clone(function),
-        cost: initial,
-        steps: Vec::new(),
-    }];
-    let mut best: Option<Candidate> = None;
-    let mut best_cost = initial;
-    let (mut expanded, mut generated) = (0, 0);
+    let mut search = Search::start(function, rules, settings, machine)?;
     let mut progress = Progress::new(function);
-    while expanded < settings.budget {
-        progress.show(expanded, generated, best_cost);
-        let Some(position) = cheapest(&queue) else {
+    while search.expanded < settings.budget {
+        progress.show(search.expanded, search.generated, search.best_cost);
+        let Some(position) = cheapest(&search.queue) else {
             break;
         };
-        let current = queue.swap_remove(position);
-        expanded += 1;
+        let current = search.queue.swap_remove(position);
+        search.expanded += 1;
+        search.expand(&current)?;
+        current.destroy();
+        search.prune();
+    }
+    std::mem::take(&mut search.queue)
+        .into_iter()
+        .for_each(Candidate::destroy);
+    progress.finish();
+    Ok(search.finish(function))
+}
+
+/// The state of one search.
+struct Search<'a> {
+    rules: &'a [Rule],
+    settings: &'a Settings,
+    machine: Option<&'a Machine>,
+    cache: LayerCache,
+    /// Fingerprints of the graphs generated so far (the function's among them).
+    seen: HashSet<u64>,
+    /// Candidates still to expand.
+    queue: Vec<Candidate>,
+    /// The cheapest candidate generated, a clone of its own (None: none beat the function).
+    best: Option<Candidate>,
+    /// The function's cost.
+    initial: f64,
+    /// The best cost so far.
+    best_cost: f64,
+    expanded: usize,
+    generated: usize,
+}
+
+impl<'a> Search<'a> {
+    /// A search whose queue holds a clone of `function`.
+    fn start(
+        function: Op,
+        rules: &'a [Rule],
+        settings: &'a Settings,
+        machine: Option<&'a Machine>,
+    ) -> Result<Self, String> {
+        let mut search = Self {
+            rules,
+            settings,
+            machine,
+            cache: LayerCache::new(),
+            seen: HashSet::new(),
+            queue: Vec::new(),
+            best: None,
+            initial: 0.0,
+            best_cost: 0.0,
+            expanded: 0,
+            generated: 0,
+        };
+        let (initial, print) = search.measure(function)?;
+        search.seen.insert(print);
+        search.queue.push(Candidate {
+            function: clone(function),
+            cost: initial,
+            steps: Vec::new(),
+        });
+        search.initial = initial;
+        search.best_cost = initial;
+        Ok(search)
+    }
+
+    /// The cost and the fingerprint of `candidate`.
+    fn measure(&mut self, candidate: Op) -> Result<(f64, u64), String> {
+        let view = FunctionView::read(candidate).map_err(|error| error.message)?;
+        Ok((
+            cost(&view, self.settings.metric, self.machine, &mut self.cache),
+            fingerprint(&view),
+        ))
+    }
+
+    /// Generates a candidate from `current` by every admitted match of every rule, in rule
+    /// order, offering each to the queue.
+    fn expand(&mut self, current: &Candidate) -> Result<(), String> {
         let view = FunctionView::read(current.function).map_err(|error| error.message)?;
+        let rules = self.rules;
         for (index, rule) in rules.iter().enumerate() {
-            for found in find(rule, &view, settings.matches_per_rule) {
-                if !settings.region.admits(&found, &view) {
+            for found in find(rule, &view, self.settings.matches_per_rule) {
+                if !self.settings.region.admits(&found, &view) {
                     continue;
                 }
-                let next = clone(current.function);
-                let next_view = view.of_clone(next);
-                let anchor = next_view.ops[found.anchor(rule)].op;
-                let (location, part) = (anchor.location(), part_of(anchor));
-                let Ok(built) = apply(rule, &found, &next_view, next) else {
-                    // SAFETY: the clone is detached and owned here.
-                    unsafe { mlirOperationDestroy(next.0) };
-                    continue;
-                };
-                if let Some(part) = part {
-                    built.into_iter().for_each(|op| set_part(op, part));
-                }
-                generated += 1;
-                let (next_cost, print) = measure(next)?;
-                let mut steps = current.steps.clone();
-                steps.push(Step {
-                    rule: index,
-                    location,
-                    cost: (current.cost, next_cost),
-                });
-                let candidate = Candidate {
-                    function: next,
-                    cost: next_cost,
-                    steps,
-                };
-                if !seen.insert(print) || next_cost >= settings.alpha * best_cost {
-                    candidate.destroy();
-                    continue;
-                }
-                if next_cost < best_cost {
-                    best_cost = next_cost;
-                    if let Some(previous) = best.replace(Candidate {
-                        function: clone(candidate.function),
-                        cost: candidate.cost,
-                        steps: candidate.steps.clone(),
-                    }) {
-                        previous.destroy();
-                    }
-                }
-                queue.push(candidate);
+                self.rewrite(current, &view, index, &found)?;
             }
         }
-        current.destroy();
-        // Only the best and candidates under alpha times it can be expanded, and no more than
-        // the budget has left: the rest are dropped (a queue of clones is the search's memory).
-        let (mut kept, dropped): (Vec<Candidate>, Vec<Candidate>) = queue
+        Ok(())
+    }
+
+    /// Applies match `found` of rule `index` to a clone of `current` (read as `view`) and offers
+    /// the result; a match whose target does not build is passed over.
+    fn rewrite(
+        &mut self,
+        current: &Candidate,
+        view: &FunctionView,
+        index: usize,
+        found: &Match,
+    ) -> Result<(), String> {
+        let rule = &self.rules[index];
+        let next = clone(current.function);
+        let next_view = view.of_clone(next);
+        let anchor = next_view.ops[found.anchor(rule)].op;
+        let (location, part) = (anchor.location(), part_of(anchor));
+        let Ok(built) = apply(rule, found, &next_view, next) else {
+            // SAFETY: the clone is detached and owned here.
+            unsafe { mlirOperationDestroy(next.0) };
+            return Ok(());
+        };
+        if let Some(part) = part {
+            built.into_iter().for_each(|op| set_part(op, part));
+        }
+        self.generated += 1;
+        let (next_cost, print) = self.measure(next)?;
+        let mut steps = current.steps.clone();
+        steps.push(Step {
+            rule: index,
+            location,
+            cost: (current.cost, next_cost),
+        });
+        let candidate = Candidate {
+            function: next,
+            cost: next_cost,
+            steps,
+        };
+        self.offer(candidate, print);
+        Ok(())
+    }
+
+    /// Queues `candidate` (fingerprint `print`) unless its graph was seen or it costs α times
+    /// the best or more; a new best is also kept as a clone of its own.
+    fn offer(&mut self, candidate: Candidate, print: u64) {
+        let next_cost = candidate.cost;
+        if !self.seen.insert(print) || next_cost >= self.settings.alpha * self.best_cost {
+            candidate.destroy();
+            return;
+        }
+        if next_cost < self.best_cost {
+            self.best_cost = next_cost;
+            if let Some(previous) = self.best.replace(Candidate {
+                function: clone(candidate.function),
+                cost: candidate.cost,
+                steps: candidate.steps.clone(),
+            }) {
+                previous.destroy();
+            }
+        }
+        self.queue.push(candidate);
+    }
+
+    /// Drops the candidates that can no longer be expanded: only the best and candidates under
+    /// alpha times it can be, and no more than the budget has left (a queue of clones is the
+    /// search's memory).
+    fn prune(&mut self) {
+        let (alpha, best_cost) = (self.settings.alpha, self.best_cost);
+        let (mut kept, dropped): (Vec<Candidate>, Vec<Candidate>) = std::mem::take(&mut self.queue)
             .into_iter()
-            .partition(|c| c.cost <= best_cost || c.cost < settings.alpha * best_cost);
+            .partition(|c| c.cost <= best_cost || c.cost < alpha * best_cost);
         dropped.into_iter().for_each(Candidate::destroy);
         kept.sort_by(|a, b| a.cost.total_cmp(&b.cost));
-        kept.drain(settings.budget.saturating_sub(expanded).min(kept.len())..)
-            .for_each(Candidate::destroy);
-        queue = kept;
+        kept.drain(
+            self.settings
+                .budget
+                .saturating_sub(self.expanded)
+                .min(kept.len())..,
+        )
+        .for_each(Candidate::destroy);
+        self.queue = kept;
     }
-    queue.into_iter().for_each(Candidate::destroy);
-    progress.finish();
-    let steps = match best {
-        Some(best) => {
-            take_body(function, best.function);
-            let steps = best.steps.clone();
-            best.destroy();
-            steps
+
+    /// Moves the best graph's body into `function`, if one beat it; returns what the search did.
+    fn finish(self, function: Op) -> Outcome {
+        let steps = match self.best {
+            Some(best) => {
+                take_body(function, best.function);
+                let steps = best.steps.clone();
+                best.destroy();
+                steps
+            }
+            None => Vec::new(),
+        };
+        Outcome {
+            initial: self.initial,
+            best: self.best_cost,
+            steps,
+            expanded: self.expanded,
+            generated: self.generated,
         }
-        None => Vec::new(),
-    };
-    Ok(Outcome {
-        initial,
-        best: best_cost,
-        steps,
-        expanded,
-        generated,
-    })
+    }
 }
 
 /// Applies every match of `rules` until none is left or `budget` rewrites were made, whatever
@@ -248,6 +344,7 @@ struct Progress {
 }
 
 impl Progress {
+    /// Starts the clock of the search of `function`.
     fn new(function: Op) -> Self {
         use std::io::IsTerminal;
         let terminal = std::io::stderr().is_terminal();
@@ -264,6 +361,7 @@ impl Progress {
         }
     }
 
+    /// Rewrites the line when a second passed since the last (two since the start).
     fn show(&mut self, expanded: usize, generated: usize, best: f64) {
         let now = std::time::Instant::now();
         let due = self
@@ -272,11 +370,16 @@ impl Progress {
                 now.duration_since(last).as_secs_f64() > 1.0
             });
         if self.terminal && due {
-            eprint!("\rgraph-substitute @{}: {expanded} candidates expanded, {generated} generated, best cost {best:.0}   ", self.name);
+            eprint!(
+                "\rgraph-substitute @{}: {expanded} candidates expanded, \
+                 {generated} generated, best cost {best:.0}   ",
+                self.name
+            );
             self.last = Some(now);
         }
     }
 
+    /// Ends the line, if one was written.
     fn finish(&self) {
         if self.last.is_some() {
             eprintln!();
@@ -287,10 +390,12 @@ impl Progress {
 /// Matches of one rule tried per rewrite by [`apply_all`].
 const MATCHES_TRIED: usize = 64;
 
+/// The position of the cheapest candidate in `queue`.
 fn cheapest(queue: &[Candidate]) -> Option<usize> {
     (0..queue.len()).min_by(|&a, &b| queue[a].cost.total_cmp(&queue[b].cost))
 }
 
+/// A detached clone of `function`.
 fn clone(function: Op) -> Op {
     // SAFETY: the op is alive; the clone is detached and owned by the caller.
     Op(unsafe { mlirOperationClone(function.0) })

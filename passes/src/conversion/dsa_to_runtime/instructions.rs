@@ -88,91 +88,16 @@ pub(super) unsafe fn lower_instruction(
             builder.constant_i64(waits.len() as i64),
         ];
         let token_slot = builder.word(scratch, TOKEN_WORD);
-        let buffers: Vec<MlirValue> = operands(op)
-            .into_iter()
-            .filter(|&value| mlirTypeIsAMemRef(mlirValueGetType(value)))
-            .collect();
-        let views: Vec<MlirValue> = buffers
-            .iter()
-            .enumerate()
-            .map(|(slot, &buffer)| view(builder, scratch, slot, buffer))
-            .collect();
-        let accumulate = || builder.constant_i32(attribute(op, "accumulate").is_some() as i64);
+        let call = Call::new(op, builder, scratch);
         let mut arguments = vec![state.device, cluster, core];
         let callee = match name {
-            "dsa.dma" => {
-                arguments.extend(&views);
-                "td_dma"
-            }
-            "dsa.matmul" => {
-                arguments.extend(&views);
-                arguments.push(accumulate());
-                "td_matmul"
-            }
-            "dsa.conv2d" => {
-                let mut words = i64_array(op, "strides", &[1, 1]);
-                words.extend(i64_array(op, "pads", &[0, 0, 0, 0]));
-                words.extend(i64_array(op, "dilations", &[1, 1]));
-                words.push(
-                    attribute(op, "groups").map_or(1, |groups| mlirIntegerAttrGetValueInt(groups)),
-                );
-                arguments.extend(&views);
-                arguments.push(params(builder, scratch, &words));
-                arguments.push(accumulate());
-                "td_conv2d"
-            }
-            "dsa.binary" => {
-                let kind: BinaryKind = enum_attribute(op, "kind").expect("dsa.binary has a kind");
-                arguments.push(builder.constant_i32(binary_code(kind)));
-                arguments.extend(&views);
-                "td_binary"
-            }
-            "dsa.unary" => {
-                let kind: UnaryKind = enum_attribute(op, "kind").expect("dsa.unary has a kind");
-                let float = |name| {
-                    attribute(op, name).map_or(0.0, |value| mlirFloatAttrGetValueDouble(value))
-                };
-                let (code, parameters) = unary_code(kind);
-                let (p0, p1) = match parameters {
-                    UnaryParameters::Attributes(p0, p1) => (float(p0), float(p1)),
-                    UnaryParameters::Constants(p0, p1) => (p0, p1),
-                };
-                arguments.extend([
-                    builder.constant_i32(code),
-                    builder.constant_f32(p0),
-                    builder.constant_f32(p1),
-                ]);
-                arguments.extend(&views);
-                "td_unary"
-            }
-            "dsa.pool" => {
-                let count_include_pad = attribute(op, "count_include_pad")
-                    .is_some_and(|flag| mlirBoolAttrGetValue(flag));
-                let kind: PoolKind = enum_attribute(op, "kind").expect("dsa.pool has a kind");
-                let mut words = vec![pool_code(kind) | ((count_include_pad as i64) << 32)];
-                words.extend(i64_array(op, "kernel", &[1, 1]));
-                words.extend(i64_array(op, "strides", &[1, 1]));
-                words.extend(i64_array(op, "pads", &[0, 0, 0, 0]));
-                arguments.push(params(builder, scratch, &words));
-                arguments.extend(&views);
-                "td_pool2d"
-            }
-            "dsa.reduce" => {
-                let rank = mlirShapedTypeGetRank(mlirValueGetType(buffers[0]));
-                let axis = mlirIntegerAttrGetValueInt(attribute(op, "axis").expect("checked"));
-                let kind: ReduceKind = enum_attribute(op, "kind").expect("dsa.reduce has a kind");
-                arguments.push(builder.constant_i32(reduce_code(kind)));
-                arguments.push(builder.constant_i32(axis.rem_euclid(rank)));
-                arguments.extend(&views);
-                "td_reduce"
-            }
             "dsa.wait" => "td_wait",
             "dsa.barrier" => {
                 arguments.push(token_slot);
                 builder.call_runtime("td_barrier", &arguments);
                 return;
             }
-            other => unreachable!("checked: '{other}' is an instruction"),
+            _ => call.arguments(name, &mut arguments),
         };
         arguments.extend(waits_list);
         arguments.push(token_slot);
@@ -180,6 +105,191 @@ pub(super) unsafe fn lower_instruction(
         if mlirOperationGetNumResults(op) == 1 {
             let token = builder.load_i64(token_slot);
             mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), token);
+        }
+    }
+}
+
+/// An instruction being lowered, with the views of its buffers.
+struct Call<'a> {
+    op: MlirOperation,
+    builder: &'a Builder,
+    /// The function's scratch pointer.
+    scratch: MlirValue,
+    /// The op's buffer operands, in order.
+    buffers: Vec<MlirValue>,
+    /// The `td_view` of every buffer, in the scratch's view slots in order.
+    views: Vec<MlirValue>,
+}
+
+impl<'a> Call<'a> {
+    /// Builds the views of the buffers of `op` with `builder`, in order.
+    ///
+    /// # Safety
+    /// As for [`lower_instruction`]; `scratch` is the function's scratch pointer.
+    unsafe fn new(op: MlirOperation, builder: &'a Builder, scratch: MlirValue) -> Self {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            let buffers: Vec<MlirValue> = operands(op)
+                .into_iter()
+                .filter(|&value| mlirTypeIsAMemRef(mlirValueGetType(value)))
+                .collect();
+            let views: Vec<MlirValue> = buffers
+                .iter()
+                .enumerate()
+                .map(|(slot, &buffer)| view(builder, scratch, slot, buffer))
+                .collect();
+            Self {
+                op,
+                builder,
+                scratch,
+                buffers,
+                views,
+            }
+        }
+    }
+
+    /// Appends to `arguments` what the call of instruction `name` (neither a wait nor a
+    /// barrier) passes after the core and before the waits; returns the callee.
+    ///
+    /// # Safety
+    /// As for [`lower_instruction`].
+    unsafe fn arguments(&self, name: &str, arguments: &mut Vec<MlirValue>) -> &'static str {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            match name {
+                "dsa.dma" => {
+                    arguments.extend(&self.views);
+                    "td_dma"
+                }
+                "dsa.matmul" => {
+                    arguments.extend(&self.views);
+                    arguments.push(self.accumulate());
+                    "td_matmul"
+                }
+                "dsa.conv2d" => {
+                    self.conv2d(arguments);
+                    "td_conv2d"
+                }
+                "dsa.binary" => {
+                    let kind: BinaryKind =
+                        enum_attribute(self.op, "kind").expect("dsa.binary has a kind");
+                    arguments.push(self.builder.constant_i32(binary_code(kind)));
+                    arguments.extend(&self.views);
+                    "td_binary"
+                }
+                "dsa.unary" => {
+                    self.unary(arguments);
+                    "td_unary"
+                }
+                "dsa.pool" => {
+                    self.pool(arguments);
+                    "td_pool2d"
+                }
+                "dsa.reduce" => {
+                    self.reduce(arguments);
+                    "td_reduce"
+                }
+                other => unreachable!("checked: '{other}' is an instruction"),
+            }
+        }
+    }
+
+    /// The `accumulate` flag as an `i32` constant.
+    ///
+    /// # Safety
+    /// As for [`lower_instruction`].
+    unsafe fn accumulate(&self) -> MlirValue {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            self.builder
+                .constant_i32(attribute(self.op, "accumulate").is_some() as i64)
+        }
+    }
+
+    /// `td_conv2d`'s arguments: the views, the parameter struct (strides, pads, dilations,
+    /// groups) and `accumulate`.
+    ///
+    /// # Safety
+    /// As for [`lower_instruction`].
+    unsafe fn conv2d(&self, arguments: &mut Vec<MlirValue>) {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            let op = self.op;
+            let mut words = i64_array(op, "strides", &[1, 1]);
+            words.extend(i64_array(op, "pads", &[0, 0, 0, 0]));
+            words.extend(i64_array(op, "dilations", &[1, 1]));
+            words.push(
+                attribute(op, "groups").map_or(1, |groups| mlirIntegerAttrGetValueInt(groups)),
+            );
+            arguments.extend(&self.views);
+            arguments.push(params(self.builder, self.scratch, &words));
+            arguments.push(self.accumulate());
+        }
+    }
+
+    /// `td_unary`'s arguments: the function's code and its two parameters (the op's attributes
+    /// or the kind's constants), then the views.
+    ///
+    /// # Safety
+    /// As for [`lower_instruction`].
+    unsafe fn unary(&self, arguments: &mut Vec<MlirValue>) {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            let op = self.op;
+            let builder = self.builder;
+            let kind: UnaryKind = enum_attribute(op, "kind").expect("dsa.unary has a kind");
+            let float =
+                |name| attribute(op, name).map_or(0.0, |value| mlirFloatAttrGetValueDouble(value));
+            let (code, parameters) = unary_code(kind);
+            let (p0, p1) = match parameters {
+                UnaryParameters::Attributes(p0, p1) => (float(p0), float(p1)),
+                UnaryParameters::Constants(p0, p1) => (p0, p1),
+            };
+            arguments.extend([
+                builder.constant_i32(code),
+                builder.constant_f32(p0),
+                builder.constant_f32(p1),
+            ]);
+            arguments.extend(&self.views);
+        }
+    }
+
+    /// `td_pool2d`'s arguments: the parameter struct (kind and `count_include_pad`, kernel,
+    /// strides, pads), then the views.
+    ///
+    /// # Safety
+    /// As for [`lower_instruction`].
+    unsafe fn pool(&self, arguments: &mut Vec<MlirValue>) {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            let op = self.op;
+            let count_include_pad =
+                attribute(op, "count_include_pad").is_some_and(|flag| mlirBoolAttrGetValue(flag));
+            let kind: PoolKind = enum_attribute(op, "kind").expect("dsa.pool has a kind");
+            let mut words = vec![pool_code(kind) | ((count_include_pad as i64) << 32)];
+            words.extend(i64_array(op, "kernel", &[1, 1]));
+            words.extend(i64_array(op, "strides", &[1, 1]));
+            words.extend(i64_array(op, "pads", &[0, 0, 0, 0]));
+            arguments.push(params(self.builder, self.scratch, &words));
+            arguments.extend(&self.views);
+        }
+    }
+
+    /// `td_reduce`'s arguments: the kind's code and the axis (made non-negative), then the
+    /// views.
+    ///
+    /// # Safety
+    /// As for [`lower_instruction`].
+    unsafe fn reduce(&self, arguments: &mut Vec<MlirValue>) {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            let op = self.op;
+            let rank = mlirShapedTypeGetRank(mlirValueGetType(self.buffers[0]));
+            let axis = mlirIntegerAttrGetValueInt(attribute(op, "axis").expect("checked"));
+            let kind: ReduceKind = enum_attribute(op, "kind").expect("dsa.reduce has a kind");
+            arguments.push(self.builder.constant_i32(reduce_code(kind)));
+            arguments.push(self.builder.constant_i32(axis.rem_euclid(rank)));
+            arguments.extend(&self.views);
         }
     }
 }

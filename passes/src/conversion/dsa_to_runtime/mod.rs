@@ -138,7 +138,13 @@ impl Lowering {
         unsafe {
             let target = attribute(module, "dsa.target")
                 .and_then(|target| Target::from_attribute(Attribute::from_raw(target)))
-                .ok_or_else(|| emit_error(module, "convert-dsa-to-runtime needs the module's dsa.target; run dsa-set-target first"))?;
+                .ok_or_else(|| {
+                    emit_error(
+                        module,
+                        "convert-dsa-to-runtime needs the module's dsa.target; run \
+                         dsa-set-target first",
+                    )
+                })?;
             Ok(Lowering {
                 module,
                 cores_per_cluster: target.cores_per_cluster,

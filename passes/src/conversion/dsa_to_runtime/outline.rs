@@ -1,14 +1,13 @@
 //! A kernel's function cut into parts: runs of its layers (top-level ops between barriers) moved
 //! into functions of their own that it calls in order.
 //!
-//! A GraphTurbo kernel holds a whole model (3.6 × 10^5 ops after this pass for ResNet-152), and
-//! one function that large cannot go through the per-function pipelines on several threads, and
-//! costs LLVM's code generation twice as much per op as the layer-wise schedule's small kernels
-//! (docs/Benchmarks.md, the depths table). A part is called once per core, as the kernel is, with
-//! the kernel's leading arguments; the values it reads from the kernel's preamble (the running
-//! cluster's buffers, the LB arena) are passed to it, constants are copied into it. A part ends
-//! after a barrier and no value it defines is read after it, so the calls change nothing the
-//! runtime records.
+//! A GraphTurbo kernel holds a whole model, and one function that large cannot go through the
+//! per-function pipelines on several threads, and costs LLVM's code generation more per op than the
+//! layer-wise schedule's small kernels (docs/Benchmarks.md, the depths table). A part is called
+//! once per core, as the kernel is, with the kernel's leading arguments; the values it reads from
+//! the kernel's preamble (the running cluster's buffers, the LB arena) are passed to it, constants
+//! are copied into it. A part ends after a barrier and no value it defines is read after it, so the
+//! calls change nothing the runtime records.
 
 use super::abi::{kernel_arguments, prepend_arguments};
 use super::builder::Builder;
@@ -18,9 +17,9 @@ use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
 
 /// Ops (nested ones counted, before the instructions are lowered, each to tens of ops) past which
-/// a run of layers becomes a part. ResNet-152's GraphTurbo compile at batch 1 took 3.35 s with
-/// 150, 3.42 s with 60 and 3.53 s with 400 (4.37 s when a part took every view it read as an
-/// argument; 8.7 s before kernels were cut, when every view was also a kernel argument).
+/// a run of layers becomes a part: small parts spread over the threads of the per-function
+/// pipelines, but each costs a call, its arguments and the views it rebuilds, so a part holds
+/// several layers.
 const PART_OPS: usize = 150;
 
 /// Ops of a kernel's preamble, which stay in the kernel: what they define is read by every part.
@@ -43,105 +42,14 @@ enum Definition {
 pub(super) unsafe fn outline_parts(function: MlirOperation) -> Vec<MlirOperation> {
     // SAFETY: the caller's guarantee; ops are moved, not erased, and the handles stay valid.
     unsafe {
-        let block = entry_block(function);
-        let mut tops = Vec::new();
-        let mut op = mlirBlockGetFirstOperation(block);
-        while !op.ptr.is_null() {
-            tops.push(op);
-            op = mlirOperationGetNextInBlock(op);
-        }
-        let position: HashMap<usize, usize> = tops
-            .iter()
-            .enumerate()
-            .map(|(i, op)| (op.ptr as usize, i))
-            .collect();
-        let mut sizes = Vec::with_capacity(tops.len());
-        let mut reads: Vec<Vec<(MlirValue, Definition)>> = Vec::with_capacity(tops.len());
-        let mut last_use: Vec<usize> = (0..tops.len()).collect();
-        for (index, &top) in tops.iter().enumerate() {
-            let nested = walk(top);
-            sizes.push(nested.len());
-            let inside: HashSet<usize> = nested.iter().map(|op| op.ptr as usize).collect();
-            let mut outside = Vec::new();
-            let mut seen = HashSet::new();
-            for &op in &nested {
-                for value in operands(op) {
-                    let Some(definition) = defined_outside(value, block, &inside, &position) else {
-                        continue;
-                    };
-                    if seen.insert(value.ptr as usize) {
-                        outside.push((value, definition));
-                    }
-                    if let Definition::Op(defined) = definition {
-                        last_use[defined] = last_use[defined].max(index);
-                    }
-                }
-            }
-            reads.push(outside);
-        }
+        let layers = Layers::read(function);
+        let tops = &layers.tops;
         let first = tops
             .iter()
             .position(|&op| !is_preamble(op))
             .unwrap_or(tops.len());
-        // Pure ops whose results are read past the next barrier (tile bounds shared by the
-        // layers after common-subexpression elimination) stay in the kernel with the preamble,
-        // and are passed to the parts that read them, when what they read stays there too.
-        let barrier = |index: usize| op_name(tops[index]) == "dsa.barrier";
-        let mut next_barrier = vec![tops.len(); tops.len() + 1];
-        for index in (0..tops.len()).rev() {
-            next_barrier[index] = if barrier(index) {
-                index
-            } else {
-                next_barrier[index + 1]
-            };
-        }
-        // An op wanted in the kernel makes the pure ops it reads wanted too (a view of a view).
-        let mut wanted = vec![false; tops.len()];
-        for index in (first..tops.len()).rev() {
-            wanted[index] |= is_pure(tops[index]) && last_use[index] > next_barrier[index];
-            if wanted[index] {
-                for (_, definition) in &reads[index] {
-                    if let Definition::Op(defined) = *definition {
-                        wanted[defined] |= is_pure(tops[defined]);
-                    }
-                }
-            }
-        }
-        let mut stays = vec![false; tops.len()];
-        for index in 0..tops.len() {
-            let inputs_stay = reads[index].iter().all(|(_, definition)| match definition {
-                Definition::Argument => true,
-                Definition::Op(defined) => stays[*defined],
-            });
-            stays[index] = index < first || (wanted[index] && inputs_stay);
-        }
-        // The deallocations of the preamble's buffers and the terminator stay at the end.
-        let mut end = tops.len();
-        while end > first
-            && matches!(
-                op_name(tops[end - 1]).as_str(),
-                "dsa.return" | "dsa.dealloc"
-            )
-        {
-            end -= 1;
-        }
-        let mut parts: Vec<Vec<usize>> = Vec::new();
-        let (mut part, mut reach, mut size) = (Vec::new(), first, 0);
-        for index in first..end {
-            if stays[index] {
-                continue;
-            }
-            reach = reach.max(last_use[index]);
-            size += sizes[index];
-            part.push(index);
-            if reach <= index && barrier(index) && size >= PART_OPS {
-                parts.push(std::mem::take(&mut part));
-                (reach, size) = (index + 1, 0);
-            }
-        }
-        if !part.is_empty() && reach < end {
-            parts.push(part);
-        }
+        let stays = layers.stays(first);
+        let parts = layers.parts(first, &stays);
         // One part would only move the kernel's body behind a call.
         if parts.len() < 2 {
             return Vec::new();
@@ -150,14 +58,7 @@ pub(super) unsafe fn outline_parts(function: MlirOperation) -> Vec<MlirOperation
         let mut functions = Vec::new();
         for (number, part) in parts.into_iter().enumerate() {
             let call_before = tops[part.last().expect("a part has ops") + 1];
-            let part_reads: Vec<(MlirValue, Definition)> = {
-                let mut seen = HashSet::new();
-                part.iter()
-                    .flat_map(|&index| reads[index].iter().copied())
-                    .filter(|(_, definition)| !matches!(definition, Definition::Op(defined) if part.binary_search(defined).is_ok()))
-                    .filter(|(value, _)| seen.insert(value.ptr as usize))
-                    .collect()
-            };
+            let part_reads = layers.part_reads(&part);
             let ops: Vec<MlirOperation> = part.iter().map(|&index| tops[index]).collect();
             functions.push(outline(
                 function,
@@ -168,6 +69,186 @@ pub(super) unsafe fn outline_parts(function: MlirOperation) -> Vec<MlirOperation
             ));
         }
         functions
+    }
+}
+
+/// The top-level ops of a kernel's function and what each reads of the others.
+struct Layers {
+    /// The ops of the entry block, in order.
+    tops: Vec<MlirOperation>,
+    /// Per top-level op, how many ops it holds, itself included.
+    sizes: Vec<usize>,
+    /// Per top-level op, the values defined outside it that it (or an op nested in it) reads,
+    /// each once, in the order first read.
+    reads: Vec<Vec<(MlirValue, Definition)>>,
+    /// Per top-level op, the position of the last top-level op that reads one of its results
+    /// (its own position when none does).
+    last_use: Vec<usize>,
+}
+
+impl Layers {
+    /// Reads the top-level ops of `function` and the values each reads from outside it.
+    ///
+    /// # Safety
+    /// As for [`outline_parts`].
+    unsafe fn read(function: MlirOperation) -> Self {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            let block = entry_block(function);
+            let mut tops = Vec::new();
+            let mut op = mlirBlockGetFirstOperation(block);
+            while !op.ptr.is_null() {
+                tops.push(op);
+                op = mlirOperationGetNextInBlock(op);
+            }
+            let position: HashMap<usize, usize> = tops
+                .iter()
+                .enumerate()
+                .map(|(i, op)| (op.ptr as usize, i))
+                .collect();
+            let mut sizes = Vec::with_capacity(tops.len());
+            let mut reads: Vec<Vec<(MlirValue, Definition)>> = Vec::with_capacity(tops.len());
+            let mut last_use: Vec<usize> = (0..tops.len()).collect();
+            for (index, &top) in tops.iter().enumerate() {
+                let nested = walk(top);
+                sizes.push(nested.len());
+                let inside: HashSet<usize> = nested.iter().map(|op| op.ptr as usize).collect();
+                let mut outside = Vec::new();
+                let mut seen = HashSet::new();
+                for &op in &nested {
+                    for value in operands(op) {
+                        let Some(definition) = defined_outside(value, block, &inside, &position)
+                        else {
+                            continue;
+                        };
+                        if seen.insert(value.ptr as usize) {
+                            outside.push((value, definition));
+                        }
+                        if let Definition::Op(defined) = definition {
+                            last_use[defined] = last_use[defined].max(index);
+                        }
+                    }
+                }
+                reads.push(outside);
+            }
+            Self {
+                tops,
+                sizes,
+                reads,
+                last_use,
+            }
+        }
+    }
+
+    /// Whether the top-level op at `index` is a `dsa.barrier`.
+    ///
+    /// # Safety
+    /// The ops are alive.
+    unsafe fn barrier(&self, index: usize) -> bool {
+        // SAFETY: the caller's guarantee.
+        unsafe { op_name(self.tops[index]) == "dsa.barrier" }
+    }
+
+    /// Which top-level ops stay in the kernel: the preamble (before `first`), and pure ops whose
+    /// results are read past the next barrier (tile bounds shared by the layers after
+    /// common-subexpression elimination) when what they read stays too; those are passed to the
+    /// parts that read them.
+    ///
+    /// # Safety
+    /// The ops are alive.
+    unsafe fn stays(&self, first: usize) -> Vec<bool> {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            let count = self.tops.len();
+            let mut next_barrier = vec![count; count + 1];
+            for index in (0..count).rev() {
+                next_barrier[index] = if self.barrier(index) {
+                    index
+                } else {
+                    next_barrier[index + 1]
+                };
+            }
+            // An op wanted in the kernel makes the pure ops it reads wanted too (a view of a
+            // view).
+            let mut wanted = vec![false; count];
+            for index in (first..count).rev() {
+                wanted[index] |=
+                    is_pure(self.tops[index]) && self.last_use[index] > next_barrier[index];
+                if wanted[index] {
+                    for (_, definition) in &self.reads[index] {
+                        if let Definition::Op(defined) = *definition {
+                            wanted[defined] |= is_pure(self.tops[defined]);
+                        }
+                    }
+                }
+            }
+            let mut stays = vec![false; count];
+            for index in 0..count {
+                let inputs_stay =
+                    self.reads[index]
+                        .iter()
+                        .all(|(_, definition)| match definition {
+                            Definition::Argument => true,
+                            Definition::Op(defined) => stays[*defined],
+                        });
+                stays[index] = index < first || (wanted[index] && inputs_stay);
+            }
+            stays
+        }
+    }
+
+    /// Cuts the top-level ops from `first` on that do not stay (`stays`) into parts, each the
+    /// positions of its ops: a part ends after a barrier once it holds [`PART_OPS`] ops and no
+    /// later op reads what it defines. The deallocations of the preamble's buffers and the
+    /// terminator stay at the end, as does a last run that does not end so.
+    ///
+    /// # Safety
+    /// The ops are alive.
+    unsafe fn parts(&self, first: usize, stays: &[bool]) -> Vec<Vec<usize>> {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            let mut end = self.tops.len();
+            while end > first
+                && matches!(
+                    op_name(self.tops[end - 1]).as_str(),
+                    "dsa.return" | "dsa.dealloc"
+                )
+            {
+                end -= 1;
+            }
+            let mut parts: Vec<Vec<usize>> = Vec::new();
+            let (mut part, mut reach, mut size) = (Vec::new(), first, 0);
+            for (index, &stays) in stays.iter().enumerate().take(end).skip(first) {
+                if stays {
+                    continue;
+                }
+                reach = reach.max(self.last_use[index]);
+                size += self.sizes[index];
+                part.push(index);
+                if reach <= index && self.barrier(index) && size >= PART_OPS {
+                    parts.push(std::mem::take(&mut part));
+                    (reach, size) = (index + 1, 0);
+                }
+            }
+            if !part.is_empty() && reach < end {
+                parts.push(part);
+            }
+            parts
+        }
+    }
+
+    /// The values the ops of `part` (positions, ascending) read from outside it, each once, in
+    /// the order first read.
+    fn part_reads(&self, part: &[usize]) -> Vec<(MlirValue, Definition)> {
+        let mut seen = HashSet::new();
+        part.iter()
+            .flat_map(|&index| self.reads[index].iter().copied())
+            .filter(|(_, definition)| match definition {
+                Definition::Op(defined) => part.binary_search(defined).is_err(),
+                Definition::Argument => true,
+            })
+            .filter(|(value, _)| seen.insert(value.ptr as usize))
+            .collect()
     }
 }
 

@@ -1,18 +1,18 @@
 //! Views: a memref operand of an instruction as the `td_view` the runtime reads (handle,
 //! offset, rank, sizes, strides).
 //!
-//! Kernels name thousands of views (DenseNet-121's GraphTurbo kernel: 8,300), so what each one
-//! costs in IR is most of the module and of its compile time. A view's rank, sizes and strides
-//! are static in its memref type whenever the type says so, which the lowering makes the common
-//! case: they are stored as constants (1 + 2 × rank words). Its element offset is summed here from
-//! the chain of `memref.subview`, `memref.reinterpret_cast` and `memref.cast` ops that made the
-//! view, and its handle is the pointer of the chain's root, so the chain is left without uses and
-//! erased ([`erase_dead_views`]) instead of being expanded by `expand-strided-metadata` and turned
-//! into descriptors. Anything else (a dynamic size or stride, a dynamic offset of an unknown
-//! producer) is read with `memref.extract_strided_metadata`, as every view once was: the result
-//! is the same, only larger. (Copying the layout words from one constant global per layout makes
-//! a smaller module, but each global's address is something LLVM's fast instruction selector
-//! gives up on under the JIT's large code model, which cost more JIT time than it saved.)
+//! Kernels name thousands of views, so what each one costs in IR is most of the module and of its
+//! compile time. A view's rank, sizes and strides are static in its memref type whenever the type
+//! says so, which the lowering makes the common case: they are stored as constants (1 + 2 × rank
+//! words). Its element offset is summed here from the chain of `memref.subview`,
+//! `memref.reinterpret_cast` and `memref.cast` ops that made the view, and its handle is the
+//! pointer of the chain's root, so the chain is left without uses and erased ([`erase_dead_views`])
+//! instead of being expanded by `expand-strided-metadata` and turned into descriptors. Anything
+//! else (a dynamic size or stride, a dynamic offset of an unknown producer) is read with
+//! `memref.extract_strided_metadata`: the result is the same, only larger. (The layout words are
+//! not copied from one constant global per layout, though that makes a smaller module: each
+//! global's address is something LLVM's fast instruction selector gives up on under the JIT's
+//! large code model, which costs more JIT time than the smaller module saves.)
 
 use super::abi::VIEW_WORDS;
 use super::builder::Builder;

@@ -7,6 +7,7 @@ use super::{
     explain::{describe, factor_text},
     grouping::{factor, Group, Grouping},
 };
+use crate::instance::split_info::Split;
 use petgraph::{
     graphmap::DiGraphMap,
     visit::{Dfs, IntoNeighbors, Reversed, Visitable},
@@ -34,12 +35,13 @@ impl Grouping<'_> {
             ))
         } else if upsampling && factor(a.best) < factor(b.best) {
             Err(format!(
-                "refused by rule (i) mirrored for upsampling (§3.6): SG1's factor {} is smaller than SG2's {}",
+                "refused by rule (i) mirrored for upsampling (§3.6): SG1's factor {} is smaller \
+                 than SG2's {}",
                 factor_text(a.best),
                 factor_text(b.best)
             ))
         } else if merged.best.is_none() {
-            Err("refused by the cost check: no split of the merged subgraph fits without recomputing too much".to_owned())
+            Err(NO_SPLIT_FITS.to_owned())
         } else if factor(merged.best)
             > factor(b.best).min(if upsampling {
                 factor(a.best)
@@ -173,25 +175,12 @@ impl Grouping<'_> {
                 .flat_map(|group| self.groups[group].ops.clone())
                 .collect();
             let merged = self.analysed(ops);
-            let entry_factor = factor(self.groups[&entry].best);
             let smallest = consumers
                 .iter()
                 .map(|group| factor(self.groups[group].best))
                 .min()
                 .unwrap_or(usize::MAX);
-            let verdict = if smallest < entry_factor {
-                Err(format!("refused by rule (i): a branch's factor {smallest} is smaller than the entry's {}", factor_text(self.groups[&entry].best)))
-            } else if merged.best.is_none() {
-                Err("refused by the cost check: no split of the merged subgraph fits without recomputing too much".to_owned())
-            } else if factor(merged.best) > smallest {
-                Err(format!(
-                    "refused by rule (i): the merged factor {} exceeds the smallest branch's {}",
-                    factor_text(merged.best),
-                    smallest
-                ))
-            } else {
-                Ok(())
-            };
+            let verdict = self.fork_verdict(entry, smallest, merged.best);
             self.remark(*consumers.iter().next().expect("consumers"), || {
                 let parts: Vec<String> = consumers
                     .iter()
@@ -220,6 +209,34 @@ impl Grouping<'_> {
             }
         }
         changed
+    }
+
+    /// Rule (i) and the cost check for the fork from `entry` whose branches' smallest factor is
+    /// `smallest` and whose merged split is `merged`: Ok when they accept, else the refusal.
+    fn fork_verdict(
+        &self,
+        entry: usize,
+        smallest: usize,
+        merged: Option<Split>,
+    ) -> Result<(), String> {
+        let entry_factor = factor(self.groups[&entry].best);
+        if smallest < entry_factor {
+            Err(format!(
+                "refused by rule (i): a branch's factor {smallest} is smaller than the \
+                 entry's {}",
+                factor_text(self.groups[&entry].best)
+            ))
+        } else if merged.is_none() {
+            Err(NO_SPLIT_FITS.to_owned())
+        } else if factor(merged) > smallest {
+            Err(format!(
+                "refused by rule (i): the merged factor {} exceeds the smallest branch's {}",
+                factor_text(merged),
+                smallest
+            ))
+        } else {
+            Ok(())
+        }
     }
 
     /// The current groups as a graph: an edge from each group to every group reading its results.
@@ -251,95 +268,137 @@ impl Grouping<'_> {
                     continue;
                 }
                 let downstream = reachable(&graph, entry);
-                for &exit in &downstream {
-                    // The exit joins the paths: it has several producers.
-                    if self.producers(exit).0.len() < 2 {
-                        continue;
-                    }
-                    let upstream = reachable(Reversed(&graph), exit);
-                    let interior: BTreeSet<usize> =
-                        downstream.intersection(&upstream).copied().collect();
-                    if interior.is_empty()
-                        || !entry_consumers
-                            .iter()
-                            .all(|c| interior.contains(c) || *c == exit)
-                    {
-                        continue;
-                    }
-                    let closed = interior.iter().all(|&g| {
-                        let (producers, arguments) = self.producers(g);
-                        let (consumers, returned) = self.consumers(g);
-                        !arguments
-                            && !returned
-                            && producers
-                                .iter()
-                                .all(|p| *p == entry || interior.contains(p))
-                            && consumers.iter().all(|c| *c == exit || interior.contains(c))
-                    });
-                    let (exit_producers, _) = self.producers(exit);
-                    if !closed
-                        || !exit_producers
-                            .iter()
-                            .all(|p| *p == entry || interior.contains(p))
-                    {
-                        continue;
-                    }
-                    let mut members: Vec<usize> = interior.iter().copied().collect();
-                    members.push(exit);
-                    let attempt = self.attempt(2, &members);
-                    if self.refused.contains(&attempt) {
-                        break;
-                    }
-                    let ops: Vec<usize> = members
-                        .iter()
-                        .flat_map(|g| self.groups[g].ops.clone())
-                        .collect();
-                    let merged = self.analysed(ops);
-                    let largest = members
-                        .iter()
-                        .map(|g| factor(self.groups[g].best))
-                        .max()
-                        .unwrap_or(usize::MAX);
-                    let accepted = merged.best.is_some()
-                        && (!self.diamond_factor_rule || factor(merged.best) <= largest);
-                    self.remark(exit, || {
-                        let parts: Vec<String> =
-                            members.iter().map(|g| format!("{} ({})", self.label(*g), describe(self.groups[g].best))).collect();
-                        format!(
-                            "diamond merge from entry {} of {} -> {}: {}",
-                            self.label(entry),
-                            parts.join(" + "),
-                            describe(merged.best),
-                            if accepted && factor(merged.best) > largest {
-                                format!(
-                                    "accepted: the merged factor {} exceeds the largest part's {}, which rule (ii) refuses only for instances sized for the LB",
-                                    factor_text(merged.best),
-                                    largest
-                                )
-                            } else if accepted {
-                                "accepted by rule (ii)".to_owned()
-                            } else if merged.best.is_none() {
-                                "refused by the cost check: no split of the merged subgraph fits without recomputing too much".to_owned()
-                            } else {
-                                format!("refused by rule (ii): the merged factor {} exceeds the largest part's {}", factor_text(merged.best), largest)
-                            }
-                        )
-                    });
-                    if accepted {
-                        self.merge(&members, merged);
-                        graph = self.group_graph();
-                        changed = true;
-                        progress = true;
-                    } else {
-                        self.refused.insert(attempt);
-                    }
-                    break;
+                let Some(members) = downstream.iter().find_map(|&exit| {
+                    self.diamond(&graph, entry, &entry_consumers, &downstream, exit)
+                }) else {
+                    continue;
+                };
+                if self.merge_diamond(entry, members) {
+                    graph = self.group_graph();
+                    changed = true;
+                    progress = true;
                 }
             }
         }
         changed
     }
+
+    /// The diamond from `entry` (whose consumers are `entry_consumers` and whose descendants in
+    /// `graph` are `downstream`) to `exit`: its interior, in order, then the exit; None when
+    /// the exit does not join paths from the entry, or the interior is empty or connected to
+    /// anything but the entry, itself and the exit.
+    fn diamond(
+        &self,
+        graph: &DiGraphMap<usize, ()>,
+        entry: usize,
+        entry_consumers: &BTreeSet<usize>,
+        downstream: &BTreeSet<usize>,
+        exit: usize,
+    ) -> Option<Vec<usize>> {
+        // The exit joins the paths: it has several producers.
+        if self.producers(exit).0.len() < 2 {
+            return None;
+        }
+        let upstream = reachable(Reversed(graph), exit);
+        let interior: BTreeSet<usize> = downstream.intersection(&upstream).copied().collect();
+        if interior.is_empty()
+            || !entry_consumers
+                .iter()
+                .all(|c| interior.contains(c) || *c == exit)
+        {
+            return None;
+        }
+        let closed = interior.iter().all(|&g| {
+            let (producers, arguments) = self.producers(g);
+            let (consumers, returned) = self.consumers(g);
+            !arguments
+                && !returned
+                && producers
+                    .iter()
+                    .all(|p| *p == entry || interior.contains(p))
+                && consumers.iter().all(|c| *c == exit || interior.contains(c))
+        });
+        let (exit_producers, _) = self.producers(exit);
+        if !closed
+            || !exit_producers
+                .iter()
+                .all(|p| *p == entry || interior.contains(p))
+        {
+            return None;
+        }
+        let mut members: Vec<usize> = interior.iter().copied().collect();
+        members.push(exit);
+        Some(members)
+    }
+
+    /// Rule (ii) for the diamond from `entry` whose interior and exit (last) are `members`:
+    /// merges them when it accepts, else records the refusal. Returns whether they merged.
+    fn merge_diamond(&mut self, entry: usize, members: Vec<usize>) -> bool {
+        let exit = *members.last().expect("a diamond has an exit");
+        let attempt = self.attempt(2, &members);
+        if self.refused.contains(&attempt) {
+            return false;
+        }
+        let ops: Vec<usize> = members
+            .iter()
+            .flat_map(|g| self.groups[g].ops.clone())
+            .collect();
+        let merged = self.analysed(ops);
+        let largest = members
+            .iter()
+            .map(|g| factor(self.groups[g].best))
+            .max()
+            .unwrap_or(usize::MAX);
+        let accepted =
+            merged.best.is_some() && (!self.diamond_factor_rule || factor(merged.best) <= largest);
+        self.remark(exit, || {
+            let parts: Vec<String> = members
+                .iter()
+                .map(|g| format!("{} ({})", self.label(*g), describe(self.groups[g].best)))
+                .collect();
+            format!(
+                "diamond merge from entry {} of {} -> {}: {}",
+                self.label(entry),
+                parts.join(" + "),
+                describe(merged.best),
+                diamond_verdict(merged.best, accepted, largest)
+            )
+        });
+        if accepted {
+            self.merge(&members, merged);
+        } else {
+            self.refused.insert(attempt);
+        }
+        accepted
+    }
 }
+
+/// The remark's verdict on a diamond whose merged split is `merged` and whose largest part's
+/// factor is `largest`, `accepted` or not by rule (ii) and the cost check.
+fn diamond_verdict(merged: Option<Split>, accepted: bool, largest: usize) -> String {
+    if accepted && factor(merged) > largest {
+        format!(
+            "accepted: the merged factor {} exceeds the largest part's {}, which rule (ii) \
+             refuses only for instances sized for the LB",
+            factor_text(merged),
+            largest
+        )
+    } else if accepted {
+        "accepted by rule (ii)".to_owned()
+    } else if merged.is_none() {
+        NO_SPLIT_FITS.to_owned()
+    } else {
+        format!(
+            "refused by rule (ii): the merged factor {} exceeds the largest part's {}",
+            factor_text(merged),
+            largest
+        )
+    }
+}
+
+/// The cost check's refusal.
+const NO_SPLIT_FITS: &str = "refused by the cost check: no split of the merged subgraph fits \
+                             without recomputing too much";
 
 /// The nodes reachable from `start` in `graph`, `start` excluded.
 fn reachable<G>(graph: G, start: usize) -> BTreeSet<usize>

@@ -24,7 +24,7 @@ mod grouping;
 mod merges;
 mod rewrite;
 
-use super::{schedule_scopes, split_info::Budget};
+use super::{scopes::schedule_scopes, split_info::Budget};
 use crate::{
     graph_view::FunctionView,
     ir::Op,
@@ -63,34 +63,37 @@ impl Pass for HwGroup {
     const SUMMARY: &'static str =
         "Group graph ops into instance.group regions by SplitInfo (GraphTurbo Alg. 1-2)";
     const DESCRIPTION: &'static str = "\
-Computes each op's SplitInfo (Algorithm 1: for each output dimension, the \
-smallest factor among 1, 2, 4, 8 and the larger divisors for which one slice's peak footprint fits \
-the memory an instance runs in — by default one cluster's global buffer, with `scope=lb` the local \
-buffers of its cores — with the ops the split reaches) and best split (Eq. 1, \
-lexmax(n_d, -f_d, -d)), then merges subgraphs by the straight, diamond and branch patterns of \
-Algorithm 2 under rules (i) and (ii) until nothing merges, recomputing SplitInfo for each merged \
-subgraph (and by a fork pattern that completes them for a function with several results computed \
-from one value: an entry whose consumers read nothing else and are only returned merges with all \
-of them, each pair under rule (i), into a subgraph with several results); rule (ii), which keeps the LB well used, bounds a diamond's merged factor only with \
-`scope=lb` (sized for the GB, the factor only sets how many instances share it). Splits that would recompute more than `max-recompute` of the subgraph's work are not \
-recorded. Each resulting subgraph becomes an `instance.group` region carrying `split_info` and \
-`best_split`; weights are operands. With `explain`, every merge attempt is a remark at the first op \
-of the subgraph merged into (the consumer, or a diamond's exit): the pattern, the subgraphs and \
-their split factors, and the rule that accepted or refused it. The target is the `target` option's, \
-or else the `dsa.target` of the module holding the function. The footprint model is in \
-docs/Grouping.md.";
+Computes each op's SplitInfo (Algorithm 1: for each output dimension, the smallest factor among 1, \
+2, 4, 8 and the larger divisors for which one slice's peak footprint fits the memory an instance \
+runs in — by default one cluster's global buffer, with `scope=lb` the local buffers of its cores \
+— with the ops the split reaches) and best split (Eq. 1, lexmax(n_d, -f_d, -d)), then merges \
+subgraphs by the straight, diamond and branch patterns of Algorithm 2 under rules (i) and (ii) \
+until nothing merges, recomputing SplitInfo for each merged subgraph (and by a fork pattern that \
+completes them for a function with several results computed from one value: an entry whose \
+consumers read nothing else and are only returned merges with all of them, each pair under rule \
+(i), into a subgraph with several results); rule (ii), which keeps the LB well used, bounds a \
+diamond's merged factor only with `scope=lb` (sized for the GB, the factor only sets how many \
+instances share it). Splits that would recompute more than `max-recompute` of the subgraph's work \
+are not recorded. Each resulting subgraph becomes an `instance.group` region carrying `split_info` \
+and `best_split`; weights are operands. With `explain`, every merge attempt is a remark at the \
+first op of the subgraph merged into (the consumer, or a diamond's exit): the pattern, the \
+subgraphs and their split factors, and the rule that accepted or refused it. The target is the \
+`target` option's, or else the `dsa.target` of the module holding the function. The footprint \
+model is in docs/Grouping.md.";
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[
         crate::target::TARGET_OPTION,
         OptionInfo {
             name: "scope",
-            description: "Memory holding an instance's live tensors: 'gb' (the cluster's global buffer) or 'lb' (its cores' local buffers)",
+            description: "Memory holding an instance's live tensors: 'gb' (the cluster's global \
+                          buffer) or 'lb' (its cores' local buffers)",
             kind: OptionKind::String,
             default: "gb",
         },
         OptionInfo {
             name: "weight-buffer",
-            description: "Bytes of each core's LB kept for staging weights layer by layer, with scope=lb (§2.2)",
+            description: "Bytes of each core's LB kept for staging weights layer by layer, with \
+                          scope=lb (§2.2)",
             kind: OptionKind::Int,
             default: "8192",
         },

@@ -2,7 +2,7 @@
 //! topological order of the groups, named `g0`, `g1`, ... in that order.
 
 use super::grouping::Group;
-use crate::{graph_view::FunctionView, instance::group_ops, ir::Op};
+use crate::{graph_view::FunctionView, instance::wrap::group_ops, ir::Op};
 use petgraph::{graph::DiGraph, graph::NodeIndex, Direction};
 use std::{cmp::Reverse, collections::BinaryHeap};
 

@@ -38,6 +38,7 @@ pub(super) struct ChannelLayer {
     pub subsample: Option<[usize; 2]>,
 }
 
+/// Whether `value` is a weight or a constant of the function.
 fn is_parameter(view: &FunctionView, value: ValueId) -> bool {
     view.producer(value).is_some_and(|index| {
         matches!(
@@ -332,24 +333,69 @@ fn candidates(
     if count < 2 || flops_per_cycle <= 0.0 {
         return Vec::new();
     }
-    let port = |bytes: usize| bytes as f64 / machine.ddr_bandwidth;
+    let pricing = Pricing {
+        view,
+        batch_count,
+        count,
+        machine,
+        flops_per_cycle,
+    };
     let mut candidates: Vec<Candidate> = Vec::new();
     for (position, node) in view.ops.iter().enumerate() {
         let Some(dim) = channel_dim(view, node) else {
             continue;
         };
-        // Two anchors whose chains meet (a residual add of two convolutions) share their
-        // epilogue: the first one takes it, the other is a layer alone.
-        let mut members = epilogue(view, position);
-        if candidates.iter().any(|candidate| {
-            candidate
-                .layer
-                .members
-                .iter()
-                .any(|member| members.contains(member))
-        }) {
-            members.truncate(1);
+        let members = layer_members(view, position, &candidates);
+        if let Some(candidate) = pricing.candidate(position, dim, members) {
+            candidates.push(candidate);
         }
+    }
+    candidates
+}
+
+/// The members of the layer anchored at op `position`: the anchor and its epilogue, or the
+/// anchor alone when an earlier candidate already holds part of that epilogue (two anchors
+/// whose chains meet, a residual add of two convolutions, share their epilogue: the first one
+/// takes it, the other is a layer alone).
+fn layer_members(view: &FunctionView, position: usize, candidates: &[Candidate]) -> Vec<usize> {
+    let mut members = epilogue(view, position);
+    if candidates.iter().any(|candidate| {
+        candidate
+            .layer
+            .members
+            .iter()
+            .any(|member| members.contains(member))
+    }) {
+        members.truncate(1);
+    }
+    members
+}
+
+/// What the estimates of a layer rest on: the function, the two cuts and the machine.
+struct Pricing<'a> {
+    view: &'a FunctionView,
+    /// Clusters of the batch cut (1 when the function runs on one).
+    batch_count: usize,
+    /// Clusters of the channel cut.
+    count: usize,
+    machine: &'a Machine,
+    /// Floating-point operations one cluster's matrix engines complete per cycle (a multiply-add
+    /// counts two).
+    flops_per_cycle: f64,
+}
+
+impl Pricing<'_> {
+    /// Cycles of the DDR port for `bytes`.
+    fn port(&self, bytes: usize) -> f64 {
+        bytes as f64 / self.machine.ddr_bandwidth
+    }
+
+    /// The candidate of the layer anchored at op `position` with `members`, whose output
+    /// channels are result dimension `dim`; None when the clusters cannot share those channels
+    /// evenly, or the output's element type differs from the input's.
+    fn candidate(&self, position: usize, dim: usize, members: Vec<usize>) -> Option<Candidate> {
+        let (view, batch_count, count) = (self.view, self.batch_count, self.count);
+        let node = &view.ops[position];
         let sink = &view.ops[*members.last().expect("the anchor")];
         let (_, output) = &sink.results[0];
         if output
@@ -358,86 +404,123 @@ fn candidates(
             .is_none_or(|&channels| channels % count != 0)
             || output.element_type != view.type_of(node.operands[0]).element_type
         {
-            continue;
+            return None;
         }
         let shape_of_operand = |index: usize| {
             node.operands
                 .get(index)
                 .map(|&value| view.type_of(value).shape.as_slice())
         };
-        let flops = 2.0 * work(node, &shape_of_operand) / flops_per_cycle;
-        // What the members read: weights (cut by the channels), and data from outside the layer
-        // (the anchor's input whole, an epilogue's other operand by the channels).
-        let (mut weights, mut sliced_data) = (0, 0);
-        for member in &members {
-            for &operand in &view.ops[*member].operands {
-                let inside = view
-                    .producer(operand)
-                    .is_some_and(|producer| members.contains(&producer));
-                if is_parameter(view, operand) {
-                    weights += view.type_of(operand).bytes();
-                } else if !inside && !(*member == position && operand == node.operands[0]) {
-                    sliced_data += view.type_of(operand).bytes();
-                }
-            }
-        }
-        let sink_position = *members.last().expect("the anchor");
-        let next_weights: usize = view.ops[sink_position + 1..]
-            .iter()
-            .find(|later| channel_dim(view, later).is_some())
-            .map_or(0, |later| {
-                later
-                    .operands
-                    .iter()
-                    .filter(|&&operand| is_parameter(view, operand))
-                    .map(|&operand| view.type_of(operand).bytes())
-                    .sum()
-            });
-        let whole_input = view.type_of(node.operands[0]).bytes();
-        // A strided 1x1 convolution's input computed in the function (not an argument or a
-        // weight, which no segment computes) is subsampled by its batch segment; not when the
-        // function runs on one cluster, where the choice this price leads to is slower (a block
-        // left on one cluster whose 3x3 layer runs far above its batch estimate).
-        let producer = view
-            .producer(node.operands[0])
-            .filter(|_| !is_parameter(view, node.operands[0]));
-        let subsample =
-            subsampling_steps(node.op).filter(|_| producer.is_some() && batch_count > 1);
-        let input = match subsample {
-            Some([rows, columns]) => {
-                let shape = &view.type_of(node.operands[0]).shape;
-                whole_input * shape[2].div_ceil(rows) * shape[3].div_ceil(columns)
-                    / (shape[2] * shape[3]).max(1)
-            }
-            None => whole_input,
-        };
+        let flops = 2.0 * work(node, &shape_of_operand) / self.flops_per_cycle;
+        let (weights, sliced_data) = member_reads(view, &members, position);
+        let next_weights = next_layer_weights(view, *members.last().expect("the anchor"));
+        let input = self.input(position);
+        let port = |bytes: usize| self.port(bytes);
         let batch_cycles = (flops / batch_count as f64).max(port(weights));
         let layer_work =
             (flops / count as f64).max(port((weights + output.bytes() + sliced_data) / count));
-        let channel = port(input) + layer_work;
+        let channel = port(input.bytes) + layer_work;
         let idle = (flops / batch_count as f64 - port(weights)).max(0.0);
-        candidates.push(Candidate {
+        Some(Candidate {
             layer: ChannelLayer {
                 members,
                 dim,
                 batch_cycles,
                 channel_cycles: channel,
-                subsample,
+                subsample: input.subsample,
             },
             channel,
-            enter: port(input / batch_count),
-            whole_input: subsample.and(producer).map(|producer| {
+            enter: port(input.bytes / batch_count),
+            whole_input: input.subsample.and(input.producer).map(|producer| {
                 (
                     producer,
-                    port(whole_input) + layer_work,
-                    port(whole_input / batch_count),
+                    port(input.whole) + layer_work,
+                    port(input.whole / batch_count),
                 )
             }),
             overlap: port(weights).min(flops / batch_count as f64),
             leave: port(output.bytes() / batch_count)
                 + port(next_weights).min(idle)
-                + machine.kernel_launch,
-        });
+                + self.machine.kernel_launch,
+        })
     }
-    candidates
+
+    /// What the anchor at op `position` reads of its input.
+    ///
+    /// A strided 1x1 convolution's input computed in the function (not an argument or a
+    /// weight, which no segment computes) is subsampled by its batch segment; not when the
+    /// function runs on one cluster, where the choice this price leads to is slower (a block
+    /// left on one cluster whose 3x3 layer runs far above its batch estimate).
+    fn input(&self, position: usize) -> AnchorInput {
+        let view = self.view;
+        let node = &view.ops[position];
+        let whole = view.type_of(node.operands[0]).bytes();
+        let producer = view
+            .producer(node.operands[0])
+            .filter(|_| !is_parameter(view, node.operands[0]));
+        let subsample =
+            subsampling_steps(node.op).filter(|_| producer.is_some() && self.batch_count > 1);
+        let bytes = match subsample {
+            Some([rows, columns]) => {
+                let shape = &view.type_of(node.operands[0]).shape;
+                whole * shape[2].div_ceil(rows) * shape[3].div_ceil(columns)
+                    / (shape[2] * shape[3]).max(1)
+            }
+            None => whole,
+        };
+        AnchorInput {
+            whole,
+            producer,
+            subsample,
+            bytes,
+        }
+    }
+}
+
+/// What an anchor reads of its input (operand 0).
+struct AnchorInput {
+    /// Bytes of the whole input.
+    whole: usize,
+    /// The op producing the input, when the function computes it.
+    producer: Option<usize>,
+    /// The row and column steps when the input is read subsampled.
+    subsample: Option<[usize; 2]>,
+    /// Bytes the anchor reads: the subsampled copy's, else the whole input's.
+    bytes: usize,
+}
+
+/// What the `members` of the layer anchored at op `anchor` read: bytes of weights (cut by the
+/// channels), and bytes of data from outside the layer other than the anchor's input (an
+/// epilogue's other operand, cut by the channels; the anchor's input is read whole).
+fn member_reads(view: &FunctionView, members: &[usize], anchor: usize) -> (usize, usize) {
+    let input = view.ops[anchor].operands[0];
+    let (mut weights, mut sliced_data) = (0, 0);
+    for member in members {
+        for &operand in &view.ops[*member].operands {
+            let inside = view
+                .producer(operand)
+                .is_some_and(|producer| members.contains(&producer));
+            if is_parameter(view, operand) {
+                weights += view.type_of(operand).bytes();
+            } else if !inside && (*member != anchor || operand != input) {
+                sliced_data += view.type_of(operand).bytes();
+            }
+        }
+    }
+    (weights, sliced_data)
+}
+
+/// Bytes of the weights of the first anchor after op `sink` (0 when none follows).
+fn next_layer_weights(view: &FunctionView, sink: usize) -> usize {
+    view.ops[sink + 1..]
+        .iter()
+        .find(|later| channel_dim(view, later).is_some())
+        .map_or(0, |later| {
+            later
+                .operands
+                .iter()
+                .filter(|&&operand| is_parameter(view, operand))
+                .map(|&operand| view.type_of(operand).bytes())
+                .sum()
+        })
 }

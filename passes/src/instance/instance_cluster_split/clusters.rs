@@ -4,6 +4,7 @@ use super::partition::Partition;
 use crate::{
     graph_view::FunctionView,
     ir::{create, i64_array, i64_attribute, region_with_block, InsertionPoint, Op, Val},
+    slicing::regions::{full, sizes},
     slicing::sliced_body,
 };
 use mlir_sys::*;
@@ -21,21 +22,60 @@ pub(super) fn build_clusters(
 ) -> Op {
     // SAFETY: the op is alive.
     let context = unsafe { mlirOperationGetContext(before.0) };
+    let (region, yielded) = cluster_body(arguments, view, partition, location);
+    let dims = |dims: &[Option<usize>]| {
+        dims.iter()
+            .map(|dim| dim.map_or(-1, |dim| dim as i64))
+            .collect::<Vec<i64>>()
+    };
+    let terminator = view.ops.last().expect("a body ends in its terminator").op;
+    let result_types: Vec<MlirType> = (0..yielded.len())
+        .map(|index| terminator.operand(index).r#type())
+        .collect();
+    let attributes = [
+        ("count", i64_attribute(context, partition.count as i64)),
+        (
+            "input_dims",
+            i64_array(context, &dims(&partition.input_dims)),
+        ),
+        (
+            "result_dims",
+            i64_array(context, &dims(&partition.result_dims)),
+        ),
+    ];
+    create(
+        InsertionPoint::Before(before),
+        location,
+        "instance.clusters",
+        arguments,
+        &result_types,
+        &attributes,
+        vec![region],
+    )
+}
+
+/// The body of the `instance.clusters` op: cluster 0's boxes of `partition` of `view` computed
+/// on block arguments holding its boxes of `arguments`, and its results' shares yielded.
+/// Returns the region and the yielded values.
+fn cluster_body(
+    arguments: &[Val],
+    view: &FunctionView,
+    partition: &Partition,
+    location: MlirLocation,
+) -> (MlirRegion, Vec<Val>) {
     let boxes: Vec<_> = view
         .arguments
         .iter()
         .map(|(value, r#type)| {
             partition.computed[*value]
                 .clone()
-                .unwrap_or_else(|| crate::slicing::regions::full(&r#type.shape))
+                .unwrap_or_else(|| full(&r#type.shape))
         })
         .collect();
     let types: Vec<MlirType> = arguments
         .iter()
         .zip(&boxes)
-        .map(|(argument, region)| {
-            sliced_body::tensor_like(*argument, &crate::slicing::regions::sizes(region))
-        })
+        .map(|(argument, region)| sliced_body::tensor_like(*argument, &sizes(region)))
         .collect();
     let (region, block) = region_with_block(&types, location);
     let mut values = HashMap::new();
@@ -70,33 +110,5 @@ pub(super) fn build_clusters(
         &[],
         Vec::new(),
     );
-    let dims = |dims: &[Option<usize>]| {
-        dims.iter()
-            .map(|dim| dim.map_or(-1, |dim| dim as i64))
-            .collect::<Vec<i64>>()
-    };
-    let terminator = view.ops.last().expect("a body ends in its terminator").op;
-    let result_types: Vec<MlirType> = (0..yielded.len())
-        .map(|index| terminator.operand(index).r#type())
-        .collect();
-    let attributes = [
-        ("count", i64_attribute(context, partition.count as i64)),
-        (
-            "input_dims",
-            i64_array(context, &dims(&partition.input_dims)),
-        ),
-        (
-            "result_dims",
-            i64_array(context, &dims(&partition.result_dims)),
-        ),
-    ];
-    create(
-        InsertionPoint::Before(before),
-        location,
-        "instance.clusters",
-        arguments,
-        &result_types,
-        &attributes,
-        vec![region],
-    )
+    (region, yielded)
 }

@@ -22,7 +22,7 @@ mod partition;
 mod segments;
 mod weight_traffic;
 
-use super::{is_within, uses};
+use super::wrap::{is_within, uses};
 use crate::{
     graph_view::FunctionView,
     ir::{create, i64_array, i64_attribute, region_with_block, InsertionPoint, Op, Val},
@@ -63,38 +63,40 @@ function runs on one cluster. Under a batch cut, or when the function runs on on
 whose weights outweigh its share of the work (a convolution of one group or a product by a weight, \
 with the element-wise ops after it, and a global average pooling and its flatten after those, \
 which reduce each channel on its own) gets a segment of its own cut along its output channels over \
-every cluster: each cluster reads a share of the weights \
-and the whole input, and the ops before and after it form segments cut along the batch (or run on \
-one cluster), so the function becomes a sequence of `instance.clusters` ops. Layers with nothing \
-else between them form runs whose channel segments hand over to each other through DDR; the runs \
-are chosen by dynamic programming over the layers in order, each run's estimate under \
-`channel-cut-gain` (eleven tenths) of the batch cut's. The estimate charges the copy of the input \
-before the layer computes, its work overlapped with its share of the weights, output and other \
-operands over the DDR port, a launch per segment, and at a run's ends the input and output handed \
-over through DDR, a launch and the next layer's weights as far as the DDR port would have had time \
-to prefetch them under this layer (`channel-cut=false`: one cut for the whole function). Under a \
-batch cut over several clusters, a 1x1 convolution with strides above 1 and no padding whose input a \
-batch segment computes reads that input's subsampled copy (`graph.slice` with the strides as steps, \
-made by that segment after the input's producer, each cluster its images) and runs at stride 1: its \
-estimate reads the copy, a stride's square smaller than the input (ResNet-50's stage-4 projection). \
-Grouping, splitting, ordering and binding then plan each body against one cluster's global buffer \
-and cores. With `explain`, a remark on the function gives the choice \
-and, for each dimension refused, why and how much it would have recomputed; for the chosen cut, the \
-weights each cluster reads from DDR, their cycles on its DDR port against its matrix work, and the \
-bound they set layer by layer (the larger of a layer's MACs on the cluster's matrix engines and its \
-weights over the port, summed); a remark on each layer cut along its channels gives both estimates.";
+every cluster: each cluster reads a share of the weights and the whole input, and the ops before \
+and after it form segments cut along the batch (or run on one cluster), so the function becomes a \
+sequence of `instance.clusters` ops. Layers with nothing else between them form runs whose channel \
+segments hand over to each other through DDR; the runs are chosen by dynamic programming over the \
+layers in order, each run's estimate under `channel-cut-gain` (eleven tenths) of the batch cut's. \
+The estimate charges the copy of the input before the layer computes, its work overlapped with its \
+share of the weights, output and other operands over the DDR port, a launch per segment, and at a \
+run's ends the input and output handed over through DDR, a launch and the next layer's weights as \
+far as the DDR port would have had time to prefetch them under this layer (`channel-cut=false`: \
+one cut for the whole function). Under a batch cut over several clusters, a 1x1 convolution with \
+strides above 1 and no padding whose input a batch segment computes reads that input's subsampled \
+copy (`graph.slice` with the strides as steps, made by that segment after the input's producer, \
+each cluster its images) and runs at stride 1: its estimate reads the copy, a stride's square \
+smaller than the input (ResNet-50's stage-4 projection). Grouping, splitting, ordering and binding \
+then plan each body against one cluster's global buffer and cores. With `explain`, a remark on the \
+function gives the choice and, for each dimension refused, why and how much it would have \
+recomputed; for the chosen cut, the weights each cluster reads from DDR, their cycles on its DDR \
+port against its matrix work, and the bound they set layer by layer (the larger of a layer's MACs \
+on the cluster's matrix engines and its weights over the port, summed); a remark on each layer cut \
+along its channels gives both estimates.";
     const ANCHOR: &'static str = "func.func";
     const OPTIONS: &'static [OptionInfo] = &[
         crate::target::TARGET_OPTION,
         OptionInfo {
             name: "explain",
-            description: "Emit a remark with the chosen cut and why each other dimension was refused",
+            description: "Emit a remark with the chosen cut and why each other dimension was \
+                          refused",
             kind: OptionKind::Bool,
             default: "false",
         },
         OptionInfo {
             name: "channel-cut",
-            description: "Give weight-bound layers a segment cut along their output channels over every cluster",
+            description: "Give weight-bound layers a segment cut along their output channels over \
+                          every cluster",
             kind: OptionKind::Bool,
             default: "true",
         },
@@ -104,7 +106,9 @@ weights over the port, summed); a remark on each layer cut along its channels gi
         // and grouping", compares it with 0.9).
         OptionInfo {
             name: "channel-cut-gain",
-            description: "The fraction of its estimate with the function's cut a run of channel-cut layers must stay under (above 1 it also favours the channel cut: far above, every layer the cut can divide takes it)",
+            description: "The fraction of its estimate with the function's cut a run of \
+                          channel-cut layers must stay under (above 1 it also favours the channel \
+                          cut: far above, every layer the cut can divide takes it)",
             kind: OptionKind::Float,
             default: "1.1",
         },
@@ -112,8 +116,11 @@ weights over the port, summed); a remark on each layer cut along its channels gi
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
         let channel_cut_gain = options.float("channel-cut-gain")?;
-        if !(channel_cut_gain >= 0.0) {
-            return Err(format!("option 'channel-cut-gain': expected a fraction of at least 0, got {channel_cut_gain}"));
+        if channel_cut_gain.is_nan() || channel_cut_gain < 0.0 {
+            return Err(format!(
+                "option 'channel-cut-gain': expected a fraction of at least 0, got \
+                 {channel_cut_gain}"
+            ));
         }
         Ok(Self {
             target: options.string("target"),
@@ -153,58 +160,19 @@ weights over the port, summed); a remark on each layer cut along its channels gi
         if view.returned().is_empty() {
             return Ok(());
         }
-        let shape = view.type_of(view.returned()[0]).shape.clone();
-        let mut chosen: Option<(usize, Partition)> = None;
-        let mut refused = Vec::new();
-        for (dim, &size) in shape.iter().enumerate() {
-            let Some(count) = (2..=machine.clusters.min(size))
-                .rev()
-                .find(|count| size % count == 0)
-            else {
-                continue;
-            };
-            if chosen.as_ref().is_some_and(|(_, best)| best.count >= count) {
-                continue;
-            }
-            match partition(&view, dim, count) {
-                Ok(partition) => chosen = Some((dim, partition)),
-                Err(refusal) => refused.push(format!(
-                    "dimension {dim} into {count}: {} (the clusters would compute {:.0}% more)",
-                    refusal.reason,
-                    refusal.recomputed * 100.0
-                )),
-            }
-        }
-        let count = chosen.as_ref().map_or(1, |(_, partition)| partition.count);
+        let cut = Cut::choose(&view, machine.clusters);
+        let count = cut.count();
         if self.explain {
-            let choice = match &chosen {
-                None => format!("runs on one cluster of {}: no dimension of the result {shape:?} separates over the clusters", machine.clusters),
-                Some((dim, partition)) => {
-                    let traffic = WeightTraffic::of(&view, partition, &machine);
-                    format!(
-                        "spread over {count} of {} clusters along dimension {dim} of the result {shape:?}, {} per cluster; \
-                         each cluster reads {} bytes of weights from DDR ({:.0} cycles of its port) for {:.0} cycles of \
-                         matrix work, and layer by layer the larger of the two sums to {:.0} cycles",
-                        machine.clusters,
-                        shape[*dim] / count,
-                        traffic.bytes,
-                        traffic.port_cycles,
-                        traffic.compute_cycles,
-                        traffic.bound,
-                    )
-                }
-            };
-            let refused = if refused.is_empty() {
-                String::new()
-            } else {
-                format!("; refused: {}", refused.join("; "))
-            };
-            function.emit_remark(&format!("@{} {choice}{refused}", function.symbol_name()));
+            function.emit_remark(&format!(
+                "@{} {}",
+                function.symbol_name(),
+                cut.explained(&view, &machine)
+            ));
         }
         // Weight-bound layers cut along their channels over every cluster: between segments cut
         // along the batch, or, when nothing separates, between segments on one cluster (a cut
         // along another dimension, such as tokens, keeps the whole function in one segment).
-        let batch_cut = chosen.as_ref().is_none_or(|(dim, _)| *dim == 0);
+        let batch_cut = cut.chosen.as_ref().is_none_or(|(dim, _)| *dim == 0);
         let layers = if self.channel_cut && batch_cut {
             channel_cut::weight_bound_layers(
                 &view,
@@ -219,11 +187,93 @@ weights over the port, summed); a remark on each layer cut along its channels gi
         if !layers.is_empty() && self.segment(function, &view, &layers, count, machine.clusters) {
             return Ok(());
         }
-        match chosen {
+        match cut.chosen {
             Some((_, partition)) => rewrite(function, &view, &partition),
             None => wrap_whole(function),
         }
         Ok(())
+    }
+}
+
+/// The function's cut: the dimension of its first result and the partition along it, and why
+/// each other dimension tried was refused.
+struct Cut {
+    /// The dimension and its partition; None when no dimension separates.
+    chosen: Option<(usize, Partition)>,
+    /// Per dimension refused, the reason and what it would have recomputed, for the remark.
+    refused: Vec<String>,
+}
+
+impl Cut {
+    /// Tries each dimension of the first result of `view`, outermost first, with the largest
+    /// number of the `clusters` that divides it; keeps the one that separates over the most
+    /// clusters, the outer one on a tie.
+    fn choose(view: &FunctionView, clusters: usize) -> Self {
+        let shape = &view.type_of(view.returned()[0]).shape;
+        let mut chosen: Option<(usize, Partition)> = None;
+        let mut refused = Vec::new();
+        for (dim, &size) in shape.iter().enumerate() {
+            let Some(count) = (2..=clusters.min(size))
+                .rev()
+                .find(|count| size % count == 0)
+            else {
+                continue;
+            };
+            if chosen.as_ref().is_some_and(|(_, best)| best.count >= count) {
+                continue;
+            }
+            match partition(view, dim, count) {
+                Ok(partition) => chosen = Some((dim, partition)),
+                Err(refusal) => refused.push(format!(
+                    "dimension {dim} into {count}: {} (the clusters would compute {:.0}% more)",
+                    refusal.reason,
+                    refusal.recomputed * 100.0
+                )),
+            }
+        }
+        Self { chosen, refused }
+    }
+
+    /// How many clusters the cut uses (1: the function runs on one).
+    fn count(&self) -> usize {
+        self.chosen
+            .as_ref()
+            .map_or(1, |(_, partition)| partition.count)
+    }
+
+    /// The `explain` remark's text after the function's name: the choice, with the weight
+    /// traffic of the chosen cut, and the dimensions refused.
+    fn explained(&self, view: &FunctionView, machine: &Machine) -> String {
+        let shape = &view.type_of(view.returned()[0]).shape;
+        let count = self.count();
+        let choice = match &self.chosen {
+            None => format!(
+                "runs on one cluster of {}: no dimension of the result {shape:?} separates over \
+                 the clusters",
+                machine.clusters
+            ),
+            Some((dim, partition)) => {
+                let traffic = WeightTraffic::of(view, partition, machine);
+                format!(
+                    "spread over {count} of {} clusters along dimension {dim} of the result \
+                     {shape:?}, {} per cluster; each cluster reads {} bytes of weights from DDR \
+                     ({:.0} cycles of its port) for {:.0} cycles of matrix work, and layer by \
+                     layer the larger of the two sums to {:.0} cycles",
+                    machine.clusters,
+                    shape[*dim] / count,
+                    traffic.bytes,
+                    traffic.port_cycles,
+                    traffic.compute_cycles,
+                    traffic.bound,
+                )
+            }
+        };
+        let refused = if self.refused.is_empty() {
+            String::new()
+        } else {
+            format!("; refused: {}", self.refused.join("; "))
+        };
+        format!("{choice}{refused}")
     }
 }
 
@@ -246,21 +296,7 @@ impl InstanceClusterSplit {
         match &outcome {
             Ok(kept) if !kept.is_empty() => {
                 if self.explain {
-                    for &(k, subsampled) in kept {
-                        let layer = &layers[k];
-                        let anchor = &view.ops[layer.members[0]];
-                        let input = match layer.subsample.filter(|_| subsampled) {
-                            Some([rows, columns]) => format!(
-                                ", its input subsampled {rows}x{columns} by the segment before"
-                            ),
-                            None => String::new(),
-                        };
-                        anchor.op.emit_remark(&format!(
-                            "'{}' cut along dimension {} of its result over {count} clusters in a segment of its own{input}: \
-                             estimated {:.0} cycles per cluster, against {:.0} with the batch cut (its weights over the DDR port)",
-                            anchor.name, layer.dim, layer.channel_cycles, layer.batch_cycles
-                        ));
-                    }
+                    explain_layers(view, layers, kept, count);
                 }
                 // SAFETY: both functions are alive; the clone's body replaces the function's and
                 // the emptied clone is destroyed.
@@ -284,6 +320,32 @@ impl InstanceClusterSplit {
                 false
             }
         }
+    }
+}
+
+/// Remarks on each layer of `layers` given a segment (`kept`: its index and whether it reads its
+/// input subsampled) cut over `count` clusters: both estimates.
+fn explain_layers(
+    view: &FunctionView,
+    layers: &[ChannelLayer],
+    kept: &[(usize, bool)],
+    count: usize,
+) {
+    for &(k, subsampled) in kept {
+        let layer = &layers[k];
+        let anchor = &view.ops[layer.members[0]];
+        let input = match layer.subsample.filter(|_| subsampled) {
+            Some([rows, columns]) => {
+                format!(", its input subsampled {rows}x{columns} by the segment before")
+            }
+            None => String::new(),
+        };
+        anchor.op.emit_remark(&format!(
+            "'{}' cut along dimension {} of its result over {count} clusters in a segment of its \
+             own{input}: estimated {:.0} cycles per cluster, against {:.0} with the batch cut \
+             (its weights over the DDR port)",
+            anchor.name, layer.dim, layer.channel_cycles, layer.batch_cycles
+        ));
     }
 }
 

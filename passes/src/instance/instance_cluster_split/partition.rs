@@ -33,6 +33,10 @@ pub(super) struct Refusal {
     pub recomputed: f64,
 }
 
+/// One cluster's region inference: the box of every value (None: not needed) and the demand
+/// of every op (None: not computed).
+type Sweep = (Vec<Option<Region>>, Vec<Option<Demand>>);
+
 /// Cuts the function's results into `count` shares, the first along `dim`.
 pub(super) fn partition(
     view: &FunctionView,
@@ -47,9 +51,42 @@ pub(super) fn partition(
         );
     }
     let returned = view.returned();
+    let result_axes = result_axes(view, dim, count);
+    let mut sweeps = cluster_sweeps(view, &result_axes, count);
+    widen_partial_arguments(view, &mut sweeps, count);
+    let recomputed = recomputation(view, sweeps.iter().map(|(computed, _)| computed.as_slice()));
+    let axis_of = share_axes(view, &sweeps, count, recomputed)?;
+    if let Err(reason) = whole_data(view, &sweeps, &axis_of) {
+        return refuse(reason, recomputed);
+    }
+    if let Err(reason) = one_program(view, &sweeps) {
+        return refuse(reason, recomputed);
+    }
+    let input_dims = view
+        .arguments
+        .iter()
+        .map(|(value, _)| axis_of[*value].flatten())
+        .collect();
+    let result_dims = returned
+        .iter()
+        .map(|&value| axis_of[value].flatten())
+        .collect();
+    let (computed, demands) = sweeps.into_iter().next().expect("at least one cluster");
+    Ok(Partition {
+        count,
+        input_dims,
+        result_dims,
+        computed,
+        demands,
+    })
+}
+
+/// Per returned value, the dimension its shares cut: `dim` for the first result; for the
+/// others, where the first result's shares take them, else the first dimension the shares
+/// divide (None when none does).
+fn result_axes(view: &FunctionView, dim: usize, count: usize) -> Vec<Option<usize>> {
+    let returned = view.returned();
     let first = returned[0];
-    // The other results' dimensions: where the first result's shares take them, else the first
-    // dimension the shares divide.
     let reached = sweep(
         view,
         &[(first, share(&view.type_of(first).shape, dim, 0, count))],
@@ -66,16 +103,23 @@ pub(super) fn partition(
                 .and_then(|region| share_axis(region, shape, 0, count))
             {
                 Some(Some(axis)) => Some(axis),
-                _ => (0..shape.len()).find(|&d| shape[d] % count == 0),
+                _ => (0..shape.len()).find(|&d| shape[d].is_multiple_of(count)),
             }
         };
         result_axes.push(axis);
     }
-    let sweeps: Vec<(Vec<Option<Region>>, Vec<Option<Demand>>)> = (0..count)
+    result_axes
+}
+
+/// Region inference for every cluster, in cluster order, from its share of each result along
+/// `result_axes` (the whole result where None).
+fn cluster_sweeps(view: &FunctionView, result_axes: &[Option<usize>], count: usize) -> Vec<Sweep> {
+    let returned = view.returned();
+    (0..count)
         .map(|index| {
             let seeds: Vec<(ValueId, Region)> = returned
                 .iter()
-                .zip(&result_axes)
+                .zip(result_axes)
                 .map(|(&value, axis)| {
                     let shape = &view.type_of(value).shape;
                     (
@@ -86,10 +130,14 @@ pub(super) fn partition(
                 .collect();
             sweep(view, &seeds)
         })
-        .collect();
-    let mut sweeps = sweeps;
-    // An argument read in part (the rows a strided window never reaches) is read whole along
-    // the dimensions the cut leaves alone: what the ops then slice away costs nothing to pass.
+        .collect()
+}
+
+/// Widens, in every cluster's sweep, the box of each argument that is not one share: an
+/// argument read in part (the rows a strided window never reaches) is read whole along the
+/// dimensions the cut leaves alone, as the first share holding the part, else whole; what the
+/// ops then slice away costs nothing to pass.
+fn widen_partial_arguments(view: &FunctionView, sweeps: &mut [Sweep], count: usize) {
     for (value, r#type) in &view.arguments {
         let shape = &r#type.shape;
         for (index, (computed, _)) in sweeps.iter_mut().enumerate() {
@@ -113,8 +161,17 @@ pub(super) fn partition(
             computed[*value] = Some(widened);
         }
     }
-    let recomputed = recomputation(view, sweeps.iter().map(|(computed, _)| computed.as_slice()));
-    // Every value: one share along one dimension on every cluster, or whole on every cluster.
+}
+
+/// Checks that every value is one share along one dimension on every cluster, or whole on
+/// every cluster. Returns per value `Some(Some(axis))` (shared along `axis`), `Some(None)`
+/// (whole) or None (not needed), or the refusal naming the first value that is neither.
+fn share_axes(
+    view: &FunctionView,
+    sweeps: &[Sweep],
+    count: usize,
+    recomputed: f64,
+) -> Result<Vec<Option<Option<usize>>>, Refusal> {
     let mut axis_of: Vec<Option<Option<usize>>> = vec![None; view.value_count];
     let mut described = |value: ValueId| -> Result<(), String> {
         let shape = &view.type_of(value).shape;
@@ -150,7 +207,16 @@ pub(super) fn partition(
             })?;
         }
     }
-    // Whole values that depend on the arguments are computed by every cluster.
+    Ok(axis_of)
+}
+
+/// Checks that no cluster computes whole a value that depends on the arguments (every cluster
+/// would compute it). Returns the reason naming the first such op.
+fn whole_data(
+    view: &FunctionView,
+    sweeps: &[Sweep],
+    axis_of: &[Option<Option<usize>>],
+) -> Result<(), String> {
     let mut data = vec![false; view.value_count];
     for (value, _) in &view.arguments {
         data[*value] = true;
@@ -160,14 +226,17 @@ pub(super) fn partition(
         for (value, _) in &node.results {
             data[*value] = reads_data;
             if reads_data && axis_of[*value] == Some(None) && sweeps[0].1[position].is_some() {
-                return refuse(
-                    format!("every cluster would compute '{}' whole", node.name),
-                    recomputed,
-                );
+                return Err(format!("every cluster would compute '{}' whole", node.name));
             }
         }
     }
-    // One program for every cluster: the same attributes and relative boxes.
+    Ok(())
+}
+
+/// Checks that every op is one program for every cluster: the same attributes and the same
+/// operand boxes relative to the values' boxes. Returns the reason naming the first op that
+/// differs.
+fn one_program(view: &FunctionView, sweeps: &[Sweep]) -> Result<(), String> {
     for (position, node) in view.ops.iter().enumerate() {
         let program = |computed: &[Option<Region>], demand: &Option<Demand>| {
             demand.as_ref().map(|demand| {
@@ -194,27 +263,11 @@ pub(super) fn partition(
             .iter()
             .any(|(computed, demands)| program(computed, &demands[position]) != first)
         {
-            return refuse(
-                format!("'{}' would differ from cluster to cluster", node.name),
-                recomputed,
-            );
+            return Err(format!(
+                "'{}' would differ from cluster to cluster",
+                node.name
+            ));
         }
     }
-    let input_dims = view
-        .arguments
-        .iter()
-        .map(|(value, _)| axis_of[*value].flatten())
-        .collect();
-    let result_dims = returned
-        .iter()
-        .map(|&value| axis_of[value].flatten())
-        .collect();
-    let (computed, demands) = sweeps.into_iter().next().expect("at least one cluster");
-    Ok(Partition {
-        count,
-        input_dims,
-        result_dims,
-        computed,
-        demands,
-    })
+    Ok(())
 }

@@ -8,7 +8,7 @@ use super::channel_cut::ChannelLayer;
 use super::clusters::build_clusters;
 use super::partition::partition;
 use crate::graph_view::FunctionView;
-use crate::instance::wrap_ops;
+use crate::instance::wrap::wrap_ops;
 use crate::ir::{i64_array, i64_attribute, InsertionPoint, Op, Val};
 use crate::slicing::subsampling::read_subsampled;
 use mlir_sys::*;
@@ -27,6 +27,7 @@ struct Segment {
     made: Vec<(usize, Op)>,
 }
 
+/// Whether the op at `position` is a weight or a constant.
 fn is_parameter(view: &FunctionView, position: usize) -> bool {
     matches!(
         view.ops[position].name.as_str(),
@@ -157,20 +158,7 @@ pub(super) fn segment(
     count: usize,
 ) -> Result<Vec<(usize, bool)>, String> {
     let view = view.of_clone(clone);
-    // Every result must leave a segment as its own value (the lowering writes each result from
-    // the segment computing it).
-    let returned = view.returned();
-    let computed = |value: &usize| {
-        view.producer(*value)
-            .is_some_and(|position| !is_parameter(&view, position))
-    };
-    if returned
-        .iter()
-        .enumerate()
-        .any(|(position, value)| !computed(value) || returned[..position].contains(value))
-    {
-        return Err("the function returns an argument, a weight or one value twice".into());
-    }
+    results_leave_alone(&view)?;
     let (layers, mut segments) = order(&view, candidates);
     let terminator = view.ops.last().expect("a body ends in its terminator").op;
     // SAFETY: moving live ops of the clone's block before its terminator, in the new order;
@@ -180,9 +168,54 @@ pub(super) fn segment(
             unsafe { mlirOperationMoveBefore(view.ops[position].op.0, terminator.0) };
         }
     }
-    // A strided 1×1 convolution cut along its channels reads its input subsampled
-    // (`ChannelLayer::subsample`) by the batch segment that computes the input, where the
-    // slice follows the input's producer.
+    let subsampled = subsample_inputs(&view, candidates, &mut segments);
+    let mut wrapped = Vec::new();
+    for (index, segment) in segments.iter().enumerate() {
+        let members = segment_members(&view, segment);
+        let op = wrap_ops(terminator, &members, "instance.clusters", &[]);
+        match segment.channel {
+            Some(k) => wrapped.push((op, candidates[k].dim, count, index)),
+            None if batch_count > 1 => wrapped.push((op, 0, batch_count, index)),
+            None => on_one_cluster(op),
+        }
+    }
+    for (op, dim, count, index) in wrapped {
+        share_segment(&view, op, dim, count, index)?;
+    }
+    Ok(layers
+        .into_iter()
+        .map(|k| (k, subsampled.contains(&candidates[k].members[0])))
+        .collect())
+}
+
+/// Checks that every result can leave a segment as its own value (the lowering writes each
+/// result from the segment computing it): an error when the function returns an argument, a
+/// weight or one value twice.
+fn results_leave_alone(view: &FunctionView) -> Result<(), String> {
+    let returned = view.returned();
+    let computed = |value: &usize| {
+        view.producer(*value)
+            .is_some_and(|position| !is_parameter(view, position))
+    };
+    if returned
+        .iter()
+        .enumerate()
+        .any(|(position, value)| !computed(value) || returned[..position].contains(value))
+    {
+        return Err("the function returns an argument, a weight or one value twice".into());
+    }
+    Ok(())
+}
+
+/// Builds the subsampled inputs of the channel segments: a strided 1×1 convolution cut along its
+/// channels reads its input subsampled (`ChannelLayer::subsample`) by the batch segment that
+/// computes the input, where the slice follows the input's producer. Returns the anchors that
+/// read their input so.
+fn subsample_inputs(
+    view: &FunctionView,
+    candidates: &[ChannelLayer],
+    segments: &mut [Segment],
+) -> Vec<usize> {
     let mut subsampled = Vec::new();
     for index in 0..segments.len() {
         let anchor = segments[index].ops[0];
@@ -198,66 +231,71 @@ pub(super) fn segment(
         let (Some(steps), Some(producer), Some(home)) = (steps, producer, home) else {
             continue;
         };
-        // SAFETY: the producer is a live op of the clone's block, followed by its terminator at least.
+        // SAFETY: the producer is a live op of the clone's block, followed by its terminator at
+        // least.
         let next = Op(unsafe { mlirOperationGetNextInBlock(view.ops[producer].op.0) });
         let slice = read_subsampled(view.ops[anchor].op, steps, InsertionPoint::Before(next));
         segments[home].made.push((producer, slice));
         subsampled.push(anchor);
     }
-    let mut wrapped = Vec::new();
-    for (index, segment) in segments.iter().enumerate() {
-        let mut members: Vec<Op> = Vec::new();
-        if segment.channel.is_none() {
-            // Weights read by this segment's ops only.
-            for position in 0..view.ops.len() {
-                let readers = view.ops[position]
-                    .results
-                    .iter()
-                    .flat_map(|(value, _)| view.readers(*value).iter());
-                let mut readers = readers.peekable();
-                if is_parameter(&view, position)
-                    && readers.peek().is_some()
-                    && readers.all(|reader| segment.ops.contains(reader))
-                {
-                    members.push(view.ops[position].op);
-                }
+    subsampled
+}
+
+/// The ops `segment` wraps, in order: for a batch segment the weights read by its ops only,
+/// then its ops, each followed by the ops made after it.
+fn segment_members(view: &FunctionView, segment: &Segment) -> Vec<Op> {
+    let mut members: Vec<Op> = Vec::new();
+    if segment.channel.is_none() {
+        // Weights read by this segment's ops only.
+        for position in 0..view.ops.len() {
+            let readers = view.ops[position]
+                .results
+                .iter()
+                .flat_map(|(value, _)| view.readers(*value).iter());
+            let mut readers = readers.peekable();
+            if is_parameter(view, position)
+                && readers.peek().is_some()
+                && readers.all(|reader| segment.ops.contains(reader))
+            {
+                members.push(view.ops[position].op);
             }
         }
-        for &position in &segment.ops {
-            members.push(view.ops[position].op);
-            members.extend(
-                segment
-                    .made
-                    .iter()
-                    .filter(|(after, _)| *after == position)
-                    .map(|(_, op)| *op),
-            );
-        }
-        let op = wrap_ops(terminator, &members, "instance.clusters", &[]);
-        match segment.channel {
-            Some(k) => wrapped.push((op, candidates[k].dim, count, index)),
-            None if batch_count > 1 => wrapped.push((op, 0, batch_count, index)),
-            None => on_one_cluster(op),
-        }
     }
-    for (op, dim, count, index) in wrapped {
-        let body = FunctionView::read_body(op, view.name.clone()).map_err(|error| error.message)?;
-        let shares = partition(&body, dim, count)
-            .map_err(|refusal| format!("segment {index}: {}", refusal.reason))?;
-        // SAFETY: reading the operands of a live op.
-        let arguments: Vec<Val> = (0..unsafe { mlirOperationGetNumOperands(op.0) } as usize)
-            .map(|position| op.operand(position))
-            .collect();
-        let clusters = build_clusters(op, &arguments, &body, &shares, op.location());
-        // SAFETY: both ops are alive and have the same result types.
-        for position in 0..unsafe { mlirOperationGetNumResults(op.0) } as usize {
-            op.result(position)
-                .replace_all_uses_with(clusters.result(position));
-        }
-        op.erase();
+    for &position in &segment.ops {
+        members.push(view.ops[position].op);
+        members.extend(
+            segment
+                .made
+                .iter()
+                .filter(|(after, _)| *after == position)
+                .map(|(_, op)| *op),
+        );
     }
-    Ok(layers
-        .into_iter()
-        .map(|k| (k, subsampled.contains(&candidates[k].members[0])))
-        .collect())
+    members
+}
+
+/// Replaces the wrapped segment `op` (number `index`) by its clusters, cut along `dim` of its
+/// first result over `count` clusters; an error says why the segment does not separate.
+fn share_segment(
+    view: &FunctionView,
+    op: Op,
+    dim: usize,
+    count: usize,
+    index: usize,
+) -> Result<(), String> {
+    let body = FunctionView::read_body(op, view.name.clone()).map_err(|error| error.message)?;
+    let shares = partition(&body, dim, count)
+        .map_err(|refusal| format!("segment {index}: {}", refusal.reason))?;
+    // SAFETY: reading the operands of a live op.
+    let arguments: Vec<Val> = (0..unsafe { mlirOperationGetNumOperands(op.0) } as usize)
+        .map(|position| op.operand(position))
+        .collect();
+    let clusters = build_clusters(op, &arguments, &body, &shares, op.location());
+    // SAFETY: both ops are alive and have the same result types.
+    for position in 0..unsafe { mlirOperationGetNumResults(op.0) } as usize {
+        op.result(position)
+            .replace_all_uses_with(clusters.result(position));
+    }
+    op.erase();
+    Ok(())
 }

@@ -65,9 +65,11 @@ them). With `explain`, a remark on the function gives each orderer's peak and th
             "bfs" => Orderer::Bfs,
             "auto" => Orderer::Auto,
             "min-peak" => Orderer::MinPeak,
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "option 'order': unknown orderer '{other}' (available: dfs, bfs, auto, min-peak)"
-            )),
+            ))
+            }
         };
         Ok(Self {
             orderer,
@@ -76,7 +78,9 @@ them). With `explain`, a remark on the function gives each orderer's peak and th
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        crate::instance::schedule_each(operation, |function, scope| self.schedule(function, scope))
+        crate::instance::scopes::schedule_each(operation, |function, scope| {
+            self.schedule(function, scope)
+        })
     }
 }
 

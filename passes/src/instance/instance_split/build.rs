@@ -3,8 +3,8 @@
 //! of the producer instances it overlaps and no others), and the group's results become the
 //! `instance.concat` of its instances' slices for whoever reads them whole.
 
-use super::plan::Plan;
-use crate::graph_view::{FunctionView, TensorType};
+use super::plan::{InstancePlan, Plan};
+use crate::graph_view::{FunctionView, Node, TensorType};
 use crate::ir::{self, create, i64_attribute, string_attribute, InsertionPoint, Op, Val};
 use crate::slicing::regions::{boxed, full, sizes, Region};
 use crate::slicing::sliced_body::{self, slice, tensor_like};
@@ -156,63 +156,8 @@ pub(super) fn split(
         .expect("a group body ends in instance.yield");
     let mut instances = Vec::with_capacity(plan.count);
     for (index, instance) in plan.instances.iter().enumerate() {
-        // Operands: the boxes of the group's operands this instance reads.
-        let mut operands = Vec::new();
-        let mut arguments = Vec::new();
-        let mut reads = Vec::new();
-        for (position, (argument, _)) in body.arguments.iter().enumerate() {
-            let Some(want) = &instance.computed[*argument] else {
-                continue;
-            };
-            let (value, producers) = gather(group, group.operand(position), want, pieces);
-            operands.push(value);
-            arguments.push((*argument, want.clone()));
-            let whole = full(&shape_of(group.operand(position)));
-            reads.push(Read {
-                position,
-                want: want.clone(),
-                whole,
-                producers,
-            });
-        }
-        let argument_types: Vec<MlirType> = operands.iter().map(|value| value.r#type()).collect();
-        let (region, block) = ir::region_with_block(&argument_types, location);
-        // The body: each op the instance computes, on the boxes its operands hold.
-        let mut values: HashMap<usize, (Val, Region)> = HashMap::new();
-        for (position, (argument, have)) in arguments.iter().enumerate() {
-            // SAFETY: the block has one argument per operand.
-            let value = Val(unsafe { mlirBlockGetArgument(block, position as isize) });
-            values.insert(*argument, (value, have.clone()));
-        }
-        sliced_body::append_ops(
-            block,
-            body,
-            &instance.computed,
-            &instance.demands,
-            &mut values,
-        );
-        let mut yielded = Vec::new();
-        for (output, owned) in terminator.operands.iter().zip(&instance.owned) {
-            let (value, have) = &values[output];
-            yielded.push(slice(
-                InsertionPoint::End(block),
-                location,
-                "graph.slice",
-                *value,
-                have,
-                owned,
-                "starts",
-            ));
-        }
-        create(
-            InsertionPoint::End(block),
-            location,
-            "instance.yield",
-            &yielded,
-            &[],
-            &[],
-            Vec::new(),
-        );
+        let inputs = instance_inputs(group, body, instance, pieces);
+        let (region, yielded) = instance_body(body, terminator, instance, &inputs, location);
         let result_types: Vec<MlirType> = yielded.iter().map(|value| value.r#type()).collect();
         let attributes = [
             ("group", string_attribute(context, name)),
@@ -224,14 +169,125 @@ pub(super) fn split(
             InsertionPoint::Before(group),
             location,
             "instance.instance",
-            &operands,
+            &inputs.operands,
             &result_types,
             &attributes,
             vec![region],
         );
-        instances.push((op, reads));
+        instances.push((op, inputs.reads));
     }
-    // The group's results: the concatenation of the instances' slices.
+    join_results(group, name, plan, &instances, pieces);
+    group.erase();
+    instances
+        .into_iter()
+        .map(|(op, reads)| (op, describe_reads(&reads)))
+        .collect()
+}
+
+/// What one instance reads of its group's operands.
+struct Inputs {
+    /// The instance's operands, one per group operand it reads.
+    operands: Vec<Val>,
+    /// Per operand, the group body's block argument and the box the operand holds of it.
+    arguments: Vec<(usize, Region)>,
+    /// Per operand, what it reads, for the remarks.
+    reads: Vec<Read>,
+}
+
+/// Builds, before `group`, the operands of one instance: the boxes of the group's operands
+/// `instance` reads, in operand order. Returns them with the boxes and the reads.
+fn instance_inputs(
+    group: Op,
+    body: &FunctionView,
+    instance: &InstancePlan,
+    pieces: &Pieces,
+) -> Inputs {
+    let mut operands = Vec::new();
+    let mut arguments = Vec::new();
+    let mut reads = Vec::new();
+    for (position, (argument, _)) in body.arguments.iter().enumerate() {
+        let Some(want) = &instance.computed[*argument] else {
+            continue;
+        };
+        let (value, producers) = gather(group, group.operand(position), want, pieces);
+        operands.push(value);
+        arguments.push((*argument, want.clone()));
+        let whole = full(&shape_of(group.operand(position)));
+        reads.push(Read {
+            position,
+            want: want.clone(),
+            whole,
+            producers,
+        });
+    }
+    Inputs {
+        operands,
+        arguments,
+        reads,
+    }
+}
+
+/// Builds the body of one instance: each op it computes, on the boxes its operands hold, then
+/// the slices of the group's outputs (the operands of the body's `terminator`) it owns, yielded.
+/// Returns the region and the yielded values.
+fn instance_body(
+    body: &FunctionView,
+    terminator: &Node,
+    instance: &InstancePlan,
+    inputs: &Inputs,
+    location: MlirLocation,
+) -> (MlirRegion, Vec<Val>) {
+    let argument_types: Vec<MlirType> =
+        inputs.operands.iter().map(|value| value.r#type()).collect();
+    let (region, block) = ir::region_with_block(&argument_types, location);
+    let mut values: HashMap<usize, (Val, Region)> = HashMap::new();
+    for (position, (argument, have)) in inputs.arguments.iter().enumerate() {
+        // SAFETY: the block has one argument per operand.
+        let value = Val(unsafe { mlirBlockGetArgument(block, position as isize) });
+        values.insert(*argument, (value, have.clone()));
+    }
+    sliced_body::append_ops(
+        block,
+        body,
+        &instance.computed,
+        &instance.demands,
+        &mut values,
+    );
+    let mut yielded = Vec::new();
+    for (output, owned) in terminator.operands.iter().zip(&instance.owned) {
+        let (value, have) = &values[output];
+        yielded.push(slice(
+            InsertionPoint::End(block),
+            location,
+            "graph.slice",
+            *value,
+            have,
+            owned,
+            "starts",
+        ));
+    }
+    create(
+        InsertionPoint::End(block),
+        location,
+        "instance.yield",
+        &yielded,
+        &[],
+        &[],
+        Vec::new(),
+    );
+    (region, yielded)
+}
+
+/// Replaces each result of `group` by the `instance.concat` of its instances' slices, built
+/// before the group, and records the slices in `pieces` for later instances to pick from.
+fn join_results(
+    group: Op,
+    name: &str,
+    plan: &Plan,
+    instances: &[(Op, Vec<Read>)],
+    pieces: &mut Pieces,
+) {
+    let location = group.location();
     for (position, &axis) in plan.axes.iter().enumerate() {
         let results: Vec<Val> = instances
             .iter()
@@ -264,11 +320,6 @@ pub(super) fn split(
             .insert(concat.result(0).0.ptr as usize, (axis, list));
         pieces.concats.push(concat);
     }
-    group.erase();
-    instances
-        .into_iter()
-        .map(|(op, reads)| (op, describe_reads(&reads)))
-        .collect()
 }
 
 /// What an instance reads, for the `explain` remarks: the producer instances of each operand, or

@@ -1,14 +1,14 @@
 //! `instance-split`: each `instance.group` becomes the instances of its best split (GraphTurbo
-//! §3.3): `f` `instance.instance` ops, instance `i` computing the `i`-th of `f` equal slices of the
-//! group's output along the split's dimension.
+//! §3.3): `f` `instance.instance` ops, instance `i` computing the `i`-th of `f` equal slices of
+//! the group's output along the split's dimension.
 //!
-//! Each instance computes only what its slice needs: [`plan`] walks the group's body backwards
-//! from the slice, giving every op the box of its result the instance needs and the box of each
-//! operand that takes ([`crate::slicing::regions`]: halos of windows with the border's padding only at the
+//! Each instance computes only what its slice needs: [`plan`] walks the group's body backwards from
+//! the slice, giving every op the box of its result the instance needs and the box of each operand
+//! that takes ([`crate::slicing::regions`]: halos of windows with the border's padding only at the
 //! border, strides, nearest upsampling, channel ranges of grouped convolutions). [`build`] writes
 //! the instances: each reads exactly the boxes it needs of the values outside, picking from the
-//! producer instances whose slices overlap the box and no others, so that an instance depends
-//! only on the producer instances it reads — the graph of Fig. 6 without its grey edges.
+//! producer instances whose slices overlap the box and no others, so that an instance depends only
+//! on the producer instances it reads — the graph of Fig. 6 without its grey edges.
 //!
 //! A group whose best split cannot be realised (an output no slice divides, control flow in the
 //! body) becomes one instance that computes all of it, with a remark. So does a group without a
@@ -50,8 +50,8 @@ operands are exactly the boxes it reads: an `instance.slice` of a tensor, or of 
 `instance.concat` of just the producer instances whose slices it overlaps, so that it depends on \
 those instances and no others. The group's results become the `instance.concat` of its instances' \
 slices. A group whose split cannot be realised, or without a best split (nothing along one \
-dimension fits its scope: hw-group then leaves both `split_info` and `best_split` out), becomes one \
-instance (with a remark); a `split_info` without a best split, or a best split that does not \
+dimension fits its scope: hw-group then leaves both `split_info` and `best_split` out), becomes \
+one instance (with a remark); a `split_info` without a best split, or a best split that does not \
 divide its output, is an error. With `explain`, a remark on each group says how it was split and \
 how much it recomputes, and one on each instance what it reads.";
     const ANCHOR: &'static str = "func.func";
@@ -69,7 +69,7 @@ how much it recomputes, and one on each instance what it reads.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        crate::instance::schedule_each(operation, |_, scope| self.schedule(scope))
+        crate::instance::scopes::schedule_each(operation, |_, scope| self.schedule(scope))
     }
 }
 
@@ -83,35 +83,7 @@ impl InstanceSplit {
             .collect();
         let mut splits = Vec::with_capacity(groups.len());
         for &group in &groups {
-            let name = group_name(group);
-            let Some(best) = group
-                .attribute("best_split")
-                .and_then(Split::from_attribute)
-            else {
-                // hw-group leaves out the best split only when its SplitInfo is empty.
-                let info = group
-                    .attribute("split_info")
-                    .and_then(|info| melior::ir::attribute::ArrayAttribute::try_from(info).ok());
-                if info.is_some_and(|info| !info.is_empty()) {
-                    group.emit_error(&format!(
-                        "group '{name}' has a split_info but no best split: run hw-group, which picks one (Eq. 1) whenever a split fits"
-                    ));
-                    return Err(PassFailure);
-                }
-                splits.push((group, name, None));
-                continue;
-            };
-            let size = group_output_size(group, best.dim as usize);
-            if size.is_none_or(|size| best.factor < 1 || size % best.factor as usize != 0) {
-                group.emit_error(&format!(
-                    "group '{name}': its best split cuts dimension {} into {} slices, which do not divide it{}",
-                    best.dim,
-                    best.factor,
-                    size.map_or_else(|| " (the output has no such dimension)".to_owned(), |size| format!(" (size {size})"))
-                ));
-                return Err(PassFailure);
-            }
-            splits.push((group, name, Some(best)));
+            splits.push(read_split(group)?);
         }
         let mut pieces = build::Pieces::default();
         for (group, name, best) in splits {
@@ -119,7 +91,8 @@ impl InstanceSplit {
                 let instance = build::whole(group, &name, 0);
                 if self.explain {
                     instance.emit_remark(&format!(
-                        "'{name}' stays one instance: hw-group found no split of it along one dimension that fits its scope; its kernel tiles it"
+                        "'{name}' stays one instance: hw-group found no split of it along one \
+                         dimension that fits its scope; its kernel tiles it"
                     ));
                 }
                 continue;
@@ -134,48 +107,105 @@ impl InstanceSplit {
                 }
                 continue;
             }
-            let body = FunctionView::read_body(group, name.clone()).map_err(|error| {
-                error
-                    .op
-                    .unwrap_or(group)
-                    .emit_error(&format!("cannot split group '{name}': {}", error.message));
-                PassFailure
-            })?;
-            match plan::plan(&body, dim, factor) {
-                Ok(plan) => {
-                    let recomputed = plan.recomputed(&body);
-                    let output = body
-                        .type_of(
-                            body.ops
-                                .last()
-                                .expect("a group body has a terminator")
-                                .operands[0],
-                        )
-                        .shape
-                        .clone();
-                    let instances = build::split(group, &name, &body, &plan, dim, &mut pieces);
-                    if self.explain {
-                        let slice = output[dim] / factor;
-                        instances[0].0.emit_remark(&format!(
-                            "'{name}' becomes {factor} instances along dimension {dim} of {output:?}, slices of {slice}; they compute {:.1}% more elements than the group",
-                            recomputed * 100.0
-                        ));
-                        for (index, (instance, reads)) in instances.iter().enumerate() {
-                            instance.emit_remark(&format!(
-                                "instance {index} of '{name}' reads {reads}"
-                            ));
-                        }
-                    }
-                }
-                Err(reason) => {
-                    let instance = build::whole(group, &name, dim);
-                    instance.emit_remark(&format!("'{name}' stays one instance: its best split {factor} along dimension {dim} cannot be realised: {reason}"));
-                }
-            }
+            self.split_group(group, &name, dim, factor, &mut pieces)?;
         }
         pieces.erase_unused();
         Ok(())
     }
+
+    /// Replaces `group` (named `name`) by its `factor` instances along `dim`, or by one
+    /// instance, with a remark, when the split cannot be realised; an error when its body
+    /// cannot be read.
+    fn split_group(
+        &self,
+        group: Op,
+        name: &str,
+        dim: usize,
+        factor: usize,
+        pieces: &mut build::Pieces,
+    ) -> Result<(), PassFailure> {
+        let body = FunctionView::read_body(group, name.to_owned()).map_err(|error| {
+            error
+                .op
+                .unwrap_or(group)
+                .emit_error(&format!("cannot split group '{name}': {}", error.message));
+            PassFailure
+        })?;
+        match plan::plan(&body, dim, factor) {
+            Ok(plan) => {
+                let recomputed = plan.recomputed(&body);
+                let output = body
+                    .type_of(
+                        body.ops
+                            .last()
+                            .expect("a group body has a terminator")
+                            .operands[0],
+                    )
+                    .shape
+                    .clone();
+                let instances = build::split(group, name, &body, &plan, dim, pieces);
+                if self.explain {
+                    let slice = output[dim] / factor;
+                    instances[0].0.emit_remark(&format!(
+                        "'{name}' becomes {factor} instances along dimension {dim} of {output:?}, \
+                         slices of {slice}; they compute {:.1}% more elements than the group",
+                        recomputed * 100.0
+                    ));
+                    for (index, (instance, reads)) in instances.iter().enumerate() {
+                        instance
+                            .emit_remark(&format!("instance {index} of '{name}' reads {reads}"));
+                    }
+                }
+            }
+            Err(reason) => {
+                let instance = build::whole(group, name, dim);
+                instance.emit_remark(&format!(
+                    "'{name}' stays one instance: its best split {factor} along dimension {dim} \
+                     cannot be realised: {reason}"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads the name and the best split of `group`: None when hw-group found none (an empty
+/// SplitInfo). An error when it has a SplitInfo but no best split, or a best split that does
+/// not divide its output.
+fn read_split(group: Op) -> Result<(Op, String, Option<Split>), PassFailure> {
+    let name = group_name(group);
+    let Some(best) = group
+        .attribute("best_split")
+        .and_then(Split::from_attribute)
+    else {
+        // hw-group leaves out the best split only when its SplitInfo is empty.
+        let info = group
+            .attribute("split_info")
+            .and_then(|info| melior::ir::attribute::ArrayAttribute::try_from(info).ok());
+        if info.is_some_and(|info| !info.is_empty()) {
+            group.emit_error(&format!(
+                "group '{name}' has a split_info but no best split: run hw-group, which picks \
+                 one (Eq. 1) whenever a split fits"
+            ));
+            return Err(PassFailure);
+        }
+        return Ok((group, name, None));
+    };
+    let size = group_output_size(group, best.dim as usize);
+    if size.is_none_or(|size| best.factor < 1 || size % best.factor as usize != 0) {
+        group.emit_error(&format!(
+            "group '{name}': its best split cuts dimension {} into {} slices, which do not \
+             divide it{}",
+            best.dim,
+            best.factor,
+            size.map_or_else(
+                || " (the output has no such dimension)".to_owned(),
+                |size| format!(" (size {size})")
+            )
+        ));
+        return Err(PassFailure);
+    }
+    Ok((group, name, Some(best)))
 }
 
 /// The size of dimension `dim` of the group's first result.

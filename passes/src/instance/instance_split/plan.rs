@@ -54,45 +54,11 @@ pub(super) fn plan(body: &FunctionView, dim: usize, count: usize) -> Result<Plan
         .collect();
     let mut axes = Vec::with_capacity(outputs.len());
     for (position, &output) in outputs.iter().enumerate() {
-        let shape = &body.type_of(output).shape;
         if output == sink {
             axes.push(dim);
             continue;
         }
-        let boxes: Vec<Option<&Region>> = first
-            .iter()
-            .map(|computed| computed[output].as_ref())
-            .collect();
-        let split: Vec<usize> = (0..shape.len())
-            .filter(|&d| {
-                boxes
-                    .iter()
-                    .any(|b| b.is_some_and(|b| b[d] != (0..shape[d])))
-            })
-            .collect();
-        let axis = match split.as_slice() {
-            [axis] => *axis,
-            [] => (0..shape.len())
-                .find(|&d| shape[d].is_multiple_of(count) && shape[d] >= count)
-                .ok_or_else(|| format!("output {position} of shape {shape:?} has no dimension the {count} slices divide"))?,
-            _ => return Err(format!("output {position} is cut along several dimensions {split:?}")),
-        };
-        if !shape[axis].is_multiple_of(count) {
-            return Err(format!(
-                "output {position}: {count} slices do not divide dimension {axis} of size {}",
-                shape[axis]
-            ));
-        }
-        let covered = boxes.iter().enumerate().all(|(index, b)| {
-            b.is_none_or(|b| {
-                let slice = &share(shape, axis, index, count)[axis];
-                b[axis].start <= slice.start && slice.end <= b[axis].end
-            })
-        });
-        if !covered {
-            return Err(format!("output {position}: an instance would not compute its own slice along dimension {axis}"));
-        }
-        axes.push(axis);
+        axes.push(output_axis(body, &first, position, output, count)?);
     }
     let instances = (0..count)
         .map(|index| {
@@ -116,6 +82,66 @@ pub(super) fn plan(body: &FunctionView, dim: usize, count: usize) -> Result<Plan
         axes,
         instances,
     })
+}
+
+/// The dimension along which output `position` (value `output`) is sliced over `count`
+/// instances, given the boxes `first` of every value for the sink's slices alone: the one
+/// dimension those boxes cut, else the first the slices divide. An error when they cut several,
+/// the slices do not divide it, or an instance would not compute its own slice.
+fn output_axis(
+    body: &FunctionView,
+    first: &[Vec<Option<Region>>],
+    position: usize,
+    output: ValueId,
+    count: usize,
+) -> Result<usize, String> {
+    let shape = &body.type_of(output).shape;
+    let boxes: Vec<Option<&Region>> = first
+        .iter()
+        .map(|computed| computed[output].as_ref())
+        .collect();
+    let split: Vec<usize> = (0..shape.len())
+        .filter(|&d| {
+            boxes
+                .iter()
+                .any(|b| b.is_some_and(|b| b[d] != (0..shape[d])))
+        })
+        .collect();
+    let axis = match split.as_slice() {
+        [axis] => *axis,
+        [] => (0..shape.len())
+            .find(|&d| shape[d].is_multiple_of(count) && shape[d] >= count)
+            .ok_or_else(|| {
+                format!(
+                    "output {position} of shape {shape:?} has no dimension the {count} slices \
+                     divide"
+                )
+            })?,
+        _ => {
+            return Err(format!(
+                "output {position} is cut along several dimensions {split:?}"
+            ))
+        }
+    };
+    if !shape[axis].is_multiple_of(count) {
+        return Err(format!(
+            "output {position}: {count} slices do not divide dimension {axis} of size {}",
+            shape[axis]
+        ));
+    }
+    let covered = boxes.iter().enumerate().all(|(index, b)| {
+        b.is_none_or(|b| {
+            let slice = &share(shape, axis, index, count)[axis];
+            b[axis].start <= slice.start && slice.end <= b[axis].end
+        })
+    });
+    if !covered {
+        return Err(format!(
+            "output {position}: an instance would not compute its own slice along dimension \
+             {axis}"
+        ));
+    }
+    Ok(axis)
 }
 
 impl Plan {

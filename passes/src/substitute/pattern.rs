@@ -1,0 +1,83 @@
+//! A substitution rule as data: its wildcards, the source pattern it finds and the target that
+//! replaces it, each a body of ops over the wildcards.
+
+use super::expr::{Condition, Expr};
+use crate::ir::Op;
+use mlir_sys::*;
+
+/// A value of a rule body: an argument of the function or a result of one of its ops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatternValue {
+    /// Argument `index` of the function.
+    Argument(usize),
+    /// Result `result` of op `op` (an index into [`Body::ops`]).
+    Result(usize, usize),
+}
+
+/// An op of a rule body.
+#[derive(Debug, Clone)]
+pub struct PatternOp {
+    /// The op in the rule file (location, written result types and attributes).
+    pub op: Op,
+    /// Its name, such as `graph.conv2d`.
+    pub name: String,
+    /// Its operands.
+    pub operands: Vec<PatternValue>,
+    /// Its result count.
+    pub result_count: usize,
+    /// Attributes as written: equal on a match (source), set as they are (target).
+    pub written: Vec<(String, MlirAttribute)>,
+    /// Attributes bound to names (`rule.bind`).
+    pub bound: Vec<(String, String)>,
+    /// Integer-array attributes computed from sizes (`rule.set`; target only).
+    pub computed: Vec<(String, Vec<Expr>)>,
+    /// Result shapes given by the rule (`rule.shape` / `rule.shapes`): built so on a target op,
+    /// required of the matched op on a source op.
+    pub shapes: Option<Vec<Vec<Expr>>>,
+}
+
+/// A function of a rule: its ops in order and the values it returns.
+#[derive(Debug, Clone)]
+pub struct Body {
+    /// The function in the rule file.
+    pub function: Op,
+    /// Its ops (the terminator excluded).
+    pub ops: Vec<PatternOp>,
+    /// The returned values.
+    pub results: Vec<PatternValue>,
+}
+
+/// A wildcard of a rule: one argument of its functions.
+#[derive(Debug, Clone)]
+pub struct Argument {
+    /// Its dimensions (names or fixed sizes); None: any shape (`rule.dims = "*"`).
+    pub dims: Option<Vec<Expr>>,
+    /// Its element type.
+    pub element: MlirType,
+}
+
+/// One substitution rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// The rule module's symbol name.
+    pub name: String,
+    /// What it does (`rule.summary`).
+    pub summary: String,
+    /// The rule module (for diagnostics).
+    pub module: Op,
+    /// The wildcards.
+    pub arguments: Vec<Argument>,
+    /// Extra conditions on the bound sizes.
+    pub conditions: Vec<Condition>,
+    /// The pattern to find.
+    pub source: Body,
+    /// What replaces it.
+    pub target: Body,
+}
+
+impl Rule {
+    /// Where the rule is written (its module's location).
+    pub fn location(&self) -> MlirLocation {
+        self.module.location()
+    }
+}
