@@ -9,6 +9,7 @@ mod fuzz_regressions;
 mod grouping;
 mod interpreter;
 mod layerwise;
+mod ods_ops;
 mod onnx_import;
 mod passes;
 mod substitution;
