@@ -184,10 +184,7 @@ struct Records<'j> {
 
 impl<'j> Records<'j> {
     fn get(&self, name: &str) -> &'j Map<String, Value> {
-        self.all
-            .get(name)
-            .and_then(Value::as_object)
-            .unwrap_or_else(|| panic!("TableGen JSON has no record `{name}`"))
+        self.all.get(name).and_then(Value::as_object).unwrap_or_else(|| panic!("TableGen JSON has no record `{name}`"))
     }
 
     /// The record a `{"kind": "def", "def": name}` field points at.
@@ -250,8 +247,7 @@ pub fn dedent(text: &str) -> String {
         .map(|line| line.len() - line.trim_start().len())
         .min()
         .unwrap_or(0);
-    let lines: Vec<&str> =
-        text.lines().map(|line| if line.trim().is_empty() { "" } else { &line[indent..] }).collect();
+    let lines: Vec<&str> = text.lines().map(|line| if line.trim().is_empty() { "" } else { &line[indent..] }).collect();
     let lines: Vec<&str> = lines.iter().map(|line| line.trim_end()).collect();
     lines.join("\n").trim_matches('\n').to_string()
 }
@@ -282,13 +278,14 @@ pub fn read(json: &str, name: &str) -> (Dialect, Vec<String>) {
         .instances("Op")
         .into_iter()
         .map(|def| records.get(def))
-        .filter(|record| record.get("opDialect").and_then(|d| d.get("def")).and_then(Value::as_str) == Some(dialect_def))
+        .filter(|record| {
+            record.get("opDialect").and_then(|d| d.get("def")).and_then(Value::as_str) == Some(dialect_def)
+        })
         .collect();
     ops.sort_by_key(|record| line_of(record));
     let ops = ops.into_iter().map(|record| read_op(&mut records, record, name, &namespace, &traits)).collect();
 
-    let dialect =
-        Dialect { name: name.to_string(), summary: string(dialect, "summary"), traits, ops };
+    let dialect = Dialect { name: name.to_string(), summary: string(dialect, "summary"), traits, ops };
     (dialect, records.warnings)
 }
 
@@ -344,7 +341,9 @@ fn read_op(
             arguments.push(Argument::Operand(read_operand(constraint, arg_name)));
         } else {
             // A property (`Property` records): no generated accessor, the raw op still has it.
-            records.warnings.push(format!("{name}: argument `{arg_name}` is neither an attribute nor an operand; no accessor generated"));
+            records.warnings.push(format!(
+                "{name}: argument `{arg_name}` is neither an attribute nor an operand; no accessor generated"
+            ));
         }
     }
 

@@ -60,6 +60,37 @@ fn constant(name: &str) -> String {
     snake(name).to_ascii_uppercase()
 }
 
+/// Escapes the square brackets of ODS prose outside code (`shape[:axis]` would be read as an
+/// intra-doc link).
+fn escape(text: &str) -> String {
+    let mut out = String::new();
+    let mut fenced = false;
+    for (index, line) in text.lines().enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            out.push_str(line);
+            continue;
+        }
+        if fenced {
+            out.push_str(line);
+            continue;
+        }
+        let mut code = false;
+        for c in line.chars() {
+            match c {
+                '`' => code = !code,
+                '[' | ']' if !code => out.push('\\'),
+                _ => {}
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Writes `text` as `///` lines at `indent`.
 fn doc(out: &mut String, indent: &str, text: &str) {
     for line in text.lines() {
@@ -73,7 +104,8 @@ fn doc(out: &mut String, indent: &str, text: &str) {
 
 /// A sentence for the documentation: the summary with a capital and a full stop, or `fallback`.
 fn sentence(summary: &str, fallback: &str) -> String {
-    let summary = summary.trim();
+    let summary = escape(summary.trim());
+    let summary = summary.as_str();
     if summary.is_empty() {
         return fallback.to_string();
     }
@@ -195,9 +227,12 @@ fn write(kind: &AttributeKind, name: &str, value: &str, location: &str) -> Strin
         AttributeKind::Type => format!("support::type_attribute({location}, {value})"),
         AttributeKind::Array(Some(element)) => {
             // Mirrors are taken by reference, everything else is Copy.
-            let pattern = if matches!(element.as_ref(), AttributeKind::Mirrored { .. }) { "element" } else { "&element" };
+            let pattern =
+                if matches!(element.as_ref(), AttributeKind::Mirrored { .. }) { "element" } else { "&element" };
             let element = write(element, name, "element", location);
-            format!("support::array_attribute({location}, &{value}.iter().map(|{pattern}| {element}).collect::<Vec<_>>())")
+            format!(
+                "support::array_attribute({location}, &{value}.iter().map(|{pattern}| {element}).collect::<Vec<_>>())"
+            )
         }
         AttributeKind::Array(None) => format!("support::array_attribute({location}, {value})"),
         AttributeKind::Enum { .. } => format!("support::enum_attribute({location}, {value})"),
@@ -318,7 +353,7 @@ fn arity_list(out: &mut String, name: &str, arities: &[&str]) {
 
 /// A summary for the documentation, in parentheses: without its full stop.
 fn parenthesised(summary: &str) -> String {
-    let summary = summary.trim().trim_end_matches('.');
+    let summary = escape(summary.trim().trim_end_matches('.'));
     if summary.is_empty() {
         String::new()
     } else {
@@ -348,15 +383,19 @@ fn value_accessors(out: &mut String, op: &Op, values: &[&Operand], results: bool
     }
     for (index, value) in values.iter().enumerate() {
         let name = ident(&value.name, index, what);
-        let summary = if value.summary.is_empty() { String::new() } else { format!(": {}", value.summary) };
+        let summary = if value.summary.is_empty() { String::new() } else { format!(": {}", escape(&value.summary)) };
         let range = format!(
             "support::{what}_segment(self.op, Self::{list_const}, {}, {index})",
             segments_path(segments, segment_attribute)
         );
         let (adjective, r#type, body) = match value.arity {
-            Arity::Single if index < first_dynamic => ("", single_type.to_string(), format!("support::{what}(self.op, {index})")),
+            Arity::Single if index < first_dynamic => {
+                ("", single_type.to_string(), format!("support::{what}(self.op, {index})"))
+            }
             Arity::Single => ("", single_type.to_string(), format!("support::{what}(self.op, range.start)")),
-            Arity::Optional => ("optional ", format!("Option<{single_type}>"), format!("support::optional_{what}(self.op, range)")),
+            Arity::Optional => {
+                ("optional ", format!("Option<{single_type}>"), format!("support::optional_{what}(self.op, range)"))
+            }
             Arity::Variadic => ("variadic ", iterator.to_string(), format!("support::{what}s(self.op, range)")),
         };
         doc(out, "    ", &format!("The {adjective}{what} `{}`{summary}.", value.name));
@@ -430,7 +469,7 @@ fn op(out: &mut String, dialect: &Dialect, op: &Op) {
     }
     if !op.description.is_empty() {
         writeln!(out, "///").unwrap();
-        doc(out, "", &op.description);
+        doc(out, "", &escape(&op.description));
     }
     writeln!(out, "#[derive(Clone, Copy, Debug, PartialEq, Eq)]").unwrap();
     writeln!(out, "pub struct {class}<'c, 'a> {{").unwrap();
@@ -714,7 +753,8 @@ fn builder_struct(out: &mut String, op: &Op, builder: &str, operands: &[&Operand
                     Presence::Unit => {
                         doc(out, "    ", &format!("Sets (`true`) or leaves out the unit attribute `{ods}`."));
                         writeln!(out, "    pub fn {name}(mut self, {name}: bool) -> Self {{").unwrap();
-                        writeln!(out, "        self.{name} = {name}.then(|| support::unit_attribute(self.location));").unwrap();
+                        writeln!(out, "        self.{name} = {name}.then(|| support::unit_attribute(self.location));")
+                            .unwrap();
                         writeln!(out, "        self").unwrap();
                         writeln!(out, "    }}").unwrap();
                         writeln!(out).unwrap();

@@ -468,29 +468,40 @@ pub(crate) mod support {
     }
 
     /// `array<i32: ...>`.
-    #[allow(dead_code, reason = "generated code calls it for `AttrSizedOperandSegments` (and `DenseI32ArrayAttr`), which no .td uses yet")]
+    #[allow(
+        dead_code,
+        reason = "generated code calls it for `AttrSizedOperandSegments` (and `DenseI32ArrayAttr`), which no .td uses yet"
+    )]
     pub fn dense_i32_array_attribute<'c>(location: Location<'c>, values: &[i32]) -> Attribute<'c> {
         // SAFETY: the context is alive; MLIR copies the values.
-        made(location, unsafe { mlir_sys::mlirDenseI32ArrayGet(context(location), values.len() as isize, values.as_ptr()) })
+        made(location, unsafe {
+            mlir_sys::mlirDenseI32ArrayGet(context(location), values.len() as isize, values.as_ptr())
+        })
     }
 
     /// `array<i64: ...>`.
     pub fn dense_i64_array_attribute<'c>(location: Location<'c>, values: &[i64]) -> Attribute<'c> {
         // SAFETY: as for `dense_i32_array_attribute`.
-        made(location, unsafe { mlir_sys::mlirDenseI64ArrayGet(context(location), values.len() as isize, values.as_ptr()) })
+        made(location, unsafe {
+            mlir_sys::mlirDenseI64ArrayGet(context(location), values.len() as isize, values.as_ptr())
+        })
     }
 
     /// `array<f32: ...>`.
     pub fn dense_f32_array_attribute<'c>(location: Location<'c>, values: &[f32]) -> Attribute<'c> {
         // SAFETY: as for `dense_i32_array_attribute`.
-        made(location, unsafe { mlir_sys::mlirDenseF32ArrayGet(context(location), values.len() as isize, values.as_ptr()) })
+        made(location, unsafe {
+            mlir_sys::mlirDenseF32ArrayGet(context(location), values.len() as isize, values.as_ptr())
+        })
     }
 
     /// `array<f64: ...>`.
     #[allow(dead_code, reason = "generated code calls it for a `DenseF64ArrayAttr`, which no .td uses yet")]
     pub fn dense_f64_array_attribute<'c>(location: Location<'c>, values: &[f64]) -> Attribute<'c> {
         // SAFETY: as for `dense_i32_array_attribute`.
-        made(location, unsafe { mlir_sys::mlirDenseF64ArrayGet(context(location), values.len() as isize, values.as_ptr()) })
+        made(location, unsafe {
+            mlir_sys::mlirDenseF64ArrayGet(context(location), values.len() as isize, values.as_ptr())
+        })
     }
 
     /// An integer attribute of type `iN`, `siN` or `uiN` (`signedness` -1, 0 or 1: signed,
@@ -513,7 +524,8 @@ pub(crate) mod support {
         let context = context(location);
         // SAFETY: the context is alive.
         made(location, unsafe {
-            let r#type = if width == 32 { mlir_sys::mlirF32TypeGet(context) } else { mlir_sys::mlirF64TypeGet(context) };
+            let r#type =
+                if width == 32 { mlir_sys::mlirF32TypeGet(context) } else { mlir_sys::mlirF64TypeGet(context) };
             mlir_sys::mlirFloatAttrDoubleGet(context, r#type, value)
         })
     }

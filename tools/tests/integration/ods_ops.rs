@@ -9,8 +9,7 @@ use melior::{
         block::BlockLike,
         operation::OperationLike,
         r#type::{FunctionType, MemRefType, RankedTensorType},
-        RegionLike,
-        Block, BlockRef, Location, Module, OperationRef, Region, Type, Value, ValueLike,
+        Block, BlockRef, Location, Module, OperationRef, Region, RegionLike, Type, Value, ValueLike,
     },
     Context,
 };
@@ -102,28 +101,31 @@ fn graph_builders_make_verified_ops() {
                 .build(),
         );
         let conv = graph::Conv2dOp::cast(conv).unwrap();
-        let relu = graph::ReluOp::cast(block.append_operation(
-            graph::ReluOp::builder(location, output, conv.result()).build(),
-        ))
+        let relu = graph::ReluOp::cast(
+            block.append_operation(graph::ReluOp::builder(location, output, conv.result()).build()),
+        )
         .unwrap();
-        let concat = graph::ConcatOp::cast(block.append_operation(
-            graph::ConcatOp::builder(location, joined, [conv.result(), relu.result()], 1).build(),
-        ))
-        .unwrap();
-        let split = graph::SplitOp::cast(block.append_operation(
-            graph::SplitOp::builder(location, &[output, output], concat.result(), 1).build(),
-        ))
+        let concat =
+            graph::ConcatOp::cast(block.append_operation(
+                graph::ConcatOp::builder(location, joined, [conv.result(), relu.result()], 1).build(),
+            ))
+            .unwrap();
+        let split = graph::SplitOp::cast(
+            block.append_operation(graph::SplitOp::builder(location, &[output, output], concat.result(), 1).build()),
+        )
         .unwrap();
         let mut halves = split.results();
-        let clip = graph::ClipOp::cast(block.append_operation(
-            graph::ClipOp::builder(location, output, halves.next().unwrap(), 0.0, 6.0).build(),
-        ))
+        let clip = graph::ClipOp::cast(
+            block.append_operation(graph::ClipOp::builder(location, output, halves.next().unwrap(), 0.0, 6.0).build()),
+        )
         .unwrap();
-        let pad = graph::PadOp::cast(block.append_operation(
-            graph::PadOp::builder(location, padded, halves.next().unwrap(), &[0, 0, 1, 1, 0, 0, 1, 1])
-                .mode(PadMode::Edge)
-                .build(),
-        ))
+        let pad = graph::PadOp::cast(
+            block.append_operation(
+                graph::PadOp::builder(location, padded, halves.next().unwrap(), &[0, 0, 1, 1, 0, 0, 1, 1])
+                    .mode(PadMode::Edge)
+                    .build(),
+            ),
+        )
         .unwrap();
         vec![clip.result().into(), concat.result().into(), pad.result().into()]
     });
@@ -265,9 +267,9 @@ fn instance_builders_and_views() {
             instance::SliceOp::builder(location, half, group.results().next().unwrap(), &[0, 0, 4, 0]).build(),
         ))
         .unwrap();
-        let copy = instance::CopyOp::cast(block.append_operation(
-            instance::CopyOp::builder(location, half, slice.result(), Scope::Gb).build(),
-        ))
+        let copy = instance::CopyOp::cast(
+            block.append_operation(instance::CopyOp::builder(location, half, slice.result(), Scope::Gb).build()),
+        )
         .unwrap();
         vec![copy.result().into()]
     });
@@ -349,30 +351,49 @@ fn dsa_builders_and_views() {
     let kernel_type: Type = FunctionType::new(&context, &[a, b, c, d], &[]).into();
     {
         let block = Block::new(&[(a, location), (b, location), (c, location), (d, location)]);
-        let matmul = dsa::MatmulOp::cast(block.append_operation(
-            dsa::MatmulOp::builder(
-                location,
-                token,
-                argument(&block, 0),
-                argument(&block, 1),
-                argument(&block, 2),
-                Vec::<Value>::new(),
-            )
-            .accumulate(true)
-            .build(),
-        ))
+        let matmul = dsa::MatmulOp::cast(
+            block.append_operation(
+                dsa::MatmulOp::builder(
+                    location,
+                    token,
+                    argument(&block, 0),
+                    argument(&block, 1),
+                    argument(&block, 2),
+                    Vec::<Value>::new(),
+                )
+                .accumulate(true)
+                .build(),
+            ),
+        )
         .unwrap();
-        let clip = dsa::UnaryOp::cast(block.append_operation(
-            dsa::UnaryOp::builder(location, token, UnaryKind::Clip, argument(&block, 2), argument(&block, 2), [matmul.token()])
+        let clip = dsa::UnaryOp::cast(
+            block.append_operation(
+                dsa::UnaryOp::builder(
+                    location,
+                    token,
+                    UnaryKind::Clip,
+                    argument(&block, 2),
+                    argument(&block, 2),
+                    [matmul.token()],
+                )
                 .min(0.0)
                 .max(6.0)
                 .build(),
-        ))
+            ),
+        )
         .unwrap();
-        let dma = dsa::DmaOp::cast(block.append_operation(
-            dsa::DmaOp::builder(location, token, argument(&block, 2), argument(&block, 3), [matmul.token(), clip.token()])
+        let dma = dsa::DmaOp::cast(
+            block.append_operation(
+                dsa::DmaOp::builder(
+                    location,
+                    token,
+                    argument(&block, 2),
+                    argument(&block, 3),
+                    [matmul.token(), clip.token()],
+                )
                 .build(),
-        ))
+            ),
+        )
         .unwrap();
         block.append_operation(dsa::WaitOp::builder(location, [dma.token()]).build());
         block.append_operation(dsa::CoreIdOp::builder(location, Type::index(&context)).build());
