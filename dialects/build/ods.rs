@@ -386,14 +386,15 @@ fn read_op(
     }
 }
 
-/// Flattens trait lists (`Pure` is one) into (record, C++ namespace, trait) of each native trait.
+/// Flattens trait lists (`Pure` is one) into (record, C++ namespace, trait) of each trait
+/// (`SameVariadicOperandSize` is a `GenInternalTrait`, not a native one).
 fn collect_traits(records: &Records, r#trait: &Value, out: &mut Vec<(String, String, String)>) {
     let Some(record) = records.deref(r#trait) else { return };
     if is_a(record, "TraitList") {
         for inner in record["traits"].as_array().into_iter().flatten() {
             collect_traits(records, inner, out);
         }
-    } else if is_a(record, "NativeOpTrait") {
+    } else if is_a(record, "Trait") {
         out.push((name_of(record).to_string(), string(record, "cppNamespace"), string(record, "trait")));
     }
 }

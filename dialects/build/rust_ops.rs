@@ -398,7 +398,8 @@ fn value_accessors(out: &mut String, op: &Op, values: &[&Operand], results: bool
             }
             Arity::Variadic => ("variadic ", iterator.to_string(), format!("support::{what}s(self.op, range)")),
         };
-        doc(out, "    ", &format!("The {adjective}{what} `{}`{summary}.", value.name));
+        let ods = if value.name.is_empty() { format!("#{index}") } else { format!("`{}`", value.name) };
+        doc(out, "    ", &format!("The {adjective}{what} {ods}{summary}."));
         writeln!(out, "    pub fn {name}(&self) -> {type} {{").unwrap();
         if !(value.arity == Arity::Single && index < first_dynamic) {
             writeln!(out, "        let range = {range};").unwrap();
@@ -419,8 +420,13 @@ fn attribute_accessor(out: &mut String, attribute: &AttributeDecl) {
         Presence::Required => {
             doc(out, "    ", &format!("The attribute `{ods}`, {kind}{summary}."));
             writeln!(out, "    pub fn {name}(&self) -> {type} {{").unwrap();
-            writeln!(out, "        let value = support::required(self.op, Self::NAME, \"{ods}\");").unwrap();
-            writeln!(out, "        {}", read(&attribute.kind, ods, "value")).unwrap();
+            let required = format!("support::required(self.op, Self::NAME, \"{ods}\")");
+            if matches!(attribute.kind, AttributeKind::Raw(_)) {
+                writeln!(out, "        {required}").unwrap();
+            } else {
+                writeln!(out, "        let value = {required};").unwrap();
+                writeln!(out, "        {}", read(&attribute.kind, ods, "value")).unwrap();
+            }
         }
         Presence::Defaulted(default) => {
             let ods_default = attribute.default.as_deref().unwrap_or_default().trim();
@@ -800,7 +806,9 @@ fn builder_struct(out: &mut String, op: &Op, builder: &str, operands: &[&Operand
             let name = ident(&result.name, index, "result");
             match result.arity {
                 Arity::Single => Item::Single(format!("self.{name}")),
-                Arity::Optional | Arity::Variadic => Item::Statements(vec![format!("results.extend(self.{name});")]),
+                // Copied, not moved: segment sizes may read the lists later.
+                Arity::Optional => Item::Statements(vec![format!("results.extend(self.{name});")]),
+                Arity::Variadic => Item::Statements(vec![format!("results.extend(self.{name}.iter().copied());")]),
             }
         })
         .collect();
@@ -812,7 +820,8 @@ fn builder_struct(out: &mut String, op: &Op, builder: &str, operands: &[&Operand
         .iter()
         .map(|(name, arity)| match arity {
             Arity::Single => Item::Single(format!("self.{name}")),
-            Arity::Optional | Arity::Variadic => Item::Statements(vec![format!("operands.extend(self.{name});")]),
+            Arity::Optional => Item::Statements(vec![format!("operands.extend(self.{name});")]),
+            Arity::Variadic => Item::Statements(vec![format!("operands.extend(self.{name}.iter().copied());")]),
         })
         .collect();
     let operand_list = list(out, "operands", items, false);
