@@ -1,8 +1,15 @@
 //! Generates C++ from the dialects' ODS files with `mlir-tblgen` and compiles it, with the
-//! registration hooks and the `MlirOptMain` shim, into one static library.
+//! registration hooks and the `MlirOptMain` shim, into one static library; and generates the typed
+//! Rust op views and builders of `src/ops` from the same files (`build/ods.rs` reads TableGen's
+//! JSON dump of each dialect, `build/rust_ops.rs` writes `$OUT_DIR/ops/<dialect>.rs`).
 //!
 //! Dialects are ODS-generated rather than IRDL because IRDL cannot express heterogeneous variadic
 //! operands (see docs/Design.md §1).
+
+#[path = "build/ods.rs"]
+mod ods;
+#[path = "build/rust_ops.rs"]
+mod rust_ops;
 
 use std::{
     env,
@@ -13,8 +20,16 @@ use std::{
 /// Each dialect: its folder under `include/`, the top-level `.td`, and the generators it needs.
 const DIALECTS: &[(&str, &str, &[Generator])] = &[
     ("graph", "GraphOps", &[Generator::Enums, Generator::Attrs]),
-    ("instance", "InstanceOps", &[Generator::Enums, Generator::Attrs]),
-    ("dsa", "DsaOps", &[Generator::Enums, Generator::Attrs, Generator::Types]),
+    (
+        "instance",
+        "InstanceOps",
+        &[Generator::Enums, Generator::Attrs],
+    ),
+    (
+        "dsa",
+        "DsaOps",
+        &[Generator::Enums, Generator::Attrs, Generator::Types],
+    ),
 ];
 
 #[derive(Clone, Copy)]
@@ -38,7 +53,44 @@ fn tblgen(td: &Path, includes: &[&Path], args: &[&str], output: &Path) {
     let status = command
         .status()
         .unwrap_or_else(|error| panic!("cannot run {}: {error}", tool.display()));
-    assert!(status.success(), "mlir-tblgen {args:?} failed on {}", td.display());
+    assert!(
+        status.success(),
+        "mlir-tblgen {args:?} failed on {}",
+        td.display()
+    );
+}
+
+/// Dumps dialect `dialect`'s records as JSON with `llvm-tblgen --dump-json` (mlir-tblgen has no
+/// JSON backend; the records are plain TableGen) and writes its Rust ops to
+/// `out/ops/<dialect>.rs`.
+fn generate_rust_ops(dialect: &str, td: &Path, includes: &[&Path], out: &Path) {
+    let tool = llvm_prefix().join("bin/llvm-tblgen");
+    let mut command = Command::new(&tool);
+    command.arg("--dump-json").arg(td);
+    for include in includes {
+        command.arg("-I").arg(include);
+    }
+    let output = command
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run {}: {error}", tool.display()));
+    assert!(
+        output.status.success(),
+        "llvm-tblgen --dump-json failed on {}:\n{}",
+        td.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json = String::from_utf8(output.stdout).expect("TableGen's JSON is UTF-8");
+    let (model, warnings) = ods::read(&json, dialect);
+    for warning in warnings {
+        println!("cargo:warning={warning}");
+    }
+    let directory = out.join("ops");
+    std::fs::create_dir_all(&directory).unwrap();
+    std::fs::write(
+        directory.join(format!("{dialect}.rs")),
+        rust_ops::generate(&model),
+    )
+    .unwrap();
 }
 
 fn main() {
@@ -57,8 +109,14 @@ fn main() {
         let mut outputs: Vec<(Vec<&str>, String)> = vec![
             (vec!["-gen-op-decls"], format!("{top}.h.inc")),
             (vec!["-gen-op-defs"], format!("{top}.cpp.inc")),
-            (vec!["-gen-dialect-decls", &dialect_flag], format!("{top}Dialect.h.inc")),
-            (vec!["-gen-dialect-defs", &dialect_flag], format!("{top}Dialect.cpp.inc")),
+            (
+                vec!["-gen-dialect-decls", &dialect_flag],
+                format!("{top}Dialect.h.inc"),
+            ),
+            (
+                vec!["-gen-dialect-defs", &dialect_flag],
+                format!("{top}Dialect.cpp.inc"),
+            ),
         ];
         for generator in *generators {
             match generator {
@@ -91,11 +149,19 @@ fn main() {
         for (args, file) in outputs {
             tblgen(&td, &includes, &args, &dir.join(file));
         }
+        generate_rust_ops(dialect, &td, &includes, &out);
     }
 
     let sources = [
-        "ShapeChecks.cpp", "Graph.cpp", "GraphEmpty.cpp", "Instance.cpp", "Dsa.cpp", "CAPI.cpp", "CAPIAttributes.cpp",
-        "TurbinePass.cpp", "OptMain.cpp",
+        "ShapeChecks.cpp",
+        "Graph.cpp",
+        "GraphEmpty.cpp",
+        "Instance.cpp",
+        "Dsa.cpp",
+        "CAPI.cpp",
+        "CAPIAttributes.cpp",
+        "TurbinePass.cpp",
+        "OptMain.cpp",
     ];
     let mut build = cc::Build::new();
     build
@@ -116,6 +182,7 @@ fn main() {
     build.compile("turbine_dialects_cxx");
 
     println!("cargo:rerun-if-changed=include");
+    println!("cargo:rerun-if-changed=build");
     println!("cargo:rerun-if-changed=lib");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
 }

@@ -1,10 +1,12 @@
 //! Turbine's three dialects — `graph`, `instance` and `dsa` — declared in ODS under `include/`,
 //! compiled by `build.rs`, and exposed here through MLIR's C-API dialect hooks so that melior can
 //! load them. Also the bridge through which Rust passes join MLIR's pass registry, and the
-//! `MlirOptMain` entry point that `turbine-opt` runs.
+//! `MlirOptMain` entry point that `turbine-opt` runs. [`ops`] has a typed view and builder of every
+//! op, generated from the ODS files.
 #![warn(missing_docs)]
 
 pub mod attributes;
+pub mod ops;
 pub mod pass_abi;
 
 use melior::{
@@ -69,7 +71,10 @@ pub fn create_context() -> Context {
 /// line in their locations) go to the context's handlers — stderr by default; None on any error.
 pub fn parse_file<'c>(context: &'c Context, path: &Path) -> Option<Module<'c>> {
     let name = path.to_string_lossy();
-    let reference = MlirStringRef { data: name.as_ptr().cast(), length: name.len() };
+    let reference = MlirStringRef {
+        data: name.as_ptr().cast(),
+        length: name.len(),
+    };
     // SAFETY: the context is alive and MLIR copies the file name.
     unsafe {
         let raw = mlir_sys::mlirModuleCreateParseFromFile(context.to_raw(), reference);

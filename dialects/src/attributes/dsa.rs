@@ -33,7 +33,10 @@ struct RawTargetFields {
 
 unsafe extern "C" {
     fn turbineAttributeIsADsaTarget(attribute: MlirAttribute) -> bool;
-    fn turbineDsaTargetAttrGetChecked(location: MlirLocation, fields: *const RawTargetFields) -> MlirAttribute;
+    fn turbineDsaTargetAttrGetChecked(
+        location: MlirLocation,
+        fields: *const RawTargetFields,
+    ) -> MlirAttribute;
     fn turbineDsaTargetAttrGetFields(attribute: MlirAttribute) -> RawTargetFields;
     fn turbineTypeIsADsaToken(r#type: MlirType) -> bool;
     fn turbineDsaTokenTypeGet(context: MlirContext) -> MlirType;
@@ -90,7 +93,10 @@ impl Target {
     /// reported the field out of range as an error at `location`.
     pub fn attribute<'c>(&self, location: Location<'c>) -> Option<Attribute<'c>> {
         let fields = RawTargetFields {
-            name: MlirStringRef { data: self.name.as_ptr().cast(), length: self.name.len() },
+            name: MlirStringRef {
+                data: self.name.as_ptr().cast(),
+                length: self.name.len(),
+            },
             clusters: self.clusters,
             cores_per_cluster: self.cores_per_cluster,
             matrix_engines_per_core: self.matrix_engines_per_core,
@@ -308,7 +314,9 @@ impl MemorySpace {
             if raw.ptr.is_null() || !mlir_sys::mlirTypeIsAMemRef(raw) {
                 return None;
             }
-            Self::from_attribute(Attribute::from_raw(mlir_sys::mlirMemRefTypeGetMemorySpace(raw)))
+            Self::from_attribute(Attribute::from_raw(mlir_sys::mlirMemRefTypeGetMemorySpace(
+                raw,
+            )))
         }
     }
 }

@@ -8,7 +8,12 @@ use mlir_sys::{MlirAttribute, MlirContext, MlirLocation, MlirStringRef};
 
 unsafe extern "C" {
     fn turbineAttributeIsAInstanceSplit(attribute: MlirAttribute) -> bool;
-    fn turbineInstanceSplitAttrGetChecked(location: MlirLocation, dim: i64, factor: i64, ops: i64) -> MlirAttribute;
+    fn turbineInstanceSplitAttrGetChecked(
+        location: MlirLocation,
+        dim: i64,
+        factor: i64,
+        ops: i64,
+    ) -> MlirAttribute;
     fn turbineInstanceSplitAttrGetDim(attribute: MlirAttribute) -> i64;
     fn turbineInstanceSplitAttrGetFactor(attribute: MlirAttribute) -> i64;
     fn turbineInstanceSplitAttrGetOps(attribute: MlirAttribute) -> i64;
@@ -35,7 +40,9 @@ impl Split {
     /// out-of-range field at `location`.
     pub fn attribute<'c>(self, location: Location<'c>) -> Option<Attribute<'c>> {
         // SAFETY: the location is alive.
-        let raw = unsafe { turbineInstanceSplitAttrGetChecked(location.to_raw(), self.dim, self.factor, self.ops) };
+        let raw = unsafe {
+            turbineInstanceSplitAttrGetChecked(location.to_raw(), self.dim, self.factor, self.ops)
+        };
         // SAFETY: a non-null result is an attribute owned by the location's context.
         (!raw.ptr.is_null()).then(|| unsafe { Attribute::from_raw(raw) })
     }
@@ -86,4 +93,3 @@ mirror_enum! {
         Ddr = 2 => "ddr",
     }
 }
-

@@ -43,7 +43,10 @@ pub trait EnumAttribute: Sized + Copy + 'static {
 
     /// The case whose keyword is `keyword`.
     fn from_keyword(keyword: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|case| case.keyword() == keyword)
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|case| case.keyword() == keyword)
     }
 
     /// The attribute of this case in `context`.
@@ -60,7 +63,8 @@ pub(crate) fn owned(reference: MlirStringRef) -> String {
         return String::new();
     }
     // SAFETY: MLIR string refs point at `length` valid bytes.
-    let bytes = unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) };
+    let bytes =
+        unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) };
     String::from_utf8_lossy(bytes).into_owned()
 }
 

@@ -10,6 +10,7 @@ mod grouping;
 mod interpreter;
 mod layerwise;
 mod module_graph;
+mod ods_ops;
 mod onnx_import;
 mod passes;
 mod substitution;
