@@ -206,7 +206,8 @@ const MIRRORED_ENUMS: &[(&str, &str)] = &[
 ];
 
 /// ODS attribute definitions with a Rust mirror (C++ class, Rust path). The mirror has
-/// `from_attribute(Attribute) -> Option<Self>` and `attribute(&self, Location) -> Option<Attribute>`.
+/// `from_attribute(Attribute) -> Option<Self>` and
+/// `attribute(&self, Location) -> Option<Attribute>`.
 const MIRRORED_ATTRIBUTES: &[(&str, &str)] = &[
     (
         "::turbine::instance::SplitAttr",
@@ -431,7 +432,8 @@ fn read_op(
         } else {
             // A property (`Property` records): no generated accessor, the raw op still has it.
             records.warnings.push(format!(
-                "{name}: argument `{arg_name}` is neither an attribute nor an operand; no accessor generated"
+                "{name}: argument `{arg_name}` is neither an attribute nor an operand; \
+                 no accessor generated"
             ));
         }
     }
@@ -537,7 +539,8 @@ fn read_attribute(
     if let AttributeKind::Raw(storage) = &kind {
         if storage.starts_with("::turbine") {
             records.warnings.push(format!(
-                "{op}: attribute `{name}` ({storage}) has no Rust mirror in src/attributes; it reads as a raw Attribute"
+                "{op}: attribute `{name}` ({storage}) has no Rust mirror in src/attributes; \
+                 it reads as a raw Attribute"
             ));
         }
     }

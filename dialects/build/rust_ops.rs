@@ -255,7 +255,8 @@ fn write(kind: &AttributeKind, name: &str, value: &str, location: &str) -> Strin
             };
             let element = write(element, name, "element", location);
             format!(
-                "support::array_attribute({location}, &{value}.iter().map(|{pattern}| {element}).collect::<Vec<_>>())"
+                "support::array_attribute({location}, \
+                 &{value}.iter().map(|{pattern}| {element}).collect::<Vec<_>>())"
             )
         }
         AttributeKind::Array(None) => format!("support::array_attribute({location}, {value})"),
@@ -874,7 +875,8 @@ fn builder_function(
         )
         .collect();
     let mut text = format!(
-        "Starts a `{}` at `location` with its result types, operands, required attributes and regions, in ODS order",
+        "Starts a `{}` at `location` with its result types, operands, required attributes and \
+         regions, in ODS order",
         op.name
     );
     if setters.is_empty() {
@@ -1022,8 +1024,12 @@ fn builder_struct(
                         );
                         writeln!(out, "    pub fn {name}(mut self, {name}: bool) -> Self {{")
                             .unwrap();
-                        writeln!(out, "        self.{name} = {name}.then(|| support::unit_attribute(self.location));")
-                            .unwrap();
+                        writeln!(
+                            out,
+                            "        self.{name} = \
+                             {name}.then(|| support::unit_attribute(self.location));"
+                        )
+                        .unwrap();
                         writeln!(out, "        self").unwrap();
                         writeln!(out, "    }}").unwrap();
                         writeln!(out).unwrap();
@@ -1355,9 +1361,12 @@ pub fn generate(dialect: &Dialect) -> String {
         &mut out,
         "",
         &format!(
-            "Any op of the {} dialect ({}), as the view of its kind: `match` on it to dispatch on the kind of an op.",
+            "Any op of the {} dialect ({}), as the view of its kind: `match` on it to dispatch \
+             on the kind of an op.",
             dialect.name,
-            sentence(&dialect.summary, "").trim_end_matches('.').to_lowercase()
+            sentence(&dialect.summary, "")
+                .trim_end_matches('.')
+                .to_lowercase()
         ),
     );
     writeln!(out, "#[derive(Clone, Copy, Debug, PartialEq, Eq)]").unwrap();

@@ -206,7 +206,12 @@ mod kind {
 mirror_enum! {
     /// `#dsa.memory_space<...>`: where a buffer lives.
     MemorySpace, kind = kind::MEMORY_SPACE,
-    api = (turbineAttributeIsADsaEnum, turbineDsaEnumAttrGet, turbineDsaEnumAttrGetValue, turbineDsaEnumCaseName),
+    api = (
+        turbineAttributeIsADsaEnum,
+        turbineDsaEnumAttrGet,
+        turbineDsaEnumAttrGetValue,
+        turbineDsaEnumCaseName
+    ),
     {
         /// A core's local buffer.
         Lb = 0 => "lb",
@@ -220,7 +225,12 @@ mirror_enum! {
 mirror_enum! {
     /// `#dsa<binary ...>`: a vector-engine binary operation.
     BinaryKind, kind = kind::BINARY,
-    api = (turbineAttributeIsADsaEnum, turbineDsaEnumAttrGet, turbineDsaEnumAttrGetValue, turbineDsaEnumCaseName),
+    api = (
+        turbineAttributeIsADsaEnum,
+        turbineDsaEnumAttrGet,
+        turbineDsaEnumAttrGetValue,
+        turbineDsaEnumCaseName
+    ),
     {
         /// `lhs + rhs`.
         Add = 0 => "add",
@@ -242,7 +252,12 @@ mirror_enum! {
 mirror_enum! {
     /// `#dsa<unary ...>`: a vector-unit unary operation.
     UnaryKind, kind = kind::UNARY,
-    api = (turbineAttributeIsADsaEnum, turbineDsaEnumAttrGet, turbineDsaEnumAttrGetValue, turbineDsaEnumCaseName),
+    api = (
+        turbineAttributeIsADsaEnum,
+        turbineDsaEnumAttrGet,
+        turbineDsaEnumAttrGetValue,
+        turbineDsaEnumCaseName
+    ),
     {
         /// `max(x, 0)`.
         Relu = 0 => "relu",
@@ -282,7 +297,12 @@ mirror_enum! {
 mirror_enum! {
     /// `#dsa<pool ...>`: a pooling window.
     PoolKind, kind = kind::POOL,
-    api = (turbineAttributeIsADsaEnum, turbineDsaEnumAttrGet, turbineDsaEnumAttrGetValue, turbineDsaEnumCaseName),
+    api = (
+        turbineAttributeIsADsaEnum,
+        turbineDsaEnumAttrGet,
+        turbineDsaEnumAttrGetValue,
+        turbineDsaEnumCaseName
+    ),
     {
         /// Maximum.
         Max = 0 => "max",
@@ -294,7 +314,12 @@ mirror_enum! {
 mirror_enum! {
     /// `#dsa<reduce ...>`: a reduction along one axis.
     ReduceKind, kind = kind::REDUCE,
-    api = (turbineAttributeIsADsaEnum, turbineDsaEnumAttrGet, turbineDsaEnumAttrGetValue, turbineDsaEnumCaseName),
+    api = (
+        turbineAttributeIsADsaEnum,
+        turbineDsaEnumAttrGet,
+        turbineDsaEnumAttrGetValue,
+        turbineDsaEnumCaseName
+    ),
     {
         /// Sum.
         Sum = 0 => "sum",

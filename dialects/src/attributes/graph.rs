@@ -24,7 +24,12 @@ pub fn is_elementwise<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>) -> bool {
 mirror_enum! {
     /// `#graph<activation ...>`: an activation fused into a convolution.
     Activation, kind = 0,
-    api = (turbineAttributeIsAGraphEnum, turbineGraphEnumAttrGet, turbineGraphEnumAttrGetValue, turbineGraphEnumCaseName),
+    api = (
+        turbineAttributeIsAGraphEnum,
+        turbineGraphEnumAttrGet,
+        turbineGraphEnumAttrGetValue,
+        turbineGraphEnumCaseName
+    ),
     {
         /// `max(x, 0)`.
         Relu = 0 => "relu",
@@ -44,7 +49,12 @@ mirror_enum! {
 mirror_enum! {
     /// `#graph<pad_mode ...>`: how `graph.pad` fills the border.
     PadMode, kind = 1,
-    api = (turbineAttributeIsAGraphEnum, turbineGraphEnumAttrGet, turbineGraphEnumAttrGetValue, turbineGraphEnumCaseName),
+    api = (
+        turbineAttributeIsAGraphEnum,
+        turbineGraphEnumAttrGet,
+        turbineGraphEnumAttrGetValue,
+        turbineGraphEnumCaseName
+    ),
     {
         /// A constant value.
         Constant = 0 => "constant",
@@ -58,7 +68,12 @@ mirror_enum! {
 mirror_enum! {
     /// `#graph<resize_mode ...>`: how `graph.resize` interpolates.
     ResizeMode, kind = 2,
-    api = (turbineAttributeIsAGraphEnum, turbineGraphEnumAttrGet, turbineGraphEnumAttrGetValue, turbineGraphEnumCaseName),
+    api = (
+        turbineAttributeIsAGraphEnum,
+        turbineGraphEnumAttrGet,
+        turbineGraphEnumAttrGetValue,
+        turbineGraphEnumCaseName
+    ),
     {
         /// Nearest neighbour.
         Nearest = 0 => "nearest",
@@ -70,7 +85,12 @@ mirror_enum! {
 mirror_enum! {
     /// `#graph<resize_coordinates ...>`: how output coordinates map to input coordinates.
     ResizeCoordinates, kind = 3,
-    api = (turbineAttributeIsAGraphEnum, turbineGraphEnumAttrGet, turbineGraphEnumAttrGetValue, turbineGraphEnumCaseName),
+    api = (
+        turbineAttributeIsAGraphEnum,
+        turbineGraphEnumAttrGet,
+        turbineGraphEnumAttrGetValue,
+        turbineGraphEnumCaseName
+    ),
     {
         /// `(x + 0.5) / scale - 0.5`.
         HalfPixel = 0 => "half_pixel",
@@ -86,7 +106,12 @@ mirror_enum! {
 mirror_enum! {
     /// `#graph<nearest_rounding ...>`: how nearest mode rounds.
     NearestRounding, kind = 4,
-    api = (turbineAttributeIsAGraphEnum, turbineGraphEnumAttrGet, turbineGraphEnumAttrGetValue, turbineGraphEnumCaseName),
+    api = (
+        turbineAttributeIsAGraphEnum,
+        turbineGraphEnumAttrGet,
+        turbineGraphEnumAttrGetValue,
+        turbineGraphEnumCaseName
+    ),
     {
         /// Halves round down.
         RoundPreferFloor = 0 => "round_prefer_floor",
@@ -102,7 +127,12 @@ mirror_enum! {
 mirror_enum! {
     /// `#graph<predicate ...>`: an elementwise comparison.
     ComparePredicate, kind = 5,
-    api = (turbineAttributeIsAGraphEnum, turbineGraphEnumAttrGet, turbineGraphEnumAttrGetValue, turbineGraphEnumCaseName),
+    api = (
+        turbineAttributeIsAGraphEnum,
+        turbineGraphEnumAttrGet,
+        turbineGraphEnumAttrGetValue,
+        turbineGraphEnumCaseName
+    ),
     {
         /// `==`.
         Eq = 0 => "eq",

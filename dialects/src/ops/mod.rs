@@ -582,7 +582,8 @@ pub(crate) mod support {
     /// `array<i32: ...>`.
     #[allow(
         dead_code,
-        reason = "generated code calls it for `AttrSizedOperandSegments` (and `DenseI32ArrayAttr`), which no .td uses yet"
+        reason = "generated code calls it for `AttrSizedOperandSegments` and `DenseI32ArrayAttr`, \
+                  which no .td uses yet"
     )]
     pub fn dense_i32_array_attribute<'c>(location: Location<'c>, values: &[i32]) -> Attribute<'c> {
         // SAFETY: the context is alive; MLIR copies the values.

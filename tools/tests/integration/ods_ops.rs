@@ -163,20 +163,7 @@ fn graph_builders_make_verified_ops() {
         },
     );
     assert!(module.as_operation().verify());
-    insta::assert_snapshot!(module.as_operation().to_string(), @r#"
-    module {
-      func.func @main(%arg0: tensor<1x3x8x8xf32>, %arg1: tensor<4xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x4x6x6xf32>) {
-        %0 = graph.weight "conv.weight" : tensor<4x3x3x3xf32>
-        %1 = graph.conv2d %arg0, %0, %arg1 {activation = #graph<activation relu>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
-        %2 = graph.relu %1 : tensor<1x4x4x4xf32>
-        %3 = graph.concat %1, %2 {axis = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x8x4x4xf32>
-        %4:2 = graph.split %3 {axis = 1 : i64} : tensor<1x8x4x4xf32> -> tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
-        %5 = graph.clip %4#0 {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32} : tensor<1x4x4x4xf32>
-        %6 = graph.pad %4#1 {mode = #graph<pad_mode edge>, pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : tensor<1x4x4x4xf32> -> tensor<1x4x6x6xf32>
-        return %5, %3, %6 : tensor<1x4x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x4x6x6xf32>
-      }
-    }
-    "#);
+    insta::assert_snapshot!("graph_ops_built", module.as_operation().to_string());
 }
 
 #[test]
@@ -185,16 +172,23 @@ fn graph_views_read_parsed_ops() {
     let module = parse(
         &context,
         r#"
-func.func @main(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>, %m: tensor<8x16xf32>, %n: tensor<4x16xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x6x6xf32>, tensor<8x4xf32>, tensor<8x4xi1>) {
-  %y = graph.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu6>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+func.func @main(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>,
+    %m: tensor<8x16xf32>, %n: tensor<4x16xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x6x6xf32>,
+        tensor<8x4xf32>, tensor<8x4xi1>) {
+  %y = graph.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>,
+      activation = #graph<activation relu6>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>,
+          tensor<4xf32>) -> tensor<1x4x4x4xf32>
   %z = graph.conv2d %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   %s = graph.add %y, %y : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32> -> tensor<1x4x4x4xf32>
   %c = graph.clip %z {min = -1.5 : f32, max = 6.0 : f32} : tensor<1x4x6x6xf32>
-  %g = graph.gemm %m, %n {trans_b = true, beta = 0.5 : f32} : (tensor<8x16xf32>, tensor<4x16xf32>) -> tensor<8x4xf32>
+  %g = graph.gemm %m, %n {trans_b = true, beta = 0.5 : f32} : (tensor<8x16xf32>,
+      tensor<4x16xf32>) -> tensor<8x4xf32>
   %e = graph.compare lt, %g, %g : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xi1>
   %v = graph.weight "w\FF" : tensor<4xf32>
-  %p = graph.pad %s {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : tensor<1x4x4x4xf32> -> tensor<1x4x6x6xf32>
-  %l = graph.concat %y, %s, %y {axis = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x12x4x4xf32>
+  %p = graph.pad %s {pads = array<i64: 0, 0, 1, 1, 0, 0, 1,
+      1>} : tensor<1x4x4x4xf32> -> tensor<1x4x6x6xf32>
+  %l = graph.concat %y, %s, %y {axis = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>,
+      tensor<1x4x4x4xf32>) -> tensor<1x12x4x4xf32>
   return %s, %c, %g, %e : tensor<1x4x4x4xf32>, tensor<1x4x6x6xf32>, tensor<8x4xf32>, tensor<8x4xi1>
 }
 "#,
@@ -353,20 +347,7 @@ fn instance_builders_and_views() {
         vec![copy.result().into()]
     });
     assert!(module.as_operation().verify());
-    insta::assert_snapshot!(module.as_operation().to_string(), @r#"
-    module {
-      func.func @main(%arg0: tensor<1x4x8x8xf32>) -> tensor<1x4x4x8xf32> {
-        %0 = instance.group "stage"(%arg0) {best_split = #instance.split<dim = 2, factor = 2, ops = 1>, split_info = [#instance.split<dim = 2, factor = 2, ops = 1>, #instance.split<dim = 3, factor = 2, ops = 1>]} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
-        ^bb0(%arg1: tensor<1x4x8x8xf32>):
-          %3 = graph.relu %arg1 : tensor<1x4x8x8xf32>
-          instance.yield %3 : tensor<1x4x8x8xf32>
-        }
-        %1 = instance.slice %0 [0, 0, 4, 0] : tensor<1x4x8x8xf32> -> tensor<1x4x4x8xf32>
-        %2 = instance.copy %1 to  gb : tensor<1x4x4x8xf32>
-        return %2 : tensor<1x4x4x8xf32>
-      }
-    }
-    "#);
+    insta::assert_snapshot!("instance_ops_built", module.as_operation().to_string());
 
     // The same ops read back, and optional attributes of a parsed instance.
     let body = first_body(&module);
@@ -389,7 +370,8 @@ fn instance_builders_and_views() {
         &context,
         r#"
 func.func @main(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
-  %a = instance.instance "g" [0 of 2 along 2] (%x) {order = 3 : i64, bind = array<i64: 1, 2, 1, 1>, scope = #instance<scope lb>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x8xf32> {
+  %a = instance.instance "g" [0 of 2 along 2] (%x) {order = 3 : i64, bind = array<i64: 1, 2, 1,
+      1>, scope = #instance<scope lb>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x8xf32> {
   ^bb0(%v: tensor<1x4x8x8xf32>):
     %s = instance.slice %v [0, 0, 0, 0] : tensor<1x4x8x8xf32> -> tensor<1x4x4x8xf32>
     instance.yield %s : tensor<1x4x4x8xf32>
@@ -399,7 +381,8 @@ func.func @main(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
     %s = instance.slice %v [0, 0, 4, 0] : tensor<1x4x8x8xf32> -> tensor<1x4x4x8xf32>
     instance.yield %s : tensor<1x4x4x8xf32>
   }
-  %c = instance.concat %a, %b along 2 : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x8x8xf32>
+  %c = instance.concat %a, %b along 2 : (tensor<1x4x4x8xf32>,
+      tensor<1x4x4x8xf32>) -> tensor<1x4x8x8xf32>
   %r = instance.redistribute %c from [1, 2, 1, 1] to [1, 1, 2, 1] : tensor<1x4x8x8xf32>
   return %r : tensor<1x4x8x8xf32>
 }
@@ -523,22 +506,7 @@ fn dsa_builders_and_views() {
         Vec::new()
     });
     assert!(module.as_operation().verify());
-    insta::assert_snapshot!(module.as_operation().to_string(), @r#"
-    module {
-      dsa.kernel @tile(%arg0: memref<4x8xf32, #dsa.memory_space<lb>>, %arg1: memref<8x4xf32, #dsa.memory_space<lb>>, %arg2: memref<4x4xf32, #dsa.memory_space<lb>>, %arg3: memref<4x4xf32, #dsa.memory_space<ddr>>) {
-        %0 = dsa.matmul %arg0, %arg1 into %arg2 accumulate : memref<4x8xf32, #dsa.memory_space<lb>>, memref<8x4xf32, #dsa.memory_space<lb>>, memref<4x4xf32, #dsa.memory_space<lb>>
-        %1 = dsa.unary  clip %arg2 into %arg2 after %0 {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32} : memref<4x4xf32, #dsa.memory_space<lb>>, memref<4x4xf32, #dsa.memory_space<lb>>
-        %2 = dsa.dma %arg2 to %arg3 after %0, %1 : memref<4x4xf32, #dsa.memory_space<lb>>, memref<4x4xf32, #dsa.memory_space<ddr>>
-        dsa.wait %2
-        %3 = dsa.core_id : index
-        dsa.return
-      }
-      func.func @main(%arg0: memref<4x8xf32, #dsa.memory_space<lb>>, %arg1: memref<8x4xf32, #dsa.memory_space<lb>>, %arg2: memref<4x4xf32, #dsa.memory_space<lb>>, %arg3: memref<4x4xf32, #dsa.memory_space<ddr>>) {
-        dsa.launch @tile(%arg0, %arg1, %arg2, %arg3) on [0, 1] : memref<4x8xf32, #dsa.memory_space<lb>>, memref<8x4xf32, #dsa.memory_space<lb>>, memref<4x4xf32, #dsa.memory_space<lb>>, memref<4x4xf32, #dsa.memory_space<ddr>>
-        return
-      }
-    }
-    "#);
+    insta::assert_snapshot!("dsa_ops_built", module.as_operation().to_string());
 
     // Read back: the kernel, a unit attribute, optional float attributes, variadic tokens.
     let kernel = dsa::KernelOp::cast(module.body().first_operation().unwrap()).unwrap();
