@@ -3,8 +3,8 @@
 //! lines and the paths its code names), so the rule stays true as the crate grows.
 //!
 //! Levels, from the top: `graph` (with `substitute`, MetaFlow's engine behind
-//! `graph-substitute`) → `instance` → `conversion` → `dsa` and `llvm`. A module may import from
-//! its own level, from a lower one, and from the shared libraries (every other top-level module:
+//! `graph-substitute`), then `instance`, `conversion`, and `dsa` and `llvm`. A module may
+//! import from its own level, from a lower one, and from the shared libraries (every other top-level module:
 //! `ir`, `target`, `registry`, `graph_view`, `slicing`, `kernels`); a library imports only
 //! libraries. The crate root and `pipelines`, which assemble passes, may import anything.
 //! A child module naming its parent counts like any other import: a folder's `mod.rs` declares
