@@ -7,8 +7,8 @@
 //! import from its own level, from a lower one, and from the shared libraries (every other
 //! top-level module: `ir`, `target`, `registry`, `graph_view`, `slicing`, `kernels`); a library
 //! imports only libraries. The crate root and `pipelines`, which assemble passes, may import
-//! anything. A child module naming its parent counts like any other import: a folder's `mod.rs` declares
-//! its parts and may use them, and the parts import each other directly.
+//! anything. A child module naming its parent counts like any other import: a folder's
+//! `mod.rs` declares its parts and may use them, and the parts import each other directly.
 
 use petgraph::{algo::tarjan_scc, graph::DiGraph};
 use std::collections::{BTreeMap, BTreeSet};
