@@ -66,7 +66,7 @@ fn ident(name: &str, index: usize, what: &str) -> String {
 }
 
 /// `Elementwise` -> `ELEMENTWISE`.
-fn constant(name: &str) -> String {
+pub(crate) fn constant(name: &str) -> String {
     snake(name).to_ascii_uppercase()
 }
 
@@ -102,7 +102,7 @@ fn escape(text: &str) -> String {
 }
 
 /// Writes `text` as `///` lines at `indent`.
-fn doc(out: &mut String, indent: &str, text: &str) {
+pub(crate) fn doc(out: &mut String, indent: &str, text: &str) {
     for line in text.lines() {
         if line.is_empty() {
             writeln!(out, "{indent}///").unwrap();
@@ -113,7 +113,7 @@ fn doc(out: &mut String, indent: &str, text: &str) {
 }
 
 /// A sentence for the documentation: the summary with a capital and a full stop, or `fallback`.
-fn sentence(summary: &str, fallback: &str) -> String {
+pub(crate) fn sentence(summary: &str, fallback: &str) -> String {
     let summary = escape(summary.trim());
     let summary = summary.as_str();
     if summary.is_empty() {
@@ -1442,7 +1442,7 @@ fn collect_mirrors(kind: &AttributeKind, out: &mut Vec<String>) {
 }
 
 /// The `AnyOp` variant of an op: its class without the `Op` suffix.
-fn variant(op: &Op) -> String {
+pub(crate) fn variant(op: &Op) -> String {
     let name = op.class.strip_suffix("Op").unwrap_or(&op.class);
     if name.is_empty() {
         op.class.clone()

@@ -7,6 +7,7 @@
 use melior::ir::Location;
 use mlir_sys::*;
 use std::ffi::CString;
+use turbine_dialects::ops::OpKind;
 
 /// Emits an error diagnostic at `location` (it reaches `--verify-diagnostics` like any other).
 pub fn emit_error(location: Location, message: &str) {
@@ -63,6 +64,16 @@ impl Op {
         unsafe { to_string(mlirIdentifierStr(mlirOperationGetName(self.0))) }
     }
 
+    /// The op's kind; `None` for an op of a dialect Turbine does not know.
+    pub fn kind(self) -> Option<OpKind> {
+        OpKind::from_name(&self.name())
+    }
+
+    /// Whether the op is of kind `kind`.
+    pub fn is(self, kind: impl Into<OpKind>) -> bool {
+        self.kind() == Some(kind.into())
+    }
+
     /// Operand `index`; panics past the op's operands (MLIR would read out of bounds).
     pub fn operand(self, index: usize) -> Val {
         // SAFETY: the op is alive; the index is checked.
@@ -114,8 +125,14 @@ impl Op {
         unsafe { mlirOperationDestroy(self.0) }
     }
 
-    /// Creates `name` with `operands` and `results` right before this op.
-    pub fn create_before(self, name: &str, operands: &[Val], results: &[MlirType]) -> Op {
+    /// Creates an op of kind `kind` with `operands` and `results` right before this op.
+    pub fn create_before(
+        self,
+        kind: impl Into<OpKind>,
+        operands: &[Val],
+        results: &[MlirType],
+    ) -> Op {
+        let name = kind.into().name();
         // SAFETY: the state is filled with live handles and consumed by mlirOperationCreate.
         unsafe {
             let mut state = mlirOperationStateGet(string_ref(name), self.location());
@@ -341,18 +358,19 @@ pub enum InsertionPoint {
 /// A named attribute for [`create`].
 pub type NamedAttribute<'a> = (&'a str, MlirAttribute);
 
-/// Creates the op `name` at `point` with `location`, operands, result types, attributes and
+/// Creates an op of kind `kind` at `point` with `location`, operands, result types, attributes and
 /// regions (which it takes ownership of). Panics when MLIR cannot create it: the callers build
 /// ops of registered dialects with the operands their definitions require.
 pub fn create(
     point: InsertionPoint,
     location: MlirLocation,
-    name: &str,
+    kind: impl Into<OpKind>,
     operands: &[Val],
     results: &[MlirType],
     attributes: &[NamedAttribute],
     regions: Vec<MlirRegion>,
 ) -> Op {
+    let name = kind.into().name();
     // SAFETY: every handle is alive in one context; the state is consumed by mlirOperationCreate,
     // which takes ownership of the regions.
     unsafe {

@@ -54,6 +54,11 @@ pub mod dsa {
     include!(concat!(env!("OUT_DIR"), "/ops/dsa.rs"));
 }
 
+mod kind;
+pub mod upstream;
+
+pub use kind::OpKind;
+
 /// What every generated op view has, for code generic over the kind of op.
 pub trait OpView<'c: 'a, 'a>: Copy + Into<OperationRef<'c, 'a>> {
     /// The op's full name, such as `graph.conv2d`.

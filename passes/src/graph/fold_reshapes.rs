@@ -10,6 +10,7 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use melior::ir::OperationRef;
+use turbine_dialects::ops::graph;
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -59,7 +60,7 @@ With `include-flatten` (the default), `graph.flatten` is first rewritten into th
 /// Rewrites a `graph.flatten` into the `graph.reshape` with the same result type.
 fn flatten_to_reshape(flatten: Op) -> Op {
     let reshape = flatten.create_before(
-        "graph.reshape",
+        graph::Kind::Reshape,
         &[flatten.operand(0)],
         &[flatten.result(0).r#type()],
     );

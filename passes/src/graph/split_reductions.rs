@@ -19,6 +19,7 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
+use turbine_dialects::ops::graph;
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The axes of the last run of reduced dimensions (adjacent axes of `axes`, sorted).
@@ -149,7 +150,7 @@ impl SplitReductions {
         }
         // SAFETY: the op is alive.
         let (context, location) = unsafe { (mlirOperationGetContext(op.0), op.location()) };
-        let name = op.name();
+        let kind = op.kind().expect("a graph reduction");
         let mut value = input;
         let mut current = shape.clone();
         for step in &steps {
@@ -162,7 +163,7 @@ impl SplitReductions {
             let reduction = create(
                 InsertionPoint::Before(op),
                 location,
-                &name,
+                kind,
                 &[value],
                 &[tensor_like(input, &current)],
                 &[("axes", i64_array(context, &axes)), ("keepdims", keep)],
@@ -175,7 +176,7 @@ impl SplitReductions {
             value = create(
                 InsertionPoint::Before(op),
                 location,
-                "graph.reshape",
+                graph::Kind::Reshape,
                 &[value],
                 &[result.r#type()],
                 &[],

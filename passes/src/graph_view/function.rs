@@ -8,14 +8,17 @@ use mlir_sys::*;
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::BTreeMap;
 use turbine_dialects::attributes::graph::{Activation, PadMode};
+use turbine_dialects::ops::{graph, instance, upstream, OpKind};
 
 /// One op of the function.
 #[derive(Debug, Clone)]
 pub struct Node {
     /// The op itself (alive while the function is not rewritten).
     pub op: Op,
-    /// Op name, such as `graph.conv2d`.
+    /// Op name, such as `graph.conv2d`, for messages.
     pub name: String,
+    /// The op's kind; `None` for an op of a dialect Turbine does not know.
+    pub kind: Option<OpKind>,
     /// Operand values.
     pub operands: Vec<ValueId>,
     /// Result values with their types.
@@ -32,7 +35,17 @@ impl Node {
     /// Whether the op ends the body: a function's `func.return`, or the `instance.yield` of a
     /// region read with [`FunctionView::read_body`].
     pub fn is_terminator(&self) -> bool {
-        matches!(self.name.as_str(), "func.return" | "instance.yield")
+        self.is(upstream::Kind::FuncReturn) || self.is(instance::Kind::Yield)
+    }
+
+    /// Whether the op is of kind `kind`.
+    pub fn is(&self, kind: impl Into<OpKind>) -> bool {
+        self.kind == Some(kind.into())
+    }
+
+    /// The op's kind if it is a graph op.
+    pub fn graph_kind(&self) -> Option<graph::Kind> {
+        self.kind.and_then(OpKind::graph)
     }
 }
 

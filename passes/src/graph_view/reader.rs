@@ -76,6 +76,7 @@ impl Reader {
             Ok(Node {
                 op: handle,
                 name: handle.name(),
+                kind: handle.kind(),
                 operands,
                 results,
                 attributes,

@@ -21,6 +21,7 @@ use crate::{
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use turbine_dialects::attributes::{instance::Scope, EnumAttribute};
+use turbine_dialects::ops::instance;
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -236,7 +237,7 @@ fn redistribute(consumer: Op, value: Val, from: &[usize], to: &[usize]) -> Val {
     create(
         InsertionPoint::Before(consumer),
         consumer.location(),
-        "instance.redistribute",
+        instance::Kind::Redistribute,
         &[value],
         &[value.r#type()],
         &attributes,
@@ -253,7 +254,7 @@ fn copy(consumer: Op, value: Val, scope: Scope) -> Val {
     create(
         InsertionPoint::Before(consumer),
         consumer.location(),
-        "instance.copy",
+        instance::Kind::Copy,
         &[value],
         &[value.r#type()],
         &attributes,

@@ -11,6 +11,8 @@ use crate::{
     ir::{self, InsertionPoint, Op, Val},
 };
 use mlir_sys::*;
+use turbine_dialects::ops::dsa;
+use turbine_dialects::ops::upstream;
 
 /// The host function being built: a `func.func` whose entry block gains an argument per buffer
 /// the driver passes in (inputs, outputs, weights, constants), each with its role attribute.
@@ -30,7 +32,7 @@ impl HostFunction {
         let op = ir::create(
             InsertionPoint::Before(graph_function),
             location,
-            "func.func",
+            upstream::Kind::FuncFunc,
             &[],
             &[],
             &[("sym_name", ir::string_attribute(context, name))],
@@ -127,7 +129,7 @@ pub(crate) fn launch(host: &mut Body, kernel: Kernel, host_function: Op) -> Op {
         )
     };
     host.op(
-        "dsa.launch",
+        dsa::Kind::Launch,
         &values,
         &[],
         &[

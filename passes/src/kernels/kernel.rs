@@ -19,9 +19,11 @@ use super::{
 };
 use crate::graph_view::ValueId;
 use crate::ir::{self, InsertionPoint, Op, Val};
+use crate::kernels::emit::IndexOp;
 use crate::target::Machine;
 use mlir_sys::*;
 use std::collections::{BTreeMap, HashMap};
+use turbine_dialects::ops::dsa;
 
 mod store;
 mod tiles;
@@ -89,7 +91,7 @@ impl Kernel {
         let op = ir::create(
             InsertionPoint::Detached,
             location,
-            "dsa.kernel",
+            dsa::Kind::Kernel,
             &[],
             &[],
             &[],
@@ -130,7 +132,7 @@ impl Kernel {
         let size = body.index(machine.cores_per_cluster);
         let arena = body.alloc(&View::contiguous(&[machine.lb_elements()], Space::Lb));
         kernel.deallocs.push(arena);
-        let core = body.arith("remui", id, size);
+        let core = body.arith(IndexOp::RemU, id, size);
         let preamble_end = core.defining_op().expect("an arith op");
         kernel.cores = clusters * machine.cores_per_cluster;
         kernel.per_cluster = Some(PerCluster {
@@ -226,7 +228,7 @@ impl Kernel {
     /// Ends a layer of a kernel that runs several: every core waits for every other before the
     /// next layer reads what this one wrote.
     pub fn end_layer(&mut self) {
-        self.body.op("dsa.barrier", &[], &[], &[]);
+        self.body.op(dsa::Kind::Barrier, &[], &[], &[]);
         if let Some(spmd) = &mut self.per_cluster {
             spmd.cursor = 0;
         }
@@ -383,7 +385,7 @@ impl Kernel {
         for buffer in std::mem::take(&mut self.deallocs) {
             self.body.dealloc(buffer);
         }
-        self.body.op("dsa.return", &[], &[], &[]);
+        self.body.op(dsa::Kind::Return, &[], &[], &[]);
         let context = self.body.context();
         let inputs: Vec<MlirType> = self.arguments.iter().map(|&(_, r#type)| r#type).collect();
         // SAFETY: the kernel op is alive and detached; inserting hands it to the module.

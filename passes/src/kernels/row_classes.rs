@@ -5,6 +5,7 @@
 
 use super::emit::{Body, Compare};
 use crate::ir::Val;
+use crate::kernels::emit::Logic;
 
 /// The window geometry of a conv or pooling along H.
 #[derive(Debug, Clone, Copy)]
@@ -85,10 +86,10 @@ pub fn dispatch_classes(
             let high = body.index(end);
             let above = body.compare(Compare::Uge, row, low);
             let below = body.compare(Compare::Ult, row, high);
-            let inside = body.logic("andi", above, below);
+            let inside = body.logic(Logic::And, above, below);
             condition = Some(match condition {
                 None => inside,
-                Some(previous) => body.logic("ori", previous, inside),
+                Some(previous) => body.logic(Logic::Or, previous, inside),
             });
         }
         body.open_if(condition.expect("a class has a range"));

@@ -16,6 +16,8 @@ use super::{
     kernel::Kernel,
 };
 use crate::ir::{Op, Val};
+use crate::kernels::emit::IndexOp;
+use crate::kernels::emit::Logic;
 use mlir_sys::*;
 
 /// Bytes of one piece: the order of a tile's own loads, so that a piece delays them by about one
@@ -165,11 +167,11 @@ impl Steps {
     /// How many steps the share has: its tiles, times each tile's chunks when it has a chunk
     /// loop.
     fn count(&self, body: &mut Body) -> Val {
-        let tiles = body.arith("subi", self.high, self.low);
+        let tiles = body.arith(IndexOp::Sub, self.high, self.low);
         match self.chunks {
             Some((_, per_tile, _)) => {
                 let per_tile = body.index(per_tile);
-                body.arith("muli", tiles, per_tile)
+                body.arith(IndexOp::Mul, tiles, per_tile)
             }
             None => tiles,
         }
@@ -179,12 +181,12 @@ impl Steps {
     /// for `per_core` pieces a core.
     fn schedule(&self, body: &mut Body, per_core: Val) -> (Val, Val, Val) {
         let count = self.count(body);
-        let stride = body.arith("divui", count, per_core);
+        let stride = body.arith(IndexOp::DivU, count, per_core);
         let one = body.index(1);
-        let stride = body.arith("maxui", stride, one);
-        let turns = body.arith("muli", self.core, stride);
+        let stride = body.arith(IndexOp::MaxU, stride, one);
+        let turns = body.arith(IndexOp::Mul, self.core, stride);
         let all = body.index(self.cores);
-        let shift = body.arith("divui", turns, all);
+        let shift = body.arith(IndexOp::DivU, turns, all);
         (count, stride, shift)
     }
 
@@ -195,25 +197,25 @@ impl Steps {
         // multiple of stride = max(1, steps / per_core), from shift = core * stride / cores on:
         // the cores take turns instead of each issuing a piece at the same steps, which would
         // put a piece of every core on the port at once, ahead of the layer's own loads.
-        let tile = body.arith("subi", self.induction, self.low);
+        let tile = body.arith(IndexOp::Sub, self.induction, self.low);
         // Step (tile - low) * chunks + (chunk - chunk low) with a chunk loop, else the tile's.
         let step = match self.chunks {
             Some((chunk_low, per_tile, chunk)) => {
                 let per_tile = body.index(per_tile);
-                let before = body.arith("muli", tile, per_tile);
-                let within = body.arith("subi", chunk, chunk_low);
-                body.arith("addi", before, within)
+                let before = body.arith(IndexOp::Mul, tile, per_tile);
+                let within = body.arith(IndexOp::Sub, chunk, chunk_low);
+                body.arith(IndexOp::Add, before, within)
             }
             None => tile,
         };
         let (_, stride, shift) = self.schedule(body, per_core);
         let started = body.compare(Compare::Uge, step, shift);
-        let since = body.arith("subi", step, shift);
-        let phase = body.arith("remui", since, stride);
+        let since = body.arith(IndexOp::Sub, step, shift);
+        let phase = body.arith(IndexOp::RemU, since, stride);
         let zero = body.index(0);
         let on_phase = body.compare(Compare::Eq, phase, zero);
-        let due = body.logic("andi", started, on_phase);
-        let k = body.arith("divui", since, stride);
+        let due = body.logic(Logic::And, started, on_phase);
+        let k = body.arith(IndexOp::DivU, since, stride);
         copy.emit(body, k, Some(due));
     }
 
@@ -222,14 +224,14 @@ impl Steps {
     /// steps > shift.
     fn issue_after(&self, body: &mut Body, copy: &Piece, per_core: Val) {
         let (count, stride, shift) = self.schedule(body, per_core);
-        let left = body.arith("subi", count, shift);
+        let left = body.arith(IndexOp::Sub, count, shift);
         let reached = body.compare(Compare::Ult, shift, count);
         let zero = body.index(0);
         let left = body.select(reached, left, zero);
         let one = body.index(1);
-        let rounded = body.arith("addi", left, stride);
-        let rounded = body.arith("subi", rounded, one);
-        let issued = body.arith("divui", rounded, stride);
+        let rounded = body.arith(IndexOp::Add, left, stride);
+        let rounded = body.arith(IndexOp::Sub, rounded, one);
+        let issued = body.arith(IndexOp::DivU, rounded, stride);
         let k = body.open_for(issued, per_core, one);
         copy.emit(body, k, None);
         body.close();
@@ -250,15 +252,15 @@ impl Piece<'_> {
     /// The running core's `k`-th piece, if the copy has it (and `due` holds).
     fn emit(&self, body: &mut Body, k: Val, due: Option<Val>) {
         let cores = body.index(self.cores);
-        let q = body.arith("muli", k, cores);
-        let q = body.arith("addi", q, self.core);
+        let q = body.arith(IndexOp::Mul, k, cores);
+        let q = body.arith(IndexOp::Add, q, self.core);
         let mut condition = body.compare(Compare::Ult, q, self.count);
         if let Some(due) = due {
-            condition = body.logic("andi", condition, due);
+            condition = body.logic(Logic::And, condition, due);
         }
         body.open_if(condition);
         let size = body.index(self.piece);
-        let offset = body.arith("muli", q, size);
+        let offset = body.arith(IndexOp::Mul, q, size);
         let (from, _) = body.subview(
             self.from.0,
             &self.from.1.view,

@@ -18,6 +18,7 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
+use turbine_dialects::ops::upstream;
 
 /// The pass; see the module documentation.
 #[derive(Debug)]
@@ -95,7 +96,7 @@ fn fold(extract: Op) -> Vec<Op> {
                     create(
                         point,
                         location,
-                        "llvm.extractvalue",
+                        upstream::Kind::LlvmExtractvalue,
                         &[from],
                         &[r#type],
                         &[("position", i64_array(context, &wanted))],
@@ -106,7 +107,7 @@ fn fold(extract: Op) -> Vec<Op> {
                 let select = create(
                     point,
                     location,
-                    "llvm.select",
+                    upstream::Kind::LlvmSelect,
                     &[source.operand(0), on_true.result(0), on_false.result(0)],
                     &[r#type],
                     &[],

@@ -8,6 +8,8 @@ use crate::graph_view::FunctionView;
 use crate::ir::{create, i64_array, i64_attribute, InsertionPoint, Op, Val};
 use mlir_sys::*;
 use std::collections::HashMap;
+use turbine_dialects::ops::graph;
+use turbine_dialects::ops::OpKind;
 
 /// A tensor type of `shape` with the element type of `like`.
 pub(crate) fn tensor_like(like: Val, shape: &[usize]) -> MlirType {
@@ -29,7 +31,7 @@ pub(crate) fn tensor_like(like: Val, shape: &[usize]) -> MlirType {
 pub(crate) fn slice(
     point: InsertionPoint,
     location: MlirLocation,
-    name: &str,
+    kind: impl Into<OpKind>,
     value: Val,
     have: &Region,
     want: &Region,
@@ -49,7 +51,7 @@ pub(crate) fn slice(
     create(
         point,
         location,
-        name,
+        kind,
         &[value],
         &[r#type],
         &[(key, i64_array(context, &offsets))],
@@ -80,7 +82,7 @@ pub(crate) fn append_ops(
             let value = slice(
                 InsertionPoint::End(block),
                 node_location,
-                "graph.slice",
+                graph::Kind::Slice,
                 *value,
                 have,
                 want,

@@ -8,6 +8,7 @@ use crate::{
     ir::{create, i64_array, InsertionPoint, Op},
 };
 use mlir_sys::*;
+use turbine_dialects::ops::graph;
 
 /// The row and column steps of `op`'s subsampling when it is a 1×1 `graph.conv2d` of a 4-D
 /// input with strides above 1 and no padding (what the rewrite keeps exact).
@@ -59,7 +60,7 @@ pub(crate) fn read_subsampled(op: Op, [rows, columns]: [usize; 2], at: Insertion
     let slice = create(
         at,
         location,
-        "graph.slice",
+        graph::Kind::Slice,
         &[input],
         &[tensor_like(input, &subsampled)],
         &[

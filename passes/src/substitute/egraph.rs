@@ -26,6 +26,7 @@ use language::{attribute_handle, type_handle, Graph, Key, Term};
 use matching::{find, roots_of, Found};
 use mlir_sys::*;
 use std::collections::{BTreeMap, HashMap};
+use turbine_dialects::ops::{upstream, OpKind};
 
 /// Why saturation stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -414,10 +415,11 @@ impl Extraction<'_> {
             .map(|(name, value)| (name.as_str(), attribute_handle(*value)))
             .collect();
         let result_types: Vec<MlirType> = results.iter().map(|&t| type_handle(t)).collect();
+        let kind = OpKind::from_name(name).expect("e-graph ops are graph ops");
         let op = create(
             InsertionPoint::End(block),
             location,
-            name,
+            kind,
             &arguments,
             &result_types,
             &named,
@@ -429,7 +431,7 @@ impl Extraction<'_> {
         create(
             InsertionPoint::End(block),
             location,
-            "func.return",
+            upstream::Kind::FuncReturn,
             &values,
             &[],
             &[],
@@ -448,7 +450,7 @@ impl Extraction<'_> {
         let function = create(
             InsertionPoint::Detached,
             location,
-            "func.func",
+            upstream::Kind::FuncFunc,
             &[],
             &[],
             &[
@@ -535,10 +537,11 @@ fn value_of(
                 .map(|(name, value)| (name.as_str(), attribute_handle(*value)))
                 .collect();
             let types: Vec<MlirType> = results.iter().map(|&t| type_handle(t)).collect();
+            let kind = OpKind::from_name(name).ok_or("an e-graph op of an unknown kind")?;
             let op = create(
                 InsertionPoint::Before(terminator),
                 location,
-                name,
+                kind,
                 &operands,
                 &types,
                 &named,

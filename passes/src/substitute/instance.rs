@@ -13,6 +13,7 @@ use crate::graph_view::FunctionView;
 use crate::ir::{create, region_with_block, string_attribute, string_ref, InsertionPoint, Op, Val};
 use mlir_sys::*;
 use std::collections::BTreeMap;
+use turbine_dialects::ops::upstream;
 
 /// Why a rule could not be checked at some shapes.
 #[derive(Debug, Clone)]
@@ -148,7 +149,7 @@ fn source_body(
     create(
         InsertionPoint::End(block),
         location,
-        "func.return",
+        upstream::Kind::FuncReturn,
         &results,
         &[],
         &[],
@@ -183,7 +184,7 @@ fn source_function(module: Op, body: SourceBody, location: MlirLocation) -> (Op,
     let source = create(
         InsertionPoint::End(block),
         location,
-        "func.func",
+        upstream::Kind::FuncFunc,
         &[],
         &[],
         &[

@@ -17,6 +17,7 @@ use crate::ir::{create, i64_array, InsertionPoint, Op, Val};
 use mlir_sys::*;
 use petgraph::visit::{Dfs, Reversed, Walker};
 use std::collections::{BTreeMap, BTreeSet};
+use turbine_dialects::ops::OpKind;
 
 /// The handle of `value` of `view`, read from `function`.
 pub fn value_handle(view: &FunctionView, function: Op, value: ValueId) -> Val {
@@ -272,10 +273,12 @@ fn build(
         .map(|(name, value)| (name.as_str(), *value))
         .collect();
     let values: Vec<Val> = operands.iter().map(|(value, _)| *value).collect();
+    let kind = OpKind::from_name(&template.name)
+        .ok_or_else(|| format!("'{}' is not an op Turbine knows", template.name))?;
     Ok(create(
         point,
         location,
-        &template.name,
+        kind,
         &values,
         &results,
         &named,

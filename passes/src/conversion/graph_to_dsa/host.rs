@@ -18,6 +18,7 @@ use crate::{
     ir::{self, Op, Val},
 };
 use std::collections::{BTreeMap, BTreeSet};
+use turbine_dialects::ops::upstream;
 
 /// Lowers `program` (the body of `function`) into kernels and a host function of the same
 /// name, inserted before `function`; on failure nothing it built stays in the module.
@@ -538,7 +539,7 @@ impl HostLowering<'_, '_> {
         for (buffer, _) in std::mem::take(&mut self.allocated) {
             self.host.dealloc(buffer);
         }
-        self.host.op("func.return", &[], &[], &[]);
+        self.host.op(upstream::Kind::FuncReturn, &[], &[], &[]);
         self.signature.finish();
     }
 }

@@ -9,6 +9,7 @@ use super::per_core::{self, CorePlan, Operands, Placement, RESIDENT_SHARE};
 use super::plan::FirstFit;
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::ir::{Op, Val};
+use crate::kernels::emit::IndexOp;
 use crate::kernels::{
     dispatch::emit_layer,
     emit::{reshaped, Body, Space, Tensor, View},
@@ -433,7 +434,7 @@ fn place(kernel: &mut Kernel, tensor: &Tensor, placed: &Placement, at: &[Val]) -
                 .filter(|(_, steps)| steps[k] > 0)
             {
                 let moved = body.scaled(at[d], steps[k]);
-                offset = body.arith("addi", offset, moved);
+                offset = body.arith(IndexOp::Add, offset, moved);
             }
             offset
         })

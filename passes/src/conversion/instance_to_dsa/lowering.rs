@@ -41,6 +41,7 @@ use crate::ir::Op;
 use crate::kernels::emit::Replicas;
 use crate::target::Machine;
 use std::collections::BTreeSet;
+use turbine_dialects::ops::upstream;
 
 /// Lowers `function` (scheduled by the instance passes) into kernels and a host function of the
 /// same name inserted before it; on failure nothing it built stays in the module.
@@ -110,7 +111,7 @@ fn lower_into(
         join,
     );
     let summary = emit_segments(&mut host, &segments, &programs, walks, &joins)?;
-    host.body.op("func.return", &[], &[], &[]);
+    host.body.op(upstream::Kind::FuncReturn, &[], &[], &[]);
     host.signature.finish();
     Ok(summary)
 }

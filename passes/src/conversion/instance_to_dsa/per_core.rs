@@ -28,6 +28,8 @@ use crate::slicing::sliced_body::{append_ops, slice, tensor_like};
 use crate::target::Machine;
 use mlir_sys::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use turbine_dialects::ops::graph;
+use turbine_dialects::ops::instance;
 
 /// The part of a core's LB that buffers living across the layers of a per-core instance may
 /// take: the tiles of each layer keep the rest, so that their tilings stay as large as a GB
@@ -304,7 +306,7 @@ fn core_body(
     let yielded = slice(
         InsertionPoint::End(block_),
         location,
-        "graph.slice",
+        graph::Kind::Slice,
         *value,
         have,
         block,
@@ -313,7 +315,7 @@ fn core_body(
     create(
         InsertionPoint::End(block_),
         location,
-        "instance.yield",
+        instance::Kind::Yield,
         &[yielded],
         &[],
         &[],
@@ -322,7 +324,7 @@ fn core_body(
     create(
         InsertionPoint::Detached,
         location,
-        "instance.instance",
+        instance::Kind::Instance,
         &[],
         &[],
         &[],

@@ -9,6 +9,7 @@ use crate::{
 };
 use mlir_sys::*;
 use std::collections::HashMap;
+use turbine_dialects::ops::instance;
 
 /// An `instance.clusters` op inserted before `before`, computing cluster 0's boxes of
 /// `partition` of `view` (a function or an op's body, whose arguments are `arguments`) and
@@ -46,7 +47,7 @@ pub(super) fn build_clusters(
     create(
         InsertionPoint::Before(before),
         location,
-        "instance.clusters",
+        instance::Kind::Clusters,
         arguments,
         &result_types,
         &attributes,
@@ -104,7 +105,7 @@ fn cluster_body(
     create(
         InsertionPoint::End(block),
         location,
-        "instance.yield",
+        instance::Kind::Yield,
         &yielded,
         &[],
         &[],

@@ -34,6 +34,7 @@ use clusters::build_clusters;
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use partition::{partition, Partition};
+use turbine_dialects::ops::instance;
 use turbine_dialects::pass_abi::OptionKind;
 use weight_traffic::WeightTraffic;
 
@@ -393,7 +394,7 @@ fn wrap_whole(function: Op) {
         let clusters = create(
             InsertionPoint::Before(terminator),
             location,
-            "instance.clusters",
+            instance::Kind::Clusters,
             &arguments,
             &result_types,
             &attributes,
@@ -407,7 +408,7 @@ fn wrap_whole(function: Op) {
         create(
             InsertionPoint::End(body),
             location,
-            "instance.yield",
+            instance::Kind::Yield,
             &results,
             &[],
             &[],

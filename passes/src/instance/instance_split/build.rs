@@ -11,6 +11,7 @@ use crate::slicing::sliced_body::{self, slice, tensor_like};
 use mlir_sys::*;
 use std::collections::HashMap;
 use std::ops::Range;
+use turbine_dialects::ops::{graph, instance};
 
 /// What an instance reads of one of its group's operands, for the `explain` remarks.
 struct Read {
@@ -70,7 +71,7 @@ fn gather(group: Op, outer: Val, want: &Region, pieces: &Pieces) -> (Val, Vec<(S
             slice(
                 point,
                 location,
-                "instance.slice",
+                instance::Kind::Slice,
                 outer,
                 &whole,
                 want,
@@ -90,7 +91,7 @@ fn gather(group: Op, outer: Val, want: &Region, pieces: &Pieces) -> (Val, Vec<(S
             slice(
                 point,
                 location,
-                "instance.slice",
+                instance::Kind::Slice,
                 outer,
                 &whole,
                 want,
@@ -117,7 +118,7 @@ fn gather(group: Op, outer: Val, want: &Region, pieces: &Pieces) -> (Val, Vec<(S
         create(
             point,
             location,
-            "instance.concat",
+            instance::Kind::Concat,
             &values,
             &[r#type],
             &[("axis", i64_attribute(context, axis as i64))],
@@ -129,7 +130,7 @@ fn gather(group: Op, outer: Val, want: &Region, pieces: &Pieces) -> (Val, Vec<(S
         slice(
             point,
             location,
-            "instance.slice",
+            instance::Kind::Slice,
             joined,
             &have,
             want,
@@ -168,7 +169,7 @@ pub(super) fn split(
         let op = create(
             InsertionPoint::Before(group),
             location,
-            "instance.instance",
+            instance::Kind::Instance,
             &inputs.operands,
             &result_types,
             &attributes,
@@ -259,7 +260,7 @@ fn instance_body(
         yielded.push(slice(
             InsertionPoint::End(block),
             location,
-            "graph.slice",
+            graph::Kind::Slice,
             *value,
             have,
             owned,
@@ -269,7 +270,7 @@ fn instance_body(
     create(
         InsertionPoint::End(block),
         location,
-        "instance.yield",
+        instance::Kind::Yield,
         &yielded,
         &[],
         &[],
@@ -298,7 +299,7 @@ fn join_results(
         let concat = create(
             InsertionPoint::Before(group),
             location,
-            "instance.concat",
+            instance::Kind::Concat,
             &results,
             &[outer.r#type()],
             &[("axis", i64_attribute(context, axis as i64))],
@@ -374,7 +375,7 @@ pub(super) fn whole(group: Op, name: &str, dim: usize) -> Op {
     let instance = create(
         InsertionPoint::Before(group),
         location,
-        "instance.instance",
+        instance::Kind::Instance,
         &operands,
         &results,
         &attributes,

@@ -3,6 +3,7 @@
 
 use super::geometry::{Geometry, Tiling};
 use crate::ir::Val;
+use crate::kernels::emit::IndexOp;
 use crate::kernels::{
     emit::{Body, View},
     epilogue::Epilogue,
@@ -212,7 +213,7 @@ impl Pipeline<'_> {
         let in_channel = if geometry.groups > 1 {
             let out_channel = body.scaled(coordinates[1], tiling.out_channels);
             let group = body.index(geometry.out_per_group());
-            let first_group = body.arith("divui", out_channel, group);
+            let first_group = body.arith(IndexOp::DivU, out_channel, group);
             body.scaled(first_group, geometry.in_per_group())
         } else {
             body.index(0)

@@ -5,6 +5,7 @@
 use super::absorbed::AbsorbedTiles;
 use super::geometry::{Geometry, Tiling};
 use crate::ir::Val;
+use crate::kernels::emit::IndexOp;
 use crate::kernels::{
     emit::{Body, View},
     epilogue::Epilogue,
@@ -160,7 +161,7 @@ impl Serial<'_> {
         // The first input channel of the tile's group (grouped convs).
         let group_in_channel = if geometry.groups > 1 {
             let group = body.index(geometry.out_per_group());
-            let first_group = body.arith("divui", out_channel, group);
+            let first_group = body.arith(IndexOp::DivU, out_channel, group);
             Some(body.scaled(first_group, geometry.in_per_group()))
         } else {
             None
@@ -263,7 +264,7 @@ impl Serial<'_> {
         // The chunk's first channel within the group (or the input), and in the input.
         let filter_channel = body.scaled(chunk, self.tiling.channel_chunk);
         let in_channel = match at.group_in_channel {
-            Some(base) => body.arith("addi", base, filter_channel),
+            Some(base) => body.arith(IndexOp::Add, base, filter_channel),
             None => filter_channel,
         };
         let (source, _) = body.subview(

@@ -6,12 +6,13 @@ use super::Body;
 use crate::ir::{self, Val};
 use crate::kernels::view::{to_i64, View};
 use mlir_sys::*;
+use turbine_dialects::ops::{dsa, upstream};
 
 impl Body {
     /// A buffer of type `view` (`dsa.alloc`).
     pub fn alloc(&mut self, view: &View) -> Val {
         let r#type = view.memref_type(self.context);
-        self.op("dsa.alloc", &[], &[r#type], &[]).result(0)
+        self.op(dsa::Kind::Alloc, &[], &[r#type], &[]).result(0)
     }
 
     /// A host buffer of type `view` placed on `cluster` (`dsa.alloc {cluster}`), for on-chip
@@ -19,13 +20,13 @@ impl Body {
     pub fn alloc_on(&mut self, view: &View, cluster: usize) -> Val {
         let r#type = view.memref_type(self.context);
         let cluster = ir::i64_attribute(self.context, cluster as i64);
-        self.op("dsa.alloc", &[], &[r#type], &[("cluster", cluster)])
+        self.op(dsa::Kind::Alloc, &[], &[r#type], &[("cluster", cluster)])
             .result(0)
     }
 
     /// `dsa.dealloc`.
     pub fn dealloc(&mut self, buffer: Val) {
-        self.op("dsa.dealloc", &[buffer], &[], &[]);
+        self.op(dsa::Kind::Dealloc, &[buffer], &[], &[]);
     }
 
     /// The attributes of a `memref.reinterpret_cast` to `view` at a dynamic offset operand.
@@ -63,7 +64,7 @@ impl Body {
         let attributes = self.cast_at_dynamic_offset(&result);
         let value = self.replicated(source, |body, source| {
             body.op(
-                "memref.reinterpret_cast",
+                upstream::Kind::MemrefReinterpretCast,
                 &[source, offset],
                 &[r#type],
                 &attributes,
@@ -95,10 +96,15 @@ impl Body {
         // Each cluster's window has its own offset.
         let value = self.replicated(source, |body, source| {
             let offset = body
-                .op("memref.extract_strided_metadata", &[source], &metadata, &[])
+                .op(
+                    upstream::Kind::MemrefExtractStridedMetadata,
+                    &[source],
+                    &metadata,
+                    &[],
+                )
                 .result(1);
             body.op(
-                "memref.reinterpret_cast",
+                upstream::Kind::MemrefReinterpretCast,
                 &[source, offset],
                 &[r#type],
                 &attributes,
@@ -127,8 +133,13 @@ impl Body {
             ),
         ];
         self.replicated(source, |body, source| {
-            body.op("memref.reinterpret_cast", &[source], &[r#type], &attributes)
-                .result(0)
+            body.op(
+                upstream::Kind::MemrefReinterpretCast,
+                &[source],
+                &[r#type],
+                &attributes,
+            )
+            .result(0)
         })
     }
 
@@ -147,7 +158,7 @@ impl Body {
         };
         self.replicated(source, |body, source| {
             body.op(
-                "memref.transpose",
+                upstream::Kind::MemrefTranspose,
                 &[source],
                 &[r#type],
                 &[("permutation", map)],
@@ -188,8 +199,13 @@ impl Body {
         self.replicated(source, |body, source| {
             let mut operands = vec![source];
             operands.extend_from_slice(offsets);
-            body.op("memref.subview", &operands, &[r#type], &attributes)
-                .result(0)
+            body.op(
+                upstream::Kind::MemrefSubview,
+                &operands,
+                &[r#type],
+                &attributes,
+            )
+            .result(0)
         })
     }
 

@@ -9,13 +9,14 @@ use turbine_dialects::attributes::{
     dsa::{BinaryKind, PoolKind, ReduceKind, UnaryKind},
     EnumAttribute,
 };
+use turbine_dialects::ops::dsa;
 
 impl Body {
-    /// An asynchronous instruction `name` returning its token; `after` lists the tokens it waits
+    /// An asynchronous instruction of kind `kind` returning its token; `after` lists the tokens it waits
     /// on (the instruction's last, variadic operands).
     pub fn instruction(
         &mut self,
-        name: &str,
+        kind: dsa::Kind,
         buffers: &[Val],
         after: &[Val],
         attributes: &[ir::NamedAttribute],
@@ -23,12 +24,12 @@ impl Body {
         let token = self.token_type();
         let mut operands = buffers.to_vec();
         operands.extend_from_slice(after);
-        self.op(name, &operands, &[token], attributes).result(0)
+        self.op(kind, &operands, &[token], attributes).result(0)
     }
 
     /// `dsa.dma source to target`.
     pub fn dma(&mut self, source: impl Into<Val>, target: impl Into<Val>, after: &[Val]) -> Val {
-        self.instruction("dsa.dma", &[source.into(), target.into()], after, &[])
+        self.instruction(dsa::Kind::Dma, &[source.into(), target.into()], after, &[])
     }
 
     /// `dsa.unary kind input into output`, with `min`/`max` (clip) or `scale`/`shift` (affine).
@@ -47,7 +48,7 @@ impl Body {
                 mlirFloatAttrDoubleGet(self.context, mlirF32TypeGet(self.context), value as f64)
             }));
         }
-        self.instruction("dsa.unary", &[input, output], after, &attributes)
+        self.instruction(dsa::Kind::Unary, &[input, output], after, &attributes)
     }
 
     /// `dsa.binary kind lhs, rhs into output`.
@@ -60,7 +61,7 @@ impl Body {
         after: &[Val],
     ) -> Val {
         let attributes = [("kind", kind.raw_attribute(self.context))];
-        self.instruction("dsa.binary", &[lhs, rhs, output], after, &attributes)
+        self.instruction(dsa::Kind::Binary, &[lhs, rhs, output], after, &attributes)
     }
 
     /// `dsa.matmul lhs, rhs into acc [accumulate]`.
@@ -70,7 +71,7 @@ impl Body {
             // SAFETY: the context is alive.
             attributes.push(("accumulate", unsafe { mlirUnitAttrGet(self.context) }));
         }
-        self.instruction("dsa.matmul", &[lhs, rhs, acc], after, &attributes)
+        self.instruction(dsa::Kind::Matmul, &[lhs, rhs, acc], after, &attributes)
     }
 
     /// `dsa.conv2d input, filter into output` with its window.
@@ -99,7 +100,12 @@ impl Body {
             // SAFETY: the context is alive.
             attributes.push(("accumulate", unsafe { mlirUnitAttrGet(context) }));
         }
-        self.instruction("dsa.conv2d", &[input, filter, output], after, &attributes)
+        self.instruction(
+            dsa::Kind::Conv2d,
+            &[input, filter, output],
+            after,
+            &attributes,
+        )
     }
 
     /// `dsa.pool kind input into output` with its window.
@@ -127,7 +133,7 @@ impl Body {
                 mlirBoolAttrGet(context, count_include_pad as i32)
             }),
         ];
-        self.instruction("dsa.pool", &[input, output], after, &attributes)
+        self.instruction(dsa::Kind::Pool, &[input, output], after, &attributes)
     }
 
     /// `dsa.reduce kind input into output` along `axis`.
@@ -143,6 +149,6 @@ impl Body {
             ("kind", kind.raw_attribute(self.context)),
             ("axis", ir::i64_attribute(self.context, axis)),
         ];
-        self.instruction("dsa.reduce", &[input, output], after, &attributes)
+        self.instruction(dsa::Kind::Reduce, &[input, output], after, &attributes)
     }
 }

@@ -21,6 +21,7 @@ use mlir_sys::*;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use turbine_dialects::ops::{dsa, upstream, OpKind};
 
 /// A graph value as a kernel sees it: the host buffer (or view) and its type.
 #[derive(Debug, Clone)]
@@ -178,10 +179,10 @@ impl Body {
         }
     }
 
-    /// Creates `name` at the insertion point.
+    /// Creates an op of kind `kind` at the insertion point.
     pub fn op(
         &mut self,
-        name: &str,
+        kind: impl Into<OpKind>,
         operands: &[Val],
         results: &[MlirType],
         attributes: &[ir::NamedAttribute],
@@ -189,7 +190,7 @@ impl Body {
         ir::create(
             self.point(),
             self.location,
-            name,
+            kind,
             operands,
             results,
             attributes,
@@ -200,14 +201,14 @@ impl Body {
     /// `dsa.cluster_id`.
     pub fn cluster_id(&mut self) -> Val {
         let r#type = self.index_type();
-        self.op("dsa.cluster_id", &[], &[r#type], &[]).result(0)
+        self.op(dsa::Kind::ClusterId, &[], &[r#type], &[]).result(0)
     }
 
     /// `condition ? if_true : if_false` (`arith.select`, any type).
     pub fn select(&mut self, condition: Val, if_true: Val, if_false: Val) -> Val {
         let r#type = if_true.r#type();
         self.op(
-            "arith.select",
+            upstream::Kind::ArithSelect,
             &[condition, if_true, if_false],
             &[r#type],
             &[],
@@ -235,16 +236,20 @@ impl Body {
         let r#type = self.index_type();
         // SAFETY: an index-typed integer attribute of the context.
         let attribute = unsafe { mlirIntegerAttrGet(r#type, value as i64) };
-        self.op("arith.constant", &[], &[r#type], &[("value", attribute)])
-            .result(0)
+        self.op(
+            upstream::Kind::ArithConstant,
+            &[],
+            &[r#type],
+            &[("value", attribute)],
+        )
+        .result(0)
     }
 
-    /// `lhs op rhs` on indices (`muli`, `addi`, `subi`, `divui`, `remui`).
-    pub fn arith(&mut self, op: &str, lhs: impl Into<Val>, rhs: impl Into<Val>) -> Val {
+    /// `lhs op rhs` on indices.
+    pub fn arith(&mut self, op: IndexOp, lhs: impl Into<Val>, rhs: impl Into<Val>) -> Val {
         let (lhs, rhs) = (lhs.into(), rhs.into());
         let r#type = self.index_type();
-        self.op(&format!("arith.{op}"), &[lhs, rhs], &[r#type], &[])
-            .result(0)
+        self.op(op.kind(), &[lhs, rhs], &[r#type], &[]).result(0)
     }
 
     /// `value * factor`, folded when the factor is 1.
@@ -254,7 +259,7 @@ impl Body {
             return value;
         }
         let factor = self.index(factor);
-        self.arith("muli", value, factor)
+        self.arith(IndexOp::Mul, value, factor)
     }
 
     /// `value + delta` for a signed constant delta, folded when it is 0.
@@ -264,11 +269,11 @@ impl Body {
             0 => value,
             d if d > 0 => {
                 let delta = self.index(d as usize);
-                self.arith("addi", value, delta)
+                self.arith(IndexOp::Add, value, delta)
             }
             d => {
                 let delta = self.index((-d) as usize);
-                self.arith("subi", value, delta)
+                self.arith(IndexOp::Sub, value, delta)
             }
         }
     }
@@ -280,7 +285,7 @@ impl Body {
         let attribute =
             unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(self.context, 64), predicate as i64) };
         self.op(
-            "arith.cmpi",
+            upstream::Kind::ArithCmpi,
             &[lhs, rhs],
             &[i1],
             &[("predicate", attribute)],
@@ -288,22 +293,25 @@ impl Body {
         .result(0)
     }
 
-    /// `lhs and rhs` / `lhs or rhs` on `i1` (`andi`, `ori`).
-    pub fn logic(&mut self, op: &str, lhs: Val, rhs: Val) -> Val {
+    /// `lhs and rhs` / `lhs or rhs` on `i1`.
+    pub fn logic(&mut self, op: Logic, lhs: Val, rhs: Val) -> Val {
         let i1 = self.i1();
-        self.op(&format!("arith.{op}"), &[lhs, rhs], &[i1], &[])
-            .result(0)
+        let kind = match op {
+            Logic::And => upstream::Kind::ArithAndi,
+            Logic::Or => upstream::Kind::ArithOri,
+        };
+        self.op(kind, &[lhs, rhs], &[i1], &[]).result(0)
     }
 
     /// `dsa.core_id`.
     pub fn core_id(&mut self) -> Val {
         let r#type = self.index_type();
-        self.op("dsa.core_id", &[], &[r#type], &[]).result(0)
+        self.op(dsa::Kind::CoreId, &[], &[r#type], &[]).result(0)
     }
 
     /// `dsa.wait` on `tokens`.
     pub fn wait(&mut self, tokens: &[Val]) {
-        self.op("dsa.wait", tokens, &[], &[]);
+        self.op(dsa::Kind::Wait, tokens, &[], &[]);
     }
 }
 
@@ -312,4 +320,44 @@ pub fn divisors_descending(n: usize) -> Vec<usize> {
     let mut divisors: Vec<usize> = (1..=n).filter(|d| n.is_multiple_of(*d)).collect();
     divisors.reverse();
     divisors
+}
+
+/// An integer operation on indices ([`Body::arith`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexOp {
+    /// `arith.addi`.
+    Add,
+    /// `arith.subi`.
+    Sub,
+    /// `arith.muli`.
+    Mul,
+    /// `arith.divui`.
+    DivU,
+    /// `arith.remui`.
+    RemU,
+    /// `arith.maxui`.
+    MaxU,
+}
+
+impl IndexOp {
+    /// The `arith` op it builds.
+    pub fn kind(self) -> upstream::Kind {
+        match self {
+            Self::Add => upstream::Kind::ArithAddi,
+            Self::Sub => upstream::Kind::ArithSubi,
+            Self::Mul => upstream::Kind::ArithMuli,
+            Self::DivU => upstream::Kind::ArithDivui,
+            Self::RemU => upstream::Kind::ArithRemui,
+            Self::MaxU => upstream::Kind::ArithMaxui,
+        }
+    }
+}
+
+/// A logical operation on `i1` ([`Body::logic`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Logic {
+    /// `arith.andi`.
+    And,
+    /// `arith.ori`.
+    Or,
 }

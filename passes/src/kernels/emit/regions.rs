@@ -3,7 +3,9 @@
 
 use super::{Body, Compare, ComputeChunk, Frame, LoadChunk};
 use crate::ir::{self, InsertionPoint, Val};
+use crate::kernels::emit::IndexOp;
 use mlir_sys::*;
+use turbine_dialects::ops::upstream;
 
 impl Body {
     /// Opens `scf.for %i = low to high step step` and returns `%i`; close with [`Body::close`].
@@ -12,7 +14,7 @@ impl Body {
         ir::create(
             self.point(),
             self.location,
-            "scf.for",
+            upstream::Kind::ScfFor,
             &[low, high, step],
             &[],
             &[],
@@ -35,7 +37,7 @@ impl Body {
         let op = ir::create(
             self.point(),
             self.location,
-            "scf.if",
+            upstream::Kind::ScfIf,
             &[condition],
             &[],
             &[],
@@ -55,7 +57,7 @@ impl Body {
         ir::create(
             InsertionPoint::End(frame.block),
             self.location,
-            "scf.yield",
+            upstream::Kind::ScfYield,
             &[],
             &[],
             &[],
@@ -81,7 +83,7 @@ impl Body {
         ir::create(
             InsertionPoint::End(frame.block),
             self.location,
-            "scf.yield",
+            upstream::Kind::ScfYield,
             &[],
             &[],
             &[],
@@ -128,7 +130,7 @@ impl Body {
         let end = self.index(count);
         let chunk = self.open_for(one, end, one);
         let two = self.index(2);
-        let parity = self.arith("remui", chunk, two);
+        let parity = self.arith(IndexOp::RemU, chunk, two);
         let even = self.compare(Compare::Eq, parity, zero);
         let pick = |body: &mut Body, a: [Val; 2], b: [Val; 2]| {
             [body.select(even, a[0], b[0]), body.select(even, a[1], b[1])]
@@ -136,7 +138,7 @@ impl Body {
         let current = pick(self, halves[0], halves[1]);
         let next = pick(self, halves[1], halves[0]);
         let token = compute(self, current, true, &[]);
-        let following = self.arith("addi", chunk, one);
+        let following = self.arith(IndexOp::Add, chunk, one);
         let more = self.compare(Compare::Ult, following, end);
         self.open_if(more);
         let mut fence = load(self, following, next);

@@ -2,6 +2,7 @@
 //! writes it too, and the loads fenced under a condition.
 
 use crate::ir::Val;
+use crate::kernels::emit::IndexOp;
 use crate::kernels::emit::{Body, View};
 
 /// A tensor a layer's tiles are stored into: its kernel argument and view, and the step at which
@@ -70,7 +71,7 @@ pub fn store_box(
                         return offset;
                     }
                     let step = body.index(step);
-                    body.arith("divui", offset, step)
+                    body.arith(IndexOp::DivU, offset, step)
                 })
                 .collect();
             let (target, _) = body.subview(store.target, store.view, &at, &picked, Some(keep));

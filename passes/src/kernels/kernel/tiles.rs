@@ -5,12 +5,15 @@
 use super::store::{guarded_load, store_box, Store};
 use super::Kernel;
 use crate::ir::Val;
+use crate::kernels::emit::IndexOp;
+use crate::kernels::emit::Logic;
 use crate::kernels::{
     emit::{Body, Compare, View},
     epilogue::Epilogue,
 };
 use crate::target::Machine;
 use mlir_sys::MlirType;
+use turbine_dialects::ops::upstream;
 
 impl Kernel {
     /// Opens the loop over this core's share of `tiles` tiles (on at most `machine.cores`
@@ -35,7 +38,7 @@ impl Kernel {
                 let count = body.index(cores);
                 (
                     body.op(
-                        "arith.minui",
+                        upstream::Kind::ArithMinui,
                         &[spmd.core, count],
                         &[core_type(spmd.core)],
                         &[],
@@ -50,15 +53,15 @@ impl Kernel {
         let total = body.index(tiles);
         let cores = body.index(cores);
         let one = body.index(1);
-        let first = body.arith("muli", core, total);
-        let low = body.arith("divui", first, cores);
-        let next = body.arith("addi", core, one);
-        let last = body.arith("muli", next, total);
-        let high = body.arith("divui", last, cores);
+        let first = body.arith(IndexOp::Mul, core, total);
+        let low = body.arith(IndexOp::DivU, first, cores);
+        let next = body.arith(IndexOp::Add, core, one);
+        let last = body.arith(IndexOp::Mul, next, total);
+        let high = body.arith(IndexOp::DivU, last, cores);
         let high = match &self.per_cluster {
             Some(_) => {
                 let r#type = core_type(high);
-                body.op("arith.minui", &[high, total], &[r#type], &[])
+                body.op(upstream::Kind::ArithMinui, &[high, total], &[r#type], &[])
                     .result(0)
             }
             None => high,
@@ -80,7 +83,7 @@ impl Kernel {
     pub fn next_tile(&mut self, tile: impl Into<Val>) -> (Val, Val) {
         let end_tile = self.end_tile.expect("next_tile runs inside a tile loop");
         let one = self.body.index(1);
-        let next = self.body.arith("addi", tile.into(), one);
+        let next = self.body.arith(IndexOp::Add, tile.into(), one);
         let has_next = self.body.compare(Compare::Ult, next, end_tile);
         (next, has_next)
     }
@@ -90,7 +93,7 @@ impl Kernel {
     pub fn alternate(&mut self, tile: impl Into<Val>, pair: [Val; 2]) -> [Val; 2] {
         let body = &mut self.body;
         let two = body.index(2);
-        let parity = body.arith("remui", tile.into(), two);
+        let parity = body.arith(IndexOp::RemU, tile.into(), two);
         let zero = body.index(0);
         let even = body.compare(Compare::Eq, parity, zero);
         [
@@ -118,13 +121,13 @@ impl Kernel {
         let tile = tile.into();
         let first_tile = self.first_tile.expect("changed runs inside a tile loop");
         let one = self.body.index(1);
-        let previous_tile = self.body.arith("subi", tile, one);
+        let previous_tile = self.body.arith(IndexOp::Sub, tile, one);
         let previous = self.decode(previous_tile, counts);
         let body = &mut self.body;
         let mut condition = body.compare(Compare::Eq, tile, first_tile);
         for &position in watched {
             let differs = body.compare(Compare::Ne, coordinates[position], previous[position]);
-            condition = body.logic("ori", condition, differs);
+            condition = body.logic(Logic::Or, condition, differs);
         }
         condition
     }
@@ -184,8 +187,8 @@ impl Kernel {
                 continue;
             }
             let size = self.body.index(count);
-            coordinates[d] = self.body.arith("remui", rest, size);
-            rest = self.body.arith("divui", rest, size);
+            coordinates[d] = self.body.arith(IndexOp::RemU, rest, size);
+            rest = self.body.arith(IndexOp::DivU, rest, size);
         }
         coordinates
     }

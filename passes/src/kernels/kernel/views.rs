@@ -12,6 +12,7 @@
 
 use super::{Body, Kernel};
 use crate::ir::{Op, Val};
+use crate::kernels::emit::IndexOp;
 use mlir_sys::*;
 
 /// An operand of a view after its source.
@@ -212,7 +213,7 @@ fn preamble_operands(
                     return first;
                 }
                 let moved = preamble.scaled(cluster, step as usize);
-                preamble.arith("addi", first, moved)
+                preamble.arith(IndexOp::Add, first, moved)
             }
             // SAFETY: the host view's metadata op is alive; its clone reads the kernel-side
             // source and is inserted in the preamble before the view.
