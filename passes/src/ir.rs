@@ -58,6 +58,20 @@ impl From<&Val> for Val {
 }
 
 impl Op {
+    /// The handle of `raw`.
+    ///
+    /// # Safety
+    /// `raw` is a live op, and it stays alive (not erased, its module not destroyed) for as long
+    /// as this handle, its copies and the handles reached from them are used.
+    pub unsafe fn from_raw(raw: MlirOperation) -> Op {
+        Op(raw)
+    }
+
+    /// The C-API handle.
+    pub fn raw(self) -> MlirOperation {
+        self.0
+    }
+
     /// The op's name, such as `graph.reshape`.
     pub fn name(self) -> String {
         // SAFETY: the op is alive (see the module doc).
@@ -232,6 +246,20 @@ impl Op {
 }
 
 impl Val {
+    /// The handle of `raw`.
+    ///
+    /// # Safety
+    /// `raw` is a live value, and its owner (op or block) stays alive for as long as this
+    /// handle, its copies and the handles reached from them are used.
+    pub unsafe fn from_raw(raw: MlirValue) -> Val {
+        Val(raw)
+    }
+
+    /// The C-API handle.
+    pub fn raw(self) -> MlirValue {
+        self.0
+    }
+
     /// The op defining this value, or None for a block argument.
     pub fn defining_op(self) -> Option<Op> {
         // SAFETY: the value is alive.
