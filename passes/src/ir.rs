@@ -7,7 +7,7 @@
 use melior::ir::Location;
 use mlir_sys::*;
 use std::ffi::CString;
-use turbine_dialects::ops::OpKind;
+use turbine_dialects::ops::{upstream, OpKind};
 
 /// Emits an error diagnostic at `location` (it reaches `--verify-diagnostics` like any other).
 pub fn emit_error(location: Location, message: &str) {
@@ -269,7 +269,7 @@ impl Val {
     /// The value when it is an `arith.constant` of an integer or index type.
     pub fn integer_constant(self) -> Option<i64> {
         let op = self.defining_op()?;
-        if op.name() != "arith.constant" {
+        if !op.is(upstream::Kind::ArithConstant) {
             return None;
         }
         op.attribute("value")
@@ -398,7 +398,28 @@ pub fn create(
     attributes: &[NamedAttribute],
     regions: Vec<MlirRegion>,
 ) -> Op {
-    let name = kind.into().name();
+    create_named(
+        point,
+        location,
+        kind.into().name(),
+        operands,
+        results,
+        attributes,
+        regions,
+    )
+}
+
+/// [`create`] for an op whose name is data, such as an op an e-graph interned: any op of a
+/// dialect registered in the context.
+pub fn create_named(
+    point: InsertionPoint,
+    location: MlirLocation,
+    name: &str,
+    operands: &[Val],
+    results: &[MlirType],
+    attributes: &[NamedAttribute],
+    regions: Vec<MlirRegion>,
+) -> Op {
     // SAFETY: every handle is alive in one context; the state is consumed by mlirOperationCreate,
     // which takes ownership of the regions.
     unsafe {

@@ -10,7 +10,7 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use melior::ir::OperationRef;
-use turbine_dialects::ops::graph;
+use turbine_dialects::ops::{graph, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -46,9 +46,9 @@ With `include-flatten` (the default), `graph.flatten` is first rewritten into th
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
         let function = Op(operation.to_raw());
         for op in function.collect_pre_order() {
-            let op = match op.name().as_str() {
-                "graph.flatten" if self.include_flatten => flatten_to_reshape(op),
-                "graph.reshape" => op,
+            let op = match op.kind().and_then(OpKind::graph) {
+                Some(graph::Kind::Flatten) if self.include_flatten => flatten_to_reshape(op),
+                Some(graph::Kind::Reshape) => op,
                 _ => continue,
             };
             fold_reshape(op);
@@ -72,7 +72,7 @@ fn flatten_to_reshape(flatten: Op) -> Op {
 /// Folds one reshape into its producer reshape, then drops it if it became the identity.
 fn fold_reshape(reshape: Op) {
     if let Some(producer) = reshape.operand(0).defining_op() {
-        if producer.name() == "graph.reshape" {
+        if producer.is(graph::Kind::Reshape) {
             reshape.set_operand(0, producer.operand(0));
             if producer.result(0).is_unused() {
                 producer.erase();

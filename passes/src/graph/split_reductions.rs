@@ -19,7 +19,7 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use turbine_dialects::ops::graph;
+use turbine_dialects::ops::{graph, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The axes of the last run of reduced dimensions (adjacent axes of `axes`, sorted).
@@ -98,8 +98,8 @@ split.";
         let function = Op(operation.to_raw());
         for op in function.collect_pre_order() {
             if matches!(
-                op.name().as_str(),
-                "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max"
+                op.kind().and_then(OpKind::graph),
+                Some(graph::Kind::ReduceSum | graph::Kind::ReduceMean | graph::Kind::ReduceMax)
             ) {
                 self.split(op);
             }

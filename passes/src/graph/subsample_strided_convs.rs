@@ -16,6 +16,7 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use melior::ir::OperationRef;
+use turbine_dialects::ops::graph;
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -70,7 +71,7 @@ rewritten or left alone for its input.";
         }
         let function = Op(operation.to_raw());
         for op in function.collect_pre_order() {
-            if op.name() == "graph.conv2d" {
+            if op.is(graph::Kind::Conv2d) {
                 self.subsample(op);
             }
         }
@@ -86,7 +87,7 @@ impl SubsampleStridedConvs {
         // Through the windows region inference cut (unit-step slices), to where the data is.
         let mut source = op.operand(0);
         while let Some(window) = source.defining_op().filter(|op| {
-            op.name() == "graph.slice"
+            op.is(graph::Kind::Slice)
                 && op
                     .i64_array_value("steps")
                     .is_none_or(|steps| steps.iter().all(|&step| step == 1))

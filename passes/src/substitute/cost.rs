@@ -9,6 +9,7 @@
 use crate::graph_view::{FunctionView, Node};
 use crate::kernels::estimate::{layerwise_cycles, LayerCache};
 use crate::target::Machine;
+use turbine_dialects::ops::graph;
 
 /// What the search minimises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,8 +72,13 @@ pub fn cost(
 /// reshape is a view.
 fn is_free(node: &Node) -> bool {
     matches!(
-        node.name.as_str(),
-        "graph.constant" | "graph.weight" | "graph.reshape" | "graph.flatten"
+        node.graph_kind(),
+        Some(
+            graph::Kind::Constant
+                | graph::Kind::Weight
+                | graph::Kind::Reshape
+                | graph::Kind::Flatten
+        )
     )
 }
 
@@ -93,16 +99,16 @@ fn flops(view: &FunctionView, node: &Node) -> f64 {
         .map(|(_, r#type)| elements(&r#type.shape))
         .unwrap_or(0.0);
     let operand = |index: usize| view.type_of(node.operands[index]).shape.clone();
-    match node.name.as_str() {
-        "graph.conv2d" => {
+    match node.graph_kind() {
+        Some(graph::Kind::Conv2d) => {
             let filter = operand(1);
             2.0 * result * elements(&filter[1..])
         }
-        "graph.matmul" | "graph.batch_matmul" => {
+        Some(graph::Kind::Matmul | graph::Kind::BatchMatmul) => {
             let lhs = operand(0);
             2.0 * result * lhs[lhs.len() - 1] as f64
         }
-        "graph.gemm" => {
+        Some(graph::Kind::Gemm) => {
             let a = operand(0);
             let k = if node
                 .attributes

@@ -18,7 +18,9 @@ use super::cost::{cost, Metric};
 use super::rewrite::{plan_op, shape_of_type, Bindings, Typing};
 use super::rule::{PatternValue, Rule};
 use crate::graph_view::FunctionView;
-use crate::ir::{create, region_with_block, string_attribute, InsertionPoint, Op, Val};
+use crate::ir::{
+    create, create_named, region_with_block, string_attribute, InsertionPoint, Op, Val,
+};
 use crate::kernels::estimate::LayerCache;
 use crate::target::Machine;
 use egg::{CostFunction, EGraph, Extractor, Id};
@@ -26,7 +28,7 @@ use language::{attribute_handle, type_handle, Graph, Key, Term};
 use matching::{find, roots_of, Found};
 use mlir_sys::*;
 use std::collections::{BTreeMap, HashMap};
-use turbine_dialects::ops::{upstream, OpKind};
+use turbine_dialects::ops::upstream;
 
 /// Why saturation stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -325,7 +327,7 @@ fn add_target(
             Typing::Returned(&root_types),
         )?;
         let key = Key::Op {
-            name: template.name.clone(),
+            name: template.kind.name().to_owned(),
             attributes: attributes
                 .iter()
                 .map(|(name, value)| (name.clone(), value.ptr as usize))
@@ -415,11 +417,10 @@ impl Extraction<'_> {
             .map(|(name, value)| (name.as_str(), attribute_handle(*value)))
             .collect();
         let result_types: Vec<MlirType> = results.iter().map(|&t| type_handle(t)).collect();
-        let kind = OpKind::from_name(name).expect("e-graph ops are graph ops");
-        let op = create(
+        let op = create_named(
             InsertionPoint::End(block),
             location,
-            kind,
+            name,
             &arguments,
             &result_types,
             &named,
@@ -537,11 +538,10 @@ fn value_of(
                 .map(|(name, value)| (name.as_str(), attribute_handle(*value)))
                 .collect();
             let types: Vec<MlirType> = results.iter().map(|&t| type_handle(t)).collect();
-            let kind = OpKind::from_name(name).ok_or("an e-graph op of an unknown kind")?;
-            let op = create(
+            let op = create_named(
                 InsertionPoint::Before(terminator),
                 location,
-                kind,
+                name,
                 &operands,
                 &types,
                 &named,

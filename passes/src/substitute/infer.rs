@@ -5,6 +5,7 @@
 //! from the rule (`rule.shape`) or from the value the target returns.
 
 use mlir_sys::*;
+use turbine_dialects::ops::graph;
 
 /// The attributes an op is being built with.
 pub struct Attributes<'a>(pub &'a [(String, MlirAttribute)]);
@@ -53,9 +54,9 @@ impl Attributes<'_> {
     }
 }
 
-/// The operand shapes of an op named `name`, for error messages that name the op.
+/// The operand shapes of an op of kind `kind`, for error messages that name the op.
 struct Operands<'a> {
-    name: &'a str,
+    kind: graph::Kind,
     shapes: &'a [Vec<i64>],
 }
 
@@ -65,31 +66,47 @@ impl Operands<'_> {
         self.shapes
             .get(index)
             .cloned()
-            .ok_or_else(|| format!("'{}' lacks operand {index}", self.name))
+            .ok_or_else(|| format!("'{}' lacks operand {index}", self.kind))
     }
 }
 
-/// The result shapes of `name` applied to operands of `shapes` with `attributes`, None when the
+/// The result shapes of a `kind` op applied to operands of `shapes` with `attributes`, None when the
 /// shape is not a function of them.
 pub fn result_shapes(
-    name: &str,
+    kind: graph::Kind,
     shapes: &[Vec<i64>],
     attributes: &Attributes,
 ) -> Result<Option<Vec<Vec<i64>>>, String> {
-    let operands = Operands { name, shapes };
+    use graph::Kind as K;
+    let operands = Operands { kind, shapes };
     let operand = |index: usize| operands.get(index);
     let one = |shape: Vec<i64>| Ok(Some(vec![shape]));
-    match name.strip_prefix("graph.").unwrap_or(name) {
-        "relu" | "sigmoid" | "tanh" | "silu" | "exp" | "log" | "neg" | "abs" | "reciprocal"
-        | "sqrt" | "erf" | "gelu" | "clip" | "softmax" | "lrn" | "batch_norm" | "layer_norm"
-        | "cast" => one(operand(0)?),
-        "add" | "sub" | "mul" | "div" | "pow" | "max" | "min" | "mod" | "compare" => {
+    match kind {
+        K::Relu
+        | K::Sigmoid
+        | K::Tanh
+        | K::Silu
+        | K::Exp
+        | K::Log
+        | K::Neg
+        | K::Abs
+        | K::Reciprocal
+        | K::Sqrt
+        | K::Erf
+        | K::Gelu
+        | K::Clip
+        | K::Softmax
+        | K::Lrn
+        | K::BatchNorm
+        | K::LayerNorm
+        | K::Cast => one(operand(0)?),
+        K::Add | K::Sub | K::Mul | K::Div | K::Pow | K::Max | K::Min | K::Mod | K::Compare => {
             one(broadcast(&[operand(0)?, operand(1)?])?)
         }
-        "where" => one(broadcast(&[operand(0)?, operand(1)?, operand(2)?])?),
-        "conv2d" => one(conv2d(&operand(0)?, &operand(1)?, attributes)?),
-        "max_pool2d" | "avg_pool2d" => one(pool2d(&operand(0)?, attributes)?),
-        "global_avg_pool" => {
+        K::Where => one(broadcast(&[operand(0)?, operand(1)?, operand(2)?])?),
+        K::Conv2d => one(conv2d(&operand(0)?, &operand(1)?, attributes)?),
+        K::MaxPool2d | K::AvgPool2d => one(pool2d(&operand(0)?, attributes)?),
+        K::GlobalAvgPool => {
             let input = operand(0)?;
             one(input
                 .iter()
@@ -97,19 +114,19 @@ pub fn result_shapes(
                 .map(|(d, &size)| if d < 2 { size } else { 1 })
                 .collect())
         }
-        "matmul" => {
+        K::Matmul => {
             let (a, b) = (operand(0)?, operand(1)?);
             if a.len() != 2 || b.len() != 2 || a[1] != b[0] {
                 return Err(format!("matmul of {a:?} and {b:?}"));
             }
             one(vec![a[0], b[1]])
         }
-        "batch_matmul" => one(batch_matmul(&operand(0)?, &operand(1)?)?),
-        "gemm" => one(gemm(&operand(0)?, &operand(1)?, attributes)?),
-        "transpose" => one(transpose(&operand(0)?, attributes)?),
-        "concat" => one(concat(&operands, attributes)?),
-        "pad" => one(pad(&operand(0)?, attributes)?),
-        "flatten" => {
+        K::BatchMatmul => one(batch_matmul(&operand(0)?, &operand(1)?)?),
+        K::Gemm => one(gemm(&operand(0)?, &operand(1)?, attributes)?),
+        K::Transpose => one(transpose(&operand(0)?, attributes)?),
+        K::Concat => one(concat(&operands, attributes)?),
+        K::Pad => one(pad(&operand(0)?, attributes)?),
+        K::Flatten => {
             let input = operand(0)?;
             let axis = axis(attributes.int("axis", 1)?, input.len() + 1)?;
             one(vec![
@@ -117,8 +134,8 @@ pub fn result_shapes(
                 input[axis..].iter().product(),
             ])
         }
-        "reduce_sum" | "reduce_mean" | "reduce_max" => one(reduce(&operand(0)?, attributes)?),
-        "gather" => {
+        K::ReduceSum | K::ReduceMean | K::ReduceMax => one(reduce(&operand(0)?, attributes)?),
+        K::Gather => {
             let (data, indices) = (operand(0)?, operand(1)?);
             let axis = axis(attributes.int("axis", 0)?, data.len())?;
             one(data[..axis]
@@ -128,7 +145,17 @@ pub fn result_shapes(
                 .copied()
                 .collect())
         }
-        _ => Ok(None),
+        // Shapes given by attributes or by operand values, several results, regions.
+        K::Constant
+        | K::Weight
+        | K::Reshape
+        | K::Split
+        | K::Slice
+        | K::Resize
+        | K::Broadcast
+        | K::Yield
+        | K::If
+        | K::Loop => Ok(None),
     }
 }
 

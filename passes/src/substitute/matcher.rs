@@ -15,6 +15,7 @@ use crate::ir::{to_string, Op};
 use mlir_sys::*;
 use petgraph::visit::{Dfs, Walker};
 use std::collections::{BTreeMap, BTreeSet};
+use turbine_dialects::ops::graph;
 
 /// One occurrence of a rule's source.
 #[derive(Debug, Clone)]
@@ -108,7 +109,7 @@ fn extend(
             };
             for op in candidates.into_iter().rev() {
                 let node = &view.ops[op];
-                if node.name != pattern[index].name || state.used.contains(&op) {
+                if !node.is(pattern[index].kind) || state.used.contains(&op) {
                     continue;
                 }
                 let mut candidate = state.clone();
@@ -132,7 +133,7 @@ fn bind_op(
     pattern: &[PatternOp],
 ) -> bool {
     let node = &view.ops[op];
-    if node.name != pattern_op.name
+    if !node.is(pattern_op.kind)
         || node.operands.len() != pattern_op.operands.len()
         || node.results.len() != pattern_op.result_count
         || node.has_regions
@@ -157,7 +158,7 @@ fn bind_op(
                     return false;
                 };
                 if view.ops[defining].results.get(result).map(|(id, _)| *id) != Some(value)
-                    || pattern[producer].name != view.ops[defining].name
+                    || !view.ops[defining].is(pattern[producer].kind)
                 {
                     return false;
                 }
@@ -167,7 +168,7 @@ fn bind_op(
                     None => {
                         // Two pattern constants may be one constant (`c + c`): it stays anyway.
                         if !state.used.insert(defining)
-                            && view.ops[defining].name != "graph.constant"
+                            && !view.ops[defining].is(graph::Kind::Constant)
                         {
                             return false;
                         }
@@ -383,7 +384,7 @@ fn complete(rule: &Rule, view: &FunctionView, mut state: State) -> Option<Match>
                 .iter()
                 .any(|reader| !state.used.contains(reader));
             // A matched constant read elsewhere too stays for its other readers.
-            let shared_constant = view.ops[op].name == "graph.constant";
+            let shared_constant = view.ops[op].is(graph::Kind::Constant);
             if escapes
                 && !shared_constant
                 && !rule

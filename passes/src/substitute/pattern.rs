@@ -4,6 +4,7 @@
 use super::expr::{Condition, Expr};
 use crate::ir::Op;
 use mlir_sys::*;
+use turbine_dialects::ops::graph;
 
 /// A value of a rule body: an argument of the function or a result of one of its ops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,8 +20,8 @@ pub enum PatternValue {
 pub struct PatternOp {
     /// The op in the rule file (location, written result types and attributes).
     pub op: Op,
-    /// Its name, such as `graph.conv2d`.
-    pub name: String,
+    /// Its kind, such as `graph.conv2d`.
+    pub kind: graph::Kind,
     /// Its operands.
     pub operands: Vec<PatternValue>,
     /// Its result count.

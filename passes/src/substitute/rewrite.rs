@@ -17,7 +17,7 @@ use crate::ir::{create, i64_array, InsertionPoint, Op, Val};
 use mlir_sys::*;
 use petgraph::visit::{Dfs, Reversed, Walker};
 use std::collections::{BTreeMap, BTreeSet};
-use turbine_dialects::ops::OpKind;
+use turbine_dialects::ops::graph;
 
 /// The handle of `value` of `view`, read from `function`.
 pub fn value_handle(view: &FunctionView, function: Op, value: ValueId) -> Val {
@@ -168,7 +168,7 @@ fn location_for(
         .source
         .ops
         .iter()
-        .position(|op| op.name == template.name);
+        .position(|op| op.kind == template.kind);
     let source = same.or_else(|| {
         rule.source.results.iter().find_map(|result| match result {
             PatternValue::Result(op, _) => Some(*op),
@@ -237,7 +237,7 @@ pub fn instantiate(
                 for op in built.into_iter().rev() {
                     op.erase();
                 }
-                return Err(format!("{}: {message}", template.name));
+                return Err(format!("{}: {message}", template.kind));
             }
         }
     }
@@ -273,12 +273,10 @@ fn build(
         .map(|(name, value)| (name.as_str(), *value))
         .collect();
     let values: Vec<Val> = operands.iter().map(|(value, _)| *value).collect();
-    let kind = OpKind::from_name(&template.name)
-        .ok_or_else(|| format!("'{}' is not an op Turbine knows", template.name))?;
     Ok(create(
         point,
         location,
-        kind,
+        template.kind,
         &values,
         &results,
         &named,
@@ -301,7 +299,7 @@ pub fn plan_op(
     typing: Typing,
 ) -> Result<PlannedOp, String> {
     let attributes = attributes_for(bindings, template)?;
-    let inferred = result_shapes(&template.name, operand_shapes, &Attributes(&attributes))?;
+    let inferred = result_shapes(template.kind, operand_shapes, &Attributes(&attributes))?;
     let mut results = Vec::new();
     for result in 0..template.result_count {
         let position = body
@@ -315,7 +313,7 @@ pub fn plan_op(
             tensor_type(&eval_all(&shapes[result], bindings.sizes)?, written)
         } else if let Some(shapes) = &inferred {
             tensor_type(&shapes[result], written)
-        } else if template.name == "graph.constant" || matches!(typing, Typing::Written) {
+        } else if template.kind == graph::Kind::Constant || matches!(typing, Typing::Written) {
             written
         } else {
             return Err("its result shape cannot be inferred; give it with rule.shape".to_owned());
@@ -335,11 +333,11 @@ pub fn plan_op(
         }
         results.push(r#type);
     }
-    let mut attributes = fit_constant(&template.name, attributes, results.first().copied());
+    let mut attributes = fit_constant(template.kind, attributes, results.first().copied());
     if let Some((_, exprs)) = template
         .computed
         .iter()
-        .find(|(name, _)| template.name == "graph.constant" && name == "value")
+        .find(|(name, _)| template.kind == graph::Kind::Constant && name == "value")
     {
         let value = constant_value(&eval_all(exprs, bindings.sizes)?, results[0])?;
         attributes.retain(|(name, _)| name != "value");
@@ -371,7 +369,7 @@ fn attributes_for(
     }
     for (name, exprs) in &template.computed {
         // A constant's computed value is built once its type is known (`constant_value`).
-        if template.name == "graph.constant" && name == "value" {
+        if template.kind == graph::Kind::Constant && name == "value" {
             continue;
         }
         let values = eval_all(exprs, bindings.sizes)?;
@@ -418,11 +416,11 @@ fn convert(value: MlirAttribute, written: MlirAttribute) -> Option<MlirAttribute
 
 /// A `graph.constant` whose splat was written for the example's shape takes the built shape.
 fn fit_constant(
-    name: &str,
+    kind: graph::Kind,
     mut attributes: Vec<(String, MlirAttribute)>,
     result: Option<MlirType>,
 ) -> Vec<(String, MlirAttribute)> {
-    let Some(result) = result.filter(|_| name == "graph.constant") else {
+    let Some(result) = result.filter(|_| kind == graph::Kind::Constant) else {
         return attributes;
     };
     for (key, value) in attributes.iter_mut() {

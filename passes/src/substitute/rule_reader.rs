@@ -6,6 +6,7 @@ use super::expr::{Condition, Expr};
 use super::pattern::{Argument, Body, PatternOp, PatternValue, Rule};
 use crate::ir::{string_ref, to_string, Op};
 use mlir_sys::*;
+use turbine_dialects::ops::{graph, upstream, OpKind};
 
 /// Reads the rule module `module`; the diagnostics of what is wrong with it were emitted.
 pub(super) fn read_rule(module: Op) -> Result<Rule, ()> {
@@ -13,7 +14,7 @@ pub(super) fn read_rule(module: Op) -> Result<Rule, ()> {
         op.emit_error(message);
         Err(())
     };
-    if module.name() != "builtin.module" {
+    if !module.is(upstream::Kind::BuiltinModule) {
         return fail(
             module,
             "a rule file holds rules: a `module @name` with functions @source and @target",
@@ -63,7 +64,8 @@ pub(super) fn read_rule(module: Op) -> Result<Rule, ()> {
 fn rule_functions(module: Op, name: &str) -> Result<(Op, Op), ()> {
     let function = |wanted: &str| {
         module.body_ops().into_iter().find(|op| {
-            op.name() == "func.func" && string_attribute(*op, "sym_name").as_deref() == Some(wanted)
+            op.is(upstream::Kind::FuncFunc)
+                && string_attribute(*op, "sym_name").as_deref() == Some(wanted)
         })
     };
     let (Some(source), Some(target)) = (function("source"), function("target")) else {
@@ -243,14 +245,15 @@ fn read_body(function: Op, is_target: bool) -> Result<Body, ()> {
             let operands: Vec<PatternValue> = (0..mlirOperationGetNumOperands(op))
                 .map(|i| value_of(mlirOperationGetOperand(op, i), &ops))
                 .collect();
-            if handle.name() == "func.return" {
+            if handle.is(upstream::Kind::FuncReturn) {
                 results = operands;
             } else {
-                if !handle.name().starts_with("graph.") || mlirOperationGetNumRegions(op) > 0 {
+                let kind = handle.kind().and_then(OpKind::graph);
+                let (Some(kind), 0) = (kind, mlirOperationGetNumRegions(op)) else {
                     handle.emit_error("rules match and build `graph` ops without regions");
                     return Err(());
-                }
-                ops.push(read_op(handle, operands, is_target)?);
+                };
+                ops.push(read_op(handle, kind, operands, is_target)?);
             }
             op = mlirOperationGetNextInBlock(op);
         }
@@ -262,7 +265,12 @@ fn read_body(function: Op, is_target: bool) -> Result<Body, ()> {
     })
 }
 
-fn read_op(op: Op, operands: Vec<PatternValue>, is_target: bool) -> Result<PatternOp, ()> {
+fn read_op(
+    op: Op,
+    kind: graph::Kind,
+    operands: Vec<PatternValue>,
+    is_target: bool,
+) -> Result<PatternOp, ()> {
     let fail = |message: String| {
         op.emit_error(&message);
         Err(())
@@ -333,7 +341,7 @@ fn read_op(op: Op, operands: Vec<PatternValue>, is_target: bool) -> Result<Patte
         written.retain(|(name, _)| !bound.iter().any(|(attribute, _)| attribute == name));
         Ok(PatternOp {
             op,
-            name: op.name(),
+            kind,
             operands,
             result_count,
             written,

@@ -17,6 +17,7 @@ use mlir_sys::*;
 use petgraph::algo::dinics;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::{Bfs, EdgeRef, Walker};
+use turbine_dialects::ops::graph;
 
 /// The attribute that marks an op's part during a split search.
 pub const PART_ATTRIBUTE: &str = "substitute.part";
@@ -33,8 +34,11 @@ const UNBOUNDED: u64 = u64::MAX / 4;
 
 /// Ops that count towards a part's size (weights and constants are inputs, not work).
 pub fn counts(view: &FunctionView, op: usize) -> bool {
-    let name = view.ops[op].name.as_str();
-    !matches!(name, "graph.weight" | "graph.constant") && !view.ops[op].is_terminator()
+    let node = &view.ops[op];
+    !matches!(
+        node.graph_kind(),
+        Some(graph::Kind::Weight | graph::Kind::Constant)
+    ) && !node.is_terminator()
 }
 
 /// Each op's capacity: the matches of `rules` in which it has a matched producer and a matched

@@ -170,7 +170,7 @@ fn match_op(
             continue;
         };
         let types: Vec<MlirType> = results.iter().map(|&t| type_handle(t)).collect();
-        if *name != pattern.name
+        if name != pattern.kind.name()
             || results.len() != pattern.result_count
             || node.children.len() != pattern.operands.len()
             || !leaf_types_agree(pattern, &types)
