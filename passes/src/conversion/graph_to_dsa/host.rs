@@ -18,7 +18,7 @@ use crate::{
     ir::{self, Op, Val},
 };
 use std::collections::{BTreeMap, BTreeSet};
-use turbine_dialects::ops::upstream;
+use turbine_dialects::ops::{graph, upstream, OpKind};
 
 /// Lowers `program` (the body of `function`) into kernels and a host function of the same
 /// name, inserted before `function`; on failure nothing it built stays in the module.
@@ -188,7 +188,7 @@ impl HostLowering<'_, '_> {
             .program
             .ops
             .last()
-            .filter(|node| node.name == "func.return");
+            .filter(|node| node.is(upstream::Kind::FuncReturn));
         self.return_types = match returned_node {
             Some(node) => node
                 .operands
@@ -219,8 +219,8 @@ impl HostLowering<'_, '_> {
         let context = self.host.context();
         for (index, node) in self.program.ops.iter().enumerate() {
             let result = node.results.first().map(|(value, r#type)| (*value, r#type));
-            match node.name.as_str() {
-                "graph.weight" => {
+            match node.graph_kind() {
+                Some(graph::Kind::Weight) => {
                     let (value, r#type) = result.expect("weights have a result");
                     check_f32(r#type.element_type, Some(index), "weight")?;
                     let Some(weight) = node.string("name") else {
@@ -235,7 +235,7 @@ impl HostLowering<'_, '_> {
                     );
                     self.tensors.insert(value, Tensor { host, view });
                 }
-                "graph.constant" => self.constant(index, node)?,
+                Some(graph::Kind::Constant) => self.constant(index, node)?,
                 _ => {}
             }
         }
@@ -324,9 +324,12 @@ impl HostLowering<'_, '_> {
             return Ok(());
         }
         self.host.set_location(node.op.location());
-        match node.name.as_str() {
-            "func.return" | "graph.weight" | "graph.constant" => return Ok(()),
-            "graph.reshape" | "graph.flatten" => {
+        match node.kind {
+            Some(
+                OpKind::Upstream(upstream::Kind::FuncReturn)
+                | OpKind::Graph(graph::Kind::Weight | graph::Kind::Constant),
+            ) => return Ok(()),
+            Some(OpKind::Graph(graph::Kind::Reshape | graph::Kind::Flatten)) => {
                 self.reshape(node);
                 return Ok(());
             }
@@ -504,7 +507,10 @@ impl HostLowering<'_, '_> {
     fn copy_unwritten_results(&mut self) -> Result<(), LoweringError> {
         let program = self.program;
         let ops = &program.ops;
-        let Some(node) = ops.last().filter(|node| node.name == "func.return") else {
+        let Some(node) = ops
+            .last()
+            .filter(|node| node.is(upstream::Kind::FuncReturn))
+        else {
             return Ok(());
         };
         self.host.set_location(node.op.location());
@@ -556,7 +562,10 @@ fn returned_through_reshapes(
         let uses = users.get(&value)?;
         let [user] = uses.as_slice() else { return None };
         let node = &ops[*user];
-        if !matches!(node.name.as_str(), "graph.reshape" | "graph.flatten") {
+        if !matches!(
+            node.graph_kind(),
+            Some(graph::Kind::Reshape | graph::Kind::Flatten)
+        ) {
             return None;
         }
         value = node.results[0].0;

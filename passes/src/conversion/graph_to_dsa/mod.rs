@@ -30,6 +30,7 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use melior::ir::OperationRef;
+use turbine_dialects::ops::upstream;
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The `pipeline` option of both kernel-generating passes.
@@ -52,7 +53,7 @@ pub struct ConvertGraphToDsa {
 
 impl Pass for ConvertGraphToDsa {
     const ARGUMENT: &'static str = "convert-graph-to-dsa";
-    const ANCHOR: &'static str = "builtin.module";
+    const ANCHOR: &'static str = upstream::Kind::BuiltinModule.name();
     const SUMMARY: &'static str =
         "Lower graph functions to dsa kernels and a host function (layer-wise schedule)";
     const DESCRIPTION: &'static str = "\
@@ -106,7 +107,7 @@ or that cannot be tiled into the local buffer is an error at that op.";
             ..machine
         };
         for function in module.body_ops() {
-            if function.name() != "func.func" || function.regions_empty() {
+            if !function.is(upstream::Kind::FuncFunc) || function.regions_empty() {
                 continue;
             }
             let name = function.symbol_name();

@@ -2,6 +2,7 @@
 
 use super::error::ScheduleError;
 use crate::ir::Op;
+use turbine_dialects::ops::{graph, instance, upstream, OpKind};
 
 /// One cluster program of the function: an `instance.clusters` op and its cut.
 pub(super) struct Clusters {
@@ -24,9 +25,12 @@ pub(super) fn read_clusters(function: Op) -> Result<Vec<Clusters>, ScheduleError
     };
     let mut segments = Vec::new();
     for op in function.body_ops() {
-        match op.name().as_str() {
-            "instance.clusters" => {}
-            "graph.weight" | "graph.constant" | "func.return" => continue,
+        match op.kind() {
+            Some(OpKind::Instance(instance::Kind::Clusters)) => {}
+            Some(
+                OpKind::Graph(graph::Kind::Weight | graph::Kind::Constant)
+                | OpKind::Upstream(upstream::Kind::FuncReturn),
+            ) => continue,
             _ => return Err(not_scheduled()),
         }
         let ints = |name: &str| -> Vec<i64> {

@@ -19,6 +19,7 @@ use crate::kernels::{
 };
 use crate::target::Machine;
 use std::collections::{BTreeMap, BTreeSet};
+use turbine_dialects::ops::graph;
 
 impl Emission<'_, '_> {
     /// Copies the weights an LB instance reads into the kernel's GB arena, once per kernel: the
@@ -327,7 +328,10 @@ impl Emission<'_, '_> {
         // Views go before a marker at the current point: the epilogue's now, the layer's
         // once its results have buffers.
         let (marker, mut views) = lowering.views_here(location);
-        if matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") {
+        if matches!(
+            op.graph_kind(),
+            Some(graph::Kind::Reshape | graph::Kind::Flatten)
+        ) {
             lowering.reshape(&mut views, local, op);
             marker.erase();
             return Ok(());

@@ -17,6 +17,7 @@ use crate::kernels::{
 use crate::slicing::binding::scope_of;
 use std::collections::{BTreeMap, BTreeSet};
 use turbine_dialects::attributes::instance::Scope as InstanceScope;
+use turbine_dialects::ops::graph;
 
 /// A GB instance being lowered: its body, where its outputs go, and what its layers hand each
 /// other.
@@ -66,7 +67,7 @@ impl GbInstance<'_> {
     /// (the emitters see tiles of row-major tensors) or the layer is a convolution (its tiles
     /// are stored as boxes of any view); a cluster's share cut across rows is copied.
     pub(super) fn destination(&self, op: &Node, value: &ValueId, shape: &[usize]) -> Option<usize> {
-        let in_place = |view: &View| view.is_contiguous() || op.name == "graph.conv2d";
+        let in_place = |view: &View| view.is_contiguous() || op.is(graph::Kind::Conv2d);
         self.yielded.iter().position(|y| y == value).filter(|&p| {
             self.destinations[p].view.shape == *shape && in_place(&self.destinations[p].view)
         })
@@ -248,18 +249,24 @@ impl Emission<'_, '_> {
         if let Some((_, kernel)) = &mut self.open {
             kernel.body.set_location(op.op.location());
         }
-        if matches!(op.name.as_str(), "graph.reshape" | "graph.flatten") {
+        if matches!(
+            op.graph_kind(),
+            Some(graph::Kind::Reshape | graph::Kind::Flatten)
+        ) {
             instance.reshape(host, op);
             return Ok(());
         }
-        if op.name == "graph.slice"
+        if op.is(graph::Kind::Slice)
             && unit_steps(op)
             && read_as_conv_inputs(instance.body, op.results[0].0)
         {
             instance.conv_window(host, op);
             return Ok(());
         }
-        if matches!(op.name.as_str(), "graph.weight" | "graph.constant") {
+        if matches!(
+            op.graph_kind(),
+            Some(graph::Kind::Weight | graph::Kind::Constant)
+        ) {
             return Err(ScheduleError::at(
                 op.op,
                 "weights inside an instance are not supported: they are operands of the \

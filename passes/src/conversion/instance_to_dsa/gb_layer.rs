@@ -21,6 +21,7 @@ use crate::kernels::{
 };
 use crate::target::Machine;
 use std::collections::{BTreeMap, BTreeSet};
+use turbine_dialects::ops::graph;
 
 /// A layer of a GB instance: its anchor, what it fuses, what it reads and where it writes.
 struct GbLayer<'b> {
@@ -181,7 +182,7 @@ impl Emission<'_, '_> {
         // A convolution's input from DDR (its segment's, complete before the segment runs)
         // may be copied too: its tiles re-read the rows their windows share (the stem's 7×7
         // stride-2 rows from the model's input).
-        if op.name == "graph.conv2d" {
+        if op.is(graph::Kind::Conv2d) {
             weights.extend(op.operands.first().filter(|value| {
                 segment_input(value) && instance.local[*value].view.space == Space::Ddr
             }));
@@ -314,7 +315,7 @@ impl Emission<'_, '_> {
         // copied under it would be left to the cores' wait. Only these stand aside: every
         // layer without an estimate standing aside would hold more of the arena.
         let short =
-            (op.name == "graph.slice" && !unit_steps(op)) || op.name == "graph.global_avg_pool";
+            (op.is(graph::Kind::Slice) && !unit_steps(op)) || op.is(graph::Kind::GlobalAvgPool);
         let aside = short
             && promote.is_empty()
             && instance
@@ -346,7 +347,7 @@ impl Emission<'_, '_> {
                 // A pad writes only its input's window: the rest must be the zeros of a
                 // fresh buffer, never an arena block another layer used. DDR, because the
                 // arena takes what the planned tensors leave of the GB.
-                None if layer.op.name == "graph.pad" => {
+                None if layer.op.is(graph::Kind::Pad) => {
                     let tensor = allocate(host, &walk.replicas, shape, Space::Ddr, walk.count);
                     self.spilled.push(tensor.clone());
                     tensor

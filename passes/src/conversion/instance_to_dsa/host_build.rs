@@ -16,6 +16,7 @@ use crate::kernels::{
 };
 use mlir_sys::MlirContext;
 use std::collections::{BTreeMap, BTreeSet};
+use turbine_dialects::ops::{graph, instance};
 
 /// The host function being built, and the buffers of the function's values outside the
 /// segments: its arguments, weights and constants, and the segments' results (whole tensors in
@@ -49,7 +50,7 @@ fn parameter(
     check_f32(r#type.element_type, None, "weight")
         .map_err(|e| ScheduleError::at(node.op, e.message))?;
     let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
-    let role = if node.name == "graph.weight" {
+    let role = if node.is(graph::Kind::Weight) {
         let weight = node
             .string("name")
             .ok_or_else(|| ScheduleError::at(node.op, "graph.weight without a name"))?;
@@ -73,7 +74,10 @@ pub(super) fn parameters(
     into: &mut BTreeMap<ValueId, Tensor>,
 ) -> Result<(), ScheduleError> {
     for node in ops {
-        if matches!(node.name.as_str(), "graph.weight" | "graph.constant") {
+        if matches!(
+            node.graph_kind(),
+            Some(graph::Kind::Weight | graph::Kind::Constant)
+        ) {
             into.insert(node.results[0].0, parameter(signature, context, node)?);
         }
     }
@@ -156,7 +160,7 @@ impl<'b> HostBuild<'b> {
             );
             let produced = outer
                 .producer(*value)
-                .is_some_and(|index| outer.ops[index].name == "instance.clusters");
+                .is_some_and(|index| outer.ops[index].is(instance::Kind::Clusters));
             if !produced
                 || result_buffers
                     .insert(*value, Tensor { host: buffer, view })
@@ -312,7 +316,7 @@ impl<'b> HostBuild<'b> {
             last[value] == index
                 && outer
                     .producer(*value)
-                    .is_some_and(|p| outer.ops[p].name == "instance.clusters")
+                    .is_some_and(|p| outer.ops[p].is(instance::Kind::Clusters))
         };
         let dead = segments
             .last_reader

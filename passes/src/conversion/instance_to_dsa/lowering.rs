@@ -41,7 +41,7 @@ use crate::ir::Op;
 use crate::kernels::emit::Replicas;
 use crate::target::Machine;
 use std::collections::BTreeSet;
-use turbine_dialects::ops::upstream;
+use turbine_dialects::ops::{graph, upstream};
 
 /// Lowers `function` (scheduled by the instance passes) into kernels and a host function of the
 /// same name inserted before it; on failure nothing it built stays in the module.
@@ -172,8 +172,8 @@ fn first_walks<'p>(
             let operand = node.operands[position];
             let weight = outer.producer(operand).is_some_and(|p| {
                 matches!(
-                    outer.ops[p].name.as_str(),
-                    "graph.weight" | "graph.constant"
+                    outer.ops[p].graph_kind(),
+                    Some(graph::Kind::Weight | graph::Kind::Constant)
                 )
             });
             let whole =

@@ -36,6 +36,7 @@ use lowering::lower_function;
 use melior::ir::OperationRef;
 use plan::Spill;
 use summary::Summary;
+use turbine_dialects::ops::upstream;
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -49,7 +50,7 @@ pub struct ConvertInstanceToDsa {
 
 impl Pass for ConvertInstanceToDsa {
     const ARGUMENT: &'static str = "convert-instance-to-dsa";
-    const ANCHOR: &'static str = "builtin.module";
+    const ANCHOR: &'static str = upstream::Kind::BuiltinModule.name();
     const SUMMARY: &'static str =
         "Lower scheduled instances to dsa kernels with on-chip buffers (GraphTurbo §4)";
     const DESCRIPTION: &'static str = "\
@@ -133,7 +134,7 @@ reasons for the others.";
             ..machine
         };
         for function in module.body_ops() {
-            if function.name() != "func.func" || function.regions_empty() {
+            if !function.is(upstream::Kind::FuncFunc) || function.regions_empty() {
                 continue;
             }
             let summary = lower_function(function, &machine, self.spill, self.join_segments)

@@ -14,6 +14,7 @@ use super::operands::{read_as_conv_inputs, unit_steps};
 use crate::graph_view::{FunctionView, ValueId};
 use crate::kernels::fusion;
 use std::collections::{BTreeMap, BTreeSet};
+use turbine_dialects::ops::graph;
 
 /// Whether `value` of an instance's `body` is never stored: a convolution's result or an
 /// epilogue step's but the last (`epilogues`, the ops fused after convolutions), or the result of
@@ -26,7 +27,7 @@ pub(super) fn transient(
 ) -> bool {
     let producer = body.producer(value);
     producer.is_some_and(|p| absorbed_into.contains_key(&p))
-        || (producer.is_some_and(|p| epilogues.contains(&p) || body.ops[p].name == "graph.conv2d")
+        || (producer.is_some_and(|p| epilogues.contains(&p) || body.ops[p].is(graph::Kind::Conv2d))
             && matches!(body.readers(value), [reader] if epilogues.contains(reader)))
 }
 
@@ -42,10 +43,12 @@ pub(super) fn instance_offsets(
 ) -> BTreeMap<ValueId, usize> {
     let views = |index: usize| {
         let op = &body.ops[index];
-        matches!(op.name.as_str(), "graph.reshape" | "graph.flatten")
-            || (op.name == "graph.slice"
-                && unit_steps(op)
-                && read_as_conv_inputs(body, op.results[0].0))
+        matches!(
+            op.graph_kind(),
+            Some(graph::Kind::Reshape | graph::Kind::Flatten)
+        ) || (op.is(graph::Kind::Slice)
+            && unit_steps(op)
+            && read_as_conv_inputs(body, op.results[0].0))
     };
     let transient = |value: ValueId| transient(body, epilogues, absorbed_into, value);
     let read_at = |reader: usize| fusion::read_at(absorbed_into, reader);

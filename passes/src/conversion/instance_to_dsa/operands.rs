@@ -9,6 +9,7 @@ use crate::kernels::{
 };
 use crate::target::Machine;
 use std::collections::{BTreeMap, BTreeSet};
+use turbine_dialects::ops::graph;
 
 /// Which of `weights` (the layer's weights and operands read whole) to copy to the GB before
 /// their layer: the set with the lowest estimate of the layer's cycles with those in the GB plus
@@ -138,7 +139,7 @@ pub(super) fn conv_epilogues(body: &FunctionView) -> BTreeSet<usize> {
         let [(result, _)] = node.results.as_slice() else {
             continue;
         };
-        if node.name != "graph.conv2d" {
+        if !node.is(graph::Kind::Conv2d) {
             continue;
         }
         let mut value = *result;
@@ -173,15 +174,15 @@ pub(super) fn read_by_convolutions(
         && readers.iter().all(|&reader| {
             epilogues.contains(&reader) || {
                 let node = &body.ops[reader];
-                match node.name.as_str() {
-                    "graph.conv2d" => node
+                match node.graph_kind() {
+                    Some(graph::Kind::Conv2d) => node
                         .operands
                         .iter()
                         .skip(1)
                         .all(|&operand| operand != value),
                     // A stepped slice stages its tiles through LB from any view (movement's
                     // `stepped_columns`); a window takes a view when what reads it does.
-                    "graph.slice" => {
+                    Some(graph::Kind::Slice) => {
                         !unit_steps(node) || read_as_conv_inputs(body, node.results[0].0)
                     }
                     _ => false,
@@ -205,7 +206,7 @@ pub(super) fn stepped_slice(body: &FunctionView, value: ValueId) -> Option<(usiz
     while let Some(current) = frontier.pop() {
         for &reader in body.readers(current).iter() {
             let node = &body.ops[reader];
-            if node.name != "graph.slice" || !from_origin(node) {
+            if !node.is(graph::Kind::Slice) || !from_origin(node) {
                 continue;
             }
             let result = node.results[0].0;

@@ -197,7 +197,7 @@ fn checked_binding(
     if body
         .ops
         .iter()
-        .any(|op| op.name == "graph.pad" || op.has_regions)
+        .any(|op| op.is(graph::Kind::Pad) || op.has_regions)
     {
         return Err("it pads or has control flow");
     }
@@ -363,8 +363,13 @@ fn anchors_estimate(
     let mut total = 0.0;
     for op in &body.ops {
         if matches!(
-            op.name.as_str(),
-            "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm"
+            op.graph_kind(),
+            Some(
+                graph::Kind::Conv2d
+                    | graph::Kind::Matmul
+                    | graph::Kind::BatchMatmul
+                    | graph::Kind::Gemm
+            )
         ) {
             total += estimate(
                 &scope,
@@ -375,7 +380,10 @@ fn anchors_estimate(
                 false,
             )? + machine.barrier;
         } else if !op.is_terminator()
-            && !matches!(op.name.as_str(), "graph.reshape" | "graph.flatten")
+            && !matches!(
+                op.graph_kind(),
+                Some(graph::Kind::Reshape | graph::Kind::Flatten)
+            )
         {
             let moved = op
                 .operands

@@ -15,6 +15,7 @@ use crate::kernels::{
     view::buffer_shape,
 };
 use std::collections::BTreeMap;
+use turbine_dialects::ops::{graph, instance, OpKind};
 
 /// Pairs a copy layer moves at most: a pair adds up to two buffers per cluster to the kernel's
 /// arguments, so that a copy of many buffers (the row instances' outputs joined into one tensor)
@@ -96,14 +97,14 @@ impl<'p> Walk<'p> {
         outputs: &Outputs,
     ) -> Result<(), ScheduleError> {
         host.body.set_location(node.op.location());
-        match node.name.as_str() {
-            "graph.weight" | "graph.constant" => {}
-            "instance.instance" => {
+        match node.kind {
+            Some(OpKind::Graph(graph::Kind::Weight | graph::Kind::Constant)) => {}
+            Some(OpKind::Instance(instance::Kind::Instance)) => {
                 let kernel = self.kernel_of[&position];
                 state.enter(host.body, host.function, kernel, host.built);
                 state.instance(host.body, position, node, tensors)?;
             }
-            "instance.slice" => {
+            Some(OpKind::Instance(instance::Kind::Slice)) => {
                 let source = tensors[&node.operands[0]].clone();
                 let offsets: Vec<Val> = node
                     .ints("offsets")
@@ -116,11 +117,15 @@ impl<'p> Walk<'p> {
                         .subview(source.host, &source.view, &offsets, &sizes, None);
                 tensors.insert(node.results[0].0, Tensor { host: value, view });
             }
-            "instance.copy" | "instance.redistribute" => {
+            Some(OpKind::Instance(instance::Kind::Copy | instance::Kind::Redistribute)) => {
                 tensors.insert(node.results[0].0, tensors[&node.operands[0]].clone());
             }
-            "instance.concat" => self.emit_concat(state, host, position, node, tensors)?,
-            "instance.yield" => self.emit_yield(state, host, position, node, tensors, outputs)?,
+            Some(OpKind::Instance(instance::Kind::Concat)) => {
+                self.emit_concat(state, host, position, node, tensors)?
+            }
+            Some(OpKind::Instance(instance::Kind::Yield)) => {
+                self.emit_yield(state, host, position, node, tensors, outputs)?
+            }
             _ => unreachable!("form_kernels refused it"),
         }
         Ok(())

@@ -10,6 +10,7 @@ use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::kernels::{emit::Replicas, fusion};
 use crate::target::Machine;
 use std::collections::{BTreeMap, BTreeSet};
+use turbine_dialects::ops::{graph, instance, OpKind};
 
 /// What the first walk decided: the kernels, which tensor owns which buffers, and where those
 /// live.
@@ -149,8 +150,10 @@ impl<'p> Walk<'p> {
     fn segment_argument(&self, mut value: ValueId) -> Option<ValueId> {
         while let Some(producer) = self.program.producer(value).map(|p| &self.program.ops[p]) {
             if !matches!(
-                producer.name.as_str(),
-                "instance.slice" | "instance.copy" | "instance.redistribute"
+                producer.kind,
+                Some(OpKind::Instance(
+                    instance::Kind::Slice | instance::Kind::Copy | instance::Kind::Redistribute
+                ))
             ) {
                 return None;
             }
@@ -178,15 +181,19 @@ impl<'p> Walk<'p> {
     fn form_kernels(&mut self) -> Result<(), ScheduleError> {
         let program = self.program;
         for (position, node) in program.ops.iter().enumerate() {
-            match node.name.as_str() {
-                "graph.weight" | "graph.constant" => {}
-                "instance.instance" => self.form_instance(position, node),
-                "instance.slice" | "instance.copy" | "instance.redistribute" => {
+            match node.kind {
+                Some(OpKind::Graph(graph::Kind::Weight | graph::Kind::Constant)) => {}
+                Some(OpKind::Instance(instance::Kind::Instance)) => {
+                    self.form_instance(position, node)
+                }
+                Some(OpKind::Instance(
+                    instance::Kind::Slice | instance::Kind::Copy | instance::Kind::Redistribute,
+                )) => {
                     if let Some(root) = self.roots.get(&node.operands[0]).cloned() {
                         self.roots.insert(node.results[0].0, root);
                     }
                 }
-                "instance.concat" => {
+                Some(OpKind::Instance(instance::Kind::Concat)) => {
                     let root = match self.stitched_concat(node) {
                         Some(group) => Root::Group(group),
                         None => {
@@ -197,13 +204,14 @@ impl<'p> Walk<'p> {
                     };
                     self.roots.insert(node.results[0].0, root);
                 }
-                "instance.yield" => self.form_yield(position, node),
-                other => {
+                Some(OpKind::Instance(instance::Kind::Yield)) => self.form_yield(position, node),
+                _ => {
                     return Err(ScheduleError::at(
                         node.op,
                         format!(
-                            "'{other}' outside an instance: the GraphTurbo kernels need every op \
-                             grouped (run hw-group and instance-split)"
+                            "'{}' outside an instance: the GraphTurbo kernels need every op \
+                             grouped (run hw-group and instance-split)",
+                            node.name
                         ),
                     ))
                 }
@@ -282,7 +290,7 @@ impl<'p> Walk<'p> {
         let mut group_of = None;
         for value in &node.operands {
             let producer = &program.ops[program.producer(*value)?];
-            if producer.name != "instance.instance" || producer.results[0].0 != *value {
+            if !producer.is(instance::Kind::Instance) || producer.results[0].0 != *value {
                 return None;
             }
             let (group, index, _, dim) = instance_attributes(producer);
@@ -310,8 +318,8 @@ impl<'p> Walk<'p> {
                 self.read_whole.contains(*operand)
                     || program.producer(**operand).is_some_and(|p| {
                         matches!(
-                            program.ops[p].name.as_str(),
-                            "graph.weight" | "graph.constant"
+                            program.ops[p].graph_kind(),
+                            Some(graph::Kind::Weight | graph::Kind::Constant)
                         )
                     })
             })
@@ -333,7 +341,7 @@ impl<'p> Walk<'p> {
     fn instance_needs(&self, stored_only: bool) -> BTreeMap<usize, Vec<usize>> {
         let mut needs = BTreeMap::new();
         for (position, node) in self.program.ops.iter().enumerate() {
-            if node.name != "instance.instance" || !self.kernel_of.contains_key(&position) {
+            if !node.is(instance::Kind::Instance) || !self.kernel_of.contains_key(&position) {
                 continue;
             }
             let Ok(body) = FunctionView::read_body(node.op, String::new()) else {
@@ -366,8 +374,10 @@ impl<'p> Walk<'p> {
                     .iter()
                     .enumerate()
                     .filter(|(producer, node)| {
-                        !matches!(node.name.as_str(), "graph.reshape" | "graph.flatten")
-                            && !absorbed_into.contains_key(producer)
+                        !matches!(
+                            node.graph_kind(),
+                            Some(graph::Kind::Reshape | graph::Kind::Flatten)
+                        ) && !absorbed_into.contains_key(producer)
                     })
                     .flat_map(|(_, producer)| producer.results.iter())
                     .filter(|(value, _)| {
@@ -402,13 +412,13 @@ impl<'p> Walk<'p> {
             let Some(&kernel) = self.kernel_of.get(&position) else {
                 continue;
             };
-            let produced: Vec<Root> = match node.name.as_str() {
-                "instance.instance" => node
+            let produced: Vec<Root> = match node.kind {
+                Some(OpKind::Instance(instance::Kind::Instance)) => node
                     .results
                     .iter()
                     .filter_map(|(value, _)| self.roots.get(value).cloned())
                     .collect(),
-                "instance.concat" => vec![Root::Concat(position)],
+                Some(OpKind::Instance(instance::Kind::Concat)) => vec![Root::Concat(position)],
                 _ => Vec::new(),
             };
             for root in produced {
