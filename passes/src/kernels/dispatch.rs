@@ -13,15 +13,90 @@ use super::{
     rows, window,
 };
 use crate::graph_view::Node;
+use turbine_dialects::ops::graph;
+
+/// The emitters of the anchors that are not elementwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Emitter {
+    /// A convolution's (`conv`).
+    Conv,
+    /// A matrix product's (`matmul`).
+    Product,
+    /// A pooling window's (`window`).
+    Pool,
+    /// A reduction's (`rows`).
+    Reduce,
+    /// A softmax's (`rows`).
+    Softmax,
+    /// A layer normalisation's (`rows`).
+    LayerNorm,
+    /// A local response normalisation's (`rows`).
+    Lrn,
+    /// A data movement's (`movement`).
+    Movement,
+}
+
+/// The emitter of a layer anchored at a graph op of kind `kind` that is not an elementwise
+/// anchor; none for the ops the software DSA lowering does not run as such a layer.
+fn emitter(kind: graph::Kind) -> Option<Emitter> {
+    use graph::Kind as K;
+    match kind {
+        K::Conv2d => Some(Emitter::Conv),
+        K::Matmul | K::BatchMatmul | K::Gemm => Some(Emitter::Product),
+        K::MaxPool2d | K::AvgPool2d => Some(Emitter::Pool),
+        K::GlobalAvgPool | K::ReduceSum | K::ReduceMean | K::ReduceMax => Some(Emitter::Reduce),
+        K::Softmax => Some(Emitter::Softmax),
+        K::LayerNorm => Some(Emitter::LayerNorm),
+        K::Lrn => Some(Emitter::Lrn),
+        K::Transpose | K::Concat | K::Slice | K::Pad | K::Split | K::Broadcast => {
+            Some(Emitter::Movement)
+        }
+        K::Constant
+        | K::Weight
+        | K::Add
+        | K::Sub
+        | K::Mul
+        | K::Div
+        | K::Pow
+        | K::Max
+        | K::Min
+        | K::Mod
+        | K::Sqrt
+        | K::Erf
+        | K::Relu
+        | K::Sigmoid
+        | K::Tanh
+        | K::Silu
+        | K::Exp
+        | K::Log
+        | K::Neg
+        | K::Abs
+        | K::Reciprocal
+        | K::Gelu
+        | K::Clip
+        | K::BatchNorm
+        | K::Reshape
+        | K::Flatten
+        | K::Resize
+        | K::Gather
+        | K::Compare
+        | K::Where
+        | K::Cast
+        | K::Yield
+        | K::If
+        | K::Loop => None,
+    }
+}
+
+/// The emitter of a layer anchored at `node`, not an elementwise anchor.
+fn emitter_of(node: &Node) -> Option<Emitter> {
+    node.graph_kind().and_then(emitter)
+}
 
 /// Whether the lowering of a layer anchored at `node` stores its tiles into the layer's
 /// [`mirror`](Layer::mirror) too: the convolutions' and products' tile stores do.
 pub(crate) fn writes_mirror(node: &Node, elementwise_anchor: bool) -> bool {
-    !elementwise_anchor
-        && matches!(
-            node.name.as_str(),
-            "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm"
-        )
+    !elementwise_anchor && matches!(emitter_of(node), Some(Emitter::Conv | Emitter::Product))
 }
 
 /// Emits `layer` into `kernel` with the emitter of its anchor's kind (`results`: the tensors of
@@ -45,25 +120,22 @@ pub(crate) fn emit_layer(
     let kernel = if elementwise_anchor {
         elementwise::lower(scope, host, layer, kernel)?
     } else {
-        match node.name.as_str() {
-            "graph.conv2d" => conv::lower(scope, host, layer, kernel)?,
-            "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => {
-                matmul::lower(scope, host, layer, kernel)?
-            }
-            "graph.max_pool2d" | "graph.avg_pool2d" => window::lower_pool(scope, layer, kernel)?,
-            "graph.global_avg_pool"
-            | "graph.reduce_sum"
-            | "graph.reduce_mean"
-            | "graph.reduce_max" => rows::lower_reduce(scope, host, layer, kernel)?,
-            "graph.softmax" => rows::lower_softmax(scope, host, layer, kernel)?,
-            "graph.layer_norm" => rows::lower_layer_norm(scope, host, layer, kernel)?,
-            "graph.lrn" => rows::lower_lrn(scope, host, layer, kernel)?,
-            "graph.transpose" | "graph.concat" | "graph.slice" | "graph.pad" | "graph.split"
-            | "graph.broadcast" => movement::lower(scope, host, layer, results, kernel)?,
-            other => {
+        match emitter_of(node) {
+            Some(Emitter::Conv) => conv::lower(scope, host, layer, kernel)?,
+            Some(Emitter::Product) => matmul::lower(scope, host, layer, kernel)?,
+            Some(Emitter::Pool) => window::lower_pool(scope, layer, kernel)?,
+            Some(Emitter::Reduce) => rows::lower_reduce(scope, host, layer, kernel)?,
+            Some(Emitter::Softmax) => rows::lower_softmax(scope, host, layer, kernel)?,
+            Some(Emitter::LayerNorm) => rows::lower_layer_norm(scope, host, layer, kernel)?,
+            Some(Emitter::Lrn) => rows::lower_lrn(scope, host, layer, kernel)?,
+            Some(Emitter::Movement) => movement::lower(scope, host, layer, results, kernel)?,
+            None => {
                 return Err(LoweringError::at(
                     index,
-                    format!("'{other}' is not supported by the software DSA lowering yet"),
+                    format!(
+                        "'{}' is not supported by the software DSA lowering yet",
+                        node.name
+                    ),
                 ))
             }
         }
@@ -87,29 +159,7 @@ pub(crate) fn emit_layer(
 /// Whether [`emit_layer`] has an emitter for a layer anchored at `node` (its dispatch's arms): the
 /// cost model of `graph-substitute` must not find a graph the lowering refuses cheaper.
 pub(crate) fn has_emitter(node: &Node, elementwise_anchor: bool) -> bool {
-    elementwise_anchor
-        || matches!(
-            node.name.as_str(),
-            "graph.conv2d"
-                | "graph.matmul"
-                | "graph.batch_matmul"
-                | "graph.gemm"
-                | "graph.max_pool2d"
-                | "graph.avg_pool2d"
-                | "graph.global_avg_pool"
-                | "graph.reduce_sum"
-                | "graph.reduce_mean"
-                | "graph.reduce_max"
-                | "graph.softmax"
-                | "graph.layer_norm"
-                | "graph.lrn"
-                | "graph.transpose"
-                | "graph.concat"
-                | "graph.slice"
-                | "graph.pad"
-                | "graph.split"
-                | "graph.broadcast"
-        )
+    elementwise_anchor || emitter_of(node).is_some()
 }
 
 /// The estimated cycles of the layer anchored at `node` (fused with `steps`, writing a value of
@@ -137,12 +187,10 @@ pub(crate) fn estimate_ports<T: Viewed>(
     elementwise_anchor: bool,
     absorbed: Option<&Node>,
 ) -> Option<Estimate> {
-    match node.name.as_str() {
+    match emitter_of(node) {
         _ if elementwise_anchor => None,
-        "graph.conv2d" => conv::estimate(scope, node, steps, out, out_space, absorbed),
-        "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => {
-            matmul::estimate(scope, node, steps, out, out_space)
-        }
+        Some(Emitter::Conv) => conv::estimate(scope, node, steps, out, out_space, absorbed),
+        Some(Emitter::Product) => matmul::estimate(scope, node, steps, out, out_space),
         _ => None,
     }
 }
@@ -159,7 +207,7 @@ pub(crate) fn estimate_stepped<T: Viewed>(
     rows: usize,
     absorbed: Option<&Node>,
 ) -> Option<f64> {
-    (node.name == "graph.conv2d")
+    node.is(graph::Kind::Conv2d)
         .then(|| conv::estimate_rows_by(scope, node, steps, out, out_space, rows, absorbed))
         .flatten()
 }

@@ -9,7 +9,8 @@
 
 use super::{
     dispatch::{estimate, has_emitter},
-    layers::{self, Elementwise, Operand, Scope, Step},
+    fusion::takes_epilogue,
+    layers::{self, Scope, Step},
     view::buffer_shape,
     view::{Space, View},
 };
@@ -19,13 +20,16 @@ use mlir_sys::*;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
+use turbine_dialects::ops::{graph, upstream};
 
 /// Ops that form no layer: weights and constants are read by their consumers, reshapes are views.
-fn forms_no_layer(name: &str) -> bool {
-    matches!(
-        name,
-        "func.return" | "graph.weight" | "graph.constant" | "graph.reshape" | "graph.flatten"
-    )
+fn forms_no_layer(node: &Node) -> bool {
+    use graph::Kind as K;
+    node.is(upstream::Kind::FuncReturn)
+        || matches!(
+            node.graph_kind(),
+            Some(K::Weight | K::Constant | K::Reshape | K::Flatten)
+        )
 }
 
 /// Layer estimates by a hash of what decides them (the ops of the layer, their attributes and
@@ -53,11 +57,11 @@ pub fn layerwise_cycles(
     let mut fused: BTreeSet<usize> = BTreeSet::new();
     let (mut total, mut layers) = (0.0, 0);
     for (index, node) in program.ops.iter().enumerate() {
-        if fused.contains(&index) || forms_no_layer(&node.name) {
+        if fused.contains(&index) || forms_no_layer(node) {
             continue;
         }
         let elementwise_anchor =
-            layers::elementwise_steps(node).is_some() || node.name == "graph.batch_norm";
+            layers::elementwise_steps(node).is_some() || node.is(graph::Kind::BatchNorm);
         let layer = LayerEpilogue::read(program, index, elementwise_anchor, &mut fused);
         let written: f64 = match layer.last {
             Some(value) if node.results.len() == 1 => program.type_of(value).bytes() as f64,
@@ -131,17 +135,7 @@ impl LayerEpilogue {
         fused: &mut BTreeSet<usize>,
     ) -> Self {
         let node = &program.ops[index];
-        let fusible = node.results.len() == 1
-            && (elementwise_anchor
-                || matches!(
-                    node.name.as_str(),
-                    "graph.conv2d"
-                        | "graph.matmul"
-                        | "graph.batch_matmul"
-                        | "graph.gemm"
-                        | "graph.max_pool2d"
-                        | "graph.avg_pool2d"
-                ));
+        let fusible = node.results.len() == 1 && (elementwise_anchor || takes_epilogue(node));
         let mut steps = Vec::new();
         let mut read: f64 = node
             .operands
@@ -159,9 +153,9 @@ impl LayerEpilogue {
             };
             let user = &program.ops[reader];
             match layers::elementwise_steps(user) {
-                Some(user_steps) => steps.extend(chained_steps(user, value, user_steps)),
+                Some(user_steps) => steps.extend(layers::chained_steps(user, value, user_steps)),
                 // A batch norm fuses with per-channel parameters the estimate does not price.
-                None if user.name == "graph.batch_norm" && user.operands[0] == value => {}
+                None if user.is(graph::Kind::BatchNorm) && user.operands[0] == value => {}
                 None => break,
             }
             read += user
@@ -181,29 +175,6 @@ impl LayerEpilogue {
             key,
         }
     }
-}
-
-/// The steps of the elementwise op `user` (`user_steps`, from [`layers::elementwise_steps`]) on
-/// the chain `value` (its other operands external).
-fn chained_steps(
-    user: &Node,
-    value: ValueId,
-    user_steps: Vec<(Elementwise, usize)>,
-) -> impl Iterator<Item = Step> + '_ {
-    let operands: Vec<Operand> = user
-        .operands
-        .iter()
-        .map(|&operand| {
-            if operand == value {
-                Operand::Chain
-            } else {
-                Operand::External(operand)
-            }
-        })
-        .collect();
-    user_steps
-        .into_iter()
-        .map(move |(op, _)| Step::chained(op, operands.clone(), user.op.location()))
 }
 
 /// Hashes what decides op `index`'s part of a layer's estimate: its name, attributes (uniqued, so

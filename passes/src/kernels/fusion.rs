@@ -12,6 +12,7 @@ use super::{
 use crate::graph_view::{FunctionView, Node, ValueId};
 use std::collections::BTreeMap;
 use turbine_dialects::attributes::dsa::UnaryKind;
+use turbine_dialects::ops::graph;
 
 /// Synthetic value ids for views the lowering makes (a batch norm's parameters reshaped to
 /// `[1, C, 1, 1]`), far above the program's own.
@@ -72,7 +73,7 @@ fn anchor_steps(
     if let Some(anchor_steps) = layers::elementwise_steps(node) {
         elementwise_anchor = true;
         steps.extend(first_steps(node, &anchor_steps));
-    } else if node.name == "graph.batch_norm" {
+    } else if node.is(graph::Kind::BatchNorm) {
         elementwise_anchor = true;
         let copy = Elementwise::Unary {
             kind: UnaryKind::Copy,
@@ -89,6 +90,17 @@ fn anchor_steps(
     (steps, elementwise_anchor)
 }
 
+/// Whether a layer anchored at `node`, not an elementwise anchor, takes an epilogue: the tiled
+/// anchors (convolutions, products, pooling windows) do; row-wise and data-movement layers write
+/// their result whole.
+pub fn takes_epilogue(node: &Node) -> bool {
+    use graph::Kind as K;
+    matches!(
+        node.graph_kind(),
+        Some(K::Conv2d | K::Matmul | K::BatchMatmul | K::Gemm | K::MaxPool2d | K::AvgPool2d)
+    )
+}
+
 /// The epilogue of the layer anchored at op `index`. The fused ops' other operands must already
 /// have a tensor, but for `absorbed`, the result of a convolution the layer absorbs
 /// ([`absorbing_conv`]), which the layer computes; batch-norm parameters get per-channel views in
@@ -103,19 +115,7 @@ pub fn layer_epilogue(
 ) -> Fused {
     let node = &program.ops[index];
     let (mut steps, elementwise_anchor) = anchor_steps(node, tensors, host, synthetic);
-    // Row-wise and data-movement layers write their result whole; only the tiled anchors (and
-    // elementwise chains) take an epilogue.
-    let fusible_anchor = node.results.len() == 1
-        && (elementwise_anchor
-            || matches!(
-                node.name.as_str(),
-                "graph.conv2d"
-                    | "graph.matmul"
-                    | "graph.batch_matmul"
-                    | "graph.gemm"
-                    | "graph.max_pool2d"
-                    | "graph.avg_pool2d"
-            ));
+    let fusible_anchor = node.results.len() == 1 && (elementwise_anchor || takes_epilogue(node));
     let mut last = node.results.first().map(|(value, _)| *value);
     let mut fused = Vec::new();
     while let Some(value) = last.filter(|_| fusible_anchor) {
@@ -125,23 +125,9 @@ pub fn layer_epilogue(
             break;
         };
         let user = &program.ops[reader];
-        let location = user.op.location();
         if let Some(user_steps) = layers::elementwise_steps(user) {
-            let operands: Vec<Operand> = user
-                .operands
-                .iter()
-                .map(|&operand| {
-                    if operand == value {
-                        Operand::Chain
-                    } else {
-                        Operand::External(operand)
-                    }
-                })
-                .collect();
-            for (op, _) in user_steps {
-                steps.push(Step::chained(op, operands.clone(), location));
-            }
-        } else if user.name == "graph.batch_norm" && user.operands[0] == value {
+            steps.extend(layers::chained_steps(user, value, user_steps));
+        } else if user.is(graph::Kind::BatchNorm) && user.operands[0] == value {
             steps.extend(batch_norm_steps(user, tensors, host, synthetic));
         } else {
             // Elementwise, but not something the vector units run as a step.
@@ -191,7 +177,7 @@ pub fn absorbing_conv(program: &FunctionView, index: usize) -> Option<usize> {
         return None;
     };
     let filter = program.type_of(*node.operands.get(1)?);
-    if node.name != "graph.conv2d"
+    if !node.is(graph::Kind::Conv2d)
         || node.activation().is_some()
         || node.int_opt("groups").unwrap_or(1) != 1
         || !ones("strides")
@@ -209,7 +195,7 @@ pub fn absorbing_conv(program: &FunctionView, index: usize) -> Option<usize> {
     let [a, b] = addition.operands[..] else {
         return None;
     };
-    if addition.name != "graph.add" || a == b {
+    if !addition.is(graph::Kind::Add) || a == b {
         return None;
     }
     let other = if a == *result { b } else { a };
@@ -220,7 +206,7 @@ pub fn absorbing_conv(program: &FunctionView, index: usize) -> Option<usize> {
     };
     let takes_the_sum =
         program.epilogue_reader(*anchor_result, |operand| operand == *result) == Some(sum);
-    (anchor.name == "graph.conv2d"
+    (anchor.is(graph::Kind::Conv2d)
         && anchor.activation().is_none()
         && anchor.int_opt("groups").unwrap_or(1) == 1
         && anchor_type.shape == r#type.shape

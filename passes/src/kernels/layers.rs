@@ -16,6 +16,7 @@ use turbine_dialects::attributes::{
     dsa::{BinaryKind, UnaryKind},
     graph::Activation,
 };
+use turbine_dialects::ops::graph;
 
 /// A layer to lower: its anchor op, the epilogue fused after it, and the tensor it writes.
 pub struct Layer<'p> {
@@ -205,27 +206,28 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
         )])
     };
     let binary = |kind| Some(vec![(Elementwise::Binary { kind }, 2)]);
-    match node.name.as_str() {
-        "graph.add" => binary(BinaryKind::Add),
-        "graph.sub" => binary(BinaryKind::Sub),
-        "graph.mul" => binary(BinaryKind::Mul),
-        "graph.div" => binary(BinaryKind::Div),
-        "graph.max" => binary(BinaryKind::Max),
-        "graph.min" => binary(BinaryKind::Min),
-        "graph.pow" => binary(BinaryKind::Pow),
-        "graph.relu" => unary(UnaryKind::Relu),
-        "graph.sigmoid" => unary(UnaryKind::Sigmoid),
-        "graph.tanh" => unary(UnaryKind::Tanh),
-        "graph.exp" => unary(UnaryKind::Exp),
-        "graph.log" => unary(UnaryKind::Log),
-        "graph.sqrt" => unary(UnaryKind::Sqrt),
-        "graph.erf" => unary(UnaryKind::Erf),
-        "graph.silu" => unary(UnaryKind::Silu),
-        "graph.neg" => unary(UnaryKind::Neg),
-        "graph.reciprocal" => unary(UnaryKind::Reciprocal),
-        "graph.abs" => unary(UnaryKind::Abs),
-        "graph.gelu" if !node.flag("approximate") => unary(UnaryKind::Gelu),
-        "graph.clip" => {
+    use graph::Kind as K;
+    match node.graph_kind()? {
+        K::Add => binary(BinaryKind::Add),
+        K::Sub => binary(BinaryKind::Sub),
+        K::Mul => binary(BinaryKind::Mul),
+        K::Div => binary(BinaryKind::Div),
+        K::Max => binary(BinaryKind::Max),
+        K::Min => binary(BinaryKind::Min),
+        K::Pow => binary(BinaryKind::Pow),
+        K::Relu => unary(UnaryKind::Relu),
+        K::Sigmoid => unary(UnaryKind::Sigmoid),
+        K::Tanh => unary(UnaryKind::Tanh),
+        K::Exp => unary(UnaryKind::Exp),
+        K::Log => unary(UnaryKind::Log),
+        K::Sqrt => unary(UnaryKind::Sqrt),
+        K::Erf => unary(UnaryKind::Erf),
+        K::Silu => unary(UnaryKind::Silu),
+        K::Neg => unary(UnaryKind::Neg),
+        K::Reciprocal => unary(UnaryKind::Reciprocal),
+        K::Abs => unary(UnaryKind::Abs),
+        K::Gelu if !node.flag("approximate") => unary(UnaryKind::Gelu),
+        K::Clip => {
             let bound = |name| node.float_opt(name);
             Some(vec![(
                 Elementwise::Unary {
@@ -236,8 +238,63 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
                 1,
             )])
         }
-        _ => None,
+        // Elementwise ops that map to no steps here: the tanh approximation of GELU, and ops
+        // the vector units do not run (a batch norm's steps read per-channel views of its
+        // parameters, which `fusion` makes).
+        K::Gelu | K::Mod | K::BatchNorm | K::Compare | K::Where | K::Cast => None,
+        // Not elementwise.
+        K::Constant
+        | K::Weight
+        | K::Conv2d
+        | K::Matmul
+        | K::BatchMatmul
+        | K::Gemm
+        | K::LayerNorm
+        | K::Softmax
+        | K::MaxPool2d
+        | K::AvgPool2d
+        | K::GlobalAvgPool
+        | K::Reshape
+        | K::Transpose
+        | K::Flatten
+        | K::Concat
+        | K::Split
+        | K::Slice
+        | K::Pad
+        | K::Resize
+        | K::Lrn
+        | K::Gather
+        | K::Broadcast
+        | K::ReduceSum
+        | K::ReduceMean
+        | K::ReduceMax
+        | K::Yield
+        | K::If
+        | K::Loop => None,
     }
+}
+
+/// The steps of the elementwise op `user` (`user_steps`, from [`elementwise_steps`]) on the
+/// chain `value`: the operands equal to it read the chain, the others are external.
+pub fn chained_steps(
+    user: &Node,
+    value: ValueId,
+    user_steps: Vec<(Elementwise, usize)>,
+) -> impl Iterator<Item = Step> + '_ {
+    let operands: Vec<Operand> = user
+        .operands
+        .iter()
+        .map(|&operand| {
+            if operand == value {
+                Operand::Chain
+            } else {
+                Operand::External(operand)
+            }
+        })
+        .collect();
+    user_steps
+        .into_iter()
+        .map(move |(op, _)| Step::chained(op, operands.clone(), user.op.location()))
 }
 
 /// The elementwise steps of a fused `activation` attribute (conv2d), if any.

@@ -21,6 +21,7 @@ use crate::{
 };
 use std::collections::BTreeMap;
 use turbine_dialects::attributes::dsa::{BinaryKind, UnaryKind};
+use turbine_dialects::ops::graph;
 
 /// A matrix-product layer's epilogue and tile `[Mt, Nt, Kt]`, decided without emitting anything.
 struct Plan {
@@ -41,7 +42,7 @@ struct Plan {
 fn operand_shape<T: Viewed>(scope: &Scope<T>, node: &Node, position: usize) -> Vec<usize> {
     let mut shape = scope.view(node.operands[position]).shape.clone();
     let flag = if position == 0 { "trans_a" } else { "trans_b" };
-    if node.name == "graph.gemm" && node.flag(flag) {
+    if node.is(graph::Kind::Gemm) && node.flag(flag) {
         shape.swap(0, 1);
     }
     shape
@@ -115,7 +116,7 @@ fn plan<T: Viewed>(
 /// `beta` scaling the addend `C` added to it; none for another product.
 fn gemm_steps(node: &Node) -> Vec<Step> {
     let mut steps = Vec::new();
-    if node.name != "graph.gemm" {
+    if !node.is(graph::Kind::Gemm) {
         return steps;
     }
     let alpha = node.float("alpha");
@@ -350,7 +351,7 @@ pub fn lower(
 /// The host-side views of the product `node`'s lhs and rhs as it reads them: `gemm`'s
 /// transposed operands are transposed views.
 fn host_operands(scope: &Scope, host: &mut Body, node: &Node) -> (Tensor, Tensor) {
-    let is_gemm = node.name == "graph.gemm";
+    let is_gemm = node.is(graph::Kind::Gemm);
     let mut lhs = scope.tensor(node.operands[0]).clone();
     let mut rhs = scope.tensor(node.operands[1]).clone();
     if is_gemm && node.flag("trans_a") {

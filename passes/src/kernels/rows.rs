@@ -13,9 +13,11 @@ use super::{
     layers,
     layers::{Layer, Scope},
 };
+use crate::graph_view::Node;
 use crate::ir::Val;
 use crate::kernels::reduction_view::{reduction_view, ReductionView, MAX_VIEW_RANK};
 use turbine_dialects::attributes::dsa::{BinaryKind, PoolKind, ReduceKind, UnaryKind};
+use turbine_dialects::ops::graph;
 
 fn too_long(scope: &Scope, layer: &Layer, row: usize) -> LoweringError {
     LoweringError::at(
@@ -43,30 +45,30 @@ fn row_tile(scope: &Scope, rows: usize, per_row: usize, fixed: usize) -> Option<
 }
 
 /// The kind of the reduction `layer` (of an input of rank `rank`) and the axes it reduces,
-/// sorted and without repeats (`global_avg_pool`: a mean over H and W; no axes: all of them).
+/// sorted and without repeats (`global_avg_pool`: a mean over H and W).
 fn reduction(layer: &Layer, rank: usize) -> (ReduceKind, Vec<usize>) {
     let node = layer.node;
-    let (kind, mut axes) = match node.name.as_str() {
-        "graph.global_avg_pool" => (ReduceKind::Mean, (2..rank).collect::<Vec<usize>>()),
-        name => {
-            let kind = match name {
-                "graph.reduce_sum" => ReduceKind::Sum,
-                "graph.reduce_mean" => ReduceKind::Mean,
-                "graph.reduce_max" => ReduceKind::Max,
-                other => unreachable!("{other} is not a reduction the vector units run"),
-            };
-            let axes = node.ints("axes").to_vec();
-            let axes: Vec<usize> = if axes.is_empty() {
-                (0..rank).collect()
-            } else {
-                axes.iter().map(|&a| layers::axis(a, rank)).collect()
-            };
-            (kind, axes)
-        }
+    let (kind, mut axes) = match node.graph_kind() {
+        Some(graph::Kind::GlobalAvgPool) => (ReduceKind::Mean, (2..rank).collect()),
+        Some(graph::Kind::ReduceSum) => (ReduceKind::Sum, attribute_axes(node, rank)),
+        Some(graph::Kind::ReduceMean) => (ReduceKind::Mean, attribute_axes(node, rank)),
+        Some(graph::Kind::ReduceMax) => (ReduceKind::Max, attribute_axes(node, rank)),
+        _ => unreachable!("{} is not a reduction the vector units run", node.name),
     };
     axes.sort_unstable();
     axes.dedup();
     (kind, axes)
+}
+
+/// The axes a reduce op `node` of an input of rank `rank` names (none: all of them), counted
+/// from the front.
+fn attribute_axes(node: &Node, rank: usize) -> Vec<usize> {
+    let axes = node.ints("axes");
+    if axes.is_empty() {
+        (0..rank).collect()
+    } else {
+        axes.iter().map(|&a| layers::axis(a, rank)).collect()
+    }
 }
 
 /// Lowers a reduction over contiguous axes (and `global_avg_pool`, a mean over H and W).

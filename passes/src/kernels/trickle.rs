@@ -19,6 +19,7 @@ use crate::ir::{Op, Val};
 use crate::kernels::emit::IndexOp;
 use crate::kernels::emit::Logic;
 use mlir_sys::*;
+use turbine_dialects::ops::upstream;
 
 /// Bytes of one piece: the order of a tile's own loads, so that a piece delays them by about one
 /// load.
@@ -31,7 +32,7 @@ pub fn tile_loop_after(start: Op) -> Option<Op> {
     unsafe {
         let mut op = mlirOperationGetNextInBlock(start.0);
         while !op.ptr.is_null() {
-            if Op(op).name() == "scf.for" {
+            if Op(op).is(upstream::Kind::ScfFor) {
                 return Some(Op(op));
             }
             op = mlirOperationGetNextInBlock(op);
@@ -69,7 +70,7 @@ pub fn can_trickle(pairs: &[(Tensor, Tensor)]) -> bool {
 /// along its channels) has its steps there.
 fn chunk_loop(tile_loop: Op) -> Option<(Op, usize)> {
     tile_loop.body_ops().into_iter().find_map(|op| {
-        let bounds = (op.name() == "scf.for").then(|| {
+        let bounds = op.is(upstream::Kind::ScfFor).then(|| {
             (
                 op.operand(0).integer_constant(),
                 op.operand(1).integer_constant(),

@@ -11,6 +11,7 @@ use super::{
 };
 use crate::ir::Val;
 use turbine_dialects::attributes::dsa::PoolKind;
+use turbine_dialects::ops::graph;
 
 /// A pooling layer's window: sizes, strides and pads as its attributes give them, the pads
 /// below and right extended for `ceil_mode`.
@@ -27,7 +28,7 @@ pub fn lower_pool(
     mut kernel: Kernel,
 ) -> Result<Kernel, LoweringError> {
     let node = layer.node;
-    let is_max = node.name == "graph.max_pool2d";
+    let is_max = node.is(graph::Kind::MaxPool2d);
     let input = scope.tensor(node.operands[0]).clone();
     let [batch, channels, height, width] = [
         input.view.shape[0],
@@ -165,7 +166,7 @@ fn pool_window(
     out: &[usize],
 ) -> Result<Window, LoweringError> {
     let node = layer.node;
-    let is_max = node.name == "graph.max_pool2d";
+    let is_max = node.is(graph::Kind::MaxPool2d);
     let window = node.ints("kernel").to_vec();
     let strides = node.ints("strides").to_vec();
     let pads = node.ints("pads").to_vec();

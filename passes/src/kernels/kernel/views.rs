@@ -14,6 +14,7 @@ use super::{Body, Kernel};
 use crate::ir::{Op, Val};
 use crate::kernels::emit::IndexOp;
 use mlir_sys::*;
+use turbine_dialects::ops::{upstream, OpKind};
 
 /// An operand of a view after its source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,8 +29,8 @@ enum Operand {
 fn view_of(value: Val) -> Option<(Op, Val, Vec<Operand>)> {
     let op = value.defining_op()?;
     if !matches!(
-        op.name().as_str(),
-        "memref.subview" | "memref.reinterpret_cast"
+        op.kind().and_then(OpKind::upstream),
+        Some(upstream::Kind::MemrefSubview | upstream::Kind::MemrefReinterpretCast)
     ) {
         return None;
     }
@@ -43,7 +44,8 @@ fn view_of(value: Val) -> Option<(Op, Val, Vec<Operand>)> {
                 return Some(Operand::Constant(value));
             }
             operand.defining_op().filter(|m| {
-                m.name() == "memref.extract_strided_metadata" && m.operand(0).0.ptr == source.0.ptr
+                m.is(upstream::Kind::MemrefExtractStridedMetadata)
+                    && m.operand(0).0.ptr == source.0.ptr
             })?;
             // SAFETY: the value is an op's result.
             Some(Operand::SourceMetadata(
@@ -221,7 +223,7 @@ fn preamble_operands(
                 let copy = *metadata.get_or_insert_with(|| {
                     let host = (1..mlirOperationGetNumOperands(op.0) as usize)
                         .filter_map(|index| op.operand(index).defining_op())
-                        .find(|m| m.name() == "memref.extract_strided_metadata")
+                        .find(|m| m.is(upstream::Kind::MemrefExtractStridedMetadata))
                         .expect("a view with a metadata operand");
                     let copy = mlirOperationClone(host.0);
                     mlirOperationSetOperand(copy, 0, source.0);

@@ -18,6 +18,7 @@ use super::{
 use crate::ir::Val;
 use crate::target::Machine;
 use turbine_dialects::attributes::graph::PadMode;
+use turbine_dialects::ops::graph;
 
 mod merge;
 
@@ -313,13 +314,13 @@ pub fn lower(
 ) -> Result<Kernel, LoweringError> {
     let node = layer.node;
     let input = scope.tensor(node.operands[0]).clone();
-    if node.name == "graph.broadcast" {
+    if node.is(graph::Kind::Broadcast) {
         let pair = broadcast(host, layer, &input, &results[0])?;
         return Ok(copy_pairs(scope.machine, &[pair], kernel));
     }
     // A scalar's buffer is one element of rank 1 (`buffer_shape`), and a window of it (a slice
     // or a pad, with no starts, steps or pads) is that element.
-    if matches!(node.name.as_str(), "graph.slice" | "graph.pad")
+    if (node.is(graph::Kind::Slice) || node.is(graph::Kind::Pad))
         && node.results[0].1.shape.is_empty()
     {
         return Ok(copy_pairs(
@@ -329,11 +330,11 @@ pub fn lower(
         ));
     }
     let rank = input.view.shape.len();
-    let pairs: Vec<(Tensor, Tensor)> = match node.name.as_str() {
-        "graph.transpose" => vec![transpose_pair(host, layer, &input, &results[0])],
-        "graph.concat" => concat_pairs(scope, host, layer, &results[0]),
-        "graph.split" => split_pairs(host, layer, &input, results),
-        "graph.slice" => {
+    let pairs: Vec<(Tensor, Tensor)> = match node.graph_kind() {
+        Some(graph::Kind::Transpose) => vec![transpose_pair(host, layer, &input, &results[0])],
+        Some(graph::Kind::Concat) => concat_pairs(scope, host, layer, &results[0]),
+        Some(graph::Kind::Split) => split_pairs(host, layer, &input, results),
+        Some(graph::Kind::Slice) => {
             let (starts, steps) = slice_steps(layer, rank)?;
             if rank <= MAX_RANK && steps.last().is_some_and(|&step| step > 1) {
                 return Ok(stepped_columns(
@@ -351,8 +352,8 @@ pub fn lower(
                 results[0].clone(),
             )]
         }
-        "graph.pad" => vec![pad_pair(host, layer, &input, &results[0])?],
-        other => unreachable!("{other} is not a data-movement op"),
+        Some(graph::Kind::Pad) => vec![pad_pair(host, layer, &input, &results[0])?],
+        _ => unreachable!("{} is not a data-movement op", node.name),
     };
     let merged = merged_pairs(host, &pairs)
         .map_err(|message| LoweringError::at(layer.index, format!("'{}': {message}", node.name)))?;
