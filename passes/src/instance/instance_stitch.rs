@@ -21,7 +21,7 @@ use crate::{
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use turbine_dialects::attributes::{instance::Scope, EnumAttribute};
-use turbine_dialects::ops::instance;
+use turbine_dialects::ops::{instance, upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -44,7 +44,7 @@ Both go just before the consumer, on what it reads. Needs `bind` and `scope` on 
 (instance-bind). With `explain`, a remark on the function counts the concatenations, slices, \
 copies and redistributions between instances, and one on each instance that needed movement says \
 which.";
-    const ANCHOR: &'static str = "func.func";
+    const ANCHOR: &'static str = upstream::Kind::FuncFunc.name();
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
         name: "explain",
         description:
@@ -100,13 +100,13 @@ impl InstanceStitch {
             }
         }
         if self.explain && !instances.is_empty() {
-            let count = |name: &str| ops.iter().filter(|op| op.name() == name).count();
+            let count = |kind: instance::Kind| ops.iter().filter(|op| op.is(kind)).count();
             function.emit_remark(&format!(
                 "{} instances stitched by {} concatenations and {} slices (from instance-split), \
                  {} copies and {} redistributions",
                 instances.len(),
-                count("instance.concat"),
-                count("instance.slice"),
+                count(instance::Kind::Concat),
+                count(instance::Kind::Slice),
                 counts.copies,
                 counts.redistributions,
             ));
@@ -196,8 +196,8 @@ impl Counts {
 fn stitched(mut value: Val) -> (Option<Binding>, Option<Scope>) {
     let (mut binding, mut scope) = (None, None);
     while let Some(op) = value.defining_op() {
-        match op.name().as_str() {
-            "instance.redistribute" => {
+        match op.kind().and_then(OpKind::instance) {
+            Some(instance::Kind::Redistribute) => {
                 binding = binding.or_else(|| {
                     let to = melior::ir::attribute::DenseI64ArrayAttribute::try_from(
                         op.attribute("to")?,
@@ -210,10 +210,18 @@ fn stitched(mut value: Val) -> (Option<Binding>, Option<Scope>) {
                     )
                 })
             }
-            "instance.copy" => {
+            Some(instance::Kind::Copy) => {
                 scope = scope.or_else(|| Scope::from_attribute(op.attribute("scope")?))
             }
-            _ => break,
+            Some(
+                instance::Kind::Yield
+                | instance::Kind::Clusters
+                | instance::Kind::Group
+                | instance::Kind::Instance
+                | instance::Kind::Concat
+                | instance::Kind::Slice,
+            )
+            | None => break,
         }
         value = op.operand(0);
     }

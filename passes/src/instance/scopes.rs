@@ -2,6 +2,7 @@
 //! (one cluster's program each), or the function.
 
 use crate::ir::Op;
+use turbine_dialects::ops::instance;
 
 /// The ops whose bodies the scheduling passes plan, each on its own: the function's
 /// `instance.clusters` ops (one cluster's program each, see `instance-cluster-split`) when it has
@@ -10,7 +11,7 @@ pub(crate) fn schedule_scopes(function: Op) -> Vec<Op> {
     let clusters: Vec<Op> = function
         .body_ops()
         .into_iter()
-        .filter(|op| op.name() == "instance.clusters")
+        .filter(|op| op.is(instance::Kind::Clusters))
         .collect();
     if clusters.is_empty() {
         vec![function]

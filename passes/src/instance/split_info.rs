@@ -8,6 +8,7 @@
 //! each into `f` slices; an op the split does not reach must be computed whole by every slice.
 
 use crate::graph_view::{Node, TensorType, ValueId};
+use turbine_dialects::ops::graph;
 
 /// One SplitInfo tuple `(split_d, n_d, f_d, d)`; `split_d` is implied (only splittable
 /// dimensions are recorded).
@@ -92,51 +93,22 @@ pub enum Span {
     },
 }
 
-const ELEMENTWISE: &[&str] = &[
-    "graph.add",
-    "graph.sub",
-    "graph.mul",
-    "graph.div",
-    "graph.pow",
-    "graph.max",
-    "graph.min",
-    "graph.mod",
-    "graph.relu",
-    "graph.clip",
-    "graph.sigmoid",
-    "graph.tanh",
-    "graph.silu",
-    "graph.gelu",
-    "graph.erf",
-    "graph.exp",
-    "graph.log",
-    "graph.sqrt",
-    "graph.neg",
-    "graph.abs",
-    "graph.reciprocal",
-    "graph.batch_norm",
-    "graph.where",
-    "graph.compare",
-    "graph.cast",
-];
-
 /// The operand dimension that output dimension `dim` of `node` maps to, for operand `index`
 /// of shape `operand`, or None when the output dimension does not reach it (a reduced or mixed
 /// dimension, a broadcast one, a weight).
 pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option<Reach> {
     let output = node.results.first()?.1.shape.as_slice();
-    let name = node.name.as_str();
-    if ELEMENTWISE.contains(&name) {
-        return if name == "graph.batch_norm" && index > 0 {
+    if node.elementwise {
+        return if node.is(graph::Kind::BatchNorm) && index > 0 {
             None
         } else {
             aligned(output, operand, dim)
         };
     }
-    match name {
-        "graph.conv2d" => conv_reach(node, dim, index),
-        "graph.max_pool2d" | "graph.avg_pool2d" => pool_reach(node, dim),
-        "graph.resize" => {
+    match node.graph_kind()? {
+        graph::Kind::Conv2d => conv_reach(node, dim, index),
+        graph::Kind::MaxPool2d | graph::Kind::AvgPool2d => pool_reach(node, dim),
+        graph::Kind::Resize => {
             let span = if operand[dim] == output[dim] {
                 Span::Same
             } else {
@@ -147,39 +119,43 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
             };
             Some(Reach { dim, span })
         }
-        "graph.global_avg_pool" => same_if(dim < 2, dim),
+        graph::Kind::GlobalAvgPool => same_if(dim < 2, dim),
         // The channel window of a local response normalisation mixes channels.
-        "graph.lrn" => same_if(dim != 1, dim),
-        "graph.matmul" | "graph.gemm" | "graph.batch_matmul" => {
+        graph::Kind::Lrn => same_if(dim != 1, dim),
+        graph::Kind::Matmul | graph::Kind::Gemm | graph::Kind::BatchMatmul => {
             product_reach(node, dim, index, operand, output)
         }
-        "graph.softmax" | "graph.concat" | "graph.split" => {
+        graph::Kind::Softmax | graph::Kind::Concat | graph::Kind::Split => {
             same_if(dim != normalized_axis(node.int("axis"), output.len()), dim)
         }
-        "graph.layer_norm" => {
+        graph::Kind::LayerNorm => {
             if index != 0 {
                 return None;
             }
             same_if(dim < normalized_axis(node.int("axis"), output.len()), dim)
         }
-        "graph.reshape" | "graph.flatten" => {
+        graph::Kind::Reshape | graph::Kind::Flatten => {
             // A leading dimension survives a reshape when everything up to it is unchanged.
             same_if(
                 dim < operand.len() && output[..=dim] == operand[..=dim],
                 dim,
             )
         }
-        "graph.transpose" => {
+        graph::Kind::Transpose => {
             let permutation = sizes(node, "permutation");
             permutation.get(dim).map(|&d| Reach {
                 dim: d,
                 span: Span::Same,
             })
         }
-        "graph.slice" | "graph.pad" => same_if(operand.get(dim) == Some(&output[dim]), dim),
-        "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max" => {
+        graph::Kind::Slice | graph::Kind::Pad => {
+            same_if(operand.get(dim) == Some(&output[dim]), dim)
+        }
+        graph::Kind::ReduceSum | graph::Kind::ReduceMean | graph::Kind::ReduceMax => {
             reduce_reach(node, dim, operand.len())
         }
+        // Constants, weights, gathers, broadcasts and control flow: the split reaches none of
+        // their operands (elementwise ops are answered above).
         _ => None,
     }
 }
@@ -275,13 +251,13 @@ fn product_reach(
     operand: &[usize],
     output: &[usize],
 ) -> Option<Reach> {
-    match node.name.as_str() {
-        "graph.matmul" => match (index, dim) {
+    match node.graph_kind() {
+        Some(graph::Kind::Matmul) => match (index, dim) {
             (0, 0) => same(0),
             (1, 1) => same(1),
             _ => None,
         },
-        "graph.gemm" => match (index, dim) {
+        Some(graph::Kind::Gemm) => match (index, dim) {
             (0, 0) => same(if node.flag("trans_a") { 1 } else { 0 }),
             (1, 1) => same(if node.flag("trans_b") { 0 } else { 1 }),
             (2, _) => aligned(output, operand, dim),
@@ -329,13 +305,15 @@ pub(crate) fn work<'s>(
         return 0.0;
     };
     let elements: usize = output.shape.iter().product();
-    let per_element = match node.name.as_str() {
-        "graph.conv2d" => shape_of_operand(1)
+    let per_element = match node.graph_kind() {
+        Some(graph::Kind::Conv2d) => shape_of_operand(1)
             .map(|filter| filter[1..].iter().product::<usize>())
             .unwrap_or(1),
-        "graph.matmul" | "graph.batch_matmul" | "graph.gemm" => shape_of_operand(0)
-            .map(|lhs| *lhs.last().unwrap_or(&1))
-            .unwrap_or(1),
+        Some(graph::Kind::Matmul | graph::Kind::BatchMatmul | graph::Kind::Gemm) => {
+            shape_of_operand(0)
+                .map(|lhs| *lhs.last().unwrap_or(&1))
+                .unwrap_or(1)
+        }
         _ => 1,
     };
     (elements * per_element) as f64
@@ -401,7 +379,7 @@ impl<'p> Subgraph<'p> {
                 .filter(|t| t.2 <= step && step <= t.3)
                 .map(|t| t.1)
                 .sum();
-            if ELEMENTWISE.contains(&node.name.as_str()) {
+            if node.elementwise {
                 let output = node.results.first().map(|(_, t)| t.bytes()).unwrap_or(0);
                 let dying = node.operands.iter().any(|&operand| {
                     tensors
@@ -453,7 +431,7 @@ impl<'p> Subgraph<'p> {
                             stride,
                             extent: window,
                         } => {
-                            let window = if node.name == "graph.conv2d" {
+                            let window = if node.is(graph::Kind::Conv2d) {
                                 let filter = self.shape(node.operands[1])?;
                                 (filter[reach.dim] - 1) * window + 1
                             } else {

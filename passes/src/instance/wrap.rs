@@ -6,6 +6,7 @@ use super::split_info::Split;
 use crate::ir::{Op, Val};
 use melior::ir::{AttributeLike, Location};
 use mlir_sys::*;
+use turbine_dialects::ops::instance;
 
 /// `text` as an MLIR string reference (borrowing it).
 fn string_ref(text: &str) -> MlirStringRef {
@@ -83,17 +84,17 @@ pub(crate) fn group_ops(
     if let Some(best) = best {
         attributes.push(("best_split", split(&best)));
     }
-    wrap_ops(before, members, "instance.group", &attributes);
+    wrap_ops(before, members, instance::Kind::Group, &attributes);
 }
 
-/// Moves `members` (ops of one block, in order) into a new single-block op `name` with
+/// Moves `members` (ops of one block, in order) into a new single-block op of `kind` with
 /// `attributes`, inserted before `before`: values they read from outside become its operands
 /// and block arguments, values read outside become its results (the last member's first), and
 /// the outside uses read the results instead. Returns the new op.
 pub(crate) fn wrap_ops(
     before: Op,
     members: &[Op],
-    name: &str,
+    kind: instance::Kind,
     attributes: &[(&str, MlirAttribute)],
 ) -> Op {
     let location = members.last().expect("a wrapped op has members").location();
@@ -101,7 +102,7 @@ pub(crate) fn wrap_ops(
     let outputs = outputs(members);
     // SAFETY: every handle is a live op or value of one function body; ops are moved, not freed.
     unsafe {
-        let (group, block) = create_wrapper(before, name, attributes, &inputs, &outputs, location);
+        let (group, block) = create_wrapper(before, kind, attributes, &inputs, &outputs, location);
         for member in members {
             mlirOperationRemoveFromParent(member.0);
             mlirBlockAppendOwnedOperation(block, member.0);
@@ -115,7 +116,8 @@ pub(crate) fn wrap_ops(
                 }
             }
         }
-        let mut yield_state = mlirOperationStateGet(string_ref("instance.yield"), location);
+        let mut yield_state =
+            mlirOperationStateGet(string_ref(instance::Kind::Yield.name()), location);
         mlirOperationStateAddOperands(&mut yield_state, outputs.len() as isize, outputs.as_ptr());
         let terminator = mlirOperationCreate(&mut yield_state);
         mlirBlockAppendOwnedOperation(block, terminator);
@@ -186,7 +188,7 @@ fn outputs(members: &[Op]) -> Vec<MlirValue> {
     outputs
 }
 
-/// Creates the op `name` with `attributes` before `before`: operands `inputs`, one result per
+/// Creates an op of `kind` with `attributes` before `before`: operands `inputs`, one result per
 /// value of `outputs`, and one region whose block takes an argument per input. Returns the op
 /// and its block.
 ///
@@ -194,7 +196,7 @@ fn outputs(members: &[Op]) -> Vec<MlirValue> {
 /// Every handle is alive, of one function body.
 unsafe fn create_wrapper(
     before: Op,
-    name: &str,
+    kind: instance::Kind,
     attributes: &[(&str, MlirAttribute)],
     inputs: &[MlirValue],
     outputs: &[MlirValue],
@@ -216,7 +218,7 @@ unsafe fn create_wrapper(
         let region = mlirRegionCreate();
         mlirRegionAppendOwnedBlock(region, block);
 
-        let mut state = mlirOperationStateGet(string_ref(name), location);
+        let mut state = mlirOperationStateGet(string_ref(kind.name()), location);
         mlirOperationStateAddOperands(&mut state, inputs.len() as isize, inputs.as_ptr());
         let output_types: Vec<MlirType> = outputs
             .iter()

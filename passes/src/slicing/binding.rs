@@ -10,6 +10,7 @@ use crate::registry::PassFailure;
 use melior::ir::attribute::{DenseI64ArrayAttribute, IntegerAttribute};
 use mlir_sys::*;
 use turbine_dialects::attributes::{instance::Scope, EnumAttribute};
+use turbine_dialects::ops::{instance, OpKind};
 
 /// Cores per output dimension.
 pub type Binding = Vec<usize>;
@@ -38,7 +39,7 @@ impl Instance {
     /// that cannot be read.
     pub fn read_all(ops: &[Op]) -> Result<Vec<Self>, PassFailure> {
         ops.iter()
-            .filter(|op| op.name() == "instance.instance")
+            .filter(|op| op.is(instance::Kind::Instance))
             .map(|&op| {
                 Self::read(op).map_err(|message| {
                     op.emit_error(&message);
@@ -170,18 +171,24 @@ pub fn producers(value: Val) -> Vec<(Op, usize)> {
         let Some(op) = value.defining_op() else {
             continue;
         };
-        match op.name().as_str() {
-            "instance.instance" => {
+        match op.kind().and_then(OpKind::instance) {
+            Some(instance::Kind::Instance) => {
                 // SAFETY: the value is a result of `op`.
                 let index = unsafe { mlirOpResultGetResultNumber(value.0) } as usize;
                 found.push((op, index));
             }
-            "instance.concat" | "instance.slice" | "instance.copy" | "instance.redistribute" => {
+            Some(
+                instance::Kind::Concat
+                | instance::Kind::Slice
+                | instance::Kind::Copy
+                | instance::Kind::Redistribute,
+            ) => {
                 // SAFETY: the op is alive.
                 let count = unsafe { mlirOperationGetNumOperands(op.0) } as usize;
                 stack.extend((0..count).map(|index| op.operand(index)));
             }
-            _ => {}
+            Some(instance::Kind::Yield | instance::Kind::Clusters | instance::Kind::Group)
+            | None => {}
         }
     }
     found

@@ -7,6 +7,7 @@ use super::boxes::{full, Region};
 use crate::graph_view::{Attr, Node};
 use std::ops::Range;
 use turbine_dialects::attributes::graph::{NearestRounding, ResizeCoordinates, ResizeMode};
+use turbine_dialects::ops::graph;
 
 /// A changed attribute of the op that computes a box.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,39 +40,40 @@ pub fn demand(node: &Node, region: &Region, shapes: &[&[usize]]) -> Option<Deman
     if node.results.len() != 1 || node.has_regions {
         return None;
     }
-    match node.name.as_str() {
-        "graph.batch_norm" => {
+    let kind = node.graph_kind()?;
+    match kind {
+        graph::Kind::BatchNorm => {
             // Per-channel scale, bias, mean and variance follow the channel range.
             let mut operands = vec![aligned(region, shapes[0])];
             operands.extend(shapes[1..].iter().map(|_| vec![region[1].clone()]));
             plain(operands)
         }
-        _ if node.elementwise || node.name == "graph.broadcast" => {
+        _ if node.elementwise || kind == graph::Kind::Broadcast => {
             plain(shapes.iter().map(|shape| aligned(region, shape)).collect())
         }
-        "graph.conv2d" => conv(node, region, shapes),
-        "graph.max_pool2d" | "graph.avg_pool2d" => pool(node, region, shapes[0]),
-        "graph.global_avg_pool" => plain(vec![[
+        graph::Kind::Conv2d => conv(node, region, shapes),
+        graph::Kind::MaxPool2d | graph::Kind::AvgPool2d => pool(node, region, shapes[0]),
+        graph::Kind::GlobalAvgPool => plain(vec![[
             region[0].clone(),
             region[1].clone(),
             0..shapes[0][2],
             0..shapes[0][3],
         ]
         .to_vec()]),
-        "graph.lrn" | "graph.softmax" | "graph.layer_norm" => {
+        graph::Kind::Lrn | graph::Kind::Softmax | graph::Kind::LayerNorm => {
             normalization(node, region, shapes, output)
         }
-        "graph.matmul" | "graph.batch_matmul" => matmul(region, shapes),
-        "graph.gemm" => gemm(node, region, shapes),
-        "graph.reshape" | "graph.flatten" => reshape(region, shapes[0], output),
-        "graph.transpose" => transpose(node, region, shapes[0]),
-        "graph.concat" => concat(node, region, shapes, output),
-        "graph.slice" => slice(node, region),
-        "graph.gather" => gather(node, region, shapes),
-        "graph.reduce_sum" | "graph.reduce_mean" | "graph.reduce_max" => {
+        graph::Kind::Matmul | graph::Kind::BatchMatmul => matmul(region, shapes),
+        graph::Kind::Gemm => gemm(node, region, shapes),
+        graph::Kind::Reshape | graph::Kind::Flatten => reshape(region, shapes[0], output),
+        graph::Kind::Transpose => transpose(node, region, shapes[0]),
+        graph::Kind::Concat => concat(node, region, shapes, output),
+        graph::Kind::Slice => slice(node, region),
+        graph::Kind::Gather => gather(node, region, shapes),
+        graph::Kind::ReduceSum | graph::Kind::ReduceMean | graph::Kind::ReduceMax => {
             reduce(node, region, shapes[0])
         }
-        "graph.resize" => resize(node, region, shapes[0], output),
+        graph::Kind::Resize => resize(node, region, shapes[0], output),
         _ => None,
     }
 }
@@ -93,12 +95,12 @@ fn normalization(
     shapes: &[&[usize]],
     output: &[usize],
 ) -> Option<Demand> {
-    match node.name.as_str() {
-        "graph.lrn" => (region[1] == (0..output[1])).then(|| Demand {
+    match node.graph_kind() {
+        Some(graph::Kind::Lrn) => (region[1] == (0..output[1])).then(|| Demand {
             operands: vec![region.clone()],
             attributes: Vec::new(),
         }),
-        "graph.softmax" => {
+        Some(graph::Kind::Softmax) => {
             let axis = normalize(node.int("axis"), output.len());
             (region[axis] == (0..output[axis])).then(|| Demand {
                 operands: vec![region.clone()],
@@ -345,7 +347,7 @@ fn pool(node: &Node, region: &Region, input: &[usize]) -> Option<Demand> {
     let dilations = node.ints_opt("dilations").unwrap_or(&[1, 1]);
     // Average pooling that counts padding would count the rows a ceil-mode window adds past the
     // padding once they become padding of the slice.
-    if node.name == "graph.avg_pool2d" && node.flag("ceil_mode") && node.flag("count_include_pad") {
+    if node.is(graph::Kind::AvgPool2d) && node.flag("ceil_mode") && node.flag("count_include_pad") {
         return None;
     }
     let extents = [

@@ -17,6 +17,7 @@ pub use super::boxes::{boxed, full, hull, share, share_axis, sizes, Region};
 pub use super::demand::{demand, Changed, Demand};
 
 use crate::graph_view::{FunctionView, ValueId};
+use turbine_dialects::ops::graph;
 
 /// The boxes every op must compute for the outputs to cover `seeds`, walking the body backwards.
 pub fn sweep(
@@ -93,7 +94,10 @@ pub fn recomputation<'a>(
         |region: &Region| region.iter().map(|range| range.len()).product::<usize>() as f64;
     let (mut own, mut done) = (0.0, 0.0);
     for node in &body.ops[..body.ops.len().saturating_sub(1)] {
-        if node.name == "graph.weight" || node.name == "graph.constant" {
+        if matches!(
+            node.graph_kind(),
+            Some(graph::Kind::Weight | graph::Kind::Constant)
+        ) {
             continue;
         }
         for (value, r#type) in &node.results {

@@ -13,7 +13,7 @@ use turbine_dialects::ops::graph;
 /// The row and column steps of `op`'s subsampling when it is a 1×1 `graph.conv2d` of a 4-D
 /// input with strides above 1 and no padding (what the rewrite keeps exact).
 pub(crate) fn subsampling_steps(op: Op) -> Option<[usize; 2]> {
-    if op.name() != "graph.conv2d" {
+    if !op.is(graph::Kind::Conv2d) {
         return None;
     }
     let (shape, filter) = (

@@ -6,6 +6,7 @@ use crate::{
     instance::split_info::{best_split, Budget, Split, Subgraph},
 };
 use std::collections::{BTreeMap, BTreeSet};
+use turbine_dialects::ops::graph;
 
 /// A subgraph under construction: its ops (indices into the function body, ascending, which is
 /// a topological order) and its SplitInfo.
@@ -65,7 +66,10 @@ impl<'p> Grouping<'p> {
             for (value, r#type) in &node.results {
                 types.insert(*value, r#type);
                 producer.insert(*value, index);
-                if matches!(node.name.as_str(), "graph.weight" | "graph.constant") {
+                if matches!(
+                    node.graph_kind(),
+                    Some(graph::Kind::Weight | graph::Kind::Constant)
+                ) {
                     weights.insert(*value);
                 }
             }
@@ -107,8 +111,10 @@ impl<'p> Grouping<'p> {
         // starts from.
         let mut layer_of: BTreeMap<usize, usize> = BTreeMap::new();
         for (index, node) in program.ops.iter().enumerate() {
-            if matches!(node.name.as_str(), "graph.weight" | "graph.constant")
-                || node.is_terminator()
+            if matches!(
+                node.graph_kind(),
+                Some(graph::Kind::Weight | graph::Kind::Constant)
+            ) || node.is_terminator()
                 || layer_of.contains_key(&index)
             {
                 continue;

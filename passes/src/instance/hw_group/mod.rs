@@ -33,6 +33,7 @@ use crate::{
 };
 use grouping::Grouping;
 use melior::ir::OperationRef;
+use turbine_dialects::ops::upstream;
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -80,7 +81,7 @@ first op of the subgraph merged into (the consumer, or a diamond's exit): the pa
 subgraphs and their split factors, and the rule that accepted or refused it. The target is the \
 `target` option's, or else the `dsa.target` of the module holding the function. The footprint \
 model is in docs/Grouping.md.";
-    const ANCHOR: &'static str = "func.func";
+    const ANCHOR: &'static str = upstream::Kind::FuncFunc.name();
     const OPTIONS: &'static [OptionInfo] = &[
         crate::target::TARGET_OPTION,
         OptionInfo {

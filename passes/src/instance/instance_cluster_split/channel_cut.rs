@@ -19,6 +19,7 @@ use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::instance::split_info::work;
 use crate::slicing::subsampling::subsampling_steps;
 use crate::target::Machine;
+use turbine_dialects::ops::graph;
 
 /// A layer cut along its output channels: its anchor, the element-wise ops fused after it and a
 /// global pooling (flattened or not) after those.
@@ -42,8 +43,8 @@ pub(super) struct ChannelLayer {
 fn is_parameter(view: &FunctionView, value: ValueId) -> bool {
     view.producer(value).is_some_and(|index| {
         matches!(
-            view.ops[index].name.as_str(),
-            "graph.weight" | "graph.constant"
+            view.ops[index].graph_kind(),
+            Some(graph::Kind::Weight | graph::Kind::Constant)
         )
     })
 }
@@ -56,10 +57,10 @@ fn channel_dim(view: &FunctionView, node: &Node) -> Option<usize> {
     if !is_parameter(view, weight) {
         return None;
     }
-    match node.name.as_str() {
-        "graph.conv2d" if node.int_opt("groups").unwrap_or(1) == 1 => Some(1),
-        "graph.gemm" if !node.flag("trans_a") => Some(1),
-        "graph.matmul" if view.type_of(weight).shape.len() == 2 => {
+    match node.graph_kind()? {
+        graph::Kind::Conv2d if node.int_opt("groups").unwrap_or(1) == 1 => Some(1),
+        graph::Kind::Gemm if !node.flag("trans_a") => Some(1),
+        graph::Kind::Matmul if view.type_of(weight).shape.len() == 2 => {
             result.shape.len().checked_sub(1)
         }
         _ => None,
@@ -90,7 +91,7 @@ fn epilogue(view: &FunctionView, anchor: usize) -> Vec<usize> {
     }
     // A global pooling after it reduces each channel on its own (then flattened to [N, C]): the
     // cluster that computes a share of the channels pools it, and hands over the pooled share.
-    for name in ["graph.global_avg_pool", "graph.flatten"] {
+    for kind in [graph::Kind::GlobalAvgPool, graph::Kind::Flatten] {
         let last = &view.ops[*members.last().expect("the anchor")];
         let [(value, r#type)] = last.results.as_slice() else {
             break;
@@ -101,7 +102,7 @@ fn epilogue(view: &FunctionView, anchor: usize) -> Vec<usize> {
         let node = &view.ops[*reader];
         let keeps_channels =
             node.results.len() == 1 && node.results[0].1.shape.get(..2) == r#type.shape.get(..2);
-        if node.name != name || !keeps_channels {
+        if !node.is(kind) || !keeps_channels {
             break;
         }
         members.push(*reader);
@@ -315,8 +316,8 @@ fn contiguous(
     };
     (start..=end).all(|position| {
         matches!(
-            view.ops[position].name.as_str(),
-            "graph.weight" | "graph.constant"
+            view.ops[position].graph_kind(),
+            Some(graph::Kind::Weight | graph::Kind::Constant)
         ) || owner[position].is_some_and(|index| run.contains(&index))
     })
 }

@@ -34,7 +34,7 @@ use clusters::build_clusters;
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use partition::{partition, Partition};
-use turbine_dialects::ops::instance;
+use turbine_dialects::ops::{instance, upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 use weight_traffic::WeightTraffic;
 
@@ -84,7 +84,7 @@ recomputed; for the chosen cut, the weights each cluster reads from DDR, their c
 port against its matrix work, and the bound they set layer by layer (the larger of a layer's MACs \
 on the cluster's matrix engines and its weights over the port, summed); a remark on each layer cut \
 along its channels gives both estimates.";
-    const ANCHOR: &'static str = "func.func";
+    const ANCHOR: &'static str = upstream::Kind::FuncFunc.name();
     const OPTIONS: &'static [OptionInfo] = &[
         crate::target::TARGET_OPTION,
         OptionInfo {
@@ -139,9 +139,9 @@ along its channels gives both estimates.";
         if let Some(op) = function
             .body_ops()
             .into_iter()
-            .find(|op| op.name().starts_with("instance."))
+            .find(|op| op.kind().and_then(OpKind::instance).is_some())
         {
-            let what = if op.name() == "instance.clusters" {
+            let what = if op.is(instance::Kind::Clusters) {
                 "is already spread over clusters"
             } else {
                 "is already grouped: run instance-cluster-split before hw-group"

@@ -17,6 +17,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use turbine_dialects::ops::{graph, instance};
 
 /// A run of ops in the new order: a channel layer (its index) or ops cut like the function.
 struct Segment {
@@ -30,8 +31,8 @@ struct Segment {
 /// Whether the op at `position` is a weight or a constant.
 fn is_parameter(view: &FunctionView, position: usize) -> bool {
     matches!(
-        view.ops[position].name.as_str(),
-        "graph.weight" | "graph.constant"
+        view.ops[position].graph_kind(),
+        Some(graph::Kind::Weight | graph::Kind::Constant)
     )
 }
 
@@ -172,7 +173,7 @@ pub(super) fn segment(
     let mut wrapped = Vec::new();
     for (index, segment) in segments.iter().enumerate() {
         let members = segment_members(&view, segment);
-        let op = wrap_ops(terminator, &members, "instance.clusters", &[]);
+        let op = wrap_ops(terminator, &members, instance::Kind::Clusters, &[]);
         match segment.channel {
             Some(k) => wrapped.push((op, candidates[k].dim, count, index)),
             None if batch_count > 1 => wrapped.push((op, 0, batch_count, index)),

@@ -9,6 +9,7 @@ use super::partition::Partition;
 use crate::{
     graph_view::FunctionView, instance::split_info::work, slicing::regions::sizes, target::Machine,
 };
+use turbine_dialects::ops::graph;
 
 /// The weight traffic of one cluster's share and the bound it sets, in cycles.
 pub(super) struct WeightTraffic {
@@ -34,8 +35,13 @@ impl WeightTraffic {
             * (machine.matrix_engines_per_core * machine.cores_per_cluster) as f64;
         for node in &view.ops {
             if !matches!(
-                node.name.as_str(),
-                "graph.conv2d" | "graph.matmul" | "graph.batch_matmul" | "graph.gemm"
+                node.graph_kind(),
+                Some(
+                    graph::Kind::Conv2d
+                        | graph::Kind::Matmul
+                        | graph::Kind::BatchMatmul
+                        | graph::Kind::Gemm
+                )
             ) {
                 continue;
             }
@@ -64,8 +70,8 @@ impl WeightTraffic {
                 .filter(|&&value| {
                     view.producer(value).is_some_and(|index| {
                         matches!(
-                            view.ops[index].name.as_str(),
-                            "graph.weight" | "graph.constant"
+                            view.ops[index].graph_kind(),
+                            Some(graph::Kind::Weight | graph::Kind::Constant)
                         )
                     })
                 })

@@ -20,6 +20,7 @@ use mlir_sys::*;
 use petgraph::graph::{DiGraph, NodeIndex};
 use schedule::{Node, Orderer, Schedule};
 use std::collections::{BinaryHeap, HashMap};
+use turbine_dialects::ops::{instance, upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -43,7 +44,7 @@ bytes of the instance outputs produced and still to be read, plus the running in
 function arguments and weights are not counted. Each instance gets its position as `order`, and \
 the ops of the block are put in that order (helper ops just before the first instance that needs \
 them). With `explain`, a remark on the function gives each orderer's peak and the choice.";
-    const ANCHOR: &'static str = "func.func";
+    const ANCHOR: &'static str = upstream::Kind::FuncFunc.name();
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "order",
@@ -89,12 +90,12 @@ impl InstanceOrder {
     fn schedule(&self, function: Op, scope: Op) -> Result<(), PassFailure> {
         let ops = scope.body_ops();
         let instances: Vec<usize> = (0..ops.len())
-            .filter(|&i| ops[i].name() == "instance.instance")
+            .filter(|&i| ops[i].is(instance::Kind::Instance))
             .collect();
         if instances.is_empty() {
             return Ok(());
         }
-        if let Some(group) = ops.iter().find(|op| op.name() == "instance.group") {
+        if let Some(group) = ops.iter().find(|op| op.is(instance::Kind::Group)) {
             group.emit_error("instance-order orders instances: run instance-split first");
             return Err(PassFailure);
         }
@@ -175,13 +176,20 @@ fn instance_graph(ops: &[Op], instances: &[usize]) -> DiGraph<Node, ()> {
                     else {
                         continue;
                     };
-                    match ops[defining].name().as_str() {
-                        "instance.instance" => producers.push(defining),
-                        "instance.concat"
-                        | "instance.slice"
-                        | "instance.copy"
-                        | "instance.redistribute" => stack.push(defining),
-                        _ => {}
+                    match ops[defining].kind().and_then(OpKind::instance) {
+                        Some(instance::Kind::Instance) => producers.push(defining),
+                        Some(
+                            instance::Kind::Concat
+                            | instance::Kind::Slice
+                            | instance::Kind::Copy
+                            | instance::Kind::Redistribute,
+                        ) => stack.push(defining),
+                        Some(
+                            instance::Kind::Yield
+                            | instance::Kind::Clusters
+                            | instance::Kind::Group,
+                        )
+                        | None => {}
                     }
                 }
             }
