@@ -7,7 +7,14 @@
 
 use crate::conversion::graph_to_dsa::PIPELINE_OPTION;
 use crate::registry::{OptionInfo, PipelineInfo, Step, StepValue};
+use turbine_dialects::ops::{upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
+
+/// The anchor of function passes.
+const FUNCTION: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
+
+/// The anchor of LLVM-function passes.
+const LLVM_FUNCTION: OpKind = OpKind::Upstream(upstream::Kind::LlvmFunc);
 
 /// The `target` option of both kernel-schedule pipelines.
 const TARGET_OPTION: OptionInfo = OptionInfo {
@@ -37,7 +44,7 @@ const SUBSTITUTE_ALPHA_OPTION: OptionInfo = OptionInfo {
 
 /// The graph-substitute step of both kernel-schedule pipelines.
 const SUBSTITUTE_STEP: Step = Step {
-    nest: Some("func.func"),
+    nest: Some(FUNCTION),
     pass: "graph-substitute",
     options: &[
         ("search", StepValue::Option("substitute")),
@@ -65,13 +72,13 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
     ],
     steps: &[
         Step {
-            nest: Some("func.func"),
+            nest: Some(FUNCTION),
             pass: "graph-fold-reshapes",
             options: &[],
         },
         SUBSTITUTE_STEP,
         Step {
-            nest: Some("func.func"),
+            nest: Some(FUNCTION),
             pass: "graph-split-reductions",
             options: &[],
         },
@@ -175,13 +182,13 @@ graphturbo` runs it.",
     ],
     steps: &[
         Step {
-            nest: Some("func.func"),
+            nest: Some(FUNCTION),
             pass: "graph-fold-reshapes",
             options: &[],
         },
         SUBSTITUTE_STEP,
         Step {
-            nest: Some("func.func"),
+            nest: Some(FUNCTION),
             pass: "graph-split-reductions",
             options: &[],
         },
@@ -201,7 +208,7 @@ graphturbo` runs it.",
             options: &[("target", StepValue::Option("target"))],
         },
         Step {
-            nest: Some("func.func"),
+            nest: Some(FUNCTION),
             pass: "instance-cluster-split",
             options: &[
                 ("channel-cut", StepValue::Option("channel-cut")),
@@ -209,32 +216,32 @@ graphturbo` runs it.",
             ],
         },
         Step {
-            nest: Some("func.func"),
+            nest: Some(FUNCTION),
             pass: "graph-subsample-strided-convs",
             options: &[("enabled", StepValue::Option("subsample"))],
         },
         Step {
-            nest: Some("func.func"),
+            nest: Some(FUNCTION),
             pass: "hw-group",
             options: &[("scope", StepValue::Option("scope"))],
         },
         Step {
-            nest: Some("func.func"),
+            nest: Some(FUNCTION),
             pass: "instance-split",
             options: &[],
         },
         Step {
-            nest: Some("func.func"),
+            nest: Some(FUNCTION),
             pass: "instance-order",
             options: &[],
         },
         Step {
-            nest: Some("func.func"),
+            nest: Some(FUNCTION),
             pass: "instance-bind",
             options: &[],
         },
         Step {
-            nest: Some("func.func"),
+            nest: Some(FUNCTION),
             pass: "instance-stitch",
             options: &[],
         },
@@ -281,17 +288,17 @@ walks one function at a time and functions go in parallel (ResNet-50's 4,800 lin
             options: &[],
         },
         Step {
-            nest: Some("func.func"),
+            nest: Some(FUNCTION),
             pass: "expand-strided-metadata",
             options: &[],
         },
         Step {
-            nest: Some("func.func"),
+            nest: Some(FUNCTION),
             pass: "lower-affine",
             options: &[],
         },
         Step {
-            nest: Some("func.func"),
+            nest: Some(FUNCTION),
             pass: "convert-scf-to-cf",
             options: &[],
         },
@@ -326,7 +333,7 @@ walks one function at a time and functions go in parallel (ResNet-50's 4,800 lin
             options: &[],
         },
         Step {
-            nest: Some("llvm.func"),
+            nest: Some(LLVM_FUNCTION),
             pass: "llvm-fold-aggregates",
             options: &[],
         },

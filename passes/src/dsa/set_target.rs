@@ -9,6 +9,7 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use melior::ir::{AttributeLike, OperationRef};
+use turbine_dialects::ops::{upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 use turbine_targets::Target;
 
@@ -27,7 +28,7 @@ Reads a target description (a built-in name such as `stcp920`, `mini` or `solo`,
 TOML file in the format of docs/Targets.md), validates it, and sets the module's `dsa.target` \
 attribute, which later passes read for core counts, buffer capacities and bandwidths. An unknown \
 target or an invalid file is an error naming it.";
-    const ANCHOR: &'static str = "builtin.module";
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::BuiltinModule);
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
         name: "target",
         description: "Built-in target name or path of a target description (TOML)",

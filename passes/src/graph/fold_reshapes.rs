@@ -10,7 +10,7 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use melior::ir::OperationRef;
-use turbine_dialects::ops::{graph, OpKind};
+use turbine_dialects::ops::{graph, upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -28,7 +28,7 @@ Rewrites `graph.reshape(graph.reshape(x))` into `graph.reshape(x)`, erases the i
 nothing else uses it, and replaces a reshape whose result type equals its input type by its input. \
 With `include-flatten` (the default), `graph.flatten` is first rewritten into the equivalent \
 `graph.reshape` so that it folds too.";
-    const ANCHOR: &'static str = "func.func";
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
         name: "include-flatten",
         description:

@@ -19,7 +19,7 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use turbine_dialects::ops::{graph, OpKind};
+use turbine_dialects::ops::{graph, upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The axes of the last run of reduced dimensions (adjacent axes of `axes`, sorted).
@@ -65,7 +65,7 @@ larger becomes a chain: its last run of reduced axes first, in a reduction that 
 its reduced dimensions. Sums and maxima compose over disjoint axes, and so do means (every \
 partial mean counts the same number of elements). With `explain`, a remark on each reduction \
 split.";
-    const ANCHOR: &'static str = "func.func";
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "max-view-rank",

@@ -16,7 +16,7 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use melior::ir::OperationRef;
-use turbine_dialects::ops::graph;
+use turbine_dialects::ops::{graph, upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -40,7 +40,7 @@ region (through the windows region inference cut): after `instance-cluster-split
 segment's input, in DDR, which the convolution's own copy reads once, where a subsampled copy \
 would read it again. With `explain`, a remark on each convolution \
 rewritten or left alone for its input.";
-    const ANCHOR: &'static str = "func.func";
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "enabled",

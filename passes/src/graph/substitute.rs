@@ -16,6 +16,7 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
+use turbine_dialects::ops::{upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -77,7 +78,7 @@ rewrite of the result names the rule and the cost before and after, and one at t
 gives the search's totals. With `verify`, every rule is first checked through the reference \
 interpreter at its example shapes and at random ones (`turbine-translate --list-rules \
 --verify-rules` does the same for a rule file); an unsound rule is an error at its location.";
-    const ANCHOR: &'static str = "func.func";
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "rules",

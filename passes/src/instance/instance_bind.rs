@@ -23,7 +23,7 @@ use melior::ir::OperationRef;
 use mlir_sys::*;
 use std::collections::HashMap;
 use turbine_dialects::attributes::{instance::Scope, EnumAttribute};
-use turbine_dialects::ops::{instance, upstream};
+use turbine_dialects::ops::{instance, upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -50,7 +50,7 @@ scope GB, one bound alike keeps LB. An output whose share per core exceeds a cor
 gets scope GB. Sets `bind` (cores per output dimension) and `scope` on every instance. With \
 `explain`, a remark on each instance gives its binding, where it came from, and why its scope is \
 GB.";
-    const ANCHOR: &'static str = upstream::Kind::FuncFunc.name();
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[
         crate::target::TARGET_OPTION,
         OptionInfo {

@@ -44,7 +44,7 @@ Both go just before the consumer, on what it reads. Needs `bind` and `scope` on 
 (instance-bind). With `explain`, a remark on the function counts the concatenations, slices, \
 copies and redistributions between instances, and one on each instance that needed movement says \
 which.";
-    const ANCHOR: &'static str = upstream::Kind::FuncFunc.name();
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
         name: "explain",
         description:

@@ -18,7 +18,7 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use turbine_dialects::ops::upstream;
+use turbine_dialects::ops::{upstream, OpKind};
 
 /// The pass; see the module documentation.
 #[derive(Debug)]
@@ -36,7 +36,7 @@ insertvalue, extractvalue, select and poison ops left without users. Memref desc
 and selected whole by the upstream lowerings; LLVM's fast instruction selector (`--opt 0`) handles \
 neither, and falls back to SelectionDAG for the rest of the block, which is superlinear in the \
 block's length. Runs last in `turbine-dsa-to-llvm`.";
-    const ANCHOR: &'static str = "llvm.func";
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::LlvmFunc);
     const OPTIONS: &'static [OptionInfo] = &[];
 
     fn from_options(_: &PassOptions) -> Result<Self, String> {

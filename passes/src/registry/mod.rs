@@ -27,6 +27,7 @@ use std::{
     panic::{catch_unwind, AssertUnwindSafe},
     sync::{Mutex, OnceLock},
 };
+use turbine_dialects::ops::OpKind;
 use turbine_dialects::pass_abi::{self, RawPassDefinition};
 
 /// What MLIR and the documentation know about a pass.
@@ -39,7 +40,7 @@ pub struct PassInfo {
     /// Paragraphs for docs/Passes.md: what the pass does and why.
     pub description: &'static str,
     /// The op the pass runs on.
-    pub anchor: &'static str,
+    pub anchor: OpKind,
     /// Typed options.
     pub options: &'static [OptionInfo],
     run: fn(&PassOptions, OperationRef) -> Result<(), PassFailure>,
@@ -61,7 +62,7 @@ pub trait Pass: Sized + 'static {
     /// The op the pass runs on (`builtin.module`, `func.func`): the smallest op that holds all
     /// the pass reads and writes, so that MLIR can run it on several such ops in parallel and
     /// refuses to run it on any other.
-    const ANCHOR: &'static str;
+    const ANCHOR: OpKind;
     /// Typed options.
     const OPTIONS: &'static [OptionInfo] = &[];
 
@@ -177,7 +178,7 @@ impl PassInfo {
     pub fn run(&self, options: &PassOptions, operation: OperationRef) -> Result<(), PassFailure> {
         let name = operation.name();
         let name = name.as_string_ref().as_str().unwrap_or("");
-        if name != self.anchor {
+        if OpKind::from_name(name) != Some(self.anchor) {
             crate::ir::emit_error(
                 operation.location(),
                 &format!(
@@ -278,7 +279,7 @@ pub fn register(info: &'static PassInfo) {
     let definition = Box::leak(Box::new(RawPassDefinition {
         argument: leak_c_string(info.argument),
         summary: leak_c_string(info.summary),
-        anchor: leak_c_string(info.anchor),
+        anchor: leak_c_string(info.anchor.name()),
         options: options.as_ptr(),
         num_options: options.len(),
         user_data: (info as *const PassInfo).cast(),

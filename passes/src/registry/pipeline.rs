@@ -9,6 +9,7 @@
 
 use super::options::{leak_c_string, raw_options, OptionInfo};
 use std::fmt::Write;
+use turbine_dialects::ops::OpKind;
 use turbine_dialects::pass_abi::{self, RawPipelineDefinition, RawPipelineStep, RawStepOption};
 
 /// What MLIR and the documentation know about a pipeline. A pipeline runs on `builtin.module`.
@@ -31,7 +32,7 @@ pub struct PipelineInfo {
 pub struct Step {
     /// The op the pass is nested on inside the module (`func.func`), or None for the module: the
     /// pass's anchor, for a Turbine pass.
-    pub nest: Option<&'static str>,
+    pub nest: Option<OpKind>,
     /// The pass's registered argument.
     pub pass: &'static str,
     /// Pass options set by the pipeline, by name; the others keep their defaults.
@@ -121,7 +122,9 @@ pub fn register(info: &'static PipelineInfo) {
                 .collect();
             let options = Box::leak(options.into_boxed_slice());
             RawPipelineStep {
-                nest: step.nest.map_or(std::ptr::null(), leak_c_string),
+                nest: step
+                    .nest
+                    .map_or(std::ptr::null(), |op| leak_c_string(op.name())),
                 pass: leak_c_string(step.pass),
                 options: options.as_ptr(),
                 num_options: options.len(),

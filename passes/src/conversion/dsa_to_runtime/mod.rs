@@ -52,6 +52,7 @@ use mlir_sys::*;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use turbine_dialects::attributes::dsa::{Target, UnaryKind};
+use turbine_dialects::ops::{upstream, OpKind};
 use types::{i64_type, integer_attribute, memory_space, pointer_type, type_attribute};
 
 /// The pass; see the module documentation.
@@ -60,7 +61,7 @@ pub struct ConvertDsaToRuntime;
 
 impl Pass for ConvertDsaToRuntime {
     const ARGUMENT: &'static str = "convert-dsa-to-runtime";
-    const ANCHOR: &'static str = "builtin.module";
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::BuiltinModule);
     const SUMMARY: &'static str =
         "Lower dsa kernels, launches, buffers and instructions to calls into the runtime's C ABI";
     const DESCRIPTION: &'static str = "\

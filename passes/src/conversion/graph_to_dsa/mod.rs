@@ -30,7 +30,7 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use melior::ir::OperationRef;
-use turbine_dialects::ops::upstream;
+use turbine_dialects::ops::{upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The `pipeline` option of both kernel-generating passes.
@@ -53,7 +53,7 @@ pub struct ConvertGraphToDsa {
 
 impl Pass for ConvertGraphToDsa {
     const ARGUMENT: &'static str = "convert-graph-to-dsa";
-    const ANCHOR: &'static str = upstream::Kind::BuiltinModule.name();
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::BuiltinModule);
     const SUMMARY: &'static str =
         "Lower graph functions to dsa kernels and a host function (layer-wise schedule)";
     const DESCRIPTION: &'static str = "\

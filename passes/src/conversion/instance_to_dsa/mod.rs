@@ -36,7 +36,7 @@ use lowering::lower_function;
 use melior::ir::OperationRef;
 use plan::Spill;
 use summary::Summary;
-use turbine_dialects::ops::upstream;
+use turbine_dialects::ops::{upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -50,7 +50,7 @@ pub struct ConvertInstanceToDsa {
 
 impl Pass for ConvertInstanceToDsa {
     const ARGUMENT: &'static str = "convert-instance-to-dsa";
-    const ANCHOR: &'static str = upstream::Kind::BuiltinModule.name();
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::BuiltinModule);
     const SUMMARY: &'static str =
         "Lower scheduled instances to dsa kernels with on-chip buffers (GraphTurbo §4)";
     const DESCRIPTION: &'static str = "\

@@ -33,7 +33,7 @@ use crate::{
 };
 use grouping::Grouping;
 use melior::ir::OperationRef;
-use turbine_dialects::ops::upstream;
+use turbine_dialects::ops::{upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -81,7 +81,7 @@ first op of the subgraph merged into (the consumer, or a diamond's exit): the pa
 subgraphs and their split factors, and the rule that accepted or refused it. The target is the \
 `target` option's, or else the `dsa.target` of the module holding the function. The footprint \
 model is in docs/Grouping.md.";
-    const ANCHOR: &'static str = upstream::Kind::FuncFunc.name();
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[
         crate::target::TARGET_OPTION,
         OptionInfo {

@@ -84,7 +84,7 @@ recomputed; for the chosen cut, the weights each cluster reads from DDR, their c
 port against its matrix work, and the bound they set layer by layer (the larger of a layer's MACs \
 on the cluster's matrix engines and its weights over the port, summed); a remark on each layer cut \
 along its channels gives both estimates.";
-    const ANCHOR: &'static str = upstream::Kind::FuncFunc.name();
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[
         crate::target::TARGET_OPTION,
         OptionInfo {

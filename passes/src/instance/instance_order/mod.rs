@@ -44,7 +44,7 @@ bytes of the instance outputs produced and still to be read, plus the running in
 function arguments and weights are not counted. Each instance gets its position as `order`, and \
 the ops of the block are put in that order (helper ops just before the first instance that needs \
 them). With `explain`, a remark on the function gives each orderer's peak and the choice.";
-    const ANCHOR: &'static str = upstream::Kind::FuncFunc.name();
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "order",

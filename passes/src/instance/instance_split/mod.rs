@@ -27,7 +27,7 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use turbine_dialects::attributes::instance::Split;
-use turbine_dialects::ops::{instance, upstream};
+use turbine_dialects::ops::{instance, upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -55,7 +55,7 @@ dimension fits its scope: hw-group then leaves both `split_info` and `best_split
 one instance (with a remark); a `split_info` without a best split, or a best split that does not \
 divide its output, is an error. With `explain`, a remark on each group says how it was split and \
 how much it recomputes, and one on each instance what it reads.";
-    const ANCHOR: &'static str = upstream::Kind::FuncFunc.name();
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
         name: "explain",
         description: "Emit remarks: each group's split and recomputation, each instance's reads",
