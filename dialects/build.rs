@@ -1,18 +1,15 @@
 //! Generates C++ from the dialects' ODS files with `mlir-tblgen` and compiles it, with the
 //! registration hooks and the `MlirOptMain` shim, into one static library; and generates the typed
-//! Rust op views and builders of `src/ops` from the same files (`build/ods.rs` reads TableGen's
-//! JSON dump of each dialect, `build/rust_ops.rs` and `build/rust_kinds.rs` write
-//! `$OUT_DIR/ops/<dialect>.rs`).
+//! Rust op views and builders of `src/ops` from the same files (`build/ods/` reads TableGen's
+//! JSON dump of each dialect, `build/rust/` writes `$OUT_DIR/ops/<dialect>.rs`).
 //!
 //! Dialects are ODS-generated rather than IRDL because IRDL cannot express heterogeneous variadic
 //! operands (see docs/Design.md §1).
 
-#[path = "build/ods.rs"]
+#[path = "build/ods/mod.rs"]
 mod ods;
-#[path = "build/rust_kinds.rs"]
-mod rust_kinds;
-#[path = "build/rust_ops.rs"]
-mod rust_ops;
+#[path = "build/rust/mod.rs"]
+mod rust;
 
 use std::{
     env,
@@ -89,8 +86,8 @@ fn generate_rust_ops(dialect: &str, td: &Path, includes: &[&Path], out: &Path) {
     }
     let directory = out.join("ops");
     std::fs::create_dir_all(&directory).unwrap();
-    let rust = rust_ops::generate(&model) + "\n\n" + &rust_kinds::generate(&model);
-    std::fs::write(directory.join(format!("{dialect}.rs")), rust).unwrap();
+    let source = rust::generate(&model);
+    std::fs::write(directory.join(format!("{dialect}.rs")), source).unwrap();
 }
 
 fn main() {

@@ -1,12 +1,12 @@
 //! Writes a dialect's `Kind`: an enum of its ops without a handle to one, for analyses that read
 //! an op once and then `match` on what it is.
 
+use super::names::{constant, doc, sentence, variant};
 use crate::ods::Dialect;
-use crate::rust_ops::{constant, doc, sentence, variant};
 use std::fmt::Write;
 
 /// The `Kind` enum of `dialect`, its `impl` and the `AnyOp::kind` accessor.
-pub fn generate(dialect: &Dialect) -> String {
+pub(super) fn generate(dialect: &Dialect) -> String {
     let mut out = String::new();
     doc(
         &mut out,

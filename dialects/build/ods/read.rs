@@ -1,223 +1,16 @@
 //! Reads a dialect's ops out of the TableGen JSON dump of its `.td` (`llvm-tblgen --dump-json`,
-//! the standard TableGen JSON backend) into the model that `rust_ops.rs` turns into Rust.
+//! the standard TableGen JSON backend).
 //!
 //! The JSON holds every record TableGen saw, with its fields and superclasses: an op is a record
 //! deriving from `Op`, its `arguments` a dag of (constraint record, name) pairs, and a constraint
 //! tells what it is by its superclasses (`Attr`, `TypeConstraint`, `Optional`, `Variadic`, ...).
 
+use super::mirrors::{MIRRORED_ATTRIBUTES, MIRRORED_ENUMS};
+use super::{
+    Argument, Arity, AttributeDecl, AttributeKind, Dialect, Op, Operand, RegionDecl, Segments,
+    Signedness,
+};
 use serde_json::{Map, Value};
-
-/// One dialect as the generator needs it.
-pub struct Dialect {
-    /// `graph`.
-    pub name: String,
-    /// The ODS summary.
-    pub summary: String,
-    /// The marker traits the dialect itself declares (NativeOpTraits in its C++ namespace), such
-    /// as the graph dialect's `Elementwise`.
-    pub traits: Vec<String>,
-    /// Its ops, in the order of the `.td`.
-    pub ops: Vec<Op>,
-}
-
-/// One op.
-pub struct Op {
-    /// The Rust (and C++) class name: the record's name without its dialect prefix, `Conv2dOp`.
-    pub class: String,
-    /// The full op name, `graph.conv2d`.
-    pub name: String,
-    /// The ODS summary (may be empty).
-    pub summary: String,
-    /// The ODS description, dedented (may be empty).
-    pub description: String,
-    /// Operands and attributes, in the order of `arguments`.
-    pub arguments: Vec<Argument>,
-    /// Results.
-    pub results: Vec<Operand>,
-    /// Regions.
-    pub regions: Vec<RegionDecl>,
-    /// Whether the op has successors (the generator then only passes them through its builder).
-    pub successors: usize,
-    /// How variadic operands share the operand list.
-    pub operand_segments: Segments,
-    /// How variadic results share the result list.
-    pub result_segments: Segments,
-    /// The dialect traits (of [`Dialect::traits`]) the op declares.
-    pub traits: Vec<String>,
-}
-
-/// An operand or an attribute.
-pub enum Argument {
-    /// An operand.
-    Operand(Operand),
-    /// An attribute.
-    Attribute(AttributeDecl),
-}
-
-/// How many values one ODS operand or result stands for.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Arity {
-    /// Exactly one.
-    Single,
-    /// Zero or one (`Optional<...>`).
-    Optional,
-    /// Any number (`Variadic<...>`).
-    Variadic,
-}
-
-/// An operand or a result.
-pub struct Operand {
-    /// The ODS name.
-    pub name: String,
-    /// Its arity.
-    pub arity: Arity,
-    /// The constraint's summary, for the documentation.
-    pub summary: String,
-}
-
-/// A region.
-pub struct RegionDecl {
-    /// The ODS name.
-    pub name: String,
-    /// Whether it is a `VariadicRegion`.
-    pub variadic: bool,
-    /// The constraint's summary.
-    pub summary: String,
-}
-
-/// How an op with several variadic operands (or results) tells their sizes apart.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Segments {
-    /// At most one variadic: it takes whatever the fixed ones leave.
-    Fixed,
-    /// `SameVariadicOperandSize` / `SameVariadicResultSize`.
-    SameSize,
-    /// `AttrSizedOperandSegments` / `AttrSizedResultSegments`: the sizes are in an attribute.
-    Attribute,
-}
-
-/// An attribute.
-pub struct AttributeDecl {
-    /// The ODS name.
-    pub name: String,
-    /// What Rust type it maps to.
-    pub kind: AttributeKind,
-    /// `OptionalAttr` (and not default-valued).
-    pub optional: bool,
-    /// The ODS default value (a C++ expression), for `DefaultValuedAttr`.
-    pub default: Option<String>,
-    /// The constraint's summary.
-    pub summary: String,
-}
-
-/// The attribute kinds the generator maps to Rust types; everything else is [`AttributeKind::Raw`].
-#[derive(Clone)]
-pub enum AttributeKind {
-    /// `DenseI32ArrayAttr`, `DenseI64ArrayAttr`, `DenseF32ArrayAttr`, `DenseF64ArrayAttr`: the
-    /// Rust element type (`i32`, `i64`, `f32`, `f64`).
-    DenseArray(&'static str),
-    /// An `IntegerAttr` of a known integer type (`I64Attr`, `SI32Attr`, ...).
-    Integer { width: u32, signedness: Signedness },
-    /// A `FloatAttr` of a known width (`F32Attr`, `F64Attr`).
-    Float { width: u32 },
-    /// `BoolAttr`.
-    Bool,
-    /// `UnitAttr`.
-    Unit,
-    /// `StrAttr`, `SymbolNameAttr`.
-    String,
-    /// `FlatSymbolRefAttr`.
-    SymbolRef,
-    /// `TypeAttr`, `TypeAttrOf<...>`.
-    Type,
-    /// An `ArrayAttr`, with the kind of its elements when the constraint names one the
-    /// generator maps.
-    Array(Option<Box<AttributeKind>>),
-    /// An enumeration attribute with a Rust mirror in `crate::attributes`.
-    Enum { path: String, cases: Vec<String> },
-    /// A dialect attribute with a Rust mirror in `crate::attributes` (`#instance.split`).
-    Mirrored { path: String },
-    /// Anything else: the raw `Attribute`. The string is the C++ storage type.
-    Raw(String),
-}
-
-/// The signedness of an integer type.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Signedness {
-    /// `iN`.
-    Signless,
-    /// `siN`.
-    Signed,
-    /// `uiN`.
-    Unsigned,
-}
-
-/// ODS enumerations with a Rust mirror in `src/attributes` (C++ namespace and class, Rust path).
-/// An enumeration missing here reads and builds as a raw attribute, with a build warning.
-const MIRRORED_ENUMS: &[(&str, &str)] = &[
-    (
-        "::turbine::graph::Activation",
-        "crate::attributes::graph::Activation",
-    ),
-    (
-        "::turbine::graph::PadMode",
-        "crate::attributes::graph::PadMode",
-    ),
-    (
-        "::turbine::graph::ResizeMode",
-        "crate::attributes::graph::ResizeMode",
-    ),
-    (
-        "::turbine::graph::ResizeCoordinates",
-        "crate::attributes::graph::ResizeCoordinates",
-    ),
-    (
-        "::turbine::graph::NearestRounding",
-        "crate::attributes::graph::NearestRounding",
-    ),
-    (
-        "::turbine::graph::ComparePredicate",
-        "crate::attributes::graph::ComparePredicate",
-    ),
-    (
-        "::turbine::instance::Scope",
-        "crate::attributes::instance::Scope",
-    ),
-    (
-        "::turbine::dsa::MemorySpace",
-        "crate::attributes::dsa::MemorySpace",
-    ),
-    (
-        "::turbine::dsa::BinaryKind",
-        "crate::attributes::dsa::BinaryKind",
-    ),
-    (
-        "::turbine::dsa::UnaryKind",
-        "crate::attributes::dsa::UnaryKind",
-    ),
-    (
-        "::turbine::dsa::PoolKind",
-        "crate::attributes::dsa::PoolKind",
-    ),
-    (
-        "::turbine::dsa::ReduceKind",
-        "crate::attributes::dsa::ReduceKind",
-    ),
-];
-
-/// ODS attribute definitions with a Rust mirror (C++ class, Rust path). The mirror has
-/// `from_attribute(Attribute) -> Option<Self>` and
-/// `attribute(&self, Location) -> Option<Attribute>`.
-const MIRRORED_ATTRIBUTES: &[(&str, &str)] = &[
-    (
-        "::turbine::instance::SplitAttr",
-        "crate::attributes::instance::Split",
-    ),
-    (
-        "::turbine::dsa::TargetAttr",
-        "crate::attributes::dsa::Target",
-    ),
-];
 
 /// The records of one JSON dump.
 struct Records<'j> {
@@ -299,7 +92,7 @@ fn line_of(record: &Map<String, Value>) -> usize {
 }
 
 /// Removes the indentation common to every non-blank line and the blank lines around the text.
-pub fn dedent(text: &str) -> String {
+fn dedent(text: &str) -> String {
     let indent = text
         .lines()
         .filter(|line| !line.trim().is_empty())
@@ -394,63 +187,30 @@ fn read_op(
         }
     }
     let has = |def: &str| native.iter().any(|(record, _, _)| record == def);
-    let operand_segments = if has("AttrSizedOperandSegments") {
-        Segments::Attribute
-    } else if has("SameVariadicOperandSize") {
-        Segments::SameSize
-    } else {
-        Segments::Fixed
+    let segments = |attribute_sized: &str, same_size: &str| {
+        if has(attribute_sized) {
+            Segments::Attribute
+        } else if has(same_size) {
+            Segments::SameSize
+        } else {
+            Segments::Fixed
+        }
     };
-    let result_segments = if has("AttrSizedResultSegments") {
-        Segments::Attribute
-    } else if has("SameVariadicResultSize") {
-        Segments::SameSize
-    } else {
-        Segments::Fixed
-    };
+    let operand_segments = segments("AttrSizedOperandSegments", "SameVariadicOperandSize");
+    let result_segments = segments("AttrSizedResultSegments", "SameVariadicResultSize");
     let traits = native
         .iter()
         .filter(|(_, space, r#trait)| space == namespace && dialect_traits.contains(r#trait))
         .map(|(_, _, r#trait)| r#trait.clone())
         .collect();
 
-    let mut arguments = Vec::new();
-    for (constraint, arg_name) in dag_args(record, "arguments") {
-        let mut constraint = records.deref(constraint).expect("arguments name records");
-        // `Arg<constraint, description, decorators>` wraps the constraint.
-        while is_a(constraint, "OpVariable") {
-            constraint = records
-                .deref(&constraint["constraint"])
-                .expect("an OpVariable has a constraint");
-        }
-        if is_a(constraint, "Attr") {
-            arguments.push(Argument::Attribute(read_attribute(
-                records, constraint, arg_name, &name,
-            )));
-        } else if is_a(constraint, "TypeConstraint") {
-            arguments.push(Argument::Operand(read_operand(constraint, arg_name)));
-        } else {
-            // A property (`Property` records): no generated accessor, the raw op still has it.
-            records.warnings.push(format!(
-                "{name}: argument `{arg_name}` is neither an attribute nor an operand; \
-                 no accessor generated"
-            ));
-        }
-    }
-
+    let arguments = read_arguments(records, record, &name);
     let results = dag_args(record, "results")
         .into_iter()
         .map(|(constraint, result_name)| {
-            let mut constraint = records.deref(constraint).expect("results name records");
-            while is_a(constraint, "OpVariable") {
-                constraint = records
-                    .deref(&constraint["constraint"])
-                    .expect("an OpVariable has a constraint");
-            }
-            read_operand(constraint, result_name)
+            read_operand(constraint_of(records, constraint, "results"), result_name)
         })
         .collect();
-
     let regions = dag_args(record, "regions")
         .into_iter()
         .map(|(constraint, region_name)| {
@@ -482,6 +242,42 @@ fn read_op(
         result_segments,
         traits,
     }
+}
+
+/// The constraint record of an operand, attribute or result that `value` names in the dag
+/// `field`, unwrapped from `Arg<constraint, description, decorators>`.
+fn constraint_of<'j>(records: &Records<'j>, value: &Value, field: &str) -> &'j Map<String, Value> {
+    let mut constraint = records
+        .deref(value)
+        .unwrap_or_else(|| panic!("{field} name records"));
+    while is_a(constraint, "OpVariable") {
+        constraint = records
+            .deref(&constraint["constraint"])
+            .expect("an OpVariable has a constraint");
+    }
+    constraint
+}
+
+/// The operands and attributes of op `op`'s record, in the order of its `arguments`.
+fn read_arguments(records: &mut Records, record: &Map<String, Value>, op: &str) -> Vec<Argument> {
+    let mut arguments = Vec::new();
+    for (constraint, arg_name) in dag_args(record, "arguments") {
+        let constraint = constraint_of(records, constraint, "arguments");
+        if is_a(constraint, "Attr") {
+            arguments.push(Argument::Attribute(read_attribute(
+                records, constraint, arg_name, op,
+            )));
+        } else if is_a(constraint, "TypeConstraint") {
+            arguments.push(Argument::Operand(read_operand(constraint, arg_name)));
+        } else {
+            // A property (`Property` records): no generated accessor, the raw op still has it.
+            records.warnings.push(format!(
+                "{op}: argument `{arg_name}` is neither an attribute nor an operand; \
+                 no accessor generated"
+            ));
+        }
+    }
+    arguments
 }
 
 /// Flattens trait lists (`Pure` is one) into (record, C++ namespace, trait) of each trait
