@@ -9,7 +9,7 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use melior::ir::{AttributeLike, OperationRef};
-use turbine_dialects::pass_abi::OptionKind;
+use turbine_dialects::{ops::upstream, pass_abi::OptionKind};
 use turbine_targets::Target;
 
 /// The pass; see the module documentation.
@@ -27,7 +27,7 @@ Reads a target description (a built-in name such as `stcp920`, `mini` or `solo`,
 TOML file in the format of docs/Targets.md), validates it, and sets the module's `dsa.target` \
 attribute, which later passes read for core counts, buffer capacities and bandwidths. An unknown \
 target or an invalid file is an error naming it.";
-    const ANCHOR: &'static str = "builtin.module";
+    const ANCHOR: &'static str = upstream::Kind::BuiltinModule.name();
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
         name: "target",
         description: "Built-in target name or path of a target description (TOML)",
@@ -44,7 +44,8 @@ target or an invalid file is an error naming it.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let module = Op(operation.to_raw());
+        // SAFETY: the pass manager hands us a live op, alive for the run.
+        let module = unsafe { Op::from_raw(operation.to_raw()) };
         let target = Target::load(&self.target).map_err(|error| {
             module.emit_error(&format!("cannot use target '{}': {error}", self.target));
             PassFailure
