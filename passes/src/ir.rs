@@ -481,3 +481,219 @@ pub fn i64_attribute(context: MlirContext, value: i64) -> MlirAttribute {
     // SAFETY: the context is alive.
     unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), value) }
 }
+
+impl Op {
+    /// The context the op is in.
+    pub fn context(self) -> MlirContext {
+        // SAFETY: the op is alive.
+        unsafe { mlirOperationGetContext(self.0) }
+    }
+
+    /// The namespace of the op's dialect: its name up to the first dot (`dsa` for `dsa.dma`).
+    pub fn dialect(self) -> String {
+        let name = self.name();
+        match name.split_once('.') {
+            Some((dialect, _)) => dialect.to_string(),
+            None => name,
+        }
+    }
+
+    /// The block holding the op; null for a detached op.
+    pub fn parent_block(self) -> MlirBlock {
+        // SAFETY: the op is alive.
+        unsafe { mlirOperationGetBlock(self.0) }
+    }
+
+    /// The op's operands, in order.
+    pub fn operands(self) -> Vec<Val> {
+        // SAFETY: the op is alive; indices stay below the operand count.
+        unsafe {
+            (0..mlirOperationGetNumOperands(self.0))
+                .map(|index| Val(mlirOperationGetOperand(self.0, index)))
+                .collect()
+        }
+    }
+
+    /// Replaces all of the op's operands by `operands`.
+    pub fn set_operands(self, operands: &[Val]) {
+        let raw: Vec<MlirValue> = operands.iter().map(|value| value.0).collect();
+        // SAFETY: the op and the values are alive in one context; MLIR copies the list.
+        unsafe { mlirOperationSetOperands(self.0, raw.len() as isize, raw.as_ptr()) }
+    }
+
+    /// The op's results, in order.
+    pub fn results(self) -> Vec<Val> {
+        // SAFETY: the op is alive; indices stay below the result count.
+        unsafe {
+            (0..mlirOperationGetNumResults(self.0))
+                .map(|index| Val(mlirOperationGetResult(self.0, index)))
+                .collect()
+        }
+    }
+
+    /// How many regions the op has (empty ones included).
+    pub fn num_regions(self) -> usize {
+        // SAFETY: the op is alive.
+        unsafe { mlirOperationGetNumRegions(self.0) as usize }
+    }
+
+    /// The blocks of all of the op's regions, region by region, each region's in order.
+    pub fn blocks(self) -> Vec<MlirBlock> {
+        let mut blocks = Vec::new();
+        // SAFETY: the op is alive; the walk stops at each region's null block.
+        unsafe {
+            for index in 0..mlirOperationGetNumRegions(self.0) {
+                let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, index));
+                while !block.ptr.is_null() {
+                    blocks.push(block);
+                    block = mlirBlockGetNextInRegion(block);
+                }
+            }
+        }
+        blocks
+    }
+
+    /// The first block of the first region (a function's entry block); None when the op has no
+    /// region or its first region no block (a declaration).
+    pub fn entry_block(self) -> Option<MlirBlock> {
+        // SAFETY: the op is alive; the region is read only when it exists.
+        unsafe {
+            if mlirOperationGetNumRegions(self.0) == 0 {
+                return None;
+            }
+            let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, 0));
+            (!block.ptr.is_null()).then_some(block)
+        }
+    }
+
+    /// The closest op of kind `kind` that this op is nested in (itself excluded).
+    pub fn enclosing(self, kind: impl Into<OpKind>) -> Option<Op> {
+        let kind = kind.into();
+        std::iter::successors(self.parent(), |op| op.parent()).find(|op| op.is(kind))
+    }
+
+    /// The integer attribute `name`, None when the op has none of that kind.
+    pub fn integer_value(self, name: &str) -> Option<i64> {
+        // SAFETY: the op is alive; the attribute is checked to be an integer before it is read.
+        unsafe {
+            let attribute = mlirOperationGetAttributeByName(self.0, string_ref(name));
+            (!attribute.ptr.is_null() && mlirAttributeIsAInteger(attribute))
+                .then(|| mlirIntegerAttrGetValueInt(attribute))
+        }
+    }
+
+    /// The float attribute `name`, None when the op has none of that kind.
+    pub fn float_value(self, name: &str) -> Option<f64> {
+        // SAFETY: the op is alive; the attribute is checked to be a float before it is read.
+        unsafe {
+            let attribute = mlirOperationGetAttributeByName(self.0, string_ref(name));
+            (!attribute.ptr.is_null() && mlirAttributeIsAFloat(attribute))
+                .then(|| mlirFloatAttrGetValueDouble(attribute))
+        }
+    }
+
+    /// The bool attribute `name`, None when the op has none of that kind.
+    pub fn bool_value(self, name: &str) -> Option<bool> {
+        // SAFETY: the op is alive; the attribute is checked to be a bool before it is read.
+        unsafe {
+            let attribute = mlirOperationGetAttributeByName(self.0, string_ref(name));
+            (!attribute.ptr.is_null() && mlirAttributeIsABool(attribute))
+                .then(|| mlirBoolAttrGetValue(attribute))
+        }
+    }
+
+    /// The symbol the flat symbol reference attribute `name` refers to (a call's callee), None
+    /// when the op has none of that kind.
+    pub fn symbol_reference(self, name: &str) -> Option<String> {
+        // SAFETY: the op is alive; the attribute is checked to be a flat symbol reference before
+        // it is read.
+        unsafe {
+            let attribute = mlirOperationGetAttributeByName(self.0, string_ref(name));
+            (!attribute.ptr.is_null() && mlirAttributeIsAFlatSymbolRef(attribute))
+                .then(|| to_string(mlirFlatSymbolRefAttrGetValue(attribute)))
+        }
+    }
+
+    /// Whether this symbol table op (a module) defines the symbol `name`.
+    pub fn defines_symbol(self, name: &str) -> bool {
+        // SAFETY: the op is alive; the table is destroyed before returning.
+        unsafe {
+            let table = mlirSymbolTableCreate(self.0);
+            let found = !mlirSymbolTableLookup(table, string_ref(name)).ptr.is_null();
+            mlirSymbolTableDestroy(table);
+            found
+        }
+    }
+
+    /// Moves the op from its block to the end of `block`.
+    pub fn move_to_end(self, block: MlirBlock) {
+        // SAFETY: the op and the block are alive; the block takes the op its old one released.
+        unsafe {
+            mlirOperationRemoveFromParent(self.0);
+            mlirBlockAppendOwnedOperation(block, self.0);
+        }
+    }
+}
+
+impl Val {
+    /// Gives the value the type `r#type` (callers keep the IR valid, as a type conversion does).
+    pub fn set_type(self, r#type: MlirType) {
+        // SAFETY: the value and the type are alive in one context.
+        unsafe { mlirValueSetType(self.0, r#type) }
+    }
+
+    /// The block this value is an argument of; None for an op's result.
+    pub fn owner_block(self) -> Option<MlirBlock> {
+        // SAFETY: the value is alive.
+        unsafe { mlirValueIsABlockArgument(self.0).then(|| mlirBlockArgumentGetOwner(self.0)) }
+    }
+
+    /// Every use of the value, in MLIR's use-list order: the op using it and the operand's
+    /// position.
+    pub fn uses(self) -> Vec<(Op, usize)> {
+        let mut uses = Vec::new();
+        // SAFETY: the value is alive; the walk stops at the null use past the last.
+        unsafe {
+            let mut operand = mlirValueGetFirstUse(self.0);
+            while !mlirOpOperandIsNull(operand) {
+                uses.push((
+                    Op(mlirOpOperandGetOwner(operand)),
+                    mlirOpOperandGetOperandNumber(operand) as usize,
+                ));
+                operand = mlirOpOperandGetNextUse(operand);
+            }
+        }
+        uses
+    }
+}
+
+/// The ops of `block` (an alive block), in order.
+pub fn block_ops(block: MlirBlock) -> Vec<Op> {
+    let mut ops = Vec::new();
+    // SAFETY: the block is alive; the walk stops at the null op past the last.
+    unsafe {
+        let mut op = mlirBlockGetFirstOperation(block);
+        while !op.ptr.is_null() {
+            ops.push(Op(op));
+            op = mlirOperationGetNextInBlock(op);
+        }
+    }
+    ops
+}
+
+/// The arguments of `block` (an alive block), in order.
+pub fn block_arguments(block: MlirBlock) -> Vec<Val> {
+    // SAFETY: the block is alive; indices stay below the argument count.
+    unsafe {
+        (0..mlirBlockGetNumArguments(block))
+            .map(|index| Val(mlirBlockGetArgument(block, index)))
+            .collect()
+    }
+}
+
+/// The op whose region holds `block` (an alive block), None for a detached block.
+pub fn block_parent(block: MlirBlock) -> Option<Op> {
+    // SAFETY: the block is alive.
+    let parent = unsafe { mlirBlockGetParentOperation(block) };
+    (!parent.ptr.is_null()).then_some(Op(parent))
+}

@@ -15,6 +15,7 @@ use std::rc::Rc;
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use melior::ir::{Module, TypeLike, ValueLike};
 use melior::Context;
+use turbine_dialects::ops::{upstream, OpKind};
 
 /// A harness: any bytes in, a panic on a bug.
 pub type Harness = fn(&[u8]);
@@ -89,7 +90,9 @@ pub fn ir_pipelines() -> Vec<String> {
     let mut pipelines: Vec<String> = turbine_passes::all_passes()
         .iter()
         .map(|info| match info.anchor {
-            "builtin.module" => format!("builtin.module({})", info.argument),
+            OpKind::Upstream(upstream::Kind::BuiltinModule) => {
+                format!("builtin.module({})", info.argument)
+            }
             anchor => format!("builtin.module({anchor}({}))", info.argument),
         })
         .collect();

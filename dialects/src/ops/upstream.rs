@@ -111,6 +111,16 @@ upstream_kinds! {
     LlvmInsertvalue => "llvm.insertvalue",
     /// `llvm.extractvalue`.
     LlvmExtractvalue => "llvm.extractvalue",
+    /// `llvm.mlir.undef`.
+    LlvmMlirUndef => "llvm.mlir.undef",
+    /// `llvm.mlir.poison`.
+    LlvmMlirPoison => "llvm.mlir.poison",
+    /// `llvm.mlir.zero`.
+    LlvmMlirZero => "llvm.mlir.zero",
+    /// `llvm.mlir.addressof`.
+    LlvmMlirAddressof => "llvm.mlir.addressof",
+    /// `llvm.mlir.global`.
+    LlvmMlirGlobal => "llvm.mlir.global",
 }
 
 impl fmt::Display for Kind {

@@ -45,7 +45,8 @@ target or an invalid file is an error naming it.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let module = Op(operation.to_raw());
+        // SAFETY: the pass manager hands us a live op, alive for the run.
+        let module = unsafe { Op::from_raw(operation.to_raw()) };
         let target = Target::load(&self.target).map_err(|error| {
             module.emit_error(&format!("cannot use target '{}': {error}", self.target));
             PassFailure

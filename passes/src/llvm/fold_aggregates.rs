@@ -44,11 +44,12 @@ block's length. Runs last in `turbine-dsa-to-llvm`.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let function = Op(operation.to_raw());
+        // SAFETY: the pass manager hands us a live op, alive for the run.
+        let function = unsafe { Op::from_raw(operation.to_raw()) };
         let mut work: Vec<Op> = function
             .collect_pre_order()
             .into_iter()
-            .filter(|op| op.name() == "llvm.extractvalue")
+            .filter(|op| op.is(upstream::Kind::LlvmExtractvalue))
             .collect();
         work.reverse();
         while let Some(extract) = work.pop() {
@@ -71,8 +72,8 @@ fn fold(extract: Op) -> Vec<Op> {
         let Some(source) = extract.operand(0).defining_op() else {
             return Vec::new();
         };
-        match source.name().as_str() {
-            "llvm.insertvalue" => {
+        match source.kind().and_then(OpKind::upstream) {
+            Some(upstream::Kind::LlvmInsertvalue) => {
                 // Operands: the container, then the inserted value.
                 let inserted = position(source);
                 if inserted == wanted {
@@ -87,11 +88,10 @@ fn fold(extract: Op) -> Vec<Op> {
                 }
                 extract.set_operand(0, source.operand(0));
             }
-            "llvm.select" => {
+            Some(upstream::Kind::LlvmSelect) => {
                 let point = InsertionPoint::Before(extract);
                 let (location, r#type) = (extract.location(), extract.result(0).r#type());
-                // SAFETY: the op is alive.
-                let context = unsafe { mlirOperationGetContext(extract.0) };
+                let context = extract.context();
                 let field = |from: Val| {
                     create(
                         point,
@@ -126,11 +126,14 @@ fn fold(extract: Op) -> Vec<Op> {
 /// a chain goes in one sweep.
 fn erase_dead_aggregates(function: Op) {
     for op in function.collect_pre_order().into_iter().rev() {
-        let name = op.name();
-        let aggregate = match name.as_str() {
-            "llvm.insertvalue" | "llvm.extractvalue" | "llvm.mlir.poison" => true,
+        let aggregate = match op.kind().and_then(OpKind::upstream) {
+            Some(
+                upstream::Kind::LlvmInsertvalue
+                | upstream::Kind::LlvmExtractvalue
+                | upstream::Kind::LlvmMlirPoison,
+            ) => true,
             // SAFETY: the result type is alive.
-            "llvm.select" => unsafe {
+            Some(upstream::Kind::LlvmSelect) => unsafe {
                 mlirTypeIDEqual(
                     mlirTypeGetTypeID(op.result(0).r#type()),
                     mlirLLVMStructTypeGetTypeID(),

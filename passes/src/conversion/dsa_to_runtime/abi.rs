@@ -7,17 +7,16 @@
 //! so that a case added to the dialect fails to compile here instead of lowering to a wrong code.
 
 use super::builder::Builder;
-use super::ir::{
-    attribute, defines_symbol, enclosing_function, entry_block, operands, referenced_symbol,
-    string_ref,
-};
 use super::types::{
     array_attribute, dictionary_attribute, f32_type, function_type, i32_type, i64_type, index_type,
-    pointer_type, string_attribute,
+    pointer_type,
 };
+use crate::ir::{string_attribute, Op, Val};
+use melior::ir::AttributeLike;
 use mlir_sys::*;
 use std::collections::HashSet;
 use turbine_dialects::attributes::dsa::{BinaryKind, MemorySpace, PoolKind, ReduceKind, UnaryKind};
+use turbine_dialects::ops::upstream;
 
 // ---- Scratch -----------------------------------------------------------------------------------
 
@@ -35,11 +34,11 @@ pub(super) const WAITS_WORD: usize = TOKEN_WORD + 1;
 #[derive(Clone, Copy)]
 pub(super) struct FunctionState {
     /// The leading `%dev` argument.
-    pub(super) device: MlirValue,
+    pub(super) device: Val,
     /// The core a kernel records on (`%cluster`, `%core`); None in host functions.
-    pub(super) core: Option<(MlirValue, MlirValue)>,
+    pub(super) core: Option<(Val, Val)>,
     /// The scratch words (see [`PARAMS_WORD`] and the other offsets), if the function needs any.
-    pub(super) scratch: Option<MlirValue>,
+    pub(super) scratch: Option<Val>,
 }
 
 // ---- Codes -------------------------------------------------------------------------------------
@@ -190,100 +189,87 @@ const RUNTIME_FUNCTIONS: &[(&str, &[Parameter])] = {
 };
 
 /// Declares every runtime function the module does not define yet, as a private `func.func`
-/// at the end of the module.
-///
-/// # Safety
-/// `module` is an alive `builtin.module`.
-pub(super) unsafe fn declare_runtime(module: MlirOperation) {
-    // SAFETY: the module is alive; its body is its only region's first block.
-    unsafe {
-        let context = mlirOperationGetContext(module);
-        let builder = Builder::at_module_end(module);
-        let status = [i32_type(context)];
-        for &(name, parameters) in RUNTIME_FUNCTIONS {
-            if defines_symbol(module, name) {
-                continue;
-            }
-            let inputs: Vec<MlirType> = parameters
-                .iter()
-                .map(|parameter| match parameter {
-                    Parameter::I32 => i32_type(context),
-                    Parameter::I64 => i64_type(context),
-                    Parameter::F32 => f32_type(context),
-                    Parameter::Pointer => pointer_type(context),
-                })
-                .collect();
-            builder.function(
-                name,
-                function_type(context, &inputs, &status),
-                &[("sym_visibility", string_attribute(context, "private"))],
-                mlirRegionCreate(),
-            );
+/// at the end of `module` (a `builtin.module`).
+pub(super) fn declare_runtime(module: Op) {
+    let context = module.context();
+    let builder = Builder::at_module_end(module);
+    let status = [i32_type(context)];
+    for &(name, parameters) in RUNTIME_FUNCTIONS {
+        if module.defines_symbol(name) {
+            continue;
         }
+        let inputs: Vec<MlirType> = parameters
+            .iter()
+            .map(|parameter| match parameter {
+                Parameter::I32 => i32_type(context),
+                Parameter::I64 => i64_type(context),
+                Parameter::F32 => f32_type(context),
+                Parameter::Pointer => pointer_type(context),
+            })
+            .collect();
+        // SAFETY: the new region is handed to the declaration, which owns it.
+        let body = unsafe { mlirRegionCreate() };
+        builder.function(
+            name,
+            function_type(context, &inputs, &status),
+            &[("sym_visibility", string_attribute(context, "private"))],
+            body,
+        );
     }
 }
 
 // ---- Leading arguments -------------------------------------------------------------------------
 
 /// The leading arguments of a lowered host function: `%dev: i64`.
-pub(super) unsafe fn host_arguments(context: MlirContext) -> Vec<MlirType> {
-    // SAFETY: the caller's guarantee.
-    unsafe { vec![i64_type(context)] }
+pub(super) fn host_arguments(context: MlirContext) -> Vec<MlirType> {
+    vec![i64_type(context)]
 }
 
 /// The leading arguments of a kernel's function: `%dev: i64, %cluster: i32, %core: i32,
 /// %index: index`.
-pub(super) unsafe fn kernel_arguments(context: MlirContext) -> Vec<MlirType> {
-    // SAFETY: the caller's guarantee.
-    unsafe {
-        let i32 = i32_type(context);
-        vec![i64_type(context), i32, i32, index_type(context)]
-    }
+pub(super) fn kernel_arguments(context: MlirContext) -> Vec<MlirType> {
+    let i32 = i32_type(context);
+    vec![i64_type(context), i32, i32, index_type(context)]
 }
 
 /// Inserts arguments of `types` before the existing ones of `function`'s entry block, keeping
-/// `arg_attrs` aligned (the function type is recomputed by the type conversion).
-///
-/// # Safety
-/// `function` is an alive function-like op with a body, whose `arg_attrs`, if set, is an array.
-pub(super) unsafe fn prepend_arguments(function: MlirOperation, types: &[MlirType]) {
-    // SAFETY: the caller's guarantee; the existing argument attributes are reused as handles.
-    unsafe {
-        let context = mlirOperationGetContext(function);
-        let location = mlirOperationGetLocation(function);
-        let block = entry_block(function);
-        for (position, &r#type) in types.iter().enumerate() {
-            mlirBlockInsertArgument(block, position as isize, r#type, location);
-        }
-        if let Some(arg_attrs) = attribute(function, "arg_attrs") {
-            let mut attrs = vec![dictionary_attribute(context, &[]); types.len()];
-            attrs.extend(
-                (0..mlirArrayAttrGetNumElements(arg_attrs))
-                    .map(|index| mlirArrayAttrGetElement(arg_attrs, index)),
-            );
-            mlirOperationSetAttributeByName(
-                function,
-                string_ref("arg_attrs"),
-                array_attribute(context, &attrs),
-            );
-        }
+/// `arg_attrs` aligned (the function type is recomputed by the type conversion); `function` is a
+/// function-like op with a body, whose `arg_attrs`, if set, is an array.
+pub(super) fn prepend_arguments(function: Op, types: &[MlirType]) {
+    let context = function.context();
+    let location = function.location();
+    let block = function.entry_block().expect("the function has a body");
+    for (position, &r#type) in types.iter().enumerate() {
+        // SAFETY: the block, type and location are alive in one context.
+        unsafe { mlirBlockInsertArgument(block, position as isize, r#type, location) };
+    }
+    if let Some(arg_attrs) = function.attribute("arg_attrs") {
+        let arg_attrs = arg_attrs.to_raw();
+        let mut attrs = vec![dictionary_attribute(context, &[]); types.len()];
+        // SAFETY: a function's `arg_attrs` is an array attribute; the existing argument attributes
+        // are reused as handles, and indices stay below the element count.
+        attrs.extend(unsafe {
+            (0..mlirArrayAttrGetNumElements(arg_attrs))
+                .map(|index| mlirArrayAttrGetElement(arg_attrs, index))
+                .collect::<Vec<_>>()
+        });
+        function.set_attribute("arg_attrs", array_attribute(context, &attrs));
     }
 }
 
-/// Adds the caller's `%dev` to a call of a module function (one of `host_names`), which takes it
-/// as its leading argument.
-///
-/// # Safety
-/// `call` is an alive, verified `func.call` inside a lowered function.
-pub(super) unsafe fn pass_device_along(call: MlirOperation, host_names: &HashSet<String>) {
-    // SAFETY: the caller's guarantee; the caller's entry block starts with `%dev`.
-    unsafe {
-        if !host_names.contains(&referenced_symbol(call, "callee")) {
-            return;
-        }
-        let caller = enclosing_function(call).expect("calls of module functions sit in functions");
-        let mut arguments = vec![mlirBlockGetArgument(entry_block(caller), 0)];
-        arguments.extend(operands(call));
-        mlirOperationSetOperands(call, arguments.len() as isize, arguments.as_ptr());
+/// Adds the caller's `%dev` to `call` (a verified `func.call` inside a lowered function) when it
+/// calls a module function (one of `host_names`), which takes it as its leading argument.
+pub(super) fn pass_device_along(call: Op, host_names: &HashSet<String>) {
+    let callee = call
+        .symbol_reference("callee")
+        .expect("a call names its callee");
+    if !host_names.contains(&callee) {
+        return;
     }
+    let caller = call
+        .enclosing(upstream::Kind::FuncFunc)
+        .expect("calls of module functions sit in functions");
+    let mut arguments = vec![caller.entry_argument(0)];
+    arguments.extend(call.operands());
+    call.set_operands(&arguments);
 }

@@ -4,68 +4,52 @@
 //! before the op being replaced (or at the end of a block it just created); keeping that place in
 //! one value lets each lowering read as the sequence of ops it emits.
 
-use super::ir::string_ref;
 use super::types::{
     f32_type, i32_array_attribute, i32_type, i64_type, index_type, integer_attribute, pointer_type,
-    string_attribute, symbol_reference, type_attribute,
+    symbol_reference, type_attribute,
 };
+use crate::ir::{string_attribute, string_ref, Op, Val};
 use mlir_sys::*;
+use turbine_dialects::ops::{upstream, OpKind};
 
 /// Where new ops go: before `anchor` in its block (or at the end of `block` when None), with the
 /// location they get.
 ///
-/// A builder holds C-API handles, which is why its constructors and every method are `unsafe`:
-/// the contract of each is that the builder's block, anchor and context are alive, and that the
-/// handles passed are alive and of that context.
+/// Like [`Op`], a builder holds C-API handles: its block, anchor and context are alive while it
+/// is used, and the handles passed to its methods are alive and of that context.
 #[derive(Clone, Copy)]
 pub(super) struct Builder {
     /// The context of the IR being built.
     pub(super) context: MlirContext,
     block: MlirBlock,
-    anchor: Option<MlirOperation>,
+    anchor: Option<Op>,
     /// The location of the ops built here.
     pub(super) location: MlirLocation,
 }
 
 impl Builder {
-    /// Before `op`, at its location.
-    ///
-    /// # Safety
-    /// `op` is alive and in a block, and stays so while the builder is used.
-    pub(super) unsafe fn before(op: MlirOperation) -> Builder {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            Builder {
-                context: mlirOperationGetContext(op),
-                block: mlirOperationGetBlock(op),
-                anchor: Some(op),
-                location: mlirOperationGetLocation(op),
-            }
+    /// Before `op` (an op in a block), at its location.
+    pub(super) fn before(op: Op) -> Builder {
+        Builder {
+            context: op.context(),
+            block: op.parent_block(),
+            anchor: Some(op),
+            location: op.location(),
         }
     }
 
-    /// A builder appending to the body of `module`, at the module's location (declarations and
-    /// globals).
-    ///
-    /// # Safety
-    /// `module` is an alive `builtin.module` while the builder is used.
-    pub(super) unsafe fn at_module_end(module: MlirOperation) -> Builder {
-        // SAFETY: the caller's guarantee; the body is the module's only region's first block.
-        unsafe {
-            Builder::at_end(
-                mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)),
-                mlirOperationGetContext(module),
-                mlirOperationGetLocation(module),
-            )
-        }
+    /// A builder appending to the body of `module` (a `builtin.module`), at the module's location
+    /// (declarations and globals).
+    pub(super) fn at_module_end(module: Op) -> Builder {
+        Builder::at_end(
+            module.entry_block().expect("a module has a body"),
+            module.context(),
+            module.location(),
+        )
     }
 
-    /// At the end of `block`.
-    ///
-    /// # Safety
-    /// `block`, `context` and `location` are alive (the block's ops of that context) while the
-    /// builder is used.
-    pub(super) unsafe fn at_end(
+    /// At the end of `block`, whose ops are of `context`.
+    pub(super) fn at_end(
         block: MlirBlock,
         context: MlirContext,
         location: MlirLocation,
@@ -78,36 +62,21 @@ impl Builder {
         }
     }
 
-    /// Inserts a detached op at the insertion point.
-    ///
-    /// # Safety
-    /// `op` is alive and not in a block; the block takes ownership.
-    pub(super) unsafe fn insert(&self, op: MlirOperation) -> MlirOperation {
-        // SAFETY: the caller's guarantee and the builder's (see the type).
-        unsafe {
-            match self.anchor {
-                Some(anchor) => mlirBlockInsertOwnedOperationBefore(self.block, anchor, op),
-                None => mlirBlockAppendOwnedOperation(self.block, op),
-            }
-        }
-        op
-    }
-
-    /// Creates `name` with operands, result types (None: inferred), attributes and regions.
-    ///
-    /// # Safety
-    /// The handles are alive and of the builder's context; the regions are detached and the new
-    /// op takes them.
-    pub(super) unsafe fn create(
+    /// Creates an op of kind `kind` with operands, result types (None: inferred), attributes and
+    /// regions (detached ones, which the new op takes).
+    pub(super) fn create(
         &self,
-        name: &str,
-        operands: &[MlirValue],
+        kind: impl Into<OpKind>,
+        operands: &[Val],
         results: Option<&[MlirType]>,
         attributes: &[(&str, MlirAttribute)],
         regions: &[MlirRegion],
-    ) -> MlirOperation {
-        // SAFETY: the caller's guarantee; the state is filled with live handles and consumed by
-        // mlirOperationCreate.
+    ) -> Op {
+        let name = kind.into().name();
+        let operands: Vec<MlirValue> = operands.iter().map(|operand| operand.raw()).collect();
+        // SAFETY: the handles are alive and of the builder's context (see the type); the state is
+        // filled with them and consumed by mlirOperationCreate, and the block takes the new op,
+        // which stays alive with it.
         unsafe {
             let mut state = mlirOperationStateGet(string_ref(name), self.location);
             mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
@@ -132,191 +101,168 @@ impl Builder {
                 !op.ptr.is_null(),
                 "'{name}' is created with its required operands and types"
             );
-            self.insert(op)
+            match self.anchor {
+                Some(anchor) => mlirBlockInsertOwnedOperationBefore(self.block, anchor.raw(), op),
+                None => mlirBlockAppendOwnedOperation(self.block, op),
+            }
+            Op::from_raw(op)
         }
     }
 
     /// Creates a one-result op and returns the result.
-    pub(super) unsafe fn value(
+    pub(super) fn value(
         &self,
-        name: &str,
-        operands: &[MlirValue],
+        kind: impl Into<OpKind>,
+        operands: &[Val],
         result: MlirType,
         attributes: &[(&str, MlirAttribute)],
-    ) -> MlirValue {
-        // SAFETY: the caller's guarantee; the op has one result.
-        unsafe {
-            mlirOperationGetResult(
-                self.create(name, operands, Some(&[result]), attributes, &[]),
-                0,
-            )
-        }
+    ) -> Val {
+        self.create(kind, operands, Some(&[result]), attributes, &[])
+            .result(0)
     }
 
     /// `arith.constant value : r#type` for an integer or index `r#type`.
-    ///
-    /// # Safety
-    /// `r#type` is an integer or index type of its context.
-    unsafe fn integer_constant(&self, value: i64, r#type: MlirType) -> MlirValue {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            self.value(
-                "arith.constant",
-                &[],
-                r#type,
-                &[("value", integer_attribute(r#type, value))],
-            )
-        }
+    fn integer_constant(&self, value: i64, r#type: MlirType) -> Val {
+        self.value(
+            upstream::Kind::ArithConstant,
+            &[],
+            r#type,
+            &[("value", integer_attribute(r#type, value))],
+        )
     }
 
     /// An `i64` constant.
-    pub(super) unsafe fn constant_i64(&self, value: i64) -> MlirValue {
-        // SAFETY: the caller's guarantee.
-        unsafe { self.integer_constant(value, i64_type(self.context)) }
+    pub(super) fn constant_i64(&self, value: i64) -> Val {
+        self.integer_constant(value, i64_type(self.context))
     }
 
     /// An `i32` constant.
-    pub(super) unsafe fn constant_i32(&self, value: i64) -> MlirValue {
-        // SAFETY: the caller's guarantee.
-        unsafe { self.integer_constant(value, i32_type(self.context)) }
+    pub(super) fn constant_i32(&self, value: i64) -> Val {
+        self.integer_constant(value, i32_type(self.context))
     }
 
     /// An `index` constant.
-    pub(super) unsafe fn constant_index(&self, value: i64) -> MlirValue {
-        // SAFETY: the caller's guarantee.
-        unsafe { self.integer_constant(value, index_type(self.context)) }
+    pub(super) fn constant_index(&self, value: i64) -> Val {
+        self.integer_constant(value, index_type(self.context))
     }
 
     /// An `f32` constant.
-    pub(super) unsafe fn constant_f32(&self, value: f64) -> MlirValue {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            let r#type = f32_type(self.context);
-            self.value(
-                "arith.constant",
-                &[],
-                r#type,
-                &[("value", mlirFloatAttrDoubleGet(self.context, r#type, value))],
-            )
-        }
+    pub(super) fn constant_f32(&self, value: f64) -> Val {
+        let r#type = f32_type(self.context);
+        // SAFETY: the context and the type are alive.
+        let attribute = unsafe { mlirFloatAttrDoubleGet(self.context, r#type, value) };
+        self.value(
+            upstream::Kind::ArithConstant,
+            &[],
+            r#type,
+            &[("value", attribute)],
+        )
     }
 
     /// A one-operand, one-result op without attributes (a cast).
-    pub(super) unsafe fn cast(&self, name: &str, value: MlirValue, to: MlirType) -> MlirValue {
-        // SAFETY: the caller's guarantee.
-        unsafe { self.value(name, &[value], to, &[]) }
+    pub(super) fn cast(&self, kind: impl Into<OpKind>, value: Val, to: MlirType) -> Val {
+        self.value(kind, &[value], to, &[])
     }
 
     /// `func.call @callee(arguments) : (...) -> results`.
-    pub(super) unsafe fn call(
-        &self,
-        callee: &str,
-        arguments: &[MlirValue],
-        results: &[MlirType],
-    ) -> MlirOperation {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            self.create(
-                "func.call",
-                arguments,
-                Some(results),
-                &[("callee", symbol_reference(self.context, callee))],
-                &[],
-            )
-        }
+    pub(super) fn call(&self, callee: &str, arguments: &[Val], results: &[MlirType]) -> Op {
+        self.create(
+            upstream::Kind::FuncCall,
+            arguments,
+            Some(results),
+            &[("callee", symbol_reference(self.context, callee))],
+            &[],
+        )
     }
 
     /// Calls a runtime function (its i32 status is left unused; see the pass's documentation).
-    pub(super) unsafe fn call_runtime(&self, callee: &str, arguments: &[MlirValue]) {
-        // SAFETY: the caller's guarantee.
-        unsafe { self.call(callee, arguments, &[i32_type(self.context)]) };
+    pub(super) fn call_runtime(&self, callee: &str, arguments: &[Val]) {
+        self.call(callee, arguments, &[i32_type(self.context)]);
     }
 
     /// `llvm.getelementptr` on an i64 array at `base` with the given operands and raw constant
     /// indices (`i32::MIN` marks a dynamic index).
-    unsafe fn element_address(
-        &self,
-        operands: &[MlirValue],
-        raw_constant_indices: &[i32],
-    ) -> MlirValue {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            self.value(
-                "llvm.getelementptr",
-                operands,
-                pointer_type(self.context),
-                &[
-                    (
-                        "rawConstantIndices",
-                        i32_array_attribute(self.context, raw_constant_indices),
-                    ),
-                    ("elem_type", type_attribute(i64_type(self.context))),
-                ],
-            )
-        }
+    fn element_address(&self, operands: &[Val], raw_constant_indices: &[i32]) -> Val {
+        self.value(
+            upstream::Kind::LlvmGetelementptr,
+            operands,
+            pointer_type(self.context),
+            &[
+                (
+                    "rawConstantIndices",
+                    i32_array_attribute(self.context, raw_constant_indices),
+                ),
+                ("elem_type", type_attribute(i64_type(self.context))),
+            ],
+        )
     }
 
     /// Address of word `word` of an i64 array at `base`.
-    pub(super) unsafe fn word(&self, base: MlirValue, word: usize) -> MlirValue {
+    pub(super) fn word(&self, base: Val, word: usize) -> Val {
         let word = i32::try_from(word).expect("scratch words fit in i32");
-        // SAFETY: the caller's guarantee.
-        unsafe { self.element_address(&[base], &[word]) }
+        self.element_address(&[base], &[word])
     }
 
     /// Address of word `index` (an i64 value) of an i64 array at `base`.
-    pub(super) unsafe fn dynamic_word(&self, base: MlirValue, index: MlirValue) -> MlirValue {
-        // SAFETY: the caller's guarantee.
-        unsafe { self.element_address(&[base, index], &[i32::MIN]) }
+    pub(super) fn dynamic_word(&self, base: Val, index: Val) -> Val {
+        self.element_address(&[base, index], &[i32::MIN])
     }
 
     /// `llvm.store value, address`.
-    pub(super) unsafe fn store(&self, value: MlirValue, address: MlirValue) {
-        // SAFETY: the caller's guarantee.
-        unsafe { self.create("llvm.store", &[value, address], Some(&[]), &[], &[]) };
+    pub(super) fn store(&self, value: Val, address: Val) {
+        self.create(
+            upstream::Kind::LlvmStore,
+            &[value, address],
+            Some(&[]),
+            &[],
+            &[],
+        );
     }
 
     /// `llvm.load address : i64`.
-    pub(super) unsafe fn load_i64(&self, address: MlirValue) -> MlirValue {
-        // SAFETY: the caller's guarantee.
-        unsafe { self.value("llvm.load", &[address], i64_type(self.context), &[]) }
+    pub(super) fn load_i64(&self, address: Val) -> Val {
+        self.value(
+            upstream::Kind::LlvmLoad,
+            &[address],
+            i64_type(self.context),
+            &[],
+        )
     }
 
     /// The null pointer.
-    pub(super) unsafe fn null(&self) -> MlirValue {
-        // SAFETY: the caller's guarantee.
-        unsafe { self.value("llvm.mlir.zero", &[], pointer_type(self.context), &[]) }
+    pub(super) fn null(&self) -> Val {
+        self.value(
+            upstream::Kind::LlvmMlirZero,
+            &[],
+            pointer_type(self.context),
+            &[],
+        )
     }
 
     /// The address of LLVM global `global`.
-    pub(super) unsafe fn address_of(&self, global: &str) -> MlirValue {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            self.value(
-                "llvm.mlir.addressof",
-                &[],
-                pointer_type(self.context),
-                &[("global_name", symbol_reference(self.context, global))],
-            )
-        }
+    pub(super) fn address_of(&self, global: &str) -> Val {
+        self.value(
+            upstream::Kind::LlvmMlirAddressof,
+            &[],
+            pointer_type(self.context),
+            &[("global_name", symbol_reference(self.context, global))],
+        )
     }
 
     /// A `func.func` named `name` of type `function_type` whose body is `body` (an empty region
     /// for a declaration), with `attributes` besides its name and type.
-    pub(super) unsafe fn function(
+    pub(super) fn function(
         &self,
         name: &str,
         function_type: MlirType,
         attributes: &[(&str, MlirAttribute)],
         body: MlirRegion,
-    ) -> MlirOperation {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            let mut all = vec![
-                ("sym_name", string_attribute(self.context, name)),
-                ("function_type", type_attribute(function_type)),
-            ];
-            all.extend_from_slice(attributes);
-            self.create("func.func", &[], Some(&[]), &all, &[body])
-        }
+    ) -> Op {
+        let mut all = vec![
+            ("sym_name", string_attribute(self.context, name)),
+            ("function_type", type_attribute(function_type)),
+        ];
+        all.extend_from_slice(attributes);
+        self.create(upstream::Kind::FuncFunc, &[], Some(&[]), &all, &[body])
     }
 }

@@ -13,33 +13,36 @@
 
 use super::buffers::from_handle;
 use super::builder::Builder;
-use super::ir::{attribute, entry_block, string_ref, string_value, symbol_name};
 use super::types::{
     array_attribute, convert_type, dictionary_attribute, function_type, i32_type, i64_type,
-    memory_space, pointer_type, string_attribute, type_attribute,
+    memory_space, pointer_type, type_attribute,
 };
+use crate::ir::{block_arguments, region_with_block, string_attribute, string_ref, Op};
+use melior::ir::AttributeLike;
 use mlir_sys::*;
 use turbine_dialects::attributes::dsa::MemorySpace;
+use turbine_dialects::ops::upstream;
 
-/// If `function` is an entry point (public, only DDR f32 buffer arguments of static shape, no
-/// results), its `dsa.arguments` record: for each argument, `{type = <lowered type>, attributes =
-/// <its argument attributes>}`.
-///
-/// # Safety
-/// `function` is an alive, verified `func.func` that the lowering has not changed yet.
-pub(super) unsafe fn entry_record(function: MlirOperation) -> Option<MlirAttribute> {
-    // SAFETY: the caller's guarantee; a verified func.func's `sym_visibility` is a string, its
-    // `function_type` a function type and its `arg_attrs` an array of one dictionary per input.
+/// If `function` (a verified `func.func` that the lowering has not changed yet) is an entry point
+/// (public, only DDR f32 buffer arguments of static shape, no results), its `dsa.arguments`
+/// record: for each argument, `{type = <lowered type>, attributes = <its argument attributes>}`.
+pub(super) fn entry_record(function: Op) -> Option<MlirAttribute> {
+    if function
+        .string_value("sym_visibility")
+        .is_some_and(|visibility| visibility != "public")
+    {
+        return None;
+    }
+    let context = function.context();
+    let function_type = function.attribute("function_type")?.to_raw();
+    let arg_attrs = function.attribute("arg_attrs").map(|attrs| attrs.to_raw());
+    // SAFETY: a verified func.func's `function_type` is a type attribute of a function type and
+    // its `arg_attrs` an array of one dictionary per input; indices stay below the counts.
     unsafe {
-        if attribute(function, "sym_visibility").is_some_and(|v| string_value(v) != "public") {
-            return None;
-        }
-        let context = mlirOperationGetContext(function);
-        let function_type = mlirTypeAttrGetValue(attribute(function, "function_type")?);
+        let function_type = mlirTypeAttrGetValue(function_type);
         if mlirFunctionTypeGetNumResults(function_type) != 0 {
             return None;
         }
-        let arg_attrs = attribute(function, "arg_attrs");
         let mut records = Vec::new();
         for index in 0..mlirFunctionTypeGetNumInputs(function_type) {
             let input = mlirFunctionTypeGetInput(function_type, index);
@@ -66,66 +69,50 @@ pub(super) unsafe fn entry_record(function: MlirOperation) -> Option<MlirAttribu
     }
 }
 
-/// Renames entry `function` to `<name>.impl` (private) and adds the C-ABI function
-/// `i32 <name>(i64 device, ptr buffers)` that calls it and returns the device's first error.
-///
-/// # Safety
-/// `module` is the alive module of `function`, a lowered entry point whose record is `record`.
-pub(super) unsafe fn make_entry(
-    module: MlirOperation,
-    function: MlirOperation,
-    record: MlirAttribute,
-) {
-    // SAFETY: the caller's guarantee; the new body block is created here and filled before the
-    // function is used.
-    unsafe {
-        let name = symbol_name(function);
-        let implementation = format!("{name}.impl");
-        let builder = Builder::before(function);
-        let context = builder.context;
-        let renamed = mlirSymbolTableReplaceAllSymbolUses(
+/// Renames entry `function` (a lowered entry point of `module` whose record is `record`) to
+/// `<name>.impl` (private) and adds the C-ABI function `i32 <name>(i64 device, ptr buffers)` that
+/// calls it and returns the device's first error.
+pub(super) fn make_entry(module: Op, function: Op, record: MlirAttribute) {
+    let name = function.symbol_name();
+    let implementation = format!("{name}.impl");
+    let builder = Builder::before(function);
+    let context = builder.context;
+    // SAFETY: the module is alive; the names are borrowed for the call.
+    let renamed = unsafe {
+        mlirSymbolTableReplaceAllSymbolUses(
             string_ref(&name),
             string_ref(&implementation),
-            module,
-        );
-        assert!(
-            renamed.value != 0,
-            "symbol uses in the module can be renamed"
-        );
-        mlirOperationSetAttributeByName(
-            function,
-            string_ref("sym_name"),
-            string_attribute(context, &implementation),
-        );
-        mlirOperationSetAttributeByName(
-            function,
-            string_ref("sym_visibility"),
-            string_attribute(context, "private"),
-        );
+            module.raw(),
+        )
+    };
+    assert!(
+        renamed.value != 0,
+        "symbol uses in the module can be renamed"
+    );
+    function.set_attribute("sym_name", string_attribute(context, &implementation));
+    function.set_attribute("sym_visibility", string_attribute(context, "private"));
 
-        let (device_type, pointer) = (i64_type(context), pointer_type(context));
-        let abi = function_type(context, &[device_type, pointer], &[i32_type(context)]);
-        let types = [device_type, pointer];
-        let locations = [builder.location; 2];
-        let body = mlirBlockCreate(2, types.as_ptr(), locations.as_ptr());
-        let region = mlirRegionCreate();
-        mlirRegionAppendOwnedBlock(region, body);
-        builder.function(&name, abi, &[("dsa.arguments", record)], region);
+    let (device_type, pointer) = (i64_type(context), pointer_type(context));
+    let abi = function_type(context, &[device_type, pointer], &[i32_type(context)]);
+    let (region, body) = region_with_block(&[device_type, pointer], builder.location);
+    builder.function(&name, abi, &[("dsa.arguments", record)], region);
 
-        let inner = Builder::at_end(body, context, builder.location);
-        let (device, handles) = (mlirBlockGetArgument(body, 0), mlirBlockGetArgument(body, 1));
-        let implementation_block = entry_block(function);
-        let mut arguments = vec![device];
-        for index in 1..mlirBlockGetNumArguments(implementation_block) {
-            let r#type = mlirValueGetType(mlirBlockGetArgument(implementation_block, index));
-            let handle = inner.load_i64(inner.word(handles, index as usize - 1));
-            arguments.push(from_handle(&inner, handle, r#type));
-        }
-        inner.call(&implementation, &arguments, &[]);
-        let status = mlirOperationGetResult(
-            inner.call("td_device_take_error", &[device], &[i32_type(context)]),
-            0,
-        );
-        inner.create("func.return", &[status], Some(&[]), &[], &[]);
+    let inner = Builder::at_end(body, context, builder.location);
+    let parameters = block_arguments(body);
+    let (device, handles) = (parameters[0], parameters[1]);
+    let implementation_block = function.entry_block().expect("an entry point has a body");
+    let mut arguments = vec![device];
+    for (index, argument) in block_arguments(implementation_block)
+        .into_iter()
+        .enumerate()
+        .skip(1)
+    {
+        let handle = inner.load_i64(inner.word(handles, index - 1));
+        arguments.push(from_handle(&inner, handle, argument.r#type()));
     }
+    inner.call(&implementation, &arguments, &[]);
+    let status = inner
+        .call("td_device_take_error", &[device], &[i32_type(context)])
+        .result(0);
+    inner.create(upstream::Kind::FuncReturn, &[status], Some(&[]), &[], &[]);
 }

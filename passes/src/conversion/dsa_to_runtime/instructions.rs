@@ -12,284 +12,247 @@ use super::abi::{
     TOKEN_WORD, WAITS_WORD,
 };
 use super::builder::Builder;
-use super::ir::{attribute, enum_attribute, i64_array, operands};
+use super::types::is_memref;
 use super::views::view;
+use crate::ir::{Op, Val};
 use mlir_sys::*;
 use turbine_dialects::attributes::dsa::{BinaryKind, PoolKind, ReduceKind, UnaryKind};
+use turbine_dialects::attributes::EnumAttribute;
+use turbine_dialects::ops::dsa;
 
-/// The dsa instructions, which record on a core and so live in kernels.
-pub(super) const INSTRUCTIONS: &[&str] = &[
-    "dsa.dma",
-    "dsa.matmul",
-    "dsa.conv2d",
-    "dsa.binary",
-    "dsa.unary",
-    "dsa.pool",
-    "dsa.reduce",
-    "dsa.wait",
-    "dsa.barrier",
-];
+/// Whether ops of kind `kind` are instructions, which record on a core and so live in kernels.
+pub(super) fn is_instruction(kind: dsa::Kind) -> bool {
+    match kind {
+        dsa::Kind::Dma
+        | dsa::Kind::Matmul
+        | dsa::Kind::Conv2d
+        | dsa::Kind::Binary
+        | dsa::Kind::Unary
+        | dsa::Kind::Pool
+        | dsa::Kind::Reduce
+        | dsa::Kind::Wait
+        | dsa::Kind::Barrier => true,
+        dsa::Kind::Alloc
+        | dsa::Kind::Dealloc
+        | dsa::Kind::Kernel
+        | dsa::Kind::Return
+        | dsa::Kind::Launch
+        | dsa::Kind::CoreId
+        | dsa::Kind::ClusterId => false,
+    }
+}
 
-/// The `after` tokens of an instruction: every operand after its buffers. (By position, not by
+/// The case of `op`'s dsa enum attribute `name`, None when unset or of another enumeration.
+pub(super) fn enum_value<E: EnumAttribute>(op: Op, name: &str) -> Option<E> {
+    op.attribute(name).and_then(E::from_attribute)
+}
+
+/// The `after` tokens of instruction `op`: every operand after its buffers. (By position, not by
 /// type: a token produced by an already lowered instruction is an `i64` by now.)
-///
-/// # Safety
-/// `op` is an alive dsa instruction.
-pub(super) unsafe fn tokens_waited_on(op: MlirOperation) -> Vec<MlirValue> {
-    // SAFETY: the caller's guarantee; values are alive while their op is.
-    unsafe {
-        operands(op)
-            .into_iter()
-            .skip_while(|&value| mlirTypeIsAMemRef(mlirValueGetType(value)))
-            .collect()
-    }
+pub(super) fn tokens_waited_on(op: Op) -> Vec<Val> {
+    op.operands()
+        .into_iter()
+        .skip_while(|value| is_memref(value.r#type()))
+        .collect()
 }
 
-/// Stores `words` as the parameter struct and returns its address.
-///
-/// # Safety
-/// The [`Builder`] contract; `scratch` is the function's scratch pointer.
-unsafe fn params(builder: &Builder, scratch: MlirValue, words: &[i64]) -> MlirValue {
-    // SAFETY: the caller's guarantee; the parameter words are within the scratch.
-    unsafe {
-        for (offset, &word) in words.iter().enumerate() {
-            builder.store(
-                builder.constant_i64(word),
-                builder.word(scratch, PARAMS_WORD + offset),
-            );
-        }
-        builder.word(scratch, PARAMS_WORD)
+/// Stores `words` as the parameter struct in `scratch` (the function's scratch pointer) and
+/// returns its address.
+fn params(builder: &Builder, scratch: Val, words: &[i64]) -> Val {
+    for (offset, &word) in words.iter().enumerate() {
+        builder.store(
+            builder.constant_i64(word),
+            builder.word(scratch, PARAMS_WORD + offset),
+        );
     }
+    builder.word(scratch, PARAMS_WORD)
 }
 
-/// Lowers instruction `op` (named `name`) of a kernel's function to its `td_*` call, and
-/// replaces its token, if any, by the `token_out` the call wrote.
-///
-/// # Safety
-/// `op` is an alive, checked instruction in a kernel's function whose state is `state` (with
-/// scratch for as many waits as the op has), and `builder` is before it.
-pub(super) unsafe fn lower_instruction(
-    op: MlirOperation,
-    name: &str,
-    builder: &Builder,
-    state: FunctionState,
-) {
-    // SAFETY: the caller's guarantee; the checks made every buffer an f32 view of rank 1 to 4
-    // and every enum attribute one of the dialect's cases.
-    unsafe {
-        let scratch = state.scratch.expect("instructions' functions have scratch");
-        let (cluster, core) = state.core.expect("checked: instructions are in kernels");
-        let waits = tokens_waited_on(op);
-        for (index, &token) in waits.iter().enumerate() {
-            builder.store(token, builder.word(scratch, WAITS_WORD + index));
+/// Lowers `op`, a checked instruction of kind `kind` in a kernel's function whose state is
+/// `state` (with scratch for as many waits as the op has), to its `td_*` call before it
+/// (`builder`), and replaces its token, if any, by the `token_out` the call wrote.
+pub(super) fn lower_instruction(op: Op, kind: dsa::Kind, builder: &Builder, state: FunctionState) {
+    let scratch = state.scratch.expect("instructions' functions have scratch");
+    let (cluster, core) = state.core.expect("checked: instructions are in kernels");
+    let waits = tokens_waited_on(op);
+    for (index, &token) in waits.iter().enumerate() {
+        builder.store(token, builder.word(scratch, WAITS_WORD + index));
+    }
+    let waits_list = [
+        builder.word(scratch, WAITS_WORD),
+        builder.constant_i64(waits.len() as i64),
+    ];
+    let token_slot = builder.word(scratch, TOKEN_WORD);
+    let call = Call::new(op, builder, scratch);
+    let mut arguments = vec![state.device, cluster, core];
+    let callee = match kind {
+        dsa::Kind::Wait => "td_wait",
+        dsa::Kind::Barrier => {
+            arguments.push(token_slot);
+            builder.call_runtime("td_barrier", &arguments);
+            return;
         }
-        let waits_list = [
-            builder.word(scratch, WAITS_WORD),
-            builder.constant_i64(waits.len() as i64),
-        ];
-        let token_slot = builder.word(scratch, TOKEN_WORD);
-        let call = Call::new(op, builder, scratch);
-        let mut arguments = vec![state.device, cluster, core];
-        let callee = match name {
-            "dsa.wait" => "td_wait",
-            "dsa.barrier" => {
-                arguments.push(token_slot);
-                builder.call_runtime("td_barrier", &arguments);
-                return;
-            }
-            _ => call.arguments(name, &mut arguments),
-        };
-        arguments.extend(waits_list);
-        arguments.push(token_slot);
-        builder.call_runtime(callee, &arguments);
-        if mlirOperationGetNumResults(op) == 1 {
-            let token = builder.load_i64(token_slot);
-            mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), token);
-        }
+        other => call.arguments(other, &mut arguments),
+    };
+    arguments.extend(waits_list);
+    arguments.push(token_slot);
+    builder.call_runtime(callee, &arguments);
+    if let [result] = op.results()[..] {
+        let token = builder.load_i64(token_slot);
+        result.replace_all_uses_with(token);
     }
 }
 
 /// An instruction being lowered, with the views of its buffers.
 struct Call<'a> {
-    op: MlirOperation,
+    op: Op,
     builder: &'a Builder,
     /// The function's scratch pointer.
-    scratch: MlirValue,
+    scratch: Val,
     /// The op's buffer operands, in order.
-    buffers: Vec<MlirValue>,
+    buffers: Vec<Val>,
     /// The `td_view` of every buffer, in the scratch's view slots in order.
-    views: Vec<MlirValue>,
+    views: Vec<Val>,
 }
 
 impl<'a> Call<'a> {
-    /// Builds the views of the buffers of `op` with `builder`, in order.
-    ///
-    /// # Safety
-    /// As for [`lower_instruction`]; `scratch` is the function's scratch pointer.
-    unsafe fn new(op: MlirOperation, builder: &'a Builder, scratch: MlirValue) -> Self {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            let buffers: Vec<MlirValue> = operands(op)
-                .into_iter()
-                .filter(|&value| mlirTypeIsAMemRef(mlirValueGetType(value)))
-                .collect();
-            let views: Vec<MlirValue> = buffers
-                .iter()
-                .enumerate()
-                .map(|(slot, &buffer)| view(builder, scratch, slot, buffer))
-                .collect();
-            Self {
-                op,
-                builder,
-                scratch,
-                buffers,
-                views,
-            }
+    /// Builds the views of the buffers of `op` with `builder`, in order, in `scratch` (the
+    /// function's scratch pointer).
+    fn new(op: Op, builder: &'a Builder, scratch: Val) -> Self {
+        let buffers: Vec<Val> = op
+            .operands()
+            .into_iter()
+            .filter(|value| is_memref(value.r#type()))
+            .collect();
+        let views: Vec<Val> = buffers
+            .iter()
+            .enumerate()
+            .map(|(slot, &buffer)| view(builder, scratch, slot, buffer))
+            .collect();
+        Self {
+            op,
+            builder,
+            scratch,
+            buffers,
+            views,
         }
     }
 
-    /// Appends to `arguments` what the call of instruction `name` (neither a wait nor a
-    /// barrier) passes after the core and before the waits; returns the callee.
-    ///
-    /// # Safety
-    /// As for [`lower_instruction`].
-    unsafe fn arguments(&self, name: &str, arguments: &mut Vec<MlirValue>) -> &'static str {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            match name {
-                "dsa.dma" => {
-                    arguments.extend(&self.views);
-                    "td_dma"
-                }
-                "dsa.matmul" => {
-                    arguments.extend(&self.views);
-                    arguments.push(self.accumulate());
-                    "td_matmul"
-                }
-                "dsa.conv2d" => {
-                    self.conv2d(arguments);
-                    "td_conv2d"
-                }
-                "dsa.binary" => {
-                    let kind: BinaryKind =
-                        enum_attribute(self.op, "kind").expect("dsa.binary has a kind");
-                    arguments.push(self.builder.constant_i32(binary_code(kind)));
-                    arguments.extend(&self.views);
-                    "td_binary"
-                }
-                "dsa.unary" => {
-                    self.unary(arguments);
-                    "td_unary"
-                }
-                "dsa.pool" => {
-                    self.pool(arguments);
-                    "td_pool2d"
-                }
-                "dsa.reduce" => {
-                    self.reduce(arguments);
-                    "td_reduce"
-                }
-                other => unreachable!("checked: '{other}' is an instruction"),
+    /// Appends to `arguments` what the call of an instruction of kind `kind` (neither a wait nor
+    /// a barrier) passes after the core and before the waits; returns the callee.
+    fn arguments(&self, kind: dsa::Kind, arguments: &mut Vec<Val>) -> &'static str {
+        match kind {
+            dsa::Kind::Dma => {
+                arguments.extend(&self.views);
+                "td_dma"
+            }
+            dsa::Kind::Matmul => {
+                arguments.extend(&self.views);
+                arguments.push(self.accumulate());
+                "td_matmul"
+            }
+            dsa::Kind::Conv2d => {
+                self.conv2d(arguments);
+                "td_conv2d"
+            }
+            dsa::Kind::Binary => {
+                let kind: BinaryKind = enum_value(self.op, "kind").expect("dsa.binary has a kind");
+                arguments.push(self.builder.constant_i32(binary_code(kind)));
+                arguments.extend(&self.views);
+                "td_binary"
+            }
+            dsa::Kind::Unary => {
+                self.unary(arguments);
+                "td_unary"
+            }
+            dsa::Kind::Pool => {
+                self.pool(arguments);
+                "td_pool2d"
+            }
+            dsa::Kind::Reduce => {
+                self.reduce(arguments);
+                "td_reduce"
+            }
+            dsa::Kind::Wait
+            | dsa::Kind::Barrier
+            | dsa::Kind::Alloc
+            | dsa::Kind::Dealloc
+            | dsa::Kind::Kernel
+            | dsa::Kind::Return
+            | dsa::Kind::Launch
+            | dsa::Kind::CoreId
+            | dsa::Kind::ClusterId => {
+                unreachable!("checked: '{kind}' is an instruction")
             }
         }
     }
 
     /// The `accumulate` flag as an `i32` constant.
-    ///
-    /// # Safety
-    /// As for [`lower_instruction`].
-    unsafe fn accumulate(&self) -> MlirValue {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            self.builder
-                .constant_i32(attribute(self.op, "accumulate").is_some() as i64)
-        }
+    fn accumulate(&self) -> Val {
+        self.builder
+            .constant_i32(self.op.attribute("accumulate").is_some() as i64)
+    }
+
+    /// The dense i64 array attribute `name` of the op, or `default` when it is unset.
+    fn i64_array(&self, name: &str, default: &[i64]) -> Vec<i64> {
+        self.op
+            .i64_array_value(name)
+            .unwrap_or_else(|| default.to_vec())
     }
 
     /// `td_conv2d`'s arguments: the views, the parameter struct (strides, pads, dilations,
     /// groups) and `accumulate`.
-    ///
-    /// # Safety
-    /// As for [`lower_instruction`].
-    unsafe fn conv2d(&self, arguments: &mut Vec<MlirValue>) {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            let op = self.op;
-            let mut words = i64_array(op, "strides", &[1, 1]);
-            words.extend(i64_array(op, "pads", &[0, 0, 0, 0]));
-            words.extend(i64_array(op, "dilations", &[1, 1]));
-            words.push(
-                attribute(op, "groups").map_or(1, |groups| mlirIntegerAttrGetValueInt(groups)),
-            );
-            arguments.extend(&self.views);
-            arguments.push(params(self.builder, self.scratch, &words));
-            arguments.push(self.accumulate());
-        }
+    fn conv2d(&self, arguments: &mut Vec<Val>) {
+        let mut words = self.i64_array("strides", &[1, 1]);
+        words.extend(self.i64_array("pads", &[0, 0, 0, 0]));
+        words.extend(self.i64_array("dilations", &[1, 1]));
+        words.push(self.op.integer_value("groups").unwrap_or(1));
+        arguments.extend(&self.views);
+        arguments.push(params(self.builder, self.scratch, &words));
+        arguments.push(self.accumulate());
     }
 
     /// `td_unary`'s arguments: the function's code and its two parameters (the op's attributes
     /// or the kind's constants), then the views.
-    ///
-    /// # Safety
-    /// As for [`lower_instruction`].
-    unsafe fn unary(&self, arguments: &mut Vec<MlirValue>) {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            let op = self.op;
-            let builder = self.builder;
-            let kind: UnaryKind = enum_attribute(op, "kind").expect("dsa.unary has a kind");
-            let float =
-                |name| attribute(op, name).map_or(0.0, |value| mlirFloatAttrGetValueDouble(value));
-            let (code, parameters) = unary_code(kind);
-            let (p0, p1) = match parameters {
-                UnaryParameters::Attributes(p0, p1) => (float(p0), float(p1)),
-                UnaryParameters::Constants(p0, p1) => (p0, p1),
-            };
-            arguments.extend([
-                builder.constant_i32(code),
-                builder.constant_f32(p0),
-                builder.constant_f32(p1),
-            ]);
-            arguments.extend(&self.views);
-        }
+    fn unary(&self, arguments: &mut Vec<Val>) {
+        let builder = self.builder;
+        let kind: UnaryKind = enum_value(self.op, "kind").expect("dsa.unary has a kind");
+        let float = |name| self.op.float_value(name).unwrap_or(0.0);
+        let (code, parameters) = unary_code(kind);
+        let (p0, p1) = match parameters {
+            UnaryParameters::Attributes(p0, p1) => (float(p0), float(p1)),
+            UnaryParameters::Constants(p0, p1) => (p0, p1),
+        };
+        arguments.extend([
+            builder.constant_i32(code),
+            builder.constant_f32(p0),
+            builder.constant_f32(p1),
+        ]);
+        arguments.extend(&self.views);
     }
 
     /// `td_pool2d`'s arguments: the parameter struct (kind and `count_include_pad`, kernel,
     /// strides, pads), then the views.
-    ///
-    /// # Safety
-    /// As for [`lower_instruction`].
-    unsafe fn pool(&self, arguments: &mut Vec<MlirValue>) {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            let op = self.op;
-            let count_include_pad =
-                attribute(op, "count_include_pad").is_some_and(|flag| mlirBoolAttrGetValue(flag));
-            let kind: PoolKind = enum_attribute(op, "kind").expect("dsa.pool has a kind");
-            let mut words = vec![pool_code(kind) | ((count_include_pad as i64) << 32)];
-            words.extend(i64_array(op, "kernel", &[1, 1]));
-            words.extend(i64_array(op, "strides", &[1, 1]));
-            words.extend(i64_array(op, "pads", &[0, 0, 0, 0]));
-            arguments.push(params(self.builder, self.scratch, &words));
-            arguments.extend(&self.views);
-        }
+    fn pool(&self, arguments: &mut Vec<Val>) {
+        let count_include_pad = self.op.bool_value("count_include_pad").unwrap_or(false);
+        let kind: PoolKind = enum_value(self.op, "kind").expect("dsa.pool has a kind");
+        let mut words = vec![pool_code(kind) | ((count_include_pad as i64) << 32)];
+        words.extend(self.i64_array("kernel", &[1, 1]));
+        words.extend(self.i64_array("strides", &[1, 1]));
+        words.extend(self.i64_array("pads", &[0, 0, 0, 0]));
+        arguments.push(params(self.builder, self.scratch, &words));
+        arguments.extend(&self.views);
     }
 
     /// `td_reduce`'s arguments: the kind's code and the axis (made non-negative), then the
     /// views.
-    ///
-    /// # Safety
-    /// As for [`lower_instruction`].
-    unsafe fn reduce(&self, arguments: &mut Vec<MlirValue>) {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            let op = self.op;
-            let rank = mlirShapedTypeGetRank(mlirValueGetType(self.buffers[0]));
-            let axis = mlirIntegerAttrGetValueInt(attribute(op, "axis").expect("checked"));
-            let kind: ReduceKind = enum_attribute(op, "kind").expect("dsa.reduce has a kind");
-            arguments.push(self.builder.constant_i32(reduce_code(kind)));
-            arguments.push(self.builder.constant_i32(axis.rem_euclid(rank)));
-            arguments.extend(&self.views);
-        }
+    fn reduce(&self, arguments: &mut Vec<Val>) {
+        // SAFETY: the checks made every buffer a ranked memref.
+        let rank = unsafe { mlirShapedTypeGetRank(self.buffers[0].r#type()) };
+        let axis = self.op.integer_value("axis").expect("checked");
+        let kind: ReduceKind = enum_value(self.op, "kind").expect("dsa.reduce has a kind");
+        arguments.push(self.builder.constant_i32(reduce_code(kind)));
+        arguments.push(self.builder.constant_i32(axis.rem_euclid(rank)));
+        arguments.extend(&self.views);
     }
 }

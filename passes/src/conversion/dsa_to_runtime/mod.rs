@@ -24,36 +24,35 @@
 //!
 //! Each of these concerns is one module, so that a change to the runtime's ABI, to the
 //! representation of buffers or to one kind of op is made in one place: [`abi`], [`buffers`],
-//! [`instructions`], [`launches`] and [`entry`], over [`ir`] (reading the IR), [`types`] and
-//! [`builder`] (building it). This file checks the module up front, so that a failure leaves the
-//! IR unchanged, and drives the lowerings in the order the representation needs.
+//! [`instructions`], [`launches`] and [`entry`], over [`crate::ir`] (reading the IR), [`types`]
+//! and [`builder`] (building it). This file checks the module up front, so that a failure leaves
+//! the IR unchanged, and drives the lowerings in the order the representation needs.
 
 mod abi;
 mod buffers;
 mod builder;
 mod entry;
 mod instructions;
-mod ir;
 mod launches;
 mod layers;
 mod outline;
 mod types;
 mod views;
 
+use crate::ir::{block_ops, Op, Val};
 use crate::registry::{Pass, PassFailure, PassOptions};
 use abi::{FunctionState, WAITS_WORD};
 use builder::Builder;
-use instructions::{tokens_waited_on, INSTRUCTIONS};
-use ir::{
-    attribute, emit_error, entry_block, enum_attribute, op_name, operands, shown, symbol_name, walk,
-};
-use melior::ir::{Attribute, OperationRef};
+use instructions::{enum_value, is_instruction, tokens_waited_on};
+use melior::ir::OperationRef;
 use mlir_sys::*;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use turbine_dialects::attributes::dsa::{Target, UnaryKind};
-use turbine_dialects::ops::{upstream, OpKind};
-use types::{i64_type, integer_attribute, memory_space, pointer_type, type_attribute};
+use turbine_dialects::ops::{dsa, upstream, OpKind};
+use types::{
+    i64_type, integer_attribute, is_memref, memory_space, pointer_type, shown, type_attribute,
+};
 
 /// The pass; see the module documentation.
 #[derive(Debug)]
@@ -103,25 +102,22 @@ error at the op.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        // SAFETY: the pass manager hands us a live op; the lowering only touches IR below it.
-        unsafe { Lowering::new(operation.to_raw())?.run() }
+        // SAFETY: the pass manager hands us a live op, alive for the run; the lowering only
+        // touches IR below it.
+        let module = unsafe { Op::from_raw(operation.to_raw()) };
+        Lowering::new(module)?.run()
     }
 }
 
-/// The dsa ops that are not instructions; with [`INSTRUCTIONS`], every op the pass lowers.
-const STRUCTURE: &[&str] = &[
-    "dsa.kernel",
-    "dsa.return",
-    "dsa.launch",
-    "dsa.alloc",
-    "dsa.dealloc",
-    "dsa.core_id",
-    "dsa.cluster_id",
-];
+/// Emits `message` as an error at `op` and returns the pass's failure.
+fn fail(op: Op, message: &str) -> PassFailure {
+    op.emit_error(message);
+    PassFailure
+}
 
 /// One run of the lowering on a module.
 struct Lowering {
-    module: MlirOperation,
+    module: Op,
     /// The target's cores per cluster: launches name cores by their number on the device, the
     /// runtime by (cluster, core).
     cores_per_cluster: i64,
@@ -131,328 +127,286 @@ struct Lowering {
 
 impl Lowering {
     /// The lowering of `module`, or an error at it when it has no target.
-    ///
-    /// # Safety
-    /// `module` is alive for the lowering's life.
-    unsafe fn new(module: MlirOperation) -> Result<Lowering, PassFailure> {
-        // SAFETY: the caller's guarantee; the target attribute is owned by the context.
-        unsafe {
-            let target = attribute(module, "dsa.target")
-                .and_then(|target| Target::from_attribute(Attribute::from_raw(target)))
-                .ok_or_else(|| {
-                    emit_error(
-                        module,
-                        "convert-dsa-to-runtime needs the module's dsa.target; run \
-                         dsa-set-target first",
-                    )
-                })?;
-            Ok(Lowering {
-                module,
-                cores_per_cluster: target.cores_per_cluster,
-                layers: RefCell::default(),
-            })
-        }
+    fn new(module: Op) -> Result<Lowering, PassFailure> {
+        let target = module
+            .attribute("dsa.target")
+            .and_then(Target::from_attribute)
+            .ok_or_else(|| {
+                fail(
+                    module,
+                    "convert-dsa-to-runtime needs the module's dsa.target; run dsa-set-target \
+                     first",
+                )
+            })?;
+        Ok(Lowering {
+            module,
+            cores_per_cluster: target.cores_per_cluster,
+            layers: RefCell::default(),
+        })
     }
 
     /// Checks the module, then lowers it. The order matters: entry points are recognised by their
     /// DDR arguments, so their records are taken before any type changes; host functions get
     /// `%dev` before kernels become functions (which get their own leading arguments), so that
     /// calls can pass it along; and types are converted last, because lowering an allocation
-    /// reads its buffer's dsa memory space.
-    ///
-    /// # Safety
-    /// As for [`Lowering::new`].
-    unsafe fn run(&self) -> Result<(), PassFailure> {
-        // SAFETY: the module is alive; ops are erased only after the walks that listed them
-        // have visited them.
-        unsafe {
-            self.check()?;
-            let context = mlirOperationGetContext(self.module);
-            let functions: Vec<MlirOperation> = walk(self.module)
-                .into_iter()
-                .filter(|&op| op_name(op) == "func.func" && !entry_block(op).ptr.is_null())
-                .collect();
-            let entries: Vec<(MlirOperation, MlirAttribute)> = functions
-                .iter()
-                .filter_map(|&function| {
-                    entry::entry_record(function).map(|record| (function, record))
-                })
-                .collect();
-            let host_names: HashSet<String> = functions
-                .iter()
-                .map(|&function| symbol_name(function))
-                .collect();
-            abi::declare_runtime(self.module);
-            for &function in &functions {
-                abi::prepend_arguments(function, &abi::host_arguments(context));
-            }
-            let kernels: Vec<MlirOperation> = walk(self.module)
-                .into_iter()
-                .filter(|&op| op_name(op) == "dsa.kernel")
-                .collect();
-            let mut kernel_functions: Vec<MlirOperation> = kernels
-                .iter()
-                .map(|&kernel| launches::kernel_function(kernel))
-                .collect();
-            for op in walk(self.module) {
-                if op_name(op) == "func.call" {
-                    abi::pass_device_along(op, &host_names);
-                }
-            }
-            let parts: Vec<MlirOperation> = kernel_functions
-                .iter()
-                .flat_map(|&function| outline::outline_parts(function))
-                .collect();
-            kernel_functions.extend(parts);
-            let mut launches = 0;
-            for (&function, is_kernel) in functions
-                .iter()
-                .map(|f| (f, false))
-                .chain(kernel_functions.iter().map(|f| (f, true)))
-            {
-                self.lower_function(function, is_kernel, &mut launches);
-            }
-            for &(function, _) in &entries {
-                self.layers.borrow().register(
-                    self.module,
-                    function,
-                    mlirBlockGetArgument(entry_block(function), 0),
-                );
-            }
-            views::erase_dead_views(self.module);
-            types::convert_types(self.module);
-            for (function, record) in entries {
-                entry::make_entry(self.module, function, record);
-            }
-            Ok(())
+    /// reads its buffer's dsa memory space. Ops are erased only after the walks that listed them
+    /// have visited them.
+    fn run(&self) -> Result<(), PassFailure> {
+        self.check()?;
+        let context = self.module.context();
+        let functions: Vec<Op> = self
+            .module
+            .collect_pre_order()
+            .into_iter()
+            .filter(|op| op.is(upstream::Kind::FuncFunc) && op.entry_block().is_some())
+            .collect();
+        let entries: Vec<(Op, MlirAttribute)> = functions
+            .iter()
+            .filter_map(|&function| entry::entry_record(function).map(|record| (function, record)))
+            .collect();
+        let host_names: HashSet<String> = functions
+            .iter()
+            .map(|function| function.symbol_name())
+            .collect();
+        abi::declare_runtime(self.module);
+        for &function in &functions {
+            abi::prepend_arguments(function, &abi::host_arguments(context));
         }
+        let kernels: Vec<Op> = self
+            .module
+            .collect_pre_order()
+            .into_iter()
+            .filter(|op| op.is(dsa::Kind::Kernel))
+            .collect();
+        let mut kernel_functions: Vec<Op> =
+            kernels.into_iter().map(launches::kernel_function).collect();
+        for op in self.module.collect_pre_order() {
+            if op.is(upstream::Kind::FuncCall) {
+                abi::pass_device_along(op, &host_names);
+            }
+        }
+        let parts: Vec<Op> = kernel_functions
+            .iter()
+            .flat_map(|&function| outline::outline_parts(function))
+            .collect();
+        kernel_functions.extend(parts);
+        let mut launches = 0;
+        for (&function, is_kernel) in functions
+            .iter()
+            .map(|f| (f, false))
+            .chain(kernel_functions.iter().map(|f| (f, true)))
+        {
+            self.lower_function(function, is_kernel, &mut launches);
+        }
+        for &(function, _) in &entries {
+            self.layers
+                .borrow()
+                .register(self.module, function, function.entry_argument(0));
+        }
+        views::erase_dead_views(self.module);
+        types::convert_types(self.module);
+        for (function, record) in entries {
+            entry::make_entry(self.module, function, record);
+        }
+        Ok(())
     }
 
-    /// Everything that can make the lowering fail, checked before the IR changes.
-    ///
-    /// # Safety
-    /// As for [`Lowering::new`].
-    unsafe fn check(&self) -> Result<(), PassFailure> {
-        // SAFETY: the module is alive and unchanged; ops are verified, so their attributes have
-        // their declared kinds.
-        unsafe {
-            for op in walk(self.module) {
-                let name = op_name(op);
-                if !name.starts_with("dsa.") {
-                    continue;
-                }
-                if !STRUCTURE.contains(&name.as_str()) && !INSTRUCTIONS.contains(&name.as_str()) {
-                    return Err(emit_error(
+    /// Everything that can make the lowering fail, checked before the IR changes (ops are
+    /// verified, so their attributes have their declared kinds).
+    fn check(&self) -> Result<(), PassFailure> {
+        for op in self.module.collect_pre_order() {
+            let kind = match op.kind() {
+                Some(OpKind::Dsa(kind)) => kind,
+                _ if op.dialect() == "dsa" => {
+                    return Err(fail(
                         op,
-                        &format!("convert-dsa-to-runtime cannot lower '{name}'"),
+                        &format!("convert-dsa-to-runtime cannot lower '{}'", op.name()),
                     ));
                 }
-                let in_kernel = {
-                    let mut parent = mlirOperationGetParentOperation(op);
-                    while !parent.ptr.is_null() && op_name(parent) != "dsa.kernel" {
-                        parent = mlirOperationGetParentOperation(parent);
-                    }
-                    !parent.ptr.is_null()
-                };
-                if INSTRUCTIONS.contains(&name.as_str()) && !in_kernel {
-                    return Err(emit_error(
-                        op,
-                        &format!("'{name}' outside a dsa.kernel has no core to record it on"),
-                    ));
-                }
-                let buffers: Vec<MlirType> = if name == "dsa.alloc" {
-                    vec![mlirValueGetType(mlirOperationGetResult(op, 0))]
-                } else if name == "dsa.dealloc" || name == "dsa.launch" {
-                    Vec::new()
-                } else {
-                    operands(op)
-                        .into_iter()
-                        .map(|value| mlirValueGetType(value))
-                        .filter(|&t| mlirTypeIsAMemRef(t))
-                        .collect()
-                };
-                for buffer in buffers {
-                    check_buffer(op, buffer, name != "dsa.alloc")?;
-                }
-                if name == "dsa.reduce" {
-                    let rank =
-                        mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetOperand(op, 0)));
-                    let axis = mlirIntegerAttrGetValueInt(
-                        attribute(op, "axis").expect("dsa.reduce has an axis"),
-                    );
-                    if axis < -rank || axis >= rank {
-                        return Err(emit_error(
-                            op,
-                            &format!("reduction axis {axis} is out of range for rank {rank}"),
-                        ));
-                    }
-                }
-                if name == "dsa.unary"
-                    && enum_attribute::<UnaryKind>(op, "kind") == Some(UnaryKind::Clip)
-                    && (attribute(op, "min").is_none() || attribute(op, "max").is_none())
-                {
-                    return Err(emit_error(op, "clip needs min and max"));
-                }
-            }
-            Ok(())
-        }
-    }
-
-    /// Lowers every dsa op of `function` (a host function, or a kernel's when `is_kernel`),
-    /// after allocating its scratch in its entry block: an alloca inside a loop over tiles would
-    /// grow the stack at every iteration.
-    ///
-    /// # Safety
-    /// `function` is an alive function of the module whose leading arguments were prepended.
-    unsafe fn lower_function(
-        &self,
-        function: MlirOperation,
-        is_kernel: bool,
-        launches: &mut usize,
-    ) {
-        // SAFETY: the caller's guarantee; each op is lowered and erased once, after the walk.
-        unsafe {
-            let context = mlirOperationGetContext(function);
-            let block = entry_block(function);
-            let ops: Vec<MlirOperation> = walk(function)
-                .into_iter()
-                .filter(|&op| op_name(op).starts_with("dsa."))
-                .collect();
-            let needs_scratch = ops
-                .iter()
-                .any(|&op| op_name(op) != "dsa.launch" && op_name(op) != "dsa.return");
-            let max_waits = ops
-                .iter()
-                .filter(|&&op| INSTRUCTIONS.contains(&op_name(op).as_str()))
-                .map(|&op| tokens_waited_on(op).len())
-                .max()
-                .unwrap_or(0);
-            let scratch = needs_scratch.then(|| {
-                let first = mlirBlockGetFirstOperation(block);
-                let builder = if first.ptr.is_null() {
-                    Builder::at_end(block, context, mlirOperationGetLocation(function))
-                } else {
-                    Builder::before(first)
-                };
-                let words = builder.constant_i64((WAITS_WORD + max_waits.max(1)) as i64);
-                builder.value(
-                    "llvm.alloca",
-                    &[words],
-                    pointer_type(context),
-                    &[
-                        ("elem_type", type_attribute(i64_type(context))),
-                        ("alignment", integer_attribute(i64_type(context), 8)),
-                    ],
-                )
-            });
-            let argument = |index| mlirBlockGetArgument(block, index);
-            let state = FunctionState {
-                device: argument(0),
-                core: is_kernel.then(|| (argument(1), argument(2))),
-                scratch,
+                _ => continue,
             };
-            if is_kernel {
-                self.layers.borrow_mut().mark(function, state);
+            if is_instruction(kind) && op.enclosing(dsa::Kind::Kernel).is_none() {
+                return Err(fail(
+                    op,
+                    &format!("'{kind}' outside a dsa.kernel has no core to record it on"),
+                ));
             }
-            for op in ops {
-                self.lower_op(op, state, is_kernel.then(|| argument(3)), launches);
+            let buffers: Vec<MlirType> = match kind {
+                dsa::Kind::Alloc => vec![op.result(0).r#type()],
+                dsa::Kind::Dealloc | dsa::Kind::Launch => Vec::new(),
+                _ => op
+                    .operands()
+                    .into_iter()
+                    .map(|value| value.r#type())
+                    .filter(|&r#type| is_memref(r#type))
+                    .collect(),
+            };
+            for buffer in buffers {
+                check_buffer(op, buffer, kind != dsa::Kind::Alloc)?;
             }
+            if kind == dsa::Kind::Reduce {
+                // SAFETY: a verified reduce's input is a ranked buffer.
+                let rank = unsafe { mlirShapedTypeGetRank(op.operand(0).r#type()) };
+                let axis = op.integer_value("axis").expect("dsa.reduce has an axis");
+                if axis < -rank || axis >= rank {
+                    return Err(fail(
+                        op,
+                        &format!("reduction axis {axis} is out of range for rank {rank}"),
+                    ));
+                }
+            }
+            if kind == dsa::Kind::Unary
+                && enum_value::<UnaryKind>(op, "kind") == Some(UnaryKind::Clip)
+                && (op.attribute("min").is_none() || op.attribute("max").is_none())
+            {
+                return Err(fail(op, "clip needs min and max"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Lowers every dsa op of `function` (a host function, or a kernel's when `is_kernel`, whose
+    /// leading arguments were prepended), after allocating its scratch in its entry block: an
+    /// alloca inside a loop over tiles would grow the stack at every iteration.
+    fn lower_function(&self, function: Op, is_kernel: bool, launches: &mut usize) {
+        let context = function.context();
+        let block = function
+            .entry_block()
+            .expect("lowered functions have a body");
+        let ops: Vec<(Op, dsa::Kind)> = function
+            .collect_pre_order()
+            .into_iter()
+            .filter_map(|op| Some((op, op.kind()?.dsa()?)))
+            .collect();
+        let needs_scratch = ops
+            .iter()
+            .any(|&(_, kind)| kind != dsa::Kind::Launch && kind != dsa::Kind::Return);
+        let max_waits = ops
+            .iter()
+            .filter(|&&(_, kind)| is_instruction(kind))
+            .map(|&(op, _)| tokens_waited_on(op).len())
+            .max()
+            .unwrap_or(0);
+        let scratch = needs_scratch.then(|| {
+            let builder = match block_ops(block).first() {
+                Some(&first) => Builder::before(first),
+                None => Builder::at_end(block, context, function.location()),
+            };
+            let words = builder.constant_i64((WAITS_WORD + max_waits.max(1)) as i64);
+            builder.value(
+                upstream::Kind::LlvmAlloca,
+                &[words],
+                pointer_type(context),
+                &[
+                    ("elem_type", type_attribute(i64_type(context))),
+                    ("alignment", integer_attribute(i64_type(context), 8)),
+                ],
+            )
+        });
+        let argument = |index| function.entry_argument(index);
+        let state = FunctionState {
+            device: argument(0),
+            core: is_kernel.then(|| (argument(1), argument(2))),
+            scratch,
+        };
+        if is_kernel {
+            self.layers.borrow_mut().mark(function, state);
+        }
+        for (op, kind) in ops {
+            self.lower_op(op, kind, state, is_kernel.then(|| argument(3)), launches);
         }
     }
 
-    /// Lowers one dsa op and erases it.
-    ///
-    /// # Safety
-    /// `op` is an alive, checked dsa op of a function whose state is `state`; `core_index` is
-    /// the kernel's `%index` in a kernel's function.
-    unsafe fn lower_op(
+    /// Lowers `op`, a checked dsa op of kind `kind` in a function whose state is `state`, and
+    /// erases it; `core_index` is the kernel's `%index` in a kernel's function.
+    fn lower_op(
         &self,
-        op: MlirOperation,
+        op: Op,
+        kind: dsa::Kind,
         state: FunctionState,
-        core_index: Option<MlirValue>,
+        core_index: Option<Val>,
         launches: &mut usize,
     ) {
-        // SAFETY: the caller's guarantee; the op's results have no uses left when it is erased.
-        unsafe {
-            let builder = Builder::before(op);
-            let name = op_name(op);
-            match name.as_str() {
-                "dsa.return" => {
-                    builder.create("func.return", &[], Some(&[]), &[], &[]);
-                }
-                "dsa.core_id" => {
-                    mlirValueReplaceAllUsesOfWith(
-                        mlirOperationGetResult(op, 0),
-                        core_index.expect("checked: in a kernel"),
-                    );
-                }
-                "dsa.cluster_id" => {
-                    let cluster = state.core.expect("checked: in a kernel").0;
-                    let index = builder.cast(
-                        "arith.index_cast",
-                        cluster,
-                        types::index_type(builder.context),
-                    );
-                    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), index);
-                }
-                "dsa.alloc" => buffers::lower_alloc(op, &builder, state),
-                "dsa.dealloc" => buffers::lower_dealloc(op, &builder, state),
-                "dsa.launch" => {
-                    launches::lower_launch(
-                        op,
-                        &builder,
-                        state.device,
-                        self.module,
-                        self.cores_per_cluster,
-                        *launches,
-                    );
-                    *launches += 1;
-                }
-                _ => instructions::lower_instruction(op, &name, &builder, state),
+        let builder = Builder::before(op);
+        match kind {
+            dsa::Kind::Return => {
+                builder.create(upstream::Kind::FuncReturn, &[], Some(&[]), &[], &[]);
             }
-            mlirOperationDestroy(op);
+            dsa::Kind::CoreId => {
+                op.result(0)
+                    .replace_all_uses_with(core_index.expect("checked: in a kernel"));
+            }
+            dsa::Kind::ClusterId => {
+                let cluster = state.core.expect("checked: in a kernel").0;
+                let index = builder.cast(
+                    upstream::Kind::ArithIndexCast,
+                    cluster,
+                    types::index_type(builder.context),
+                );
+                op.result(0).replace_all_uses_with(index);
+            }
+            dsa::Kind::Alloc => buffers::lower_alloc(op, &builder, state),
+            dsa::Kind::Dealloc => buffers::lower_dealloc(op, &builder, state),
+            dsa::Kind::Launch => {
+                launches::lower_launch(
+                    op,
+                    &builder,
+                    state.device,
+                    self.module,
+                    self.cores_per_cluster,
+                    *launches,
+                );
+                *launches += 1;
+            }
+            dsa::Kind::Kernel => unreachable!("kernels are functions by now"),
+            dsa::Kind::Dma
+            | dsa::Kind::Matmul
+            | dsa::Kind::Conv2d
+            | dsa::Kind::Binary
+            | dsa::Kind::Unary
+            | dsa::Kind::Pool
+            | dsa::Kind::Reduce
+            | dsa::Kind::Wait
+            | dsa::Kind::Barrier => instructions::lower_instruction(op, kind, &builder, state),
         }
+        op.erase();
     }
 }
 
 /// Checks that a buffer type of `op` is one the runtime holds: f32, in a dsa memory space, and
 /// (for a view) of rank 1 to 4.
-///
-/// # Safety
-/// `op` and `buffer` (a memref type) are alive.
-unsafe fn check_buffer(
-    op: MlirOperation,
-    buffer: MlirType,
-    is_view: bool,
-) -> Result<(), PassFailure> {
-    // SAFETY: the caller's guarantee.
-    unsafe {
-        let element = mlirShapedTypeGetElementType(buffer);
-        if !mlirTypeIsAF32(element) {
-            return Err(emit_error(
-                op,
-                &format!(
-                    "the runtime's buffers hold f32 elements only, got {}",
-                    shown(buffer)
-                ),
-            ));
-        }
-        let rank = mlirShapedTypeGetRank(buffer);
-        if is_view && !(1..=4).contains(&rank) {
-            return Err(emit_error(
-                op,
-                &format!("a runtime view has rank 1 to 4, got {}", shown(buffer)),
-            ));
-        }
-        if memory_space(buffer).is_none() {
-            return Err(emit_error(
-                op,
-                &format!(
-                    "expects a buffer in a dsa memory space, got {}",
-                    shown(buffer)
-                ),
-            ));
-        }
-        Ok(())
+fn check_buffer(op: Op, buffer: MlirType, is_view: bool) -> Result<(), PassFailure> {
+    // SAFETY: the buffer's type is an alive memref type.
+    let (element, rank) = unsafe {
+        (
+            mlirShapedTypeGetElementType(buffer),
+            mlirShapedTypeGetRank(buffer),
+        )
+    };
+    // SAFETY: the element type is alive.
+    if !unsafe { mlirTypeIsAF32(element) } {
+        return Err(fail(
+            op,
+            &format!(
+                "the runtime's buffers hold f32 elements only, got {}",
+                shown(buffer)
+            ),
+        ));
     }
+    if is_view && !(1..=4).contains(&rank) {
+        return Err(fail(
+            op,
+            &format!("a runtime view has rank 1 to 4, got {}", shown(buffer)),
+        ));
+    }
+    if memory_space(buffer).is_none() {
+        return Err(fail(
+            op,
+            &format!(
+                "expects a buffer in a dsa memory space, got {}",
+                shown(buffer)
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -5,88 +5,79 @@
 //! string, and takes values (a kernel's name, a core table) as they are instead of escaped into
 //! MLIR syntax.
 //!
-//! Every `unsafe fn` here takes C-API handles; its contract is that they are alive (a context not
-//! destroyed, types and attributes of that context).
+//! The functions here take C-API handles of types, attributes and contexts, which like
+//! [`crate::ir`]'s are alive for the pass run (a context not destroyed, types and attributes of
+//! that context).
 
-use super::ir::{attribute, entry_block, op_name, string_ref, walk};
-use melior::ir::Type;
+use crate::ir::{block_arguments, string_ref, Op};
+use melior::ir::{AttributeLike, Type};
 use mlir_sys::*;
 use turbine_dialects::attributes::dsa::{self, MemorySpace};
+use turbine_dialects::ops::upstream;
 
 /// `i64`.
-pub(super) unsafe fn i64_type(context: MlirContext) -> MlirType {
-    // SAFETY: the caller's guarantee.
+pub(super) fn i64_type(context: MlirContext) -> MlirType {
+    // SAFETY: the context is alive.
     unsafe { mlirIntegerTypeGet(context, 64) }
 }
 
 /// `i32`.
-pub(super) unsafe fn i32_type(context: MlirContext) -> MlirType {
-    // SAFETY: the caller's guarantee.
+pub(super) fn i32_type(context: MlirContext) -> MlirType {
+    // SAFETY: the context is alive.
     unsafe { mlirIntegerTypeGet(context, 32) }
 }
 
 /// `i8`.
-pub(super) unsafe fn i8_type(context: MlirContext) -> MlirType {
-    // SAFETY: the caller's guarantee.
+pub(super) fn i8_type(context: MlirContext) -> MlirType {
+    // SAFETY: the context is alive.
     unsafe { mlirIntegerTypeGet(context, 8) }
 }
 
 /// `f32`.
-pub(super) unsafe fn f32_type(context: MlirContext) -> MlirType {
-    // SAFETY: the caller's guarantee.
+pub(super) fn f32_type(context: MlirContext) -> MlirType {
+    // SAFETY: the context is alive.
     unsafe { mlirF32TypeGet(context) }
 }
 
 /// `index`.
-pub(super) unsafe fn index_type(context: MlirContext) -> MlirType {
-    // SAFETY: the caller's guarantee.
+pub(super) fn index_type(context: MlirContext) -> MlirType {
+    // SAFETY: the context is alive.
     unsafe { mlirIndexTypeGet(context) }
 }
 
-/// `!llvm.ptr` (address space 0).
-///
-/// # Safety
-/// `context` is alive and has the LLVM dialect loaded.
-pub(super) unsafe fn pointer_type(context: MlirContext) -> MlirType {
-    // SAFETY: the caller's guarantee.
+/// `!llvm.ptr` (address space 0); `context` has the LLVM dialect loaded.
+pub(super) fn pointer_type(context: MlirContext) -> MlirType {
+    // SAFETY: the context is alive, with the LLVM dialect the pass depends on.
     unsafe { mlirLLVMPointerTypeGet(context, 0) }
 }
 
-/// `!llvm.array<length x element>`.
-///
-/// # Safety
-/// `element` is alive and an LLVM-compatible type.
-pub(super) unsafe fn array_type(element: MlirType, length: usize) -> MlirType {
+/// `!llvm.array<length x element>` of an LLVM-compatible `element`.
+pub(super) fn array_type(element: MlirType, length: usize) -> MlirType {
     let length = u32::try_from(length).expect("LLVM array lengths fit in 32 bits");
-    // SAFETY: the caller's guarantee.
+    // SAFETY: the element type is alive and LLVM-compatible (the callers' i8 and i64).
     unsafe { mlirLLVMArrayTypeGet(element, length) }
 }
 
 /// The LLVM struct of a memref descriptor of rank `rank`: `(ptr, ptr, i64)` then, for a ranked
 /// buffer, `array<rank x i64>` of sizes and of strides.
-///
-/// # Safety
-/// `context` is alive and has the LLVM dialect loaded.
-pub(super) unsafe fn descriptor_type(context: MlirContext, rank: usize) -> MlirType {
-    // SAFETY: the caller's guarantee; every field is an LLVM-compatible type of the context.
-    unsafe {
-        let (pointer, word) = (pointer_type(context), i64_type(context));
-        let mut fields = vec![pointer, pointer, word];
-        if rank > 0 {
-            let extents = array_type(word, rank);
-            fields.extend([extents, extents]);
-        }
-        mlirLLVMStructTypeLiteralGet(context, fields.len() as isize, fields.as_ptr(), false)
+pub(super) fn descriptor_type(context: MlirContext, rank: usize) -> MlirType {
+    let (pointer, word) = (pointer_type(context), i64_type(context));
+    let mut fields = vec![pointer, pointer, word];
+    if rank > 0 {
+        let extents = array_type(word, rank);
+        fields.extend([extents, extents]);
     }
+    // SAFETY: the context is alive; every field is an LLVM-compatible type of it.
+    unsafe { mlirLLVMStructTypeLiteralGet(context, fields.len() as isize, fields.as_ptr(), false) }
 }
 
 /// `(inputs) -> results`.
-pub(super) unsafe fn function_type(
+pub(super) fn function_type(
     context: MlirContext,
     inputs: &[MlirType],
     results: &[MlirType],
 ) -> MlirType {
-    // SAFETY: the caller's guarantee; the slices are read during the call.
+    // SAFETY: the handles are alive; the slices are read during the call.
     unsafe {
         mlirFunctionTypeGet(
             context,
@@ -98,42 +89,33 @@ pub(super) unsafe fn function_type(
     }
 }
 
+/// Whether `r#type` is a memref type.
+pub(super) fn is_memref(r#type: MlirType) -> bool {
+    // SAFETY: the type is alive.
+    unsafe { mlirTypeIsAMemRef(r#type) }
+}
+
 /// `value : type` for an integer or index `r#type`.
-///
-/// # Safety
-/// `r#type` is an alive integer or index type.
-pub(super) unsafe fn integer_attribute(r#type: MlirType, value: i64) -> MlirAttribute {
-    // SAFETY: the caller's guarantee.
+pub(super) fn integer_attribute(r#type: MlirType, value: i64) -> MlirAttribute {
+    // SAFETY: the type is alive, and an integer or index type.
     unsafe { mlirIntegerAttrGet(r#type, value) }
 }
 
-/// `"text"`.
-pub(super) unsafe fn string_attribute(context: MlirContext, text: &str) -> MlirAttribute {
-    // SAFETY: the caller's guarantee; MLIR copies the text into the context.
-    unsafe { mlirStringAttrGet(context, string_ref(text)) }
-}
-
 /// `@symbol`.
-pub(super) unsafe fn symbol_reference(context: MlirContext, symbol: &str) -> MlirAttribute {
-    // SAFETY: the caller's guarantee; MLIR copies the name into the context.
+pub(super) fn symbol_reference(context: MlirContext, symbol: &str) -> MlirAttribute {
+    // SAFETY: the context is alive; MLIR copies the name into it.
     unsafe { mlirFlatSymbolRefAttrGet(context, string_ref(symbol)) }
 }
 
 /// `array<i32: values>`.
-pub(super) unsafe fn i32_array_attribute(context: MlirContext, values: &[i32]) -> MlirAttribute {
-    // SAFETY: the caller's guarantee; the values are copied.
+pub(super) fn i32_array_attribute(context: MlirContext, values: &[i32]) -> MlirAttribute {
+    // SAFETY: the context is alive; the values are copied.
     unsafe { mlirDenseI32ArrayGet(context, values.len() as isize, values.as_ptr()) }
 }
 
-/// `array<i64: values>`.
-pub(super) unsafe fn i64_array_attribute(context: MlirContext, values: &[i64]) -> MlirAttribute {
-    // SAFETY: the caller's guarantee; the values are copied.
-    unsafe { mlirDenseI64ArrayGet(context, values.len() as isize, values.as_ptr()) }
-}
-
 /// `dense<values> : tensor<N x i64>`.
-pub(super) unsafe fn dense_i64_attribute(context: MlirContext, values: &[i64]) -> MlirAttribute {
-    // SAFETY: the caller's guarantee; the shape and values are copied.
+pub(super) fn dense_i64_attribute(context: MlirContext, values: &[i64]) -> MlirAttribute {
+    // SAFETY: the context is alive; the shape and values are copied.
     unsafe {
         let shape = [values.len() as i64];
         let tensor =
@@ -143,26 +125,23 @@ pub(super) unsafe fn dense_i64_attribute(context: MlirContext, values: &[i64]) -
 }
 
 /// A type in attribute position (`elem_type = i64`, `function_type = (...) -> ...`).
-pub(super) unsafe fn type_attribute(r#type: MlirType) -> MlirAttribute {
-    // SAFETY: the caller's guarantee.
+pub(super) fn type_attribute(r#type: MlirType) -> MlirAttribute {
+    // SAFETY: the type is alive.
     unsafe { mlirTypeAttrGet(r#type) }
 }
 
 /// `[elements]`.
-pub(super) unsafe fn array_attribute(
-    context: MlirContext,
-    elements: &[MlirAttribute],
-) -> MlirAttribute {
-    // SAFETY: the caller's guarantee; the elements are copied.
+pub(super) fn array_attribute(context: MlirContext, elements: &[MlirAttribute]) -> MlirAttribute {
+    // SAFETY: the handles are alive; the elements are copied.
     unsafe { mlirArrayAttrGet(context, elements.len() as isize, elements.as_ptr()) }
 }
 
 /// `{name = value, ...}` (MLIR sorts the entries by name).
-pub(super) unsafe fn dictionary_attribute(
+pub(super) fn dictionary_attribute(
     context: MlirContext,
     entries: &[(&str, MlirAttribute)],
 ) -> MlirAttribute {
-    // SAFETY: the caller's guarantee; names are uniqued into the context, entries copied.
+    // SAFETY: the handles are alive; names are uniqued into the context, entries copied.
     unsafe {
         let named: Vec<MlirNamedAttribute> = entries
             .iter()
@@ -175,22 +154,28 @@ pub(super) unsafe fn dictionary_attribute(
 }
 
 /// `unit`.
-pub(super) unsafe fn unit_attribute(context: MlirContext) -> MlirAttribute {
-    // SAFETY: the caller's guarantee.
+pub(super) fn unit_attribute(context: MlirContext) -> MlirAttribute {
+    // SAFETY: the context is alive.
     unsafe { mlirUnitAttrGet(context) }
 }
 
 /// The dsa memory space of a memref type, None for another type or memory space.
-pub(super) unsafe fn memory_space(r#type: MlirType) -> Option<MemorySpace> {
-    // SAFETY: the caller's guarantee.
+pub(super) fn memory_space(r#type: MlirType) -> Option<MemorySpace> {
+    // SAFETY: the type is alive.
     MemorySpace::of_type(unsafe { Type::from_raw(r#type) })
+}
+
+/// How an error message shows a type to the user (never read back).
+pub(super) fn shown(r#type: MlirType) -> String {
+    // SAFETY: the type is alive.
+    unsafe { Type::from_raw(r#type) }.to_string()
 }
 
 /// The lowered type of `r#type`, or None if it stays: a token is an `i64`, a buffer loses its
 /// dsa memory space.
-pub(super) unsafe fn convert_type(r#type: MlirType) -> Option<MlirType> {
-    // SAFETY: the caller's guarantee; a type with a dsa memory space is a memref, so the shaped
-    // and memref accessors apply.
+pub(super) fn convert_type(r#type: MlirType) -> Option<MlirType> {
+    // SAFETY: the type is alive; a type with a dsa memory space is a memref, so the shaped and
+    // memref accessors apply.
     unsafe {
         if dsa::raw::is_token(r#type) {
             return Some(i64_type(mlirTypeGetContext(r#type)));
@@ -211,62 +196,53 @@ pub(super) unsafe fn convert_type(r#type: MlirType) -> Option<MlirType> {
 }
 
 /// Gives every value, block argument and function type under `module` its lowered type.
-pub(super) unsafe fn convert_types(module: MlirOperation) {
-    // SAFETY: the module is alive and nothing is erased during the walk; indices stay in range.
-    unsafe {
-        for op in walk(module) {
-            for index in 0..mlirOperationGetNumResults(op) {
-                let result = mlirOperationGetResult(op, index);
-                if let Some(converted) = convert_type(mlirValueGetType(result)) {
-                    mlirValueSetType(result, converted);
+pub(super) fn convert_types(module: Op) {
+    for op in module.collect_pre_order() {
+        for result in op.results() {
+            if let Some(converted) = convert_type(result.r#type()) {
+                result.set_type(converted);
+            }
+        }
+        for block in op.blocks() {
+            for argument in block_arguments(block) {
+                if let Some(converted) = convert_type(argument.r#type()) {
+                    argument.set_type(converted);
                 }
             }
-            for region in 0..mlirOperationGetNumRegions(op) {
-                let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, region));
-                while !block.ptr.is_null() {
-                    for index in 0..mlirBlockGetNumArguments(block) {
-                        let argument = mlirBlockGetArgument(block, index);
-                        if let Some(converted) = convert_type(mlirValueGetType(argument)) {
-                            mlirValueSetType(argument, converted);
-                        }
-                    }
-                    block = mlirBlockGetNextInRegion(block);
-                }
-            }
-            if op_name(op) == "func.func" {
-                convert_function_type(op);
-            }
+        }
+        if op.is(upstream::Kind::FuncFunc) {
+            convert_function_type(op);
         }
     }
 }
 
-/// Recomputes a function's type from its entry block's (already converted) arguments, or from
-/// its declared inputs for a declaration, and its converted results.
-///
-/// # Safety
-/// `function` is an alive `func.func`.
-unsafe fn convert_function_type(function: MlirOperation) {
-    // SAFETY: the caller's guarantee; a func.func has a function_type and one region.
-    unsafe {
-        let old = mlirTypeAttrGetValue(
-            attribute(function, "function_type").expect("functions have a type"),
-        );
-        let block = entry_block(function);
-        let inputs: Vec<MlirType> = if block.ptr.is_null() {
-            (0..mlirFunctionTypeGetNumInputs(old))
+/// Recomputes the type of `function` (a `func.func`) from its entry block's (already converted)
+/// arguments, or from its declared inputs for a declaration, and its converted results.
+fn convert_function_type(function: Op) {
+    let old = function
+        .attribute("function_type")
+        .expect("functions have a type")
+        .to_raw();
+    let convert = |r#type: MlirType| convert_type(r#type).unwrap_or(r#type);
+    // SAFETY: a func.func's function_type is a type attribute of a function type, and the
+    // indices stay below its counts.
+    let (inputs, results) = unsafe {
+        let old = mlirTypeAttrGetValue(old);
+        let inputs: Vec<MlirType> = match function.entry_block() {
+            None => (0..mlirFunctionTypeGetNumInputs(old))
                 .map(|i| mlirFunctionTypeGetInput(old, i))
-                .collect()
-        } else {
-            (0..mlirBlockGetNumArguments(block))
-                .map(|i| mlirValueGetType(mlirBlockGetArgument(block, i)))
-                .collect()
+                .collect(),
+            Some(block) => block_arguments(block)
+                .into_iter()
+                .map(|argument| argument.r#type())
+                .collect(),
         };
-        let convert = |r#type: MlirType| convert_type(r#type).unwrap_or(r#type);
-        let inputs: Vec<MlirType> = inputs.into_iter().map(convert).collect();
         let results: Vec<MlirType> = (0..mlirFunctionTypeGetNumResults(old))
             .map(|i| convert(mlirFunctionTypeGetResult(old, i)))
             .collect();
-        let new = function_type(mlirOperationGetContext(function), &inputs, &results);
-        mlirOperationSetAttributeByName(function, string_ref("function_type"), type_attribute(new));
-    }
+        (inputs, results)
+    };
+    let inputs: Vec<MlirType> = inputs.into_iter().map(convert).collect();
+    let new = function_type(function.context(), &inputs, &results);
+    function.set_attribute("function_type", type_attribute(new));
 }
