@@ -3,6 +3,7 @@
 
 use melior::ir::{block::BlockLike, operation::OperationLike, Module};
 use std::path::Path;
+use turbine_dialects::ops::{upstream, OpKind};
 use turbine_passes::{
     pipelines::all_pipelines,
     registry::{docs, PassOptions},
@@ -91,7 +92,8 @@ fn every_turbine_pass_in_a_pipeline_is_nested_on_its_anchor() {
                 .find(|info| info.argument == step.pass)
             {
                 assert_eq!(
-                    step.nest.unwrap_or("builtin.module"),
+                    step.nest
+                        .unwrap_or(OpKind::Upstream(upstream::Kind::BuiltinModule)),
                     pass.anchor,
                     "{} in {}",
                     step.pass,
