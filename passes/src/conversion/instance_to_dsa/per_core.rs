@@ -368,15 +368,7 @@ fn anchors_estimate(
     };
     let mut total = 0.0;
     for op in &body.ops {
-        if matches!(
-            op.graph_kind(),
-            Some(
-                graph::Kind::Conv2d
-                    | graph::Kind::Matmul
-                    | graph::Kind::BatchMatmul
-                    | graph::Kind::Gemm
-            )
-        ) {
+        if op.graph_kind().is_some_and(graph::Kind::is_contraction) {
             total += estimate(
                 &scope,
                 op,
