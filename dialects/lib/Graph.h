@@ -17,6 +17,10 @@ namespace turbine::graph {
 /// `Graph_Elementwise` in GraphOps.td: a marker, nothing to verify.
 template <typename ConcreteType>
 class Elementwise : public mlir::OpTrait::TraitBase<ConcreteType, Elementwise> {};
+
+/// `Graph_Contraction` in GraphOps.td: a marker, nothing to verify.
+template <typename ConcreteType>
+class Contraction : public mlir::OpTrait::TraitBase<ConcreteType, Contraction> {};
 } // namespace turbine::graph
 
 #include "graph/GraphOpsDialect.h.inc"

@@ -18,11 +18,14 @@ other case must pass. Tolerance, for every case: |actual - expected| <= atol + r
 atol = 1e-5 (atol covers values that should be 0). This is tighter than onnx's own runner uses for
 the light models (1e-3, densenet121 2e-3); they pass at it.
 
+Cases run `--jobs` at a time (default: one per CPU); the lines come out in the cases' order.
 Prints one line per case, then `N passed, N failed, N skipped` for the interpreter and the same
 for the compiled runs of each schedule; exits non-zero on any failure.
 """
 
 import argparse
+import collections
+import concurrent.futures
 import glob
 import os
 import subprocess
@@ -204,6 +207,15 @@ def run_case(model, data_sets, bin_dir, work, schedules):
     return "pass", "", compiled
 
 
+def run_isolated(model, data_sets, bin_dir, schedules):
+    """run_case in a folder of its own; a timeout is a failure."""
+    with tempfile.TemporaryDirectory() as work:
+        try:
+            return run_case(model, data_sets, bin_dir, work, schedules)
+        except subprocess.TimeoutExpired as timeout:
+            return "fail", f"timed out after {timeout.timeout} s", None
+
+
 def evaluate(mlir, data_sets, base, work, what):
     """Runs `base` on every data set; returns ("pass" | "fail" | "skip", detail)."""
     for index, (inputs, expected) in enumerate(data_sets):
@@ -249,24 +261,33 @@ def main():
     parser.add_argument("--only", help="run only cases whose name contains this text")
     parser.add_argument("--schedules", default="layerwise,graphturbo",
                         help="kernel schedules to compile each case with, comma-separated (default: layerwise,graphturbo)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="cases run at once (default: one per CPU)")
     arguments = parser.parse_args()
     schedules = arguments.schedules.split(",")
     data_root = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
     counts = {"pass": 0, "fail": 0, "skip": 0}
     compiled_counts = {schedule: {"pass": 0, "fail": 0, "skip": 0} for schedule in schedules}
-    for name, model, data_sets in cases(data_root, arguments.only):
-        compiled = None
-        with tempfile.TemporaryDirectory() as work:
-            try:
-                outcome, detail, compiled = run_case(model, data_sets, arguments.bin_dir, work, schedules)
-            except subprocess.TimeoutExpired as timeout:
-                outcome, detail = "fail", f"timed out after {timeout.timeout} s"
+
+    def report(name, future):
+        outcome, detail, compiled = future.result()
         counts[outcome] += 1
         line = f"{outcome.upper():4} {name}{': ' + detail if detail else ''}"
         for schedule, (result, why) in (compiled or {}).items():
             compiled_counts[schedule][result] += 1
             line += f" | {schedule}: {result}{' (' + why + ')' if why else ''}"
         print(line, flush=True)
+
+    jobs = max(1, arguments.jobs)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        # A window of cases in flight, reported in order: the cases' data stay off the heap
+        # until their turn comes near.
+        pending = collections.deque()
+        for name, model, data_sets in cases(data_root, arguments.only):
+            pending.append((name, pool.submit(run_isolated, model, data_sets, arguments.bin_dir, schedules)))
+            if len(pending) > 2 * jobs:
+                report(*pending.popleft())
+        while pending:
+            report(*pending.popleft())
     print(f"conformance: {counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
     for schedule, tally in compiled_counts.items():
         print(f"conformance compiled for stcp920 ({schedule}): {tally['pass']} passed, {tally['fail']} failed, {tally['skip']} skipped")

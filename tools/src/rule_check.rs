@@ -110,9 +110,9 @@ fn check_at(
         }
         other => other,
     })?;
-    let outcome = compare(module.0, shapes, generator);
+    let outcome = compare(module.raw(), shapes, generator);
     // SAFETY: instantiate_rule hands the module to the caller, and nothing refers to it any more.
-    unsafe { mlirOperationDestroy(module.0) };
+    unsafe { mlirOperationDestroy(module.raw()) };
     outcome.map_err(InstanceError::Unsound)
 }
 

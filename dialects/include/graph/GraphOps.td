@@ -52,6 +52,14 @@ def Graph_Elementwise : NativeOpTrait<"Elementwise"> {
   let cppNamespace = "::turbine::graph";
 }
 
+// A sum of products over a reduced dimension: the multiply-accumulates that run
+// on the compute units' matrix engines, with a weight-like second operand.
+// Passes ask for this trait when they count the work of a layer, the weight
+// traffic of a cut, or which anchors take an elementwise epilogue.
+def Graph_Contraction : NativeOpTrait<"Contraction"> {
+  let cppNamespace = "::turbine::graph";
+}
+
 def Graph_Tensor : StaticShapeTensorOf<[AnyType]>;
 def Graph_FloatTensor : StaticShapeTensorOf<[AnyFloat]>;
 
@@ -165,7 +173,7 @@ def Graph_WeightOp : Graph_Op<"weight", [Pure]> {
 // Anchor operators: convolution and matrix products
 //===----------------------------------------------------------------------===//
 
-def Graph_Conv2dOp : Graph_Op<"conv2d", [Pure]> {
+def Graph_Conv2dOp : Graph_Op<"conv2d", [Pure, Graph_Contraction]> {
   let summary = "2-D convolution (NCHW input, OIHW filter), optional bias and activation.";
   let description = [{
     ONNX `Conv` on 4-D tensors. `pads` is `[top, left, bottom, right]`;
@@ -197,7 +205,7 @@ def Graph_Conv2dOp : Graph_Op<"conv2d", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Graph_MatmulOp : Graph_Op<"matmul", [Pure]> {
+def Graph_MatmulOp : Graph_Op<"matmul", [Pure, Graph_Contraction]> {
   let summary = "Matrix product of two 2-D tensors.";
   let description = [{
     `[M, K] x [K, N] -> [M, N]`. Products with batch dimensions are
@@ -214,7 +222,7 @@ def Graph_MatmulOp : Graph_Op<"matmul", [Pure]> {
   let hasFolder = 1;
 }
 
-def Graph_BatchMatmulOp : Graph_Op<"batch_matmul", [Pure]> {
+def Graph_BatchMatmulOp : Graph_Op<"batch_matmul", [Pure, Graph_Contraction]> {
   let summary = "Matrix product over broadcast batch dimensions (ONNX MatMul).";
   let description = [{
     Both operands have rank >= 2; the last two dimensions multiply as in
@@ -234,7 +242,7 @@ def Graph_BatchMatmulOp : Graph_Op<"batch_matmul", [Pure]> {
   let hasFolder = 1;
 }
 
-def Graph_GemmOp : Graph_Op<"gemm", [Pure]> {
+def Graph_GemmOp : Graph_Op<"gemm", [Pure, Graph_Contraction]> {
   let summary = "General matrix multiply: alpha * op(A) * op(B) + beta * C (ONNX Gemm).";
   let description = [{
     `op(X)` is `X` or its transpose (`trans_a`, `trans_b`). The optional `C`

@@ -44,7 +44,8 @@ With `include-flatten` (the default), `graph.flatten` is first rewritten into th
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let function = Op(operation.to_raw());
+        // SAFETY: the pass manager hands us a live op, alive for the run.
+        let function = unsafe { Op::from_raw(operation.to_raw()) };
         for op in function.collect_pre_order() {
             let op = match op.kind().and_then(OpKind::graph) {
                 Some(graph::Kind::Flatten) if self.include_flatten => flatten_to_reshape(op),
@@ -65,7 +66,9 @@ fn flatten_to_reshape(flatten: Op) -> Op {
         &[flatten.result(0).r#type()],
     );
     flatten.result(0).replace_all_uses_with(reshape.result(0));
-    flatten.erase();
+    // SAFETY: the flatten's uses read the reshape now, it holds no region, and the walk list has
+    // passed it; only the reshape is used after.
+    unsafe { flatten.erase() };
     reshape
 }
 
@@ -75,13 +78,18 @@ fn fold_reshape(reshape: Op) {
         if producer.is(graph::Kind::Reshape) {
             reshape.set_operand(0, producer.operand(0));
             if producer.result(0).is_unused() {
-                producer.erase();
+                // SAFETY: the producer feeds nothing now and holds no region; defined before
+                // `reshape`, it is behind the caller's walk (or not in its list, when a flatten
+                // became it), which does not come back to it, and its handle is dropped here.
+                unsafe { producer.erase() };
             }
         }
     }
     let (input, result) = (reshape.operand(0), reshape.result(0));
     if input.same_type(result) {
         result.replace_all_uses_with(input);
-        reshape.erase();
+        // SAFETY: the identity reshape's uses read its input now, it holds no region, and the
+        // caller's walk moves on to the next op.
+        unsafe { reshape.erase() };
     }
 }

@@ -95,7 +95,8 @@ split.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let function = Op(operation.to_raw());
+        // SAFETY: the pass manager hands us a live op, alive for the run.
+        let function = unsafe { Op::from_raw(operation.to_raw()) };
         for op in function.collect_pre_order() {
             if matches!(
                 op.kind().and_then(OpKind::graph),
@@ -149,7 +150,7 @@ impl SplitReductions {
             ));
         }
         // SAFETY: the op is alive.
-        let (context, location) = unsafe { (mlirOperationGetContext(op.0), op.location()) };
+        let (context, location) = unsafe { (mlirOperationGetContext(op.raw()), op.location()) };
         let kind = op.kind().expect("a graph reduction");
         let mut value = input;
         let mut current = shape.clone();
@@ -185,7 +186,9 @@ impl SplitReductions {
             .result(0);
         }
         result.replace_all_uses_with(value);
-        op.erase();
+        // SAFETY: the reduction's result now feeds nothing (its uses read the split chain's), it
+        // holds no region, and the caller's walk list has passed it and moves on.
+        unsafe { op.erase() };
     }
 }
 

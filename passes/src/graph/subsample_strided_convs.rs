@@ -69,7 +69,8 @@ rewritten or left alone for its input.";
         if !self.enabled {
             return Ok(());
         }
-        let function = Op(operation.to_raw());
+        // SAFETY: the pass manager hands us a live op, alive for the run.
+        let function = unsafe { Op::from_raw(operation.to_raw()) };
         for op in function.collect_pre_order() {
             if op.is(graph::Kind::Conv2d) {
                 self.subsample(op);

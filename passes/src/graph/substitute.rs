@@ -197,7 +197,8 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let function = Op(operation.to_raw());
+        // SAFETY: the pass manager hands us a live op, alive for the run.
+        let function = unsafe { Op::from_raw(operation.to_raw()) };
         if function.regions_empty() || self.search == SearchKind::None {
             return Ok(());
         }
@@ -224,7 +225,7 @@ interpreter at its example shapes and at random ones (`turbine-translate --list-
         }
         if self.verify {
             // SAFETY: the op is alive.
-            let context = unsafe { mlirOperationGetContext(function.0) };
+            let context = unsafe { mlirOperationGetContext(function.raw()) };
             verify_rules(context, &rules, function.location()).map_err(|_| PassFailure)?;
         }
         match self.search {
@@ -410,7 +411,7 @@ impl GraphSubstitute {
     /// The rules: the built-in ones unless `builtin-rules=false`, then those of the files.
     fn load(&self, function: Op) -> Result<RuleSet, PassFailure> {
         // SAFETY: the op is alive.
-        let context = unsafe { mlirOperationGetContext(function.0) };
+        let context = unsafe { mlirOperationGetContext(function.raw()) };
         let mut set = if self.builtin {
             RuleSet::builtin(context).map_err(|_| PassFailure)?
         } else {

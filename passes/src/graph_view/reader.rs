@@ -50,8 +50,8 @@ impl Reader {
         Ok(tensor)
     }
 
-    fn node(&mut self, op: MlirOperation) -> Result<Node, ViewError> {
-        let handle = Op(op);
+    fn node(&mut self, handle: Op) -> Result<Node, ViewError> {
+        let op = handle.raw();
         // SAFETY: the op is alive while the module is.
         unsafe {
             let operands = (0..mlirOperationGetNumOperands(op))
@@ -143,7 +143,7 @@ pub(super) fn read(op: Op, name: String) -> Result<FunctionView, ViewError> {
     };
     // SAFETY: the op is live and has a region with a block.
     unsafe {
-        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op.0, 0));
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op.raw(), 0));
         let mut arguments = Vec::new();
         for i in 0..mlirBlockGetNumArguments(block) {
             let argument = mlirBlockGetArgument(block, i);
@@ -154,7 +154,7 @@ pub(super) fn read(op: Op, name: String) -> Result<FunctionView, ViewError> {
         }
         let mut ops = Vec::new();
         for op in op.body_ops() {
-            ops.push(reader.node(op.0)?);
+            ops.push(reader.node(op)?);
         }
         let count = reader.ids.len();
         Ok(FunctionView::index(name, arguments, ops, count))

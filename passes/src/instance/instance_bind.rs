@@ -95,7 +95,7 @@ impl InstanceBind {
         let position: HashMap<usize, usize> = instances
             .iter()
             .enumerate()
-            .map(|(i, instance)| (instance.op.0.ptr as usize, i))
+            .map(|(i, instance)| (instance.op.raw().ptr as usize, i))
             .collect();
         let mut decisions = Decisions::new(instances.len());
         // GraphTurbo Algorithm 4: the order in reverse.
@@ -106,7 +106,7 @@ impl InstanceBind {
         }
         decisions.fit_local_buffers(&instances, machine.lb_bytes);
         // SAFETY: the function is alive.
-        let context = unsafe { mlirOperationGetContext(function.0) };
+        let context = unsafe { mlirOperationGetContext(function.raw()) };
         decisions.write(&instances, context, self.explain);
         Ok(())
     }
@@ -181,7 +181,7 @@ impl Decisions {
                 continue;
             }
             for (producer, result) in producers(instance.op.operand(operand)) {
-                let Some(&j) = position.get(&(producer.0.ptr as usize)) else {
+                let Some(&j) = position.get(&(producer.raw().ptr as usize)) else {
                     continue;
                 };
                 if result != 0

@@ -185,7 +185,7 @@ impl Counts {
                 scope.keyword()
             ));
         }
-        if value.0.ptr != operand.0.ptr {
+        if value.raw().ptr != operand.raw().ptr {
             consumer.op.set_operand(position, value);
         }
     }
@@ -231,7 +231,7 @@ fn stitched(mut value: Val) -> (Option<Binding>, Option<Scope>) {
 /// An `instance.redistribute` of `value` from binding `from` to `to`, before `consumer`.
 fn redistribute(consumer: Op, value: Val, from: &[usize], to: &[usize]) -> Val {
     // SAFETY: the consumer is alive.
-    let context = unsafe { mlirOperationGetContext(consumer.0) };
+    let context = unsafe { mlirOperationGetContext(consumer.raw()) };
     let factors = |binding: &[usize]| {
         binding
             .iter()
@@ -257,7 +257,7 @@ fn redistribute(consumer: Op, value: Val, from: &[usize], to: &[usize]) -> Val {
 /// An `instance.copy` of `value` into `scope`, before `consumer`.
 fn copy(consumer: Op, value: Val, scope: Scope) -> Val {
     // SAFETY: the consumer is alive.
-    let context = unsafe { mlirOperationGetContext(consumer.0) };
+    let context = unsafe { mlirOperationGetContext(consumer.raw()) };
     let attributes = [("scope", scope.raw_attribute(context))];
     create(
         InsertionPoint::Before(consumer),

@@ -26,7 +26,8 @@ pub(crate) fn schedule_each(
     operation: melior::ir::OperationRef,
     mut schedule: impl FnMut(Op, Op) -> Result<(), crate::registry::PassFailure>,
 ) -> Result<(), crate::registry::PassFailure> {
-    let function = Op(operation.to_raw());
+    // SAFETY: the pass manager hands us a live op, alive for the run.
+    let function = unsafe { Op::from_raw(operation.to_raw()) };
     if function.regions_empty() {
         return Ok(());
     }

@@ -36,7 +36,7 @@ pub(super) fn uses(value: Val) -> Vec<(MlirOperation, usize)> {
     let mut found = Vec::new();
     // SAFETY: iterating the use list of a live value.
     unsafe {
-        let mut use_ = mlirValueGetFirstUse(value.0);
+        let mut use_ = mlirValueGetFirstUse(value.raw());
         while !mlirOpOperandIsNull(use_) {
             found.push((
                 mlirOpOperandGetOwner(use_),
@@ -58,7 +58,7 @@ pub(crate) fn group_ops(
     best: Option<Split>,
 ) {
     // SAFETY: the op is alive.
-    let context = unsafe { mlirOperationGetContext(before.0) };
+    let context = unsafe { mlirOperationGetContext(before.raw()) };
     let location = members.last().expect("a group has ops").location();
     // The splits were verified when Algorithm 1 made them (positive factor, at least one op).
     // SAFETY: the members' location is alive.
@@ -101,16 +101,17 @@ pub(crate) fn wrap_ops(
     let inputs = inputs(members);
     let outputs = outputs(members);
     // SAFETY: every handle is a live op or value of one function body; ops are moved, not freed.
+    // The group is the op MLIR just created, inserted before `before`.
     unsafe {
         let (group, block) = create_wrapper(before, kind, attributes, &inputs, &outputs, location);
         for member in members {
-            mlirOperationRemoveFromParent(member.0);
-            mlirBlockAppendOwnedOperation(block, member.0);
+            mlirOperationRemoveFromParent(member.raw());
+            mlirBlockAppendOwnedOperation(block, member.raw());
         }
         // Inside, read the block arguments instead of the outside values.
         for (position, input) in inputs.iter().enumerate() {
             let argument = mlirBlockGetArgument(block, position as isize);
-            for (owner, operand) in uses(Val(*input)) {
+            for (owner, operand) in uses(Val::from_raw(*input)) {
                 if is_within(owner, group) && owner.ptr != group.ptr {
                     mlirOperationSetOperand(owner, operand as isize, argument);
                 }
@@ -124,19 +125,19 @@ pub(crate) fn wrap_ops(
         // Outside, read the group's results.
         for (position, output) in outputs.iter().enumerate() {
             let result = mlirOperationGetResult(group, position as isize);
-            for (owner, operand) in uses(Val(*output)) {
+            for (owner, operand) in uses(Val::from_raw(*output)) {
                 if !is_within(owner, group) {
                     mlirOperationSetOperand(owner, operand as isize, result);
                 }
             }
         }
-        Op(group)
+        Op::from_raw(group)
     }
 }
 
 /// Whether `op` is one of `members` or nested in one.
 fn is_member(op: MlirOperation, members: &[Op]) -> bool {
-    members.iter().any(|member| is_within(op, member.0))
+    members.iter().any(|member| is_within(op, member.raw()))
 }
 
 /// The wrapper's operands: values read by the members (or ops nested in them) defined outside
@@ -147,8 +148,8 @@ fn inputs(members: &[Op]) -> Vec<MlirValue> {
     unsafe {
         for member in members {
             for op in member.collect_pre_order() {
-                for index in 0..mlirOperationGetNumOperands(op.0) {
-                    let value = mlirOperationGetOperand(op.0, index);
+                for index in 0..mlirOperationGetNumOperands(op.raw()) {
+                    let value = mlirOperationGetOperand(op.raw(), index);
                     let defined_inside = if mlirValueIsAOpResult(value) {
                         is_member(mlirOpResultGetOwner(value), members)
                     } else {
@@ -174,9 +175,9 @@ fn outputs(members: &[Op]) -> Vec<MlirValue> {
     // SAFETY: the members and their results are alive.
     unsafe {
         for member in members.iter().rev() {
-            for index in 0..mlirOperationGetNumResults(member.0) {
-                let value = mlirOperationGetResult(member.0, index);
-                if uses(Val(value))
+            for index in 0..mlirOperationGetNumResults(member.raw()) {
+                let value = mlirOperationGetResult(member.raw(), index);
+                if uses(Val::from_raw(value))
                     .iter()
                     .any(|(owner, _)| !is_member(*owner, members))
                 {
@@ -204,7 +205,7 @@ unsafe fn create_wrapper(
 ) -> (MlirOperation, MlirBlock) {
     // SAFETY: the caller's guarantee.
     unsafe {
-        let context = mlirOperationGetContext(before.0);
+        let context = mlirOperationGetContext(before.raw());
         let input_types: Vec<MlirType> = inputs
             .iter()
             .map(|value| mlirValueGetType(*value))
@@ -238,7 +239,11 @@ unsafe fn create_wrapper(
             .collect();
         mlirOperationStateAddAttributes(&mut state, attributes.len() as isize, attributes.as_ptr());
         let group = mlirOperationCreate(&mut state);
-        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before.0), before.0, group);
+        mlirBlockInsertOwnedOperationBefore(
+            mlirOperationGetBlock(before.raw()),
+            before.raw(),
+            group,
+        );
         (group, block)
     }
 }

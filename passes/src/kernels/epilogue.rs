@@ -179,7 +179,10 @@ impl Epilogue {
             let mut waits = last.clone();
             for operand in &step.operands {
                 if let Operand::External(value) = operand {
-                    if !waits.iter().any(|token| token.0.ptr == loaded[value].0.ptr) {
+                    if !waits
+                        .iter()
+                        .any(|token| token.raw().ptr == loaded[value].raw().ptr)
+                    {
                         waits.push(loaded[value]);
                     }
                 }

@@ -196,8 +196,8 @@ fn signature(
     }
     // SAFETY: the op is alive while the view is.
     unsafe {
-        for attribute in 0..mlirOperationGetNumAttributes(node.op.0) {
-            (mlirOperationGetAttribute(node.op.0, attribute)
+        for attribute in 0..mlirOperationGetNumAttributes(node.op.raw()) {
+            (mlirOperationGetAttribute(node.op.raw(), attribute)
                 .attribute
                 .ptr as usize)
                 .hash(hasher);

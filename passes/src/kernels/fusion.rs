@@ -91,14 +91,12 @@ fn anchor_steps(
 }
 
 /// Whether a layer anchored at `node`, not an elementwise anchor, takes an epilogue: the tiled
-/// anchors (convolutions, products, pooling windows) do; row-wise and data-movement layers write
+/// anchors (the graph dialect's contractions, and pooling windows) do; row-wise and data-movement layers write
 /// their result whole.
 pub fn takes_epilogue(node: &Node) -> bool {
-    use graph::Kind as K;
-    matches!(
-        node.graph_kind(),
-        Some(K::Conv2d | K::Matmul | K::BatchMatmul | K::Gemm | K::MaxPool2d | K::AvgPool2d)
-    )
+    node.graph_kind().is_some_and(|kind| {
+        kind.is_contraction() || matches!(kind, graph::Kind::MaxPool2d | graph::Kind::AvgPool2d)
+    })
 }
 
 /// The epilogue of the layer anchored at op `index`. The fused ops' other operands must already

@@ -55,7 +55,8 @@ impl HostFunction {
         value: MlirAttribute,
         location: MlirLocation,
     ) -> Val {
-        // SAFETY: the function and its block are alive; the attribute is of their context.
+        // SAFETY: the function and its block are alive; the attribute is of their context. The
+        // new argument lives with the block.
         unsafe {
             let context = mlirLocationGetContext(location);
             let name = mlirIdentifierGet(
@@ -68,7 +69,7 @@ impl HostFunction {
             let named = mlirNamedAttributeGet(name, value);
             self.parameters
                 .push((view.clone(), mlirDictionaryAttrGet(context, 1, &named)));
-            Val(mlirBlockAddArgument(
+            Val::from_raw(mlirBlockAddArgument(
                 self.block,
                 view.memref_type(context),
                 location,

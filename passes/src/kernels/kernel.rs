@@ -206,10 +206,10 @@ impl Kernel {
     fn defined_inside(&self, value: Val) -> bool {
         // SAFETY: the value and the ops and blocks it leads to are alive.
         unsafe {
-            let mut block = if mlirValueIsABlockArgument(value.0) {
-                mlirBlockArgumentGetOwner(value.0)
+            let mut block = if mlirValueIsABlockArgument(value.raw()) {
+                mlirBlockArgumentGetOwner(value.raw())
             } else {
-                mlirOperationGetBlock(mlirOpResultGetOwner(value.0))
+                mlirOperationGetBlock(mlirOpResultGetOwner(value.raw()))
             };
             while !block.ptr.is_null() {
                 if block.ptr == self.block.ptr {
@@ -248,7 +248,7 @@ impl Kernel {
         if self.defined_inside(host) {
             return host;
         }
-        let key = host.0.ptr as usize;
+        let key = host.raw().ptr as usize;
         if let Some(&index) = self.positions.get(&key) {
             return self.selected[index];
         }
@@ -264,12 +264,18 @@ impl Kernel {
             .as_ref()
             .and_then(|spmd| spmd.replicas.borrow().get(&key).cloned());
         let add = |value: Val, kernel: &mut Self| {
-            // SAFETY: the block is the kernel's, alive until the kernel is inserted or dropped.
-            let argument =
-                Val(unsafe { mlirBlockAddArgument(kernel.block, r#type, kernel.body.location()) });
+            // SAFETY: the block is the kernel's, alive until the kernel is inserted or dropped;
+            // the new argument lives with it.
+            let argument = unsafe {
+                Val::from_raw(mlirBlockAddArgument(
+                    kernel.block,
+                    r#type,
+                    kernel.body.location(),
+                ))
+            };
             kernel
                 .positions
-                .insert(value.0.ptr as usize, kernel.arguments.len());
+                .insert(value.raw().ptr as usize, kernel.arguments.len());
             kernel.arguments.push((value, r#type));
             argument
         };
@@ -402,9 +408,9 @@ impl Kernel {
             self.op
                 .set_attribute("sym_name", ir::string_attribute(context, &self.name));
             mlirBlockInsertOwnedOperationBefore(
-                mlirOperationGetBlock(before.0),
-                before.0,
-                self.op.0,
+                mlirOperationGetBlock(before.raw()),
+                before.raw(),
+                self.op.raw(),
             );
         }
         self.inserted = true;
@@ -425,7 +431,10 @@ impl Drop for Kernel {
     /// A kernel abandoned by a lowering error was never inserted: destroy it.
     fn drop(&mut self) {
         if !self.inserted {
-            self.op.erase();
+            // SAFETY: a kernel never inserted is a detached op this `Kernel` owns, without results
+            // and isolated from above; the kernel is being dropped, and with it its body and the
+            // handles into the op it holds.
+            unsafe { self.op.erase() };
         }
     }
 }

@@ -28,12 +28,14 @@ const PIECE_BYTES: usize = 16 * 1024;
 /// The first `scf.for` after `start` in its block: the tile loop of the layer that begins there
 /// (a layer whose tiles are inside another region has none there).
 pub fn tile_loop_after(start: Op) -> Option<Op> {
-    // SAFETY: `start` is alive in its block; the walk only reads handles.
+    // SAFETY: `start` is alive in its block; the walk only reads handles, each to a live op of
+    // that block.
     unsafe {
-        let mut op = mlirOperationGetNextInBlock(start.0);
+        let mut op = mlirOperationGetNextInBlock(start.raw());
         while !op.ptr.is_null() {
-            if Op(op).is(upstream::Kind::ScfFor) {
-                return Some(Op(op));
+            let next = Op::from_raw(op);
+            if next.is(upstream::Kind::ScfFor) {
+                return Some(next);
             }
             op = mlirOperationGetNextInBlock(op);
         }
@@ -109,13 +111,13 @@ pub fn trickle_pairs(
         cores,
     };
     // SAFETY: the loops are live `scf.for`s (one block, ending in its yield); the tile loop is
-    // followed by the layer's barrier at least.
+    // followed by the layer's barrier at least. Both handles are to live ops of those blocks.
     let (first, after) = unsafe {
         let body = chunks.map_or(tile_loop, |(chunks, _)| chunks);
-        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(body.0, 0));
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(body.raw(), 0));
         (
-            Op(mlirBlockGetFirstOperation(block)),
-            Op(mlirOperationGetNextInBlock(tile_loop.0)),
+            Op::from_raw(mlirBlockGetFirstOperation(block)),
+            Op::from_raw(mlirOperationGetNextInBlock(tile_loop.raw())),
         )
     };
     for (source, target) in pairs {

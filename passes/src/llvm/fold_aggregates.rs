@@ -78,7 +78,10 @@ fn fold(extract: Op) -> Vec<Op> {
                 let inserted = position(source);
                 if inserted == wanted {
                     extract.result(0).replace_all_uses_with(source.operand(1));
-                    extract.erase();
+                    // SAFETY: the extract's uses read the inserted value now, it holds no region,
+                    // and it was popped from the work list, which held it once; it is not used
+                    // after.
+                    unsafe { extract.erase() };
                     return Vec::new();
                 }
                 if wanted.starts_with(&inserted) || inserted.starts_with(&wanted) {
@@ -114,7 +117,9 @@ fn fold(extract: Op) -> Vec<Op> {
                     Vec::new(),
                 );
                 extract.result(0).replace_all_uses_with(select.result(0));
-                extract.erase();
+                // SAFETY: the extract's uses read the new select now, it holds no region, and it
+                // was popped from the work list, which held it once; it is not used after.
+                unsafe { extract.erase() };
                 return vec![on_true, on_false];
             }
             _ => return Vec::new(),
@@ -142,7 +147,9 @@ fn erase_dead_aggregates(function: Op) {
             _ => false,
         };
         if aggregate && op.result(0).is_unused() {
-            op.erase();
+            // SAFETY: the op feeds nothing and holds no region; in reverse pre-order the walk has
+            // passed its users and does not come back to it.
+            unsafe { op.erase() };
         }
     }
 }

@@ -174,7 +174,7 @@ pub fn producers(value: Val) -> Vec<(Op, usize)> {
         match op.kind().and_then(OpKind::instance) {
             Some(instance::Kind::Instance) => {
                 // SAFETY: the value is a result of `op`.
-                let index = unsafe { mlirOpResultGetResultNumber(value.0) } as usize;
+                let index = unsafe { mlirOpResultGetResultNumber(value.raw()) } as usize;
                 found.push((op, index));
             }
             Some(
@@ -184,7 +184,7 @@ pub fn producers(value: Val) -> Vec<(Op, usize)> {
                 | instance::Kind::Redistribute,
             ) => {
                 // SAFETY: the op is alive.
-                let count = unsafe { mlirOperationGetNumOperands(op.0) } as usize;
+                let count = unsafe { mlirOperationGetNumOperands(op.raw()) } as usize;
                 stack.extend((0..count).map(|index| op.operand(index)));
             }
             Some(instance::Kind::Yield | instance::Kind::Clusters | instance::Kind::Group)

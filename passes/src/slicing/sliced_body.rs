@@ -16,7 +16,7 @@ pub(crate) fn tensor_like(like: Val, shape: &[usize]) -> MlirType {
     let dims: Vec<i64> = shape.iter().map(|&size| size as i64).collect();
     // SAFETY: the value is alive; MLIR copies the dimensions.
     unsafe {
-        let element = mlirShapedTypeGetElementType(mlirValueGetType(like.0));
+        let element = mlirShapedTypeGetElementType(mlirValueGetType(like.raw()));
         mlirRankedTensorTypeGet(
             dims.len() as isize,
             dims.as_ptr(),
@@ -73,10 +73,11 @@ pub(crate) fn append_ops(
     for (node, demand) in body.ops.iter().zip(demands) {
         let Some(demand) = demand else { continue };
         // SAFETY: the op is alive.
-        let context = unsafe { mlirOperationGetContext(node.op.0) };
+        let context = unsafe { mlirOperationGetContext(node.op.raw()) };
         let node_location = node.op.location();
-        // SAFETY: cloning a live op; the clone is detached until appended below.
-        let clone = Op(unsafe { mlirOperationClone(node.op.0) });
+        // SAFETY: cloning a live op; MLIR just created the clone, which stays alive, detached and
+        // owned here, until the block takes it below.
+        let clone = unsafe { Op::from_raw(mlirOperationClone(node.op.raw())) };
         for (position, (operand, want)) in node.operands.iter().zip(&demand.operands).enumerate() {
             let (value, have) = &values[operand];
             let value = slice(
@@ -103,13 +104,13 @@ pub(crate) fn append_ops(
             // SAFETY: the clone's result is alive; the type has the op's element type.
             unsafe {
                 mlirValueSetType(
-                    result.0,
+                    result.raw(),
                     tensor_like(node.op.result(position), &sizes(&region)),
                 )
             };
             values.insert(*value, (result, region));
         }
         // SAFETY: the clone is detached; the block takes ownership.
-        unsafe { mlirBlockAppendOwnedOperation(block, clone.0) };
+        unsafe { mlirBlockAppendOwnedOperation(block, clone.raw()) };
     }
 }

@@ -56,7 +56,7 @@ pub(crate) fn read_subsampled(op: Op, [rows, columns]: [usize; 2], at: Insertion
         shape[3].div_ceil(columns),
     ];
     // SAFETY: the op is alive.
-    let (context, location) = unsafe { (mlirOperationGetContext(op.0), op.location()) };
+    let (context, location) = unsafe { (mlirOperationGetContext(op.raw()), op.location()) };
     let slice = create(
         at,
         location,

@@ -110,11 +110,11 @@ pub fn saturate(
     unsafe {
         if kept {
             mlirRegionTakeBody(
-                mlirOperationGetRegion(function.0, 0),
-                mlirOperationGetRegion(candidate.0, 0),
+                mlirOperationGetRegion(function.raw(), 0),
+                mlirOperationGetRegion(candidate.raw(), 0),
             );
         }
-        mlirOperationDestroy(candidate.0);
+        mlirOperationDestroy(candidate.raw());
     }
     Ok(Saturated {
         iterations: rounds,
@@ -189,8 +189,9 @@ fn extract(
         cache: LayerCache::new(),
     };
     let extractor = Extractor::new(egraph, extraction);
-    // SAFETY: a live op; the clone is detached and owned here until it is destroyed.
-    let candidate = Op(unsafe { mlirOperationClone(function.0) });
+    // SAFETY: a live op; MLIR just created the clone, which is detached and owned here, alive
+    // until it is destroyed.
+    let candidate = unsafe { Op::from_raw(mlirOperationClone(function.raw())) };
     let outcome = materialize(egraph, &extractor, roots, candidate).and_then(|()| {
         let view = FunctionView::read(candidate).map_err(|error| error.message)?;
         Ok(cost(&view, metric, machine, cache))
@@ -199,7 +200,7 @@ fn extract(
         Ok(after) => Ok((candidate, after)),
         Err(message) => {
             // SAFETY: the clone is detached and owned here.
-            unsafe { mlirOperationDestroy(candidate.0) };
+            unsafe { mlirOperationDestroy(candidate.raw()) };
             Err(message)
         }
     }
@@ -408,9 +409,10 @@ impl Extraction<'_> {
         };
         let types: Vec<MlirType> = operand_types.iter().map(|&t| type_handle(t)).collect();
         let (region, block) = region_with_block(&types, location);
-        // SAFETY: the block is alive in its region.
+        // SAFETY: the block is alive in its region, which the function built below takes; its
+        // arguments live with it until the function is destroyed.
         let arguments: Vec<Val> = (0..types.len())
-            .map(|index| Val(unsafe { mlirBlockGetArgument(block, index as isize) }))
+            .map(|index| unsafe { Val::from_raw(mlirBlockGetArgument(block, index as isize)) })
             .collect();
         let named: Vec<(&str, MlirAttribute)> = attributes
             .iter()
@@ -464,7 +466,7 @@ impl Extraction<'_> {
             .map(|view| cost(&view, self.metric, self.machine, &mut self.cache))
             .unwrap_or(f64::INFINITY);
         // SAFETY: the function is detached and owned here.
-        unsafe { mlirOperationDestroy(function.0) };
+        unsafe { mlirOperationDestroy(function.raw()) };
         price.max(FREE)
     }
 }
@@ -487,7 +489,10 @@ fn materialize(
         terminator.set_operand(index, value);
     }
     for op in old.into_iter().rev().skip(1) {
-        op.erase();
+        // SAFETY: the terminator reads the new values and the new ops read arguments or each other,
+        // so the old ops feed only each other: in reverse order each one's users are gone. `old` is
+        // consumed here.
+        unsafe { op.erase() };
     }
     Ok(())
 }

@@ -31,7 +31,8 @@ pub fn example_attributes(rule: &Rule) -> BTreeMap<String, MlirAttribute> {
     for op in &rule.source.ops {
         for (attribute, name) in &op.bound {
             // SAFETY: a live op of the rule file.
-            let value = unsafe { mlirOperationGetAttributeByName(op.op.0, string_ref(attribute)) };
+            let value =
+                unsafe { mlirOperationGetAttributeByName(op.op.raw(), string_ref(attribute)) };
             attributes.entry(name.clone()).or_insert(value);
         }
     }
@@ -54,12 +55,13 @@ pub fn instantiate_rule(
 ) -> Result<Op, InstanceError> {
     let attributes = example_attributes(rule);
     let sizes = sizes_for(rule, shapes, &attributes)?;
-    // SAFETY: the location is alive; the module is returned to the caller, who destroys it.
-    let module = Op(unsafe { mlirModuleGetOperation(mlirModuleCreateEmpty(location)) });
+    // SAFETY: the location is alive; MLIR just created the module, which stays alive until it
+    // is destroyed below or by the caller it is returned to.
+    let module = unsafe { Op::from_raw(mlirModuleGetOperation(mlirModuleCreateEmpty(location))) };
     let result = fill(rule, shapes, &sizes, &attributes, module, location);
     if result.is_err() {
         // SAFETY: the module was created above and nothing else refers to it.
-        unsafe { mlirOperationDestroy(module.0) };
+        unsafe { mlirOperationDestroy(module.raw()) };
     }
     result.map(|()| module)
 }
@@ -78,7 +80,7 @@ fn fill(
     let body = source_body(rule, shapes, &bindings, location)?;
     let (source, block) = source_function(module, body, location);
     // SAFETY: a live op.
-    if unsafe { !mlirOperationVerify(source.0) } {
+    if unsafe { !mlirOperationVerify(source.raw()) } {
         return Err(InstanceError::Shapes(
             "the source does not verify at these shapes".to_owned(),
         ));
@@ -112,11 +114,12 @@ fn source_body(
         .map(|(argument, shape)| ranked_tensor(shape, argument.element))
         .collect();
     let (region, block) = region_with_block(&types, location);
-    // SAFETY: the block is alive in its region; its arguments are read by index.
+    // SAFETY: the block is alive in its region; its arguments are read by index, and live with
+    // the block until the region is destroyed or the function built of it is.
     let inputs: Vec<(Val, Vec<i64>)> = (0..types.len())
         .map(|index| {
             (
-                Val(unsafe { mlirBlockGetArgument(block, index as isize) }),
+                unsafe { Val::from_raw(mlirBlockGetArgument(block, index as isize)) },
                 shapes[index].clone(),
             )
         })
@@ -176,7 +179,7 @@ fn source_function(module: Op, body: SourceBody, location: MlirLocation) -> (Op,
                 result_types.len() as isize,
                 result_types.as_ptr(),
             )),
-            mlirRegionGetFirstBlock(mlirOperationGetRegion(module.0, 0)),
+            mlirRegionGetFirstBlock(mlirOperationGetRegion(module.raw(), 0)),
         )
     };
     // SAFETY: as above.
@@ -207,16 +210,17 @@ fn add_rewritten(
 ) -> Result<(), InstanceError> {
     // SAFETY: the location is alive.
     let context = unsafe { mlirLocationGetContext(location) };
-    // SAFETY: a live op; the clone is inserted into the module, which owns it.
-    let rewritten = Op(unsafe { mlirOperationClone(source.0) });
+    // SAFETY: a live op; MLIR just created the clone, which is inserted into the module, which
+    // owns it and keeps it alive.
+    let rewritten = unsafe { Op::from_raw(mlirOperationClone(source.raw())) };
     // SAFETY: as above.
     unsafe {
         mlirOperationSetAttributeByName(
-            rewritten.0,
+            rewritten.raw(),
             string_ref("sym_name"),
             string_attribute(context, "rewritten"),
         );
-        mlirBlockAppendOwnedOperation(block, rewritten.0);
+        mlirBlockAppendOwnedOperation(block, rewritten.raw());
     }
     let view =
         FunctionView::read(rewritten).map_err(|error| InstanceError::Unsound(error.message))?;
@@ -227,7 +231,7 @@ fn add_rewritten(
     };
     apply(rule, &found, &view, rewritten).map_err(InstanceError::Unsound)?;
     // SAFETY: a live op.
-    if unsafe { !mlirOperationVerify(rewritten.0) } {
+    if unsafe { !mlirOperationVerify(rewritten.raw()) } {
         return Err(InstanceError::Unsound(
             "the rewritten function does not verify".to_owned(),
         ));

@@ -209,9 +209,9 @@ fn bind_attributes(pattern_op: &PatternOp, op: Op, state: &mut State) -> bool {
 pub fn attributes_of(op: Op) -> Vec<(String, MlirAttribute)> {
     // SAFETY: a live op.
     unsafe {
-        (0..mlirOperationGetNumAttributes(op.0))
+        (0..mlirOperationGetNumAttributes(op.raw()))
             .map(|index| {
-                let named = mlirOperationGetAttribute(op.0, index);
+                let named = mlirOperationGetAttribute(op.raw(), index);
                 (to_string(mlirIdentifierStr(named.name)), named.attribute)
             })
             .collect()

@@ -104,7 +104,9 @@ pub fn apply(
         .position(|(root, replacement)| !root.same_type(*replacement))
     {
         for op in built.into_iter().rev() {
-            op.erase();
+            // SAFETY: the target's ops feed only each other so far (no root was replaced), in
+            // reverse order each one's users are gone, and `built` is consumed here.
+            unsafe { op.erase() };
         }
         return Err(format!(
             "rule '{}': its result {position} would change type",
@@ -114,7 +116,7 @@ pub fn apply(
     for (root, replacement) in roots.iter().zip(replacements) {
         // SAFETY: both values are alive and of the same type (the rule's signatures agree and
         // returned target values take the source's types).
-        if unsafe { !mlirValueEqual(root.0, replacement.0) } {
+        if unsafe { !mlirValueEqual(root.raw(), replacement.raw()) } {
             root.replace_all_uses_with(replacement);
         }
     }
@@ -124,7 +126,10 @@ pub fn apply(
         let node = &view.ops[op];
         // Only a constant shared with ops outside the match is still read (see the matcher).
         if (0..node.results.len()).all(|result| node.op.result(result).is_unused()) {
-            node.op.erase();
+            // SAFETY: nothing reads the op's results (checked), it is a `graph` op without regions,
+            // and in reverse block order the matched ops reading it went first; callers do not read
+            // `view` after a rewrite (they read the function again or drop the clone's view).
+            unsafe { node.op.erase() };
         }
     }
     Ok(built)
@@ -152,7 +157,7 @@ fn hoist_inputs(found: &Match, view: &FunctionView, first: usize, anchor: Op) {
         .collect();
     for op in moving {
         // SAFETY: both ops are alive in one block.
-        unsafe { mlirOperationMoveBefore(view.ops[op].op.0, anchor.0) }
+        unsafe { mlirOperationMoveBefore(view.ops[op].op.raw(), anchor.raw()) }
     }
 }
 
@@ -235,7 +240,9 @@ pub fn instantiate(
             Ok(op) => built.push(op),
             Err(message) => {
                 for op in built.into_iter().rev() {
-                    op.erase();
+                    // SAFETY: the ops built so far feed only each other, in reverse order each
+                    // one's users are gone, and `built` is consumed here.
+                    unsafe { op.erase() };
                 }
                 return Err(format!("{}: {message}", template.kind));
             }
@@ -361,7 +368,8 @@ fn attributes_for(
             continue;
         }
         // SAFETY: a live op of the rule file.
-        let written = unsafe { mlirOperationGetAttributeByName(template.op.0, string_ref(name)) };
+        let written =
+            unsafe { mlirOperationGetAttributeByName(template.op.raw(), string_ref(name)) };
         attributes.push((
             name.clone(),
             convert(value, written).ok_or_else(|| format!("'{bound}' cannot be '{name}'"))?,
@@ -374,7 +382,7 @@ fn attributes_for(
         }
         let values = eval_all(exprs, bindings.sizes)?;
         // SAFETY: the op of the rule file is alive with its context.
-        let context = unsafe { mlirOperationGetContext(template.op.0) };
+        let context = unsafe { mlirOperationGetContext(template.op.raw()) };
         attributes.retain(|(existing, _)| existing != name);
         attributes.push((name.clone(), i64_array(context, &values)));
     }

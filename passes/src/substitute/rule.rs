@@ -135,7 +135,8 @@ impl RuleSet {
             return Err(LoadFailure);
         }
         self.modules.push(module);
-        let module = Op(module);
+        // SAFETY: MLIR just parsed the module, which the rule set keeps alive until it is dropped.
+        let module = unsafe { Op::from_raw(module) };
         let mut failed = false;
         for nested in module.body_ops() {
             match read_rule(nested) {

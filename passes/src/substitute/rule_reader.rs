@@ -77,8 +77,8 @@ fn rule_functions(module: Op, name: &str) -> Result<(Op, Op), ()> {
     // SAFETY: both are live func.func ops.
     let (source_type, target_type) = unsafe {
         (
-            mlirOperationGetAttributeByName(source.0, string_ref("function_type")),
-            mlirOperationGetAttributeByName(target.0, string_ref("function_type")),
+            mlirOperationGetAttributeByName(source.raw(), string_ref("function_type")),
+            mlirOperationGetAttributeByName(target.raw(), string_ref("function_type")),
         )
     };
     // SAFETY: attributes of one context compare by identity.
@@ -166,11 +166,11 @@ fn read_arguments(function: Op) -> Result<Vec<Argument>, ()> {
     // an array of dictionaries (the func dialect's verifier guarantees both).
     unsafe {
         let r#type = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(
-            function.0,
+            function.raw(),
             string_ref("function_type"),
         ));
         let argument_attributes =
-            mlirOperationGetAttributeByName(function.0, string_ref("arg_attrs"));
+            mlirOperationGetAttributeByName(function.raw(), string_ref("arg_attrs"));
         let mut arguments = Vec::new();
         for index in 0..mlirFunctionTypeGetNumInputs(r#type) {
             let input = mlirFunctionTypeGetInput(r#type, index);
@@ -224,9 +224,10 @@ fn read_arguments(function: Op) -> Result<Vec<Argument>, ()> {
 fn read_body(function: Op, is_target: bool) -> Result<Body, ()> {
     let mut ops: Vec<PatternOp> = Vec::new();
     let mut results = Vec::new();
-    // SAFETY: the ops are alive in the parsed rule module; values are compared by handle.
+    // SAFETY: the ops are alive in the parsed rule module, and so are the handles made of them;
+    // values are compared by handle.
     unsafe {
-        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function.0, 0));
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function.raw(), 0));
         let value_of = |value: MlirValue, ops: &[PatternOp]| -> PatternValue {
             if mlirValueIsABlockArgument(value) {
                 PatternValue::Argument(mlirBlockArgumentGetArgNumber(value) as usize)
@@ -234,14 +235,14 @@ fn read_body(function: Op, is_target: bool) -> Result<Body, ()> {
                 let owner = mlirOpResultGetOwner(value);
                 let index = ops
                     .iter()
-                    .position(|op| mlirOperationEqual(op.op.0, owner))
+                    .position(|op| mlirOperationEqual(op.op.raw(), owner))
                     .expect("operands are defined before use");
                 PatternValue::Result(index, mlirOpResultGetResultNumber(value) as usize)
             }
         };
         let mut op = mlirBlockGetFirstOperation(block);
         while !op.ptr.is_null() {
-            let handle = Op(op);
+            let handle = Op::from_raw(op);
             let operands: Vec<PatternValue> = (0..mlirOperationGetNumOperands(op))
                 .map(|i| value_of(mlirOperationGetOperand(op, i), &ops))
                 .collect();
@@ -279,8 +280,8 @@ fn read_op(
         (Vec::new(), Vec::new(), Vec::new(), None);
     // SAFETY: a live op; attributes are checked by kind before they are read.
     unsafe {
-        for index in 0..mlirOperationGetNumAttributes(op.0) {
-            let named = mlirOperationGetAttribute(op.0, index);
+        for index in 0..mlirOperationGetNumAttributes(op.raw()) {
+            let named = mlirOperationGetAttribute(op.raw(), index);
             let name = to_string(mlirIdentifierStr(named.name));
             let value = named.attribute;
             match name.as_str() {
@@ -329,7 +330,7 @@ fn read_op(
                 _ => written.push((name, value)),
             }
         }
-        let result_count = mlirOperationGetNumResults(op.0) as usize;
+        let result_count = mlirOperationGetNumResults(op.raw()) as usize;
         if let Some(list) = &shapes {
             if list.len() != result_count {
                 return fail(format!(
@@ -356,7 +357,7 @@ fn read_op(
 pub(crate) fn string_attribute(op: Op, name: &str) -> Option<String> {
     // SAFETY: a live op; the kind is checked before the value is read.
     unsafe {
-        let attribute = mlirOperationGetAttributeByName(op.0, string_ref(name));
+        let attribute = mlirOperationGetAttributeByName(op.raw(), string_ref(name));
         (!attribute.ptr.is_null() && mlirAttributeIsAString(attribute))
             .then(|| to_string(mlirStringAttrGetValue(attribute)))
     }
@@ -365,7 +366,7 @@ pub(crate) fn string_attribute(op: Op, name: &str) -> Option<String> {
 fn string_list(op: Op, name: &str) -> Result<Vec<String>, String> {
     // SAFETY: a live op; kinds are checked before values are read.
     unsafe {
-        let attribute = mlirOperationGetAttributeByName(op.0, string_ref(name));
+        let attribute = mlirOperationGetAttributeByName(op.raw(), string_ref(name));
         if attribute.ptr.is_null() {
             return Ok(Vec::new());
         }

@@ -99,7 +99,7 @@ impl Candidate {
     /// Destroys the clone.
     fn destroy(self) {
         // SAFETY: a detached clone owned by the search.
-        unsafe { mlirOperationDestroy(self.function.0) }
+        unsafe { mlirOperationDestroy(self.function.raw()) }
     }
 }
 
@@ -224,7 +224,7 @@ impl<'a> Search<'a> {
         let (location, part) = (anchor.location(), part_of(anchor));
         let Ok(built) = apply(rule, found, &next_view, next) else {
             // SAFETY: the clone is detached and owned here.
-            unsafe { mlirOperationDestroy(next.0) };
+            unsafe { mlirOperationDestroy(next.raw()) };
             return Ok(());
         };
         if let Some(part) = part {
@@ -397,8 +397,9 @@ fn cheapest(queue: &[Candidate]) -> Option<usize> {
 
 /// A detached clone of `function`.
 fn clone(function: Op) -> Op {
-    // SAFETY: the op is alive; the clone is detached and owned by the caller.
-    Op(unsafe { mlirOperationClone(function.0) })
+    // SAFETY: the op is alive; MLIR just created the clone, which is detached and owned by the
+    // caller, alive until the caller destroys it.
+    unsafe { Op::from_raw(mlirOperationClone(function.raw())) }
 }
 
 /// Moves `from`'s body into `into`, whose own body is dropped.
@@ -406,8 +407,8 @@ fn take_body(into: Op, from: Op) {
     // SAFETY: both are live functions with one region; the taken blocks move to `into`.
     unsafe {
         mlirRegionTakeBody(
-            mlirOperationGetRegion(into.0, 0),
-            mlirOperationGetRegion(from.0, 0),
+            mlirOperationGetRegion(into.raw(), 0),
+            mlirOperationGetRegion(from.raw(), 0),
         )
     }
 }
@@ -424,8 +425,8 @@ fn fingerprint(view: &FunctionView) -> u64 {
         }
         // SAFETY: attributes are uniqued in the context, so their handles identify their values.
         unsafe {
-            for index in 0..mlirOperationGetNumAttributes(node.op.0) {
-                let named = mlirOperationGetAttribute(node.op.0, index);
+            for index in 0..mlirOperationGetNumAttributes(node.op.raw()) {
+                let named = mlirOperationGetAttribute(node.op.raw(), index);
                 (named.attribute.ptr as usize).hash(&mut hasher);
                 (named.name.ptr as usize).hash(&mut hasher);
             }

@@ -168,9 +168,9 @@ pub fn mark(view: &FunctionView, parts: &[Vec<usize>]) {
 pub fn set_part(op: Op, part: i64) {
     // SAFETY: a live op; MLIR copies the attribute into the op.
     unsafe {
-        let context = mlirOperationGetContext(op.0);
+        let context = mlirOperationGetContext(op.raw());
         mlirOperationSetDiscardableAttributeByName(
-            op.0,
+            op.raw(),
             string_ref(PART_ATTRIBUTE),
             i64_attribute(context, part),
         );
@@ -182,7 +182,7 @@ pub fn part_of(op: Op) -> Option<i64> {
     // SAFETY: a live op; the kind is checked before the value is read.
     unsafe {
         let attribute =
-            mlirOperationGetDiscardableAttributeByName(op.0, string_ref(PART_ATTRIBUTE));
+            mlirOperationGetDiscardableAttributeByName(op.raw(), string_ref(PART_ATTRIBUTE));
         (!attribute.ptr.is_null() && mlirAttributeIsAInteger(attribute))
             .then(|| mlirIntegerAttrGetValueInt(attribute))
     }
@@ -192,6 +192,8 @@ pub fn part_of(op: Op) -> Option<i64> {
 pub fn unmark(function: Op) {
     for op in function.body_ops() {
         // SAFETY: a live op.
-        unsafe { mlirOperationRemoveDiscardableAttributeByName(op.0, string_ref(PART_ATTRIBUTE)) };
+        unsafe {
+            mlirOperationRemoveDiscardableAttributeByName(op.raw(), string_ref(PART_ATTRIBUTE))
+        };
     }
 }

@@ -32,7 +32,7 @@ impl Builder {
     pub(super) fn before(op: Op) -> Builder {
         Builder {
             context: op.context(),
-            block: op.parent_block(),
+            block: op.parent_block().expect("the anchor is in a block"),
             anchor: Some(op),
             location: op.location(),
         }

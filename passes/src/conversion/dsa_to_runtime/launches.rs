@@ -56,7 +56,9 @@ pub(super) fn kernel_function(kernel: Op) -> Op {
             mlirOperationGetRegion(kernel.raw(), 0),
         )
     };
-    kernel.erase();
+    // SAFETY: the kernel has no results and its body moved to the function; only the builder's
+    // context is read after this, not its anchor, the kernel.
+    unsafe { kernel.erase() };
     prepend_arguments(function, &kernel_arguments(builder.context));
     function
 }

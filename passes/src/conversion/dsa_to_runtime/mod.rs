@@ -369,7 +369,11 @@ impl Lowering {
             | dsa::Kind::Wait
             | dsa::Kind::Barrier => instructions::lower_instruction(op, kind, &builder, state),
         }
-        op.erase();
+        // SAFETY: each lowering above replaced the op's results (a token by the `token_out` read
+        // back, a buffer by the runtime's); no op lowered here holds a region (kernels are
+        // functions by now), so the later entries of the caller's list stay alive, and `op` and the
+        // builder anchored at it end here.
+        unsafe { op.erase() };
     }
 }
 

@@ -301,7 +301,10 @@ fn outline(
         .map(op_key)
         .collect();
     for &op in ops {
-        op.move_to_end(block);
+        // SAFETY: each op is a top-level op of `function`, in its block; `block` is the fresh block
+        // of `region`, which the function built below takes into the module, so the ops stay alive
+        // there, and it is not nested in any of them.
+        unsafe { op.move_to_end(block) };
     }
     let mut inputs = Inputs {
         block,

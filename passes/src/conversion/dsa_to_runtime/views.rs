@@ -260,7 +260,9 @@ pub(super) fn erase_dead_views(root: Op) {
     // In reverse pre-order a view's users are visited before it.
     for op in root.collect_pre_order().into_iter().rev() {
         if view_kind(op).is_some() && op.result(0).is_unused() {
-            op.erase();
+            // SAFETY: the view feeds nothing and holds no region; in reverse pre-order the walk has
+            // passed its users and does not come back to it.
+            unsafe { op.erase() };
         }
     }
 }

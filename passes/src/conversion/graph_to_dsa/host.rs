@@ -31,7 +31,11 @@ pub fn lower_function(
     let result = lower_into(program, machine, function, &mut built);
     if result.is_err() {
         for op in built {
-            op.erase();
+            // SAFETY: `built` holds the top-level ops the failed lowering inserted into the module
+            // (the host function and its kernels): they have no results and no SSA value crosses
+            // between them (kernels are isolated from above), and `built` is consumed here. The
+            // error names ops by index into `program`, not these.
+            unsafe { op.erase() };
         }
     }
     result
@@ -159,7 +163,7 @@ struct HostLowering<'p, 'b> {
 
 /// Buffers are keyed by their value's handle.
 fn key(value: Val) -> usize {
-    value.0.ptr as usize
+    value.raw().ptr as usize
 }
 
 impl HostLowering<'_, '_> {
@@ -523,7 +527,7 @@ impl HostLowering<'_, '_> {
             let source = self.tensors.get(&value).cloned().ok_or_else(|| {
                 LoweringError::at(ops.len() - 1, "a returned value has no buffer")
             })?;
-            if source.host.0.ptr == output.host.0.ptr && written.insert(value) {
+            if source.host.raw().ptr == output.host.raw().ptr && written.insert(value) {
                 continue;
             }
             self.kernel_count += 1;

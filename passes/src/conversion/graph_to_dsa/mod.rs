@@ -95,7 +95,8 @@ or that cannot be tiled into the local buffer is an error at that op.";
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
         debug_assert_eq!(self.schedule, "layerwise");
-        let module = Op(operation.to_raw());
+        // SAFETY: the pass manager hands us a live op, alive for the run.
+        let module = unsafe { Op::from_raw(operation.to_raw()) };
         let Some(machine) = Machine::of_module(module) else {
             module.emit_error(
                 "convert-graph-to-dsa needs the module's dsa.target; run dsa-set-target first",
@@ -126,7 +127,11 @@ or that cannot be tiled into the local buffer is an error at that op.";
                 at.emit_error(&error.message);
                 PassFailure
             })?;
-            function.erase();
+            // SAFETY: the lowered function is a top-level op of the module without results, whose
+            // values nothing outside it reads (the host function and kernels are isolated from it);
+            // the loop over the module's ops does not come back to it, and neither it nor
+            // `program`, its view, is used after.
+            unsafe { function.erase() };
         }
         Ok(())
     }

@@ -306,7 +306,7 @@ impl Emission<'_, '_> {
         // An output not written in place (a reshape's, a copy of an operand) is copied.
         let last = local[&body.returned()[0]].clone();
         let output = lowering.output.clone();
-        if last.host.0.ptr != output.host.0.ptr {
+        if last.host.raw().ptr != output.host.raw().ptr {
             lowering.copy(&[(last, output)])?;
         }
         Ok(lowering.kernel.take().expect("the kernel is here"))
@@ -333,7 +333,9 @@ impl Emission<'_, '_> {
             Some(graph::Kind::Reshape | graph::Kind::Flatten)
         ) {
             lowering.reshape(&mut views, local, op);
-            marker.erase();
+            // SAFETY: the marker is the unused constant `views_here` made only to insert before,
+            // and `views`, anchored at it, is dropped on return.
+            unsafe { marker.erase() };
             return Ok(());
         }
         let Fused {
@@ -345,7 +347,9 @@ impl Emission<'_, '_> {
         lowering.fused.extend(fused_ops);
         let finals = fusion::written(op, last);
         let results = self.core_results(host, lowering, local, &finals, op_index)?;
-        marker.erase();
+        // SAFETY: the marker is the unused constant `views_here` made only to insert before, and
+        // `views`, anchored at it, is shadowed below and not used again.
+        unsafe { marker.erase() };
         let (marker, mut views) = lowering.views_here(location);
         let machine = Machine {
             lb_bytes: lowering.residents.tiles() * 4,
@@ -379,7 +383,9 @@ impl Emission<'_, '_> {
                 error.message,
             )
         })?;
-        marker.erase();
+        // SAFETY: the marker is the unused constant `views_here` made only to insert before, and
+        // `views`, anchored at it, is not used after this.
+        unsafe { marker.erase() };
         kernel.end_private_layer();
         lowering.kernel = Some(kernel);
         for ((value, _), tensor) in finals.iter().zip(results) {

@@ -148,7 +148,9 @@ impl CoreLowering<'_> {
         let location = self.kernel().body.location();
         let (marker, mut views) = self.views_here(location);
         let merged = movement::merged_pairs(&mut views, pairs);
-        marker.erase();
+        // SAFETY: the marker is the unused constant `views_here` made only to insert before, and
+        // `views`, the one body anchored at it, is not used after this.
+        unsafe { marker.erase() };
         let pairs = merged.map_err(|message| (None, message))?;
         let kernel = self.kernel.take().expect("the kernel is here");
         self.kernel = Some(movement::copy_pairs(&self.machine, &pairs, kernel));

@@ -123,13 +123,8 @@ impl Emission<'_, '_> {
         tensors: &mut BTreeMap<ValueId, Tensor>,
     ) -> Result<(), ScheduleError> {
         let (group, index, _, _) = instance_attributes(node);
-        let body =
-            FunctionView::read_body(node.op, format!("'{group}' #{index}")).map_err(|e| {
-                ScheduleError {
-                    op: e.op.or(Some(node.op)),
-                    message: e.message,
-                }
-            })?;
+        let body = FunctionView::read_body(node.op, format!("'{group}' #{index}"))
+            .map_err(|e| ScheduleError::at(e.op.unwrap_or(node.op), e.message))?;
         if scope_of(node.op) == Some(InstanceScope::Lb)
             && self.lowered_per_core(host, position, node, &body, tensors)?
         {
@@ -306,7 +301,7 @@ impl Emission<'_, '_> {
             let mirror = mirrors[position]
                 .clone()
                 .filter(|_| !mirrored.contains(&position));
-            if tensor.host.0.ptr != destinations[position].host.0.ptr {
+            if tensor.host.raw().ptr != destinations[position].host.raw().ptr {
                 pairs.push((tensor.clone(), destinations[position].clone()));
                 pairs.extend(mirror.map(|mirror| (tensor, mirror)));
             } else {

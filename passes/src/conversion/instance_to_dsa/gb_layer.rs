@@ -532,7 +532,10 @@ impl Emission<'_, '_> {
         let aside = operands.aside;
         match (start, instance.previous.as_mut().filter(|_| aside)) {
             (Some(start), Some(before)) => {
-                start.erase();
+                // SAFETY: the mark is an unused constant where the layer's instructions start;
+                // the layer stands aside, so the mark is kept nowhere (`this` has none, and the
+                // cover above only read it).
+                unsafe { start.erase() };
                 before.done = before.done.max(Some(done));
             }
             (Some(start), None) => {

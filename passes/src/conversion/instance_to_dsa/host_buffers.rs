@@ -29,7 +29,7 @@ pub(super) fn shares(
         .collect();
     let view = views[0].1.clone();
     replicas.borrow_mut().insert(
-        views[0].0 .0.ptr as usize,
+        views[0].0.raw().ptr as usize,
         views[1..].iter().map(|(value, _)| *value).collect(),
     );
     Tensor {
@@ -59,7 +59,7 @@ pub(super) fn allocate(
     if count > 1 {
         replicas
             .borrow_mut()
-            .insert(buffers[0].0.ptr as usize, buffers[1..].to_vec());
+            .insert(buffers[0].raw().ptr as usize, buffers[1..].to_vec());
     }
     Tensor {
         host: buffers[0],
@@ -71,7 +71,7 @@ pub(super) fn allocate(
 pub(super) fn free(host: &mut Body, replicas: &Replicas, tensor: &Tensor) {
     let others = replicas
         .borrow()
-        .get(&(tensor.host.0.ptr as usize))
+        .get(&(tensor.host.raw().ptr as usize))
         .cloned()
         .unwrap_or_default();
     host.dealloc(tensor.host);

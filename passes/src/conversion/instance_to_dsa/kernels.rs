@@ -147,7 +147,9 @@ impl Emission<'_, '_> {
             return;
         };
         if let Some(start) = carried.before.and_then(|before| before.start) {
-            start.erase();
+            // SAFETY: the mark is an unused constant, kept only in the carried state taken by value
+            // here.
+            unsafe { start.erase() };
         }
         built.push(launch(host, carried.kernel, host_function));
         for tensor in carried
@@ -213,7 +215,8 @@ impl Emission<'_, '_> {
                 }
             }
             if let Some(start) = before.start {
-                start.erase();
+                // SAFETY: the mark is an unused constant, kept only in `self.before`, taken here.
+                unsafe { start.erase() };
             }
         }
     }

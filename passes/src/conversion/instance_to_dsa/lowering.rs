@@ -55,7 +55,11 @@ pub fn lower_function(
     let result = lower_into(function, machine, spill, join, &mut built);
     if result.is_err() {
         for op in built.into_iter().rev() {
-            op.erase();
+            // SAFETY: `built` holds the top-level ops the failed lowering inserted into the module
+            // (the host function, then its kernels): they have no results and no SSA value crosses
+            // between them (kernels are isolated from above), and `built` is consumed here. The
+            // error carries a location, not one of these ops.
+            unsafe { op.erase() };
         }
     }
     result
@@ -72,10 +76,8 @@ fn lower_into(
     let clusters = read_clusters(function)?;
     check_cluster_counts(&clusters, machine)?;
     let name = function.symbol_name();
-    let outer = FunctionView::read(function).map_err(|e| ScheduleError {
-        op: e.op.or(Some(function)),
-        message: e.message,
-    })?;
+    let outer = FunctionView::read(function)
+        .map_err(|e| ScheduleError::at(e.op.unwrap_or(function), e.message))?;
     let mut host = HostBuild::new(function, &name, built);
     host.arguments(function, &outer)?;
     let result_buffers = host.outputs(function, &outer, &name)?;
@@ -144,10 +146,8 @@ fn read_programs(segments: &[Clusters], name: &str) -> Result<Vec<FunctionView>,
             format!("{name}_s{index}")
         };
         programs.push(
-            FunctionView::read_body(clusters.op, label).map_err(|e| ScheduleError {
-                op: e.op.or(Some(clusters.op)),
-                message: e.message,
-            })?,
+            FunctionView::read_body(clusters.op, label)
+                .map_err(|e| ScheduleError::at(e.op.unwrap_or(clusters.op), e.message))?,
         );
     }
     Ok(programs)

@@ -122,7 +122,8 @@ reasons for the others.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let module = Op(operation.to_raw());
+        // SAFETY: the pass manager hands us a live op, alive for the run.
+        let module = unsafe { Op::from_raw(operation.to_raw()) };
         let Some(machine) = Machine::of_module(module) else {
             module.emit_error(
                 "convert-instance-to-dsa needs the module's dsa.target; run dsa-set-target first",
@@ -139,13 +140,16 @@ reasons for the others.";
             }
             let summary = lower_function(function, &machine, self.spill, self.join_segments)
                 .map_err(|error| {
-                    error.op.unwrap_or(function).emit_error(&error.message);
+                    error.emit();
                     PassFailure
                 })?;
             if self.explain {
                 function.emit_remark(&explanation(function, &summary, &machine));
             }
-            function.erase();
+            // SAFETY: the lowered function is a top-level op of the module without results, whose
+            // values nothing outside it reads (what the lowering built is isolated from it); the
+            // loop over the module's ops does not come back to it, and it is not used after.
+            unsafe { function.erase() };
         }
         Ok(())
     }

@@ -73,7 +73,10 @@ pub(super) struct CorePlan {
 
 impl Drop for CorePlan {
     fn drop(&mut self) {
-        self.holder.erase();
+        // SAFETY: the holder is the detached `instance.instance` `core_body` made, which this plan
+        // owns; it has no results, and the handles into it (`body`) go with the plan. Errors raised
+        // while lowering it carry locations, not its ops.
+        unsafe { self.holder.erase() };
     }
 }
 
@@ -165,7 +168,9 @@ pub(super) fn plan(
         placement(&outputs.iter().collect::<Vec<_>>(), &binding).expect("shares are evenly spaced");
     let holder = core_body(node, body, &sweeps[0], &arguments, output, &outputs[0]);
     let body = FunctionView::read_body(holder, String::new()).map_err(|_| {
-        holder.erase();
+        // SAFETY: the holder is detached, owned here and without results; the view that failed to
+        // read it is dropped, and the holder is not used after.
+        unsafe { holder.erase() };
         "its per-core body cannot be read"
     })?;
     Ok(CorePlan {
@@ -288,8 +293,9 @@ fn core_body(
     let (region, block_) = ir::region_with_block(&types, location);
     let mut values: HashMap<usize, (Val, Region)> = HashMap::new();
     for (index, (position, _)) in arguments.iter().enumerate() {
-        // SAFETY: the block has one argument per kept operand.
-        let value = Val(unsafe { mlirBlockGetArgument(block_, index as isize) });
+        // SAFETY: the block has one argument per kept operand; the argument lives with the
+        // block, which the region holds until the op built below takes it.
+        let value = unsafe { Val::from_raw(mlirBlockGetArgument(block_, index as isize)) };
         let argument = body.arguments[*position].0;
         values.insert(
             argument,
@@ -362,15 +368,7 @@ fn anchors_estimate(
     };
     let mut total = 0.0;
     for op in &body.ops {
-        if matches!(
-            op.graph_kind(),
-            Some(
-                graph::Kind::Conv2d
-                    | graph::Kind::Matmul
-                    | graph::Kind::BatchMatmul
-                    | graph::Kind::Gemm
-            )
-        ) {
+        if op.graph_kind().is_some_and(graph::Kind::is_contraction) {
             total += estimate(
                 &scope,
                 op,

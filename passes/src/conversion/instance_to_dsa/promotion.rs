@@ -87,7 +87,9 @@ impl Emission<'_, '_> {
             self.release(body, aliases, done);
         }
         if let Some(start) = previous.start {
-            start.erase();
+            // SAFETY: the mark is an unused constant, and `previous`, which held the only copy
+            // kept, was taken by value and ends here.
+            unsafe { start.erase() };
         }
     }
 

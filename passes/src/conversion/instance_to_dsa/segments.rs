@@ -40,7 +40,7 @@ impl<'f> Segments<'f> {
                 outer
                     .ops
                     .iter()
-                    .position(|node| node.op.0.ptr == segment.op.0.ptr)
+                    .position(|node| node.op.raw().ptr == segment.op.raw().ptr)
                     .expect("the view has every op")
             })
             .collect();

@@ -144,7 +144,8 @@ model is in docs/Grouping.md.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let function = Op(operation.to_raw());
+        // SAFETY: the pass manager hands us a live op, alive for the run.
+        let function = unsafe { Op::from_raw(operation.to_raw()) };
         if function.regions_empty() {
             return Ok(());
         }

@@ -22,7 +22,7 @@ pub(super) fn build_clusters(
     location: MlirLocation,
 ) -> Op {
     // SAFETY: the op is alive.
-    let context = unsafe { mlirOperationGetContext(before.0) };
+    let context = unsafe { mlirOperationGetContext(before.raw()) };
     let (region, yielded) = cluster_body(arguments, view, partition, location);
     let dims = |dims: &[Option<usize>]| {
         dims.iter()
@@ -81,11 +81,12 @@ fn cluster_body(
     let (region, block) = region_with_block(&types, location);
     let mut values = HashMap::new();
     for (position, ((value, _), region)) in view.arguments.iter().zip(boxes).enumerate() {
-        // SAFETY: the block has one argument per argument of the view.
+        // SAFETY: the block has one argument per argument of the view; the argument lives with
+        // the block, which the region holds until the op built from it takes it.
         values.insert(
             *value,
             (
-                Val(unsafe { mlirBlockGetArgument(block, position as isize) }),
+                unsafe { Val::from_raw(mlirBlockGetArgument(block, position as isize)) },
                 region,
             ),
         );

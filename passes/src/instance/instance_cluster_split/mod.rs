@@ -132,7 +132,8 @@ along its channels gives both estimates.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        let function = Op(operation.to_raw());
+        // SAFETY: the pass manager hands us a live op, alive for the run.
+        let function = unsafe { Op::from_raw(operation.to_raw()) };
         if function.regions_empty() {
             return Ok(());
         }
@@ -291,8 +292,9 @@ impl InstanceClusterSplit {
         batch_count: usize,
         count: usize,
     ) -> bool {
-        // SAFETY: cloning a live function; the clone is detached until its body is taken.
-        let clone = Op(unsafe { mlirOperationClone(function.0) });
+        // SAFETY: cloning a live function; MLIR just created the clone, which stays alive,
+        // detached and owned here, until its body is taken and it is erased below.
+        let clone = unsafe { Op::from_raw(mlirOperationClone(function.raw())) };
         let outcome = segments::segment(clone, view, layers, batch_count, count);
         match &outcome {
             Ok(kept) if !kept.is_empty() => {
@@ -303,11 +305,13 @@ impl InstanceClusterSplit {
                 // the emptied clone is destroyed.
                 unsafe {
                     mlirRegionTakeBody(
-                        mlirOperationGetRegion(function.0, 0),
-                        mlirOperationGetRegion(clone.0, 0),
+                        mlirOperationGetRegion(function.raw(), 0),
+                        mlirOperationGetRegion(clone.raw(), 0),
                     );
                 }
-                clone.erase();
+                // SAFETY: the clone is detached, owned here, without results, and its body now
+                // belongs to the function; it is not used after.
+                unsafe { clone.erase() };
                 true
             }
             _ => {
@@ -317,7 +321,10 @@ impl InstanceClusterSplit {
                         function.symbol_name()
                     ));
                 }
-                clone.erase();
+                // SAFETY: the clone is detached, owned here and without results, and nothing
+                // outside it reads its values; `outcome` holds no handle into it, and it is not
+                // used after.
+                unsafe { clone.erase() };
                 false
             }
         }
@@ -363,7 +370,9 @@ fn rewrite(function: Op, view: &FunctionView, partition: &Partition) {
         terminator.set_operand(index, clusters.result(index));
     }
     for op in ops[..ops.len() - 1].iter().rev() {
-        op.erase();
+        // SAFETY: the terminator reads the clusters' results, and the old ops feed only each other,
+        // so in reverse order each one's users are gone; `ops` and `view` are not used after.
+        unsafe { op.erase() };
     }
 }
 
@@ -373,14 +382,14 @@ fn wrap_whole(function: Op) {
     let terminator = *ops.last().expect("a body ends in its terminator");
     // SAFETY: the function and its ops are alive; ops are moved, not freed.
     unsafe {
-        let context = mlirOperationGetContext(function.0);
+        let context = mlirOperationGetContext(function.raw());
         let location = function.location();
-        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function.0, 0));
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function.raw(), 0));
         let arguments: Vec<Val> = (0..mlirBlockGetNumArguments(block))
             .map(|index| function.entry_argument(index as usize))
             .collect();
         let types: Vec<MlirType> = arguments.iter().map(|argument| argument.r#type()).collect();
-        let results: Vec<Val> = (0..mlirOperationGetNumOperands(terminator.0))
+        let results: Vec<Val> = (0..mlirOperationGetNumOperands(terminator.raw()))
             .map(|index| terminator.operand(index as usize))
             .collect();
         let result_types: Vec<MlirType> = results.iter().map(|result| result.r#type()).collect();
@@ -401,8 +410,8 @@ fn wrap_whole(function: Op) {
             vec![region],
         );
         for op in &ops[..ops.len() - 1] {
-            mlirOperationRemoveFromParent(op.0);
-            mlirBlockAppendOwnedOperation(body, op.0);
+            mlirOperationRemoveFromParent(op.raw());
+            mlirBlockAppendOwnedOperation(body, op.raw());
         }
         // The yield first: a returned argument is then one of the uses moved to the block's.
         create(
@@ -416,7 +425,7 @@ fn wrap_whole(function: Op) {
         );
         for (position, argument) in arguments.iter().enumerate() {
             for (owner, operand) in uses(*argument) {
-                if owner.ptr != clusters.0.ptr && is_within(owner, clusters.0) {
+                if owner.ptr != clusters.raw().ptr && is_within(owner, clusters.raw()) {
                     mlirOperationSetOperand(
                         owner,
                         operand as isize,

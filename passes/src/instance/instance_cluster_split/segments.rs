@@ -137,11 +137,11 @@ fn order(view: &FunctionView, candidates: &[ChannelLayer]) -> (Vec<usize>, Vec<S
 fn on_one_cluster(op: Op) {
     // SAFETY: the op is alive; the attributes are built in its context.
     unsafe {
-        let context = mlirOperationGetContext(op.0);
+        let context = mlirOperationGetContext(op.raw());
         let whole = |count: isize| i64_array(context, &vec![-1; count as usize]);
         op.set_attribute("count", i64_attribute(context, 1));
-        op.set_attribute("input_dims", whole(mlirOperationGetNumOperands(op.0)));
-        op.set_attribute("result_dims", whole(mlirOperationGetNumResults(op.0)));
+        op.set_attribute("input_dims", whole(mlirOperationGetNumOperands(op.raw())));
+        op.set_attribute("result_dims", whole(mlirOperationGetNumResults(op.raw())));
     }
 }
 
@@ -166,7 +166,7 @@ pub(super) fn segment(
     // parameters stay first.
     for segment in &segments {
         for &position in &segment.ops {
-            unsafe { mlirOperationMoveBefore(view.ops[position].op.0, terminator.0) };
+            unsafe { mlirOperationMoveBefore(view.ops[position].op.raw(), terminator.raw()) };
         }
     }
     let subsampled = subsample_inputs(&view, candidates, &mut segments);
@@ -233,8 +233,9 @@ fn subsample_inputs(
             continue;
         };
         // SAFETY: the producer is a live op of the clone's block, followed by its terminator at
-        // least.
-        let next = Op(unsafe { mlirOperationGetNextInBlock(view.ops[producer].op.0) });
+        // least, a live op of the same block.
+        let next =
+            unsafe { Op::from_raw(mlirOperationGetNextInBlock(view.ops[producer].op.raw())) };
         let slice = read_subsampled(view.ops[anchor].op, steps, InsertionPoint::Before(next));
         segments[home].made.push((producer, slice));
         subsampled.push(anchor);
@@ -288,15 +289,18 @@ fn share_segment(
     let shares = partition(&body, dim, count)
         .map_err(|refusal| format!("segment {index}: {}", refusal.reason))?;
     // SAFETY: reading the operands of a live op.
-    let arguments: Vec<Val> = (0..unsafe { mlirOperationGetNumOperands(op.0) } as usize)
+    let arguments: Vec<Val> = (0..unsafe { mlirOperationGetNumOperands(op.raw()) } as usize)
         .map(|position| op.operand(position))
         .collect();
     let clusters = build_clusters(op, &arguments, &body, &shares, op.location());
     // SAFETY: both ops are alive and have the same result types.
-    for position in 0..unsafe { mlirOperationGetNumResults(op.0) } as usize {
+    for position in 0..unsafe { mlirOperationGetNumResults(op.raw()) } as usize {
         op.result(position)
             .replace_all_uses_with(clusters.result(position));
     }
-    op.erase();
+    // SAFETY: the segment op's results feed nothing now (their uses read the clusters'), values
+    // inside it are read only inside (`wrap_ops` made them so), and neither it nor its members are
+    // used after: `body` ends here and the caller reads only `view`'s name.
+    unsafe { op.erase() };
     Ok(())
 }

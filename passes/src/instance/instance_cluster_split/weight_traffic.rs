@@ -34,15 +34,7 @@ impl WeightTraffic {
         let flops_per_cycle = machine.matrix_flops
             * (machine.matrix_engines_per_core * machine.cores_per_cluster) as f64;
         for node in &view.ops {
-            if !matches!(
-                node.graph_kind(),
-                Some(
-                    graph::Kind::Conv2d
-                        | graph::Kind::Matmul
-                        | graph::Kind::BatchMatmul
-                        | graph::Kind::Gemm
-                )
-            ) {
+            if !node.graph_kind().is_some_and(graph::Kind::is_contraction) {
                 continue;
             }
             let Some((result, r#type)) = node.results.first() else {

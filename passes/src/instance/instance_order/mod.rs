@@ -123,7 +123,7 @@ impl InstanceOrder {
             ));
         }
         // SAFETY: the function is alive.
-        let context = unsafe { mlirOperationGetContext(function.0) };
+        let context = unsafe { mlirOperationGetContext(function.raw()) };
         for (rank, &node) in order.iter().enumerate() {
             ops[graph[NodeIndex::new(node)].op]
                 .set_attribute("order", i64_attribute(context, rank as i64));
@@ -144,7 +144,7 @@ fn instance_graph(ops: &[Op], instances: &[usize]) -> DiGraph<Node, ()> {
     let position: HashMap<usize, usize> = ops
         .iter()
         .enumerate()
-        .map(|(i, op)| (op.0.ptr as usize, i))
+        .map(|(i, op)| (op.raw().ptr as usize, i))
         .collect();
     let node_of: HashMap<usize, NodeIndex> = instances
         .iter()
@@ -154,7 +154,7 @@ fn instance_graph(ops: &[Op], instances: &[usize]) -> DiGraph<Node, ()> {
     let mut graph = DiGraph::new();
     for &op in instances {
         // SAFETY: the op is alive.
-        let results = unsafe { mlirOperationGetNumResults(ops[op].0) } as usize;
+        let results = unsafe { mlirOperationGetNumResults(ops[op].raw()) } as usize;
         let bytes = (0..results)
             .filter_map(|r| TensorType::of(ops[op].result(r)))
             .map(|r#type| r#type.bytes())
@@ -167,8 +167,8 @@ fn instance_graph(ops: &[Op], instances: &[usize]) -> DiGraph<Node, ()> {
         while let Some(op) = stack.pop() {
             // SAFETY: walking the operands of live ops of one block.
             unsafe {
-                for index in 0..mlirOperationGetNumOperands(ops[op].0) {
-                    let value = mlirOperationGetOperand(ops[op].0, index);
+                for index in 0..mlirOperationGetNumOperands(ops[op].raw()) {
+                    let value = mlirOperationGetOperand(ops[op].raw(), index);
                     if !mlirValueIsAOpResult(value) {
                         continue;
                     }
@@ -211,7 +211,7 @@ fn reorder(ops: &[Op], rank_of: &HashMap<usize, usize>) {
     let position: HashMap<usize, usize> = ops
         .iter()
         .enumerate()
-        .map(|(i, op)| (op.0.ptr as usize, i))
+        .map(|(i, op)| (op.raw().ptr as usize, i))
         .collect();
     // Users and the rank key, from the last op backwards (users come after their producers).
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); count];
@@ -223,9 +223,9 @@ fn reorder(ops: &[Op], rank_of: &HashMap<usize, usize>) {
             .flat_map(|inner| {
                 // SAFETY: reading operands of live ops.
                 unsafe {
-                    (0..mlirOperationGetNumOperands(inner.0))
+                    (0..mlirOperationGetNumOperands(inner.raw()))
                         .filter_map(|i| {
-                            let value = mlirOperationGetOperand(inner.0, i);
+                            let value = mlirOperationGetOperand(inner.raw(), i);
                             if mlirValueIsAOpResult(value) {
                                 position
                                     .get(&(mlirOpResultGetOwner(value).ptr as usize))
@@ -263,7 +263,7 @@ fn reorder(ops: &[Op], rank_of: &HashMap<usize, usize>) {
         .collect();
     while let Some(std::cmp::Reverse((_, index))) = ready.pop() {
         // SAFETY: moving an op of the block before its terminator keeps it in the block.
-        unsafe { mlirOperationMoveBefore(ops[index].0, terminator.0) };
+        unsafe { mlirOperationMoveBefore(ops[index].raw(), terminator.raw()) };
         for &user in &users[index] {
             waiting[user] -= 1;
             if waiting[user] == 0 && user != count - 1 {

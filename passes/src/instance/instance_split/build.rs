@@ -39,11 +39,14 @@ pub(super) struct Pieces {
 }
 
 impl Pieces {
-    /// Erases the concatenations nobody reads any more.
-    pub(super) fn erase_unused(&self) {
+    /// Erases the concatenations nobody reads any more, consuming the pieces (and with them the
+    /// handles of the concatenations erased).
+    pub(super) fn erase_unused(self) {
         for concat in self.concats.iter().rev() {
             if concat.result(0).is_unused() {
-                concat.erase();
+                // SAFETY: nothing reads the concat (checked) and it holds no region; the pieces are
+                // consumed, and with them the concat handles.
+                unsafe { concat.erase() };
             }
         }
     }
@@ -57,7 +60,7 @@ fn shape_of(value: Val) -> Vec<usize> {
 
 fn context_of(op: Op) -> MlirContext {
     // SAFETY: the op is alive.
-    unsafe { mlirOperationGetContext(op.0) }
+    unsafe { mlirOperationGetContext(op.raw()) }
 }
 
 /// The operand that gives an instance the box `want` of `outer`, built before `group`; and which
@@ -66,7 +69,7 @@ fn gather(group: Op, outer: Val, want: &Region, pieces: &Pieces) -> (Val, Vec<(S
     let location = group.location();
     let point = InsertionPoint::Before(group);
     let whole = full(&shape_of(outer));
-    let Some((axis, list)) = pieces.by_value.get(&(outer.0.ptr as usize)) else {
+    let Some((axis, list)) = pieces.by_value.get(&(outer.raw().ptr as usize)) else {
         return (
             slice(
                 point,
@@ -178,7 +181,10 @@ pub(super) fn split(
         instances.push((op, inputs.reads));
     }
     join_results(group, name, plan, &instances, pieces);
-    group.erase();
+    // SAFETY: `join_results` made every use of the group's results read the concats, the instances
+    // read only values outside the group, and neither the group nor `body`, its view, is used
+    // after.
+    unsafe { group.erase() };
     instances
         .into_iter()
         .map(|(op, reads)| (op, describe_reads(&reads)))
@@ -243,8 +249,9 @@ fn instance_body(
     let (region, block) = ir::region_with_block(&argument_types, location);
     let mut values: HashMap<usize, (Val, Region)> = HashMap::new();
     for (position, (argument, have)) in inputs.arguments.iter().enumerate() {
-        // SAFETY: the block has one argument per operand.
-        let value = Val(unsafe { mlirBlockGetArgument(block, position as isize) });
+        // SAFETY: the block has one argument per operand; the argument lives with the block,
+        // which the region holds until the instance built of it takes it.
+        let value = unsafe { Val::from_raw(mlirBlockGetArgument(block, position as isize)) };
         values.insert(*argument, (value, have.clone()));
     }
     sliced_body::append_ops(
@@ -318,7 +325,7 @@ fn join_results(
         outer.replace_all_uses_with(concat.result(0));
         pieces
             .by_value
-            .insert(concat.result(0).0.ptr as usize, (axis, list));
+            .insert(concat.result(0).raw().ptr as usize, (axis, list));
         pieces.concats.push(concat);
     }
 }
@@ -354,16 +361,16 @@ fn describe_reads(reads: &[Read]) -> String {
 pub(super) fn whole(group: Op, name: &str, dim: usize) -> Op {
     let context = context_of(group);
     let location = group.location();
-    // SAFETY: the group is alive; its body moves into the new region.
+    // SAFETY: the group is alive, and so are its operands; its body moves into the new region.
     let (operands, results, region) = unsafe {
-        let operands: Vec<Val> = (0..mlirOperationGetNumOperands(group.0))
-            .map(|i| Val(mlirOperationGetOperand(group.0, i)))
+        let operands: Vec<Val> = (0..mlirOperationGetNumOperands(group.raw()))
+            .map(|i| Val::from_raw(mlirOperationGetOperand(group.raw(), i)))
             .collect();
-        let results: Vec<MlirType> = (0..mlirOperationGetNumResults(group.0))
-            .map(|i| mlirValueGetType(mlirOperationGetResult(group.0, i)))
+        let results: Vec<MlirType> = (0..mlirOperationGetNumResults(group.raw()))
+            .map(|i| mlirValueGetType(mlirOperationGetResult(group.raw(), i)))
             .collect();
         let region = mlirRegionCreate();
-        mlirRegionTakeBody(region, mlirOperationGetRegion(group.0, 0));
+        mlirRegionTakeBody(region, mlirOperationGetRegion(group.raw(), 0));
         (operands, results, region)
     };
     let attributes = [
@@ -386,6 +393,8 @@ pub(super) fn whole(group: Op, name: &str, dim: usize) -> Op {
             .result(position)
             .replace_all_uses_with(instance.result(position));
     }
-    group.erase();
+    // SAFETY: the group's results feed nothing now (their uses read the instance's), its body moved
+    // into the instance, and it is not used after.
+    unsafe { group.erase() };
     instance
 }

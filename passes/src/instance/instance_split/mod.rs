@@ -212,7 +212,7 @@ fn read_split(group: Op) -> Result<(Op, String, Option<Split>), PassFailure> {
 /// The size of dimension `dim` of the group's first result.
 fn group_output_size(group: Op, dim: usize) -> Option<usize> {
     // SAFETY: the group is alive.
-    if unsafe { mlir_sys::mlirOperationGetNumResults(group.0) } == 0 {
+    if unsafe { mlir_sys::mlirOperationGetNumResults(group.raw()) } == 0 {
         return None;
     }
     TensorType::of(group.result(0))?.shape.get(dim).copied()

@@ -126,10 +126,10 @@ impl Body {
         let others = self
             .replicas
             .as_ref()
-            .and_then(|replicas| replicas.borrow().get(&(source.0.ptr as usize)).cloned());
+            .and_then(|replicas| replicas.borrow().get(&(source.raw().ptr as usize)).cloned());
         if let (Some(others), Some(replicas)) = (others, self.replicas.clone()) {
             let made: Vec<Val> = others.into_iter().map(|other| make(self, other)).collect();
-            replicas.borrow_mut().insert(value.0.ptr as usize, made);
+            replicas.borrow_mut().insert(value.raw().ptr as usize, made);
         }
         value
     }
@@ -155,7 +155,7 @@ impl Body {
         let (context, block) = unsafe {
             (
                 mlirLocationGetContext(location),
-                mlirOperationGetBlock(op.0),
+                mlirOperationGetBlock(op.raw()),
             )
         };
         Self {

@@ -25,8 +25,8 @@ impl Body {
             if_op: None,
             before: None,
         });
-        // SAFETY: the block has its one argument.
-        Val(unsafe { mlirBlockGetArgument(block, 0) })
+        // SAFETY: the block has its one argument, which lives with the block, now the loop's.
+        unsafe { Val::from_raw(mlirBlockGetArgument(block, 0)) }
     }
 
     /// Opens `scf.if condition` (then branch); [`Body::reopen`] moves to the else branch.
@@ -66,7 +66,7 @@ impl Body {
         // SAFETY: the if op is alive; its else region is empty until now.
         let block = unsafe {
             let block = mlirBlockCreate(0, std::ptr::null(), std::ptr::null());
-            mlirRegionAppendOwnedBlock(mlirOperationGetRegion(op.0, 1), block);
+            mlirRegionAppendOwnedBlock(mlirOperationGetRegion(op.raw(), 1), block);
             block
         };
         self.frames.push(Frame {

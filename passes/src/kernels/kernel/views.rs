@@ -36,7 +36,7 @@ fn view_of(value: Val) -> Option<(Op, Val, Vec<Operand>)> {
     }
     let source = op.operand(0);
     // SAFETY: the op is alive.
-    let count = unsafe { mlirOperationGetNumOperands(op.0) } as usize;
+    let count = unsafe { mlirOperationGetNumOperands(op.raw()) } as usize;
     let operands = (1..count)
         .map(|index| {
             let operand = op.operand(index);
@@ -45,11 +45,11 @@ fn view_of(value: Val) -> Option<(Op, Val, Vec<Operand>)> {
             }
             operand.defining_op().filter(|m| {
                 m.is(upstream::Kind::MemrefExtractStridedMetadata)
-                    && m.operand(0).0.ptr == source.0.ptr
+                    && m.operand(0).raw().ptr == source.raw().ptr
             })?;
             // SAFETY: the value is an op's result.
             Some(Operand::SourceMetadata(
-                unsafe { mlirOpResultGetResultNumber(operand.0) } as usize,
+                unsafe { mlirOpResultGetResultNumber(operand.raw()) } as usize,
             ))
         })
         .collect::<Option<Vec<Operand>>>()?;
@@ -60,12 +60,12 @@ fn view_of(value: Val) -> Option<(Op, Val, Vec<Operand>)> {
 fn same_attributes(a: Op, b: Op) -> bool {
     // SAFETY: the ops are alive; attributes are uniqued, so equal ones compare equal.
     unsafe {
-        let count = mlirOperationGetNumAttributes(a.0);
+        let count = mlirOperationGetNumAttributes(a.raw());
         a.name() == b.name()
-            && count == mlirOperationGetNumAttributes(b.0)
+            && count == mlirOperationGetNumAttributes(b.raw())
             && (0..count).all(|index| {
-                let named = mlirOperationGetAttribute(a.0, index);
-                let other = mlirOperationGetAttributeByName(b.0, mlirIdentifierStr(named.name));
+                let named = mlirOperationGetAttribute(a.raw(), index);
+                let other = mlirOperationGetAttributeByName(b.raw(), mlirIdentifierStr(named.name));
                 !other.ptr.is_null() && mlirAttributeEqual(named.attribute, other)
             })
     }
@@ -96,14 +96,14 @@ fn cluster_operands(
             .iter()
             .zip(source_replicas)
             .all(|((_, other_source, other), replica)| {
-                other_source.0.ptr == replica.0.ptr && *other == constants
+                other_source.raw().ptr == replica.raw().ptr && *other == constants
             })
     {
         // The same view of each cluster's source.
         Some(same())
     } else if views
         .iter()
-        .all(|(_, other_source, _)| other_source.0.ptr == source.0.ptr)
+        .all(|(_, other_source, _)| other_source.raw().ptr == source.raw().ptr)
     {
         linear_operands(constants, views)
     } else {
@@ -149,7 +149,7 @@ impl Kernel {
     pub(super) fn rebuilt_view(&mut self, host: Val) -> Option<Val> {
         let spmd = self.per_cluster.as_ref()?;
         let (op, source, constants) = view_of(host)?;
-        let others: Vec<Val> = match spmd.replicas.borrow().get(&(host.0.ptr as usize)) {
+        let others: Vec<Val> = match spmd.replicas.borrow().get(&(host.raw().ptr as usize)) {
             None => Vec::new(),
             Some(others) => others.iter().take(spmd.clusters - 1).copied().collect(),
         };
@@ -157,7 +157,7 @@ impl Kernel {
         let source_replicas = spmd
             .replicas
             .borrow()
-            .get(&(source.0.ptr as usize))
+            .get(&(source.raw().ptr as usize))
             .cloned()
             .unwrap_or_default();
         let views: Vec<(Op, Val, Vec<Operand>)> = others
@@ -181,15 +181,19 @@ impl Kernel {
         let mut preamble = Body::before(anchor, location);
         let values = preamble_operands((&mut preamble, anchor), op, source, &operands, cluster);
         // SAFETY: the op is alive; its clone is detached until inserted before the anchor, in the
-        // kernel's preamble, with operands of the kernel.
+        // kernel's preamble, with operands of the kernel, and its result lives with it.
         unsafe {
-            let clone = mlirOperationClone(op.0);
-            mlirOperationSetOperand(clone, 0, source.0);
+            let clone = mlirOperationClone(op.raw());
+            mlirOperationSetOperand(clone, 0, source.raw());
             for (index, value) in values.iter().enumerate() {
-                mlirOperationSetOperand(clone, index as isize + 1, value.0);
+                mlirOperationSetOperand(clone, index as isize + 1, value.raw());
             }
-            mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor.0), anchor.0, clone);
-            Some(Val(mlirOperationGetResult(clone, 0)))
+            mlirBlockInsertOwnedOperationBefore(
+                mlirOperationGetBlock(anchor.raw()),
+                anchor.raw(),
+                clone,
+            );
+            Some(Val::from_raw(mlirOperationGetResult(clone, 0)))
         }
     }
 }
@@ -218,23 +222,24 @@ fn preamble_operands(
                 preamble.arith(IndexOp::Add, first, moved)
             }
             // SAFETY: the host view's metadata op is alive; its clone reads the kernel-side
-            // source and is inserted in the preamble before the view.
+            // source and is inserted in the preamble before the view, and its results live
+            // with it.
             Operand::SourceMetadata(number) => unsafe {
                 let copy = *metadata.get_or_insert_with(|| {
-                    let host = (1..mlirOperationGetNumOperands(op.0) as usize)
+                    let host = (1..mlirOperationGetNumOperands(op.raw()) as usize)
                         .filter_map(|index| op.operand(index).defining_op())
                         .find(|m| m.is(upstream::Kind::MemrefExtractStridedMetadata))
                         .expect("a view with a metadata operand");
-                    let copy = mlirOperationClone(host.0);
-                    mlirOperationSetOperand(copy, 0, source.0);
+                    let copy = mlirOperationClone(host.raw());
+                    mlirOperationSetOperand(copy, 0, source.raw());
                     mlirBlockInsertOwnedOperationBefore(
-                        mlirOperationGetBlock(anchor.0),
-                        anchor.0,
+                        mlirOperationGetBlock(anchor.raw()),
+                        anchor.raw(),
                         copy,
                     );
                     copy
                 });
-                Val(mlirOperationGetResult(copy, number as isize))
+                Val::from_raw(mlirOperationGetResult(copy, number as isize))
             },
         })
         .collect()
