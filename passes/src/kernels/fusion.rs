@@ -91,8 +91,8 @@ fn anchor_steps(
 }
 
 /// Whether a layer anchored at `node`, not an elementwise anchor, takes an epilogue: the tiled
-/// anchors (the graph dialect's contractions, and pooling windows) do; row-wise and data-movement layers write
-/// their result whole.
+/// anchors (the graph dialect's contractions, and pooling windows) do; row-wise and
+/// data-movement layers write their result whole.
 pub fn takes_epilogue(node: &Node) -> bool {
     node.graph_kind().is_some_and(|kind| {
         kind.is_contraction() || matches!(kind, graph::Kind::MaxPool2d | graph::Kind::AvgPool2d)

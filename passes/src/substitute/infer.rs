@@ -70,8 +70,8 @@ impl Operands<'_> {
     }
 }
 
-/// The result shapes of a `kind` op applied to operands of `shapes` with `attributes`, None when the
-/// shape is not a function of them.
+/// The result shapes of a `kind` op applied to operands of `shapes` with `attributes`, None when
+/// the shape is not a function of them.
 pub fn result_shapes(
     kind: graph::Kind,
     shapes: &[Vec<i64>],

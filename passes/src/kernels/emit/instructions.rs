@@ -12,8 +12,8 @@ use turbine_dialects::attributes::{
 use turbine_dialects::ops::dsa;
 
 impl Body {
-    /// An asynchronous instruction of kind `kind` returning its token; `after` lists the tokens it waits
-    /// on (the instruction's last, variadic operands).
+    /// An asynchronous instruction of kind `kind` returning its token; `after` lists the tokens
+    /// it waits on (the instruction's last, variadic operands).
     pub fn instruction(
         &mut self,
         kind: dsa::Kind,
