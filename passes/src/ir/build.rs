@@ -1,4 +1,4 @@
-//! Building IR: new ops ([`create`], [`create_named`]) at an [`InsertionPoint`], regions for them
+//! Building IR: new ops ([`create`], [`create_named`], [`create_inferring`]) at an [`InsertionPoint`], regions for them
 //! ([`region_with_block`]), and the attributes Turbine's ops carry.
 
 use super::handle::{Op, Val};
@@ -58,6 +58,40 @@ pub fn create_named(
     attributes: &[NamedAttribute],
     regions: Vec<MlirRegion>,
 ) -> Op {
+    create_op(
+        point,
+        location,
+        name,
+        operands,
+        Some(results),
+        attributes,
+        regions,
+    )
+}
+
+/// [`create`] with result types the op infers itself (`InferTypeOpInterface`).
+pub fn create_inferring(
+    point: InsertionPoint,
+    location: MlirLocation,
+    kind: impl Into<OpKind>,
+    operands: &[Val],
+    attributes: &[NamedAttribute],
+    regions: Vec<MlirRegion>,
+) -> Op {
+    let name = kind.into().name();
+    create_op(point, location, name, operands, None, attributes, regions)
+}
+
+/// The op `name` with the result types `results`, or inferred ones when None.
+fn create_op(
+    point: InsertionPoint,
+    location: MlirLocation,
+    name: &str,
+    operands: &[Val],
+    results: Option<&[MlirType]>,
+    attributes: &[NamedAttribute],
+    regions: Vec<MlirRegion>,
+) -> Op {
     if let InsertionPoint::Before(anchor) = point {
         assert!(
             anchor.parent_block().is_some(),
@@ -72,7 +106,12 @@ pub fn create_named(
         let mut state = mlirOperationStateGet(string_ref(name), location);
         let operands: Vec<MlirValue> = operands.iter().map(|value| value.raw()).collect();
         mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
-        mlirOperationStateAddResults(&mut state, results.len() as isize, results.as_ptr());
+        match results {
+            Some(results) => {
+                mlirOperationStateAddResults(&mut state, results.len() as isize, results.as_ptr())
+            }
+            None => mlirOperationStateEnableResultTypeInference(&mut state),
+        }
         let named: Vec<MlirNamedAttribute> = attributes
             .iter()
             .map(|(key, value)| {

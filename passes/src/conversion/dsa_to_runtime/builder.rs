@@ -8,7 +8,7 @@ use super::types::{
     f32_type, i32_array_attribute, i32_type, i64_type, index_type, integer_attribute, pointer_type,
     symbol_reference, type_attribute,
 };
-use crate::ir::{string_attribute, string_ref, Op, Val};
+use crate::ir::{create, create_inferring, string_attribute, InsertionPoint, Op, Val};
 use mlir_sys::*;
 use turbine_dialects::ops::{upstream, OpKind};
 
@@ -72,40 +72,21 @@ impl Builder {
         attributes: &[(&str, MlirAttribute)],
         regions: &[MlirRegion],
     ) -> Op {
-        let name = kind.into().name();
-        let operands: Vec<MlirValue> = operands.iter().map(|operand| operand.raw()).collect();
-        // SAFETY: the handles are alive and of the builder's context (see the type); the state is
-        // filled with them and consumed by mlirOperationCreate, and the block takes the new op,
-        // which stays alive with it.
-        unsafe {
-            let mut state = mlirOperationStateGet(string_ref(name), self.location);
-            mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
-            match results {
-                Some(results) => mlirOperationStateAddResults(
-                    &mut state,
-                    results.len() as isize,
-                    results.as_ptr(),
-                ),
-                None => mlirOperationStateEnableResultTypeInference(&mut state),
-            }
-            let named: Vec<MlirNamedAttribute> = attributes
-                .iter()
-                .map(|(name, value)| {
-                    mlirNamedAttributeGet(mlirIdentifierGet(self.context, string_ref(name)), *value)
-                })
-                .collect();
-            mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
-            mlirOperationStateAddOwnedRegions(&mut state, regions.len() as isize, regions.as_ptr());
-            let op = mlirOperationCreate(&mut state);
-            assert!(
-                !op.ptr.is_null(),
-                "'{name}' is created with its required operands and types"
-            );
-            match self.anchor {
-                Some(anchor) => mlirBlockInsertOwnedOperationBefore(self.block, anchor.raw(), op),
-                None => mlirBlockAppendOwnedOperation(self.block, op),
-            }
-            Op::from_raw(op)
+        let point = self
+            .anchor
+            .map_or(InsertionPoint::End(self.block), InsertionPoint::Before);
+        let regions = regions.to_vec();
+        match results {
+            Some(results) => create(
+                point,
+                self.location,
+                kind,
+                operands,
+                results,
+                attributes,
+                regions,
+            ),
+            None => create_inferring(point, self.location, kind, operands, attributes, regions),
         }
     }
 
