@@ -159,6 +159,7 @@ fn main() {
         "CAPIAttributes.cpp",
         "TurbinePass.cpp",
         "OptMain.cpp",
+        "Tools.cpp",
     ];
     let mut build = cc::Build::new();
     build

@@ -8,16 +8,23 @@
 pub mod attributes;
 pub mod ops;
 pub mod pass_abi;
+pub mod source;
 
 use melior::{
     dialect::{DialectHandle, DialectRegistry},
     ir::Module,
     Context,
 };
-use mlir_sys::{MlirDialectHandle, MlirStringRef};
-use std::path::Path;
+use mlir_sys::{MlirContext, MlirDialectHandle, MlirModule, MlirStringRef};
+use std::ffi::c_char;
 
 unsafe extern "C" {
+    fn turbineModuleParse(
+        context: MlirContext,
+        source: MlirStringRef,
+        name: MlirStringRef,
+    ) -> MlirModule;
+    fn turbineInstallCrashReport(program: *const c_char, report: MlirStringRef);
     fn mlirGetDialectHandle__graph__() -> MlirDialectHandle;
     fn mlirGetDialectHandle__instance__() -> MlirDialectHandle;
     fn mlirGetDialectHandle__dsa__() -> MlirDialectHandle;
@@ -67,17 +74,49 @@ pub fn create_context() -> Context {
     context
 }
 
-/// Parses and verifies the MLIR file at `path` in `context`. Diagnostics (with the file's name and
-/// line in their locations) go to the context's handlers — stderr by default; None on any error.
-pub fn parse_file<'c>(context: &'c Context, path: &Path) -> Option<Module<'c>> {
-    let name = path.to_string_lossy();
-    let reference = MlirStringRef {
-        data: name.as_ptr().cast(),
-        length: name.len(),
+/// Why [`parse_source`] returned no module.
+#[derive(Debug)]
+pub enum ParseError {
+    /// The text was refused before parsing (see [`source`]).
+    Refused(source::SourceError),
+    /// MLIR's parser or verifier failed; its diagnostics have gone to the context's handlers.
+    Invalid,
+}
+
+/// Parses and verifies the MLIR text `text` in `context`, after [`source::check`]. Diagnostics
+/// name the text `name` (a file's path) and its lines, and go to the context's handlers —
+/// stderr by default.
+pub fn parse_source<'c>(
+    context: &'c Context,
+    text: &[u8],
+    name: &str,
+) -> Result<Module<'c>, ParseError> {
+    source::check(text).map_err(ParseError::Refused)?;
+    let reference = |bytes: &[u8]| MlirStringRef {
+        data: bytes.as_ptr().cast(),
+        length: bytes.len(),
     };
-    // SAFETY: the context is alive and MLIR copies the file name.
+    // SAFETY: the context is alive, and MLIR copies the text and the name it keeps.
     unsafe {
-        let raw = mlir_sys::mlirModuleCreateParseFromFile(context.to_raw(), reference);
-        Module::from_option_raw(raw)
+        let raw = turbineModuleParse(
+            context.to_raw(),
+            reference(text),
+            reference(name.as_bytes()),
+        );
+        Module::from_option_raw(raw).ok_or(ParseError::Invalid)
     }
+}
+
+/// Installs LLVM's crash handlers for the rest of the process: on a fatal signal (a crash in
+/// MLIR, LLVM or Turbine's code, a stack overflow) the process prints `report` and a stack trace
+/// to stderr rather than dying silently.
+pub fn install_crash_report(report: &str) {
+    let program =
+        std::ffi::CString::new(std::env::args().next().unwrap_or_default()).unwrap_or_default();
+    let reference = MlirStringRef {
+        data: report.as_ptr().cast(),
+        length: report.len(),
+    };
+    // SAFETY: both strings are alive for the call, and LLVM copies what it keeps.
+    unsafe { turbineInstallCrashReport(program.as_ptr(), reference) }
 }

@@ -1,5 +1,5 @@
 //! The C ABI of `lib/TurbinePass.h`: how a pass or a pipeline written in Rust is described to
-//! MLIR's pass registry, remarks, and the `MlirOptMain` entry point.
+//! MLIR's pass registry, remarks, and the two steps of `turbine-opt` around `MlirOptMain`.
 //!
 //! MLIR's own `ExternalPass` cannot carry options or an anchor op, and LLVM 22's C API can
 //! register neither a pass nor a pipeline, so the C++ side (`lib/TurbinePass.cpp`) defines a pass
@@ -132,7 +132,24 @@ unsafe extern "C" {
     pub fn turbineRegisterPipeline(definition: *const RawPipelineDefinition);
     /// Emits a remark at `location`; MLIR copies the message.
     pub fn turbineEmitRemark(location: MlirLocation, message: MlirStringRef);
-    /// Runs MLIR's `MlirOptMain` with every upstream dialect, extension and pass plus Turbine's
-    /// dialects and the passes registered so far.
-    pub fn turbineOptMain(argc: c_int, argv: *mut *mut c_char) -> c_int;
+    /// Parses `turbine-opt`'s command line as `mlir-opt` does, with every upstream dialect,
+    /// extension and pass plus Turbine's dialects and the passes registered so far (exiting on
+    /// `--help` or a bad flag), and calls `callback` with the input file's name, then the
+    /// output's.
+    pub fn turbineOptParseCommandLine(
+        argc: c_int,
+        argv: *mut *mut c_char,
+        callback: MlirStringCallback,
+        user_data: *mut c_void,
+    );
+    /// Runs `mlir-opt` on `source`, the input's text named `input_name` in diagnostics, writing
+    /// to the file `output_name` (`-`: stdout), after [`turbineOptParseCommandLine`]; returns the
+    /// exit code.
+    pub fn turbineOptRun(
+        argc: c_int,
+        argv: *mut *mut c_char,
+        source: MlirStringRef,
+        input_name: MlirStringRef,
+        output_name: MlirStringRef,
+    ) -> c_int;
 }

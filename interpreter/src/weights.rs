@@ -5,7 +5,7 @@ use crate::{
     tensor::{element_count, Data, ElementType, Tensor},
 };
 use safetensors::{Dtype, SafeTensors};
-use std::{collections::HashMap, path::Path};
+use std::collections::HashMap;
 
 /// Named tensors loaded from a safetensors file.
 #[derive(Debug, Default)]
@@ -19,18 +19,9 @@ impl Weights {
         Weights::default()
     }
 
-    /// Loads every tensor of the safetensors file at `path` (f32, f64 as f32, i64, i32, bool).
-    pub fn load(path: &Path) -> Result<Weights, InterpretError> {
-        let bytes = std::fs::read(path).map_err(|error| InterpretError::File {
-            path: path.display().to_string(),
-            message: error.to_string(),
-        })?;
-        Self::parse(&bytes, &path.display().to_string())
-    }
-
-    /// Every tensor of the safetensors `bytes` (what [`Weights::load`] reads from a file; an
-    /// importer's weights in memory, without the round trip through a file), `origin` naming
-    /// them in errors.
+    /// Every tensor of the safetensors `bytes` (a weights file's, or an importer's weights in
+    /// memory without the round trip through a file), `origin` naming them in errors; f32, f64
+    /// as f32, i64, i32 and bool.
     pub fn parse(bytes: &[u8], origin: &str) -> Result<Weights, InterpretError> {
         let file_error = |message: String| InterpretError::File {
             path: origin.to_string(),

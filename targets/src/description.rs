@@ -153,9 +153,11 @@ impl Target {
     /// Reads, parses and validates a description file.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Target, TargetError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| TargetError::Io {
-            path: path.to_path_buf(),
-            message: e.to_string(),
+        let text = turbine_files::read_text(path, turbine_files::TEXT).map_err(|error| {
+            TargetError::Io {
+                path: path.to_path_buf(),
+                message: error.reason.to_string(),
+            }
         })?;
         Target::from_toml_str(&text, &path.display().to_string())
     }

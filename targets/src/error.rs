@@ -18,7 +18,8 @@ pub enum TargetError {
     Io {
         /// The file.
         path: PathBuf,
-        /// The operating system's message.
+        /// Why: the operating system's message, or the file is not a readable description
+        /// (a folder, a device, too large, not UTF-8).
         message: String,
     },
     /// The text is not valid TOML or does not have the shape of a target description

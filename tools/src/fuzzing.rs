@@ -122,7 +122,7 @@ pub fn ir(data: &[u8]) {
         return;
     }
     let (context, _diagnostics) = quiet_context();
-    let Some(mut module) = parse(&context, text) else {
+    let Ok(mut module) = turbine_dialects::parse_source(&context, text, "fuzz") else {
         return;
     };
     if !admissible(&module) {
@@ -133,18 +133,6 @@ pub fn ir(data: &[u8]) {
     if let Err(error) = crate::driver::run_pipeline(&context, &mut module, pipeline) {
         assert!(!error.contains("internal error"), "{pipeline}: {error}");
     }
-}
-
-/// Parses and verifies `text` as the tools parse a file ([`turbine_dialects::parse_file`]): by
-/// length, so that a NUL byte is an error of the text rather than, as in melior's
-/// `Module::parse`, a panic while making a C string.
-fn parse<'c>(context: &'c Context, text: &[u8]) -> Option<Module<'c>> {
-    let reference = mlir_sys::MlirStringRef {
-        data: text.as_ptr().cast(),
-        length: text.len(),
-    };
-    // SAFETY: the context is alive, and MLIR reads the text only during the call.
-    unsafe { Module::from_option_raw(mlir_sys::mlirModuleCreateParse(context.to_raw(), reference)) }
 }
 
 /// Whether every op of `module` belongs to one of [`IR_DIALECTS`] and its values stay within

@@ -2,13 +2,16 @@
 //! ([`driver`]), building graph-dialect modules from operation records ([`graph_module`]), the
 //! built-in models of the main job and the benchmark ([`models`]), how diagnostics name their
 //! locations ([`diagnostics`]), the fuzzing harnesses ([`fuzzing`]), the interpreter check of
-//! substitution rules ([`rule_check`]), and command-line parsing helpers.
+//! substitution rules ([`rule_check`]), reading model files ([`input`]), what every tool's `main`
+//! does ([`cli`]), and command-line parsing helpers.
 #![warn(missing_docs)]
 
+pub mod cli;
 pub mod diagnostics;
 pub mod driver;
 pub mod fuzzing;
 pub mod graph_module;
+pub mod input;
 pub mod models;
 pub mod random;
 pub mod rule_check;

@@ -27,6 +27,7 @@ use super::rule_reader::read_rule;
 use crate::ir::{emit_error, string_ref, Op};
 use melior::ir::Location;
 use mlir_sys::*;
+use std::path::Path;
 
 /// The rules of one or more files, and the parsed modules they point into.
 #[derive(Debug, Default)]
@@ -162,13 +163,13 @@ impl RuleSet {
         path: &str,
         at: MlirLocation,
     ) -> Result<(), LoadFailure> {
-        match std::fs::read_to_string(path) {
+        match turbine_files::read_text(Path::new(path), turbine_files::TEXT) {
             Ok(text) => self.add_text(context, path, &text),
             Err(error) => {
                 // SAFETY: the location is alive.
                 emit_error(
                     unsafe { Location::from_raw(at) },
-                    &format!("cannot read rule file '{path}': {error}"),
+                    &format!("cannot read rule file '{path}': {}", error.reason),
                 );
                 Err(LoadFailure)
             }

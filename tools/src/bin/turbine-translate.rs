@@ -17,7 +17,9 @@ use std::rc::Rc;
 
 use clap::{ArgGroup, Parser};
 use melior::ir::operation::{OperationLike, OperationPrintingFlags};
+use turbine_dialects::ParseError;
 use turbine_onnx::{import, ImportOptions, ImportedModel};
+use turbine_tools::input::{read_model_as, ModelFormat};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -82,13 +84,7 @@ struct Arguments {
 
 fn main() -> ExitCode {
     let arguments = Arguments::parse();
-    match run(&arguments) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("turbine-translate: error: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    turbine_tools::cli::main("turbine-translate", move || run(&arguments))
 }
 
 fn run(arguments: &Arguments) -> Result<(), String> {
@@ -102,8 +98,11 @@ fn run(arguments: &Arguments) -> Result<(), String> {
     if arguments.compile {
         return compile(arguments, input);
     }
-    let bytes = std::fs::read(input)
-        .map_err(|error| format!("cannot read {}: {error}", input.display()))?;
+    let bytes = read_model_as(
+        input,
+        ModelFormat::Onnx,
+        "it is compiled by `--compile` or run by `turbine-run`",
+    )?;
     let to_stdout = arguments.output == Path::new("-");
     let weights_path = arguments
         .weights
@@ -163,9 +162,18 @@ fn compile(arguments: &Arguments, input: &Path) -> Result<(), String> {
     if arguments.output == Path::new("-") {
         return Err("--compile writes an object file: name it with -o FILE.o".into());
     }
+    let text = read_model_as(
+        input,
+        ModelFormat::MlirText,
+        "import it with `--import-onnx` first, or run it with `turbine-run`",
+    )?;
     let context = turbine_dialects::create_context();
-    let module = turbine_dialects::parse_file(&context, input)
-        .ok_or_else(|| format!("{}: cannot parse or verify the model", input.display()))?;
+    let name = input.display().to_string();
+    let module =
+        turbine_dialects::parse_source(&context, &text, &name).map_err(|error| match error {
+            ParseError::Refused(error) => format!("{name}:{error}"),
+            ParseError::Invalid => format!("{name}: cannot parse or verify the model"),
+        })?;
     let options = turbine_tools::driver::CompileOptions {
         target: arguments.target.clone(),
         ..Default::default()

@@ -66,3 +66,31 @@ fn every_folder_names_a_harness() {
         );
     }
 }
+
+/// `fuzz/seeds.py` writes each seed's first byte from its own list of the `ir` harness's
+/// pipelines, and the kept `ir` inputs were made with it: the list must be `ir_pipelines`, in
+/// order, or the bytes select other pipelines than the ones the files are named after.
+#[test]
+fn seeds_script_lists_the_ir_pipelines() {
+    let script = std::fs::read_to_string(folder("").join("../../fuzz/seeds.py")).unwrap();
+    let list = script
+        .split_once("PIPELINES = [")
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .expect("fuzz/seeds.py defines PIPELINES")
+        .0;
+    let names: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
+    let pipelines = turbine_tools::fuzzing::ir_pipelines();
+    assert_eq!(names.len(), pipelines.len(), "{names:?}");
+    for (name, pipeline) in names.iter().zip(&pipelines) {
+        let spelled = match name.strip_suffix("-to-llvm") {
+            Some(schedule) if !pipeline.contains(&format!("({name}")) => {
+                format!("turbine-{schedule}{{")
+            }
+            _ => format!("({name}"),
+        };
+        assert!(
+            pipeline.contains(&spelled),
+            "seeds.py's {name} is {pipeline}"
+        );
+    }
+}

@@ -36,15 +36,21 @@ use results::{compare, summary, top_k, worst_error};
 )]
 /// The command line.
 struct Arguments {
-    /// The model: .mlir in the graph dialect, or .onnx.
+    /// The model: an ONNX file, or MLIR text in the graph dialect (told apart by their content,
+    /// whatever the extension).
     #[arg(required_unless_present = "builtin")]
     model: Option<PathBuf>,
     /// A built-in model instead of a file (seeded weights): resnet50, resnet18, densenet121.
     #[arg(long, conflicts_with = "model")]
     builtin: Option<String>,
-    /// Batch size of the built-in model.
-    #[arg(long, default_value_t = 1, requires = "builtin")]
-    batch: usize,
+    /// Batch size of the built-in model (at least 1).
+    #[arg(
+        long,
+        default_value_t = 1,
+        requires = "builtin",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    batch: u32,
     /// Evaluate with the graph-level reference interpreter instead of compiling.
     #[arg(long)]
     interpret: bool,
@@ -62,10 +68,10 @@ struct Arguments {
     #[arg(long)]
     check: bool,
     /// Relative tolerance of --check.
-    #[arg(long, default_value_t = 1e-4)]
+    #[arg(long, default_value_t = 1e-4, value_parser = tolerance)]
     rtol: f64,
     /// Absolute tolerance of --check.
-    #[arg(long, default_value_t = 1e-4)]
+    #[arg(long, default_value_t = 1e-4, value_parser = tolerance)]
     atol: f64,
     /// Target: a built-in name (stcp920, mini, solo) or a target description file.
     #[arg(long, default_value = "stcp920")]
@@ -363,11 +369,13 @@ fn check_results(
 
 fn main() -> ExitCode {
     let arguments = Arguments::parse();
-    match run(&arguments) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("turbine-run: error: {message}");
-            ExitCode::FAILURE
-        }
+    turbine_tools::cli::main("turbine-run", move || run(&arguments))
+}
+
+/// Parses a tolerance of `--check`: a finite number, at least 0.
+fn tolerance(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if value.is_finite() && value >= 0.0 => Ok(value),
+        _ => Err(format!("'{text}' is not a finite tolerance of at least 0")),
     }
 }

@@ -1,10 +1,12 @@
-//! The model and its inputs: a built-in model, an ONNX file or a graph-dialect file with its
-//! weights; inputs from `.npy` files or seeded random values, checked against the function's
+//! The model and its inputs: a built-in model, an ONNX model or a graph-dialect text with its
+//! weights (told apart by their content, whatever the file's extension); inputs from `.npy` files or seeded random values, checked against the function's
 //! arguments before anything is compiled.
 
 use crate::Arguments;
 use std::path::Path;
+use turbine_dialects::ParseError;
 use turbine_interpreter::{npy, Data, ElementType, Program, Tensor, Weights};
+use turbine_tools::input::{read_model, ModelFormat};
 use turbine_tools::random::SplitMix;
 
 /// The model as a graph-dialect module and its weights.
@@ -13,12 +15,13 @@ pub(crate) fn load<'c>(
     arguments: &Arguments,
 ) -> Result<(melior::ir::Module<'c>, Weights), String> {
     if let Some(name) = &arguments.builtin {
-        let model = turbine_tools::models::builtin(name, arguments.batch).ok_or_else(|| {
-            format!(
-                "no built-in model '{name}' (available: {})",
-                turbine_tools::models::MODELS.join(", ")
-            )
-        })?;
+        let model =
+            turbine_tools::models::builtin(name, arguments.batch as usize).ok_or_else(|| {
+                format!(
+                    "no built-in model '{name}' (available: {})",
+                    turbine_tools::models::MODELS.join(", ")
+                )
+            })?;
         let module = turbine_tools::graph_module::build(context, &model.module)
             .map_err(|error| format!("the built-in model '{name}' is invalid (a bug): {error}"))?;
         return Ok((module, model.weights));
@@ -27,40 +30,62 @@ pub(crate) fn load<'c>(
         .model
         .as_ref()
         .expect("clap requires a model or --builtin");
-    let is_onnx = path
-        .extension()
-        .is_some_and(|extension| extension == "onnx");
-    if is_onnx {
-        let bytes = std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
-        // The weights stay in memory: the module names a side file, as `turbine-translate`
-        // writes one, but nothing reads it here (writing a large model's weights and reading
-        // them back would take a sizeable share of the command's time).
-        let options = turbine_onnx::ImportOptions {
-            input_shapes: arguments.input_shapes.clone(),
-            weights_file: "weights.safetensors".into(),
-        };
-        let model = turbine_onnx::import(&bytes, &options)
-            .map_err(|error| format!("{}: {error}", path.display()))?;
-        let module =
-            turbine_tools::graph_module::build(context, &model.module).map_err(|error| {
-                format!(
-                    "{}: the imported IR is invalid (an importer bug): {error}",
-                    path.display()
-                )
-            })?;
-        let weights = if model.weights.is_empty() {
-            Weights::empty()
-        } else {
-            let serialized = model.weights.serialize().map_err(|error| {
-                format!("{}: cannot serialize the weights: {error}", path.display())
-            })?;
-            Weights::parse(&serialized, &path.display().to_string())
-                .map_err(|error| error.to_string())?
-        };
-        return Ok((module, weights));
+    let (bytes, format) = read_model(path)?;
+    match format {
+        ModelFormat::Onnx => import_onnx(context, arguments, path, &bytes),
+        ModelFormat::MlirText | ModelFormat::MlirBytecode => {
+            load_mlir(context, arguments, path, &bytes)
+        }
     }
-    let module = turbine_dialects::parse_file(context, path)
-        .ok_or_else(|| format!("{}: cannot parse or verify the model", path.display()))?;
+}
+
+/// The ONNX model `bytes` read from `path`, imported.
+fn import_onnx<'c>(
+    context: &'c melior::Context,
+    arguments: &Arguments,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(melior::ir::Module<'c>, Weights), String> {
+    // The weights stay in memory: the module names a side file, as `turbine-translate` writes
+    // one, but nothing reads it here (writing a large model's weights and reading them back
+    // would take a sizeable share of the command's time).
+    let options = turbine_onnx::ImportOptions {
+        input_shapes: arguments.input_shapes.clone(),
+        weights_file: "weights.safetensors".into(),
+    };
+    let model = turbine_onnx::import(bytes, &options)
+        .map_err(|error| format!("{} (read as an ONNX model): {error}", path.display()))?;
+    let module = turbine_tools::graph_module::build(context, &model.module).map_err(|error| {
+        format!(
+            "{}: the imported IR is invalid (an importer bug): {error}",
+            path.display()
+        )
+    })?;
+    let weights = if model.weights.is_empty() {
+        Weights::empty()
+    } else {
+        let serialized = model.weights.serialize().map_err(|error| {
+            format!("{}: cannot serialize the weights: {error}", path.display())
+        })?;
+        Weights::parse(&serialized, &path.display().to_string())
+            .map_err(|error| error.to_string())?
+    };
+    Ok((module, weights))
+}
+
+/// The graph-dialect text `bytes` read from `path`, parsed and verified, with its weights.
+fn load_mlir<'c>(
+    context: &'c melior::Context,
+    arguments: &Arguments,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(melior::ir::Module<'c>, Weights), String> {
+    let name = path.display().to_string();
+    let module =
+        turbine_dialects::parse_source(context, bytes, &name).map_err(|error| match error {
+            ParseError::Refused(error) => format!("{name}:{error}"),
+            ParseError::Invalid => format!("{name}: cannot parse or verify the model (MLIR text)"),
+        })?;
     // SAFETY: the module was just parsed and verified.
     let program = unsafe {
         Program::from_module(
@@ -76,7 +101,12 @@ pub(crate) fn load<'c>(
             .map(|file| path.parent().unwrap_or(Path::new(".")).join(file))
     });
     let weights = match weights_path {
-        Some(path) => Weights::load(&path).map_err(|error| error.to_string())?,
+        Some(path) => {
+            let bytes = turbine_files::read(&path, turbine_files::WEIGHTS)
+                .map_err(|error| error.to_string())?;
+            Weights::parse(&bytes, &path.display().to_string())
+                .map_err(|error| error.to_string())?
+        }
         None => Weights::empty(),
     };
     Ok((module, weights))
@@ -97,8 +127,8 @@ pub(crate) fn inputs(arguments: &Arguments, program: &Program) -> Result<Vec<Ten
         .inputs
         .iter()
         .map(|path| {
-            let bytes =
-                std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
+            let bytes = turbine_files::read(path, turbine_files::INPUT)
+                .map_err(|error| error.to_string())?;
             npy::parse(&bytes).map_err(|error| format!("{}: {error}", path.display()))
         })
         .collect()
