@@ -74,7 +74,7 @@ typedef int32_t td_status;
 #define TD_BINARY_POW 6
 
 /* Unary ops (td_unary). Vector engine unless marked (vector core). */
-#define TD_UNARY_RELU 0
+#define TD_UNARY_RELU 0       /* NaN and -0.0 stay */
 #define TD_UNARY_SIGMOID 1
 #define TD_UNARY_TANH 2
 #define TD_UNARY_EXP 3        /* vector core */
@@ -86,7 +86,7 @@ typedef int32_t td_status;
 #define TD_UNARY_SILU 9
 #define TD_UNARY_NEG 10
 #define TD_UNARY_RECIPROCAL 11 /* vector core */
-#define TD_UNARY_CLIP 12      /* p0 = min, p1 = max (min <= max) */
+#define TD_UNARY_CLIP 12      /* p0 = min, p1 = max (not min > max; a NaN bound clips nothing) */
 #define TD_UNARY_AFFINE 13    /* p0 * x + p1 */
 #define TD_UNARY_ABS 14
 

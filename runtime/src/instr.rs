@@ -39,7 +39,7 @@ pub enum BinaryOp {
 /// Element-wise unary operations.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum UnaryOp {
-    /// `max(x, 0)` (NaN stays NaN).
+    /// `max(x, 0)`: NaN stays NaN and `-0.0` stays `-0.0` (only values below 0 change).
     Relu,
     /// `1 / (1 + exp(-x))`
     Sigmoid,
@@ -63,11 +63,12 @@ pub enum UnaryOp {
     Neg,
     /// `1 / x`
     Reciprocal,
-    /// `x` clamped to `[min, max]`.
+    /// `min` for `x` below `min`, `max` for `x` above `max`, else `x`: NaN and `-0.0` stay, and a
+    /// NaN bound clips nothing.
     Clip {
         /// Lower bound.
         min: f32,
-        /// Upper bound (at least `min`).
+        /// Upper bound (not below `min`).
         max: f32,
     },
     /// `scale * x + shift`: scaling, bias by a constant, and the normalisation steps of

@@ -120,7 +120,8 @@ fn check_binary(a: &View, b: &View, out: &View) -> Result<(), String> {
     }
 }
 
-/// An elementwise unary operation keeps the shape; a clip's bounds form an interval.
+/// An elementwise unary operation keeps the shape; a clip's upper bound is not below its lower
+/// one (a NaN bound is allowed: it clips nothing).
 fn check_unary(op: &UnaryOp, input: &View, out: &View) -> Result<(), String> {
     if input.shape != out.shape {
         return Err(format!(
@@ -129,7 +130,7 @@ fn check_unary(op: &UnaryOp, input: &View, out: &View) -> Result<(), String> {
         ));
     }
     if let UnaryOp::Clip { min, max } = op {
-        if min.is_nan() || max.is_nan() || min > max {
+        if min > max {
             return Err(format!("clip bounds [{min}, {max}] are not an interval"));
         }
     }

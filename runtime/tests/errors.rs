@@ -9,7 +9,6 @@ use turbine_runtime::{
     UnitKind, View,
 };
 
-const C00: CoreId = CoreId::new(0, 0);
 const C01: CoreId = CoreId::new(0, 1);
 const C10: CoreId = CoreId::new(1, 0);
 

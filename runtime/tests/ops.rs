@@ -7,30 +7,9 @@ mod common;
 
 use common::*;
 use turbine_runtime::{
-    BinaryOp, BufferId, Conv2dParams, CoreId, Instr, Placement, Pool2dParams, PoolKind, ReduceKind,
-    Target, UnaryOp, View,
+    BinaryOp, Conv2dParams, CoreId, Instr, Placement, Pool2dParams, PoolKind, ReduceKind, Target,
+    UnaryOp, View,
 };
-
-const C00: CoreId = CoreId::new(0, 0);
-
-/// Loads `values` into a fresh LB buffer of core `c` (via a DDR buffer and a DMA) and returns
-/// the LB buffer.
-fn lb_with(rig: &mut Rig, c: CoreId, values: &[f32]) -> BufferId {
-    let ddr = rig.ddr_with(values);
-    let lb = rig.alloc(Placement::Lb(c), values.len());
-    let n = values.len() as u64;
-    let dma = Instr::Dma {
-        src: View::contiguous(ddr, 0, &[n]),
-        dst: View::contiguous(lb, 0, &[n]),
-    };
-    rig.run("load", &[step(c, dma, &[])]);
-    lb
-}
-
-/// Runs one instruction alone on core (0,0).
-fn run1(rig: &mut Rig, instr: Instr) {
-    rig.run("op", &[step(C00, instr, &[])]);
-}
 
 #[test]
 fn dma_copies_strided_views_on_every_path() {

@@ -76,14 +76,14 @@ class Builder:
         y = self.op("BatchNormalization", [y, gamma, beta, mean, var], epsilon=1e-5)
         return self.op("Relu", [y]) if relu else y
 
-    def model(self, name, inputs, outputs):
-        """The model, with output shapes filled in by ONNX shape inference, checked."""
+    def model(self, name, inputs, outputs, opset=OPSET):
+        """The model at `opset`, with output shapes filled in by ONNX shape inference, checked."""
         graph = helper.make_graph(
             self.nodes, name,
             [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
             [], self.initializers,
         )
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
         inferred = {v.name: v for v in onnx.shape_inference.infer_shapes(model).graph.value_info}
         model.graph.output.extend(inferred[n] for n in outputs)

@@ -4,7 +4,9 @@ use super::Window;
 
 /// `output[n][o][y][x] = bias[o] + sum over the group's channels c and the window (i, j) of
 /// input[n][c][y*s + i*d - pad][x*s + j*d - pad] * filter[o][c - group_start][i][j]`, padding
-/// reading as zero. The input and the filter come with their shapes.
+/// reading as zero. The padding is multiplied like any input, since ONNX pads the input with
+/// zeros: an infinite or NaN weight over the padding gives NaN. The input and the filter come
+/// with their shapes.
 pub fn conv2d(
     (input, input_shape): (&[f32], [usize; 4]),
     (filter, filter_shape): (&[f32], [usize; 4]),
@@ -33,14 +35,13 @@ pub fn conv2d(
                     for j in 0..kw {
                         let weight = filter[((o * group_channels + c) * kh + i) * kw + j];
                         for y in 0..out_height {
-                            let Some(row) = window.source(0, y, i, height) else {
-                                continue;
-                            };
+                            let row = window.source(0, y, i, height);
                             for x in 0..out_width {
-                                if let Some(column) = window.source(1, x, j, width) {
-                                    plane[y * out_width + x] +=
-                                        weight * source[row * width + column];
-                                }
+                                let value = match (row, window.source(1, x, j, width)) {
+                                    (Some(row), Some(column)) => source[row * width + column],
+                                    _ => 0.0,
+                                };
+                                plane[y * out_width + x] += weight * value;
                             }
                         }
                     }

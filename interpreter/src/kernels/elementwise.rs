@@ -42,15 +42,37 @@ pub enum Binary {
     Div,
     /// `a ^ b`
     Pow,
-    /// `max(a, b)`
+    /// The larger of `a` and `b`, NaN if either is NaN ([`maximum`]).
     Max,
-    /// `min(a, b)`
+    /// The smaller of `a` and `b`, NaN if either is NaN ([`minimum`]).
     Min,
     /// Remainder; `fmod` takes the dividend's sign, otherwise the divisor's (ONNX Mod).
     Mod {
         /// C semantics rather than Python's.
         fmod: bool,
     },
+}
+
+/// The larger of `a` and `b`, NaN if either is NaN: ONNX's `Max` is numpy's `maximum`, and so are
+/// the maxima of `MaxPool`, `ReduceMax` and `Relu` (`Max(X, 0)`). Rust's `f32::max` returns the
+/// other operand of a NaN instead. Of two equal values (`-0.0` and `+0.0`) it returns `b`, as
+/// numpy does; onnxruntime's choice there depends on how the operands broadcast, so the sign of
+/// that zero is not part of the semantics.
+pub fn maximum(a: f32, b: f32) -> f32 {
+    if a.is_nan() || a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// The smaller of `a` and `b`, NaN if either is NaN (numpy's `minimum`; see [`maximum`]).
+pub fn minimum(a: f32, b: f32) -> f32 {
+    if a.is_nan() || a < b {
+        a
+    } else {
+        b
+    }
 }
 
 fn float_binary(op: Binary, a: f32, b: f32) -> f32 {
@@ -60,8 +82,8 @@ fn float_binary(op: Binary, a: f32, b: f32) -> f32 {
         Binary::Mul => a * b,
         Binary::Div => a / b,
         Binary::Pow => a.powf(b),
-        Binary::Max => a.max(b),
-        Binary::Min => a.min(b),
+        Binary::Max => maximum(a, b),
+        Binary::Min => minimum(a, b),
         Binary::Mod { fmod: true } => a % b,
         Binary::Mod { fmod: false } => {
             let r = a % b;
@@ -236,7 +258,8 @@ pub fn cast(data: &Data, to: ElementType) -> Data {
 /// A unary floating-point operator.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Unary {
-    /// `max(x, 0)`
+    /// `x` when not below 0, else 0: ONNX's `Max(X, 0)`, so NaN stays NaN; `-0.0` stays
+    /// `-0.0` (onnxruntime's answer; ONNX leaves the sign of that tie open).
     Relu,
     /// `1 / (1 + exp(-x))`
     Sigmoid,
@@ -263,7 +286,8 @@ pub enum Unary {
     Abs,
     /// `1 / x`
     Reciprocal,
-    /// `min(max(x, min), max)`
+    /// `min` for `x` below `min`, `max` for `x` above `max`, else `x` (ONNX: "under which element
+    /// is replaced by min"): NaN and `-0.0` pass through, and a NaN bound replaces nothing.
     Clip {
         /// Lower bound.
         min: f32,
@@ -275,7 +299,13 @@ pub enum Unary {
 /// `op` at one value.
 pub fn unary_scalar(op: Unary, x: f32) -> f32 {
     match op {
-        Unary::Relu => x.max(0.0),
+        Unary::Relu => {
+            if x < 0.0 {
+                0.0
+            } else {
+                x
+            }
+        }
         Unary::Sigmoid => 1.0 / (1.0 + (-x).exp()),
         Unary::Tanh => x.tanh(),
         Unary::Silu => x / (1.0 + (-x).exp()),
@@ -293,7 +323,15 @@ pub fn unary_scalar(op: Unary, x: f32) -> f32 {
         Unary::Neg => -x,
         Unary::Abs => x.abs(),
         Unary::Reciprocal => 1.0 / x,
-        Unary::Clip { min, max } => x.max(min).min(max),
+        Unary::Clip { min, max } => {
+            if x < min {
+                min
+            } else if x > max {
+                max
+            } else {
+                x
+            }
+        }
     }
 }
 

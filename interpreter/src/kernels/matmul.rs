@@ -44,7 +44,8 @@ pub fn batch_matmul(
 }
 
 /// ONNX Gemm: `alpha * op(A) * op(B) + beta * C`, `op` transposing when asked, `C` broadcast to
-/// m×n.
+/// m×n. With `beta` 0, `C` is not read (an infinite or NaN `C` does not make NaN), as in BLAS,
+/// ONNX's reference implementation and onnxruntime.
 #[allow(clippy::too_many_arguments)]
 pub fn gemm(
     a: &[f32],
@@ -65,6 +66,7 @@ pub fn gemm(
     let n = if trans_b { b_shape[0] } else { b_shape[1] };
     let a_at = |i: usize, p: usize| if trans_a { a[p * m + i] } else { a[i * k + p] };
     let b_at = |p: usize, j: usize| if trans_b { b[j * k + p] } else { b[p * n + j] };
+    let c = c.filter(|_| beta != 0.0);
     let c_map = c.map(|(_, shape)| broadcast_map(shape, &[m, n]));
     let mut out = vec![0.0f32; m * n];
     for i in 0..m {

@@ -1,5 +1,7 @@
 //! Normalisation operators.
 
+use super::elementwise::maximum;
+
 /// `(x - mean[c]) / sqrt(var[c] + eps) * scale[c] + bias[c]` over dimension 1 of an N×C×... tensor.
 pub fn batch_norm(
     input: &[f32],
@@ -47,7 +49,8 @@ pub fn layer_norm(
     out
 }
 
-/// Softmax along `axis` of a tensor of `shape`.
+/// Softmax along `axis` of a tensor of `shape`: `exp(x - max) / sum`, so a NaN or +inf anywhere
+/// along the axis makes the whole slice NaN, as in ONNX's definition.
 pub fn softmax(input: &[f32], shape: &[usize], axis: usize) -> Vec<f32> {
     let size = shape[axis];
     let inner: usize = shape[axis + 1..].iter().product();
@@ -58,7 +61,7 @@ pub fn softmax(input: &[f32], shape: &[usize], axis: usize) -> Vec<f32> {
             let at = |k: usize| (o * size + k) * inner + i;
             let max = (0..size)
                 .map(|k| input[at(k)])
-                .fold(f32::NEG_INFINITY, f32::max);
+                .fold(f32::NEG_INFINITY, maximum);
             let sum: f32 = (0..size).map(|k| (input[at(k)] - max).exp()).sum();
             for k in 0..size {
                 out[at(k)] = (input[at(k)] - max).exp() / sum;

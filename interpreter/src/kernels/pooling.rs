@@ -1,8 +1,10 @@
 //! Pooling over NCHW tensors.
 
+use super::elementwise::maximum;
 use super::Window;
 
-/// Max or average over each window; padding never wins a max. For the average, `count_include_pad`
+/// Max or average over each window; padding never wins a max, and a NaN in the window makes the
+/// max NaN (ONNX's maximum is numpy's). For the average, `count_include_pad`
 /// divides by the whole kernel size, even for a window that ceil mode lets run past the padding
 /// (as ONNX's reference evaluator and onnxruntime do), otherwise by the positions inside the input.
 pub fn pool2d(
@@ -31,7 +33,7 @@ pub fn pool2d(
                         ) {
                             let value = plane[row * width + column];
                             accumulator = if max {
-                                accumulator.max(value)
+                                maximum(accumulator, value)
                             } else {
                                 accumulator + value
                             };

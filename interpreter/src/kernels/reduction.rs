@@ -1,5 +1,7 @@
 //! Reductions over a set of axes.
 
+use super::elementwise::maximum;
+
 /// How values combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reduction {
@@ -7,7 +9,7 @@ pub enum Reduction {
     Sum,
     /// Arithmetic mean.
     Mean,
-    /// Maximum.
+    /// Maximum, NaN when any value is NaN.
     Max,
 }
 
@@ -42,7 +44,7 @@ pub fn reduce(input: &[f32], shape: &[usize], axes: &[usize], kind: Reduction) -
             })
             .sum();
         out[target] = match kind {
-            Reduction::Max => out[target].max(value),
+            Reduction::Max => maximum(out[target], value),
             Reduction::Sum | Reduction::Mean => out[target] + value,
         };
         for d in (0..shape.len()).rev() {

@@ -60,6 +60,10 @@ trait Number: Copy + PartialOrd {
     /// ONNX `Mod`: the sign of the divisor, or of the dividend with `fmod`.
     fn modulo(self, other: Self, fmod: bool) -> Option<Self>;
     fn pow(self, other: Self) -> Option<Self>;
+    /// ONNX `Max` of two elements: numpy's `maximum`, NaN when either is NaN.
+    fn maximum(self, other: Self) -> Self;
+    /// ONNX `Min` of two elements: numpy's `minimum`, NaN when either is NaN.
+    fn minimum(self, other: Self) -> Self;
 }
 
 impl Number for f32 {
@@ -81,6 +85,21 @@ impl Number for f32 {
     }
     fn pow(self, other: Self) -> Option<Self> {
         Some(self.powf(other))
+    }
+    // Not f32::max and f32::min, which return the other operand of a NaN.
+    fn maximum(self, other: Self) -> Self {
+        if self.is_nan() || self > other {
+            self
+        } else {
+            other
+        }
+    }
+    fn minimum(self, other: Self) -> Self {
+        if self.is_nan() || self < other {
+            self
+        } else {
+            other
+        }
     }
 }
 
@@ -117,6 +136,12 @@ macro_rules! integer_number {
                     .ok()
                     .map(|exponent| self.wrapping_pow(exponent))
             }
+            fn maximum(self, other: Self) -> Self {
+                Ord::max(self, other)
+            }
+            fn minimum(self, other: Self) -> Self {
+                Ord::min(self, other)
+            }
         }
     };
 }
@@ -134,8 +159,8 @@ fn apply<T: Number>(op: &str, fmod: bool, lhs: &[T], rhs: &[T]) -> Result<Vec<T>
                 "Div" => a.div(b),
                 "Mod" => a.modulo(b, fmod),
                 "Pow" => a.pow(b),
-                "Max" => Some(if b > a { b } else { a }),
-                _ => Some(if b < a { b } else { a }),
+                "Max" => Some(a.maximum(b)),
+                _ => Some(a.minimum(b)),
             };
             value.ok_or_else(|| {
                 format!(
@@ -232,7 +257,8 @@ pub(super) fn unary(node: &Node, inputs: &Inputs) -> Folded {
                 "Exp" => f32::exp,
                 "Log" => f32::ln,
                 "Reciprocal" => |x| 1.0 / x,
-                "Relu" => |x| x.max(0.0),
+                // Max(X, 0): NaN and -0.0 stay, as in the interpreter.
+                "Relu" => |x| if x < 0.0 { 0.0 } else { x },
                 "Sigmoid" => |x| 1.0 / (1.0 + (-x).exp()),
                 "Tanh" => f32::tanh,
                 "Floor" => f32::floor,

@@ -191,7 +191,9 @@ pub fn cast(
     )])
 }
 
-/// `Clip` with constant `min` and `max` inputs (either may be omitted: no bound on that side).
+/// `Clip` with constant `min` and `max` inputs. An omitted bound is the largest finite value of
+/// that sign (`numeric_limits::lowest()` and `max()`, Clip-6's defaults), so infinities clip to
+/// it, as onnxruntime does; opset 13 does not say.
 pub fn clip(
     builder: &mut Builder,
     node: &Node,
@@ -208,14 +210,8 @@ pub fn clip(
             })
             .transpose()
     };
-    let (min, max) = (bound(1, "min")?, bound(2, "max")?);
-    if min.is_none() && max.is_none() {
-        return Ok(vec![x.clone()]);
-    }
-    let (min, max) = (
-        min.unwrap_or(f32::NEG_INFINITY),
-        max.unwrap_or(f32::INFINITY),
-    );
+    let min = bound(1, "min")?.unwrap_or(f32::MIN);
+    let max = bound(2, "max")?.unwrap_or(f32::MAX);
     if min > max {
         return Err(node.unsupported(format!("min {min} above max {max} is not supported")));
     }

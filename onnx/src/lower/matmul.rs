@@ -87,7 +87,9 @@ pub fn matmul(
     )])
 }
 
-/// `Gemm`: `alpha * op(A) * op(B) + beta * C`.
+/// `Gemm`: `alpha * op(A) * op(B) + beta * C`; with `beta` 0, `C` is checked but not an operand
+/// (BLAS does not read it then, nor do ONNX's reference and onnxruntime: an infinite or NaN `C`
+/// does not make NaN).
 pub fn gemm(
     builder: &mut Builder,
     node: &Node,
@@ -133,12 +135,13 @@ pub fn gemm(
             Some(c)
         }
     };
+    let beta = node.float("beta", 1.0)?;
     let result = TensorType::new(vec![m, n], a.ty().element);
     let mut operands = vec![builder.operand(a), builder.operand(b)];
-    operands.extend(c.map(|c| builder.operand(c)));
+    operands.extend(c.filter(|_| beta != 0.0).map(|c| builder.operand(c)));
     let attributes = [
         ("alpha", Attribute::Float(node.float("alpha", 1.0)?)),
-        ("beta", Attribute::Float(node.float("beta", 1.0)?)),
+        ("beta", Attribute::Float(beta)),
         ("trans_a", Attribute::Bool(trans_a)),
         ("trans_b", Attribute::Bool(trans_b)),
     ];

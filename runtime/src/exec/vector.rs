@@ -73,6 +73,7 @@ pub(crate) fn binary_scalar(op: BinaryOp, x: f32, y: f32) -> f32 {
 /// One element of a unary operation.
 pub(crate) fn unary_scalar(op: UnaryOp, x: f32) -> f32 {
     match op {
+        // Not x.max(0.0), which would turn NaN into 0; -0.0 stays -0.0, as in onnxruntime.
         UnaryOp::Relu => {
             if x < 0.0 {
                 0.0
@@ -92,7 +93,17 @@ pub(crate) fn unary_scalar(op: UnaryOp, x: f32) -> f32 {
         UnaryOp::Neg => -x,
         UnaryOp::Abs => x.abs(),
         UnaryOp::Reciprocal => 1.0 / x,
-        UnaryOp::Clip { min, max } => x.clamp(min, max),
+        // Comparisons rather than f32::clamp: NaN and -0.0 pass through, a NaN bound clips
+        // nothing (clamp would panic on it).
+        UnaryOp::Clip { min, max } => {
+            if x < min {
+                min
+            } else if x > max {
+                max
+            } else {
+                x
+            }
+        }
         UnaryOp::Affine { scale, shift } => scale * x + shift,
     }
 }

@@ -269,20 +269,8 @@ impl RefMem {
                         BinaryOp::Sub => x - y,
                         BinaryOp::Mul => x * y,
                         BinaryOp::Div => x / y,
-                        BinaryOp::Max => {
-                            if x.is_nan() || y.is_nan() {
-                                f64::NAN
-                            } else {
-                                x.max(y)
-                            }
-                        }
-                        BinaryOp::Min => {
-                            if x.is_nan() || y.is_nan() {
-                                f64::NAN
-                            } else {
-                                x.min(y)
-                            }
-                        }
+                        BinaryOp::Max => max(x, y),
+                        BinaryOp::Min => min(x, y),
                         BinaryOp::Pow => x.powf(y),
                     } as f32);
                     for d in (0..rank).rev() {
@@ -334,9 +322,7 @@ impl RefMem {
                                 }
                             }
                             y.push(match kind {
-                                PoolKind::Max => {
-                                    vals.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
-                                }
+                                PoolKind::Max => vals.iter().cloned().fold(f64::NEG_INFINITY, max),
                                 PoolKind::Avg => {
                                     let div = if p.count_include_pad {
                                         (p.kernel[0] * p.kernel[1]) as f64
@@ -370,10 +356,8 @@ impl RefMem {
                         y.push(match kind {
                             ReduceKind::Sum => vals.iter().sum::<f64>(),
                             ReduceKind::Mean => vals.iter().sum::<f64>() / len as f64,
-                            ReduceKind::Max => {
-                                vals.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
-                            }
-                            ReduceKind::Min => vals.iter().cloned().fold(f64::INFINITY, f64::min),
+                            ReduceKind::Max => vals.iter().cloned().fold(f64::NEG_INFINITY, max),
+                            ReduceKind::Min => vals.iter().cloned().fold(f64::INFINITY, min),
                         } as f32);
                     }
                 }
@@ -384,11 +368,35 @@ impl RefMem {
     }
 }
 
+/// The larger of `x` and `y`, NaN if either is NaN (f64::max would return the other one).
+pub fn max(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        f64::NAN
+    } else {
+        x.max(y)
+    }
+}
+
+/// The smaller of `x` and `y`, NaN if either is NaN.
+pub fn min(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        f64::NAN
+    } else {
+        x.min(y)
+    }
+}
+
 /// Reference definition of each unary operation, in f64.
 pub fn unary_ref(op: UnaryOp, x: f64) -> f64 {
     let sigmoid = |x: f64| 1.0 / (1.0 + (-x).exp());
     match op {
-        UnaryOp::Relu => x.max(0.0),
+        UnaryOp::Relu => {
+            if x < 0.0 {
+                0.0
+            } else {
+                x
+            }
+        }
         UnaryOp::Sigmoid => sigmoid(x),
         UnaryOp::Tanh => x.tanh(),
         UnaryOp::Exp => x.exp(),
@@ -401,7 +409,15 @@ pub fn unary_ref(op: UnaryOp, x: f64) -> f64 {
         UnaryOp::Neg => -x,
         UnaryOp::Abs => x.abs(),
         UnaryOp::Reciprocal => 1.0 / x,
-        UnaryOp::Clip { min, max } => x.clamp(min as f64, max as f64),
+        UnaryOp::Clip { min, max } => {
+            if x < min as f64 {
+                min as f64
+            } else if x > max as f64 {
+                max as f64
+            } else {
+                x
+            }
+        }
         UnaryOp::Affine { scale, shift } => scale as f64 * x + shift as f64,
     }
 }
@@ -413,6 +429,28 @@ pub fn assert_close(actual: &[f32], expected: &[f32], rtol: f32, atol: f32, what
         let ok = (a.is_nan() && e.is_nan()) || a == e || (a - e).abs() <= atol + rtol * e.abs();
         assert!(ok, "{what}: element {i} is {a}, expected {e}");
     }
+}
+
+/// Core (0, 0).
+pub const C00: CoreId = CoreId::new(0, 0);
+
+/// Loads `values` into a fresh LB buffer of core `c` (via a DDR buffer and a DMA) and returns
+/// the LB buffer.
+pub fn lb_with(rig: &mut Rig, c: CoreId, values: &[f32]) -> BufferId {
+    let ddr = rig.ddr_with(values);
+    let lb = rig.alloc(Placement::Lb(c), values.len());
+    let n = values.len() as u64;
+    let dma = Instr::Dma {
+        src: View::contiguous(ddr, 0, &[n]),
+        dst: View::contiguous(lb, 0, &[n]),
+    };
+    rig.run("load", &[step(c, dma, &[])]);
+    lb
+}
+
+/// Runs one instruction alone on core (0,0).
+pub fn run1(rig: &mut Rig, instr: Instr) {
+    rig.run("op", &[step(C00, instr, &[])]);
 }
 
 /// A device plus the reference memory mirroring it: every buffer allocated through the rig
