@@ -37,10 +37,11 @@ module @mul_by_one attributes {rule.summary = "x * 1 -> x"} {
   }
 }
 
-// Tests that adding a scalar zero is the identity.
-module @add_zero attributes {rule.summary = "x + 0 -> x"} {
+// Tests that adding a scalar negative zero is the identity. Adding +0.0 is not: it turns -0.0
+// into +0.0 (IEEE 754), so only the constant -0.0 matches (constants match bit for bit).
+module @add_zero attributes {rule.summary = "x + (-0) -> x"} {
   func.func @source(%x: tensor<2x3x4xf32> {rule.dims = "*"}) -> tensor<2x3x4xf32> {
-    %zero = graph.constant dense<0.0> : tensor<f32>
+    %zero = graph.constant dense<-0.0> : tensor<f32>
     %y = graph.add %x, %zero : tensor<2x3x4xf32>, tensor<f32> -> tensor<2x3x4xf32>
     return %y : tensor<2x3x4xf32>
   }

@@ -20,9 +20,8 @@ max-like operators, where the sign of a zero chosen between -0.0 and +0.0 is not
 otherwise: |ours - expected| <= 1e-4 * max|finite expected| + 1e-4 * |expected|. A case's
 `defined` mask leaves out what ONNX leaves undefined (NaN or infinity cast to an integer).
 
-Prints a table, one row per case (the oracle, then per pipeline `ok`, `wrong`, `refused` — a
-refusal saying what the compiler does not support is allowed — or `known`, a compiler bug listed
-in KNOWN), then each failure, and exits non-zero on any wrong value or internal error. Cases run
+Prints a table, one row per case (the oracle, then per pipeline `ok`, `wrong` or `refused` — a
+refusal saying what the compiler does not support is allowed), then each failure, and exits non-zero on any wrong value or internal error. Cases run
 `--jobs` at a time.
 """
 
@@ -402,23 +401,9 @@ def check(case, bin_dir, pipelines):
     return oracle, results
 
 
-# Compiled results known to be wrong, by case: the pipelines and why. Each is a bug of the
-# compiler's passes, not of the runtime; a listed case that comes out right is an error too, so
-# that the entry goes once the bug is fixed.
-KNOWN = {
-    "Add(+0.0)": (("layerwise", "graphturbo"), "graph-substitute's rule x + 0 -> x, which -0.0 breaks"),
-    "Pad(-0.0)": (("layerwise", "graphturbo"), "the pad lowering takes a -0.0 fill for zeros"),
-}
-
-
-def verdict(case, pipeline, outcome, detail):
-    """(cell, failure) for one pipeline's outcome, KNOWN applied."""
-    pipelines, reason = KNOWN.get(case.name, ((), ""))
-    if pipeline not in pipelines:
-        return outcome, f"{outcome}: {detail}" if outcome in ("wrong", "internal") else None
-    if outcome == "wrong":
-        return "known", None
-    return outcome, f"{outcome}, but listed in KNOWN ({reason}): {detail or 'remove the entry'}"
+def verdict(outcome, detail):
+    """(cell, failure) for one pipeline's outcome."""
+    return outcome, f"{outcome}: {detail}" if outcome in ("wrong", "internal") else None
 
 
 def main():
@@ -427,7 +412,7 @@ def main():
     parser.add_argument("--only", help="run only cases whose name contains this text")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="cases run at once (default: one per CPU)")
-    parser.add_argument("--verbose", action="store_true", help="also print the reason of every refusal and known bug")
+    parser.add_argument("--verbose", action="store_true", help="also print the reason of every refusal")
     arguments = parser.parse_args()
     selected = [case for case in cases() if not arguments.only or arguments.only in case.name]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, arguments.jobs)) as pool:
@@ -438,12 +423,12 @@ def main():
         cells = []
         for pipeline in PIPELINES:
             outcome, detail = results.get(pipeline, ("internal", oracle))
-            cell, failure = verdict(case, pipeline, outcome, detail)
+            cell, failure = verdict(outcome, detail)
             cells.append(cell)
             if failure:
                 failures.append(f"{case.name}, {pipeline}: {failure}")
-            elif arguments.verbose and cell in ("refused", "known"):
-                notes.append(f"{case.name}, {pipeline}: {cell}: {detail if cell == 'refused' else KNOWN[case.name][1]}")
+            elif arguments.verbose and cell == "refused":
+                notes.append(f"{case.name}, {pipeline}: refused: {detail}")
         rows.append([case.name, oracle] + cells)
     header = ["operator", "oracle"] + PIPELINES
     widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]

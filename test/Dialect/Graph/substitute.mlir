@@ -196,7 +196,7 @@ func.func @user(%x: tensor<3x5xf32>) -> tensor<3x5xf32> {
 // CHECK-NEXT: return %[[C]]
 func.func @algebra(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %one = graph.constant dense<1.0> : tensor<f32>
-  %zero = graph.constant dense<0.0> : tensor<f32>
+  %zero = graph.constant dense<-0.0> : tensor<f32>
   // expected-remark@+1 {{applied 'mul_by_one'}}
   %a = graph.mul %x, %one : tensor<2x5xf32>, tensor<f32> -> tensor<2x5xf32>
   // expected-remark@+1 {{applied 'add_zero'}}
@@ -213,6 +213,17 @@ func.func @algebra(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %c = graph.clip %m {min = 0.0 : f32, max = 6.0 : f32} : tensor<2x5xf32>
   // expected-remark@+1 {{applied 'relu_of_relu6'}}
   %y = graph.relu %c : tensor<2x5xf32>
+  return %y : tensor<2x5xf32>
+}
+
+// -----
+
+// Tests that adding +0.0 stays: it is not the identity, since -0.0 + 0.0 is +0.0.
+// CHECK-LABEL: func.func @add_positive_zero
+// CHECK: graph.add
+func.func @add_positive_zero(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %zero = graph.constant dense<0.0> : tensor<f32>
+  %y = graph.add %x, %zero : tensor<2x5xf32>, tensor<f32> -> tensor<2x5xf32>
   return %y : tensor<2x5xf32>
 }
 

@@ -469,8 +469,9 @@ fn slice_steps(layer: &Layer, rank: usize) -> Result<(Vec<usize>, Vec<usize>), L
     Ok((starts, steps))
 }
 
-/// The copy of a `graph.pad` layer: `input` into its window of `output` (which starts zeroed);
-/// an error for padding other than with zeros, or negative padding.
+/// The copy of a `graph.pad` layer: `input` into its window of `output` (which starts zeroed
+/// with +0.0); an error for padding other than with +0.0 (a -0.0 fill included), or negative
+/// padding.
 fn pad_pair(
     host: &mut Body,
     layer: &Layer,
@@ -481,7 +482,7 @@ fn pad_pair(
     let rank = input.view.shape.len();
     let ones = vec![1; rank];
     let pads = node.ints("pads").to_vec();
-    if node.pad_mode() != PadMode::Constant || node.float("value") != 0.0 {
+    if node.pad_mode() != PadMode::Constant || node.float("value").to_bits() != 0 {
         return Err(LoweringError::at(
             layer.index,
             "padding other than with zeros is not supported (the output buffer starts \
