@@ -1,6 +1,7 @@
 //! The model and its inputs: a built-in model, an ONNX model or a graph-dialect text with its
-//! weights (told apart by their content, whatever the file's extension); inputs from `.npy` files or seeded random values, checked against the function's
-//! arguments before anything is compiled.
+//! weights (told apart by their content, whatever the file's extension); inputs from `.npy`
+//! files or seeded random values, checked against the function's arguments before anything is
+//! compiled.
 
 use crate::Arguments;
 use std::path::Path;
