@@ -9,13 +9,14 @@ use crate::{
         cost::Metric,
         egraph::saturate,
         rule::{verify_rules, Rule, RuleSet},
-        search::{apply_all, search, Outcome, Region, Settings},
+        search::{apply_all, measure_cost, parts_with_matches, search, Outcome, Region, Settings},
         split::{capacities, counts, mark, split, unmark},
     },
     target::{Machine, TARGET_OPTION},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
+use std::collections::BTreeSet;
 use turbine_dialects::ops::{upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
@@ -379,8 +380,31 @@ impl GraphSubstitute {
         }
         let mut regions: Vec<Region> = (0..parts.len() as i64).map(Region::Part).collect();
         regions.push(Region::AcrossParts);
+        // Which parts have a match to apply, known for the function as it is: a part's search
+        // rewrites only when it finds one, and only a rewrite changes the answer. A part without
+        // one is passed over (its search would read, clone and price the whole function to
+        // expand one candidate and generate none).
+        let mut searchable: Option<BTreeSet<i64>> = None;
         let mut total: Option<Outcome> = None;
         for region in regions {
+            if let Region::Part(part) = region {
+                let parts = match searchable.take() {
+                    Some(parts) => parts,
+                    None => parts_with_matches(function, rules, &self.settings)
+                        .inspect_err(|_| unmark(function))?,
+                };
+                let idle = !parts.contains(&part);
+                searchable = Some(parts);
+                if idle {
+                    let current = match &total {
+                        Some(total) => total.best,
+                        None => measure_cost(function, &self.settings, machine)
+                            .inspect_err(|_| unmark(function))?,
+                    };
+                    total = Some(merge(total, idle_outcome(current)));
+                    continue;
+                }
+            }
             let settings = Settings {
                 region,
                 ..self.settings.clone()
@@ -393,16 +417,10 @@ impl GraphSubstitute {
                     return Err(message);
                 }
             };
-            total = Some(match total {
-                None => outcome,
-                Some(mut total) => {
-                    total.best = outcome.best;
-                    total.steps.extend(outcome.steps);
-                    total.expanded += outcome.expanded;
-                    total.generated += outcome.generated;
-                    total
-                }
-            });
+            if !outcome.steps.is_empty() {
+                searchable = None;
+            }
+            total = Some(merge(total, outcome));
         }
         unmark(function);
         Ok(total.expect("a split has parts"))
@@ -422,6 +440,33 @@ impl GraphSubstitute {
                 .map_err(|_| PassFailure)?;
         }
         Ok(set)
+    }
+}
+
+/// What a search of a part without a match does: it expands the function once (whose cost is
+/// `cost`) and generates nothing.
+fn idle_outcome(cost: f64) -> Outcome {
+    Outcome {
+        initial: cost,
+        best: cost,
+        steps: Vec::new(),
+        expanded: 1,
+        generated: 0,
+    }
+}
+
+/// The totals of the searches of a split so far (`total`) and then `outcome`'s: the cost as
+/// the function came, the cost after the last search, and every search's rewrites and counts.
+fn merge(total: Option<Outcome>, outcome: Outcome) -> Outcome {
+    match total {
+        None => outcome,
+        Some(mut total) => {
+            total.best = outcome.best;
+            total.steps.extend(outcome.steps);
+            total.expanded += outcome.expanded;
+            total.generated += outcome.generated;
+            total
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 //! each into `f` slices; an op the split does not reach must be computed whole by every slice.
 
 use crate::graph_view::{Node, TensorType, ValueId};
+use std::collections::HashMap;
 use turbine_dialects::ops::graph;
 
 /// One SplitInfo tuple `(split_d, n_d, f_d, d)`; `split_d` is implied (only splittable
@@ -54,6 +55,10 @@ pub struct Subgraph<'p> {
     pub escapes: &'p dyn Fn(ValueId) -> bool,
     /// The type of every value the ops read.
     pub types: &'p dyn Fn(ValueId) -> Option<&'p TensorType>,
+    /// The position of the op making each value made in the subgraph.
+    produced_at: HashMap<ValueId, usize>,
+    /// The position of the last op reading each value the ops read.
+    last_read: HashMap<ValueId, usize>,
 }
 
 fn sizes(node: &Node, name: &str) -> Vec<usize> {
@@ -320,14 +325,40 @@ pub(crate) fn work<'s>(
 }
 
 impl<'p> Subgraph<'p> {
+    /// The subgraph of `ops` (in topological order), with what the analysis asks of the values
+    /// they read and make.
+    pub fn new(
+        ops: Vec<&'p Node>,
+        weights: &'p dyn Fn(ValueId) -> bool,
+        escapes: &'p dyn Fn(ValueId) -> bool,
+        types: &'p dyn Fn(ValueId) -> Option<&'p TensorType>,
+    ) -> Self {
+        let mut produced_at = HashMap::new();
+        let mut last_read = HashMap::new();
+        for (position, node) in ops.iter().enumerate() {
+            for &operand in &node.operands {
+                last_read.insert(operand, position);
+            }
+            for (value, _) in &node.results {
+                produced_at.entry(*value).or_insert(position);
+            }
+        }
+        Self {
+            ops,
+            weights,
+            escapes,
+            types,
+            produced_at,
+            last_read,
+        }
+    }
+
     fn shape(&self, value: ValueId) -> Option<&'p [usize]> {
         (self.types)(value).map(|r#type| r#type.shape.as_slice())
     }
 
     fn producer(&self, value: ValueId) -> Option<usize> {
-        self.ops
-            .iter()
-            .position(|node| node.results.iter().any(|(id, _)| *id == value))
+        self.produced_at.get(&value).copied()
     }
 
     /// The peak footprint: executing the ops in order, the largest sum of the activation tensors
@@ -337,31 +368,22 @@ impl<'p> Subgraph<'p> {
     /// operand of the same size that dies with it (in place, as the kernel generator reuses
     /// buffers, §4.3). Weights are staged layer by layer in a fixed buffer and not counted.
     pub fn peak(&self) -> usize {
-        let last_read = |value: ValueId| -> Option<usize> {
-            self.ops
-                .iter()
-                .rposition(|node| node.operands.contains(&value))
-        };
-        let produced_at = |value: ValueId| self.producer(value);
-        // Every activation tensor: (value, bytes, first step live, last step live).
-        let mut tensors: Vec<(ValueId, usize, usize, usize)> = Vec::new();
+        let last_read = |value: ValueId| self.last_read.get(&value).copied();
+        // Every activation tensor by value: (bytes, first step live, last step live).
+        let mut tensors: HashMap<ValueId, (usize, usize, usize)> = HashMap::new();
         let end = self.ops.len();
         for (step, node) in self.ops.iter().enumerate() {
             for &operand in &node.operands {
                 if (self.weights)(operand)
-                    || produced_at(operand).is_some()
-                    || tensors.iter().any(|t| t.0 == operand)
+                    || self.producer(operand).is_some()
+                    || tensors.contains_key(&operand)
                 {
                     continue;
                 }
                 // An input is loaded for its first reader and kept until its last.
                 let last = last_read(operand).unwrap_or(step);
-                tensors.push((
-                    operand,
-                    (self.types)(operand).map(TensorType::bytes).unwrap_or(0),
-                    step,
-                    last,
-                ));
+                let bytes = (self.types)(operand).map(TensorType::bytes).unwrap_or(0);
+                tensors.insert(operand, (bytes, step, last));
             }
             for (value, r#type) in &node.results {
                 let last = if (self.escapes)(*value) {
@@ -369,22 +391,27 @@ impl<'p> Subgraph<'p> {
                 } else {
                     last_read(*value).unwrap_or(step)
                 };
-                tensors.push((*value, r#type.bytes(), step, last));
+                tensors.insert(*value, (r#type.bytes(), step, last));
             }
         }
+        // The bytes live at each step, summed over the steps as tensors start and end.
+        let mut starting = vec![0usize; end + 1];
+        let mut ending = vec![0usize; end + 2];
+        for &(bytes, first, last) in tensors.values().filter(|t| t.1 <= t.2) {
+            starting[first] += bytes;
+            ending[last + 1] += bytes;
+        }
         let mut peak = 0;
+        let mut running = 0usize;
         for (step, node) in self.ops.iter().enumerate() {
-            let mut live: usize = tensors
-                .iter()
-                .filter(|t| t.2 <= step && step <= t.3)
-                .map(|t| t.1)
-                .sum();
+            running = running + starting[step] - ending[step];
+            let mut live = running;
             if node.elementwise {
                 let output = node.results.first().map(|(_, t)| t.bytes()).unwrap_or(0);
-                let dying = node.operands.iter().any(|&operand| {
+                let dying = node.operands.iter().any(|operand| {
                     tensors
-                        .iter()
-                        .any(|t| t.0 == operand && t.3 == step && t.1 == output)
+                        .get(operand)
+                        .is_some_and(|t| t.2 == step && t.0 == output)
                 });
                 if dying {
                     live -= output;
@@ -503,16 +530,15 @@ impl<'p> Subgraph<'p> {
             return Vec::new();
         };
         let peak = self.peak();
+        // The fewest slices whose footprint `ceil(peak / v)` fits; none when nothing fits.
+        let needed = match budget.capacity {
+            0 => (peak == 0).then_some(1),
+            capacity => Some(peak.div_ceil(capacity)),
+        };
         let mut info = Vec::new();
         for (dim, &size) in sink_type.shape.iter().enumerate() {
             // A subgraph that fits whole needs one instance (GraphTurbo Fig. 3b's last stage).
-            let mut candidates: Vec<usize> =
-                [1, 2, 4, 8].into_iter().filter(|v| size % v == 0).collect();
-            candidates.extend((9..=size).filter(|v| size % v == 0));
-            let Some(factor) = candidates
-                .into_iter()
-                .find(|&v| peak.div_ceil(v) <= budget.capacity)
-            else {
+            let Some(factor) = needed.and_then(|needed| smallest_factor(size, needed)) else {
                 continue;
             };
             if self.recompute(dim, factor) > budget.max_recompute {
@@ -533,6 +559,40 @@ impl<'p> Subgraph<'p> {
     }
 }
 
+/// The smallest of 1, 2, 4, 8 and the divisors of `size` above 8 that divide `size` and are at
+/// least `needed`: the factors Algorithm 1 tries, in its order. Divisors come in pairs around the
+/// square root, so the search takes at most `sqrt(size)` steps, whatever the dimension's size
+/// (an empty tensor's other dimensions may be any size).
+fn smallest_factor(size: usize, needed: usize) -> Option<usize> {
+    let divides = |v: usize| size.is_multiple_of(v);
+    if let Some(small) = [1, 2, 4, 8]
+        .into_iter()
+        .find(|&v| v >= needed && divides(v))
+    {
+        return Some(small);
+    }
+    // A divisor `v` of `size` above 8 is either at most `sqrt(size)` or `size / w` for a divisor
+    // `w` at most `sqrt(size)`; the smallest one at least `needed` is the first found below the
+    // root, else the cofactor of the largest divisor whose cofactor still qualifies.
+    let threshold = needed.max(9);
+    let mut below = None;
+    let mut above = None;
+    let mut w = 1;
+    while w <= size / w {
+        if divides(w) {
+            if w >= threshold && below.is_none() {
+                below = Some(w);
+            }
+            let cofactor = size / w;
+            if cofactor >= threshold {
+                above = Some(cofactor);
+            }
+        }
+        w += 1;
+    }
+    below.or(above)
+}
+
 /// Eq. 1: the split with lexmax(n_d, -f_d, -d).
 pub fn best_split(info: &[Split]) -> Option<Split> {
     info.iter().copied().max_by_key(|split| {
@@ -542,4 +602,34 @@ pub fn best_split(info: &[Split]) -> Option<Split> {
             std::cmp::Reverse(split.dim),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::smallest_factor;
+
+    /// Algorithm 1's order, tried one by one.
+    fn tried(size: usize, needed: usize) -> Option<usize> {
+        let mut candidates: Vec<usize> = [1, 2, 4, 8]
+            .into_iter()
+            .filter(|v| size.is_multiple_of(*v))
+            .collect();
+        candidates.extend((9..=size).filter(|v| size.is_multiple_of(*v)));
+        candidates.into_iter().find(|&v| v >= needed)
+    }
+
+    #[test]
+    fn smallest_factor_takes_algorithm_one_order() {
+        for size in 0..300 {
+            for needed in 0..40 {
+                assert_eq!(
+                    smallest_factor(size, needed),
+                    tried(size, needed),
+                    "{size} {needed}"
+                );
+            }
+        }
+        // An empty tensor's other dimension: one slice fits whatever its size.
+        assert_eq!(smallest_factor(1 << 40, 0), Some(1));
+    }
 }

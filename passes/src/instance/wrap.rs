@@ -6,6 +6,7 @@ use super::split_info::Split;
 use crate::ir::{Op, Val};
 use melior::ir::{AttributeLike, Location};
 use mlir_sys::*;
+use std::collections::HashSet;
 use turbine_dialects::ops::instance;
 
 /// `text` as an MLIR string reference (borrowing it).
@@ -135,15 +136,42 @@ pub(crate) fn wrap_ops(
     }
 }
 
-/// Whether `op` is one of `members` or nested in one.
-fn is_member(op: MlirOperation, members: &[Op]) -> bool {
-    members.iter().any(|member| is_within(op, member.raw()))
+/// The members of a wrap, by handle, to ask whether an op is one of them or nested in one in
+/// time proportional to its nesting depth.
+struct Members(HashSet<usize>);
+
+impl Members {
+    fn new(members: &[Op]) -> Self {
+        Self(
+            members
+                .iter()
+                .map(|member| member.raw().ptr as usize)
+                .collect(),
+        )
+    }
+
+    /// Whether `op` is one of the members or nested in one.
+    fn contain(&self, op: MlirOperation) -> bool {
+        let mut current = op;
+        // SAFETY: walking parents of live ops.
+        unsafe {
+            while !current.ptr.is_null() {
+                if self.0.contains(&(current.ptr as usize)) {
+                    return true;
+                }
+                current = mlirOperationGetParentOperation(current);
+            }
+        }
+        false
+    }
 }
 
 /// The wrapper's operands: values read by the members (or ops nested in them) defined outside
 /// them, each once, in the order first read.
 fn inputs(members: &[Op]) -> Vec<MlirValue> {
+    let within = Members::new(members);
     let mut inputs: Vec<MlirValue> = Vec::new();
+    let mut known: HashSet<usize> = HashSet::new();
     // SAFETY: the members and the values they read are alive.
     unsafe {
         for member in members {
@@ -151,14 +179,13 @@ fn inputs(members: &[Op]) -> Vec<MlirValue> {
                 for index in 0..mlirOperationGetNumOperands(op.raw()) {
                     let value = mlirOperationGetOperand(op.raw(), index);
                     let defined_inside = if mlirValueIsAOpResult(value) {
-                        is_member(mlirOpResultGetOwner(value), members)
+                        within.contain(mlirOpResultGetOwner(value))
                     } else {
-                        is_member(
-                            mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)),
-                            members,
-                        )
+                        within.contain(mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(
+                            value,
+                        )))
                     };
-                    if !defined_inside && !inputs.iter().any(|known| known.ptr == value.ptr) {
+                    if !defined_inside && known.insert(value.ptr as usize) {
                         inputs.push(value);
                     }
                 }
@@ -171,6 +198,7 @@ fn inputs(members: &[Op]) -> Vec<MlirValue> {
 /// The wrapper's results: values of the members read outside them, the sink (last member)
 /// first.
 fn outputs(members: &[Op]) -> Vec<MlirValue> {
+    let within = Members::new(members);
     let mut outputs: Vec<MlirValue> = Vec::new();
     // SAFETY: the members and their results are alive.
     unsafe {
@@ -179,7 +207,7 @@ fn outputs(members: &[Op]) -> Vec<MlirValue> {
                 let value = mlirOperationGetResult(member.raw(), index);
                 if uses(Val::from_raw(value))
                     .iter()
-                    .any(|(owner, _)| !is_member(*owner, members))
+                    .any(|(owner, _)| !within.contain(*owner))
                 {
                     outputs.push(value);
                 }

@@ -215,24 +215,6 @@ impl Op {
         }
     }
 
-    /// Whether this symbol table op (a module) defines the symbol `name`; panics when the op is
-    /// not a symbol table (MLIR gives no table to look in).
-    pub fn defines_symbol(self, name: &str) -> bool {
-        // SAFETY: the op is alive; the table is checked to exist before it is read, and is
-        // destroyed before returning.
-        unsafe {
-            let table = mlirSymbolTableCreate(self.raw());
-            assert!(
-                !table.ptr.is_null(),
-                "'{}' is not a symbol table",
-                self.name()
-            );
-            let found = !mlirSymbolTableLookup(table, string_ref(name)).ptr.is_null();
-            mlirSymbolTableDestroy(table);
-            found
-        }
-    }
-
     /// The op this op is nested in, None for a top-level op.
     pub fn parent(self) -> Option<Op> {
         // SAFETY: the op is alive.

@@ -155,10 +155,21 @@ impl Instance {
     }
 }
 
+/// The smallest factor of `extent` above 1 (1 for 0 and 1): a number without one up to its
+/// square root is prime, so the search takes at most `sqrt(extent)` steps.
 fn smallest_factor(extent: usize) -> usize {
-    (2..=extent)
-        .find(|&f| extent.is_multiple_of(f))
-        .unwrap_or(1)
+    let mut f = 2;
+    while f <= extent / f {
+        if extent.is_multiple_of(f) {
+            return f;
+        }
+        f += 1;
+    }
+    if extent >= 2 {
+        extent
+    } else {
+        1
+    }
 }
 
 /// The instances (with the index of the result) whose outputs `value` is made of, through the
@@ -213,4 +224,20 @@ pub fn scope_of(op: Op) -> Option<Scope> {
 pub fn spelled(binding: &[usize]) -> String {
     let factors: Vec<String> = binding.iter().map(usize::to_string).collect();
     format!("[{}]", factors.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::smallest_factor;
+
+    #[test]
+    fn smallest_factor_is_the_least_divisor_above_one() {
+        for extent in 0..500usize {
+            let expected = (2..=extent)
+                .find(|f| extent.is_multiple_of(*f))
+                .unwrap_or(1);
+            assert_eq!(smallest_factor(extent), expected, "{extent}");
+        }
+        assert_eq!(smallest_factor(1 << 40), 2);
+    }
 }

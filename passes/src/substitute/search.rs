@@ -16,7 +16,7 @@ use crate::kernels::estimate::LayerCache;
 use crate::target::Machine;
 use mlir_sys::*;
 use std::collections::hash_map::DefaultHasher;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::hash::{Hash, Hasher};
 
 /// How the search runs.
@@ -307,6 +307,45 @@ impl<'a> Search<'a> {
             generated: self.generated,
         }
     }
+}
+
+/// The parts (by their marks, [`super::split`]) in which a search confined to one part has a
+/// match to apply in `function` as it is: the matches [`Search::expand`] finds (at most
+/// `settings.matches_per_rule` of each rule, in the whole function) whose ops all belong to the
+/// part. A part without one is left as it is by its search, which generates nothing.
+pub fn parts_with_matches(
+    function: Op,
+    rules: &[Rule],
+    settings: &Settings,
+) -> Result<BTreeSet<i64>, String> {
+    let view = FunctionView::read(function).map_err(|error| error.message)?;
+    let mut parts = BTreeSet::new();
+    for rule in rules {
+        for found in find(rule, &view, settings.matches_per_rule) {
+            let mut of = found.ops.iter().map(|&op| part_of(view.ops[op].op));
+            if let Some(Some(part)) = of.next() {
+                if of.all(|other| other == Some(part)) {
+                    parts.insert(part);
+                }
+            }
+        }
+    }
+    Ok(parts)
+}
+
+/// The cost of `function` by `settings.metric`, as a search measures it.
+pub fn measure_cost(
+    function: Op,
+    settings: &Settings,
+    machine: Option<&Machine>,
+) -> Result<f64, String> {
+    let view = FunctionView::read(function).map_err(|error| error.message)?;
+    Ok(cost(
+        &view,
+        settings.metric,
+        machine,
+        &mut LayerCache::new(),
+    ))
 }
 
 /// Applies every match of `rules` until none is left or `budget` rewrites were made, whatever

@@ -7,6 +7,7 @@
 //! so that a case added to the dialect fails to compile here instead of lowering to a wrong code.
 
 use super::builder::Builder;
+use super::launches::Symbols;
 use super::types::{
     array_attribute, dictionary_attribute, f32_type, function_type, i32_type, i64_type, index_type,
     pointer_type,
@@ -190,12 +191,12 @@ const RUNTIME_FUNCTIONS: &[(&str, &[Parameter])] = {
 
 /// Declares every runtime function the module does not define yet, as a private `func.func`
 /// at the end of `module` (a `builtin.module`).
-pub(super) fn declare_runtime(module: Op) {
+pub(super) fn declare_runtime(module: Op, symbols: &mut Symbols) {
     let context = module.context();
     let builder = Builder::at_module_end(module);
     let status = [i32_type(context)];
     for &(name, parameters) in RUNTIME_FUNCTIONS {
-        if module.defines_symbol(name) {
+        if !symbols.define(name) {
             continue;
         }
         let inputs: Vec<MlirType> = parameters

@@ -16,6 +16,7 @@ use super::types::{
 use crate::ir::{block_arguments, region_with_block, string_attribute, Op, Val};
 use melior::ir::AttributeLike;
 use mlir_sys::*;
+use std::collections::HashSet;
 use turbine_dialects::ops::upstream;
 
 /// Replaces `kernel` (a `dsa.kernel`) by a private `func.func` with its body and the leading
@@ -63,6 +64,29 @@ pub(super) fn kernel_function(kernel: Op) -> Op {
     function
 }
 
+/// The symbols a module defines, read once and kept up to date by the lowering as it adds
+/// globals and declarations: asking MLIR instead builds a symbol table of the whole module per
+/// question, and the lowering asks once per layer and launch.
+pub(super) struct Symbols(HashSet<String>);
+
+impl Symbols {
+    /// The symbols `module`'s body defines.
+    pub(super) fn of(module: Op) -> Self {
+        Self(
+            module
+                .body_ops()
+                .into_iter()
+                .filter_map(|op| op.string_value("sym_name"))
+                .collect(),
+        )
+    }
+
+    /// Records `name` as defined; false when it already was.
+    pub(super) fn define(&mut self, name: &str) -> bool {
+        self.0.insert(name.to_owned())
+    }
+}
+
 /// Appends `llvm.mlir.global internal constant @name(value) : global_type` to `module` (a
 /// `builtin.module`); `global_type` and `value` are of its context.
 pub(super) fn constant_global(module: Op, name: &str, global_type: MlirType, value: MlirAttribute) {
@@ -102,6 +126,7 @@ pub(super) fn lower_launch(
     builder: &Builder,
     device: Val,
     module: Op,
+    symbols: &mut Symbols,
     cores_per_cluster: i64,
     launch: usize,
 ) {
@@ -111,7 +136,7 @@ pub(super) fn lower_launch(
         .expect("a launch names its kernel");
     let cores = op.i64_array_value("cores").unwrap_or_default();
     let name_global = format!("{kernel}.name");
-    if !module.defines_symbol(&name_global) {
+    if symbols.define(&name_global) {
         constant_global(
             module,
             &name_global,

@@ -11,7 +11,7 @@
 use super::abi::FunctionState;
 use super::builder::Builder;
 use super::instructions::is_instruction;
-use super::launches::constant_global;
+use super::launches::{constant_global, Symbols};
 use super::types::{array_type, i8_type};
 use crate::ir::{block_ops, string_attribute, to_string, Op, Val};
 use mlir_sys::*;
@@ -88,12 +88,12 @@ impl Layers {
 
     /// At the start of `function` (one of `module`'s host functions, whose first argument is
     /// `%dev`, `device`), names every layer of the module.
-    pub(super) fn register(&self, module: Op, function: Op, device: Val) {
+    pub(super) fn register(&self, module: Op, symbols: &mut Symbols, function: Op, device: Val) {
         let first = function.body_ops()[0];
         let builder = Builder::before(first);
         for (id, name) in self.names.iter().enumerate() {
             let global = format!("layer.{id}.name");
-            if !module.defines_symbol(&global) {
+            if symbols.define(&global) {
                 let context = builder.context;
                 constant_global(
                     module,

@@ -123,6 +123,8 @@ struct Lowering {
     cores_per_cluster: i64,
     /// The model layers the kernels' instructions are attributed to.
     layers: RefCell<layers::Layers>,
+    /// The symbols the module defines, those the lowering adds among them.
+    symbols: RefCell<launches::Symbols>,
 }
 
 impl Lowering {
@@ -142,6 +144,7 @@ impl Lowering {
             module,
             cores_per_cluster: target.cores_per_cluster,
             layers: RefCell::default(),
+            symbols: RefCell::new(launches::Symbols::of(module)),
         })
     }
 
@@ -168,7 +171,7 @@ impl Lowering {
             .iter()
             .map(|function| function.symbol_name())
             .collect();
-        abi::declare_runtime(self.module);
+        abi::declare_runtime(self.module, &mut self.symbols.borrow_mut());
         for &function in &functions {
             abi::prepend_arguments(function, &abi::host_arguments(context));
         }
@@ -199,9 +202,12 @@ impl Lowering {
             self.lower_function(function, is_kernel, &mut launches);
         }
         for &(function, _) in &entries {
-            self.layers
-                .borrow()
-                .register(self.module, function, function.entry_argument(0));
+            self.layers.borrow().register(
+                self.module,
+                &mut self.symbols.borrow_mut(),
+                function,
+                function.entry_argument(0),
+            );
         }
         views::erase_dead_views(self.module);
         types::convert_types(self.module);
@@ -353,6 +359,7 @@ impl Lowering {
                     &builder,
                     state.device,
                     self.module,
+                    &mut self.symbols.borrow_mut(),
                     self.cores_per_cluster,
                     *launches,
                 );

@@ -130,13 +130,17 @@ fn place(lives: &[Live], capacity: usize) -> Vec<Option<usize>> {
     // Largest first; among equals, the earliest.
     order.sort_by_key(|&i| (std::cmp::Reverse(lives[i].elements), lives[i].first));
     let mut offsets = vec![None; lives.len()];
-    let mut placed: Vec<(usize, Live)> = Vec::new();
+    let span = lives.iter().map(|live| live.last + 1).max().unwrap_or(0);
+    let mut placed = Placed::new(span);
     for i in order {
         let live = lives[i];
         let mut taken: Vec<(usize, usize)> = placed
-            .iter()
-            .filter(|(_, other)| other.first <= live.last && live.first <= other.last)
-            .map(|(offset, other)| (*offset, offset + other.elements))
+            .overlapping(live.first, live.last)
+            .into_iter()
+            .map(|other| {
+                let offset = offsets[other].expect("placed lives have offsets");
+                (offset, offset + lives[other].elements)
+            })
             .collect();
         taken.sort_unstable();
         let mut offset = 0;
@@ -147,11 +151,76 @@ fn place(lives: &[Live], capacity: usize) -> Vec<Option<usize>> {
             offset = offset.max(end);
         }
         if offset + live.elements <= capacity {
-            placed.push((offset, live));
+            placed.insert(i, live.first, live.last);
             offsets[i] = Some(offset);
         }
     }
     offsets
+}
+
+/// The lives placed so far, found by overlap in time in time proportional to how many overlap:
+/// those alive at a query's first op through a segment tree over the ops (each life kept at the
+/// nodes that cover its span), the others, which start inside the query, by their first op.
+struct Placed {
+    /// Leaves (ops) of the segment tree: a power of two at least the ops' count.
+    leaves: usize,
+    /// The lives covering each node's whole range of ops, by node (the root is node 1).
+    covering: Vec<Vec<usize>>,
+    /// The lives by their first op.
+    by_first: BTreeMap<usize, Vec<usize>>,
+}
+
+impl Placed {
+    fn new(span: usize) -> Self {
+        let leaves = span.max(1).next_power_of_two();
+        Self {
+            leaves,
+            covering: vec![Vec::new(); 2 * leaves],
+            by_first: BTreeMap::new(),
+        }
+    }
+
+    /// Records life `id`, alive from op `first` to op `last` inclusive.
+    fn insert(&mut self, id: usize, first: usize, last: usize) {
+        self.by_first.entry(first).or_default().push(id);
+        let mut stack = vec![(1, 0, self.leaves - 1)];
+        while let Some((node, low, high)) = stack.pop() {
+            if last < low || high < first {
+                continue;
+            }
+            if first <= low && high <= last {
+                self.covering[node].push(id);
+                continue;
+            }
+            let middle = (low + high) / 2;
+            stack.push((2 * node, low, middle));
+            stack.push((2 * node + 1, middle + 1, high));
+        }
+    }
+
+    /// The lives recorded whose span overlaps ops `first` to `last`, each once.
+    fn overlapping(&self, first: usize, last: usize) -> Vec<usize> {
+        let mut found = Vec::new();
+        // Alive at `first`: kept at the nodes on the way from the root to its leaf.
+        let (mut node, mut low, mut high) = (1, 0, self.leaves - 1);
+        loop {
+            found.extend_from_slice(&self.covering[node]);
+            if low == high {
+                break;
+            }
+            let middle = (low + high) / 2;
+            if first <= middle {
+                (node, high) = (2 * node, middle);
+            } else {
+                (node, low) = (2 * node + 1, middle + 1);
+            }
+        }
+        // Starting after `first`, up to `last`.
+        for ids in self.by_first.range(first + 1..=last).map(|(_, ids)| ids) {
+            found.extend_from_slice(ids);
+        }
+        found
+    }
 }
 
 #[cfg(test)]

@@ -366,34 +366,44 @@ impl<'p> Walk<'p> {
         // absorbing it.
         let absorbed_into = fusion::absorbed_convs(body);
         let epilogues = conv_epilogues(body);
+        // Each counted result adds its bytes from its producer to its last read: the needs are
+        // the running sum of what starts minus what ended before each op.
+        let count = body.ops.len();
+        let mut starting = vec![0usize; count];
+        let mut ending = vec![0usize; count + 1];
+        for (producer, node) in body.ops.iter().enumerate() {
+            if matches!(
+                node.graph_kind(),
+                Some(graph::Kind::Reshape | graph::Kind::Flatten)
+            ) || absorbed_into.contains_key(&producer)
+            {
+                continue;
+            }
+            for (value, r#type) in &node.results {
+                // A yielded result lives in its output; with `stored_only`, a transient one is
+                // never stored.
+                if yielded.contains(value)
+                    || (stored_only && offsets::transient(body, &epilogues, &absorbed_into, *value))
+                {
+                    continue;
+                }
+                let last = body
+                    .readers(*value)
+                    .iter()
+                    .map(|&reader| fusion::read_at(&absorbed_into, reader))
+                    .max();
+                if let Some(last) = last.filter(|&last| last >= producer) {
+                    starting[producer] += bytes(&r#type.shape);
+                    ending[last.min(count - 1) + 1] += bytes(&r#type.shape);
+                }
+            }
+        }
+        let mut live = 0usize;
         body.ops
             .iter()
             .enumerate()
             .map(|(index, op)| {
-                let live: usize = body.ops[..=index]
-                    .iter()
-                    .enumerate()
-                    .filter(|(producer, node)| {
-                        !matches!(
-                            node.graph_kind(),
-                            Some(graph::Kind::Reshape | graph::Kind::Flatten)
-                        ) && !absorbed_into.contains_key(producer)
-                    })
-                    .flat_map(|(_, producer)| producer.results.iter())
-                    .filter(|(value, _)| {
-                        // A yielded result lives in its output; with `stored_only`, a transient
-                        // one is never stored.
-                        let elsewhere = yielded.contains(value)
-                            || (stored_only
-                                && offsets::transient(body, &epilogues, &absorbed_into, *value));
-                        !elsewhere
-                            && body
-                                .readers(*value)
-                                .iter()
-                                .any(|&reader| fusion::read_at(&absorbed_into, reader) >= index)
-                    })
-                    .map(|(_, r#type)| bytes(&r#type.shape))
-                    .sum();
+                live = live + starting[index] - ending[index];
                 let read: usize = op
                     .operands
                     .iter()

@@ -157,12 +157,8 @@ impl<'p> Grouping<'p> {
         let weights = |value: ValueId| self.weights.contains(&value);
         let escapes = |value: ValueId| self.escapes(&members, value);
         let types = |value: ValueId| self.types.get(&value).copied();
-        let subgraph = Subgraph {
-            ops: ops.iter().map(|&index| self.node(index)).collect(),
-            weights: &weights,
-            escapes: &escapes,
-            types: &types,
-        };
+        let nodes = ops.iter().map(|&index| self.node(index)).collect();
+        let subgraph = Subgraph::new(nodes, &weights, &escapes, &types);
         let info = subgraph.split_info(&self.budget);
         let best = best_split(&info);
         Group { ops, info, best }

@@ -315,11 +315,23 @@ impl Body {
     }
 }
 
-/// Divisors of `n`, largest first.
+/// Divisors of `n`, largest first (none for 0), found in pairs `(d, n / d)` with `d` up to the
+/// square root: `sqrt(n)` steps.
 pub fn divisors_descending(n: usize) -> Vec<usize> {
-    let mut divisors: Vec<usize> = (1..=n).filter(|d| n.is_multiple_of(*d)).collect();
-    divisors.reverse();
-    divisors
+    let mut small = Vec::new();
+    let mut large = Vec::new();
+    let mut d = 1;
+    while d <= n / d {
+        if n.is_multiple_of(d) {
+            small.push(d);
+            if d != n / d {
+                large.push(n / d);
+            }
+        }
+        d += 1;
+    }
+    large.extend(small.into_iter().rev());
+    large
 }
 
 /// An integer operation on indices ([`Body::arith`]).
@@ -360,4 +372,18 @@ pub enum Logic {
     And,
     /// `arith.ori`.
     Or,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::divisors_descending;
+
+    #[test]
+    fn divisors_are_every_divisor_largest_first() {
+        for n in 0..500usize {
+            let expected: Vec<usize> = (1..=n).rev().filter(|d| n.is_multiple_of(*d)).collect();
+            assert_eq!(divisors_descending(n), expected, "{n}");
+        }
+        assert_eq!(divisors_descending(1 << 40).len(), 41);
+    }
 }
