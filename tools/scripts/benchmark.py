@@ -26,6 +26,12 @@ buffer, (2) instances sized for the local buffers and computed per core where th
 same with cross-layer scheduling (software-pipelined tiles, weights prefetched); steps 0-2 without
 the pipelining of step 3. Per step the cycles and the speedup over the step before, beside the
 paper's.
+
+With --depths it compiles (without running) ResNet-18 to -152 imported from ONNX with each schedule
+and prints the compile time per phase and per ONNX op; then Relu chains of 1,000, 10,000 and
+100,000 ops and stacks of 30 and 300 small transformer encoder layers (about 1,000 and 10,000 ops),
+with each size's time per op over the smallest size's of its kind ("x linear"); it exits non-zero
+when one of those ratios exceeds 1.5.
 """
 
 import argparse
@@ -255,6 +261,23 @@ def compare_schedules(arguments):
     return "\n".join(lines), failed
 
 
+def compile_only(arguments, path, schedule):
+    """`turbine-run --compile-only` on the model at `path`: (phase times, process seconds, kernels),
+    or the error's last line."""
+    command = [os.path.join(arguments.bin_dir, "turbine-run"), path, "--target", arguments.target,
+               "--schedule", schedule, "--compile-only"]
+    start = time.perf_counter()
+    try:
+        ran = subprocess.run(command, capture_output=True, text=True, timeout=arguments.compile_timeout)
+    except subprocess.TimeoutExpired:
+        return f"not compiled in {arguments.compile_timeout} s"
+    process = time.perf_counter() - start
+    phases = PHASES.search(ran.stdout)
+    if ran.returncode != 0 or not phases:
+        return (ran.stderr.strip() or ran.stdout.strip() or "no output").splitlines()[-1]
+    return [float(phases.group(i)) for i in range(1, 6)], process, phases.group(6)
+
+
 def depths(arguments):
     """Compile time against model size: each ResNet depth imported from ONNX and compiled (not run)
     with each schedule; the time per ONNX op shows whether the cost grows linearly."""
@@ -271,21 +294,108 @@ def depths(arguments):
             path = os.path.join(work, "model.onnx")
             onnx.save(model, path)
             for schedule in schedules:
-                command = [os.path.join(arguments.bin_dir, "turbine-run"), path, "--target", arguments.target,
-                           "--schedule", schedule, "--compile-only"]
-                start = time.perf_counter()
-                ran = subprocess.run(command, capture_output=True, text=True)
-                process = time.perf_counter() - start
+                compiled = compile_only(arguments, path, schedule)
                 progress(f"compiled ResNet-{depth} ({schedule})")
-                phases = PHASES.search(ran.stdout)
-                if ran.returncode != 0 or not phases:
+                if isinstance(compiled, str):
                     failed = True
-                    error = (ran.stderr.strip() or ran.stdout.strip() or "no output").splitlines()[-1]
-                    lines.append(f"| ResNet-{depth} | {ops} | {schedule} | failed: {error} | | | |")
+                    lines.append(f"| ResNet-{depth} | {ops} | {schedule} | failed: {compiled} | | | |")
                     continue
-                times = [float(phases.group(i)) for i in range(1, 6)]
+                times, process, kernels = compiled
                 lines.append(f"| ResNet-{depth} | {ops} | {schedule} | {sum(times):.2f} ({' / '.join(f'{t:.2f}' for t in times)}) | "
-                             f"{1000 * sum(times) / ops:.2f} | {process:.2f} | {phases.group(6)} |")
+                             f"{1000 * sum(times) / ops:.2f} | {process:.2f} | {kernels} |")
+    return "\n".join(lines), failed
+
+
+def relu_chain(ops):
+    """`ops` Relu nodes in a row on a [1, 32, 16, 16] input: the longest graph per op."""
+    b = oracle.Builder(0)
+    x = "input"
+    for _ in range(ops):
+        x = b.op("Relu", [x])
+    return b.model(f"relu_chain_{ops}", [("input", [1, 32, 16, 16])], [x])
+
+
+def encoder(layers, sequence=32, hidden=64, heads=4, ffn=256):
+    """`layers` transformer encoder layers built like the BERT-base layer of the benchmark (fused
+    q/k/v projections apart, erf GELU, post-norm), at a small width so that a deep stack's weights
+    stay small: the real-shaped graph of the size scaling table."""
+    b = oracle.Builder(7)
+    head = hidden // heads
+
+    def dense(v, cin, cout):
+        return b.op("Add", [b.op("MatMul", [v, b.weight([cin, cout], 0.02)]),
+                            b.constant(np.zeros(cout, np.float32))])
+
+    def split_heads(v):
+        v = b.op("Reshape", [v, b.constant(np.array([1, sequence, heads, head], np.int64))])
+        return b.op("Transpose", [v], perm=[0, 2, 1, 3])
+
+    def norm(v):
+        return b.op("LayerNormalization", [v, b.constant(np.ones(hidden, np.float32)),
+                                           b.constant(np.zeros(hidden, np.float32))],
+                    axis=-1, epsilon=1e-12)
+
+    x = "hidden_states"
+    for _ in range(layers):
+        q, k, v = (split_heads(dense(x, hidden, hidden)) for _ in range(3))
+        scores = b.op("MatMul", [q, b.op("Transpose", [k], perm=[0, 1, 3, 2])])
+        scores = b.op("Div", [scores, b.constant(np.array(np.sqrt(head), np.float32))])
+        context = b.op("MatMul", [b.op("Softmax", [scores], axis=-1), v])
+        context = b.op("Transpose", [context], perm=[0, 2, 1, 3])
+        context = b.op("Reshape", [context, b.constant(np.array([1, sequence, hidden], np.int64))])
+        x1 = norm(b.op("Add", [dense(context, hidden, hidden), x]))
+        h = dense(x1, hidden, ffn)
+        erf = b.op("Erf", [b.op("Div", [h, b.constant(np.array(np.sqrt(2.0), np.float32))])])
+        half = b.op("Mul", [h, b.op("Add", [erf, b.constant(np.array(1.0, np.float32))])])
+        gelu = b.op("Mul", [half, b.constant(np.array(0.5, np.float32))])
+        x = norm(b.op("Add", [dense(gelu, ffn, hidden), x1]))
+    return b.model(f"encoder_{layers}", [("hidden_states", [1, sequence, hidden])], [x])
+
+
+# The size scaling table: per kind of graph, its sizes (the first is the base of the linear
+# scaling) and how to build each. An encoder layer is 34 ONNX ops.
+SCALING = [("Relu chain", [(relu_chain, 1000), (relu_chain, 10000), (relu_chain, 100000)]),
+           ("encoder", [(encoder, 30), (encoder, 300)])]
+
+# The largest ratio of time per op to the smallest size's that the table accepts.
+LINEAR_TOLERANCE = 1.5
+
+
+def scaling(arguments):
+    """Compile time per op across graph sizes 1k to 100k ops, each with each schedule, and its
+    ratio to the smallest size's: 1.0 is linear scaling. Fails past LINEAR_TOLERANCE."""
+    schedules = arguments.schedules.split(",")
+    lines = [f"target {arguments.target}; compile s = the phases turbine-run reports (graph / to LLVM / "
+             "translate / LLVM opt / JIT); × linear = ms per op over the smallest size's with the same "
+             f"schedule (at most {LINEAR_TOLERANCE} accepted)", "",
+             "| graph | ONNX ops | schedule | compile s (graph / to LLVM / translate / LLVM opt / JIT) | "
+             "ms per op | × linear | process s | kernels |",
+             "|---|---|---|---|---|---|---|---|"]
+    failed = False
+    for kind, sizes in SCALING:
+        base = {}
+        for make, size in sizes:
+            model = make(size)
+            ops = len(model.graph.node)
+            name = f"{kind} ({size} layers)" if make is encoder else kind
+            with tempfile.TemporaryDirectory() as work:
+                path = os.path.join(work, "model.onnx")
+                onnx.save(model, path)
+                del model
+                for schedule in schedules:
+                    compiled = compile_only(arguments, path, schedule)
+                    progress(f"compiled {name}, {ops} ops ({schedule})")
+                    if isinstance(compiled, str):
+                        failed = True
+                        lines.append(f"| {name} | {ops} | {schedule} | failed: {compiled} | | | | |")
+                        continue
+                    times, process, kernels = compiled
+                    per_op = 1000 * sum(times) / ops
+                    ratio = per_op / base.setdefault(schedule, per_op)
+                    failed |= ratio > LINEAR_TOLERANCE
+                    lines.append(f"| {name} | {ops} | {schedule} | {sum(times):.2f} "
+                                 f"({' / '.join(f'{t:.2f}' for t in times)}) | {per_op:.2f} | "
+                                 f"{ratio:.2f} | {process:.2f} | {kernels} |")
     return "\n".join(lines), failed
 
 
@@ -338,14 +448,21 @@ def main():
     parser.add_argument("--compare-schedules", action="store_true", help="compare the kernel schedules on the paper's models")
     parser.add_argument("--schedules", default="layerwise,graphturbo", help="schedules --compare-schedules runs")
     parser.add_argument("--ablation", action="store_true", help="GraphTurbo's ablation (Fig. 15) on ResNet-50 b32 and BERT b32")
-    parser.add_argument("--depths", action="store_true", help="compile time per op across ResNet-18/34/50/101/152 (compiled, not run)")
+    parser.add_argument("--depths", action="store_true", help="compile time per op across ResNet-18/34/50/101/152, Relu chains of 1k to 100k ops and "
+                        "encoder stacks of 1k and 10k ops (compiled, not run); fails when a time per op exceeds "
+                        "1.5 times the smallest size's of its kind")
+    parser.add_argument("--compile-timeout", type=float, default=1800,
+                        help="seconds one compilation of --depths may take before it counts as failed")
     arguments = parser.parse_args()
     if arguments.depths:
         text, failed = depths(arguments)
         print(text)
+        sizes, too_slow = scaling(arguments)
+        print(sizes)
         if arguments.markdown:
             write_between(arguments.markdown, "depths", text)
-        sys.exit(1 if failed else 0)
+            write_between(arguments.markdown, "scaling", sizes)
+        sys.exit(1 if failed or too_slow else 0)
     if arguments.ablation:
         text, failed = ablation(arguments)
         print(text)
