@@ -7,7 +7,7 @@
 //! so that a case added to the dialect fails to compile here instead of lowering to a wrong code.
 
 use super::builder::Builder;
-use super::launches::Symbols;
+use super::symbols::Symbols;
 use super::types::{
     array_attribute, dictionary_attribute, f32_type, function_type, i32_type, i64_type, index_type,
     pointer_type,

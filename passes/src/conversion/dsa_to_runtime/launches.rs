@@ -9,6 +9,7 @@
 
 use super::abi::{kernel_arguments, prepend_arguments};
 use super::builder::Builder;
+use super::symbols::Symbols;
 use super::types::{
     array_type, dense_i64_attribute, i32_type, i64_type, i8_type, index_type, integer_attribute,
     type_attribute, unit_attribute,
@@ -16,7 +17,6 @@ use super::types::{
 use crate::ir::{block_arguments, region_with_block, string_attribute, Op, Val};
 use melior::ir::AttributeLike;
 use mlir_sys::*;
-use std::collections::HashSet;
 use turbine_dialects::ops::upstream;
 
 /// Replaces `kernel` (a `dsa.kernel`) by a private `func.func` with its body and the leading
@@ -62,29 +62,6 @@ pub(super) fn kernel_function(kernel: Op) -> Op {
     unsafe { kernel.erase() };
     prepend_arguments(function, &kernel_arguments(builder.context));
     function
-}
-
-/// The symbols a module defines, read once and kept up to date by the lowering as it adds
-/// globals and declarations: asking MLIR instead builds a symbol table of the whole module per
-/// question, and the lowering asks once per layer and launch.
-pub(super) struct Symbols(HashSet<String>);
-
-impl Symbols {
-    /// The symbols `module`'s body defines.
-    pub(super) fn of(module: Op) -> Self {
-        Self(
-            module
-                .body_ops()
-                .into_iter()
-                .filter_map(|op| op.string_value("sym_name"))
-                .collect(),
-        )
-    }
-
-    /// Records `name` as defined; false when it already was.
-    pub(super) fn define(&mut self, name: &str) -> bool {
-        self.0.insert(name.to_owned())
-    }
 }
 
 /// Appends `llvm.mlir.global internal constant @name(value) : global_type` to `module` (a

@@ -11,7 +11,8 @@
 use super::abi::FunctionState;
 use super::builder::Builder;
 use super::instructions::is_instruction;
-use super::launches::{constant_global, Symbols};
+use super::launches::constant_global;
+use super::symbols::Symbols;
 use super::types::{array_type, i8_type};
 use crate::ir::{block_ops, string_attribute, to_string, Op, Val};
 use mlir_sys::*;

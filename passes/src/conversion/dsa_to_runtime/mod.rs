@@ -36,6 +36,7 @@ mod instructions;
 mod launches;
 mod layers;
 mod outline;
+mod symbols;
 mod types;
 mod views;
 
@@ -124,7 +125,7 @@ struct Lowering {
     /// The model layers the kernels' instructions are attributed to.
     layers: RefCell<layers::Layers>,
     /// The symbols the module defines, those the lowering adds among them.
-    symbols: RefCell<launches::Symbols>,
+    symbols: RefCell<symbols::Symbols>,
 }
 
 impl Lowering {
@@ -144,7 +145,7 @@ impl Lowering {
             module,
             cores_per_cluster: target.cores_per_cluster,
             layers: RefCell::default(),
-            symbols: RefCell::new(launches::Symbols::of(module)),
+            symbols: RefCell::new(symbols::Symbols::of(module)),
         })
     }
 
