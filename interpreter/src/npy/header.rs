@@ -249,15 +249,7 @@ impl Parser<'_> {
             self.eat(b'+');
         }
         self.skip_space();
-        let start = self.position;
-        while self
-            .text
-            .get(self.position)
-            .is_some_and(|byte| byte.is_ascii_alphanumeric() || *byte == b'_')
-        {
-            self.position += 1;
-        }
-        let word = std::str::from_utf8(&self.text[start..self.position]).unwrap_or_default();
+        let word = std::str::from_utf8(self.word()).unwrap_or_default();
         let (radix, digits) = match word.get(..2).map(str::to_ascii_lowercase).as_deref() {
             Some("0x") => (16, &word[2..]),
             Some("0o") => (8, &word[2..]),
@@ -276,7 +268,8 @@ impl Parser<'_> {
         Ok(Literal::Integer(if negative { -value } else { value }))
     }
 
-    fn name(&mut self) -> Result<Literal, String> {
+    /// The run of letters, digits and underscores at the current position, consumed.
+    fn word(&mut self) -> &[u8] {
         let start = self.position;
         while self
             .text
@@ -285,7 +278,12 @@ impl Parser<'_> {
         {
             self.position += 1;
         }
-        Ok(match &self.text[start..self.position] {
+        &self.text[start..self.position]
+    }
+
+    fn name(&mut self) -> Result<Literal, String> {
+        let start = self.position;
+        Ok(match self.word() {
             b"True" => Literal::Bool(true),
             b"False" => Literal::Bool(false),
             b"None" => Literal::None,

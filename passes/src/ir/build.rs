@@ -1,5 +1,6 @@
-//! Building IR: new ops ([`create`], [`create_named`], [`create_inferring`]) at an [`InsertionPoint`], regions for them
-//! ([`region_with_block`]), and the attributes Turbine's ops carry.
+//! Building IR: new ops ([`create`], [`create_named`], [`create_inferring`]) at an
+//! [`InsertionPoint`], regions for them ([`region_with_block`]), and the attributes Turbine's ops
+//! carry.
 
 use super::handle::{Op, Val};
 use super::strings::string_ref;
