@@ -130,8 +130,11 @@ def refusal(message):
     return "not supported" in message or "unsupported" in message
 
 
-def run_pipeline(bin_dir, work, model_path, input_paths, expected, pipeline):
-    outputs = [os.path.join(work, f"{pipeline.replace('{', '_').replace('}', '').replace('=', '_')}_{i}.npy") for i in range(len(expected))]
+def run_turbine(bin_dir, work, model_path, input_paths, count, pipeline):
+    """Runs turbine-run with `pipeline` (a schedule, or `interpret`) on the model and its input
+    files: ("ran", the `count` output arrays), ("refused", why) or ("internal", why)."""
+    name = pipeline.replace('{', '_').replace('}', '').replace('=', '_')
+    outputs = [os.path.join(work, f"{name}_{i}.npy") for i in range(count)]
     command = [os.path.join(bin_dir, "turbine-run"), model_path, "--threads", "1"]
     command += ["--interpret"] if pipeline == "interpret" else ["--schedule", pipeline]
     for path in input_paths:
@@ -148,10 +151,17 @@ def run_pipeline(bin_dir, work, model_path, input_paths, expected, pipeline):
         if ran.returncode < 0 or "panicked" in text:
             return "internal", f"exit {ran.returncode}: {text}"
         return ("refused" if refusal(text) else "internal"), text
-    for path, want in zip(outputs, expected):
-        difference = compare(np.load(path), want)
+    return "ran", [np.load(path) for path in outputs]
+
+
+def run_pipeline(bin_dir, work, model_path, input_paths, expected, pipeline):
+    outcome, detail = run_turbine(bin_dir, work, model_path, input_paths, len(expected), pipeline)
+    if outcome != "ran":
+        return outcome, detail
+    for index, (got, want) in enumerate(zip(detail, expected)):
+        difference = compare(got, want)
         if difference:
-            return "wrong", f"output {os.path.basename(path)}: {difference}"
+            return "wrong", f"output {index}: {difference}"
     return "match", ""
 
 

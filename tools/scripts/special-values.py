@@ -30,7 +30,6 @@ import concurrent.futures
 import importlib.util
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -54,7 +53,6 @@ RANDOM = script("random-onnx.py")
 
 PIPELINES = ["interpret", "layerwise", "graphturbo"]
 OPSET = 20
-TIMEOUT = 300
 
 NAN, INF = np.float32("nan"), np.float32("inf")
 DENORMAL = np.float32(1e-40)
@@ -348,27 +346,6 @@ def compare(actual, expected, exact, defined):
     return count, f"{count} of {bad.size} differ, first at {list(first)}: {actual[first]!r} vs {expected[first]!r}"
 
 
-def run_pipeline(bin_dir, work, model_path, input_paths, count, pipeline):
-    """Runs `pipeline` on the model: ("ran", output arrays), ("refused", why) or ("internal", why)."""
-    outputs = [os.path.join(work, f"{pipeline}_{i}.npy") for i in range(count)]
-    command = [os.path.join(bin_dir, "turbine-run"), model_path, "--threads", "1"]
-    command += ["--interpret"] if pipeline == "interpret" else ["--target", "stcp920", "--schedule", pipeline]
-    for path in input_paths:
-        command += ["--input", path]
-    for path in outputs:
-        command += ["--output", path]
-    try:
-        ran = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return "internal", f"no answer in {TIMEOUT} s"
-    if ran.returncode != 0:
-        text = " ".join((ran.stderr.strip() or f"exit {ran.returncode}").splitlines())[:300]
-        if ran.returncode > 0 and "panicked" not in text and RANDOM.refusal(text):
-            return "refused", text
-        return "internal", text
-    return "ran", [np.load(path) for path in outputs]
-
-
 def check(case, bin_dir, pipelines):
     """The case's oracle note and, per pipeline, (outcome, detail)."""
     model = case.model()
@@ -392,7 +369,7 @@ def check(case, bin_dir, pipelines):
             input_paths.append(os.path.join(work, f"input{index}.npy"))
             np.save(input_paths[-1], value)
         for pipeline in pipelines:
-            outcome, detail = run_pipeline(bin_dir, work, model_path, input_paths, len(expected), pipeline)
+            outcome, detail = RANDOM.run_turbine(bin_dir, work, model_path, input_paths, len(expected), pipeline)
             if outcome == "ran":
                 problems = [compare(got, want, case.exact, defined)[1] for got, want in zip(detail, expected)]
                 problems = [f"output {i}: {p}" for i, p in enumerate(problems) if p]
