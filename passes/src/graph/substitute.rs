@@ -8,15 +8,15 @@ use crate::{
     substitute::{
         cost::Metric,
         egraph::saturate,
+        extract::{extract, is_convex, searched_ops, splice, Extracted},
         rule::{verify_rules, Rule, RuleSet},
-        search::{apply_all, measure_cost, parts_with_matches, search, Outcome, Region, Settings},
+        search::{apply_all, measure_cost, search, search_part, Outcome, Region, Settings},
         split::{capacities, counts, mark, split, unmark},
     },
     target::{Machine, TARGET_OPTION},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use std::collections::BTreeSet;
 use turbine_dialects::ops::{upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
@@ -63,8 +63,11 @@ layer-wise kernel on the target: the larger of its matrix-engine and DDR time, p
 `split-threshold` ops (weights and constants aside) is searched in parts (MetaFlow §5.2): each \
 op's capacity is the number of matches that touch both an input and an output edge of it, the \
 function is cut recursively by minimum vertex cuts (maximum flow between its first and last \
-third, Dinic's algorithm) into parts under the threshold, each part is searched alone, then a \
-local search applies the matches that span the cuts. `search=egraph` is equality saturation with \
+third, Dinic's algorithm) into parts under the threshold, each part is searched alone (a convex \
+part as a function of its own: its ops cloned, what it reads from the rest as arguments, what \
+the rest reads as results, the best graph spliced back in its place; the costs compared and \
+reported are the whole function's), then a local search applies the matches that span the \
+cuts. `search=egraph` is equality saturation with \
 the egg crate over the same rules (Tensat's approach): every match adds the rule's target to the \
 e-graph and merges it with the matched value's e-class, for at most `budget` rounds or until \
 saturation or 20,000 e-nodes; the graph extracted with each e-node priced as its own layer by \
@@ -378,52 +381,74 @@ impl GraphSubstitute {
                 parts.len()
             ));
         }
-        let mut regions: Vec<Region> = (0..parts.len() as i64).map(Region::Part).collect();
-        regions.push(Region::AcrossParts);
-        // Which parts have a match to apply, known for the function as it is: a part's search
-        // rewrites only when it finds one, and only a rewrite changes the answer. A part without
-        // one is passed over (its search would read, clone and price the whole function to
-        // expand one candidate and generate none).
-        let mut searchable: Option<BTreeSet<i64>> = None;
-        let mut total: Option<Outcome> = None;
-        for region in regions {
-            if let Region::Part(part) = region {
-                let parts = match searchable.take() {
-                    Some(parts) => parts,
-                    None => parts_with_matches(function, rules, &self.settings)
-                        .inspect_err(|_| unmark(function))?,
-                };
-                let idle = !parts.contains(&part);
-                searchable = Some(parts);
-                if idle {
-                    let current = match &total {
-                        Some(total) => total.best,
-                        None => measure_cost(function, &self.settings, machine)
-                            .inspect_err(|_| unmark(function))?,
-                    };
-                    total = Some(merge(total, idle_outcome(current)));
-                    continue;
-                }
+        let outcome = self.search_split(function, &view, &parts, rules, machine);
+        unmark(function);
+        outcome
+    }
+
+    /// The searches of a split function (its ops marked with their parts): each convex part
+    /// alone as a function of its own, each other part in place, then across the cuts.
+    fn search_split(
+        &self,
+        function: Op,
+        view: &FunctionView,
+        parts: &[Vec<usize>],
+        rules: &[Rule],
+        machine: Option<&Machine>,
+    ) -> Result<Outcome, String> {
+        let initial = measure_cost(function, &self.settings, machine)?;
+        let mut total = Outcome {
+            initial,
+            best: initial,
+            steps: Vec::new(),
+            expanded: 0,
+            generated: 0,
+        };
+        let whole = Settings {
+            region: Region::Whole,
+            ..self.settings.clone()
+        };
+        let (mut cheaper, mut in_place) = (Vec::new(), Vec::new());
+        for (index, part) in parts.iter().enumerate() {
+            let part = searched_ops(view, part);
+            if !is_convex(view, &part) {
+                in_place.push(Region::Part(index as i64));
+                continue;
             }
+            let name = format!("{}.part{index}", view.name);
+            let extracted = extract(view, &part, &name);
+            let outcome = search_part(extracted.function, rules, &whole, machine, total.best);
+            let outcome = match outcome {
+                Ok(outcome) => outcome,
+                Err(message) => {
+                    extracted.discard();
+                    cheaper.into_iter().for_each(Extracted::discard);
+                    return Err(message);
+                }
+            };
+            if outcome.steps.is_empty() {
+                extracted.discard();
+            } else {
+                cheaper.push(extracted);
+            }
+            let whole_before = total.best;
+            total = merge(total, outcome);
+            if !whole_before.is_finite() {
+                // The part was priced alone, which says nothing of an infinite whole.
+                total.best = whole_before;
+            }
+        }
+        splice(function, cheaper);
+        in_place.push(Region::AcrossParts);
+        for region in in_place {
             let settings = Settings {
                 region,
                 ..self.settings.clone()
             };
-            let outcome = search(function, rules, &settings, machine);
-            let outcome = match outcome {
-                Ok(outcome) => outcome,
-                Err(message) => {
-                    unmark(function);
-                    return Err(message);
-                }
-            };
-            if !outcome.steps.is_empty() {
-                searchable = None;
-            }
-            total = Some(merge(total, outcome));
+            total = merge(total, search(function, rules, &settings, machine)?);
         }
-        unmark(function);
-        Ok(total.expect("a split has parts"))
+        total.best = measure_cost(function, &self.settings, machine)?;
+        Ok(total)
     }
 
     /// The rules: the built-in ones unless `builtin-rules=false`, then those of the files.
@@ -443,31 +468,14 @@ impl GraphSubstitute {
     }
 }
 
-/// What a search of a part without a match does: it expands the function once (whose cost is
-/// `cost`) and generates nothing.
-fn idle_outcome(cost: f64) -> Outcome {
-    Outcome {
-        initial: cost,
-        best: cost,
-        steps: Vec::new(),
-        expanded: 1,
-        generated: 0,
-    }
-}
-
 /// The totals of the searches of a split so far (`total`) and then `outcome`'s: the cost as
 /// the function came, the cost after the last search, and every search's rewrites and counts.
-fn merge(total: Option<Outcome>, outcome: Outcome) -> Outcome {
-    match total {
-        None => outcome,
-        Some(mut total) => {
-            total.best = outcome.best;
-            total.steps.extend(outcome.steps);
-            total.expanded += outcome.expanded;
-            total.generated += outcome.generated;
-            total
-        }
-    }
+fn merge(mut total: Outcome, outcome: Outcome) -> Outcome {
+    total.best = outcome.best;
+    total.steps.extend(outcome.steps);
+    total.expanded += outcome.expanded;
+    total.generated += outcome.generated;
+    total
 }
 
 /// Emits a remark `message` at `location`.

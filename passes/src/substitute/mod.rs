@@ -5,6 +5,7 @@
 pub mod cost;
 pub mod egraph;
 pub mod expr;
+pub mod extract;
 pub mod infer;
 pub mod instance;
 pub mod matcher;

@@ -16,7 +16,7 @@ use crate::kernels::estimate::LayerCache;
 use crate::target::Machine;
 use mlir_sys::*;
 use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
 /// How the search runs.
@@ -110,7 +110,33 @@ pub fn search(
     settings: &Settings,
     machine: Option<&Machine>,
 ) -> Result<Outcome, String> {
-    let mut search = Search::start(function, rules, settings, machine)?;
+    search_within(function, rules, settings, machine, None)
+}
+
+/// [`search`] of `part`, a part of a graph extracted as a function of its own
+/// ([`super::extract`]), when the whole graph costs `whole`: every cost the search compares and
+/// reports is the whole graph's, the part's plus the rest's, so that α keeps its meaning and the
+/// steps read as they would in the whole graph (when `whole` is finite; the part's alone
+/// otherwise).
+pub fn search_part(
+    part: Op,
+    rules: &[Rule],
+    settings: &Settings,
+    machine: Option<&Machine>,
+    whole: f64,
+) -> Result<Outcome, String> {
+    search_within(part, rules, settings, machine, Some(whole))
+}
+
+/// [`search`], with the costs of the graph `function` is a part of when that costs `whole`.
+fn search_within(
+    function: Op,
+    rules: &[Rule],
+    settings: &Settings,
+    machine: Option<&Machine>,
+    whole: Option<f64>,
+) -> Result<Outcome, String> {
+    let mut search = Search::start(function, rules, settings, machine, whole)?;
     let mut progress = Progress::new(function);
     while search.expanded < settings.budget {
         progress.show(search.expanded, search.generated, search.best_cost);
@@ -142,6 +168,8 @@ struct Search<'a> {
     queue: Vec<Candidate>,
     /// The cheapest candidate generated, a clone of its own (None: none beat the function).
     best: Option<Candidate>,
+    /// What the graph outside the function searched costs (0 for a whole function).
+    rest: f64,
     /// The function's cost.
     initial: f64,
     /// The best cost so far.
@@ -151,12 +179,14 @@ struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    /// A search whose queue holds a clone of `function`.
+    /// A search whose queue holds a clone of `function`, a part of a graph that costs `whole`
+    /// if given.
     fn start(
         function: Op,
         rules: &'a [Rule],
         settings: &'a Settings,
         machine: Option<&'a Machine>,
+        whole: Option<f64>,
     ) -> Result<Self, String> {
         let mut search = Self {
             rules,
@@ -166,12 +196,19 @@ impl<'a> Search<'a> {
             seen: HashSet::new(),
             queue: Vec::new(),
             best: None,
+            rest: 0.0,
             initial: 0.0,
             best_cost: 0.0,
             expanded: 0,
             generated: 0,
         };
         let (initial, print) = search.measure(function)?;
+        // A graph past the target's memory costs infinitely much: its part is priced alone.
+        let (initial, rest) = match whole.filter(|whole| whole.is_finite()) {
+            Some(whole) => (whole, whole - initial),
+            None => (initial, 0.0),
+        };
+        search.rest = rest;
         search.seen.insert(print);
         search.queue.push(Candidate {
             function: clone(function),
@@ -183,11 +220,11 @@ impl<'a> Search<'a> {
         Ok(search)
     }
 
-    /// The cost and the fingerprint of `candidate`.
+    /// The cost (with the rest's) and the fingerprint of `candidate`.
     fn measure(&mut self, candidate: Op) -> Result<(f64, u64), String> {
         let view = FunctionView::read(candidate).map_err(|error| error.message)?;
         Ok((
-            cost(&view, self.settings.metric, self.machine, &mut self.cache),
+            self.rest + cost(&view, self.settings.metric, self.machine, &mut self.cache),
             fingerprint(&view),
         ))
     }
@@ -307,30 +344,6 @@ impl<'a> Search<'a> {
             generated: self.generated,
         }
     }
-}
-
-/// The parts (by their marks, [`super::split`]) in which a search confined to one part has a
-/// match to apply in `function` as it is: the matches [`Search::expand`] finds (at most
-/// `settings.matches_per_rule` of each rule, in the whole function) whose ops all belong to the
-/// part. A part without one is left as it is by its search, which generates nothing.
-pub fn parts_with_matches(
-    function: Op,
-    rules: &[Rule],
-    settings: &Settings,
-) -> Result<BTreeSet<i64>, String> {
-    let view = FunctionView::read(function).map_err(|error| error.message)?;
-    let mut parts = BTreeSet::new();
-    for rule in rules {
-        for found in find(rule, &view, settings.matches_per_rule) {
-            let mut of = found.ops.iter().map(|&op| part_of(view.ops[op].op));
-            if let Some(Some(part)) = of.next() {
-                if of.all(|other| other == Some(part)) {
-                    parts.insert(part);
-                }
-            }
-        }
-    }
-    Ok(parts)
 }
 
 /// The cost of `function` by `settings.metric`, as a search measures it.

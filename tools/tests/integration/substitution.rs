@@ -36,6 +36,9 @@ fn random_networks_compute_the_same_after_substitution() {
     let pipelines = [
         "builtin.module(func.func(graph-substitute{search=all}))",
         "builtin.module(func.func(graph-substitute{target=stcp920 budget=30}))",
+        // Parts of four ops, each searched as a function of its own and spliced back.
+        "builtin.module(func.func(graph-substitute{target=stcp920 budget=30 \
+         split-threshold=4}))",
         "builtin.module(func.func(graph-substitute{target=stcp920 alpha=1.2 budget=30 \
          cost=flops}))",
         "builtin.module(func.func(graph-substitute{target=stcp920 search=egraph}))",

@@ -226,12 +226,12 @@ impl Emission<'_, '_> {
         if ahead.is_none() && !aside {
             self.retire(instance.body, &instance.aliases, instance.previous.take());
         }
-        let promoted = self.promote(host, &instance.local, early.iter(), ahead);
+        let promoted = self.promote(host, instance.local.clone(), early.iter(), ahead);
         if !aside {
             self.retire(instance.body, &instance.aliases, instance.previous.take());
         }
         let promoted = promoted.and_then(|(tensors, mut blocks)| {
-            let (tensors, more) = self.promote(host, &tensors, held.iter(), None)?;
+            let (tensors, more) = self.promote(host, tensors, held.iter(), None)?;
             blocks.extend(more);
             Ok((tensors, blocks))
         });

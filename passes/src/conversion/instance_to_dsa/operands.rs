@@ -37,6 +37,9 @@ pub(super) fn promoted_weights(
     let Some(direct) = estimate(tensors) else {
         return weights.clone();
     };
+    if in_ddr.is_empty() {
+        return BTreeSet::new();
+    }
     // Beyond a few operands, all or nothing (2^n estimates).
     let subsets: Vec<u32> = if in_ddr.len() <= 4 {
         (1..1u32 << in_ddr.len()).collect()
@@ -44,15 +47,18 @@ pub(super) fn promoted_weights(
         vec![u32::MAX]
     };
     let mut candidates = vec![(direct, BTreeSet::new())];
+    // One copy of the tensors for every subset (they are the whole instance's): each subset
+    // sets the space of every weight read from DDR.
+    let mut promoted = tensors.clone();
     for subset in subsets {
-        let mut promoted = tensors.clone();
         let (mut bytes, mut early) = (0, 0);
         let mut chosen = BTreeSet::new();
         for (bit, weight) in in_ddr.iter().enumerate() {
+            let tensor = promoted
+                .get_mut(weight)
+                .expect("a weight of the layer has a tensor");
+            tensor.view.space = Space::Ddr;
             if subset & (1 << bit.min(31)) != 0 {
-                let tensor = promoted
-                    .get_mut(weight)
-                    .expect("a weight of the layer has a tensor");
                 tensor.view.space = Space::Gb;
                 bytes += tensor.view.elements() * 4;
                 early += if goes_early(weight) {

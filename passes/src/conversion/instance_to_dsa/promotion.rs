@@ -17,7 +17,7 @@ impl Emission<'_, '_> {
     /// Copies the weights a layer reads from DDR into the kernel's GB arena, once per cluster,
     /// as a layer of its own (its cores sharing the copy), so that the layer's tiles load them
     /// over the GB bus instead of each core from DDR (GraphTurbo §4.2: weights promoted DDR → GB
-    /// → LB). Returns the layer's tensors with the promoted weights' GB copies, and the arena
+    /// → LB). Returns the layer's `tensors` with the promoted weights' GB copies, and the arena
     /// blocks to give back after the layer; a weight the arena has no room for stays in DDR.
     /// The copies are taken from the arena's top
     /// ([`FirstFit::take_high`](super::plan::FirstFit::take_high)): placed by first fit, a copy
@@ -26,11 +26,10 @@ impl Emission<'_, '_> {
     pub(super) fn promote<'v>(
         &mut self,
         host: &mut Body,
-        local: &BTreeMap<ValueId, Tensor>,
+        mut tensors: BTreeMap<ValueId, Tensor>,
         weights: impl Iterator<Item = &'v ValueId>,
         ahead: Option<Op>,
     ) -> Result<Promoted, String> {
-        let mut tensors = local.clone();
         let mut pairs = Vec::new();
         let mut blocks = Vec::new();
         let Some((arena, free)) = &mut self.arena else {
@@ -40,7 +39,7 @@ impl Emission<'_, '_> {
             if pairs.iter().any(|(value, _, _)| *value == weight) {
                 continue;
             }
-            let source = local[&weight].clone();
+            let source = tensors[&weight].clone();
             let elements = source.view.elements();
             let Some(offset) = free.take_high(elements) else {
                 continue;
