@@ -31,6 +31,7 @@
 mod abi;
 mod buffers;
 mod builder;
+mod chunks;
 mod entry;
 mod instructions;
 mod launches;
@@ -194,12 +195,13 @@ impl Lowering {
             .flat_map(|&function| outline::outline_parts(function))
             .collect();
         kernel_functions.extend(parts);
-        let mut launches = 0;
-        for (&function, is_kernel) in functions
+        let lowered: Vec<(Op, bool)> = functions
             .iter()
-            .map(|f| (f, false))
-            .chain(kernel_functions.iter().map(|f| (f, true)))
-        {
+            .map(|&f| (f, false))
+            .chain(kernel_functions.iter().map(|&f| (f, true)))
+            .collect();
+        let mut launches = 0;
+        for &(function, is_kernel) in &lowered {
             self.lower_function(function, is_kernel, &mut launches);
         }
         for &(function, _) in &entries {
@@ -211,6 +213,14 @@ impl Lowering {
             );
         }
         views::erase_dead_views(self.module);
+        for (function, is_kernel) in lowered {
+            let leading = if is_kernel {
+                abi::kernel_arguments(context).len()
+            } else {
+                abi::host_arguments(context).len()
+            };
+            chunks::outline_chunks(function, leading, &mut self.symbols.borrow_mut());
+        }
         types::convert_types(self.module);
         for (function, record) in entries {
             entry::make_entry(self.module, function, record);
@@ -337,7 +347,7 @@ impl Lowering {
         let builder = Builder::before(op);
         match kind {
             dsa::Kind::Return => {
-                builder.create(upstream::Kind::FuncReturn, &[], Some(&[]), &[], &[]);
+                builder.create(upstream::Kind::FuncReturn, &op.operands(), Some(&[]), &[], &[]);
             }
             dsa::Kind::CoreId => {
                 op.result(0)
