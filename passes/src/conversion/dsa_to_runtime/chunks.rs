@@ -18,7 +18,7 @@
 //! fan-out.
 
 use super::builder::Builder;
-use super::outline::Inputs;
+use super::outline::{rebuilt, Inputs};
 use super::symbols::Symbols;
 use super::types::function_type;
 use crate::ir::{block_arguments, block_ops, block_parent, region_with_block, string_attribute, Op, Val};
@@ -35,11 +35,12 @@ use turbine_dialects::ops::upstream;
 /// thousand).
 const CHUNK_OPS: usize = 2000;
 
-/// A chunk grows past [`CHUNK_OPS`] up to this size looking for a cut where at most
-/// [`FEW_LIVE`] of its values are read after it; failing that it ends where the fewest are.
+/// A chunk grows past [`CHUNK_OPS`] up to this size looking for a cut where the values read
+/// after it cost at most [`FEW_LIVE`]; failing that it ends where they cost the least.
 const MAX_CHUNK_OPS: usize = 2 * CHUNK_OPS;
 
-/// Values read after a chunk that make a cut good enough to take at once (a chain's token).
+/// The cost of the values read after a chunk that makes a cut good enough to take at once (a
+/// chain's token; see [`carry_cost`]).
 const FEW_LIVE: usize = 1;
 
 /// An op's identity, as a key of the maps and sets here.
@@ -120,6 +121,17 @@ impl Chunker<'_> {
     }
 }
 
+/// What carrying a value of `op` across a cut costs: one result, or two for a value the other
+/// side could build itself ([`rebuilt`]: a scratch word's address, a constant), so that a chain
+/// is cut where its token is live rather than between a call and the read of its `token_out`.
+fn carry_cost(op: Op) -> usize {
+    if rebuilt(op) {
+        2
+    } else {
+        1
+    }
+}
+
 /// Per op of `ops` (the ops of `block`, in order), per result, the position of the last op of
 /// the block that reads it or holds an op that does (the op's own position when none does).
 fn last_uses(block: MlirBlock, ops: &[Op]) -> Vec<Vec<usize>> {
@@ -161,28 +173,35 @@ fn plan(ops: &[Op], last_uses: &[Vec<usize>]) -> Vec<Range<usize>> {
     let mut run_start = 0;
     for (index, op) in ops.iter().enumerate() {
         if index + 1 == ops.len() || op.is(upstream::Kind::LlvmAlloca) {
-            plan_run(run_start..index, last_uses, &mut chunks);
+            plan_run(ops, run_start..index, last_uses, &mut chunks);
             run_start = index + 1;
         }
     }
     chunks
 }
 
-/// Adds the chunks of the run of ops at positions `run` to `chunks`: a chunk ends once it holds
-/// [`CHUNK_OPS`] ops where at most [`FEW_LIVE`] of its values are read later, or at
-/// [`MAX_CHUNK_OPS`] (or the run's end) where the fewest are; a shorter rest stays in the block.
-fn plan_run(run: Range<usize>, last_uses: &[Vec<usize>], chunks: &mut Vec<Range<usize>>) {
+/// Adds the chunks of the run of `ops` at positions `run` to `chunks`: a chunk ends once it holds
+/// [`CHUNK_OPS`] ops where the values read later cost at most [`FEW_LIVE`], or at
+/// [`MAX_CHUNK_OPS`] (or the run's end) where they cost the least; a shorter rest stays in the
+/// block.
+fn plan_run(
+    ops: &[Op],
+    run: Range<usize>,
+    last_uses: &[Vec<usize>],
+    chunks: &mut Vec<Range<usize>>,
+) {
     let mut start = run.start;
     while start < run.end {
         let mut live = 0;
         let mut expiring: HashMap<usize, usize> = HashMap::new();
-        // The best end seen: (values read after it, its position).
+        // The best end seen: (the cost of the values read after it, its position).
         let mut best: Option<(usize, usize)> = None;
         for index in start..run.end {
             live -= expiring.remove(&index).unwrap_or(0);
+            let cost = carry_cost(ops[index]);
             for &last in last_uses[index].iter().filter(|&&last| last > index) {
-                live += 1;
-                *expiring.entry(last).or_default() += 1;
+                live += cost;
+                *expiring.entry(last).or_default() += cost;
             }
             let size = index + 1 - start;
             if size < CHUNK_OPS {

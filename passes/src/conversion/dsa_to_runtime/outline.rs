@@ -418,12 +418,16 @@ impl Inputs {
 }
 
 /// Whether a part builds the results of its function's op `op` again rather than taking them as
-/// arguments: constants (global addresses too), views and index arithmetic (the selections of the
-/// running cluster's buffers are passed: they read every cluster's).
-fn rebuilt(op: Op) -> bool {
+/// arguments: constants (global addresses too), views, index arithmetic and addresses of scratch
+/// words (the selections of the running cluster's buffers are passed: they read every cluster's).
+pub(super) fn rebuilt(op: Op) -> bool {
     (is_pure(op) && !op.is(upstream::Kind::ArithSelect))
         || matches!(
             op.kind().and_then(OpKind::upstream),
-            Some(upstream::Kind::LlvmMlirAddressof | upstream::Kind::LlvmMlirZero)
+            Some(
+                upstream::Kind::LlvmMlirAddressof
+                    | upstream::Kind::LlvmMlirZero
+                    | upstream::Kind::LlvmGetelementptr
+            )
         )
 }
