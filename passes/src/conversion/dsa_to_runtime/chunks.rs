@@ -21,7 +21,9 @@ use super::builder::Builder;
 use super::outline::{rebuilt, Inputs};
 use super::symbols::Symbols;
 use super::types::function_type;
-use crate::ir::{block_arguments, block_ops, block_parent, region_with_block, string_attribute, Op, Val};
+use crate::ir::{
+    block_arguments, block_ops, block_parent, region_with_block, string_attribute, Op, Val,
+};
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -103,7 +105,13 @@ impl Chunker<'_> {
             }
             for chunk in chunks {
                 let name = self.fresh_name();
-                outline(self.function, self.leading, &name, &ops[chunk.clone()], ops[chunk.end]);
+                outline(
+                    self.function,
+                    self.leading,
+                    &name,
+                    &ops[chunk.clone()],
+                    ops[chunk.end],
+                );
             }
         }
     }
@@ -233,40 +241,7 @@ fn plan_run(
 fn outline(function: Op, leading: usize, name: &str, ops: &[Op], call_before: Op) {
     let context = function.context();
     let location = ops[0].location();
-    let moved: HashSet<usize> = ops
-        .iter()
-        .flat_map(|&op| op.collect_pre_order())
-        .map(op_key)
-        .collect();
-    let inside = |value: Val| match value.defining_op() {
-        Some(owner) => moved.contains(&op_key(owner)),
-        None => value
-            .owner_block()
-            .and_then(block_parent)
-            .is_some_and(|parent| moved.contains(&op_key(parent))),
-    };
-    let mut seen = HashSet::new();
-    let reads: Vec<Val> = ops
-        .iter()
-        .flat_map(|&op| op.collect_pre_order())
-        .flat_map(|op| op.operands())
-        .filter(|&value| !inside(value) && seen.insert(value_key(value)))
-        .collect();
-    // The values read after `ops`, with their uses there.
-    let (escaping, later_uses): (Vec<Val>, Vec<Vec<(Op, usize)>>) = ops
-        .iter()
-        .flat_map(|op| op.results())
-        .map(|result| {
-            let uses: Vec<(Op, usize)> = result
-                .uses()
-                .into_iter()
-                .filter(|&(user, _)| !moved.contains(&op_key(user)))
-                .collect();
-            (result, uses)
-        })
-        .filter(|(_, uses)| !uses.is_empty())
-        .unzip();
-
+    let boundary = Boundary::of(ops);
     let leading_values: Vec<Val> = (0..leading).map(|i| function.entry_argument(i)).collect();
     let leading_types: Vec<MlirType> = leading_values.iter().map(|v| v.r#type()).collect();
     let (region, block) = region_with_block(&leading_types, location);
@@ -279,17 +254,23 @@ fn outline(function: Op, leading: usize, name: &str, ops: &[Op], call_before: Op
     for (&value, argument) in leading_values.iter().zip(block_arguments(block)) {
         inputs.know(value, argument);
     }
-    for value in reads {
-        let replacement = inputs.value(value);
-        for (user, number) in value.uses() {
-            if moved.contains(&op_key(user)) {
-                user.set_operand(number, replacement);
+    let replacements: HashMap<usize, Val> = boundary
+        .reads
+        .iter()
+        .map(|&value| (value_key(value), inputs.value(value)))
+        .collect();
+    // The moved ops' operands rather than the read values' uses: a value read by every chunk (the
+    // scratch) has uses all over the function.
+    for &op in &boundary.moved {
+        for (number, operand) in op.operands().into_iter().enumerate() {
+            if let Some(&replacement) = replacements.get(&value_key(operand)) {
+                op.set_operand(number, replacement);
             }
         }
     }
     Builder::at_end(block, context, location).create(
         upstream::Kind::FuncReturn,
-        &escaping,
+        &boundary.escaping,
         Some(&[]),
         &[],
         &[],
@@ -297,7 +278,7 @@ fn outline(function: Op, leading: usize, name: &str, ops: &[Op], call_before: Op
     let passed = inputs.passed();
     let mut input_types = leading_types;
     input_types.extend(passed.iter().map(|value| value.r#type()));
-    let result_types: Vec<MlirType> = escaping.iter().map(|value| value.r#type()).collect();
+    let result_types: Vec<MlirType> = boundary.escaping.iter().map(|v| v.r#type()).collect();
     let mut module_builder = Builder::before(function);
     module_builder.location = location;
     module_builder.function(
@@ -311,9 +292,61 @@ fn outline(function: Op, leading: usize, name: &str, ops: &[Op], call_before: Op
     let mut builder = Builder::before(call_before);
     builder.location = location;
     let call = builder.call(name, &arguments, &result_types);
-    for (uses, result) in later_uses.into_iter().zip(call.results()) {
+    for (uses, result) in boundary.later_uses.into_iter().zip(call.results()) {
         for (user, number) in uses {
             user.set_operand(number, result);
+        }
+    }
+}
+
+/// What crosses the boundary of a chunk's ops.
+struct Boundary {
+    /// The ops, nested ones included.
+    moved: Vec<Op>,
+    /// The values defined outside the ops that they read, each once, in the order first read.
+    reads: Vec<Val>,
+    /// The values the ops define that are read after them.
+    escaping: Vec<Val>,
+    /// Per escaping value, its uses after the ops.
+    later_uses: Vec<Vec<(Op, usize)>>,
+}
+
+impl Boundary {
+    /// The boundary of `ops`, consecutive ops of a block.
+    fn of(ops: &[Op]) -> Self {
+        let moved: Vec<Op> = ops.iter().flat_map(|&op| op.collect_pre_order()).collect();
+        let inside: HashSet<usize> = moved.iter().map(|&op| op_key(op)).collect();
+        let defined_inside = |value: Val| match value.defining_op() {
+            Some(owner) => inside.contains(&op_key(owner)),
+            None => value
+                .owner_block()
+                .and_then(block_parent)
+                .is_some_and(|parent| inside.contains(&op_key(parent))),
+        };
+        let mut seen = HashSet::new();
+        let reads: Vec<Val> = moved
+            .iter()
+            .flat_map(|op| op.operands())
+            .filter(|&value| !defined_inside(value) && seen.insert(value_key(value)))
+            .collect();
+        let (escaping, later_uses) = ops
+            .iter()
+            .flat_map(|op| op.results())
+            .map(|result| {
+                let uses: Vec<(Op, usize)> = result
+                    .uses()
+                    .into_iter()
+                    .filter(|&(user, _)| !inside.contains(&op_key(user)))
+                    .collect();
+                (result, uses)
+            })
+            .filter(|(_, uses)| !uses.is_empty())
+            .unzip();
+        Self {
+            moved,
+            reads,
+            escaping,
+            later_uses,
         }
     }
 }

@@ -12,7 +12,9 @@
 use super::abi::kernel_arguments;
 use super::builder::Builder;
 use super::types::function_type;
-use crate::ir::{block_arguments, block_ops, block_parent, region_with_block, string_attribute, Op, Val};
+use crate::ir::{
+    block_arguments, block_ops, block_parent, region_with_block, string_attribute, Op, Val,
+};
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
 use turbine_dialects::ops::{dsa, upstream, OpKind};
