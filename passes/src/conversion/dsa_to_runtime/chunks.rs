@@ -32,9 +32,9 @@ use turbine_dialects::ops::upstream;
 /// Ops of a block (its own: a loop's body is a block of its own, cut on its own) past which a
 /// run of them becomes a chunk. A lowered instruction is about fifty ops, so a chunk records
 /// about forty instructions: large enough that a chunk's call, arguments and rebuilt constants
-/// are a small share of it, small enough that the per-block costs stay in their linear regime (a
-/// block of 50,000 lowered ops already costs LLVM several times more per op than one of a few
-/// thousand).
+/// are a small share of it, small enough that the per-block costs stay in their linear regime
+/// (the JIT of a tile loop of 10,000 Relu instructions, 500,000 ops in one block, takes 2.6 times
+/// as long as in chunks of this size).
 const CHUNK_OPS: usize = 2000;
 
 /// A chunk grows past [`CHUNK_OPS`] up to this size looking for a cut where the values read
@@ -57,8 +57,7 @@ fn value_key(value: Val) -> usize {
 
 /// Cuts every block of `function` (a lowered function whose first `leading` entry arguments are
 /// the ones its chunks take too) that holds more than [`CHUNK_OPS`] ops of its own, innermost
-/// first.
-/// Chunks' names are the function's with `.chunkN`, unique among `symbols`.
+/// first. Chunks' names are the function's with `.chunkN`, unique among `symbols`.
 pub(super) fn outline_chunks(function: Op, leading: usize, symbols: &mut Symbols) {
     let mut chunker = Chunker {
         function,
@@ -173,9 +172,8 @@ fn last_uses(block: MlirBlock, ops: &[Op]) -> Vec<Vec<usize>> {
 }
 
 /// The chunks of a block whose ops are `ops`, with results last read at `last_uses`, as ranges of
-/// positions. The terminator and allocations (a function's stack
-/// scratch, which must live as long as the function) stay in the block; the runs of ops between
-/// them are cut by [`plan_run`].
+/// positions. The terminator and allocations (a function's stack scratch, which must live as long
+/// as the function) stay in the block; the runs of ops between them are cut by [`plan_run`].
 fn plan(ops: &[Op], last_uses: &[Vec<usize>]) -> Vec<Range<usize>> {
     let mut chunks = Vec::new();
     let mut run_start = 0;
