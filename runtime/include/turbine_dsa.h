@@ -234,6 +234,9 @@ td_status td_barrier(uint64_t dev, uint32_t cluster, uint32_t core, uint64_t *to
 
 /* Names layer `layer` (a model op) for the report's per-layer table. */
 td_status td_layer_name(uint64_t dev, uint32_t layer, const char *name);
+/* Names layers 0 to count - 1 from `names`: count NUL-terminated names back to back, layer i's
+ * the i-th. */
+td_status td_layer_names(uint64_t dev, uint32_t count, const char *names);
 /* Attributes the instructions the core records next in the open launch to `layer`
  * (UINT32_MAX: to none). */
 td_status td_layer(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t layer);

@@ -101,6 +101,10 @@ fn a_program_runs_end_to_end_through_the_c_abi() {
             td_launch_begin(dev, name.as_ptr(), cores.as_ptr(), 1),
             TD_OK
         );
+        // Two layers named by one call, their names back to back.
+        let names = b"fetch\0product\0";
+        assert_eq!(td_layer_names(dev, 2, names.as_ptr().cast()), TD_OK);
+        assert_eq!(td_layer(dev, 0, 1, 0), TD_OK);
         let (mut t0, mut t1, mut t2, mut t3, mut t4) = (0, 0, 0, 0, 0);
         assert_eq!(
             td_dma(
@@ -129,6 +133,7 @@ fn a_program_runs_end_to_end_through_the_c_abi() {
             TD_OK
         );
         let waits = [t0, t1];
+        assert_eq!(td_layer(dev, 0, 1, 1), TD_OK);
         assert_eq!(
             td_matmul(
                 dev,
@@ -222,6 +227,10 @@ fn a_program_runs_end_to_end_through_the_c_abi() {
             );
             let text = CStr::from_bytes_with_nul(&buf).unwrap().to_str().unwrap();
             assert!(text.contains("gemm_relu"));
+            assert!(
+                text.contains("fetch") && text.contains("product"),
+                "format {format}"
+            );
             // Only the detailed text lists units one by one (the JSON has them all as records).
             assert_eq!(text.contains("per unit"), format == 2, "format {format}");
             let mut small = [0u8; 8];
@@ -314,6 +323,7 @@ fn misuse_returns_a_status_and_a_message() {
             "multiples of 4",
         );
         fails(td_buffer_write(dev, d, 0, null(), 4), 1, "src is NULL");
+        fails(td_layer_names(dev, 1, null()), 1, "names is NULL");
         fails(
             td_buffer_read(dev, l, 0, data.as_ptr() as *mut _, 4),
             1,

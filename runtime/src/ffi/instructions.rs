@@ -348,6 +348,27 @@ pub unsafe extern "C" fn td_layer_name(dev: u64, layer: u32, name: *const c_char
     })
 }
 
+/// Names layers `0..count` for the report from `names`: `count` NUL-terminated names back to
+/// back, layer `i`'s the `i`-th, so that a program names all of its layers with one call.
+#[no_mangle]
+pub unsafe extern "C" fn td_layer_names(dev: u64, count: u32, names: *const c_char) -> i32 {
+    guard_on(dev, "td_layer_names", || {
+        let mut next = names;
+        let mut texts = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let name = text(next, "names")?;
+            next = next.add(name.len() + 1);
+            texts.push(name);
+        }
+        with_device(dev, |d| {
+            for (layer, name) in (0..count).zip(texts) {
+                d.name_layer(layer, name);
+            }
+            Ok(())
+        })
+    })
+}
+
 /// Attributes the instructions the core records next in the open launch to layer `layer`
 /// (`UINT32_MAX`: to none), so that the report can say what each layer of the model cost.
 #[no_mangle]

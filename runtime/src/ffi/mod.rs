@@ -579,6 +579,7 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
         ("td_wait", td_wait as *const ()),
         ("td_barrier", td_barrier as *const ()),
         ("td_layer_name", td_layer_name as *const ()),
+        ("td_layer_names", td_layer_names as *const ()),
         ("td_layer", td_layer as *const ()),
         ("td_report", td_report as *const ()),
         ("td_report_write", td_report_write as *const ()),

@@ -208,7 +208,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // of another layer (once, not at every iteration); after the loop, the layer is the loop's.
 // Waits keep the layer before them. A loop mixing layers is marked inside, at its body's first
 // instruction and wherever the layer changes. The entry function names the module's layers,
-// numbered in the order they are met.
+// numbered in the order they are met, with one call on their names back to back.
 // CHECK-LABEL: func.func private @layers
 // CHECK-SAME: (%[[DEV:.*]]: i64, %[[CL:.*]]: i32, %[[CO:.*]]: i32,
 // CHECK: call @td_layer(%[[DEV]], %[[CL]], %[[CO]], %c0_i32{{[_0-9]*}}) : (i64, i32, i32, i32) -> i32
@@ -232,13 +232,11 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // CHECK: }
 // CHECK: return
 // CHECK-LABEL: func.func private @layers_entry.impl
-// CHECK: %[[NAME0:.*]] = llvm.mlir.addressof @layer.0.name : !llvm.ptr
-// CHECK: call @td_layer_name(%{{.*}}, %c0_i32{{[_0-9]*}}, %[[NAME0]]) : (i64, i32, !llvm.ptr) -> i32
-// CHECK: llvm.mlir.addressof @layer.1.name
-// CHECK: call @td_layer_name(
+// CHECK: %[[NAMES:.*]] = llvm.mlir.addressof @layer.names : !llvm.ptr
+// CHECK: call @td_layer_names(%{{.*}}, %c2_i32{{[_0-9]*}}, %[[NAMES]]) : (i64, i32, !llvm.ptr) -> i32
+// CHECK-NOT: call @td_layer_names(
 // CHECK: call @td_launch_begin(
-// CHECK: llvm.mlir.global internal constant @layer.0.name("conv1\00")
-// CHECK: llvm.mlir.global internal constant @layer.1.name("relu1\00")
+// CHECK: llvm.mlir.global internal constant @layer.names("conv1\00relu1\00")
 module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   dsa.kernel @layers(%x: memref<64xf32, #dsa.memory_space<ddr>>) {
     %c0 = arith.constant 0 : index
@@ -266,5 +264,107 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
   func.func @layers_entry(%x: memref<64xf32, #dsa.memory_space<ddr>> {dsa.input = 0}) {
     dsa.launch @layers(%x) on [0] : memref<64xf32, #dsa.memory_space<ddr>>
     return
+  }
+}
+
+// -----
+
+// Tests that a block too long for the backend is cut into chunks: the body of a tile loop
+// recording a chain of 60 instructions (about fifty lowered ops each) moves, but for its last
+// instructions, into a private function `@chain.chunk0` that the loop calls in its place with the
+// kernel's leading arguments, the scratch, the token carried by the loop (an i64 by now) and the
+// tile; constants and scratch addresses are built again inside. The cut falls where one value is
+// live: the chunk returns the token of its last instruction, which the rest of the body waits on.
+// CHECK-LABEL: func.func private @chain.chunk0
+// CHECK-SAME: (%[[DEV:.*]]: i64, %[[CL:.*]]: i32, %[[CO:.*]]: i32, %{{.*}}: index, %[[SCRATCH:.*]]: !llvm.ptr, %[[TOKEN:.*]]: i64, %{{.*}}: memref<64xf32>) -> i64
+// CHECK: %[[WAIT:.*]] = llvm.getelementptr %[[SCRATCH]][43]
+// CHECK: llvm.store %[[TOKEN]], %[[WAIT]]
+// CHECK: call @td_unary(%[[DEV]], %[[CL]], %[[CO]],
+// CHECK-NOT: call @chain.chunk
+// CHECK: return %{{.*}} : i64
+// CHECK-LABEL: func.func private @chain(
+// CHECK-SAME: %[[DEV:[a-z0-9]+]]: i64, %[[CL:[a-z0-9]+]]: i32, %[[CO:[a-z0-9]+]]: i32, %[[ID:[a-z0-9]+]]: index,
+// CHECK: %[[SCRATCH:.*]] = llvm.alloca
+// CHECK: %[[TILE:.*]] = builtin.unrealized_conversion_cast
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[CARRIED:.*]] = %{{.*}}) -> (i64) {
+// CHECK-NEXT: %[[CHAINED:.*]] = func.call @chain.chunk0(%[[DEV]], %[[CL]], %[[CO]], %[[ID]], %[[SCRATCH]], %[[CARRIED]], %[[TILE]])
+// CHECK-SAME: : (i64, i32, i32, index, !llvm.ptr, i64, memref<64xf32>) -> i64
+// CHECK: llvm.store %[[CHAINED]],
+// CHECK: call @td_unary(
+// CHECK: scf.yield %{{.*}} : i64
+// CHECK-NOT: @chain.chunk1
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
+  dsa.kernel @chain(%x: memref<64xf32, #dsa.memory_space<ddr>>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %tile = dsa.alloc : memref<64xf32, #dsa.memory_space<lb>>
+    %t0 = dsa.dma %x to %tile : memref<64xf32, #dsa.memory_space<ddr>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+    %last = scf.for %i = %c0 to %c2 step %c1 iter_args(%t = %t0) -> (!dsa.token) {
+      %u0 = dsa.unary relu %tile into %tile after %t : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u1 = dsa.unary relu %tile into %tile after %u0 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u2 = dsa.unary relu %tile into %tile after %u1 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u3 = dsa.unary relu %tile into %tile after %u2 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u4 = dsa.unary relu %tile into %tile after %u3 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u5 = dsa.unary relu %tile into %tile after %u4 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u6 = dsa.unary relu %tile into %tile after %u5 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u7 = dsa.unary relu %tile into %tile after %u6 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u8 = dsa.unary relu %tile into %tile after %u7 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u9 = dsa.unary relu %tile into %tile after %u8 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u10 = dsa.unary relu %tile into %tile after %u9 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u11 = dsa.unary relu %tile into %tile after %u10 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u12 = dsa.unary relu %tile into %tile after %u11 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u13 = dsa.unary relu %tile into %tile after %u12 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u14 = dsa.unary relu %tile into %tile after %u13 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u15 = dsa.unary relu %tile into %tile after %u14 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u16 = dsa.unary relu %tile into %tile after %u15 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u17 = dsa.unary relu %tile into %tile after %u16 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u18 = dsa.unary relu %tile into %tile after %u17 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u19 = dsa.unary relu %tile into %tile after %u18 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u20 = dsa.unary relu %tile into %tile after %u19 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u21 = dsa.unary relu %tile into %tile after %u20 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u22 = dsa.unary relu %tile into %tile after %u21 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u23 = dsa.unary relu %tile into %tile after %u22 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u24 = dsa.unary relu %tile into %tile after %u23 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u25 = dsa.unary relu %tile into %tile after %u24 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u26 = dsa.unary relu %tile into %tile after %u25 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u27 = dsa.unary relu %tile into %tile after %u26 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u28 = dsa.unary relu %tile into %tile after %u27 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u29 = dsa.unary relu %tile into %tile after %u28 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u30 = dsa.unary relu %tile into %tile after %u29 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u31 = dsa.unary relu %tile into %tile after %u30 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u32 = dsa.unary relu %tile into %tile after %u31 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u33 = dsa.unary relu %tile into %tile after %u32 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u34 = dsa.unary relu %tile into %tile after %u33 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u35 = dsa.unary relu %tile into %tile after %u34 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u36 = dsa.unary relu %tile into %tile after %u35 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u37 = dsa.unary relu %tile into %tile after %u36 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u38 = dsa.unary relu %tile into %tile after %u37 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u39 = dsa.unary relu %tile into %tile after %u38 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u40 = dsa.unary relu %tile into %tile after %u39 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u41 = dsa.unary relu %tile into %tile after %u40 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u42 = dsa.unary relu %tile into %tile after %u41 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u43 = dsa.unary relu %tile into %tile after %u42 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u44 = dsa.unary relu %tile into %tile after %u43 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u45 = dsa.unary relu %tile into %tile after %u44 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u46 = dsa.unary relu %tile into %tile after %u45 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u47 = dsa.unary relu %tile into %tile after %u46 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u48 = dsa.unary relu %tile into %tile after %u47 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u49 = dsa.unary relu %tile into %tile after %u48 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u50 = dsa.unary relu %tile into %tile after %u49 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u51 = dsa.unary relu %tile into %tile after %u50 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u52 = dsa.unary relu %tile into %tile after %u51 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u53 = dsa.unary relu %tile into %tile after %u52 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u54 = dsa.unary relu %tile into %tile after %u53 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u55 = dsa.unary relu %tile into %tile after %u54 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u56 = dsa.unary relu %tile into %tile after %u55 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u57 = dsa.unary relu %tile into %tile after %u56 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u58 = dsa.unary relu %tile into %tile after %u57 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      %u59 = dsa.unary relu %tile into %tile after %u58 : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>> loc("relu")
+      scf.yield %u59 : !dsa.token
+    }
+    dsa.wait %last
+    dsa.dealloc %tile : memref<64xf32, #dsa.memory_space<lb>>
+    dsa.return
   }
 }

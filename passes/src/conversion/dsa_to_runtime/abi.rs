@@ -184,7 +184,7 @@ const RUNTIME_FUNCTIONS: &[(&str, &[Parameter])] = {
         ("td_wait", &[I64, I32, I32, P, I64, P]),
         ("td_barrier", &[I64, I32, I32, P]),
         ("td_layer", &[I64, I32, I32, I32]),
-        ("td_layer_name", &[I64, I32, P]),
+        ("td_layer_names", &[I64, I32, P]),
         ("td_device_take_error", &[I64]),
     ]
 };

@@ -5,7 +5,7 @@
 //! layer its core's next instructions belong to (`td_layer`) where it changes: a tile loop whose
 //! instructions are all of the layer current before it needs no mark, one that mixes layers is
 //! marked inside (its body runs again after other instructions); each entry function names the
-//! module's layers once (`td_layer_name`). The runtime then reports what
+//! module's layers with one call (`td_layer_names`). The runtime then reports what
 //! each layer cost: its span, its instructions, its units' busy cycles, its DMA bytes.
 
 use super::abi::FunctionState;
@@ -88,25 +88,28 @@ impl Layers {
     }
 
     /// At the start of `function` (one of `module`'s host functions, whose first argument is
-    /// `%dev`, `device`), names every layer of the module.
+    /// `%dev`, `device`), names every layer of the module with one `td_layer_names` call on a
+    /// constant global holding the names back to back, each ended by a NUL, in the order of their
+    /// ids: a call per layer would make the entry function's block grow with the model.
     pub(super) fn register(&self, module: Op, symbols: &mut Symbols, function: Op, device: Val) {
-        let first = function.body_ops()[0];
-        let builder = Builder::before(first);
-        for (id, name) in self.names.iter().enumerate() {
-            let global = format!("layer.{id}.name");
-            if symbols.define(&global) {
-                let context = builder.context;
-                constant_global(
-                    module,
-                    &global,
-                    array_type(i8_type(context), name.len() + 1),
-                    string_attribute(context, &format!("{name}\0")),
-                );
-            }
-            let text = builder.address_of(&global);
-            let id = builder.constant_i32(id as i64);
-            builder.call_runtime("td_layer_name", &[device, id, text]);
+        if self.names.is_empty() {
+            return;
         }
+        let builder = Builder::before(function.body_ops()[0]);
+        let context = builder.context;
+        let global = "layer.names";
+        if symbols.define(global) {
+            let names: String = self.names.iter().map(|name| format!("{name}\0")).collect();
+            constant_global(
+                module,
+                global,
+                array_type(i8_type(context), names.len()),
+                string_attribute(context, &names),
+            );
+        }
+        let text = builder.address_of(global);
+        let count = builder.constant_i32(self.names.len() as i64);
+        builder.call_runtime("td_layer_names", &[device, count, text]);
     }
 
     /// The layer of an instruction at `location`, numbering it if it is new.

@@ -19,18 +19,23 @@
 //!   returns `td_device_take_error(device)`: calls are not checked one by one because a
 //!   structured loop cannot exit early, and the runtime keeps the first failure;
 //! - all stack scratch (views, parameters, wait lists, `token_out`) is one `llvm.alloca` in the
-//!   entry block of each function, reused by every call: an alloca inside a loop over
-//!   thousands of tiles would grow the stack at every iteration.
+//!   entry block of each function, reused by every call (a chunk, [`chunks`], uses its
+//!   caller's): an alloca inside a loop over thousands of tiles would grow the stack at every
+//!   iteration;
+//! - no block holds more than a bounded number of ops of its own ([`chunks`]), so that the
+//!   passes and the code generation after this one cost linear time in the model's size.
 //!
 //! Each of these concerns is one module, so that a change to the runtime's ABI, to the
 //! representation of buffers or to one kind of op is made in one place: [`abi`], [`buffers`],
-//! [`instructions`], [`launches`] and [`entry`], over [`crate::ir`] (reading the IR), [`types`]
-//! and [`builder`] (building it). This file checks the module up front, so that a failure leaves
-//! the IR unchanged, and drives the lowerings in the order the representation needs.
+//! [`instructions`], [`launches`], [`entry`], [`layers`], [`outline`] and [`chunks`], over
+//! [`crate::ir`] (reading the IR), [`types`] and [`builder`] (building it). This file checks the
+//! module up front, so that a failure leaves the IR unchanged, and drives the lowerings in the
+//! order the representation needs.
 
 mod abi;
 mod buffers;
 mod builder;
+mod chunks;
 mod entry;
 mod instructions;
 mod launches;
@@ -78,6 +83,15 @@ it calls in order: runs of its layers (top-level ops ending with a `dsa.barrier`
 each) that define nothing read after them; the views and constants a part reads are built again \
 in it, the buffers they view passed. A GraphTurbo kernel holding a whole model is then many \
 functions of ordinary size for the per-function pipelines and LLVM's code generation.\n\n\
+Once lowered, no block of any function (a tile loop's body, a kernel's or a host function's \
+body) holds more than about 2000 ops of its own: a longer run of ops is cut into chunks, \
+private functions `@f.chunkN` that the block calls in their place, innermost blocks first and \
+again while the block holds too many calls. A chunk takes the function's leading arguments, then \
+the values it reads from outside (the caller's scratch among them), building constants, views, \
+index arithmetic and scratch addresses again inside; it returns the values it defines that are \
+read after it, and is cut where few are (a chain's token). The runtime calls keep their order and \
+arguments; passes that split blocks and LLVM's per-block code generation then cost linear time \
+in the model's size.\n\n\
 A buffer becomes a memref in the default memory space whose pointers are the runtime's buffer \
 handle: `dsa.alloc` calls `td_buffer_alloc` (a kernel's LB/GB on its own core/cluster, host \
 buffers on core (0, 0)) and builds the descriptor; `dsa.dealloc` calls `td_buffer_release`, \
@@ -88,15 +102,16 @@ memref type is stored as constants and the offset summed from the view's chain o
 op uses them; a dynamic layout, or the dynamic offset of a chain's root, is read with \
 `memref.extract_strided_metadata`. A `!dsa.token` becomes the `i64` of `token_out`, in block \
 arguments and `scf.for` iteration arguments too; wait lists are arrays of them. All stack \
-scratch is allocated once in each function's entry block.\n\n\
+scratch is allocated once in each function's entry block (a chunk uses its caller's).\n\n\
 Every function gets a leading `%dev: i64`, passed along by calls. A public function whose \
 arguments are all DDR buffers and which returns nothing is an entry point: it keeps its name \
 with the C ABI `i32 f(i64 device, ptr buffers)`, where `buffers` holds one `u64` buffer handle \
-per original argument, calls the original body (renamed `f.impl`), and returns \
-`td_device_take_error(device)` (the first failing call's status, or 0); its original arguments' \
-(DDR) types and attributes stay readable in its `dsa.arguments` attribute. An unknown `dsa` op, a \
-buffer that is not f32, a view of rank 0 or above 4, or an instruction outside a kernel is an \
-error at the op.";
+per original argument, calls the original body (renamed `f.impl`, which names the module's \
+layers with one `td_layer_names` call on their names back to back in a constant global), and \
+returns `td_device_take_error(device)` (the first failing call's status, or 0); its original \
+arguments' (DDR) types and attributes stay readable in its `dsa.arguments` attribute. An unknown \
+`dsa` op, a buffer that is not f32, a view of rank 0 or above 4, or an instruction outside a \
+kernel is an error at the op.";
 
     fn from_options(_options: &PassOptions) -> Result<Self, String> {
         Ok(Self)
@@ -152,9 +167,11 @@ impl Lowering {
     /// Checks the module, then lowers it. The order matters: entry points are recognised by their
     /// DDR arguments, so their records are taken before any type changes; host functions get
     /// `%dev` before kernels become functions (which get their own leading arguments), so that
-    /// calls can pass it along; and types are converted last, because lowering an allocation
-    /// reads its buffer's dsa memory space. Ops are erased only after the walks that listed them
-    /// have visited them.
+    /// calls can pass it along; blocks are cut into chunks once their ops are lowered (and dead
+    /// views erased), so that chunks move the runtime calls as they are; and types are converted
+    /// last, because lowering an allocation reads its buffer's dsa memory space, and converting
+    /// them also gives the chunks' tokens and buffers their lowered types. Ops are erased only
+    /// after the walks that listed them have visited them.
     fn run(&self) -> Result<(), PassFailure> {
         self.check()?;
         let context = self.module.context();
@@ -194,12 +211,13 @@ impl Lowering {
             .flat_map(|&function| outline::outline_parts(function))
             .collect();
         kernel_functions.extend(parts);
-        let mut launches = 0;
-        for (&function, is_kernel) in functions
+        let lowered: Vec<(Op, bool)> = functions
             .iter()
-            .map(|f| (f, false))
-            .chain(kernel_functions.iter().map(|f| (f, true)))
-        {
+            .map(|&f| (f, false))
+            .chain(kernel_functions.iter().map(|&f| (f, true)))
+            .collect();
+        let mut launches = 0;
+        for &(function, is_kernel) in &lowered {
             self.lower_function(function, is_kernel, &mut launches);
         }
         for &(function, _) in &entries {
@@ -211,6 +229,14 @@ impl Lowering {
             );
         }
         views::erase_dead_views(self.module);
+        for (function, is_kernel) in lowered {
+            let leading = if is_kernel {
+                abi::kernel_arguments(context).len()
+            } else {
+                abi::host_arguments(context).len()
+            };
+            chunks::outline_chunks(function, leading, &mut self.symbols.borrow_mut());
+        }
         types::convert_types(self.module);
         for (function, record) in entries {
             entry::make_entry(self.module, function, record);
@@ -337,7 +363,13 @@ impl Lowering {
         let builder = Builder::before(op);
         match kind {
             dsa::Kind::Return => {
-                builder.create(upstream::Kind::FuncReturn, &[], Some(&[]), &[], &[]);
+                builder.create(
+                    upstream::Kind::FuncReturn,
+                    &op.operands(),
+                    Some(&[]),
+                    &[],
+                    &[],
+                );
             }
             dsa::Kind::CoreId => {
                 op.result(0)

@@ -9,10 +9,12 @@
 //! are copied into it. A part ends after a barrier and no value it defines is read after it, so the
 //! calls change nothing the runtime records.
 
-use super::abi::{kernel_arguments, prepend_arguments};
+use super::abi::kernel_arguments;
 use super::builder::Builder;
 use super::types::function_type;
-use crate::ir::{block_ops, block_parent, region_with_block, string_attribute, Op, Val};
+use crate::ir::{
+    block_arguments, block_ops, block_parent, region_with_block, string_attribute, Op, Val,
+};
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
 use turbine_dialects::ops::{dsa, upstream, OpKind};
@@ -294,7 +296,11 @@ fn outline(
 ) -> Op {
     let context = function.context();
     let location = ops[0].location();
-    let (region, block) = region_with_block(&[], location);
+    let leading: Vec<Val> = (0..kernel_arguments(context).len())
+        .map(|index| function.entry_argument(index))
+        .collect();
+    let leading_types: Vec<MlirType> = leading.iter().map(|value| value.r#type()).collect();
+    let (region, block) = region_with_block(&leading_types, location);
     let moved: HashSet<usize> = ops
         .iter()
         .flat_map(|&op| op.collect_pre_order())
@@ -306,13 +312,10 @@ fn outline(
         // there, and it is not nested in any of them.
         unsafe { op.move_to_end(block) };
     }
-    let mut inputs = Inputs {
-        block,
-        anchor: ops[0],
-        location,
-        known: HashMap::new(),
-        passed: Vec::new(),
-    };
+    let mut inputs = Inputs::new(block, ops[0], location);
+    for (&value, argument) in leading.iter().zip(block_arguments(block)) {
+        inputs.know(value, argument);
+    }
     for &(value, _) in reads {
         let replacement = inputs.value(value);
         let uses: Vec<(Op, usize)> = value
@@ -325,7 +328,9 @@ fn outline(
         }
     }
     Builder::at_end(block, context, location).create(dsa::Kind::Return, &[], Some(&[]), &[], &[]);
-    let types: Vec<MlirType> = inputs.passed.iter().map(|value| value.r#type()).collect();
+    let passed = inputs.passed();
+    let mut types = leading_types;
+    types.extend(passed.iter().map(|value| value.r#type()));
     let mut module_builder = Builder::before(function);
     module_builder.location = location;
     let part = module_builder.function(
@@ -334,32 +339,53 @@ fn outline(
         &[("sym_visibility", string_attribute(context, "private"))],
         region,
     );
-    prepend_arguments(part, &kernel_arguments(context));
-    let mut arguments: Vec<Val> = (0..4).map(|index| function.entry_argument(index)).collect();
-    arguments.extend(inputs.passed);
+    let mut arguments = leading;
+    arguments.extend(passed);
     let mut builder = Builder::before(call_before);
     builder.location = location;
     builder.call(name, &arguments, &[]);
     part
 }
 
-/// The values a part reads from the kernel: constants and views (with the index arithmetic of
-/// their offsets) are built again at the part's start, down to the buffers they view, which are
-/// passed — a buffer and its windows cost one argument rather than one each.
-struct Inputs {
+/// The values a part (or a chunk, [`super::chunks`]) reads from the function it is cut from:
+/// constants and views (with the index arithmetic of their offsets) are built again at the part's
+/// start, down to the buffers they view, which are passed — a buffer and its windows cost one
+/// argument rather than one each.
+pub(super) struct Inputs {
     block: MlirBlock,
     /// The part's first op: copies go before it, in the order they are made.
     anchor: Op,
     location: MlirLocation,
-    /// Per kernel value (by handle), the part's.
+    /// Per value of the function cut from (by handle), the part's.
     known: HashMap<usize, Val>,
-    /// The kernel values passed, in the order of the part's arguments.
+    /// The function's values passed, in the order of the part's arguments.
     passed: Vec<Val>,
 }
 
 impl Inputs {
-    /// The part's value of kernel value `value` (defined in the kernel's entry block).
-    fn value(&mut self, value: Val) -> Val {
+    /// The inputs of a part whose body is `block`, first op `anchor`, built at `location`.
+    pub(super) fn new(block: MlirBlock, anchor: Op, location: MlirLocation) -> Self {
+        Self {
+            block,
+            anchor,
+            location,
+            known: HashMap::new(),
+            passed: Vec::new(),
+        }
+    }
+
+    /// Records `value`'s counterpart in the part as `part_value` (an argument it already has).
+    pub(super) fn know(&mut self, value: Val, part_value: Val) {
+        self.known.insert(value_key(value), part_value);
+    }
+
+    /// The values passed, in the order of the arguments added for them.
+    pub(super) fn passed(self) -> Vec<Val> {
+        self.passed
+    }
+
+    /// The part's value of `value`, a value of the function it is cut from.
+    pub(super) fn value(&mut self, value: Val) -> Val {
         if let Some(&known) = self.known.get(&value_key(value)) {
             return known;
         }
@@ -393,9 +419,17 @@ impl Inputs {
     }
 }
 
-/// Whether a part builds the results of the kernel's op `op` again rather than taking them as
-/// arguments: constants, views and index arithmetic (the selections of the running cluster's
-/// buffers are passed: they read every cluster's).
-fn rebuilt(op: Op) -> bool {
-    is_pure(op) && !op.is(upstream::Kind::ArithSelect)
+/// Whether a part builds the results of its function's op `op` again rather than taking them as
+/// arguments: constants (global addresses too), views, index arithmetic and addresses of scratch
+/// words (the selections of the running cluster's buffers are passed: they read every cluster's).
+pub(super) fn rebuilt(op: Op) -> bool {
+    (is_pure(op) && !op.is(upstream::Kind::ArithSelect))
+        || matches!(
+            op.kind().and_then(OpKind::upstream),
+            Some(
+                upstream::Kind::LlvmMlirAddressof
+                    | upstream::Kind::LlvmMlirZero
+                    | upstream::Kind::LlvmGetelementptr
+            )
+        )
 }
