@@ -411,6 +411,10 @@ impl GraphSubstitute {
         let (mut cheaper, mut in_place) = (Vec::new(), Vec::new());
         for (index, part) in parts.iter().enumerate() {
             let part = searched_ops(view, part);
+            if part.is_empty() {
+                // Only weights and constants that other parts read: nothing to rewrite.
+                continue;
+            }
             if !is_convex(view, &part) {
                 in_place.push(Region::Part(index as i64));
                 continue;
