@@ -65,8 +65,11 @@ impl GbLayer<'_> {
 /// The tensors a layer reads after its weights' promotion, and what it decided for the layer
 /// before.
 struct LayerOperands {
-    /// The layer's tensors, the promoted weights' GB copies among them.
+    /// The layer's tensors (the instance's, taken for the layer), the promoted weights' GB
+    /// copies among them.
     tensors: BTreeMap<ValueId, Tensor>,
+    /// The promoted weights' own tensors, which the copies replaced.
+    replaced: Vec<(ValueId, Tensor)>,
     /// The arena blocks the promoted weights took.
     blocks: Vec<(usize, usize)>,
     /// Whether the layer stands aside: the layer before stays the one the next layer's weights
@@ -109,7 +112,7 @@ impl Emission<'_, '_> {
         op: &'b Node,
     ) -> Result<(), ScheduleError> {
         let layer = self.layer_reads(host, instance, op_index, op);
-        let operands = self.layer_operands(host, instance, &layer)?;
+        let mut operands = self.layer_operands(host, instance, &layer)?;
         let results = self.layer_results(host, instance, &layer);
         // The layer's estimate where it reads: the stepped store's gate, and what it leaves
         // of the DDR port to the next layer's prefetch.
@@ -126,6 +129,7 @@ impl Emission<'_, '_> {
             stepped,
         };
         let start = self.emit_gb_layer(host, instance, layer, &operands.tensors, outputs)?;
+        Self::restore(instance, &mut operands);
         self.layer_done(instance, op_index, start, estimated, operands);
         Ok(())
     }
@@ -226,16 +230,21 @@ impl Emission<'_, '_> {
         if ahead.is_none() && !aside {
             self.retire(instance.body, &instance.aliases, instance.previous.take());
         }
-        let promoted = self.promote(host, instance.local.clone(), early.iter(), ahead);
+        // The layer reads the instance's tensors with its promoted weights' copies in place of
+        // theirs: the map is the instance's, taken for the layer and given back with the
+        // originals by `restore` (a copy per layer would make a one-instance model quadratic).
+        let mut tensors = std::mem::take(&mut instance.local);
+        let promoted = self.promote(host, &mut tensors, early.iter(), ahead);
         if !aside {
             self.retire(instance.body, &instance.aliases, instance.previous.take());
         }
-        let promoted = promoted.and_then(|(tensors, mut blocks)| {
-            let (tensors, more) = self.promote(host, tensors, held.iter(), None)?;
+        let promoted = promoted.and_then(|(mut replaced, mut blocks)| {
+            let (more_replaced, more) = self.promote(host, &mut tensors, held.iter(), None)?;
+            replaced.extend(more_replaced);
             blocks.extend(more);
-            Ok((tensors, blocks))
+            Ok((replaced, blocks))
         });
-        let (tensors, blocks) =
+        let (replaced, blocks) =
             promoted.map_err(|message| ScheduleError::at(layer.op.op, message))?;
         if !layer.weights.is_empty() {
             self.promotions[0] += usize::from(!blocks.is_empty());
@@ -243,10 +252,20 @@ impl Emission<'_, '_> {
         }
         Ok(LayerOperands {
             tensors,
+            replaced,
             blocks,
             aside,
             capacity,
         })
+    }
+
+    /// Gives the instance its tensors back after the layer read `operands`: the promoted
+    /// weights' own tensors again, and the tensors the layer recorded meanwhile.
+    fn restore(instance: &mut GbInstance, operands: &mut LayerOperands) {
+        let mut tensors = std::mem::take(&mut operands.tensors);
+        tensors.extend(std::mem::take(&mut operands.replaced));
+        tensors.extend(std::mem::take(&mut instance.local));
+        instance.local = tensors;
     }
 
     /// Which of the layer's weights to copy to the GB first ([`promoted_weights`]), split into

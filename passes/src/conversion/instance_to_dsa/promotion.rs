@@ -10,15 +10,17 @@ use crate::kernels::{
 };
 use std::collections::BTreeMap;
 
-/// A layer's tensors with its promoted weights' GB copies, and the arena blocks they took.
-pub(super) type Promoted = (BTreeMap<ValueId, Tensor>, Vec<(usize, usize)>);
+/// The tensors promoted weights had before their GB copies replaced them, and the arena blocks
+/// the copies took.
+pub(super) type Promoted = (Vec<(ValueId, Tensor)>, Vec<(usize, usize)>);
 
 impl Emission<'_, '_> {
     /// Copies the weights a layer reads from DDR into the kernel's GB arena, once per cluster,
     /// as a layer of its own (its cores sharing the copy), so that the layer's tiles load them
     /// over the GB bus instead of each core from DDR (GraphTurbo §4.2: weights promoted DDR → GB
-    /// → LB). Returns the layer's `tensors` with the promoted weights' GB copies, and the arena
-    /// blocks to give back after the layer; a weight the arena has no room for stays in DDR.
+    /// → LB). Puts the promoted weights' GB copies in the layer's `tensors` and returns what they
+    /// replaced, and the arena blocks to give back after the layer; a weight the arena has no
+    /// room for stays in DDR.
     /// The copies are taken from the arena's top
     /// ([`FirstFit::take_high`](super::plan::FirstFit::take_high)): placed by first fit, a copy
     /// prefetched at an instance's boundary would shift the next instance's activations until
@@ -26,14 +28,14 @@ impl Emission<'_, '_> {
     pub(super) fn promote<'v>(
         &mut self,
         host: &mut Body,
-        mut tensors: BTreeMap<ValueId, Tensor>,
+        tensors: &mut BTreeMap<ValueId, Tensor>,
         weights: impl Iterator<Item = &'v ValueId>,
         ahead: Option<Op>,
     ) -> Result<Promoted, String> {
         let mut pairs = Vec::new();
         let mut blocks = Vec::new();
         let Some((arena, free)) = &mut self.arena else {
-            return Ok((tensors, blocks));
+            return Ok((Vec::new(), blocks));
         };
         for &weight in weights {
             if pairs.iter().any(|(value, _, _)| *value == weight) {
@@ -55,6 +57,10 @@ impl Emission<'_, '_> {
             tensors.insert(weight, copy.clone());
             pairs.push((weight, source, copy));
         }
+        let replaced = pairs
+            .iter()
+            .map(|(weight, source, _)| (*weight, source.clone()))
+            .collect();
         if !pairs.is_empty() {
             let pairs: Vec<(Tensor, Tensor)> = pairs
                 .into_iter()
@@ -65,7 +71,7 @@ impl Emission<'_, '_> {
                 None => self.copy(host, &pairs)?,
             }
         }
-        Ok((tensors, blocks))
+        Ok((replaced, blocks))
     }
 
     /// Gives back what the layer before (`previous`) held: its promoted weights' blocks and the
