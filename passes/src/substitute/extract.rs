@@ -1,8 +1,8 @@
 //! A part of a split searched as a function of its own (MetaFlow §5.2: each part is searched
 //! alone). The part's ops are cloned into a detached function whose arguments are the values the
 //! part reads from the rest of the graph and whose results are the part's values the rest reads,
-//! so that a candidate of the part's search clones, reads and prices the part only: the work of a
-//! split search grows with the graph's size, not with its square. A part whose search found a
+//! so that a candidate of the part's search clones, reads and prices the part only: the parts'
+//! searches together grow with the graph's size, not with its square. A part whose search found a
 //! cheaper graph is spliced back in place of its ops; the block is then put back in a
 //! topological order.
 //!
