@@ -152,6 +152,20 @@ pub fn region_with_block(types: &[MlirType], location: MlirLocation) -> (MlirReg
     }
 }
 
+/// The function type `(inputs) -> results`.
+pub fn function_type(context: MlirContext, inputs: &[MlirType], results: &[MlirType]) -> MlirType {
+    // SAFETY: the handles are alive; the slices are read during the call.
+    unsafe {
+        mlirFunctionTypeGet(
+            context,
+            inputs.len() as isize,
+            inputs.as_ptr(),
+            results.len() as isize,
+            results.as_ptr(),
+        )
+    }
+}
+
 /// A string attribute.
 pub fn string_attribute(context: MlirContext, text: &str) -> MlirAttribute {
     // SAFETY: MLIR copies the text into the context.

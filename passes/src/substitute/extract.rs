@@ -10,8 +10,8 @@
 //! ops outside it, the part's result would be read by an op its own arguments depend on.
 
 use crate::graph_view::{FunctionView, ValueId};
-use crate::ir::string_attribute;
 use crate::ir::{block_arguments, block_ops, create, region_with_block, InsertionPoint, Op, Val};
+use crate::ir::{function_type, string_attribute};
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
 use turbine_dialects::ops::upstream;
@@ -140,20 +140,12 @@ pub fn extract(view: &FunctionView, part: &[usize], name: &str) -> Extracted {
         Vec::new(),
     );
     let types = |values: &[Val]| -> Vec<MlirType> { values.iter().map(|v| v.r#type()).collect() };
-    let (argument_types, result_types) = (types(&inputs), types(&outputs));
-    // SAFETY: the types are alive in `context`; MLIR uniques the function type.
-    let function_type = unsafe {
-        mlirTypeAttrGet(mlirFunctionTypeGet(
-            context,
-            argument_types.len() as isize,
-            argument_types.as_ptr(),
-            result_types.len() as isize,
-            result_types.as_ptr(),
-        ))
-    };
+    let r#type = function_type(context, &types(&inputs), &types(&outputs));
+    // SAFETY: the type is alive in `context`.
+    let type_attribute = unsafe { mlirTypeAttrGet(r#type) };
     let attributes = [
         ("sym_name", string_attribute(context, name)),
-        ("function_type", function_type),
+        ("function_type", type_attribute),
     ];
     let function = create(
         InsertionPoint::Detached,

@@ -9,9 +9,9 @@
 use super::builder::Builder;
 use super::symbols::Symbols;
 use super::types::{
-    array_attribute, dictionary_attribute, f32_type, function_type, i32_type, i64_type, index_type,
-    pointer_type,
+    array_attribute, dictionary_attribute, f32_type, i32_type, i64_type, index_type, pointer_type,
 };
+use crate::ir::function_type;
 use crate::ir::{string_attribute, Op, Val};
 use melior::ir::AttributeLike;
 use mlir_sys::*;

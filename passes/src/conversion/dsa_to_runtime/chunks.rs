@@ -20,7 +20,7 @@
 use super::builder::Builder;
 use super::outline::{rebuilt, Inputs};
 use super::symbols::Symbols;
-use super::types::function_type;
+use crate::ir::function_type;
 use crate::ir::{
     block_arguments, block_ops, block_parent, region_with_block, string_attribute, Op, Val,
 };

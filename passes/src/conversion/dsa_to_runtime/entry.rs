@@ -14,9 +14,10 @@
 use super::buffers::from_handle;
 use super::builder::Builder;
 use super::types::{
-    array_attribute, convert_type, dictionary_attribute, function_type, i32_type, i64_type,
-    memory_space, pointer_type, type_attribute,
+    array_attribute, convert_type, dictionary_attribute, i32_type, i64_type, memory_space,
+    pointer_type, type_attribute,
 };
+use crate::ir::function_type;
 use crate::ir::{block_arguments, region_with_block, string_attribute, string_ref, Op};
 use melior::ir::AttributeLike;
 use mlir_sys::*;

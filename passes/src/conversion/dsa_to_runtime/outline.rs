@@ -11,7 +11,7 @@
 
 use super::abi::kernel_arguments;
 use super::builder::Builder;
-use super::types::function_type;
+use crate::ir::function_type;
 use crate::ir::{
     block_arguments, block_ops, block_parent, region_with_block, string_attribute, Op, Val,
 };

@@ -9,7 +9,7 @@
 //! [`crate::ir`]'s are alive for the pass run (a context not destroyed, types and attributes of
 //! that context).
 
-use crate::ir::{block_arguments, string_ref, Op};
+use crate::ir::{block_arguments, function_type, string_ref, Op};
 use melior::ir::{AttributeLike, Type};
 use mlir_sys::*;
 use turbine_dialects::attributes::dsa::{self, MemorySpace};
@@ -69,24 +69,6 @@ pub(super) fn descriptor_type(context: MlirContext, rank: usize) -> MlirType {
     }
     // SAFETY: the context is alive; every field is an LLVM-compatible type of it.
     unsafe { mlirLLVMStructTypeLiteralGet(context, fields.len() as isize, fields.as_ptr(), false) }
-}
-
-/// `(inputs) -> results`.
-pub(super) fn function_type(
-    context: MlirContext,
-    inputs: &[MlirType],
-    results: &[MlirType],
-) -> MlirType {
-    // SAFETY: the handles are alive; the slices are read during the call.
-    unsafe {
-        mlirFunctionTypeGet(
-            context,
-            inputs.len() as isize,
-            inputs.as_ptr(),
-            results.len() as isize,
-            results.as_ptr(),
-        )
-    }
 }
 
 /// Whether `r#type` is a memref type.
