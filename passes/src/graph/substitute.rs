@@ -7,6 +7,7 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
     substitute::{
         cost::Metric,
+        cuts::windows,
         egraph::saturate,
         extract::{extract, is_convex, searched_ops, splice, Extracted},
         rule::{verify_rules, Rule, RuleSet},
@@ -67,7 +68,8 @@ third, Dinic's algorithm) into parts under the threshold, each part is searched 
 part as a function of its own: its ops cloned, what it reads from the rest as arguments, what \
 the rest reads as results, the best graph spliced back in its place; the costs compared and \
 reported are the whole function's), then a local search applies the matches that span the \
-cuts. `search=egraph` is equality saturation with \
+cuts, in windows searched the same way: each such match with the ops within two data edges of \
+it, overlapping windows merged, each closed under the paths between its ops. `search=egraph` is equality saturation with \
 the egg crate over the same rules (Tensat's approach): every match adds the rule's target to the \
 e-graph and merges it with the matched value's e-class, for at most `budget` rounds or until \
 saturation or 20,000 e-nodes; the graph extracted with each e-node priced as its own layer by \
@@ -387,7 +389,8 @@ impl GraphSubstitute {
     }
 
     /// The searches of a split function (its ops marked with their parts): each convex part
-    /// alone as a function of its own, each other part in place, then across the cuts.
+    /// alone as a function of its own, each other part in place, then the windows around the
+    /// cuts alone ([`crate::substitute::cuts`]).
     fn search_split(
         &self,
         function: Op,
@@ -404,46 +407,23 @@ impl GraphSubstitute {
             expanded: 0,
             generated: 0,
         };
-        let whole = Settings {
-            region: Region::Whole,
-            ..self.settings.clone()
-        };
-        let (mut cheaper, mut in_place) = (Vec::new(), Vec::new());
+        let mut in_place = Vec::new();
+        let mut convex = Vec::new();
         for (index, part) in parts.iter().enumerate() {
             let part = searched_ops(view, part);
             if part.is_empty() {
                 // Only weights and constants that other parts read: nothing to rewrite.
-                continue;
-            }
-            if !is_convex(view, &part) {
-                in_place.push(Region::Part(index as i64));
-                continue;
-            }
-            let name = format!("{}.part{index}", view.name);
-            let extracted = extract(view, &part, &name);
-            let outcome = search_part(extracted.function, rules, &whole, machine, total.best);
-            let outcome = match outcome {
-                Ok(outcome) => outcome,
-                Err(message) => {
-                    extracted.discard();
-                    cheaper.into_iter().for_each(Extracted::discard);
-                    return Err(message);
-                }
-            };
-            if outcome.steps.is_empty() {
-                extracted.discard();
+            } else if is_convex(view, &part) {
+                convex.push((format!("{}.part{index}", view.name), part));
             } else {
-                cheaper.push(extracted);
-            }
-            let whole_before = total.best;
-            total = merge(total, outcome);
-            if !whole_before.is_finite() {
-                // The part was priced alone, which says nothing of an infinite whole.
-                total.best = whole_before;
+                in_place.push(Region::Part(index as i64));
             }
         }
-        splice(function, cheaper);
-        in_place.push(Region::AcrossParts);
+        let whole = Settings {
+            region: Region::Whole,
+            ..self.settings.clone()
+        };
+        total = search_extracted(function, view, convex, &whole, rules, machine, total)?;
         for region in in_place {
             let settings = Settings {
                 region,
@@ -451,6 +431,27 @@ impl GraphSubstitute {
             };
             total = merge(total, search(function, rules, &settings, machine)?);
         }
+        let view = FunctionView::read(function).map_err(|error| error.message)?;
+        let windows = windows(&view, rules);
+        if self.explain {
+            let sizes: Vec<usize> = windows
+                .iter()
+                .map(|window| window.iter().filter(|&&op| counts(&view, op)).count())
+                .collect();
+            function.emit_remark(&format!(
+                "searching across the cuts in windows of {sizes:?} ops"
+            ));
+        }
+        let windows = windows
+            .into_iter()
+            .enumerate()
+            .map(|(index, window)| (format!("{}.cut{index}", view.name), window))
+            .collect();
+        let across = Settings {
+            region: Region::AcrossParts,
+            ..self.settings.clone()
+        };
+        total = search_extracted(function, &view, windows, &across, rules, machine, total)?;
         total.best = measure_cost(function, &self.settings, machine)?;
         Ok(total)
     }
@@ -470,6 +471,45 @@ impl GraphSubstitute {
         }
         Ok(set)
     }
+}
+
+/// Searches each of `sets` (named convex sets of `view`'s ops) alone as a function of its
+/// own by `settings`, then splices the cheaper graphs found into `function`; returns `total`
+/// with the searches' outcomes.
+fn search_extracted(
+    function: Op,
+    view: &FunctionView,
+    sets: Vec<(String, Vec<usize>)>,
+    settings: &Settings,
+    rules: &[Rule],
+    machine: Option<&Machine>,
+    mut total: Outcome,
+) -> Result<Outcome, String> {
+    let mut cheaper = Vec::new();
+    for (name, ops) in sets {
+        let extracted = extract(view, &ops, &name);
+        let outcome = match search_part(extracted.function, rules, settings, machine, total.best) {
+            Ok(outcome) => outcome,
+            Err(message) => {
+                extracted.discard();
+                cheaper.into_iter().for_each(Extracted::discard);
+                return Err(message);
+            }
+        };
+        if outcome.steps.is_empty() {
+            extracted.discard();
+        } else {
+            cheaper.push(extracted);
+        }
+        let whole_before = total.best;
+        total = merge(total, outcome);
+        if !whole_before.is_finite() {
+            // The set was priced alone, which says nothing of an infinite whole.
+            total.best = whole_before;
+        }
+    }
+    splice(function, cheaper);
+    Ok(total)
 }
 
 /// The totals of the searches of a split so far (`total`) and then `outcome`'s: the cost as

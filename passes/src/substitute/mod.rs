@@ -3,6 +3,7 @@
 //! backtracking search ([`search`]). The pass that drives it is `graph-substitute`.
 
 pub mod cost;
+pub mod cuts;
 pub mod egraph;
 pub mod expr;
 pub mod extract;

@@ -47,7 +47,7 @@ pub enum Region {
 
 impl Region {
     /// Whether the search may apply `found` (in the graph `view`).
-    fn admits(self, found: &Match, view: &FunctionView) -> bool {
+    pub fn admits(self, found: &Match, view: &FunctionView) -> bool {
         let parts = || found.ops.iter().map(|&op| part_of(view.ops[op].op));
         match self {
             Region::Whole => true,

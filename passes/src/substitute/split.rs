@@ -1,10 +1,10 @@
 //! MetaFlow's flow-based recursive split (§5.2): a graph too large to search whole is cut into
-//! parts searched one by one, then a local search tries the rewrites that span the cuts. A cut
-//! should separate as few substitution opportunities as possible, so each op's capacity is the
-//! number of matches that touch both an input and an output edge of it (cutting there loses
-//! them), and the cut is a minimum vertex cut, found as a maximum flow (Dinic's algorithm)
-//! between the first and the last third of the ops in block order, recursively until every part
-//! has at most the threshold's ops.
+//! parts searched one by one, then a local search tries the rewrites that span the cuts
+//! ([`super::cuts`]). A cut should separate as few substitution opportunities as possible, so
+//! each op's capacity is the number of matches that touch both an input and an output edge of it
+//! (cutting there loses them), and the cut is a minimum vertex cut, found as a maximum flow
+//! (Dinic's algorithm) between the first and the last third of the ops in block order,
+//! recursively until every part has at most the threshold's ops.
 //!
 //! Parts are marked on the ops with a discardable `substitute.part` attribute while the search
 //! runs (new ops inherit their match's part), so that the search keeps to one part at a time.

@@ -35,6 +35,7 @@
 // (constants aside) by minimum vertex cuts, each part searched alone; the layer norm spans cuts,
 // so the local search across the cuts finds it, and the result is the whole search's.
 // SPLIT: remark: split 14 ops into 7 parts of [1, 2, 4, 2, 0, 1, 4] ops by minimum vertex cuts separating [0, 2, 1, 0, 0, 1] matches
+// SPLIT: remark: searching across the cuts in windows of [14] ops
 // SPLIT: remark: applied 'layer_norm_decomposed': cost 1186 -> 343
 // SPLIT: remark: applied 'gelu_erf': cost 343 -> 341
 // SPLIT: remark: substitution: cost 1186 -> 341 (2 rewrites
