@@ -301,11 +301,7 @@ fn outline(
         .collect();
     let leading_types: Vec<MlirType> = leading.iter().map(|value| value.r#type()).collect();
     let (region, block) = region_with_block(&leading_types, location);
-    let moved: HashSet<usize> = ops
-        .iter()
-        .flat_map(|&op| op.collect_pre_order())
-        .map(op_key)
-        .collect();
+    let moved: Vec<Op> = ops.iter().flat_map(|&op| op.collect_pre_order()).collect();
     for &op in ops {
         // SAFETY: each op is a top-level op of `function`, in its block; `block` is the fresh block
         // of `region`, which the function built below takes into the module, so the ops stay alive
@@ -316,15 +312,17 @@ fn outline(
     for (&value, argument) in leading.iter().zip(block_arguments(block)) {
         inputs.know(value, argument);
     }
-    for &(value, _) in reads {
-        let replacement = inputs.value(value);
-        let uses: Vec<(Op, usize)> = value
-            .uses()
-            .into_iter()
-            .filter(|&(owner, _)| moved.contains(&op_key(owner)))
-            .collect();
-        for (owner, number) in uses {
-            owner.set_operand(number, replacement);
+    let replacements: HashMap<usize, Val> = reads
+        .iter()
+        .map(|&(value, _)| (value_key(value), inputs.value(value)))
+        .collect();
+    // The moved ops' operands rather than the read values' uses: a value every part reads (a
+    // buffer, a constant) has uses throughout the function.
+    for op in moved {
+        for (number, operand) in op.operands().into_iter().enumerate() {
+            if let Some(&replacement) = replacements.get(&value_key(operand)) {
+                op.set_operand(number, replacement);
+            }
         }
     }
     Builder::at_end(block, context, location).create(dsa::Kind::Return, &[], Some(&[]), &[], &[]);
