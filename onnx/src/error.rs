@@ -134,9 +134,9 @@ pub enum TensorProblem {
     /// The element type is not one Turbine supports.
     #[error("element type {0} is not supported (Turbine handles FLOAT, INT32, INT64 and BOOL)")]
     ElementType(String),
-    /// The data lives in an external file, which the importer does not read.
-    #[error("its data is stored in an external file, which the importer does not read")]
-    ExternalData,
+    /// The data lives in an external file that cannot be read, for the reason given.
+    #[error("its external data cannot be read: {0}")]
+    ExternalData(String),
     /// The tensor is sparse.
     #[error("sparse tensors are not supported")]
     Sparse,

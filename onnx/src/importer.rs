@@ -3,6 +3,7 @@
 //! outputs from `@main`.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::rc::Rc;
 
 use prost::Message;
@@ -36,6 +37,9 @@ pub struct ImportOptions {
     /// The weights file name that `graph.weights` records (when there are weights), normally the
     /// output's name with `.safetensors`, relative to the directory of the `.mlir` file.
     pub weights_file: String,
+    /// The folder the model's external data files are in (the model file's folder); `None`
+    /// refuses tensors stored in external files.
+    pub external_data_folder: Option<PathBuf>,
 }
 
 /// An imported model: the graph-dialect module as typed records and the weights it refers to.
@@ -49,7 +53,8 @@ pub struct ImportedModel {
 
 /// Imports an ONNX model (the bytes of a `.onnx` file).
 pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<ImportedModel, ImportError> {
-    let model = ModelProto::decode(bytes)?;
+    let mut model = ModelProto::decode(bytes)?;
+    crate::external::load(&mut model, options.external_data_folder.as_deref())?;
     let graph = checked_graph(&model)?;
     let mut scope = Scope::default();
     define_initializers(graph, &mut scope)?;

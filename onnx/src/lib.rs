@@ -22,6 +22,7 @@
 
 pub mod emit;
 mod error;
+mod external;
 pub mod fold;
 mod importer;
 pub mod infer;

@@ -169,7 +169,9 @@ impl Tensor {
             problem,
         };
         if proto.data_location == 1 || !proto.external_data.is_empty() {
-            return Err(problem(TensorProblem::ExternalData));
+            return Err(problem(TensorProblem::ExternalData(
+                "it is read only when the model is imported from a file, beside it".into(),
+            )));
         }
         let element = ElementType::from_onnx(proto.data_type).ok_or_else(|| {
             problem(TensorProblem::ElementType(ElementType::onnx_name(
@@ -306,7 +308,7 @@ mod tests {
         assert!(Tensor::from_proto(&external, "x")
             .unwrap_err()
             .to_string()
-            .contains("external file"));
+            .contains("external data cannot be read"));
 
         let double = proto(vec![1], 11);
         assert!(Tensor::from_proto(&double, "d")

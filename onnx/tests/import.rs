@@ -2,9 +2,10 @@
 //! text or the error checked. (Whether the text verifies is checked by the MLIR-linked integration
 //! tests in `tools/` and by lit.)
 
+use std::path::Path;
 use turbine_onnx::emit::{Attribute, GraphModule, Op, ValueRef};
 use turbine_onnx::model_builder::{encode, f32_tensor, i64_tensor, node, Dim, GraphBuilder};
-use turbine_onnx::proto::ModelProto;
+use turbine_onnx::proto::{ModelProto, StringStringEntryProto};
 use turbine_onnx::tensor::Data;
 use turbine_onnx::types::TensorType;
 use turbine_onnx::{import, ElementType, ImportError, ImportOptions, ImportedModel};
@@ -435,4 +436,127 @@ fn node_errors_name_the_node() {
         .model(13);
     assert!(error(&divide_by_zero)
         .starts_with("node 'div' (Div): Div is undefined on its integer operands"));
+}
+
+/// A model whose 216-element filter `w` is stored in `file` at `entries` (the external data
+/// entries) and whose other tensors are inline.
+fn external_network(entries: &[(&str, &str)]) -> ModelProto {
+    let mut model = network();
+    let graph = model.graph.as_mut().unwrap();
+    let filter = graph
+        .initializer
+        .iter_mut()
+        .find(|tensor| tensor.name == "w")
+        .unwrap();
+    filter.raw_data.clear();
+    filter.data_location = 1;
+    filter.external_data = entries
+        .iter()
+        .map(|&(key, value)| StringStringEntryProto {
+            key: key.into(),
+            value: value.into(),
+        })
+        .collect();
+    model
+}
+
+/// Imports `model` as if its file were in `folder`.
+fn import_beside(model: &ModelProto, folder: &Path) -> Result<ImportedModel, ImportError> {
+    let options = ImportOptions {
+        weights_file: "w.safetensors".into(),
+        external_data_folder: Some(folder.to_path_buf()),
+        ..Default::default()
+    };
+    import(&encode(model), &options)
+}
+
+#[test]
+fn external_data_is_read_from_the_model_folder() {
+    let folder = tempfile::tempdir().unwrap();
+    let filter: Vec<u8> = (0..8 * 3 * 3 * 3)
+        .flat_map(|index| (index as f32 * 0.01).to_le_bytes())
+        .collect();
+    // The filter after 16 bytes of another tensor, as onnx writes several tensors to one file.
+    let mut data = vec![7u8; 16];
+    data.extend(&filter);
+    std::fs::write(folder.path().join("weights.bin"), &data).unwrap();
+    let length = filter.len().to_string();
+    let entries = [
+        ("location", "weights.bin"),
+        ("offset", "16"),
+        ("length", length.as_str()),
+    ];
+    let external = import_beside(&external_network(&entries), folder.path()).unwrap();
+    let inline = run(&network()).unwrap();
+    assert_eq!(external.weights.len(), 1);
+    assert_eq!(
+        external.weights.serialize().unwrap(),
+        inline.weights.serialize().unwrap(),
+        "the same weights as the model that holds them inline"
+    );
+    // Without a length, the data runs to the end of the file.
+    std::fs::write(folder.path().join("only.bin"), &filter).unwrap();
+    let to_end = external_network(&[("location", "./only.bin")]);
+    assert!(import_beside(&to_end, folder.path()).is_ok());
+}
+
+#[test]
+fn external_data_outside_the_model_folder_or_the_file_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let folder = root.path().join("model");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(root.path().join("secret.bin"), vec![0u8; 864]).unwrap();
+    std::fs::write(folder.join("short.bin"), vec![0u8; 100]).unwrap();
+    std::os::unix::fs::symlink(root.path().join("secret.bin"), folder.join("link.bin")).unwrap();
+    let absolute = root.path().join("secret.bin");
+    let cases: [(&[(&str, &str)], &str); 9] = [
+        (
+            &[("location", "../secret.bin")],
+            "absolute paths and '..' are refused",
+        ),
+        (
+            &[("location", absolute.to_str().unwrap())],
+            "absolute paths",
+        ),
+        (
+            &[("location", "link.bin")],
+            "leads out of the model's folder",
+        ),
+        (
+            &[("location", "missing.bin")],
+            "file 'missing.bin': No such file",
+        ),
+        (&[("location", "short.bin")], "needs 864 bytes of raw data"),
+        (
+            &[
+                ("location", "short.bin"),
+                ("offset", "90"),
+                ("length", "864"),
+            ],
+            "offset 90 and length 864 lie past the end of file 'short.bin' (100 bytes)",
+        ),
+        (
+            &[("location", "short.bin"), ("offset", "-1")],
+            "entry 'offset' is '-1', not a byte count",
+        ),
+        (
+            &[("location", "short.bin"), ("base", "x")],
+            "entry 'base' is not one ONNX",
+        ),
+        (&[("offset", "0")], "no 'location' entry"),
+    ];
+    for (entries, expected) in cases {
+        let error = import_beside(&external_network(entries), &folder)
+            .expect_err("the import should fail")
+            .to_string();
+        assert!(
+            error.starts_with("tensor 'w': ") && error.contains(expected),
+            "{entries:?}: {error}"
+        );
+    }
+    let error = error(&external_network(&[("location", "short.bin")]));
+    assert!(
+        error.contains("read only when the model is imported from a file"),
+        "{error}"
+    );
 }

@@ -69,6 +69,7 @@ pub fn onnx(data: &[u8]) {
     let options = turbine_onnx::ImportOptions {
         input_shapes: Vec::new(),
         weights_file: "weights.safetensors".into(),
+        external_data_folder: None,
     };
     let Ok(model) = turbine_onnx::import(data, &options) else {
         return;

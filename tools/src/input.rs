@@ -2,7 +2,7 @@
 //! their content, whatever their extension: an ONNX model is a binary protobuf, a graph-dialect
 //! model is MLIR text.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What a model file holds, by its content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +76,14 @@ pub fn read_model_as(path: &Path, expected: ModelFormat, hint: &str) -> Result<V
         ));
     }
     Ok(bytes)
+}
+
+/// The folder of the model file at `path`, where an ONNX model's external data files are.
+pub fn model_folder(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }
 
 #[cfg(test)]

@@ -400,7 +400,7 @@ def short_data():
 def external_data():
     g = single("Add", ["w"])
     w = TensorProto(name="w", data_type=FLOAT, dims=[1, 4], data_location=TensorProto.EXTERNAL)
-    w.external_data.add(key="location", value="weights.bin")
+    w.external_data.add(key="location", value="../weights.bin")
     g.initializers.append(w)
     return g.model("external", 13)
 
@@ -530,6 +530,8 @@ def main():
     write.add_argument("name", choices=sorted(MODELS))
     write.add_argument("output")
     write.add_argument("--truncate", type=int, help="keep only the first BYTES bytes")
+    write.add_argument("--external-data", metavar="FILE",
+                       help="store every initializer in FILE beside the model, as onnx.save_model does")
     weights = commands.add_parser("weights", help="list a safetensors file")
     weights.add_argument("file")
     commands.add_parser("list", help="list the models")
@@ -538,6 +540,9 @@ def main():
         list_weights(arguments.file)
     elif arguments.command == "list":
         print("\n".join(sorted(MODELS)))
+    elif arguments.external_data:
+        onnx.save_model(MODELS[arguments.name](), arguments.output, save_as_external_data=True,
+                        all_tensors_to_one_file=True, location=arguments.external_data, size_threshold=0)
     else:
         data = MODELS[arguments.name]().SerializeToString()
         with open(arguments.output, "wb") as file:

@@ -114,6 +114,7 @@ fn run(arguments: &Arguments) -> Result<(), String> {
             .as_deref()
             .map(|path| recorded_path(path, &arguments.output))
             .unwrap_or_default(),
+        external_data_folder: Some(turbine_tools::input::model_folder(input)),
     };
     let model = import(&bytes, &options).map_err(|error| error.to_string())?;
     let weights_path = match weights_path {

@@ -53,6 +53,7 @@ fn import_onnx<'c>(
     let options = turbine_onnx::ImportOptions {
         input_shapes: arguments.input_shapes.clone(),
         weights_file: "weights.safetensors".into(),
+        external_data_folder: Some(turbine_tools::input::model_folder(path)),
     };
     let model = turbine_onnx::import(bytes, &options)
         .map_err(|error| format!("{} (read as an ONNX model): {error}", path.display()))?;
