@@ -31,7 +31,7 @@ With --depths it compiles (without running) ResNet-18 to -152 imported from ONNX
 and prints the compile time per phase and per ONNX op; then Relu chains of 1,000, 10,000 and
 100,000 ops and stacks of 30 and 300 small transformer encoder layers (about 1,000 and 10,000 ops),
 with each size's time per op over the smallest size's of its kind ("x linear"); it exits non-zero
-when one of those ratios exceeds 1.5.
+when one of those ratios exceeds 1.5. --scaling runs only the second table.
 """
 
 import argparse
@@ -451,16 +451,20 @@ def main():
     parser.add_argument("--depths", action="store_true", help="compile time per op across ResNet-18/34/50/101/152, Relu chains of 1k to 100k ops and "
                         "encoder stacks of 1k and 10k ops (compiled, not run); fails when a time per op exceeds "
                         "1.5 times the smallest size's of its kind")
+    parser.add_argument("--scaling", action="store_true", help="only the second table of --depths: Relu chains and "
+                        "encoder stacks")
     parser.add_argument("--compile-timeout", type=float, default=1800,
                         help="seconds one compilation of --depths may take before it counts as failed")
     arguments = parser.parse_args()
-    if arguments.depths:
-        text, failed = depths(arguments)
-        print(text)
+    if arguments.depths or arguments.scaling:
+        text, failed = depths(arguments) if arguments.depths else (None, False)
+        if text:
+            print(text)
         sizes, too_slow = scaling(arguments)
         print(sizes)
         if arguments.markdown:
-            write_between(arguments.markdown, "depths", text)
+            if text:
+                write_between(arguments.markdown, "depths", text)
             write_between(arguments.markdown, "scaling", sizes)
         sys.exit(1 if failed or too_slow else 0)
     if arguments.ablation:
