@@ -2,6 +2,7 @@
 //! planned by [`super::per_core`]): each core of the binding runs the instance's layers on its
 //! own block back to back in a private part of the kernel, its intermediates in its LB.
 
+use super::aliases::Aliases;
 use super::core_lowering::{CoreLowering, Residents};
 use super::emission::Emission;
 use super::error::ScheduleError;
@@ -153,7 +154,7 @@ impl Emission<'_, '_> {
                 live: Vec::new(),
                 lb: machine.lb_elements(),
             },
-            aliases: BTreeMap::new(),
+            aliases: Aliases::default(),
             fused: BTreeSet::new(),
             output,
             machine: Machine {
@@ -240,7 +241,7 @@ impl Emission<'_, '_> {
                 .residents
                 .live
                 .iter()
-                .filter(|(live, _, _)| !lowering.aliases.values().any(|root| root == live))
+                .filter(|&&(live, _, _)| !lowering.aliases.is_viewed(live))
                 .map(|&(live, _, _)| (lowering.last_use(live), live))
                 .max();
             match victim {

@@ -2,6 +2,7 @@
 //! buffers living across its layers in the core's LB, the views of its reshapes, and the kernel
 //! its layers go into, with the copies the running core makes on its own.
 
+use super::aliases::Aliases;
 use super::plan::FirstFit;
 use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::ir::{Op, Val};
@@ -44,8 +45,8 @@ pub(super) struct CoreLowering<'b> {
     pub(super) core: Val,
     pub(super) cores: usize,
     pub(super) residents: Residents,
-    /// Reshapes' results and the value whose buffer they view.
-    pub(super) aliases: BTreeMap<ValueId, ValueId>,
+    /// Reshapes' results and the values whose buffers they view.
+    pub(super) aliases: Aliases,
     /// The ops fused into the layers emitted so far.
     pub(super) fused: BTreeSet<usize>,
     /// The core's block of the instance's output.
@@ -60,11 +61,7 @@ impl CoreLowering<'_> {
     /// The last op reading `value` or a view of it; past every op when the instance yields it.
     pub(super) fn last_use(&self, value: ValueId) -> usize {
         let body = self.body;
-        let views = self
-            .aliases
-            .iter()
-            .filter(|(_, &root)| root == value)
-            .map(|(&view, _)| view);
+        let views = self.aliases.views_of(value).iter().copied();
         let mut last = 0;
         for v in std::iter::once(value).chain(views) {
             if body.returned().contains(&v) {
@@ -82,12 +79,7 @@ impl CoreLowering<'_> {
         local: &mut BTreeMap<ValueId, Tensor>,
         op: &Node,
     ) {
-        let root = self
-            .aliases
-            .get(&op.operands[0])
-            .copied()
-            .unwrap_or(op.operands[0]);
-        self.aliases.insert(op.results[0].0, root);
+        self.aliases.insert(op.results[0].0, op.operands[0]);
         let source = local[&op.operands[0]].clone();
         local.insert(
             op.results[0].0,

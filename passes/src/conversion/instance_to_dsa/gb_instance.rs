@@ -3,6 +3,7 @@
 //! its body walked op by op (views on the host, layers into the kernel, see
 //! [`super::gb_layer`]), its outputs written where the program reads them.
 
+use super::aliases::Aliases;
 use super::emission::{Emission, Previous};
 use super::error::ScheduleError;
 use super::items::instance_attributes;
@@ -26,6 +27,8 @@ pub(super) struct GbInstance<'b> {
     pub(super) position: usize,
     pub(super) node: &'b Node,
     pub(super) body: &'b FunctionView,
+    /// The position of each of the body's arguments among them (and the node's operands).
+    arguments: BTreeMap<ValueId, usize>,
     /// The body's arguments standing for weights or constants: promoted to the GB layer by
     /// layer (§4.2).
     pub(super) weights: BTreeSet<ValueId>,
@@ -43,8 +46,8 @@ pub(super) struct GbInstance<'b> {
     pub(super) mirrored: BTreeSet<usize>,
     /// The ops fused into the layers lowered so far.
     pub(super) fused: BTreeSet<usize>,
-    /// Views' results (reshapes, windows read in place) and the value whose buffer they view.
-    pub(super) aliases: BTreeMap<ValueId, ValueId>,
+    /// Views' results (reshapes, windows read in place) and the values whose buffers they view.
+    pub(super) aliases: Aliases,
     /// The layer before (the last of the instance before, first), while the next one may
     /// prefetch its weights at its start.
     pub(super) previous: Option<Previous>,
@@ -55,11 +58,7 @@ pub(super) struct GbInstance<'b> {
 impl GbInstance<'_> {
     /// The instance's operand that a value of the body is, if it is one.
     pub(super) fn operand(&self, value: &ValueId) -> Option<ValueId> {
-        self.body
-            .arguments
-            .iter()
-            .position(|(argument, _)| argument == value)
-            .map(|p| self.node.operands[p])
+        self.arguments.get(value).map(|&p| self.node.operands[p])
     }
 
     /// The output that the layer anchored at `op` writes `value` (of buffer shape `shape`)
@@ -73,15 +72,9 @@ impl GbInstance<'_> {
         })
     }
 
-    /// The value whose buffer `value` views (itself when it views none).
-    fn root_of(&self, value: ValueId) -> ValueId {
-        self.aliases.get(&value).copied().unwrap_or(value)
-    }
-
     /// A reshape or flatten: a view of its operand's buffer.
     fn reshape(&mut self, host: &mut Body, op: &Node) {
-        let root = self.root_of(op.operands[0]);
-        self.aliases.insert(op.results[0].0, root);
+        self.aliases.insert(op.results[0].0, op.operands[0]);
         let source = self.local[&op.operands[0]].clone();
         self.local.insert(
             op.results[0].0,
@@ -93,8 +86,7 @@ impl GbInstance<'_> {
     /// columns a stride-2 projection reads): a view its tile loads read in place, not a copy of
     /// the window.
     fn conv_window(&mut self, host: &mut Body, op: &Node) {
-        let root = self.root_of(op.operands[0]);
-        self.aliases.insert(op.results[0].0, root);
+        self.aliases.insert(op.results[0].0, op.operands[0]);
         let starts: Vec<usize> = op
             .ints("starts")
             .iter()
@@ -170,10 +162,15 @@ impl Emission<'_, '_> {
         let mirrors: Vec<Option<Tensor>> = (0..node.results.len())
             .map(|result| self.mirror_destination(host, position, node, result))
             .collect();
+        let mut arguments = BTreeMap::new();
+        for (index, (argument, _)) in body.arguments.iter().enumerate() {
+            arguments.entry(*argument).or_insert(index);
+        }
         Ok(GbInstance {
             position,
             node,
             body,
+            arguments,
             weights,
             absorbs,
             destinations,
@@ -182,7 +179,7 @@ impl Emission<'_, '_> {
             local,
             mirrored: BTreeSet::new(),
             fused: BTreeSet::new(),
-            aliases: BTreeMap::new(),
+            aliases: Aliases::default(),
             previous: self.before.take(),
             stored_slices: BTreeSet::new(),
         })

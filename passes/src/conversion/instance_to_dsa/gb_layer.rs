@@ -271,8 +271,11 @@ impl Emission<'_, '_> {
     /// Which of the layer's weights to copy to the GB first ([`promoted_weights`]), split into
     /// those that may be copied under the layer before and those that wait for it, where the
     /// early ones go, and whether the layer stands aside.
-    fn promotion_choice(&self, instance: &GbInstance, layer: &GbLayer) -> PromotionChoice {
+    fn promotion_choice(&self, instance: &mut GbInstance, layer: &GbLayer) -> PromotionChoice {
         let walk = self.walk;
+        // The instance's tensors, which the estimates of the promoted sets read with the
+        // weights' spaces set for each set; given back below.
+        let mut tensors = std::mem::take(&mut instance.local);
         let op = layer.op;
         let needs = &walk.op_needs[&instance.position];
         let other_segment = instance
@@ -309,7 +312,7 @@ impl Emission<'_, '_> {
         };
         let promote = promoted_weights(
             walk.machine,
-            &instance.local,
+            &mut tensors,
             &layer.weights,
             &estimate,
             (cover, &goes_early),
@@ -341,6 +344,7 @@ impl Emission<'_, '_> {
                 .previous
                 .as_ref()
                 .is_some_and(|previous| previous.start.is_some());
+        instance.local = tensors;
         PromotionChoice {
             early,
             held,
@@ -524,10 +528,8 @@ impl Emission<'_, '_> {
         let walk = self.walk;
         let done = instance
             .fused
-            .iter()
+            .last()
             .copied()
-            .filter(|&f| f > op_index)
-            .max()
             .unwrap_or(op_index)
             .max(op_index);
         let cover = start

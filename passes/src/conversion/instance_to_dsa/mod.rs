@@ -2,6 +2,7 @@
 //! instance passes, a client of the kernel-emission library ([`crate::kernels`]) as the
 //! layer-wise schedule is.
 
+mod aliases;
 mod clusters;
 mod core_emission;
 mod core_lowering;

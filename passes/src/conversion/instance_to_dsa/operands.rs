@@ -22,9 +22,12 @@ use turbine_dialects::ops::graph;
 /// share, which each core reads once, streamed from DDR under its compute (ResNet-50's stage-4
 /// 3×3 layers, whose filter share copied first would keep every core waiting). A layer without
 /// an estimate (elementwise, rows, windows) promotes all of them.
+///
+/// The subsets are estimated on `tensors` themselves, the instance's, with the spaces of the
+/// weights read from DDR set for each subset: they are in DDR again on return.
 pub(super) fn promoted_weights(
     machine: &Machine,
-    tensors: &BTreeMap<ValueId, Tensor>,
+    tensors: &mut BTreeMap<ValueId, Tensor>,
     weights: &BTreeSet<ValueId>,
     estimate: &dyn Fn(&BTreeMap<ValueId, Tensor>) -> Option<f64>,
     (cover, goes_early): (Cover, &dyn Fn(&ValueId) -> bool),
@@ -47,14 +50,12 @@ pub(super) fn promoted_weights(
         vec![u32::MAX]
     };
     let mut candidates = vec![(direct, BTreeSet::new())];
-    // One copy of the tensors for every subset (they are the whole instance's): each subset
-    // sets the space of every weight read from DDR.
-    let mut promoted = tensors.clone();
+    // Each subset sets the space of every weight read from DDR.
     for subset in subsets {
         let (mut bytes, mut early) = (0, 0);
         let mut chosen = BTreeSet::new();
         for (bit, weight) in in_ddr.iter().enumerate() {
-            let tensor = promoted
+            let tensor = tensors
                 .get_mut(weight)
                 .expect("a weight of the layer has a tensor");
             tensor.view.space = Space::Ddr;
@@ -69,12 +70,19 @@ pub(super) fn promoted_weights(
                 chosen.insert(*weight);
             }
         }
-        if let Some(in_gb) = estimate(&promoted) {
+        if let Some(in_gb) = estimate(tensors) {
             candidates.push((
                 in_gb + copy_cycles(machine, bytes) - cover.credit(machine, bytes, early),
                 chosen,
             ));
         }
+    }
+    for weight in &in_ddr {
+        tensors
+            .get_mut(weight)
+            .expect("a weight of the layer has a tensor")
+            .view
+            .space = Space::Ddr;
     }
     // A set within 2 % of the lowest that holds it and more is a tie won by the larger set (as
     // between tilings): the estimates do not price an epilogue's operands, such as a bias that

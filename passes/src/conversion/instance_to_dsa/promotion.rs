@@ -1,6 +1,7 @@
 //! The weights a layer of a GB instance copies to the kernel's GB arena before it reads them
 //! (GraphTurbo §4.2), and the arena blocks given back once the layers holding them are done.
 
+use super::aliases::Aliases;
 use super::emission::{Emission, Previous};
 use crate::graph_view::{FunctionView, ValueId};
 use crate::ir::Op;
@@ -79,7 +80,7 @@ impl Emission<'_, '_> {
     pub(super) fn retire(
         &mut self,
         body: &FunctionView,
-        aliases: &BTreeMap<ValueId, ValueId>,
+        aliases: &Aliases,
         previous: Option<Previous>,
     ) {
         let Some(previous) = previous else { return };
@@ -100,21 +101,13 @@ impl Emission<'_, '_> {
 
     /// Returns to the arena the intermediates no op after `done` reads (layers are separated by
     /// barriers, so the next layer may overwrite them).
-    pub(super) fn release(
-        &mut self,
-        body: &FunctionView,
-        aliases: &BTreeMap<ValueId, ValueId>,
-        done: usize,
-    ) {
+    pub(super) fn release(&mut self, body: &FunctionView, aliases: &Aliases, done: usize) {
         let Some((_, free)) = &mut self.arena else {
             return;
         };
         self.placed.retain(|&(value, offset, elements)| {
             // A reshape's result is a view of its source's buffer: its readers count too.
-            let views = aliases
-                .iter()
-                .filter(|(_, &root)| root == value)
-                .map(|(&view, _)| view);
+            let views = aliases.views_of(value).iter().copied();
             let read_later = std::iter::once(value).chain(views).any(|v| {
                 body.readers(v)
                     .iter()

@@ -1,6 +1,7 @@
-//! The state of Algorithm 2 on one function: its subgraphs (groups of ops), which op belongs to
-//! which, and the data flow between groups that the merge patterns ask about.
+//! The state of Algorithm 2 on one function: its subgraphs (groups of ops), and the data flow
+//! between groups that the merge patterns ask about ([`GroupGraph`]).
 
+use super::group_graph::GroupGraph;
 use crate::{
     graph_view::{FunctionView, Node, TensorType, ValueId},
     instance::split_info::{best_split, Budget, Split, Subgraph},
@@ -29,16 +30,18 @@ pub(super) struct Grouping<'p> {
     pub(super) diamond_factor_rule: bool,
     /// Whether to emit a remark for every merge attempt.
     pub(super) explain: bool,
-    types: BTreeMap<ValueId, &'p TensorType>,
-    weights: BTreeSet<ValueId>,
-    producer: BTreeMap<ValueId, usize>,
-    /// The ops (other than the terminator) reading each value.
-    readers: BTreeMap<ValueId, Vec<usize>>,
-    returned: BTreeSet<ValueId>,
-    /// Which group each op belongs to.
-    owner: BTreeMap<usize, usize>,
+    /// Per value (by id): its type, whether it is a weight or constant, the op making it (none
+    /// for the function's arguments), the ops other than the terminator reading it, and
+    /// whether the function returns it.
+    types: Vec<Option<&'p TensorType>>,
+    weights: Vec<bool>,
+    producer: Vec<Option<usize>>,
+    readers: Vec<Vec<usize>>,
+    returned: Vec<bool>,
     /// The groups, by their first op.
     pub(super) groups: BTreeMap<usize, Group>,
+    /// The data flow between the groups, contracted with every merge.
+    pub(super) graph: GroupGraph,
     /// Merge attempts already refused, by the groups involved; see [`Grouping::attempt`].
     pub(super) refused: BTreeSet<Vec<(usize, usize)>>,
 }
@@ -56,36 +59,40 @@ impl<'p> Grouping<'p> {
         diamond_factor_rule: bool,
         explain: bool,
     ) -> Self {
-        let mut types = BTreeMap::new();
-        let mut weights = BTreeSet::new();
-        let mut producer = BTreeMap::new();
+        let values = program.value_count;
+        let mut types = vec![None; values];
+        let mut weights = vec![false; values];
+        let mut producer = vec![None; values];
         for (value, r#type) in &program.arguments {
-            types.insert(*value, r#type);
+            types[*value] = Some(r#type);
         }
         for (index, node) in program.ops.iter().enumerate() {
+            let weight = matches!(
+                node.graph_kind(),
+                Some(graph::Kind::Weight | graph::Kind::Constant)
+            );
             for (value, r#type) in &node.results {
-                types.insert(*value, r#type);
-                producer.insert(*value, index);
-                if matches!(
-                    node.graph_kind(),
-                    Some(graph::Kind::Weight | graph::Kind::Constant)
-                ) {
-                    weights.insert(*value);
-                }
+                types[*value] = Some(r#type);
+                producer[*value] = Some(index);
+                weights[*value] = weight;
             }
         }
-        let returned = program
+        let mut returned = vec![false; values];
+        for &value in program
             .ops
             .last()
-            .map(|node| node.operands.iter().copied().collect())
-            .unwrap_or_default();
-        let mut readers: BTreeMap<ValueId, Vec<usize>> = BTreeMap::new();
+            .into_iter()
+            .flat_map(|node| &node.operands)
+        {
+            returned[value] = true;
+        }
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); values];
         for (index, node) in program.ops.iter().enumerate() {
             if node.is_terminator() {
                 continue;
             }
             for &operand in &node.operands {
-                let list = readers.entry(operand).or_default();
+                let list = &mut readers[operand];
                 if list.last() != Some(&index) {
                     list.push(index);
                 }
@@ -101,38 +108,45 @@ impl<'p> Grouping<'p> {
             producer,
             readers,
             returned,
-            owner: BTreeMap::new(),
             groups: BTreeMap::new(),
+            // Built from the layers, once they are groups.
+            graph: GroupGraph::default(),
             refused: BTreeSet::new(),
         };
-        // Algorithm 2, lines 1-4: every layer is a subgraph, in topological order. A layer is an
-        // op with the elementwise ops that only refine its result (GraphTurbo §2.1: at most one
-        // op with learned parameters, its auxiliary ops after it), the fusion every compiler
-        // starts from.
-        let mut layer_of: BTreeMap<usize, usize> = BTreeMap::new();
+        let owner = grouping.add_layers();
+        grouping.graph = GroupGraph::new(&grouping, &owner);
+        grouping
+    }
+
+    /// Algorithm 2, lines 1-4: every layer is a subgraph, in topological order. A layer is an op
+    /// with the elementwise ops that only refine its result (GraphTurbo §2.1: at most one op with
+    /// learned parameters, its auxiliary ops after it), the fusion every compiler starts from.
+    /// Returns which layer (named by its first op) each op is in.
+    fn add_layers(&mut self) -> BTreeMap<usize, usize> {
+        let program = self.program;
+        let mut owner = BTreeMap::new();
         for (index, node) in program.ops.iter().enumerate() {
             if matches!(
                 node.graph_kind(),
                 Some(graph::Kind::Weight | graph::Kind::Constant)
             ) || node.is_terminator()
-                || layer_of.contains_key(&index)
+                || owner.contains_key(&index)
             {
                 continue;
             }
             let mut ops = vec![index];
             let mut last = index;
-            while let Some(next) = grouping.auxiliary_after(last) {
+            while let Some(next) = self.auxiliary_after(last) {
                 ops.push(next);
-                layer_of.insert(next, index);
                 last = next;
             }
             for &op in &ops {
-                grouping.owner.insert(op, index);
+                owner.insert(op, index);
             }
-            let group = grouping.analysed(ops);
-            grouping.groups.insert(index, group);
+            let group = self.analysed(ops);
+            self.groups.insert(index, group);
         }
-        grouping
+        owner
     }
 
     /// The auxiliary op after op `index`: the elementwise epilogue of its single result
@@ -143,7 +157,7 @@ impl<'p> Grouping<'p> {
             return None;
         };
         self.program
-            .epilogue_reader(*value, |operand| self.weights.contains(&operand))
+            .epilogue_reader(*value, |operand| self.weights[operand])
     }
 
     pub(super) fn node(&self, index: usize) -> &'p Node {
@@ -153,59 +167,77 @@ impl<'p> Grouping<'p> {
     /// Algorithm 1 and Eq. 1 for the ops `ops`.
     pub(super) fn analysed(&self, mut ops: Vec<usize>) -> Group {
         ops.sort_unstable();
-        let members: BTreeSet<usize> = ops.iter().copied().collect();
-        let weights = |value: ValueId| self.weights.contains(&value);
-        let escapes = |value: ValueId| self.escapes(&members, value);
-        let types = |value: ValueId| self.types.get(&value).copied();
-        let nodes = ops.iter().map(|&index| self.node(index)).collect();
-        let subgraph = Subgraph::new(nodes, &weights, &escapes, &types);
-        let info = subgraph.split_info(&self.budget);
+        let info = {
+            let weights = |value: ValueId| self.weights[value];
+            let escapes = |value: ValueId| self.escapes(&ops, value);
+            let types = |value: ValueId| self.types[value];
+            let nodes = ops.iter().map(|&index| self.node(index)).collect();
+            Subgraph::new(nodes, &weights, &escapes, &types).split_info(&self.budget)
+        };
         let best = best_split(&info);
         Group { ops, info, best }
     }
 
-    /// Whether `value` (made by one of `members`) is read outside them or returned.
-    fn escapes(&self, members: &BTreeSet<usize>, value: ValueId) -> bool {
-        self.returned.contains(&value)
-            || self
-                .readers
-                .get(&value)
-                .is_some_and(|readers| readers.iter().any(|reader| !members.contains(reader)))
+    /// Whether `value` (made by one of `members`, ascending) is read outside them or returned.
+    fn escapes(&self, members: &[usize], value: ValueId) -> bool {
+        self.returned[value]
+            || self.readers[value]
+                .iter()
+                .any(|reader| members.binary_search(reader).is_err())
     }
 
     /// The groups whose results `group` reads (and whether it also reads function arguments).
     pub(super) fn producers(&self, group: usize) -> (BTreeSet<usize>, bool) {
-        let mut producers = BTreeSet::new();
-        let mut reads_arguments = false;
-        for &index in &self.groups[&group].ops {
-            for operand in &self.node(index).operands {
-                match self.producer.get(operand) {
-                    Some(_) if self.weights.contains(operand) => {}
-                    Some(op) => {
-                        let owner = self.owner[op];
-                        if owner != group {
-                            producers.insert(owner);
-                        }
-                    }
-                    None => reads_arguments = true,
-                }
-            }
-        }
-        (producers, reads_arguments)
+        (
+            self.graph.producers(group).collect(),
+            self.graph.reads_arguments(group),
+        )
     }
 
     /// The groups that read `group`'s results (and whether the function returns one of them).
     pub(super) fn consumers(&self, group: usize) -> (BTreeSet<usize>, bool) {
+        (
+            self.graph.consumers(group).collect(),
+            self.graph.returned(group),
+        )
+    }
+
+    /// Whether an op of `group` reads a function argument.
+    pub(super) fn reads_arguments(&self, group: usize) -> bool {
+        self.groups[&group].ops.iter().any(|&index| {
+            self.node(index)
+                .operands
+                .iter()
+                .any(|&operand| self.producer[operand].is_none())
+        })
+    }
+
+    /// Whether op `index` is a root: it reads no result of a grouped op, each of its operands
+    /// being a weight (or constant) or a function argument.
+    pub(super) fn is_root(&self, index: usize) -> bool {
+        self.node(index)
+            .operands
+            .iter()
+            .all(|&operand| self.weights[operand] || self.producer[operand].is_none())
+    }
+
+    /// The groups that read the results of `group`'s ops, `owner` naming the group of each op
+    /// (and whether the function returns one of the results).
+    pub(super) fn readers_of(
+        &self,
+        group: usize,
+        owner: &BTreeMap<usize, usize>,
+    ) -> (BTreeSet<usize>, bool) {
         let members = &self.groups[&group].ops;
         let mut consumers = BTreeSet::new();
         let mut returned = false;
         for &index in members {
             for (value, _) in &self.node(index).results {
-                returned |= self.returned.contains(value);
-                for reader in self.readers.get(value).into_iter().flatten() {
-                    if let Some(&owner) = self.owner.get(reader) {
-                        if owner != group {
-                            consumers.insert(owner);
+                returned |= self.returned[*value];
+                for reader in &self.readers[*value] {
+                    if let Some(&reader_group) = owner.get(reader) {
+                        if reader_group != group {
+                            consumers.insert(reader_group);
                         }
                     }
                 }
@@ -235,10 +267,8 @@ impl<'p> Grouping<'p> {
         for member in members {
             self.groups.remove(member);
         }
-        for &op in &merged.ops {
-            self.owner.insert(op, key);
-        }
         self.groups.insert(key, merged);
+        self.graph.contract(members);
     }
 
     /// The identity of a merge attempt: its rule and its groups (in the rule's order). A group is

@@ -1,18 +1,13 @@
-//! The merge patterns of Algorithm 2 (straight, branch, diamond), the fork pattern that completes
-//! them, and the rules that decide them: rule (i), mirrored across upsampling edges (§3.6), for
-//! straight, branch and fork merges, rule (ii) for diamonds, and the cost check that refuses a
-//! merged subgraph no split of which fits.
+//! The straight and branch patterns of Algorithm 2 (the diamond's are in [`super::diamonds`]), the
+//! fork pattern that completes them, and the rules that decide them: rule (i), mirrored across
+//! upsampling edges (§3.6), for straight, branch and fork merges, and the cost check that refuses
+//! a merged subgraph no split of which fits.
 
 use super::{
     explain::{describe, factor_text},
     grouping::{factor, Group, Grouping},
 };
 use crate::instance::split_info::Split;
-use petgraph::{
-    graphmap::DiGraphMap,
-    visit::{Dfs, IntoNeighbors, Reversed, Visitable},
-};
-use std::collections::BTreeSet;
 
 impl Grouping<'_> {
     /// Rule (i) for `first -> second`; returns the merged group when it accepts.
@@ -238,179 +233,8 @@ impl Grouping<'_> {
             Ok(())
         }
     }
-
-    /// The current groups as a graph: an edge from each group to every group reading its results.
-    fn group_graph(&self) -> DiGraphMap<usize, ()> {
-        let mut graph = DiGraphMap::new();
-        for &group in self.groups.keys() {
-            graph.add_node(group);
-            for consumer in self.consumers(group).0 {
-                graph.add_edge(group, consumer, ());
-            }
-        }
-        graph
-    }
-
-    /// Diamond merges: one entry, one exit, at least two paths between them, and an interior
-    /// connected to nothing else; the interior and the exit merge under rule (ii).
-    pub(super) fn diamond_merge(&mut self) -> bool {
-        let mut changed = false;
-        let mut progress = true;
-        while progress {
-            progress = false;
-            let mut graph = self.group_graph();
-            for entry in self.groups.keys().copied().collect::<Vec<_>>() {
-                if !self.groups.contains_key(&entry) {
-                    continue;
-                }
-                let (entry_consumers, _) = self.consumers(entry);
-                if entry_consumers.len() < 2 {
-                    continue;
-                }
-                let downstream = reachable(&graph, entry);
-                let Some(members) = downstream.iter().find_map(|&exit| {
-                    self.diamond(&graph, entry, &entry_consumers, &downstream, exit)
-                }) else {
-                    continue;
-                };
-                if self.merge_diamond(entry, members) {
-                    graph = self.group_graph();
-                    changed = true;
-                    progress = true;
-                }
-            }
-        }
-        changed
-    }
-
-    /// The diamond from `entry` (whose consumers are `entry_consumers` and whose descendants in
-    /// `graph` are `downstream`) to `exit`: its interior, in order, then the exit; None when
-    /// the exit does not join paths from the entry, or the interior is empty or connected to
-    /// anything but the entry, itself and the exit.
-    fn diamond(
-        &self,
-        graph: &DiGraphMap<usize, ()>,
-        entry: usize,
-        entry_consumers: &BTreeSet<usize>,
-        downstream: &BTreeSet<usize>,
-        exit: usize,
-    ) -> Option<Vec<usize>> {
-        // The exit joins the paths: it has several producers.
-        if self.producers(exit).0.len() < 2 {
-            return None;
-        }
-        let upstream = reachable(Reversed(graph), exit);
-        let interior: BTreeSet<usize> = downstream.intersection(&upstream).copied().collect();
-        if interior.is_empty()
-            || !entry_consumers
-                .iter()
-                .all(|c| interior.contains(c) || *c == exit)
-        {
-            return None;
-        }
-        let closed = interior.iter().all(|&g| {
-            let (producers, arguments) = self.producers(g);
-            let (consumers, returned) = self.consumers(g);
-            !arguments
-                && !returned
-                && producers
-                    .iter()
-                    .all(|p| *p == entry || interior.contains(p))
-                && consumers.iter().all(|c| *c == exit || interior.contains(c))
-        });
-        let (exit_producers, _) = self.producers(exit);
-        if !closed
-            || !exit_producers
-                .iter()
-                .all(|p| *p == entry || interior.contains(p))
-        {
-            return None;
-        }
-        let mut members: Vec<usize> = interior.iter().copied().collect();
-        members.push(exit);
-        Some(members)
-    }
-
-    /// Rule (ii) for the diamond from `entry` whose interior and exit (last) are `members`:
-    /// merges them when it accepts, else records the refusal. Returns whether they merged.
-    fn merge_diamond(&mut self, entry: usize, members: Vec<usize>) -> bool {
-        let exit = *members.last().expect("a diamond has an exit");
-        let attempt = self.attempt(2, &members);
-        if self.refused.contains(&attempt) {
-            return false;
-        }
-        let ops: Vec<usize> = members
-            .iter()
-            .flat_map(|g| self.groups[g].ops.clone())
-            .collect();
-        let merged = self.analysed(ops);
-        let largest = members
-            .iter()
-            .map(|g| factor(self.groups[g].best))
-            .max()
-            .unwrap_or(usize::MAX);
-        let accepted =
-            merged.best.is_some() && (!self.diamond_factor_rule || factor(merged.best) <= largest);
-        self.remark(exit, || {
-            let parts: Vec<String> = members
-                .iter()
-                .map(|g| format!("{} ({})", self.label(*g), describe(self.groups[g].best)))
-                .collect();
-            format!(
-                "diamond merge from entry {} of {} -> {}: {}",
-                self.label(entry),
-                parts.join(" + "),
-                describe(merged.best),
-                diamond_verdict(merged.best, accepted, largest)
-            )
-        });
-        if accepted {
-            self.merge(&members, merged);
-        } else {
-            self.refused.insert(attempt);
-        }
-        accepted
-    }
-}
-
-/// The remark's verdict on a diamond whose merged split is `merged` and whose largest part's
-/// factor is `largest`, `accepted` or not by rule (ii) and the cost check.
-fn diamond_verdict(merged: Option<Split>, accepted: bool, largest: usize) -> String {
-    if accepted && factor(merged) > largest {
-        format!(
-            "accepted: the merged factor {} exceeds the largest part's {}, which rule (ii) \
-             refuses only for instances sized for the LB",
-            factor_text(merged),
-            largest
-        )
-    } else if accepted {
-        "accepted by rule (ii)".to_owned()
-    } else if merged.is_none() {
-        NO_SPLIT_FITS.to_owned()
-    } else {
-        format!(
-            "refused by rule (ii): the merged factor {} exceeds the largest part's {}",
-            factor_text(merged),
-            largest
-        )
-    }
 }
 
 /// The cost check's refusal.
-const NO_SPLIT_FITS: &str = "refused by the cost check: no split of the merged subgraph fits \
-                             without recomputing too much";
-
-/// The nodes reachable from `start` in `graph`, `start` excluded.
-fn reachable<G>(graph: G, start: usize) -> BTreeSet<usize>
-where
-    G: IntoNeighbors<NodeId = usize> + Visitable,
-{
-    let mut search = Dfs::new(graph, start);
-    let mut seen = BTreeSet::new();
-    while let Some(group) = search.next(graph) {
-        if group != start {
-            seen.insert(group);
-        }
-    }
-    seen
-}
+pub(super) const NO_SPLIT_FITS: &str = "refused by the cost check: no split of the merged \
+                                        subgraph fits without recomputing too much";

@@ -16,10 +16,13 @@
 //!
 //! The pass runs on one function at a time, on one cluster's program when `instance-cluster-split`
 //! spread it over the clusters: [`grouping`] holds the subgraphs and what they read
-//! and feed, [`merges`] the patterns and their rules, [`explain`] the remarks that say why
+//! and feed, [`merges`] the patterns and their rules, [`diamonds`] the diamond pattern over the
+//! graph of the subgraphs ([`group_graph`]), [`explain`] the remarks that say why
 //! each merge was accepted or refused, and [`rewrite`] turns the final subgraphs into IR.
 
+mod diamonds;
 mod explain;
+mod group_graph;
 mod grouping;
 mod merges;
 mod rewrite;

@@ -97,8 +97,11 @@ impl<'p> Subgraph<'p> {
         escapes: &'p dyn Fn(ValueId) -> bool,
         types: &'p dyn Fn(ValueId) -> Option<&'p TensorType>,
     ) -> Self {
-        let mut produced_at = HashMap::new();
-        let mut last_read = HashMap::new();
+        // Sized for every operand and result, so that the maps never grow.
+        let reads = ops.iter().map(|node| node.operands.len()).sum();
+        let made = ops.iter().map(|node| node.results.len()).sum();
+        let mut produced_at = HashMap::with_capacity(made);
+        let mut last_read = HashMap::with_capacity(reads);
         for (position, node) in ops.iter().enumerate() {
             for &operand in &node.operands {
                 last_read.insert(operand, position);
@@ -134,7 +137,8 @@ impl<'p> Subgraph<'p> {
     pub fn peak(&self) -> usize {
         let last_read = |value: ValueId| self.last_read.get(&value).copied();
         // Every activation tensor by value: (bytes, first step live, last step live).
-        let mut tensors: HashMap<ValueId, (usize, usize, usize)> = HashMap::new();
+        let mut tensors: HashMap<ValueId, (usize, usize, usize)> =
+            HashMap::with_capacity(self.produced_at.len() + self.last_read.len());
         let end = self.ops.len();
         for (step, node) in self.ops.iter().enumerate() {
             for &operand in &node.operands {
@@ -251,14 +255,14 @@ impl<'p> Subgraph<'p> {
         reached
     }
 
-    /// Extra work of splitting along `dim` into `factor` slices, as a fraction of the
-    /// subgraph's work: halo rows that neighbouring slices both compute, and ops the split does
-    /// not reach, which every slice computes whole.
-    pub fn recompute(&self, dim: usize, factor: usize) -> f64 {
-        let reached = self.propagate(dim, factor);
+    /// Extra work of a split into `factor` slices that reaches the ops as `reached` says
+    /// ([`Subgraph::propagate`]), as a fraction of the subgraph's work: halo rows that
+    /// neighbouring slices both compute, and ops the split does not reach, which every slice
+    /// computes whole.
+    fn recompute(&self, reached: &[Option<(usize, usize)>], factor: usize) -> f64 {
         let mut total = 0.0;
         let mut split = 0.0;
-        for (node, reach) in self.ops.iter().zip(&reached) {
+        for (node, reach) in self.ops.iter().zip(reached) {
             let operand_shape = |index: usize| {
                 node.operands
                     .get(index)
@@ -305,10 +309,10 @@ impl<'p> Subgraph<'p> {
             let Some(factor) = needed.and_then(|needed| smallest_factor(size, needed)) else {
                 continue;
             };
-            if self.recompute(dim, factor) > budget.max_recompute {
+            let reached = self.propagate(dim, factor);
+            if self.recompute(&reached, factor) > budget.max_recompute {
                 continue;
             }
-            let reached = self.propagate(dim, factor);
             let ops = self
                 .ops
                 .iter()
