@@ -13,7 +13,7 @@ use super::rule::{PatternOp, PatternValue, Rule};
 use crate::graph_view::{ElementType, FunctionView, ValueId};
 use crate::ir::{to_string, Op};
 use mlir_sys::*;
-use petgraph::visit::{Dfs, Walker};
+use petgraph::visit::{Dfs, NodeFiltered, Walker};
 use std::collections::{BTreeMap, BTreeSet};
 use turbine_dialects::ops::graph;
 
@@ -396,15 +396,24 @@ fn complete(rule: &Rule, view: &FunctionView, mut state: State) -> Option<Match>
             }
         }
     }
-    let mut dfs = Dfs::empty(&view.graph);
-    dfs.stack
-        .extend(ops.iter().map(|&op| FunctionView::node_index(op)));
-    let downstream: BTreeSet<usize> = dfs.iter(&view.graph).map(|node| node.index()).collect();
-    if arguments.iter().any(|&value| {
-        view.producer(value)
-            .is_some_and(|producer| downstream.contains(&producer))
-    }) {
-        return None;
+    // No wildcard may be computed from the match's own results. Block order is topological, so
+    // a path to an argument's producer only passes ops before it: the search stops at the last.
+    if let Some(last) = arguments
+        .iter()
+        .filter_map(|&value| view.producer(value))
+        .max()
+    {
+        let before_last = NodeFiltered::from_fn(&view.graph, |node| node.index() <= last);
+        let mut dfs = Dfs::empty(&before_last);
+        dfs.stack
+            .extend(ops.iter().map(|&op| FunctionView::node_index(op)));
+        let downstream: BTreeSet<usize> = dfs.iter(&before_last).map(|node| node.index()).collect();
+        if arguments.iter().any(|&value| {
+            view.producer(value)
+                .is_some_and(|producer| downstream.contains(&producer))
+        }) {
+            return None;
+        }
     }
     let sizes = std::mem::take(&mut state.sizes);
     Some(Match {
