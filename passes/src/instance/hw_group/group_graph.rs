@@ -3,7 +3,6 @@
 //! contracted with every merge, so that a pattern's question costs the groups' edges, not a walk
 //! over their ops.
 
-use super::grouping::Grouping;
 use petgraph::{
     algo::toposort,
     graphmap::DiGraphMap,
@@ -18,12 +17,21 @@ struct Traits {
     reads_arguments: bool,
     /// Whether the function returns one of the group's results.
     returned: bool,
-    /// The smallest root op ([`Grouping::is_root`]) of the group and of every group below it,
+    /// The smallest root op (one that reads only weights and arguments) of the group and of every group below it,
     /// `usize::MAX` when there is none.
     root_floor: usize,
 }
 
-/// The groups of a [`Grouping`] and the data flow between them.
+/// A group as [`GroupGraph::new`] takes it.
+pub(super) struct GroupNode {
+    pub(super) group: usize,
+    pub(super) consumers: BTreeSet<usize>,
+    pub(super) reads_arguments: bool,
+    pub(super) returned: bool,
+    pub(super) root: usize,
+}
+
+/// The groups of a grouping and the data flow between them.
 #[derive(Default)]
 pub(super) struct GroupGraph {
     graph: DiGraphMap<usize, ()>,
@@ -31,29 +39,23 @@ pub(super) struct GroupGraph {
 }
 
 impl GroupGraph {
-    /// The groups of `grouping`, `owner` naming the group of each op.
-    pub(super) fn new(grouping: &Grouping, owner: &BTreeMap<usize, usize>) -> Self {
+    /// The graph of `groups`: each group (by its first op) with the groups reading its results,
+    /// whether it reads a function argument, whether the function returns one of its results,
+    /// and its smallest root op (`usize::MAX` when it has none).
+    pub(super) fn new(groups: Vec<GroupNode>) -> Self {
         let mut graph = DiGraphMap::new();
         let mut traits = BTreeMap::new();
-        for (&group, members) in &grouping.groups {
-            graph.add_node(group);
-            let (consumers, returned) = grouping.readers_of(group, owner);
-            for consumer in consumers {
-                graph.add_edge(group, consumer, ());
+        for node in groups {
+            graph.add_node(node.group);
+            for consumer in node.consumers {
+                graph.add_edge(node.group, consumer, ());
             }
-            let root_floor = members
-                .ops
-                .iter()
-                .copied()
-                .find(|&op| grouping.is_root(op))
-                .unwrap_or(usize::MAX);
-            let reads_arguments = grouping.reads_arguments(group);
             traits.insert(
-                group,
+                node.group,
                 Traits {
-                    reads_arguments,
-                    returned,
-                    root_floor,
+                    reads_arguments: node.reads_arguments,
+                    returned: node.returned,
+                    root_floor: node.root,
                 },
             );
         }

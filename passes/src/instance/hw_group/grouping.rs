@@ -1,7 +1,7 @@
 //! The state of Algorithm 2 on one function: its subgraphs (groups of ops), and the data flow
 //! between groups that the merge patterns ask about ([`GroupGraph`]).
 
-use super::group_graph::GroupGraph;
+use super::group_graph::{GroupGraph, GroupNode};
 use crate::{
     graph_view::{FunctionView, Node, TensorType, ValueId},
     instance::split_info::{best_split, Budget, Split, Subgraph},
@@ -114,7 +114,26 @@ impl<'p> Grouping<'p> {
             refused: BTreeSet::new(),
         };
         let owner = grouping.add_layers();
-        grouping.graph = GroupGraph::new(&grouping, &owner);
+        let nodes = grouping
+            .groups
+            .iter()
+            .map(|(&group, members)| {
+                let (consumers, returned) = grouping.readers_of(group, &owner);
+                GroupNode {
+                    group,
+                    consumers,
+                    reads_arguments: grouping.reads_arguments(group),
+                    returned,
+                    root: members
+                        .ops
+                        .iter()
+                        .copied()
+                        .find(|&op| grouping.is_root(op))
+                        .unwrap_or(usize::MAX),
+                }
+            })
+            .collect();
+        grouping.graph = GroupGraph::new(nodes);
         grouping
     }
 
