@@ -69,8 +69,9 @@ part as a function of its own: its ops cloned, what it reads from the rest as ar
 the rest reads as results, the best graph spliced back in its place; the costs compared and \
 reported are the whole function's), then a local search applies the matches that span the \
 cuts, in windows searched the same way: each such match with the ops within two data edges of \
-it, overlapping windows merged, each closed under the paths between its ops. `search=egraph` is equality saturation with \
-the egg crate over the same rules (Tensat's approach): every match adds the rule's target to the \
+it, overlapping windows merged, each closed under the paths between its ops. \
+`search=egraph` is equality saturation with the egg crate over the same rules (Tensat's \
+approach): every match adds the rule's target to the \
 e-graph and merges it with the matched value's e-class, for at most `budget` rounds or until \
 saturation or 20,000 e-nodes; the graph extracted with each e-node priced as its own layer by \
 the same cost model replaces the function if the cost model finds it cheaper; a rule with several \
@@ -373,10 +374,7 @@ impl GraphSubstitute {
         let (parts, cuts) = split(&view, ops, &capacity, self.split_threshold);
         mark(&view, &parts);
         if self.explain {
-            let sizes: Vec<usize> = parts
-                .iter()
-                .map(|part| part.iter().filter(|&&op| counts(&view, op)).count())
-                .collect();
+            let sizes = counted_sizes(&view, &parts);
             function.emit_remark(&format!(
                 "split {counted} ops into {} parts of {sizes:?} ops by minimum vertex cuts \
                  separating {cuts:?} matches",
@@ -434,10 +432,7 @@ impl GraphSubstitute {
         let view = FunctionView::read(function).map_err(|error| error.message)?;
         let windows = windows(&view, rules);
         if self.explain {
-            let sizes: Vec<usize> = windows
-                .iter()
-                .map(|window| window.iter().filter(|&&op| counts(&view, op)).count())
-                .collect();
+            let sizes = counted_sizes(&view, &windows);
             function.emit_remark(&format!(
                 "searching across the cuts in windows of {sizes:?} ops"
             ));
@@ -510,6 +505,14 @@ fn search_extracted(
     }
     splice(function, cheaper);
     Ok(total)
+}
+
+/// The number of counted ops ([`counts`]) of each of `sets` (positions of `view`'s ops), for the
+/// `explain` remarks.
+fn counted_sizes(view: &FunctionView, sets: &[Vec<usize>]) -> Vec<usize> {
+    sets.iter()
+        .map(|set| set.iter().filter(|&&op| counts(view, op)).count())
+        .collect()
 }
 
 /// The totals of the searches of a split so far (`total`) and then `outcome`'s: the cost as

@@ -47,11 +47,7 @@ impl Grouping<'_> {
         if self.refused.contains(&attempt) {
             return false;
         }
-        let ops: Vec<usize> = members
-            .iter()
-            .flat_map(|g| self.groups[g].ops.clone())
-            .collect();
-        let merged = self.analysed(ops);
+        let merged = self.analysed_union(members);
         let largest = members
             .iter()
             .map(|g| factor(self.groups[g].best))

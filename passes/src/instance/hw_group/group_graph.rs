@@ -17,8 +17,8 @@ struct Traits {
     reads_arguments: bool,
     /// Whether the function returns one of the group's results.
     returned: bool,
-    /// The smallest root op (one that reads only weights and arguments) of the group and of every group below it,
-    /// `usize::MAX` when there is none.
+    /// The smallest root op (one that reads only weights and arguments) of the group and of
+    /// every group below it, `usize::MAX` when there is none.
     root_floor: usize,
 }
 

@@ -197,6 +197,15 @@ impl<'p> Grouping<'p> {
         Group { ops, info, best }
     }
 
+    /// Algorithm 1 and Eq. 1 for the union of the groups `members` (by their first ops).
+    pub(super) fn analysed_union(&self, members: &[usize]) -> Group {
+        let ops = members
+            .iter()
+            .flat_map(|group| self.groups[group].ops.iter().copied())
+            .collect();
+        self.analysed(ops)
+    }
+
     /// Whether `value` (made by one of `members`, ascending) is read outside them or returned.
     fn escapes(&self, members: &[usize], value: ValueId) -> bool {
         self.returned[value]

@@ -165,11 +165,7 @@ impl Grouping<'_> {
             if self.refused.contains(&attempt) {
                 continue;
             }
-            let ops: Vec<usize> = members
-                .iter()
-                .flat_map(|group| self.groups[group].ops.clone())
-                .collect();
-            let merged = self.analysed(ops);
+            let merged = self.analysed_union(&members);
             let smallest = consumers
                 .iter()
                 .map(|group| factor(self.groups[group].best))
