@@ -218,6 +218,12 @@ fn import_node(node: &Node, scope: &mut Scope, builder: &mut Builder) -> Result<
             op_type: format!("{}.{}", proto.domain, proto.op_type),
         });
     }
+    if crate::operators::find(node.op_type()).is_none() {
+        return Err(ImportError::UnsupportedOp {
+            node: node.name.clone(),
+            op_type: proto.op_type.clone(),
+        });
+    }
     crate::schema::check(node)?;
     let resolved = proto
         .input

@@ -29,6 +29,7 @@ pub mod infer;
 pub mod lower;
 pub mod model_builder;
 pub mod node;
+pub mod operators;
 pub mod proto;
 mod schema;
 pub mod shape;

@@ -111,6 +111,33 @@ fn schema(op_type: &str) -> Option<Schema> {
         "Gather" => ((2, 2), &["axis"]),
         "ReduceMean" | "ReduceSum" | "ReduceMax" => ((1, 2), REDUCE),
         "ConstantOfShape" => ((1, 1), &["value"]),
+        "ReduceMin" | "ReduceSumSquare" | "ReduceL1" | "ReduceL2" | "ReduceLogSum"
+        | "ReduceLogSumExp" => ((1, 2), REDUCE),
+        "LogSoftmax" => ((1, 1), &["axis"]),
+        "InstanceNormalization" => ((3, 3), &["epsilon"]),
+        "CastLike" => ((2, 2), &["saturate"]),
+        "LeakyRelu" | "ThresholdedRelu" | "Celu" | "Elu" => ((1, 1), &["alpha", "consumed_inputs"]),
+        "Selu" => ((1, 1), &["alpha", "consumed_inputs", "gamma"]),
+        "HardSigmoid" => ((1, 1), &["alpha", "beta", "consumed_inputs"]),
+        "PRelu" => ((2, 2), &["consumed_inputs"]),
+        "Softplus" | "Softsign" | "Mish" | "HardSwish" | "Sign" => ((1, 1), &[]),
+        "Shrink" => ((1, 1), &["bias", "lambd"]),
+        "Mean" => (VARIADIC, &[]),
+        "Tile" => ((2, 2), &[]),
+        "Trilu" => ((1, 2), &["upper"]),
+        "ConvTranspose" => (
+            (2, 3),
+            &[
+                "auto_pad",
+                "dilations",
+                "group",
+                "kernel_shape",
+                "output_padding",
+                "output_shape",
+                "pads",
+                "strides",
+            ],
+        ),
         _ => return None,
     };
     Some(Schema { inputs, attributes })

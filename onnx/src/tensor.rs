@@ -77,6 +77,16 @@ impl Data {
         }
     }
 
+    /// `count` zeros (`false` for booleans) of type `element`.
+    pub fn zeros(element: ElementType, count: usize) -> Data {
+        match element {
+            ElementType::F32 => Self::F32(vec![0.0; count]),
+            ElementType::I32 => Self::I32(vec![0; count]),
+            ElementType::I64 => Self::I64(vec![0; count]),
+            ElementType::Bool => Self::Bool(vec![false; count]),
+        }
+    }
+
     /// `count` copies of the first element (the caller ensures there is one).
     pub fn repeat_first(&self, count: usize) -> Data {
         match self {

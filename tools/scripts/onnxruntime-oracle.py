@@ -13,7 +13,9 @@ covered by the ONNX conformance suite's light_resnet50 and by the benchmark), a 
 Clip 0..6), a DenseNet dense block (concat growth), an Inception-v1 stem (LRN, max pooling), a
 SqueezeNet fire module, and a transformer encoder layer written as torch.onnx exports it (q, k, v
 picked out of one projection by Gather of constant indices, reshape targets computed through
-Shape/Gather/Concat), which compiles only because graph-substitute turns those gathers into slices.
+Shape/Gather/Concat), which compiles only because graph-substitute turns those gathers into slices,
+a 1-D CNN over audio frames (Conv1d, LeakyReLU, LogSoftmax: composed by the importer) and a small
+U-Net (ConvTranspose, nearest Resize, skip connections).
 
 Tolerance: |ours - ort| <= 1e-4 * max|ort| + 1e-4 * |ort|, elementwise. onnxruntime convolves and
 multiplies with blocked kernels that sum in another order than the interpreter's straight loops, so
@@ -241,7 +243,51 @@ def torch_encoder_layer():
     return b.model("torch_encoder_layer", [("src", [sequence, batch, hidden])], [out])
 
 
-MODELS = [resnet18, mobilenet_v2, bert_layer, mobilenet_v2_block, densenet_block, inception_stem, squeezenet_fire, torch_encoder_layer]
+def audio_cnn():
+    """A 1-D CNN over 40 log-mel bands of 200 frames, as torch.onnx exports nn.Conv1d stacks for
+    keyword spotting: convolutions with batch norm and LeakyReLU, a dilated and a depthwise
+    convolution, max pooling, global average pooling over time, and LogSoftmax over 12 classes."""
+    b = Builder(40)
+
+    def conv1d(x, cin, cout, kernel, stride=1, pad=0, dilation=1, groups=1):
+        y = b.op("Conv", [x, b.weight([cout, cin // groups, kernel])], strides=[stride], pads=[pad, pad],
+                 dilations=[dilation], group=groups, kernel_shape=[kernel])
+        gamma = b.constant(b.random.uniform(0.5, 1.5, cout).astype(np.float32))
+        beta = b.constant(b.random.uniform(-0.2, 0.2, cout).astype(np.float32))
+        mean = b.constant(b.random.uniform(-0.2, 0.2, cout).astype(np.float32))
+        var = b.constant(b.random.uniform(0.5, 1.5, cout).astype(np.float32))
+        y = b.op("BatchNormalization", [y, gamma, beta, mean, var], epsilon=1e-5)
+        return b.op("LeakyRelu", [y], alpha=0.1)
+
+    x = conv1d("frames", 40, 64, 5, pad=2)
+    x = b.op("MaxPool", [x], kernel_shape=[2], strides=[2])
+    x = conv1d(x, 64, 64, 3, pad=2, dilation=2)
+    x = conv1d(x, 64, 64, 3, stride=2, pad=1, groups=64)
+    x = conv1d(x, 64, 128, 1)
+    x = b.op("Flatten", [b.op("GlobalAveragePool", [x])], axis=1)
+    logits = b.op("Gemm", [x, b.weight([12, 128]), b.constant(np.zeros(12, np.float32))], transB=1)
+    return b.model("audio_cnn", [("frames", [1, 40, 200])], [b.op("LogSoftmax", [logits], axis=-1)])
+
+
+def unet_small():
+    """A two-level U-Net (1x3x64x64): convolution blocks, max pooling down, ConvTranspose (stride 2)
+    and Resize (nearest, scale 2) up, skip connections joined by Concat, as torch.onnx exports
+    nn.ConvTranspose2d and nn.Upsample."""
+    b = Builder(64)
+    e1 = b.conv_bn("image", 3, 16, 3, pad=1)
+    e2 = b.conv_bn(b.op("MaxPool", [e1], kernel_shape=[2, 2], strides=[2, 2]), 16, 32, 3, pad=1)
+    bottom = b.conv_bn(b.op("MaxPool", [e2], kernel_shape=[2, 2], strides=[2, 2]), 32, 64, 3, pad=1)
+    up2 = b.op("ConvTranspose", [bottom, b.weight([64, 32, 2, 2]), b.constant(np.zeros(32, np.float32))],
+               strides=[2, 2], kernel_shape=[2, 2])
+    d2 = b.conv_bn(b.op("Concat", [up2, e2], axis=1), 64, 32, 3, pad=1)
+    up1 = b.op("Resize", [d2, "", b.constant(np.array([1, 1, 2, 2], np.float32))], mode="nearest")
+    d1 = b.conv_bn(b.op("Concat", [up1, e1], axis=1), 48, 16, 3, pad=1)
+    mask = b.op("Conv", [d1, b.weight([2, 16, 1, 1])], kernel_shape=[1, 1])
+    return b.model("unet_small", [("image", [1, 3, 64, 64])], [mask])
+
+
+MODELS = [resnet18, mobilenet_v2, bert_layer, mobilenet_v2_block, densenet_block, inception_stem, squeezenet_fire, torch_encoder_layer,
+          audio_cnn, unet_small]
 
 
 def check(model, bin_dir, work):

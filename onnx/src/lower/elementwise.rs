@@ -169,14 +169,18 @@ pub fn select(
     )])
 }
 
-/// `Cast` → `graph.cast`, or nothing when the type does not change.
+/// `Cast` → `graph.cast`, `CastLike` likewise to the element type of its second input; nothing
+/// when the type does not change.
 pub fn cast(
     builder: &mut Builder,
     node: &Node,
     inputs: &Inputs,
 ) -> Result<Vec<Value>, ImportError> {
     let input = inputs.required(0, "input")?;
-    let element = cast_target(node)?;
+    let element = match node.op_type() {
+        "CastLike" => inputs.required(1, "target_type")?.ty().element,
+        _ => cast_target(node)?,
+    };
     let ty = input.ty();
     if ty.element == element {
         return Ok(vec![input.clone()]);

@@ -5,8 +5,11 @@
 //! infers the result type and writes the operation. Constants reach the IR only here, the first
 //! time an operation uses them ([`Builder::operand`]).
 
+mod activation;
+mod compose;
 mod constant;
 mod conv;
+mod conv_transpose;
 mod elementwise;
 mod matmul;
 mod movement;
@@ -91,6 +94,7 @@ pub fn lower(
     let op = node.op_type();
     match op {
         "Conv" => conv::conv(builder, node, inputs),
+        "ConvTranspose" => conv_transpose::conv_transpose(builder, node, inputs),
         "MaxPool" | "AveragePool" => conv::pool(builder, node, inputs),
         "GlobalAveragePool" | "GlobalMaxPool" => conv::global_pool(builder, node, inputs),
         "MatMul" => matmul::matmul(builder, node, inputs),
@@ -98,6 +102,8 @@ pub fn lower(
         "BatchNormalization" => normalization::batch_norm(builder, node, inputs),
         "LayerNormalization" => normalization::layer_norm(builder, node, inputs),
         "Softmax" => normalization::softmax(builder, node, inputs),
+        "LogSoftmax" => normalization::log_softmax(builder, node, inputs),
+        "InstanceNormalization" => normalization::instance_norm(builder, node, inputs),
         "LRN" => normalization::lrn(builder, node, inputs),
         "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Mod" | "Sum" => {
             elementwise::binary(builder, node, inputs)
@@ -106,7 +112,7 @@ pub fn lower(
             elementwise::compare(builder, node, inputs)
         }
         "Where" => elementwise::select(builder, node, inputs),
-        "Cast" => elementwise::cast(builder, node, inputs),
+        "Cast" | "CastLike" => elementwise::cast(builder, node, inputs),
         "Clip" => elementwise::clip(builder, node, inputs),
         "Gelu" => elementwise::gelu(builder, node, inputs),
         "Sqrt" | "Erf" | "Relu" | "Sigmoid" | "Tanh" | "Exp" | "Log" | "Neg" | "Abs"
@@ -120,7 +126,10 @@ pub fn lower(
         "Resize" => resize::resize(builder, node, inputs),
         "Gather" => movement::gather(builder, node, inputs),
         "Expand" => movement::expand(builder, node, inputs),
-        "ReduceMean" | "ReduceSum" | "ReduceMax" => reduce::reduce(builder, node, inputs),
+        op if reduce::OPERATORS.contains(&op) => reduce::reduce(builder, node, inputs),
+        op if activation::OPERATORS.contains(&op) => activation::activation(builder, node, inputs),
+        "Tile" => movement::tile(builder, node, inputs),
+        "Trilu" => movement::trilu(builder, node, inputs),
         "ConstantOfShape" => constant::constant_of_shape(builder, node, inputs),
         op if FOLD_ONLY.contains(&op) => Err(node.unsupported(
             "inputs computed at run time are not supported: it computes shapes or constants, \

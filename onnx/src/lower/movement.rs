@@ -1,18 +1,21 @@
 //! Data movement: `Reshape`, `Squeeze`, `Unsqueeze` → `graph.reshape`; `Flatten` →
 //! `graph.flatten`; `Transpose`, `Concat`, `Split`, `Slice`, `Pad`, `Gather` → the graph op of
-//! the same name; `Expand` → `graph.broadcast`.
+//! the same name; `Expand` → `graph.broadcast`; `Tile` → reshapes around a broadcast; `Trilu` →
+//! `graph.where` with a constant mask.
 //!
 //! Shapes, axes, starts and pads are inputs in ONNX but attributes (or result types) in the
 //! dialect, so those inputs must be constants, which folding makes them in static models. A node
 //! that does not move anything (a reshape to the same shape, a full slice) is dropped.
 
+use super::compose::Compose;
 use super::Builder;
 use crate::emit::Attribute;
 use crate::error::ImportError;
 use crate::infer;
 use crate::node::Node;
 use crate::shape;
-use crate::types::TensorType;
+use crate::tensor::{Data, Tensor};
+use crate::types::{self, TensorType};
 use crate::value::{Inputs, Value};
 
 /// `Reshape`, `Squeeze`, `Unsqueeze` and `Flatten`.
@@ -289,4 +292,86 @@ pub fn expand(
         &[],
         TensorType::new(shape, ty.element),
     )])
+}
+
+/// `Tile` with constant repeats: each dimension `d` of size `n` repeated `r` times is an
+/// inserted dimension of size `r` before it, broadcast, then merged: `reshape` to
+/// `[1, n0, 1, n1, ...]`, `broadcast` to `[r0, n0, r1, n1, ...]`, `reshape` to `[r0 n0, ...]`.
+pub fn tile(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
+    let input = inputs.required(0, "input")?;
+    let ty = input.ty();
+    let repeats = inputs.required_ints(1, "repeats")?;
+    if repeats.len() != ty.rank() {
+        return Err(node.invalid(format!(
+            "repeats has {} values for an input of rank {}",
+            repeats.len(),
+            ty.rank()
+        )));
+    }
+    let repeats =
+        shape::static_dims(&repeats, "repeat").map_err(|message| node.invalid(message))?;
+    if repeats.iter().all(|&repeat| repeat == 1) {
+        return Ok(vec![input.clone()]);
+    }
+    let interleaved = |first: &dyn Fn(usize) -> usize| -> Vec<usize> {
+        (0..ty.rank())
+            .flat_map(|dim| [first(dim), ty.shape[dim]])
+            .collect()
+    };
+    let result: Vec<usize> = (0..ty.rank())
+        .map(|dim| repeats[dim] * ty.shape[dim])
+        .collect();
+    if types::checked_len(&result).is_none() {
+        return Err(node.invalid(format!("the result shape {result:?} is too large")));
+    }
+    let x = builder.operand(input);
+    let mut compose = Compose::new(builder, node);
+    let spread = compose.reshape(&x, interleaved(&|_| 1));
+    let repeated = compose.broadcast(&spread, interleaved(&|dim| repeats[dim]));
+    Ok(vec![Value::Dynamic(compose.reshape(&repeated, result))])
+}
+
+/// `Trilu` with a constant diagonal offset `k`: the elements outside the kept triangle of the
+/// last two dimensions become 0, by `graph.where` with a constant mask.
+pub fn trilu(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
+    let input = inputs.required(0, "input")?;
+    let ty = input.ty();
+    if ty.rank() < 2 {
+        return Err(node.invalid(format!(
+            "expects an input of rank at least 2, got {:?}",
+            ty.shape
+        )));
+    }
+    let offset = match inputs.ints(1, "k")? {
+        None => 0,
+        Some(values) if values.len() == 1 => values[0],
+        Some(values) => return Err(node.invalid(format!("k must be a scalar, got {values:?}"))),
+    };
+    let upper = node.int("upper", 1)? != 0;
+    let (rows, columns) = (ty.shape[ty.rank() - 2], ty.shape[ty.rank() - 1]);
+    let keep: Vec<bool> = (0..rows * columns)
+        .map(|index| {
+            let diagonal = (index % columns) as i64 - (index / columns) as i64;
+            if upper {
+                diagonal >= offset
+            } else {
+                diagonal <= offset
+            }
+        })
+        .collect();
+    let mask = Tensor::new(vec![rows, columns], Data::Bool(keep));
+    let mask = builder.body.constant(&mask, &node.name);
+    let zero = Tensor::new(Vec::new(), Data::zeros(ty.element, 1));
+    let zero = builder.body.constant(&zero, &node.name);
+    let x = builder.operand(input);
+    let mut compose = Compose::new(builder, node);
+    Ok(vec![Value::Dynamic(compose.select(&mask, &x, &zero)?)])
 }

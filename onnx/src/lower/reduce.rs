@@ -1,19 +1,35 @@
 //! Reductions: `ReduceMean`, `ReduceSum`, `ReduceMax` → `graph.reduce_mean`, `graph.reduce_sum`,
-//! `graph.reduce_max`.
+//! `graph.reduce_max`; the others are composed from them: `ReduceMin` is `-max(-x)` (negation is
+//! exact), `ReduceSumSquare` `sum(x * x)`, `ReduceL1` `sum(|x|)`, `ReduceL2` `sqrt(sum(x * x))`,
+//! `ReduceLogSum` `log(sum(x))` and `ReduceLogSumExp` `log(sum(exp(x - m))) + m` with `m` the
+//! maximum, so that `exp` never overflows.
 //!
 //! The axes moved from an attribute to an input at opset 13 for `ReduceSum` and at opset 18 for
 //! the others; both forms are read. Empty axes reduce everything, unless
 //! `noop_with_empty_axes` says that the node does nothing.
 
+use super::compose::Compose;
 use super::{float_input, Builder};
-use crate::emit::Attribute;
+use crate::emit::Operand;
 use crate::error::ImportError;
 use crate::node::Node;
 use crate::shape;
-use crate::types::TensorType;
 use crate::value::{Inputs, Value};
 
-/// `ReduceMean`, `ReduceSum`, `ReduceMax`.
+/// Every reduction operator the importer reads.
+pub const OPERATORS: &[&str] = &[
+    "ReduceMean",
+    "ReduceSum",
+    "ReduceMax",
+    "ReduceMin",
+    "ReduceSumSquare",
+    "ReduceL1",
+    "ReduceL2",
+    "ReduceLogSum",
+    "ReduceLogSumExp",
+];
+
+/// One of [`OPERATORS`].
 pub fn reduce(
     builder: &mut Builder,
     node: &Node,
@@ -29,27 +45,61 @@ pub fn reduce(
         return Ok(vec![x.clone()]);
     }
     let keepdims = node.int("keepdims", 1)? != 0;
-    let (axes, shape) =
+    let (axes, _) =
         shape::reduce(&ty.shape, &axes, keepdims).map_err(|message| node.invalid(message))?;
-    let name = match node.op_type() {
-        "ReduceMean" => "graph.reduce_mean",
-        "ReduceSum" => "graph.reduce_sum",
-        // The dispatcher sends only these operators here.
-        _ => "graph.reduce_max",
-    };
-    let attributes = [
-        (
-            "axes",
-            Attribute::Ints(axes.into_iter().map(|axis| axis as i64).collect()),
-        ),
-        ("keepdims", Attribute::Bool(keepdims)),
-    ];
     let x = builder.operand(x);
-    Ok(vec![builder.emit(
-        node,
-        name,
-        &[&x],
-        &attributes,
-        TensorType::new(shape, ty.element),
-    )])
+    let mut compose = Compose::new(builder, node);
+    let result = match node.op_type() {
+        "ReduceMean" => compose.reduce("graph.reduce_mean", &x, &axes, keepdims),
+        "ReduceSum" => compose.reduce("graph.reduce_sum", &x, &axes, keepdims),
+        "ReduceMax" => compose.reduce("graph.reduce_max", &x, &axes, keepdims),
+        "ReduceMin" => {
+            let negated = compose.unary("graph.neg", &x);
+            let max = compose.reduce("graph.reduce_max", &negated, &axes, keepdims);
+            compose.unary("graph.neg", &max)
+        }
+        "ReduceSumSquare" | "ReduceL2" => {
+            let square = compose.binary("graph.mul", &x, &x)?;
+            let sum = compose.reduce("graph.reduce_sum", &square, &axes, keepdims);
+            match node.op_type() {
+                "ReduceL2" => compose.unary("graph.sqrt", &sum),
+                _ => sum,
+            }
+        }
+        "ReduceL1" => {
+            let magnitude = compose.unary("graph.abs", &x);
+            compose.reduce("graph.reduce_sum", &magnitude, &axes, keepdims)
+        }
+        "ReduceLogSum" => {
+            let sum = compose.reduce("graph.reduce_sum", &x, &axes, keepdims);
+            compose.unary("graph.log", &sum)
+        }
+        // The dispatcher sends only these operators here.
+        _ => log_sum_exp(&mut compose, &x, &axes, keepdims)?,
+    };
+    Ok(vec![Value::Dynamic(result)])
+}
+
+/// `log(sum(exp(x - m))) + m` over `axes`, with `m` the maximum over them.
+fn log_sum_exp(
+    compose: &mut Compose,
+    x: &Operand,
+    axes: &[usize],
+    keepdims: bool,
+) -> Result<Operand, ImportError> {
+    let max = compose.reduce("graph.reduce_max", x, axes, true);
+    let shifted = compose.binary("graph.sub", x, &max)?;
+    let exp = compose.unary("graph.exp", &shifted);
+    let sum = compose.reduce("graph.reduce_sum", &exp, axes, true);
+    let log = compose.unary("graph.log", &sum);
+    let result = compose.binary("graph.add", &log, &max)?;
+    // The kept dimensions of size 1 go when `keepdims` is off: the element count is the same.
+    let shape =
+        x.ty.shape
+            .iter()
+            .enumerate()
+            .filter(|(axis, _)| keepdims || !axes.contains(axis))
+            .map(|(axis, &size)| if axes.contains(&axis) { 1 } else { size })
+            .collect();
+    Ok(compose.reshape(&result, shape))
 }

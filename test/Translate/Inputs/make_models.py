@@ -338,6 +338,90 @@ def elementwise():
     return g.model("elementwise", 13)
 
 
+@model("activations")
+def activations():
+    """The parametric activations and Mean, which the importer composes from elementwise ops, on
+    values of both signs (the input shifted down by 1)."""
+    g = Graph(9)
+    x = g.op("Sub", [g.input("x", FLOAT, [2, 3, 4]), g.const("one", 1.0, np.float32)], name="shift")
+    ops = [("LeakyRelu", {"alpha": 0.1}), ("Elu", {"alpha": 0.5}), ("Selu", {}), ("Celu", {"alpha": 2.0}),
+           ("Softplus", {}), ("Mish", {}), ("Softsign", {}), ("HardSigmoid", {"alpha": 0.3, "beta": 0.4}),
+           ("HardSwish", {}), ("ThresholdedRelu", {"alpha": 0.2}), ("Shrink", {"bias": 0.1, "lambd": 0.3}),
+           ("Sign", {})]
+    for op, attributes in ops:
+        g.op(op, [x], [op.lower()], name=op.lower(), **attributes)
+        g.output(op.lower(), FLOAT, [2, 3, 4])
+    g.op("PRelu", [x, g.weight("slope", [3, 1])], ["prelu"], name="prelu")
+    g.op("Mean", [x, g.weight("other", [4]), "x"], ["mean"], name="mean")
+    g.output("prelu", FLOAT, [2, 3, 4])
+    g.output("mean", FLOAT, [2, 3, 4])
+    return g.model("activations", 18)
+
+
+@model("composed")
+def composed():
+    """Normalisations, reductions and movement that the importer composes: LogSoftmax, the derived
+    reductions, InstanceNormalization, LayerNormalization's statistics outputs, Tile, Trilu,
+    CastLike."""
+    g = Graph(10)
+    x = g.input("x", FLOAT, [2, 3, 4])
+    centered = g.op("Sub", [x, g.const("one", 1.0, np.float32)], name="shift")
+    g.op("LogSoftmax", [centered], ["log_softmax"], name="log_softmax", axis=1)
+    for op, keepdims, axes in [("ReduceMin", 1, [1]), ("ReduceSumSquare", 0, [0, 2]), ("ReduceL1", 1, [-1]),
+                               ("ReduceL2", 0, [1]), ("ReduceLogSum", 1, [2]), ("ReduceLogSumExp", 0, [1, 2])]:
+        g.op(op, [centered if op != "ReduceLogSum" else x, g.const(f"{op}_axes", axes)], [op.lower()],
+             name=op.lower(), keepdims=keepdims)
+    g.op("InstanceNormalization", [centered, g.weight("in_scale", [3]), g.weight("in_bias", [3])],
+         ["instance_norm"], name="instance_norm", epsilon=1e-3)
+    g.op("LayerNormalization", [centered, g.weight("ln_scale", [4])], ["layer_norm", "ln_mean", "ln_inv"],
+         name="layer_norm", axis=-1)
+    g.op("Tile", [centered, g.const("repeats", [1, 2, 3])], ["tiled"], name="tile")
+    g.op("Trilu", [centered, g.const("k", 1)], ["upper"], name="triu")
+    g.op("Trilu", [centered], ["lower"], name="tril", upper=0)
+    g.op("CastLike", [g.op("Greater", [x, g.const("half", 1.0, np.float32)], name="greater"),
+                      g.const("like", [0.0], np.float32)], ["cast_like"], name="cast_like")
+    for name, shape in [("log_softmax", [2, 3, 4]), ("reducemin", [2, 1, 4]), ("reducesumsquare", [3]),
+                        ("reducel1", [2, 3, 1]), ("reducel2", [2, 4]), ("reducelogsum", [2, 3, 1]),
+                        ("reducelogsumexp", [2]), ("instance_norm", [2, 3, 4]), ("layer_norm", [2, 3, 4]),
+                        ("ln_mean", [2, 3, 1]), ("ln_inv", [2, 3, 1]), ("tiled", [2, 6, 12]), ("upper", [2, 3, 4]),
+                        ("lower", [2, 3, 4]), ("cast_like", [2, 3, 4])]:
+        g.output(name, FLOAT, shape)
+    return g.model("composed", 18)
+
+
+@model("audio-cnn")
+def audio_cnn():
+    """A 1-D CNN over audio frames (NCL): strided and dilated convolutions, SAME padding, a grouped
+    convolution, max and average pooling, as torch.onnx exports nn.Conv1d and its pools."""
+    g = Graph(11)
+    x = g.input("frames", FLOAT, [2, 4, 32])
+    y = g.op("Conv", [x, g.weight("w1", [8, 4, 5]), g.weight("b1", [8])], name="/conv1/Conv",
+             strides=[2], pads=[3, 2], dilations=[2])
+    y = g.op("Relu", [y], name="/relu1/Relu")
+    y = g.op("MaxPool", [y], name="/pool1/MaxPool", kernel_shape=[3], strides=[2], pads=[1, 1])
+    y = g.op("Conv", [y, g.weight("w2", [8, 2, 3])], name="/conv2/Conv", group=4, auto_pad="SAME_UPPER")
+    g.op("AveragePool", [y], ["features"], name="/pool2/AveragePool", kernel_shape=[2], strides=[2],
+         ceil_mode=1)
+    g.output("features", FLOAT, [2, 8, 4])
+    return g.model("audio-cnn", 17)
+
+
+@model("conv-transpose")
+def conv_transpose():
+    """ConvTranspose as decoders export it (a constant filter: strided, padded, grouped, with
+    output_padding), and with a filter computed at run time (1-D, dilated, output_shape)."""
+    g = Graph(12)
+    x = g.input("x", FLOAT, [1, 4, 5, 6])
+    g.op("ConvTranspose", [x, g.weight("w", [4, 3, 3, 3]), g.weight("b", [6])], ["up"], name="/up/ConvTranspose",
+         strides=[2, 3], pads=[1, 0, 1, 2], output_padding=[1, 2], group=2)
+    signal = g.input("signal", FLOAT, [2, 3, 7])
+    g.op("ConvTranspose", [signal, g.input("filter", FLOAT, [3, 2, 3])], ["decoded"], name="/decode/ConvTranspose",
+         strides=[2], dilations=[2], output_shape=[16])
+    g.output("up", FLOAT, [1, 6, 10, 18])
+    g.output("decoded", FLOAT, [2, 2, 16])
+    return g.model("conv-transpose", 17)
+
+
 def single(op_type, inputs, shape=(1, 4), opset=13, name="node", **attributes):
     """A model of one node `y = op_type(x, *inputs)` on a float input `x` of `shape`; the caller
     adds the initializers that `inputs` name."""
@@ -350,7 +434,7 @@ def single(op_type, inputs, shape=(1, 4), opset=13, name="node", **attributes):
 
 @model("unsupported-op")
 def unsupported_op():
-    return single("LeakyRelu", [], name="/act/LeakyRelu", alpha=0.1).model("unsupported", 13)
+    return single("Det", [], shape=(2, 2), name="/det/Det").model("unsupported", 13)
 
 
 @model("custom-domain")
@@ -477,11 +561,11 @@ def opset_23():
     return single("Relu", []).model("new", 23)
 
 
-@model("conv1d")
-def conv1d():
-    g = single("Conv", ["w"], shape=(1, 3, 16), name="/conv/Conv")
-    g.weight("w", [4, 3, 3])
-    return g.model("conv1d", 13)
+@model("conv3d")
+def conv3d():
+    g = single("Conv", ["w"], shape=(1, 3, 4, 4, 4), name="/conv/Conv")
+    g.weight("w", [4, 3, 3, 3, 3])
+    return g.model("conv3d", 13)
 
 
 @model("negative-step")

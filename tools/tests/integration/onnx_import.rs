@@ -491,3 +491,30 @@ fn every_lowering_verifies() {
         failures.join("\n\n")
     );
 }
+
+/// docs/Onnx.md lists the operators from the importer's table, between two markers; the rest of
+/// the page is written by hand.
+#[test]
+fn onnx_operator_docs_are_up_to_date() {
+    use turbine_onnx::operators::{markdown, DOCS_BEGIN, DOCS_END};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/Onnx.md");
+    let committed = std::fs::read_to_string(&path).unwrap();
+    let begin = committed
+        .find(DOCS_BEGIN)
+        .expect("docs/Onnx.md has the begin marker");
+    let end = committed[begin..]
+        .find(DOCS_END)
+        .expect("docs/Onnx.md has the end marker")
+        + begin
+        + DOCS_END.len();
+    let generated = format!("{}{}{}", &committed[..begin], markdown(), &committed[end..]);
+    if std::env::var_os("TURBINE_BLESS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+        return;
+    }
+    assert!(
+        committed == generated,
+        "docs/Onnx.md is stale; regenerate with TURBINE_BLESS=1 cargo test -p turbine-tools \
+         --test integration onnx_operator_docs"
+    );
+}

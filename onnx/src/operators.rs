@@ -1,0 +1,246 @@
+//! Every operator the importer reads, with what it becomes and how far it goes: the importer
+//! refuses an operator that is not in [`OPERATORS`], and the operator list of docs/Onnx.md is
+//! generated from it ([`markdown`]), so the two cannot disagree.
+
+use std::fmt::Write;
+
+/// How far an imported operator goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Support {
+    /// Its graph operations compile for the software DSA with every schedule (on f32 data).
+    Compiled,
+    /// Its graph operations are evaluated by the reference interpreter; the compiler does not
+    /// lower them yet (comparisons, selections, casts, gathers at run-time indices).
+    Interpreted,
+    /// Evaluated at import time only: its inputs must be constants.
+    Folded,
+}
+
+impl Support {
+    /// The word the documentation uses.
+    pub fn word(self) -> &'static str {
+        match self {
+            Support::Compiled => "compiled",
+            Support::Interpreted => "interpreted",
+            Support::Folded => "folded",
+        }
+    }
+}
+
+/// One row of the table: operators that import the same way.
+#[derive(Debug)]
+pub struct Operator {
+    /// The ONNX operator types.
+    pub names: &'static [&'static str],
+    /// What they become in the graph dialect.
+    pub graph: &'static str,
+    /// How far they go.
+    pub support: Support,
+    /// What is read and what is refused.
+    pub details: &'static str,
+}
+
+const fn row(
+    names: &'static [&'static str],
+    graph: &'static str,
+    support: Support,
+    details: &'static str,
+) -> Operator {
+    Operator {
+        names,
+        graph,
+        support,
+        details,
+    }
+}
+
+use Support::{Compiled, Folded, Interpreted};
+
+/// Every operator of the ai.onnx domain that the importer reads.
+#[rustfmt::skip]
+pub const OPERATORS: &[Operator] = &[
+    row(&["Conv"], "`conv2d`", Compiled,
+        "2-D (NCHW), and 1-D (NCL) as 2-D of height 1 between `reshape`s; 3-D is an error; \
+         `auto_pad` SAME_UPPER/SAME_LOWER/VALID resolved to `[top, left, bottom, right]`; group, \
+         dilations, strides, bias"),
+    row(&["ConvTranspose"], "spread input (`reshape`, `pad`), `conv2d`", Compiled,
+        "2-D and 1-D; zeros inserted between input elements, then a stride-1 convolution with \
+         the filter flipped and transposed per group (at import for a constant filter; by \
+         `transpose` and `gather`, interpreted only, for one computed at run time); pads, \
+         output_padding, output_shape, auto_pad, dilations, group"),
+    row(&["Gemm"], "`gemm`", Compiled,
+        "alpha, beta, transA, transB; C broadcast to [M, N]; with beta = 0, C is not an operand \
+         (not read, as in BLAS and onnxruntime)"),
+    row(&["MatMul"], "`matmul` (2-D × 2-D), `batch_matmul`", Compiled,
+        "numpy semantics; a 1-D operand is reshaped to a row (left) or column (right) and the \
+         result reshaped back"),
+    row(&["BatchNormalization"], "`batch_norm`", Compiled,
+        "inference only (`training_mode` = 1 and used running statistics are errors)"),
+    row(&["LayerNormalization"], "`layer_norm`", Compiled,
+        "scale/bias broadcast to `shape[axis:]` by `reshape`/`broadcast`; the Mean and \
+         InvStdDev outputs, when used, composed from `reduce_mean`, `sqrt`, `reciprocal`"),
+    row(&["InstanceNormalization"], "`layer_norm` over the spatial elements", Compiled,
+        "N×C×S `reshape`, `layer_norm` over S, per-channel scale and bias by `mul`, `add`"),
+    row(&["Softmax"], "`softmax`", Compiled, "opset ≥ 13 semantics (one axis, default -1)"),
+    row(&["LogSoftmax"], "`reduce_max`, `sub`, `exp`, `reduce_sum`, `log`, `sub`", Compiled,
+        "`x - m - log(sum(exp(x - m)))` with `m` the maximum (no overflow); one axis"),
+    row(&["LRN"], "`lrn`", Compiled, "4-D only"),
+    row(&["MaxPool", "AveragePool"], "`max_pool2d`, `avg_pool2d`", Compiled,
+        "2-D, and 1-D as 2-D of height 1; auto_pad, ceil_mode, count_include_pad; dilated \
+         average pooling and the Indices output are unsupported"),
+    row(&["GlobalAveragePool"], "`global_avg_pool`", Compiled, ""),
+    row(&["GlobalMaxPool"], "`reduce_max` over the spatial axes, keepdims", Compiled, ""),
+    row(&["Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Log", "Neg", "Abs", "Reciprocal"],
+        "the op of the same name", Compiled, "f32 only"),
+    row(&["Gelu"], "`gelu`", Compiled,
+        "opset 20; `approximate = \"tanh\"` → `approximate = true`, interpreted only"),
+    row(&["LeakyRelu", "PRelu"], "`relu(x) + alpha * min(x, 0)`", Compiled,
+        "PRelu's slope broadcasts to the input (unidirectionally)"),
+    row(&["Elu", "Selu", "Celu"], "`relu(x) + alpha * (exp(min(x, 0) / s) - 1)`", Compiled,
+        "scaled by gamma for Selu; `s` is alpha for Celu, 1 otherwise"),
+    row(&["Softplus", "Mish"], "`relu(x) + log(1 + exp(-|x|))`", Compiled,
+        "no overflow for large x; Mish is `x * tanh(softplus(x))`"),
+    row(&["Softsign", "HardSigmoid", "HardSwish"], "`abs`, `div`; `mul`, `add`, `clip`", Compiled,
+        "`x / (1 + |x|)`; `clip(alpha x + beta, 0, 1)`; `x * hardsigmoid(x)` (1/6, 1/2)"),
+    row(&["ThresholdedRelu", "Shrink", "Sign"], "`compare` and `where`", Interpreted, "f32 only"),
+    row(&["Clip"], "`clip`", Compiled,
+        "min/max inputs must be constants; an omitted bound is the lowest or largest finite f32 \
+         (so infinities clip to it, as in onnxruntime)"),
+    row(&["Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"],
+        "`add`, `sub`, `mul`, `div`, `pow`, `max`, `min`", Compiled,
+        "numpy broadcasting; Pow's exponent converted to the base's type; integer operands are \
+         interpreted only"),
+    row(&["Mod"], "`mod`", Interpreted, "keeps `fmod` (required for floats)"),
+    row(&["Sum", "Mean"], "chain of `add` (`div` by the count for Mean)", Compiled,
+        "Max/Min with 3+ operands chain likewise; one operand → no op"),
+    row(&["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"],
+        "`compare eq/lt/gt/le/ge`", Interpreted, ""),
+    row(&["Where"], "`where`", Interpreted, ""),
+    row(&["Cast", "CastLike"], "`cast`", Interpreted,
+        "to f32, i32, i64 or bool; to the same type → no op"),
+    row(&["Reshape", "Squeeze", "Unsqueeze"], "`reshape`", Compiled,
+        "shape/axes inputs must be constants; `allowzero`; same shape → no op"),
+    row(&["Flatten"], "`flatten`", Compiled, ""),
+    row(&["Transpose"], "`transpose`", Compiled,
+        "default permutation reverses; identity → no op"),
+    row(&["Concat"], "`concat`", Compiled, "one operand → no op"),
+    row(&["Split"], "`split`", Compiled,
+        "sizes from the `split` input, `num_outputs` (opset 18), or equal parts"),
+    row(&["Slice"], "`slice`", Compiled,
+        "constant starts/ends/axes/steps; negative and out-of-range bounds resolved and clamped; \
+         negative steps unsupported; full window → no op"),
+    row(&["Pad"], "`pad`", Compiled,
+        "constant pads, constant_value and (opset 18) axes; constant, reflect, edge (wrap \
+         unsupported)"),
+    row(&["Resize"], "`resize`", Interpreted,
+        "nearest (every `nearest_mode`) and linear; half_pixel, pytorch_half_pixel, \
+         align_corners, asymmetric; constant scales or sizes, (opset 18) axes; cubic, antialias, \
+         tf_crop_and_resize, half_pixel_symmetric and the not_larger/not_smaller aspect policies \
+         unsupported"),
+    row(&["Gather"], "`gather`", Interpreted,
+        "indices i32 or i64; constant indices compile (graph-substitute turns them into \
+         slices), run-time indices are interpreted only"),
+    row(&["Expand"], "`broadcast`", Compiled, "constant shape input; same shape → no op"),
+    row(&["Tile"], "`reshape`, `broadcast`, `reshape`", Compiled,
+        "constant repeats; compiled while the broadcast fits a DMA view (up to 2 repeated \
+         dimensions)"),
+    row(&["Trilu"], "`where` with a constant mask", Interpreted, "constant k"),
+    row(&["ReduceMean", "ReduceSum", "ReduceMax"], "`reduce_mean`, `reduce_sum`, `reduce_max`",
+        Compiled,
+        "axes as attribute (before opsets 13/18) or constant input; empty axes reduce \
+         everything unless `noop_with_empty_axes`"),
+    row(&["ReduceMin", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum",
+          "ReduceLogSumExp"],
+        "composed from `reduce_max`, `reduce_sum` and elementwise ops", Compiled,
+        "`-max(-x)`, `sum(x²)`, `sum(|x|)`, `sqrt(sum(x²))`, `log(sum(x))`, \
+         `log(sum(exp(x - m))) + m`"),
+    row(&["Identity", "Dropout"], "no op", Compiled, "Dropout's mask output is unsupported"),
+    row(&["ConstantOfShape"], "folded, or a splat `constant` above 2^16 elements", Compiled, ""),
+    row(&["Shape", "Size", "Constant", "Range", "Not", "And", "Or", "Floor", "Ceil"],
+        "nothing", Folded, ""),
+];
+
+/// The row of `op_type`, if the importer reads it.
+pub fn find(op_type: &str) -> Option<&'static Operator> {
+    OPERATORS.iter().find(|row| row.names.contains(&op_type))
+}
+
+/// The line before the generated operator list in docs/Onnx.md.
+pub const DOCS_BEGIN: &str = "<!-- operators: generated from onnx/src/operators.rs -->\n";
+/// The line after it.
+pub const DOCS_END: &str = "<!-- end of operators -->\n";
+
+/// The operator list of docs/Onnx.md: one table row per [`Operator`], then the counts, between
+/// [`DOCS_BEGIN`] and [`DOCS_END`].
+pub fn markdown() -> String {
+    let mut text = String::from(DOCS_BEGIN);
+    text.push_str("| ONNX | graph dialect | Support | Details |\n|---|---|---|---|\n");
+    for row in OPERATORS {
+        let _ = writeln!(
+            text,
+            "| {} | {} | {} | {} |",
+            row.names.join(", "),
+            row.graph,
+            row.support.word(),
+            row.details
+        );
+    }
+    let count = |support: Support| -> usize {
+        OPERATORS
+            .iter()
+            .filter(|row| row.support == support)
+            .map(|row| row.names.len())
+            .sum()
+    };
+    let _ = writeln!(
+        text,
+        "\n{} operators: {} compiled, {} interpreted only, {} folded only.",
+        count(Compiled) + count(Interpreted) + count(Folded),
+        count(Compiled),
+        count(Interpreted),
+        count(Folded)
+    );
+    text.push_str(DOCS_END);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ImportError;
+    use crate::lower::{lower, Builder};
+    use crate::node::Node;
+    use crate::proto::NodeProto;
+    use crate::value::Inputs;
+
+    /// Every operator of the table reaches a lowering, a fold or the importer's identities: with
+    /// no inputs each fails on its inputs, never as an unknown operator.
+    #[test]
+    fn every_listed_operator_is_dispatched() {
+        let identities = ["Identity", "Dropout"];
+        for name in OPERATORS.iter().flat_map(|row| row.names) {
+            if identities.contains(name) {
+                continue;
+            }
+            let proto = NodeProto {
+                op_type: (*name).to_owned(),
+                ..NodeProto::default()
+            };
+            let node = Node::new(&proto, 0);
+            let outcome = lower(&mut Builder::default(), &node, &Inputs::new(&node, &[]));
+            assert!(
+                !matches!(outcome, Err(ImportError::UnsupportedOp { .. })),
+                "{name} is listed but has no lowering"
+            );
+        }
+    }
+
+    #[test]
+    fn no_operator_is_listed_twice() {
+        let mut names: Vec<_> = OPERATORS.iter().flat_map(|row| row.names).collect();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count);
+    }
+}
