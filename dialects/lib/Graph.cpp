@@ -484,6 +484,36 @@ LogicalResult ReduceMaxOp::verify() {
   return verifyReduction(*this, getAxes(), getKeepdims());
 }
 
+/// Checks an index-of-extreme op: the axis is in range and not empty, and the
+/// result is the input's shape without it (or with it as 1 under `keepdims`).
+static LogicalResult verifyArgReduction(Operation *op, int64_t axisGiven,
+                                        bool keepdims) {
+  ArrayRef<int64_t> input = tensorType(op->getOperand(0)).getShape();
+  std::optional<int64_t> axis = normalizeAxis(axisGiven, input.size());
+  if (!axis)
+    return op->emitOpError() << "axis " << axisGiven
+                             << " is out of range for rank " << input.size();
+  if (input[*axis] == 0)
+    return op->emitOpError() << "axis " << *axis
+                             << " is empty: it has no extreme element";
+  SmallVector<int64_t> expected;
+  for (size_t d = 0; d < input.size(); ++d) {
+    if (static_cast<int64_t>(d) != *axis)
+      expected.push_back(input[d]);
+    else if (keepdims)
+      expected.push_back(1);
+  }
+  return expectShape(op, "result", tensorType(op->getResult(0)).getShape(),
+                     expected);
+}
+
+LogicalResult ArgMaxOp::verify() {
+  return verifyArgReduction(*this, getAxis(), getKeepdims());
+}
+LogicalResult ArgMinOp::verify() {
+  return verifyArgReduction(*this, getAxis(), getKeepdims());
+}
+
 //===----------------------------------------------------------------------===//
 // Control flow
 //===----------------------------------------------------------------------===//
@@ -567,6 +597,29 @@ LogicalResult GatherOp::verify() {
   llvm::append_range(expected, indices);
   expected.append(data.begin() + *axis + 1, data.end());
   return expectShape(*this, "result", getType().getShape(), expected);
+}
+
+LogicalResult GatherElementsOp::verify() {
+  ArrayRef<int64_t> data = getData().getType().getShape();
+  ArrayRef<int64_t> indices = getIndices().getType().getShape();
+  if (getData().getType().getElementType() != getType().getElementType())
+    return emitOpError() << "result element type " << getType().getElementType()
+                         << " differs from the data's "
+                         << getData().getType().getElementType();
+  if (indices.size() != data.size())
+    return emitOpError() << "indices of rank " << indices.size()
+                         << " for data of rank " << data.size();
+  std::optional<int64_t> axis =
+      normalizeAxis(static_cast<int64_t>(getAxis()), data.size());
+  if (!axis)
+    return emitOpError() << "axis " << static_cast<int64_t>(getAxis())
+                         << " is out of range for rank " << data.size();
+  for (size_t d = 0; d < data.size(); ++d)
+    if (static_cast<int64_t>(d) != *axis && indices[d] > data[d])
+      return emitOpError() << "indices " << formatShape(indices)
+                           << " reach past the data " << formatShape(data)
+                           << " along dimension " << d;
+  return expectShape(*this, "result", getType().getShape(), indices);
 }
 
 LogicalResult CompareOp::verify() {

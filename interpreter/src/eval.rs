@@ -6,6 +6,7 @@ mod compute;
 mod layout;
 mod regions;
 
+use crate::kernels::reduction::Extreme;
 use crate::{
     error::InterpretError,
     program::{Attr, Block, Node, Program, ValueId},
@@ -148,6 +149,9 @@ impl Evaluator<'_> {
             "graph.slice" | "instance.slice" => self.slice(node),
             "graph.pad" => self.pad(node)?,
             "graph.gather" => self.gather(node)?,
+            "graph.gather_elements" => self.gather_elements(node)?,
+            "graph.argmax" => self.arg_extreme(node, Extreme::Max)?,
+            "graph.argmin" => self.arg_extreme(node, Extreme::Min)?,
             "graph.broadcast" => self.broadcast(node),
             "graph.cast" => self.cast(node),
             "graph.compare" => self.compare(node)?,

@@ -84,6 +84,10 @@ pub const OPERATORS: &[Operator] = &[
     row(&["Softmax"], "`softmax`", Compiled, "opset ≥ 13 semantics (one axis, default -1)"),
     row(&["LogSoftmax"], "`reduce_max`, `sub`, `exp`, `reduce_sum`, `log`, `sub`", Compiled,
         "`x - m - log(sum(exp(x - m)))` with `m` the maximum (no overflow); one axis"),
+    row(&["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"],
+        "`gather_elements`, `neg`; class weights by `gather`", Interpreted,
+        "the scores' LogSoftmax first for SoftmaxCrossEntropyLoss (its log_prob output); weights, \
+         ignore_index, reduction none, sum and mean (by the sum of the weights)"),
     row(&["LRN"], "`lrn`", Compiled, "4-D only"),
     row(&["MaxPool", "AveragePool"], "`max_pool2d`, `avg_pool2d`", Compiled,
         "2-D, and 1-D as 2-D of height 1; auto_pad, ceil_mode, count_include_pad; dilated \
@@ -116,6 +120,8 @@ pub const OPERATORS: &[Operator] = &[
     row(&["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"],
         "`compare eq/lt/gt/le/ge`", Interpreted, ""),
     row(&["Where"], "`where`", Interpreted, ""),
+    row(&["And", "Or", "Xor", "Not"], "`where` selections", Interpreted,
+        "booleans; folded when the operands are constants"),
     row(&["Cast", "CastLike"], "`cast`", Interpreted,
         "to f32, i32, i64 or bool; to the same type → no op"),
     row(&["Reshape", "Squeeze", "Unsqueeze"], "`reshape`", Compiled,
@@ -140,6 +146,10 @@ pub const OPERATORS: &[Operator] = &[
     row(&["Gather"], "`gather`", Interpreted,
         "indices i32 or i64; constant indices compile (graph-substitute turns them into \
          slices), run-time indices are interpreted only"),
+    row(&["GatherElements"], "`gather_elements`", Interpreted,
+        "indices i32 or i64, constant or not; an index out of range is an error at run time"),
+    row(&["ArgMax", "ArgMin"], "`argmax`, `argmin`", Interpreted,
+        "f32 input; i64 result; keepdims, select_last_index; a NaN is the extreme (numpy)"),
     row(&["Expand"], "`broadcast`", Compiled, "constant shape input; same shape → no op"),
     row(&["Tile"], "`reshape`, `broadcast`, `reshape`", Compiled,
         "constant repeats; compiled while the broadcast fits a DMA view (up to 2 repeated \
@@ -156,7 +166,7 @@ pub const OPERATORS: &[Operator] = &[
          `log(sum(exp(x - m))) + m`"),
     row(&["Identity", "Dropout"], "no op", Compiled, "Dropout's mask output is unsupported"),
     row(&["ConstantOfShape"], "folded, or a splat `constant` above 2^16 elements", Compiled, ""),
-    row(&["Shape", "Size", "Constant", "Range", "Not", "And", "Or", "Floor", "Ceil"],
+    row(&["Shape", "Size", "Constant", "Range", "Floor", "Ceil"],
         "nothing", Folded, ""),
 ];
 

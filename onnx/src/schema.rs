@@ -125,6 +125,13 @@ fn schema(op_type: &str) -> Option<Schema> {
         "Mean" => (VARIADIC, &[]),
         "Tile" => ((2, 2), &[]),
         "Trilu" => ((1, 2), &["upper"]),
+        "And" | "Or" | "Xor" => ((2, 2), ELEMENTWISE_BROADCAST),
+        "Not" => ((1, 1), &[]),
+        "ArgMax" | "ArgMin" => ((1, 1), &["axis", "keepdims", "select_last_index"]),
+        "GatherElements" => ((2, 2), &["axis"]),
+        "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => {
+            ((2, 3), &["ignore_index", "reduction"])
+        }
         "ConvTranspose" => (
             (2, 3),
             &[

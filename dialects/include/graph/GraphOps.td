@@ -649,6 +649,26 @@ def Graph_GatherOp : Graph_Op<"gather", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_GatherElementsOp : Graph_Op<"gather_elements", [Pure]> {
+  let summary = "Pick one element per index along one axis (ONNX GatherElements).";
+  let description = [{
+    `indices` has the rank of `data`, and no larger a size than `data` along
+    every other axis; the result has the shape of `indices`, and its element at
+    position `p` is `data` at `p` with the `axis` coordinate replaced by
+    `indices[p]`. Negative indices count from the end; an index out of range is
+    an error at run time.
+
+    ```mlir
+    %p = graph.gather_elements %probs, %labels {axis = 1 : i64} : (tensor<4x10xf32>, tensor<4x1xi64>) -> tensor<4x1xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$data,
+      StaticShapeTensorOf<[I32, I64]>:$indices, DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Graph_ComparePredicate : I32EnumAttr<"ComparePredicate", "elementwise comparison", [
       I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
       I32EnumAttrCase<"lt", 2>, I32EnumAttrCase<"le", 3>,
@@ -751,6 +771,31 @@ class Graph_ReduceOp<string mnemonic, string what> : Graph_Op<mnemonic, [Pure]> 
 def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "sum">;
 def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "mean">;
 def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "maximum">;
+
+class Graph_ArgReduceOp<string mnemonic, string what, string onnx>
+    : Graph_Op<mnemonic, [Pure]> {
+  let summary = "The index of the " # what # " along one axis (ONNX " # onnx # ").";
+  let description = [{
+    The result holds, for each position of the other dimensions, the index
+    along `axis` (negative counts from the end) of the extreme element: the
+    first one, or the last with `select_last_index`; a NaN counts as the
+    extreme, as in numpy. With `keepdims` the axis stays as size 1, otherwise
+    it is dropped. The axis must not be empty.
+
+    ```mlir
+    %i = graph.argmax %logits {axis = -1 : i64, keepdims = false} : tensor<8x1000xf32> -> tensor<8xi64>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis,
+      DefaultValuedAttr<BoolAttr, "true">:$keepdims,
+      DefaultValuedAttr<BoolAttr, "false">:$select_last_index);
+  let results = (outs StaticShapeTensorOf<[I64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_ArgMaxOp : Graph_ArgReduceOp<"argmax", "largest element", "ArgMax">;
+def Graph_ArgMinOp : Graph_ArgReduceOp<"argmin", "smallest element", "ArgMin">;
 
 //===----------------------------------------------------------------------===//
 // Control flow (Cocktailer)

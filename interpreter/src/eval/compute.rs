@@ -10,12 +10,12 @@ use crate::{
         conv, elementwise,
         elementwise::{Binary, Unary},
         matmul, normalization, pooling,
-        reduction::{self, Reduction},
+        reduction::{self, Extreme, Reduction},
         resize::{self, Coordinates, Interpolation, Rounding},
         Window,
     },
     program::Node,
-    tensor::Tensor,
+    tensor::{Data, Tensor},
 };
 use std::rc::Rc;
 
@@ -136,6 +136,24 @@ impl Evaluator<'_> {
             node.result_type(),
             reduction::reduce(f32s(node, &input)?, &input.shape, &axes, kind),
         ))
+    }
+
+    /// `graph.argmax` and `graph.argmin`: the index of the extreme along `axis`.
+    pub(super) fn arg_extreme(
+        &self,
+        node: &Node,
+        extreme: Extreme,
+    ) -> Result<Tensor, InterpretError> {
+        let input = self.operand(node, 0);
+        let along = axis(node.int("axis", 0), input.shape.len());
+        let indices = reduction::arg_extreme(
+            f32s(node, &input)?,
+            &input.shape,
+            along,
+            extreme,
+            node.flag("select_last_index"),
+        );
+        Ok(typed(node.result_type(), Data::I64(indices)))
     }
 
     /// `graph.conv2d`, with its optional bias and fused activation.

@@ -124,6 +124,20 @@ impl Evaluator<'_> {
         ))
     }
 
+    /// `graph.gather_elements` along `axis`; an index out of range is a runtime error.
+    pub(super) fn gather_elements(&self, node: &Node) -> Result<Tensor, InterpretError> {
+        let (data, indices) = (self.operand(node, 0), self.operand(node, 1));
+        let Data::I64(index_values) = &indices.data else {
+            unreachable!("the verifier ensures integer indices")
+        };
+        let along = axis(node.int("axis", 0), data.shape.len());
+        Ok(typed(
+            node.result_type(),
+            movement::gather_elements(&data.data, &data.shape, index_values, &indices.shape, along)
+                .map_err(|m| runtime(node, m))?,
+        ))
+    }
+
     /// `graph.broadcast` to the result's shape.
     pub(super) fn broadcast(&self, node: &Node) -> Tensor {
         let out = node.result_type();

@@ -168,3 +168,49 @@ pub fn gather(data: &Data, shape: &[usize], indices: &[i64], axis: usize) -> Res
 pub fn broadcast(data: &Data, shape: &[usize], out_shape: &[usize]) -> Data {
     data.gather(&broadcast_map(shape, out_shape))
 }
+
+/// ONNX `GatherElements`: the element of `data` (of `shape`) at each position of `indices` (of
+/// `index_shape`, the same rank) with the `axis` coordinate replaced by the index there; an index
+/// out of range is an error naming it.
+pub fn gather_elements(
+    data: &Data,
+    shape: &[usize],
+    indices: &[i64],
+    index_shape: &[usize],
+    axis: usize,
+) -> Result<Data, String> {
+    let (strides, size) = (crate::tensor::strides(shape), shape[axis]);
+    let mut position = vec![0usize; index_shape.len()];
+    let mut sources = Vec::with_capacity(indices.len());
+    for &index in indices {
+        let resolved = if index < 0 {
+            index + size as i64
+        } else {
+            index
+        };
+        if !(0..size as i64).contains(&resolved) {
+            return Err(format!(
+                "gather_elements index {index} is out of range for a dimension of size {size}"
+            ));
+        }
+        let source: usize = (0..shape.len())
+            .map(|d| {
+                strides[d]
+                    * if d == axis {
+                        resolved as usize
+                    } else {
+                        position[d]
+                    }
+            })
+            .sum();
+        sources.push(source);
+        for d in (0..index_shape.len()).rev() {
+            position[d] += 1;
+            if position[d] < index_shape[d] {
+                break;
+            }
+            position[d] = 0;
+        }
+    }
+    Ok(data.gather(&sources))
+}

@@ -61,3 +61,55 @@ pub fn reduce(input: &[f32], shape: &[usize], axes: &[usize], kind: Reduction) -
     }
     out
 }
+
+/// Which extreme an index reduction looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extreme {
+    /// The largest element.
+    Max,
+    /// The smallest element.
+    Min,
+}
+
+/// The index along `axis` of the extreme element of each line of `input` (of `shape`, with a
+/// non-empty `axis`): the first one, or the last with `last`. A NaN is the extreme (numpy's rule),
+/// and the first NaN wins.
+pub fn arg_extreme(
+    input: &[f32],
+    shape: &[usize],
+    axis: usize,
+    extreme: Extreme,
+    last: bool,
+) -> Vec<i64> {
+    let outer: usize = shape[..axis].iter().product();
+    let size = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    let better = |candidate: f32, best: f32| -> bool {
+        if best.is_nan() {
+            return false;
+        }
+        if candidate.is_nan() {
+            return true;
+        }
+        match (extreme, last) {
+            (Extreme::Max, false) => candidate > best,
+            (Extreme::Max, true) => candidate >= best,
+            (Extreme::Min, false) => candidate < best,
+            (Extreme::Min, true) => candidate <= best,
+        }
+    };
+    let mut out = Vec::with_capacity(outer * inner);
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |k: usize| input[(o * size + k) * inner + i];
+            let mut best = 0;
+            for k in 1..size {
+                if better(at(k), at(best)) {
+                    best = k;
+                }
+            }
+            out.push(best as i64);
+        }
+    }
+    out
+}

@@ -8,7 +8,7 @@
 //!
 //! Folding is an optimisation for operators that also have a lowering: a result above
 //! [`FOLD_LIMIT`] elements is left to the lowering instead. Operators that exist only here
-//! (`Range`, `Not`, `Shape`, ...) must fold, and report an error when they cannot.
+//! (`Range`, `Shape`, ...) must fold, and report an error when they cannot.
 
 use crate::error::ImportError;
 use crate::infer;
@@ -36,9 +36,7 @@ pub const FOLD_LIMIT: usize = 1 << 22;
 pub const SPLAT_FOLD_LIMIT: usize = 1 << 16;
 
 /// Operators that only folding handles: with inputs computed at run time they are unsupported.
-pub const FOLD_ONLY: &[&str] = &[
-    "Constant", "Range", "Shape", "Size", "Not", "And", "Or", "Floor", "Ceil",
-];
+pub const FOLD_ONLY: &[&str] = &["Constant", "Range", "Shape", "Size", "Floor", "Ceil"];
 
 /// Why a kernel did not produce a result.
 enum Failure {

@@ -71,6 +71,12 @@ impl<'b, 'n> Compose<'b, 'n> {
         self.builder.body.constant(&tensor, &self.node.name)
     }
 
+    /// A rank-0 boolean constant.
+    pub(super) fn boolean(&mut self, value: bool) -> Operand {
+        let tensor = Tensor::new(Vec::new(), Data::Bool(vec![value]));
+        self.builder.body.constant(&tensor, &self.node.name)
+    }
+
     /// `x` multiplied by the constant `factor`.
     pub(super) fn scaled(&mut self, x: &Operand, factor: f32) -> Result<Operand, ImportError> {
         let factor = self.scalar(factor);

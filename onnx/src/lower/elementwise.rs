@@ -1,8 +1,10 @@
 //! Elementwise operators: arithmetic (`Sum`, `Max` and `Min` with more than two operands become a
 //! chain of binary ops), comparisons → `graph.compare`, `Where` → `graph.where`, `Cast` →
 //! `graph.cast`, `Clip` (bounds as constant inputs) → `graph.clip`, `Gelu` → `graph.gelu`, and
-//! the float activations, each to the graph op of the same name.
+//! the float activations, each to the graph op of the same name; `And`, `Or`, `Xor`, `Not` →
+//! `graph.where` selections.
 
+use super::compose::Compose;
 use super::{float_input, Builder};
 use crate::emit::{Attribute, Operand};
 use crate::error::ImportError;
@@ -268,4 +270,50 @@ pub fn unary(
     let x = builder.operand(x);
     let name = format!("graph.{}", node.op_type().to_ascii_lowercase());
     Ok(vec![builder.emit(node, &name, &[&x], &[], ty)])
+}
+
+/// `And`, `Or`, `Xor`, `Not` on booleans, as selections: `a and b` is `b` where `a` holds, else
+/// false; `a or b` is true where `a` holds, else `b`; `not a` selects false where `a` holds; `a xor
+/// b` selects `not b` where `a` holds, else `b`.
+pub fn logical(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
+    let count = if node.op_type() == "Not" { 1 } else { 2 };
+    let mut operands = Vec::with_capacity(count);
+    for index in 0..count {
+        let operand = builder.operand(inputs.required(index, "A")?);
+        if operand.ty.element != ElementType::Bool {
+            return Err(node.invalid(format!(
+                "input {index} is {}, not a boolean",
+                operand.ty.element
+            )));
+        }
+        operands.push(operand);
+    }
+    let mut compose = Compose::new(builder, node);
+    let a = &operands[0];
+    let result = match node.op_type() {
+        "Not" => {
+            let (no, yes) = (compose.boolean(false), compose.boolean(true));
+            compose.select(a, &no, &yes)?
+        }
+        "And" => {
+            let no = compose.boolean(false);
+            compose.select(a, &operands[1], &no)?
+        }
+        "Or" => {
+            let yes = compose.boolean(true);
+            compose.select(a, &yes, &operands[1])?
+        }
+        // The dispatcher sends only these operators here.
+        _ => {
+            let b = &operands[1];
+            let (no, yes) = (compose.boolean(false), compose.boolean(true));
+            let not_b = compose.select(b, &no, &yes)?;
+            compose.select(a, &not_b, b)?
+        }
+    };
+    Ok(vec![Value::Dynamic(result)])
 }

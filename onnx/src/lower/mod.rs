@@ -11,6 +11,7 @@ mod constant;
 mod conv;
 mod conv_transpose;
 mod elementwise;
+mod loss;
 mod matmul;
 mod movement;
 mod normalization;
@@ -103,6 +104,9 @@ pub fn lower(
         "LayerNormalization" => normalization::layer_norm(builder, node, inputs),
         "Softmax" => normalization::softmax(builder, node, inputs),
         "LogSoftmax" => normalization::log_softmax(builder, node, inputs),
+        "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => {
+            loss::loss(builder, node, inputs)
+        }
         "InstanceNormalization" => normalization::instance_norm(builder, node, inputs),
         "LRN" => normalization::lrn(builder, node, inputs),
         "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Mod" | "Sum" => {
@@ -112,6 +116,7 @@ pub fn lower(
             elementwise::compare(builder, node, inputs)
         }
         "Where" => elementwise::select(builder, node, inputs),
+        "And" | "Or" | "Xor" | "Not" => elementwise::logical(builder, node, inputs),
         "Cast" | "CastLike" => elementwise::cast(builder, node, inputs),
         "Clip" => elementwise::clip(builder, node, inputs),
         "Gelu" => elementwise::gelu(builder, node, inputs),
@@ -125,6 +130,8 @@ pub fn lower(
         "Pad" => movement::pad(builder, node, inputs),
         "Resize" => resize::resize(builder, node, inputs),
         "Gather" => movement::gather(builder, node, inputs),
+        "GatherElements" => movement::gather_elements(builder, node, inputs),
+        "ArgMax" | "ArgMin" => reduce::arg_extreme(builder, node, inputs),
         "Expand" => movement::expand(builder, node, inputs),
         op if reduce::OPERATORS.contains(&op) => reduce::reduce(builder, node, inputs),
         op if activation::OPERATORS.contains(&op) => activation::activation(builder, node, inputs),

@@ -375,3 +375,41 @@ pub fn trilu(
     let mut compose = Compose::new(builder, node);
     Ok(vec![Value::Dynamic(compose.select(&mask, &x, &zero)?)])
 }
+
+/// `GatherElements` → `graph.gather_elements` (indices may be computed at run time).
+pub fn gather_elements(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
+    let data = builder.operand(inputs.required(0, "data")?);
+    let indices = builder.operand(inputs.required(1, "indices")?);
+    let rank = data.ty.rank();
+    let axis = shape::axis(node.int("axis", 0)?, rank).map_err(|message| node.invalid(message))?;
+    if indices.ty.rank() != rank {
+        return Err(node.invalid(format!(
+            "indices of rank {} for data of rank {rank}",
+            indices.ty.rank()
+        )));
+    }
+    if !matches!(
+        indices.ty.element,
+        types::ElementType::I32 | types::ElementType::I64
+    ) {
+        return Err(node.invalid(format!("indices are {}, not integers", indices.ty.element)));
+    }
+    if let Some(dim) = (0..rank).find(|&d| d != axis && indices.ty.shape[d] > data.ty.shape[d]) {
+        return Err(node.invalid(format!(
+            "indices {:?} reach past the data {:?} along dimension {dim}",
+            indices.ty.shape, data.ty.shape
+        )));
+    }
+    let result = TensorType::new(indices.ty.shape.clone(), data.ty.element);
+    Ok(vec![builder.emit(
+        node,
+        "graph.gather_elements",
+        &[&data, &indices],
+        &[("axis", Attribute::Int(axis as i64))],
+        result,
+    )])
+}

@@ -2,7 +2,7 @@
 //! `graph.reduce_max`; the others are composed from them: `ReduceMin` is `-max(-x)` (negation is
 //! exact), `ReduceSumSquare` `sum(x * x)`, `ReduceL1` `sum(|x|)`, `ReduceL2` `sqrt(sum(x * x))`,
 //! `ReduceLogSum` `log(sum(x))` and `ReduceLogSumExp` `log(sum(exp(x - m))) + m` with `m` the
-//! maximum, so that `exp` never overflows.
+//! maximum, so that `exp` never overflows. `ArgMax`, `ArgMin` → `graph.argmax`, `graph.argmin`.
 //!
 //! The axes moved from an attribute to an input at opset 13 for `ReduceSum` and at opset 18 for
 //! the others; both forms are read. Empty axes reduce everything, unless
@@ -10,10 +10,11 @@
 
 use super::compose::Compose;
 use super::{float_input, Builder};
-use crate::emit::Operand;
+use crate::emit::{Attribute, Operand};
 use crate::error::ImportError;
 use crate::node::Node;
 use crate::shape;
+use crate::types::{ElementType, TensorType};
 use crate::value::{Inputs, Value};
 
 /// Every reduction operator the importer reads.
@@ -102,4 +103,48 @@ fn log_sum_exp(
             .map(|(axis, &size)| if axes.contains(&axis) { 1 } else { size })
             .collect();
     Ok(compose.reshape(&result, shape))
+}
+
+/// `ArgMax`, `ArgMin` → `graph.argmax`, `graph.argmin` (i64 indices).
+pub fn arg_extreme(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
+    let x = float_input(node, inputs, 0, "data")?;
+    let ty = x.ty();
+    let axis = node.int("axis", 0)?;
+    let along = shape::axis(axis, ty.rank()).map_err(|message| node.invalid(message))?;
+    if ty.shape[along] == 0 {
+        return Err(node.invalid(format!("axis {axis} is empty: it has no extreme element")));
+    }
+    let keepdims = node.int("keepdims", 1)? != 0;
+    let shape = ty
+        .shape
+        .iter()
+        .enumerate()
+        .filter(|&(d, _)| keepdims || d != along)
+        .map(|(d, &size)| if d == along { 1 } else { size })
+        .collect();
+    let attributes = [
+        ("axis", Attribute::Int(axis)),
+        ("keepdims", Attribute::Bool(keepdims)),
+        (
+            "select_last_index",
+            Attribute::Bool(node.int("select_last_index", 0)? != 0),
+        ),
+    ];
+    let name = match node.op_type() {
+        "ArgMax" => "graph.argmax",
+        // The dispatcher sends only these operators here.
+        _ => "graph.argmin",
+    };
+    let x = builder.operand(x);
+    Ok(vec![builder.emit(
+        node,
+        name,
+        &[&x],
+        &attributes,
+        TensorType::new(shape, ElementType::I64),
+    )])
 }

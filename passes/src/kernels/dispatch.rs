@@ -79,6 +79,9 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         | K::Flatten
         | K::Resize
         | K::Gather
+        | K::GatherElements
+        | K::ArgMax
+        | K::ArgMin
         | K::Compare
         | K::Where
         | K::Cast

@@ -264,6 +264,9 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
         | K::Resize
         | K::Lrn
         | K::Gather
+        | K::GatherElements
+        | K::ArgMax
+        | K::ArgMin
         | K::Broadcast
         | K::ReduceSum
         | K::ReduceMean

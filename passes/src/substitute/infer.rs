@@ -135,6 +135,21 @@ pub fn result_shapes(
             ])
         }
         K::ReduceSum | K::ReduceMean | K::ReduceMax => one(reduce(&operand(0)?, attributes)?),
+        K::ArgMax | K::ArgMin => {
+            let input = operand(0)?;
+            let along = axis(attributes.int("axis", 0)?, input.len())?;
+            let keep = attributes.get("keepdims").is_none() || attributes.flag("keepdims");
+            one(input
+                .iter()
+                .enumerate()
+                .filter_map(|(d, &size)| match (d == along, keep) {
+                    (false, _) => Some(size),
+                    (true, true) => Some(1),
+                    (true, false) => None,
+                })
+                .collect())
+        }
+        K::GatherElements => one(operand(1)?),
         K::Gather => {
             let (data, indices) = (operand(0)?, operand(1)?);
             let axis = axis(attributes.int("axis", 0)?, data.len())?;

@@ -1078,6 +1078,69 @@ func.func @pad_unknown_mode(%x: tensor<1x64x56x56xf32>) -> tensor<1x64x58x58xf32
 
 // -----
 
+// Tests that gather_elements' indices have the data's rank.
+func.func @gather_elements_rank(%probs: tensor<4x10xf32>, %labels: tensor<4xi64>) -> tensor<4xf32> {
+  // expected-error@+1 {{indices of rank 1 for data of rank 2}}
+  %g = graph.gather_elements %probs, %labels {axis = 1 : i64} : (tensor<4x10xf32>, tensor<4xi64>) -> tensor<4xf32>
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+// Tests that gather_elements' indices stay within the data along the other axes.
+func.func @gather_elements_past(%probs: tensor<4x10xf32>, %labels: tensor<5x1xi64>) -> tensor<5x1xf32> {
+  // expected-error@+1 {{indices [5, 1] reach past the data [4, 10] along dimension 0}}
+  %g = graph.gather_elements %probs, %labels {axis = 1 : i64} : (tensor<4x10xf32>, tensor<5x1xi64>) -> tensor<5x1xf32>
+  return %g : tensor<5x1xf32>
+}
+
+// -----
+
+// Tests that gather_elements' result has the indices' shape.
+func.func @gather_elements_result(%probs: tensor<4x10xf32>, %labels: tensor<4x1xi64>) -> tensor<4x10xf32> {
+  // expected-error@+1 {{result shape [4, 10] does not match the expected [4, 1]}}
+  %g = graph.gather_elements %probs, %labels {axis = 1 : i64} : (tensor<4x10xf32>, tensor<4x1xi64>) -> tensor<4x10xf32>
+  return %g : tensor<4x10xf32>
+}
+
+// -----
+
+// Tests that argmax's axis is within the input's rank.
+func.func @argmax_axis(%x: tensor<8x1000xf32>) -> tensor<8xi64> {
+  // expected-error@+1 {{axis 2 is out of range for rank 2}}
+  %a = graph.argmax %x {axis = 2 : i64, keepdims = false} : tensor<8x1000xf32> -> tensor<8xi64>
+  return %a : tensor<8xi64>
+}
+
+// -----
+
+// Tests that argmin over an empty axis, which has no extreme, is refused.
+func.func @argmin_empty(%x: tensor<8x0xf32>) -> tensor<8x1xi64> {
+  // expected-error@+1 {{axis 1 is empty: it has no extreme element}}
+  %a = graph.argmin %x {axis = 1 : i64} : tensor<8x0xf32> -> tensor<8x1xi64>
+  return %a : tensor<8x1xi64>
+}
+
+// -----
+
+// Tests that argmax keeps the reduced axis as 1 under keepdims.
+func.func @argmax_keepdims(%x: tensor<8x1000xf32>) -> tensor<8xi64> {
+  // expected-error@+1 {{result shape [8] does not match the expected [8, 1]}}
+  %a = graph.argmax %x {axis = 1 : i64} : tensor<8x1000xf32> -> tensor<8xi64>
+  return %a : tensor<8xi64>
+}
+
+// -----
+
+// Tests that argmax's result holds i64 indices.
+func.func @argmax_result_type(%x: tensor<8x1000xf32>) -> tensor<8xi32> {
+  // expected-error@+1 {{result #0 must be statically shaped tensor of 64-bit signless integer values, but got 'tensor<8xi32>'}}
+  %a = graph.argmax %x {axis = 1 : i64, keepdims = false} : tensor<8x1000xf32> -> tensor<8xi32>
+  return %a : tensor<8xi32>
+}
+
+// -----
+
 // Tests that gather's result shape is data[:axis] + indices + data[axis+1:]:
 // the BERT embedding lookup written as if the table were indexed on axis 1.
 func.func @gather_result(%table: tensor<30522x768xf32>, %ids: tensor<1x128xi64>) -> tensor<1x128x768xf32> {

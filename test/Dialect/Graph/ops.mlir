@@ -522,6 +522,35 @@ func.func @pad(%x: tensor<1x3x224x224xf32>, %f: tensor<1x64x56x56xf32>) -> (tens
 
 // -----
 
+// Tests that gather_elements round-trips: the probability of each sample's label,
+// picked along the class axis (as a cross-entropy loss reads it).
+// CHECK-LABEL: func.func @gather_elements
+// CHECK-SAME: (%[[P:.*]]: tensor<4x10xf32>, %[[L:.*]]: tensor<4x1xi64>)
+// CHECK: %[[G:.*]] = graph.gather_elements %[[P]], %[[L]] {axis = 1 : i64} : (tensor<4x10xf32>, tensor<4x1xi64>) -> tensor<4x1xf32>
+// CHECK: return %[[G]]
+func.func @gather_elements(%probs: tensor<4x10xf32>, %labels: tensor<4x1xi64>) -> tensor<4x1xf32> {
+  %g = graph.gather_elements %probs, %labels {axis = 1 : i64} : (tensor<4x10xf32>, tensor<4x1xi64>) -> tensor<4x1xf32>
+  return %g : tensor<4x1xf32>
+}
+
+// -----
+
+// Tests that argmax and argmin round-trip: a classifier's predicted class (the
+// axis dropped) and the first minimum kept as a size-1 axis (keepdims, the
+// default, elided), counted from the end.
+// CHECK-LABEL: func.func @arg_extremes
+// CHECK-SAME: (%[[X:.*]]: tensor<8x1000xf32>)
+// CHECK: %[[A:.*]] = graph.argmax %[[X]] {axis = 1 : i64, keepdims = false} : tensor<8x1000xf32> -> tensor<8xi64>
+// CHECK: %[[B:.*]] = graph.argmin %[[X]] {axis = -1 : i64, select_last_index = true} : tensor<8x1000xf32> -> tensor<8x1xi64>
+// CHECK: return %[[A]], %[[B]]
+func.func @arg_extremes(%x: tensor<8x1000xf32>) -> (tensor<8xi64>, tensor<8x1xi64>) {
+  %a = graph.argmax %x {axis = 1 : i64, keepdims = false} : tensor<8x1000xf32> -> tensor<8xi64>
+  %b = graph.argmin %x {axis = -1 : i64, keepdims = true, select_last_index = true} : tensor<8x1000xf32> -> tensor<8x1xi64>
+  return %a, %b : tensor<8xi64>, tensor<8x1xi64>
+}
+
+// -----
+
 // Tests that gather round-trips: the BERT word-embedding lookup (axis 0, the
 // default, elided) and the pooler's [CLS] token picked by a 0-D i32 index.
 // CHECK-LABEL: func.func @gather

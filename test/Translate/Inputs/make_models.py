@@ -406,6 +406,28 @@ def audio_cnn():
     return g.model("audio-cnn", 17)
 
 
+@model("indexing")
+def indexing():
+    """Index results and run-time indices: ArgMax and ArgMin (i64 results), GatherElements with
+    indices computed at run time, and the logical operators on comparisons."""
+    g = Graph(13)
+    x = g.input("x", FLOAT, [3, 5])
+    picks = g.input("picks", INT64, [3, 2])
+    g.op("ArgMax", [x], ["argmax"], name="argmax", axis=1, keepdims=0)
+    g.op("ArgMin", [x], ["argmin"], name="argmin", axis=0, select_last_index=1)
+    g.op("GatherElements", [x, picks], ["picked"], name="gather_elements", axis=1)
+    big = g.op("Greater", [x, g.const("one", 1.0, np.float32)], name="greater")
+    small = g.op("Less", [x, g.const("half", 0.5, np.float32)], name="less")
+    both = g.op("And", [big, g.op("Not", [small], name="not")], name="and")
+    either = g.op("Or", [both, small], name="or")
+    g.op("Cast", [g.op("Xor", [either, big], name="xor")], ["logic"], name="cast", to=FLOAT)
+    g.output("argmax", INT64, [3])
+    g.output("argmin", INT64, [1, 5])
+    g.output("picked", FLOAT, [3, 2])
+    g.output("logic", FLOAT, [3, 5])
+    return g.model("indexing", 18)
+
+
 @model("conv-transpose")
 def conv_transpose():
     """ConvTranspose as decoders export it (a constant filter: strided, padded, grouped, with
