@@ -37,6 +37,7 @@ pub fn register_all_passes() {
 /// Every Turbine pass, in the order `--help` and docs/Passes.md list them.
 pub fn all_passes() -> Vec<&'static registry::PassInfo> {
     vec![
+        registry::info_of::<graph::fold_batch_rows::FoldBatchRows>(),
         registry::info_of::<graph::fold_reshapes::FoldReshapes>(),
         registry::info_of::<graph::substitute::GraphSubstitute>(),
         registry::info_of::<graph::split_reductions::SplitReductions>(),

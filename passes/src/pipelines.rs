@@ -59,7 +59,8 @@ pub static LAYERWISE: PipelineInfo = PipelineInfo {
     summary:
         "Graph to dsa with the layer-wise schedule: one kernel per layer, activations through DDR",
     description: "\
-The baseline every GraphTurbo step is measured against (docs/Lowering.md): reshapes folded, the \
+The baseline every GraphTurbo step is measured against (docs/Lowering.md): products with a shared \
+weight folded into one (graph-fold-batch-rows), reshapes folded, the \
 graph rewritten by `graph-substitute` (docs/Substitution.md), canonicalised and deduplicated at \
 the graph level, the target attached, each layer lowered to one `dsa.kernel`, and the result \
 canonicalised. `turbine-run` and `turbine-translate --compile` run it before the backend \
@@ -71,6 +72,11 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
         SUBSTITUTE_ALPHA_OPTION,
     ],
     steps: &[
+        Step {
+            nest: Some(FUNCTION),
+            pass: "graph-fold-batch-rows",
+            options: &[],
+        },
         Step {
             nest: Some(FUNCTION),
             pass: "graph-fold-reshapes",
@@ -181,6 +187,11 @@ graphturbo` runs it.",
         SUBSTITUTE_ALPHA_OPTION,
     ],
     steps: &[
+        Step {
+            nest: Some(FUNCTION),
+            pass: "graph-fold-batch-rows",
+            options: &[],
+        },
         Step {
             nest: Some(FUNCTION),
             pass: "graph-fold-reshapes",

@@ -47,6 +47,9 @@
 // to graph-substitute and dsa-set-target, and that the backend's pipeline follows it.
 // LAYERWISE: builtin.module(
 // LAYERWISE-NEXT: func.func(
+// LAYERWISE-NEXT: graph-fold-batch-rows{explain=false}
+// LAYERWISE-NEXT: ),
+// LAYERWISE-NEXT: func.func(
 // LAYERWISE-NEXT: graph-fold-reshapes{include-flatten=true}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: func.func(

@@ -201,15 +201,22 @@ def squeezenet_fire():
     e3 = b.op("Relu", [b.op("Conv", [s, b.weight([64, 16, 3, 3]), b.weight([64], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])])
     return b.model("squeezenet_fire", [("input", [1, 64, 55, 55])], [b.op("Concat", [e1, e3], axis=1)])
 
-def torch_encoder_layer():
-    """A transformer encoder layer as torch.onnx exports nn.TransformerEncoderLayer (opset 17,
+def torch_encoder_layer(sequence=16, batch=2, hidden=32, heads=4, ffn=64, layers=1):
+    """A transformer encoder as torch.onnx exports nn.TransformerEncoder (opset 17,
     sequence-first): one in-projection for q, k and v, its result unflattened to [S, B, 3, E]
     with a shape computed through Shape/Gather/Unsqueeze/Concat, moved to [3, S, B, E] and q, k, v
-    picked with Gather of a constant scalar index; heads split with computed reshape targets."""
+    picked with Gather of a constant scalar index; heads split with computed reshape targets. The
+    defaults make the small layer of the oracle; the benchmark builds BERT-base sizes."""
     b = Builder(11)
-    sequence, batch, hidden, heads, ffn = 16, 2, 32, 4, 64
-    head = hidden // heads
     x = "src"
+    for _ in range(layers):
+        x = torch_encoder_block(b, x, sequence, batch, hidden, heads, ffn)
+    return b.model("torch_encoder_layer", [("src", [sequence, batch, hidden])], [x])
+
+
+def torch_encoder_block(b, x, sequence, batch, hidden, heads, ffn):
+    """One layer of torch_encoder_layer, from `x` ([S, B, E]); returns its output."""
+    head = hidden // heads
 
     def dims_of(v, *indices):
         shape = b.op("Shape", [v])
@@ -239,8 +246,7 @@ def torch_encoder_layer():
     x1 = b.op("LayerNormalization", [b.op("Add", [x, attended]), b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-5)
     h = b.op("Relu", [b.op("Add", [b.op("MatMul", [x1, b.weight([hidden, ffn], 0.1)]), b.constant(np.zeros(ffn, np.float32))])])
     h = b.op("Add", [b.op("MatMul", [h, b.weight([ffn, hidden], 0.1)]), b.constant(np.zeros(hidden, np.float32))])
-    out = b.op("LayerNormalization", [b.op("Add", [x1, h]), b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-5)
-    return b.model("torch_encoder_layer", [("src", [sequence, batch, hidden])], [out])
+    return b.op("LayerNormalization", [b.op("Add", [x1, h]), b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-5)
 
 
 def audio_cnn():

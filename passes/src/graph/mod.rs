@@ -1,5 +1,6 @@
 //! Passes on the `graph` dialect.
 
+pub mod fold_batch_rows;
 pub mod fold_reshapes;
 pub mod split_reductions;
 pub mod subsample_strided_convs;
