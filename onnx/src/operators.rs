@@ -139,7 +139,8 @@ pub const OPERATORS: &[Operator] = &[
         "constant pads, constant_value and (opset 18) axes; constant, reflect, edge (wrap \
          unsupported)"),
     row(&["Resize"], "`resize`", Interpreted,
-        "nearest (every `nearest_mode`) and linear; half_pixel, pytorch_half_pixel, \
+        "nearest upsampling by whole factors compiles (graph-resize-to-broadcast); \
+         nearest (every `nearest_mode`) and linear; half_pixel, pytorch_half_pixel, \
          align_corners, asymmetric; constant scales or sizes, (opset 18) axes; cubic, antialias, \
          tf_crop_and_resize, half_pixel_symmetric and the not_larger/not_smaller aspect policies \
          unsupported"),

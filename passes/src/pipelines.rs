@@ -60,7 +60,8 @@ pub static LAYERWISE: PipelineInfo = PipelineInfo {
         "Graph to dsa with the layer-wise schedule: one kernel per layer, activations through DDR",
     description: "\
 The baseline every GraphTurbo step is measured against (docs/Lowering.md): products with a shared \
-weight folded into one (graph-fold-batch-rows), reshapes folded, the \
+weight folded into one (graph-fold-batch-rows), nearest upsampling as a broadcast \
+(graph-resize-to-broadcast), reshapes folded, the \
 graph rewritten by `graph-substitute` (docs/Substitution.md), canonicalised and deduplicated at \
 the graph level, the target attached, each layer lowered to one `dsa.kernel`, and the result \
 canonicalised. `turbine-run` and `turbine-translate --compile` run it before the backend \
@@ -75,6 +76,11 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
         Step {
             nest: Some(FUNCTION),
             pass: "graph-fold-batch-rows",
+            options: &[],
+        },
+        Step {
+            nest: Some(FUNCTION),
+            pass: "graph-resize-to-broadcast",
             options: &[],
         },
         Step {
@@ -190,6 +196,11 @@ graphturbo` runs it.",
         Step {
             nest: Some(FUNCTION),
             pass: "graph-fold-batch-rows",
+            options: &[],
+        },
+        Step {
+            nest: Some(FUNCTION),
+            pass: "graph-resize-to-broadcast",
             options: &[],
         },
         Step {

@@ -50,6 +50,9 @@
 // LAYERWISE-NEXT: graph-fold-batch-rows{explain=false}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: func.func(
+// LAYERWISE-NEXT: graph-resize-to-broadcast{explain=false}
+// LAYERWISE-NEXT: ),
+// LAYERWISE-NEXT: func.func(
 // LAYERWISE-NEXT: graph-fold-reshapes{include-flatten=true}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: func.func(

@@ -487,7 +487,7 @@ fn resize(node: &Node, region: &Region, input: &[usize], output: &[usize]) -> Op
 /// The input row that output element `o` of a nearest-neighbour resize by `scale` reads, from
 /// an input of `length` rows to an output of `out_length`, with `coordinates` mapping the
 /// element to an input coordinate and `rounding` picking the row (clamped to the input).
-fn nearest_source(
+pub(crate) fn nearest_source(
     coordinates: ResizeCoordinates,
     rounding: NearestRounding,
     o: usize,
