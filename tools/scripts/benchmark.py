@@ -261,6 +261,50 @@ def compare_schedules(arguments):
     return "\n".join(lines), failed
 
 
+def export_models():
+    """Exports as users bring them beside the same networks built in the benchmark's layout:
+    (name, export, twin). torch.onnx writes nn.TransformerEncoder sequence-first ([S, B, E], one
+    in-projection for q, k and v, shapes computed at run time); the twin is the batch-first BERT
+    layer with the same sizes and ReLU."""
+    sizes = dict(sequence=128, hidden=768, heads=12, ffn=3072, layers=2)
+    return [
+        (f"encoder 2 layers s128 b{batch}",
+         lambda batch=batch: oracle.torch_encoder_layer(batch=batch, **sizes),
+         lambda batch=batch: oracle.bert_layer(batch=batch, layers=2, activation="relu"))
+        for batch in (1, 8)
+    ]
+
+
+def exports(arguments):
+    """Simulated cycles of each export and of its twin, with every schedule: the export should run
+    as fast as the network built by hand."""
+    schedules = arguments.schedules.split(",")
+    lines = [f"target {arguments.target}", "",
+             "| model | schedule | export cycles | twin cycles | export / twin |",
+             "|---|---|---|---|---|"]
+    failed = False
+    for name, export, twin in export_models():
+        if arguments.only and arguments.only not in name:
+            continue
+        with tempfile.TemporaryDirectory() as work:
+            paths = []
+            for label, make in (("export", export), ("twin", twin)):
+                path = os.path.join(work, f"{label}.onnx")
+                onnx.save(make(), path)
+                paths.append([path])
+            for schedule in schedules:
+                runs = [run_schedule(arguments, path, schedule, work) for path in paths]
+                progress(f"measured {name} ({schedule})")
+                if any("error" in run for run in runs):
+                    failed = True
+                    error = next(run["error"] for run in runs if "error" in run)
+                    lines.append(f"| {name} | {schedule} | failed: {error} | | |")
+                    continue
+                ratio = runs[0]["cycles"] / runs[1]["cycles"]
+                lines.append(f"| {name} | {schedule} | {runs[0]['cycles']:,} | {runs[1]['cycles']:,} | {ratio:.2f} |")
+    return "\n".join(lines), failed
+
+
 def compile_only(arguments, path, schedule):
     """`turbine-run --compile-only` on the model at `path`: (phase times, process seconds, kernels),
     or the error's last line."""
@@ -447,6 +491,8 @@ def main():
     parser.add_argument("--markdown", help="also write the table into this file, between its benchmark markers")
     parser.add_argument("--compare-schedules", action="store_true", help="compare the kernel schedules on the paper's models")
     parser.add_argument("--schedules", default="layerwise,graphturbo", help="schedules --compare-schedules runs")
+    parser.add_argument("--exports", action="store_true", help="exports as torch.onnx writes them against the same networks "
+                        "built in the benchmark's layout")
     parser.add_argument("--ablation", action="store_true", help="GraphTurbo's ablation (Fig. 15) on ResNet-50 b32 and BERT b32")
     parser.add_argument("--depths", action="store_true", help="compile time per op across ResNet-18/34/50/101/152, Relu chains of 1k to 100k ops and "
                         "encoder stacks of 1k and 10k ops (compiled, not run); fails when a time per op exceeds "
@@ -472,6 +518,12 @@ def main():
         print(text)
         if arguments.markdown:
             write_between(arguments.markdown, "ablation", text)
+        sys.exit(1 if failed else 0)
+    if arguments.exports:
+        text, failed = exports(arguments)
+        print(text)
+        if arguments.markdown:
+            write_between(arguments.markdown, "exports", text)
         sys.exit(1 if failed else 0)
     if arguments.compare_schedules:
         text, failed = compare_schedules(arguments)

@@ -111,10 +111,19 @@ def resnet18():
     return b.model("resnet18", [("input", [1, 3, 224, 224])], [logits])
 
 
-def bert_layer(batch=1):
+def bert_layer(batch=1, layers=1, activation="gelu"):
+    """BERT-base encoder layers (batch-first [B, 128, 768], 12 heads, erf GELU or ReLU in the
+    feed-forward), as the benchmarks build them; `layers` of them stacked."""
     b = Builder(7)
     hidden, heads, sequence = 768, 12, 128
     x = "hidden_states"
+    for _ in range(layers):
+        x = bert_block(b, x, batch, hidden, heads, sequence, activation)
+    return b.model("bert_layer", [("hidden_states", [batch, sequence, hidden])], [x])
+
+
+def bert_block(b, x, batch, hidden, heads, sequence, activation):
+    """One layer of bert_layer, from `x`; returns its output."""
 
     def dense(v, cin, cout):
         return b.op("Add", [b.op("MatMul", [v, b.weight([cin, cout], 0.02)]), b.constant(np.zeros(cout, np.float32))])
@@ -132,10 +141,12 @@ def bert_layer(batch=1):
     ones, zeros = np.ones(hidden, np.float32), np.zeros(hidden, np.float32)
     x1 = b.op("LayerNormalization", [b.op("Add", [dense(context, hidden, hidden), x]), b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-12)
     h = dense(x1, hidden, 3072)
-    erf = b.op("Erf", [b.op("Div", [h, b.constant(np.array(np.sqrt(2.0), np.float32))])])
-    gelu = b.op("Mul", [b.op("Mul", [h, b.op("Add", [erf, b.constant(np.array(1.0, np.float32))])]), b.constant(np.array(0.5, np.float32))])
-    out = b.op("LayerNormalization", [b.op("Add", [dense(gelu, 3072, hidden), x1]), b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-12)
-    return b.model("bert_layer", [("hidden_states", [batch, sequence, hidden])], [out])
+    if activation == "relu":
+        act = b.op("Relu", [h])
+    else:
+        erf = b.op("Erf", [b.op("Div", [h, b.constant(np.array(np.sqrt(2.0), np.float32))])])
+        act = b.op("Mul", [b.op("Mul", [h, b.op("Add", [erf, b.constant(np.array(1.0, np.float32))])]), b.constant(np.array(0.5, np.float32))])
+    return b.op("LayerNormalization", [b.op("Add", [dense(act, 3072, hidden), x1]), b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-12)
 
 
 def mobilenet_v2_block():
