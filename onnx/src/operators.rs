@@ -140,8 +140,9 @@ pub const OPERATORS: &[Operator] = &[
          unsupported)"),
     row(&["Resize"], "`resize`", Interpreted,
         "nearest upsampling by whole factors compiles (graph-resize-to-broadcast); \
-         nearest (every `nearest_mode`) and linear; half_pixel, pytorch_half_pixel, \
-         align_corners, asymmetric; constant scales or sizes, (opset 18) axes; cubic, antialias, \
+         nearest (every `nearest_mode`), linear and cubic (cubic_coeff_a, exclude_outside); \
+         half_pixel, pytorch_half_pixel, \
+         align_corners, asymmetric; constant scales or sizes, (opset 18) axes; antialias, \
          tf_crop_and_resize, half_pixel_symmetric and the not_larger/not_smaller aspect policies \
          unsupported"),
     row(&["Gather"], "`gather`", Interpreted,

@@ -100,7 +100,8 @@ def Graph_PadModeAttr : EnumAttr<Graph_Dialect, Graph_PadMode, "pad_mode">;
 
 def Graph_ResizeMode : I32EnumAttr<"ResizeMode", "how graph.resize interpolates", [
       I32EnumAttrCase<"nearest", 0>,
-      I32EnumAttrCase<"linear", 1>
+      I32EnumAttrCase<"linear", 1>,
+      I32EnumAttrCase<"cubic", 2>
     ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::turbine::graph";
@@ -595,7 +596,10 @@ def Graph_ResizeOp : Graph_Op<"resize", [Pure]> {
     x * (in - 1) / (in * s - 1), `asymmetric` x / s (`in * s` unrounded, as in
     ONNX's reference). `nearest` rounds it by `nearest`
     and reads that element; `linear` interpolates between its two neighbours in
-    every dimension. Coordinates outside the input read its edge. Each result
+    every dimension; `cubic` between its four, with Keys' cubic convolution of
+    coefficient `cubic_coeff_a`, the neighbours outside the input weighing 0 (the
+    others renormalised) under `exclude_outside`. Coordinates outside the input
+    read its edge. Each result
     dimension is the input's times its scale, rounded down (a scale given by
     sizes is `out / in`, so it may be off by less than one); it may be 0, an
     empty result.
@@ -607,7 +611,9 @@ def Graph_ResizeOp : Graph_Op<"resize", [Pure]> {
   let arguments = (ins Graph_FloatTensor:$input, DenseF32ArrayAttr:$scales,
       DefaultValuedAttr<Graph_ResizeModeAttr, "ResizeMode::nearest">:$mode,
       DefaultValuedAttr<Graph_ResizeCoordinatesAttr, "ResizeCoordinates::half_pixel">:$coordinates,
-      DefaultValuedAttr<Graph_NearestRoundingAttr, "NearestRounding::round_prefer_floor">:$nearest);
+      DefaultValuedAttr<Graph_NearestRoundingAttr, "NearestRounding::round_prefer_floor">:$nearest,
+      DefaultValuedAttr<F32Attr, "-0.75f">:$cubic_coeff_a,
+      DefaultValuedAttr<BoolAttr, "false">:$exclude_outside);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;

@@ -79,6 +79,8 @@ mirror_enum! {
         Nearest = 0 => "nearest",
         /// (Bi)linear.
         Linear = 1 => "linear",
+        /// (Bi)cubic.
+        Cubic = 2 => "cubic",
     }
 }
 

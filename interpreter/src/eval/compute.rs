@@ -86,6 +86,10 @@ fn resize_coordinates(node: &Node) -> Result<Coordinates, InterpretError> {
 fn resize_interpolation(node: &Node) -> Result<Interpolation, InterpretError> {
     Ok(match node.keyword("mode").unwrap_or("nearest") {
         "linear" => Interpolation::Linear,
+        "cubic" => Interpolation::Cubic {
+            a: node.float("cubic_coeff_a", -0.75),
+            exclude_outside: node.flag("exclude_outside"),
+        },
         "nearest" => Interpolation::Nearest(
             match node.keyword("nearest").unwrap_or("round_prefer_floor") {
                 "round_prefer_floor" => Rounding::RoundPreferFloor,

@@ -1,4 +1,5 @@
-//! ONNX Resize (`graph.resize`): nearest and linear interpolation, separable over dimensions.
+//! ONNX Resize (`graph.resize`): nearest, linear and cubic interpolation, separable over
+//! dimensions.
 //! Follows the operator's definition, including its reference implementation's handling of
 //! coordinates outside the input (they read the edge).
 
@@ -31,12 +32,34 @@ pub enum Rounding {
 }
 
 /// The interpolation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Interpolation {
     /// The nearest input element, rounded as given.
     Nearest(Rounding),
     /// Linear between the two neighbours in every dimension.
     Linear,
+    /// Keys' cubic convolution over the four neighbours in every dimension, with coefficient
+    /// `a`; with `exclude_outside`, neighbours outside the input weigh 0 and the others are
+    /// renormalised.
+    Cubic {
+        /// The coefficient (ONNX `cubic_coeff_a`, -0.75 by default).
+        a: f32,
+        /// ONNX `exclude_outside`.
+        exclude_outside: bool,
+    },
+}
+
+/// The weights of the four neighbours `floor(x) - 1 ..= floor(x) + 2` of a coordinate whose
+/// distance past `floor(x)` is `ratio` (ONNX's reference formula).
+fn cubic_weights(ratio: f64, a: f64) -> [f64; 4] {
+    let far = |t: f64| ((a * t - 5.0 * a) * t + 8.0 * a) * t - 4.0 * a;
+    let near = |t: f64| ((a + 2.0) * t - (a + 3.0)) * t * t + 1.0;
+    [
+        far(ratio + 1.0),
+        near(ratio),
+        near(1.0 - ratio),
+        far(2.0 - ratio),
+    ]
 }
 
 /// The input coordinate output coordinate `x` of a dimension maps to. As in ONNX's reference,
@@ -86,7 +109,35 @@ fn taps(
                         vec![(clamp(low), 1.0 - ratio), (clamp(low + 1.0), ratio)]
                     }
                 }
+                Interpolation::Cubic { a, exclude_outside } => {
+                    cubic_taps(position, input, f64::from(a), exclude_outside)
+                }
             }
+        })
+        .collect()
+}
+
+/// The four taps of cubic interpolation at `position` of an input of `input` elements: outside
+/// neighbours read the edge, or weigh 0 with `exclude_outside` (the others then sum to 1).
+fn cubic_taps(position: f64, input: usize, a: f64, exclude_outside: bool) -> Vec<(usize, f32)> {
+    let low = position.floor();
+    let mut weights = cubic_weights(position - low, a);
+    let neighbours: Vec<f64> = (-1..=2).map(|offset| low + f64::from(offset)).collect();
+    if exclude_outside {
+        for (weight, &neighbour) in weights.iter_mut().zip(&neighbours) {
+            if neighbour < 0.0 || neighbour >= input as f64 {
+                *weight = 0.0;
+            }
+        }
+        let total: f64 = weights.iter().sum();
+        weights.iter_mut().for_each(|weight| *weight /= total);
+    }
+    neighbours
+        .iter()
+        .zip(weights)
+        .map(|(&neighbour, weight)| {
+            let index = neighbour.clamp(0.0, input as f64 - 1.0) as usize;
+            (index, weight as f32)
         })
         .collect()
 }

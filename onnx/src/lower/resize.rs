@@ -1,5 +1,5 @@
-//! `Resize` (opsets 11-19) → `graph.resize`: nearest and linear interpolation with constant
-//! scales or sizes. The dialect keeps the scale of every dimension, because ONNX maps
+//! `Resize` (opsets 11-19) → `graph.resize`: nearest, linear and cubic interpolation with
+//! constant scales or sizes. The dialect keeps the scale of every dimension, because ONNX maps
 //! coordinates with the given scale, which differs from `out / in` when the product was rounded.
 
 use super::Builder;
@@ -40,6 +40,17 @@ pub fn resize(
         ),
         ("nearest", Attribute::Enum("nearest_rounding", nearest)),
     ];
+    let mut attributes = attributes.to_vec();
+    if mode == "cubic" {
+        attributes.push((
+            "cubic_coeff_a",
+            Attribute::Float(node.float("cubic_coeff_a", -0.75)?),
+        ));
+        attributes.push((
+            "exclude_outside",
+            Attribute::Bool(node.int("exclude_outside", 0)? != 0),
+        ));
+    }
     let x = builder.operand(input);
     Ok(vec![builder.emit(
         node,
@@ -56,11 +67,8 @@ fn modes(node: &Node) -> Result<(&'static str, &'static str, &'static str), Impo
     let mode = match node.string("mode", "nearest")?.as_str() {
         "nearest" => "nearest",
         "linear" => "linear",
-        other => {
-            return Err(node.unsupported(format!(
-                "mode '{other}' is not supported (nearest and linear are)"
-            )))
-        }
+        "cubic" => "cubic",
+        other => return Err(node.invalid(format!("unknown mode '{other}'"))),
     };
     let coordinates = match node
         .string("coordinate_transformation_mode", "half_pixel")?

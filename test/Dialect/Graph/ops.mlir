@@ -748,12 +748,15 @@ func.func @loop_no_carried(%n: tensor<i64>, %cond: tensor<i1>) {
 // -----
 
 // Tests that graph.resize round-trips with its defaults elided and its enums
-// printed by name (a decoder's bilinear 2x upsampling).
+// printed by name (a decoder's bilinear 2x upsampling, and a bicubic one with
+// its coefficient and exclude_outside).
 // CHECK-LABEL: func.func @resize
 // CHECK: graph.resize %{{.*}} {scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : tensor<1x256x14x14xf32> -> tensor<1x256x28x28xf32>
 // CHECK: graph.resize %{{.*}} {coordinates = #graph<resize_coordinates align_corners>, mode = #graph<resize_mode linear>, scales = array<f32: 1.000000e+00, 1.000000e+00, 5.000000e-01, 5.000000e-01>} : tensor<1x256x14x14xf32> -> tensor<1x256x7x7xf32>
-func.func @resize(%x: tensor<1x256x14x14xf32>) -> (tensor<1x256x28x28xf32>, tensor<1x256x7x7xf32>) {
+// CHECK: graph.resize %{{.*}} {cubic_coeff_a = -5.000000e-01 : f32, exclude_outside = true, mode = #graph<resize_mode cubic>, scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : tensor<1x256x14x14xf32> -> tensor<1x256x28x28xf32>
+func.func @resize(%x: tensor<1x256x14x14xf32>) -> (tensor<1x256x28x28xf32>, tensor<1x256x7x7xf32>, tensor<1x256x28x28xf32>) {
   %a = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : tensor<1x256x14x14xf32> -> tensor<1x256x28x28xf32>
   %b = graph.resize %x {scales = array<f32: 1.0, 1.0, 0.5, 0.5>, mode = #graph<resize_mode linear>, coordinates = #graph<resize_coordinates align_corners>} : tensor<1x256x14x14xf32> -> tensor<1x256x7x7xf32>
-  return %a, %b : tensor<1x256x28x28xf32>, tensor<1x256x7x7xf32>
+  %c = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = #graph<resize_mode cubic>, cubic_coeff_a = -0.5 : f32, exclude_outside = true} : tensor<1x256x14x14xf32> -> tensor<1x256x28x28xf32>
+  return %a, %b, %c : tensor<1x256x28x28xf32>, tensor<1x256x7x7xf32>, tensor<1x256x28x28xf32>
 }
