@@ -150,6 +150,13 @@ pub const OPERATORS: &[Operator] = &[
          slices), run-time indices are interpreted only"),
     row(&["GatherElements"], "`gather_elements`", Interpreted,
         "indices i32 or i64, constant or not; an index out of range is an error at run time"),
+    row(&["OneHot"], "`compare` with a constant range, `where`", Interpreted,
+        "constant depth; integer or float indices (cast toward zero), negative ones counted from \
+         the end, ones out of range all off"),
+    row(&["Hardmax"], "`argmax`, `compare` with a constant range, `cast`", Interpreted,
+        "one axis (opset 13)"),
+    row(&["IsNaN", "IsInf"], "`compare` and `where`", Interpreted,
+        "`x != x`; `x == ±inf` as detect_negative and detect_positive say"),
     row(&["ArgMax", "ArgMin"], "`argmax`, `argmin`", Interpreted,
         "f32 input; i64 result; keepdims, select_last_index; a NaN is the extreme (numpy)"),
     row(&["Expand"], "`broadcast`", Compiled, "constant shape input; same shape → no op"),

@@ -129,6 +129,10 @@ fn schema(op_type: &str) -> Option<Schema> {
         "Not" => ((1, 1), &[]),
         "ArgMax" | "ArgMin" => ((1, 1), &["axis", "keepdims", "select_last_index"]),
         "GatherElements" => ((2, 2), &["axis"]),
+        "OneHot" => ((3, 3), &["axis"]),
+        "Hardmax" => ((1, 1), &["axis"]),
+        "IsNaN" => ((1, 1), &[]),
+        "IsInf" => ((1, 1), &["detect_negative", "detect_positive"]),
         "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => {
             ((2, 3), &["ignore_index", "reduction"])
         }

@@ -317,3 +317,46 @@ pub fn logical(
     };
     Ok(vec![Value::Dynamic(result)])
 }
+
+/// `IsNaN` (`x` differs from itself) and `IsInf` (`x` equals +inf or -inf, as `detect_positive`
+/// and `detect_negative` say), as comparisons and selections.
+pub fn special_values(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
+    let x = builder.operand(float_input(node, inputs, 0, "X")?);
+    let mut compose = Compose::new(builder, node);
+    let (no, yes) = (compose.boolean(false), compose.boolean(true));
+    let result = if node.op_type() == "IsNaN" {
+        let same = compose.compare("eq", &x, &x)?;
+        compose.select(&same, &no, &yes)?
+    } else {
+        let infinity = |compose: &mut Compose, value: f32, wanted: bool| {
+            if !wanted {
+                return Ok(None);
+            }
+            let bound = compose.scalar(value);
+            compose.compare("eq", &x, &bound).map(Some)
+        };
+        let positive = infinity(
+            &mut compose,
+            f32::INFINITY,
+            node.int("detect_positive", 1)? != 0,
+        )?;
+        let negative = infinity(
+            &mut compose,
+            f32::NEG_INFINITY,
+            node.int("detect_negative", 1)? != 0,
+        )?;
+        match (positive, negative) {
+            (Some(positive), Some(negative)) => compose.select(&positive, &yes, &negative)?,
+            (Some(found), None) | (None, Some(found)) => found,
+            (None, None) => {
+                let shaped = compose.compare("eq", &x, &x)?;
+                compose.select(&shaped, &no, &no)?
+            }
+        }
+    };
+    Ok(vec![Value::Dynamic(result)])
+}

@@ -15,6 +15,7 @@ mod loss;
 mod matmul;
 mod movement;
 mod normalization;
+mod one_hot;
 mod reduce;
 mod resize;
 
@@ -136,6 +137,9 @@ pub fn lower(
         op if reduce::OPERATORS.contains(&op) => reduce::reduce(builder, node, inputs),
         op if activation::OPERATORS.contains(&op) => activation::activation(builder, node, inputs),
         "Tile" => movement::tile(builder, node, inputs),
+        "OneHot" => one_hot::one_hot(builder, node, inputs),
+        "Hardmax" => one_hot::hardmax(builder, node, inputs),
+        "IsNaN" | "IsInf" => elementwise::special_values(builder, node, inputs),
         "Trilu" => movement::trilu(builder, node, inputs),
         "ConstantOfShape" => constant::constant_of_shape(builder, node, inputs),
         op if FOLD_ONLY.contains(&op) => Err(node.unsupported(

@@ -409,7 +409,7 @@ def audio_cnn():
 @model("indexing")
 def indexing():
     """Index results and run-time indices: ArgMax and ArgMin (i64 results), GatherElements with
-    indices computed at run time, and the logical operators on comparisons."""
+    indices computed at run time, the logical operators on comparisons, OneHot and Hardmax."""
     g = Graph(13)
     x = g.input("x", FLOAT, [3, 5])
     picks = g.input("picks", INT64, [3, 2])
@@ -421,10 +421,15 @@ def indexing():
     both = g.op("And", [big, g.op("Not", [small], name="not")], name="and")
     either = g.op("Or", [both, small], name="or")
     g.op("Cast", [g.op("Xor", [either, big], name="xor")], ["logic"], name="cast", to=FLOAT)
+    g.op("OneHot", [picks, g.const("depth", 4), g.const("on_off", [-1.0, 5.0], np.float32)], ["one_hot"],
+         name="one_hot", axis=1)
+    g.op("Hardmax", [x], ["hardmax"], name="hardmax", axis=0)
     g.output("argmax", INT64, [3])
     g.output("argmin", INT64, [1, 5])
     g.output("picked", FLOAT, [3, 2])
     g.output("logic", FLOAT, [3, 5])
+    g.output("one_hot", FLOAT, [3, 4, 2])
+    g.output("hardmax", FLOAT, [3, 5])
     return g.model("indexing", 18)
 
 
