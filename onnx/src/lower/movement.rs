@@ -294,7 +294,7 @@ pub fn expand(
     )])
 }
 
-/// `Tile` with constant repeats: each dimension `d` of size `n` repeated `r` times is an
+/// `Tile` with constant repeats: each dimension `d` of size `n` repeated `r > 1` times is an
 /// inserted dimension of size `r` before it, broadcast, then merged: `reshape` to
 /// `[1, n0, 1, n1, ...]`, `broadcast` to `[r0, n0, r1, n1, ...]`, `reshape` to `[r0 n0, ...]`.
 pub fn tile(
@@ -317,9 +317,14 @@ pub fn tile(
     if repeats.iter().all(|&repeat| repeat == 1) {
         return Ok(vec![input.clone()]);
     }
+    // Only repeated dimensions get an inserted dimension, so that the broadcast has as few runs
+    // of repeated and kept dimensions as the repeats allow.
     let interleaved = |first: &dyn Fn(usize) -> usize| -> Vec<usize> {
         (0..ty.rank())
-            .flat_map(|dim| [first(dim), ty.shape[dim]])
+            .flat_map(|dim| match repeats[dim] {
+                1 => vec![ty.shape[dim]],
+                _ => vec![first(dim), ty.shape[dim]],
+            })
             .collect()
     };
     let result: Vec<usize> = (0..ty.rank())
