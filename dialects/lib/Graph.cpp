@@ -483,6 +483,9 @@ LogicalResult ReduceMeanOp::verify() {
 LogicalResult ReduceMaxOp::verify() {
   return verifyReduction(*this, getAxes(), getKeepdims());
 }
+LogicalResult ReduceProdOp::verify() {
+  return verifyReduction(*this, getAxes(), getKeepdims());
+}
 
 /// Checks an index-of-extreme op: the axis is in range and not empty, and the
 /// result is the input's shape without it (or with it as 1 under `keepdims`).

@@ -59,8 +59,8 @@ OpFoldResult PadOp::fold(FoldAdaptor) {
   return {};
 }
 
-// ONNX: a reduction over an empty set is its identity (0 for sum, -inf for
-// max) and a mean of nothing is NaN.
+// ONNX: a reduction over an empty set is its identity (0 for sum, 1 for
+// product, -inf for max) and a mean of nothing is NaN.
 OpFoldResult ReduceSumOp::fold(FoldAdaptor) {
   if (emptyInNonEmptyOut(getInput(), getType()))
     return splat(getType(), 0.0);
@@ -70,6 +70,12 @@ OpFoldResult ReduceSumOp::fold(FoldAdaptor) {
 OpFoldResult ReduceMeanOp::fold(FoldAdaptor) {
   if (emptyInNonEmptyOut(getInput(), getType()))
     return splat(getType(), std::numeric_limits<double>::quiet_NaN());
+  return {};
+}
+
+OpFoldResult ReduceProdOp::fold(FoldAdaptor) {
+  if (emptyInNonEmptyOut(getInput(), getType()))
+    return splat(getType(), 1.0);
   return {};
 }
 

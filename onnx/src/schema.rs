@@ -112,7 +112,7 @@ fn schema(op_type: &str) -> Option<Schema> {
         "ReduceMean" | "ReduceSum" | "ReduceMax" => ((1, 2), REDUCE),
         "ConstantOfShape" => ((1, 1), &["value"]),
         "ReduceMin" | "ReduceSumSquare" | "ReduceL1" | "ReduceL2" | "ReduceLogSum"
-        | "ReduceLogSumExp" => ((1, 2), REDUCE),
+        | "ReduceLogSumExp" | "ReduceProd" => ((1, 2), REDUCE),
         "LogSoftmax" => ((1, 1), &["axis"]),
         "InstanceNormalization" => ((3, 3), &["epsilon"]),
         "CastLike" => ((2, 2), &["saturate"]),

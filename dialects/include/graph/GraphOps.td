@@ -759,8 +759,9 @@ class Graph_ReduceOp<string mnemonic, string what> : Graph_Op<mnemonic, [Pure]> 
     Reduces over `axes` (negative values count from the end), or over every
     dimension when `axes` is empty (ONNX's default); with `keepdims` the reduced
     dimensions stay as size 1, otherwise they are dropped. A reduction over an
-    empty set (a reduced dimension of size 0) is ONNX's value: 0 for a sum,
-    -inf for a maximum, NaN for a mean; it folds to that constant.
+    empty set (a reduced dimension of size 0) is ONNX's value: 0 for a sum, 1
+    for a product, -inf for a maximum, NaN for a mean; it folds to that
+    constant.
 
     ```mlir
     %m = graph.reduce_mean %x {axes = array<i64: -1>} : tensor<1x128x768xf32> -> tensor<1x128x1xf32>
@@ -777,6 +778,7 @@ class Graph_ReduceOp<string mnemonic, string what> : Graph_Op<mnemonic, [Pure]> 
 def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "sum">;
 def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "mean">;
 def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "maximum">;
+def Graph_ReduceProdOp : Graph_ReduceOp<"reduce_prod", "product">;
 
 class Graph_ArgReduceOp<string mnemonic, string what, string onnx>
     : Graph_Op<mnemonic, [Pure]> {

@@ -67,6 +67,7 @@ pub(super) fn reduction_kind(node: &Node) -> Option<Reduction> {
         "graph.reduce_sum" => Reduction::Sum,
         "graph.reduce_mean" => Reduction::Mean,
         "graph.reduce_max" => Reduction::Max,
+        "graph.reduce_prod" => Reduction::Prod,
         _ => return None,
     })
 }

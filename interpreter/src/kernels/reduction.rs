@@ -11,6 +11,8 @@ pub enum Reduction {
     Mean,
     /// Maximum, NaN when any value is NaN.
     Max,
+    /// Product.
+    Prod,
 }
 
 /// Reduces `input` of `shape` over `axes` (normalised, distinct); the result is in row-major order
@@ -24,10 +26,10 @@ pub fn reduce(input: &[f32], shape: &[usize], axes: &[usize], kind: Reduction) -
     let out_count: usize = kept.iter().product();
     let reduced_count: usize = axes.iter().map(|&d| shape[d]).product();
     let mut out = vec![
-        if kind == Reduction::Max {
-            f32::NEG_INFINITY
-        } else {
-            0.0
+        match kind {
+            Reduction::Max => f32::NEG_INFINITY,
+            Reduction::Prod => 1.0,
+            Reduction::Sum | Reduction::Mean => 0.0,
         };
         out_count
     ];
@@ -45,6 +47,7 @@ pub fn reduce(input: &[f32], shape: &[usize], axes: &[usize], kind: Reduction) -
             .sum();
         out[target] = match kind {
             Reduction::Max => maximum(out[target], value),
+            Reduction::Prod => out[target] * value,
             Reduction::Sum | Reduction::Mean => out[target] + value,
         };
         for d in (0..shape.len()).rev() {

@@ -327,10 +327,8 @@ pub fn special_values(
 ) -> Result<Vec<Value>, ImportError> {
     let x = builder.operand(float_input(node, inputs, 0, "X")?);
     let mut compose = Compose::new(builder, node);
-    let (no, yes) = (compose.boolean(false), compose.boolean(true));
     let result = if node.op_type() == "IsNaN" {
-        let same = compose.compare("eq", &x, &x)?;
-        compose.select(&same, &no, &yes)?
+        compose.compare("ne", &x, &x)?
     } else {
         let infinity = |compose: &mut Compose, value: f32, wanted: bool| {
             if !wanted {
@@ -350,9 +348,13 @@ pub fn special_values(
             node.int("detect_negative", 1)? != 0,
         )?;
         match (positive, negative) {
-            (Some(positive), Some(negative)) => compose.select(&positive, &yes, &negative)?,
+            (Some(positive), Some(negative)) => {
+                let yes = compose.boolean(true);
+                compose.select(&positive, &yes, &negative)?
+            }
             (Some(found), None) | (None, Some(found)) => found,
             (None, None) => {
+                let no = compose.boolean(false);
                 let shaped = compose.compare("eq", &x, &x)?;
                 compose.select(&shaped, &no, &no)?
             }

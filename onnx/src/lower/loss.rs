@@ -167,11 +167,9 @@ impl Weighted {
                 .constant(&Tensor::new(Vec::new(), data), &location)
         };
         let ignore = integer(compose, ignored);
-        let dropped = compose.compare("eq", &self.target, &ignore)?;
+        let kept = compose.compare("ne", &self.target, &ignore)?;
         let zero = integer(compose, 0);
-        let target = compose.select(&dropped, &zero, &self.target)?;
-        let (no, yes) = (compose.boolean(false), compose.boolean(true));
-        let kept = compose.select(&dropped, &no, &yes)?;
+        let target = compose.select(&kept, &self.target, &zero)?;
         Ok((target, Some(kept)))
     }
 

@@ -1,5 +1,5 @@
-//! Reductions: `ReduceMean`, `ReduceSum`, `ReduceMax` → `graph.reduce_mean`, `graph.reduce_sum`,
-//! `graph.reduce_max`; the others are composed from them: `ReduceMin` is `-max(-x)` (negation is
+//! Reductions: `ReduceMean`, `ReduceSum`, `ReduceMax`, `ReduceProd` → `graph.reduce_mean`,
+//! `graph.reduce_sum`, `graph.reduce_max`, `graph.reduce_prod`; the others are composed from them: `ReduceMin` is `-max(-x)` (negation is
 //! exact), `ReduceSumSquare` `sum(x * x)`, `ReduceL1` `sum(|x|)`, `ReduceL2` `sqrt(sum(x * x))`,
 //! `ReduceLogSum` `log(sum(x))` and `ReduceLogSumExp` `log(sum(exp(x - m))) + m` with `m` the
 //! maximum, so that `exp` never overflows. `ArgMax`, `ArgMin` → `graph.argmax`, `graph.argmin`.
@@ -28,6 +28,7 @@ pub const OPERATORS: &[&str] = &[
     "ReduceL2",
     "ReduceLogSum",
     "ReduceLogSumExp",
+    "ReduceProd",
 ];
 
 /// One of [`OPERATORS`].
@@ -54,6 +55,7 @@ pub fn reduce(
         "ReduceMean" => compose.reduce("graph.reduce_mean", &x, &axes, keepdims),
         "ReduceSum" => compose.reduce("graph.reduce_sum", &x, &axes, keepdims),
         "ReduceMax" => compose.reduce("graph.reduce_max", &x, &axes, keepdims),
+        "ReduceProd" => compose.reduce("graph.reduce_prod", &x, &axes, keepdims),
         "ReduceMin" => {
             let negated = compose.unary("graph.neg", &x);
             let max = compose.reduce("graph.reduce_max", &negated, &axes, keepdims);

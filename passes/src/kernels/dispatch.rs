@@ -80,6 +80,7 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         | K::Resize
         | K::Gather
         | K::GatherElements
+        | K::ReduceProd
         | K::ArgMax
         | K::ArgMin
         | K::Compare

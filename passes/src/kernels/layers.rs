@@ -265,6 +265,7 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
         | K::Lrn
         | K::Gather
         | K::GatherElements
+        | K::ReduceProd
         | K::ArgMax
         | K::ArgMin
         | K::Broadcast

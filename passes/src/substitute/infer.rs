@@ -134,7 +134,9 @@ pub fn result_shapes(
                 input[axis..].iter().product(),
             ])
         }
-        K::ReduceSum | K::ReduceMean | K::ReduceMax => one(reduce(&operand(0)?, attributes)?),
+        K::ReduceSum | K::ReduceMean | K::ReduceMax | K::ReduceProd => {
+            one(reduce(&operand(0)?, attributes)?)
+        }
         K::ArgMax | K::ArgMin => {
             let input = operand(0)?;
             let along = axis(attributes.int("axis", 0)?, input.len())?;

@@ -234,20 +234,22 @@ func.func @empty_products(%a: tensor<3x0xf32>, %b: tensor<0x4xf32>, %c: tensor<2
 
 // -----
 
-// Tests that reductions over an empty set fold to 0 (sum), NaN (mean) and -inf (max), and a
-// global average pool of an empty plane to NaN.
+// Tests that reductions over an empty set fold to 0 (sum), NaN (mean), -inf (max) and 1
+// (product), and a global average pool of an empty plane to NaN.
 // CHECK-LABEL: func.func @empty_reductions
 // CHECK-DAG: %[[S:.*]] = graph.constant dense<0.000000e+00> : tensor<2x1x3xf32>
 // CHECK-DAG: %[[M:.*]] = graph.constant dense<0x7FC00000> : tensor<2x3xf32>
 // CHECK-DAG: %[[X:.*]] = graph.constant dense<0xFF800000> : tensor<2x1x3xf32>
 // CHECK-DAG: %[[G:.*]] = graph.constant dense<0x7FC00000> : tensor<2x3x1x1xf32>
-// CHECK: return %[[S]], %[[M]], %[[X]], %[[G]]
-func.func @empty_reductions(%x: tensor<2x0x3xf32>, %p: tensor<2x3x0x4xf32>) -> (tensor<2x1x3xf32>, tensor<2x3xf32>, tensor<2x1x3xf32>, tensor<2x3x1x1xf32>) {
+// CHECK-DAG: %[[P:.*]] = graph.constant dense<1.000000e+00> : tensor<2x3xf32>
+// CHECK: return %[[S]], %[[M]], %[[X]], %[[G]], %[[P]]
+func.func @empty_reductions(%x: tensor<2x0x3xf32>, %p: tensor<2x3x0x4xf32>) -> (tensor<2x1x3xf32>, tensor<2x3xf32>, tensor<2x1x3xf32>, tensor<2x3x1x1xf32>, tensor<2x3xf32>) {
   %a = graph.reduce_sum %x {axes = array<i64: 1>} : tensor<2x0x3xf32> -> tensor<2x1x3xf32>
   %b = graph.reduce_mean %x {axes = array<i64: 1>, keepdims = false} : tensor<2x0x3xf32> -> tensor<2x3xf32>
   %c = graph.reduce_max %x {axes = array<i64: 1>} : tensor<2x0x3xf32> -> tensor<2x1x3xf32>
   %g = graph.global_avg_pool %p : tensor<2x3x0x4xf32> -> tensor<2x3x1x1xf32>
-  return %a, %b, %c, %g : tensor<2x1x3xf32>, tensor<2x3xf32>, tensor<2x1x3xf32>, tensor<2x3x1x1xf32>
+  %d = graph.reduce_prod %x {axes = array<i64: 1>, keepdims = false} : tensor<2x0x3xf32> -> tensor<2x3xf32>
+  return %a, %b, %c, %g, %d : tensor<2x1x3xf32>, tensor<2x3xf32>, tensor<2x1x3xf32>, tensor<2x3x1x1xf32>, tensor<2x3xf32>
 }
 
 // -----

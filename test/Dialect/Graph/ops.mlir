@@ -641,18 +641,20 @@ func.func @where(%m: tensor<1x1x1x128xi1>, %s: tensor<1x12x128x128xf32>, %ninf: 
 
 // Tests that the reductions round-trip: the layer-norm mean over the hidden
 // size (keepdims by default, elided), a softmax denominator without keepdims,
-// and a global max pool over both spatial axes.
+// a global max pool over both spatial axes, and a product over every axis.
 // CHECK-LABEL: func.func @reduce
 // CHECK-SAME: (%[[X:.*]]: tensor<1x128x768xf32>, %[[S:.*]]: tensor<1x12x128x128xf32>, %[[F:.*]]: tensor<1x2048x7x7xf32>)
 // CHECK: %[[M:.*]] = graph.reduce_mean %[[X]] {axes = array<i64: -1>} : tensor<1x128x768xf32> -> tensor<1x128x1xf32>
 // CHECK: %[[D:.*]] = graph.reduce_sum %[[S]] {axes = array<i64: 3>, keepdims = false} : tensor<1x12x128x128xf32> -> tensor<1x12x128xf32>
 // CHECK: %[[G:.*]] = graph.reduce_max %[[F]] {axes = array<i64: 2, 3>, keepdims = false} : tensor<1x2048x7x7xf32> -> tensor<1x2048xf32>
-// CHECK: return %[[M]], %[[D]], %[[G]]
-func.func @reduce(%x: tensor<1x128x768xf32>, %s: tensor<1x12x128x128xf32>, %f: tensor<1x2048x7x7xf32>) -> (tensor<1x128x1xf32>, tensor<1x12x128xf32>, tensor<1x2048xf32>) {
+// CHECK: %[[P:.*]] = graph.reduce_prod %[[F]] {axes = array<i64>, keepdims = false} : tensor<1x2048x7x7xf32> -> tensor<f32>
+// CHECK: return %[[M]], %[[D]], %[[G]], %[[P]]
+func.func @reduce(%x: tensor<1x128x768xf32>, %s: tensor<1x12x128x128xf32>, %f: tensor<1x2048x7x7xf32>) -> (tensor<1x128x1xf32>, tensor<1x12x128xf32>, tensor<1x2048xf32>, tensor<f32>) {
   %m = graph.reduce_mean %x {axes = array<i64: -1>, keepdims = true} : tensor<1x128x768xf32> -> tensor<1x128x1xf32>
   %d = graph.reduce_sum %s {axes = array<i64: 3>, keepdims = false} : tensor<1x12x128x128xf32> -> tensor<1x12x128xf32>
   %g = graph.reduce_max %f {axes = array<i64: 2, 3>, keepdims = false} : tensor<1x2048x7x7xf32> -> tensor<1x2048xf32>
-  return %m, %d, %g : tensor<1x128x1xf32>, tensor<1x12x128xf32>, tensor<1x2048xf32>
+  %p = graph.reduce_prod %f {axes = array<i64>, keepdims = false} : tensor<1x2048x7x7xf32> -> tensor<f32>
+  return %m, %d, %g, %p : tensor<1x128x1xf32>, tensor<1x12x128xf32>, tensor<1x2048xf32>, tensor<f32>
 }
 
 // -----
