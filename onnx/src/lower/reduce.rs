@@ -1,8 +1,9 @@
 //! Reductions: `ReduceMean`, `ReduceSum`, `ReduceMax`, `ReduceProd` → `graph.reduce_mean`,
-//! `graph.reduce_sum`, `graph.reduce_max`, `graph.reduce_prod`; the others are composed from them: `ReduceMin` is `-max(-x)` (negation is
-//! exact), `ReduceSumSquare` `sum(x * x)`, `ReduceL1` `sum(|x|)`, `ReduceL2` `sqrt(sum(x * x))`,
-//! `ReduceLogSum` `log(sum(x))` and `ReduceLogSumExp` `log(sum(exp(x - m))) + m` with `m` the
-//! maximum, so that `exp` never overflows. `ArgMax`, `ArgMin` → `graph.argmax`, `graph.argmin`.
+//! `graph.reduce_sum`, `graph.reduce_max`, `graph.reduce_prod`; the others are composed from
+//! them: `ReduceMin` is `-max(-x)` (negation is exact), `ReduceSumSquare` `sum(x * x)`,
+//! `ReduceL1` `sum(|x|)`, `ReduceL2` `sqrt(sum(x * x))`, `ReduceLogSum` `log(sum(x))` and
+//! `ReduceLogSumExp` `log(sum(exp(x - m))) + m` with `m` the maximum, so that `exp` never
+//! overflows. `ArgMax`, `ArgMin` → `graph.argmax`, `graph.argmin`.
 //!
 //! The axes moved from an attribute to an input at opset 13 for `ReduceSum` and at opset 18 for
 //! the others; both forms are read. Empty axes reduce everything, unless

@@ -34,12 +34,13 @@ impl Pass for FoldBatchRows {
     const DESCRIPTION: &'static str = "\
 A `graph.batch_matmul` whose right operand is the same matrix for every batch (rank 2, or batch \
 dimensions all of size 1), whose left operand is not broadcast, and whose batch count exceeds its \
-rows per batch (a sequence-first layout) becomes one `graph.matmul` of the left operand's rows: `graph.reshape` to `[b·M, K]`, the product, `graph.reshape` back to \
-`[b..., M, N]`. The weight is then read once for all rows and the product is tiled by its real M \
-(a sequence-first transformer at batch 1 multiplies `S` batches of one row otherwise). Products \
+rows per batch (a sequence-first layout) becomes one `graph.matmul` of the left operand's rows: \
+`graph.reshape` to `[b·M, K]`, the product, `graph.reshape` back to `[b..., M, N]`. The weight \
+is then read once for all rows and the product is tiled by its real M (a sequence-first \
+transformer at batch 1 multiplies `S` batches of one row otherwise). Products \
 whose right operand varies by batch (attention's), and batch-first ones whose products already \
-have more rows than there are batches, which the schedules cut along the batch, are left alone. With `explain`, a remark on \
-each product folded.";
+have more rows than there are batches, which the schedules cut along the batch, are left alone. \
+With `explain`, a remark on each product folded.";
     const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
         name: "explain",
