@@ -446,6 +446,20 @@ LogicalResult ResizeOp::verify() {
 // Reductions
 //===----------------------------------------------------------------------===//
 
+/// `input` without its `reduced` dimensions, or with them as 1 under `keepdims`.
+static SmallVector<int64_t> reducedShape(ArrayRef<int64_t> input,
+                                         const llvm::SmallSet<int64_t, 8> &reduced,
+                                         bool keepdims) {
+  SmallVector<int64_t> shape;
+  for (size_t d = 0; d < input.size(); ++d) {
+    if (!reduced.contains(d))
+      shape.push_back(input[d]);
+    else if (keepdims)
+      shape.push_back(1);
+  }
+  return shape;
+}
+
 static LogicalResult verifyReduction(Operation *op, ArrayRef<int64_t> axes,
                                      bool keepdims) {
   if (failed(verifySameElementType(op)))
@@ -463,15 +477,8 @@ static LogicalResult verifyReduction(Operation *op, ArrayRef<int64_t> axes,
     if (!reduced.insert(*normalized).second)
       return op->emitOpError() << "reduces axis " << *normalized << " twice";
   }
-  SmallVector<int64_t> expected;
-  for (size_t d = 0; d < input.size(); ++d) {
-    if (!reduced.contains(d))
-      expected.push_back(input[d]);
-    else if (keepdims)
-      expected.push_back(1);
-  }
   return expectShape(op, "result", tensorType(op->getResult(0)).getShape(),
-                     expected);
+                     reducedShape(input, reduced, keepdims));
 }
 
 LogicalResult ReduceSumOp::verify() {
@@ -499,15 +506,10 @@ static LogicalResult verifyArgReduction(Operation *op, int64_t axisGiven,
   if (input[*axis] == 0)
     return op->emitOpError() << "axis " << *axis
                              << " is empty: it has no extreme element";
-  SmallVector<int64_t> expected;
-  for (size_t d = 0; d < input.size(); ++d) {
-    if (static_cast<int64_t>(d) != *axis)
-      expected.push_back(input[d]);
-    else if (keepdims)
-      expected.push_back(1);
-  }
+  llvm::SmallSet<int64_t, 8> reduced;
+  reduced.insert(*axis);
   return expectShape(op, "result", tensorType(op->getResult(0)).getShape(),
-                     expected);
+                     reducedShape(input, reduced, keepdims));
 }
 
 LogicalResult ArgMaxOp::verify() {

@@ -189,7 +189,8 @@ def onnxruntime_runs(model_path, data_sets):
     the version converter does not rewrite every operator whose semantics changed)."""
     try:
         session = onnxruntime.InferenceSession(model_path, providers=["CPUExecutionProvider"])
-        feeds = {i.name: value for i, value in zip(session.get_inputs(), data_sets[0][0])}
+        inputs, _ = data_sets[0]
+        feeds = {info.name: value for info, value in zip(session.get_inputs(), inputs)}
         session.run(None, feeds)
         return True
     except Exception:  # onnxruntime raises several exception types

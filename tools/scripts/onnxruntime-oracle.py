@@ -71,12 +71,16 @@ class Builder:
         w = self.weight([cout, cin // groups, kernel, kernel])
         y = self.op("Conv", [x, w], strides=[stride, stride], pads=[pad] * 4, group=groups,
                     kernel_shape=[kernel, kernel])
-        gamma = self.constant(self.random.uniform(0.5, 1.5, cout).astype(np.float32))
-        beta = self.constant(self.random.uniform(-0.2, 0.2, cout).astype(np.float32))
-        mean = self.constant(self.random.uniform(-0.2, 0.2, cout).astype(np.float32))
-        var = self.constant(self.random.uniform(0.5, 1.5, cout).astype(np.float32))
-        y = self.op("BatchNormalization", [y, gamma, beta, mean, var], epsilon=1e-5)
+        y = self.batch_norm(y, cout)
         return self.op("Relu", [y]) if relu else y
+
+    def batch_norm(self, y, channels):
+        """Inference BatchNormalization of `y` with seeded statistics."""
+        gamma = self.constant(self.random.uniform(0.5, 1.5, channels).astype(np.float32))
+        beta = self.constant(self.random.uniform(-0.2, 0.2, channels).astype(np.float32))
+        mean = self.constant(self.random.uniform(-0.2, 0.2, channels).astype(np.float32))
+        var = self.constant(self.random.uniform(0.5, 1.5, channels).astype(np.float32))
+        return self.op("BatchNormalization", [y, gamma, beta, mean, var], epsilon=1e-5)
 
     def model(self, name, inputs, outputs, opset=OPSET):
         """The model at `opset`, with output shapes filled in by ONNX shape inference, checked."""
@@ -269,12 +273,7 @@ def audio_cnn():
     def conv1d(x, cin, cout, kernel, stride=1, pad=0, dilation=1, groups=1):
         y = b.op("Conv", [x, b.weight([cout, cin // groups, kernel])], strides=[stride], pads=[pad, pad],
                  dilations=[dilation], group=groups, kernel_shape=[kernel])
-        gamma = b.constant(b.random.uniform(0.5, 1.5, cout).astype(np.float32))
-        beta = b.constant(b.random.uniform(-0.2, 0.2, cout).astype(np.float32))
-        mean = b.constant(b.random.uniform(-0.2, 0.2, cout).astype(np.float32))
-        var = b.constant(b.random.uniform(0.5, 1.5, cout).astype(np.float32))
-        y = b.op("BatchNormalization", [y, gamma, beta, mean, var], epsilon=1e-5)
-        return b.op("LeakyRelu", [y], alpha=0.1)
+        return b.op("LeakyRelu", [b.batch_norm(y, cout)], alpha=0.1)
 
     x = conv1d("frames", 40, 64, 5, pad=2)
     x = b.op("MaxPool", [x], kernel_shape=[2], strides=[2])

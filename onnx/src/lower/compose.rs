@@ -77,6 +77,27 @@ impl<'b, 'n> Compose<'b, 'n> {
         self.builder.body.constant(&tensor, &self.node.name)
     }
 
+    /// A rank-0 integer constant of `element` (i32, or i64 for any other type).
+    pub(super) fn integer(&mut self, element: ElementType, value: i64) -> Operand {
+        let data = match element {
+            ElementType::I32 => Data::I32(vec![value as i32]),
+            _ => Data::I64(vec![value]),
+        };
+        let tensor = Tensor::new(Vec::new(), data);
+        self.builder.body.constant(&tensor, &self.node.name)
+    }
+
+    /// `log_softmax(x)` along `axis` (normalised): `x - m - log(sum(exp(x - m)))` with `m` the
+    /// maximum, so that `exp` never overflows.
+    pub(super) fn log_softmax(&mut self, x: &Operand, axis: usize) -> Result<Operand, ImportError> {
+        let max = self.reduce("graph.reduce_max", x, &[axis], true);
+        let shifted = self.binary("graph.sub", x, &max)?;
+        let exp = self.unary("graph.exp", &shifted);
+        let sum = self.reduce("graph.reduce_sum", &exp, &[axis], true);
+        let log = self.unary("graph.log", &sum);
+        self.binary("graph.sub", &shifted, &log)
+    }
+
     /// `x` multiplied by the constant `factor`.
     pub(super) fn scaled(&mut self, x: &Operand, factor: f32) -> Result<Operand, ImportError> {
         let factor = self.scalar(factor);

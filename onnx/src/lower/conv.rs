@@ -187,6 +187,25 @@ pub(super) fn lowered(
     vec![Value::Dynamic(result)]
 }
 
+/// The optional bias, input 2, which must hold one f32 per output channel.
+pub(super) fn bias<'a>(
+    node: &Node,
+    inputs: &Inputs<'a>,
+    channels: usize,
+) -> Result<Option<&'a Value>, ImportError> {
+    if inputs.get(2).is_none() {
+        return Ok(None);
+    }
+    let bias = float_input(node, inputs, 2, "B")?;
+    if bias.ty().shape != [channels] {
+        return Err(node.invalid(format!(
+            "bias shape {:?} is not [{channels}]",
+            bias.ty().shape
+        )));
+    }
+    Ok(Some(bias))
+}
+
 /// `Conv` → `graph.conv2d`.
 pub fn conv(
     builder: &mut Builder,
@@ -225,20 +244,7 @@ pub fn conv(
             w.ty().shape
         )));
     }
-    let bias = match inputs.get(2) {
-        None => None,
-        Some(_) => {
-            let bias = float_input(node, inputs, 2, "B")?;
-            if bias.ty().shape != [filter[0]] {
-                return Err(node.invalid(format!(
-                    "bias shape {:?} is not [{}]",
-                    bias.ty().shape,
-                    filter[0]
-                )));
-            }
-            Some(bias)
-        }
-    };
+    let bias = bias(node, inputs, filter[0])?;
     let geometry = window(node, &input, kernel, false, spatial)?;
     let result = TensorType::new(
         vec![input[0], filter[0], geometry.output[0], geometry.output[1]],

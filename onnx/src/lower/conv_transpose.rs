@@ -13,7 +13,7 @@
 use std::rc::Rc;
 
 use super::compose::Compose;
-use super::conv::{lifted, lowered, pair, spatial_rank};
+use super::conv::{bias, lifted, lowered, pair, spatial_rank};
 use super::{float_input, Builder};
 use crate::emit::{Attribute, Operand};
 use crate::error::ImportError;
@@ -68,19 +68,7 @@ pub fn conv_transpose(
         }
     }
     let geometry = geometry(node, &input, kernel, spatial)?;
-    let bias = match inputs.get(2) {
-        None => None,
-        Some(_) => {
-            let bias = float_input(node, inputs, 2, "B")?;
-            if bias.ty().shape != [outputs] {
-                return Err(node.invalid(format!(
-                    "bias shape {:?} is not [{outputs}]",
-                    bias.ty().shape
-                )));
-            }
-            Some(builder.operand(bias))
-        }
-    };
+    let bias = bias(node, inputs, outputs)?.map(|bias| builder.operand(bias));
     let x = builder.operand(x);
     let flipped = match w {
         Value::Const { name, tensor } => builder.operand(&Value::Const {

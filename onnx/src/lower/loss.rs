@@ -12,7 +12,6 @@ use super::{float_input, Builder};
 use crate::emit::{Attribute, Operand};
 use crate::error::ImportError;
 use crate::node::Node;
-use crate::tensor::{Data, Tensor};
 use crate::types::{ElementType, TensorType};
 use crate::value::{Inputs, Value};
 
@@ -75,7 +74,7 @@ pub fn loss(
     let target = builder.operand(target);
     let mut compose = Compose::new(builder, node);
     let log_prob = match node.op_type() {
-        "SoftmaxCrossEntropyLoss" => Some(log_softmax_classes(&mut compose, &scores)?),
+        "SoftmaxCrossEntropyLoss" => Some(compose.log_softmax(&scores, 1)?),
         _ => None,
     };
     let values = log_prob.as_ref().unwrap_or(&scores);
@@ -88,16 +87,6 @@ pub fn loss(
     let mut outputs = vec![Value::Dynamic(loss)];
     outputs.extend(log_prob.map(Value::Dynamic));
     Ok(outputs)
-}
-
-/// `log_softmax` along the class axis 1.
-fn log_softmax_classes(compose: &mut Compose, scores: &Operand) -> Result<Operand, ImportError> {
-    let max = compose.reduce("graph.reduce_max", scores, &[1], true);
-    let shifted = compose.binary("graph.sub", scores, &max)?;
-    let exp = compose.unary("graph.exp", &shifted);
-    let sum = compose.reduce("graph.reduce_sum", &exp, &[1], true);
-    let log = compose.unary("graph.log", &sum);
-    compose.binary("graph.sub", &shifted, &log)
 }
 
 /// The targets with their optional class weights and ignored class.
@@ -155,20 +144,10 @@ impl Weighted {
         let Some(ignored) = self.ignored else {
             return Ok((self.target.clone(), None));
         };
-        let integer = |compose: &mut Compose, value: i64| {
-            let data = match self.target.ty.element {
-                ElementType::I32 => Data::I32(vec![value as i32]),
-                _ => Data::I64(vec![value]),
-            };
-            let location = compose.location().to_owned();
-            compose
-                .builder()
-                .body
-                .constant(&Tensor::new(Vec::new(), data), &location)
-        };
-        let ignore = integer(compose, ignored);
+        let element = self.target.ty.element;
+        let ignore = compose.integer(element, ignored);
         let kept = compose.compare("ne", &self.target, &ignore)?;
-        let zero = integer(compose, 0);
+        let zero = compose.integer(element, 0);
         let target = compose.select(&kept, &self.target, &zero)?;
         Ok((target, Some(kept)))
     }

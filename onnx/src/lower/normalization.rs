@@ -224,17 +224,8 @@ pub fn log_softmax(
     let axis = shape::axis(node.int("axis", -1)?, x.ty().rank())
         .map_err(|message| node.invalid(message))?;
     let x = builder.operand(x);
-    let mut compose = Compose::new(builder, node);
-    let max = compose.reduce("graph.reduce_max", &x, &[axis], true);
-    let shifted = compose.binary("graph.sub", &x, &max)?;
-    let exp = compose.unary("graph.exp", &shifted);
-    let sum = compose.reduce("graph.reduce_sum", &exp, &[axis], true);
-    let log = compose.unary("graph.log", &sum);
-    Ok(vec![Value::Dynamic(compose.binary(
-        "graph.sub",
-        &shifted,
-        &log,
-    )?)])
+    let log_softmax = Compose::new(builder, node).log_softmax(&x, axis)?;
+    Ok(vec![Value::Dynamic(log_softmax)])
 }
 
 /// `LRN` across channels of an NCHW tensor.

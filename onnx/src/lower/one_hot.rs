@@ -36,19 +36,6 @@ fn positions(
         .constant(&Tensor::new(shape, data), &location)
 }
 
-/// A rank-0 integer constant of `element`.
-fn integer(compose: &mut Compose, element: ElementType, value: i64) -> Operand {
-    let data = match element {
-        ElementType::I32 => Data::I32(vec![value as i32]),
-        _ => Data::I64(vec![value]),
-    };
-    let location = compose.location().to_owned();
-    compose
-        .builder()
-        .body
-        .constant(&Tensor::new(Vec::new(), data), &location)
-}
-
 /// `OneHot` with a constant depth.
 pub fn one_hot(
     builder: &mut Builder,
@@ -83,15 +70,15 @@ pub fn one_hot(
     spread.insert(axis, 1);
     let spread = compose.reshape(&indices, spread);
     let element = indices.ty.element;
-    let zero = integer(&mut compose, element, 0);
+    let zero = compose.integer(element, 0);
     let negative = compose.compare("lt", &spread, &zero)?;
-    let depth_value = integer(&mut compose, element, depth as i64);
+    let depth_value = compose.integer(element, depth as i64);
     let wrapped = compose.binary("graph.add", &spread, &depth_value)?;
     let index = compose.select(&negative, &wrapped, &spread)?;
     let range = positions(&mut compose, element, depth, axis, rank + 1);
     let hit = compose.compare("eq", &index, &range)?;
     let pick = |compose: &mut Compose, position: i64| {
-        let at = integer(compose, ElementType::I64, position);
+        let at = compose.integer(ElementType::I64, position);
         let ty = TensorType::new(Vec::new(), values.ty.element);
         let attributes = [("axis", Attribute::Int(0))];
         compose.op("graph.gather", &[&values, &at], &attributes, ty)
