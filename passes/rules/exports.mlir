@@ -61,60 +61,34 @@ module @layer_norm_decomposed attributes {rule.summary = "(x - mean) / sqrt(var 
   }
 }
 
-// Tests that picking one slice of a stacked tensor with a constant index (attention's q, k, v out
-// of one projection) is a slice and a reshape, which need no integer tensor on the device.
-module @gather_constant_index_rank3 attributes {rule.summary = "gather(x, constant i) on axis 0 of a rank-3 tensor -> reshape(slice(x))", rule.where = ["i >= 0", "i < a"]} {
-  func.func @source(%x: tensor<3x4x5xf32> {rule.dims = ["a", "b", "c"]}) -> tensor<4x5xf32> {
-    %i = graph.constant {rule.bind = {value = "i"}} dense<1> : tensor<i64>
-    %y = graph.gather %x, %i {axis = 0 : i64} : (tensor<3x4x5xf32>, tensor<i64>) -> tensor<4x5xf32>
-    return %y : tensor<4x5xf32>
-  }
-  func.func @target(%x: tensor<3x4x5xf32>) -> tensor<4x5xf32> {
-    %s = graph.slice %x {starts = array<i64: 1, 0, 0>, rule.set = {starts = ["i", 0, 0]}, rule.shape = [1, "b", "c"]} : tensor<3x4x5xf32> -> tensor<1x4x5xf32>
-    %y = graph.reshape %s : tensor<1x4x5xf32> -> tensor<4x5xf32>
-    return %y : tensor<4x5xf32>
-  }
-}
-
-// Tests the same for the rank-5 [3, B, H, S, D] stack of a torch attention export.
-module @gather_constant_index_rank5 attributes {rule.summary = "gather(x, constant i) on axis 0 of a rank-5 tensor -> reshape(slice(x))", rule.where = ["i >= 0", "i < a"]} {
-  func.func @source(%x: tensor<3x2x2x4x5xf32> {rule.dims = ["a", "b", "h", "s", "d"]}) -> tensor<2x2x4x5xf32> {
-    %i = graph.constant {rule.bind = {value = "i"}} dense<2> : tensor<i64>
-    %y = graph.gather %x, %i {axis = 0 : i64} : (tensor<3x2x2x4x5xf32>, tensor<i64>) -> tensor<2x2x4x5xf32>
-    return %y : tensor<2x2x4x5xf32>
-  }
-  func.func @target(%x: tensor<3x2x2x4x5xf32>) -> tensor<2x2x4x5xf32> {
-    %s = graph.slice %x {starts = array<i64: 2, 0, 0, 0, 0>, rule.set = {starts = ["i", 0, 0, 0, 0]}, rule.shape = [1, "b", "h", "s", "d"]} : tensor<3x2x2x4x5xf32> -> tensor<1x2x2x4x5xf32>
-    %y = graph.reshape %s : tensor<1x2x2x4x5xf32> -> tensor<2x2x4x5xf32>
-    return %y : tensor<2x2x4x5xf32>
-  }
-}
-
-// Tests the same for a rank-4 tensor.
-module @gather_constant_index_rank4 attributes {rule.summary = "gather(x, constant i) on axis 0 of a rank-4 tensor -> reshape(slice(x))", rule.where = ["i >= 0", "i < a"]} {
-  func.func @source(%x: tensor<3x2x4x5xf32> {rule.dims = ["a", "b", "c", "d"]}) -> tensor<2x4x5xf32> {
-    %i = graph.constant {rule.bind = {value = "i"}} dense<0> : tensor<i64>
-    %y = graph.gather %x, %i {axis = 0 : i64} : (tensor<3x2x4x5xf32>, tensor<i64>) -> tensor<2x4x5xf32>
-    return %y : tensor<2x4x5xf32>
-  }
-  func.func @target(%x: tensor<3x2x4x5xf32>) -> tensor<2x4x5xf32> {
-    %s = graph.slice %x {starts = array<i64: 0, 0, 0, 0>, rule.set = {starts = ["i", 0, 0, 0]}, rule.shape = [1, "b", "c", "d"]} : tensor<3x2x4x5xf32> -> tensor<1x2x4x5xf32>
-    %y = graph.reshape %s : tensor<1x2x4x5xf32> -> tensor<2x4x5xf32>
-    return %y : tensor<2x4x5xf32>
-  }
-}
-
-// Tests a negative constant index (counted from the end) on a rank-5 stack.
-module @gather_negative_constant_index_rank5 attributes {rule.summary = "gather(x, constant i < 0) on axis 0 of a rank-5 tensor -> reshape(slice(x)) at a + i", rule.where = ["i < 0", "a + i >= 0"]} {
-  func.func @source(%x: tensor<3x2x2x4x5xf32> {rule.dims = ["a", "b", "h", "s", "d"]}) -> tensor<2x2x4x5xf32> {
+// Tests that picking one slice with a constant index (attention's q, k, v out of one stacked
+// projection, a ViT's class token) is a slice and a reshape, which need no integer tensor on the
+// device. The example is the middle axis of a rank-3 tensor and a negative index; the groups
+// "p..." and "q..." make the rule hold at every rank and axis, negative axes included (`k % r`
+// is the axis counted from the front), and the checker draws both at random.
+module @gather_constant_index attributes {rule.summary = "gather(x, constant i) on any axis -> reshape(slice(x)) at i % n", rule.where = ["k % (rank(p) + 1 + rank(q)) == rank(p)", "i >= -n", "i < n"]} {
+  func.func @source(%x: tensor<2x3x5xf32> {rule.dims = ["p...", "n", "q..."]}) -> tensor<2x5xf32> {
     %i = graph.constant {rule.bind = {value = "i"}} dense<-1> : tensor<i64>
-    %y = graph.gather %x, %i {axis = 0 : i64} : (tensor<3x2x2x4x5xf32>, tensor<i64>) -> tensor<2x2x4x5xf32>
-    return %y : tensor<2x2x4x5xf32>
+    %y = graph.gather %x, %i {axis = 1 : i64, rule.bind = {axis = "k"}} : (tensor<2x3x5xf32>, tensor<i64>) -> tensor<2x5xf32>
+    return %y : tensor<2x5xf32>
   }
-  func.func @target(%x: tensor<3x2x2x4x5xf32>) -> tensor<2x2x4x5xf32> {
-    %s = graph.slice %x {starts = array<i64: 2, 0, 0, 0, 0>, rule.set = {starts = ["a + i", 0, 0, 0, 0]}, rule.shape = [1, "b", "h", "s", "d"]} : tensor<3x2x2x4x5xf32> -> tensor<1x2x2x4x5xf32>
-    %y = graph.reshape %s : tensor<1x2x2x4x5xf32> -> tensor<2x2x4x5xf32>
-    return %y : tensor<2x2x4x5xf32>
+  func.func @target(%x: tensor<2x3x5xf32>) -> tensor<2x5xf32> {
+    %s = graph.slice %x {starts = array<i64: 0, 2, 0>, rule.set = {starts = ["repeat(0, p)", "i % n", "repeat(0, q)"]}, rule.shape = ["p...", 1, "q..."]} : tensor<2x3x5xf32> -> tensor<2x1x5xf32>
+    %y = graph.reshape %s : tensor<2x1x5xf32> -> tensor<2x5xf32>
+    return %y : tensor<2x5xf32>
+  }
+}
+
+// Tests the same for an index of one element (`x[:, [i]]`), which keeps the axis: a slice alone.
+module @gather_constant_index_vector attributes {rule.summary = "gather(x, constant [i]) on any axis -> slice(x) at i % n", rule.where = ["k % (rank(p) + 1 + rank(q)) == rank(p)", "i >= -n", "i < n"]} {
+  func.func @source(%x: tensor<4x3xf32> {rule.dims = ["p...", "n", "q..."]}) -> tensor<4x1xf32> {
+    %i = graph.constant {rule.bind = {value = "i"}} dense<2> : tensor<1xi64>
+    %y = graph.gather %x, %i {axis = -1 : i64, rule.bind = {axis = "k"}} : (tensor<4x3xf32>, tensor<1xi64>) -> tensor<4x1xf32>
+    return %y : tensor<4x1xf32>
+  }
+  func.func @target(%x: tensor<4x3xf32>) -> tensor<4x1xf32> {
+    %y = graph.slice %x {starts = array<i64: 0, 2>, rule.set = {starts = ["repeat(0, p)", "i % n", "repeat(0, q)"]}, rule.shape = ["p...", 1, "q..."]} : tensor<4x3xf32> -> tensor<4x1xf32>
+    return %y : tensor<4x1xf32>
   }
 }
 

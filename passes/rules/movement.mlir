@@ -1,10 +1,11 @@
 // Data-movement chains that cancel or collapse.
 
-// Tests that swapping dimensions 1 and 2 twice is the identity (attention's head transposes).
-module @transpose_0213_twice attributes {rule.summary = "transpose [0, 2, 1, 3] twice -> the input"} {
-  func.func @source(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
-    %t = graph.transpose %x {permutation = array<i64: 0, 2, 1, 3>} : tensor<2x3x4x5xf32> -> tensor<2x4x3x5xf32>
-    %u = graph.transpose %t {permutation = array<i64: 0, 2, 1, 3>} : tensor<2x4x3x5xf32> -> tensor<2x3x4x5xf32>
+// Tests that swapping two neighbouring dimensions twice is the identity, at every rank and place
+// (attention's head transposes [0, 2, 1, 3], a transposed key [0, 1, 3, 2]).
+module @swap_neighbours_twice attributes {rule.summary = "transpose swapping dimensions d and d + 1, twice -> the input"} {
+  func.func @source(%x: tensor<2x3x4x5xf32> {rule.dims = ["p...", "a", "b", "q..."]}) -> tensor<2x3x4x5xf32> {
+    %t = graph.transpose %x {permutation = array<i64: 0, 2, 1, 3>, rule.set = {permutation = ["range(0, rank(p))", "rank(p) + 1", "rank(p)", "range(rank(p) + 2, rank(p) + 2 + rank(q))"]}} : tensor<2x3x4x5xf32> -> tensor<2x4x3x5xf32>
+    %u = graph.transpose %t {permutation = array<i64: 0, 2, 1, 3>, rule.set = {permutation = ["range(0, rank(p))", "rank(p) + 1", "rank(p)", "range(rank(p) + 2, rank(p) + 2 + rank(q))"]}} : tensor<2x4x3x5xf32> -> tensor<2x3x4x5xf32>
     return %u : tensor<2x3x4x5xf32>
   }
   func.func @target(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
@@ -12,23 +13,12 @@ module @transpose_0213_twice attributes {rule.summary = "transpose [0, 2, 1, 3] 
   }
 }
 
-// Tests that NCHW -> NHWC -> NCHW is the identity.
-module @transpose_nhwc_round_trip attributes {rule.summary = "transpose [0, 2, 3, 1] then [0, 3, 1, 2] -> the input"} {
-  func.func @source(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
-    %t = graph.transpose %x {permutation = array<i64: 0, 2, 3, 1>} : tensor<2x3x4x5xf32> -> tensor<2x4x5x3xf32>
-    %u = graph.transpose %t {permutation = array<i64: 0, 3, 1, 2>} : tensor<2x4x5x3xf32> -> tensor<2x3x4x5xf32>
-    return %u : tensor<2x3x4x5xf32>
-  }
-  func.func @target(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
-    return %x : tensor<2x3x4x5xf32>
-  }
-}
-
-// Tests that swapping the last two dimensions twice is the identity (a transposed key, back).
-module @transpose_last_two_twice attributes {rule.summary = "transpose [0, 1, 3, 2] twice -> the input"} {
-  func.func @source(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
-    %t = graph.transpose %x {permutation = array<i64: 0, 1, 3, 2>} : tensor<2x3x4x5xf32> -> tensor<2x3x5x4xf32>
-    %u = graph.transpose %t {permutation = array<i64: 0, 1, 3, 2>} : tensor<2x3x5x4xf32> -> tensor<2x3x4x5xf32>
+// Tests that channels-first -> channels-last -> channels-first is the identity, for any number
+// of spatial dimensions (1-D, 2-D and 3-D convolutions' layouts).
+module @channels_last_round_trip attributes {rule.summary = "transpose [0, 2, ..., 1] then [0, r - 1, 1, ..., r - 2] -> the input"} {
+  func.func @source(%x: tensor<2x3x4x5xf32> {rule.dims = ["n", "c", "s..."]}) -> tensor<2x3x4x5xf32> {
+    %t = graph.transpose %x {permutation = array<i64: 0, 2, 3, 1>, rule.set = {permutation = [0, "range(2, 2 + rank(s))", 1]}} : tensor<2x3x4x5xf32> -> tensor<2x4x5x3xf32>
+    %u = graph.transpose %t {permutation = array<i64: 0, 3, 1, 2>, rule.set = {permutation = [0, "1 + rank(s)", "range(1, 1 + rank(s))"]}} : tensor<2x4x5x3xf32> -> tensor<2x3x4x5xf32>
     return %u : tensor<2x3x4x5xf32>
   }
   func.func @target(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {

@@ -14,8 +14,10 @@ Clip 0..6), a DenseNet dense block (concat growth), an Inception-v1 stem (LRN, m
 SqueezeNet fire module, and a transformer encoder layer written as torch.onnx exports it (q, k, v
 picked out of one projection by Gather of constant indices, reshape targets computed through
 Shape/Gather/Concat), which compiles only because graph-substitute turns those gathers into slices,
-a 1-D CNN over audio frames (Conv1d, LeakyReLU, LogSoftmax: composed by the importer) and a small
-U-Net (ConvTranspose, nearest Resize, skip connections).
+a 1-D CNN over audio frames (Conv1d, LeakyReLU, LogSoftmax: composed by the importer), a small
+U-Net (ConvTranspose, nearest Resize, skip connections) and a ViT block (patch embedding, class
+token expanded and concatenated, picked back with Gather(axis=1) of a constant index, which
+graph-substitute's rule over any axis turns into a slice).
 
 Tolerance: |ours - ort| <= 1e-4 * max|ort| + 1e-4 * |ort|, elementwise. onnxruntime convolves and
 multiplies with blocked kernels that sum in another order than the interpreter's straight loops, so
@@ -302,8 +304,32 @@ def unet_small():
     return b.model("unet_small", [("image", [1, 3, 64, 64])], [mask])
 
 
+def vit_block():
+    """A ViT block as torch.onnx exports torchvision's VisionTransformer (1x3x32x32, 8x8 patches,
+    hidden 64, 4 heads): patch embedding by a strided Conv, flattened and transposed to tokens,
+    the class token expanded to the batch (its shape computed through Shape/Gather/Concat) and
+    concatenated in front, position embeddings added, an encoder layer, then the class token
+    picked with Gather(axis=1) of a constant index (`x[:, 0]`) for LayerNorm and the head."""
+    b = Builder(16)
+    hidden, patch, tokens = 64, 8, 16
+    x = b.op("Conv", ["image", b.weight([hidden, 3, patch, patch]), b.constant(np.zeros(hidden, np.float32))],
+             kernel_shape=[patch, patch], strides=[patch, patch])
+    x = b.op("Transpose", [b.op("Reshape", [x, b.constant(np.array([1, hidden, tokens], np.int64))])], perm=[0, 2, 1])
+    batch = b.op("Unsqueeze", [b.op("Gather", [b.op("Shape", [x]), b.constant(np.array(0, np.int64))], axis=0),
+                               b.constant(np.array([0], np.int64))])
+    shape = b.op("Concat", [batch, b.constant(np.array([1, 1], np.int64))], axis=0)
+    token = b.op("Expand", [b.weight([1, 1, hidden], 0.02), shape])
+    x = b.op("Add", [b.op("Concat", [token, x], axis=1), b.weight([1, tokens + 1, hidden], 0.02)])
+    x = bert_block(b, x, 1, hidden, 4, tokens + 1, "gelu")
+    first = b.op("Gather", [x, b.constant(np.array(0, np.int64))], axis=1)
+    ones, zeros = np.ones(hidden, np.float32), np.zeros(hidden, np.float32)
+    first = b.op("LayerNormalization", [first, b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-6)
+    logits = b.op("Gemm", [first, b.weight([10, hidden]), b.constant(np.zeros(10, np.float32))], transB=1)
+    return b.model("vit_block", [("image", [1, 3, 32, 32])], [logits])
+
+
 MODELS = [resnet18, mobilenet_v2, bert_layer, mobilenet_v2_block, densenet_block, inception_stem, squeezenet_fire, torch_encoder_layer,
-          audio_cnn, unet_small]
+          audio_cnn, unet_small, vit_block]
 
 
 def check(model, bin_dir, work):

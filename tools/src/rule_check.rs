@@ -7,20 +7,30 @@
 use crate::random::SplitMix;
 use melior::Context;
 use mlir_sys::*;
+use std::collections::BTreeMap;
 use std::ffi::c_void;
 use turbine_interpreter::{interpret, Data, ElementType, Program, Tensor, Weights};
-use turbine_passes::substitute::instance::{example_shapes, instantiate_rule, InstanceError};
+use turbine_passes::substitute::expr::Env;
+use turbine_passes::substitute::instance::{
+    example_shapes, instantiate_rule, integer_names, InstanceError,
+};
 use turbine_passes::substitute::rule::Rule;
+use turbine_passes::substitute::sizes::{expand, Item};
 
 /// What checking a rule found.
 #[derive(Debug, Clone)]
 pub struct RuleCheck {
     /// The argument shapes the rule was checked at, the example's first.
     pub shapes: Vec<Vec<Vec<i64>>>,
+    /// The bound integers (a constant index, an axis) it was checked with at each of `shapes`
+    /// (none at the example: the file's own).
+    pub integers: Vec<BTreeMap<String, i64>>,
 }
 
-/// Attempts at random shapes per checked shape set before giving up on finding one.
-const ATTEMPTS: usize = 40;
+/// Attempts at random shapes per checked shape set before giving up on finding one. An attempt
+/// that breaks the rule's conditions is cheap (nothing is built), and a rule over any axis
+/// holds at about one drawn axis in ten.
+const ATTEMPTS: usize = 400;
 
 /// Checks `rule` at its example shapes and at up to `random` random shape sets (seeded by
 /// `seed`); an error names the rule, the shapes and what differed.
@@ -41,43 +51,71 @@ fn check_rule_in(
 ) -> Result<RuleCheck, String> {
     let mut generator = SplitMix(seed ^ hash(&rule.name));
     let mut shapes = vec![example_shapes(rule)];
-    check_at(context, rule, &shapes[0], &mut generator).map_err(|error| match error {
-        InstanceError::Shapes(message) => format!(
-            "rule '{}': its own example does not fit it: {message}",
-            rule.name
-        ),
-        InstanceError::Unsound(message) => format!(
-            "rule '{}' at its example shapes {:?}: {message}",
-            rule.name, shapes[0]
-        ),
-    })?;
-    // A rule without wildcards (constant folding) has no other shapes to try.
-    let random = if rule.arguments.is_empty() { 0 } else { random };
+    let mut integers = vec![BTreeMap::new()];
+    check_at(context, rule, &shapes[0], &integers[0], &mut generator).map_err(
+        |error| match error {
+            InstanceError::Shapes(message) => format!(
+                "rule '{}': its own example does not fit it: {message}",
+                rule.name
+            ),
+            InstanceError::Unsound(message) => format!(
+                "rule '{}' at its example shapes {:?}: {message}",
+                rule.name, shapes[0]
+            ),
+        },
+    )?;
+    let names = integer_names(rule);
+    // A rule without wildcards or bound integers (a fixed constant fold) has nothing to vary.
+    let random = if rule.arguments.is_empty() && names.is_empty() {
+        0
+    } else {
+        random
+    };
     for _ in 0..random {
         for _ in 0..ATTEMPTS {
             let candidate = random_shapes(rule, &mut generator);
-            match check_at(context, rule, &candidate, &mut generator) {
+            let drawn: BTreeMap<String, i64> = names
+                .iter()
+                .map(|name| (name.clone(), generator.next_u64() as i64 % 7))
+                .collect();
+            match check_at(context, rule, &candidate, &drawn, &mut generator) {
                 Ok(()) => {
                     shapes.push(candidate);
+                    integers.push(drawn);
                     break;
                 }
                 Err(InstanceError::Shapes(_)) => continue,
                 Err(InstanceError::Unsound(message)) => {
                     return Err(format!(
-                        "rule '{}' at shapes {candidate:?}: {message}",
-                        rule.name
+                        "rule '{}' at shapes {candidate:?}{}: {message}",
+                        rule.name,
+                        describe(&drawn)
                     ))
                 }
             }
         }
     }
-    Ok(RuleCheck { shapes })
+    Ok(RuleCheck { shapes, integers })
+}
+
+/// ` with i = 2, k = -1` for the integers drawn, nothing for none.
+fn describe(integers: &BTreeMap<String, i64>) -> String {
+    let pairs: Vec<String> = integers
+        .iter()
+        .map(|(name, value)| format!("{name} = {value}"))
+        .collect();
+    if pairs.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", pairs.join(", "))
+    }
 }
 
 fn check_at(
     context: MlirContext,
     rule: &Rule,
     shapes: &[Vec<i64>],
+    integers: &BTreeMap<String, i64>,
     generator: &mut SplitMix,
 ) -> Result<(), InstanceError> {
     let mut diagnostics: Vec<String> = Vec::new();
@@ -100,7 +138,7 @@ fn check_at(
             0,
             0,
         );
-        let module = instantiate_rule(rule, shapes, location);
+        let module = instantiate_rule(rule, shapes, integers, location);
         mlirContextDetachDiagnosticHandler(context, handler);
         module
     };
@@ -224,31 +262,45 @@ fn random_tensor(
     })
 }
 
-/// Sizes 1 to 6 for every name; a shape of rank 1 to 4 (shared) for arguments of any shape.
+/// Sizes 1 to 6 for every name, 0 to 2 dimensions for every group (so a rule over groups is
+/// checked at several ranks and axes); a shape of rank 1 to 4 (shared) for arguments of any
+/// shape.
 fn random_shapes(rule: &Rule, generator: &mut SplitMix) -> Vec<Vec<i64>> {
-    let mut sizes = turbine_passes::substitute::expr::Env::new();
+    let mut sizes = BTreeMap::<String, i64>::new();
+    let mut groups = BTreeMap::<String, Vec<i64>>::new();
+    let draw = |generator: &mut SplitMix| 1 + (generator.next_u64() % 6) as i64;
     let rank = 1 + (generator.next_u64() % 4) as usize;
-    let any: Vec<i64> = (0..rank)
-        .map(|_| 1 + (generator.next_u64() % 6) as i64)
-        .collect();
+    let any: Vec<i64> = (0..rank).map(|_| draw(generator)).collect();
+    let mut env = Env::new();
+    for argument in &rule.arguments {
+        for item in argument.dims.iter().flatten() {
+            let mut names = Vec::new();
+            item.names(&mut names);
+            for name in names {
+                if let Item::Group(group) = item {
+                    groups.entry(group.clone()).or_insert_with(|| {
+                        let length = generator.next_u64() % 3;
+                        (0..length).map(|_| draw(generator)).collect()
+                    });
+                } else {
+                    sizes
+                        .entry(name.to_owned())
+                        .or_insert_with(|| draw(generator));
+                }
+            }
+        }
+    }
+    for (name, size) in &sizes {
+        env.set(name, *size);
+    }
+    for (name, group) in &groups {
+        env.bind_group(name, group);
+    }
     rule.arguments
         .iter()
         .map(|argument| match &argument.dims {
             None => any.clone(),
-            Some(dims) => {
-                for dim in dims {
-                    let mut names = Vec::new();
-                    dim.names(&mut names);
-                    for name in names {
-                        sizes
-                            .entry(name.to_owned())
-                            .or_insert_with(|| 1 + (generator.next_u64() % 6) as i64);
-                    }
-                }
-                dims.iter()
-                    .map(|dim| dim.eval(&sizes).unwrap_or(1))
-                    .collect()
-            }
+            Some(dims) => expand(dims, &env).unwrap_or_else(|| dims.iter().map(|_| 1).collect()),
         })
         .collect()
 }

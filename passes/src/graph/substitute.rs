@@ -51,9 +51,10 @@ impl Pass for GraphSubstitute {
     const DESCRIPTION: &'static str = "\
 Applies relaxed graph substitutions (MetaFlow, SysML'19 §3-4). A rule is a pair of `graph` \
 functions, @source and @target, in a nested `module @name` of a rule file; `rule.dims` names the \
-dimensions of the arguments, `rule.bind` binds an attribute to a name instead of requiring its \
-value, `rule.set`/`rule.shape` compute the target's attributes and shapes from the bound sizes, \
-and `rule.where` adds conditions (docs/Substitution.md). The built-in rules (passes/rules/*.mlir) \
+dimensions of the arguments (a group `\"p...\"` stands for any number of them, so that one rule \
+holds at every rank and axis), `rule.bind` binds an attribute to a name instead of requiring its \
+value, `rule.set`/`rule.shape` compute the target's attributes and shapes from the bound sizes \
+(on a source op, require them), and `rule.where` adds conditions (docs/Substitution.md). The built-in rules (passes/rules/*.mlir) \
 are loaded unless `builtin-rules=false`, then the files of `rules`; `only` keeps the rules it \
 names. With `search=backtracking` (MetaFlow Algorithm 1) candidates are kept in a queue by cost, \
 the cheapest is expanded by every match of every rule, and a rewritten graph is kept when its \
@@ -83,8 +84,9 @@ is (the compile pipelines' `substitute=none`). A function the compiler's graph v
 is left alone. With `explain`, a remark at each \
 rewrite of the result names the rule and the cost before and after, and one at the function \
 gives the search's totals. With `verify`, every rule is first checked through the reference \
-interpreter at its example shapes and at random ones (`turbine-translate --list-rules \
---verify-rules` does the same for a rule file); an unsound rule is an error at its location.";
+interpreter at its example shapes and at random ones, with random ranks for its groups and \
+random values for the integers it binds (`turbine-translate --list-rules --verify-rules` does \
+the same for a rule file); an unsound rule is an error at its location.";
     const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {

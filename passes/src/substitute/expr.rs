@@ -3,12 +3,69 @@
 //!
 //! A rule names the dimensions of its arguments so that the matcher can bind them to a match's
 //! sizes and the target can be built from them. The language is deliberately small: integers,
-//! names, `+ - *` and parentheses; a condition compares two expressions.
+//! names, `rank(g)` (the length of a dimension group, see [`super::sizes`]), `+ - *`, `%`
+//! (Euclidean: `k % r` is an axis `k` in `[-r, r)` counted from the front) and parentheses; a
+//! condition compares two expressions.
 
+use super::sizes::Item;
 use std::collections::BTreeMap;
 
-/// Sizes and integer values bound by a match, by name.
-pub type Env = BTreeMap<String, i64>;
+/// What a match binds by name: sizes and integer values, and the dimension groups (`"p..."`) of
+/// its arguments; with the size lists that must evaluate to given values once everything is
+/// bound (a source op's `rule.set`).
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    sizes: BTreeMap<String, i64>,
+    groups: BTreeMap<String, Vec<i64>>,
+    required: Vec<(Vec<Item>, Vec<i64>)>,
+}
+
+impl Env {
+    /// Nothing bound.
+    pub fn new() -> Env {
+        Env::default()
+    }
+
+    /// The size or integer bound to `name`.
+    pub fn size(&self, name: &str) -> Option<i64> {
+        self.sizes.get(name).copied()
+    }
+
+    /// The sizes of the dimension group `name`.
+    pub fn group(&self, name: &str) -> Option<&[i64]> {
+        self.groups.get(name).map(Vec::as_slice)
+    }
+
+    /// Binds `name` to `value` unless it is bound; whether it is bound to `value` now.
+    pub fn bind(&mut self, name: &str, value: i64) -> bool {
+        *self.sizes.entry(name.to_owned()).or_insert(value) == value
+    }
+
+    /// Binds the group `name` to `sizes` unless it is bound; whether it is bound to them now.
+    pub fn bind_group(&mut self, name: &str, sizes: &[i64]) -> bool {
+        self.groups
+            .entry(name.to_owned())
+            .or_insert_with(|| sizes.to_vec())
+            == sizes
+    }
+
+    /// Binds `name` to `value`, replacing what it was bound to.
+    pub fn set(&mut self, name: &str, value: i64) {
+        self.sizes.insert(name.to_owned(), value);
+    }
+
+    /// Requires `list` to evaluate to `values` once everything is bound.
+    pub fn require(&mut self, list: &[Item], values: Vec<i64>) {
+        self.required.push((list.to_vec(), values));
+    }
+
+    /// Whether every required list evaluates to its values.
+    pub fn requirements_hold(&self) -> bool {
+        self.required
+            .iter()
+            .all(|(list, values)| super::sizes::expand(list, self).as_ref() == Some(values))
+    }
+}
 
 /// An integer expression over named sizes.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,6 +74,8 @@ pub enum Expr {
     Int(i64),
     /// A name bound by the match.
     Var(String),
+    /// The length of a dimension group (`rank(p)`).
+    Rank(String),
     /// A binary operation.
     Binary(Box<Expr>, BinaryOp, Box<Expr>),
 }
@@ -30,6 +89,8 @@ pub enum BinaryOp {
     Sub,
     /// `*`
     Mul,
+    /// `%`, Euclidean (the result has the sign of the divisor).
+    Rem,
 }
 
 /// How a condition compares.
@@ -79,13 +140,15 @@ impl Expr {
     pub fn eval(&self, env: &Env) -> Option<i64> {
         match self {
             Expr::Int(value) => Some(*value),
-            Expr::Var(name) => env.get(name).copied(),
+            Expr::Var(name) => env.size(name),
+            Expr::Rank(group) => env.group(group).map(|sizes| sizes.len() as i64),
             Expr::Binary(lhs, op, rhs) => {
                 let (lhs, rhs) = (lhs.eval(env)?, rhs.eval(env)?);
                 match op {
                     BinaryOp::Add => lhs.checked_add(rhs),
                     BinaryOp::Sub => lhs.checked_sub(rhs),
                     BinaryOp::Mul => lhs.checked_mul(rhs),
+                    BinaryOp::Rem => lhs.checked_rem_euclid(rhs),
                 }
             }
         }
@@ -99,11 +162,11 @@ impl Expr {
         }
     }
 
-    /// Adds the names the expression reads to `names`.
+    /// Adds the names (sizes and groups) the expression reads to `names`.
     pub fn names<'a>(&'a self, names: &mut Vec<&'a str>) {
         match self {
             Expr::Int(_) => {}
-            Expr::Var(name) => names.push(name),
+            Expr::Var(name) | Expr::Rank(name) => names.push(name),
             Expr::Binary(lhs, _, rhs) => {
                 lhs.names(names);
                 rhs.names(names);
@@ -196,7 +259,7 @@ fn tokenize(text: &str) -> Result<Vec<Token>, String> {
                 chars.next();
             }
             tokens.push(Token::Name(text[start..end].to_owned()));
-        } else if "+-*()".contains(c) {
+        } else if "+-*%()".contains(c) {
             tokens.push(Token::Symbol(c));
             chars.next();
         } else {
@@ -222,7 +285,7 @@ impl Parser<'_> {
 
     fn product(&mut self) -> Result<Expr, String> {
         let mut lhs = self.atom()?;
-        while let Some(op) = self.symbol(&[('*', BinaryOp::Mul)]) {
+        while let Some(op) = self.symbol(&[('*', BinaryOp::Mul), ('%', BinaryOp::Rem)]) {
             lhs = Expr::Binary(Box::new(lhs), op, Box::new(self.atom()?));
         }
         Ok(lhs)
@@ -237,6 +300,19 @@ impl Parser<'_> {
         self.next += 1;
         match token {
             Token::Int(value) => Ok(Expr::Int(value)),
+            Token::Name(name) if name == "rank" => {
+                let group = match (self.tokens.get(self.next), self.tokens.get(self.next + 1)) {
+                    (Some(Token::Symbol('(')), Some(Token::Name(group))) => group.clone(),
+                    _ => return Err("'rank' takes a group: rank(p)".to_owned()),
+                };
+                match self.tokens.get(self.next + 2) {
+                    Some(Token::Symbol(')')) => {
+                        self.next += 3;
+                        Ok(Expr::Rank(group))
+                    }
+                    _ => Err("'rank' takes a group: rank(p)".to_owned()),
+                }
+            }
             Token::Name(name) => Ok(Expr::Var(name)),
             Token::Symbol('-') => Ok(Expr::Binary(
                 Box::new(Expr::Int(0)),

@@ -4,12 +4,12 @@
 //! rewrite together, so that a substitution's correctness does not rest on review.
 
 use super::expr::Env;
-use super::matcher::{find, integer_value};
+use super::matcher::{bind_argument_types, find, integer_value};
 use super::rewrite::{
     apply, instantiate, ranked_tensor, returned_values, shape_of_type, Bindings, Typing,
 };
 use super::rule::Rule;
-use crate::graph_view::FunctionView;
+use crate::graph_view::{ElementType, FunctionView};
 use crate::ir::{create, region_with_block, string_attribute, string_ref, InsertionPoint, Op, Val};
 use mlir_sys::*;
 use std::collections::BTreeMap;
@@ -25,18 +25,65 @@ pub enum InstanceError {
     Unsound(String),
 }
 
-/// The attributes the rule's source binds, with the values its file writes.
-pub fn example_attributes(rule: &Rule) -> BTreeMap<String, MlirAttribute> {
+/// The attributes the rule's source binds, with the values its file writes but for the integers
+/// `integers` gives (an attribute of the same kind holding that value).
+pub fn example_attributes(
+    rule: &Rule,
+    integers: &BTreeMap<String, i64>,
+) -> BTreeMap<String, MlirAttribute> {
     let mut attributes = BTreeMap::new();
     for op in &rule.source.ops {
         for (attribute, name) in &op.bound {
             // SAFETY: a live op of the rule file.
             let value =
                 unsafe { mlirOperationGetAttributeByName(op.op.raw(), string_ref(attribute)) };
+            let value = match integers.get(name) {
+                Some(&integer) => with_integer(value, integer),
+                None => value,
+            };
             attributes.entry(name.clone()).or_insert(value);
         }
     }
     attributes
+}
+
+/// An attribute of the kind of `attribute` (an integer, or an integer splat) holding `value`.
+fn with_integer(attribute: MlirAttribute, value: i64) -> MlirAttribute {
+    // SAFETY: a live attribute; its kind is checked before its type is read.
+    unsafe {
+        let r#type = mlirAttributeGetType(attribute);
+        if mlirAttributeIsAInteger(attribute) {
+            mlirIntegerAttrGet(r#type, value)
+        } else {
+            mlirDenseElementsAttrSplatGet(
+                r#type,
+                mlirIntegerAttrGet(mlirShapedTypeGetElementType(r#type), value),
+            )
+        }
+    }
+}
+
+/// The integer attributes the rule's source binds whose values its sizes, conditions or
+/// computed attributes read (a constant index, an axis): what an instance may choose besides
+/// shapes.
+pub fn integer_names(rule: &Rule) -> Vec<String> {
+    let mut read: Vec<&str> = Vec::new();
+    for condition in &rule.conditions {
+        condition.lhs.names(&mut read);
+        condition.rhs.names(&mut read);
+    }
+    for op in rule.source.ops.iter().chain(&rule.target.ops) {
+        let lists = op.computed.iter().map(|(_, list)| list);
+        for item in lists.chain(op.shapes.iter().flatten()).flatten() {
+            item.names(&mut read);
+        }
+    }
+    let no_integers = BTreeMap::new();
+    example_attributes(rule, &no_integers)
+        .into_iter()
+        .filter(|(name, value)| integer_value(*value).is_some() && read.contains(&name.as_str()))
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// The shapes of the rule file's own example (the types of @source's arguments).
@@ -46,19 +93,30 @@ pub fn example_shapes(rule: &Rule) -> Vec<Vec<i64>> {
         .collect()
 }
 
-/// A module holding `@source` (the rule's source for arguments of `shapes`) and `@rewritten`
-/// (it after `graph-substitute`'s matcher and rewrite), at `location`. The caller owns the module.
+/// A module holding `@source` (the rule's source for arguments of `shapes`, with the bound
+/// integers `integers` gives instead of the example's) and `@rewritten` (it after
+/// `graph-substitute`'s matcher and rewrite), at `location`. The caller owns the module.
 pub fn instantiate_rule(
     rule: &Rule,
     shapes: &[Vec<i64>],
+    integers: &BTreeMap<String, i64>,
     location: MlirLocation,
 ) -> Result<Op, InstanceError> {
-    let attributes = example_attributes(rule);
-    let sizes = sizes_for(rule, shapes, &attributes)?;
+    let attributes = example_attributes(rule, integers);
+    let at_example = integers.is_empty() && shapes == example_shapes(rule);
+    let sizes = sizes_for(rule, shapes, &attributes, at_example)?;
     // SAFETY: the location is alive; MLIR just created the module, which stays alive until it
     // is destroyed below or by the caller it is returned to.
     let module = unsafe { Op::from_raw(mlirModuleGetOperation(mlirModuleCreateEmpty(location))) };
-    let result = fill(rule, shapes, &sizes, &attributes, module, location);
+    let result = fill(
+        rule,
+        shapes,
+        &sizes,
+        &attributes,
+        at_example,
+        module,
+        location,
+    );
     if result.is_err() {
         // SAFETY: the module was created above and nothing else refers to it.
         unsafe { mlirOperationDestroy(module.raw()) };
@@ -73,11 +131,12 @@ fn fill(
     shapes: &[Vec<i64>],
     sizes: &Env,
     attributes: &BTreeMap<String, MlirAttribute>,
+    at_example: bool,
     module: Op,
     location: MlirLocation,
 ) -> Result<(), InstanceError> {
     let bindings = Bindings { sizes, attributes };
-    let body = source_body(rule, shapes, &bindings, location)?;
+    let body = source_body(rule, shapes, &bindings, at_example, location)?;
     let (source, block) = source_function(module, body, location);
     // SAFETY: a live op.
     if unsafe { !mlirOperationVerify(source.raw()) } {
@@ -105,6 +164,7 @@ fn source_body(
     rule: &Rule,
     shapes: &[Vec<i64>],
     bindings: &Bindings,
+    at_example: bool,
     location: MlirLocation,
 ) -> Result<SourceBody, InstanceError> {
     let types: Vec<MlirType> = rule
@@ -127,7 +187,7 @@ fn source_body(
     let locations: Vec<MlirLocation> = rule.source.ops.iter().map(|op| op.op.location()).collect();
     // An op whose shape only a match gives (a reshape's) takes the file's type at the file's
     // shapes.
-    let typing = if shapes == example_shapes(rule) {
+    let typing = if at_example {
         Typing::Written
     } else {
         Typing::Inferred
@@ -239,37 +299,22 @@ fn add_rewritten(
     Ok(())
 }
 
-/// The sizes `shapes` bind, with the integer attributes of the example; an error when they break
-/// the rule's dimensions or conditions.
+/// The sizes `shapes` bind, with the integer attributes of `attributes`; an error when they
+/// break the rule's dimensions or conditions.
 fn sizes_for(
     rule: &Rule,
     shapes: &[Vec<i64>],
     attributes: &BTreeMap<String, MlirAttribute>,
+    at_example: bool,
 ) -> Result<Env, InstanceError> {
     let mut sizes = Env::new();
     for (name, attribute) in attributes {
         if let Some(value) = integer_value(*attribute) {
-            sizes.insert(name.clone(), value);
-        }
-    }
-    for (argument, shape) in rule.arguments.iter().zip(shapes) {
-        let Some(dims) = &argument.dims else { continue };
-        if dims.len() != shape.len() {
-            return Err(InstanceError::Shapes(format!(
-                "{shape:?} is not of rank {}",
-                dims.len()
-            )));
-        }
-        for (dim, &size) in dims.iter().zip(shape) {
-            if let Some(name) = dim.as_var() {
-                if *sizes.entry(name.to_owned()).or_insert(size) != size {
-                    return Err(InstanceError::Shapes(format!("'{name}' has two sizes")));
-                }
-            }
+            sizes.set(name, value);
         }
     }
     // Sizes named only by a source op's rule.shape: the example's at the example's shapes.
-    if shapes == example_shapes(rule) {
+    if at_example {
         for op in &rule.source.ops {
             for (dims, result) in op.shapes.iter().flatten().zip(0..op.result_count) {
                 for (dim, size) in dims
@@ -277,27 +322,31 @@ fn sizes_for(
                     .zip(shape_of_type(op.op.result(result).r#type()))
                 {
                     if let Some(name) = dim.as_var() {
-                        sizes.entry(name.to_owned()).or_insert(size);
+                        sizes.bind(name, size);
                     }
                 }
             }
         }
     }
-    for (argument, shape) in rule.arguments.iter().zip(shapes) {
-        for (dim, &size) in argument.dims.iter().flatten().zip(shape) {
-            if dim.eval(&sizes) != Some(size) {
-                return Err(InstanceError::Shapes(format!("{shape:?} breaks {dim:?}")));
-            }
-        }
+    if shapes.iter().flatten().any(|&size| size < 0) {
+        return Err(InstanceError::Shapes(format!(
+            "{shapes:?} has a negative size"
+        )));
     }
-    match rule
-        .conditions
+    let types: Vec<(Vec<usize>, ElementType)> = rule
+        .arguments
         .iter()
-        .find(|condition| !condition.holds(&sizes))
-    {
-        Some(condition) => Err(InstanceError::Shapes(format!(
-            "{condition:?} does not hold"
-        ))),
-        None => Ok(sizes),
+        .zip(shapes)
+        .map(|(argument, shape)| {
+            let shape = shape.iter().map(|&size| size as usize).collect();
+            (shape, ElementType::of(argument.element))
+        })
+        .collect();
+    if bind_argument_types(rule, &types, &mut sizes) {
+        Ok(sizes)
+    } else {
+        Err(InstanceError::Shapes(format!(
+            "{shapes:?} break the rule's dimensions or conditions"
+        )))
     }
 }

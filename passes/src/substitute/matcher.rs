@@ -10,6 +10,7 @@
 
 use super::expr::Env;
 use super::rule::{PatternOp, PatternValue, Rule};
+use super::sizes::{bindings, expand};
 use crate::graph_view::{ElementType, FunctionView, ValueId};
 use crate::ir::{to_string, Op};
 use mlir_sys::*;
@@ -246,10 +247,20 @@ pub fn bind_attribute_list(
             .written
             .iter()
             .any(|(written, _)| written == name)
-            || pattern_op.bound.iter().any(|(bound, _)| bound == name);
+            || pattern_op.bound.iter().any(|(bound, _)| bound == name)
+            || pattern_op
+                .computed
+                .iter()
+                .any(|(computed, _)| computed == name);
         // Discardable attributes (dialect-prefixed) carry no semantics of the op.
         if !known && !name.contains('.') {
             return false;
+        }
+    }
+    for (attribute, list) in &pattern_op.computed {
+        match integers_of(get(attribute)) {
+            Some(values) => sizes.require(list, values),
+            None => return false,
         }
     }
     for (attribute, name) in &pattern_op.bound {
@@ -261,7 +272,7 @@ pub fn bind_attribute_list(
             None => {
                 attributes.insert(name.clone(), value);
                 if let Some(integer) = integer_value(value) {
-                    if *sizes.entry(name.clone()).or_insert(integer) != integer {
+                    if !sizes.bind(name, integer) {
                         return false;
                     }
                 }
@@ -272,55 +283,72 @@ pub fn bind_attribute_list(
 }
 
 /// Whether a matched op's result shapes are those its pattern op's `rule.shape` requires; a
-/// bare name not bound yet is bound to the size it meets.
+/// bare name or a group not bound yet is bound to what it meets.
 pub fn shapes_agree(pattern_op: &PatternOp, shapes: &[Vec<usize>], sizes: &mut Env) -> bool {
     let Some(required) = &pattern_op.shapes else {
         return true;
     };
     required.iter().zip(shapes).all(|(dims, shape)| {
-        dims.len() == shape.len()
-            && dims.iter().zip(shape).all(|(dim, &size)| {
-                if let Some(name) = dim.as_var() {
-                    sizes.entry(name.to_owned()).or_insert(size as i64);
-                }
-                dim.eval(sizes) == Some(size as i64)
-            })
+        let shape: Vec<i64> = shape.iter().map(|&size| size as i64).collect();
+        let agreeing = bindings(dims, &shape, sizes)
+            .into_iter()
+            .find(|candidate| expand(dims, candidate).as_ref() == Some(&shape));
+        agreeing.map(|candidate| *sizes = candidate).is_some()
     })
 }
 
-/// Binds the sizes the wildcards' types give (`types`: shape and element type of each) and checks
-/// the rule's dimensions and conditions.
+/// Binds the sizes and groups the wildcards' types give (`types`: shape and element type of
+/// each) and checks the rule's dimensions, its conditions and the attributes its source
+/// computes: under the first split of the shapes among the groups for which all hold.
 pub fn bind_argument_types(
     rule: &Rule,
     types: &[(Vec<usize>, ElementType)],
     sizes: &mut Env,
 ) -> bool {
-    for (argument, (shape, element)) in rule.arguments.iter().zip(types) {
-        if *element != ElementType::of(argument.element) {
-            return false;
-        }
-        let Some(dims) = &argument.dims else { continue };
-        if shape.len() != dims.len() {
-            return false;
-        }
-        for (dim, &size) in dims.iter().zip(shape) {
-            if let Some(name) = dim.as_var() {
-                if *sizes.entry(name.to_owned()).or_insert(size as i64) != size as i64 {
-                    return false;
-                }
-            }
-        }
-    }
-    for (argument, (shape, _)) in rule.arguments.iter().zip(types) {
-        for (dim, &size) in argument.dims.iter().flatten().zip(shape) {
-            if dim.eval(sizes) != Some(size as i64) {
-                return false;
-            }
-        }
-    }
-    rule.conditions
+    let elements_agree = rule
+        .arguments
         .iter()
-        .all(|condition| condition.holds(sizes))
+        .zip(types)
+        .all(|(argument, (_, element))| *element == ElementType::of(argument.element));
+    if !elements_agree {
+        return false;
+    }
+    let shapes: Vec<Vec<i64>> = types
+        .iter()
+        .map(|(shape, _)| shape.iter().map(|&size| size as i64).collect())
+        .collect();
+    match bind_arguments_from(rule, &shapes, 0, sizes.clone()) {
+        Some(bound) => {
+            *sizes = bound;
+            true
+        }
+        None => false,
+    }
+}
+
+/// [`bind_argument_types`] from argument `index` on, with what the earlier ones bound in `env`.
+fn bind_arguments_from(rule: &Rule, shapes: &[Vec<i64>], index: usize, env: Env) -> Option<Env> {
+    let Some(argument) = rule.arguments.get(index) else {
+        let dims_hold = rule.arguments.iter().zip(shapes).all(|(argument, shape)| {
+            argument
+                .dims
+                .as_ref()
+                .is_none_or(|dims| expand(dims, &env).as_ref() == Some(shape))
+        });
+        let holds = dims_hold
+            && env.requirements_hold()
+            && rule
+                .conditions
+                .iter()
+                .all(|condition| condition.holds(&env));
+        return holds.then_some(env);
+    };
+    let Some(dims) = &argument.dims else {
+        return bind_arguments_from(rule, shapes, index + 1, env);
+    };
+    bindings(dims, &shapes[index], &env)
+        .into_iter()
+        .find_map(|candidate| bind_arguments_from(rule, shapes, index + 1, candidate))
 }
 
 /// The integer an attribute holds: an integer attribute, or an integer splat.
@@ -338,6 +366,33 @@ pub fn integer_value(attribute: MlirAttribute) -> Option<i64> {
             mlirAttributeIsAInteger(element).then(|| mlirIntegerAttrGetValueInt(element))
         } else {
             None
+        }
+    }
+}
+
+/// The integers an attribute holds: an integer, an integer array, or integer elements (one for
+/// a splat); None for anything else.
+pub fn integers_of(attribute: MlirAttribute) -> Option<Vec<i64>> {
+    // SAFETY: a live attribute (or null); kinds are checked before values are read.
+    unsafe {
+        if attribute.ptr.is_null() {
+            None
+        } else if mlirAttributeIsADenseI64Array(attribute) {
+            Some(
+                (0..mlirDenseArrayGetNumElements(attribute))
+                    .map(|index| mlirDenseI64ArrayGetElement(attribute, index))
+                    .collect(),
+            )
+        } else if mlirAttributeIsADenseIntElements(attribute)
+            && !mlirDenseElementsAttrIsSplat(attribute)
+        {
+            Some(
+                (0..mlirElementsAttrGetNumElements(attribute) as isize)
+                    .map(|index| mlirDenseElementsAttrGetInt64Value(attribute, index))
+                    .collect(),
+            )
+        } else {
+            integer_value(attribute).map(|value| vec![value])
         }
     }
 }

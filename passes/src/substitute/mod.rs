@@ -15,4 +15,5 @@ pub mod rewrite;
 pub mod rule;
 mod rule_reader;
 pub mod search;
+pub mod sizes;
 pub mod split;

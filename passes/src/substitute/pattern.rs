@@ -1,7 +1,8 @@
 //! A substitution rule as data: its wildcards, the source pattern it finds and the target that
 //! replaces it, each a body of ops over the wildcards.
 
-use super::expr::{Condition, Expr};
+use super::expr::Condition;
+use super::sizes::Item;
 use crate::ir::Op;
 use mlir_sys::*;
 use turbine_dialects::ops::graph;
@@ -30,11 +31,12 @@ pub struct PatternOp {
     pub written: Vec<(String, MlirAttribute)>,
     /// Attributes bound to names (`rule.bind`).
     pub bound: Vec<(String, String)>,
-    /// Integer-array attributes computed from sizes (`rule.set`; target only).
-    pub computed: Vec<(String, Vec<Expr>)>,
+    /// Integer attributes computed from sizes (`rule.set`): built so on a target op, required
+    /// of the matched op on a source op.
+    pub computed: Vec<(String, Vec<Item>)>,
     /// Result shapes given by the rule (`rule.shape` / `rule.shapes`): built so on a target op,
     /// required of the matched op on a source op.
-    pub shapes: Option<Vec<Vec<Expr>>>,
+    pub shapes: Option<Vec<Vec<Item>>>,
 }
 
 /// A function of a rule: its ops in order and the values it returns.
@@ -51,8 +53,8 @@ pub struct Body {
 /// A wildcard of a rule: one argument of its functions.
 #[derive(Debug, Clone)]
 pub struct Argument {
-    /// Its dimensions (names or fixed sizes); None: any shape (`rule.dims = "*"`).
-    pub dims: Option<Vec<Expr>>,
+    /// Its dimensions (names, fixed sizes and groups); None: any shape (`rule.dims = "*"`).
+    pub dims: Option<Vec<Item>>,
     /// Its element type.
     pub element: MlirType,
 }

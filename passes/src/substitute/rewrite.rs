@@ -11,6 +11,7 @@ use super::expr::Env;
 use super::infer::{result_shapes, Attributes};
 use super::matcher::Match;
 use super::rule::{Body, PatternOp, PatternValue, Rule};
+use super::sizes::{expand, Item};
 use crate::graph_view::{FunctionView, ValueId};
 use crate::ir::string_ref;
 use crate::ir::{create, i64_array, InsertionPoint, Op, Val};
@@ -381,12 +382,37 @@ fn attributes_for(
             continue;
         }
         let values = eval_all(exprs, bindings.sizes)?;
-        // SAFETY: the op of the rule file is alive with its context.
-        let context = unsafe { mlirOperationGetContext(template.op.raw()) };
+        // SAFETY: the op of the rule file is alive with its context; the attribute it writes
+        // (the example's) is read for its kind only.
+        let (context, written) = unsafe {
+            (
+                mlirOperationGetContext(template.op.raw()),
+                mlirOperationGetAttributeByName(template.op.raw(), string_ref(name)),
+            )
+        };
         attributes.retain(|(existing, _)| existing != name);
-        attributes.push((name.clone(), i64_array(context, &values)));
+        attributes.push((name.clone(), integers_like(context, written, &values)?));
     }
     Ok(attributes)
+}
+
+/// `values` in the kind of the example's attribute `written`: an integer attribute of its type
+/// for one value, else an `array<i64>`.
+fn integers_like(
+    context: MlirContext,
+    written: MlirAttribute,
+    values: &[i64],
+) -> Result<MlirAttribute, String> {
+    // SAFETY: a live attribute (or null); its kind is checked before its type is read.
+    unsafe {
+        if written.ptr.is_null() || !mlirAttributeIsAInteger(written) {
+            return Ok(i64_array(context, values));
+        }
+        match values {
+            [value] => Ok(mlirIntegerAttrGet(mlirAttributeGetType(written), *value)),
+            _ => Err(format!("{} values for an integer attribute", values.len())),
+        }
+    }
 }
 
 /// A bound attribute in the kind the target's op writes: a float becomes a splat of a
@@ -477,14 +503,8 @@ fn constant_value(values: &[i64], r#type: MlirType) -> Result<MlirAttribute, Str
     }
 }
 
-fn eval_all(exprs: &[super::expr::Expr], sizes: &Env) -> Result<Vec<i64>, String> {
-    exprs
-        .iter()
-        .map(|expr| {
-            expr.eval(sizes)
-                .ok_or_else(|| format!("cannot evaluate {expr:?}"))
-        })
-        .collect()
+fn eval_all(list: &[Item], sizes: &Env) -> Result<Vec<i64>, String> {
+    expand(list, sizes).ok_or_else(|| format!("cannot evaluate {list:?}"))
 }
 
 /// A ranked tensor type of `shape` with the element type of `like`.

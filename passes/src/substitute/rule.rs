@@ -6,18 +6,21 @@
 //! results the values the target replaces. Everything else is written as `rule.*` attributes,
 //! so that a rule stays valid `graph` IR that the interpreter can run:
 //! - `rule.dims` on an argument names its dimensions (`["n", "c", "h", "w"]`, integers for fixed
-//!   sizes); equal names must be equal sizes. Without it every dimension is free but the rank is
-//!   the example's; `rule.dims = "*"` matches any shape.
+//!   sizes); equal names must be equal sizes. A group `"p..."` stands for any number of
+//!   dimensions (`["p...", "n", "q..."]`: an axis `n` anywhere), so that one rule holds at every
+//!   rank and axis ([`super::sizes`]). Without it every dimension is free but the rank is the
+//!   example's; `rule.dims = "*"` matches any shape.
 //! - An attribute written on a source op must be equal on the matched op, and the matched op may
 //!   have no other; `rule.bind = {strides = "s"}` instead binds the attribute to a name (equal
 //!   names must be equal attributes; an integer, or an integer or float splat, also binds the
 //!   name as a size). On a target op, `rule.bind` takes the bound attribute (a float becomes a
 //!   splat of a constant's type, a splat a float attribute).
-//! - On a target op, `rule.set = {starts = ["i", 0]}` computes an integer array from sizes, and
-//!   `rule.shape` (`rule.shapes` for several results) gives a result shape that cannot be
-//!   inferred (reshape, split, slice). Results the target returns take the source's types. On a
-//!   source op, `rule.shape` constrains the matched op's result shape (a reshape's, whose shape
-//!   its operand does not decide).
+//! - On a target op, `rule.set = {starts = ["repeat(0, p)", "i", "repeat(0, q)"]}` computes an
+//!   integer attribute from sizes, and `rule.shape` (`rule.shapes` for several results) gives a
+//!   result shape that cannot be inferred (reshape, split, slice). Results the target returns
+//!   take the source's types. On a source op, both are required of the matched op: `rule.set`
+//!   of its attributes (a permutation over any rank), `rule.shape` of its result shape (a
+//!   reshape's, whose shape its operand does not decide).
 //! - `rule.where = ["kh == kw"]` on the rule module adds conditions; `rule.summary` says what the
 //!   rule does, for the listing and the remarks.
 

@@ -4,6 +4,7 @@
 
 use super::expr::{Condition, Expr};
 use super::pattern::{Argument, Body, PatternOp, PatternValue, Rule};
+use super::sizes::Item;
 use crate::ir::{string_ref, to_string, Op};
 use mlir_sys::*;
 use turbine_dialects::ops::{graph, upstream, OpKind};
@@ -36,8 +37,8 @@ pub(super) fn read_rule(module: Op) -> Result<Rule, ()> {
         Ok(conditions) => conditions,
         Err(message) => return fail(module, &format!("rule '{name}': rule.where: {message}")),
     };
-    let source = read_body(source, false)?;
-    let target = read_body(target, true)?;
+    let source = read_body(source)?;
+    let target = read_body(target)?;
     if source.ops.is_empty() {
         return fail(
             source.function,
@@ -117,13 +118,16 @@ fn check_names(rule: &Rule) -> Result<(), ()> {
             dim.names(&mut sizes);
         }
     }
-    // A bare name in a source op's rule.shape is bound by the match too.
+    // A bare name or a group in a source op's rule.shape is bound by the match too.
     sizes.extend(
         rule.source
             .ops
             .iter()
             .flat_map(|op| op.shapes.iter().flatten().flatten())
-            .filter_map(|dim| dim.as_var()),
+            .filter_map(|dim| match dim {
+                Item::Group(group) => Some(group.as_str()),
+                dim => dim.as_var(),
+            }),
     );
     let attributes: Vec<&str> = rule
         .source
@@ -183,9 +187,9 @@ fn read_arguments(function: Op) -> Result<Vec<Argument>, ()> {
             }
             let rank = mlirShapedTypeGetRank(input) as usize;
             let element = mlirShapedTypeGetElementType(input);
-            let mut dims: Option<Vec<Expr>> = Some(
+            let mut dims: Option<Vec<Item>> = Some(
                 (0..rank)
-                    .map(|d| Expr::Var(format!("arg{index}_d{d}")))
+                    .map(|d| Item::Size(Expr::Var(format!("arg{index}_d{d}"))))
                     .collect(),
             );
             if !argument_attributes.ptr.is_null() {
@@ -197,16 +201,8 @@ fn read_arguments(function: Op) -> Result<Vec<Argument>, ()> {
                 {
                     dims = None;
                 } else if !named.ptr.is_null() {
-                    dims = match expr_list(named) {
-                        Ok(list) if list.len() == rank => Some(list),
-                        Ok(list) => {
-                            function.emit_error(&format!(
-                                "rule.dims of argument {index} names {} dimensions, its type \
-                                 has {rank}",
-                                list.len()
-                            ));
-                            return Err(());
-                        }
+                    dims = match item_list(named).and_then(|list| dims_of(list, rank)) {
+                        Ok(list) => Some(list),
                         Err(message) => {
                             function
                                 .emit_error(&format!("rule.dims of argument {index}: {message}"));
@@ -221,7 +217,7 @@ fn read_arguments(function: Op) -> Result<Vec<Argument>, ()> {
     }
 }
 
-fn read_body(function: Op, is_target: bool) -> Result<Body, ()> {
+fn read_body(function: Op) -> Result<Body, ()> {
     let mut ops: Vec<PatternOp> = Vec::new();
     let mut results = Vec::new();
     // SAFETY: the ops are alive in the parsed rule module, and so are the handles made of them;
@@ -254,7 +250,7 @@ fn read_body(function: Op, is_target: bool) -> Result<Body, ()> {
                     handle.emit_error("rules match and build `graph` ops without regions");
                     return Err(());
                 };
-                ops.push(read_op(handle, kind, operands, is_target)?);
+                ops.push(read_op(handle, kind, operands)?);
             }
             op = mlirOperationGetNextInBlock(op);
         }
@@ -266,12 +262,7 @@ fn read_body(function: Op, is_target: bool) -> Result<Body, ()> {
     })
 }
 
-fn read_op(
-    op: Op,
-    kind: graph::Kind,
-    operands: Vec<PatternValue>,
-    is_target: bool,
-) -> Result<PatternOp, ()> {
+fn read_op(op: Op, kind: graph::Kind, operands: Vec<PatternValue>) -> Result<PatternOp, ()> {
     let fail = |message: String| {
         op.emit_error(&message);
         Err(())
@@ -289,20 +280,13 @@ fn read_op(
                     Ok(entries) => bound = entries,
                     Err(message) => return fail(format!("rule.bind: {message}")),
                 },
-                "rule.set" if !is_target => {
-                    return fail(
-                        "rule.set belongs on @target ops (a source op's attributes are matched \
-                         or bound)"
-                            .to_owned(),
-                    )
-                }
                 "rule.set" => {
                     if !mlirAttributeIsADictionary(value) {
                         return fail("rule.set must be a dictionary of integer lists".to_owned());
                     }
                     for entry in 0..mlirDictionaryAttrGetNumElements(value) {
                         let element = mlirDictionaryAttrGetElement(value, entry);
-                        match expr_list(element.attribute) {
+                        match item_list(element.attribute) {
                             Ok(list) => {
                                 computed.push((to_string(mlirIdentifierStr(element.name)), list))
                             }
@@ -310,14 +294,14 @@ fn read_op(
                         }
                     }
                 }
-                "rule.shape" => match expr_list(value) {
+                "rule.shape" => match item_list(value) {
                     Ok(list) => shapes = Some(vec![list]),
                     Err(message) => return fail(format!("rule.shape: {message}")),
                 },
                 "rule.shapes" => {
                     let mut list = Vec::new();
                     for element in 0..array_len(value) {
-                        match expr_list(mlirArrayAttrGetElement(value, element)) {
+                        match item_list(mlirArrayAttrGetElement(value, element)) {
                             Ok(shape) => list.push(shape),
                             Err(message) => return fail(format!("rule.shapes: {message}")),
                         }
@@ -339,7 +323,10 @@ fn read_op(
                 ));
             }
         }
-        written.retain(|(name, _)| !bound.iter().any(|(attribute, _)| attribute == name));
+        written.retain(|(name, _)| {
+            !bound.iter().any(|(attribute, _)| attribute == name)
+                && !computed.iter().any(|(attribute, _)| attribute == name)
+        });
         Ok(PatternOp {
             op,
             kind,
@@ -394,8 +381,29 @@ unsafe fn array_len(attribute: MlirAttribute) -> isize {
     }
 }
 
-/// A list of sizes: integers and expression strings.
-unsafe fn expr_list(attribute: MlirAttribute) -> Result<Vec<Expr>, String> {
+/// The dimensions of an argument of rank `rank`: sizes and groups only (what a match binds), as
+/// many sizes as the rank without groups, at most as many with them.
+fn dims_of(list: Vec<Item>, rank: usize) -> Result<Vec<Item>, String> {
+    if list
+        .iter()
+        .any(|item| !matches!(item, Item::Size(_) | Item::Group(_)))
+    {
+        return Err("only sizes and groups (\"p...\") name dimensions".to_owned());
+    }
+    let groups = list.iter().any(|item| matches!(item, Item::Group(_)));
+    let sizes = list
+        .iter()
+        .filter(|item| matches!(item, Item::Size(_)))
+        .count();
+    if sizes == rank || (groups && sizes < rank) {
+        Ok(list)
+    } else {
+        Err(format!("names {sizes} dimensions, its type has {rank}"))
+    }
+}
+
+/// A list of sizes: integers and item strings ([`Item::parse`]).
+unsafe fn item_list(attribute: MlirAttribute) -> Result<Vec<Item>, String> {
     // SAFETY: the caller's attribute is alive; kinds are checked before values are read.
     unsafe {
         if !mlirAttributeIsAArray(attribute) {
@@ -405,9 +413,9 @@ unsafe fn expr_list(attribute: MlirAttribute) -> Result<Vec<Expr>, String> {
             .map(|index| {
                 let element = mlirArrayAttrGetElement(attribute, index);
                 if mlirAttributeIsAInteger(element) {
-                    Ok(Expr::Int(mlirIntegerAttrGetValueInt(element)))
+                    Ok(Item::Size(Expr::Int(mlirIntegerAttrGetValueInt(element))))
                 } else if mlirAttributeIsAString(element) {
-                    Expr::parse(&to_string(mlirStringAttrGetValue(element)))
+                    Item::parse(&to_string(mlirStringAttrGetValue(element)))
                 } else {
                     Err("expects a list of sizes (integers or names)".to_owned())
                 }

@@ -50,9 +50,9 @@
 // COST: remark: applied 'layer_norm_decomposed': cost 1186 -> 343
 // COST: remark: applied 'gelu_erf': cost 343 -> 341
 // COST: remark: substitution: cost 1186 -> 341 (2 rewrites
-// COST: remark: applied 'gather_constant_index_rank5': cost 3000000000000000 -> 2000000000000174
+// COST: remark: applied 'gather_constant_index': cost 3000000000000000 -> 2000000000000174
 // COST: remark: substitution: cost 3000000000000000 -> 522 (3 rewrites
-// COST: remark: applied 'transpose_nhwc_round_trip': cost 1000000000000347 -> 1000000000000000
+// COST: remark: applied 'channels_last_round_trip': cost 1000000000000347 -> 1000000000000000
 
 // Tests that a relu after a convolution becomes its activation and a batch-norm after a
 // convolution folds into its filter and bias (fusion rules).
@@ -147,11 +147,11 @@ func.func @qkv(%x: tensor<3x1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x
   %i0 = graph.constant dense<0> : tensor<i64>
   %i1 = graph.constant dense<1> : tensor<i64>
   %i2 = graph.constant dense<2> : tensor<i64>
-  // expected-remark@+1 {{applied 'gather_constant_index_rank5'}}
+  // expected-remark@+1 {{applied 'gather_constant_index'}}
   %q = graph.gather %x, %i0 {axis = 0 : i64} : (tensor<3x1x2x4x8xf32>, tensor<i64>) -> tensor<1x2x4x8xf32>
-  // expected-remark@+1 {{applied 'gather_constant_index_rank5'}}
+  // expected-remark@+1 {{applied 'gather_constant_index'}}
   %k = graph.gather %x, %i1 {axis = 0 : i64} : (tensor<3x1x2x4x8xf32>, tensor<i64>) -> tensor<1x2x4x8xf32>
-  // expected-remark@+1 {{applied 'gather_constant_index_rank5'}}
+  // expected-remark@+1 {{applied 'gather_constant_index'}}
   %v = graph.gather %x, %i2 {axis = 0 : i64} : (tensor<3x1x2x4x8xf32>, tensor<i64>) -> tensor<1x2x4x8xf32>
   return %q, %k, %v : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
 }
@@ -167,11 +167,56 @@ func.func @qkv(%x: tensor<3x1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x
 // CHECK-NEXT: return %[[X]], %[[G]]
 func.func @movement(%x: tensor<2x3x4x5xf32>) -> (tensor<2x3x4x5xf32>, tensor<3x4x5xf32>) {
   %t = graph.transpose %x {permutation = array<i64: 0, 2, 3, 1>} : tensor<2x3x4x5xf32> -> tensor<2x4x5x3xf32>
-  // expected-remark@+1 {{applied 'transpose_nhwc_round_trip'}}
+  // expected-remark@+1 {{applied 'channels_last_round_trip'}}
   %u = graph.transpose %t {permutation = array<i64: 0, 3, 1, 2>} : tensor<2x4x5x3xf32> -> tensor<2x3x4x5xf32>
   %seven = graph.constant dense<7> : tensor<i64>
   %g = graph.gather %x, %seven {axis = 0 : i64} : (tensor<2x3x4x5xf32>, tensor<i64>) -> tensor<3x4x5xf32>
   return %u, %g : tensor<2x3x4x5xf32>, tensor<3x4x5xf32>
+}
+
+// -----
+
+// Tests that the rules over dimension groups hold at any rank and axis: gathers of constant
+// indices on a middle, a last and a negative axis, with a negative index and a one-element
+// index; neighbouring swaps at ranks 3 and 5; channels-last round trips of 1-D and 3-D layouts.
+// CHECK-LABEL: func.func @any_axis
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4x5xf32>, %[[V:.*]]: tensor<6xf32>, %[[A:.*]]: tensor<2x3x4xf32>, %[[B:.*]]: tensor<1x2x3x4x5xf32>)
+// CHECK-NOT: graph.gather
+// CHECK-NOT: graph.transpose
+// CHECK-DAG: %[[S1:.*]] = graph.slice %[[X]] {starts = array<i64: 0, 0, 2, 0>} : tensor<2x3x4x5xf32> -> tensor<2x3x1x5xf32>
+// CHECK-DAG: %[[G1:.*]] = graph.reshape %[[S1]] : tensor<2x3x1x5xf32> -> tensor<2x3x5xf32>
+// CHECK-DAG: %[[S2:.*]] = graph.slice %[[X]] {starts = array<i64: 0, 0, 0, 4>} : tensor<2x3x4x5xf32> -> tensor<2x3x4x1xf32>
+// CHECK-DAG: %[[G2:.*]] = graph.reshape %[[S2]] : tensor<2x3x4x1xf32> -> tensor<2x3x4xf32>
+// CHECK-DAG: %[[S3:.*]] = graph.slice %[[V]] {starts = array<i64: 5>} : tensor<6xf32> -> tensor<1xf32>
+// CHECK-DAG: %[[G3:.*]] = graph.reshape %[[S3]] : tensor<1xf32> -> tensor<f32>
+// CHECK-DAG: %[[G4:.*]] = graph.slice %[[X]] {starts = array<i64: 0, 1, 0, 0>} : tensor<2x3x4x5xf32> -> tensor<2x1x4x5xf32>
+// CHECK: return %[[G1]], %[[G2]], %[[G3]], %[[G4]], %[[A]], %[[B]], %[[A]], %[[B]]
+func.func @any_axis(%x: tensor<2x3x4x5xf32>, %v: tensor<6xf32>, %a: tensor<2x3x4xf32>, %b: tensor<1x2x3x4x5xf32>) -> (tensor<2x3x5xf32>, tensor<2x3x4xf32>, tensor<f32>, tensor<2x1x4x5xf32>, tensor<2x3x4xf32>, tensor<1x2x3x4x5xf32>, tensor<2x3x4xf32>, tensor<1x2x3x4x5xf32>) {
+  %two = graph.constant dense<2> : tensor<i64>
+  %minus_one = graph.constant dense<-1> : tensor<i64>
+  %one = graph.constant dense<1> : tensor<1xi64>
+  // expected-remark@+1 {{applied 'gather_constant_index'}}
+  %g1 = graph.gather %x, %two {axis = 2 : i64} : (tensor<2x3x4x5xf32>, tensor<i64>) -> tensor<2x3x5xf32>
+  // expected-remark@+1 {{applied 'gather_constant_index'}}
+  %g2 = graph.gather %x, %minus_one {axis = -1 : i64} : (tensor<2x3x4x5xf32>, tensor<i64>) -> tensor<2x3x4xf32>
+  // expected-remark@+1 {{applied 'gather_constant_index'}}
+  %g3 = graph.gather %v, %minus_one {axis = 0 : i64} : (tensor<6xf32>, tensor<i64>) -> tensor<f32>
+  // expected-remark@+1 {{applied 'gather_constant_index_vector'}}
+  %g4 = graph.gather %x, %one {axis = -3 : i64} : (tensor<2x3x4x5xf32>, tensor<1xi64>) -> tensor<2x1x4x5xf32>
+  %t1 = graph.transpose %a {permutation = array<i64: 1, 0, 2>} : tensor<2x3x4xf32> -> tensor<3x2x4xf32>
+  // expected-remark@+1 {{applied 'swap_neighbours_twice'}}
+  %u1 = graph.transpose %t1 {permutation = array<i64: 1, 0, 2>} : tensor<3x2x4xf32> -> tensor<2x3x4xf32>
+  %t2 = graph.transpose %b {permutation = array<i64: 0, 1, 2, 4, 3>} : tensor<1x2x3x4x5xf32> -> tensor<1x2x3x5x4xf32>
+  // expected-remark@+1 {{applied 'swap_neighbours_twice'}}
+  %u2 = graph.transpose %t2 {permutation = array<i64: 0, 1, 2, 4, 3>} : tensor<1x2x3x5x4xf32> -> tensor<1x2x3x4x5xf32>
+  // A 1-D layout's round trip is a swap of neighbours too (the first rule that matches applies).
+  %t3 = graph.transpose %a {permutation = array<i64: 0, 2, 1>} : tensor<2x3x4xf32> -> tensor<2x4x3xf32>
+  // expected-remark@+1 {{applied 'swap_neighbours_twice'}}
+  %u3 = graph.transpose %t3 {permutation = array<i64: 0, 2, 1>} : tensor<2x4x3xf32> -> tensor<2x3x4xf32>
+  %t4 = graph.transpose %b {permutation = array<i64: 0, 2, 3, 4, 1>} : tensor<1x2x3x4x5xf32> -> tensor<1x3x4x5x2xf32>
+  // expected-remark@+1 {{applied 'channels_last_round_trip'}}
+  %u4 = graph.transpose %t4 {permutation = array<i64: 0, 4, 1, 2, 3>} : tensor<1x3x4x5x2xf32> -> tensor<1x2x3x4x5xf32>
+  return %g1, %g2, %g3, %g4, %u1, %u2, %u3, %u4 : tensor<2x3x5xf32>, tensor<2x3x4xf32>, tensor<f32>, tensor<2x1x4x5xf32>, tensor<2x3x4xf32>, tensor<1x2x3x4x5xf32>, tensor<2x3x4xf32>, tensor<1x2x3x4x5xf32>
 }
 
 // -----
@@ -270,7 +315,7 @@ func.func @shape_arithmetic(%x: tensor<3x2x4xf32>) -> (tensor<2x4xf32>, tensor<2
   %one = graph.constant dense<1> : tensor<i64>
   // expected-remark@+1 {{applied 'fold_i64_add'}}
   %i = graph.add %one, %one : tensor<i64>, tensor<i64> -> tensor<i64>
-  // expected-remark@+1 {{applied 'gather_constant_index_rank3'}}
+  // expected-remark@+1 {{applied 'gather_constant_index'}}
   %g = graph.gather %x, %i {axis = 0 : i64} : (tensor<3x2x4xf32>, tensor<i64>) -> tensor<2x4xf32>
   %two = graph.constant dense<2> : tensor<i64>
   %twelve = graph.constant dense<12> : tensor<i64>

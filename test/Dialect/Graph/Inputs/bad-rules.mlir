@@ -23,9 +23,9 @@ module @unknown_attribute {
     return %x : tensor<2xf32>
   }
 }
-module @set_in_source {
-  func.func @source(%x: tensor<2xf32>) -> tensor<2xf32> {
-    %y = graph.relu %x {rule.set = {x = [2]}} : tensor<2xf32>
+module @repeat_in_dims {
+  func.func @source(%x: tensor<2xf32> {rule.dims = ["repeat(1, p)"]}) -> tensor<2xf32> {
+    %y = graph.relu %x : tensor<2xf32>
     return %y : tensor<2xf32>
   }
   func.func @target(%x: tensor<2xf32>) -> tensor<2xf32> {
@@ -77,5 +77,33 @@ module @unbound_attribute {
   func.func @target(%x: tensor<2xf32>) -> tensor<2xf32> {
     %y = graph.softmax %x {rule.bind = {axis = "a"}} : tensor<2xf32>
     return %y : tensor<2xf32>
+  }
+}
+module @bad_group {
+  func.func @source(%x: tensor<2x3xf32> {rule.dims = ["p...", "n"]}) -> tensor<2x3xf32> {
+    %y = graph.relu %x : tensor<2x3xf32>
+    return %y : tensor<2x3xf32>
+  }
+  func.func @target(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    %y = graph.relu %x {rule.shape = ["2 * p...", "n"]} : tensor<2x3xf32>
+    return %y : tensor<2x3xf32>
+  }
+}
+module @bad_rank attributes {rule.where = ["rank(2) > 0"]} {
+  func.func @source(%x: tensor<2x3xf32> {rule.dims = ["p...", "n"]}) -> tensor<2x3xf32> {
+    %y = graph.relu %x : tensor<2x3xf32>
+    return %y : tensor<2x3xf32>
+  }
+  func.func @target(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    return %x : tensor<2x3xf32>
+  }
+}
+module @unbound_group {
+  func.func @source(%x: tensor<2x3xf32> {rule.dims = ["p...", "n"]}) -> tensor<2x3xf32> {
+    %y = graph.transpose %x {permutation = array<i64: 0, 1>, rule.set = {permutation = ["range(0, rank(q))", "rank(p)"]}} : tensor<2x3xf32> -> tensor<2x3xf32>
+    return %y : tensor<2x3xf32>
+  }
+  func.func @target(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    return %x : tensor<2x3xf32>
   }
 }
