@@ -20,8 +20,8 @@ CORPUS = ROOT / "fuzz" / "corpus" / "ir"
 # The order of turbine_tools::fuzzing::ir_pipelines: every pass (all_passes order), every
 # pipeline (all_pipelines order), then the two schedules down to the LLVM dialect on `mini`.
 PIPELINES = [
-    "graph-fold-batch-rows", "graph-fold-reshapes", "graph-resize-to-broadcast", "graph-substitute",
-    "graph-split-reductions", "graph-subsample-strided-convs",
+    "graph-fold-batch-rows", "graph-fold-reshapes", "graph-resize-to-broadcast", "graph-resize-to-matmul",
+    "graph-substitute", "graph-split-reductions", "graph-subsample-strided-convs",
     "dsa-set-target", "instance-cluster-split", "hw-group",
     "instance-split", "instance-order", "instance-bind", "instance-stitch",
     "convert-graph-to-dsa", "convert-instance-to-dsa", "convert-dsa-to-runtime", "llvm-fold-aggregates",

@@ -138,8 +138,9 @@ pub const OPERATORS: &[Operator] = &[
     row(&["Pad"], "`pad`", Compiled,
         "constant pads, constant_value and (opset 18) axes; constant, reflect, edge (wrap \
          unsupported)"),
-    row(&["Resize"], "`resize`", Interpreted,
-        "nearest upsampling by whole factors compiles (graph-resize-to-broadcast); \
+    row(&["Resize"], "`resize`", Compiled,
+        "nearest upsampling by whole factors compiles as a copy (graph-resize-to-broadcast), \
+         every other resize as one product per resized dimension (graph-resize-to-matmul); \
          nearest (every `nearest_mode`), linear and cubic (cubic_coeff_a, exclude_outside); \
          half_pixel, pytorch_half_pixel, \
          align_corners, asymmetric; constant scales or sizes, (opset 18) axes; antialias, \

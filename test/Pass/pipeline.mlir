@@ -53,6 +53,9 @@
 // LAYERWISE-NEXT: graph-resize-to-broadcast{explain=false}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: func.func(
+// LAYERWISE-NEXT: graph-resize-to-matmul{explain=false}
+// LAYERWISE-NEXT: ),
+// LAYERWISE-NEXT: func.func(
 // LAYERWISE-NEXT: graph-fold-reshapes{include-flatten=true}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: func.func(

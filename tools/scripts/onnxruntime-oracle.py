@@ -15,7 +15,8 @@ SqueezeNet fire module, and a transformer encoder layer written as torch.onnx ex
 picked out of one projection by Gather of constant indices, reshape targets computed through
 Shape/Gather/Concat), which compiles only because graph-substitute turns those gathers into slices,
 a 1-D CNN over audio frames (Conv1d, LeakyReLU, LogSoftmax: composed by the importer), a small
-U-Net (ConvTranspose, nearest Resize, skip connections) and a ViT block (patch embedding, class
+U-Net (ConvTranspose, nearest Resize, skip connections), a segmentation head (bilinear and bicubic
+Resize, compiled as products by interpolation matrices) and a ViT block (patch embedding, class
 token expanded and concatenated, picked back with Gather(axis=1) of a constant index, which
 graph-substitute's rule over any axis turns into a slice).
 
@@ -328,8 +329,25 @@ def vit_block():
     return b.model("vit_block", [("image", [1, 3, 32, 32])], [logits])
 
 
+def segmentation_head():
+    """A DeepLab-style segmentation head (1x3x64x64): strided convolutions down to 1/8, then
+    logits upsampled back to the input by F.interpolate(mode="bilinear", align_corners=False) as
+    torch.onnx exports it (Resize linear, pytorch_half_pixel, sizes) and a bicubic refinement
+    (cubic, asymmetric by scales)."""
+    b = Builder(8)
+    x = b.conv_bn("image", 3, 16, 3, stride=2, pad=1)
+    x = b.conv_bn(x, 16, 32, 3, stride=2, pad=1)
+    x = b.conv_bn(x, 32, 32, 3, stride=2, pad=1)
+    logits = b.op("Conv", [x, b.weight([4, 32, 1, 1]), b.constant(np.zeros(4, np.float32))], kernel_shape=[1, 1])
+    up = b.op("Resize", [logits, "", "", b.constant(np.array([1, 4, 64, 64], np.int64))], mode="linear",
+              coordinate_transformation_mode="pytorch_half_pixel")
+    half = b.op("Resize", [logits, "", b.constant(np.array([1, 1, 4, 4], np.float32))], mode="cubic",
+                coordinate_transformation_mode="asymmetric")
+    return b.model("segmentation_head", [("image", [1, 3, 64, 64])], [up, half])
+
+
 MODELS = [resnet18, mobilenet_v2, bert_layer, mobilenet_v2_block, densenet_block, inception_stem, squeezenet_fire, torch_encoder_layer,
-          audio_cnn, unet_small, vit_block]
+          audio_cnn, unet_small, vit_block, segmentation_head]
 
 
 def check(model, bin_dir, work):
