@@ -20,7 +20,7 @@ CORPUS = ROOT / "fuzz" / "corpus" / "ir"
 # The order of turbine_tools::fuzzing::ir_pipelines: every pass (all_passes order), every
 # pipeline (all_pipelines order), then the two schedules down to the LLVM dialect on `mini`.
 PIPELINES = [
-    "graph-fold-batch-rows", "graph-fold-reshapes", "graph-resize-to-broadcast", "graph-resize-to-matmul",
+    "graph-fold-batch-rows", "graph-fold-reshapes", "graph-resize-to-broadcast", "graph-decompose-resize",
     "graph-substitute", "graph-split-reductions", "graph-subsample-strided-convs",
     "dsa-set-target", "instance-cluster-split", "hw-group",
     "instance-split", "instance-order", "instance-bind", "instance-stitch",

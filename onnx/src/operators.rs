@@ -138,9 +138,10 @@ pub const OPERATORS: &[Operator] = &[
     row(&["Pad"], "`pad`", Compiled,
         "constant pads, constant_value and (opset 18) axes; constant, reflect, edge (wrap \
          unsupported)"),
-    row(&["Resize"], "`resize`", Compiled,
+    row(&["Resize"], "`resize`", Interpreted,
         "nearest upsampling by whole factors compiles as a copy (graph-resize-to-broadcast), \
-         every other resize as one product per resized dimension (graph-resize-to-matmul); \
+         other resizes by whole factors (up or down) as sums of copies \
+         (graph-decompose-resize), fractional scales and align_corners interpreted only; \
          nearest (every `nearest_mode`), linear and cubic (cubic_coeff_a, exclude_outside); \
          half_pixel, pytorch_half_pixel, \
          align_corners, asymmetric; constant scales or sizes, (opset 18) axes; antialias, \

@@ -61,8 +61,8 @@ pub static LAYERWISE: PipelineInfo = PipelineInfo {
     description: "\
 The baseline every GraphTurbo step is measured against (docs/Lowering.md): products with a shared \
 weight folded into one (graph-fold-batch-rows), nearest upsampling as a broadcast \
-(graph-resize-to-broadcast) and other resizes as products by interpolation matrices \
-(graph-resize-to-matmul), reshapes folded, the \
+(graph-resize-to-broadcast) and other resizes by whole factors as sums of copies \
+(graph-decompose-resize), reshapes folded, the \
 graph rewritten by `graph-substitute` (docs/Substitution.md), canonicalised and deduplicated at \
 the graph level, the target attached, each layer lowered to one `dsa.kernel`, and the result \
 canonicalised. `turbine-run` and `turbine-translate --compile` run it before the backend \
@@ -86,7 +86,7 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
         },
         Step {
             nest: Some(FUNCTION),
-            pass: "graph-resize-to-matmul",
+            pass: "graph-decompose-resize",
             options: &[],
         },
         Step {
@@ -211,7 +211,7 @@ graphturbo` runs it.",
         },
         Step {
             nest: Some(FUNCTION),
-            pass: "graph-resize-to-matmul",
+            pass: "graph-decompose-resize",
             options: &[],
         },
         Step {

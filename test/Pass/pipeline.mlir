@@ -53,7 +53,7 @@
 // LAYERWISE-NEXT: graph-resize-to-broadcast{explain=false}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: func.func(
-// LAYERWISE-NEXT: graph-resize-to-matmul{explain=false}
+// LAYERWISE-NEXT: graph-decompose-resize{explain=false}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: func.func(
 // LAYERWISE-NEXT: graph-fold-reshapes{include-flatten=true}

@@ -16,7 +16,7 @@ picked out of one projection by Gather of constant indices, reshape targets comp
 Shape/Gather/Concat), which compiles only because graph-substitute turns those gathers into slices,
 a 1-D CNN over audio frames (Conv1d, LeakyReLU, LogSoftmax: composed by the importer), a small
 U-Net (ConvTranspose, nearest Resize, skip connections), a segmentation head (bilinear and bicubic
-Resize, compiled as products by interpolation matrices) and a ViT block (patch embedding, class
+Resize, compiled as sums of shifted copies) and a ViT block (patch embedding, class
 token expanded and concatenated, picked back with Gather(axis=1) of a constant index, which
 graph-substitute's rule over any axis turns into a slice).
 

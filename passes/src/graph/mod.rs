@@ -1,9 +1,9 @@
 //! Passes on the `graph` dialect.
 
+pub mod decompose_resize;
 pub mod fold_batch_rows;
 pub mod fold_reshapes;
 pub mod resize_to_broadcast;
-pub mod resize_to_matmul;
 pub mod split_reductions;
 pub mod subsample_strided_convs;
 pub mod substitute;

@@ -1,0 +1,556 @@
+//! `graph-decompose-resize`: a `graph.resize` by a whole factor along each dimension it changes
+//! (upsampling by `f`, or downsampling by `1/f`) is, along that dimension, a few weighted sums of
+//! shifted copies of its input, because its taps repeat with the factor: output `o = P·k + r`
+//! (phase `r` of `P = f` phases when upsampling, one phase when downsampling) reads input
+//! elements `step·k + c` (`step` 1 or `f`), the same offsets `c` for every `k`, with weights
+//! that are equal too but near the edges under `exclude_outside` (then a constant vector
+//! multiplies instead of a scalar); elements past the input's edge read the edge (ONNX's
+//! reference). The pass rewrites such a
+//! resize into those copies (`graph.slice`, strided when downsampling, with the edge element
+//! broadcast where taps fall outside), scalar products and sums, and the phases interleaved by a
+//! concat on a new axis and a reshape: data movement and elementwise arithmetic that both
+//! schedules compile.
+//!
+//! Every output element is the sum of the same products as in the definition (a weight of 1 is
+//! a copy, so nearest resizes are bit-exact), so infinities and NaN stay where the definition
+//! puts them: a product by an interpolation matrix would spread them over whole rows (0 · inf).
+//! The taps' periodicity is checked element by element from the taps the definition gives; a
+//! resize without it (fractional scales, align_corners, whose positions do not repeat) is left
+//! alone, as is one with an empty dimension.
+
+use crate::{
+    graph_view::{Attr, FunctionView, Node},
+    ir::{create, i64_array, i64_attribute, InsertionPoint, Op, Val},
+    registry::{OptionInfo, Pass, PassFailure, PassOptions},
+    slicing::sliced_body::tensor_like,
+};
+use melior::ir::OperationRef;
+use mlir_sys::*;
+use turbine_dialects::attributes::graph::{NearestRounding, ResizeCoordinates, ResizeMode};
+use turbine_dialects::ops::{graph, upstream, OpKind};
+use turbine_dialects::pass_abi::OptionKind;
+
+/// The pass; see the module documentation.
+#[derive(Debug)]
+pub struct DecomposeResize {
+    explain: bool,
+}
+
+impl Pass for DecomposeResize {
+    const ARGUMENT: &'static str = "graph-decompose-resize";
+    const SUMMARY: &'static str =
+        "Rewrite a resize by whole factors into weighted sums of shifted and strided copies";
+    const DESCRIPTION: &'static str = "\
+A `graph.resize` that scales each dimension it changes by a whole factor `f` or by `1/f` has taps \
+that repeat with the factor: output `o = P·k + r` (P = f phases when upsampling, one when \
+downsampling) reads input elements `step·k + c` with the same offsets for every k (checked \
+element by element from ONNX's definition: linear, cubic with cubic_coeff_a and \
+exclude_outside, nearest with every rounding, under the op's coordinate mode). Along such a \
+dimension the pass rewrites the resize into, per phase, the sum of its taps' copies of the input \
+(`graph.slice`, strided when downsampling, the edge element broadcast where taps fall outside \
+the input) each multiplied by its weight (a scalar, or a constant vector along the dimension \
+where the weights vary near the edges), the phases interleaved by `graph.concat` on a new axis \
+and `graph.reshape`. Each output is the definition's sum of products, so infinities and NaN \
+stay where it puts them; a weight of 1 is a plain copy. Resizes by other scales (fractional, \
+align_corners) or with an empty dimension are left alone. Run after graph-resize-to-broadcast, \
+which turns nearest upsampling into a single broadcast. With `explain`, a remark on each resize \
+rewritten or left alone, and why.";
+    const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
+    const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
+        name: "explain",
+        description: "Emit a remark on each resize rewritten or left alone, and why",
+        kind: OptionKind::Bool,
+        default: "false",
+    }];
+
+    fn from_options(options: &PassOptions) -> Result<Self, String> {
+        Ok(Self {
+            explain: options.bool("explain")?,
+        })
+    }
+
+    fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
+        // SAFETY: the pass manager hands us a live op, alive for the run.
+        let function = unsafe { Op::from_raw(operation.to_raw()) };
+        if function.regions_empty() {
+            return Ok(());
+        }
+        // A function the compiler's graph view cannot read (dynamic shapes) is left as it is:
+        // the passes after this one say what they cannot compile.
+        let view = match FunctionView::read(function) {
+            Ok(view) => view,
+            Err(error) => {
+                if self.explain {
+                    function.emit_remark(&format!("left alone: {}", error.message));
+                }
+                return Ok(());
+            }
+        };
+        for node in view.ops.iter().filter(|node| node.is(graph::Kind::Resize)) {
+            let input = view.type_of(node.operands[0]).shape.clone();
+            match plans(node, &input) {
+                Ok(plans) => {
+                    if self.explain {
+                        let described: Vec<String> = plans.iter().map(Plan::describe).collect();
+                        node.op.emit_remark(&format!(
+                            "weighted sums of copies: {}",
+                            described.join("; ")
+                        ));
+                    }
+                    rewrite(node.op, &input, &plans);
+                }
+                Err(reason) if self.explain => {
+                    node.op.emit_remark(&format!("left alone: {reason}"))
+                }
+                Err(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The interpolation attributes of a resize.
+#[derive(Debug, Clone, Copy)]
+struct Interpolation {
+    mode: ResizeMode,
+    coordinates: ResizeCoordinates,
+    rounding: NearestRounding,
+    cubic_coeff_a: f64,
+    exclude_outside: bool,
+}
+
+/// One tap of a phase: input elements `step·k + offset` (clamped to the input) times
+/// `weights[k]` (equal but near the edges of a cubic resize with `exclude_outside`).
+#[derive(Debug, Clone, PartialEq)]
+struct Tap {
+    offset: i64,
+    weights: Vec<f32>,
+}
+
+/// How one dimension of a resize decomposes.
+#[derive(Debug, Clone, PartialEq)]
+struct Plan {
+    dimension: usize,
+    /// The distance in the input between neighbouring outputs of one phase.
+    step: i64,
+    /// Outputs per phase.
+    length: usize,
+    /// The taps of each phase; output `phases.len()·k + r` is phase `r`'s `k`-th.
+    phases: Vec<Vec<Tap>>,
+}
+
+impl Plan {
+    fn describe(&self) -> String {
+        let taps: usize = self.phases.iter().map(Vec::len).sum();
+        format!(
+            "dimension {} in {} phases of step {} ({} copies)",
+            self.dimension,
+            self.phases.len(),
+            self.step,
+            taps
+        )
+    }
+}
+
+/// The plan of each dimension the resize `node` of an input of shape `input` changes, or why
+/// it is left alone.
+fn plans(node: &Node, input: &[usize]) -> Result<Vec<Plan>, String> {
+    let output = &node.results[0].1.shape;
+    if input.contains(&0) || output.contains(&0) {
+        return Err("it has an empty dimension".to_owned());
+    }
+    let Some(Attr::Floats(scales)) = node.attributes.get("scales") else {
+        return Err("it has no scales".to_owned());
+    };
+    let interpolation = interpolation_of(node);
+    let mut plans = Vec::new();
+    for (d, (&length, &out_length)) in input.iter().zip(output).enumerate() {
+        let scale = f64::from(scales[d]);
+        let source = |o: usize| {
+            taps(
+                &interpolation,
+                position(&interpolation, o, scale, length),
+                length,
+            )
+        };
+        let identity = length == out_length && (0..length).all(|o| source(o) == [(o as i64, 1.0)]);
+        if identity {
+            continue;
+        }
+        let (phases, step, per_phase) =
+            if out_length % length == 0 && scale == (out_length / length) as f64 {
+                (out_length / length, 1, length)
+            } else if length % out_length == 0 && scales[d] == (out_length as f32 / length as f32) {
+                (1, (length / out_length) as i64, out_length)
+            } else {
+                return Err(format!("dimension {d} is not resized by a whole factor"));
+            };
+        let plan = phases_of(phases, step, per_phase, source)
+            .ok_or_else(|| format!("the taps of dimension {d} do not repeat with its factor"))?;
+        plans.push(Plan {
+            dimension: d,
+            step,
+            length: per_phase,
+            phases: plan,
+        });
+    }
+    if plans.is_empty() {
+        return Err("it is the identity".to_owned());
+    }
+    Ok(plans)
+}
+
+/// The taps of each of `phases` phases of `length` outputs, output `phases·k + r` reading
+/// `source` (unclamped index, weight) pairs; None unless every output of a phase reads as many
+/// taps at `step·k` past its first output's indices.
+fn phases_of(
+    phases: usize,
+    step: i64,
+    length: usize,
+    source: impl Fn(usize) -> Vec<(i64, f32)>,
+) -> Option<Vec<Vec<Tap>>> {
+    (0..phases)
+        .map(|r| {
+            let mut taps: Vec<Tap> = source(r)
+                .into_iter()
+                .map(|(offset, weight)| Tap {
+                    offset,
+                    weights: vec![weight],
+                })
+                .collect();
+            for k in 1..length {
+                let read = source(phases * k + r);
+                if read.len() != taps.len() {
+                    return None;
+                }
+                for ((index, weight), tap) in read.into_iter().zip(&mut taps) {
+                    if index != tap.offset + step * k as i64 {
+                        return None;
+                    }
+                    tap.weights.push(weight);
+                }
+            }
+            Some(taps)
+        })
+        .collect()
+}
+
+/// The interpolation attributes of the resize `node`, with the dialect's defaults.
+fn interpolation_of(node: &Node) -> Interpolation {
+    let mut interpolation = Interpolation {
+        mode: ResizeMode::Nearest,
+        coordinates: ResizeCoordinates::HalfPixel,
+        rounding: NearestRounding::RoundPreferFloor,
+        cubic_coeff_a: -0.75,
+        exclude_outside: false,
+    };
+    if let Some(Attr::ResizeMode(mode)) = node.attributes.get("mode") {
+        interpolation.mode = *mode;
+    }
+    if let Some(Attr::ResizeCoordinates(coordinates)) = node.attributes.get("coordinates") {
+        interpolation.coordinates = *coordinates;
+    }
+    if let Some(Attr::NearestRounding(rounding)) = node.attributes.get("nearest") {
+        interpolation.rounding = *rounding;
+    }
+    if let Some(Attr::Float(a)) = node.attributes.get("cubic_coeff_a") {
+        interpolation.cubic_coeff_a = *a;
+    }
+    if let Some(Attr::Bool(exclude)) = node.attributes.get("exclude_outside") {
+        interpolation.exclude_outside = *exclude;
+    }
+    interpolation
+}
+
+/// The input coordinate output coordinate `x` maps to; the resized length in these formulas is
+/// `length · scale` before rounding, as in ONNX's reference.
+fn position(interpolation: &Interpolation, x: usize, scale: f64, length: usize) -> f64 {
+    let x = x as f64;
+    let resized = length as f64 * scale;
+    match interpolation.coordinates {
+        ResizeCoordinates::HalfPixel => (x + 0.5) / scale - 0.5,
+        ResizeCoordinates::PytorchHalfPixel if resized != 1.0 => (x + 0.5) / scale - 0.5,
+        ResizeCoordinates::AlignCorners if resized != 1.0 => {
+            x * (length as f64 - 1.0) / (resized - 1.0)
+        }
+        ResizeCoordinates::PytorchHalfPixel | ResizeCoordinates::AlignCorners => 0.0,
+        ResizeCoordinates::Asymmetric => x / scale,
+    }
+}
+
+/// The input elements (unclamped: outside the input they read its edge) the coordinate
+/// `position` reads and their weights, as ONNX defines them: a linear tap of weight 0 is not
+/// read, the four cubic taps always are (with `exclude_outside`, those outside weigh 0 and the
+/// others are renormalised).
+fn taps(interpolation: &Interpolation, position: f64, length: usize) -> Vec<(i64, f32)> {
+    match interpolation.mode {
+        ResizeMode::Nearest => {
+            let half = position.fract() == 0.5;
+            let rounded = match interpolation.rounding {
+                NearestRounding::RoundPreferFloor if half => position.floor(),
+                NearestRounding::RoundPreferCeil if half => position.ceil(),
+                NearestRounding::RoundPreferFloor | NearestRounding::RoundPreferCeil => {
+                    position.round()
+                }
+                NearestRounding::Floor => position.floor(),
+                NearestRounding::Ceil => position.ceil(),
+            };
+            vec![(rounded as i64, 1.0)]
+        }
+        ResizeMode::Linear => {
+            let low = position.floor();
+            let ratio = (position - low) as f32;
+            if ratio == 0.0 {
+                vec![(low as i64, 1.0)]
+            } else {
+                vec![(low as i64, 1.0 - ratio), (low as i64 + 1, ratio)]
+            }
+        }
+        ResizeMode::Cubic => cubic_taps(interpolation, position, length),
+    }
+}
+
+/// The four taps of cubic interpolation at `position` (Keys' convolution, ONNX's formula).
+fn cubic_taps(interpolation: &Interpolation, position: f64, length: usize) -> Vec<(i64, f32)> {
+    let low = position.floor();
+    let a = interpolation.cubic_coeff_a;
+    let far = |t: f64| ((a * t - 5.0 * a) * t + 8.0 * a) * t - 4.0 * a;
+    let near = |t: f64| ((a + 2.0) * t - (a + 3.0)) * t * t + 1.0;
+    let ratio = position - low;
+    let mut weights = [
+        far(ratio + 1.0),
+        near(ratio),
+        near(1.0 - ratio),
+        far(2.0 - ratio),
+    ];
+    let neighbours = [low - 1.0, low, low + 1.0, low + 2.0];
+    if interpolation.exclude_outside {
+        for (weight, &neighbour) in weights.iter_mut().zip(&neighbours) {
+            if neighbour < 0.0 || neighbour >= length as f64 {
+                *weight = 0.0;
+            }
+        }
+        let total: f64 = weights.iter().sum();
+        weights.iter_mut().for_each(|weight| *weight /= total);
+    }
+    neighbours
+        .iter()
+        .zip(weights)
+        .map(|(&neighbour, weight)| (neighbour as i64, weight as f32))
+        .collect()
+}
+
+/// Builds ops before one op, at its location.
+struct Builder {
+    at: InsertionPoint,
+    location: MlirLocation,
+    context: MlirContext,
+}
+
+impl Builder {
+    fn op(
+        &self,
+        kind: graph::Kind,
+        operands: &[Val],
+        shape: &[usize],
+        attributes: &[(&str, MlirAttribute)],
+    ) -> Val {
+        let r#type = tensor_like(operands[0], shape);
+        create(
+            self.at,
+            self.location,
+            kind,
+            operands,
+            &[r#type],
+            attributes,
+            Vec::new(),
+        )
+        .result(0)
+    }
+
+    /// `value` of `shape` along `dimension` from `start` by `step`, `count` elements.
+    fn slice(&self, value: Val, shape: &[usize], dimension: usize, start: i64, step: i64) -> Slice {
+        let mut starts = vec![0i64; shape.len()];
+        let mut steps = vec![1i64; shape.len()];
+        starts[dimension] = start;
+        steps[dimension] = step;
+        Slice {
+            value,
+            starts,
+            steps,
+        }
+    }
+
+    fn build_slice(&self, slice: &Slice, shape: &[usize]) -> Val {
+        let starts = i64_array(self.context, &slice.starts);
+        if slice.steps.iter().all(|&step| step == 1) {
+            self.op(
+                graph::Kind::Slice,
+                &[slice.value],
+                shape,
+                &[("starts", starts)],
+            )
+        } else {
+            let steps = i64_array(self.context, &slice.steps);
+            let attributes = [("starts", starts), ("steps", steps)];
+            self.op(graph::Kind::Slice, &[slice.value], shape, &attributes)
+        }
+    }
+
+    /// The f32 constant of `weights`: a scalar when they are equal, else a tensor of rank
+    /// `rank` holding them along `dimension` (1 elsewhere), which broadcasts over the rest.
+    fn weights(&self, like: Val, weights: &[f32], dimension: usize, rank: usize) -> Val {
+        let shape = if weights.iter().all(|&weight| weight == weights[0]) {
+            Vec::new()
+        } else {
+            let mut shape = vec![1; rank];
+            shape[dimension] = weights.len();
+            shape
+        };
+        let values = if shape.is_empty() {
+            &weights[..1]
+        } else {
+            weights
+        };
+        let r#type = tensor_like(like, &shape);
+        // SAFETY: a live f32 tensor type of `values.len()` elements; MLIR copies the values.
+        let attribute = unsafe {
+            mlirDenseElementsAttrFloatGet(r#type, values.len() as isize, values.as_ptr())
+        };
+        create(
+            self.at,
+            self.location,
+            graph::Kind::Constant,
+            &[],
+            &[r#type],
+            &[("value", attribute)],
+            Vec::new(),
+        )
+        .result(0)
+    }
+}
+
+/// A slice to build: its operand, starts and steps.
+struct Slice {
+    value: Val,
+    starts: Vec<i64>,
+    steps: Vec<i64>,
+}
+
+/// Replaces `resize` (of an input of shape `input`) by the copies and sums of `plans`.
+fn rewrite(resize: Op, input: &[usize], plans: &[Plan]) {
+    let builder = Builder {
+        at: InsertionPoint::Before(resize),
+        location: resize.location(),
+        context: resize.context(),
+    };
+    let (mut value, mut shape) = (resize.operand(0), input.to_vec());
+    for plan in plans {
+        let phases: Vec<Val> = plan
+            .phases
+            .iter()
+            .map(|taps| phase(&builder, value, &shape, plan, taps))
+            .collect();
+        let mut phase_shape = shape.clone();
+        phase_shape[plan.dimension] = plan.length;
+        (value, shape) = interleave(&builder, &phases, &phase_shape, plan.dimension);
+    }
+    resize.result(0).replace_all_uses_with(value);
+    // SAFETY: the resize's uses read the decomposition now, it holds no region, and the view's
+    // handles to it are not used after this.
+    unsafe { resize.erase() };
+}
+
+/// One phase of `plan` on `value` of `shape`: the sum of its taps' weighted copies.
+fn phase(builder: &Builder, value: Val, shape: &[usize], plan: &Plan, taps: &[Tap]) -> Val {
+    let mut out_shape = shape.to_vec();
+    out_shape[plan.dimension] = plan.length;
+    let mut sum: Option<Val> = None;
+    for tap in taps {
+        let copy = copy(builder, value, shape, plan, tap.offset);
+        let term = if tap.weights.iter().all(|&weight| weight == 1.0) {
+            copy
+        } else {
+            let weights = builder.weights(copy, &tap.weights, plan.dimension, shape.len());
+            builder.op(graph::Kind::Mul, &[copy, weights], &out_shape, &[])
+        };
+        sum = Some(match sum {
+            None => term,
+            Some(sum) => builder.op(graph::Kind::Add, &[sum, term], &out_shape, &[]),
+        });
+    }
+    sum.expect("every output reads at least one tap")
+}
+
+/// Elements `step·k + offset` (k < plan.length) of `value` along the plan's dimension, those
+/// outside the input reading its edge: a slice, with the edge elements broadcast before and
+/// after it.
+fn copy(builder: &Builder, value: Val, shape: &[usize], plan: &Plan, offset: i64) -> Val {
+    let (d, length) = (plan.dimension, shape[plan.dimension] as i64);
+    let indices: Vec<i64> = (0..plan.length as i64)
+        .map(|k| plan.step * k + offset)
+        .collect();
+    let before = indices.iter().filter(|&&index| index < 0).count();
+    let after = indices.iter().filter(|&&index| index >= length).count();
+    let inside = plan.length - before - after;
+    let sized = |size: usize| {
+        let mut sized = shape.to_vec();
+        sized[d] = size;
+        sized
+    };
+    if inside == shape[d] && plan.step == 1 && before == 0 && after == 0 {
+        return value;
+    }
+    // The low edge, the inside, the high edge, in index order.
+    let edge = |index: i64, count: usize| {
+        let one = builder.slice(value, shape, d, index, 1);
+        let one = builder.build_slice(&one, &sized(1));
+        match count {
+            1 => one,
+            _ => builder.op(graph::Kind::Broadcast, &[one], &sized(count), &[]),
+        }
+    };
+    let mut values = Vec::new();
+    if before > 0 {
+        values.push(edge(0, before));
+    }
+    if inside > 0 {
+        let slice = builder.slice(value, shape, d, indices[before], plan.step);
+        values.push(builder.build_slice(&slice, &sized(inside)));
+    }
+    if after > 0 {
+        values.push(edge(length - 1, after));
+    }
+    if values.len() == 1 {
+        return values[0];
+    }
+    let axis = [("axis", i64_attribute(builder.context, d as i64))];
+    builder.op(graph::Kind::Concat, &values, &sized(plan.length), &axis)
+}
+
+/// The phases (each of `shape`) interleaved along `dimension`: phase `r`'s element `k` at
+/// `phases.len()·k + r`; returns the value and its shape.
+fn interleave(
+    builder: &Builder,
+    phases: &[Val],
+    shape: &[usize],
+    dimension: usize,
+) -> (Val, Vec<usize>) {
+    if let [single] = phases {
+        return (*single, shape.to_vec());
+    }
+    let mut spread = shape.to_vec();
+    spread.insert(dimension + 1, 1);
+    let spread: Vec<Val> = phases
+        .iter()
+        .map(|&phase| builder.op(graph::Kind::Reshape, &[phase], &spread, &[]))
+        .collect();
+    let mut stacked = shape.to_vec();
+    stacked.insert(dimension + 1, phases.len());
+    let axis = i64_attribute(builder.context, dimension as i64 + 1);
+    let stacked_value = builder.op(graph::Kind::Concat, &spread, &stacked, &[("axis", axis)]);
+    let mut result = shape.to_vec();
+    result[dimension] *= phases.len();
+    let value = builder.op(graph::Kind::Reshape, &[stacked_value], &result, &[]);
+    (value, result)
+}
