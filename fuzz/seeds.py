@@ -21,6 +21,7 @@ CORPUS = ROOT / "fuzz" / "corpus" / "ir"
 # pipeline (all_pipelines order), then the two schedules down to the LLVM dialect on `mini`.
 PIPELINES = [
     "graph-fold-batch-rows", "graph-fold-reshapes", "graph-resize-to-broadcast", "graph-decompose-resize",
+    "graph-decompose-pad",
     "graph-substitute", "graph-split-reductions", "graph-subsample-strided-convs",
     "dsa-set-target", "instance-cluster-split", "hw-group",
     "instance-split", "instance-order", "instance-bind", "instance-stitch",

@@ -137,7 +137,8 @@ pub const OPERATORS: &[Operator] = &[
          negative steps unsupported; full window → no op"),
     row(&["Pad"], "`pad`", Compiled,
         "constant pads, constant_value and (opset 18) axes; constant, reflect, edge (wrap \
-         unsupported)"),
+         unsupported); fills other than +0.0 and negative pads compile as concats and slices \
+         (graph-decompose-pad)"),
     row(&["Resize"], "`resize`", Interpreted,
         "nearest upsampling by whole factors compiles as a copy (graph-resize-to-broadcast), \
          other resizes by whole factors (up or down) as sums of copies \

@@ -41,6 +41,7 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
         registry::info_of::<graph::fold_reshapes::FoldReshapes>(),
         registry::info_of::<graph::resize_to_broadcast::ResizeToBroadcast>(),
         registry::info_of::<graph::decompose_resize::DecomposeResize>(),
+        registry::info_of::<graph::decompose_pad::DecomposePad>(),
         registry::info_of::<graph::substitute::GraphSubstitute>(),
         registry::info_of::<graph::split_reductions::SplitReductions>(),
         registry::info_of::<graph::subsample_strided_convs::SubsampleStridedConvs>(),

@@ -62,7 +62,8 @@ pub static LAYERWISE: PipelineInfo = PipelineInfo {
 The baseline every GraphTurbo step is measured against (docs/Lowering.md): products with a shared \
 weight folded into one (graph-fold-batch-rows), nearest upsampling as a broadcast \
 (graph-resize-to-broadcast) and other resizes by whole factors as sums of copies \
-(graph-decompose-resize), reshapes folded, the \
+(graph-decompose-resize), pads other than a zero fill as concats and slices \
+(graph-decompose-pad), reshapes folded, the \
 graph rewritten by `graph-substitute` (docs/Substitution.md), canonicalised and deduplicated at \
 the graph level, the target attached, each layer lowered to one `dsa.kernel`, and the result \
 canonicalised. `turbine-run` and `turbine-translate --compile` run it before the backend \
@@ -87,6 +88,11 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
         Step {
             nest: Some(FUNCTION),
             pass: "graph-decompose-resize",
+            options: &[],
+        },
+        Step {
+            nest: Some(FUNCTION),
+            pass: "graph-decompose-pad",
             options: &[],
         },
         Step {
@@ -212,6 +218,11 @@ graphturbo` runs it.",
         Step {
             nest: Some(FUNCTION),
             pass: "graph-decompose-resize",
+            options: &[],
+        },
+        Step {
+            nest: Some(FUNCTION),
+            pass: "graph-decompose-pad",
             options: &[],
         },
         Step {

@@ -56,6 +56,9 @@
 // LAYERWISE-NEXT: graph-decompose-resize{explain=false}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: func.func(
+// LAYERWISE-NEXT: graph-decompose-pad{explain=false}
+// LAYERWISE-NEXT: ),
+// LAYERWISE-NEXT: func.func(
 // LAYERWISE-NEXT: graph-fold-reshapes{include-flatten=true}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: func.func(

@@ -18,14 +18,13 @@
 //! resize without it (fractional scales, align_corners, whose positions do not repeat) is left
 //! alone, as is one with an empty dimension.
 
+use super::copies::Copies;
 use crate::{
     graph_view::{Attr, FunctionView, Node},
-    ir::{create, i64_array, i64_attribute, InsertionPoint, Op, Val},
+    ir::{Op, Val},
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
-    slicing::sliced_body::tensor_like,
 };
 use melior::ir::OperationRef;
-use mlir_sys::*;
 use turbine_dialects::attributes::graph::{NearestRounding, ResizeCoordinates, ResizeMode};
 use turbine_dialects::ops::{graph, upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
@@ -340,110 +339,9 @@ fn cubic_taps(interpolation: &Interpolation, position: f64, length: usize) -> Ve
         .collect()
 }
 
-/// Builds ops before one op, at its location.
-struct Builder {
-    at: InsertionPoint,
-    location: MlirLocation,
-    context: MlirContext,
-}
-
-impl Builder {
-    fn op(
-        &self,
-        kind: graph::Kind,
-        operands: &[Val],
-        shape: &[usize],
-        attributes: &[(&str, MlirAttribute)],
-    ) -> Val {
-        let r#type = tensor_like(operands[0], shape);
-        create(
-            self.at,
-            self.location,
-            kind,
-            operands,
-            &[r#type],
-            attributes,
-            Vec::new(),
-        )
-        .result(0)
-    }
-
-    /// `value` of `shape` along `dimension` from `start` by `step`, `count` elements.
-    fn slice(&self, value: Val, shape: &[usize], dimension: usize, start: i64, step: i64) -> Slice {
-        let mut starts = vec![0i64; shape.len()];
-        let mut steps = vec![1i64; shape.len()];
-        starts[dimension] = start;
-        steps[dimension] = step;
-        Slice {
-            value,
-            starts,
-            steps,
-        }
-    }
-
-    fn build_slice(&self, slice: &Slice, shape: &[usize]) -> Val {
-        let starts = i64_array(self.context, &slice.starts);
-        if slice.steps.iter().all(|&step| step == 1) {
-            self.op(
-                graph::Kind::Slice,
-                &[slice.value],
-                shape,
-                &[("starts", starts)],
-            )
-        } else {
-            let steps = i64_array(self.context, &slice.steps);
-            let attributes = [("starts", starts), ("steps", steps)];
-            self.op(graph::Kind::Slice, &[slice.value], shape, &attributes)
-        }
-    }
-
-    /// The f32 constant of `weights`: a scalar when they are equal, else a tensor of rank
-    /// `rank` holding them along `dimension` (1 elsewhere), which broadcasts over the rest.
-    fn weights(&self, like: Val, weights: &[f32], dimension: usize, rank: usize) -> Val {
-        let shape = if weights.iter().all(|&weight| weight == weights[0]) {
-            Vec::new()
-        } else {
-            let mut shape = vec![1; rank];
-            shape[dimension] = weights.len();
-            shape
-        };
-        let values = if shape.is_empty() {
-            &weights[..1]
-        } else {
-            weights
-        };
-        let r#type = tensor_like(like, &shape);
-        // SAFETY: a live f32 tensor type of `values.len()` elements; MLIR copies the values.
-        let attribute = unsafe {
-            mlirDenseElementsAttrFloatGet(r#type, values.len() as isize, values.as_ptr())
-        };
-        create(
-            self.at,
-            self.location,
-            graph::Kind::Constant,
-            &[],
-            &[r#type],
-            &[("value", attribute)],
-            Vec::new(),
-        )
-        .result(0)
-    }
-}
-
-/// A slice to build: its operand, starts and steps.
-struct Slice {
-    value: Val,
-    starts: Vec<i64>,
-    steps: Vec<i64>,
-}
-
 /// Replaces `resize` (of an input of shape `input`) by the copies and sums of `plans`.
 fn rewrite(resize: Op, input: &[usize], plans: &[Plan]) {
-    let builder = Builder {
-        at: InsertionPoint::Before(resize),
-        location: resize.location(),
-        context: resize.context(),
-    };
+    let builder = Copies::before(resize);
     let (mut value, mut shape) = (resize.operand(0), input.to_vec());
     for plan in plans {
         let phases: Vec<Val> = plan
@@ -462,7 +360,7 @@ fn rewrite(resize: Op, input: &[usize], plans: &[Plan]) {
 }
 
 /// One phase of `plan` on `value` of `shape`: the sum of its taps' weighted copies.
-fn phase(builder: &Builder, value: Val, shape: &[usize], plan: &Plan, taps: &[Tap]) -> Val {
+fn phase(builder: &Copies, value: Val, shape: &[usize], plan: &Plan, taps: &[Tap]) -> Val {
     let mut out_shape = shape.to_vec();
     out_shape[plan.dimension] = plan.length;
     let mut sum: Option<Val> = None;
@@ -471,7 +369,7 @@ fn phase(builder: &Builder, value: Val, shape: &[usize], plan: &Plan, taps: &[Ta
         let term = if tap.weights.iter().all(|&weight| weight == 1.0) {
             copy
         } else {
-            let weights = builder.weights(copy, &tap.weights, plan.dimension, shape.len());
+            let weights = weights(builder, copy, &tap.weights, plan.dimension, shape.len());
             builder.op(graph::Kind::Mul, &[copy, weights], &out_shape, &[])
         };
         sum = Some(match sum {
@@ -485,7 +383,7 @@ fn phase(builder: &Builder, value: Val, shape: &[usize], plan: &Plan, taps: &[Ta
 /// Elements `step·k + offset` (k < plan.length) of `value` along the plan's dimension, those
 /// outside the input reading its edge: a slice, with the edge elements broadcast before and
 /// after it.
-fn copy(builder: &Builder, value: Val, shape: &[usize], plan: &Plan, offset: i64) -> Val {
+fn copy(builder: &Copies, value: Val, shape: &[usize], plan: &Plan, offset: i64) -> Val {
     let (d, length) = (plan.dimension, shape[plan.dimension] as i64);
     let indices: Vec<i64> = (0..plan.length as i64)
         .map(|k| plan.step * k + offset)
@@ -493,45 +391,41 @@ fn copy(builder: &Builder, value: Val, shape: &[usize], plan: &Plan, offset: i64
     let before = indices.iter().filter(|&&index| index < 0).count();
     let after = indices.iter().filter(|&&index| index >= length).count();
     let inside = plan.length - before - after;
-    let sized = |size: usize| {
-        let mut sized = shape.to_vec();
-        sized[d] = size;
-        sized
-    };
     if inside == shape[d] && plan.step == 1 && before == 0 && after == 0 {
         return value;
     }
     // The low edge, the inside, the high edge, in index order.
-    let edge = |index: i64, count: usize| {
-        let one = builder.slice(value, shape, d, index, 1);
-        let one = builder.build_slice(&one, &sized(1));
-        match count {
-            1 => one,
-            _ => builder.op(graph::Kind::Broadcast, &[one], &sized(count), &[]),
-        }
-    };
     let mut values = Vec::new();
     if before > 0 {
-        values.push(edge(0, before));
+        values.push(builder.repeat(value, shape, d, 0, before));
     }
     if inside > 0 {
-        let slice = builder.slice(value, shape, d, indices[before], plan.step);
-        values.push(builder.build_slice(&slice, &sized(inside)));
+        let start = indices[before];
+        values.push(builder.slice(value, shape, d, start, plan.step, inside));
     }
     if after > 0 {
-        values.push(edge(length - 1, after));
+        values.push(builder.repeat(value, shape, d, length - 1, after));
     }
-    if values.len() == 1 {
-        return values[0];
+    let mut sized = shape.to_vec();
+    sized[d] = plan.length;
+    builder.concat(&values, &sized, d)
+}
+
+/// The f32 constant of `weights`: a scalar when they are equal, else a tensor of rank `rank`
+/// holding them along `dimension` (1 elsewhere), which broadcasts over the rest.
+fn weights(builder: &Copies, like: Val, weights: &[f32], dimension: usize, rank: usize) -> Val {
+    if weights.iter().all(|&weight| weight == weights[0]) {
+        return builder.constant(like, &weights[..1], &[]);
     }
-    let axis = [("axis", i64_attribute(builder.context, d as i64))];
-    builder.op(graph::Kind::Concat, &values, &sized(plan.length), &axis)
+    let mut shape = vec![1; rank];
+    shape[dimension] = weights.len();
+    builder.constant(like, weights, &shape)
 }
 
 /// The phases (each of `shape`) interleaved along `dimension`: phase `r`'s element `k` at
 /// `phases.len()·k + r`; returns the value and its shape.
 fn interleave(
-    builder: &Builder,
+    builder: &Copies,
     phases: &[Val],
     shape: &[usize],
     dimension: usize,
@@ -547,8 +441,7 @@ fn interleave(
         .collect();
     let mut stacked = shape.to_vec();
     stacked.insert(dimension + 1, phases.len());
-    let axis = i64_attribute(builder.context, dimension as i64 + 1);
-    let stacked_value = builder.op(graph::Kind::Concat, &spread, &stacked, &[("axis", axis)]);
+    let stacked_value = builder.concat(&spread, &stacked, dimension + 1);
     let mut result = shape.to_vec();
     result[dimension] *= phases.len();
     let value = builder.op(graph::Kind::Reshape, &[stacked_value], &result, &[]);

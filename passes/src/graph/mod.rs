@@ -1,5 +1,7 @@
 //! Passes on the `graph` dialect.
 
+mod copies;
+pub mod decompose_pad;
 pub mod decompose_resize;
 pub mod fold_batch_rows;
 pub mod fold_reshapes;

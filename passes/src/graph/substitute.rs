@@ -54,8 +54,9 @@ functions, @source and @target, in a nested `module @name` of a rule file; `rule
 dimensions of the arguments (a group `\"p...\"` stands for any number of them, so that one rule \
 holds at every rank and axis), `rule.bind` binds an attribute to a name instead of requiring its \
 value, `rule.set`/`rule.shape` compute the target's attributes and shapes from the bound sizes \
-(on a source op, require them), and `rule.where` adds conditions (docs/Substitution.md). The built-in rules (passes/rules/*.mlir) \
-are loaded unless `builtin-rules=false`, then the files of `rules`; `only` keeps the rules it \
+(on a source op, require them), and `rule.where` adds conditions (docs/Substitution.md). The \
+built-in rules (passes/rules/*.mlir) are loaded unless `builtin-rules=false`, then the files of \
+`rules`; `only` keeps the rules it \
 names. With `search=backtracking` (MetaFlow Algorithm 1) candidates are kept in a queue by cost, \
 the cheapest is expanded by every match of every rule, and a rewritten graph is kept when its \
 cost is below `alpha` times the best (alpha = 1 is greedy), until `budget` candidates were \
