@@ -10,11 +10,11 @@ use mlir_sys::*;
 use std::collections::BTreeMap;
 use std::ffi::c_void;
 use turbine_interpreter::{interpret, Data, ElementType, Program, Tensor, Weights};
-use turbine_passes::substitute::expr::Env;
 use turbine_passes::substitute::instance::{
     example_shapes, instantiate_rule, integer_names, InstanceError,
 };
 use turbine_passes::substitute::rule::Rule;
+use turbine_passes::substitute::sizes::Env;
 use turbine_passes::substitute::sizes::{expand, Item};
 
 /// What checking a rule found.

@@ -7,64 +7,13 @@
 //! (Euclidean: `k % r` is an axis `k` in `[-r, r)` counted from the front) and parentheses; a
 //! condition compares two expressions.
 
-use super::sizes::Item;
-use std::collections::BTreeMap;
-
-/// What a match binds by name: sizes and integer values, and the dimension groups (`"p..."`) of
-/// its arguments; with the size lists that must evaluate to given values once everything is
-/// bound (a source op's `rule.set`).
-#[derive(Debug, Clone, Default)]
-pub struct Env {
-    sizes: BTreeMap<String, i64>,
-    groups: BTreeMap<String, Vec<i64>>,
-    required: Vec<(Vec<Item>, Vec<i64>)>,
-}
-
-impl Env {
-    /// Nothing bound.
-    pub fn new() -> Env {
-        Env::default()
-    }
-
+/// What an expression reads its names from: sizes and integers, and the lengths of dimension
+/// groups ([`super::sizes::Env`] is what a match binds).
+pub trait Scope {
     /// The size or integer bound to `name`.
-    pub fn size(&self, name: &str) -> Option<i64> {
-        self.sizes.get(name).copied()
-    }
-
-    /// The sizes of the dimension group `name`.
-    pub fn group(&self, name: &str) -> Option<&[i64]> {
-        self.groups.get(name).map(Vec::as_slice)
-    }
-
-    /// Binds `name` to `value` unless it is bound; whether it is bound to `value` now.
-    pub fn bind(&mut self, name: &str, value: i64) -> bool {
-        *self.sizes.entry(name.to_owned()).or_insert(value) == value
-    }
-
-    /// Binds the group `name` to `sizes` unless it is bound; whether it is bound to them now.
-    pub fn bind_group(&mut self, name: &str, sizes: &[i64]) -> bool {
-        self.groups
-            .entry(name.to_owned())
-            .or_insert_with(|| sizes.to_vec())
-            == sizes
-    }
-
-    /// Binds `name` to `value`, replacing what it was bound to.
-    pub fn set(&mut self, name: &str, value: i64) {
-        self.sizes.insert(name.to_owned(), value);
-    }
-
-    /// Requires `list` to evaluate to `values` once everything is bound.
-    pub fn require(&mut self, list: &[Item], values: Vec<i64>) {
-        self.required.push((list.to_vec(), values));
-    }
-
-    /// Whether every required list evaluates to its values.
-    pub fn requirements_hold(&self) -> bool {
-        self.required
-            .iter()
-            .all(|(list, values)| super::sizes::expand(list, self).as_ref() == Some(values))
-    }
+    fn size(&self, name: &str) -> Option<i64>;
+    /// The number of dimensions of the group `name`.
+    fn rank(&self, group: &str) -> Option<usize>;
 }
 
 /// An integer expression over named sizes.
@@ -137,11 +86,11 @@ impl Expr {
     }
 
     /// The value under `env`, None when a name is unbound or the arithmetic overflows.
-    pub fn eval(&self, env: &Env) -> Option<i64> {
+    pub fn eval(&self, env: &impl Scope) -> Option<i64> {
         match self {
             Expr::Int(value) => Some(*value),
             Expr::Var(name) => env.size(name),
-            Expr::Rank(group) => env.group(group).map(|sizes| sizes.len() as i64),
+            Expr::Rank(group) => env.rank(group).map(|rank| rank as i64),
             Expr::Binary(lhs, op, rhs) => {
                 let (lhs, rhs) = (lhs.eval(env)?, rhs.eval(env)?);
                 match op {
@@ -201,7 +150,7 @@ impl Condition {
     }
 
     /// Whether the condition holds under `env` (false when a name is unbound).
-    pub fn holds(&self, env: &Env) -> bool {
+    pub fn holds(&self, env: &impl Scope) -> bool {
         let (Some(lhs), Some(rhs)) = (self.lhs.eval(env), self.rhs.eval(env)) else {
             return false;
         };

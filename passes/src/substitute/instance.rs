@@ -3,12 +3,12 @@
 //! interpreter (the tools do; this crate does not link it) checks the rule, the matcher and the
 //! rewrite together, so that a substitution's correctness does not rest on review.
 
-use super::expr::Env;
 use super::matcher::{bind_argument_types, find, integer_value};
 use super::rewrite::{
     apply, instantiate, ranked_tensor, returned_values, shape_of_type, Bindings, Typing,
 };
 use super::rule::Rule;
+use super::sizes::Env;
 use crate::graph_view::{ElementType, FunctionView};
 use crate::ir::{create, region_with_block, string_attribute, string_ref, InsertionPoint, Op, Val};
 use mlir_sys::*;

@@ -8,8 +8,8 @@
 //! (MetaFlow's external edges are the pattern's inputs and outputs), and no input depends on its
 //! outputs (the target would read its own result).
 
-use super::expr::Env;
 use super::rule::{PatternOp, PatternValue, Rule};
+use super::sizes::Env;
 use super::sizes::{bindings, expand};
 use crate::graph_view::{ElementType, FunctionView, ValueId};
 use crate::ir::{to_string, Op};

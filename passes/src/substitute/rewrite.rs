@@ -7,10 +7,10 @@
 //! what they depend on move up with it, which keeps every use after its definition because the
 //! matcher refused inputs that depend on the match.
 
-use super::expr::Env;
 use super::infer::{result_shapes, Attributes};
 use super::matcher::Match;
 use super::rule::{Body, PatternOp, PatternValue, Rule};
+use super::sizes::Env;
 use super::sizes::{expand, Item};
 use crate::graph_view::{FunctionView, ValueId};
 use crate::ir::string_ref;

@@ -15,7 +15,70 @@
 //! two groups, such as `["p...", "n", "q..."]`, can split a shape in several ways; the matcher
 //! tries each and keeps the first under which the rule's conditions hold.
 
-use super::expr::{Env, Expr};
+use super::expr::{Expr, Scope};
+use std::collections::BTreeMap;
+
+/// What a match binds by name: sizes and integer values, and the dimension groups (`"p..."`) of
+/// its arguments; with the size lists that must evaluate to given values once everything is
+/// bound (a source op's `rule.set`).
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    sizes: BTreeMap<String, i64>,
+    groups: BTreeMap<String, Vec<i64>>,
+    required: Vec<(Vec<Item>, Vec<i64>)>,
+}
+
+impl Env {
+    /// Nothing bound.
+    pub fn new() -> Env {
+        Env::default()
+    }
+
+    /// The sizes of the dimension group `name`.
+    pub fn group(&self, name: &str) -> Option<&[i64]> {
+        self.groups.get(name).map(Vec::as_slice)
+    }
+
+    /// Binds `name` to `value` unless it is bound; whether it is bound to `value` now.
+    pub fn bind(&mut self, name: &str, value: i64) -> bool {
+        *self.sizes.entry(name.to_owned()).or_insert(value) == value
+    }
+
+    /// Binds the group `name` to `sizes` unless it is bound; whether it is bound to them now.
+    pub fn bind_group(&mut self, name: &str, sizes: &[i64]) -> bool {
+        self.groups
+            .entry(name.to_owned())
+            .or_insert_with(|| sizes.to_vec())
+            == sizes
+    }
+
+    /// Binds `name` to `value`, replacing what it was bound to.
+    pub fn set(&mut self, name: &str, value: i64) {
+        self.sizes.insert(name.to_owned(), value);
+    }
+
+    /// Requires `list` to evaluate to `values` once everything is bound.
+    pub fn require(&mut self, list: &[Item], values: Vec<i64>) {
+        self.required.push((list.to_vec(), values));
+    }
+
+    /// Whether every required list evaluates to its values.
+    pub fn requirements_hold(&self) -> bool {
+        self.required
+            .iter()
+            .all(|(list, values)| expand(list, self).as_ref() == Some(values))
+    }
+}
+
+impl Scope for Env {
+    fn size(&self, name: &str) -> Option<i64> {
+        self.sizes.get(name).copied()
+    }
+
+    fn rank(&self, group: &str) -> Option<usize> {
+        self.groups.get(group).map(Vec::len)
+    }
+}
 
 /// An item of a size list.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,11 +4,11 @@
 
 use super::language::{attribute_handle, tensor_type, type_handle, Graph, Key, Term};
 use crate::graph_view::ElementType;
-use crate::substitute::expr::Env;
 use crate::substitute::matcher::{
     bind_argument_types, bind_attribute_list, leaf_types_agree, shapes_agree,
 };
 use crate::substitute::rule::{PatternValue, Rule};
+use crate::substitute::sizes::Env;
 use egg::{EGraph, Id};
 use mlir_sys::*;
 use std::collections::BTreeMap;
