@@ -8,9 +8,10 @@
 //! Dimension by dimension, the corners are filled as numpy's `pad` fills them.
 
 use super::copies::Copies;
+use super::rewrite_each::rewrite_each;
 use crate::{
     graph_view::{ElementType, FunctionView, Node},
-    ir::{i64_array, Op, Val},
+    ir::{i64_array, Val},
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use melior::ir::OperationRef;
@@ -53,46 +54,20 @@ alone, and why.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        // SAFETY: the pass manager hands us a live op, alive for the run.
-        let function = unsafe { Op::from_raw(operation.to_raw()) };
-        if function.regions_empty() {
-            return Ok(());
-        }
-        // A function the compiler's graph view cannot read (dynamic shapes) is left as it is:
-        // the passes after this one say what they cannot compile.
-        let view = match FunctionView::read(function) {
-            Ok(view) => view,
-            Err(error) => {
-                if self.explain {
-                    function.emit_remark(&format!("left alone: {}", error.message));
-                }
-                return Ok(());
-            }
-        };
-        for node in view.ops.iter().filter(|node| node.is(graph::Kind::Pad)) {
+        let plan = |view: &FunctionView, node: &Node| {
             let input = view.type_of(node.operands[0]);
-            let decision = if input.element_type != ElementType::F32 {
-                Err("it pads a tensor of another element type than f32".to_owned())
-            } else {
-                decomposable(node, &input.shape)
-            };
-            match decision {
-                Ok(()) => {
-                    if self.explain {
-                        node.op.emit_remark(&format!(
-                            "{} padding by concats and slices",
-                            mode_name(node.pad_mode())
-                        ));
-                    }
-                    rewrite(node, &input.shape);
-                }
-                Err(reason) if self.explain => {
-                    node.op.emit_remark(&format!("left alone: {reason}"))
-                }
-                Err(_) => {}
+            if input.element_type != ElementType::F32 {
+                return Err("it pads a tensor of another element type than f32".to_owned());
             }
-        }
-        Ok(())
+            decomposable(node, &input.shape)?;
+            let remark = format!(
+                "{} padding by concats and slices",
+                mode_name(node.pad_mode())
+            );
+            Ok((input.shape.clone(), remark))
+        };
+        let apply = |node: &Node, input: Vec<usize>| rewrite(node, &input);
+        rewrite_each(operation, graph::Kind::Pad, self.explain, plan, apply)
     }
 }
 

@@ -19,6 +19,7 @@
 //! alone, as is one with an empty dimension.
 
 use super::copies::Copies;
+use super::rewrite_each::rewrite_each;
 use crate::{
     graph_view::{Attr, FunctionView, Node},
     ir::{Op, Val},
@@ -69,42 +70,16 @@ rewritten or left alone, and why.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        // SAFETY: the pass manager hands us a live op, alive for the run.
-        let function = unsafe { Op::from_raw(operation.to_raw()) };
-        if function.regions_empty() {
-            return Ok(());
-        }
-        // A function the compiler's graph view cannot read (dynamic shapes) is left as it is:
-        // the passes after this one say what they cannot compile.
-        let view = match FunctionView::read(function) {
-            Ok(view) => view,
-            Err(error) => {
-                if self.explain {
-                    function.emit_remark(&format!("left alone: {}", error.message));
-                }
-                return Ok(());
-            }
-        };
-        for node in view.ops.iter().filter(|node| node.is(graph::Kind::Resize)) {
+        let plan = |view: &FunctionView, node: &Node| {
             let input = view.type_of(node.operands[0]).shape.clone();
-            match plans(node, &input) {
-                Ok(plans) => {
-                    if self.explain {
-                        let described: Vec<String> = plans.iter().map(Plan::describe).collect();
-                        node.op.emit_remark(&format!(
-                            "weighted sums of copies: {}",
-                            described.join("; ")
-                        ));
-                    }
-                    rewrite(node.op, &input, &plans);
-                }
-                Err(reason) if self.explain => {
-                    node.op.emit_remark(&format!("left alone: {reason}"))
-                }
-                Err(_) => {}
-            }
-        }
-        Ok(())
+            let plans = plans(node, &input)?;
+            let described: Vec<String> = plans.iter().map(Plan::describe).collect();
+            let remark = format!("weighted sums of copies: {}", described.join("; "));
+            Ok(((input, plans), remark))
+        };
+        let apply =
+            |node: &Node, (input, plans): (Vec<usize>, Vec<Plan>)| rewrite(node.op, &input, &plans);
+        rewrite_each(operation, graph::Kind::Resize, self.explain, plan, apply)
     }
 }
 

@@ -6,6 +6,7 @@ pub mod decompose_resize;
 pub mod fold_batch_rows;
 pub mod fold_reshapes;
 pub mod resize_to_broadcast;
+mod rewrite_each;
 pub mod split_reductions;
 pub mod subsample_strided_convs;
 pub mod substitute;

@@ -9,6 +9,7 @@
 //! with PyTorch's asymmetric floor); the pass checks the mapping element by element with the same
 //! rule the instance slicing uses, so no case analysis can drift from it.
 
+use super::rewrite_each::rewrite_each;
 use crate::{
     graph_view::{Attr, FunctionView, Node},
     ir::{create, InsertionPoint, Op, Val},
@@ -54,39 +55,16 @@ resize rewritten or left alone, and why.";
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
-        // SAFETY: the pass manager hands us a live op, alive for the run.
-        let function = unsafe { Op::from_raw(operation.to_raw()) };
-        if function.regions_empty() {
-            return Ok(());
-        }
-        // A function the compiler's graph view cannot read (dynamic shapes) is left as it is:
-        // the passes after this one say what they cannot compile.
-        let view = match FunctionView::read(function) {
-            Ok(view) => view,
-            Err(error) => {
-                if self.explain {
-                    function.emit_remark(&format!("left alone: {}", error.message));
-                }
-                return Ok(());
-            }
-        };
-        for node in view.ops.iter().filter(|node| node.is(graph::Kind::Resize)) {
+        let plan = |view: &FunctionView, node: &Node| {
             let input = view.type_of(node.operands[0]).shape.clone();
-            match factors(node, &input) {
-                Ok(factors) => {
-                    if self.explain {
-                        node.op
-                            .emit_remark(&format!("repeats each element by {factors:?}"));
-                    }
-                    rewrite(node.op, &input, &factors);
-                }
-                Err(reason) if self.explain => {
-                    node.op.emit_remark(&format!("left alone: {reason}"))
-                }
-                Err(_) => {}
-            }
-        }
-        Ok(())
+            let factors = factors(node, &input)?;
+            let remark = format!("repeats each element by {factors:?}");
+            Ok(((input, factors), remark))
+        };
+        let apply = |node: &Node, (input, factors): (Vec<usize>, Vec<usize>)| {
+            rewrite(node.op, &input, &factors)
+        };
+        rewrite_each(operation, graph::Kind::Resize, self.explain, plan, apply)
     }
 }
 
