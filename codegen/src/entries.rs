@@ -24,11 +24,13 @@ pub struct Entry {
     pub buffers: Vec<EntryBuffer>,
 }
 
-/// One buffer argument of an entry: an f32 buffer in DDR (the only kind an entry takes).
+/// One buffer argument of an entry: a buffer in DDR (the only kind an entry takes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EntryBuffer {
     /// Its shape.
     pub shape: Vec<usize>,
+    /// Its element type, as MLIR spells it (`f32`, `i64`, `i32`, `i1`).
+    pub element: &'static str,
     /// What it holds, from the argument's `dsa.*` attribute.
     pub role: Role,
 }
@@ -52,7 +54,7 @@ impl fmt::Display for EntryBuffer {
     /// `4x64 f32, input 0`: the shape, then the role.
     fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
         let shape: Vec<String> = self.shape.iter().map(usize::to_string).collect();
-        write!(formatter, "{} f32, ", shape.join("x"))?;
+        write!(formatter, "{} {}, ", shape.join("x"), self.element)?;
         match &self.role {
             Role::Input(index) => write!(formatter, "input {index}"),
             Role::Output(index) => write!(formatter, "output {index}"),
@@ -108,6 +110,7 @@ fn buffer(element: Attribute) -> EntryBuffer {
             _ => panic!("an entry's buffer has a static shape"),
         })
         .collect();
+    let element = element_name(r#type.element());
     let attributes =
         DictionaryAttribute::try_from(field("attributes")).expect("'attributes' is a dictionary");
     let index = |name| {
@@ -137,7 +140,22 @@ fn buffer(element: Attribute) -> EntryBuffer {
     } else {
         Role::Unspecified
     };
-    EntryBuffer { shape, role }
+    EntryBuffer {
+        shape,
+        element,
+        role,
+    }
+}
+
+/// The name of a buffer's element type: the lowering makes buffers of f32, i64, i32 and i1.
+fn element_name(element: melior::ir::Type) -> &'static str {
+    match melior::ir::r#type::IntegerType::try_from(element).map(|integer| integer.width()) {
+        Ok(64) => "i64",
+        Ok(32) => "i32",
+        Ok(1) => "i1",
+        Ok(width) => panic!("an entry's buffer has no i{width} elements"),
+        Err(_) => "f32",
+    }
 }
 
 /// A C header declaring each entry as `int32_t <name>(uint64_t device, const uint64_t

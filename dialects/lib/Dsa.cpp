@@ -178,6 +178,34 @@ LogicalResult DmaOp::verify() {
   return expectShape(*this, "target", target.getShape(), source.getShape());
 }
 
+LogicalResult GatherOp::verify() {
+  MemRefType table = getTable().getType(), indices = getIndices().getType(),
+             target = getTarget().getType();
+  if (!memoryLevel(table) || !memoryLevel(indices) || !memoryLevel(target))
+    return emitOpError() << "expects buffers in dsa memory spaces, got " << table << ", "
+                         << indices << " and " << target;
+  if (table.getElementType() != target.getElementType())
+    return emitOpError() << "gathers " << table.getElementType() << " elements into "
+                         << target.getElementType() << " elements";
+  if (!indices.getElementType().isSignlessInteger(64) &&
+      !indices.getElementType().isSignlessInteger(32))
+    return emitOpError() << "expects i64 or i32 indices, got "
+                         << indices.getElementType();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= table.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for rank "
+                         << table.getRank();
+  SmallVector<int64_t> expected(table.getShape());
+  expected[axis] = indices.getNumElements();
+  return expectShape(*this, "target", target.getShape(), expected);
+}
+
+LogicalResult ConvertOp::verify() {
+  if (failed(verifyInLocalBuffer(*this)))
+    return failure();
+  return expectShape(*this, "output", shapeOf(getOutput()), shapeOf(getInput()));
+}
+
 LogicalResult MatmulOp::verify() {
   if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
     return failure();

@@ -7,10 +7,11 @@ use std::fmt::Write;
 /// How far an imported operator goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Support {
-    /// Its graph operations compile for the software DSA with every schedule (on f32 data).
+    /// Its graph operations compile for the software DSA with every schedule (arithmetic on f32
+    /// data; integer tensors moved, gathered and cast).
     Compiled,
     /// Its graph operations are evaluated by the reference interpreter; the compiler does not
-    /// lower them yet (comparisons, selections, casts, gathers at run-time indices).
+    /// lower them yet (comparisons, selections, integer arithmetic).
     Interpreted,
     /// Evaluated at import time only: its inputs must be constants.
     Folded,
@@ -122,8 +123,8 @@ pub const OPERATORS: &[Operator] = &[
     row(&["Where"], "`where`", Interpreted, ""),
     row(&["And", "Or", "Xor", "Not"], "`where` selections", Interpreted,
         "booleans; folded when the operands are constants"),
-    row(&["Cast", "CastLike"], "`cast`", Interpreted,
-        "to f32, i32, i64 or bool; to the same type → no op"),
+    row(&["Cast", "CastLike"], "`cast`", Compiled,
+        "to f32, i32, i64 or bool (a conversion on the vector engine); to the same type → no op"),
     row(&["Reshape", "Squeeze", "Unsqueeze"], "`reshape`", Compiled,
         "shape/axes inputs must be constants; `allowzero`; same shape → no op"),
     row(&["Flatten"], "`flatten`", Compiled, ""),
@@ -148,9 +149,9 @@ pub const OPERATORS: &[Operator] = &[
          align_corners, asymmetric; constant scales or sizes, (opset 18) axes; antialias, \
          tf_crop_and_resize, half_pixel_symmetric and the not_larger/not_smaller aspect policies \
          unsupported"),
-    row(&["Gather"], "`gather`", Interpreted,
-        "indices i32 or i64; constant indices compile (graph-substitute turns them into \
-         slices), run-time indices are interpreted only"),
+    row(&["Gather"], "`gather`", Compiled,
+        "indices i32 or i64; run-time indices compile as DMA gathers (an index out of range is \
+         an error at run time), constant ones mostly as slices (graph-substitute)"),
     row(&["GatherElements"], "`gather_elements`", Interpreted,
         "indices i32 or i64, constant or not; an index out of range is an error at run time"),
     row(&["OneHot"], "`compare` with a constant range, `where`", Interpreted,

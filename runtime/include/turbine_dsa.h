@@ -61,8 +61,14 @@ typedef int32_t td_status;
 #define TD_LEVEL_GB 1  /* global buffer of cluster (core ignored) */
 #define TD_LEVEL_DDR 2 /* DDR (cluster and core ignored); the only level the host reads/writes */
 
-/* Element types. Only f32 is implemented. */
+/* Element types of buffers (td_buffer_alloc). Compute instructions other than td_convert and
+ * td_gather work on f32; td_dma copies between buffers of one type. */
 #define TD_DTYPE_F32 0
+#define TD_DTYPE_I64 1
+#define TD_DTYPE_I32 2
+#define TD_DTYPE_I8 3
+#define TD_DTYPE_U8 4
+#define TD_DTYPE_BOOL 5 /* one byte, 0 or 1 */
 
 /* Binary element-wise ops (td_binary), numpy broadcasting. On the vector engine. */
 #define TD_BINARY_ADD 0
@@ -172,7 +178,8 @@ td_status td_buffer_free(uint64_t dev, uint64_t buffer);
  * discarded): what a kernel's dealloc needs, since its body is recorded inside the launch.
  * Until then the buffer still counts against its memory's capacity. */
 td_status td_buffer_release(uint64_t dev, uint64_t buffer);
-/* Host access to DDR buffers (not timed). Offsets and sizes in bytes, multiples of 4. */
+/* Host access to DDR buffers (not timed). Offsets and sizes in bytes, whole elements of the
+ * buffer's type. */
 td_status td_buffer_write(uint64_t dev, uint64_t buffer, uint64_t byte_offset, const void *src,
                           uint64_t bytes);
 td_status td_buffer_read(uint64_t dev, uint64_t buffer, uint64_t byte_offset, void *dst,
@@ -215,6 +222,18 @@ td_status td_binary(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t op, 
 td_status td_unary(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t op, float p0, float p1,
                    const td_view *input, const td_view *out, const uint64_t *waits,
                    uint64_t n_waits, uint64_t *token_out);
+/* out = input converted to out's element type (ONNX Cast: floats truncate toward zero and
+ * saturate, NaN becomes 0; integers wrap; non-zero becomes true). Vector engine. */
+td_status td_convert(uint64_t dev, uint32_t cluster, uint32_t core, const td_view *input,
+                     const td_view *out, const uint64_t *waits, uint64_t n_waits,
+                     uint64_t *token_out);
+/* DMA gather: out is table with the extent at `axis` replaced by the number of indices (i64 or
+ * i32, row-major order; negative ones count from the end); slice k of out along axis is slice
+ * indices[k] of table. An index outside the table fails td_launch_end with
+ * TD_ERR_OUT_OF_BOUNDS naming the instruction, core, launch and layer. */
+td_status td_gather(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t axis,
+                    const td_view *table, const td_view *indices, const td_view *out,
+                    const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
 /* out[N,C,OH,OW] = pool(input[N,C,H,W]). */
 td_status td_pool2d(uint64_t dev, uint32_t cluster, uint32_t core, const td_pool2d_params *params,
                     const td_view *input, const td_view *out, const uint64_t *waits,

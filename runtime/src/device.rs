@@ -8,8 +8,9 @@
 //! [`Device::launch_end`] checks barriers and races, simulates the timing, executes on the
 //! buffers and updates the report. A launch that fails anywhere changes nothing.
 
+use crate::element::ElementType;
 use crate::error::{Result, RuntimeError};
-use crate::exec::{self, Buffers};
+use crate::exec::{self, Buffers, Fault};
 use crate::hazard;
 use crate::ids::{BufferId, CoreId, Token};
 use crate::instr::{Access, Engine, Instr};
@@ -18,6 +19,7 @@ use crate::memory::{Memory, Placement};
 use crate::report::{LaunchSummary, Report, Stats};
 use crate::timing::{self, LevelOf};
 use crate::trace::Trace;
+use crate::typing;
 use crate::view::ViewFault;
 use std::collections::BTreeMap;
 use turbine_targets::{MemLevel, Target};
@@ -110,6 +112,17 @@ impl Device {
     /// Allocates a zero-filled f32 buffer of `bytes` bytes (a multiple of 4; an empty buffer
     /// stands for a tensor with a zero-size dimension).
     pub fn alloc(&mut self, placement: Placement, bytes: u64) -> Result<BufferId> {
+        self.alloc_typed(placement, bytes, ElementType::F32)
+    }
+
+    /// Allocates a zero-filled buffer of `bytes` bytes of `dtype` elements (a multiple of the
+    /// element size).
+    pub fn alloc_typed(
+        &mut self,
+        placement: Placement,
+        bytes: u64,
+        dtype: ElementType,
+    ) -> Result<BufferId> {
         match placement {
             Placement::Lb(core) => self.check_core(core)?,
             Placement::Gb(cluster) if cluster >= self.target.device.clusters => {
@@ -120,13 +133,18 @@ impl Device {
             }
             Placement::Gb(_) | Placement::Ddr => {}
         }
-        if !bytes.is_multiple_of(4) {
+        if !bytes.is_multiple_of(dtype.bytes()) {
             return Err(RuntimeError::BadArgument(format!(
-                "buffer size must be a multiple of 4 bytes (whole f32 elements), got {bytes}"
+                "buffer size must be a multiple of {} bytes (whole {dtype} elements), got {bytes}",
+                dtype.bytes()
             )));
         }
-        self.memory
-            .alloc(placement, bytes, self.target.capacity(placement.level()))
+        self.memory.alloc(
+            placement,
+            bytes,
+            dtype,
+            self.target.capacity(placement.level()),
+        )
     }
 
     /// Frees a buffer. Refused while the open launch uses it.
@@ -174,10 +192,17 @@ impl Device {
     fn host_buffer(
         &self,
         buffer: BufferId,
+        dtype: ElementType,
         offset: u64,
         len: u64,
     ) -> Result<&crate::memory::Buffer> {
         let b = self.memory.get(buffer)?;
+        if b.dtype != dtype {
+            return Err(RuntimeError::BadArgument(format!(
+                "host access to {buffer} as {dtype}: the buffer holds {} elements",
+                b.dtype
+            )));
+        }
         if b.placement != Placement::Ddr {
             return Err(RuntimeError::HostAccess {
                 buffer,
@@ -196,20 +221,56 @@ impl Device {
         Ok(b)
     }
 
-    /// Host write of `values` into a DDR buffer from element `offset` on (not timed).
+    /// Host write of `values` into an f32 DDR buffer from element `offset` on (not timed).
     pub fn write(&mut self, buffer: BufferId, offset: u64, values: &[f32]) -> Result<()> {
-        let b = self.host_buffer(buffer, offset, values.len() as u64)?;
-        exec::write(b)[offset as usize..][..values.len()].copy_from_slice(values);
-        self.stats.host_write(values.len() as u64 * 4);
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        self.write_elements(buffer, ElementType::F32, offset, &bytes)
+    }
+
+    /// Host read of `len` elements of an f32 DDR buffer from element `offset` on (not timed).
+    pub fn read(&mut self, buffer: BufferId, offset: u64, len: u64) -> Result<Vec<f32>> {
+        let bytes = self.read_elements(buffer, ElementType::F32, offset, len)?;
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+            .collect())
+    }
+
+    /// The element type of a buffer.
+    pub fn dtype(&self, buffer: BufferId) -> Result<ElementType> {
+        Ok(self.memory.get(buffer)?.dtype)
+    }
+
+    /// Host write of whole `dtype` elements (native byte order) into a DDR buffer of that type
+    /// from element `offset` on (not timed).
+    pub fn write_elements(
+        &mut self,
+        buffer: BufferId,
+        dtype: ElementType,
+        offset: u64,
+        bytes: &[u8],
+    ) -> Result<()> {
+        let len = bytes.len() as u64 / dtype.bytes();
+        let b = self.host_buffer(buffer, dtype, offset, len)?;
+        exec::storage_mut(b).write_bytes(offset as usize, bytes);
+        self.stats.host_write(bytes.len() as u64);
         Ok(())
     }
 
-    /// Host read of `len` elements of a DDR buffer from element `offset` on (not timed).
-    pub fn read(&mut self, buffer: BufferId, offset: u64, len: u64) -> Result<Vec<f32>> {
-        let b = self.host_buffer(buffer, offset, len)?;
-        let values = exec::read(b)[offset as usize..][..len as usize].to_vec();
-        self.stats.host_read(len * 4);
-        Ok(values)
+    /// Host read of `len` elements of a DDR buffer of `dtype` from element `offset` on, as
+    /// their native-order bytes (not timed).
+    pub fn read_elements(
+        &mut self,
+        buffer: BufferId,
+        dtype: ElementType,
+        offset: u64,
+        len: u64,
+    ) -> Result<Vec<u8>> {
+        let b = self.host_buffer(buffer, dtype, offset, len)?;
+        let mut bytes = Vec::with_capacity((len * dtype.bytes()) as usize);
+        exec::storage(b).read_bytes(offset as usize, len as usize, &mut bytes);
+        self.stats.host_read(bytes.len() as u64);
+        Ok(bytes)
     }
 
     /// Opens a launch of kernel `name` on `cores` (duplicates are ignored).
@@ -247,10 +308,11 @@ impl Device {
             Ok((slot, waits)) => {
                 let token = Token(self.next_token);
                 self.next_token += 1;
+                let bytes = typing::moved_bytes(&self.memory, &instr);
                 self.launch
                     .as_mut()
                     .expect("checked above")
-                    .push(slot, instr, waits, token);
+                    .push(slot, instr, waits, token, bytes);
                 Ok(token)
             }
             Err(e) => {
@@ -292,7 +354,7 @@ impl Device {
         for &(name, view, access) in operands.iter() {
             let ctx = || format!("{}, operand {name}", context());
             let buffer = self.memory.get(view.buffer)?;
-            let capacity = self.target.capacity(buffer.placement.level()) / 4;
+            let capacity = self.target.capacity(buffer.placement.level()) / buffer.dtype.bytes();
             view.check(buffer.len, capacity)
                 .map_err(|fault| match fault {
                     ViewFault::Malformed(m) => RuntimeError::operand(ctx(), m),
@@ -331,8 +393,11 @@ impl Device {
         instr
             .check_shapes()
             .map_err(|m| RuntimeError::operand(context(), m))?;
-        if let (Instr::Matmul { .. } | Instr::Conv2d { .. }, Some((&(out_name, out, _), inputs))) =
-            (instr, operands.split_last())
+        typing::check(&self.memory, instr).map_err(|m| RuntimeError::operand(context(), m))?;
+        if let (
+            Instr::Matmul { .. } | Instr::Conv2d { .. } | Instr::Gather { .. },
+            Some((&(out_name, out, _), inputs)),
+        ) = (instr, operands.split_last())
         {
             for &(name, input, _) in inputs {
                 if input.buffer == out.buffer
@@ -342,7 +407,7 @@ impl Device {
                         context(),
                         format!(
                             "output {out_name} overlaps input {name} in {}; \
-                             the matrix engine streams its inputs while writing",
+                             the instruction streams its inputs while writing",
                             out.buffer
                         ),
                     ));
@@ -363,6 +428,27 @@ impl Device {
                 .expect("a released buffer stays allocated until its launch ends");
         }
         outcome
+    }
+
+    /// The error of a fault that instruction `at` of `slot`'s stream met while `launch` ran.
+    fn fault_error(&self, launch: &Launch, slot: usize, at: usize, fault: Fault) -> RuntimeError {
+        let rec = &launch.streams[slot][at];
+        let mut context = format!(
+            "{} on {} in launch '{}'",
+            rec.instr.name(),
+            launch.cores[slot],
+            launch.name
+        );
+        if let Some(layer) = self.layer_names.get(&rec.layer) {
+            context += &format!(", layer '{layer}'");
+        }
+        match fault {
+            Fault::IndexOutOfRange { index, extent } => RuntimeError::IndexOutOfRange {
+                context,
+                index,
+                extent,
+            },
+        }
     }
 
     fn run_open_launch(&mut self) -> Result<LaunchSummary> {
@@ -399,7 +485,9 @@ impl Device {
                 )
             })
             .collect();
-        exec::execute(&launch, &buffers, self.threads);
+        if let Err((slot, at, fault)) = exec::execute(&launch, &buffers, self.threads) {
+            return Err(self.fault_error(&launch, slot, at, fault));
+        }
         let summary = LaunchSummary {
             name: launch.name.clone(),
             cores: launch.cores.len(),

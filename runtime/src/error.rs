@@ -71,6 +71,15 @@ pub enum RuntimeError {
         /// Number of elements in the buffer.
         len: u64,
     },
+    /// A gather met an index outside its table while the launch ran.
+    IndexOutOfRange {
+        /// The instruction, its core, launch and layer.
+        context: String,
+        /// The index.
+        index: i64,
+        /// The extent of the table along the gathered axis.
+        extent: u64,
+    },
     /// An operand is malformed or not allowed where it is (shape, rank, level, owner).
     BadOperand {
         /// The instruction, core and operand.
@@ -186,7 +195,7 @@ impl RuntimeError {
             | BadArgument(_)
             | HostAccess { .. } => ErrorCode::InvalidArgument,
             OutOfMemory { .. } => ErrorCode::OutOfMemory,
-            OutOfBounds { .. } => ErrorCode::OutOfBounds,
+            OutOfBounds { .. } | IndexOutOfRange { .. } => ErrorCode::OutOfBounds,
             NoOpenLaunch(_)
             | LaunchAlreadyOpen(_)
             | BufferInUse { .. }
@@ -260,6 +269,16 @@ impl fmt::Display for RuntimeError {
                 "{context}: access to {buffer} reaches element {} \
                  but the buffer has {len} elements",
                 end - 1
+            ),
+            IndexOutOfRange {
+                context,
+                index,
+                extent,
+            } => write!(
+                f,
+                "{context}: index {index} is outside the table's {extent} entries \
+                 (valid: -{extent} to {})",
+                extent.saturating_sub(1)
             ),
             BadOperand { context, message } => write!(f, "{context}: {message}"),
             BadArgument(m) => write!(f, "{m}"),

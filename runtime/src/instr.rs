@@ -226,6 +226,32 @@ pub enum Instr {
         /// Output.
         out: View,
     },
+    /// `out = input` converted element by element to `out`'s element type (ONNX `Cast`):
+    /// floats to integers truncate toward zero (NaN becomes 0, out-of-range values saturate),
+    /// integers wrap to narrower integers, anything non-zero becomes boolean true, and booleans
+    /// become 0 or 1. Same shapes; any element types.
+    Convert {
+        /// Input.
+        input: View,
+        /// Output.
+        out: View,
+    },
+    /// A DMA gather along `axis` (ONNX `Gather`, an embedding lookup): `out` has `table`'s
+    /// shape with the extent at `axis` replaced by the number of `indices`, and the slice `k`
+    /// of `out` along `axis` is the slice `indices[k]` of `table` (row-major order of the
+    /// indices; a negative index counts from the end). An index outside the table is an error
+    /// of the launch. `table` and `out` have one element type and may share a buffer if they do
+    /// not overlap; the indices are i64 or i32.
+    Gather {
+        /// Axis of `table` the indices select along.
+        axis: usize,
+        /// The table.
+        table: View,
+        /// The indices.
+        indices: View,
+        /// Output.
+        out: View,
+    },
     /// Later instructions of the core start only after the awaited tokens are ready.
     Wait,
     /// Every core of the launch finishes all earlier instructions before any starts a later
@@ -335,6 +361,8 @@ impl Instr {
                 kind: PoolKind::Avg,
                 ..
             } => "avg_pool2d",
+            Instr::Convert { .. } => "convert",
+            Instr::Gather { .. } => "gather",
             Instr::Reduce { kind, .. } => match kind {
                 ReduceKind::Sum => "reduce_sum",
                 ReduceKind::Mean => "reduce_mean",
@@ -349,7 +377,8 @@ impl Instr {
     /// The hardware that runs it.
     pub fn engine(&self) -> Engine {
         match self {
-            Instr::Dma { .. } => Engine::Dma,
+            Instr::Dma { .. } | Instr::Gather { .. } => Engine::Dma,
+            Instr::Convert { .. } => Engine::Unit(UnitKind::VectorEngine),
             Instr::Matmul { .. } | Instr::Conv2d { .. } => Engine::Unit(UnitKind::MatrixEngine),
             Instr::Binary { .. } => Engine::Unit(UnitKind::VectorEngine),
             Instr::Unary { op, .. } => Engine::Unit(op.unit()),
@@ -379,7 +408,18 @@ impl Instr {
             Instr::Binary { a, b, out, .. } => {
                 Operands::of(&[("a", a, Read), ("b", b, Read), ("out", out, Write)])
             }
+            Instr::Gather {
+                table,
+                indices,
+                out,
+                ..
+            } => Operands::of(&[
+                ("table", table, Read),
+                ("indices", indices, Read),
+                ("out", out, Write),
+            ]),
             Instr::Unary { input, out, .. }
+            | Instr::Convert { input, out }
             | Instr::Pool2d { input, out, .. }
             | Instr::Reduce { input, out, .. } => {
                 Operands::of(&[("input", input, Read), ("out", out, Write)])
@@ -389,12 +429,15 @@ impl Instr {
     }
 
     /// Work for the timing model: flops on the matrix engine, element operations on the
-    /// vector units (special functions weighted by `special`), bytes for a DMA, 0 for
+    /// vector units (special functions weighted by `special`), elements moved for a DMA or a
+    /// gather (its indices included; the device weighs them by their element sizes), 0 for
     /// ordering instructions. Formulas in `docs/Runtime.md`.
     pub fn work(&self, special: f64) -> f64 {
         let weight = |s: bool| if s { special } else { 1.0 };
         match self {
-            Instr::Dma { src, .. } => src.len() as f64 * 4.0,
+            Instr::Dma { src, .. } => src.len() as f64,
+            Instr::Gather { out, .. } => out.len() as f64,
+            Instr::Convert { out, .. } => out.len() as f64,
             Instr::Matmul { a, b, .. } => {
                 2.0 * a.shape[0] as f64 * a.shape[1] as f64 * b.shape[1] as f64
             }

@@ -15,6 +15,19 @@ pub(crate) struct Recorded {
     pub waits: Vec<usize>,
     /// The model layer it computes a part of ([`NO_LAYER`] when the program named none).
     pub layer: u32,
+    /// Bytes it moves, for an instruction of a DMA channel (0 for the others).
+    pub bytes: u64,
+}
+
+impl Recorded {
+    /// Work for the timing model: bytes for an instruction of a DMA channel, else
+    /// [`Instr::work`].
+    pub fn work(&self, special: f64) -> f64 {
+        match self.instr.engine() {
+            crate::instr::Engine::Dma => self.bytes as f64,
+            _ => self.instr.work(special),
+        }
+    }
 }
 
 /// The layer of instructions recorded before their core names one (`td_layer`).
@@ -89,9 +102,9 @@ impl Launch {
         self.tokens.get(usize::try_from(n).ok()?).copied()
     }
 
-    /// Appends an instruction whose operands and waits have been checked; `token` is the next
-    /// one after the launch's last.
-    pub fn push(&mut self, slot: usize, instr: Instr, waits: Vec<usize>, token: Token) {
+    /// Appends an instruction whose operands and waits have been checked and which moves
+    /// `bytes` bytes; `token` is the next one after the launch's last.
+    pub fn push(&mut self, slot: usize, instr: Instr, waits: Vec<usize>, token: Token, bytes: u64) {
         assert_eq!(
             token.0,
             self.first_token + self.tokens.len() as u64,
@@ -106,6 +119,7 @@ impl Launch {
             instr,
             waits,
             layer: self.layers[slot],
+            bytes,
         });
     }
 

@@ -34,6 +34,7 @@
 #![warn(missing_docs)]
 
 pub mod device;
+pub mod element;
 pub mod error;
 mod exec;
 pub mod ffi;
@@ -49,9 +50,11 @@ mod report_text;
 mod shape_rules;
 mod timing;
 mod trace;
+mod typing;
 pub mod view;
 
 pub use device::Device;
+pub use element::ElementType;
 pub use error::{ErrorCode, Result, RuntimeError};
 pub use ids::{BufferId, CoreId, Token};
 pub use instr::{BinaryOp, Conv2dParams, Instr, Pool2dParams, PoolKind, ReduceKind, UnaryOp};

@@ -5,6 +5,7 @@
 //! Capacity is checked on the sum of live buffer sizes: placement inside a memory (and so
 //! fragmentation) is the compiler's allocator's business, not modelled here.
 
+use crate::element::{ElementType, Storage};
 use crate::error::{Result, RuntimeError};
 use crate::ids::{BufferId, CoreId};
 use std::collections::BTreeMap;
@@ -59,9 +60,11 @@ impl fmt::Display for Placement {
 #[derive(Debug)]
 pub(crate) struct Buffer {
     pub placement: Placement,
-    /// Number of f32 elements (the length of `data`, readable without the lock).
+    /// The type of its elements.
+    pub dtype: ElementType,
+    /// Number of elements (the length of `data`, readable without the lock).
     pub len: u64,
-    pub data: RwLock<Vec<f32>>,
+    pub data: RwLock<Storage>,
 }
 
 /// Bytes in use and the high-water mark of one memory instance.
@@ -108,8 +111,15 @@ impl Memory {
         }
     }
 
-    /// Allocates a zero-filled buffer; the placement has been checked against the target.
-    pub fn alloc(&mut self, placement: Placement, bytes: u64, capacity: u64) -> Result<BufferId> {
+    /// Allocates a zero-filled buffer of `bytes` bytes (whole elements of `dtype`); the
+    /// placement has been checked against the target.
+    pub fn alloc(
+        &mut self,
+        placement: Placement,
+        bytes: u64,
+        dtype: ElementType,
+        capacity: u64,
+    ) -> Result<BufferId> {
         let usage = self.usage_mut(placement);
         if bytes > capacity - usage.in_use {
             return Err(RuntimeError::OutOfMemory {
@@ -119,7 +129,8 @@ impl Memory {
                 capacity,
             });
         }
-        let data = zeroed(bytes / 4).ok_or_else(|| RuntimeError::OutOfMemory {
+        let len = bytes / dtype.bytes();
+        let data = Storage::zeroed(dtype, len).ok_or_else(|| RuntimeError::OutOfMemory {
             memory: format!("the host, for {placement}"),
             requested: bytes,
             in_use: usage.in_use,
@@ -133,7 +144,8 @@ impl Memory {
             id,
             Arc::new(Buffer {
                 placement,
-                len: bytes / 4,
+                dtype,
+                len,
                 data: RwLock::new(data),
             }),
         );
@@ -173,25 +185,5 @@ impl Memory {
     /// Usage of each core's LB (flat core order), each cluster's GB, and the DDR.
     pub fn usage(&self) -> (&[Usage], &[Usage], Usage) {
         (&self.lb, &self.gb, self.ddr)
-    }
-}
-
-/// A zero-filled vector of `len` (> 0) elements, or `None` when the host cannot allocate it:
-/// a target's DDR may be larger than the host's memory, and `vec!` would abort the process.
-/// The memory comes from `alloc_zeroed`, so the operating system maps pages lazily and a
-/// large, mostly unused DDR buffer costs little.
-fn zeroed(len: u64) -> Option<Vec<f32>> {
-    let len = usize::try_from(len).ok()?;
-    if len == 0 {
-        return Some(Vec::new());
-    }
-    let layout = std::alloc::Layout::array::<f32>(len).ok()?;
-    // SAFETY: the layout has a non-zero size (len > 0, checked above) and is the one
-    // `Vec<f32>` uses for capacity `len`; `alloc_zeroed` returns either null or memory of that
-    // layout whose bytes are all zero, which is `len` valid `0.0f32` values. The vector takes
-    // ownership and frees it with the same global allocator and layout.
-    unsafe {
-        let ptr = std::alloc::alloc_zeroed(layout) as *mut f32;
-        (!ptr.is_null()).then(|| Vec::from_raw_parts(ptr, len, len))
     }
 }

@@ -147,19 +147,21 @@ impl Stats {
                         };
                         layer.busy[kind] += s.end - s.start;
                     }
-                    if let crate::instr::Instr::Dma { src, .. } = &rec.instr {
-                        layer.dma_bytes += src.len() * 4;
-                    }
+                    layer.dma_bytes += rec.bytes;
                 }
                 if let Some(r) = s.resource {
                     let entry = &mut self.resources[flat][r];
                     entry.0 += 1;
                     entry.1 += s.end - s.start;
-                    entry.2 += rec.instr.work(target.cost.special_function);
+                    entry.2 += rec.work(target.cost.special_function);
                 }
-                if let crate::instr::Instr::Dma { src, dst } = &rec.instr {
-                    let (sl, dl) = (levels.level_of(src.buffer), levels.level_of(dst.buffer));
-                    let bytes = src.len() * 4;
+                if let crate::instr::Instr::Dma { src, dst: out }
+                | crate::instr::Instr::Gather {
+                    table: src, out, ..
+                } = &rec.instr
+                {
+                    let (sl, dl) = (levels.level_of(src.buffer), levels.level_of(out.buffer));
+                    let bytes = rec.bytes;
                     let t = self.transfers.entry((sl, dl)).or_default();
                     t.0 += bytes;
                     t.1 += 1;

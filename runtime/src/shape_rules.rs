@@ -27,9 +27,37 @@ impl Instr {
             Instr::Reduce {
                 axis, input, out, ..
             } => check_reduce(*axis, input, out),
+            Instr::Convert { input, out } => check_dma(input, out),
+            Instr::Gather {
+                axis,
+                table,
+                indices,
+                out,
+            } => check_gather(*axis, table, indices, out),
             Instr::Wait | Instr::Barrier => Ok(()),
         }
     }
+}
+
+/// A gather replaces the extent at `axis` of the table by the number of indices.
+fn check_gather(axis: usize, table: &View, indices: &View, out: &View) -> Result<(), String> {
+    if axis >= table.shape.len() {
+        return Err(format!(
+            "axis {axis} is not a dimension of the rank-{} table",
+            table.shape.len()
+        ));
+    }
+    let mut expected = table.shape;
+    expected[axis] = indices.len();
+    if out.shape != expected {
+        return Err(format!(
+            "out shape {:?} is not the table shape {:?} with {} indices at axis {axis}",
+            out.shape,
+            table.shape,
+            indices.len()
+        ));
+    }
+    Ok(())
 }
 
 /// A copy keeps the shape.

@@ -205,12 +205,18 @@ impl<L: LevelOf> Sim<'_, L> {
             .expect("queued heads have a plan");
         let target = self.target;
         let slot = match (&rec.instr, rec.instr.engine()) {
-            (Instr::Dma { src, dst }, _) => {
+            (
+                Instr::Dma { src, dst: out }
+                | Instr::Gather {
+                    table: src, out, ..
+                },
+                _,
+            ) => {
                 let (sl, dl) = (
                     self.levels.level_of(src.buffer),
-                    self.levels.level_of(dst.buffer),
+                    self.levels.level_of(out.buffer),
                 );
-                let transfer = cycles(rec.instr.work(1.0) / target.bandwidth.between(sl, dl));
+                let transfer = cycles(rec.work(1.0) / target.bandwidth.between(sl, dl));
                 let ready = start.saturating_add(target.latency.dma_setup);
                 let (end, link) = match Port::of(sl, dl) {
                     Some(port) => {

@@ -4,7 +4,7 @@
 //! with one track showing each launch. Timestamps are simulated time in microseconds at the
 //! target clock.
 
-use crate::instr::Instr;
+use crate::instr::Engine;
 use crate::launch::{Launch, NO_LAYER};
 use crate::link::Port;
 use crate::timing::Schedule;
@@ -74,13 +74,13 @@ impl Trace {
                         .cloned()
                         .unwrap_or_else(|| format!("layer {}", rec.layer)));
                 }
-                match &rec.instr {
-                    Instr::Dma { src, .. } => args["bytes"] = json!(src.len() * 4),
-                    i => args["work"] = json!(i.work(target.cost.special_function)),
+                match rec.instr.engine() {
+                    Engine::Dma => args["bytes"] = json!(rec.bytes),
+                    _ => args["work"] = json!(rec.work(target.cost.special_function)),
                 }
                 self.events.push(Event {
                     name: rec.instr.name().to_string(),
-                    cat: if matches!(rec.instr, Instr::Dma { .. }) {
+                    cat: if rec.instr.engine() == Engine::Dma {
                         "dma"
                     } else {
                         "compute"

@@ -84,7 +84,7 @@ impl<const N: usize> PartialEq<[u64; N]> for Dims {
     }
 }
 
-/// A strided view of a buffer's f32 elements.
+/// A strided view of a buffer's elements.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct View {
     /// The buffer.
@@ -225,14 +225,14 @@ impl View {
     }
 
     /// Copies the view's elements out of `data`, in row-major order.
-    pub fn gather(&self, data: &[f32]) -> Vec<f32> {
+    pub fn gather<T: Copy>(&self, data: &[T]) -> Vec<T> {
         let mut out = Vec::with_capacity(self.len() as usize);
         self.gather_into(data, &mut out);
         out
     }
 
     /// [`View::gather`] into `out` (cleared first), reusing its allocation.
-    pub fn gather_into(&self, data: &[f32], out: &mut Vec<f32>) {
+    pub fn gather_into<T: Copy>(&self, data: &[T], out: &mut Vec<T>) {
         out.clear();
         out.reserve(self.len() as usize);
         self.for_each_run(|start, count, stride| {
@@ -245,7 +245,7 @@ impl View {
     }
 
     /// Stores `values` (row-major, `len()` of them) into the view's elements of `data`.
-    pub fn scatter(&self, data: &mut [f32], values: &[f32]) {
+    pub fn scatter<T: Copy>(&self, data: &mut [T], values: &[T]) {
         let mut next = 0;
         self.for_each_run(|start, count, stride| {
             let src = &values[next..next + count];
@@ -275,7 +275,7 @@ impl View {
     /// Copies the view's elements of `data` to the elements of `dst` (a checked view of the
     /// same shape) in `dst_data`, in one pass: what [`View::gather`] then [`View::scatter`] do
     /// through a scratch vector, for views of different buffers.
-    pub fn copy_to(&self, data: &[f32], dst: &View, dst_data: &mut [f32]) {
+    pub fn copy_to<T: Copy>(&self, data: &[T], dst: &View, dst_data: &mut [T]) {
         // Dimensions of both views, merged where both step over their inner neighbour exactly.
         let mut dims = [(1u64, 1u64, 1u64); MAX_RANK];
         let mut n = 0;

@@ -741,3 +741,77 @@ fn a_large_launch_reports_the_same_race_on_one_or_several_threads() {
     }
     assert_eq!(messages[0], messages[1]);
 }
+
+#[test]
+fn element_types_are_checked_when_recorded() {
+    use turbine_runtime::ElementType as E;
+    let mut dev = mini();
+    let floats = dev.alloc(Placement::Lb(C00), 16).unwrap();
+    let ints = dev.alloc_typed(Placement::Lb(C00), 32, E::I64).unwrap();
+    let bools = dev.alloc_typed(Placement::Lb(C00), 4, E::Bool).unwrap();
+    let e = reject(&mut dev, &[C00], &[step(C00, dma(floats, ints, 4), &[])]);
+    assert_mentions(&e, &["dma on", "src holds f32 elements but dst holds i64"]);
+    let e = reject(&mut dev, &[C00], &[step(C00, relu(ints, 4), &[])]);
+    assert_mentions(
+        &e,
+        &["operand input holds i64 elements; relu computes on f32"],
+    );
+    let gather = Instr::Gather {
+        axis: 0,
+        table: View::contiguous(floats, 0, &[2]),
+        indices: v(bools, 2),
+        out: View::contiguous(floats, 2, &[2]),
+    };
+    let e = reject(&mut dev, &[C00], &[step(C00, gather, &[])]);
+    assert_mentions(
+        &e,
+        &[
+            "gather on",
+            "indices hold bool elements; i64 or i32 expected",
+        ],
+    );
+    let ids = dev.alloc_typed(Placement::Lb(C00), 16, E::I64).unwrap();
+    let overlapping = Instr::Gather {
+        axis: 0,
+        table: View::contiguous(floats, 0, &[3]),
+        indices: v(ids, 2),
+        out: View::contiguous(floats, 2, &[2]),
+    };
+    let e = reject(&mut dev, &[C00], &[step(C00, overlapping, &[])]);
+    assert_mentions(&e, &["gather on", "output out overlaps input table"]);
+    let e = dev.alloc_typed(Placement::Ddr, 12, E::I64).unwrap_err();
+    assert_mentions(&e, &["multiple of 8 bytes (whole i64 elements), got 12"]);
+    let ddr = dev.alloc_typed(Placement::Ddr, 16, E::I64).unwrap();
+    let e = dev.read(ddr, 0, 2).unwrap_err();
+    assert_mentions(&e, &["as f32: the buffer holds i64 elements"]);
+}
+
+#[test]
+fn a_gather_index_outside_the_table_fails_the_launch_and_names_it() {
+    use turbine_runtime::ElementType as E;
+    for threads in [1, 2] {
+        let mut dev = mini();
+        dev.set_threads(threads).unwrap();
+        let table = dev.alloc(Placement::Ddr, 6 * 4).unwrap();
+        let ids = dev.alloc_typed(Placement::Ddr, 2 * 4, E::I32).unwrap();
+        let bad: Vec<u8> = [1i32, -4].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        dev.write_elements(ids, E::I32, 0, &bad).unwrap();
+        let out = dev.alloc(Placement::Ddr, 4 * 4).unwrap();
+        let gather = Instr::Gather {
+            axis: 1,
+            table: View::contiguous(table, 0, &[2, 3]),
+            indices: v(ids, 2),
+            out: View::contiguous(out, 0, &[2, 2]),
+        };
+        let e = reject(&mut dev, &[C00], &[step(C00, gather, &[])]);
+        assert!(matches!(
+            e,
+            RuntimeError::IndexOutOfRange {
+                index: -4,
+                extent: 3,
+                ..
+            }
+        ));
+        assert_mentions(&e, &["gather on core (0,0) in launch 'bad'", "index -4"]);
+    }
+}

@@ -300,9 +300,9 @@ fn misuse_returns_a_status_and_a_message() {
             "level code 9",
         );
         fails(
-            td_buffer_alloc(dev, 2, 0, 0, 64, 3, &mut b),
+            td_buffer_alloc(dev, 2, 0, 0, 64, 6, &mut b),
             1,
-            "dtype code 3",
+            "dtype code 6",
         );
         fails(
             td_buffer_alloc(dev, 2, 0, 0, 64, 0, null_mut()),

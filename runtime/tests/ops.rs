@@ -704,3 +704,158 @@ fn multi_core_gemm_with_barrier() {
     rig.run("gemm4", &steps);
     rig.check(out, 1e-5, 1e-5, "4-core gemm");
 }
+
+fn bytes_of<T: Copy, const N: usize>(values: [T; N], to: impl Fn(T) -> Vec<u8>) -> Vec<u8> {
+    values.into_iter().flat_map(to).collect()
+}
+
+#[test]
+fn typed_buffers_copy_convert_and_gather() {
+    use turbine_runtime::{Device, ElementType as E};
+    let mut dev = Device::new(roomy());
+    // An embedding table of 4 rows of 3, looked up by i64 ids (one negative), through the LB.
+    let table = dev.alloc(Placement::Ddr, 12 * 4).unwrap();
+    let rows: Vec<f32> = (0..12).map(|x| x as f32).collect();
+    dev.write(table, 0, &rows).unwrap();
+    let ids = dev.alloc_typed(Placement::Ddr, 3 * 8, E::I64).unwrap();
+    dev.write_elements(
+        ids,
+        E::I64,
+        0,
+        &bytes_of([2i64, -4, 3], |v| v.to_ne_bytes().into()),
+    )
+    .unwrap();
+    let ids_lb = dev.alloc_typed(Placement::Lb(C00), 3 * 8, E::I64).unwrap();
+    let out = dev.alloc(Placement::Ddr, 9 * 4).unwrap();
+    // A mask of bools converted to f32, and f32 values converted to i32 and back to bool.
+    let mask = dev.alloc_typed(Placement::Lb(C00), 4, E::Bool).unwrap();
+    let floats = dev.alloc(Placement::Lb(C00), 16).unwrap();
+    let ints = dev.alloc_typed(Placement::Lb(C00), 16, E::I32).unwrap();
+    let result = dev.alloc_typed(Placement::Ddr, 16, E::I32).unwrap();
+    let flags = dev.alloc_typed(Placement::Ddr, 4, E::Bool).unwrap();
+    let steps = [
+        step(
+            C00,
+            Instr::Dma {
+                src: View::contiguous(ids, 0, &[3]),
+                dst: View::contiguous(ids_lb, 0, &[3]),
+            },
+            &[],
+        ),
+        step(
+            C00,
+            Instr::Gather {
+                axis: 0,
+                table: View::contiguous(table, 0, &[4, 3]),
+                indices: View::contiguous(ids_lb, 0, &[3]),
+                out: View::contiguous(out, 0, &[3, 3]),
+            },
+            &[0],
+        ),
+        step(
+            C00,
+            Instr::Dma {
+                src: View::new(out, 0, &[4], &[2]),
+                dst: View::contiguous(floats, 0, &[4]),
+            },
+            &[1],
+        ),
+        step(
+            C00,
+            Instr::Unary {
+                op: UnaryOp::Affine {
+                    scale: -0.75,
+                    shift: 0.5,
+                },
+                input: View::contiguous(floats, 0, &[4]),
+                out: View::contiguous(floats, 0, &[4]),
+            },
+            &[2],
+        ),
+        step(
+            C00,
+            Instr::Convert {
+                input: View::contiguous(floats, 0, &[4]),
+                out: View::contiguous(ints, 0, &[4]),
+            },
+            &[3],
+        ),
+        step(
+            C00,
+            Instr::Convert {
+                input: View::contiguous(ints, 0, &[4]),
+                out: View::contiguous(mask, 0, &[4]),
+            },
+            &[4],
+        ),
+        step(
+            C00,
+            Instr::Dma {
+                src: View::contiguous(ints, 0, &[4]),
+                dst: View::contiguous(result, 0, &[4]),
+            },
+            &[4],
+        ),
+        step(
+            C00,
+            Instr::Dma {
+                src: View::contiguous(mask, 0, &[4]),
+                dst: View::contiguous(flags, 0, &[4]),
+            },
+            &[5],
+        ),
+    ];
+    let summary = launch(&mut dev, "typed", &[C00], &steps).unwrap();
+    assert!(summary.end > summary.start);
+    // Rows 2, 0 (= -4 + 4) and 3.
+    let gathered = dev.read(out, 0, 9).unwrap();
+    assert_eq!(gathered, [6., 7., 8., 0., 1., 2., 9., 10., 11.]);
+    // out[0], out[2], out[4], out[6] = 6, 8, 1, 9; times -0.75 plus 0.5 = -4, -5.5, -0.25,
+    // -6.25; truncated toward zero.
+    let back = dev.read_elements(result, E::I32, 0, 4).unwrap();
+    let values: Vec<i32> = back
+        .chunks_exact(4)
+        .map(|b| i32::from_ne_bytes(b.try_into().unwrap()))
+        .collect();
+    assert_eq!(values, [-4, -5, 0, -6]);
+    assert_eq!(
+        dev.read_elements(flags, E::Bool, 0, 4).unwrap(),
+        [1, 1, 0, 1]
+    );
+    // The report counts the i64 ids at 8 bytes an element: the DMA into the LB (with 4 f32
+    // elements), and the gather's indices with its 9 f32 elements; then 4 i32 elements out.
+    let report = dev.report();
+    let bytes = |src, dst| {
+        report
+            .transfers
+            .iter()
+            .filter(|t| (t.src, t.dst) == (src, dst))
+            .map(|t| t.bytes)
+            .sum::<u64>()
+    };
+    use turbine_runtime::MemLevel::{Ddr, Lb};
+    assert_eq!(bytes(Ddr, Lb), 3 * 8 + 4 * 4);
+    assert_eq!(bytes(Ddr, Ddr), 9 * 4 + 3 * 8);
+    assert_eq!(bytes(Lb, Ddr), 4 * 4 + 4);
+}
+
+#[test]
+fn a_gather_within_one_buffer_reads_the_table_and_writes_elsewhere() {
+    use turbine_runtime::{Device, ElementType as E};
+    let mut dev = Device::new(roomy());
+    // A [3, 2] table and a [2, 2] output side by side in one DDR buffer (as in one GB arena).
+    let shared = dev.alloc(Placement::Ddr, 10 * 4).unwrap();
+    dev.write(shared, 0, &[1., 2., 3., 4., 5., 6., 0., 0., 0., 0.])
+        .unwrap();
+    let ids = dev.alloc_typed(Placement::Ddr, 2 * 4, E::I32).unwrap();
+    let picks: Vec<u8> = [2i32, -3].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    dev.write_elements(ids, E::I32, 0, &picks).unwrap();
+    let gather = Instr::Gather {
+        axis: 0,
+        table: View::contiguous(shared, 0, &[3, 2]),
+        indices: View::contiguous(ids, 0, &[2]),
+        out: View::contiguous(shared, 6, &[2, 2]),
+    };
+    launch(&mut dev, "gather", &[C00], &[step(C00, gather, &[])]).unwrap();
+    assert_eq!(dev.read(shared, 6, 4).unwrap(), [5., 6., 1., 2.]);
+}

@@ -16,9 +16,11 @@ picked out of one projection by Gather of constant indices, reshape targets comp
 Shape/Gather/Concat), which compiles only because graph-substitute turns those gathers into slices,
 a 1-D CNN over audio frames (Conv1d, LeakyReLU, LogSoftmax: composed by the importer), a small
 U-Net (ConvTranspose, nearest Resize, skip connections), a segmentation head (bilinear and bicubic
-Resize, compiled as sums of shifted copies) and a ViT block (patch embedding, class
+Resize, compiled as sums of shifted copies), a ViT block (patch embedding, class
 token expanded and concatenated, picked back with Gather(axis=1) of a constant index, which
-graph-substitute's rule over any axis turns into a slice).
+graph-substitute's rule over any axis turns into a slice) and a two-layer BERT-base encoder from
+i64 `input_ids` and `attention_mask` as Hugging Face's export starts (embedding lookups by DMA
+gathers, the mask cast on the device).
 
 Tolerance: |ours - ort| <= 1e-4 * max|ort| + 1e-4 * |ort|, elementwise. onnxruntime convolves and
 multiplies with blocked kernels that sum in another order than the interpreter's straight loops, so
@@ -86,10 +88,11 @@ class Builder:
         return self.op("BatchNormalization", [y, gamma, beta, mean, var], epsilon=1e-5)
 
     def model(self, name, inputs, outputs, opset=OPSET):
-        """The model at `opset`, with output shapes filled in by ONNX shape inference, checked."""
+        """The model at `opset`, with output shapes filled in by ONNX shape inference, checked.
+        `inputs` are (name, shape) of f32, or (name, shape, element type)."""
         graph = helper.make_graph(
             self.nodes, name,
-            [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+            [helper.make_tensor_value_info(i[0], i[2] if len(i) > 2 else TensorProto.FLOAT, i[1]) for i in inputs],
             [], self.initializers,
         )
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
@@ -129,8 +132,9 @@ def bert_layer(batch=1, layers=1, activation="gelu"):
     return b.model("bert_layer", [("hidden_states", [batch, sequence, hidden])], [x])
 
 
-def bert_block(b, x, batch, hidden, heads, sequence, activation):
-    """One layer of bert_layer, from `x`; returns its output."""
+def bert_block(b, x, batch, hidden, heads, sequence, activation, mask=None):
+    """One layer of bert_layer, from `x` (with `mask` added to the attention scores when given);
+    returns its output."""
 
     def dense(v, cin, cout):
         return b.op("Add", [b.op("MatMul", [v, b.weight([cin, cout], 0.02)]), b.constant(np.zeros(cout, np.float32))])
@@ -142,6 +146,8 @@ def bert_block(b, x, batch, hidden, heads, sequence, activation):
     q, k, v = (split_heads(dense(x, hidden, hidden)) for _ in range(3))
     scores = b.op("MatMul", [q, b.op("Transpose", [k], perm=[0, 1, 3, 2])])
     scores = b.op("Div", [scores, b.constant(np.array(8.0, np.float32))])
+    if mask is not None:
+        scores = b.op("Add", [scores, mask])
     probabilities = b.op("Softmax", [scores], axis=-1)
     context = b.op("Transpose", [b.op("MatMul", [probabilities, v])], perm=[0, 2, 1, 3])
     context = b.op("Reshape", [context, b.constant(np.array([batch, sequence, hidden], np.int64))])
@@ -154,6 +160,38 @@ def bert_block(b, x, batch, hidden, heads, sequence, activation):
         erf = b.op("Erf", [b.op("Div", [h, b.constant(np.array(np.sqrt(2.0), np.float32))])])
         act = b.op("Mul", [b.op("Mul", [h, b.op("Add", [erf, b.constant(np.array(1.0, np.float32))])]), b.constant(np.array(0.5, np.float32))])
     return b.op("LayerNormalization", [b.op("Add", [dense(act, 3072, hidden), x1]), b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-12)
+
+
+VOCABULARY = 1000
+
+# The values fed to integer inputs, by name: token ids below the vocabulary, a 0/1 mask.
+INTEGER_INPUTS = {"input_ids": (0, VOCABULARY), "attention_mask": (0, 2)}
+
+
+def bert_ids(batch=2, layers=2):
+    """A BERT-base encoder (hidden 768, 12 heads, sequence 128, 2 layers; a vocabulary of 1000 to
+    keep the file small) as torch.onnx exports Hugging Face's BertModel from `input_ids` and
+    `attention_mask` (i64): word embeddings gathered by the ids, position and token-type
+    embeddings gathered by the constant ids the export folds (arange and zeros), summed and
+    layer-normalised; the mask unsqueezed to [B, 1, 1, S], cast to float, (1 - mask) times the
+    float minimum added to every head's scores."""
+    b = Builder(9)
+    hidden, heads, sequence = 768, 12, 128
+    words = b.op("Gather", [b.weight([VOCABULARY, hidden], 0.02), "input_ids"], axis=0)
+    positions = b.constant(np.arange(sequence, dtype=np.int64).reshape(1, sequence))
+    kinds = b.constant(np.zeros((batch, sequence), np.int64))
+    x = b.op("Add", [b.op("Add", [words, b.op("Gather", [b.weight([2, hidden], 0.02), kinds], axis=0)])
+                     , b.op("Gather", [b.weight([512, hidden], 0.02), positions], axis=0)])
+    ones, zeros = np.ones(hidden, np.float32), np.zeros(hidden, np.float32)
+    x = b.op("LayerNormalization", [x, b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-12)
+    mask = b.op("Cast", [b.op("Unsqueeze", ["attention_mask", b.constant(np.array([1, 2], np.int64))])],
+                to=TensorProto.FLOAT)
+    mask = b.op("Mul", [b.op("Sub", [b.constant(np.array(1.0, np.float32)), mask]),
+                        b.constant(np.array(np.finfo(np.float32).min, np.float32))])
+    for _ in range(layers):
+        x = bert_block(b, x, batch, hidden, heads, sequence, "gelu", mask)
+    return b.model("bert_ids", [("input_ids", [batch, sequence], TensorProto.INT64),
+                                ("attention_mask", [batch, sequence], TensorProto.INT64)], [x])
 
 
 def mobilenet_v2_block():
@@ -347,7 +385,7 @@ def segmentation_head():
 
 
 MODELS = [resnet18, mobilenet_v2, bert_layer, mobilenet_v2_block, densenet_block, inception_stem, squeezenet_fire, torch_encoder_layer,
-          audio_cnn, unet_small, vit_block, segmentation_head]
+          audio_cnn, unet_small, vit_block, segmentation_head, bert_ids]
 
 
 def check(model, bin_dir, work):
@@ -356,7 +394,10 @@ def check(model, bin_dir, work):
     feeds = {}
     for value in model.graph.input:
         shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
-        feeds[value.name] = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+        if value.name in INTEGER_INPUTS:
+            feeds[value.name] = np.random.default_rng(0).integers(*INTEGER_INPUTS[value.name], shape)
+        else:
+            feeds[value.name] = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
     expected = session.run(None, feeds)
     mlir = os.path.join(work, "model.mlir")

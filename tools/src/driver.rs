@@ -26,8 +26,10 @@ use std::{
     time::{Duration, Instant},
 };
 use turbine_codegen::{CompileTimes, Jit, OptLevel};
+use turbine_interpreter::{Data, ElementType};
 
 mod device;
+mod elements;
 mod execution;
 
 pub use device::{Device, ReportFormat};
@@ -87,7 +89,7 @@ pub enum Role {
     /// The weight of that name in the side file.
     Weight(String),
     /// An inline constant.
-    Constant(Vec<f32>),
+    Constant(Data),
 }
 
 /// One DDR buffer argument of the host function.
@@ -97,6 +99,8 @@ pub struct Buffer {
     pub role: Role,
     /// Its shape.
     pub shape: Vec<usize>,
+    /// The type of its elements.
+    pub element: ElementType,
 }
 
 /// A compiled model ready to run.
@@ -220,6 +224,7 @@ fn host_functions(module: &Module) -> Vec<(String, Vec<Buffer>, usize)> {
                     let shape = (0..mlirShapedTypeGetRank(r#type))
                         .map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize)
                         .collect();
+                    let element = element_type(mlirShapedTypeGetElementType(r#type));
                     let attributes = mlirArrayAttrGetElement(arg_attrs, index);
                     let get = |key: &CStr| {
                         mlirDictionaryAttrGetElementByName(
@@ -238,16 +243,15 @@ fn host_functions(module: &Module) -> Vec<(String, Vec<Buffer>, usize)> {
                     } else if !weight.ptr.is_null() {
                         Role::Weight(string(mlirStringAttrGetValue(weight)))
                     } else if !constant.ptr.is_null() {
-                        let count = mlirElementsAttrGetNumElements(constant);
-                        Role::Constant(
-                            (0..count)
-                                .map(|i| mlirDenseElementsAttrGetFloatValue(constant, i as isize))
-                                .collect(),
-                        )
+                        Role::Constant(constant_values(constant, element))
                     } else {
                         continue;
                     };
-                    buffers.push(Buffer { role, shape });
+                    buffers.push(Buffer {
+                        role,
+                        shape,
+                        element,
+                    });
                 }
             }
             functions.push((symbol, buffers, 0));
@@ -348,4 +352,52 @@ pub fn compile_to_object(
         op = function.next_in_block_mut();
     }
     turbine_codegen::compile_object(&mut module, options.opt, emit_llvm_ir)
+}
+
+/// The element type of a host buffer's memref, as the interpreter names it: the lowering gives
+/// buffers f32, i64, i32 or i1 elements.
+///
+/// # Safety
+/// `element` is a live type.
+unsafe fn element_type(element: MlirType) -> ElementType {
+    if mlirTypeIsAInteger(element) {
+        match mlirIntegerTypeGetWidth(element) {
+            64 => ElementType::I64,
+            32 => ElementType::I32,
+            1 => ElementType::Bool,
+            width => unreachable!("the lowering makes no i{width} buffers"),
+        }
+    } else {
+        ElementType::F32
+    }
+}
+
+/// The values of the dense constant `constant` of `element`s.
+///
+/// # Safety
+/// `constant` is a live dense elements attribute of that element type.
+unsafe fn constant_values(constant: MlirAttribute, element: ElementType) -> Data {
+    let count = mlirElementsAttrGetNumElements(constant) as isize;
+    match element {
+        ElementType::F32 => Data::F32(
+            (0..count)
+                .map(|i| mlirDenseElementsAttrGetFloatValue(constant, i))
+                .collect(),
+        ),
+        ElementType::I64 => Data::I64(
+            (0..count)
+                .map(|i| mlirDenseElementsAttrGetInt64Value(constant, i))
+                .collect(),
+        ),
+        ElementType::I32 => Data::I64(
+            (0..count)
+                .map(|i| mlirDenseElementsAttrGetInt32Value(constant, i) as i64)
+                .collect(),
+        ),
+        ElementType::Bool => Data::Bool(
+            (0..count)
+                .map(|i| mlirDenseElementsAttrGetBoolValue(constant, i))
+                .collect(),
+        ),
+    }
 }

@@ -233,6 +233,33 @@ def Dsa_DmaOp : Dsa_Op<"dma"> {
   let hasVerifier = 1;
 }
 
+def Dsa_GatherOp : Dsa_Op<"gather"> {
+  let summary = "Asynchronous DMA gather of table slices selected by run-time indices.";
+  let description = [{
+    Slice `k` of `target` along `axis` becomes slice `indices[k]` of `table`
+    (the indices in row-major order, i64 or i32; a negative index counts from
+    the end of the axis), once the tokens in `after` are done: an embedding
+    lookup, ONNX `Gather`. `target` has the table's shape with the extent at
+    `axis` replaced by the number of indices, and the table's element type. A
+    DMA channel reads the indices and moves the slices, so the table may stay
+    in DDR. An index outside the table fails the launch with an error naming
+    the instruction.
+
+    ```mlir
+    %t = dsa.gather %table[%ids] to %rows {axis = 0 : i64} : memref<30522x768xf32, #dsa.memory_space<ddr>>, memref<128xi64, #dsa.memory_space<lb>>, memref<128x768xf32, #dsa.memory_space<ddr>>
+    ```
+  }];
+  let arguments = (ins Arg<Dsa_Buffer, "", [MemRead]>:$table,
+      Arg<Dsa_Buffer, "", [MemRead]>:$indices, Arg<Dsa_Buffer, "", [MemWrite]>:$target,
+      I64Attr:$axis, Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $table `[` $indices `]` `to` $target (`after` $after^)? attr-dict `:` type($table) `,`
+    type($indices) `,` type($target)
+  }];
+  let hasVerifier = 1;
+}
+
 def Dsa_WaitOp : Dsa_Op<"wait"> {
   let summary = "Block the core until the given tokens are done.";
   let arguments = (ins Variadic<Dsa_Token>:$tokens);
@@ -328,6 +355,27 @@ def Dsa_UnaryOp : Dsa_Op<"unary"> {
   let results = (outs Dsa_Token:$token);
   let assemblyFormat = [{
     $kind $input `into` $output (`after` $after^)? attr-dict `:` type($input) `,` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsa_ConvertOp : Dsa_Op<"convert"> {
+  let summary = "Vector-unit conversion between element types, in LB.";
+  let description = [{
+    Each element of `input` converted to the element type of `output` (same
+    shape), as ONNX `Cast` does: floats to integers truncate toward zero
+    (saturating; NaN becomes 0), integers wrap to narrower integers, any
+    non-zero value becomes `true` (`i1`), and booleans become 0 or 1.
+
+    ```mlir
+    %t = dsa.convert %mask into %bias : memref<1x128xi64, #dsa.memory_space<lb>>, memref<1x128xf32, #dsa.memory_space<lb>>
+    ```
+  }];
+  let arguments = (ins Arg<Dsa_Buffer, "", [MemRead]>:$input,
+      Arg<Dsa_Buffer, "", [MemWrite]>:$output, Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $input `into` $output (`after` $after^)? attr-dict `:` type($input) `,` type($output)
   }];
   let hasVerifier = 1;
 }

@@ -3,9 +3,10 @@
 //! through these functions, so that they agree on what the software DSA can run.
 
 use super::{
-    conv, elementwise,
+    conv, convert, elementwise,
     emit::{Body, Space, Tensor},
     error::LoweringError,
+    gather,
     kernel::Kernel,
     layers::{Layer, Scope, Step, Viewed},
     matmul, movement,
@@ -34,6 +35,10 @@ enum Emitter {
     Lrn,
     /// A data movement's (`movement`).
     Movement,
+    /// A cast's (`convert`).
+    Convert,
+    /// A gather's with run-time indices (`gather`).
+    Gather,
 }
 
 /// The emitter of a layer anchored at a graph op of kind `kind` that is not an elementwise
@@ -51,6 +56,8 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         K::Transpose | K::Concat | K::Slice | K::Pad | K::Split | K::Broadcast => {
             Some(Emitter::Movement)
         }
+        K::Cast => Some(Emitter::Convert),
+        K::Gather => Some(Emitter::Gather),
         K::Constant
         | K::Weight
         | K::Add
@@ -78,14 +85,12 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         | K::Reshape
         | K::Flatten
         | K::Resize
-        | K::Gather
         | K::GatherElements
         | K::ReduceProd
         | K::ArgMax
         | K::ArgMin
         | K::Compare
         | K::Where
-        | K::Cast
         | K::Yield
         | K::If
         | K::Loop => None,
@@ -133,6 +138,8 @@ pub(crate) fn emit_layer(
             Some(Emitter::LayerNorm) => rows::lower_layer_norm(scope, host, layer, kernel)?,
             Some(Emitter::Lrn) => rows::lower_lrn(scope, host, layer, kernel)?,
             Some(Emitter::Movement) => movement::lower(scope, host, layer, results, kernel)?,
+            Some(Emitter::Convert) => convert::lower(scope, host, layer, &results[0], kernel)?,
+            Some(Emitter::Gather) => gather::lower(scope, host, layer, &results[0], kernel)?,
             None => {
                 return Err(LoweringError::at(
                     index,

@@ -7,11 +7,12 @@ use super::{
     kernel::Kernel,
 };
 use crate::{
-    graph_view::ElementType,
+    graph_view::{ElementType, FunctionView},
     ir::{self, InsertionPoint, Op, Val},
 };
 use mlir_sys::*;
 use turbine_dialects::ops::dsa;
+use turbine_dialects::ops::graph;
 use turbine_dialects::ops::upstream;
 
 /// The host function being built: a `func.func` whose entry block gains an argument per buffer
@@ -81,7 +82,7 @@ impl HostFunction {
     pub(crate) fn parameter_bytes(&self) -> usize {
         self.parameters
             .iter()
-            .map(|(view, _)| view.elements() * 4)
+            .map(|(view, _)| view.elements() * view.element.bytes())
             .sum()
     }
 
@@ -152,8 +153,63 @@ pub(crate) fn check_f32(
     Err(LoweringError {
         op: index,
         message: format!(
-            "{what} has element type {element_type:?}, which is not supported: the software DSA \
-             computes in f32 only"
+            "{what} has element type {element_type:?}, which is not supported here: the software \
+             DSA computes in f32 only (integer and boolean tensors are moved, gathered and cast)"
         ),
     })
+}
+
+/// Checks that `element_type` (of the input, constant or value `what`, at op `index` if any)
+/// is one the software DSA's buffers hold: f32, i64, i32 or i1.
+pub(crate) fn check_buffer_element(
+    element_type: ElementType,
+    index: Option<usize>,
+    what: &str,
+) -> Result<(), LoweringError> {
+    if element_type != ElementType::Other {
+        return Ok(());
+    }
+    Err(LoweringError {
+        op: index,
+        message: format!(
+            "{what} has an element type that is not supported: the software DSA holds f32, i64, \
+             i32 and i1"
+        ),
+    })
+}
+
+/// Checks the element types of the layer anchored at op `index` against what its emitter
+/// computes: a cast converts between any element types the buffers hold, a gather moves
+/// elements of any such type (by i64 or i32 indices, as the dialect requires), data movement
+/// copies any type, and every other layer computes in f32.
+pub(crate) fn check_layer_elements(
+    program: &FunctionView,
+    index: usize,
+) -> Result<(), LoweringError> {
+    use graph::Kind as K;
+    let node = &program.ops[index];
+    let any_type = matches!(
+        node.graph_kind(),
+        Some(K::Cast | K::Gather | K::Transpose | K::Concat | K::Slice | K::Split | K::Broadcast)
+    );
+    let operands = node.operands.iter().enumerate().map(|(position, &value)| {
+        (
+            format!("operand #{position}"),
+            program.type_of(value).element_type,
+        )
+    });
+    let results = node
+        .results
+        .iter()
+        .enumerate()
+        .map(|(position, (_, r#type))| (format!("result #{position}"), r#type.element_type));
+    for (role, element) in operands.chain(results) {
+        let what = format!("{role} of '{}'", node.name);
+        if any_type {
+            check_buffer_element(element, Some(index), &what)?;
+        } else {
+            check_f32(element, Some(index), &what)?;
+        }
+    }
+    Ok(())
 }

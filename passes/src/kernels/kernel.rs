@@ -17,7 +17,7 @@ use super::{
     epilogue::{external_tile, Epilogue},
     layers::{Operand, Step},
 };
-use crate::graph_view::ValueId;
+use crate::graph_view::{ElementType, ValueId};
 use crate::ir::{self, InsertionPoint, Op, Val};
 use crate::kernels::emit::IndexOp;
 use crate::target::Machine;
@@ -45,7 +45,9 @@ struct PerCluster {
     replicas: Replicas,
     /// The core's whole LB, allocated once: each layer's tiles are views of it from offset 0
     /// (a layer's tiles are dead when the next layer starts, after the barrier between them).
-    arena: Val,
+    /// None in a kernel of typed layers (casts), whose tiles are LB buffers of their element
+    /// types (an arena is f32, and the LB cannot hold both).
+    arena: Option<Val>,
     /// Elements of the arena taken by the current layer.
     cursor: usize,
     /// Inside [`Kernel::open_private`] (every core runs every tile of a loop, on its own data):
@@ -117,21 +119,24 @@ impl Kernel {
     }
 
     /// An empty kernel launched on the `cores_per_cluster` cores of each of `clusters` clusters,
-    /// every cluster running it on its own data (see [`Replicas`]).
+    /// every cluster running it on its own data (see [`Replicas`]); with `typed`, for layers of
+    /// other element types than f32, whose LB buffers are their own rather than views of an f32
+    /// arena.
     pub fn per_cluster(
         name: String,
         host: &Body,
         machine: &Machine,
-        clusters: usize,
-        replicas: Replicas,
+        (clusters, replicas): (usize, Replicas),
+        typed: bool,
     ) -> Self {
         let mut kernel = Self::new(name, host);
         let body = &mut kernel.body;
         let cluster = body.cluster_id();
         let id = body.core_id();
         let size = body.index(machine.cores_per_cluster);
-        let arena = body.alloc(&View::contiguous(&[machine.lb_elements()], Space::Lb));
-        kernel.deallocs.push(arena);
+        let arena =
+            (!typed).then(|| body.alloc(&View::contiguous(&[machine.lb_elements()], Space::Lb)));
+        kernel.deallocs.extend(arena);
         let core = body.arith(IndexOp::RemU, id, size);
         let preamble_end = core.defining_op().expect("an arith op");
         kernel.cores = clusters * machine.cores_per_cluster;
@@ -194,8 +199,8 @@ impl Kernel {
         let arena = self
             .per_cluster
             .as_ref()
-            .expect("a per-cluster kernel has an arena")
-            .arena;
+            .and_then(|spmd| spmd.arena)
+            .expect("a per-cluster kernel of f32 layers has an arena");
         let offset = self.body.index(offset);
         self.body
             .reinterpret_at(arena, offset, &View::contiguous(shape, Space::Lb))
@@ -306,13 +311,17 @@ impl Kernel {
     /// layers, for the current layer: a view of the LB arena).
     pub fn alloc_lb(&mut self, shape: &[usize]) -> (Val, View) {
         let view = View::contiguous(shape, Space::Lb);
-        if let Some(spmd) = &mut self.per_cluster {
+        if let Some(spmd) = self
+            .per_cluster
+            .as_mut()
+            .filter(|spmd| spmd.arena.is_some())
+        {
             // Packed like the layer-wise kernel's separate buffers, so that the tilings the
             // emitters chose against the LB capacity fit the arena exactly.
             let offset = spmd.cursor;
             spmd.cursor += view.elements();
             self.lb_elements = self.lb_elements.max(spmd.cursor);
-            let arena = spmd.arena;
+            let arena = spmd.arena.expect("filtered: an arena");
             let offset = self.body.index(offset);
             let (buffer, view) = self.body.reinterpret_at(arena, offset, &view);
             return (buffer, view);
@@ -321,6 +330,23 @@ impl Kernel {
         self.lb_elements += view.elements();
         self.deallocs.push(buffer);
         (buffer, view)
+    }
+
+    /// Allocates an LB buffer of `shape` and `element`s for the whole kernel; none in a kernel
+    /// per cluster with an f32 arena, which takes the whole LB. Capacity is counted in f32 words.
+    pub fn alloc_lb_of(&mut self, shape: &[usize], element: ElementType) -> Option<(Val, View)> {
+        if self
+            .per_cluster
+            .as_ref()
+            .is_some_and(|spmd| spmd.arena.is_some())
+        {
+            return None;
+        }
+        let view = View::contiguous_of(shape, Space::Lb, element);
+        let buffer = self.body.alloc(&view);
+        self.lb_elements += (view.elements() * element.bytes()).div_ceil(4);
+        self.deallocs.push(buffer);
+        Some((buffer, view))
     }
 
     /// The running core's index within its cluster and the cluster's core count, for a kernel

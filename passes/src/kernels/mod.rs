@@ -17,12 +17,13 @@
 //! - [`reduction_view`]: how a reduction is viewed as rows.
 //! - [`row_classes`], [`trickle`]: row-wise tiling classes; weight copies spread over a layer.
 //! - The per-op emitters with their tiling estimates: [`conv`], [`matmul`], [`window`],
-//!   [`rows`], [`elementwise`], [`movement`].
+//!   [`rows`], [`elementwise`], [`movement`], [`convert`], [`gather`].
 //! - [`dispatch`]: which emitter and which estimate a layer takes.
 //! - [`host_function`]: the host function that launches kernels.
 //! - [`estimate`]: a whole function's layer-wise cycles, the substitution cost model's measure.
 
 pub mod conv;
+pub mod convert;
 pub mod dispatch;
 pub mod elementwise;
 pub mod emit;
@@ -30,6 +31,7 @@ pub mod epilogue;
 pub mod error;
 pub mod estimate;
 pub mod fusion;
+pub mod gather;
 pub mod host_function;
 pub mod kernel;
 pub mod layers;

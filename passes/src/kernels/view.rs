@@ -1,6 +1,7 @@
 //! Buffer types as the lowering plans them: the memory level, and a view's shape, strides and
 //! offset, turned into `memref` types in a `dsa` memory space.
 
+use crate::graph_view::ElementType;
 use mlir_sys::*;
 use turbine_dialects::attributes::{dsa::MemorySpace, EnumAttribute};
 
@@ -70,8 +71,8 @@ pub(super) fn to_i64(values: &[usize]) -> Vec<i64> {
     values.iter().map(|&v| v as i64).collect()
 }
 
-/// The type of a buffer or of a view into one: shape, strides in elements, and whether the
-/// offset is known (0) or dynamic.
+/// The type of a buffer or of a view into one: shape, strides in elements, whether the offset is
+/// known (0) or dynamic, and the element type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct View {
     /// Dimension sizes.
@@ -82,16 +83,24 @@ pub struct View {
     pub dynamic_offset: bool,
     /// Where the buffer lives.
     pub space: Space,
+    /// The element type (f32, i64, i32 or i1).
+    pub element: ElementType,
 }
 
 impl View {
-    /// A whole contiguous buffer.
+    /// A whole contiguous buffer of f32.
     pub fn contiguous(shape: &[usize], space: Space) -> Self {
+        Self::contiguous_of(shape, space, ElementType::F32)
+    }
+
+    /// A whole contiguous buffer of `element`s.
+    pub fn contiguous_of(shape: &[usize], space: Space, element: ElementType) -> Self {
         Self {
             shape: shape.to_vec(),
             strides: contiguous_strides(shape),
             dynamic_offset: false,
             space,
+            element,
         }
     }
 
@@ -118,7 +127,13 @@ impl View {
         let space = self.space.memory_space().raw_attribute(context);
         // SAFETY: the context is alive; MLIR copies the shape and strides.
         unsafe {
-            let element = mlirF32TypeGet(context);
+            let element = match self.element {
+                ElementType::F32 => mlirF32TypeGet(context),
+                ElementType::I64 => mlirIntegerTypeGet(context, 64),
+                ElementType::I32 => mlirIntegerTypeGet(context, 32),
+                ElementType::Bool => mlirIntegerTypeGet(context, 1),
+                ElementType::Other => unreachable!("buffers hold f32, i64, i32 or i1 elements"),
+            };
             let layout = if self.dynamic_offset || self.strides != contiguous_strides(&self.shape) {
                 let offset = if self.dynamic_offset {
                     mlirShapedTypeGetDynamicStrideOrOffset()
@@ -144,6 +159,7 @@ impl View {
             strides: keep.iter().map(|&d| self.strides[d]).collect(),
             dynamic_offset: self.offset_after_dynamic_offsets(),
             space: self.space,
+            element: self.element,
         }
     }
 
@@ -162,6 +178,7 @@ impl View {
             strides: permutation.iter().map(|&d| self.strides[d]).collect(),
             dynamic_offset: self.dynamic_offset,
             space: self.space,
+            element: self.element,
         }
     }
 }

@@ -5,13 +5,14 @@
 //! on different host threads never wait on each other; a buffer named twice is locked once, for
 //! writing if the instruction writes it. Lock poisoning is ignored as in [`super::read`].
 
+use crate::element::Storage;
 use crate::ids::BufferId;
 use crate::memory::Buffer;
 use std::sync::{RwLockReadGuard, RwLockWriteGuard};
 
 enum Guard<'a> {
-    Read(RwLockReadGuard<'a, Vec<f32>>),
-    Write(RwLockWriteGuard<'a, Vec<f32>>),
+    Read(RwLockReadGuard<'a, Storage>),
+    Write(RwLockWriteGuard<'a, Storage>),
 }
 
 /// Up to three locked buffers (an instruction has at most three operands).
@@ -48,26 +49,34 @@ impl<'a> Locked<'a> {
         Locked { guards }
     }
 
-    /// The first element of `id`'s buffer (one of the locked ones), for reading.
+    /// The first element of `id`'s buffer (one of the locked ones, of f32), for reading.
     pub(super) fn reader(&self, id: BufferId) -> *const f32 {
+        self.storage(id).f32().as_ptr()
+    }
+
+    /// The storage of `id`'s buffer (one of the locked ones), for reading.
+    pub(super) fn storage(&self, id: BufferId) -> &Storage {
         match self.guard(id) {
-            Guard::Read(g) => g.as_ptr(),
-            Guard::Write(g) => g.as_ptr(),
+            Guard::Read(g) => g,
+            Guard::Write(g) => g,
         }
     }
 
-    /// The first element of the written buffer.
+    /// The first element of the written buffer (of f32).
     pub(super) fn writer(&mut self) -> *mut f32 {
-        let written = self
-            .guards
+        self.written().f32_mut().as_mut_ptr()
+    }
+
+    /// The storage of the written buffer.
+    pub(super) fn written(&mut self) -> &mut Storage {
+        self.guards
             .iter_mut()
             .flatten()
             .find_map(|(_, guard)| match guard {
-                Guard::Write(g) => Some(g),
+                Guard::Write(g) => Some(&mut **g),
                 Guard::Read(_) => None,
             })
-            .expect("one buffer is locked for writing");
-        written.as_mut_ptr()
+            .expect("one buffer is locked for writing")
     }
 
     fn guard(&self, id: BufferId) -> &Guard<'a> {

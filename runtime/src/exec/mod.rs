@@ -9,13 +9,16 @@
 mod conv;
 mod locks;
 mod matmul;
+mod typed;
 mod vector;
 mod window;
 
+use crate::element::{each_storage, Storage};
 use crate::ids::BufferId;
 use crate::instr::Instr;
 use crate::launch::{Launch, Recorded};
 use crate::memory::Buffer;
+use crate::view::View;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
@@ -28,30 +31,57 @@ pub(crate) type Buffers = BTreeMap<BufferId, Arc<Buffer>>;
 /// the host needs for this much work.
 pub const PARALLEL_MIN_WORK: f64 = 262_144.0;
 
-/// Runs every instruction of `launch`, with up to `threads` host threads.
-pub(crate) fn execute(launch: &Launch, buffers: &Buffers, threads: usize) {
-    let mut phases: Vec<Vec<&[Recorded]>> = Vec::new();
-    for stream in &launch.streams {
+/// What went wrong in an instruction whose operands were fine when recorded but whose data
+/// is not: only a gather's indices can be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Fault {
+    /// A gather index outside `-extent..extent`.
+    IndexOutOfRange {
+        /// The index.
+        index: i64,
+        /// The extent of the table along the gathered axis.
+        extent: u64,
+    },
+}
+
+/// The first fault of a launch: the faulting instruction's slot and stream index, and what.
+pub(crate) type Failure = (usize, usize, Fault);
+
+/// Runs every instruction of `launch`, with up to `threads` host threads. A fault stops the
+/// core that meets it and the launch after the phase it is in; what the launch wrote is then
+/// unspecified.
+pub(crate) fn execute(launch: &Launch, buffers: &Buffers, threads: usize) -> Result<(), Failure> {
+    let mut phases: Vec<Vec<(usize, usize, &[Recorded])>> = Vec::new();
+    for (slot, stream) in launch.streams.iter().enumerate() {
+        let mut first = 0;
         for (phase, segment) in stream.split(|r| r.instr == Instr::Barrier).enumerate() {
             if phases.len() <= phase {
                 phases.resize_with(phase + 1, Vec::new);
             }
             if !segment.is_empty() {
-                phases[phase].push(segment);
+                phases[phase].push((slot, first, segment));
             }
+            first += segment.len() + 1;
         }
     }
     for segments in phases {
         let work: f64 = segments
             .iter()
-            .flat_map(|s| s.iter())
-            .map(|r| r.instr.work(1.0))
+            .flat_map(|(_, _, s)| s.iter())
+            .map(|r| r.work(1.0))
             .sum();
+        let run_at = |&(slot, first, segment): &(usize, usize, &[Recorded])| {
+            run(segment, buffers).map_err(|(at, fault)| (slot, first + at, fault))
+        };
         if threads <= 1 || segments.len() <= 1 || work < PARALLEL_MIN_WORK {
-            segments.iter().for_each(|s| run(s, buffers));
-            continue;
+            let failures = segments.iter().map(run_at).filter_map(Result::err);
+            match failures.min() {
+                Some(failure) => return Err(failure),
+                None => continue,
+            }
         }
         let next = AtomicUsize::new(0);
+        let failures = std::sync::Mutex::new(Vec::new());
         std::thread::scope(|scope| {
             for _ in 0..threads.min(segments.len()) {
                 scope.spawn(|| loop {
@@ -59,16 +89,27 @@ pub(crate) fn execute(launch: &Launch, buffers: &Buffers, threads: usize) {
                     let Some(segment) = segments.get(i) else {
                         break;
                     };
-                    run(segment, buffers);
+                    if let Err(failure) = run_at(segment) {
+                        failures
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push(failure);
+                    }
                 });
             }
         });
+        let failures = failures.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let Some(&failure) = failures.iter().min() {
+            return Err(failure);
+        }
     }
+    Ok(())
 }
 
-/// Runs one core's instructions of one phase, in program order.
-fn run(segment: &[Recorded], buffers: &Buffers) {
-    for rec in segment {
+/// Runs one core's instructions of one phase, in program order, up to the first fault (its
+/// index in `segment` is returned with it).
+fn run(segment: &[Recorded], buffers: &Buffers) -> Result<(), (usize, Fault)> {
+    for (at, rec) in segment.iter().enumerate() {
         let get = |id: BufferId| {
             buffers
                 .get(&id)
@@ -76,24 +117,7 @@ fn run(segment: &[Recorded], buffers: &Buffers) {
                 .as_ref()
         };
         match &rec.instr {
-            Instr::Dma { src, dst } if src.buffer != dst.buffer => {
-                let mut locked = locks::Locked::new(&[src.buffer], dst.buffer, &get);
-                let to = locked.writer();
-                let from = locked.reader(src.buffer);
-                // SAFETY: both buffers are locked, distinct, and as long as their `len` says.
-                let (from, to) = unsafe {
-                    (
-                        std::slice::from_raw_parts(from, get(src.buffer).len as usize),
-                        std::slice::from_raw_parts_mut(to, get(dst.buffer).len as usize),
-                    )
-                };
-                src.copy_to(from, dst, to);
-            }
-            // Within one buffer, gathering first gives memmove semantics to overlapping views.
-            Instr::Dma { src, dst } => with_scratch(|values| {
-                src.gather_into(&read(get(src.buffer)), values);
-                dst.scatter(&mut write(get(dst.buffer)), values);
-            }),
+            Instr::Dma { src, dst } => dma(src, dst, &get),
             Instr::Matmul {
                 a,
                 b,
@@ -121,9 +145,17 @@ fn run(segment: &[Recorded], buffers: &Buffers) {
                 input,
                 out,
             } => window::reduce(*kind, *axis, input, out, &get),
+            Instr::Convert { input, out } => typed::convert(input, out, &get),
+            Instr::Gather {
+                axis,
+                table,
+                indices,
+                out,
+            } => typed::gather(*axis, table, indices, out, &get).map_err(|fault| (at, fault))?,
             Instr::Wait | Instr::Barrier => {}
         }
     }
+    Ok(())
 }
 
 thread_local! {
@@ -145,13 +177,76 @@ pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Vec<f32>) -> T) -> T {
     result
 }
 
+/// A copy of `src` to `dst` (buffers of one element type).
+fn dma<'a>(src: &View, dst: &View, get: &dyn Fn(BufferId) -> &'a Buffer) {
+    if src.buffer == dst.buffer {
+        // Within one buffer, gathering first gives memmove semantics to overlapping views.
+        each_storage!(&mut *storage_mut(get(src.buffer)), data => {
+            let values = src.gather(data);
+            dst.scatter(data, &values);
+        });
+        return;
+    }
+    let mut locked = locks::Locked::new(&[src.buffer], dst.buffer, get);
+    let from: *const Storage = locked.storage(src.buffer);
+    let to = locked.written();
+    // SAFETY: `from` points into the guard of the source buffer, which `locked` keeps alive
+    // and which is a different lock from the written buffer's, so it does not alias `to`.
+    let from = unsafe { &*from };
+    macro_rules! copy {
+        ($($variant:ident),*) => {
+            match (from, to) {
+                $((Storage::$variant(a), Storage::$variant(b)) => src.copy_to(a, dst, b),)*
+                _ => unreachable!("a DMA's buffers have one element type, checked when recorded"),
+            }
+        };
+    }
+    copy!(F32, I64, I32, I8, U8);
+}
+
 /// Read access to a buffer's elements. Lock poisoning is ignored: a panic while a lock was
-/// held is a runtime bug that the C ABI reports, and the data is still plain floats.
-pub(crate) fn read(buffer: &Buffer) -> RwLockReadGuard<'_, Vec<f32>> {
+/// held is a runtime bug that the C ABI reports, and the data is still plain numbers.
+pub(crate) fn storage(buffer: &Buffer) -> RwLockReadGuard<'_, Storage> {
     buffer.data.read().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Write access to a buffer's elements (see [`read`] about poisoning).
-pub(crate) fn write(buffer: &Buffer) -> RwLockWriteGuard<'_, Vec<f32>> {
+/// Write access to a buffer's elements (see [`storage`] about poisoning).
+pub(crate) fn storage_mut(buffer: &Buffer) -> RwLockWriteGuard<'_, Storage> {
     buffer.data.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Read access to the elements of an f32 buffer.
+pub(crate) struct F32Read<'a>(RwLockReadGuard<'a, Storage>);
+
+impl std::ops::Deref for F32Read<'_> {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        self.0.f32()
+    }
+}
+
+/// Write access to the elements of an f32 buffer.
+pub(crate) struct F32Write<'a>(RwLockWriteGuard<'a, Storage>);
+
+impl std::ops::Deref for F32Write<'_> {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        self.0.f32()
+    }
+}
+
+impl std::ops::DerefMut for F32Write<'_> {
+    fn deref_mut(&mut self) -> &mut [f32] {
+        self.0.f32_mut()
+    }
+}
+
+/// Read access to an f32 buffer's elements.
+pub(crate) fn read(buffer: &Buffer) -> F32Read<'_> {
+    F32Read(storage(buffer))
+}
+
+/// Write access to an f32 buffer's elements.
+pub(crate) fn write(buffer: &Buffer) -> F32Write<'_> {
+    F32Write(storage_mut(buffer))
 }

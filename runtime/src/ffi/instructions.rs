@@ -377,3 +377,65 @@ pub unsafe extern "C" fn td_layer(dev: u64, cluster: u32, core: u32, layer: u32)
         with_device(dev, |d| d.set_layer(CoreId::new(cluster, core), layer))
     })
 }
+
+/// Records `out = input` converted to `out`'s element type, on the vector engine.
+#[no_mangle]
+pub unsafe extern "C" fn td_convert(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    input: *const TdView,
+    out_view: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        Ok(Instr::Convert {
+            input: view(input, "input")?,
+            out: view(out_view, "out")?,
+        })
+    };
+    enqueue(
+        "td_convert",
+        dev,
+        CoreId::new(cluster, core),
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
+}
+
+/// Records a DMA gather of `table` slices along `axis`, selected by `indices`, into `out`.
+#[no_mangle]
+pub unsafe extern "C" fn td_gather(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    axis: u32,
+    table: *const TdView,
+    indices: *const TdView,
+    out_view: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        Ok(Instr::Gather {
+            axis: axis as usize,
+            table: view(table, "table")?,
+            indices: view(indices, "indices")?,
+            out: view(out_view, "out")?,
+        })
+    };
+    enqueue(
+        "td_gather",
+        dev,
+        CoreId::new(cluster, core),
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
+}

@@ -15,6 +15,7 @@
 #![allow(clippy::missing_safety_doc)] // Safety is stated once, in the module documentation.
 
 use crate::device::Device;
+use crate::element::ElementType;
 use crate::error::{Result, RuntimeError};
 use crate::ids::{BufferId, CoreId, Token};
 use crate::instr::{BinaryOp, Conv2dParams, Instr, Pool2dParams, PoolKind, ReduceKind, UnaryOp};
@@ -349,7 +350,7 @@ pub unsafe extern "C" fn td_device_cycles(dev: u64, cycles_out: *mut u64) -> i32
 }
 
 /// Allocates a buffer at `level` (0 lb, 1 gb, 2 ddr) owned by `cluster`/`core` (core ignored
-/// for gb, both ignored for ddr), of `bytes` bytes of `dtype` (0 f32).
+/// for gb, both ignored for ddr), of `bytes` bytes of `dtype` elements (`TD_DTYPE_*`).
 #[no_mangle]
 pub unsafe extern "C" fn td_buffer_alloc(
     dev: u64,
@@ -361,11 +362,11 @@ pub unsafe extern "C" fn td_buffer_alloc(
     buffer_out: *mut u64,
 ) -> i32 {
     guard_on(dev, "td_buffer_alloc", || {
-        if dtype != 0 {
-            return Err(RuntimeError::BadArgument(format!(
-                "unsupported dtype code {dtype}: only 0 (f32) is implemented"
-            )));
-        }
+        let dtype = ElementType::from_code(dtype).ok_or_else(|| {
+            RuntimeError::BadArgument(format!(
+                "unknown dtype code {dtype} (0 f32, 1 i64, 2 i32, 3 i8, 4 u8, 5 bool)"
+            ))
+        })?;
         let placement = match level {
             0 => Placement::Lb(CoreId::new(cluster, core)),
             1 => Placement::Gb(cluster),
@@ -379,7 +380,7 @@ pub unsafe extern "C" fn td_buffer_alloc(
         if buffer_out.is_null() {
             return Err(RuntimeError::BadArgument("buffer_out is NULL".into()));
         }
-        let id = with_device(dev, |d| d.alloc(placement, bytes))?;
+        let id = with_device(dev, |d| d.alloc_typed(placement, bytes, dtype))?;
         out(buffer_out, id.0);
         Ok(())
     })
@@ -401,16 +402,26 @@ pub extern "C" fn td_buffer_release(dev: u64, buffer: u64) -> i32 {
     })
 }
 
-fn byte_range(byte_offset: u64, bytes: u64) -> Result<(u64, u64)> {
-    if !byte_offset.is_multiple_of(4) || !bytes.is_multiple_of(4) {
+/// The element type of `buffer` and the element range of `bytes` bytes at `byte_offset`,
+/// which must be whole elements.
+fn element_range(
+    d: &Device,
+    buffer: BufferId,
+    byte_offset: u64,
+    bytes: u64,
+) -> Result<(ElementType, u64, u64)> {
+    let dtype = d.dtype(buffer)?;
+    let size = dtype.bytes();
+    if !byte_offset.is_multiple_of(size) || !bytes.is_multiple_of(size) {
         return Err(RuntimeError::BadArgument(format!(
-            "byte offset {byte_offset} and size {bytes} must be multiples of 4 (whole f32 elements)"
+            "byte offset {byte_offset} and size {bytes} must be multiples of {size} \
+             (whole {dtype} elements of {buffer})"
         )));
     }
-    Ok((byte_offset / 4, bytes / 4))
+    Ok((dtype, byte_offset / size, bytes / size))
 }
 
-/// Host write of `bytes` bytes from `src` into a DDR buffer at `byte_offset`.
+/// Host write of `bytes` bytes from `src` into a DDR buffer at `byte_offset` (whole elements).
 #[no_mangle]
 pub unsafe extern "C" fn td_buffer_write(
     dev: u64,
@@ -420,18 +431,16 @@ pub unsafe extern "C" fn td_buffer_write(
     bytes: u64,
 ) -> i32 {
     guard_on(dev, "td_buffer_write", || {
-        let (offset, len) = byte_range(byte_offset, bytes)?;
         let raw = slice(src as *const u8, bytes, "src")?;
-        let values: Vec<f32> = raw
-            .chunks_exact(4)
-            .map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        debug_assert_eq!(values.len() as u64, len);
-        with_device(dev, |d| d.write(BufferId(buffer), offset, &values))
+        with_device(dev, |d| {
+            let buffer = BufferId(buffer);
+            let (dtype, offset, _) = element_range(d, buffer, byte_offset, bytes)?;
+            d.write_elements(buffer, dtype, offset, raw)
+        })
     })
 }
 
-/// Host read of `bytes` bytes of a DDR buffer at `byte_offset` into `dst`.
+/// Host read of `bytes` bytes of a DDR buffer at `byte_offset` (whole elements) into `dst`.
 #[no_mangle]
 pub unsafe extern "C" fn td_buffer_read(
     dev: u64,
@@ -441,12 +450,14 @@ pub unsafe extern "C" fn td_buffer_read(
     bytes: u64,
 ) -> i32 {
     guard_on(dev, "td_buffer_read", || {
-        let (offset, len) = byte_range(byte_offset, bytes)?;
         if dst.is_null() && bytes > 0 {
             return Err(RuntimeError::BadArgument("dst is NULL".into()));
         }
-        let values = with_device(dev, |d| d.read(BufferId(buffer), offset, len))?;
-        let raw: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let raw = with_device(dev, |d| {
+            let buffer = BufferId(buffer);
+            let (dtype, offset, len) = element_range(d, buffer, byte_offset, bytes)?;
+            d.read_elements(buffer, dtype, offset, len)
+        })?;
         std::ptr::copy_nonoverlapping(raw.as_ptr(), dst as *mut u8, raw.len());
         Ok(())
     })
@@ -575,6 +586,8 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
         ("td_binary", td_binary as *const ()),
         ("td_unary", td_unary as *const ()),
         ("td_pool2d", td_pool2d as *const ()),
+        ("td_convert", td_convert as *const ()),
+        ("td_gather", td_gather as *const ()),
         ("td_reduce", td_reduce as *const ()),
         ("td_wait", td_wait as *const ()),
         ("td_barrier", td_barrier as *const ()),

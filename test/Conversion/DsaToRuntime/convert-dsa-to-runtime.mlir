@@ -128,6 +128,37 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 
 // -----
 
+// Tests the typed buffers of an embedding lookup: an LB buffer of i64 ids allocated with its
+// element type (TD_DTYPE_I64 = 1, 8 bytes each) and of booleans (TD_DTYPE_BOOL = 5, one byte
+// each), the gather's axis (an i32) passed before its views, and a conversion between element
+// types.
+// CHECK-LABEL: func.func private @lookup
+// CHECK-SAME: (%[[DEV:.*]]: i64, %[[CL:.*]]: i32, %[[CO:.*]]: i32,
+// CHECK: %[[BYTES:.*]] = arith.constant 64 : i64
+// CHECK-NEXT: %[[I64:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: call @td_buffer_alloc(%[[DEV]], %{{.*}}, %[[CL]], %[[CO]], %[[BYTES]], %[[I64]], %{{.*}})
+// CHECK: builtin.unrealized_conversion_cast {{.*}} to memref<8xi64>
+// CHECK: %[[FLAGS:.*]] = arith.constant 8 : i64
+// CHECK-NEXT: %[[BOOL:.*]] = arith.constant 5 : i32
+// CHECK-NEXT: call @td_buffer_alloc(%[[DEV]], %{{.*}}, %[[CL]], %[[CO]], %[[FLAGS]], %[[BOOL]], %{{.*}})
+// CHECK: call @td_gather(%[[DEV]], %[[CL]], %[[CO]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i32, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> i32
+// CHECK: call @td_convert(%[[DEV]], %[[CL]], %[[CO]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> i32
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
+  dsa.kernel @lookup(%table: memref<16x4xf32, #dsa.memory_space<ddr>>, %ids: memref<8xi64, #dsa.memory_space<ddr>>, %rows: memref<8x4xf32, #dsa.memory_space<ddr>>) {
+    %local = dsa.alloc : memref<8xi64, #dsa.memory_space<lb>>
+    %flags = dsa.alloc : memref<8xi1, #dsa.memory_space<lb>>
+    %t0 = dsa.dma %ids to %local : memref<8xi64, #dsa.memory_space<ddr>>, memref<8xi64, #dsa.memory_space<lb>>
+    %t1 = dsa.gather %table[%local] to %rows after %t0 {axis = 0 : i64} : memref<16x4xf32, #dsa.memory_space<ddr>>, memref<8xi64, #dsa.memory_space<lb>>, memref<8x4xf32, #dsa.memory_space<ddr>>
+    %t2 = dsa.convert %local into %flags after %t0 : memref<8xi64, #dsa.memory_space<lb>>, memref<8xi1, #dsa.memory_space<lb>>
+    dsa.wait %t1, %t2
+    dsa.dealloc %flags : memref<8xi1, #dsa.memory_space<lb>>
+    dsa.dealloc %local : memref<8xi64, #dsa.memory_space<lb>>
+    dsa.return
+  }
+}
+
+// -----
+
 // Tests that a host buffer is allocated where it is placed: a GB buffer on cluster 1 (core 0),
 // an LB buffer on core 1 of cluster 1.
 // CHECK-LABEL: func.func private @placed.impl

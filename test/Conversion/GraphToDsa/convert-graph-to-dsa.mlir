@@ -433,3 +433,36 @@ func.func @kept_apart(%y: tensor<1x16x16x16xf32>, %x: tensor<1x8x32x32xf32>) -> 
   %s = graph.add %q, %e : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32> -> tensor<1x32x16x16xf32>
   return %a, %p, %s : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>
 }
+
+// -----
+
+// Tests integer tensors: an embedding lookup by i64 ids is a DMA gather from the table in DDR,
+// each core gathering the rows of its share of the ids (no compute unit, no one-hot product);
+// the attention mask's i64 values, reshaped as a view, are cast to f32 through typed LB tiles;
+// the host function takes the i64 inputs as i64 DDR buffers.
+// CHECK-LABEL: dsa.kernel @lookup_0_gather
+// CHECK-SAME: (%[[TABLE:.*]]: memref<1x100x8xf32, #dsa.memory_space<ddr>>, %[[IDS:.*]]: memref<12xi64, #dsa.memory_space<ddr>>, %[[ROWS:.*]]: memref<1x12x8xf32, #dsa.memory_space<ddr>>)
+// CHECK: scf.for
+// CHECK: %[[SHARE:.*]] = memref.subview %[[IDS]][%{{.*}}] [3] [1]
+// CHECK: %[[OUT:.*]] = memref.subview %[[ROWS]][%{{.*}}, %{{.*}}, %{{.*}}] [1, 3, 8] [1, 1, 1]
+// CHECK: %[[T:.*]] = dsa.gather %[[TABLE]][%[[SHARE]]] to %[[OUT]] {axis = 1 : i64}
+// CHECK-NEXT: dsa.wait %[[T]]
+// CHECK-LABEL: dsa.kernel @lookup_1_cast
+// CHECK-SAME: (%[[IN:.*]]: memref<12xi64, #dsa.memory_space<ddr>>, %[[F:.*]]: memref<12xf32, #dsa.memory_space<ddr>>)
+// CHECK: %[[A:.*]] = dsa.alloc : memref<3xi64, #dsa.memory_space<lb>>
+// CHECK: %[[B:.*]] = dsa.alloc : memref<3xf32, #dsa.memory_space<lb>>
+// CHECK: %[[LOAD:.*]] = dsa.dma %{{.*}} to %[[A]]
+// CHECK: %[[CONVERT:.*]] = dsa.convert %[[A]] into %[[B]] after %[[LOAD]] : memref<3xi64, #dsa.memory_space<lb>>, memref<3xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.dma %[[B]] to %{{.*}} after %[[CONVERT]]
+// CHECK-LABEL: func.func @lookup
+// CHECK-SAME: %{{.*}}: memref<2x6xi64, #dsa.memory_space<ddr>> {dsa.input = 0 : i64}
+// CHECK-SAME: %{{.*}}: memref<2x6xi64, #dsa.memory_space<ddr>> {dsa.input = 1 : i64}
+// CHECK: dsa.launch @lookup_0_gather
+// CHECK: dsa.launch @lookup_1_cast
+func.func @lookup(%ids: tensor<2x6xi64>, %mask: tensor<2x6xi64>) -> (tensor<2x6x8xf32>, tensor<2x1x6xf32>) {
+  %table = graph.weight "words" : tensor<100x8xf32>
+  %e = graph.gather %table, %ids {axis = 0 : i64} : (tensor<100x8xf32>, tensor<2x6xi64>) -> tensor<2x6x8xf32>
+  %u = graph.reshape %mask : tensor<2x6xi64> -> tensor<2x1x6xi64>
+  %m = graph.cast %u : tensor<2x1x6xi64> -> tensor<2x1x6xf32>
+  return %e, %m : tensor<2x6x8xf32>, tensor<2x1x6xf32>
+}

@@ -705,3 +705,57 @@ module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, core
 
 // expected-error@+1 {{target 'stcp920': kernel_launch must not be negative, got -2000}}
 module attributes {dsa.target = #dsa.target<name = "stcp920", clusters = 4, cores_per_cluster = 8, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 65536, gb_bytes = 8388608, ddr_bytes = 17179869184, clock_mhz = 1000, ddr_gb_bandwidth = 64, gb_lb_bandwidth = 128, lb_lb_bandwidth = 64, matrix_flops = 512, dma_setup = 100, compute_setup = 16, barrier = 50, kernel_launch = -2000>} {}
+
+// -----
+
+// Tests that a gather keeps the table's element type.
+func.func @gather_other_element(%t: memref<8x4xf32, #dsa.memory_space<ddr>>, %i: memref<3xi64, #dsa.memory_space<lb>>, %r: memref<3x4xi32, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{gathers 'f32' elements into 'i32' elements}}
+  %t0 = dsa.gather %t[%i] to %r {axis = 0 : i64} : memref<8x4xf32, #dsa.memory_space<ddr>>, memref<3xi64, #dsa.memory_space<lb>>, memref<3x4xi32, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
+// Tests that a gather's indices are i64 or i32.
+func.func @gather_float_indices(%t: memref<8x4xf32, #dsa.memory_space<ddr>>, %i: memref<3xf32, #dsa.memory_space<lb>>, %r: memref<3x4xf32, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{expects i64 or i32 indices, got 'f32'}}
+  %t0 = dsa.gather %t[%i] to %r {axis = 0 : i64} : memref<8x4xf32, #dsa.memory_space<ddr>>, memref<3xf32, #dsa.memory_space<lb>>, memref<3x4xf32, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
+// Tests that a gather's axis is a dimension of the table.
+func.func @gather_axis(%t: memref<8x4xf32, #dsa.memory_space<ddr>>, %i: memref<3xi64, #dsa.memory_space<lb>>, %r: memref<3x4xf32, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{axis 2 is out of range for rank 2}}
+  %t0 = dsa.gather %t[%i] to %r {axis = 2 : i64} : memref<8x4xf32, #dsa.memory_space<ddr>>, memref<3xi64, #dsa.memory_space<lb>>, memref<3x4xf32, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
+// Tests that a gather's target has one slice per index along the axis.
+func.func @gather_shape(%t: memref<8x4xf32, #dsa.memory_space<ddr>>, %i: memref<2x3xi64, #dsa.memory_space<lb>>, %r: memref<8x3xf32, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{target shape [8, 3] does not match the expected [8, 6]}}
+  %t0 = dsa.gather %t[%i] to %r {axis = 1 : i64} : memref<8x4xf32, #dsa.memory_space<ddr>>, memref<2x3xi64, #dsa.memory_space<lb>>, memref<8x3xf32, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
+// Tests that a conversion keeps the shape.
+func.func @convert_shape(%a: memref<4x2xi64, #dsa.memory_space<lb>>, %b: memref<8xf32, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{output shape [8] does not match the expected [4, 2]}}
+  %t0 = dsa.convert %a into %b : memref<4x2xi64, #dsa.memory_space<lb>>, memref<8xf32, #dsa.memory_space<lb>>
+  return
+}
+
+// -----
+
+// Tests that a conversion runs on the vector unit, in LB.
+func.func @convert_in_ddr(%a: memref<8xi64, #dsa.memory_space<ddr>>, %b: memref<8xf32, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{operand #0 must be in #dsa.memory_space<lb>}}
+  %t0 = dsa.convert %a into %b : memref<8xi64, #dsa.memory_space<ddr>>, memref<8xf32, #dsa.memory_space<lb>>
+  return
+}

@@ -242,6 +242,25 @@ dsa.kernel @reduce(%s: memref<16x128xf32, #dsa.memory_space<lb>>, %m: memref<16x
 
 // -----
 
+// Tests that an embedding lookup round-trips: a DMA gather of BERT's word
+// embeddings by i64 token ids in LB into a DDR buffer of rows, and the
+// attention mask's conversion from i64 to f32 and from f32 to booleans.
+// CHECK-LABEL: dsa.kernel @embedding
+// CHECK-SAME: (%[[T:.*]]: memref<30522x768xf32, #dsa.memory_space<ddr>>, %[[I:.*]]: memref<128xi64, #dsa.memory_space<lb>>, %[[R:.*]]: memref<128x768xf32, #dsa.memory_space<ddr>>, %[[M:.*]]: memref<128xi64, #dsa.memory_space<lb>>, %[[F:.*]]: memref<128xf32, #dsa.memory_space<lb>>, %[[B:.*]]: memref<128xi1, #dsa.memory_space<lb>>)
+// CHECK: %[[T0:.*]] = dsa.gather %[[T]][%[[I]]] to %[[R]] {axis = 0 : i64} : memref<30522x768xf32, #dsa.memory_space<ddr>>, memref<128xi64, #dsa.memory_space<lb>>, memref<128x768xf32, #dsa.memory_space<ddr>>
+// CHECK: %[[T1:.*]] = dsa.convert %[[M]] into %[[F]] : memref<128xi64, #dsa.memory_space<lb>>, memref<128xf32, #dsa.memory_space<lb>>
+// CHECK: %[[T2:.*]] = dsa.convert %[[F]] into %[[B]] after %[[T1]] : memref<128xf32, #dsa.memory_space<lb>>, memref<128xi1, #dsa.memory_space<lb>>
+// CHECK: dsa.wait %[[T0]], %[[T2]]
+dsa.kernel @embedding(%table: memref<30522x768xf32, #dsa.memory_space<ddr>>, %ids: memref<128xi64, #dsa.memory_space<lb>>, %rows: memref<128x768xf32, #dsa.memory_space<ddr>>, %mask: memref<128xi64, #dsa.memory_space<lb>>, %f: memref<128xf32, #dsa.memory_space<lb>>, %b: memref<128xi1, #dsa.memory_space<lb>>) {
+  %t0 = dsa.gather %table[%ids] to %rows {axis = 0 : i64} : memref<30522x768xf32, #dsa.memory_space<ddr>>, memref<128xi64, #dsa.memory_space<lb>>, memref<128x768xf32, #dsa.memory_space<ddr>>
+  %t1 = dsa.convert %mask into %f : memref<128xi64, #dsa.memory_space<lb>>, memref<128xf32, #dsa.memory_space<lb>>
+  %t2 = dsa.convert %f into %b after %t1 : memref<128xf32, #dsa.memory_space<lb>>, memref<128xi1, #dsa.memory_space<lb>>
+  dsa.wait %t0, %t2
+  dsa.return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Kernels and launches
 //===----------------------------------------------------------------------===//

@@ -9,7 +9,6 @@ use turbine_runtime::ffi;
 
 /// Codes of runtime/include/turbine_dsa.h.
 const LEVEL_DDR: u32 = 2;
-const DTYPE_F32: u32 = 0;
 const REPORT_JSON: u32 = 0;
 const REPORT_TEXT: u32 = 1;
 const REPORT_TEXT_DETAIL: u32 = 2;
@@ -71,8 +70,14 @@ impl Device {
         )
     }
 
-    /// A DDR buffer of `elements` f32 elements (at least one).
-    pub(super) fn alloc(&self, elements: usize) -> Result<u64, String> {
+    /// A DDR buffer of `bytes` bytes (at least one element of `element_bytes`) of `dtype`
+    /// elements (a `TD_DTYPE_*` code).
+    pub(super) fn alloc(
+        &self,
+        bytes: usize,
+        element_bytes: usize,
+        dtype: u32,
+    ) -> Result<u64, String> {
         let mut buffer = 0;
         // SAFETY: valid out pointer.
         check(
@@ -82,8 +87,8 @@ impl Device {
                     LEVEL_DDR,
                     0,
                     0,
-                    (elements.max(1) * 4) as u64,
-                    DTYPE_F32,
+                    bytes.max(element_bytes) as u64,
+                    dtype,
                     &mut buffer,
                 )
             },
@@ -92,36 +97,24 @@ impl Device {
         Ok(buffer)
     }
 
-    /// Writes `values` at the start of `buffer`.
-    pub(super) fn write(&self, buffer: u64, values: &[f32]) -> Result<(), String> {
-        // SAFETY: the slice is valid for its length in bytes.
+    /// Writes `bytes` (whole elements) at the start of `buffer`.
+    pub(super) fn write(&self, buffer: u64, bytes: &[u8]) -> Result<(), String> {
+        // SAFETY: the slice is valid for its length.
         check(
             unsafe {
-                ffi::td_buffer_write(
-                    self.0,
-                    buffer,
-                    0,
-                    values.as_ptr().cast(),
-                    (values.len() * 4) as u64,
-                )
+                ffi::td_buffer_write(self.0, buffer, 0, bytes.as_ptr().cast(), bytes.len() as u64)
             },
             "cannot write a buffer",
         )
     }
 
-    /// Reads the first `elements` elements of `buffer`.
-    pub(super) fn read(&self, buffer: u64, elements: usize) -> Result<Vec<f32>, String> {
-        let mut values = vec![0f32; elements];
-        // SAFETY: the vector is valid for its length in bytes.
+    /// Reads the first `bytes` bytes (whole elements) of `buffer`.
+    pub(super) fn read(&self, buffer: u64, bytes: usize) -> Result<Vec<u8>, String> {
+        let mut values = vec![0u8; bytes];
+        // SAFETY: the vector is valid for its length.
         check(
             unsafe {
-                ffi::td_buffer_read(
-                    self.0,
-                    buffer,
-                    0,
-                    values.as_mut_ptr().cast(),
-                    (elements * 4) as u64,
-                )
+                ffi::td_buffer_read(self.0, buffer, 0, values.as_mut_ptr().cast(), bytes as u64)
             },
             "cannot read a buffer",
         )?;

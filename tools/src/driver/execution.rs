@@ -2,18 +2,9 @@
 //! entry called, the outputs read back; and the figures of the runtime's report that compare
 //! schedules.
 
+use super::elements::{decode, dtype_code, element_bytes, encode};
 use super::{Compiled, Device, Role};
-use turbine_interpreter::{Data, ElementType, Tensor, Weights};
-
-/// The values of an f32 tensor; `what` names it in the error otherwise.
-fn f32_values<'t>(tensor: &'t Tensor, what: &str) -> Result<&'t [f32], String> {
-    tensor.as_f32().ok_or_else(|| {
-        format!(
-            "{what} is {:?}; the software DSA computes in f32",
-            tensor.element_type
-        )
-    })
-}
+use turbine_interpreter::{Tensor, Weights};
 
 /// Runs `compiled` on `device` with `inputs` and `weights`; returns the outputs.
 pub fn run(
@@ -55,8 +46,10 @@ fn fill_buffers(
 ) -> Result<(), String> {
     for buffer in &compiled.buffers {
         let elements: usize = buffer.shape.iter().product();
-        let handle = device.alloc(elements)?;
+        let size = element_bytes(buffer.element);
+        let handle = device.alloc(elements * size, size, dtype_code(buffer.element))?;
         handles.push(handle);
+        let what = |role: String| format!("{role} ({:?} in the model)", buffer.element);
         match &buffer.role {
             Role::Input(index) => {
                 let input = &inputs[*index];
@@ -67,7 +60,14 @@ fn fill_buffers(
                         input.shape, compiled.entry, buffer.shape
                     ));
                 }
-                device.write(handle, f32_values(input, &format!("input #{index}"))?)?;
+                device.write(
+                    handle,
+                    &encode(
+                        &input.data,
+                        buffer.element,
+                        &what(format!("input #{index}")),
+                    )?,
+                )?;
             }
             Role::Weight(name) => {
                 let weight = weights
@@ -79,9 +79,19 @@ fn fill_buffers(
                         weight.shape, buffer.shape
                     ));
                 }
-                device.write(handle, f32_values(weight, &format!("weight '{name}'"))?)?;
+                device.write(
+                    handle,
+                    &encode(
+                        &weight.data,
+                        buffer.element,
+                        &what(format!("weight '{name}'")),
+                    )?,
+                )?;
             }
-            Role::Constant(values) => device.write(handle, values)?,
+            Role::Constant(values) => device.write(
+                handle,
+                &encode(values, buffer.element, &what("a constant".into()))?,
+            )?,
             Role::Output(_) => {}
         }
     }
@@ -98,7 +108,8 @@ fn read_outputs(
     let mut outputs = Vec::new();
     for (buffer, &handle) in compiled.buffers.iter().zip(handles) {
         if let Role::Output(index) = buffer.role {
-            let values = device.read(handle, buffer.shape.iter().product())?;
+            let elements: usize = buffer.shape.iter().product();
+            let bytes = device.read(handle, elements * element_bytes(buffer.element))?;
             let shape = compiled
                 .output_shapes
                 .get(index)
@@ -108,8 +119,8 @@ fn read_outputs(
                 index,
                 Tensor {
                     shape,
-                    element_type: ElementType::F32,
-                    data: Data::F32(values),
+                    element_type: buffer.element,
+                    data: decode(&bytes, buffer.element),
                 },
             ));
         }

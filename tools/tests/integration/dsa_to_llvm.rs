@@ -136,10 +136,12 @@ fn relu_split_over_four_cores_runs_through_the_jit() {
         [
             EntryBuffer {
                 shape: vec![4, 64],
+                element: "f32",
                 role: Role::Input(0)
             },
             EntryBuffer {
                 shape: vec![4, 64],
+                element: "f32",
                 role: Role::Output(0)
             },
         ]

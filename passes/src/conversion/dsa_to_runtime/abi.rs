@@ -181,6 +181,8 @@ const RUNTIME_FUNCTIONS: &[(&str, &[Parameter])] = {
         ("td_unary", &[I64, I32, I32, I32, F32, F32, P, P, P, I64, P]),
         ("td_pool2d", &[I64, I32, I32, P, P, P, P, I64, P]),
         ("td_reduce", &[I64, I32, I32, I32, I32, P, P, P, I64, P]),
+        ("td_convert", &[I64, I32, I32, P, P, P, I64, P]),
+        ("td_gather", &[I64, I32, I32, I32, P, P, P, P, I64, P]),
         ("td_wait", &[I64, I32, I32, P, I64, P]),
         ("td_barrier", &[I64, I32, I32, P]),
         ("td_layer", &[I64, I32, I32, I32]),

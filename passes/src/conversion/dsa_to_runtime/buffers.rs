@@ -10,6 +10,7 @@ use super::abi::{level_code, FunctionState, TOKEN_WORD};
 use super::builder::Builder;
 use super::types::{
     convert_type, descriptor_type, i64_type, index_type, memory_space, pointer_type,
+    runtime_element,
 };
 use crate::ir::{i64_array, Op, Val};
 use mlir_sys::*;
@@ -92,12 +93,14 @@ pub(super) fn lower_alloc(op: Op, builder: &Builder, state: FunctionState) {
         )
     });
     // SAFETY: the checks made the result's type a ranked buffer; indices stay below its rank.
-    let elements = unsafe {
-        (0..mlirShapedTypeGetRank(r#type))
+    let (elements, element) = unsafe {
+        let elements = (0..mlirShapedTypeGetRank(r#type))
             .map(|dimension| mlirShapedTypeGetDimSize(r#type, dimension as isize))
-            .product::<i64>()
+            .product::<i64>();
+        (elements, mlirShapedTypeGetElementType(r#type))
     };
-    let bytes = 4 * elements;
+    let (dtype, size) = runtime_element(element).expect("checked: an element the runtime holds");
+    let bytes = size * elements;
     let handle_slot = builder.word(
         state.scratch.expect("allocating functions have scratch"),
         TOKEN_WORD,
@@ -110,7 +113,7 @@ pub(super) fn lower_alloc(op: Op, builder: &Builder, state: FunctionState) {
             cluster,
             core,
             builder.constant_i64(bytes),
-            builder.constant_i32(0),
+            builder.constant_i32(dtype),
             handle_slot,
         ],
     );

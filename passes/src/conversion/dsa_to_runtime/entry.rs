@@ -15,7 +15,7 @@ use super::buffers::from_handle;
 use super::builder::Builder;
 use super::types::{
     array_attribute, convert_type, dictionary_attribute, i32_type, i64_type, memory_space,
-    pointer_type, type_attribute,
+    pointer_type, runtime_element, type_attribute,
 };
 use crate::ir::function_type;
 use crate::ir::{block_arguments, region_with_block, string_attribute, string_ref, Op};
@@ -25,7 +25,8 @@ use turbine_dialects::attributes::dsa::MemorySpace;
 use turbine_dialects::ops::upstream;
 
 /// If `function` (a verified `func.func` that the lowering has not changed yet) is an entry point
-/// (public, only DDR f32 buffer arguments of static shape, no results), its `dsa.arguments`
+/// (public, only DDR buffer arguments of static shape and an element type the runtime holds, no
+/// results), its `dsa.arguments`
 /// record: for each argument, `{type = <lowered type>, attributes = <its argument attributes>}`.
 pub(super) fn entry_record(function: Op) -> Option<MlirAttribute> {
     if function
@@ -49,7 +50,7 @@ pub(super) fn entry_record(function: Op) -> Option<MlirAttribute> {
             let input = mlirFunctionTypeGetInput(function_type, index);
             let is_buffer = memory_space(input) == Some(MemorySpace::Ddr)
                 && mlirShapedTypeHasStaticShape(input)
-                && mlirTypeIsAF32(mlirShapedTypeGetElementType(input));
+                && runtime_element(mlirShapedTypeGetElementType(input)).is_some();
             if !is_buffer {
                 return None;
             }

@@ -30,6 +30,8 @@ pub(super) fn is_instruction(kind: dsa::Kind) -> bool {
         | dsa::Kind::Unary
         | dsa::Kind::Pool
         | dsa::Kind::Reduce
+        | dsa::Kind::Convert
+        | dsa::Kind::Gather
         | dsa::Kind::Wait
         | dsa::Kind::Barrier => true,
         dsa::Kind::Alloc
@@ -172,6 +174,19 @@ impl<'a> Call<'a> {
             dsa::Kind::Reduce => {
                 self.reduce(arguments);
                 "td_reduce"
+            }
+            dsa::Kind::Convert => {
+                arguments.extend(&self.views);
+                "td_convert"
+            }
+            dsa::Kind::Gather => {
+                let axis = self
+                    .op
+                    .integer_value("axis")
+                    .expect("dsa.gather has an axis");
+                arguments.push(self.builder.constant_i32(axis));
+                arguments.extend(&self.views);
+                "td_gather"
             }
             dsa::Kind::Wait
             | dsa::Kind::Barrier

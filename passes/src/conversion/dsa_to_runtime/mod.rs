@@ -57,7 +57,8 @@ use std::collections::HashSet;
 use turbine_dialects::attributes::dsa::{Target, UnaryKind};
 use turbine_dialects::ops::{dsa, upstream, OpKind};
 use types::{
-    i64_type, integer_attribute, is_memref, memory_space, pointer_type, shown, type_attribute,
+    i64_type, integer_attribute, is_memref, memory_space, pointer_type, runtime_element, shown,
+    type_attribute,
 };
 
 /// The pass; see the module documentation.
@@ -110,7 +111,7 @@ per original argument, calls the original body (renamed `f.impl`, which names th
 layers with one `td_layer_names` call on their names back to back in a constant global), and \
 returns `td_device_take_error(device)` (the first failing call's status, or 0); its original \
 arguments' (DDR) types and attributes stay readable in its `dsa.arguments` attribute. An unknown \
-`dsa` op, a buffer that is not f32, a view of rank 0 or above 4, or an instruction outside a \
+`dsa` op, a buffer of an element type the runtime does not hold (f32, i64, i32, i8, ui8, i1), a view of rank 0 or above 4, or an instruction outside a \
 kernel is an error at the op.";
 
     fn from_options(_options: &PassOptions) -> Result<Self, String> {
@@ -406,6 +407,8 @@ impl Lowering {
             | dsa::Kind::Unary
             | dsa::Kind::Pool
             | dsa::Kind::Reduce
+            | dsa::Kind::Convert
+            | dsa::Kind::Gather
             | dsa::Kind::Wait
             | dsa::Kind::Barrier => instructions::lower_instruction(op, kind, &builder, state),
         }
@@ -417,8 +420,8 @@ impl Lowering {
     }
 }
 
-/// Checks that a buffer type of `op` is one the runtime holds: f32, in a dsa memory space, and
-/// (for a view) of rank 1 to 4.
+/// Checks that a buffer type of `op` is one the runtime holds: of f32, i64, i32, i8, ui8 or i1
+/// elements, in a dsa memory space, and (for a view) of rank 1 to 4.
 fn check_buffer(op: Op, buffer: MlirType, is_view: bool) -> Result<(), PassFailure> {
     // SAFETY: the buffer's type is an alive memref type.
     let (element, rank) = unsafe {
@@ -428,11 +431,11 @@ fn check_buffer(op: Op, buffer: MlirType, is_view: bool) -> Result<(), PassFailu
         )
     };
     // SAFETY: the element type is alive.
-    if !unsafe { mlirTypeIsAF32(element) } {
+    if runtime_element(element).is_none() {
         return Err(fail(
             op,
             &format!(
-                "the runtime's buffers hold f32 elements only, got {}",
+                "the runtime's buffers hold f32, i64, i32, i8, ui8 or i1 elements, got {}",
                 shown(buffer)
             ),
         ));

@@ -39,6 +39,31 @@ pub(super) fn f32_type(context: MlirContext) -> MlirType {
     unsafe { mlirF32TypeGet(context) }
 }
 
+/// The runtime's `TD_DTYPE_*` code and the size in bytes of buffer elements of type `element`:
+/// f32, i64, i32, i8, ui8 and i1 (booleans, one byte each); None for the others.
+pub(super) fn runtime_element(element: MlirType) -> Option<(i64, i64)> {
+    // SAFETY: the type is alive.
+    unsafe {
+        if mlirTypeIsAF32(element) {
+            return Some((0, 4));
+        }
+        if !mlirTypeIsAInteger(element) {
+            return None;
+        }
+        let width = mlirIntegerTypeGetWidth(element);
+        let unsigned = mlirIntegerTypeIsUnsigned(element);
+        let signless = mlirIntegerTypeIsSignless(element);
+        match (width, signless, unsigned) {
+            (64, true, _) => Some((1, 8)),
+            (32, true, _) => Some((2, 4)),
+            (8, true, _) => Some((3, 1)),
+            (8, _, true) => Some((4, 1)),
+            (1, true, _) => Some((5, 1)),
+            _ => None,
+        }
+    }
+}
+
 /// `index`.
 pub(super) fn index_type(context: MlirContext) -> MlirType {
     // SAFETY: the context is alive.

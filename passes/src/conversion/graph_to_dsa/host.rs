@@ -6,7 +6,7 @@ use crate::kernels::{
     emit::{reshaped, Body, Space, Tensor, View},
     error::LoweringError,
     fusion::{self, Fused, Synthetic},
-    host_function::{check_f32, launch, HostFunction},
+    host_function::{check_buffer_element, check_f32, check_layer_elements, launch, HostFunction},
     kernel::Kernel,
     layers::{Layer, Scope},
     movement,
@@ -14,7 +14,7 @@ use crate::kernels::{
 };
 use crate::target::Machine;
 use crate::{
-    graph_view::{ElementType, FunctionView, Node, ValueId},
+    graph_view::{FunctionView, Node, ValueId},
     ir::{self, Op, Val},
 };
 use std::collections::{BTreeMap, BTreeSet};
@@ -143,7 +143,7 @@ struct HostLowering<'p, 'b> {
     outputs: BTreeMap<ValueId, Tensor>,
     /// Every output buffer, and the shape of each.
     output_buffers: Vec<Val>,
-    return_types: Vec<Vec<usize>>,
+    return_types: Vec<View>,
     /// Per convolution a later layer absorbs, that layer ([`fusion::absorbed_convs`]); per
     /// absorbing layer, the convolution.
     absorbed_into: BTreeMap<usize, usize>,
@@ -171,8 +171,12 @@ impl HostLowering<'_, '_> {
     fn inputs(&mut self) -> Result<(), LoweringError> {
         let context = self.host.context();
         for (position, (value, r#type)) in self.program.arguments.iter().enumerate() {
-            check_f32(r#type.element_type, None, "function argument")?;
-            let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
+            check_buffer_element(r#type.element_type, None, "function argument")?;
+            let view = View::contiguous_of(
+                &buffer_shape(&r#type.shape),
+                Space::Ddr,
+                r#type.element_type,
+            );
             let location = self.function.entry_argument(position).location();
             let host = self.signature.parameter(
                 &view,
@@ -197,12 +201,12 @@ impl HostLowering<'_, '_> {
             Some(node) => node
                 .operands
                 .iter()
-                .map(|value| value_shape(self.program, *value))
+                .map(|value| value_view(self.program, *value))
                 .collect(),
             None => Vec::new(),
         };
-        for (position, shape) in self.return_types.iter().enumerate() {
-            let view = View::contiguous(shape, Space::Ddr);
+        for (position, view) in self.return_types.iter().enumerate() {
+            let view = view.clone();
             let location =
                 returned_node.map_or(self.function.location(), |node| node.op.location());
             let host = self.signature.parameter(
@@ -259,17 +263,9 @@ impl HostLowering<'_, '_> {
                 "graph.constant without a dense value",
             ));
         };
-        if constant.element_type() != ElementType::F32 {
-            return Err(LoweringError::at(
-                index,
-                format!(
-                    "{:?} constants are not supported by the software DSA (only f32 is)",
-                    r#type.element_type
-                ),
-            ));
-        }
+        check_buffer_element(r#type.element_type, Some(index), "the constant")?;
         let shape = buffer_shape(&r#type.shape);
-        let view = View::contiguous(&shape, Space::Ddr);
+        let view = View::contiguous_of(&shape, Space::Ddr, r#type.element_type);
         // The values, flat in row-major order (the buffer's type carries the shape); a
         // splat stays one value, as importers make large splat constants.
         let payload = constant.flattened();
@@ -339,13 +335,7 @@ impl HostLowering<'_, '_> {
             }
             _ => {}
         }
-        for (_, r#type) in &node.results {
-            check_f32(
-                r#type.element_type,
-                Some(index),
-                &format!("the result of '{}'", node.name),
-            )?;
-        }
+        check_layer_elements(program, index)?;
         let absorbed = self.absorbs.get(&index).copied();
         let Fused {
             steps,
@@ -462,8 +452,9 @@ impl HostLowering<'_, '_> {
         shape: &[usize],
     ) -> Result<Tensor, LoweringError> {
         let (node, machine) = (&self.program.ops[index], self.machine);
-        let view = View::contiguous(shape, Space::Ddr);
-        self.live_bytes += view.elements() * 4;
+        let element = self.program.type_of(value).element_type;
+        let view = View::contiguous_of(shape, Space::Ddr, element);
+        self.live_bytes += view.elements() * element.bytes();
         if self.live_bytes > machine.ddr_bytes {
             return Err(LoweringError::at(
                 index,
@@ -522,7 +513,7 @@ impl HostLowering<'_, '_> {
         for (position, &value) in node.operands.iter().enumerate() {
             let output = Tensor {
                 host: self.output_buffers[position],
-                view: View::contiguous(&self.return_types[position], Space::Ddr),
+                view: self.return_types[position].clone(),
             };
             let source = self.tensors.get(&value).cloned().ok_or_else(|| {
                 LoweringError::at(ops.len() - 1, "a returned value has no buffer")
@@ -581,6 +572,12 @@ fn returned_through_reshapes(
     }
 }
 
-fn value_shape(program: &FunctionView, value: ValueId) -> Vec<usize> {
-    buffer_shape(&program.type_of(value).shape)
+/// The DDR buffer type of `value`.
+fn value_view(program: &FunctionView, value: ValueId) -> View {
+    let r#type = program.type_of(value);
+    View::contiguous_of(
+        &buffer_shape(&r#type.shape),
+        Space::Ddr,
+        r#type.element_type,
+    )
 }

@@ -8,7 +8,7 @@ use super::emission::Emission;
 use super::error::ScheduleError;
 use super::per_core::{self, CorePlan, Operands, Placement, RESIDENT_SHARE};
 use super::plan::FirstFit;
-use crate::graph_view::{FunctionView, Node, ValueId};
+use crate::graph_view::{ElementType, FunctionView, Node, ValueId};
 use crate::ir::{Op, Val};
 use crate::kernels::emit::IndexOp;
 use crate::kernels::{
@@ -75,6 +75,15 @@ impl Emission<'_, '_> {
         tensors: &mut BTreeMap<ValueId, Tensor>,
     ) -> Result<bool, ScheduleError> {
         let walk = self.walk;
+        // A typed kernel's LB holds buffers of its element types, not the f32 blocks of a
+        // per-core plan.
+        if walk
+            .kernel_of
+            .get(&position)
+            .is_some_and(|&kernel| walk.typed[kernel])
+        {
+            return Ok(false);
+        }
         let weights = walk.weight_arguments(node, body);
         // Lowered in the GB, the instance's weights would be copied under the layer before
         // when there is one, all but the segment inputs that layer may still be writing.
@@ -271,7 +280,12 @@ impl Emission<'_, '_> {
         shape: &[usize],
     ) -> Tensor {
         let elements: usize = shape.iter().product();
-        let whole = self.intermediate(host, value, &[lowering.cores * elements]);
+        // Per-core plans are of f32 instances (a typed kernel's are lowered in the GB).
+        let whole = self.intermediate(
+            host,
+            value,
+            (&[lowering.cores * elements], ElementType::F32),
+        );
         let core = lowering.core;
         let kernel = lowering.kernel();
         let source = kernel.argument(whole.host, &whole.view);

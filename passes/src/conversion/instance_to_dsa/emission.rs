@@ -7,7 +7,7 @@ use super::items::{instance_attributes, Root};
 use super::operands::Cover;
 use super::plan::FirstFit;
 use super::walk::Walk;
-use crate::graph_view::{Node, ValueId};
+use crate::graph_view::{ElementType, Node, ValueId};
 use crate::ir::Op;
 use crate::kernels::{
     emit::{Body, Space, Tensor, View},
@@ -136,19 +136,26 @@ impl Emission<'_, '_> {
             return tensor.clone();
         }
         let walk = self.walk;
-        let shape = match root {
-            Root::Group(group) => walk.stitched[group].shape.clone(),
+        let (shape, element) = match root {
+            Root::Group(group) => (
+                walk.stitched[group].shape.clone(),
+                walk.stitched[group].element,
+            ),
             Root::Result(position, index) => {
-                buffer_shape(&walk.program.ops[*position].results[*index].1.shape)
+                let r#type = &walk.program.ops[*position].results[*index].1;
+                (buffer_shape(&r#type.shape), r#type.element_type)
             }
-            Root::Concat(position) => buffer_shape(&walk.program.ops[*position].results[0].1.shape),
+            Root::Concat(position) => {
+                let r#type = &walk.program.ops[*position].results[0].1;
+                (buffer_shape(&r#type.shape), r#type.element_type)
+            }
         };
         let space = if walk.in_ddr.get(root).copied().unwrap_or(false) {
             Space::Ddr
         } else {
             Space::Gb
         };
-        let tensor = allocate(host, &walk.replicas, &shape, space, walk.count);
+        let tensor = allocate(host, &walk.replicas, (&shape, element), space, walk.count);
         self.buffers.insert(root.clone(), tensor.clone());
         tensor
     }
@@ -220,17 +227,18 @@ impl Emission<'_, '_> {
         Ok(())
     }
 
-    /// A buffer of `shape` for intermediate `value` of the current instance: a window of the
-    /// kernel's GB arena, or DDR when the arena has no room left.
+    /// A buffer of `shape` and `element`s for intermediate `value` of the current instance: a
+    /// window of the kernel's GB arena, or DDR when the arena has no room left or holds another
+    /// element type (it is f32).
     pub(super) fn intermediate(
         &mut self,
         host: &mut Body,
         value: ValueId,
-        shape: &[usize],
+        (shape, element): (&[usize], ElementType),
     ) -> Tensor {
         let walk = self.walk;
         let elements: usize = shape.iter().product();
-        if let Some((arena, free)) = &mut self.arena {
+        if let Some((arena, free)) = self.arena.as_mut().filter(|_| element == ElementType::F32) {
             let planned = self
                 .planned
                 .get(&value)
@@ -244,7 +252,13 @@ impl Emission<'_, '_> {
             }
         }
         self.spilled_count += 1;
-        let tensor = allocate(host, &walk.replicas, shape, Space::Ddr, walk.count);
+        let tensor = allocate(
+            host,
+            &walk.replicas,
+            (shape, element),
+            Space::Ddr,
+            walk.count,
+        );
         self.spilled.push(tensor.clone());
         tensor
     }

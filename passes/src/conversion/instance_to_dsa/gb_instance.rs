@@ -209,7 +209,8 @@ impl Emission<'_, '_> {
                 // contiguous copy (GB to GB), a layer between the instance before and this one's
                 // first, which then prefetches nothing at that one's start.
                 self.retire_before();
-                let copy = self.intermediate(host, *argument, &tensor.view.shape);
+                let copy =
+                    self.intermediate(host, *argument, (&tensor.view.shape, tensor.view.element));
                 self.copy(host, &[(tensor, copy.clone())])
                     .map_err(|message| ScheduleError::at(node.op, message))?;
                 copy

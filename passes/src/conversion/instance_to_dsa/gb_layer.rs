@@ -14,6 +14,7 @@ use crate::kernels::{
     dispatch::{emit_layer, estimate_ports, estimate_stepped, writes_mirror},
     emit::{Body, Space, Tensor},
     fusion::{self, Fused},
+    host_function::check_layer_elements,
     layers::{Layer, Scope, Step},
     ports::Estimate,
     trickle,
@@ -111,6 +112,8 @@ impl Emission<'_, '_> {
         op_index: usize,
         op: &'b Node,
     ) -> Result<(), ScheduleError> {
+        check_layer_elements(instance.body, op_index)
+            .map_err(|error| ScheduleError::at(op.op, error.message))?;
         let layer = self.layer_reads(host, instance, op_index, op);
         let mut operands = self.layer_operands(host, instance, &layer)?;
         let results = self.layer_results(host, instance, &layer);
@@ -371,11 +374,21 @@ impl Emission<'_, '_> {
                 // fresh buffer, never an arena block another layer used. DDR, because the
                 // arena takes what the planned tensors leave of the GB.
                 None if layer.op.is(graph::Kind::Pad) => {
-                    let tensor = allocate(host, &walk.replicas, shape, Space::Ddr, walk.count);
+                    let element = instance.body.type_of(*value).element_type;
+                    let tensor = allocate(
+                        host,
+                        &walk.replicas,
+                        (shape, element),
+                        Space::Ddr,
+                        walk.count,
+                    );
                     self.spilled.push(tensor.clone());
                     tensor
                 }
-                None => self.intermediate(host, *value, shape),
+                None => {
+                    let element = instance.body.type_of(*value).element_type;
+                    self.intermediate(host, *value, (shape, element))
+                }
             });
         }
         results
@@ -444,7 +457,10 @@ impl Emission<'_, '_> {
         }
         let tensor = match target {
             Some(p) => instance.destinations[p].clone(),
-            None => self.intermediate(host, *result, &result_shape),
+            None => {
+                let element = instance.body.type_of(*result).element_type;
+                self.intermediate(host, *result, (&result_shape, element))
+            }
         };
         instance.stored_slices.insert(slice);
         instance.local.insert(*result, tensor.clone());

@@ -9,7 +9,7 @@
 //! the same-cut readers find it without a DDR read.
 
 use super::clusters::Clusters;
-use crate::graph_view::{FunctionView, ValueId};
+use crate::graph_view::{ElementType, FunctionView, ValueId};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The share of the GB that handed-over values may take, the rest left to the programs' own.
@@ -69,6 +69,11 @@ pub(super) fn plan(
     for (producer, clusters) in segments.iter().enumerate() {
         let node = &outer.ops[nodes[producer]];
         for (position, (value, r#type)) in node.results.iter().enumerate() {
+            // The GB holds f32 (its shares are carved out of f32 arenas): other element types
+            // are handed over through DDR.
+            if r#type.element_type != ElementType::F32 {
+                continue;
+            }
             let dim = clusters.result_dims.get(position).copied().unwrap_or(-1);
             let mut readers = Vec::new();
             for (reader, other) in segments.iter().enumerate().skip(producer + 1) {

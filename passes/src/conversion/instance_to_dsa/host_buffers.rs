@@ -1,6 +1,7 @@
 //! Buffers of the host function: held once per cluster (one host value stands for every
 //! cluster's copy, [`Replicas`], and the kernel picks its cluster's), and windows of them.
 
+use crate::graph_view::ElementType;
 use crate::ir::Val;
 use crate::kernels::emit::{Body, Replicas, Space, Tensor, View};
 
@@ -38,15 +39,15 @@ pub(super) fn shares(
     }
 }
 
-/// One buffer of `shape` per cluster, in its GB or in DDR.
+/// One buffer of `shape` and `element`s per cluster, in its GB or in DDR.
 pub(super) fn allocate(
     host: &mut Body,
     replicas: &Replicas,
-    shape: &[usize],
+    (shape, element): (&[usize], ElementType),
     space: Space,
     count: usize,
 ) -> Tensor {
-    let view = View::contiguous(shape, space);
+    let view = View::contiguous_of(shape, space, element);
     let buffers: Vec<Val> = (0..count)
         .map(|cluster| {
             if space == Space::Gb {

@@ -11,7 +11,7 @@ use crate::graph_view::{FunctionView, Node, TensorType, ValueId};
 use crate::ir::{self, Op};
 use crate::kernels::{
     emit::{Body, Replicas, Space, Tensor, View},
-    host_function::{check_f32, HostFunction},
+    host_function::{check_buffer_element, HostFunction},
     view::buffer_shape,
 };
 use mlir_sys::MlirContext;
@@ -47,9 +47,13 @@ fn parameter(
         .first()
         .cloned()
         .ok_or_else(|| ScheduleError::at(node.op, "a weight without a result"))?;
-    check_f32(r#type.element_type, None, "weight")
+    check_buffer_element(r#type.element_type, None, "the weight or constant")
         .map_err(|e| ScheduleError::at(node.op, e.message))?;
-    let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
+    let view = View::contiguous_of(
+        &buffer_shape(&r#type.shape),
+        Space::Ddr,
+        r#type.element_type,
+    );
     let role = if node.is(graph::Kind::Weight) {
         let weight = node
             .string("name")
@@ -120,9 +124,13 @@ impl<'b> HostBuild<'b> {
         outer: &FunctionView,
     ) -> Result<(), ScheduleError> {
         for (position, (value, r#type)) in outer.arguments.iter().enumerate() {
-            check_f32(r#type.element_type, None, "function argument")
+            check_buffer_element(r#type.element_type, None, "function argument")
                 .map_err(|e| ScheduleError::at(function, e.message))?;
-            let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
+            let view = View::contiguous_of(
+                &buffer_shape(&r#type.shape),
+                Space::Ddr,
+                r#type.element_type,
+            );
             let location = function.entry_argument(position).location();
             let buffer = self.signature.parameter(
                 &view,
@@ -147,7 +155,12 @@ impl<'b> HostBuild<'b> {
         let returned = outer.returned().to_vec();
         let mut result_buffers: BTreeMap<ValueId, Tensor> = BTreeMap::new();
         for (position, value) in returned.iter().enumerate() {
-            let view = View::contiguous(&buffer_shape(&outer.type_of(*value).shape), Space::Ddr);
+            let r#type = outer.type_of(*value);
+            let view = View::contiguous_of(
+                &buffer_shape(&r#type.shape),
+                Space::Ddr,
+                r#type.element_type,
+            );
             let location = outer
                 .ops
                 .last()
@@ -253,7 +266,7 @@ impl<'b> HostBuild<'b> {
                 None => allocate(
                     &mut self.body,
                     &self.replicas,
-                    &buffer_shape(&r#type.shape),
+                    (&buffer_shape(&r#type.shape), r#type.element_type),
                     Space::Ddr,
                     1,
                 ),
@@ -296,7 +309,13 @@ impl<'b> HostBuild<'b> {
                 (Tensor { host: value, view }, true)
             }
             None => (
-                allocate(host, &self.replicas, &shape, Space::Gb, count),
+                allocate(
+                    host,
+                    &self.replicas,
+                    (&shape, r#type.element_type),
+                    Space::Gb,
+                    count,
+                ),
                 false,
             ),
         }

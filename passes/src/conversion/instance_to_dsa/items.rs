@@ -1,7 +1,7 @@
 //! The vocabulary of a cluster program's plan: the tensors that own buffers, the kernels, and
 //! the groups whose instances write into one buffer.
 
-use crate::graph_view::Node;
+use crate::graph_view::{ElementType, Node};
 
 /// A tensor of the cluster program that owns buffers; views (slices, copies, redistributions,
 /// stitched concatenations) share their source's.
@@ -22,12 +22,13 @@ pub(super) enum Item {
     Copy,
 }
 
-/// A group whose instances write into one buffer: its shape and split.
+/// A group whose instances write into one buffer: its shape, split and element type.
 #[derive(Debug, Clone)]
 pub(super) struct Stitched {
     pub(super) shape: Vec<usize>,
     pub(super) dim: usize,
     pub(super) slice: usize,
+    pub(super) element: ElementType,
 }
 
 /// The group, index, count and split dimension of an `instance.instance` op.

@@ -122,12 +122,14 @@ fn leaves_room(opener: &Walk, reserve: usize, carved: usize, continuing: &[Walk]
 }
 
 /// Whether the first kernel of the segment walked as `walk` can continue the last kernel of the
-/// segment before (walked as `before`): on as many clusters, placing no tensor of its own in the
-/// GB (the buffers of both stay allocated until the one launch), with at least the arena it would
-/// have had alone or what its intermediates need.
+/// segment before (walked as `before`): on as many clusters, neither of them typed (their LBs
+/// differ), placing no tensor of its own in the GB (the buffers of both stay allocated until the
+/// one launch), with at least the arena it would have had alone or what its intermediates need.
 fn continues_kernel(before: &Walk, walk: &Walk) -> bool {
     let room = before.arena_elements(before.items.len() - 1) * 4;
     walk.count == before.count
+        && before.typed.last() == Some(&false)
+        && walk.typed.first() == Some(&false)
         && walk.starts_without_gb_tensors()
         && room
             >= walk

@@ -6,6 +6,7 @@ use super::emission::{Carried, Emission, Previous};
 use super::host_buffers::{allocate, free};
 use super::items::{Item, Root};
 use super::plan::FirstFit;
+use crate::graph_view::ElementType;
 use crate::ir::Op;
 use crate::kernels::{
     emit::{Body, Space, Tensor},
@@ -65,8 +66,8 @@ impl Emission<'_, '_> {
                 self.kernel_name(kernel),
                 host,
                 walk.machine,
-                walk.count,
-                walk.replicas.clone(),
+                (walk.count, walk.replicas.clone()),
+                walk.typed[kernel],
             ),
         ));
         // The GB the planned tensors leave free during this kernel holds its intermediates; the
@@ -78,7 +79,8 @@ impl Emission<'_, '_> {
         };
         let elements = walk.arena_elements(kernel).saturating_sub(reserve);
         self.arena = (elements > 0).then(|| {
-            let arena = allocate(host, &walk.replicas, &[elements], Space::Gb, walk.count);
+            let arena = (&[elements][..], ElementType::F32);
+            let arena = allocate(host, &walk.replicas, arena, Space::Gb, walk.count);
             (arena, FirstFit::new(elements))
         });
     }
@@ -115,8 +117,8 @@ impl Emission<'_, '_> {
                 self.kernel_name(kernel),
                 host,
                 walk.machine,
-                walk.count,
-                walk.replicas.clone(),
+                (walk.count, walk.replicas.clone()),
+                walk.typed[kernel],
             ),
         ));
     }

@@ -3,7 +3,7 @@
 
 use super::aliases::Aliases;
 use super::emission::{Emission, Previous};
-use crate::graph_view::{FunctionView, ValueId};
+use crate::graph_view::{ElementType, FunctionView, ValueId};
 use crate::ir::Op;
 use crate::kernels::{
     emit::{Body, Space, Tensor, View},
@@ -43,6 +43,10 @@ impl Emission<'_, '_> {
                 continue;
             }
             let source = tensors[&weight].clone();
+            // The arena holds f32: an operand of another type is read where it is.
+            if source.view.element != ElementType::F32 {
+                continue;
+            }
             let elements = source.view.elements();
             let Some(offset) = free.take_high(elements) else {
                 continue;

@@ -6,7 +6,7 @@ use super::items::{instance_attributes, Item, Root, Stitched};
 use super::offsets;
 use super::operands::conv_epilogues;
 use super::plan::{self, Spill};
-use crate::graph_view::{FunctionView, Node, ValueId};
+use crate::graph_view::{ElementType, FunctionView, Node, ValueId};
 use crate::kernels::{emit::Replicas, fusion};
 use crate::target::Machine;
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,6 +20,10 @@ pub(super) struct Walk<'p> {
     pub(super) count: usize,
     pub(super) replicas: Replicas,
     pub(super) items: Vec<Item>,
+    /// Per kernel, whether its instances read or make tensors of other element types than f32
+    /// (hw-group keeps such ops in groups of their own): its LB holds buffers of their types, no
+    /// f32 arena, and it neither continues nor is continued by another segment's kernel.
+    pub(super) typed: Vec<bool>,
     /// Per op position, the kernel it runs in (instances, copied concatenations, the yield's
     /// copy).
     pub(super) kernel_of: BTreeMap<usize, usize>,
@@ -89,6 +93,7 @@ impl<'p> Walk<'p> {
             count,
             replicas,
             items: Vec::new(),
+            typed: Vec::new(),
             kernel_of: BTreeMap::new(),
             roots: BTreeMap::new(),
             stitched: BTreeMap::new(),
@@ -198,6 +203,7 @@ impl<'p> Walk<'p> {
                         Some(group) => Root::Group(group),
                         None => {
                             self.items.push(Item::Copy);
+                            self.typed.push(false);
                             self.kernel_of.insert(position, self.items.len() - 1);
                             Root::Concat(position)
                         }
@@ -227,6 +233,14 @@ impl<'p> Walk<'p> {
         let (group, _, count, dim) = instance_attributes(node);
         if !matches!(self.items.last(), Some(Item::Run(last)) if *last == group) {
             self.items.push(Item::Run(group.clone()));
+            let program = self.program;
+            let operands = node.operands.iter().map(|&value| program.type_of(value));
+            let results = node.results.iter().map(|(_, r#type)| r#type);
+            self.typed.push(
+                operands
+                    .chain(results)
+                    .any(|r#type| r#type.element_type != ElementType::F32),
+            );
         }
         self.kernel_of.insert(position, self.items.len() - 1);
         let (first, first_type) = &node.results[0];
@@ -236,9 +250,12 @@ impl<'p> Walk<'p> {
         if dim < shape.len() && shape[..dim].iter().all(|&d| d == 1) {
             let slice = shape[dim];
             shape[dim] *= count;
-            self.stitched
-                .entry(group.clone())
-                .or_insert(Stitched { shape, dim, slice });
+            self.stitched.entry(group.clone()).or_insert(Stitched {
+                shape,
+                dim,
+                slice,
+                element: first_type.element_type,
+            });
             self.roots.insert(*first, Root::Group(group));
         } else {
             self.roots.insert(*first, Root::Result(position, 0));
@@ -277,6 +294,7 @@ impl<'p> Walk<'p> {
         }
         if copies {
             self.items.push(Item::Copy);
+            self.typed.push(false);
             self.kernel_of.insert(position, self.items.len() - 1);
         }
     }
@@ -444,7 +462,8 @@ impl<'p> Walk<'p> {
                         .shape
                         .clone(),
                 };
-                let ddr = self.outputs.contains_key(&root);
+                // A typed kernel's results stay in DDR: the GB arenas and shares are f32.
+                let ddr = self.outputs.contains_key(&root) || self.typed[kernel];
                 let entry = self.lifetimes.entry(root).or_insert(plan::Tensor {
                     bytes: bytes(&shape),
                     first: kernel,

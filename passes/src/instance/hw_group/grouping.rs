@@ -3,7 +3,7 @@
 
 use super::group_graph::{GroupGraph, GroupNode};
 use crate::{
-    graph_view::{FunctionView, Node, TensorType, ValueId},
+    graph_view::{ElementType, FunctionView, Node, TensorType, ValueId},
     instance::split_info::{best_split, Budget, Split, Subgraph},
 };
 use std::collections::{BTreeMap, BTreeSet};
@@ -177,6 +177,21 @@ impl<'p> Grouping<'p> {
         };
         self.program
             .epilogue_reader(*value, |operand| self.weights[operand])
+            .filter(|&reader| !self.typed(index) && !self.typed(reader))
+    }
+
+    /// Whether op `index` reads or makes a tensor of another element type than f32 (a gather's
+    /// indices, a cast): such an op is a subgraph of its own with no split (an empty SplitInfo),
+    /// so that no merge takes it (no split of a merge fits) and it stays one instance, whose
+    /// kernel keeps its tensors out of the f32 arenas of GraphTurbo's kernels.
+    fn typed(&self, index: usize) -> bool {
+        let node = self.node(index);
+        let operands = node.operands.iter().map(|&value| self.types[value]);
+        let results = node.results.iter().map(|(_, r#type)| Some(r#type));
+        operands
+            .chain(results)
+            .flatten()
+            .any(|r#type| r#type.element_type != ElementType::F32)
     }
 
     pub(super) fn node(&self, index: usize) -> &'p Node {
@@ -186,6 +201,13 @@ impl<'p> Grouping<'p> {
     /// Algorithm 1 and Eq. 1 for the ops `ops`.
     pub(super) fn analysed(&self, mut ops: Vec<usize>) -> Group {
         ops.sort_unstable();
+        if ops.iter().any(|&index| self.typed(index)) {
+            return Group {
+                ops,
+                info: Vec::new(),
+                best: None,
+            };
+        }
         let info = {
             let weights = |value: ValueId| self.weights[value];
             let escapes = |value: ValueId| self.escapes(&ops, value);

@@ -96,6 +96,7 @@ pub(super) fn rows_of(host: &mut Body, tensor: &Tensor, k: usize) -> Tensor {
         strides: vec![view.strides[0], view.strides[1], k, 1],
         dynamic_offset: view.dynamic_offset,
         space: view.space,
+        element: view.element,
     };
     if view.dynamic_offset {
         let (value, result) = host.reshape_window(tensor.host, view, &result);

@@ -88,6 +88,7 @@ impl Body {
             strides: Vec::new(),
             dynamic_offset: false,
             space: view.space,
+            element: view.element,
         };
         let index = self.index_type();
         let mut metadata = vec![base.memref_type(self.context), index];
@@ -260,6 +261,7 @@ impl Body {
                 .collect(),
             dynamic_offset: view.offset_after_dynamic_offsets(),
             space: view.space,
+            element: view.element,
         };
         let source = source.into();
         if let Some(empty) = self.empty_view(source, view, &result) {

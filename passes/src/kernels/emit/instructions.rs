@@ -32,6 +32,24 @@ impl Body {
         self.instruction(dsa::Kind::Dma, &[source.into(), target.into()], after, &[])
     }
 
+    /// `dsa.convert input into output` (to the output's element type).
+    pub fn convert(&mut self, input: Val, output: Val, after: &[Val]) -> Val {
+        self.instruction(dsa::Kind::Convert, &[input, output], after, &[])
+    }
+
+    /// `dsa.gather table[indices] to target` along `axis`.
+    pub fn gather(
+        &mut self,
+        table: Val,
+        indices: Val,
+        target: Val,
+        axis: usize,
+        after: &[Val],
+    ) -> Val {
+        let axis = ("axis", ir::i64_attribute(self.context, axis as i64));
+        self.instruction(dsa::Kind::Gather, &[table, indices, target], after, &[axis])
+    }
+
     /// `dsa.unary kind input into output`, with `min`/`max` (clip) or `scale`/`shift` (affine).
     pub fn unary(
         &mut self,

@@ -35,7 +35,7 @@ pub struct Tensor {
 /// A host-side view of `source` with another shape of the same elements (a reshape of a
 /// contiguous buffer or window).
 pub fn reshaped(host: &mut Body, source: &Tensor, shape: &[usize]) -> Tensor {
-    let view = View::contiguous(shape, source.view.space);
+    let view = View::contiguous_of(shape, source.view.space, source.view.element);
     // A strided view seen with another shape would read the wrong elements: refuse loudly.
     assert!(
         source.view.is_contiguous(),

@@ -106,6 +106,7 @@ fn merge_dimensions(host: &mut Body, (source, target): (Tensor, Tensor)) -> (Ten
             strides,
             dynamic_offset: tensor.view.dynamic_offset,
             space: tensor.view.space,
+            element: tensor.view.element,
         };
         if tensor.view.dynamic_offset {
             let (value, view) = host.reshape_window(tensor.host, &tensor.view, &view);

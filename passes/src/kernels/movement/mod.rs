@@ -291,6 +291,7 @@ fn broadcast(
         strides,
         dynamic_offset: false,
         space: input.view.space,
+        element: input.view.element,
     };
     let source = if input.view.dynamic_offset {
         let (value, view) = host.reshape_window(input.host, &input.view, &view);

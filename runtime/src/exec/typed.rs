@@ -1,0 +1,135 @@
+//! The instructions that see element types: conversions between them, and gathers, whose
+//! indices are data.
+
+use super::{locks::Locked, Fault};
+use crate::element::{each_storage, Storage};
+use crate::ids::BufferId;
+use crate::memory::Buffer;
+use crate::view::View;
+
+/// One element on its way through a conversion: a float, or an integer (booleans included).
+#[derive(Clone, Copy)]
+enum Value {
+    Float(f32),
+    Int(i64),
+}
+
+/// Converts `input` into `out`'s element type (`Instr::Convert`).
+pub(super) fn convert<'a>(input: &View, out: &View, get: &dyn Fn(BufferId) -> &'a Buffer) {
+    let values: Vec<Value> = {
+        let storage = super::storage(get(input.buffer));
+        match &*storage {
+            Storage::F32(v) => input.gather(v).into_iter().map(Value::Float).collect(),
+            Storage::I64(v) => integers(input.gather(v)),
+            Storage::I32(v) => integers(input.gather(v)),
+            Storage::I8(v) => integers(input.gather(v)),
+            Storage::U8(v) => integers(input.gather(v)),
+        }
+    };
+    let out_type = get(out.buffer).dtype;
+    let mut storage = super::storage_mut(get(out.buffer));
+    // Rust's float-to-integer `as` truncates toward zero, saturates and maps NaN to 0; its
+    // integer-to-integer `as` wraps.
+    match &mut *storage {
+        Storage::F32(d) => out.scatter(d, &map(&values, |x| x, |v| v as f32)),
+        Storage::I64(d) => out.scatter(d, &map(&values, |x| x as i64, |v| v)),
+        Storage::I32(d) => out.scatter(d, &map(&values, |x| x as i32, |v| v as i32)),
+        Storage::I8(d) => out.scatter(d, &map(&values, |x| x as i8, |v| v as i8)),
+        Storage::U8(d) if out_type == crate::element::ElementType::Bool => out.scatter(
+            d,
+            &map(&values, |x| u8::from(x != 0.0), |v| u8::from(v != 0)),
+        ),
+        Storage::U8(d) => out.scatter(d, &map(&values, |x| x as u8, |v| v as u8)),
+    }
+}
+
+fn integers<T: Into<i64>>(values: Vec<T>) -> Vec<Value> {
+    values.into_iter().map(|x| Value::Int(x.into())).collect()
+}
+
+fn map<T>(values: &[Value], float: impl Fn(f32) -> T, int: impl Fn(i64) -> T) -> Vec<T> {
+    values
+        .iter()
+        .map(|&value| match value {
+            Value::Float(x) => float(x),
+            Value::Int(v) => int(v),
+        })
+        .collect()
+}
+
+/// Gathers slices of `table` along `axis` into `out` (`Instr::Gather`); an index outside the
+/// table is the fault returned, before anything is written.
+pub(super) fn gather<'a>(
+    axis: usize,
+    table: &View,
+    indices: &View,
+    out: &View,
+    get: &dyn Fn(BufferId) -> &'a Buffer,
+) -> Result<(), Fault> {
+    let positions: Vec<i64> = {
+        let storage = super::storage(get(indices.buffer));
+        let mut positions = Vec::with_capacity(indices.len() as usize);
+        indices.for_each_run(|start, count, stride| {
+            positions.extend((0..count).map(|i| storage.index(start + i * stride)));
+        });
+        positions
+    };
+    let extent = table.shape[axis];
+    let mut rows = Vec::with_capacity(positions.len());
+    for &position in &positions {
+        let row = if position < 0 {
+            position + extent as i64
+        } else {
+            position
+        };
+        if !(0..extent as i64).contains(&row) {
+            return Err(Fault::IndexOutOfRange {
+                index: position,
+                extent,
+            });
+        }
+        rows.push(row as u64);
+    }
+    let pairs = rows
+        .iter()
+        .enumerate()
+        .map(|(k, &row)| (slice_at(table, axis, row), slice_at(out, axis, k as u64)));
+    if table.buffer == out.buffer {
+        // The recording checked that the table and the output do not overlap.
+        each_storage!(&mut *super::storage_mut(get(out.buffer)), data => {
+            for (source, target) in pairs {
+                let values = source.gather(data);
+                target.scatter(data, &values);
+            }
+        });
+        return Ok(());
+    }
+    let mut locked = Locked::new(&[table.buffer], out.buffer, get);
+    let from: *const Storage = locked.storage(table.buffer);
+    let to = locked.written();
+    // SAFETY: `from` points into the guard of the table's buffer, which `locked` keeps alive
+    // and which is not the output's (checked above), so it does not alias `to`.
+    let from = unsafe { &*from };
+    macro_rules! copy {
+        ($($variant:ident),*) => {
+            match (from, to) {
+                $((Storage::$variant(a), Storage::$variant(b)) => {
+                    for (source, target) in pairs {
+                        source.copy_to(a, &target, b);
+                    }
+                })*
+                _ => unreachable!("a gather's table and output have one element type"),
+            }
+        };
+    }
+    copy!(F32, I64, I32, I8, U8);
+    Ok(())
+}
+
+/// The slice of `view` at position `at` along `axis` (extent 1 there).
+fn slice_at(view: &View, axis: usize, at: u64) -> View {
+    let mut slice = view.clone();
+    slice.offset += at * view.strides[axis];
+    slice.shape[axis] = 1;
+    slice
+}

@@ -1,0 +1,74 @@
+//! The element-type rules of the instruction set and the bytes an instruction moves, both of
+//! which depend on the element types of its buffers rather than on its views alone.
+
+use crate::element::ElementType;
+use crate::instr::Instr;
+use crate::memory::Memory;
+use crate::view::View;
+
+/// The element type of a view's buffer (checked to exist before the rules run).
+fn element(memory: &Memory, view: &View) -> ElementType {
+    memory
+        .get(view.buffer)
+        .expect("operand buffers are checked before their types")
+        .dtype
+}
+
+/// Checks the element types of the operands: a DMA copies between buffers of one type, a
+/// gather's table and output share a type and its indices are i64 or i32, a conversion takes
+/// any types, and every other instruction computes on f32. The error is the message, without
+/// the instruction's name.
+pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
+    let of = |view: &View| element(memory, view);
+    let same = |(a_name, a): (&str, &View), (b_name, b): (&str, &View)| {
+        let (x, y) = (of(a), of(b));
+        if x == y {
+            Ok(())
+        } else {
+            Err(format!(
+                "{a_name} holds {x} elements but {b_name} holds {y}"
+            ))
+        }
+    };
+    match instr {
+        Instr::Dma { src, dst } => same(("src", src), ("dst", dst)),
+        Instr::Gather {
+            table,
+            indices,
+            out,
+            ..
+        } => {
+            same(("table", table), ("out", out))?;
+            match of(indices) {
+                ElementType::I64 | ElementType::I32 => Ok(()),
+                other => Err(format!(
+                    "indices hold {other} elements; i64 or i32 expected"
+                )),
+            }
+        }
+        Instr::Convert { .. } | Instr::Wait | Instr::Barrier => Ok(()),
+        _ => match instr
+            .operands()
+            .iter()
+            .find(|(_, view, _)| of(view) != ElementType::F32)
+        {
+            Some((name, view, _)) => Err(format!(
+                "operand {name} holds {} elements; {} computes on f32",
+                of(view),
+                instr.name()
+            )),
+            None => Ok(()),
+        },
+    }
+}
+
+/// Bytes an instruction of a DMA channel moves: a copy's elements, a gather's gathered
+/// elements and its indices; 0 for the others.
+pub(crate) fn moved_bytes(memory: &Memory, instr: &Instr) -> u64 {
+    let bytes = |view: &View| view.len() * element(memory, view).bytes();
+    match instr {
+        Instr::Dma { src, .. } => bytes(src),
+        Instr::Gather { indices, out, .. } => bytes(out) + bytes(indices),
+        _ => 0,
+    }
+}
