@@ -50,6 +50,9 @@ using DsaPool = EnumAttribute<dsa::PoolKindAttr, dsa::PoolKind,
                               dsa::symbolizePoolKind, dsa::stringifyPoolKind>;
 using DsaReduce = EnumAttribute<dsa::ReduceKindAttr, dsa::ReduceKind,
                                 dsa::symbolizeReduceKind, dsa::stringifyReduceKind>;
+using DsaCompare =
+    EnumAttribute<dsa::ComparePredicateAttr, dsa::ComparePredicate,
+                  dsa::symbolizeComparePredicate, dsa::stringifyComparePredicate>;
 using InstanceScope = EnumAttribute<instance::ScopeAttr, instance::Scope,
                                     instance::symbolizeScope, instance::stringifyScope>;
 using GraphActivation =
@@ -79,6 +82,7 @@ using GraphComparePredicate =
   case TurbineDsaEnumUnary: return DsaUnary::call;                             \
   case TurbineDsaEnumPool: return DsaPool::call;                               \
   case TurbineDsaEnumReduce: return DsaReduce::call;                           \
+  case TurbineDsaEnumCompare: return DsaCompare::call;                         \
   default: return fallback;                                                    \
   }
 

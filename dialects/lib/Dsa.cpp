@@ -206,6 +206,39 @@ LogicalResult ConvertOp::verify() {
   return expectShape(*this, "output", shapeOf(getOutput()), shapeOf(getInput()));
 }
 
+LogicalResult CompareOp::verify() {
+  if (failed(verifyInLocalBuffer(*this)))
+    return failure();
+  Type lhs = getLhs().getType().getElementType(), rhs = getRhs().getType().getElementType();
+  if (lhs != rhs)
+    return emitOpError() << "compares " << lhs << " with " << rhs;
+  if (!getOutput().getType().getElementType().isInteger(1))
+    return emitOpError() << "expects an i1 output, got "
+                         << getOutput().getType().getElementType();
+  ArrayRef<int64_t> shape = shapeOf(getLhs());
+  if (failed(expectShape(*this, "rhs", shapeOf(getRhs()), shape)))
+    return failure();
+  return expectShape(*this, "output", shapeOf(getOutput()), shape);
+}
+
+LogicalResult SelectOp::verify() {
+  if (failed(verifyInLocalBuffer(*this)))
+    return failure();
+  if (!getCondition().getType().getElementType().isInteger(1))
+    return emitOpError() << "expects an i1 condition, got "
+                         << getCondition().getType().getElementType();
+  Type element = getOutput().getType().getElementType();
+  for (Value input : {getLhs(), getRhs()})
+    if (cast<MemRefType>(input.getType()).getElementType() != element)
+      return emitOpError() << "selects " << cast<MemRefType>(input.getType()).getElementType()
+                           << " elements into " << element << " elements";
+  ArrayRef<int64_t> shape = shapeOf(getOutput());
+  if (failed(expectShape(*this, "condition", shapeOf(getCondition()), shape)) ||
+      failed(expectShape(*this, "lhs", shapeOf(getLhs()), shape)))
+    return failure();
+  return expectShape(*this, "rhs", shapeOf(getRhs()), shape);
+}
+
 LogicalResult MatmulOp::verify() {
   if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
     return failure();

@@ -8,10 +8,10 @@ use std::fmt::Write;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Support {
     /// Its graph operations compile for the software DSA with every schedule (arithmetic on f32
-    /// data; integer tensors moved, gathered and cast).
+    /// data; integer and boolean tensors moved, gathered, cast, compared and selected).
     Compiled,
     /// Its graph operations are evaluated by the reference interpreter; the compiler does not
-    /// lower them yet (comparisons, selections, integer arithmetic).
+    /// lower them yet (integer arithmetic, argmax, gather_elements).
     Interpreted,
     /// Evaluated at import time only: its inputs must be constants.
     Folded,
@@ -107,7 +107,7 @@ pub const OPERATORS: &[Operator] = &[
         "no overflow for large x; Mish is `x * tanh(softplus(x))`"),
     row(&["Softsign", "HardSigmoid", "HardSwish"], "`abs`, `div`; `mul`, `add`, `clip`", Compiled,
         "`x / (1 + |x|)`; `clip(alpha x + beta, 0, 1)`; `x * hardsigmoid(x)` (1/6, 1/2)"),
-    row(&["ThresholdedRelu", "Shrink", "Sign"], "`compare` and `where`", Interpreted, "f32 only"),
+    row(&["ThresholdedRelu", "Shrink", "Sign"], "`compare` and `where`", Compiled, "f32 only"),
     row(&["Clip"], "`clip`", Compiled,
         "min/max inputs must be constants; an omitted bound is the lowest or largest finite f32 \
          (so infinities clip to it, as in onnxruntime)"),
@@ -119,9 +119,9 @@ pub const OPERATORS: &[Operator] = &[
     row(&["Sum", "Mean"], "chain of `add` (`div` by the count for Mean)", Compiled,
         "Max/Min with 3+ operands chain likewise; one operand → no op"),
     row(&["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"],
-        "`compare eq/lt/gt/le/ge`", Interpreted, ""),
-    row(&["Where"], "`where`", Interpreted, ""),
-    row(&["And", "Or", "Xor", "Not"], "`where` selections", Interpreted,
+        "`compare eq/lt/gt/le/ge`", Compiled, "operands of any element type, boolean results"),
+    row(&["Where"], "`where`", Compiled, "a boolean condition; operands of any element type"),
+    row(&["And", "Or", "Xor", "Not"], "`where` selections", Compiled,
         "booleans; folded when the operands are constants"),
     row(&["Cast", "CastLike"], "`cast`", Compiled,
         "to f32, i32, i64 or bool (a conversion on the vector engine); to the same type → no op"),
@@ -159,7 +159,7 @@ pub const OPERATORS: &[Operator] = &[
          the end, ones out of range all off"),
     row(&["Hardmax"], "`argmax`, `compare` with a constant range, `cast`", Interpreted,
         "one axis (opset 13)"),
-    row(&["IsNaN", "IsInf"], "`compare` and `where`", Interpreted,
+    row(&["IsNaN", "IsInf"], "`compare` and `where`", Compiled,
         "`x != x`; `x == ±inf` as detect_negative and detect_positive say"),
     row(&["ArgMax", "ArgMin"], "`argmax`, `argmin`", Interpreted,
         "f32 input; i64 result; keepdims, select_last_index; a NaN is the extreme (numpy)"),
@@ -167,7 +167,7 @@ pub const OPERATORS: &[Operator] = &[
     row(&["Tile"], "`reshape`, `broadcast`, `reshape`", Compiled,
         "constant repeats; compiled while the broadcast fits a DMA view (up to 2 repeated \
          dimensions)"),
-    row(&["Trilu"], "`where` with a constant mask", Interpreted, "constant k"),
+    row(&["Trilu"], "`where` with a constant mask", Compiled, "constant k"),
     row(&["ReduceMean", "ReduceSum", "ReduceMax"], "`reduce_mean`, `reduce_sum`, `reduce_max`",
         Compiled,
         "axes as attribute (before opsets 13/18) or constant input; empty axes reduce \

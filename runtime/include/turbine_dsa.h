@@ -79,6 +79,14 @@ typedef int32_t td_status;
 #define TD_BINARY_MIN 5 /* NaN-propagating */
 #define TD_BINARY_POW 6
 
+/* Comparisons (td_compare): IEEE for floats, every comparison with NaN false but NE. */
+#define TD_COMPARE_EQ 0
+#define TD_COMPARE_NE 1
+#define TD_COMPARE_LT 2
+#define TD_COMPARE_LE 3
+#define TD_COMPARE_GT 4
+#define TD_COMPARE_GE 5
+
 /* Unary ops (td_unary). Vector engine unless marked (vector core). */
 #define TD_UNARY_RELU 0       /* NaN and -0.0 stay */
 #define TD_UNARY_SIGMOID 1
@@ -227,6 +235,16 @@ td_status td_unary(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t op, f
 td_status td_convert(uint64_t dev, uint32_t cluster, uint32_t core, const td_view *input,
                      const td_view *out, const uint64_t *waits, uint64_t n_waits,
                      uint64_t *token_out);
+/* out = a predicate b (TD_COMPARE_*): a and b of one element type, out bool; same shapes, own LB.
+ * Vector engine. */
+td_status td_compare(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t predicate,
+                     const td_view *a, const td_view *b, const td_view *out,
+                     const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
+/* out = cond ? a : b: cond bool, a, b and out of one element type; same shapes, own LB. Vector
+ * engine. */
+td_status td_select(uint64_t dev, uint32_t cluster, uint32_t core, const td_view *cond,
+                    const td_view *a, const td_view *b, const td_view *out,
+                    const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
 /* DMA gather: out is table with the extent at `axis` replaced by the number of indices (i64 or
  * i32, row-major order; negative ones count from the end); slice k of out along axis is slice
  * indices[k] of table. An index outside the table fails td_launch_end with

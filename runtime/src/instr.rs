@@ -83,6 +83,37 @@ pub enum UnaryOp {
     Abs,
 }
 
+/// Element-wise comparisons (IEEE for floats: every comparison with NaN is false but `Ne`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComparePredicate {
+    /// `a == b`
+    Eq,
+    /// `a != b`
+    Ne,
+    /// `a < b`
+    Lt,
+    /// `a <= b`
+    Le,
+    /// `a > b`
+    Gt,
+    /// `a >= b`
+    Ge,
+}
+
+impl ComparePredicate {
+    /// Lower-case name, as in the `dsa` dialect.
+    pub fn name(self) -> &'static str {
+        match self {
+            ComparePredicate::Eq => "eq",
+            ComparePredicate::Ne => "ne",
+            ComparePredicate::Lt => "lt",
+            ComparePredicate::Le => "le",
+            ComparePredicate::Gt => "gt",
+            ComparePredicate::Ge => "ge",
+        }
+    }
+}
+
 /// Kinds of 2-D pooling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PoolKind {
@@ -236,6 +267,30 @@ pub enum Instr {
         /// Output.
         out: View,
     },
+    /// `out = a predicate b` element by element: `a` and `b` of one element type (any), `out`
+    /// boolean; same shapes.
+    Compare {
+        /// The comparison.
+        predicate: ComparePredicate,
+        /// Left input.
+        a: View,
+        /// Right input.
+        b: View,
+        /// Output.
+        out: View,
+    },
+    /// `out = cond ? a : b` element by element: `cond` boolean, `a`, `b` and `out` of one element
+    /// type (any); same shapes.
+    Select {
+        /// The condition.
+        cond: View,
+        /// Where the condition holds.
+        a: View,
+        /// Where it does not.
+        b: View,
+        /// Output.
+        out: View,
+    },
     /// A DMA gather along `axis` (ONNX `Gather`, an embedding lookup): `out` has `table`'s
     /// shape with the extent at `axis` replaced by the number of `indices`, and the slice `k`
     /// of `out` along `axis` is the slice `indices[k]` of `table` (row-major order of the
@@ -362,6 +417,8 @@ impl Instr {
                 ..
             } => "avg_pool2d",
             Instr::Convert { .. } => "convert",
+            Instr::Compare { predicate, .. } => predicate.name(),
+            Instr::Select { .. } => "select",
             Instr::Gather { .. } => "gather",
             Instr::Reduce { kind, .. } => match kind {
                 ReduceKind::Sum => "reduce_sum",
@@ -378,7 +435,9 @@ impl Instr {
     pub fn engine(&self) -> Engine {
         match self {
             Instr::Dma { .. } | Instr::Gather { .. } => Engine::Dma,
-            Instr::Convert { .. } => Engine::Unit(UnitKind::VectorEngine),
+            Instr::Convert { .. } | Instr::Compare { .. } | Instr::Select { .. } => {
+                Engine::Unit(UnitKind::VectorEngine)
+            }
             Instr::Matmul { .. } | Instr::Conv2d { .. } => Engine::Unit(UnitKind::MatrixEngine),
             Instr::Binary { .. } => Engine::Unit(UnitKind::VectorEngine),
             Instr::Unary { op, .. } => Engine::Unit(op.unit()),
@@ -408,6 +467,15 @@ impl Instr {
             Instr::Binary { a, b, out, .. } => {
                 Operands::of(&[("a", a, Read), ("b", b, Read), ("out", out, Write)])
             }
+            Instr::Compare { a, b, out, .. } => {
+                Operands::of(&[("a", a, Read), ("b", b, Read), ("out", out, Write)])
+            }
+            Instr::Select { cond, a, b, out } => Operands::of(&[
+                ("cond", cond, Read),
+                ("a", a, Read),
+                ("b", b, Read),
+                ("out", out, Write),
+            ]),
             Instr::Gather {
                 table,
                 indices,
@@ -437,7 +505,9 @@ impl Instr {
         match self {
             Instr::Dma { src, .. } => src.len() as f64,
             Instr::Gather { out, .. } => out.len() as f64,
-            Instr::Convert { out, .. } => out.len() as f64,
+            Instr::Convert { out, .. } | Instr::Compare { out, .. } | Instr::Select { out, .. } => {
+                out.len() as f64
+            }
             Instr::Matmul { a, b, .. } => {
                 2.0 * a.shape[0] as f64 * a.shape[1] as f64 * b.shape[1] as f64
             }
@@ -469,12 +539,15 @@ impl Instr {
     }
 }
 
-/// An instruction's operands (at most three) with their names and accesses, held inline: they
-/// are listed several times for every recorded instruction. Reads as a slice.
+/// The most operands an instruction has (a select's).
+const MAX_OPERANDS: usize = 4;
+
+/// An instruction's operands (at most [`MAX_OPERANDS`]) with their names and accesses, held
+/// inline: they are listed several times for every recorded instruction. Reads as a slice.
 #[derive(Clone, Copy)]
 pub struct Operands<'a> {
     len: usize,
-    items: [(&'static str, &'a View, Access); 3],
+    items: [(&'static str, &'a View, Access); MAX_OPERANDS],
 }
 
 impl<'a> Operands<'a> {
@@ -483,7 +556,7 @@ impl<'a> Operands<'a> {
             .first()
             .copied()
             .unwrap_or(("", &NO_VIEW, Access::Read));
-        let mut all = [filler; 3];
+        let mut all = [filler; MAX_OPERANDS];
         all[..items.len()].copy_from_slice(items);
         Operands {
             len: items.len(),
@@ -504,7 +577,7 @@ impl<'a> std::ops::Deref for Operands<'a> {
 
 impl<'a> IntoIterator for Operands<'a> {
     type Item = (&'static str, &'a View, Access);
-    type IntoIter = std::iter::Take<std::array::IntoIter<Self::Item, 3>>;
+    type IntoIter = std::iter::Take<std::array::IntoIter<Self::Item, MAX_OPERANDS>>;
     fn into_iter(self) -> Self::IntoIter {
         self.items.into_iter().take(self.len)
     }

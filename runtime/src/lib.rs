@@ -57,7 +57,9 @@ pub use device::Device;
 pub use element::ElementType;
 pub use error::{ErrorCode, Result, RuntimeError};
 pub use ids::{BufferId, CoreId, Token};
-pub use instr::{BinaryOp, Conv2dParams, Instr, Pool2dParams, PoolKind, ReduceKind, UnaryOp};
+pub use instr::{
+    BinaryOp, ComparePredicate, Conv2dParams, Instr, Pool2dParams, PoolKind, ReduceKind, UnaryOp,
+};
 pub use link::Port;
 pub use memory::Placement;
 pub use report::{LaunchSummary, LayerStat, Report};

@@ -28,6 +28,10 @@ impl Instr {
                 axis, input, out, ..
             } => check_reduce(*axis, input, out),
             Instr::Convert { input, out } => check_dma(input, out),
+            Instr::Compare { a, b, out, .. } => check_same_shapes(&[("a", a), ("b", b)], out),
+            Instr::Select { cond, a, b, out } => {
+                check_same_shapes(&[("cond", cond), ("a", a), ("b", b)], out)
+            }
             Instr::Gather {
                 axis,
                 table,
@@ -36,6 +40,17 @@ impl Instr {
             } => check_gather(*axis, table, indices, out),
             Instr::Wait | Instr::Barrier => Ok(()),
         }
+    }
+}
+
+/// Inputs of the output's shape.
+fn check_same_shapes(inputs: &[(&str, &View)], out: &View) -> Result<(), String> {
+    match inputs.iter().find(|(_, input)| input.shape != out.shape) {
+        Some((name, input)) => Err(format!(
+            "{name} shape {:?} differs from out shape {:?}",
+            input.shape, out.shape
+        )),
+        None => Ok(()),
     }
 }
 

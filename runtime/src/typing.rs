@@ -16,7 +16,9 @@ fn element(memory: &Memory, view: &View) -> ElementType {
 
 /// Checks the element types of the operands: a DMA copies between buffers of one type, a
 /// gather's table and output share a type and its indices are i64 or i32, a conversion takes
-/// any types, and every other instruction computes on f32. The error is the message, without
+/// any types, a comparison compares two inputs of one type into booleans, a selection picks by
+/// a boolean condition between inputs of the output's type, and every other instruction
+/// computes on f32. The error is the message, without
 /// the instruction's name.
 pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
     let of = |view: &View| element(memory, view);
@@ -29,6 +31,10 @@ pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
                 "{a_name} holds {x} elements but {b_name} holds {y}"
             ))
         }
+    };
+    let boolean = |name: &str, view: &View| match of(view) {
+        ElementType::Bool => Ok(()),
+        other => Err(format!("{name} holds {other} elements; bool expected")),
     };
     match instr {
         Instr::Dma { src, dst } => same(("src", src), ("dst", dst)),
@@ -45,6 +51,15 @@ pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
                     "indices hold {other} elements; i64 or i32 expected"
                 )),
             }
+        }
+        Instr::Compare { a, b, out, .. } => {
+            same(("a", a), ("b", b))?;
+            boolean("out", out)
+        }
+        Instr::Select { cond, a, b, out } => {
+            boolean("cond", cond)?;
+            same(("a", a), ("b", b))?;
+            same(("a", a), ("out", out))
         }
         Instr::Convert { .. } | Instr::Wait | Instr::Barrier => Ok(()),
         _ => match instr

@@ -859,3 +859,102 @@ fn a_gather_within_one_buffer_reads_the_table_and_writes_elsewhere() {
     launch(&mut dev, "gather", &[C00], &[step(C00, gather, &[])]).unwrap();
     assert_eq!(dev.read(shared, 6, 4).unwrap(), [5., 6., 1., 2.]);
 }
+
+#[test]
+fn comparisons_make_booleans_that_select_elements_of_any_type() {
+    use turbine_runtime::{ComparePredicate as P, Device, ElementType as E};
+    let mut dev = Device::new(roomy());
+    let core = C00;
+    let a = dev.alloc(Placement::Lb(core), 16).unwrap();
+    let b = dev.alloc(Placement::Lb(core), 16).unwrap();
+    let flags = dev.alloc_typed(Placement::Lb(core), 4, E::Bool).unwrap();
+    let ints = dev.alloc_typed(Placement::Lb(core), 64, E::I64).unwrap();
+    let picked = dev.alloc_typed(Placement::Lb(core), 32, E::I64).unwrap();
+    let ddr = dev.alloc(Placement::Ddr, 32).unwrap();
+    dev.write(ddr, 0, &[1., f32::NAN, 3., -0., 2., 2., f32::NAN, 0.])
+        .unwrap();
+    let ddr_ints = dev.alloc_typed(Placement::Ddr, 64, E::I64).unwrap();
+    let values: Vec<u8> = [10i64, 20, 30, 40, -1, -2, -3, -4]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    dev.write_elements(ddr_ints, E::I64, 0, &values).unwrap();
+    let out = dev.alloc_typed(Placement::Ddr, 32, E::I64).unwrap();
+    let bools = dev.alloc_typed(Placement::Ddr, 4, E::Bool).unwrap();
+    let v = |buffer, offset, n| View::contiguous(buffer, offset, &[n]);
+    let steps = [
+        step(
+            core,
+            Instr::Dma {
+                src: v(ddr, 0, 4),
+                dst: v(a, 0, 4),
+            },
+            &[],
+        ),
+        step(
+            core,
+            Instr::Dma {
+                src: v(ddr, 4, 4),
+                dst: v(b, 0, 4),
+            },
+            &[],
+        ),
+        step(
+            core,
+            Instr::Dma {
+                src: v(ddr_ints, 0, 8),
+                dst: v(ints, 0, 8),
+            },
+            &[],
+        ),
+        step(
+            core,
+            Instr::Compare {
+                predicate: P::Lt,
+                a: v(a, 0, 4),
+                b: v(b, 0, 4),
+                out: v(flags, 0, 4),
+            },
+            &[0, 1],
+        ),
+        step(
+            core,
+            Instr::Select {
+                cond: v(flags, 0, 4),
+                a: View::new(ints, 0, &[4], &[1]),
+                b: View::new(ints, 4, &[4], &[1]),
+                out: v(picked, 0, 4),
+            },
+            &[2, 3],
+        ),
+        step(
+            core,
+            Instr::Dma {
+                src: v(picked, 0, 4),
+                dst: v(out, 0, 4),
+            },
+            &[4],
+        ),
+        step(
+            core,
+            Instr::Dma {
+                src: v(flags, 0, 4),
+                dst: v(bools, 0, 4),
+            },
+            &[3],
+        ),
+    ];
+    launch(&mut dev, "where", &[core], &steps).unwrap();
+    // 1 < 2, NaN < 2 false, 3 < NaN false, -0 < 0 false.
+    assert_eq!(
+        dev.read_elements(bools, E::Bool, 0, 4).unwrap(),
+        [1, 0, 0, 0]
+    );
+    let chosen: Vec<i64> = dev
+        .read_elements(out, E::I64, 0, 4)
+        .unwrap()
+        .chunks_exact(8)
+        .map(|b| i64::from_ne_bytes(b.try_into().unwrap()))
+        .collect();
+    assert_eq!(chosen, [10, -2, -3, -4]);
+}

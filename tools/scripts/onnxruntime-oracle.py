@@ -20,7 +20,8 @@ Resize, compiled as sums of shifted copies), a ViT block (patch embedding, class
 token expanded and concatenated, picked back with Gather(axis=1) of a constant index, which
 graph-substitute's rule over any axis turns into a slice) and a two-layer BERT-base encoder from
 i64 `input_ids` and `attention_mask` as Hugging Face's export starts (embedding lookups by DMA
-gathers, the mask cast on the device).
+gathers, the mask cast on the device) and a GPT-2 decoder block with its causal mask (a constant
+boolean selecting the scores by Where).
 
 Tolerance: |ours - ort| <= 1e-4 * max|ort| + 1e-4 * |ort|, elementwise. onnxruntime convolves and
 multiplies with blocked kernels that sum in another order than the interpreter's straight loops, so
@@ -192,6 +193,53 @@ def bert_ids(batch=2, layers=2):
         x = bert_block(b, x, batch, hidden, heads, sequence, "gelu", mask)
     return b.model("bert_ids", [("input_ids", [batch, sequence], TensorProto.INT64),
                                 ("attention_mask", [batch, sequence], TensorProto.INT64)], [x])
+
+
+def gpt2_block(batch=2, sequence=32, hidden=64, heads=4):
+    """A GPT-2 decoder block as torch.onnx exports Hugging Face's GPT2Model (one layer, small
+    sizes, from i64 `input_ids` and `attention_mask`): token and position embeddings gathered,
+    pre-norm attention whose fused QKV projection is split three ways, the causal mask a constant
+    lower-triangular boolean picking the scores by Where (else the float minimum), the padding
+    mask added as (1 - mask) times the minimum, and the tanh GELU ("gelu_new") MLP."""
+    b = Builder(12)
+    lowest = np.array(np.finfo(np.float32).min, np.float32)
+    ones, zeros = np.ones(hidden, np.float32), np.zeros(hidden, np.float32)
+    words = b.op("Gather", [b.weight([VOCABULARY, hidden], 0.02), "input_ids"], axis=0)
+    positions = b.constant(np.arange(sequence, dtype=np.int64).reshape(1, sequence))
+    x = b.op("Add", [words, b.op("Gather", [b.weight([1024, hidden], 0.01), positions], axis=0)])
+
+    def dense(v, cin, cout):
+        return b.op("Add", [b.op("MatMul", [v, b.weight([cin, cout], 0.02)]), b.constant(np.zeros(cout, np.float32))])
+
+    def split_heads(v):
+        v = b.op("Reshape", [v, b.constant(np.array([batch, sequence, heads, hidden // heads], np.int64))])
+        return b.op("Transpose", [v], perm=[0, 2, 1, 3])
+
+    h = b.op("LayerNormalization", [x, b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-5)
+    qkv = dense(h, hidden, 3 * hidden)
+    q, k, v = (b.name("split") for _ in range(3))
+    b.nodes.append(helper.make_node("Split", [qkv, b.constant(np.array([hidden] * 3, np.int64))], [q, k, v], axis=-1))
+    q, k, v = split_heads(q), split_heads(k), split_heads(v)
+    scores = b.op("Div", [b.op("MatMul", [q, b.op("Transpose", [k], perm=[0, 1, 3, 2])]),
+                          b.constant(np.array(np.sqrt(hidden // heads), np.float32))])
+    causal = b.constant(np.tril(np.ones((sequence, sequence), bool)).reshape(1, 1, sequence, sequence))
+    scores = b.op("Where", [causal, scores, b.constant(lowest)])
+    padding = b.op("Cast", [b.op("Unsqueeze", ["attention_mask", b.constant(np.array([1, 2], np.int64))])],
+                   to=TensorProto.FLOAT)
+    padding = b.op("Mul", [b.op("Sub", [b.constant(np.array(1.0, np.float32)), padding]), b.constant(lowest)])
+    probabilities = b.op("Softmax", [b.op("Add", [scores, padding])], axis=-1)
+    context = b.op("Transpose", [b.op("MatMul", [probabilities, v])], perm=[0, 2, 1, 3])
+    context = b.op("Reshape", [context, b.constant(np.array([batch, sequence, hidden], np.int64))])
+    x = b.op("Add", [dense(context, hidden, hidden), x])
+    h = dense(b.op("LayerNormalization", [x, b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-5),
+              hidden, 4 * hidden)
+    cube = b.op("Mul", [b.op("Pow", [h, b.constant(np.array(3.0, np.float32))]), b.constant(np.array(0.044715, np.float32))])
+    inner = b.op("Mul", [b.op("Add", [h, cube]), b.constant(np.array(np.sqrt(2 / np.pi), np.float32))])
+    gelu = b.op("Mul", [b.op("Mul", [h, b.constant(np.array(0.5, np.float32))]),
+                        b.op("Add", [b.op("Tanh", [inner]), b.constant(np.array(1.0, np.float32))])])
+    x = b.op("Add", [dense(gelu, 4 * hidden, hidden), x])
+    return b.model("gpt2_block", [("input_ids", [batch, sequence], TensorProto.INT64),
+                                  ("attention_mask", [batch, sequence], TensorProto.INT64)], [x])
 
 
 def mobilenet_v2_block():
@@ -385,7 +433,7 @@ def segmentation_head():
 
 
 MODELS = [resnet18, mobilenet_v2, bert_layer, mobilenet_v2_block, densenet_block, inception_stem, squeezenet_fire, torch_encoder_layer,
-          audio_cnn, unet_small, vit_block, segmentation_head, bert_ids]
+          audio_cnn, unet_small, vit_block, segmentation_head, bert_ids, gpt2_block]
 
 
 def check(model, bin_dir, work):

@@ -49,6 +49,10 @@ pub(super) const MIRRORED_ENUMS: &[(&str, &str)] = &[
         "crate::attributes::dsa::PoolKind",
     ),
     (
+        "::turbine::dsa::ComparePredicate",
+        "crate::attributes::dsa::ComparePredicate",
+    ),
+    (
         "::turbine::dsa::ReduceKind",
         "crate::attributes::dsa::ReduceKind",
     ),

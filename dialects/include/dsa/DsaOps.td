@@ -113,6 +113,15 @@ def Dsa_ReduceKind : I32EnumAttr<"ReduceKind", "reduction along one axis", [
 }
 def Dsa_ReduceKindAttr : EnumAttr<Dsa_Dialect, Dsa_ReduceKind, "reduce">;
 
+def Dsa_ComparePredicate : I32EnumAttr<"ComparePredicate", "elementwise comparison", [
+      I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>, I32EnumAttrCase<"lt", 2>,
+      I32EnumAttrCase<"le", 3>, I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::turbine::dsa";
+}
+def Dsa_ComparePredicateAttr : EnumAttr<Dsa_Dialect, Dsa_ComparePredicate, "compare">;
+
 // A double in attribute syntax, written as an integer or a decimal: target
 // files give clocks and bandwidths as decimals, which MLIR's built-in parameter
 // parsers do not cover.
@@ -376,6 +385,49 @@ def Dsa_ConvertOp : Dsa_Op<"convert"> {
   let results = (outs Dsa_Token:$token);
   let assemblyFormat = [{
     $input `into` $output (`after` $after^)? attr-dict `:` type($input) `,` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsa_CompareOp : Dsa_Op<"compare"> {
+  let summary = "Vector-unit elementwise comparison into booleans, in LB.";
+  let description = [{
+    `output` (`i1`) holds `lhs predicate rhs` element by element; `lhs` and
+    `rhs` have one element type, any; all three the same shape. Floats compare
+    as IEEE does: every comparison with NaN is false but `ne`.
+
+    ```mlir
+    %t = dsa.compare lt %x, %y into %m : memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>>, memref<64xi1, #dsa.memory_space<lb>>
+    ```
+  }];
+  let arguments = (ins Dsa_ComparePredicateAttr:$predicate, Arg<Dsa_Buffer, "", [MemRead]>:$lhs,
+      Arg<Dsa_Buffer, "", [MemRead]>:$rhs, Arg<Dsa_Buffer, "", [MemWrite]>:$output,
+      Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $predicate $lhs `,` $rhs `into` $output (`after` $after^)? attr-dict `:` type($lhs) `,`
+    type($rhs) `,` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsa_SelectOp : Dsa_Op<"select"> {
+  let summary = "Vector-unit elementwise selection by a boolean condition, in LB.";
+  let description = [{
+    `output` holds `lhs` where `condition` (`i1`) holds, else `rhs`; `lhs`,
+    `rhs` and `output` have one element type, any; all four the same shape.
+
+    ```mlir
+    %t = dsa.select %m, %x, %y into %z : memref<64xi1, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>>, memref<64xf32, #dsa.memory_space<lb>>
+    ```
+  }];
+  let arguments = (ins Arg<Dsa_Buffer, "", [MemRead]>:$condition,
+      Arg<Dsa_Buffer, "", [MemRead]>:$lhs, Arg<Dsa_Buffer, "", [MemRead]>:$rhs,
+      Arg<Dsa_Buffer, "", [MemWrite]>:$output, Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $condition `,` $lhs `,` $rhs `into` $output (`after` $after^)? attr-dict `:`
+    type($condition) `,` type($lhs) `,` type($rhs) `,` type($output)
   }];
   let hasVerifier = 1;
 }

@@ -89,6 +89,7 @@ enum TurbineDsaEnum {
   TurbineDsaEnumUnary = 2,
   TurbineDsaEnumPool = 3,
   TurbineDsaEnumReduce = 4,
+  TurbineDsaEnumCompare = 5,
 };
 
 /// Whether `attribute` is a case of enumeration `kind`.

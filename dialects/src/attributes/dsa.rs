@@ -201,6 +201,7 @@ mod kind {
     pub const UNARY: u32 = 2;
     pub const POOL: u32 = 3;
     pub const REDUCE: u32 = 4;
+    pub const COMPARE: u32 = 5;
 }
 
 mirror_enum! {
@@ -327,6 +328,31 @@ mirror_enum! {
         Mean = 1 => "mean",
         /// Maximum.
         Max = 2 => "max",
+    }
+}
+
+mirror_enum! {
+    /// `#dsa<compare ...>`: an elementwise comparison.
+    ComparePredicate, kind = kind::COMPARE,
+    api = (
+        turbineAttributeIsADsaEnum,
+        turbineDsaEnumAttrGet,
+        turbineDsaEnumAttrGetValue,
+        turbineDsaEnumCaseName
+    ),
+    {
+        /// `==`.
+        Eq = 0 => "eq",
+        /// `!=`.
+        Ne = 1 => "ne",
+        /// `<`.
+        Lt = 2 => "lt",
+        /// `<=`.
+        Le = 3 => "le",
+        /// `>`.
+        Gt = 4 => "gt",
+        /// `>=`.
+        Ge = 5 => "ge",
     }
 }
 

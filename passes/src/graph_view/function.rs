@@ -7,7 +7,7 @@ use crate::ir::Op;
 use mlir_sys::*;
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::BTreeMap;
-use turbine_dialects::attributes::graph::{Activation, PadMode};
+use turbine_dialects::attributes::graph::{Activation, ComparePredicate, PadMode};
 use turbine_dialects::ops::{graph, instance, upstream, OpKind};
 
 /// One op of the function.
@@ -230,6 +230,14 @@ impl Node {
         match self.attributes.get("activation") {
             Some(Attr::Activation(activation)) => Some(*activation),
             _ => None,
+        }
+    }
+
+    /// The predicate of `graph.compare`.
+    pub fn compare_predicate(&self) -> ComparePredicate {
+        match self.attributes.get("predicate") {
+            Some(Attr::ComparePredicate(predicate)) => *predicate,
+            _ => self.missing("predicate", "comparison predicate"),
         }
     }
 

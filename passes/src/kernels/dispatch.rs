@@ -11,7 +11,7 @@ use super::{
     layers::{Layer, Scope, Step, Viewed},
     matmul, movement,
     ports::Estimate,
-    rows, window,
+    rows, selection, window,
 };
 use crate::graph_view::Node;
 use turbine_dialects::ops::graph;
@@ -39,6 +39,8 @@ enum Emitter {
     Convert,
     /// A gather's with run-time indices (`gather`).
     Gather,
+    /// A comparison's or a selection's (`selection`).
+    Selection,
 }
 
 /// The emitter of a layer anchored at a graph op of kind `kind` that is not an elementwise
@@ -58,6 +60,7 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         }
         K::Cast => Some(Emitter::Convert),
         K::Gather => Some(Emitter::Gather),
+        K::Compare | K::Where => Some(Emitter::Selection),
         K::Constant
         | K::Weight
         | K::Add
@@ -89,8 +92,6 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         | K::ReduceProd
         | K::ArgMax
         | K::ArgMin
-        | K::Compare
-        | K::Where
         | K::Yield
         | K::If
         | K::Loop => None,
@@ -140,6 +141,7 @@ pub(crate) fn emit_layer(
             Some(Emitter::Movement) => movement::lower(scope, host, layer, results, kernel)?,
             Some(Emitter::Convert) => convert::lower(scope, host, layer, &results[0], kernel)?,
             Some(Emitter::Gather) => gather::lower(scope, host, layer, &results[0], kernel)?,
+            Some(Emitter::Selection) => selection::lower(scope, host, layer, &results[0], kernel)?,
             None => {
                 return Err(LoweringError::at(
                     index,

@@ -154,7 +154,8 @@ pub(crate) fn check_f32(
         op: index,
         message: format!(
             "{what} has element type {element_type:?}, which is not supported here: the software \
-             DSA computes in f32 only (integer and boolean tensors are moved, gathered and cast)"
+             DSA computes in f32 only (integer and boolean tensors are moved, gathered, cast, \
+             compared and selected)"
         ),
     })
 }
@@ -180,8 +181,9 @@ pub(crate) fn check_buffer_element(
 
 /// Checks the element types of the layer anchored at op `index` against what its emitter
 /// computes: a cast converts between any element types the buffers hold, a gather moves
-/// elements of any such type (by i64 or i32 indices, as the dialect requires), data movement
-/// copies any type, and every other layer computes in f32.
+/// elements of any such type (by i64 or i32 indices, as the dialect requires), comparisons and
+/// selections take any type (booleans where the dialect requires them), data movement copies
+/// any type, and every other layer computes in f32.
 pub(crate) fn check_layer_elements(
     program: &FunctionView,
     index: usize,
@@ -190,7 +192,17 @@ pub(crate) fn check_layer_elements(
     let node = &program.ops[index];
     let any_type = matches!(
         node.graph_kind(),
-        Some(K::Cast | K::Gather | K::Transpose | K::Concat | K::Slice | K::Split | K::Broadcast)
+        Some(
+            K::Cast
+                | K::Gather
+                | K::Compare
+                | K::Where
+                | K::Transpose
+                | K::Concat
+                | K::Slice
+                | K::Split
+                | K::Broadcast
+        )
     );
     let operands = node.operands.iter().enumerate().map(|(position, &value)| {
         (

@@ -146,6 +146,13 @@ fn run(segment: &[Recorded], buffers: &Buffers) -> Result<(), (usize, Fault)> {
                 out,
             } => window::reduce(*kind, *axis, input, out, &get),
             Instr::Convert { input, out } => typed::convert(input, out, &get),
+            Instr::Compare {
+                predicate,
+                a,
+                b,
+                out,
+            } => typed::compare(*predicate, (a, b, out), &get),
+            Instr::Select { cond, a, b, out } => typed::select((cond, a, b, out), &get),
             Instr::Gather {
                 axis,
                 table,

@@ -1,9 +1,10 @@
-//! The instructions that see element types: conversions between them, and gathers, whose
-//! indices are data.
+//! The instructions that see element types: conversions between them, comparisons and
+//! selections of any type, and gathers, whose indices are data.
 
 use super::{locks::Locked, Fault};
 use crate::element::{each_storage, Storage};
 use crate::ids::BufferId;
+use crate::instr::ComparePredicate;
 use crate::memory::Buffer;
 use crate::view::View;
 
@@ -132,4 +133,80 @@ fn slice_at(view: &View, axis: usize, at: u64) -> View {
     slice.offset += at * view.strides[axis];
     slice.shape[axis] = 1;
     slice
+}
+
+/// The elements of `view` in row-major order, in a vector of their type; the buffer's lock is
+/// released on return, so that an instruction never holds two locks it did not take in order.
+fn gathered<'a>(view: &View, get: &dyn Fn(BufferId) -> &'a Buffer) -> Storage {
+    match &*super::storage(get(view.buffer)) {
+        Storage::F32(v) => Storage::F32(view.gather(v)),
+        Storage::I64(v) => Storage::I64(view.gather(v)),
+        Storage::I32(v) => Storage::I32(view.gather(v)),
+        Storage::I8(v) => Storage::I8(view.gather(v)),
+        Storage::U8(v) => Storage::U8(view.gather(v)),
+    }
+}
+
+/// Compares `a` with `b` into the booleans of `out` (`Instr::Compare`).
+pub(super) fn compare<'a>(
+    predicate: ComparePredicate,
+    (a, b, out): (&View, &View, &View),
+    get: &dyn Fn(BufferId) -> &'a Buffer,
+) {
+    fn holds<T: PartialOrd>(predicate: ComparePredicate, x: T, y: T) -> u8 {
+        u8::from(match predicate {
+            ComparePredicate::Eq => x == y,
+            ComparePredicate::Ne => x != y,
+            ComparePredicate::Lt => x < y,
+            ComparePredicate::Le => x <= y,
+            ComparePredicate::Gt => x > y,
+            ComparePredicate::Ge => x >= y,
+        })
+    }
+    macro_rules! flags {
+        ($($variant:ident),*) => {
+            match (gathered(a, get), gathered(b, get)) {
+                $((Storage::$variant(x), Storage::$variant(y)) => x
+                    .into_iter()
+                    .zip(y)
+                    .map(|(x, y)| holds(predicate, x, y))
+                    .collect::<Vec<u8>>(),)*
+                _ => unreachable!("a comparison's inputs have one element type"),
+            }
+        };
+    }
+    let flags = flags!(F32, I64, I32, I8, U8);
+    match &mut *super::storage_mut(get(out.buffer)) {
+        Storage::U8(data) => out.scatter(data, &flags),
+        _ => unreachable!("a comparison writes booleans"),
+    }
+}
+
+/// Picks `a` where `cond` holds, else `b`, into `out` (`Instr::Select`).
+pub(super) fn select<'a>(
+    (cond, a, b, out): (&View, &View, &View, &View),
+    get: &dyn Fn(BufferId) -> &'a Buffer,
+) {
+    let Storage::U8(flags) = gathered(cond, get) else {
+        unreachable!("a selection's condition is boolean")
+    };
+    macro_rules! picked {
+        ($($variant:ident),*) => {
+            match (gathered(a, get), gathered(b, get)) {
+                $((Storage::$variant(x), Storage::$variant(y)) => {
+                    let chosen: Vec<_> = flags
+                        .iter()
+                        .zip(x.into_iter().zip(y))
+                        .map(|(&flag, (x, y))| if flag != 0 { x } else { y })
+                        .collect();
+                    match &mut *super::storage_mut(get(out.buffer)) {
+                        Storage::$variant(data) => out.scatter(data, &chosen),
+                        _ => unreachable!("a selection writes its inputs' element type"),
+                    }
+                })*
+                _ => unreachable!("a selection's inputs have one element type"),
+            }
+        };
+    }
+    picked!(F32, I64, I32, I8, U8);
 }

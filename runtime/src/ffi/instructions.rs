@@ -439,3 +439,79 @@ pub unsafe extern "C" fn td_gather(
         token_out,
     )
 }
+
+fn compare_predicate(code: u32) -> Result<ComparePredicate> {
+    use ComparePredicate::*;
+    [Eq, Ne, Lt, Le, Gt, Ge]
+        .get(code as usize)
+        .copied()
+        .ok_or_else(|| {
+            RuntimeError::BadArgument(format!("unknown compare predicate code {code} (0..=5)"))
+        })
+}
+
+/// Records `out = a predicate b` (booleans) on the vector engine.
+#[no_mangle]
+pub unsafe extern "C" fn td_compare(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    predicate: u32,
+    a: *const TdView,
+    b: *const TdView,
+    out_view: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        Ok(Instr::Compare {
+            predicate: compare_predicate(predicate)?,
+            a: view(a, "a")?,
+            b: view(b, "b")?,
+            out: view(out_view, "out")?,
+        })
+    };
+    enqueue(
+        "td_compare",
+        dev,
+        CoreId::new(cluster, core),
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
+}
+
+/// Records `out = cond ? a : b` on the vector engine.
+#[no_mangle]
+pub unsafe extern "C" fn td_select(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    cond: *const TdView,
+    a: *const TdView,
+    b: *const TdView,
+    out_view: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        Ok(Instr::Select {
+            cond: view(cond, "cond")?,
+            a: view(a, "a")?,
+            b: view(b, "b")?,
+            out: view(out_view, "out")?,
+        })
+    };
+    enqueue(
+        "td_select",
+        dev,
+        CoreId::new(cluster, core),
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
+}

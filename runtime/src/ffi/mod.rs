@@ -18,7 +18,9 @@ use crate::device::Device;
 use crate::element::ElementType;
 use crate::error::{Result, RuntimeError};
 use crate::ids::{BufferId, CoreId, Token};
-use crate::instr::{BinaryOp, Conv2dParams, Instr, Pool2dParams, PoolKind, ReduceKind, UnaryOp};
+use crate::instr::{
+    BinaryOp, ComparePredicate, Conv2dParams, Instr, Pool2dParams, PoolKind, ReduceKind, UnaryOp,
+};
 use crate::memory::Placement;
 use crate::view::{View, MAX_RANK};
 use std::cell::RefCell;
@@ -588,6 +590,8 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
         ("td_pool2d", td_pool2d as *const ()),
         ("td_convert", td_convert as *const ()),
         ("td_gather", td_gather as *const ()),
+        ("td_compare", td_compare as *const ()),
+        ("td_select", td_select as *const ()),
         ("td_reduce", td_reduce as *const ()),
         ("td_wait", td_wait as *const ()),
         ("td_barrier", td_barrier as *const ()),

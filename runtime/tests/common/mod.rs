@@ -363,7 +363,10 @@ impl RefMem {
                 }
                 self.store(out, &y);
             }
-            Instr::Convert { .. } | Instr::Gather { .. } => {
+            Instr::Convert { .. }
+            | Instr::Gather { .. }
+            | Instr::Compare { .. }
+            | Instr::Select { .. } => {
                 panic!("the f32 reference does not model element types: test them directly")
             }
             Instr::Wait | Instr::Barrier => {}

@@ -77,7 +77,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // axis made positive, and barrier.
 // CHECK-LABEL: func.func private @instructions
 // CHECK-SAME: (%[[DEV:.*]]: i64, %[[CL:.*]]: i32, %[[CO:.*]]: i32, %{{.*}}: index,
-// CHECK-NEXT: %[[WORDS:.*]] = arith.constant 44 : i64
+// CHECK-NEXT: %[[WORDS:.*]] = arith.constant 55 : i64
 // CHECK-NEXT: %[[SCRATCH:.*]] = llvm.alloca %[[WORDS]] x i64
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[T:.*]] = %{{.*}}) -> (i64) {
 // CHECK-NOT: llvm.alloca
@@ -153,6 +153,26 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
     dsa.wait %t1, %t2
     dsa.dealloc %flags : memref<8xi1, #dsa.memory_space<lb>>
     dsa.dealloc %local : memref<8xi64, #dsa.memory_space<lb>>
+    dsa.return
+  }
+}
+
+// -----
+
+// Tests a comparison (TD_COMPARE_GE = 5 before its views) and a selection by its booleans, whose
+// four views fill the scratch's four view slots.
+// CHECK-LABEL: func.func private @mask
+// CHECK-SAME: (%[[DEV:.*]]: i64, %[[CL:.*]]: i32, %[[CO:.*]]: i32,
+// CHECK: %[[GE:.*]] = arith.constant 5 : i32
+// CHECK-NEXT: call @td_compare(%[[DEV]], %[[CL]], %[[CO]], %[[GE]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i32, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> i32
+// CHECK: llvm.getelementptr %{{.*}}[33]
+// CHECK: %[[VIEW3:.*]] = llvm.getelementptr %{{.*}}[33]
+// CHECK-NEXT: call @td_select(%[[DEV]], %[[CL]], %[[CO]], %{{.*}}, %{{.*}}, %{{.*}}, %[[VIEW3]], %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> i32
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
+  dsa.kernel @mask(%q: memref<8xi64, #dsa.memory_space<lb>>, %k: memref<8xi64, #dsa.memory_space<lb>>, %m: memref<8xi1, #dsa.memory_space<lb>>, %s: memref<8xf32, #dsa.memory_space<lb>>, %f: memref<8xf32, #dsa.memory_space<lb>>) {
+    %t0 = dsa.compare ge %q, %k into %m : memref<8xi64, #dsa.memory_space<lb>>, memref<8xi64, #dsa.memory_space<lb>>, memref<8xi1, #dsa.memory_space<lb>>
+    %t1 = dsa.select %m, %s, %f into %s after %t0 : memref<8xi1, #dsa.memory_space<lb>>, memref<8xf32, #dsa.memory_space<lb>>, memref<8xf32, #dsa.memory_space<lb>>, memref<8xf32, #dsa.memory_space<lb>>
+    dsa.wait %t1
     dsa.return
   }
 }
@@ -308,7 +328,7 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // live: the chunk returns the token of its last instruction, which the rest of the body waits on.
 // CHECK-LABEL: func.func private @chain.chunk0
 // CHECK-SAME: (%[[DEV:.*]]: i64, %[[CL:.*]]: i32, %[[CO:.*]]: i32, %{{.*}}: index, %[[SCRATCH:.*]]: !llvm.ptr, %[[TOKEN:.*]]: i64, %{{.*}}: memref<64xf32>) -> i64
-// CHECK: %[[WAIT:.*]] = llvm.getelementptr %[[SCRATCH]][43]
+// CHECK: %[[WAIT:.*]] = llvm.getelementptr %[[SCRATCH]][54]
 // CHECK: llvm.store %[[TOKEN]], %[[WAIT]]
 // CHECK: call @td_unary(%[[DEV]], %[[CL]], %[[CO]],
 // CHECK-NOT: call @chain.chunk

@@ -466,3 +466,30 @@ func.func @lookup(%ids: tensor<2x6xi64>, %mask: tensor<2x6xi64>) -> (tensor<2x6x
   %m = graph.cast %u : tensor<2x1x6xi64> -> tensor<2x1x6xf32>
   return %e, %m : tensor<2x6x8xf32>, tensor<2x1x6xf32>
 }
+
+// -----
+
+// Tests comparisons and selections: a causal mask compares i64 query positions [4, 1] with key
+// positions [4] broadcast to [4, 4] (stride-0 views of each, loaded into typed LB tiles) into
+// booleans; the scores are picked where the mask holds, else a scalar fill read with stride 0
+// (the dimensions the three operands keep or repeat alike merged into one).
+// CHECK-LABEL: dsa.kernel @causal_0_compare
+// CHECK: dsa.alloc : memref<1x4xi64, #dsa.memory_space<lb>>
+// CHECK: dsa.alloc : memref<1x4xi64, #dsa.memory_space<lb>>
+// CHECK: dsa.alloc : memref<1x4xi1, #dsa.memory_space<lb>>
+// CHECK: %[[Q:.*]] = dsa.dma %{{.*}} to %{{.*}} : memref<1x4xi64, strided<[1, 0], offset: ?>, #dsa.memory_space<ddr>>, memref<1x4xi64, #dsa.memory_space<lb>>
+// CHECK: %[[K:.*]] = dsa.dma %{{.*}} to %{{.*}} : memref<1x4xi64, strided<[0, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<1x4xi64, #dsa.memory_space<lb>>
+// CHECK: %[[M:.*]] = dsa.compare ge %{{.*}}, %{{.*}} into %{{.*}} after %[[Q]], %[[K]] : memref<1x4xi64, #dsa.memory_space<lb>>, memref<1x4xi64, #dsa.memory_space<lb>>, memref<1x4xi1, #dsa.memory_space<lb>>
+// CHECK: dsa.dma %{{.*}} to %{{.*}} after %[[M]] : memref<1x4xi1, #dsa.memory_space<lb>>
+// CHECK-LABEL: dsa.kernel @causal_1_where
+// CHECK: dsa.dma %{{.*}} to %{{.*}} : memref<4xf32, strided<[0]>, #dsa.memory_space<ddr>>, memref<4xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.select %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} after %{{.*}}, %{{.*}}, %{{.*}} : memref<4xi1, #dsa.memory_space<lb>>, memref<4xf32, #dsa.memory_space<lb>>, memref<4xf32, #dsa.memory_space<lb>>, memref<4xf32, #dsa.memory_space<lb>>
+// CHECK-LABEL: func.func @causal
+func.func @causal(%scores: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %q = graph.constant dense<[[0], [1], [2], [3]]> : tensor<4x1xi64>
+  %k = graph.constant dense<[0, 1, 2, 3]> : tensor<4xi64>
+  %m = graph.compare ge, %q, %k : tensor<4x1xi64>, tensor<4xi64> -> tensor<4x4xi1>
+  %fill = graph.constant dense<-1.0e+04> : tensor<f32>
+  %w = graph.where %m, %scores, %fill : tensor<4x4xi1>, tensor<4x4xf32>, tensor<f32> -> tensor<4x4xf32>
+  return %w : tensor<4x4xf32>
+}

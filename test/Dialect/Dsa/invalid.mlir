@@ -759,3 +759,66 @@ func.func @convert_in_ddr(%a: memref<8xi64, #dsa.memory_space<ddr>>, %b: memref<
   %t0 = dsa.convert %a into %b : memref<8xi64, #dsa.memory_space<ddr>>, memref<8xf32, #dsa.memory_space<lb>>
   return
 }
+
+// -----
+
+// Tests that a comparison compares one element type.
+func.func @compare_mixed(%a: memref<8xf32, #dsa.memory_space<lb>>, %b: memref<8xi64, #dsa.memory_space<lb>>, %m: memref<8xi1, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{compares 'f32' with 'i64'}}
+  %t = dsa.compare lt %a, %b into %m : memref<8xf32, #dsa.memory_space<lb>>, memref<8xi64, #dsa.memory_space<lb>>, memref<8xi1, #dsa.memory_space<lb>>
+  return
+}
+
+// -----
+
+// Tests that a comparison writes booleans.
+func.func @compare_into_floats(%a: memref<8xf32, #dsa.memory_space<lb>>, %b: memref<8xf32, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{expects an i1 output, got 'f32'}}
+  %t = dsa.compare lt %a, %b into %b : memref<8xf32, #dsa.memory_space<lb>>, memref<8xf32, #dsa.memory_space<lb>>, memref<8xf32, #dsa.memory_space<lb>>
+  return
+}
+
+// -----
+
+// Tests that a comparison's operands have one shape.
+func.func @compare_shapes(%a: memref<8xf32, #dsa.memory_space<lb>>, %b: memref<4xf32, #dsa.memory_space<lb>>, %m: memref<8xi1, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{rhs shape [4] does not match the expected [8]}}
+  %t = dsa.compare lt %a, %b into %m : memref<8xf32, #dsa.memory_space<lb>>, memref<4xf32, #dsa.memory_space<lb>>, memref<8xi1, #dsa.memory_space<lb>>
+  return
+}
+
+// -----
+
+// Tests that a selection's condition is boolean.
+func.func @select_condition(%c: memref<8xf32, #dsa.memory_space<lb>>, %a: memref<8xf32, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{expects an i1 condition, got 'f32'}}
+  %t = dsa.select %c, %a, %a into %a : memref<8xf32, #dsa.memory_space<lb>>, memref<8xf32, #dsa.memory_space<lb>>, memref<8xf32, #dsa.memory_space<lb>>, memref<8xf32, #dsa.memory_space<lb>>
+  return
+}
+
+// -----
+
+// Tests that a selection keeps its inputs' element type.
+func.func @select_element(%c: memref<8xi1, #dsa.memory_space<lb>>, %a: memref<8xf32, #dsa.memory_space<lb>>, %o: memref<8xi64, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{selects 'f32' elements into 'i64' elements}}
+  %t = dsa.select %c, %a, %a into %o : memref<8xi1, #dsa.memory_space<lb>>, memref<8xf32, #dsa.memory_space<lb>>, memref<8xf32, #dsa.memory_space<lb>>, memref<8xi64, #dsa.memory_space<lb>>
+  return
+}
+
+// -----
+
+// Tests that a selection's operands have the output's shape.
+func.func @select_shapes(%c: memref<4xi1, #dsa.memory_space<lb>>, %a: memref<8xf32, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{condition shape [4] does not match the expected [8]}}
+  %t = dsa.select %c, %a, %a into %a : memref<4xi1, #dsa.memory_space<lb>>, memref<8xf32, #dsa.memory_space<lb>>, memref<8xf32, #dsa.memory_space<lb>>, memref<8xf32, #dsa.memory_space<lb>>
+  return
+}
+
+// -----
+
+// Tests that comparisons run on the vector unit, in LB.
+func.func @compare_in_gb(%a: memref<8xf32, #dsa.memory_space<gb>>, %m: memref<8xi1, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{operand #0 must be in #dsa.memory_space<lb>}}
+  %t = dsa.compare lt %a, %a into %m : memref<8xf32, #dsa.memory_space<gb>>, memref<8xf32, #dsa.memory_space<gb>>, memref<8xi1, #dsa.memory_space<lb>>
+  return
+}

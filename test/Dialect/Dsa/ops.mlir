@@ -261,6 +261,33 @@ dsa.kernel @embedding(%table: memref<30522x768xf32, #dsa.memory_space<ddr>>, %id
 
 // -----
 
+// Tests that comparisons and selections round-trip: an attention mask built by
+// comparing i64 positions, every #dsa.compare predicate, and a selection of
+// f32 scores by the mask.
+// CHECK-LABEL: dsa.kernel @masks
+// CHECK-SAME: (%[[Q:.*]]: memref<16xi64, #dsa.memory_space<lb>>, %[[K:.*]]: memref<16xi64, #dsa.memory_space<lb>>, %[[M:.*]]: memref<16xi1, #dsa.memory_space<lb>>, %[[S:.*]]: memref<16xf32, #dsa.memory_space<lb>>, %[[F:.*]]: memref<16xf32, #dsa.memory_space<lb>>)
+// CHECK: %[[T0:.*]] = dsa.compare ge %[[Q]], %[[K]] into %[[M]] : memref<16xi64, #dsa.memory_space<lb>>, memref<16xi64, #dsa.memory_space<lb>>, memref<16xi1, #dsa.memory_space<lb>>
+// CHECK: dsa.compare eq %[[Q]], %[[K]] into %[[M]]
+// CHECK: dsa.compare ne %[[Q]], %[[K]] into %[[M]]
+// CHECK: dsa.compare lt %[[S]], %[[F]] into %[[M]]
+// CHECK: dsa.compare le %[[S]], %[[F]] into %[[M]]
+// CHECK: %[[T5:.*]] = dsa.compare gt %[[S]], %[[F]] into %[[M]]
+// CHECK: %[[T6:.*]] = dsa.select %[[M]], %[[S]], %[[F]] into %[[S]] after %[[T0]], %[[T5]] : memref<16xi1, #dsa.memory_space<lb>>, memref<16xf32, #dsa.memory_space<lb>>, memref<16xf32, #dsa.memory_space<lb>>, memref<16xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.wait %[[T6]]
+dsa.kernel @masks(%q: memref<16xi64, #dsa.memory_space<lb>>, %k: memref<16xi64, #dsa.memory_space<lb>>, %m: memref<16xi1, #dsa.memory_space<lb>>, %s: memref<16xf32, #dsa.memory_space<lb>>, %f: memref<16xf32, #dsa.memory_space<lb>>) {
+  %t0 = dsa.compare ge %q, %k into %m : memref<16xi64, #dsa.memory_space<lb>>, memref<16xi64, #dsa.memory_space<lb>>, memref<16xi1, #dsa.memory_space<lb>>
+  %t1 = dsa.compare eq %q, %k into %m : memref<16xi64, #dsa.memory_space<lb>>, memref<16xi64, #dsa.memory_space<lb>>, memref<16xi1, #dsa.memory_space<lb>>
+  %t2 = dsa.compare ne %q, %k into %m : memref<16xi64, #dsa.memory_space<lb>>, memref<16xi64, #dsa.memory_space<lb>>, memref<16xi1, #dsa.memory_space<lb>>
+  %t3 = dsa.compare lt %s, %f into %m : memref<16xf32, #dsa.memory_space<lb>>, memref<16xf32, #dsa.memory_space<lb>>, memref<16xi1, #dsa.memory_space<lb>>
+  %t4 = dsa.compare le %s, %f into %m : memref<16xf32, #dsa.memory_space<lb>>, memref<16xf32, #dsa.memory_space<lb>>, memref<16xi1, #dsa.memory_space<lb>>
+  %t5 = dsa.compare gt %s, %f into %m : memref<16xf32, #dsa.memory_space<lb>>, memref<16xf32, #dsa.memory_space<lb>>, memref<16xi1, #dsa.memory_space<lb>>
+  %t6 = dsa.select %m, %s, %f into %s after %t0, %t5 : memref<16xi1, #dsa.memory_space<lb>>, memref<16xf32, #dsa.memory_space<lb>>, memref<16xf32, #dsa.memory_space<lb>>, memref<16xf32, #dsa.memory_space<lb>>
+  dsa.wait %t6
+  dsa.return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Kernels and launches
 //===----------------------------------------------------------------------===//

@@ -41,6 +41,7 @@ fn enumeration_mirrors_match_the_dialects() {
     check_mirror::<UnaryKind>(&context);
     check_mirror::<PoolKind>(&context);
     check_mirror::<ReduceKind>(&context);
+    check_mirror::<dsa::ComparePredicate>(&context);
     check_mirror::<Scope>(&context);
     check_mirror::<Activation>(&context);
     check_mirror::<PadMode>(&context);

@@ -16,16 +16,18 @@ use crate::ir::{string_attribute, Op, Val};
 use melior::ir::AttributeLike;
 use mlir_sys::*;
 use std::collections::HashSet;
-use turbine_dialects::attributes::dsa::{BinaryKind, MemorySpace, PoolKind, ReduceKind, UnaryKind};
+use turbine_dialects::attributes::dsa::{
+    BinaryKind, ComparePredicate, MemorySpace, PoolKind, ReduceKind, UnaryKind,
+};
 use turbine_dialects::ops::upstream;
 
 // ---- Scratch -----------------------------------------------------------------------------------
 
 /// Words (u64) of one `td_view`: buffer, offset, rank, shape[4], strides[4].
 pub(super) const VIEW_WORDS: usize = 11;
-/// Scratch layout, in words: three views, then one parameter struct (conv2d and pool2d
-/// parameters are 9 words each), then `token_out`, then the wait list.
-pub(super) const PARAMS_WORD: usize = 3 * VIEW_WORDS;
+/// Scratch layout, in words: four views (a select's), then one parameter struct (conv2d and
+/// pool2d parameters are 9 words each), then `token_out`, then the wait list.
+pub(super) const PARAMS_WORD: usize = 4 * VIEW_WORDS;
 /// Where a call's `token_out` (or `td_buffer_alloc`'s handle) is written.
 pub(super) const TOKEN_WORD: usize = PARAMS_WORD + 9;
 /// The first token of a wait list.
@@ -155,6 +157,18 @@ pub(super) fn reduce_code(kind: ReduceKind) -> i64 {
     }
 }
 
+/// `TD_COMPARE_*` of a comparison predicate.
+pub(super) fn compare_code(predicate: ComparePredicate) -> i64 {
+    match predicate {
+        ComparePredicate::Eq => 0,
+        ComparePredicate::Ne => 1,
+        ComparePredicate::Lt => 2,
+        ComparePredicate::Le => 3,
+        ComparePredicate::Gt => 4,
+        ComparePredicate::Ge => 5,
+    }
+}
+
 // ---- Functions ---------------------------------------------------------------------------------
 
 /// A parameter type of a runtime function.
@@ -182,6 +196,8 @@ const RUNTIME_FUNCTIONS: &[(&str, &[Parameter])] = {
         ("td_pool2d", &[I64, I32, I32, P, P, P, P, I64, P]),
         ("td_reduce", &[I64, I32, I32, I32, I32, P, P, P, I64, P]),
         ("td_convert", &[I64, I32, I32, P, P, P, I64, P]),
+        ("td_compare", &[I64, I32, I32, I32, P, P, P, P, I64, P]),
+        ("td_select", &[I64, I32, I32, P, P, P, P, P, I64, P]),
         ("td_gather", &[I64, I32, I32, I32, P, P, P, P, I64, P]),
         ("td_wait", &[I64, I32, I32, P, I64, P]),
         ("td_barrier", &[I64, I32, I32, P]),

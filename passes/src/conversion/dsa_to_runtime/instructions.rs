@@ -8,15 +8,17 @@
 //! needs while recording.
 
 use super::abi::{
-    binary_code, pool_code, reduce_code, unary_code, FunctionState, UnaryParameters, PARAMS_WORD,
-    TOKEN_WORD, WAITS_WORD,
+    binary_code, compare_code, pool_code, reduce_code, unary_code, FunctionState, UnaryParameters,
+    PARAMS_WORD, TOKEN_WORD, WAITS_WORD,
 };
 use super::builder::Builder;
 use super::types::is_memref;
 use super::views::view;
 use crate::ir::{Op, Val};
 use mlir_sys::*;
-use turbine_dialects::attributes::dsa::{BinaryKind, PoolKind, ReduceKind, UnaryKind};
+use turbine_dialects::attributes::dsa::{
+    BinaryKind, ComparePredicate, PoolKind, ReduceKind, UnaryKind,
+};
 use turbine_dialects::attributes::EnumAttribute;
 use turbine_dialects::ops::dsa;
 
@@ -31,6 +33,8 @@ pub(super) fn is_instruction(kind: dsa::Kind) -> bool {
         | dsa::Kind::Pool
         | dsa::Kind::Reduce
         | dsa::Kind::Convert
+        | dsa::Kind::Compare
+        | dsa::Kind::Select
         | dsa::Kind::Gather
         | dsa::Kind::Wait
         | dsa::Kind::Barrier => true,
@@ -178,6 +182,17 @@ impl<'a> Call<'a> {
             dsa::Kind::Convert => {
                 arguments.extend(&self.views);
                 "td_convert"
+            }
+            dsa::Kind::Compare => {
+                let predicate: ComparePredicate =
+                    enum_value(self.op, "predicate").expect("dsa.compare has a predicate");
+                arguments.push(self.builder.constant_i32(compare_code(predicate)));
+                arguments.extend(&self.views);
+                "td_compare"
+            }
+            dsa::Kind::Select => {
+                arguments.extend(&self.views);
+                "td_select"
             }
             dsa::Kind::Gather => {
                 let axis = self

@@ -408,6 +408,8 @@ impl Lowering {
             | dsa::Kind::Pool
             | dsa::Kind::Reduce
             | dsa::Kind::Convert
+            | dsa::Kind::Compare
+            | dsa::Kind::Select
             | dsa::Kind::Gather
             | dsa::Kind::Wait
             | dsa::Kind::Barrier => instructions::lower_instruction(op, kind, &builder, state),

@@ -219,7 +219,8 @@ impl Body {
             return None;
         }
         let zero = self.index(0);
-        Some(self.reinterpret_at(source, zero, &View::contiguous(&result.shape, result.space)))
+        let empty = View::contiguous_of(&result.shape, result.space, result.element);
+        Some(self.reinterpret_at(source, zero, &empty))
     }
 
     /// A subview of `source` (of type `view`) at `offsets` with `sizes`, keeping the dimensions

@@ -6,7 +6,7 @@ use crate::ir::{self, Val};
 use crate::kernels::view::to_i64;
 use mlir_sys::*;
 use turbine_dialects::attributes::{
-    dsa::{BinaryKind, PoolKind, ReduceKind, UnaryKind},
+    dsa::{BinaryKind, ComparePredicate, PoolKind, ReduceKind, UnaryKind},
     EnumAttribute,
 };
 use turbine_dialects::ops::dsa;
@@ -35,6 +35,31 @@ impl Body {
     /// `dsa.convert input into output` (to the output's element type).
     pub fn convert(&mut self, input: Val, output: Val, after: &[Val]) -> Val {
         self.instruction(dsa::Kind::Convert, &[input, output], after, &[])
+    }
+
+    /// `dsa.compare predicate lhs, rhs into output` (booleans).
+    pub fn compare_elements(
+        &mut self,
+        predicate: ComparePredicate,
+        (lhs, rhs, output): (Val, Val, Val),
+        after: &[Val],
+    ) -> Val {
+        let attributes = [("predicate", predicate.raw_attribute(self.context))];
+        self.instruction(dsa::Kind::Compare, &[lhs, rhs, output], after, &attributes)
+    }
+
+    /// `dsa.select condition, lhs, rhs into output`.
+    pub fn select_elements(
+        &mut self,
+        (condition, lhs, rhs, output): (Val, Val, Val, Val),
+        after: &[Val],
+    ) -> Val {
+        self.instruction(
+            dsa::Kind::Select,
+            &[condition, lhs, rhs, output],
+            after,
+            &[],
+        )
     }
 
     /// `dsa.gather table[indices] to target` along `axis`.

@@ -52,6 +52,19 @@ pub fn reshaped(host: &mut Body, source: &Tensor, shape: &[usize]) -> Tensor {
     Tensor { host: value, view }
 }
 
+/// A host-side view of `source` (a contiguous buffer or window) with the shape and strides of
+/// `view` (its offset is the source's): a broadcast with strides 0, a merged shape.
+pub fn restrided(host: &mut Body, source: &Tensor, view: &View) -> Tensor {
+    if source.view.dynamic_offset {
+        let (value, view) = host.reshape_window(source.host, &source.view, view);
+        return Tensor { host: value, view };
+    }
+    Tensor {
+        host: host.reinterpret(source.host, view),
+        view: view.clone(),
+    }
+}
+
 /// Integer comparisons the lowering makes (`arith.cmpi` predicates).
 #[derive(Debug, Clone, Copy)]
 pub enum Compare {

@@ -3,10 +3,10 @@
 //! that rank.
 
 use crate::ir::Val;
-use crate::kernels::emit::{Body, Tensor, View};
+use crate::kernels::emit::{restrided, Body, Tensor, View};
 
 /// Views of rank above 4 are beyond what one DMA describes.
-pub(super) const MAX_RANK: usize = 4;
+pub(crate) const MAX_RANK: usize = 4;
 
 /// `pairs` as copies the DMA takes: the dimensions each pair's views step through alike merged
 /// (see [`merge_dimensions`]), and a pair still above rank 4 cut into copies of rank 4, one per
@@ -108,15 +108,7 @@ fn merge_dimensions(host: &mut Body, (source, target): (Tensor, Tensor)) -> (Ten
             space: tensor.view.space,
             element: tensor.view.element,
         };
-        if tensor.view.dynamic_offset {
-            let (value, view) = host.reshape_window(tensor.host, &tensor.view, &view);
-            Tensor { host: value, view }
-        } else {
-            Tensor {
-                host: host.reinterpret(tensor.host, &view),
-                view,
-            }
-        }
+        restrided(host, tensor, &view)
     };
     let source = seen(host, &source, runs.iter().map(|run| run.1).collect());
     let target = seen(host, &target, runs.iter().map(|run| run.2).collect());

@@ -7,8 +7,8 @@
 
 use super::{
     elementwise::row_major_tile,
-    emit::reshaped,
     emit::Tensor,
+    emit::{reshaped, restrided},
     emit::{Body, View},
     error::LoweringError,
     kernel::Kernel,
@@ -23,7 +23,7 @@ use turbine_dialects::ops::graph;
 mod merge;
 
 pub use merge::merged_pairs;
-use merge::MAX_RANK;
+pub(crate) use merge::MAX_RANK;
 
 /// A copy kernel moving each `(source, target)` pair (equal shapes) with DMA; pairs of no
 /// elements (a concatenation's empty piece) move nothing.
@@ -293,15 +293,7 @@ fn broadcast(
         space: input.view.space,
         element: input.view.element,
     };
-    let source = if input.view.dynamic_offset {
-        let (value, view) = host.reshape_window(input.host, &input.view, &view);
-        Tensor { host: value, view }
-    } else {
-        Tensor {
-            host: host.reinterpret(input.host, &view),
-            view,
-        }
-    };
+    let source = restrided(host, input, &view);
     Ok((source, reshaped(host, output, &shape)))
 }
 

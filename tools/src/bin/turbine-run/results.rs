@@ -67,16 +67,44 @@ pub(crate) fn top_k(tensor: &Tensor, k: usize) -> Vec<String> {
         .collect()
 }
 
-/// Largest error of `actual` against `expected` relative to the tolerance (<= 1 passes).
+/// Largest error of `actual` against `expected` relative to the tolerance (<= 1 passes), and
+/// that error. Integers and booleans must be equal: any difference is infinitely many
+/// tolerances.
 pub(crate) fn worst_error(
     actual: &Tensor,
     expected: &Tensor,
     rtol: f64,
     atol: f64,
 ) -> Result<(f64, f64), String> {
-    let (Some(a), Some(b)) = (actual.as_f32(), expected.as_f32()) else {
-        return Err("non-f32 outputs cannot be compared".into());
+    let differences: Vec<f64> = match (&actual.data, &expected.data) {
+        (Data::F32(a), Data::F32(b)) => return worst_float_error(a, b, rtol, atol),
+        (Data::I64(a), Data::I64(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| x.abs_diff(*y) as f64)
+            .collect(),
+        (Data::Bool(a), Data::Bool(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| f64::from(u8::from(x != y)))
+            .collect(),
+        _ => {
+            return Err(format!(
+                "{:?} output against {:?} of the interpreter, or another element count",
+                actual.element_type, expected.element_type
+            ))
+        }
     };
+    let largest = differences.into_iter().fold(0.0, f64::max);
+    Ok(if largest > 0.0 {
+        (f64::INFINITY, largest)
+    } else {
+        (0.0, 0.0)
+    })
+}
+
+/// [`worst_error`] of f32 values.
+fn worst_float_error(a: &[f32], b: &[f32], rtol: f64, atol: f64) -> Result<(f64, f64), String> {
     if a.len() != b.len() {
         return Err(format!("{} elements against {}", a.len(), b.len()));
     }
