@@ -200,6 +200,29 @@ LogicalResult GatherOp::verify() {
   return expectShape(*this, "target", target.getShape(), expected);
 }
 
+LogicalResult GatherElementsOp::verify() {
+  MemRefType data = getData().getType(), indices = getIndices().getType(),
+             target = getTarget().getType();
+  if (!memoryLevel(data) || !memoryLevel(indices) || !memoryLevel(target))
+    return emitOpError() << "expects buffers in dsa memory spaces, got " << data << ", "
+                         << indices << " and " << target;
+  if (data.getElementType() != target.getElementType())
+    return emitOpError() << "gathers " << data.getElementType() << " elements into "
+                         << target.getElementType() << " elements";
+  if (!indices.getElementType().isSignlessInteger(64) &&
+      !indices.getElementType().isSignlessInteger(32))
+    return emitOpError() << "expects i64 or i32 indices, got "
+                         << indices.getElementType();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= data.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for rank " << data.getRank();
+  if (failed(expectShape(*this, "target", target.getShape(), indices.getShape())))
+    return failure();
+  SmallVector<int64_t> expected(data.getShape());
+  expected[axis] = indices.getRank() == data.getRank() ? indices.getDimSize(axis) : 0;
+  return expectShape(*this, "indices", indices.getShape(), expected);
+}
+
 LogicalResult ConvertOp::verify() {
   if (failed(verifyInLocalBuffer(*this)))
     return failure();

@@ -11,7 +11,7 @@ pub enum Support {
     /// data; integer and boolean tensors moved, gathered, cast, compared and selected).
     Compiled,
     /// Its graph operations are evaluated by the reference interpreter; the compiler does not
-    /// lower them yet (integer arithmetic, argmax, gather_elements).
+    /// lower them yet (integer arithmetic, argmax).
     Interpreted,
     /// Evaluated at import time only: its inputs must be constants.
     Folded,
@@ -86,9 +86,10 @@ pub const OPERATORS: &[Operator] = &[
     row(&["LogSoftmax"], "`reduce_max`, `sub`, `exp`, `reduce_sum`, `log`, `sub`", Compiled,
         "`x - m - log(sum(exp(x - m)))` with `m` the maximum (no overflow); one axis"),
     row(&["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"],
-        "`gather_elements`, `neg`; class weights by `gather`", Interpreted,
+        "`gather_elements`, `neg`; class weights by `gather`", Compiled,
         "the scores' LogSoftmax first for SoftmaxCrossEntropyLoss (its log_prob output); weights, \
-         ignore_index, reduction none, sum and mean (by the sum of the weights)"),
+         ignore_index, reduction none, sum and mean (by the sum of the weights); compiled for \
+         scores of at most 4 dimensions"),
     row(&["LRN"], "`lrn`", Compiled, "4-D only"),
     row(&["MaxPool", "AveragePool"], "`max_pool2d`, `avg_pool2d`", Compiled,
         "2-D, and 1-D as 2-D of height 1; auto_pad, ceil_mode, count_include_pad; dilated \
@@ -152,8 +153,9 @@ pub const OPERATORS: &[Operator] = &[
     row(&["Gather"], "`gather`", Compiled,
         "indices i32 or i64; run-time indices compile as DMA gathers (an index out of range is \
          an error at run time), constant ones mostly as slices (graph-substitute)"),
-    row(&["GatherElements"], "`gather_elements`", Interpreted,
-        "indices i32 or i64, constant or not; an index out of range is an error at run time"),
+    row(&["GatherElements"], "`gather_elements`", Compiled,
+        "indices i32 or i64, constant or not (a DMA gather of elements, compiled up to 4 \
+         dimensions); an index out of range is an error at run time"),
     row(&["OneHot"], "`compare` with a constant range, `where`", Interpreted,
         "constant depth; integer or float indices (cast toward zero), negative ones counted from \
          the end, ones out of range all off"),

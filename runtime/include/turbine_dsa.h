@@ -252,6 +252,13 @@ td_status td_select(uint64_t dev, uint32_t cluster, uint32_t core, const td_view
 td_status td_gather(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t axis,
                     const td_view *table, const td_view *indices, const td_view *out,
                     const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
+/* DMA gather of single elements (ONNX GatherElements): indices and out have one shape, data has
+ * it too but along `axis`; out[c] is data[c] with coordinate `axis` replaced by indices[c] (i64
+ * or i32; negative ones count from the end). An index outside data fails td_launch_end with
+ * TD_ERR_OUT_OF_BOUNDS naming the instruction, core, launch and layer. */
+td_status td_gather_elements(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t axis,
+                             const td_view *data, const td_view *indices, const td_view *out,
+                             const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
 /* out[N,C,OH,OW] = pool(input[N,C,H,W]). */
 td_status td_pool2d(uint64_t dev, uint32_t cluster, uint32_t core, const td_pool2d_params *params,
                     const td_view *input, const td_view *out, const uint64_t *waits,

@@ -395,7 +395,10 @@ impl Device {
             .map_err(|m| RuntimeError::operand(context(), m))?;
         typing::check(&self.memory, instr).map_err(|m| RuntimeError::operand(context(), m))?;
         if let (
-            Instr::Matmul { .. } | Instr::Conv2d { .. } | Instr::Gather { .. },
+            Instr::Matmul { .. }
+            | Instr::Conv2d { .. }
+            | Instr::Gather { .. }
+            | Instr::GatherElements { .. },
             Some((&(out_name, out, _), inputs)),
         ) = (instr, operands.split_last())
         {

@@ -161,6 +161,17 @@ fn decode<T: FromBytes>(target: &mut [T], bytes: &[u8]) {
     }
 }
 
+macro_rules! storage_from {
+    ($($t:ty => $variant:ident),*) => {$(
+        impl From<Vec<$t>> for Storage {
+            fn from(values: Vec<$t>) -> Storage {
+                Storage::$variant(values)
+            }
+        }
+    )*};
+}
+storage_from!(f32 => F32, i64 => I64, i32 => I32, i8 => I8, u8 => U8);
+
 /// Building an element from its native-order bytes.
 trait FromBytes {
     fn from_ne(bytes: &[u8]) -> Self;

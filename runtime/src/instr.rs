@@ -307,6 +307,21 @@ pub enum Instr {
         /// Output.
         out: View,
     },
+    /// A DMA gather of single elements along `axis` (ONNX `GatherElements`): `indices` and
+    /// `out` have one shape, `data` has it too but along `axis`, and `out[c]` is `data[c]` with
+    /// coordinate `axis` replaced by `indices[c]` (a negative index counts from the end). An
+    /// index outside `data` is an error of the launch. `data` and `out` have one element type
+    /// and may share a buffer if they do not overlap; the indices are i64 or i32.
+    GatherElements {
+        /// Axis of `data` the indices select along.
+        axis: usize,
+        /// The data.
+        data: View,
+        /// The indices.
+        indices: View,
+        /// Output.
+        out: View,
+    },
     /// Later instructions of the core start only after the awaited tokens are ready.
     Wait,
     /// Every core of the launch finishes all earlier instructions before any starts a later
@@ -420,6 +435,7 @@ impl Instr {
             Instr::Compare { predicate, .. } => predicate.name(),
             Instr::Select { .. } => "select",
             Instr::Gather { .. } => "gather",
+            Instr::GatherElements { .. } => "gather_elements",
             Instr::Reduce { kind, .. } => match kind {
                 ReduceKind::Sum => "reduce_sum",
                 ReduceKind::Mean => "reduce_mean",
@@ -434,7 +450,7 @@ impl Instr {
     /// The hardware that runs it.
     pub fn engine(&self) -> Engine {
         match self {
-            Instr::Dma { .. } | Instr::Gather { .. } => Engine::Dma,
+            Instr::Dma { .. } | Instr::Gather { .. } | Instr::GatherElements { .. } => Engine::Dma,
             Instr::Convert { .. } | Instr::Compare { .. } | Instr::Select { .. } => {
                 Engine::Unit(UnitKind::VectorEngine)
             }
@@ -486,6 +502,13 @@ impl Instr {
                 ("indices", indices, Read),
                 ("out", out, Write),
             ]),
+            Instr::GatherElements {
+                data, indices, out, ..
+            } => Operands::of(&[
+                ("data", data, Read),
+                ("indices", indices, Read),
+                ("out", out, Write),
+            ]),
             Instr::Unary { input, out, .. }
             | Instr::Convert { input, out }
             | Instr::Pool2d { input, out, .. }
@@ -504,7 +527,7 @@ impl Instr {
         let weight = |s: bool| if s { special } else { 1.0 };
         match self {
             Instr::Dma { src, .. } => src.len() as f64,
-            Instr::Gather { out, .. } => out.len() as f64,
+            Instr::Gather { out, .. } | Instr::GatherElements { out, .. } => out.len() as f64,
             Instr::Convert { out, .. } | Instr::Compare { out, .. } | Instr::Select { out, .. } => {
                 out.len() as f64
             }

@@ -156,6 +156,7 @@ impl Stats {
                     entry.2 += rec.work(target.cost.special_function);
                 }
                 if let crate::instr::Instr::Dma { src, dst: out }
+                | crate::instr::Instr::GatherElements { data: src, out, .. }
                 | crate::instr::Instr::Gather {
                     table: src, out, ..
                 } = &rec.instr

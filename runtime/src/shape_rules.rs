@@ -38,6 +38,12 @@ impl Instr {
                 indices,
                 out,
             } => check_gather(*axis, table, indices, out),
+            Instr::GatherElements {
+                axis,
+                data,
+                indices,
+                out,
+            } => check_gather_elements(*axis, data, indices, out),
             Instr::Wait | Instr::Barrier => Ok(()),
         }
     }
@@ -52,6 +58,30 @@ fn check_same_shapes(inputs: &[(&str, &View)], out: &View) -> Result<(), String>
         )),
         None => Ok(()),
     }
+}
+
+/// A gather of elements writes the indices' shape, which is the data's but along `axis`.
+fn check_gather_elements(
+    axis: usize,
+    data: &View,
+    indices: &View,
+    out: &View,
+) -> Result<(), String> {
+    if axis >= data.shape.len() {
+        return Err(format!(
+            "axis {axis} is not a dimension of the rank-{} data",
+            data.shape.len()
+        ));
+    }
+    let mut expected = data.shape;
+    expected[axis] = out.shape.get(axis).copied().unwrap_or(0);
+    if indices.shape != out.shape || out.shape != expected {
+        return Err(format!(
+            "indices {:?} and out {:?} must have the data's shape {:?} but along axis {axis}",
+            indices.shape, out.shape, data.shape
+        ));
+    }
+    Ok(())
 }
 
 /// A gather replaces the extent at `axis` of the table by the number of indices.

@@ -207,6 +207,7 @@ impl<L: LevelOf> Sim<'_, L> {
         let slot = match (&rec.instr, rec.instr.engine()) {
             (
                 Instr::Dma { src, dst: out }
+                | Instr::GatherElements { data: src, out, .. }
                 | Instr::Gather {
                     table: src, out, ..
                 },

@@ -39,12 +39,15 @@ pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
     match instr {
         Instr::Dma { src, dst } => same(("src", src), ("dst", dst)),
         Instr::Gather {
-            table,
+            table: data,
             indices,
             out,
             ..
+        }
+        | Instr::GatherElements {
+            data, indices, out, ..
         } => {
-            same(("table", table), ("out", out))?;
+            same(("table", data), ("out", out))?;
             match of(indices) {
                 ElementType::I64 | ElementType::I32 => Ok(()),
                 other => Err(format!(
@@ -83,7 +86,9 @@ pub(crate) fn moved_bytes(memory: &Memory, instr: &Instr) -> u64 {
     let bytes = |view: &View| view.len() * element(memory, view).bytes();
     match instr {
         Instr::Dma { src, .. } => bytes(src),
-        Instr::Gather { indices, out, .. } => bytes(out) + bytes(indices),
+        Instr::Gather { indices, out, .. } | Instr::GatherElements { indices, out, .. } => {
+            bytes(out) + bytes(indices)
+        }
         _ => 0,
     }
 }

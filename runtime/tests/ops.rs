@@ -958,3 +958,29 @@ fn comparisons_make_booleans_that_select_elements_of_any_type() {
         .collect();
     assert_eq!(chosen, [10, -2, -3, -4]);
 }
+
+#[test]
+fn a_gather_of_elements_picks_one_element_per_index() {
+    use turbine_runtime::{Device, ElementType as E};
+    let mut dev = Device::new(roomy());
+    // ONNX's example: data [[1, 2], [3, 4]], indices [[0, 0], [1, 0]] along axis 1.
+    let data = dev.alloc(Placement::Ddr, 4 * 4).unwrap();
+    dev.write(data, 0, &[1., 2., 3., 4.]).unwrap();
+    let ids = dev.alloc_typed(Placement::Ddr, 4 * 8, E::I64).unwrap();
+    let picks: Vec<u8> = [0i64, 0, 1, -2]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    dev.write_elements(ids, E::I64, 0, &picks).unwrap();
+    let out = dev.alloc(Placement::Ddr, 4 * 4).unwrap();
+    let gather = |axis| Instr::GatherElements {
+        axis,
+        data: View::contiguous(data, 0, &[2, 2]),
+        indices: View::contiguous(ids, 0, &[2, 2]),
+        out: View::contiguous(out, 0, &[2, 2]),
+    };
+    launch(&mut dev, "along_1", &[C00], &[step(C00, gather(1), &[])]).unwrap();
+    assert_eq!(dev.read(out, 0, 4).unwrap(), [1., 1., 4., 3.]);
+    launch(&mut dev, "along_0", &[C00], &[step(C00, gather(0), &[])]).unwrap();
+    assert_eq!(dev.read(out, 0, 4).unwrap(), [1., 2., 3., 2.]);
+}

@@ -269,6 +269,31 @@ def Dsa_GatherOp : Dsa_Op<"gather"> {
   let hasVerifier = 1;
 }
 
+def Dsa_GatherElementsOp : Dsa_Op<"gather_elements"> {
+  let summary = "Asynchronous DMA gather of single elements selected by run-time indices.";
+  let description = [{
+    `indices` and `target` have one shape, `data` has it too but along `axis`;
+    `target[c]` is `data[c]` with coordinate `axis` replaced by `indices[c]`
+    (i64 or i32; a negative index counts from the end), once the tokens in
+    `after` are done: ONNX `GatherElements`, a loss picking each sample's
+    label score. `target` has the data's element type. An index outside the
+    data fails the launch with an error naming the instruction.
+
+    ```mlir
+    %t = dsa.gather_elements %scores[%labels] to %picked {axis = 1 : i64} : memref<32x1000xf32, #dsa.memory_space<ddr>>, memref<32x1xi64, #dsa.memory_space<ddr>>, memref<32x1xf32, #dsa.memory_space<ddr>>
+    ```
+  }];
+  let arguments = (ins Arg<Dsa_Buffer, "", [MemRead]>:$data,
+      Arg<Dsa_Buffer, "", [MemRead]>:$indices, Arg<Dsa_Buffer, "", [MemWrite]>:$target,
+      I64Attr:$axis, Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $data `[` $indices `]` `to` $target (`after` $after^)? attr-dict `:` type($data) `,`
+    type($indices) `,` type($target)
+  }];
+  let hasVerifier = 1;
+}
+
 def Dsa_WaitOp : Dsa_Op<"wait"> {
   let summary = "Block the core until the given tokens are done.";
   let arguments = (ins Variadic<Dsa_Token>:$tokens);

@@ -39,6 +39,8 @@ enum Emitter {
     Convert,
     /// A gather's with run-time indices (`gather`).
     Gather,
+    /// A gather of elements' (`gather`).
+    GatherElements,
     /// A comparison's or a selection's (`selection`).
     Selection,
 }
@@ -60,6 +62,7 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         }
         K::Cast => Some(Emitter::Convert),
         K::Gather => Some(Emitter::Gather),
+        K::GatherElements => Some(Emitter::GatherElements),
         K::Compare | K::Where => Some(Emitter::Selection),
         K::Constant
         | K::Weight
@@ -88,7 +91,6 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         | K::Reshape
         | K::Flatten
         | K::Resize
-        | K::GatherElements
         | K::ReduceProd
         | K::ArgMax
         | K::ArgMin
@@ -141,6 +143,9 @@ pub(crate) fn emit_layer(
             Some(Emitter::Movement) => movement::lower(scope, host, layer, results, kernel)?,
             Some(Emitter::Convert) => convert::lower(scope, host, layer, &results[0], kernel)?,
             Some(Emitter::Gather) => gather::lower(scope, host, layer, &results[0], kernel)?,
+            Some(Emitter::GatherElements) => {
+                gather::lower_elements(scope, layer, &results[0], kernel)?
+            }
             Some(Emitter::Selection) => selection::lower(scope, host, layer, &results[0], kernel)?,
             None => {
                 return Err(LoweringError::at(

@@ -1,4 +1,5 @@
-//! Gather layers with indices known at run time (ONNX `Gather`, an embedding lookup): DMA
+//! Gather layers with indices known at run time (ONNX `Gather`, an embedding lookup, and
+//! `GatherElements`): DMA
 //! gathers from the table where it lives (DDR), no compute unit involved. The indices are split
 //! over the cores; each core's DMA channel reads its share of them and moves the selected slices
 //! of the table into its share of the output, so a lookup costs the bytes of the rows it picks,
@@ -11,6 +12,7 @@ use super::{
     error::LoweringError,
     kernel::Kernel,
     layers::{self, Layer, Scope},
+    movement::MAX_RANK,
 };
 use crate::ir::Val;
 
@@ -66,6 +68,59 @@ pub fn lower(
         None,
     );
     let moved = body.gather(table_argument, picked, rows, 1, &[]);
+    kernel.end_tiles(&[moved]);
+    Ok(kernel)
+}
+
+/// Emits the gather of elements `layer` (ONNX `GatherElements`) into `kernel`, writing
+/// `result`: the output is tiled over the cores, and each tile is one DMA gather of its elements
+/// from the window of the data its tile spans, whole along the axis.
+pub fn lower_elements(
+    scope: &Scope,
+    layer: &Layer,
+    result: &Tensor,
+    mut kernel: Kernel,
+) -> Result<Kernel, LoweringError> {
+    let node = layer.node;
+    let (data, indices) = (
+        scope.tensor(node.operands[0]),
+        scope.tensor(node.operands[1]),
+    );
+    let shape = result.view.shape.clone();
+    if shape.len() > MAX_RANK || data.view.shape.len() != shape.len() {
+        return Err(LoweringError::at(
+            layer.index,
+            format!(
+                "'{}' of rank {} is not supported (DMA views have at most {MAX_RANK} dimensions)",
+                node.name,
+                shape.len()
+            ),
+        ));
+    }
+    let axis = layers::axis(node.int("axis"), shape.len());
+    let share = result.view.elements().div_ceil(scope.machine.cores).max(1);
+    let tile = row_major_tile(&shape, |tile| tile.iter().product::<usize>() <= share)
+        .unwrap_or_else(|| vec![1; shape.len()]);
+    let counts: Vec<usize> = shape.iter().zip(&tile).map(|(size, t)| size / t).collect();
+    let data_argument = kernel.argument(data.host, &data.view);
+    let indices_argument = kernel.argument(indices.host, &indices.view);
+    let output_argument = kernel.argument(result.host, &result.view);
+    let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
+    let coordinates = kernel.decode(index, &counts);
+    let body = &mut kernel.body;
+    let offsets: Vec<Val> = coordinates
+        .iter()
+        .zip(&tile)
+        .map(|(c, &size)| body.scaled(c, size))
+        .collect();
+    let mut window_offsets = offsets.clone();
+    window_offsets[axis] = body.index(0);
+    let mut window = tile.clone();
+    window[axis] = data.view.shape[axis];
+    let (source, _) = body.subview(data_argument, &data.view, &window_offsets, &window, None);
+    let (picked, _) = body.subview(indices_argument, &indices.view, &offsets, &tile, None);
+    let (target, _) = body.subview(output_argument, &result.view, &offsets, &tile, None);
+    let moved = body.gather_elements((source, picked, target), axis, &[]);
     kernel.end_tiles(&[moved]);
     Ok(kernel)
 }

@@ -195,6 +195,7 @@ pub(crate) fn check_layer_elements(
         Some(
             K::Cast
                 | K::Gather
+                | K::GatherElements
                 | K::Compare
                 | K::Where
                 | K::Transpose

@@ -159,6 +159,13 @@ fn run(segment: &[Recorded], buffers: &Buffers) -> Result<(), (usize, Fault)> {
                 indices,
                 out,
             } => typed::gather(*axis, table, indices, out, &get).map_err(|fault| (at, fault))?,
+            Instr::GatherElements {
+                axis,
+                data,
+                indices,
+                out,
+            } => typed::gather_elements(*axis, (data, indices, out), &get)
+                .map_err(|fault| (at, fault))?,
             Instr::Wait | Instr::Barrier => {}
         }
     }

@@ -210,3 +210,63 @@ pub(super) fn select<'a>(
     }
     picked!(F32, I64, I32, I8, U8);
 }
+
+/// Gathers single elements of `data` along `axis` into `out` (`Instr::GatherElements`); an
+/// index outside `data` is the fault returned, before anything is written.
+pub(super) fn gather_elements<'a>(
+    axis: usize,
+    (data, indices, out): (&View, &View, &View),
+    get: &dyn Fn(BufferId) -> &'a Buffer,
+) -> Result<(), Fault> {
+    let positions: Vec<i64> = match gathered(indices, get) {
+        Storage::I64(v) => v,
+        Storage::I32(v) => v.into_iter().map(i64::from).collect(),
+        _ => unreachable!("indices are i64 or i32, checked when recorded"),
+    };
+    let extent = data.shape[axis];
+    let shape: &[u64] = &out.shape;
+    let mut coordinate = vec![0u64; shape.len()];
+    let mut sources = Vec::with_capacity(positions.len());
+    for &position in &positions {
+        let row = if position < 0 {
+            position + extent as i64
+        } else {
+            position
+        };
+        if !(0..extent as i64).contains(&row) {
+            return Err(Fault::IndexOutOfRange {
+                index: position,
+                extent,
+            });
+        }
+        let offset = coordinate
+            .iter()
+            .enumerate()
+            .map(|(d, &c)| if d == axis { row as u64 } else { c } * data.strides[d])
+            .sum::<u64>();
+        sources.push((data.offset + offset) as usize);
+        for d in (0..shape.len()).rev() {
+            coordinate[d] += 1;
+            if coordinate[d] < shape[d] {
+                break;
+            }
+            coordinate[d] = 0;
+        }
+    }
+    let values = each_storage!(&*super::storage(get(data.buffer)), v => {
+        let picked: Vec<_> = sources.iter().map(|&i| v[i]).collect();
+        Storage::from(picked)
+    });
+    macro_rules! store {
+        ($($variant:ident),*) => {
+            match (values, &mut *super::storage_mut(get(out.buffer))) {
+                $((Storage::$variant(values), Storage::$variant(target)) => {
+                    out.scatter(target, &values)
+                })*
+                _ => unreachable!("a gather's data and output have one element type"),
+            }
+        };
+    }
+    store!(F32, I64, I32, I8, U8);
+    Ok(())
+}

@@ -515,3 +515,37 @@ pub unsafe extern "C" fn td_select(
         token_out,
     )
 }
+
+/// Records a DMA gather of single `data` elements along `axis`, selected by `indices`, into
+/// `out`.
+#[no_mangle]
+pub unsafe extern "C" fn td_gather_elements(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    axis: u32,
+    data: *const TdView,
+    indices: *const TdView,
+    out_view: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        Ok(Instr::GatherElements {
+            axis: axis as usize,
+            data: view(data, "data")?,
+            indices: view(indices, "indices")?,
+            out: view(out_view, "out")?,
+        })
+    };
+    enqueue(
+        "td_gather_elements",
+        dev,
+        CoreId::new(cluster, core),
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
+}

@@ -493,3 +493,19 @@ func.func @causal(%scores: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %w = graph.where %m, %scores, %fill : tensor<4x4xi1>, tensor<4x4xf32>, tensor<f32> -> tensor<4x4xf32>
   return %w : tensor<4x4xf32>
 }
+
+// -----
+
+// Tests a gather of elements (a loss picking each sample's label score): the output is tiled
+// over the cores, each tile one DMA gather from the window of the scores its rows span, whole
+// along the classes.
+// CHECK-LABEL: dsa.kernel @labels_0_gather_elements
+// CHECK-SAME: (%[[S:.*]]: memref<8x10xf32, #dsa.memory_space<ddr>>, %[[L:.*]]: memref<8x1xi64, #dsa.memory_space<ddr>>, %[[P:.*]]: memref<8x1xf32, #dsa.memory_space<ddr>>)
+// CHECK: %[[W:.*]] = memref.subview %[[S]][%{{.*}}, %{{.*}}] [2, 10] [1, 1]
+// CHECK: %[[I:.*]] = memref.subview %[[L]][%{{.*}}, %{{.*}}] [2, 1] [1, 1]
+// CHECK: %[[O:.*]] = memref.subview %[[P]][%{{.*}}, %{{.*}}] [2, 1] [1, 1]
+// CHECK: dsa.gather_elements %[[W]][%[[I]]] to %[[O]] {axis = 1 : i64}
+func.func @labels(%scores: tensor<8x10xf32>, %labels: tensor<8x1xi64>) -> tensor<8x1xf32> {
+  %p = graph.gather_elements %scores, %labels {axis = 1 : i64} : (tensor<8x10xf32>, tensor<8x1xi64>) -> tensor<8x1xf32>
+  return %p : tensor<8x1xf32>
+}

@@ -822,3 +822,30 @@ func.func @compare_in_gb(%a: memref<8xf32, #dsa.memory_space<gb>>, %m: memref<8x
   %t = dsa.compare lt %a, %a into %m : memref<8xf32, #dsa.memory_space<gb>>, memref<8xf32, #dsa.memory_space<gb>>, memref<8xi1, #dsa.memory_space<lb>>
   return
 }
+
+// -----
+
+// Tests that a gather of elements writes the indices' shape.
+func.func @gather_elements_target(%d: memref<4x8xf32, #dsa.memory_space<ddr>>, %i: memref<4x2xi64, #dsa.memory_space<ddr>>, %t: memref<4x3xf32, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{target shape [4, 3] does not match the expected [4, 2]}}
+  %t0 = dsa.gather_elements %d[%i] to %t {axis = 1 : i64} : memref<4x8xf32, #dsa.memory_space<ddr>>, memref<4x2xi64, #dsa.memory_space<ddr>>, memref<4x3xf32, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
+// Tests that a gather of elements' indices have the data's shape but along the axis.
+func.func @gather_elements_indices(%d: memref<4x8xf32, #dsa.memory_space<ddr>>, %i: memref<3x2xi64, #dsa.memory_space<ddr>>, %t: memref<3x2xf32, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{indices shape [3, 2] does not match the expected [4, 2]}}
+  %t0 = dsa.gather_elements %d[%i] to %t {axis = 1 : i64} : memref<4x8xf32, #dsa.memory_space<ddr>>, memref<3x2xi64, #dsa.memory_space<ddr>>, memref<3x2xf32, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
+// Tests that a gather of elements keeps the data's element type.
+func.func @gather_elements_type(%d: memref<4x8xf32, #dsa.memory_space<ddr>>, %i: memref<4x2xi64, #dsa.memory_space<ddr>>, %t: memref<4x2xi64, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{gathers 'f32' elements into 'i64' elements}}
+  %t0 = dsa.gather_elements %d[%i] to %t {axis = 1 : i64} : memref<4x8xf32, #dsa.memory_space<ddr>>, memref<4x2xi64, #dsa.memory_space<ddr>>, memref<4x2xi64, #dsa.memory_space<ddr>>
+  return
+}

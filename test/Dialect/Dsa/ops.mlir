@@ -288,6 +288,20 @@ dsa.kernel @masks(%q: memref<16xi64, #dsa.memory_space<lb>>, %k: memref<16xi64, 
 
 // -----
 
+// Tests that a gather of elements round-trips: a loss picking each of 32
+// samples' label score out of 1000 classes, and the same with i32 labels.
+// CHECK-LABEL: dsa.kernel @label_scores
+// CHECK: %[[T0:.*]] = dsa.gather_elements %{{.*}}[%{{.*}}] to %{{.*}} {axis = 1 : i64} : memref<32x1000xf32, #dsa.memory_space<ddr>>, memref<32x1xi64, #dsa.memory_space<ddr>>, memref<32x1xf32, #dsa.memory_space<ddr>>
+// CHECK: dsa.gather_elements %{{.*}}[%{{.*}}] to %{{.*}} after %[[T0]] {axis = 1 : i64} : memref<32x1000xf32, #dsa.memory_space<ddr>>, memref<32x1xi32, #dsa.memory_space<ddr>>, memref<32x1xf32, #dsa.memory_space<ddr>>
+dsa.kernel @label_scores(%s: memref<32x1000xf32, #dsa.memory_space<ddr>>, %l: memref<32x1xi64, #dsa.memory_space<ddr>>, %m: memref<32x1xi32, #dsa.memory_space<ddr>>, %p: memref<32x1xf32, #dsa.memory_space<ddr>>) {
+  %t0 = dsa.gather_elements %s[%l] to %p {axis = 1 : i64} : memref<32x1000xf32, #dsa.memory_space<ddr>>, memref<32x1xi64, #dsa.memory_space<ddr>>, memref<32x1xf32, #dsa.memory_space<ddr>>
+  %t1 = dsa.gather_elements %s[%m] to %p after %t0 {axis = 1 : i64} : memref<32x1000xf32, #dsa.memory_space<ddr>>, memref<32x1xi32, #dsa.memory_space<ddr>>, memref<32x1xf32, #dsa.memory_space<ddr>>
+  dsa.wait %t1
+  dsa.return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Kernels and launches
 //===----------------------------------------------------------------------===//

@@ -196,6 +196,10 @@ const RUNTIME_FUNCTIONS: &[(&str, &[Parameter])] = {
         ("td_pool2d", &[I64, I32, I32, P, P, P, P, I64, P]),
         ("td_reduce", &[I64, I32, I32, I32, I32, P, P, P, I64, P]),
         ("td_convert", &[I64, I32, I32, P, P, P, I64, P]),
+        (
+            "td_gather_elements",
+            &[I64, I32, I32, I32, P, P, P, P, I64, P],
+        ),
         ("td_compare", &[I64, I32, I32, I32, P, P, P, P, I64, P]),
         ("td_select", &[I64, I32, I32, P, P, P, P, P, I64, P]),
         ("td_gather", &[I64, I32, I32, I32, P, P, P, P, I64, P]),

@@ -36,6 +36,7 @@ pub(super) fn is_instruction(kind: dsa::Kind) -> bool {
         | dsa::Kind::Compare
         | dsa::Kind::Select
         | dsa::Kind::Gather
+        | dsa::Kind::GatherElements
         | dsa::Kind::Wait
         | dsa::Kind::Barrier => true,
         dsa::Kind::Alloc
@@ -202,6 +203,12 @@ impl<'a> Call<'a> {
                 arguments.push(self.builder.constant_i32(axis));
                 arguments.extend(&self.views);
                 "td_gather"
+            }
+            dsa::Kind::GatherElements => {
+                let axis = self.op.integer_value("axis").expect("checked: an axis");
+                arguments.push(self.builder.constant_i32(axis));
+                arguments.extend(&self.views);
+                "td_gather_elements"
             }
             dsa::Kind::Wait
             | dsa::Kind::Barrier

@@ -411,6 +411,7 @@ impl Lowering {
             | dsa::Kind::Compare
             | dsa::Kind::Select
             | dsa::Kind::Gather
+            | dsa::Kind::GatherElements
             | dsa::Kind::Wait
             | dsa::Kind::Barrier => instructions::lower_instruction(op, kind, &builder, state),
         }

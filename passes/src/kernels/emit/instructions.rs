@@ -75,6 +75,22 @@ impl Body {
         self.instruction(dsa::Kind::Gather, &[table, indices, target], after, &[axis])
     }
 
+    /// `dsa.gather_elements data[indices] to target` along `axis`.
+    pub fn gather_elements(
+        &mut self,
+        (data, indices, target): (Val, Val, Val),
+        axis: usize,
+        after: &[Val],
+    ) -> Val {
+        let axis = ("axis", ir::i64_attribute(self.context, axis as i64));
+        self.instruction(
+            dsa::Kind::GatherElements,
+            &[data, indices, target],
+            after,
+            &[axis],
+        )
+    }
+
     /// `dsa.unary kind input into output`, with `min`/`max` (clip) or `scale`/`shift` (affine).
     pub fn unary(
         &mut self,
