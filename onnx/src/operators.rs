@@ -11,7 +11,7 @@ pub enum Support {
     /// data; integer and boolean tensors moved, gathered, cast, compared and selected).
     Compiled,
     /// Its graph operations are evaluated by the reference interpreter; the compiler does not
-    /// lower them yet (integer arithmetic, argmax).
+    /// lower them yet (argmax, mod, integer unary functions).
     Interpreted,
     /// Evaluated at import time only: its inputs must be constants.
     Folded,
@@ -114,8 +114,8 @@ pub const OPERATORS: &[Operator] = &[
          (so infinities clip to it, as in onnxruntime)"),
     row(&["Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"],
         "`add`, `sub`, `mul`, `div`, `pow`, `max`, `min`", Compiled,
-        "numpy broadcasting; Pow's exponent converted to the base's type; integer operands are \
-         interpreted only"),
+        "numpy broadcasting; Pow's exponent converted to the base's type; i64 and i32 operands \
+         compile one op per layer (wrapping, division by zero an error at run time)"),
     row(&["Mod"], "`mod`", Interpreted, "keeps `fmod` (required for floats)"),
     row(&["Sum", "Mean"], "chain of `add` (`div` by the count for Mean)", Compiled,
         "Max/Min with 3+ operands chain likewise; one operand → no op"),

@@ -451,6 +451,7 @@ impl Device {
                 index,
                 extent,
             },
+            Fault::DivisionByZero => RuntimeError::DivisionByZero { context },
         }
     }
 

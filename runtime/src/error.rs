@@ -71,6 +71,11 @@ pub enum RuntimeError {
         /// Number of elements in the buffer.
         len: u64,
     },
+    /// An integer division by zero while the launch ran.
+    DivisionByZero {
+        /// The instruction, its core, launch and layer.
+        context: String,
+    },
     /// A gather met an index outside its table while the launch ran.
     IndexOutOfRange {
         /// The instruction, its core, launch and layer.
@@ -196,6 +201,7 @@ impl RuntimeError {
             | HostAccess { .. } => ErrorCode::InvalidArgument,
             OutOfMemory { .. } => ErrorCode::OutOfMemory,
             OutOfBounds { .. } | IndexOutOfRange { .. } => ErrorCode::OutOfBounds,
+            DivisionByZero { .. } => ErrorCode::InvalidArgument,
             NoOpenLaunch(_)
             | LaunchAlreadyOpen(_)
             | BufferInUse { .. }
@@ -270,6 +276,7 @@ impl fmt::Display for RuntimeError {
                  but the buffer has {len} elements",
                 end - 1
             ),
+            DivisionByZero { context } => write!(f, "{context}: integer division by zero"),
             IndexOutOfRange {
                 context,
                 index,

@@ -17,8 +17,9 @@ fn element(memory: &Memory, view: &View) -> ElementType {
 /// Checks the element types of the operands: a DMA copies between buffers of one type, a
 /// gather's table and output share a type and its indices are i64 or i32, a conversion takes
 /// any types, a comparison compares two inputs of one type into booleans, a selection picks by
-/// a boolean condition between inputs of the output's type, and every other instruction
-/// computes on f32. The error is the message, without
+/// a boolean condition between inputs of the output's type, a binary operation computes on
+/// f32, i64 or i32 (all three operands of one type), and every other instruction computes on
+/// f32. The error is the message, without
 /// the instruction's name.
 pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
     let of = |view: &View| element(memory, view);
@@ -63,6 +64,17 @@ pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
             boolean("cond", cond)?;
             same(("a", a), ("b", b))?;
             same(("a", a), ("out", out))
+        }
+        Instr::Binary { a, b, out, .. } => {
+            same(("a", a), ("b", b))?;
+            same(("a", a), ("out", out))?;
+            match of(out) {
+                ElementType::F32 | ElementType::I64 | ElementType::I32 => Ok(()),
+                other => Err(format!(
+                    "{} computes on f32, i64 or i32, not {other}",
+                    instr.name()
+                )),
+            }
         }
         Instr::Convert { .. } | Instr::Wait | Instr::Barrier => Ok(()),
         _ => match instr

@@ -815,3 +815,34 @@ fn a_gather_index_outside_the_table_fails_the_launch_and_names_it() {
         assert_mentions(&e, &["gather on core (0,0) in launch 'bad'", "index -4"]);
     }
 }
+
+#[test]
+fn an_integer_division_by_zero_fails_the_launch_and_names_it() {
+    use turbine_runtime::{BinaryOp, ElementType as E};
+    let mut dev = mini();
+    let ints = dev.alloc_typed(Placement::Lb(C00), 32, E::I32).unwrap();
+    let divide = Instr::Binary {
+        op: BinaryOp::Div,
+        a: View::contiguous(ints, 0, &[4]),
+        b: View::contiguous(ints, 4, &[4]),
+        out: View::contiguous(ints, 0, &[4]),
+    };
+    let e = reject(&mut dev, &[C00], &[step(C00, divide, &[])]);
+    assert!(matches!(e, RuntimeError::DivisionByZero { .. }));
+    assert_mentions(
+        &e,
+        &[
+            "div on core (0,0) in launch 'bad'",
+            "integer division by zero",
+        ],
+    );
+    let bools = dev.alloc_typed(Placement::Lb(C00), 4, E::Bool).unwrap();
+    let add = Instr::Binary {
+        op: BinaryOp::Add,
+        a: v(bools, 4),
+        b: v(bools, 4),
+        out: v(bools, 4),
+    };
+    let e = reject(&mut dev, &[C00], &[step(C00, add, &[])]);
+    assert_mentions(&e, &["add computes on f32, i64 or i32, not bool"]);
+}

@@ -984,3 +984,67 @@ fn a_gather_of_elements_picks_one_element_per_index() {
     launch(&mut dev, "along_0", &[C00], &[step(C00, gather(0), &[])]).unwrap();
     assert_eq!(dev.read(out, 0, 4).unwrap(), [1., 2., 3., 2.]);
 }
+
+#[test]
+fn integer_arithmetic_wraps_and_broadcasts() {
+    use turbine_runtime::{BinaryOp as B, Device, ElementType as E};
+    let mut dev = Device::new(roomy());
+    let a = dev.alloc_typed(Placement::Lb(C00), 4 * 8, E::I64).unwrap();
+    let b = dev.alloc_typed(Placement::Lb(C00), 8, E::I64).unwrap();
+    let out = dev.alloc_typed(Placement::Lb(C00), 4 * 8, E::I64).unwrap();
+    let ddr = dev.alloc_typed(Placement::Ddr, 5 * 8, E::I64).unwrap();
+    let values: Vec<u8> = [7i64, -7, i64::MAX, 0, 2]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    dev.write_elements(ddr, E::I64, 0, &values).unwrap();
+    let result = dev.alloc_typed(Placement::Ddr, 4 * 8, E::I64).unwrap();
+    let v = |buffer, offset, n| View::contiguous(buffer, offset, &[n]);
+    let run = |dev: &mut Device, op| {
+        let steps = [
+            step(
+                C00,
+                Instr::Dma {
+                    src: v(ddr, 0, 4),
+                    dst: v(a, 0, 4),
+                },
+                &[],
+            ),
+            step(
+                C00,
+                Instr::Dma {
+                    src: v(ddr, 4, 1),
+                    dst: v(b, 0, 1),
+                },
+                &[],
+            ),
+            step(
+                C00,
+                Instr::Binary {
+                    op,
+                    a: v(a, 0, 4),
+                    b: v(b, 0, 1),
+                    out: v(out, 0, 4),
+                },
+                &[0, 1],
+            ),
+            step(
+                C00,
+                Instr::Dma {
+                    src: v(out, 0, 4),
+                    dst: v(result, 0, 4),
+                },
+                &[2],
+            ),
+        ];
+        launch(dev, "integers", &[C00], &steps).unwrap();
+        dev.read_elements(result, E::I64, 0, 4)
+            .unwrap()
+            .chunks_exact(8)
+            .map(|b| i64::from_ne_bytes(b.try_into().unwrap()))
+            .collect::<Vec<i64>>()
+    };
+    assert_eq!(run(&mut dev, B::Add), [9, -5, i64::MIN + 1, 2]);
+    assert_eq!(run(&mut dev, B::Div), [3, -3, i64::MAX / 2, 0]);
+    assert_eq!(run(&mut dev, B::Pow), [49, 49, i64::MAX, 0]);
+}

@@ -8,7 +8,7 @@ use super::{
     error::LoweringError,
     gather,
     kernel::Kernel,
-    layers::{Layer, Scope, Step, Viewed},
+    layers::{self, Layer, Scope, Step, Viewed},
     matmul, movement,
     ports::Estimate,
     rows, selection, window,
@@ -41,7 +41,7 @@ enum Emitter {
     Gather,
     /// A gather of elements' (`gather`).
     GatherElements,
-    /// A comparison's or a selection's (`selection`).
+    /// A comparison's, a selection's or an integer binary operation's (`selection`).
     Selection,
 }
 
@@ -102,6 +102,9 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
 
 /// The emitter of a layer anchored at `node`, not an elementwise anchor.
 fn emitter_of(node: &Node) -> Option<Emitter> {
+    if layers::integer_binary(node).is_some() {
+        return Some(Emitter::Selection);
+    }
     node.graph_kind().and_then(emitter)
 }
 

@@ -154,8 +154,8 @@ pub(crate) fn check_f32(
         op: index,
         message: format!(
             "{what} has element type {element_type:?}, which is not supported here: the software \
-             DSA computes in f32 only (integer and boolean tensors are moved, gathered, cast, \
-             compared and selected)"
+             DSA computes this in f32 only (integer and boolean tensors are moved, gathered, \
+             cast, compared and selected, integers also added, multiplied and divided)"
         ),
     })
 }
@@ -182,8 +182,9 @@ pub(crate) fn check_buffer_element(
 /// Checks the element types of the layer anchored at op `index` against what its emitter
 /// computes: a cast converts between any element types the buffers hold, a gather moves
 /// elements of any such type (by i64 or i32 indices, as the dialect requires), comparisons and
-/// selections take any type (booleans where the dialect requires them), data movement copies
-/// any type, and every other layer computes in f32.
+/// selections take any type (booleans where the dialect requires them), binary arithmetic
+/// computes on f32, i64 or i32, data movement copies any type, and every other layer computes in
+/// f32.
 pub(crate) fn check_layer_elements(
     program: &FunctionView,
     index: usize,
@@ -216,9 +217,12 @@ pub(crate) fn check_layer_elements(
         .iter()
         .enumerate()
         .map(|(position, (_, r#type))| (format!("result #{position}"), r#type.element_type));
+    // An integer binary operation computes on i64 or i32 (all its operands of its result's
+    // type, as the dialect requires).
+    let integer = super::layers::integer_binary(node).is_some();
     for (role, element) in operands.chain(results) {
         let what = format!("{role} of '{}'", node.name);
-        if any_type {
+        if any_type || integer {
             check_buffer_element(element, Some(index), &what)?;
         } else {
             check_f32(element, Some(index), &what)?;

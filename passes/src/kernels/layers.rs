@@ -8,7 +8,7 @@
 //! the local buffer, so only the layer's final value travels through DDR.
 
 use super::{emit::Tensor, view::View};
-use crate::graph_view::{Node, ValueId};
+use crate::graph_view::{ElementType, Node, ValueId};
 use crate::target::Machine;
 use mlir_sys::MlirLocation;
 use std::collections::BTreeMap;
@@ -193,8 +193,31 @@ pub fn batch_norm_steps(
     ]
 }
 
-/// How a graph op maps to elementwise steps, if it is elementwise.
+/// The dsa binary operation of an integer elementwise op (its result i64 or i32): a layer of its
+/// own (`selection`), never a step of an f32 layer's epilogue; None for the others.
+pub fn integer_binary(node: &Node) -> Option<BinaryKind> {
+    let integer = node.results.first().is_some_and(|(_, r#type)| {
+        matches!(r#type.element_type, ElementType::I64 | ElementType::I32)
+    });
+    use graph::Kind as K;
+    integer.then_some(())?;
+    Some(match node.graph_kind()? {
+        K::Add => BinaryKind::Add,
+        K::Sub => BinaryKind::Sub,
+        K::Mul => BinaryKind::Mul,
+        K::Div => BinaryKind::Div,
+        K::Max => BinaryKind::Max,
+        K::Min => BinaryKind::Min,
+        K::Pow => BinaryKind::Pow,
+        _ => return None,
+    })
+}
+
+/// How a graph op maps to elementwise steps, if it is an elementwise op on f32.
 pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
+    if integer_binary(node).is_some() {
+        return None;
+    }
     let unary = |kind| {
         Some(vec![(
             Elementwise::Unary {

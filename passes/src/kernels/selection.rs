@@ -1,6 +1,7 @@
-//! Comparison and selection layers (ONNX `Equal`, `Less`, ..., `Where`, and the `And`, `Or`,
-//! `Not` the importer builds from selections): elementwise on the vector engine with operands of
-//! any element type, booleans among them. The output is tiled over the cores; each operand's tile
+//! Comparison, selection and integer arithmetic layers (ONNX `Equal`, `Less`, ..., `Where`, the
+//! `And`, `Or`, `Not` the importer builds from selections, and `Add` ... `Pow` on i64 or i32):
+//! elementwise on the vector engine with operands of any element type, booleans among them, one
+//! op per layer. The output is tiled over the cores; each operand's tile
 //! is loaded into an LB buffer of its element type through a view that repeats it along the
 //! dimensions it is broadcast on (stride 0), so that the instruction sees tiles of one shape.
 //! Dimensions along which every operand is either kept or repeated alike are merged, so that any
@@ -11,7 +12,7 @@ use super::{
     emit::{reshaped, restrided, Body, Tensor, View},
     error::LoweringError,
     kernel::Kernel,
-    layers::{Layer, Scope},
+    layers::{integer_binary, Layer, Scope},
     movement::MAX_RANK,
 };
 use crate::ir::Val;
@@ -108,7 +109,9 @@ pub fn lower(
             body.dma(from, buffer, &[])
         })
         .collect();
-    let computed = if node.is(graph::Kind::Compare) {
+    let computed = if let Some(kind) = integer_binary(node) {
+        body.binary(kind, tiles[0], tiles[1], tiles[2], &loads)
+    } else if node.is(graph::Kind::Compare) {
         let predicate = predicate(node.compare_predicate());
         body.compare_elements(predicate, (tiles[0], tiles[1], tiles[2]), &loads)
     } else {

@@ -13,7 +13,7 @@ mod typed;
 mod vector;
 mod window;
 
-use crate::element::{each_storage, Storage};
+use crate::element::{each_storage, ElementType, Storage};
 use crate::ids::BufferId;
 use crate::instr::Instr;
 use crate::launch::{Launch, Recorded};
@@ -32,9 +32,11 @@ pub(crate) type Buffers = BTreeMap<BufferId, Arc<Buffer>>;
 pub const PARALLEL_MIN_WORK: f64 = 262_144.0;
 
 /// What went wrong in an instruction whose operands were fine when recorded but whose data
-/// is not: only a gather's indices can be.
+/// is not: a gather's indices, an integer divisor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Fault {
+    /// An integer division (or remainder) by zero.
+    DivisionByZero,
     /// A gather index outside `-extent..extent`.
     IndexOutOfRange {
         /// The index.
@@ -131,6 +133,9 @@ fn run(segment: &[Recorded], buffers: &Buffers) -> Result<(), (usize, Fault)> {
                 params,
                 accumulate,
             } => conv::run(input, filter, output, params, *accumulate, &get),
+            Instr::Binary { op, a, b, out } if get(out.buffer).dtype != ElementType::F32 => {
+                typed::integer_binary(*op, (a, b, out), &get).map_err(|fault| (at, fault))?
+            }
             Instr::Binary { op, a, b, out } => vector::binary(*op, a, b, out, &get),
             Instr::Unary { op, input, out } => vector::unary(*op, input, out, &get),
             Instr::Pool2d {

@@ -4,7 +4,7 @@
 use super::{locks::Locked, Fault};
 use crate::element::{each_storage, Storage};
 use crate::ids::BufferId;
-use crate::instr::ComparePredicate;
+use crate::instr::{BinaryOp, ComparePredicate};
 use crate::memory::Buffer;
 use crate::view::View;
 
@@ -268,5 +268,43 @@ pub(super) fn gather_elements<'a>(
         };
     }
     store!(F32, I64, I32, I8, U8);
+    Ok(())
+}
+
+/// `out = a op b` on integers, `a` and `b` broadcast to `out`'s shape (`Instr::Binary` on i64 or
+/// i32 buffers): wrapping arithmetic, division truncating toward zero, a power through f64 as
+/// ONNX's reference does; a division by zero is the fault returned, before anything is written.
+pub(super) fn integer_binary<'a>(
+    op: BinaryOp,
+    (a, b, out): (&View, &View, &View),
+    get: &dyn Fn(BufferId) -> &'a Buffer,
+) -> Result<(), Fault> {
+    let (a, b) = (a.broadcast_to(&out.shape), b.broadcast_to(&out.shape));
+    macro_rules! compute {
+        ($($variant:ident),*) => {
+            match (gathered(&a, get), gathered(&b, get)) {
+                $((Storage::$variant(x), Storage::$variant(y)) => {
+                    let mut values = Vec::with_capacity(x.len());
+                    for (x, y) in x.into_iter().zip(y) {
+                        values.push(match op {
+                            BinaryOp::Add => x.wrapping_add(y),
+                            BinaryOp::Sub => x.wrapping_sub(y),
+                            BinaryOp::Mul => x.wrapping_mul(y),
+                            BinaryOp::Div => x.checked_div(y).ok_or(Fault::DivisionByZero)?,
+                            BinaryOp::Max => x.max(y),
+                            BinaryOp::Min => x.min(y),
+                            BinaryOp::Pow => (x as f64).powf(y as f64) as _,
+                        });
+                    }
+                    match &mut *super::storage_mut(get(out.buffer)) {
+                        Storage::$variant(data) => out.scatter(data, &values),
+                        _ => unreachable!("a binary operation's operands have one element type"),
+                    }
+                })*
+                _ => unreachable!("integer binary operations are on i64 or i32, of one type"),
+            }
+        };
+    }
+    compute!(I64, I32);
     Ok(())
 }

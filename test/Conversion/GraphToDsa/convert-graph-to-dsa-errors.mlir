@@ -28,15 +28,16 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 
 // -----
 
-// Tests that integer arithmetic is refused: the software DSA computes in f32, and moves,
-// gathers and casts integer tensors.
+// Tests that a pad of integers is refused: its fill value is a float, and the software DSA
+// pads in f32.
 module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
-  func.func @f(%x: tensor<4xi64>) -> tensor<4xi64> {
-    // expected-error@+1 {{operand #0 of 'graph.add' has element type I64, which is not supported here: the software DSA computes in f32 only (integer and boolean tensors are moved, gathered, cast, compared and selected)}}
-    %y = graph.add %x, %x : tensor<4xi64>, tensor<4xi64> -> tensor<4xi64>
-    return %y : tensor<4xi64>
+  func.func @f(%x: tensor<4xi32>) -> tensor<6xi32> {
+    // expected-error@+1 {{operand #0 of 'graph.pad' has element type I32, which is not supported here: the software DSA computes this in f32 only (integer and boolean tensors are moved, gathered, cast, compared and selected, integers also added, multiplied and divided)}}
+    %y = graph.pad %x {pads = array<i64: 1, 1>, value = 0.0 : f32} : tensor<4xi32> -> tensor<6xi32>
+    return %y : tensor<6xi32>
   }
 }
+
 
 
 // -----

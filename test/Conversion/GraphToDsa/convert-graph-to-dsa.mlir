@@ -509,3 +509,17 @@ func.func @labels(%scores: tensor<8x10xf32>, %labels: tensor<8x1xi64>) -> tensor
   %p = graph.gather_elements %scores, %labels {axis = 1 : i64} : (tensor<8x10xf32>, tensor<8x1xi64>) -> tensor<8x1xf32>
   return %p : tensor<8x1xf32>
 }
+
+// -----
+
+// Tests integer arithmetic: position ids offset by a past length (i64) are one layer of their
+// own, a dsa.binary on i64 LB tiles with the scalar read with stride 0, never an f32 step.
+// CHECK-LABEL: dsa.kernel @positions_0_add
+// CHECK: %[[A:.*]] = dsa.dma %{{.*}} to %{{.*}} : memref<{{.*}}xi64, strided<[1], offset: ?>, #dsa.memory_space<ddr>>
+// CHECK: %[[B:.*]] = dsa.dma %{{.*}} to %{{.*}} : memref<{{.*}}xi64, strided<[0]>, #dsa.memory_space<ddr>>
+// CHECK: dsa.binary add %{{.*}}, %{{.*}} into %{{.*}} after %[[A]], %[[B]] : memref<{{.*}}xi64, #dsa.memory_space<lb>>, memref<{{.*}}xi64, #dsa.memory_space<lb>>, memref<{{.*}}xi64, #dsa.memory_space<lb>>
+func.func @positions(%past: tensor<i64>) -> tensor<1x16xi64> {
+  %range = graph.constant dense<[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]]> : tensor<1x16xi64>
+  %ids = graph.add %range, %past : tensor<1x16xi64>, tensor<i64> -> tensor<1x16xi64>
+  return %ids : tensor<1x16xi64>
+}
