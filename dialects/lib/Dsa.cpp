@@ -262,6 +262,30 @@ LogicalResult SelectOp::verify() {
   return expectShape(*this, "rhs", shapeOf(getRhs()), shape);
 }
 
+/// The rules of dsa.argmax and dsa.argmin.
+static LogicalResult verifyArgReduce(Operation *op, Value input, Value output, int64_t axis) {
+  if (failed(verifyInLocalBuffer(op)))
+    return failure();
+  MemRefType in = cast<MemRefType>(input.getType()), out = cast<MemRefType>(output.getType());
+  if (!in.getElementType().isF32() || !out.getElementType().isSignlessInteger(64))
+    return op->emitOpError() << "reads f32 into i64, not " << in.getElementType() << " into "
+                             << out.getElementType();
+  std::optional<int64_t> along = normalizeAxis(axis, in.getRank());
+  if (!along)
+    return op->emitOpError() << "axis " << axis << " is out of range for rank " << in.getRank();
+  SmallVector<int64_t> expected(in.getShape());
+  expected[*along] = 1;
+  return expectShape(op, "output", out.getShape(), expected);
+}
+
+LogicalResult ArgMaxOp::verify() {
+  return verifyArgReduce(*this, getInput(), getOutput(), static_cast<int64_t>(getAxis()));
+}
+
+LogicalResult ArgMinOp::verify() {
+  return verifyArgReduce(*this, getInput(), getOutput(), static_cast<int64_t>(getAxis()));
+}
+
 LogicalResult MatmulOp::verify() {
   if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
     return failure();

@@ -11,7 +11,7 @@ pub enum Support {
     /// data; integer and boolean tensors moved, gathered, cast, compared and selected).
     Compiled,
     /// Its graph operations are evaluated by the reference interpreter; the compiler does not
-    /// lower them yet (argmax, mod, integer unary functions).
+    /// lower them yet (mod, integer unary functions and reductions).
     Interpreted,
     /// Evaluated at import time only: its inputs must be constants.
     Folded,
@@ -159,11 +159,11 @@ pub const OPERATORS: &[Operator] = &[
     row(&["OneHot"], "`compare` with a constant range, `where`", Interpreted,
         "constant depth; integer or float indices (cast toward zero), negative ones counted from \
          the end, ones out of range all off"),
-    row(&["Hardmax"], "`argmax`, `compare` with a constant range, `cast`", Interpreted,
+    row(&["Hardmax"], "`argmax`, `compare` with a constant range, `cast`", Compiled,
         "one axis (opset 13)"),
     row(&["IsNaN", "IsInf"], "`compare` and `where`", Compiled,
         "`x != x`; `x == ±inf` as detect_negative and detect_positive say"),
-    row(&["ArgMax", "ArgMin"], "`argmax`, `argmin`", Interpreted,
+    row(&["ArgMax", "ArgMin"], "`argmax`, `argmin`", Compiled,
         "f32 input; i64 result; keepdims, select_last_index; a NaN is the extreme (numpy)"),
     row(&["Expand"], "`broadcast`", Compiled, "constant shape input; same shape → no op"),
     row(&["Tile"], "`reshape`, `broadcast`, `reshape`", Compiled,

@@ -259,6 +259,12 @@ td_status td_gather(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t axis
 td_status td_gather_elements(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t axis,
                              const td_view *data, const td_view *indices, const td_view *out,
                              const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
+/* out (i64) = the index along axis of each line's largest (largest != 0) or smallest element of
+ * input (f32), the last of equals with last != 0; out has input's shape with extent 1 at axis; a
+ * NaN is the extreme, the first NaN wins. Vector core. */
+td_status td_arg_reduce(uint64_t dev, uint32_t cluster, uint32_t core, int32_t largest,
+                        int32_t last, uint32_t axis, const td_view *input, const td_view *out,
+                        const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
 /* out[N,C,OH,OW] = pool(input[N,C,H,W]). */
 td_status td_pool2d(uint64_t dev, uint32_t cluster, uint32_t core, const td_pool2d_params *params,
                     const td_view *input, const td_view *out, const uint64_t *waits,

@@ -322,6 +322,21 @@ pub enum Instr {
         /// Output.
         out: View,
     },
+    /// The index along `axis` of each line's largest (or smallest) element of `input` (f32)
+    /// into `out` (i64), which has `input`'s shape with extent 1 at `axis`: the first such index,
+    /// or the last with `last`; a NaN is the extreme and the first NaN wins (numpy's rule).
+    ArgReduce {
+        /// The largest element's index, else the smallest's.
+        largest: bool,
+        /// The last of equal extremes rather than the first.
+        last: bool,
+        /// Axis reduced.
+        axis: usize,
+        /// Input.
+        input: View,
+        /// Output.
+        out: View,
+    },
     /// Later instructions of the core start only after the awaited tokens are ready.
     Wait,
     /// Every core of the launch finishes all earlier instructions before any starts a later
@@ -435,6 +450,8 @@ impl Instr {
             Instr::Compare { predicate, .. } => predicate.name(),
             Instr::Select { .. } => "select",
             Instr::Gather { .. } => "gather",
+            Instr::ArgReduce { largest: true, .. } => "argmax",
+            Instr::ArgReduce { largest: false, .. } => "argmin",
             Instr::GatherElements { .. } => "gather_elements",
             Instr::Reduce { kind, .. } => match kind {
                 ReduceKind::Sum => "reduce_sum",
@@ -457,7 +474,9 @@ impl Instr {
             Instr::Matmul { .. } | Instr::Conv2d { .. } => Engine::Unit(UnitKind::MatrixEngine),
             Instr::Binary { .. } => Engine::Unit(UnitKind::VectorEngine),
             Instr::Unary { op, .. } => Engine::Unit(op.unit()),
-            Instr::Pool2d { .. } | Instr::Reduce { .. } => Engine::Unit(UnitKind::VectorCore),
+            Instr::Pool2d { .. } | Instr::Reduce { .. } | Instr::ArgReduce { .. } => {
+                Engine::Unit(UnitKind::VectorCore)
+            }
             Instr::Wait | Instr::Barrier => Engine::Sync,
         }
     }
@@ -510,6 +529,7 @@ impl Instr {
                 ("out", out, Write),
             ]),
             Instr::Unary { input, out, .. }
+            | Instr::ArgReduce { input, out, .. }
             | Instr::Convert { input, out }
             | Instr::Pool2d { input, out, .. }
             | Instr::Reduce { input, out, .. } => {
@@ -528,6 +548,7 @@ impl Instr {
         match self {
             Instr::Dma { src, .. } => src.len() as f64,
             Instr::Gather { out, .. } | Instr::GatherElements { out, .. } => out.len() as f64,
+            Instr::ArgReduce { input, .. } => input.len() as f64,
             Instr::Convert { out, .. } | Instr::Compare { out, .. } | Instr::Select { out, .. } => {
                 out.len() as f64
             }

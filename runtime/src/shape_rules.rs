@@ -28,6 +28,9 @@ impl Instr {
                 axis, input, out, ..
             } => check_reduce(*axis, input, out),
             Instr::Convert { input, out } => check_dma(input, out),
+            Instr::ArgReduce {
+                axis, input, out, ..
+            } => check_reduce(*axis, input, out),
             Instr::Compare { a, b, out, .. } => check_same_shapes(&[("a", a), ("b", b)], out),
             Instr::Select { cond, a, b, out } => {
                 check_same_shapes(&[("cond", cond), ("a", a), ("b", b)], out)

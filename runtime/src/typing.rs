@@ -76,6 +76,13 @@ pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
                 )),
             }
         }
+        Instr::ArgReduce { input, out, .. } => match (of(input), of(out)) {
+            (ElementType::F32, ElementType::I64) => Ok(()),
+            (input, out) => Err(format!(
+                "{} reads f32 into i64, not {input} into {out}",
+                instr.name()
+            )),
+        },
         Instr::Convert { .. } | Instr::Wait | Instr::Barrier => Ok(()),
         _ => match instr
             .operands()

@@ -1048,3 +1048,55 @@ fn integer_arithmetic_wraps_and_broadcasts() {
     assert_eq!(run(&mut dev, B::Div), [3, -3, i64::MAX / 2, 0]);
     assert_eq!(run(&mut dev, B::Pow), [49, 49, i64::MAX, 0]);
 }
+
+#[test]
+fn arg_reductions_find_the_first_or_last_extreme_and_nan() {
+    use turbine_runtime::{Device, ElementType as E};
+    let mut dev = Device::new(roomy());
+    let ddr = dev.alloc(Placement::Ddr, 8 * 4).unwrap();
+    dev.write(ddr, 0, &[1., 3., 3., 0., 2., f32::NAN, 5., f32::NAN])
+        .unwrap();
+    let lb = dev.alloc(Placement::Lb(C00), 8 * 4).unwrap();
+    let picked = dev.alloc_typed(Placement::Lb(C00), 2 * 8, E::I64).unwrap();
+    let result = dev.alloc_typed(Placement::Ddr, 2 * 8, E::I64).unwrap();
+    let run = |dev: &mut Device, largest, last| {
+        let steps = [
+            step(
+                C00,
+                Instr::Dma {
+                    src: View::contiguous(ddr, 0, &[2, 4]),
+                    dst: View::contiguous(lb, 0, &[2, 4]),
+                },
+                &[],
+            ),
+            step(
+                C00,
+                Instr::ArgReduce {
+                    largest,
+                    last,
+                    axis: 1,
+                    input: View::contiguous(lb, 0, &[2, 4]),
+                    out: View::contiguous(picked, 0, &[2, 1]),
+                },
+                &[0],
+            ),
+            step(
+                C00,
+                Instr::Dma {
+                    src: View::contiguous(picked, 0, &[2, 1]),
+                    dst: View::contiguous(result, 0, &[2, 1]),
+                },
+                &[1],
+            ),
+        ];
+        launch(dev, "arg", &[C00], &steps).unwrap();
+        dev.read_elements(result, E::I64, 0, 2)
+            .unwrap()
+            .chunks_exact(8)
+            .map(|b| i64::from_ne_bytes(b.try_into().unwrap()))
+            .collect::<Vec<i64>>()
+    };
+    assert_eq!(run(&mut dev, true, false), [1, 1]);
+    assert_eq!(run(&mut dev, true, true), [2, 1]);
+    assert_eq!(run(&mut dev, false, false), [3, 1]);
+}

@@ -457,6 +457,31 @@ def Dsa_SelectOp : Dsa_Op<"select"> {
   let hasVerifier = 1;
 }
 
+class Dsa_ArgReduceOp<string mnemonic, string extreme> : Dsa_Op<mnemonic> {
+  let summary = "Vector-core index of each line's " # extreme # " element, in LB.";
+  let description = [{
+    `output` (i64) holds, for each line of `input` (f32) along `axis`, the
+    index of its extreme element: the first, or the last with `select_last`;
+    a NaN is the extreme and the first NaN wins. `output` has the input's
+    shape with extent 1 at `axis`.
+
+    ```mlir
+    %t = dsa.argmax %scores into %classes {axis = 1 : i64} : memref<8x1000xf32, #dsa.memory_space<lb>>, memref<8x1xi64, #dsa.memory_space<lb>>
+    ```
+  }];
+  let arguments = (ins Arg<Dsa_Buffer, "", [MemRead]>:$input,
+      Arg<Dsa_Buffer, "", [MemWrite]>:$output, I64Attr:$axis, UnitAttr:$select_last,
+      Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $input `into` $output (`after` $after^)? attr-dict `:` type($input) `,` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsa_ArgMaxOp : Dsa_ArgReduceOp<"argmax", "largest">;
+def Dsa_ArgMinOp : Dsa_ArgReduceOp<"argmin", "smallest">;
+
 def Dsa_PoolOp : Dsa_Op<"pool"> {
   let summary = "Vector-core 2-D pooling over an NCHW tile, in LB.";
   let description = [{

@@ -3,7 +3,7 @@
 //! through these functions, so that they agree on what the software DSA can run.
 
 use super::{
-    conv, convert, elementwise,
+    arg_reduce, conv, convert, elementwise,
     emit::{Body, Space, Tensor},
     error::LoweringError,
     gather,
@@ -41,6 +41,8 @@ enum Emitter {
     Gather,
     /// A gather of elements' (`gather`).
     GatherElements,
+    /// An arg reduction's (`arg_reduce`).
+    ArgReduce,
     /// A comparison's, a selection's or an integer binary operation's (`selection`).
     Selection,
 }
@@ -63,6 +65,7 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         K::Cast => Some(Emitter::Convert),
         K::Gather => Some(Emitter::Gather),
         K::GatherElements => Some(Emitter::GatherElements),
+        K::ArgMax | K::ArgMin => Some(Emitter::ArgReduce),
         K::Compare | K::Where => Some(Emitter::Selection),
         K::Constant
         | K::Weight
@@ -92,8 +95,6 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         | K::Flatten
         | K::Resize
         | K::ReduceProd
-        | K::ArgMax
-        | K::ArgMin
         | K::Yield
         | K::If
         | K::Loop => None,
@@ -146,6 +147,7 @@ pub(crate) fn emit_layer(
             Some(Emitter::Movement) => movement::lower(scope, host, layer, results, kernel)?,
             Some(Emitter::Convert) => convert::lower(scope, host, layer, &results[0], kernel)?,
             Some(Emitter::Gather) => gather::lower(scope, host, layer, &results[0], kernel)?,
+            Some(Emitter::ArgReduce) => arg_reduce::lower(scope, host, layer, &results[0], kernel)?,
             Some(Emitter::GatherElements) => {
                 gather::lower_elements(scope, layer, &results[0], kernel)?
             }

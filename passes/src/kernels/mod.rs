@@ -17,11 +17,13 @@
 //! - [`reduction_view`]: how a reduction is viewed as rows.
 //! - [`row_classes`], [`trickle`]: row-wise tiling classes; weight copies spread over a layer.
 //! - The per-op emitters with their tiling estimates: [`conv`], [`matmul`], [`window`],
-//!   [`rows`], [`elementwise`], [`movement`], [`convert`], [`gather`], [`selection`].
+//!   [`rows`], [`elementwise`], [`movement`], [`convert`], [`gather`], [`selection`],
+//!   [`arg_reduce`].
 //! - [`dispatch`]: which emitter and which estimate a layer takes.
 //! - [`host_function`]: the host function that launches kernels.
 //! - [`estimate`]: a whole function's layer-wise cycles, the substitution cost model's measure.
 
+pub mod arg_reduce;
 pub mod conv;
 pub mod convert;
 pub mod dispatch;

@@ -151,6 +151,13 @@ fn run(segment: &[Recorded], buffers: &Buffers) -> Result<(), (usize, Fault)> {
                 out,
             } => window::reduce(*kind, *axis, input, out, &get),
             Instr::Convert { input, out } => typed::convert(input, out, &get),
+            Instr::ArgReduce {
+                largest,
+                last,
+                axis,
+                input,
+                out,
+            } => typed::arg_reduce((*largest, *last), *axis, (input, out), &get),
             Instr::Compare {
                 predicate,
                 a,

@@ -308,3 +308,51 @@ pub(super) fn integer_binary<'a>(
     compute!(I64, I32);
     Ok(())
 }
+
+/// The index of each line's extreme along `axis` (`Instr::ArgReduce`): `largest` or smallest,
+/// the `last` of equals or the first; a NaN is the extreme and the first NaN wins.
+pub(super) fn arg_reduce<'a>(
+    (largest, last): (bool, bool),
+    axis: usize,
+    (input, out): (&View, &View),
+    get: &dyn Fn(BufferId) -> &'a Buffer,
+) {
+    let Storage::F32(values) = gathered(input, get) else {
+        unreachable!("an arg reduction reads f32, checked when recorded")
+    };
+    let shape: &[u64] = &input.shape;
+    let outer: u64 = shape[..axis].iter().product();
+    let size = shape[axis] as usize;
+    let inner = shape[axis + 1..].iter().product::<u64>() as usize;
+    let better = |candidate: f32, best: f32| -> bool {
+        if best.is_nan() {
+            return false;
+        }
+        if candidate.is_nan() {
+            return true;
+        }
+        match (largest, last) {
+            (true, false) => candidate > best,
+            (true, true) => candidate >= best,
+            (false, false) => candidate < best,
+            (false, true) => candidate <= best,
+        }
+    };
+    let mut indices = Vec::with_capacity(outer as usize * inner);
+    for o in 0..outer as usize {
+        for i in 0..inner {
+            let at = |k: usize| values[(o * size + k) * inner + i];
+            let mut best = 0;
+            for k in 1..size {
+                if better(at(k), at(best)) {
+                    best = k;
+                }
+            }
+            indices.push(best as i64);
+        }
+    }
+    match &mut *super::storage_mut(get(out.buffer)) {
+        Storage::I64(data) => out.scatter(data, &indices),
+        _ => unreachable!("an arg reduction writes i64, checked when recorded"),
+    }
+}

@@ -549,3 +549,40 @@ pub unsafe extern "C" fn td_gather_elements(
         token_out,
     )
 }
+
+/// Records the index of each line's largest (`largest` non-zero) or smallest element along
+/// `axis` of `input` (f32) into `out` (i64), the last of equals with `last` non-zero, on the
+/// vector core.
+#[no_mangle]
+pub unsafe extern "C" fn td_arg_reduce(
+    dev: u64,
+    cluster: u32,
+    core: u32,
+    largest: i32,
+    last: i32,
+    axis: u32,
+    input: *const TdView,
+    out_view: *const TdView,
+    waits: *const u64,
+    n_waits: u64,
+    token_out: *mut u64,
+) -> i32 {
+    let instr = || {
+        Ok(Instr::ArgReduce {
+            largest: flag(largest),
+            last: flag(last),
+            axis: axis as usize,
+            input: view(input, "input")?,
+            out: view(out_view, "out")?,
+        })
+    };
+    enqueue(
+        "td_arg_reduce",
+        dev,
+        CoreId::new(cluster, core),
+        instr,
+        waits,
+        n_waits,
+        token_out,
+    )
+}

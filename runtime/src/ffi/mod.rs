@@ -590,6 +590,7 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
         ("td_pool2d", td_pool2d as *const ()),
         ("td_convert", td_convert as *const ()),
         ("td_gather", td_gather as *const ()),
+        ("td_arg_reduce", td_arg_reduce as *const ()),
         ("td_gather_elements", td_gather_elements as *const ()),
         ("td_compare", td_compare as *const ()),
         ("td_select", td_select as *const ()),

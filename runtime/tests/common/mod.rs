@@ -366,6 +366,7 @@ impl RefMem {
             Instr::Convert { .. }
             | Instr::Gather { .. }
             | Instr::GatherElements { .. }
+            | Instr::ArgReduce { .. }
             | Instr::Compare { .. }
             | Instr::Select { .. } => {
                 panic!("the f32 reference does not model element types: test them directly")

@@ -179,14 +179,26 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 
 // -----
 
-// Tests a gather of elements: its axis (an i32) before its three views.
+// Tests a gather of elements: its axis (an i32) before its three views; and an arg reduction:
+// largest 0 (argmin), last 1, its axis made non-negative.
 // CHECK-LABEL: func.func private @labels
 // CHECK-SAME: (%[[DEV:.*]]: i64, %[[CL:.*]]: i32, %[[CO:.*]]: i32,
 // CHECK: %[[AXIS:.*]] = arith.constant 1 : i32
 // CHECK-NEXT: call @td_gather_elements(%[[DEV]], %[[CL]], %[[CO]], %[[AXIS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i32, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> i32
+// CHECK-LABEL: func.func private @classes
+// CHECK-SAME: (%[[DEV2:.*]]: i64, %[[CL2:.*]]: i32, %[[CO2:.*]]: i32,
+// CHECK: %[[MIN:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[LAST:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[LINE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: call @td_arg_reduce(%[[DEV2]], %[[CL2]], %[[CO2]], %[[MIN]], %[[LAST]], %[[LINE]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i32, i32, i32, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> i32
 module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   dsa.kernel @labels(%s: memref<8x10xf32, #dsa.memory_space<ddr>>, %l: memref<8x1xi64, #dsa.memory_space<ddr>>, %p: memref<8x1xf32, #dsa.memory_space<ddr>>) {
     %t = dsa.gather_elements %s[%l] to %p {axis = 1 : i64} : memref<8x10xf32, #dsa.memory_space<ddr>>, memref<8x1xi64, #dsa.memory_space<ddr>>, memref<8x1xf32, #dsa.memory_space<ddr>>
+    dsa.wait %t
+    dsa.return
+  }
+  dsa.kernel @classes(%s: memref<8x10xf32, #dsa.memory_space<lb>>, %c: memref<8x1xi64, #dsa.memory_space<lb>>) {
+    %t = dsa.argmin %s into %c {axis = -1 : i64, select_last} : memref<8x10xf32, #dsa.memory_space<lb>>, memref<8x1xi64, #dsa.memory_space<lb>>
     dsa.wait %t
     dsa.return
   }

@@ -523,3 +523,18 @@ func.func @positions(%past: tensor<i64>) -> tensor<1x16xi64> {
   %ids = graph.add %range, %past : tensor<1x16xi64>, tensor<i64> -> tensor<1x16xi64>
   return %ids : tensor<1x16xi64>
 }
+
+// -----
+
+// Tests an arg reduction: the scores seen as [outer, axis, inner] = [8, 10, 1], tiles of whole
+// lines loaded into an f32 LB tile, dsa.argmax on the vector core into an i64 tile, stored.
+// CHECK-LABEL: dsa.kernel @classes_0_argmax
+// CHECK: %[[IN:.*]] = dsa.alloc : memref<2x10x1xf32, #dsa.memory_space<lb>>
+// CHECK: %[[OUT:.*]] = dsa.alloc : memref<2x1x1xi64, #dsa.memory_space<lb>>
+// CHECK: %[[LOAD:.*]] = dsa.dma %{{.*}} to %[[IN]]
+// CHECK: %[[ARG:.*]] = dsa.argmax %[[IN]] into %[[OUT]] after %[[LOAD]] {axis = 1 : i64}
+// CHECK: dsa.dma %[[OUT]] to %{{.*}} after %[[ARG]]
+func.func @classes(%scores: tensor<8x10xf32>) -> tensor<8xi64> {
+  %c = graph.argmax %scores {axis = 1 : i64, keepdims = false} : tensor<8x10xf32> -> tensor<8xi64>
+  return %c : tensor<8xi64>
+}

@@ -849,3 +849,21 @@ func.func @gather_elements_type(%d: memref<4x8xf32, #dsa.memory_space<ddr>>, %i:
   %t0 = dsa.gather_elements %d[%i] to %t {axis = 1 : i64} : memref<4x8xf32, #dsa.memory_space<ddr>>, memref<4x2xi64, #dsa.memory_space<ddr>>, memref<4x2xi64, #dsa.memory_space<ddr>>
   return
 }
+
+// -----
+
+// Tests that an arg reduction writes i64 indices.
+func.func @argmax_into_floats(%s: memref<8x10xf32, #dsa.memory_space<lb>>, %c: memref<8x1xf32, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{reads f32 into i64, not 'f32' into 'f32'}}
+  %t = dsa.argmax %s into %c {axis = 1 : i64} : memref<8x10xf32, #dsa.memory_space<lb>>, memref<8x1xf32, #dsa.memory_space<lb>>
+  return
+}
+
+// -----
+
+// Tests that an arg reduction keeps the axis as extent 1.
+func.func @argmin_shape(%s: memref<8x10xf32, #dsa.memory_space<lb>>, %c: memref<8xi64, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{output shape [8] does not match the expected [8, 1]}}
+  %t = dsa.argmin %s into %c {axis = 1 : i64} : memref<8x10xf32, #dsa.memory_space<lb>>, memref<8xi64, #dsa.memory_space<lb>>
+  return
+}

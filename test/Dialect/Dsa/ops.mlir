@@ -302,6 +302,20 @@ dsa.kernel @label_scores(%s: memref<32x1000xf32, #dsa.memory_space<ddr>>, %l: me
 
 // -----
 
+// Tests that arg reductions round-trip: the class of each of 8 images' 1000
+// scores, and the last smallest along the images.
+// CHECK-LABEL: dsa.kernel @classes
+// CHECK: %[[T0:.*]] = dsa.argmax %{{.*}} into %{{.*}} {axis = 1 : i64} : memref<8x1000xf32, #dsa.memory_space<lb>>, memref<8x1xi64, #dsa.memory_space<lb>>
+// CHECK: dsa.argmin %{{.*}} into %{{.*}} after %[[T0]] {axis = 0 : i64, select_last} : memref<8x1000xf32, #dsa.memory_space<lb>>, memref<1x1000xi64, #dsa.memory_space<lb>>
+dsa.kernel @classes(%s: memref<8x1000xf32, #dsa.memory_space<lb>>, %c: memref<8x1xi64, #dsa.memory_space<lb>>, %i: memref<1x1000xi64, #dsa.memory_space<lb>>) {
+  %t0 = dsa.argmax %s into %c {axis = 1 : i64} : memref<8x1000xf32, #dsa.memory_space<lb>>, memref<8x1xi64, #dsa.memory_space<lb>>
+  %t1 = dsa.argmin %s into %i after %t0 {axis = 0 : i64, select_last} : memref<8x1000xf32, #dsa.memory_space<lb>>, memref<1x1000xi64, #dsa.memory_space<lb>>
+  dsa.wait %t1
+  dsa.return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Kernels and launches
 //===----------------------------------------------------------------------===//

@@ -37,6 +37,8 @@ pub(super) fn is_instruction(kind: dsa::Kind) -> bool {
         | dsa::Kind::Select
         | dsa::Kind::Gather
         | dsa::Kind::GatherElements
+        | dsa::Kind::ArgMax
+        | dsa::Kind::ArgMin
         | dsa::Kind::Wait
         | dsa::Kind::Barrier => true,
         dsa::Kind::Alloc
@@ -203,6 +205,21 @@ impl<'a> Call<'a> {
                 arguments.push(self.builder.constant_i32(axis));
                 arguments.extend(&self.views);
                 "td_gather"
+            }
+            dsa::Kind::ArgMax | dsa::Kind::ArgMin => {
+                // SAFETY: the checks made every buffer a ranked memref.
+                let rank = unsafe { mlirShapedTypeGetRank(self.buffers[0].r#type()) };
+                let axis = self.op.integer_value("axis").expect("checked: an axis");
+                let axis = axis.rem_euclid(rank);
+                let last = self.op.attribute("select_last").is_some();
+                arguments.extend([
+                    self.builder
+                        .constant_i32((kind == dsa::Kind::ArgMax) as i64),
+                    self.builder.constant_i32(last as i64),
+                    self.builder.constant_i32(axis),
+                ]);
+                arguments.extend(&self.views);
+                "td_arg_reduce"
             }
             dsa::Kind::GatherElements => {
                 let axis = self.op.integer_value("axis").expect("checked: an axis");

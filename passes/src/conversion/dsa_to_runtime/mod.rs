@@ -412,6 +412,8 @@ impl Lowering {
             | dsa::Kind::Select
             | dsa::Kind::Gather
             | dsa::Kind::GatherElements
+            | dsa::Kind::ArgMax
+            | dsa::Kind::ArgMin
             | dsa::Kind::Wait
             | dsa::Kind::Barrier => instructions::lower_instruction(op, kind, &builder, state),
         }

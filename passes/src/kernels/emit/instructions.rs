@@ -75,6 +75,28 @@ impl Body {
         self.instruction(dsa::Kind::Gather, &[table, indices, target], after, &[axis])
     }
 
+    /// `dsa.argmax input into output` (or `dsa.argmin` without `largest`) along `axis`, the last
+    /// of equal extremes with `last`.
+    pub fn arg_reduce(
+        &mut self,
+        (largest, last): (bool, bool),
+        (input, output): (Val, Val),
+        axis: usize,
+        after: &[Val],
+    ) -> Val {
+        let kind = if largest {
+            dsa::Kind::ArgMax
+        } else {
+            dsa::Kind::ArgMin
+        };
+        let mut attributes = vec![("axis", ir::i64_attribute(self.context, axis as i64))];
+        if last {
+            // SAFETY: the context is alive.
+            attributes.push(("select_last", unsafe { mlirUnitAttrGet(self.context) }));
+        }
+        self.instruction(kind, &[input, output], after, &attributes)
+    }
+
     /// `dsa.gather_elements data[indices] to target` along `axis`.
     pub fn gather_elements(
         &mut self,
