@@ -178,23 +178,32 @@ LogicalResult DmaOp::verify() {
   return expectShape(*this, "target", target.getShape(), source.getShape());
 }
 
+/// The rules dsa.gather and dsa.gather_elements share: buffers in dsa memory spaces, the
+/// target of the source's element type, i64 or i32 indices, an axis of the source.
+static LogicalResult verifyGatherOperands(Operation *op, MemRefType source, MemRefType indices,
+                                          MemRefType target, int64_t axis) {
+  if (!memoryLevel(source) || !memoryLevel(indices) || !memoryLevel(target))
+    return op->emitOpError() << "expects buffers in dsa memory spaces, got " << source << ", "
+                             << indices << " and " << target;
+  if (source.getElementType() != target.getElementType())
+    return op->emitOpError() << "gathers " << source.getElementType() << " elements into "
+                             << target.getElementType() << " elements";
+  if (!indices.getElementType().isSignlessInteger(64) &&
+      !indices.getElementType().isSignlessInteger(32))
+    return op->emitOpError() << "expects i64 or i32 indices, got "
+                             << indices.getElementType();
+  if (axis < 0 || axis >= source.getRank())
+    return op->emitOpError() << "axis " << axis << " is out of range for rank "
+                             << source.getRank();
+  return success();
+}
+
 LogicalResult GatherOp::verify() {
   MemRefType table = getTable().getType(), indices = getIndices().getType(),
              target = getTarget().getType();
-  if (!memoryLevel(table) || !memoryLevel(indices) || !memoryLevel(target))
-    return emitOpError() << "expects buffers in dsa memory spaces, got " << table << ", "
-                         << indices << " and " << target;
-  if (table.getElementType() != target.getElementType())
-    return emitOpError() << "gathers " << table.getElementType() << " elements into "
-                         << target.getElementType() << " elements";
-  if (!indices.getElementType().isSignlessInteger(64) &&
-      !indices.getElementType().isSignlessInteger(32))
-    return emitOpError() << "expects i64 or i32 indices, got "
-                         << indices.getElementType();
   int64_t axis = static_cast<int64_t>(getAxis());
-  if (axis < 0 || axis >= table.getRank())
-    return emitOpError() << "axis " << axis << " is out of range for rank "
-                         << table.getRank();
+  if (failed(verifyGatherOperands(*this, table, indices, target, axis)))
+    return failure();
   SmallVector<int64_t> expected(table.getShape());
   expected[axis] = indices.getNumElements();
   return expectShape(*this, "target", target.getShape(), expected);
@@ -203,20 +212,9 @@ LogicalResult GatherOp::verify() {
 LogicalResult GatherElementsOp::verify() {
   MemRefType data = getData().getType(), indices = getIndices().getType(),
              target = getTarget().getType();
-  if (!memoryLevel(data) || !memoryLevel(indices) || !memoryLevel(target))
-    return emitOpError() << "expects buffers in dsa memory spaces, got " << data << ", "
-                         << indices << " and " << target;
-  if (data.getElementType() != target.getElementType())
-    return emitOpError() << "gathers " << data.getElementType() << " elements into "
-                         << target.getElementType() << " elements";
-  if (!indices.getElementType().isSignlessInteger(64) &&
-      !indices.getElementType().isSignlessInteger(32))
-    return emitOpError() << "expects i64 or i32 indices, got "
-                         << indices.getElementType();
   int64_t axis = static_cast<int64_t>(getAxis());
-  if (axis < 0 || axis >= data.getRank())
-    return emitOpError() << "axis " << axis << " is out of range for rank " << data.getRank();
-  if (failed(expectShape(*this, "target", target.getShape(), indices.getShape())))
+  if (failed(verifyGatherOperands(*this, data, indices, target, axis)) ||
+      failed(expectShape(*this, "target", target.getShape(), indices.getShape())))
     return failure();
   SmallVector<int64_t> expected(data.getShape());
   expected[axis] = indices.getRank() == data.getRank() ? indices.getDimSize(axis) : 0;

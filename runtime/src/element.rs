@@ -125,17 +125,6 @@ impl Storage {
         }
     }
 
-    /// Element `index` as an integer (f32 elements truncated toward zero), for index operands.
-    pub fn index(&self, index: usize) -> i64 {
-        match self {
-            Storage::F32(v) => v[index] as i64,
-            Storage::I64(v) => v[index],
-            Storage::I32(v) => v[index] as i64,
-            Storage::I8(v) => v[index] as i64,
-            Storage::U8(v) => v[index] as i64,
-        }
-    }
-
     /// Copies `len` elements from element `offset` into `bytes` (native byte order).
     pub fn read_bytes(&self, offset: usize, len: usize, bytes: &mut Vec<u8>) {
         each_storage!(self, v => {
@@ -229,6 +218,5 @@ mod tests {
         let mut back = Vec::new();
         storage.read_bytes(1, 2, &mut back);
         assert_eq!(back, values);
-        assert_eq!(storage.index(1), -1);
     }
 }

@@ -45,6 +45,7 @@ pub mod instr;
 mod launch;
 mod link;
 pub mod memory;
+pub mod operands;
 pub mod report;
 mod report_text;
 mod shape_rules;

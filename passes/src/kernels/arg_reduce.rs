@@ -11,7 +11,6 @@ use super::{
     layers::{self, Layer, Scope},
 };
 use crate::graph_view::ElementType;
-use crate::ir::Val;
 use turbine_dialects::ops::graph;
 
 /// Emits the arg reduction `layer` into `kernel`, writing `result`.
@@ -60,14 +59,9 @@ pub fn lower(
         .ok_or_else(per_cluster)?;
     let counts = [outer / tile[0], inner / tile[1]];
     let index = kernel.begin_tiles(counts[0] * counts[1], machine);
-    let coordinates = kernel.decode(index, &counts);
+    let lines = kernel.tile_offsets(index, &counts, &tile);
     let body = &mut kernel.body;
-    let zero = body.index(0);
-    let offsets: [Val; 3] = [
-        body.scaled(coordinates[0], tile[0]),
-        zero,
-        body.scaled(coordinates[1], tile[1]),
-    ];
+    let offsets = [lines[0], body.index(0), lines[1]];
     let (from, _) = body.subview(source, &input.view, &offsets, &lines_in, None);
     let load = body.dma(from, loaded, &[]);
     let largest = node.is(graph::Kind::ArgMax);

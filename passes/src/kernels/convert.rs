@@ -20,17 +20,7 @@ pub fn lower(
 ) -> Result<Kernel, LoweringError> {
     let node = layer.node;
     let input = scope.tensor(node.operands[0]);
-    for (what, tensor) in [("input", input), ("result", result)] {
-        if !tensor.view.is_contiguous() {
-            return Err(LoweringError::at(
-                layer.index,
-                format!(
-                    "'{}' of a {what} that is not a contiguous buffer is not supported",
-                    node.name
-                ),
-            ));
-        }
-    }
+    layer.require_contiguous(&[("input", input), ("result", result)])?;
     let machine = scope.machine;
     let count = input.view.elements();
     let (from_type, to_type) = (input.view.element, result.view.element);

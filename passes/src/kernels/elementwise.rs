@@ -11,7 +11,6 @@ use super::{
     layers::{Operand, Step},
 };
 use crate::graph_view::ValueId;
-use crate::ir::Val;
 use std::collections::BTreeMap;
 
 /// Merges adjacent dimensions on which every operand either spans the output or broadcasts
@@ -176,13 +175,7 @@ pub fn lower(
         .map(|(dim, size)| dim / size)
         .collect();
     let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
-    let coordinates = kernel.decode(index, &counts);
-    let body = &mut kernel.body;
-    let offsets: Vec<Val> = coordinates
-        .iter()
-        .zip(&tile)
-        .map(|(&c, &size)| body.scaled(c, size))
-        .collect();
+    let offsets = kernel.tile_offsets(index, &counts, &tile);
     kernel.store_tile(
         &epilogue,
         (accumulator, &accumulator_view),

@@ -29,17 +29,7 @@ pub fn lower(
         scope.tensor(node.operands[0]),
         scope.tensor(node.operands[1]),
     );
-    for (what, tensor) in [("table", table), ("indices", indices), ("result", result)] {
-        if !tensor.view.is_contiguous() {
-            return Err(LoweringError::at(
-                layer.index,
-                format!(
-                    "'{}' of a {what} that is not a contiguous buffer is not supported",
-                    node.name
-                ),
-            ));
-        }
-    }
+    layer.require_contiguous(&[("table", table), ("indices", indices), ("result", result)])?;
     let shape = &table.view.shape;
     let axis = layers::axis(node.int("axis"), shape.len());
     let outer: usize = shape[..axis].iter().product();
@@ -106,13 +96,8 @@ pub fn lower_elements(
     let indices_argument = kernel.argument(indices.host, &indices.view);
     let output_argument = kernel.argument(result.host, &result.view);
     let index = kernel.begin_tiles(counts.iter().product(), scope.machine);
-    let coordinates = kernel.decode(index, &counts);
+    let offsets = kernel.tile_offsets(index, &counts, &tile);
     let body = &mut kernel.body;
-    let offsets: Vec<Val> = coordinates
-        .iter()
-        .zip(&tile)
-        .map(|(c, &size)| body.scaled(c, size))
-        .collect();
     let mut window_offsets = offsets.clone();
     window_offsets[axis] = body.index(0);
     let mut window = tile.clone();

@@ -7,7 +7,7 @@
 //! activation, residual add). The epilogue runs on the anchor's output tile while it is still in
 //! the local buffer, so only the layer's final value travels through DDR.
 
-use super::{emit::Tensor, view::View};
+use super::{emit::Tensor, error::LoweringError, view::View};
 use crate::graph_view::{ElementType, Node, ValueId};
 use crate::target::Machine;
 use mlir_sys::MlirLocation;
@@ -39,6 +39,26 @@ pub struct Layer<'p> {
     /// A 1×1 convolution whose product the layer's accumulator takes before its own, in place of
     /// the residual its epilogue adds (`fusion::absorbing_conv`).
     pub absorbed: Option<&'p Node>,
+}
+
+impl Layer<'_> {
+    /// Refuses the layer when one of `tensors` (named for the message) is not a contiguous
+    /// buffer: the emitters that reshape their operands read them as one run.
+    pub fn require_contiguous(&self, tensors: &[(&str, &Tensor)]) -> Result<(), LoweringError> {
+        match tensors
+            .iter()
+            .find(|(_, tensor)| !tensor.view.is_contiguous())
+        {
+            Some((what, _)) => Err(LoweringError::at(
+                self.index,
+                format!(
+                    "'{}' of a {what} that is not a contiguous buffer is not supported",
+                    self.node.name
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
 }
 
 /// What the kernel emitters read: the target, the tensors of values defined so far, and their

@@ -94,13 +94,8 @@ pub fn lower(
     }
     let counts: Vec<usize> = shape.iter().zip(&tile).map(|(size, t)| size / t).collect();
     let index = kernel.begin_tiles(counts.iter().product(), machine);
-    let coordinates = kernel.decode(index, &counts);
+    let offsets = kernel.tile_offsets(index, &counts, &tile);
     let body = &mut kernel.body;
-    let offsets: Vec<Val> = coordinates
-        .iter()
-        .zip(&tile)
-        .map(|(c, &size)| body.scaled(c, size))
-        .collect();
     let loads: Vec<Val> = arguments
         .iter()
         .zip(&tiles)

@@ -119,7 +119,9 @@ fn run(segment: &[Recorded], buffers: &Buffers) -> Result<(), (usize, Fault)> {
                 .as_ref()
         };
         match &rec.instr {
-            Instr::Dma { src, dst } => dma(src, dst, &get),
+            Instr::Dma { src, dst } => {
+                copy_pairs((src.buffer, dst.buffer), [(src.clone(), dst.clone())], &get)
+            }
             Instr::Matmul {
                 a,
                 b,
@@ -203,27 +205,39 @@ pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Vec<f32>) -> T) -> T {
     result
 }
 
-/// A copy of `src` to `dst` (buffers of one element type).
-fn dma<'a>(src: &View, dst: &View, get: &dyn Fn(BufferId) -> &'a Buffer) {
-    if src.buffer == dst.buffer {
-        // Within one buffer, gathering first gives memmove semantics to overlapping views.
-        each_storage!(&mut *storage_mut(get(src.buffer)), data => {
-            let values = src.gather(data);
-            dst.scatter(data, &values);
+/// Copies each `(source, target)` pair of views (equal shapes), the sources of buffer `from`
+/// and the targets of buffer `to`, which hold one element type: a DMA's one pair, a gather's
+/// slices. Within one buffer each pair is gathered before it is scattered, which gives memmove
+/// semantics to overlapping views.
+pub(crate) fn copy_pairs<'a>(
+    (from, to): (BufferId, BufferId),
+    pairs: impl IntoIterator<Item = (View, View)>,
+    get: &dyn Fn(BufferId) -> &'a Buffer,
+) {
+    if from == to {
+        each_storage!(&mut *storage_mut(get(from)), data => {
+            for (source, target) in pairs {
+                let values = source.gather(data);
+                target.scatter(data, &values);
+            }
         });
         return;
     }
-    let mut locked = locks::Locked::new(&[src.buffer], dst.buffer, get);
-    let from: *const Storage = locked.storage(src.buffer);
-    let to = locked.written();
-    // SAFETY: `from` points into the guard of the source buffer, which `locked` keeps alive
-    // and which is a different lock from the written buffer's, so it does not alias `to`.
-    let from = unsafe { &*from };
+    let mut locked = locks::Locked::new(&[from], to, get);
+    let source: *const Storage = locked.storage(from);
+    let target = locked.written();
+    // SAFETY: `source` points into the guard of buffer `from`, which `locked` keeps alive and
+    // which is a different lock from the written buffer's, so it does not alias `target`.
+    let source = unsafe { &*source };
     macro_rules! copy {
         ($($variant:ident),*) => {
-            match (from, to) {
-                $((Storage::$variant(a), Storage::$variant(b)) => src.copy_to(a, dst, b),)*
-                _ => unreachable!("a DMA's buffers have one element type, checked when recorded"),
+            match (source, target) {
+                $((Storage::$variant(a), Storage::$variant(b)) => {
+                    for (from, to) in pairs {
+                        from.copy_to(a, &to, b);
+                    }
+                })*
+                _ => unreachable!("copies are between buffers of one type, checked when recorded"),
             }
         };
     }

@@ -1,7 +1,7 @@
 //! The instructions that see element types: conversions between them, comparisons and
 //! selections of any type, and gathers, whose indices are data.
 
-use super::{locks::Locked, Fault};
+use super::Fault;
 use crate::element::{each_storage, Storage};
 use crate::ids::BufferId;
 use crate::instr::{BinaryOp, ComparePredicate};
@@ -58,6 +58,34 @@ fn map<T>(values: &[Value], float: impl Fn(f32) -> T, int: impl Fn(i64) -> T) ->
         .collect()
 }
 
+/// The indices of `indices` (i64 or i32) in row-major order as positions along an axis of
+/// `extent`, negative ones counted from its end; the fault of the first outside it.
+fn rows<'a>(
+    indices: &View,
+    extent: u64,
+    get: &dyn Fn(BufferId) -> &'a Buffer,
+) -> Result<Vec<u64>, Fault> {
+    let positions: Vec<i64> = match gathered(indices, get) {
+        Storage::I64(v) => v,
+        Storage::I32(v) => v.into_iter().map(i64::from).collect(),
+        _ => unreachable!("indices are i64 or i32, checked when recorded"),
+    };
+    positions
+        .into_iter()
+        .map(|index| {
+            let row = if index < 0 {
+                index + extent as i64
+            } else {
+                index
+            };
+            (0..extent as i64)
+                .contains(&row)
+                .then_some(row as u64)
+                .ok_or(Fault::IndexOutOfRange { index, extent })
+        })
+        .collect()
+}
+
 /// Gathers slices of `table` along `axis` into `out` (`Instr::Gather`); an index outside the
 /// table is the fault returned, before anything is written.
 pub(super) fn gather<'a>(
@@ -67,63 +95,13 @@ pub(super) fn gather<'a>(
     out: &View,
     get: &dyn Fn(BufferId) -> &'a Buffer,
 ) -> Result<(), Fault> {
-    let positions: Vec<i64> = {
-        let storage = super::storage(get(indices.buffer));
-        let mut positions = Vec::with_capacity(indices.len() as usize);
-        indices.for_each_run(|start, count, stride| {
-            positions.extend((0..count).map(|i| storage.index(start + i * stride)));
-        });
-        positions
-    };
-    let extent = table.shape[axis];
-    let mut rows = Vec::with_capacity(positions.len());
-    for &position in &positions {
-        let row = if position < 0 {
-            position + extent as i64
-        } else {
-            position
-        };
-        if !(0..extent as i64).contains(&row) {
-            return Err(Fault::IndexOutOfRange {
-                index: position,
-                extent,
-            });
-        }
-        rows.push(row as u64);
-    }
+    let rows = rows(indices, table.shape[axis], get)?;
     let pairs = rows
         .iter()
         .enumerate()
         .map(|(k, &row)| (slice_at(table, axis, row), slice_at(out, axis, k as u64)));
-    if table.buffer == out.buffer {
-        // The recording checked that the table and the output do not overlap.
-        each_storage!(&mut *super::storage_mut(get(out.buffer)), data => {
-            for (source, target) in pairs {
-                let values = source.gather(data);
-                target.scatter(data, &values);
-            }
-        });
-        return Ok(());
-    }
-    let mut locked = Locked::new(&[table.buffer], out.buffer, get);
-    let from: *const Storage = locked.storage(table.buffer);
-    let to = locked.written();
-    // SAFETY: `from` points into the guard of the table's buffer, which `locked` keeps alive
-    // and which is not the output's (checked above), so it does not alias `to`.
-    let from = unsafe { &*from };
-    macro_rules! copy {
-        ($($variant:ident),*) => {
-            match (from, to) {
-                $((Storage::$variant(a), Storage::$variant(b)) => {
-                    for (source, target) in pairs {
-                        source.copy_to(a, &target, b);
-                    }
-                })*
-                _ => unreachable!("a gather's table and output have one element type"),
-            }
-        };
-    }
-    copy!(F32, I64, I32, I8, U8);
+    // The recording checked that the table and the output do not overlap.
+    super::copy_pairs((table.buffer, out.buffer), pairs, get);
     Ok(())
 }
 
@@ -218,31 +196,15 @@ pub(super) fn gather_elements<'a>(
     (data, indices, out): (&View, &View, &View),
     get: &dyn Fn(BufferId) -> &'a Buffer,
 ) -> Result<(), Fault> {
-    let positions: Vec<i64> = match gathered(indices, get) {
-        Storage::I64(v) => v,
-        Storage::I32(v) => v.into_iter().map(i64::from).collect(),
-        _ => unreachable!("indices are i64 or i32, checked when recorded"),
-    };
-    let extent = data.shape[axis];
+    let rows = rows(indices, data.shape[axis], get)?;
     let shape: &[u64] = &out.shape;
     let mut coordinate = vec![0u64; shape.len()];
-    let mut sources = Vec::with_capacity(positions.len());
-    for &position in &positions {
-        let row = if position < 0 {
-            position + extent as i64
-        } else {
-            position
-        };
-        if !(0..extent as i64).contains(&row) {
-            return Err(Fault::IndexOutOfRange {
-                index: position,
-                extent,
-            });
-        }
+    let mut sources = Vec::with_capacity(rows.len());
+    for &row in &rows {
         let offset = coordinate
             .iter()
             .enumerate()
-            .map(|(d, &c)| if d == axis { row as u64 } else { c } * data.strides[d])
+            .map(|(d, &c)| if d == axis { row } else { c } * data.strides[d])
             .sum::<u64>();
         sources.push((data.offset + offset) as usize);
         for d in (0..shape.len()).rev() {

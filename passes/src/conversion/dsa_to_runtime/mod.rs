@@ -111,8 +111,9 @@ per original argument, calls the original body (renamed `f.impl`, which names th
 layers with one `td_layer_names` call on their names back to back in a constant global), and \
 returns `td_device_take_error(device)` (the first failing call's status, or 0); its original \
 arguments' (DDR) types and attributes stay readable in its `dsa.arguments` attribute. An unknown \
-`dsa` op, a buffer of an element type the runtime does not hold (f32, i64, i32, i8, ui8, i1), a view of rank 0 or above 4, or an instruction outside a \
-kernel is an error at the op.";
+`dsa` op, a buffer of an element type the runtime does not hold (it holds f32, i64, i32, i8, \
+ui8 and i1), a view of rank 0 or above 4, or an instruction outside a kernel is an error at the \
+op.";
 
     fn from_options(_options: &PassOptions) -> Result<Self, String> {
         Ok(Self)

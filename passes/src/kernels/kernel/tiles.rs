@@ -172,6 +172,22 @@ impl Kernel {
         self.end_tiles(&stored);
     }
 
+    /// The element offsets of the tile numbered `tile` of sizes `sizes`, `counts` tiles along each
+    /// dimension (row-major): its coordinates ([`Kernel::decode`]) scaled by the sizes.
+    pub fn tile_offsets(
+        &mut self,
+        tile: impl Into<Val>,
+        counts: &[usize],
+        sizes: &[usize],
+    ) -> Vec<Val> {
+        let coordinates = self.decode(tile, counts);
+        coordinates
+            .iter()
+            .zip(sizes)
+            .map(|(&c, &size)| self.body.scaled(c, size))
+            .collect()
+    }
+
     /// Splits a tile index into coordinates over `counts` (row-major, first count outermost).
     pub fn decode(&mut self, tile: impl Into<Val>, counts: &[usize]) -> Vec<Val> {
         let tile = tile.into();

@@ -81,13 +81,8 @@ fn copy_pairs_fenced(
             .map(|(dim, size)| dim / size)
             .collect();
         let index = kernel.begin_tiles_over(count, cores);
-        let coordinates = kernel.decode(index, &counts);
+        let offsets = kernel.tile_offsets(index, &counts, &tile);
         let body = &mut kernel.body;
-        let offsets: Vec<Val> = coordinates
-            .iter()
-            .zip(&tile)
-            .map(|(c, &size)| body.scaled(c, size))
-            .collect();
         // Beyond the 4 dimensions of a DMA view, the tile's dimensions of size 1 are dropped.
         let kept: Vec<usize> = if tile.len() > MAX_RANK {
             let long: Vec<usize> = (0..tile.len()).filter(|&d| tile[d] > 1).collect();
@@ -159,13 +154,8 @@ fn stepped_columns(
     let span_tile = spanned(&tile);
     let (staged, staged_view) = kernel.alloc_lb(&span_tile);
     let index = kernel.begin_tiles(counts.iter().product(), machine);
-    let coordinates = kernel.decode(index, &counts);
+    let offsets = kernel.tile_offsets(index, &counts, &tile);
     let body = &mut kernel.body;
-    let offsets: Vec<Val> = coordinates
-        .iter()
-        .zip(&tile)
-        .map(|(c, &size)| body.scaled(c, size))
-        .collect();
     let mut span_offsets = offsets.clone();
     span_offsets[last] = body.scaled(offsets[last], step);
     let (from, _) = body.subview(source, &span.view, &span_offsets, &span_tile, None);
