@@ -77,6 +77,16 @@ impl Data {
         }
     }
 
+    /// Whether the elements at `a` and `b` are the same (bitwise for floats).
+    fn same_at(&self, a: usize, b: usize) -> bool {
+        match self {
+            Self::F32(values) => values[a].to_bits() == values[b].to_bits(),
+            Self::I32(values) => values[a] == values[b],
+            Self::I64(values) => values[a] == values[b],
+            Self::Bool(values) => values[a] == values[b],
+        }
+    }
+
     /// `count` zeros (`false` for booleans) of type `element`.
     pub fn zeros(element: ElementType, count: usize) -> Data {
         match element {
@@ -172,6 +182,45 @@ impl Tensor {
         }
     }
 
+    /// The smallest tensor that broadcasts to this one, with size 1 in every dimension along
+    /// which all of this one's slices are the same; `None` when there is no such dimension.
+    /// Folded constants are often expansions (a row of token-type embeddings repeated over the
+    /// batch): stored once, they stay weights every share of the batch reads alike.
+    pub fn broadcast_source(&self) -> Option<Tensor> {
+        let mut source = self.clone();
+        for dim in 0..self.shape.len() {
+            if source.shape[dim] > 1 && source.repeats_along(dim) {
+                source = source.first_along(dim);
+            }
+        }
+        (source.shape != self.shape).then_some(source)
+    }
+
+    /// Whether every slice along `dim` equals the first.
+    fn repeats_along(&self, dim: usize) -> bool {
+        let inner: usize = self.shape[dim + 1..].iter().product();
+        let size = self.shape[dim];
+        let outer = self.data.len() / (inner * size).max(1);
+        (0..outer).all(|o| {
+            let first = o * size * inner;
+            (inner..size * inner)
+                .all(|offset| self.data.same_at(first + offset % inner, first + offset))
+        })
+    }
+
+    /// The first slice along `dim`, keeping the dimension with size 1.
+    fn first_along(&self, dim: usize) -> Tensor {
+        let inner: usize = self.shape[dim + 1..].iter().product();
+        let size = self.shape[dim];
+        let outer = self.data.len() / (inner * size).max(1);
+        let indices: Vec<usize> = (0..outer)
+            .flat_map(|o| (0..inner).map(move |i| o * size * inner + i))
+            .collect();
+        let mut shape = self.shape.clone();
+        shape[dim] = 1;
+        Tensor::new(shape, self.data.take(&indices))
+    }
+
     /// Decodes an ONNX tensor named `name` (the name used in errors).
     pub fn from_proto(proto: &TensorProto, name: &str) -> Result<Self, ImportError> {
         let problem = |problem| ImportError::Tensor {
@@ -260,6 +309,29 @@ mod tests {
             data_type,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn broadcast_source_keeps_one_of_each_repeated_slice() {
+        // [2, 3, 2]: the same 3 × 2 block twice; within it the columns differ, the rows differ.
+        let block = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let repeated = Tensor::new(vec![2, 3, 2], Data::F32([block, block].concat()));
+        let source = repeated.broadcast_source().unwrap();
+        assert_eq!(source.shape, vec![1, 3, 2]);
+        assert_eq!(source.data, Data::F32(block.to_vec()));
+
+        // [2, 2, 2]: each row repeated along the middle dimension only.
+        let rows = Tensor::new(
+            vec![2, 2, 2],
+            Data::F32(vec![1.0, 2.0, 1.0, 2.0, 3.0, 4.0, 3.0, 4.0]),
+        );
+        let source = rows.broadcast_source().unwrap();
+        assert_eq!(source.shape, vec![2, 1, 2]);
+        assert_eq!(source.data, Data::F32(vec![1.0, 2.0, 3.0, 4.0]));
+
+        // No repetition, and -0.0 against 0.0 told apart.
+        let plain = Tensor::new(vec![2, 2], Data::F32(vec![0.0, 1.0, -0.0, 1.0]));
+        assert_eq!(plain.broadcast_source(), None);
     }
 
     #[test]

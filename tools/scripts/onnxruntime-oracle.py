@@ -55,12 +55,16 @@ class Builder:
         self.count += 1
         return f"{prefix}_{self.count}"
 
-    def weight(self, shape, scale=None):
+    def draw(self, shape, scale=None):
+        """The values `weight` would hold, without the initializer: for a hand-built twin that
+        stores the same weights rearranged."""
         fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]
         scale = scale if scale is not None else np.sqrt(2.0 / fan_in)
-        value = (self.random.standard_normal(shape) * scale).astype(np.float32)
+        return (self.random.standard_normal(shape) * scale).astype(np.float32)
+
+    def weight(self, shape, scale=None):
         name = self.name("w")
-        self.initializers.append(numpy_helper.from_array(value, name))
+        self.initializers.append(numpy_helper.from_array(self.draw(shape, scale), name))
         return name
 
     def constant(self, value):
@@ -169,20 +173,25 @@ VOCABULARY = 1000
 INTEGER_INPUTS = {"input_ids": (0, VOCABULARY), "attention_mask": (0, 2)}
 
 
-def bert_ids(batch=2, layers=2):
+def bert_ids(batch=2, layers=2, hand=False):
     """A BERT-base encoder (hidden 768, 12 heads, sequence 128, 2 layers; a vocabulary of 1000 to
     keep the file small) as torch.onnx exports Hugging Face's BertModel from `input_ids` and
     `attention_mask` (i64): word embeddings gathered by the ids, position and token-type
     embeddings gathered by the constant ids the export folds (arange and zeros), summed and
     layer-normalised; the mask unsqueezed to [B, 1, 1, S], cast to float, (1 - mask) times the
-    float minimum added to every head's scores."""
+    float minimum added to every head's scores. `hand`: the same network as written by hand, the
+    position and token-type embeddings one constant added to the words."""
     b = Builder(9)
     hidden, heads, sequence = 768, 12, 128
     words = b.op("Gather", [b.weight([VOCABULARY, hidden], 0.02), "input_ids"], axis=0)
-    positions = b.constant(np.arange(sequence, dtype=np.int64).reshape(1, sequence))
-    kinds = b.constant(np.zeros((batch, sequence), np.int64))
-    x = b.op("Add", [b.op("Add", [words, b.op("Gather", [b.weight([2, hidden], 0.02), kinds], axis=0)])
-                     , b.op("Gather", [b.weight([512, hidden], 0.02), positions], axis=0)])
+    if hand:
+        kinds, positions = b.draw([2, hidden], 0.02), b.draw([512, hidden], 0.02)
+        x = b.op("Add", [words, b.constant(kinds[0] + positions[:sequence])])
+    else:
+        positions = b.constant(np.arange(sequence, dtype=np.int64).reshape(1, sequence))
+        kinds = b.constant(np.zeros((batch, sequence), np.int64))
+        x = b.op("Add", [b.op("Add", [words, b.op("Gather", [b.weight([2, hidden], 0.02), kinds], axis=0)]),
+                         b.op("Gather", [b.weight([512, hidden], 0.02), positions], axis=0)])
     ones, zeros = np.ones(hidden, np.float32), np.zeros(hidden, np.float32)
     x = b.op("LayerNormalization", [x, b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-12)
     mask = b.op("Cast", [b.op("Unsqueeze", ["attention_mask", b.constant(np.array([1, 2], np.int64))])],
@@ -195,18 +204,22 @@ def bert_ids(batch=2, layers=2):
                                 ("attention_mask", [batch, sequence], TensorProto.INT64)], [x])
 
 
-def gpt2_block(batch=2, sequence=32, hidden=64, heads=4):
+def gpt2_block(batch=2, sequence=32, hidden=64, heads=4, hand=False):
     """A GPT-2 decoder block as torch.onnx exports Hugging Face's GPT2Model (one layer, small
     sizes, from i64 `input_ids` and `attention_mask`): token and position embeddings gathered,
     pre-norm attention whose fused QKV projection is split three ways, the causal mask a constant
     lower-triangular boolean picking the scores by Where (else the float minimum), the padding
-    mask added as (1 - mask) times the minimum, and the tanh GELU ("gelu_new") MLP."""
+    mask added as (1 - mask) times the minimum, and the tanh GELU ("gelu_new") MLP. `hand`: the
+    same network as written by hand, the position embeddings a constant and the cube a product."""
     b = Builder(12)
     lowest = np.array(np.finfo(np.float32).min, np.float32)
     ones, zeros = np.ones(hidden, np.float32), np.zeros(hidden, np.float32)
     words = b.op("Gather", [b.weight([VOCABULARY, hidden], 0.02), "input_ids"], axis=0)
-    positions = b.constant(np.arange(sequence, dtype=np.int64).reshape(1, sequence))
-    x = b.op("Add", [words, b.op("Gather", [b.weight([1024, hidden], 0.01), positions], axis=0)])
+    if hand:
+        x = b.op("Add", [words, b.constant(b.draw([1024, hidden], 0.01)[:sequence])])
+    else:
+        positions = b.constant(np.arange(sequence, dtype=np.int64).reshape(1, sequence))
+        x = b.op("Add", [words, b.op("Gather", [b.weight([1024, hidden], 0.01), positions], axis=0)])
 
     def dense(v, cin, cout):
         return b.op("Add", [b.op("MatMul", [v, b.weight([cin, cout], 0.02)]), b.constant(np.zeros(cout, np.float32))])
@@ -233,7 +246,8 @@ def gpt2_block(batch=2, sequence=32, hidden=64, heads=4):
     x = b.op("Add", [dense(context, hidden, hidden), x])
     h = dense(b.op("LayerNormalization", [x, b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-5),
               hidden, 4 * hidden)
-    cube = b.op("Mul", [b.op("Pow", [h, b.constant(np.array(3.0, np.float32))]), b.constant(np.array(0.044715, np.float32))])
+    power = b.op("Mul", [b.op("Mul", [h, h]), h]) if hand else b.op("Pow", [h, b.constant(np.array(3.0, np.float32))])
+    cube = b.op("Mul", [power, b.constant(np.array(0.044715, np.float32))])
     inner = b.op("Mul", [b.op("Add", [h, cube]), b.constant(np.array(np.sqrt(2 / np.pi), np.float32))])
     gelu = b.op("Mul", [b.op("Mul", [h, b.constant(np.array(0.5, np.float32))]),
                         b.op("Add", [b.op("Tanh", [inner]), b.constant(np.array(1.0, np.float32))])])
@@ -353,19 +367,28 @@ def torch_encoder_block(b, x, sequence, batch, hidden, heads, ffn):
     return b.op("LayerNormalization", [b.op("Add", [x1, h]), b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-5)
 
 
-def audio_cnn():
+def audio_cnn(hand=False):
     """A 1-D CNN over 40 log-mel bands of 200 frames, as torch.onnx exports nn.Conv1d stacks for
     keyword spotting: convolutions with batch norm and LeakyReLU, a dilated and a depthwise
-    convolution, max pooling, global average pooling over time, and LogSoftmax over 12 classes."""
+    convolution, max pooling, global average pooling over time, and LogSoftmax over 12 classes.
+    `hand`: the same network as written by hand in NCHW, the frames a row of height 1 and every
+    window 2-D."""
     b = Builder(40)
 
     def conv1d(x, cin, cout, kernel, stride=1, pad=0, dilation=1, groups=1):
-        y = b.op("Conv", [x, b.weight([cout, cin // groups, kernel])], strides=[stride], pads=[pad, pad],
-                 dilations=[dilation], group=groups, kernel_shape=[kernel])
+        if hand:
+            w = b.constant(b.draw([cout, cin // groups, kernel]).reshape(cout, cin // groups, 1, kernel))
+            y = b.op("Conv", [x, w], strides=[1, stride], pads=[0, pad, 0, pad], dilations=[1, dilation],
+                     group=groups, kernel_shape=[1, kernel])
+        else:
+            y = b.op("Conv", [x, b.weight([cout, cin // groups, kernel])], strides=[stride], pads=[pad, pad],
+                     dilations=[dilation], group=groups, kernel_shape=[kernel])
         return b.op("LeakyRelu", [b.batch_norm(y, cout)], alpha=0.1)
 
-    x = conv1d("frames", 40, 64, 5, pad=2)
-    x = b.op("MaxPool", [x], kernel_shape=[2], strides=[2])
+    x = b.op("Reshape", ["frames", b.constant(np.array([1, 40, 1, 200], np.int64))]) if hand else "frames"
+    x = conv1d(x, 40, 64, 5, pad=2)
+    window = [1, 2] if hand else [2]
+    x = b.op("MaxPool", [x], kernel_shape=window, strides=window)
     x = conv1d(x, 64, 64, 3, pad=2, dilation=2)
     x = conv1d(x, 64, 64, 3, stride=2, pad=1, groups=64)
     x = conv1d(x, 64, 128, 1)
@@ -374,16 +397,25 @@ def audio_cnn():
     return b.model("audio_cnn", [("frames", [1, 40, 200])], [b.op("LogSoftmax", [logits], axis=-1)])
 
 
-def unet_small():
+def unet_small(hand=False):
     """A two-level U-Net (1x3x64x64): convolution blocks, max pooling down, ConvTranspose (stride 2)
     and Resize (nearest, scale 2) up, skip connections joined by Concat, as torch.onnx exports
-    nn.ConvTranspose2d and nn.Upsample."""
+    nn.ConvTranspose2d and nn.Upsample. `hand`: the same network as written by hand, the
+    transposed convolution (stride = kernel) a 1x1 convolution to 2x2x32 channels and a pixel
+    shuffle (reshape, transpose, reshape)."""
     b = Builder(64)
     e1 = b.conv_bn("image", 3, 16, 3, pad=1)
     e2 = b.conv_bn(b.op("MaxPool", [e1], kernel_shape=[2, 2], strides=[2, 2]), 16, 32, 3, pad=1)
     bottom = b.conv_bn(b.op("MaxPool", [e2], kernel_shape=[2, 2], strides=[2, 2]), 32, 64, 3, pad=1)
-    up2 = b.op("ConvTranspose", [bottom, b.weight([64, 32, 2, 2]), b.constant(np.zeros(32, np.float32))],
-               strides=[2, 2], kernel_shape=[2, 2])
+    if hand:
+        w = b.constant(b.draw([64, 32, 2, 2]).transpose(1, 2, 3, 0).reshape(128, 64, 1, 1))
+        up2 = b.op("Conv", [bottom, w, b.constant(np.zeros(128, np.float32))], kernel_shape=[1, 1])
+        up2 = b.op("Reshape", [up2, b.constant(np.array([1, 32, 2, 2, 16, 16], np.int64))])
+        up2 = b.op("Reshape", [b.op("Transpose", [up2], perm=[0, 1, 4, 2, 5, 3]),
+                               b.constant(np.array([1, 32, 32, 32], np.int64))])
+    else:
+        up2 = b.op("ConvTranspose", [bottom, b.weight([64, 32, 2, 2]), b.constant(np.zeros(32, np.float32))],
+                   strides=[2, 2], kernel_shape=[2, 2])
     d2 = b.conv_bn(b.op("Concat", [up2, e2], axis=1), 64, 32, 3, pad=1)
     up1 = b.op("Resize", [d2, "", b.constant(np.array([1, 1, 2, 2], np.float32))], mode="nearest")
     d1 = b.conv_bn(b.op("Concat", [up1, e1], axis=1), 48, 16, 3, pad=1)
@@ -391,24 +423,34 @@ def unet_small():
     return b.model("unet_small", [("image", [1, 3, 64, 64])], [mask])
 
 
-def vit_block():
+def vit_block(hand=False):
     """A ViT block as torch.onnx exports torchvision's VisionTransformer (1x3x32x32, 8x8 patches,
     hidden 64, 4 heads): patch embedding by a strided Conv, flattened and transposed to tokens,
     the class token expanded to the batch (its shape computed through Shape/Gather/Concat) and
     concatenated in front, position embeddings added, an encoder layer, then the class token
-    picked with Gather(axis=1) of a constant index (`x[:, 0]`) for LayerNorm and the head."""
+    picked with Gather(axis=1) of a constant index (`x[:, 0]`) for LayerNorm and the head.
+    `hand`: the same network as written by hand, the class token concatenated as it is and picked
+    back by a Slice."""
     b = Builder(16)
     hidden, patch, tokens = 64, 8, 16
     x = b.op("Conv", ["image", b.weight([hidden, 3, patch, patch]), b.constant(np.zeros(hidden, np.float32))],
              kernel_shape=[patch, patch], strides=[patch, patch])
     x = b.op("Transpose", [b.op("Reshape", [x, b.constant(np.array([1, hidden, tokens], np.int64))])], perm=[0, 2, 1])
-    batch = b.op("Unsqueeze", [b.op("Gather", [b.op("Shape", [x]), b.constant(np.array(0, np.int64))], axis=0),
-                               b.constant(np.array([0], np.int64))])
-    shape = b.op("Concat", [batch, b.constant(np.array([1, 1], np.int64))], axis=0)
-    token = b.op("Expand", [b.weight([1, 1, hidden], 0.02), shape])
+    if hand:
+        token = b.weight([1, 1, hidden], 0.02)
+    else:
+        batch = b.op("Unsqueeze", [b.op("Gather", [b.op("Shape", [x]), b.constant(np.array(0, np.int64))], axis=0),
+                                   b.constant(np.array([0], np.int64))])
+        shape = b.op("Concat", [batch, b.constant(np.array([1, 1], np.int64))], axis=0)
+        token = b.op("Expand", [b.weight([1, 1, hidden], 0.02), shape])
     x = b.op("Add", [b.op("Concat", [token, x], axis=1), b.weight([1, tokens + 1, hidden], 0.02)])
     x = bert_block(b, x, 1, hidden, 4, tokens + 1, "gelu")
-    first = b.op("Gather", [x, b.constant(np.array(0, np.int64))], axis=1)
+    if hand:
+        first = b.op("Slice", [x, b.constant(np.array([0], np.int64)), b.constant(np.array([1], np.int64)),
+                               b.constant(np.array([1], np.int64))])
+        first = b.op("Reshape", [first, b.constant(np.array([1, hidden], np.int64))])
+    else:
+        first = b.op("Gather", [x, b.constant(np.array(0, np.int64))], axis=1)
     ones, zeros = np.ones(hidden, np.float32), np.zeros(hidden, np.float32)
     first = b.op("LayerNormalization", [first, b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-6)
     logits = b.op("Gemm", [first, b.weight([10, hidden]), b.constant(np.zeros(10, np.float32))], transB=1)

@@ -57,17 +57,26 @@ impl Builder {
         if let Some(operand) = self.materialized.get(name) {
             return operand.clone();
         }
-        let inline = !tensor.ty().element.is_float()
-            || tensor.data.len() <= INLINE_LIMIT
-            || tensor.data.is_splat();
-        let operand = if inline {
-            self.body.constant(tensor, name)
-        } else {
-            self.weights.push((name.clone(), Rc::clone(tensor)));
-            self.body.weight(name, tensor.ty(), name)
+        let operand = match tensor.broadcast_source().filter(|_| !inline(tensor)) {
+            Some(source) => {
+                let source = self.write_constant(name, &Rc::new(source));
+                self.body
+                    .op1("graph.broadcast", &[&source], &[], tensor.ty(), name)
+            }
+            None => self.write_constant(name, tensor),
         };
         self.materialized.insert(name.clone(), operand.clone());
         operand
+    }
+
+    /// Writes `tensor` as `graph.constant` or `graph.weight` named `name`.
+    fn write_constant(&mut self, name: &str, tensor: &Rc<Tensor>) -> Operand {
+        if inline(tensor) {
+            self.body.constant(tensor, name)
+        } else {
+            self.weights.push((name.to_owned(), Rc::clone(tensor)));
+            self.body.weight(name, tensor.ty(), name)
+        }
     }
 
     /// Writes the one-result operation `name` for `node` (its location) and returns the result as
@@ -85,6 +94,11 @@ impl Builder {
                 .op1(name, operands, attributes, result, &node.name),
         )
     }
+}
+
+/// Whether `tensor` is written inline as `graph.constant` rather than stored as a weight.
+fn inline(tensor: &Tensor) -> bool {
+    !tensor.ty().element.is_float() || tensor.data.len() <= INLINE_LIMIT || tensor.data.is_splat()
 }
 
 /// Writes the operations of `node`, returning its outputs in order.

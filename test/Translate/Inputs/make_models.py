@@ -266,6 +266,20 @@ def shape_folding():
     return g.model("shape_folding", 17)
 
 
+@model("repeated-constant")
+def repeated_constant():
+    """Folded constants that repeat along a dimension, as exports expand token-type embeddings
+    over the batch: Gather of a table by constant all-zero ids [2, 3], and Expand of a [3, 4]
+    initializer to [2, 3, 4]."""
+    g = Graph(6)
+    x = g.input("x", FLOAT, [2, 3, 4])
+    kinds = g.op("Gather", [g.weight("kinds", [5, 4]), g.const("ids", np.zeros((2, 3)))], name="kinds", axis=0)
+    spread = g.op("Expand", [g.weight("positions", [3, 4]), g.const("shape", [2, 3, 4])], name="spread")
+    g.op("Add", [g.op("Add", [x, kinds], name="plus_kinds"), spread], ["y"], name="y")
+    g.output("y", FLOAT, [2, 3, 4])
+    return g.model("repeated_constant", 17)
+
+
 @model("matmul-vectors")
 def matmul_vectors():
     """MatMul with 1-D operands (promoted by reshapes) and with batches."""
