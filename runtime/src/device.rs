@@ -14,7 +14,7 @@ use crate::exec::{self, Buffers, Fault};
 use crate::hazard;
 use crate::ids::{BufferId, CoreId, Token};
 use crate::instr::{Access, Engine, Instr};
-use crate::launch::Launch;
+use crate::launch::{Cost, Launch};
 use crate::memory::{Memory, Placement};
 use crate::report::{LaunchSummary, Report, Stats};
 use crate::timing::{self, LevelOf};
@@ -308,11 +308,14 @@ impl Device {
             Ok((slot, waits)) => {
                 let token = Token(self.next_token);
                 self.next_token += 1;
-                let bytes = typing::moved_bytes(&self.memory, &instr);
+                let cost = Cost {
+                    bytes: typing::moved_bytes(&self.memory, &instr),
+                    element: typing::computed_element(&self.memory, &instr),
+                };
                 self.launch
                     .as_mut()
                     .expect("checked above")
-                    .push(slot, instr, waits, token, bytes);
+                    .push(slot, instr, waits, token, cost);
                 Ok(token)
             }
             Err(e) => {

@@ -4,6 +4,7 @@
 //! work on f32 buffers; a DMA copies between buffers of the same type.
 
 use std::fmt;
+use turbine_targets::DType;
 
 /// The element type of a buffer. The discriminant is the C ABI's `dtype` code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -44,6 +45,17 @@ impl ElementType {
             ElementType::F32 | ElementType::I32 => 4,
             ElementType::I64 => 8,
             ElementType::I8 | ElementType::U8 | ElementType::Bool => 1,
+        }
+    }
+
+    /// The type whose rate a compute unit runs at on these elements: 8-bit elements (u8 and
+    /// booleans too) at the `i8` rate.
+    pub fn rate_type(self) -> DType {
+        match self {
+            ElementType::F32 => DType::F32,
+            ElementType::I64 => DType::I64,
+            ElementType::I32 => DType::I32,
+            ElementType::I8 | ElementType::U8 | ElementType::Bool => DType::I8,
         }
     }
 

@@ -2,10 +2,19 @@
 //! in program order, and the tokens handed out so far. Recording only appends; all effects
 //! happen at `launch_end`, so a launch either runs whole or not at all.
 
+use crate::element::ElementType;
 use crate::error::{Result, RuntimeError};
 use crate::ids::{BufferId, CoreId, Token};
 use crate::instr::Instr;
 use std::collections::BTreeSet;
+
+/// What times an instruction: the bytes it moves on a DMA channel, the element type it computes
+/// on on a compute unit.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Cost {
+    pub bytes: u64,
+    pub element: ElementType,
+}
 
 /// One recorded instruction.
 #[derive(Debug, Clone)]
@@ -17,6 +26,8 @@ pub(crate) struct Recorded {
     pub layer: u32,
     /// Bytes it moves, for an instruction of a DMA channel (0 for the others).
     pub bytes: u64,
+    /// The element type it computes on, for an instruction of a compute unit: its rate.
+    pub element: ElementType,
 }
 
 impl Recorded {
@@ -103,8 +114,8 @@ impl Launch {
     }
 
     /// Appends an instruction whose operands and waits have been checked and which moves
-    /// `bytes` bytes; `token` is the next one after the launch's last.
-    pub fn push(&mut self, slot: usize, instr: Instr, waits: Vec<usize>, token: Token, bytes: u64) {
+    /// `bytes` bytes or computes on `element`s; `token` is the next one after the launch's last.
+    pub fn push(&mut self, slot: usize, instr: Instr, waits: Vec<usize>, token: Token, cost: Cost) {
         assert_eq!(
             token.0,
             self.first_token + self.tokens.len() as u64,
@@ -119,7 +130,8 @@ impl Launch {
             instr,
             waits,
             layer: self.layers[slot],
-            bytes,
+            bytes: cost.bytes,
+            element: cost.element,
         });
     }
 

@@ -7,7 +7,8 @@
 //! are in-order queues fed in program order. With several units of a kind (or several DMA
 //! channels), it takes the one free first, the lowest index on a tie.
 //!
-//! - compute: `compute_setup + ceil(work / throughput[kind][f32])` cycles on its unit;
+//! - compute: `compute_setup + ceil(work / throughput[kind][type])` cycles on its unit, `type`
+//!   the element type it computes on (the f32 rate where the target states none);
 //! - DMA: `dma_setup` cycles on its channel, then `ceil(bytes / bandwidth[path])` cycles of
 //!   transfer; a transfer with DDR at one end also holds its cluster's DDR port for the
 //!   transfer time, one between GB and LB or within GB its cluster's GB bus, at the earliest
@@ -26,7 +27,7 @@ use crate::launch::Launch;
 use crate::link::{LinkTimeline, Port};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
-use turbine_targets::{DType, MemLevel, Target};
+use turbine_targets::{MemLevel, Target};
 
 /// When one instruction ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -240,9 +241,7 @@ impl<L: LevelOf> Sim<'_, L> {
                 }
             }
             (instr, Engine::Unit(kind)) => {
-                let rate = target
-                    .throughput(kind, DType::F32)
-                    .expect("validated targets have f32 rates");
+                let rate = target.rate(kind, rec.element.rate_type());
                 let work = instr.work(target.cost.special_function);
                 let end = start
                     .saturating_add(target.latency.compute_setup)

@@ -99,6 +99,27 @@ pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
     }
 }
 
+/// The element type a compute instruction computes on, whose rate times it: a binary
+/// operation's, a comparison's inputs', a selection's values', a conversion's wider side (the
+/// more lanes' worth of bytes); f32 for the others (and for the instructions of DMA channels,
+/// which bytes time instead).
+pub(crate) fn computed_element(memory: &Memory, instr: &Instr) -> ElementType {
+    let of = |view: &View| element(memory, view);
+    match instr {
+        Instr::Binary { out, .. } => of(out),
+        Instr::Compare { a, .. } | Instr::Select { a, .. } => of(a),
+        Instr::Convert { input, out } => {
+            let (from, to) = (of(input), of(out));
+            if from.bytes() >= to.bytes() {
+                from
+            } else {
+                to
+            }
+        }
+        _ => ElementType::F32,
+    }
+}
+
 /// Bytes an instruction of a DMA channel moves: a copy's elements, a gather's gathered
 /// elements and its indices; 0 for the others.
 pub(crate) fn moved_bytes(memory: &Memory, instr: &Instr) -> u64 {

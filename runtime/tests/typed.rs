@@ -403,3 +403,56 @@ fn arg_reductions_find_the_first_or_last_extreme_and_nan() {
     assert_eq!(run(&mut dev, true, true), [2, 1]);
     assert_eq!(run(&mut dev, false, false), [3, 1]);
 }
+
+#[test]
+fn compute_units_run_each_element_type_at_its_rate() {
+    use turbine_runtime::targets::DType;
+    use turbine_runtime::{BinaryOp, ComparePredicate, Device, ElementType as E, UnitKind};
+    let mut target = roomy();
+    let rates = target.throughput.get_mut(&UnitKind::VectorEngine).unwrap();
+    rates.insert(DType::I64, 4.0);
+    rates.insert(DType::I8, 64.0);
+    target.validate().unwrap();
+    let (f32_rate, setup) = (
+        target
+            .throughput(UnitKind::VectorEngine, DType::F32)
+            .unwrap(),
+        target.latency.compute_setup,
+    );
+    let mut dev = Device::new(target);
+    let n: u64 = 1024;
+    let cycles = |dev: &mut Device, instr: Instr| {
+        launch(dev, "rate", &[C00], &[step(C00, instr, &[])])
+            .unwrap()
+            .cycles()
+    };
+    let binary = |dev: &mut Device, element: E| {
+        let bytes = n * element.bytes();
+        let a = dev.alloc_typed(Placement::Lb(C00), bytes, element).unwrap();
+        let out = dev.alloc_typed(Placement::Lb(C00), bytes, element).unwrap();
+        let v = |buffer| View::contiguous(buffer, 0, &[n]);
+        let instr = Instr::Binary {
+            op: BinaryOp::Add,
+            a: v(a),
+            b: v(a),
+            out: v(out),
+        };
+        cycles(dev, instr)
+    };
+    let expected = |rate: f64| setup + (n as f64 / rate).ceil() as u64;
+    // i64 at its own rate; i32, which the target gives no rate, at the f32 rate.
+    assert_eq!(binary(&mut dev, E::F32), expected(f32_rate));
+    assert_eq!(binary(&mut dev, E::I64), expected(4.0));
+    assert_eq!(binary(&mut dev, E::I32), expected(f32_rate));
+    // Booleans compared at the i8 rate.
+    let a = dev.alloc_typed(Placement::Lb(C00), n, E::Bool).unwrap();
+    let out = dev.alloc_typed(Placement::Lb(C00), n, E::Bool).unwrap();
+    let v = |buffer| View::contiguous(buffer, 0, &[n]);
+    let compare = Instr::Compare {
+        predicate: ComparePredicate::Eq,
+        a: v(a),
+        b: v(a),
+        out: v(out),
+    };
+    assert_eq!(cycles(&mut dev, compare), expected(64.0));
+}

@@ -188,6 +188,14 @@ impl Target {
         self.throughput.get(&kind)?.get(&dtype).copied()
     }
 
+    /// Operations per cycle of one unit of `kind` on `dtype`: its rate for that type, or its
+    /// `f32` rate when the target states none (validated targets state one for every unit).
+    pub fn rate(&self, kind: UnitKind, dtype: DType) -> f64 {
+        self.throughput(kind, dtype)
+            .or_else(|| self.throughput(kind, DType::F32))
+            .expect("validated targets have f32 rates")
+    }
+
     /// Number of units of `kind` in each core.
     pub fn units_of(&self, kind: UnitKind) -> usize {
         self.core.units.iter().filter(|&&k| k == kind).count()

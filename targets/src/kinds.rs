@@ -73,8 +73,10 @@ impl fmt::Display for UnitKind {
     }
 }
 
-/// An element data type, as far as throughput tables are concerned. The runtime executes f32
-/// only for now; the other types exist so that a target can already state their rates.
+/// An element data type, as far as throughput tables are concerned. The runtime computes on
+/// f32, i64, i32 and 8-bit elements (i8, u8, booleans at the `i8` rate); f16 and bf16 exist so
+/// that a target can already state their rates. A unit without a rate for a type computes it at
+/// its `f32` rate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DType {
@@ -84,8 +86,12 @@ pub enum DType {
     F16,
     /// bfloat16.
     Bf16,
-    /// Signed 8-bit integer.
+    /// Signed 8-bit integer (and every other 8-bit element: u8, booleans).
     I8,
+    /// Signed 32-bit integer.
+    I32,
+    /// Signed 64-bit integer.
+    I64,
 }
 
 impl DType {
@@ -95,16 +101,20 @@ impl DType {
             DType::F32 => 4,
             DType::F16 | DType::Bf16 => 2,
             DType::I8 => 1,
+            DType::I32 => 4,
+            DType::I64 => 8,
         }
     }
 
-    /// The name used in TOML and reports (`f32`, `f16`, `bf16`, `i8`).
+    /// The name used in TOML and reports (`f32`, `f16`, `bf16`, `i8`, `i32`, `i64`).
     pub fn name(self) -> &'static str {
         match self {
             DType::F32 => "f32",
             DType::F16 => "f16",
             DType::Bf16 => "bf16",
             DType::I8 => "i8",
+            DType::I32 => "i32",
+            DType::I64 => "i64",
         }
     }
 }
