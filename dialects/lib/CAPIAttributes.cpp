@@ -72,6 +72,9 @@ using GraphNearestRounding =
 using GraphComparePredicate =
     EnumAttribute<graph::ComparePredicateAttr, graph::ComparePredicate,
                   graph::symbolizeComparePredicate, graph::stringifyComparePredicate>;
+using GraphScatterReduction =
+    EnumAttribute<graph::ScatterReductionAttr, graph::ScatterReduction,
+                  graph::symbolizeScatterReduction, graph::stringifyScatterReduction>;
 
 /// Calls `F::template apply<E>(...)` with the enumeration `E` that `kind`
 /// names; `fallback` when `kind` is none of them.
@@ -94,6 +97,7 @@ using GraphComparePredicate =
   case TurbineGraphEnumResizeCoordinates: return GraphResizeCoordinates::call; \
   case TurbineGraphEnumNearestRounding: return GraphNearestRounding::call;     \
   case TurbineGraphEnumComparePredicate: return GraphComparePredicate::call;   \
+  case TurbineGraphEnumScatterReduction: return GraphScatterReduction::call;   \
   default: return fallback;                                                    \
   }
 

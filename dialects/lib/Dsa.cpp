@@ -178,15 +178,16 @@ LogicalResult DmaOp::verify() {
   return expectShape(*this, "target", target.getShape(), source.getShape());
 }
 
-/// The rules dsa.gather and dsa.gather_elements share: buffers in dsa memory spaces, the
-/// target of the source's element type, i64 or i32 indices, an axis of the source.
+/// The operands a gather and a scatter share: `source` elements move to `target` at `indices`
+/// along `axis` (`verb` says which way, for the message).
 static LogicalResult verifyGatherOperands(Operation *op, MemRefType source, MemRefType indices,
-                                          MemRefType target, int64_t axis) {
+                                          MemRefType target, int64_t axis,
+                                          StringRef verb = "gathers") {
   if (!memoryLevel(source) || !memoryLevel(indices) || !memoryLevel(target))
     return op->emitOpError() << "expects buffers in dsa memory spaces, got " << source << ", "
                              << indices << " and " << target;
   if (source.getElementType() != target.getElementType())
-    return op->emitOpError() << "gathers " << source.getElementType() << " elements into "
+    return op->emitOpError() << verb << " " << source.getElementType() << " elements into "
                              << target.getElementType() << " elements";
   if (!indices.getElementType().isSignlessInteger(64) &&
       !indices.getElementType().isSignlessInteger(32))
@@ -219,6 +220,31 @@ LogicalResult GatherElementsOp::verify() {
   SmallVector<int64_t> expected(data.getShape());
   expected[axis] = indices.getRank() == data.getRank() ? indices.getDimSize(axis) : 0;
   return expectShape(*this, "indices", indices.getShape(), expected);
+}
+
+LogicalResult ScatterElementsOp::verify() {
+  MemRefType updates = getUpdates().getType(), indices = getIndices().getType(),
+             target = getTarget().getType();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (failed(verifyGatherOperands(*this, updates, indices, target, axis, "scatters")) ||
+      failed(expectShape(*this, "updates", updates.getShape(), indices.getShape())))
+    return failure();
+  SmallVector<int64_t> expected(indices.getShape());
+  if (indices.getRank() == target.getRank())
+    expected[axis] = target.getDimSize(axis);
+  if (failed(expectShape(*this, "target", target.getShape(), expected)))
+    return failure();
+  if (std::optional<BinaryKind> reduction = getReduction()) {
+    if (*reduction != BinaryKind::add && *reduction != BinaryKind::mul &&
+        *reduction != BinaryKind::max && *reduction != BinaryKind::min)
+      return emitOpError() << "reduces by add, mul, max or min, not "
+                           << stringifyBinaryKind(*reduction);
+    Type element = target.getElementType();
+    if (!element.isF32() && !element.isSignlessInteger(64) && !element.isSignlessInteger(32))
+      return emitOpError() << "reduction " << stringifyBinaryKind(*reduction)
+                           << " combines f32, i64 or i32 elements, not " << element;
+  }
+  return success();
 }
 
 LogicalResult ConvertOp::verify() {

@@ -627,6 +627,39 @@ LogicalResult GatherElementsOp::verify() {
   return expectShape(*this, "result", getType().getShape(), indices);
 }
 
+LogicalResult ScatterElementsOp::verify() {
+  ArrayRef<int64_t> data = getData().getType().getShape();
+  ArrayRef<int64_t> indices = getIndices().getType().getShape();
+  Type element = getData().getType().getElementType();
+  if (getType() != getData().getType())
+    return emitOpError() << "result type " << getType() << " differs from the data's "
+                         << getData().getType();
+  if (getUpdates().getType().getElementType() != element)
+    return emitOpError() << "updates of element type "
+                         << getUpdates().getType().getElementType()
+                         << " for data of " << element;
+  if (getUpdates().getType().getShape() != indices)
+    return emitOpError() << "updates " << formatShape(getUpdates().getType().getShape())
+                         << " differ from the indices " << formatShape(indices);
+  if (indices.size() != data.size())
+    return emitOpError() << "indices of rank " << indices.size()
+                         << " for data of rank " << data.size();
+  std::optional<int64_t> axis =
+      normalizeAxis(static_cast<int64_t>(getAxis()), data.size());
+  if (!axis)
+    return emitOpError() << "axis " << static_cast<int64_t>(getAxis())
+                         << " is out of range for rank " << data.size();
+  for (size_t d = 0; d < data.size(); ++d)
+    if (static_cast<int64_t>(d) != *axis && indices[d] > data[d])
+      return emitOpError() << "indices " << formatShape(indices)
+                           << " reach past the data " << formatShape(data)
+                           << " along dimension " << d;
+  if (getReduction() != ScatterReduction::none && element.isInteger(1))
+    return emitOpError() << "reduction '" << stringifyScatterReduction(getReduction())
+                         << "' on booleans";
+  return success();
+}
+
 LogicalResult CompareOp::verify() {
   if (getLhs().getType().getElementType() != getRhs().getType().getElementType())
     return emitOpError() << "compares different element types "

@@ -150,6 +150,7 @@ impl Evaluator<'_> {
             "graph.pad" => self.pad(node)?,
             "graph.gather" => self.gather(node)?,
             "graph.gather_elements" => self.gather_elements(node)?,
+            "graph.scatter_elements" => self.scatter_elements(node)?,
             "graph.argmax" => self.arg_extreme(node, Extreme::Max)?,
             "graph.argmin" => self.arg_extreme(node, Extreme::Min)?,
             "graph.broadcast" => self.broadcast(node),

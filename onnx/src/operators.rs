@@ -156,7 +156,11 @@ pub const OPERATORS: &[Operator] = &[
     row(&["GatherElements"], "`gather_elements`", Compiled,
         "indices i32 or i64, constant or not (a DMA gather of elements, compiled up to 4 \
          dimensions); an index out of range is an error at run time"),
-    row(&["OneHot"], "`compare` with a constant range, `where`", Interpreted,
+    row(&["ScatterElements", "Scatter"], "`scatter_elements`", Compiled,
+        "indices i32 or i64, indices and updates constant or not (a DMA scatter of elements into \
+         a copy of the data, compiled up to 4 dimensions); reduction none (the last of duplicate \
+         indices wins), add, mul, max, min; an index out of range is an error at run time"),
+    row(&["OneHot"], "`compare` with a constant range, `where`", Compiled,
         "constant depth; integer or float indices (cast toward zero), negative ones counted from \
          the end, ones out of range all off"),
     row(&["Hardmax"], "`argmax`, `compare` with a constant range, `cast`", Compiled,

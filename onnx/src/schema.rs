@@ -129,6 +129,7 @@ fn schema(op_type: &str) -> Option<Schema> {
         "Not" => ((1, 1), &[]),
         "ArgMax" | "ArgMin" => ((1, 1), &["axis", "keepdims", "select_last_index"]),
         "GatherElements" => ((2, 2), &["axis"]),
+        "ScatterElements" | "Scatter" => ((3, 3), &["axis", "reduction"]),
         "OneHot" => ((3, 3), &["axis"]),
         "Hardmax" => ((1, 1), &["axis"]),
         "IsNaN" => ((1, 1), &[]),

@@ -259,6 +259,16 @@ td_status td_gather(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t axis
 td_status td_gather_elements(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t axis,
                              const td_view *data, const td_view *indices, const td_view *out,
                              const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
+/* DMA scatter of single elements (ONNX ScatterElements) into out, which holds the data already:
+ * indices and updates have one shape, out has it too but along `axis`; updates[c] lands on out[c]
+ * with coordinate `axis` replaced by indices[c] (i64 or i32; negative ones count from the end), in
+ * row-major order of c. reduction 0 replaces the element there (the last of duplicates wins);
+ * 1 + TD_BINARY_ADD, _MUL, _MAX or _MIN combines with it (f32, i64, i32). An index outside out
+ * fails td_launch_end with TD_ERR_OUT_OF_BOUNDS naming the instruction, core, launch and layer. */
+td_status td_scatter_elements(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t axis,
+                              uint32_t reduction, const td_view *indices, const td_view *updates,
+                              const td_view *out, const uint64_t *waits, uint64_t n_waits,
+                              uint64_t *token_out);
 /* out (i64) = the index along axis of each line's largest (largest != 0) or smallest element of
  * input (f32), the last of equals with last != 0; out has input's shape with extent 1 at axis; a
  * NaN is the extreme, the first NaN wins. Vector core. */

@@ -401,7 +401,8 @@ impl Device {
             Instr::Matmul { .. }
             | Instr::Conv2d { .. }
             | Instr::Gather { .. }
-            | Instr::GatherElements { .. },
+            | Instr::GatherElements { .. }
+            | Instr::ScatterElements { .. },
             Some((&(out_name, out, _), inputs)),
         ) = (instr, operands.split_last())
         {

@@ -323,6 +323,26 @@ pub enum Instr {
         /// Output.
         out: View,
     },
+    /// A DMA scatter of single elements along `axis` (ONNX `ScatterElements`) into `out`, which
+    /// already holds the data: `indices` and `updates` have one shape, `out` has it too but
+    /// along `axis`, and `updates[c]` lands on `out[c]` with coordinate `axis` replaced by
+    /// `indices[c]` (a negative index counts from the end), in row-major order of `c` (the last
+    /// of duplicates wins); with a `reduction` (add, mul, max, min: the engine's reduce-on-write)
+    /// it is combined with the element there instead. An index outside `out` is an error of the
+    /// launch. `updates` and `out` have one element type (f32, i64 or i32 with a reduction) and
+    /// must not overlap; the indices are i64 or i32.
+    ScatterElements {
+        /// Axis of `out` the indices select along.
+        axis: usize,
+        /// How an update meets the element it lands on; `None` replaces it.
+        reduction: Option<BinaryOp>,
+        /// The indices.
+        indices: View,
+        /// The updates.
+        updates: View,
+        /// Output, holding the data.
+        out: View,
+    },
     /// The index along `axis` of each line's largest (or smallest) element of `input` (f32)
     /// into `out` (i64), which has `input`'s shape with extent 1 at `axis`: the first such index,
     /// or the last with `last`; a NaN is the extreme and the first NaN wins (numpy's rule).
@@ -445,6 +465,7 @@ impl Instr {
             Instr::ArgReduce { largest: true, .. } => "argmax",
             Instr::ArgReduce { largest: false, .. } => "argmin",
             Instr::GatherElements { .. } => "gather_elements",
+            Instr::ScatterElements { .. } => "scatter_elements",
             Instr::Reduce { kind, .. } => match kind {
                 ReduceKind::Sum => "reduce_sum",
                 ReduceKind::Mean => "reduce_mean",
@@ -459,7 +480,10 @@ impl Instr {
     /// The hardware that runs it.
     pub fn engine(&self) -> Engine {
         match self {
-            Instr::Dma { .. } | Instr::Gather { .. } | Instr::GatherElements { .. } => Engine::Dma,
+            Instr::Dma { .. }
+            | Instr::Gather { .. }
+            | Instr::GatherElements { .. }
+            | Instr::ScatterElements { .. } => Engine::Dma,
             Instr::Convert { .. } | Instr::Compare { .. } | Instr::Select { .. } => {
                 Engine::Unit(UnitKind::VectorEngine)
             }
@@ -520,6 +544,16 @@ impl Instr {
                 ("indices", indices, Read),
                 ("out", out, Write),
             ]),
+            Instr::ScatterElements {
+                indices,
+                updates,
+                out,
+                ..
+            } => Operands::of(&[
+                ("indices", indices, Read),
+                ("updates", updates, Read),
+                ("out", out, Write),
+            ]),
             Instr::Unary { input, out, .. }
             | Instr::ArgReduce { input, out, .. }
             | Instr::Convert { input, out }
@@ -540,6 +574,7 @@ impl Instr {
         match self {
             Instr::Dma { src, .. } => src.len() as f64,
             Instr::Gather { out, .. } | Instr::GatherElements { out, .. } => out.len() as f64,
+            Instr::ScatterElements { updates, .. } => updates.len() as f64,
             Instr::ArgReduce { input, .. } => input.len() as f64,
             Instr::Convert { out, .. } | Instr::Compare { out, .. } | Instr::Select { out, .. } => {
                 out.len() as f64

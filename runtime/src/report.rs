@@ -157,6 +157,9 @@ impl Stats {
                 }
                 if let crate::instr::Instr::Dma { src, dst: out }
                 | crate::instr::Instr::GatherElements { data: src, out, .. }
+                | crate::instr::Instr::ScatterElements {
+                    updates: src, out, ..
+                }
                 | crate::instr::Instr::Gather {
                     table: src, out, ..
                 } = &rec.instr

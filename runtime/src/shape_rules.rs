@@ -47,6 +47,13 @@ impl Instr {
                 indices,
                 out,
             } => check_gather_elements(*axis, data, indices, out),
+            Instr::ScatterElements {
+                axis,
+                indices,
+                updates,
+                out,
+                ..
+            } => check_scatter_elements(*axis, indices, updates, out),
             Instr::Wait | Instr::Barrier => Ok(()),
         }
     }
@@ -82,6 +89,32 @@ fn check_gather_elements(
         return Err(format!(
             "indices {:?} and out {:?} must have the data's shape {:?} but along axis {axis}",
             indices.shape, out.shape, data.shape
+        ));
+    }
+    Ok(())
+}
+
+/// A scatter of elements writes updates of the indices' shape into an output of that shape but
+/// along `axis`.
+fn check_scatter_elements(
+    axis: usize,
+    indices: &View,
+    updates: &View,
+    out: &View,
+) -> Result<(), String> {
+    if axis >= out.shape.len() {
+        return Err(format!(
+            "axis {axis} is not a dimension of the rank-{} out",
+            out.shape.len()
+        ));
+    }
+    let mut expected = indices.shape;
+    expected[axis] = out.shape[axis];
+    if updates.shape != indices.shape || out.shape != expected {
+        return Err(format!(
+            "updates {:?} and out {:?} must have the indices' shape {:?}, out but along axis \
+             {axis}",
+            updates.shape, out.shape, indices.shape
         ));
     }
     Ok(())

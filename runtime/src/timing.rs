@@ -209,6 +209,9 @@ impl<L: LevelOf> Sim<'_, L> {
             (
                 Instr::Dma { src, dst: out }
                 | Instr::GatherElements { data: src, out, .. }
+                | Instr::ScatterElements {
+                    updates: src, out, ..
+                }
                 | Instr::Gather {
                     table: src, out, ..
                 },

@@ -56,6 +56,30 @@ pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
                 )),
             }
         }
+        Instr::ScatterElements {
+            reduction,
+            indices,
+            updates,
+            out,
+            ..
+        } => {
+            same(("updates", updates), ("out", out))?;
+            if !matches!(of(indices), ElementType::I64 | ElementType::I32) {
+                return Err(format!(
+                    "indices hold {} elements; i64 or i32 expected",
+                    of(indices)
+                ));
+            }
+            match (reduction, of(out)) {
+                (None, _) | (Some(_), ElementType::F32 | ElementType::I64 | ElementType::I32) => {
+                    Ok(())
+                }
+                (Some(op), other) => Err(format!(
+                    "a {} reduction combines f32, i64 or i32, not {other}",
+                    op.name()
+                )),
+            }
+        }
         Instr::Compare { a, b, out, .. } => {
             same(("a", a), ("b", b))?;
             boolean("out", out)
@@ -129,6 +153,13 @@ pub(crate) fn moved_bytes(memory: &Memory, instr: &Instr) -> u64 {
         Instr::Gather { indices, out, .. } | Instr::GatherElements { indices, out, .. } => {
             bytes(out) + bytes(indices)
         }
+        // A reduction reads the elements it lands on as well.
+        Instr::ScatterElements {
+            reduction,
+            indices,
+            updates,
+            ..
+        } => bytes(updates) * if reduction.is_some() { 2 } else { 1 } + bytes(indices),
         _ => 0,
     }
 }

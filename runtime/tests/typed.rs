@@ -289,6 +289,52 @@ fn a_gather_of_elements_picks_one_element_per_index() {
 }
 
 #[test]
+fn a_scatter_of_elements_writes_or_combines_in_index_order() {
+    use turbine_runtime::{BinaryOp, Device, ElementType as E, RuntimeError};
+    let mut dev = Device::new(roomy());
+    // ONNX's example along axis 1: data [[1, 2, 3, 4, 5]], indices [[1, 3]], updates
+    // [[1.1, 2.1]]; then duplicates (index 1 twice, the second as -4) with each reduction.
+    let out = dev.alloc(Placement::Ddr, 5 * 4).unwrap();
+    let updates = dev.alloc(Placement::Ddr, 2 * 4).unwrap();
+    dev.write(updates, 0, &[1.5, 2.5]).unwrap();
+    let ids = dev.alloc_typed(Placement::Ddr, 2 * 8, E::I64).unwrap();
+    let mut run = |positions: [i64; 2], reduction| {
+        dev.write(out, 0, &[1., 2., 3., 4., 5.]).unwrap();
+        let bytes: Vec<u8> = positions.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        dev.write_elements(ids, E::I64, 0, &bytes).unwrap();
+        let scatter = Instr::ScatterElements {
+            axis: 1,
+            reduction,
+            indices: View::contiguous(ids, 0, &[1, 2]),
+            updates: View::contiguous(updates, 0, &[1, 2]),
+            out: View::contiguous(out, 0, &[1, 5]),
+        };
+        launch(&mut dev, "scatter", &[C00], &[step(C00, scatter, &[])])?;
+        Ok::<_, RuntimeError>(dev.read(out, 0, 5).unwrap())
+    };
+    assert_eq!(run([1, 3], None).unwrap(), [1., 1.5, 3., 2.5, 5.]);
+    assert_eq!(run([1, -4], None).unwrap(), [1., 2.5, 3., 4., 5.]);
+    assert_eq!(
+        run([1, -4], Some(BinaryOp::Add)).unwrap(),
+        [1., 6., 3., 4., 5.]
+    );
+    assert_eq!(
+        run([1, -4], Some(BinaryOp::Mul)).unwrap(),
+        [1., 7.5, 3., 4., 5.]
+    );
+    assert_eq!(
+        run([1, -4], Some(BinaryOp::Max)).unwrap(),
+        [1., 2.5, 3., 4., 5.]
+    );
+    assert_eq!(
+        run([1, -4], Some(BinaryOp::Min)).unwrap(),
+        [1., 1.5, 3., 4., 5.]
+    );
+    let error = run([1, 5], None).unwrap_err().to_string();
+    assert!(error.contains("index 5 is outside"), "{error}");
+}
+
+#[test]
 fn integer_arithmetic_wraps_and_broadcasts() {
     use turbine_runtime::{BinaryOp as B, Device, ElementType as E};
     let mut dev = Device::new(roomy());

@@ -18,6 +18,7 @@ use melior::ir::{
 use melior::Context;
 use turbine_dialects::attributes::graph::{
     Activation, ComparePredicate, NearestRounding, PadMode, ResizeCoordinates, ResizeMode,
+    ScatterReduction,
 };
 use turbine_dialects::attributes::EnumAttribute;
 use turbine_onnx::emit::{self, GraphModule, ValueRef};
@@ -209,6 +210,7 @@ fn graph_enum<'c>(context: &'c Context, mnemonic: &str, keyword: &str) -> Option
         "resize_coordinates" => case::<ResizeCoordinates>(context, keyword),
         "nearest_rounding" => case::<NearestRounding>(context, keyword),
         "predicate" => case::<ComparePredicate>(context, keyword),
+        "reduction" => case::<ScatterReduction>(context, keyword),
         _ => None,
     }
 }

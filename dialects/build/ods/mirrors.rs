@@ -29,6 +29,10 @@ pub(super) const MIRRORED_ENUMS: &[(&str, &str)] = &[
         "crate::attributes::graph::ComparePredicate",
     ),
     (
+        "::turbine::graph::ScatterReduction",
+        "crate::attributes::graph::ScatterReduction",
+    ),
+    (
         "::turbine::instance::Scope",
         "crate::attributes::instance::Scope",
     ),

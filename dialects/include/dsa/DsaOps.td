@@ -294,6 +294,35 @@ def Dsa_GatherElementsOp : Dsa_Op<"gather_elements"> {
   let hasVerifier = 1;
 }
 
+def Dsa_ScatterElementsOp : Dsa_Op<"scatter_elements"> {
+  let summary = "Asynchronous DMA scatter of single elements to run-time indices.";
+  let description = [{
+    `indices` and `updates` have one shape, `target` has it too but along
+    `axis`; once the tokens in `after` are done, `updates[c]` lands on
+    `target[c]` with coordinate `axis` replaced by `indices[c]` (i64 or i32; a
+    negative index counts from the end), in row-major order of `c`: ONNX
+    `ScatterElements` into a target that already holds the data. Without
+    `reduction` an update replaces the element (the last of duplicates wins);
+    with `add`, `mul`, `max` or `min` (f32, i64 or i32) the DMA engine combines
+    the two on write. An index outside the target fails the launch with an
+    error naming the instruction.
+
+    ```mlir
+    %t = dsa.scatter_elements %updates[%indices] into %data {axis = 1 : i64, reduction = #dsa<binary add>} : memref<2x2xf32, #dsa.memory_space<ddr>>, memref<2x2xi64, #dsa.memory_space<ddr>>, memref<2x5xf32, #dsa.memory_space<ddr>>
+    ```
+  }];
+  let arguments = (ins Arg<Dsa_Buffer, "", [MemRead]>:$updates,
+      Arg<Dsa_Buffer, "", [MemRead]>:$indices,
+      Arg<Dsa_Buffer, "", [MemRead, MemWrite]>:$target, I64Attr:$axis,
+      OptionalAttr<Dsa_BinaryKindAttr>:$reduction, Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $updates `[` $indices `]` `into` $target (`after` $after^)? attr-dict `:` type($updates) `,`
+    type($indices) `,` type($target)
+  }];
+  let hasVerifier = 1;
+}
+
 def Dsa_WaitOp : Dsa_Op<"wait"> {
   let summary = "Block the core until the given tokens are done.";
   let arguments = (ins Variadic<Dsa_Token>:$tokens);

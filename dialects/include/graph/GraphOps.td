@@ -675,6 +675,40 @@ def Graph_GatherElementsOp : Graph_Op<"gather_elements", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_ScatterReduction : I32EnumAttr<"ScatterReduction",
+    "how a scattered element meets the one it lands on", [
+      I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"add", 1>, I32EnumAttrCase<"mul", 2>,
+      I32EnumAttrCase<"max", 3>, I32EnumAttrCase<"min", 4>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::turbine::graph";
+}
+def Graph_ScatterReductionAttr : EnumAttr<Graph_Dialect, Graph_ScatterReduction, "reduction">;
+
+def Graph_ScatterElementsOp : Graph_Op<"scatter_elements", [Pure]> {
+  let summary = "Write one element per index along one axis (ONNX ScatterElements).";
+  let description = [{
+    The result is `data` with, for every position `p` of `indices` (whose shape
+    `updates` has), the element at `p` with the `axis` coordinate replaced by
+    `indices[p]` set to `updates[p]`, in row-major order of `p` (the last of
+    duplicates wins), or combined with it by `reduction` (`add`, `mul`, `max`,
+    `min`; numbers only). `indices` has the rank of `data` and no larger a size
+    along every other axis. Negative indices count from the end; an index out
+    of range is an error at run time.
+
+    ```mlir
+    %r = graph.scatter_elements %data, %idx, %upd {axis = 1 : i64, reduction = #graph<reduction add>} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$data, StaticShapeTensorOf<[I32, I64]>:$indices,
+      Graph_Tensor:$updates, DefaultValuedAttr<I64Attr, "0">:$axis,
+      DefaultValuedAttr<Graph_ScatterReductionAttr,
+          "::turbine::graph::ScatterReduction::none">:$reduction);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Graph_ComparePredicate : I32EnumAttr<"ComparePredicate", "elementwise comparison", [
       I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
       I32EnumAttrCase<"lt", 2>, I32EnumAttrCase<"le", 3>,

@@ -25,6 +25,7 @@ enum TurbineGraphEnum {
   TurbineGraphEnumResizeCoordinates = 3,
   TurbineGraphEnumNearestRounding = 4,
   TurbineGraphEnumComparePredicate = 5,
+  TurbineGraphEnumScatterReduction = 6,
 };
 
 /// Whether `attribute` is a case of enumeration `kind`.

@@ -150,3 +150,26 @@ mirror_enum! {
         Ge = 5 => "ge",
     }
 }
+
+mirror_enum! {
+    /// `#graph<reduction ...>`: how a scattered element meets the one it lands on.
+    ScatterReduction, kind = 6,
+    api = (
+        turbineAttributeIsAGraphEnum,
+        turbineGraphEnumAttrGet,
+        turbineGraphEnumAttrGetValue,
+        turbineGraphEnumCaseName
+    ),
+    {
+        /// Replaces it.
+        None = 0 => "none",
+        /// Adds to it.
+        Add = 1 => "add",
+        /// Multiplies it.
+        Mul = 2 => "mul",
+        /// Keeps the larger.
+        Max = 3 => "max",
+        /// Keeps the smaller.
+        Min = 4 => "min",
+    }
+}

@@ -5,7 +5,10 @@ use super::attributes::{axis, runtime, typed, unsupported};
 use super::Evaluator;
 use crate::{
     error::InterpretError,
-    kernels::{elementwise, elementwise::Predicate, movement, movement::PadMode},
+    kernels::{
+        elementwise, elementwise::Predicate, movement, movement::PadMode,
+        movement::ScatterReduction,
+    },
     program::Node,
     tensor::{Data, Tensor},
 };
@@ -135,6 +138,40 @@ impl Evaluator<'_> {
             node.result_type(),
             movement::gather_elements(&data.data, &data.shape, index_values, &indices.shape, along)
                 .map_err(|m| runtime(node, m))?,
+        ))
+    }
+
+    /// `graph.scatter_elements` along `axis` with its `reduction`; an index out of range is a
+    /// runtime error.
+    pub(super) fn scatter_elements(&self, node: &Node) -> Result<Tensor, InterpretError> {
+        let (data, indices, updates) = (
+            self.operand(node, 0),
+            self.operand(node, 1),
+            self.operand(node, 2),
+        );
+        let Data::I64(index_values) = &indices.data else {
+            unreachable!("the verifier ensures integer indices")
+        };
+        let reduction = match node.keyword("reduction").unwrap_or("none") {
+            "none" => ScatterReduction::None,
+            "add" => ScatterReduction::Add,
+            "mul" => ScatterReduction::Mul,
+            "max" => ScatterReduction::Max,
+            "min" => ScatterReduction::Min,
+            other => return Err(unsupported(node, format!("reduction {other:?}"))),
+        };
+        let along = axis(node.int("axis", 0), data.shape.len());
+        Ok(typed(
+            node.result_type(),
+            movement::scatter_elements(
+                &data.data,
+                &data.shape,
+                (index_values, &indices.shape),
+                &updates.data,
+                along,
+                reduction,
+            )
+            .map_err(|m| runtime(node, m))?,
         ))
     }
 

@@ -1,6 +1,6 @@
 //! Data movement: every op here is a gather of source indices, so it works on any element type.
 
-use super::elementwise::broadcast_map;
+use super::elementwise::{broadcast_map, maximum, minimum};
 use crate::tensor::{strides, Data};
 
 /// Calls `visit` with every multi-index of `shape` in row-major order.
@@ -179,9 +179,87 @@ pub fn gather_elements(
     index_shape: &[usize],
     axis: usize,
 ) -> Result<Data, String> {
+    let sources = element_positions(shape, indices, index_shape, axis, "gather_elements")?;
+    Ok(data.gather(&sources))
+}
+
+/// How `scatter_elements` combines an update with the element it lands on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScatterReduction {
+    /// The update replaces it.
+    None,
+    /// `element + update`.
+    Add,
+    /// `element * update`.
+    Mul,
+    /// The larger of the two.
+    Max,
+    /// The smaller of the two.
+    Min,
+}
+
+/// ONNX `ScatterElements`: `data` (of `shape`) with each element of `updates` written at its
+/// position in `indices` (of `index_shape`, the shape of `updates`) with the `axis` coordinate
+/// replaced by the index there, in row-major order (the last of duplicates wins), or combined by
+/// `reduction`; an index out of range is an error naming it.
+pub fn scatter_elements(
+    data: &Data,
+    shape: &[usize],
+    (indices, index_shape): (&[i64], &[usize]),
+    updates: &Data,
+    axis: usize,
+    reduction: ScatterReduction,
+) -> Result<Data, String> {
+    let targets = element_positions(shape, indices, index_shape, axis, "scatter_elements")?;
+    fn apply<T: Copy>(
+        out: &mut [T],
+        targets: &[usize],
+        updates: &[T],
+        combine: impl Fn(T, T) -> T,
+    ) {
+        for (&target, &update) in targets.iter().zip(updates) {
+            out[target] = combine(out[target], update);
+        }
+    }
+    let mut out = data.clone();
+    match (&mut out, updates) {
+        (Data::F32(out), Data::F32(updates)) => {
+            apply(out, &targets, updates, |a, b| match reduction {
+                ScatterReduction::None => b,
+                ScatterReduction::Add => a + b,
+                ScatterReduction::Mul => a * b,
+                ScatterReduction::Max => maximum(a, b),
+                ScatterReduction::Min => minimum(a, b),
+            })
+        }
+        (Data::I64(out), Data::I64(updates)) => {
+            apply(out, &targets, updates, |a, b| match reduction {
+                ScatterReduction::None => b,
+                ScatterReduction::Add => a.wrapping_add(b),
+                ScatterReduction::Mul => a.wrapping_mul(b),
+                ScatterReduction::Max => a.max(b),
+                ScatterReduction::Min => a.min(b),
+            })
+        }
+        (Data::Bool(out), Data::Bool(updates)) => apply(out, &targets, updates, |_, b| b),
+        _ => unreachable!("the verifier ensures updates of the data's element type"),
+    }
+    Ok(out)
+}
+
+/// The position in `data` (of `shape`) of each element of `indices` (of `index_shape`, the same
+/// rank): its own position with the `axis` coordinate replaced by the index (negative from the
+/// end); an index out of range is an error naming `op` and the index.
+fn element_positions(
+    shape: &[usize],
+    indices: &[i64],
+    index_shape: &[usize],
+    axis: usize,
+    op: &str,
+) -> Result<Vec<usize>, String> {
     let (strides, size) = (crate::tensor::strides(shape), shape[axis]);
     let mut position = vec![0usize; index_shape.len()];
-    let mut sources = Vec::with_capacity(indices.len());
+    let mut targets = Vec::with_capacity(indices.len());
     for &index in indices {
         let resolved = if index < 0 {
             index + size as i64
@@ -190,10 +268,10 @@ pub fn gather_elements(
         };
         if !(0..size as i64).contains(&resolved) {
             return Err(format!(
-                "gather_elements index {index} is out of range for a dimension of size {size}"
+                "{op} index {index} is out of range for a dimension of size {size}"
             ));
         }
-        let source: usize = (0..shape.len())
+        let target: usize = (0..shape.len())
             .map(|d| {
                 strides[d]
                     * if d == axis {
@@ -203,7 +281,7 @@ pub fn gather_elements(
                     }
             })
             .sum();
-        sources.push(source);
+        targets.push(target);
         for d in (0..index_shape.len()).rev() {
             position[d] += 1;
             if position[d] < index_shape[d] {
@@ -212,5 +290,5 @@ pub fn gather_elements(
             position[d] = 0;
         }
     }
-    Ok(data.gather(&sources))
+    Ok(targets)
 }

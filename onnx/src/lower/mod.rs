@@ -146,6 +146,7 @@ pub fn lower(
         "Resize" => resize::resize(builder, node, inputs),
         "Gather" => movement::gather(builder, node, inputs),
         "GatherElements" => movement::gather_elements(builder, node, inputs),
+        "ScatterElements" | "Scatter" => movement::scatter_elements(builder, node, inputs),
         "ArgMax" | "ArgMin" => reduce::arg_extreme(builder, node, inputs),
         "Expand" => movement::expand(builder, node, inputs),
         op if reduce::OPERATORS.contains(&op) => reduce::reduce(builder, node, inputs),

@@ -389,26 +389,7 @@ pub fn gather_elements(
 ) -> Result<Vec<Value>, ImportError> {
     let data = builder.operand(inputs.required(0, "data")?);
     let indices = builder.operand(inputs.required(1, "indices")?);
-    let rank = data.ty.rank();
-    let axis = shape::axis(node.int("axis", 0)?, rank).map_err(|message| node.invalid(message))?;
-    if indices.ty.rank() != rank {
-        return Err(node.invalid(format!(
-            "indices of rank {} for data of rank {rank}",
-            indices.ty.rank()
-        )));
-    }
-    if !matches!(
-        indices.ty.element,
-        types::ElementType::I32 | types::ElementType::I64
-    ) {
-        return Err(node.invalid(format!("indices are {}, not integers", indices.ty.element)));
-    }
-    if let Some(dim) = (0..rank).find(|&d| d != axis && indices.ty.shape[d] > data.ty.shape[d]) {
-        return Err(node.invalid(format!(
-            "indices {:?} reach past the data {:?} along dimension {dim}",
-            indices.ty.shape, data.ty.shape
-        )));
-    }
+    let axis = element_indices(node, &data.ty, &indices.ty)?;
     let result = TensorType::new(indices.ty.shape.clone(), data.ty.element);
     Ok(vec![builder.emit(
         node,
@@ -417,4 +398,74 @@ pub fn gather_elements(
         &[("axis", Attribute::Int(axis as i64))],
         result,
     )])
+}
+
+/// `ScatterElements` (and the `Scatter` it replaced) → `graph.scatter_elements` (indices and
+/// updates may be computed at run time).
+pub fn scatter_elements(
+    builder: &mut Builder,
+    node: &Node,
+    inputs: &Inputs,
+) -> Result<Vec<Value>, ImportError> {
+    let data = builder.operand(inputs.required(0, "data")?);
+    let indices = builder.operand(inputs.required(1, "indices")?);
+    let updates = builder.operand(inputs.required(2, "updates")?);
+    let axis = element_indices(node, &data.ty, &indices.ty)?;
+    if updates.ty != TensorType::new(indices.ty.shape.clone(), data.ty.element) {
+        return Err(node.invalid(format!(
+            "updates {} differ from the indices' shape {:?} or the data's element type {}",
+            updates.ty, indices.ty.shape, data.ty.element
+        )));
+    }
+    let reduction = match node.string("reduction", "none")?.as_str() {
+        "none" => "none",
+        "add" => "add",
+        "mul" => "mul",
+        "max" => "max",
+        "min" => "min",
+        other => return Err(node.invalid(format!("unknown reduction '{other}'"))),
+    };
+    if reduction != "none" && data.ty.element == types::ElementType::Bool {
+        return Err(node.invalid(format!("reduction '{reduction}' on booleans")));
+    }
+    Ok(vec![builder.emit(
+        node,
+        "graph.scatter_elements",
+        &[&data, &indices, &updates],
+        &[
+            ("axis", Attribute::Int(axis as i64)),
+            ("reduction", Attribute::Enum("reduction", reduction)),
+        ],
+        data.ty.clone(),
+    )])
+}
+
+/// The axis of a gather or scatter of elements, after checking that `indices` are integers of
+/// the rank of `data` that reach past it along no other axis.
+fn element_indices(
+    node: &Node,
+    data: &TensorType,
+    indices: &TensorType,
+) -> Result<usize, ImportError> {
+    let rank = data.rank();
+    let axis = shape::axis(node.int("axis", 0)?, rank).map_err(|message| node.invalid(message))?;
+    if indices.rank() != rank {
+        return Err(node.invalid(format!(
+            "indices of rank {} for data of rank {rank}",
+            indices.rank()
+        )));
+    }
+    if !matches!(
+        indices.element,
+        types::ElementType::I32 | types::ElementType::I64
+    ) {
+        return Err(node.invalid(format!("indices are {}, not integers", indices.element)));
+    }
+    if let Some(dim) = (0..rank).find(|&d| d != axis && indices.shape[d] > data.shape[d]) {
+        return Err(node.invalid(format!(
+            "indices {:?} reach past the data {:?} along dimension {dim}",
+            indices.shape, data.shape
+        )));
+    }
+    Ok(axis)
 }

@@ -5,6 +5,7 @@ use super::types::{element_type, ElementType};
 use mlir_sys::*;
 use turbine_dialects::attributes::graph::{
     Activation, ComparePredicate, NearestRounding, PadMode, ResizeCoordinates, ResizeMode,
+    ScatterReduction,
 };
 
 /// A dense elements attribute (the payload of `graph.constant`), kept as a handle: the lowering
@@ -73,6 +74,8 @@ pub enum Attr {
     NearestRounding(NearestRounding),
     /// `#graph<predicate ...>`.
     ComparePredicate(ComparePredicate),
+    /// `#graph<reduction ...>`.
+    ScatterReduction(ScatterReduction),
     /// Any other attribute (types, symbol references, locations...): no pass reads it.
     Other,
 }

@@ -7,7 +7,9 @@ use crate::ir::Op;
 use mlir_sys::*;
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::BTreeMap;
-use turbine_dialects::attributes::graph::{Activation, ComparePredicate, PadMode};
+use turbine_dialects::attributes::graph::{
+    Activation, ComparePredicate, PadMode, ScatterReduction,
+};
 use turbine_dialects::ops::{graph, instance, upstream, OpKind};
 
 /// One op of the function.
@@ -238,6 +240,16 @@ impl Node {
         match self.attributes.get("predicate") {
             Some(Attr::ComparePredicate(predicate)) => *predicate,
             _ => self.missing("predicate", "comparison predicate"),
+        }
+    }
+
+    /// How `graph.scatter_elements` combines an update with the element it lands on (`none`
+    /// when the attribute is absent, its default).
+    pub fn scatter_reduction(&self) -> ScatterReduction {
+        match self.attributes.get("reduction") {
+            Some(Attr::ScatterReduction(reduction)) => *reduction,
+            None => ScatterReduction::None,
+            _ => self.missing("reduction", "scatter reduction"),
         }
     }
 

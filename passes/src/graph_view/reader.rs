@@ -104,7 +104,8 @@ fn attribute(raw: MlirAttribute) -> Attr {
         ResizeMode,
         ResizeCoordinates,
         NearestRounding,
-        ComparePredicate
+        ComparePredicate,
+        ScatterReduction
     );
     // SAFETY: each accessor is called only on an attribute of its kind.
     unsafe {

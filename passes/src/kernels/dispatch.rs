@@ -11,7 +11,7 @@ use super::{
     layers::{self, Layer, Scope, Step, Viewed},
     matmul, movement,
     ports::Estimate,
-    rows, selection, window,
+    rows, scatter, selection, window,
 };
 use crate::graph_view::Node;
 use turbine_dialects::ops::graph;
@@ -41,6 +41,8 @@ enum Emitter {
     Gather,
     /// A gather of elements' (`gather`).
     GatherElements,
+    /// A scatter of elements' (`scatter`).
+    ScatterElements,
     /// An arg reduction's (`arg_reduce`).
     ArgReduce,
     /// A comparison's, a selection's or an integer binary operation's (`selection`).
@@ -65,6 +67,7 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         K::Cast => Some(Emitter::Convert),
         K::Gather => Some(Emitter::Gather),
         K::GatherElements => Some(Emitter::GatherElements),
+        K::ScatterElements => Some(Emitter::ScatterElements),
         K::ArgMax | K::ArgMin => Some(Emitter::ArgReduce),
         K::Compare | K::Where => Some(Emitter::Selection),
         K::Constant
@@ -151,6 +154,7 @@ pub(crate) fn emit_layer(
             Some(Emitter::GatherElements) => {
                 gather::lower_elements(scope, layer, &results[0], kernel)?
             }
+            Some(Emitter::ScatterElements) => scatter::lower(scope, layer, &results[0], kernel)?,
             Some(Emitter::Selection) => selection::lower(scope, host, layer, &results[0], kernel)?,
             None => {
                 return Err(LoweringError::at(

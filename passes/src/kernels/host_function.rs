@@ -197,6 +197,7 @@ pub(crate) fn check_layer_elements(
             K::Cast
                 | K::Gather
                 | K::GatherElements
+                | K::ScatterElements
                 | K::Compare
                 | K::Where
                 | K::Transpose

@@ -308,6 +308,7 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
         | K::Lrn
         | K::Gather
         | K::GatherElements
+        | K::ScatterElements
         | K::ReduceProd
         | K::ArgMax
         | K::ArgMin

@@ -17,8 +17,8 @@
 //! - [`reduction_view`]: how a reduction is viewed as rows.
 //! - [`row_classes`], [`trickle`]: row-wise tiling classes; weight copies spread over a layer.
 //! - The per-op emitters with their tiling estimates: [`conv`], [`matmul`], [`window`],
-//!   [`rows`], [`elementwise`], [`movement`], [`convert`], [`gather`], [`selection`],
-//!   [`arg_reduce`].
+//!   [`rows`], [`elementwise`], [`movement`], [`convert`], [`gather`], [`scatter`],
+//!   [`selection`], [`arg_reduce`].
 //! - [`dispatch`]: which emitter and which estimate a layer takes.
 //! - [`host_function`]: the host function that launches kernels.
 //! - [`estimate`]: a whole function's layer-wise cycles, the substitution cost model's measure.
@@ -43,6 +43,7 @@ pub mod ports;
 pub mod reduction_view;
 pub mod row_classes;
 pub mod rows;
+pub mod scatter;
 pub mod selection;
 pub mod trickle;
 pub mod view;

@@ -152,6 +152,7 @@ pub fn result_shapes(
                 .collect())
         }
         K::GatherElements => one(operand(1)?),
+        K::ScatterElements => one(operand(0)?),
         K::Gather => {
             let (data, indices) = (operand(0)?, operand(1)?);
             let axis = axis(attributes.int("axis", 0)?, data.len())?;

@@ -180,6 +180,14 @@ fn run(segment: &[Recorded], buffers: &Buffers) -> Result<(), (usize, Fault)> {
                 out,
             } => typed::gather_elements(*axis, (data, indices, out), &get)
                 .map_err(|fault| (at, fault))?,
+            Instr::ScatterElements {
+                axis,
+                reduction,
+                indices,
+                updates,
+                out,
+            } => typed::scatter_elements(*axis, *reduction, (indices, updates, out), &get)
+                .map_err(|fault| (at, fault))?,
             Instr::Wait | Instr::Barrier => {}
         }
     }

@@ -197,24 +197,7 @@ pub(super) fn gather_elements<'a>(
     get: &dyn Fn(BufferId) -> &'a Buffer,
 ) -> Result<(), Fault> {
     let rows = rows(indices, data.shape[axis], get)?;
-    let shape: &[u64] = &out.shape;
-    let mut coordinate = vec![0u64; shape.len()];
-    let mut sources = Vec::with_capacity(rows.len());
-    for &row in &rows {
-        let offset = coordinate
-            .iter()
-            .enumerate()
-            .map(|(d, &c)| if d == axis { row } else { c } * data.strides[d])
-            .sum::<u64>();
-        sources.push((data.offset + offset) as usize);
-        for d in (0..shape.len()).rev() {
-            coordinate[d] += 1;
-            if coordinate[d] < shape[d] {
-                break;
-            }
-            coordinate[d] = 0;
-        }
-    }
+    let sources = element_offsets(data, axis, &out.shape, &rows);
     let values = each_storage!(&*super::storage(get(data.buffer)), v => {
         let picked: Vec<_> = sources.iter().map(|&i| v[i]).collect();
         Storage::from(picked)
@@ -231,6 +214,75 @@ pub(super) fn gather_elements<'a>(
     }
     store!(F32, I64, I32, I8, U8);
     Ok(())
+}
+
+/// Scatters `updates` into `out` along `axis` at `indices` (`Instr::ScatterElements`), in
+/// row-major order of the indices, each replacing the element it lands on or combined with it by
+/// `reduction`; an index outside `out` is the fault returned, before anything is written.
+pub(super) fn scatter_elements<'a>(
+    axis: usize,
+    reduction: Option<BinaryOp>,
+    (indices, updates, out): (&View, &View, &View),
+    get: &dyn Fn(BufferId) -> &'a Buffer,
+) -> Result<(), Fault> {
+    let rows = rows(indices, out.shape[axis], get)?;
+    let targets = element_offsets(out, axis, &indices.shape, &rows);
+    let values = gathered(updates, get);
+    fn apply<T: Copy>(data: &mut [T], targets: &[usize], values: &[T], op: impl Fn(T, T) -> T) {
+        for (&target, &value) in targets.iter().zip(values) {
+            data[target] = op(data[target], value);
+        }
+    }
+    let float = |x: f32, y: f32| match reduction {
+        None => y,
+        Some(BinaryOp::Add) => x + y,
+        Some(BinaryOp::Mul) => x * y,
+        Some(BinaryOp::Max) => super::vector::nan_max(x, y),
+        Some(_) => super::vector::nan_min(x, y),
+    };
+    macro_rules! integer {
+        () => {
+            |x, y| match reduction {
+                None => y,
+                Some(BinaryOp::Add) => x.wrapping_add(y),
+                Some(BinaryOp::Mul) => x.wrapping_mul(y),
+                Some(BinaryOp::Max) => std::cmp::max(x, y),
+                Some(_) => std::cmp::min(x, y),
+            }
+        };
+    }
+    match (values, &mut *super::storage_mut(get(out.buffer))) {
+        (Storage::F32(values), Storage::F32(data)) => apply(data, &targets, &values, float),
+        (Storage::I64(values), Storage::I64(data)) => apply(data, &targets, &values, integer!()),
+        (Storage::I32(values), Storage::I32(data)) => apply(data, &targets, &values, integer!()),
+        (Storage::I8(values), Storage::I8(data)) => apply(data, &targets, &values, |_, y| y),
+        (Storage::U8(values), Storage::U8(data)) => apply(data, &targets, &values, |_, y| y),
+        _ => unreachable!("a scatter's updates and output have one element type"),
+    }
+    Ok(())
+}
+
+/// The offset in `data`'s buffer of each position of an index array of `shape` (row-major, the
+/// rank of `data`), its coordinate along `axis` replaced by the index's row in `rows`.
+fn element_offsets(data: &View, axis: usize, shape: &[u64], rows: &[u64]) -> Vec<usize> {
+    let mut coordinate = vec![0u64; shape.len()];
+    let mut offsets = Vec::with_capacity(rows.len());
+    for &row in rows {
+        let offset = coordinate
+            .iter()
+            .enumerate()
+            .map(|(d, &c)| if d == axis { row } else { c } * data.strides[d])
+            .sum::<u64>();
+        offsets.push((data.offset + offset) as usize);
+        for d in (0..shape.len()).rev() {
+            coordinate[d] += 1;
+            if coordinate[d] < shape[d] {
+                break;
+            }
+            coordinate[d] = 0;
+        }
+    }
+    offsets
 }
 
 /// `out = a op b` on integers, `a` and `b` broadcast to `out`'s shape (`Instr::Binary` on i64 or

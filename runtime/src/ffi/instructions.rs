@@ -106,7 +106,7 @@ pub unsafe extern "C" fn td_conv2d(
     )
 }
 
-fn binary_op(code: u32) -> Result<BinaryOp> {
+pub(super) fn binary_op(code: u32) -> Result<BinaryOp> {
     use BinaryOp::*;
     [Add, Sub, Mul, Div, Max, Min, Pow]
         .get(code as usize)
@@ -407,39 +407,6 @@ pub unsafe extern "C" fn td_convert(
     )
 }
 
-/// Records a DMA gather of `table` slices along `axis`, selected by `indices`, into `out`.
-#[no_mangle]
-pub unsafe extern "C" fn td_gather(
-    dev: u64,
-    cluster: u32,
-    core: u32,
-    axis: u32,
-    table: *const TdView,
-    indices: *const TdView,
-    out_view: *const TdView,
-    waits: *const u64,
-    n_waits: u64,
-    token_out: *mut u64,
-) -> i32 {
-    let instr = || {
-        Ok(Instr::Gather {
-            axis: axis as usize,
-            table: view(table, "table")?,
-            indices: view(indices, "indices")?,
-            out: view(out_view, "out")?,
-        })
-    };
-    enqueue(
-        "td_gather",
-        dev,
-        CoreId::new(cluster, core),
-        instr,
-        waits,
-        n_waits,
-        token_out,
-    )
-}
-
 fn compare_predicate(code: u32) -> Result<ComparePredicate> {
     use ComparePredicate::*;
     [Eq, Ne, Lt, Le, Gt, Ge]
@@ -507,40 +474,6 @@ pub unsafe extern "C" fn td_select(
     };
     enqueue(
         "td_select",
-        dev,
-        CoreId::new(cluster, core),
-        instr,
-        waits,
-        n_waits,
-        token_out,
-    )
-}
-
-/// Records a DMA gather of single `data` elements along `axis`, selected by `indices`, into
-/// `out`.
-#[no_mangle]
-pub unsafe extern "C" fn td_gather_elements(
-    dev: u64,
-    cluster: u32,
-    core: u32,
-    axis: u32,
-    data: *const TdView,
-    indices: *const TdView,
-    out_view: *const TdView,
-    waits: *const u64,
-    n_waits: u64,
-    token_out: *mut u64,
-) -> i32 {
-    let instr = || {
-        Ok(Instr::GatherElements {
-            axis: axis as usize,
-            data: view(data, "data")?,
-            indices: view(indices, "indices")?,
-            out: view(out_view, "out")?,
-        })
-    };
-    enqueue(
-        "td_gather_elements",
         dev,
         CoreId::new(cluster, core),
         instr,

@@ -31,8 +31,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod buffers;
+mod indexing;
 mod instructions;
 pub use buffers::*;
+pub use indexing::*;
 pub use instructions::*;
 
 /// A core, as `td_core` in C.
@@ -480,6 +482,7 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
         ("td_gather", td_gather as *const ()),
         ("td_arg_reduce", td_arg_reduce as *const ()),
         ("td_gather_elements", td_gather_elements as *const ()),
+        ("td_scatter_elements", td_scatter_elements as *const ()),
         ("td_compare", td_compare as *const ()),
         ("td_select", td_select as *const ()),
         ("td_reduce", td_reduce as *const ()),

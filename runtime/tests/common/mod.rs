@@ -366,6 +366,7 @@ impl RefMem {
             Instr::Convert { .. }
             | Instr::Gather { .. }
             | Instr::GatherElements { .. }
+            | Instr::ScatterElements { .. }
             | Instr::ArgReduce { .. }
             | Instr::Compare { .. }
             | Instr::Select { .. } => {

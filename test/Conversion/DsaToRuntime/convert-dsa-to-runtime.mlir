@@ -179,8 +179,9 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 
 // -----
 
-// Tests a gather of elements: its axis (an i32) before its three views; and an arg reduction:
-// largest 0 (argmin), last 1, its axis made non-negative.
+// Tests a gather of elements: its axis (an i32) before its three views; an arg reduction:
+// largest 0 (argmin), last 1, its axis made non-negative; and a scatter of elements: its axis and
+// its reduction (1 + TD_BINARY_MUL) before its views, the indices' first.
 // CHECK-LABEL: func.func private @labels
 // CHECK-SAME: (%[[DEV:.*]]: i64, %[[CL:.*]]: i32, %[[CO:.*]]: i32,
 // CHECK: %[[AXIS:.*]] = arith.constant 1 : i32
@@ -191,6 +192,20 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // CHECK-NEXT: %[[LAST:.*]] = arith.constant 1 : i32
 // CHECK-NEXT: %[[LINE:.*]] = arith.constant 1 : i32
 // CHECK-NEXT: call @td_arg_reduce(%[[DEV2]], %[[CL2]], %[[CO2]], %[[MIN]], %[[LAST]], %[[LINE]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i32, i32, i32, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> i32
+// CHECK-LABEL: func.func private @corrections
+// CHECK-SAME: (%[[DEV3:.*]]: i64, %[[CL3:.*]]: i32, %[[CO3:.*]]: i32,
+// CHECK: llvm.getelementptr %[[SCRATCH:.*]][8]
+// CHECK-NEXT: llvm.store
+// CHECK-NEXT: %[[UV:.*]] = llvm.getelementptr %[[SCRATCH]][0]
+// CHECK: llvm.getelementptr %[[SCRATCH]][19]
+// CHECK-NEXT: llvm.store
+// CHECK-NEXT: %[[IV:.*]] = llvm.getelementptr %[[SCRATCH]][11]
+// CHECK: llvm.getelementptr %[[SCRATCH]][30]
+// CHECK-NEXT: llvm.store
+// CHECK-NEXT: %[[DV:.*]] = llvm.getelementptr %[[SCRATCH]][22]
+// CHECK-NEXT: %[[ROWS:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[MUL:.*]] = arith.constant 3 : i32
+// CHECK-NEXT: call @td_scatter_elements(%[[DEV3]], %[[CL3]], %[[CO3]], %[[ROWS]], %[[MUL]], %[[IV]], %[[UV]], %[[DV]], %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i32, i32, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> i32
 module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   dsa.kernel @labels(%s: memref<8x10xf32, #dsa.memory_space<ddr>>, %l: memref<8x1xi64, #dsa.memory_space<ddr>>, %p: memref<8x1xf32, #dsa.memory_space<ddr>>) {
     %t = dsa.gather_elements %s[%l] to %p {axis = 1 : i64} : memref<8x10xf32, #dsa.memory_space<ddr>>, memref<8x1xi64, #dsa.memory_space<ddr>>, memref<8x1xf32, #dsa.memory_space<ddr>>
@@ -199,6 +214,11 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
   }
   dsa.kernel @classes(%s: memref<8x10xf32, #dsa.memory_space<lb>>, %c: memref<8x1xi64, #dsa.memory_space<lb>>) {
     %t = dsa.argmin %s into %c {axis = -1 : i64, select_last} : memref<8x10xf32, #dsa.memory_space<lb>>, memref<8x1xi64, #dsa.memory_space<lb>>
+    dsa.wait %t
+    dsa.return
+  }
+  dsa.kernel @corrections(%u: memref<8x4xf32, #dsa.memory_space<ddr>>, %i: memref<8x4xi64, #dsa.memory_space<ddr>>, %d: memref<8x100xf32, #dsa.memory_space<ddr>>) {
+    %t = dsa.scatter_elements %u[%i] into %d {axis = 1 : i64, reduction = #dsa<binary mul>} : memref<8x4xf32, #dsa.memory_space<ddr>>, memref<8x4xi64, #dsa.memory_space<ddr>>, memref<8x100xf32, #dsa.memory_space<ddr>>
     dsa.wait %t
     dsa.return
   }

@@ -512,6 +512,24 @@ func.func @labels(%scores: tensor<8x10xf32>, %labels: tensor<8x1xi64>) -> tensor
 
 // -----
 
+// Tests a scatter of elements (corrections added at run-time positions): the updates are tiled
+// over the cores in whole rows, each tile copies the rows of the data its updates can land on
+// into the output, then scatters into them after that copy.
+// CHECK-LABEL: dsa.kernel @corrections_0_scatter_elements
+// CHECK-SAME: (%[[D:.*]]: memref<8x10xf32, #dsa.memory_space<ddr>>, %[[I:.*]]: memref<8x3xi64, #dsa.memory_space<ddr>>, %[[U:.*]]: memref<8x3xf32, #dsa.memory_space<ddr>>, %[[R:.*]]: memref<8x10xf32, #dsa.memory_space<ddr>>)
+// CHECK: %[[OUT:.*]] = memref.subview %[[R]][%[[ROW:.*]], %[[ZERO:.*]]] [2, 10] [1, 1]
+// CHECK: %[[IN:.*]] = memref.subview %[[D]][%[[ROW]], %[[ZERO]]] [2, 10] [1, 1]
+// CHECK: %[[COPY:.*]] = dsa.dma %[[IN]] to %[[OUT]]
+// CHECK: %[[AT:.*]] = memref.subview %[[I]][%[[ROW]], %{{.*}}] [2, 3] [1, 1]
+// CHECK: %[[VALUES:.*]] = memref.subview %[[U]][%[[ROW]], %{{.*}}] [2, 3] [1, 1]
+// CHECK: dsa.scatter_elements %[[VALUES]][%[[AT]]] into %[[OUT]] after %[[COPY]] {axis = 1 : i64, reduction = #dsa<binary add>}
+func.func @corrections(%data: tensor<8x10xf32>, %at: tensor<8x3xi64>, %values: tensor<8x3xf32>) -> tensor<8x10xf32> {
+  %s = graph.scatter_elements %data, %at, %values {axis = 1 : i64, reduction = #graph<reduction add>} : (tensor<8x10xf32>, tensor<8x3xi64>, tensor<8x3xf32>) -> tensor<8x10xf32>
+  return %s : tensor<8x10xf32>
+}
+
+// -----
+
 // Tests integer arithmetic: position ids offset by a past length (i64) are one layer of their
 // own, a dsa.binary on i64 LB tiles with the scalar read with stride 0, never an f32 step.
 // CHECK-LABEL: dsa.kernel @positions_0_add

@@ -852,6 +852,51 @@ func.func @gather_elements_type(%d: memref<4x8xf32, #dsa.memory_space<ddr>>, %i:
 
 // -----
 
+// Tests that a scatter of elements writes into the indices' shape but along the axis.
+func.func @scatter_elements_target(%u: memref<4x2xf32, #dsa.memory_space<ddr>>, %i: memref<4x2xi64, #dsa.memory_space<ddr>>, %t: memref<3x8xf32, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{target shape [3, 8] does not match the expected [4, 8]}}
+  %t0 = dsa.scatter_elements %u[%i] into %t {axis = 1 : i64} : memref<4x2xf32, #dsa.memory_space<ddr>>, memref<4x2xi64, #dsa.memory_space<ddr>>, memref<3x8xf32, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
+// Tests that a scatter of elements' updates have the indices' shape.
+func.func @scatter_elements_updates(%u: memref<4x3xf32, #dsa.memory_space<ddr>>, %i: memref<4x2xi64, #dsa.memory_space<ddr>>, %t: memref<4x8xf32, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{updates shape [4, 3] does not match the expected [4, 2]}}
+  %t0 = dsa.scatter_elements %u[%i] into %t {axis = 1 : i64} : memref<4x3xf32, #dsa.memory_space<ddr>>, memref<4x2xi64, #dsa.memory_space<ddr>>, memref<4x8xf32, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
+// Tests that a scatter of elements keeps the target's element type.
+func.func @scatter_elements_type(%u: memref<4x2xi64, #dsa.memory_space<ddr>>, %i: memref<4x2xi64, #dsa.memory_space<ddr>>, %t: memref<4x8xf32, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{scatters 'i64' elements into 'f32' elements}}
+  %t0 = dsa.scatter_elements %u[%i] into %t {axis = 1 : i64} : memref<4x2xi64, #dsa.memory_space<ddr>>, memref<4x2xi64, #dsa.memory_space<ddr>>, memref<4x8xf32, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
+// Tests that a scatter reduces by add, mul, max or min only.
+func.func @scatter_elements_divides(%u: memref<4x2xf32, #dsa.memory_space<ddr>>, %i: memref<4x2xi64, #dsa.memory_space<ddr>>, %t: memref<4x8xf32, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{reduces by add, mul, max or min, not div}}
+  %t0 = dsa.scatter_elements %u[%i] into %t {axis = 1 : i64, reduction = #dsa<binary div>} : memref<4x2xf32, #dsa.memory_space<ddr>>, memref<4x2xi64, #dsa.memory_space<ddr>>, memref<4x8xf32, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
+// Tests that a scatter's reduction combines numbers only.
+func.func @scatter_elements_boolean(%u: memref<4x2xi1, #dsa.memory_space<ddr>>, %i: memref<4x2xi64, #dsa.memory_space<ddr>>, %t: memref<4x8xi1, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{reduction max combines f32, i64 or i32 elements, not 'i1'}}
+  %t0 = dsa.scatter_elements %u[%i] into %t {axis = 1 : i64, reduction = #dsa<binary max>} : memref<4x2xi1, #dsa.memory_space<ddr>>, memref<4x2xi64, #dsa.memory_space<ddr>>, memref<4x8xi1, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
 // Tests that an arg reduction writes i64 indices.
 func.func @argmax_into_floats(%s: memref<8x10xf32, #dsa.memory_space<lb>>, %c: memref<8x1xf32, #dsa.memory_space<lb>>) {
   // expected-error@+1 {{reads f32 into i64, not 'f32' into 'f32'}}

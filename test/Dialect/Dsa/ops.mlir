@@ -302,6 +302,20 @@ dsa.kernel @label_scores(%s: memref<32x1000xf32, #dsa.memory_space<ddr>>, %l: me
 
 // -----
 
+// Tests that a scatter of elements round-trips: corrections written back into 8
+// rows of 100 at run-time positions, then added with i32 indices.
+// CHECK-LABEL: dsa.kernel @corrections
+// CHECK: %[[T0:.*]] = dsa.scatter_elements %{{.*}}[%{{.*}}] into %{{.*}} {axis = 1 : i64} : memref<8x4xf32, #dsa.memory_space<ddr>>, memref<8x4xi64, #dsa.memory_space<ddr>>, memref<8x100xf32, #dsa.memory_space<ddr>>
+// CHECK: dsa.scatter_elements %{{.*}}[%{{.*}}] into %{{.*}} after %[[T0]] {axis = 1 : i64, reduction = #dsa<binary add>} : memref<8x4xf32, #dsa.memory_space<ddr>>, memref<8x4xi32, #dsa.memory_space<ddr>>, memref<8x100xf32, #dsa.memory_space<ddr>>
+dsa.kernel @corrections(%u: memref<8x4xf32, #dsa.memory_space<ddr>>, %i: memref<8x4xi64, #dsa.memory_space<ddr>>, %j: memref<8x4xi32, #dsa.memory_space<ddr>>, %d: memref<8x100xf32, #dsa.memory_space<ddr>>) {
+  %t0 = dsa.scatter_elements %u[%i] into %d {axis = 1 : i64} : memref<8x4xf32, #dsa.memory_space<ddr>>, memref<8x4xi64, #dsa.memory_space<ddr>>, memref<8x100xf32, #dsa.memory_space<ddr>>
+  %t1 = dsa.scatter_elements %u[%j] into %d after %t0 {axis = 1 : i64, reduction = #dsa<binary add>} : memref<8x4xf32, #dsa.memory_space<ddr>>, memref<8x4xi32, #dsa.memory_space<ddr>>, memref<8x100xf32, #dsa.memory_space<ddr>>
+  dsa.wait %t1
+  dsa.return
+}
+
+// -----
+
 // Tests that arg reductions round-trip: the class of each of 8 images' 1000
 // scores, and the last smallest along the images.
 // CHECK-LABEL: dsa.kernel @classes

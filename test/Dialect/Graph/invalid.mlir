@@ -1105,6 +1105,42 @@ func.func @gather_elements_result(%probs: tensor<4x10xf32>, %labels: tensor<4x1x
 
 // -----
 
+// Tests that scatter_elements' updates have the indices' shape.
+func.func @scatter_elements_updates(%data: tensor<2x5xf32>, %indices: tensor<2x2xi64>, %updates: tensor<2x3xf32>) -> tensor<2x5xf32> {
+  // expected-error@+1 {{updates [2, 3] differ from the indices [2, 2]}}
+  %s = graph.scatter_elements %data, %indices, %updates {axis = 1 : i64} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x3xf32>) -> tensor<2x5xf32>
+  return %s : tensor<2x5xf32>
+}
+
+// -----
+
+// Tests that scatter_elements' indices stay within the data along the other axes.
+func.func @scatter_elements_past(%data: tensor<2x5xf32>, %indices: tensor<3x2xi64>, %updates: tensor<3x2xf32>) -> tensor<2x5xf32> {
+  // expected-error@+1 {{indices [3, 2] reach past the data [2, 5] along dimension 0}}
+  %s = graph.scatter_elements %data, %indices, %updates {axis = 1 : i64} : (tensor<2x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<2x5xf32>
+  return %s : tensor<2x5xf32>
+}
+
+// -----
+
+// Tests that scatter_elements' result is the data's type.
+func.func @scatter_elements_result(%data: tensor<2x5xf32>, %indices: tensor<2x2xi64>, %updates: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  // expected-error@+1 {{result type 'tensor<2x2xf32>' differs from the data's 'tensor<2x5xf32>'}}
+  %s = graph.scatter_elements %data, %indices, %updates {axis = 1 : i64} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %s : tensor<2x2xf32>
+}
+
+// -----
+
+// Tests that scatter_elements reduces numbers only.
+func.func @scatter_elements_boolean(%data: tensor<2x5xi1>, %indices: tensor<2x2xi64>, %updates: tensor<2x2xi1>) -> tensor<2x5xi1> {
+  // expected-error@+1 {{reduction 'max' on booleans}}
+  %s = graph.scatter_elements %data, %indices, %updates {axis = 1 : i64, reduction = #graph<reduction max>} : (tensor<2x5xi1>, tensor<2x2xi64>, tensor<2x2xi1>) -> tensor<2x5xi1>
+  return %s : tensor<2x5xi1>
+}
+
+// -----
+
 // Tests that argmax's axis is within the input's rank.
 func.func @argmax_axis(%x: tensor<8x1000xf32>) -> tensor<8xi64> {
   // expected-error@+1 {{axis 2 is out of range for rank 2}}

@@ -535,6 +535,22 @@ func.func @gather_elements(%probs: tensor<4x10xf32>, %labels: tensor<4x1xi64>) -
 
 // -----
 
+// Tests that scatter_elements round-trips: updates written back along the last
+// axis (the default reduction, none, elided), and added along the first axis with
+// i32 indices.
+// CHECK-LABEL: func.func @scatter_elements
+// CHECK-SAME: (%[[D:.*]]: tensor<2x5xf32>, %[[I:.*]]: tensor<2x2xi64>, %[[U:.*]]: tensor<2x2xf32>, %[[J:.*]]: tensor<2x2xi32>)
+// CHECK: %[[S:.*]] = graph.scatter_elements %[[D]], %[[I]], %[[U]] {axis = -1 : i64} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+// CHECK: %[[A:.*]] = graph.scatter_elements %[[S]], %[[J]], %[[U]] {reduction = #graph<reduction add>} : (tensor<2x5xf32>, tensor<2x2xi32>, tensor<2x2xf32>) -> tensor<2x5xf32>
+// CHECK: return %[[A]]
+func.func @scatter_elements(%data: tensor<2x5xf32>, %indices: tensor<2x2xi64>, %updates: tensor<2x2xf32>, %narrow: tensor<2x2xi32>) -> tensor<2x5xf32> {
+  %s = graph.scatter_elements %data, %indices, %updates {axis = -1 : i64, reduction = #graph<reduction none>} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+  %a = graph.scatter_elements %s, %narrow, %updates {axis = 0 : i64, reduction = #graph<reduction add>} : (tensor<2x5xf32>, tensor<2x2xi32>, tensor<2x2xf32>) -> tensor<2x5xf32>
+  return %a : tensor<2x5xf32>
+}
+
+// -----
+
 // Tests that argmax and argmin round-trip: a classifier's predicted class (the
 // axis dropped) and the first minimum kept as a size-1 axis (keepdims, the
 // default, elided), counted from the end.

@@ -447,6 +447,32 @@ def indexing():
     return g.model("indexing", 18)
 
 
+@model("scatter")
+def scatter():
+    """ScatterElements with run-time indices and updates: replacing along the last axis (duplicate
+    indices: the last wins), adding along the first axis with indices that span the data along
+    neither, the maximum over a 3-D tensor split over the cores, multiplying by i32 indices, and
+    constant negative indices."""
+    g = Graph(14)
+    x = g.input("x", FLOAT, [4, 6])
+    rows = g.input("rows", INT64, [4, 3])
+    updates = g.input("updates", FLOAT, [4, 3])
+    g.op("ScatterElements", [x, rows, updates], ["replaced"], name="replaced", axis=1)
+    g.op("ScatterElements", [x, rows, updates], ["added"], name="added", axis=0, reduction="add")
+    volume = g.input("volume", FLOAT, [8, 16, 32])
+    picks = g.input("picks", INT64, [8, 5, 32])
+    g.op("ScatterElements", [volume, picks, g.input("peaks", FLOAT, [8, 5, 32])], ["maxed"],
+         name="maxed", axis=1, reduction="max")
+    narrow = g.op("Cast", [rows], name="narrow", to=TensorProto.INT32)
+    g.op("ScatterElements", [x, narrow, updates], ["scaled"], name="scaled", axis=1, reduction="mul")
+    g.op("ScatterElements", [x, g.const("back", [[-1, -6, 2]] * 4), updates], ["negative"], name="negative",
+         axis=1)
+    for name, shape in [("replaced", [4, 6]), ("added", [4, 6]), ("maxed", [8, 16, 32]), ("scaled", [4, 6]),
+                        ("negative", [4, 6])]:
+        g.output(name, FLOAT, shape)
+    return g.model("scatter", 18)
+
+
 @model("conv-transpose")
 def conv_transpose():
     """ConvTranspose as decoders export it (a constant filter: strided, padded, grouped, with

@@ -7,6 +7,7 @@ use turbine_dialects::attributes::{
     dsa::{self, BinaryKind, MemorySpace, PoolKind, ReduceKind, Target, UnaryKind},
     graph::{
         Activation, ComparePredicate, NearestRounding, PadMode, ResizeCoordinates, ResizeMode,
+        ScatterReduction,
     },
     instance::{Scope, Split},
     EnumAttribute,
@@ -49,6 +50,7 @@ fn enumeration_mirrors_match_the_dialects() {
     check_mirror::<ResizeCoordinates>(&context);
     check_mirror::<NearestRounding>(&context);
     check_mirror::<ComparePredicate>(&context);
+    check_mirror::<ScatterReduction>(&context);
     // An attribute of another enumeration is not mistaken for this one.
     assert_eq!(
         UnaryKind::from_attribute(BinaryKind::Max.attribute(&context)),

@@ -200,6 +200,10 @@ const RUNTIME_FUNCTIONS: &[(&str, &[Parameter])] = {
             "td_gather_elements",
             &[I64, I32, I32, I32, P, P, P, P, I64, P],
         ),
+        (
+            "td_scatter_elements",
+            &[I64, I32, I32, I32, I32, P, P, P, P, I64, P],
+        ),
         ("td_compare", &[I64, I32, I32, I32, P, P, P, P, I64, P]),
         ("td_select", &[I64, I32, I32, P, P, P, P, P, I64, P]),
         ("td_gather", &[I64, I32, I32, I32, P, P, P, P, I64, P]),

@@ -37,6 +37,7 @@ pub(super) fn is_instruction(kind: dsa::Kind) -> bool {
         | dsa::Kind::Select
         | dsa::Kind::Gather
         | dsa::Kind::GatherElements
+        | dsa::Kind::ScatterElements
         | dsa::Kind::ArgMax
         | dsa::Kind::ArgMin
         | dsa::Kind::Wait
@@ -226,6 +227,20 @@ impl<'a> Call<'a> {
                 arguments.push(self.builder.constant_i32(axis));
                 arguments.extend(&self.views);
                 "td_gather_elements"
+            }
+            dsa::Kind::ScatterElements => {
+                let axis = self.op.integer_value("axis").expect("checked: an axis");
+                // 0 replaces; 1 + a binary code reduces by that operation.
+                let reduction = enum_value::<BinaryKind>(self.op, "reduction")
+                    .map_or(0, |kind| 1 + binary_code(kind));
+                arguments.push(self.builder.constant_i32(axis));
+                arguments.push(self.builder.constant_i32(reduction));
+                // The op reads `updates[indices] into target`; the call takes the indices first.
+                let [updates, indices, target] = self.views[..] else {
+                    unreachable!("checked: dsa.scatter_elements has three buffers")
+                };
+                arguments.extend([indices, updates, target]);
+                "td_scatter_elements"
             }
             dsa::Kind::Wait
             | dsa::Kind::Barrier

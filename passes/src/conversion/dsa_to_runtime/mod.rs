@@ -413,6 +413,7 @@ impl Lowering {
             | dsa::Kind::Select
             | dsa::Kind::Gather
             | dsa::Kind::GatherElements
+            | dsa::Kind::ScatterElements
             | dsa::Kind::ArgMax
             | dsa::Kind::ArgMin
             | dsa::Kind::Wait

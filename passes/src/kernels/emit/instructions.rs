@@ -113,6 +113,27 @@ impl Body {
         )
     }
 
+    /// `dsa.scatter_elements updates[indices] into target` along `axis`, combining by
+    /// `reduction` (replacing when none).
+    pub fn scatter_elements(
+        &mut self,
+        (updates, indices, target): (Val, Val, Val),
+        axis: usize,
+        reduction: Option<BinaryKind>,
+        after: &[Val],
+    ) -> Val {
+        let mut attributes = vec![("axis", ir::i64_attribute(self.context, axis as i64))];
+        if let Some(kind) = reduction {
+            attributes.push(("reduction", kind.raw_attribute(self.context)));
+        }
+        self.instruction(
+            dsa::Kind::ScatterElements,
+            &[updates, indices, target],
+            after,
+            &attributes,
+        )
+    }
+
     /// `dsa.unary kind input into output`, with `min`/`max` (clip) or `scale`/`shift` (affine).
     pub fn unary(
         &mut self,
