@@ -338,6 +338,22 @@ pub enum Instr {
         /// Output.
         out: View,
     },
+    /// The `k` largest (or smallest) elements of each line of `input` (f32) along `axis`, in
+    /// order, into `values` (f32) and their indices into `indices` (i64); both have `input`'s
+    /// shape with extent `k` at `axis`. Equal elements keep the lower index first; NaNs are the
+    /// extremes, before every number in either order (as `ArgReduce` has it).
+    TopK {
+        /// The largest elements, else the smallest.
+        largest: bool,
+        /// Axis the lines run along.
+        axis: usize,
+        /// Input.
+        input: View,
+        /// The elements picked.
+        values: View,
+        /// Their indices along `axis`.
+        indices: View,
+    },
     /// Later instructions of the core start only after the awaited tokens are ready.
     Wait,
     /// Every core of the launch finishes all earlier instructions before any starts a later
@@ -444,6 +460,7 @@ impl Instr {
             Instr::Gather { .. } => "gather",
             Instr::ArgReduce { largest: true, .. } => "argmax",
             Instr::ArgReduce { largest: false, .. } => "argmin",
+            Instr::TopK { .. } => "top_k",
             Instr::GatherElements { .. } => "gather_elements",
             Instr::Reduce { kind, .. } => match kind {
                 ReduceKind::Sum => "reduce_sum",
@@ -466,9 +483,10 @@ impl Instr {
             Instr::Matmul { .. } | Instr::Conv2d { .. } => Engine::Unit(UnitKind::MatrixEngine),
             Instr::Binary { .. } => Engine::Unit(UnitKind::VectorEngine),
             Instr::Unary { op, .. } => Engine::Unit(op.unit()),
-            Instr::Pool2d { .. } | Instr::Reduce { .. } | Instr::ArgReduce { .. } => {
-                Engine::Unit(UnitKind::VectorCore)
-            }
+            Instr::Pool2d { .. }
+            | Instr::Reduce { .. }
+            | Instr::ArgReduce { .. }
+            | Instr::TopK { .. } => Engine::Unit(UnitKind::VectorCore),
             Instr::Wait | Instr::Barrier => Engine::Sync,
         }
     }
@@ -520,6 +538,16 @@ impl Instr {
                 ("indices", indices, Read),
                 ("out", out, Write),
             ]),
+            Instr::TopK {
+                input,
+                values,
+                indices,
+                ..
+            } => Operands::of(&[
+                ("input", input, Read),
+                ("values", values, Write),
+                ("indices", indices, Write),
+            ]),
             Instr::Unary { input, out, .. }
             | Instr::ArgReduce { input, out, .. }
             | Instr::Convert { input, out }
@@ -541,6 +569,17 @@ impl Instr {
             Instr::Dma { src, .. } => src.len() as f64,
             Instr::Gather { out, .. } | Instr::GatherElements { out, .. } => out.len() as f64,
             Instr::ArgReduce { input, .. } => input.len() as f64,
+            // A bounded heap of the k best: one comparison with its root per element, and up to
+            // log2(k) more to sift an element in.
+            Instr::TopK {
+                axis,
+                input,
+                values,
+                ..
+            } => {
+                let k = values.shape.get(*axis).copied().unwrap_or(1).max(1);
+                input.len() as f64 * (1.0 + (k as f64).log2())
+            }
             Instr::Convert { out, .. } | Instr::Compare { out, .. } | Instr::Select { out, .. } => {
                 out.len() as f64
             }

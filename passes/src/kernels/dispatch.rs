@@ -11,7 +11,7 @@ use super::{
     layers::{self, Layer, Scope, Step, Viewed},
     matmul, movement,
     ports::Estimate,
-    rows, selection, window,
+    rows, selection, top_k, window,
 };
 use crate::graph_view::Node;
 use turbine_dialects::ops::graph;
@@ -43,6 +43,8 @@ enum Emitter {
     GatherElements,
     /// An arg reduction's (`arg_reduce`).
     ArgReduce,
+    /// A top-k's (`top_k`).
+    TopK,
     /// A comparison's, a selection's or an integer binary operation's (`selection`).
     Selection,
 }
@@ -66,6 +68,7 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         K::Gather => Some(Emitter::Gather),
         K::GatherElements => Some(Emitter::GatherElements),
         K::ArgMax | K::ArgMin => Some(Emitter::ArgReduce),
+        K::TopK => Some(Emitter::TopK),
         K::Compare | K::Where => Some(Emitter::Selection),
         K::Constant
         | K::Weight
@@ -148,6 +151,7 @@ pub(crate) fn emit_layer(
             Some(Emitter::Convert) => convert::lower(scope, host, layer, &results[0], kernel)?,
             Some(Emitter::Gather) => gather::lower(scope, host, layer, &results[0], kernel)?,
             Some(Emitter::ArgReduce) => arg_reduce::lower(scope, host, layer, &results[0], kernel)?,
+            Some(Emitter::TopK) => top_k::lower(scope, host, layer, results, kernel)?,
             Some(Emitter::GatherElements) => {
                 gather::lower_elements(scope, layer, &results[0], kernel)?
             }

@@ -32,8 +32,10 @@ use std::sync::{Arc, Mutex};
 
 mod buffers;
 mod instructions;
+mod top_k;
 pub use buffers::*;
 pub use instructions::*;
+pub use top_k::*;
 
 /// A core, as `td_core` in C.
 #[repr(C)]
@@ -479,6 +481,7 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
         ("td_convert", td_convert as *const ()),
         ("td_gather", td_gather as *const ()),
         ("td_arg_reduce", td_arg_reduce as *const ()),
+        ("td_top_k", td_top_k as *const ()),
         ("td_gather_elements", td_gather_elements as *const ()),
         ("td_compare", td_compare as *const ()),
         ("td_select", td_select as *const ()),

@@ -367,6 +367,7 @@ impl RefMem {
             | Instr::Gather { .. }
             | Instr::GatherElements { .. }
             | Instr::ArgReduce { .. }
+            | Instr::TopK { .. }
             | Instr::Compare { .. }
             | Instr::Select { .. } => {
                 panic!("the f32 reference does not model element types: test them directly")

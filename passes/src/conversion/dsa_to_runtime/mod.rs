@@ -415,6 +415,7 @@ impl Lowering {
             | dsa::Kind::GatherElements
             | dsa::Kind::ArgMax
             | dsa::Kind::ArgMin
+            | dsa::Kind::TopK
             | dsa::Kind::Wait
             | dsa::Kind::Barrier => instructions::lower_instruction(op, kind, &builder, state),
         }
