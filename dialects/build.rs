@@ -153,6 +153,7 @@ fn main() {
         "ShapeChecks.cpp",
         "Graph.cpp",
         "GraphEmpty.cpp",
+        "GraphTopK.cpp",
         "Instance.cpp",
         "Dsa.cpp",
         "CAPI.cpp",

@@ -310,6 +310,31 @@ LogicalResult ArgMinOp::verify() {
   return verifyArgReduce(*this, getInput(), getOutput(), static_cast<int64_t>(getAxis()));
 }
 
+LogicalResult TopKOp::verify() {
+  if (failed(verifyInLocalBuffer(*this)))
+    return failure();
+  MemRefType in = getInput().getType(), values = getValues().getType(),
+             indices = getIndices().getType();
+  if (!in.getElementType().isF32() || !values.getElementType().isF32() ||
+      !indices.getElementType().isSignlessInteger(64))
+    return emitOpError() << "reads f32 into f32 values and i64 indices, not "
+                         << in.getElementType() << " into " << values.getElementType()
+                         << " and " << indices.getElementType();
+  int64_t given = static_cast<int64_t>(getAxis());
+  std::optional<int64_t> axis = normalizeAxis(given, in.getRank());
+  if (!axis)
+    return emitOpError() << "axis " << given << " is out of range for rank " << in.getRank();
+  SmallVector<int64_t> expected(in.getShape());
+  if (values.getRank() == in.getRank())
+    expected[*axis] = values.getShape()[*axis];
+  if (expected[*axis] > in.getShape()[*axis])
+    return emitOpError() << "picks " << expected[*axis] << " of the " << in.getShape()[*axis]
+                         << " elements of each line along axis " << *axis;
+  if (failed(expectShape(*this, "values", values.getShape(), expected)))
+    return failure();
+  return expectShape(*this, "indices", indices.getShape(), expected);
+}
+
 LogicalResult MatmulOp::verify() {
   if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
     return failure();

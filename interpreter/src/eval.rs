@@ -113,10 +113,11 @@ impl Evaluator<'_> {
 
     /// Ops with several results.
     fn eval_multi(&self, node: &Node) -> Result<Option<Vec<Tensor>>, InterpretError> {
-        if node.name != "graph.split" {
-            return Ok(None);
+        match node.name.as_str() {
+            "graph.split" => Ok(Some(self.split(node))),
+            "graph.top_k" => self.top_k(node).map(Some),
+            _ => Ok(None),
         }
-        Ok(Some(self.split(node)))
     }
 
     /// Ops with one result: each dispatches to its kernel.

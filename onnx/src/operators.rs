@@ -169,6 +169,9 @@ pub const OPERATORS: &[Operator] = &[
         "`x != x`; `x == ±inf` as detect_negative and detect_positive say"),
     row(&["ArgMax", "ArgMin"], "`argmax`, `argmin`", Compiled,
         "f32 input; i64 result; keepdims, select_last_index; a NaN is the extreme (numpy)"),
+    row(&["TopK"], "`top_k`", Compiled,
+        "f32 input; K a constant, at most the axis; largest; always sorted, equal values by \
+         index; NaNs first (as ArgMax/ArgMin); i64 indices"),
     row(&["Expand"], "`broadcast`", Compiled, "constant shape input; same shape → no op"),
     row(&["Tile"], "`reshape`, `broadcast`, `reshape`", Compiled,
         "constant repeats; compiled while the broadcast fits a DMA view (up to 2 repeated \

@@ -128,6 +128,7 @@ fn schema(op_type: &str) -> Option<Schema> {
         "And" | "Or" | "Xor" => ((2, 2), ELEMENTWISE_BROADCAST),
         "Not" => ((1, 1), &[]),
         "ArgMax" | "ArgMin" => ((1, 1), &["axis", "keepdims", "select_last_index"]),
+        "TopK" => ((2, 2), &["axis", "largest", "sorted"]),
         "GatherElements" => ((2, 2), &["axis"]),
         "ScatterElements" | "Scatter" => ((3, 3), &["axis", "reduction"]),
         "OneHot" => ((3, 3), &["axis"]),

@@ -275,6 +275,13 @@ td_status td_scatter_elements(uint64_t dev, uint32_t cluster, uint32_t core, uin
 td_status td_arg_reduce(uint64_t dev, uint32_t cluster, uint32_t core, int32_t largest,
                         int32_t last, uint32_t axis, const td_view *input, const td_view *out,
                         const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
+/* values (f32) and indices (i64) = the k largest (largest != 0) or smallest elements of each line
+ * of input (f32) along axis, in order, and their indices; k is their extent at axis, the input's
+ * shape elsewhere. Equal elements keep the lower index first; NaNs come before every number.
+ * Vector core. */
+td_status td_top_k(uint64_t dev, uint32_t cluster, uint32_t core, int32_t largest, uint32_t axis,
+                   const td_view *input, const td_view *values, const td_view *indices,
+                   const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
 /* out[N,C,OH,OW] = pool(input[N,C,H,W]). */
 td_status td_pool2d(uint64_t dev, uint32_t cluster, uint32_t core, const td_pool2d_params *params,
                     const td_view *input, const td_view *out, const uint64_t *waits,

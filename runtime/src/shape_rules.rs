@@ -31,6 +31,13 @@ impl Instr {
             Instr::ArgReduce {
                 axis, input, out, ..
             } => check_reduce(*axis, input, out),
+            Instr::TopK {
+                axis,
+                input,
+                values,
+                indices,
+                ..
+            } => check_top_k(*axis, input, values, indices),
             Instr::Compare { a, b, out, .. } => check_same_shapes(&[("a", a), ("b", b)], out),
             Instr::Select { cond, a, b, out } => {
                 check_same_shapes(&[("cond", cond), ("a", a), ("b", b)], out)
@@ -292,6 +299,33 @@ fn check_reduce(axis: usize, input: &View, out: &View) -> Result<(), String> {
         return Err(format!(
             "out shape {:?} should be {expect:?} (keepdims)",
             out.shape
+        ));
+    }
+    Ok(())
+}
+
+/// A top-k writes values and indices of one shape: the input's, with at most its extent at
+/// `axis`.
+fn check_top_k(axis: usize, input: &View, values: &View, indices: &View) -> Result<(), String> {
+    if axis >= input.shape.len() {
+        return Err(format!(
+            "axis {axis} is out of range for rank {}",
+            input.shape.len()
+        ));
+    }
+    if indices.shape != values.shape {
+        return Err(format!(
+            "indices shape {:?} differs from values shape {:?}",
+            indices.shape, values.shape
+        ));
+    }
+    let k = values.shape.get(axis).copied().unwrap_or(0);
+    let mut expect = input.shape;
+    expect[axis] = k;
+    if values.shape != expect || k > input.shape[axis] {
+        return Err(format!(
+            "values shape {:?} should be the input's {:?} with at most {} at axis {axis}",
+            values.shape, input.shape, input.shape[axis]
         ));
     }
     Ok(())

@@ -18,9 +18,9 @@ fn element(memory: &Memory, view: &View) -> ElementType {
 /// gather's table and output share a type and its indices are i64 or i32, a conversion takes
 /// any types, a comparison compares two inputs of one type into booleans, a selection picks by
 /// a boolean condition between inputs of the output's type, a binary operation computes on
-/// f32, i64 or i32 (all three operands of one type), and every other instruction computes on
-/// f32. The error is the message, without
-/// the instruction's name.
+/// f32, i64 or i32 (all three operands of one type), an arg reduction reads f32 into i64, a
+/// top-k reads f32 into f32 values and i64 indices, and every other instruction computes on
+/// f32. The error is the message, without the instruction's name.
 pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
     let of = |view: &View| element(memory, view);
     let same = |(a_name, a): (&str, &View), (b_name, b): (&str, &View)| {
@@ -104,6 +104,19 @@ pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
             (ElementType::F32, ElementType::I64) => Ok(()),
             (input, out) => Err(format!(
                 "{} reads f32 into i64, not {input} into {out}",
+                instr.name()
+            )),
+        },
+        Instr::TopK {
+            input,
+            values,
+            indices,
+            ..
+        } => match (of(input), of(values), of(indices)) {
+            (ElementType::F32, ElementType::F32, ElementType::I64) => Ok(()),
+            (input, values, indices) => Err(format!(
+                "{} reads f32 into f32 values and i64 indices, not {input} into {values} and \
+                 {indices}",
                 instr.name()
             )),
         },

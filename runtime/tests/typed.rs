@@ -502,3 +502,84 @@ fn compute_units_run_each_element_type_at_its_rate() {
     };
     assert_eq!(cycles(&mut dev, compare), expected(64.0));
 }
+
+#[test]
+fn top_k_orders_lines_keeping_the_lower_index_of_equals_and_nan_first() {
+    use turbine_runtime::{Device, ElementType as E};
+    let mut dev = Device::new(roomy());
+    let ddr = dev.alloc(Placement::Ddr, 10 * 4).unwrap();
+    let line = [1., 3., f32::NAN, 3., 2.];
+    dev.write(ddr, 0, &[line, [0., -0., 5., 0., -1.]].concat())
+        .unwrap();
+    let lb = dev.alloc(Placement::Lb(C00), 10 * 4).unwrap();
+    let best = dev.alloc(Placement::Lb(C00), 6 * 4).unwrap();
+    let at = dev.alloc_typed(Placement::Lb(C00), 6 * 8, E::I64).unwrap();
+    let picked = dev.alloc_typed(Placement::Ddr, 6 * 8, E::I64).unwrap();
+    let ordered = dev.alloc(Placement::Ddr, 6 * 4).unwrap();
+    let run = |dev: &mut Device, largest| {
+        let steps = [
+            step(
+                C00,
+                Instr::Dma {
+                    src: View::contiguous(ddr, 0, &[2, 5]),
+                    dst: View::contiguous(lb, 0, &[2, 5]),
+                },
+                &[],
+            ),
+            step(
+                C00,
+                Instr::TopK {
+                    largest,
+                    axis: 1,
+                    input: View::contiguous(lb, 0, &[2, 5]),
+                    values: View::contiguous(best, 0, &[2, 3]),
+                    indices: View::contiguous(at, 0, &[2, 3]),
+                },
+                &[0],
+            ),
+            step(
+                C00,
+                Instr::Dma {
+                    src: View::contiguous(at, 0, &[2, 3]),
+                    dst: View::contiguous(picked, 0, &[2, 3]),
+                },
+                &[1],
+            ),
+            step(
+                C00,
+                Instr::Dma {
+                    src: View::contiguous(best, 0, &[2, 3]),
+                    dst: View::contiguous(ordered, 0, &[2, 3]),
+                },
+                &[1],
+            ),
+        ];
+        launch(dev, "top_k", &[C00], &steps).unwrap();
+        let positions = dev.read_elements(picked, E::I64, 0, 6).unwrap();
+        let positions: Vec<i64> = positions
+            .chunks_exact(8)
+            .map(|b| i64::from_ne_bytes(b.try_into().unwrap()))
+            .collect();
+        (dev.read(ordered, 0, 6).unwrap(), positions)
+    };
+    let (values, positions) = run(&mut dev, true);
+    assert!(values[0].is_nan());
+    assert_eq!(values[1..], [3., 3., 5., 0., -0.]);
+    assert_eq!(positions, [2, 1, 3, 2, 0, 1]);
+    let (values, positions) = run(&mut dev, false);
+    assert!(values[0].is_nan());
+    assert_eq!(values[1..], [1., 2., -1., 0., -0.]);
+    assert_eq!(positions, [2, 0, 4, 4, 0, 1]);
+    let too_many = Instr::TopK {
+        largest: true,
+        axis: 0,
+        input: View::contiguous(lb, 0, &[2, 5]),
+        values: View::contiguous(best, 0, &[3, 2]),
+        indices: View::contiguous(at, 0, &[3, 2]),
+    };
+    let error = launch(&mut dev, "bad", &[C00], &[step(C00, too_many, &[])]).unwrap_err();
+    assert!(
+        error.to_string().contains("with at most 2 at axis 0"),
+        "{error}"
+    );
+}

@@ -511,6 +511,31 @@ class Dsa_ArgReduceOp<string mnemonic, string extreme> : Dsa_Op<mnemonic> {
 def Dsa_ArgMaxOp : Dsa_ArgReduceOp<"argmax", "largest">;
 def Dsa_ArgMinOp : Dsa_ArgReduceOp<"argmin", "smallest">;
 
+def Dsa_TopKOp : Dsa_Op<"top_k"> {
+  let summary = "Vector-core k largest or smallest elements of each line, in LB.";
+  let description = [{
+    For each line of `input` (f32) along `axis`, `values` (f32) receives its
+    `k` largest elements (its smallest without `largest`) in order, the
+    extreme first, and `indices` (i64) their indices along the axis; `k` is
+    the results' extent at `axis`, at most the input's, and they have the
+    input's shape elsewhere. Equal elements keep the lower index first; NaNs
+    come before every number in either order.
+
+    ```mlir
+    %t = dsa.top_k %scores into %best, %classes {axis = 1 : i64, largest} : memref<8x1000xf32, #dsa.memory_space<lb>>, memref<8x5xf32, #dsa.memory_space<lb>>, memref<8x5xi64, #dsa.memory_space<lb>>
+    ```
+  }];
+  let arguments = (ins Arg<Dsa_Buffer, "", [MemRead]>:$input,
+      Arg<Dsa_Buffer, "", [MemWrite]>:$values, Arg<Dsa_Buffer, "", [MemWrite]>:$indices,
+      I64Attr:$axis, UnitAttr:$largest, Variadic<Dsa_Token>:$after);
+  let results = (outs Dsa_Token:$token);
+  let assemblyFormat = [{
+    $input `into` $values `,` $indices (`after` $after^)? attr-dict `:` type($input) `,`
+    type($values) `,` type($indices)
+  }];
+  let hasVerifier = 1;
+}
+
 def Dsa_PoolOp : Dsa_Op<"pool"> {
   let summary = "Vector-core 2-D pooling over an NCHW tile, in LB.";
   let description = [{

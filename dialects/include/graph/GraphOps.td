@@ -839,6 +839,33 @@ class Graph_ArgReduceOp<string mnemonic, string what, string onnx>
 def Graph_ArgMaxOp : Graph_ArgReduceOp<"argmax", "largest element", "ArgMax">;
 def Graph_ArgMinOp : Graph_ArgReduceOp<"argmin", "smallest element", "ArgMin">;
 
+def Graph_TopKOp : Graph_Op<"top_k", [Pure]> {
+  let summary = "The k largest or smallest elements along one axis (ONNX TopK).";
+  let description = [{
+    For each line of `input` along `axis` (negative counts from the end),
+    `values` holds its `k` largest elements (its smallest without `largest`)
+    in order, the extreme first, and `indices` their indices along the axis.
+    Both results have the input's shape with `k` at the axis, which must not
+    exceed the axis' size. Equal elements keep the lower index first. NaNs are
+    the extremes, before every number in either order, as `graph.argmax` and
+    `graph.argmin` have it (so that `k = 1` agrees with them); onnxruntime
+    orders NaNs unpredictably. The results are always sorted: `sorted = false`,
+    which lets ONNX return any order, returns this one too.
+
+    ```mlir
+    %v, %i = graph.top_k %scores {axis = -1 : i64, k = 5 : i64} : tensor<8x1000xf32> -> tensor<8x5xf32>, tensor<8x5xi64>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32]>:$input, I64Attr:$k, I64Attr:$axis,
+      DefaultValuedAttr<BoolAttr, "true">:$largest,
+      DefaultValuedAttr<BoolAttr, "true">:$sorted);
+  let results = (outs StaticShapeTensorOf<[F32]>:$values,
+      StaticShapeTensorOf<[I64]>:$indices);
+  let assemblyFormat =
+      "$input attr-dict `:` type($input) `->` type($values) `,` type($indices)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Control flow (Cocktailer)
 //===----------------------------------------------------------------------===//

@@ -161,6 +161,20 @@ impl Evaluator<'_> {
         Ok(typed(node.result_type(), Data::I64(indices)))
     }
 
+    /// `graph.top_k`: each line's `k` extremes along `axis` and their indices.
+    pub(super) fn top_k(&self, node: &Node) -> Result<Vec<Tensor>, InterpretError> {
+        let input = self.operand(node, 0);
+        let along = axis(node.int("axis", -1), input.shape.len());
+        let k = node.int("k", 0) as usize;
+        let largest = !node.attributes.contains_key("largest") || node.flag("largest");
+        let (values, indices) =
+            reduction::top_k(f32s(node, &input)?, &input.shape, along, k, largest);
+        Ok(vec![
+            float_tensor(&node.results[0].1, values),
+            typed(&node.results[1].1, Data::I64(indices)),
+        ])
+    }
+
     /// `graph.conv2d`, with its optional bias and fused activation.
     pub(super) fn conv2d(&self, node: &Node) -> Result<Tensor, InterpretError> {
         let out = node.result_type();

@@ -1,6 +1,7 @@
-//! Reductions over a set of axes.
+//! Reductions over a set of axes, and the orderings along one axis (arg extremes, top-k).
 
 use super::elementwise::maximum;
+use std::cmp::Ordering;
 
 /// How values combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,4 +116,43 @@ pub fn arg_extreme(
         }
     }
     out
+}
+
+/// The `k` first elements of each line of `input` (of `shape`) along `axis`, in order, and their
+/// indices: the largest first (the smallest with `largest` false), equal elements by index, NaNs
+/// (the extremes either way, as in [`arg_extreme`]) before every number.
+pub fn top_k(
+    input: &[f32],
+    shape: &[usize],
+    axis: usize,
+    k: usize,
+    largest: bool,
+) -> (Vec<f32>, Vec<i64>) {
+    let outer: usize = shape[..axis].iter().product();
+    let size = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    let order = |&(a, i): &(f32, usize), &(b, j): &(f32, usize)| {
+        let by_value = match (a.is_nan(), b.is_nan()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            _ if largest => b.partial_cmp(&a).expect("neither is NaN"),
+            _ => a.partial_cmp(&b).expect("neither is NaN"),
+        };
+        by_value.then(i.cmp(&j))
+    };
+    let (mut values, mut indices) = (vec![0.0; outer * k * inner], vec![0; outer * k * inner]);
+    for o in 0..outer {
+        for i in 0..inner {
+            let mut line: Vec<(f32, usize)> = (0..size)
+                .map(|at| (input[(o * size + at) * inner + i], at))
+                .collect();
+            line.sort_by(order);
+            for (rank, &(value, at)) in line[..k].iter().enumerate() {
+                values[(o * k + rank) * inner + i] = value;
+                indices[(o * k + rank) * inner + i] = at as i64;
+            }
+        }
+    }
+    (values, indices)
 }

@@ -18,6 +18,7 @@ mod normalization;
 mod one_hot;
 mod reduce;
 mod resize;
+mod top_k;
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -148,6 +149,7 @@ pub fn lower(
         "GatherElements" => movement::gather_elements(builder, node, inputs),
         "ScatterElements" | "Scatter" => movement::scatter_elements(builder, node, inputs),
         "ArgMax" | "ArgMin" => reduce::arg_extreme(builder, node, inputs),
+        "TopK" => top_k::top_k(builder, node, inputs),
         "Expand" => movement::expand(builder, node, inputs),
         op if reduce::OPERATORS.contains(&op) => reduce::reduce(builder, node, inputs),
         op if activation::OPERATORS.contains(&op) => activation::activation(builder, node, inputs),

@@ -11,7 +11,7 @@ use super::{
     layers::{self, Layer, Scope, Step, Viewed},
     matmul, movement,
     ports::Estimate,
-    rows, scatter, selection, window,
+    rows, scatter, selection, top_k, window,
 };
 use crate::graph_view::Node;
 use turbine_dialects::ops::graph;
@@ -45,6 +45,8 @@ enum Emitter {
     ScatterElements,
     /// An arg reduction's (`arg_reduce`).
     ArgReduce,
+    /// A top-k's (`top_k`).
+    TopK,
     /// A comparison's, a selection's or an integer binary operation's (`selection`).
     Selection,
 }
@@ -69,6 +71,7 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         K::GatherElements => Some(Emitter::GatherElements),
         K::ScatterElements => Some(Emitter::ScatterElements),
         K::ArgMax | K::ArgMin => Some(Emitter::ArgReduce),
+        K::TopK => Some(Emitter::TopK),
         K::Compare | K::Where => Some(Emitter::Selection),
         K::Constant
         | K::Weight
@@ -151,6 +154,7 @@ pub(crate) fn emit_layer(
             Some(Emitter::Convert) => convert::lower(scope, host, layer, &results[0], kernel)?,
             Some(Emitter::Gather) => gather::lower(scope, host, layer, &results[0], kernel)?,
             Some(Emitter::ArgReduce) => arg_reduce::lower(scope, host, layer, &results[0], kernel)?,
+            Some(Emitter::TopK) => top_k::lower(scope, host, layer, results, kernel)?,
             Some(Emitter::GatherElements) => {
                 gather::lower_elements(scope, layer, &results[0], kernel)?
             }

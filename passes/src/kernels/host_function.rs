@@ -184,7 +184,8 @@ pub(crate) fn check_buffer_element(
 /// elements of any such type (by i64 or i32 indices, as the dialect requires), comparisons and
 /// selections take any type (booleans where the dialect requires them), binary arithmetic
 /// computes on f32, i64 or i32, an arg reduction reads f32 into i64 (the dialect's result type),
-/// data movement copies any type, and every other layer computes in f32.
+/// a top-k reads f32 into f32 values and i64 indices, data movement copies any type, and every
+/// other layer computes in f32.
 pub(crate) fn check_layer_elements(
     program: &FunctionView,
     index: usize,
@@ -221,8 +222,8 @@ pub(crate) fn check_layer_elements(
     // An integer binary operation computes on i64 or i32 (all its operands of its result's
     // type, as the dialect requires).
     let integer = super::layers::integer_binary(node).is_some();
-    // An arg reduction reads f32 and writes i64 indices.
-    if matches!(node.graph_kind(), Some(K::ArgMax | K::ArgMin)) {
+    // An arg reduction reads f32 and writes i64 indices; a top-k writes f32 values too.
+    if matches!(node.graph_kind(), Some(K::ArgMax | K::ArgMin | K::TopK)) {
         for (role, element) in operands {
             check_f32(element, Some(index), &format!("{role} of '{}'", node.name))?;
         }

@@ -312,6 +312,7 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
         | K::ReduceProd
         | K::ArgMax
         | K::ArgMin
+        | K::TopK
         | K::Broadcast
         | K::ReduceSum
         | K::ReduceMean

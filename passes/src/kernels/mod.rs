@@ -18,7 +18,7 @@
 //! - [`row_classes`], [`trickle`]: row-wise tiling classes; weight copies spread over a layer.
 //! - The per-op emitters with their tiling estimates: [`conv`], [`matmul`], [`window`],
 //!   [`rows`], [`elementwise`], [`movement`], [`convert`], [`gather`], [`scatter`],
-//!   [`selection`], [`arg_reduce`].
+//!   [`selection`], [`arg_reduce`], [`top_k`].
 //! - [`dispatch`]: which emitter and which estimate a layer takes.
 //! - [`host_function`]: the host function that launches kernels.
 //! - [`estimate`]: a whole function's layer-wise cycles, the substitution cost model's measure.
@@ -45,6 +45,7 @@ pub mod row_classes;
 pub mod rows;
 pub mod scatter;
 pub mod selection;
+pub mod top_k;
 pub mod trickle;
 pub mod view;
 pub mod window;

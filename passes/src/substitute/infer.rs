@@ -168,6 +168,7 @@ pub fn result_shapes(
         | K::Weight
         | K::Reshape
         | K::Split
+        | K::TopK
         | K::Slice
         | K::Resize
         | K::Broadcast

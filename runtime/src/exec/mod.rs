@@ -9,6 +9,7 @@
 mod conv;
 mod locks;
 mod matmul;
+mod top_k;
 mod typed;
 mod vector;
 mod window;
@@ -160,6 +161,13 @@ fn run(segment: &[Recorded], buffers: &Buffers) -> Result<(), (usize, Fault)> {
                 input,
                 out,
             } => typed::arg_reduce((*largest, *last), *axis, (input, out), &get),
+            Instr::TopK {
+                largest,
+                axis,
+                input,
+                values,
+                indices,
+            } => top_k::run(*largest, *axis, input, (values, indices), &get),
             Instr::Compare {
                 predicate,
                 a,

@@ -33,9 +33,11 @@ use std::sync::{Arc, Mutex};
 mod buffers;
 mod indexing;
 mod instructions;
+mod top_k;
 pub use buffers::*;
 pub use indexing::*;
 pub use instructions::*;
+pub use top_k::*;
 
 /// A core, as `td_core` in C.
 #[repr(C)]
@@ -481,6 +483,7 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
         ("td_convert", td_convert as *const ()),
         ("td_gather", td_gather as *const ()),
         ("td_arg_reduce", td_arg_reduce as *const ()),
+        ("td_top_k", td_top_k as *const ()),
         ("td_gather_elements", td_gather_elements as *const ()),
         ("td_scatter_elements", td_scatter_elements as *const ()),
         ("td_compare", td_compare as *const ()),

@@ -368,6 +368,7 @@ impl RefMem {
             | Instr::GatherElements { .. }
             | Instr::ScatterElements { .. }
             | Instr::ArgReduce { .. }
+            | Instr::TopK { .. }
             | Instr::Compare { .. }
             | Instr::Select { .. } => {
                 panic!("the f32 reference does not model element types: test them directly")

@@ -226,6 +226,23 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 
 // -----
 
+// Tests a top-k: largest 1, its axis made non-negative, then its three views (input, values,
+// indices).
+// CHECK-LABEL: func.func private @best_classes
+// CHECK-SAME: (%[[DEV:.*]]: i64, %[[CL:.*]]: i32, %[[CO:.*]]: i32,
+// CHECK: %[[LARGEST:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[AXIS:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: call @td_top_k(%[[DEV]], %[[CL]], %[[CO]], %[[LARGEST]], %[[AXIS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i32, i32, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> i32
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
+  dsa.kernel @best_classes(%s: memref<8x10xf32, #dsa.memory_space<lb>>, %v: memref<8x3xf32, #dsa.memory_space<lb>>, %c: memref<8x3xi64, #dsa.memory_space<lb>>) {
+    %t = dsa.top_k %s into %v, %c {axis = -1 : i64, largest} : memref<8x10xf32, #dsa.memory_space<lb>>, memref<8x3xf32, #dsa.memory_space<lb>>, memref<8x3xi64, #dsa.memory_space<lb>>
+    dsa.wait %t
+    dsa.return
+  }
+}
+
+// -----
+
 // Tests that a host buffer is allocated where it is placed: a GB buffer on cluster 1 (core 0),
 // an LB buffer on core 1 of cluster 1.
 // CHECK-LABEL: func.func private @placed.impl

@@ -556,3 +556,21 @@ func.func @classes(%scores: tensor<8x10xf32>) -> tensor<8xi64> {
   %c = graph.argmax %scores {axis = 1 : i64, keepdims = false} : tensor<8x10xf32> -> tensor<8xi64>
   return %c : tensor<8xi64>
 }
+
+// -----
+
+// Tests a top-k: the scores seen as [outer, axis, inner] = [8, 10, 1], tiles of whole lines
+// loaded into an f32 LB tile, dsa.top_k on the vector core into an f32 tile of values and an i64
+// tile of indices, each stored.
+// CHECK-LABEL: dsa.kernel @best_classes_0_top_k
+// CHECK: %[[IN:.*]] = dsa.alloc : memref<2x10x1xf32, #dsa.memory_space<lb>>
+// CHECK: %[[VALUES:.*]] = dsa.alloc : memref<2x3x1xf32, #dsa.memory_space<lb>>
+// CHECK: %[[INDICES:.*]] = dsa.alloc : memref<2x3x1xi64, #dsa.memory_space<lb>>
+// CHECK: %[[LOAD:.*]] = dsa.dma %{{.*}} to %[[IN]]
+// CHECK: %[[TOP:.*]] = dsa.top_k %[[IN]] into %[[VALUES]], %[[INDICES]] after %[[LOAD]] {axis = 1 : i64, largest}
+// CHECK: dsa.dma %[[VALUES]] to %{{.*}} after %[[TOP]]
+// CHECK: dsa.dma %[[INDICES]] to %{{.*}} after %[[TOP]]
+func.func @best_classes(%scores: tensor<8x10xf32>) -> (tensor<8x3xf32>, tensor<8x3xi64>) {
+  %v, %i = graph.top_k %scores {axis = 1 : i64, k = 3 : i64} : tensor<8x10xf32> -> tensor<8x3xf32>, tensor<8x3xi64>
+  return %v, %i : tensor<8x3xf32>, tensor<8x3xi64>
+}

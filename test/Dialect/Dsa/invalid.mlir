@@ -912,3 +912,30 @@ func.func @argmin_shape(%s: memref<8x10xf32, #dsa.memory_space<lb>>, %c: memref<
   %t = dsa.argmin %s into %c {axis = 1 : i64} : memref<8x10xf32, #dsa.memory_space<lb>>, memref<8xi64, #dsa.memory_space<lb>>
   return
 }
+
+// -----
+
+// Tests that a top-k writes f32 values and i64 indices.
+func.func @top_k_types(%s: memref<8x10xf32, #dsa.memory_space<lb>>, %v: memref<8x3xf32, #dsa.memory_space<lb>>, %i: memref<8x3xi32, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{reads f32 into f32 values and i64 indices, not 'f32' into 'f32' and 'i32'}}
+  %t = dsa.top_k %s into %v, %i {axis = 1 : i64, largest} : memref<8x10xf32, #dsa.memory_space<lb>>, memref<8x3xf32, #dsa.memory_space<lb>>, memref<8x3xi32, #dsa.memory_space<lb>>
+  return
+}
+
+// -----
+
+// Tests that a top-k picks no more elements than a line has.
+func.func @top_k_too_many(%s: memref<8x10xf32, #dsa.memory_space<lb>>, %v: memref<8x12xf32, #dsa.memory_space<lb>>, %i: memref<8x12xi64, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{picks 12 of the 10 elements of each line along axis 1}}
+  %t = dsa.top_k %s into %v, %i {axis = -1 : i64} : memref<8x10xf32, #dsa.memory_space<lb>>, memref<8x12xf32, #dsa.memory_space<lb>>, memref<8x12xi64, #dsa.memory_space<lb>>
+  return
+}
+
+// -----
+
+// Tests that a top-k's indices have the values' shape.
+func.func @top_k_shape(%s: memref<8x10xf32, #dsa.memory_space<lb>>, %v: memref<8x3xf32, #dsa.memory_space<lb>>, %i: memref<8x2xi64, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{indices shape [8, 2] does not match the expected [8, 3]}}
+  %t = dsa.top_k %s into %v, %i {axis = 1 : i64} : memref<8x10xf32, #dsa.memory_space<lb>>, memref<8x3xf32, #dsa.memory_space<lb>>, memref<8x2xi64, #dsa.memory_space<lb>>
+  return
+}

@@ -330,6 +330,20 @@ dsa.kernel @classes(%s: memref<8x1000xf32, #dsa.memory_space<lb>>, %c: memref<8x
 
 // -----
 
+// Tests that top_k round-trips: the five best of each of 8 images' 1000 scores,
+// and the two smallest along the images.
+// CHECK-LABEL: dsa.kernel @best_classes
+// CHECK: %[[T0:.*]] = dsa.top_k %{{.*}} into %{{.*}}, %{{.*}} {axis = 1 : i64, largest} : memref<8x1000xf32, #dsa.memory_space<lb>>, memref<8x5xf32, #dsa.memory_space<lb>>, memref<8x5xi64, #dsa.memory_space<lb>>
+// CHECK: dsa.top_k %{{.*}} into %{{.*}}, %{{.*}} after %[[T0]] {axis = 0 : i64} : memref<8x1000xf32, #dsa.memory_space<lb>>, memref<2x1000xf32, #dsa.memory_space<lb>>, memref<2x1000xi64, #dsa.memory_space<lb>>
+dsa.kernel @best_classes(%s: memref<8x1000xf32, #dsa.memory_space<lb>>, %v: memref<8x5xf32, #dsa.memory_space<lb>>, %c: memref<8x5xi64, #dsa.memory_space<lb>>, %w: memref<2x1000xf32, #dsa.memory_space<lb>>, %i: memref<2x1000xi64, #dsa.memory_space<lb>>) {
+  %t0 = dsa.top_k %s into %v, %c {axis = 1 : i64, largest} : memref<8x1000xf32, #dsa.memory_space<lb>>, memref<8x5xf32, #dsa.memory_space<lb>>, memref<8x5xi64, #dsa.memory_space<lb>>
+  %t1 = dsa.top_k %s into %w, %i after %t0 {axis = 0 : i64} : memref<8x1000xf32, #dsa.memory_space<lb>>, memref<2x1000xf32, #dsa.memory_space<lb>>, memref<2x1000xi64, #dsa.memory_space<lb>>
+  dsa.wait %t1
+  dsa.return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Kernels and launches
 //===----------------------------------------------------------------------===//

@@ -1592,3 +1592,57 @@ func.func @resize_integer(%x: tensor<1x3x4x4xi64>) -> tensor<1x3x8x8xi64> {
   %y = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : tensor<1x3x4x4xi64> -> tensor<1x3x8x8xi64>
   return %y : tensor<1x3x8x8xi64>
 }
+
+// -----
+
+// Tests that top_k's axis is within the input's rank.
+func.func @top_k_axis(%x: tensor<8x10xf32>) -> (tensor<8x3xf32>, tensor<8x3xi64>) {
+  // expected-error@+1 {{axis 2 is out of range for rank 2}}
+  %v, %i = graph.top_k %x {axis = 2 : i64, k = 3 : i64} : tensor<8x10xf32> -> tensor<8x3xf32>, tensor<8x3xi64>
+  return %v, %i : tensor<8x3xf32>, tensor<8x3xi64>
+}
+
+// -----
+
+// Tests that top_k picks no more elements than a line has.
+func.func @top_k_too_many(%x: tensor<8x10xf32>) -> (tensor<8x11xf32>, tensor<8x11xi64>) {
+  // expected-error@+1 {{k = 11 is not within the size 10 of axis 1}}
+  %v, %i = graph.top_k %x {axis = 1 : i64, k = 11 : i64} : tensor<8x10xf32> -> tensor<8x11xf32>, tensor<8x11xi64>
+  return %v, %i : tensor<8x11xf32>, tensor<8x11xi64>
+}
+
+// -----
+
+// Tests that top_k's results have k at the axis.
+func.func @top_k_values(%x: tensor<8x10xf32>) -> (tensor<8x4xf32>, tensor<8x3xi64>) {
+  // expected-error@+1 {{values shape [8, 4] does not match the expected [8, 3]}}
+  %v, %i = graph.top_k %x {axis = -1 : i64, k = 3 : i64} : tensor<8x10xf32> -> tensor<8x4xf32>, tensor<8x3xi64>
+  return %v, %i : tensor<8x4xf32>, tensor<8x3xi64>
+}
+
+// -----
+
+// Tests that top_k's indices have the values' shape.
+func.func @top_k_indices(%x: tensor<8x10xf32>) -> (tensor<8x3xf32>, tensor<3x8xi64>) {
+  // expected-error@+1 {{indices shape [3, 8] does not match the expected [8, 3]}}
+  %v, %i = graph.top_k %x {axis = 1 : i64, k = 3 : i64} : tensor<8x10xf32> -> tensor<8x3xf32>, tensor<3x8xi64>
+  return %v, %i : tensor<8x3xf32>, tensor<3x8xi64>
+}
+
+// -----
+
+// Tests that top_k's indices are i64.
+func.func @top_k_index_type(%x: tensor<8x10xf32>) -> (tensor<8x3xf32>, tensor<8x3xi32>) {
+  // expected-error@+1 {{result #1 must be statically shaped tensor of 64-bit signless integer values, but got 'tensor<8x3xi32>'}}
+  %v, %i = graph.top_k %x {axis = 1 : i64, k = 3 : i64} : tensor<8x10xf32> -> tensor<8x3xf32>, tensor<8x3xi32>
+  return %v, %i : tensor<8x3xf32>, tensor<8x3xi32>
+}
+
+// -----
+
+// Tests that top_k orders floats only.
+func.func @top_k_integers(%x: tensor<8x10xi64>) -> (tensor<8x3xi64>, tensor<8x3xi64>) {
+  // expected-error@+1 {{operand #0 must be statically shaped tensor of 32-bit float values}}
+  %v, %i = graph.top_k %x {axis = 1 : i64, k = 3 : i64} : tensor<8x10xi64> -> tensor<8x3xi64>, tensor<8x3xi64>
+  return %v, %i : tensor<8x3xi64>, tensor<8x3xi64>
+}

@@ -778,3 +778,18 @@ func.func @resize(%x: tensor<1x256x14x14xf32>) -> (tensor<1x256x28x28xf32>, tens
   %c = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = #graph<resize_mode cubic>, cubic_coeff_a = -0.5 : f32, exclude_outside = true} : tensor<1x256x14x14xf32> -> tensor<1x256x28x28xf32>
   return %a, %b, %c : tensor<1x256x28x28xf32>, tensor<1x256x7x7xf32>, tensor<1x256x28x28xf32>
 }
+
+// -----
+
+// Tests that graph.top_k round-trips: a classifier's five best classes (largest
+// and sorted, the defaults, elided) and the two smallest along the batch axis.
+// CHECK-LABEL: func.func @top_k
+// CHECK-SAME: (%[[X:.*]]: tensor<8x1000xf32>)
+// CHECK: %[[V:.*]], %[[I:.*]] = graph.top_k %[[X]] {axis = -1 : i64, k = 5 : i64} : tensor<8x1000xf32> -> tensor<8x5xf32>, tensor<8x5xi64>
+// CHECK: %{{.*}}, %[[S:.*]] = graph.top_k %[[X]] {axis = 0 : i64, k = 2 : i64, largest = false, sorted = false} : tensor<8x1000xf32> -> tensor<2x1000xf32>, tensor<2x1000xi64>
+// CHECK: return %[[V]], %[[I]], %[[S]]
+func.func @top_k(%x: tensor<8x1000xf32>) -> (tensor<8x5xf32>, tensor<8x5xi64>, tensor<2x1000xi64>) {
+  %v, %i = graph.top_k %x {axis = -1 : i64, k = 5 : i64, largest = true} : tensor<8x1000xf32> -> tensor<8x5xf32>, tensor<8x5xi64>
+  %sv, %si = graph.top_k %x {axis = 0 : i64, k = 2 : i64, largest = false, sorted = false} : tensor<8x1000xf32> -> tensor<2x1000xf32>, tensor<2x1000xi64>
+  return %v, %i, %si : tensor<8x5xf32>, tensor<8x5xi64>, tensor<2x1000xi64>
+}

@@ -473,6 +473,22 @@ def scatter():
     return g.model("scatter", 18)
 
 
+@model("top-k")
+def top_k():
+    """TopK on run-time data: the 3 largest along the last axis (K an initializer, as opset 10 on
+    has it) and the 2 smallest along the first, each with its f32 values and i64 indices."""
+    g = Graph(11)
+    x = g.input("x", FLOAT, [4, 6])
+    g.op("TopK", [x, g.const("three", [3])], ["largest", "largest_at"], name="largest")
+    g.op("TopK", [x, g.const("two", [2])], ["smallest", "smallest_at"], name="smallest", axis=0,
+         largest=0)
+    g.output("largest", FLOAT, [4, 3])
+    g.output("largest_at", INT64, [4, 3])
+    g.output("smallest", FLOAT, [2, 6])
+    g.output("smallest_at", INT64, [2, 6])
+    return g.model("top_k", 13)
+
+
 @model("conv-transpose")
 def conv_transpose():
     """ConvTranspose as decoders export it (a constant filter: strided, padded, grouped, with
@@ -616,6 +632,29 @@ def unknown_attribute():
 def attribute_type():
     """Softmax with its axis given as a float."""
     return single("Softmax", [], name="/softmax/Softmax", axis=1.0).model("typed", 13)
+
+
+@model("top-k-too-many")
+def top_k_too_many():
+    """TopK asking for more elements than its axis has."""
+    g = Graph(11)
+    g.input("x", FLOAT, [2, 3])
+    g.op("TopK", ["x", g.const("k", [4])], ["values", "indices"], name="/top/TopK")
+    g.output("values")
+    g.output("indices", INT64)
+    return g.model("too_many", 13)
+
+
+@model("top-k-run-time")
+def top_k_run_time():
+    """TopK whose K is a graph input: computed at run time."""
+    g = Graph(11)
+    g.input("x", FLOAT, [2, 3])
+    g.input("k", INT64, [1])
+    g.op("TopK", ["x", "k"], ["values", "indices"], name="/top/TopK")
+    g.output("values")
+    g.output("indices", INT64)
+    return g.model("run_time", 13)
 
 
 @model("opset-12")

@@ -211,6 +211,7 @@ const RUNTIME_FUNCTIONS: &[(&str, &[Parameter])] = {
             "td_arg_reduce",
             &[I64, I32, I32, I32, I32, I32, P, P, P, I64, P],
         ),
+        ("td_top_k", &[I64, I32, I32, I32, I32, P, P, P, P, I64, P]),
         ("td_wait", &[I64, I32, I32, P, I64, P]),
         ("td_barrier", &[I64, I32, I32, P]),
         ("td_layer", &[I64, I32, I32, I32]),

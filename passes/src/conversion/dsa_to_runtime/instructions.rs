@@ -40,6 +40,7 @@ pub(super) fn is_instruction(kind: dsa::Kind) -> bool {
         | dsa::Kind::ScatterElements
         | dsa::Kind::ArgMax
         | dsa::Kind::ArgMin
+        | dsa::Kind::TopK
         | dsa::Kind::Wait
         | dsa::Kind::Barrier => true,
         dsa::Kind::Alloc
@@ -221,6 +222,18 @@ impl<'a> Call<'a> {
                 ]);
                 arguments.extend(&self.views);
                 "td_arg_reduce"
+            }
+            dsa::Kind::TopK => {
+                // SAFETY: the checks made every buffer a ranked memref.
+                let rank = unsafe { mlirShapedTypeGetRank(self.buffers[0].r#type()) };
+                let axis = self.op.integer_value("axis").expect("checked: an axis");
+                let largest = self.op.attribute("largest").is_some();
+                arguments.extend([
+                    self.builder.constant_i32(largest as i64),
+                    self.builder.constant_i32(axis.rem_euclid(rank)),
+                ]);
+                arguments.extend(&self.views);
+                "td_top_k"
             }
             dsa::Kind::GatherElements => {
                 let axis = self.op.integer_value("axis").expect("checked: an axis");

@@ -416,6 +416,7 @@ impl Lowering {
             | dsa::Kind::ScatterElements
             | dsa::Kind::ArgMax
             | dsa::Kind::ArgMin
+            | dsa::Kind::TopK
             | dsa::Kind::Wait
             | dsa::Kind::Barrier => instructions::lower_instruction(op, kind, &builder, state),
         }

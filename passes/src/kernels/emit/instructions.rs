@@ -97,6 +97,24 @@ impl Body {
         self.instruction(kind, &[input, output], after, &attributes)
     }
 
+    /// `dsa.top_k input into values, indices` along `axis`: the largest elements of each line
+    /// with `largest`, else the smallest.
+    pub fn top_k(
+        &mut self,
+        largest: bool,
+        (input, values, indices): (Val, Val, Val),
+        axis: usize,
+        after: &[Val],
+    ) -> Val {
+        let mut attributes = vec![("axis", ir::i64_attribute(self.context, axis as i64))];
+        if largest {
+            // SAFETY: the context is alive.
+            attributes.push(("largest", unsafe { mlirUnitAttrGet(self.context) }));
+        }
+        let buffers = [input, values, indices];
+        self.instruction(dsa::Kind::TopK, &buffers, after, &attributes)
+    }
+
     /// `dsa.gather_elements data[indices] to target` along `axis`.
     pub fn gather_elements(
         &mut self,
