@@ -64,11 +64,15 @@ pub const OPERATORS: &[Operator] = &[
         "2-D (NCHW), and 1-D (NCL) as 2-D of height 1 between `reshape`s; 3-D is an error; \
          `auto_pad` SAME_UPPER/SAME_LOWER/VALID resolved to `[top, left, bottom, right]`; group, \
          dilations, strides, bias"),
-    row(&["ConvTranspose"], "spread input (`reshape`, `pad`), `conv2d`", Compiled,
-        "2-D and 1-D; zeros inserted between input elements, then a stride-1 convolution with \
-         the filter flipped and transposed per group (at import for a constant filter; by \
-         `transpose` and `gather`, interpreted only, for one computed at run time); pads, \
-         output_padding, output_shape, auto_pad, dilations, group"),
+    row(&["ConvTranspose"], "spread input (`reshape`, `pad`), `conv2d`; or `conv2d`, pixel shuffle",
+        Compiled,
+        "2-D and 1-D; windows that tile the output (stride = kernel, no dilation, padding or \
+         output padding, one group, constant filter and bias) as a 1×1 convolution to M·kH·kW \
+         channels and a pixel shuffle (`reshape`, `transpose`, `reshape`); otherwise zeros \
+         inserted between input elements, then a stride-1 convolution with the filter flipped \
+         and transposed per group (at import for a constant filter; by `transpose` and \
+         `gather`, interpreted only, for one computed at run time); pads, output_padding, \
+         output_shape, auto_pad, dilations, group"),
     row(&["Gemm"], "`gemm`", Compiled,
         "alpha, beta, transA, transB; C broadcast to [M, N]; with beta = 0, C is not an operand \
          (not read, as in BLAS and onnxruntime)"),

@@ -8,12 +8,14 @@
 //!
 //! The spread input holds `stride²` times as many elements as the input and the convolution
 //! multiplies the inserted zeros too, so a stride-2 layer does 4 times the arithmetic that a
-//! dedicated kernel would.
+//! dedicated kernel would. A layer whose windows tile the output without overlap (stride equal
+//! to the kernel) is a 1×1 convolution and a pixel shuffle instead ([`pixel_shuffle`]).
 
 use std::rc::Rc;
 
 use super::compose::Compose;
 use super::conv::{bias, lifted, lowered, pair, spatial_rank};
+use super::pixel_shuffle;
 use super::{float_input, Builder};
 use crate::emit::{Attribute, Operand};
 use crate::error::ImportError;
@@ -68,8 +70,29 @@ pub fn conv_transpose(
         }
     }
     let geometry = geometry(node, &input, kernel, spatial)?;
-    let bias = bias(node, inputs, outputs)?.map(|bias| builder.operand(bias));
+    let bias = bias(node, inputs, outputs)?;
     let x = builder.operand(x);
+    let tiles = groups == 1
+        && geometry.strides[..] == kernel[..]
+        && geometry.dilations.iter().all(|&dilation| dilation == 1)
+        && geometry
+            .pads
+            .iter()
+            .chain(&geometry.output_padding)
+            .all(|&pad| pad == 0);
+    if tiles {
+        let layer = pixel_shuffle::Layer {
+            x: &x,
+            input: &input,
+            filter: w,
+            shape: &shape,
+            bias,
+        };
+        if let Some(result) = pixel_shuffle::pixel_shuffle(builder, node, &layer) {
+            return Ok(lowered(builder, node, result, spatial));
+        }
+    }
+    let bias = bias.map(|bias| builder.operand(bias));
     let flipped = match w {
         Value::Const { name, tensor } => builder.operand(&Value::Const {
             name: format!("{name}.transposed"),

@@ -16,6 +16,7 @@ mod matmul;
 mod movement;
 mod normalization;
 mod one_hot;
+mod pixel_shuffle;
 mod reduce;
 mod resize;
 mod top_k;

@@ -492,7 +492,8 @@ def top_k():
 @model("conv-transpose")
 def conv_transpose():
     """ConvTranspose as decoders export it (a constant filter: strided, padded, grouped, with
-    output_padding), and with a filter computed at run time (1-D, dilated, output_shape)."""
+    output_padding), with a filter computed at run time (1-D, dilated, output_shape), and with
+    windows that tile the output (a pixel shuffle)."""
     g = Graph(12)
     x = g.input("x", FLOAT, [1, 4, 5, 6])
     g.op("ConvTranspose", [x, g.weight("w", [4, 3, 3, 3]), g.weight("b", [6])], ["up"], name="/up/ConvTranspose",
@@ -502,6 +503,15 @@ def conv_transpose():
          strides=[2], dilations=[2], output_shape=[16])
     g.output("up", FLOAT, [1, 6, 10, 18])
     g.output("decoded", FLOAT, [2, 2, 16])
+    # Windows that tile the output (stride = kernel): a U-Net's 2x2 upsampling with a bias at
+    # batch 2, and a 1-D one of 3 without.
+    g.op("ConvTranspose", [g.input("features", FLOAT, [2, 8, 3, 4]), g.weight("w_up", [8, 5, 2, 2]),
+                           g.weight("b_up", [5])], ["doubled"], name="/doubled/ConvTranspose", strides=[2, 2],
+         kernel_shape=[2, 2])
+    g.op("ConvTranspose", [signal, g.weight("w_wide", [3, 4, 3])], ["tripled"], name="/tripled/ConvTranspose",
+         strides=[3])
+    g.output("doubled", FLOAT, [2, 5, 6, 8])
+    g.output("tripled", FLOAT, [2, 4, 21])
     return g.model("conv-transpose", 17)
 
 
