@@ -4,6 +4,7 @@
 //! has none here; [`super::regions::sweep`] then computes its whole result.
 
 use super::boxes::{full, Region};
+use super::reshape_box::reshape_box;
 use crate::graph_view::{Attr, Node};
 use std::ops::Range;
 use turbine_dialects::attributes::graph::{NearestRounding, ResizeCoordinates, ResizeMode};
@@ -140,15 +141,10 @@ fn gemm(node: &Node, region: &Region, shapes: &[&[usize]]) -> Option<Demand> {
     plain(operands)
 }
 
-/// `graph.reshape` and `graph.flatten` of `input` to `output`: the box's leading dimensions up
-/// to the first the reshape changes, the rest whole; None unless the box holds the changed
-/// dimensions whole.
+/// `graph.reshape` and `graph.flatten` of `input` to `output`: the box of the input holding the
+/// box's elements ([`reshape_box`]); None when they are no box of it.
 fn reshape(region: &Region, input: &[usize], output: &[usize]) -> Option<Demand> {
-    let prefix = output.iter().zip(input).take_while(|(a, b)| a == b).count();
-    let whole_after = (prefix..output.len()).all(|d| region[d] == (0..output[d]));
-    let mut box_ = region[..prefix].to_vec();
-    box_.extend(input[prefix..].iter().map(|&size| 0..size));
-    whole_after.then_some(Demand {
+    reshape_box(region, input, output).map(|box_| Demand {
         operands: vec![box_],
         attributes: Vec::new(),
     })

@@ -9,5 +9,6 @@ pub mod binding;
 pub mod boxes;
 pub mod demand;
 pub mod regions;
+pub mod reshape_box;
 pub mod sliced_body;
 pub mod subsampling;
