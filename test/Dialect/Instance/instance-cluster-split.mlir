@@ -160,7 +160,8 @@ func.func @classifier(%x: tensor<8x256xf32>, %z: tensor<8x1024xf32>) -> tensor<8
 // Tests the channel cut of a function that runs on one cluster (batch 1): each 3x3 convolution
 // spreads over the 4 clusters. The first two form a run of channel segments that hand over to
 // each other through DDR (no segment between them); the pooling between the second and the third
-// is a segment of count 1 (every value whole), so the third is a run of its own. The first's
+// is a segment of its own, cut along the channels (each is pooled alone; the function's result has
+// no dimension that separates it, the segment's has), so the third is a run of its own. The first's
 // estimate carries the run's entry (the one-cluster program would write its input to DDR), the
 // second's its exit (the pooling reads it back and loses the DDR port's idle time), the third
 // both.
@@ -169,7 +170,7 @@ func.func @classifier(%x: tensor<8x256xf32>, %z: tensor<8x1024xf32>) -> tensor<8
 // CHECK:         %[[A:.*]] = instance.clusters 4(%{{.*}}, %{{.*}}) split [-1, 0] -> [1] : (tensor<1x256x28x28xf32>, tensor<256x256x3x3xf32>) -> tensor<1x256x28x28xf32> {
 // CHECK-NEXT:    ^bb0(%{{.*}}: tensor<1x256x28x28xf32>, %{{.*}}: tensor<64x256x3x3xf32>):
 // CHECK:         %[[B:.*]] = instance.clusters 4(%[[A]], %{{.*}}) split [-1, 0] -> [1]
-// CHECK:         %[[P:.*]] = instance.clusters 1(%[[B]]) split [-1] -> [-1] : (tensor<1x256x28x28xf32>) -> tensor<1x256x28x28xf32> {
+// CHECK:         %[[P:.*]] = instance.clusters 4(%[[B]]) split [1] -> [1] : (tensor<1x256x28x28xf32>) -> tensor<1x256x28x28xf32> {
 // CHECK:           graph.max_pool2d
 // CHECK:         instance.clusters 4(%[[P]], %{{.*}}) split [-1, 0] -> [1]
 // NOCUT:         instance.clusters 1(
@@ -182,6 +183,7 @@ func.func @one_cluster(%x: tensor<1x256x28x28xf32>) -> tensor<1x256x28x28xf32> {
   %w2 = graph.weight "w2" : tensor<256x256x3x3xf32>
   // expected-remark@+1 {{'graph.conv2d' cut along dimension 1 of its result over 4 clusters in a segment of its own: estimated 184352 cycles per cluster, against 225792 with the batch cut}}
   %c2 = graph.conv2d %c1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x256x28x28xf32>, tensor<256x256x3x3xf32>) -> tensor<1x256x28x28xf32>
+  // expected-remark@+1 {{the segment from here to the next channel-cut layer is cut along dimension 1 of its first result over 4 clusters}}
   %p = graph.max_pool2d %c2 {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x256x28x28xf32> -> tensor<1x256x28x28xf32>
   %w3 = graph.weight "w3" : tensor<256x256x3x3xf32>
   // expected-remark@+1 {{'graph.conv2d' cut along dimension 1 of its result over 4 clusters in a segment of its own: estimated 135712 cycles per cluster, against 225792 with the batch cut}}
@@ -279,15 +281,17 @@ func.func @subsampled_projection(%x: tensor<8x1024x14x14xf32>) -> tensor<8x2048x
 
 // -----
 
-// Tests that a function on one cluster (batch 1) does not subsample a projection's input: its
-// segments on one cluster are not cut, and measured on ResNet-50 b1 the choice the subsampled
-// estimate led to was slower (2.98 M cycles against 2.94 M). The projection keeps its strides.
+// Tests that a function on one cluster (batch 1) does not subsample a projection's input:
+// measured on ResNet-50 b1 the choice the subsampled estimate led to was slower (2.98 M cycles
+// against 2.94 M). The projection keeps its strides. The relu before the channel layers is a
+// segment cut along its channels.
 // CHECK-LABEL: func.func @projection_on_one_cluster
 // CHECK-NOT:     steps
 // CHECK:         instance.clusters 4(%{{.*}}, %{{.*}}) split [-1, 0] -> [1] : (tensor<1x1024x14x14xf32>, tensor<2048x1024x1x1xf32>) -> tensor<1x2048x7x7xf32>
 // CHECK:           graph.conv2d %{{.*}}, %{{.*}} {strides = array<i64: 2, 2>}
 // expected-remark@+1 {{@projection_on_one_cluster runs on one cluster of 4}}
 func.func @projection_on_one_cluster(%x: tensor<1x1024x14x14xf32>) -> tensor<1x2048x7x7xf32> {
+  // expected-remark@+1 {{the segment from here to the next channel-cut layer is cut along dimension 1 of its first result over 4 clusters}}
   %r = graph.relu %x : tensor<1x1024x14x14xf32>
   %w1 = graph.weight "w1" : tensor<512x1024x1x1xf32>
   // expected-remark@+1 {{'graph.conv2d' cut along dimension 1 of its result over 4 clusters in a segment of its own: estimated 71696 cycles per cluster}}

@@ -125,7 +125,16 @@ fn random_networks_with_every_layer_they_can_cut_along_its_channels_match_the_in
             seed,
             "graphturbo{channel-cut=false}",
         );
-        segmented += usize::from(cut > whole);
+        // Segments that join the kernel before hide in its launch; each in its own shows.
+        let apart = check_schedule(
+            &source,
+            &weights,
+            target,
+            seed,
+            "graphturbo{channel-cut-gain=1e9 join-segments=false}",
+        );
+        assert!(cut <= apart, "seed {seed}: joining segments added kernels");
+        segmented += usize::from(apart > whole);
     }
     // Most of the networks have a convolution or a classifier the cut divides.
     assert!(

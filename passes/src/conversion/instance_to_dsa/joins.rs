@@ -75,6 +75,11 @@ pub(super) fn plan_joins(
             } else {
                 opener = index;
             }
+            // A segment of several kernels opens its last one: the segments after it continue
+            // that kernel, and what they keep in the GB is reserved of its arena.
+            if walks[index].items.len() > 1 {
+                opener = index;
+            }
         }
         // A carved result read after its kernel is launched would be read after its arena.
         let broken: Vec<usize> = (0..count)

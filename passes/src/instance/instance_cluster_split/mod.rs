@@ -297,9 +297,10 @@ impl InstanceClusterSplit {
         let clone = unsafe { Op::from_raw(mlirOperationClone(function.raw())) };
         let outcome = segments::segment(clone, view, layers, batch_count, count);
         match &outcome {
-            Ok(kept) if !kept.is_empty() => {
+            Ok(segmented) if !segmented.layers.is_empty() => {
                 if self.explain {
-                    explain_layers(view, layers, kept, count);
+                    explain_layers(view, layers, &segmented.layers, count);
+                    explain_own_cuts(&segmented.own_cuts);
                 }
                 // SAFETY: both functions are alive; the clone's body replaces the function's and
                 // the emptied clone is destroyed.
@@ -328,6 +329,23 @@ impl InstanceClusterSplit {
                 false
             }
         }
+    }
+}
+
+/// Remarks on each segment between channel layers given a cut of its own: at its first op, the
+/// dimension of its first result cut and the clusters.
+fn explain_own_cuts(own_cuts: &[(MlirLocation, usize, usize)]) {
+    for &(location, dim, shares) in own_cuts {
+        // SAFETY: the location belongs to the function's context, alive for the pass.
+        let location = unsafe { melior::ir::Location::from_raw(location) };
+        crate::ir::emit_remark(
+            location,
+            &format!(
+                "the segment from here to the next channel-cut layer is cut along dimension \
+                 {dim} of its first result over {shares} clusters: no dimension of the \
+                 function's result separates, this one separates the segment"
+            ),
+        );
     }
 }
 

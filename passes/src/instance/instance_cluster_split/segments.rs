@@ -145,19 +145,31 @@ fn on_one_cluster(op: Op) {
     }
 }
 
+/// What [`segment`] made.
+pub(super) struct Segmented {
+    /// The indices of the layers given a segment, each with whether it reads its input
+    /// subsampled.
+    pub layers: Vec<(usize, bool)>,
+    /// The segments between channel layers given a cut of their own (the function having
+    /// none): the location of each one's first op, the dimension of its first result cut, and
+    /// the clusters it is cut over.
+    pub own_cuts: Vec<(MlirLocation, usize, usize)>,
+}
+
 /// Rewrites the body of `clone` (a clone of the function `view` read) into segments: the
 /// channel layers among `candidates` that can be made consecutive each in its own, cut along
 /// its `dim` over `count` clusters, the ops between them in segments cut along dimension 0 of
-/// their first result over `batch_count` clusters (one cluster running them whole when 1).
-/// Returns the indices of the layers given a segment, each with whether it reads its input
-/// subsampled, or why a segment does not separate.
+/// their first result over `batch_count` clusters. When that is 1 (no dimension of the
+/// function's result separates), each segment between channel layers takes the cut of its own
+/// first result that separates it over the most clusters ([`own_cut`]), else runs whole on one
+/// cluster. Returns what it made, or why a segment does not separate.
 pub(super) fn segment(
     clone: Op,
     view: &FunctionView,
     candidates: &[ChannelLayer],
     batch_count: usize,
     count: usize,
-) -> Result<Vec<(usize, bool)>, String> {
+) -> Result<Segmented, String> {
     let view = view.of_clone(clone);
     results_leave_alone(&view)?;
     let (layers, mut segments) = order(&view, candidates);
@@ -171,22 +183,56 @@ pub(super) fn segment(
     }
     let subsampled = subsample_inputs(&view, candidates, &mut segments);
     let mut wrapped = Vec::new();
+    let mut own_cuts = Vec::new();
     for (index, segment) in segments.iter().enumerate() {
         let members = segment_members(&view, segment);
         let op = wrap_ops(terminator, &members, instance::Kind::Clusters, &[]);
         match segment.channel {
             Some(k) => wrapped.push((op, candidates[k].dim, count, index)),
             None if batch_count > 1 => wrapped.push((op, 0, batch_count, index)),
-            None => on_one_cluster(op),
+            None => match own_cut(&view, op, count) {
+                Some((dim, shares)) => {
+                    let first = view.ops[segment.ops[0]].op;
+                    own_cuts.push((first.location(), dim, shares));
+                    wrapped.push((op, dim, shares, index));
+                }
+                None => on_one_cluster(op),
+            },
         }
     }
     for (op, dim, count, index) in wrapped {
         share_segment(&view, op, dim, count, index)?;
     }
-    Ok(layers
-        .into_iter()
-        .map(|k| (k, subsampled.contains(&candidates[k].members[0])))
-        .collect())
+    Ok(Segmented {
+        layers: layers
+            .into_iter()
+            .map(|k| (k, subsampled.contains(&candidates[k].members[0])))
+            .collect(),
+        own_cuts,
+    })
+}
+
+/// The cut of the segment `op` between channel layers of a function no dimension of which
+/// separates: the dimension of the segment's first result that separates it over the most of
+/// `count` clusters, the outer one on a tie, as [`super::Cut`] chooses the function's (a
+/// sequence-first transformer at batch 1 cuts its row-wise segments along the rows of its
+/// flattened products, while its attention runs whole); None when none does.
+fn own_cut(view: &FunctionView, op: Op, count: usize) -> Option<(usize, usize)> {
+    let body = FunctionView::read_body(op, view.name.clone()).ok()?;
+    let shape = body.type_of(*body.returned().first()?).shape.clone();
+    let mut best: Option<(usize, usize)> = None;
+    for (dim, &size) in shape.iter().enumerate() {
+        let Some(shares) = (2..=count.min(size)).rev().find(|c| size % c == 0) else {
+            continue;
+        };
+        if best.is_some_and(|(_, most)| most >= shares) {
+            continue;
+        }
+        if partition(&body, dim, shares).is_ok() {
+            best = Some((dim, shares));
+        }
+    }
+    best
 }
 
 /// Checks that every result can leave a segment as its own value (the lowering writes each
