@@ -3,8 +3,11 @@
 //!
 //! Importers produce long reshape chains (ONNX exporters reshape around every Flatten, Squeeze and
 //! Unsqueeze). A reshape only depends on its input's element order, so `reshape(reshape(x))` is
-//! `reshape(x)` whatever the intermediate shape was.
+//! `reshape(x)` whatever the intermediate shape was. Reshapes that only add or drop dimensions
+//! of size 1 are first sunk below the element-wise ops and batch normalisations that read them
+//! ([`super::sink_unit_reshapes`]), so that those around a 1-D convolution meet and fold.
 
+use super::sink_unit_reshapes::sink_unit_reshapes;
 use crate::{
     ir::Op,
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
@@ -26,8 +29,12 @@ impl Pass for FoldReshapes {
     const DESCRIPTION: &'static str = "\
 Rewrites `graph.reshape(graph.reshape(x))` into `graph.reshape(x)`, erases the inner reshape when \
 nothing else uses it, and replaces a reshape whose result type equals its input type by its input. \
-With `include-flatten` (the default), `graph.flatten` is first rewritten into the equivalent \
-`graph.reshape` so that it folds too.";
+First, an element-wise op or `graph.batch_norm` whose non-scalar operands are all reshapes that \
+only add or drop dimensions of size 1, of values of one shape (a batch normalisation keeping its \
+channels at dimension 1), reads those values instead and is followed by a reshape to its old \
+type: the reshapes around a 1-D convolution (a 2-D one of height 1) then meet and fold, and the \
+normalisation and activation after it run in 4-D. With `include-flatten` (the default), \
+`graph.flatten` is first rewritten into the equivalent `graph.reshape` so that it folds too.";
     const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
         name: "include-flatten",
@@ -46,6 +53,7 @@ With `include-flatten` (the default), `graph.flatten` is first rewritten into th
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
         // SAFETY: the pass manager hands us a live op, alive for the run.
         let function = unsafe { Op::from_raw(operation.to_raw()) };
+        sink_unit_reshapes(function);
         for op in function.collect_pre_order() {
             let op = match op.kind().and_then(OpKind::graph) {
                 Some(graph::Kind::Flatten) if self.include_flatten => flatten_to_reshape(op),

@@ -7,6 +7,7 @@ pub mod fold_batch_rows;
 pub mod fold_reshapes;
 pub mod resize_to_broadcast;
 mod rewrite_each;
+mod sink_unit_reshapes;
 pub mod split_reductions;
 pub mod subsample_strided_convs;
 pub mod substitute;

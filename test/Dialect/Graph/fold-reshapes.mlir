@@ -83,3 +83,47 @@ func.func @nested(%c: tensor<i1>, %x: tensor<4xf32>, %y: tensor<2x2xf32>) -> ten
   }
   return %r : tensor<2x2xf32>
 }
+
+// -----
+
+// Tests that the reshapes around a 1-D convolution (a 2-D one of height 1) sink below the batch
+// normalisation and LeakyReLU after it, whose other operands are per-channel or scalars, and
+// meet the next convolution's reshape up: everything runs in 4-D and no reshape is left between
+// the layers; the last result is reshaped back once.
+// CHECK-LABEL: func.func @conv1d_block
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1x4x1x16xf32>, %[[W:[^:]*]]: tensor<4x4x1x3xf32>, %[[P:[^:]*]]: tensor<4xf32>)
+// CHECK-NEXT: %[[ALPHA:.*]] = graph.constant dense<1.000000e-01> : tensor<f32>
+// CHECK-NEXT: %[[C1:.*]] = graph.conv2d %[[X]], %[[W]] {{.*}} -> tensor<1x4x1x16xf32>
+// CHECK-NEXT: %[[BN:.*]] = graph.batch_norm %[[C1]], %[[P]], %[[P]], %[[P]], %[[P]] : (tensor<1x4x1x16xf32>, {{.*}}) -> tensor<1x4x1x16xf32>
+// CHECK-NEXT: %[[NEG:.*]] = graph.min %[[BN]], %[[ALPHA]] : tensor<1x4x1x16xf32>, tensor<f32> -> tensor<1x4x1x16xf32>
+// CHECK-NEXT: %[[POS:.*]] = graph.relu %[[BN]] : tensor<1x4x1x16xf32>
+// CHECK-NEXT: %[[ACT:.*]] = graph.add %[[POS]], %[[NEG]] : tensor<1x4x1x16xf32>, tensor<1x4x1x16xf32> -> tensor<1x4x1x16xf32>
+// CHECK-NEXT: %[[C2:.*]] = graph.conv2d %[[ACT]], %[[W]] {{.*}} -> tensor<1x4x1x16xf32>
+// CHECK-NEXT: %[[OUT:.*]] = graph.reshape %[[C2]] : tensor<1x4x1x16xf32> -> tensor<1x4x16xf32>
+// CHECK-NEXT: return %[[OUT]]
+func.func @conv1d_block(%x: tensor<1x4x1x16xf32>, %w: tensor<4x4x1x3xf32>, %p: tensor<4xf32>) -> tensor<1x4x16xf32> {
+  %alpha = graph.constant dense<0.1> : tensor<f32>
+  %c1 = graph.conv2d %x, %w {pads = array<i64: 0, 1, 0, 1>} : (tensor<1x4x1x16xf32>, tensor<4x4x1x3xf32>) -> tensor<1x4x1x16xf32>
+  %d1 = graph.reshape %c1 : tensor<1x4x1x16xf32> -> tensor<1x4x16xf32>
+  %bn = graph.batch_norm %d1, %p, %p, %p, %p : (tensor<1x4x16xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x16xf32>
+  %neg = graph.min %bn, %alpha : tensor<1x4x16xf32>, tensor<f32> -> tensor<1x4x16xf32>
+  %pos = graph.relu %bn : tensor<1x4x16xf32>
+  %act = graph.add %pos, %neg : tensor<1x4x16xf32>, tensor<1x4x16xf32> -> tensor<1x4x16xf32>
+  %u2 = graph.reshape %act : tensor<1x4x16xf32> -> tensor<1x4x1x16xf32>
+  %c2 = graph.conv2d %u2, %w {pads = array<i64: 0, 1, 0, 1>} : (tensor<1x4x1x16xf32>, tensor<4x4x1x3xf32>) -> tensor<1x4x1x16xf32>
+  %d2 = graph.reshape %c2 : tensor<1x4x1x16xf32> -> tensor<1x4x16xf32>
+  return %d2 : tensor<1x4x16xf32>
+}
+
+// -----
+
+// Tests that a reshape stays where sinking it would change what an operand broadcasts against:
+// the add's other operand is a row, not a scalar.
+// CHECK-LABEL: func.func @broadcast_row
+// CHECK: graph.reshape
+// CHECK-NEXT: graph.add %{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16xf32> -> tensor<4x16xf32>
+func.func @broadcast_row(%x: tensor<4x1x16xf32>, %row: tensor<16xf32>) -> tensor<4x16xf32> {
+  %r = graph.reshape %x : tensor<4x1x16xf32> -> tensor<4x16xf32>
+  %y = graph.add %r, %row : tensor<4x16xf32>, tensor<16xf32> -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
