@@ -55,8 +55,16 @@ fn unit_reshaped_operands(op: Op) -> Option<Vec<Option<Val>>> {
         sources.push(Some(source));
     }
     let from = source_shape?;
-    // A batch normalisation keeps its channels at dimension 1 on both sides.
+    // A batch normalisation keeps its channels at dimension 1 on both sides; a scalar operand
+    // of more dimensions than the sources would raise the result's rank.
     if batch_norm && (from.len() < 2 || from[1] != result[1]) {
+        return None;
+    }
+    let operands = op.operands();
+    let raises_rank = sources.iter().zip(&operands).any(|(source, operand)| {
+        source.is_none() && TensorType::of(*operand).is_some_and(|ty| ty.shape.len() > from.len())
+    });
+    if !batch_norm && raises_rank {
         return None;
     }
     Some(sources)

@@ -127,3 +127,16 @@ func.func @broadcast_row(%x: tensor<4x1x16xf32>, %row: tensor<16xf32>) -> tensor
   %y = graph.add %r, %row : tensor<4x16xf32>, tensor<16xf32> -> tensor<4x16xf32>
   return %y : tensor<4x16xf32>
 }
+
+// -----
+
+// Tests that a reshape stays where a scalar operand of more dimensions than the reshape's input
+// would raise the result's rank once sunk: [4] against [1, 1] broadcasts to [1, 4].
+// CHECK-LABEL: func.func @scalar_of_higher_rank
+// CHECK: %[[R:.*]] = graph.reshape
+// CHECK-NEXT: graph.div %[[R]], %{{.*}} : tensor<1x1x4xf32>, tensor<1x1xf32> -> tensor<1x1x4xf32>
+func.func @scalar_of_higher_rank(%x: tensor<4xf32>, %s: tensor<1x1xf32>) -> tensor<1x1x4xf32> {
+  %r = graph.reshape %x : tensor<4xf32> -> tensor<1x1x4xf32>
+  %y = graph.div %r, %s : tensor<1x1x4xf32>, tensor<1x1xf32> -> tensor<1x1x4xf32>
+  return %y : tensor<1x1x4xf32>
+}
