@@ -76,13 +76,13 @@ pub enum RuntimeError {
         /// The instruction, its core, launch and layer.
         context: String,
     },
-    /// A gather met an index outside its table while the launch ran.
+    /// A gather or scatter met an index outside the tensor it indexes while the launch ran.
     IndexOutOfRange {
         /// The instruction, its core, launch and layer.
         context: String,
         /// The index.
         index: i64,
-        /// The extent of the table along the gathered axis.
+        /// The extent of the indexed tensor along the axis.
         extent: u64,
     },
     /// An operand is malformed or not allowed where it is (shape, rank, level, owner).
@@ -283,7 +283,7 @@ impl fmt::Display for RuntimeError {
                 extent,
             } => write!(
                 f,
-                "{context}: index {index} is outside the table's {extent} entries \
+                "{context}: index {index} is outside the {extent} positions along the axis \
                  (valid: -{extent} to {})",
                 extent.saturating_sub(1)
             ),

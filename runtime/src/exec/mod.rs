@@ -33,16 +33,16 @@ pub(crate) type Buffers = BTreeMap<BufferId, Arc<Buffer>>;
 pub const PARALLEL_MIN_WORK: f64 = 262_144.0;
 
 /// What went wrong in an instruction whose operands were fine when recorded but whose data
-/// is not: a gather's indices, an integer divisor.
+/// is not: a gather's or scatter's indices, an integer divisor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Fault {
     /// An integer division (or remainder) by zero.
     DivisionByZero,
-    /// A gather index outside `-extent..extent`.
+    /// A gather or scatter index outside `-extent..extent`.
     IndexOutOfRange {
         /// The index.
         index: i64,
-        /// The extent of the table along the gathered axis.
+        /// The extent of the indexed tensor along the axis.
         extent: u64,
     },
 }
