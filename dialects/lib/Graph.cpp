@@ -604,6 +604,25 @@ LogicalResult GatherOp::verify() {
   return expectShape(*this, "result", getType().getShape(), expected);
 }
 
+/// The rules graph.gather_elements and graph.scatter_elements share: indices of the data's
+/// rank, an axis of it, and indices no larger than the data along every other axis.
+static LogicalResult verifyElementIndices(Operation *op, ArrayRef<int64_t> data,
+                                          ArrayRef<int64_t> indices, int64_t axisGiven) {
+  if (indices.size() != data.size())
+    return op->emitOpError() << "indices of rank " << indices.size()
+                             << " for data of rank " << data.size();
+  std::optional<int64_t> axis = normalizeAxis(axisGiven, data.size());
+  if (!axis)
+    return op->emitOpError() << "axis " << axisGiven << " is out of range for rank "
+                             << data.size();
+  for (size_t d = 0; d < data.size(); ++d)
+    if (static_cast<int64_t>(d) != *axis && indices[d] > data[d])
+      return op->emitOpError() << "indices " << formatShape(indices)
+                               << " reach past the data " << formatShape(data)
+                               << " along dimension " << d;
+  return success();
+}
+
 LogicalResult GatherElementsOp::verify() {
   ArrayRef<int64_t> data = getData().getType().getShape();
   ArrayRef<int64_t> indices = getIndices().getType().getShape();
@@ -611,19 +630,8 @@ LogicalResult GatherElementsOp::verify() {
     return emitOpError() << "result element type " << getType().getElementType()
                          << " differs from the data's "
                          << getData().getType().getElementType();
-  if (indices.size() != data.size())
-    return emitOpError() << "indices of rank " << indices.size()
-                         << " for data of rank " << data.size();
-  std::optional<int64_t> axis =
-      normalizeAxis(static_cast<int64_t>(getAxis()), data.size());
-  if (!axis)
-    return emitOpError() << "axis " << static_cast<int64_t>(getAxis())
-                         << " is out of range for rank " << data.size();
-  for (size_t d = 0; d < data.size(); ++d)
-    if (static_cast<int64_t>(d) != *axis && indices[d] > data[d])
-      return emitOpError() << "indices " << formatShape(indices)
-                           << " reach past the data " << formatShape(data)
-                           << " along dimension " << d;
+  if (failed(verifyElementIndices(*this, data, indices, static_cast<int64_t>(getAxis()))))
+    return failure();
   return expectShape(*this, "result", getType().getShape(), indices);
 }
 
@@ -641,19 +649,8 @@ LogicalResult ScatterElementsOp::verify() {
   if (getUpdates().getType().getShape() != indices)
     return emitOpError() << "updates " << formatShape(getUpdates().getType().getShape())
                          << " differ from the indices " << formatShape(indices);
-  if (indices.size() != data.size())
-    return emitOpError() << "indices of rank " << indices.size()
-                         << " for data of rank " << data.size();
-  std::optional<int64_t> axis =
-      normalizeAxis(static_cast<int64_t>(getAxis()), data.size());
-  if (!axis)
-    return emitOpError() << "axis " << static_cast<int64_t>(getAxis())
-                         << " is out of range for rank " << data.size();
-  for (size_t d = 0; d < data.size(); ++d)
-    if (static_cast<int64_t>(d) != *axis && indices[d] > data[d])
-      return emitOpError() << "indices " << formatShape(indices)
-                           << " reach past the data " << formatShape(data)
-                           << " along dimension " << d;
+  if (failed(verifyElementIndices(*this, data, indices, static_cast<int64_t>(getAxis()))))
+    return failure();
   if (getReduction() != ScatterReduction::none && element.isInteger(1))
     return emitOpError() << "reduction '" << stringifyScatterReduction(getReduction())
                          << "' on booleans";

@@ -285,15 +285,15 @@ def export_models():
 def same_outputs(paths):
     """None when onnxruntime computes the same outputs for the models at `paths` (the oracle's
     tolerance) on one set of inputs, else what differs."""
-    sessions = [onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"]) for path in paths]
+    runners = [onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"]) for path in paths]
     feeds = {}
-    for value in sessions[0].get_inputs():
+    for value in runners[0].get_inputs():
         random = np.random.default_rng(0)
         if value.type == "tensor(int64)":
             feeds[value.name] = random.integers(*oracle.INTEGER_INPUTS[value.name], value.shape)
         else:
             feeds[value.name] = random.standard_normal(value.shape).astype(np.float32)
-    outputs = [session.run(None, feeds) for session in sessions]
+    outputs = [runner.run(None, feeds) for runner in runners]
     for index, (got, want) in enumerate(zip(*outputs)):
         bound = 1e-4 * np.abs(want).max() + 1e-4 * np.abs(want)
         if got.shape != want.shape or (np.abs(got - want) > bound).any():

@@ -11,6 +11,7 @@ use super::{
     layers::{self, Layer, Scope},
 };
 use crate::graph_view::ElementType;
+use crate::target::Machine;
 use turbine_dialects::ops::graph;
 
 /// Emits the arg reduction `layer` into `kernel`, writing `result`.
@@ -32,21 +33,13 @@ pub fn lower(
     if !input.view.is_contiguous() || !result.view.is_contiguous() {
         return Err(refuse("of a strided view"));
     }
-    let shape = &input.view.shape;
-    let axis = layers::axis(node.int("axis"), shape.len());
-    let outer: usize = shape[..axis].iter().product();
-    let inner: usize = shape[axis + 1..].iter().product();
-    let size = shape[axis];
+    let [outer, size, inner] = lines_along(&input.view.shape, node.int("axis"));
     let input = reshaped(host, input, &[outer, size, inner]);
     let output = reshaped(host, result, &[outer, 1, inner]);
     let machine = scope.machine;
-    let share = (outer * inner).div_ceil(machine.cores).max(1);
     let line_bytes = size * ElementType::F32.bytes() + ElementType::I64.bytes();
-    let tile = row_major_tile(&[outer, inner], |tile| {
-        let lines = tile[0] * tile[1];
-        lines <= share && lines * line_bytes <= machine.lb_bytes
-    })
-    .ok_or_else(|| refuse("with lines longer than the local buffer holds"))?;
+    let tile = line_tile(machine, [outer, inner], line_bytes)
+        .ok_or_else(|| refuse("with lines longer than the local buffer holds"))?;
     let (lines_in, lines_out) = ([tile[0], size, tile[1]], [tile[0], 1, tile[1]]);
     let source = kernel.argument(input.host, &input.view);
     let target = kernel.argument(output.host, &output.view);
@@ -71,4 +64,28 @@ pub fn lower(
     let store = body.dma(picked, to, &[reduced]);
     kernel.end_tiles(&[store]);
     Ok(kernel)
+}
+
+/// A tensor of `shape` seen as `[outer, size, inner]` lines along `axis` (negative from the end).
+pub(super) fn lines_along(shape: &[usize], axis: i64) -> [usize; 3] {
+    let axis = layers::axis(axis, shape.len());
+    [
+        shape[..axis].iter().product(),
+        shape[axis],
+        shape[axis + 1..].iter().product(),
+    ]
+}
+
+/// The `[outer, inner]` tile of lines a core takes at a time: a core's share of the
+/// `outer × inner` lines at most, each of `line_bytes` in the LB; None when one line overflows it.
+pub(super) fn line_tile(
+    machine: &Machine,
+    [outer, inner]: [usize; 2],
+    line_bytes: usize,
+) -> Option<Vec<usize>> {
+    let share = (outer * inner).div_ceil(machine.cores).max(1);
+    row_major_tile(&[outer, inner], |tile| {
+        let lines = tile[0] * tile[1];
+        lines <= share && lines * line_bytes <= machine.lb_bytes
+    })
 }

@@ -4,14 +4,13 @@
 //! values (f32) and the indices (i64).
 
 use super::{
-    elementwise::row_major_tile,
+    arg_reduce::{line_tile, lines_along},
     emit::{reshaped, Body, Tensor},
     error::LoweringError,
     kernel::Kernel,
-    layers::{self, Layer, Scope},
+    layers::{Layer, Scope},
 };
 use crate::graph_view::ElementType;
-use crate::ir::Val;
 
 /// Emits the top-k `layer` into `kernel`, writing `results` (the values, then the indices).
 pub fn lower(
@@ -38,22 +37,15 @@ pub fn lower(
     {
         return Err(refuse("of a strided view"));
     }
-    let shape = &input.view.shape;
-    let axis = layers::axis(node.int("axis"), shape.len());
-    let outer: usize = shape[..axis].iter().product();
-    let inner: usize = shape[axis + 1..].iter().product();
-    let (size, k) = (shape[axis], values.view.shape[axis]);
+    let [outer, size, inner] = lines_along(&input.view.shape, node.int("axis"));
+    let k = lines_along(&values.view.shape, node.int("axis"))[1];
     let input = reshaped(host, input, &[outer, size, inner]);
     let values = reshaped(host, values, &[outer, k, inner]);
     let indices = reshaped(host, indices, &[outer, k, inner]);
     let machine = scope.machine;
-    let share = (outer * inner).div_ceil(machine.cores).max(1);
     let line_bytes = (size + k) * ElementType::F32.bytes() + k * ElementType::I64.bytes();
-    let tile = row_major_tile(&[outer, inner], |tile| {
-        let lines = tile[0] * tile[1];
-        lines <= share && lines * line_bytes <= machine.lb_bytes
-    })
-    .ok_or_else(|| refuse("with lines longer than the local buffer holds"))?;
+    let tile = line_tile(machine, [outer, inner], line_bytes)
+        .ok_or_else(|| refuse("with lines longer than the local buffer holds"))?;
     let (lines_in, lines_out) = ([tile[0], size, tile[1]], [tile[0], k, tile[1]]);
     let source = kernel.argument(input.host, &input.view);
     let value_target = kernel.argument(values.host, &values.view);
@@ -70,14 +62,9 @@ pub fn lower(
     let positions = alloc(&lines_out, ElementType::I64)?;
     let counts = [outer / tile[0], inner / tile[1]];
     let index = kernel.begin_tiles(counts[0] * counts[1], machine);
-    let coordinates = kernel.decode(index, &counts);
+    let lines = kernel.tile_offsets(index, &counts, &tile);
     let body = &mut kernel.body;
-    let zero = body.index(0);
-    let offsets: [Val; 3] = [
-        body.scaled(coordinates[0], tile[0]),
-        zero,
-        body.scaled(coordinates[1], tile[1]),
-    ];
+    let offsets = [lines[0], body.index(0), lines[1]];
     let (from, _) = body.subview(source, &input.view, &offsets, &lines_in, None);
     let load = body.dma(from, loaded, &[]);
     // `largest` is true by default: the printed IR leaves it out then.

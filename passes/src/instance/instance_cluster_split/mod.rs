@@ -18,6 +18,7 @@
 
 mod channel_cut;
 mod clusters;
+mod cut;
 mod partition;
 mod segments;
 mod weight_traffic;
@@ -31,12 +32,12 @@ use crate::{
 };
 use channel_cut::ChannelLayer;
 use clusters::build_clusters;
+use cut::Cut;
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use partition::{partition, Partition};
+use partition::Partition;
 use turbine_dialects::ops::{instance, upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
-use weight_traffic::WeightTraffic;
 
 /// The pass; see the module documentation.
 #[derive(Debug)]
@@ -194,88 +195,6 @@ along its channels gives both estimates.";
             None => wrap_whole(function),
         }
         Ok(())
-    }
-}
-
-/// The function's cut: the dimension of its first result and the partition along it, and why
-/// each other dimension tried was refused.
-struct Cut {
-    /// The dimension and its partition; None when no dimension separates.
-    chosen: Option<(usize, Partition)>,
-    /// Per dimension refused, the reason and what it would have recomputed, for the remark.
-    refused: Vec<String>,
-}
-
-impl Cut {
-    /// Tries each dimension of the first result of `view`, outermost first, with the largest
-    /// number of the `clusters` that divides it; keeps the one that separates over the most
-    /// clusters, the outer one on a tie.
-    fn choose(view: &FunctionView, clusters: usize) -> Self {
-        let shape = &view.type_of(view.returned()[0]).shape;
-        let mut chosen: Option<(usize, Partition)> = None;
-        let mut refused = Vec::new();
-        for (dim, &size) in shape.iter().enumerate() {
-            let Some(count) = (2..=clusters.min(size))
-                .rev()
-                .find(|count| size % count == 0)
-            else {
-                continue;
-            };
-            if chosen.as_ref().is_some_and(|(_, best)| best.count >= count) {
-                continue;
-            }
-            match partition(view, dim, count) {
-                Ok(partition) => chosen = Some((dim, partition)),
-                Err(refusal) => refused.push(format!(
-                    "dimension {dim} into {count}: {} (the clusters would compute {:.0}% more)",
-                    refusal.reason,
-                    refusal.recomputed * 100.0
-                )),
-            }
-        }
-        Self { chosen, refused }
-    }
-
-    /// How many clusters the cut uses (1: the function runs on one).
-    fn count(&self) -> usize {
-        self.chosen
-            .as_ref()
-            .map_or(1, |(_, partition)| partition.count)
-    }
-
-    /// The `explain` remark's text after the function's name: the choice, with the weight
-    /// traffic of the chosen cut, and the dimensions refused.
-    fn explained(&self, view: &FunctionView, machine: &Machine) -> String {
-        let shape = &view.type_of(view.returned()[0]).shape;
-        let count = self.count();
-        let choice = match &self.chosen {
-            None => format!(
-                "runs on one cluster of {}: no dimension of the result {shape:?} separates over \
-                 the clusters",
-                machine.clusters
-            ),
-            Some((dim, partition)) => {
-                let traffic = WeightTraffic::of(view, partition, machine);
-                format!(
-                    "spread over {count} of {} clusters along dimension {dim} of the result \
-                     {shape:?}, {} per cluster; each cluster reads {} bytes of weights from DDR \
-                     ({:.0} cycles of its port) for {:.0} cycles of matrix work, and layer by \
-                     layer the larger of the two sums to {:.0} cycles",
-                    machine.clusters,
-                    shape[*dim] / count,
-                    traffic.bytes,
-                    traffic.port_cycles,
-                    traffic.compute_cycles,
-                    traffic.bound,
-                )
-            }
-        };
-        let refused = if self.refused.is_empty() {
-            String::new()
-        } else {
-            format!("; refused: {}", self.refused.join("; "))
-        };
-        format!("{choice}{refused}")
     }
 }
 

@@ -6,6 +6,7 @@
 
 use super::channel_cut::ChannelLayer;
 use super::clusters::build_clusters;
+use super::cut::Cut;
 use super::partition::partition;
 use crate::graph_view::FunctionView;
 use crate::instance::wrap::wrap_ops;
@@ -214,25 +215,14 @@ pub(super) fn segment(
 
 /// The cut of the segment `op` between channel layers of a function no dimension of which
 /// separates: the dimension of the segment's first result that separates it over the most of
-/// `count` clusters, the outer one on a tie, as [`super::Cut`] chooses the function's (a
+/// `count` clusters, the outer one on a tie, as [`Cut`] chooses the function's (a
 /// sequence-first transformer at batch 1 cuts its row-wise segments along the rows of its
 /// flattened products, while its attention runs whole); None when none does.
 fn own_cut(view: &FunctionView, op: Op, count: usize) -> Option<(usize, usize)> {
     let body = FunctionView::read_body(op, view.name.clone()).ok()?;
-    let shape = body.type_of(*body.returned().first()?).shape.clone();
-    let mut best: Option<(usize, usize)> = None;
-    for (dim, &size) in shape.iter().enumerate() {
-        let Some(shares) = (2..=count.min(size)).rev().find(|c| size % c == 0) else {
-            continue;
-        };
-        if best.is_some_and(|(_, most)| most >= shares) {
-            continue;
-        }
-        if partition(&body, dim, shares).is_ok() {
-            best = Some((dim, shares));
-        }
-    }
-    best
+    Cut::choose(&body, count)
+        .chosen
+        .map(|(dim, partition)| (dim, partition.count))
 }
 
 /// Checks that every result can leave a segment as its own value (the lowering writes each
