@@ -62,13 +62,16 @@ typedef int32_t td_status;
 #define TD_LEVEL_DDR 2 /* DDR (cluster and core ignored); the only level the host reads/writes */
 
 /* Element types of buffers (td_buffer_alloc). Compute instructions other than td_convert and
- * td_gather work on f32; td_dma copies between buffers of one type. */
+ * td_gather work on floats (f32, f16, bf16: computed in f32, rounded to the output's type on
+ * store); td_dma copies between buffers of one type, or converts between float types. */
 #define TD_DTYPE_F32 0
 #define TD_DTYPE_I64 1
 #define TD_DTYPE_I32 2
 #define TD_DTYPE_I8 3
 #define TD_DTYPE_U8 4
 #define TD_DTYPE_BOOL 5 /* one byte, 0 or 1 */
+#define TD_DTYPE_F16 6
+#define TD_DTYPE_BF16 7
 
 /* Binary element-wise ops (td_binary), numpy broadcasting. On the vector engine. */
 #define TD_BINARY_ADD 0

@@ -252,7 +252,7 @@ impl Device {
     ) -> Result<()> {
         let len = bytes.len() as u64 / dtype.bytes();
         let b = self.host_buffer(buffer, dtype, offset, len)?;
-        exec::storage_mut(b).write_bytes(offset as usize, bytes);
+        exec::storage_mut(b).write_bytes(dtype, offset as usize, bytes);
         self.stats.host_write(bytes.len() as u64);
         Ok(())
     }
@@ -268,7 +268,7 @@ impl Device {
     ) -> Result<Vec<u8>> {
         let b = self.host_buffer(buffer, dtype, offset, len)?;
         let mut bytes = Vec::with_capacity((len * dtype.bytes()) as usize);
-        exec::storage(b).read_bytes(offset as usize, len as usize, &mut bytes);
+        exec::storage(b).read_bytes(dtype, offset as usize, len as usize, &mut bytes);
         self.stats.host_read(bytes.len() as u64);
         Ok(bytes)
     }

@@ -14,13 +14,15 @@ fn element(memory: &Memory, view: &View) -> ElementType {
         .dtype
 }
 
-/// Checks the element types of the operands: a DMA copies between buffers of one type, a
-/// gather's table and output share a type and its indices are i64 or i32, a conversion takes
-/// any types, a comparison compares two inputs of one type into booleans, a selection picks by
-/// a boolean condition between inputs of the output's type, a binary operation computes on
-/// f32, i64 or i32 (all three operands of one type), an arg reduction reads f32 into i64, a
-/// top-k reads f32 into f32 values and i64 indices, and every other instruction computes on
-/// f32. The error is the message, without the instruction's name.
+/// Checks the element types of the operands: a DMA copies between buffers of one type or
+/// converts between float types, a gather's table and output share a type and its indices are
+/// i64 or i32, a conversion takes any types, a comparison compares two inputs of one type into
+/// booleans, a selection picks by a boolean condition between inputs of the output's type, a
+/// binary operation computes on floats or on one integer type (i64 or i32) for all three
+/// operands, an arg reduction reads floats into i64, a top-k reads floats into float values
+/// and i64 indices, and every other instruction computes on floats. Floats of different widths
+/// mix freely: units compute in f32 and round to each output's type. The error is the message,
+/// without the instruction's name.
 pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
     let of = |view: &View| element(memory, view);
     let same = |(a_name, a): (&str, &View), (b_name, b): (&str, &View)| {
@@ -38,6 +40,7 @@ pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
         other => Err(format!("{name} holds {other} elements; bool expected")),
     };
     match instr {
+        Instr::Dma { src, dst } if of(src).is_float() && of(dst).is_float() => Ok(()),
         Instr::Dma { src, dst } => same(("src", src), ("dst", dst)),
         Instr::Gather {
             table: data,
@@ -71,11 +74,10 @@ pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
                 ));
             }
             match (reduction, of(out)) {
-                (None, _) | (Some(_), ElementType::F32 | ElementType::I64 | ElementType::I32) => {
-                    Ok(())
-                }
+                (None, _) | (Some(_), ElementType::I64 | ElementType::I32) => Ok(()),
+                (Some(_), element) if element.is_float() => Ok(()),
                 (Some(op), other) => Err(format!(
-                    "a {} reduction combines f32, i64 or i32, not {other}",
+                    "a {} reduction combines floats, i64 or i32, not {other}",
                     op.name()
                 )),
             }
@@ -89,21 +91,22 @@ pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
             same(("a", a), ("b", b))?;
             same(("a", a), ("out", out))
         }
+        Instr::Binary { a, b, out, .. } if [a, b, out].iter().all(|v| of(v).is_float()) => Ok(()),
         Instr::Binary { a, b, out, .. } => {
             same(("a", a), ("b", b))?;
             same(("a", a), ("out", out))?;
             match of(out) {
-                ElementType::F32 | ElementType::I64 | ElementType::I32 => Ok(()),
+                ElementType::I64 | ElementType::I32 => Ok(()),
                 other => Err(format!(
-                    "{} computes on f32, i64 or i32, not {other}",
+                    "{} computes on floats, i64 or i32, not {other}",
                     instr.name()
                 )),
             }
         }
         Instr::ArgReduce { input, out, .. } => match (of(input), of(out)) {
-            (ElementType::F32, ElementType::I64) => Ok(()),
+            (input, ElementType::I64) if input.is_float() => Ok(()),
             (input, out) => Err(format!(
-                "{} reads f32 into i64, not {input} into {out}",
+                "{} reads floats into i64, not {input} into {out}",
                 instr.name()
             )),
         },
@@ -113,10 +116,10 @@ pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
             indices,
             ..
         } => match (of(input), of(values), of(indices)) {
-            (ElementType::F32, ElementType::F32, ElementType::I64) => Ok(()),
+            (input, values, ElementType::I64) if input.is_float() && values.is_float() => Ok(()),
             (input, values, indices) => Err(format!(
-                "{} reads f32 into f32 values and i64 indices, not {input} into {values} and \
-                 {indices}",
+                "{} reads floats into float values and i64 indices, not {input} into {values} \
+                 and {indices}",
                 instr.name()
             )),
         },
@@ -124,10 +127,10 @@ pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
         _ => match instr
             .operands()
             .iter()
-            .find(|(_, view, _)| of(view) != ElementType::F32)
+            .find(|(_, view, _)| !of(view).is_float())
         {
             Some((name, view, _)) => Err(format!(
-                "operand {name} holds {} elements; {} computes on f32",
+                "operand {name} holds {} elements; {} computes on floats",
                 of(view),
                 instr.name()
             )),
@@ -136,33 +139,50 @@ pub(crate) fn check(memory: &Memory, instr: &Instr) -> Result<(), String> {
     }
 }
 
-/// The element type a compute instruction computes on, whose rate times it: a binary
-/// operation's, a comparison's inputs', a selection's values', a conversion's wider side (the
-/// more lanes' worth of bytes); f32 for the others (and for the instructions of DMA channels,
-/// which bytes time instead).
+/// The element type a compute instruction computes on, whose rate times it: the widest of its
+/// float inputs (a product of f16 operands runs at the f16 rate whatever it accumulates
+/// into), an integer binary operation's type, a comparison's inputs', a selection's values', a
+/// conversion's wider side (the more lanes' worth of bytes); f32 for the instructions of DMA
+/// channels, which bytes time instead.
 pub(crate) fn computed_element(memory: &Memory, instr: &Instr) -> ElementType {
     let of = |view: &View| element(memory, view);
+    // The first of the widest, so that a conversion between equal widths runs at its input's
+    // rate.
+    let widest = |views: &[&View]| {
+        views
+            .iter()
+            .map(|view| of(view))
+            .reduce(|first, next| {
+                if next.bytes() > first.bytes() {
+                    next
+                } else {
+                    first
+                }
+            })
+            .expect("an instruction reads at least one operand")
+    };
     match instr {
-        Instr::Binary { out, .. } => of(out),
+        Instr::Binary { a, b, .. } => widest(&[a, b]),
+        Instr::Matmul { a, b, .. } => widest(&[a, b]),
+        Instr::Conv2d { input, filter, .. } => widest(&[input, filter]),
+        Instr::Unary { input, .. }
+        | Instr::Pool2d { input, .. }
+        | Instr::Reduce { input, .. }
+        | Instr::ArgReduce { input, .. }
+        | Instr::TopK { input, .. } => of(input),
         Instr::Compare { a, .. } | Instr::Select { a, .. } => of(a),
-        Instr::Convert { input, out } => {
-            let (from, to) = (of(input), of(out));
-            if from.bytes() >= to.bytes() {
-                from
-            } else {
-                to
-            }
-        }
+        Instr::Convert { input, out } => widest(&[input, out]),
         _ => ElementType::F32,
     }
 }
 
-/// Bytes an instruction of a DMA channel moves: a copy's elements, a gather's gathered
-/// elements and its indices; 0 for the others.
+/// Bytes an instruction of a DMA channel moves: a copy's elements (a converting copy converts
+/// at its wider end, so its path carries the narrower elements), a gather's gathered elements
+/// and its indices; 0 for the others.
 pub(crate) fn moved_bytes(memory: &Memory, instr: &Instr) -> u64 {
     let bytes = |view: &View| view.len() * element(memory, view).bytes();
     match instr {
-        Instr::Dma { src, .. } => bytes(src),
+        Instr::Dma { src, dst } => bytes(src).min(bytes(dst)),
         Instr::Gather { indices, out, .. } | Instr::GatherElements { indices, out, .. } => {
             bytes(out) + bytes(indices)
         }

@@ -754,7 +754,7 @@ fn element_types_are_checked_when_recorded() {
     let e = reject(&mut dev, &[C00], &[step(C00, relu(ints, 4), &[])]);
     assert_mentions(
         &e,
-        &["operand input holds i64 elements; relu computes on f32"],
+        &["operand input holds i64 elements; relu computes on floats"],
     );
     let gather = Instr::Gather {
         axis: 0,
@@ -844,5 +844,5 @@ fn an_integer_division_by_zero_fails_the_launch_and_names_it() {
         out: v(bools, 4),
     };
     let e = reject(&mut dev, &[C00], &[step(C00, add, &[])]);
-    assert_mentions(&e, &["add computes on f32, i64 or i32, not bool"]);
+    assert_mentions(&e, &["add computes on floats, i64 or i32, not bool"]);
 }

@@ -300,9 +300,9 @@ fn misuse_returns_a_status_and_a_message() {
             "level code 9",
         );
         fails(
-            td_buffer_alloc(dev, 2, 0, 0, 64, 6, &mut b),
+            td_buffer_alloc(dev, 2, 0, 0, 64, 8, &mut b),
             1,
-            "dtype code 6",
+            "dtype code 8",
         );
         fails(
             td_buffer_alloc(dev, 2, 0, 0, 64, 0, null_mut()),

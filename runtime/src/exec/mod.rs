@@ -19,6 +19,7 @@ use crate::ids::BufferId;
 use crate::instr::Instr;
 use crate::launch::{Launch, Recorded};
 use crate::memory::Buffer;
+use crate::operands::Access;
 use crate::view::View;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -136,7 +137,7 @@ fn run(segment: &[Recorded], buffers: &Buffers) -> Result<(), (usize, Fault)> {
                 params,
                 accumulate,
             } => conv::run(input, filter, output, params, *accumulate, &get),
-            Instr::Binary { op, a, b, out } if get(out.buffer).dtype != ElementType::F32 => {
+            Instr::Binary { op, a, b, out } if !get(out.buffer).dtype.is_float() => {
                 typed::integer_binary(*op, (a, b, out), &get).map_err(|fault| (at, fault))?
             }
             Instr::Binary { op, a, b, out } => vector::binary(*op, a, b, out, &get),
@@ -198,8 +199,37 @@ fn run(segment: &[Recorded], buffers: &Buffers) -> Result<(), (usize, Fault)> {
                 .map_err(|fault| (at, fault))?,
             Instr::Wait | Instr::Barrier => {}
         }
+        round_stores(&rec.instr, &get);
     }
     Ok(())
+}
+
+/// Rounds what `instr` wrote into f16 or bf16 buffers to their type: units compute in f32 and
+/// round when they store. Moving elements between buffers of one type keeps them exact.
+fn round_stores<'a>(instr: &Instr, get: &dyn Fn(BufferId) -> &'a Buffer) {
+    let exact = match instr {
+        Instr::Dma { src, dst } => get(src.buffer).dtype == get(dst.buffer).dtype,
+        Instr::Gather { .. } | Instr::GatherElements { .. } => true,
+        Instr::ScatterElements { reduction, .. } => reduction.is_none(),
+        _ => false,
+    };
+    if exact {
+        return;
+    }
+    for (_, view, access) in instr.operands() {
+        let dtype = get(view.buffer).dtype;
+        if access != Access::Write || !dtype.is_float() || dtype == ElementType::F32 {
+            continue;
+        }
+        let mut storage = storage_mut(get(view.buffer));
+        let data = storage.f32_mut();
+        view.for_each_run(|start, count, stride| {
+            for i in 0..count {
+                let x = &mut data[start + i * stride];
+                *x = dtype.round(*x);
+            }
+        });
+    }
 }
 
 thread_local! {
@@ -222,8 +252,8 @@ pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Vec<f32>) -> T) -> T {
 }
 
 /// Copies each `(source, target)` pair of views (equal shapes), the sources of buffer `from`
-/// and the targets of buffer `to`, which hold one element type: a DMA's one pair, a gather's
-/// slices. Within one buffer each pair is gathered before it is scattered, which gives memmove
+/// and the targets of buffer `to`, which hold one storage (floats of every width as f32): a
+/// DMA's one pair, a gather's slices. Within one buffer each pair is gathered before it is scattered, which gives memmove
 /// semantics to overlapping views.
 pub(crate) fn copy_pairs<'a>(
     (from, to): (BufferId, BufferId),
