@@ -253,8 +253,8 @@ pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Vec<f32>) -> T) -> T {
 
 /// Copies each `(source, target)` pair of views (equal shapes), the sources of buffer `from`
 /// and the targets of buffer `to`, which hold one storage (floats of every width as f32): a
-/// DMA's one pair, a gather's slices. Within one buffer each pair is gathered before it is scattered, which gives memmove
-/// semantics to overlapping views.
+/// DMA's one pair, a gather's slices. Within one buffer each pair is gathered before it is
+/// scattered, which gives memmove semantics to overlapping views.
 pub(crate) fn copy_pairs<'a>(
     (from, to): (BufferId, BufferId),
     pairs: impl IntoIterator<Item = (View, View)>,

@@ -19,7 +19,8 @@ pub unsafe extern "C" fn td_buffer_alloc(
     guard_on(dev, "td_buffer_alloc", || {
         let dtype = ElementType::from_code(dtype).ok_or_else(|| {
             RuntimeError::BadArgument(format!(
-                "unknown dtype code {dtype} (0 f32, 1 i64, 2 i32, 3 i8, 4 u8, 5 bool, 6 f16, 7 bf16)"
+                "unknown dtype code {dtype} \
+                 (0 f32, 1 i64, 2 i32, 3 i8, 4 u8, 5 bool, 6 f16, 7 bf16)"
             ))
         })?;
         let placement = match level {
