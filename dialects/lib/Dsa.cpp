@@ -171,11 +171,24 @@ LogicalResult DmaOp::verify() {
   if (!memoryLevel(source) || !memoryLevel(target))
     return emitOpError() << "expects buffers in dsa memory spaces, got "
                          << source << " and " << target;
-  if (source.getElementType() != target.getElementType())
+  // Between float types the copy converts (rounding to the target's type).
+  bool converts = isa<FloatType>(source.getElementType()) &&
+                  isa<FloatType>(target.getElementType());
+  if (source.getElementType() != target.getElementType() && !converts)
     return emitOpError() << "copies between element types "
                          << source.getElementType() << " and "
                          << target.getElementType();
   return expectShape(*this, "target", target.getShape(), source.getShape());
+}
+
+/// The element rule of the compute units: buffers of floats of any widths (a unit computes in
+/// f32 and rounds what it stores to each buffer's type), or all of one element type.
+static LogicalResult verifyComputedElements(Operation *op) {
+  bool floats = llvm::all_of(op->getOperandTypes(), [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return !shaped || isa<FloatType>(shaped.getElementType());
+  });
+  return floats ? success() : verifySameElementType(op);
 }
 
 /// The operands a gather and a scatter share: `source` elements move to `target` at `indices`
@@ -240,9 +253,10 @@ LogicalResult ScatterElementsOp::verify() {
       return emitOpError() << "reduces by add, mul, max or min, not "
                            << stringifyBinaryKind(*reduction);
     Type element = target.getElementType();
-    if (!element.isF32() && !element.isSignlessInteger(64) && !element.isSignlessInteger(32))
+    if (!isa<FloatType>(element) && !element.isSignlessInteger(64) &&
+        !element.isSignlessInteger(32))
       return emitOpError() << "reduction " << stringifyBinaryKind(*reduction)
-                           << " combines f32, i64 or i32 elements, not " << element;
+                           << " combines float, i64 or i32 elements, not " << element;
   }
   return success();
 }
@@ -291,8 +305,8 @@ static LogicalResult verifyArgReduce(Operation *op, Value input, Value output, i
   if (failed(verifyInLocalBuffer(op)))
     return failure();
   MemRefType in = cast<MemRefType>(input.getType()), out = cast<MemRefType>(output.getType());
-  if (!in.getElementType().isF32() || !out.getElementType().isSignlessInteger(64))
-    return op->emitOpError() << "reads f32 into i64, not " << in.getElementType() << " into "
+  if (!isa<FloatType>(in.getElementType()) || !out.getElementType().isSignlessInteger(64))
+    return op->emitOpError() << "reads floats into i64, not " << in.getElementType() << " into "
                              << out.getElementType();
   std::optional<int64_t> along = normalizeAxis(axis, in.getRank());
   if (!along)
@@ -315,9 +329,9 @@ LogicalResult TopKOp::verify() {
     return failure();
   MemRefType in = getInput().getType(), values = getValues().getType(),
              indices = getIndices().getType();
-  if (!in.getElementType().isF32() || !values.getElementType().isF32() ||
+  if (!isa<FloatType>(in.getElementType()) || !isa<FloatType>(values.getElementType()) ||
       !indices.getElementType().isSignlessInteger(64))
-    return emitOpError() << "reads f32 into f32 values and i64 indices, not "
+    return emitOpError() << "reads floats into float values and i64 indices, not "
                          << in.getElementType() << " into " << values.getElementType()
                          << " and " << indices.getElementType();
   int64_t given = static_cast<int64_t>(getAxis());
@@ -336,7 +350,7 @@ LogicalResult TopKOp::verify() {
 }
 
 LogicalResult MatmulOp::verify() {
-  if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
+  if (failed(verifyInLocalBuffer(*this)) || failed(verifyComputedElements(*this)))
     return failure();
   ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
   if (lhs.size() != 2 || rhs.size() != 2)
@@ -350,7 +364,7 @@ LogicalResult MatmulOp::verify() {
 }
 
 LogicalResult Conv2dOp::verify() {
-  if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
+  if (failed(verifyInLocalBuffer(*this)) || failed(verifyComputedElements(*this)))
     return failure();
   FailureOr<SmallVector<int64_t>> expected = inferConv2dShape(
       *this, shapeOf(getInput()), shapeOf(getFilter()), getStrides(), getPads(),
@@ -361,7 +375,7 @@ LogicalResult Conv2dOp::verify() {
 }
 
 LogicalResult BinaryOp::verify() {
-  if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
+  if (failed(verifyInLocalBuffer(*this)) || failed(verifyComputedElements(*this)))
     return failure();
   ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
   std::optional<SmallVector<int64_t>> shape = broadcastShapes(lhs, rhs);
@@ -372,7 +386,7 @@ LogicalResult BinaryOp::verify() {
 }
 
 LogicalResult UnaryOp::verify() {
-  if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
+  if (failed(verifyInLocalBuffer(*this)) || failed(verifyComputedElements(*this)))
     return failure();
   bool isClip = getKind() == UnaryKind::clip;
   if (isClip != (getMin().has_value() && getMax().has_value()) ||
@@ -391,7 +405,7 @@ LogicalResult UnaryOp::verify() {
 }
 
 LogicalResult PoolOp::verify() {
-  if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
+  if (failed(verifyInLocalBuffer(*this)) || failed(verifyComputedElements(*this)))
     return failure();
   FailureOr<SmallVector<int64_t>> expected =
       inferPool2dShape(*this, shapeOf(getInput()), getKernel(), getStrides(),
@@ -402,7 +416,7 @@ LogicalResult PoolOp::verify() {
 }
 
 LogicalResult ReduceOp::verify() {
-  if (failed(verifyInLocalBuffer(*this)) || failed(verifySameElementType(*this)))
+  if (failed(verifyInLocalBuffer(*this)) || failed(verifyComputedElements(*this)))
     return failure();
   ArrayRef<int64_t> input = shapeOf(getInput());
   std::optional<int64_t> axis = normalizeAxis(static_cast<int64_t>(getAxis()), input.size());

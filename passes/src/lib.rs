@@ -39,6 +39,7 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
     vec![
         registry::info_of::<graph::fold_batch_rows::FoldBatchRows>(),
         registry::info_of::<graph::fold_reshapes::FoldReshapes>(),
+        registry::info_of::<graph::reduce_precision::ReducePrecision>(),
         registry::info_of::<graph::resize_to_broadcast::ResizeToBroadcast>(),
         registry::info_of::<graph::decompose_resize::DecomposeResize>(),
         registry::info_of::<graph::decompose_pad::DecomposePad>(),

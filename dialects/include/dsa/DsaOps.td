@@ -225,9 +225,10 @@ def Dsa_DeallocOp : Dsa_Op<"dealloc", [MemoryEffects<[MemFree]>]> {
 def Dsa_DmaOp : Dsa_Op<"dma"> {
   let summary = "Asynchronous copy between buffers, possibly strided.";
   let description = [{
-    Copies `source` into `target` (same shape and element type; either may be
-    a strided view from `memref.subview`) once the tokens in `after` are done;
-    the result token completes when the copy has.
+    Copies `source` into `target` (same shape; same element type, or float
+    types of different widths, converted on the way with rounding to nearest
+    even; either may be a strided view from `memref.subview`) once the tokens
+    in `after` are done; the result token completes when the copy has.
 
     ```mlir
     %t = dsa.dma %act to %tile after %t0 : memref<64x64xf32, strided<[224, 1], offset: ?>, #dsa.memory_space<ddr>>, memref<64x64xf32, #dsa.memory_space<lb>>
@@ -303,7 +304,7 @@ def Dsa_ScatterElementsOp : Dsa_Op<"scatter_elements"> {
     negative index counts from the end), in row-major order of `c`: ONNX
     `ScatterElements` into a target that already holds the data. Without
     `reduction` an update replaces the element (the last of duplicates wins);
-    with `add`, `mul`, `max` or `min` (f32, i64 or i32) the DMA engine combines
+    with `add`, `mul`, `max` or `min` (floats, i64 or i32) the DMA engine combines
     the two on write. An index outside the target fails the launch with an
     error naming the instruction.
 
@@ -333,7 +334,11 @@ def Dsa_MatmulOp : Dsa_Op<"matmul"> {
   let summary = "Matrix-engine tile product: acc (+)= lhs x rhs, all in LB.";
   let description = [{
     `[M, K] x [K, N]` into `[M, N]`; with `accumulate` the product is added to
-    the accumulator's contents, otherwise it overwrites them.
+    the accumulator's contents, otherwise it overwrites them. Like every
+    compute instruction it takes floats of any widths (or one element type
+    throughout): products accumulate in f32 and round once to the
+    accumulator's type when stored, so f16 tiles into an f32 accumulator
+    compute at the f16 rate without rounding partial sums.
 
     ```mlir
     %t = dsa.matmul %a, %b into %c accumulate after %t0
@@ -489,7 +494,7 @@ def Dsa_SelectOp : Dsa_Op<"select"> {
 class Dsa_ArgReduceOp<string mnemonic, string extreme> : Dsa_Op<mnemonic> {
   let summary = "Vector-core index of each line's " # extreme # " element, in LB.";
   let description = [{
-    `output` (i64) holds, for each line of `input` (f32) along `axis`, the
+    `output` (i64) holds, for each line of `input` (floats) along `axis`, the
     index of its extreme element: the first, or the last with `select_last`;
     a NaN is the extreme and the first NaN wins. `output` has the input's
     shape with extent 1 at `axis`.
@@ -514,7 +519,7 @@ def Dsa_ArgMinOp : Dsa_ArgReduceOp<"argmin", "smallest">;
 def Dsa_TopKOp : Dsa_Op<"top_k"> {
   let summary = "Vector-core k largest or smallest elements of each line, in LB.";
   let description = [{
-    For each line of `input` (f32) along `axis`, `values` (f32) receives its
+    For each line of `input` (floats) along `axis`, `values` (floats) receives its
     `k` largest elements (its smallest without `largest`) in order, the
     extreme first, and `indices` (i64) their indices along the axis; `k` is
     the results' extent at `axis`, at most the input's, and they have the

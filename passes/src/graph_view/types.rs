@@ -11,10 +11,18 @@ pub type ValueId = usize;
 pub enum ElementType {
     /// 32-bit float.
     F32,
+    /// 16-bit IEEE float.
+    F16,
+    /// bfloat16.
+    Bf16,
     /// 64-bit signless integer.
     I64,
     /// 32-bit signless integer.
     I32,
+    /// `i8` (signless, read as signed).
+    I8,
+    /// `ui8`.
+    U8,
     /// `i1`.
     Bool,
     /// Any other element type (the passes that meet it say it is unsupported).
@@ -33,8 +41,17 @@ impl ElementType {
         match self {
             ElementType::F32 | ElementType::I32 | ElementType::Other => 4,
             ElementType::I64 => 8,
-            ElementType::Bool => 1,
+            ElementType::F16 | ElementType::Bf16 => 2,
+            ElementType::I8 | ElementType::U8 | ElementType::Bool => 1,
         }
+    }
+
+    /// Whether the elements are floats (f32, f16 or bf16).
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            ElementType::F32 | ElementType::F16 | ElementType::Bf16
+        )
     }
 }
 
@@ -68,11 +85,18 @@ pub(super) unsafe fn element_type(element: MlirType) -> ElementType {
     unsafe {
         if mlirTypeIsAF32(element) {
             ElementType::F32
+        } else if mlirTypeIsAF16(element) {
+            ElementType::F16
+        } else if mlirTypeIsABF16(element) {
+            ElementType::Bf16
         } else if mlirTypeIsAInteger(element) {
-            match mlirIntegerTypeGetWidth(element) {
-                64 => ElementType::I64,
-                32 => ElementType::I32,
-                1 => ElementType::Bool,
+            let signless = mlirIntegerTypeIsSignless(element);
+            match (mlirIntegerTypeGetWidth(element), signless) {
+                (64, true) => ElementType::I64,
+                (32, true) => ElementType::I32,
+                (8, true) => ElementType::I8,
+                (8, false) if mlirIntegerTypeIsUnsigned(element) => ElementType::U8,
+                (1, true) => ElementType::Bool,
                 _ => ElementType::Other,
             }
         } else {

@@ -142,26 +142,29 @@ pub(crate) fn launch(host: &mut Body, kernel: Kernel, host_function: Op) -> Op {
     kernel_op
 }
 
-pub(crate) fn check_f32(
+/// Checks that `element_type` (of `what`, at op `index` if any) is a float type, which every
+/// compute unit takes.
+pub(crate) fn check_float(
     element_type: ElementType,
     index: Option<usize>,
     what: &str,
 ) -> Result<(), LoweringError> {
-    if element_type == ElementType::F32 {
+    if element_type.is_float() {
         return Ok(());
     }
     Err(LoweringError {
         op: index,
         message: format!(
             "{what} has element type {element_type:?}, which is not supported here: the software \
-             DSA computes this in f32 only (integer and boolean tensors are moved, gathered, \
-             cast, compared and selected, integers also added, multiplied and divided)"
+             DSA computes this on floats only (f32, f16, bf16; integer and boolean tensors are \
+             moved, gathered, cast, compared and selected, i64 and i32 also added, multiplied \
+             and divided)"
         ),
     })
 }
 
 /// Checks that `element_type` (of the input, constant or value `what`, at op `index` if any)
-/// is one the software DSA's buffers hold: f32, i64, i32 or i1.
+/// is one the software DSA's buffers hold: f32, f16, bf16, i64, i32, i8, ui8 or i1.
 pub(crate) fn check_buffer_element(
     element_type: ElementType,
     index: Option<usize>,
@@ -173,8 +176,8 @@ pub(crate) fn check_buffer_element(
     Err(LoweringError {
         op: index,
         message: format!(
-            "{what} has an element type that is not supported: the software DSA holds f32, i64, \
-             i32 and i1"
+            "{what} has an element type that is not supported: the software DSA holds f32, f16, \
+             bf16, i64, i32, i8, ui8 and i1"
         ),
     })
 }
@@ -183,9 +186,9 @@ pub(crate) fn check_buffer_element(
 /// computes: a cast converts between any element types the buffers hold, a gather moves
 /// elements of any such type (by i64 or i32 indices, as the dialect requires), comparisons and
 /// selections take any type (booleans where the dialect requires them), binary arithmetic
-/// computes on f32, i64 or i32, an arg reduction reads f32 into i64 (the dialect's result type),
-/// a top-k reads f32 into f32 values and i64 indices, data movement copies any type, and every
-/// other layer computes in f32.
+/// computes on floats, i64 or i32, an arg reduction reads floats into i64 (the dialect's result
+/// type), a top-k reads floats into float values and i64 indices, data movement copies any type,
+/// and every other layer computes on floats.
 pub(crate) fn check_layer_elements(
     program: &FunctionView,
     index: usize,
@@ -222,10 +225,10 @@ pub(crate) fn check_layer_elements(
     // An integer binary operation computes on i64 or i32 (all its operands of its result's
     // type, as the dialect requires).
     let integer = super::layers::integer_binary(node).is_some();
-    // An arg reduction reads f32 and writes i64 indices; a top-k writes f32 values too.
+    // An arg reduction reads floats and writes i64 indices; a top-k writes float values too.
     if matches!(node.graph_kind(), Some(K::ArgMax | K::ArgMin | K::TopK)) {
         for (role, element) in operands {
-            check_f32(element, Some(index), &format!("{role} of '{}'", node.name))?;
+            check_float(element, Some(index), &format!("{role} of '{}'", node.name))?;
         }
         return Ok(());
     }
@@ -234,7 +237,7 @@ pub(crate) fn check_layer_elements(
         if any_type || integer {
             check_buffer_element(element, Some(index), &what)?;
         } else {
-            check_f32(element, Some(index), &what)?;
+            check_float(element, Some(index), &what)?;
         }
     }
     Ok(())

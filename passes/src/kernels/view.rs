@@ -83,7 +83,7 @@ pub struct View {
     pub dynamic_offset: bool,
     /// Where the buffer lives.
     pub space: Space,
-    /// The element type (f32, i64, i32 or i1).
+    /// The element type (not [`ElementType::Other`]).
     pub element: ElementType,
 }
 
@@ -129,10 +129,14 @@ impl View {
         unsafe {
             let element = match self.element {
                 ElementType::F32 => mlirF32TypeGet(context),
+                ElementType::F16 => mlirF16TypeGet(context),
+                ElementType::Bf16 => mlirBF16TypeGet(context),
                 ElementType::I64 => mlirIntegerTypeGet(context, 64),
                 ElementType::I32 => mlirIntegerTypeGet(context, 32),
+                ElementType::I8 => mlirIntegerTypeGet(context, 8),
+                ElementType::U8 => mlirIntegerTypeUnsignedGet(context, 8),
                 ElementType::Bool => mlirIntegerTypeGet(context, 1),
-                ElementType::Other => unreachable!("buffers hold f32, i64, i32 or i1 elements"),
+                ElementType::Other => unreachable!("buffers hold the element types above"),
             };
             let layout = if self.dynamic_offset || self.strides != contiguous_strides(&self.shape) {
                 let offset = if self.dynamic_offset {

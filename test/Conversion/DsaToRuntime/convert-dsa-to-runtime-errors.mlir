@@ -28,8 +28,8 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 // Tests that a buffer of an element type the runtime does not hold is rejected at its allocation.
 module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 67108864, clock_mhz = 1000, ddr_gb_bandwidth = 16, gb_lb_bandwidth = 32, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   dsa.kernel @k() {
-    // expected-error@+1 {{the runtime's buffers hold f32, i64, i32, i8, ui8 or i1 elements, got memref<64xf16, #dsa.memory_space<lb>>}}
-    %b = dsa.alloc : memref<64xf16, #dsa.memory_space<lb>>
+    // expected-error@+1 {{the runtime's buffers hold f32, f16, bf16, i64, i32, i8, ui8 or i1 elements, got memref<64xf64, #dsa.memory_space<lb>>}}
+    %b = dsa.alloc : memref<64xf64, #dsa.memory_space<lb>>
     dsa.return
   }
 }

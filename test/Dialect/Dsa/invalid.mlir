@@ -149,10 +149,10 @@ func.func @dma_no_memory_space(%src: memref<64x64xf32>, %dst: memref<64x64xf32, 
 
 // -----
 
-// Tests that DMA does not convert element types.
-func.func @dma_element_type(%src: memref<64x64xf32, #dsa.memory_space<ddr>>, %dst: memref<64x64xf16, #dsa.memory_space<lb>>) {
-  // expected-error@+1 {{copies between element types 'f32' and 'f16'}}
-  %t = dsa.dma %src to %dst : memref<64x64xf32, #dsa.memory_space<ddr>>, memref<64x64xf16, #dsa.memory_space<lb>>
+// Tests that DMA converts between float types only.
+func.func @dma_element_type(%src: memref<64x64xf32, #dsa.memory_space<ddr>>, %dst: memref<64x64xi32, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{copies between element types 'f32' and 'i32'}}
+  %t = dsa.dma %src to %dst : memref<64x64xf32, #dsa.memory_space<ddr>>, memref<64x64xi32, #dsa.memory_space<lb>>
   return
 }
 
@@ -277,11 +277,11 @@ func.func @matmul_rank(%a: memref<1x32x64xf32, #dsa.memory_space<lb>>, %b: memre
 
 // -----
 
-// Tests that a matmul's tiles share one element type (the token result is not
-// a tile).
-func.func @matmul_element_type(%a: memref<32x64xf16, #dsa.memory_space<lb>>, %b: memref<64x32xf16, #dsa.memory_space<lb>>, %c: memref<32x32xf32, #dsa.memory_space<lb>>, %t0: !dsa.token) {
-  // expected-error@+1 {{expects one element type for all operands and results, got 'f16' and 'f32'}}
-  %t = dsa.matmul %a, %b into %c accumulate after %t0 : memref<32x64xf16, #dsa.memory_space<lb>>, memref<64x32xf16, #dsa.memory_space<lb>>, memref<32x32xf32, #dsa.memory_space<lb>>
+// Tests that a matmul's tiles are floats (of any widths) or share one element
+// type (the token result is not a tile).
+func.func @matmul_element_type(%a: memref<32x64xf16, #dsa.memory_space<lb>>, %b: memref<64x32xf16, #dsa.memory_space<lb>>, %c: memref<32x32xi32, #dsa.memory_space<lb>>, %t0: !dsa.token) {
+  // expected-error@+1 {{expects one element type for all operands and results, got 'f16' and 'i32'}}
+  %t = dsa.matmul %a, %b into %c accumulate after %t0 : memref<32x64xf16, #dsa.memory_space<lb>>, memref<64x32xf16, #dsa.memory_space<lb>>, memref<32x32xi32, #dsa.memory_space<lb>>
   return
 }
 
@@ -315,10 +315,10 @@ func.func @conv2d_strides(%x: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %w: m
 
 // -----
 
-// Tests that a convolution tile's buffers share one element type.
-func.func @conv2d_element_type(%x: memref<1x16x8x8xbf16, #dsa.memory_space<lb>>, %w: memref<16x16x3x3xbf16, #dsa.memory_space<lb>>, %y: memref<1x16x8x8xf32, #dsa.memory_space<lb>>) {
-  // expected-error@+1 {{expects one element type for all operands and results, got 'bf16' and 'f32'}}
-  %t = dsa.conv2d %x, %w into %y {pads = array<i64: 1, 1, 1, 1>} : memref<1x16x8x8xbf16, #dsa.memory_space<lb>>, memref<16x16x3x3xbf16, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+// Tests that a convolution tile's buffers are floats or share one element type.
+func.func @conv2d_element_type(%x: memref<1x16x8x8xbf16, #dsa.memory_space<lb>>, %w: memref<16x16x3x3xbf16, #dsa.memory_space<lb>>, %y: memref<1x16x8x8xi8, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{expects one element type for all operands and results, got 'bf16' and 'i8'}}
+  %t = dsa.conv2d %x, %w into %y {pads = array<i64: 1, 1, 1, 1>} : memref<1x16x8x8xbf16, #dsa.memory_space<lb>>, memref<16x16x3x3xbf16, #dsa.memory_space<lb>>, memref<1x16x8x8xi8, #dsa.memory_space<lb>>
   return
 }
 
@@ -347,10 +347,10 @@ func.func @binary_output(%x: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %b: me
 
 // -----
 
-// Tests that a binary operation's buffers share one element type.
-func.func @binary_element_type(%x: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %b: memref<1x16x1x1xf16, #dsa.memory_space<lb>>, %y: memref<1x16x8x8xf32, #dsa.memory_space<lb>>) {
-  // expected-error@+1 {{expects one element type for all operands and results, got 'f32' and 'f16'}}
-  %t = dsa.binary sub %x, %b into %y : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x1x1xf16, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
+// Tests that a binary operation's buffers are floats or share one element type.
+func.func @binary_element_type(%x: memref<1x16x8x8xf32, #dsa.memory_space<lb>>, %b: memref<1x16x1x1xi64, #dsa.memory_space<lb>>, %y: memref<1x16x8x8xf32, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{expects one element type for all operands and results, got 'f32' and 'i64'}}
+  %t = dsa.binary sub %x, %b into %y : memref<1x16x8x8xf32, #dsa.memory_space<lb>>, memref<1x16x1x1xi64, #dsa.memory_space<lb>>, memref<1x16x8x8xf32, #dsa.memory_space<lb>>
   return
 }
 
@@ -483,10 +483,10 @@ func.func @reduce_axis(%s: memref<16x128xf32, #dsa.memory_space<lb>>, %m: memref
 
 // -----
 
-// Tests that a reduction keeps the element type.
-func.func @reduce_element_type(%s: memref<16x128xf16, #dsa.memory_space<lb>>, %m: memref<16x1xf32, #dsa.memory_space<lb>>) {
-  // expected-error@+1 {{expects one element type for all operands and results, got 'f16' and 'f32'}}
-  %t = dsa.reduce mean %s into %m {axis = 1 : i64} : memref<16x128xf16, #dsa.memory_space<lb>>, memref<16x1xf32, #dsa.memory_space<lb>>
+// Tests that a reduction computes on floats.
+func.func @reduce_element_type(%s: memref<16x128xi32, #dsa.memory_space<lb>>, %m: memref<16x1xf32, #dsa.memory_space<lb>>) {
+  // expected-error@+1 {{expects one element type for all operands and results, got 'i32' and 'f32'}}
+  %t = dsa.reduce mean %s into %m {axis = 1 : i64} : memref<16x128xi32, #dsa.memory_space<lb>>, memref<16x1xf32, #dsa.memory_space<lb>>
   return
 }
 
@@ -890,7 +890,7 @@ func.func @scatter_elements_divides(%u: memref<4x2xf32, #dsa.memory_space<ddr>>,
 
 // Tests that a scatter's reduction combines numbers only.
 func.func @scatter_elements_boolean(%u: memref<4x2xi1, #dsa.memory_space<ddr>>, %i: memref<4x2xi64, #dsa.memory_space<ddr>>, %t: memref<4x8xi1, #dsa.memory_space<ddr>>) {
-  // expected-error@+1 {{reduction max combines f32, i64 or i32 elements, not 'i1'}}
+  // expected-error@+1 {{reduction max combines float, i64 or i32 elements, not 'i1'}}
   %t0 = dsa.scatter_elements %u[%i] into %t {axis = 1 : i64, reduction = #dsa<binary max>} : memref<4x2xi1, #dsa.memory_space<ddr>>, memref<4x2xi64, #dsa.memory_space<ddr>>, memref<4x8xi1, #dsa.memory_space<ddr>>
   return
 }
@@ -899,7 +899,7 @@ func.func @scatter_elements_boolean(%u: memref<4x2xi1, #dsa.memory_space<ddr>>, 
 
 // Tests that an arg reduction writes i64 indices.
 func.func @argmax_into_floats(%s: memref<8x10xf32, #dsa.memory_space<lb>>, %c: memref<8x1xf32, #dsa.memory_space<lb>>) {
-  // expected-error@+1 {{reads f32 into i64, not 'f32' into 'f32'}}
+  // expected-error@+1 {{reads floats into i64, not 'f32' into 'f32'}}
   %t = dsa.argmax %s into %c {axis = 1 : i64} : memref<8x10xf32, #dsa.memory_space<lb>>, memref<8x1xf32, #dsa.memory_space<lb>>
   return
 }
@@ -917,7 +917,7 @@ func.func @argmin_shape(%s: memref<8x10xf32, #dsa.memory_space<lb>>, %c: memref<
 
 // Tests that a top-k writes f32 values and i64 indices.
 func.func @top_k_types(%s: memref<8x10xf32, #dsa.memory_space<lb>>, %v: memref<8x3xf32, #dsa.memory_space<lb>>, %i: memref<8x3xi32, #dsa.memory_space<lb>>) {
-  // expected-error@+1 {{reads f32 into f32 values and i64 indices, not 'f32' into 'f32' and 'i32'}}
+  // expected-error@+1 {{reads floats into float values and i64 indices, not 'f32' into 'f32' and 'i32'}}
   %t = dsa.top_k %s into %v, %i {axis = 1 : i64, largest} : memref<8x10xf32, #dsa.memory_space<lb>>, memref<8x3xf32, #dsa.memory_space<lb>>, memref<8x3xi32, #dsa.memory_space<lb>>
   return
 }

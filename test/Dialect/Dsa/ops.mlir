@@ -463,3 +463,18 @@ module {
     return
   }
 }
+
+// -----
+
+// Tests half-precision tiles: a DMA converting f16 to f32 and back, and a product of f16
+// tiles into an f32 accumulator (floats of different widths mix in compute instructions).
+// CHECK-LABEL: func.func @half_precision
+// CHECK: dsa.dma %{{.*}} to %{{.*}} : memref<32x64xf16, #dsa.memory_space<ddr>>, memref<32x64xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<32x64xf16, #dsa.memory_space<lb>>, memref<64x32xbf16, #dsa.memory_space<lb>>, memref<32x32xf32, #dsa.memory_space<lb>>
+// CHECK: dsa.dma %{{.*}} to %{{.*}} : memref<32x32xf32, #dsa.memory_space<lb>>, memref<32x32xf16, #dsa.memory_space<ddr>>
+func.func @half_precision(%x: memref<32x64xf16, #dsa.memory_space<ddr>>, %a: memref<32x64xf16, #dsa.memory_space<lb>>, %b: memref<64x32xbf16, #dsa.memory_space<lb>>, %staged: memref<32x64xf32, #dsa.memory_space<lb>>, %c: memref<32x32xf32, #dsa.memory_space<lb>>, %y: memref<32x32xf16, #dsa.memory_space<ddr>>) {
+  %t0 = dsa.dma %x to %staged : memref<32x64xf16, #dsa.memory_space<ddr>>, memref<32x64xf32, #dsa.memory_space<lb>>
+  %t1 = dsa.matmul %a, %b into %c : memref<32x64xf16, #dsa.memory_space<lb>>, memref<64x32xbf16, #dsa.memory_space<lb>>, memref<32x32xf32, #dsa.memory_space<lb>>
+  %t2 = dsa.dma %c to %y after %t1 : memref<32x32xf32, #dsa.memory_space<lb>>, memref<32x32xf16, #dsa.memory_space<ddr>>
+  return
+}

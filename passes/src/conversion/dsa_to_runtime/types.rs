@@ -40,12 +40,18 @@ pub(super) fn f32_type(context: MlirContext) -> MlirType {
 }
 
 /// The runtime's `TD_DTYPE_*` code and the size in bytes of buffer elements of type `element`:
-/// f32, i64, i32, i8, ui8 and i1 (booleans, one byte each); None for the others.
+/// f32, i64, i32, i8, ui8, i1 (booleans, one byte each), f16 and bf16; None for the others.
 pub(super) fn runtime_element(element: MlirType) -> Option<(i64, i64)> {
     // SAFETY: the type is alive.
     unsafe {
         if mlirTypeIsAF32(element) {
             return Some((0, 4));
+        }
+        if mlirTypeIsAF16(element) {
+            return Some((6, 2));
+        }
+        if mlirTypeIsABF16(element) {
+            return Some((7, 2));
         }
         if !mlirTypeIsAInteger(element) {
             return None;

@@ -6,7 +6,9 @@ use crate::kernels::{
     emit::{reshaped, Body, Space, Tensor, View},
     error::LoweringError,
     fusion::{self, Fused, Synthetic},
-    host_function::{check_buffer_element, check_f32, check_layer_elements, launch, HostFunction},
+    host_function::{
+        check_buffer_element, check_float, check_layer_elements, launch, HostFunction,
+    },
     kernel::Kernel,
     layers::{Layer, Scope},
     movement,
@@ -230,7 +232,7 @@ impl HostLowering<'_, '_> {
             match node.graph_kind() {
                 Some(graph::Kind::Weight) => {
                     let (value, r#type) = result.expect("weights have a result");
-                    check_f32(r#type.element_type, Some(index), "weight")?;
+                    check_float(r#type.element_type, Some(index), "weight")?;
                     let Some(weight) = node.string("name") else {
                         return Err(LoweringError::at(index, "graph.weight without a name"));
                     };
