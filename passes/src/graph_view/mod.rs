@@ -18,4 +18,4 @@ mod types;
 
 pub use attributes::{Attr, Constant};
 pub use function::{FunctionView, Node, ViewError};
-pub use types::{ElementType, TensorType, ValueId};
+pub use types::{uniform_float, ElementType, TensorType, ValueId};

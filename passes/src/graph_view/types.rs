@@ -55,6 +55,14 @@ impl ElementType {
     }
 }
 
+/// The float type all of `elements` are, None when one is not a float or two differ (f32 for
+/// none at all).
+pub fn uniform_float(elements: impl IntoIterator<Item = ElementType>) -> Option<ElementType> {
+    let mut elements = elements.into_iter();
+    let first = elements.next().unwrap_or(ElementType::F32);
+    (first.is_float() && elements.all(|element| element == first)).then_some(first)
+}
+
 /// Shape and element type of a statically shaped tensor.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TensorType {

@@ -14,7 +14,7 @@ use super::{
     view::buffer_shape,
     view::{Space, View},
 };
-use crate::graph_view::{ElementType, FunctionView, Node, ValueId};
+use crate::graph_view::{FunctionView, Node, ValueId};
 use crate::target::Machine;
 use mlir_sys::*;
 use std::collections::hash_map::DefaultHasher;
@@ -71,7 +71,7 @@ pub fn layerwise_cycles(
                 .map(|(_, r#type)| r#type.bytes() as f64)
                 .sum(),
         };
-        let touches = |value: &ValueId| program.type_of(*value).element_type != ElementType::F32;
+        let touches = |value: &ValueId| !program.type_of(*value).element_type.is_float();
         if node.operands.iter().any(touches)
             || node.results.iter().any(|(value, _)| touches(value))
             || !has_emitter(node, elementwise_anchor)

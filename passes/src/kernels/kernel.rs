@@ -45,9 +45,12 @@ struct PerCluster {
     replicas: Replicas,
     /// The core's whole LB, allocated once: each layer's tiles are views of it from offset 0
     /// (a layer's tiles are dead when the next layer starts, after the barrier between them).
-    /// None in a kernel of typed layers (casts), whose tiles are LB buffers of their element
-    /// types (an arena is f32, and the LB cannot hold both).
+    /// It holds the one float type of the kernel's layers, as many elements as the LB holds
+    /// f32 words. None in a kernel of typed layers (casts, integers), whose tiles are LB
+    /// buffers of their element types (an arena holds one type, and the LB cannot hold two).
     arena: Option<Val>,
+    /// The element type of the arena's tiles.
+    arena_element: ElementType,
     /// Elements of the arena taken by the current layer.
     cursor: usize,
     /// Inside [`Kernel::open_private`] (every core runs every tile of a loop, on its own data):
@@ -119,23 +122,29 @@ impl Kernel {
     }
 
     /// An empty kernel launched on the `cores_per_cluster` cores of each of `clusters` clusters,
-    /// every cluster running it on its own data (see [`Replicas`]); with `typed`, for layers of
-    /// other element types than f32, whose LB buffers are their own rather than views of an f32
-    /// arena.
+    /// every cluster running it on its own data (see [`Replicas`]); its layers' tiles are views
+    /// of an LB arena of `arena`'s float type, or, with None (typed layers: casts, integers),
+    /// LB buffers of their own.
     pub fn per_cluster(
         name: String,
         host: &Body,
         machine: &Machine,
         (clusters, replicas): (usize, Replicas),
-        typed: bool,
+        arena: Option<ElementType>,
     ) -> Self {
         let mut kernel = Self::new(name, host);
         let body = &mut kernel.body;
         let cluster = body.cluster_id();
         let id = body.core_id();
         let size = body.index(machine.cores_per_cluster);
-        let arena =
-            (!typed).then(|| body.alloc(&View::contiguous(&[machine.lb_elements()], Space::Lb)));
+        let arena_element = arena.unwrap_or(ElementType::F32);
+        let arena = arena.map(|element| {
+            body.alloc(&View::contiguous_of(
+                &[machine.lb_elements()],
+                Space::Lb,
+                element,
+            ))
+        });
         kernel.deallocs.extend(arena);
         let core = body.arith(IndexOp::RemU, id, size);
         let preamble_end = core.defining_op().expect("an arith op");
@@ -148,6 +157,7 @@ impl Kernel {
             preamble_end,
             replicas,
             arena,
+            arena_element,
             cursor: 0,
             private: None,
         });
@@ -310,12 +320,13 @@ impl Kernel {
     /// Allocates an LB buffer of `shape` for the whole kernel (of a kernel running several
     /// layers, for the current layer: a view of the LB arena).
     pub fn alloc_lb(&mut self, shape: &[usize]) -> (Val, View) {
-        let view = View::contiguous(shape, Space::Lb);
+        let mut view = View::contiguous(shape, Space::Lb);
         if let Some(spmd) = self
             .per_cluster
             .as_mut()
             .filter(|spmd| spmd.arena.is_some())
         {
+            view.element = spmd.arena_element;
             // Packed like the layer-wise kernel's separate buffers, so that the tilings the
             // emitters chose against the LB capacity fit the arena exactly.
             let offset = spmd.cursor;
@@ -332,8 +343,20 @@ impl Kernel {
         (buffer, view)
     }
 
+    /// Allocates an LB buffer of `shape` for tiles of a tensor of `element`s that a compute unit
+    /// reads: of that type when it is a narrower float and the kernel has no arena (the unit
+    /// then runs at that type's rate), the arena's type or f32 otherwise (DMAs convert on the
+    /// way in).
+    pub fn alloc_lb_tile(&mut self, shape: &[usize], element: ElementType) -> (Val, View) {
+        let narrow = element.is_float() && element != ElementType::F32;
+        narrow
+            .then(|| self.alloc_lb_of(shape, element))
+            .flatten()
+            .unwrap_or_else(|| self.alloc_lb(shape))
+    }
+
     /// Allocates an LB buffer of `shape` and `element`s for the whole kernel; none in a kernel
-    /// per cluster with an f32 arena, which takes the whole LB. Capacity is counted in f32 words.
+    /// per cluster with an arena, which takes the whole LB. Capacity is counted in f32 words.
     pub fn alloc_lb_of(&mut self, shape: &[usize], element: ElementType) -> Option<(Val, View)> {
         if self
             .per_cluster

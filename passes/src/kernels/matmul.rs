@@ -320,12 +320,17 @@ pub fn lower(
     let rhs_arg = kernel.argument(rhs.host, &rhs.view);
     let output_arg = kernel.argument(layer.output.host, &layer.output.view);
     let stores = kernel.output_stores((output_arg, &layer.output.view), layer.mirror.as_ref());
-    let (lhs_lb, _) = kernel.alloc_lb(&[mt, kt]);
-    let (rhs_lb, _) = kernel.alloc_lb(&[kt, nt]);
+    // The operand tiles keep the operands' float type; the accumulator is f32.
+    let (lhs_type, rhs_type) = (lhs.view.element, rhs.view.element);
+    let (lhs_lb, _) = kernel.alloc_lb_tile(&[mt, kt], lhs_type);
+    let (rhs_lb, _) = kernel.alloc_lb_tile(&[kt, nt], rhs_type);
     let (accumulator, accumulator_view) = kernel.alloc_lb(&[mt, nt]);
-    let second_halves = plan
-        .pipelined
-        .then(|| [kernel.alloc_lb(&[mt, kt]).0, kernel.alloc_lb(&[kt, nt]).0]);
+    let second_halves = plan.pipelined.then(|| {
+        [
+            kernel.alloc_lb_tile(&[mt, kt], lhs_type).0,
+            kernel.alloc_lb_tile(&[kt, nt], rhs_type).0,
+        ]
+    });
     let tiles = Tiles {
         plan: &plan,
         batch: &out[..rank - 2],

@@ -38,10 +38,9 @@ impl Emission<'_, '_> {
                 found.push(copy.clone());
                 continue;
             }
-            let free_space = self
-                .arena
-                .as_mut()
-                .filter(|_| tensor.view.space == Space::Ddr);
+            let free_space = self.arena.as_mut().filter(|(arena, _)| {
+                tensor.view.space == Space::Ddr && arena.view.element == tensor.view.element
+            });
             let Some(offset) = free_space.and_then(|(_, free)| free.take(tensor.view.elements()))
             else {
                 found.push(tensor.clone());
@@ -49,8 +48,8 @@ impl Emission<'_, '_> {
             };
             let arena = self.arena.as_ref().expect("an offset came from it").0.host;
             let at = host.index(offset);
-            let (value, view) =
-                host.reinterpret_at(arena, at, &View::contiguous(&tensor.view.shape, Space::Gb));
+            let window = View::contiguous_of(&tensor.view.shape, Space::Gb, tensor.view.element);
+            let (value, view) = host.reinterpret_at(arena, at, &window);
             let copy = Tensor { host: value, view };
             pairs.push((tensor.clone(), copy.clone()));
             self.run_weights.insert(*operand, copy.clone());
@@ -75,12 +74,12 @@ impl Emission<'_, '_> {
         tensors: &mut BTreeMap<ValueId, Tensor>,
     ) -> Result<bool, ScheduleError> {
         let walk = self.walk;
-        // A typed kernel's LB holds buffers of its element types, not the f32 blocks of a
-        // per-core plan.
+        // A typed kernel's LB holds buffers of its element types, not the blocks of a per-core
+        // plan.
         if walk
             .kernel_of
             .get(&position)
-            .is_some_and(|&kernel| walk.typed[kernel])
+            .is_some_and(|&kernel| walk.arena_element[kernel].is_none())
         {
             return Ok(false);
         }
@@ -280,12 +279,14 @@ impl Emission<'_, '_> {
         shape: &[usize],
     ) -> Tensor {
         let elements: usize = shape.iter().product();
-        // Per-core plans are of f32 instances (a typed kernel's are lowered in the GB).
-        let whole = self.intermediate(
-            host,
-            value,
-            (&[lowering.cores * elements], ElementType::F32),
-        );
+        // Per-core plans are of instances of one float type, their arenas' (a typed kernel's
+        // are lowered in the GB).
+        let element = self
+            .open
+            .as_ref()
+            .and_then(|(kernel, _)| self.walk.arena_element[*kernel])
+            .unwrap_or(ElementType::F32);
+        let whole = self.intermediate(host, value, (&[lowering.cores * elements], element));
         let core = lowering.core;
         let kernel = lowering.kernel();
         let source = kernel.argument(whole.host, &whole.view);

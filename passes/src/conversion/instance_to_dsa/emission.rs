@@ -229,7 +229,7 @@ impl Emission<'_, '_> {
 
     /// A buffer of `shape` and `element`s for intermediate `value` of the current instance: a
     /// window of the kernel's GB arena, or DDR when the arena has no room left or holds another
-    /// element type (it is f32).
+    /// element type.
     pub(super) fn intermediate(
         &mut self,
         host: &mut Body,
@@ -238,7 +238,8 @@ impl Emission<'_, '_> {
     ) -> Tensor {
         let walk = self.walk;
         let elements: usize = shape.iter().product();
-        if let Some((arena, free)) = self.arena.as_mut().filter(|_| element == ElementType::F32) {
+        let arena = self.arena.as_mut();
+        if let Some((arena, free)) = arena.filter(|(arena, _)| arena.view.element == element) {
             let planned = self
                 .planned
                 .get(&value)
@@ -246,8 +247,8 @@ impl Emission<'_, '_> {
             if let Some(offset) = planned.or_else(|| free.take(elements)) {
                 self.placed.push((value, offset, elements));
                 let offset = host.index(offset);
-                let (value, view) =
-                    host.reinterpret_at(arena.host, offset, &View::contiguous(shape, Space::Gb));
+                let window = View::contiguous_of(shape, Space::Gb, element);
+                let (value, view) = host.reinterpret_at(arena.host, offset, &window);
                 return Tensor { host: value, view };
             }
         }

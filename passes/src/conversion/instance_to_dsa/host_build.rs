@@ -299,13 +299,15 @@ impl<'b> HostBuild<'b> {
         if dim >= 0 {
             shape[dim as usize] /= count;
         }
+        let element = r#type.element_type;
         let block = arena
+            .filter(|(arena, _)| arena.view.element == element)
             .and_then(|(arena, free)| Some((arena.host, free.take_high(shape.iter().product())?)));
         match block {
             Some((arena, offset)) => {
                 let offset = host.index(offset);
-                let (value, view) =
-                    host.reinterpret_at(arena, offset, &View::contiguous(&shape, Space::Gb));
+                let window = View::contiguous_of(&shape, Space::Gb, element);
+                let (value, view) = host.reinterpret_at(arena, offset, &window);
                 (Tensor { host: value, view }, true)
             }
             None => (

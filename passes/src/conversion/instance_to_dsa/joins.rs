@@ -133,8 +133,8 @@ fn leaves_room(opener: &Walk, reserve: usize, carved: usize, continuing: &[Walk]
 fn continues_kernel(before: &Walk, walk: &Walk) -> bool {
     let room = before.arena_elements(before.items.len() - 1) * 4;
     walk.count == before.count
-        && before.typed.last() == Some(&false)
-        && walk.typed.first() == Some(&false)
+        && before.arena_element.last().copied().flatten().is_some()
+        && before.arena_element.last() == walk.arena_element.first()
         && walk.starts_without_gb_tensors()
         && room
             >= walk

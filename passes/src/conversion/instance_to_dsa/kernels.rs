@@ -67,7 +67,7 @@ impl Emission<'_, '_> {
                 host,
                 walk.machine,
                 (walk.count, walk.replicas.clone()),
-                walk.typed[kernel],
+                walk.arena_element[kernel],
             ),
         ));
         // The GB the planned tensors leave free during this kernel holds its intermediates; the
@@ -79,7 +79,8 @@ impl Emission<'_, '_> {
         };
         let elements = walk.arena_elements(kernel).saturating_sub(reserve);
         self.arena = (elements > 0).then(|| {
-            let arena = (&[elements][..], ElementType::F32);
+            let element = walk.arena_element[kernel].unwrap_or(ElementType::F32);
+            let arena = (&[elements][..], element);
             let arena = allocate(host, &walk.replicas, arena, Space::Gb, walk.count);
             (arena, FirstFit::new(elements))
         });
@@ -118,7 +119,7 @@ impl Emission<'_, '_> {
                 host,
                 walk.machine,
                 (walk.count, walk.replicas.clone()),
-                walk.typed[kernel],
+                walk.arena_element[kernel],
             ),
         ));
     }

@@ -3,7 +3,7 @@
 
 use super::aliases::Aliases;
 use super::emission::{Emission, Previous};
-use crate::graph_view::{ElementType, FunctionView, ValueId};
+use crate::graph_view::{FunctionView, ValueId};
 use crate::ir::Op;
 use crate::kernels::{
     emit::{Body, Space, Tensor, View},
@@ -43,8 +43,8 @@ impl Emission<'_, '_> {
                 continue;
             }
             let source = tensors[&weight].clone();
-            // The arena holds f32: an operand of another type is read where it is.
-            if source.view.element != ElementType::F32 {
+            // The arena holds one float type: an operand of another is read where it is.
+            if source.view.element != arena.view.element {
                 continue;
             }
             let elements = source.view.elements();
@@ -56,7 +56,7 @@ impl Emission<'_, '_> {
             let (value, view) = host.reinterpret_at(
                 arena.host,
                 at,
-                &View::contiguous(&source.view.shape, Space::Gb),
+                &View::contiguous_of(&source.view.shape, Space::Gb, source.view.element),
             );
             let copy = Tensor { host: value, view };
             tensors.insert(weight, copy.clone());

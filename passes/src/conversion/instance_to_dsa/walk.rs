@@ -6,7 +6,7 @@ use super::items::{instance_attributes, Item, Root, Stitched};
 use super::offsets;
 use super::operands::conv_epilogues;
 use super::plan::{self, Spill};
-use crate::graph_view::{ElementType, FunctionView, Node, ValueId};
+use crate::graph_view::{uniform_float, ElementType, FunctionView, Node, ValueId};
 use crate::kernels::{emit::Replicas, fusion};
 use crate::target::Machine;
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,10 +20,12 @@ pub(super) struct Walk<'p> {
     pub(super) count: usize,
     pub(super) replicas: Replicas,
     pub(super) items: Vec<Item>,
-    /// Per kernel, whether its instances read or make tensors of other element types than f32
-    /// (hw-group keeps such ops in groups of their own): its LB holds buffers of their types, no
-    /// f32 arena, and it neither continues nor is continued by another segment's kernel.
-    pub(super) typed: Vec<bool>,
+    /// Per kernel, the float type of its arenas: the one type of every tensor its instances
+    /// read and make (f32 for copies). None when they read or make tensors of other types, or
+    /// of two (hw-group keeps such ops in groups of their own): its LB then holds buffers of
+    /// their types, no arena, and it neither continues nor is continued by another segment's
+    /// kernel.
+    pub(super) arena_element: Vec<Option<ElementType>>,
     /// Per op position, the kernel it runs in (instances, copied concatenations, the yield's
     /// copy).
     pub(super) kernel_of: BTreeMap<usize, usize>,
@@ -93,7 +95,7 @@ impl<'p> Walk<'p> {
             count,
             replicas,
             items: Vec::new(),
-            typed: Vec::new(),
+            arena_element: Vec::new(),
             kernel_of: BTreeMap::new(),
             roots: BTreeMap::new(),
             stitched: BTreeMap::new(),
@@ -203,7 +205,7 @@ impl<'p> Walk<'p> {
                         Some(group) => Root::Group(group),
                         None => {
                             self.items.push(Item::Copy);
-                            self.typed.push(false);
+                            self.arena_element.push(Some(ElementType::F32));
                             self.kernel_of.insert(position, self.items.len() - 1);
                             Root::Concat(position)
                         }
@@ -236,11 +238,8 @@ impl<'p> Walk<'p> {
             let program = self.program;
             let operands = node.operands.iter().map(|&value| program.type_of(value));
             let results = node.results.iter().map(|(_, r#type)| r#type);
-            self.typed.push(
-                operands
-                    .chain(results)
-                    .any(|r#type| r#type.element_type != ElementType::F32),
-            );
+            let elements = operands.chain(results).map(|r#type| r#type.element_type);
+            self.arena_element.push(uniform_float(elements));
         }
         self.kernel_of.insert(position, self.items.len() - 1);
         let (first, first_type) = &node.results[0];
@@ -294,7 +293,7 @@ impl<'p> Walk<'p> {
         }
         if copies {
             self.items.push(Item::Copy);
-            self.typed.push(false);
+            self.arena_element.push(Some(ElementType::F32));
             self.kernel_of.insert(position, self.items.len() - 1);
         }
     }
@@ -462,8 +461,9 @@ impl<'p> Walk<'p> {
                         .shape
                         .clone(),
                 };
-                // A typed kernel's results stay in DDR: the GB arenas and shares are f32.
-                let ddr = self.outputs.contains_key(&root) || self.typed[kernel];
+                // A typed kernel's results stay in DDR: the GB arenas and shares hold floats of
+                // one type.
+                let ddr = self.outputs.contains_key(&root) || self.arena_element[kernel].is_none();
                 let entry = self.lifetimes.entry(root).or_insert(plan::Tensor {
                     bytes: bytes(&shape),
                     first: kernel,

@@ -3,7 +3,7 @@
 
 use super::group_graph::{GroupGraph, GroupNode};
 use crate::{
-    graph_view::{ElementType, FunctionView, Node, TensorType, ValueId},
+    graph_view::{uniform_float, FunctionView, Node, TensorType, ValueId},
     instance::split_info::{best_split, Budget, Split, Subgraph},
 };
 use std::collections::{BTreeMap, BTreeSet};
@@ -180,18 +180,20 @@ impl<'p> Grouping<'p> {
             .filter(|&reader| !self.typed(index) && !self.typed(reader))
     }
 
-    /// Whether op `index` reads or makes a tensor of another element type than f32 (a gather's
-    /// indices, a cast): such an op is a subgraph of its own with no split (an empty SplitInfo),
-    /// so that no merge takes it (no split of a merge fits) and it stays one instance, whose
-    /// kernel keeps its tensors out of the f32 arenas of GraphTurbo's kernels.
+    /// Whether op `index` reads or makes a tensor that is not a float, or floats of two types
+    /// (a gather's indices, a cast): such an op is a subgraph of its own with no split (an
+    /// empty SplitInfo), so that no merge takes it (no split of a merge fits) and it stays one
+    /// instance, whose kernel keeps its tensors out of the arenas of GraphTurbo's kernels,
+    /// which hold one float type.
     fn typed(&self, index: usize) -> bool {
         let node = self.node(index);
         let operands = node.operands.iter().map(|&value| self.types[value]);
         let results = node.results.iter().map(|(_, r#type)| Some(r#type));
-        operands
+        let elements = operands
             .chain(results)
             .flatten()
-            .any(|r#type| r#type.element_type != ElementType::F32)
+            .map(|r#type| r#type.element_type);
+        uniform_float(elements).is_none()
     }
 
     pub(super) fn node(&self, index: usize) -> &'p Node {

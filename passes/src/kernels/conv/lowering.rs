@@ -8,7 +8,7 @@ use super::pipeline::Pipeline;
 use super::plan::{plan, Plan, Request};
 use super::pointwise;
 use super::serial::Serial;
-use crate::graph_view::ValueId;
+use crate::graph_view::{ElementType, ValueId};
 use crate::ir::Val;
 use crate::kernels::{
     emit::{reshaped, Body, Tensor, View},
@@ -49,10 +49,11 @@ pub fn lower(
     let input_arg = kernel.argument(input.host, &input.view);
     let filter_arg = kernel.argument(filter.host, &filter.view);
     let stores = stores(&mut kernel, layer, &operands);
-    let buffers = Buffers::new(&mut kernel, &plan, layer, tensors);
+    let elements = (input.view.element, filter.view.element);
+    let buffers = Buffers::new(&mut kernel, &plan, (layer, elements), tensors);
     let preload = residual.as_ref().map(|(argument, view)| (*argument, view));
     if tiling.pipelined && buffers.chunks == 1 {
-        let second_input = kernel.alloc_lb(&buffers.input_shape).0;
+        let second_input = kernel.alloc_lb_tile(&buffers.input_shape, elements.0).0;
         let pipeline = Pipeline {
             geometry,
             tiling,
@@ -201,11 +202,13 @@ struct Buffers {
 impl Buffers {
     /// Allocates the LB buffers of `plan`'s tiles in `kernel`: the input rows and the filter
     /// slice of a chunk, the output tile, the second halves of pipelined chunks, and those of
-    /// the convolution `layer` absorbs (its operands from `tensors`).
+    /// the convolution `layer` absorbs (its operands from `tensors`). The input and filter
+    /// tiles keep the float types of the input and filter (`elements`); the output tile is
+    /// f32.
     fn new(
         kernel: &mut Kernel,
         plan: &Plan,
-        layer: &Layer,
+        (layer, elements): (&Layer, (ElementType, ElementType)),
         tensors: &BTreeMap<ValueId, Tensor>,
     ) -> Self {
         let (geometry, tiling) = (&plan.geometry, &plan.tiling);
@@ -213,15 +216,15 @@ impl Buffers {
         let in_channels = geometry.input_channels(tiling);
         let window = geometry.rows.window(tiling.out_rows);
         let input_shape = [tiling.images, in_channels, window, geometry.width];
-        let (input_lb, input_lb_view) = kernel.alloc_lb(&input_shape);
+        let (input_lb, input_lb_view) = kernel.alloc_lb_tile(&input_shape, elements.0);
         let filter_shape = geometry.filter_tile(tiling);
-        let (filter_lb, _) = kernel.alloc_lb(&filter_shape);
+        let (filter_lb, _) = kernel.alloc_lb_tile(&filter_shape, elements.1);
         let accumulator = kernel.alloc_lb(&tile);
         let chunks = geometry.chunks(tiling);
         let second = (tiling.pipelined && chunks > 1).then(|| {
             [
-                kernel.alloc_lb(&input_shape).0,
-                kernel.alloc_lb(&filter_shape).0,
+                kernel.alloc_lb_tile(&input_shape, elements.0).0,
+                kernel.alloc_lb_tile(&filter_shape, elements.1).0,
             ]
         });
         let absorbed = layer.absorbed.map(|absorbed| {

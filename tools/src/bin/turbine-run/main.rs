@@ -54,6 +54,11 @@ struct Arguments {
     /// Evaluate with the graph-level reference interpreter instead of compiling.
     #[arg(long)]
     interpret: bool,
+    /// Compute the model in this reduced float type (f16, bf16), keeping its numerically
+    /// sensitive ops and its inputs and outputs in f32: the `graph-reduce-precision` pass, run
+    /// before everything else (the interpreter of --check evaluates the reduced model too).
+    #[arg(long, value_parser = ["f16", "bf16"])]
+    precision: Option<String>,
     /// Compile (through JIT code generation) and print the compile time per phase, without
     /// running: what a compile-time measurement needs, with no simulation to wait for.
     #[arg(
@@ -176,7 +181,12 @@ fn compile(
 /// writes the results and checks them against the interpreter's.
 fn run(arguments: &Arguments) -> Result<(), String> {
     let context = turbine_dialects::create_context();
-    let (module, weights) = load(&context, arguments)?;
+    let (mut module, weights) = load(&context, arguments)?;
+    if let Some(precision) = &arguments.precision {
+        let pipeline =
+            format!("builtin.module(func.func(graph-reduce-precision{{precision={precision}}}))");
+        turbine_tools::driver::run_pipeline(&context, &mut module, &pipeline)?;
+    }
     if arguments.print_model {
         outln!("{}", module.as_operation());
         return Ok(());
