@@ -32,6 +32,9 @@ and prints the compile time per phase and per ONNX op; then Relu chains of 1,000
 100,000 ops and stacks of 30 and 300 small transformer encoder layers (about 1,000 and 10,000 ops),
 with each size's time per op over the smallest size's of its kind ("x linear"); it exits non-zero
 when one of those ratios exceeds 1.5. --scaling runs only the second table.
+
+With --precisions it runs ResNet-50 (b1, b8, b32), MobileNet-V2 and the BERT-base layer in f32,
+f16 and bf16 with one schedule (benchmark_precision.py says what it measures).
 """
 
 import argparse
@@ -53,6 +56,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("oracle", os.path.join(HERE, "onnxruntime-oracle.py"))
 oracle = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(oracle)
+spec = importlib.util.spec_from_file_location("benchmark_precision", os.path.join(HERE, "benchmark_precision.py"))
+benchmark_precision = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(benchmark_precision)
 
 
 # Blocks per stage of torchvision's ResNets, and whether they are bottleneck blocks.
@@ -536,6 +542,8 @@ def main():
                         "1.5 times the smallest size's of its kind")
     parser.add_argument("--scaling", action="store_true", help="only the second table of --depths: Relu chains and "
                         "encoder stacks")
+    parser.add_argument("--precisions", action="store_true", help="the models in f32, f16 and bf16 side by side "
+                        "(cycles, compute bound per precision, accuracy against onnxruntime f32)")
     parser.add_argument("--compile-timeout", type=float, default=1800,
                         help="seconds one compilation of --depths may take before it counts as failed")
     arguments = parser.parse_args()
@@ -561,6 +569,12 @@ def main():
         print(text)
         if arguments.markdown:
             write_between(arguments.markdown, "exports", text)
+        sys.exit(1 if failed else 0)
+    if arguments.precisions:
+        text, failed = benchmark_precision.precisions(arguments, sys.modules[__name__], oracle, progress)
+        print(text)
+        if arguments.markdown:
+            write_between(arguments.markdown, "precisions", text)
         sys.exit(1 if failed else 0)
     if arguments.compare_schedules:
         text, failed = compare_schedules(arguments)

@@ -106,7 +106,7 @@ fn value_views(program: &FunctionView) -> BTreeMap<ValueId, View> {
     {
         views.insert(
             *value,
-            View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr),
+            View::contiguous_of(&buffer_shape(&r#type.shape), Space::Ddr, r#type.element_type),
         );
     }
     views

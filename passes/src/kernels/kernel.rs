@@ -210,10 +210,14 @@ impl Kernel {
             .per_cluster
             .as_ref()
             .and_then(|spmd| spmd.arena)
-            .expect("a per-cluster kernel of f32 layers has an arena");
+            .expect("a per-cluster kernel of float layers has an arena");
+        let element = self
+            .per_cluster
+            .as_ref()
+            .map_or(ElementType::F32, |spmd| spmd.arena_element);
         let offset = self.body.index(offset);
-        self.body
-            .reinterpret_at(arena, offset, &View::contiguous(shape, Space::Lb))
+        let view = View::contiguous_of(shape, Space::Lb, element);
+        self.body.reinterpret_at(arena, offset, &view)
     }
 
     /// Whether `value` is defined inside this kernel (a view the kernel made) rather than being a

@@ -236,7 +236,11 @@ impl HostLowering<'_, '_> {
                     let Some(weight) = node.string("name") else {
                         return Err(LoweringError::at(index, "graph.weight without a name"));
                     };
-                    let view = View::contiguous(&buffer_shape(&r#type.shape), Space::Ddr);
+                    let view = View::contiguous_of(
+                        &buffer_shape(&r#type.shape),
+                        Space::Ddr,
+                        r#type.element_type,
+                    );
                     let host = self.signature.parameter(
                         &view,
                         "dsa.weight",

@@ -358,7 +358,11 @@ fn anchors_estimate(
             *value,
             Tensor {
                 host: like,
-                view: View::contiguous(&buffer_shape(&r#type.shape), space_of(*value)),
+                view: View::contiguous_of(
+                    &buffer_shape(&r#type.shape),
+                    space_of(*value),
+                    r#type.element_type,
+                ),
             },
         );
     }
