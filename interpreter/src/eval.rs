@@ -98,7 +98,9 @@ impl Evaluator<'_> {
         self.value(node.operands[index])
     }
 
-    /// Evaluates `node` and returns its results.
+    /// Evaluates `node` and returns its results, each rounded or wrapped to the element type
+    /// the op declares for it: kernels compute f16 and bf16 in f32 and narrow integers in i64,
+    /// and this is the one place their results become values of the declared types.
     fn eval(&mut self, node: &Node) -> Result<Vec<Rc<Tensor>>, InterpretError> {
         if let Some(results) = self.eval_structured(node)? {
             return Ok(results);
@@ -108,7 +110,11 @@ impl Evaluator<'_> {
         } else {
             vec![self.eval_single(node)?]
         };
-        Ok(results.into_iter().map(Rc::new).collect())
+        Ok(results
+            .into_iter()
+            .zip(&node.results)
+            .map(|(tensor, (_, declared))| Rc::new(tensor.conform(declared.element_type)))
+            .collect())
     }
 
     /// Ops with several results.

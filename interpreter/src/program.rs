@@ -7,6 +7,7 @@ use crate::{
     error::InterpretError,
     tensor::{element_count, Data, ElementType, Tensor},
 };
+use half::{bf16, f16};
 use mlir_sys::*;
 use std::collections::BTreeMap;
 
@@ -92,6 +93,10 @@ struct Reader {
 }
 
 fn string_from(reference: MlirStringRef) -> String {
+    // An empty string ref may have a null pointer, which no slice may have.
+    if reference.length == 0 {
+        return String::new();
+    }
     // SAFETY: MLIR string refs point at `length` valid bytes.
     let bytes =
         unsafe { std::slice::from_raw_parts(reference.data.cast::<u8>(), reference.length) };
@@ -118,6 +123,115 @@ fn location_text(location: MlirLocation) -> String {
         .to_owned()
 }
 
+/// The interpreter's name for the MLIR element type `element`, if it evaluates it: `i8` is
+/// signless (read as signed), `ui8` unsigned.
+///
+/// # Safety
+/// `element` is a live type.
+unsafe fn element_type(element: MlirType) -> Option<ElementType> {
+    // SAFETY: the caller's guarantee.
+    unsafe {
+        if mlirTypeIsAF32(element) {
+            return Some(ElementType::F32);
+        }
+        if mlirTypeIsAF16(element) {
+            return Some(ElementType::F16);
+        }
+        if mlirTypeIsABF16(element) {
+            return Some(ElementType::Bf16);
+        }
+        if !mlirTypeIsAInteger(element) {
+            return None;
+        }
+        let unsigned = mlirIntegerTypeIsUnsigned(element);
+        let signed = mlirIntegerTypeIsSigned(element);
+        match (mlirIntegerTypeGetWidth(element), unsigned, signed) {
+            (64, false, false) => Some(ElementType::I64),
+            (32, false, false) => Some(ElementType::I32),
+            (8, false, false) => Some(ElementType::I8),
+            (8, true, false) => Some(ElementType::U8),
+            (1, false, false) => Some(ElementType::Bool),
+            _ => None,
+        }
+    }
+}
+
+/// The 16-bit patterns of the `count` elements of a dense f16 or bf16 attribute (a splat holds
+/// one).
+///
+/// # Safety
+/// `attribute` is a live dense elements attribute of f16 or bf16 elements with `count` of them.
+unsafe fn half_bits(attribute: MlirAttribute, count: usize) -> Vec<u16> {
+    if count == 0 {
+        return Vec::new();
+    }
+    // SAFETY: the raw data of 16-bit elements is one u16 per element, or one for a splat.
+    unsafe {
+        let raw = mlirDenseElementsAttrGetRawData(attribute).cast::<u16>();
+        let stored = if mlirDenseElementsAttrIsSplat(attribute) {
+            1
+        } else {
+            count
+        };
+        let bits = std::slice::from_raw_parts(raw, stored);
+        (0..count).map(|i| bits[i % stored]).collect()
+    }
+}
+
+/// The `count` elements of the dense elements attribute `attribute` of `element`s, held as
+/// the interpreter holds them (a splat gives `count` copies).
+///
+/// # Safety
+/// `attribute` is a live dense elements attribute of that element type with `count` elements.
+pub unsafe fn dense_data(attribute: MlirAttribute, element: ElementType, count: usize) -> Data {
+    let positions = 0..count as isize;
+    // SAFETY: the caller's guarantee; the getters read within the attribute's elements.
+    unsafe {
+        match element {
+            ElementType::F32 => Data::F32(
+                positions
+                    .map(|i| mlirDenseElementsAttrGetFloatValue(attribute, i))
+                    .collect(),
+            ),
+            ElementType::I64 => Data::I64(
+                positions
+                    .map(|i| mlirDenseElementsAttrGetInt64Value(attribute, i))
+                    .collect(),
+            ),
+            ElementType::I32 => Data::I64(
+                positions
+                    .map(|i| mlirDenseElementsAttrGetInt32Value(attribute, i).into())
+                    .collect(),
+            ),
+            ElementType::I8 => Data::I64(
+                positions
+                    .map(|i| mlirDenseElementsAttrGetInt8Value(attribute, i).into())
+                    .collect(),
+            ),
+            ElementType::U8 => Data::I64(
+                positions
+                    .map(|i| mlirDenseElementsAttrGetUInt8Value(attribute, i).into())
+                    .collect(),
+            ),
+            ElementType::Bool => Data::Bool(
+                positions
+                    .map(|i| mlirDenseElementsAttrGetBoolValue(attribute, i))
+                    .collect(),
+            ),
+            ElementType::F16 => Data::F32(
+                (half_bits(attribute, count).into_iter())
+                    .map(|bits| f16::from_bits(bits).to_f32())
+                    .collect(),
+            ),
+            ElementType::Bf16 => Data::F32(
+                (half_bits(attribute, count).into_iter())
+                    .map(|bits| bf16::from_bits(bits).to_f32())
+                    .collect(),
+            ),
+        }
+    }
+}
+
 impl Reader {
     fn id(&mut self, value: MlirValue) -> ValueId {
         let next = self.ids.len();
@@ -142,18 +256,10 @@ impl Reader {
                 .map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize)
                 .collect();
             let element = mlirShapedTypeGetElementType(r#type);
-            let element_type = if mlirTypeIsAF32(element) {
-                ElementType::F32
-            } else if mlirTypeIsAInteger(element) && mlirIntegerTypeGetWidth(element) == 64 {
-                ElementType::I64
-            } else if mlirTypeIsAInteger(element) && mlirIntegerTypeGetWidth(element) == 32 {
-                ElementType::I32
-            } else if mlirTypeIsAInteger(element) && mlirIntegerTypeGetWidth(element) == 1 {
-                ElementType::Bool
-            } else {
+            let Some(element_type) = element_type(element) else {
                 let text = printed(|callback, data| mlirTypePrint(element, callback, data));
                 return Err(unsupported(format!(
-                    "element type {text} (f32, i64, i32 and i1 are)"
+                    "element type {text} (f32, f16, bf16, i64, i32, i8, ui8 and i1 are)"
                 )));
             };
             if element_count(&shape).is_none() {
@@ -215,33 +321,11 @@ impl Reader {
         // SAFETY: the attribute is a DenseElementsAttr alive while the module is.
         unsafe {
             let r#type = self.tensor_type(mlirAttributeGetType(attribute), location)?;
-            let count = r#type.shape.iter().product::<usize>() as isize;
-            let data = match r#type.element_type {
-                ElementType::F32 => Data::F32(
-                    (0..count)
-                        .map(|i| mlirDenseElementsAttrGetFloatValue(attribute, i))
-                        .collect(),
-                ),
-                ElementType::I64 => Data::I64(
-                    (0..count)
-                        .map(|i| mlirDenseElementsAttrGetInt64Value(attribute, i))
-                        .collect(),
-                ),
-                ElementType::I32 => Data::I64(
-                    (0..count)
-                        .map(|i| mlirDenseElementsAttrGetInt32Value(attribute, i) as i64)
-                        .collect(),
-                ),
-                ElementType::Bool => Data::Bool(
-                    (0..count)
-                        .map(|i| mlirDenseElementsAttrGetBoolValue(attribute, i))
-                        .collect(),
-                ),
-            };
+            let count = r#type.shape.iter().product::<usize>();
             Ok(Tensor {
+                data: dense_data(attribute, r#type.element_type, count),
                 shape: r#type.shape,
                 element_type: r#type.element_type,
-                data,
             })
         }
     }

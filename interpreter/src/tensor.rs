@@ -1,4 +1,11 @@
 //! Dense row-major tensors of the element types the interpreter evaluates.
+//!
+//! Values are held wide: floats of every width as `f32`, integers of every width as `i64`. Each
+//! op computes in the wide type, and its result is then rounded or wrapped to the type the IR
+//! declares ([`Tensor::conform`]), once per op, as numpy's float16 operations and onnxruntime's
+//! kernels do. So an f16 value is always an f16 number, held in an `f32`.
+
+use half::{bf16, f16};
 
 /// The element type of a tensor, as the IR declares it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -11,9 +18,45 @@ pub enum ElementType {
     I32,
     /// `i1`.
     Bool,
+    /// `f16` (held as f32, every value an f16 one).
+    F16,
+    /// `bf16` (held as f32, every value a bf16 one).
+    Bf16,
+    /// `i8`, signless in the IR and read as signed (held as i64).
+    I8,
+    /// `ui8` (held as i64).
+    U8,
 }
 
-/// Tensor contents; integers of every width are held as i64.
+impl ElementType {
+    /// Whether it is a float type (held in [`Data::F32`]).
+    pub fn is_float(self) -> bool {
+        matches!(self, Self::F32 | Self::F16 | Self::Bf16)
+    }
+
+    /// `value` rounded to this float type, to the nearest value with ties to even (beyond the
+    /// largest finite value is infinity, NaN stays NaN); the value itself for f32.
+    pub fn round(self, value: f32) -> f32 {
+        match self {
+            Self::F16 => f16::from_f32(value).to_f32(),
+            Self::Bf16 => bf16::from_f32(value).to_f32(),
+            _ => value,
+        }
+    }
+
+    /// `value` wrapped to this integer type (two's complement, as numpy's integer arithmetic
+    /// and casts wrap); the value itself for i64.
+    pub fn wrap(self, value: i64) -> i64 {
+        match self {
+            Self::I32 => i64::from(value as i32),
+            Self::I8 => i64::from(value as i8),
+            Self::U8 => i64::from(value as u8),
+            _ => value,
+        }
+    }
+}
+
+/// Tensor contents; integers of every width are held as i64, floats of every width as f32.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Data {
     /// Floating-point elements.
@@ -110,6 +153,31 @@ impl Tensor {
             element_type: ElementType::F32,
             data: Data::F32(values),
         }
+    }
+
+    /// The tensor with its elements rounded or wrapped to `element` and declared of that type:
+    /// what every op's result goes through, so that each op rounds once to its result type.
+    pub fn conform(mut self, element: ElementType) -> Tensor {
+        match &mut self.data {
+            Data::F32(values) if matches!(element, ElementType::F16 | ElementType::Bf16) => {
+                values
+                    .iter_mut()
+                    .for_each(|value| *value = element.round(*value));
+            }
+            Data::I64(values)
+                if matches!(
+                    element,
+                    ElementType::I32 | ElementType::I8 | ElementType::U8
+                ) =>
+            {
+                values
+                    .iter_mut()
+                    .for_each(|value| *value = element.wrap(*value));
+            }
+            _ => {}
+        }
+        self.element_type = element;
+        self
     }
 
     /// The f32 values, or None for another element type.

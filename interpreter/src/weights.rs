@@ -4,6 +4,7 @@ use crate::{
     error::InterpretError,
     tensor::{element_count, Data, ElementType, Tensor},
 };
+use half::{bf16, f16};
 use safetensors::{Dtype, SafeTensors};
 use std::collections::HashMap;
 
@@ -21,7 +22,7 @@ impl Weights {
 
     /// Every tensor of the safetensors `bytes` (a weights file's, or an importer's weights in
     /// memory without the round trip through a file), `origin` naming them in errors; f32, f64
-    /// as f32, i64, i32 and bool.
+    /// as f32, f16, bf16, i64, i32, i8, u8 and bool.
     pub fn parse(bytes: &[u8], origin: &str) -> Result<Weights, InterpretError> {
         let file_error = |message: String| InterpretError::File {
             path: origin.to_string(),
@@ -35,50 +36,12 @@ impl Weights {
             element_count(&shape).ok_or_else(|| {
                 file_error(format!("tensor '{name}' of shape {shape:?} is too large"))
             })?;
-            let raw = view.data();
-            let (element_type, data) = match view.dtype() {
-                Dtype::F32 => (
-                    ElementType::F32,
-                    Data::F32(
-                        raw.chunks_exact(4)
-                            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
-                            .collect(),
-                    ),
-                ),
-                Dtype::F64 => (
-                    ElementType::F32,
-                    Data::F32(
-                        raw.chunks_exact(8)
-                            .map(|b| f64::from_le_bytes(b.try_into().unwrap()) as f32)
-                            .collect(),
-                    ),
-                ),
-                Dtype::I64 => (
-                    ElementType::I64,
-                    Data::I64(
-                        raw.chunks_exact(8)
-                            .map(|b| i64::from_le_bytes(b.try_into().unwrap()))
-                            .collect(),
-                    ),
-                ),
-                Dtype::I32 => (
-                    ElementType::I32,
-                    Data::I64(
-                        raw.chunks_exact(4)
-                            .map(|b| i32::from_le_bytes(b.try_into().unwrap()) as i64)
-                            .collect(),
-                    ),
-                ),
-                Dtype::BOOL => (
-                    ElementType::Bool,
-                    Data::Bool(raw.iter().map(|&b| b != 0).collect()),
-                ),
-                other => {
-                    return Err(file_error(format!(
-                        "tensor '{name}' has unsupported dtype {other:?}"
-                    )))
-                }
-            };
+            let (element_type, data) = decode(view.dtype(), view.data()).ok_or_else(|| {
+                file_error(format!(
+                    "tensor '{name}' has unsupported dtype {:?}",
+                    view.dtype()
+                ))
+            })?;
             tensors.insert(
                 name,
                 Tensor {
@@ -100,4 +63,47 @@ impl Weights {
     pub fn get(&self, name: &str) -> Option<&Tensor> {
         self.tensors.get(name)
     }
+}
+
+/// The element type and values of little-endian `raw` data of `dtype`, if the interpreter reads
+/// it: f64 becomes f32, f16 and bf16 are held as f32, every integer as i64.
+fn decode(dtype: Dtype, raw: &[u8]) -> Option<(ElementType, Data)> {
+    fn words<const N: usize, T>(raw: &[u8], read: impl Fn([u8; N]) -> T) -> Vec<T> {
+        raw.chunks_exact(N)
+            .map(|bytes| read(bytes.try_into().expect("chunks of N bytes")))
+            .collect()
+    }
+    Some(match dtype {
+        Dtype::F32 => (ElementType::F32, Data::F32(words(raw, f32::from_le_bytes))),
+        Dtype::F64 => (
+            ElementType::F32,
+            Data::F32(words(raw, |b| f64::from_le_bytes(b) as f32)),
+        ),
+        Dtype::F16 => (
+            ElementType::F16,
+            Data::F32(words(raw, |b| f16::from_le_bytes(b).to_f32())),
+        ),
+        Dtype::BF16 => (
+            ElementType::Bf16,
+            Data::F32(words(raw, |b| bf16::from_le_bytes(b).to_f32())),
+        ),
+        Dtype::I64 => (ElementType::I64, Data::I64(words(raw, i64::from_le_bytes))),
+        Dtype::I32 => (
+            ElementType::I32,
+            Data::I64(words(raw, |b| i64::from(i32::from_le_bytes(b)))),
+        ),
+        Dtype::I8 => (
+            ElementType::I8,
+            Data::I64(words(raw, |b| i64::from(i8::from_le_bytes(b)))),
+        ),
+        Dtype::U8 => (
+            ElementType::U8,
+            Data::I64(words(raw, |b: [u8; 1]| i64::from(b[0]))),
+        ),
+        Dtype::BOOL => (
+            ElementType::Bool,
+            Data::Bool(raw.iter().map(|&b| b != 0).collect()),
+        ),
+        _ => return None,
+    })
 }

@@ -142,10 +142,11 @@ impl FunctionBody {
         self.dense(tensor.ty(), data, location)
     }
 
-    /// `graph.constant` of type `ty` whose every element is the one element of `value`: a splat
-    /// costs one element whatever its size.
+    /// `graph.constant` of type `ty` whose every element is the one element of `value`
+    /// (converted to `ty`'s element type): a splat costs one element whatever its size.
     pub fn splat(&mut self, value: &Tensor, ty: TensorType, location: &str) -> Operand {
-        self.dense(ty, value.data.take(&[0]), location)
+        let data = value.data.take(&[0]).convert(ty.element);
+        self.dense(ty, data, location)
     }
 
     fn dense(&mut self, ty: TensorType, data: Data, location: &str) -> Operand {

@@ -132,7 +132,10 @@ pub enum TensorProblem {
         actual: String,
     },
     /// The element type is not one Turbine supports.
-    #[error("element type {0} is not supported (Turbine handles FLOAT, INT32, INT64 and BOOL)")]
+    #[error(
+        "element type {0} is not supported (Turbine handles FLOAT, FLOAT16, BFLOAT16, INT8, \
+         UINT8, INT32, INT64 and BOOL)"
+    )]
     ElementType(String),
     /// The data lives in an external file that cannot be read, for the reason given.
     #[error("its external data cannot be read: {0}")]

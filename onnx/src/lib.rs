@@ -20,6 +20,7 @@
 //! wrong model. Failures are [`ImportError`]s, and no input makes the importer panic.
 #![warn(missing_docs)]
 
+mod cast;
 pub mod emit;
 mod error;
 mod external;

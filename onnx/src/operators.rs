@@ -101,7 +101,7 @@ pub const OPERATORS: &[Operator] = &[
     row(&["GlobalAveragePool"], "`global_avg_pool`", Compiled, ""),
     row(&["GlobalMaxPool"], "`reduce_max` over the spatial axes, keepdims", Compiled, ""),
     row(&["Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Log", "Neg", "Abs", "Reciprocal"],
-        "the op of the same name", Compiled, "f32 only"),
+        "the op of the same name", Compiled, "floats (f32, f16, bf16)"),
     row(&["Gelu"], "`gelu`", Compiled,
         "opset 20; `approximate = \"tanh\"` → `approximate = true`, interpreted only"),
     row(&["LeakyRelu", "PRelu"], "`relu(x) + alpha * min(x, 0)`", Compiled,
@@ -112,10 +112,11 @@ pub const OPERATORS: &[Operator] = &[
         "no overflow for large x; Mish is `x * tanh(softplus(x))`"),
     row(&["Softsign", "HardSigmoid", "HardSwish"], "`abs`, `div`; `mul`, `add`, `clip`", Compiled,
         "`x / (1 + |x|)`; `clip(alpha x + beta, 0, 1)`; `x * hardsigmoid(x)` (1/6, 1/2)"),
-    row(&["ThresholdedRelu", "Shrink", "Sign"], "`compare` and `where`", Compiled, "f32 only"),
+    row(&["ThresholdedRelu", "Shrink", "Sign"], "`compare` and `where`", Compiled,
+        "floats (f32, f16, bf16)"),
     row(&["Clip"], "`clip`", Compiled,
-        "min/max inputs must be constants; an omitted bound is the lowest or largest finite f32 \
-         (so infinities clip to it, as in onnxruntime)"),
+        "floats; min/max inputs must be constants; an omitted bound is the lowest or largest \
+         finite value of the input's type (so infinities clip to it, as in onnxruntime)"),
     row(&["Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"],
         "`add`, `sub`, `mul`, `div`, `pow`, `max`, `min`", Compiled,
         "numpy broadcasting; Pow's exponent converted to the base's type; i64 and i32 operands \
@@ -129,7 +130,9 @@ pub const OPERATORS: &[Operator] = &[
     row(&["And", "Or", "Xor", "Not"], "`where` selections", Compiled,
         "booleans; folded when the operands are constants"),
     row(&["Cast", "CastLike"], "`cast`", Compiled,
-        "to f32, i32, i64 or bool (a conversion on the vector engine); to the same type → no op"),
+        "between f32, f16, bf16, i64, i32, i8, ui8 and bool (a conversion on the vector engine): \
+         to f16 and bf16 to nearest even; float to integer toward zero (into i8 and ui8 through \
+         32 bits, wrapping, as onnxruntime); integers wrap; to the same type → no op"),
     row(&["Reshape", "Squeeze", "Unsqueeze"], "`reshape`", Compiled,
         "shape/axes inputs must be constants; `allowzero`; same shape → no op"),
     row(&["Flatten"], "`flatten`", Compiled, ""),
@@ -172,7 +175,7 @@ pub const OPERATORS: &[Operator] = &[
     row(&["IsNaN", "IsInf"], "`compare` and `where`", Compiled,
         "`x != x`; `x == ±inf` as detect_negative and detect_positive say"),
     row(&["ArgMax", "ArgMin"], "`argmax`, `argmin`", Compiled,
-        "f32 input; i64 result; keepdims, select_last_index; a NaN is the extreme (numpy)"),
+        "float input; i64 result; keepdims, select_last_index; a NaN is the extreme (numpy)"),
     row(&["TopK"], "`top_k`", Compiled,
         "f32 input; K a constant, at most the axis; largest; always sorted, equal values by \
          index; NaNs first (as ArgMax/ArgMin); i64 indices"),

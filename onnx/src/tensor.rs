@@ -4,6 +4,8 @@
 //! [`element_count`](crate::types::element_count) and the stored element count has been checked
 //! against it, so a corrupt file is an error before any allocation that its numbers would ask for.
 
+use half::{bf16, f16};
+
 use crate::error::{ImportError, TensorProblem};
 use crate::proto::TensorProto;
 use crate::types::{element_count, format_shape, ElementType, TensorType};
@@ -19,7 +21,75 @@ pub enum Data {
     I64(Vec<i64>),
     /// Boolean elements.
     Bool(Vec<bool>),
+    /// `f16` elements.
+    F16(Vec<f16>),
+    /// `bf16` elements.
+    Bf16(Vec<bf16>),
+    /// `i8` elements.
+    I8(Vec<i8>),
+    /// `ui8` elements.
+    U8(Vec<u8>),
 }
+
+/// `$body` on the elements (`$values`) of whichever variant `$data` is.
+macro_rules! any_variant {
+    ($data:expr, $values:ident => $body:expr) => {
+        match $data {
+            Data::F32($values) => $body,
+            Data::I32($values) => $body,
+            Data::I64($values) => $body,
+            Data::Bool($values) => $body,
+            Data::F16($values) => $body,
+            Data::Bf16($values) => $body,
+            Data::I8($values) => $body,
+            Data::U8($values) => $body,
+        }
+    };
+}
+
+/// `$body` on the elements (`$values`) of `$data`, as the same variant.
+macro_rules! same_variant {
+    ($data:expr, $values:ident => $body:expr) => {
+        match $data {
+            Data::F32($values) => Data::F32($body),
+            Data::I32($values) => Data::I32($body),
+            Data::I64($values) => Data::I64($body),
+            Data::Bool($values) => Data::Bool($body),
+            Data::F16($values) => Data::F16($body),
+            Data::Bf16($values) => Data::Bf16($body),
+            Data::I8($values) => Data::I8($body),
+            Data::U8($values) => Data::U8($body),
+        }
+    };
+}
+
+/// An element's identity as it prints: floats by their bits, so that -0.0 and 0.0 differ and a
+/// NaN equals itself.
+trait Identity: Copy {
+    fn identity(self) -> u64;
+}
+
+macro_rules! identity_by_bits {
+    ($($type:ty),*) => {$(
+        impl Identity for $type {
+            fn identity(self) -> u64 {
+                u64::from(self.to_bits())
+            }
+        }
+    )*};
+}
+identity_by_bits!(f32, f16, bf16);
+
+macro_rules! identity_by_value {
+    ($($type:ty),*) => {$(
+        impl Identity for $type {
+            fn identity(self) -> u64 {
+                self as u64
+            }
+        }
+    )*};
+}
+identity_by_value!(i32, i64, bool, i8, u8);
 
 impl Data {
     /// The element type.
@@ -29,17 +99,16 @@ impl Data {
             Self::I32(_) => ElementType::I32,
             Self::I64(_) => ElementType::I64,
             Self::Bool(_) => ElementType::Bool,
+            Self::F16(_) => ElementType::F16,
+            Self::Bf16(_) => ElementType::Bf16,
+            Self::I8(_) => ElementType::I8,
+            Self::U8(_) => ElementType::U8,
         }
     }
 
     /// The number of elements.
     pub fn len(&self) -> usize {
-        match self {
-            Self::F32(values) => values.len(),
-            Self::I32(values) => values.len(),
-            Self::I64(values) => values.len(),
-            Self::Bool(values) => values.len(),
-        }
+        any_variant!(self, values => values.len())
     }
 
     /// Whether there are no elements.
@@ -50,79 +119,63 @@ impl Data {
     /// The elements at `indices`, in that order: the one primitive behind every data-movement
     /// kernel (gather, slice, transpose, broadcast, concat), which only compute index lists.
     pub fn take(&self, indices: &[usize]) -> Data {
-        fn pick<T: Copy>(values: &[T], indices: &[usize]) -> Vec<T> {
-            indices.iter().map(|&index| values[index]).collect()
-        }
-        match self {
-            Self::F32(values) => Self::F32(pick(values, indices)),
-            Self::I32(values) => Self::I32(pick(values, indices)),
-            Self::I64(values) => Self::I64(pick(values, indices)),
-            Self::Bool(values) => Self::Bool(pick(values, indices)),
-        }
+        same_variant!(self, values => indices.iter().map(|&index| values[index]).collect())
     }
 
     /// Whether every element equals the first (a tensor that prints as one `dense<v>` value).
     pub fn is_splat(&self) -> bool {
-        fn same<T: Copy, K: PartialEq>(values: &[T], key: impl Fn(T) -> K) -> bool {
-            values
-                .first()
-                .is_none_or(|&first| values.iter().all(|&value| key(value) == key(first)))
+        fn same<T: Identity>(values: &[T]) -> bool {
+            values.first().is_none_or(|&first| {
+                values
+                    .iter()
+                    .all(|&value| value.identity() == first.identity())
+            })
         }
-        match self {
-            // Compare bits so that -0.0 and 0.0, or two NaNs, are told apart as they print.
-            Self::F32(values) => same(values, f32::to_bits),
-            Self::I32(values) => same(values, |value| value),
-            Self::I64(values) => same(values, |value| value),
-            Self::Bool(values) => same(values, |value| value),
-        }
+        any_variant!(self, values => same(values))
     }
 
     /// Whether the elements at `a` and `b` are the same (bitwise for floats).
     fn same_at(&self, a: usize, b: usize) -> bool {
-        match self {
-            Self::F32(values) => values[a].to_bits() == values[b].to_bits(),
-            Self::I32(values) => values[a] == values[b],
-            Self::I64(values) => values[a] == values[b],
-            Self::Bool(values) => values[a] == values[b],
-        }
+        any_variant!(self, values => values[a].identity() == values[b].identity())
     }
 
     /// `count` zeros (`false` for booleans) of type `element`.
     pub fn zeros(element: ElementType, count: usize) -> Data {
-        match element {
-            ElementType::F32 => Self::F32(vec![0.0; count]),
-            ElementType::I32 => Self::I32(vec![0; count]),
-            ElementType::I64 => Self::I64(vec![0; count]),
-            ElementType::Bool => Self::Bool(vec![false; count]),
-        }
+        Data::I64(vec![0; count]).convert(element)
     }
 
     /// `count` copies of the first element (the caller ensures there is one).
     pub fn repeat_first(&self, count: usize) -> Data {
-        match self {
-            Self::F32(values) => Self::F32(vec![values[0]; count]),
-            Self::I32(values) => Self::I32(vec![values[0]; count]),
-            Self::I64(values) => Self::I64(vec![values[0]; count]),
-            Self::Bool(values) => Self::Bool(vec![values[0]; count]),
+        same_variant!(self, values => vec![values[0]; count])
+    }
+
+    /// Appends `more`, which holds the same element type (the callers check it).
+    pub fn append(&mut self, more: &Data) {
+        match (self, more) {
+            (Data::F32(values), Data::F32(more)) => values.extend_from_slice(more),
+            (Data::I32(values), Data::I32(more)) => values.extend_from_slice(more),
+            (Data::I64(values), Data::I64(more)) => values.extend_from_slice(more),
+            (Data::Bool(values), Data::Bool(more)) => values.extend_from_slice(more),
+            (Data::F16(values), Data::F16(more)) => values.extend_from_slice(more),
+            (Data::Bf16(values), Data::Bf16(more)) => values.extend_from_slice(more),
+            (Data::I8(values), Data::I8(more)) => values.extend_from_slice(more),
+            (Data::U8(values), Data::U8(more)) => values.extend_from_slice(more),
+            _ => unreachable!("appended elements share one element type"),
         }
     }
 
-    /// The elements as little-endian bytes, the layout of safetensors.
+    /// The elements as little-endian bytes, the layout of safetensors (f16 and bf16 as their
+    /// 16-bit patterns).
     pub fn to_le_bytes(&self) -> Vec<u8> {
         match self {
-            Self::F32(values) => values
-                .iter()
-                .flat_map(|value| value.to_le_bytes())
-                .collect(),
-            Self::I32(values) => values
-                .iter()
-                .flat_map(|value| value.to_le_bytes())
-                .collect(),
-            Self::I64(values) => values
-                .iter()
-                .flat_map(|value| value.to_le_bytes())
-                .collect(),
             Self::Bool(values) => values.iter().map(|&value| u8::from(value)).collect(),
+            Self::F16(values) => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            Self::Bf16(values) => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            Self::F32(values) => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            Self::I32(values) => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            Self::I64(values) => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            Self::I8(values) => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            Self::U8(values) => values.clone(),
         }
     }
 }
@@ -159,11 +212,7 @@ impl Tensor {
 
     /// The elements of an integer tensor as `i64`, or `None` for float and bool tensors.
     pub fn to_i64s(&self) -> Option<Vec<i64>> {
-        match &self.data {
-            Data::I64(values) => Some(values.clone()),
-            Data::I32(values) => Some(values.iter().map(|&value| i64::from(value)).collect()),
-            Data::F32(_) | Data::Bool(_) => None,
-        }
+        self.data.integers()
     }
 
     /// The single element of a one-element tensor as `f32` (clip bounds, pad values), or `None`
@@ -175,10 +224,11 @@ impl Tensor {
         // Integer pad values and bounds only ever reach f32 attributes, which is what the graph
         // dialect stores.
         match &self.data {
-            Data::F32(values) => Some(values[0]),
-            Data::I32(values) => Some(values[0] as f32),
-            Data::I64(values) => Some(values[0] as f32),
             Data::Bool(_) => None,
+            data => data
+                .convert(ElementType::F32)
+                .floats()
+                .map(|values| values[0]),
         }
     }
 
@@ -252,33 +302,13 @@ impl Tensor {
                     actual: format!("{} bytes", raw.len()),
                 }));
             }
-            let data = match element {
-                ElementType::F32 => Data::F32(
-                    raw.chunks_exact(4)
-                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                        .collect(),
-                ),
-                ElementType::I32 => Data::I32(
-                    raw.chunks_exact(4)
-                        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                        .collect(),
-                ),
-                ElementType::I64 => Data::I64(
-                    raw.chunks_exact(8)
-                        .map(|b| {
-                            i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
-                        })
-                        .collect(),
-                ),
-                ElementType::Bool => Data::Bool(raw.iter().map(|&byte| byte != 0).collect()),
-            };
-            return Ok(Self::new(shape, data));
+            return Ok(Self::new(shape, from_le_bytes(element, raw)));
         }
 
         let (field, stored) = match element {
             ElementType::F32 => ("float_data", proto.float_data.len()),
-            ElementType::I32 | ElementType::Bool => ("int32_data", proto.int32_data.len()),
             ElementType::I64 => ("int64_data", proto.int64_data.len()),
+            _ => ("int32_data", proto.int32_data.len()),
         };
         if stored != count {
             return Err(problem(TensorProblem::DataSize {
@@ -287,15 +317,43 @@ impl Tensor {
                 actual: format!("{stored}"),
             }));
         }
-        let data = match element {
-            ElementType::F32 => Data::F32(proto.float_data.clone()),
-            ElementType::I32 => Data::I32(proto.int32_data.clone()),
-            ElementType::I64 => Data::I64(proto.int64_data.clone()),
-            ElementType::Bool => {
-                Data::Bool(proto.int32_data.iter().map(|&value| value != 0).collect())
-            }
-        };
-        Ok(Self::new(shape, data))
+        Ok(Self::new(shape, typed_data(element, proto)))
+    }
+}
+
+/// The elements of `raw`, little-endian `element`s whose count the caller checked.
+fn from_le_bytes(element: ElementType, raw: &[u8]) -> Data {
+    fn words<const N: usize, T>(raw: &[u8], read: fn([u8; N]) -> T) -> Vec<T> {
+        raw.chunks_exact(N)
+            .map(|bytes| read(bytes.try_into().expect("chunks of N bytes")))
+            .collect()
+    }
+    match element {
+        ElementType::F32 => Data::F32(words(raw, f32::from_le_bytes)),
+        ElementType::I32 => Data::I32(words(raw, i32::from_le_bytes)),
+        ElementType::I64 => Data::I64(words(raw, i64::from_le_bytes)),
+        ElementType::Bool => Data::Bool(raw.iter().map(|&byte| byte != 0).collect()),
+        ElementType::F16 => Data::F16(words(raw, f16::from_le_bytes)),
+        ElementType::Bf16 => Data::Bf16(words(raw, bf16::from_le_bytes)),
+        ElementType::I8 => Data::I8(words(raw, i8::from_le_bytes)),
+        ElementType::U8 => Data::U8(raw.to_vec()),
+    }
+}
+
+/// The elements of `proto`'s typed field for `element`, whose count the caller checked.
+/// `int32_data` holds f16 and bf16 elements as their 16-bit patterns and 8-bit integers as
+/// their values; like onnx's `numpy_helper`, wider values keep their low bits.
+fn typed_data(element: ElementType, proto: &TensorProto) -> Data {
+    let int32 = &proto.int32_data;
+    match element {
+        ElementType::F32 => Data::F32(proto.float_data.clone()),
+        ElementType::I32 => Data::I32(int32.clone()),
+        ElementType::I64 => Data::I64(proto.int64_data.clone()),
+        ElementType::Bool => Data::Bool(int32.iter().map(|&value| value != 0).collect()),
+        ElementType::F16 => Data::F16(int32.iter().map(|&v| f16::from_bits(v as u16)).collect()),
+        ElementType::Bf16 => Data::Bf16(int32.iter().map(|&v| bf16::from_bits(v as u16)).collect()),
+        ElementType::I8 => Data::I8(int32.iter().map(|&value| value as i8).collect()),
+        ElementType::U8 => Data::U8(int32.iter().map(|&value| value as u8).collect()),
     }
 }
 

@@ -22,6 +22,14 @@ pub enum ElementType {
     I64,
     /// Boolean (`i1`): masks and comparison results.
     Bool,
+    /// 16-bit IEEE float (`f16`): half-precision activations and weights.
+    F16,
+    /// bfloat16 (`bf16`): f32's exponent range with an 8-bit significand.
+    Bf16,
+    /// 8-bit signed integer (`i8`, signless in MLIR and read as signed): quantised data.
+    I8,
+    /// 8-bit unsigned integer (`ui8`): images and quantised data.
+    U8,
 }
 
 impl ElementType {
@@ -33,6 +41,10 @@ impl ElementType {
             6 => Some(Self::I32),
             7 => Some(Self::I64),
             9 => Some(Self::Bool),
+            10 => Some(Self::F16),
+            16 => Some(Self::Bf16),
+            3 => Some(Self::I8),
+            2 => Some(Self::U8),
             _ => None,
         }
     }
@@ -44,6 +56,10 @@ impl ElementType {
             Self::I32 => 6,
             Self::I64 => 7,
             Self::Bool => 9,
+            Self::F16 => 10,
+            Self::Bf16 => 16,
+            Self::I8 => 3,
+            Self::U8 => 2,
         }
     }
 
@@ -86,24 +102,40 @@ impl ElementType {
         match self {
             Self::F32 | Self::I32 => 4,
             Self::I64 => 8,
-            Self::Bool => 1,
+            Self::F16 | Self::Bf16 => 2,
+            Self::Bool | Self::I8 | Self::U8 => 1,
         }
     }
 
     /// Whether the graph dialect's float-only operators (convolution, activations, ...) accept it.
     pub fn is_float(self) -> bool {
-        self == Self::F32
+        matches!(self, Self::F32 | Self::F16 | Self::Bf16)
+    }
+
+    /// The largest finite value of a float type (`None` for the others): what an omitted `Clip`
+    /// bound is, so that infinities clip to it as in onnxruntime.
+    pub fn max_finite(self) -> Option<f32> {
+        match self {
+            Self::F32 => Some(f32::MAX),
+            Self::F16 => Some(half::f16::MAX.to_f32()),
+            Self::Bf16 => Some(half::bf16::MAX.to_f32()),
+            _ => None,
+        }
     }
 }
 
 impl fmt::Display for ElementType {
-    /// The MLIR spelling: `f32`, `i32`, `i64`, `i1`.
+    /// The MLIR spelling: `f32`, `i32`, `i64`, `i1`, `f16`, `bf16`, `i8`, `ui8`.
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(match self {
             Self::F32 => "f32",
             Self::I32 => "i32",
             Self::I64 => "i64",
             Self::Bool => "i1",
+            Self::F16 => "f16",
+            Self::Bf16 => "bf16",
+            Self::I8 => "i8",
+            Self::U8 => "ui8",
         })
     }
 }
@@ -227,6 +259,14 @@ mod tests {
             TensorType::new(vec![0], ElementType::Bool).to_string(),
             "tensor<0xi1>"
         );
+        assert_eq!(
+            TensorType::new(vec![2], ElementType::U8).to_string(),
+            "tensor<2xui8>"
+        );
+        for code in [1, 2, 3, 6, 7, 9, 10, 16] {
+            let element = ElementType::from_onnx(code).unwrap();
+            assert_eq!(element.onnx_code(), code, "{element}");
+        }
         assert_eq!(ElementType::onnx_name(11), "DOUBLE");
         assert_eq!(ElementType::onnx_name(99), "data type 99");
     }

@@ -71,6 +71,10 @@ fn dtype(element: ElementType) -> Dtype {
         ElementType::I32 => Dtype::I32,
         ElementType::I64 => Dtype::I64,
         ElementType::Bool => Dtype::BOOL,
+        ElementType::F16 => Dtype::F16,
+        ElementType::Bf16 => Dtype::BF16,
+        ElementType::I8 => Dtype::I8,
+        ElementType::U8 => Dtype::U8,
     }
 }
 

@@ -397,7 +397,7 @@ fn node_errors_name_the_node() {
         .model(13);
     assert_eq!(
         error(&integer_relu),
-        "node 'act' (Relu): input 0 (X) of type i64 is not supported, only f32"
+        "node 'act' (Relu): input 0 (X) of type i64 is not supported, only floats (f32, f16, bf16)"
     );
 
     let range = GraphBuilder::new("g")

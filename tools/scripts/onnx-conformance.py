@@ -17,7 +17,15 @@ does not rewrite every operator whose meaning changed), when its data are not te
 optionals) or no longer fit the upgraded model, or when it uses something Turbine does not support
 (an op, an element type, a rank, another operator set); every other case must pass. Tolerance, for every case: |actual - expected| <= atol + rtol * |expected| with rtol = 1e-4 and
 atol = 1e-5 (atol covers values that should be 0). This is tighter than onnx's own runner uses for
-the light models (1e-3, densenet121 2e-3); they pass at it.
+the light models (1e-3, densenet121 2e-3); they pass at it. Outputs whose expected type is float16
+or bfloat16 are compared at the precision of that type instead: with u its unit roundoff (2^-11
+for float16, 2^-8 for bfloat16), rtol = 4u (two ulps: the reference and Turbine may each round an
+op's result to a different neighbour) and atol = 2u (an ulp of an operand near 1 left over where a
+result cancels to near 0): rtol 2^-9 and atol 2^-10 for float16, 2^-6 and 2^-7 for bfloat16.
+Integer and boolean outputs are compared exactly. The type of an input or output is the one
+the model declares: NumPy has no bfloat16 type, and the test data hold bfloat16 tensors as their
+16-bit patterns (uint16), which are widened to float32 here, the form in which `turbine-run` reads
+and writes bfloat16 values.
 
 Cases run `--jobs` at a time (default: one per CPU); the lines come out in the cases' order.
 Prints one line per case, then `N passed, N failed, N skipped` for the interpreter and the same
@@ -55,6 +63,26 @@ PARAMETER_INPUTS = {
     "ConstantOfShape": {0}, "Dropout": {1, 2}, "ConvTranspose": {1, 2}, "TopK": {1}, "OneHot": {1}, "CenterCropPad": {1},
 }
 RTOL, ATOL = 1e-4, 1e-5
+# (rtol, atol) for float16 and bfloat16 outputs, from each type's unit roundoff u: 4u and 2u.
+HALF_TOLERANCE = {onnx.TensorProto.FLOAT16: (2.0**-9, 2.0**-10), onnx.TensorProto.BFLOAT16: (2.0**-6, 2.0**-7)}
+
+
+def declared_types(model_path):
+    """The element types (TensorProto codes) the model declares for its graph inputs
+    (initializers excluded) and its outputs."""
+    graph = onnx.load(model_path, load_external_data=False).graph
+    initializers = {i.name for i in graph.initializer}
+    inputs = [i.type.tensor_type.elem_type for i in graph.input if i.name not in initializers]
+    return inputs, [o.type.tensor_type.elem_type for o in graph.output]
+
+
+def as_declared(array, elem_type):
+    """`array` as `turbine-run` reads or writes a tensor of `elem_type`: bfloat16 values, stored
+    as their 16-bit patterns, widened to float32 (exactly); anything else as it is."""
+    if elem_type == onnx.TensorProto.BFLOAT16:
+        return (array.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    return array
+
 
 def load_tensor(path):
     tensor = onnx.TensorProto()
@@ -215,6 +243,7 @@ def run_case(model, data_sets, bin_dir, work, schedules):
         return "skip", str(reason), None
     if model != original and not ranks_match(model, data_sets):
         return "skip", "onnx's version converter changed the ranks of the inputs; the data no longer fits", None
+    types = declared_types(model)
     mlir = os.path.join(work, "model.mlir")
     imported = subprocess.run(
         [os.path.join(bin_dir, "turbine-translate"), "--import-onnx", model, "-o", mlir] + input_shapes(model, data_sets),
@@ -227,7 +256,7 @@ def run_case(model, data_sets, bin_dir, work, schedules):
         if model != original and not onnxruntime_runs(model, data_sets):
             return "skip", f"onnx's version converter wrote a model that onnxruntime cannot run either: {message}", None
         return "fail", f"import failed: {message}", None
-    outcome = evaluate(mlir, data_sets, [os.path.join(bin_dir, "turbine-run"), "--interpret", mlir], work, "interpreter")
+    outcome = evaluate(mlir, data_sets, types, [os.path.join(bin_dir, "turbine-run"), "--interpret", mlir], work, "interpreter")
     if outcome[0] != "pass":
         return outcome + (None,)
     # Grouping (hw-group) must not change a number: the grouped module, interpreted, must pass too.
@@ -238,11 +267,11 @@ def run_case(model, data_sets, bin_dir, work, schedules):
                          capture_output=True, text=True, timeout=600)
     if ran.returncode != 0:
         return "fail", f"hw-group failed: {first_line(ran.stderr)}", None
-    outcome = evaluate(grouped, data_sets, [os.path.join(bin_dir, "turbine-run"), "--interpret", grouped], work, "grouped interpreter")
+    outcome = evaluate(grouped, data_sets, types, [os.path.join(bin_dir, "turbine-run"), "--interpret", grouped], work, "grouped interpreter")
     if outcome[0] != "pass":
         return "fail", f"after hw-group: {outcome[1]}", None
     compiled = {
-        schedule: evaluate(mlir, data_sets, [os.path.join(bin_dir, "turbine-run"), mlir, "--target", "stcp920", "--schedule", schedule],
+        schedule: evaluate(mlir, data_sets, types, [os.path.join(bin_dir, "turbine-run"), mlir, "--target", "stcp920", "--schedule", schedule],
                            work, f"compiled run ({schedule})")
         for schedule in schedules
     }
@@ -258,13 +287,15 @@ def run_isolated(model, data_sets, bin_dir, schedules):
             return "fail", f"timed out after {timeout.timeout} s", None
 
 
-def evaluate(mlir, data_sets, base, work, what):
-    """Runs `base` on every data set; returns ("pass" | "fail" | "skip", detail)."""
+def evaluate(mlir, data_sets, types, base, work, what):
+    """Runs `base` on every data set, the model's inputs and outputs of the element `types`
+    (declared_types); returns ("pass" | "fail" | "skip", detail)."""
+    input_types, output_types = types
     for index, (inputs, expected) in enumerate(data_sets):
         command = list(base)
-        for i, value in enumerate(inputs):
+        for i, (value, elem_type) in enumerate(zip(inputs, input_types)):
             path = os.path.join(work, f"input_{i}.npy")
-            np.save(path, np.asarray(value, order="C"))  # ascontiguousarray makes scalars 1-D
+            np.save(path, np.asarray(as_declared(value, elem_type), order="C"))  # ascontiguousarray makes scalars 1-D
             command += ["--input", path]
         outputs = [os.path.join(work, f"output_{i}.npy") for i in range(len(expected))]
         for path in outputs:
@@ -277,22 +308,24 @@ def evaluate(mlir, data_sets, base, work, what):
             if "unsupported" in message or "not supported" in message:
                 return "skip", message
             return "fail", f"data set {index}: {what} failed: {message}"
-        for i, (path, want) in enumerate(zip(outputs, expected)):
+        for i, (path, want, elem_type) in enumerate(zip(outputs, expected, output_types)):
             got = np.load(path)
+            want = as_declared(want, elem_type)
             if got.shape != want.shape:
                 return "fail", f"data set {index}, output {i}: shape {got.shape} but expected {want.shape}"
             if want.dtype == np.bool_ or np.issubdtype(want.dtype, np.integer):
                 if not np.array_equal(got.astype(want.dtype), want):
                     return "fail", f"data set {index}, output {i}: values differ"
                 continue
+            rtol, atol = HALF_TOLERANCE.get(elem_type, (RTOL, ATOL))
             want32 = want.astype(np.float32)
-            if not np.allclose(got, want32, rtol=RTOL, atol=ATOL, equal_nan=True):
+            if not np.allclose(got, want32, rtol=rtol, atol=atol, equal_nan=True):
                 error = np.abs(got.astype(np.float64) - want32)
-                bound = ATOL + RTOL * np.abs(want32)
+                bound = atol + rtol * np.abs(want32)
                 worst = np.unravel_index(np.argmax(error - bound), error.shape)
                 return "fail", (
                     f"data set {index}, output {i}: max excess at {worst}: got {got[worst]}, "
-                    f"expected {want32[worst]} (rtol {RTOL}, atol {ATOL})"
+                    f"expected {want32[worst]} (rtol {rtol}, atol {atol})"
                 )
     return "pass", ""
 

@@ -354,21 +354,31 @@ pub fn compile_to_object(
     turbine_codegen::compile_object(&mut module, options.opt, emit_llvm_ir)
 }
 
-/// The element type of a host buffer's memref, as the interpreter names it: the lowering gives
-/// buffers f32, i64, i32 or i1 elements.
+/// The element type of a host buffer's memref, as the interpreter names it: f32, f16, bf16,
+/// i64, i32, i8 (signless), ui8 or i1.
 ///
 /// # Safety
 /// `element` is a live type.
 unsafe fn element_type(element: MlirType) -> ElementType {
-    if mlirTypeIsAInteger(element) {
+    // SAFETY: the caller's guarantee.
+    unsafe {
+        if mlirTypeIsAF16(element) {
+            return ElementType::F16;
+        }
+        if mlirTypeIsABF16(element) {
+            return ElementType::Bf16;
+        }
+        if !mlirTypeIsAInteger(element) {
+            return ElementType::F32;
+        }
         match mlirIntegerTypeGetWidth(element) {
             64 => ElementType::I64,
             32 => ElementType::I32,
+            8 if mlirIntegerTypeIsUnsigned(element) => ElementType::U8,
+            8 => ElementType::I8,
             1 => ElementType::Bool,
             width => unreachable!("the lowering makes no i{width} buffers"),
         }
-    } else {
-        ElementType::F32
     }
 }
 
@@ -377,27 +387,9 @@ unsafe fn element_type(element: MlirType) -> ElementType {
 /// # Safety
 /// `constant` is a live dense elements attribute of that element type.
 unsafe fn constant_values(constant: MlirAttribute, element: ElementType) -> Data {
-    let count = mlirElementsAttrGetNumElements(constant) as isize;
-    match element {
-        ElementType::F32 => Data::F32(
-            (0..count)
-                .map(|i| mlirDenseElementsAttrGetFloatValue(constant, i))
-                .collect(),
-        ),
-        ElementType::I64 => Data::I64(
-            (0..count)
-                .map(|i| mlirDenseElementsAttrGetInt64Value(constant, i))
-                .collect(),
-        ),
-        ElementType::I32 => Data::I64(
-            (0..count)
-                .map(|i| mlirDenseElementsAttrGetInt32Value(constant, i) as i64)
-                .collect(),
-        ),
-        ElementType::Bool => Data::Bool(
-            (0..count)
-                .map(|i| mlirDenseElementsAttrGetBoolValue(constant, i))
-                .collect(),
-        ),
+    // SAFETY: the caller's guarantee.
+    unsafe {
+        let count = mlirElementsAttrGetNumElements(constant) as usize;
+        turbine_interpreter::program::dense_data(constant, element, count)
     }
 }

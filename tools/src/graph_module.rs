@@ -6,8 +6,8 @@
 
 use melior::dialect::func;
 use melior::ir::attribute::{
-    ArrayAttribute, BoolAttribute, DenseI64ArrayAttribute, DictionaryAttribute, FloatAttribute,
-    IntegerAttribute, StringAttribute, TypeAttribute,
+    ArrayAttribute, AttributeLike, BoolAttribute, DenseI64ArrayAttribute, DictionaryAttribute,
+    FloatAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
 };
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike};
 use melior::ir::r#type::{FunctionType, IntegerType, RankedTensorType, TypeLike};
@@ -161,6 +161,10 @@ fn element_type(context: &Context, element: ElementType) -> Type<'_> {
         ElementType::I32 => IntegerType::new(context, 32).into(),
         ElementType::I64 => IntegerType::new(context, 64).into(),
         ElementType::Bool => IntegerType::new(context, 1).into(),
+        ElementType::F16 => Type::float16(context),
+        ElementType::Bf16 => Type::bfloat16(context),
+        ElementType::I8 => IntegerType::new(context, 8).into(),
+        ElementType::U8 => IntegerType::unsigned(context, 8).into(),
     }
 }
 
@@ -235,6 +239,7 @@ fn dense<'c>(context: &'c Context, ty: &TensorType, data: &Data) -> Result<Attri
     }
     let shaped = tensor_type(context, ty).to_raw();
     let length = data.len() as isize;
+    let float = |value: f64| FloatAttribute::new(context, element_type(context, ty.element), value);
     // SAFETY: `shaped` is a ranked tensor type of the context with `count` elements, and the
     // pointers cover `length` elements of its element type (checked above); MLIR copies them.
     let raw = unsafe {
@@ -251,6 +256,25 @@ fn dense<'c>(context: &'c Context, ty: &TensorType, data: &Data) -> Result<Attri
                 let bits: Vec<std::ffi::c_int> = values.iter().map(|&value| value.into()).collect();
                 mlirDenseElementsAttrBoolGet(shaped, length, bits.as_ptr())
             }
+            // An f16 or bf16 attribute holds the value exactly: it is one of the type's values.
+            Data::F16(values) if splat => {
+                mlirDenseElementsAttrSplatGet(shaped, float(values[0].into()).to_raw())
+            }
+            Data::F16(values) => {
+                let bits: Vec<u16> = values.iter().map(|value| value.to_bits()).collect();
+                mlirDenseElementsAttrFloat16Get(shaped, length, bits.as_ptr())
+            }
+            Data::Bf16(values) if splat => {
+                mlirDenseElementsAttrSplatGet(shaped, float(values[0].into()).to_raw())
+            }
+            Data::Bf16(values) => {
+                let bits: Vec<u16> = values.iter().map(|value| value.to_bits()).collect();
+                mlirDenseElementsAttrBFloat16Get(shaped, length, bits.as_ptr())
+            }
+            Data::I8(values) if splat => mlirDenseElementsAttrInt8SplatGet(shaped, values[0]),
+            Data::I8(values) => mlirDenseElementsAttrInt8Get(shaped, length, values.as_ptr()),
+            Data::U8(values) if splat => mlirDenseElementsAttrUInt8SplatGet(shaped, values[0]),
+            Data::U8(values) => mlirDenseElementsAttrUInt8Get(shaped, length, values.as_ptr()),
         }
     };
     // SAFETY: the C API returned a valid attribute of the context.

@@ -243,23 +243,27 @@ fn random_tensor(
     let shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
     let count: usize = shape.iter().product();
     let data = match element {
-        ElementType::F32 => Data::F32((0..count).map(|_| 1.5 * generator.unit()).collect()),
-        ElementType::I64 | ElementType::I32 => Data::I64(
-            (0..count)
-                .map(|_| (generator.next_u64() % 5) as i64)
-                .collect(),
-        ),
         ElementType::Bool => Data::Bool(
             (0..count)
                 .map(|_| generator.next_u64().is_multiple_of(2))
                 .collect(),
         ),
+        float if float.is_float() => {
+            Data::F32((0..count).map(|_| 1.5 * generator.unit()).collect())
+        }
+        _ => Data::I64(
+            (0..count)
+                .map(|_| (generator.next_u64() % 5) as i64)
+                .collect(),
+        ),
     };
+    // Floats are rounded to f16 and bf16.
     Ok(Tensor {
         shape,
         element_type: element,
         data,
-    })
+    }
+    .conform(element))
 }
 
 /// Sizes 1 to 6 for every name, 0 to 2 dimensions for every group (so a rule over groups is

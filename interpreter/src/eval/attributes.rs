@@ -5,7 +5,7 @@ use crate::{
     error::InterpretError,
     kernels::elementwise::Unary,
     program::{Attr, Node, TensorType},
-    tensor::{Data, ElementType, Tensor},
+    tensor::{Data, Tensor},
 };
 
 /// A failure while evaluating `node`, the message prefixed with the op's name.
@@ -84,12 +84,13 @@ pub(super) fn axis(axis: i64, rank: usize) -> usize {
     }
 }
 
-/// The values of an f32 operand; other element types are not supported by the float kernels.
+/// The values of a float operand (f32, f16 or bf16, all held as f32); other element types are
+/// not supported by the float kernels.
 pub(super) fn f32s<'t>(node: &Node, tensor: &'t Tensor) -> Result<&'t [f32], InterpretError> {
     tensor.as_f32().ok_or_else(|| {
         unsupported(
             node,
-            format!("{:?} operands (only f32 is)", tensor.element_type),
+            format!("{:?} operands (only floats are)", tensor.element_type),
         )
     })
 }
@@ -110,13 +111,9 @@ pub(super) fn scalar_bool(tensor: &Tensor) -> bool {
     }
 }
 
-/// An f32 tensor of `r#type`'s shape holding `values`.
+/// A float tensor of `r#type` holding `values` computed in f32.
 pub(super) fn float_tensor(r#type: &TensorType, values: Vec<f32>) -> Tensor {
-    Tensor {
-        shape: r#type.shape.clone(),
-        element_type: ElementType::F32,
-        data: Data::F32(values),
-    }
+    typed(r#type, Data::F32(values))
 }
 
 /// A tensor of `r#type` holding `data`.

@@ -224,34 +224,51 @@ pub fn select(condition: &Tensor, lhs: &Tensor, rhs: &Tensor, out_shape: &[usize
     }
 }
 
-/// Converts `data` to `to`: floats truncate toward zero (saturating, NaN to 0) into integers;
+/// `value` truncated toward zero to 32 bits as x86's `cvttss2si` does: NaN and values outside
+/// i32's range give `i32::MIN`, the "integer indefinite" value. onnxruntime's and numpy's casts
+/// of floats to i8 and ui8 go through it, so 300.0 is 44 and NaN is 0.
+fn truncate_i32(value: f32) -> i32 {
+    if (-2_147_483_648.0..2_147_483_648.0).contains(&value) {
+        value as i32
+    } else {
+        i32::MIN
+    }
+}
+
+/// Converts `data` to `to` as ONNX `Cast` does, in the wide form the interpreter holds values
+/// in (the evaluator then rounds f16 and bf16 to nearest even and wraps narrow integers): floats
+/// truncate toward zero into integers, saturating into i32 and i64 (NaN to 0) and through 32
+/// bits into i8 and ui8 (see [`truncate_i32`]); integers convert to floats through f32;
 /// non-zero is true.
 pub fn cast(data: &Data, to: ElementType) -> Data {
     match (data, to) {
-        (Data::F32(values), ElementType::F32) => Data::F32(values.clone()),
-        (Data::F32(values), ElementType::I64 | ElementType::I32) => {
+        (Data::F32(values), ElementType::F32 | ElementType::F16 | ElementType::Bf16) => {
+            Data::F32(values.clone())
+        }
+        (Data::F32(values), ElementType::I64) => {
             Data::I64(values.iter().map(|&v| v as i64).collect())
+        }
+        (Data::F32(values), ElementType::I32) => {
+            Data::I64(values.iter().map(|&v| i64::from(v as i32)).collect())
+        }
+        (Data::F32(values), ElementType::I8 | ElementType::U8) => {
+            Data::I64(values.iter().map(|&v| i64::from(truncate_i32(v))).collect())
         }
         (Data::F32(values), ElementType::Bool) => {
             Data::Bool(values.iter().map(|&v| v != 0.0).collect())
         }
-        (Data::I64(values), ElementType::F32) => {
+        (Data::I64(values), to) if to.is_float() => {
             Data::F32(values.iter().map(|&v| v as f32).collect())
-        }
-        (Data::I64(values), ElementType::I64) => Data::I64(values.clone()),
-        (Data::I64(values), ElementType::I32) => {
-            Data::I64(values.iter().map(|&v| v as i32 as i64).collect())
         }
         (Data::I64(values), ElementType::Bool) => {
             Data::Bool(values.iter().map(|&v| v != 0).collect())
         }
-        (Data::Bool(values), ElementType::F32) => {
+        (Data::I64(values), _) => Data::I64(values.clone()),
+        (Data::Bool(values), to) if to.is_float() => {
             Data::F32(values.iter().map(|&v| if v { 1.0 } else { 0.0 }).collect())
         }
-        (Data::Bool(values), ElementType::I64 | ElementType::I32) => {
-            Data::I64(values.iter().map(|&v| v as i64).collect())
-        }
         (Data::Bool(values), ElementType::Bool) => Data::Bool(values.clone()),
+        (Data::Bool(values), _) => Data::I64(values.iter().map(|&v| v as i64).collect()),
     }
 }
 

@@ -1,13 +1,18 @@
 //! Reading and writing NumPy `.npy` files (format versions 1.0, 2.0 and 3.0): how inputs reach
 //! the interpreter and how outputs leave it. Files are written in C order, little-endian.
+//!
+//! NumPy has no bfloat16 dtype, so bf16 tensors travel as f32 files: a bf16 result is written as
+//! `<f4` (each value exactly a bf16 one), and an f32 file given for a bf16 argument is rounded
+//! to bf16 on reading ([`for_argument`]).
 
 mod header;
 
 use crate::tensor::{element_count, strides, Data, ElementType, Tensor};
+use half::f16;
 
-/// Parses a `.npy` file's bytes: any file NumPy loads whose dtype is f4, f8, i8, i4 or b1 (either
-/// byte order; Fortran order is rearranged into C order). f64 inputs become f32, i32 stays i32
-/// (held as i64), bool is i1.
+/// Parses a `.npy` file's bytes: any file NumPy loads whose dtype is f4, f8, f2, i8, i4, i1, u1
+/// or b1 (either byte order; Fortran order is rearranged into C order). f64 inputs become f32,
+/// f16 stays f16 (held as f32), i32, i8 and u8 stay i32, i8 and ui8 (held as i64), bool is i1.
 pub fn parse(bytes: &[u8]) -> Result<Tensor, String> {
     let header = header::read(bytes)?;
     let (width, element_type, little_endian) = dtype(&header.descr)?;
@@ -44,12 +49,16 @@ fn dtype(descr: &str) -> Result<(usize, ElementType, bool), String> {
     let (width, element_type) = match code {
         "f4" => (4, ElementType::F32),
         "f8" => (8, ElementType::F32),
+        "f2" => (2, ElementType::F16),
         "i8" => (8, ElementType::I64),
         "i4" => (4, ElementType::I32),
+        "i1" => (1, ElementType::I8),
+        "u1" => (1, ElementType::U8),
         "b1" => (1, ElementType::Bool),
         _ => {
             return Err(format!(
-                "unsupported .npy dtype '{descr}' (f4, f8, i8, i4 and b1 are)"
+                "unsupported .npy dtype '{descr}' (f4, f8, f2, i8, i4, i1, u1 and b1 are; \
+                 bfloat16 travels as f4)"
             ))
         }
     };
@@ -99,6 +108,13 @@ fn decode(element_type: ElementType, width: usize, little_endian: bool, payload:
                 .collect(),
         ),
         (ElementType::F32, _) => Data::F32(words.map(|w| f64::from_le_bytes(w) as f32).collect()),
+        (ElementType::F16, _) => Data::F32(
+            words
+                .map(|w| f16::from_le_bytes([w[0], w[1]]).to_f32())
+                .collect(),
+        ),
+        (ElementType::I8, _) => Data::I64(payload.iter().map(|&b| i64::from(b as i8)).collect()),
+        (ElementType::U8, _) => Data::I64(payload.iter().map(|&b| i64::from(b)).collect()),
         (ElementType::I32, _) => Data::I64(
             words
                 .map(|w| i32::from_le_bytes(w[..4].try_into().unwrap()) as i64)
@@ -106,16 +122,32 @@ fn decode(element_type: ElementType, width: usize, little_endian: bool, payload:
         ),
         (ElementType::I64, _) => Data::I64(words.map(i64::from_le_bytes).collect()),
         (ElementType::Bool, _) => Data::Bool(payload.iter().map(|&b| b != 0).collect()),
+        (ElementType::Bf16, _) => unreachable!("no .npy dtype reads as bf16"),
+    }
+}
+
+/// `tensor`, read from a `.npy` file, as an argument of `element`s takes it: an f32 tensor for a
+/// bf16 argument rounded to bf16 (to nearest, ties to even), since NumPy has no bfloat16 dtype;
+/// any other tensor as it is (a mismatch is the caller's to report).
+pub fn for_argument(tensor: Tensor, element: ElementType) -> Tensor {
+    if element == ElementType::Bf16 && tensor.element_type == ElementType::F32 {
+        tensor.conform(element)
+    } else {
+        tensor
     }
 }
 
 /// Serialises a tensor as a version-1 `.npy` file, or version 2 when the header outgrows
-/// version 1's 16-bit length (a shape of thousands of dimensions, which [`parse`] accepts).
+/// version 1's 16-bit length (a shape of thousands of dimensions, which [`parse`] accepts). A
+/// bf16 tensor is written as `<f4`.
 pub fn serialize(tensor: &Tensor) -> Vec<u8> {
     let descr = match tensor.element_type {
-        ElementType::F32 => "<f4",
+        ElementType::F32 | ElementType::Bf16 => "<f4",
+        ElementType::F16 => "<f2",
         ElementType::I64 => "<i8",
         ElementType::I32 => "<i4",
+        ElementType::I8 => "|i1",
+        ElementType::U8 => "|u1",
         ElementType::Bool => "|b1",
     };
     let shape = match tensor.shape.len() {
@@ -150,10 +182,16 @@ pub fn serialize(tensor: &Tensor) -> Vec<u8> {
     }
     bytes.extend(header.as_bytes());
     match (&tensor.data, tensor.element_type) {
+        (Data::F32(values), ElementType::F16) => values
+            .iter()
+            .for_each(|&v| bytes.extend(f16::from_f32(v).to_le_bytes())),
         (Data::F32(values), _) => values.iter().for_each(|v| bytes.extend(v.to_le_bytes())),
         (Data::I64(values), ElementType::I32) => values
             .iter()
             .for_each(|&v| bytes.extend((v as i32).to_le_bytes())),
+        (Data::I64(values), ElementType::I8 | ElementType::U8) => {
+            bytes.extend(values.iter().map(|&v| v as u8))
+        }
         (Data::I64(values), _) => values.iter().for_each(|v| bytes.extend(v.to_le_bytes())),
         (Data::Bool(values), _) => bytes.extend(values.iter().map(|&v| v as u8)),
     }

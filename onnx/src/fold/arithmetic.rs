@@ -1,12 +1,46 @@
 //! Folding arithmetic: broadcasting elementwise operators, comparisons, selection and unary
-//! functions on the element types folding supports.
+//! functions. f16 and bf16 operands are computed in `f32`, i8 and ui8 in `i64`, and each result
+//! is then rounded or wrapped to the operands' type: one rounding per operation, as an
+//! operation of that type gives.
 
-use super::movement::{append, broadcast_map};
-use super::{budget, convert, tensor, Failure, Folded};
+use super::movement::broadcast_map;
+use super::{budget, tensor, Failure, Folded};
 use crate::infer;
 use crate::node::Node;
 use crate::tensor::{Data, Tensor};
+use crate::types::ElementType;
 use crate::value::Inputs;
+
+/// `data` in the type folding computes it in: `f32` for every float type, `i64` for i8 and ui8.
+fn widened(data: Data) -> Data {
+    match data.element() {
+        ElementType::F16 | ElementType::Bf16 => data.convert(ElementType::F32),
+        ElementType::I8 | ElementType::U8 => data.convert(ElementType::I64),
+        _ => data,
+    }
+}
+
+/// A computed `data` rounded or wrapped to `element`, the type of the operation's result.
+fn narrowed(data: Data, element: ElementType) -> Data {
+    if data.element() == element {
+        data
+    } else {
+        data.convert(element)
+    }
+}
+
+/// The one element type of `operands`, or why folding leaves them to the lowering (whose
+/// verifier reports the mismatch).
+fn common_element(op: &str, operands: &[Data]) -> Result<ElementType, Failure> {
+    let element = operands.first().map_or(ElementType::F32, Data::element);
+    match operands.iter().find(|operand| operand.element() != element) {
+        Some(other) => Err(Failure::Skip(format!(
+            "{op} of {element} and {} is not folded",
+            other.element()
+        ))),
+        None => Ok(element),
+    }
+}
 
 /// The operands of a broadcasting operator, each read at the broadcast shape.
 fn broadcast_operands(node: &Node, inputs: &Inputs) -> Result<(Vec<usize>, Vec<Data>), Failure> {
@@ -46,7 +80,7 @@ pub(super) fn select(node: &Node, inputs: &Inputs) -> Folded {
         })
         .collect();
     let mut both = lhs.clone();
-    append(&mut both, rhs);
+    both.append(rhs);
     Ok(vec![Tensor::new(shape, both.take(&indices))])
 }
 
@@ -183,9 +217,10 @@ pub(super) fn arithmetic(node: &Node, inputs: &Inputs) -> Folded {
     }
     if op == "Pow" && operands.len() == 2 && operands[0].element() != operands[1].element() {
         // Pow's exponent may have another type; the result has the base's.
-        operands[1] = convert(&operands[1], operands[0].element());
+        operands[1] = operands[1].convert(operands[0].element());
     }
-    let mut operands = operands.into_iter();
+    let element = common_element(op, &operands)?;
+    let mut operands = operands.into_iter().map(widened);
     let first = operands.next().ok_or_else(|| node.invalid("no operands"))?;
     let result = operands.try_fold(first, |lhs, rhs| {
         Ok(match (&lhs, &rhs) {
@@ -207,7 +242,7 @@ pub(super) fn arithmetic(node: &Node, inputs: &Inputs) -> Folded {
             }
         })
     })?;
-    Ok(vec![Tensor::new(shape, result)])
+    Ok(vec![Tensor::new(shape, narrowed(result, element))])
 }
 
 fn compare<T: PartialOrd>(op: &str, lhs: &[T], rhs: &[T]) -> Vec<bool> {
@@ -226,6 +261,10 @@ fn compare<T: PartialOrd>(op: &str, lhs: &[T], rhs: &[T]) -> Vec<bool> {
 pub(super) fn comparison(node: &Node, inputs: &Inputs) -> Folded {
     let op = node.op_type();
     let (shape, operands) = broadcast_operands(node, inputs)?;
+    if operands.len() == 2 && operands[0].element() != operands[1].element() {
+        return Err(node.invalid("operands have different element types").into());
+    }
+    let operands: Vec<Data> = operands.into_iter().map(widened).collect();
     let result = match operands.as_slice() {
         [Data::Bool(a), Data::Bool(b)] if op == "And" => {
             a.iter().zip(b).map(|(&a, &b)| a && b).collect()
@@ -248,7 +287,8 @@ pub(super) fn comparison(node: &Node, inputs: &Inputs) -> Folded {
 pub(super) fn unary(node: &Node, inputs: &Inputs) -> Folded {
     let op = node.op_type();
     let input = tensor(inputs, 0, "X")?;
-    let data = match &input.data {
+    let element = input.data.element();
+    let data = match &widened(input.data.clone()) {
         Data::F32(values) => {
             let function: fn(f32) -> f32 = match op {
                 "Neg" => |x| -x,
@@ -283,6 +323,10 @@ pub(super) fn unary(node: &Node, inputs: &Inputs) -> Folded {
             Data::Bool(values.iter().map(|&value| !value).collect())
         }
         Data::Bool(_) => return Err(node.invalid("expects a numeric operand").into()),
+        _ => unreachable!("widened data is f32, i32, i64 or bool"),
     };
-    Ok(vec![Tensor::new(input.shape.clone(), data)])
+    Ok(vec![Tensor::new(
+        input.shape.clone(),
+        narrowed(data, element),
+    )])
 }

@@ -3,7 +3,9 @@
 //! Exporters compute shapes at run time (`Shape → Gather → Unsqueeze → Concat → Reshape`), but in
 //! a model with static shapes every such subgraph is a constant, and the graph dialect wants
 //! shapes as types. Folding evaluates these subgraphs (and any other all-constant elementwise or
-//! data-movement node) with small kernels on `f32`/`i32`/`i64`/`bool`, so they never reach the IR.
+//! data-movement node) with small kernels, so they never reach the IR. Data movement keeps every
+//! element type; arithmetic computes f16 and bf16 in `f32` and i8 and ui8 in `i64`, then rounds
+//! or wraps each result to its declared type, as one operation of that type would.
 //! `Shape` and `Size` fold even on run-time values, because their types are static.
 //!
 //! Folding is an optimisation for operators that also have a lowering: a result above
@@ -243,9 +245,11 @@ fn range(node: &Node, inputs: &Inputs) -> Folded {
             )
         }
         _ => {
+            // Range takes 32- and 64-bit integers (and floats).
             let scalar = |tensor: &Tensor| {
-                tensor
-                    .to_i64s()
+                matches!(tensor.data, Data::I32(_) | Data::I64(_))
+                    .then(|| tensor.to_i64s())
+                    .flatten()
                     .filter(|values| values.len() == 1)
                     .map(|values| values[0])
             };
@@ -286,38 +290,11 @@ pub fn cast_target(node: &Node) -> Result<ElementType, ImportError> {
         })
 }
 
-/// `data` converted to `element` as ONNX `Cast` does (float to integer truncates toward zero).
-pub fn convert(data: &Data, element: ElementType) -> Data {
-    macro_rules! to {
-        ($values:expr, $f32:expr, $i32:expr, $i64:expr, $bool:expr) => {
-            match element {
-                ElementType::F32 => Data::F32($values.iter().map($f32).collect()),
-                ElementType::I32 => Data::I32($values.iter().map($i32).collect()),
-                ElementType::I64 => Data::I64($values.iter().map($i64).collect()),
-                ElementType::Bool => Data::Bool($values.iter().map($bool).collect()),
-            }
-        };
-    }
-    match data {
-        Data::F32(values) => to!(values, |&v| v, |&v| v as i32, |&v| v as i64, |&v| v != 0.0),
-        Data::I32(values) => to!(values, |&v| v as f32, |&v| v, |&v| i64::from(v), |&v| v
-            != 0),
-        Data::I64(values) => to!(values, |&v| v as f32, |&v| v as i32, |&v| v, |&v| v != 0),
-        Data::Bool(values) => to!(
-            values,
-            |&v| f32::from(u8::from(v)),
-            |&v| i32::from(v),
-            |&v| i64::from(v),
-            |&v| v
-        ),
-    }
-}
-
 fn cast(node: &Node, inputs: &Inputs) -> Folded {
     let input = tensor(inputs, 0, "input")?;
     let element = cast_target(node)?;
     Ok(vec![Tensor::new(
         input.shape.clone(),
-        convert(&input.data, element),
+        input.data.convert(element),
     )])
 }

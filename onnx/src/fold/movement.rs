@@ -4,7 +4,7 @@
 use super::{budget, tensor, Folded};
 use crate::infer;
 use crate::node::Node;
-use crate::tensor::{Data, Tensor};
+use crate::tensor::Tensor;
 use crate::value::Inputs;
 
 pub(super) fn reshape_like(inputs: &Inputs, shape: Vec<usize>) -> Folded {
@@ -147,20 +147,9 @@ pub(super) fn concat(node: &Node, inputs: &Inputs) -> Folded {
     }
     let mut all = parts[0].data.clone();
     for part in &parts[1..] {
-        append(&mut all, &part.data);
+        all.append(&part.data);
     }
     Ok(vec![Tensor::new(shape, all.take(&map))])
-}
-
-/// Appends `more` (of the same element type, which [`infer::concat`] checked) to `data`.
-pub(super) fn append(data: &mut Data, more: &Data) {
-    match (data, more) {
-        (Data::F32(values), Data::F32(more)) => values.extend_from_slice(more),
-        (Data::I32(values), Data::I32(more)) => values.extend_from_slice(more),
-        (Data::I64(values), Data::I64(more)) => values.extend_from_slice(more),
-        (Data::Bool(values), Data::Bool(more)) => values.extend_from_slice(more),
-        _ => unreachable!("concat operands share one element type"),
-    }
 }
 
 pub(super) fn expand(node: &Node, inputs: &Inputs) -> Folded {

@@ -94,9 +94,9 @@ pub fn activation(
             compose.binary("graph.mul", &x, &gate)?
         }
         "ThresholdedRelu" => {
-            let alpha = compose.scalar(node.float("alpha", 1.0)?);
+            let alpha = compose.scalar(x.ty.element, node.float("alpha", 1.0)?);
             let above = compose.compare("gt", &x, &alpha)?;
-            let zero = compose.scalar(0.0);
+            let zero = compose.scalar(x.ty.element, 0.0);
             compose.select(&above, &x, &zero)?
         }
         "Shrink" => shrink(&mut compose, node, &x)?,
@@ -108,7 +108,7 @@ pub fn activation(
 
 /// `min(x, 0)`.
 fn negative_part(compose: &mut Compose, x: &Operand) -> Result<Operand, ImportError> {
-    let zero = compose.scalar(0.0);
+    let zero = compose.scalar(x.ty.element, 0.0);
     compose.binary("graph.min", x, &zero)
 }
 
@@ -143,7 +143,7 @@ fn elu(
 ) -> Result<Operand, ImportError> {
     let mut negative = negative_part(compose, x)?;
     if divisor != 1.0 {
-        let divisor = compose.scalar(divisor);
+        let divisor = compose.scalar(x.ty.element, divisor);
         negative = compose.binary("graph.div", &negative, &divisor)?;
     }
     let exp = compose.unary("graph.exp", &negative);
@@ -179,21 +179,22 @@ fn hard_sigmoid(
 /// `Shrink`: `x + bias` below `-lambd`, `x - bias` above `lambd`, 0 between.
 fn shrink(compose: &mut Compose, node: &Node, x: &Operand) -> Result<Operand, ImportError> {
     let (bias, lambd) = (node.float("bias", 0.0)?, node.float("lambd", 0.5)?);
-    let lower = compose.scalar(-lambd);
-    let upper = compose.scalar(lambd);
+    let lower = compose.scalar(x.ty.element, -lambd);
+    let upper = compose.scalar(x.ty.element, lambd);
     let below = compose.compare("lt", x, &lower)?;
     let above = compose.compare("gt", x, &upper)?;
     let raised = compose.shifted(x, bias)?;
     let lowered = compose.shifted(x, -bias)?;
-    let zero = compose.scalar(0.0);
+    let zero = compose.scalar(x.ty.element, 0.0);
     let upper_part = compose.select(&above, &lowered, &zero)?;
     compose.select(&below, &raised, &upper_part)
 }
 
 /// `Sign`: 1 above 0, -1 below, the input itself otherwise (0, -0 and NaN stay).
 fn sign(compose: &mut Compose, x: &Operand) -> Result<Operand, ImportError> {
-    let zero = compose.scalar(0.0);
-    let (one, minus_one) = (compose.scalar(1.0), compose.scalar(-1.0));
+    let element = x.ty.element;
+    let zero = compose.scalar(element, 0.0);
+    let (one, minus_one) = (compose.scalar(element, 1.0), compose.scalar(element, -1.0));
     let positive = compose.compare("gt", x, &zero)?;
     let negative = compose.compare("lt", x, &zero)?;
     let rest = compose.select(&negative, &minus_one, x)?;
@@ -216,7 +217,7 @@ fn mean(builder: &mut Builder, node: &Node, inputs: &Inputs) -> Result<Vec<Value
         sum = compose.binary("graph.add", &sum, operand)?;
     }
     if count > 1 {
-        let divisor = compose.scalar(count as f32);
+        let divisor = compose.scalar(sum.ty.element, count as f32);
         sum = compose.binary("graph.div", &sum, &divisor)?;
     }
     Ok(vec![Value::Dynamic(sum)])

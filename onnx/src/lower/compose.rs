@@ -65,9 +65,9 @@ impl<'b, 'n> Compose<'b, 'n> {
         Ok(self.op(op, &[lhs, rhs], &[], TensorType::new(shape, lhs.ty.element)))
     }
 
-    /// A rank-0 `f32` constant.
-    pub(super) fn scalar(&mut self, value: f32) -> Operand {
-        let tensor = Tensor::new(Vec::new(), Data::F32(vec![value]));
+    /// A rank-0 constant of the float type `element` holding `value` (rounded to it).
+    pub(super) fn scalar(&mut self, element: ElementType, value: f32) -> Operand {
+        let tensor = Tensor::new(Vec::new(), Data::F32(vec![value]).convert(element));
         self.builder.body.constant(&tensor, &self.node.name)
     }
 
@@ -100,13 +100,13 @@ impl<'b, 'n> Compose<'b, 'n> {
 
     /// `x` multiplied by the constant `factor`.
     pub(super) fn scaled(&mut self, x: &Operand, factor: f32) -> Result<Operand, ImportError> {
-        let factor = self.scalar(factor);
+        let factor = self.scalar(x.ty.element, factor);
         self.binary("graph.mul", x, &factor)
     }
 
     /// `x` plus the constant `addend`.
     pub(super) fn shifted(&mut self, x: &Operand, addend: f32) -> Result<Operand, ImportError> {
-        let addend = self.scalar(addend);
+        let addend = self.scalar(x.ty.element, addend);
         self.binary("graph.add", x, &addend)
     }
 

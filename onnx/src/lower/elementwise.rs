@@ -8,7 +8,7 @@ use super::compose::Compose;
 use super::{float_input, Builder};
 use crate::emit::{Attribute, Operand};
 use crate::error::ImportError;
-use crate::fold::{cast_target, compare_predicate, convert};
+use crate::fold::{cast_target, compare_predicate};
 use crate::node::Node;
 use crate::shape;
 use crate::tensor::Tensor;
@@ -97,7 +97,7 @@ fn exponent(builder: &mut Builder, node: &Node, value: &Value, element: ElementT
     }
     match value {
         Value::Const { name, tensor } => {
-            let converted = Tensor::new(tensor.shape.clone(), convert(&tensor.data, element));
+            let converted = Tensor::new(tensor.shape.clone(), tensor.data.convert(element));
             builder.operand(&Value::Const {
                 name: format!("{name}.{element}"),
                 tensor: converted.into(),
@@ -198,8 +198,8 @@ pub fn cast(
 }
 
 /// `Clip` with constant `min` and `max` inputs. An omitted bound is the largest finite value of
-/// that sign (`numeric_limits::lowest()` and `max()`, Clip-6's defaults), so infinities clip to
-/// it, as onnxruntime does; opset 13 does not say.
+/// the input's type with that sign (`numeric_limits::lowest()` and `max()`, Clip-6's defaults),
+/// so infinities clip to it, as onnxruntime does; opset 13 does not say.
 pub fn clip(
     builder: &mut Builder,
     node: &Node,
@@ -216,8 +216,9 @@ pub fn clip(
             })
             .transpose()
     };
-    let min = bound(1, "min")?.unwrap_or(f32::MIN);
-    let max = bound(2, "max")?.unwrap_or(f32::MAX);
+    let largest = x.ty().element.max_finite().unwrap_or(f32::MAX);
+    let min = bound(1, "min")?.unwrap_or(-largest);
+    let max = bound(2, "max")?.unwrap_or(largest);
     if min > max {
         return Err(node.unsupported(format!("min {min} above max {max} is not supported")));
     }
@@ -334,7 +335,7 @@ pub fn special_values(
             if !wanted {
                 return Ok(None);
             }
-            let bound = compose.scalar(value);
+            let bound = compose.scalar(x.ty.element, value);
             compose.compare("eq", &x, &bound).map(Some)
         };
         let positive = infinity(

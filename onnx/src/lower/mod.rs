@@ -183,7 +183,8 @@ fn float_input<'a>(
     let element = value.ty().element;
     if !element.is_float() {
         return Err(node.unsupported(format!(
-            "input {index} ({what}) of type {element} is not supported, only f32"
+            "input {index} ({what}) of type {element} is not supported, only floats (f32, f16, \
+             bf16)"
         )));
     }
     Ok(value)

@@ -43,14 +43,17 @@ pub fn one_hot(
     inputs: &Inputs,
 ) -> Result<Vec<Value>, ImportError> {
     let mut indices = builder.operand(inputs.required(0, "indices")?);
-    // Float indices are cast to integers (toward zero), as the specification says.
-    if indices.ty.element == ElementType::F32 {
-        let ty = indices.ty.with_element(ElementType::I64);
-        indices = builder
-            .body
-            .op1("graph.cast", &[&indices], &[], ty, &node.name);
-    } else if indices.ty.element == ElementType::Bool {
-        return Err(node.invalid("indices are booleans, not numbers"));
+    // Float indices are cast to integers (toward zero), as the specification says, and 8-bit
+    // ones widened, so that adding the depth to a negative index cannot wrap.
+    match indices.ty.element {
+        ElementType::Bool => return Err(node.invalid("indices are booleans, not numbers")),
+        ElementType::I32 | ElementType::I64 => {}
+        _ => {
+            let ty = indices.ty.with_element(ElementType::I64);
+            indices = builder
+                .body
+                .op1("graph.cast", &[&indices], &[], ty, &node.name);
+        }
     }
     let depth = match inputs.constant(1, "depth")?.and_then(Tensor::scalar_f32) {
         Some(depth) if depth >= 1.0 && depth == depth.trunc() => depth as usize,

@@ -1,7 +1,7 @@
 //! `TopK` → `graph.top_k`: the f32 values and i64 indices of each line's k extremes, with k the
 //! constant `K` input (its form from opset 10 on; the importer reads opsets 13 and later).
 
-use super::{float_input, Builder};
+use super::Builder;
 use crate::emit::Attribute;
 use crate::error::ImportError;
 use crate::node::Node;
@@ -15,8 +15,14 @@ pub fn top_k(
     node: &Node,
     inputs: &Inputs,
 ) -> Result<Vec<Value>, ImportError> {
-    let x = float_input(node, inputs, 0, "X")?;
+    let x = inputs.required(0, "X")?;
     let ty = x.ty();
+    if ty.element != ElementType::F32 {
+        return Err(node.unsupported(format!(
+            "input 0 (X) of type {} is not supported, only f32",
+            ty.element
+        )));
+    }
     let axis = node.int("axis", -1)?;
     let along = shape::axis(axis, ty.rank()).map_err(|message| node.invalid(message))?;
     let k = match inputs.required_ints(1, "K")?.as_slice() {

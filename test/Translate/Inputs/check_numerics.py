@@ -6,7 +6,7 @@
 Writes model NAME of make_models.py into WORKDIR, runs it with onnxruntime on seeded inputs,
 imports it with turbine-translate, runs the import with `turbine-run --interpret` (the graph
 dialect's reference interpreter) on the same inputs, and compares every output. Prints one line
-per output and exits non-zero on the first difference beyond float32 rounding.
+per output and exits non-zero on the first difference beyond the rounding of the output's type.
 """
 
 import os
@@ -23,9 +23,15 @@ import make_models  # noqa: E402
 SIZES = {"batch": 1, "sequence": 8}
 
 
+# (rtol, atol) per output type: float32 rounding, and for float16 outputs four and two units of
+# float16's roundoff 2^-11 (onnxruntime and Turbine may each round an op's result to a different
+# neighbour).
+TOLERANCE = {np.dtype(np.float16): (2.0**-9, 2.0**-10)}
+
+
 def inputs_for(session, random):
-    """Seeded inputs: floats in [0.1, 2) (positive, so Log and Sqrt stay real), integers in {0, 1}
-    (valid token ids, mask values and indices for every model)."""
+    """Seeded inputs: floats in [0.1, 2) (positive, so Log and Sqrt stay real), int64 in {0, 1}
+    (valid token ids, mask values and indices for every model), uint8 over its whole range."""
     feeds, shapes = {}, []
     for info in session.get_inputs():
         shape = [SIZES[dim] if isinstance(dim, str) else dim for dim in info.shape]
@@ -33,6 +39,10 @@ def inputs_for(session, random):
             shapes += ["--input-shape", f"{info.name}={'x'.join(map(str, shape))}"]
         if info.type == "tensor(int64)":
             feeds[info.name] = random.integers(0, 2, shape).astype(np.int64)
+        elif info.type == "tensor(uint8)":
+            feeds[info.name] = random.integers(0, 256, shape).astype(np.uint8)
+        elif info.type == "tensor(float16)":
+            feeds[info.name] = random.uniform(0.1, 2.0, shape).astype(np.float16)
         else:
             feeds[info.name] = random.uniform(0.1, 2.0, shape).astype(np.float32)
     return feeds, shapes
@@ -67,7 +77,8 @@ def main():
             status = 1
             continue
         error = float(np.max(np.abs(actual.astype(np.float64) - reference))) if reference.size else 0.0
-        close = np.allclose(actual, reference, rtol=1e-4, atol=1e-5)
+        rtol, atol = TOLERANCE.get(reference.dtype, (1e-4, 1e-5))
+        close = np.allclose(actual, reference, rtol=rtol, atol=atol)
         print(f"{name} {info.name}: {'ok' if close else 'MISMATCH'} (max error {error:.3g})")
         status |= not close
     return status

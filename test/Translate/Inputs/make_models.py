@@ -21,6 +21,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 FLOAT, INT64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+FLOAT16, BFLOAT16, INT8, UINT8 = TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.INT8, TensorProto.UINT8
 MODELS = {}
 
 
@@ -49,8 +50,8 @@ class Graph:
     def output(self, name, elem_type=FLOAT, shape=None):
         self.outputs.append(helper.make_tensor_value_info(name, elem_type, shape))
 
-    def weight(self, name, shape, scale=0.5):
-        values = (self.random.standard_normal(shape) * scale).astype(np.float32)
+    def weight(self, name, shape, scale=0.5, dtype=np.float32):
+        values = (self.random.standard_normal(shape) * scale).astype(dtype)
         self.initializers.append(numpy_helper.from_array(values, name))
         return name
 
@@ -445,6 +446,83 @@ def indexing():
     g.output("one_hot", FLOAT, [3, 4, 2])
     g.output("hardmax", FLOAT, [3, 5])
     return g.model("indexing", 18)
+
+
+@model("element-types")
+def element_types():
+    """f16, bf16, int8 and uint8 (opset 17): an f16 convolution with an f16 weight and bias, Relu,
+    LeakyRelu (its alpha an f16 constant) and Softmax; casts of f16 to f32 and through bf16 (to
+    nearest even); a uint8 input cast to f16 and times 1.5 (exact in f16, so onnxruntime, which
+    computes f16 ops in f32 and may skip the rounding before a cast, agrees), cast to int8 and
+    uint8 (x.5 truncates, values past 127 or 255 wrap), transposed, concatenated and selected by
+    Where on an f16 comparison; an int8 table (stored in int32_data) gathered at run-time
+    positions."""
+    g = Graph(14)
+    x = g.input("x", FLOAT16, [1, 2, 4, 4])
+    pixels = g.input("pixels", UINT8, [1, 2, 4, 4])
+    positions = g.input("positions", INT64, [3])
+    conv = g.op("Conv", [x, g.weight("w", [3, 2, 3, 3], dtype=np.float16), g.weight("b", [3], dtype=np.float16)],
+                name="conv", pads=[1, 1, 1, 1])
+    relu = g.op("Relu", [conv], name="relu")
+    g.op("Softmax", [relu], ["probs"], name="softmax", axis=1)
+    g.op("LeakyRelu", [conv], ["leaky"], name="leaky", alpha=0.1)
+    g.op("Cast", [x], ["as_float"], name="to_float", to=FLOAT)
+    g.op("Cast", [g.op("Cast", [x], name="to_bf16", to=BFLOAT16)], ["via_bf16"], name="from_bf16", to=FLOAT)
+    half = g.op("Cast", [pixels], name="to_half", to=FLOAT16)
+    scaled = g.op("Mul", [half, g.const("one_and_a_half", 1.5, np.float16)], name="scale")
+    g.op("Cast", [scaled], ["as_int8"], name="to_int8", to=INT8)
+    g.op("Cast", [scaled], ["as_uint8"], name="to_uint8", to=UINT8)
+    g.op("Mul", [half, x], ["weighted"], name="weight")
+    flipped = g.op("Transpose", [pixels], name="transpose", perm=[0, 1, 3, 2])
+    g.op("Concat", [pixels, flipped], ["stacked"], name="concat", axis=1)
+    bright = g.op("Greater", [x, g.const("one", 1.0, np.float16)], name="greater")
+    g.op("Where", [bright, flipped, g.const("seven", 7, np.uint8)], ["picked"], name="where")
+    g.initializers.append(helper.make_tensor("table", INT8, [4], [-3, 5, 127, -128]))
+    g.op("Gather", ["table", positions], ["gathered"], name="gather")
+    for name, elem_type, shape in [("probs", FLOAT16, [1, 3, 4, 4]), ("leaky", FLOAT16, [1, 3, 4, 4]),
+                                   ("as_float", FLOAT, [1, 2, 4, 4]), ("via_bf16", FLOAT, [1, 2, 4, 4]),
+                                   ("as_int8", INT8, [1, 2, 4, 4]), ("as_uint8", UINT8, [1, 2, 4, 4]),
+                                   ("stacked", UINT8, [1, 4, 4, 4]), ("picked", UINT8, [1, 2, 4, 4]),
+                                   ("weighted", FLOAT16, [1, 2, 4, 4]), ("gathered", INT8, [3])]:
+        g.output(name, elem_type, shape)
+    return g.model("element_types", 17)
+
+
+@model("double-input")
+def double_input():
+    """An input of float64, an element type Turbine does not handle."""
+    g = Graph()
+    g.input("x", TensorProto.DOUBLE, [2])
+    g.op("Relu", ["x"], ["y"], name="relu")
+    g.output("y", TensorProto.DOUBLE, [2])
+    return g.model("double_input", 13)
+
+
+@model("cast-to-double")
+def cast_to_double():
+    g = single("Cast", [], name="/to/Cast", to=TensorProto.DOUBLE)
+    return g.model("cast_to_double", 13)
+
+
+@model("top-k-f16")
+def top_k_f16():
+    """TopK on f16 data: graph.top_k takes f32 only."""
+    g = Graph()
+    g.input("x", FLOAT16, [2, 5])
+    g.op("TopK", ["x", g.const("k", [2])], ["values", "indices"], name="/topk/TopK")
+    g.output("values")
+    g.output("indices")
+    return g.model("top_k_f16", 13)
+
+
+@model("max-pool-uint8")
+def max_pool_uint8():
+    """MaxPool on uint8 images: the graph dialect pools floats only."""
+    g = Graph()
+    g.input("x", UINT8, [1, 1, 4, 4])
+    g.op("MaxPool", ["x"], ["y"], name="/pool/MaxPool", kernel_shape=[2, 2])
+    g.output("y")
+    return g.model("max_pool_uint8", 13)
 
 
 @model("scatter")

@@ -5,6 +5,7 @@ mod attributes;
 mod cluster_cuts;
 mod diagnostics;
 mod dsa_to_llvm;
+mod element_types;
 mod fuzz_regressions;
 mod grouping;
 mod interpreter;

@@ -125,13 +125,23 @@ pub(crate) fn inputs(arguments: &Arguments, program: &Program) -> Result<Vec<Ten
             .map(|(_, r#type)| random_input(&r#type.shape, r#type.element_type, &mut random))
             .collect());
     }
+    let declared = program
+        .body
+        .arguments
+        .iter()
+        .map(|(_, r#type)| r#type.element_type);
+    // An input beyond the arguments keeps its type; check_interface reports the count.
+    let declared = declared.chain(std::iter::repeat(ElementType::F32));
     arguments
         .inputs
         .iter()
-        .map(|path| {
+        .zip(declared)
+        .map(|(path, element)| {
             let bytes = turbine_files::read(path, turbine_files::INPUT)
                 .map_err(|error| error.to_string())?;
-            npy::parse(&bytes).map_err(|error| format!("{}: {error}", path.display()))
+            let tensor =
+                npy::parse(&bytes).map_err(|error| format!("{}: {error}", path.display()))?;
+            Ok(npy::for_argument(tensor, element))
         })
         .collect()
 }
@@ -208,19 +218,20 @@ pub(crate) fn check_interface(
     Ok(())
 }
 
-/// A random tensor: f32 uniform in [-1, 1), integers and booleans 0 or 1.
+/// A random tensor: floats uniform in [-1, 1) (rounded to f16 or bf16), integers and booleans 0
+/// or 1.
 fn random_input(shape: &[usize], element_type: ElementType, random: &mut SplitMix) -> Tensor {
     let count = shape.iter().product();
     let data = match element_type {
-        ElementType::F32 => Data::F32((0..count).map(|_| random.unit()).collect()),
-        ElementType::I64 | ElementType::I32 => {
-            Data::I64((0..count).map(|_| (random.next_u64() % 2) as i64).collect())
-        }
         ElementType::Bool => Data::Bool((0..count).map(|_| random.next_u64() % 2 == 1).collect()),
+        float if float.is_float() => Data::F32((0..count).map(|_| random.unit()).collect()),
+        _ => Data::I64((0..count).map(|_| (random.next_u64() % 2) as i64).collect()),
     };
+    // Floats are rounded to f16 and bf16.
     Tensor {
         shape: shape.to_vec(),
         element_type,
         data,
     }
+    .conform(element_type)
 }
