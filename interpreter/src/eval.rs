@@ -10,7 +10,7 @@ use crate::kernels::reduction::Extreme;
 use crate::{
     error::InterpretError,
     program::{Attr, Block, Node, Program, ValueId},
-    tensor::Tensor,
+    tensor::{ElementType, Tensor},
     weights::Weights,
 };
 use attributes::{runtime, unsupported};
@@ -168,7 +168,9 @@ impl Evaluator<'_> {
         })
     }
 
-    /// `graph.weight`: the named tensor of the weights file, which must have the declared type.
+    /// `graph.weight`: the named tensor of the weights file, which must have the declared type,
+    /// or be f32 where the IR declares f16 or bf16 (a model whose precision was reduced keeps
+    /// its f32 weights file): then it is rounded to the declared type.
     fn weight(&self, node: &Node) -> Result<Tensor, InterpretError> {
         let Some(Attr::Str(name)) = node.attributes.get("name") else {
             unreachable!("the verifier ensures graph.weight has a name")
@@ -178,7 +180,11 @@ impl Evaluator<'_> {
             .get(name)
             .ok_or_else(|| runtime(node, format!("weight '{name}' is not in the weights file")))?;
         let expected = node.result_type();
-        if tensor.shape != expected.shape || tensor.element_type != expected.element_type {
+        let narrowed = tensor.element_type == ElementType::F32
+            && matches!(expected.element_type, ElementType::F16 | ElementType::Bf16);
+        if tensor.shape != expected.shape
+            || (tensor.element_type != expected.element_type && !narrowed)
+        {
             return Err(runtime(
                 node,
                 format!(
@@ -188,7 +194,7 @@ impl Evaluator<'_> {
                 ),
             ));
         }
-        Ok(tensor.clone())
+        Ok(tensor.clone().conform(expected.element_type))
     }
 }
 

@@ -468,7 +468,7 @@ impl HostLowering<'_, '_> {
                     "'{}' needs a DDR buffer of {} bytes, beyond the {} bytes of target '{}' \
                      ({} bytes are live at this point)",
                     node.name,
-                    view.elements() * 4,
+                    view.elements() * element.bytes(),
                     machine.ddr_bytes,
                     machine.name,
                     self.live_bytes
@@ -495,7 +495,7 @@ impl HostLowering<'_, '_> {
                 .is_some_and(|&last| last <= index)
             {
                 host.dealloc(*buffer);
-                *live_bytes -= view.elements() * 4;
+                *live_bytes -= view.elements() * view.element.bytes();
                 false
             } else {
                 true
