@@ -52,6 +52,10 @@ pub struct Machine {
     /// may be software-pipelined and GraphTurbo's kernels prefetch the next layer's weights
     /// (GraphTurbo §4.4; the passes' `pipeline` option, off for the ablation).
     pub pipeline: bool,
+    /// Not a figure of the target either: the bytes of the elements the LB's capacity is
+    /// counted in ([`Machine::lb_elements`]), 4 (f32) but for a kernel whose arenas hold a
+    /// narrower float type ([`Machine::counted_in`]).
+    pub word_bytes: usize,
 }
 
 impl Machine {
@@ -75,6 +79,16 @@ impl Machine {
             barrier: target.barrier as f64,
             kernel_launch: target.kernel_launch as f64,
             pipeline: true,
+            word_bytes: 4,
+        }
+    }
+
+    /// The same machine with capacities counted in elements of `bytes` bytes: what a kernel
+    /// whose buffers hold that type plans its tiles against.
+    pub fn counted_in(&self, bytes: usize) -> Machine {
+        Machine {
+            word_bytes: bytes,
+            ..self.clone()
         }
     }
 
@@ -116,9 +130,10 @@ impl Machine {
         Ok(Self::new(&from_description(&target)))
     }
 
-    /// f32 elements that fit in one LB.
+    /// Elements of [`Machine::word_bytes`] bytes (f32 unless counted in another type) that fit
+    /// in one LB.
     pub fn lb_elements(&self) -> usize {
-        self.lb_bytes / 4
+        self.lb_bytes / self.word_bytes
     }
 }
 

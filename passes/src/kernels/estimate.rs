@@ -106,7 +106,11 @@ fn value_views(program: &FunctionView) -> BTreeMap<ValueId, View> {
     {
         views.insert(
             *value,
-            View::contiguous_of(&buffer_shape(&r#type.shape), Space::Ddr, r#type.element_type),
+            View::contiguous_of(
+                &buffer_shape(&r#type.shape),
+                Space::Ddr,
+                r#type.element_type,
+            ),
         );
     }
     views

@@ -105,7 +105,7 @@ impl Emission<'_, '_> {
                     promoted: &promoted,
                     prefetch,
                 };
-                plan.promote = per_core::pays(node, body, &plan, &operands, walk.machine)
+                plan.promote = per_core::pays(node, body, &plan, &operands, &self.kernel_machine())
                     .ok_or("sharing its layers is estimated to be faster")?;
                 Ok(plan)
             });
@@ -152,7 +152,7 @@ impl Emission<'_, '_> {
         let at = kernel.decode(core, &plan.binding);
         let (mut local, staged) = core_arguments(&mut kernel, node, plan, &promoted, tensors, &at);
         let output = place(&mut kernel, destination, &plan.output, &at);
-        let machine = self.walk.machine;
+        let machine = self.kernel_machine();
         let lowering = CoreLowering {
             body: &plan.body,
             core,
@@ -368,7 +368,7 @@ impl Emission<'_, '_> {
         unsafe { marker.erase() };
         let (marker, mut views) = lowering.views_here(location);
         let machine = Machine {
-            lb_bytes: lowering.residents.tiles() * 4,
+            lb_bytes: lowering.residents.tiles() * lowering.machine.word_bytes,
             ..lowering.machine.clone()
         };
         let layer = Layer {

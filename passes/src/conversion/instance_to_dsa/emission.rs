@@ -16,6 +16,7 @@ use crate::kernels::{
     movement, trickle,
     view::buffer_shape,
 };
+use crate::target::Machine;
 use std::collections::BTreeMap;
 
 /// A kernel left open at the end of a segment, with its GB arena and the buffers to free after
@@ -160,6 +161,13 @@ impl Emission<'_, '_> {
         tensor
     }
 
+    /// The machine the open kernel plans against (kernel 0's before one opens): capacities
+    /// counted in its arenas' elements ([`Walk::machine_of`]).
+    pub(super) fn kernel_machine(&self) -> Machine {
+        let kernel = self.open.as_ref().map_or(0, |(kernel, _)| *kernel);
+        self.walk.machine_of(kernel)
+    }
+
     /// Copies each pair in the open kernel, as one layer (views of rank above 4 merged where
     /// they can be; an error when they cannot).
     pub(super) fn copy(
@@ -168,9 +176,9 @@ impl Emission<'_, '_> {
         pairs: &[(Tensor, Tensor)],
     ) -> Result<(), String> {
         let pairs = movement::merged_pairs(host, pairs)?;
-        let machine = self.walk.machine;
+        let machine = self.kernel_machine();
         let (index, kernel) = self.open.take().expect("a kernel is open");
-        let mut kernel = movement::copy_pairs(machine, &pairs, kernel);
+        let mut kernel = movement::copy_pairs(&machine, &pairs, kernel);
         kernel.end_layer();
         self.open = Some((index, kernel));
         Ok(())
@@ -189,7 +197,7 @@ impl Emission<'_, '_> {
         start: Op,
     ) -> Result<(), String> {
         let pairs = movement::merged_pairs(host, pairs)?;
-        let machine = self.walk.machine;
+        let machine = self.kernel_machine();
         let (index, mut kernel) = self.open.take().expect("a kernel is open");
         let tile_loop = trickle::tile_loop_after(start).filter(|_| trickle::can_trickle(&pairs));
         let kernel = match kernel.core_in_cluster().zip(tile_loop) {
@@ -199,7 +207,7 @@ impl Emission<'_, '_> {
             None => {
                 let location = kernel.body.location();
                 let here = std::mem::replace(&mut kernel.body, Body::before(start, location));
-                let mut kernel = movement::copy_pairs_ahead(machine, &pairs, kernel);
+                let mut kernel = movement::copy_pairs_ahead(&machine, &pairs, kernel);
                 kernel.body = here;
                 kernel
             }
@@ -216,11 +224,11 @@ impl Emission<'_, '_> {
         pairs: &[(Tensor, Tensor)],
     ) -> Result<(), String> {
         let pairs = movement::merged_pairs(host, pairs)?;
-        let machine = self.walk.machine;
+        let machine = self.kernel_machine();
         let (index, mut kernel) = self.open.take().expect("a kernel is open");
         let first = kernel.on_first_cluster();
         kernel.body.open_if(first);
-        let mut kernel = movement::copy_pairs(machine, &pairs, kernel);
+        let mut kernel = movement::copy_pairs(&machine, &pairs, kernel);
         kernel.body.close();
         kernel.end_layer();
         self.open = Some((index, kernel));

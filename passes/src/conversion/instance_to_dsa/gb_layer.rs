@@ -119,7 +119,7 @@ impl Emission<'_, '_> {
         let results = self.layer_results(host, instance, &layer);
         // The layer's estimate where it reads: the stepped store's gate, and what it leaves
         // of the DDR port to the next layer's prefetch.
-        let estimated = layer.ports(self.walk.machine, &operands.tensors);
+        let estimated = layer.ports(&self.kernel_machine(), &operands.tensors);
         let stepped = self.stepped_store(host, instance, &layer, &operands, estimated.as_ref());
         let mirror = layer
             .written
@@ -295,10 +295,9 @@ impl Emission<'_, '_> {
         // DDR port (crediting the whole layer's cycles makes more layers copy their weights
         // onto busy ports), when the arena holds it beside the instance's own buffers at this
         // layer.
-        let capacity = self
-            .arena
-            .as_ref()
-            .map_or(0, |(arena, _)| arena.view.elements() * 4);
+        let capacity = self.arena.as_ref().map_or(0, |(arena, _)| {
+            arena.view.elements() * arena.view.element.bytes()
+        });
         let cover = instance
             .previous
             .as_ref()
@@ -308,13 +307,14 @@ impl Emission<'_, '_> {
             room: capacity.saturating_sub(needs[layer.index]),
             ..cover
         };
+        let machine = self.kernel_machine();
         let estimate = |tensors: &BTreeMap<ValueId, Tensor>| {
             layer
-                .ports(walk.machine, tensors)
+                .ports(&machine, tensors)
                 .map(|estimate| estimate.cycles)
         };
         let promote = promoted_weights(
-            walk.machine,
+            &machine,
             &mut tensors,
             &layer.weights,
             &estimate,
@@ -428,14 +428,14 @@ impl Emission<'_, '_> {
             .copied()
             .max()
             .unwrap_or(0);
-        let slice_bytes = result_shape.iter().product::<usize>() * 4;
+        let slice_bytes = result_shape.iter().product::<usize>() * result_type.element_type.bytes();
         if ahead + slice_bytes > operands.capacity {
             return None;
         }
-        let machine = walk.machine;
+        let machine = self.kernel_machine();
         let stepped = estimate_stepped(
             &Scope {
-                machine,
+                machine: &machine,
                 tensors: &operands.tensors,
             },
             layer.op,
@@ -450,8 +450,8 @@ impl Emission<'_, '_> {
         let store = picked
             / target
                 .map_or(Space::Gb, |p| instance.destinations[p].view.space)
-                .link_bandwidth(machine);
-        let copy = (span + picked) / Space::Gb.link_bandwidth(machine) + machine.barrier;
+                .link_bandwidth(&machine);
+        let copy = (span + picked) / Space::Gb.link_bandwidth(&machine) + machine.barrier;
         if stepped + store > estimated?.cycles + copy {
             return None;
         }
@@ -503,8 +503,9 @@ impl Emission<'_, '_> {
             stepped,
             absorbed,
         };
+        let machine = self.kernel_machine();
         let scope = Scope {
-            machine: walk.machine,
+            machine: &machine,
             tensors,
         };
         let (kernel_index, mut kernel) = self.open.take().expect("a kernel is open");

@@ -116,7 +116,7 @@ pub(super) fn plan_joins(
 /// and can exceed it.)
 fn leaves_room(opener: &Walk, reserve: usize, carved: usize, continuing: &[Walk]) -> bool {
     let last = opener.items.len() - 1;
-    let room = (opener.arena_elements(last) * 4).saturating_sub(reserve);
+    let room = (opener.arena_elements(last) * opener.word_bytes(last)).saturating_sub(reserve);
     let own = opener.needs.get(last).copied().unwrap_or(0);
     let theirs = continuing
         .iter()
@@ -131,7 +131,8 @@ fn leaves_room(opener: &Walk, reserve: usize, carved: usize, continuing: &[Walk]
 /// differ), placing no tensor of its own in the GB (the buffers of both stay allocated until the
 /// one launch), with at least the arena it would have had alone or what its intermediates need.
 fn continues_kernel(before: &Walk, walk: &Walk) -> bool {
-    let room = before.arena_elements(before.items.len() - 1) * 4;
+    let last = before.items.len() - 1;
+    let room = before.arena_elements(last) * before.word_bytes(last);
     walk.count == before.count
         && before.arena_element.last().copied().flatten().is_some()
         && before.arena_element.last() == walk.arena_element.first()
@@ -142,5 +143,5 @@ fn continues_kernel(before: &Walk, walk: &Walk) -> bool {
                 .first()
                 .copied()
                 .unwrap_or(0)
-                .min(walk.arena_elements(0) * 4)
+                .min(walk.arena_elements(0) * walk.word_bytes(0))
 }

@@ -65,7 +65,7 @@ impl Emission<'_, '_> {
             Kernel::per_cluster(
                 self.kernel_name(kernel),
                 host,
-                walk.machine,
+                &walk.machine_of(kernel),
                 (walk.count, walk.replicas.clone()),
                 walk.arena_element[kernel],
             ),
@@ -73,7 +73,7 @@ impl Emission<'_, '_> {
         // The GB the planned tensors leave free during this kernel holds its intermediates; the
         // last kernel leaves the reserve of the segments that continue it.
         let reserve = if kernel + 1 == walk.items.len() {
-            self.arena_reserve / 4
+            self.arena_reserve / walk.word_bytes(kernel)
         } else {
             0
         };
@@ -117,7 +117,7 @@ impl Emission<'_, '_> {
             Kernel::per_cluster(
                 self.kernel_name(kernel),
                 host,
-                walk.machine,
+                &walk.machine_of(kernel),
                 (walk.count, walk.replicas.clone()),
                 walk.arena_element[kernel],
             ),
@@ -182,8 +182,9 @@ impl Emission<'_, '_> {
     /// those of the segments it continues, its intermediates in DDR, the tensors no later kernel
     /// reads.
     fn closed(&mut self, kernel: usize) -> Vec<Tensor> {
-        if let Some((_, placement)) = &self.arena {
-            self.arena_peak = self.arena_peak.max(placement.peak * 4);
+        if let Some((arena, placement)) = &self.arena {
+            let peak = placement.peak * arena.view.element.bytes();
+            self.arena_peak = self.arena_peak.max(peak);
         }
         let mut frees = std::mem::take(&mut self.frees);
         frees.append(&mut self.spilled);

@@ -61,12 +61,9 @@ pub(super) fn promoted_weights(
             tensor.view.space = Space::Ddr;
             if subset & (1 << bit.min(31)) != 0 {
                 tensor.view.space = Space::Gb;
-                bytes += tensor.view.elements() * 4;
-                early += if goes_early(weight) {
-                    tensor.view.elements() * 4
-                } else {
-                    0
-                };
+                let size = tensor.view.elements() * tensor.view.element.bytes();
+                bytes += size;
+                early += if goes_early(weight) { size } else { 0 };
                 chosen.insert(*weight);
             }
         }

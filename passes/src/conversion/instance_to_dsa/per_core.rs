@@ -393,7 +393,7 @@ fn anchors_estimate(
                 .chain(op.results.iter().map(|(value, _)| value))
                 .map(|value| {
                     let view = &tensors[value].view;
-                    view.elements() as f64 * 4.0
+                    (view.elements() * view.element.bytes()) as f64
                         / (view.space.core_bandwidth(machine) * machine.cores as f64)
                 });
             total += moved.sum::<f64>() + machine.barrier;
@@ -450,7 +450,9 @@ pub(super) fn pays(
                 let operand = &node.operands[*position];
                 weights.contains(argument) && !(only_new && promoted(operand)) && serial(operand)
             })
-            .map(|(_, (_, r#type))| r#type.shape.iter().product::<usize>() * 4)
+            .map(|(_, (_, r#type))| {
+                r#type.shape.iter().product::<usize>() * r#type.element_type.bytes()
+            })
             .sum()
     };
     // Per body argument (by position), where it is read from, given where the weights are.

@@ -56,8 +56,9 @@ pub(super) struct Walk<'p> {
     pub(super) outer_weights: BTreeSet<ValueId>,
 }
 
-fn bytes(shape: &[usize]) -> usize {
-    shape.iter().product::<usize>().max(1) * 4
+/// Bytes of a tensor of `shape` and elements of `element_bytes` (a scalar counts one).
+fn bytes(shape: &[usize], element_bytes: usize) -> usize {
+    shape.iter().product::<usize>().max(1) * element_bytes
 }
 
 /// How the clusters share a program: how many run it, which outputs they do not split and which
@@ -134,7 +135,19 @@ impl<'p> Walk<'p> {
             })
             .map(|(_, t)| t.bytes)
             .sum();
-        self.gb_bytes.saturating_sub(planned) / 4
+        self.gb_bytes.saturating_sub(planned) / self.word_bytes(kernel)
+    }
+
+    /// Bytes of the elements of kernel `kernel`'s arenas (f32's for a typed kernel, whose
+    /// tensors stay in DDR).
+    pub(super) fn word_bytes(&self, kernel: usize) -> usize {
+        self.arena_element[kernel].map_or(4, ElementType::bytes)
+    }
+
+    /// The machine kernel `kernel` plans its tiles against: capacities counted in its arenas'
+    /// elements.
+    pub(super) fn machine_of(&self, kernel: usize) -> Machine {
+        self.machine.counted_in(self.word_bytes(kernel))
     }
 
     /// Whether `value` (an instance's operand) is an input of the program computed by another
@@ -410,8 +423,9 @@ impl<'p> Walk<'p> {
                     .map(|&reader| fusion::read_at(&absorbed_into, reader))
                     .max();
                 if let Some(last) = last.filter(|&last| last >= producer) {
-                    starting[producer] += bytes(&r#type.shape);
-                    ending[last.min(count - 1) + 1] += bytes(&r#type.shape);
+                    let size = bytes(&r#type.shape, r#type.element_type.bytes());
+                    starting[producer] += size;
+                    ending[last.min(count - 1) + 1] += size;
                 }
             }
         }
@@ -425,7 +439,10 @@ impl<'p> Walk<'p> {
                     .operands
                     .iter()
                     .filter(|v| weights.contains(v))
-                    .map(|v| bytes(&body.type_of(*v).shape))
+                    .map(|v| {
+                        let r#type = body.type_of(*v);
+                        bytes(&r#type.shape, r#type.element_type.bytes())
+                    })
                     .sum();
                 live + read
             })
@@ -464,8 +481,9 @@ impl<'p> Walk<'p> {
                 // A typed kernel's results stay in DDR: the GB arenas and shares hold floats of
                 // one type.
                 let ddr = self.outputs.contains_key(&root) || self.arena_element[kernel].is_none();
+                let word = self.word_bytes(kernel);
                 let entry = self.lifetimes.entry(root).or_insert(plan::Tensor {
-                    bytes: bytes(&shape),
+                    bytes: bytes(&shape, word),
                     first: kernel,
                     last: kernel,
                     ddr,
