@@ -147,13 +147,29 @@ fn buffer(element: Attribute) -> EntryBuffer {
     }
 }
 
-/// The name of a buffer's element type: the lowering makes buffers of f32, i64, i32 and i1.
+/// The name of a buffer's element type (the lowering makes buffers of f32, f16, bf16, i64, i32,
+/// i8, ui8 and i1).
 fn element_name(element: melior::ir::Type) -> &'static str {
-    match melior::ir::r#type::IntegerType::try_from(element).map(|integer| integer.width()) {
-        Ok(64) => "i64",
-        Ok(32) => "i32",
-        Ok(1) => "i1",
-        Ok(width) => panic!("an entry's buffer has no i{width} elements"),
+    use melior::ir::TypeLike;
+    // SAFETY: the type is alive with its module.
+    let (f16, bf16) = unsafe {
+        (
+            mlir_sys::mlirTypeIsAF16(element.to_raw()),
+            mlir_sys::mlirTypeIsABF16(element.to_raw()),
+        )
+    };
+    if f16 || bf16 {
+        return if f16 { "f16" } else { "bf16" };
+    }
+    match melior::ir::r#type::IntegerType::try_from(element) {
+        Ok(integer) => match (integer.width(), integer.is_unsigned()) {
+            (64, _) => "i64",
+            (32, _) => "i32",
+            (8, true) => "ui8",
+            (8, false) => "i8",
+            (1, _) => "i1",
+            (width, _) => panic!("an entry's buffer has no i{width} elements"),
+        },
         Err(_) => "f32",
     }
 }
