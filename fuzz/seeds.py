@@ -20,8 +20,8 @@ CORPUS = ROOT / "fuzz" / "corpus" / "ir"
 # The order of turbine_tools::fuzzing::ir_pipelines: every pass (all_passes order), every
 # pipeline (all_pipelines order), then the two schedules down to the LLVM dialect on `mini`.
 PIPELINES = [
-    "graph-fold-batch-rows", "graph-fold-reshapes", "graph-resize-to-broadcast", "graph-decompose-resize",
-    "graph-decompose-pad",
+    "graph-fold-batch-rows", "graph-fold-reshapes", "graph-reduce-precision", "graph-resize-to-broadcast",
+    "graph-decompose-resize", "graph-decompose-pad",
     "graph-substitute", "graph-split-reductions", "graph-subsample-strided-convs",
     "dsa-set-target", "instance-cluster-split", "hw-group",
     "instance-split", "instance-order", "instance-bind", "instance-stitch",

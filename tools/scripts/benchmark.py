@@ -66,8 +66,9 @@ RESNET_DEPTHS = {18: ([2, 2, 2, 2], False), 34: ([3, 4, 6, 3], False), 50: ([3, 
                  101: ([3, 4, 23, 3], True), 152: ([3, 8, 36, 3], True)}
 
 
-def resnet(depth, batch=1):
-    """torchvision's ResNet of that depth (v1.5: stride on the 3x3 convolution) with batch norms."""
+def resnet(depth, batch=1, residual_gamma=(0.5, 1.5)):
+    """torchvision's ResNet of that depth (v1.5: stride on the 3x3 convolution) with batch norms,
+    the scales of each block's last batch norm drawn from `residual_gamma`."""
     blocks_per_stage, bottleneck = RESNET_DEPTHS[depth]
     b = oracle.Builder(depth)
     x = b.conv_bn("input", 3, 64, 7, stride=2, pad=3)
@@ -80,10 +81,10 @@ def resnet(depth, batch=1):
             if bottleneck:
                 y = b.conv_bn(x, cin, width, 1)
                 y = b.conv_bn(y, width, width, 3, stride=stride, pad=1)
-                y = b.conv_bn(y, width, cout, 1, relu=False)
+                y = b.conv_bn(y, width, cout, 1, relu=False, gamma=residual_gamma)
             else:
                 y = b.conv_bn(x, cin, width, 3, stride=stride, pad=1)
-                y = b.conv_bn(y, width, cout, 3, pad=1, relu=False)
+                y = b.conv_bn(y, width, cout, 3, pad=1, relu=False, gamma=residual_gamma)
             projection = stride != 1 or cin != cout
             shortcut = b.conv_bn(x, cin, cout, 1, stride=stride, relu=False) if projection else x
             x = b.op("Relu", [b.op("Add", [y, shortcut])])

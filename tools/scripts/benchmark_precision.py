@@ -7,8 +7,8 @@ Per model and precision: simulated cycles and the speedup over f32, matrix-engin
 DDR and GB<->LB bytes, the compute bound of that precision (the run's matrix flops over the peak
 flops of all cores at that precision's rate in the target file) and the cycles over it, and the
 accuracy against onnxruntime running the f32 model: the largest difference relative to the largest
-output magnitude, and for classifiers the share of images whose top-1 class, and whose top-5
-set, agree with onnxruntime's.
+output magnitude, and for classifiers top-1 and top-5 accuracy with onnxruntime's f32 classes as
+the labels (the share of images whose largest logit, or five largest, include onnxruntime's).
 """
 
 import json
@@ -24,12 +24,20 @@ import onnxruntime
 PRECISIONS = ["f32", "f16", "bf16"]
 
 
+# The scales of each residual block's last batch norm: trained ResNets keep them small, so that
+# the residual stream stays in range (torchvision can start them at zero). Drawn in [0.5, 1.5) as
+# the other tables' ResNets are, each block doubles the stream's scale and ResNet-50's logits
+# reach about 5e4, near f16's largest finite value (65504), past which its activations overflow.
+RESIDUAL_GAMMA = (0.05, 0.15)
+
+
 def models(benchmark, oracle):
     """(name, ONNX model builder) per model of the table."""
+    resnet = lambda batch: benchmark.resnet(50, batch, residual_gamma=RESIDUAL_GAMMA)
     return [
-        ("ResNet-50 b1", lambda: benchmark.resnet(50, 1)),
-        ("ResNet-50 b8", lambda: benchmark.resnet(50, 8)),
-        ("ResNet-50 b32", lambda: benchmark.resnet(50, 32)),
+        ("ResNet-50 b1", lambda: resnet(1)),
+        ("ResNet-50 b8", lambda: resnet(8)),
+        ("ResNet-50 b32", lambda: resnet(32)),
         ("MobileNet-V2 b1", oracle.mobilenet_v2),
         ("BERT-base layer b8 s128", lambda: oracle.bert_layer(batch=8)),
     ]
@@ -64,9 +72,11 @@ def run(arguments, path, inputs, precision, work):
 
 
 def agreement(got, expected, k):
-    """The share of rows whose top-k set agrees with the reference's."""
-    top = lambda a: np.argsort(-a, axis=-1, kind="stable")[:, :k]
-    return float(np.mean([set(g) == set(e) for g, e in zip(top(got), top(expected))]))
+    """The share of rows whose k largest entries include the reference's largest: top-k accuracy
+    with onnxruntime's f32 classes as the labels."""
+    top = np.argsort(-got, axis=-1, kind="stable")[:, :k]
+    labels = np.argmax(expected, axis=-1)
+    return float(np.mean([label in row for label, row in zip(labels, top)]))
 
 
 def measure(arguments, name, model, peaks, progress):

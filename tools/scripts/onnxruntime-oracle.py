@@ -77,16 +77,17 @@ class Builder:
         self.nodes.append(helper.make_node(op_type, inputs, [output], name=output, **attributes))
         return output
 
-    def conv_bn(self, x, cin, cout, kernel, stride=1, pad=0, groups=1, relu=True):
+    def conv_bn(self, x, cin, cout, kernel, stride=1, pad=0, groups=1, relu=True, gamma=(0.5, 1.5)):
         w = self.weight([cout, cin // groups, kernel, kernel])
         y = self.op("Conv", [x, w], strides=[stride, stride], pads=[pad] * 4, group=groups,
                     kernel_shape=[kernel, kernel])
-        y = self.batch_norm(y, cout)
+        y = self.batch_norm(y, cout, gamma)
         return self.op("Relu", [y]) if relu else y
 
-    def batch_norm(self, y, channels):
-        """Inference BatchNormalization of `y` with seeded statistics."""
-        gamma = self.constant(self.random.uniform(0.5, 1.5, channels).astype(np.float32))
+    def batch_norm(self, y, channels, gamma=(0.5, 1.5)):
+        """Inference BatchNormalization of `y` with seeded statistics, its scales drawn from the
+        range `gamma`."""
+        gamma = self.constant(self.random.uniform(*gamma, channels).astype(np.float32))
         beta = self.constant(self.random.uniform(-0.2, 0.2, channels).astype(np.float32))
         mean = self.constant(self.random.uniform(-0.2, 0.2, channels).astype(np.float32))
         var = self.constant(self.random.uniform(0.5, 1.5, channels).astype(np.float32))
