@@ -127,10 +127,12 @@ fn decode(element_type: ElementType, width: usize, little_endian: bool, payload:
 }
 
 /// `tensor`, read from a `.npy` file, as an argument of `element`s takes it: an f32 tensor for a
-/// bf16 argument rounded to bf16 (to nearest, ties to even), since NumPy has no bfloat16 dtype;
-/// any other tensor as it is (a mismatch is the caller's to report).
+/// bf16 argument rounded to bf16 (to nearest, ties to even), since NumPy has no bfloat16 dtype,
+/// and for an f16 argument rounded to f16, as a host converts its data for a model of reduced
+/// precision (`--precision`); any other tensor as it is (a mismatch is the caller's to report).
 pub fn for_argument(tensor: Tensor, element: ElementType) -> Tensor {
-    if element == ElementType::Bf16 && tensor.element_type == ElementType::F32 {
+    let narrows = matches!(element, ElementType::Bf16 | ElementType::F16);
+    if narrows && tensor.element_type == ElementType::F32 {
         tensor.conform(element)
     } else {
         tensor

@@ -8,12 +8,15 @@
 //! results overflow or lose their small differences in 16 bits; they stay in f32 between casts.
 //! Control flow (`graph.if`, `graph.loop`, `graph.yield`) keeps its types, so the bodies cast
 //! at their edges. The function's inputs and results keep their types (ONNX Runtime's
-//! `keep_io_types`): a cast after each input and before each result. A weight or constant whose
+//! `keep_io_types`): a cast after each input and before each result; with `keep-io-types=false`
+//! its f32 inputs and results take the reduced type, and whoever calls it converts its data
+//! (ONNX Runtime's converter's default, TensorRT's reduced-precision bindings). A weight or
+//! constant whose
 //! readers all compute in the reduced type is stored in it (the weights file keeps f32, which
 //! the loaders round); one that an f32 op reads too stays f32 and is cast where needed. A cast
 //! is made once per value, right after its definition, and carries its location.
 
-use crate::ir::{create, InsertionPoint, Op, Val};
+use crate::ir::{create, function_type, InsertionPoint, Op, Val};
 use crate::registry::{OptionInfo, Pass, PassFailure, PassOptions};
 use melior::ir::{attribute::AttributeLike, OperationRef};
 use mlir_sys::*;
@@ -25,6 +28,7 @@ use turbine_dialects::pass_abi::OptionKind;
 #[derive(Debug)]
 pub struct ReducePrecision {
     precision: Precision,
+    keep_io_types: bool,
     explain: bool,
 }
 
@@ -65,8 +69,10 @@ layer and local response normalisation, the accumulating reductions (`reduce_sum
 `reduce_mean`, `reduce_prod`) and `exp`, `log`, `pow` — the policy of PyTorch's autocast and of \
 ONNX Runtime's float16 converter. The units of the software DSA compute in f32 and round what \
 they store, so a product of f16 tiles accumulates in f32 as on half-precision hardware. The \
-function keeps its input and result types (a cast after each input and before each result); \
-control flow keeps its types. A weight or constant read only by reduced ops is stored in the \
+function keeps its input and result types (a cast after each input and before each result), \
+or with `keep-io-types=false` its f32 inputs and results take the reduced type (the caller \
+converts its data, as with ONNX Runtime's float16 converter by default); control flow keeps its \
+types. A weight or constant read only by reduced ops is stored in the \
 reduced type (the weights file stays f32; loaders round it), otherwise it is cast where needed. \
 Each cast is made once per value, right after its definition, with its location. With \
 `explain`, a remark per function (ops reduced, ops kept and why, casts, weights) and one on each \
@@ -78,6 +84,12 @@ op kept in f32.";
             description: "The reduced float type: 'f16' or 'bf16'",
             kind: OptionKind::String,
             default: "f16",
+        },
+        OptionInfo {
+            name: "keep-io-types",
+            description: "Keep the function's f32 inputs and results in f32 (cast at the edges)",
+            kind: OptionKind::Bool,
+            default: "true",
         },
         OptionInfo {
             name: "explain",
@@ -95,6 +107,7 @@ op kept in f32.";
         };
         Ok(Self {
             precision,
+            keep_io_types: options.bool("keep-io-types")?,
             explain: options.bool("explain")?,
         })
     }
@@ -103,6 +116,9 @@ op kept in f32.";
         // SAFETY: the pass manager hands a live func.func.
         let function = unsafe { Op::from_raw(operation.to_raw()) };
         let mut rewrite = Rewrite::new(function, self.precision);
+        if !self.keep_io_types {
+            rewrite.reduce_interface(function);
+        }
         rewrite.apply();
         if self.explain {
             rewrite.explain(function);
@@ -136,6 +152,8 @@ struct Rewrite {
     casts: HashMap<(usize, bool), Val>,
     kept: Vec<(Op, &'static str)>,
     weights: usize,
+    /// Returns that compute in the reduced type (`keep-io-types=false`), not counted as ops.
+    returns: usize,
 }
 
 impl Rewrite {
@@ -177,6 +195,7 @@ impl Rewrite {
             casts: HashMap::new(),
             kept,
             weights: 0,
+            returns: 0,
         }
     }
 
@@ -191,6 +210,41 @@ impl Rewrite {
                 self.restore_operands(op);
             }
         }
+    }
+
+    /// Gives the function's f32 arguments the reduced type and makes its return compute in it:
+    /// the interface takes and gives reduced tensors.
+    fn reduce_interface(&mut self, function: Op) {
+        let block = function.entry_block().expect("a function with a body");
+        // SAFETY: the block is alive with its function.
+        let count = unsafe { mlirBlockGetNumArguments(block) } as usize;
+        let arguments: Vec<Val> = (0..count).map(|i| function.entry_argument(i)).collect();
+        for argument in &arguments {
+            if is_f32_tensor(argument.r#type()) {
+                argument.set_type(with_element(argument.r#type(), self.reduced));
+                self.retyped.insert(argument.raw().ptr as usize);
+            }
+        }
+        let terminators = self.ops.iter().filter(|op| {
+            op.is(upstream::Kind::FuncReturn)
+                && op
+                    .parent()
+                    .is_some_and(|parent| parent.raw().ptr == function.raw().ptr)
+        });
+        let mut results = Vec::new();
+        for &terminator in terminators {
+            self.converting.insert(terminator.raw().ptr as usize);
+            self.returns += 1;
+            results = terminator
+                .operands()
+                .iter()
+                .map(|value| reduced_if_f32(value.r#type(), self.reduced))
+                .collect();
+        }
+        let inputs: Vec<MlirType> = arguments.iter().map(|value| value.r#type()).collect();
+        let r#type = function_type(function.context(), &inputs, &results);
+        // SAFETY: a type attribute of the function's own context.
+        function.set_attribute("function_type", unsafe { mlirTypeAttrGet(r#type) });
     }
 
     /// Whether `op` is a weight or constant of f32 that only reduced ops read.
@@ -304,7 +358,7 @@ impl Rewrite {
         }
         function.emit_remark(&format!(
             "{} ops compute in {}, {} kept in f32; {} casts; {} weights and constants stored in {}",
-            self.converting.len(),
+            self.converting.len() - self.returns,
             self.precision.name(),
             self.kept.len(),
             self.casts.len(),
@@ -320,6 +374,15 @@ fn touches_f32(op: Op) -> bool {
         .into_iter()
         .chain(op.results())
         .any(|value| is_f32_tensor(value.r#type()))
+}
+
+/// `r#type` with the reduced element type when it is an f32 tensor.
+fn reduced_if_f32(r#type: MlirType, reduced: MlirType) -> MlirType {
+    if is_f32_tensor(r#type) {
+        with_element(r#type, reduced)
+    } else {
+        r#type
+    }
 }
 
 fn is_f32_tensor(r#type: MlirType) -> bool {

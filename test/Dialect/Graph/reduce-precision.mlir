@@ -1,5 +1,6 @@
 // RUN: turbine-opt %s --split-input-file --graph-reduce-precision | FileCheck %s
 // RUN: turbine-opt %s --split-input-file --graph-reduce-precision="precision=bf16" | FileCheck %s --check-prefix=BF16
+// RUN: turbine-opt %s --split-input-file --graph-reduce-precision="keep-io-types=false" | FileCheck %s --check-prefix=NOIO
 // RUN: turbine-opt %s --split-input-file --graph-reduce-precision="explain=true" --verify-diagnostics -o /dev/null
 // RUN: not turbine-opt %s --graph-reduce-precision="precision=f8" 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: not turbine-opt %s --pass-pipeline='builtin.module(graph-reduce-precision)' 2>&1 | FileCheck %s --check-prefix=ANCHOR
@@ -28,6 +29,14 @@
 // CHECK-NEXT: %[[A:.*]] = graph.add %[[M]], %[[R]] : tensor<4x8xf16>, tensor<4x8xf16> -> tensor<4x8xf16>
 // CHECK-NEXT: %[[Y:.*]] = graph.cast %[[A]] : tensor<4x8xf16> -> tensor<4x8xf32>
 // CHECK-NEXT: return %[[Y]]
+// Without keep-io-types the interface takes the reduced type: no casts at the edges.
+// NOIO-LABEL: func.func @attention
+// NOIO-SAME: (%[[X:.*]]: tensor<4x8xf16>, %[[W:.*]]: tensor<8x8xf16>) -> tensor<4x8xf16>
+// NOIO-NEXT: %[[Q:.*]] = graph.matmul %[[X]], %[[W]] : tensor<4x8xf16>, tensor<8x8xf16> -> tensor<4x8xf16>
+// NOIO: %[[A:.*]] = graph.add %{{.*}}, %{{.*}} : tensor<4x8xf16>, tensor<4x8xf16> -> tensor<4x8xf16>
+// NOIO-NEXT: return %[[A]] : tensor<4x8xf16>
+// NOIO-LABEL: func.func @shared
+// NOIO-SAME: (%{{.*}}: tensor<4x8xf16>) -> (tensor<4x8xi64>, tensor<8xf16>)
 // BF16-LABEL: func.func @attention
 // BF16: graph.matmul {{.*}} : tensor<4x8xbf16>, tensor<8x8xbf16> -> tensor<4x8xbf16>
 // BF16: graph.softmax {{.*}} : tensor<4x8xf32>

@@ -411,4 +411,9 @@ fn npy_files_of_the_new_types() {
     let exact = Tensor::f32(vec![2], vec![1.003_906_3, 3.0]);
     let rounded = npy::for_argument(exact, interpreted(ElementType::Bf16));
     assert_eq!(rounded, tensor(ElementType::Bf16, &[1.0, 3.0]));
+    // An f32 file for an f16 argument (a model of reduced precision) is rounded to f16: 2049 lies
+    // halfway between f16's 2048 and 2050, and goes to the even 2048.
+    let wide = Tensor::f32(vec![2], vec![2049.0, 0.1]);
+    let rounded = npy::for_argument(wide, interpreted(ElementType::F16));
+    assert_eq!(rounded, tensor(ElementType::F16, &[2048.0, 0.099_975_586]));
 }

@@ -55,8 +55,9 @@ struct Arguments {
     #[arg(long)]
     interpret: bool,
     /// Compute the model in this reduced float type (f16, bf16), keeping its numerically
-    /// sensitive ops and its inputs and outputs in f32: the `graph-reduce-precision` pass, run
-    /// before everything else (the interpreter of --check evaluates the reduced model too).
+    /// sensitive ops in f32: the `graph-reduce-precision` pass, run before everything else, its
+    /// f32 inputs and outputs taking the reduced type too (f32 .npy inputs are converted on
+    /// reading; the interpreter of --check evaluates the reduced model).
     #[arg(long, value_parser = ["f16", "bf16"])]
     precision: Option<String>,
     /// Compile (through JIT code generation) and print the compile time per phase, without
@@ -183,8 +184,10 @@ fn run(arguments: &Arguments) -> Result<(), String> {
     let context = turbine_dialects::create_context();
     let (mut module, weights) = load(&context, arguments)?;
     if let Some(precision) = &arguments.precision {
-        let pipeline =
-            format!("builtin.module(func.func(graph-reduce-precision{{precision={precision}}}))");
+        let pipeline = format!(
+            "builtin.module(func.func(graph-reduce-precision{{precision={precision} \
+                 keep-io-types=false}}))"
+        );
         turbine_tools::driver::run_pipeline(&context, &mut module, &pipeline)?;
     }
     if arguments.print_model {
