@@ -443,7 +443,8 @@ fn check_buffer(op: Op, buffer: MlirType, is_view: bool) -> Result<(), PassFailu
         return Err(fail(
             op,
             &format!(
-                "the runtime's buffers hold f32, f16, bf16, i64, i32, i8, ui8 or i1 elements, got {}",
+                "the runtime's buffers hold f32, f16, bf16, i64, i32, i8, ui8 or i1 elements, \
+                 got {}",
                 shown(buffer)
             ),
         ));
