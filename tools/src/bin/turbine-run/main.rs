@@ -180,16 +180,27 @@ fn compile(
 
 /// Loads the model, then interprets it, compiles and runs it, or both, as asked; prints and
 /// writes the results and checks them against the interpreter's.
-fn run(arguments: &Arguments) -> Result<(), String> {
-    let context = turbine_dialects::create_context();
-    let (mut module, weights) = load(&context, arguments)?;
+/// The model and its weights, with the precision `--precision` asks for: the
+/// `graph-reduce-precision` pass, its inputs and results reduced too (the host converts its
+/// data).
+fn load_reduced<'c>(
+    context: &'c melior::Context,
+    arguments: &Arguments,
+) -> Result<(melior::ir::Module<'c>, Weights), String> {
+    let (mut module, weights) = load(context, arguments)?;
     if let Some(precision) = &arguments.precision {
         let pipeline = format!(
             "builtin.module(func.func(graph-reduce-precision{{precision={precision} \
-                 keep-io-types=false}}))"
+             keep-io-types=false}}))"
         );
-        turbine_tools::driver::run_pipeline(&context, &mut module, &pipeline)?;
+        turbine_tools::driver::run_pipeline(context, &mut module, &pipeline)?;
     }
+    Ok((module, weights))
+}
+
+fn run(arguments: &Arguments) -> Result<(), String> {
+    let context = turbine_dialects::create_context();
+    let (module, weights) = load_reduced(&context, arguments)?;
     if arguments.print_model {
         outln!("{}", module.as_operation());
         return Ok(());
@@ -290,7 +301,7 @@ impl Run<'_, '_> {
     ) -> Result<(), String> {
         let arguments = self.arguments;
         let ours = driver::figures(&device.report(ReportFormat::Json)?)?;
-        let (module, _) = load(self.context, arguments)?;
+        let (module, _) = load_reduced(self.context, arguments)?;
         let compiled = compile(self.context, module, self.entry, arguments, baseline)?;
         let other = Device::new(&arguments.target)?;
         other.set_threads(arguments.threads)?;
