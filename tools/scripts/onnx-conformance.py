@@ -62,6 +62,14 @@ PARAMETER_INPUTS = {
     "Slice": {1, 2, 3, 4}, "Pad": {1, 2, 3}, "Clip": {1, 2}, "Resize": {1, 2, 3}, "Trilu": {1},
     "ConstantOfShape": {0}, "Dropout": {1, 2}, "ConvTranspose": {1, 2}, "TopK": {1}, "OneHot": {1}, "CenterCropPad": {1},
 }
+# Cases whose shipped outputs break their operator's specification. ONNX's reference QLinearMatMul
+# converts its rounded result with numpy's astype instead of saturating it, and these outputs were
+# written by it: in int8, -236 is shipped as 20 where the specification (and onnxruntime) give
+# -128. They are compared with onnxruntime's outputs on the same inputs instead.
+SPEC_OUTPUTS_FROM_ONNXRUNTIME = {
+    f"node/test_qlinearmatmul_{rank}_int8_{scale}"
+    for rank in ("2D", "3D") for scale in ("float16", "float32")
+}
 RTOL, ATOL = 1e-4, 1e-5
 # (rtol, atol) for float16 and bfloat16 outputs, from each type's unit roundoff u: 4u and 2u.
 HALF_TOLERANCE = {onnx.TensorProto.FLOAT16: (2.0**-9, 2.0**-10), onnx.TensorProto.BFLOAT16: (2.0**-6, 2.0**-7)}
@@ -225,6 +233,13 @@ def onnxruntime_runs(model_path, data_sets):
         return False
 
 
+def onnxruntime_outputs(model_path, data_sets):
+    """`data_sets` with their expected outputs computed by onnxruntime."""
+    session = onnxruntime.InferenceSession(model_path, providers=["CPUExecutionProvider"])
+    names = [info.name for info in session.get_inputs()]
+    return [(inputs, session.run(None, dict(zip(names, inputs)))) for inputs, _ in data_sets]
+
+
 def first_line(text):
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return lines[0] if lines else "(no message)"
@@ -358,6 +373,8 @@ def main():
         # until their turn comes near.
         pending = collections.deque()
         for name, model, data_sets in cases(data_root, arguments.only):
+            if name in SPEC_OUTPUTS_FROM_ONNXRUNTIME and not isinstance(data_sets, str):
+                data_sets = onnxruntime_outputs(model, data_sets)
             pending.append((name, pool.submit(run_isolated, model, data_sets, arguments.bin_dir, schedules)))
             if len(pending) > 2 * jobs:
                 report(*pending.popleft())
