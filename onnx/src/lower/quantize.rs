@@ -2,8 +2,9 @@
 //! `MatMulInteger` → `graph.matmul_integer`, `ConvInteger` → `graph.conv_integer`, and the
 //! compositions of them: `QLinearMatMul` and `QLinearConv` are the integer product (with the
 //! bias added in i32) followed by `graph.requantize` with the multiplier
-//! `x_scale * w_scale / y_scale` computed in the scales' float type; `DynamicQuantizeLinear` computes its scale and
-//! zero point from the input's range with float ops and quantizes with them.
+//! `x_scale * w_scale / y_scale` computed in the scales' float type; `DynamicQuantizeLinear`
+//! computes its scale and zero point from the input's range with float ops and quantizes with
+//! them.
 //!
 //! Omitted zero points are zeros: of `ui8` for QuantizeLinear (or of `output_dtype`), of the
 //! quantized operand's type elsewhere.
