@@ -71,19 +71,18 @@ fn zero_point<'a>(
 }
 
 /// Checks that a scale or zero point of `shape` is one value (per tensor) or 1-D of the size of
-/// `axis` of `data` (per axis), and returns the normalised axis.
+/// `axis` of `data` (per axis; the axis is read only then).
 fn check_scale(
     node: &Node,
     what: &str,
     shape: &[usize],
     data: &[usize],
     axis: i64,
-) -> Result<usize, ImportError> {
-    let along = shape::axis(axis, data.len()).map_err(|message| node.invalid(message));
+) -> Result<(), ImportError> {
     if shape.is_empty() || shape == [1] {
-        return Ok(along.unwrap_or(0));
+        return Ok(());
     }
-    let along = along?;
+    let along = shape::axis(axis, data.len()).map_err(|message| node.invalid(message))?;
     if shape != [data[along]] {
         return Err(node.invalid(format!(
             "{what} of shape {shape:?} is neither one value nor 1-D of {} (axis {axis} of \
@@ -91,7 +90,7 @@ fn check_scale(
             data[along]
         )));
     }
-    Ok(along)
+    Ok(())
 }
 
 /// Refuses the blocked quantization of opset 21 (`block_size` above 0).
@@ -230,9 +229,8 @@ pub fn dynamic_quantize_linear(
         .collect())
 }
 
-/// The operands of an integer product: `A` (or `x`) at `a`, `B` (or `w`) at `b`, each with its
-/// zero point (at `a_zero` and `b_zero`, zeros of its type when omitted, as `shape_a` and
-/// `shape_b` say, to one value per tensor).
+/// The operands of an integer product (`A` and `B`, or `x` and `w`), each with its zero point
+/// (one zero of its type when omitted).
 struct Integers {
     a: Value,
     b: Value,
@@ -241,13 +239,16 @@ struct Integers {
 }
 
 impl Integers {
+    /// The operands at input positions `a` and `b` (named `names` in messages) and their zero
+    /// points at `a_zero` and `b_zero`.
     fn read(
         node: &Node,
         inputs: &Inputs,
         [a, a_zero, b, b_zero]: [usize; 4],
+        [a_name, b_name]: [&str; 2],
     ) -> Result<Integers, ImportError> {
-        let a_value = typed_input(node, inputs, a, "A", BYTES)?;
-        let b_value = typed_input(node, inputs, b, "B", BYTES)?;
+        let a_value = typed_input(node, inputs, a, a_name, BYTES)?;
+        let b_value = typed_input(node, inputs, b, b_name, BYTES)?;
         Ok(Integers {
             a_zero: zero_point(node, inputs, a_zero, a_value.ty().element, &[])?,
             b_zero: zero_point(node, inputs, b_zero, b_value.ty().element, &[])?,
@@ -256,6 +257,7 @@ impl Integers {
         })
     }
 
+    /// The SSA operands: `a`, `b` and their zero points, in the integer ops' order.
     fn operands(&self, builder: &mut Builder) -> [Operand; 4] {
         [&self.a, &self.b, &self.a_zero, &self.b_zero].map(|value| builder.operand(value))
     }
@@ -308,7 +310,7 @@ pub fn matmul_integer(
     node: &Node,
     inputs: &Inputs,
 ) -> Result<Vec<Value>, ImportError> {
-    let operands = Integers::read(node, inputs, [0, 2, 1, 3])?;
+    let operands = Integers::read(node, inputs, [0, 2, 1, 3], ["A", "B"])?;
     Ok(vec![Value::Dynamic(matmul_integer_op(
         builder, node, &operands,
     )?)])
@@ -368,16 +370,15 @@ pub fn conv_integer(
     node: &Node,
     inputs: &Inputs,
 ) -> Result<Vec<Value>, ImportError> {
-    let operands = Integers::read(node, inputs, [0, 2, 1, 3])?;
+    let operands = Integers::read(node, inputs, [0, 2, 1, 3], ["x", "w"])?;
     Ok(vec![Value::Dynamic(conv_integer_op(
         builder, node, &operands,
     )?)])
 }
 
 /// `acc` requantized by `graph.requantize` with the multiplier `a_scale * b_scale / y_scale`
-/// (inputs `scales`: scalars of one float type, or per `axis` of `acc` for `b_scale`) computed
-/// in their type and the zero point
-/// input `y_zero`.
+/// (inputs `scales`: scalars of one float type, the second one possibly per `axis` of `acc`)
+/// computed in their type, and the zero point input `y_zero`.
 fn requantized(
     builder: &mut Builder,
     node: &Node,
@@ -429,7 +430,7 @@ pub fn qlinear_matmul(
     node: &Node,
     inputs: &Inputs,
 ) -> Result<Vec<Value>, ImportError> {
-    let operands = Integers::read(node, inputs, [0, 2, 3, 5])?;
+    let operands = Integers::read(node, inputs, [0, 2, 3, 5], ["a", "b"])?;
     let acc = matmul_integer_op(builder, node, &operands)?;
     let last = acc.ty.rank() - 1;
     Ok(vec![requantized(
@@ -448,7 +449,7 @@ pub fn qlinear_conv(
     node: &Node,
     inputs: &Inputs,
 ) -> Result<Vec<Value>, ImportError> {
-    let operands = Integers::read(node, inputs, [0, 2, 3, 5])?;
+    let operands = Integers::read(node, inputs, [0, 2, 3, 5], ["x", "w"])?;
     let mut acc = conv_integer_op(builder, node, &operands)?;
     if inputs.get(8).is_some() {
         let bias = typed_input(node, inputs, 8, "B", &[ElementType::I32])?;
