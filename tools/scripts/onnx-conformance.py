@@ -4,8 +4,9 @@
 `turbine-translate --import-onnx` and evaluated with `turbine-run --interpret`; the outputs are
 compared with the shipped expected outputs (with onnxruntime's for the few cases whose shipped
 outputs break their operator's specification, SPEC_OUTPUTS_FROM_ONNXRUNTIME); the same module
-grouped by `hw-group` (GraphTurbo §3.2, scope=lb) and interpreted again must pass too. Every case that passes is then compiled for
-the stcp920 target and run on the software DSA (`turbine-run`) with each kernel schedule (the
+grouped by `hw-group` (GraphTurbo §3.2, scope=lb) and interpreted again must pass too. Every
+case that passes is then compiled for the stcp920 target and run on the software DSA
+(`turbine-run`) with each kernel schedule (the
 layer-wise baseline and GraphTurbo's, `--schedules`), and compared with the same expected outputs
 at the same tolerance; a case the compiler does not support yet is counted as a compiled skip with
 the compiler's reason.
