@@ -154,6 +154,7 @@ fn main() {
         "Graph.cpp",
         "GraphEmpty.cpp",
         "GraphTopK.cpp",
+        "GraphQuantize.cpp",
         "Instance.cpp",
         "Dsa.cpp",
         "CAPI.cpp",

@@ -4,6 +4,7 @@
 mod attributes;
 mod compute;
 mod layout;
+mod quantize;
 mod regions;
 
 use crate::kernels::reduction::Extreme;
@@ -164,6 +165,11 @@ impl Evaluator<'_> {
             "graph.cast" => self.cast(node),
             "graph.compare" => self.compare(node)?,
             "graph.where" => self.select(node),
+            "graph.quantize" => self.quantize(node)?,
+            "graph.dequantize" => self.dequantize(node)?,
+            "graph.requantize" => self.requantize(node)?,
+            "graph.matmul_integer" => self.matmul_integer(node)?,
+            "graph.conv_integer" => self.conv_integer(node)?,
             other => return Err(unsupported(node, format!("operation '{other}'"))),
         })
     }

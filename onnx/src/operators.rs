@@ -176,6 +176,27 @@ pub const OPERATORS: &[Operator] = &[
         "`x != x`; `x == ±inf` as detect_negative and detect_positive say"),
     row(&["ArgMax", "ArgMin"], "`argmax`, `argmin`", Compiled,
         "float input; i64 result; keepdims, select_last_index; a NaN is the extreme (numpy)"),
+    row(&["QuantizeLinear"], "`quantize`", Interpreted,
+        "f32, f16, bf16 to i8 or ui8 (the zero point's type; ui8 without one, or \
+         output_dtype); round half to even, saturate; per tensor or per axis; no blocks"),
+    row(&["DequantizeLinear"], "`dequantize`", Interpreted,
+        "i8, ui8, i32 to the scale's float type; `(x - zero_point) * scale`, the difference \
+         exact; per tensor or per axis; no blocks"),
+    row(&["DynamicQuantizeLinear"], "`reduce_max`, `neg`, `max`, `add`, `compare`, `where`, \
+         `div`, `quantize`", Interpreted,
+        "f32 to ui8; scale `(max(0, max x) - min(0, min x)) / 255` (1/255 for all zeros)"),
+    row(&["MatMulInteger"], "`matmul_integer`", Interpreted,
+        "i8/ui8 operands of rank >= 2, zero points per tensor, row of A or column of B; exact \
+         i32"),
+    row(&["ConvInteger"], "`conv_integer`", Interpreted,
+        "2-D (NCHW); zero points per tensor (x) and per output channel (w); exact i32"),
+    row(&["QLinearMatMul"], "`matmul_integer`, `mul`, `div`, `requantize`", Interpreted,
+        "scales of one float type (b's per column); multiplier `a_scale * b_scale / y_scale` in \
+         that type, applied to the i32 product in f64, round half to even, saturate"),
+    row(&["QLinearConv"], "`conv_integer`, `reshape`, `add`, `mul`, `div`, `requantize`",
+        Interpreted,
+        "2-D; i32 bias; w's scale and zero point per output channel; requantized as \
+         QLinearMatMul"),
     row(&["TopK"], "`top_k`", Compiled,
         "f32 input; K a constant, at most the axis; largest; always sorted, equal values by \
          index; NaNs first (as ArgMax/ArgMin); i64 indices"),

@@ -129,6 +129,13 @@ fn schema(op_type: &str) -> Option<Schema> {
         "Not" => ((1, 1), &[]),
         "ArgMax" | "ArgMin" => ((1, 1), &["axis", "keepdims", "select_last_index"]),
         "TopK" => ((2, 2), &["axis", "largest", "sorted"]),
+        "QuantizeLinear" => ((2, 3), &["axis", "block_size", "output_dtype", "saturate"]),
+        "DequantizeLinear" => ((2, 3), &["axis", "block_size"]),
+        "DynamicQuantizeLinear" => ((1, 1), &[]),
+        "MatMulInteger" => ((2, 4), &[]),
+        "QLinearMatMul" => ((8, 8), &[]),
+        "ConvInteger" => ((2, 4), INTEGER_CONV),
+        "QLinearConv" => ((8, 9), INTEGER_CONV),
         "GatherElements" => ((2, 2), &["axis"]),
         "ScatterElements" | "Scatter" => ((3, 3), &["axis", "reduction"]),
         "OneHot" => ((3, 3), &["axis"]),
@@ -155,6 +162,16 @@ fn schema(op_type: &str) -> Option<Schema> {
     };
     Some(Schema { inputs, attributes })
 }
+
+/// The attributes of ConvInteger and QLinearConv.
+const INTEGER_CONV: &[&str] = &[
+    "auto_pad",
+    "dilations",
+    "group",
+    "kernel_shape",
+    "pads",
+    "strides",
+];
 
 /// Refuses `node` when its input count or an attribute is not one the specification allows for
 /// its operator. Operators without a schema here (the ones only folded at import, or unsupported

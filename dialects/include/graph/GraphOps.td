@@ -867,6 +867,141 @@ def Graph_TopKOp : Graph_Op<"top_k", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Quantization (ONNX QuantizeLinear, DequantizeLinear and the integer products)
+//===----------------------------------------------------------------------===//
+
+def Graph_QuantizedTensor : StaticShapeTensorOf<[I8, UI8]>;
+
+def Graph_QuantizeOp : Graph_Op<"quantize", [Pure]> {
+  let summary = "Linear quantization to 8-bit integers (ONNX QuantizeLinear).";
+  let description = [{
+    `result = saturate(round(input / scale) + zero_point)`, rounding to the
+    nearest integer with ties to even and saturating to the result's range
+    (`i8`, read as signed: [-128, 127]; `ui8`: [0, 255]). `scale` has the
+    input's float type and `zero_point` the result's type; each is a scalar
+    (one element: per tensor) or 1-D of the size of `axis` (per axis; a
+    negative axis counts from the end).
+
+    ```mlir
+    %q = graph.quantize %x, %s, %zp {axis = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<3xf32>, tensor<3xi8>) -> tensor<1x3x8x8xi8>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32, F16, BF16]>:$input,
+      StaticShapeTensorOf<[F32, F16, BF16]>:$scale,
+      Graph_QuantizedTensor:$zero_point,
+      DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Graph_QuantizedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $zero_point attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_DequantizeOp : Graph_Op<"dequantize", [Pure]> {
+  let summary = "Linear dequantization of integers (ONNX DequantizeLinear).";
+  let description = [{
+    `result = (input - zero_point) * scale`, the difference exact in integers
+    and the product in the scale's float type, which is the result's. `input`
+    is `i8` (read as signed), `ui8` or `i32`, and `zero_point` has its type.
+    `scale` and `zero_point` are each a scalar (one element: per tensor) or
+    1-D of the size of `axis` (per axis).
+
+    ```mlir
+    %x = graph.dequantize %q, %s, %zp : (tensor<4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[I8, UI8, I32]>:$input,
+      StaticShapeTensorOf<[F32, F16, BF16]>:$scale,
+      StaticShapeTensorOf<[I8, UI8, I32]>:$zero_point,
+      DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs StaticShapeTensorOf<[F32, F16, BF16]>:$result);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $zero_point attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_RequantizeOp : Graph_Op<"requantize", [Pure]> {
+  let summary = "An i32 accumulator scaled back to 8-bit integers.";
+  let description = [{
+    `result = saturate(round(input * multiplier) + zero_point)`: the product
+    of the exact i32 accumulator and the float multiplier is computed in f64,
+    rounded to the nearest integer with ties to even, and saturated
+    to the result's range. This is the epilogue of an integer kernel: ONNX
+    QLinearMatMul and QLinearConv are a `graph.matmul_integer` or
+    `graph.conv_integer` followed by it, with the multiplier
+    `a_scale * b_scale / y_scale` computed in the scales' float type.
+    `multiplier` and `zero_point` are each a scalar (per tensor) or 1-D of the
+    size of `axis` (per axis, such as per output channel).
+
+    ```mlir
+    %y = graph.requantize %acc, %m, %zp : (tensor<2x4xi32>, tensor<f32>, tensor<ui8>) -> tensor<2x4xui8>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[I32]>:$input,
+      StaticShapeTensorOf<[F32, F16, BF16]>:$multiplier,
+      Graph_QuantizedTensor:$zero_point,
+      DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Graph_QuantizedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $multiplier `,` $zero_point attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_MatmulIntegerOp : Graph_Op<"matmul_integer", [Pure]> {
+  let summary = "Integer matrix product accumulated in i32 (ONNX MatMulInteger).";
+  let description = [{
+    `(lhs - lhs_zero_point) x (rhs - rhs_zero_point)`, every product and sum
+    exact in i32. Operands are `i8` (read as signed) or `ui8`, each zero point
+    of its operand's type; shapes as `graph.batch_matmul` (rank at least 2,
+    batch dimensions broadcast). `lhs_zero_point` is a scalar or 1-D with one
+    value per row of `lhs` (M), `rhs_zero_point` a scalar or 1-D with one
+    value per column of `rhs` (N).
+
+    ```mlir
+    %c = graph.matmul_integer %a, %b, %azp, %bzp : (tensor<4x3xui8>, tensor<3x2xi8>, tensor<ui8>, tensor<i8>) -> tensor<4x2xi32>
+    ```
+  }];
+  let arguments = (ins Graph_QuantizedTensor:$lhs, Graph_QuantizedTensor:$rhs,
+      Graph_QuantizedTensor:$lhs_zero_point, Graph_QuantizedTensor:$rhs_zero_point);
+  let results = (outs StaticShapeTensorOf<[I32]>:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $lhs_zero_point `,` $rhs_zero_point attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_ConvIntegerOp : Graph_Op<"conv_integer", [Pure]> {
+  let summary = "Integer 2-D convolution accumulated in i32 (ONNX ConvInteger).";
+  let description = [{
+    `graph.conv2d` of `input - input_zero_point` and `filter -
+    filter_zero_point` (NCHW, OIHW; the same `strides`, `pads`, `dilations`
+    and `groups`), every product and sum exact in i32. Padding is the zero
+    point, so it contributes 0. Operands are `i8` (read as signed) or `ui8`,
+    each zero point of its operand's type; `input_zero_point` is a scalar,
+    `filter_zero_point` a scalar or 1-D with one value per output channel.
+
+    ```mlir
+    %y = graph.conv_integer %x, %w, %xzp, %wzp {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xui8>, tensor<1x1x2x2xui8>, tensor<ui8>, tensor<ui8>) -> tensor<1x1x4x4xi32>
+    ```
+  }];
+  let arguments = (ins Graph_QuantizedTensor:$input, Graph_QuantizedTensor:$filter,
+      Graph_QuantizedTensor:$input_zero_point, Graph_QuantizedTensor:$filter_zero_point,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+      DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs StaticShapeTensorOf<[I32]>:$result);
+  let assemblyFormat = [{
+    $input `,` $filter `,` $input_zero_point `,` $filter_zero_point attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Control flow (Cocktailer)
 //===----------------------------------------------------------------------===//
 

@@ -1,10 +1,18 @@
 //! Matrix products.
 
 use super::elementwise::broadcast_map;
+use std::ops::{AddAssign, Mul};
 
-/// `C[i][j] = sum over p of A[i][p] * B[p][j]` for row-major `A` (m×k) and `B` (k×n).
-pub fn matmul(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
-    let mut c = vec![0.0f32; m * n];
+/// `C[i][j] = sum over p of A[i][p] * B[p][j]` for row-major `A` (m×k) and `B` (k×n): in f32
+/// for floats, exactly in i64 for the integer products (`graph.matmul_integer`).
+pub fn matmul<T: Copy + Default + AddAssign + Mul<Output = T>>(
+    a: &[T],
+    b: &[T],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Vec<T> {
+    let mut c = vec![T::default(); m * n];
     for i in 0..m {
         for p in 0..k {
             let left = a[i * k + p];
@@ -18,13 +26,13 @@ pub fn matmul(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
 
 /// ONNX MatMul on operands of rank >= 2: the last two dimensions multiply, the leading ones
 /// broadcast to `out_shape[..rank-2]`.
-pub fn batch_matmul(
-    a: &[f32],
+pub fn batch_matmul<T: Copy + Default + AddAssign + Mul<Output = T>>(
+    a: &[T],
     a_shape: &[usize],
-    b: &[f32],
+    b: &[T],
     b_shape: &[usize],
     out_shape: &[usize],
-) -> Vec<f32> {
+) -> Vec<T> {
     let (m, k) = (a_shape[a_shape.len() - 2], a_shape[a_shape.len() - 1]);
     let n = b_shape[b_shape.len() - 1];
     let batch_shape = &out_shape[..out_shape.len() - 2];

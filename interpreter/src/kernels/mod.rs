@@ -7,6 +7,7 @@ pub mod matmul;
 pub mod movement;
 pub mod normalization;
 pub mod pooling;
+pub mod quantize;
 pub mod reduction;
 pub mod resize;
 

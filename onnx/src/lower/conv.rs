@@ -21,12 +21,12 @@ use crate::types::TensorType;
 use crate::value::{Inputs, Value};
 
 /// The resolved geometry of a 2-D window.
-struct Window {
-    strides: Vec<i64>,
-    pads: Vec<i64>,
-    dilations: Vec<i64>,
+pub(super) struct Window {
+    pub(super) strides: Vec<i64>,
+    pub(super) pads: Vec<i64>,
+    pub(super) dilations: Vec<i64>,
     /// Output height and width.
-    output: [usize; 2],
+    pub(super) output: [usize; 2],
 }
 
 /// A per-dimension attribute list of `spatial` positive values, as 2 values (a 1-D window's
@@ -61,7 +61,7 @@ pub(super) fn pair(
 /// Reads strides, dilations, pads and auto_pad and computes the output size of a window of
 /// `kernel` over the spatial dimensions of `input` (NCHW, a 1-D window's lifted to height 1;
 /// `spatial` is the window's own number of dimensions).
-fn window(
+pub(super) fn window(
     node: &Node,
     input: &[usize],
     kernel: [i64; 2],

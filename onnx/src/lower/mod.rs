@@ -17,6 +17,7 @@ mod movement;
 mod normalization;
 mod one_hot;
 mod pixel_shuffle;
+mod quantize;
 mod reduce;
 mod resize;
 mod top_k;
@@ -151,6 +152,13 @@ pub fn lower(
         "ScatterElements" | "Scatter" => movement::scatter_elements(builder, node, inputs),
         "ArgMax" | "ArgMin" => reduce::arg_extreme(builder, node, inputs),
         "TopK" => top_k::top_k(builder, node, inputs),
+        "QuantizeLinear" => quantize::quantize_linear(builder, node, inputs),
+        "DequantizeLinear" => quantize::dequantize_linear(builder, node, inputs),
+        "DynamicQuantizeLinear" => quantize::dynamic_quantize_linear(builder, node, inputs),
+        "MatMulInteger" => quantize::matmul_integer(builder, node, inputs),
+        "ConvInteger" => quantize::conv_integer(builder, node, inputs),
+        "QLinearMatMul" => quantize::qlinear_matmul(builder, node, inputs),
+        "QLinearConv" => quantize::qlinear_conv(builder, node, inputs),
         "Expand" => movement::expand(builder, node, inputs),
         op if reduce::OPERATORS.contains(&op) => reduce::reduce(builder, node, inputs),
         op if activation::OPERATORS.contains(&op) => activation::activation(builder, node, inputs),

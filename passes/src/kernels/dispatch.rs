@@ -101,6 +101,11 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         | K::Flatten
         | K::Resize
         | K::ReduceProd
+        | K::Quantize
+        | K::Dequantize
+        | K::Requantize
+        | K::MatmulInteger
+        | K::ConvInteger
         | K::Yield
         | K::If
         | K::Loop => None,

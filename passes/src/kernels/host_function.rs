@@ -188,13 +188,27 @@ pub(crate) fn check_buffer_element(
 /// selections take any type (booleans where the dialect requires them), binary arithmetic
 /// computes on floats, i64 or i32, an arg reduction reads floats into i64 (the dialect's result
 /// type), a top-k reads floats into float values and i64 indices, data movement copies any type,
-/// and every other layer computes on floats.
+/// and every other layer computes on floats. The quantization ops (quantize, dequantize,
+/// requantize and the integer products) have no kernels: they are refused by name.
 pub(crate) fn check_layer_elements(
     program: &FunctionView,
     index: usize,
 ) -> Result<(), LoweringError> {
     use graph::Kind as K;
     let node = &program.ops[index];
+    if matches!(
+        node.graph_kind(),
+        Some(K::Quantize | K::Dequantize | K::Requantize | K::MatmulInteger | K::ConvInteger)
+    ) {
+        return Err(LoweringError::at(
+            index,
+            format!(
+                "'{}' (quantization) is not supported by the software DSA lowering yet: \
+                 quantized models run in the reference interpreter (turbine-run --interpret)",
+                node.name
+            ),
+        ));
+    }
     let any_type = matches!(
         node.graph_kind(),
         Some(

@@ -313,6 +313,11 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
         | K::ArgMax
         | K::ArgMin
         | K::TopK
+        | K::Quantize
+        | K::Dequantize
+        | K::Requantize
+        | K::MatmulInteger
+        | K::ConvInteger
         | K::Broadcast
         | K::ReduceSum
         | K::ReduceMean

@@ -169,6 +169,11 @@ pub fn result_shapes(
         | K::Reshape
         | K::Split
         | K::TopK
+        | K::Quantize
+        | K::Dequantize
+        | K::Requantize
+        | K::MatmulInteger
+        | K::ConvInteger
         | K::Slice
         | K::Resize
         | K::Broadcast

@@ -1646,3 +1646,129 @@ func.func @top_k_integers(%x: tensor<8x10xi64>) -> (tensor<8x3xi64>, tensor<8x3x
   %v, %i = graph.top_k %x {axis = 1 : i64, k = 3 : i64} : tensor<8x10xi64> -> tensor<8x3xi64>, tensor<8x3xi64>
   return %v, %i : tensor<8x3xi64>, tensor<8x3xi64>
 }
+
+// -----
+
+// Tests that a per-axis scale has the size of the quantization axis.
+func.func @quantize_scale_size(%x: tensor<2x3xf32>, %s: tensor<2xf32>, %zp: tensor<ui8>) -> tensor<2x3xui8> {
+  // expected-error@+1 {{expects a scale of one element or 1-D of 3 (the size of axis 1), got shape [2]}}
+  %q = graph.quantize %x, %s, %zp : (tensor<2x3xf32>, tensor<2xf32>, tensor<ui8>) -> tensor<2x3xui8>
+  return %q : tensor<2x3xui8>
+}
+
+// -----
+
+// Tests that a per-axis quantization names an axis within the input's rank.
+func.func @quantize_axis(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %zp: tensor<ui8>) -> tensor<2x3xui8> {
+  // expected-error@+1 {{axis 2 is out of range for rank 2}}
+  %q = graph.quantize %x, %s, %zp {axis = 2 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<ui8>) -> tensor<2x3xui8>
+  return %q : tensor<2x3xui8>
+}
+
+// -----
+
+// Tests that the zero point has the quantized type.
+func.func @quantize_zero_point_type(%x: tensor<2x3xf32>, %s: tensor<f32>, %zp: tensor<i8>) -> tensor<2x3xui8> {
+  // expected-error@+1 {{zero point has element type 'i8', expected 'ui8'}}
+  %q = graph.quantize %x, %s, %zp : (tensor<2x3xf32>, tensor<f32>, tensor<i8>) -> tensor<2x3xui8>
+  return %q : tensor<2x3xui8>
+}
+
+// -----
+
+// Tests that the scale has the input's float type.
+func.func @quantize_scale_type(%x: tensor<2x3xf16>, %s: tensor<f32>, %zp: tensor<i8>) -> tensor<2x3xi8> {
+  // expected-error@+1 {{scale has element type 'f32', expected 'f16'}}
+  %q = graph.quantize %x, %s, %zp : (tensor<2x3xf16>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+  return %q : tensor<2x3xi8>
+}
+
+// -----
+
+// Tests that quantization keeps the shape.
+func.func @quantize_shape(%x: tensor<2x3xf32>, %s: tensor<f32>, %zp: tensor<i8>) -> tensor<3x2xi8> {
+  // expected-error@+1 {{result shape [3, 2] does not match the expected [2, 3]}}
+  %q = graph.quantize %x, %s, %zp : (tensor<2x3xf32>, tensor<f32>, tensor<i8>) -> tensor<3x2xi8>
+  return %q : tensor<3x2xi8>
+}
+
+// -----
+
+// Tests that only 8-bit integers are quantized values.
+func.func @quantize_to_i32(%x: tensor<2x3xf32>, %s: tensor<f32>, %zp: tensor<i32>) -> tensor<2x3xi32> {
+  // expected-error@+1 {{operand #2 must be statically shaped tensor of 8-bit signless integer or 8-bit unsigned integer values}}
+  %q = graph.quantize %x, %s, %zp : (tensor<2x3xf32>, tensor<f32>, tensor<i32>) -> tensor<2x3xi32>
+  return %q : tensor<2x3xi32>
+}
+
+// -----
+
+// Tests that dequantization's result has the scale's type.
+func.func @dequantize_type(%x: tensor<4xi8>, %s: tensor<f32>, %zp: tensor<i8>) -> tensor<4xf16> {
+  // expected-error@+1 {{scale has element type 'f32', expected 'f16'}}
+  %d = graph.dequantize %x, %s, %zp : (tensor<4xi8>, tensor<f32>, tensor<i8>) -> tensor<4xf16>
+  return %d : tensor<4xf16>
+}
+
+// -----
+
+// Tests that a per-axis zero point has the size of the axis.
+func.func @dequantize_zero_point_size(%x: tensor<4x2xi8>, %s: tensor<4xf32>, %zp: tensor<3xi8>) -> tensor<4x2xf32> {
+  // expected-error@+1 {{expects a zero point of one element or 1-D of 4 (the size of axis 0), got shape [3]}}
+  %d = graph.dequantize %x, %s, %zp {axis = 0 : i64} : (tensor<4x2xi8>, tensor<4xf32>, tensor<3xi8>) -> tensor<4x2xf32>
+  return %d : tensor<4x2xf32>
+}
+
+// -----
+
+// Tests that requantization's zero point has the result's type.
+func.func @requantize_type(%x: tensor<4xi32>, %m: tensor<f32>, %zp: tensor<ui8>) -> tensor<4xi8> {
+  // expected-error@+1 {{zero point has element type 'ui8', expected 'i8'}}
+  %r = graph.requantize %x, %m, %zp : (tensor<4xi32>, tensor<f32>, tensor<ui8>) -> tensor<4xi8>
+  return %r : tensor<4xi8>
+}
+
+// -----
+
+// Tests that an integer product's inner dimensions agree.
+func.func @matmul_integer_inner(%a: tensor<2x3xi8>, %b: tensor<4x2xi8>, %z: tensor<i8>) -> tensor<2x2xi32> {
+  // expected-error@+1 {{inner dimensions differ: [2, 3] x [4, 2]}}
+  %p = graph.matmul_integer %a, %b, %z, %z : (tensor<2x3xi8>, tensor<4x2xi8>, tensor<i8>, tensor<i8>) -> tensor<2x2xi32>
+  return %p : tensor<2x2xi32>
+}
+
+// -----
+
+// Tests that the left zero point has one value per row.
+func.func @matmul_integer_zero_point(%a: tensor<2x3xi8>, %b: tensor<3x4xi8>, %az: tensor<3xi8>, %z: tensor<i8>) -> tensor<2x4xi32> {
+  // expected-error@+1 {{expects lhs_zero_point to be a scalar or 1-D of 2 values (one per row of lhs), got shape [3]}}
+  %p = graph.matmul_integer %a, %b, %az, %z : (tensor<2x3xi8>, tensor<3x4xi8>, tensor<3xi8>, tensor<i8>) -> tensor<2x4xi32>
+  return %p : tensor<2x4xi32>
+}
+
+// -----
+
+// Tests that an integer product's zero points have their operands' types.
+func.func @matmul_integer_zero_type(%a: tensor<2x3xui8>, %b: tensor<3x4xi8>, %z: tensor<i8>) -> tensor<2x4xi32> {
+  // expected-error@+1 {{lhs zero point has element type 'i8', expected 'ui8'}}
+  %p = graph.matmul_integer %a, %b, %z, %z : (tensor<2x3xui8>, tensor<3x4xi8>, tensor<i8>, tensor<i8>) -> tensor<2x4xi32>
+  return %p : tensor<2x4xi32>
+}
+
+// -----
+
+// Tests that an integer convolution's filter zero points are one per output channel.
+func.func @conv_integer_zero_point(%x: tensor<1x3x4x4xi8>, %w: tensor<2x3x3x3xi8>, %z: tensor<i8>, %wz: tensor<3xi8>) -> tensor<1x2x2x2xi32> {
+  // expected-error@+1 {{expects filter_zero_point to be a scalar or 1-D of 2 values (one per output channel), got shape [3]}}
+  %c = graph.conv_integer %x, %w, %z, %wz : (tensor<1x3x4x4xi8>, tensor<2x3x3x3xi8>, tensor<i8>, tensor<3xi8>) -> tensor<1x2x2x2xi32>
+  return %c : tensor<1x2x2x2xi32>
+}
+
+// -----
+
+// Tests that an integer convolution's result has the window's shape.
+func.func @conv_integer_shape(%x: tensor<1x3x4x4xi8>, %w: tensor<2x3x3x3xi8>, %z: tensor<i8>) -> tensor<1x2x4x4xi32> {
+  // expected-error@+1 {{result shape [1, 2, 4, 4] does not match the expected [1, 2, 2, 2]}}
+  %c = graph.conv_integer %x, %w, %z, %z : (tensor<1x3x4x4xi8>, tensor<2x3x3x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x2x4x4xi32>
+  return %c : tensor<1x2x4x4xi32>
+}

@@ -793,3 +793,28 @@ func.func @top_k(%x: tensor<8x1000xf32>) -> (tensor<8x5xf32>, tensor<8x5xi64>, t
   %sv, %si = graph.top_k %x {axis = 0 : i64, k = 2 : i64, largest = false, sorted = false} : tensor<8x1000xf32> -> tensor<2x1000xf32>, tensor<2x1000xi64>
   return %v, %i, %si : tensor<8x5xf32>, tensor<8x5xi64>, tensor<2x1000xi64>
 }
+
+// -----
+
+// Tests that the quantization ops round-trip: a per-channel quantize (the
+// default axis 1 elided), a per-tensor dequantize on another axis, an integer
+// product with a per-row zero point requantized per column, and an integer
+// convolution with per-channel filter zero points.
+// CHECK-LABEL: func.func @quantization
+// CHECK: %[[Q:.*]] = graph.quantize %{{.*}}, %{{.*}}, %{{.*}} : (tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xi8>) -> tensor<1x3x4x4xi8>
+// CHECK: graph.dequantize %[[Q]], %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<1x3x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x3x4x4xf32>
+// CHECK: %[[P:.*]] = graph.matmul_integer %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x3xui8>, tensor<3x4xi8>, tensor<2xui8>, tensor<i8>) -> tensor<2x4xi32>
+// CHECK: graph.requantize %[[P]], %{{.*}}, %{{.*}} {axis = -1 : i64} : (tensor<2x4xi32>, tensor<4xf32>, tensor<ui8>) -> tensor<2x4xui8>
+// CHECK: graph.conv_integer %[[Q]], %{{.*}}, %{{.*}}, %{{.*}} {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x4x4xi8>, tensor<2x3x3x3xi8>, tensor<i8>, tensor<2xi8>) -> tensor<1x2x4x4xi32>
+func.func @quantization(%x: tensor<1x3x4x4xf32>, %s: tensor<3xf32>, %zp: tensor<3xi8>,
+    %s1: tensor<f32>, %zp1: tensor<i8>, %a: tensor<2x3xui8>, %b: tensor<3x4xi8>,
+    %azp: tensor<2xui8>, %m: tensor<4xf32>, %yzp: tensor<ui8>, %w: tensor<2x3x3x3xi8>,
+    %wzp: tensor<2xi8>)
+    -> (tensor<1x3x4x4xf32>, tensor<2x4xui8>, tensor<1x2x4x4xi32>) {
+  %q = graph.quantize %x, %s, %zp {axis = 1 : i64} : (tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xi8>) -> tensor<1x3x4x4xi8>
+  %d = graph.dequantize %q, %s1, %zp1 {axis = 0 : i64} : (tensor<1x3x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x3x4x4xf32>
+  %p = graph.matmul_integer %a, %b, %azp, %zp1 : (tensor<2x3xui8>, tensor<3x4xi8>, tensor<2xui8>, tensor<i8>) -> tensor<2x4xi32>
+  %r = graph.requantize %p, %m, %yzp {axis = -1 : i64} : (tensor<2x4xi32>, tensor<4xf32>, tensor<ui8>) -> tensor<2x4xui8>
+  %c = graph.conv_integer %q, %w, %zp1, %wzp {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x4x4xi8>, tensor<2x3x3x3xi8>, tensor<i8>, tensor<2xi8>) -> tensor<1x2x4x4xi32>
+  return %d, %r, %c : tensor<1x3x4x4xf32>, tensor<2x4xui8>, tensor<1x2x4x4xi32>
+}

@@ -488,6 +488,50 @@ def element_types():
     return g.model("element_types", 17)
 
 
+@model("qdq")
+def qdq():
+    """A quantized model in the QDQ form onnxruntime's quantizer writes (opset 13): the input
+    quantized to uint8 and dequantized; a Conv whose int8 filter is dequantized per output channel
+    (axis 0, zero points 0) with an f32 bias; Relu, quantized and dequantized again; a MatMul with
+    an int8 weight dequantized per tensor; the result quantized and dequantized."""
+    g = Graph(21)
+    x = g.input("x", FLOAT, [1, 2, 4, 4])
+
+    def qdq_pair(value, scale, zero, name):
+        scale = g.const(f"{name}_scale", scale, np.float32)
+        zero = g.const(f"{name}_zero", zero, np.uint8)
+        quantized = g.op("QuantizeLinear", [value, scale, zero], name=f"{name}_q")
+        return g.op("DequantizeLinear", [quantized, scale, zero], name=f"{name}_dq")
+
+    filter_values = g.random.integers(-127, 128, [3, 2, 3, 3]).astype(np.int8)
+    g.initializers.append(numpy_helper.from_array(filter_values, "w_int8"))
+    w = g.op("DequantizeLinear", ["w_int8", g.const("w_scale", [0.01, 0.02, 0.03], np.float32),
+                                  g.const("w_zero", [0, 0, 0], np.int8)], name="w_dq", axis=0)
+    conv = g.op("Conv", [qdq_pair(x, 0.0078125, 128, "x"), w, g.weight("b", [3])], name="conv",
+                pads=[1, 1, 1, 1])
+    relu = g.op("Relu", [conv], name="relu")
+    flat = g.op("Reshape", [qdq_pair(relu, 0.05, 0, "relu"), g.const("flat", [1, 48])], name="flatten")
+    table = g.random.integers(-127, 128, [48, 5]).astype(np.int8)
+    g.initializers.append(numpy_helper.from_array(table, "m_int8"))
+    m = g.op("DequantizeLinear", ["m_int8", g.const("m_scale", 0.004, np.float32),
+                                  g.const("m_zero", 0, np.int8)], name="m_dq")
+    product = g.op("MatMul", [flat, m], name="matmul")
+    g.op("Identity", [qdq_pair(product, 0.1, 100, "y")], ["y"], name="out")
+    g.output("y", FLOAT, [1, 5])
+    return g.model("qdq", 13)
+
+
+@model("qdq-bad-scale")
+def qdq_bad_scale():
+    """QuantizeLinear with a per-axis scale of 2 values over an axis of 3."""
+    g = Graph()
+    g.input("x", FLOAT, [1, 3, 4])
+    g.op("QuantizeLinear", ["x", g.const("s", [0.5, 0.25], np.float32), g.const("z", [0, 0], np.uint8)],
+         ["y"], name="/quant/QuantizeLinear")
+    g.output("y", UINT8, [1, 3, 4])
+    return g.model("qdq_bad_scale", 13)
+
+
 @model("double-input")
 def double_input():
     """An input of float64, an element type Turbine does not handle."""

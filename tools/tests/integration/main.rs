@@ -14,4 +14,5 @@ mod module_graph;
 mod ods_ops;
 mod onnx_import;
 mod passes;
+mod quantization;
 mod substitution;
