@@ -5,7 +5,8 @@
 //! The policy: every graph op that computes on or produces f32 tensors computes in the reduced
 //! type, except softmax, layer normalisation, local response normalisation, the reductions that
 //! accumulate (`reduce_sum`, `reduce_mean`, `reduce_prod`) and `exp`, `log` and `pow`, whose
-//! results overflow or lose their small differences in 16 bits; they stay in f32 between casts.
+//! results overflow or lose their small differences in 16 bits; they stay in f32 between casts,
+//! as do the quantization ops (their scales) and `top_k` (f32 only).
 //! Control flow (`graph.if`, `graph.loop`, `graph.yield`) keeps its types, so the bodies cast
 //! at their edges. The function's inputs and results keep their types (ONNX Runtime's
 //! `keep_io_types`): a cast after each input and before each result; with `keep-io-types=false`
@@ -67,7 +68,8 @@ Every graph op that computes on or produces f32 tensors computes in the reduced 
 (`precision`), except the numerically sensitive ones, which stay in f32 between casts: softmax, \
 layer and local response normalisation, the accumulating reductions (`reduce_sum`, \
 `reduce_mean`, `reduce_prod`) and `exp`, `log`, `pow` — the policy of PyTorch's autocast and of \
-ONNX Runtime's float16 converter. The units of the software DSA compute in f32 and round what \
+ONNX Runtime's float16 converter — and the quantization ops (their scales) and `top_k` (f32 \
+only). The units of the software DSA compute in f32 and round what \
 they store, so a product of f16 tiles accumulates in f32 as on half-precision hardware. The \
 function keeps its input and result types (a cast after each input and before each result), \
 or with `keep-io-types=false` its f32 inputs and results take the reduced type (the caller \
@@ -135,6 +137,8 @@ fn kept_in_f32(kind: graph::Kind) -> Option<&'static str> {
         K::LayerNorm | K::Lrn => "a normalisation divides by a variance of small differences",
         K::ReduceSum | K::ReduceMean | K::ReduceProd => "an accumulating reduction",
         K::Exp | K::Log | K::Pow => "its results overflow or lose their differences in 16 bits",
+        K::Quantize | K::Dequantize | K::Requantize => "a quantization's scales keep f32",
+        K::TopK => "graph.top_k takes f32 only",
         _ => return None,
     })
 }

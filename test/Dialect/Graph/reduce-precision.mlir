@@ -80,3 +80,22 @@ func.func @shared(%x: tensor<4x8xf32>) -> (tensor<4x8xi64>, tensor<8xf32>) {
   %i = graph.cast %b : tensor<4x8xf32> -> tensor<4x8xi64>
   return %i, %e : tensor<4x8xi64>, tensor<8xf32>
 }
+
+// -----
+
+// Tests the ops the dialect or their meaning keeps in f32: top_k takes f32 only, and a
+// quantization's scales stay f32; the product before them computes in f16.
+// CHECK-LABEL: func.func @kept_by_type
+// CHECK:       graph.matmul {{.*}} -> tensor<2x8xf16>
+// CHECK:       %[[BACK:.*]] = graph.cast %{{.*}} : tensor<2x8xf16> -> tensor<2x8xf32>
+// CHECK:       graph.top_k %[[BACK]] {{.*}} : tensor<2x8xf32> -> tensor<2x3xf32>, tensor<2x3xi64>
+// CHECK:       graph.quantize %[[BACK]], %{{.*}}, %{{.*}} : (tensor<2x8xf32>, tensor<f32>, tensor<i8>) -> tensor<2x8xi8>
+func.func @kept_by_type(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>, %scale: tensor<f32>, %zero: tensor<i8>) -> (tensor<2x3xf32>, tensor<2x3xi64>, tensor<2x8xi8>) {
+  // expected-remark@-1 {{1 ops compute in f16, 2 kept in f32; 3 casts; 0 weights and constants stored in f16}}
+  %y = graph.matmul %x, %w : tensor<2x4xf32>, tensor<4x8xf32> -> tensor<2x8xf32>
+  // expected-remark@+1 {{kept in f32: graph.top_k takes f32 only}}
+  %values, %indices = graph.top_k %y {k = 3 : i64, axis = 1 : i64} : tensor<2x8xf32> -> tensor<2x3xf32>, tensor<2x3xi64>
+  // expected-remark@+1 {{kept in f32: a quantization's scales keep f32}}
+  %q = graph.quantize %y, %scale, %zero : (tensor<2x8xf32>, tensor<f32>, tensor<i8>) -> tensor<2x8xi8>
+  return %values, %indices, %q : tensor<2x3xf32>, tensor<2x3xi64>, tensor<2x8xi8>
+}
