@@ -100,23 +100,11 @@ LogicalResult MatmulOp::verify() {
 LogicalResult BatchMatmulOp::verify() {
   if (failed(verifySameElementType(*this)))
     return failure();
-  ArrayRef<int64_t> lhs = getLhs().getType().getShape();
-  ArrayRef<int64_t> rhs = getRhs().getType().getShape();
-  if (lhs.size() < 2 || rhs.size() < 2)
-    return emitOpError() << "expects operands of rank at least 2, got shapes "
-                         << formatShape(lhs) << " and " << formatShape(rhs);
-  if (lhs.back() != rhs[rhs.size() - 2])
-    return emitOpError() << "inner dimensions differ: " << formatShape(lhs)
-                         << " x " << formatShape(rhs);
-  std::optional<SmallVector<int64_t>> batch =
-      broadcastShapes(lhs.drop_back(2), rhs.drop_back(2));
-  if (!batch)
-    return emitOpError() << "batch dimensions do not broadcast: "
-                         << formatShape(lhs.drop_back(2)) << " and "
-                         << formatShape(rhs.drop_back(2));
-  batch->push_back(lhs[lhs.size() - 2]);
-  batch->push_back(rhs.back());
-  return expectShape(*this, "result", getType().getShape(), *batch);
+  FailureOr<SmallVector<int64_t>> expected = inferBatchMatmulShape(
+      *this, getLhs().getType().getShape(), getRhs().getType().getShape());
+  if (failed(expected))
+    return failure();
+  return expectShape(*this, "result", getType().getShape(), *expected);
 }
 
 LogicalResult GemmOp::verify() {

@@ -35,6 +35,17 @@ static LogicalResult verifyScaleShape(Operation *op, ArrayRef<int64_t> shape,
   return success();
 }
 
+/// The rule of quantize, dequantize and requantize: `scale` and `zeroPoint`
+/// per tensor or along `axis` of `input`, and a result of the input's shape.
+static LogicalResult verifyScaled(Operation *op, Value input, int64_t axis,
+                                  Value scale, Value zeroPoint) {
+  ArrayRef<int64_t> shape = rankedType(input).getShape();
+  if (failed(verifyScaleShape(op, shape, axis, scale, zeroPoint)))
+    return failure();
+  return expectShape(op, "result", rankedType(op->getResult(0)).getShape(),
+                     shape);
+}
+
 /// Fails unless `value` has the element type of `like`.
 static LogicalResult expectElementType(Operation *op, StringRef what,
                                        Value value, Type like) {
@@ -51,11 +62,7 @@ LogicalResult QuantizeOp::verify() {
   if (failed(expectElementType(*this, "scale", getScale(), element)) ||
       failed(expectElementType(*this, "zero point", getZeroPoint(), quantized)))
     return failure();
-  ArrayRef<int64_t> shape = getInput().getType().getShape();
-  if (failed(verifyScaleShape(*this, shape, getAxis(), getScale(),
-                              getZeroPoint())))
-    return failure();
-  return expectShape(*this, "result", getType().getShape(), shape);
+  return verifyScaled(*this, getInput(), getAxis(), getScale(), getZeroPoint());
 }
 
 LogicalResult DequantizeOp::verify() {
@@ -64,22 +71,15 @@ LogicalResult DequantizeOp::verify() {
   if (failed(expectElementType(*this, "scale", getScale(), real)) ||
       failed(expectElementType(*this, "zero point", getZeroPoint(), element)))
     return failure();
-  ArrayRef<int64_t> shape = getInput().getType().getShape();
-  if (failed(verifyScaleShape(*this, shape, getAxis(), getScale(),
-                              getZeroPoint())))
-    return failure();
-  return expectShape(*this, "result", getType().getShape(), shape);
+  return verifyScaled(*this, getInput(), getAxis(), getScale(), getZeroPoint());
 }
 
 LogicalResult RequantizeOp::verify() {
   Type quantized = getType().getElementType();
   if (failed(expectElementType(*this, "zero point", getZeroPoint(), quantized)))
     return failure();
-  ArrayRef<int64_t> shape = getInput().getType().getShape();
-  if (failed(verifyScaleShape(*this, shape, getAxis(), getMultiplier(),
-                              getZeroPoint())))
-    return failure();
-  return expectShape(*this, "result", getType().getShape(), shape);
+  return verifyScaled(*this, getInput(), getAxis(), getMultiplier(),
+                      getZeroPoint());
 }
 
 /// Fails unless `zeroPoint` is a scalar (one element) or 1-D of `size`
@@ -104,26 +104,14 @@ LogicalResult MatmulIntegerOp::verify() {
     return failure();
   ArrayRef<int64_t> lhs = getLhs().getType().getShape();
   ArrayRef<int64_t> rhs = getRhs().getType().getShape();
-  if (lhs.size() < 2 || rhs.size() < 2)
-    return emitOpError() << "expects operands of rank at least 2, got shapes "
-                         << formatShape(lhs) << " and " << formatShape(rhs);
-  if (lhs.back() != rhs[rhs.size() - 2])
-    return emitOpError() << "inner dimensions differ: " << formatShape(lhs)
-                         << " x " << formatShape(rhs);
-  if (failed(verifyZeroPoint(*this, "lhs_zero_point", getLhsZeroPoint(),
+  FailureOr<SmallVector<int64_t>> expected = inferBatchMatmulShape(*this, lhs, rhs);
+  if (failed(expected) ||
+      failed(verifyZeroPoint(*this, "lhs_zero_point", getLhsZeroPoint(),
                              lhs[lhs.size() - 2], "row of lhs")) ||
       failed(verifyZeroPoint(*this, "rhs_zero_point", getRhsZeroPoint(),
                              rhs.back(), "column of rhs")))
     return failure();
-  std::optional<SmallVector<int64_t>> batch =
-      broadcastShapes(lhs.drop_back(2), rhs.drop_back(2));
-  if (!batch)
-    return emitOpError() << "batch dimensions do not broadcast: "
-                         << formatShape(lhs.drop_back(2)) << " and "
-                         << formatShape(rhs.drop_back(2));
-  batch->push_back(lhs[lhs.size() - 2]);
-  batch->push_back(rhs.back());
-  return expectShape(*this, "result", getType().getShape(), *batch);
+  return expectShape(*this, "result", getType().getShape(), *expected);
 }
 
 LogicalResult ConvIntegerOp::verify() {

@@ -67,6 +67,26 @@ LogicalResult verifyWindowAttributes(Operation *op, ArrayRef<int64_t> kernel,
 }
 
 FailureOr<SmallVector<int64_t>>
+inferBatchMatmulShape(Operation *op, ArrayRef<int64_t> lhs,
+                      ArrayRef<int64_t> rhs) {
+  if (lhs.size() < 2 || rhs.size() < 2)
+    return op->emitOpError() << "expects operands of rank at least 2, got shapes "
+                             << formatShape(lhs) << " and " << formatShape(rhs);
+  if (lhs.back() != rhs[rhs.size() - 2])
+    return op->emitOpError() << "inner dimensions differ: " << formatShape(lhs)
+                             << " x " << formatShape(rhs);
+  std::optional<SmallVector<int64_t>> batch =
+      broadcastShapes(lhs.drop_back(2), rhs.drop_back(2));
+  if (!batch)
+    return op->emitOpError() << "batch dimensions do not broadcast: "
+                             << formatShape(lhs.drop_back(2)) << " and "
+                             << formatShape(rhs.drop_back(2));
+  batch->push_back(lhs[lhs.size() - 2]);
+  batch->push_back(rhs.back());
+  return *batch;
+}
+
+FailureOr<SmallVector<int64_t>>
 inferPool2dShape(Operation *op, ArrayRef<int64_t> input,
                  ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
                  ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,

@@ -47,6 +47,13 @@ inferPool2dShape(mlir::Operation *op, llvm::ArrayRef<int64_t> input,
                  llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> dilations,
                  bool ceilMode);
 
+/// Output shape of a batched product `[..., M, K] x [..., K, N]`, the batch
+/// dimensions broadcast; a diagnostic on `op` when the ranks are below 2, the
+/// inner dimensions differ or the batch dimensions do not broadcast.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+inferBatchMatmulShape(mlir::Operation *op, llvm::ArrayRef<int64_t> lhs,
+                      llvm::ArrayRef<int64_t> rhs);
+
 /// Numpy broadcast of two shapes, or nullopt when they do not broadcast.
 std::optional<llvm::SmallVector<int64_t>>
 broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);

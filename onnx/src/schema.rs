@@ -22,17 +22,7 @@ const REDUCE: &[&str] = &["axes", "keepdims", "noop_with_empty_axes"];
 
 fn schema(op_type: &str) -> Option<Schema> {
     let (inputs, attributes): ((usize, usize), &'static [&'static str]) = match op_type {
-        "Conv" => (
-            (2, 3),
-            &[
-                "auto_pad",
-                "dilations",
-                "group",
-                "kernel_shape",
-                "pads",
-                "strides",
-            ],
-        ),
+        "Conv" => ((2, 3), CONV),
         "MaxPool" => (
             (1, 1),
             &[
@@ -134,8 +124,8 @@ fn schema(op_type: &str) -> Option<Schema> {
         "DynamicQuantizeLinear" => ((1, 1), &[]),
         "MatMulInteger" => ((2, 4), &[]),
         "QLinearMatMul" => ((8, 8), &[]),
-        "ConvInteger" => ((2, 4), INTEGER_CONV),
-        "QLinearConv" => ((8, 9), INTEGER_CONV),
+        "ConvInteger" => ((2, 4), CONV),
+        "QLinearConv" => ((8, 9), CONV),
         "GatherElements" => ((2, 2), &["axis"]),
         "ScatterElements" | "Scatter" => ((3, 3), &["axis", "reduction"]),
         "OneHot" => ((3, 3), &["axis"]),
@@ -163,8 +153,8 @@ fn schema(op_type: &str) -> Option<Schema> {
     Some(Schema { inputs, attributes })
 }
 
-/// The attributes of ConvInteger and QLinearConv.
-const INTEGER_CONV: &[&str] = &[
+/// The attributes of Conv, ConvInteger and QLinearConv.
+const CONV: &[&str] = &[
     "auto_pad",
     "dilations",
     "group",

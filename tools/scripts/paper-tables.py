@@ -67,6 +67,16 @@ def clock_mhz(arguments):
     return tomllib.load(open(path, "rb"))["clock_mhz"]
 
 
+def latency_row(batch, what, result, mhz, paper):
+    """A row of Table 1: `what` (schedule or model) at `batch`, its cycles, latency at the target's
+    clock, throughput and the `paper`'s figure, or its failure."""
+    if "error" in result:
+        return f"| {batch} | {what} | failed: {result['error']} | | | |"
+    cycles = result["report"]["cycles"]
+    latency_ms = cycles / (mhz * 1e3)
+    return f"| {batch} | {what} | {cycles:,} | {latency_ms:.3f} | {batch / (latency_ms / 1e3):,.0f} | {paper} |"
+
+
 def table1(arguments, work):
     mhz = clock_mhz(arguments)
     lines = ["| batch | schedule | cycles | latency (ms) | throughput (sentences/s) | paper (GraphTurbo, 12 layers) |",
@@ -77,13 +87,8 @@ def table1(arguments, work):
         for schedule in SCHEDULES:
             result = run(arguments, model, schedule, work)
             benchmark.progress(f"measured BERT b{batch} {schedule}")
-            if "error" in result:
-                lines.append(f"| {batch} | {schedule} | failed: {result['error']} | | | |")
-                continue
-            cycles = result["report"]["cycles"]
-            latency_ms = cycles / (mhz * 1e3)
-            lines.append(f"| {batch} | {schedule} | {cycles:,} | {latency_ms:.3f} | {batch / (latency_ms / 1e3):,.0f} | "
-                         f"{paper.get(batch, 'comparable to TVM') if schedule == 'graphturbo' else ''} |")
+            figure = paper.get(batch, "comparable to TVM") if schedule == "graphturbo" else ""
+            lines.append(latency_row(batch, schedule, result, mhz, figure))
     return "\n".join(lines)
 
 
@@ -98,13 +103,7 @@ def table1_reduced(arguments, work):
         onnx.save(oracle.bert_layer(batch=batch, layers=12), path)
         result = run(arguments, [path, "--precision", "f16"], "graphturbo", work)
         benchmark.progress(f"measured 12-layer BERT b{batch} in f16")
-        if "error" in result:
-            lines.append(f"| {batch} | 12 layers, f16 | failed: {result['error']} | | | |")
-            continue
-        cycles = result["report"]["cycles"]
-        latency_ms = cycles / (mhz * 1e3)
-        lines.append(f"| {batch} | 12 layers, f16 | {cycles:,} | {latency_ms:.3f} | "
-                     f"{batch / (latency_ms / 1e3):,.0f} | {paper.get(batch, '')} |")
+        lines.append(latency_row(batch, "12 layers, f16", result, mhz, paper.get(batch, "")))
     return "\n".join(lines)
 
 

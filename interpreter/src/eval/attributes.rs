@@ -3,7 +3,7 @@
 
 use crate::{
     error::InterpretError,
-    kernels::elementwise::Unary,
+    kernels::{elementwise::Unary, Window},
     program::{Attr, Node, TensorType},
     tensor::{Data, Tensor},
 };
@@ -137,6 +137,17 @@ pub(super) fn activation(node: &Node) -> Result<Option<Unary>, InterpretError> {
         Some("gelu") => Some(Unary::Gelu { approximate: false }),
         Some(other) => return Err(unsupported(node, format!("activation '{other}'"))),
     })
+}
+
+/// The window of convolution `node` with a filter of `filter_shape` (OIHW): the filter's extent,
+/// and the strides, pads and dilations with the dialect's defaults.
+pub(super) fn conv_window(node: &Node, filter_shape: [usize; 4]) -> Window {
+    Window {
+        kernel: [filter_shape[2], filter_shape[3]],
+        strides: node.usizes("strides", [1, 1]),
+        pads: node.usizes("pads", [0, 0, 0, 0]),
+        dilations: node.usizes("dilations", [1, 1]),
+    }
 }
 
 /// A rank-4 shape as an array.

@@ -2,7 +2,9 @@
 //! products, normalisations, resizing and pooling, each evaluated by its kernel.
 
 use super::attributes::unsupported;
-use super::attributes::{activation, axis, f32s, float_tensor, runtime, shape4, typed};
+use super::attributes::{
+    activation, axis, conv_window, f32s, float_tensor, runtime, shape4, typed,
+};
 use super::Evaluator;
 use crate::{
     error::InterpretError,
@@ -183,12 +185,7 @@ impl Evaluator<'_> {
         let bias = (node.operands.len() > 2).then(|| self.operand(node, 2));
         let bias_values = bias.as_deref().map(|bias| f32s(node, bias)).transpose()?;
         let filter_shape = shape4(&filter.shape);
-        let window = Window {
-            kernel: [filter_shape[2], filter_shape[3]],
-            strides: node.usizes("strides", [1, 1]),
-            pads: node.usizes("pads", [0, 0, 0, 0]),
-            dilations: node.usizes("dilations", [1, 1]),
-        };
+        let window = conv_window(node, filter_shape);
         let mut values = conv::conv2d(
             (f32s(node, &input)?, shape4(&input.shape)),
             (f32s(node, &filter)?, filter_shape),

@@ -1,14 +1,13 @@
 //! The quantization ops: `graph.quantize`, `graph.dequantize`, `graph.requantize` and the
 //! integer products `graph.matmul_integer` and `graph.conv_integer`, exact in i64.
 
-use super::attributes::{axis, f32s, float_tensor, shape4, typed, unsupported};
+use super::attributes::{axis, conv_window, f32s, float_tensor, shape4, typed, unsupported};
 use super::Evaluator;
 use crate::{
     error::InterpretError,
     kernels::{
         conv, matmul,
         quantize::{self, Parameters},
-        Window,
     },
     program::Node,
     tensor::{Data, ElementType, Tensor},
@@ -118,12 +117,7 @@ impl Evaluator<'_> {
         let x = quantize::centred(ints(node, &input)?, ints(node, &input_zero)?, per_tensor);
         let w = quantize::centred(ints(node, &filter)?, ints(node, &filter_zero)?, per_channel);
         let filter_shape = shape4(&filter.shape);
-        let window = Window {
-            kernel: [filter_shape[2], filter_shape[3]],
-            strides: node.usizes("strides", [1, 1]),
-            pads: node.usizes("pads", [0, 0, 0, 0]),
-            dilations: node.usizes("dilations", [1, 1]),
-        };
+        let window = conv_window(node, filter_shape);
         let out = node.result_type();
         let values = conv::conv2d(
             (&x, shape4(&input.shape)),

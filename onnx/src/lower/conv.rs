@@ -187,6 +187,29 @@ pub(super) fn lowered(
     vec![Value::Dynamic(result)]
 }
 
+/// The `group` attribute of convolution `node`, checked against its `channels` input channels
+/// and its (2-D) `filter` shape; `shown` is the filter's shape as the model gives it, for the
+/// message.
+pub(super) fn groups(
+    node: &Node,
+    channels: usize,
+    filter: &[usize],
+    shown: &[usize],
+) -> Result<i64, ImportError> {
+    let groups = node.int("group", 1)?;
+    let channels = channels as i64;
+    if groups < 1
+        || channels % groups != 0
+        || filter[0] as i64 % groups != 0
+        || channels / groups != filter[1] as i64
+    {
+        return Err(node.invalid(format!(
+            "{groups} groups do not fit {channels} input channels and a filter of shape {shown:?}"
+        )));
+    }
+    Ok(groups)
+}
+
 /// The optional bias, input 2, which must hold one f32 per output channel.
 pub(super) fn bias<'a>(
     node: &Node,
@@ -232,18 +255,7 @@ pub fn conv(
             )));
         }
     }
-    let groups = node.int("group", 1)?;
-    let channels = input[1] as i64;
-    if groups < 1
-        || channels % groups != 0
-        || filter[0] as i64 % groups != 0
-        || channels / groups != filter[1] as i64
-    {
-        return Err(node.invalid(format!(
-            "{groups} groups do not fit {channels} input channels and a filter of shape {:?}",
-            w.ty().shape
-        )));
-    }
+    let groups = groups(node, input[1], &filter, &w.ty().shape)?;
     let bias = bias(node, inputs, filter[0])?;
     let geometry = window(node, &input, kernel, false, spatial)?;
     let result = TensorType::new(

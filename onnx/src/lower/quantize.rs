@@ -12,7 +12,7 @@
 use std::rc::Rc;
 
 use super::compose::Compose;
-use super::conv::window;
+use super::conv::{groups, window};
 use super::Builder;
 use crate::emit::{Attribute, Operand};
 use crate::error::ImportError;
@@ -329,18 +329,7 @@ fn conv_integer_op(
              windows (NCHW)"
         )));
     }
-    let groups = node.int("group", 1)?;
-    let channels = input[1] as i64;
-    if groups < 1
-        || channels % groups != 0
-        || filter[0] as i64 % groups != 0
-        || channels / groups != filter[1] as i64
-    {
-        return Err(node.invalid(format!(
-            "{groups} groups do not fit {channels} input channels and a filter of shape \
-             {filter:?}"
-        )));
-    }
+    let groups = groups(node, input[1], &filter, &filter)?;
     check_zero(node, &operands.a_zero, 1, "tensor")?;
     check_zero(node, &operands.b_zero, filter[0], "output channel")?;
     let kernel = [filter[2] as i64, filter[3] as i64];
