@@ -198,22 +198,37 @@ def run_compiled(arguments, model, schedule, work):
     return json.load(open(report_path)), ran.stdout
 
 
-def run_schedule(arguments, model, schedule, work):
-    """One compiled run: the report's figures, or an error."""
-    report, output = run_compiled(arguments, model, schedule, work)
-    if report is None:
-        return {"error": output}
+def figures(report):
+    """A compiled run's figures from its report, all deterministic: cycles, kernel launches, DMA
+    bytes per pair of memory levels (`ddr`: every transfer to or from DDR; `gb`: between a GB and
+    the LBs or within a GB), the matrix engines' flops, the host's bytes to and from DDR and the
+    mean utilisation per kind of unit."""
     transfers = report["transfers"]
-    matrix = [u for u in report["units"] if u["kind"] == "matrix_engine"]
+    paths = {}
+    for transfer in transfers:
+        path = "<->".join(sorted((transfer["src"], transfer["dst"])))
+        paths[path] = paths.get(path, 0) + transfer["bytes"]
+    kinds = {}
+    for unit in report["units"]:
+        kinds.setdefault(unit["kind"], []).append(unit["utilisation"])
     return {
         "cycles": report["cycles"],
         "kernels": report["kernel_launches"],
         "ddr": sum(t["bytes"] for t in transfers if "ddr" in (t["src"], t["dst"])),
         "gb": sum(t["bytes"] for t in transfers if "gb" in (t["src"], t["dst"]) and "ddr" not in (t["src"], t["dst"])),
-        "matrix_util": sum(u["utilisation"] for u in matrix) / max(len(matrix), 1),
-        "flops": sum(u["work"] for u in matrix),
+        "paths": dict(sorted(paths.items())),
+        "flops": int(sum(u["work"] for u in report["units"] if u["kind"] == "matrix_engine")),
         "host_bytes": report["host"]["to_ddr_bytes"] + report["host"]["from_ddr_bytes"],
+        "utilisation": {kind: round(sum(values) / len(values), 6) for kind, values in sorted(kinds.items())},
     }
+
+
+def run_schedule(arguments, model, schedule, work):
+    """One compiled run: its figures, or an error."""
+    report, output = run_compiled(arguments, model, schedule, work)
+    if report is None:
+        return {"error": output}
+    return figures(report)
 
 
 def target_figures(arguments):
@@ -236,20 +251,15 @@ def model_arguments(model, work):
     return [path]
 
 
-def compare_schedules(arguments):
-    schedules = arguments.schedules.split(",")
+def schedules_table(arguments, measured):
+    """The schedule comparison of `measured`, a list of (model, {schedule: figures or error}):
+    the markdown table and whether a run failed."""
     peak_flops, ddr_rate = target_figures(arguments)
     lines = [f"target {arguments.target}; bound = max(compute, compulsory DDR) of the same target", "",
              "| model | schedule | simulated cycles | speedup over layerwise | × bound | kernels | DDR MB | GB↔LB MB | matrix util |",
              "|---|---|---|---|---|---|---|---|---|"]
     failed = False
-    for name, model in SCHEDULE_MODELS:
-        if arguments.only and arguments.only not in name:
-            continue
-        with tempfile.TemporaryDirectory() as work:
-            model = model_arguments(model, work)
-            runs = {schedule: run_schedule(arguments, model, schedule, work) for schedule in schedules}
-        progress(f"measured {name}")
+    for name, runs in measured:
         base = runs.get("layerwise", {})
         bound = None
         if "flops" in base:
@@ -262,10 +272,23 @@ def compare_schedules(arguments):
             speedup = f"{base['cycles'] / run['cycles']:.2f}x" if "cycles" in base else ""
             over_bound = f"{run['cycles'] / bound:.2f}" if bound else ""
             lines.append(f"| {name} | {schedule} | {run['cycles']:,} | {speedup} | {over_bound} | {run['kernels']} | "
-                         f"{run['ddr'] / 1e6:.0f} | {run['gb'] / 1e6:.0f} | {100 * run['matrix_util']:.1f}% |")
+                         f"{run['ddr'] / 1e6:.0f} | {run['gb'] / 1e6:.0f} | {100 * run['utilisation']['matrix_engine']:.1f}% |")
         if bound:
             lines.append(f"| {name} | bound | {bound:,.0f} | | 1.00 | | {base['host_bytes'] / 1e6:.0f} | | |")
     return "\n".join(lines), failed
+
+
+def compare_schedules(arguments):
+    schedules = arguments.schedules.split(",")
+    measured = []
+    for name, model in SCHEDULE_MODELS:
+        if arguments.only and arguments.only not in name:
+            continue
+        with tempfile.TemporaryDirectory() as work:
+            model = model_arguments(model, work)
+            measured.append((name, {schedule: run_schedule(arguments, model, schedule, work) for schedule in schedules}))
+        progress(f"measured {name}")
+    return schedules_table(arguments, measured)
 
 
 def export_models():
@@ -518,7 +541,7 @@ def ablation(arguments):
                 speedup = f"{previous / run['cycles']:.2f}x" if previous else ""
                 lines.append(f"| {name} | {step} | `{schedule}` | {run['cycles']:,} | {speedup} | "
                              f"{f'{paper:.2f}x' if paper else ''} | {run['kernels']} | {run['ddr'] / 1e6:.0f} | "
-                             f"{run['gb'] / 1e6:.0f} | {100 * run['matrix_util']:.1f}% |")
+                             f"{run['gb'] / 1e6:.0f} | {100 * run['utilisation']['matrix_engine']:.1f}% |")
                 previous = run["cycles"]
     return "\n".join(lines), failed
 

@@ -111,8 +111,22 @@ PAPER_MODELS = [("ResNet-50 b32", lambda work: ["--builtin", "resnet50", "--batc
                 ("BERT-base layer b32 s128", lambda work: bert(work, 32))]
 
 
+BYTES_HEADER = ["| model | schedule | DDR MB | GB<->LB MB | LB<->LB MB | GB<->GB MB |", "|---|---|---|---|---|---|"]
+
+
+def bytes_line(name, schedule, figures):
+    """Table 3's row of one run's figures (benchmark.figures)."""
+    paths = figures["paths"]
+
+    def moved(path):
+        return paths.get(path, 0) / 1e6
+
+    return (f"| {name} | {schedule} | {figures['ddr'] / 1e6:,.0f} | {moved('gb<->lb'):,.0f} | "
+            f"{moved('lb<->lb'):,.0f} | {moved('gb<->gb'):,.0f} |")
+
+
 def table3_and_4(arguments, work):
-    bytes_lines = ["| model | schedule | DDR MB | GB<->LB MB | LB<->LB MB | GB<->GB MB |", "|---|---|---|---|---|---|"]
+    bytes_lines = list(BYTES_HEADER)
     time_lines = ["| model | schedule | " + " | ".join(f"{phase} (s)" for phase in PHASES) + " | total (s) |",
                   "|---|---|" + "---|" * (len(PHASES) + 1)]
     for name, make in PAPER_MODELS:
@@ -124,14 +138,7 @@ def table3_and_4(arguments, work):
                 bytes_lines.append(f"| {name} | {schedule} | failed: {result['error']} | | | |")
                 time_lines.append(f"| {name} | {schedule} | failed |" + " |" * len(PHASES))
                 continue
-            transfers = result["report"]["transfers"]
-
-            def moved(*levels):
-                return sum(t["bytes"] for t in transfers if sorted((t["src"], t["dst"])) == sorted(levels)) / 1e6
-
-            ddr = sum(t["bytes"] for t in transfers if "ddr" in (t["src"], t["dst"])) / 1e6
-            bytes_lines.append(f"| {name} | {schedule} | {ddr:,.0f} | {moved('gb', 'lb'):,.0f} | {moved('lb', 'lb'):,.0f} | "
-                               f"{moved('gb', 'gb'):,.0f} |")
+            bytes_lines.append(bytes_line(name, schedule, benchmark.figures(result["report"])))
             phases = result["phases"]
             time_lines.append(f"| {name} | {schedule} | " + " | ".join(f"{p:.2f}" for p in phases) + f" | {sum(phases):.2f} |")
     return "\n".join(bytes_lines), "\n".join(time_lines)
@@ -162,8 +169,19 @@ def stage_utilisation(report):
 STAGES = ["stem", "layer1", "layer2", "layer3", "layer4", "fc"]
 
 
+UTILISATION_HEADER = ["| batch | schedule | cycles | matrix engines | vector engines | vector cores |",
+                      "|---|---|---|---|---|---|"]
+
+
+def utilisation_line(batch, schedule, figures):
+    """Figs. 16's row of one run's figures (benchmark.figures)."""
+    means = {kind: 100 * figures["utilisation"].get(kind, 0) for kind in ("matrix_engine", "vector_engine", "vector_core")}
+    return (f"| {batch} | {schedule} | {figures['cycles']:,} | {means['matrix_engine']:.1f}% | "
+            f"{means['vector_engine']:.1f}% | {means['vector_core']:.1f}% |")
+
+
 def utilisation(arguments, work):
-    lines = ["| batch | schedule | cycles | matrix engines | vector engines | vector cores |", "|---|---|---|---|---|---|"]
+    lines = list(UTILISATION_HEADER)
     per_stage = ["| batch | schedule | " + " | ".join(STAGES) + " |", "|---|---|" + "---|" * len(STAGES)]
     for batch in [1, 8, 32]:
         for schedule in SCHEDULES:
@@ -172,14 +190,7 @@ def utilisation(arguments, work):
             if "error" in result:
                 lines.append(f"| {batch} | {schedule} | failed: {result['error']} | | | |")
                 continue
-            units = result["report"]["units"]
-
-            def mean(kind):
-                values = [u["utilisation"] for u in units if u["kind"] == kind]
-                return 100 * sum(values) / max(len(values), 1)
-
-            lines.append(f"| {batch} | {schedule} | {result['report']['cycles']:,} | {mean('matrix_engine'):.1f}% | "
-                         f"{mean('vector_engine'):.1f}% | {mean('vector_core'):.1f}% |")
+            lines.append(utilisation_line(batch, schedule, benchmark.figures(result["report"])))
             stages = stage_utilisation(result["report"])
             per_stage.append(f"| {batch} | {schedule} | " + " | ".join(f"{stages.get(s, 0):.1f}%" for s in STAGES) + " |")
     return "\n".join(lines), "\n".join(per_stage)
