@@ -188,10 +188,11 @@ private:
   TypedOptions options;
 };
 
-/// A value in a pass's option text: quoted when it would otherwise end the
-/// value early (MLIR's option parser takes quotes and braces as delimiters).
+/// A value in a pass's option text: quoted when it is empty or would otherwise
+/// end the value early (MLIR's option parser takes quotes and braces as
+/// delimiters).
 std::string optionValue(StringRef value) {
-  if (value.find_first_of(" \t\"'{}") == StringRef::npos)
+  if (!value.empty() && value.find_first_of(" \t\"'{}") == StringRef::npos)
     return value.str();
   std::string quoted = "{";
   quoted += value.str();

@@ -42,6 +42,16 @@ const SUBSTITUTE_ALPHA_OPTION: OptionInfo = OptionInfo {
     default: "1",
 };
 
+/// The `test-perturb-op` option of both kernel-schedule pipelines: graph-substitute's planted
+/// fault, which the numeric bisection's tests look for.
+const TEST_PERTURB_OPTION: OptionInfo = OptionInfo {
+    name: "test-perturb-op",
+    description: "Test only: graph-substitute negates the result of the op at this name \
+                  location (a planted fault for the numeric bisection)",
+    kind: OptionKind::String,
+    default: "",
+};
+
 /// The graph-substitute step of both kernel-schedule pipelines.
 const SUBSTITUTE_STEP: Step = Step {
     nest: Some(FUNCTION),
@@ -50,6 +60,7 @@ const SUBSTITUTE_STEP: Step = Step {
         ("search", StepValue::Option("substitute")),
         ("alpha", StepValue::Option("substitute-alpha")),
         ("target", StepValue::Option("target")),
+        ("test-perturb-op", StepValue::Option("test-perturb-op")),
     ],
 };
 
@@ -73,6 +84,7 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
         PIPELINE_OPTION,
         SUBSTITUTE_OPTION,
         SUBSTITUTE_ALPHA_OPTION,
+        TEST_PERTURB_OPTION,
     ],
     steps: &[
         Step {
@@ -203,6 +215,7 @@ graphturbo` runs it.",
         PIPELINE_OPTION,
         SUBSTITUTE_OPTION,
         SUBSTITUTE_ALPHA_OPTION,
+        TEST_PERTURB_OPTION,
     ],
     steps: &[
         Step {

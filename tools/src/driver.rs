@@ -55,6 +55,40 @@ pub fn graph_to_dsa_pipeline(options: &CompileOptions) -> Result<String, String>
     ))
 }
 
+/// The steps of the kernel schedule's pipeline, each as its pass argument and pipeline text,
+/// with the schedule's options and the target set: what [`graph_to_dsa_pipeline`] runs, so that
+/// a tool can run a subset of them ([`pipeline_of_steps`]).
+pub fn graph_to_dsa_steps(options: &CompileOptions) -> Result<Vec<(&'static str, String)>, String> {
+    let (name, extra) = match options.schedule.split_once('{') {
+        Some((name, rest)) => {
+            let extra = rest
+                .strip_suffix('}')
+                .ok_or_else(|| format!("schedule '{}': options end with '}}'", options.schedule))?;
+            (name, extra)
+        }
+        None => (options.schedule.as_str(), ""),
+    };
+    let mut values = vec![("target".to_owned(), options.target.clone())];
+    for setting in extra.split_whitespace() {
+        let (option, value) = setting.split_once('=').ok_or_else(|| {
+            format!(
+                "schedule '{}': '{setting}' is not option=value",
+                options.schedule
+            )
+        })?;
+        values.push((option.to_owned(), value.to_owned()));
+    }
+    turbine_passes::pipelines::for_schedule(name)?.step_texts(&values)
+}
+
+/// Pipeline text running `steps` (of [`graph_to_dsa_steps`]) in order on the module.
+pub fn pipeline_of_steps<'a>(
+    steps: impl IntoIterator<Item = &'a (&'static str, String)>,
+) -> String {
+    let texts: Vec<&str> = steps.into_iter().map(|(_, text)| text.as_str()).collect();
+    format!("builtin.module({})", texts.join(","))
+}
+
 /// How to compile.
 #[derive(Debug, Clone)]
 pub struct CompileOptions {
@@ -267,12 +301,24 @@ fn host_functions(module: &Module) -> Vec<(String, Vec<Buffer>, usize)> {
 /// Compiles the graph-dialect `module` (its function `function`, or its only one).
 pub fn compile(
     context: &Context,
-    mut module: Module,
+    module: Module,
     function: Option<&str>,
     options: &CompileOptions,
 ) -> Result<Compiled, String> {
-    let start = Instant::now();
     let pipeline = graph_to_dsa_pipeline(options)?;
+    compile_with_pipeline(context, module, function, &pipeline, options.opt)
+}
+
+/// [`compile`] with `pipeline` (pipeline text) taking the graph to `dsa` instead of the
+/// schedule's registered pipeline: a subset of its steps ([`graph_to_dsa_steps`]).
+pub fn compile_with_pipeline(
+    context: &Context,
+    mut module: Module,
+    function: Option<&str>,
+    pipeline: &str,
+    opt: OptLevel,
+) -> Result<Compiled, String> {
+    let start = Instant::now();
     let names: Vec<String> = {
         let mut names = Vec::new();
         let mut op = module.body().first_operation();
@@ -308,13 +354,13 @@ pub fn compile(
         }
     }
     let output_shapes = graph_output_shapes(&module, &entry);
-    run_pipeline(context, &mut module, &pipeline)?;
+    run_pipeline(context, &mut module, pipeline)?;
     let graph_passes = start.elapsed();
     let (_, buffers, kernel_count) = host_functions(&module)
         .into_iter()
         .find(|(name, _, _)| *name == entry)
         .ok_or("the lowering made no host function")?;
-    let jit = Jit::new(&mut module, options.opt)?;
+    let jit = Jit::new(&mut module, opt)?;
     Ok(Compiled {
         entry,
         buffers,

@@ -1,12 +1,15 @@
 //! What Turbine's tools share: compiling a model down to the software DSA and running it
-//! ([`driver`]), building graph-dialect modules from operation records ([`graph_module`]), the
-//! built-in models of the main job and the benchmark ([`models`]), how diagnostics name their
-//! locations ([`diagnostics`]), the fuzzing harnesses ([`fuzzing`]), the interpreter check of
-//! substitution rules ([`rule_check`]), reading model files ([`input`]), what every tool's `main`
-//! does ([`cli`]), and command-line parsing helpers.
+//! ([`driver`]), comparing its results with the interpreter's ([`comparison`]) and finding the
+//! first op and pass that make them differ ([`bisect`]), building graph-dialect modules from
+//! operation records ([`graph_module`]), the built-in models of the main job and the benchmark
+//! ([`models`]), how diagnostics name their locations ([`diagnostics`]), the fuzzing harnesses
+//! ([`fuzzing`]), the interpreter check of substitution rules ([`rule_check`]), reading model
+//! files ([`input`]), what every tool's `main` does ([`cli`]), and command-line parsing helpers.
 #![warn(missing_docs)]
 
+pub mod bisect;
 pub mod cli;
+pub mod comparison;
 pub mod diagnostics;
 pub mod driver;
 pub mod fuzzing;

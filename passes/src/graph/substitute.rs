@@ -1,6 +1,7 @@
 //! `graph-substitute`: MetaFlow's relaxed graph substitution (SysML'19 §3-4) with rules read
 //! from files. See [`crate::substitute`] for the rule format, the matcher and the search.
 
+use super::perturb::negate_named_op;
 use crate::{
     graph_view::FunctionView,
     ir::Op,
@@ -33,6 +34,7 @@ pub struct GraphSubstitute {
     target: String,
     explain: bool,
     verify: bool,
+    perturb_op: String,
 }
 
 /// The `search` option.
@@ -155,6 +157,13 @@ the same for a rule file); an unsound rule is an error at its location.";
             kind: OptionKind::Bool,
             default: "false",
         },
+        OptionInfo {
+            name: "test-perturb-op",
+            description: "Test only: negate the result of the op at this name location after the \
+                          search, a planted fault for the numeric bisection",
+            kind: OptionKind::String,
+            default: "",
+        },
     ];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
@@ -203,12 +212,24 @@ the same for a rule file); an unsound rule is an error at its location.";
             target: options.string("target"),
             explain: options.bool("explain")?,
             verify: options.bool("verify")?,
+            perturb_op: options.string("test-perturb-op"),
         })
     }
 
     fn run(&self, operation: OperationRef) -> Result<(), PassFailure> {
         // SAFETY: the pass manager hands us a live op, alive for the run.
         let function = unsafe { Op::from_raw(operation.to_raw()) };
+        self.substitute(function)?;
+        if !self.perturb_op.is_empty() && !function.regions_empty() {
+            negate_named_op(function, &self.perturb_op);
+        }
+        Ok(())
+    }
+}
+
+impl GraphSubstitute {
+    /// The search the options ask for, on `function`.
+    fn substitute(&self, function: Op) -> Result<(), PassFailure> {
         if function.regions_empty() || self.search == SearchKind::None {
             return Ok(());
         }
@@ -245,15 +266,7 @@ the same for a rule file); an unsound rule is an error at its location.";
             SearchKind::Backtracking => self.run_backtracking(function, &rules),
         }
     }
-}
 
-/// Reports `message` as the pass's error at `function`.
-fn fail(function: Op, message: String) -> PassFailure {
-    function.emit_error(&format!("graph-substitute: {message}"));
-    PassFailure
-}
-
-impl GraphSubstitute {
     /// `search=egraph`: equality saturation over `rules`, with the `explain` remark of its
     /// totals.
     fn run_egraph(&self, function: Op, rules: &[Rule]) -> Result<(), PassFailure> {
@@ -532,4 +545,10 @@ fn merge(mut total: Outcome, outcome: Outcome) -> Outcome {
 fn remark(location: MlirLocation, message: &str) {
     // SAFETY: the location is alive with its context.
     crate::ir::emit_remark(unsafe { melior::ir::Location::from_raw(location) }, message)
+}
+
+/// Reports `message` as the pass's error at `function`.
+fn fail(function: Op, message: String) -> PassFailure {
+    function.emit_error(&format!("graph-substitute: {message}"));
+    PassFailure
 }

@@ -49,37 +49,85 @@ pub enum StepValue {
 }
 
 impl Step {
-    /// The step as pipeline text, with `<name>` for a value taken from the pipeline's option
-    /// `name`: `dsa-set-target{target=<target>}`.
-    fn text(&self) -> String {
+    /// The step as pipeline text inside the module (`func.func(graph-fold-reshapes)`), the value
+    /// of each pass option that comes from the pipeline's option `name` written as
+    /// `pipeline_value(name)`.
+    fn text(&self, pipeline_value: impl Fn(&str) -> String) -> String {
         let mut text = self.pass.to_owned();
         if !self.options.is_empty() {
             let options: Vec<String> = self
                 .options
                 .iter()
                 .map(|(name, value)| match value {
-                    StepValue::Option(option) => format!("{name}=<{option}>"),
-                    StepValue::Fixed(fixed) => format!("{name}={fixed}"),
+                    StepValue::Option(option) => format!("{name}={}", pipeline_value(option)),
+                    StepValue::Fixed(fixed) => format!("{name}={}", option_value(fixed)),
                 })
                 .collect();
             write!(text, "{{{}}}", options.join(" ")).unwrap();
         }
-        text
+        match self.nest {
+            Some(op) => format!("{op}({text})"),
+            None => text,
+        }
     }
 }
 
 impl PipelineInfo {
     /// The passes as pipeline text inside the module, one per line
-    /// (`func.func(graph-fold-reshapes)`, `dsa-set-target{target=<target>}`), for the
-    /// documentation.
+    /// (`func.func(graph-fold-reshapes)`, `dsa-set-target{target=<target>}`, with `<name>` for
+    /// a value taken from the pipeline's option `name`), for the documentation.
     pub fn pass_lines(&self) -> Vec<String> {
         self.steps
             .iter()
-            .map(|step| match step.nest {
-                Some(op) => format!("{op}({})", step.text()),
-                None => step.text(),
-            })
+            .map(|step| step.text(|option| format!("<{option}>")))
             .collect()
+    }
+
+    /// Each step's pass argument and the step as pipeline text inside the module, with the
+    /// pipeline's options set to `values` (name, value) and the others at their defaults: what
+    /// running the pipeline with those options runs, so that a tool can run a subset of its
+    /// steps. An error names an option the pipeline does not declare.
+    pub fn step_texts(
+        &self,
+        values: &[(String, String)],
+    ) -> Result<Vec<(&'static str, String)>, String> {
+        if let Some((unknown, _)) = values
+            .iter()
+            .find(|(name, _)| self.options.iter().all(|option| option.name != name))
+        {
+            return Err(format!(
+                "pipeline '{}' has no option '{unknown}'",
+                self.argument
+            ));
+        }
+        let value_of = |option: &str| {
+            let value = values
+                .iter()
+                .rev()
+                .find(|(name, _)| name == option)
+                .map(|(_, value)| value.as_str())
+                .or_else(|| {
+                    let declared = self.options.iter().find(|o| o.name == option)?;
+                    Some(declared.default)
+                })
+                .unwrap_or_default();
+            option_value(value)
+        };
+        Ok(self
+            .steps
+            .iter()
+            .map(|step| (step.pass, step.text(value_of)))
+            .collect())
+    }
+}
+
+/// A value in a pass's option text: in braces when it is empty or would otherwise end the value
+/// early (MLIR's option parser takes quotes and braces as delimiters), as the C++ side writes it.
+fn option_value(value: &str) -> String {
+    if value.is_empty() || value.contains([' ', '\t', '"', '\'', '{', '}']) {
+        format!("{{{value}}}")
+    } else {
+        value.to_owned()
     }
 }
 

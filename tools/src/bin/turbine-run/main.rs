@@ -27,7 +27,8 @@ mod results;
 
 use model::{check_interface, inputs, load};
 use output::{progress, progress_done};
-use results::{compare, summary, top_k, worst_error};
+use results::{compare, summary, top_k};
+use turbine_tools::comparison::worst_error;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -65,7 +66,8 @@ struct Arguments {
     #[arg(
         long,
         conflicts_with_all = [
-            "interpret", "check", "baseline", "trace", "report_json", "outputs", "top"
+            "interpret", "check", "bisect", "baseline", "trace", "report_json", "outputs",
+            "top"
         ]
     )]
     compile_only: bool,
@@ -73,6 +75,12 @@ struct Arguments {
     /// tolerance (|a - b| <= atol + rtol * |b|).
     #[arg(long)]
     check: bool,
+    /// With --check: when a result differs, find the first graph op whose compiled value
+    /// diverges (by compiling prefixes of the model), where the schedule put it, and the first
+    /// pass whose presence makes it diverge (by compiling with each pass turned off). Implies
+    /// --check.
+    #[arg(long)]
+    bisect: bool,
     /// Relative tolerance of --check.
     #[arg(long, default_value_t = 1e-4, value_parser = tolerance)]
     rtol: f64,
@@ -140,6 +148,15 @@ struct Arguments {
     seed: u64,
 }
 
+/// The target, `schedule` and optimisation level the arguments ask for.
+fn compile_options(arguments: &Arguments, schedule: &str) -> CompileOptions {
+    CompileOptions {
+        target: arguments.target.clone(),
+        schedule: schedule.to_owned(),
+        opt: [OptLevel::O0, OptLevel::O1, OptLevel::O2, OptLevel::O3][arguments.opt as usize],
+    }
+}
+
 /// Compiles `module` with `schedule`, printing the time of each phase.
 fn compile(
     context: &melior::Context,
@@ -148,11 +165,7 @@ fn compile(
     arguments: &Arguments,
     schedule: &str,
 ) -> Result<driver::Compiled, String> {
-    let options = CompileOptions {
-        target: arguments.target.clone(),
-        schedule: schedule.to_owned(),
-        opt: [OptLevel::O0, OptLevel::O1, OptLevel::O2, OptLevel::O3][arguments.opt as usize],
-    };
+    let options = compile_options(arguments, schedule);
     progress(&format!(
         "compiling @{entry} for {} ({schedule})",
         arguments.target
@@ -215,7 +228,8 @@ fn run(arguments: &Arguments) -> Result<(), String> {
     .map_err(|error| error.to_string())?;
     let inputs = inputs(arguments, &program)?;
     check_interface(arguments, &program, &inputs)?;
-    let expected = if arguments.interpret || arguments.check {
+    let checking = arguments.check || arguments.bisect;
+    let expected = if arguments.interpret || checking {
         progress("interpreting");
         let interpreted = interpret(&program, inputs.clone(), &weights);
         progress_done();
@@ -240,8 +254,40 @@ fn run(arguments: &Arguments) -> Result<(), String> {
     };
     write_results(arguments, &results)?;
     if let (Some(expected), false) = (&expected, arguments.interpret) {
-        check_results(arguments, &results, expected)?;
+        let checked = check_results(arguments, &results, expected);
+        if checked.is_err() && arguments.bisect {
+            bisect(&context, arguments, &program.name, &inputs, &weights)?;
+        }
+        checked?;
     }
+    Ok(())
+}
+
+/// Finds and prints the first op and pass that make the compiled model diverge.
+fn bisect(
+    context: &melior::Context,
+    arguments: &Arguments,
+    entry: &str,
+    inputs: &[Tensor],
+    weights: &Weights,
+) -> Result<(), String> {
+    let (module, _) = load_reduced(context, arguments)?;
+    let options = compile_options(arguments, &arguments.schedule);
+    let bisection = turbine_tools::bisect::Bisection {
+        context,
+        module: &module,
+        entry,
+        inputs,
+        weights,
+        options: &options,
+        threads: arguments.threads,
+        rtol: arguments.rtol,
+        atol: arguments.atol,
+    };
+    progress("bisecting");
+    let finding = bisection.run();
+    progress_done();
+    outln!("bisect: {}", finding?);
     Ok(())
 }
 
