@@ -4,7 +4,8 @@
 //! operation records ([`graph_module`]), the built-in models of the main job and the benchmark
 //! ([`models`]), how diagnostics name their locations ([`diagnostics`]), the fuzzing harnesses
 //! ([`fuzzing`]), the interpreter check of substitution rules ([`rule_check`]), reading model
-//! files ([`input`]), what every tool's `main` does ([`cli`]), and command-line parsing helpers.
+//! files ([`input`]), what every tool's `main` does ([`cli`]), progress on a terminal ([`progress`])
+//! and command-line parsing helpers.
 #![warn(missing_docs)]
 
 pub mod bisect;
@@ -16,6 +17,7 @@ pub mod fuzzing;
 pub mod graph_module;
 pub mod input;
 pub mod models;
+pub mod progress;
 pub mod random;
 pub mod rule_check;
 

@@ -23,6 +23,7 @@ mod prefix;
 use crate::comparison::worst_error;
 use crate::diagnostics::describe;
 use crate::driver::{self, CompileOptions, Device};
+use crate::progress::Progress;
 use melior::ir::operation::OperationLike;
 use melior::ir::Module;
 use melior::Context;
@@ -52,6 +53,8 @@ pub struct Bisection<'a, 'c> {
     pub rtol: f64,
     /// Absolute tolerance of the comparison.
     pub atol: f64,
+    /// Where to show each step (a terminal's progress line), if anywhere.
+    pub progress: Option<&'a Progress>,
 }
 
 /// The worst compiled value of a prefix against the interpreter's.
@@ -173,6 +176,11 @@ impl Bisection<'_, '_> {
         while first < last {
             let middle = (first + last) / 2;
             compiles += 1;
+            self.note(format!(
+                "bisecting: the ops up to {} of {} ({compiles} compiles)",
+                middle + 1,
+                cuts.len()
+            ));
             match self.outcome(&body, cuts[middle], &steps)? {
                 Outcome::Agrees => first = middle + 1,
                 Outcome::Diverges(found) => (last, divergence) = (middle, found),
@@ -199,6 +207,13 @@ impl Bisection<'_, '_> {
             culprit,
             compiles: (compiles, pass_compiles),
         })
+    }
+
+    /// Shows `message` as the bisection's progress.
+    fn note(&self, message: String) {
+        if let Some(progress) = self.progress {
+            progress.set_message(message);
+        }
     }
 
     /// Compiles the prefix ending at `cut` with `steps` and compares its values with the
@@ -297,6 +312,7 @@ impl Bisection<'_, '_> {
     ) -> Result<(Culprit, usize), String> {
         let mut required = Vec::new();
         for (index, (pass, _)) in steps.iter().enumerate() {
+            self.note(format!("bisecting: the diverging ops without {pass}"));
             let without: Vec<(&'static str, String)> = steps
                 .iter()
                 .enumerate()

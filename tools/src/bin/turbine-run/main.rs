@@ -26,9 +26,9 @@ mod output;
 mod results;
 
 use model::{check_interface, inputs, load};
-use output::{progress, progress_done};
 use results::{compare, summary, top_k};
 use turbine_tools::comparison::worst_error;
+use turbine_tools::progress::Progress;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -166,12 +166,12 @@ fn compile(
     schedule: &str,
 ) -> Result<driver::Compiled, String> {
     let options = compile_options(arguments, schedule);
-    progress(&format!(
+    let progress = Progress::start(format!(
         "compiling @{entry} for {} ({schedule})",
         arguments.target
     ));
     let compiled = driver::compile(context, module, Some(entry), &options);
-    progress_done();
+    drop(progress);
     let compiled = compiled?;
     let backend = compiled.backend_times();
     outln!(
@@ -230,9 +230,9 @@ fn run(arguments: &Arguments) -> Result<(), String> {
     check_interface(arguments, &program, &inputs)?;
     let checking = arguments.check || arguments.bisect;
     let expected = if arguments.interpret || checking {
-        progress("interpreting");
+        let progress = Progress::start("interpreting");
         let interpreted = interpret(&program, inputs.clone(), &weights);
-        progress_done();
+        drop(progress);
         Some(interpreted.map_err(|error| error.to_string())?)
     } else {
         None
@@ -273,6 +273,7 @@ fn bisect(
 ) -> Result<(), String> {
     let (module, _) = load_reduced(context, arguments)?;
     let options = compile_options(arguments, &arguments.schedule);
+    let progress = Progress::start("bisecting");
     let bisection = turbine_tools::bisect::Bisection {
         context,
         module: &module,
@@ -283,10 +284,9 @@ fn bisect(
         threads: arguments.threads,
         rtol: arguments.rtol,
         atol: arguments.atol,
+        progress: Some(&progress),
     };
-    progress("bisecting");
     let finding = bisection.run();
-    progress_done();
     outln!("bisect: {}", finding?);
     Ok(())
 }
@@ -322,9 +322,9 @@ impl Run<'_, '_> {
             device.enable_trace()?;
         }
         let start = Instant::now();
-        progress("running on the software DSA");
+        let progress = Progress::start("running on the software DSA");
         let results = driver::run(&compiled, &device, self.inputs, self.weights);
-        progress_done();
+        drop(progress);
         let results = results?;
         outln!(
             "ran on the software DSA in {:.3} s of host time",
@@ -351,11 +351,11 @@ impl Run<'_, '_> {
         let compiled = compile(self.context, module, self.entry, arguments, baseline)?;
         let other = Device::new(&arguments.target)?;
         other.set_threads(arguments.threads)?;
-        progress(&format!(
+        let progress = Progress::start(format!(
             "running the {baseline} schedule on the software DSA"
         ));
         let theirs_results = driver::run(&compiled, &other, self.inputs, self.weights);
-        progress_done();
+        drop(progress);
         let theirs_results = theirs_results?;
         let theirs = driver::figures(&other.report(ReportFormat::Json)?)?;
         compare(
