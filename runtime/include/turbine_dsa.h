@@ -173,6 +173,10 @@ td_status td_device_take_error(uint64_t dev);
 /* Host threads used to run cores concurrently (0: all the host has). Never changes results
  * or cycle counts, only wall time. */
 td_status td_device_set_threads(uint64_t dev, uint32_t threads);
+/* The race check of every launch: on (nonzero, the default) refuses a launch whose instructions
+ * may touch the same elements at overlapping times with a write involved; off (zero) runs it
+ * faster, its results then depending on the host's thread interleaving if it races. */
+td_status td_device_set_race_check(uint64_t dev, int32_t on);
 /* Simulated cycles since the device was created. */
 td_status td_device_cycles(uint64_t dev, uint64_t *cycles_out);
 

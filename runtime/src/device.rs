@@ -36,6 +36,8 @@ pub struct Device {
     now: u64,
     next_token: u64,
     threads: usize,
+    /// Whether each launch is checked for races before it runs ([`Device::set_race_check`]).
+    race_check: bool,
     stats: Stats,
     trace: Option<Trace>,
     /// The names of the layers instructions are attributed to (`td_layer_name`), by id.
@@ -64,6 +66,7 @@ impl Device {
             now: 0,
             next_token: 1,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            race_check: true,
             trace: None,
             layer_names: BTreeMap::new(),
         }
@@ -94,6 +97,20 @@ impl Device {
         }
         self.threads = threads;
         Ok(())
+    }
+
+    /// Turns the race check on (the default) or off. With it on, a launch whose instructions
+    /// may touch the same elements at overlapping times, a write involved, is refused before
+    /// it runs. Off, such a launch runs: memory stays safe (buffers are locked), but its
+    /// results may depend on the host's thread interleaving; a compiler's output is checked
+    /// with it on, and runs faster without.
+    pub fn set_race_check(&mut self, on: bool) {
+        self.race_check = on;
+    }
+
+    /// Whether the race check is on.
+    pub fn race_check(&self) -> bool {
+        self.race_check
     }
 
     fn check_core(&self, core: CoreId) -> Result<()> {
@@ -479,7 +496,9 @@ impl Device {
             });
         }
         let resources = self.target.core.units.len() + self.target.core.dma_channels as usize;
-        hazard::check(&launch, &schedule, resources, self.threads)?;
+        if self.race_check {
+            hazard::check(&launch, &schedule, resources, self.threads)?;
+        }
         let buffers: Buffers = launch
             .buffers
             .iter()
@@ -530,6 +549,7 @@ impl Device {
             self.now,
             self.memory.usage(),
             &self.layer_names,
+            self.race_check,
         )
     }
 

@@ -343,6 +343,9 @@ pub struct Report {
     pub kernel_launches: u64,
     /// Instructions executed.
     pub instructions: u64,
+    /// Whether the launches were checked for races before they ran
+    /// ([`Device::set_race_check`](crate::Device::set_race_check)).
+    pub race_check: bool,
     /// Every launch, in order.
     pub launches: Vec<LaunchSummary>,
     /// DMA bytes per path and direction (only paths used).
@@ -370,6 +373,7 @@ impl Report {
         now: u64,
         usage: (&[Usage], &[Usage], Usage),
         layer_names: &BTreeMap<u32, String>,
+        race_check: bool,
     ) -> Report {
         let cycles = now - stats.since;
         let (units, dma_channels) = stats.unit_and_channel_stats(target, cycles);
@@ -380,6 +384,7 @@ impl Report {
             time_us: cycles as f64 / target.clock_mhz,
             kernel_launches: stats.launches.len() as u64,
             instructions: stats.instructions,
+            race_check,
             launches: stats.launches.clone(),
             transfers: stats.transfer_stats(),
             host: HostStat {

@@ -69,6 +69,8 @@ impl Report {
         writeln!(out, "  simulated time     {:>16.3} us", self.time_us)?;
         writeln!(out, "  kernel launches    {:>16}", self.kernel_launches)?;
         writeln!(out, "  instructions       {:>16}", self.instructions)?;
+        let race_check = if self.race_check { "on" } else { "off" };
+        writeln!(out, "  race check         {race_check:>16}")?;
         self.write_launches(out)?;
         self.write_transfers(out)?;
         self.write_utilisation(out)?;

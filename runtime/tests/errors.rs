@@ -586,6 +586,26 @@ fn races_within_a_core_are_refused_and_change_nothing() {
 }
 
 #[test]
+fn without_the_race_check_a_racing_launch_runs_and_the_report_says_so() {
+    let mut dev = mini();
+    assert!(dev.race_check() && dev.report().race_check);
+    let d = dev.alloc(Placement::Ddr, 1024).unwrap();
+    dev.write(d, 0, &[2.0; 256]).unwrap();
+    let l = dev.alloc(Placement::Lb(C00), 1024).unwrap();
+    let steps = [step(C00, dma(d, l, 256), &[]), step(C00, relu(l, 256), &[])];
+    dev.set_race_check(false);
+    launch(&mut dev, "unchecked", &[C00], &steps).unwrap();
+    let report = dev.report();
+    assert!(!report.race_check);
+    assert!(report.to_string().contains("race check                      off"));
+    dev.set_race_check(true);
+    assert!(matches!(
+        reject(&mut dev, &[C00], &steps),
+        RuntimeError::Race { .. }
+    ));
+}
+
+#[test]
 fn races_across_cores_are_refused_but_disjoint_blocks_are_not() {
     let mut dev = mini();
     let g = dev.alloc(Placement::Gb(0), 4 * 64).unwrap();

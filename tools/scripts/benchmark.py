@@ -7,7 +7,8 @@ MobileNet-V2 block.
 Per model it prints Turbine's compile time per phase (graph passes, lowering to the LLVM dialect,
 LLVM optimisation, JIT), the kernels launched, the simulated cycles and DDR bytes of one inference
 on the target, the host wall time of that run on the software DSA (buffer set-up, recording,
-simulation and the real arithmetic) and onnxruntime's wall time for the same model with the same
+simulation and the real arithmetic), without and with the race check (turbine-run's default and
+--race-check), and onnxruntime's wall time for the same model with the same
 number of threads (median of 3 after a warm-up), their ratio, and the largest difference between
 the two outputs relative to the largest output magnitude. Usage: tools/scripts/benchmark.py --bin-dir target/release [--threads 2]
 [--schedule layerwise] [--markdown docs/Benchmarks.md].
@@ -125,6 +126,10 @@ def measure(name, model, arguments, work):
         return {"model": name, "error": ran.stderr.strip()}
     phases = PHASES.search(ran.stdout)
     host = float(re.search(r"ran on the software DSA in ([\d.]+) s", ran.stdout).group(1))
+    checked = subprocess.run(command + ["--race-check"], capture_output=True, text=True)
+    if checked.returncode != 0:
+        return {"model": name, "error": checked.stderr.strip()}
+    host_checked = float(re.search(r"ran on the software DSA in ([\d.]+) s", checked.stdout).group(1))
     report = json.load(open(os.path.join(work, "report.json")))
     ddr = sum(t["bytes"] for t in report["transfers"] if "ddr" in (t["src"], t["dst"]) and "host" not in (t["src"], t["dst"]))
     options = onnxruntime.SessionOptions()
@@ -147,6 +152,7 @@ def measure(name, model, arguments, work):
         "time_us": report["time_us"],
         "ddr_bytes": ddr,
         "host_s": host,
+        "host_checked_s": host_checked,
         "ort_s": ort,
         "max_diff": float(np.abs(got - expected).max() / max(np.abs(expected).max(), 1e-30)),
     }
@@ -156,7 +162,8 @@ def table(rows, arguments):
     lines = [
         f"target {arguments.target}, schedule {arguments.schedule}, {arguments.threads} host threads for both",
         "",
-        "| model | compile s (graph / to LLVM / translate / LLVM opt / JIT) | kernels | simulated cycles | simulated ms | DDR MB | software DSA host s | onnxruntime s | DSA/ORT | max diff / max abs |",
+        "| model | compile s (graph / to LLVM / translate / LLVM opt / JIT) | kernels | simulated cycles | simulated ms | DDR MB | "
+        "software DSA host s (race check off / on) | onnxruntime s | DSA/ORT (off / on) | max diff / max abs |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
@@ -166,8 +173,9 @@ def table(rows, arguments):
         compile_text = " / ".join(f"{t:.2f}" for t in row["compile"])
         lines.append(
             f"| {row['model']} | {sum(row['compile']):.2f} ({compile_text}) | {row['kernels']} | {row['cycles']:,} | "
-            f"{row['time_us'] / 1000:.2f} | {row['ddr_bytes'] / 1e6:.1f} | {row['host_s']:.2f} | {row['ort_s']:.3f} | "
-            f"{row['host_s'] / row['ort_s']:.1f}x | {row['max_diff']:.1e} |"
+            f"{row['time_us'] / 1000:.2f} | {row['ddr_bytes'] / 1e6:.1f} | {row['host_s']:.2f} / {row['host_checked_s']:.2f} | "
+            f"{row['ort_s']:.3f} | {row['host_s'] / row['ort_s']:.1f}x / {row['host_checked_s'] / row['ort_s']:.1f}x | "
+            f"{row['max_diff']:.1e} |"
         )
     return "\n".join(lines)
 

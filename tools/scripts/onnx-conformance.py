@@ -288,7 +288,8 @@ def run_case(model, data_sets, bin_dir, work, schedules):
     if outcome[0] != "pass":
         return "fail", f"after hw-group: {outcome[1]}", None
     compiled = {
-        schedule: evaluate(mlir, data_sets, types, [os.path.join(bin_dir, "turbine-run"), mlir, "--target", "stcp920", "--schedule", schedule],
+        schedule: evaluate(mlir, data_sets, types, [os.path.join(bin_dir, "turbine-run"), mlir, "--target", "stcp920", "--schedule", schedule,
+                                                          "--race-check"],
                            work, f"compiled run ({schedule})")
         for schedule in schedules
     }

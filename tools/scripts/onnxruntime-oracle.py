@@ -512,7 +512,7 @@ def check(model, bin_dir, work):
     notes = []
     for schedule in SCHEDULES:
         compiled = [c for c in command if c != "--interpret"]
-        compiled[2:2] = ["--target", "stcp920", "--schedule", schedule]
+        compiled[2:2] = ["--target", "stcp920", "--schedule", schedule, "--race-check"]
         ran = subprocess.run(compiled, capture_output=True, text=True)
         if ran.returncode != 0:
             reason = ran.stderr.strip()

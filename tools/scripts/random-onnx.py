@@ -136,7 +136,7 @@ def run_turbine(bin_dir, work, model_path, input_paths, count, pipeline):
     name = pipeline.replace('{', '_').replace('}', '').replace('=', '_')
     outputs = [os.path.join(work, f"{name}_{i}.npy") for i in range(count)]
     command = [os.path.join(bin_dir, "turbine-run"), model_path, "--threads", "1"]
-    command += ["--interpret"] if pipeline == "interpret" else ["--schedule", pipeline]
+    command += ["--interpret"] if pipeline == "interpret" else ["--schedule", pipeline, "--race-check"]
     for path in input_paths:
         command += ["--input", path]
     for path in outputs:

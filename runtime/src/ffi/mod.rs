@@ -437,6 +437,18 @@ pub extern "C" fn td_report_reset(dev: u64) -> i32 {
     })
 }
 
+/// Turns the race check of every launch on (nonzero, the default) or off (zero): see
+/// [`Device::set_race_check`](crate::Device::set_race_check).
+#[no_mangle]
+pub extern "C" fn td_device_set_race_check(dev: u64, on: i32) -> i32 {
+    guard_on(dev, "td_device_set_race_check", || {
+        with_device(dev, |d| {
+            d.set_race_check(on != 0);
+            Ok(())
+        })
+    })
+}
+
 /// Turns trace recording on (nonzero) or off (zero, dropping recorded events).
 #[no_mangle]
 pub extern "C" fn td_trace_enable(dev: u64, on: i32) -> i32 {
@@ -466,6 +478,10 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
         ("td_device_destroy", td_device_destroy as *const ()),
         ("td_device_take_error", td_device_take_error as *const ()),
         ("td_device_set_threads", td_device_set_threads as *const ()),
+        (
+            "td_device_set_race_check",
+            td_device_set_race_check as *const (),
+        ),
         ("td_device_cycles", td_device_cycles as *const ()),
         ("td_buffer_alloc", td_buffer_alloc as *const ()),
         ("td_buffer_free", td_buffer_free as *const ()),

@@ -24,7 +24,6 @@ use crate::comparison::worst_error;
 use crate::diagnostics::describe;
 use crate::driver::{self, CompileOptions, Device};
 use crate::progress::Progress;
-use melior::ir::operation::OperationLike;
 use melior::ir::Module;
 use melior::Context;
 use prefix::{prefix_module, Body};
@@ -191,13 +190,7 @@ impl Bisection<'_, '_> {
         let (instances, kernels) = self.landing(&body, cut, &steps)?;
         let (culprit, pass_compiles) = self.culprit(&body, cut, &steps)?;
         Ok(Finding {
-            op: body
-                .op(cut)
-                .name()
-                .as_string_ref()
-                .as_str()
-                .unwrap_or("?")
-                .to_owned(),
+            op: body.op_name(cut),
             location: describe(body.location(cut)),
             position: (last + 1, cuts.len()),
             schedule: self.options.schedule.clone(),
@@ -247,6 +240,7 @@ impl Bisection<'_, '_> {
         };
         let device = Device::new(&self.options.target)?;
         device.set_threads(self.threads)?;
+        device.set_race_check(true)?;
         let results = match driver::run(&compiled, &device, self.inputs, self.weights) {
             Ok(results) => results,
             Err(message) => return Ok(Outcome::Fails(message)),
@@ -256,13 +250,7 @@ impl Bisection<'_, '_> {
             let (tolerances, error) = worst_error(actual, reference, self.rtol, self.atol)?;
             let diverges = tolerances > 1.0 || tolerances.is_nan();
             if diverges && worst.as_ref().is_none_or(|w| tolerances > w.tolerances) {
-                let name = body
-                    .op(op)
-                    .name()
-                    .as_string_ref()
-                    .as_str()
-                    .unwrap_or("?")
-                    .to_owned();
+                let name = body.op_name(op);
                 worst = Some(Divergence {
                     value: format!(
                         "result {result} of {name} at {}",

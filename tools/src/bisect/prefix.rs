@@ -44,10 +44,11 @@ impl Body {
             .collect()
     }
 
-    /// The op at `index`.
-    pub fn op(&self, index: usize) -> OperationRef<'_, '_> {
+    /// The name of the op at `index` (`graph.relu`).
+    pub fn op_name(&self, index: usize) -> String {
         // SAFETY: the op belongs to the module the body was read from, alive while it is used.
-        unsafe { OperationRef::from_raw(self.ops[index]) }
+        let op = unsafe { OperationRef::from_raw(self.ops[index]) };
+        op.name().as_string_ref().as_str().unwrap_or("?").to_owned()
     }
 
     /// The op at `index`'s location.

@@ -70,6 +70,14 @@ impl Device {
         )
     }
 
+    /// Turns the runtime's race check on or off (on by default).
+    pub fn set_race_check(&self, on: bool) -> Result<(), String> {
+        check(
+            ffi::td_device_set_race_check(self.0, i32::from(on)),
+            "cannot set the race check",
+        )
+    }
+
     /// A DDR buffer of `bytes` bytes (at least one element of `element_bytes`) of `dtype`
     /// elements (a `TD_DTYPE_*` code).
     pub(super) fn alloc(

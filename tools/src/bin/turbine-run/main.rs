@@ -81,6 +81,12 @@ struct Arguments {
     /// --check.
     #[arg(long)]
     bisect: bool,
+    /// Check every launch for races before it runs (instructions that may touch the same
+    /// elements at overlapping times, a write involved). Off by default: it costs host time,
+    /// and the compiler's output is checked with it in the test suite. On with --check and
+    /// --bisect.
+    #[arg(long)]
+    race_check: bool,
     /// Relative tolerance of --check.
     #[arg(long, default_value_t = 1e-4, value_parser = tolerance)]
     rtol: f64,
@@ -316,8 +322,7 @@ impl Run<'_, '_> {
         if arguments.compile_only {
             return Ok(None);
         }
-        let device = Device::new(&arguments.target)?;
-        device.set_threads(arguments.threads)?;
+        let device = new_device(arguments)?;
         if arguments.trace.is_some() {
             device.enable_trace()?;
         }
@@ -349,8 +354,7 @@ impl Run<'_, '_> {
         let ours = driver::figures(&device.report(ReportFormat::Json)?)?;
         let (module, _) = load_reduced(self.context, arguments)?;
         let compiled = compile(self.context, module, self.entry, arguments, baseline)?;
-        let other = Device::new(&arguments.target)?;
-        other.set_threads(arguments.threads)?;
+        let other = new_device(arguments)?;
         let progress = Progress::start(format!(
             "running the {baseline} schedule on the software DSA"
         ));
@@ -367,6 +371,14 @@ impl Run<'_, '_> {
             &theirs_results,
         )
     }
+}
+
+/// A software DSA of the target, with the host threads and the race check asked for.
+fn new_device(arguments: &Arguments) -> Result<Device, String> {
+    let device = Device::new(&arguments.target)?;
+    device.set_threads(arguments.threads)?;
+    device.set_race_check(arguments.race_check || arguments.check || arguments.bisect)?;
+    Ok(device)
 }
 
 /// Prints the runtime's report, and writes its JSON form and the trace where asked.
