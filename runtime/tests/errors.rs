@@ -597,7 +597,9 @@ fn without_the_race_check_a_racing_launch_runs_and_the_report_says_so() {
     launch(&mut dev, "unchecked", &[C00], &steps).unwrap();
     let report = dev.report();
     assert!(!report.race_check);
-    assert!(report.to_string().contains("race check                      off"));
+    assert!(report
+        .to_string()
+        .contains("race check                      off"));
     dev.set_race_check(true);
     assert!(matches!(
         reject(&mut dev, &[C00], &steps),

@@ -170,7 +170,8 @@ pub(crate) fn prefix_module<'c>(
     copy
 }
 
-/// Gives `function` (a `func.func`) the types of `values` as its results.
+/// Gives `function` (a `func.func`) the types of `values` as its results, without the
+/// attributes of its former results.
 fn set_result_types(function: MlirOperation, values: &[MlirValue]) {
     // SAFETY: the function is alive; its `function_type` is a TypeAttr of a FunctionType.
     unsafe {
@@ -192,5 +193,9 @@ fn set_result_types(function: MlirOperation, values: &[MlirValue]) {
             results.as_ptr(),
         );
         mlirOperationSetAttributeByName(function, name, mlirTypeAttrGet(new));
+        mlirOperationRemoveAttributeByName(
+            function,
+            mlirStringRefCreateFromCString(c"res_attrs".as_ptr()),
+        );
     }
 }
