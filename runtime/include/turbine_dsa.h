@@ -47,13 +47,13 @@ typedef int32_t td_status;
 /* Status codes. */
 #define TD_OK 0
 #define TD_ERR_INVALID_ARGUMENT 1 /* malformed argument or operand, unreachable buffer */
-#define TD_ERR_UNKNOWN_HANDLE 2   /* unknown device, buffer or token; core not on the target */
+#define TD_ERR_UNKNOWN_HANDLE 2   /* unknown device, buffer, token or model; core not on target */
 #define TD_ERR_OUT_OF_MEMORY 3    /* allocation beyond the capacity of its memory */
 #define TD_ERR_OUT_OF_BOUNDS 4    /* access past the end of a buffer */
 #define TD_ERR_INVALID_STATE 5    /* no launch open / already open / buffer in use / discarded */
 #define TD_ERR_RACE 6             /* unordered conflicting accesses in a launch */
 #define TD_ERR_TARGET 7           /* target description missing or invalid */
-#define TD_ERR_IO 8               /* file could not be written */
+#define TD_ERR_IO 8               /* file could not be written, or a weights file not read */
 #define TD_ERR_INTERNAL 9         /* runtime bug caught at the boundary */
 
 /* Memory levels (td_buffer_alloc). */

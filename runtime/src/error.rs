@@ -13,6 +13,8 @@ pub enum RuntimeError {
     Target(TargetError),
     /// A C caller passed a device handle that does not exist (or was destroyed).
     UnknownDevice(u64),
+    /// A C caller passed a model handle that does not exist (or was destroyed).
+    UnknownModel(u64),
     /// No live buffer has this handle (never allocated, or freed).
     UnknownBuffer(BufferId),
     /// A wait names a token that no instruction of the current launch returned.
@@ -192,7 +194,7 @@ pub enum RuntimeError {
 pub enum ErrorCode {
     /// Malformed argument or operand.
     InvalidArgument = 1,
-    /// Unknown device, buffer or token handle, or a core that does not exist.
+    /// Unknown device, buffer, token or model handle, or a core that does not exist.
     UnknownHandle = 2,
     /// Capacity exceeded.
     OutOfMemory = 3,
@@ -236,9 +238,11 @@ impl RuntimeError {
         use RuntimeError::*;
         match self {
             Target(_) => ErrorCode::Target,
-            UnknownDevice(_) | UnknownBuffer(_) | UnknownToken { .. } | NoSuchCore { .. } => {
-                ErrorCode::UnknownHandle
-            }
+            UnknownDevice(_)
+            | UnknownModel(_)
+            | UnknownBuffer(_)
+            | UnknownToken { .. }
+            | NoSuchCore { .. } => ErrorCode::UnknownHandle,
             ForeignToken { .. }
             | CoreNotInLaunch { .. }
             | BadOperand { .. }
@@ -276,6 +280,7 @@ impl fmt::Display for RuntimeError {
         match self {
             Target(e) => write!(f, "{e}"),
             UnknownDevice(d) => write!(f, "unknown device handle {d}"),
+            UnknownModel(m) => write!(f, "unknown model handle {m}"),
             UnknownBuffer(b) => write!(f, "unknown {b} (never allocated, or freed)"),
             UnknownToken { core, token } => write!(
                 f,

@@ -117,7 +117,7 @@ fn a_model_loads_its_weights_and_constants_and_runs() {
     assert_eq!(unsafe { td_model_device(model, &mut device) }, TD_OK);
     assert_eq!(td_model_destroy(model), TD_OK);
     fails(td_device_destroy(device), 2, "unknown device");
-    fails(td_model_destroy(model), 1, "unknown model handle");
+    fails(td_model_destroy(model), 2, "unknown model handle");
 
     let create = |desc: &TdModelDesc, path: *const i8| {
         let mut model = 0;

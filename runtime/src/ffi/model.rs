@@ -224,7 +224,7 @@ fn model(handle: u64) -> Result<Arc<Mutex<Model>>> {
         .unwrap_or_else(|e| e.into_inner())
         .get(&handle)
         .cloned()
-        .ok_or_else(|| RuntimeError::BadArgument(format!("unknown model handle {handle}")))
+        .ok_or(RuntimeError::UnknownModel(handle))
 }
 
 /// Loads the compiled model `desc` on a new device of `target` (a built-in name or a target
@@ -320,9 +320,7 @@ pub extern "C" fn td_model_destroy(model_handle: u64) -> i32 {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&model_handle)
-            .ok_or_else(|| {
-                RuntimeError::BadArgument(format!("unknown model handle {model_handle}"))
-            })?;
+            .ok_or(RuntimeError::UnknownModel(model_handle))?;
         let device = removed.lock().unwrap_or_else(|e| e.into_inner()).device;
         close_device(device)
     })

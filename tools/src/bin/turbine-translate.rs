@@ -181,9 +181,15 @@ fn compile(arguments: &Arguments, input: &Path) -> Result<(), String> {
             ParseError::Refused(error) => format!("{name}:{error}"),
             ParseError::Invalid => format!("{name}: cannot parse or verify the model"),
         })?;
-    let weights = match turbine_tools::driver::side_file(&module, input) {
-        Some(path) => turbine_tools::input::read_weights(&path)?,
-        None => turbine_interpreter::Weights::empty(),
+    let (weights, origin) = match turbine_tools::driver::side_file(&module, input) {
+        Some(path) => (
+            turbine_tools::input::read_weights(&path)?,
+            path.display().to_string(),
+        ),
+        None => (
+            turbine_interpreter::Weights::empty(),
+            "the weights: the module names no weights file (graph.weights)".to_owned(),
+        ),
     };
     let options = turbine_tools::driver::CompileOptions {
         target: arguments.target.clone(),
@@ -196,7 +202,7 @@ fn compile(arguments: &Arguments, input: &Path) -> Result<(), String> {
         arguments.emit_llvm.is_some(),
         &arguments.name,
     )?;
-    let weights = turbine_tools::driver::weights_file(&code, &weights)?;
+    let weights = turbine_tools::driver::weights_file(&code, &weights, &origin)?;
     let write = |path: &Path, bytes: &[u8]| {
         std::fs::write(path, bytes)
             .map_err(|error| format!("cannot write {}: {error}", path.display()))

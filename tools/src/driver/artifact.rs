@@ -1,6 +1,6 @@
-//! An ahead-of-time compiled model as files: the object with its loader, its C header, and the
-//! weights file its entries read, each weight converted to its buffer's element type and
-//! shape so that the runtime's loader checks them exactly (`td_model_create`).
+//! The weights file of an ahead-of-time compiled model, written beside its object and header:
+//! the weights its entries read, each converted to its buffer's element type and shape so that
+//! the runtime's loader checks them exactly (`td_model_create`).
 
 use super::elements::encode;
 use melior::ir::{attribute::StringAttribute, operation::OperationLike, Module};
@@ -18,8 +18,12 @@ pub fn side_file(module: &Module, model: &Path) -> Option<PathBuf> {
 }
 
 /// The weights file of `code`'s entries (None when they read no weight): every weight they
-/// name, taken from `weights` and stored as its buffer holds it.
-pub fn weights_file(code: &ObjectCode, weights: &Weights) -> Result<Option<Vec<u8>>, String> {
+/// name, taken from `weights` (which `origin` names in errors) and stored as its buffer holds it.
+pub fn weights_file(
+    code: &ObjectCode,
+    weights: &Weights,
+    origin: &str,
+) -> Result<Option<Vec<u8>>, String> {
     let mut tensors: Vec<NamedTensor> = Vec::new();
     for buffer in code.entries.iter().flat_map(|entry: &Entry| &entry.buffers) {
         let Role::Weight(name) = &buffer.role else {
@@ -37,7 +41,7 @@ pub fn weights_file(code: &ObjectCode, weights: &Weights) -> Result<Option<Vec<u
         }
         let weight = weights
             .get(name)
-            .ok_or_else(|| format!("weight '{name}' is not in the weights file"))?;
+            .ok_or_else(|| format!("the model reads weight '{name}', which is not in {origin}"))?;
         let elements: usize = buffer.shape.iter().product();
         if weight.shape.iter().product::<usize>() != elements {
             return Err(format!(

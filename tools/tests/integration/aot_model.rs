@@ -86,7 +86,9 @@ fn weights_with_wrong_fc(code: &turbine_codegen::ObjectCode, weights: &Weights) 
             buffer.shape = vec![512, 1000];
         }
     }
-    weights_file(&code, &changed).unwrap().unwrap()
+    weights_file(&code, &changed, "the changed weights")
+        .unwrap()
+        .unwrap()
 }
 
 #[test]
@@ -103,7 +105,9 @@ fn a_c_program_runs_resnet18_through_the_loader() {
 
     let options = CompileOptions::default();
     let code = compile_to_object(&context, module, &options, false, "resnet18").unwrap();
-    let weights = weights_file(&code, &model.weights).unwrap().unwrap();
+    let weights = weights_file(&code, &model.weights, "the built-in weights")
+        .unwrap()
+        .unwrap();
     let folder = tempfile::tempdir().unwrap();
     let path = |name: &str| folder.path().join(name);
     std::fs::write(path("resnet18.o"), &code.object).unwrap();
