@@ -170,6 +170,11 @@ impl<'l> Builder<'_, 'l> {
             .get_return_type()
             .expect("the loader functions return a value");
         let callee = self.runtime(callee, return_type.fn_type(&callee_parameters, false));
+        if self.module.get_function(name).is_some() {
+            return Err(format!(
+                "the module already defines '{name}': give the loader another prefix"
+            ));
+        }
         let function = self
             .module
             .add_function(name, r#type, Some(Linkage::External));
@@ -190,7 +195,7 @@ impl<'l> Builder<'_, 'l> {
 }
 
 /// Adds the descriptor and loader functions of every entry of `entries` to `module`, prefixed
-/// by `name` (see [`prefix`]).
+/// by `name` (a module's only entry), or by `name`, `_` and the entry's name (several entries).
 pub fn add_loaders<'l>(
     context: &'l Context,
     module: &Module<'l>,
