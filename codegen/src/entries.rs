@@ -190,6 +190,10 @@ pub(crate) fn element_bytes(element: &str) -> usize {
 /// its raw data (one element repeated for a splat), booleans one byte each.
 fn constant_bytes(constant: DenseElementsAttribute, element: &str) -> Vec<u8> {
     let count = constant.len();
+    if count == 0 {
+        // An empty attribute may have no storage at all.
+        return Vec::new();
+    }
     let raw = constant.to_raw();
     // SAFETY: the attribute is a live dense elements attribute of `count` elements of
     // `element`s, whose raw data holds one element (splat) or all of them, in native order.
