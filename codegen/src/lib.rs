@@ -11,13 +11,20 @@
 //! argument of the original function, in order; it returns the status of the first failing
 //! runtime call (`td_device_take_error`).
 //!
+//! An object file also carries, per entry, a descriptor of its buffers and the functions that
+//! load it through the runtime's model loader (`model_create`, `model_run`, `model_destroy`,
+//! `model_error_message`; [`add_loaders`]), so that a C program only passes the weights file,
+//! the inputs and the outputs.
+//!
 //! Compilation is timed per phase ([`CompileTimes`]) because the benchmark reports compile time
 //! next to run time.
 #![warn(missing_docs)]
 
 mod entries;
+mod loader;
 
 pub use entries::{c_header, entries, Entry, EntryBuffer, Role};
+pub use loader::{add_loaders, dtype, loader_header};
 
 use inkwell::{
     context::Context as LlvmContext,
@@ -142,11 +149,10 @@ fn register_passes() {
     turbine_passes::register_all_passes();
 }
 
-/// Translates a lowered module into LLVM IR in `context` and optimises it.
-fn translate_and_optimise<'l>(
+/// Translates a lowered module into LLVM IR in `context` for `machine`.
+fn translate<'l>(
     module: &Module,
     context: &'l LlvmContext,
-    opt: OptLevel,
     machine: &TargetMachine,
     times: &mut CompileTimes,
 ) -> Result<LlvmModule<'l>, String> {
@@ -165,11 +171,21 @@ fn translate_and_optimise<'l>(
     llvm.set_triple(&machine.get_triple());
     llvm.set_data_layout(&machine.get_target_data().get_data_layout());
     times.translation = start.elapsed();
+    Ok(llvm)
+}
+
+/// Runs LLVM's optimisation pipeline of `opt` on `llvm`.
+fn optimise(
+    llvm: &LlvmModule,
+    opt: OptLevel,
+    machine: &TargetMachine,
+    times: &mut CompileTimes,
+) -> Result<(), String> {
     let start = Instant::now();
     llvm.run_passes(opt.pipeline(), machine, PassBuilderOptions::create())
         .map_err(|error| format!("LLVM optimisation failed: {error}"))?;
     times.optimisation = start.elapsed();
-    Ok(llvm)
+    Ok(())
 }
 
 fn host_machine(opt: OptLevel) -> Result<TargetMachine, String> {
@@ -227,7 +243,8 @@ impl Jit {
         let machine = host_machine(opt)?;
         let context: &'static LlvmContext = Box::leak(Box::new(LlvmContext::create()));
         let compiled = (|| {
-            let llvm = translate_and_optimise(module, context, opt, &machine, &mut times)?;
+            let llvm = translate(module, context, &machine, &mut times)?;
+            optimise(&llvm, opt, &machine, &mut times)?;
             let start = Instant::now();
             let engine = llvm
                 .create_jit_execution_engine(opt.codegen())
@@ -336,18 +353,22 @@ pub struct ObjectCode {
     pub times: CompileTimes,
 }
 
-/// Lowers `module` (left in the LLVM dialect), optimises it at `opt` and emits an object file
-/// for the host, with its C header and, if `emit_llvm_ir`, the optimised LLVM IR. The object
-/// needs the runtime's `td_*` functions at link time.
+/// Lowers `module` (left in the LLVM dialect), adds the loader of each entry (descriptor and
+/// functions prefixed by `name`, see [`add_loaders`]), optimises it at `opt` and emits an object
+/// file for the host, with its C header and, if `emit_llvm_ir`, the optimised LLVM IR. The
+/// object needs the runtime's `td_*` functions at link time.
 pub fn compile_object(
     module: &mut Module,
     opt: OptLevel,
     emit_llvm_ir: bool,
+    name: &str,
 ) -> Result<ObjectCode, String> {
     let (entries, mut times) = lower(module)?;
     let machine = host_machine(opt)?;
     let context = LlvmContext::create();
-    let llvm = translate_and_optimise(module, &context, opt, &machine, &mut times)?;
+    let llvm = translate(module, &context, &machine, &mut times)?;
+    add_loaders(&context, &llvm, &entries, name)?;
+    optimise(&llvm, opt, &machine, &mut times)?;
     let start = Instant::now();
     let object = machine
         .write_to_memory_buffer(&llvm, FileType::Object)
@@ -356,7 +377,7 @@ pub fn compile_object(
         .to_vec();
     times.codegen = start.elapsed();
     let llvm_ir = emit_llvm_ir.then(|| llvm.print_to_string().to_string());
-    let header = c_header(&entries);
+    let header = c_header(&entries, name);
     Ok(ObjectCode {
         object,
         llvm_ir,

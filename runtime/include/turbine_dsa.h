@@ -21,8 +21,8 @@
  *   message is per thread and stays valid until the next failing call on that thread.
  * - The first failing call on a device is also kept (sticky) until td_device_take_error, so
  *   code that records many calls in loops may ignore each status and check once at the end.
- * - Handles (devices, buffers, tokens) are uint64_t ids, never pointers; 0 is never a valid
- *   handle. A stale or unknown handle is an error, not undefined behaviour.
+ * - Handles (devices, buffers, tokens, models) are uint64_t ids, never pointers; 0 is never a
+ *   valid handle. A stale or unknown handle is an error, not undefined behaviour.
  * - Nothing aborts or unwinds into C. The caller's only duty: every pointer argument is NULL
  *   or valid for the size the call states. Optional outputs (token_out, cycles_out, len_out)
  *   may be NULL.
@@ -47,13 +47,13 @@ typedef int32_t td_status;
 /* Status codes. */
 #define TD_OK 0
 #define TD_ERR_INVALID_ARGUMENT 1 /* malformed argument or operand, unreachable buffer */
-#define TD_ERR_UNKNOWN_HANDLE 2   /* unknown device, buffer or token; core not on the target */
+#define TD_ERR_UNKNOWN_HANDLE 2   /* unknown device, buffer, token or model; core not on target */
 #define TD_ERR_OUT_OF_MEMORY 3    /* allocation beyond the capacity of its memory */
 #define TD_ERR_OUT_OF_BOUNDS 4    /* access past the end of a buffer */
 #define TD_ERR_INVALID_STATE 5    /* no launch open / already open / buffer in use / discarded */
 #define TD_ERR_RACE 6             /* unordered conflicting accesses in a launch */
 #define TD_ERR_TARGET 7           /* target description missing or invalid */
-#define TD_ERR_IO 8               /* file could not be written */
+#define TD_ERR_IO 8               /* file could not be written, or a weights file not read */
 #define TD_ERR_INTERNAL 9         /* runtime bug caught at the boundary */
 
 /* Memory levels (td_buffer_alloc). */
@@ -327,6 +327,48 @@ td_status td_report_reset(uint64_t dev);
 td_status td_trace_enable(uint64_t dev, int32_t on);
 /* Writes the trace as Chrome trace-event JSON (opens in ui.perfetto.dev). */
 td_status td_trace_write(uint64_t dev, const char *path);
+
+/* ---- Compiled models ------------------------------------------------------------------- */
+
+/* An ahead-of-time compiled model (turbine-translate --compile) carries a td_model_desc of its
+ * entry function; the model_create/model_run/model_destroy functions of its header call these.
+ * A model has a device of its own, opened by td_model_create and destroyed with the model. */
+#define TD_ROLE_INPUT 0    /* input `index`, written from the caller's data by td_model_run */
+#define TD_ROLE_OUTPUT 1   /* output `index`, read into the caller's data by td_model_run */
+#define TD_ROLE_WEIGHT 2   /* tensor `name` of the weights file, checked and written at creation */
+#define TD_ROLE_CONSTANT 3 /* `data`, written at creation */
+#define TD_ROLE_SCRATCH 4  /* used by the entry only */
+
+typedef struct td_model_buffer {
+  uint32_t role;   /* TD_ROLE_* */
+  uint32_t dtype;  /* TD_DTYPE_* */
+  uint32_t index;  /* input or output index */
+  uint32_t rank;
+  const uint64_t *shape; /* rank extents */
+  const char *name;      /* weights: the tensor's name; NULL otherwise */
+  const void *data;      /* constants: the bytes of every element; NULL otherwise */
+} td_model_buffer;
+
+typedef struct td_model_desc {
+  const char *name; /* the entry's name, for messages */
+  td_status (*entry)(uint64_t dev, const uint64_t *buffers);
+  uint64_t n_buffers;
+  const td_model_buffer *buffers; /* the entry's buffers, in argument order */
+} td_model_desc;
+
+/* Opens a device of `target`, allocates every buffer of `desc` in DDR, writes the constants and
+ * the weights from the safetensors file `weights_path` (NULL for a model without weights; each
+ * tensor must have the buffer's name, dtype and shape, else the error names it) and stores the
+ * model's handle. Nothing stays allocated after a failure. */
+td_status td_model_create(const td_model_desc *desc, const char *weights_path, const char *target,
+                          uint64_t *model_out);
+/* Writes inputs[i] (the bytes of input i) into the inputs, runs the entry and reads output i into
+ * outputs[i]. Sizes are the buffers' (the model's header lists them). */
+td_status td_model_run(uint64_t model, const void *const *inputs, void *const *outputs);
+/* The model's device, for td_report and td_trace_*. */
+td_status td_model_device(uint64_t model, uint64_t *device_out);
+/* Destroys the model and its device. */
+td_status td_model_destroy(uint64_t model);
 
 #ifdef __cplusplus
 }

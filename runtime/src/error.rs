@@ -13,6 +13,8 @@ pub enum RuntimeError {
     Target(TargetError),
     /// A C caller passed a device handle that does not exist (or was destroyed).
     UnknownDevice(u64),
+    /// A C caller passed a model handle that does not exist (or was destroyed).
+    UnknownModel(u64),
     /// No live buffer has this handle (never allocated, or freed).
     UnknownBuffer(BufferId),
     /// A wait names a token that no instruction of the current launch returned.
@@ -156,6 +158,31 @@ pub enum RuntimeError {
         /// The operating system's message.
         message: String,
     },
+    /// A model's weights file could not be read, or is not a safetensors file.
+    WeightsFile {
+        /// The file.
+        path: String,
+        /// Why.
+        message: String,
+    },
+    /// A tensor of a model's weights file is missing or differs from what the model expects.
+    Weight {
+        /// The weights file.
+        path: String,
+        /// The tensor's name.
+        name: String,
+        /// What differs.
+        message: String,
+    },
+    /// A compiled model's entry function failed: its status and the failing call's message.
+    EntryFailed {
+        /// The entry function.
+        entry: String,
+        /// The failing call's category.
+        code: ErrorCode,
+        /// The failing call's message.
+        message: String,
+    },
     /// A bug in the runtime was caught at the C ABI boundary (a panic). Nothing was changed
     /// by the failed call beyond what the message says.
     Internal(String),
@@ -167,7 +194,7 @@ pub enum RuntimeError {
 pub enum ErrorCode {
     /// Malformed argument or operand.
     InvalidArgument = 1,
-    /// Unknown device, buffer or token handle, or a core that does not exist.
+    /// Unknown device, buffer, token or model handle, or a core that does not exist.
     UnknownHandle = 2,
     /// Capacity exceeded.
     OutOfMemory = 3,
@@ -185,15 +212,37 @@ pub enum ErrorCode {
     Internal = 9,
 }
 
+impl ErrorCode {
+    /// The category of a non-zero C ABI status (an unknown status counts as a runtime bug).
+    pub fn from_status(status: i32) -> ErrorCode {
+        use ErrorCode::*;
+        [
+            InvalidArgument,
+            UnknownHandle,
+            OutOfMemory,
+            OutOfBounds,
+            InvalidState,
+            Race,
+            Target,
+            Io,
+        ]
+        .into_iter()
+        .find(|code| *code as i32 == status)
+        .unwrap_or(Internal)
+    }
+}
+
 impl RuntimeError {
     /// The C category of this error.
     pub fn code(&self) -> ErrorCode {
         use RuntimeError::*;
         match self {
             Target(_) => ErrorCode::Target,
-            UnknownDevice(_) | UnknownBuffer(_) | UnknownToken { .. } | NoSuchCore { .. } => {
-                ErrorCode::UnknownHandle
-            }
+            UnknownDevice(_)
+            | UnknownModel(_)
+            | UnknownBuffer(_)
+            | UnknownToken { .. }
+            | NoSuchCore { .. } => ErrorCode::UnknownHandle,
             ForeignToken { .. }
             | CoreNotInLaunch { .. }
             | BadOperand { .. }
@@ -209,7 +258,9 @@ impl RuntimeError {
             | LaunchAborted { .. }
             | TimeOverflow { .. } => ErrorCode::InvalidState,
             Race { .. } => ErrorCode::Race,
-            Io { .. } => ErrorCode::Io,
+            Io { .. } | WeightsFile { .. } => ErrorCode::Io,
+            Weight { .. } => ErrorCode::InvalidArgument,
+            EntryFailed { code, .. } => *code,
             Internal(_) => ErrorCode::Internal,
         }
     }
@@ -229,6 +280,7 @@ impl fmt::Display for RuntimeError {
         match self {
             Target(e) => write!(f, "{e}"),
             UnknownDevice(d) => write!(f, "unknown device handle {d}"),
+            UnknownModel(m) => write!(f, "unknown model handle {m}"),
             UnknownBuffer(b) => write!(f, "unknown {b} (never allocated, or freed)"),
             UnknownToken { core, token } => write!(
                 f,
@@ -332,6 +384,17 @@ impl fmt::Display for RuntimeError {
                 "launch '{launch}' was discarded because recording failed: {cause}"
             ),
             Io { path, message } => write!(f, "cannot write '{path}': {message}"),
+            WeightsFile { path, message } => write!(f, "weights file '{path}': {message}"),
+            Weight {
+                path,
+                name,
+                message,
+            } => write!(f, "weights file '{path}': tensor '{name}' {message}"),
+            EntryFailed {
+                entry,
+                code: _,
+                message,
+            } => write!(f, "{entry}: {message}"),
             Internal(m) => write!(f, "internal error in the runtime: {m}"),
             TimeOverflow { launch } => write!(
                 f,

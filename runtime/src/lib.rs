@@ -30,7 +30,8 @@
 //!
 //! Module map: [`ids`], [`view`] and [`instr`] define what a program is; `launch` records it;
 //! `timing` (with `link`) simulates it; `hazard` rejects races; `exec` runs it; [`report`]
-//! and `trace` describe what it cost; [`device`] ties them together; [`ffi`] exports it to C.
+//! and `trace` describe what it cost; [`device`] ties them together; [`ffi`] exports it to C;
+//! [`weights`] reads and writes the weights files of compiled models.
 #![warn(missing_docs)]
 
 pub mod device;
@@ -53,6 +54,7 @@ mod timing;
 mod trace;
 mod typing;
 pub mod view;
+pub mod weights;
 
 pub use device::Device;
 pub use element::ElementType;

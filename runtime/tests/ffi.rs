@@ -701,6 +701,25 @@ fn struct_layouts_match_the_c_compilers() {
             offset_of!(TdPool2dParams, stride),
             offset_of!(TdPool2dParams, pad)
         ),
+        format!(
+            "td_model_buffer {} {} {} {} {} {} {} {}",
+            size_of::<TdModelBuffer>(),
+            offset_of!(TdModelBuffer, role),
+            offset_of!(TdModelBuffer, dtype),
+            offset_of!(TdModelBuffer, index),
+            offset_of!(TdModelBuffer, rank),
+            offset_of!(TdModelBuffer, shape),
+            offset_of!(TdModelBuffer, name),
+            offset_of!(TdModelBuffer, data)
+        ),
+        format!(
+            "td_model_desc {} {} {} {} {}",
+            size_of::<TdModelDesc>(),
+            offset_of!(TdModelDesc, name),
+            offset_of!(TdModelDesc, entry),
+            offset_of!(TdModelDesc, n_buffers),
+            offset_of!(TdModelDesc, buffers)
+        ),
     ];
     assert_eq!(out.lines().collect::<Vec<_>>(), rust);
 }

@@ -28,10 +28,12 @@ use std::{
 use turbine_codegen::{CompileTimes, Jit, OptLevel};
 use turbine_interpreter::{Data, ElementType};
 
+mod artifact;
 mod device;
 mod elements;
 mod execution;
 
+pub use artifact::{side_file, weights_file};
 pub use device::{Device, ReportFormat};
 pub use execution::{figures, run, Figures};
 
@@ -372,13 +374,15 @@ pub fn compile_with_pipeline(
 }
 
 /// Compiles the graph-dialect `module` ahead of time: the same passes as [`compile`], then an
-/// object file for the host with a C header (and, if asked, the optimised LLVM IR). The object
-/// calls the runtime's C ABI; link it with `libturbine_runtime.a`.
+/// object file for the host with a C header (and, if asked, the optimised LLVM IR), its loader
+/// functions prefixed by `name` (`model_create`, ...). The object calls the runtime's C ABI;
+/// link it with `libturbine_runtime.a`. [`weights_file`] gives the weights its loader reads.
 pub fn compile_to_object(
     context: &Context,
     mut module: Module,
     options: &CompileOptions,
     emit_llvm_ir: bool,
+    name: &str,
 ) -> Result<turbine_codegen::ObjectCode, String> {
     let pipeline = graph_to_dsa_pipeline(options)?;
     run_pipeline(context, &mut module, &pipeline)?;
@@ -397,7 +401,7 @@ pub fn compile_to_object(
         }
         op = function.next_in_block_mut();
     }
-    turbine_codegen::compile_object(&mut module, options.opt, emit_llvm_ir)
+    turbine_codegen::compile_object(&mut module, options.opt, emit_llvm_ir, name)
 }
 
 /// The element type of a host buffer's memref, as the interpreter names it: f32, f16, bf16,

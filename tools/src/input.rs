@@ -86,6 +86,14 @@ pub fn model_folder(path: &Path) -> PathBuf {
     }
 }
 
+/// The weights (safetensors) file at `path`, read within `turbine_files::WEIGHTS`' limit.
+pub fn read_weights(path: &Path) -> Result<turbine_interpreter::Weights, String> {
+    let bytes =
+        turbine_files::read(path, turbine_files::WEIGHTS).map_err(|error| error.to_string())?;
+    turbine_interpreter::Weights::parse(&bytes, &path.display().to_string())
+        .map_err(|error| error.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,10 +33,12 @@ use std::sync::{Arc, Mutex};
 mod buffers;
 mod indexing;
 mod instructions;
+mod model;
 mod top_k;
 pub use buffers::*;
 pub use indexing::*;
 pub use instructions::*;
+pub use model::*;
 pub use top_k::*;
 
 /// A core, as `td_core` in C.
@@ -280,31 +282,39 @@ pub unsafe extern "C" fn td_device_create(target: *const c_char, device_out: *mu
         if device_out.is_null() {
             return Err(RuntimeError::BadArgument("device_out is NULL".into()));
         }
-        let dev = Device::open(name)?;
-        let id = NEXT_DEVICE.fetch_add(1, Ordering::Relaxed);
-        DEVICES.lock().unwrap_or_else(|e| e.into_inner()).insert(
-            id,
-            Arc::new(Slot {
-                device: Mutex::new(dev),
-                first_error: Mutex::new(None),
-            }),
-        );
-        out(device_out, id);
+        out(device_out, open_device(name)?);
         Ok(())
     })
+}
+
+/// Opens a device of target `name` and registers it; returns its handle.
+fn open_device(name: &str) -> Result<u64> {
+    let dev = Device::open(name)?;
+    let id = NEXT_DEVICE.fetch_add(1, Ordering::Relaxed);
+    DEVICES.lock().unwrap_or_else(|e| e.into_inner()).insert(
+        id,
+        Arc::new(Slot {
+            device: Mutex::new(dev),
+            first_error: Mutex::new(None),
+        }),
+    );
+    Ok(id)
 }
 
 /// Destroys a device and everything in it.
 #[no_mangle]
 pub extern "C" fn td_device_destroy(dev: u64) -> i32 {
-    guard(|| {
-        DEVICES
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&dev)
-            .map(|_| ())
-            .ok_or(RuntimeError::UnknownDevice(dev))
-    })
+    guard(|| close_device(dev))
+}
+
+/// Unregisters device `dev`, destroying it and its buffers.
+fn close_device(dev: u64) -> Result<()> {
+    DEVICES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&dev)
+        .map(|_| ())
+        .ok_or(RuntimeError::UnknownDevice(dev))
 }
 
 /// Returns the first failure of a call on `dev` since the device was created or this was
@@ -515,5 +525,9 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
         ("td_report_reset", td_report_reset as *const ()),
         ("td_trace_enable", td_trace_enable as *const ()),
         ("td_trace_write", td_trace_write as *const ()),
+        ("td_model_create", td_model_create as *const ()),
+        ("td_model_run", td_model_run as *const ()),
+        ("td_model_device", td_model_device as *const ()),
+        ("td_model_destroy", td_model_destroy as *const ()),
     ]
 }

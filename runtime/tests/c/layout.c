@@ -16,5 +16,13 @@ int main(void) {
          offsetof(td_pool2d_params, kind), offsetof(td_pool2d_params, count_include_pad),
          offsetof(td_pool2d_params, kernel), offsetof(td_pool2d_params, stride),
          offsetof(td_pool2d_params, pad));
+  printf("td_model_buffer %zu %zu %zu %zu %zu %zu %zu %zu\n", sizeof(td_model_buffer),
+         offsetof(td_model_buffer, role), offsetof(td_model_buffer, dtype),
+         offsetof(td_model_buffer, index), offsetof(td_model_buffer, rank),
+         offsetof(td_model_buffer, shape), offsetof(td_model_buffer, name),
+         offsetof(td_model_buffer, data));
+  printf("td_model_desc %zu %zu %zu %zu %zu\n", sizeof(td_model_desc),
+         offsetof(td_model_desc, name), offsetof(td_model_desc, entry),
+         offsetof(td_model_desc, n_buffers), offsetof(td_model_desc, buffers));
   return 0;
 }

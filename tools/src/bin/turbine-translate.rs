@@ -1,7 +1,8 @@
 //! `turbine-translate`: translations between other formats and Turbine's dialects:
 //! `--import-onnx`, which imports an ONNX model into the graph dialect, and `--compile`, which
-//! compiles a graph-dialect model ahead of time into an object file and a C header (and, with
-//! `--emit-llvm`, the optimised LLVM IR) for a target. `--list-rules` lists (and with
+//! compiles a graph-dialect model ahead of time into an object file with its loader, a C header
+//! and the weights the loader reads (and, with `--emit-llvm`, the optimised LLVM IR) for a
+//! target. `--list-rules` lists (and with
 //! `--verify-rules` checks) the substitution rules of `graph-substitute`.
 //!
 //! The importer (crate `turbine-onnx`) writes MLIR text without linking MLIR; this tool parses that
@@ -35,10 +36,15 @@ struct Arguments {
     /// Import an ONNX model (ai.onnx opsets 13 to 22) into the graph dialect.
     #[arg(long)]
     import_onnx: bool,
-    /// Compile a graph-dialect model (.mlir) for `--target` into an object file (`-o`, required)
-    /// and a C header beside it (same name, `.h`); the host code calls the software DSA's C ABI.
+    /// Compile a graph-dialect model (.mlir) for `--target` into an object file (`-o`, required),
+    /// a C header beside it (same name, `.h`) and the weights its loader reads (`--weights`);
+    /// the object calls the software DSA's C ABI and carries a loader: `model_create`,
+    /// `model_run`, `model_destroy`, `model_error_message`.
     #[arg(long)]
     compile: bool,
+    /// With --compile, the prefix of the loader functions (`NAME_create`, ...).
+    #[arg(long, default_value = "model", value_parser = c_identifier)]
+    name: String,
     /// List graph-substitute's rules (the built-in ones, then those of --rules): name, where the
     /// rule is written, what it does.
     #[arg(long)]
@@ -66,7 +72,7 @@ struct Arguments {
     #[arg(short, long, default_value = "-")]
     output: PathBuf,
     /// Where to write the weights (safetensors); by default beside the output, with its name and
-    /// the extension `.safetensors`.
+    /// the extension `.safetensors`. With --compile, written only for a model with weights.
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
     /// The static shape of a graph input whose declared shape is symbolic, unknown or to be
@@ -175,6 +181,16 @@ fn compile(arguments: &Arguments, input: &Path) -> Result<(), String> {
             ParseError::Refused(error) => format!("{name}:{error}"),
             ParseError::Invalid => format!("{name}: cannot parse or verify the model"),
         })?;
+    let (weights, origin) = match turbine_tools::driver::side_file(&module, input) {
+        Some(path) => (
+            turbine_tools::input::read_weights(&path)?,
+            path.display().to_string(),
+        ),
+        None => (
+            turbine_interpreter::Weights::empty(),
+            "the weights: the module names no weights file (graph.weights)".to_owned(),
+        ),
+    };
     let options = turbine_tools::driver::CompileOptions {
         target: arguments.target.clone(),
         ..Default::default()
@@ -184,7 +200,9 @@ fn compile(arguments: &Arguments, input: &Path) -> Result<(), String> {
         module,
         &options,
         arguments.emit_llvm.is_some(),
+        &arguments.name,
     )?;
+    let weights = turbine_tools::driver::weights_file(&code, &weights, &origin)?;
     let write = |path: &Path, bytes: &[u8]| {
         std::fs::write(path, bytes)
             .map_err(|error| format!("cannot write {}: {error}", path.display()))
@@ -194,10 +212,30 @@ fn compile(arguments: &Arguments, input: &Path) -> Result<(), String> {
         &arguments.output.with_extension("h"),
         code.header.as_bytes(),
     )?;
+    if let Some(weights) = weights {
+        let path = arguments
+            .weights
+            .clone()
+            .unwrap_or_else(|| arguments.output.with_extension("safetensors"));
+        write(&path, &weights)?;
+    }
     if let (Some(path), Some(text)) = (&arguments.emit_llvm, &code.llvm_ir) {
         write(path, text.as_bytes())?;
     }
     Ok(())
+}
+
+/// A C identifier (the loader functions' prefix).
+fn c_identifier(text: &str) -> Result<String, String> {
+    let mut characters = text.chars();
+    let starts = characters
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_');
+    if starts && characters.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        Ok(text.to_owned())
+    } else {
+        Err(format!("'{text}' is not a C identifier"))
+    }
 }
 
 /// The path that `graph.weights` records for the weights file `weights`: its file name when it

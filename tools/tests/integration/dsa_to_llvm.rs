@@ -416,8 +416,8 @@ fn lowering_errors_come_back_as_text() {
 fn an_object_file_links_with_the_runtime_and_runs() {
     let context = turbine_dialects::create_context();
     let mut module = Module::parse(&context, &module_text(RELU)).unwrap();
-    let code =
-        compile_object(&mut module, OptLevel::O2, true).unwrap_or_else(|error| panic!("{error}"));
+    let code = compile_object(&mut module, OptLevel::O2, true, "relu")
+        .unwrap_or_else(|error| panic!("{error}"));
     assert!(code
         .llvm_ir
         .as_deref()

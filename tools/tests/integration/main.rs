@@ -1,6 +1,7 @@
 //! The one integration-test crate: everything Rust-side that needs MLIR linked in. (lit tests under
 //! test/ cover the tools from the command line.)
 
+mod aot_model;
 mod attributes;
 mod cluster_cuts;
 mod diagnostics;

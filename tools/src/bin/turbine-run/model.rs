@@ -103,12 +103,7 @@ fn load_mlir<'c>(
             .map(|file| path.parent().unwrap_or(Path::new(".")).join(file))
     });
     let weights = match weights_path {
-        Some(path) => {
-            let bytes = turbine_files::read(&path, turbine_files::WEIGHTS)
-                .map_err(|error| error.to_string())?;
-            Weights::parse(&bytes, &path.display().to_string())
-                .map_err(|error| error.to_string())?
-        }
+        Some(path) => turbine_tools::input::read_weights(&path)?,
         None => Weights::empty(),
     };
     Ok((module, weights))
