@@ -195,13 +195,19 @@ fn compile(arguments: &Arguments, input: &Path) -> Result<(), String> {
         target: arguments.target.clone(),
         ..Default::default()
     };
+    let progress = turbine_tools::progress::Progress::start(format!(
+        "compiling {name} for {}",
+        arguments.target
+    ));
     let code = turbine_tools::driver::compile_to_object(
         &context,
         module,
         &options,
         arguments.emit_llvm.is_some(),
         &arguments.name,
-    )?;
+    );
+    drop(progress);
+    let code = code?;
     let weights = turbine_tools::driver::weights_file(&code, &weights, &origin)?;
     let write = |path: &Path, bytes: &[u8]| {
         std::fs::write(path, bytes)
