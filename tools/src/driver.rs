@@ -35,7 +35,7 @@ mod execution;
 
 pub use artifact::{side_file, weights_file};
 pub use device::{Device, ReportFormat};
-pub use execution::{figures, run, Figures};
+pub use execution::{figures, load, run, Figures, Loaded};
 
 /// The graph-level and lowering passes before the backend: the registered pipeline of the kernel
 /// schedule, as `--pass-pipeline` text.

@@ -13,62 +13,36 @@ pub fn run(
     inputs: &[Tensor],
     weights: &Weights,
 ) -> Result<Vec<Tensor>, String> {
-    let input_count = compiled
-        .buffers
-        .iter()
-        .filter(|buffer| matches!(buffer.role, Role::Input(_)))
-        .count();
-    if inputs.len() != input_count {
-        return Err(format!(
-            "@{} takes {input_count} inputs but {} were given",
-            compiled.entry,
-            inputs.len()
-        ));
-    }
-    let mut handles = Vec::new();
-    let result = fill_buffers(compiled, device, inputs, weights, &mut handles)
-        .and_then(|()| compiled.jit.run(&compiled.entry, device.handle(), &handles))
-        .and_then(|()| read_outputs(compiled, device, &handles));
-    for handle in handles {
-        device.free(handle);
-    }
-    result
+    load(compiled, device, weights)?.run(inputs)
 }
 
-/// Allocates the host function's buffers in order, pushing each handle to `handles` (which the
-/// caller frees, even after an error), and writes the inputs, weights and constants into them.
-fn fill_buffers(
-    compiled: &Compiled,
-    device: &Device,
-    inputs: &[Tensor],
+/// A compiled model whose buffers are allocated on a device, its weights and constants written:
+/// what stays from one run to the next, as a loaded model stays in an inference runtime. Its
+/// buffers are freed when it is dropped.
+pub struct Loaded<'a> {
+    compiled: &'a Compiled,
+    device: &'a Device,
+    handles: Vec<u64>,
+}
+
+/// Allocates the buffers of `compiled` on `device` and writes the weights and constants.
+pub fn load<'a>(
+    compiled: &'a Compiled,
+    device: &'a Device,
     weights: &Weights,
-    handles: &mut Vec<u64>,
-) -> Result<(), String> {
+) -> Result<Loaded<'a>, String> {
+    let mut loaded = Loaded {
+        compiled,
+        device,
+        handles: Vec::new(),
+    };
     for buffer in &compiled.buffers {
         let elements: usize = buffer.shape.iter().product();
         let size = element_bytes(buffer.element);
         let handle = device.alloc(elements * size, size, dtype_code(buffer.element))?;
-        handles.push(handle);
+        loaded.handles.push(handle);
         let what = |role: String| format!("{role} ({:?} in the model)", buffer.element);
         match &buffer.role {
-            Role::Input(index) => {
-                let input = &inputs[*index];
-                // A rank-0 input is stored as one element.
-                if input.shape != buffer.shape && !(input.shape.is_empty() && buffer.shape == [1]) {
-                    return Err(format!(
-                        "input #{index} has shape {:?}, @{} expects {:?}",
-                        input.shape, compiled.entry, buffer.shape
-                    ));
-                }
-                device.write(
-                    handle,
-                    &encode(
-                        &input.data,
-                        buffer.element,
-                        &what(format!("input #{index}")),
-                    )?,
-                )?;
-            }
             Role::Weight(name) => {
                 let weight = weights
                     .get(name)
@@ -92,10 +66,66 @@ fn fill_buffers(
                 handle,
                 &encode(values, buffer.element, &what("a constant".into()))?,
             )?,
-            Role::Output(_) => {}
+            Role::Input(_) | Role::Output(_) => {}
         }
     }
-    Ok(())
+    Ok(loaded)
+}
+
+impl Loaded<'_> {
+    /// Writes `inputs`, runs the entry and reads the outputs.
+    pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {
+        let compiled = self.compiled;
+        let input_count = compiled
+            .buffers
+            .iter()
+            .filter(|buffer| matches!(buffer.role, Role::Input(_)))
+            .count();
+        if inputs.len() != input_count {
+            return Err(format!(
+                "@{} takes {input_count} inputs but {} were given",
+                compiled.entry,
+                inputs.len()
+            ));
+        }
+        for (buffer, &handle) in compiled.buffers.iter().zip(&self.handles) {
+            if let Role::Input(index) = buffer.role {
+                write_input(compiled, buffer, index, &inputs[index], handle, self.device)?;
+            }
+        }
+        compiled
+            .jit
+            .run(&compiled.entry, self.device.handle(), &self.handles)?;
+        read_outputs(compiled, self.device, &self.handles)
+    }
+}
+
+impl Drop for Loaded<'_> {
+    fn drop(&mut self) {
+        for &handle in &self.handles {
+            self.device.free(handle);
+        }
+    }
+}
+
+/// Writes `input`, input #`index` of `compiled`, into its buffer `handle`.
+fn write_input(
+    compiled: &Compiled,
+    buffer: &super::Buffer,
+    index: usize,
+    input: &Tensor,
+    handle: u64,
+    device: &Device,
+) -> Result<(), String> {
+    // A rank-0 input is stored as one element.
+    if input.shape != buffer.shape && !(input.shape.is_empty() && buffer.shape == [1]) {
+        return Err(format!(
+            "input #{index} has shape {:?}, @{} expects {:?}",
+            input.shape, compiled.entry, buffer.shape
+        ));
+    }
+    let what = format!("input #{index} ({:?} in the model)", buffer.element);
+    device.write(handle, &encode(&input.data, buffer.element, &what)?)
 }
 
 /// Reads the output buffers back, in result order, with the shapes the graph function
