@@ -32,7 +32,7 @@ mod device;
 mod elements;
 mod execution;
 
-pub use device::{Device, ReportFormat};
+pub use device::{Device, ReportFormat, TraceFormat};
 pub use execution::{figures, run, Figures};
 
 /// The graph-level and lowering passes before the backend: the registered pipeline of the kernel

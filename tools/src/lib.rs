@@ -3,7 +3,7 @@
 //! built-in models of the main job and the benchmark ([`models`]), how diagnostics name their
 //! locations ([`diagnostics`]), the fuzzing harnesses ([`fuzzing`]), the interpreter check of
 //! substitution rules ([`rule_check`]), reading model files ([`input`]), what every tool's `main`
-//! does ([`cli`]), and command-line parsing helpers.
+//! does ([`cli`]), the picture of a schedule ([`schedule_view`]), and command-line parsing helpers.
 #![warn(missing_docs)]
 
 pub mod cli;
@@ -15,6 +15,7 @@ pub mod input;
 pub mod models;
 pub mod random;
 pub mod rule_check;
+pub mod schedule_view;
 
 /// Parses `NAME=D0xD1x...` (`--input-shape`): the static shape to give an ONNX input.
 pub fn parse_input_shape(text: &str) -> Result<(String, Vec<usize>), String> {
