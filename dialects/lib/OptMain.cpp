@@ -96,7 +96,7 @@ struct ScheduleViewPass
   void runOnOperation() override {
     view->drawOnce(getOperation());
     if (!view->error.empty()) {
-      getOperation()->emitError(view->error);
+      emitError(getOperation()->getLoc(), view->error);
       signalPassFailure();
     }
   }

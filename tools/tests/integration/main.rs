@@ -14,5 +14,6 @@ mod module_graph;
 mod ods_ops;
 mod onnx_import;
 mod passes;
+mod pictures;
 mod quantization;
 mod substitution;
