@@ -136,8 +136,9 @@ impl Trace {
         }
     }
 
-    /// The trace as Chrome trace-event JSON in `format` (`Layers` or `Instructions`), with names
-    /// for every process and track; layers are named from `layer_names`.
+    /// The trace as Chrome trace-event JSON, one event per instruction for
+    /// [`TraceFormat::Instructions`], else per layer, with names for every process and track;
+    /// layers are named from `layer_names`. (The SVG timeline is drawn by `timeline`.)
     pub fn to_json(
         &self,
         target: &Target,
@@ -167,7 +168,7 @@ impl Trace {
                     write_instruction(&mut out, span, &names, us);
                 }
             }
-            _ => {
+            TraceFormat::Layers | TraceFormat::TimelineSvg => {
                 for group in merged(&self.spans) {
                     write_group(&mut out, &group, &names, us);
                 }

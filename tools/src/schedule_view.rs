@@ -16,7 +16,7 @@ use melior::ir::operation::OperationLike;
 use melior::ir::{BlockRef, OperationRef, RegionLike, Value, ValueLike};
 use std::collections::HashMap;
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use turbine_dialects::attributes::instance::Scope;
 use turbine_dialects::ops::instance::{
     ClustersOp, ConcatOp, CopyOp, GroupOp, InstanceOp, RedistributeOp, SliceOp,
@@ -76,7 +76,7 @@ pub fn write(module: OperationRef, path: &Path) -> Result<Option<String>, String
 }
 
 /// Runs Graphviz's `dot` to render `dot_path` as the SVG `svg_path`.
-fn render_svg(dot_path: &PathBuf, svg_path: &Path) -> Result<Option<String>, String> {
+fn render_svg(dot_path: &Path, svg_path: &Path) -> Result<Option<String>, String> {
     let outcome = std::process::Command::new("dot")
         .arg("-Tsvg")
         .arg(dot_path)
