@@ -123,6 +123,15 @@ pub struct RawPipelineDefinition {
 unsafe impl Sync for RawPipelineDefinition {}
 unsafe impl Send for RawPipelineDefinition {}
 
+/// Draws the schedule of a module for a file (`--view-schedule`); on failure, hands the message
+/// to the callback and returns false.
+pub type ScheduleViewer = unsafe extern "C" fn(
+    module: MlirOperation,
+    path: MlirStringRef,
+    on_error: MlirStringCallback,
+    user_data: *mut c_void,
+) -> bool;
+
 unsafe extern "C" {
     /// Registers a pass with MLIR's global pass registry. The definition must live for the rest of
     /// the process.
@@ -143,7 +152,9 @@ unsafe extern "C" {
         user_data: *mut c_void,
     );
     /// Runs `mlir-opt` on `source`, the input's text named `input_name` in diagnostics, writing
-    /// to the file `output_name` (`-`: stdout), after [`turbineOptParseCommandLine`]; returns the
+    /// to the file `output_name` (`-`: stdout), after [`turbineOptParseCommandLine`]; with
+    /// `--view-schedule=FILE`, calls `draw` once with the module and FILE (just before
+    /// `convert-instance-to-dsa` when the pipeline runs it, else after the pipeline). Returns the
     /// exit code.
     pub fn turbineOptRun(
         argc: c_int,
@@ -151,5 +162,6 @@ unsafe extern "C" {
         source: MlirStringRef,
         input_name: MlirStringRef,
         output_name: MlirStringRef,
+        draw: ScheduleViewer,
     ) -> c_int;
 }

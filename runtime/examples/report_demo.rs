@@ -7,7 +7,7 @@
 //! Run: `cargo run --release -p turbine-runtime --example report_demo [trace.json]`, then open
 //! the trace in ui.perfetto.dev.
 
-use turbine_runtime::{CoreId, Device, Instr, Placement, Token, UnaryOp, View};
+use turbine_runtime::{CoreId, Device, Instr, Placement, Token, TraceFormat, UnaryOp, View};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (m, k, n, kc, nb) = (32u64, 256u64, 512u64, 64u64, 64u64);
@@ -99,7 +99,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The summary and, behind it, every unit that ran something.
     println!("{}", dev.report().text(true));
     if let Some(path) = std::env::args().nth(1) {
-        dev.write_trace(&path)?;
+        dev.write_trace(&path, TraceFormat::Layers)?;
         println!("trace written to {path}");
     }
     Ok(())

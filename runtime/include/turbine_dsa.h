@@ -122,6 +122,11 @@ typedef int32_t td_status;
 #define TD_REPORT_TEXT 1
 #define TD_REPORT_TEXT_DETAIL 2
 
+/* Trace formats of td_trace_write_format. */
+#define TD_TRACE_JSON_LAYERS 0
+#define TD_TRACE_JSON_INSTRUCTIONS 1
+#define TD_TRACE_TIMELINE_SVG 2
+
 /* A core: cluster index and core index within the cluster. */
 typedef struct td_core {
   uint32_t cluster;
@@ -325,8 +330,13 @@ td_status td_report_write(uint64_t dev, uint32_t format, const char *path);
 td_status td_report_reset(uint64_t dev);
 /* Trace recording on (nonzero) or off (zero drops what was recorded). */
 td_status td_trace_enable(uint64_t dev, int32_t on);
-/* Writes the trace as Chrome trace-event JSON (opens in ui.perfetto.dev). */
+/* Writes the trace as Chrome trace-event JSON (opens in ui.perfetto.dev): one event per run of
+ * consecutive instructions of one layer and launch on a unit, DMA channel or port. */
 td_status td_trace_write(uint64_t dev, const char *path);
+/* Writes the trace in a format: TD_TRACE_JSON_LAYERS (as td_trace_write),
+ * TD_TRACE_JSON_INSTRUCTIONS (one event per instruction) or TD_TRACE_TIMELINE_SVG (a picture:
+ * a lane per unit, DMA channel and port, coloured by layer). */
+td_status td_trace_write_format(uint64_t dev, uint32_t format, const char *path);
 
 /* ---- Compiled models ------------------------------------------------------------------- */
 

@@ -17,8 +17,9 @@ use crate::instr::{Access, Engine, Instr};
 use crate::launch::{Cost, Launch};
 use crate::memory::{Memory, Placement};
 use crate::report::{LaunchSummary, Report, Stats};
+use crate::timeline;
 use crate::timing::{self, LevelOf};
-use crate::trace::Trace;
+use crate::trace::{Trace, TraceFormat};
 use crate::typing;
 use crate::view::ViewFault;
 use std::collections::BTreeMap;
@@ -530,7 +531,7 @@ impl Device {
             summary.clone(),
         );
         if let Some(trace) = &mut self.trace {
-            trace.record(&self.target, &launch, &schedule, start, &self.layer_names);
+            trace.record(&self.target, &launch, &schedule, start);
         }
         self.now = schedule.end;
         Ok(summary)
@@ -588,20 +589,24 @@ impl Device {
         }
     }
 
-    /// The trace recorded since tracing was turned on, as Chrome trace-event JSON, or `None`
-    /// when tracing is off.
-    pub fn trace_json(&self) -> Option<String> {
-        self.trace.as_ref().map(|t| t.to_json(&self.target))
+    /// The trace recorded since tracing was turned on, in `format`, or `None` when tracing is
+    /// off.
+    pub fn trace_text(&self, format: TraceFormat) -> Option<String> {
+        let trace = self.trace.as_ref()?;
+        Some(match format {
+            TraceFormat::TimelineSvg => timeline::render(&self.target, trace, &self.layer_names),
+            _ => trace.to_json(&self.target, format, &self.layer_names),
+        })
     }
 
-    /// Writes the trace to `path` (see [`Device::trace_json`]).
-    pub fn write_trace(&self, path: &str) -> Result<()> {
-        let json = self.trace_json().ok_or_else(|| {
+    /// Writes the trace to `path` in `format` (see [`Device::trace_text`]).
+    pub fn write_trace(&self, path: &str, format: TraceFormat) -> Result<()> {
+        let text = self.trace_text(format).ok_or_else(|| {
             RuntimeError::BadArgument(
                 "tracing is off: enable it before the launches to trace".into(),
             )
         })?;
-        std::fs::write(path, json).map_err(|e| RuntimeError::Io {
+        std::fs::write(path, text).map_err(|e| RuntimeError::Io {
             path: path.to_string(),
             message: e.to_string(),
         })

@@ -50,6 +50,7 @@ pub mod operands;
 pub mod report;
 mod report_text;
 mod shape_rules;
+mod timeline;
 mod timing;
 mod trace;
 mod typing;
@@ -66,5 +67,6 @@ pub use instr::{
 pub use link::Port;
 pub use memory::Placement;
 pub use report::{LaunchSummary, LayerStat, Report};
+pub use trace::TraceFormat;
 pub use turbine_targets::{self as targets, MemLevel, Target, UnitKind};
 pub use view::View;

@@ -1,209 +1,420 @@
-//! Chrome trace-event output (JSON object format), which ui.perfetto.dev and chrome://tracing
-//! open. One process per cluster; in it one thread (track) per compute unit and DMA channel of
-//! each core, and one for each of the cluster's ports (DDR port, GB bus); plus a "device" process
-//! with one track showing each launch. Timestamps are simulated time in microseconds at the
-//! target clock.
+//! What tracing records and the Chrome trace-event JSON (object format) made of it, which
+//! ui.perfetto.dev and chrome://tracing open. One process per cluster; in it one thread (track)
+//! per compute unit and DMA channel of each core, and one for each of the cluster's ports (DDR
+//! port, GB bus); plus a "device" process with one track showing each launch. Timestamps are
+//! simulated time in microseconds at the target clock.
+//!
+//! Recording keeps one compact [`Span`] per instruction (and one more per DMA that held a port);
+//! the JSON is made when written, in one of two forms ([`TraceFormat`]): per layer (a track's
+//! consecutive instructions of one layer and launch merged into one event, small enough for a
+//! whole model) or per instruction.
 
 use crate::instr::Engine;
 use crate::launch::{Launch, NO_LAYER};
 use crate::link::Port;
 use crate::timing::Schedule;
-use serde::Serialize;
-use serde_json::{json, Value};
 use std::collections::BTreeMap;
+use std::fmt::Write;
 use turbine_targets::Target;
 
-/// One complete ("X") event.
-#[derive(Debug, Clone, Serialize)]
-struct Event {
-    name: String,
-    cat: &'static str,
-    ph: &'static str,
-    ts: f64,
-    dur: f64,
-    pid: u32,
-    tid: u32,
-    args: Value,
+/// What a written trace holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceFormat {
+    /// Chrome trace-event JSON with one event per run of consecutive instructions of the same
+    /// layer and launch on a track: its span, instruction count, busy cycles and bytes or work.
+    Layers,
+    /// Chrome trace-event JSON with one event per instruction.
+    Instructions,
+    /// An SVG picture of the run (see `timeline`).
+    TimelineSvg,
 }
 
-/// Events recorded while tracing is on.
+/// What kind of track a span is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SpanKind {
+    Compute,
+    Dma,
+    /// A port of the cluster, held by a DMA.
+    Link,
+}
+
+impl SpanKind {
+    fn category(self) -> &'static str {
+        match self {
+            SpanKind::Compute => "compute",
+            SpanKind::Dma => "dma",
+            SpanKind::Link => "link",
+        }
+    }
+}
+
+/// One instruction on its unit or DMA channel, or one DMA on a port.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Span {
+    /// Index of its launch in [`Trace::launches`].
+    pub launch: u32,
+    pub layer: u32,
+    pub cluster: u32,
+    /// The core that ran the instruction.
+    pub core: u32,
+    /// Its track in the cluster (see [`Tracks`]).
+    pub track: u32,
+    /// Index of the instruction in its core's stream.
+    pub instruction: u32,
+    pub name: &'static str,
+    pub kind: SpanKind,
+    /// Simulated cycles, end exclusive.
+    pub start: u64,
+    pub end: u64,
+    /// Bytes moved (DMA and port spans) or work done (compute spans).
+    pub amount: f64,
+}
+
+/// One executed launch.
+#[derive(Debug, Clone)]
+pub(crate) struct LaunchSpan {
+    pub name: String,
+    pub start: u64,
+    pub end: u64,
+    pub cores: usize,
+    pub instructions: usize,
+}
+
+/// What was recorded while tracing was on.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Trace {
-    events: Vec<Event>,
+    pub launches: Vec<LaunchSpan>,
+    /// Grouped by launch, in launch order.
+    pub spans: Vec<Span>,
 }
 
 impl Trace {
-    /// Adds the events of one executed launch; an instruction's event names its layer (from
-    /// `layer_names`) when the program named one.
-    pub fn record(
-        &mut self,
-        target: &Target,
-        launch: &Launch,
-        schedule: &Schedule,
-        start: u64,
-        layer_names: &BTreeMap<u32, String>,
-    ) {
-        let us = |cycles: u64| cycles as f64 / target.clock_mhz;
+    /// Adds the spans of one executed launch that started at cycle `start`.
+    pub fn record(&mut self, target: &Target, launch: &Launch, schedule: &Schedule, start: u64) {
         let tracks = Tracks::new(target);
-        self.events.push(Event {
+        let index = self.launches.len() as u32;
+        self.launches.push(LaunchSpan {
             name: launch.name.clone(),
-            cat: "launch",
-            ph: "X",
-            ts: us(start),
-            dur: us(schedule.end - start),
-            pid: target.device.clusters,
-            tid: 0,
-            args: json!({
-                "cores": launch.cores.len(),
-                "instructions": launch.instruction_count(),
-            }),
+            start,
+            end: schedule.end,
+            cores: launch.cores.len(),
+            instructions: launch.instruction_count(),
         });
         for (slot, stream) in launch.streams.iter().enumerate() {
             let core = launch.cores[slot];
-            for (index, (rec, s)) in stream.iter().zip(&schedule.slots[slot]).enumerate() {
+            for (position, (rec, s)) in stream.iter().zip(&schedule.slots[slot]).enumerate() {
                 let Some(resource) = s.resource else { continue };
-                let mut args = json!({
-                    "launch": launch.name,
-                    "instruction": index,
-                    "start_cycle": s.start,
-                    "end_cycle": s.end,
-                });
-                if rec.layer != NO_LAYER {
-                    args["layer"] = json!(layer_names
-                        .get(&rec.layer)
-                        .cloned()
-                        .unwrap_or_else(|| format!("layer {}", rec.layer)));
-                }
-                match rec.instr.engine() {
-                    Engine::Dma => args["bytes"] = json!(rec.bytes),
-                    _ => args["work"] = json!(rec.work(target.cost.special_function)),
-                }
-                self.events.push(Event {
-                    name: rec.instr.name().to_string(),
-                    cat: if rec.instr.engine() == Engine::Dma {
-                        "dma"
+                let dma = rec.instr.engine() == Engine::Dma;
+                let span = Span {
+                    launch: index,
+                    layer: rec.layer,
+                    cluster: core.cluster,
+                    core: core.core,
+                    track: tracks.resource(core.core, resource),
+                    instruction: position as u32,
+                    name: rec.instr.name(),
+                    kind: if dma {
+                        SpanKind::Dma
                     } else {
-                        "compute"
+                        SpanKind::Compute
                     },
-                    ph: "X",
-                    ts: us(s.start),
-                    dur: us(s.end - s.start),
-                    pid: core.cluster,
-                    tid: tracks.resource(core.core, resource),
-                    args: args.clone(),
-                });
+                    start: s.start,
+                    end: s.end,
+                    amount: rec.work(target.cost.special_function),
+                };
+                self.spans.push(span);
                 if let Some((port, a, b)) = s.link {
-                    self.events.push(Event {
-                        name: format!("dma from core {}", core.core),
-                        cat: "link",
-                        ph: "X",
-                        ts: us(a),
-                        dur: us(b - a),
-                        pid: core.cluster,
-                        tid: tracks.link(port),
-                        args,
+                    self.spans.push(Span {
+                        track: tracks.link(port),
+                        kind: SpanKind::Link,
+                        start: a,
+                        end: b,
+                        ..span
                     });
                 }
             }
         }
     }
 
-    /// The whole trace as Chrome trace-event JSON, with names for every process and track.
-    pub fn to_json(&self, target: &Target) -> String {
-        let tracks = Tracks::new(target);
-        let meta = |pid: u32, tid: u32, kind: &str, name: String, sort: u32| {
-            json!({
-                "name": kind,
-                "ph": "M",
-                "pid": pid,
-                "tid": tid,
-                "args": { "name": name, "sort_index": sort },
-            })
-        };
-        let mut events: Vec<Value> = Vec::new();
-        for cl in 0..target.device.clusters {
-            events.push(meta(cl, 0, "process_name", format!("cluster {cl}"), 0));
-            events.push(json!({
-                "name": "process_sort_index",
-                "ph": "M",
-                "pid": cl,
-                "args": { "sort_index": cl },
-            }));
-            for core in 0..target.cluster.cores {
-                for (r, name) in tracks.names.iter().enumerate() {
-                    let tid = tracks.resource(core, r);
-                    events.push(meta(
-                        cl,
-                        tid,
-                        "thread_name",
-                        format!("core {core} {name}"),
-                        tid,
-                    ));
-                    events.push(thread_sort_index(cl, tid));
+    /// The trace as Chrome trace-event JSON, one event per instruction for
+    /// [`TraceFormat::Instructions`], else per layer, with names for every process and track;
+    /// layers are named from `layer_names`. (The SVG timeline is drawn by `timeline`.)
+    pub fn to_json(
+        &self,
+        target: &Target,
+        format: TraceFormat,
+        layer_names: &BTreeMap<u32, String>,
+    ) -> String {
+        let mut out = String::from("{\"traceEvents\":[");
+        write_metadata(&mut out, target);
+        let us = |cycles: u64| cycles as f64 / target.clock_mhz;
+        let device = target.device.clusters;
+        for launch in &self.launches {
+            let _ = write!(
+                out,
+                ",\n{{\"name\":{},\"cat\":\"launch\",\"ph\":\"X\",\"ts\":{},\"dur\":{},\
+                 \"pid\":{device},\"tid\":0,\"args\":{{\"cores\":{},\"instructions\":{}}}}}",
+                quoted(&launch.name),
+                us(launch.start),
+                us(launch.end - launch.start),
+                launch.cores,
+                launch.instructions
+            );
+        }
+        let names = EventNames::new(self, layer_names);
+        match format {
+            TraceFormat::Instructions => {
+                for span in &self.spans {
+                    write_instruction(&mut out, span, &names, us);
                 }
             }
-            for port in Port::ALL {
-                let link = tracks.link(port);
-                events.push(meta(cl, link, "thread_name", port.name().to_string(), link));
-                events.push(thread_sort_index(cl, link));
+            TraceFormat::Layers | TraceFormat::TimelineSvg => {
+                for group in merged(&self.spans) {
+                    write_group(&mut out, &group, &names, us);
+                }
             }
         }
-        let device = target.device.clusters;
-        events.push(meta(device, 0, "process_name", "device".to_string(), 0));
-        events.push(meta(device, 0, "thread_name", "launches".to_string(), 0));
-        events.extend(
-            self.events
-                .iter()
-                .map(|e| serde_json::to_value(e).expect("events serialise")),
+        let _ = write!(
+            out,
+            "],\n\"displayTimeUnit\":\"ns\",\"otherData\":{{\"target\":{},\"clock_mhz\":{}}}}}",
+            quoted(&target.name),
+            target.clock_mhz
         );
-        serde_json::to_string(&json!({
-            "traceEvents": events,
-            "displayTimeUnit": "ns",
-            "otherData": { "target": target.name, "clock_mhz": target.clock_mhz },
-        }))
-        .expect("the trace serialises")
+        out
     }
 }
 
-/// The metadata event that places track `tid` of process `pid` at position `tid`.
-fn thread_sort_index(pid: u32, tid: u32) -> Value {
-    json!({
-        "name": "thread_sort_index",
-        "ph": "M",
-        "pid": pid,
-        "tid": tid,
-        "args": { "sort_index": tid },
-    })
+/// `text` as a JSON string.
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).expect("strings serialise")
+}
+
+/// Launch and layer names, quoted for JSON once.
+struct EventNames {
+    launches: Vec<String>,
+    layers: BTreeMap<u32, String>,
+}
+
+impl EventNames {
+    fn new(trace: &Trace, layer_names: &BTreeMap<u32, String>) -> EventNames {
+        let mut layers = BTreeMap::new();
+        for span in trace.spans.iter().filter(|s| s.layer != NO_LAYER) {
+            layers.entry(span.layer).or_insert_with(|| {
+                quoted(
+                    &layer_names
+                        .get(&span.layer)
+                        .cloned()
+                        .unwrap_or_else(|| format!("layer {}", span.layer)),
+                )
+            });
+        }
+        EventNames {
+            launches: trace.launches.iter().map(|l| quoted(&l.name)).collect(),
+            layers,
+        }
+    }
+
+    fn layer(&self, layer: u32) -> Option<&str> {
+        self.layers.get(&layer).map(String::as_str)
+    }
+}
+
+/// `"bytes":N` for DMA and port spans, `"work":W` for compute spans.
+fn amount(kind: SpanKind, amount: f64) -> String {
+    match kind {
+        SpanKind::Compute => format!("\"work\":{amount}"),
+        _ => format!("\"bytes\":{}", amount as u64),
+    }
+}
+
+fn write_instruction(out: &mut String, span: &Span, names: &EventNames, us: impl Fn(u64) -> f64) {
+    let name = match span.kind {
+        SpanKind::Link => quoted(&format!("dma from core {}", span.core)),
+        _ => format!("\"{}\"", span.name),
+    };
+    let _ = write!(
+        out,
+        ",\n{{\"name\":{name},\"cat\":\"{}\",\"ph\":\"X\",\"ts\":{},\"dur\":{},\"pid\":{},\
+         \"tid\":{},\"args\":{{\"launch\":{},\"instruction\":{},\"start_cycle\":{},\
+         \"end_cycle\":{},{}",
+        span.kind.category(),
+        us(span.start),
+        us(span.end - span.start),
+        span.cluster,
+        span.track,
+        names.launches[span.launch as usize],
+        span.instruction,
+        span.start,
+        span.end,
+        amount(span.kind, span.amount),
+    );
+    if let Some(layer) = names.layer(span.layer) {
+        let _ = write!(out, ",\"layer\":{layer}");
+    }
+    out.push_str("}}");
+}
+
+/// Consecutive spans of one track with the same launch, layer and kind.
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    first: Span,
+    end: u64,
+    instructions: u64,
+    busy: u64,
+    amount: f64,
+}
+
+/// The spans merged into groups, per launch and then per track in time order.
+fn merged(spans: &[Span]) -> Vec<Group> {
+    let mut groups = Vec::new();
+    for launch in spans.chunk_by(|a, b| a.launch == b.launch) {
+        let mut ordered: Vec<&Span> = launch.iter().collect();
+        ordered.sort_by_key(|s| (s.cluster, s.track, s.start));
+        for span in ordered {
+            match groups.last_mut() {
+                Some(Group {
+                    first,
+                    end,
+                    instructions,
+                    busy,
+                    amount,
+                }) if (
+                    first.cluster,
+                    first.track,
+                    first.layer,
+                    first.kind,
+                    first.launch,
+                ) == (span.cluster, span.track, span.layer, span.kind, span.launch) =>
+                {
+                    *end = (*end).max(span.end);
+                    *instructions += 1;
+                    *busy += span.end - span.start;
+                    *amount += span.amount;
+                }
+                _ => groups.push(Group {
+                    first: *span,
+                    end: span.end,
+                    instructions: 1,
+                    busy: span.end - span.start,
+                    amount: span.amount,
+                }),
+            }
+        }
+    }
+    groups
+}
+
+fn write_group(out: &mut String, group: &Group, names: &EventNames, us: impl Fn(u64) -> f64) {
+    let first = &group.first;
+    let launch = &names.launches[first.launch as usize];
+    let name = names.layer(first.layer).unwrap_or(launch);
+    let _ = write!(
+        out,
+        ",\n{{\"name\":{name},\"cat\":\"{}\",\"ph\":\"X\",\"ts\":{},\"dur\":{},\"pid\":{},\
+         \"tid\":{},\"args\":{{\"launch\":{launch},\"instructions\":{},\"busy_cycles\":{},\
+         \"start_cycle\":{},\"end_cycle\":{},{}",
+        first.kind.category(),
+        us(first.start),
+        us(group.end - first.start),
+        first.cluster,
+        first.track,
+        group.instructions,
+        group.busy,
+        first.start,
+        group.end,
+        amount(first.kind, group.amount),
+    );
+    if let Some(layer) = names.layer(first.layer) {
+        let _ = write!(out, ",\"layer\":{layer}");
+    }
+    out.push_str("}}");
+}
+
+/// The metadata events that name and order every process and track, the first of the list.
+fn write_metadata(out: &mut String, target: &Target) {
+    let tracks = Tracks::new(target);
+    let mut events: Vec<String> = Vec::new();
+    let mut name = |kind: &str, pid: u32, tid: u32, name: &str, sort: u32| {
+        events.push(format!(
+            "{{\"name\":\"{kind}\",\"ph\":\"M\",\"pid\":{pid},\"tid\":{tid},\
+             \"args\":{{\"name\":{},\"sort_index\":{sort}}}}}",
+            quoted(name)
+        ));
+        if kind == "thread_name" {
+            events.push(format!(
+                "{{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":{pid},\"tid\":{tid},\
+                 \"args\":{{\"sort_index\":{tid}}}}}"
+            ));
+        }
+    };
+    for cl in 0..target.device.clusters {
+        name("process_name", cl, 0, &format!("cluster {cl}"), 0);
+        for (tid, track) in tracks.names().enumerate() {
+            name("thread_name", cl, tid as u32, &track, tid as u32);
+        }
+    }
+    let device = target.device.clusters;
+    name("process_name", device, 0, "device", 0);
+    name("thread_name", device, 0, "launches", 0);
+    for cl in 0..target.device.clusters {
+        events.push(format!(
+            "{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{cl},\
+             \"args\":{{\"sort_index\":{cl}}}}}"
+        ));
+    }
+    out.push_str(&events.join(",\n"));
 }
 
 /// Track (thread id) numbering inside a cluster's process: for core `k`, its resources
 /// (units, then DMA channels) are `k * R + r`; the ports come after all cores.
-struct Tracks {
-    names: Vec<String>,
+pub(crate) struct Tracks {
+    /// Names of a core's resources (`matrix_engine#2`, `dma#0`).
+    resources: Vec<String>,
     cores: u32,
 }
 
 impl Tracks {
-    fn new(target: &Target) -> Tracks {
-        let mut names: Vec<String> = target
+    pub fn new(target: &Target) -> Tracks {
+        let mut resources: Vec<String> = target
             .core
             .units
             .iter()
             .enumerate()
             .map(|(i, k)| format!("{k}#{i}"))
             .collect();
-        names.extend((0..target.core.dma_channels).map(|c| format!("dma#{c}")));
+        resources.extend((0..target.core.dma_channels).map(|c| format!("dma#{c}")));
         Tracks {
-            names,
+            resources,
             cores: target.cluster.cores,
         }
     }
 
-    fn resource(&self, core: u32, resource: usize) -> u32 {
-        core * self.names.len() as u32 + resource as u32
+    pub fn resource(&self, core: u32, resource: usize) -> u32 {
+        core * self.resources.len() as u32 + resource as u32
     }
 
-    fn link(&self, port: Port) -> u32 {
-        self.cores * self.names.len() as u32 + port.index() as u32
+    pub fn link(&self, port: Port) -> u32 {
+        self.cores * self.resources.len() as u32 + port.index() as u32
+    }
+
+    /// Tracks in a cluster.
+    pub fn count(&self) -> u32 {
+        self.link(Port::ALL[Port::ALL.len() - 1]) + 1
+    }
+
+    /// The name of every track of a cluster, in track order (`core 3 dma#0`, `ddr port`).
+    pub fn names(&self) -> impl Iterator<Item = String> + '_ {
+        (0..self.cores)
+            .flat_map(|core| {
+                self.resources
+                    .iter()
+                    .map(move |resource| format!("core {core} {resource}"))
+            })
+            .chain(Port::ALL.iter().map(|port| port.name().to_string()))
+    }
+
+    /// Resources of a core: its units then its DMA channels.
+    pub fn per_core(&self) -> u32 {
+        self.resources.len() as u32
     }
 }

@@ -255,7 +255,14 @@ fn a_program_runs_end_to_end_through_the_c_abi() {
         .unwrap();
         assert_eq!(td_report_write(dev, 0, report.as_ptr()), TD_OK);
         assert_eq!(td_trace_write(dev, trace.as_ptr()), TD_OK);
-        for p in [&report, &trace] {
+        let detail = CString::new(format!("{}.detail", trace.to_str().unwrap())).unwrap();
+        assert_eq!(td_trace_write_format(dev, 1, detail.as_ptr()), TD_OK);
+        let svg = CString::new(format!("{}.svg", trace.to_str().unwrap())).unwrap();
+        assert_eq!(td_trace_write_format(dev, 2, svg.as_ptr()), TD_OK);
+        let picture = std::fs::read_to_string(svg.to_str().unwrap()).unwrap();
+        assert!(picture.starts_with("<svg") && picture.trim_end().ends_with("</svg>"));
+        std::fs::remove_file(svg.to_str().unwrap()).unwrap();
+        for p in [&report, &trace, &detail] {
             let path = p.to_str().unwrap();
             let json: serde_json::Value =
                 serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -531,6 +538,11 @@ fn misuse_returns_a_status_and_a_message() {
         fails(td_barrier(dev, 0, 0, null_mut()), 5, "no launch is open");
 
         fails(td_trace_write(dev, name.as_ptr()), 1, "tracing is off");
+        fails(
+            td_trace_write_format(dev, 3, name.as_ptr()),
+            1,
+            "unknown trace format 3",
+        );
         fails(
             td_report(dev, 3, null_mut(), 0, null_mut()),
             1,

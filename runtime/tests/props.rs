@@ -23,7 +23,7 @@ use std::cell::Cell;
 use std::collections::HashSet;
 use turbine_runtime::{
     BinaryOp, BufferId, CoreId, Instr, Placement, Pool2dParams, PoolKind, ReduceKind, RuntimeError,
-    Target, UnaryOp, View,
+    Target, TraceFormat, UnaryOp, View,
 };
 
 const CORES: [CoreId; 4] = [
@@ -570,7 +570,8 @@ fn random_tokens_case(program: &Program, seed: u64) -> Result<bool, TestCaseErro
     check_all(&mut rig, &bufs);
 
     // Simulated (start, end) of every instruction, from the trace.
-    let trace: serde_json::Value = serde_json::from_str(&rig.dev.trace_json().unwrap()).unwrap();
+    let trace: serde_json::Value =
+        serde_json::from_str(&rig.dev.trace_text(TraceFormat::Instructions).unwrap()).unwrap();
     let per_core = 3 + 2; // units + DMA channels of mini
     let mut times = std::collections::HashMap::new();
     for e in trace["traceEvents"].as_array().unwrap() {

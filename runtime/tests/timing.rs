@@ -10,7 +10,8 @@ mod common;
 
 use common::*;
 use turbine_runtime::{
-    BinaryOp, BufferId, CoreId, Device, Instr, Placement, RuntimeError, Target, UnaryOp, View,
+    BinaryOp, BufferId, CoreId, Device, Instr, Placement, RuntimeError, Target, TraceFormat,
+    UnaryOp, View,
 };
 
 const C01: CoreId = CoreId::new(0, 1);
@@ -523,11 +524,12 @@ fn the_report_counts_bytes_units_and_high_water_marks() {
 #[test]
 fn the_trace_has_one_track_per_unit_and_channel_and_one_event_per_instruction() {
     let mut rig = Rig::new(Target::builtin("mini").unwrap());
-    assert!(rig.dev.trace_json().is_none());
+    assert!(rig.dev.trace_text(TraceFormat::Instructions).is_none());
     rig.dev.set_tracing(true);
     let (steps, _) = busy_program(&mut rig);
     rig.run("busy", &steps);
-    let trace: serde_json::Value = serde_json::from_str(&rig.dev.trace_json().unwrap()).unwrap();
+    let text = rig.dev.trace_text(TraceFormat::Instructions).unwrap();
+    let trace: serde_json::Value = serde_json::from_str(&text).unwrap();
     let events = trace["traceEvents"].as_array().unwrap();
     let names: Vec<&str> = events
         .iter()
@@ -553,7 +555,9 @@ fn the_trace_has_one_track_per_unit_and_channel_and_one_event_per_instruction() 
         assert!(e["ts"].as_f64().unwrap() >= 0.0 && e["dur"].as_f64().unwrap() >= 0.0);
     }
     let path = std::env::temp_dir().join(format!("turbine-trace-{}.json", std::process::id()));
-    rig.dev.write_trace(path.to_str().unwrap()).unwrap();
+    rig.dev
+        .write_trace(path.to_str().unwrap(), TraceFormat::Layers)
+        .unwrap();
     assert!(std::fs::metadata(&path).unwrap().len() > 0);
     std::fs::remove_file(path).unwrap();
 }
@@ -622,7 +626,8 @@ fn the_report_attributes_instructions_to_the_layers_the_program_names() {
     assert!(report.to_json().contains("\"layers\""));
     assert!(report.text(false).contains("relu1"));
     // The trace's events name their layer, and only the tagged ones.
-    let trace: serde_json::Value = serde_json::from_str(&dev.trace_json().unwrap()).unwrap();
+    let trace: serde_json::Value =
+        serde_json::from_str(&dev.trace_text(TraceFormat::Instructions).unwrap()).unwrap();
     let layers: Vec<Option<&str>> = trace["traceEvents"]
         .as_array()
         .unwrap()

@@ -34,7 +34,7 @@ mod elements;
 mod execution;
 
 pub use artifact::{side_file, weights_file};
-pub use device::{Device, ReportFormat};
+pub use device::{Device, ReportFormat, TraceFormat};
 pub use execution::{figures, load, run, Figures, Loaded};
 
 /// The graph-level and lowering passes before the backend: the registered pipeline of the kernel

@@ -4,8 +4,8 @@
 //! operation records ([`graph_module`]), the built-in models of the main job and the benchmark
 //! ([`models`]), how diagnostics name their locations ([`diagnostics`]), the fuzzing harnesses
 //! ([`fuzzing`]), the interpreter check of substitution rules ([`rule_check`]), reading model
-//! files ([`input`]), what every tool's `main` does ([`cli`]), progress on a terminal ([`progress`])
-//! and command-line parsing helpers.
+//! files ([`input`]), what every tool's `main` does ([`cli`]), progress on a terminal
+//! ([`progress`]), the picture of a schedule ([`schedule_view`]), and command-line parsing helpers.
 #![warn(missing_docs)]
 
 pub mod bisect;
@@ -20,6 +20,7 @@ pub mod models;
 pub mod progress;
 pub mod random;
 pub mod rule_check;
+pub mod schedule_view;
 
 /// Parses `NAME=D0xD1x...` (`--input-shape`): the static shape to give an ONNX input.
 pub fn parse_input_shape(text: &str) -> Result<(String, Vec<usize>), String> {

@@ -22,6 +22,7 @@ use crate::instr::{
     BinaryOp, ComparePredicate, Conv2dParams, Instr, Pool2dParams, PoolKind, ReduceKind, UnaryOp,
 };
 use crate::memory::Placement;
+use crate::trace::TraceFormat;
 use crate::view::{View, MAX_RANK};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -470,12 +471,34 @@ pub extern "C" fn td_trace_enable(dev: u64, on: i32) -> i32 {
     })
 }
 
-/// Writes the recorded trace (Chrome trace-event JSON) to a file.
+/// Writes the recorded trace to a file as Chrome trace-event JSON with one event per run of a
+/// layer's instructions on a track (`td_trace_write_format` with format 0).
 #[no_mangle]
 pub unsafe extern "C" fn td_trace_write(dev: u64, path: *const c_char) -> i32 {
     guard_on(dev, "td_trace_write", || {
         let path = text(path, "path")?;
-        with_device(dev, |d| d.write_trace(path))
+        with_device(dev, |d| d.write_trace(path, TraceFormat::Layers))
+    })
+}
+
+/// Writes the recorded trace to a file: format 0, Chrome trace-event JSON per layer; 1, the same
+/// per instruction; 2, an SVG timeline.
+#[no_mangle]
+pub unsafe extern "C" fn td_trace_write_format(dev: u64, format: u32, path: *const c_char) -> i32 {
+    guard_on(dev, "td_trace_write_format", || {
+        let format = match format {
+            0 => TraceFormat::Layers,
+            1 => TraceFormat::Instructions,
+            2 => TraceFormat::TimelineSvg,
+            other => {
+                return Err(RuntimeError::BadArgument(format!(
+                    "unknown trace format {other} (0 json per layer, 1 json per instruction, \
+                     2 svg timeline)"
+                )))
+            }
+        };
+        let path = text(path, "path")?;
+        with_device(dev, |d| d.write_trace(path, format))
     })
 }
 
@@ -529,5 +552,6 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
         ("td_model_run", td_model_run as *const ()),
         ("td_model_device", td_model_device as *const ()),
         ("td_model_destroy", td_model_destroy as *const ()),
+        ("td_trace_write_format", td_trace_write_format as *const ()),
     ]
 }

@@ -8,11 +8,12 @@
 
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::io::IsTerminal;
-use std::os::unix::ffi::OsStringExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 use std::process::ExitCode;
 
-use mlir_sys::MlirStringRef;
+use melior::ir::OperationRef;
+use mlir_sys::{MlirOperation, MlirStringCallback, MlirStringRef};
 use turbine_dialects::pass_abi::{turbineOptParseCommandLine, turbineOptRun};
 use turbine_tools::input::{recognise, ModelFormat};
 
@@ -64,6 +65,7 @@ fn run() -> Result<(), String> {
             reference(&source),
             reference(input.as_bytes()),
             reference(output.as_bytes()),
+            view_schedule,
         )
     };
     if status == 0 {
@@ -71,6 +73,47 @@ fn run() -> Result<(), String> {
     } else {
         // MLIR has printed the diagnostics; the exit code is all that is left to give.
         std::process::exit(status)
+    }
+}
+
+/// Draws the schedule of `module` for `--view-schedule` (see [`turbine_tools::schedule_view`]);
+/// a note (Graphviz missing) goes to stderr, an error to `on_error`.
+unsafe extern "C" fn view_schedule(
+    module: MlirOperation,
+    path: MlirStringRef,
+    on_error: MlirStringCallback,
+    user_data: *mut c_void,
+) -> bool {
+    // SAFETY: MLIR passes a live module and a path valid for the call.
+    let (module, path) = unsafe {
+        (
+            OperationRef::from_raw(module),
+            std::slice::from_raw_parts(path.data.cast::<u8>(), path.length),
+        )
+    };
+    let path = Path::new(std::ffi::OsStr::from_bytes(path));
+    match turbine_tools::schedule_view::write(module, path) {
+        Ok(note) => {
+            if let Some(note) = note {
+                eprintln!("turbine-opt: {note}");
+            }
+            true
+        }
+        Err(message) => {
+            if let Some(on_error) = on_error {
+                // SAFETY: the callback takes the message for the call's duration.
+                unsafe {
+                    on_error(
+                        MlirStringRef {
+                            data: message.as_ptr().cast(),
+                            length: message.len(),
+                        },
+                        user_data,
+                    )
+                };
+            }
+            false
+        }
     }
 }
 

@@ -24,6 +24,17 @@ pub enum ReportFormat {
     Detail,
 }
 
+/// A form of the trace (the codes of runtime/include/turbine_dsa.h).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceFormat {
+    /// Chrome trace-event JSON, one event per run of a layer's instructions on a track.
+    Layers = 0,
+    /// Chrome trace-event JSON, one event per instruction.
+    Instructions = 1,
+    /// An SVG timeline.
+    TimelineSvg = 2,
+}
+
 /// A device of the software DSA, through the C ABI the generated code calls.
 pub struct Device(u64);
 
@@ -176,13 +187,13 @@ impl Device {
         check(ffi::td_trace_enable(self.0, 1), "cannot enable tracing")
     }
 
-    /// Writes the trace recorded so far.
-    pub fn write_trace(&self, path: &Path) -> Result<(), String> {
+    /// Writes the trace recorded so far in `format`.
+    pub fn write_trace(&self, path: &Path, format: TraceFormat) -> Result<(), String> {
         let path = CString::new(path.to_string_lossy().as_bytes())
             .map_err(|_| "trace path contains NUL")?;
         // SAFETY: valid C string.
         check(
-            unsafe { ffi::td_trace_write(self.0, path.as_ptr()) },
+            unsafe { ffi::td_trace_write_format(self.0, format as u32, path.as_ptr()) },
             "cannot write the trace",
         )
     }

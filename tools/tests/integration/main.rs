@@ -15,6 +15,7 @@ mod module_graph;
 mod ods_ops;
 mod onnx_import;
 mod passes;
+mod pictures;
 mod pipeline_steps;
 mod quantization;
 mod substitution;

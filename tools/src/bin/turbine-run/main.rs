@@ -7,7 +7,7 @@ use clap::Parser;
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 use turbine_codegen::OptLevel;
 use turbine_interpreter::{interpret, npy, Program, Tensor, Weights};
-use turbine_tools::driver::{self, CompileOptions, Device, ReportFormat};
+use turbine_tools::driver::{self, CompileOptions, Device, ReportFormat, TraceFormat};
 
 /// `print!` to stdout through [`output::emit`].
 macro_rules! out {
@@ -66,7 +66,8 @@ struct Arguments {
     #[arg(
         long,
         conflicts_with_all = [
-            "interpret", "check", "bisect", "baseline", "trace", "report_json", "outputs",
+            "interpret", "check", "bisect", "baseline", "trace", "timeline", "report_json",
+            "outputs",
             "top"
         ]
     )]
@@ -120,9 +121,19 @@ struct Arguments {
     /// Write the runtime's report as JSON to this file.
     #[arg(long, value_name = "FILE")]
     report_json: Option<PathBuf>,
-    /// Write a Chrome/Perfetto trace of the run to this file.
+    /// Write a Chrome/Perfetto trace of the run to this file: one event per run of a layer's
+    /// instructions on a unit, DMA channel or port (with its instruction count, busy cycles and
+    /// bytes or work).
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// Make --trace's file hold one event per instruction (large: hundreds of MB for a
+    /// ResNet-50).
+    #[arg(long, requires = "trace")]
+    trace_detail: bool,
+    /// Draw the run as an SVG timeline to this file: a lane per compute unit, DMA channel and
+    /// port of every core and cluster, boxes coloured by layer, the launches above them.
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
     /// Print the model in the graph dialect (after ONNX import, or the built-in model) and exit.
     #[arg(long)]
     print_model: bool,
@@ -323,7 +334,7 @@ impl Run<'_, '_> {
             return Ok(None);
         }
         let device = new_device(arguments)?;
-        if arguments.trace.is_some() {
+        if arguments.trace.is_some() || arguments.timeline.is_some() {
             device.enable_trace()?;
         }
         let start = Instant::now();
@@ -390,7 +401,7 @@ fn new_device(arguments: &Arguments) -> Result<Device, String> {
     Ok(device)
 }
 
-/// Prints the runtime's report, and writes its JSON form and the trace where asked.
+/// Prints the runtime's report, and writes its JSON form, the trace and the timeline where asked.
 fn write_report(arguments: &Arguments, device: &Device) -> Result<(), String> {
     out!(
         "{}",
@@ -405,7 +416,15 @@ fn write_report(arguments: &Arguments, device: &Device) -> Result<(), String> {
             .map_err(|error| format!("{}: {error}", path.display()))?;
     }
     if let Some(path) = &arguments.trace {
-        device.write_trace(path)?;
+        let format = if arguments.trace_detail {
+            TraceFormat::Instructions
+        } else {
+            TraceFormat::Layers
+        };
+        device.write_trace(path, format)?;
+    }
+    if let Some(path) = &arguments.timeline {
+        device.write_trace(path, TraceFormat::TimelineSvg)?;
     }
     Ok(())
 }

@@ -191,6 +191,7 @@ pub(crate) fn check_interface(
         .iter()
         .chain(&arguments.report_json)
         .chain(&arguments.trace)
+        .chain(&arguments.timeline)
     {
         let folder = path
             .parent()
