@@ -12,7 +12,8 @@ as onnxruntime's session holds them), without and with the race check (turbine-r
 --race-check), and onnxruntime's wall time for the same model with the same
 number of threads (median of 7 after a warm-up), their ratio, and the largest difference between
 the two outputs relative to the largest output magnitude. Usage: tools/scripts/benchmark.py --bin-dir target/release [--threads 2]
-[--schedule layerwise] [--markdown docs/Benchmarks.md].
+[--schedule layerwise] [--markdown docs/Benchmarks.md] (the table of another schedule goes between the
+`benchmark-SCHEDULE` markers).
 
 With --compare-schedules it compares the kernel schedules instead, side by side in one run, on the
 paper's models (the built-in ResNet-50 at batch 8 and 32 and DenseNet-121 at batch 1, a BERT-base
@@ -625,7 +626,8 @@ def main():
     text = table(rows, arguments)
     print(text)
     if arguments.markdown:
-        write_between(arguments.markdown, "benchmark", text)
+        marker = "benchmark" if arguments.schedule == "layerwise" else f"benchmark-{arguments.schedule}"
+        write_between(arguments.markdown, marker, text)
     sys.exit(1 if any("error" in row for row in rows) else 0)
 
 
