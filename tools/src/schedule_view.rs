@@ -19,13 +19,12 @@ use std::fmt::Write;
 use std::path::Path;
 use turbine_dialects::attributes::instance::Scope;
 use turbine_dialects::ops::instance::{
-    ClustersOp, ConcatOp, CopyOp, GroupOp, InstanceOp, RedistributeOp, SliceOp,
+    self, ClustersOp, ConcatOp, CopyOp, GroupOp, InstanceOp, RedistributeOp, SliceOp,
 };
+use turbine_dialects::ops::{graph, upstream, OpKind};
 
 /// Kinds of body op named in an instance's or a group's label; more are counted.
 const LISTED_BODY_KINDS: usize = 5;
-/// The op of a weight: an operand of the instances, drawn in no node of its own.
-const WEIGHT: &str = "graph.weight";
 
 /// The DOT text of `module`'s schedule.
 pub fn dot(module: OperationRef) -> String {
@@ -315,9 +314,9 @@ fn describe(op: OperationRef) -> Option<Node> {
             "#e0e0e0",
             "invtrapezium",
         )
-    } else if name == "func.return" {
+    } else if kind_of(&name) == Some(OpKind::Upstream(upstream::Kind::FuncReturn)) {
         plain("return".into(), "#eeeeee", "ellipse")
-    } else if name == "instance.yield" || name == WEIGHT {
+    } else if is_undrawn(&name) {
         return None;
     } else {
         plain(name, "white", "box")
@@ -371,7 +370,7 @@ fn body_summary(op: OperationRef) -> String {
         while let Some(current) = inner {
             inner = current.next_in_block();
             let name = op_name(current);
-            if name == "instance.yield" || name == WEIGHT {
+            if is_undrawn(&name) {
                 continue;
             }
             let kind = name.rsplit('.').next().unwrap_or(&name).to_owned();
@@ -391,6 +390,20 @@ fn body_summary(op: OperationRef) -> String {
         summary.push(format!("{more} more kinds"));
     }
     summary.join(", ")
+}
+
+/// The kind of the op named `name`, None for an op Turbine does not know.
+fn kind_of(name: &str) -> Option<OpKind> {
+    OpKind::from_name(name)
+}
+
+/// Whether an op named `name` gets no node and no place in a body's summary: a terminator of an
+/// instance, or a weight (an operand of the instances, read where it is used).
+fn is_undrawn(name: &str) -> bool {
+    matches!(
+        kind_of(name),
+        Some(OpKind::Instance(instance::Kind::Yield) | OpKind::Graph(graph::Kind::Weight))
+    )
 }
 
 fn op_name(op: OperationRef) -> String {
