@@ -209,7 +209,7 @@ pub const OPERATORS: &[Operator] = &[
         Compiled,
         "axes as attribute (before opsets 13/18) or constant input; empty axes reduce \
          everything unless `noop_with_empty_axes`"),
-    row(&["ReduceProd"], "`reduce_prod`", Interpreted, "as the other reductions"),
+    row(&["ReduceProd"], "`reduce_prod`", Compiled, "as the other reductions"),
     row(&["ReduceMin", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum",
           "ReduceLogSumExp"],
         "composed from `reduce_max`, `reduce_sum` and elementwise ops", Compiled,

@@ -116,6 +116,7 @@ typedef int32_t td_status;
 #define TD_REDUCE_MEAN 1
 #define TD_REDUCE_MAX 2
 #define TD_REDUCE_MIN 3
+#define TD_REDUCE_PROD 4
 
 /* Report formats. */
 #define TD_REPORT_JSON 0

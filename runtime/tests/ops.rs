@@ -409,6 +409,7 @@ fn reductions_match_reference_on_every_axis() {
             ReduceKind::Mean,
             ReduceKind::Max,
             ReduceKind::Min,
+            ReduceKind::Prod,
         ] {
             run1(
                 &mut rig,

@@ -106,7 +106,8 @@ def Dsa_PoolKind : I32EnumAttr<"PoolKind", "2-D pooling window", [
 def Dsa_PoolKindAttr : EnumAttr<Dsa_Dialect, Dsa_PoolKind, "pool">;
 
 def Dsa_ReduceKind : I32EnumAttr<"ReduceKind", "reduction along one axis", [
-      I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"mean", 1>, I32EnumAttrCase<"max", 2>
+      I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"mean", 1>, I32EnumAttrCase<"max", 2>,
+      I32EnumAttrCase<"prod", 3>
     ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::turbine::dsa";

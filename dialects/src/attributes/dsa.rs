@@ -328,6 +328,8 @@ mirror_enum! {
         Mean = 1 => "mean",
         /// Maximum.
         Max = 2 => "max",
+        /// Product.
+        Prod = 3 => "prod",
     }
 }
 

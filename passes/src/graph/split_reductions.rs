@@ -100,7 +100,12 @@ split.";
         for op in function.collect_pre_order() {
             if matches!(
                 op.kind().and_then(OpKind::graph),
-                Some(graph::Kind::ReduceSum | graph::Kind::ReduceMean | graph::Kind::ReduceMax)
+                Some(
+                    graph::Kind::ReduceSum
+                        | graph::Kind::ReduceMean
+                        | graph::Kind::ReduceMax
+                        | graph::Kind::ReduceProd
+                )
             ) {
                 self.split(op);
             }

@@ -59,7 +59,9 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         K::Conv2d => Some(Emitter::Conv),
         K::Matmul | K::BatchMatmul | K::Gemm => Some(Emitter::Product),
         K::MaxPool2d | K::AvgPool2d => Some(Emitter::Pool),
-        K::GlobalAvgPool | K::ReduceSum | K::ReduceMean | K::ReduceMax => Some(Emitter::Reduce),
+        K::GlobalAvgPool | K::ReduceSum | K::ReduceMean | K::ReduceMax | K::ReduceProd => {
+            Some(Emitter::Reduce)
+        }
         K::Softmax => Some(Emitter::Softmax),
         K::LayerNorm => Some(Emitter::LayerNorm),
         K::Lrn => Some(Emitter::Lrn),
@@ -100,7 +102,6 @@ fn emitter(kind: graph::Kind) -> Option<Emitter> {
         | K::Reshape
         | K::Flatten
         | K::Resize
-        | K::ReduceProd
         | K::Quantize
         | K::Dequantize
         | K::Requantize

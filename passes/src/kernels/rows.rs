@@ -53,6 +53,7 @@ fn reduction(layer: &Layer, rank: usize) -> (ReduceKind, Vec<usize>) {
         Some(graph::Kind::ReduceSum) => (ReduceKind::Sum, attribute_axes(node, rank)),
         Some(graph::Kind::ReduceMean) => (ReduceKind::Mean, attribute_axes(node, rank)),
         Some(graph::Kind::ReduceMax) => (ReduceKind::Max, attribute_axes(node, rank)),
+        Some(graph::Kind::ReduceProd) => (ReduceKind::Prod, attribute_axes(node, rank)),
         _ => unreachable!("{} is not a reduction the vector units run", node.name),
     };
     axes.sort_unstable();

@@ -71,9 +71,10 @@ pub fn demand(node: &Node, region: &Region, shapes: &[&[usize]]) -> Option<Deman
         graph::Kind::Concat => concat(node, region, shapes, output),
         graph::Kind::Slice => slice(node, region),
         graph::Kind::Gather => gather(node, region, shapes),
-        graph::Kind::ReduceSum | graph::Kind::ReduceMean | graph::Kind::ReduceMax => {
-            reduce(node, region, shapes[0])
-        }
+        graph::Kind::ReduceSum
+        | graph::Kind::ReduceMean
+        | graph::Kind::ReduceMax
+        | graph::Kind::ReduceProd => reduce(node, region, shapes[0]),
         graph::Kind::Resize => resize(node, region, shapes[0], output),
         _ => None,
     }

@@ -83,6 +83,7 @@ pub(super) fn reduce<'a>(
                 ReduceKind::Mean => values.sum::<f32>() / len as f32,
                 ReduceKind::Max => values.fold(f32::NEG_INFINITY, nan_max),
                 ReduceKind::Min => values.fold(f32::INFINITY, nan_min),
+                ReduceKind::Prod => values.product(),
             });
         }
     }

@@ -276,9 +276,10 @@ pub unsafe extern "C" fn td_reduce(
             1 => ReduceKind::Mean,
             2 => ReduceKind::Max,
             3 => ReduceKind::Min,
+            4 => ReduceKind::Prod,
             other => {
                 return Err(RuntimeError::BadArgument(format!(
-                    "unknown reduce kind {other} (0..=3)"
+                    "unknown reduce kind {other} (0..=4)"
                 )))
             }
         };

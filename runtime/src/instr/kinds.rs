@@ -121,6 +121,8 @@ pub enum ReduceKind {
     Max,
     /// Minimum (NaN if any element is NaN).
     Min,
+    /// Product.
+    Prod,
 }
 
 /// Parameters of a 2-D convolution tile (ONNX conventions).

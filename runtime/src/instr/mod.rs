@@ -270,6 +270,7 @@ impl Instr {
                 ReduceKind::Mean => "reduce_mean",
                 ReduceKind::Max => "reduce_max",
                 ReduceKind::Min => "reduce_min",
+                ReduceKind::Prod => "reduce_prod",
             },
             Instr::Wait => "wait",
             Instr::Barrier => "barrier",

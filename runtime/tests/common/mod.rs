@@ -358,6 +358,7 @@ impl RefMem {
                             ReduceKind::Mean => vals.iter().sum::<f64>() / len as f64,
                             ReduceKind::Max => vals.iter().cloned().fold(f64::NEG_INFINITY, max),
                             ReduceKind::Min => vals.iter().cloned().fold(f64::INFINITY, min),
+                            ReduceKind::Prod => vals.iter().product::<f64>(),
                         } as f32);
                     }
                 }

@@ -210,6 +210,19 @@ func.func @separate_axes(%x: tensor<2x5x3x4xf32>) -> tensor<2x1x3x1xf32> {
 
 // -----
 
+// Tests a product over separate axes, reduced run by run as the sum and the mean
+// are (a product of products is the product).
+// CHECK-LABEL: dsa.kernel @product_0_reduce_prod
+// CHECK: dsa.reduce prod %{{.*}} into %{{.*}} after %{{.*}} {axis = 3 : i64} : memref<1x5x3x4xf32, #dsa.memory_space<lb>>, memref<1x5x3x1xf32, #dsa.memory_space<lb>>
+// CHECK-NEXT: dsa.reduce prod %{{.*}} into %{{.*}} after %{{.*}} {axis = 1 : i64} : memref<1x5x3x1xf32, #dsa.memory_space<lb>>, memref<1x1x3x1xf32, #dsa.memory_space<lb>>
+// CHECK-LABEL: func.func @product
+func.func @product(%x: tensor<2x5x3x4xf32>) -> tensor<2x1x3x1xf32> {
+  %a = graph.reduce_prod %x {axes = array<i64: 1, 3>, keepdims = true} : tensor<2x5x3x4xf32> -> tensor<2x1x3x1xf32>
+  return %a : tensor<2x1x3x1xf32>
+}
+
+// -----
+
 // Tests that a broadcast (ONNX Expand) is a DMA copy from the input seen with
 // the output's shape, stride 0 along the repeated dimensions.
 // CHECK-LABEL: dsa.kernel @expand_0_broadcast

@@ -46,6 +46,21 @@ func.func @leading_max(%x: tensor<2x3x4x5x6x7xf32>) -> tensor<1x3x1x5x1x7xf32> {
 
 // -----
 
+// Tests that a product is split like the other reductions (a product of products is the
+// product).
+// CHECK-LABEL: func.func @leading_product
+// CHECK-NEXT: %[[A:.*]] = graph.reduce_prod %{{.*}} {axes = array<i64: 4>} : tensor<2x3x4x5x6x7xf32> -> tensor<2x3x4x5x1x7xf32>
+// CHECK-NEXT: %[[B:.*]] = graph.reduce_prod %[[A]] {axes = array<i64: 0, 2>} : tensor<2x3x4x5x1x7xf32> -> tensor<1x3x1x5x1x7xf32>
+// CHECK-NEXT: return %[[B]]
+// RANK3-LABEL: func.func @leading_product
+func.func @leading_product(%x: tensor<2x3x4x5x6x7xf32>) -> tensor<1x3x1x5x1x7xf32> {
+  // expected-remark@+1 {{split over axes [0, 2, 4] into 2 reductions over [[4], [0, 2]]}}
+  %b = graph.reduce_prod %x {axes = array<i64: 0, 2, -2>} : tensor<2x3x4x5x6x7xf32> -> tensor<1x3x1x5x1x7xf32>
+  return %b : tensor<1x3x1x5x1x7xf32>
+}
+
+// -----
+
 // Tests that reductions a view holds are left alone: contiguous axes, two runs with an outer of
 // 1, every axis (axes empty).
 // CHECK-LABEL: func.func @fits

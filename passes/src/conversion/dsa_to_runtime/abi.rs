@@ -80,6 +80,7 @@ const TD_POOL_AVG: i64 = 1;
 const TD_REDUCE_SUM: i64 = 0;
 const TD_REDUCE_MEAN: i64 = 1;
 const TD_REDUCE_MAX: i64 = 2;
+const TD_REDUCE_PROD: i64 = 4;
 
 /// `TD_LEVEL_*` of a memory space.
 pub(super) fn level_code(space: MemorySpace) -> i64 {
@@ -154,6 +155,7 @@ pub(super) fn reduce_code(kind: ReduceKind) -> i64 {
         ReduceKind::Sum => TD_REDUCE_SUM,
         ReduceKind::Mean => TD_REDUCE_MEAN,
         ReduceKind::Max => TD_REDUCE_MAX,
+        ReduceKind::Prod => TD_REDUCE_PROD,
     }
 }
 

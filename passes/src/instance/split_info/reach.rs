@@ -100,9 +100,10 @@ pub fn reach(node: &Node, dim: usize, index: usize, operand: &[usize]) -> Option
         graph::Kind::Slice | graph::Kind::Pad => {
             same_if(operand.get(dim) == Some(&output[dim]), dim)
         }
-        graph::Kind::ReduceSum | graph::Kind::ReduceMean | graph::Kind::ReduceMax => {
-            reduce_reach(node, dim, operand.len())
-        }
+        graph::Kind::ReduceSum
+        | graph::Kind::ReduceMean
+        | graph::Kind::ReduceMax
+        | graph::Kind::ReduceProd => reduce_reach(node, dim, operand.len()),
         // Constants, weights, gathers, broadcasts and control flow: the split reaches none of
         // their operands (elementwise ops are answered above).
         _ => None,
