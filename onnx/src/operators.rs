@@ -148,10 +148,10 @@ pub const OPERATORS: &[Operator] = &[
         "constant pads, constant_value and (opset 18) axes; constant, reflect, edge (wrap \
          unsupported); fills other than +0.0 and negative pads compile as concats and slices \
          (graph-decompose-pad)"),
-    row(&["Resize"], "`resize`", Interpreted,
+    row(&["Resize"], "`resize`", Compiled,
         "nearest upsampling by whole factors compiles as a copy (graph-resize-to-broadcast), \
-         other resizes by whole factors (up or down) as sums of copies \
-         (graph-decompose-resize), fractional scales and align_corners interpreted only; \
+         other resizes by whole factors (up or down) as sums of copies, fractional scales and \
+         align_corners as sums of gathers by constant indices (graph-decompose-resize); \
          nearest (every `nearest_mode`), linear and cubic (cubic_coeff_a, exclude_outside); \
          half_pixel, pytorch_half_pixel, \
          align_corners, asymmetric; constant scales or sizes, (opset 18) axes; antialias, \

@@ -1,6 +1,6 @@
-//! Building data movement and elementwise arithmetic in front of a graph op, at its location:
-//! what the decompositions of `graph.resize` and `graph.pad` into ops every schedule compiles
-//! are made of.
+//! Building data movement (slices, broadcasts, concatenations, gathers by constant indices) and
+//! elementwise arithmetic in front of a graph op, at its location: what the decompositions of
+//! `graph.resize` and `graph.pad` into ops every schedule compiles are made of.
 
 use crate::{
     ir::{create, i64_array, i64_attribute, InsertionPoint, Op, Val},
@@ -96,8 +96,40 @@ impl Copies {
         if let [single] = values {
             return *single;
         }
-        let axis = ("axis", i64_attribute(self.context, dimension as i64));
-        self.op(graph::Kind::Concat, values, shape, &[axis])
+        self.op(graph::Kind::Concat, values, shape, &[self.axis(dimension)])
+    }
+
+    /// The `axis` attribute naming `dimension`.
+    pub(super) fn axis(&self, dimension: usize) -> (&'static str, MlirAttribute) {
+        ("axis", i64_attribute(self.context, dimension as i64))
+    }
+
+    /// A 1-D i64 constant holding `values` (the indices of a gather).
+    pub(super) fn index_constant(&self, values: &[i64]) -> Val {
+        let shape = [values.len() as i64];
+        // SAFETY: a ranked tensor type of a live context's i64 and a dense attribute of one value
+        // per element; MLIR copies the values.
+        let (r#type, attribute) = unsafe {
+            let r#type = mlirRankedTensorTypeGet(
+                1,
+                shape.as_ptr(),
+                mlirIntegerTypeGet(self.context, 64),
+                mlirAttributeGetNull(),
+            );
+            let attribute =
+                mlirDenseElementsAttrInt64Get(r#type, values.len() as isize, values.as_ptr());
+            (r#type, attribute)
+        };
+        create(
+            self.at,
+            self.location,
+            graph::Kind::Constant,
+            &[],
+            &[r#type],
+            &[("value", attribute)],
+            Vec::new(),
+        )
+        .result(0)
     }
 
     /// An f32 constant of `shape` holding `values` (one value: a splat), with the element type

@@ -14,9 +14,12 @@
 //! Every output element is the sum of the same products as in the definition (a weight of 1 is
 //! a copy, so nearest resizes are bit-exact), so infinities and NaN stay where the definition
 //! puts them: a product by an interpolation matrix would spread them over whole rows (0 · inf).
-//! The taps' periodicity is checked element by element from the taps the definition gives; a
-//! resize without it (fractional scales, align_corners, whose positions do not repeat) is left
-//! alone, as is one with an empty dimension.
+//! The taps' periodicity is checked element by element from the taps the definition gives.
+//! Along a dimension without it (fractional scales, align_corners, whose positions do not
+//! repeat) each tap is a `graph.gather` by constant indices (clamped to the input) instead of a
+//! slice, weighted by a constant vector: the same sums, but that an output reading fewer taps
+//! than the others reads its first element again with weight 0 (NaN where that element is
+//! infinite). A resize with an empty dimension, or the identity, is left alone.
 
 use super::copies::Copies;
 use super::rewrite_each::rewrite_each;
@@ -51,8 +54,11 @@ dimension the pass rewrites the resize into, per phase, the sum of its taps' cop
 the input) each multiplied by its weight (a scalar, or a constant vector along the dimension \
 where the weights vary near the edges), the phases interleaved by `graph.concat` on a new axis \
 and `graph.reshape`. Each output is the definition's sum of products, so infinities and NaN \
-stay where it puts them; a weight of 1 is a plain copy. Resizes by other scales (fractional, \
-align_corners) or with an empty dimension are left alone. Run after graph-resize-to-broadcast, \
+stay where it puts them; a weight of 1 is a plain copy. Along a dimension whose taps do not \
+repeat (fractional scales, align_corners) each tap is a `graph.gather` of the input by constant \
+indices (clamped to it) times a constant vector of weights, an output that reads fewer taps \
+than the others reading its first element again with weight 0. A resize with an empty \
+dimension is left alone. Run after graph-resize-to-broadcast, \
 which turns nearest upsampling into a single broadcast. With `explain`, a remark on each resize \
 rewritten or left alone, and why.";
     const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
@@ -93,19 +99,29 @@ struct Interpolation {
     exclude_outside: bool,
 }
 
-/// One tap of a phase: input elements `step·k + offset` (clamped to the input) times
-/// `weights[k]` (equal but near the edges of a cubic resize with `exclude_outside`).
+/// One tap of a phase: input elements (clamped to the input) times `weights[k]` (equal but near
+/// the edges of a cubic resize with `exclude_outside`).
 #[derive(Debug, Clone, PartialEq)]
 struct Tap {
-    offset: i64,
+    reads: Reads,
     weights: Vec<f32>,
+}
+
+/// Which input elements a tap reads, output `k` of its phase reading element `k` of them.
+#[derive(Debug, Clone, PartialEq)]
+enum Reads {
+    /// Elements `step·k + offset` (the plan's step): a slice.
+    Strided { offset: i64 },
+    /// These elements: a gather by constant indices.
+    Listed(Vec<i64>),
 }
 
 /// How one dimension of a resize decomposes.
 #[derive(Debug, Clone, PartialEq)]
 struct Plan {
     dimension: usize,
-    /// The distance in the input between neighbouring outputs of one phase.
+    /// The distance in the input between neighbouring outputs of one phase (0 for taps that
+    /// list what they read).
     step: i64,
     /// Outputs per phase.
     length: usize,
@@ -116,6 +132,9 @@ struct Plan {
 impl Plan {
     fn describe(&self) -> String {
         let taps: usize = self.phases.iter().map(Vec::len).sum();
+        if self.step == 0 {
+            return format!("dimension {} gathered ({taps} gathers)", self.dimension);
+        }
         format!(
             "dimension {} in {} phases of step {} ({} copies)",
             self.dimension,
@@ -151,27 +170,51 @@ fn plans(node: &Node, input: &[usize]) -> Result<Vec<Plan>, String> {
         if identity {
             continue;
         }
-        let (phases, step, per_phase) =
-            if out_length % length == 0 && scale == (out_length / length) as f64 {
-                (out_length / length, 1, length)
-            } else if length % out_length == 0 && scales[d] == (out_length as f32 / length as f32) {
-                (1, (length / out_length) as i64, out_length)
-            } else {
-                return Err(format!("dimension {d} is not resized by a whole factor"));
-            };
-        let plan = phases_of(phases, step, per_phase, source)
-            .ok_or_else(|| format!("the taps of dimension {d} do not repeat with its factor"))?;
+        let factor = if out_length % length == 0 && scale == (out_length / length) as f64 {
+            Some((out_length / length, 1, length))
+        } else if length % out_length == 0 && scales[d] == (out_length as f32 / length as f32) {
+            Some((1, (length / out_length) as i64, out_length))
+        } else {
+            None
+        };
+        let periodic = factor.and_then(|(phases, step, per_phase)| {
+            let plan = phases_of(phases, step, per_phase, source)?;
+            Some((step, per_phase, plan))
+        });
+        let (step, per_phase, phases) =
+            periodic.unwrap_or_else(|| (0, out_length, vec![gathered(out_length, source)]));
         plans.push(Plan {
             dimension: d,
             step,
             length: per_phase,
-            phases: plan,
+            phases,
         });
     }
     if plans.is_empty() {
         return Err("it is the identity".to_owned());
     }
     Ok(plans)
+}
+
+/// The taps of one phase of `length` outputs listing what output `o` reads from `source`
+/// (unclamped index, weight): tap `c` reads output `o`'s `c`-th pair, or, for an output that
+/// reads fewer, its first element with weight 0 (so an infinite input there gives NaN where the
+/// definition reads it once: the one difference from the definition's sums).
+fn gathered(length: usize, source: impl Fn(usize) -> Vec<(i64, f32)>) -> Vec<Tap> {
+    let reads: Vec<Vec<(i64, f32)>> = (0..length).map(source).collect();
+    let count = reads.iter().map(Vec::len).max().unwrap_or(0);
+    (0..count)
+        .map(|c| {
+            let (indices, weights) = reads
+                .iter()
+                .map(|read| read.get(c).copied().unwrap_or((read[0].0, 0.0)))
+                .unzip();
+            Tap {
+                reads: Reads::Listed(indices),
+                weights,
+            }
+        })
+        .collect()
 }
 
 /// The taps of each of `phases` phases of `length` outputs, output `phases·k + r` reading
@@ -188,7 +231,7 @@ fn phases_of(
             let mut taps: Vec<Tap> = source(r)
                 .into_iter()
                 .map(|(offset, weight)| Tap {
-                    offset,
+                    reads: Reads::Strided { offset },
                     weights: vec![weight],
                 })
                 .collect();
@@ -198,7 +241,11 @@ fn phases_of(
                     return None;
                 }
                 for ((index, weight), tap) in read.into_iter().zip(&mut taps) {
-                    if index != tap.offset + step * k as i64 {
+                    if tap.reads
+                        != (Reads::Strided {
+                            offset: index - step * k as i64,
+                        })
+                    {
                         return None;
                     }
                     tap.weights.push(weight);
@@ -340,7 +387,10 @@ fn phase(builder: &Copies, value: Val, shape: &[usize], plan: &Plan, taps: &[Tap
     out_shape[plan.dimension] = plan.length;
     let mut sum: Option<Val> = None;
     for tap in taps {
-        let copy = copy(builder, value, shape, plan, tap.offset);
+        let copy = match &tap.reads {
+            Reads::Strided { offset } => copy(builder, value, shape, plan, *offset),
+            Reads::Listed(indices) => gather(builder, value, shape, plan.dimension, indices),
+        };
         let term = if tap.weights.iter().all(|&weight| weight == 1.0) {
             copy
         } else {
@@ -384,6 +434,18 @@ fn copy(builder: &Copies, value: Val, shape: &[usize], plan: &Plan, offset: i64)
     let mut sized = shape.to_vec();
     sized[d] = plan.length;
     builder.concat(&values, &sized, d)
+}
+
+/// Elements `indices` of `value` (of `shape`) along `dimension`, those outside the input
+/// reading its edge: a gather by constant indices.
+fn gather(builder: &Copies, value: Val, shape: &[usize], dimension: usize, indices: &[i64]) -> Val {
+    let last = shape[dimension] as i64 - 1;
+    let clamped: Vec<i64> = indices.iter().map(|&index| index.clamp(0, last)).collect();
+    let indices = builder.index_constant(&clamped);
+    let mut sized = shape.to_vec();
+    sized[dimension] = clamped.len();
+    let axis = builder.axis(dimension);
+    builder.op(graph::Kind::Gather, &[value, indices], &sized, &[axis])
 }
 
 /// The f32 constant of `weights`: a scalar when they are equal, else a tensor of rank `rank`

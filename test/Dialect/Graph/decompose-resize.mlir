@@ -72,18 +72,38 @@ func.func @cubic(%x: tensor<4x2xf32>) -> tensor<8x2xf32> {
 
 // -----
 
-// Tests what is left alone: a fractional scale, align_corners (whose positions do not repeat
-// with the factor), a resize that changes nothing, and one with an empty dimension.
-// CHECK-LABEL: func.func @left_alone
-// CHECK-COUNT-4: graph.resize
-func.func @left_alone(%x: tensor<2x3xf32>, %e: tensor<0x3xf32>) -> (tensor<2x5xf32>, tensor<2x6xf32>, tensor<2x3xf32>, tensor<0x6xf32>) {
-  // expected-remark@+1 {{left alone: dimension 1 is not resized by a whole factor}}
+// Tests the resizes whose taps do not repeat with a whole factor: a fractional scale and
+// align_corners. Each tap gathers the input along the dimension by constant indices (clamped to
+// the input), and the gathers are weighted and summed; an output of the fractional resize that
+// reads one element (its position falls on it) reads it again with weight 0 in the second tap.
+// CHECK-LABEL: func.func @gathered
+// CHECK: %[[I0:.*]] = graph.constant dense<[0, 0, 1, 1, 2]> : tensor<5xi64>
+// CHECK-NEXT: %[[G0:.*]] = graph.gather %{{.*}}, %[[I0]] {axis = 1 : i64} : (tensor<2x3xf32>, tensor<5xi64>) -> tensor<2x5xf32>
+// CHECK-NEXT: %[[W0:.*]] = graph.constant dense<[{{.*}}]> : tensor<1x5xf32>
+// CHECK-NEXT: %[[P0:.*]] = graph.mul %[[G0]], %[[W0]]
+// CHECK-NEXT: %[[I1:.*]] = graph.constant dense<[0, 1, 2, 2, 2]> : tensor<5xi64>
+// CHECK-NEXT: %[[G1:.*]] = graph.gather %{{.*}}, %[[I1]] {axis = 1 : i64}
+// CHECK: %[[F:.*]] = graph.add %[[P0]], %{{.*}} : tensor<2x5xf32>, tensor<2x5xf32> -> tensor<2x5xf32>
+// CHECK: graph.gather
+// CHECK-NOT: graph.resize
+// CHECK: return %[[F]]
+func.func @gathered(%x: tensor<2x3xf32>) -> (tensor<2x5xf32>, tensor<2x6xf32>) {
+  // expected-remark@+1 {{weighted sums of copies: dimension 1 gathered (2 gathers)}}
   %f = graph.resize %x {scales = array<f32: 1.0, 1.66666663>, mode = #graph<resize_mode linear>} : tensor<2x3xf32> -> tensor<2x5xf32>
-  // expected-remark@+1 {{left alone: the taps of dimension 1 do not repeat with its factor}}
+  // expected-remark@+1 {{weighted sums of copies: dimension 1 gathered (2 gathers)}}
   %a = graph.resize %x {scales = array<f32: 1.0, 2.0>, mode = #graph<resize_mode linear>, coordinates = #graph<resize_coordinates align_corners>} : tensor<2x3xf32> -> tensor<2x6xf32>
+  return %f, %a : tensor<2x5xf32>, tensor<2x6xf32>
+}
+
+// -----
+
+// Tests what is left alone: a resize that changes nothing, and one with an empty dimension.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-COUNT-2: graph.resize
+func.func @left_alone(%x: tensor<2x3xf32>, %e: tensor<0x3xf32>) -> (tensor<2x3xf32>, tensor<0x6xf32>) {
   // expected-remark@+1 {{left alone: it is the identity}}
   %y = graph.resize %x {scales = array<f32: 1.0, 1.0>, mode = #graph<resize_mode linear>} : tensor<2x3xf32> -> tensor<2x3xf32>
   // expected-remark@+1 {{left alone: it has an empty dimension}}
   %z = graph.resize %e {scales = array<f32: 1.0, 2.0>, mode = #graph<resize_mode linear>} : tensor<0x3xf32> -> tensor<0x6xf32>
-  return %f, %a, %y, %z : tensor<2x5xf32>, tensor<2x6xf32>, tensor<2x3xf32>, tensor<0x6xf32>
+  return %y, %z : tensor<2x3xf32>, tensor<0x6xf32>
 }
