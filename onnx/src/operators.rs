@@ -121,7 +121,8 @@ pub const OPERATORS: &[Operator] = &[
         "`add`, `sub`, `mul`, `div`, `pow`, `max`, `min`", Compiled,
         "numpy broadcasting; Pow's exponent converted to the base's type; i64 and i32 operands \
          compile one op per layer (wrapping, division by zero an error at run time)"),
-    row(&["Mod"], "`mod`", Interpreted, "keeps `fmod` (required for floats)"),
+    row(&["Mod"], "`mod`", Compiled,
+        "keeps `fmod` (required for floats); compiled on floats, i64 and i32"),
     row(&["Sum", "Mean"], "chain of `add` (`div` by the count for Mean)", Compiled,
         "Max/Min with 3+ operands chain likewise; one operand → no op"),
     row(&["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"],

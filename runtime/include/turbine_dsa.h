@@ -81,6 +81,8 @@ typedef int32_t td_status;
 #define TD_BINARY_MAX 4 /* NaN-propagating */
 #define TD_BINARY_MIN 5 /* NaN-propagating */
 #define TD_BINARY_POW 6
+#define TD_BINARY_FMOD 7 /* remainder with the dividend's sign (C's fmod) */
+#define TD_BINARY_MOD 8  /* remainder with the divisor's sign (Python's %) */
 
 /* Comparisons (td_compare): IEEE for floats, every comparison with NaN false but NE. */
 #define TD_COMPARE_EQ 0

@@ -254,6 +254,8 @@ fn binary_ops_broadcast_like_numpy() {
         BinaryOp::Max,
         BinaryOp::Min,
         BinaryOp::Pow,
+        BinaryOp::Fmod,
+        BinaryOp::Mod,
     ];
     for (sa, sb, so) in shapes {
         let len = |s: &[u64]| s.iter().product::<u64>() as usize;

@@ -75,7 +75,8 @@ def Dsa_BinaryKind : I32EnumAttr<"BinaryKind", "elementwise binary vector operat
       I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"sub", 1>,
       I32EnumAttrCase<"mul", 2>, I32EnumAttrCase<"div", 3>,
       I32EnumAttrCase<"max", 4>, I32EnumAttrCase<"min", 5>,
-      I32EnumAttrCase<"pow", 6>
+      I32EnumAttrCase<"pow", 6>, I32EnumAttrCase<"fmod", 7>,
+      I32EnumAttrCase<"mod", 8>
     ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::turbine::dsa";

@@ -247,6 +247,10 @@ mirror_enum! {
         Min = 5 => "min",
         /// `lhs ^ rhs`.
         Pow = 6 => "pow",
+        /// The remainder of `lhs / rhs` with the sign of `lhs` (C's `fmod`).
+        Fmod = 7 => "fmod",
+        /// The remainder of `lhs / rhs` with the sign of `rhs` (Python's `%`).
+        Mod = 8 => "mod",
     }
 }
 

@@ -157,8 +157,8 @@ pub(crate) fn check_float(
         message: format!(
             "{what} has element type {element_type:?}, which is not supported here: the software \
              DSA computes this on floats only (f32, f16, bf16; integer and boolean tensors are \
-             moved, gathered, cast, compared and selected, i64 and i32 also added, multiplied \
-             and divided)"
+             moved, gathered, cast, compared and selected, i64 and i32 also added, multiplied, \
+             divided and taken modulo)"
         ),
     })
 }

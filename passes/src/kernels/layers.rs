@@ -229,8 +229,19 @@ pub fn integer_binary(node: &Node) -> Option<BinaryKind> {
         K::Max => BinaryKind::Max,
         K::Min => BinaryKind::Min,
         K::Pow => BinaryKind::Pow,
+        K::Mod => remainder(node),
         _ => return None,
     })
+}
+
+/// The dsa remainder of a `graph.mod`: with the dividend's sign under `fmod`, else the
+/// divisor's (ONNX Mod).
+fn remainder(node: &Node) -> BinaryKind {
+    if node.flag("fmod") {
+        BinaryKind::Fmod
+    } else {
+        BinaryKind::Mod
+    }
 }
 
 /// How a graph op maps to elementwise steps, if it is an elementwise op on f32.
@@ -258,6 +269,7 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
         K::Max => binary(BinaryKind::Max),
         K::Min => binary(BinaryKind::Min),
         K::Pow => binary(BinaryKind::Pow),
+        K::Mod => binary(remainder(node)),
         K::Relu => unary(UnaryKind::Relu),
         K::Sigmoid => unary(UnaryKind::Sigmoid),
         K::Tanh => unary(UnaryKind::Tanh),
@@ -284,7 +296,7 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
         // Elementwise ops that map to no steps here: the tanh approximation of GELU, and ops
         // the vector units do not run (a batch norm's steps read per-channel views of its
         // parameters, which `fusion` makes).
-        K::Gelu | K::Mod | K::BatchNorm | K::Compare | K::Where | K::Cast => None,
+        K::Gelu | K::BatchNorm | K::Compare | K::Where | K::Cast => None,
         // Not elementwise.
         K::Constant
         | K::Weight

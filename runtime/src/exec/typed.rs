@@ -308,6 +308,15 @@ pub(super) fn integer_binary<'a>(
                             BinaryOp::Max => x.max(y),
                             BinaryOp::Min => x.min(y),
                             BinaryOp::Pow => (x as f64).powf(y as f64) as _,
+                            BinaryOp::Fmod => x.checked_rem(y).ok_or(Fault::DivisionByZero)?,
+                            BinaryOp::Mod => {
+                                let r = x.checked_rem(y).ok_or(Fault::DivisionByZero)?;
+                                if r != 0 && (r < 0) != (y < 0) {
+                                    r + y
+                                } else {
+                                    r
+                                }
+                            }
                         });
                     }
                     match &mut *super::storage_mut(get(out.buffer)) {

@@ -67,6 +67,15 @@ pub(crate) fn binary_scalar(op: BinaryOp, x: f32, y: f32) -> f32 {
         BinaryOp::Max => nan_max(x, y),
         BinaryOp::Min => nan_min(x, y),
         BinaryOp::Pow => x.powf(y),
+        BinaryOp::Fmod => x % y,
+        BinaryOp::Mod => {
+            let r = x % y;
+            if r != 0.0 && (r < 0.0) != (y < 0.0) {
+                r + y
+            } else {
+                r
+            }
+        }
     }
 }
 

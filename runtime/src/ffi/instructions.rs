@@ -108,10 +108,10 @@ pub unsafe extern "C" fn td_conv2d(
 
 pub(super) fn binary_op(code: u32) -> Result<BinaryOp> {
     use BinaryOp::*;
-    [Add, Sub, Mul, Div, Max, Min, Pow]
+    [Add, Sub, Mul, Div, Max, Min, Pow, Fmod, Mod]
         .get(code as usize)
         .copied()
-        .ok_or_else(|| RuntimeError::BadArgument(format!("unknown binary op code {code} (0..=6)")))
+        .ok_or_else(|| RuntimeError::BadArgument(format!("unknown binary op code {code} (0..=8)")))
 }
 
 fn unary_op(code: u32, p0: f32, p1: f32) -> Result<UnaryOp> {

@@ -21,6 +21,10 @@ pub enum BinaryOp {
     Min,
     /// `a` to the power `b`.
     Pow,
+    /// The remainder of `a / b` truncated, with the sign of `a` (C's `fmod`).
+    Fmod,
+    /// The remainder of `a / b` floored, with the sign of `b` (Python's `%`).
+    Mod,
 }
 
 /// Element-wise unary operations.
@@ -212,7 +216,10 @@ impl UnaryOp {
 impl BinaryOp {
     /// True for the operations charged `cost.special_function` element operations each.
     pub fn is_special(self) -> bool {
-        matches!(self, BinaryOp::Div | BinaryOp::Pow)
+        matches!(
+            self,
+            BinaryOp::Div | BinaryOp::Pow | BinaryOp::Fmod | BinaryOp::Mod
+        )
     }
 
     /// Lower-case name, as in the `dsa` dialect.
@@ -225,6 +232,8 @@ impl BinaryOp {
             BinaryOp::Max => "max",
             BinaryOp::Min => "min",
             BinaryOp::Pow => "pow",
+            BinaryOp::Fmod => "fmod",
+            BinaryOp::Mod => "mod",
         }
     }
 }

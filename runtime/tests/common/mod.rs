@@ -272,6 +272,8 @@ impl RefMem {
                         BinaryOp::Max => max(x, y),
                         BinaryOp::Min => min(x, y),
                         BinaryOp::Pow => x.powf(y),
+                        BinaryOp::Fmod => x % y,
+                        BinaryOp::Mod => x - y * (x / y).floor(),
                     } as f32);
                     for d in (0..rank).rev() {
                         idx[d] += 1;

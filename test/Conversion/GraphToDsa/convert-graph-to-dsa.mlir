@@ -210,6 +210,21 @@ func.func @separate_axes(%x: tensor<2x5x3x4xf32>) -> tensor<2x1x3x1xf32> {
 
 // -----
 
+// Tests ONNX Mod: on floats a remainder with the dividend's sign under fmod (C's fmod), on
+// integers with the divisor's (Python's %), the integer one a selection layer of its own.
+// CHECK-LABEL: dsa.kernel @remainders_0_mod
+// CHECK: dsa.binary fmod
+// CHECK-LABEL: dsa.kernel @remainders_1_mod
+// CHECK: dsa.binary mod %{{.*}}, %{{.*}} into %{{.*}} after %{{.*}} : {{.*}}xi64
+// CHECK-LABEL: func.func @remainders
+func.func @remainders(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %i: tensor<4x8xi64>, %j: tensor<4x8xi64>) -> (tensor<4x8xf32>, tensor<4x8xi64>) {
+  %f = graph.mod %x, %y {fmod = true} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %m = graph.mod %i, %j : tensor<4x8xi64>, tensor<4x8xi64> -> tensor<4x8xi64>
+  return %f, %m : tensor<4x8xf32>, tensor<4x8xi64>
+}
+
+// -----
+
 // Tests a product over separate axes, reduced run by run as the sum and the mean
 // are (a product of products is the product).
 // CHECK-LABEL: dsa.kernel @product_0_reduce_prod

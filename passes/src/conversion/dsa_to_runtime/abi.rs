@@ -57,6 +57,8 @@ const TD_BINARY_DIV: i64 = 3;
 const TD_BINARY_MAX: i64 = 4;
 const TD_BINARY_MIN: i64 = 5;
 const TD_BINARY_POW: i64 = 6;
+const TD_BINARY_FMOD: i64 = 7;
+const TD_BINARY_MOD: i64 = 8;
 
 const TD_UNARY_RELU: i64 = 0;
 const TD_UNARY_SIGMOID: i64 = 1;
@@ -101,6 +103,8 @@ pub(super) fn binary_code(kind: BinaryKind) -> i64 {
         BinaryKind::Max => TD_BINARY_MAX,
         BinaryKind::Min => TD_BINARY_MIN,
         BinaryKind::Pow => TD_BINARY_POW,
+        BinaryKind::Fmod => TD_BINARY_FMOD,
+        BinaryKind::Mod => TD_BINARY_MOD,
     }
 }
 
