@@ -103,7 +103,7 @@ pub const OPERATORS: &[Operator] = &[
     row(&["Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Log", "Neg", "Abs", "Reciprocal"],
         "the op of the same name", Compiled, "floats (f32, f16, bf16)"),
     row(&["Gelu"], "`gelu`", Compiled,
-        "opset 20; `approximate = \"tanh\"` → `approximate = true`, interpreted only"),
+        "opset 20; `approximate = \"tanh\"` → `approximate = true`"),
     row(&["LeakyRelu", "PRelu"], "`relu(x) + alpha * min(x, 0)`", Compiled,
         "PRelu's slope broadcasts to the input (unidirectionally)"),
     row(&["Elu", "Selu", "Celu"], "`relu(x) + alpha * (exp(min(x, 0) / s) - 1)`", Compiled,

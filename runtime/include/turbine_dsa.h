@@ -108,6 +108,7 @@ typedef int32_t td_status;
 #define TD_UNARY_CLIP 12      /* p0 = min, p1 = max (not min > max; a NaN bound clips nothing) */
 #define TD_UNARY_AFFINE 13    /* p0 * x + p1 */
 #define TD_UNARY_ABS 14
+#define TD_UNARY_GELU_TANH 15 /* tanh approximation */
 
 /* Pooling kinds (td_pool2d_params.kind). On the vector core. */
 #define TD_POOL_MAX 0

@@ -420,7 +420,7 @@ fn misuse_returns_a_status_and_a_message() {
                 dev,
                 0,
                 0,
-                15,
+                16,
                 0.0,
                 0.0,
                 &view(l, 0, &[16]),
@@ -430,7 +430,7 @@ fn misuse_returns_a_status_and_a_message() {
                 &mut t,
             ),
             1,
-            "unary op code 15",
+            "unary op code 16",
         );
         fails(
             td_reduce(

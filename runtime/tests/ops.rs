@@ -312,6 +312,7 @@ fn unary_ops_match_their_definitions() {
         (UnaryOp::Rsqrt, xp),
         (UnaryOp::Erf, x),
         (UnaryOp::Gelu, x),
+        (UnaryOp::GeluTanh, x),
         (UnaryOp::Silu, x),
         (UnaryOp::Neg, x),
         (UnaryOp::Abs, x),

@@ -91,7 +91,8 @@ def Dsa_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary vector operation
       I32EnumAttrCase<"gelu", 8>, I32EnumAttrCase<"silu", 9>,
       I32EnumAttrCase<"neg", 10>, I32EnumAttrCase<"reciprocal", 11>,
       I32EnumAttrCase<"clip", 12>, I32EnumAttrCase<"copy", 13>,
-      I32EnumAttrCase<"affine", 14>, I32EnumAttrCase<"abs", 15>
+      I32EnumAttrCase<"affine", 14>, I32EnumAttrCase<"abs", 15>,
+      I32EnumAttrCase<"gelu_tanh", 16>
     ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::turbine::dsa";

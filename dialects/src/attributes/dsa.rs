@@ -296,6 +296,8 @@ mirror_enum! {
         Affine = 14 => "affine",
         /// Absolute value.
         Abs = 15 => "abs",
+        /// GELU in its tanh approximation.
+        GeluTanh = 16 => "gelu_tanh",
     }
 }
 

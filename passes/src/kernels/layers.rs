@@ -281,7 +281,8 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
         K::Neg => unary(UnaryKind::Neg),
         K::Reciprocal => unary(UnaryKind::Reciprocal),
         K::Abs => unary(UnaryKind::Abs),
-        K::Gelu if !node.flag("approximate") => unary(UnaryKind::Gelu),
+        K::Gelu if node.flag("approximate") => unary(UnaryKind::GeluTanh),
+        K::Gelu => unary(UnaryKind::Gelu),
         K::Clip => {
             let bound = |name| node.float_opt(name);
             Some(vec![(
@@ -296,7 +297,7 @@ pub fn elementwise_steps(node: &Node) -> Option<Vec<(Elementwise, usize)>> {
         // Elementwise ops that map to no steps here: the tanh approximation of GELU, and ops
         // the vector units do not run (a batch norm's steps read per-channel views of its
         // parameters, which `fusion` makes).
-        K::Gelu | K::BatchNorm | K::Compare | K::Where | K::Cast => None,
+        K::BatchNorm | K::Compare | K::Where | K::Cast => None,
         // Not elementwise.
         K::Constant
         | K::Weight

@@ -98,6 +98,10 @@ pub(crate) fn unary_scalar(op: UnaryOp, x: f32) -> f32 {
         UnaryOp::Rsqrt => 1.0 / x.sqrt(),
         UnaryOp::Erf => libm::erff(x),
         UnaryOp::Gelu => 0.5 * x * (1.0 + libm::erff(x * std::f32::consts::FRAC_1_SQRT_2)),
+        UnaryOp::GeluTanh => {
+            let inner = (2.0f32 / std::f32::consts::PI).sqrt() * (x + 0.044715 * x * x * x);
+            0.5 * x * (1.0 + inner.tanh())
+        }
         UnaryOp::Silu => x * sigmoid(x),
         UnaryOp::Neg => -x,
         UnaryOp::Abs => x.abs(),

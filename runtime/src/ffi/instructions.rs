@@ -135,9 +135,10 @@ fn unary_op(code: u32, p0: f32, p1: f32) -> Result<UnaryOp> {
             shift: p1,
         },
         14 => Abs,
+        15 => GeluTanh,
         other => {
             return Err(RuntimeError::BadArgument(format!(
-                "unknown unary op code {other} (0..=14)"
+                "unknown unary op code {other} (0..=15)"
             )))
         }
     })

@@ -48,6 +48,9 @@ pub enum UnaryOp {
     Erf,
     /// `x * (1 + erf(x / sqrt 2)) / 2` (the exact GELU, as ONNX `Gelu` without approximation).
     Gelu,
+    /// `x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2` (ONNX `Gelu` with
+    /// `approximate = "tanh"`).
+    GeluTanh,
     /// `x * sigmoid(x)`
     Silu,
     /// `-x`
@@ -203,6 +206,7 @@ impl UnaryOp {
             UnaryOp::Rsqrt => "rsqrt",
             UnaryOp::Erf => "erf",
             UnaryOp::Gelu => "gelu",
+            UnaryOp::GeluTanh => "gelu_tanh",
             UnaryOp::Silu => "silu",
             UnaryOp::Neg => "neg",
             UnaryOp::Reciprocal => "reciprocal",

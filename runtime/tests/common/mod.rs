@@ -418,6 +418,10 @@ pub fn unary_ref(op: UnaryOp, x: f64) -> f64 {
         UnaryOp::Rsqrt => 1.0 / x.sqrt(),
         UnaryOp::Erf => libm::erf(x),
         UnaryOp::Gelu => 0.5 * x * (1.0 + libm::erf(x / std::f64::consts::SQRT_2)),
+        UnaryOp::GeluTanh => {
+            let inner = (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x);
+            0.5 * x * (1.0 + inner.tanh())
+        }
         UnaryOp::Silu => x * sigmoid(x),
         UnaryOp::Neg => -x,
         UnaryOp::Abs => x.abs(),

@@ -17,12 +17,13 @@ module {
 
 // -----
 
-// Tests that an op without a lowering is named at its location.
+// Tests that an op without a lowering is named at its location (a resize by a fractional scale,
+// which graph-decompose-resize rewrites before this pass in the pipelines).
 module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
-  func.func @f(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
-    // expected-error@+1 {{'graph.gelu' is not supported by the software DSA lowering yet}}
-    %y = graph.gelu %x {approximate = true} : tensor<1x8x4x4xf32>
-    return %y : tensor<1x8x4x4xf32>
+  func.func @f(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x6xf32> {
+    // expected-error@+1 {{'graph.resize' is not supported by the software DSA lowering yet}}
+    %y = graph.resize %x {scales = array<f32: 1.0, 1.0, 1.0, 1.5>, mode = #graph<resize_mode linear>} : tensor<1x8x4x4xf32> -> tensor<1x8x4x6xf32>
+    return %y : tensor<1x8x4x6xf32>
   }
 }
 

@@ -75,6 +75,7 @@ const TD_UNARY_RECIPROCAL: i64 = 11;
 const TD_UNARY_CLIP: i64 = 12;
 const TD_UNARY_AFFINE: i64 = 13;
 const TD_UNARY_ABS: i64 = 14;
+const TD_UNARY_GELU_TANH: i64 = 15;
 
 const TD_POOL_MAX: i64 = 0;
 const TD_POOL_AVG: i64 = 1;
@@ -129,6 +130,7 @@ pub(super) fn unary_code(kind: UnaryKind) -> (i64, UnaryParameters) {
         UnaryKind::Rsqrt => TD_UNARY_RSQRT,
         UnaryKind::Erf => TD_UNARY_ERF,
         UnaryKind::Gelu => TD_UNARY_GELU,
+        UnaryKind::GeluTanh => TD_UNARY_GELU_TANH,
         UnaryKind::Silu => TD_UNARY_SILU,
         UnaryKind::Neg => TD_UNARY_NEG,
         UnaryKind::Reciprocal => TD_UNARY_RECIPROCAL,
