@@ -7,8 +7,8 @@ MobileNet-V2 block.
 Per model it prints Turbine's compile time per phase (graph passes, lowering to the LLVM dialect,
 LLVM optimisation, JIT), the kernels launched, the simulated cycles and DDR bytes of one inference
 on the target, the host wall time of that run on the software DSA (inputs written, recording,
-simulation and the real arithmetic, outputs read; the weights were loaded into the device before,
-as onnxruntime's session holds them), without and with the race check (turbine-run's default and
+simulation and the real arithmetic, outputs read; loading the weights is timed apart, as
+onnxruntime's session creation is), without and with the race check (turbine-run's default and
 --race-check), and onnxruntime's wall time for the same model with the same
 number of threads (median of 7 after a warm-up), their ratio, and the largest difference between
 the two outputs relative to the largest output magnitude. Usage: tools/scripts/benchmark.py --bin-dir target/release [--threads 2]

@@ -120,16 +120,7 @@ impl Copies {
                 mlirDenseElementsAttrInt64Get(r#type, values.len() as isize, values.as_ptr());
             (r#type, attribute)
         };
-        create(
-            self.at,
-            self.location,
-            graph::Kind::Constant,
-            &[],
-            &[r#type],
-            &[("value", attribute)],
-            Vec::new(),
-        )
-        .result(0)
+        self.constant_of(r#type, attribute)
     }
 
     /// An f32 constant of `shape` holding `values` (one value: a splat), with the element type
@@ -151,6 +142,11 @@ impl Copies {
                 _ => mlirDenseElementsAttrFloatGet(r#type, values.len() as isize, values.as_ptr()),
             }
         };
+        self.constant_of(r#type, attribute)
+    }
+
+    /// A `graph.constant` of type `r#type` holding the dense `attribute`.
+    fn constant_of(&self, r#type: MlirType, attribute: MlirAttribute) -> Val {
         create(
             self.at,
             self.location,

@@ -2,7 +2,7 @@
 //! the weights its entries read, each converted to its buffer's element type and shape so that
 //! the runtime's loader checks them exactly (`td_model_create`).
 
-use super::elements::encode;
+use super::execution::weight_bytes;
 use melior::ir::{attribute::StringAttribute, operation::OperationLike, Module};
 use std::path::{Path, PathBuf};
 use turbine_codegen::{Entry, ObjectCode, Role};
@@ -39,23 +39,18 @@ pub fn weights_file(
             }
             continue;
         }
-        let weight = weights
-            .get(name)
-            .ok_or_else(|| format!("the model reads weight '{name}', which is not in {origin}"))?;
-        let elements: usize = buffer.shape.iter().product();
-        if weight.shape.iter().product::<usize>() != elements {
-            return Err(format!(
-                "weight '{name}' has shape {:?}, the model expects {:?}",
-                weight.shape, buffer.shape
-            ));
-        }
-        let element = interpreter_element(dtype);
-        let what = format!("weight '{name}' ({element:?} in the model)");
+        let data = weight_bytes(
+            weights,
+            name,
+            interpreter_element(dtype),
+            &buffer.shape,
+            || format!("the model reads weight '{name}', which is not in {origin}"),
+        )?;
         tensors.push(NamedTensor {
             name: name.clone(),
             dtype,
             shape: buffer.shape.clone(),
-            data: encode(&weight.data, element, &what)?,
+            data,
         });
     }
     if tensors.is_empty() {

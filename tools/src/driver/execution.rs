@@ -4,7 +4,7 @@
 
 use super::elements::{decode, dtype_code, element_bytes, encode};
 use super::{Compiled, Device, Role};
-use turbine_interpreter::{Tensor, Weights};
+use turbine_interpreter::{ElementType, Tensor, Weights};
 
 /// Runs `compiled` on `device` with `inputs` and `weights`; returns the outputs.
 pub fn run(
@@ -44,23 +44,10 @@ pub fn load<'a>(
         let what = |role: String| format!("{role} ({:?} in the model)", buffer.element);
         match &buffer.role {
             Role::Weight(name) => {
-                let weight = weights
-                    .get(name)
-                    .ok_or_else(|| format!("weight '{name}' is not in the weights file"))?;
-                if weight.shape.iter().product::<usize>() != elements {
-                    return Err(format!(
-                        "weight '{name}' has shape {:?}, the model expects {:?}",
-                        weight.shape, buffer.shape
-                    ));
-                }
-                device.write(
-                    handle,
-                    &encode(
-                        &weight.data,
-                        buffer.element,
-                        &what(format!("weight '{name}'")),
-                    )?,
-                )?;
+                let bytes = weight_bytes(weights, name, buffer.element, &buffer.shape, || {
+                    format!("weight '{name}' is not in the weights file")
+                })?;
+                device.write(handle, &bytes)?;
             }
             Role::Constant(values) => device.write(
                 handle,
@@ -106,6 +93,29 @@ impl Drop for Loaded<'_> {
             self.device.free(handle);
         }
     }
+}
+
+/// The bytes of weight `name` of `weights` as a buffer of `element`s of `shape` holds it; an
+/// error when it has another element count, or `missing()` when it is not there.
+pub(super) fn weight_bytes(
+    weights: &Weights,
+    name: &str,
+    element: ElementType,
+    shape: &[usize],
+    missing: impl FnOnce() -> String,
+) -> Result<Vec<u8>, String> {
+    let weight = weights.get(name).ok_or_else(missing)?;
+    if weight.shape.iter().product::<usize>() != shape.iter().product::<usize>() {
+        return Err(format!(
+            "weight '{name}' has shape {:?}, the model expects {shape:?}",
+            weight.shape
+        ));
+    }
+    encode(
+        &weight.data,
+        element,
+        &format!("weight '{name}' ({element:?} in the model)"),
+    )
 }
 
 /// Writes `input`, input #`index` of `compiled`, into its buffer `handle`.

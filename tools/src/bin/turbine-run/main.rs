@@ -349,8 +349,7 @@ impl Run<'_, '_> {
         drop(progress);
         let results = results?;
         outln!(
-            "ran on the software DSA in {:.3} s of host time (the weights loaded before in \
-             {:.3} s)",
+            "ran on the software DSA in {:.3} s of host time (loading the weights: {:.3} s)",
             start.elapsed().as_secs_f64(),
             loading.as_secs_f64()
         );
