@@ -315,6 +315,11 @@ impl Jit {
                 std::mem::transmute(self.addresses[position]);
             function(device, buffers.as_ptr())
         };
+        // Launches execute in the background: a fault of their execution is the entry's too.
+        let status = match status {
+            turbine_runtime::ffi::TD_OK => turbine_runtime::ffi::td_device_synchronize(device),
+            failed => failed,
+        };
         if status == turbine_runtime::ffi::TD_OK {
             return Ok(());
         }

@@ -31,6 +31,10 @@
  * - Recording errors (bad operand, unknown token, ...) are returned by the recording call
  *   and also discard the launch: td_launch_end then fails with TD_ERR_INVALID_STATE, so a
  *   partial kernel never runs. A failed td_launch_end changes nothing on the device.
+ * - Launches execute in the background, in order, as on a real device: td_launch_end returns
+ *   once the launch is checked and timed. A fault met while executing (an index out of range,
+ *   an integer division by zero) is returned by the next call that waits for execution:
+ *   td_device_synchronize, td_buffer_read or td_buffer_write; later launches are skipped.
  * - A device may be used from several host threads; calls on one device are serialised.
  */
 #ifndef TURBINE_DSA_H
@@ -213,10 +217,13 @@ td_status td_buffer_read(uint64_t dev, uint64_t buffer, uint64_t byte_offset, vo
 
 /* Opens a launch of `kernel` on a set of cores. Then record each core's instructions with the
  * calls below (each names its core), and close with td_launch_end, which checks the whole
- * launch (equal barrier counts, no races), simulates its timing, executes it and stores its
- * simulated cycles (start = end of previous launch + kernel-launch latency). */
+ * launch (equal barrier counts, no races), simulates its timing, queues it for execution and
+ * stores its simulated cycles (start = end of previous launch + kernel-launch latency). */
 td_status td_launch_begin(uint64_t dev, const char *kernel, const td_core *cores, uint64_t n_cores);
 td_status td_launch_end(uint64_t dev, uint64_t *cycles_out);
+/* Waits until every launch has executed; returns the first fault of their execution since the
+ * last wait (naming the instruction, core, launch and layer), or TD_OK. */
+td_status td_device_synchronize(uint64_t dev);
 
 /* ---- Instructions ------------------------------------------------------------------------
  * Each records one instruction on core (cluster, core) of the open launch. It starts when the
@@ -263,15 +270,15 @@ td_status td_select(uint64_t dev, uint32_t cluster, uint32_t core, const td_view
                     const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
 /* DMA gather: out is table with the extent at `axis` replaced by the number of indices (i64 or
  * i32, row-major order; negative ones count from the end); slice k of out along axis is slice
- * indices[k] of table. An index outside the table fails td_launch_end with
+ * indices[k] of table. An index outside the table fails the launch's execution with
  * TD_ERR_OUT_OF_BOUNDS naming the instruction, core, launch and layer. */
 td_status td_gather(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t axis,
                     const td_view *table, const td_view *indices, const td_view *out,
                     const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
 /* DMA gather of single elements (ONNX GatherElements): indices and out have one shape, data has
  * it too but along `axis`; out[c] is data[c] with coordinate `axis` replaced by indices[c] (i64
- * or i32; negative ones count from the end). An index outside data fails td_launch_end with
- * TD_ERR_OUT_OF_BOUNDS naming the instruction, core, launch and layer. */
+ * or i32; negative ones count from the end). An index outside data fails the launch's
+ * execution with TD_ERR_OUT_OF_BOUNDS naming the instruction, core, launch and layer. */
 td_status td_gather_elements(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t axis,
                              const td_view *data, const td_view *indices, const td_view *out,
                              const uint64_t *waits, uint64_t n_waits, uint64_t *token_out);
@@ -280,7 +287,8 @@ td_status td_gather_elements(uint64_t dev, uint32_t cluster, uint32_t core, uint
  * with coordinate `axis` replaced by indices[c] (i64 or i32; negative ones count from the end), in
  * row-major order of c. reduction 0 replaces the element there (the last of duplicates wins);
  * 1 + TD_BINARY_ADD, _MUL, _MAX or _MIN combines with it (f32, i64, i32). An index outside out
- * fails td_launch_end with TD_ERR_OUT_OF_BOUNDS naming the instruction, core, launch and layer. */
+ * fails the launch's execution with TD_ERR_OUT_OF_BOUNDS naming the instruction, core,
+ * launch and layer. */
 td_status td_scatter_elements(uint64_t dev, uint32_t cluster, uint32_t core, uint32_t axis,
                               uint32_t reduction, const td_view *indices, const td_view *updates,
                               const td_view *out, const uint64_t *waits, uint64_t n_waits,

@@ -64,12 +64,23 @@ pub(crate) struct Launch {
 }
 
 impl Launch {
-    pub fn new(name: &str, mut cores: Vec<CoreId>, first_token: Token) -> Launch {
+    /// A launch of kernel `name` on `cores`, recording into `spare` streams (empty vectors
+    /// whose capacity an earlier launch left: hundreds of thousands of instructions are
+    /// recorded per model run, and growing fresh vectors would copy and page-fault them).
+    pub fn new(
+        name: &str,
+        mut cores: Vec<CoreId>,
+        first_token: Token,
+        spare: &mut Vec<Vec<Recorded>>,
+    ) -> Launch {
         cores.sort();
         cores.dedup();
+        let streams = (0..cores.len())
+            .map(|_| spare.pop().unwrap_or_default())
+            .collect();
         Launch {
             name: name.to_string(),
-            streams: vec![Vec::new(); cores.len()],
+            streams,
             layers: vec![NO_LAYER; cores.len()],
             cores,
             first_token: first_token.0,

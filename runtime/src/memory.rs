@@ -10,7 +10,8 @@ use crate::error::{Result, RuntimeError};
 use crate::ids::{BufferId, CoreId};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use turbine_targets::{MemLevel, Target};
 
 /// Where a buffer lives: the level and its owner.
@@ -64,7 +65,32 @@ pub(crate) struct Buffer {
     pub dtype: ElementType,
     /// Number of elements (the length of `data`, readable without the lock).
     pub len: u64,
-    pub data: RwLock<Storage>,
+    data: RwLock<Storage>,
+    /// How many times `data` was locked for writing: equal generations seen under read locks
+    /// mean equal contents, which lets the executor reuse what it derived from them.
+    generation: AtomicU64,
+}
+
+impl Buffer {
+    /// Read access to the elements. Lock poisoning is ignored: a panic while a lock was held
+    /// is a runtime bug that the C ABI reports, and the data is still plain numbers.
+    pub fn read(&self) -> RwLockReadGuard<'_, Storage> {
+        self.data.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Write access to the elements; starts a new generation.
+    pub fn write(&self) -> RwLockWriteGuard<'_, Storage> {
+        let guard = self.data.write().unwrap_or_else(|e| e.into_inner());
+        // Counted while the lock is held, so that no reader sees the old generation with
+        // new contents.
+        self.generation.fetch_add(1, Ordering::Relaxed);
+        guard
+    }
+
+    /// The generation of the contents; stable while a read lock is held.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Relaxed)
+    }
 }
 
 /// Bytes in use and the high-water mark of one memory instance.
@@ -147,6 +173,7 @@ impl Memory {
                 dtype,
                 len,
                 data: RwLock::new(data),
+                generation: AtomicU64::new(0),
             }),
         );
         self.sizes.insert(id, bytes);

@@ -41,6 +41,14 @@ fn reject(dev: &mut Device, cores: &[CoreId], steps: &[Step]) -> RuntimeError {
     launch(dev, "bad", cores, steps).expect_err("the launch should be rejected")
 }
 
+/// Runs a launch that checks and times fine and returns the fault its execution meets, which
+/// the next wait for the device reports.
+fn fault(dev: &mut Device, cores: &[CoreId], steps: &[Step]) -> RuntimeError {
+    launch(dev, "bad", cores, steps).expect("the launch is well formed");
+    dev.synchronize()
+        .expect_err("the launch should fault while it executes")
+}
+
 fn assert_mentions(e: &RuntimeError, needles: &[&str]) {
     let msg = e.to_string();
     for n in needles {
@@ -825,7 +833,7 @@ fn a_gather_index_outside_the_table_fails_the_launch_and_names_it() {
             indices: v(ids, 2),
             out: View::contiguous(out, 0, &[2, 2]),
         };
-        let e = reject(&mut dev, &[C00], &[step(C00, gather, &[])]);
+        let e = fault(&mut dev, &[C00], &[step(C00, gather, &[])]);
         assert!(matches!(
             e,
             RuntimeError::IndexOutOfRange {
@@ -849,7 +857,7 @@ fn an_integer_division_by_zero_fails_the_launch_and_names_it() {
         b: View::contiguous(ints, 4, &[4]),
         out: View::contiguous(ints, 0, &[4]),
     };
-    let e = reject(&mut dev, &[C00], &[step(C00, divide, &[])]);
+    let e = fault(&mut dev, &[C00], &[step(C00, divide, &[])]);
     assert!(matches!(e, RuntimeError::DivisionByZero { .. }));
     assert_mentions(
         &e,
@@ -867,4 +875,37 @@ fn an_integer_division_by_zero_fails_the_launch_and_names_it() {
     };
     let e = reject(&mut dev, &[C00], &[step(C00, add, &[])]);
     assert_mentions(&e, &["add computes on floats, i64 or i32, not bool"]);
+}
+
+#[test]
+fn a_fault_skips_the_later_launches_and_is_reported_once_by_the_next_wait() {
+    use turbine_runtime::{BinaryOp, ElementType as E};
+    let mut dev = mini();
+    let ints = dev.alloc_typed(Placement::Lb(C00), 32, E::I32).unwrap();
+    let out = dev.alloc(Placement::Ddr, 16).unwrap();
+    let divide = Instr::Binary {
+        op: BinaryOp::Div,
+        a: View::contiguous(ints, 0, &[4]),
+        b: View::contiguous(ints, 4, &[4]),
+        out: View::contiguous(ints, 0, &[4]),
+    };
+    launch(&mut dev, "divide", &[C00], &[step(C00, divide, &[])]).unwrap();
+    let lb = dev.alloc(Placement::Lb(C00), 16).unwrap();
+    let fill = Instr::Unary {
+        op: UnaryOp::Exp,
+        input: v(lb, 4),
+        out: v(lb, 4),
+    };
+    let store = dma(lb, out, 4);
+    let steps = [step(C00, fill, &[]), step(C00, store, &[0])];
+    launch(&mut dev, "later", &[C00], &steps).unwrap();
+    // The host's read waits for both launches and gets the first one's fault.
+    let e = dev.read(out, 0, 4).unwrap_err();
+    assert_mentions(
+        &e,
+        &["div on core (0,0) in launch 'divide'", "division by zero"],
+    );
+    // Reported once; the later launch was skipped, so its output is still the zero fill.
+    assert_eq!(dev.read(out, 0, 4).unwrap(), vec![0.0; 4]);
+    dev.synchronize().unwrap();
 }

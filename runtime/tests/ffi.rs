@@ -197,6 +197,7 @@ fn a_program_runs_end_to_end_through_the_c_abi() {
         let mut now = 0;
         assert_eq!(td_device_cycles(dev, &mut now), TD_OK);
         assert_eq!(now, 100 + cycles, "mini's launch latency is 100 cycles");
+        assert_eq!(td_device_synchronize(dev), TD_OK, "{}", last_error());
 
         let mut c = vec![0f32; (m * n) as usize];
         assert_eq!(

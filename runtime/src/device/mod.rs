@@ -5,9 +5,10 @@
 //! Life of a launch: [`Device::launch_begin`] names the kernel and its cores; each
 //! [`Device::enqueue`] appends one instruction to one core's stream after checking everything
 //! that can be checked alone (core, tokens, buffers, levels, bounds, shapes); and
-//! [`Device::launch_end`] checks barriers and races, simulates the timing, executes on the
-//! buffers and updates the report. A launch that fails anywhere changes nothing. What the
-//! device tells about its runs (report, trace, timeline) is in `observe`.
+//! [`Device::launch_end`] checks barriers and races, simulates the timing, updates the report
+//! and hands the launch to the execution thread (`background`), so that the host records the
+//! next launch while this one computes. A launch refused anywhere before it executes changes
+//! nothing. What the device tells about its runs (report, trace, timeline) is in `observe`.
 
 use crate::element::ElementType;
 use crate::error::{Result, RuntimeError};
@@ -22,9 +23,11 @@ use crate::timing::{self, LevelOf};
 use crate::trace::Trace;
 use crate::typing;
 use crate::view::ViewFault;
+use background::{Background, Failed};
 use std::collections::BTreeMap;
 use turbine_targets::{MemLevel, Target};
 
+mod background;
 mod observe;
 
 /// A simulated DSA device.
@@ -45,6 +48,8 @@ pub struct Device {
     trace: Option<Trace>,
     /// The names of the layers instructions are attributed to (`td_layer_name`), by id.
     layer_names: BTreeMap<u32, String>,
+    /// Launches checked and timed whose execution may still be under way.
+    background: Background,
 }
 
 impl LevelOf for Memory {
@@ -72,6 +77,7 @@ impl Device {
             race_check: true,
             trace: None,
             layer_names: BTreeMap::new(),
+            background: Background::default(),
         }
     }
 
@@ -270,6 +276,7 @@ impl Device {
         offset: u64,
         bytes: &[u8],
     ) -> Result<()> {
+        self.synchronize()?;
         let len = bytes.len() as u64 / dtype.bytes();
         let b = self.host_buffer(buffer, dtype, offset, len)?;
         exec::storage_mut(b).write_bytes(dtype, offset as usize, bytes);
@@ -286,6 +293,7 @@ impl Device {
         offset: u64,
         len: u64,
     ) -> Result<Vec<u8>> {
+        self.synchronize()?;
         let b = self.host_buffer(buffer, dtype, offset, len)?;
         let mut bytes = Vec::with_capacity((len * dtype.bytes()) as usize);
         exec::storage(b).read_bytes(dtype, offset as usize, len as usize, &mut bytes);
@@ -306,7 +314,10 @@ impl Device {
         for &core in cores {
             self.check_core(core)?;
         }
-        self.launch = Some(Launch::new(name, cores.to_vec(), Token(self.next_token)));
+        let mut spare = self.background.spare_streams();
+        let launch = Launch::new(name, cores.to_vec(), Token(self.next_token), &mut spare);
+        self.background.keep_streams(spare);
+        self.launch = Some(launch);
         Ok(())
     }
 
@@ -444,9 +455,20 @@ impl Device {
         Ok((slot, waits))
     }
 
-    /// Checks, times and executes the open launch. On error nothing has changed (memory, time,
-    /// report) and the launch is closed. Either way, buffers [`Device::release`]d during the
-    /// launch are freed.
+    /// Waits until every launch has executed. Returns the first fault an execution met since
+    /// the last wait (an index out of range, an integer division by zero), naming the launch,
+    /// core, instruction and layer; later launches were skipped. Host reads and writes of
+    /// buffers wait so themselves.
+    pub fn synchronize(&self) -> Result<()> {
+        self.background
+            .wait()
+            .map_err(|failed| self.fault_error(failed))
+    }
+
+    /// Checks and times the open launch, records it in the report and queues it for execution
+    /// (a fault of the execution is returned by the next [`Device::synchronize`]). On error
+    /// nothing has changed (memory, time, report) and the launch is closed. Either way,
+    /// buffers [`Device::release`]d during the launch are freed.
     pub fn launch_end(&mut self) -> Result<LaunchSummary> {
         let outcome = self.run_open_launch();
         for buffer in std::mem::take(&mut self.released) {
@@ -457,19 +479,16 @@ impl Device {
         outcome
     }
 
-    /// The error of a fault that instruction `at` of `slot`'s stream met while `launch` ran.
-    fn fault_error(&self, launch: &Launch, slot: usize, at: usize, fault: Fault) -> RuntimeError {
-        let rec = &launch.streams[slot][at];
+    /// The error of a fault that an instruction met while its launch executed.
+    fn fault_error(&self, failed: Failed) -> RuntimeError {
         let mut context = format!(
             "{} on {} in launch '{}'",
-            rec.instr.name(),
-            launch.cores[slot],
-            launch.name
+            failed.instruction, failed.core, failed.launch
         );
-        if let Some(layer) = self.layer_names.get(&rec.layer) {
+        if let Some(layer) = self.layer_names.get(&failed.layer) {
             context += &format!(", layer '{layer}'");
         }
-        match fault {
+        match failed.fault {
             Fault::IndexOutOfRange { index, extent } => RuntimeError::IndexOutOfRange {
                 context,
                 index,
@@ -515,9 +534,6 @@ impl Device {
                 )
             })
             .collect();
-        if let Err((slot, at, fault)) = exec::execute(&launch, &buffers, self.threads) {
-            return Err(self.fault_error(&launch, slot, at, fault));
-        }
         let summary = LaunchSummary {
             name: launch.name.clone(),
             cores: launch.cores.len(),
@@ -536,6 +552,7 @@ impl Device {
             trace.record(&self.target, &launch, &schedule, start);
         }
         self.now = schedule.end;
+        self.background.submit(launch, buffers, self.threads);
         Ok(summary)
     }
 

@@ -1,6 +1,12 @@
 //! The matrix engine's convolution tile: im2col into a scratch matrix, then one GEMM per
 //! (image, group) with the `gemm` crate. A 1x1, stride-1, unpadded convolution skips im2col
 //! (the input already is the column matrix).
+//!
+//! Tiles of one input tile and different filter tiles (output channels split across
+//! instructions) follow each other on a core; each host thread keeps its last im2col matrix
+//! with what it was built from, including the input buffer's write generation, and reuses it
+//! when the next tile's input is the same. The matrix is the same either way, so the result is
+//! too.
 
 use super::locks::Locked;
 use super::matmul::product;
@@ -9,10 +15,29 @@ use crate::ids::BufferId;
 use crate::instr::Conv2dParams;
 use crate::memory::Buffer;
 use crate::view::View;
+use std::cell::RefCell;
 
 /// Largest im2col scratch, in elements (16 MiB): bigger tiles are done a band of output rows
 /// at a time, so host memory stays bounded whatever the tile.
 const COL_LIMIT: usize = 1 << 22;
+
+/// What an im2col matrix was built from: the input view and the contents of its buffer (by
+/// write generation), the filter's shape and the convolution's parameters.
+#[derive(Clone, PartialEq)]
+struct ColumnsKey {
+    input: View,
+    generation: u64,
+    filter: [usize; 4],
+    out: [usize; 2],
+    params: Conv2dParams,
+}
+
+thread_local! {
+    /// The last im2col matrix built on this host thread, whole (one image, one group, one
+    /// band of rows), and its key.
+    static COLUMNS: RefCell<(Option<ColumnsKey>, Vec<f32>)> =
+        const { RefCell::new((None, Vec::new())) };
+}
 
 /// `output (+)= conv2d(input, filter)`; shapes and bounds were checked by the device, and that
 /// the output overlaps neither input. Operands are used in place where their views are dense
@@ -27,6 +52,14 @@ pub(super) fn run<'a>(
 ) {
     let shapes = [dims(&input.shape), dims(&filter.shape), dims(&output.shape)];
     let mut locked = Locked::new(&[input.buffer, filter.buffer], output.buffer, get);
+    // Read while the input's buffer is locked: its generation cannot change until the end.
+    let key = ColumnsKey {
+        input: input.clone(),
+        generation: get(input.buffer).generation(),
+        filter: shapes[1],
+        out: [shapes[2][2], shapes[2][3]],
+        params: *p,
+    };
     let out_base = locked.writer();
     let operand = |view: &View, scratch: &mut Vec<f32>| -> *const f32 {
         let base = locked.reader(view.buffer);
@@ -61,7 +94,7 @@ pub(super) fn run<'a>(
                     let y = unsafe {
                         std::slice::from_raw_parts_mut(out_base.add(range.start), range.len())
                     };
-                    dense(x, w, y, shapes, p, accumulate, COL_LIMIT);
+                    dense(x, w, y, shapes, p, accumulate, (COL_LIMIT, Some(key)));
                 }
                 None => with_scratch(|y| {
                     let len = get(output.buffer).len as usize;
@@ -73,7 +106,7 @@ pub(super) fn run<'a>(
                         y.clear();
                         y.resize(output.len() as usize, 0.0);
                     }
-                    dense(x, w, y, shapes, p, accumulate, COL_LIMIT);
+                    dense(x, w, y, shapes, p, accumulate, (COL_LIMIT, Some(key)));
                     // SAFETY: as above; the inputs are no longer read.
                     let data = unsafe { std::slice::from_raw_parts_mut(out_base, len) };
                     output.scatter(data, y);
@@ -84,7 +117,8 @@ pub(super) fn run<'a>(
 }
 
 /// The convolution on dense NCHW / OIHW / NCHW arrays, with at most `col_limit` elements of
-/// im2col scratch (one output row at least).
+/// im2col scratch (one output row at least); an im2col matrix that is the whole convolution's
+/// is kept under `key` (the inputs' description) and reused when the last one had that key.
 fn dense(
     x: &[f32],
     w: &[f32],
@@ -92,7 +126,7 @@ fn dense(
     [[n, c, h, wd], [o, cg, kh, kw], [_, _, oh, ow]]: [[usize; 4]; 3],
     p: &Conv2dParams,
     accumulate: bool,
-    col_limit: usize,
+    (col_limit, key): (usize, Option<ColumnsKey>),
 ) {
     let g = p.groups as usize;
     let og = o / g;
@@ -106,9 +140,11 @@ fn dense(
     } else {
         (col_limit / (taps * ow).max(1)).clamp(1, oh)
     };
-    // The im2col matrix in per-thread scratch (im2col writes every element it reads): a fresh
+    let whole = !pointwise && n == 1 && g == 1 && rows == oh;
+    let key = key.filter(|_| whole);
+    // The im2col matrix in per-thread memory (im2col writes every element it reads): a fresh
     // zeroed vector per tile would be a visible part of the host time.
-    with_scratch(|col| {
+    with_columns(key, |col, built| {
         if !pointwise && col.len() < taps * rows * ow {
             col.resize(taps * rows * ow, 0.0);
         }
@@ -122,6 +158,8 @@ fn dense(
                     let chunk = (y1 - y0) * ow;
                     let (rhs, rhs_rs): (&[f32], usize) = if pointwise {
                         (channels, h * wd)
+                    } else if built {
+                        (&col[..taps * chunk], chunk)
                     } else {
                         im2col(
                             channels,
@@ -150,6 +188,20 @@ fn dense(
             }
         }
     });
+}
+
+/// Runs `f` with this thread's im2col memory and whether it already holds the matrix of
+/// `key`; afterwards the memory holds the matrix of `key` (`None`: of nothing reusable).
+fn with_columns<T>(key: Option<ColumnsKey>, f: impl FnOnce(&mut Vec<f32>, bool) -> T) -> T {
+    COLUMNS.with(|cell| {
+        let mut cached = cell.borrow_mut();
+        let (last, col) = &mut *cached;
+        let built = key.is_some() && *last == key;
+        *last = None;
+        let result = f(col, built);
+        *last = key;
+        result
+    })
 }
 
 fn dims(shape: &[u64]) -> [usize; 4] {
@@ -281,8 +333,8 @@ mod tests {
         let shapes = [[1, 3, 7, 6], [4, 3, 3, 3], [1, 4, 4, 3]];
         let mut whole = vec![1.0; 48];
         let mut banded = vec![1.0; 48];
-        dense(&x, &w, &mut whole, shapes, &p, true, usize::MAX);
-        dense(&x, &w, &mut banded, shapes, &p, true, 1);
+        dense(&x, &w, &mut whole, shapes, &p, true, (usize::MAX, None));
+        dense(&x, &w, &mut banded, shapes, &p, true, (1, None));
         assert_eq!(whole, banded);
         assert!(whole.iter().any(|&v| v != 1.0));
     }

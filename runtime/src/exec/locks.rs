@@ -3,7 +3,7 @@
 //!
 //! Locks are taken in buffer-id order, the same order in every instruction, so two cores running
 //! on different host threads never wait on each other; a buffer named twice is locked once, for
-//! writing if the instruction writes it. Lock poisoning is ignored as in [`super::read`].
+//! writing if the instruction writes it.
 
 use crate::element::Storage;
 use crate::ids::BufferId;
@@ -37,11 +37,11 @@ impl<'a> Locked<'a> {
             if i > 0 && ids[i - 1] == id {
                 continue;
             }
-            let data = &get(id).data;
+            let buffer = get(id);
             let guard = if id == written {
-                Guard::Write(data.write().unwrap_or_else(|e| e.into_inner()))
+                Guard::Write(buffer.write())
             } else {
-                Guard::Read(data.read().unwrap_or_else(|e| e.into_inner()))
+                Guard::Read(buffer.read())
             };
             guards[n] = Some((id, guard));
             n += 1;

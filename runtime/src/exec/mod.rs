@@ -290,15 +290,14 @@ pub(crate) fn copy_pairs<'a>(
     copy!(F32, I64, I32, I8, U8);
 }
 
-/// Read access to a buffer's elements. Lock poisoning is ignored: a panic while a lock was
-/// held is a runtime bug that the C ABI reports, and the data is still plain numbers.
+/// Read access to a buffer's elements ([`Buffer::read`]).
 pub(crate) fn storage(buffer: &Buffer) -> RwLockReadGuard<'_, Storage> {
-    buffer.data.read().unwrap_or_else(|e| e.into_inner())
+    buffer.read()
 }
 
-/// Write access to a buffer's elements (see [`storage`] about poisoning).
+/// Write access to a buffer's elements ([`Buffer::write`]).
 pub(crate) fn storage_mut(buffer: &Buffer) -> RwLockWriteGuard<'_, Storage> {
-    buffer.data.write().unwrap_or_else(|e| e.into_inner())
+    buffer.write()
 }
 
 /// Read access to the elements of an f32 buffer.

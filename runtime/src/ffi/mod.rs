@@ -437,6 +437,14 @@ pub unsafe extern "C" fn td_report_write(dev: u64, format: u32, path: *const c_c
     })
 }
 
+/// Waits until every launch has executed; the first fault of their execution, if any.
+#[no_mangle]
+pub extern "C" fn td_device_synchronize(dev: u64) -> i32 {
+    guard_on(dev, "td_device_synchronize", || {
+        with_device(dev, |d| d.synchronize())
+    })
+}
+
 /// Restarts the report's counters and high-water marks.
 #[no_mangle]
 pub extern "C" fn td_report_reset(dev: u64) -> i32 {
@@ -546,6 +554,7 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
         ("td_report", td_report as *const ()),
         ("td_report_write", td_report_write as *const ()),
         ("td_report_reset", td_report_reset as *const ()),
+        ("td_device_synchronize", td_device_synchronize as *const ()),
         ("td_trace_enable", td_trace_enable as *const ()),
         ("td_trace_write", td_trace_write as *const ()),
         ("td_model_create", td_model_create as *const ()),

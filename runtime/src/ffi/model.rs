@@ -284,6 +284,14 @@ pub unsafe extern "C" fn td_model_run(
                 message: LAST_ERROR.with(|e| e.borrow().to_string_lossy().into_owned()),
             });
         }
+        // A fault of the launches' execution belongs to the entry too.
+        with_device(model.device, |device| device.synchronize()).map_err(|fault| {
+            RuntimeError::EntryFailed {
+                entry: model.name.clone(),
+                code: fault.code(),
+                message: fault.to_string(),
+            }
+        })?;
         for (index, (&(buffer, bytes), &target)) in model.outputs.iter().zip(targets).enumerate() {
             if target.is_null() {
                 return Err(RuntimeError::BadArgument(format!("output {index} is NULL")));

@@ -113,6 +113,12 @@ struct Arguments {
     /// Host threads of the software DSA (0: all).
     #[arg(long, default_value_t = 0)]
     threads: u32,
+    /// Run the loaded model this many times and print the median host time, as an inference
+    /// runtime's steady state is timed (the first run also pays for warming the host's memory).
+    /// The outputs and the report are the last run's (the first run's report also counts the
+    /// weights' upload); a trace or timeline shows every run.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
     /// Print the report's detail too: every layer of the model, and every compute unit, DMA
     /// channel and port that ran something (the summary gives the costliest layers and
     /// min/mean/max per kind of unit; the JSON has everything).
@@ -343,14 +349,28 @@ impl Run<'_, '_> {
         drop(progress);
         let loaded = loaded?;
         let loading = start.elapsed();
-        let start = Instant::now();
         let progress = Progress::start("running on the software DSA");
-        let results = loaded.run(self.inputs);
+        let mut times = Vec::new();
+        let mut results = Vec::new();
+        for repeat in 0..arguments.repeat {
+            if repeat > 0 {
+                device.reset_report()?;
+            }
+            let start = Instant::now();
+            results = loaded.run(self.inputs)?;
+            times.push(start.elapsed().as_secs_f64());
+        }
         drop(progress);
-        let results = results?;
+        let first = times[0];
+        times.sort_by(f64::total_cmp);
+        let repeats = match times.len() {
+            1 => String::new(),
+            n => format!(", the median of {n} runs (the first: {first:.3} s)"),
+        };
         outln!(
-            "ran on the software DSA in {:.3} s of host time (loading the weights: {:.3} s)",
-            start.elapsed().as_secs_f64(),
+            "ran on the software DSA in {:.3} s of host time{repeats} (loading the weights: \
+             {:.3} s)",
+            times[times.len() / 2],
             loading.as_secs_f64()
         );
         drop(loaded);
