@@ -47,6 +47,7 @@ mod launch;
 mod link;
 pub mod memory;
 pub mod operands;
+mod recycle;
 pub mod report;
 mod report_text;
 mod shape_rules;

@@ -8,10 +8,11 @@
 use crate::element::{ElementType, Storage};
 use crate::error::{Result, RuntimeError};
 use crate::ids::{BufferId, CoreId};
+use crate::recycle::Recycler;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use turbine_targets::{MemLevel, Target};
 
 /// Where a buffer lives: the level and its owner.
@@ -65,22 +66,53 @@ pub(crate) struct Buffer {
     pub dtype: ElementType,
     /// Number of elements (the length of `data`, readable without the lock).
     pub len: u64,
-    data: RwLock<Storage>,
+    /// The elements. A DDR buffer's are allocated with it; an on-chip buffer's when an
+    /// instruction first touches them, on the thread that executes it, from the vectors that
+    /// executed launches gave back (see `recycle`).
+    data: OnceLock<RwLock<Storage>>,
     /// How many times `data` was locked for writing: equal generations seen under read locks
     /// mean equal contents, which lets the executor reuse what it derived from them.
     generation: AtomicU64,
+    /// Where the elements go when the buffer is dropped (on-chip buffers).
+    recycler: Option<Arc<Recycler>>,
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        if let (Some(recycler), Some(data)) = (&self.recycler, self.data.get_mut()) {
+            let storage = data.get_mut().unwrap_or_else(|e| e.into_inner());
+            recycler.give(std::mem::replace(storage, Storage::F32(Vec::new())), self.dtype);
+        }
+    }
 }
 
 impl Buffer {
+    /// The elements' lock, allocating them (zeroed) on first use.
+    fn data(&self) -> &RwLock<Storage> {
+        self.data.get_or_init(|| {
+            let len = self.len as usize;
+            let recycled = self.recycler.as_ref().and_then(|r| r.take(self.dtype, len));
+            let storage = recycled.or_else(|| Storage::zeroed(self.dtype, self.len));
+            // An on-chip buffer is at most its memory's capacity, which the target states.
+            RwLock::new(storage.unwrap_or_else(|| {
+                panic!(
+                    "the host cannot allocate the {} bytes of a buffer in {}",
+                    self.len * self.dtype.bytes(),
+                    self.placement
+                )
+            }))
+        })
+    }
+
     /// Read access to the elements. Lock poisoning is ignored: a panic while a lock was held
     /// is a runtime bug that the C ABI reports, and the data is still plain numbers.
     pub fn read(&self) -> RwLockReadGuard<'_, Storage> {
-        self.data.read().unwrap_or_else(|e| e.into_inner())
+        self.data().read().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Write access to the elements; starts a new generation.
     pub fn write(&self) -> RwLockWriteGuard<'_, Storage> {
-        let guard = self.data.write().unwrap_or_else(|e| e.into_inner());
+        let guard = self.data().write().unwrap_or_else(|e| e.into_inner());
         // Counted while the lock is held, so that no reader sees the old generation with
         // new contents.
         self.generation.fetch_add(1, Ordering::Relaxed);
@@ -112,6 +144,8 @@ pub(crate) struct Memory {
     gb: Vec<Usage>,
     ddr: Usage,
     cores_per_cluster: u32,
+    /// Vectors of freed LB and GB buffers, for the next ones.
+    recycler: Arc<Recycler>,
 }
 
 impl Memory {
@@ -124,6 +158,12 @@ impl Memory {
             gb: vec![Usage::default(); target.device.clusters as usize],
             ddr: Usage::default(),
             cores_per_cluster: target.cluster.cores,
+            // As much as the on-chip memories hold: what generated code frees and allocates
+            // again around its kernels.
+            recycler: Arc::new(Recycler::new(
+                target.capacity(MemLevel::Lb) * u64::from(target.total_cores())
+                    + target.capacity(MemLevel::Gb) * u64::from(target.device.clusters),
+            )),
         }
     }
 
@@ -146,6 +186,7 @@ impl Memory {
         dtype: ElementType,
         capacity: u64,
     ) -> Result<BufferId> {
+        let recycler = (placement != Placement::Ddr).then(|| Arc::clone(&self.recycler));
         let usage = self.usage_mut(placement);
         if bytes > capacity - usage.in_use {
             return Err(RuntimeError::OutOfMemory {
@@ -156,12 +197,16 @@ impl Memory {
             });
         }
         let len = bytes / dtype.bytes();
-        let data = Storage::zeroed(dtype, len).ok_or_else(|| RuntimeError::OutOfMemory {
-            memory: format!("the host, for {placement}"),
-            requested: bytes,
-            in_use: usage.in_use,
-            capacity,
-        })?;
+        let data = OnceLock::new();
+        if placement == Placement::Ddr {
+            let storage = Storage::zeroed(dtype, len).ok_or_else(|| RuntimeError::OutOfMemory {
+                memory: format!("the host, for {placement}"),
+                requested: bytes,
+                in_use: usage.in_use,
+                capacity,
+            })?;
+            data.get_or_init(|| RwLock::new(storage));
+        }
         usage.in_use += bytes;
         usage.high_water = usage.high_water.max(usage.in_use);
         let id = BufferId(self.next_id);
@@ -172,8 +217,9 @@ impl Memory {
                 placement,
                 dtype,
                 len,
-                data: RwLock::new(data),
+                data,
                 generation: AtomicU64::new(0),
+                recycler,
             }),
         );
         self.sizes.insert(id, bytes);

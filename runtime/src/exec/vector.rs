@@ -1,7 +1,14 @@
 //! Element-wise work of the vector units: gather the inputs (broadcast to the output's shape)
 //! into dense scratch, compute, scatter. Gathering first gives memmove semantics when the
 //! output overlaps an input (an in-place `relu` is the common case).
+//!
+//! Tiles are usually dense, so the common case computes in place instead: a dense output, a
+//! dense first input that is in another buffer or is exactly the output's elements, and a
+//! second input (binary) in another buffer, read run by run (a bias broadcast along a
+//! dimension is a run of stride 0). Each element is then read before it is written, which is
+//! what gathering first guarantees, so the results are the same.
 
+use super::locks::Locked;
 use super::{read, with_scratch, write};
 use crate::ids::BufferId;
 use crate::instr::{BinaryOp, UnaryOp};
@@ -16,21 +23,16 @@ pub(super) fn binary<'a>(
     out: &View,
     get: &dyn Fn(BufferId) -> &'a Buffer,
 ) {
+    if binary_in_place(op, a, b, out, get) {
+        return;
+    }
     with_scratch(|x| {
         with_scratch(|y| {
             a.broadcast_to(&out.shape)
                 .gather_into(&read(get(a.buffer)), x);
             b.broadcast_to(&out.shape)
                 .gather_into(&read(get(b.buffer)), y);
-            // One loop per operation, so that each compiles to vector code.
-            let zip = x.iter_mut().zip(y.iter());
-            match op {
-                BinaryOp::Add => zip.for_each(|(x, &y)| *x += y),
-                BinaryOp::Sub => zip.for_each(|(x, &y)| *x -= y),
-                BinaryOp::Mul => zip.for_each(|(x, &y)| *x *= y),
-                BinaryOp::Div => zip.for_each(|(x, &y)| *x /= y),
-                _ => zip.for_each(|(x, &y)| *x = binary_scalar(op, *x, y)),
-            }
+            combine(op, x, y);
             out.scatter(&mut write(get(out.buffer)), x);
         })
     });
@@ -43,18 +45,110 @@ pub(super) fn unary<'a>(
     out: &View,
     get: &dyn Fn(BufferId) -> &'a Buffer,
 ) {
+    if let (Some(range), Some(source)) = (out.dense_range(), input.dense_range()) {
+        if input.buffer == out.buffer && source == range {
+            apply(op, &mut write(get(out.buffer))[range]);
+            return;
+        }
+        if input.buffer != out.buffer {
+            let mut locked = Locked::new(&[input.buffer], out.buffer, get);
+            let source: *const [f32] = &locked.storage(input.buffer).f32()[source];
+            // SAFETY: the input's buffer is another lock than the written one, held by
+            // `locked` while both slices live.
+            let source = unsafe { &*source };
+            let target = &mut locked.written().f32_mut()[range];
+            target.copy_from_slice(source);
+            apply(op, target);
+            return;
+        }
+    }
     with_scratch(|v| {
         input.gather_into(&read(get(input.buffer)), v);
-        match op {
-            // As unary_scalar: NaN stays NaN.
-            UnaryOp::Relu => v
-                .iter_mut()
-                .for_each(|x| *x = if *x < 0.0 { 0.0 } else { *x }),
-            UnaryOp::Affine { scale, shift } => v.iter_mut().for_each(|x| *x = scale * *x + shift),
-            _ => v.iter_mut().for_each(|x| *x = unary_scalar(op, *x)),
-        }
+        apply(op, v);
         out.scatter(&mut write(get(out.buffer)), v);
     });
+}
+
+/// `values = op(values)`, one loop per common operation so that each compiles to vector code.
+fn apply(op: UnaryOp, values: &mut [f32]) {
+    match op {
+        // As unary_scalar: NaN stays NaN.
+        UnaryOp::Relu => values
+            .iter_mut()
+            .for_each(|x| *x = if *x < 0.0 { 0.0 } else { *x }),
+        UnaryOp::Affine { scale, shift } => {
+            values.iter_mut().for_each(|x| *x = scale * *x + shift)
+        }
+        _ => values.iter_mut().for_each(|x| *x = unary_scalar(op, *x)),
+    }
+}
+
+/// `x = x op y` element by element, one loop per common operation (vector code).
+fn combine(op: BinaryOp, x: &mut [f32], y: &[f32]) {
+    let zip = x.iter_mut().zip(y.iter());
+    match op {
+        BinaryOp::Add => zip.for_each(|(x, &y)| *x += y),
+        BinaryOp::Sub => zip.for_each(|(x, &y)| *x -= y),
+        BinaryOp::Mul => zip.for_each(|(x, &y)| *x *= y),
+        BinaryOp::Div => zip.for_each(|(x, &y)| *x /= y),
+        _ => zip.for_each(|(x, &y)| *x = binary_scalar(op, *x, y)),
+    }
+}
+
+/// `x = x op y` for every element of `x` (vector code for the common operations).
+fn combine_scalar(op: BinaryOp, x: &mut [f32], y: f32) {
+    match op {
+        BinaryOp::Add => x.iter_mut().for_each(|x| *x += y),
+        BinaryOp::Sub => x.iter_mut().for_each(|x| *x -= y),
+        BinaryOp::Mul => x.iter_mut().for_each(|x| *x *= y),
+        BinaryOp::Div => x.iter_mut().for_each(|x| *x /= y),
+        _ => x.iter_mut().for_each(|x| *x = binary_scalar(op, *x, y)),
+    }
+}
+
+/// `out = a op b` computed in the output's memory when the views allow it (see the module's
+/// documentation); false, having done nothing, when they do not.
+fn binary_in_place<'a>(
+    op: BinaryOp,
+    a: &View,
+    b: &View,
+    out: &View,
+    get: &dyn Fn(BufferId) -> &'a Buffer,
+) -> bool {
+    let a = a.broadcast_to(&out.shape);
+    let (Some(range), Some(first)) = (out.dense_range(), a.dense_range()) else {
+        return false;
+    };
+    if (a.buffer == out.buffer && first != range) || b.buffer == out.buffer {
+        return false;
+    }
+    let b = b.broadcast_to(&out.shape);
+    let mut locked = Locked::new(&[a.buffer, b.buffer], out.buffer, get);
+    let second: *const [f32] = locked.storage(b.buffer).f32();
+    // SAFETY: `b`'s buffer is another lock than the written one, held by `locked` while
+    // this slice lives.
+    let second = unsafe { &*second };
+    if a.buffer != out.buffer {
+        let source: *const [f32] = &locked.storage(a.buffer).f32()[first];
+        // SAFETY: as for `second`.
+        let source = unsafe { &*source };
+        locked.written().f32_mut()[range.clone()].copy_from_slice(source);
+    }
+    let target = &mut locked.written().f32_mut()[range];
+    let mut next = 0;
+    b.for_each_run(|start, count, stride| {
+        let x = &mut target[next..next + count];
+        match stride {
+            0 => combine_scalar(op, x, second[start]),
+            1 => combine(op, x, &second[start..start + count]),
+            _ => x
+                .iter_mut()
+                .enumerate()
+                .for_each(|(i, x)| *x = binary_scalar(op, *x, second[start + i * stride])),
+        }
+        next += count;
+    });
+    true
 }
 
 /// One element of a binary operation.
