@@ -11,7 +11,6 @@ use crate::ids::{BufferId, CoreId};
 use crate::recycle::Recycler;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use turbine_targets::{MemLevel, Target};
 
@@ -70,9 +69,6 @@ pub(crate) struct Buffer {
     /// instruction first touches them, on the thread that executes it, from the vectors that
     /// executed launches gave back (see `recycle`).
     data: OnceLock<RwLock<Storage>>,
-    /// How many times `data` was locked for writing: equal generations seen under read locks
-    /// mean equal contents, which lets the executor reuse what it derived from them.
-    generation: AtomicU64,
     /// Where the elements go when the buffer is dropped (on-chip buffers).
     recycler: Option<Arc<Recycler>>,
 }
@@ -110,18 +106,9 @@ impl Buffer {
         self.data().read().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Write access to the elements; starts a new generation.
+    /// Write access to the elements.
     pub fn write(&self) -> RwLockWriteGuard<'_, Storage> {
-        let guard = self.data().write().unwrap_or_else(|e| e.into_inner());
-        // Counted while the lock is held, so that no reader sees the old generation with
-        // new contents.
-        self.generation.fetch_add(1, Ordering::Relaxed);
-        guard
-    }
-
-    /// The generation of the contents; stable while a read lock is held.
-    pub fn generation(&self) -> u64 {
-        self.generation.load(Ordering::Relaxed)
+        self.data().write().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -218,7 +205,6 @@ impl Memory {
                 dtype,
                 len,
                 data,
-                generation: AtomicU64::new(0),
                 recycler,
             }),
         );

@@ -2,11 +2,12 @@
 //! (image, group) with the `gemm` crate. A 1x1, stride-1, unpadded convolution skips im2col
 //! (the input already is the column matrix).
 //!
-//! Tiles of one input tile and different filter tiles (output channels split across
-//! instructions) follow each other on a core; each host thread keeps its last im2col matrix
-//! with what it was built from, including the input buffer's write generation, and reuses it
-//! when the next tile's input is the same. The matrix is the same either way, so the result is
-//! too.
+//! A tiled convolution unfolds the same input tile for each of its filter tiles (output
+//! channels split across instructions), loading it again each time when the LB holds one input
+//! tile at a time. Each host thread keeps its last few im2col matrices with copies of the
+//! inputs they were built from, and reuses one when a tile's input has the same shapes,
+//! parameters and values (compared bit for bit, so the matrix and the result are the same
+//! either way): comparing reads the input once where unfolding writes it kh*kw times.
 
 use super::locks::Locked;
 use super::matmul::product;
@@ -21,22 +22,31 @@ use std::cell::RefCell;
 /// at a time, so host memory stays bounded whatever the tile.
 const COL_LIMIT: usize = 1 << 22;
 
-/// What an im2col matrix was built from: the input view and the contents of its buffer (by
-/// write generation), the filter's shape and the convolution's parameters.
-#[derive(Clone, PartialEq)]
+/// Whole im2col matrices (one image, one group, one band of rows) kept per host thread, and
+/// the most elements they and their inputs may hold together.
+const KEPT: usize = 8;
+const KEPT_ELEMENTS: usize = 1 << 21;
+
+/// What an im2col matrix is built from besides the input's values: the shapes of the input
+/// and filter, the output's spatial size and the convolution's parameters.
+#[derive(Clone, Copy, PartialEq)]
 struct ColumnsKey {
-    input: View,
-    generation: u64,
+    input: [usize; 4],
     filter: [usize; 4],
     out: [usize; 2],
     params: Conv2dParams,
 }
 
+/// An im2col matrix, its key and the input values it unfolds.
+struct Unfolded {
+    key: ColumnsKey,
+    input: Vec<f32>,
+    matrix: Vec<f32>,
+}
+
 thread_local! {
-    /// The last im2col matrix built on this host thread, whole (one image, one group, one
-    /// band of rows), and its key.
-    static COLUMNS: RefCell<(Option<ColumnsKey>, Vec<f32>)> =
-        const { RefCell::new((None, Vec::new())) };
+    /// This host thread's kept matrices, the most recently used first.
+    static UNFOLDED: RefCell<Vec<Unfolded>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `output (+)= conv2d(input, filter)`; shapes and bounds were checked by the device, and that
@@ -52,10 +62,8 @@ pub(super) fn run<'a>(
 ) {
     let shapes = [dims(&input.shape), dims(&filter.shape), dims(&output.shape)];
     let mut locked = Locked::new(&[input.buffer, filter.buffer], output.buffer, get);
-    // Read while the input's buffer is locked: its generation cannot change until the end.
     let key = ColumnsKey {
-        input: input.clone(),
-        generation: get(input.buffer).generation(),
+        input: shapes[0],
         filter: shapes[1],
         out: [shapes[2][2], shapes[2][3]],
         params: *p,
@@ -118,7 +126,7 @@ pub(super) fn run<'a>(
 
 /// The convolution on dense NCHW / OIHW / NCHW arrays, with at most `col_limit` elements of
 /// im2col scratch (one output row at least); an im2col matrix that is the whole convolution's
-/// is kept under `key` (the inputs' description) and reused when the last one had that key.
+/// is kept with `key` and `x`, and one kept with the same is reused.
 fn dense(
     x: &[f32],
     w: &[f32],
@@ -144,7 +152,7 @@ fn dense(
     let key = key.filter(|_| whole);
     // The im2col matrix in per-thread memory (im2col writes every element it reads): a fresh
     // zeroed vector per tile would be a visible part of the host time.
-    with_columns(key, |col, built| {
+    with_columns(key, x, |col, built| {
         if !pointwise && col.len() < taps * rows * ow {
             col.resize(taps * rows * ow, 0.0);
         }
@@ -190,18 +198,59 @@ fn dense(
     });
 }
 
-/// Runs `f` with this thread's im2col memory and whether it already holds the matrix of
-/// `key`; afterwards the memory holds the matrix of `key` (`None`: of nothing reusable).
-fn with_columns<T>(key: Option<ColumnsKey>, f: impl FnOnce(&mut Vec<f32>, bool) -> T) -> T {
-    COLUMNS.with(|cell| {
-        let mut cached = cell.borrow_mut();
-        let (last, col) = &mut *cached;
-        let built = key.is_some() && *last == key;
-        *last = None;
-        let result = f(col, built);
-        *last = key;
-        result
-    })
+/// Runs `f` with im2col memory and whether it already holds the matrix of `key` and input
+/// `x` (a kept one); what `f` leaves in it is kept as that matrix. Without a key, `f` gets
+/// scratch memory and nothing is kept.
+fn with_columns<T>(
+    key: Option<ColumnsKey>,
+    x: &[f32],
+    f: impl FnOnce(&mut Vec<f32>, bool) -> T,
+) -> T {
+    let Some(key) = key else {
+        return with_scratch(|col| f(col, false));
+    };
+    // Taken out of the thread's list while `f` runs, so that a panic leaves nothing stale.
+    let (mut unfolded, built) = UNFOLDED.with(|cell| {
+        let mut kept = cell.borrow_mut();
+        match kept
+            .iter()
+            .position(|u| u.key == key && bits(&u.input) == bits(x))
+        {
+            Some(i) => (kept.remove(i), true),
+            None => {
+                let mut reused = if kept.len() >= KEPT { kept.pop() } else { None }
+                    .unwrap_or(Unfolded {
+                        key,
+                        input: Vec::new(),
+                        matrix: Vec::new(),
+                    });
+                reused.key = key;
+                reused.input.clear();
+                reused.input.extend_from_slice(x);
+                (reused, false)
+            }
+        }
+    });
+    let result = f(&mut unfolded.matrix, built);
+    UNFOLDED.with(|cell| {
+        let mut kept = cell.borrow_mut();
+        kept.insert(0, unfolded);
+        let mut total = 0;
+        kept.retain(|u| {
+            total += u.input.len() + u.matrix.len();
+            total <= KEPT_ELEMENTS
+        });
+    });
+    result
+}
+
+/// The bytes of `values`: equal bytes are equal values, NaNs and signed zeros included.
+fn bits(values: &[f32]) -> &[u8] {
+    // SAFETY: an initialised f32 is 4 initialised bytes, u8 has no alignment requirement, and
+    // the result borrows `values` for its lifetime.
+    unsafe {
+        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+    }
 }
 
 fn dims(shape: &[u64]) -> [usize; 4] {
