@@ -42,6 +42,7 @@ impl fmt::Display for BufferId {
 /// valid only on the core that recorded it, within the launch that recorded it. Value 0 is
 /// never issued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
 pub struct Token(pub u64);
 
 impl fmt::Display for Token {

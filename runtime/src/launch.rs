@@ -7,12 +7,14 @@ use crate::error::{Result, RuntimeError};
 use crate::ids::{BufferId, CoreId, Token};
 use crate::instr::Instr;
 use std::collections::BTreeSet;
+use turbine_targets::MemLevel;
 
-/// What times an instruction: the bytes it moves on a DMA channel, the element type it computes
-/// on on a compute unit.
+/// What times an instruction: the bytes it moves on a DMA channel and between which levels,
+/// the element type it computes on on a compute unit.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Cost {
     pub bytes: u64,
+    pub path: Option<(MemLevel, MemLevel)>,
     pub element: ElementType,
 }
 
@@ -26,6 +28,8 @@ pub(crate) struct Recorded {
     pub layer: u32,
     /// Bytes it moves, for an instruction of a DMA channel (0 for the others).
     pub bytes: u64,
+    /// The levels it moves data between, source first, for a copy, gather or scatter.
+    pub path: Option<(MemLevel, MemLevel)>,
     /// The element type it computes on, for an instruction of a compute unit: its rate.
     pub element: ElementType,
 }
@@ -59,6 +63,9 @@ pub(crate) struct Launch {
     tokens: Vec<(usize, usize)>,
     /// Buffers named by any recorded instruction (they cannot be freed until the end).
     pub buffers: BTreeSet<BufferId>,
+    /// The buffers added to `buffers` last, most recent first: consecutive instructions
+    /// mostly name the same few, which need no search of the set then.
+    recent: [BufferId; 4],
     /// The first recording error; a failed launch is discarded at its end.
     pub failure: Option<RuntimeError>,
 }
@@ -86,6 +93,7 @@ impl Launch {
             first_token: first_token.0,
             tokens: Vec::new(),
             buffers: BTreeSet::new(),
+            recent: [BufferId(0); 4],
             failure: None,
         }
     }
@@ -133,7 +141,11 @@ impl Launch {
             "a launch's tokens are consecutive"
         );
         for (_, view, _) in instr.operands() {
-            self.buffers.insert(view.buffer);
+            if !self.recent.contains(&view.buffer) {
+                self.buffers.insert(view.buffer);
+                self.recent.rotate_right(1);
+                self.recent[0] = view.buffer;
+            }
         }
         let index = self.streams[slot].len();
         self.tokens.push((slot, index));
@@ -142,6 +154,7 @@ impl Launch {
             waits,
             layer: self.layers[slot],
             bytes: cost.bytes,
+            path: cost.path,
             element: cost.element,
         });
     }

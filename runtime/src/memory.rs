@@ -77,7 +77,10 @@ impl Drop for Buffer {
     fn drop(&mut self) {
         if let (Some(recycler), Some(data)) = (&self.recycler, self.data.get_mut()) {
             let storage = data.get_mut().unwrap_or_else(|e| e.into_inner());
-            recycler.give(std::mem::replace(storage, Storage::F32(Vec::new())), self.dtype);
+            recycler.give(
+                std::mem::replace(storage, Storage::F32(Vec::new())),
+                self.dtype,
+            );
         }
     }
 }

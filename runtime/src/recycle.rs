@@ -85,7 +85,10 @@ impl Recycler {
             return;
         }
         pool.bytes += bytes;
-        pool.vectors.entry((key, capacity)).or_default().push(storage);
+        pool.vectors
+            .entry((key, capacity))
+            .or_default()
+            .push(storage);
     }
 }
 
@@ -99,8 +102,14 @@ mod tests {
         let mut used = Storage::zeroed(ElementType::F32, 100).unwrap();
         used.f32_mut().fill(7.0);
         recycler.give(used, ElementType::F32);
-        assert!(recycler.take(ElementType::I32, 100).is_none(), "another vector type");
-        assert!(recycler.take(ElementType::F32, 40).is_none(), "more than twice the size");
+        assert!(
+            recycler.take(ElementType::I32, 100).is_none(),
+            "another vector type"
+        );
+        assert!(
+            recycler.take(ElementType::F32, 40).is_none(),
+            "more than twice the size"
+        );
         let small = recycler.take(ElementType::F16, 60).unwrap();
         assert_eq!(small.f32(), &[0.0; 60][..]);
         recycler.give(small, ElementType::F32);
@@ -111,8 +120,14 @@ mod tests {
     #[test]
     fn the_pool_keeps_no_more_than_its_limit() {
         let recycler = Recycler::new(400);
-        recycler.give(Storage::zeroed(ElementType::F32, 100).unwrap(), ElementType::F32);
-        recycler.give(Storage::zeroed(ElementType::F32, 100).unwrap(), ElementType::F32);
+        recycler.give(
+            Storage::zeroed(ElementType::F32, 100).unwrap(),
+            ElementType::F32,
+        );
+        recycler.give(
+            Storage::zeroed(ElementType::F32, 100).unwrap(),
+            ElementType::F32,
+        );
         assert!(recycler.take(ElementType::F32, 100).is_some());
         assert!(recycler.take(ElementType::F32, 100).is_none());
     }

@@ -7,7 +7,7 @@ use crate::ids::CoreId;
 use crate::launch::{Launch, NO_LAYER};
 use crate::link::Port;
 use crate::memory::Usage;
-use crate::timing::{LevelOf, Schedule};
+use crate::timing::Schedule;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use turbine_targets::{MemLevel, Target, UnitKind};
@@ -114,7 +114,6 @@ impl Stats {
         target: &Target,
         launch: &Launch,
         schedule: &Schedule,
-        levels: &impl LevelOf,
         summary: LaunchSummary,
     ) {
         self.instructions += summary.instructions as u64;
@@ -155,16 +154,7 @@ impl Stats {
                     entry.1 += s.end - s.start;
                     entry.2 += rec.work(target.cost.special_function);
                 }
-                if let crate::instr::Instr::Dma { src, dst: out }
-                | crate::instr::Instr::GatherElements { data: src, out, .. }
-                | crate::instr::Instr::ScatterElements {
-                    updates: src, out, ..
-                }
-                | crate::instr::Instr::Gather {
-                    table: src, out, ..
-                } = &rec.instr
-                {
-                    let (sl, dl) = (levels.level_of(src.buffer), levels.level_of(out.buffer));
+                if let Some((sl, dl)) = rec.path {
                     let bytes = rec.bytes;
                     let t = self.transfers.entry((sl, dl)).or_default();
                     t.0 += bytes;

@@ -27,7 +27,7 @@ use crate::launch::Launch;
 use crate::link::{LinkTimeline, Port};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
-use turbine_targets::{MemLevel, Target};
+use turbine_targets::Target;
 
 /// When one instruction ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,13 +50,6 @@ pub(crate) struct Schedule {
     pub end: u64,
 }
 
-/// Memory level of a buffer, as needed to find a DMA's path. Implemented by the device's
-/// memory; a trait so that the model does not depend on how buffers are stored.
-pub(crate) trait LevelOf {
-    /// The level `buffer` lives in (the buffer exists: launches keep their buffers alive).
-    fn level_of(&self, buffer: crate::ids::BufferId) -> MemLevel;
-}
-
 /// Per-core scheduling state.
 struct CoreState {
     /// Index of the head instruction in the core's stream.
@@ -72,10 +65,9 @@ struct CoreState {
 }
 
 /// The simulation of one launch.
-struct Sim<'a, L> {
+struct Sim<'a> {
     target: &'a Target,
     launch: &'a Launch,
-    levels: &'a L,
     cores: Vec<CoreState>,
     slots: Vec<Vec<Slot>>,
     links: BTreeMap<(u32, Port), LinkTimeline>,
@@ -87,18 +79,12 @@ struct Sim<'a, L> {
 
 /// Simulates `launch` starting at cycle `start`. The launch has been fully checked (operands,
 /// unit kinds present, equal barrier counts), so scheduling cannot fail.
-pub(crate) fn simulate<L: LevelOf>(
-    target: &Target,
-    launch: &Launch,
-    levels: &L,
-    start: u64,
-) -> Schedule {
+pub(crate) fn simulate(target: &Target, launch: &Launch, start: u64) -> Schedule {
     let resources = target.core.units.len() + target.core.dma_channels as usize;
     let n = launch.cores.len();
     let mut sim = Sim {
         target,
         launch,
-        levels,
         cores: (0..n)
             .map(|_| CoreState {
                 next: 0,
@@ -131,7 +117,7 @@ pub(crate) fn simulate<L: LevelOf>(
     }
 }
 
-impl<L: LevelOf> Sim<'_, L> {
+impl Sim<'_> {
     /// Chooses the resource and start time of core `c`'s head instruction and queues it; a
     /// barrier instead registers the core's arrival.
     fn queue_head(&mut self, c: usize) {
@@ -205,22 +191,8 @@ impl<L: LevelOf> Sim<'_, L> {
             .take()
             .expect("queued heads have a plan");
         let target = self.target;
-        let slot = match (&rec.instr, rec.instr.engine()) {
-            (
-                Instr::Dma { src, dst: out }
-                | Instr::GatherElements { data: src, out, .. }
-                | Instr::ScatterElements {
-                    updates: src, out, ..
-                }
-                | Instr::Gather {
-                    table: src, out, ..
-                },
-                _,
-            ) => {
-                let (sl, dl) = (
-                    self.levels.level_of(src.buffer),
-                    self.levels.level_of(out.buffer),
-                );
+        let slot = match (rec.path, rec.instr.engine()) {
+            (Some((sl, dl)), _) => {
                 let transfer = cycles(rec.work(1.0) / target.bandwidth.between(sl, dl));
                 let ready = start.saturating_add(target.latency.dma_setup);
                 let (end, link) = match Port::of(sl, dl) {
@@ -243,9 +215,9 @@ impl<L: LevelOf> Sim<'_, L> {
                     link,
                 }
             }
-            (instr, Engine::Unit(kind)) => {
+            (None, Engine::Unit(kind)) => {
                 let rate = target.rate(kind, rec.element.rate_type());
-                let work = instr.work(target.cost.special_function);
+                let work = rec.instr.work(target.cost.special_function);
                 let end = start
                     .saturating_add(target.latency.compute_setup)
                     .saturating_add(cycles(work / rate));

@@ -5,6 +5,7 @@ use crate::element::ElementType;
 use crate::instr::Instr;
 use crate::memory::Memory;
 use crate::view::View;
+use turbine_targets::MemLevel;
 
 /// The element type of a view's buffer (checked to exist before the rules run).
 fn element(memory: &Memory, view: &View) -> ElementType {
@@ -173,6 +174,29 @@ pub(crate) fn computed_element(memory: &Memory, instr: &Instr) -> ElementType {
         Instr::Compare { a, .. } | Instr::Select { a, .. } => of(a),
         Instr::Convert { input, out } => widest(&[input, out]),
         _ => ElementType::F32,
+    }
+}
+
+/// The levels a data movement (a copy, gather or scatter) moves between, from its source
+/// (a gather's table, a scatter's updates) to its output; `None` for the others.
+pub(crate) fn moved_between(memory: &Memory, instr: &Instr) -> Option<(MemLevel, MemLevel)> {
+    let level = |view: &View| {
+        memory
+            .get(view.buffer)
+            .expect("operand buffers are checked before their costs")
+            .placement
+            .level()
+    };
+    match instr {
+        Instr::Dma { src, dst: out }
+        | Instr::GatherElements { data: src, out, .. }
+        | Instr::ScatterElements {
+            updates: src, out, ..
+        }
+        | Instr::Gather {
+            table: src, out, ..
+        } => Some((level(src), level(out))),
+        _ => None,
     }
 }
 

@@ -19,13 +19,13 @@ use crate::instr::{Access, Engine, Instr};
 use crate::launch::{Cost, Launch};
 use crate::memory::{Memory, Placement};
 use crate::report::{LaunchSummary, Stats};
-use crate::timing::{self, LevelOf};
+use crate::timing;
 use crate::trace::Trace;
 use crate::typing;
 use crate::view::ViewFault;
 use background::{Background, Failed};
 use std::collections::BTreeMap;
-use turbine_targets::{MemLevel, Target};
+use turbine_targets::Target;
 
 mod background;
 mod observe;
@@ -50,15 +50,6 @@ pub struct Device {
     layer_names: BTreeMap<u32, String>,
     /// Launches checked and timed whose execution may still be under way.
     background: Background,
-}
-
-impl LevelOf for Memory {
-    fn level_of(&self, buffer: BufferId) -> MemLevel {
-        self.get(buffer)
-            .expect("launch buffers cannot be freed")
-            .placement
-            .level()
-    }
 }
 
 impl Device {
@@ -341,6 +332,7 @@ impl Device {
                 self.next_token += 1;
                 let cost = Cost {
                     bytes: typing::moved_bytes(&self.memory, &instr),
+                    path: typing::moved_between(&self.memory, &instr),
                     element: typing::computed_element(&self.memory, &instr),
                 };
                 self.launch
@@ -511,7 +503,7 @@ impl Device {
         }
         launch.check_barriers()?;
         let start = self.now.saturating_add(self.target.latency.kernel_launch);
-        let schedule = timing::simulate(&self.target, &launch, &self.memory, start);
+        let schedule = timing::simulate(&self.target, &launch, start);
         if schedule.end >= timing::CYCLE_LIMIT {
             return Err(RuntimeError::TimeOverflow {
                 launch: launch.name,
@@ -541,13 +533,8 @@ impl Device {
             start,
             end: schedule.end,
         };
-        self.stats.record(
-            &self.target,
-            &launch,
-            &schedule,
-            &self.memory,
-            summary.clone(),
-        );
+        self.stats
+            .record(&self.target, &launch, &schedule, summary.clone());
         if let Some(trace) = &mut self.trace {
             trace.record(&self.target, &launch, &schedule, start);
         }

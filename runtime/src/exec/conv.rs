@@ -218,8 +218,8 @@ fn with_columns<T>(
         {
             Some(i) => (kept.remove(i), true),
             None => {
-                let mut reused = if kept.len() >= KEPT { kept.pop() } else { None }
-                    .unwrap_or(Unfolded {
+                let mut reused =
+                    if kept.len() >= KEPT { kept.pop() } else { None }.unwrap_or(Unfolded {
                         key,
                         input: Vec::new(),
                         matrix: Vec::new(),

@@ -76,9 +76,7 @@ fn apply(op: UnaryOp, values: &mut [f32]) {
         UnaryOp::Relu => values
             .iter_mut()
             .for_each(|x| *x = if *x < 0.0 { 0.0 } else { *x }),
-        UnaryOp::Affine { scale, shift } => {
-            values.iter_mut().for_each(|x| *x = scale * *x + shift)
-        }
+        UnaryOp::Affine { scale, shift } => values.iter_mut().for_each(|x| *x = scale * *x + shift),
         _ => values.iter_mut().for_each(|x| *x = unary_scalar(op, *x)),
     }
 }

@@ -28,8 +28,8 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 mod buffers;
 mod indexing;
@@ -107,6 +107,8 @@ pub const TD_OK: i32 = 0;
 struct Slot {
     device: Mutex<Device>,
     first_error: Mutex<Option<(i32, String)>>,
+    /// False once the device is destroyed (its handle is then unknown).
+    open: AtomicBool,
 }
 
 type Shared = Arc<Slot>;
@@ -116,6 +118,9 @@ static NEXT_DEVICE: AtomicU64 = AtomicU64::new(1);
 
 thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+    /// The device this thread called last: generated code makes hundreds of thousands of calls
+    /// on one device, each of which would otherwise take the global lock to find it.
+    static LAST_DEVICE: RefCell<Option<(u64, Weak<Slot>)>> = const { RefCell::new(None) };
 }
 
 fn set_last_error(message: String) {
@@ -163,12 +168,23 @@ fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Device> {
 }
 
 fn device(dev: u64) -> Result<Shared> {
-    DEVICES
+    let last = LAST_DEVICE.with(|last| match &*last.borrow() {
+        Some((handle, slot)) if *handle == dev => slot
+            .upgrade()
+            .filter(|slot| slot.open.load(Ordering::Acquire)),
+        _ => None,
+    });
+    if let Some(slot) = last {
+        return Ok(slot);
+    }
+    let slot = DEVICES
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(&dev)
         .cloned()
-        .ok_or(RuntimeError::UnknownDevice(dev))
+        .ok_or(RuntimeError::UnknownDevice(dev))?;
+    LAST_DEVICE.with(|last| *last.borrow_mut() = Some((dev, Arc::downgrade(&slot))));
+    Ok(slot)
 }
 
 fn with_device<T>(dev: u64, f: impl FnOnce(&mut Device) -> Result<T>) -> Result<T> {
@@ -240,12 +256,11 @@ unsafe fn enqueue(
     token_out: *mut u64,
 ) -> i32 {
     guard_on(dev, call, || {
-        let waits: Vec<Token> = slice(waits, n_waits, "waits")?
-            .iter()
-            .map(|&t| Token(t))
-            .collect();
+        let waits = slice(waits, n_waits, "waits")?;
+        // SAFETY: Token is a transparent u64, so the slice's memory is `waits.len()` tokens.
+        let waits = std::slice::from_raw_parts(waits.as_ptr().cast::<Token>(), waits.len());
         let instr = instr()?;
-        let token = with_device(dev, |d| d.enqueue(core, instr, &waits))?;
+        let token = with_device(dev, |d| d.enqueue(core, instr, waits))?;
         out(token_out, token.0);
         Ok(())
     })
@@ -297,6 +312,7 @@ fn open_device(name: &str) -> Result<u64> {
         Arc::new(Slot {
             device: Mutex::new(dev),
             first_error: Mutex::new(None),
+            open: AtomicBool::new(true),
         }),
     );
     Ok(id)
@@ -310,12 +326,13 @@ pub extern "C" fn td_device_destroy(dev: u64) -> i32 {
 
 /// Unregisters device `dev`, destroying it and its buffers.
 fn close_device(dev: u64) -> Result<()> {
-    DEVICES
+    let slot = DEVICES
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .remove(&dev)
-        .map(|_| ())
-        .ok_or(RuntimeError::UnknownDevice(dev))
+        .ok_or(RuntimeError::UnknownDevice(dev))?;
+    slot.open.store(false, Ordering::Release);
+    Ok(())
 }
 
 /// Returns the first failure of a call on `dev` since the device was created or this was
