@@ -324,8 +324,9 @@ fn race(launch: &Launch, buffer: BufferId, element: u64, a: &Use, b: &Use) -> Ru
 }
 
 /// Within each core, in program order (the list is grouped by core, in order): two uses in
-/// the same barrier phase that conflict must be ordered by a token or wait. A use that covers
-/// an earlier one after it retires the earlier one from the uses later ones are checked
+/// the same barrier phase that conflict must be ordered by a token or wait. A barrier orders
+/// everything before it, so each phase starts with no live uses; within a phase, a use that
+/// covers an earlier one after it retires the earlier one from the uses later ones are checked
 /// against.
 fn check_within_cores(
     launch: &Launch,
@@ -335,26 +336,23 @@ fn check_within_cores(
 ) -> Result<()> {
     let mut live = LiveUses::default();
     for (i, u) in list.iter().enumerate() {
-        if i > 0 && list[i - 1].slot != u.slot {
+        if i > 0 && (list[i - 1].slot, list[i - 1].phase) != (u.slot, u.phase) {
             live = LiveUses::default();
         }
         let touched = u.touched();
         let overlapping = live.overlapping(&touched);
         for &l in &overlapping {
             let l = live.uses[l];
-            if l.phase == u.phase {
-                if let Some(e) = l.conflict(u) {
-                    if !ordered(u.slot, l.index, u.index) {
-                        return Err(race(launch, buffer, e, l, u));
-                    }
+            if let Some(e) = l.conflict(u) {
+                if !ordered(u.slot, l.index, u.index) {
+                    return Err(race(launch, buffer, e, l, u));
                 }
             }
         }
         for l in overlapping {
             let earlier = live.uses[l];
             let covered = u.writes.contains(&earlier.writes) && touched.contains(&earlier.reads);
-            let before = earlier.phase < u.phase || ordered(u.slot, earlier.index, u.index);
-            if covered && before {
+            if covered && ordered(u.slot, earlier.index, u.index) {
                 live.retire(l);
             }
         }
