@@ -17,12 +17,12 @@
 
 use crate::error::{Result, RuntimeError};
 use crate::footprint::Footprint;
+use crate::hashing::IntMap;
 use crate::ids::BufferId;
 use crate::instr::{Access, Instr};
 use crate::launch::Launch;
 use crate::timing::Schedule;
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Unmerged runs read and written: (reads, writes).
@@ -55,25 +55,6 @@ impl Use {
     }
 }
 
-/// Multiplicative hashing of bucket numbers (as rustc's FxHash): SipHash, the default, would be
-/// a visible part of the check, and these keys need no protection against chosen collisions.
-#[derive(Default)]
-struct BucketHasher(u64);
-
-impl Hasher for BucketHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        bytes.iter().for_each(|&b| self.write_u64(u64::from(b)));
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
 /// Elements per bucket of [`LiveUses`]' index.
 const BUCKET: u64 = 4096;
 
@@ -87,7 +68,7 @@ struct LiveUses<'a> {
     uses: Vec<&'a Use>,
     retired: Vec<bool>,
     /// Bucket → ids of the accesses touching it (retired ones dropped lazily).
-    buckets: HashMap<u64, Vec<usize>, BuildHasherDefault<BucketHasher>>,
+    buckets: IntMap<u64, Vec<usize>>,
     /// The id of the access last queried that saw each id, so that one seen in several
     /// buckets is listed once.
     seen: Vec<usize>,

@@ -40,6 +40,7 @@ pub mod error;
 mod exec;
 pub mod ffi;
 pub mod footprint;
+mod hashing;
 mod hazard;
 pub mod ids;
 pub mod instr;

@@ -7,9 +7,9 @@
 
 use crate::element::{ElementType, Storage};
 use crate::error::{Result, RuntimeError};
+use crate::hashing::IntMap;
 use crate::ids::{BufferId, CoreId};
 use crate::recycle::Recycler;
-use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use turbine_targets::{MemLevel, Target};
@@ -127,8 +127,8 @@ pub struct Usage {
 /// All buffers of a device and the usage of every memory instance.
 #[derive(Debug)]
 pub(crate) struct Memory {
-    buffers: BTreeMap<BufferId, Arc<Buffer>>,
-    sizes: BTreeMap<BufferId, u64>,
+    /// Every live buffer and its size in bytes.
+    buffers: IntMap<BufferId, (Arc<Buffer>, u64)>,
     next_id: u64,
     lb: Vec<Usage>,
     gb: Vec<Usage>,
@@ -141,8 +141,7 @@ pub(crate) struct Memory {
 impl Memory {
     pub fn new(target: &Target) -> Memory {
         Memory {
-            buffers: BTreeMap::new(),
-            sizes: BTreeMap::new(),
+            buffers: IntMap::default(),
             next_id: 1,
             lb: vec![Usage::default(); target.total_cores() as usize],
             gb: vec![Usage::default(); target.device.clusters as usize],
@@ -201,35 +200,31 @@ impl Memory {
         usage.high_water = usage.high_water.max(usage.in_use);
         let id = BufferId(self.next_id);
         self.next_id += 1;
-        self.buffers.insert(
-            id,
-            Arc::new(Buffer {
-                placement,
-                dtype,
-                len,
-                data,
-                recycler,
-            }),
-        );
-        self.sizes.insert(id, bytes);
+        let buffer = Buffer {
+            placement,
+            dtype,
+            len,
+            data,
+            recycler,
+        };
+        self.buffers.insert(id, (Arc::new(buffer), bytes));
         Ok(id)
     }
 
     pub fn free(&mut self, id: BufferId) -> Result<()> {
-        let buffer = self
+        let (buffer, bytes) = self
             .buffers
             .remove(&id)
             .ok_or(RuntimeError::UnknownBuffer(id))?;
-        let bytes = self
-            .sizes
-            .remove(&id)
-            .expect("sizes and buffers have the same keys");
         self.usage_mut(buffer.placement).in_use -= bytes;
         Ok(())
     }
 
     pub fn get(&self, id: BufferId) -> Result<&Arc<Buffer>> {
-        self.buffers.get(&id).ok_or(RuntimeError::UnknownBuffer(id))
+        self.buffers
+            .get(&id)
+            .map(|(buffer, _)| buffer)
+            .ok_or(RuntimeError::UnknownBuffer(id))
     }
 
     /// Restarts high-water marks from the current usage (on report reset).

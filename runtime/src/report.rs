@@ -4,10 +4,10 @@
 //! serialised as JSON ([`Report::to_json`]); the fields are documented in `docs/Runtime.md`.
 
 use crate::ids::CoreId;
-use crate::launch::{Launch, NO_LAYER};
+use crate::launch::{Launch, Recorded, NO_LAYER};
 use crate::link::Port;
 use crate::memory::Usage;
-use crate::timing::Schedule;
+use crate::timing::{Schedule, Slot};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use turbine_targets::{MemLevel, Target, UnitKind};
@@ -108,6 +108,38 @@ impl Stats {
         self.ddr_to_host += bytes;
     }
 
+    /// Adds one core's run of instructions of one layer, timed by `slots`, to the layer's
+    /// counters.
+    fn record_layer(&mut self, target: &Target, run: &[Recorded], slots: &[Slot], core: u32) {
+        let start = slots.iter().map(|s| s.start).min().unwrap_or(0);
+        let layer = self
+            .layers
+            .entry(run[0].layer)
+            .or_insert_with(|| LayerCounters {
+                start,
+                ..Default::default()
+            });
+        layer.instructions += run.len() as u64;
+        layer.start = layer.start.min(start);
+        layer.cores.insert(core);
+        for (rec, s) in run.iter().zip(slots) {
+            layer.end = layer.end.max(s.end);
+            if s.end > s.start {
+                layer.active.push((s.start, s.end));
+            }
+            if let Some(r) = s.resource {
+                let kind = match target.core.units.get(r) {
+                    Some(UnitKind::VectorCore) => 0,
+                    Some(UnitKind::VectorEngine) => 1,
+                    Some(UnitKind::MatrixEngine) => 2,
+                    None => 3,
+                };
+                layer.busy[kind] += s.end - s.start;
+            }
+            layer.dma_bytes += rec.bytes;
+        }
+    }
+
     /// Adds an executed launch.
     pub fn record(
         &mut self,
@@ -121,33 +153,18 @@ impl Stats {
         for (slot, stream) in launch.streams.iter().enumerate() {
             let core = launch.cores[slot];
             let flat = (core.cluster * target.cluster.cores + core.core) as usize;
-            for (rec, s) in stream.iter().zip(&schedule.slots[slot]) {
-                if rec.layer != NO_LAYER {
-                    let layer = self
-                        .layers
-                        .entry(rec.layer)
-                        .or_insert_with(|| LayerCounters {
-                            start: s.start,
-                            ..Default::default()
-                        });
-                    layer.instructions += 1;
-                    layer.start = layer.start.min(s.start);
-                    layer.end = layer.end.max(s.end);
-                    layer.cores.insert(flat as u32);
-                    if s.end > s.start {
-                        layer.active.push((s.start, s.end));
-                    }
-                    if let Some(r) = s.resource {
-                        let kind = match target.core.units.get(r) {
-                            Some(UnitKind::VectorCore) => 0,
-                            Some(UnitKind::VectorEngine) => 1,
-                            Some(UnitKind::MatrixEngine) => 2,
-                            None => 3,
-                        };
-                        layer.busy[kind] += s.end - s.start;
-                    }
-                    layer.dma_bytes += rec.bytes;
+            let slots = &schedule.slots[slot];
+            // A core's instructions come in runs of one layer: each run updates its layer's
+            // counters with one lookup.
+            let mut first = 0;
+            for run in stream.chunk_by(|a, b| a.layer == b.layer) {
+                let timed = &slots[first..first + run.len()];
+                first += run.len();
+                if run[0].layer != NO_LAYER {
+                    self.record_layer(target, run, timed, flat as u32);
                 }
+            }
+            for (rec, s) in stream.iter().zip(slots) {
                 if let Some(r) = s.resource {
                     let entry = &mut self.resources[flat][r];
                     entry.0 += 1;

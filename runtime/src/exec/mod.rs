@@ -15,18 +15,18 @@ mod vector;
 mod window;
 
 use crate::element::{each_storage, ElementType, Storage};
+use crate::hashing::IntMap;
 use crate::ids::BufferId;
 use crate::instr::Instr;
 use crate::launch::{Launch, Recorded};
 use crate::memory::Buffer;
 use crate::operands::Access;
 use crate::view::View;
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
 
 /// Buffers of the launch, by handle.
-pub(crate) type Buffers = BTreeMap<BufferId, Arc<Buffer>>;
+pub(crate) type Buffers = IntMap<BufferId, Arc<Buffer>>;
 
 /// Work (flops, element operations or bytes, as [`Instr::work`] counts them) below which a
 /// phase runs on the calling thread: starting threads costs tens of microseconds, about what
