@@ -369,6 +369,40 @@ mod tests {
     }
 
     #[test]
+    fn a_kept_im2col_matrix_is_reused_only_for_the_same_input_values() {
+        let p = Conv2dParams {
+            stride: [1, 1],
+            pad: [1, 1, 1, 1],
+            dilation: [1, 1],
+            groups: 1,
+        };
+        let shapes = [[1, 2, 4, 4], [3, 2, 3, 3], [1, 3, 4, 4]];
+        let key = ColumnsKey {
+            input: shapes[0],
+            filter: shapes[1],
+            out: [4, 4],
+            params: p,
+        };
+        let conv = |x: &[f32], w: &[f32], key: Option<ColumnsKey>| {
+            let mut y = vec![0.0; 48];
+            dense(x, w, &mut y, shapes, &p, false, (usize::MAX, key));
+            y
+        };
+        let x: Vec<f32> = (0..32).map(|i| (i % 7) as f32 - 3.0).collect();
+        let w1: Vec<f32> = (0..54).map(|i| (i % 5) as f32 - 2.0).collect();
+        let w2: Vec<f32> = w1.iter().map(|v| v * 0.5 + 1.0).collect();
+        assert_eq!(conv(&x, &w1, Some(key)), conv(&x, &w1, None));
+        // The same input again (another filter tile): the kept matrix serves.
+        assert_eq!(conv(&x, &w2, Some(key)), conv(&x, &w2, None));
+        // Another value anywhere: unfolded again, not served the kept matrix.
+        let mut changed = x.clone();
+        changed[21] = 9.0;
+        assert_ne!(conv(&changed, &w2, None), conv(&x, &w2, None));
+        assert_eq!(conv(&changed, &w2, Some(key)), conv(&changed, &w2, None));
+        assert_eq!(conv(&x, &w2, Some(key)), conv(&x, &w2, None));
+    }
+
+    #[test]
     fn banded_im2col_gives_the_same_result_as_one_band() {
         // 1x3x7x6 input, 4x3x3x3 filter, stride 2, asymmetric pads: output 1x4x4x3.
         let p = Conv2dParams {
