@@ -225,6 +225,21 @@ func.func @remainders(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %i: tensor<4x8xi
 
 // -----
 
+// Tests GELU's two forms, each one unary instruction of its own: the exact one (with erf) and
+// ONNX's tanh approximation.
+// CHECK-LABEL: dsa.kernel @gelus_0_gelu
+// CHECK: dsa.unary gelu %{{.*}} into %{{.*}} after %{{.*}} : memref<32xf32, #dsa.memory_space<lb>>
+// CHECK-LABEL: dsa.kernel @gelus_1_gelu
+// CHECK: dsa.unary gelu_tanh %{{.*}} into %{{.*}} after %{{.*}} : memref<32xf32, #dsa.memory_space<lb>>
+// CHECK-LABEL: func.func @gelus
+func.func @gelus(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %a = graph.gelu %x : tensor<4x8xf32>
+  %b = graph.gelu %x {approximate = true} : tensor<4x8xf32>
+  return %a, %b : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
 // Tests a product over separate axes, reduced run by run as the sum and the mean
 // are (a product of products is the product).
 // CHECK-LABEL: dsa.kernel @product_0_reduce_prod
