@@ -40,6 +40,13 @@ impl Footprint {
 
     /// The union of two sets.
     pub fn union(&self, other: &Footprint) -> Footprint {
+        // Most accesses only read or only write a buffer: nothing to merge then.
+        if other.is_empty() {
+            return self.clone();
+        }
+        if self.is_empty() {
+            return other.clone();
+        }
         let mut runs = Vec::with_capacity(self.runs.len() + other.runs.len());
         runs.extend_from_slice(&self.runs);
         runs.extend_from_slice(&other.runs);
