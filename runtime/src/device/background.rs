@@ -97,15 +97,10 @@ impl Background {
             .expect("the execution thread lives as long as the device");
     }
 
-    /// Takes the instruction streams that executed launches left, emptied, for recording.
-    pub fn spare_streams(&self) -> Vec<Vec<Recorded>> {
-        std::mem::take(&mut *self.shared.spare.lock().unwrap_or_else(|e| e.into_inner()))
-    }
-
-    /// Gives back streams that a new launch did not use.
-    pub fn keep_streams(&self, streams: Vec<Vec<Recorded>>) {
-        let mut spare = self.shared.spare.lock().unwrap_or_else(|e| e.into_inner());
-        spare.extend(streams);
+    /// Runs `f` with the instruction streams that executed launches left, emptied, for
+    /// recording; what `f` does not take stays for later launches.
+    pub fn with_spare_streams<T>(&self, f: impl FnOnce(&mut Vec<Vec<Recorded>>) -> T) -> T {
+        f(&mut self.shared.spare.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Waits until every queued launch has executed; returns (and forgets) the first fault.

@@ -12,7 +12,7 @@
 
 use crate::element::ElementType;
 use crate::error::{Result, RuntimeError};
-use crate::exec::{self, Buffers, Fault};
+use crate::exec::{Buffers, Fault};
 use crate::hazard;
 use crate::ids::{BufferId, CoreId, Token};
 use crate::instr::{Access, Engine, Instr};
@@ -270,7 +270,7 @@ impl Device {
         self.synchronize()?;
         let len = bytes.len() as u64 / dtype.bytes();
         let b = self.host_buffer(buffer, dtype, offset, len)?;
-        exec::storage_mut(b).write_bytes(dtype, offset as usize, bytes);
+        b.write().write_bytes(dtype, offset as usize, bytes);
         self.stats.host_write(bytes.len() as u64);
         Ok(())
     }
@@ -287,7 +287,8 @@ impl Device {
         self.synchronize()?;
         let b = self.host_buffer(buffer, dtype, offset, len)?;
         let mut bytes = Vec::with_capacity((len * dtype.bytes()) as usize);
-        exec::storage(b).read_bytes(dtype, offset as usize, len as usize, &mut bytes);
+        b.read()
+            .read_bytes(dtype, offset as usize, len as usize, &mut bytes);
         self.stats.host_read(bytes.len() as u64);
         Ok(bytes)
     }
@@ -305,9 +306,10 @@ impl Device {
         for &core in cores {
             self.check_core(core)?;
         }
-        let mut spare = self.background.spare_streams();
-        let launch = Launch::new(name, cores.to_vec(), Token(self.next_token), &mut spare);
-        self.background.keep_streams(spare);
+        let first_token = Token(self.next_token);
+        let launch = self
+            .background
+            .with_spare_streams(|spare| Launch::new(name, cores.to_vec(), first_token, spare));
         self.launch = Some(launch);
         Ok(())
     }

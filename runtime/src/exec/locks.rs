@@ -67,6 +67,22 @@ impl<'a> Locked<'a> {
         self.written().f32_mut().as_mut_ptr()
     }
 
+    /// The storage of `id`'s buffer (locked for reading only) and of the written buffer.
+    pub(super) fn read_and_written(&mut self, id: BufferId) -> (&Storage, &mut Storage) {
+        let (mut read, mut written) = (None, None);
+        for (locked, guard) in self.guards.iter_mut().flatten() {
+            match guard {
+                Guard::Write(g) => written = Some(&mut **g),
+                Guard::Read(g) if *locked == id => read = Some(&**g),
+                Guard::Read(_) => {}
+            }
+        }
+        (
+            read.expect("a buffer locked for reading only"),
+            written.expect("one buffer is locked for writing"),
+        )
+    }
+
     /// The storage of the written buffer.
     pub(super) fn written(&mut self) -> &mut Storage {
         self.guards

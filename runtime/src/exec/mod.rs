@@ -221,7 +221,7 @@ fn round_stores<'a>(instr: &Instr, get: &dyn Fn(BufferId) -> &'a Buffer) {
         if access != Access::Write || !dtype.is_float() || dtype == ElementType::F32 {
             continue;
         }
-        let mut storage = storage_mut(get(view.buffer));
+        let mut storage = get(view.buffer).write();
         let data = storage.f32_mut();
         view.for_each_run(|start, count, stride| {
             for i in 0..count {
@@ -261,7 +261,7 @@ pub(crate) fn copy_pairs<'a>(
     get: &dyn Fn(BufferId) -> &'a Buffer,
 ) {
     if from == to {
-        each_storage!(&mut *storage_mut(get(from)), data => {
+        each_storage!(&mut *get(from).write(), data => {
             for (source, target) in pairs {
                 let values = source.gather(data);
                 target.scatter(data, &values);
@@ -270,11 +270,7 @@ pub(crate) fn copy_pairs<'a>(
         return;
     }
     let mut locked = locks::Locked::new(&[from], to, get);
-    let source: *const Storage = locked.storage(from);
-    let target = locked.written();
-    // SAFETY: `source` points into the guard of buffer `from`, which `locked` keeps alive and
-    // which is a different lock from the written buffer's, so it does not alias `target`.
-    let source = unsafe { &*source };
+    let (source, target) = locked.read_and_written(from);
     macro_rules! copy {
         ($($variant:ident),*) => {
             match (source, target) {
@@ -288,16 +284,6 @@ pub(crate) fn copy_pairs<'a>(
         };
     }
     copy!(F32, I64, I32, I8, U8);
-}
-
-/// Read access to a buffer's elements ([`Buffer::read`]).
-pub(crate) fn storage(buffer: &Buffer) -> RwLockReadGuard<'_, Storage> {
-    buffer.read()
-}
-
-/// Write access to a buffer's elements ([`Buffer::write`]).
-pub(crate) fn storage_mut(buffer: &Buffer) -> RwLockWriteGuard<'_, Storage> {
-    buffer.write()
 }
 
 /// Read access to the elements of an f32 buffer.
@@ -328,10 +314,10 @@ impl std::ops::DerefMut for F32Write<'_> {
 
 /// Read access to an f32 buffer's elements.
 pub(crate) fn read(buffer: &Buffer) -> F32Read<'_> {
-    F32Read(storage(buffer))
+    F32Read(buffer.read())
 }
 
 /// Write access to an f32 buffer's elements.
 pub(crate) fn write(buffer: &Buffer) -> F32Write<'_> {
-    F32Write(storage_mut(buffer))
+    F32Write(buffer.write())
 }

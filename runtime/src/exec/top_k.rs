@@ -29,7 +29,7 @@ pub(super) fn run<'a>(
     (values, indices): (&View, &View),
     get: &dyn Fn(BufferId) -> &'a Buffer,
 ) {
-    let elements = input.gather(super::storage(get(input.buffer)).f32());
+    let elements = input.gather(get(input.buffer).read().f32());
     let shape: &[u64] = &input.shape;
     let outer = shape[..axis].iter().product::<u64>() as usize;
     let size = shape[axis] as usize;
@@ -53,8 +53,8 @@ pub(super) fn run<'a>(
             }
         }
     }
-    values.scatter(super::storage_mut(get(values.buffer)).f32_mut(), &picked);
-    match &mut *super::storage_mut(get(indices.buffer)) {
+    values.scatter(get(values.buffer).write().f32_mut(), &picked);
+    match &mut *get(indices.buffer).write() {
         Storage::I64(data) => indices.scatter(data, &positions),
         _ => unreachable!("a top-k writes i64 indices, checked when recorded"),
     }

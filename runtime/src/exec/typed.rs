@@ -18,7 +18,7 @@ enum Value {
 /// Converts `input` into `out`'s element type (`Instr::Convert`).
 pub(super) fn convert<'a>(input: &View, out: &View, get: &dyn Fn(BufferId) -> &'a Buffer) {
     let values: Vec<Value> = {
-        let storage = super::storage(get(input.buffer));
+        let storage = get(input.buffer).read();
         match &*storage {
             Storage::F32(v) => input.gather(v).into_iter().map(Value::Float).collect(),
             Storage::I64(v) => integers(input.gather(v)),
@@ -28,7 +28,7 @@ pub(super) fn convert<'a>(input: &View, out: &View, get: &dyn Fn(BufferId) -> &'
         }
     };
     let out_type = get(out.buffer).dtype;
-    let mut storage = super::storage_mut(get(out.buffer));
+    let mut storage = get(out.buffer).write();
     // Rust's float-to-integer `as` truncates toward zero, saturates and maps NaN to 0; its
     // integer-to-integer `as` wraps.
     match &mut *storage {
@@ -116,7 +116,7 @@ fn slice_at(view: &View, axis: usize, at: u64) -> View {
 /// The elements of `view` in row-major order, in a vector of their type; the buffer's lock is
 /// released on return, so that an instruction never holds two locks it did not take in order.
 fn gathered<'a>(view: &View, get: &dyn Fn(BufferId) -> &'a Buffer) -> Storage {
-    match &*super::storage(get(view.buffer)) {
+    match &*get(view.buffer).read() {
         Storage::F32(v) => Storage::F32(view.gather(v)),
         Storage::I64(v) => Storage::I64(view.gather(v)),
         Storage::I32(v) => Storage::I32(view.gather(v)),
@@ -154,7 +154,7 @@ pub(super) fn compare<'a>(
         };
     }
     let flags = flags!(F32, I64, I32, I8, U8);
-    match &mut *super::storage_mut(get(out.buffer)) {
+    match &mut *get(out.buffer).write() {
         Storage::U8(data) => out.scatter(data, &flags),
         _ => unreachable!("a comparison writes booleans"),
     }
@@ -177,7 +177,7 @@ pub(super) fn select<'a>(
                         .zip(x.into_iter().zip(y))
                         .map(|(&flag, (x, y))| if flag != 0 { x } else { y })
                         .collect();
-                    match &mut *super::storage_mut(get(out.buffer)) {
+                    match &mut *get(out.buffer).write() {
                         Storage::$variant(data) => out.scatter(data, &chosen),
                         _ => unreachable!("a selection writes its inputs' element type"),
                     }
@@ -198,13 +198,13 @@ pub(super) fn gather_elements<'a>(
 ) -> Result<(), Fault> {
     let rows = rows(indices, data.shape[axis], get)?;
     let sources = element_offsets(data, axis, &out.shape, &rows);
-    let values = each_storage!(&*super::storage(get(data.buffer)), v => {
+    let values = each_storage!(&*get(data.buffer).read(), v => {
         let picked: Vec<_> = sources.iter().map(|&i| v[i]).collect();
         Storage::from(picked)
     });
     macro_rules! store {
         ($($variant:ident),*) => {
-            match (values, &mut *super::storage_mut(get(out.buffer))) {
+            match (values, &mut *get(out.buffer).write()) {
                 $((Storage::$variant(values), Storage::$variant(target)) => {
                     out.scatter(target, &values)
                 })*
@@ -251,7 +251,7 @@ pub(super) fn scatter_elements<'a>(
             }
         };
     }
-    match (values, &mut *super::storage_mut(get(out.buffer))) {
+    match (values, &mut *get(out.buffer).write()) {
         (Storage::F32(values), Storage::F32(data)) => apply(data, &targets, &values, float),
         (Storage::I64(values), Storage::I64(data)) => apply(data, &targets, &values, integer!()),
         (Storage::I32(values), Storage::I32(data)) => apply(data, &targets, &values, integer!()),
@@ -319,7 +319,7 @@ pub(super) fn integer_binary<'a>(
                             }
                         });
                     }
-                    match &mut *super::storage_mut(get(out.buffer)) {
+                    match &mut *get(out.buffer).write() {
                         Storage::$variant(data) => out.scatter(data, &values),
                         _ => unreachable!("a binary operation's operands have one element type"),
                     }
@@ -374,7 +374,7 @@ pub(super) fn arg_reduce<'a>(
             indices.push(best as i64);
         }
     }
-    match &mut *super::storage_mut(get(out.buffer)) {
+    match &mut *get(out.buffer).write() {
         Storage::I64(data) => out.scatter(data, &indices),
         _ => unreachable!("an arg reduction writes i64, checked when recorded"),
     }

@@ -52,12 +52,9 @@ pub(super) fn unary<'a>(
         }
         if input.buffer != out.buffer {
             let mut locked = Locked::new(&[input.buffer], out.buffer, get);
-            let source: *const [f32] = &locked.storage(input.buffer).f32()[source];
-            // SAFETY: the input's buffer is another lock than the written one, held by
-            // `locked` while both slices live.
-            let source = unsafe { &*source };
-            let target = &mut locked.written().f32_mut()[range];
-            target.copy_from_slice(source);
+            let (read, written) = locked.read_and_written(input.buffer);
+            let target = &mut written.f32_mut()[range];
+            target.copy_from_slice(&read.f32()[source]);
             apply(op, target);
             return;
         }
@@ -122,17 +119,12 @@ fn binary_in_place<'a>(
     }
     let b = b.broadcast_to(&out.shape);
     let mut locked = Locked::new(&[a.buffer, b.buffer], out.buffer, get);
-    let second: *const [f32] = locked.storage(b.buffer).f32();
-    // SAFETY: `b`'s buffer is another lock than the written one, held by `locked` while
-    // this slice lives.
-    let second = unsafe { &*second };
     if a.buffer != out.buffer {
-        let source: *const [f32] = &locked.storage(a.buffer).f32()[first];
-        // SAFETY: as for `second`.
-        let source = unsafe { &*source };
-        locked.written().f32_mut()[range.clone()].copy_from_slice(source);
+        let (read, written) = locked.read_and_written(a.buffer);
+        written.f32_mut()[range.clone()].copy_from_slice(&read.f32()[first]);
     }
-    let target = &mut locked.written().f32_mut()[range];
+    let (second, written) = locked.read_and_written(b.buffer);
+    let (second, target) = (second.f32(), &mut written.f32_mut()[range]);
     let mut next = 0;
     b.for_each_run(|start, count, stride| {
         let x = &mut target[next..next + count];
