@@ -522,5 +522,30 @@ static LogicalResult verifyInsideKernel(Operation *op) {
 }
 
 LogicalResult BarrierOp::verify() { return verifyInsideKernel(*this); }
+
+/// Ops of the host's control flow between launches: outside kernels.
+static LogicalResult verifyOnHost(Operation *op) {
+  if (op->getParentOfType<KernelOp>())
+    return op->emitOpError("is control flow between launches and cannot be inside a dsa.kernel");
+  return success();
+}
+
+LogicalResult ReadScalarOp::verify() { return verifyOnHost(*this); }
+LogicalResult WriteScalarOp::verify() { return verifyOnHost(*this); }
+LogicalResult LoopCheckOp::verify() { return verifyOnHost(*this); }
+
+LogicalResult PersistentOp::verify() {
+  if (failed(verifyOnHost(*this)))
+    return failure();
+  if ((*this)->getParentOfType<PersistentOp>())
+    return emitOpError("cannot be nested in another dsa.persistent: its launches are already "
+                       "steps of one persistent kernel");
+  auto yield = cast<YieldOp>(getBody().front().getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError() << "yields (" << yield.getValues().getTypes() << ") but its results are ("
+                         << getResultTypes() << ")";
+  return success();
+}
+
 LogicalResult CoreIdOp::verify() { return verifyInsideKernel(*this); }
 LogicalResult ClusterIdOp::verify() { return verifyInsideKernel(*this); }

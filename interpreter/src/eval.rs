@@ -1,7 +1,9 @@
 //! Evaluation of a [`Program`]: values flow through an environment indexed by value id, each op
-//! dispatches to its kernel, regions of `graph.if` and `graph.loop` run recursively.
+//! dispatches to its kernel, regions of `graph.if` and `graph.loop` run recursively, and
+//! `func.call` runs its callee's body in an environment of its own.
 
 mod attributes;
+mod calls;
 mod compute;
 mod layout;
 mod quantize;
@@ -10,15 +12,22 @@ mod regions;
 use crate::kernels::reduction::Extreme;
 use crate::{
     error::InterpretError,
-    program::{Attr, Block, Node, Program, ValueId},
+    program::{Attr, Block, Function, Node, Program, ValueId},
     tensor::{ElementType, Tensor},
     weights::Weights,
 };
 use attributes::{runtime, unsupported};
 use compute::{binary_op, reduction_kind, unary_op};
-use std::rc::Rc;
+use std::{collections::BTreeMap, rc::Rc};
+
+pub use calls::MAX_CALL_DEPTH;
+pub use regions::MAX_LOOP_ITERATIONS;
 
 /// Runs `program` on `inputs` (one per function argument, in order) and returns its results.
+///
+/// A program that calls functions is evaluated on a thread of its own whose stack holds
+/// [`MAX_CALL_DEPTH`] nested calls; a call nested deeper is an error, as is a `graph.loop`
+/// still running after [`MAX_LOOP_ITERATIONS`] iterations.
 pub fn interpret(
     program: &Program,
     inputs: Vec<Tensor>,
@@ -45,9 +54,23 @@ pub fn interpret(
             )));
         }
     }
+    if program.callees.is_empty() {
+        return evaluate(program, inputs, weights);
+    }
+    calls::on_deep_stack(program, move || evaluate(program, inputs, weights))
+}
+
+/// Runs `program` on `inputs`, which match its arguments, on the current thread.
+fn evaluate(
+    program: &Program,
+    inputs: Vec<Tensor>,
+    weights: &Weights,
+) -> Result<Vec<Tensor>, InterpretError> {
     let mut evaluator = Evaluator {
         values: vec![None; program.value_count],
         weights,
+        callees: &program.callees,
+        depth: 0,
     };
     let results = evaluator.run(&program.body, inputs.into_iter().map(Rc::new).collect())?;
     Ok(results
@@ -56,10 +79,16 @@ pub fn interpret(
         .collect())
 }
 
-/// The environment of one evaluation: every value computed so far, by value id.
-struct Evaluator<'w> {
+/// The state of one evaluation: every value of the running function computed so far, by value
+/// id, and what calls need.
+struct Evaluator<'p> {
+    /// The environment of the function running now.
     values: Vec<Option<Rc<Tensor>>>,
-    weights: &'w Weights,
+    weights: &'p Weights,
+    /// The functions `func.call` may run.
+    callees: &'p BTreeMap<String, Function>,
+    /// How many calls are running: 0 in the program's own body.
+    depth: usize,
 }
 
 impl Evaluator<'_> {

@@ -16,7 +16,7 @@ pub mod tensor;
 pub mod weights;
 
 pub use error::InterpretError;
-pub use eval::interpret;
-pub use program::Program;
+pub use eval::{interpret, MAX_CALL_DEPTH, MAX_LOOP_ITERATIONS};
+pub use program::{Function, Program};
 pub use tensor::{Data, ElementType, Tensor};
 pub use weights::Weights;

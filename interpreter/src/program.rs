@@ -1,7 +1,10 @@
-//! The function to interpret, read out of MLIR into an owned tree.
+//! The function to interpret, and every function it calls, read out of MLIR into an owned tree.
 //!
 //! Reading once, up front, keeps the evaluator free of C-API handles and lifetimes and makes
-//! every unsupported type show up before any computation starts.
+//! every unsupported type and every call to a function without a body show up before any
+//! computation starts.
+
+mod module;
 
 use crate::{
     error::InterpretError,
@@ -44,6 +47,8 @@ pub enum Attr {
     Keyword(String),
     /// A dense elements attribute whose elements were not read ([`Program::structure_of`]).
     Elided,
+    /// A flat symbol reference such as the callee `@f` of `func.call`, without the `@`.
+    Symbol(String),
 }
 
 /// One operation.
@@ -72,7 +77,7 @@ pub struct Block {
     pub ops: Vec<Node>,
 }
 
-/// The function to interpret and where its weights live.
+/// The function to interpret, the functions it calls, and where its weights live.
 #[derive(Debug, Clone)]
 pub struct Program {
     /// The function's name.
@@ -81,7 +86,23 @@ pub struct Program {
     pub body: Block,
     /// The module's `graph.weights` attribute, if any.
     pub weights_file: Option<String>,
-    /// Number of distinct values, for sizing the evaluator's environment.
+    /// Number of distinct values of the body, for sizing the evaluator's environment.
+    pub value_count: usize,
+    /// Every function that `func.call` reaches from the body, directly or through other
+    /// callees, by name; the function itself is among them when it is recursive. Empty when
+    /// the body calls nothing.
+    pub callees: BTreeMap<String, Function>,
+}
+
+/// A function of the module that a [`Program`] calls, with value ids of its own: a call
+/// evaluates it in an environment of its own.
+#[derive(Debug, Clone)]
+pub struct Function {
+    /// The function's name.
+    pub name: String,
+    /// The body: its arguments are the call's operands; it ends in `func.return`.
+    pub body: Block,
+    /// Number of distinct values of the body.
     pub value_count: usize,
 }
 
@@ -299,6 +320,10 @@ impl Reader {
                         .map(|i| mlirDenseF32ArrayGetElement(attribute, i))
                         .collect(),
                 ))
+            } else if mlirAttributeIsAFlatSymbolRef(attribute) {
+                Ok(Attr::Symbol(string_from(mlirFlatSymbolRefAttrGetValue(
+                    attribute,
+                ))))
             } else if mlirAttributeIsADenseElements(attribute) && !self.payloads {
                 Ok(Attr::Elided)
             } else if mlirAttributeIsADenseElements(attribute) {
@@ -386,102 +411,6 @@ impl Reader {
                 results,
                 attributes,
                 regions,
-            })
-        }
-    }
-}
-
-impl Program {
-    /// Reads the function `name` (by default `main`, or the module's only function) of `module`.
-    ///
-    /// # Safety
-    ///
-    /// `module` must be a valid, verified `builtin.module` operation that outlives this call.
-    pub unsafe fn from_module(
-        module: MlirOperation,
-        name: Option<&str>,
-    ) -> Result<Program, InterpretError> {
-        // SAFETY: the caller's guarantee.
-        unsafe { Self::read(module, name, true) }
-    }
-
-    /// Like [`Program::from_module`], without reading the elements of constants (they read as
-    /// [`Attr::Elided`]): for analyses of the graph's structure, which must not expand a splat
-    /// constant of a large tensor.
-    ///
-    /// # Safety
-    ///
-    /// As for [`Program::from_module`].
-    pub unsafe fn structure_of(
-        module: MlirOperation,
-        name: Option<&str>,
-    ) -> Result<Program, InterpretError> {
-        // SAFETY: the caller's guarantee.
-        unsafe { Self::read(module, name, false) }
-    }
-
-    unsafe fn read(
-        module: MlirOperation,
-        name: Option<&str>,
-        payloads: bool,
-    ) -> Result<Program, InterpretError> {
-        let mut reader = Reader {
-            ids: Default::default(),
-            payloads,
-        };
-        let mut functions = Vec::new();
-        // SAFETY: the caller guarantees the module is valid.
-        unsafe {
-            let body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-            let mut op = mlirBlockGetFirstOperation(body);
-            while !op.ptr.is_null() {
-                if string_from(mlirIdentifierStr(mlirOperationGetName(op))) == "func.func" {
-                    let symbol = mlirOperationGetAttributeByName(
-                        op,
-                        mlirStringRefCreateFromCString(c"sym_name".as_ptr()),
-                    );
-                    functions.push((string_from(mlirStringAttrGetValue(symbol)), op));
-                }
-                op = mlirOperationGetNextInBlock(op);
-            }
-            let chosen = match name {
-                Some(name) => functions.iter().find(|(candidate, _)| candidate == name),
-                None => functions
-                    .iter()
-                    .find(|(candidate, _)| candidate == "main")
-                    .or(if functions.len() == 1 {
-                        functions.first()
-                    } else {
-                        None
-                    }),
-            };
-            let Some((function_name, function)) = chosen else {
-                let names: Vec<&str> = functions.iter().map(|(name, _)| name.as_str()).collect();
-                return Err(InterpretError::Inputs(format!(
-                    "no function {} in the module (it has {names:?}); name one",
-                    name.map(|name| format!("@{name}"))
-                        .unwrap_or_else(|| "@main".into())
-                )));
-            };
-            let region = mlirOperationGetRegion(*function, 0);
-            let block = mlirRegionGetFirstBlock(region);
-            if block.ptr.is_null() {
-                return Err(InterpretError::Inputs(format!(
-                    "@{function_name} is only a declaration"
-                )));
-            }
-            let body = reader.block(block)?;
-            let weights = mlirOperationGetAttributeByName(
-                module,
-                mlirStringRefCreateFromCString(c"graph.weights".as_ptr()),
-            );
-            let weights_file = (!weights.ptr.is_null() && mlirAttributeIsAString(weights))
-                .then(|| string_from(mlirStringAttrGetValue(weights)));
-            Ok(Program {
-                name: function_name.clone(),
-                body,
-                weights_file,
-                value_count: reader.ids.len(),
             })
         }
     }

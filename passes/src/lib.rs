@@ -57,5 +57,6 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
         registry::info_of::<conversion::instance_to_dsa::ConvertInstanceToDsa>(),
         registry::info_of::<conversion::dsa_to_runtime::ConvertDsaToRuntime>(),
         registry::info_of::<llvm::fold_aggregates::FoldAggregates>(),
+        registry::info_of::<graph::outline_control_flow::OutlineControlFlow>(),
     ]
 }

@@ -5,7 +5,7 @@
 //! layer-wise baseline and GraphTurbo's schedule (its ablation steps to come), each selectable
 //! by name so that every gain is measured side by side (docs/Design.md §4).
 
-use crate::conversion::graph_to_dsa::PIPELINE_OPTION;
+use crate::conversion::graph_to_dsa::{CONTROL_OPTION, PIPELINE_OPTION};
 use crate::registry::{OptionInfo, PipelineInfo, Step, StepValue};
 use turbine_dialects::ops::{upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
@@ -70,7 +70,8 @@ pub static LAYERWISE: PipelineInfo = PipelineInfo {
     summary:
         "Graph to dsa with the layer-wise schedule: one kernel per layer, activations through DDR",
     description: "\
-The baseline every GraphTurbo step is measured against (docs/Lowering.md): products with a shared \
+The baseline every GraphTurbo step is measured against (docs/Lowering.md): the regions of \
+branches and loops outlined into functions (graph-outline-control-flow), products with a shared \
 weight folded into one (graph-fold-batch-rows), nearest upsampling as a broadcast \
 (graph-resize-to-broadcast) and other resizes by whole factors as sums of copies \
 (graph-decompose-resize), pads other than a zero fill as concats and slices \
@@ -82,11 +83,17 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
     options: &[
         TARGET_OPTION,
         PIPELINE_OPTION,
+        CONTROL_OPTION,
         SUBSTITUTE_OPTION,
         SUBSTITUTE_ALPHA_OPTION,
         TEST_PERTURB_OPTION,
     ],
     steps: &[
+        Step {
+            nest: None,
+            pass: "graph-outline-control-flow",
+            options: &[],
+        },
         Step {
             nest: Some(FUNCTION),
             pass: "graph-fold-batch-rows",
@@ -139,6 +146,7 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
             options: &[
                 ("schedule", StepValue::Fixed("layerwise")),
                 ("pipeline", StepValue::Option("pipeline")),
+                ("control", StepValue::Option("control")),
             ],
         },
         Step {
@@ -164,8 +172,9 @@ whose weights outweigh their share of the work cut along their channels instead,
 groups, their instances ordered, bound to cores and stitched) and its kernel generation \
 (`convert-instance-to-dsa`: one kernel per run of a group's instances, outputs kept in the \
 clusters' global buffers, spilled to DDR by lifetime when they overflow), after the same \
-graph-level substitution and clean-up as the layer-wise schedule. `turbine-run --schedule \
-graphturbo` runs it.",
+graph-level substitution and clean-up as the layer-wise schedule. Branches and loops are \
+outlined as for the layer-wise schedule, but their lowering is the layer-wise schedule's only: \
+a function with control flow is refused. `turbine-run --schedule graphturbo` runs it.",
     options: &[
         TARGET_OPTION,
         OptionInfo {
@@ -218,6 +227,11 @@ graphturbo` runs it.",
         TEST_PERTURB_OPTION,
     ],
     steps: &[
+        Step {
+            nest: None,
+            pass: "graph-outline-control-flow",
+            options: &[],
+        },
         Step {
             nest: Some(FUNCTION),
             pass: "graph-fold-batch-rows",

@@ -34,7 +34,8 @@
  * - Launches execute in the background, in order, as on a real device: td_launch_end returns
  *   once the launch is checked and timed. A fault met while executing (an index out of range,
  *   an integer division by zero) is returned by the next call that waits for execution:
- *   td_device_synchronize, td_buffer_read or td_buffer_write; later launches are skipped.
+ *   td_device_synchronize, td_buffer_read, td_buffer_write, td_read_scalar or
+ *   td_write_scalar; later launches are skipped.
  * - A device may be used from several host threads; calls on one device are serialised.
  */
 #ifndef TURBINE_DSA_H
@@ -190,6 +191,9 @@ td_status td_device_set_threads(uint64_t dev, uint32_t threads);
  * may touch the same elements at overlapping times with a write involved; off (zero) runs it
  * faster, its results then depending on the host's thread interleaving if it races. */
 td_status td_device_set_race_check(uint64_t dev, int32_t on);
+/* The iteration at which the device's watchdog (td_loop_check) stops a loop whose condition never
+ * turns false (at least 1; 1048576 by default). */
+td_status td_device_set_loop_limit(uint64_t dev, uint64_t limit);
 /* Simulated cycles since the device was created. */
 td_status td_device_cycles(uint64_t dev, uint64_t *cycles_out);
 
@@ -224,6 +228,34 @@ td_status td_launch_end(uint64_t dev, uint64_t *cycles_out);
 /* Waits until every launch has executed; returns the first fault of their execution since the
  * last wait (naming the instruction, core, launch and layer), or TD_OK. */
 td_status td_device_synchronize(uint64_t dev);
+
+/* ---- Control flow between launches -------------------------------------------------------
+ * Loops and branches over launches whose condition the device computes (docs/Runtime.md,
+ * "Control flow between launches"). Outside a persistent region the host decides each
+ * condition: td_read_scalar is a synchronisation (latency.readback cycles). Inside one, the
+ * launches are steps of one persistent kernel that the device sequences: the first launch that
+ * ends in the region pays latency.kernel_launch, each later one starts latency.barrier cycles
+ * after the previous one ended (or the branch after it) and counts as a device step, and
+ * td_read_scalar is the cores' own branch (latency.branch cycles). The region and scalar calls
+ * are refused while a launch is being recorded (TD_ERR_INVALID_STATE). */
+
+/* Opens a persistent region; one opened inside an open region is part of it. */
+td_status td_persistent_begin(uint64_t dev);
+/* Closes the innermost open persistent region (TD_ERR_INVALID_STATE if none is open). */
+td_status td_persistent_end(uint64_t dev);
+/* Waits for every launch to execute, then stores element `index` of `buffer` (any level; i64,
+ * i32, i8, u8 or bool elements, widened) in *value_out. A float buffer is TD_ERR_INVALID_ARGUMENT,
+ * an index past its elements TD_ERR_OUT_OF_BOUNDS. */
+td_status td_read_scalar(uint64_t dev, uint64_t buffer, uint64_t index, int64_t *value_out);
+/* Waits for every launch to execute, then writes `value` into element `index` of `buffer` (any
+ * level; integer or bool elements; a value the element type cannot hold, a bool other than 0 or
+ * 1, is TD_ERR_INVALID_ARGUMENT). Costs no simulated time. */
+td_status td_write_scalar(uint64_t dev, uint64_t buffer, uint64_t index, int64_t value);
+/* The device's watchdog on loops: TD_ERR_INVALID_STATE once `iteration` (0 for a loop's first)
+ * reaches the device's loop limit (td_device_set_loop_limit; 1048576 iterations by default).
+ * The error names the loop by `layer`, an id of td_layer_names (UINT32_MAX: none). Costs no
+ * simulated time. */
+td_status td_loop_check(uint64_t dev, uint64_t iteration, uint32_t layer);
 
 /* ---- Instructions ------------------------------------------------------------------------
  * Each records one instruction on core (cluster, core) of the open launch. It starts when the

@@ -107,6 +107,22 @@ pub enum RuntimeError {
     NoOpenLaunch(&'static str),
     /// `launch_begin` while another launch is being recorded.
     LaunchAlreadyOpen(String),
+    /// A call that needs no launch being recorded was made while one is.
+    LaunchBeingRecorded {
+        /// The call.
+        call: &'static str,
+        /// The launch being recorded.
+        launch: String,
+    },
+    /// `persistent_end` with no persistent region open.
+    NoPersistentRegion,
+    /// A loop reached the device's limit on iterations (`loop_check`).
+    LoopLimit {
+        /// The limit.
+        limit: u64,
+        /// The loop: "loop 'name'" for the model op it computes, or "a loop".
+        looping: String,
+    },
     /// A buffer cannot be freed because the open launch uses it.
     BufferInUse {
         /// The buffer.
@@ -200,7 +216,8 @@ pub enum ErrorCode {
     OutOfMemory = 3,
     /// Access past the end of a buffer.
     OutOfBounds = 4,
-    /// Call not allowed now (no launch open, launch already open, buffer in use, aborted).
+    /// Call not allowed now (no launch open, launch already open, buffer in use, aborted,
+    /// persistent regions misnested), or a loop past the device's limit.
     InvalidState = 5,
     /// Unordered conflicting accesses.
     Race = 6,
@@ -253,6 +270,9 @@ impl RuntimeError {
             DivisionByZero { .. } => ErrorCode::InvalidArgument,
             NoOpenLaunch(_)
             | LaunchAlreadyOpen(_)
+            | LaunchBeingRecorded { .. }
+            | NoPersistentRegion
+            | LoopLimit { .. }
             | BufferInUse { .. }
             | BarrierMismatch { .. }
             | LaunchAborted { .. }
@@ -352,6 +372,19 @@ impl fmt::Display for RuntimeError {
                     "launch '{l}' is still being recorded; end it before beginning another"
                 )
             }
+            LaunchBeingRecorded { call, launch } => write!(
+                f,
+                "{call}: launch '{launch}' is still being recorded; end it first"
+            ),
+            NoPersistentRegion => write!(
+                f,
+                "persistent_end: no persistent region is open (call persistent_begin first)"
+            ),
+            LoopLimit { limit, looping } => write!(
+                f,
+                "{looping} ran {limit} iterations without its condition turning false (the \
+                 device's limit; td_device_set_loop_limit raises it)"
+            ),
             BufferInUse { buffer, launch } => {
                 write!(
                     f,

@@ -59,13 +59,14 @@ mod typing;
 pub mod view;
 pub mod weights;
 
-pub use device::Device;
+pub use device::{Device, DEFAULT_LOOP_LIMIT};
 pub use element::ElementType;
 pub use error::{ErrorCode, Result, RuntimeError};
 pub use ids::{BufferId, CoreId, Token};
 pub use instr::{
     BinaryOp, ComparePredicate, Conv2dParams, Instr, Pool2dParams, PoolKind, ReduceKind, UnaryOp,
 };
+pub use launch::NO_LAYER;
 pub use link::Port;
 pub use memory::Placement;
 pub use report::{LaunchSummary, LayerStat, Report};

@@ -1,7 +1,8 @@
-//! What a run cost on the simulated device: cycles and time, kernel launches, bytes per
-//! memory path and direction, busy time and utilisation of every compute unit, DMA channel and
-//! cluster link, and memory high-water marks. Printed as a table ([`std::fmt::Display`]) or
-//! serialised as JSON ([`Report::to_json`]); the fields are documented in `docs/Runtime.md`.
+//! What a run cost on the simulated device: cycles and time, kernel launches, the steps and
+//! conditions of control flow between launches, bytes per memory path and direction, busy time
+//! and utilisation of every compute unit, DMA channel and cluster link, and memory high-water
+//! marks. Printed as a table ([`std::fmt::Display`]) or serialised as JSON
+//! ([`Report::to_json`]); the fields are documented in `docs/Runtime.md`.
 
 use crate::ids::CoreId;
 use crate::launch::{Launch, Recorded, NO_LAYER};
@@ -21,10 +22,14 @@ pub struct LaunchSummary {
     pub cores: usize,
     /// Number of instructions recorded.
     pub instructions: usize,
-    /// Cycle at which the cores started (previous launch's end plus the launch latency).
+    /// Cycle at which the cores started: the previous launch's end plus the launch latency,
+    /// or plus the barrier latency for a step.
     pub start: u64,
     /// Cycle at which the last instruction ended.
     pub end: u64,
+    /// Whether it ran as a later step of a persistent kernel, which the device started itself
+    /// after the previous step (`Device::persistent_begin`), rather than a launch by the host.
+    pub step: bool,
 }
 
 impl LaunchSummary {
@@ -45,6 +50,10 @@ pub(crate) struct Stats {
     transfers: BTreeMap<(MemLevel, MemLevel), (u64, u64)>,
     host_to_ddr: u64,
     ddr_to_host: u64,
+    /// Scalars the host read from the device, each a synchronisation.
+    host_syncs: u64,
+    /// Scalars the cores read inside persistent regions, each a branch on the device.
+    device_branches: u64,
     /// Per flat core, per resource: (instructions, busy cycles, work).
     resources: Vec<Vec<(u64, u64, f64)>>,
     /// Per cluster, per port (in [`Port::ALL`] order): (busy cycles, bytes).
@@ -94,6 +103,8 @@ impl Stats {
             transfers: BTreeMap::new(),
             host_to_ddr: 0,
             ddr_to_host: 0,
+            host_syncs: 0,
+            device_branches: 0,
             resources: vec![vec![(0, 0, 0.0); resources]; target.total_cores() as usize],
             links: vec![[(0, 0); 2]; target.device.clusters as usize],
             layers: BTreeMap::new(),
@@ -106,6 +117,16 @@ impl Stats {
 
     pub fn host_read(&mut self, bytes: u64) {
         self.ddr_to_host += bytes;
+    }
+
+    /// Counts a scalar read by the host.
+    pub fn host_sync(&mut self) {
+        self.host_syncs += 1;
+    }
+
+    /// Counts a scalar read by the cores inside a persistent region.
+    pub fn device_branch(&mut self) {
+        self.device_branches += 1;
     }
 
     /// Adds one core's run of instructions of one layer, timed by `slots`, to the layer's
@@ -346,14 +367,23 @@ pub struct Report {
     pub cycles: u64,
     /// `cycles` at the target clock, in microseconds.
     pub time_us: f64,
-    /// Launches executed.
+    /// Launches made by the host: every launch outside persistent regions, and the first
+    /// launch that ended in each region (the persistent kernel's own launch).
     pub kernel_launches: u64,
+    /// Launches that ran as later steps of a persistent kernel, sequenced by the device.
+    pub device_steps: u64,
+    /// Scalars the host read from the device to decide a loop or a branch, each a
+    /// synchronisation (`Device::read_scalar` outside a persistent region).
+    pub host_syncs: u64,
+    /// Scalars the cores read to decide a loop or a branch themselves (`Device::read_scalar`
+    /// inside a persistent region).
+    pub device_branches: u64,
     /// Instructions executed.
     pub instructions: u64,
     /// Whether the launches were checked for races before they ran
     /// ([`Device::set_race_check`](crate::Device::set_race_check)).
     pub race_check: bool,
-    /// Every launch, in order.
+    /// Every launch, in order, steps of persistent kernels included.
     pub launches: Vec<LaunchSummary>,
     /// DMA bytes per path and direction (only paths used).
     pub transfers: Vec<TransferStat>,
@@ -384,12 +414,16 @@ impl Report {
     ) -> Report {
         let cycles = now - stats.since;
         let (units, dma_channels) = stats.unit_and_channel_stats(target, cycles);
+        let device_steps = stats.launches.iter().filter(|l| l.step).count() as u64;
         Report {
             target: target.name.clone(),
             clock_mhz: target.clock_mhz,
             cycles,
             time_us: cycles as f64 / target.clock_mhz,
-            kernel_launches: stats.launches.len() as u64,
+            kernel_launches: stats.launches.len() as u64 - device_steps,
+            device_steps,
+            host_syncs: stats.host_syncs,
+            device_branches: stats.device_branches,
             instructions: stats.instructions,
             race_check,
             launches: stats.launches.clone(),

@@ -57,8 +57,9 @@ impl Report {
         out
     }
 
-    /// The summary: totals, then the launches, bytes per path, utilisation per kind of unit,
-    /// the costliest layers and the memory high-water marks.
+    /// The summary: totals (the steps, host syncs and device branches of control flow when the
+    /// run had any), then the launches, bytes per path, utilisation per kind of unit, the
+    /// costliest layers and the memory high-water marks.
     fn write_summary(&self, out: &mut String) -> fmt::Result {
         writeln!(
             out,
@@ -68,6 +69,11 @@ impl Report {
         writeln!(out, "  simulated cycles   {:>16}", self.cycles)?;
         writeln!(out, "  simulated time     {:>16.3} us", self.time_us)?;
         writeln!(out, "  kernel launches    {:>16}", self.kernel_launches)?;
+        if self.device_steps + self.host_syncs + self.device_branches > 0 {
+            writeln!(out, "  device steps       {:>16}", self.device_steps)?;
+            writeln!(out, "  host syncs         {:>16}", self.host_syncs)?;
+            writeln!(out, "  device branches    {:>16}", self.device_branches)?;
+        }
         writeln!(out, "  instructions       {:>16}", self.instructions)?;
         let race_check = if self.race_check { "on" } else { "off" };
         writeln!(out, "  race check         {race_check:>16}")?;
@@ -78,7 +84,8 @@ impl Report {
         self.write_high_water_marks(out)
     }
 
-    /// The launches in order, or the longest first when there are too many to list.
+    /// The launches in order, or the longest first when there are too many to list; a step of a
+    /// persistent kernel is marked after its name.
     fn write_launches(&self, out: &mut String) -> fmt::Result {
         let many = self.launches.len() > LISTED_LAUNCHES;
         writeln!(
@@ -96,10 +103,11 @@ impl Report {
             launches.sort_by_key(|l| std::cmp::Reverse(l.cycles()));
         }
         for l in launches.iter().take(LISTED_LAUNCHES) {
+            let step = if l.step { " (step)" } else { "" };
             writeln!(
                 out,
                 "  {:<32} {:>6} {:>8} {:>14} {:>14}",
-                l.name,
+                format!("{}{step}", l.name),
                 l.cores,
                 l.instructions,
                 l.start,

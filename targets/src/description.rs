@@ -127,6 +127,12 @@ pub struct Latency {
     pub compute_setup: u64,
     /// From the last core's arrival at a barrier to its release.
     pub barrier: u64,
+    /// From the moment the device has finished the work a host read waits for until the host
+    /// has the value: a synchronisation plus a small device-to-host copy over the host link.
+    pub readback: u64,
+    /// For the cores, once they have met, to evaluate a condition on the device: each core's
+    /// vector core loads the scalar from the GB or DDR and branches.
+    pub branch: u64,
 }
 
 /// The `[cost]` table.

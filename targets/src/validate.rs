@@ -126,6 +126,8 @@ impl Target {
             ("latency.dma_setup", l.dma_setup),
             ("latency.compute_setup", l.compute_setup),
             ("latency.barrier", l.barrier),
+            ("latency.readback", l.readback),
+            ("latency.branch", l.branch),
         ] {
             if cycles > MAX_LATENCY {
                 return Err(self.invalid(

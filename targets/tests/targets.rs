@@ -172,6 +172,12 @@ fn out_of_range_values_name_the_field() {
             "kernel_launch = 4611686018427387904",
             "latency.kernel_launch",
         ),
+        (
+            "readback = 250",
+            "readback = 4611686018427387904",
+            "latency.readback",
+        ),
+        ("branch = 10", "branch = 1099511627777", "latency.branch"),
     ];
     for (from, to, field) in cases {
         assert_eq!(

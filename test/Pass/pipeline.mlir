@@ -38,14 +38,17 @@
 // HELP: Pass Pipelines:
 // HELP: --turbine-dsa-to-llvm - dsa to the LLVM dialect
 // HELP: --turbine-layerwise - Graph to dsa with the layer-wise schedule
+// HELP-NEXT: --control=<string> - Who runs graph.if and graph.loop
 // HELP-NEXT: --pipeline - Software-pipeline tile loops
 // HELP-NEXT: --substitute=<string> - graph-substitute's search
 // HELP-NEXT: --substitute-alpha=<number> - graph-substitute's alpha
 // HELP-NEXT: --target=<string> - Built-in target name or path of a target description (TOML)
 
-// Tests that the layer-wise pipeline is its passes, in order, with the pipeline's target handed
-// to graph-substitute and dsa-set-target, and that the backend's pipeline follows it.
+// Tests that the layer-wise pipeline is its passes, in order (control flow outlined first), with
+// the pipeline's target handed to graph-substitute and dsa-set-target, and that the backend's
+// pipeline follows it.
 // LAYERWISE: builtin.module(
+// LAYERWISE-NEXT: graph-outline-control-flow{explain=false},
 // LAYERWISE-NEXT: func.func(
 // LAYERWISE-NEXT: graph-fold-batch-rows{explain=false}
 // LAYERWISE-NEXT: ),
@@ -70,12 +73,12 @@
 // LAYERWISE-NEXT: canonicalize
 // LAYERWISE-NEXT: cse,
 // LAYERWISE-NEXT: dsa-set-target{target=mini},
-// LAYERWISE-NEXT: convert-graph-to-dsa{pipeline=true schedule=layerwise},
+// LAYERWISE-NEXT: convert-graph-to-dsa{control=device pipeline=true schedule=layerwise},
 // LAYERWISE-NEXT: canonicalize
 // LAYERWISE-NEXT: cse
 // LAYERWISE-NEXT: )
 // BACKEND: dsa-set-target{target=stcp920},
-// BACKEND: convert-graph-to-dsa{pipeline=true schedule=layerwise},
+// BACKEND: convert-graph-to-dsa{control=device pipeline=true schedule=layerwise},
 // BACKEND: convert-dsa-to-runtime,
 // BACKEND-NEXT: func.func(
 // BACKEND-NEXT: expand-strided-metadata

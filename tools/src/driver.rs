@@ -31,6 +31,7 @@ use turbine_interpreter::{Data, ElementType};
 mod artifact;
 mod device;
 mod elements;
+mod entry;
 mod execution;
 
 pub use artifact::{side_file, weights_file};
@@ -321,40 +322,7 @@ pub fn compile_with_pipeline(
     opt: OptLevel,
 ) -> Result<Compiled, String> {
     let start = Instant::now();
-    let names: Vec<String> = {
-        let mut names = Vec::new();
-        let mut op = module.body().first_operation();
-        while let Some(function) = op {
-            names.extend(symbol_name(&function));
-            op = function.next_in_block();
-        }
-        names
-    };
-    let entry = match function {
-        Some(name) => name.to_owned(),
-        None if names.len() == 1 => names[0].clone(),
-        None if names.iter().any(|name| name == "main") => "main".into(),
-        None => {
-            return Err(format!(
-                "the module has functions {names:?}; name the one to run"
-            ))
-        }
-    };
-    if !names.contains(&entry) {
-        return Err(format!(
-            "no function @{entry} in the module (it has {names:?})"
-        ));
-    }
-    // Only the entry runs, so only it is compiled: another function's unsupported op or a
-    // long lowering must not fail or slow the run (graph functions call none).
-    let mut op = module.body().first_operation();
-    while let Some(function) = op {
-        op = function.next_in_block();
-        if symbol_name(&function).is_some_and(|name| name != entry) {
-            // SAFETY: the function is alive and nothing refers to it; erasing it ends its handle.
-            unsafe { mlirOperationDestroy(function.to_raw()) };
-        }
-    }
+    let entry = entry::keep_entry(&module, function)?;
     let output_shapes = graph_output_shapes(&module, &entry);
     run_pipeline(context, &mut module, pipeline)?;
     let graph_passes = start.elapsed();

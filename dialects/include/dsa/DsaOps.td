@@ -658,4 +658,103 @@ def Dsa_ClusterIdOp : Dsa_Op<"cluster_id", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Control flow between launches (Cocktailer)
+//===----------------------------------------------------------------------===//
+
+def Dsa_ScalarBuffer : Type<And<[MemRefOf<[I1, I8, UI8, I32, I64]>.predicate,
+    CPred<"::llvm::cast<::mlir::MemRefType>($_self).hasStaticShape()">,
+    CPred<"::llvm::cast<::mlir::MemRefType>($_self).getNumElements() == 1">]>,
+    "a one-element memref of integers or booleans">;
+
+def Dsa_ReadScalarOp : Dsa_Op<"read_scalar"> {
+  let summary = "Read a condition or count from a one-element buffer.";
+  let description = [{
+    Waits until the launches before it have finished and returns the buffer's
+    element widened to i64 (a boolean is 0 or 1). Outside `dsa.persistent` it
+    is a host synchronisation: the host reads the value back over its link
+    (the target's `readback` latency). Inside, the cores read it themselves
+    and branch (the target's `branch` latency): control flow on the device.
+
+    ```mlir
+    %c = dsa.read_scalar %cond : memref<1xi1, #dsa.memory_space<ddr>>
+    ```
+  }];
+  let arguments = (ins Arg<Dsa_ScalarBuffer, "", [MemRead]>:$buffer);
+  let results = (outs I64:$value);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Dsa_WriteScalarOp : Dsa_Op<"write_scalar"> {
+  let summary = "Write a loop counter into a one-element buffer.";
+  let description = [{
+    Stores `value` into the buffer (of any integer or boolean element type
+    that holds it; a value it cannot hold fails the run) once the launches
+    before it have finished, for the kernels after it to read: a loop's
+    iteration number. Outside `dsa.persistent` the host's write
+    travels with the next launch; inside, the vector core stores its own
+    counter. Neither costs simulated time.
+
+    ```mlir
+    dsa.write_scalar %i, %counter : memref<1xi64, #dsa.memory_space<ddr>>
+    ```
+  }];
+  let arguments = (ins I64:$value, Arg<Dsa_ScalarBuffer, "", [MemWrite]>:$buffer);
+  let assemblyFormat = "$value `,` $buffer attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Dsa_LoopCheckOp : Dsa_Op<"loop_check"> {
+  let summary = "The device's watchdog on a loop about to run iteration `iteration`.";
+  let description = [{
+    Returns whether the loop may run iteration `iteration`: false, and the run
+    fails with an error, when it reaches the device's loop limit, so that a
+    loop whose condition never turns false stops with a clear error instead of
+    running for ever.
+
+    ```mlir
+    %allowed = dsa.loop_check %i
+    ```
+  }];
+  let arguments = (ins I64:$iteration);
+  let results = (outs I1:$allowed);
+  let assemblyFormat = "$iteration attr-dict";
+  let hasVerifier = 1;
+}
+
+def Dsa_PersistentOp : Dsa_Op<"persistent", [SingleBlockImplicitTerminator<"YieldOp">,
+    RecursiveMemoryEffects]> {
+  let summary = "Launches and control flow the device sequences itself.";
+  let description = [{
+    The launches in the region are the steps of one persistent kernel
+    (Cocktailer's uProgram): the first pays the launch latency, each later one
+    starts when the cores meet at a barrier, and `dsa.read_scalar` inside is
+    read by the cores rather than the host. Host control flow in the region
+    (`scf.if`, `scf.while` on such values) is therefore control flow on the
+    device. The region yields the buffers it chose (a loop's final carried
+    values).
+
+    ```mlir
+    %r = dsa.persistent -> memref<4xf32, #dsa.memory_space<ddr>> {
+      %c = dsa.read_scalar %cond : memref<1xi1, #dsa.memory_space<ddr>>
+      ...
+      dsa.yield %b : memref<4xf32, #dsa.memory_space<ddr>>
+    }
+    ```
+  }];
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "(`->` type($results)^)? $body attr-dict";
+  let hasVerifier = 1;
+}
+
+def Dsa_YieldOp : Dsa_Op<"yield", [Pure, Terminator, ReturnLike,
+    HasParent<"PersistentOp">]> {
+  let summary = "End of a dsa.persistent region, passing its results on.";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, ::mlir::ValueRange()); }]>];
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
 #endif // TURBINE_DSA_OPS

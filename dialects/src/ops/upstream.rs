@@ -93,6 +93,10 @@ upstream_kinds! {
     ScfIf => "scf.if",
     /// `scf.yield`.
     ScfYield => "scf.yield",
+    /// `scf.while`.
+    ScfWhile => "scf.while",
+    /// `scf.condition`.
+    ScfCondition => "scf.condition",
     /// `llvm.func`.
     LlvmFunc => "llvm.func",
     /// `llvm.alloca`.

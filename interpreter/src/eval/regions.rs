@@ -1,7 +1,8 @@
 //! Ops with regions and scheduling ops: groups, cluster shares, `graph.if` and `graph.loop`,
-//! whose bodies run recursively, and the copies between scopes, which change no value.
+//! whose bodies run recursively, `func.call`, and the copies between scopes, which change no
+//! value.
 
-use super::attributes::{scalar_bool, scalar_i64, typed};
+use super::attributes::{runtime, scalar_bool, scalar_i64, typed};
 use super::Evaluator;
 use crate::{
     error::InterpretError,
@@ -10,6 +11,11 @@ use crate::{
     tensor::{Data, ElementType, Tensor},
 };
 use std::rc::Rc;
+
+/// The most iterations one evaluation of a `graph.loop` runs: a loop whose trip count and
+/// condition would run it further is an error at its location rather than a hang. It equals
+/// the default loop limit of the runtime's device watchdog.
+pub const MAX_LOOP_ITERATIONS: u64 = 1 << 20;
 
 impl Evaluator<'_> {
     /// Evaluates `node` when it has regions or only moves values between scopes; `None` for
@@ -40,6 +46,7 @@ impl Evaluator<'_> {
                 self.run(&node.regions[branch], Vec::new())?
             }
             "graph.loop" => self.run_loop(node)?,
+            "func.call" => self.call(node)?,
             _ => return Ok(None),
         };
         Ok(Some(results))
@@ -107,7 +114,8 @@ impl Evaluator<'_> {
     }
 
     /// `graph.loop`: runs the body while the iteration count is below the limit and the
-    /// condition holds, carrying the loop-carried values from one iteration to the next.
+    /// condition holds, carrying the loop-carried values from one iteration to the next; an
+    /// error when that is more than [`MAX_LOOP_ITERATIONS`] iterations.
     fn run_loop(&mut self, node: &Node) -> Result<Vec<Rc<Tensor>>, InterpretError> {
         let limit = scalar_i64(&self.operand(node, 0));
         let mut condition = scalar_bool(&self.operand(node, 1));
@@ -116,6 +124,15 @@ impl Evaluator<'_> {
             .collect();
         let mut iteration = 0i64;
         while iteration < limit && condition {
+            if iteration as u64 == MAX_LOOP_ITERATIONS {
+                return Err(runtime(
+                    node,
+                    format!(
+                        "the condition still holds after {MAX_LOOP_ITERATIONS} iterations, the \
+                         interpreter's bound on the iterations of a loop"
+                    ),
+                ));
+            }
             let counter = Tensor {
                 shape: vec![],
                 element_type: ElementType::I64,

@@ -5,6 +5,7 @@ pub mod decompose_pad;
 pub mod decompose_resize;
 pub mod fold_batch_rows;
 pub mod fold_reshapes;
+pub mod outline_control_flow;
 mod perturb;
 pub mod reduce_precision;
 pub mod resize_to_broadcast;

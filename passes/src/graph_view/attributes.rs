@@ -38,6 +38,28 @@ impl Constant {
         }
     }
 
+    /// The value of a one-element integer or boolean constant (a boolean as 0 or 1).
+    pub fn scalar_integer(self) -> Option<i64> {
+        // SAFETY: a live dense elements attribute; element 0 exists when the count is 1, and
+        // each getter is called on the element type it reads.
+        unsafe {
+            if mlirElementsAttrGetNumElements(self.0) != 1 {
+                return None;
+            }
+            let element = mlirShapedTypeGetElementType(mlirAttributeGetType(self.0));
+            if !mlirTypeIsAInteger(element) {
+                return None;
+            }
+            Some(match mlirIntegerTypeGetWidth(element) {
+                1 => mlirDenseElementsAttrGetBoolValue(self.0, 0) as i64,
+                8 => mlirDenseElementsAttrGetInt8Value(self.0, 0) as i64,
+                32 => mlirDenseElementsAttrGetInt32Value(self.0, 0) as i64,
+                64 => mlirDenseElementsAttrGetInt64Value(self.0, 0),
+                _ => return None,
+            })
+        }
+    }
+
     /// Whether every element is the same.
     pub fn is_splat(self) -> bool {
         // SAFETY: as above.

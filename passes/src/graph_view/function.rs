@@ -27,8 +27,11 @@ pub struct Node {
     pub results: Vec<(ValueId, TensorType)>,
     /// Attributes by name, inherent and discardable.
     pub attributes: BTreeMap<String, Attr>,
-    /// Whether the op has regions (control flow; no pass lowers it yet).
+    /// Whether the op has regions (control flow).
     pub has_regions: bool,
+    /// The values the op's regions use that are defined outside it, in the order of first use:
+    /// read by the op as much as its operands are.
+    pub captures: Vec<ValueId>,
     /// Whether the op has the graph dialect's `Elementwise` trait.
     pub elementwise: bool,
 }
@@ -113,7 +116,7 @@ impl FunctionView {
         }
         let mut readers: BTreeMap<ValueId, Vec<usize>> = BTreeMap::new();
         for (index, node) in ops.iter().enumerate() {
-            for &operand in &node.operands {
+            for &operand in node.operands.iter().chain(&node.captures) {
                 let list = readers.entry(operand).or_default();
                 if list.last() != Some(&index) {
                     list.push(index);

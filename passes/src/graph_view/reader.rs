@@ -73,8 +73,14 @@ impl Reader {
                     attribute(named.attribute),
                 );
             }
+            let captures = handle
+                .captured_values()
+                .into_iter()
+                .map(|value| self.id(value.raw()))
+                .collect();
             Ok(Node {
                 op: handle,
+                captures,
                 name: handle.name(),
                 kind: handle.kind(),
                 operands,

@@ -12,6 +12,24 @@ pub struct Op(MlirOperation);
 #[derive(Clone, Copy, Debug)]
 pub struct Val(MlirValue);
 
+/// Handles are equal when they name the same op.
+impl PartialEq for Op {
+    fn eq(&self, other: &Op) -> bool {
+        self.0.ptr == other.0.ptr
+    }
+}
+
+impl Eq for Op {}
+
+/// Handles are equal when they name the same value.
+impl PartialEq for Val {
+    fn eq(&self, other: &Val) -> bool {
+        self.0.ptr == other.0.ptr
+    }
+}
+
+impl Eq for Val {}
+
 impl From<&Val> for Val {
     fn from(value: &Val) -> Val {
         *value

@@ -229,6 +229,32 @@ impl Op {
         std::iter::successors(self.parent(), |op| op.parent()).find(|op| op.is(kind))
     }
 
+    /// Whether this op is `ancestor` or nested in one of its regions.
+    pub fn is_within(self, ancestor: Op) -> bool {
+        std::iter::successors(Some(self), |op| op.parent()).any(|op| op == ancestor)
+    }
+
+    /// The values that ops nested in this op's regions use but that are defined outside it, in
+    /// the order of their first use (what outlining a region must pass in).
+    pub fn captured_values(self) -> Vec<Val> {
+        let mut captured: Vec<Val> = Vec::new();
+        for op in self.collect_pre_order().into_iter().skip(1) {
+            for value in op.operands() {
+                let defined_inside = match value.defining_op() {
+                    Some(definer) => definer.is_within(self),
+                    None => value
+                        .owner_block()
+                        .and_then(super::block_parent)
+                        .is_some_and(|holder| holder.is_within(self)),
+                };
+                if !defined_inside && !captured.contains(&value) {
+                    captured.push(value);
+                }
+            }
+        }
+        captured
+    }
+
     /// The block holding the op; None for a detached op.
     pub fn parent_block(self) -> Option<MlirBlock> {
         // SAFETY: the op is alive.

@@ -8,7 +8,9 @@
 //! [`Device::launch_end`] checks barriers and races, simulates the timing, updates the report
 //! and hands the launch to the execution thread (`background`), so that the host records the
 //! next launch while this one computes. A launch refused anywhere before it executes changes
-//! nothing. What the device tells about its runs (report, trace, timeline) is in `observe`.
+//! nothing. What the device tells about its runs (report, trace, timeline) is in `observe`;
+//! control flow between launches (persistent regions, the scalars that decide loops and
+//! branches, the loop watchdog) is in `control`.
 
 use crate::element::ElementType;
 use crate::error::{Result, RuntimeError};
@@ -24,11 +26,15 @@ use crate::trace::Trace;
 use crate::typing;
 use crate::view::ViewFault;
 use background::{Background, Failed};
+use control::Region;
 use std::collections::BTreeMap;
 use turbine_targets::Target;
 
 mod background;
+mod control;
 mod observe;
+
+pub use control::DEFAULT_LOOP_LIMIT;
 
 /// A simulated DSA device.
 #[derive(Debug)]
@@ -38,7 +44,7 @@ pub struct Device {
     launch: Option<Launch>,
     /// Buffers released while the open launch used them: freed when it ends or is discarded.
     released: Vec<BufferId>,
-    /// Simulated device time: the end of the last launch.
+    /// Simulated device time: the end of the last launch, or of the scalar reads since.
     now: u64,
     next_token: u64,
     threads: usize,
@@ -50,6 +56,10 @@ pub struct Device {
     layer_names: BTreeMap<u32, String>,
     /// Launches checked and timed whose execution may still be under way.
     background: Background,
+    /// The open persistent region ([`Device::persistent_begin`]), if any.
+    region: Option<Region>,
+    /// The iteration at which [`Device::loop_check`] stops a loop.
+    loop_limit: u64,
 }
 
 impl Device {
@@ -69,6 +79,8 @@ impl Device {
             trace: None,
             layer_names: BTreeMap::new(),
             background: Background::default(),
+            region: None,
+            loop_limit: DEFAULT_LOOP_LIMIT,
         }
     }
 
@@ -504,7 +516,7 @@ impl Device {
             });
         }
         launch.check_barriers()?;
-        let start = self.now.saturating_add(self.target.latency.kernel_launch);
+        let (start, step) = self.next_launch_start();
         let schedule = timing::simulate(&self.target, &launch, start);
         if schedule.end >= timing::CYCLE_LIMIT {
             return Err(RuntimeError::TimeOverflow {
@@ -534,6 +546,7 @@ impl Device {
             instructions: launch.instruction_count(),
             start,
             end: schedule.end,
+            step,
         };
         self.stats
             .record(&self.target, &launch, &schedule, summary.clone());
@@ -541,6 +554,7 @@ impl Device {
             trace.record(&self.target, &launch, &schedule, start);
         }
         self.now = schedule.end;
+        self.launched_in_region();
         self.background.submit(launch, buffers, self.threads);
         Ok(summary)
     }

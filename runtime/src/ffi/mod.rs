@@ -32,11 +32,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 mod buffers;
+mod control;
 mod indexing;
 mod instructions;
 mod model;
 mod top_k;
 pub use buffers::*;
+pub use control::*;
 pub use indexing::*;
 pub use instructions::*;
 pub use model::*;
@@ -485,6 +487,15 @@ pub extern "C" fn td_device_set_race_check(dev: u64, on: i32) -> i32 {
     })
 }
 
+/// Sets the iteration at which the device's watchdog stops a loop (at least 1): see
+/// [`Device::set_loop_limit`](crate::Device::set_loop_limit).
+#[no_mangle]
+pub extern "C" fn td_device_set_loop_limit(dev: u64, limit: u64) -> i32 {
+    guard_on(dev, "td_device_set_loop_limit", || {
+        with_device(dev, |d| d.set_loop_limit(limit))
+    })
+}
+
 /// Turns trace recording on (nonzero) or off (zero, dropping recorded events).
 #[no_mangle]
 pub extern "C" fn td_trace_enable(dev: u64, on: i32) -> i32 {
@@ -540,6 +551,10 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
             "td_device_set_race_check",
             td_device_set_race_check as *const (),
         ),
+        (
+            "td_device_set_loop_limit",
+            td_device_set_loop_limit as *const (),
+        ),
         ("td_device_cycles", td_device_cycles as *const ()),
         ("td_buffer_alloc", td_buffer_alloc as *const ()),
         ("td_buffer_free", td_buffer_free as *const ()),
@@ -572,6 +587,11 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
         ("td_report_write", td_report_write as *const ()),
         ("td_report_reset", td_report_reset as *const ()),
         ("td_device_synchronize", td_device_synchronize as *const ()),
+        ("td_persistent_begin", td_persistent_begin as *const ()),
+        ("td_persistent_end", td_persistent_end as *const ()),
+        ("td_read_scalar", td_read_scalar as *const ()),
+        ("td_write_scalar", td_write_scalar as *const ()),
+        ("td_loop_check", td_loop_check as *const ()),
         ("td_trace_enable", td_trace_enable as *const ()),
         ("td_trace_write", td_trace_write as *const ()),
         ("td_model_create", td_model_create as *const ()),

@@ -483,3 +483,41 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
     dsa.return
   }
 }
+
+// -----
+
+// Tests control flow between launches: a persistent region is inlined between
+// td_persistent_begin and td_persistent_end, its result replaced by what it yielded; a condition
+// read zeroes the scratch word it is read into (a failed read reads false) and loads it; a counter
+// is written with td_write_scalar; the watchdog's status (given the loop's layer, which its
+// error names) says whether the loop may go on.
+// CHECK-LABEL: func.func private @control
+// CHECK-SAME: (%[[DEV:.*]]: i64, %[[C:.*]]: memref<1xi1>, %[[N:.*]]: memref<1xi64>, %[[A:.*]]: memref<4xf32>) -> memref<4xf32>
+// CHECK: %[[SCRATCH:.*]] = llvm.alloca
+// CHECK: call @td_persistent_begin(%[[DEV]])
+// CHECK: %[[HANDLE:.*]] = memref.extract_aligned_pointer_as_index %[[C]]
+// CHECK: %[[WORD:.*]] = llvm.getelementptr %[[SCRATCH]]
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-NEXT: llvm.store %[[ZERO]], %[[WORD]]
+// CHECK-NEXT: call @td_read_scalar(%[[DEV]], %{{.*}}, %{{.*}}, %[[WORD]]) : (i64, i64, i64, !llvm.ptr) -> i32
+// CHECK-NEXT: %[[V:.*]] = llvm.load %[[WORD]] : !llvm.ptr -> i64
+// CHECK: call @td_write_scalar(%[[DEV]], %{{.*}}, %{{.*}}, %[[V]]) : (i64, i64, i64, i64) -> i32
+// CHECK: %[[STATUS:.*]] = call @td_loop_check(%[[DEV]], %[[V]], %{{.*}}) : (i64, i64, i32) -> i32
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[STATUS]], %{{.*}} : i32
+// CHECK: scf.if %[[OK]]
+// CHECK: call @td_persistent_end(%[[DEV]])
+// CHECK-NEXT: return %[[A]]
+module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
+  func.func private @control(%c: memref<1xi1, #dsa.memory_space<ddr>>, %n: memref<1xi64, #dsa.memory_space<ddr>>, %a: memref<4xf32, #dsa.memory_space<ddr>>) -> memref<4xf32, #dsa.memory_space<ddr>> {
+    %r = dsa.persistent -> memref<4xf32, #dsa.memory_space<ddr>> {
+      %v = dsa.read_scalar %c : memref<1xi1, #dsa.memory_space<ddr>>
+      dsa.write_scalar %v, %n : memref<1xi64, #dsa.memory_space<ddr>>
+      %ok = dsa.loop_check %v
+      scf.if %ok {
+        dsa.write_scalar %v, %n : memref<1xi64, #dsa.memory_space<ddr>>
+      }
+      dsa.yield %a : memref<4xf32, #dsa.memory_space<ddr>>
+    }
+    return %r : memref<4xf32, #dsa.memory_space<ddr>>
+  }
+}

@@ -2,7 +2,9 @@
 // RUN: turbine-opt %S/Inputs/no-fit.mlir --verify-diagnostics --dsa-set-target=target=mini --convert-graph-to-dsa
 // RUN: not turbine-opt %s --convert-graph-to-dsa=schedule=greedy 2>&1 | FileCheck %s --check-prefix=SCHEDULE
 // RUN: not turbine-opt %s --pass-pipeline='builtin.module(func.func(convert-graph-to-dsa))' 2>&1 | FileCheck %s --check-prefix=ANCHOR
+// RUN: not turbine-opt %s --convert-graph-to-dsa=control=maybe 2>&1 | FileCheck %s --check-prefix=CONTROL
 // SCHEDULE: unknown schedule 'greedy' (available: layerwise)
+// CONTROL: unknown mode 'maybe' (available: device, host)
 // Tests that the lowering runs on the module only (it adds kernels beside the functions).
 // ANCHOR: error: Can't add pass 'convert-graph-to-dsa' restricted to 'builtin.module' on a PassManager intended to run on 'func.func', did you intend to nest?
 
@@ -43,10 +45,10 @@ module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_p
 
 // -----
 
-// Tests that control flow is refused by the layer-wise schedule.
+// Tests that control flow must be outlined first: the lowering calls each region's body.
 module attributes {dsa.target = #dsa.target<name = "mini", clusters = 2, cores_per_cluster = 2, matrix_engines_per_core = 1, vector_engines_per_core = 1, vector_cores_per_core = 1, lb_bytes = 16384, gb_bytes = 262144, ddr_bytes = 16777216, clock_mhz = 1000, ddr_gb_bandwidth = 8, gb_lb_bandwidth = 16, lb_lb_bandwidth = 16, matrix_flops = 64, dma_setup = 10, compute_setup = 2, barrier = 5>} {
   func.func @f(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
-    // expected-error@+1 {{'graph.if' (control flow) is not supported by the layer-wise schedule yet}}
+    // expected-error@+1 {{the regions of 'graph.if' must each be a call and a yield of its results: run graph-outline-control-flow first}}
     %y = graph.if %c -> (tensor<4xf32>) {
       graph.yield %x : tensor<4xf32>
     } else {

@@ -939,3 +939,56 @@ func.func @top_k_shape(%s: memref<8x10xf32, #dsa.memory_space<lb>>, %v: memref<8
   %t = dsa.top_k %s into %v, %i {axis = 1 : i64} : memref<8x10xf32, #dsa.memory_space<lb>>, memref<8x3xf32, #dsa.memory_space<lb>>, memref<8x2xi64, #dsa.memory_space<lb>>
   return
 }
+
+// -----
+
+// Tests that a condition is read from a one-element buffer.
+func.func @read_scalar_of_a_vector(%c: memref<4xi1, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{must be a one-element memref of integers or booleans}}
+  %v = dsa.read_scalar %c : memref<4xi1, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
+// Tests that a condition is an integer or a boolean, not a float.
+func.func @read_scalar_of_a_float(%c: memref<1xf32, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{must be a one-element memref of integers or booleans}}
+  %v = dsa.read_scalar %c : memref<1xf32, #dsa.memory_space<ddr>>
+  return
+}
+
+// -----
+
+// Tests that control flow between launches is not an instruction of a core.
+dsa.kernel @reads(%c: memref<1xi1, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{is control flow between launches and cannot be inside a dsa.kernel}}
+  %v = dsa.read_scalar %c : memref<1xi1, #dsa.memory_space<ddr>>
+  dsa.return
+}
+
+// -----
+
+// Tests that persistent regions do not nest in the IR: their launches are already steps of
+// one persistent kernel.
+func.func @nested_persistent() {
+  dsa.persistent {
+    // expected-error@+1 {{cannot be nested in another dsa.persistent}}
+    dsa.persistent {
+      dsa.yield
+    }
+    dsa.yield
+  }
+  return
+}
+
+// -----
+
+// Tests that a persistent region yields its results' types.
+func.func @persistent_yield(%a: memref<4xf32, #dsa.memory_space<ddr>>) {
+  // expected-error@+1 {{yields () but its results are ('memref<4xf32, #dsa.memory_space<ddr>>')}}
+  %r = dsa.persistent -> memref<4xf32, #dsa.memory_space<ddr>> {
+    dsa.yield
+  }
+  return
+}

@@ -1,5 +1,5 @@
-// A branch on a run-time condition, which the software DSA lowering does not run (control flow
-// runs in the interpreter). For test/Integration/turbine-run-errors.test.
+// A branch on a run-time condition, which GraphTurbo's lowering does not take (the layer-wise
+// schedule's does). For test/Integration/turbine-run-errors.test.
 module {
   func.func @main(%c: tensor<i1>, %x: tensor<4x8xf32>) -> tensor<4x8xf32> {
     %r = graph.if %c -> (tensor<4x8xf32>) {

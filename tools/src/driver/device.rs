@@ -89,6 +89,14 @@ impl Device {
         )
     }
 
+    /// Sets the iteration at which the device's watchdog stops a loop (at least 1).
+    pub fn set_loop_limit(&self, limit: u64) -> Result<(), String> {
+        check(
+            ffi::td_device_set_loop_limit(self.0, limit),
+            "cannot set the loop limit",
+        )
+    }
+
     /// A DDR buffer of `bytes` bytes (at least one element of `element_bytes`) of `dtype`
     /// elements (a `TD_DTYPE_*` code).
     pub(super) fn alloc(

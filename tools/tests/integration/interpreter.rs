@@ -1,6 +1,8 @@
 //! The reference interpreter, op by op, against values computed by hand from each operator's
 //! definition (ONNX semantics).
 
+mod calls;
+
 use melior::ir::Module;
 use turbine_interpreter::{
     interpret, npy, Data, ElementType, InterpretError, Program, Tensor, Weights,

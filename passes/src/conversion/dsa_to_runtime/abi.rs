@@ -225,6 +225,11 @@ const RUNTIME_FUNCTIONS: &[(&str, &[Parameter])] = {
         ("td_layer", &[I64, I32, I32, I32]),
         ("td_layer_names", &[I64, I32, P]),
         ("td_device_take_error", &[I64]),
+        ("td_read_scalar", &[I64, I64, I64, P]),
+        ("td_write_scalar", &[I64, I64, I64, I64]),
+        ("td_loop_check", &[I64, I64, I32]),
+        ("td_persistent_begin", &[I64]),
+        ("td_persistent_end", &[I64]),
     ]
 };
 

@@ -49,7 +49,12 @@ pub(super) fn is_instruction(kind: dsa::Kind) -> bool {
         | dsa::Kind::Return
         | dsa::Kind::Launch
         | dsa::Kind::CoreId
-        | dsa::Kind::ClusterId => false,
+        | dsa::Kind::ClusterId
+        | dsa::Kind::ReadScalar
+        | dsa::Kind::WriteScalar
+        | dsa::Kind::LoopCheck
+        | dsa::Kind::Persistent
+        | dsa::Kind::Yield => false,
     }
 }
 
@@ -263,7 +268,12 @@ impl<'a> Call<'a> {
             | dsa::Kind::Return
             | dsa::Kind::Launch
             | dsa::Kind::CoreId
-            | dsa::Kind::ClusterId => {
+            | dsa::Kind::ClusterId
+            | dsa::Kind::ReadScalar
+            | dsa::Kind::WriteScalar
+            | dsa::Kind::LoopCheck
+            | dsa::Kind::Persistent
+            | dsa::Kind::Yield => {
                 unreachable!("checked: '{kind}' is an instruction")
             }
         }

@@ -113,7 +113,7 @@ impl Layers {
     }
 
     /// The layer of an instruction at `location`, numbering it if it is new.
-    fn id(&mut self, location: MlirLocation) -> i64 {
+    pub(super) fn id(&mut self, location: MlirLocation) -> i64 {
         let Some(name) = layer_name(location) else {
             return NO_LAYER;
         };

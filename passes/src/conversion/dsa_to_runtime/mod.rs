@@ -36,6 +36,7 @@ mod abi;
 mod buffers;
 mod builder;
 mod chunks;
+mod control;
 mod entry;
 mod instructions;
 mod launches;
@@ -308,6 +309,7 @@ impl Lowering {
         let block = function
             .entry_block()
             .expect("lowered functions have a body");
+        control::inline_persistent_regions(function);
         let ops: Vec<(Op, dsa::Kind)> = function
             .collect_pre_order()
             .into_iter()
@@ -400,7 +402,16 @@ impl Lowering {
                 );
                 *launches += 1;
             }
+            dsa::Kind::ReadScalar => control::lower_read_scalar(op, &builder, state),
+            dsa::Kind::WriteScalar => control::lower_write_scalar(op, &builder, state),
+            dsa::Kind::LoopCheck => {
+                let layer = self.layers.borrow_mut().id(op.location());
+                control::lower_loop_check(op, &builder, state, layer)
+            }
             dsa::Kind::Kernel => unreachable!("kernels are functions by now"),
+            dsa::Kind::Persistent | dsa::Kind::Yield => {
+                unreachable!("persistent regions are inlined first")
+            }
             dsa::Kind::Dma
             | dsa::Kind::Matmul
             | dsa::Kind::Conv2d

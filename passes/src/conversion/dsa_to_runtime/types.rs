@@ -21,6 +21,12 @@ pub(super) fn i64_type(context: MlirContext) -> MlirType {
     unsafe { mlirIntegerTypeGet(context, 64) }
 }
 
+/// The `i1` type.
+pub(super) fn i1_type(context: MlirContext) -> MlirType {
+    // SAFETY: the context is alive.
+    unsafe { mlirIntegerTypeGet(context, 1) }
+}
+
 /// `i32`.
 pub(super) fn i32_type(context: MlirContext) -> MlirType {
     // SAFETY: the context is alive.

@@ -114,7 +114,7 @@ fn is_dynamic(stride_or_offset: i64) -> bool {
 
 /// The memref at the root of `buffer`'s chain of views (whose pointer is the handle) and
 /// `buffer`'s element offset (an `index` value), built from the chain's offsets and strides.
-fn root_and_offset(builder: &Builder, buffer: Val) -> (Val, Val) {
+pub(super) fn root_and_offset(builder: &Builder, buffer: Val) -> (Val, Val) {
     let index = index_type(builder.context);
     let mut constant = 0i64;
     let mut terms: Vec<(Val, i64)> = Vec::new();

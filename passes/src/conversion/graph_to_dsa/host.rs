@@ -1,14 +1,17 @@
 //! The host function: which buffer holds each graph value, which layers become kernels, and the
-//! launches in program order.
+//! launches in program order; control flow and calls in [`control`].
 
+mod control;
+mod parameters;
+
+use super::control_mode::ControlMode;
+use super::signatures::{ParameterKey, Signatures};
 use crate::kernels::{
     dispatch::emit_layer,
     emit::{reshaped, Body, Space, Tensor, View},
     error::LoweringError,
     fusion::{self, Fused, Synthetic},
-    host_function::{
-        check_buffer_element, check_float, check_layer_elements, launch, HostFunction,
-    },
+    host_function::{check_layer_elements, launch, HostFunction},
     kernel::Kernel,
     layers::{Layer, Scope},
     movement,
@@ -26,11 +29,11 @@ use turbine_dialects::ops::{graph, upstream, OpKind};
 /// name, inserted before `function`; on failure nothing it built stays in the module.
 pub fn lower_function(
     program: &FunctionView,
-    machine: &Machine,
+    context: &Context,
     function: Op,
 ) -> Result<(), LoweringError> {
     let mut built = Vec::new();
-    let result = lower_into(program, machine, function, &mut built);
+    let result = lower_into(program, context, function, &mut built);
     if result.is_err() {
         for op in built {
             // SAFETY: `built` holds the top-level ops the failed lowering inserted into the module
@@ -43,20 +46,36 @@ pub fn lower_function(
     result
 }
 
+/// What the lowering of every function of a module shares.
+pub struct Context<'a> {
+    pub machine: &'a Machine,
+    pub signatures: &'a Signatures,
+    pub control: ControlMode,
+}
+
 /// [`lower_function`], adding every op it inserts into the module to `built`.
 fn lower_into(
     program: &FunctionView,
-    machine: &Machine,
+    context: &Context,
     function: Op,
     built: &mut Vec<Op>,
 ) -> Result<(), LoweringError> {
     let ops = &program.ops;
-    let users = users(ops)?;
+    let users = users(ops);
     let returned: Vec<ValueId> = ops
         .last()
         .map(|node| node.operands.clone())
         .unwrap_or_default();
     let signature = HostFunction::new(function, &program.name);
+    if function
+        .string_value("sym_visibility")
+        .is_some_and(|visibility| visibility == "private")
+    {
+        signature.op.set_attribute(
+            "sym_visibility",
+            ir::string_attribute(function.context(), "private"),
+        );
+    }
     built.push(signature.op);
     let host = Body::new(signature.block, function.location());
     // An absorbed convolution reads its operands when the layer absorbing it runs.
@@ -67,7 +86,10 @@ fn lower_into(
         .collect();
     let mut lowering = HostLowering {
         program,
-        machine,
+        machine: context.machine,
+        signatures: context.signatures,
+        control: context.control,
+        parameters: BTreeMap::new(),
         function,
         users,
         returned,
@@ -92,6 +114,7 @@ fn lower_into(
     lowering.inputs()?;
     lowering.outputs();
     lowering.weights()?;
+    lowering.inherited_parameters();
     lowering.check_parameters()?;
     for index in 0..ops.len() {
         lowering.layer(index)?;
@@ -101,30 +124,27 @@ fn lower_into(
     Ok(())
 }
 
-/// Per value of `ops`, the ops that read it; an error at an op with regions (control flow).
-fn users(ops: &[Node]) -> Result<BTreeMap<ValueId, Vec<usize>>, LoweringError> {
+/// Per value of `ops`, the ops that read it (an op with regions reads what they capture).
+fn users(ops: &[Node]) -> BTreeMap<ValueId, Vec<usize>> {
     let mut users: BTreeMap<ValueId, Vec<usize>> = BTreeMap::new();
     for (index, node) in ops.iter().enumerate() {
-        for &operand in &node.operands {
+        for &operand in node.operands.iter().chain(&node.captures) {
             users.entry(operand).or_default().push(index);
         }
-        if node.has_regions {
-            return Err(LoweringError::at(
-                index,
-                format!(
-                    "'{}' (control flow) is not supported by the layer-wise schedule yet",
-                    node.name
-                ),
-            ));
-        }
     }
-    Ok(users)
+    users
 }
 
 /// The host function being built for a graph function, and what it knows of its buffers.
 struct HostLowering<'p, 'b> {
     program: &'p FunctionView,
     machine: &'p Machine,
+    /// The weights and constants each function of the module takes.
+    signatures: &'p Signatures,
+    /// Who runs the control flow.
+    control: ControlMode,
+    /// The buffer of each weight and constant parameter, by key.
+    parameters: BTreeMap<ParameterKey, Val>,
     /// The graph function.
     function: Op,
     /// Per value, the ops that read it.
@@ -169,139 +189,6 @@ fn key(value: Val) -> usize {
 }
 
 impl HostLowering<'_, '_> {
-    /// Adds a parameter per function argument.
-    fn inputs(&mut self) -> Result<(), LoweringError> {
-        let context = self.host.context();
-        for (position, (value, r#type)) in self.program.arguments.iter().enumerate() {
-            check_buffer_element(r#type.element_type, None, "function argument")?;
-            let view = View::contiguous_of(
-                &buffer_shape(&r#type.shape),
-                Space::Ddr,
-                r#type.element_type,
-            );
-            let location = self.function.entry_argument(position).location();
-            let host = self.signature.parameter(
-                &view,
-                "dsa.input",
-                ir::i64_attribute(context, position as i64),
-                location,
-            );
-            self.tensors.insert(*value, Tensor { host, view });
-        }
-        Ok(())
-    }
-
-    /// Adds a parameter per returned value.
-    fn outputs(&mut self) {
-        let context = self.host.context();
-        let returned_node = self
-            .program
-            .ops
-            .last()
-            .filter(|node| node.is(upstream::Kind::FuncReturn));
-        self.return_types = match returned_node {
-            Some(node) => node
-                .operands
-                .iter()
-                .map(|value| value_view(self.program, *value))
-                .collect(),
-            None => Vec::new(),
-        };
-        for (position, view) in self.return_types.iter().enumerate() {
-            let view = view.clone();
-            let location =
-                returned_node.map_or(self.function.location(), |node| node.op.location());
-            let host = self.signature.parameter(
-                &view,
-                "dsa.output",
-                ir::i64_attribute(context, position as i64),
-                location,
-            );
-            self.output_buffers.push(host);
-            self.outputs
-                .entry(self.returned[position])
-                .or_insert(Tensor { host, view });
-        }
-    }
-
-    /// Adds a parameter per weight and constant: available to every layer, wherever they appear.
-    fn weights(&mut self) -> Result<(), LoweringError> {
-        let context = self.host.context();
-        for (index, node) in self.program.ops.iter().enumerate() {
-            let result = node.results.first().map(|(value, r#type)| (*value, r#type));
-            match node.graph_kind() {
-                Some(graph::Kind::Weight) => {
-                    let (value, r#type) = result.expect("weights have a result");
-                    check_float(r#type.element_type, Some(index), "weight")?;
-                    let Some(weight) = node.string("name") else {
-                        return Err(LoweringError::at(index, "graph.weight without a name"));
-                    };
-                    let view = View::contiguous_of(
-                        &buffer_shape(&r#type.shape),
-                        Space::Ddr,
-                        r#type.element_type,
-                    );
-                    let host = self.signature.parameter(
-                        &view,
-                        "dsa.weight",
-                        ir::string_attribute(context, weight),
-                        node.op.location(),
-                    );
-                    self.tensors.insert(value, Tensor { host, view });
-                }
-                Some(graph::Kind::Constant) => self.constant(index, node)?,
-                _ => {}
-            }
-        }
-        Ok(())
-    }
-
-    /// Adds the parameter of the constant `node` (op `index`).
-    fn constant(&mut self, index: usize, node: &Node) -> Result<(), LoweringError> {
-        let (value, r#type) = node
-            .results
-            .first()
-            .map(|(value, r#type)| (*value, r#type))
-            .expect("constants have a result");
-        let Some(constant) = node.constant() else {
-            return Err(LoweringError::at(
-                index,
-                "graph.constant without a dense value",
-            ));
-        };
-        check_buffer_element(r#type.element_type, Some(index), "the constant")?;
-        let shape = buffer_shape(&r#type.shape);
-        let view = View::contiguous_of(&shape, Space::Ddr, r#type.element_type);
-        // The values, flat in row-major order (the buffer's type carries the shape); a
-        // splat stays one value, as importers make large splat constants.
-        let payload = constant.flattened();
-        let host = self
-            .signature
-            .parameter(&view, "dsa.constant", payload, node.op.location());
-        self.tensors.insert(value, Tensor { host, view });
-        Ok(())
-    }
-
-    /// Counts the parameters' bytes as live in DDR; an error when the target's DDR cannot hold
-    /// them.
-    fn check_parameters(&mut self) -> Result<(), LoweringError> {
-        // Intermediate DDR buffers are freed after the last op that reads them (or a view of
-        // them), so that DDR holds the live activations only; the target's DDR must hold the
-        // peak.
-        self.live_bytes = self.signature.parameter_bytes();
-        if self.live_bytes > self.machine.ddr_bytes {
-            return Err(LoweringError {
-                op: None,
-                message: format!(
-                    "the model's inputs, outputs and weights need {} bytes of DDR but target \
-                     '{}' has {}",
-                    self.live_bytes, self.machine.name, self.machine.ddr_bytes
-                ),
-            });
-        }
-        Ok(())
-    }
-
     /// The last op that reads `value`: the end of the function for a returned value, the layer
     /// absorbing a convolution for one it reads.
     fn last_use(&self, value: ValueId) -> usize {
@@ -339,6 +226,10 @@ impl HostLowering<'_, '_> {
                 self.reshape(node);
                 return Ok(());
             }
+            Some(
+                OpKind::Graph(graph::Kind::If | graph::Kind::Loop)
+                | OpKind::Upstream(upstream::Kind::FuncCall),
+            ) => return self.control(index),
             _ => {}
         }
         check_layer_elements(program, index)?;

@@ -21,7 +21,11 @@
 //! function; each layer's kernel comes from the emitters of [`crate::kernels`], which GraphTurbo's
 //! lowering (`convert-instance-to-dsa`) shares.
 
+mod control_mode;
 mod host;
+mod signatures;
+
+pub use control_mode::{ControlMode, CONTROL_OPTION};
 
 use crate::target::Machine;
 use crate::{
@@ -30,6 +34,7 @@ use crate::{
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
 use melior::ir::OperationRef;
+use signatures::Signatures;
 use turbine_dialects::ops::{upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
@@ -49,6 +54,7 @@ pub const PIPELINE_OPTION: OptionInfo = OptionInfo {
 pub struct ConvertGraphToDsa {
     schedule: String,
     pipeline: bool,
+    control: ControlMode,
 }
 
 impl Pass for ConvertGraphToDsa {
@@ -67,8 +73,16 @@ weights live in DDR between kernels; inside a kernel, tiles are the largest that
 ranges and fit the local buffer (GraphTurbo §4.1), chosen by an estimate of DMA bytes and \
 instruction count, and are spread over all cores of the target. The host function takes the \
 inputs, the results and then every weight and constant as DDR buffers (argument attributes \
-`dsa.input`, `dsa.output`, `dsa.weight`, `dsa.constant` say which). An op that is not supported \
-or that cannot be tiled into the local buffer is an error at that op.";
+`dsa.input`, `dsa.output`, `dsa.weight`, `dsa.constant` say which). A private graph function \
+(a body `graph-outline-control-flow` made) becomes a private host function that also takes the \
+weights and constants of the functions it calls, and so does its caller. A `graph.if` reads its \
+condition (`dsa.read_scalar`) and calls one body's host function; a `graph.loop` copies its \
+initial values into one of two sets of carried buffers and runs an `scf.while` that calls the \
+body from one set into the other, reads the condition it wrote and swaps the sets, with the \
+device's watchdog (`dsa.loop_check`) consulted before each iteration. With `control=device` \
+each construct sits in a `dsa.persistent` region (Cocktailer: the cores decide, and the \
+launches are steps of one kernel). An op that is not supported or that cannot be tiled into the \
+local buffer is an error at that op.";
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "schedule",
@@ -78,6 +92,7 @@ or that cannot be tiled into the local buffer is an error at that op.";
             default: "layerwise",
         },
         PIPELINE_OPTION,
+        CONTROL_OPTION,
     ];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
@@ -90,6 +105,7 @@ or that cannot be tiled into the local buffer is an error at that op.";
         Ok(Self {
             schedule,
             pipeline: options.bool("pipeline")?,
+            control: ControlMode::parse(&options.string("control"))?,
         })
     }
 
@@ -107,6 +123,7 @@ or that cannot be tiled into the local buffer is an error at that op.";
             pipeline: self.pipeline,
             ..machine
         };
+        let mut programs = Vec::new();
         for function in module.body_ops() {
             if !function.is(upstream::Kind::FuncFunc) || function.regions_empty() {
                 continue;
@@ -119,7 +136,17 @@ or that cannot be tiled into the local buffer is an error at that op.";
                     .emit_error(&format!("cannot lower @{name}: {}", error.message));
                 PassFailure
             })?;
-            host::lower_function(&program, &machine, function).map_err(|error| {
+            programs.push((function, program));
+        }
+        let views: Vec<FunctionView> = programs.iter().map(|(_, view)| view.clone()).collect();
+        let signatures = Signatures::of(&views);
+        let context = host::Context {
+            machine: &machine,
+            signatures: &signatures,
+            control: self.control,
+        };
+        for (function, program) in programs {
+            host::lower_function(&program, &context, function).map_err(|error| {
                 let at = error
                     .op
                     .and_then(|index| program.ops.get(index).map(|node| node.op))

@@ -73,6 +73,18 @@ fn lower_into(
     join: bool,
     built: &mut Vec<Op>,
 ) -> Result<Summary, ScheduleError> {
+    if let Some(control) = function.collect_pre_order().into_iter().find(|op| {
+        op.is(graph::Kind::If) || op.is(graph::Kind::Loop) || op.is(upstream::Kind::FuncCall)
+    }) {
+        return Err(ScheduleError::at(
+            control,
+            format!(
+                "'{}' (control flow) is lowered by the layer-wise schedule only; GraphTurbo's \
+                 lowering does not take it yet",
+                control.name()
+            ),
+        ));
+    }
     let clusters = read_clusters(function)?;
     check_cluster_counts(&clusters, machine)?;
     let name = function.symbol_name();

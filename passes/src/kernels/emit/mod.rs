@@ -72,6 +72,8 @@ pub enum Compare {
     Eq = 0,
     /// `!=`.
     Ne = 1,
+    /// Signed `<`.
+    Slt = 2,
     /// Unsigned `<`.
     Ult = 6,
     /// Unsigned `>=`.

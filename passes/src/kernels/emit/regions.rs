@@ -29,6 +29,26 @@ impl Body {
         unsafe { Val::from_raw(mlirBlockGetArgument(block, 0)) }
     }
 
+    /// Creates an op of kind `kind` with `regions` (detached ones it takes over, such as
+    /// [`ir::region_with_block`] returns) at the insertion point.
+    pub fn op_with_regions(
+        &mut self,
+        kind: impl Into<turbine_dialects::ops::OpKind>,
+        operands: &[Val],
+        results: &[MlirType],
+        regions: Vec<MlirRegion>,
+    ) -> crate::ir::Op {
+        ir::create(
+            self.point(),
+            self.location,
+            kind,
+            operands,
+            results,
+            &[],
+            regions,
+        )
+    }
+
     /// Opens `scf.if condition` (then branch); [`Body::reopen`] moves to the else branch.
     pub fn open_if(&mut self, condition: Val) {
         let (then_region, block) = ir::region_with_block(&[], self.location);

@@ -88,6 +88,11 @@ struct Arguments {
     /// --bisect.
     #[arg(long)]
     race_check: bool,
+    /// The device's watchdog: a compiled loop whose condition still holds at this iteration
+    /// stops with an error (the interpreter's bound is 1048576 iterations).
+    #[arg(long, default_value_t = turbine_runtime::DEFAULT_LOOP_LIMIT,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    loop_limit: u64,
     /// Relative tolerance of --check.
     #[arg(long, default_value_t = 1e-4, value_parser = tolerance)]
     rtol: f64,
@@ -417,6 +422,7 @@ fn new_device(arguments: &Arguments) -> Result<Device, String> {
     let device = Device::new(&arguments.target)?;
     device.set_threads(arguments.threads)?;
     device.set_race_check(arguments.race_check || arguments.check || arguments.bisect)?;
+    device.set_loop_limit(arguments.loop_limit)?;
     Ok(device)
 }
 

@@ -1,0 +1,101 @@
+// Control flow in the layer-wise lowering, run by the host and by the device.
+// RUN: turbine-opt %s --split-input-file --graph-outline-control-flow --dsa-set-target=target=mini --convert-graph-to-dsa=control=host | FileCheck %s --check-prefixes=CHECK,HOST
+// RUN: turbine-opt %s --split-input-file --graph-outline-control-flow --dsa-set-target=target=mini --convert-graph-to-dsa=control=device | FileCheck %s --check-prefixes=CHECK,DEVICE
+
+// Tests that each branch is a private host function taking its inputs and its output, and
+// that the graph.if reads its condition and calls one of them, writing straight into the
+// function's output buffer; the weight a branch reads is the caller's parameter, passed in.
+// With control=device the branch sits in a dsa.persistent region.
+// CHECK-LABEL: func.func private @branch_if0_then
+// CHECK-SAME: (%{{.*}}: memref<4xf32, #dsa.memory_space<ddr>> {dsa.input = 0 : i64}, %{{.*}}: memref<4xf32, #dsa.memory_space<ddr>> {dsa.input = 1 : i64}, %{{.*}}: memref<4xf32, #dsa.memory_space<ddr>> {dsa.output = 0 : i64})
+// CHECK: dsa.launch @branch_if0_then_0_add
+// CHECK-LABEL: func.func private @branch_if0_else
+// CHECK: dsa.launch @branch_if0_else_0_copy
+// CHECK-LABEL: func.func @branch
+// CHECK-SAME: (%[[C:.*]]: memref<1xi1, #dsa.memory_space<ddr>> {dsa.input = 0 : i64}, %[[X:.*]]: memref<4xf32, #dsa.memory_space<ddr>> {dsa.input = 1 : i64}, %[[OUT:.*]]: memref<4xf32, #dsa.memory_space<ddr>> {dsa.output = 0 : i64}, %[[W:.*]]: memref<4xf32, #dsa.memory_space<ddr>> {dsa.weight = "w"})
+// DEVICE-NEXT: dsa.persistent {
+// CHECK-NEXT: %[[V:.*]] = dsa.read_scalar %[[C]]
+// CHECK: %[[TAKEN:.*]] = arith.cmpi ne, %[[V]], %{{.*}} : i64
+// CHECK-NEXT: scf.if %[[TAKEN]] {
+// CHECK-NEXT: func.call @branch_if0_then(%[[X]], %[[W]], %[[OUT]])
+// CHECK-NEXT: } else {
+// CHECK-NEXT: func.call @branch_if0_else(%[[X]], %[[OUT]])
+// CHECK-NEXT: }
+// DEVICE-NEXT: }
+// CHECK-NEXT: return
+func.func @branch(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %w = graph.weight "w" : tensor<4xf32>
+  %r = graph.if %c -> (tensor<4xf32>) {
+    %s = graph.add %x, %w : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    graph.yield %s : tensor<4xf32>
+  } else {
+    graph.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Tests that a loop copies its initial value into the first of two sets of carried buffers
+// and runs an scf.while: before an iteration the count is below the limit (a constant here,
+// read at compile time) and the condition holds, then the watchdog is asked; an iteration
+// stores the counter, calls the body (the counter, the current set, then what it captured)
+// into the condition buffer and the other set, reads that condition and swaps the sets. The
+// result is the set the loop ended with, copied to the output buffer.
+// CHECK-LABEL: func.func private @repeat_loop0_body
+// CHECK-SAME: {dsa.input = 0 : i64}
+// CHECK-SAME: {dsa.output = 0 : i64}, %{{.*}}: memref<4xf32, #dsa.memory_space<ddr>> {dsa.output = 1 : i64}
+// CHECK-LABEL: func.func @repeat
+// CHECK-SAME: (%[[GO:.*]]: memref<1xi1, #dsa.memory_space<ddr>> {dsa.input = 0 : i64}, %[[X:.*]]: memref<4xf32, #dsa.memory_space<ddr>> {dsa.input = 1 : i64}, %[[OUT:.*]]: memref<4xf32, #dsa.memory_space<ddr>> {dsa.output = 0 : i64}
+// CHECK: %[[FIRST:.*]] = dsa.alloc : memref<4xf32, #dsa.memory_space<ddr>>
+// CHECK: %[[SECOND:.*]] = dsa.alloc : memref<4xf32, #dsa.memory_space<ddr>>
+// CHECK: dsa.launch @repeat_0_init(%[[X]], %[[FIRST]])
+// CHECK: %[[COND:.*]] = dsa.alloc : memref<1xi1, #dsa.memory_space<ddr>>
+// CHECK: %[[COUNTER:.*]] = dsa.alloc : memref<1xi64, #dsa.memory_space<ddr>>
+// DEVICE: %[[R:.*]] = dsa.persistent -> memref<4xf32, #dsa.memory_space<ddr>> {
+// CHECK: %[[LIMIT:.*]] = arith.constant 5 : i64
+// CHECK: %[[V:.*]] = dsa.read_scalar %[[GO]]
+// CHECK: %[[PROCEED:.*]] = arith.cmpi ne, %[[V]]
+// CHECK: %[[W:.*]]:4 = scf.while (%[[I:.*]] = %{{.*}}, %[[P:.*]] = %[[PROCEED]], %[[A:.*]] = %[[FIRST]], %[[B:.*]] = %[[SECOND]])
+// CHECK: %[[BELOW:.*]] = arith.cmpi slt, %[[I]], %[[LIMIT]] : i64
+// CHECK: %[[WANTED:.*]] = arith.andi %[[BELOW]], %[[P]]
+// CHECK: %[[MAY:.*]] = scf.if %[[WANTED]] -> (i1) {
+// CHECK-NEXT: %[[OK:.*]] = dsa.loop_check %[[I]]
+// CHECK-NEXT: scf.yield %[[OK]]
+// CHECK: scf.condition(%[[MAY]]) %[[I]], %[[P]], %[[A]], %[[B]]
+// CHECK: ^bb0(%[[J:.*]]: i64, %{{.*}}: i1, %[[CUR:.*]]: memref<4xf32, #dsa.memory_space<ddr>>, %[[NEXT:.*]]: memref<4xf32, #dsa.memory_space<ddr>>):
+// CHECK-NEXT: dsa.write_scalar %[[J]], %[[COUNTER]]
+// CHECK-NEXT: func.call @repeat_loop0_body(%[[COUNTER]], %[[CUR]], %[[GO]], %[[COND]], %[[NEXT]])
+// CHECK-NEXT: %[[AGAIN:.*]] = dsa.read_scalar %[[COND]]
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %[[NEXT]], %[[CUR]]
+// DEVICE: dsa.yield %[[W]]#2
+// HOST: dsa.launch @repeat_1_copy(%[[W]]#2, %[[OUT]])
+// DEVICE: dsa.launch @repeat_1_copy(%[[R]], %[[OUT]])
+func.func @repeat(%go: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %n = graph.constant dense<5> : tensor<i64>
+  %r = graph.loop %n, %go iter_args(%x : tensor<4xf32>) -> (tensor<4xf32>) {
+  ^bb0(%i: tensor<i64>, %v: tensor<4xf32>):
+    %d = graph.relu %v : tensor<4xf32>
+    graph.yield %go, %d : tensor<i1>, tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Tests that a weight a body defines (as a body written by hand may) is a parameter of its
+// caller too, which passes it on: only the entry function receives weights from the driver.
+// CHECK-LABEL: func.func private @scale
+// CHECK-SAME: %{{.*}}: memref<4xf32, #dsa.memory_space<ddr>> {dsa.weight = "s"}
+// CHECK-LABEL: func.func @caller
+// CHECK-SAME: %[[S:[a-z0-9]+]]: memref<4xf32, #dsa.memory_space<ddr>> {dsa.weight = "s"}
+// CHECK: call @scale(%{{.*}}, %{{.*}}, %[[S]])
+func.func private @scale(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %s = graph.weight "s" : tensor<4xf32>
+  %y = graph.mul %x, %s : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func @caller(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = func.call @scale(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
