@@ -533,6 +533,8 @@ static LogicalResult verifyOnHost(Operation *op) {
 LogicalResult ReadScalarOp::verify() { return verifyOnHost(*this); }
 LogicalResult WriteScalarOp::verify() { return verifyOnHost(*this); }
 LogicalResult LoopCheckOp::verify() { return verifyOnHost(*this); }
+LogicalResult FramePushOp::verify() { return verifyOnHost(*this); }
+LogicalResult FramePopOp::verify() { return verifyOnHost(*this); }
 
 LogicalResult PersistentOp::verify() {
   if (failed(verifyOnHost(*this)))

@@ -21,6 +21,14 @@ pub enum ValueRef {
         /// Which of its results.
         index: usize,
     },
+    /// Argument `index` of the block of region `region` (its position in
+    /// [`FunctionBody::regions`]).
+    RegionArgument {
+        /// The region.
+        region: usize,
+        /// Which of its block's arguments.
+        index: usize,
+    },
 }
 
 /// An SSA value of the function being recorded, with its type.
@@ -72,6 +80,18 @@ pub struct Op {
     pub results: Vec<TensorType>,
     /// The ONNX node (or tensor) it comes from: the operation's location.
     pub location: String,
+    /// The regions it holds (positions in [`FunctionBody::regions`]), in order.
+    pub regions: Vec<usize>,
+    /// The region it is in; `None` for the function's body.
+    pub parent: Option<usize>,
+}
+
+/// A region of an operation (`graph.if`, `graph.loop`): one block, whose arguments have these
+/// types; its operations are those whose [`Op::parent`] it is, ending with `graph.yield`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Region {
+    /// The types of the block's arguments.
+    pub arguments: Vec<TensorType>,
 }
 
 impl Op {
@@ -85,10 +105,14 @@ impl Op {
 }
 
 /// The body of `@main`, operation by operation in order (which is a topological order: an
-/// operation is recorded after the operations it reads).
+/// operation is recorded after the operations it reads, and after the operations of its regions),
+/// with the regions of its control flow.
 #[derive(Debug, Default)]
 pub struct FunctionBody {
     ops: Vec<Op>,
+    regions: Vec<Region>,
+    /// The regions being recorded, innermost last: new operations go to the innermost.
+    open: Vec<usize>,
 }
 
 impl FunctionBody {
@@ -101,6 +125,20 @@ impl FunctionBody {
         results: &[TensorType],
         location: &str,
     ) -> Vec<Operand> {
+        self.op_with_regions(name, operands, attributes, results, Vec::new(), location)
+    }
+
+    /// [`Self::op`] for an operation holding `regions` (made by [`Self::open_region`] and
+    /// closed since).
+    pub fn op_with_regions(
+        &mut self,
+        name: &str,
+        operands: &[&Operand],
+        attributes: &[(&'static str, Attribute)],
+        results: &[TensorType],
+        regions: Vec<usize>,
+        location: &str,
+    ) -> Vec<Operand> {
         let op = self.ops.len();
         self.ops.push(Op {
             name: name.to_owned(),
@@ -108,6 +146,8 @@ impl FunctionBody {
             attributes: attributes.to_vec(),
             results: results.to_vec(),
             location: location.to_owned(),
+            regions,
+            parent: self.open.last().copied(),
         });
         results
             .iter()
@@ -168,9 +208,49 @@ impl FunctionBody {
         self.op("func.return", values, &[], &[], location);
     }
 
+    /// Starts a region whose block has arguments of `arguments`: operations go to it until
+    /// [`Self::close_region`]. Returns the region and its arguments.
+    pub fn open_region(&mut self, arguments: Vec<TensorType>) -> (usize, Vec<Operand>) {
+        let region = self.regions.len();
+        let operands = arguments
+            .iter()
+            .enumerate()
+            .map(|(index, ty)| Operand {
+                value: ValueRef::RegionArgument { region, index },
+                ty: ty.clone(),
+            })
+            .collect();
+        self.regions.push(Region { arguments });
+        self.open.push(region);
+        (region, operands)
+    }
+
+    /// Adds an argument of type `ty` to the end of `region`'s block.
+    pub fn add_region_argument(&mut self, region: usize, ty: TensorType) -> Operand {
+        let arguments = &mut self.regions[region].arguments;
+        arguments.push(ty.clone());
+        Operand {
+            value: ValueRef::RegionArgument {
+                region,
+                index: arguments.len() - 1,
+            },
+            ty,
+        }
+    }
+
+    /// Ends the innermost open region.
+    pub fn close_region(&mut self) {
+        self.open.pop().expect("a region is open");
+    }
+
     /// The operations recorded so far, in order.
     pub fn ops(&self) -> &[Op] {
         &self.ops
+    }
+
+    /// The regions recorded so far.
+    pub fn regions(&self) -> &[Region] {
+        &self.regions
     }
 }
 

@@ -210,7 +210,11 @@ fn define_inputs(
 }
 
 /// Folds or lowers one node and defines its outputs.
-fn import_node(node: &Node, scope: &mut Scope, builder: &mut Builder) -> Result<(), ImportError> {
+pub(crate) fn import_node(
+    node: &Node,
+    scope: &mut Scope,
+    builder: &mut Builder,
+) -> Result<(), ImportError> {
     let proto = node.proto;
     if !(proto.domain.is_empty() || proto.domain == "ai.onnx") {
         return Err(ImportError::UnsupportedOp {
@@ -252,6 +256,7 @@ fn import_node(node: &Node, scope: &mut Scope, builder: &mut Builder) -> Result<
             }
             vec![inputs.required(0, "data")?.clone()]
         }
+        "If" | "Loop" | "Scan" => crate::subgraph::import(node, &inputs, scope, builder)?,
         _ => match fold::evaluate(node, &inputs)? {
             Some(tensors) => tensors
                 .into_iter()
@@ -293,7 +298,7 @@ fn import_node(node: &Node, scope: &mut Scope, builder: &mut Builder) -> Result<
 
 /// The values of the tensor names defined so far.
 #[derive(Default)]
-struct Scope {
+pub(crate) struct Scope {
     values: HashMap<String, Value>,
     /// Outputs that a node defines but the importer does not (training statistics, pooling
     /// indices), with the error that a use of them reports.
@@ -310,8 +315,27 @@ impl Scope {
         Ok(())
     }
 
+    /// A scope for a subgraph: it sees every name defined so far, and what it defines stays in
+    /// it.
+    pub(crate) fn nested(&self) -> Scope {
+        Scope {
+            values: self.values.clone(),
+            unsupported: HashMap::new(),
+        }
+    }
+
+    /// Binds `name` to `value`, hiding what an enclosing graph calls `name` (a subgraph's inputs
+    /// and initializers).
+    pub(crate) fn bind(&mut self, name: &str, value: Value) {
+        self.values.insert(name.to_owned(), value);
+    }
+
     /// The value of `name`, used by `user` (a node, or the graph's outputs when `None`).
-    fn resolve(&mut self, name: &str, user: Option<&Node>) -> Result<Value, ImportError> {
+    pub(crate) fn resolve(
+        &mut self,
+        name: &str,
+        user: Option<&Node>,
+    ) -> Result<Value, ImportError> {
         if let Some(value) = self.values.get(name) {
             return Ok(value.clone());
         }

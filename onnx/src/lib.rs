@@ -13,6 +13,8 @@
 //!    [`shape`] and [`infer`]).
 //! 4. Constants reach the IR when an operation first uses them: inline `graph.constant` when small,
 //!    integer or splat, otherwise `graph.weight` naming a tensor of the [`Weights`] file.
+//! 5. `If`, `Loop` and `Scan` import their bodies (subgraphs) into the regions of `graph.if` and
+//!    `graph.loop` (`subgraph`), in scopes that see the tensors around them.
 //!
 //! The operations are records ([`emit`]): the crate does not link MLIR, and the tools build the
 //! module from the records with MLIR's builders. `turbine-translate --import-onnx` verifies it,
@@ -34,6 +36,7 @@ pub mod operators;
 pub mod proto;
 mod schema;
 pub mod shape;
+mod subgraph;
 pub mod tensor;
 pub mod types;
 pub mod value;

@@ -2,7 +2,7 @@
 //! that name it.
 
 use crate::error::ImportError;
-use crate::proto::{AttributeProto, AttributeType, NodeProto, TensorProto};
+use crate::proto::{AttributeProto, AttributeType, GraphProto, NodeProto, TensorProto};
 
 /// A node of the graph with the name diagnostics use.
 pub struct Node<'m> {
@@ -111,6 +111,22 @@ impl<'m> Node<'m> {
         }
     }
 
+    /// A `STRINGS` attribute, if present.
+    pub fn strings(&self, name: &str) -> Result<Option<Vec<String>>, ImportError> {
+        let Some(attribute) = self.attribute(name, AttributeType::Strings)? else {
+            return Ok(None);
+        };
+        attribute
+            .strings
+            .iter()
+            .map(|bytes| {
+                String::from_utf8(bytes.clone())
+                    .map_err(|_| self.invalid(format!("attribute '{name}' is not UTF-8")))
+            })
+            .collect::<Result<_, _>>()
+            .map(Some)
+    }
+
     /// A `TENSOR` attribute, if present.
     pub fn tensor(&self, name: &str) -> Result<Option<&'m TensorProto>, ImportError> {
         match self.attribute(name, AttributeType::Tensor)? {
@@ -121,6 +137,13 @@ impl<'m> Node<'m> {
                 .map(Some)
                 .ok_or_else(|| self.invalid(format!("attribute '{name}' holds no tensor"))),
         }
+    }
+
+    /// A `GRAPH` attribute (a body of `If`, `Loop` or `Scan`), which the operator requires.
+    pub fn graph(&self, name: &str) -> Result<&'m GraphProto, ImportError> {
+        self.attribute(name, AttributeType::Graph)?
+            .and_then(|attribute| attribute.g.as_deref())
+            .ok_or_else(|| self.invalid(format!("attribute '{name}' (a graph) is missing")))
     }
 
     /// Whether the node has attribute `name` at all.

@@ -158,6 +158,25 @@ pub const OPERATORS: &[Operator] = &[
          align_corners, asymmetric; constant scales or sizes, (opset 18) axes; antialias, \
          tf_crop_and_resize, half_pixel_symmetric and the not_larger/not_smaller aspect policies \
          unsupported"),
+    row(&["If"], "`if`", Compiled,
+        "the branches imported into its regions (a constant condition imports the taken branch \
+         in place); branches must yield the same static types; compiled by the layer-wise \
+         schedule only (control flow on the device, or by the host with control=host)"),
+    row(&["Loop"], "`loop`", Compiled,
+        "trip count and condition each optional; the body's iteration number, carried values \
+         and a condition that cannot be false while it runs; scan outputs need a constant trip \
+         count and a body condition that stays true (they are carried, stacked tensors); \
+         compiled by the layer-wise schedule only"),
+    row(&["Scan"], "`loop`", Compiled,
+        "opset 9 and later: states, scan inputs read by `gather` at the iteration, scan outputs \
+         stacked by `scatter_elements`, any axes, either direction; compiled by the layer-wise \
+         schedule only"),
+    row(&["LSTM", "GRU", "RNN"], "`loop` over the cell", Compiled,
+        "a loop per direction over the sequence, the input projection one product before it; \
+         forward, reverse, bidirectional; layout 0 and 1; biases, initial states, peepholes, \
+         GRU's linear_before_reset; sequence_lens shorter than the sequence in the forward \
+         direction; Sigmoid, Tanh and Relu activations; clip, input_forget and activation \
+         parameters refused; compiled by the layer-wise schedule only"),
     row(&["Gather"], "`gather`", Compiled,
         "indices i32 or i64; run-time indices compile as DMA gathers (an index out of range is \
          an error at run time), constant ones mostly as slices (graph-substitute)"),
@@ -275,11 +294,12 @@ mod tests {
     use crate::proto::NodeProto;
     use crate::value::Inputs;
 
-    /// Every operator of the table reaches a lowering, a fold or the importer's identities: with
-    /// no inputs each fails on its inputs, never as an unknown operator.
+    /// Every operator of the table reaches a lowering, a fold or the importer's identities and
+    /// control flow (whose bodies the importer walks): with no inputs each fails on its inputs,
+    /// never as an unknown operator.
     #[test]
     fn every_listed_operator_is_dispatched() {
-        let identities = ["Identity", "Dropout"];
+        let identities = ["Identity", "Dropout", "If", "Loop", "Scan"];
         for name in OPERATORS.iter().flat_map(|row| row.names) {
             if identities.contains(name) {
                 continue;

@@ -2,7 +2,7 @@
 //!
 //! Writing the messages by hand (rather than generating them with `prost-build`) keeps protoc out
 //! of the build. Field numbers are those of onnx.proto (IR version 10); fields the importer never
-//! reads (doc strings, metadata, training info, subgraph and string-list attributes, the data
+//! reads (doc strings, metadata, training info, subgraph-list attributes, the data
 //! fields of element types Turbine does not support) are left out, and prost skips them while
 //! decoding. Repeated scalars decode in both the packed and the unpacked encoding, which matters
 //! because onnx.proto is proto2 and leaves most of them unpacked.
@@ -105,12 +105,18 @@ pub struct AttributeProto {
     /// The value of a `TENSOR` attribute.
     #[prost(message, optional, tag = "5")]
     pub t: Option<TensorProto>,
+    /// The value of a `GRAPH` attribute: the body of `If`, `Loop` or `Scan`.
+    #[prost(message, optional, boxed, tag = "6")]
+    pub g: Option<Box<GraphProto>>,
     /// The value of a `FLOATS` attribute.
     #[prost(float, repeated, tag = "7")]
     pub floats: Vec<f32>,
     /// The value of an `INTS` attribute.
     #[prost(int64, repeated, tag = "8")]
     pub ints: Vec<i64>,
+    /// The value of a `STRINGS` attribute (the activations of a recurrent operator).
+    #[prost(bytes = "vec", repeated, tag = "9")]
+    pub strings: Vec<Vec<u8>>,
     /// Set when the attribute refers to an attribute of an enclosing function.
     #[prost(string, tag = "21")]
     pub ref_attr_name: String,

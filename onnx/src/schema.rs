@@ -49,6 +49,21 @@ fn schema(op_type: &str) -> Option<Schema> {
         ),
         "GlobalAveragePool" | "GlobalMaxPool" | "Erf" => ((1, 1), &[]),
         "MatMul" | "Expand" => ((2, 2), &[]),
+        "If" => ((1, 1), &["else_branch", "then_branch"]),
+        "LSTM" => ((3, 8), RECURRENT),
+        "GRU" | "RNN" => ((3, 6), RECURRENT),
+        "Loop" => ((2, usize::MAX), &["body"]),
+        "Scan" => (
+            VARIADIC,
+            &[
+                "body",
+                "num_scan_inputs",
+                "scan_input_axes",
+                "scan_input_directions",
+                "scan_output_axes",
+                "scan_output_directions",
+            ],
+        ),
         "Gemm" => ((2, 3), &["alpha", "beta", "broadcast", "transA", "transB"]),
         "BatchNormalization" => (
             (5, 5),
@@ -152,6 +167,20 @@ fn schema(op_type: &str) -> Option<Schema> {
     };
     Some(Schema { inputs, attributes })
 }
+
+/// The attributes of LSTM, GRU and RNN (over their opsets).
+const RECURRENT: &[&str] = &[
+    "activation_alpha",
+    "activation_beta",
+    "activations",
+    "clip",
+    "direction",
+    "hidden_size",
+    "input_forget",
+    "layout",
+    "linear_before_reset",
+    "output_sequence",
+];
 
 /// The attributes of Conv, ConvInteger and QLinearConv.
 const CONV: &[&str] = &[

@@ -116,6 +116,15 @@ pub enum RuntimeError {
     },
     /// `persistent_end` with no persistent region open.
     NoPersistentRegion,
+    /// A call would nest deeper than the device allows (`frame_push`).
+    CallDepth {
+        /// The limit.
+        limit: u32,
+        /// The call: "call 'name'" for the model op it computes, or "a call".
+        calling: String,
+    },
+    /// `frame_pop` with no call running.
+    NoCallRunning,
     /// A loop reached the device's limit on iterations (`loop_check`).
     LoopLimit {
         /// The limit.
@@ -273,6 +282,8 @@ impl RuntimeError {
             | LaunchBeingRecorded { .. }
             | NoPersistentRegion
             | LoopLimit { .. }
+            | CallDepth { .. }
+            | NoCallRunning
             | BufferInUse { .. }
             | BarrierMismatch { .. }
             | LaunchAborted { .. }
@@ -380,6 +391,12 @@ impl fmt::Display for RuntimeError {
                 f,
                 "persistent_end: no persistent region is open (call persistent_begin first)"
             ),
+            CallDepth { limit, calling } => write!(
+                f,
+                "{calling} would nest deeper than {limit} calls (the device's limit on nested \
+                 calls: a recursion that does not end, or ends too deep)"
+            ),
+            NoCallRunning => write!(f, "frame_pop: no call is running"),
             LoopLimit { limit, looping } => write!(
                 f,
                 "{looping} ran {limit} iterations without its condition turning false (the \

@@ -95,7 +95,9 @@ class Builder:
 
     def model(self, name, inputs, outputs, opset=OPSET):
         """The model at `opset`, with output shapes filled in by ONNX shape inference, checked.
-        `inputs` are (name, shape) of f32, or (name, shape, element type)."""
+        `inputs` are (name, shape) of f32, or (name, shape, element type); an output given as
+        (name, shape) is declared f32 of that shape (inference leaves a loop's stacked outputs
+        without one)."""
         graph = helper.make_graph(
             self.nodes, name,
             [helper.make_tensor_value_info(i[0], i[2] if len(i) > 2 else TensorProto.FLOAT, i[1]) for i in inputs],
@@ -104,7 +106,9 @@ class Builder:
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
         inferred = {v.name: v for v in onnx.shape_inference.infer_shapes(model).graph.value_info}
-        model.graph.output.extend(inferred[n] for n in outputs)
+        model.graph.output.extend(
+            helper.make_tensor_value_info(n[0], TensorProto.FLOAT, n[1]) if isinstance(n, tuple) else inferred[n]
+            for n in outputs)
         onnx.checker.check_model(model, full_check=True)
         return model
 
@@ -171,7 +175,7 @@ def bert_block(b, x, batch, hidden, heads, sequence, activation, mask=None):
 VOCABULARY = 1000
 
 # The values fed to integer inputs, by name: token ids below the vocabulary, a 0/1 mask.
-INTEGER_INPUTS = {"input_ids": (0, VOCABULARY), "attention_mask": (0, 2)}
+INTEGER_INPUTS = {"input_ids": (0, VOCABULARY), "attention_mask": (0, 2), "token_ids": (0, 50)}
 
 
 def bert_ids(batch=2, layers=2, hand=False):
@@ -475,8 +479,103 @@ def segmentation_head():
     return b.model("segmentation_head", [("image", [1, 3, 64, 64])], [up, half])
 
 
+def control_flow():
+    """Control flow as exporters write it: an If on a sign computed from the input (an early
+    exit's shape), a Loop with a constant trip count whose body is an RNN cell (the hidden state
+    carried, every state stacked as a scan output), a Loop that stops on a data-dependent
+    condition, and a Scan summing a sequence forwards and one summing it backwards."""
+    b = Builder(47)
+    f32 = TensorProto.FLOAT
+    w, u, v = b.weight([16, 16], 0.3), b.weight([16, 16], 0.3), b.weight([16, 16], 0.3)
+
+    def info(name, element, shape):
+        return helper.make_tensor_value_info(name, element, shape)
+
+    def body(name, nodes, inputs, outputs):
+        return helper.make_graph(nodes, name, inputs, outputs)
+
+    positive = b.op("Greater", [b.op("ReduceSum", ["x"], keepdims=0), b.constant(np.float32(0))])
+    then_branch = body("then", [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("MatMul", ["r", v], ["t"])],
+                       [], [info("t", f32, [2, 16])])
+    else_branch = body("else", [helper.make_node("Neg", ["x"], ["n"]), helper.make_node("MatMul", ["n", v], ["e"])],
+                       [], [info("e", f32, [2, 16])])
+    chosen = b.op("If", [positive], then_branch=then_branch, else_branch=else_branch)
+    cell = body("rnn", [
+        helper.make_node("MatMul", ["h", w], ["hw"]), helper.make_node("MatMul", ["x", u], ["xu"]),
+        helper.make_node("Add", ["hw", "xu"], ["s"]), helper.make_node("Tanh", ["s"], ["h_next"]),
+        helper.make_node("Identity", ["cond"], ["cond_out"]), helper.make_node("Identity", ["h_next"], ["h_scan"])],
+        [info("i", TensorProto.INT64, []), info("cond", TensorProto.BOOL, []), info("h", f32, [2, 16])],
+        [info("cond_out", TensorProto.BOOL, []), info("h_next", f32, [2, 16]), info("h_scan", f32, [2, 16])])
+    b.count += 1
+    rnn = [f"rnn_final_{b.count}", f"rnn_states_{b.count}"]
+    b.nodes.append(helper.make_node("Loop", [b.constant(np.int64(5)), "", chosen], rnn, name="rnn", body=cell))
+    shrink = body("shrink", [
+        helper.make_node("MatMul", ["g", w], ["gw"]), helper.make_node("Tanh", ["gw"], ["gt"]),
+        helper.make_node("Mul", ["g", b.constant(np.float32(0.7))], ["gs"]), helper.make_node("Add", ["gs", "gt"], ["g_next"]),
+        helper.make_node("Mul", ["g_next", "g_next"], ["sq"]), helper.make_node("ReduceSum", ["sq"], ["norm"], keepdims=0),
+        helper.make_node("Greater", ["norm", b.constant(np.float32(4.0))], ["again"])],
+        [info("j", TensorProto.INT64, []), info("go", TensorProto.BOOL, []), info("g", f32, [2, 16])],
+        [info("again", TensorProto.BOOL, []), info("g_next", f32, [2, 16])])
+    b.count += 1
+    stopped = f"stopped_{b.count}"
+    b.nodes.append(helper.make_node("Loop", [b.constant(np.int64(40)), b.constant(np.bool_(True)), rnn[0]], [stopped],
+                                    name="until_small", body=shrink))
+    outputs = [(chosen, [2, 16]), (rnn[0], [2, 16]), (rnn[1], [5, 2, 16]), (stopped, [2, 16])]
+    for direction in (0, 1):
+        summing = body("sum", [helper.make_node("Add", ["s", "x_t"], ["s_next"]),
+                               helper.make_node("Mul", ["s_next", b.constant(np.float32(2))], ["y"])],
+                       [info("s", f32, [16]), info("x_t", f32, [16])],
+                       [info("s_next", f32, [16]), info("y", f32, [16])])
+        b.count += 1
+        names = [f"scan_state_{b.count}", f"scan_out_{b.count}"]
+        b.nodes.append(helper.make_node("Scan", [b.constant(np.zeros(16, np.float32)), "sequence"], names,
+                                        name=f"scan_{direction}", body=summing, num_scan_inputs=1,
+                                        scan_input_directions=[direction], scan_output_directions=[direction]))
+        outputs += [(names[0], [16]), (names[1], [6, 16])]
+    return b.model("control_flow", [("x", [2, 16]), ("sequence", [6, 16])], outputs)
+
+
+def recurrent_lm():
+    """A recurrent language model as torch.onnx exports one (sequence first): token ids embedded by
+    Gather, a bidirectional LSTM with biases, initial states and peepholes, a GRU with
+    linear_before_reset over the LSTM's outputs, a reversed RNN with Relu, and the last layer's
+    state projected onto the vocabulary. (onnxruntime runs no batch-first layout; the ONNX suite's
+    batchwise cases check it.)"""
+    b = Builder(48)
+    steps, batch, width, hidden, vocabulary = 7, 2, 24, 16, 50
+    table = b.weight([vocabulary, width], 0.5)
+    x = b.op("Gather", [table, "token_ids"])  # [steps, batch, width]
+
+    def weights(directions, gates, inputs):
+        return (b.weight([directions, gates * hidden, inputs], 0.3), b.weight([directions, gates * hidden, hidden], 0.3),
+                b.weight([directions, 2 * gates * hidden], 0.1))
+
+    w, r, bias = weights(2, 4, width)
+    h0, c0 = b.weight([2, batch, hidden], 0.2), b.weight([2, batch, hidden], 0.2)
+    peep = b.weight([2, 3 * hidden], 0.1)
+    b.count += 1
+    y = f"lstm_y_{b.count}"
+    b.nodes.append(helper.make_node("LSTM", [x, w, r, bias, "", h0, c0, peep], [y, f"lstm_h_{b.count}"], name="lstm",
+                                    hidden_size=hidden, direction="bidirectional"))
+    both = b.op("Reshape", [b.op("Transpose", [y], perm=[0, 2, 1, 3]), b.constant(np.array([steps, batch, 2 * hidden]))])
+    w, r, bias = weights(1, 3, 2 * hidden)
+    b.count += 1
+    gru = f"gru_y_{b.count}"
+    b.nodes.append(helper.make_node("GRU", [both, w, r, bias], [gru], name="gru", hidden_size=hidden,
+                                    linear_before_reset=1))
+    sequence = b.op("Reshape", [gru, b.constant(np.array([steps, batch, hidden]))])
+    w, r, bias = weights(1, 1, hidden)
+    b.count += 1
+    rnn = [f"rnn_y_{b.count}", f"rnn_h_{b.count}"]
+    b.nodes.append(helper.make_node("RNN", [sequence, w, r, bias], rnn, name="rnn", hidden_size=hidden,
+                                    direction="reverse", activations=["Relu"]))
+    last = b.op("Reshape", [rnn[1], b.constant(np.array([batch, hidden]))])
+    logits = b.op("MatMul", [last, b.weight([hidden, vocabulary], 0.3)])
+    return b.model("recurrent_lm", [("token_ids", [steps, batch], TensorProto.INT64)], [logits, rnn[0]])
+
+
 MODELS = [resnet18, mobilenet_v2, bert_layer, mobilenet_v2_block, densenet_block, inception_stem, squeezenet_fire, torch_encoder_layer,
-          audio_cnn, unet_small, vit_block, segmentation_head, bert_ids, gpt2_block]
+          audio_cnn, unet_small, vit_block, segmentation_head, bert_ids, gpt2_block, control_flow, recurrent_lm]
 
 
 def check(model, bin_dir, work):

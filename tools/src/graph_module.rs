@@ -16,6 +16,7 @@ use melior::ir::{
     Value,
 };
 use melior::Context;
+use mlir_sys::*;
 use turbine_dialects::attributes::graph::{
     Activation, ComparePredicate, NearestRounding, PadMode, ResizeCoordinates, ResizeMode,
     ScatterReduction,
@@ -86,12 +87,63 @@ pub fn build<'c>(context: &'c Context, model: &GraphModule) -> Result<Module<'c>
     Ok(module)
 }
 
-/// Appends the operations of `model` to `block`, the entry block of `@main`.
+/// The regions of the function's control flow while they are filled: each one's region and
+/// block, until the operation holding it takes the region.
+struct Regions {
+    regions: Vec<Option<MlirRegion>>,
+    blocks: Vec<MlirBlock>,
+}
+
+impl Regions {
+    /// A region with one block per record of `model`.
+    fn new(context: &Context, model: &GraphModule) -> Self {
+        let mut regions = Vec::new();
+        let mut blocks = Vec::new();
+        for record in model.body.regions() {
+            let types: Vec<MlirType> = record
+                .arguments
+                .iter()
+                .map(|ty| tensor_type(context, ty).to_raw())
+                .collect();
+            let location = Location::unknown(context).to_raw();
+            let locations = vec![location; types.len()];
+            // SAFETY: the block is handed to the region, which owns it until an operation takes
+            // the region (or `Drop` destroys it).
+            unsafe {
+                let block =
+                    mlirBlockCreate(types.len() as isize, types.as_ptr(), locations.as_ptr());
+                let region = mlirRegionCreate();
+                mlirRegionAppendOwnedBlock(region, block);
+                regions.push(Some(region));
+                blocks.push(block);
+            }
+        }
+        Self { regions, blocks }
+    }
+
+    /// Region `index`, taken by the operation that holds it (once).
+    fn take(&mut self, index: usize) -> Option<MlirRegion> {
+        self.regions.get_mut(index)?.take()
+    }
+}
+
+impl Drop for Regions {
+    fn drop(&mut self) {
+        for region in self.regions.iter().flatten() {
+            // SAFETY: a region no operation took is still ours (an error stopped the build).
+            unsafe { mlirRegionDestroy(*region) };
+        }
+    }
+}
+
+/// Appends the operations of `model` to `block`, the entry block of `@main`, and those of its
+/// regions to theirs.
 fn append_body<'c>(
     context: &'c Context,
     block: BlockRef<'c, '_>,
     model: &GraphModule,
 ) -> Result<(), String> {
+    let mut regions = Regions::new(context, model);
     let mut results: Vec<Vec<Value>> = Vec::with_capacity(model.body.ops().len());
     for (index, op) in model.body.ops().iter().enumerate() {
         let problem = |message: String| {
@@ -104,14 +156,9 @@ fn append_body<'c>(
             .operands
             .iter()
             .map(|reference| {
-                match *reference {
-                    ValueRef::Argument(argument) => block.argument(argument).map(Value::from).ok(),
-                    ValueRef::Result { op, index } => results
-                        .get(op)
-                        .and_then(|values| values.get(index))
-                        .copied(),
-                }
-                .ok_or_else(|| problem(format!("operand {reference:?} is not defined before it")))
+                operand(block, &regions, &results, *reference).ok_or_else(|| {
+                    problem(format!("operand {reference:?} is not defined before it"))
+                })
             })
             .collect::<Result<Vec<Value>, String>>()?;
         let attributes = op
@@ -129,16 +176,68 @@ fn append_body<'c>(
             .iter()
             .map(|ty| tensor_type(context, ty))
             .collect();
+        let held = op
+            .regions
+            .iter()
+            .map(|&region| {
+                regions
+                    .take(region)
+                    .ok_or_else(|| problem(format!("region {region} is held twice or missing")))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         let built = OperationBuilder::new(&op.name, named(context, &op.location))
             .add_operands(&operands)
             .add_attributes(&attributes)
             .add_results(&result_types)
+            .add_regions_vec(held.iter().map(|_| Region::new()).collect())
             .build()
             .map_err(|error| problem(error.to_string()))?;
-        let appended = block.append_operation(built);
+        for (position, region) in held.into_iter().enumerate() {
+            // SAFETY: the op was built with one empty region per held region; each held region
+            // gives its block to it and, empty, is destroyed.
+            unsafe {
+                mlirRegionTakeBody(
+                    mlirOperationGetRegion(built.to_raw(), position as isize),
+                    region,
+                );
+                mlirRegionDestroy(region);
+            }
+        }
+        let target = match op.parent {
+            None => block,
+            // SAFETY: the region's block is alive: its region is in `regions` or already in the
+            // operation that took it, and so in the module.
+            Some(region) => unsafe { BlockRef::from_raw(regions.blocks[region]) },
+        };
+        let appended = target.append_operation(built);
         results.push(appended.results().map(Value::from).collect());
     }
     Ok(())
+}
+
+/// The value `reference` names: an argument of `@main` (whose entry block is `block`) or of a
+/// region's block, or a result of an operation already built.
+fn operand<'c, 'a>(
+    block: BlockRef<'c, 'a>,
+    regions: &Regions,
+    results: &[Vec<Value<'c, 'a>>],
+    reference: ValueRef,
+) -> Option<Value<'c, 'a>> {
+    match reference {
+        ValueRef::Argument(argument) => block.argument(argument).map(Value::from).ok(),
+        ValueRef::Result { op, index } => results
+            .get(op)
+            .and_then(|values| values.get(index))
+            .copied(),
+        ValueRef::RegionArgument { region, index } => {
+            let raw = *regions.blocks.get(region)?;
+            // SAFETY: the block is alive (see `append_body`), and the index is checked.
+            unsafe {
+                (index < mlirBlockGetNumArguments(raw) as usize)
+                    .then(|| Value::from_raw(mlirBlockGetArgument(raw, index as isize)))
+            }
+        }
+    }
 }
 
 /// `loc("name")`.

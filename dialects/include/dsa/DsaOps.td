@@ -723,6 +723,34 @@ def Dsa_LoopCheckOp : Dsa_Op<"loop_check"> {
   let hasVerifier = 1;
 }
 
+def Dsa_FramePushOp : Dsa_Op<"frame_push"> {
+  let summary = "Enter a call that may recurse, within the device's depth of nested calls.";
+  let description = [{
+    Returns whether the call may go on: false, and the run fails with an
+    error naming the call, when as many calls are already running as the
+    device allows, so that a recursion that does not end stops with a clear
+    error instead of overflowing a stack. A call it allows ends with
+    `dsa.frame_pop`.
+
+    ```mlir
+    %allowed = dsa.frame_push
+    scf.if %allowed {
+      func.call @walk(%node) : (memref<4xf32, #dsa.memory_space<ddr>>) -> ()
+      dsa.frame_pop
+    }
+    ```
+  }];
+  let results = (outs I1:$allowed);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Dsa_FramePopOp : Dsa_Op<"frame_pop"> {
+  let summary = "Leave a call dsa.frame_push entered.";
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 def Dsa_PersistentOp : Dsa_Op<"persistent", [SingleBlockImplicitTerminator<"YieldOp">,
     RecursiveMemoryEffects]> {
   let summary = "Launches and control flow the device sequences itself.";

@@ -28,6 +28,11 @@ impl<'b, 'n> Compose<'b, 'n> {
         self.node.invalid(message)
     }
 
+    /// The node being composed.
+    pub(super) fn node(&self) -> &Node<'n> {
+        self.node
+    }
+
     /// The location of the node's operations: its name.
     pub(super) fn location(&self) -> &str {
         &self.node.name

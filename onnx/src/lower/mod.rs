@@ -18,6 +18,7 @@ mod normalization;
 mod one_hot;
 mod pixel_shuffle;
 mod quantize;
+mod recurrent;
 mod reduce;
 mod resize;
 mod top_k;
@@ -45,6 +46,9 @@ pub struct Builder {
     pub body: FunctionBody,
     /// SSA values of the constants already written, by ONNX tensor name.
     materialized: HashMap<String, Operand>,
+    /// The constants written before each open region was entered: a constant written inside a
+    /// region is not visible after it.
+    outer_materialized: Vec<HashMap<String, Operand>>,
     /// The tensors that `graph.weight` operations refer to, in order of first use.
     pub weights: Vec<(String, Rc<Tensor>)>,
 }
@@ -72,12 +76,29 @@ impl Builder {
         operand
     }
 
+    /// Starts recording a region (the body of a branch or loop) whose block has arguments of
+    /// `arguments`; returns the region and its arguments.
+    pub fn enter_region(&mut self, arguments: Vec<TensorType>) -> (usize, Vec<Operand>) {
+        self.outer_materialized.push(self.materialized.clone());
+        self.body.open_region(arguments)
+    }
+
+    /// Ends the region [`Self::enter_region`] started: constants written in it are forgotten.
+    pub fn leave_region(&mut self) {
+        self.body.close_region();
+        self.materialized = self.outer_materialized.pop().expect("a region was entered");
+    }
+
     /// Writes `tensor` as `graph.constant` or `graph.weight` named `name`.
     fn write_constant(&mut self, name: &str, tensor: &Rc<Tensor>) -> Operand {
         if inline(tensor) {
             self.body.constant(tensor, name)
         } else {
-            self.weights.push((name.to_owned(), Rc::clone(tensor)));
+            // A weight a region used before is in the list already: the region's op is
+            // forgotten when it ends, the tensor is not.
+            if !self.weights.iter().any(|(known, _)| known == name) {
+                self.weights.push((name.to_owned(), Rc::clone(tensor)));
+            }
             self.body.weight(name, tensor.ty(), name)
         }
     }
@@ -113,6 +134,7 @@ pub fn lower(
     let op = node.op_type();
     match op {
         "Conv" => conv::conv(builder, node, inputs),
+        "LSTM" | "GRU" | "RNN" => recurrent::recurrent(builder, node, inputs),
         "ConvTranspose" => conv_transpose::conv_transpose(builder, node, inputs),
         "MaxPool" | "AveragePool" => conv::pool(builder, node, inputs),
         "GlobalAveragePool" | "GlobalMaxPool" => conv::global_pool(builder, node, inputs),

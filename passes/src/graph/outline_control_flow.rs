@@ -22,6 +22,10 @@ use std::collections::BTreeSet;
 use turbine_dialects::ops::{graph, upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
+/// The unit attribute that marks a function this pass made: the lowering counts nested calls
+/// of the model's own functions only, as the interpreter does.
+pub const OUTLINED: &str = "graph.outlined";
+
 /// The pass; see the module documentation.
 #[derive(Debug)]
 pub struct OutlineControlFlow {
@@ -36,8 +40,8 @@ impl Pass for OutlineControlFlow {
 Cocktailer (§4) treats a branch or a loop as a task whose bodies are references to other tasks. \
 This pass makes that explicit: each region of a `graph.if` or `graph.loop` becomes a private \
 `func.func` (named after the enclosing function, the op's kind and number, and `then`, `else` or \
-`body`) taking the region's block arguments and then every value the region used from outside \
-it, in the order of first use; the region becomes `func.call` of it followed by `graph.yield` of \
+`body`, marked `graph.outlined`) taking the region's block arguments and then every value the \
+region used from outside it, in the order of first use; the region becomes `func.call` of it followed by `graph.yield` of \
 the call's results. Weights and constants defined inside a region are moved before the op, so a \
 body receives them from its caller. Innermost regions are outlined first; a region that already \
 is a call and a yield of its results is left alone. The lowerings of both schedules expect this \
@@ -184,6 +188,8 @@ fn outline_region(control: Op, region: MlirRegion, function: Op, name: &str) -> 
                 unsafe { mlirTypeAttrGet(ir::function_type(context, &inputs, &result_types)) },
             ),
             ("sym_visibility", ir::string_attribute(context, "private")),
+            // SAFETY: the context is alive.
+            (OUTLINED, unsafe { mlirUnitAttrGet(context) }),
         ],
         vec![body],
     );

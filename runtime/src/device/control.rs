@@ -15,6 +15,10 @@ use crate::element::{ElementType, Storage};
 use crate::error::{Result, RuntimeError};
 use crate::ids::BufferId;
 
+/// How many calls [`Device::frame_push`] lets run at once: the interpreter's bound on the depth
+/// of calls too.
+pub const CALL_DEPTH: u32 = 1024;
+
 /// The iteration at which [`Device::loop_check`] stops a loop unless
 /// [`Device::set_loop_limit`] sets another.
 pub const DEFAULT_LOOP_LIMIT: u64 = 1_048_576;
@@ -138,6 +142,33 @@ impl Device {
                     .map_or_else(|| "a loop".into(), |name| format!("loop '{name}'")),
             });
         }
+        Ok(())
+    }
+
+    /// Enters a call that may recurse: an error, naming the call by its layer (`layer`, an id of
+    /// `td_layer_names`; [`crate::NO_LAYER`] when none), when [`CALL_DEPTH`] calls are running
+    /// already, so that a recursion that does not end stops before it overflows the host's
+    /// stack. A call allowed ends with [`Device::frame_pop`].
+    pub fn frame_push(&mut self, layer: u32) -> Result<()> {
+        if self.frames >= CALL_DEPTH {
+            return Err(RuntimeError::CallDepth {
+                limit: CALL_DEPTH,
+                calling: self
+                    .layer_names
+                    .get(&layer)
+                    .map_or_else(|| "a call".into(), |name| format!("call '{name}'")),
+            });
+        }
+        self.frames += 1;
+        Ok(())
+    }
+
+    /// Leaves the call the last [`Device::frame_push`] entered; an error when none is running.
+    pub fn frame_pop(&mut self) -> Result<()> {
+        self.frames = self
+            .frames
+            .checked_sub(1)
+            .ok_or(RuntimeError::NoCallRunning)?;
         Ok(())
     }
 

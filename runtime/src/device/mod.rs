@@ -34,7 +34,7 @@ mod background;
 mod control;
 mod observe;
 
-pub use control::DEFAULT_LOOP_LIMIT;
+pub use control::{CALL_DEPTH, DEFAULT_LOOP_LIMIT};
 
 /// A simulated DSA device.
 #[derive(Debug)]
@@ -60,6 +60,8 @@ pub struct Device {
     region: Option<Region>,
     /// The iteration at which [`Device::loop_check`] stops a loop.
     loop_limit: u64,
+    /// Calls running that [`Device::frame_push`] entered.
+    frames: u32,
 }
 
 impl Device {
@@ -81,6 +83,7 @@ impl Device {
             background: Background::default(),
             region: None,
             loop_limit: DEFAULT_LOOP_LIMIT,
+            frames: 0,
         }
     }
 

@@ -57,3 +57,17 @@ pub extern "C" fn td_loop_check(dev: u64, iteration: u64, layer: u32) -> i32 {
         with_device(dev, |d| d.loop_check(iteration, layer))
     })
 }
+
+/// Enters a call that may recurse (see [`Device::frame_push`]); `layer` names it.
+#[no_mangle]
+pub extern "C" fn td_frame_push(dev: u64, layer: u32) -> i32 {
+    guard_on(dev, "td_frame_push", || {
+        with_device(dev, |d| d.frame_push(layer))
+    })
+}
+
+/// Leaves the call the last `td_frame_push` entered.
+#[no_mangle]
+pub extern "C" fn td_frame_pop(dev: u64) -> i32 {
+    guard_on(dev, "td_frame_pop", || with_device(dev, |d| d.frame_pop()))
+}

@@ -592,6 +592,8 @@ pub fn symbols() -> Vec<(&'static str, *const ())> {
         ("td_read_scalar", td_read_scalar as *const ()),
         ("td_write_scalar", td_write_scalar as *const ()),
         ("td_loop_check", td_loop_check as *const ()),
+        ("td_frame_push", td_frame_push as *const ()),
+        ("td_frame_pop", td_frame_pop as *const ()),
         ("td_trace_enable", td_trace_enable as *const ()),
         ("td_trace_write", td_trace_write as *const ()),
         ("td_model_create", td_model_create as *const ()),

@@ -99,3 +99,30 @@ func.func @caller(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = func.call @scale(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// Tests that a call of the model's that may recurse (a function calling itself under a branch)
+// runs within the device's depth of nested calls: dsa.frame_push decides whether it may go on,
+// dsa.frame_pop ends it. The call of the branch's outlined body is not counted.
+// CHECK-LABEL: func.func private @countdown_if0_else
+// CHECK: %[[ALLOWED:.*]] = dsa.frame_push
+// CHECK-NEXT: scf.if %[[ALLOWED]] {
+// CHECK-NEXT: func.call @countdown(
+// CHECK-NEXT: dsa.frame_pop
+// CHECK-LABEL: func.func @countdown
+// CHECK-NOT: dsa.frame_push
+// CHECK: return
+func.func @countdown(%n: tensor<i64>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = graph.constant dense<0> : tensor<i64>
+  %done = graph.compare eq, %n, %zero : tensor<i64>, tensor<i64> -> tensor<i1>
+  %r = graph.if %done -> (tensor<4xf32>) {
+    graph.yield %x : tensor<4xf32>
+  } else {
+    %one = graph.constant dense<1> : tensor<i64>
+    %m = graph.sub %n, %one : tensor<i64>, tensor<i64> -> tensor<i64>
+    %y = func.call @countdown(%m, %x) : (tensor<i64>, tensor<4xf32>) -> tensor<4xf32>
+    graph.yield %y : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

@@ -482,13 +482,18 @@ func.func @half_precision(%x: memref<32x64xf16, #dsa.memory_space<ddr>>, %a: mem
 // -----
 
 // Tests the ops of control flow between launches: a condition read, a loop counter written,
-// the watchdog consulted, and a persistent region yielding the buffer a loop chose.
+// the watchdog consulted, a call that may recurse entered and left, and a persistent region
+// yielding the buffer a loop chose.
 // CHECK-LABEL: func.func @persistent_loop
 // CHECK-SAME: (%[[C:.*]]: memref<1xi1, #dsa.memory_space<ddr>>, %[[N:.*]]: memref<1xi64, #dsa.memory_space<gb>>, %[[A:.*]]: memref<4xf32, #dsa.memory_space<ddr>>)
 // CHECK: %[[R:.*]] = dsa.persistent -> memref<4xf32, #dsa.memory_space<ddr>> {
 // CHECK-NEXT: %[[V:.*]] = dsa.read_scalar %[[C]] : memref<1xi1, #dsa.memory_space<ddr>>
 // CHECK-NEXT: dsa.write_scalar %[[V]], %[[N]] : memref<1xi64, #dsa.memory_space<gb>>
 // CHECK-NEXT: %{{.*}} = dsa.loop_check %[[V]]
+// CHECK-NEXT: %[[ALLOWED:.*]] = dsa.frame_push
+// CHECK-NEXT: scf.if %[[ALLOWED]] {
+// CHECK-NEXT: dsa.frame_pop
+// CHECK-NEXT: }
 // CHECK-NEXT: dsa.yield %[[A]] : memref<4xf32, #dsa.memory_space<ddr>>
 // CHECK-NEXT: }
 // CHECK-NEXT: return %[[R]]
@@ -497,6 +502,10 @@ func.func @persistent_loop(%c: memref<1xi1, #dsa.memory_space<ddr>>, %n: memref<
     %v = dsa.read_scalar %c : memref<1xi1, #dsa.memory_space<ddr>>
     dsa.write_scalar %v, %n : memref<1xi64, #dsa.memory_space<gb>>
     %ok = dsa.loop_check %v
+    %allowed = dsa.frame_push
+    scf.if %allowed {
+      dsa.frame_pop
+    }
     dsa.yield %a : memref<4xf32, #dsa.memory_space<ddr>>
   }
   return %r : memref<4xf32, #dsa.memory_space<ddr>>

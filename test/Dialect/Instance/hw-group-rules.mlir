@@ -133,3 +133,21 @@ func.func @fork_downsampling(%x: tensor<8x64x96x96xf32>) -> (tensor<8x64x48x48xf
   %c = graph.conv2d %a, %w2 : (tensor<8x64x96x96xf32>, tensor<64x64x1x1xf32>) -> tensor<8x64x96x96xf32>
   return %b, %c : tensor<8x64x48x48xf32>, tensor<8x64x96x96xf32>
 }
+
+// -----
+
+// Tests that a function with control flow is left ungrouped (GraphTurbo's lowering does not
+// take a loop or a branch), with a remark saying why.
+// CHECK-LABEL: func.func @looped
+// CHECK-NOT: instance.group
+// CHECK: graph.loop
+func.func @looped(%n: tensor<i64>, %go: tensor<i1>, %x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %y = graph.relu %x : tensor<8x64xf32>
+  // expected-remark@+1 {{@looped is not grouped: 'graph.loop' (control flow) is not grouped yet}}
+  %r = graph.loop %n, %go iter_args(%y : tensor<8x64xf32>) -> (tensor<8x64xf32>) {
+  ^bb0(%i: tensor<i64>, %v: tensor<8x64xf32>):
+    %w = graph.neg %v : tensor<8x64xf32>
+    graph.yield %go, %w : tensor<i1>, tensor<8x64xf32>
+  }
+  return %r : tensor<8x64xf32>
+}

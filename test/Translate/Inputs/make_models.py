@@ -595,6 +595,81 @@ def scatter():
     return g.model("scatter", 18)
 
 
+def subgraph(name, nodes, inputs, outputs):
+    """A body graph: `inputs` and `outputs` are (name, element type, shape)."""
+    info = helper.make_tensor_value_info
+    return helper.make_graph(nodes, name, [info(*i) for i in inputs], [info(*o) for o in outputs])
+
+
+@model("control-flow")
+def control_flow():
+    """An If on a run-time sign whose branches read the outer graph's input and weight; an If on a
+    constant (imported as its taken branch); a Loop of 3 iterations carrying a state and stacking
+    each as a scan output, its body reading an outer weight; and a reversed Scan over a sequence."""
+    g = Graph(47)
+    x = g.input("x", FLOAT, [2, 4])
+    w = g.weight("w", [4, 4])
+    total = g.op("ReduceSum", [x], name="total", keepdims=0)
+    positive = g.op("Greater", [total, g.const("zero", 0.0, np.float32)], name="positive")
+    then_branch = subgraph("then", [helper.make_node("MatMul", [x, w], ["t"], name="then_mm")], [],
+                           [("t", FLOAT, [2, 4])])
+    else_branch = subgraph("else", [helper.make_node("Neg", [x], ["e"], name="else_neg")], [],
+                           [("e", FLOAT, [2, 4])])
+    g.op("If", [positive], ["chosen"], name="choose", then_branch=then_branch, else_branch=else_branch)
+    g.op("If", [g.const("yes", True, np.bool_)], ["folded"], name="fold",
+         then_branch=subgraph("yes", [helper.make_node("Relu", [x], ["r"], name="yes_relu")], [], [("r", FLOAT, [2, 4])]),
+         else_branch=subgraph("no", [helper.make_node("Neg", [x], ["n"], name="no_neg")], [], [("n", FLOAT, [2, 4])]))
+    cell = subgraph("cell", [helper.make_node("MatMul", ["h", w], ["hw"], name="cell_mm"),
+                             helper.make_node("Tanh", ["hw"], ["h_next"], name="cell_tanh"),
+                             helper.make_node("Identity", ["cond"], ["cond_out"], name="cell_cond"),
+                             helper.make_node("Identity", ["h_next"], ["h_scan"], name="cell_scan")],
+                    [("i", INT64, []), ("cond", BOOL, []), ("h", FLOAT, [2, 4])],
+                    [("cond_out", BOOL, []), ("h_next", FLOAT, [2, 4]), ("h_scan", FLOAT, [2, 4])])
+    g.op("Loop", [g.const("trips", 3), "", "chosen"], ["final", "states"], name="rnn", body=cell)
+    sequence = g.input("sequence", FLOAT, [5, 4])
+    summing = subgraph("sum", [helper.make_node("Add", ["s", "x_t"], ["s_next"], name="sum_add"),
+                               helper.make_node("Identity", ["s_next"], ["y"], name="sum_y")],
+                       [("s", FLOAT, [4]), ("x_t", FLOAT, [4])], [("s_next", FLOAT, [4]), ("y", FLOAT, [4])])
+    g.op("Scan", [g.const("start", [0.0] * 4, np.float32), sequence], ["sum", "sums"], name="suffix", body=summing,
+         num_scan_inputs=1, scan_input_directions=[1], scan_output_directions=[1])
+    for name, shape in [("chosen", [2, 4]), ("folded", [2, 4]), ("final", [2, 4]), ("states", [3, 2, 4]),
+                        ("sum", [4]), ("sums", [5, 4])]:
+        g.output(name, FLOAT, shape)
+    return g.model("control-flow", 17)
+
+
+@model("if-mismatch")
+def if_mismatch():
+    """An If whose branches yield different shapes."""
+    g = Graph()
+    x = g.input("x", FLOAT, [2, 4])
+    positive = g.op("Greater", [g.op("ReduceSum", [x], keepdims=0), g.const("zero", 0.0, np.float32)])
+    g.op("If", [positive], ["y"], name="uneven",
+         then_branch=subgraph("then", [helper.make_node("Relu", [x], ["t"])], [], [("t", FLOAT, [2, 4])]),
+         else_branch=subgraph("else", [helper.make_node("ReduceSum", [x], ["e"], keepdims=0)], [], [("e", FLOAT, [])]))
+    g.output("y", FLOAT, None)
+    return g.model("if-mismatch", 17)
+
+
+@model("loop-dynamic-scan")
+def loop_dynamic_scan():
+    """A Loop whose body's condition depends on the data and that stacks a scan output: how many
+    slices it stacks is only known at run time."""
+    g = Graph()
+    x = g.input("x", FLOAT, [4])
+    body = subgraph("body", [helper.make_node("Neg", ["v"], ["v_next"]),
+                             helper.make_node("ReduceSum", ["v_next"], ["s"], keepdims=0),
+                             helper.make_node("Greater", ["s", "zero"], ["again"]),
+                             helper.make_node("Identity", ["v_next"], ["out"])],
+                    [("i", INT64, []), ("cond", BOOL, []), ("v", FLOAT, [4])],
+                    [("again", BOOL, []), ("v_next", FLOAT, [4]), ("out", FLOAT, [4])])
+    g.const("zero", 0.0, np.float32)
+    g.op("Loop", [g.const("trips", 5), "", x], ["final", "stacked"], name="flip", body=body)
+    g.output("final", FLOAT, [4])
+    g.output("stacked", FLOAT, None)
+    return g.model("loop-dynamic-scan", 17)
+
+
 @model("top-k")
 def top_k():
     """TopK on run-time data: the 3 largest along the last axis (K an initializer, as opset 10 on

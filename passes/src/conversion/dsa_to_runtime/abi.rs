@@ -228,6 +228,8 @@ const RUNTIME_FUNCTIONS: &[(&str, &[Parameter])] = {
         ("td_read_scalar", &[I64, I64, I64, P]),
         ("td_write_scalar", &[I64, I64, I64, I64]),
         ("td_loop_check", &[I64, I64, I32]),
+        ("td_frame_push", &[I64, I32]),
+        ("td_frame_pop", &[I64]),
         ("td_persistent_begin", &[I64]),
         ("td_persistent_end", &[I64]),
     ]

@@ -55,15 +55,22 @@ pub(super) fn lower_write_scalar(op: Op, builder: &Builder, state: FunctionState
 /// `arith.cmpi`'s predicate `eq`.
 const EQUAL: i64 = 0;
 
-/// Lowers `op`, a `dsa.loop_check` of the loop whose layer id is `layer` (the runtime's error
-/// names it): whether `td_loop_check` returned success (0).
-pub(super) fn lower_loop_check(op: Op, builder: &Builder, state: FunctionState, layer: i64) {
+/// Lowers `op`, a `dsa.loop_check` or `dsa.frame_push` of the loop or call whose layer id is
+/// `layer` (the runtime's error names it): whether `callee` (`td_loop_check` on `arguments`, or
+/// `td_frame_push`) returned success (0).
+pub(super) fn lower_allowed(
+    op: Op,
+    builder: &Builder,
+    callee: &str,
+    arguments: &[Val],
+    state: FunctionState,
+    layer: i64,
+) {
     let context = builder.context;
-    let call = builder.call(
-        "td_loop_check",
-        &[state.device, op.operand(0), builder.constant_i32(layer)],
-        &[i32_type(context)],
-    );
+    let mut operands = vec![state.device];
+    operands.extend_from_slice(arguments);
+    operands.push(builder.constant_i32(layer));
+    let call = builder.call(callee, &operands, &[i32_type(context)]);
     let allowed = builder.value(
         upstream::Kind::ArithCmpi,
         &[call.result(0), builder.constant_i32(0)],

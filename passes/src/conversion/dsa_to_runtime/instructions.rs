@@ -53,6 +53,8 @@ pub(super) fn is_instruction(kind: dsa::Kind) -> bool {
         | dsa::Kind::ReadScalar
         | dsa::Kind::WriteScalar
         | dsa::Kind::LoopCheck
+        | dsa::Kind::FramePush
+        | dsa::Kind::FramePop
         | dsa::Kind::Persistent
         | dsa::Kind::Yield => false,
     }
@@ -272,6 +274,8 @@ impl<'a> Call<'a> {
             | dsa::Kind::ReadScalar
             | dsa::Kind::WriteScalar
             | dsa::Kind::LoopCheck
+            | dsa::Kind::FramePush
+            | dsa::Kind::FramePop
             | dsa::Kind::Persistent
             | dsa::Kind::Yield => {
                 unreachable!("checked: '{kind}' is an instruction")

@@ -406,7 +406,21 @@ impl Lowering {
             dsa::Kind::WriteScalar => control::lower_write_scalar(op, &builder, state),
             dsa::Kind::LoopCheck => {
                 let layer = self.layers.borrow_mut().id(op.location());
-                control::lower_loop_check(op, &builder, state, layer)
+                control::lower_allowed(
+                    op,
+                    &builder,
+                    "td_loop_check",
+                    &[op.operand(0)],
+                    state,
+                    layer,
+                )
+            }
+            dsa::Kind::FramePush => {
+                let layer = self.layers.borrow_mut().id(op.location());
+                control::lower_allowed(op, &builder, "td_frame_push", &[], state, layer)
+            }
+            dsa::Kind::FramePop => {
+                builder.call_runtime("td_frame_pop", &[state.device]);
             }
             dsa::Kind::Kernel => unreachable!("kernels are functions by now"),
             dsa::Kind::Persistent | dsa::Kind::Yield => {

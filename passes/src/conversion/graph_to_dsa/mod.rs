@@ -27,6 +27,7 @@ mod signatures;
 
 pub use control_mode::{ControlMode, CONTROL_OPTION};
 
+use crate::graph::outline_control_flow::OUTLINED;
 use crate::target::Machine;
 use crate::{
     graph_view::FunctionView,
@@ -139,7 +140,12 @@ local buffer is an error at that op.";
             programs.push((function, program));
         }
         let views: Vec<FunctionView> = programs.iter().map(|(_, view)| view.clone()).collect();
-        let signatures = Signatures::of(&views);
+        let outlined = programs
+            .iter()
+            .filter(|(function, _)| function.attribute(OUTLINED).is_some())
+            .map(|(_, view)| view.name.clone())
+            .collect();
+        let signatures = Signatures::of(&views, outlined);
         let context = host::Context {
             machine: &machine,
             signatures: &signatures,

@@ -42,11 +42,16 @@ pub(super) struct Parameter {
 pub(crate) struct Signatures {
     parameters: BTreeMap<String, Vec<Parameter>>,
     own: BTreeMap<String, usize>,
+    /// The functions each function calls.
+    calls: BTreeMap<String, BTreeSet<String>>,
+    /// The functions `graph-outline-control-flow` made of regions.
+    outlined: BTreeSet<String>,
 }
 
 impl Signatures {
-    /// The signatures of `functions` (every graph function of the module).
-    pub(crate) fn of(functions: &[FunctionView]) -> Self {
+    /// The signatures of `functions` (every graph function of the module), of which `outlined`
+    /// are bodies `graph-outline-control-flow` made.
+    pub(crate) fn of(functions: &[FunctionView], outlined: BTreeSet<String>) -> Self {
         let own: BTreeMap<String, Vec<Parameter>> = functions
             .iter()
             .map(|view| (view.name.clone(), own_parameters(view)))
@@ -81,7 +86,11 @@ impl Signatures {
                 }
             }
         }
-        let mut signatures = Signatures::default();
+        let mut signatures = Signatures {
+            calls: calls.clone(),
+            outlined,
+            ..Signatures::default()
+        };
         for (name, list) in own {
             let own_keys: BTreeSet<&ParameterKey> = list.iter().map(|p| &p.key).collect();
             let extra: Vec<Parameter> = needed[&name]
@@ -106,6 +115,31 @@ impl Signatures {
     pub(super) fn inherited(&self, name: &str) -> &[Parameter] {
         let own = self.own.get(name).copied().unwrap_or(0);
         self.parameters(name).get(own..).unwrap_or(&[])
+    }
+
+    /// Whether a call of `callee` from `caller` is a call of the model's that may recurse:
+    /// `callee` is not a region's body and calls `caller` again, directly or not.
+    pub(super) fn may_recurse(&self, caller: &str, callee: &str) -> bool {
+        if self.outlined.contains(callee) {
+            return false;
+        }
+        let mut seen = BTreeSet::new();
+        let mut pending = vec![callee];
+        while let Some(name) = pending.pop() {
+            if name == caller {
+                return true;
+            }
+            if seen.insert(name) {
+                pending.extend(
+                    self.calls
+                        .get(name)
+                        .into_iter()
+                        .flatten()
+                        .map(String::as_str),
+                );
+            }
+        }
+        false
     }
 
     /// Whether the module has a function `name`.

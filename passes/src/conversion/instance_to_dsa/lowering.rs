@@ -79,8 +79,8 @@ fn lower_into(
         return Err(ScheduleError::at(
             control,
             format!(
-                "'{}' (control flow) is lowered by the layer-wise schedule only; GraphTurbo's \
-                 lowering does not take it yet",
+                "'{}' (control flow) is not supported by GraphTurbo's lowering yet (the \
+                 layer-wise schedule lowers it)",
                 control.name()
             ),
         ));

@@ -82,8 +82,9 @@ are not recorded. Each resulting subgraph becomes an `instance.group` region car
 and `best_split`; weights are operands. With `explain`, every merge attempt is a remark at the \
 first op of the subgraph merged into (the consumer, or a diamond's exit): the pattern, the \
 subgraphs and their split factors, and the rule that accepted or refused it. The target is the \
-`target` option's, or else the `dsa.target` of the module holding the function. The footprint \
-model is in docs/Grouping.md.";
+`target` option's, or else the `dsa.target` of the module holding the function. A function with \
+control flow (`graph.if`, `graph.loop`) is left ungrouped. The footprint model is in \
+docs/Grouping.md.";
     const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[
         crate::target::TARGET_OPTION,
@@ -179,6 +180,18 @@ model is in docs/Grouping.md.";
                     ));
                     PassFailure
                 })?;
+            if let Some(control) = program.ops.iter().find(|node| node.has_regions) {
+                // GraphTurbo's lowering does not take control flow: a group cannot hold a loop
+                // or a branch, nor be cut around one yet.
+                if self.explain {
+                    control.op.emit_remark(&format!(
+                        "@{} is not grouped: '{}' (control flow) is not grouped yet",
+                        function.symbol_name(),
+                        control.name
+                    ));
+                }
+                continue;
+            }
             let groups =
                 Grouping::new(&program, budget, self.scope == Scope::Local, self.explain).run();
             rewrite::rewrite(&program, &groups);

@@ -298,12 +298,24 @@ impl HostLowering<'_, '_> {
         let context = host.context();
         // SAFETY: the context is alive; MLIR copies the name.
         let symbol = unsafe { mlirFlatSymbolRefAttrGet(context, ir::string_ref(callee)) };
+        // A call that may recurse runs within the device's depth of nested calls.
+        let guarded = self.signatures.may_recurse(&self.program.name, callee);
+        if guarded {
+            // SAFETY: the context is alive.
+            let i1 = unsafe { mlirIntegerTypeGet(context, 1) };
+            let allowed = host.op(dsa::Kind::FramePush, &[], &[i1], &[]).result(0);
+            host.open_if(allowed);
+        }
         host.op(
             upstream::Kind::FuncCall,
             &operands,
             &[],
             &[("callee", symbol)],
         );
+        if guarded {
+            host.op(dsa::Kind::FramePop, &[], &[], &[]);
+            host.close();
+        }
         Ok(())
     }
 
