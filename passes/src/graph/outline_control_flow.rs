@@ -13,6 +13,7 @@
 //! form is left alone, so the pass is idempotent. Innermost regions are outlined first.
 
 use crate::{
+    graph_view::OUTLINED,
     ir::{self, block_arguments, block_ops, InsertionPoint, Op, Val},
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
@@ -21,10 +22,6 @@ use mlir_sys::*;
 use std::collections::BTreeSet;
 use turbine_dialects::ops::{graph, upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
-
-/// The unit attribute that marks a function this pass made: the lowering counts nested calls
-/// of the model's own functions only, as the interpreter does.
-pub const OUTLINED: &str = "graph.outlined";
 
 /// The pass; see the module documentation.
 #[derive(Debug)]

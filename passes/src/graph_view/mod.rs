@@ -17,5 +17,9 @@ mod reader;
 mod types;
 
 pub use attributes::{Attr, Constant};
+
+/// The unit attribute marking a function that `graph-outline-control-flow` made of a region:
+/// the lowering counts nested calls of the model's own functions only, as the interpreter does.
+pub const OUTLINED: &str = "graph.outlined";
 pub use function::{FunctionView, Node, ViewError};
 pub use types::{uniform_float, ElementType, TensorType, ValueId};

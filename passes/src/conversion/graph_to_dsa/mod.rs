@@ -27,10 +27,9 @@ mod signatures;
 
 pub use control_mode::{ControlMode, CONTROL_OPTION};
 
-use crate::graph::outline_control_flow::OUTLINED;
 use crate::target::Machine;
 use crate::{
-    graph_view::FunctionView,
+    graph_view::{FunctionView, OUTLINED},
     ir::Op,
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
 };
