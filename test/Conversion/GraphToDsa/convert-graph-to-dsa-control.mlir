@@ -126,3 +126,24 @@ func.func @countdown(%n: tensor<i64>, %x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Tests that a branch on a constant calls the taken body only, with no condition read.
+// CHECK-LABEL: func.func @constant_branch
+// CHECK-NOT: dsa.read_scalar
+// CHECK-NOT: scf.if
+// CHECK: call @constant_branch_if0_else(
+// CHECK-NOT: call @constant_branch_if0_then(
+// CHECK: return
+func.func @constant_branch(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = graph.constant dense<false> : tensor<i1>
+  %r = graph.if %c -> (tensor<4xf32>) {
+    %y = graph.relu %x : tensor<4xf32>
+    graph.yield %y : tensor<4xf32>
+  } else {
+    %y = graph.neg %x : tensor<4xf32>
+    graph.yield %y : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

@@ -112,10 +112,21 @@ impl HostLowering<'_, '_> {
         Ok(())
     }
 
-    /// A `graph.if`: the condition read, then a call of either body into fresh result buffers.
+    /// A `graph.if`: the condition read, then a call of either body into fresh result buffers;
+    /// only the taken body's call when the condition is a constant.
     fn branch(&mut self, index: usize) -> Result<(), LoweringError> {
         let node = &self.program.ops[index];
         let calls = [region_call(node, index, 0)?, region_call(node, index, 1)?];
+        if let Some(constant) = self.constant_scalar(node.operands[0]) {
+            let taken = &calls[usize::from(constant == 0)];
+            let inputs = self.passed_inputs(index, taken, &[])?;
+            let results = self.fresh_results(index, node, true)?;
+            let outputs: Vec<Val> = results.iter().map(|tensor| tensor.host).collect();
+            let mut host = Body::new(self.signature.block, node.op.location());
+            self.call_body(&mut host, index, &taken.callee, &inputs, &outputs)?;
+            self.bind_results(index, node, results);
+            return Ok(());
+        }
         let mut inputs = Vec::new();
         for call in &calls {
             inputs.push(self.passed_inputs(index, call, &[])?);
@@ -461,7 +472,9 @@ impl HostLowering<'_, '_> {
                 "a loop yields one value per carried value",
             ));
         }
-        self.launch_copies(&pairs, "init");
+        if !pairs.is_empty() {
+            self.launch_copies(&pairs, "init");
+        }
         Ok(())
     }
 
@@ -474,17 +487,21 @@ impl HostLowering<'_, '_> {
             .push(launch(&mut self.host, kernel, self.signature.op));
     }
 
-    /// The value of the one-element integer or boolean `value` as an `i64`: the constant itself
-    /// when a `graph.constant` defines it, else read from its buffer.
-    fn scalar_value(&self, host: &mut Body, value: ValueId) -> Val {
-        let constant = self
-            .program
+    /// The value of the one-element integer or boolean `value` when a `graph.constant` defines
+    /// it (a boolean as 0 or 1).
+    fn constant_scalar(&self, value: ValueId) -> Option<i64> {
+        self.program
             .producer(value)
             .map(|op| &self.program.ops[op])
             .filter(|node| node.graph_kind() == Some(graph::Kind::Constant))
             .and_then(|node| node.constant())
-            .and_then(|constant| constant.scalar_integer());
-        match constant {
+            .and_then(|constant| constant.scalar_integer())
+    }
+
+    /// The value of the one-element integer or boolean `value` as an `i64`: the constant itself
+    /// when a `graph.constant` defines it, else read from its buffer.
+    fn scalar_value(&self, host: &mut Body, value: ValueId) -> Val {
+        match self.constant_scalar(value) {
             Some(constant) => integer(host, constant),
             None => read_scalar(host, self.tensors[&value].host),
         }
