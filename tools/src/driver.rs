@@ -355,11 +355,17 @@ pub fn compile_to_object(
     let pipeline = graph_to_dsa_pipeline(options)?;
     run_pipeline(context, &mut module, &pipeline)?;
     // A graph function is usually called `main`, which a C program that links the object
-    // defines itself: export the host functions as `turbine_<name>`. Nothing in the module
-    // refers to a host function (they are only called from outside), so renaming is safe.
+    // defines itself: export the public host functions as `turbine_<name>`. Nothing in the
+    // module refers to them (they are only called from outside); the private ones that branches,
+    // loops and calls use keep their names.
     let mut op = module.body().first_operation_mut();
     while let Some(mut function) = op {
-        if function.name().as_string_ref().as_str() == Ok("func.func") {
+        let private = function
+            .attribute("sym_visibility")
+            .ok()
+            .and_then(|value| StringAttribute::try_from(value).ok())
+            .is_some_and(|value| value.value() == "private");
+        if function.name().as_string_ref().as_str() == Ok("func.func") && !private {
             if let Some(name) = symbol_name(&function) {
                 function.set_attribute(
                     "sym_name",
