@@ -5,7 +5,7 @@
 //! layer-wise baseline and GraphTurbo's schedule (its ablation steps to come), each selectable
 //! by name so that every gain is measured side by side (docs/Design.md §4).
 
-use crate::conversion::graph_to_dsa::{CONTROL_OPTION, PIPELINE_OPTION};
+use crate::conversion::graph_to_dsa::{CONTROL_OPTION, KEEP_INVARIANTS_OPTION, PIPELINE_OPTION};
 use crate::registry::{OptionInfo, PipelineInfo, Step, StepValue};
 use turbine_dialects::ops::{upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
@@ -84,6 +84,7 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
         TARGET_OPTION,
         PIPELINE_OPTION,
         CONTROL_OPTION,
+        KEEP_INVARIANTS_OPTION,
         SUBSTITUTE_OPTION,
         SUBSTITUTE_ALPHA_OPTION,
         TEST_PERTURB_OPTION,
@@ -147,6 +148,7 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
                 ("schedule", StepValue::Fixed("layerwise")),
                 ("pipeline", StepValue::Option("pipeline")),
                 ("control", StepValue::Option("control")),
+                ("keep-invariants", StepValue::Option("keep-invariants")),
             ],
         },
         Step {

@@ -47,7 +47,23 @@ pub fn layerwise_cycles(
     machine: &Machine,
     cache: &mut LayerCache,
 ) -> (f64, usize) {
-    let views = value_views(program);
+    layerwise_cycles_with(program, machine, cache, &BTreeSet::new())
+}
+
+/// [`layerwise_cycles`] with the values `resident` (arguments the caller keeps there) in the GB
+/// of the cluster that runs them rather than in DDR.
+pub fn layerwise_cycles_with(
+    program: &FunctionView,
+    machine: &Machine,
+    cache: &mut LayerCache,
+    resident: &BTreeSet<ValueId>,
+) -> (f64, usize) {
+    let mut views = value_views(program);
+    for value in resident {
+        if let Some(view) = views.get_mut(value) {
+            *view = View::contiguous_of(&view.shape, Space::Gb, view.element);
+        }
+    }
     let scope = Scope {
         machine,
         tensors: &views,

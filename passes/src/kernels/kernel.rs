@@ -86,11 +86,20 @@ pub struct Kernel {
     end_tile: Option<Val>,
     inserted: bool,
     per_cluster: Option<PerCluster>,
+    /// For a kernel on every core whose host body holds replicated values (one GB buffer per
+    /// cluster): the replicas, the running core's cluster and the op the selections of its
+    /// replica go before.
+    spread: Option<(Replicas, Val, Op)>,
 }
 
 impl Kernel {
     /// An empty kernel called `name`, at the location the host is lowering.
     pub fn new(name: String, host: &Body) -> Self {
+        Self::bare(name, host).spread_over(host)
+    }
+
+    /// [`Kernel::new`] without picking replicas.
+    fn bare(name: String, host: &Body) -> Self {
         let location = host.location();
         let (region, block) = ir::region_with_block(&[], location);
         let op = ir::create(
@@ -118,7 +127,20 @@ impl Kernel {
             end_tile: None,
             inserted: false,
             per_cluster: None,
+            spread: None,
         }
+    }
+
+    /// Makes the kernel pick the running cluster's replica of the replicated values of `host`,
+    /// when it has any: every core reads its own cluster's GB.
+    fn spread_over(mut self, host: &Body) -> Self {
+        if let Some(replicas) = host.replicas().filter(|r| !r.borrow().is_empty()) {
+            let cluster = self.body.cluster_id();
+            let anchor = self.body.index(0);
+            let anchor = anchor.defining_op().expect("an arith op");
+            self.spread = Some((replicas, cluster, anchor));
+        }
+        self
     }
 
     /// An empty kernel launched on the `cores_per_cluster` cores of each of `clusters` clusters,
@@ -132,7 +154,7 @@ impl Kernel {
         (clusters, replicas): (usize, Replicas),
         arena: Option<ElementType>,
     ) -> Self {
-        let mut kernel = Self::new(name, host);
+        let mut kernel = Self::bare(name, host);
         let body = &mut kernel.body;
         let cluster = body.cluster_id();
         let id = body.core_id();
@@ -298,13 +320,22 @@ impl Kernel {
             kernel.arguments.push((value, r#type));
             argument
         };
+        let replicas = replicas.or_else(|| {
+            self.spread
+                .as_ref()
+                .and_then(|(replicas, _, _)| replicas.borrow().get(&key).cloned())
+        });
         let first = add(host, self);
-        let selected = match (replicas, &self.per_cluster) {
-            (Some(others), Some(spmd)) => {
-                let (cluster, anchor, location) =
-                    (spmd.cluster, spmd.preamble_end, self.body.location());
+        let picking = match (&self.per_cluster, &self.spread) {
+            (Some(spmd), _) => Some((spmd.cluster, spmd.preamble_end, spmd.clusters)),
+            (None, Some((_, cluster, anchor))) => Some((*cluster, *anchor, usize::MAX)),
+            (None, None) => None,
+        };
+        let selected = match (replicas, picking) {
+            (Some(others), Some((cluster, anchor, clusters))) => {
+                let location = self.body.location();
                 let mut value = first;
-                for (index, other) in others.into_iter().enumerate().take(spmd.clusters - 1) {
+                for (index, other) in others.into_iter().enumerate().take(clusters - 1) {
                     let argument = add(other, self);
                     let mut preamble = Body::before(anchor, location);
                     let number = preamble.index(index + 1);

@@ -1,6 +1,7 @@
 // Control flow in the layer-wise lowering, run by the host and by the device.
 // RUN: turbine-opt %s --split-input-file --graph-outline-control-flow --dsa-set-target=target=mini --convert-graph-to-dsa=control=host | FileCheck %s --check-prefixes=CHECK,HOST
 // RUN: turbine-opt %s --split-input-file --graph-outline-control-flow --dsa-set-target=target=mini --convert-graph-to-dsa=control=device | FileCheck %s --check-prefixes=CHECK,DEVICE
+// RUN: turbine-opt %s --split-input-file --graph-outline-control-flow --dsa-set-target=target=mini --convert-graph-to-dsa=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 
 // Tests that each branch is a private host function taking its inputs and its output, and
 // that the graph.if reads its condition and calls one of them, writing straight into the
@@ -146,4 +147,41 @@ func.func @constant_branch(%x: tensor<4xf32>) -> tensor<4xf32> {
     graph.yield %y : tensor<4xf32>
   }
   return %r : tensor<4xf32>
+}
+
+// -----
+
+// Tests that a loop's invariant inputs stay on chip when the cost model says it pays (Cocktailer
+// §5): the weight its body multiplies by is copied once, before the loop, into every cluster's
+// GB (a kernel per cluster's cores filling its own), the body takes one GB buffer per cluster
+// for it, and its kernels pick their cluster's by dsa.cluster_id; the buffers are freed after
+// the loop.
+// EXPLAIN: remark: loc("recur"): @resident_loop0_body keeps them in every cluster's GB: 2 loop-invariant input(s) of 16385 bytes; estimated {{[0-9]+}} cycles per iteration from the GB (the copy included) against {{[0-9]+}} from DDR
+// CHECK-LABEL: dsa.kernel @resident_loop0_body_0_matmul
+// CHECK-SAME: %[[W0:[a-z0-9]+]]: memref<64x64xf32, #dsa.memory_space<gb>>, %[[W1:[a-z0-9]+]]: memref<64x64xf32, #dsa.memory_space<gb>>
+// CHECK: %[[CLUSTER:.*]] = dsa.cluster_id
+// CHECK: %[[SECOND:.*]] = arith.cmpi eq, %[[CLUSTER]]
+// CHECK: arith.select %[[SECOND]], %[[W1]], %[[W0]] : memref<64x64xf32, #dsa.memory_space<gb>>
+// CHECK-LABEL: func.func private @resident_loop0_body
+// CHECK-SAME: memref<64x64xf32, #dsa.memory_space<gb>> {dsa.input = 2 : i64}, %{{.*}}: memref<64x64xf32, #dsa.memory_space<gb>> {dsa.input = 2 : i64}
+// CHECK-LABEL: func.func @resident
+// CHECK-SAME: %[[W:[a-z0-9]+]]: memref<64x64xf32, #dsa.memory_space<ddr>> {dsa.weight = "w"}
+// CHECK: %[[G0:.*]] = dsa.alloc {cluster = 0 : i64} : memref<64x64xf32, #dsa.memory_space<gb>>
+// CHECK: %[[G1:.*]] = dsa.alloc {cluster = 1 : i64} : memref<64x64xf32, #dsa.memory_space<gb>>
+// CHECK: dsa.launch @resident_{{[0-9]+}}_resident(%[[W]], %[[G0]], %[[G1]],
+// CHECK: scf.while
+// CHECK: func.call @resident_loop0_body(%{{.*}}, %{{.*}}, %[[G0]], %[[G1]],
+// CHECK: dsa.dealloc %[[G0]]
+// CHECK: dsa.dealloc %[[G1]]
+func.func @resident(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %w = graph.weight "w" : tensor<64x64xf32>
+  %n = graph.constant dense<8> : tensor<i64>
+  %t = graph.constant dense<true> : tensor<i1>
+  %r = graph.loop %n, %t iter_args(%x : tensor<4x64xf32>) -> (tensor<4x64xf32>) {
+  ^bb0(%i: tensor<i64>, %v: tensor<4x64xf32>):
+    %m = graph.matmul %v, %w : tensor<4x64xf32>, tensor<64x64xf32> -> tensor<4x64xf32>
+    %y = graph.tanh %m : tensor<4x64xf32>
+    graph.yield %t, %y : tensor<i1>, tensor<4x64xf32>
+  } loc("recur")
+  return %r : tensor<4x64xf32>
 }

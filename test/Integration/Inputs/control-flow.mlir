@@ -1,7 +1,19 @@
 // Control flow for test/Integration/control-flow.test: a branch on a condition computed from the
-// input, and a loop whose condition its body computes (it stops once the carried value's squared
-// sum reaches 100, or after 10 iterations).
+// input, a loop whose condition its body computes (it stops once the carried value's squared
+// sum reaches 100, or after 10 iterations), and a loop whose body multiplies by a weight large
+// enough for the lowering to keep it in the clusters' GBs.
 module {
+  func.func @resident(%x: tensor<4x64xf32>, %w: tensor<64x64xf32>) -> tensor<4x64xf32> {
+    %n = graph.constant dense<8> : tensor<i64>
+    %t = graph.constant dense<true> : tensor<i1>
+    %r = graph.loop %n, %t iter_args(%x : tensor<4x64xf32>) -> (tensor<4x64xf32>) {
+    ^bb0(%i: tensor<i64>, %v: tensor<4x64xf32>):
+      %m = graph.matmul %v, %w : tensor<4x64xf32>, tensor<64x64xf32> -> tensor<4x64xf32>
+      %y = graph.tanh %m : tensor<4x64xf32>
+      graph.yield %t, %y : tensor<i1>, tensor<4x64xf32>
+    } loc("recur")
+    return %r : tensor<4x64xf32>
+  }
   func.func @branch(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
     %zero = graph.constant dense<0.0> : tensor<f32>
     %s = graph.reduce_sum %x {axes = array<i64: 0, 1>, keepdims = false} : tensor<4x8xf32> -> tensor<f32>

@@ -1,14 +1,17 @@
 //! The host function: which buffer holds each graph value, which layers become kernels, and the
 //! launches in program order; control flow and calls in [`control`].
 
+mod call_buffers;
 mod control;
 mod parameters;
+mod resident;
 
 use super::control_mode::ControlMode;
+use super::residency::Residency;
 use super::signatures::{ParameterKey, Signatures};
 use crate::kernels::{
     dispatch::emit_layer,
-    emit::{reshaped, Body, Space, Tensor, View},
+    emit::{reshaped, Body, Replicas, Space, Tensor, View},
     error::LoweringError,
     fusion::{self, Fused, Synthetic},
     host_function::{check_layer_elements, launch, HostFunction},
@@ -49,8 +52,15 @@ pub fn lower_function(
 /// What the lowering of every function of a module shares.
 pub struct Context<'a> {
     pub machine: &'a Machine,
+    /// The machine restricted to one cluster: what each cluster's copy of a loop's invariant
+    /// inputs into its GB is tiled for.
+    pub one_cluster: &'a Machine,
     pub signatures: &'a Signatures,
     pub control: ControlMode,
+    /// Per loop body, whether its loop-invariant inputs stay in the clusters' GBs.
+    pub residency: &'a BTreeMap<String, Residency>,
+    /// Whether to explain the residency decisions as remarks.
+    pub explain: bool,
 }
 
 /// [`lower_function`], adding every op it inserts into the module to `built`.
@@ -77,7 +87,17 @@ fn lower_into(
         );
     }
     built.push(signature.op);
+    let resident = context
+        .residency
+        .get(&program.name)
+        .filter(|residency| residency.chosen);
     let host = Body::new(signature.block, function.location());
+    // A loop body keeping its invariant inputs on chip takes one GB buffer per cluster for each.
+    let host = if resident.is_some() {
+        host.with_replicas(Replicas::default())
+    } else {
+        host
+    };
     // An absorbed convolution reads its operands when the layer absorbing it runs.
     let absorbed_into = fusion::absorbed_convs(program);
     let absorbs: BTreeMap<usize, &Node> = absorbed_into
@@ -87,6 +107,10 @@ fn lower_into(
     let mut lowering = HostLowering {
         program,
         machine: context.machine,
+        one_cluster: context.one_cluster,
+        resident: resident.map(|residency| residency.positions.clone()),
+        residency: context.residency,
+        explain: context.explain,
         signatures: context.signatures,
         control: context.control,
         parameters: BTreeMap::new(),
@@ -139,6 +163,14 @@ fn users(ops: &[Node]) -> BTreeMap<ValueId, Vec<usize>> {
 struct HostLowering<'p, 'b> {
     program: &'p FunctionView,
     machine: &'p Machine,
+    /// The machine restricted to one cluster.
+    one_cluster: &'p Machine,
+    /// The input positions held in the clusters' GBs (one buffer each), for a loop body that
+    /// keeps its invariants there.
+    resident: Option<BTreeSet<usize>>,
+    /// Per loop body of the module, the residency decision.
+    residency: &'p BTreeMap<String, Residency>,
+    explain: bool,
     /// The weights and constants each function of the module takes.
     signatures: &'p Signatures,
     /// Who runs the control flow.

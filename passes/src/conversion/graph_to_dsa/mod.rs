@@ -23,6 +23,7 @@
 
 mod control_mode;
 mod host;
+mod residency;
 mod signatures;
 
 pub use control_mode::{ControlMode, CONTROL_OPTION};
@@ -35,6 +36,7 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use signatures::Signatures;
+use std::collections::BTreeMap;
 use turbine_dialects::ops::{upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
@@ -49,12 +51,24 @@ pub const PIPELINE_OPTION: OptionInfo = OptionInfo {
     default: "true",
 };
 
+/// The `keep-invariants` option of the layer-wise lowering and its pipeline.
+pub const KEEP_INVARIANTS_OPTION: OptionInfo = OptionInfo {
+    name: "keep-invariants",
+    description: "Keep a loop's invariant inputs (weights) in every cluster's GB, copied once per \
+                  loop, where the cost model says it pays (Cocktailer §5); false reads them from \
+                  DDR at every iteration",
+    kind: OptionKind::Bool,
+    default: "true",
+};
+
 /// The pass; see the module documentation.
 #[derive(Debug)]
 pub struct ConvertGraphToDsa {
     schedule: String,
     pipeline: bool,
     control: ControlMode,
+    explain: bool,
+    keep_invariants: bool,
 }
 
 impl Pass for ConvertGraphToDsa {
@@ -81,8 +95,12 @@ initial values into one of two sets of carried buffers and runs an `scf.while` t
 body from one set into the other, reads the condition it wrote and swaps the sets, with the \
 device's watchdog (`dsa.loop_check`) consulted before each iteration. With `control=device` \
 each construct sits in a `dsa.persistent` region (Cocktailer: the cores decide, and the \
-launches are steps of one kernel). An op that is not supported or that cannot be tiled into the \
-local buffer is an error at that op.";
+launches are steps of one kernel). A loop's invariant inputs (those its body receives from \
+outside the loop) are copied once into every cluster's GB and read from there by the body's \
+kernels, each its cluster's copy, when the shared cost model estimates the body cheaper so, the \
+copy spread over the trip count when the loop surely runs it (`keep-invariants`; `explain` \
+says what was decided). An op that is not supported or that cannot be tiled into the local \
+buffer is an error at that op.";
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "schedule",
@@ -93,6 +111,14 @@ local buffer is an error at that op.";
         },
         PIPELINE_OPTION,
         CONTROL_OPTION,
+        KEEP_INVARIANTS_OPTION,
+        OptionInfo {
+            name: "explain",
+            description: "Emit a remark at each graph.loop saying whether its body keeps its \
+                          loop-invariant inputs in the clusters' GBs, with the estimates compared",
+            kind: OptionKind::Bool,
+            default: "false",
+        },
     ];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
@@ -106,6 +132,8 @@ local buffer is an error at that op.";
             schedule,
             pipeline: options.bool("pipeline")?,
             control: ControlMode::parse(&options.string("control"))?,
+            explain: options.bool("explain")?,
+            keep_invariants: options.bool("keep-invariants")?,
         })
     }
 
@@ -145,10 +173,23 @@ local buffer is an error at that op.";
             .map(|(_, view)| view.name.clone())
             .collect();
         let signatures = Signatures::of(&views, outlined);
+        let residency = if self.keep_invariants {
+            residency::plan(&views, &machine)
+        } else {
+            BTreeMap::new()
+        };
+        let one_cluster = Machine {
+            clusters: 1,
+            cores: machine.cores_per_cluster,
+            ..machine.clone()
+        };
         let context = host::Context {
             machine: &machine,
+            one_cluster: &one_cluster,
             signatures: &signatures,
             control: self.control,
+            residency: &residency,
+            explain: self.explain,
         };
         for (function, program) in programs {
             host::lower_function(&program, &context, function).map_err(|error| {

@@ -149,6 +149,11 @@ impl Body {
         value
     }
 
+    /// The replicated values this body knows, if it makes views of them for every cluster.
+    pub fn replicas(&self) -> Option<Replicas> {
+        self.replicas.clone()
+    }
+
     /// The context ops are built in.
     pub fn context(&self) -> MlirContext {
         self.context

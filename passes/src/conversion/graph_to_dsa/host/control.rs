@@ -9,16 +9,12 @@
 //! (the first set starts as a copy of the initial values), so no iteration copies them.
 
 use super::super::control_mode::ControlMode;
-use super::{key, value_view, HostLowering};
+use super::HostLowering;
 use crate::graph_view::{ElementType, Node, ValueId};
 use crate::ir::{self, block_arguments, block_ops, InsertionPoint, Op, Val};
 use crate::kernels::{
-    emit::{Body, Compare, Logic, Space, Tensor, View},
+    emit::{Body, Compare, Logic, Tensor},
     error::LoweringError,
-    host_function::launch,
-    kernel::Kernel,
-    movement,
-    view::buffer_shape,
 };
 use mlir_sys::*;
 use std::collections::BTreeMap;
@@ -27,16 +23,16 @@ use turbine_dialects::ops::{dsa, graph, upstream};
 /// What a call in a region passes: an argument of the region's block, or a value of the
 /// function around it.
 #[derive(Debug, Clone, Copy)]
-enum Passed {
+pub(super) enum Passed {
     Argument(usize),
     Outer(ValueId),
 }
 
 /// The call a region holds: its callee and what it passes.
 #[derive(Debug, Clone)]
-struct RegionCall {
-    callee: String,
-    passed: Vec<Passed>,
+pub(super) struct RegionCall {
+    pub(super) callee: String,
+    pub(super) passed: Vec<Passed>,
 }
 
 /// The call in region `region` of `node` (a control op outlined by
@@ -167,6 +163,7 @@ impl HostLowering<'_, '_> {
             .chain(first.iter().map(|tensor| tensor.host))
             .collect();
         let inputs = self.passed_inputs(index, &call, &bound)?;
+        let replicated = self.keep_on_chip(index, &call, &inputs);
         let carried_types: Vec<MlirType> = first.iter().map(|t| t.host.r#type()).collect();
         let (block, region_op) = self.open_region(location, &carried_types);
         let mut host = Body::new(block, location);
@@ -181,6 +178,7 @@ impl HostLowering<'_, '_> {
             proceed,
             condition: condition.host,
             counter: counter.host,
+            replicated,
         };
         let finals = self.emit_while(&mut host, index, &call, &inputs, &state)?;
         close_region(&mut host, region_op, &finals);
@@ -191,6 +189,9 @@ impl HostLowering<'_, '_> {
         for tensor in [condition, counter] {
             self.host.dealloc(tensor.host);
             self.live_bytes -= tensor.view.elements() * tensor.view.element.bytes();
+        }
+        for buffer in state.replicated.values().flatten() {
+            self.host.dealloc(*buffer);
         }
         let results = finals
             .into_iter()
@@ -254,13 +255,19 @@ impl HostLowering<'_, '_> {
         let bound: Vec<Val> = std::iter::once(counter)
             .chain(current.iter().copied())
             .collect();
+        // An input kept on chip is one GB buffer per cluster.
         let inputs: Vec<Val> = call
             .passed
             .iter()
             .zip(inputs)
-            .map(|(passed, &input)| match passed {
-                Passed::Argument(position) => bound[*position],
-                Passed::Outer(_) => input,
+            .enumerate()
+            .flat_map(|(position, (passed, &input))| match passed {
+                Passed::Argument(argument) => vec![bound[*argument]],
+                Passed::Outer(_) => state
+                    .replicated
+                    .get(&position)
+                    .cloned()
+                    .unwrap_or_else(|| vec![input]),
             })
             .collect();
         let mut outputs = vec![condition];
@@ -358,102 +365,6 @@ impl HostLowering<'_, '_> {
             .collect()
     }
 
-    /// The buffers of `values` as a callee's parameters take them (contiguous DDR buffers of
-    /// their types): the value's own buffer, or a copy of a view of another layout.
-    fn contiguous_inputs(
-        &mut self,
-        index: usize,
-        values: &[ValueId],
-    ) -> Result<Vec<Val>, LoweringError> {
-        let context = self.host.context();
-        let mut buffers = Vec::new();
-        for &value in values {
-            let tensor = self.tensors[&value].clone();
-            let view = value_view(self.program, value);
-            // SAFETY: both types are alive; types are uniqued.
-            if unsafe { mlirTypeEqual(tensor.host.r#type(), view.memref_type(context)) } {
-                buffers.push(tensor.host);
-                continue;
-            }
-            let copy = self.scratch(index, &view)?;
-            self.launch_copies(&[(tensor, copy.clone())], "input");
-            buffers.push(copy.host);
-        }
-        Ok(buffers)
-    }
-
-    /// Buffers for the results of `node` (op `index`): the output buffer of a result the
-    /// function returns (once, as it is) when `to_outputs`, else a new DDR buffer freed after
-    /// its last use.
-    fn fresh_results(
-        &mut self,
-        index: usize,
-        node: &Node,
-        to_outputs: bool,
-    ) -> Result<Vec<Tensor>, LoweringError> {
-        let context = self.host.context();
-        let mut results = Vec::new();
-        for (value, r#type) in &node.results {
-            let view = value_view(self.program, *value);
-            let output = self.outputs.get(value).filter(|output| {
-                // SAFETY: both types are alive; types are uniqued.
-                to_outputs
-                    && unsafe { mlirTypeEqual(output.host.r#type(), view.memref_type(context)) }
-            });
-            let tensor = match output {
-                Some(_) => self.outputs.remove(value).expect("just found"),
-                None => self.allocate(index, *value, &buffer_shape(&r#type.shape))?,
-            };
-            results.push(tensor);
-        }
-        Ok(results)
-    }
-
-    /// A loop's second set of carried buffers: it may hold the results when the loop ends, so it
-    /// lives to the end of the function.
-    fn spare_buffers(&mut self, index: usize, node: &Node) -> Result<Vec<Tensor>, LoweringError> {
-        let end = self.program.ops.len();
-        let mut spares = Vec::new();
-        for (value, _) in &node.results {
-            let view = value_view(self.program, *value);
-            let tensor = self.scratch(index, &view)?;
-            self.root_last_use.insert(key(tensor.host), end);
-            spares.push(tensor);
-        }
-        Ok(spares)
-    }
-
-    /// A DDR buffer of `view` for op `index`, freed after that op unless its last use is moved.
-    fn scratch(&mut self, index: usize, view: &View) -> Result<Tensor, LoweringError> {
-        let bytes = view.elements() * view.element.bytes();
-        self.live_bytes += bytes;
-        if self.live_bytes > self.machine.ddr_bytes {
-            return Err(LoweringError::at(
-                index,
-                format!(
-                    "'{}' needs a DDR buffer of {bytes} bytes, beyond the {} bytes of target '{}'",
-                    self.program.ops[index].name, self.machine.ddr_bytes, self.machine.name
-                ),
-            ));
-        }
-        let host = self.host.alloc(view);
-        self.allocated.push((host, view.clone()));
-        self.root_last_use.insert(key(host), index);
-        Ok(Tensor {
-            host,
-            view: view.clone(),
-        })
-    }
-
-    /// A one-element buffer of `element`s for a loop's condition or counter, freed after the
-    /// loop.
-    fn scalar_buffer(&mut self, element: ElementType) -> Tensor {
-        let view = View::contiguous_of(&[1], Space::Ddr, element);
-        self.live_bytes += view.elements() * view.element.bytes();
-        let host = self.host.alloc(&view);
-        Tensor { host, view }
-    }
-
     /// Copies a loop's initial values into its first set of carried buffers.
     fn copy_initial_values(
         &mut self,
@@ -476,15 +387,6 @@ impl HostLowering<'_, '_> {
             self.launch_copies(&pairs, "init");
         }
         Ok(())
-    }
-
-    /// Launches one kernel copying each pair's source into its target.
-    fn launch_copies(&mut self, pairs: &[(Tensor, Tensor)], what: &str) {
-        self.kernel_count += 1;
-        let name = format!("{}_{}_{what}", self.program.name, self.kernel_count - 1);
-        let kernel = movement::copy_pairs(self.machine, pairs, Kernel::new(name, &self.host));
-        self.built
-            .push(launch(&mut self.host, kernel, self.signature.op));
     }
 
     /// The value of the one-element integer or boolean `value` when a `graph.constant` defines
@@ -551,6 +453,8 @@ struct LoopState {
     proceed: Val,
     condition: Val,
     counter: Val,
+    /// The body's inputs kept on chip, by position: one GB buffer per cluster.
+    replicated: BTreeMap<usize, Vec<Val>>,
 }
 
 /// Ends the region [`HostLowering::open_region`] opened, yielding `values` from a

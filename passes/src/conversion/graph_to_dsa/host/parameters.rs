@@ -19,18 +19,35 @@ impl HostLowering<'_, '_> {
         let context = self.host.context();
         for (position, (value, r#type)) in self.program.arguments.iter().enumerate() {
             check_buffer_element(r#type.element_type, None, "function argument")?;
-            let view = View::contiguous_of(
-                &buffer_shape(&r#type.shape),
-                Space::Ddr,
-                r#type.element_type,
-            );
+            // A loop-invariant input of a body that keeps them on chip is one GB buffer per
+            // cluster; the kernels pick their cluster's.
+            let resident = self
+                .resident
+                .as_ref()
+                .is_some_and(|positions| positions.contains(&position));
+            let space = if resident { Space::Gb } else { Space::Ddr };
+            let view =
+                View::contiguous_of(&buffer_shape(&r#type.shape), space, r#type.element_type);
             let location = self.function.entry_argument(position).location();
-            let host = self.signature.parameter(
-                &view,
-                "dsa.input",
-                ir::i64_attribute(context, position as i64),
-                location,
-            );
+            let mut parameter = || {
+                self.signature.parameter(
+                    &view,
+                    "dsa.input",
+                    ir::i64_attribute(context, position as i64),
+                    location,
+                )
+            };
+            let host = parameter();
+            if resident {
+                let others: Vec<_> = (1..self.machine.clusters).map(|_| parameter()).collect();
+                let replicas = self
+                    .host
+                    .replicas()
+                    .expect("a resident body's host has replicas");
+                replicas
+                    .borrow_mut()
+                    .insert(host.raw().ptr as usize, others);
+            }
             self.tensors.insert(*value, Tensor { host, view });
         }
         Ok(())
