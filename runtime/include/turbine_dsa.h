@@ -257,8 +257,8 @@ td_status td_write_scalar(uint64_t dev, uint64_t buffer, uint64_t index, int64_t
  * simulated time. */
 td_status td_loop_check(uint64_t dev, uint64_t iteration, uint32_t layer);
 /* Enters a call that may recurse: TD_ERR_INVALID_STATE, naming the call by `layer` (an id of
- * td_layer_names; UINT32_MAX: none), when 1024 calls are running already. A call it allows ends
- * with td_frame_pop. Costs no simulated time. */
+ * td_layer_names; UINT32_MAX: none), when the target's core.call_depth calls are running
+ * already. A call it allows ends with td_frame_pop. Costs no simulated time. */
 td_status td_frame_push(uint64_t dev, uint32_t layer);
 /* Leaves the call the last td_frame_push entered (TD_ERR_INVALID_STATE if none is running). */
 td_status td_frame_pop(uint64_t dev);

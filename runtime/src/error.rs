@@ -393,8 +393,8 @@ impl fmt::Display for RuntimeError {
             ),
             CallDepth { limit, calling } => write!(
                 f,
-                "{calling} would nest deeper than {limit} calls (the device's limit on nested \
-                 calls: a recursion that does not end, or ends too deep)"
+                "{calling} would nest deeper than {limit} calls (the target's core.call_depth: a \
+                 recursion that does not end, or ends too deep)"
             ),
             NoCallRunning => write!(f, "frame_pop: no call is running"),
             LoopLimit { limit, looping } => write!(

@@ -59,7 +59,7 @@ mod typing;
 pub mod view;
 pub mod weights;
 
-pub use device::{Device, CALL_DEPTH, DEFAULT_LOOP_LIMIT};
+pub use device::{Device, DEFAULT_LOOP_LIMIT};
 pub use element::ElementType;
 pub use error::{ErrorCode, Result, RuntimeError};
 pub use ids::{BufferId, CoreId, Token};

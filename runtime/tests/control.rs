@@ -11,7 +11,7 @@ mod common;
 use common::*;
 use turbine_runtime::{
     BufferId, CoreId, Device, ElementType, ErrorCode, Instr, LaunchSummary, Placement,
-    RuntimeError, Target, UnaryOp, View, CALL_DEPTH, DEFAULT_LOOP_LIMIT, NO_LAYER,
+    RuntimeError, Target, UnaryOp, View, DEFAULT_LOOP_LIMIT, NO_LAYER,
 };
 
 fn mini() -> Device {
@@ -354,21 +354,23 @@ fn a_failed_launch_inside_a_region_leaves_the_device_usable() {
 #[test]
 fn frame_push_stops_a_recursion_at_the_call_depth() {
     let mut dev = mini();
+    let depth = dev.target().core.call_depth;
+    assert_eq!(depth, 1024);
     dev.name_layer(3, "walk");
-    for _ in 0..CALL_DEPTH {
+    for _ in 0..depth {
         dev.frame_push(3).unwrap();
     }
     let e = dev.frame_push(3).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "call 'walk' would nest deeper than 1024 calls (the device's limit on nested calls: a \
+        "call 'walk' would nest deeper than 1024 calls (the target's core.call_depth: a \
          recursion that does not end, or ends too deep)"
     );
     assert_eq!(e.code(), ErrorCode::InvalidState);
     // Leaving a call makes room for another; leaving more calls than entered is refused.
     dev.frame_pop().unwrap();
     dev.frame_push(NO_LAYER).unwrap();
-    for _ in 0..CALL_DEPTH {
+    for _ in 0..depth {
         dev.frame_pop().unwrap();
     }
     assert_eq!(dev.frame_pop(), Err(RuntimeError::NoCallRunning));

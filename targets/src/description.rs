@@ -66,6 +66,9 @@ pub struct CoreDesc {
     pub lb_bytes: u64,
     /// Number of DMA channels per core; a DMA goes to the channel that is free first.
     pub dma_channels: u32,
+    /// Calls that may run nested at once: the depth of a core's control stack, which a
+    /// recursion deeper than it overflows.
+    pub call_depth: u32,
 }
 
 /// The `[bandwidth]` table: bytes per cycle of each DMA path, named by the two levels it

@@ -80,6 +80,9 @@ impl Target {
         if self.core.dma_channels == 0 {
             return Err(self.invalid("core.dma_channels", "must be at least 1".into()));
         }
+        if self.core.call_depth == 0 {
+            return Err(self.invalid("core.call_depth", "must be at least 1".into()));
+        }
         Ok(())
     }
 

@@ -130,6 +130,7 @@ fn out_of_range_values_name_the_field() {
         ("cores = 2 ", "cores = 0 ", "cluster.cores"),
         ("cores = 2 ", "cores = 70000 ", "cluster.cores"),
         ("dma_channels = 2", "dma_channels = 0", "core.dma_channels"),
+        ("call_depth = 1_024", "call_depth = 0", "core.call_depth"),
         ("lb_bytes = 16_384", "lb_bytes = 16_385", "core.lb_bytes"),
         ("clock_mhz = 1000.0", "clock_mhz = -1.0", "clock_mhz"),
         (

@@ -15,10 +15,6 @@ use crate::element::{ElementType, Storage};
 use crate::error::{Result, RuntimeError};
 use crate::ids::BufferId;
 
-/// How many calls [`Device::frame_push`] lets run at once: the interpreter's bound on the depth
-/// of calls too.
-pub const CALL_DEPTH: u32 = 1024;
-
 /// The iteration at which [`Device::loop_check`] stops a loop unless
 /// [`Device::set_loop_limit`] sets another.
 pub const DEFAULT_LOOP_LIMIT: u64 = 1_048_576;
@@ -146,13 +142,15 @@ impl Device {
     }
 
     /// Enters a call that may recurse: an error, naming the call by its layer (`layer`, an id of
-    /// `td_layer_names`; [`crate::NO_LAYER`] when none), when [`CALL_DEPTH`] calls are running
-    /// already, so that a recursion that does not end stops before it overflows the host's
-    /// stack. A call allowed ends with [`Device::frame_pop`].
+    /// `td_layer_names`; [`crate::NO_LAYER`] when none), when the target's `core.call_depth`
+    /// calls are running already, so that a recursion that does not end stops with an error
+    /// (before it could overflow the host's stack too). A call allowed ends with
+    /// [`Device::frame_pop`].
     pub fn frame_push(&mut self, layer: u32) -> Result<()> {
-        if self.frames >= CALL_DEPTH {
+        let depth = self.target.core.call_depth;
+        if self.frames >= depth {
             return Err(RuntimeError::CallDepth {
-                limit: CALL_DEPTH,
+                limit: depth,
                 calling: self
                     .layer_names
                     .get(&layer)

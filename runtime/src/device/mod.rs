@@ -34,7 +34,7 @@ mod background;
 mod control;
 mod observe;
 
-pub use control::{CALL_DEPTH, DEFAULT_LOOP_LIMIT};
+pub use control::DEFAULT_LOOP_LIMIT;
 
 /// A simulated DSA device.
 #[derive(Debug)]
