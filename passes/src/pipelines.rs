@@ -175,8 +175,11 @@ groups, their instances ordered, bound to cores and stitched) and its kernel gen
 (`convert-instance-to-dsa`: one kernel per run of a group's instances, outputs kept in the \
 clusters' global buffers, spilled to DDR by lifetime when they overflow), after the same \
 graph-level substitution and clean-up as the layer-wise schedule. Branches and loops are \
-outlined as for the layer-wise schedule, but their lowering is the layer-wise schedule's only: \
-a function with control flow is refused. `turbine-run --schedule graphturbo` runs it.",
+outlined as for the layer-wise schedule: their bodies are scheduled by GraphTurbo like any \
+function, and a function holding control flow is left whole by the instance passes and lowered \
+layer-wise by `convert-instance-to-dsa` after the rest (with the `control` and \
+`keep-invariants` options this pipeline passes on), calling the bodies' host functions. \
+`turbine-run --schedule graphturbo` runs it.",
     options: &[
         TARGET_OPTION,
         OptionInfo {
@@ -224,6 +227,8 @@ a function with control flow is refused. `turbine-run --schedule graphturbo` run
             default: "true",
         },
         PIPELINE_OPTION,
+        CONTROL_OPTION,
+        KEEP_INVARIANTS_OPTION,
         SUBSTITUTE_OPTION,
         SUBSTITUTE_ALPHA_OPTION,
         TEST_PERTURB_OPTION,
@@ -325,6 +330,8 @@ a function with control flow is refused. `turbine-run --schedule graphturbo` run
                 ("spill", StepValue::Option("spill")),
                 ("pipeline", StepValue::Option("pipeline")),
                 ("join-segments", StepValue::Option("join-segments")),
+                ("control", StepValue::Option("control")),
+                ("keep-invariants", StepValue::Option("keep-invariants")),
             ],
         },
         Step {

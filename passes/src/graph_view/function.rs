@@ -43,6 +43,11 @@ impl Node {
         self.is(upstream::Kind::FuncReturn) || self.is(instance::Kind::Yield)
     }
 
+    /// Whether the op is control flow: a branch or loop (an op with regions), or a call.
+    pub fn holds_control_flow(&self) -> bool {
+        self.has_regions || self.is(upstream::Kind::FuncCall)
+    }
+
     /// Whether the op is of kind `kind`.
     pub fn is(&self, kind: impl Into<OpKind>) -> bool {
         self.kind == Some(kind.into())

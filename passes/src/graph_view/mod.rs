@@ -22,4 +22,4 @@ pub use attributes::{Attr, Constant};
 /// the lowering counts nested calls of the model's own functions only, as the interpreter does.
 pub const OUTLINED: &str = "graph.outlined";
 pub use function::{FunctionView, Node, ViewError};
-pub use types::{uniform_float, ElementType, TensorType, ValueId};
+pub use types::{static_buffer_type, uniform_float, ElementType, TensorType, ValueId};

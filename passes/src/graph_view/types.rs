@@ -115,9 +115,29 @@ pub(super) unsafe fn element_type(element: MlirType) -> ElementType {
 
 /// `r#type` as a [`TensorType`], None when it is not a statically shaped ranked tensor.
 pub(super) fn static_tensor_type(r#type: MlirType) -> Option<TensorType> {
-    // SAFETY: the type is alive while the module is; shapes are read only from ranked tensors.
+    // SAFETY: the type is alive while the module is.
+    if !unsafe { mlirTypeIsARankedTensor(r#type) } {
+        return None;
+    }
+    static_shape(r#type)
+}
+
+/// The shape and element type of a statically shaped buffer (a host function's parameter),
+/// None for any other type.
+pub fn static_buffer_type(r#type: MlirType) -> Option<TensorType> {
+    // SAFETY: the type is alive while the module is.
+    if !unsafe { mlirTypeIsAMemRef(r#type) } {
+        return None;
+    }
+    static_shape(r#type)
+}
+
+/// The shape and element type of a statically shaped ranked tensor or memref.
+fn static_shape(r#type: MlirType) -> Option<TensorType> {
+    // SAFETY: the type is alive while the module is and a ranked shaped type (checked by the
+    // callers); shapes are read only when static.
     unsafe {
-        if !mlirTypeIsARankedTensor(r#type) || !mlirShapedTypeHasStaticShape(r#type) {
+        if !mlirShapedTypeHasStaticShape(r#type) {
             return None;
         }
         let rank = mlirShapedTypeGetRank(r#type);

@@ -10,6 +10,7 @@ use crate::{
     graph_view::{ElementType, FunctionView},
     ir::{self, InsertionPoint, Op, Val},
 };
+use melior::ir::AttributeLike;
 use mlir_sys::*;
 use turbine_dialects::ops::dsa;
 use turbine_dialects::ops::graph;
@@ -39,6 +40,11 @@ impl HostFunction {
             &[("sym_name", ir::string_attribute(context, name))],
             vec![region],
         );
+        // A private graph function (a body of a branch or loop) is called by other host
+        // functions only: its host function is no entry point either.
+        if let Some(visibility) = graph_function.attribute("sym_visibility") {
+            op.set_attribute("sym_visibility", visibility.to_raw());
+        }
         Self {
             op,
             block,

@@ -333,3 +333,24 @@ func.func @pooled_head(%x: tensor<8x512x7x7xf32>) -> tensor<8x2048xf32> {
   %t = graph.tanh %f : tensor<8x2048xf32>
   return %t : tensor<8x2048xf32>
 }
+
+// -----
+
+// Tests that a function holding control flow is left whole: GraphTurbo's pipeline lowers it
+// layer-wise, calling its bodies, which the instance passes schedule like any function.
+// CHECK-LABEL: func.func @looped
+// CHECK-NOT: instance.clusters
+// CHECK: graph.loop
+// NOCUT-LABEL: func.func @looped
+// SCHEDULE-LABEL: func.func @looped
+// SCHEDULE-NOT: instance.
+// SCHEDULE: graph.loop
+func.func @looped(%n: tensor<i64>, %go: tensor<i1>, %x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-remark@+1 {{@looped is left whole: 'graph.loop' (control flow) is lowered layer-wise}}
+  %r = graph.loop %n, %go iter_args(%x : tensor<8x64xf32>) -> (tensor<8x64xf32>) {
+  ^bb0(%i: tensor<i64>, %v: tensor<8x64xf32>):
+    %w = graph.neg %v : tensor<8x64xf32>
+    graph.yield %go, %w : tensor<i1>, tensor<8x64xf32>
+  }
+  return %r : tensor<8x64xf32>
+}

@@ -23,7 +23,7 @@ use crate::kernels::{
 use crate::target::Machine;
 use crate::{
     graph_view::{FunctionView, Node, ValueId},
-    ir::{self, Op, Val},
+    ir::{Op, Val},
 };
 use std::collections::{BTreeMap, BTreeSet};
 use turbine_dialects::ops::{graph, upstream, OpKind};
@@ -77,15 +77,6 @@ fn lower_into(
         .map(|node| node.operands.clone())
         .unwrap_or_default();
     let signature = HostFunction::new(function, &program.name);
-    if function
-        .string_value("sym_visibility")
-        .is_some_and(|visibility| visibility == "private")
-    {
-        signature.op.set_attribute(
-            "sym_visibility",
-            ir::string_attribute(function.context(), "private"),
-        );
-    }
     built.push(signature.op);
     let resident = context
         .residency

@@ -151,61 +151,96 @@ buffer is an error at that op.";
             pipeline: self.pipeline,
             ..machine
         };
-        let mut programs = Vec::new();
-        for function in module.body_ops() {
-            if !function.is(upstream::Kind::FuncFunc) || function.regions_empty() {
-                continue;
-            }
-            let name = function.symbol_name();
-            let program = FunctionView::read(function).map_err(|error| {
-                error
-                    .op
-                    .unwrap_or(function)
-                    .emit_error(&format!("cannot lower @{name}: {}", error.message));
-                PassFailure
-            })?;
-            programs.push((function, program));
-        }
-        let views: Vec<FunctionView> = programs.iter().map(|(_, view)| view.clone()).collect();
-        let outlined = programs
-            .iter()
-            .filter(|(function, _)| function.attribute(OUTLINED).is_some())
-            .map(|(_, view)| view.name.clone())
-            .collect();
-        let signatures = Signatures::of(&views, outlined);
-        let residency = if self.keep_invariants {
-            residency::plan(&views, &machine)
-        } else {
-            BTreeMap::new()
-        };
-        let one_cluster = Machine {
-            clusters: 1,
-            cores: machine.cores_per_cluster,
-            ..machine.clone()
-        };
-        let context = host::Context {
-            machine: &machine,
-            one_cluster: &one_cluster,
-            signatures: &signatures,
+        let settings = Settings {
             control: self.control,
-            residency: &residency,
+            keep_invariants: self.keep_invariants,
             explain: self.explain,
         };
-        for (function, program) in programs {
-            host::lower_function(&program, &context, function).map_err(|error| {
-                let at = error
-                    .op
-                    .and_then(|index| program.ops.get(index).map(|node| node.op))
-                    .unwrap_or(function);
-                at.emit_error(&error.message);
-                PassFailure
-            })?;
-            // SAFETY: the lowered function is a top-level op of the module without results, whose
-            // values nothing outside it reads (the host function and kernels are isolated from it);
-            // the loop over the module's ops does not come back to it, and neither it nor
-            // `program`, its view, is used after.
-            unsafe { function.erase() };
-        }
-        Ok(())
+        lower_graph_functions(module, &machine, &settings)
     }
+}
+
+/// How [`lower_graph_functions`] lowers: the layer-wise pass's options.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Who runs the control flow.
+    pub control: ControlMode,
+    /// Whether loops keep their invariant inputs in the clusters' GBs where it pays.
+    pub keep_invariants: bool,
+    /// Whether to explain the residency decisions as remarks.
+    pub explain: bool,
+}
+
+/// Lowers every graph function of `module` (whose target is `machine`) with the layer-wise
+/// schedule, each into a host function of the same name; host functions already in the module
+/// (GraphTurbo's, of loop bodies) are called with what their parameters say. On failure the
+/// error is emitted at the op it concerns.
+pub fn lower_graph_functions(
+    module: Op,
+    machine: &Machine,
+    settings: &Settings,
+) -> Result<(), PassFailure> {
+    let mut programs = Vec::new();
+    let mut lowered = Vec::new();
+    for function in module.body_ops() {
+        if !function.is(upstream::Kind::FuncFunc) || function.regions_empty() {
+            continue;
+        }
+        // A host function another lowering made (GraphTurbo's, of a loop's body): its
+        // callers here pass it what its parameters say.
+        if let Some(parameters) = signatures::lowered_parameters(function) {
+            lowered.push((function.symbol_name(), parameters));
+            continue;
+        }
+        let name = function.symbol_name();
+        let program = FunctionView::read(function).map_err(|error| {
+            error
+                .op
+                .unwrap_or(function)
+                .emit_error(&format!("cannot lower @{name}: {}", error.message));
+            PassFailure
+        })?;
+        programs.push((function, program));
+    }
+    let views: Vec<FunctionView> = programs.iter().map(|(_, view)| view.clone()).collect();
+    let outlined = programs
+        .iter()
+        .filter(|(function, _)| function.attribute(OUTLINED).is_some())
+        .map(|(_, view)| view.name.clone())
+        .collect();
+    let signatures = Signatures::of(&views, outlined, lowered);
+    let residency = if settings.keep_invariants {
+        residency::plan(&views, machine)
+    } else {
+        BTreeMap::new()
+    };
+    let one_cluster = Machine {
+        clusters: 1,
+        cores: machine.cores_per_cluster,
+        ..machine.clone()
+    };
+    let context = host::Context {
+        machine,
+        one_cluster: &one_cluster,
+        signatures: &signatures,
+        control: settings.control,
+        residency: &residency,
+        explain: settings.explain,
+    };
+    for (function, program) in programs {
+        host::lower_function(&program, &context, function).map_err(|error| {
+            let at = error
+                .op
+                .and_then(|index| program.ops.get(index).map(|node| node.op))
+                .unwrap_or(function);
+            at.emit_error(&error.message);
+            PassFailure
+        })?;
+        // SAFETY: the lowered function is a top-level op of the module without results, whose
+        // values nothing outside it reads (the host function and kernels are isolated from it);
+        // the loop over the module's ops does not come back to it, and neither it nor
+        // `program`, its view, is used after.
+        unsafe { function.erase() };
+    }
+    Ok(())
 }

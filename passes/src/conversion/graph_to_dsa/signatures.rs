@@ -7,14 +7,16 @@
 //! covered, and each function's list is its own parameters in op order followed by the others
 //! sorted by key: a call site and the callee's lowering derive the same order from this table.
 
-use crate::graph_view::{FunctionView, Node};
+use crate::graph_view::{static_buffer_type, FunctionView, Node, TensorType};
+use crate::ir::{block_arguments, string_ref, to_string, Op};
 use crate::kernels::{
     emit::{Space, View},
     view::buffer_shape,
 };
-use mlir_sys::{MlirAttribute, MlirLocation};
+use melior::ir::AttributeLike;
+use mlir_sys::*;
 use std::collections::{BTreeMap, BTreeSet};
-use turbine_dialects::ops::{graph, upstream};
+use turbine_dialects::ops::{dsa, graph, upstream};
 
 /// What identifies a weight or constant across functions: a weight's name, or a constant's
 /// flattened payload (attributes are uniqued, so equal payloads are one attribute).
@@ -50,15 +52,28 @@ pub(crate) struct Signatures {
 
 impl Signatures {
     /// The signatures of `functions` (every graph function of the module), of which `outlined`
-    /// are bodies `graph-outline-control-flow` made.
-    pub(crate) fn of(functions: &[FunctionView], outlined: BTreeSet<String>) -> Self {
-        let own: BTreeMap<String, Vec<Parameter>> = functions
+    /// are bodies `graph-outline-control-flow` made, and of `lowered` (host functions another
+    /// lowering made, by name, with their weight and constant parameters).
+    pub(crate) fn of(
+        functions: &[FunctionView],
+        outlined: BTreeSet<String>,
+        lowered: Vec<(String, Vec<Parameter>)>,
+    ) -> Self {
+        let mut own: BTreeMap<String, Vec<Parameter>> = functions
             .iter()
             .map(|view| (view.name.clone(), own_parameters(view)))
             .collect();
-        let calls: BTreeMap<String, BTreeSet<String>> = functions
-            .iter()
-            .map(|view| (view.name.clone(), callees(view)))
+        own.extend(lowered);
+        let calls: BTreeMap<String, BTreeSet<String>> = own
+            .keys()
+            .map(|name| {
+                let called = functions
+                    .iter()
+                    .find(|view| &view.name == name)
+                    .map(callees)
+                    .unwrap_or_default();
+                (name.clone(), called)
+            })
             .collect();
         let mut needed: BTreeMap<String, BTreeMap<ParameterKey, Parameter>> = own
             .iter()
@@ -146,6 +161,54 @@ impl Signatures {
     pub(super) fn has(&self, name: &str) -> bool {
         self.parameters.contains_key(name)
     }
+}
+
+/// The weight and constant parameters of `function` when it is a host function already (its
+/// arguments are buffers): those its arguments' `dsa.weight` and `dsa.constant` attributes name,
+/// in order. None for a graph function.
+pub(super) fn lowered_parameters(function: Op) -> Option<Vec<Parameter>> {
+    let block = function.entry_block()?;
+    let arguments = block_arguments(block);
+    let types: Vec<TensorType> = arguments
+        .iter()
+        .map(|argument| static_buffer_type(argument.r#type()))
+        .collect::<Option<_>>()?;
+    if types.is_empty() {
+        // No argument to tell by: a host function launches kernels, a graph function does not.
+        let launches = function
+            .body_ops()
+            .iter()
+            .any(|op| op.is(dsa::Kind::Launch));
+        return launches.then(Vec::new);
+    }
+    let attributes = function.attribute("arg_attrs")?.to_raw();
+    let mut parameters = Vec::new();
+    for (index, (argument, r#type)) in arguments.iter().zip(types).enumerate() {
+        // SAFETY: a func.func's `arg_attrs` is an array of one dictionary per argument.
+        let dictionary = unsafe { mlirArrayAttrGetElement(attributes, index as isize) };
+        for (role, weight) in [("dsa.weight", true), ("dsa.constant", false)] {
+            // SAFETY: the dictionary is alive; MLIR reads the name during the call.
+            let value = unsafe { mlirDictionaryAttrGetElementByName(dictionary, string_ref(role)) };
+            if value.ptr.is_null() {
+                continue;
+            }
+            let key = if weight {
+                // SAFETY: a `dsa.weight` argument attribute is a string attribute, whose
+                // characters live with the context.
+                ParameterKey::Weight(unsafe { to_string(mlirStringAttrGetValue(value)) })
+            } else {
+                ParameterKey::Constant(value.ptr as usize)
+            };
+            parameters.push(Parameter {
+                key,
+                role,
+                value,
+                view: View::contiguous_of(&r#type.shape, Space::Ddr, r#type.element_type),
+                location: argument.location(),
+            });
+        }
+    }
+    Some(parameters)
 }
 
 /// The weights and constants `view` defines, in op order.

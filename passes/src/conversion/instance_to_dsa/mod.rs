@@ -27,6 +27,9 @@ mod segments;
 mod summary;
 mod walk;
 
+use crate::conversion::graph_to_dsa::{
+    lower_graph_functions, ControlMode, Settings, CONTROL_OPTION, KEEP_INVARIANTS_OPTION,
+};
 use crate::{
     conversion::graph_to_dsa::PIPELINE_OPTION,
     ir::Op,
@@ -37,7 +40,7 @@ use lowering::lower_function;
 use melior::ir::OperationRef;
 use plan::Spill;
 use summary::Summary;
-use turbine_dialects::ops::{upstream, OpKind};
+use turbine_dialects::ops::{graph, instance, upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
 /// The pass; see the module documentation.
@@ -47,6 +50,8 @@ pub struct ConvertInstanceToDsa {
     explain: bool,
     pipeline: bool,
     join_segments: bool,
+    control: ControlMode,
+    keep_invariants: bool,
 }
 
 impl Pass for ConvertInstanceToDsa {
@@ -86,7 +91,9 @@ alike by the segments on both sides stay in each cluster's GB between them; a va
 segments read with its cut and others whole goes through DDR and is mirrored in its producer's \
 GB, whose tiles store it twice, for the former. With `explain`, a remark on each function gives \
 the kernels, the GB peak, the spilled tensors, and the LB instances computed per core with the \
-reasons for the others.";
+reasons for the others. A function holding control flow (which `instance-cluster-split` left \
+whole) is lowered afterwards by the layer-wise lowering (`convert-graph-to-dsa`'s, with this \
+pass's `control` and `keep-invariants`), calling the host functions made here of its bodies.";
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "spill",
@@ -111,6 +118,8 @@ reasons for the others.";
             default: "true",
         },
         PIPELINE_OPTION,
+        CONTROL_OPTION,
+        KEEP_INVARIANTS_OPTION,
     ];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
@@ -119,6 +128,8 @@ reasons for the others.";
             explain: options.bool("explain")?,
             pipeline: options.bool("pipeline")?,
             join_segments: options.bool("join-segments")?,
+            control: ControlMode::parse(&options.string("control"))?,
+            keep_invariants: options.bool("keep-invariants")?,
         })
     }
 
@@ -139,6 +150,15 @@ reasons for the others.";
             if !function.is(upstream::Kind::FuncFunc) || function.regions_empty() {
                 continue;
             }
+            // A function with control flow is left to the layer-wise lowering, which runs
+            // after this pass in GraphTurbo's pipeline and calls the bodies lowered here.
+            let scheduled = function
+                .body_ops()
+                .iter()
+                .any(|op| op.is(instance::Kind::Clusters));
+            if !scheduled && has_control_flow(function) {
+                continue;
+            }
             let summary = lower_function(function, &machine, self.spill, self.join_segments)
                 .map_err(|error| {
                     error.emit();
@@ -152,8 +172,22 @@ reasons for the others.";
             // loop over the module's ops does not come back to it, and it is not used after.
             unsafe { function.erase() };
         }
-        Ok(())
+        // The functions holding control flow, left whole by the instance passes, call bodies
+        // lowered above: lowering them here keeps every call's types agreeing between passes.
+        let settings = Settings {
+            control: self.control,
+            keep_invariants: self.keep_invariants,
+            explain: self.explain,
+        };
+        lower_graph_functions(module, &machine, &settings)
     }
+}
+
+/// Whether `function` holds control flow: a branch, a loop or a call.
+fn has_control_flow(function: Op) -> bool {
+    function.collect_pre_order().into_iter().any(|op| {
+        op.is(graph::Kind::If) || op.is(graph::Kind::Loop) || op.is(upstream::Kind::FuncCall)
+    })
 }
 
 /// The remark `explain` puts on `function`, lowered as `summary` says on `machine`: its kernels,

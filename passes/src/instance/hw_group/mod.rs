@@ -180,7 +180,7 @@ docs/Grouping.md.";
                     ));
                     PassFailure
                 })?;
-            if let Some(control) = program.ops.iter().find(|node| node.has_regions) {
+            if let Some(control) = program.ops.iter().find(|node| node.holds_control_flow()) {
                 // GraphTurbo's lowering does not take control flow: a group cannot hold a loop
                 // or a branch, nor be cut around one yet.
                 if self.explain {

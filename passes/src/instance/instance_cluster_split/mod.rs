@@ -163,6 +163,17 @@ along its channels gives both estimates.";
         if view.returned().is_empty() {
             return Ok(());
         }
+        if let Some(control) = view.ops.iter().find(|node| node.holds_control_flow()) {
+            // The function's control flow is lowered layer-wise, its bodies by GraphTurbo.
+            if self.explain {
+                control.op.emit_remark(&format!(
+                    "@{} is left whole: '{}' (control flow) is lowered layer-wise",
+                    function.symbol_name(),
+                    control.name
+                ));
+            }
+            return Ok(());
+        }
         let cut = Cut::choose(&view, machine.clusters);
         let count = cut.count();
         if self.explain {
