@@ -38,8 +38,8 @@ Cocktailer (§4) treats a branch or a loop as a task whose bodies are references
 This pass makes that explicit: each region of a `graph.if` or `graph.loop` becomes a private \
 `func.func` (named after the enclosing function, the op's kind and number, and `then`, `else` or \
 `body`, marked `graph.outlined`) taking the region's block arguments and then every value the \
-region used from outside it, in the order of first use; the region becomes `func.call` of it followed by `graph.yield` of \
-the call's results. Weights and constants defined inside a region are moved before the op, so a \
+region used from outside it, in the order of first use; the region becomes `func.call` of it \
+followed by `graph.yield` of the call's results. Weights and constants defined inside a region are moved before the op, so a \
 body receives them from its caller. Innermost regions are outlined first; a region that already \
 is a call and a yield of its results is left alone. The lowerings of both schedules expect this \
 form: a body is compiled like any function, and recursion is a call. With `explain`, a remark \

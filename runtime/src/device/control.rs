@@ -125,9 +125,8 @@ impl Device {
 
     /// Stops a loop whose condition never turns false: an error once `iteration` (0 for the
     /// first) reaches the device's loop limit ([`DEFAULT_LOOP_LIMIT`] unless
-    /// [`Device::set_loop_limit`] sets another).
-    /// The loop is the model op `layer` names (`td_layer_names`; [`crate::NO_LAYER`] when none), which
-    /// the error names.
+    /// [`Device::set_loop_limit`] sets another), naming the loop by the model op `layer` names
+    /// (`td_layer_names`; [`crate::NO_LAYER`] when none).
     pub fn loop_check(&self, iteration: u64, layer: u32) -> Result<()> {
         if iteration >= self.loop_limit {
             return Err(RuntimeError::LoopLimit {
