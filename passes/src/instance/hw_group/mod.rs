@@ -83,7 +83,8 @@ and `best_split`; weights are operands. With `explain`, every merge attempt is a
 first op of the subgraph merged into (the consumer, or a diamond's exit): the pattern, the \
 subgraphs and their split factors, and the rule that accepted or refused it. The target is the \
 `target` option's, or else the `dsa.target` of the module holding the function. A function with \
-control flow (`graph.if`, `graph.loop`) is left ungrouped. The footprint model is in \
+control flow (`graph.if`, `graph.loop`, `func.call`) is left ungrouped: it is lowered layer-wise, \
+its bodies grouped as functions of their own. The footprint model is in \
 docs/Grouping.md.";
     const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[
@@ -181,8 +182,8 @@ docs/Grouping.md.";
                     PassFailure
                 })?;
             if let Some(control) = program.ops.iter().find(|node| node.holds_control_flow()) {
-                // GraphTurbo's lowering does not take control flow: a group cannot hold a loop
-                // or a branch, nor be cut around one yet.
+                // A group cannot hold a loop, a branch or a call: the function is lowered
+                // layer-wise, and its bodies are grouped as functions of their own.
                 if self.explain {
                     control.op.emit_remark(&format!(
                         "@{} is not grouped: '{}' (control flow) is not grouped yet",

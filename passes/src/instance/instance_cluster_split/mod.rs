@@ -84,7 +84,9 @@ function gives the choice and, for each dimension refused, why and how much it w
 recomputed; for the chosen cut, the weights each cluster reads from DDR, their cycles on its DDR \
 port against its matrix work, and the bound they set layer by layer (the larger of a layer's MACs \
 on the cluster's matrix engines and its weights over the port, summed); a remark on each layer cut \
-along its channels gives both estimates.";
+along its channels gives both estimates. A function holding control flow (a branch, a loop or a \
+call) is left whole: GraphTurbo's pipeline lowers it layer-wise, and its bodies, functions of \
+their own, are spread like any function.";
     const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::FuncFunc);
     const OPTIONS: &'static [OptionInfo] = &[
         crate::target::TARGET_OPTION,
