@@ -128,14 +128,7 @@ fn import_if(
         let (region, _) = builder.enter_region(Vec::new());
         let outputs = import_body(branch, scope, Vec::new(), builder)?;
         let operands: Vec<Operand> = outputs.iter().map(|v| builder.operand(v)).collect();
-        builder.body.op(
-            "graph.yield",
-            &operands.iter().collect::<Vec<_>>(),
-            &[],
-            &[],
-            &node.name,
-        );
-        builder.leave_region();
+        end_body(builder, node, &operands);
         regions.push(region);
         types.push(operands.into_iter().map(|operand| operand.ty).collect());
     }
@@ -261,6 +254,18 @@ fn import_loop(
             stacked_initial.push(stacked);
         }
     }
+    end_body(builder, node, &yielded);
+    let operands = LoopOperands {
+        limit,
+        condition,
+        carried,
+        stacked: stacked_initial,
+    };
+    Ok(write_loop(builder, node, region, operands))
+}
+
+/// Ends the region being recorded with `graph.yield` of `yielded`.
+fn end_body(builder: &mut Builder, node: &Node, yielded: &[Operand]) {
     builder.body.op(
         "graph.yield",
         &yielded.iter().collect::<Vec<_>>(),
@@ -269,21 +274,40 @@ fn import_loop(
         &node.name,
     );
     builder.leave_region();
-    let mut operands = vec![limit, condition];
-    operands.extend(carried);
-    for ty in &stacked_initial {
-        operands.push(zeros(builder, node, ty));
+}
+
+/// The operands of a `graph.loop` besides its region: the trip count and the condition
+/// (rank-0), the carried values, and the types of the stacked scan outputs, which start as zeros.
+struct LoopOperands {
+    limit: Operand,
+    condition: Operand,
+    carried: Vec<Operand>,
+    stacked: Vec<TensorType>,
+}
+
+/// The `graph.loop` on `operands` holding the body `region` (ended by [`end_body`]); returns
+/// its results: the final carried values, then the stacked outputs.
+fn write_loop(
+    builder: &mut Builder,
+    node: &Node,
+    region: usize,
+    operands: LoopOperands,
+) -> Vec<Value> {
+    let mut all = vec![operands.limit, operands.condition];
+    all.extend(operands.carried);
+    for ty in &operands.stacked {
+        all.push(zeros(builder, node, ty));
     }
-    let types: Vec<TensorType> = operands[2..].iter().map(|o| o.ty.clone()).collect();
+    let types: Vec<TensorType> = all[2..].iter().map(|o| o.ty.clone()).collect();
     let results = builder.body.op_with_regions(
         "graph.loop",
-        &operands.iter().collect::<Vec<_>>(),
+        &all.iter().collect::<Vec<_>>(),
         &[],
         &types,
         vec![region],
         &node.name,
     );
-    Ok(results.into_iter().map(Value::Dynamic).collect())
+    results.into_iter().map(Value::Dynamic).collect()
 }
 
 /// `slice`'s type with `trips` slices stacked along `axis`.
@@ -432,31 +456,14 @@ fn import_scan(
         )?);
         stacked_initial.push(stacked);
     }
-    builder.body.op(
-        "graph.yield",
-        &yielded.iter().collect::<Vec<_>>(),
-        &[],
-        &[],
-        &node.name,
-    );
-    builder.leave_region();
-    let limit = constant(builder, node, Data::I64(vec![trips as i64]));
-    let go = constant(builder, node, Data::Bool(vec![true]));
-    let mut operands = vec![limit, go];
-    operands.extend(carried);
-    for ty in &stacked_initial {
-        operands.push(zeros(builder, node, ty));
-    }
-    let types: Vec<TensorType> = operands[2..].iter().map(|o| o.ty.clone()).collect();
-    let results = builder.body.op_with_regions(
-        "graph.loop",
-        &operands.iter().collect::<Vec<_>>(),
-        &[],
-        &types,
-        vec![region],
-        &node.name,
-    );
-    Ok(results.into_iter().map(Value::Dynamic).collect())
+    end_body(builder, node, &yielded);
+    let operands = LoopOperands {
+        limit: constant(builder, node, Data::I64(vec![trips as i64])),
+        condition: constant(builder, node, Data::Bool(vec![true])),
+        carried,
+        stacked: stacked_initial,
+    };
+    Ok(write_loop(builder, node, region, operands))
 }
 
 /// `trips - 1 - iteration`: the position a reversed scan reads or writes.

@@ -39,11 +39,11 @@ This pass makes that explicit: each region of a `graph.if` or `graph.loop` becom
 `func.func` (named after the enclosing function, the op's kind and number, and `then`, `else` or \
 `body`, marked `graph.outlined`) taking the region's block arguments and then every value the \
 region used from outside it, in the order of first use; the region becomes `func.call` of it \
-followed by `graph.yield` of the call's results. Weights and constants defined inside a region are moved before the op, so a \
-body receives them from its caller. Innermost regions are outlined first; a region that already \
-is a call and a yield of its results is left alone. The lowerings of both schedules expect this \
-form: a body is compiled like any function, and recursion is a call. With `explain`, a remark \
-on each outlined region.";
+followed by `graph.yield` of the call's results. Weights and constants defined inside a region \
+are moved before the op, so a body receives them from its caller. Innermost regions are outlined \
+first; a region that already is a call and a yield of its results is left alone. The lowerings \
+of both schedules expect this form: a body is compiled like any function, and recursion is a \
+call. With `explain`, a remark on each outlined region.";
     const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::BuiltinModule);
     const OPTIONS: &'static [OptionInfo] = &[OptionInfo {
         name: "explain",

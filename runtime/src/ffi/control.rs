@@ -71,3 +71,12 @@ pub extern "C" fn td_frame_push(dev: u64, layer: u32) -> i32 {
 pub extern "C" fn td_frame_pop(dev: u64) -> i32 {
     guard_on(dev, "td_frame_pop", || with_device(dev, |d| d.frame_pop()))
 }
+
+/// Sets the iteration at which the device's watchdog stops a loop (at least 1): see
+/// [`Device::set_loop_limit`](crate::Device::set_loop_limit).
+#[no_mangle]
+pub extern "C" fn td_device_set_loop_limit(dev: u64, limit: u64) -> i32 {
+    guard_on(dev, "td_device_set_loop_limit", || {
+        with_device(dev, |d| d.set_loop_limit(limit))
+    })
+}

@@ -487,15 +487,6 @@ pub extern "C" fn td_device_set_race_check(dev: u64, on: i32) -> i32 {
     })
 }
 
-/// Sets the iteration at which the device's watchdog stops a loop (at least 1): see
-/// [`Device::set_loop_limit`](crate::Device::set_loop_limit).
-#[no_mangle]
-pub extern "C" fn td_device_set_loop_limit(dev: u64, limit: u64) -> i32 {
-    guard_on(dev, "td_device_set_loop_limit", || {
-        with_device(dev, |d| d.set_loop_limit(limit))
-    })
-}
-
 /// Turns trace recording on (nonzero) or off (zero, dropping recorded events).
 #[no_mangle]
 pub extern "C" fn td_trace_enable(dev: u64, on: i32) -> i32 {

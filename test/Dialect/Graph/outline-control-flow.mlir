@@ -1,6 +1,9 @@
 // RUN: turbine-opt %s --split-input-file --graph-outline-control-flow | FileCheck %s
 // RUN: turbine-opt %s --split-input-file --graph-outline-control-flow --graph-outline-control-flow | FileCheck %s
 // RUN: turbine-opt %s --split-input-file --verify-diagnostics --graph-outline-control-flow=explain -o /dev/null
+// RUN: not turbine-opt %s --pass-pipeline='builtin.module(func.func(graph-outline-control-flow))' 2>&1 | FileCheck %s --check-prefix=ANCHOR
+// Tests that the pass runs on the module only (it adds functions beside the one it outlines from).
+// ANCHOR: error: Can't add pass 'graph-outline-control-flow' restricted to 'builtin.module' on a PassManager intended to run on 'func.func', did you intend to nest?
 
 // Tests that each branch of a graph.if becomes a private function taking the values it used
 // from outside, in the order of first use, and that a weight defined inside a branch moves

@@ -23,6 +23,7 @@
 
 mod control_mode;
 mod host;
+mod region_call;
 mod residency;
 mod signatures;
 

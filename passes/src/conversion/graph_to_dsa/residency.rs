@@ -12,13 +12,12 @@
 //! many times (a constant count, and a condition the body keeps true), or paid whole when it may
 //! stop sooner. The invariants must fit half of a GB.
 
-use crate::graph_view::{Constant, FunctionView, ValueId};
-use crate::ir::{block_arguments, Val};
+use super::region_call::{region_call, Passed};
+use crate::graph_view::{FunctionView, ValueId};
 use crate::kernels::estimate::{layerwise_cycles_with, LayerCache};
 use crate::target::Machine;
-use melior::ir::AttributeLike;
 use std::collections::{BTreeMap, BTreeSet};
-use turbine_dialects::ops::{graph, upstream};
+use turbine_dialects::ops::graph;
 
 /// Whether a loop body's loop-invariant inputs stay in the clusters' GBs.
 #[derive(Debug, Clone)]
@@ -44,16 +43,23 @@ pub(crate) fn plan(functions: &[FunctionView], machine: &Machine) -> BTreeMap<St
     let mut plans = BTreeMap::new();
     for view in functions {
         for node in view.ops.iter().filter(|node| node.is(graph::Kind::Loop)) {
-            let Some((callee, positions, passed)) = invariant_inputs(node) else {
+            let Ok(call) = region_call(node, 0, 0) else {
                 continue;
             };
+            let positions: BTreeSet<usize> = call
+                .passed
+                .iter()
+                .enumerate()
+                .filter(|(_, passed)| matches!(passed, Passed::Outer(_)))
+                .map(|(position, _)| position)
+                .collect();
             let trips = constant_of(view, node.operands[0]);
             let starts = constant_of(view, node.operands[1]) == Some(1);
-            if let Some(body) = by_name.get(callee.as_str()) {
-                let exact = starts && keeps_going(body, &passed);
+            if let Some(body) = by_name.get(call.callee.as_str()) {
+                let exact = starts && keeps_going(view, body, &call.passed);
                 let trips = trips.filter(|_| exact);
                 if let Some(residency) = decide(body, positions, trips, machine) {
-                    plans.insert(callee, residency);
+                    plans.insert(call.callee, residency);
                 }
             }
         }
@@ -68,46 +74,23 @@ fn constant_of(view: &FunctionView, value: ValueId) -> Option<i64> {
         .and_then(|constant| constant.scalar_integer())
 }
 
-/// Whether the loop body `body`, called with `passed`, returns a constant true condition (one
-/// of its own, or a constant its caller passes): its loop runs its full count.
-fn keeps_going(body: &FunctionView, passed: &[Val]) -> bool {
+/// Whether the loop body `body`, called from `caller` with `passed`, returns a constant true
+/// condition (one of its own, or a constant its caller passes): its loop runs its full count.
+fn keeps_going(caller: &FunctionView, body: &FunctionView, passed: &[Passed]) -> bool {
     let Some(&condition) = body.returned().first() else {
         return false;
     };
     if constant_of(body, condition) == Some(1) {
         return true;
     }
-    let Some(position) = body
+    let position = body
         .arguments
         .iter()
-        .position(|(value, _)| *value == condition)
-    else {
-        return false;
-    };
-    passed
-        .get(position)
-        .and_then(|value| value.defining_op())
-        .filter(|op| op.is(graph::Kind::Constant))
-        .and_then(|op| op.attribute("value"))
-        .and_then(|value| Constant(value.to_raw()).scalar_integer())
-        == Some(1)
-}
-
-/// The callee of a loop's outlined region, the positions of the inputs it passes from outside
-/// the loop, and what it passes; `None` when the region is not one call.
-fn invariant_inputs(node: &crate::graph_view::Node) -> Option<(String, BTreeSet<usize>, Vec<Val>)> {
-    let block = *node.op.blocks().first()?;
-    let ops = crate::ir::block_ops(block);
-    let call = ops.first().filter(|op| op.is(upstream::Kind::FuncCall))?;
-    let arguments = block_arguments(block);
-    let passed = call.operands();
-    let positions = passed
-        .iter()
-        .enumerate()
-        .filter(|(_, value)| !arguments.contains(value))
-        .map(|(position, _)| position)
-        .collect();
-    Some((call.symbol_reference("callee")?, positions, passed))
+        .position(|(value, _)| *value == condition);
+    match position.and_then(|position| passed.get(position)) {
+        Some(Passed::Outer(value)) => constant_of(caller, *value) == Some(1),
+        _ => false,
+    }
 }
 
 /// The residency of `body`'s inputs at `positions`, when they fit half a GB.

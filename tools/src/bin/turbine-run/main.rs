@@ -89,7 +89,7 @@ struct Arguments {
     #[arg(long)]
     race_check: bool,
     /// The device's watchdog: a compiled loop whose condition still holds at this iteration
-    /// stops with an error (the interpreter's bound is 1048576 iterations).
+    /// stops with an error (the interpreter has a bound of its own, `MAX_LOOP_ITERATIONS`).
     #[arg(long, default_value_t = turbine_runtime::DEFAULT_LOOP_LIMIT,
           value_parser = clap::value_parser!(u64).range(1..))]
     loop_limit: u64,

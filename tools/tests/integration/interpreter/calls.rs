@@ -77,9 +77,10 @@ fn call_depth_is_bounded_at_the_call() {
     let doubled = f32s(&results[0]);
     assert_eq!(doubled, [0.0, f32::INFINITY, f32::NEG_INFINITY, 0.0]);
     let error = run_with(POW2, vec![int(deepest + 1), x.clone()], &Weights::empty()).unwrap_err();
-    insta::assert_snapshot!(
-        error,
-        @"\"recurse\": 'func.call': call to @pow2 nested deeper than 1024 calls, the interpreter's bound on the depth of calls"
+    assert_eq!(
+        error.to_string(),
+        "\"recurse\": 'func.call': call to @pow2 nested deeper than 1024 calls, \
+         the interpreter's bound on the depth of calls"
     );
     // A recursion without a base case stops at the bound too.
     let error = run_with(POW2, vec![int(-1), x], &Weights::empty()).unwrap_err();
@@ -240,9 +241,10 @@ fn calls_to_declarations_and_unreadable_callees_are_errors_naming_them() {
     }"#;
     let x = || vec![Tensor::f32(vec![2], vec![1.0, 2.0])];
     let error = run_with(declared, x(), &Weights::empty()).unwrap_err();
-    insta::assert_snapshot!(
-        error,
-        @"\"outside\": unsupported by the interpreter: call to @external, which is only a declaration (the interpreter runs functions with a body)"
+    assert_eq!(
+        error.to_string(),
+        "\"outside\": unsupported by the interpreter: call to @external, which is \
+         only a declaration (the interpreter runs functions with a body)"
     );
     let unreadable = r#"module {
       func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
@@ -256,9 +258,10 @@ fn calls_to_declarations_and_unreadable_callees_are_errors_naming_them() {
       }
     }"#;
     let error = run_with(unreadable, x(), &Weights::empty()).unwrap_err();
-    insta::assert_snapshot!(
-        error,
-        @"\"double\": unsupported by the interpreter: in @wide: element type f64 (f32, f16, bf16, i64, i32, i8, ui8 and i1 are)"
+    assert_eq!(
+        error.to_string(),
+        "\"double\": unsupported by the interpreter: in @wide: element type f64 \
+         (f32, f16, bf16, i64, i32, i8, ui8 and i1 are)"
     );
 }
 
@@ -287,8 +290,9 @@ fn loop_iterations_are_bounded_at_the_loop() {
     let results = run(&counting(bound), vec![flag.clone()]);
     assert_eq!(results[0].data, Data::I64(vec![bound - 1]));
     let error = run_with(&counting(i64::MAX), vec![flag], &Weights::empty()).unwrap_err();
-    insta::assert_snapshot!(
-        error,
-        @"\"forever\": 'graph.loop': the condition still holds after 1048576 iterations, the interpreter's bound on the iterations of a loop"
+    assert_eq!(
+        error.to_string(),
+        "\"forever\": 'graph.loop': the condition still holds after 1048576 \
+         iterations, the interpreter's bound on the iterations of a loop"
     );
 }

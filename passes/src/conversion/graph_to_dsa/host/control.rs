@@ -9,9 +9,10 @@
 //! (the first set starts as a copy of the initial values), so no iteration copies them.
 
 use super::super::control_mode::ControlMode;
+use super::super::region_call::{region_call, Passed, RegionCall};
 use super::HostLowering;
 use crate::graph_view::{ElementType, Node, ValueId};
-use crate::ir::{self, block_arguments, block_ops, InsertionPoint, Op, Val};
+use crate::ir::{self, block_arguments, InsertionPoint, Op, Val};
 use crate::kernels::{
     emit::{Body, Compare, Logic, Tensor},
     error::LoweringError,
@@ -19,67 +20,6 @@ use crate::kernels::{
 use mlir_sys::*;
 use std::collections::BTreeMap;
 use turbine_dialects::ops::{dsa, graph, upstream};
-
-/// What a call in a region passes: an argument of the region's block, or a value of the
-/// function around it.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Passed {
-    Argument(usize),
-    Outer(ValueId),
-}
-
-/// The call a region holds: its callee and what it passes.
-#[derive(Debug, Clone)]
-pub(super) struct RegionCall {
-    pub(super) callee: String,
-    pub(super) passed: Vec<Passed>,
-}
-
-/// The call in region `region` of `node` (a control op outlined by
-/// `graph-outline-control-flow`).
-fn region_call(node: &Node, index: usize, region: usize) -> Result<RegionCall, LoweringError> {
-    let outer: BTreeMap<usize, ValueId> = node
-        .op
-        .captured_values()
-        .into_iter()
-        .map(|value| value.raw().ptr as usize)
-        .zip(node.captures.iter().copied())
-        .collect();
-    let block = node.op.blocks()[region];
-    let ops = block_ops(block);
-    let call = match ops.as_slice() {
-        [call, yield_op]
-            if call.is(upstream::Kind::FuncCall) && yield_op.operands() == call.results() =>
-        {
-            *call
-        }
-        _ => {
-            return Err(LoweringError::at(
-                index,
-                format!(
-                    "the regions of '{}' must each be a call and a yield of its results: run \
-                     graph-outline-control-flow first",
-                    node.name
-                ),
-            ))
-        }
-    };
-    let arguments = block_arguments(block);
-    let passed = call
-        .operands()
-        .into_iter()
-        .map(|value| match arguments.iter().position(|a| *a == value) {
-            Some(position) => Passed::Argument(position),
-            None => Passed::Outer(outer[&(value.raw().ptr as usize)]),
-        })
-        .collect();
-    Ok(RegionCall {
-        callee: call
-            .symbol_reference("callee")
-            .expect("a call names its callee"),
-        passed,
-    })
-}
 
 impl HostLowering<'_, '_> {
     /// Lowers op `index`, a `graph.if`, `graph.loop` or `func.call`.

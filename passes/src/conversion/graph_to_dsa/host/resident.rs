@@ -2,7 +2,7 @@
 //! ([`super::super::residency`]): the inputs copied there once before the loop, one copy per
 //! cluster by that cluster's cores, freed after the loop, and the decision explained.
 
-use super::control::{Passed, RegionCall};
+use super::super::region_call::{Passed, RegionCall};
 use super::{value_view, HostLowering};
 use crate::ir::Val;
 use crate::kernels::emit::{Replicas, Space, Tensor, View};
