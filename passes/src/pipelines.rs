@@ -5,7 +5,9 @@
 //! layer-wise baseline and GraphTurbo's schedule (its ablation steps to come), each selectable
 //! by name so that every gain is measured side by side (docs/Design.md §4).
 
-use crate::conversion::graph_to_dsa::{CONTROL_OPTION, KEEP_INVARIANTS_OPTION, PIPELINE_OPTION};
+use crate::conversion::graph_to_dsa::{
+    CONTROL_OPTION, FUSE_CHAINS_OPTION, KEEP_INVARIANTS_OPTION, PIPELINE_OPTION,
+};
 use crate::registry::{OptionInfo, PipelineInfo, Step, StepValue};
 use turbine_dialects::ops::{upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
@@ -85,6 +87,7 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
         PIPELINE_OPTION,
         CONTROL_OPTION,
         KEEP_INVARIANTS_OPTION,
+        FUSE_CHAINS_OPTION,
         SUBSTITUTE_OPTION,
         SUBSTITUTE_ALPHA_OPTION,
         TEST_PERTURB_OPTION,
@@ -149,6 +152,7 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
                 ("pipeline", StepValue::Option("pipeline")),
                 ("control", StepValue::Option("control")),
                 ("keep-invariants", StepValue::Option("keep-invariants")),
+                ("fuse-chains", StepValue::Option("fuse-chains")),
             ],
         },
         Step {
@@ -177,9 +181,9 @@ clusters' global buffers, spilled to DDR by lifetime when they overflow), after 
 graph-level substitution and clean-up as the layer-wise schedule. Branches and loops are \
 outlined as for the layer-wise schedule: their bodies are scheduled by GraphTurbo like any \
 function, and a function holding control flow is left whole by the instance passes and lowered \
-layer-wise by `convert-instance-to-dsa` after the rest (with the `control` and \
-`keep-invariants` options this pipeline passes on), calling the bodies' host functions. \
-`turbine-run --schedule graphturbo` runs it.",
+layer-wise by `convert-instance-to-dsa` after the rest (with the `control`, \
+`keep-invariants` and `fuse-chains` options this pipeline passes on), calling the bodies' host \
+functions. `turbine-run --schedule graphturbo` runs it.",
     options: &[
         TARGET_OPTION,
         OptionInfo {
@@ -229,6 +233,7 @@ layer-wise by `convert-instance-to-dsa` after the rest (with the `control` and \
         PIPELINE_OPTION,
         CONTROL_OPTION,
         KEEP_INVARIANTS_OPTION,
+        FUSE_CHAINS_OPTION,
         SUBSTITUTE_OPTION,
         SUBSTITUTE_ALPHA_OPTION,
         TEST_PERTURB_OPTION,
@@ -332,6 +337,7 @@ layer-wise by `convert-instance-to-dsa` after the rest (with the `control` and \
                 ("join-segments", StepValue::Option("join-segments")),
                 ("control", StepValue::Option("control")),
                 ("keep-invariants", StepValue::Option("keep-invariants")),
+                ("fuse-chains", StepValue::Option("fuse-chains")),
             ],
         },
         Step {

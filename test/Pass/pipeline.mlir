@@ -39,6 +39,7 @@
 // HELP: --turbine-dsa-to-llvm - dsa to the LLVM dialect
 // HELP: --turbine-layerwise - Graph to dsa with the layer-wise schedule
 // HELP-NEXT: --control=<string> - Who runs graph.if and graph.loop
+// HELP-NEXT: --fuse-chains=<string> - Fuse a product and the product reading its result into one kernel
 // HELP-NEXT: --keep-invariants - Keep a loop's invariant inputs (weights) in every cluster's GB
 // HELP-NEXT: --pipeline - Software-pipeline tile loops
 // HELP-NEXT: --substitute=<string> - graph-substitute's search
@@ -74,12 +75,12 @@
 // LAYERWISE-NEXT: canonicalize
 // LAYERWISE-NEXT: cse,
 // LAYERWISE-NEXT: dsa-set-target{target=mini},
-// LAYERWISE-NEXT: convert-graph-to-dsa{control=device explain=false keep-invariants=true pipeline=true schedule=layerwise},
+// LAYERWISE-NEXT: convert-graph-to-dsa{control=device explain=false fuse-chains=auto keep-invariants=true pipeline=true schedule=layerwise},
 // LAYERWISE-NEXT: canonicalize
 // LAYERWISE-NEXT: cse
 // LAYERWISE-NEXT: )
 // BACKEND: dsa-set-target{target=stcp920},
-// BACKEND: convert-graph-to-dsa{control=device explain=false keep-invariants=true pipeline=true schedule=layerwise},
+// BACKEND: convert-graph-to-dsa{control=device explain=false fuse-chains=auto keep-invariants=true pipeline=true schedule=layerwise},
 // BACKEND: convert-dsa-to-runtime,
 // BACKEND-NEXT: func.func(
 // BACKEND-NEXT: expand-strided-metadata

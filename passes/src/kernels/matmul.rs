@@ -39,7 +39,11 @@ struct Plan {
 }
 
 /// The shape of operand `position` of `node` as the product reads it (`gemm`'s transposes).
-fn operand_shape<T: Viewed>(scope: &Scope<T>, node: &Node, position: usize) -> Vec<usize> {
+pub(crate) fn operand_shape<T: Viewed>(
+    scope: &Scope<T>,
+    node: &Node,
+    position: usize,
+) -> Vec<usize> {
     let mut shape = scope.view(node.operands[position]).shape.clone();
     let flag = if position == 0 { "trans_a" } else { "trans_b" };
     if node.is(graph::Kind::Gemm) && node.flag(flag) {
@@ -114,7 +118,7 @@ fn plan<T: Viewed>(
 
 /// The epilogue steps a `gemm` adds before the fused ones: `alpha` scaling the product, and
 /// `beta` scaling the addend `C` added to it; none for another product.
-fn gemm_steps(node: &Node) -> Vec<Step> {
+pub(crate) fn gemm_steps(node: &Node) -> Vec<Step> {
     let mut steps = Vec::new();
     if !node.is(graph::Kind::Gemm) {
         return steps;
@@ -356,16 +360,22 @@ pub fn lower(
 /// The host-side views of the product `node`'s lhs and rhs as it reads them: `gemm`'s
 /// transposed operands are transposed views.
 fn host_operands(scope: &Scope, host: &mut Body, node: &Node) -> (Tensor, Tensor) {
-    let is_gemm = node.is(graph::Kind::Gemm);
-    let mut lhs = scope.tensor(node.operands[0]).clone();
-    let mut rhs = scope.tensor(node.operands[1]).clone();
-    if is_gemm && node.flag("trans_a") {
-        lhs = transposed(host, &lhs);
+    (
+        host_operand(scope, host, node, 0),
+        host_operand(scope, host, node, 1),
+    )
+}
+
+/// The host-side view of operand `position` (0: lhs, 1: rhs) of the product `node` as it reads
+/// it: a transposed view of a `gemm`'s transposed operand.
+pub(crate) fn host_operand(scope: &Scope, host: &mut Body, node: &Node, position: usize) -> Tensor {
+    let tensor = scope.tensor(node.operands[position]).clone();
+    let flag = if position == 0 { "trans_a" } else { "trans_b" };
+    if node.is(graph::Kind::Gemm) && node.flag(flag) {
+        transposed(host, &tensor)
+    } else {
+        tensor
     }
-    if is_gemm && node.flag("trans_b") {
-        rhs = transposed(host, &rhs);
-    }
-    (lhs, rhs)
 }
 
 /// The tile loop of a product layer: its operands (host tensor and kernel argument), LB buffers

@@ -19,11 +19,13 @@
 //! - The per-op emitters with their tiling estimates: [`conv`], [`matmul`], [`window`],
 //!   [`rows`], [`elementwise`], [`movement`], [`convert`], [`gather`], [`scatter`],
 //!   [`selection`], [`arg_reduce`], [`top_k`].
+//! - [`chain`]: two products fused into one kernel, the first's row block kept in the LB.
 //! - [`dispatch`]: which emitter and which estimate a layer takes.
 //! - [`host_function`]: the host function that launches kernels.
 //! - [`estimate`]: a whole function's layer-wise cycles, the substitution cost model's measure.
 
 pub mod arg_reduce;
+pub mod chain;
 pub mod conv;
 pub mod convert;
 pub mod dispatch;

@@ -4,7 +4,9 @@
 // RUN: not turbine-opt %s --pass-pipeline='builtin.module(func.func(convert-graph-to-dsa))' 2>&1 | FileCheck %s --check-prefix=ANCHOR
 // RUN: not turbine-opt %s --convert-graph-to-dsa=control=maybe 2>&1 | FileCheck %s --check-prefix=CONTROL
 // SCHEDULE: unknown schedule 'greedy' (available: layerwise)
+// RUN: not turbine-opt %s --convert-graph-to-dsa=fuse-chains=sometimes 2>&1 | FileCheck %s --check-prefix=CHAINS
 // CONTROL: unknown mode 'maybe' (available: device, host)
+// CHAINS: option 'fuse-chains': unknown choice 'sometimes' (available: auto, always, never)
 // Tests that the lowering runs on the module only (it adds kernels beside the functions).
 // ANCHOR: error: Can't add pass 'convert-graph-to-dsa' restricted to 'builtin.module' on a PassManager intended to run on 'func.func', did you intend to nest?
 

@@ -2,10 +2,12 @@
 //! launches in program order; control flow and calls in [`control`].
 
 mod call_buffers;
+mod chain;
 mod control;
 mod parameters;
 mod resident;
 
+use super::chain_fusion::ChainFusion;
 use super::control_mode::ControlMode;
 use super::residency::Residency;
 use super::signatures::{ParameterKey, Signatures};
@@ -59,7 +61,9 @@ pub struct Context<'a> {
     pub control: ControlMode,
     /// Per loop body, whether its loop-invariant inputs stay in the clusters' GBs.
     pub residency: &'a BTreeMap<String, Residency>,
-    /// Whether to explain the residency decisions as remarks.
+    /// When two chained products run as one kernel.
+    pub fuse_chains: ChainFusion,
+    /// Whether to explain the residency and chain decisions as remarks.
     pub explain: bool,
 }
 
@@ -102,6 +106,7 @@ fn lower_into(
         resident: resident.map(|residency| residency.positions.clone()),
         residency: context.residency,
         explain: context.explain,
+        fuse_chains: context.fuse_chains,
         signatures: context.signatures,
         control: context.control,
         parameters: BTreeMap::new(),
@@ -162,6 +167,7 @@ struct HostLowering<'p, 'b> {
     /// Per loop body of the module, the residency decision.
     residency: &'p BTreeMap<String, Residency>,
     explain: bool,
+    fuse_chains: ChainFusion,
     /// The weights and constants each function of the module takes.
     signatures: &'p Signatures,
     /// Who runs the control flow.
@@ -271,15 +277,14 @@ impl HostLowering<'_, '_> {
             absorbed.map(|conv| conv.results[0].0),
         );
         self.fused.extend(fused_ops);
+        if let Some(written) = last.filter(|_| !elementwise_anchor) {
+            if self.fuse_chain(index, &steps, written)? {
+                return Ok(());
+            }
+        }
         let final_values = fusion::written(node, last);
         let results = self.result_buffers(index, &final_values)?;
-        self.kernel_count += 1;
-        let kernel_name = format!(
-            "{}_{}_{}",
-            program.name,
-            self.kernel_count - 1,
-            node.name.trim_start_matches("graph.")
-        );
+        let kernel_name = self.kernel_name(node);
         let scope = Scope {
             machine: self.machine,
             tensors: &self.tensors,
@@ -309,6 +314,17 @@ impl HostLowering<'_, '_> {
         }
         self.free_read(index);
         Ok(())
+    }
+
+    /// The name of the next kernel, whose layer is anchored at `node`.
+    fn kernel_name(&mut self, node: &Node) -> String {
+        self.kernel_count += 1;
+        format!(
+            "{}_{}_{}",
+            self.program.name,
+            self.kernel_count - 1,
+            node.name.trim_start_matches("graph.")
+        )
     }
 
     /// Makes the reshape `node`'s value a view of its operand's buffer (or the output buffer a

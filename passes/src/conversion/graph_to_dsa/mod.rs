@@ -21,12 +21,14 @@
 //! function; each layer's kernel comes from the emitters of [`crate::kernels`], which GraphTurbo's
 //! lowering (`convert-instance-to-dsa`) shares.
 
+mod chain_fusion;
 mod control_mode;
 mod host;
 mod region_call;
 mod residency;
 mod signatures;
 
+pub use chain_fusion::{ChainFusion, FUSE_CHAINS_OPTION};
 pub use control_mode::{ControlMode, CONTROL_OPTION};
 
 use crate::target::Machine;
@@ -70,6 +72,7 @@ pub struct ConvertGraphToDsa {
     control: ControlMode,
     explain: bool,
     keep_invariants: bool,
+    fuse_chains: ChainFusion,
 }
 
 impl Pass for ConvertGraphToDsa {
@@ -100,8 +103,11 @@ launches are steps of one kernel). A loop's invariant inputs (those its body rec
 outside the loop) are copied once into every cluster's GB and read from there by the body's \
 kernels, each its cluster's copy, when the shared cost model estimates the body cheaper so, the \
 copy spread over the trip count when the loop surely runs it (`keep-invariants`; `explain` \
-says what was decided). An op that is not supported or that cannot be tiled into the local \
-buffer is an error at that op.";
+says what was decided). A product whose result only a second product reads, as its lhs, is fused \
+with it into one kernel (BOLT §3.1) that keeps each row block of the first result in the LB and \
+feeds it to the second product's tiles, never storing it, where the cost model estimates that \
+faster than two layers (`fuse-chains`). An op that is not supported or that cannot be tiled \
+into the local buffer is an error at that op.";
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "schedule",
@@ -113,10 +119,12 @@ buffer is an error at that op.";
         PIPELINE_OPTION,
         CONTROL_OPTION,
         KEEP_INVARIANTS_OPTION,
+        FUSE_CHAINS_OPTION,
         OptionInfo {
             name: "explain",
             description: "Emit a remark at each graph.loop saying whether its body keeps its \
-                          loop-invariant inputs in the clusters' GBs, with the estimates compared",
+                          loop-invariant inputs in the clusters' GBs, and at each product that \
+                          starts a chain whether it is fused, with the estimates compared",
             kind: OptionKind::Bool,
             default: "false",
         },
@@ -135,6 +143,7 @@ buffer is an error at that op.";
             control: ControlMode::parse(&options.string("control"))?,
             explain: options.bool("explain")?,
             keep_invariants: options.bool("keep-invariants")?,
+            fuse_chains: ChainFusion::parse(&options.string("fuse-chains"))?,
         })
     }
 
@@ -155,6 +164,7 @@ buffer is an error at that op.";
         let settings = Settings {
             control: self.control,
             keep_invariants: self.keep_invariants,
+            fuse_chains: self.fuse_chains,
             explain: self.explain,
         };
         lower_graph_functions(module, &machine, &settings)
@@ -168,7 +178,9 @@ pub struct Settings {
     pub control: ControlMode,
     /// Whether loops keep their invariant inputs in the clusters' GBs where it pays.
     pub keep_invariants: bool,
-    /// Whether to explain the residency decisions as remarks.
+    /// When two chained products run as one kernel.
+    pub fuse_chains: ChainFusion,
+    /// Whether to explain the residency and chain decisions as remarks.
     pub explain: bool,
 }
 
@@ -226,6 +238,7 @@ pub fn lower_graph_functions(
         signatures: &signatures,
         control: settings.control,
         residency: &residency,
+        fuse_chains: settings.fuse_chains,
         explain: settings.explain,
     };
     for (function, program) in programs {

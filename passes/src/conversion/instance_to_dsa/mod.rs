@@ -28,7 +28,8 @@ mod summary;
 mod walk;
 
 use crate::conversion::graph_to_dsa::{
-    lower_graph_functions, ControlMode, Settings, CONTROL_OPTION, KEEP_INVARIANTS_OPTION,
+    lower_graph_functions, ChainFusion, ControlMode, Settings, CONTROL_OPTION, FUSE_CHAINS_OPTION,
+    KEEP_INVARIANTS_OPTION,
 };
 use crate::{
     conversion::graph_to_dsa::PIPELINE_OPTION,
@@ -52,6 +53,7 @@ pub struct ConvertInstanceToDsa {
     join_segments: bool,
     control: ControlMode,
     keep_invariants: bool,
+    fuse_chains: ChainFusion,
 }
 
 impl Pass for ConvertInstanceToDsa {
@@ -93,7 +95,8 @@ GB, whose tiles store it twice, for the former. With `explain`, a remark on each
 the kernels, the GB peak, the spilled tensors, and the LB instances computed per core with the \
 reasons for the others. A function holding control flow (which `instance-cluster-split` left \
 whole) is lowered afterwards by the layer-wise lowering (`convert-graph-to-dsa`'s, with this \
-pass's `control` and `keep-invariants`), calling the host functions made here of its bodies.";
+pass's `control`, `keep-invariants` and `fuse-chains`), calling the host functions made here \
+of its bodies.";
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
             name: "spill",
@@ -120,6 +123,7 @@ pass's `control` and `keep-invariants`), calling the host functions made here of
         PIPELINE_OPTION,
         CONTROL_OPTION,
         KEEP_INVARIANTS_OPTION,
+        FUSE_CHAINS_OPTION,
     ];
 
     fn from_options(options: &PassOptions) -> Result<Self, String> {
@@ -130,6 +134,7 @@ pass's `control` and `keep-invariants`), calling the host functions made here of
             join_segments: options.bool("join-segments")?,
             control: ControlMode::parse(&options.string("control"))?,
             keep_invariants: options.bool("keep-invariants")?,
+            fuse_chains: ChainFusion::parse(&options.string("fuse-chains"))?,
         })
     }
 
@@ -177,6 +182,7 @@ pass's `control` and `keep-invariants`), calling the host functions made here of
         let settings = Settings {
             control: self.control,
             keep_invariants: self.keep_invariants,
+            fuse_chains: self.fuse_chains,
             explain: self.explain,
         };
         lower_graph_functions(module, &machine, &settings)
