@@ -39,7 +39,7 @@
 // HELP: --turbine-dsa-to-llvm - dsa to the LLVM dialect
 // HELP: --turbine-layerwise - Graph to dsa with the layer-wise schedule
 // HELP-NEXT: --control=<string> - Who runs graph.if and graph.loop
-// HELP-NEXT: --fuse-chains=<string> - Fuse a product and the product reading its result into one kernel
+// HELP-NEXT: --fuse-chains=<string> - Fuse a product and the product reading its result, or a convolution
 // HELP-NEXT: --keep-invariants - Keep a loop's invariant inputs (weights) in every cluster's GB
 // HELP-NEXT: --pipeline - Software-pipeline tile loops
 // HELP-NEXT: --substitute=<string> - graph-substitute's search

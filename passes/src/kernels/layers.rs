@@ -39,6 +39,10 @@ pub struct Layer<'p> {
     /// A 1×1 convolution whose product the layer's accumulator takes before its own, in place of
     /// the residual its epilogue adds (`fusion::absorbing_conv`).
     pub absorbed: Option<&'p Node>,
+    /// A 1×1 convolution, with the steps fused after it, that reads the layer's result and
+    /// nothing else reads: the layer's tiles feed it in the LB (chain fusion, BOLT §3.1), and
+    /// [`Layer::output`] is its result. Only convolutions take one.
+    pub chained: Option<(&'p Node, Vec<Step>)>,
 }
 
 impl Layer<'_> {

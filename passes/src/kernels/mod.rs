@@ -19,7 +19,8 @@
 //! - The per-op emitters with their tiling estimates: [`conv`], [`matmul`], [`window`],
 //!   [`rows`], [`elementwise`], [`movement`], [`convert`], [`gather`], [`scatter`],
 //!   [`selection`], [`arg_reduce`], [`top_k`].
-//! - [`chain`]: two products fused into one kernel, the first's row block kept in the LB.
+//! - [`chain`]: two products fused into one kernel, the first's row block kept in the LB; which
+//!   ops form a chain (a convolution's chain is the conv emitter's).
 //! - [`dispatch`]: which emitter and which estimate a layer takes.
 //! - [`host_function`]: the host function that launches kernels.
 //! - [`estimate`]: a whole function's layer-wise cycles, the substitution cost model's measure.

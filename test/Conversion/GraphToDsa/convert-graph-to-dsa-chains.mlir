@@ -98,7 +98,7 @@ func.func @wide(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
 func.func @too_wide(%x: tensor<64x16xf32>) -> tensor<64x16xf32> {
   %w0 = graph.weight "w0" : tensor<16x4096xf32>
   %w1 = graph.weight "w1" : tensor<4096x16xf32>
-  // expected-remark@+1 {{chain of 'graph.matmul' and 'graph.matmul' not fused: no row block of the first result fits the LB with the tiles that feed it and read it (BOLT §3.1)}}
+  // expected-remark@+1 {{chain of 'graph.matmul' and 'graph.matmul' not fused: no block of the first result fits the LB with the tiles that feed it and read it (BOLT §3.1)}}
   %h = graph.matmul %x, %w0 : tensor<64x16xf32>, tensor<16x4096xf32> -> tensor<64x4096xf32>
   %o = graph.matmul %h, %w1 : tensor<64x4096xf32>, tensor<4096x16xf32> -> tensor<64x16xf32>
   return %o : tensor<64x16xf32>
@@ -121,4 +121,56 @@ func.func @not_chains(%x: tensor<64x16xf32>) -> (tensor<64x16xf32>, tensor<64x16
   %s = graph.matmul %w, %w : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
   %t = graph.matmul %w, %s : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
   return %c, %d, %e, %t : tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<16x16xf32>
+}
+
+// -----
+
+// Tests that a convolution whose result only a 1x1 convolution reads (stride 1, no padding)
+// feeds it tile by tile: each tile of the first holds all its 16 channels, gets its bias and
+// relu6 in the LB, and is the input of the 1x1 convolution, whose filter fits whole (loaded once
+// per core), whose bias is its epilogue, and whose result is the only store.
+// CHECK-LABEL: dsa.kernel @block_0_conv2d_chain
+// CHECK:         scf.for
+// CHECK:         dsa.dma %{{.*}} to %[[W1:[0-9]+]] : memref<8x16x1x1xf32, #dsa.memory_space<ddr>>
+// CHECK:         dsa.conv2d %{{.*}}, %{{.*}} into %[[TILE:[0-9]+]] after
+// CHECK:         dsa.binary  add %[[TILE]], %{{.*}} into %[[TILE]]
+// CHECK:         dsa.unary  clip %[[TILE]] into %[[TILE]]
+// CHECK:         dsa.conv2d %[[TILE]], %[[W1]] into %[[ACC:[0-9]+]] : memref<1x16x5x10xf32
+// CHECK:         dsa.binary  add %[[ACC]], %{{.*}} into %[[ACC]]
+// CHECK:         dsa.dma %[[ACC]] to %{{.*}} : memref<1x8x5x10xf32, #dsa.memory_space<lb>>
+// CHECK-LABEL: func.func @block
+// CHECK-NOT:     dsa.alloc
+// CHECK:         dsa.launch @block_0_conv2d_chain
+// CHECK-NOT:     dsa.launch
+// NEVER-LABEL: func.func @block
+// NEVER:         dsa.launch @block_0_conv2d
+// NEVER:         dsa.launch @block_1_conv2d
+func.func @block(%x: tensor<2x8x10x10xf32>) -> tensor<2x8x10x10xf32> {
+  %w0 = graph.weight "w0" : tensor<16x8x3x3xf32>
+  %b0 = graph.weight "b0" : tensor<16xf32>
+  %w1 = graph.weight "w1" : tensor<8x16x1x1xf32>
+  %b1 = graph.weight "b1" : tensor<8xf32>
+  // expected-remark@+1 {{chain of 'graph.conv2d' and 'graph.conv2d' fused: tiles of all its channels kept in the LB; estimated 2471 cycles fused against 4014 as two layers}}
+  %a = graph.conv2d %x, %w0, %b0 {pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu6>} : (tensor<2x8x10x10xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<2x16x10x10xf32>
+  %o = graph.conv2d %a, %w1, %b1 : (tensor<2x16x10x10xf32>, tensor<8x16x1x1xf32>, tensor<8xf32>) -> tensor<2x8x10x10xf32>
+  return %o : tensor<2x8x10x10xf32>
+}
+
+// -----
+
+// Tests that no chain forms where the second convolution is not a 1x1 convolution of stride 1
+// without padding: each convolution is a layer of its own, and nothing is explained.
+// CHECK-LABEL: func.func @not_conv_chains
+// CHECK-COUNT-6: dsa.launch @not_conv_chains_{{[0-9]+}}_conv2d(
+// CHECK-NOT:     _chain
+func.func @not_conv_chains(%x: tensor<1x8x8x8xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x10x10xf32>, tensor<1x8x8x8xf32>) {
+  %w0 = graph.weight "w0" : tensor<8x8x3x3xf32>
+  %w1 = graph.weight "w1" : tensor<8x8x1x1xf32>
+  %a = graph.conv2d %x, %w0 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %s = graph.conv2d %a, %w1 {strides = array<i64: 2, 2>} : (tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %b = graph.conv2d %x, %w0 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %p = graph.conv2d %b, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x10x10xf32>
+  %c = graph.conv2d %x, %w0 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %t = graph.conv2d %c, %w0 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x8x8xf32>
+  return %s, %p, %t : tensor<1x8x4x4xf32>, tensor<1x8x10x10xf32>, tensor<1x8x8x8xf32>
 }

@@ -2,10 +2,11 @@
 // kernels::chain), with the epilogues, batch dimensions and gemm attributes they carry: a
 // feed-forward pair over a batch of sequences with a gelu between and a residual after; a gemm
 // pair with transposed weights, alpha, beta and a bias; a pair whose first product takes its
-// reduction in chunks (pipelined through double buffers on mini); and a product whose result two
-// ops read, which no chain takes. For test/Integration/chain-fusion.test (weights from
+// reduction in chunks (pipelined through double buffers on mini); a padded 3x3 convolution with
+// a relu6 feeding a 1x1 convolution with a bias; and a product whose result two ops read, which no
+// chain takes. For test/Integration/chain-fusion.test (weights from
 // Inputs/seed-weights.py).
-func.func @main(%x: tensor<2x64x32xf32>, %y: tensor<256x512xf32>) -> (tensor<128x16xf32>, tensor<128x48xf32>, tensor<256x64xf32>) {
+func.func @main(%x: tensor<2x64x32xf32>, %y: tensor<256x512xf32>, %z: tensor<2x8x10x10xf32>) -> (tensor<128x16xf32>, tensor<128x48xf32>, tensor<256x64xf32>, tensor<2x8x10x10xf32>) {
   %w0 = graph.weight "ffn.w0" : tensor<32x96xf32>
   %b0 = graph.weight "ffn.b0" : tensor<96xf32>
   %w1 = graph.weight "ffn.w1" : tensor<96x32xf32>
@@ -35,5 +36,12 @@ func.func @main(%x: tensor<2x64x32xf32>, %y: tensor<256x512xf32>) -> (tensor<128
   %d = graph.matmul %y, %w6 : tensor<256x512xf32>, tensor<512x64xf32> -> tensor<256x64xf32>
   %dt = graph.tanh %d : tensor<256x64xf32>
   %e = graph.matmul %dt, %w7 : tensor<256x64xf32>, tensor<64x64xf32> -> tensor<256x64xf32>
-  return %q, %v, %e : tensor<128x16xf32>, tensor<128x48xf32>, tensor<256x64xf32>
+  %c0 = graph.weight "block.conv0.weight" : tensor<16x8x3x3xf32>
+  %cb0 = graph.weight "block.conv0.bias" : tensor<16xf32>
+  %c1 = graph.weight "block.conv1.weight" : tensor<8x16x1x1xf32>
+  %cb1 = graph.weight "block.conv1.bias" : tensor<8xf32>
+  %f = graph.conv2d %z, %c0, %cb0 {pads = array<i64: 1, 1, 1, 1>, activation = #graph<activation relu6>} : (tensor<2x8x10x10xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<2x16x10x10xf32>
+  %g2 = graph.conv2d %f, %c1, %cb1 : (tensor<2x16x10x10xf32>, tensor<8x16x1x1xf32>, tensor<8xf32>) -> tensor<2x8x10x10xf32>
+  %k = graph.add %g2, %z : tensor<2x8x10x10xf32>, tensor<2x8x10x10xf32> -> tensor<2x8x10x10xf32>
+  return %q, %v, %e, %k : tensor<128x16xf32>, tensor<128x48xf32>, tensor<256x64xf32>, tensor<2x8x10x10xf32>
 }

@@ -297,6 +297,7 @@ impl HostLowering<'_, '_> {
             mirror: None,
             stepped: None,
             absorbed,
+            chained: None,
         };
         let kernel = Kernel::new(kernel_name, &self.host);
         let kernel = emit_layer(

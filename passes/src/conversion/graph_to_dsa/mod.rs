@@ -105,8 +105,10 @@ kernels, each its cluster's copy, when the shared cost model estimates the body 
 copy spread over the trip count when the loop surely runs it (`keep-invariants`; `explain` \
 says what was decided). A product whose result only a second product reads, as its lhs, is fused \
 with it into one kernel (BOLT §3.1) that keeps each row block of the first result in the LB and \
-feeds it to the second product's tiles, never storing it, where the cost model estimates that \
-faster than two layers (`fuse-chains`). An op that is not supported or that cannot be tiled \
+feeds it to the second product's tiles, never storing it; a convolution whose result only a 1x1 \
+convolution (stride 1, no padding) reads feeds it each of its tiles, holding all its channels, \
+in the LB. Either is chosen where the cost model estimates it faster than two layers \
+(`fuse-chains`; `explain` gives both estimates). An op that is not supported or that cannot be tiled \
 into the local buffer is an error at that op.";
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {

@@ -379,6 +379,7 @@ impl Emission<'_, '_> {
             mirror: None,
             stepped: None,
             absorbed: None,
+            chained: None,
         };
         let scope = Scope {
             machine: &machine,

@@ -502,6 +502,7 @@ impl Emission<'_, '_> {
             mirror,
             stepped,
             absorbed,
+            chained: None,
         };
         let machine = self.kernel_machine();
         let scope = Scope {

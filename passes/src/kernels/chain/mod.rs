@@ -14,6 +14,11 @@
 //! warp; otherwise each row block streams both weights again, which is what the estimate weighs
 //! against the store and reloads of D0 that the fusion saves.
 //!
+//! A convolution followed by a 1×1 convolution (stride 1, no padding: each output pixel of the
+//! second reads the same pixel of the first, all its channels) is the same chain with pixels as
+//! the rows; the convolution emitter runs it, each tile of the first holding all its channels and
+//! feeding the second in the LB (`conv::chained`). [`second_op`] finds both kinds.
+//!
 //! Only f32 chains fuse: a narrower D0 is rounded when the graph stores it, and the block in the
 //! LB would keep it exact.
 
@@ -40,40 +45,89 @@ fn is_product(node: &Node) -> bool {
     )
 }
 
-/// The product that continues a chain from the product at op `first`, whose layer writes
-/// `written` (the last value of its epilogue): the one op reading `written`, a product taking it
-/// as its lhs (not transposed) and nothing else, both products' rhs 2-D (weights, shared by every
-/// row), the first's lhs of the output's rank, and every other operand of the second
-/// `available` (lowered before the first). None when any of it fails.
-pub fn second_product(
+/// What a chain links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Linked {
+    /// Two matrix products ([`plan`] and [`lower`]).
+    Products,
+    /// A convolution and a 1×1 convolution (the convolution emitter's chained tiles).
+    Convolutions,
+}
+
+/// The op that continues a chain from the product or convolution at op `first`, whose layer
+/// writes `written` (the last value of its epilogue), and what the chain links: the one op
+/// reading `written`, taking it as its first operand and nothing else, with every other operand
+/// `available` (lowered before the first), `written` an f32 value not returned; after a product,
+/// a product not transposing it ([`products_chain`]); after a convolution, a 1×1 convolution
+/// ([`convolutions_chain`]). None when any of it fails.
+pub fn second_op(
     program: &FunctionView,
     first: usize,
     written: ValueId,
     available: impl Fn(ValueId) -> bool,
-) -> Option<usize> {
-    let node = &program.ops[first];
-    if !is_product(node) || program.returned().contains(&written) {
+) -> Option<(usize, Linked)> {
+    if program.returned().contains(&written)
+        || program.type_of(written).element_type != ElementType::F32
+    {
         return None;
     }
     let &[second] = program.readers(written) else {
         return None;
     };
     let next = &program.ops[second];
-    let d0 = program.type_of(written);
-    let rank = d0.shape.len();
-    let two_dimensional = |value: ValueId| program.type_of(value).shape.len() == 2;
-    let chained = is_product(next)
-        && second > first
-        && next.operands[0] == written
+    let reads_it_first = second > first
+        && next.operands.first() == Some(&written)
         && !next.operands[1..].contains(&written)
-        && !(next.is(graph::Kind::Gemm) && next.flag("trans_a"))
-        && d0.element_type == ElementType::F32
+        && next.operands[1..].iter().all(|&value| available(value));
+    if !reads_it_first {
+        return None;
+    }
+    let (node, next) = (&program.ops[first], &program.ops[second]);
+    if products_chain(program, node, next) {
+        Some((second, Linked::Products))
+    } else if convolutions_chain(program, node, next) {
+        Some((second, Linked::Convolutions))
+    } else {
+        None
+    }
+}
+
+/// Whether the products `node` and `next` (reading `node`'s layer's value as its lhs) form a
+/// chain: `next` does not transpose it, both rhs are 2-D (weights, shared by every row), and the
+/// first's lhs has the output's rank.
+fn products_chain(program: &FunctionView, node: &Node, next: &Node) -> bool {
+    if !is_product(node) || !is_product(next) {
+        return false;
+    }
+    let two_dimensional = |value: ValueId| program.type_of(value).shape.len() == 2;
+    let rank = program.type_of(node.results[0].0).shape.len();
+    !(next.is(graph::Kind::Gemm) && next.flag("trans_a"))
         && rank >= 2
         && program.type_of(node.operands[0]).shape.len() == rank
         && two_dimensional(node.operands[1])
         && two_dimensional(next.operands[1])
-        && next.operands[1..].iter().all(|&value| available(value));
-    chained.then_some(second)
+}
+
+/// Whether the convolutions `node` and `next` (reading `node`'s layer's value as its input) form
+/// a chain: `next` is 1×1 with stride 1, no padding, no dilation and one group (BOLT §3.1), so
+/// that each of its output pixels reads the same pixel of `node`'s output, all its channels.
+fn convolutions_chain(program: &FunctionView, node: &Node, next: &Node) -> bool {
+    if !node.is(graph::Kind::Conv2d) || !next.is(graph::Kind::Conv2d) {
+        return false;
+    }
+    let ones = |name: &str| {
+        next.ints_opt(name)
+            .is_none_or(|values| values.iter().all(|&v| v == 1))
+    };
+    let unpadded = next
+        .ints_opt("pads")
+        .is_none_or(|pads| pads.iter().all(|&p| p == 0));
+    let filter = program.type_of(next.operands[1]);
+    ones("strides")
+        && ones("dilations")
+        && unpadded
+        && next.int_opt("groups").unwrap_or(1) == 1
+        && filter.shape.get(2..) == Some(&[1, 1][..])
 }
 
 /// A chain's dimensions: the batch dimensions of both outputs, M (rows per batch index), K0 (the

@@ -1,5 +1,6 @@
 //! The biases a conv layer's epilogue adds, each joining it under a value id of its own: the
-//! layer's, then that of the convolution it absorbs.
+//! layer's, then that of the convolution it absorbs; and the bias of the 1×1 convolution a
+//! layer's tiles feed (a chain), which joins that convolution's epilogue.
 
 use crate::graph_view::{Node, ValueId};
 
@@ -10,10 +11,19 @@ const BIAS_VIEW: usize = usize::MAX - 1;
 /// The same for the bias of the convolution a layer absorbs.
 const ABSORBED_BIAS_VIEW: usize = usize::MAX - 2;
 
-/// Whether `value` is one of the ids [`biases`] gives: a view the lowering makes, read from where
-/// the input is.
+/// The same for the bias of the 1×1 convolution a layer's tiles feed.
+const CHAINED_BIAS_VIEW: usize = usize::MAX - 3;
+
+/// Whether `value` is one of the ids [`biases`] and [`chained_bias`] give: a view the lowering
+/// makes, read from where the input is.
 pub(super) fn is_bias_view(value: ValueId) -> bool {
-    [BIAS_VIEW, ABSORBED_BIAS_VIEW].contains(&value)
+    [BIAS_VIEW, ABSORBED_BIAS_VIEW, CHAINED_BIAS_VIEW].contains(&value)
+}
+
+/// The bias of the 1×1 convolution `chained` a layer's tiles feed, with the view id it joins that
+/// convolution's epilogue under, if it has one.
+pub(super) fn chained_bias(chained: &Node) -> Option<(ValueId, ValueId)> {
+    Some((CHAINED_BIAS_VIEW, *chained.operands.get(2)?))
 }
 
 /// The biases the epilogue of the conv `node` adds, with the view id each joins it under and the

@@ -1,6 +1,7 @@
 //! What a conv tiling costs: the estimate its tiling is chosen by (and that a caller asks for to
 //! decide whether a copy of its filter closer to the cores pays for itself).
 
+use super::chained::Chained;
 use super::geometry::{Geometry, Tiling};
 use crate::kernels::emit::Space;
 use crate::kernels::ports::{load_cycles, Estimate, PortCycles, SpaceElements};
@@ -64,7 +65,8 @@ impl Geometry {
         } = traffic;
         let [input_space, filter_space, output_space] = self.spaces;
         let latency = self.latency(tiling, machine, &traffic, epilogue_dmas, epilogue_elements);
-        let stored = (output * 4) as f64;
+        // A layer feeding a chained convolution stores that convolution's result, not its own.
+        let stored = self.stored_bytes(tiling, output);
         let mut ports = PortCycles::default();
         ports.add(
             input_space,
@@ -81,6 +83,15 @@ impl Geometry {
         // A chunk's conv and loads, the store and the epilogue's operand loads.
         let instructions =
             chunks as f64 * (1.0 + input_loads + filter_loads) + 1.0 + epilogue_dmas as f64;
+        let chained_instructions = match self.chained_at(tiling) {
+            Some(chained) => chained.count(
+                self.tile(tiling),
+                tiling.chained_channels,
+                machine,
+                (&mut ports, per_core_tiles),
+            ),
+            None => 0.0,
+        };
         let absorbed_instructions = match &self.absorbed {
             Some(absorbed) => absorbed.count(
                 self.tile(tiling),
@@ -93,8 +104,24 @@ impl Geometry {
         ports.bound(
             per_core_tiles,
             latency,
-            instructions + absorbed_instructions,
+            instructions + absorbed_instructions + chained_instructions,
         )
+    }
+
+    /// The chained convolution the tiles of `tiling` feed, once its blocks are chosen.
+    fn chained_at(&self, tiling: &Tiling) -> Option<&Chained> {
+        self.chained
+            .as_ref()
+            .filter(|_| tiling.chained_channels > 0)
+    }
+
+    /// The bytes a tile of `output` elements stores: none when it feeds a chained convolution.
+    fn stored_bytes(&self, tiling: &Tiling, output: usize) -> f64 {
+        if self.chained_at(tiling).is_some() {
+            0.0
+        } else {
+            (output * 4) as f64
+        }
     }
 
     /// What the tiles of `tiling` move and how often.
@@ -144,10 +171,19 @@ impl Geometry {
         // output handed over in DDR, or a residual read from there, with the filter streamed
         // from DDR). Priced at the input's port, a residual in DDR read beside an input in the
         // GB would look free to the DDR port.
-        let stored = (output * 4) as f64;
+        let stored = self.stored_bytes(tiling, output);
+        let chained = self.chained_at(tiling).map_or(0.0, |chained| {
+            chained.latency(
+                self.tile(tiling),
+                tiling.chained_channels,
+                machine,
+                per_core_tiles,
+            )
+        });
         let store = (1 + epilogue_dmas) as f64 * machine.dma_setup
             + stored / output_rate
-            + load_cycles(epilogue_elements, machine);
+            + load_cycles(epilogue_elements, machine)
+            + chained;
         // A chunk's load from the port the tiles store to may find another core's tile-sized
         // transfers holding it (the runtime serves a port one transfer at a time): its store and
         // the epilogue operands it loads from that port (a residual). Half of those, as often as

@@ -1,6 +1,7 @@
 //! A convolution's geometry and one tiling of it, with what a tiling costs in LB.
 
 use super::absorbed::Absorbed;
+use super::chained::Chained;
 use crate::kernels::{emit::Space, row_classes::Rows};
 
 /// A conv's shape parameters.
@@ -21,6 +22,8 @@ pub(super) struct Geometry {
     pub(super) spaces: [Space; 3],
     /// The 1×1 convolution whose product each tile accumulates first, if the layer absorbs one.
     pub(super) absorbed: Option<Absorbed>,
+    /// The 1×1 convolution each tile feeds, if the layer heads a chain.
+    pub(super) chained: Option<Chained>,
 }
 
 /// One tiling of a conv.
@@ -47,6 +50,9 @@ pub(super) struct Tiling {
     /// Whether the absorbed convolution's chunks load into the layer's own chunk buffers (they
     /// are computed first, and every chunk is waited for), taking no LB of their own.
     pub(super) absorbed_shares: bool,
+    /// Output channels per block of the chained convolution (0 when there is none, or before
+    /// the search picks them).
+    pub(super) chained_channels: usize,
 }
 
 impl Geometry {
@@ -125,11 +131,18 @@ impl Geometry {
         let absorbed = self.absorbed.as_ref().map_or(0, |absorbed| {
             absorbed.lb_elements(self.tile(tiling), absorbed_chunk, absorbed_doubled)
         });
+        let chained = match &self.chained {
+            Some(chained) if tiling.chained_channels > 0 => {
+                chained.lb_elements(self.tile(tiling), tiling.chained_channels)
+            }
+            _ => 0,
+        };
         input
             + filter
             + output
             + epilogue
             + doubled
+            + chained
             + if tiling.absorbed_shares { 0 } else { absorbed }
     }
 

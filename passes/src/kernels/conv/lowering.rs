@@ -3,7 +3,8 @@
 //! after another ([`Serial`]).
 
 use super::absorbed::AbsorbedTiles;
-use super::bias::biases;
+use super::bias::{biases, chained_bias};
+use super::chained::ChainedTiles;
 use super::pipeline::Pipeline;
 use super::plan::{plan, Plan, Request};
 use super::pointwise;
@@ -15,6 +16,7 @@ use crate::kernels::{
     error::LoweringError,
     kernel::{Kernel, Store},
     layers::{Layer, Scope},
+    view::buffer_shape,
 };
 use std::collections::BTreeMap;
 
@@ -25,7 +27,12 @@ pub fn lower(
     layer: &Layer,
     mut kernel: Kernel,
 ) -> Result<Kernel, LoweringError> {
-    let out = layer.output.view.shape.clone();
+    // A layer feeding a chained convolution writes that convolution's result; its own never
+    // leaves the LB.
+    let out = match layer.chained {
+        Some(_) => buffer_shape(&layer.node.results[0].1.shape),
+        None => layer.output.view.shape.clone(),
+    };
     let plan = plan(scope, &request(layer, &out))?;
     let operands = host_operands(scope, host, layer, &plan);
     let (geometry, tiling) = (&plan.geometry, &plan.tiling);
@@ -48,9 +55,22 @@ pub fn lower(
     let (input, filter) = (&operands.input, &operands.filter);
     let input_arg = kernel.argument(input.host, &input.view);
     let filter_arg = kernel.argument(filter.host, &filter.view);
-    let stores = stores(&mut kernel, layer, &operands);
+    let stores = match layer.chained {
+        Some(_) => Vec::new(),
+        None => stores(&mut kernel, layer, &operands),
+    };
     let elements = (input.view.element, filter.view.element);
     let buffers = Buffers::new(&mut kernel, &plan, (layer, elements), tensors);
+    let chained = match (&layer.chained, &geometry.chained) {
+        (Some((node, _)), Some(chained)) => Some(ChainedTiles::new(
+            &mut kernel,
+            (chained, node),
+            tensors,
+            (geometry.tile(tiling), tiling.chained_channels),
+            &layer.output,
+        )),
+        _ => None,
+    };
     let preload = residual.as_ref().map(|(argument, view)| (*argument, view));
     if tiling.pipelined && buffers.chunks == 1 {
         let second_input = kernel.alloc_lb_tile(&buffers.input_shape, elements.0).0;
@@ -84,6 +104,7 @@ pub fn lower(
         epilogue: &epilogue,
         preload,
         absorbed: buffers.absorbed.as_ref(),
+        chained: chained.as_ref(),
     };
     serial.emit(&mut kernel, scope.machine);
     Ok(kernel)
@@ -101,6 +122,10 @@ fn request<'a>(layer: &'a Layer, out: &'a [usize]) -> Request<'a> {
         pixel_rows: pointwise::pixels_contiguous(&layer.output.view),
         absorbed: layer.absorbed,
         rows_by: layer.stepped.as_ref().map_or(1, |(_, [rows, _])| *rows),
+        chained: layer
+            .chained
+            .as_ref()
+            .map(|(node, steps)| (*node, steps.as_slice())),
     }
 }
 
@@ -144,6 +169,17 @@ fn host_operands(scope: &Scope, host: &mut Body, layer: &Layer, plan: &Plan) -> 
         tensors.insert(
             view,
             reshaped(host, scope.tensor(bias), &[1, geometry.out_channels, 1, 1]),
+        );
+    }
+    if let Some((view, bias)) = layer
+        .chained
+        .as_ref()
+        .and_then(|(node, _)| chained_bias(node))
+    {
+        let channels = scope.view(bias).elements();
+        tensors.insert(
+            view,
+            reshaped(host, scope.tensor(bias), &[1, channels, 1, 1]),
         );
     }
     let mut output = layer.output.clone();

@@ -7,12 +7,13 @@
 //! tile's row index.
 //!
 //! Modules depend in one direction: [`geometry`] (a conv's shape and one tiling of it) and
-//! [`cost`] (what a tiling costs), [`absorbed`], [`pointwise`] and [`bias`] (what a layer adds to
-//! a plain conv), [`plan`] (the tiling chosen), [`pipeline`] and [`serial`] (the tile loops), then
+//! [`cost`] (what a tiling costs), [`absorbed`], [`chained`], [`pointwise`] and [`bias`] (what a
+//! layer adds to a plain conv), [`plan`] (the tiling chosen), [`pipeline`] and [`serial`] (the tile loops), then
 //! [`lowering`].
 
 mod absorbed;
 mod bias;
+mod chained;
 mod cost;
 mod geometry;
 mod lowering;
@@ -51,6 +52,31 @@ pub fn estimate<T: Viewed>(
         pixel_rows: true,
         absorbed,
         rows_by: 1,
+        chained: None,
+    };
+    plan(scope, &request).ok().map(|plan| plan.cost)
+}
+
+/// The estimate of the conv `node` (fused with `fused`, its result of shape `out`) whose tiles
+/// feed the 1×1 convolution `chained` (with its fused steps), whose result goes to `out_space`;
+/// None when no tiling fits the LB.
+pub fn estimate_chained<T: Viewed>(
+    scope: &Scope<T>,
+    (node, fused): (&Node, &[Step]),
+    out: &[usize],
+    chained: (&Node, &[Step]),
+    out_space: Space,
+) -> Option<Estimate> {
+    let request = Request {
+        node,
+        fused,
+        out,
+        out_space: Some(out_space),
+        index: 0,
+        pixel_rows: false,
+        absorbed: None,
+        rows_by: 1,
+        chained: Some(chained),
     };
     plan(scope, &request).ok().map(|plan| plan.cost)
 }
@@ -74,6 +100,7 @@ pub fn estimate_rows_by<T: Viewed>(
         pixel_rows: false,
         absorbed,
         rows_by: rows,
+        chained: None,
     };
     plan(scope, &request).ok().map(|plan| plan.cost.cycles)
 }

@@ -4,6 +4,7 @@
 
 use super::absorbed::{without_sum, Absorbed};
 use super::bias::{biases, is_bias_view};
+use super::chained::Chained;
 use super::geometry::{Geometry, Tiling};
 use super::pointwise;
 use crate::graph_view::{Node, ValueId};
@@ -36,6 +37,9 @@ pub(super) struct Request<'a> {
     /// Tiles cover the output rows by multiples of it (for a stepped slice of the output the
     /// tiles store too, which also keeps the output's pixels in their rows).
     pub(super) rows_by: usize,
+    /// The 1×1 convolution the tiles feed, with its fused steps ([`super::chained`]); `out_space`
+    /// is then where its result goes.
+    pub(super) chained: Option<(&'a Node, &'a [Step])>,
 }
 
 /// A conv layer's geometry, epilogue and tiling: what the lowering emits, decided without
@@ -170,6 +174,10 @@ fn layer_geometry<T: Viewed>(scope: &Scope<T>, request: &Request) -> (Geometry, 
             request.out_space.unwrap_or(input.space),
         ],
         absorbed: request.absorbed.map(|node| Absorbed::of(scope, node)),
+        chained: request.chained.map(|chained| {
+            let out_space = request.out_space.unwrap_or(input.space);
+            Chained::of(scope, chained, input.space, out_space)
+        }),
     };
     (geometry, row_step)
 }
@@ -258,7 +266,12 @@ fn variants<T: Viewed>(
         .map(|value| scope.view(*value))
         .collect();
     // The absorbed convolution's rows are the output's: no other pixel-row width.
-    let widths = if request.pixel_rows && request.absorbed.is_none() && request.rows_by == 1 {
+    // The chained convolution reads the tiles as the layer's own rows.
+    let widths = if request.pixel_rows
+        && request.absorbed.is_none()
+        && request.chained.is_none()
+        && request.rows_by == 1
+    {
         pointwise::widths(geometry, input, externals.into_iter())
     } else {
         Vec::new()
@@ -306,6 +319,7 @@ fn no_tiling<T: Viewed>(scope: &Scope<T>, index: usize, geometry: &Geometry) -> 
         pipelined: false,
         absorbed_chunk: (0, false),
         absorbed_shares: false,
+        chained_channels: 0,
     };
     LoweringError::at(
         index,
@@ -357,6 +371,10 @@ impl<T: Viewed> Search<'_, T> {
                 {
                     continue;
                 }
+                // A tile feeding a chained convolution holds all the channels it reads.
+                if geometry.chained.is_some() && out_channels != geometry.out_channels {
+                    continue;
+                }
                 for out_rows in divisors_descending(geometry.rows.output)
                     .into_iter()
                     .filter(|rows| rows % self.rows_by == 0)
@@ -400,7 +418,11 @@ impl<T: Viewed> Search<'_, T> {
             if own > self.budget {
                 continue;
             }
-            for tiling in absorbed_options(geometry, tiling, self.budget - own) {
+            let room = self.budget - own;
+            for tiling in absorbed_options(geometry, tiling, room)
+                .into_iter()
+                .flat_map(|tiling| chained_options(geometry, tiling, room))
+            {
                 let externals = shapes.len();
                 let cost = geometry.cost(&tiling, scope.machine, externals, &elements);
                 tilings.push((cost, tiling));
@@ -446,13 +468,16 @@ fn schedules(geometry: &Geometry, tile: [usize; 4], pipeline: bool) -> Vec<Tilin
             pipelined,
             absorbed_chunk: (0, false),
             absorbed_shares: false,
+            chained_channels: 0,
         };
         // An input-stationary tiling keeps its input, not a stream to overlap; a
-        // tile that starts from an absorbed product pipelines its chunks only.
+        // tile that starts from an absorbed product or feeds a chained convolution pipelines
+        // its chunks only.
+        let started_or_feeding = geometry.absorbed.is_some() || geometry.chained.is_some();
         if pipelined
             && (input_stationary
                 || !pipeline
-                || (geometry.absorbed.is_some() && geometry.chunks(&tiling) == 1))
+                || (started_or_feeding && geometry.chunks(&tiling) == 1))
         {
             continue;
         }
@@ -482,6 +507,29 @@ fn absorbed_options(geometry: &Geometry, tiling: Tiling, room: usize) -> Vec<Til
         ..tiling
     });
     own_buffers.into_iter().chain(shared).collect()
+}
+
+/// `tiling` with each block size of the chained convolution whose buffers fit `room` LB elements
+/// beside the layer's own; `tiling` itself when the layer feeds none.
+fn chained_options(geometry: &Geometry, tiling: Tiling, room: usize) -> Vec<Tiling> {
+    let Some(chained) = &geometry.chained else {
+        return vec![tiling];
+    };
+    let room = room.saturating_sub(match &geometry.absorbed {
+        Some(absorbed) if !tiling.absorbed_shares => {
+            let (chunk, doubled) = tiling.absorbed_chunk;
+            absorbed.lb_elements(geometry.tile(&tiling), chunk, doubled)
+        }
+        _ => 0,
+    });
+    chained
+        .options(geometry.tile(&tiling), room)
+        .into_iter()
+        .map(|chained_channels| Tiling {
+            chained_channels,
+            ..tiling
+        })
+        .collect()
 }
 
 fn dims4(shape: &[usize]) -> (usize, usize, usize, usize) {

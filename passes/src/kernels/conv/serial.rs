@@ -3,6 +3,7 @@
 //! and stores, the row classes of its window selected by `scf.if` on the tile's row index.
 
 use super::absorbed::AbsorbedTiles;
+use super::chained::ChainedTiles;
 use super::geometry::{Geometry, Tiling};
 use crate::ir::Val;
 use crate::kernels::emit::IndexOp;
@@ -39,6 +40,8 @@ pub(super) struct Serial<'a> {
     pub(super) preload: Option<(Val, &'a View)>,
     /// The absorbed convolution whose product each tile starts from.
     pub(super) absorbed: Option<&'a AbsorbedTiles>,
+    /// The chained convolution each tile feeds in place of its store.
+    pub(super) chained: Option<&'a ChainedTiles>,
 }
 
 /// Where the running tile is, and what it reloads.
@@ -119,11 +122,33 @@ impl Serial<'_> {
                 },
             );
         }
+        if let Some(chained) = self.chained.filter(|chained| chained.resident()) {
+            kernel.load_when_changed(index, &counts, &coordinates, &[], &mut |body| {
+                chained.load_filter(body)
+            });
+        }
         let classes = geometry.rows.classes(tiling.out_rows);
         dispatch_classes(&mut kernel.body, at.row, &classes, &mut |body, class| {
             self.emit_class(body, &at, class)
         });
         let offsets = [at.n, at.out_channel, at.out_row, at.zero];
+        if let Some(chained) = self.chained {
+            let body = &mut kernel.body;
+            let tile = geometry.tile(tiling);
+            let done = self.epilogue.emit(
+                body,
+                self.accumulator,
+                &offsets,
+                &tile,
+                &[0, 1, 2, 3],
+                Vec::new(),
+            );
+            body.wait(&done);
+            chained.emit(body, self.accumulator.0, [at.n, at.out_row]);
+            // Every block of the chained convolution waited for its store.
+            kernel.close_tiles();
+            return;
+        }
         kernel.store_tile(
             self.epilogue,
             self.accumulator,

@@ -1,25 +1,37 @@
-//! A chain of two products lowered as one kernel ([`crate::kernels::chain`], BOLT §3.1), where
-//! `fuse-chains` and the cost model choose it, and the choice explained.
+//! A chain of two products, or of a convolution and a 1×1 convolution, lowered as one kernel
+//! ([`crate::kernels::chain`], BOLT §3.1), where `fuse-chains` and the cost model choose it, and
+//! the choice explained.
 
 use super::super::chain_fusion::ChainFusion;
 use super::{value_view, HostLowering};
-use crate::graph_view::ValueId;
+use crate::graph_view::{Node, ValueId};
 use crate::kernels::{
-    chain::{self, Layers, Plan},
-    dispatch,
-    emit::{Space, View},
+    chain::{self, Layers, Linked},
+    conv, dispatch,
+    emit::{Space, Tensor, View},
     error::LoweringError,
     fusion::{self, Fused},
     host_function::launch,
     kernel::Kernel,
-    layers::{Scope, Step},
+    layers::{Layer, Scope, Step},
 };
 use std::collections::BTreeMap;
 
+/// The fused kernel's tiling, as the remark describes it: the row block kept in the LB (rows and
+/// columns) and the second op's column block; or nothing when no tiling fits the LB.
+struct Fusible {
+    /// The tiling's estimated cycles.
+    cycles: f64,
+    /// What the remark says of the tiling.
+    tiling: String,
+    /// A product chain's plan (a convolution chain's the emitter makes again).
+    plan: Option<chain::Plan>,
+}
+
 impl HostLowering<'_, '_> {
-    /// Lowers the product at op `index` (its epilogue `steps`, writing `written`) together with
-    /// the product reading `written`, when they form a chain and the fusion is chosen; returns
-    /// whether it did (else the caller lowers the first product as a layer of its own).
+    /// Lowers the product or convolution at op `index` (its epilogue `steps`, writing `written`)
+    /// together with the op reading `written`, when they form a chain and the fusion is chosen;
+    /// returns whether it did (else the caller lowers the first op as a layer of its own).
     pub(super) fn fuse_chain(
         &mut self,
         index: usize,
@@ -27,13 +39,17 @@ impl HostLowering<'_, '_> {
         written: ValueId,
     ) -> Result<bool, LoweringError> {
         let program = self.program;
-        if self.fuse_chains == ChainFusion::Never {
+        // A convolution absorbing another, or absorbed into a later layer, keeps that pairing.
+        if self.fuse_chains == ChainFusion::Never || self.absorbs.contains_key(&index) {
             return Ok(false);
         }
         let available = |value: ValueId| self.tensors.contains_key(&value);
-        let Some(second) = chain::second_product(program, index, written, available) else {
+        let Some((second, linked)) = chain::second_op(program, index, written, available) else {
             return Ok(false);
         };
+        if self.absorbed_into.contains_key(&second) {
+            return Ok(false);
+        }
         let (node, next) = (&program.ops[index], &program.ops[second]);
         let Fused {
             steps: second_steps,
@@ -52,20 +68,18 @@ impl HostLowering<'_, '_> {
             first: (node, steps),
             second: (next, &second_steps),
         };
-        let (plan, apart) = self.chain_estimates(&layers, written, second);
-        let chosen = plan.as_ref().filter(|plan| match self.fuse_chains {
-            ChainFusion::Auto => plan.cost.cycles < apart,
-            ChainFusion::Always | ChainFusion::Never => true,
-        });
+        let (fusible, apart) = self.chain_estimates(&layers, linked, written, second);
+        let chosen = fusible
+            .as_ref()
+            .is_some_and(|fusible| match self.fuse_chains {
+                ChainFusion::Auto => fusible.cycles < apart,
+                ChainFusion::Always | ChainFusion::Never => true,
+            });
         if self.explain {
-            node.op.emit_remark(&chain_remark(
-                &layers,
-                plan.as_ref(),
-                chosen.is_some(),
-                apart,
-            ));
+            node.op
+                .emit_remark(&chain_remark(&layers, fusible.as_ref(), chosen, apart));
         }
-        let Some(plan) = chosen else {
+        let Some(chosen) = fusible.filter(|_| chosen) else {
             return Ok(false);
         };
         self.fused.insert(second);
@@ -73,19 +87,24 @@ impl HostLowering<'_, '_> {
         let final_values = fusion::written(next, last);
         let results = self.result_buffers(second, &final_values)?;
         let name = format!("{}_chain", self.kernel_name(node));
-        let scope = Scope {
-            machine: self.machine,
-            tensors: &self.tensors,
-        };
         let kernel = Kernel::new(name, &self.host);
-        let kernel = chain::lower(
-            &scope,
-            &mut self.host,
-            (&layers, plan),
-            &results[0],
-            index,
-            kernel,
-        )?;
+        let kernel = match chosen.plan {
+            Some(plan) => {
+                let scope = Scope {
+                    machine: self.machine,
+                    tensors: &self.tensors,
+                };
+                chain::lower(
+                    &scope,
+                    &mut self.host,
+                    (&layers, &plan),
+                    &results[0],
+                    index,
+                    kernel,
+                )?
+            }
+            None => self.lower_convolutions(index, &layers, &results, kernel)?,
+        };
         self.built
             .push(launch(&mut self.host, kernel, self.signature.op));
         for ((value, _), tensor) in final_values.iter().zip(results) {
@@ -95,14 +114,43 @@ impl HostLowering<'_, '_> {
         Ok(true)
     }
 
-    /// The fused kernel's tiling (None when no row block fits the LB) and the estimate of the
-    /// two products as layers of their own, the first result through DDR, a launch apart.
+    /// Lowers the convolution chain `layers` headed by op `index` into `kernel`: the first
+    /// convolution's layer, its tiles feeding the second, which writes `results`.
+    fn lower_convolutions(
+        &mut self,
+        index: usize,
+        layers: &Layers,
+        results: &[Tensor],
+        kernel: Kernel,
+    ) -> Result<Kernel, LoweringError> {
+        let (node, steps) = layers.first;
+        let (next, second_steps) = layers.second;
+        let layer = Layer {
+            index,
+            node,
+            steps: steps.to_vec(),
+            output: results[0].clone(),
+            mirror: None,
+            stepped: None,
+            absorbed: None,
+            chained: Some((next, second_steps.to_vec())),
+        };
+        let scope = Scope {
+            machine: self.machine,
+            tensors: &self.tensors,
+        };
+        dispatch::emit_layer(&scope, &mut self.host, &layer, results, false, kernel)
+    }
+
+    /// The fused kernel's tiling (None when none fits the LB) and the estimate of the two ops as
+    /// layers of their own, the first result through DDR, a launch apart.
     fn chain_estimates(
         &self,
         layers: &Layers,
+        linked: Linked,
         written: ValueId,
         second: usize,
-    ) -> (Option<Plan>, f64) {
+    ) -> (Option<Fusible>, f64) {
         let program = self.program;
         let mut views: BTreeMap<ValueId, View> = self
             .tensors
@@ -113,41 +161,65 @@ impl HostLowering<'_, '_> {
             machine: self.machine,
             tensors: &views,
         };
-        let plan = chain::plan(&scope, layers, Space::Ddr);
+        let first_shape = value_view(program, written).shape;
+        let fusible = match linked {
+            Linked::Products => chain::plan(&scope, layers, Space::Ddr).map(|plan| {
+                let [mt, _, nt] = plan.tile;
+                Fusible {
+                    cycles: plan.cost.cycles,
+                    tiling: format!(
+                        "row blocks of {mt}x{} kept in the LB, second product in column \
+                         blocks of {nt}",
+                        plan.dims.n0
+                    ),
+                    plan: Some(plan),
+                }
+            }),
+            Linked::Convolutions => conv::estimate_chained(
+                &scope,
+                layers.first,
+                &first_shape,
+                layers.second,
+                Space::Ddr,
+            )
+            .map(|cost| Fusible {
+                cycles: cost.cycles,
+                tiling: "tiles of all its channels kept in the LB".into(),
+                plan: None,
+            }),
+        };
         views.insert(written, value_view(program, written));
         let scope = Scope {
             machine: self.machine,
             tensors: &views,
         };
         let output = value_view(program, program.ops[second].results[0].0).shape;
-        let layer_cycles = |(node, steps): (&crate::graph_view::Node, &[Step]), out: &[usize]| {
+        let layer_cycles = |(node, steps): (&Node, &[Step]), out: &[usize]| {
             dispatch::estimate(&scope, node, steps, out, Some(Space::Ddr), false)
                 .unwrap_or(f64::INFINITY)
         };
-        let first = layer_cycles(layers.first, &views[&written].shape);
+        let first = layer_cycles(layers.first, &first_shape);
         let apart = first + layer_cycles(layers.second, &output) + self.machine.kernel_launch;
-        (plan, apart)
+        (fusible, apart)
     }
 }
 
-/// The remark explaining the decision on the chain `layers`: its tiling `plan` (None when none
-/// fits the LB), whether it was `fused`, and the estimate of the two layers apart.
-fn chain_remark(layers: &Layers, plan: Option<&Plan>, fused: bool, apart: f64) -> String {
+/// The remark explaining the decision on the chain `layers`: its tiling (None when none fits the
+/// LB), whether it was `fused`, and the estimate of the two layers apart.
+fn chain_remark(layers: &Layers, fusible: Option<&Fusible>, fused: bool, apart: f64) -> String {
     let (first, second) = (&layers.first.0.name, &layers.second.0.name);
-    let Some(plan) = plan else {
+    let Some(fusible) = fusible else {
         return format!(
-            "chain of '{first}' and '{second}' not fused: no row block of the first result \
-             fits the LB with the tiles that feed it and read it (BOLT §3.1)"
+            "chain of '{first}' and '{second}' not fused: no block of the first result fits \
+             the LB with the tiles that feed it and read it (BOLT §3.1)"
         );
     };
-    let [mt, _, nt] = plan.tile;
     let verdict = if fused { "fused" } else { "not fused" };
     format!(
-        "chain of '{first}' and '{second}' {verdict}: row blocks of {mt}x{} kept in the LB, \
-         second product in column blocks of {nt}; estimated {} cycles fused against {} as two \
-         layers",
-        plan.dims.n0,
-        plan.cost.cycles.round(),
+        "chain of '{first}' and '{second}' {verdict}: {}; estimated {} cycles fused against {} \
+         as two layers",
+        fusible.tiling,
+        fusible.cycles.round(),
         apart.round()
     )
 }
