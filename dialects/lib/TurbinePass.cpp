@@ -263,3 +263,8 @@ extern "C" void turbineEmitRemark(MlirLocation location,
                                   MlirStringRef message) {
   emitRemark(unwrap(location)) << unwrap(message);
 }
+
+extern "C" void turbineEmitWarning(MlirLocation location,
+                                   MlirStringRef message) {
+  emitWarning(unwrap(location)) << unwrap(message);
+}

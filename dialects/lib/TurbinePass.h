@@ -96,6 +96,10 @@ void turbineRegisterPipeline(const TurbinePipelineDefinition *definition);
 /// its location, and checked by `expected-remark` under --verify-diagnostics.
 void turbineEmitRemark(MlirLocation location, MlirStringRef message);
 
+/// Emits a warning at `location`: shown with its location, checked by
+/// `expected-warning` under --verify-diagnostics; the pass goes on.
+void turbineEmitWarning(MlirLocation location, MlirStringRef message);
+
 /// mlir-opt's main with every upstream dialect, extension and pass plus
 /// Turbine's dialects and the passes registered so far.
 int turbineOptMain(int argc, char **argv);

@@ -141,6 +141,8 @@ unsafe extern "C" {
     pub fn turbineRegisterPipeline(definition: *const RawPipelineDefinition);
     /// Emits a remark at `location`; MLIR copies the message.
     pub fn turbineEmitRemark(location: MlirLocation, message: MlirStringRef);
+    /// Emits a warning at `location`; MLIR copies the message.
+    pub fn turbineEmitWarning(location: MlirLocation, message: MlirStringRef);
     /// Parses `turbine-opt`'s command line as `mlir-opt` does, with every upstream dialect,
     /// extension and pass plus Turbine's dialects and the passes registered so far (exiting on
     /// `--help` or a bad flag), and calls `callback` with the input file's name, then the

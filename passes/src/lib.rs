@@ -18,6 +18,7 @@ pub mod registry;
 pub(crate) mod slicing;
 pub mod substitute;
 pub mod target;
+pub mod tuning;
 
 use std::sync::Once;
 

@@ -7,6 +7,7 @@
 
 use crate::conversion::graph_to_dsa::{
     CONTROL_OPTION, FUSE_CHAINS_OPTION, KEEP_INVARIANTS_OPTION, PIPELINE_OPTION,
+    TUNING_CACHE_OPTION, TUNING_RANK_OPTION,
 };
 use crate::registry::{OptionInfo, PipelineInfo, Step, StepValue};
 use turbine_dialects::ops::{upstream, OpKind};
@@ -88,6 +89,8 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
         CONTROL_OPTION,
         KEEP_INVARIANTS_OPTION,
         FUSE_CHAINS_OPTION,
+        TUNING_CACHE_OPTION,
+        TUNING_RANK_OPTION,
         SUBSTITUTE_OPTION,
         SUBSTITUTE_ALPHA_OPTION,
         TEST_PERTURB_OPTION,
@@ -153,6 +156,8 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
                 ("control", StepValue::Option("control")),
                 ("keep-invariants", StepValue::Option("keep-invariants")),
                 ("fuse-chains", StepValue::Option("fuse-chains")),
+                ("tuning-cache", StepValue::Option("tuning-cache")),
+                ("tuning-rank", StepValue::Option("tuning-rank")),
             ],
         },
         Step {

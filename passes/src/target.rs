@@ -2,6 +2,7 @@
 //! accessors, with the derived figures the lowerings and the grouping use.
 
 use crate::ir::Op;
+use crate::tuning::{Header, Tuning, COMPILER, FORMAT};
 use turbine_dialects::attributes::dsa::Target;
 use turbine_targets::{DType, UnitKind};
 
@@ -56,6 +57,9 @@ pub struct Machine {
     /// counted in ([`Machine::lb_elements`]), 4 (f32) but for a kernel whose arenas hold a
     /// narrower float type ([`Machine::counted_in`]).
     pub word_bytes: usize,
+    /// Not a figure either: which candidate tiling each layer takes (the lowest estimate, or a
+    /// measured one: the passes' `tuning-cache` and `tuning-rank` options).
+    pub tuning: Tuning,
 }
 
 impl Machine {
@@ -80,7 +84,48 @@ impl Machine {
             kernel_launch: target.kernel_launch as f64,
             pipeline: true,
             word_bytes: 4,
+            tuning: Tuning::Estimate,
         }
+    }
+
+    /// The header of tuning caches for this machine by this compiler.
+    pub fn tuning_header(&self) -> Header {
+        Header {
+            format: FORMAT.into(),
+            compiler: COMPILER.into(),
+            target: self.name.clone(),
+            figures: self.fingerprint(),
+            pipeline: self.pipeline,
+        }
+    }
+
+    /// A hash of every figure the planners read (FNV-1a over their text): what tells a tuning
+    /// cache made for other figures under the same target name.
+    pub fn fingerprint(&self) -> String {
+        let figures = format!(
+            "{} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
+            self.clusters,
+            self.cores,
+            self.cores_per_cluster,
+            self.lb_bytes,
+            self.gb_bytes,
+            self.ddr_bytes,
+            self.ddr_bandwidth,
+            self.gb_bandwidth,
+            self.lb_bandwidth,
+            self.matrix_flops,
+            self.matrix_engines_per_core,
+            self.dma_setup,
+            self.compute_setup,
+            self.barrier,
+            self.kernel_launch
+        );
+        let hash = figures
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+                (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3)
+            });
+        format!("{hash:016x}")
     }
 
     /// The same machine with capacities counted in elements of `bytes` bytes: what a kernel

@@ -9,6 +9,7 @@
 //! the outputs back and collects the runtime's report.
 
 use melior::{
+    diagnostic::DiagnosticSeverity,
     ir::{
         attribute::{AttributeLike, StringAttribute},
         block::BlockLike,
@@ -33,10 +34,12 @@ mod device;
 mod elements;
 mod entry;
 mod execution;
+mod tuning;
 
 pub use artifact::{side_file, weights_file};
 pub use device::{Device, ReportFormat, TraceFormat};
 pub use execution::{figures, load, run, Figures, Loaded};
+pub use tuning::{tuned, Tuned};
 
 /// The graph-level and lowering passes before the backend: the registered pipeline of the kernel
 /// schedule, as `--pass-pipeline` text.
@@ -152,6 +155,8 @@ pub struct Compiled {
     pub kernel_count: usize,
     /// Wall time of the MLIR passes down to `dsa`.
     pub graph_passes: Duration,
+    /// How the layers' tilings were chosen, for the tuner.
+    pub tuned: Tuned,
     jit: Jit,
 }
 
@@ -162,16 +167,19 @@ impl Compiled {
     }
 }
 
-/// Runs `pipeline` on `module`, collecting diagnostics into the error.
+/// Runs `pipeline` on `module`, collecting diagnostics into the error; on success the warnings
+/// (what a pass ignored and went on without) go to standard error.
 pub fn run_pipeline(context: &Context, module: &mut Module, pipeline: &str) -> Result<(), String> {
     turbine_passes::register_all_passes();
     static UPSTREAM: std::sync::Once = std::sync::Once::new();
     UPSTREAM.call_once(melior::utility::register_all_passes);
-    let diagnostics = Rc::new(RefCell::new(Vec::<String>::new()));
+    let diagnostics = Rc::new(RefCell::new(Vec::<(bool, String)>::new()));
     let sink = diagnostics.clone();
     let handler = context.attach_diagnostic_handler(move |diagnostic| {
         let location = crate::diagnostics::describe(diagnostic.location());
-        sink.borrow_mut().push(format!("{location}: {diagnostic}"));
+        let warning = matches!(diagnostic.severity(), DiagnosticSeverity::Warning);
+        sink.borrow_mut()
+            .push((warning, format!("{location}: {diagnostic}")));
         true
     });
     let manager = PassManager::new(context);
@@ -181,14 +189,20 @@ pub fn run_pipeline(context: &Context, module: &mut Module, pipeline: &str) -> R
             .map_err(|error| format!("the pipeline does not parse: {error}"))
             .and_then(|()| manager.run(module).map_err(|error| error.to_string()));
     context.detach_diagnostic_handler(handler);
-    outcome.map_err(|error| {
-        let diagnostics = diagnostics.borrow();
-        if diagnostics.is_empty() {
-            error
-        } else {
-            diagnostics.join("\n")
+    let diagnostics = diagnostics.borrow();
+    match outcome {
+        Ok(()) => {
+            for (_, warning) in diagnostics.iter().filter(|(warning, _)| *warning) {
+                eprintln!("warning: {warning}");
+            }
+            Ok(())
         }
-    })
+        Err(error) if diagnostics.is_empty() => Err(error),
+        Err(_) => {
+            let messages: Vec<&str> = diagnostics.iter().map(|(_, m)| m.as_str()).collect();
+            Err(messages.join("\n"))
+        }
+    }
 }
 
 /// The `sym_name` of a symbol op, None for an op that has none.
@@ -330,6 +344,7 @@ pub fn compile_with_pipeline(
         .into_iter()
         .find(|(name, _, _)| *name == entry)
         .ok_or("the lowering made no host function")?;
+    let tuned = tuned(&module);
     let jit = Jit::new(&mut module, opt)?;
     Ok(Compiled {
         entry,
@@ -337,6 +352,7 @@ pub fn compile_with_pipeline(
         output_shapes,
         kernel_count,
         graph_passes,
+        tuned,
         jit,
     })
 }

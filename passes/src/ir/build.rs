@@ -183,3 +183,29 @@ pub fn i64_attribute(context: MlirContext, value: i64) -> MlirAttribute {
     // SAFETY: the context is alive.
     unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), value) }
 }
+
+/// An `f64` float attribute.
+pub fn f64_attribute(context: MlirContext, value: f64) -> MlirAttribute {
+    // SAFETY: the context is alive.
+    unsafe { mlirFloatAttrDoubleGet(context, mlirF64TypeGet(context), value) }
+}
+
+/// A dictionary attribute of `entries` (name, value).
+pub fn dictionary(context: MlirContext, entries: &[(&str, MlirAttribute)]) -> MlirAttribute {
+    // SAFETY: the context and the attributes are alive; MLIR copies the names and the entries.
+    unsafe {
+        let named: Vec<MlirNamedAttribute> = entries
+            .iter()
+            .map(|(name, value)| {
+                mlirNamedAttributeGet(mlirIdentifierGet(context, string_ref(name)), *value)
+            })
+            .collect();
+        mlirDictionaryAttrGet(context, named.len() as isize, named.as_ptr())
+    }
+}
+
+/// An array attribute of `elements`.
+pub fn array(context: MlirContext, elements: &[MlirAttribute]) -> MlirAttribute {
+    // SAFETY: the context and the attributes are alive; MLIR copies the list.
+    unsafe { mlirArrayAttrGet(context, elements.len() as isize, elements.as_ptr()) }
+}

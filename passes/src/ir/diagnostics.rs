@@ -19,3 +19,12 @@ pub fn emit_remark(location: Location, message: &str) {
     // SAFETY: the location is valid and MLIR copies the message.
     unsafe { turbine_dialects::pass_abi::turbineEmitRemark(location.to_raw(), string_ref(message)) }
 }
+
+/// Emits a warning at `location`: something the pass ignored and went on without, checked by
+/// `expected-warning` under `--verify-diagnostics`.
+pub fn emit_warning(location: Location, message: &str) {
+    // SAFETY: the location is valid and MLIR copies the message.
+    unsafe {
+        turbine_dialects::pass_abi::turbineEmitWarning(location.to_raw(), string_ref(message))
+    }
+}

@@ -48,8 +48,8 @@ mod value;
 
 pub use block::{block_arguments, block_ops, block_parent};
 pub use build::{
-    create, create_inferring, create_named, function_type, i64_array, i64_attribute,
-    region_with_block, string_attribute, InsertionPoint, NamedAttribute,
+    array, create, create_inferring, create_named, dictionary, f64_attribute, function_type,
+    i64_array, i64_attribute, region_with_block, string_attribute, InsertionPoint, NamedAttribute,
 };
 pub use diagnostics::{emit_error, emit_remark};
 pub use handle::{Op, Val};

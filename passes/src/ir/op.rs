@@ -4,7 +4,7 @@
 
 use super::block::block_ops;
 use super::build::{create, InsertionPoint};
-use super::diagnostics::{emit_error, emit_remark};
+use super::diagnostics::{emit_error, emit_remark, emit_warning};
 use super::handle::{Op, Val};
 use super::strings::{string_ref, to_string};
 use melior::ir::Location;
@@ -416,5 +416,11 @@ impl Op {
     pub fn emit_remark(self, message: &str) {
         // SAFETY: the op is alive; the location borrows its context.
         emit_remark(unsafe { Location::from_raw(self.location()) }, message)
+    }
+
+    /// Emits a warning at this op.
+    pub fn emit_warning(self, message: &str) {
+        // SAFETY: the op is alive; the location borrows its context.
+        emit_warning(unsafe { Location::from_raw(self.location()) }, message)
     }
 }

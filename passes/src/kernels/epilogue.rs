@@ -90,6 +90,33 @@ fn preloadable_addend(
 }
 
 impl Epilogue {
+    /// What `steps` (their external operands of `shapes`, each living where `space_of` says)
+    /// are, for a tuning key: the operations and the shape and space of each operand, without
+    /// the values of one program.
+    pub fn key(
+        steps: &[Step],
+        shapes: &BTreeMap<ValueId, Vec<usize>>,
+        space_of: impl Fn(ValueId) -> Space,
+    ) -> String {
+        let operand = |operand: &Operand| match operand {
+            Operand::Chain => "chain".to_owned(),
+            Operand::External(value) => format!("{:?}@{:?}", shapes[value], space_of(*value)),
+        };
+        let parts: Vec<String> = steps
+            .iter()
+            .map(|step| {
+                let operands: Vec<String> = step.operands.iter().map(operand).collect();
+                format!(
+                    "{:?}({})->{}",
+                    step.op,
+                    operands.join(","),
+                    operand(&step.target)
+                )
+            })
+            .collect();
+        format!("[{}]", parts.join(" "))
+    }
+
     /// LB elements an epilogue needs for an output tile of `output_tile` (before allocation).
     pub fn lb_elements(
         steps: &[Step],

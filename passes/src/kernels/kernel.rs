@@ -17,10 +17,11 @@ use super::{
     epilogue::{external_tile, Epilogue},
     layers::{Operand, Step},
 };
-use crate::graph_view::{ElementType, ValueId};
+use crate::graph_view::{ElementType, Node, ValueId};
 use crate::ir::{self, InsertionPoint, Op, Val};
 use crate::kernels::emit::IndexOp;
 use crate::target::Machine;
+use crate::tuning::{Decision, Tuning, KERNEL_ATTRIBUTE};
 use mlir_sys::*;
 use std::collections::{BTreeMap, HashMap};
 use turbine_dialects::ops::dsa;
@@ -90,6 +91,8 @@ pub struct Kernel {
     /// cluster): the replicas, the running core's cluster and the op the selections of its
     /// replica go before.
     spread: Option<(Replicas, Val, Op)>,
+    /// How each of its layers' tilings was chosen.
+    decisions: Vec<Decision>,
 }
 
 impl Kernel {
@@ -128,6 +131,23 @@ impl Kernel {
             inserted: false,
             per_cluster: None,
             spread: None,
+            decisions: Vec::new(),
+        }
+    }
+
+    /// Records how the tiling of the layer anchored at `node` was chosen under `tuning`, for the
+    /// tuner ([`KERNEL_ATTRIBUTE`]; not when the estimate chose alone); a cached choice the
+    /// planner ignored is a warning at `node`.
+    pub fn tuned(&mut self, decision: &Decision, node: &Node, tuning: &Tuning) {
+        if let Some(choice) = &decision.rejected {
+            node.op.emit_warning(&format!(
+                "the tuning cache's tiling {choice} is not a candidate of this layer (the cache \
+                 is stale); the estimate's tiling {} is used",
+                decision.choice
+            ));
+        }
+        if !matches!(tuning, Tuning::Estimate) {
+            self.decisions.push(decision.clone());
         }
     }
 
@@ -491,6 +511,15 @@ impl Kernel {
                 .set_attribute("function_type", mlirTypeAttrGet(function_type));
             self.op
                 .set_attribute("sym_name", ir::string_attribute(context, &self.name));
+            if !self.decisions.is_empty() {
+                let decisions: Vec<MlirAttribute> = self
+                    .decisions
+                    .iter()
+                    .map(|decision| decision_attribute(context, decision))
+                    .collect();
+                self.op
+                    .set_attribute(KERNEL_ATTRIBUTE, ir::array(context, &decisions));
+            }
             mlirBlockInsertOwnedOperationBefore(
                 mlirOperationGetBlock(before.raw()),
                 before.raw(),
@@ -509,6 +538,19 @@ impl Kernel {
             cores,
         )
     }
+}
+
+/// The entry of [`KERNEL_ATTRIBUTE`] recording `decision`.
+fn decision_attribute(context: MlirContext, decision: &Decision) -> MlirAttribute {
+    ir::dictionary(
+        context,
+        &[
+            ("key", ir::string_attribute(context, &decision.key)),
+            ("choice", ir::string_attribute(context, &decision.choice)),
+            ("estimate", ir::f64_attribute(context, decision.estimate)),
+            ("ranked", ir::i64_attribute(context, decision.ranked as i64)),
+        ],
+    )
 }
 
 impl Drop for Kernel {

@@ -15,6 +15,7 @@ use super::{
     ports::{load_cycles, Candidates, Estimate, PortCycles, SpaceElements},
 };
 use crate::target::Machine;
+use crate::tuning::Decision;
 use crate::{
     graph_view::{Node, ValueId},
     ir::Val,
@@ -36,6 +37,8 @@ struct Plan {
     /// The residual each tile's accumulator starts from ([`without_preloaded_addend`]); its
     /// addition is not among `steps`.
     preload: Option<ValueId>,
+    /// How the tiling was chosen.
+    decision: Decision,
 }
 
 /// The shape of operand `position` of `node` as the product reads it (`gemm`'s transposes).
@@ -97,14 +100,18 @@ fn plan<T: Viewed>(
         batch_count,
         spaces: [lhs_space, rhs_space, out_space],
     };
-    match search.candidates().best() {
-        Some((cost, (tile, pipelined))) => Ok(Plan {
+    match search
+        .candidates()
+        .pick(&scope.machine.tuning, || search.key())
+    {
+        Some((cost, (tile, pipelined), decision)) => Ok(Plan {
             steps: tile_steps,
             tile,
             pipelined,
             dims: [m, n, k],
             cost,
             preload,
+            decision,
         }),
         None => Err(LoweringError::at(
             index,
@@ -181,8 +188,24 @@ struct Search<'s, T> {
 }
 
 impl<T: Viewed> Search<'_, T> {
+    /// The layer's tuning key: what the search reads.
+    fn key(&self) -> String {
+        format!(
+            "product mnk={:?} batch={} rank={} spaces={:?} epilogue={} pipeline={}",
+            self.dims,
+            self.batch_count,
+            self.rank,
+            self.spaces,
+            Epilogue::key(self.steps, self.shapes, |value| self
+                .scope
+                .view(value)
+                .space),
+            self.scope.machine.pipeline
+        )
+    }
+
     /// Every tile `[Mt, Nt, Kt]` that fits the LB, and whether its chunks are pipelined, with
-    /// its estimate, in the order the search meets them (which [`Candidates::best`] breaks full
+    /// its estimate, in the order the search meets them (which [`Candidates::pick`] breaks full
     /// ties by).
     fn candidates(&self) -> Candidates<([usize; 3], bool)> {
         let [m, n, k] = self.dims;
@@ -305,6 +328,7 @@ pub fn lower(
         Some(layer.output.view.space),
         layer.index,
     )?;
+    kernel.tuned(&plan.decision, node, &scope.machine.tuning);
     let [mt, nt, kt] = plan.tile;
     let (lhs, rhs) = host_operands(scope, host, node);
     let rank = out.len();

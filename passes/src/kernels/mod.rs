@@ -13,7 +13,8 @@
 //! - [`fusion`]: which ops a layer takes (an anchor and the elementwise ops that refine it).
 //! - [`layers`]: what a layer is — its anchor, fused steps, operands and where they live.
 //! - [`epilogue`] and [`kernel`]: a kernel's skeleton, its tile loops and fused epilogues.
-//! - [`ports`]: which transfers share a memory port, and the estimate of a layer's cycles.
+//! - [`ports`]: which transfers share a memory port, the estimate of a layer's cycles, and the
+//!   candidates a planner picks from.
 //! - [`reduction_view`]: how a reduction is viewed as rows.
 //! - [`row_classes`], [`trickle`]: row-wise tiling classes; weight copies spread over a layer.
 //! - The per-op emitters with their tiling estimates: [`conv`], [`matmul`], [`window`],

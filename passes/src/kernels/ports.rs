@@ -3,11 +3,13 @@
 //! holds it), but the eight cores of a cluster take turns on it: however well a core overlaps
 //! its loads with its compute, its tiles cannot go faster than its share of each port carries
 //! their bytes. An estimate is the larger of the two, a roofline; and a layer's tilings are
-//! picked by it, within a tie band that the fewer instructions decide ([`Candidates::best`]).
+//! picked by it, within a tie band that the fewer instructions decide ([`Candidates::pick`]).
 
 use super::emit::Space;
 use crate::target::Machine;
+use crate::tuning::{self, Decision, Tuning};
 use std::collections::BTreeMap;
+use std::fmt::Debug;
 
 /// Elements an epilogue loads per tile, by the space each operand lives in
 /// ([`Epilogue::elements_by_space`](super::epilogue::Epilogue::elements_by_space)).
@@ -98,30 +100,61 @@ impl<T> Candidates<T> {
         self.0.push((estimate, tiling));
     }
 
-    /// The pick: among the tilings within [`TIE`] of the lowest estimate, the one issuing the
-    /// fewest instructions (a simpler program, and less to record on the host), then the one
-    /// with the lowest latency (with the same bytes on a saturated port, the one that overlaps
-    /// more still waits less wherever the port is not saturated after all); the first found on
-    /// a full tie.
-    pub fn best(self) -> Option<(Estimate, T)> {
+    /// The position of the estimate's pick: among the tilings within [`TIE`] of the lowest
+    /// estimate, the one issuing the fewest instructions (a simpler program, and less to record
+    /// on the host), then the one with the lowest latency (with the same bytes on a saturated
+    /// port, the one that overlaps more still waits less wherever the port is not saturated
+    /// after all); the first found on a full tie.
+    fn best_position(&self) -> Option<usize> {
         let lowest = self
             .0
             .iter()
             .map(|(estimate, _)| estimate.cycles)
             .fold(f64::INFINITY, f64::min);
-        let mut best: Option<(Estimate, T)> = None;
-        for (estimate, tiling) in self.0 {
+        let mut best: Option<(usize, &Estimate)> = None;
+        for (position, (estimate, _)) in self.0.iter().enumerate() {
             if estimate.cycles > lowest * (1.0 + TIE) {
                 continue;
             }
             let key = (estimate.instructions, estimate.latency);
-            if best
-                .as_ref()
-                .is_none_or(|(chosen, _)| key < (chosen.instructions, chosen.latency))
-            {
-                best = Some((estimate, tiling));
+            if best.is_none_or(|(_, chosen)| key < (chosen.instructions, chosen.latency)) {
+                best = Some((position, estimate));
             }
         }
-        best
+        best.map(|(position, _)| position)
+    }
+
+    /// The tilings ranked: the estimate's pick, then the others by increasing estimate (in the
+    /// order found on ties).
+    fn ranking(self) -> Vec<(Estimate, T)> {
+        let Some(first) = self.best_position() else {
+            return Vec::new();
+        };
+        let mut rest: Vec<(usize, (Estimate, T))> = self.0.into_iter().enumerate().collect();
+        let best = rest.remove(first).1;
+        rest.sort_by(|(a, (x, _)), (b, (y, _))| x.cycles.total_cmp(&y.cycles).then(a.cmp(b)));
+        std::iter::once(best)
+            .chain(rest.into_iter().map(|(_, candidate)| candidate))
+            .collect()
+    }
+
+    /// The tiling `tuning` takes for the layer named by `key` ([`tuning::pick`]), with its
+    /// estimate and the decision the kernel records. Without tuning the estimate's pick, with no
+    /// ranking made and no key: the cost models ask for thousands of estimates.
+    pub fn pick(
+        self,
+        tuning: &Tuning,
+        key: impl FnOnce() -> String,
+    ) -> Option<(Estimate, T, Decision)>
+    where
+        T: Debug,
+    {
+        if let Tuning::Estimate = tuning {
+            let position = self.best_position()?;
+            let (estimate, tiling) = self.0.into_iter().nth(position)?;
+            let decision = Decision::estimated(format!("{tiling:?}"), estimate.cycles);
+            return Some((estimate, tiling, decision));
+        }
+        tuning::pick(self.ranking(), |estimate| estimate.cycles, tuning, key())
     }
 }

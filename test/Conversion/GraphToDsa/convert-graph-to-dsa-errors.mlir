@@ -7,6 +7,19 @@
 // RUN: not turbine-opt %s --convert-graph-to-dsa=fuse-chains=sometimes 2>&1 | FileCheck %s --check-prefix=CHAINS
 // CONTROL: unknown mode 'maybe' (available: device, host)
 // CHAINS: option 'fuse-chains': unknown choice 'sometimes' (available: auto, always, never)
+// RUN: not turbine-opt %s --dsa-set-target=target=mini --convert-graph-to-dsa=tuning-cache=%S/Inputs/missing.json 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not turbine-opt %s --dsa-set-target=target=mini --convert-graph-to-dsa=tuning-cache=%S/Inputs/no-fit.mlir 2>&1 | FileCheck %s --check-prefix=FOREIGN
+// RUN: not turbine-opt %s --dsa-set-target=target=mini --convert-graph-to-dsa=tuning-cache=%S/Inputs/stale-tuning-cache.json 2>&1 | FileCheck %s --check-prefix=STALE
+// RUN: not turbine-opt %s --dsa-set-target=target=mini --convert-graph-to-dsa="tuning-cache=%S/Inputs/stale-tuning-cache.json tuning-rank=1" 2>&1 | FileCheck %s --check-prefix=BOTH
+// RUN: not turbine-opt %s --convert-graph-to-dsa=tuning-rank=-2 2>&1 | FileCheck %s --check-prefix=RANK
+// Tests that a tuning cache that cannot be read, is not one, or was made by another compiler is
+// refused, naming it; that a compile reads a cache or explores a rank, not both; and that a
+// rank is 0 or more.
+// MISSING: error: cannot read the tuning cache {{.*}}missing.json: No such file or directory
+// FOREIGN: error: '{{.*}}no-fit.mlir' is not a tuning cache
+// STALE: error: tuning cache '{{.*}}stale-tuning-cache.json' was made by turbine 0.0.1 (000000000000), not by this compiler (turbine {{.*}}): tune again with turbine-run --tune --tuning-cache
+// BOTH: error: options 'tuning-cache' and 'tuning-rank' exclude each other
+// RANK: option 'tuning-rank': a rank is 0 or more (or -1 for none)
 // Tests that the lowering runs on the module only (it adds kernels beside the functions).
 // ANCHOR: error: Can't add pass 'convert-graph-to-dsa' restricted to 'builtin.module' on a PassManager intended to run on 'func.func', did you intend to nest?
 

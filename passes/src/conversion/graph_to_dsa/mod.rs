@@ -29,9 +29,11 @@ mod residency;
 mod signatures;
 
 pub use chain_fusion::{ChainFusion, FUSE_CHAINS_OPTION};
+
 pub use control_mode::{ControlMode, CONTROL_OPTION};
 
 use crate::target::Machine;
+use crate::tuning::{self, Tuning};
 use crate::{
     graph_view::{FunctionView, OUTLINED},
     ir::Op,
@@ -40,6 +42,7 @@ use crate::{
 use melior::ir::OperationRef;
 use signatures::Signatures;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use turbine_dialects::ops::{upstream, OpKind};
 use turbine_dialects::pass_abi::OptionKind;
 
@@ -73,7 +76,29 @@ pub struct ConvertGraphToDsa {
     explain: bool,
     keep_invariants: bool,
     fuse_chains: ChainFusion,
+    tuning_cache: String,
+    tuning_rank: Option<usize>,
 }
+
+/// The `tuning-cache` option of the layer-wise lowering and its pipeline.
+pub const TUNING_CACHE_OPTION: OptionInfo = OptionInfo {
+    name: "tuning-cache",
+    description: "A tuning cache (turbine-run --tune writes one): each layer it names takes the \
+                  tiling measured fastest there (BOLT §3.2) instead of the estimate's; a cache \
+                  of another compiler or target is refused",
+    kind: OptionKind::String,
+    default: "",
+};
+
+/// The `tuning-rank` option of the layer-wise lowering and its pipeline.
+pub const TUNING_RANK_OPTION: OptionInfo = OptionInfo {
+    name: "tuning-rank",
+    description: "Every layer takes the candidate tiling of this rank by estimate (0: the \
+                  estimate's pick; the estimate's pick where there are fewer; -1: no rank): \
+                  what the tuner measures, one compile per rank",
+    kind: OptionKind::Int,
+    default: "-1",
+};
 
 impl Pass for ConvertGraphToDsa {
     const ARGUMENT: &'static str = "convert-graph-to-dsa";
@@ -108,7 +133,11 @@ with it into one kernel (BOLT §3.1) that keeps each row block of the first resu
 feeds it to the second product's tiles, never storing it; a convolution whose result only a 1x1 \
 convolution (stride 1, no padding) reads feeds it each of its tiles, holding all its channels, \
 in the LB. Either is chosen where the cost model estimates it faster than two layers \
-(`fuse-chains`; `explain` gives both estimates). An op that is not supported or that cannot be tiled \
+(`fuse-chains`; `explain` gives both estimates). A layer's tiling is the estimate's pick among its \
+candidates, or the one a tuning cache names (`tuning-cache`, measured by `turbine-run --tune`, \
+BOLT §3.2), or the candidate of a rank (`tuning-rank`, what the tuner compiles); with either \
+option each kernel records its layers' choices in `dsa.tuning` and the module the compiler and \
+target they hold for. An op that is not supported or that cannot be tiled \
 into the local buffer is an error at that op.";
     const OPTIONS: &'static [OptionInfo] = &[
         OptionInfo {
@@ -122,6 +151,8 @@ into the local buffer is an error at that op.";
         CONTROL_OPTION,
         KEEP_INVARIANTS_OPTION,
         FUSE_CHAINS_OPTION,
+        TUNING_CACHE_OPTION,
+        TUNING_RANK_OPTION,
         OptionInfo {
             name: "explain",
             description: "Emit a remark at each graph.loop saying whether its body keeps its \
@@ -146,6 +177,13 @@ into the local buffer is an error at that op.";
             explain: options.bool("explain")?,
             keep_invariants: options.bool("keep-invariants")?,
             fuse_chains: ChainFusion::parse(&options.string("fuse-chains"))?,
+            tuning_cache: options.string("tuning-cache"),
+            tuning_rank: match options.int("tuning-rank")? {
+                -1 => None,
+                rank => Some(usize::try_from(rank).map_err(|_| {
+                    "option 'tuning-rank': a rank is 0 or more (or -1 for none)".to_owned()
+                })?),
+            },
         })
     }
 
@@ -163,6 +201,14 @@ into the local buffer is an error at that op.";
             pipeline: self.pipeline,
             ..machine
         };
+        let tuning = self.tuning(&machine).map_err(|message| {
+            module.emit_error(&message);
+            PassFailure
+        })?;
+        if !matches!(tuning, Tuning::Estimate) {
+            tuning::stamp(module, &machine.tuning_header());
+        }
+        let machine = Machine { tuning, ..machine };
         let settings = Settings {
             control: self.control,
             keep_invariants: self.keep_invariants,
@@ -170,6 +216,26 @@ into the local buffer is an error at that op.";
             explain: self.explain,
         };
         lower_graph_functions(module, &machine, &settings)
+    }
+}
+
+impl ConvertGraphToDsa {
+    /// How the layers' tilings are chosen on `machine`: by the tuning cache, by rank, or by the
+    /// estimate.
+    fn tuning(&self, machine: &Machine) -> Result<Tuning, String> {
+        match (self.tuning_cache.as_str(), self.tuning_rank) {
+            ("", None) => Ok(Tuning::Estimate),
+            ("", Some(rank)) => Ok(Tuning::Rank(rank)),
+            (path, None) => {
+                let file = tuning::File::read(path, &machine.tuning_header())?;
+                Ok(Tuning::Cache(Rc::new(file.cache())))
+            }
+            (_, _) => Err(
+                "options 'tuning-cache' and 'tuning-rank' exclude each other: a compile either \
+                 reads the measured tilings or explores a rank"
+                    .into(),
+            ),
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! the first product's K0 chunks into a `Mt × N0` accumulator, the first epilogue on it, then a
 //! loop over the second product's column blocks reading that accumulator as its lhs.
 
-use super::{Layers, Plan};
+use super::plan::{Layers, Plan};
 use crate::ir::Val;
 use crate::kernels::{
     emit::{Body, Tensor, View},
@@ -25,6 +25,7 @@ pub fn lower(
     mut kernel: Kernel,
 ) -> Result<Kernel, LoweringError> {
     let (first, second) = (layers.first.0, layers.second.0);
+    kernel.tuned(&plan.decision, first, &scope.machine.tuning);
     let [mt, kt, nt] = plan.tile;
     let n0 = plan.dims.n0;
     let rank = plan.dims.batch.len() + 2;

@@ -6,8 +6,9 @@ use super::absorbed::AbsorbedTiles;
 use super::bias::{biases, chained_bias};
 use super::chained::ChainedTiles;
 use super::pipeline::Pipeline;
-use super::plan::{plan, Plan, Request};
+use super::plan::{plan, Plan};
 use super::pointwise;
+use super::request::Request;
 use super::serial::Serial;
 use crate::graph_view::{ElementType, ValueId};
 use crate::ir::Val;
@@ -34,6 +35,7 @@ pub fn lower(
         None => layer.output.view.shape.clone(),
     };
     let plan = plan(scope, &request(layer, &out))?;
+    kernel.tuned(&plan.decision, layer.node, &scope.machine.tuning);
     let operands = host_operands(scope, host, layer, &plan);
     let (geometry, tiling) = (&plan.geometry, &plan.tiling);
     let tensors = &operands.tensors;

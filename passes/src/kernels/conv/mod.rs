@@ -8,18 +8,21 @@
 //!
 //! Modules depend in one direction: [`geometry`] (a conv's shape and one tiling of it) and
 //! [`cost`] (what a tiling costs), [`absorbed`], [`chained`], [`pointwise`] and [`bias`] (what a
-//! layer adds to a plain conv), [`plan`] (the tiling chosen), [`pipeline`] and [`serial`] (the tile loops), then
-//! [`lowering`].
+//! layer adds to a plain conv), [`request`] (what the planner is asked) and [`key`] (what names
+//! a layer for the tuner), [`plan`] (the tiling chosen), [`pipeline`] and [`serial`] (the tile
+//! loops), then [`lowering`].
 
 mod absorbed;
 mod bias;
 mod chained;
 mod cost;
 mod geometry;
+mod key;
 mod lowering;
 mod pipeline;
 mod plan;
 mod pointwise;
+mod request;
 mod serial;
 
 pub use lowering::lower;
@@ -30,7 +33,8 @@ use super::{
     ports::Estimate,
 };
 use crate::graph_view::Node;
-use plan::{plan, Request};
+use plan::plan;
+use request::Request;
 
 /// The estimated cycles of the conv `node` (fused with `fused`, writing `out`) with its
 /// operands where `scope` says, if it fits the LB: what tells whether a copy of its filter

@@ -6,8 +6,10 @@ use super::absorbed::{without_sum, Absorbed};
 use super::bias::{biases, is_bias_view};
 use super::chained::Chained;
 use super::geometry::{Geometry, Tiling};
+use super::key::tuning_key;
 use super::pointwise;
-use crate::graph_view::{Node, ValueId};
+use super::request::Request;
+use crate::graph_view::ValueId;
 use crate::kernels::{
     emit::{divisors_descending, Space, View},
     epilogue::{without_preloaded_addend, Epilogue},
@@ -16,31 +18,9 @@ use crate::kernels::{
     ports::{Candidates, Estimate},
     row_classes::Rows,
 };
+use crate::tuning::Decision;
 use std::collections::BTreeMap;
 use turbine_dialects::attributes::dsa::BinaryKind;
-
-/// The conv layer to plan: the conv `node` with the fused elementwise `fused` after it, writing a
-/// value of shape `out`.
-pub(super) struct Request<'a> {
-    pub(super) node: &'a Node,
-    pub(super) fused: &'a [Step],
-    pub(super) out: &'a [usize],
-    /// Where the output is written (where the input lives when that is not known).
-    pub(super) out_space: Option<Space>,
-    /// The anchor's position, for errors.
-    pub(super) index: usize,
-    /// Whether the output has its pixels in one run per channel, so that a pointwise conv may
-    /// be seen as rows of fewer pixels ([`pointwise`]).
-    pub(super) pixel_rows: bool,
-    /// The 1×1 convolution whose product each tile starts from ([`super::absorbed`]).
-    pub(super) absorbed: Option<&'a Node>,
-    /// Tiles cover the output rows by multiples of it (for a stepped slice of the output the
-    /// tiles store too, which also keeps the output's pixels in their rows).
-    pub(super) rows_by: usize,
-    /// The 1×1 convolution the tiles feed, with its fused steps ([`super::chained`]); `out_space`
-    /// is then where its result goes.
-    pub(super) chained: Option<(&'a Node, &'a [Step])>,
-}
 
 /// A conv layer's geometry, epilogue and tiling: what the lowering emits, decided without
 /// emitting anything, so that a caller can also ask for its estimated cycles.
@@ -59,6 +39,8 @@ pub(super) struct Plan {
     /// The residual each tile's accumulator starts from ([`without_preloaded_addend`]); its
     /// addition is not among `steps`.
     pub(super) preload: Option<ValueId>,
+    /// How the tiling was chosen.
+    pub(super) decision: Decision,
 }
 
 /// The stride along H of a conv whose kernel is one row high (a 1×1 projection with stride 2),
@@ -103,8 +85,19 @@ pub(super) fn plan<T: Viewed>(scope: &Scope<T>, request: &Request) -> Result<Pla
         rows_by: request.rows_by,
         budget: scope.machine.lb_elements(),
     };
-    match search.candidates(&variants).best() {
-        Some((cost, (variant, tiling))) => {
+    let key = || {
+        tuning_key(
+            scope,
+            request,
+            (&epilogue.steps, &epilogue.shapes),
+            row_step,
+        )
+    };
+    match search
+        .candidates(&variants)
+        .pick(&scope.machine.tuning, key)
+    {
+        Some((cost, (variant, tiling), decision)) => {
             let (geometry, _, pixel_row) = variants.swap_remove(variant);
             Ok(Plan {
                 geometry,
@@ -114,6 +107,7 @@ pub(super) fn plan<T: Viewed>(scope: &Scope<T>, request: &Request) -> Result<Pla
                 row_step,
                 pixel_row,
                 preload: epilogue.preload,
+                decision,
             })
         }
         None => Err(no_tiling(scope, request.index, &geometry)),
@@ -349,7 +343,7 @@ struct Search<'s, T> {
 
 impl<T: Viewed> Search<'_, T> {
     /// Every tiling of every variant that fits the LB, with its estimate and the variant's
-    /// position, in the order the search meets them (which [`Candidates::best`] breaks full
+    /// position, in the order the search meets them (which [`Candidates::pick`] breaks full
     /// ties by). A pipeline's smaller tiles re-read more, which the estimate's port bound prices.
     fn candidates(&self, variants: &[Variant]) -> Candidates<(usize, Tiling)> {
         let mut candidates = Candidates::new();

@@ -24,6 +24,7 @@ macro_rules! outln {
 mod model;
 mod output;
 mod results;
+mod tune;
 
 use model::{check_interface, inputs, load};
 use results::{compare, summary, top_k};
@@ -174,6 +175,19 @@ struct Arguments {
     /// Seed of the random inputs used when no --input is given (f32 uniform in [-1, 1)).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Tune first (BOLT §3.2): compile and run the model once per rank of the candidate tilings
+    /// (layer-wise schedule), time every kernel, and write the fastest tiling of each layer to
+    /// the --tuning-cache file; then compile with it and run.
+    #[arg(long, requires = "tuning_cache")]
+    tune: bool,
+    /// A tuning cache: each layer it names takes the tiling measured fastest (written by
+    /// --tune); one made by another compiler or for another target is refused.
+    #[arg(long, value_name = "FILE")]
+    tuning_cache: Option<String>,
+    /// With --tune, the candidates measured per layer at most (one compile and run each).
+    #[arg(long, default_value_t = 4, requires = "tune",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    tune_candidates: u32,
 }
 
 /// The target, `schedule` and optimisation level the arguments ask for.
@@ -334,13 +348,16 @@ impl Run<'_, '_> {
     /// only compiling.
     fn compile_and_run(&self, module: melior::ir::Module) -> Result<Option<Vec<Tensor>>, String> {
         let arguments = self.arguments;
-        let compiled = compile(
-            self.context,
-            module,
-            self.entry,
-            arguments,
-            &arguments.schedule,
-        )?;
+        let schedule = match &arguments.tuning_cache {
+            Some(path) => {
+                if arguments.tune {
+                    self.tune(path)?;
+                }
+                tune::with_option(&arguments.schedule, &format!("tuning-cache={path}"))
+            }
+            None => arguments.schedule.clone(),
+        };
+        let compiled = compile(self.context, module, self.entry, arguments, &schedule)?;
         if arguments.compile_only {
             return Ok(None);
         }

@@ -1,0 +1,27 @@
+// The tuner's options of the layer-wise lowering (BOLT §3.2): with `tuning-rank` every layer
+// takes its candidate tiling of that rank by estimate and each kernel records how its layer's
+// tiling was chosen, the module the compiler and target the choices hold for.
+// RUN: turbine-opt %s --dsa-set-target=target=mini --convert-graph-to-dsa | FileCheck %s --check-prefix=PLAIN
+// RUN: turbine-opt %s --dsa-set-target=target=mini --convert-graph-to-dsa=tuning-rank=0 | FileCheck %s --check-prefixes=CHECK,RANK0
+// RUN: turbine-opt %s --dsa-set-target=target=mini --convert-graph-to-dsa=tuning-rank=1 | FileCheck %s --check-prefixes=CHECK,RANK1
+// RUN: turbine-opt %s --dsa-set-target=target=mini --convert-graph-to-dsa=tuning-rank=99 | FileCheck %s --check-prefixes=CHECK,RANK0
+
+// Tests that rank 0 is the estimate's pick (tiles of 16x16 with all of K), that rank 1 is the
+// next candidate by estimate (K in two chunks), that a rank past the layer's candidates falls back to the estimate's pick,
+// and that without a tuning option nothing is recorded.
+// CHECK: module attributes {dsa.target = {{.*}}, dsa.tuning = {compiler = "turbine {{.*}}", figures = "{{[0-9a-f]+}}", format = "turbine-tuning-cache-1", pipeline = true, target = "mini"}}
+// CHECK-LABEL: dsa.kernel @product_0_matmul
+// CHECK-SAME: attributes {dsa.tuning = [{choice =
+// RANK0-SAME: "([16, 16, 16], false)"
+// RANK1-SAME: "([16, 16, 8], false)"
+// CHECK-SAME: key = "product mnk=[64, 16, 16] batch=1 rank=2 spaces=[Ddr, Ddr, Ddr] epilogue=[Binary { kind: Add }(chain,[16]@Ddr)->chain] pipeline=true"
+// CHECK-SAME: ranked = {{[1-9][0-9]*}}
+// CHECK: dsa.matmul
+// PLAIN-NOT: dsa.tuning
+func.func @product(%x: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  %w = graph.weight "w" : tensor<16x16xf32>
+  %b = graph.weight "b" : tensor<16xf32>
+  %p = graph.matmul %x, %w : tensor<64x16xf32>, tensor<16x16xf32> -> tensor<64x16xf32>
+  %o = graph.add %p, %b : tensor<64x16xf32>, tensor<16xf32> -> tensor<64x16xf32>
+  return %o : tensor<64x16xf32>
+}
