@@ -7,7 +7,7 @@
 
 use crate::conversion::graph_to_dsa::{
     CONTROL_OPTION, FUSE_CHAINS_OPTION, KEEP_INVARIANTS_OPTION, PIPELINE_OPTION,
-    TUNING_CACHE_OPTION, TUNING_RANK_OPTION,
+    TUNING_CACHE_OPTION, TUNING_FUSION_RANK_OPTION, TUNING_RANK_OPTION,
 };
 use crate::registry::{OptionInfo, PipelineInfo, Step, StepValue};
 use turbine_dialects::ops::{upstream, OpKind};
@@ -91,6 +91,7 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
         FUSE_CHAINS_OPTION,
         TUNING_CACHE_OPTION,
         TUNING_RANK_OPTION,
+        TUNING_FUSION_RANK_OPTION,
         SUBSTITUTE_OPTION,
         SUBSTITUTE_ALPHA_OPTION,
         TEST_PERTURB_OPTION,
@@ -158,6 +159,10 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
                 ("fuse-chains", StepValue::Option("fuse-chains")),
                 ("tuning-cache", StepValue::Option("tuning-cache")),
                 ("tuning-rank", StepValue::Option("tuning-rank")),
+                (
+                    "tuning-fusion-rank",
+                    StepValue::Option("tuning-fusion-rank"),
+                ),
             ],
         },
         Step {

@@ -22,18 +22,56 @@ use std::rc::Rc;
 /// by less than that where it is wrong at all (BOLT prunes by what it knows of the hardware).
 pub const PRUNE: f64 = 1.5;
 
-/// How the planners pick a tiling among the candidates that fit.
+/// How the planners pick among their candidates: a layer's tiling, and whether a chain is fused.
 #[derive(Debug, Clone, Default)]
 pub enum Tuning {
     /// The lowest estimate (ties to the fewest instructions).
     #[default]
     Estimate,
-    /// The candidate of this rank: 0 is the estimate's pick, then the others within [`PRUNE`]
-    /// by increasing estimate; the estimate's pick where there are fewer. What the tuner
-    /// measures.
-    Rank(usize),
+    /// The candidates of these ranks, for tilings and for chain fusion apart (the tuner
+    /// measures the fusion decisions with the tilings at rank 0, so that a fused chain is not
+    /// compared with other tilings than its two layers').
+    Rank {
+        /// The rank of every layer's tiling.
+        tilings: usize,
+        /// The rank of every chain's fusion decision.
+        fusion: usize,
+    },
     /// The choices of a tuning cache; the estimate's pick where it has none.
     Cache(Rc<Cache>),
+}
+
+/// How one decision is taken: by the estimate, by rank (0 is the estimate's pick, then the
+/// others within [`PRUNE`] by increasing estimate; the estimate's pick where there are fewer),
+/// or by a cache.
+#[derive(Debug, Clone, Copy)]
+pub enum Select<'a> {
+    /// The estimate's pick.
+    Estimate,
+    /// The candidate of this rank.
+    Rank(usize),
+    /// The cache's choice.
+    Cache(&'a Cache),
+}
+
+impl Tuning {
+    /// How a layer's tiling is chosen.
+    pub fn tilings(&self) -> Select<'_> {
+        match self {
+            Tuning::Estimate => Select::Estimate,
+            Tuning::Rank { tilings, .. } => Select::Rank(*tilings),
+            Tuning::Cache(cache) => Select::Cache(cache),
+        }
+    }
+
+    /// How a chain's fusion is decided.
+    pub fn fusion(&self) -> Select<'_> {
+        match self {
+            Tuning::Estimate => Select::Estimate,
+            Tuning::Rank { fusion, .. } => Select::Rank(*fusion),
+            Tuning::Cache(cache) => Select::Cache(cache),
+        }
+    }
 }
 
 /// The choices of a tuning cache: per kernel key, the candidate that measured fastest.
@@ -86,7 +124,15 @@ pub struct Decision {
     pub rejected: Option<String>,
 }
 
+/// What the key of a chain's fusion decision starts with (the rest is its tiling's key).
+pub const FUSION_KEY: &str = "fusion ";
+
 impl Decision {
+    /// Whether it decides a chain's fusion (rather than a layer's tiling).
+    pub fn is_fusion(&self) -> bool {
+        self.key.starts_with(FUSION_KEY)
+    }
+
     /// The estimate's pick `choice` of `estimate` cycles, taken without tuning (nothing ranked,
     /// no key).
     pub fn estimated(choice: String, estimate: f64) -> Self {
@@ -102,12 +148,13 @@ impl Decision {
 
 /// The candidates `ranking` (estimates and tilings, the estimate's pick first, then the others
 /// by increasing estimate) pruned, each tiling once (a search may meet one twice, as a pipelined
-/// variant of a single chunk), and picked by `tuning` for the layer `key`: the tiling taken, with
-/// its estimate and the decision.
+/// variant of a single chunk), those above `bound` times the lowest estimate left out ([`PRUNE`]
+/// for tilings; a decision of two candidates measures both), and picked as `select` says for
+/// the layer `key`: the tiling taken, with its estimate and the decision.
 pub fn pick<E: Copy, T: Debug>(
     ranking: Vec<(E, T)>,
-    cycles: impl Fn(&E) -> f64,
-    tuning: &Tuning,
+    (cycles, bound): (impl Fn(&E) -> f64, f64),
+    select: Select,
     key: String,
 ) -> Option<(E, T, Decision)> {
     let lowest = ranking.first().map(|(estimate, _)| cycles(estimate))?;
@@ -117,7 +164,7 @@ pub fn pick<E: Copy, T: Debug>(
         .enumerate()
         .filter(|(rank, (estimate, tiling))| {
             let name = format!("{tiling:?}");
-            let kept = (*rank == 0 || cycles(estimate) <= lowest * PRUNE) && !names.contains(&name);
+            let kept = (*rank == 0 || cycles(estimate) <= lowest * bound) && !names.contains(&name);
             if kept {
                 names.push(name);
             }
@@ -126,11 +173,11 @@ pub fn pick<E: Copy, T: Debug>(
         .map(|(_, candidate)| candidate)
         .collect();
     let mut rejected = None;
-    let position = match tuning {
-        Tuning::Estimate => 0,
-        Tuning::Rank(rank) if *rank < ranking.len() => *rank,
-        Tuning::Rank(_) => 0,
-        Tuning::Cache(cache) => match cache.choices.get(&key) {
+    let position = match select {
+        Select::Estimate => 0,
+        Select::Rank(rank) if rank < ranking.len() => rank,
+        Select::Rank(_) => 0,
+        Select::Cache(cache) => match cache.choices.get(&key) {
             Some(choice) => names
                 .iter()
                 .position(|name| name == choice)
@@ -192,10 +239,11 @@ pub struct Entry {
     pub choice: String,
     /// Its estimated cycles.
     pub estimate: f64,
-    /// Its measured cycles (its kernel's, on the software DSA).
+    /// Its measured cycles: those of the model's kernels that hold a layer with this key, on the
+    /// software DSA.
     pub measured: u64,
-    /// The estimate's own pick, measured.
-    pub untuned: u64,
+    /// The same of the estimate's own pick, when the tuner measured it.
+    pub untuned: Option<u64>,
     /// Candidates measured.
     pub candidates: usize,
 }
@@ -276,9 +324,9 @@ mod tests {
         vec![(100.0, 1), (100.0, 2), (120.0, 2), (140.0, 3), (200.0, 4)]
     }
 
-    fn picked(tuning: &Tuning) -> (u32, Decision) {
+    fn picked(select: Select) -> (u32, Decision) {
         let (_, tiling, decision) =
-            pick(ranking(), |cycles| *cycles, tuning, "layer".into()).expect("candidates");
+            pick(ranking(), (|cycles| *cycles, PRUNE), select, "layer".into()).expect("candidates");
         (tiling, decision)
     }
 
@@ -286,29 +334,27 @@ mod tests {
     /// the pruning bound (1.5 times the lowest estimate), falling back to the first past it.
     #[test]
     fn ranks_distinct_tilings_within_the_bound() {
-        assert_eq!(picked(&Tuning::Estimate).0, 1);
-        assert_eq!(picked(&Tuning::Rank(1)).0, 2);
-        assert_eq!(picked(&Tuning::Rank(2)).0, 3);
-        assert_eq!(picked(&Tuning::Rank(3)).0, 1);
-        assert_eq!(picked(&Tuning::Estimate).1.ranked, 3);
+        assert_eq!(picked(Select::Estimate).0, 1);
+        assert_eq!(picked(Select::Rank(1)).0, 2);
+        assert_eq!(picked(Select::Rank(2)).0, 3);
+        assert_eq!(picked(Select::Rank(3)).0, 1);
+        assert_eq!(picked(Select::Estimate).1.ranked, 3);
     }
 
     /// Tests that a cache's choice is taken by name, and that a name that is no candidate is
     /// ignored and reported.
     #[test]
     fn takes_cached_choices_by_name_only() {
-        let cache = |choice: &str| {
-            let choices = [("layer".to_owned(), choice.to_owned())].into();
-            Tuning::Cache(Rc::new(Cache { choices }))
+        let cache = |choice: &str| Cache {
+            choices: [("layer".to_owned(), choice.to_owned())].into(),
         };
-        let (tiling, decision) = picked(&cache("3"));
+        let (tiling, decision) = picked(Select::Cache(&cache("3")));
         assert_eq!(
             (tiling, decision.choice.as_str(), decision.rejected),
             (3, "3", None)
         );
-        let (tiling, decision) = picked(&cache("9"));
+        let (tiling, decision) = picked(Select::Cache(&cache("9")));
         assert_eq!((tiling, decision.rejected), (1, Some("9".to_owned())));
-        let other = Tuning::Cache(Rc::new(Cache::default()));
-        assert_eq!(picked(&other).0, 1);
+        assert_eq!(picked(Select::Cache(&Cache::default())).0, 1);
     }
 }

@@ -75,12 +75,12 @@
 // LAYERWISE-NEXT: canonicalize
 // LAYERWISE-NEXT: cse,
 // LAYERWISE-NEXT: dsa-set-target{target=mini},
-// LAYERWISE-NEXT: convert-graph-to-dsa{control=device explain=false fuse-chains=auto keep-invariants=true pipeline=true schedule=layerwise tuning-cache= tuning-rank=-1},
+// LAYERWISE-NEXT: convert-graph-to-dsa{control=device explain=false fuse-chains=auto keep-invariants=true pipeline=true schedule=layerwise tuning-cache= tuning-fusion-rank=-1 tuning-rank=-1},
 // LAYERWISE-NEXT: canonicalize
 // LAYERWISE-NEXT: cse
 // LAYERWISE-NEXT: )
 // BACKEND: dsa-set-target{target=stcp920},
-// BACKEND: convert-graph-to-dsa{control=device explain=false fuse-chains=auto keep-invariants=true pipeline=true schedule=layerwise tuning-cache= tuning-rank=-1},
+// BACKEND: convert-graph-to-dsa{control=device explain=false fuse-chains=auto keep-invariants=true pipeline=true schedule=layerwise tuning-cache= tuning-fusion-rank=-1 tuning-rank=-1},
 // BACKEND: convert-dsa-to-runtime,
 // BACKEND-NEXT: func.func(
 // BACKEND-NEXT: expand-strided-metadata

@@ -122,7 +122,7 @@ TUNED_MODELS = [("ResNet-50 b1", ["--builtin", "resnet50", "--batch", "1"]),
                 ("DenseNet-121 b1", ["--builtin", "densenet121"]),
                 ("BERT-base layer b1 s128", "bert:1"), ("BERT-base layer b8 s128", "bert:8")]
 
-TUNER = re.compile(r"tuned (\d+) layer kinds in ([0-9.]+) s: (\d+) take another tiling.*"
+TUNER = re.compile(r"tuned (\d+) decisions in ([0-9.]+) s \(\d+ compiles\): (\d+) take another candidate.*"
                    r"estimate error over (\d+) measurements: mean ([0-9.]+) %, worst ([-+0-9.]+) %")
 
 
@@ -147,7 +147,7 @@ def run_tuning(bin_dir, model, work):
 
 
 def tuning_table(bin_dir, work):
-    lines = ["| model | untuned cycles | tuned cycles | speedup | layer kinds | retiled | tuning time | "
+    lines = ["| model | untuned cycles | tuned cycles | speedup | decisions | changed | tuning time | "
              "estimate error (mean / worst) |", "|---|---|---|---|---|---|---|---|"]
     for name, model in TUNED_MODELS:
         if isinstance(model, str):

@@ -147,8 +147,13 @@ impl Kernel {
             ));
         }
         if !matches!(tuning, Tuning::Estimate) {
-            self.decisions.push(decision.clone());
+            self.record(decision.clone());
         }
+    }
+
+    /// Records a decision of one of its layers for the tuner ([`KERNEL_ATTRIBUTE`]).
+    pub fn record(&mut self, decision: Decision) {
+        self.decisions.push(decision);
     }
 
     /// Makes the kernel pick the running cluster's replica of the replicated values of `host`,

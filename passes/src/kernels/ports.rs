@@ -7,7 +7,7 @@
 
 use super::emit::Space;
 use crate::target::Machine;
-use crate::tuning::{self, Decision, Tuning};
+use crate::tuning::{self, Decision, Select, Tuning};
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 
@@ -149,12 +149,14 @@ impl<T> Candidates<T> {
     where
         T: Debug,
     {
-        if let Tuning::Estimate = tuning {
+        let select = tuning.tilings();
+        if let Select::Estimate = select {
             let position = self.best_position()?;
             let (estimate, tiling) = self.0.into_iter().nth(position)?;
             let decision = Decision::estimated(format!("{tiling:?}"), estimate.cycles);
             return Some((estimate, tiling, decision));
         }
-        tuning::pick(self.ranking(), |estimate| estimate.cycles, tuning, key())
+        let cycles = |estimate: &Estimate| estimate.cycles;
+        tuning::pick(self.ranking(), (cycles, tuning::PRUNE), select, key())
     }
 }

@@ -23,6 +23,7 @@ use crate::kernels::{
     view::buffer_shape,
 };
 use crate::target::Machine;
+use crate::tuning::Decision;
 use crate::{
     graph_view::{FunctionView, Node, ValueId},
     ir::{Op, Val},
@@ -129,6 +130,7 @@ fn lower_into(
         live_bytes: 0,
         redirected: BTreeMap::new(),
         kernel_count: 0,
+        pending: BTreeMap::new(),
         built,
     };
     lowering.inputs()?;
@@ -208,6 +210,9 @@ struct HostLowering<'p, 'b> {
     /// Returned values that a layer wrote through a reshaped view of their output buffer.
     redirected: BTreeMap<ValueId, Tensor>,
     kernel_count: usize,
+    /// Decisions the kernel of the layer anchored at an op records when it is built (a chain's
+    /// fusion decision, when the chain stays two layers).
+    pending: BTreeMap<usize, Vec<Decision>>,
     /// Every op inserted into the module.
     built: &'b mut Vec<Op>,
 }
@@ -300,7 +305,7 @@ impl HostLowering<'_, '_> {
             chained: None,
         };
         let kernel = Kernel::new(kernel_name, &self.host);
-        let kernel = emit_layer(
+        let mut kernel = emit_layer(
             &scope,
             &mut self.host,
             &layer,
@@ -308,6 +313,9 @@ impl HostLowering<'_, '_> {
             elementwise_anchor,
             kernel,
         )?;
+        for decision in self.pending.remove(&index).unwrap_or_default() {
+            kernel.record(decision);
+        }
         self.built
             .push(launch(&mut self.host, kernel, self.signature.op));
         for ((value, _), tensor) in final_values.iter().zip(results) {

@@ -78,6 +78,7 @@ pub struct ConvertGraphToDsa {
     fuse_chains: ChainFusion,
     tuning_cache: String,
     tuning_rank: Option<usize>,
+    tuning_fusion_rank: Option<usize>,
 }
 
 /// The `tuning-cache` option of the layer-wise lowering and its pipeline.
@@ -88,6 +89,16 @@ pub const TUNING_CACHE_OPTION: OptionInfo = OptionInfo {
                   of another compiler or target is refused",
     kind: OptionKind::String,
     default: "",
+};
+
+/// The `tuning-fusion-rank` option of the layer-wise lowering and its pipeline.
+pub const TUNING_FUSION_RANK_OPTION: OptionInfo = OptionInfo {
+    name: "tuning-fusion-rank",
+    description: "Every chain that `fuse-chains=auto` decides takes its fusion decision of this \
+                  rank by estimate (0: the estimate's, 1: the other; -1: no rank), the tilings \
+                  taking `tuning-rank` (0 if unset): what the tuner measures fusion with",
+    kind: OptionKind::Int,
+    default: "-1",
 };
 
 /// The `tuning-rank` option of the layer-wise lowering and its pipeline.
@@ -153,6 +164,7 @@ into the local buffer is an error at that op.";
         FUSE_CHAINS_OPTION,
         TUNING_CACHE_OPTION,
         TUNING_RANK_OPTION,
+        TUNING_FUSION_RANK_OPTION,
         OptionInfo {
             name: "explain",
             description: "Emit a remark at each graph.loop saying whether its body keeps its \
@@ -178,12 +190,8 @@ into the local buffer is an error at that op.";
             keep_invariants: options.bool("keep-invariants")?,
             fuse_chains: ChainFusion::parse(&options.string("fuse-chains"))?,
             tuning_cache: options.string("tuning-cache"),
-            tuning_rank: match options.int("tuning-rank")? {
-                -1 => None,
-                rank => Some(usize::try_from(rank).map_err(|_| {
-                    "option 'tuning-rank': a rank is 0 or more (or -1 for none)".to_owned()
-                })?),
-            },
+            tuning_rank: rank_option(options, "tuning-rank")?,
+            tuning_fusion_rank: rank_option(options, "tuning-fusion-rank")?,
         })
     }
 
@@ -223,19 +231,33 @@ impl ConvertGraphToDsa {
     /// How the layers' tilings are chosen on `machine`: by the tuning cache, by rank, or by the
     /// estimate.
     fn tuning(&self, machine: &Machine) -> Result<Tuning, String> {
-        match (self.tuning_cache.as_str(), self.tuning_rank) {
-            ("", None) => Ok(Tuning::Estimate),
-            ("", Some(rank)) => Ok(Tuning::Rank(rank)),
-            (path, None) => {
+        let ranks = (self.tuning_rank, self.tuning_fusion_rank);
+        match (self.tuning_cache.as_str(), ranks) {
+            ("", (None, None)) => Ok(Tuning::Estimate),
+            ("", (tilings, fusion)) => Ok(Tuning::Rank {
+                tilings: tilings.unwrap_or(0),
+                fusion: fusion.unwrap_or(0),
+            }),
+            (path, (None, None)) => {
                 let file = tuning::File::read(path, &machine.tuning_header())?;
                 Ok(Tuning::Cache(Rc::new(file.cache())))
             }
             (_, _) => Err(
                 "options 'tuning-cache' and 'tuning-rank' exclude each other: a compile either \
-                 reads the measured tilings or explores a rank"
+                 reads the measured choices or explores a rank"
                     .into(),
             ),
         }
+    }
+}
+
+/// The rank option `name`: None for -1.
+fn rank_option(options: &PassOptions, name: &str) -> Result<Option<usize>, String> {
+    match options.int(name)? {
+        -1 => Ok(None),
+        rank => usize::try_from(rank)
+            .map(Some)
+            .map_err(|_| format!("option '{name}': a rank is 0 or more (or -1 for none)")),
     }
 }
 

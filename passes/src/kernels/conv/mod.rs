@@ -33,6 +33,7 @@ use super::{
     ports::Estimate,
 };
 use crate::graph_view::Node;
+use crate::tuning::Decision;
 use plan::plan;
 use request::Request;
 
@@ -62,15 +63,15 @@ pub fn estimate<T: Viewed>(
 }
 
 /// The estimate of the conv `node` (fused with `fused`, its result of shape `out`) whose tiles
-/// feed the 1×1 convolution `chained` (with its fused steps), whose result goes to `out_space`;
-/// None when no tiling fits the LB.
+/// feed the 1×1 convolution `chained` (with its fused steps), whose result goes to `out_space`,
+/// and how its tiling was chosen; None when no tiling fits the LB.
 pub fn estimate_chained<T: Viewed>(
     scope: &Scope<T>,
     (node, fused): (&Node, &[Step]),
     out: &[usize],
     chained: (&Node, &[Step]),
     out_space: Space,
-) -> Option<Estimate> {
+) -> Option<(Estimate, Decision)> {
     let request = Request {
         node,
         fused,
@@ -82,7 +83,9 @@ pub fn estimate_chained<T: Viewed>(
         rows_by: 1,
         chained: Some(chained),
     };
-    plan(scope, &request).ok().map(|plan| plan.cost)
+    plan(scope, &request)
+        .ok()
+        .map(|plan| (plan.cost, plan.decision))
 }
 
 /// [`estimate`] among the tilings covering the output rows by multiples of `rows`.

@@ -1,25 +1,30 @@
 //! `--tune`: BOLT's profiler (§3.2) on the software DSA. The model is compiled once per rank of
 //! the candidate tilings (`tuning-rank`: rank 0 is the estimate's pick, then the others within
-//! the planners' pruning bound by increasing estimate), each compile run once, and every kernel
-//! of one layer timed by the runtime; per layer key the candidate of the fewest cycles (summed
-//! over the kernels with that key) goes into the tuning cache, whose header names the compiler
-//! and the target. The estimate's error against each measurement is reported: its mean and its
-//! worst, the calibration the issue of a wrong estimate needs.
+//! the planners' pruning bound by increasing estimate), then once with every chain's fusion
+//! decision flipped and the tilings at rank 0 (`tuning-fusion-rank=1`); each compile runs once
+//! and every kernel is timed by the runtime. A decision's cycles are those of the kernels that
+//! record it, summed over the model (a chain kept as two layers records its fusion decision on
+//! both); per key the candidate of the fewest goes into the tuning cache, whose header names the
+//! compiler and the target. The estimate's error against each kernel of one layer is reported,
+//! its mean and its worst.
 
 use super::{compile_options, load_reduced, new_device, Run};
 use std::collections::BTreeMap;
 use std::time::Instant;
-use turbine_passes::tuning::{Entry, File, Header};
+use turbine_passes::tuning::{Decision, Entry, File, Header};
 use turbine_tools::driver::{self, ReportFormat};
 
-/// What one candidate of one layer key measured: its estimate, and its cycles summed over the
-/// kernels with that key, and in how many kernels.
+/// What one candidate of one key measured: the compile that first took it (the first is rank
+/// 0's), its estimate, and the cycles of the kernels that recorded it there, summed, and how
+/// many they were.
 #[derive(Debug, Clone)]
 struct Measured {
     rank: usize,
     estimate: f64,
     cycles: u64,
     kernels: usize,
+    /// Whether each of those kernels held this one decision (a layer's tiling, timed alone).
+    alone: bool,
 }
 
 /// `schedule` with `setting` (option=value) added to its pipeline options.
@@ -38,13 +43,49 @@ fn kernel_cycles(report: &str) -> Result<BTreeMap<String, u64>, String> {
     let mut cycles = BTreeMap::new();
     for launch in report["launches"].as_array().into_iter().flatten() {
         let name = launch["name"].as_str().unwrap_or_default().to_owned();
-        let spent = launch["end"].as_u64().unwrap_or(0) - launch["start"].as_u64().unwrap_or(0);
+        let [start, end] = ["start", "end"].map(|field| launch[field].as_u64().unwrap_or(0));
+        let spent = end.saturating_sub(start);
         *cycles.entry(name).or_insert(0) += spent;
     }
     Ok(cycles)
 }
 
+/// What the tuner has measured so far.
+struct Tuning {
+    start: Instant,
+    /// Compiles made.
+    compiles: usize,
+    /// What the choices hold for (every compile's lowering writes the same).
+    header: Option<Header>,
+    /// Per decision key, per candidate, what it measured.
+    measured: BTreeMap<String, BTreeMap<String, Measured>>,
+}
+
 impl Run<'_, '_> {
+    /// Compiles the model with the tuning options `setting`, runs it and adds what it measured
+    /// to `tuning`; returns whether some tiling has candidates past this compile's rank, and
+    /// whether some chain recorded a fusion decision.
+    fn measure(&self, setting: &str, tuning: &mut Tuning) -> Result<(bool, bool), String> {
+        let arguments = self.arguments;
+        let schedule = with_option(&arguments.schedule, setting);
+        let (module, _) = load_reduced(self.context, arguments)?;
+        let options = compile_options(arguments, &schedule);
+        let compiled = driver::compile(self.context, module, Some(self.entry), &options)?;
+        let device = new_device(arguments)?;
+        driver::run(&compiled, &device, self.inputs, self.weights)?;
+        let cycles = kernel_cycles(&device.report(ReportFormat::Json)?)?;
+        let kernels = &compiled.tuned.kernels;
+        tuning.header = tuning.header.take().or(compiled.tuned.header.clone());
+        let more = record(kernels, &cycles, tuning.compiles, &mut tuning.measured);
+        tuning.compiles += 1;
+        let fusion = kernels.iter().flat_map(|(_, d)| d).any(Decision::is_fusion);
+        outln!(
+            "tuning: {setting} compiled and ran ({:.1} s so far)",
+            tuning.start.elapsed().as_secs_f64()
+        );
+        Ok((more, fusion))
+    }
+
     /// Tunes the model's layers and writes the tuning cache to `path`.
     pub(super) fn tune(&self, path: &str) -> Result<(), String> {
         let arguments = self.arguments;
@@ -55,56 +96,73 @@ impl Run<'_, '_> {
                  '{name}', whose kernels hold many layers"
             ));
         }
-        let start = Instant::now();
-        let mut header: Option<Header> = None;
-        let mut measured: BTreeMap<String, BTreeMap<String, Measured>> = BTreeMap::new();
-        for rank in 0..arguments.tune_candidates as usize {
-            let schedule = with_option(&arguments.schedule, &format!("tuning-rank={rank}"));
-            let (module, _) = load_reduced(self.context, arguments)?;
-            let options = compile_options(arguments, &schedule);
-            let compiled = driver::compile(self.context, module, Some(self.entry), &options)?;
-            let device = new_device(arguments)?;
-            driver::run(&compiled, &device, self.inputs, self.weights)?;
-            let cycles = kernel_cycles(&device.report(ReportFormat::Json)?)?;
-            header = header.or(compiled.tuned.header.clone());
-            let mut more = false;
-            for (kernel, decisions) in &compiled.tuned.kernels {
-                // A kernel of several layers does not tell their times apart.
-                let ([decision], Some(&spent)) = (decisions.as_slice(), cycles.get(kernel)) else {
-                    continue;
-                };
-                more |= decision.ranked > rank + 1;
-                let candidates = measured.entry(decision.key.clone()).or_default();
-                let entry = candidates
-                    .entry(decision.choice.clone())
-                    .or_insert(Measured {
-                        rank,
-                        estimate: decision.estimate,
-                        cycles: 0,
-                        kernels: 0,
-                    });
-                if entry.rank == rank {
-                    entry.cycles += spent;
-                    entry.kernels += 1;
-                }
-            }
-            outln!(
-                "tuning: rank {rank} compiled and ran ({:.1} s so far)",
-                start.elapsed().as_secs_f64()
-            );
+        // The tilings rank by rank (every chain fused as the estimate says), then each fusion
+        // decision flipped with the tilings at rank 0.
+        let mut tuning = Tuning {
+            start: Instant::now(),
+            compiles: 0,
+            header: None,
+            measured: BTreeMap::new(),
+        };
+        let mut fusion = false;
+        for rank in 0..arguments.tune_candidates {
+            let (more, fusions) = self.measure(&format!("tuning-rank={rank}"), &mut tuning)?;
+            fusion |= fusions;
             if !more {
                 break;
             }
         }
-        let header = header.ok_or("the lowering recorded no tuning header")?;
+        if fusion {
+            self.measure("tuning-rank=0 tuning-fusion-rank=1", &mut tuning)?;
+        }
+        let header = tuning
+            .header
+            .clone()
+            .ok_or("the lowering recorded no tuning header")?;
         let file = File {
             header,
-            kernels: entries(&measured),
+            kernels: entries(&tuning.measured),
         };
         file.write(path)?;
-        report(&file, &measured, start.elapsed().as_secs_f64());
+        report(&file, &tuning);
         Ok(())
     }
+}
+
+/// Adds what compile number `compile` measured (the `cycles` of each kernel, the decisions each
+/// recorded) to `measured`: a candidate counts in the first compile that takes it. Returns
+/// whether some decision has candidates past the next rank.
+fn record(
+    kernels: &[(String, Vec<Decision>)],
+    cycles: &BTreeMap<String, u64>,
+    compile: usize,
+    measured: &mut BTreeMap<String, BTreeMap<String, Measured>>,
+) -> bool {
+    let mut more = false;
+    for (kernel, decisions) in kernels {
+        let Some(&spent) = cycles.get(kernel) else {
+            continue;
+        };
+        for decision in decisions {
+            more |= !decision.is_fusion() && decision.ranked > compile + 1;
+            let candidates = measured.entry(decision.key.clone()).or_default();
+            let entry = candidates
+                .entry(decision.choice.clone())
+                .or_insert(Measured {
+                    rank: compile,
+                    estimate: decision.estimate,
+                    cycles: 0,
+                    kernels: 0,
+                    alone: true,
+                });
+            if entry.rank == compile {
+                entry.cycles += spent;
+                entry.kernels += 1;
+                entry.alone &= decisions.len() == 1;
+            }
+        }
+    }
+    more
 }
 
 /// The cache's entries: per key, the candidate of the fewest cycles (the lower rank on a tie).
@@ -112,69 +170,65 @@ fn entries(measured: &BTreeMap<String, BTreeMap<String, Measured>>) -> Vec<Entry
     measured
         .iter()
         .filter_map(|(key, candidates)| {
-            let untuned = candidates.values().find(|m| m.rank == 0)?;
-            let (choice, best) = candidates
-                .iter()
-                .min_by_key(|(_, m)| (m.cycles / m.kernels.max(1) as u64, m.rank))?;
-            let per_kernel = |m: &Measured| m.cycles / m.kernels.max(1) as u64;
+            let (choice, best) = candidates.iter().min_by_key(|(_, m)| (m.cycles, m.rank))?;
             Some(Entry {
                 key: key.clone(),
                 choice: choice.clone(),
                 estimate: best.estimate,
-                measured: per_kernel(best),
-                untuned: per_kernel(untuned),
+                measured: best.cycles,
+                untuned: candidates.values().find(|m| m.rank == 0).map(|m| m.cycles),
                 candidates: candidates.len(),
             })
         })
         .collect()
 }
 
-/// Prints what tuning found: the layers tuned, the cycles they save, and the estimate's error
-/// against every measurement.
-fn report(file: &File, measured: &BTreeMap<String, BTreeMap<String, Measured>>, seconds: f64) {
-    let changed = file
+/// Prints what tuning found: the decisions tuned, the cycles they save, and the estimate's error
+/// against every measurement of a kernel holding one layer.
+fn report(file: &File, tuning: &Tuning) {
+    let seconds = tuning.start.elapsed().as_secs_f64();
+    let compared: Vec<(u64, u64)> = file
         .kernels
         .iter()
-        .filter(|entry| entry.measured < entry.untuned)
+        .filter_map(|entry| Some((entry.untuned?, entry.measured)))
+        .collect();
+    let changed = compared
+        .iter()
+        .filter(|(untuned, tuned)| tuned < untuned)
         .count();
-    let kernels = |key: &str| {
-        measured[key]
-            .values()
-            .find(|m| m.rank == 0)
-            .map_or(1, |m| m.kernels as u64)
-    };
-    let untuned: u64 = file
-        .kernels
-        .iter()
-        .map(|e| e.untuned * kernels(&e.key))
-        .sum();
-    let tuned: u64 = file
-        .kernels
-        .iter()
-        .map(|e| e.measured * kernels(&e.key))
-        .sum();
-    let errors: Vec<f64> = measured
+    let untuned: u64 = compared.iter().map(|(untuned, _)| untuned).sum();
+    let tuned: u64 = compared.iter().map(|(_, tuned)| tuned).sum();
+    let errors: Vec<f64> = tuning
+        .measured
         .values()
         .flat_map(|candidates| candidates.values())
-        .filter(|m| m.kernels > 0 && m.cycles > 0)
+        .filter(|m| m.alone && m.kernels > 0 && m.cycles > 0)
         .map(|m| {
             let cycles = (m.cycles / m.kernels as u64) as f64;
             (m.estimate - cycles) / cycles
         })
         .collect();
-    let mean = errors.iter().map(|e| e.abs()).sum::<f64>() / errors.len().max(1) as f64;
-    let worst = errors
-        .iter()
-        .copied()
-        .fold(0.0_f64, |w, e| if e.abs() > w.abs() { e } else { w });
+    let error = match errors.len() {
+        0 => "no kernel of one layer measured".to_owned(),
+        count => {
+            let mean = errors.iter().fold(0.0, |sum, e| sum + e.abs()) / count as f64;
+            let worst = errors
+                .iter()
+                .copied()
+                .fold(0.0_f64, |w, e| if e.abs() > w.abs() { e } else { w });
+            format!(
+                "over {count} measurements: mean {:.1} %, worst {:+.1} %",
+                100.0 * mean,
+                100.0 * worst
+            )
+        }
+    };
     outln!(
-        "tuned {} layer kinds in {seconds:.1} s: {changed} take another tiling than the \
-         estimate's; their kernels {untuned} -> {tuned} cycles ({:.2}x); estimate error over \
-         {} measurements: mean {:.1} %, worst {:+.1} %",
+        "tuned {} decisions in {seconds:.1} s ({} compiles): {changed} take another candidate \
+         than the estimate's; their kernels {untuned} -> {tuned} cycles ({:.2}x); estimate \
+         error {error}",
         file.kernels.len(),
-        untuned as f64 / tuned.max(1) as f64,
-        errors.len(),
-        100.0 * mean,
-        100.0 * worst
+        tuning.compiles,
+        untuned as f64 / tuned.max(1) as f64
     );
 }

@@ -15,6 +15,7 @@ use crate::kernels::{
     kernel::Kernel,
     layers::{Layer, Scope, Step},
 };
+use crate::tuning::{self, Decision, Tuning, FUSION_KEY};
 use std::collections::BTreeMap;
 
 /// The fused kernel's tiling, as the remark describes it: the row block kept in the LB (rows and
@@ -26,6 +27,15 @@ struct Fusible {
     tiling: String,
     /// A product chain's plan (a convolution chain's the emitter makes again).
     plan: Option<chain::Plan>,
+    /// The tiling's tuning key, which names the chain for the fusion decision too.
+    key: String,
+}
+
+/// The two ways of lowering a chain, as the tuner names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fusion {
+    Fused,
+    Apart,
 }
 
 impl HostLowering<'_, '_> {
@@ -69,17 +79,16 @@ impl HostLowering<'_, '_> {
             second: (next, &second_steps),
         };
         let (fusible, apart) = self.chain_estimates(&layers, linked, written, second);
-        let chosen = fusible
-            .as_ref()
-            .is_some_and(|fusible| match self.fuse_chains {
-                ChainFusion::Auto => fusible.cycles < apart,
-                ChainFusion::Always | ChainFusion::Never => true,
-            });
+        let (chosen, decision) = self.fusion_choice(fusible.as_ref(), apart);
         if self.explain {
             node.op
                 .emit_remark(&chain_remark(&layers, fusible.as_ref(), chosen, apart));
         }
         let Some(chosen) = fusible.filter(|_| chosen) else {
+            // Both layers record the decision: the tuner times them together.
+            for op in [index, second] {
+                self.pending.entry(op).or_default().extend(decision.clone());
+            }
             return Ok(false);
         };
         self.fused.insert(second);
@@ -105,6 +114,11 @@ impl HostLowering<'_, '_> {
             }
             None => self.lower_convolutions(index, &layers, &results, kernel)?,
         };
+        let mut kernel = kernel;
+        let recorded = [index, second].map(|op| self.pending.remove(&op).unwrap_or_default());
+        for decision in recorded.into_iter().flatten().chain(decision) {
+            kernel.record(decision);
+        }
         self.built
             .push(launch(&mut self.host, kernel, self.signature.op));
         for ((value, _), tensor) in final_values.iter().zip(results) {
@@ -142,6 +156,34 @@ impl HostLowering<'_, '_> {
         dispatch::emit_layer(&scope, &mut self.host, &layer, results, false, kernel)
     }
 
+    /// Whether to fuse the chain whose fused kernel is `fusible` (None when none fits the LB),
+    /// estimated against `apart` as two layers, and the decision its kernels record: as
+    /// `fuse-chains` says, and under `auto` as the tuning says (fusion on or off is one of the
+    /// profiler's parameters, BOLT §3.2): the lower estimate, the choice of a rank, or the
+    /// cache's.
+    fn fusion_choice(&self, fusible: Option<&Fusible>, apart: f64) -> (bool, Option<Decision>) {
+        let Some(fusible) = fusible else {
+            return (false, None);
+        };
+        let tuning = &self.machine.tuning;
+        match (self.fuse_chains, tuning) {
+            (ChainFusion::Auto, Tuning::Estimate) => (fusible.cycles < apart, None),
+            (ChainFusion::Auto, _) => {
+                let mut ranking = vec![(fusible.cycles, Fusion::Fused), (apart, Fusion::Apart)];
+                if apart <= fusible.cycles {
+                    ranking.swap(0, 1);
+                }
+                let key = format!("{FUSION_KEY}{}", fusible.key);
+                let both = (|cycles: &f64| *cycles, f64::INFINITY);
+                match tuning::pick(ranking, both, tuning.fusion(), key) {
+                    Some((_, choice, decision)) => (choice == Fusion::Fused, Some(decision)),
+                    None => (false, None),
+                }
+            }
+            (ChainFusion::Always | ChainFusion::Never, _) => (true, None),
+        }
+    }
+
     /// The fused kernel's tiling (None when none fits the LB) and the estimate of the two ops as
     /// layers of their own, the first result through DDR, a launch apart.
     fn chain_estimates(
@@ -167,6 +209,7 @@ impl HostLowering<'_, '_> {
                 let [mt, _, nt] = plan.tile;
                 Fusible {
                     cycles: plan.cost.cycles,
+                    key: plan.decision.key.clone(),
                     tiling: format!(
                         "row blocks of {mt}x{} kept in the LB, second product in column \
                          blocks of {nt}",
@@ -182,10 +225,11 @@ impl HostLowering<'_, '_> {
                 layers.second,
                 Space::Ddr,
             )
-            .map(|cost| Fusible {
+            .map(|(cost, decision)| Fusible {
                 cycles: cost.cycles,
                 tiling: "tiles of all its channels kept in the LB".into(),
                 plan: None,
+                key: decision.key,
             }),
         };
         views.insert(written, value_view(program, written));
