@@ -229,23 +229,34 @@ pub struct Header {
 /// The `format` of a tuning cache file.
 pub const FORMAT: &str = "turbine-tuning-cache-1";
 
-/// One kernel's entry in a tuning cache file: its key, the candidate taken, and what the tuner
-/// measured of it.
+/// One decision's entry in a tuning cache file: its key, the candidate taken, and what the tuner
+/// measured of every candidate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
-    /// The layer's key ([`Decision::key`]).
+    /// The decision's key ([`Decision::key`]).
     pub key: String,
     /// The candidate that measured fastest.
     pub choice: String,
-    /// Its estimated cycles.
-    pub estimate: f64,
-    /// Its measured cycles: those of the model's kernels that hold a layer with this key, on the
-    /// software DSA.
+    /// Its measured cycles: those of the model's kernels that record it, on the software DSA.
     pub measured: u64,
     /// The same of the estimate's own pick, when the tuner measured it.
     pub untuned: Option<u64>,
-    /// Candidates measured.
-    pub candidates: usize,
+    /// Every candidate measured, in the order the tuner took them.
+    pub candidates: Vec<Measurement>,
+}
+
+/// What the tuner measured of one candidate: the estimate of one of its layers (or of the two
+/// layers of a chain apart) and the cycles of the kernels that recorded it, with their count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// The candidate.
+    pub choice: String,
+    /// Its estimated cycles.
+    pub estimate: f64,
+    /// The cycles of the kernels that recorded it, summed.
+    pub measured: u64,
+    /// Those kernels.
+    pub kernels: usize,
 }
 
 /// A tuning cache file: its header, then its entries.

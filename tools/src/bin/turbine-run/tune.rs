@@ -11,7 +11,7 @@
 use super::{compile_options, load_reduced, new_device, Run};
 use std::collections::BTreeMap;
 use std::time::Instant;
-use turbine_passes::tuning::{Decision, Entry, File, Header};
+use turbine_passes::tuning::{Decision, Entry, File, Header, Measurement};
 use turbine_tools::driver::{self, ReportFormat};
 
 /// What one candidate of one key measured: the compile that first took it (the first is rank
@@ -165,26 +165,36 @@ fn record(
     more
 }
 
-/// The cache's entries: per key, the candidate of the fewest cycles (the lower rank on a tie).
+/// The cache's entries: per key, the candidate of the fewest cycles (the lower rank on a tie),
+/// with every candidate's measurement.
 fn entries(measured: &BTreeMap<String, BTreeMap<String, Measured>>) -> Vec<Entry> {
     measured
         .iter()
         .filter_map(|(key, candidates)| {
             let (choice, best) = candidates.iter().min_by_key(|(_, m)| (m.cycles, m.rank))?;
+            let mut taken: Vec<(&String, &Measured)> = candidates.iter().collect();
+            taken.sort_by_key(|(_, m)| m.rank);
             Some(Entry {
                 key: key.clone(),
                 choice: choice.clone(),
-                estimate: best.estimate,
                 measured: best.cycles,
                 untuned: candidates.values().find(|m| m.rank == 0).map(|m| m.cycles),
-                candidates: candidates.len(),
+                candidates: taken
+                    .into_iter()
+                    .map(|(choice, m)| Measurement {
+                        choice: choice.clone(),
+                        estimate: m.estimate,
+                        measured: m.cycles,
+                        kernels: m.kernels,
+                    })
+                    .collect(),
             })
         })
         .collect()
 }
 
 /// Prints what tuning found: the decisions tuned, the cycles they save, and the estimate's error
-/// against every measurement of a kernel holding one layer.
+/// against every measurement of a kernel holding one layer, with the worst of them.
 fn report(file: &File, tuning: &Tuning) {
     let seconds = tuning.start.elapsed().as_secs_f64();
     let compared: Vec<(u64, u64)> = file
@@ -198,28 +208,26 @@ fn report(file: &File, tuning: &Tuning) {
         .count();
     let untuned: u64 = compared.iter().map(|(untuned, _)| untuned).sum();
     let tuned: u64 = compared.iter().map(|(_, tuned)| tuned).sum();
-    let errors: Vec<f64> = tuning
-        .measured
-        .values()
-        .flat_map(|candidates| candidates.values())
-        .filter(|m| m.alone && m.kernels > 0 && m.cycles > 0)
-        .map(|m| {
-            let cycles = (m.cycles / m.kernels as u64) as f64;
-            (m.estimate - cycles) / cycles
-        })
-        .collect();
+    // (error, key, choice, estimate, measured per kernel)
+    let mut errors: Vec<(f64, &str, &str, f64, u64)> = Vec::new();
+    for (key, candidates) in &tuning.measured {
+        for (choice, m) in candidates {
+            if m.alone && m.kernels > 0 && m.cycles > 0 {
+                let cycles = m.cycles / m.kernels as u64;
+                let error = (m.estimate - cycles as f64) / cycles as f64;
+                errors.push((error, key, choice, m.estimate, cycles));
+            }
+        }
+    }
     let error = match errors.len() {
         0 => "no kernel of one layer measured".to_owned(),
         count => {
-            let mean = errors.iter().fold(0.0, |sum, e| sum + e.abs()) / count as f64;
-            let worst = errors
-                .iter()
-                .copied()
-                .fold(0.0_f64, |w, e| if e.abs() > w.abs() { e } else { w });
+            let mean = errors.iter().fold(0.0, |sum, e| sum + e.0.abs()) / count as f64;
+            errors.sort_by(|a, b| b.0.abs().total_cmp(&a.0.abs()));
             format!(
                 "over {count} measurements: mean {:.1} %, worst {:+.1} %",
                 100.0 * mean,
-                100.0 * worst
+                100.0 * errors[0].0
             )
         }
     };
@@ -231,4 +239,15 @@ fn report(file: &File, tuning: &Tuning) {
         tuning.compiles,
         untuned as f64 / tuned.max(1) as f64
     );
+    for (error, key, choice, estimate, cycles) in errors.iter().take(WORST) {
+        let key: String = key.chars().take(90).collect();
+        outln!(
+            "  estimate {:+.1} %: {estimate:.0} against {cycles} cycles measured, {choice} of \
+             {key}...",
+            100.0 * error
+        );
+    }
 }
+
+/// The measurements whose estimate is furthest off that the tuner prints.
+const WORST: usize = 5;
