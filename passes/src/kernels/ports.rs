@@ -24,6 +24,27 @@ pub fn load_cycles(elements: &SpaceElements, machine: &Machine) -> f64 {
         .sum()
 }
 
+/// The most runs of `run` consecutive tiles (out of `tiles`) that one core's share touches, the
+/// tiles split over at most `cores` cores as the tile loops split them (core `c` of `n` takes
+/// tiles `c·tiles/n` up to `(c+1)·tiles/n`): how often the busiest core loads what a run keeps
+/// in LB.
+pub fn runs_per_core(tiles: usize, cores: usize, run: usize) -> usize {
+    let cores = cores.clamp(1, tiles.max(1));
+    let run = run.max(1);
+    (0..cores)
+        .map(|core| {
+            let (first, end) = (core * tiles / cores, (core + 1) * tiles / cores);
+            if end > first {
+                (end - 1) / run - first / run + 1
+            } else {
+                0
+            }
+        })
+        .max()
+        .unwrap_or(1)
+        .max(1)
+}
+
 /// Cycles of each shared port (DDR, GB bus) one core's tile takes at its share of the port.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct PortCycles([f64; 2]);

@@ -4,7 +4,7 @@
 use super::chained::Chained;
 use super::geometry::{Geometry, Tiling};
 use crate::kernels::emit::Space;
-use crate::kernels::ports::{load_cycles, Estimate, PortCycles, SpaceElements};
+use crate::kernels::ports::{load_cycles, runs_per_core, Estimate, PortCycles, SpaceElements};
 use crate::target::Machine;
 
 /// What one tile of a tiling moves, and how often.
@@ -26,14 +26,20 @@ struct Traffic {
 impl Geometry {
     /// How often a tile loads its input and its filter per chunk: with one chunk, what the tile
     /// order keeps (the filter over the row tiles of its block, or the input rows over the
-    /// output-channel blocks) is loaded once per run of tiles.
+    /// output-channel blocks) is loaded once per run of tiles that a core's share touches (a
+    /// share that starts inside a run loads it too).
     fn loads(&self, tiling: &Tiling, machine: &Machine) -> (f64, f64) {
-        let per_core_tiles = self.tiles(tiling).div_ceil(machine.cores) as f64;
-        let row_tiles = (self.rows.output / tiling.out_rows) as f64;
-        let channel_tiles = (self.out_channels / tiling.out_channels) as f64;
+        let tiles = self.tiles(tiling);
+        let per_core_tiles = tiles.div_ceil(machine.cores) as f64;
+        let row_tiles = self.rows.output / tiling.out_rows;
+        let channel_tiles = self.out_channels / tiling.out_channels;
+        let per_tile =
+            |run: usize| runs_per_core(tiles, machine.cores, run) as f64 / per_core_tiles;
         match (self.chunks(tiling), tiling.input_stationary) {
-            (1, true) => (1.0 / channel_tiles.min(per_core_tiles), 1.0),
-            (1, false) => (1.0, 1.0 / row_tiles.min(per_core_tiles)),
+            (1, true) => (per_tile(channel_tiles), 1.0),
+            // The filter tile stays over the images too when there is one channel block.
+            (1, false) if channel_tiles == 1 => (1.0, per_tile(tiles)),
+            (1, false) => (1.0, per_tile(row_tiles)),
             _ => (1.0, 1.0),
         }
     }
