@@ -305,7 +305,7 @@ impl HostLowering<'_, '_> {
             chained: None,
         };
         let kernel = Kernel::new(kernel_name, &self.host);
-        let mut kernel = emit_layer(
+        let kernel = emit_layer(
             &scope,
             &mut self.host,
             &layer,
@@ -313,16 +313,30 @@ impl HostLowering<'_, '_> {
             elementwise_anchor,
             kernel,
         )?;
-        for decision in self.pending.remove(&index).unwrap_or_default() {
-            kernel.record(decision);
+        self.launch_layer(&[index], kernel, &final_values, results);
+        Ok(())
+    }
+
+    /// Launches `kernel`, the layer of the ops `anchors`, after recording the decisions pending
+    /// for them; its results `results` hold `final_values`, and what no later op reads is freed.
+    fn launch_layer(
+        &mut self,
+        anchors: &[usize],
+        mut kernel: Kernel,
+        final_values: &[(ValueId, Vec<usize>)],
+        results: Vec<Tensor>,
+    ) {
+        for anchor in anchors {
+            for decision in self.pending.remove(anchor).unwrap_or_default() {
+                kernel.record(decision);
+            }
         }
         self.built
             .push(launch(&mut self.host, kernel, self.signature.op));
         for ((value, _), tensor) in final_values.iter().zip(results) {
             self.tensors.insert(*value, tensor);
         }
-        self.free_read(index);
-        Ok(())
+        self.free_read(anchors[0]);
     }
 
     /// The name of the next kernel, whose layer is anchored at `node`.

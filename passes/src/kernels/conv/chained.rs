@@ -6,19 +6,18 @@
 //! the block into an accumulator of its own, runs the chained convolution's epilogue and stores
 //! the result. The layer's own result is never stored.
 
-use super::bias::chained_bias;
+use super::bias::{chained_bias, leading_steps};
 use crate::graph_view::{Node, ValueId};
 use crate::ir::Val;
 use crate::kernels::{
     emit::{divisors_descending, Body, Space, Tensor, View},
     epilogue::Epilogue,
     kernel::{store_box, Kernel, Store},
-    layers::{self, Elementwise, Operand, Scope, Step, Viewed},
+    layers::{Scope, Step, Viewed},
     ports::{load_cycles, PortCycles, SpaceElements},
 };
 use crate::target::Machine;
 use std::collections::BTreeMap;
-use turbine_dialects::attributes::dsa::BinaryKind;
 
 /// The chained convolution as the tiling search prices it.
 #[derive(Clone)]
@@ -45,30 +44,14 @@ impl Chained {
     ) -> Self {
         let filter = scope.view(node.operands[1]);
         let channels = filter.shape[0];
-        let mut steps = Vec::new();
         let mut shapes = scope.external_shapes(fused);
         let mut places: BTreeMap<ValueId, Space> = shapes
             .keys()
             .map(|&value| (value, scope.view(value).space))
             .collect();
-        if let Some((view, _)) = chained_bias(node) {
-            shapes.insert(view, vec![1, channels, 1, 1]);
-            places.insert(view, input_space);
-            steps.push(Step::chained(
-                Elementwise::Binary {
-                    kind: BinaryKind::Add,
-                },
-                vec![Operand::Chain, Operand::External(view)],
-                node.op.location(),
-            ));
-        }
-        if let Some(activation) = node.activation() {
-            steps.push(Step::chained(
-                layers::activation_step(activation),
-                vec![Operand::Chain],
-                node.op.location(),
-            ));
-        }
+        let bias = chained_bias(node).map(|(view, _)| (view, node));
+        places.extend(bias.map(|(view, _)| (view, input_space)));
+        let mut steps = leading_steps(node, bias.into_iter(), channels, &mut shapes);
         steps.extend(fused.iter().cloned());
         Chained {
             channels,

@@ -3,7 +3,7 @@
 //! estimate among those that fit the LB.
 
 use super::absorbed::{without_sum, Absorbed};
-use super::bias::{biases, is_bias_view};
+use super::bias::{biases, is_bias_view, leading_steps};
 use super::chained::Chained;
 use super::geometry::{Geometry, Tiling};
 use super::key::tuning_key;
@@ -14,13 +14,12 @@ use crate::kernels::{
     emit::{divisors_descending, Space, View},
     epilogue::{without_preloaded_addend, Epilogue},
     error::LoweringError,
-    layers::{self, Elementwise, Operand, Scope, Step, Viewed},
+    layers::{Scope, Step, Viewed},
     ports::{Candidates, Estimate},
     row_classes::Rows,
 };
 use crate::tuning::Decision;
 use std::collections::BTreeMap;
-use turbine_dialects::attributes::dsa::BinaryKind;
 
 /// A conv layer's geometry, epilogue and tiling: what the lowering emits, decided without
 /// emitting anything, so that a caller can also ask for its estimated cycles.
@@ -202,25 +201,9 @@ fn epilogue_steps<T: Viewed>(
         Some(absorbed) => without_sum(request.fused, absorbed.results[0].0),
         None => request.fused.to_vec(),
     };
-    let mut steps = Vec::new();
     let mut shapes = scope.external_shapes(&fused);
-    for (view, anchor, _) in biases(node, absorbed) {
-        shapes.insert(view, vec![1, out_channels, 1, 1]);
-        steps.push(Step::chained(
-            Elementwise::Binary {
-                kind: BinaryKind::Add,
-            },
-            vec![Operand::Chain, Operand::External(view)],
-            anchor.op.location(),
-        ));
-    }
-    if let Some(activation) = node.activation() {
-        steps.push(Step::chained(
-            layers::activation_step(activation),
-            vec![Operand::Chain],
-            node.op.location(),
-        ));
-    }
+    let biases = biases(node, absorbed).map(|(view, anchor, _)| (view, anchor));
+    let mut steps = leading_steps(node, biases, out_channels, &mut shapes);
     steps.extend(fused.iter().cloned());
     // The epilogue as the tiles run it: without the addition of a residual the accumulator
     // starts from. Its load is priced as the epilogue's was (one DMA of the tile's size before

@@ -11,7 +11,6 @@ use crate::kernels::{
     emit::{Space, Tensor, View},
     error::LoweringError,
     fusion::{self, Fused},
-    host_function::launch,
     kernel::Kernel,
     layers::{Layer, Scope, Step},
 };
@@ -115,16 +114,10 @@ impl HostLowering<'_, '_> {
             None => self.lower_convolutions(index, &layers, &results, kernel)?,
         };
         let mut kernel = kernel;
-        let recorded = [index, second].map(|op| self.pending.remove(&op).unwrap_or_default());
-        for decision in recorded.into_iter().flatten().chain(decision) {
+        if let Some(decision) = decision {
             kernel.record(decision);
         }
-        self.built
-            .push(launch(&mut self.host, kernel, self.signature.op));
-        for ((value, _), tensor) in final_values.iter().zip(results) {
-            self.tensors.insert(*value, tensor);
-        }
-        self.free_read(index);
+        self.launch_layer(&[index, second], kernel, &final_values, results);
         Ok(true)
     }
 
