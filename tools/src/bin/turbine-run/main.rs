@@ -175,16 +175,18 @@ struct Arguments {
     /// Seed of the random inputs used when no --input is given (f32 uniform in [-1, 1)).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Tune first (BOLT §3.2): compile and run the model once per rank of the candidate tilings
-    /// (layer-wise schedule), time every kernel, and write the fastest tiling of each layer to
-    /// the --tuning-cache file; then compile with it and run.
+    /// Tune first (BOLT §3.2): compile and run the model once per rank of the candidate tilings,
+    /// and once with every chain's fusion decision flipped (layer-wise schedule), time every
+    /// kernel, and write the fastest candidate of each decision to the --tuning-cache file; then
+    /// compile with it and run.
     #[arg(long, requires = "tuning_cache")]
     tune: bool,
-    /// A tuning cache: each layer it names takes the tiling measured fastest (written by
-    /// --tune); one made by another compiler or for another target is refused.
+    /// A tuning cache: each layer and chain it names takes the candidate measured fastest
+    /// (written by --tune); one made by another compiler or for another target is refused.
     #[arg(long, value_name = "FILE")]
     tuning_cache: Option<String>,
-    /// With --tune, the candidates measured per layer at most (one compile and run each).
+    /// With --tune, the candidate tilings measured per layer at most (one compile and run per
+    /// rank).
     #[arg(long, default_value_t = 4, requires = "tune",
           value_parser = clap::value_parser!(u32).range(1..))]
     tune_candidates: u32,
