@@ -29,7 +29,6 @@ mod residency;
 mod signatures;
 
 pub use chain_fusion::{ChainFusion, FUSE_CHAINS_OPTION};
-
 pub use control_mode::{ControlMode, CONTROL_OPTION};
 
 use crate::target::Machine;
@@ -72,10 +71,7 @@ pub const KEEP_INVARIANTS_OPTION: OptionInfo = OptionInfo {
 pub struct ConvertGraphToDsa {
     schedule: String,
     pipeline: bool,
-    control: ControlMode,
-    explain: bool,
-    keep_invariants: bool,
-    fuse_chains: ChainFusion,
+    settings: Settings,
     tuning_cache: String,
     tuning_rank: Option<usize>,
     tuning_fusion_rank: Option<usize>,
@@ -185,10 +181,7 @@ into the local buffer is an error at that op.";
         Ok(Self {
             schedule,
             pipeline: options.bool("pipeline")?,
-            control: ControlMode::parse(&options.string("control"))?,
-            explain: options.bool("explain")?,
-            keep_invariants: options.bool("keep-invariants")?,
-            fuse_chains: ChainFusion::parse(&options.string("fuse-chains"))?,
+            settings: Settings::from_options(options)?,
             tuning_cache: options.string("tuning-cache"),
             tuning_rank: rank_option(options, "tuning-rank")?,
             tuning_fusion_rank: rank_option(options, "tuning-fusion-rank")?,
@@ -217,13 +210,7 @@ into the local buffer is an error at that op.";
             tuning::stamp(module, &machine.tuning_header());
         }
         let machine = Machine { tuning, ..machine };
-        let settings = Settings {
-            control: self.control,
-            keep_invariants: self.keep_invariants,
-            fuse_chains: self.fuse_chains,
-            explain: self.explain,
-        };
-        lower_graph_functions(module, &machine, &settings)
+        lower_graph_functions(module, &machine, &self.settings)
     }
 }
 
@@ -272,6 +259,19 @@ pub struct Settings {
     pub fuse_chains: ChainFusion,
     /// Whether to explain the residency and chain decisions as remarks.
     pub explain: bool,
+}
+
+impl Settings {
+    /// The settings the options of a kernel-generating pass give (`control`, `keep-invariants`,
+    /// `fuse-chains`, `explain`).
+    pub fn from_options(options: &PassOptions) -> Result<Self, String> {
+        Ok(Self {
+            control: ControlMode::parse(&options.string("control"))?,
+            keep_invariants: options.bool("keep-invariants")?,
+            fuse_chains: ChainFusion::parse(&options.string("fuse-chains"))?,
+            explain: options.bool("explain")?,
+        })
+    }
 }
 
 /// Lowers every graph function of `module` (whose target is `machine`) with the layer-wise

@@ -28,8 +28,7 @@ mod summary;
 mod walk;
 
 use crate::conversion::graph_to_dsa::{
-    lower_graph_functions, ChainFusion, ControlMode, Settings, CONTROL_OPTION, FUSE_CHAINS_OPTION,
-    KEEP_INVARIANTS_OPTION,
+    lower_graph_functions, Settings, CONTROL_OPTION, FUSE_CHAINS_OPTION, KEEP_INVARIANTS_OPTION,
 };
 use crate::{
     conversion::graph_to_dsa::PIPELINE_OPTION,
@@ -48,12 +47,10 @@ use turbine_dialects::pass_abi::OptionKind;
 #[derive(Debug)]
 pub struct ConvertInstanceToDsa {
     spill: Spill,
-    explain: bool,
     pipeline: bool,
     join_segments: bool,
-    control: ControlMode,
-    keep_invariants: bool,
-    fuse_chains: ChainFusion,
+    /// The options the layer-wise lowering of functions holding control flow takes too.
+    settings: Settings,
 }
 
 impl Pass for ConvertInstanceToDsa {
@@ -129,12 +126,9 @@ of its bodies.";
     fn from_options(options: &PassOptions) -> Result<Self, String> {
         Ok(Self {
             spill: Spill::parse(&options.string("spill"))?,
-            explain: options.bool("explain")?,
             pipeline: options.bool("pipeline")?,
             join_segments: options.bool("join-segments")?,
-            control: ControlMode::parse(&options.string("control"))?,
-            keep_invariants: options.bool("keep-invariants")?,
-            fuse_chains: ChainFusion::parse(&options.string("fuse-chains"))?,
+            settings: Settings::from_options(options)?,
         })
     }
 
@@ -169,7 +163,7 @@ of its bodies.";
                     error.emit();
                     PassFailure
                 })?;
-            if self.explain {
+            if self.settings.explain {
                 function.emit_remark(&explanation(function, &summary, &machine));
             }
             // SAFETY: the lowered function is a top-level op of the module without results, whose
@@ -179,13 +173,7 @@ of its bodies.";
         }
         // The functions holding control flow, left whole by the instance passes, call bodies
         // lowered above: lowering them here keeps every call's types agreeing between passes.
-        let settings = Settings {
-            control: self.control,
-            keep_invariants: self.keep_invariants,
-            fuse_chains: self.fuse_chains,
-            explain: self.explain,
-        };
-        lower_graph_functions(module, &machine, &settings)
+        lower_graph_functions(module, &machine, &self.settings)
     }
 }
 

@@ -51,7 +51,7 @@ fn kernel_cycles(report: &str) -> Result<BTreeMap<String, u64>, String> {
 }
 
 /// What the tuner has measured so far.
-struct Tuning {
+struct Tuner {
     start: Instant,
     /// Compiles made.
     compiles: usize,
@@ -63,9 +63,9 @@ struct Tuning {
 
 impl Run<'_, '_> {
     /// Compiles the model with the tuning options `setting`, runs it and adds what it measured
-    /// to `tuning`; returns whether some tiling has candidates past this compile's rank, and
+    /// to `tuner`; returns whether some tiling has candidates past this compile's rank, and
     /// whether some chain recorded a fusion decision.
-    fn measure(&self, setting: &str, tuning: &mut Tuning) -> Result<(bool, bool), String> {
+    fn measure(&self, setting: &str, tuner: &mut Tuner) -> Result<(bool, bool), String> {
         let arguments = self.arguments;
         let schedule = with_option(&arguments.schedule, setting);
         let (module, _) = load_reduced(self.context, arguments)?;
@@ -75,13 +75,13 @@ impl Run<'_, '_> {
         driver::run(&compiled, &device, self.inputs, self.weights)?;
         let cycles = kernel_cycles(&device.report(ReportFormat::Json)?)?;
         let kernels = &compiled.tuned.kernels;
-        tuning.header = tuning.header.take().or(compiled.tuned.header.clone());
-        let more = record(kernels, &cycles, tuning.compiles, &mut tuning.measured);
-        tuning.compiles += 1;
+        tuner.header = tuner.header.take().or(compiled.tuned.header.clone());
+        let more = record(kernels, &cycles, tuner.compiles, &mut tuner.measured);
+        tuner.compiles += 1;
         let fusion = kernels.iter().flat_map(|(_, d)| d).any(Decision::is_fusion);
         outln!(
             "tuning: {setting} compiled and ran ({:.1} s so far)",
-            tuning.start.elapsed().as_secs_f64()
+            tuner.start.elapsed().as_secs_f64()
         );
         Ok((more, fusion))
     }
@@ -98,7 +98,7 @@ impl Run<'_, '_> {
         }
         // The tilings rank by rank (every chain fused as the estimate says), then each fusion
         // decision flipped with the tilings at rank 0.
-        let mut tuning = Tuning {
+        let mut tuner = Tuner {
             start: Instant::now(),
             compiles: 0,
             header: None,
@@ -106,25 +106,25 @@ impl Run<'_, '_> {
         };
         let mut fusion = false;
         for rank in 0..arguments.tune_candidates {
-            let (more, fusions) = self.measure(&format!("tuning-rank={rank}"), &mut tuning)?;
+            let (more, fusions) = self.measure(&format!("tuning-rank={rank}"), &mut tuner)?;
             fusion |= fusions;
             if !more {
                 break;
             }
         }
         if fusion {
-            self.measure("tuning-rank=0 tuning-fusion-rank=1", &mut tuning)?;
+            self.measure("tuning-rank=0 tuning-fusion-rank=1", &mut tuner)?;
         }
-        let header = tuning
+        let header = tuner
             .header
             .clone()
             .ok_or("the lowering recorded no tuning header")?;
         let file = File {
             header,
-            kernels: entries(&tuning.measured),
+            kernels: entries(&tuner.measured),
         };
         file.write(path)?;
-        report(&file, &tuning);
+        report(&file, &tuner);
         Ok(())
     }
 }
@@ -195,8 +195,8 @@ fn entries(measured: &BTreeMap<String, BTreeMap<String, Measured>>) -> Vec<Entry
 
 /// Prints what tuning found: the decisions tuned, the cycles they save, and the estimate's error
 /// against every measurement of a kernel holding one layer, with the worst of them.
-fn report(file: &File, tuning: &Tuning) {
-    let seconds = tuning.start.elapsed().as_secs_f64();
+fn report(file: &File, tuner: &Tuner) {
+    let seconds = tuner.start.elapsed().as_secs_f64();
     let compared: Vec<(u64, u64)> = file
         .kernels
         .iter()
@@ -210,7 +210,7 @@ fn report(file: &File, tuning: &Tuning) {
     let tuned: u64 = compared.iter().map(|(_, tuned)| tuned).sum();
     // (error, key, choice, estimate, measured per kernel)
     let mut errors: Vec<(f64, &str, &str, f64, u64)> = Vec::new();
-    for (key, candidates) in &tuning.measured {
+    for (key, candidates) in &tuner.measured {
         for (choice, m) in candidates {
             if m.alone && m.kernels > 0 && m.cycles > 0 {
                 let cycles = m.cycles / m.kernels as u64;
@@ -236,7 +236,7 @@ fn report(file: &File, tuning: &Tuning) {
          than the estimate's; their kernels {untuned} -> {tuned} cycles ({:.2}x); estimate \
          error {error}",
         file.kernels.len(),
-        tuning.compiles,
+        tuner.compiles,
         untuned as f64 / tuned.max(1) as f64
     );
     for (error, key, choice, estimate, cycles) in errors.iter().take(WORST) {

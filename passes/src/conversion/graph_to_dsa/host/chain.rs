@@ -96,7 +96,7 @@ impl HostLowering<'_, '_> {
         let results = self.result_buffers(second, &final_values)?;
         let name = format!("{}_chain", self.kernel_name(node));
         let kernel = Kernel::new(name, &self.host);
-        let kernel = match chosen.plan {
+        let mut kernel = match chosen.plan {
             Some(plan) => {
                 let scope = Scope {
                     machine: self.machine,
@@ -113,7 +113,6 @@ impl HostLowering<'_, '_> {
             }
             None => self.lower_convolutions(index, &layers, &results, kernel)?,
         };
-        let mut kernel = kernel;
         if let Some(decision) = decision {
             kernel.record(decision);
         }
