@@ -46,6 +46,7 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
         registry::info_of::<graph::decompose_pad::DecomposePad>(),
         registry::info_of::<graph::substitute::GraphSubstitute>(),
         registry::info_of::<graph::split_reductions::SplitReductions>(),
+        registry::info_of::<graph::prepare_weights::PrepareWeights>(),
         registry::info_of::<graph::subsample_strided_convs::SubsampleStridedConvs>(),
         registry::info_of::<dsa::set_target::SetTarget>(),
         registry::info_of::<instance::instance_cluster_split::InstanceClusterSplit>(),

@@ -55,17 +55,51 @@ const TEST_PERTURB_OPTION: OptionInfo = OptionInfo {
     default: "",
 };
 
-/// The graph-substitute step of both kernel-schedule pipelines.
-const SUBSTITUTE_STEP: Step = Step {
-    nest: Some(FUNCTION),
-    pass: "graph-substitute",
-    options: &[
-        ("search", StepValue::Option("substitute")),
-        ("alpha", StepValue::Option("substitute-alpha")),
-        ("target", StepValue::Option("target")),
-        ("test-perturb-op", StepValue::Option("test-perturb-op")),
-    ],
+/// The `prepare-weights` option of both kernel-schedule pipelines.
+const PREPARE_WEIGHTS_OPTION: OptionInfo = OptionInfo {
+    name: "prepare-weights",
+    description: "Compute what the model computes from weights alone once, at load time \
+                  (graph-prepare-weights; the layer-wise pipeline's graph-substitute prices it \
+                  free then); false computes it on every inference",
+    kind: OptionKind::Bool,
+    default: "true",
 };
+
+/// The graph-prepare-weights step of both kernel-schedule pipelines, after the graph clean-up.
+const PREPARE_WEIGHTS_STEP: Step = Step {
+    nest: None,
+    pass: "graph-prepare-weights",
+    options: &[("enabled", StepValue::Option("prepare-weights"))],
+};
+
+/// The graph-substitute step of a kernel-schedule pipeline, its `prepared-weights` option given.
+macro_rules! substitute_step {
+    ($prepared_weights:expr) => {
+        Step {
+            nest: Some(FUNCTION),
+            pass: "graph-substitute",
+            options: &[
+                ("search", StepValue::Option("substitute")),
+                ("alpha", StepValue::Option("substitute-alpha")),
+                ("target", StepValue::Option("target")),
+                ("test-perturb-op", StepValue::Option("test-perturb-op")),
+                ("prepared-weights", $prepared_weights),
+            ],
+        }
+    };
+}
+
+/// The graph-substitute step of the layer-wise pipeline: what the model computes from weights
+/// alone (the concatenated weights of merged products) priced free when the pipeline prepares
+/// it at load time.
+const SUBSTITUTE_STEP: Step = substitute_step!(StepValue::Option("prepare-weights"));
+
+/// The graph-substitute step of GraphTurbo's pipeline: weight-only ops priced as computed on
+/// every inference, whether prepared or not. The substitution prices graphs by the layer-wise
+/// estimate, and the merges that pay there once their weights are free cost GraphTurbo its
+/// cluster cuts at batch 1: a merged q/k/v projection's result ([q | k | v]) does not separate
+/// by heads, so the attention after it runs on one cluster (docs/Substitution.md).
+const GRAPHTURBO_SUBSTITUTE_STEP: Step = substitute_step!(StepValue::Fixed("false"));
 
 /// Graph to `dsa` with one kernel per layer.
 pub static LAYERWISE: PipelineInfo = PipelineInfo {
@@ -95,6 +129,7 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
         SUBSTITUTE_OPTION,
         SUBSTITUTE_ALPHA_OPTION,
         TEST_PERTURB_OPTION,
+        PREPARE_WEIGHTS_OPTION,
     ],
     steps: &[
         Step {
@@ -143,6 +178,7 @@ canonicalised. `turbine-run` and `turbine-translate --compile` run it before the
             pass: "cse",
             options: &[],
         },
+        PREPARE_WEIGHTS_STEP,
         Step {
             nest: None,
             pass: "dsa-set-target",
@@ -247,6 +283,7 @@ functions. `turbine-run --schedule graphturbo` runs it.",
         SUBSTITUTE_OPTION,
         SUBSTITUTE_ALPHA_OPTION,
         TEST_PERTURB_OPTION,
+        PREPARE_WEIGHTS_OPTION,
     ],
     steps: &[
         Step {
@@ -279,7 +316,7 @@ functions. `turbine-run --schedule graphturbo` runs it.",
             pass: "graph-fold-reshapes",
             options: &[],
         },
-        SUBSTITUTE_STEP,
+        GRAPHTURBO_SUBSTITUTE_STEP,
         Step {
             nest: Some(FUNCTION),
             pass: "graph-split-reductions",
@@ -295,6 +332,7 @@ functions. `turbine-run --schedule graphturbo` runs it.",
             pass: "cse",
             options: &[],
         },
+        PREPARE_WEIGHTS_STEP,
         Step {
             nest: None,
             pass: "dsa-set-target",

@@ -42,12 +42,14 @@
 // HELP-NEXT: --fuse-chains=<string> - Fuse a product and the product reading its result, or a convolution
 // HELP-NEXT: --keep-invariants - Keep a loop's invariant inputs (weights) in every cluster's GB
 // HELP-NEXT: --pipeline - Software-pipeline tile loops
+// HELP-NEXT: --prepare-weights - Compute what the model computes from weights alone once
 // HELP-NEXT: --substitute=<string> - graph-substitute's search
 // HELP-NEXT: --substitute-alpha=<number> - graph-substitute's alpha
 // HELP-NEXT: --target=<string> - Built-in target name or path of a target description (TOML)
 
-// Tests that the layer-wise pipeline is its passes, in order (control flow outlined first), with
-// the pipeline's target handed to graph-substitute and dsa-set-target, and that the backend's
+// Tests that the layer-wise pipeline is its passes, in order (control flow outlined first, the
+// weights computed from weights prepared after the graph clean-up), with the pipeline's target
+// handed to graph-substitute and dsa-set-target, and that the backend's
 // pipeline follows it.
 // LAYERWISE: builtin.module(
 // LAYERWISE-NEXT: graph-outline-control-flow{explain=false},
@@ -67,13 +69,14 @@
 // LAYERWISE-NEXT: graph-fold-reshapes{include-flatten=true}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: func.func(
-// LAYERWISE-NEXT: graph-substitute{alpha=1.000000e+00 budget=100 builtin-rules=true cost=cycles explain=false only= rules= search=backtracking split-threshold=200 target=mini test-perturb-op= verify=false}
+// LAYERWISE-NEXT: graph-substitute{alpha=1.000000e+00 budget=100 builtin-rules=true cost=cycles explain=false only= prepared-weights=true rules= search=backtracking split-threshold=200 target=mini test-perturb-op= verify=false}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: func.func(
 // LAYERWISE-NEXT: graph-split-reductions{explain=false max-view-rank=4}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: canonicalize
 // LAYERWISE-NEXT: cse,
+// LAYERWISE-NEXT: graph-prepare-weights{enabled=true explain=false},
 // LAYERWISE-NEXT: dsa-set-target{target=mini},
 // LAYERWISE-NEXT: convert-graph-to-dsa{control=device explain=false fuse-chains=auto keep-invariants=true pipeline=true schedule=layerwise tuning-cache= tuning-fusion-rank=-1 tuning-rank=-1},
 // LAYERWISE-NEXT: canonicalize

@@ -36,6 +36,9 @@ and prints the compile time per phase and per ONNX op; then Relu chains of 1,000
 with each size's time per op over the smallest size's of its kind ("x linear"); it exits non-zero
 when one of those ratios exceeds 1.5. --scaling runs only the second table.
 
+With --pairs it runs both schedules on every model of the benchmark set at batch 1, 8 and 32 and
+fails when GraphTurbo is slower than layer-wise on one (benchmark_pairs.py says what it measures).
+
 With --precisions it runs ResNet-50 (b1, b8, b32), MobileNet-V2 and the BERT-base layer in f32,
 f16 and bf16 with one schedule (benchmark_precision.py says what it measures).
 """
@@ -62,6 +65,9 @@ spec.loader.exec_module(oracle)
 spec = importlib.util.spec_from_file_location("benchmark_precision", os.path.join(HERE, "benchmark_precision.py"))
 benchmark_precision = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(benchmark_precision)
+spec = importlib.util.spec_from_file_location("benchmark_pairs", os.path.join(HERE, "benchmark_pairs.py"))
+benchmark_pairs = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(benchmark_pairs)
 
 
 # Blocks per stage of torchvision's ResNets, and whether they are bottleneck blocks.
@@ -583,6 +589,9 @@ def main():
                         "encoder stacks")
     parser.add_argument("--precisions", action="store_true", help="the models in f32, f16 and bf16 side by side "
                         "(cycles, compute bound per precision, accuracy against onnxruntime f32)")
+    parser.add_argument("--pairs", action="store_true", help="GraphTurbo against layer-wise on every model and batch "
+                        "of the benchmark set; fails when GraphTurbo is slower on one")
+    parser.add_argument("--batches", help="with --pairs: the batches to run, comma-separated (default 1,8,32)")
     parser.add_argument("--compile-timeout", type=float, default=1800,
                         help="seconds one compilation of --depths may take before it counts as failed")
     arguments = parser.parse_args()
@@ -614,6 +623,12 @@ def main():
         print(text)
         if arguments.markdown:
             write_between(arguments.markdown, "precisions", text)
+        sys.exit(1 if failed else 0)
+    if arguments.pairs:
+        text, failed = benchmark_pairs.pairs(arguments, sys.modules[__name__], oracle)
+        print(text)
+        if arguments.markdown:
+            write_between(arguments.markdown, "pairs", text)
         sys.exit(1 if failed else 0)
     if arguments.compare_schedules:
         text, failed = compare_schedules(arguments)

@@ -270,9 +270,10 @@ def mobilenet_v2_block():
     return b.model("mobilenet_v2_block", [("input", [1, 24, 56, 56])], [b.op("Add", [y, x])])
 
 
-def mobilenet_v2():
-    """torchvision's MobileNet-V2 (width 1.0, 224x224): inverted residual blocks of expand 1x1,
-    depthwise 3x3 and project 1x1, ReLU6 as Clip, residual adds where shapes allow."""
+def mobilenet_v2(batch=1):
+    """torchvision's MobileNet-V2 (width 1.0, 224x224, `batch` images): inverted residual blocks
+    of expand 1x1, depthwise 3x3 and project 1x1, ReLU6 as Clip, residual adds where shapes
+    allow."""
     b = Builder(20)
 
     def relu6(x):
@@ -292,7 +293,7 @@ def mobilenet_v2():
     x = relu6(b.conv_bn(x, cin, 1280, 1, relu=False))
     x = b.op("Flatten", [b.op("GlobalAveragePool", [x])], axis=1)
     logits = b.op("Gemm", [x, b.weight([1000, 1280]), b.constant(np.zeros(1000, np.float32))], transB=1)
-    return b.model("mobilenet_v2", [("input", [1, 3, 224, 224])], [logits])
+    return b.model("mobilenet_v2", [("input", [batch, 3, 224, 224])], [logits])
 
 
 def densenet_block():
@@ -460,6 +461,30 @@ def vit_block(hand=False):
     first = b.op("LayerNormalization", [first, b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-6)
     logits = b.op("Gemm", [first, b.weight([10, hidden]), b.constant(np.zeros(10, np.float32))], transB=1)
     return b.model("vit_block", [("image", [1, 3, 32, 32])], [logits])
+
+
+def vit_b16_block(batch=1):
+    """The first block of torchvision's ViT-B/16 (224x224 images, 16x16 patches, hidden 768, 12
+    heads, MLP 3072, erf GELU), written by hand: patch embedding by a strided Conv, the class
+    token (one learned row, stored repeated for each image) concatenated in front of the 196 patch
+    tokens, position
+    embeddings added, one encoder layer, the class token sliced out, layer-normalised and
+    classified into 1000 classes."""
+    b = Builder(17)
+    hidden, patch, tokens = 768, 16, 196
+    x = b.op("Conv", ["image", b.weight([hidden, 3, patch, patch], 0.02), b.constant(np.zeros(hidden, np.float32))],
+             kernel_shape=[patch, patch], strides=[patch, patch])
+    x = b.op("Transpose", [b.op("Reshape", [x, b.constant(np.array([batch, hidden, tokens], np.int64))])], perm=[0, 2, 1])
+    token = b.constant(np.repeat(b.draw([1, 1, hidden], 0.02), batch, axis=0))
+    x = b.op("Add", [b.op("Concat", [token, x], axis=1), b.weight([1, tokens + 1, hidden], 0.02)])
+    x = bert_block(b, x, batch, hidden, 12, tokens + 1, "gelu")
+    first = b.op("Slice", [x, b.constant(np.array([0], np.int64)), b.constant(np.array([1], np.int64)),
+                           b.constant(np.array([1], np.int64))])
+    first = b.op("Reshape", [first, b.constant(np.array([batch, hidden], np.int64))])
+    ones, zeros = np.ones(hidden, np.float32), np.zeros(hidden, np.float32)
+    first = b.op("LayerNormalization", [first, b.constant(ones), b.constant(zeros)], axis=-1, epsilon=1e-6)
+    logits = b.op("Gemm", [first, b.weight([1000, hidden], 0.02), b.constant(np.zeros(1000, np.float32))], transB=1)
+    return b.model("vit_b16_block", [("image", [batch, 3, 224, 224])], [logits])
 
 
 def segmentation_head():

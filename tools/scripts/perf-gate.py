@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Performance regression gate: the simulated figures of the benchmark models with both schedules,
 compared exactly with the checked-in test/Perf/baseline.json (the simulation is deterministic, so
-any change is a change of the compiler, the runtime or the target).
+any change is a change of the compiler, the runtime or the target), and GraphTurbo's schedule
+never slower than the layer-wise one on a gated model.
 
 Per run it records the simulated cycles, the kernel launches, the DMA bytes per pair of memory
 levels (and the DDR and GB<->LB totals), the matrix engines' flops, the host's bytes and the mean
@@ -55,8 +56,9 @@ def onnx_model(name, make):
     return arguments
 
 
-# The gated models: the benchmarks' CNNs and the BERT-base encoder layer (sequence 128), at the
-# batches the test time allows.
+# The gated models: the benchmarks' CNNs, the BERT-base encoder layer (sequence 128) and the
+# ViT-B/16 block, at the batches the test time allows (every model of `benchmark.py --pairs` at
+# batch 1).
 MODELS = [
     ("ResNet-18 b1", builtin("resnet18", 1)),
     ("ResNet-18 b8", builtin("resnet18", 8)),
@@ -68,6 +70,7 @@ MODELS = [
     ("BERT-base layer b1 s128", onnx_model("bert_b1", lambda: oracle.bert_layer(batch=1))),
     ("BERT-base layer b8 s128", onnx_model("bert_b8", lambda: oracle.bert_layer(batch=8))),
     ("BERT-base layer b32 s128", onnx_model("bert_b32", lambda: oracle.bert_layer(batch=32))),
+    ("ViT-B/16 block b1", onnx_model("vit_b1", lambda: oracle.vit_b16_block(batch=1))),
 ]
 
 # Generated tables: (file, marker, models) per table whose rows come from the gated runs.
@@ -162,6 +165,14 @@ def stale_tables(arguments, baseline):
     return stale
 
 
+def inversions(measured):
+    """The models on which GraphTurbo's schedule takes more cycles than the layer-wise one."""
+    return [f"{name} ({runs['graphturbo']['cycles']:,} against {runs['layerwise']['cycles']:,})"
+            for name, runs in measured.items()
+            if all("cycles" in runs.get(schedule, {}) for schedule in SCHEDULES)
+            and runs["graphturbo"]["cycles"] > runs["layerwise"]["cycles"]]
+
+
 def write_baseline(measured):
     failed = [f"{name} {schedule}" for name, runs in measured.items() for schedule, figures in runs.items()
               if "error" in figures]
@@ -184,6 +195,10 @@ def main():
     if arguments.bless and arguments.only:
         parser.error("--bless measures every model: it cannot be combined with --only")
     measured = measure(arguments)
+    inverted = inversions(measured)
+    if inverted:
+        print("perf-gate: GraphTurbo is slower than the layer-wise schedule on " + ", ".join(inverted))
+        sys.exit(1)
     if arguments.bless:
         write_baseline(measured)
         for path, marker, text in generated_tables(arguments, measured):

@@ -34,11 +34,13 @@ mod device;
 mod elements;
 mod entry;
 mod execution;
+mod preparation;
 mod tuning;
 
 pub use artifact::{side_file, weights_file};
 pub use device::{Device, ReportFormat, TraceFormat};
 pub use execution::{figures, load, run, Figures, Loaded};
+pub use preparation::Preparation;
 pub use tuning::{tuned, Tuned};
 
 /// The graph-level and lowering passes before the backend: the registered pipeline of the kernel
@@ -59,6 +61,14 @@ pub fn graph_to_dsa_pipeline(options: &CompileOptions) -> Result<String, String>
         "builtin.module({}{{target={}{extra}}})",
         pipeline.argument, options.target
     ))
+}
+
+/// `schedule` with `setting` (option=value) added to its pipeline options.
+pub fn with_option(schedule: &str, setting: &str) -> String {
+    match schedule.strip_suffix('}') {
+        Some(open) if open.contains('{') => format!("{open} {setting}}}"),
+        _ => format!("{schedule}{{{setting}}}"),
+    }
 }
 
 /// The steps of the kernel schedule's pipeline, each as its pass argument and pipeline text,
@@ -157,6 +167,9 @@ pub struct Compiled {
     pub graph_passes: Duration,
     /// How the layers' tilings were chosen, for the tuner.
     pub tuned: Tuned,
+    /// The host function computing the weights the model computes from its weights alone,
+    /// run when it is loaded.
+    pub preparation: Option<Preparation>,
     jit: Jit,
 }
 
@@ -340,10 +353,18 @@ pub fn compile_with_pipeline(
     let output_shapes = graph_output_shapes(&module, &entry);
     run_pipeline(context, &mut module, pipeline)?;
     let graph_passes = start.elapsed();
-    let (_, buffers, kernel_count) = host_functions(&module)
-        .into_iter()
+    let functions = host_functions(&module);
+    let (_, buffers, kernels) = functions
+        .iter()
         .find(|(name, _, _)| *name == entry)
+        .cloned()
         .ok_or("the lowering made no host function")?;
+    let preparation = preparation::find(&functions, &buffers);
+    // The preparation's kernels run once, when the model is loaded.
+    let kernel_count = kernels
+        - preparation.as_ref().map_or(0, |preparation| {
+            preparation::kernels_launched_by(&module, &preparation.function)
+        });
     let tuned = tuned(&module);
     let jit = Jit::new(&mut module, opt)?;
     Ok(Compiled {
@@ -353,6 +374,7 @@ pub fn compile_with_pipeline(
         kernel_count,
         graph_passes,
         tuned,
+        preparation,
         jit,
     })
 }
@@ -368,7 +390,13 @@ pub fn compile_to_object(
     emit_llvm_ir: bool,
     name: &str,
 ) -> Result<turbine_codegen::ObjectCode, String> {
-    let pipeline = graph_to_dsa_pipeline(options)?;
+    // The object's loader writes the weights it reads from its weights file: nothing runs at
+    // load time to compute weights from weights, so every inference computes them.
+    let options = CompileOptions {
+        schedule: with_option(&options.schedule, "prepare-weights=false"),
+        ..options.clone()
+    };
+    let pipeline = graph_to_dsa_pipeline(&options)?;
     run_pipeline(context, &mut module, &pipeline)?;
     // A graph function is usually called `main`, which a C program that links the object
     // defines itself: export the public host functions as `turbine_<name>`. Nothing in the

@@ -7,6 +7,7 @@ pub mod fold_batch_rows;
 pub mod fold_reshapes;
 pub mod outline_control_flow;
 mod perturb;
+pub mod prepare_weights;
 pub mod reduce_precision;
 pub mod resize_to_broadcast;
 mod rewrite_each;

@@ -7,7 +7,7 @@ use crate::{
     ir::Op,
     registry::{OptionInfo, Pass, PassFailure, PassOptions},
     substitute::{
-        cost::Metric,
+        cost::{Metric, Pricing},
         cuts::windows,
         egraph::saturate,
         extract::{extract, is_convex, searched_ops, splice, Extracted},
@@ -137,6 +137,14 @@ the same for a rule file); an unsound rule is an error at its location.";
             default: "cycles",
         },
         OptionInfo {
+            name: "prepared-weights",
+            description: "Price what the function computes from weights alone as free: \
+                          graph-prepare-weights computes it once at load time (the pipelines \
+                          pass their prepare-weights option)",
+            kind: OptionKind::Bool,
+            default: "false",
+        },
+        OptionInfo {
             name: "split-threshold",
             description: "Search a function of more ops (weights and constants aside) in parts \
                           of at most this many, cut by minimum vertex cuts; 0: whole",
@@ -196,7 +204,10 @@ the same for a rule file); an unsound rule is an error at its location.";
         let settings = Settings {
             alpha,
             budget,
-            metric: Metric::parse(&options.string("cost"))?,
+            pricing: Pricing {
+                metric: Metric::parse(&options.string("cost"))?,
+                prepared_weights: options.bool("prepared-weights")?,
+            },
             matches_per_rule: 64,
             region: Region::Whole,
         };
@@ -275,7 +286,7 @@ impl GraphSubstitute {
             function,
             rules,
             self.settings.budget,
-            self.settings.metric,
+            self.settings.pricing,
             machine.as_ref(),
         )
         .map_err(|message| fail(function, message))?;
@@ -355,7 +366,7 @@ impl GraphSubstitute {
 
     /// The target the cost model reads: required for `cost=cycles`, optional otherwise.
     fn machine(&self, function: Op) -> Result<Option<Machine>, PassFailure> {
-        Ok(match self.settings.metric {
+        Ok(match self.settings.pricing.metric {
             Metric::Cycles => Some(Machine::for_function(
                 function,
                 &self.target,

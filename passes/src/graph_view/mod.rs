@@ -13,6 +13,7 @@
 mod attributes;
 mod epilogue;
 mod function;
+mod prepared;
 mod reader;
 mod types;
 
@@ -22,4 +23,5 @@ pub use attributes::{Attr, Constant};
 /// the lowering counts nested calls of the model's own functions only, as the interpreter does.
 pub const OUTLINED: &str = "graph.outlined";
 pub use function::{FunctionView, Node, ViewError};
+pub use prepared::Prepared;
 pub use types::{static_buffer_type, uniform_float, ElementType, TensorType, ValueId};

@@ -21,6 +21,13 @@ impl PartialEq for Op {
 
 impl Eq for Op {}
 
+/// Hashed by the op it names, as it compares.
+impl std::hash::Hash for Op {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.ptr.hash(state);
+    }
+}
+
 /// Handles are equal when they name the same value.
 impl PartialEq for Val {
     fn eq(&self, other: &Val) -> bool {
@@ -29,6 +36,13 @@ impl PartialEq for Val {
 }
 
 impl Eq for Val {}
+
+/// Hashed by the value it names, as it compares.
+impl std::hash::Hash for Val {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.ptr.hash(state);
+    }
+}
 
 impl From<&Val> for Val {
     fn from(value: &Val) -> Val {

@@ -41,22 +41,26 @@ pub type LayerCache = HashMap<u64, f64>;
 /// one such layer is progress.
 pub const UNSUPPORTED_LAYER: f64 = 1e15;
 
-/// The estimated cycles of `program` on `machine` under the layer-wise schedule, and its layers.
-pub fn layerwise_cycles(
+/// The estimated cycles of `program` on `machine` under the layer-wise schedule, and its layers,
+/// without the ops `excluded` marks (computed elsewhere: the weights prepared at load time).
+pub fn layerwise_cycles_excluding(
     program: &FunctionView,
     machine: &Machine,
     cache: &mut LayerCache,
+    excluded: &[bool],
 ) -> (f64, usize) {
-    layerwise_cycles_with(program, machine, cache, &BTreeSet::new())
+    layerwise_cycles_with(program, machine, cache, &BTreeSet::new(), excluded)
 }
 
-/// [`layerwise_cycles`] with the values `resident` (arguments the caller keeps there) in the GB
-/// of the cluster that runs them rather than in DDR.
+/// [`layerwise_cycles_excluding`] with the values `resident` (arguments the caller keeps there)
+/// in the GB of the cluster that runs them rather than in DDR (an op past the end of `excluded`
+/// is included).
 pub fn layerwise_cycles_with(
     program: &FunctionView,
     machine: &Machine,
     cache: &mut LayerCache,
     resident: &BTreeSet<ValueId>,
+    excluded: &[bool],
 ) -> (f64, usize) {
     let mut views = value_views(program);
     for value in resident {
@@ -73,7 +77,7 @@ pub fn layerwise_cycles_with(
     let mut fused: BTreeSet<usize> = BTreeSet::new();
     let (mut total, mut layers) = (0.0, 0);
     for (index, node) in program.ops.iter().enumerate() {
-        if fused.contains(&index) || forms_no_layer(node) {
+        if fused.contains(&index) || forms_no_layer(node) || excluded.get(index) == Some(&true) {
             continue;
         }
         let elementwise_anchor =

@@ -48,6 +48,19 @@ pub fn share_axis(
         .map(Some)
 }
 
+/// Which dimension of a box is one share of `count` along it, whatever the box holds of the other
+/// dimensions (a part of them: the rows of a class token a later slice reads); None when no
+/// dimension is.
+pub fn share_axis_of_part(
+    region: &Region,
+    shape: &[usize],
+    index: usize,
+    count: usize,
+) -> Option<usize> {
+    (0..shape.len())
+        .find(|&d| shape[d].is_multiple_of(count) && region[d] == share(shape, d, index, count)[d])
+}
+
 /// A box as the remarks spell it, `[0..1, 0..3]`.
 pub fn boxed(region: &Region) -> String {
     let ranges: Vec<String> = region

@@ -13,7 +13,7 @@
 //! The rules of single ops are in [`super::demand`] and the boxes in [`super::boxes`]; both are
 //! re-exported here, beside the walk over a body.
 
-pub use super::boxes::{boxed, full, hull, share, share_axis, sizes, Region};
+pub use super::boxes::{boxed, full, hull, share, share_axis, share_axis_of_part, sizes, Region};
 pub use super::demand::{demand, Changed, Demand};
 
 use crate::graph_view::{FunctionView, ValueId};

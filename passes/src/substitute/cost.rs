@@ -2,12 +2,13 @@
 //! several dimensions, any of which the search may minimise).
 //!
 //! `cycles` is the lowering's own estimate of the layer-wise schedule on the target
-//! ([`layerwise_cycles`]: the layers it would form, priced by the tile choices it would make).
+//! ([`layerwise_cycles_excluding`]: the layers it would form, priced by the tile choices it would
+//! make; with `prepared_weights`, without what the function computes from weights alone).
 //! `flops` counts arithmetic only; `memory` counts the bytes of every tensor the graph produces,
 //! and is infinite past the target's DDR.
 
 use crate::graph_view::{FunctionView, Node};
-use crate::kernels::estimate::{layerwise_cycles, LayerCache};
+use crate::kernels::estimate::{layerwise_cycles_excluding, LayerCache};
 use crate::target::Machine;
 use turbine_dialects::ops::graph;
 
@@ -36,18 +37,35 @@ impl Metric {
     }
 }
 
-/// The cost of `view` by `metric` on `machine`; `cache` keeps layer estimates between calls.
+/// What a search minimises, and whether what the graph computes from weights alone is free
+/// (`graph-prepare-weights` computes it once at load time, MetaFlow §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pricing {
+    /// What is counted.
+    pub metric: Metric,
+    /// Whether the ops computing from weights alone cost nothing.
+    pub prepared_weights: bool,
+}
+
+/// The cost of `view` by `pricing` on `machine`; `cache` keeps layer estimates between calls.
 pub fn cost(
     view: &FunctionView,
-    metric: Metric,
+    pricing: Pricing,
     machine: Option<&Machine>,
     cache: &mut LayerCache,
 ) -> f64 {
+    let excluded = if pricing.prepared_weights {
+        view.prepared().ops
+    } else {
+        vec![false; view.ops.len()]
+    };
     let ops = view
         .ops
         .iter()
-        .filter(|node| !node.is_terminator() && !is_free(node));
-    match metric {
+        .zip(&excluded)
+        .filter(|(node, &excluded)| !excluded && !node.is_terminator() && !is_free(node))
+        .map(|(node, _)| node);
+    match pricing.metric {
         Metric::Flops => ops.map(|node| flops(view, node)).sum(),
         Metric::Memory => {
             let bytes: f64 = ops.map(produced_bytes).sum();
@@ -58,10 +76,11 @@ pub fn cost(
             }
         }
         Metric::Cycles => {
-            layerwise_cycles(
+            layerwise_cycles_excluding(
                 view,
                 machine.expect("the cycles cost reads a target"),
                 cache,
+                &excluded,
             )
             .0
         }

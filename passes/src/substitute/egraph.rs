@@ -14,7 +14,7 @@
 mod language;
 mod matching;
 
-use super::cost::{cost, Metric};
+use super::cost::{cost, Metric, Pricing};
 use super::rewrite::{plan_op, shape_of_type, Bindings, Typing};
 use super::rule::{PatternValue, Rule};
 use crate::graph_view::FunctionView;
@@ -74,17 +74,19 @@ const NODE_LIMIT: usize = 20_000;
 const MULTI_PATTERN_ROUNDS: usize = 1;
 
 /// Searches `function` by equality saturation over `rules` (at most `iterations` rounds) and
-/// replaces its body by the extracted graph if `metric` finds it cheaper.
+/// replaces its body by the extracted graph if `pricing` finds it cheaper. The extraction prices
+/// each e-node as a layer of its own by `pricing`'s metric; the graphs are compared whole by
+/// `pricing`.
 pub fn saturate(
     function: Op,
     rules: &[Rule],
     iterations: usize,
-    metric: Metric,
+    pricing: Pricing,
     machine: Option<&Machine>,
 ) -> Result<Saturated, String> {
     let view = FunctionView::read(function).map_err(|error| error.message)?;
     let mut cache = LayerCache::new();
-    let initial = cost(&view, metric, machine, &mut cache);
+    let initial = cost(&view, pricing, machine, &mut cache);
     if view.ops.iter().any(|node| node.has_regions) {
         let applied = BTreeMap::new();
         return Ok(Saturated {
@@ -104,7 +106,7 @@ pub fn saturate(
         .filter(|rule| roots_of(rule).is_some())
         .collect();
     let (stop, rounds, applied) = run_rounds(&mut egraph, &usable, iterations);
-    let (candidate, after) = extract(function, &egraph, &roots, metric, machine, &mut cache)?;
+    let (candidate, after) = extract(function, &egraph, &roots, pricing, machine, &mut cache)?;
     let kept = after < initial;
     // SAFETY: both are live functions with one region; the clone is destroyed after.
     unsafe {
@@ -171,19 +173,19 @@ fn run_rounds(
 }
 
 /// Extracts the cheapest graph of `egraph` (whose returned e-classes are `roots`) into a
-/// detached clone of `function` and prices it whole by `metric`. Returns the clone, which the
+/// detached clone of `function` and prices it whole by `pricing`. Returns the clone, which the
 /// caller destroys, and its cost; on an error the clone is destroyed.
 fn extract(
     function: Op,
     egraph: &EGraph<Term, Graph>,
     roots: &[Id],
-    metric: Metric,
+    pricing: Pricing,
     machine: Option<&Machine>,
     cache: &mut LayerCache,
 ) -> Result<(Op, f64), String> {
     let extraction = Extraction {
         egraph,
-        metric,
+        metric: pricing.metric,
         machine,
         costs: HashMap::new(),
         cache: LayerCache::new(),
@@ -194,7 +196,7 @@ fn extract(
     let candidate = unsafe { Op::from_raw(mlirOperationClone(function.raw())) };
     let outcome = materialize(egraph, &extractor, roots, candidate).and_then(|()| {
         let view = FunctionView::read(candidate).map_err(|error| error.message)?;
-        Ok(cost(&view, metric, machine, cache))
+        Ok(cost(&view, pricing, machine, cache))
     });
     match outcome {
         Ok(after) => Ok((candidate, after)),
@@ -463,7 +465,13 @@ impl Extraction<'_> {
             vec![region],
         );
         let price = FunctionView::read(function)
-            .map(|view| cost(&view, self.metric, self.machine, &mut self.cache))
+            .map(|view| {
+                let pricing = Pricing {
+                    metric: self.metric,
+                    prepared_weights: false,
+                };
+                cost(&view, pricing, self.machine, &mut self.cache)
+            })
             .unwrap_or(f64::INFINITY);
         // SAFETY: the function is detached and owned here.
         unsafe { mlirOperationDestroy(function.raw()) };

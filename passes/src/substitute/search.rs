@@ -5,7 +5,7 @@
 //! its sibling). α = 1 is a greedy search. Candidates are clones of the function; the best one's
 //! body replaces the function's at the end.
 
-use super::cost::{cost, Metric};
+use super::cost::{cost, Pricing};
 use super::matcher::{find, Match};
 use super::rewrite::apply;
 use super::rule::Rule;
@@ -26,8 +26,8 @@ pub struct Settings {
     pub alpha: f64,
     /// Candidates to expand at most.
     pub budget: usize,
-    /// What to minimise.
-    pub metric: Metric,
+    /// What to minimise, and how.
+    pub pricing: Pricing,
     /// Matches of one rule considered per candidate at most.
     pub matches_per_rule: usize,
     /// Which matches the search may apply.
@@ -224,7 +224,7 @@ impl<'a> Search<'a> {
     fn measure(&mut self, candidate: Op) -> Result<(f64, u64), String> {
         let view = FunctionView::read(candidate).map_err(|error| error.message)?;
         Ok((
-            self.rest + cost(&view, self.settings.metric, self.machine, &mut self.cache),
+            self.rest + cost(&view, self.settings.pricing, self.machine, &mut self.cache),
             fingerprint(&view),
         ))
     }
@@ -346,7 +346,7 @@ impl<'a> Search<'a> {
     }
 }
 
-/// The cost of `function` by `settings.metric`, as a search measures it.
+/// The cost of `function` by `settings.pricing`, as a search measures it.
 pub fn measure_cost(
     function: Op,
     settings: &Settings,
@@ -355,7 +355,7 @@ pub fn measure_cost(
     let view = FunctionView::read(function).map_err(|error| error.message)?;
     Ok(cost(
         &view,
-        settings.metric,
+        settings.pricing,
         machine,
         &mut LayerCache::new(),
     ))

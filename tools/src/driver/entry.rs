@@ -6,6 +6,7 @@
 use melior::ir::{block::BlockLike, operation::OperationLike, Module};
 use mlir_sys::*;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::CStr;
 use turbine_dialects::ops::{upstream, OpKind};
 
 /// A function of the module: its name, whether it is public, and the functions it calls.
@@ -94,36 +95,48 @@ fn read_functions(module: &Module) -> Vec<Function> {
 
 /// The functions the `func.call` ops nested in `op` call.
 fn callees(op: MlirOperation) -> BTreeSet<String> {
+    references(op, OpKind::Upstream(upstream::Kind::FuncCall), c"callee")
+}
+
+/// The symbols the ops of `kind` nested in `op` name in their flat symbol reference
+/// `attribute`.
+pub(super) fn references(op: MlirOperation, kind: OpKind, attribute: &CStr) -> BTreeSet<String> {
+    struct Walk<'a> {
+        kind: OpKind,
+        attribute: &'a CStr,
+        found: BTreeSet<String>,
+    }
     unsafe extern "C" fn visit(op: MlirOperation, data: *mut std::ffi::c_void) -> MlirWalkResult {
-        // SAFETY: `data` is the set below, alive for the walk; `op` is alive during it, and a
-        // verified func.call's `callee` is a flat symbol reference.
+        // SAFETY: `data` is the walk below, alive for the walk; `op` is alive during it.
         unsafe {
+            let walk = &mut *data.cast::<Walk>();
             let name = super::string(mlirIdentifierStr(mlirOperationGetName(op)));
-            if OpKind::from_name(&name) == Some(OpKind::Upstream(upstream::Kind::FuncCall)) {
-                let callee = mlirOperationGetAttributeByName(
+            if OpKind::from_name(&name) == Some(walk.kind) {
+                let reference = mlirOperationGetAttributeByName(
                     op,
-                    MlirStringRef {
-                        data: c"callee".as_ptr(),
-                        length: 6,
-                    },
+                    mlirStringRefCreateFromCString(walk.attribute.as_ptr()),
                 );
-                if !callee.ptr.is_null() && mlirAttributeIsAFlatSymbolRef(callee) {
-                    let set = &mut *data.cast::<BTreeSet<String>>();
-                    set.insert(super::string(mlirFlatSymbolRefAttrGetValue(callee)));
+                if !reference.ptr.is_null() && mlirAttributeIsAFlatSymbolRef(reference) {
+                    walk.found
+                        .insert(super::string(mlirFlatSymbolRefAttrGetValue(reference)));
                 }
             }
         }
         MlirWalkResult_MlirWalkResultAdvance
     }
-    let mut set = BTreeSet::new();
+    let mut walk = Walk {
+        kind,
+        attribute,
+        found: BTreeSet::new(),
+    };
     // SAFETY: the op is alive; the callback only reads ops and records names.
     unsafe {
         mlirOperationWalk(
             op,
             Some(visit),
-            (&mut set as *mut BTreeSet<String>).cast(),
+            (&mut walk as *mut Walk).cast(),
             MlirWalkOrder_MlirWalkPreOrder,
         )
     };
-    set
+    walk.found
 }

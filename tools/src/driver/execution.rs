@@ -3,7 +3,9 @@
 //! schedules.
 
 use super::elements::{decode, dtype_code, element_bytes, encode};
-use super::{Compiled, Device, Role};
+use super::preparation::prepare;
+use super::{Buffer, Compiled, Device, Role};
+use std::collections::HashMap;
 use turbine_interpreter::{ElementType, Tensor, Weights};
 
 /// Runs `compiled` on `device` with `inputs` and `weights`; returns the outputs.
@@ -25,38 +27,60 @@ pub struct Loaded<'a> {
     handles: Vec<u64>,
 }
 
-/// Allocates the buffers of `compiled` on `device` and writes the weights and constants.
+/// Allocates the buffers of `compiled` on `device` and writes the weights and constants, those
+/// the model computes from its weights computed first (on the device, once).
 pub fn load<'a>(
     compiled: &'a Compiled,
     device: &'a Device,
     weights: &Weights,
 ) -> Result<Loaded<'a>, String> {
-    let mut loaded = Loaded {
+    let prepared = prepare(compiled, device, weights)?;
+    let handles = allocate(&compiled.buffers, device, weights, &prepared)?;
+    Ok(Loaded {
         compiled,
         device,
-        handles: Vec::new(),
-    };
-    for buffer in &compiled.buffers {
+        handles,
+    })
+}
+
+/// Allocates `buffers` on `device` and writes the weights (from `prepared`, else `weights`) and
+/// constants; frees what it allocated on an error.
+pub(super) fn allocate(
+    buffers: &[Buffer],
+    device: &Device,
+    weights: &Weights,
+    prepared: &HashMap<String, Tensor>,
+) -> Result<Vec<u64>, String> {
+    let mut handles = Vec::new();
+    let outcome = buffers.iter().try_for_each(|buffer| {
         let elements: usize = buffer.shape.iter().product();
         let size = element_bytes(buffer.element);
         let handle = device.alloc(elements * size, size, dtype_code(buffer.element))?;
-        loaded.handles.push(handle);
+        handles.push(handle);
         let what = |role: String| format!("{role} ({:?} in the model)", buffer.element);
         match &buffer.role {
             Role::Weight(name) => {
-                let bytes = weight_bytes(weights, name, buffer.element, &buffer.shape, || {
-                    format!("weight '{name}' is not in the weights file")
-                })?;
-                device.write(handle, &bytes)?;
+                let missing = || format!("weight '{name}' is not in the weights file");
+                let bytes = match prepared.get(name) {
+                    Some(tensor) => tensor_bytes(tensor, name, buffer.element, &buffer.shape)?,
+                    None => weight_bytes(weights, name, buffer.element, &buffer.shape, missing)?,
+                };
+                device.write(handle, &bytes)
             }
             Role::Constant(values) => device.write(
                 handle,
                 &encode(values, buffer.element, &what("a constant".into()))?,
-            )?,
-            Role::Input(_) | Role::Output(_) => {}
+            ),
+            Role::Input(_) | Role::Output(_) => Ok(()),
         }
+    });
+    if let Err(error) = outcome {
+        for &handle in &handles {
+            device.free(handle);
+        }
+        return Err(error);
     }
-    Ok(loaded)
+    Ok(handles)
 }
 
 impl Loaded<'_> {
@@ -83,7 +107,12 @@ impl Loaded<'_> {
         compiled
             .jit
             .run(&compiled.entry, self.device.handle(), &self.handles)?;
-        read_outputs(compiled, self.device, &self.handles)
+        read_outputs(
+            &compiled.buffers,
+            &compiled.output_shapes,
+            self.device,
+            &self.handles,
+        )
     }
 }
 
@@ -104,7 +133,17 @@ pub(super) fn weight_bytes(
     shape: &[usize],
     missing: impl FnOnce() -> String,
 ) -> Result<Vec<u8>, String> {
-    let weight = weights.get(name).ok_or_else(missing)?;
+    tensor_bytes(weights.get(name).ok_or_else(missing)?, name, element, shape)
+}
+
+/// The bytes of `weight` (named `name`) as a buffer of `element`s of `shape` holds it; an error
+/// when it has another element count.
+fn tensor_bytes(
+    weight: &Tensor,
+    name: &str,
+    element: ElementType,
+    shape: &[usize],
+) -> Result<Vec<u8>, String> {
     if weight.shape.iter().product::<usize>() != shape.iter().product::<usize>() {
         return Err(format!(
             "weight '{name}' has shape {:?}, the model expects {shape:?}",
@@ -121,7 +160,7 @@ pub(super) fn weight_bytes(
 /// Writes `input`, input #`index` of `compiled`, into its buffer `handle`.
 fn write_input(
     compiled: &Compiled,
-    buffer: &super::Buffer,
+    buffer: &Buffer,
     index: usize,
     input: &Tensor,
     handle: u64,
@@ -138,20 +177,20 @@ fn write_input(
     device.write(handle, &encode(&input.data, buffer.element, &what)?)
 }
 
-/// Reads the output buffers back, in result order, with the shapes the graph function
-/// declares.
-fn read_outputs(
-    compiled: &Compiled,
+/// Reads the output buffers of `buffers` back, in result order, with `output_shapes` where
+/// given (the shapes the graph function declares) and else their buffers' shapes.
+pub(super) fn read_outputs(
+    buffers: &[Buffer],
+    output_shapes: &[Vec<usize>],
     device: &Device,
     handles: &[u64],
 ) -> Result<Vec<Tensor>, String> {
     let mut outputs = Vec::new();
-    for (buffer, &handle) in compiled.buffers.iter().zip(handles) {
+    for (buffer, &handle) in buffers.iter().zip(handles) {
         if let Role::Output(index) = buffer.role {
             let elements: usize = buffer.shape.iter().product();
             let bytes = device.read(handle, elements * element_bytes(buffer.element))?;
-            let shape = compiled
-                .output_shapes
+            let shape = output_shapes
                 .get(index)
                 .cloned()
                 .unwrap_or_else(|| buffer.shape.clone());

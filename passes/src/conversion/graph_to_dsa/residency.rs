@@ -112,9 +112,9 @@ fn decide(
         return None;
     }
     let (from_ddr, _) =
-        layerwise_cycles_with(body, machine, &mut LayerCache::new(), &BTreeSet::new());
+        layerwise_cycles_with(body, machine, &mut LayerCache::new(), &BTreeSet::new(), &[]);
     let (resident_cycles, _) =
-        layerwise_cycles_with(body, machine, &mut LayerCache::new(), &resident);
+        layerwise_cycles_with(body, machine, &mut LayerCache::new(), &resident, &[]);
     let copy = machine.kernel_launch + machine.dma_setup + bytes as f64 / machine.ddr_bandwidth;
     let spread = trips.filter(|&trips| trips > 0).unwrap_or(1) as f64;
     let on_chip = resident_cycles + copy / spread;

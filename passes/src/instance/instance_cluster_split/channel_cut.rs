@@ -50,7 +50,8 @@ fn is_parameter(view: &FunctionView, value: ValueId) -> bool {
 }
 
 /// The result dimension of `node` that its output channels take, when `node` is an anchor whose
-/// filter the cut can divide: a convolution of one group or a product by a 2-D weight.
+/// filter the cut can divide: a convolution of one group or a product by a 2-D weight (a
+/// `graph.batch_matmul` broadcasting it over the batch, as a transformer's projections do).
 fn channel_dim(view: &FunctionView, node: &Node) -> Option<usize> {
     let (_, result) = node.results.first()?;
     let weight = *node.operands.get(1)?;
@@ -60,7 +61,7 @@ fn channel_dim(view: &FunctionView, node: &Node) -> Option<usize> {
     match node.graph_kind()? {
         graph::Kind::Conv2d if node.int_opt("groups").unwrap_or(1) == 1 => Some(1),
         graph::Kind::Gemm if !node.flag("trans_a") => Some(1),
-        graph::Kind::Matmul if view.type_of(weight).shape.len() == 2 => {
+        graph::Kind::Matmul | graph::Kind::BatchMatmul if view.type_of(weight).shape.len() == 2 => {
             result.shape.len().checked_sub(1)
         }
         _ => None,

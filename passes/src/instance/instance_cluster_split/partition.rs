@@ -8,7 +8,7 @@
 
 use crate::graph_view::{FunctionView, ValueId};
 use crate::slicing::regions::{
-    boxed, full, recomputation, share, share_axis, sizes, sweep, Demand, Region,
+    boxed, full, recomputation, share, share_axis, share_axis_of_part, sizes, sweep, Demand, Region,
 };
 
 /// The shares of a function over `count` clusters.
@@ -164,8 +164,11 @@ fn widen_partial_arguments(view: &FunctionView, sweeps: &mut [Sweep], count: usi
 }
 
 /// Checks that every value is one share along one dimension on every cluster, or whole on
-/// every cluster. Returns per value `Some(Some(axis))` (shared along `axis`), `Some(None)`
-/// (whole) or None (not needed), or the refusal naming the first value that is neither.
+/// every cluster. A value the function computes in part (the rows of a class token that a later
+/// slice alone reads) may hold the same part of the other dimensions on every cluster: each
+/// cluster computes that part of its share, and no cluster needs another's. Returns per value
+/// `Some(Some(axis))` (shared along `axis`), `Some(None)` (whole) or None (not needed), or the
+/// refusal naming the first value that is neither.
 fn share_axes(
     view: &FunctionView,
     sweeps: &[Sweep],
@@ -173,41 +176,75 @@ fn share_axes(
     recomputed: f64,
 ) -> Result<Vec<Option<Option<usize>>>, Refusal> {
     let mut axis_of: Vec<Option<Option<usize>>> = vec![None; view.value_count];
-    let mut described = |value: ValueId| -> Result<(), String> {
+    let mut described = |value: ValueId, in_part: bool| -> Result<(), String> {
         let shape = &view.type_of(value).shape;
-        let mut axis = None;
-        for (index, (computed, _)) in sweeps.iter().enumerate() {
-            let Some(region) = &computed[value] else {
-                return Ok(());
-            };
-            match share_axis(region, shape, index, count) {
-                Some(found) if axis.is_none_or(|axis| axis == found) => axis = Some(found),
-                _ => {
-                    return Err(format!(
-                        "a cluster would need the box {} of a tensor of shape {shape:?}",
-                        boxed(region)
-                    ))
-                }
-            }
-        }
-        axis_of[value] = axis;
+        let regions: Option<Vec<&Region>> = sweeps
+            .iter()
+            .map(|(computed, _)| computed[value].as_ref())
+            .collect();
+        let Some(regions) = regions else {
+            return Ok(());
+        };
+        let axis = shared_axis(&regions, shape, count)
+            .or_else(|| in_part.then(|| part_axis(&regions, shape, count)).flatten())
+            .ok_or_else(|| {
+                let region = regions
+                    .iter()
+                    .enumerate()
+                    .find(|(index, region)| share_axis(region, shape, *index, count).is_none())
+                    .map_or(regions[0], |(_, region)| region);
+                format!(
+                    "a cluster would need the box {} of a tensor of shape {shape:?}",
+                    boxed(region)
+                )
+            })?;
+        axis_of[value] = Some(axis);
         Ok(())
     };
     for (value, _) in &view.arguments {
-        described(*value).map_err(|reason| Refusal {
+        described(*value, false).map_err(|reason| Refusal {
             reason: format!("argument: {reason}"),
             recomputed,
         })?;
     }
+    let returned = view.returned();
     for node in &view.ops {
         for (value, _) in &node.results {
-            described(*value).map_err(|reason| Refusal {
+            described(*value, !returned.contains(value)).map_err(|reason| Refusal {
                 reason: format!("'{}': {reason}", node.name),
                 recomputed,
             })?;
         }
     }
     Ok(axis_of)
+}
+
+/// The dimension every cluster's box of a value is its share of (`Some(None)`: every box is
+/// the whole value), or None.
+fn shared_axis(regions: &[&Region], shape: &[usize], count: usize) -> Option<Option<usize>> {
+    let mut axis = None;
+    for (index, region) in regions.iter().enumerate() {
+        match share_axis(region, shape, index, count) {
+            Some(found) if axis.is_none_or(|axis| axis == found) => axis = Some(found),
+            _ => return None,
+        }
+    }
+    axis
+}
+
+/// The dimension every cluster's box of a value computed in part is its share of, the boxes
+/// holding the same ranges of the other dimensions, or None.
+fn part_axis(regions: &[&Region], shape: &[usize], count: usize) -> Option<Option<usize>> {
+    let axis = share_axis_of_part(regions[0], shape, 0, count)?;
+    let same_part =
+        |region: &Region| (0..shape.len()).all(|d| d == axis || region[d] == regions[0][d]);
+    regions
+        .iter()
+        .enumerate()
+        .all(|(index, region)| {
+            share_axis_of_part(region, shape, index, count) == Some(axis) && same_part(region)
+        })
+        .then_some(Some(axis))
 }
 
 /// Checks that no cluster computes whole a value that depends on the arguments (every cluster

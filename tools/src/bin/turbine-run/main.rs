@@ -355,7 +355,7 @@ impl Run<'_, '_> {
                 if arguments.tune {
                     self.tune(path)?;
                 }
-                tune::with_option(&arguments.schedule, &format!("tuning-cache={path}"))
+                driver::with_option(&arguments.schedule, &format!("tuning-cache={path}"))
             }
             None => arguments.schedule.clone(),
         };

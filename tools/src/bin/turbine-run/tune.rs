@@ -27,14 +27,6 @@ struct Measured {
     alone: bool,
 }
 
-/// `schedule` with `setting` (option=value) added to its pipeline options.
-pub(super) fn with_option(schedule: &str, setting: &str) -> String {
-    match schedule.strip_suffix('}') {
-        Some(open) if open.contains('{') => format!("{open} {setting}}}"),
-        _ => format!("{schedule}{{{setting}}}"),
-    }
-}
-
 /// The cycles of each launched kernel of the run whose JSON report is `report`, by name (a
 /// kernel launched several times, in a loop, summed).
 fn kernel_cycles(report: &str) -> Result<BTreeMap<String, u64>, String> {
@@ -67,7 +59,7 @@ impl Run<'_, '_> {
     /// whether some chain recorded a fusion decision.
     fn measure(&self, setting: &str, tuner: &mut Tuner) -> Result<(bool, bool), String> {
         let arguments = self.arguments;
-        let schedule = with_option(&arguments.schedule, setting);
+        let schedule = driver::with_option(&arguments.schedule, setting);
         let (module, _) = load_reduced(self.context, arguments)?;
         let options = compile_options(arguments, &schedule);
         let compiled = driver::compile(self.context, module, Some(self.entry), &options)?;
