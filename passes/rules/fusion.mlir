@@ -2,7 +2,7 @@
 
 // Tests that a batch-norm after a convolution folds into its filter and bias:
 // k = scale / sqrt(var + eps), w' = w * k, b' = (b - mean) * k + shift.
-module @fold_batch_norm_into_conv attributes {rule.summary = "conv2d + batch_norm -> conv2d with the scaled filter and shifted bias"} {
+module @fold_batch_norm_into_conv attributes {rule.summary = "conv2d + batch_norm -> conv2d with the scaled filter and shifted bias", rule.weight_fold} {
   func.func @source(%x: tensor<2x3x9x9xf32> {rule.dims = ["n", "c", "h", "w"]}, %w: tensor<4x3x3x3xf32> {rule.dims = ["o", "c", "kh", "kw"]},
                     %b: tensor<4xf32> {rule.dims = ["o"]}, %scale: tensor<4xf32> {rule.dims = ["o"]}, %shift: tensor<4xf32> {rule.dims = ["o"]},
                     %mean: tensor<4xf32> {rule.dims = ["o"]}, %var: tensor<4xf32> {rule.dims = ["o"]}) -> tensor<2x4x7x7xf32> {
@@ -21,6 +21,31 @@ module @fold_batch_norm_into_conv attributes {rule.summary = "conv2d + batch_nor
     %bm = graph.sub %b, %mean : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
     %bk = graph.mul %bm, %k : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
     %b2 = graph.add %bk, %shift : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    %y = graph.conv2d %x, %w2, %b2 {rule.bind = {strides = "s", pads = "p", dilations = "d"}} : (tensor<2x3x9x9xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<2x4x7x7xf32>
+    return %y : tensor<2x4x7x7xf32>
+  }
+}
+
+// Tests that a batch-norm after a convolution without bias folds into its filter and a new bias:
+// k = scale / sqrt(var + eps), w' = w * k, b' = shift - mean * k.
+module @fold_batch_norm_into_conv_without_bias attributes {rule.summary = "conv2d without bias + batch_norm -> conv2d with the scaled filter and a bias", rule.weight_fold} {
+  func.func @source(%x: tensor<2x3x9x9xf32> {rule.dims = ["n", "c", "h", "w"]}, %w: tensor<4x3x3x3xf32> {rule.dims = ["o", "c", "kh", "kw"]},
+                    %scale: tensor<4xf32> {rule.dims = ["o"]}, %shift: tensor<4xf32> {rule.dims = ["o"]},
+                    %mean: tensor<4xf32> {rule.dims = ["o"]}, %var: tensor<4xf32> {rule.dims = ["o"]}) -> tensor<2x4x7x7xf32> {
+    %y = graph.conv2d %x, %w {rule.bind = {strides = "s", pads = "p", dilations = "d"}} : (tensor<2x3x9x9xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x7x7xf32>
+    %z = graph.batch_norm %y, %scale, %shift, %mean, %var {rule.bind = {epsilon = "eps"}} : (tensor<2x4x7x7xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x7x7xf32>
+    return %z : tensor<2x4x7x7xf32>
+  }
+  func.func @target(%x: tensor<2x3x9x9xf32>, %w: tensor<4x3x3x3xf32>, %scale: tensor<4xf32>, %shift: tensor<4xf32>,
+                    %mean: tensor<4xf32>, %var: tensor<4xf32>) -> tensor<2x4x7x7xf32> {
+    %eps = graph.constant {rule.bind = {value = "eps"}} dense<1.0e-05> : tensor<f32>
+    %ve = graph.add %var, %eps : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+    %sd = graph.sqrt %ve : tensor<4xf32>
+    %k = graph.div %scale, %sd : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    %k4 = graph.reshape %k {rule.shape = ["o", 1, 1, 1]} : tensor<4xf32> -> tensor<4x1x1x1xf32>
+    %w2 = graph.mul %w, %k4 : tensor<4x3x3x3xf32>, tensor<4x1x1x1xf32> -> tensor<4x3x3x3xf32>
+    %mk = graph.mul %mean, %k : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    %b2 = graph.sub %shift, %mk : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
     %y = graph.conv2d %x, %w2, %b2 {rule.bind = {strides = "s", pads = "p", dilations = "d"}} : (tensor<2x3x9x9xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<2x4x7x7xf32>
     return %y : tensor<2x4x7x7xf32>
   }

@@ -84,6 +84,7 @@ macro_rules! substitute_step {
                 ("target", StepValue::Option("target")),
                 ("test-perturb-op", StepValue::Option("test-perturb-op")),
                 ("prepared-weights", $prepared_weights),
+                ("weight-folds", StepValue::Option("prepare-weights")),
             ],
         }
     };

@@ -69,7 +69,7 @@
 // LAYERWISE-NEXT: graph-fold-reshapes{include-flatten=true}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: func.func(
-// LAYERWISE-NEXT: graph-substitute{alpha=1.000000e+00 budget=100 builtin-rules=true cost=cycles explain=false only= prepared-weights=true rules= search=backtracking split-threshold=200 target=mini test-perturb-op= verify=false}
+// LAYERWISE-NEXT: graph-substitute{alpha=1.000000e+00 budget=100 builtin-rules=true cost=cycles explain=false only= prepared-weights=true rules= search=backtracking split-threshold=200 target=mini test-perturb-op= verify=false weight-folds=true}
 // LAYERWISE-NEXT: ),
 // LAYERWISE-NEXT: func.func(
 // LAYERWISE-NEXT: graph-split-reductions{explain=false max-view-rank=4}

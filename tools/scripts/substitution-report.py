@@ -114,8 +114,8 @@ def prepare(make, bin_dir, work):
 def search(bin_dir, mlir, alpha):
     engine = "search=egraph" if alpha == "egraph" else f"alpha={alpha}"
     # As the layer-wise pipeline runs it: the weights computed from weights are prepared at load
-    # time, so they cost nothing.
-    options = f"target=stcp920 explain=true prepared-weights=true {engine}"
+    # time, so they cost nothing, and the batch norms fold into the convolutions first.
+    options = f"target=stcp920 explain=true prepared-weights=true weight-folds=true {engine}"
     ran = subprocess.run([os.path.join(bin_dir, "turbine-opt"), mlir, "--graph-fold-reshapes",
                           f"--graph-substitute={options}", "--mlir-timing", "-o", os.devnull],
                          capture_output=True, text=True)

@@ -35,6 +35,7 @@ pub struct GraphSubstitute {
     explain: bool,
     verify: bool,
     perturb_op: String,
+    weight_folds: bool,
 }
 
 /// The `search` option.
@@ -83,8 +84,11 @@ results (a merge) is a multi-pattern whose other roots are looked for among the 
 its first root bound, applied in the first round only (as Tensat bounds them: a merged operator \
 matches the merge again with each operator it merged). With `search=all` every \
 match is applied, whatever it costs, until none is left; `search=none` leaves the function as it \
-is (the compile pipelines' `substitute=none`). A function the compiler's graph view cannot read \
-is left alone. With `explain`, a remark at each \
+is (the compile pipelines' `substitute=none`). With `prepared-weights`, what the function \
+computes from weights and constants alone costs nothing (`graph-prepare-weights` computes it once \
+at load time); with `weight-folds`, every match of the rules marked `rule.weight_fold` (a batch \
+norm folded into the convolution before it) is applied before the search, whatever it costs. A \
+function the compiler's graph view cannot read is left alone. With `explain`, a remark at each \
 rewrite of the result names the rule and the cost before and after, and one at the function \
 gives the search's totals. With `verify`, every rule is first checked through the reference \
 interpreter at its example shapes and at random ones, with random ranks for its groups and \
@@ -141,6 +145,16 @@ the same for a rule file); an unsound rule is an error at its location.";
             description: "Price what the function computes from weights alone as free: \
                           graph-prepare-weights computes it once at load time (the pipelines \
                           pass their prepare-weights option)",
+            kind: OptionKind::Bool,
+            default: "false",
+        },
+        OptionInfo {
+            name: "weight-folds",
+            description: "Before the search, apply every match of the rules marked \
+                          `rule.weight_fold` (a batch norm folded into the convolution before \
+                          it), whatever the cost: with the weights prepared at load time, a fold \
+                          only removes an op from the inference (the pipelines pass their \
+                          prepare-weights option)",
             kind: OptionKind::Bool,
             default: "false",
         },
@@ -224,6 +238,7 @@ the same for a rule file); an unsound rule is an error at its location.";
             explain: options.bool("explain")?,
             verify: options.bool("verify")?,
             perturb_op: options.string("test-perturb-op"),
+            weight_folds: options.bool("weight-folds")?,
         })
     }
 
@@ -270,10 +285,19 @@ impl GraphSubstitute {
             let context = unsafe { mlirOperationGetContext(function.raw()) };
             verify_rules(context, &rules, function.location()).map_err(|_| PassFailure)?;
         }
+        if self.weight_folds {
+            let folds: Vec<Rule> = rules
+                .iter()
+                .filter(|rule| rule.weight_fold)
+                .cloned()
+                .collect();
+            // Each fold removes an op of the data, so there are at most as many as ops.
+            self.run_all(function, &folds, function.body_ops().len())?;
+        }
         match self.search {
             SearchKind::None => Ok(()),
             SearchKind::Egraph => self.run_egraph(function, &rules),
-            SearchKind::All => self.run_all(function, &rules),
+            SearchKind::All => self.run_all(function, &rules, self.settings.budget),
             SearchKind::Backtracking => self.run_backtracking(function, &rules),
         }
     }
@@ -321,10 +345,11 @@ impl GraphSubstitute {
         Ok(())
     }
 
-    /// `search=all`: every match of `rules` applied, with an `explain` remark at each.
-    fn run_all(&self, function: Op, rules: &[Rule]) -> Result<(), PassFailure> {
-        let applied = apply_all(function, rules, self.settings.budget)
-            .map_err(|message| fail(function, message))?;
+    /// `search=all` (and the weight folds): every match of `rules` applied, `budget` at most,
+    /// with an `explain` remark at each.
+    fn run_all(&self, function: Op, rules: &[Rule], budget: usize) -> Result<(), PassFailure> {
+        let applied =
+            apply_all(function, rules, budget).map_err(|message| fail(function, message))?;
         if self.explain {
             for (rule, location) in applied {
                 remark(location, &format!("applied '{}'", rules[rule].name));

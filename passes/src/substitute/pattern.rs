@@ -66,6 +66,10 @@ pub struct Rule {
     pub name: String,
     /// What it does (`rule.summary`).
     pub summary: String,
+    /// Whether it folds an op of the data into the weights of the op before it
+    /// (`rule.weight_fold`): with the weights prepared at load time, it only removes an op from
+    /// the inference, and `graph-substitute{weight-folds=true}` applies it wherever it matches.
+    pub weight_fold: bool,
     /// The rule module (for diagnostics).
     pub module: Op,
     /// The wildcards.

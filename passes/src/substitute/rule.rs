@@ -22,7 +22,9 @@
 //!   of its attributes (a permutation over any rank), `rule.shape` of its result shape (a
 //!   reshape's, whose shape its operand does not decide).
 //! - `rule.where = ["kh == kw"]` on the rule module adds conditions; `rule.summary` says what the
-//!   rule does, for the listing and the remarks.
+//!   rule does, for the listing and the remarks; `rule.weight_fold` marks a rule that folds an op
+//!   of the data into the weights of the op before it (a batch norm into a convolution's filter
+//!   and bias), which `weight-folds` applies before the search.
 
 pub use super::pattern::{Argument, Body, PatternOp, PatternValue, Rule};
 

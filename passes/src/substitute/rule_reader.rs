@@ -47,9 +47,11 @@ pub(super) fn read_rule(module: Op) -> Result<Rule, ()> {
     }
     arguments_read(&name, &source, arguments.len())?;
     let summary = string_attribute(module, "rule.summary").unwrap_or_default();
+    let weight_fold = module.attribute("rule.weight_fold").is_some();
     let rule = Rule {
         name,
         summary,
+        weight_fold,
         module,
         arguments,
         conditions,

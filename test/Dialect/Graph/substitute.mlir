@@ -6,6 +6,8 @@
 // RUN: turbine-opt %s --split-input-file --graph-substitute="target=stcp920 explain=true split-threshold=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: turbine-opt %s --split-input-file --graph-substitute="target=stcp920 search=egraph" | FileCheck %s --check-prefix=EGRAPH
 // RUN: turbine-opt %s --split-input-file --graph-substitute="target=stcp920 search=egraph explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SATURATE
+// RUN: turbine-opt %s --split-input-file --graph-substitute="target=stcp920 prepared-weights=true weight-folds=true" | FileCheck %s --check-prefix=FOLD
+// RUN: turbine-opt %s --split-input-file --graph-substitute="target=stcp920 prepared-weights=true" | FileCheck %s --check-prefix=TIE
 
 // Tests the second engine, equality saturation (search=egraph): the same rules reach the same
 // graphs where the cost model prefers them (the export clean-ups, the algebra), and leave the
@@ -360,4 +362,36 @@ func.func @column(%x: tensor<4xf32>) -> (tensor<4x1xf32>, tensor<2x2xf32>) {
   %s = graph.reshape %x : tensor<4xf32> -> tensor<2x2xf32>
   %q = graph.relu %s : tensor<2x2xf32>
   return %r, %q : tensor<4x1xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+// Tests the weight folds (`weight-folds`, which the pipelines set with prepare-weights): a batch
+// norm after a convolution without bias folds into the convolution's filter and a new bias before
+// the search, whatever the cost model says, its weight math prepared at load time; without them
+// the search leaves it (the batch norm fuses into the convolution's kernel, the same cost).
+// CHECK-LABEL: func.func @conv_bn_weights
+// CHECK-NOT: graph.batch_norm
+// FOLD-LABEL: func.func @conv_bn_weights
+// FOLD-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>)
+// FOLD-DAG: %[[W:.*]] = graph.weight "w"
+// FOLD-DAG: %[[MEAN:.*]] = graph.weight "mean"
+// FOLD: %[[W2:.*]] = graph.mul %[[W]], %{{.*}} : tensor<4x3x3x3xf32>, tensor<4x1x1x1xf32>
+// FOLD: %[[MK:.*]] = graph.mul %[[MEAN]], %{{.*}} : tensor<4xf32>, tensor<4xf32>
+// FOLD: %[[B2:.*]] = graph.sub %{{.*}}, %[[MK]]
+// FOLD: %[[Y:.*]] = graph.conv2d %[[X]], %[[W2]], %[[B2]] {pads = array<i64: 1, 1, 1, 1>}
+// FOLD-NOT: graph.batch_norm
+// FOLD: return %[[Y]]
+// TIE-LABEL: func.func @conv_bn_weights
+// TIE: graph.batch_norm
+func.func @conv_bn_weights(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = graph.weight "w" : tensor<4x3x3x3xf32>
+  %s = graph.weight "scale" : tensor<4xf32>
+  %t = graph.weight "shift" : tensor<4xf32>
+  %m = graph.weight "mean" : tensor<4xf32>
+  %v = graph.weight "var" : tensor<4xf32>
+  %y = graph.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  // expected-remark@+1 {{applied 'fold_batch_norm_into_conv_without_bias'}}
+  %z = graph.batch_norm %y, %s, %t, %m, %v {epsilon = 1.0e-03 : f32} : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  return %z : tensor<1x4x8x8xf32>
 }
