@@ -6,14 +6,15 @@
 //! the source graph's weights: merging parallel projections concatenates their weights once, not
 //! on every inference. The substitutions here write that computation as graph ops on
 //! `graph.weight`s (a `graph.concat` of the merged filters, a `graph.pad` of a widened kernel);
-//! this pass takes those ops out of the inference. Each function `@f` whose top-level ops compute
-//! a value from weights and constants only (transitively) that another op reads gets a public
-//! function `@f_weights` without arguments returning those values, the ops computing them moved
-//! into it (the weights and constants they read copied), and each use in `@f` reads instead a
-//! `graph.weight` named `f_weights:N` (its `N`-th result) at the location of the op that
-//! computed it. A value computed by views alone (a reshape or flatten of a weight) stays: it
-//! costs nothing to read in place. Ops inside regions are left alone (an outlined body receives
-//! its weights from its caller).
+//! this pass takes those ops out of the inference. Each public function `@f` whose top-level ops
+//! compute a value from weights and constants only (transitively) that another op reads gets a
+//! public function `@f_weights` without arguments returning those values (marked
+//! `graph.prepares_weights`), the ops computing them moved into it (the weights and constants
+//! they read copied), and each use in `@f` reads instead a `graph.weight` named `f_weights:N`
+//! (its `N`-th result) at the location of the op that computed it. A value computed by views
+//! alone (a reshape, flatten or broadcast of a weight) stays: it costs nothing to read in place.
+//! Private functions (outlined bodies, which receive their weights from their callers), ops
+//! inside regions and the functions the pass made are left alone, so the pass is idempotent.
 //!
 //! The driver compiles `@f_weights` with `@f`, runs it when it loads the weights and binds its
 //! results to the weights named after it; the interpreter evaluates the model as imported.
@@ -33,6 +34,9 @@ use turbine_dialects::pass_abi::OptionKind;
 /// prepared weight (`main_weights:0`).
 pub const PREPARED_SEPARATOR: char = ':';
 
+/// The unit attribute marking a function this pass made: it computes weights for another.
+pub const PREPARES_WEIGHTS: &str = "graph.prepares_weights";
+
 /// The pass; see the module documentation.
 #[derive(Debug)]
 pub struct PrepareWeights {
@@ -46,11 +50,13 @@ impl Pass for PrepareWeights {
         "Move what functions compute from weights alone into functions run once at load time";
     const DESCRIPTION: &'static str = "\
 MetaFlow (§3) computes the weights of the operators a substitution creates from the source \
-graph's weights once, not on every inference. For each function `@f` whose top-level ops compute \
-a value from `graph.weight`s and `graph.constant`s alone that another op reads, the pass creates \
-a public function `@f_weights` (without arguments) returning those values, moves the ops that \
-compute them into it, and makes `@f` read each as a `graph.weight` named `f_weights:N`, its N-th \
-result. Values computed by views alone (reshape, flatten) stay where they are. The driver runs \
+graph's weights once, not on every inference. For each public function `@f` whose top-level ops \
+compute a value from `graph.weight`s and `graph.constant`s alone that another op reads, the pass \
+creates a public function `@f_weights` (without arguments, marked `graph.prepares_weights`) \
+returning those values, moves the ops that compute them into it, and makes `@f` read each as a \
+`graph.weight` named `f_weights:N`, its N-th result. Values computed by views alone (reshape, \
+flatten, broadcast) stay where they are; private functions (outlined bodies, which take their \
+weights as arguments) and the functions the pass made are left alone. The driver runs \
 `@f_weights` when it loads the model and binds its results to those weights. With `explain`, a \
 remark on each prepared value.";
     const ANCHOR: OpKind = OpKind::Upstream(upstream::Kind::BuiltinModule);
@@ -83,10 +89,14 @@ remark on each prepared value.";
         if !self.enabled {
             return Ok(());
         }
+        // Only entries receive weights from the driver (a private function, such as an outlined
+        // body, takes them as arguments), and a preparation is not prepared again.
         let functions: Vec<Op> = module
             .body_ops()
             .into_iter()
             .filter(|op| op.is(upstream::Kind::FuncFunc) && !op.regions_empty())
+            .filter(|op| op.string_value("sym_visibility").as_deref() != Some("private"))
+            .filter(|op| op.attribute(PREPARES_WEIGHTS).is_none())
             .collect();
         let mut symbols: BTreeSet<String> = functions
             .iter()
@@ -169,6 +179,8 @@ impl Preparation {
                     // SAFETY: the type is alive in the context.
                     unsafe { mlirTypeAttrGet(ir::function_type(context, &[], &result_types)) },
                 ),
+                // SAFETY: the context is alive.
+                (PREPARES_WEIGHTS, unsafe { mlirUnitAttrGet(context) }),
             ],
             vec![body],
         );

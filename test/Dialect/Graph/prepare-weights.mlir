@@ -1,4 +1,5 @@
 // RUN: turbine-opt %s --split-input-file --graph-prepare-weights | FileCheck %s
+// RUN: turbine-opt %s --split-input-file --graph-prepare-weights --graph-prepare-weights | FileCheck %s
 // RUN: turbine-opt %s --split-input-file --verify-diagnostics --graph-prepare-weights=explain -o /dev/null
 // RUN: turbine-opt %s --split-input-file --graph-prepare-weights=enabled=false | FileCheck %s --check-prefix=OFF
 // RUN: not turbine-opt %s --pass-pipeline='builtin.module(func.func(graph-prepare-weights))' 2>&1 | FileCheck %s --check-prefix=ANCHOR
@@ -12,7 +13,7 @@
 // concatenated weight as a weight computed once by @merged_weights: the concatenation moves
 // there with copies of the weights it reads, and @merged reads the result as weight
 // 'merged_weights:0' while the weights it still reads stay.
-// CHECK-LABEL: func.func @merged_weights() -> tensor<8x32xf32>
+// CHECK-LABEL: func.func @merged_weights() -> tensor<8x32xf32> attributes {graph.prepares_weights}
 // CHECK-DAG: %[[A:.*]] = graph.weight "a" : tensor<8x16xf32>
 // CHECK-DAG: %[[B:.*]] = graph.weight "b" : tensor<8x16xf32>
 // CHECK: %[[C:.*]] = graph.concat %[[A]], %[[B]] {axis = 1 : i64}
@@ -86,4 +87,18 @@ func.func @views(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
   %y = graph.matmul %x, %r : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32>
   %z = graph.add %y, %y : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
   return %z : tensor<4x4xf32>
+}
+
+// -----
+
+// Tests that a private function (an outlined body, which receives its weights from its caller) is
+// left alone, whatever it computes from constants.
+// CHECK-LABEL: func.func private @body
+// CHECK: graph.add
+// CHECK-NOT: func.func @body_weights
+func.func private @body(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %one = graph.constant dense<1.0> : tensor<4xf32>
+  %two = graph.add %one, %one : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %y = graph.mul %x, %two : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %y : tensor<4xf32>
 }
