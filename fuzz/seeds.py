@@ -26,7 +26,7 @@ PIPELINES = [
     "dsa-set-target", "instance-cluster-split", "hw-group",
     "instance-split", "instance-order", "instance-bind", "instance-stitch",
     "convert-graph-to-dsa", "convert-instance-to-dsa", "convert-dsa-to-runtime", "llvm-fold-aggregates",
-    "graph-outline-control-flow",
+    "graph-outline-control-flow", "graph-prepare-weights",
     "turbine-layerwise", "turbine-graphturbo", "turbine-dsa-to-llvm",
     "layerwise-to-llvm", "graphturbo-to-llvm",
 ]

@@ -46,7 +46,6 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
         registry::info_of::<graph::decompose_pad::DecomposePad>(),
         registry::info_of::<graph::substitute::GraphSubstitute>(),
         registry::info_of::<graph::split_reductions::SplitReductions>(),
-        registry::info_of::<graph::prepare_weights::PrepareWeights>(),
         registry::info_of::<graph::subsample_strided_convs::SubsampleStridedConvs>(),
         registry::info_of::<dsa::set_target::SetTarget>(),
         registry::info_of::<instance::instance_cluster_split::InstanceClusterSplit>(),
@@ -60,5 +59,6 @@ pub fn all_passes() -> Vec<&'static registry::PassInfo> {
         registry::info_of::<conversion::dsa_to_runtime::ConvertDsaToRuntime>(),
         registry::info_of::<llvm::fold_aggregates::FoldAggregates>(),
         registry::info_of::<graph::outline_control_flow::OutlineControlFlow>(),
+        registry::info_of::<graph::prepare_weights::PrepareWeights>(),
     ]
 }
